@@ -1,0 +1,131 @@
+"""
+Reader for `serving-performance-v1` records with a `serving-cell-v1` performance cell.
+
+Detection: `suite_version == "serving-performance-v1"`. The record retains one
+entry per case (`duration_ms`, `outcome`, `primary_outcome`) and a list of
+metrics. What the cases retain re-derives: the outcome counts, the completion
+median and the linear-interpolated completion p95 (the record's own metric
+definitions say "median" and "Linear-interpolated p95 over all recorded
+request durations, including failures"). Metrics the cases do not retain
+(throughput, first-output medians, stream-interval median, batch duration) are
+UNVERIFIED with that reason. `METRICS` below is the data that says which is
+which; a metric id not in it is UNVERIFIED.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier import stats
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+from verifier.trust import schema_validator
+
+__all__ = ["KIND", "METRICS", "PIPELINE", "counts", "detects", "metrics", "record_schema"]
+
+KIND = "serving-performance-v1"
+
+#: metric id -> how it re-derives from the cases: (statistic, q) over every
+#: recorded `duration_ms` (failures included), or the reason it cannot.
+METRICS: dict[str, tuple[str, Decimal | None] | str] = {
+    "completion_median_ms": ("median", None),
+    "completion_p95_ms": ("linear", Decimal(95)),
+    "completion_throughput_tps": "the record retains no per-case completion token counts",
+    "first_generated_median_ms": "the record retains no per-case first-output timings",
+    "first_final_content_median_ms": "the record retains no per-case first-final-content timings",
+    "stream_chunk_interval_median_ms": "the record retains no stream chunk intervals",
+    "batch_duration_seconds": "the record retains no per-case start and end times",
+}
+
+
+def detects(document: Any) -> bool:
+    """Return whether `document` says it is a `serving-performance-v1` record."""
+    return isinstance(document, dict) and document.get("suite_version") == KIND
+
+
+def _f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check=check_id, status=status, code=code, message=message, **kw)
+
+
+@check("serving.schema", title="The record validates against serving-performance-v1.schema.json")
+def record_schema(ctx: Context) -> Iterator[Finding]:
+    """PASS `valid` or FAIL `schema-violation` per error; a record failing it blocks the derivations."""
+    document = ctx.options["document"]
+    name = ctx.options["name"]
+    validator = schema_validator(ctx.assets.schema(KIND))
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    for e in errors:
+        ptr = "".join(f"/{p}" for p in e.absolute_path)
+        yield _f("serving.schema", Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {e.message}", path=name, pointer=ptr)
+    if not errors:
+        yield _f("serving.schema", Status.PASS, "valid", f"{name} is valid against {KIND}.schema.json", path=name)
+
+
+@check("serving.counts", title="Declared and outcome counts re-derive from the cases", requires=("serving.schema",))
+def counts(ctx: Context) -> Iterator[Finding]:
+    """PASS `derived` or FAIL `count-mismatch` for `counts.declared`, each `counts.outcomes` entry and `counts.primary_passes`."""
+    document, name = ctx.options["document"], ctx.options["name"]
+    cases = document["cases"]
+    record = document["counts"]
+    observed = Counter(c["outcome"] for c in cases)
+    derived: list[tuple[str, Any, int, str]] = [("/counts/declared", record["declared"], len(cases), "number of cases")]
+    for outcome in sorted(set(record["outcomes"]) | set(observed)):
+        derived.append((f"/counts/outcomes/{outcome}", record["outcomes"].get(outcome, 0), observed.get(outcome, 0),
+                        f"cases with outcome {outcome!r}"))
+    if "primary_passes" in record:
+        derived.append(("/counts/primary_passes", record["primary_passes"],
+                        sum(1 for c in cases if c.get("primary_outcome") == "pass"), "cases with primary_outcome 'pass'"))
+    for ptr, claimed, value, how in derived:
+        if claimed == value:
+            yield _f("serving.counts", Status.PASS, "derived", f"{ptr} = {claimed} re-derives ({how})", path=name, pointer=ptr,
+                     expected=value, observed=claimed, derivation=how)
+        else:
+            yield _f("serving.counts", Status.FAIL, "count-mismatch", f"{ptr} = {claimed}, but the cases give {value} ({how})",
+                     path=name, pointer=ptr, expected=value, observed=claimed, derivation=how)
+
+
+@check("serving.metrics", title="Metrics re-derive from the cases; those the record cannot support are UNVERIFIED",
+       requires=("serving.schema",))
+def metrics(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive each metric listed in `METRICS` from the cases' `duration_ms`.
+
+    PASS `derived`; FAIL `metric-mismatch` or `samples-mismatch`; UNVERIFIED
+    `not-derivable` with the reason from `METRICS`.
+    """
+    document, name = ctx.options["document"], ctx.options["name"]
+    durations = [Decimal(c["duration_ms"]) for c in document["cases"] if c.get("duration_ms") is not None]
+    for i, metric in enumerate(document["metrics"]):
+        ptr = f"/metrics/{i}/value"
+        how = METRICS.get(metric["id"], "no derivation is known for this metric id")
+        claimed = Decimal(metric["value"])
+        if isinstance(how, str):
+            yield _f("serving.metrics", Status.UNVERIFIED, "not-derivable", f"{metric['id']} = {claimed} {metric.get('unit', '')}: not re-derived: {how}",
+                     path=name, pointer=ptr, observed=str(claimed))
+            continue
+        statistic, q = how
+        if not durations:
+            yield _f("serving.metrics", Status.FAIL, "metric-mismatch", f"{metric['id']}: no case records a duration", path=name, pointer=ptr)
+            continue
+        if statistic == "median":
+            derived, text = stats.median(durations), f"median of {len(durations)} recorded duration_ms (failures included)"
+        else:
+            derived, text = stats.percentile_linear(durations, q or Decimal(0)), f"p{q} linear interpolation of {len(durations)} recorded duration_ms (failures included)"
+        if metric.get("samples") is not None and metric["samples"] != len(durations):
+            yield _f("serving.metrics", Status.FAIL, "samples-mismatch", f"{metric['id']} says {metric['samples']} samples, the cases record {len(durations)} durations",
+                     path=name, pointer=f"/metrics/{i}/samples", expected=len(durations), observed=metric["samples"])
+            continue
+        tolerance = stats.claim_tolerance(claimed)
+        detail = {"claimed": str(claimed), "derived": str(derived), "delta": str(claimed - derived), "tolerance": str(tolerance)}
+        if stats.within(claimed, derived, tolerance):
+            yield _f("serving.metrics", Status.PASS, "derived", f"{metric['id']} = {claimed} re-derives ({derived})", path=name, pointer=ptr,
+                     expected=str(derived), observed=detail, derivation=text)
+        else:
+            yield _f("serving.metrics", Status.FAIL, "metric-mismatch", f"{metric['id']} = {claimed}, the cases give {derived}", path=name, pointer=ptr,
+                     expected=str(derived), observed=detail, derivation=text)
+
+
+PIPELINE = (record_schema, counts, metrics)

@@ -1,0 +1,178 @@
+"""
+A bundle on disk: root-confined path handling, the file walk, and document access.
+
+Nothing here writes: files are opened read-only with `O_NOFOLLOW`, and a path
+that is absolute, contains `..`, or goes through a symlink is never opened.
+Documents are parsed only after the integrity check has matched their bytes
+against the manifest ("hash before you parse").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from verifier.errors import Unverifiable
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+
+__all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "hash_file", "nfc", "unsafe_reason"]
+
+#: Bundle format v1 documents: kind -> (file name, schema name, JSON Lines?, required?).
+DOCUMENTS: dict[str, tuple[str, str, bool, bool]] = {
+    "manifest": ("manifest.json", "manifest", False, True),
+    "plan": ("plan.json", "plan", False, True),
+    "receipts": ("receipts.jsonl", "receipt", True, True),
+    "claims": ("claims.json", "claims", False, True),
+    "quality": ("quality-index.json", "quality-index", False, False),
+}
+
+CHUNK = 1 << 20  # 1 MiB reads: the flat part of the throughput curve in shared/docs/media-notes.md section E
+
+
+def nfc(path: str) -> str:
+    """Return `path` in Unicode Normalization Form C (how names are compared, H-09)."""
+    return unicodedata.normalize("NFC", path)
+
+
+def unsafe_reason(path: str) -> str | None:
+    """
+    Return why a manifest path is unsafe, or None if it is a plain relative POSIX path.
+
+    Refused: empty, absolute (`/x`, `C:x`), backslashes, `.` or `..` or empty
+    components, NUL bytes.
+    """
+    if not path:
+        return "empty path"
+    if "\x00" in path:
+        return "NUL byte in path"
+    if "\\" in path:
+        return "backslash in path (paths are POSIX, '/'-separated)"
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        return "absolute path"
+    parts = path.split("/")
+    if any(p == ".." for p in parts):
+        return "'..' component leaves the bundle"
+    if any(p in ("", ".") for p in parts):
+        return "empty or '.' component"
+    return None
+
+
+def hash_file(path: Path) -> tuple[int, str]:
+    """
+    Return `(size_bytes, sha256_hex)` of the regular file at `path`, streaming.
+
+    Opens with `O_NOFOLLOW` so a symlink swapped in after the walk is refused.
+    Raises `OSError` when the file cannot be opened or read.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        digest = hashlib.file_digest(handle, "sha256")
+        return handle.tell(), digest.hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class DiskEntry:
+    """Represents one non-directory entry under the bundle root: `rel` (as on disk, POSIX), its kind, size."""
+
+    rel: str
+    kind: str  # "file", "symlink", "other"
+    size: int
+    link_target: str | None = None
+
+
+def walk(root: Path) -> list[DiskEntry]:
+    """
+    Return every non-directory entry under `root`, not following symlinks.
+
+    Symlinked directories are reported as symlinks and not descended into.
+    Raises `OSError` if `root` cannot be listed.
+    """
+    out: list[DiskEntry] = []
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        with os.scandir(current) as it:
+            for entry in it:
+                rel = Path(entry.path).relative_to(root).as_posix()
+                if entry.is_symlink():
+                    out.append(DiskEntry(rel, "symlink", 0, os.readlink(entry.path)))
+                elif entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    out.append(DiskEntry(rel, "file", entry.stat(follow_symlinks=False).st_size))
+                else:
+                    out.append(DiskEntry(rel, "other", 0))
+    return sorted(out, key=lambda e: e.rel)
+
+
+@dataclass
+class Bundle:
+    """
+    Represents a bundle directory being verified.
+
+    `verified` maps the NFC name of each file whose size and sha256 matched the
+    manifest to its on-disk relative name; the integrity check fills it.
+    `problems` maps a document kind to the reason it cannot be used (set by
+    the schema check). `document(kind)` parses a document on first use.
+    """
+
+    root: Path
+    verified: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def raw_document(self, kind: str) -> Any:
+        """
+        Return the parsed document of `kind` (see `DOCUMENTS`), strict JSON.
+
+        Raises `Unverifiable` (code `blocked-by-integrity`) when its bytes were
+        not matched against the manifest, and `JSONProblem` when it is not
+        strict JSON. `manifest.json` itself is the root of trust and is read
+        without a prior match.
+        """
+        if kind in self._cache:
+            return self._cache[kind]
+        name, _schema, lines, _required = DOCUMENTS[kind]
+        if kind != "manifest" and name not in self.verified:
+            raise Unverifiable(
+                f"{name} did not pass the integrity check, so it is not parsed",
+                code="blocked-by-integrity",
+                path=name,
+            )
+        disk_name = self.verified.get(name, name)
+        fd = os.open(self.root / disk_name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            data = handle.read()
+        value = loads_strict_lines(data) if lines else loads_strict(data)
+        self._cache[kind] = value
+        return value
+
+    def document(self, kind: str) -> Any:
+        """
+        Return the document of `kind` only if it passed integrity and its schema.
+
+        Raises `Unverifiable` naming the blocking reason otherwise.
+        """
+        name = DOCUMENTS[kind][0]
+        if kind in self.problems:
+            raise Unverifiable(f"{name}: {self.problems[kind]}", code="blocked-by-schema", path=name)
+        try:
+            return self.raw_document(kind)
+        except JSONProblem as exc:
+            raise Unverifiable(f"{name}: {exc}", code="blocked-by-schema", path=name) from None
+
+    def has(self, kind: str) -> bool:
+        """Return whether the document of `kind` exists in the bundle directory (no trust implied)."""
+        return (self.root / DOCUMENTS[kind][0]).is_file()
+
+
+def posix(path: str) -> str:
+    """Return `path` as a normalised POSIX string (no trailing slash)."""
+    return str(PurePosixPath(path))

@@ -1,0 +1,1 @@
+"""Check families, one module each; `verifier.core` orders them into pipelines."""

@@ -1,0 +1,191 @@
+"""
+Derivation: every claim the gate requires is re-derived from the receipts.
+
+The gate names, per claim, the statistic and the selection (see
+`docs/bundle-format.md`, "Gate"). Claims are read as `Decimal` and compared at
+the precision they are stated: a claim holds when |claimed - derived| is at
+most half a unit of its last stated place, unless the gate sets `tolerance`.
+Latency statistics are taken over every planned request of the selection: a
+missing receipt or a failed or timed-out request leaves the statistic
+underivable over the planned denominator, so the claim FAILs
+(`incomplete-denominator`) rather than being computed over the survivors.
+A claim in `claims.json` that no gate rule derives is UNVERIFIED.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier import stats
+from verifier.campaign import Campaign, elapsed, select
+from verifier.checks.plan import campaign_of
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["Underivable", "claims", "derive"]
+
+CHECK = "derivation.claims"
+
+
+class Underivable(Exception):
+    """Raised when a statistic cannot be derived honestly; `code` is the finding code, `fail` whether it is a FAIL."""
+
+    def __init__(self, message: str, code: str, fail: bool = True) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fail = fail
+
+
+def _latencies(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], str]:
+    receipts, missing = select(c, selection)
+    planned = len(receipts) + len(missing)
+    bad = [r["request_id"] for r in receipts if r["outcome"] != "ok"]
+    label = ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
+    if planned == 0:
+        raise Underivable(f"no planned requests match {label}", "empty-selection")
+    if missing or bad:
+        ok = planned - len(missing) - len(bad)
+        raise Underivable(
+            f"{ok}/{planned} planned requests ({label}) succeeded with a receipt "
+            f"(missing: {missing or 'none'}; failed or timed out: {bad or 'none'}); "
+            f"a latency statistic over {ok} is not one over {planned}",
+            "incomplete-denominator",
+        )
+    return [elapsed(r) for r in receipts], f"{len(receipts)} measured values ({label})"
+
+
+def _server_means(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], list[str]]:
+    arm = selection["arm"]
+    servers = c.servers_of_arm(arm)
+    if not servers:
+        raise Underivable(f"arm {arm} has no servers in the plan", "empty-selection")
+    means, lines = [], []
+    for sid in servers:
+        values, _ = _latencies(c, {**selection, "server": sid})
+        m = stats.mean(values)
+        means.append(m)
+        lines.append(f"{sid} mean {_fmt(m)} over {len(values)}")
+    return means, lines
+
+
+def _fmt(value: Decimal) -> str:
+    return format(value.normalize() if value == value.to_integral_value() else value, "f")[:24]
+
+
+def derive(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None) -> tuple[Decimal, str]:
+    """
+    Return `(derived_value, derivation_text)` for one gate claim rule.
+
+    `key` is the server or arm id when the rule has `per`. Raises
+    `Underivable` when the evidence cannot give the value over the planned
+    denominator.
+    """
+    statistic = rule["statistic"]
+    selection = dict(rule.get("selection", {}))
+    if rule.get("per") and key is not None:
+        selection[rule["per"]] = key
+    if statistic == "mean":
+        values, text = _latencies(c, selection)
+        return stats.mean(values), f"mean of {text}"
+    if statistic == "median":
+        values, text = _latencies(c, selection)
+        return stats.median(values), f"median of {text}"
+    if statistic == "percentile":
+        values, text = _latencies(c, selection)
+        q = Decimal(str(rule["q"]))
+        if rule["method"] == "nearest-rank":
+            return stats.percentile_nearest_rank(values, q), f"p{q} nearest-rank (rank ceil(q/100*n)) of {text}"
+        return stats.percentile_linear(values, q), f"p{q} linear interpolation of {text}"
+    if statistic == "mean_of_server_means":
+        means, lines = _server_means(c, selection)
+        return stats.mean(means), "mean of server means: " + "; ".join(lines)
+    if statistic == "sd_of_server_means":
+        means, lines = _server_means(c, selection)
+        if len(means) < 2:
+            raise Underivable("a sample SD needs at least two server means", "empty-selection")
+        return stats.sample_sd(means), "sample SD (n-1) of server means: " + "; ".join(lines)
+    if statistic in ("relative_reduction_pct", "speedup"):
+        sel = {"phase": "measured", **selection}
+        base, _ = _server_means(c, {**sel, "arm": rule["baseline"]})
+        cand, _ = _server_means(c, {**sel, "arm": rule["candidate"]})
+        b, k = stats.mean(base), stats.mean(cand)
+        if statistic == "speedup":
+            return stats.CONTEXT.divide(b, k), f"baseline {_fmt(b)} / candidate {_fmt(k)} (arm means of server means)"
+        value = stats.CONTEXT.multiply(Decimal(1) - stats.CONTEXT.divide(k, b), Decimal(100))
+        return value, f"(1 - candidate {_fmt(k)} / baseline {_fmt(b)}) * 100 (arm means of server means)"
+    if statistic == "count":
+        of = rule["of"]
+        if of == "requests":
+            receipts, missing = select(c, selection)
+            return Decimal(len(receipts)), f"count of request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)"
+        if of == "worker_exits":
+            exited = [w for w in c.workers if w["exit_code"] is not None or w.get("signal") is not None]
+            return Decimal(len(exited)), f"count of worker receipts with an exit code or signal ({len(c.workers)} worker receipts)"
+        quality = ctx.bundle.document("quality")
+        return Decimal(len(quality["comparisons"])), "count of comparisons in quality-index.json"
+    raise Underivable(f"unknown statistic {statistic!r}", "unknown-statistic")
+
+
+def _expand(rule: dict[str, Any], c: Campaign) -> list[tuple[str, str | None]]:
+    per = rule.get("per")
+    if per == "server":
+        keys = [s["id"] for s in c.plan["servers"] if "arm" not in rule.get("selection", {}) or s["arm"] == rule["selection"]["arm"]]
+    elif per == "arm":
+        keys = [a["id"] for a in c.plan["arms"]]
+    else:
+        return [(rule["claim"], None)]
+    return [(f"{rule['claim']}.{k}", k) for k in keys]
+
+
+def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check=CHECK, status=status, code=code, message=message, path="claims.json", **kw)
+
+
+@check("derivation.claims", title="Every claim the gate requires re-derives from the receipts at its stated precision",
+       requires=("gate.pinned",))
+def claims(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive each gate claim and compare with `claims.json`.
+
+    PASS `derived`; FAIL `claim-mismatch`, `claim-missing`, `incomplete-denominator`,
+    `empty-selection`; UNVERIFIED `not-derivable` for claims no rule covers.
+    """
+    c = campaign_of(ctx)
+    document = ctx.bundle.document("claims")
+    by_id: dict[str, tuple[int, dict[str, Any]]] = {}
+    for i, claim in enumerate(document["claims"]):
+        if claim["id"] in by_id:
+            yield _f(Status.FAIL, "duplicate-claim", f"claim {claim['id']} appears twice", pointer=f"/claims/{i}/id")
+        by_id[claim["id"]] = (i, claim)
+    covered: set[str] = set()
+    for rule in (ctx.gate or {}).get("claims", []):
+        for claim_id, key in _expand(rule, c):
+            covered.add(claim_id)
+            if claim_id not in by_id:
+                yield _f(Status.FAIL, "claim-missing", f"the gate requires claim {claim_id}, which claims.json does not state", expected=claim_id)
+                continue
+            index, claim = by_id[claim_id]
+            pointer = f"/claims/{index}/value"
+            claimed = claim["value"] if isinstance(claim["value"], Decimal) else Decimal(claim["value"])
+            try:
+                derived, text = derive(rule, c, ctx, key)
+            except Underivable as exc:
+                yield _f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{claim_id} = {claimed}: {exc}",
+                         pointer=pointer, observed=str(claimed))
+                continue
+            tolerance = Decimal(str(rule["tolerance"])) if "tolerance" in rule else stats.claim_tolerance(claimed)
+            delta = stats.CONTEXT.subtract(claimed, derived)
+            detail = {"claimed": str(claimed), "derived": str(derived), "delta": str(delta), "tolerance": str(tolerance)}
+            unit = f" {claim['unit']}" if claim.get("unit") else ""
+            if stats.within(claimed, derived, tolerance):
+                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {tolerance})",
+                         pointer=pointer, expected=str(derived), observed=detail, derivation=text)
+            else:
+                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(delta)}, tolerance {tolerance})",
+                         pointer=pointer, expected=str(derived), observed=detail, derivation=text)
+    for claim_id in sorted(set(by_id) - covered):
+        index, claim = by_id[claim_id]
+        yield _f(Status.UNVERIFIED, "not-derivable", f"{claim_id} = {claim['value']}: the gate has no derivation for it, so it is not verified",
+                 pointer=f"/claims/{index}")

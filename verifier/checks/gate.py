@@ -1,0 +1,50 @@
+"""
+Gate pinning: the bundle names a gate that this project ships and pins.
+
+The gate file itself lives in the project's `gates/` and is pinned by
+`inventory.json` (checked when the verifier starts, see `verifier.trust`); a
+bundle cannot bring its own gate. A bundle naming an unknown gate FAILs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from verifier.errors import Unverifiable
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["pinned"]
+
+
+@check("gate.pinned", title="The bundle names a gate this project ships, pinned by inventory.json")
+def pinned(ctx: Context) -> Iterator[Finding]:
+    """
+    Resolve the gate id from `manifest.json` and load it.
+
+    Emits PASS `pinned` (with the gate's sha256) or FAIL `unknown-gate`; an
+    override given with `--gate` must equal the bundle's own choice, else FAIL
+    `gate-override-differs`. Sets `ctx.gate` and `ctx.gate_id`.
+    """
+    manifest = ctx.data.get("manifest")
+    if manifest is None:
+        raise Unverifiable("manifest.json is missing or invalid, so the bundle names no gate", code="no-gate", path="manifest.json")
+    gate_id = manifest["gate"]
+    override = ctx.options.get("gate")
+    if override and override != gate_id:
+        yield Finding(check="gate.pinned", status=Status.FAIL, code="gate-override-differs",
+                      message=f"--gate {override} was given but the bundle asks to be judged by {gate_id}",
+                      path="manifest.json", pointer="/gate", expected=override, observed=gate_id)
+        return
+    if not ctx.assets.has_gate(gate_id):
+        yield Finding(check="gate.pinned", status=Status.FAIL, code="unknown-gate",
+                      message=f"manifest.json names gate {gate_id!r}, which this verifier does not ship "
+                              f"(shipped: {', '.join(ctx.assets.gate_ids())})",
+                      path="manifest.json", pointer="/gate", observed=gate_id, expected=ctx.assets.gate_ids())
+        return
+    ctx.gate_id = gate_id
+    ctx.gate = ctx.assets.gate(gate_id)
+    sha = ctx.assets.gate_sha256(gate_id)
+    yield Finding(check="gate.pinned", status=Status.PASS, code="pinned",
+                  message=f"gate {gate_id} v{ctx.gate['version']} (sha256 {sha[:12]}...) pinned by inventory.json",
+                  path="manifest.json", pointer="/gate", observed={"gate": gate_id, "sha256": sha})

@@ -1,0 +1,195 @@
+"""
+Plan conformance: the receipts are exactly what the frozen plan called for.
+
+Every planned request has exactly one receipt and no receipt is unplanned;
+each receipt agrees with the plan on server, arm and phase; per server, every
+warmup ends before the first measured request starts; the observed arm order
+(servers ordered by their first receipt) and the per-server counts match the
+plan and the gate; `elapsed_s` agrees with the timestamps; peak in-flight
+requests rebuilt from the receipt intervals stay within the plan's
+`max_concurrency`; every output digest a receipt records is the manifest's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier.campaign import Campaign, parse_time
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["campaign_of", "conformance", "peak_in_flight"]
+
+CHECK = "plan.conformance"
+DEFAULT_CLOCK_TOLERANCE_S = Decimal("0.001")
+
+
+def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check=CHECK, status=status, code=code, message=message, **kw)
+
+
+def campaign_of(ctx: Context) -> Campaign:
+    """Return the `Campaign` of the bundle (memoized in `ctx.data`); raises `Unverifiable` if a document is unusable."""
+    if "campaign" not in ctx.data:
+        ctx.data["campaign"] = Campaign.build(ctx.bundle.document("plan"), ctx.bundle.document("receipts"))
+    return ctx.data["campaign"]  # type: ignore[no-any-return]
+
+
+def peak_in_flight(intervals: list[tuple[Any, Any]]) -> int:
+    """
+    Return the largest number of intervals open at one instant.
+
+    `intervals` are `(start, end)` pairs of comparable values; an interval
+    ending exactly when another starts does not overlap it.
+    """
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals], key=lambda x: (x[0], x[1]))
+    peak = current = 0
+    for _, delta in events:
+        current += delta
+        peak = max(peak, current)
+    return peak
+
+
+@check("plan.conformance", title="Receipts match the frozen plan: one per planned request, warmups first, arm order, counts",
+       requires=("gate.pinned",))
+def conformance(ctx: Context) -> Iterator[Finding]:
+    """
+    Compare plan, receipts and gate.
+
+    FAIL codes: `plan-inconsistent`, `gate-plan-mismatch`, `missing-receipt`,
+    `duplicate-receipt`, `unplanned-receipt`, `receipt-disagrees`,
+    `warmup-after-measured`, `arm-order`, `time-order`, `elapsed-mismatch`,
+    `concurrency-exceeded`, `warmups-below-concurrency`, `output-not-in-bundle`,
+    `output-digest-mismatch`, `no-measured-receipts`. PASS codes: `requests`,
+    `order`, `outputs`, `timing`.
+    """
+    c = campaign_of(ctx)
+    plan = c.plan
+    gate_plan = (ctx.gate or {}).get("plan", {})
+    failures_before = 0
+    found: list[Finding] = []
+
+    # (a) the plan against itself and against the gate
+    arms = {a["id"] for a in plan["arms"]}
+    for i, s in enumerate(plan["servers"]):
+        if s["arm"] not in arms:
+            found.append(_f(Status.FAIL, "plan-inconsistent", f"plan server {s['id']} names unknown arm {s['arm']!r}",
+                            path="plan.json", pointer=f"/servers/{i}/arm"))
+    planned_order = [c.label_of_arm.get(s["arm"], "?") for s in plan["servers"]]
+    if planned_order != plan["arm_order"]:
+        found.append(_f(Status.FAIL, "plan-inconsistent", "the plan's servers (in run order) do not follow its arm_order",
+                        path="plan.json", pointer="/arm_order", expected=plan["arm_order"], observed=planned_order))
+    ids = Counter(r["id"] for r in plan["requests"])
+    for rid, n in sorted(ids.items()):
+        if n > 1:
+            found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists request {rid} {n} times", path="plan.json", pointer="/requests"))
+    for s in plan["servers"]:
+        for phase, key in (("warmup", "warmups_per_server"), ("measured", "measured_per_server")):
+            n = len(c.planned({"server": s["id"], "phase": phase}))
+            if n != plan[key]:
+                found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists {n} {phase} request(s) for server {s['id']}, but {key} is {plan[key]}",
+                                path="plan.json", pointer="/requests", expected=plan[key], observed=n))
+    for key in ("arm_order", "warmups_per_server", "measured_per_server"):
+        if key in gate_plan and gate_plan[key] != plan[key]:
+            found.append(_f(Status.FAIL, "gate-plan-mismatch", f"plan {key} is {plan[key]}, the gate requires {gate_plan[key]}",
+                            path="plan.json", pointer=f"/{key}", expected=gate_plan[key], observed=plan[key]))
+    if "servers_per_arm" in gate_plan:
+        for arm in sorted(arms):
+            n = len(c.servers_of_arm(arm))
+            if n != gate_plan["servers_per_arm"]:
+                found.append(_f(Status.FAIL, "gate-plan-mismatch", f"arm {arm} has {n} server(s), the gate requires {gate_plan['servers_per_arm']}",
+                                path="plan.json", pointer="/servers", expected=gate_plan["servers_per_arm"], observed=n))
+    if gate_plan.get("warmups_at_least_concurrency") and "max_concurrency" in plan and plan["warmups_per_server"] < plan["max_concurrency"]:
+        found.append(_f(Status.FAIL, "warmups-below-concurrency",
+                        f"{plan['warmups_per_server']} warmup(s) at max_concurrency {plan['max_concurrency']}: the first measured requests run cold",
+                        path="plan.json", pointer="/warmups_per_server", expected=f">= {plan['max_concurrency']}", observed=plan["warmups_per_server"]))
+
+    # (b) one receipt per planned request, none unplanned, each agreeing with the plan
+    planned = {r["id"]: r for r in plan["requests"]}
+    for rid, req in planned.items():
+        got = c.requests.get(rid, [])
+        if not got:
+            found.append(_f(Status.FAIL, "missing-receipt", f"planned {req['phase']} request {rid} on {req['server']} has no receipt",
+                            path="receipts.jsonl", expected=rid))
+        elif len(got) > 1:
+            found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {len(got)} receipts", path="receipts.jsonl", observed=len(got)))
+        for r in got[:1]:
+            want = {"server": req["server"], "phase": req["phase"], "arm": c.arm_of_server.get(req["server"])}
+            have = {k: r[k] for k in want}
+            if have != want:
+                found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
+                                path="receipts.jsonl", pointer=f"/{c.receipts.index(r)}", expected=want, observed=have))
+    for rid in sorted(set(c.requests) - set(planned)):
+        found.append(_f(Status.FAIL, "unplanned-receipt", f"receipt for request {rid} is not in the plan", path="receipts.jsonl", observed=rid))
+    for w in c.workers:
+        if w["server"] not in c.arm_of_server or c.arm_of_server[w["server"]] != w["arm"]:
+            found.append(_f(Status.FAIL, "receipt-disagrees", f"worker {w['worker_id']} names server {w['server']} / arm {w['arm']}, not in the plan",
+                            path="receipts.jsonl", pointer=f"/{c.receipts.index(w)}"))
+    for s in plan["servers"]:
+        measured = [r for req in c.planned({"server": s["id"], "phase": "measured"}) for r in c.requests.get(req["id"], [])[:1]]
+        if not measured:
+            found.append(_f(Status.FAIL, "no-measured-receipts", f"server {s['id']} has no measured receipt at all", path="receipts.jsonl"))
+    if not [f for f in found if f.code in ("missing-receipt", "duplicate-receipt", "unplanned-receipt", "receipt-disagrees")]:
+        found.append(_f(Status.PASS, "requests", f"{len(planned)} planned requests, each with exactly one agreeing receipt; none unplanned",
+                        path="receipts.jsonl", observed=len(planned)))
+    failures_before = len(found)
+
+    # (c) timing: per-receipt identity, warmups before measured, arm order
+    tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
+    requests = [r for rs in c.requests.values() for r in rs[:1]]
+    for r in requests:
+        start, end = parse_time(r["started_at"]), parse_time(r["ended_at"])
+        span = Decimal((end - start).days * 86400 + (end - start).seconds) + Decimal((end - start).microseconds) / Decimal(10**6)
+        where = {"path": "receipts.jsonl", "pointer": f"/{c.receipts.index(r)}"}
+        if end < start:
+            found.append(_f(Status.FAIL, "time-order", f"request {r['request_id']} ends before it starts", **where))
+        elif abs(span - Decimal(r["elapsed_s"])) > tolerance:
+            found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {r['request_id']}: elapsed_s {r['elapsed_s']} but ended_at - started_at = {span} s",
+                            expected=str(span), observed=str(r["elapsed_s"]), **where))
+    first_start: dict[str, Any] = {}
+    for s in plan["servers"]:
+        mine = [r for r in requests if r["server"] == s["id"]]
+        if not mine:
+            continue
+        first_start[s["id"]] = min(parse_time(r["started_at"]) for r in mine)
+        warm = [parse_time(r["ended_at"]) for r in mine if r["phase"] == "warmup"]
+        meas = [parse_time(r["started_at"]) for r in mine if r["phase"] == "measured"]
+        if warm and meas and max(warm) > min(meas):
+            found.append(_f(Status.FAIL, "warmup-after-measured",
+                            f"server {s['id']}: a warmup ends at {max(warm).isoformat()}, after the first measured request starts at {min(meas).isoformat()}",
+                            path="receipts.jsonl"))
+    observed_order = [c.label_of_arm.get(c.arm_of_server[sid], "?") for sid in sorted(first_start, key=lambda k: first_start[k])]
+    if len(first_start) == len(plan["servers"]) and observed_order != plan["arm_order"]:
+        found.append(_f(Status.FAIL, "arm-order", "servers ran in a different arm order than planned",
+                        path="receipts.jsonl", expected=plan["arm_order"], observed=observed_order))
+    if "max_concurrency" in plan:
+        peak = peak_in_flight([(parse_time(r["started_at"]), parse_time(r["ended_at"])) for r in requests])
+        if peak > plan["max_concurrency"]:
+            found.append(_f(Status.FAIL, "concurrency-exceeded",
+                            f"{peak} requests were in flight at once (rebuilt from receipt intervals), above max_concurrency {plan['max_concurrency']}",
+                            path="receipts.jsonl", expected=plan["max_concurrency"], observed=peak))
+    if len(found) == failures_before:
+        found.append(_f(Status.PASS, "timing", f"elapsed_s agrees with timestamps (tolerance {tolerance} s); warmups precede measured requests; arm order {''.join(observed_order)} as planned",
+                        path="receipts.jsonl", observed=observed_order))
+    failures_before = len(found)
+
+    # (d) outputs recorded by receipts are the manifest's files
+    manifest = ctx.data.get("manifest", {})
+    listed = {e["path"]: e["sha256"] for e in manifest.get("files", [])}
+    listed.update({e["path"]: e["sha256"] for e in manifest.get("external", [])})
+    n_outputs = 0
+    for r in requests:
+        for o in r["outputs"]:
+            n_outputs += 1
+            where = {"path": "receipts.jsonl", "pointer": f"/{c.receipts.index(r)}/outputs"}
+            if o["path"] not in listed:
+                found.append(_f(Status.FAIL, "output-not-in-bundle", f"request {r['request_id']} output {o['path']} is neither a bundle file nor a declared external artifact", **where))
+            elif listed[o["path"]] != o["sha256"]:
+                found.append(_f(Status.FAIL, "output-digest-mismatch", f"request {r['request_id']} output {o['path']}: receipt sha256 differs from the manifest",
+                                expected=listed[o["path"]], observed=o["sha256"], **where))
+    if len(found) == failures_before:
+        found.append(_f(Status.PASS, "outputs", f"{n_outputs} output digest(s) recorded by receipts match the manifest", path="receipts.jsonl"))
+    yield from found

@@ -1,0 +1,84 @@
+"""
+Recorded quality: the quality index against the gate's thresholds.
+
+Every comparison names media that are bundle files (matched by the integrity
+check) or declared external artifacts, carries every score the gate requires,
+and each score meets its threshold. Scores are read as recorded; re-scoring
+from the media is a separate family, so these findings say "recorded, not
+re-computed".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["recorded"]
+
+CHECK = "quality.recorded"
+
+
+def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check=CHECK, status=status, code=code, message=message, path="quality-index.json", **kw)
+
+
+@check("quality.recorded", title="Recorded quality scores meet the gate's thresholds (recorded, not re-computed)",
+       requires=("gate.pinned",))
+def recorded(ctx: Context) -> Iterator[Finding]:
+    """
+    Check each comparison of `quality-index.json`.
+
+    PASS `threshold-met` per comparison; FAIL `threshold-missed`,
+    `score-missing`, `media-not-in-bundle`, `comparison-count`; UNVERIFIED
+    when the gate has no quality section but the bundle has an index.
+    """
+    gate = (ctx.gate or {}).get("quality")
+    if gate is None:
+        if ctx.bundle.has("quality"):
+            yield _f(Status.UNVERIFIED, "no-quality-gate", "the gate sets no quality thresholds, so the recorded scores are not judged")
+        else:
+            yield _f(Status.PASS, "not-required", "the gate requires no quality comparisons and the bundle records none")
+        return
+    index = ctx.bundle.document("quality")
+    manifest = ctx.data.get("manifest", {})
+    files = {e["path"] for e in manifest.get("files", [])}
+    external = {e["path"] for e in manifest.get("external", [])}
+    thresholds = gate["thresholds"]
+    comparisons = index["comparisons"]
+    if "comparisons" in gate and len(comparisons) != gate["comparisons"]:
+        yield _f(Status.FAIL, "comparison-count", f"{len(comparisons)} comparisons recorded, the gate requires {gate['comparisons']}",
+                 pointer="/comparisons", expected=gate["comparisons"], observed=len(comparisons))
+    for i, comp in enumerate(comparisons):
+        problems = []
+        for side in ("reference", "candidate"):
+            if comp[side] not in files and comp[side] not in external:
+                problems.append(_f(Status.FAIL, "media-not-in-bundle",
+                                   f"comparison {comp['id']} {side} {comp[side]} is neither a bundle file nor a declared external artifact",
+                                   pointer=f"/comparisons/{i}/{side}", observed=comp[side]))
+        for name in gate["required_scores"]:
+            if name not in comp["scores"]:
+                problems.append(_f(Status.FAIL, "score-missing", f"comparison {comp['id']} has no {name} score, which the gate requires",
+                                   pointer=f"/comparisons/{i}/scores", expected=name))
+        met = []
+        for name, value in sorted(comp["scores"].items()):
+            rule = thresholds.get(name)
+            if rule is None:
+                continue
+            value = Decimal(value)
+            lo, hi = rule.get("min"), rule.get("max")
+            ok = (lo is None or value >= Decimal(str(lo))) and (hi is None or value <= Decimal(str(hi)))
+            bound = " and ".join(b for b in (lo is not None and f">= {lo}", hi is not None and f"<= {hi}") if b)
+            if ok:
+                met.append(f"{name} {value} {bound}")
+            else:
+                problems.append(_f(Status.FAIL, "threshold-missed", f"comparison {comp['id']}: recorded {name} {value} does not meet {bound}",
+                                   pointer=f"/comparisons/{i}/scores/{name}", expected=rule, observed=str(value)))
+        if problems:
+            yield from problems
+        else:
+            yield _f(Status.PASS, "threshold-met", f"comparison {comp['id']}: recorded, not re-computed: {'; '.join(met)}",
+                     pointer=f"/comparisons/{i}", observed={k: str(v) for k, v in comp["scores"].items()})

@@ -1,0 +1,96 @@
+"""
+Schemas: every document of the bundle validates against its pinned schema.
+
+Documents are parsed strictly (`verifier.jsonio`: duplicate keys, NaN and
+Infinity, non-UTF-8 are errors) and validated as JSON Schema Draft 2020-12 with
+`format` asserted (`verifier.trust.schema_validator`). Every error is
+reported with its JSON Pointer, not only the first. A JSON or JSON Lines file
+that is not one of the format's documents has no schema and FAILs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from verifier.bundle import DOCUMENTS
+from verifier.errors import Unverifiable
+from verifier.jsonio import JSONProblem
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+from verifier.trust import schema_validator
+
+__all__ = ["documents", "pointer"]
+
+MAX_ERRORS_PER_DOCUMENT = 50
+
+
+def pointer(parts: Any) -> str:
+    """Return the RFC 6901 JSON Pointer for a sequence of keys and indexes (`~` -> `~0`, `/` -> `~1`)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check="schema.documents", status=status, code=code, message=message, **kw)
+
+
+@check("schema.documents", title="Every document validates against its pinned JSON Schema (2020-12, formats asserted)")
+def documents(ctx: Context) -> Iterator[Finding]:
+    """
+    Validate each bundle document of `verifier.bundle.DOCUMENTS`.
+
+    Emits PASS `valid` per document; FAIL `missing-document`, `schema-violation`
+    (one per error, with pointer), `duplicate-key`, `non-finite-number`,
+    `not-utf8`, `invalid-json`, `unknown-document`; UNVERIFIED when the file
+    did not pass integrity. Records unusable documents in `bundle.problems`.
+    """
+    bundle = ctx.bundle
+    gate = ctx.gate or {}
+    known = {name for name, *_ in DOCUMENTS.values()}
+    for rel in sorted(bundle.verified.values()):
+        if rel.endswith((".json", ".jsonl")) and rel not in known:
+            yield _f(Status.FAIL, "unknown-document",
+                     f"{rel} is JSON but not a document of bundle format v1, so no schema checks it", path=rel)
+    for kind, (name, schema_name, lines, required) in DOCUMENTS.items():
+        if kind == "quality" and "quality" in gate:
+            required = True
+        if not bundle.has(kind):
+            if required:
+                bundle.problems[kind] = "missing"
+                yield _f(Status.FAIL, "missing-document", f"{name} is required by bundle format v1 but absent", path=name)
+            continue
+        try:
+            value = bundle.raw_document(kind)
+        except Unverifiable as exc:
+            bundle.problems[kind] = str(exc)
+            yield _f(Status.UNVERIFIED, exc.code, str(exc), path=name)
+            continue
+        except JSONProblem as exc:
+            bundle.problems[kind] = str(exc)
+            yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name,
+                     pointer=None if exc.line is None else f"/{exc.line - 1}")
+            continue
+        validator = schema_validator(ctx.assets.schema(schema_name))
+        items = list(enumerate(value)) if lines else [(None, value)]
+        errors = []
+        for index, item in items:
+            for error in validator.iter_errors(item):
+                prefix = [] if index is None else [index]
+                errors.append((pointer(prefix + list(error.absolute_path)), error))
+        if lines and not items:
+            errors.append(("", None))
+        if errors:
+            bundle.problems[kind] = f"{len(errors)} schema error(s)"
+            for ptr, error in sorted(errors, key=lambda e: e[0])[:MAX_ERRORS_PER_DOCUMENT]:
+                message = error.message if error is not None else "no records"
+                where = f" at {ptr}" if ptr else ""
+                yield _f(Status.FAIL, "schema-violation", f"{name}{where}: {message}", path=name, pointer=ptr,
+                         expected=None if error is None else _expected(error))
+            continue
+        yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+
+
+def _expected(error: Any) -> Any:
+    if error.validator in ("format", "type", "const", "enum", "pattern", "required"):
+        return {error.validator: error.validator_value}
+    return error.validator

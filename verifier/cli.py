@@ -1,0 +1,45 @@
+"""
+The `verify` command line: parse, run the core, render, exit.
+
+No verification logic lives here. Exit codes: 0 PASS, 1 FAIL, 2 usage or
+configuration error, 3 INCOMPLETE, 4 ERROR (see `docs/exit-codes.md`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from verifier import __version__
+from verifier.core import verify_path
+from verifier.errors import VerifierError
+from verifier.model import ExitCode
+from verifier.report import REPORTERS, render
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("path", type=click.Path(path_type=str))
+@click.option("-f", "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
+              help="Report format on stdout.")
+@click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations.")
+@click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory holding external artifacts by their manifest path.")
+@click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
+@click.version_option(__version__, prog_name="verify")
+def main(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None) -> None:
+    """Verify the evidence bundle (directory) or receipt file at PATH."""
+    try:
+        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose)
+    except VerifierError as exc:
+        click.echo(f"verify: error: {exc.diagnostics()}", err=True)
+        sys.exit(int(ExitCode.USAGE))
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
+    click.echo(f"verify: {report.verdict}: {path}", err=True)
+    sys.exit(int(report.exit_code))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""
+Strict JSON reading for evidence.
+
+Python's `json` accepts duplicate keys (last one wins), bare `NaN`/`Infinity`
+and turns `396.30` into a float that forgets its stated precision. Evidence is
+read with all three refused or preserved: duplicate keys and non-finite
+constants raise `JSONProblem`, numbers with a fraction or exponent become
+`decimal.Decimal` (so `396.30` keeps two places), and the bytes must be UTF-8
+(RFC 8259 section 8.1).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from typing import Any
+
+__all__ = ["JSONProblem", "loads_strict", "loads_strict_lines"]
+
+
+class JSONProblem(ValueError):
+    """
+    Raised when bytes are not strict JSON; `code` is a stable reason.
+
+    Codes: `not-utf8`, `invalid-json`, `duplicate-key`, `non-finite-number`.
+    `line` is the 1-based line for JSON Lines input, else None.
+    """
+
+    def __init__(self, code: str, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.line = line
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise JSONProblem("duplicate-key", f"duplicate key {key!r}")
+        out[key] = value
+    return out
+
+
+def _constant(name: str) -> Any:
+    raise JSONProblem("non-finite-number", f"non-finite number {name} is not JSON")
+
+
+def _decode(text: str) -> Any:
+    try:
+        return json.loads(
+            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=Decimal
+        )
+    except JSONProblem:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JSONProblem("invalid-json", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise JSONProblem("invalid-json", "not valid JSON: nested too deeply") from None
+
+
+def _text(data: bytes) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JSONProblem("not-utf8", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
+    if text.startswith("\ufeff"):
+        raise JSONProblem("invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)")
+    return text
+
+
+def loads_strict(data: bytes) -> Any:
+    """
+    Parse one JSON document from `data` (bytes, UTF-8).
+
+    Returns dicts, lists, str, int, `Decimal`, bool and None. Raises
+    `JSONProblem` for non-UTF-8 bytes, invalid JSON, duplicate keys and
+    NaN/Infinity.
+    """
+    return _decode(_text(data))
+
+
+def loads_strict_lines(data: bytes) -> list[Any]:
+    """
+    Parse JSON Lines (one document per non-empty line) from `data`.
+
+    Returns the list of documents. Raises `JSONProblem` with `line` set for
+    the first bad line; a blank line in the middle of the file is refused too.
+    """
+    text = _text(data)
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            raise JSONProblem("invalid-json", f"line {number} is blank", line=number)
+        try:
+            out.append(_decode(line))
+        except JSONProblem as exc:
+            raise JSONProblem(exc.code, f"line {number}: {exc}", line=number) from None
+    return out

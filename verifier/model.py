@@ -1,0 +1,183 @@
+"""
+Result model: statuses, findings, reports, verdicts and exit codes.
+
+Pure data, no I/O. The wire format of every type here is described by
+`schemas/report.schema.json`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["ExitCode", "Finding", "Report", "Status", "exit_code_for", "verdict_of"]
+
+JSONValue = Any
+
+
+class Status(enum.StrEnum):
+    """Represents the outcome of one check on one piece of evidence (values are the wire format)."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    UNVERIFIED = "UNVERIFIED"  # could not run: evidence absent, dependency missing, blocked upstream
+    ERROR = "ERROR"  # the verifier itself failed inside a check
+
+
+class ExitCode(enum.IntEnum):
+    """Represents the process exit codes of `verify` (see `docs/exit-codes.md`)."""
+
+    PASS = 0
+    FAIL = 1
+    USAGE = 2  # bad arguments, or one of our own pinned assets fails its pin
+    INCOMPLETE = 3
+    ERROR = 4
+
+
+#: Verdict names. INCOMPLETE is the verdict when a required finding is UNVERIFIED.
+VERDICTS = ("PASS", "FAIL", "INCOMPLETE", "ERROR")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finding:
+    """
+    Represents one check's outcome on one piece of evidence.
+
+    `check` is the stable check id (`family.noun`, e.g. `integrity.files`), `code`
+    a stable kebab-case reason (`sha256-mismatch`). `path` is bundle-relative
+    POSIX, `pointer` an RFC 6901 JSON Pointer into `path`. `expected` and
+    `observed` are JSON values; `derivation` is an optional human-readable
+    account of how a derived value was computed (shown with `-v`).
+    """
+
+    check: str
+    status: Status
+    code: str
+    message: str
+    path: str | None = None
+    pointer: str | None = None
+    expected: JSONValue = None
+    observed: JSONValue = None
+    derivation: str | None = None
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """Return the JSON form used by `schemas/report.schema.json` (keys always present)."""
+        return {
+            "check": self.check,
+            "status": self.status.value,
+            "code": self.code,
+            "message": self.message,
+            "path": self.path,
+            "pointer": self.pointer,
+            "expected": _jsonable(self.expected),
+            "observed": _jsonable(self.observed),
+            "derivation": self.derivation,
+        }
+
+
+def _jsonable(value: JSONValue) -> JSONValue:
+    """Return `value` with `Decimal` and `Fraction` turned into strings (exact, never float-rounded)."""
+    from decimal import Decimal
+    from fractions import Fraction
+
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def verdict_of(findings: tuple[Finding, ...] | list[Finding]) -> str:
+    """
+    Return the verdict for a set of findings.
+
+    Precedence (from `shared/docs/brief.md`): FAIL if any finding failed, else
+    ERROR if any errored, else INCOMPLETE if any is UNVERIFIED, else PASS. A
+    set with no PASS finding at all (including the empty set) is never PASS: it
+    is INCOMPLETE.
+    """
+    statuses = {f.status for f in findings}
+    if Status.FAIL in statuses:
+        return "FAIL"
+    if Status.ERROR in statuses:
+        return "ERROR"
+    if Status.UNVERIFIED in statuses or Status.PASS not in statuses:
+        return "INCOMPLETE"
+    return "PASS"
+
+
+def exit_code_for(verdict: str) -> ExitCode:
+    """Return the exit code for a verdict name; raises `KeyError` for an unknown verdict."""
+    return {
+        "PASS": ExitCode.PASS,
+        "FAIL": ExitCode.FAIL,
+        "INCOMPLETE": ExitCode.INCOMPLETE,
+        "ERROR": ExitCode.ERROR,
+    }[verdict]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CheckInfo:
+    """Represents one entry of the roster: a check that ran, with its title and finding counts."""
+
+    check: str
+    title: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    """
+    Represents the result of verifying one bundle or receipt.
+
+    `subject` is the path as given on the command line, `kind` the reader that
+    handled it (`bundle-v1`, `serving-performance-v1`, ...), `gate` and
+    `gate_sha256` the gate judged by (None when the reader has no gate),
+    `roster` every check that ran in pipeline order, `findings` every finding
+    in pipeline order.
+    """
+
+    subject: str
+    kind: str
+    verifier_version: str
+    findings: tuple[Finding, ...]
+    roster: tuple[CheckInfo, ...]
+    gate: str | None = None
+    gate_sha256: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        """Return the verdict of `findings` (see `verdict_of`)."""
+        return verdict_of(self.findings)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """Return the exit code of `verdict`."""
+        return exit_code_for(self.verdict)
+
+    def to_json(self) -> dict[str, JSONValue]:
+        """Return the JSON document described by `schemas/report.schema.json` (report_version 1)."""
+        counts = {s.value: 0 for s in Status}
+        for f in self.findings:
+            counts[f.status.value] += 1
+        return {
+            "report_version": 1,
+            "verifier_version": self.verifier_version,
+            "subject": self.subject,
+            "kind": self.kind,
+            "gate": self.gate,
+            "gate_sha256": self.gate_sha256,
+            "verdict": self.verdict,
+            "exit_code": int(self.exit_code),
+            "counts": counts,
+            "roster": [
+                {"check": c.check, "title": c.title, "counts": dict(sorted(c.counts.items()))}
+                for c in self.roster
+            ],
+            "findings": [f.to_json() for f in self.findings],
+        }

@@ -1,0 +1,128 @@
+"""
+Check registration and the runner.
+
+A check is a function `(Context) -> Iterable[Finding]` decorated with `@check`.
+The order of checks is fixed by the `PIPELINE` tuples of each reader (e.g.
+`verifier.core.BUNDLE_PIPELINE`) and is a security property: nothing is
+parsed before it is hashed, nothing is derived before it validates.
+
+`run_pipeline` holds the only broad `except` of the verifier: a crash inside a
+check becomes one ERROR finding, never a traceback and never a PASS.
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifier.errors import Unverifiable
+from verifier.model import CheckInfo, Finding, Status
+
+__all__ = ["Check", "Context", "check", "run_pipeline"]
+
+
+@dataclass
+class Context:
+    """
+    Represents what checks of one run share.
+
+    `bundle` is a `verifier.bundle.Bundle` (None for single-file readers),
+    `subject` the path being verified, `assets` our verified `trust.Assets`,
+    `gate_id`/`gate` the gate judged by (None until the gate check found it),
+    `options` the run options (e.g. `artifacts`: a directory of external
+    artifacts), `data` a per-run cache for values shared by checks.
+    """
+
+    subject: Path
+    assets: Any
+    bundle: Any = None
+    gate_id: str | None = None
+    gate: dict[str, Any] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Check:
+    """Represents a registered check: stable `id`, human `title`, the function, and the check ids it `requires`."""
+
+    id: str
+    title: str
+    func: Callable[[Context], Iterable[Finding]]
+    requires: tuple[str, ...] = ()
+
+    def __call__(self, ctx: Context) -> Iterable[Finding]:
+        """Run the check function on `ctx`."""
+        return self.func(ctx)
+
+
+def check(check_id: str, *, title: str, requires: Sequence[str] = ()) -> Callable[[Callable[[Context], Iterable[Finding]]], Check]:
+    """
+    Return a decorator registering a function as check `check_id`.
+
+    `requires` names checks that must have passed outright (only PASS
+    findings); otherwise this check emits one UNVERIFIED `blocked-by` finding
+    instead of running.
+    """
+
+    def wrap(func: Callable[[Context], Iterable[Finding]]) -> Check:
+        return Check(check_id, title, func, tuple(requires))
+
+    return wrap
+
+
+def run_pipeline(pipeline: Sequence[Check], ctx: Context, *, debug: bool = False) -> tuple[list[Finding], list[CheckInfo]]:
+    """
+    Run `pipeline` in order on `ctx`; return `(findings, roster)`.
+
+    A check that yields nothing gets one UNVERIFIED `no-findings` finding, so
+    a check that silently dropped out is visible. `Unverifiable` becomes one
+    UNVERIFIED finding; any other exception one ERROR finding (traceback in
+    `derivation` when `debug`).
+    """
+    findings: list[Finding] = []
+    roster: list[CheckInfo] = []
+    outcome: dict[str, set[Status]] = {}
+    for chk in pipeline:
+        produced: list[Finding] = []
+        blockers = [r for r in chk.requires if r in outcome and outcome[r] != {Status.PASS}]
+        unknown = [r for r in chk.requires if r not in outcome]
+        if unknown:
+            produced.append(
+                Finding(check=chk.id, status=Status.ERROR, code="pipeline-order",
+                        message=f"requires {', '.join(unknown)}, which did not run before it")
+            )
+        elif blockers:
+            produced.append(
+                Finding(check=chk.id, status=Status.UNVERIFIED, code="blocked-by",
+                        message=f"not run because {', '.join(blockers)} did not pass",
+                        expected=None, observed=blockers)
+            )
+        else:
+            try:
+                produced.extend(chk(ctx))
+            except Unverifiable as exc:
+                produced.append(
+                    Finding(check=chk.id, status=Status.UNVERIFIED, code=exc.code, message=str(exc), path=exc.path)
+                )
+            except Exception as exc:  # noqa: BLE001 - the one sanctioned catch-all: a crash is ERROR, never a traceback
+                produced.append(
+                    Finding(check=chk.id, status=Status.ERROR, code="verifier-error",
+                            message=f"the verifier failed inside this check: {type(exc).__name__}: {exc}",
+                            derivation=traceback.format_exc() if debug else None)
+                )
+            if not produced:
+                produced.append(
+                    Finding(check=chk.id, status=Status.UNVERIFIED, code="no-findings",
+                            message="the check produced no findings, so nothing was established")
+                )
+        counts: dict[str, int] = {}
+        for f in produced:
+            counts[f.status.value] = counts.get(f.status.value, 0) + 1
+        outcome[chk.id] = {f.status for f in produced}
+        roster.append(CheckInfo(check=chk.id, title=chk.title, counts=counts))
+        findings.extend(produced)
+    return findings, roster

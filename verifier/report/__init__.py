@@ -1,0 +1,28 @@
+"""
+Reporters: pure functions from a `Report` to text.
+
+Each reporter module defines `NAME` and `render(report, *, verbose=False,
+color=False) -> str`. They never read the bundle, re-run checks, or choose the
+exit code. `REPORTERS` is the registry the CLI's `--format` chooses from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from verifier.model import Report
+from verifier.report import json_report, text
+
+__all__ = ["REPORTERS", "Renderer"]
+
+Renderer = Callable[..., str]
+
+REPORTERS: dict[str, Renderer] = {
+    text.NAME: text.render,
+    json_report.NAME: json_report.render,
+}
+
+
+def render(report: Report, fmt: str, **options: bool) -> str:
+    """Return `report` rendered in format `fmt`; raises `KeyError` for an unknown format."""
+    return REPORTERS[fmt](report, **options)

@@ -1,0 +1,51 @@
+"""
+Human text reporter: one line per finding, derivations with `verbose`.
+
+PASS findings are summarised per check unless `verbose`; every other status
+is always printed. The roster (every check that ran, with counts) and the
+verdict close the report.
+"""
+
+from __future__ import annotations
+
+from verifier.model import Finding, Report, Status
+
+__all__ = ["NAME", "render"]
+
+NAME = "text"
+
+COLORS = {Status.PASS: "32", Status.FAIL: "31", Status.UNVERIFIED: "33", Status.ERROR: "35"}
+VERDICT_COLORS = {"PASS": "32", "FAIL": "31", "INCOMPLETE": "33", "ERROR": "35"}
+
+
+def _paint(text: str, code: str, color: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
+
+def _location(f: Finding) -> str:
+    if f.path and f.pointer:
+        return f"{f.path}#{f.pointer}"
+    return f.path or "-"
+
+
+def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
+    """Return the text report; `color` adds ANSI colours (the CLI enables it only on a TTY without NO_COLOR)."""
+    lines = [f"verify {report.verifier_version}: {report.subject} ({report.kind}"
+             + (f", gate {report.gate} sha256 {report.gate_sha256[:12]}..." if report.gate and report.gate_sha256 else "")
+             + ")"]
+    for f in report.findings:
+        if f.status is Status.PASS and not verbose:
+            continue
+        status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
+        lines.append(f"{status} {f.check} [{f.code}] {_location(f)}: {f.message}")
+        if verbose and f.derivation:
+            for row in f.derivation.rstrip().splitlines():
+                lines.append(f"{'':11}  derivation: {row}")
+    lines.append("checks run:")
+    for c in report.roster:
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(c.counts.items()))
+        lines.append(f"  {c.check:<20} {counts:<32} {c.title}")
+    verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
+    total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
+    lines.append(f"verdict: {verdict} ({', '.join(f'{n} {s.value}' for s, n in total.items())}; exit {int(report.exit_code)})")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,111 @@
+"""
+Statistics used by derivations, in exact `Decimal` arithmetic.
+
+Inputs are sequences of `Decimal` (as read by `verifier.jsonio`); results are
+`Decimal` computed in a 50-digit context, so the only rounding is far below
+any stated precision. Definitions and their sources:
+
+- `mean`: arithmetic mean, sum / n.
+- `median`: the middle value, or the mean of the two middle values (equals
+  `percentile_linear(q=50)`).
+- `percentile_nearest_rank`: the value at rank ceil(q/100 * n) of the sorted
+  sample, 1-based (Hyndman & Fan 1996 definition 1; "nearest-rank" in NIST
+  e-Handbook 7.2.6.2). The p95 of fewer than 20 values is the maximum.
+- `percentile_linear`: linear interpolation between closest ranks at
+  position (n - 1) * q / 100, 0-based (Hyndman & Fan definition 7; numpy's
+  default `method="linear"`).
+- `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction).
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Sequence
+from decimal import Decimal
+
+__all__ = ["claim_tolerance", "half_unit", "mean", "median", "percentile_linear", "percentile_nearest_rank", "sample_sd", "within"]
+
+CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
+
+
+def _need(values: Sequence[Decimal], n: int = 1) -> list[Decimal]:
+    if len(values) < n:
+        raise ValueError(f"needs at least {n} value(s), got {len(values)}")
+    return [Decimal(v) for v in values]
+
+
+def mean(values: Sequence[Decimal]) -> Decimal:
+    """Return the arithmetic mean; raises `ValueError` on an empty sequence."""
+    xs = _need(values)
+    return CONTEXT.divide(sum(xs, Decimal(0)), Decimal(len(xs)))
+
+
+def median(values: Sequence[Decimal]) -> Decimal:
+    """Return the median (mean of the two middle values for even n); raises `ValueError` on empty input."""
+    return percentile_linear(values, Decimal(50))
+
+
+def percentile_nearest_rank(values: Sequence[Decimal], q: Decimal) -> Decimal:
+    """Return the nearest-rank q-th percentile (0 < q <= 100); raises `ValueError` on empty input."""
+    xs = sorted(_need(values))
+    q = Decimal(q)
+    if not 0 < q <= 100:
+        raise ValueError(f"percentile q must be in (0, 100], got {q}")
+    position = CONTEXT.divide(CONTEXT.multiply(q, Decimal(len(xs))), Decimal(100))
+    rank = int(position.to_integral_value(rounding=decimal.ROUND_CEILING))
+    return xs[max(rank, 1) - 1]
+
+
+def percentile_linear(values: Sequence[Decimal], q: Decimal) -> Decimal:
+    """Return the linearly interpolated q-th percentile (0 <= q <= 100, numpy `linear`); raises `ValueError` on empty input."""
+    xs = sorted(_need(values))
+    q = Decimal(q)
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile q must be in [0, 100], got {q}")
+    position = CONTEXT.divide(CONTEXT.multiply(Decimal(len(xs) - 1), q), Decimal(100))
+    lower = int(position.to_integral_value(rounding=decimal.ROUND_FLOOR))
+    fraction = position - lower
+    if lower + 1 >= len(xs):
+        return xs[-1]
+    return CONTEXT.add(xs[lower], CONTEXT.multiply(fraction, xs[lower + 1] - xs[lower]))
+
+
+def sample_sd(values: Sequence[Decimal]) -> Decimal:
+    """Return the sample standard deviation (n - 1); raises `ValueError` for fewer than 2 values."""
+    xs = _need(values, 2)
+    m = mean(xs)
+    ss = sum((CONTEXT.multiply(x - m, x - m) for x in xs), Decimal(0))
+    return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs) - 1)))
+
+
+def half_unit(stated: Decimal) -> Decimal:
+    """Return half a unit of the last stated place of `stated` (`Decimal('73.45')` -> 0.005; `20` -> 0.5)."""
+    exponent = stated.as_tuple().exponent
+    if not isinstance(exponent, int):
+        raise ValueError(f"{stated} is not finite")
+    return Decimal(5).scaleb(exponent - 1)
+
+
+def within(claimed: Decimal, derived: Decimal, tolerance: Decimal) -> bool:
+    """Return whether |claimed - derived| <= tolerance (inclusive)."""
+    return abs(CONTEXT.subtract(claimed, derived)) <= tolerance
+
+
+#: Significant digits from which a stated number is taken as a full-precision
+#: binary float printed by `repr` (17 digits round-trip an IEEE 754 double).
+FULL_PRECISION_DIGITS = 15
+
+
+def claim_tolerance(stated: Decimal) -> Decimal:
+    """
+    Return the default tolerance for comparing a stated claim with its derivation.
+
+    Half a unit of the last stated place (`73.45` -> 0.005). A number stated
+    with 15 or more significant digits is a printed binary double, whose last
+    digits carry summation-order noise, so it gets at least 16 ulps
+    (|stated| * 2**-48) instead.
+    """
+    half = half_unit(stated)
+    if len(stated.as_tuple().digits) >= FULL_PRECISION_DIGITS:
+        return max(half, abs(stated) * Decimal(2) ** -48)
+    return half

@@ -1,0 +1,188 @@
+"""
+Our own frozen assets: `inventory.json`, `schemas/`, `gates/`.
+
+Before any evidence is read, every file under `schemas/` and `gates/` must be
+pinned by `inventory.json` with a matching sha256, and every pinned file must
+exist. Any difference raises `PinMismatch` and the CLI refuses to start (exit
+2). The assets are found in the installed wheel (`verifier/_assets/`) or, in a
+source checkout, at the project root.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator
+
+from verifier.errors import ConfigError, PinMismatch
+
+__all__ = ["Assets", "assets", "schema_validator"]
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+#: Formats our schemas rely on; if the installed jsonschema has no checker for
+#: one of them, we refuse to start rather than accept any string (H-11).
+REQUIRED_FORMATS = ("date-time", "uri")
+
+
+def _default_root() -> Path:
+    packaged = Path(__file__).parent / "_assets"
+    if (packaged / "inventory.json").is_file():
+        return packaged
+    source = Path(__file__).resolve().parent.parent
+    if (source / "inventory.json").is_file():
+        return source
+    raise ConfigError(
+        f"inventory.json not found in {packaged} or {source}: the installation is incomplete"
+    )
+
+
+def sha256_file(path: Path) -> str:
+    """Return the hex sha256 of the file at `path`, streaming (no whole-file read)."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+class Assets:
+    """
+    Represents the verified set of our frozen assets under `root`.
+
+    Construction checks every pin (see module docstring) and raises
+    `PinMismatch` or `ConfigError`. `gate(id)` and `schema(name)` return parsed
+    documents; `gate_sha256(id)` the pinned digest.
+    """
+
+    PINNED_DIRS = ("schemas", "gates")
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        inventory_path = root / "inventory.json"
+        try:
+            self.inventory = json.loads(inventory_path.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{inventory_path}: cannot read the inventory: {exc}") from None
+        pins = self.inventory.get("assets") if isinstance(self.inventory, dict) else None
+        if not isinstance(pins, dict):
+            raise ConfigError(f"{inventory_path}: no 'assets' object of path -> sha256")
+        self.pins: dict[str, str] = pins
+        on_disk = {
+            p.relative_to(root).as_posix()
+            for d in self.PINNED_DIRS
+            if (root / d).is_dir()
+            for p in (root / d).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        }
+        pinned_here = {k for k in pins if k.split("/", 1)[0] in self.PINNED_DIRS}
+        for rel in sorted(on_disk - pinned_here):
+            raise PinMismatch(f"{root / rel}: not pinned in {inventory_path}; refusing to start")
+        for rel in sorted(pinned_here - on_disk):
+            raise PinMismatch(f"{root / rel}: pinned in {inventory_path} but absent; refusing to start")
+        for rel in sorted(pinned_here):
+            got = sha256_file(root / rel)
+            if got != pins[rel]:
+                raise PinMismatch(
+                    f"{root / rel}: sha256 {got} differs from the pin {pins[rel]} in "
+                    f"{inventory_path}; a frozen asset was edited, refusing to start"
+                )
+
+    def _load(self, rel: str) -> Any:
+        try:
+            return json.loads((self.root / rel).read_bytes())
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{self.root / rel}: {exc}") from None
+
+    def schema(self, name: str) -> dict[str, Any]:
+        """Return the parsed schema `schemas/<name>.schema.json`; raises `ConfigError` if absent."""
+        rel = f"schemas/{name}.schema.json"
+        if rel not in self.pins:
+            raise ConfigError(f"{self.root / rel}: no such schema")
+        return self._load(rel)  # type: ignore[no-any-return]
+
+    def gate_ids(self) -> list[str]:
+        """Return the ids of all shipped gates (file stem of `gates/*.json`)."""
+        return sorted(Path(k).stem for k in self.pins if k.startswith("gates/") and k.endswith(".json"))
+
+    def has_gate(self, gate_id: str) -> bool:
+        """Return whether a gate with this id is shipped and pinned."""
+        return f"gates/{gate_id}.json" in self.pins
+
+    def gate(self, gate_id: str) -> dict[str, Any]:
+        """Return the parsed gate `gates/<gate_id>.json`, validated against `gate.schema.json`."""
+        rel = f"gates/{gate_id}.json"
+        if rel not in self.pins:
+            raise ConfigError(f"unknown gate {gate_id!r}; shipped gates: {', '.join(self.gate_ids())}")
+        document = self._load(rel)
+        errors = sorted(schema_validator(self.schema("gate")).iter_errors(document), key=str)
+        if errors:
+            raise ConfigError(f"{self.root / rel}: invalid gate: {errors[0].message}")
+        return document  # type: ignore[no-any-return]
+
+    def gate_sha256(self, gate_id: str) -> str:
+        """Return the pinned sha256 of a gate file."""
+        return self.pins[f"gates/{gate_id}.json"]
+
+
+@functools.cache
+def assets(root: str | None = None) -> Assets:
+    """Return the verified `Assets` (cached per root); raises `PinMismatch`/`ConfigError`."""
+    return Assets(Path(root) if root else _default_root())
+
+
+def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
+    """
+    Return a Draft 2020-12 validator for `schema` with `format` asserted.
+
+    Raises `ConfigError` when the schema does not declare `$schema` as Draft
+    2020-12 (a schema without `$schema` could be read under another draft and
+    silently ignore keywords, H-12), when it is not a valid schema, or when a
+    format we rely on has no registered checker (H-11).
+    """
+    declared = schema.get("$schema")
+    if declared != DRAFT_2020_12:
+        raise ConfigError(
+            f"schema {schema.get('$id', '<no $id>')}: $schema must be {DRAFT_2020_12!r}, got {declared!r}"
+        )
+    checker = Draft202012Validator.FORMAT_CHECKER
+    missing = [f for f in REQUIRED_FORMATS if f not in checker.checkers]
+    if missing:
+        raise ConfigError(
+            f"jsonschema has no checker for format(s) {missing}; install jsonschema[format-nongpl]"
+        )
+    try:
+        Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ConfigError(f"schema {schema.get('$id')}: not a valid schema: {exc.message}") from None
+    return Draft202012Validator(schema, format_checker=checker)
+
+
+def write_inventory(root: Path) -> dict[str, str]:
+    """
+    Re-pin every file under `root/schemas` and `root/gates` into `root/inventory.json`.
+
+    A maintainer action (`python -m verifier.trust ROOT`), run after a
+    deliberate change to a frozen asset; keeps other inventory sections.
+    Side effects: writes `inventory.json`. Returns the new pins.
+    """
+    path = root / "inventory.json"
+    current = json.loads(path.read_bytes()) if path.is_file() else {"inventory_version": 1}
+    pins = {
+        p.relative_to(root).as_posix(): sha256_file(p)
+        for d in Assets.PINNED_DIRS
+        for p in sorted((root / d).rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    current["assets"] = dict(sorted(pins.items()))
+    path.write_text(json.dumps(current, indent=2) + "\n")
+    return pins
+
+
+if __name__ == "__main__":
+    import sys
+
+    for key, value in write_inventory(Path(sys.argv[1] if len(sys.argv) > 1 else ".")).items():
+        print(value, key)
