@@ -19,7 +19,22 @@ from verifier.model import ExitCode
 from verifier.report import REPORTERS, render
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+class _DefaultGroup(click.Group):
+    """A group whose first argument, when it is not a subcommand name, is the PATH of `verify check`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="verify")
+def main() -> None:
+    """Verify benchmark evidence: `verify PATH` is `verify check PATH`."""
+
+
+@main.command("check")
 @click.argument("path", type=click.Path(path_type=str))
 @click.option("-f", "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
               help="Report format on stdout.")
@@ -27,8 +42,7 @@ from verifier.report import REPORTERS, render
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
-@click.version_option(__version__, prog_name="verify")
-def main(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None) -> None:
+def check_command(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     try:
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose)
