@@ -3,20 +3,29 @@ The `verify` command line: parse, run the core, render, exit.
 
 No verification logic lives here. Exit codes: 0 PASS, 1 FAIL, 2 usage or
 configuration error, 3 INCOMPLETE, 4 ERROR (see `docs/exit-codes.md`).
+Commands: `check` (the default: `verify PATH`), `inventory`, `manifest`
+(the only command that writes, and only `manifest.json`), `changed`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import click
 
 from verifier import __version__
-from verifier.core import verify_path
 from verifier.errors import VerifierError
-from verifier.model import ExitCode
+from verifier.model import ExitCode, Report
 from verifier.report import REPORTERS, render
+
+
+def _fail_usage(message: str) -> None:
+    click.echo(f"verify: error: {message}", err=True)
+    sys.exit(int(ExitCode.USAGE))
 
 
 class _DefaultGroup(click.Group):
@@ -27,6 +36,54 @@ class _DefaultGroup(click.Group):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # one-line usage errors, exit 2, never a traceback
+        kwargs["standalone_mode"] = False
+        try:
+            return super().main(*args, **kwargs)
+        except click.ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `verify` alone: show the help, exit 2
+                click.echo(exc.format_message(), err=True)
+                sys.exit(int(ExitCode.USAGE))
+            _fail_usage(f"{exc.format_message()} (see verify --help)")
+        except click.exceptions.Abort:
+            _fail_usage("aborted")
+
+
+def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    func = click.option("-f", "--format", "fmt", default="text", show_default=True,
+                        help=f"Report format on stdout: {', '.join(sorted(REPORTERS))}.")(func)
+    func = click.option("--report", "reports", multiple=True, metavar="FORMAT=PATH",
+                        help="Also write the report in FORMAT to PATH after the run (repeatable; any exit code).")(func)
+    return func
+
+
+def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, targets: Any) -> None:
+    """Render to stdout, write `--report` files and the GitHub step summary, then exit with the verdict's code."""
+    from verifier.outputs import append_step_summary, write_targets
+
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
+    try:
+        write_targets(report, targets, verbose=verbose)
+        if fmt == "github" or any(t.fmt == "github" for t in targets):
+            append_step_summary(report)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    click.echo(f"verify: {report.verdict}: {report.subject}", err=True)
+    sys.exit(int(report.exit_code))
+
+
+def _prepare(fmt: str, reports: tuple[str, ...], verbose: bool) -> tuple[Any, Any]:
+    from verifier.outputs import check_format, parse_targets
+    from verifier.progress import make_progress
+
+    try:
+        check_format(fmt)
+        targets = parse_targets(reports)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    return targets, make_progress(verbose=verbose)
+
 
 @click.group(cls=_DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="verify")
@@ -36,23 +93,131 @@ def main() -> None:
 
 @main.command("check")
 @click.argument("path", type=click.Path(path_type=str))
-@click.option("-f", "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
-              help="Report format on stdout.")
-@click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations.")
+@_format_option
+@click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations; progress lines in CI.")
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
-def check_command(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None) -> None:
+def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
+                  gate_id: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
+    from verifier.core import verify_path
+
+    targets, progress = _prepare(fmt, reports, verbose)
     try:
-        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose)
+        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress)
     except VerifierError as exc:
-        click.echo(f"verify: error: {exc.diagnostics()}", err=True)
-        sys.exit(int(ExitCode.USAGE))
-    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
-    click.echo(f"verify: {report.verdict}: {path}", err=True)
-    sys.exit(int(report.exit_code))
+        _fail_usage(exc.diagnostics())
+    _emit(report, fmt, reports, verbose, targets)
+
+
+@main.command("inventory")
+@click.argument("repo_root", type=click.Path(path_type=str))
+@_format_option
+@click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations; progress lines in CI.")
+@click.option("--inventory", "inventory_rel", default="evidence-inventory.json", show_default=True,
+              help="The evidence inventory, relative to REPO_ROOT.")
+@click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
+def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
+                      artifacts: str | None) -> None:
+    """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
+    from verifier.repository import verify_repository
+
+    targets, progress = _prepare(fmt, reports, verbose)
+    try:
+        report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
+                                   progress=progress)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    _emit(report, fmt, reports, verbose, targets)
+
+
+@main.command("manifest")
+@click.argument("bundle", type=click.Path(path_type=str))
+@click.option("--write", is_flag=True, help="Create or update manifest.json (the only thing verify ever writes).")
+@click.option("--gate", "gate_id", help="Gate id for a new manifest (or to change it).")
+def manifest_command(bundle: str, write: bool, gate_id: str | None) -> None:
+    """
+    Show (or with --write, apply) the manifest the files of BUNDLE call for.
+
+    Without --write: prints the differences and exits 1 if there are any, 0 if none.
+    """
+    from verifier.manifest import build_manifest, diff_manifests, read_manifest, write_manifest
+    from verifier.progress import make_progress
+
+    root = Path(bundle)
+    progress = make_progress()
+    try:
+        if write:
+            changes = write_manifest(root, gate=gate_id, progress=progress)
+        else:
+            changes = diff_manifests(read_manifest(root), build_manifest(root, gate=gate_id, progress=progress))
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    for line in changes:
+        click.echo(line)
+    if write:
+        click.echo(f"verify: {bundle}/manifest.json: {'written, ' + str(len(changes)) + ' change(s)' if changes else 'already up to date'}",
+                   err=True)
+        sys.exit(0)
+    click.echo(f"verify: {bundle}/manifest.json: {str(len(changes)) + ' difference(s); run with --write to apply' if changes else 'up to date'}",
+               err=True)
+    sys.exit(1 if changes else 0)
+
+
+@main.command("changed")
+@click.argument("files", nargs=-1, type=click.Path(path_type=str))
+@_format_option
+@click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations.")
+def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], verbose: bool) -> None:
+    """
+    Verify every bundle containing one of FILES (for pre-commit): the nearest ancestor with a manifest.json.
+
+    Exits with the worst exit code over the bundles (FAIL > ERROR > INCOMPLETE > PASS); 0 when no file is in a bundle.
+    """
+    from verifier.core import verify_path
+    from verifier.model import verdict_of
+
+    if reports:
+        _fail_usage("--report is not supported by `verify changed`; run `verify BUNDLE --report ...` per bundle")
+    targets, progress = _prepare(fmt, (), verbose)
+    del targets
+    bundles = _bundles_of(files)
+    worst: list[Any] = []
+    for bundle in bundles:
+        try:
+            report = verify_path(bundle, debug=verbose, progress=progress)
+        except VerifierError as exc:
+            _fail_usage(exc.diagnostics())
+        color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
+        click.echo(f"verify: {report.verdict}: {bundle}", err=True)
+        worst.extend(report.findings)
+    if not bundles:
+        click.echo("verify: no changed file is inside a bundle", err=True)
+        sys.exit(0)
+    from verifier.model import exit_code_for
+
+    sys.exit(int(exit_code_for(verdict_of(tuple(worst)))))
+
+
+def _bundles_of(files: tuple[str, ...]) -> list[str]:
+    """Return the bundle directories (nearest ancestor holding manifest.json, below the cwd) of `files`, sorted."""
+    found: set[str] = set()
+    here = Path.cwd().resolve()
+    for name in files:
+        path = Path(name)
+        for parent in [path, *path.parents] if path.is_dir() else path.parents:
+            if parent == Path("."):
+                break
+            resolved = parent.resolve()
+            if here not in resolved.parents and resolved != here:
+                break
+            if (parent / "manifest.json").is_file():
+                found.add(parent.as_posix())
+                break
+    return sorted(found)
 
 
 if __name__ == "__main__":

@@ -42,12 +42,13 @@ BUNDLE_PIPELINE = (
 
 
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
-                debug: bool = False, asset_root: str | None = None) -> Report:
+                debug: bool = False, asset_root: str | None = None, progress: Any = None) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
     `artifacts` is a directory holding external artifacts by their manifest
-    path; `gate_id` (optional) must equal the gate the bundle names.
+    path; `gate_id` (optional) must equal the gate the bundle names;
+    `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
     Raises `UsageError` for a missing or unreadable path or an unrecognised
     file, `ConfigError`/`PinMismatch` when our own assets fail their pins.
     Side effects: reads the bundle; never writes.
@@ -60,7 +61,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         if not os.access(target, os.R_OK | os.X_OK):
             raise UsageError(f"{path}: directory is not readable")
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
-                      options={"artifacts": artifacts, "gate": gate_id})
+                      options={"artifacts": artifacts, "gate": gate_id, "progress": progress})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,

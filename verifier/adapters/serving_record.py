@@ -119,7 +119,7 @@ def metrics(ctx: Context) -> Iterator[Finding]:
                      path=name, pointer=f"/metrics/{i}/samples", expected=len(durations), observed=metric["samples"])
             continue
         tolerance = stats.claim_tolerance(claimed)
-        detail = {"claimed": str(claimed), "derived": str(derived), "delta": str(claimed - derived), "tolerance": str(tolerance)}
+        detail = {"claim": metric["id"], "claimed": str(claimed), "derived": str(derived), "delta": str(claimed - derived), "tolerance": str(tolerance)}
         if stats.within(claimed, derived, tolerance):
             yield _f("serving.metrics", Status.PASS, "derived", f"{metric['id']} = {claimed} re-derives ({derived})", path=name, pointer=ptr,
                      expected=str(derived), observed=detail, derivation=text)

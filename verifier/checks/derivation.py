@@ -177,7 +177,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 continue
             tolerance = Decimal(str(rule["tolerance"])) if "tolerance" in rule else stats.claim_tolerance(claimed)
             delta = stats.CONTEXT.subtract(claimed, derived)
-            detail = {"claimed": str(claimed), "derived": str(derived), "delta": str(delta), "tolerance": str(tolerance)}
+            detail = {"claim": claim_id, "claimed": str(claimed), "derived": str(derived), "delta": str(delta), "tolerance": str(tolerance)}
             unit = f" {claim['unit']}" if claim.get("unit") else ""
             if stats.within(claimed, derived, tolerance):
                 yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {tolerance})",

@@ -24,6 +24,7 @@ from verifier.bundle import DOCUMENTS, hash_file, nfc, unsafe_reason, walk
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.progress import Progress
 from verifier.trust import schema_validator
 
 __all__ = ["files", "hash_many", "load_manifest"]
@@ -31,15 +32,19 @@ __all__ = ["files", "hash_many", "load_manifest"]
 MANIFEST = DOCUMENTS["manifest"][0]
 
 
-def hash_many(paths: list[Path], workers: int | None = None) -> dict[Path, tuple[int, str] | OSError]:
+def hash_many(paths: list[Path], workers: int | None = None,
+              progress: Progress | None = None) -> dict[Path, tuple[int, str] | OSError]:
     """
     Return `{path: (size, sha256_hex) or the OSError}` for every path, hashed in parallel.
 
     `workers` defaults to the CPU count. Memory stays bounded by one read
-    buffer per worker, whatever the file sizes.
+    buffer per worker, whatever the file sizes. `progress` (see
+    `verifier.progress.make_progress`) is advanced by each file's size.
     """
     ordered = sorted(paths, key=lambda p: -_size(p))
     results: dict[Path, tuple[int, str] | OSError] = {}
+    if progress is not None:
+        progress.start(f"hashing {len(ordered)} file(s)", sum(_size(p) for p in ordered))
 
     def one(p: Path) -> tuple[Path, tuple[int, str] | OSError]:
         try:
@@ -50,6 +55,10 @@ def hash_many(paths: list[Path], workers: int | None = None) -> dict[Path, tuple
     with ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 2) as pool:
         for p, result in pool.map(one, ordered):
             results[p] = result
+            if progress is not None:
+                progress.advance(result[0] if isinstance(result, tuple) else 0)
+    if progress is not None:
+        progress.finish()
     return results
 
 
@@ -181,7 +190,7 @@ def files(ctx: Context) -> Iterator[Finding]:
         yield _f(Status.FAIL, "unlisted-file", f"{regular[name]} is in the bundle but not listed in {MANIFEST}",
                  path=regular[name])
 
-    hashed = hash_many(list(to_hash.values()))
+    hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"))
     for name, disk_path in sorted(to_hash.items()):
         index, entry = listed[name]
         result = hashed[disk_path]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.model import Report
-from verifier.report import json_report, text
+from verifier.report import github, json_report, junit, markdown, sarif, text
 
 __all__ = ["REPORTERS", "Renderer"]
 
@@ -20,6 +20,10 @@ Renderer = Callable[..., str]
 REPORTERS: dict[str, Renderer] = {
     text.NAME: text.render,
     json_report.NAME: json_report.render,
+    junit.NAME: junit.render,
+    sarif.NAME: sarif.render,
+    github.NAME: github.render,
+    markdown.NAME: markdown.render,
 }
 
 

@@ -1,0 +1,80 @@
+"""
+Helpers shared by reporters: locations, claim rows, status ordering.
+
+Pure functions of a `Report`; no I/O.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+
+from verifier.model import Finding, Report, Status
+
+__all__ = ["STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "titles"]
+
+#: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
+STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
+
+#: Checks whose findings are claims (re-derived numbers), shown in the claims table.
+CLAIM_CHECKS = ("derivation.claims", "serving.metrics", "serving.counts")
+
+
+def location(f: Finding) -> str:
+    """Return `path#pointer`, `path`, or `-` for a finding."""
+    if f.path and f.pointer:
+        return f"{f.path}#{f.pointer}"
+    return f.path or "-"
+
+
+def repo_path(report: Report, f: Finding) -> str | None:
+    """
+    Return the finding's file as a path relative to where `verify` ran, or None.
+
+    Bundle findings carry bundle-relative paths; they are joined to the
+    report's `subject` (the bundle path as given). A single-file reader's
+    findings point at the subject itself.
+    """
+    if report.kind == "bundle-v1" or report.kind.startswith("evidence-repository"):
+        if not f.path:
+            return None
+        return posixpath.normpath(posixpath.join(report.subject, f.path))
+    return report.subject
+
+
+def titles(report: Report) -> dict[str, str]:
+    """Return `{check id: title}` from the report's roster."""
+    return {c.check: c.title for c in report.roster}
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRow:
+    """Represents one row of the claims table: claim name, status, claimed, derived and delta (strings, `-` if none)."""
+
+    claim: str
+    status: Status
+    claimed: str
+    derived: str
+    delta: str
+
+
+def claim_rows(report: Report) -> list[ClaimRow]:
+    """
+    Return the claims table rows, failures first (then ERROR, UNVERIFIED, PASS), stable within a status.
+
+    A row comes from every finding of a claim check (`CLAIM_CHECKS`) and from
+    any finding whose `observed` records `claimed` and `derived`.
+    """
+    rows = []
+    for f in report.findings:
+        detail = f.observed if isinstance(f.observed, dict) else {}
+        if f.check not in CLAIM_CHECKS and not ("claimed" in detail and "derived" in detail):
+            continue
+        head = f.message.split(" = ", 1)[0] if " = " in f.message else ""
+        name = str(detail.get("claim") or (f.expected if f.code == "claim-missing" and isinstance(f.expected, str) else None)
+                   or (head if head and " " not in head else None) or location(f))
+        claimed = detail.get("claimed", f.observed if not isinstance(f.observed, dict | list) and f.observed is not None else "-")
+        derived = detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None
+                             and f.code != "claim-missing" else "-")
+        rows.append(ClaimRow(name, f.status, str(claimed), str(derived), str(detail.get("delta", "-"))))
+    return sorted(rows, key=lambda r: STATUS_ORDER[r.status])

@@ -1,0 +1,123 @@
+"""
+SARIF 2.1.0 reporter, for GitHub code scanning and other SARIF viewers.
+
+One run, tool `verify`. Each finding is a result whose `ruleId` is
+`<check>/<code>` (SARIF §3.27.5 hierarchical rule ids) with one rule
+descriptor per distinct `ruleId`, named after the check's title from the
+roster. Status mapping: FAIL -> kind `fail`, level `error`; ERROR -> kind
+`fail`, level `error` plus a tool execution notification (the verifier
+failed, `executionSuccessful` false); UNVERIFIED -> kind `open` (SARIF:
+"the tool could not determine whether the result is a pass or a failure"),
+level `none`; PASS -> kind `pass`, level `none` (§3.27.10: a kind other than
+`fail` has level `none`). `artifactLocation.uri` is bundle-relative with
+`uriBaseId` `BUNDLE`, which `originalUriBaseIds` resolves to the bundle path
+as given, relative to `SRCROOT` (the directory `verify` ran in, left without
+a `uri` so no absolute path is recorded); the JSON Pointer and status are in
+`properties`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from verifier.model import Finding, Report, Status
+from verifier.report._common import titles
+
+__all__ = ["NAME", "SARIF_SCHEMA", "render"]
+
+NAME = "sarif"
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+KIND = {Status.FAIL: "fail", Status.ERROR: "fail", Status.UNVERIFIED: "open", Status.PASS: "pass"}
+LEVEL = {Status.FAIL: "error", Status.ERROR: "error", Status.UNVERIFIED: "none", Status.PASS: "none"}
+
+
+def _uri(path: str) -> str:
+    """Return a relative URI reference for a POSIX path (percent-encoded, `/` kept)."""
+    return quote(path, safe="/")
+
+
+def _base(report: Report) -> str:
+    subject = report.subject.rstrip("/") or "."
+    return _uri(subject) + "/"
+
+
+def _result(report: Report, f: Finding, rule_index: int) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": f"{f.check}/{f.code}",
+        "ruleIndex": rule_index,
+        "kind": KIND[f.status],
+        "level": LEVEL[f.status],
+        "message": {"text": f"{f.status.value}: {f.message}"},
+        "properties": {"status": f.status.value, "check": f.check, "code": f.code},
+    }
+    if f.pointer is not None:
+        result["properties"]["pointer"] = f.pointer
+    for key in ("expected", "observed"):
+        value = f.to_json()[key]
+        if value is not None:
+            result["properties"][key] = value
+    if f.path:
+        if report.kind == "bundle-v1" or report.kind.startswith("evidence-repository"):
+            location = {"uri": _uri(f.path), "uriBaseId": "BUNDLE"}
+        else:
+            location = {"uri": _uri(report.subject)}
+        physical: dict[str, Any] = {"artifactLocation": location}
+        result["locations"] = [{"physicalLocation": physical}]
+    return result
+
+
+def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
+    """Return the SARIF log as indented JSON (`verbose`, `color` are ignored; PASS results are always included)."""
+    names = titles(report)
+    rules: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
+    results = []
+    for f in report.findings:
+        rule_id = f"{f.check}/{f.code}"
+        if rule_id not in index:
+            index[rule_id] = len(rules)
+            title = names.get(f.check, f.check)
+            rules.append({
+                "id": rule_id,
+                "name": "".join(p.capitalize() for p in rule_id.replace("/", ".").replace("-", ".").split(".")),
+                "shortDescription": {"text": f"{f.check} [{f.code}]"},
+                "fullDescription": {"text": title},
+                "properties": {"check": f.check, "code": f.code},
+            })
+        results.append(_result(report, f, index[rule_id]))
+    errors = [f for f in report.findings if f.status is Status.ERROR]
+    invocation: dict[str, Any] = {
+        "executionSuccessful": not errors,
+        "exitCode": int(report.exit_code),
+        "properties": {"verdict": report.verdict},
+    }
+    if errors:
+        invocation["toolExecutionNotifications"] = [
+            {"level": "error", "message": {"text": f"{f.check} [{f.code}]: {f.message}"},
+             "descriptor": {"id": f"{f.check}/{f.code}"}}
+            for f in errors
+        ]
+    run: dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "verify",
+            "version": report.verifier_version,
+            "informationUri": "https://verify.invalid/docs/ci.md",
+            "rules": rules,
+        }},
+        "invocations": [invocation],
+        "results": results,
+        "properties": {"verdict": report.verdict, "kind": report.kind, "subject": report.subject,
+                       "gate": report.gate, "gate_sha256": report.gate_sha256,
+                       "roster": [{"check": c.check, "title": c.title, "counts": dict(sorted(c.counts.items()))}
+                                  for c in report.roster]},
+    }
+    if report.kind == "bundle-v1" or report.kind.startswith("evidence-repository"):
+        run["originalUriBaseIds"] = {
+            "BUNDLE": {"uri": _base(report), "uriBaseId": "SRCROOT",
+                       "description": {"text": "the bundle directory as given to verify"}},
+            "SRCROOT": {"description": {"text": "the directory verify ran in (no absolute paths are recorded)"}},
+        }
+    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2, sort_keys=False, ensure_ascii=False) + "\n"

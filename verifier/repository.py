@@ -1,0 +1,177 @@
+"""
+Evidence repositories: `verify inventory REPO_ROOT`.
+
+An evidence repository keeps one bundle per top-level directory of
+`evidence/` and registers each in its evidence inventory
+(`evidence-inventory.json` at the repository root, schema
+`schemas/evidence-inventory.schema.json`) with its kind and the sha256 of its
+`manifest.json`. Order (fixed): (1) the inventory parses strictly and
+validates; (2) `inventory.registered`: every directory is registered, nothing
+registered is absent, every registered manifest digest matches, nothing else
+sits at the top of `evidence/`; (3) `inventory.bundles`: every bundle
+directory is verified by the bundle pipeline, and its findings are reported
+with repository-relative paths. External artifacts of a bundle stay external
+(UNVERIFIED unless supplied), never "missing".
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from verifier import __version__
+from verifier.bundle import hash_file
+from verifier.core import verify_path
+from verifier.errors import UsageError
+from verifier.jsonio import JSONProblem, loads_strict
+from verifier.model import CheckInfo, Finding, Report, Status
+from verifier.trust import assets, schema_validator
+
+__all__ = ["INVENTORY", "KIND", "verify_repository"]
+
+INVENTORY = "evidence-inventory.json"
+KIND = "evidence-repository-v1"
+REGISTERED = "inventory.registered"
+BUNDLES = "inventory.bundles"
+TITLES = {
+    REGISTERED: "Every evidence/ directory is registered with its kind and manifest sha256; nothing registered is absent",
+    BUNDLES: "Every bundle under evidence/ verifies",
+}
+#: A bundle's verdict as one finding status of `inventory.bundles`.
+VERDICT_STATUS = {"PASS": Status.PASS, "FAIL": Status.FAIL, "INCOMPLETE": Status.UNVERIFIED, "ERROR": Status.ERROR}
+
+
+def _reg(status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check=REGISTERED, status=status, code=code, message=message, **kw)
+
+
+def _load_inventory(path: Path, rel: str) -> tuple[dict[str, Any] | None, list[Finding]]:
+    if path.is_symlink() or not path.is_file():
+        return None, [_reg(Status.FAIL, "no-inventory", f"{rel} is missing (or not a regular file), so no bundle is registered",
+                           path=rel)]
+    try:
+        document = loads_strict(path.read_bytes())
+    except JSONProblem as exc:
+        return None, [_reg(Status.FAIL, f"inventory-{exc.code}", f"{rel}: {exc}", path=rel)]
+    validator = schema_validator(assets().schema("evidence-inventory"))
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    if errors:
+        return None, [
+            _reg(Status.FAIL, "inventory-schema", f"{rel}: {e.message}", path=rel,
+                 pointer="".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in e.absolute_path))
+            for e in errors
+        ]
+    return document, []
+
+
+def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[str]]:
+    """Return `(findings, bundle directory names to verify)` for step (2)."""
+    evidence = root / "evidence"
+    found: list[Finding] = []
+    directories: list[str] = []
+    for entry in sorted(os.scandir(evidence), key=lambda e: e.name):
+        rel = f"evidence/{entry.name}"
+        if entry.is_symlink():
+            found.append(_reg(Status.FAIL, "symlink", f"{rel} is a symlink; bundles must be real directories", path=rel))
+        elif entry.is_dir(follow_symlinks=False):
+            directories.append(entry.name)
+        else:
+            found.append(_reg(Status.FAIL, "unclassified-entry",
+                              f"{rel} is not a bundle directory; nothing at the top of evidence/ may be unclassified", path=rel))
+    inventory, problems = _load_inventory(root / inventory_rel, inventory_rel)
+    found.extend(problems)
+    if inventory is None:
+        for name in directories:
+            found.append(_reg(Status.FAIL, "unregistered-bundle",
+                              f"evidence/{name} is not registered (the inventory is unusable)", path=f"evidence/{name}"))
+        return found, directories
+    registered: dict[str, dict[str, Any]] = inventory["bundles"]
+    found.append(_reg(Status.PASS, "inventory-valid", f"{inventory_rel} is strict JSON and valid against "
+                      f"evidence-inventory.schema.json ({len(registered)} bundle(s) registered)", path=inventory_rel))
+    for name in directories:
+        rel = f"evidence/{name}"
+        if name not in registered:
+            found.append(_reg(Status.FAIL, "unregistered-bundle",
+                              f"{rel} is not registered in {inventory_rel}; add it with its kind and manifest sha256",
+                              path=rel))
+            continue
+        entry = registered[name]
+        pointer = f"/bundles/{name.replace('~', '~0').replace('/', '~1')}"
+        manifest = root / rel / "manifest.json"
+        try:
+            _size, digest = hash_file(manifest)
+        except OSError:
+            found.append(_reg(Status.FAIL, "no-manifest", f"{rel} is registered but has no readable manifest.json "
+                              "(symlinks are refused)", path=f"{rel}/manifest.json",
+                              expected=entry["manifest_sha256"]))
+            continue
+        if digest != entry["manifest_sha256"]:
+            found.append(_reg(Status.FAIL, "manifest-digest-changed",
+                              f"{rel}/manifest.json sha256 {digest[:12]}... differs from the {entry['manifest_sha256'][:12]}... "
+                              f"registered in {inventory_rel}; re-register the bundle if the change is intended",
+                              path=inventory_rel, pointer=f"{pointer}/manifest_sha256",
+                              expected=entry["manifest_sha256"], observed=digest))
+            continue
+        found.append(_reg(Status.PASS, "registered", f"{rel} is registered as {entry['kind']} with its manifest sha256 "
+                          f"{digest[:12]}...", path=inventory_rel, pointer=pointer, observed={"kind": entry["kind"], "manifest_sha256": digest}))
+    for name in sorted(set(registered) - set(directories)):
+        found.append(_reg(Status.FAIL, "registered-absent",
+                          f"evidence/{name} is registered in {inventory_rel} but absent from evidence/",
+                          path=inventory_rel, pointer=f"/bundles/{name.replace('~', '~0').replace('/', '~1')}",
+                          expected=f"evidence/{name}"))
+    return found, directories
+
+
+def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str | None = None,
+                      debug: bool = False, progress: Any = None) -> Report:
+    """
+    Verify the evidence repository at `path` and return its `Report`.
+
+    `inventory` is the inventory path relative to the repository root.
+    `artifacts`, when given, holds external artifacts as
+    `<artifacts>/<bundle directory>/<manifest path>`. Raises `UsageError`
+    when `path` is not a directory or has no `evidence/` folder. Side
+    effects: reads the repository; never writes.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise UsageError(f"{path}: not a directory")
+    if not (root / "evidence").is_dir() or (root / "evidence").is_symlink():
+        raise UsageError(f"{path}: no evidence/ folder; `verify inventory` checks an evidence repository")
+    findings, directories = _registration(root, inventory)
+    bundle_findings: list[Finding] = []
+    summary: list[Finding] = []
+    roster_counts: dict[str, dict[str, int]] = {}
+    titles: dict[str, str] = {}
+    for name in directories:
+        rel = f"evidence/{name}"
+        supplied = str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None
+        report = verify_path(str(root / rel), artifacts=supplied, debug=debug, progress=progress)
+        for c in report.roster:
+            titles.setdefault(c.check, c.title)
+            counts = roster_counts.setdefault(c.check, {})
+            for status, n in c.counts.items():
+                counts[status] = counts.get(status, 0) + n
+        for f in report.findings:
+            bundle_findings.append(Finding(
+                check=f.check, status=f.status, code=f.code, message=f"{rel}: {f.message}",
+                path=f"{rel}/{f.path}" if f.path else rel, pointer=f.pointer,
+                expected=f.expected, observed=f.observed, derivation=f.derivation))
+        summary.append(Finding(check=BUNDLES, status=VERDICT_STATUS[report.verdict], code="bundle-verdict",
+                               message=f"{rel}: verdict {report.verdict}" + (f" (gate {report.gate})" if report.gate else ""),
+                               path=rel, observed=report.verdict))
+    if not directories:
+        summary.append(Finding(check=BUNDLES, status=Status.UNVERIFIED, code="no-bundles",
+                               message="evidence/ holds no bundle directory, so nothing was verified", path="evidence"))
+    all_findings = findings + summary + bundle_findings
+    roster = [_roster(REGISTERED, findings), _roster(BUNDLES, summary)]
+    roster += [CheckInfo(check=c, title=titles[c], counts=dict(sorted(n.items()))) for c, n in roster_counts.items()]
+    return Report(subject=path, kind=KIND, verifier_version=__version__, findings=tuple(all_findings), roster=tuple(roster))
+
+
+def _roster(check: str, findings: list[Finding]) -> CheckInfo:
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.status.value] = counts.get(f.status.value, 0) + 1
+    return CheckInfo(check=check, title=TITLES[check], counts=counts)
