@@ -30,3 +30,17 @@ def example_copy(tmp_path: Path) -> Path:
     dest = tmp_path / "bundle"
     shutil.copytree(EXAMPLE, dest, symlinks=True)
     return dest
+
+
+@pytest.fixture
+def tiny_assets(tmp_path_factory, monkeypatch):
+    """Make the verifier use a pinned asset root that also ships the `tiny-v1` test gate; return that root."""
+    from helpers import make_assets
+
+    from verifier import trust
+
+    root = make_assets(tmp_path_factory.mktemp("assets"))
+    monkeypatch.setattr(trust, "_default_root", lambda: root)
+    trust.assets.cache_clear()
+    yield root
+    trust.assets.cache_clear()
