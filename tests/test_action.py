@@ -1,0 +1,129 @@
+"""The GitHub Action's shell steps, run for real with a fake runner environment (GITHUB_STEP_SUMMARY etc.)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from conftest import ROOT
+from helpers import write_bundle
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+STEPS = {s["name"]: s for s in ACTION["runs"]["steps"]}
+
+
+def test_action_is_composite_shell_only_and_inputs_go_through_env():
+    assert ACTION["runs"]["using"] == "composite"
+    for step in ACTION["runs"]["steps"]:
+        assert "uses" not in step, "third-party actions must be pinned by full sha; this action uses none"
+        assert step["shell"] == "bash"
+        assert "${{" not in step["run"], f"{step['name']}: expressions inside run: invite template injection"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture
+def runner(tmp_path, tiny_assets):
+    """Return a function running one action step in a fake runner; returns (exit code, stdout, env files)."""
+    fake_bin = tmp_path / "verify-bin"
+    fake_bin.write_text(
+        f"#!{sys.executable}\n"
+        "import pathlib, sys\n"
+        f"sys.path.insert(0, {str(ROOT)!r})\n"
+        "from verifier import trust\n"
+        f"trust._default_root = lambda: pathlib.Path({str(tiny_assets)!r})  # the test's pinned assets (tiny-v1 gate)\n"
+        "from verifier.cli import main\n"
+        "main(prog_name='verify')\n")
+    fake_bin.chmod(0o755)
+    files = {k: tmp_path / f"{k.lower()}.txt" for k in ("GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT", "GITHUB_ENV")}
+    for f in files.values():
+        f.write_text("")
+
+    def run_step(name: str, repo: Path, **inputs: str):
+        step = STEPS[name]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "VERIFY_"))}
+        env.update({k: str(v) for k, v in files.items()}, RUNNER_TEMP=str(tmp_path), VERIFY_BIN=str(fake_bin), CI="true")
+        for key, expr in step.get("env", {}).items():
+            if key in inputs:
+                env[key] = inputs[key]
+            elif "inputs." in expr:
+                default = ACTION["inputs"][expr.split("inputs.")[1].split()[0].rstrip("}")]["default"]
+                env[key] = "" if "${{" in default else default
+        proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True)
+        return proc.returncode, proc.stdout + proc.stderr, {k: v.read_text() for k, v in files.items()}
+
+    return run_step
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """Return a git repository whose second commit adds a failing and an incomplete bundle to a passing one."""
+    repo = tmp_path / "repo"
+    write_bundle(repo / "evidence" / "old-pass")
+    _git(repo.parent, "init", "-q", str(repo))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    write_bundle(repo / "evidence" / "new-fail", baseline_mean="10.5")
+    write_bundle(repo / "evidence" / "new-incomplete", externals=[
+        {"path": "media/a.mp4", "sha256": "cd" * 32, "size": 9, "source": "s3", "reason": "large"}])
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "add bundles")
+    (repo / ".base").write_text(base)
+    return repo
+
+
+def test_changed_bundles_are_found_and_verified_with_annotations_summary_and_sarif(runner, repo, tmp_path):
+    base = (repo / ".base").read_text()
+    code, out, files = runner("Find changed bundles", repo, VERIFY_BASE_REF=base)
+    assert code == 0, out
+    assert "list=evidence/new-fail evidence/new-incomplete\n" in files["GITHUB_OUTPUT"]
+    bundles = "evidence/new-fail evidence/new-incomplete"
+    sarif_dir = tmp_path / "sarif"
+    code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES=bundles, VERIFY_SARIF_DIR=str(sarif_dir))
+    assert code == 1, out
+    assert "::error file=evidence/new-fail/claims.json,title=verify FAIL%3A derivation.claims [claim-mismatch]::" in out
+    assert "::warning file=evidence/new-incomplete/media/a.mp4,title=verify UNVERIFIED%3A integrity.files [external-not-supplied]::" in out
+    summary = files["GITHUB_STEP_SUMMARY"]
+    assert "verify: FAIL — `evidence/new-fail`" in summary and "verify: INCOMPLETE — `evidence/new-incomplete`" in summary
+    assert "| ❌ FAIL | `arm_mean_s.baseline` | 10.5 | 10.0 | 0.5 |" in summary
+    assert "verdict=FAIL" in files["GITHUB_OUTPUT"]
+    logs = sorted(p.name for p in sarif_dir.iterdir())
+    assert logs == ["evidence_new-fail.sarif", "evidence_new-incomplete.sarif"]
+    assert json.loads((sarif_dir / logs[0]).read_text())["runs"][0]["properties"]["verdict"] == "FAIL"
+
+
+@pytest.mark.parametrize(("fail_on_incomplete", "expected"), [("true", 3), ("false", 0)])
+def test_incomplete_fails_the_job_only_by_input(runner, repo, fail_on_incomplete, expected):
+    code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="evidence/new-incomplete",
+                              VERIFY_FAIL_ON_INCOMPLETE=fail_on_incomplete)
+    assert code == expected, out
+    assert "verdict=INCOMPLETE" in files["GITHUB_OUTPUT"]
+
+
+def test_passing_bundle_and_inventory_mode(runner, repo):
+    from helpers import sha256
+
+    (repo / "evidence-inventory.json").write_text(json.dumps({"format": "verify-evidence-inventory", "format_version": 1,
+        "bundles": {n: {"kind": "campaign", "manifest_sha256": sha256(repo / "evidence" / n / "manifest.json")}
+                    for n in ("old-pass",)}}))
+    code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="evidence/old-pass")
+    assert code == 0 and "::notice title=verify PASS%3A evidence/old-pass::" in out
+    code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="", VERIFY_INVENTORY="true")
+    assert code == 1 and "evidence/new-fail is not registered" in out
+
+
+def test_nothing_changed_passes_with_a_note(runner, repo):
+    code, out, files = runner("Find changed bundles", repo, VERIFY_BASE_REF="HEAD")
+    assert code == 0 and "list=\n" in files["GITHUB_OUTPUT"]
+    code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="")
+    assert code == 0 and "no evidence bundle changed" in files["GITHUB_STEP_SUMMARY"]
+    assert "verdict=NONE" in files["GITHUB_OUTPUT"]
