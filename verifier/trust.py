@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -181,8 +182,29 @@ def write_inventory(root: Path) -> dict[str, str]:
     return pins
 
 
-if __name__ == "__main__":
-    import sys
+def main(argv: list[str]) -> int:
+    """
+    Run `python -m verifier.trust [--check] [ROOT]`: re-pin (default) or only check the pins.
 
-    for key, value in write_inventory(Path(sys.argv[1] if len(sys.argv) > 1 else ".")).items():
+    `--check` writes nothing and returns 2 with a one-line message when a pin
+    does not hold (used by pre-commit); re-pinning prints the new pins.
+    Side effects: without `--check`, writes `ROOT/inventory.json`.
+    """
+    check_only = "--check" in argv
+    args = [a for a in argv if a != "--check"]
+    root = Path(args[0] if args else ".")
+    if check_only:
+        try:
+            Assets(root)
+        except ConfigError as exc:
+            print(f"verify: error: {exc}", file=sys.stderr)
+            return 2
+        print(f"verify: {root / 'inventory.json'}: every schema and gate matches its pin")
+        return 0
+    for key, value in write_inventory(root).items():
         print(value, key)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
