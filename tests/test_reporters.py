@@ -120,11 +120,17 @@ def test_every_bundle_case_renders_in_every_format(tiny_assets, tmp_path):
         assert_valid_everywhere(report)
 
 
-@pytest.mark.skipif(not EXAMPLE.is_dir(), reason="examples/ref2va-5s lands from main")
-def test_example_bundle_renders_in_every_format():
+def test_example_bundle_renders_in_every_format(example_copy):
     from verifier.core import verify_path
 
-    assert_valid_everywhere(verify_path(str(EXAMPLE)))
+    report = verify_path(str(EXAMPLE))
+    assert report.verdict == "PASS"
+    out = assert_valid_everywhere(report)
+    assert "| ✅ PASS | `reduction_pct` | 73.45 | 73.4525 | -0.0025 |" in out["markdown"]
+    (example_copy / "claims.json").write_text((example_copy / "claims.json").read_text().replace("73.45", "74.45"))
+    tampered = verify_path(str(example_copy))
+    assert tampered.verdict == "FAIL"
+    assert "::error file=" in assert_valid_everywhere(tampered)["github"]
 
 
 def test_error_status_from_a_crashing_check_renders(tiny_assets, tmp_path, monkeypatch):

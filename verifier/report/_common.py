@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
 
@@ -47,6 +48,35 @@ def titles(report: Report) -> dict[str, str]:
     return {c.check: c.title for c in report.roster}
 
 
+def _places(text: str) -> int | None:
+    """Return the number of decimal places `text` states, or None when it is not a decimal number."""
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return None
+    exponent = value.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def _shown(text: str, places: int | None) -> str:
+    """
+    Return a derived number for display: two more decimal places than the claim states, so rounding stays visible.
+
+    Full-precision values stay in the JSON and SARIF reports; non-numbers pass through.
+    """
+    if places is None:
+        return text
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return text
+    if not value.is_finite():
+        return text
+    digits = places + 2
+    shown = value.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)
+    return text if len(text) <= len(str(shown)) else str(shown)
+
+
 @dataclass(frozen=True, slots=True)
 class ClaimRow:
     """Represents one row of the claims table: claim name, status, claimed, derived and delta (strings, `-` if none)."""
@@ -76,5 +106,6 @@ def claim_rows(report: Report) -> list[ClaimRow]:
         claimed = detail.get("claimed", f.observed if not isinstance(f.observed, dict | list) and f.observed is not None else "-")
         derived = detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None
                              and f.code != "claim-missing" else "-")
-        rows.append(ClaimRow(name, f.status, str(claimed), str(derived), str(detail.get("delta", "-"))))
+        places = _places(str(claimed))
+        rows.append(ClaimRow(name, f.status, str(claimed), _shown(str(derived), places), _shown(str(detail.get("delta", "-")), places)))
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
