@@ -177,7 +177,6 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
     Exits with the worst exit code over the bundles (FAIL > ERROR > INCOMPLETE > PASS); 0 when no file is in a bundle.
     """
     from verifier.core import verify_path
-    from verifier.model import verdict_of
 
     if reports:
         _fail_usage("--report is not supported by `verify changed`; run `verify BUNDLE --report ...` per bundle")
@@ -193,13 +192,14 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
         color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
         click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
         click.echo(f"verify: {report.verdict}: {bundle}", err=True)
-        worst.extend(report.findings)
+        worst.append(report.verdict)
     if not bundles:
         click.echo("verify: no changed file is inside a bundle", err=True)
         sys.exit(0)
     from verifier.model import exit_code_for
 
-    sys.exit(int(exit_code_for(verdict_of(tuple(worst)))))
+    order = ("FAIL", "ERROR", "INCOMPLETE", "PASS")  # the verdict precedence of `verdict_of`
+    sys.exit(int(exit_code_for(min(worst, key=order.index))))
 
 
 def _bundles_of(files: tuple[str, ...]) -> list[str]:
