@@ -10,11 +10,11 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from verifier.adapters import serving_record
+from verifier.adapters import serving_record, vllm_bench
 
 __all__ = ["ADAPTERS", "detect"]
 
-ADAPTERS: tuple[ModuleType, ...] = (serving_record,)
+ADAPTERS: tuple[ModuleType, ...] = (serving_record, vllm_bench)
 
 
 def detect(document: Any) -> ModuleType | None:
