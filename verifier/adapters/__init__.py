@@ -13,11 +13,11 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from verifier.adapters import http_matrix, serving_record, vllm_bench
+from verifier.adapters import http_matrix, serving_record, telemetry, vllm_bench
 
 __all__ = ["ADAPTERS", "detect", "detect_directory"]
 
-ADAPTERS: tuple[ModuleType, ...] = (serving_record, vllm_bench, http_matrix)
+ADAPTERS: tuple[ModuleType, ...] = (serving_record, vllm_bench, http_matrix, telemetry)
 
 
 def detect(document: Any) -> ModuleType | None:
