@@ -203,3 +203,13 @@ def test_directory_with_manifest_stays_a_bundle(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     assert verify_path(str(empty)).kind == "bundle-v1"
+
+
+def test_committed_fixtures_match_their_generator():
+    import sys
+    sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+    import make_matrix
+    for name, fail_at in (("good", None), ("stopped", ("short", 2, 1, 1))):
+        responses, summary = make_matrix.build(fail_at)
+        assert json.loads((FIX / name / "summary.json").read_text()) == summary
+        assert _lines(FIX / name) == responses
