@@ -103,7 +103,7 @@ def test_abcd_bucket_peak_is_4_exact_peak_is_2_and_never_engine_concurrency():
     assert exact_peak(iv) == 2
     assert bucket_peak(iv) == 4
     report = verify_path(str(ABCD))
-    (peak,) = _by(report, "vllm.peak")
+    (peak,) = [f for f in _by(report, "vllm.peak") if f.pointer == "/max_concurrent_requests"]
     assert peak.status == "PASS" and peak.expected == 4
     assert peak.observed["exact_client_peak"] == 2 and peak.observed["bucket_peak"] == 4
     assert peak.observed["engine_observation"] is False and peak.observed["foreign_traffic_evidence"] is False
@@ -117,7 +117,7 @@ def test_peak_claimed_as_exact_overlap_fails_under_bucket_definition(tmp_path):
     doc = _load(ABCD)
     doc["max_concurrent_requests"] = 2
     report = verify_path(str(_write(tmp_path, doc)))
-    (peak,) = _by(report, "vllm.peak")
+    (peak,) = [f for f in _by(report, "vllm.peak") if f.pointer == "/max_concurrent_requests"]
     assert peak.status == "FAIL" and peak.expected == 4
 
 
@@ -215,3 +215,42 @@ def test_unrelated_json_is_a_usage_error(tmp_path, run):
 def test_cli_on_real_result_exits_3(run):
     result = run(str(sorted(CORPUS.glob("*.json"))[0]))
     assert result.exit_code == 3 and "vllm-bench-serve" in result.stdout
+
+
+def test_text_report_names_producer_and_version_without_verbose(run):
+    result = run(str(ABCD))
+    header = result.stdout.splitlines()[:2]
+    assert any(line.startswith("producer: vLLM vllm bench serve --save-result") and "version:" in line for line in header)
+    report = verify_path(str(ABCD))
+    assert report.to_json()["producer"]["producer"].startswith("vLLM vllm bench serve")
+
+
+def test_h05_exact_client_peak_above_declared_max_concurrency_fails(tmp_path):
+    doc = _load(ABCD)
+    doc["max_concurrency"] = 1  # A and B overlap: the client ran 2 at once against a declared cap of 1
+    report = verify_path(str(_write(tmp_path, doc)))
+    bad = [f for f in report.findings if f.code == "cap-exceeded"]
+    assert len(bad) == 1 and bad[0].status == "FAIL" and bad[0].pointer == "/max_concurrency"
+    assert bad[0].expected == 1 and bad[0].observed["exact_client_peak"] == 2
+    ok = [f for f in verify_path(str(ABCD)).findings if f.pointer == "/max_concurrency"]
+    assert len(ok) == 1 and ok[0].status == "PASS"
+
+
+def test_h05_max_concurrency_zero_is_refused(tmp_path):
+    doc = _load(ABCD)
+    doc["max_concurrency"] = 0  # not a valid cap; must not silently mean "unlimited"
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert any(f.check == "vllm.schema" and f.pointer == "/max_concurrency" for f in report.findings)
+    assert report.verdict == "FAIL"
+
+
+def test_h03_ttft_above_latency_fails(tmp_path):
+    doc = _load(ABCD)
+    doc["ttfts"][0] = 0.9  # request 0 lasted 0.75 s
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert [f.pointer for f in report.findings if f.code == "ttft-not-measured"] == ["/ttfts/0"]
+
+
+def test_no_reader_code_special_cases_the_stray_goodput_spelling():
+    for path in (ROOT / "verifier").rglob("*.py"):
+        assert "request_goodput:" not in path.read_text(), path

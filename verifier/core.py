@@ -68,7 +68,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
             findings, roster = run_pipeline(reader.PIPELINE, ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
-                          roster=tuple(roster))
+                          roster=tuple(roster), producer=ctx.data.get("producer"))
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
@@ -93,4 +93,5 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         )
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
-    return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster))
+    return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
+                  producer=ctx.data.get("producer"))

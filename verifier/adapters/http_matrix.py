@@ -92,6 +92,7 @@ def producer(ctx: Context) -> Iterator[Finding]:
                 path="config.json", pointer="/output_version", expected=match, observed=seen)
         return
     ctx.data["profile"] = profile
+    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
     yield f("matrix.producer", Status.PASS, "producer-identified",
             f"config.json: producer {profile['producer']}; version: {profile['version']}", path="config.json",
             observed={"producer": profile["producer"], "version": profile["version"]})

@@ -90,6 +90,7 @@ def producer(ctx: Context) -> Iterator[Finding]:
                 path=RECEIPT, pointer="/receipt_version", expected=profile["match"], observed=seen)
         return
     ctx.data["profile"] = profile
+    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
     yield f("telemetry.producer", Status.PASS, "producer-identified",
             f"{RECEIPT}: producer {profile['producer']}; version: {profile['version']}", path=RECEIPT,
             observed={"producer": profile["producer"], "version": profile["version"]})

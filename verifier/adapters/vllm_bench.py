@@ -89,6 +89,7 @@ def producer(ctx: Context) -> Iterator[Finding]:
         return
     schema_name, profile = hit
     ctx.data["profile"], ctx.data["schema"] = profile, schema_name
+    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
     yield f("vllm.producer", Status.PASS, "producer-identified",
             f"{name}: producer {profile['producer']}; version: {profile['version']}", path=name,
             observed={"producer": profile["producer"], "version": profile["version"], "profile": schema_name})
@@ -330,6 +331,9 @@ def peak(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive `max_concurrent_requests` per the profile's `peak_concurrency`.
 
+    With a declared `max_concurrency`, the exact sweep-line overlap of the
+    successful requests (a lower bound on in-flight requests) must not exceed
+    it: PASS `cap-held` / FAIL `cap-exceeded` (field-failures H-05).
     PASS `derived` (observed: scope `client-own-successful-requests`,
     `engine_observation: false`, the exact client peak beside the bucket
     peak) / FAIL `claim-mismatch`; UNVERIFIED `not-retained` without
@@ -353,6 +357,14 @@ def peak(ctx: Context) -> Iterator[Finding]:
     ok = _successes(arrays)
     iv = [(Decimal(arrays["start_times"][i]), Decimal(arrays["start_times"][i]) + Decimal(arrays["latencies"][i])) for i in ok]
     bp, xp = bucket_peak(iv), exact_peak(iv)
+    cap = d.get("max_concurrency")
+    if isinstance(cap, int) and not isinstance(cap, bool):
+        held = xp <= cap
+        yield f("vllm.peak", Status.PASS if held else Status.FAIL, "cap-held" if held else "cap-exceeded",
+                f"declared max_concurrency = {cap}; the exact overlap of {len(ok)} successful client requests peaks at {xp}"
+                + ("" if held else ": the executed run exceeded its declared cap (H-05)"),
+                path=name, pointer="/max_concurrency", expected=cap, observed={"exact_client_peak": xp},
+                derivation="sweep line over [start, start + latency) of successful requests (a lower bound on in-flight requests)")
     obs = {"claimed": claimed, "bucket_peak": bp, "exact_client_peak": xp, "declared_max_concurrency": d.get("max_concurrency"), **scope}
     how = (f"whole-second bucket peak (inclusive int buckets) of {len(ok)}/{len(arrays['errors'])} successful client requests; "
            f"exact client peak {xp}")
