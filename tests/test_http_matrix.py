@@ -213,3 +213,12 @@ def test_committed_fixtures_match_their_generator():
         responses, summary = make_matrix.build(fail_at)
         assert json.loads((FIX / name / "summary.json").read_text()) == summary
         assert _lines(FIX / name) == responses
+
+
+def test_summary_schema_violation_names_file_and_pointer(tmp_path):
+    d = _copy(tmp_path, "good")
+    _edit(d / "summary.json", lambda s: s["rounds"][0].__setitem__("attempted", "four"))
+    report = verify_path(str(d))
+    bad = _by(report, "matrix.schema", "FAIL")
+    assert bad and bad[0].path == "summary.json" and bad[0].pointer == "/rounds/0/attempted"
+    assert _by(report, "matrix.denominators")[0].code == "blocked-by"

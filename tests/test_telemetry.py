@@ -210,3 +210,10 @@ def test_carrier_path_may_not_escape(receipt_dir):
     _edit(receipt_dir, lambda r: r["evidence"]["stderr"].__setitem__("path", "../elsewhere.txt"))
     report = verify_path(str(receipt_dir))
     assert ("telemetry.carriers", "unsafe-path") in _fails(report)
+
+
+def test_schema_violation_names_file_and_pointer(receipt_dir):
+    _edit(receipt_dir, lambda r: r["execution"].__setitem__("exit_code", "0"))
+    report = verify_path(str(receipt_dir))
+    bad = _by(report, "telemetry.schema", "FAIL")
+    assert bad and bad[0].path == "telemetry-receipt.json" and "/execution" in bad[0].message

@@ -178,8 +178,9 @@ def denominators(ctx: Context) -> Iterator[Finding]:
     Re-derive planned (plan), attempted and successful (measured response lines) per round and in total.
 
     FAIL `round-missing` when a planned round has no summary row (its
-    denominator was dropped), `unplanned-round`, `count-mismatch`,
-    `status-mismatch`; the failure tally re-derives from every line's outcome.
+    denominator was dropped), `unplanned-round`, `unplanned-response`,
+    `count-mismatch`, `status-mismatch`; the failure tally re-derives from
+    every line's outcome.
     """
     plan, summary = ctx.data["doc"]["plan.json"], ctx.data["doc"]["summary.json"]
     ok_word = ctx.data["profile"]["success_outcome"]
@@ -269,7 +270,13 @@ def stop_after_failure(ctx: Context) -> Iterator[Finding]:
 @check("matrix.percentiles", title="Per-round p50/p95 re-derive nearest-rank (p95 is the maximum when n < 20)",
        requires=("matrix.schema",))
 def percentiles(ctx: Context) -> Iterator[Finding]:
-    """PASS/FAIL `claim-mismatch` per complete round; FAIL `failed-round-aggregated` when an incomplete round reports percentiles."""
+    """
+    Re-derive p50/p95 (nearest-rank, ms) of each complete round's successful latencies.
+
+    PASS `derived` / FAIL `claim-mismatch`; FAIL `missing-claim` (null on a
+    complete round), `no-samples`, and `failed-round-aggregated` when an
+    incomplete or unrun round reports percentiles.
+    """
     ok_word = ctx.data["profile"]["success_outcome"]
     measured = _measured(ctx)
     for key, (i, row) in sorted(_rows(ctx).items(), key=lambda kv: kv[1][0]):

@@ -22,6 +22,8 @@ What re-derives (formulas from vLLM's `calculate_metrics`):
   successful requests, in ms, with numpy's definitions: `np.percentile`
   default `linear` (Hyndman & Fan 7) and `np.std` population (ddof 0);
   TPOT of one request is (latency - ttft) / (output_len - 1) for output_len > 1;
+- a declared `max_concurrency` must hold: the exact overlap of the successful
+  requests may not exceed it (field-failures H-05; 0 is refused by the schema);
 - `max_concurrent_requests` (profiles with `peak_concurrency`
   `whole-second-bucket-inclusive`): the maximum over whole-second buckets of
   this client's own successful requests, each counted in every bucket from
@@ -246,8 +248,10 @@ def latency(ctx: Context) -> Iterator[Finding]:
     Samples are seconds; claims are ms (x1000). mean, median, numpy-linear
     percentile (`stats.percentile_linear`), numpy population std. PASS
     `derived` / FAIL `claim-mismatch`; UNVERIFIED `no-per-request-arrays`,
-    `empty-sample` (the producer prints 0 for an empty sample),
-    `not-retained`, or `unmeasured-ttft` (a TTFT/TPOT sample holding H-03 zeros).
+    `blocked-by-ledger` (arrays do not cover num_prompts), `empty-sample`
+    (the producer prints 0 for an empty sample), `not-retained`, or
+    `unmeasured-ttft` (a TTFT/TPOT sample holding H-03 zeros); one UNVERIFIED
+    `no-findings` when the result states no latency statistic.
     """
     d, name = _doc(ctx)
     arrays = _arrays(ctx)
