@@ -202,3 +202,21 @@ def test_junit_counts_and_failure_types(tiny_assets, tmp_path):
 def test_text_colour_only_when_asked():
     assert "\x1b[" in render(_one(Status.FAIL), "text", color=True)
     assert "\x1b[" not in render(_one(Status.FAIL), "text", color=False)
+
+
+def _reader_cases():
+    fixtures = ROOT / "tests" / "fixtures"
+    return sorted([*fixtures.glob("vllm/*.json"), *(p for p in fixtures.glob("*/*") if p.is_dir()),
+                   *(SHARED / "corpus" / "vllm-save-result-ascend").glob("*.json")])
+
+
+@pytest.mark.parametrize("path", _reader_cases(), ids=lambda p: p.name)
+def test_every_receipt_reader_case_renders_in_every_format(path):
+    from verifier.core import verify_path
+
+    report = verify_path(str(path))
+    out = assert_valid_everywhere(report)
+    for line in out["github"].splitlines():
+        if " file=" in line:
+            file = line.split(" file=", 1)[1].split(",", 1)[0]
+            assert Path(file.replace("%3A", ":").replace("%2C", ",")).exists(), line

@@ -12,7 +12,7 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
 
-__all__ = ["STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "titles"]
+__all__ = ["STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "split_path", "titles"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
@@ -28,6 +28,22 @@ def location(f: Finding) -> str:
     return f.path or "-"
 
 
+def split_path(report: Report, f: Finding) -> tuple[str | None, str] | None:
+    """
+    Return `(base, relative)` locating the finding's file, or None when it names no file.
+
+    `base` is the report's `subject` (a bundle or receipt directory) and
+    `relative` the finding's path inside it; a single-file reader's finding
+    that names the subject file itself gives `(None, subject)`.
+    """
+    if not f.path:
+        return None
+    directory_kind = report.kind == "bundle-v1" or report.kind.startswith("evidence-repository")
+    if not directory_kind and posixpath.basename(report.subject.rstrip("/")) == f.path:
+        return None, report.subject
+    return report.subject, f.path
+
+
 def repo_path(report: Report, f: Finding) -> str | None:
     """
     Return the finding's file as a path relative to where `verify` ran, or None.
@@ -36,11 +52,11 @@ def repo_path(report: Report, f: Finding) -> str | None:
     report's `subject` (the bundle path as given). A single-file reader's
     findings point at the subject itself.
     """
-    if report.kind == "bundle-v1" or report.kind.startswith("evidence-repository"):
-        if not f.path:
-            return None
-        return posixpath.normpath(posixpath.join(report.subject, f.path))
-    return report.subject
+    where = split_path(report, f)
+    if where is None:
+        return None
+    base, rel = where
+    return rel if base is None else posixpath.normpath(posixpath.join(base, rel))
 
 
 def titles(report: Report) -> dict[str, str]:

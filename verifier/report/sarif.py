@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import titles
+from verifier.report._common import split_path, titles
 
 __all__ = ["NAME", "SARIF_SCHEMA", "render"]
 
@@ -58,11 +58,10 @@ def _result(report: Report, f: Finding, rule_index: int) -> dict[str, Any]:
         value = f.to_json()[key]
         if value is not None:
             result["properties"][key] = value
-    if f.path:
-        if report.kind == "bundle-v1" or report.kind.startswith("evidence-repository"):
-            location = {"uri": _uri(f.path), "uriBaseId": "BUNDLE"}
-        else:
-            location = {"uri": _uri(report.subject)}
+    where = split_path(report, f)
+    if where is not None:
+        base, rel = where
+        location = {"uri": _uri(rel)} if base is None else {"uri": _uri(rel), "uriBaseId": "BUNDLE"}
         physical: dict[str, Any] = {"artifactLocation": location}
         result["locations"] = [{"physicalLocation": physical}]
     return result
@@ -113,7 +112,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
                        "roster": [{"check": c.check, "title": c.title, "counts": dict(sorted(c.counts.items()))}
                                   for c in report.roster]},
     }
-    if report.kind == "bundle-v1" or report.kind.startswith("evidence-repository"):
+    if any(loc["physicalLocation"]["artifactLocation"].get("uriBaseId") == "BUNDLE"
+           for r in results for loc in r.get("locations", [])):
         run["originalUriBaseIds"] = {
             "BUNDLE": {"uri": _base(report), "uriBaseId": "SRCROOT",
                        "description": {"text": "the bundle directory as given to verify"}},
