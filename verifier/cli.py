@@ -42,10 +42,13 @@ def main() -> None:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
-def check_command(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None) -> None:
+@click.option("--profile", "profile", metavar="NAME",
+              help="Read a foreign bundle (directory or file) through this shipped profile instead of detecting it.")
+def check_command(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None,
+                  profile: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     try:
-        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose)
+        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, profile=profile)
     except VerifierError as exc:
         click.echo(f"verify: error: {exc.diagnostics()}", err=True)
         sys.exit(int(ExitCode.USAGE))

@@ -2,7 +2,12 @@
 The core: choose the reader for a path, run its pipeline, return a `Report`.
 
 Readers:
-- a directory is a bundle (format v1, `BUNDLE_PIPELINE`);
+- a directory with our `manifest.json` (`"format": "verify-bundle"`) is a
+  bundle (format v1, `BUNDLE_PIPELINE`);
+- any other directory is a foreign bundle, read through the one shipped
+  profile whose detection rules it matches (`--profile NAME` chooses it
+  explicitly); none or several matches is a usage error listing the
+  candidates (exit 2). See `verifier.profiles` and `docs/profiles.md`;
 - a file is read as strict JSON and given to the adapter whose detection
   matches what it records about its producer (`verifier.adapters.ADAPTERS`);
   no match is a usage error (exit 2).
@@ -23,10 +28,12 @@ from verifier import __version__
 from verifier.adapters import ADAPTERS, detect
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, quality, schema
+from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Report
 from verifier.pipeline import Context, run_pipeline
+from verifier.profiles import Tree, candidates
 from verifier.trust import assets
 
 __all__ = ["BUNDLE_PIPELINE", "verify_path"]
@@ -41,24 +48,66 @@ BUNDLE_PIPELINE = (
 )
 
 
+def _is_native(target: Path) -> bool:
+    """Return whether `target` holds our `manifest.json` (or one too broken to tell, which the native pipeline reports)."""
+    manifest = target / "manifest.json"
+    if not manifest.is_file():
+        return False
+    try:
+        document = loads_strict(manifest.read_bytes())
+    except (OSError, JSONProblem):
+        return True
+    return not isinstance(document, dict) or document.get("format") == "verify-bundle"
+
+
+def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | None, debug: bool) -> Report:
+    """Run the profile pipeline on directory or single file `target`; choose the profile by detection when not given."""
+    tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
+    if profile_id is None:
+        shipped = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
+        found = candidates(shipped, tree)
+        if len(found) != 1:
+            what = "no shipped profile matches it" if not found else f"several profiles match it: {', '.join(found)}"
+            raise UsageError(
+                f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
+                f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
+            )
+        profile_id = found[0]
+    profile = trusted.profile(profile_id)
+    ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})
+    findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
+    return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
+                  roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id))
+
+
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
-                debug: bool = False, asset_root: str | None = None) -> Report:
+                debug: bool = False, asset_root: str | None = None, profile: str | None = None) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
     `artifacts` is a directory holding external artifacts by their manifest
-    path; `gate_id` (optional) must equal the gate the bundle names.
-    Raises `UsageError` for a missing or unreadable path or an unrecognised
-    file, `ConfigError`/`PinMismatch` when our own assets fail their pins.
+    path; `gate_id` (optional) must equal the gate the bundle names;
+    `profile` reads `path` (a directory, or a single file) through that
+    shipped profile instead of detecting the format.
+    Raises `UsageError` for a missing or unreadable path, an unrecognised
+    file, or a foreign directory matching no profile or several;
+    `ConfigError`/`PinMismatch` when our own assets (schemas, gates,
+    profiles) fail their pins or their schema.
     Side effects: reads the bundle; never writes.
     """
     trusted = assets(asset_root)
     target = Path(path)
     if not os.path.lexists(target):
         raise UsageError(f"{path}: no such file or directory")
+    if target.is_dir() and not os.access(target, os.R_OK | os.X_OK):
+        raise UsageError(f"{path}: directory is not readable")
+    if profile is not None:
+        if not (target.is_dir() or target.is_file()):
+            raise UsageError(f"{path}: not a regular file or directory")
+        return _verify_profile(path, target, trusted, profile, debug)
+    if target.is_dir() and not _is_native(target):
+        return _verify_profile(path, target, trusted, None, debug)
     if target.is_dir():
-        if not os.access(target, os.R_OK | os.X_OK):
-            raise UsageError(f"{path}: directory is not readable")
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
