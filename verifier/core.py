@@ -126,9 +126,15 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         raise UsageError(f"{path}: not a bundle directory, and not a receipt verify can read: {exc}") from None
     adapter = detect(document)
     if adapter is None:
+        single = Tree(root=target.parent, only=frozenset({target.name}))
+        found = candidates({pid: trusted.profile(pid) for pid in trusted.profile_ids()}, single)
+        if len(found) == 1:
+            return _verify_profile(path, target, trusted, found[0], debug)
         raise UsageError(
             f"{path}: a file, not a bundle directory, and not a receipt of a known producer "
-            f"(known: {', '.join(a.KIND for a in ADAPTERS)}); pass a bundle directory"
+            f"(known: {', '.join(a.KIND for a in ADAPTERS)}), and matched by "
+            f"{'no shipped profile' if not found else 'several profiles: ' + ', '.join(found)} "
+            f"(shipped: {', '.join(trusted.profile_ids())}); pass a bundle directory or --profile NAME"
         )
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
