@@ -27,6 +27,8 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
+from jsonschema.exceptions import best_match
+
 from verifier import stats
 from verifier.bundle import unsafe_reason
 from verifier.errors import ConfigError
@@ -92,9 +94,11 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     Raises `ConfigError` naming `origin` and the offending place otherwise
     (exit 2: a broken profile is a configuration error, never a finding).
     """
-    errors = sorted(schema_validator(schema).iter_errors(document), key=lambda e: list(e.absolute_path))
-    if errors:
-        first = errors[0]
+    errors = list(schema_validator(schema).iter_errors(document))
+    # When a `$ref`'d part fails, `unevaluatedProperties` also complains about
+    # every property that part would have evaluated: report the root cause.
+    first = best_match([e for e in errors if e.validator != "unevaluatedProperties"] or errors)
+    if first is not None:
         where = "/" + "/".join(str(p) for p in first.absolute_path)
         raise ConfigError(f"{origin}: invalid profile at {where}: {first.message}")
     pid = document["id"]
