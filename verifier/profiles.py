@@ -188,6 +188,8 @@ class Tree:
         """Return every regular, non-symlink file under the root (bundle-relative POSIX), sorted."""
         if self.only is not None:
             return sorted(self.only)
+        if "files" in self._cache:
+            return list(self._cache["files"])
         out = []
         for dirpath, dirnames, filenames in os.walk(self.root):
             here = Path(dirpath)
@@ -196,7 +198,8 @@ class Tree:
                 p = here / name
                 if p.is_file() and not p.is_symlink():
                     out.append(p.relative_to(self.root).as_posix())
-        return sorted(out)
+        self._cache["files"] = sorted(out)
+        return list(self._cache["files"])
 
     def glob(self, pattern: str) -> list[str]:
         """Return the files matching `pattern` (`*` within one path component, `**` across them), sorted."""
@@ -205,7 +208,9 @@ class Tree:
 
     def exists(self, rel: str) -> bool:
         """Return whether `rel` is a regular file of the tree."""
-        return unsafe_reason(rel) is None and rel in set(self.files())
+        if "file-set" not in self._cache:
+            self._cache["file-set"] = frozenset(self.files())
+        return unsafe_reason(rel) is None and rel in self._cache["file-set"]
 
     def read_bytes(self, rel: str) -> bytes:
         """
