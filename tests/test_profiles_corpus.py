@@ -171,9 +171,22 @@ def test_system1_overlapping_requests_fail(tmp_path):
 
 def test_system1_clock_two_ns_off_fails_identity(tmp_path):
     bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
-    _edit(bundle, "e2e/baseline-measured-2.jsonl", '"client_end_monotonic_ns": ', '"client_end_monotonic_ns": 2')
+    rel = "e2e/baseline-measured-2.jsonl"
+    end = json.loads((bundle / rel).read_text().split("\n")[0])["client_end_monotonic_ns"]
+    _edit(bundle, rel, f'"client_end_monotonic_ns": {end}', f'"client_end_monotonic_ns": {end + 2}')
     report = verify_path(str(bundle))
-    assert any(f.code == "identity-mismatch" and f.path == "e2e/baseline-measured-2.jsonl" for f in _by(report, "profile.identities"))
+    (bad,) = [f for f in _by(report, "profile.identities") if f.status == "FAIL"]
+    assert bad.code == "identity-mismatch" and bad.path == rel and bad.pointer == "#line=1/latency_s"
+
+
+def test_system1_per_pass_rule_fails_when_a_candidate_pass_is_not_below(tmp_path):
+    doc = profile_document("system1-omni-gdn")
+    rule = doc["gate"]["rules"][1]
+    rule["below_baseline"] = {"baseline": "candidate", "candidate": "baseline"}  # baseline passes are the slower ones
+    report = verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+    rules = {f.message.split(" ")[0]: f for f in _by(report, "profile.gate") if f.code.startswith("rule")}
+    assert rules["each-candidate-pass-mean-below-baseline"].status == "FAIL"
+    assert set(rules["each-candidate-pass-mean-below-baseline"].observed) == {"server=1", "server=2"}
 
 
 def test_system1_tampered_receipt_is_not_parsed(tmp_path):
