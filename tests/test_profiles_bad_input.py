@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from decimal import Decimal
 import json
 import shutil
 from pathlib import Path
@@ -199,3 +200,32 @@ def test_symlinked_receipt_is_never_read(tmp_path):
     report = verify_path(str(bundle))
     assert any(f.code == "missing-file" and f.path == "e2e/candidate-measured-1.jsonl" for f in report.findings)
     assert not any(f.path == "e2e/candidate-measured-1.jsonl" and f.code == "mapped" for f in report.findings)
+
+
+def test_time_statistic_without_a_unit_is_refused(tmp_path):
+    doc = _system1(lambda d: d["claims"][0].pop("unit"))
+    with pytest.raises(ConfigError, match="invalid profile at /claims/0: 'unit' is a required property"):
+        verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+
+
+def test_threshold_rule_with_per_is_judged_on_every_instance(tmp_path):
+    def change(d):
+        d["gate"]["rules"].append({"id": "kernel-reduction-at-least-5pct-per-shape", "receipts": "kernel",
+                                   "statistic": "relative_reduction_pct", "baseline": "baseline", "candidate": "candidate",
+                                   "selection": {"phase": "measured"}, "per": ["tokens"], "min": 5})
+    report = verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": _system1(change)}))
+    (rule,) = [f for f in report.findings if f.message.startswith("kernel-reduction-at-least-5pct-per-shape")]
+    assert rule.status == "FAIL"  # 107 tokens: about 0.39 %; 936 and 3399 tokens: about 13 %
+    assert set(rule.observed) == {"tokens=107", "tokens=936", "tokens=3399"}
+    assert Decimal(rule.observed["tokens=936"]) > 13
+
+
+def test_json_report_of_a_profile_run_validates_against_the_report_schema():
+    from verifier.report import render
+    from verifier.trust import assets, schema_validator
+
+    report = verify_path(str(SYSTEM1))
+    document = json.loads(render(report, "json"))
+    errors = list(schema_validator(assets().schema("report")).iter_errors(document))
+    assert not errors, errors[0].message
+    assert document["kind"] == "profile:system1-omni-gdn" and document["verdict"] == "FAIL"

@@ -200,7 +200,7 @@ def _records(ctx: Context, rid: str) -> list[Record]:
     return ctx.data.setdefault("receipts", {}).get(rid, [])  # type: ignore[no-any-return]
 
 
-@check("profile.receipts", title="Receipt files exist and every mapped field is present", requires=())
+@check("profile.receipts", title="Receipt files exist and every mapped field is present")
 def receipts(ctx: Context) -> Iterator[Finding]:
     """
     Read every receipt set the profile maps.
@@ -309,8 +309,10 @@ def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
         tolerance = stats.CONTEXT.divide(Decimal(1), per)
     else:
         stated = [to_decimal(resolve(raw, t["pointer"])) for t in [left_term, *identity["terms"]]]
-        tolerance = max(stats.claim_tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
-                        for s, t in zip(stated, [left_term, *identity["terms"]], strict=True) if s is not None and not isinstance(resolve(raw, t["pointer"]), str))
+        # rational strings such as "24/1" have no stated precision: they count as exact
+        tolerance = max((stats.claim_tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
+                         for s, t in zip(stated, [left_term, *identity["terms"]], strict=True)
+                         if s is not None and not isinstance(resolve(raw, t["pointer"]), str)), default=Decimal(0))
     names = [t["pointer"] for t in identity["terms"]]
     text = f"{left_term['pointer']} = {fmt(left)}, {op}({', '.join(names)}) = {fmt(right)}"
     return left, right, tolerance, text
@@ -533,13 +535,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
             if "below_baseline" in rule:
                 met, text, observed = _below(rule, records)
             else:
-                value, text = derive(rule, records, {})
-                value = _convert(value, rule["statistic"], rule.get("unit"))
-                low, high = rule.get("min"), rule.get("max")
-                met = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
-                bound = f">= {low}" if low is not None else f"<= {high}"
-                text = f"{rule['statistic']} = {fmt(value)} (needs {bound}); {text}"
-                observed = str(value)
+                met, text, observed = _threshold(rule, records)
         except Underivable as exc:
             outcomes.append(None)
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}")
@@ -566,6 +562,25 @@ def gate(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS if agree else Status.FAIL, "recorded-agrees" if agree else "recorded-disagrees",
                      f"the bundle records gate outcome {str(recorded).lower()}; re-derived outcome is {str(ours).lower()}",
                      path=rel, pointer=pointer, expected=ours, observed=recorded)
+
+
+def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+    """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
+    low, high = rule.get("min"), rule.get("max")
+    bound = f">= {low}" if low is not None else f"<= {high}"
+    keys = instances(rule, records)
+    if not keys:
+        raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
+    met, lines, observed = True, [], {}
+    for key in keys:
+        value, text = derive(rule, records, key)
+        value = _convert(value, rule["statistic"], rule.get("unit"))
+        ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
+        met = met and ok
+        label = ",".join(f"{k}={v}" for k, v in key.items())
+        lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {fmt(value)} (needs {bound}); {text}")
+        observed[label or rule["statistic"]] = str(value)
+    return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
 
 
 def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
