@@ -36,16 +36,25 @@ from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 from verifier.trust import schema_validator
 
 __all__ = [
+    "PHASES",
+    "STANDARD_DIMENSIONS",
     "UNITS",
+    "Problem",
     "Record",
     "Tree",
     "Underivable",
     "candidates",
     "derive",
+    "dim_text",
+    "fmt",
+    "instances",
+    "key_values",
     "load_profile",
     "locate",
+    "matches",
     "read_receipts",
     "resolve",
+    "select",
     "to_decimal",
 ]
 

@@ -18,6 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
+from verifier.bundle import unsafe_reason
 from verifier.checks.integrity import hash_many
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
@@ -36,11 +37,11 @@ from verifier.profiles import (
     resolve,
     to_decimal,
 )
-from verifier.bundle import unsafe_reason
 
 __all__ = ["claims", "default_tolerance", "digests", "gate", "identities", "integrity", "media", "overlap", "pipeline_for", "receipts"]
 
 _SHA256SUMS_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+_BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
 
 
 def _f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
@@ -527,6 +528,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
     """
     cid = "profile.gate"
     spec = _profile(ctx)["gate"]
+    source, _, source_pointer = spec.get("source", "").partition("#")
+    where = {"path": source or None, "pointer": source_pointer or None}
     outcomes: list[bool | None] = []
     for rule in spec["rules"]:
         records = _records(ctx, rule["receipts"])
@@ -538,12 +541,12 @@ def gate(ctx: Context) -> Iterator[Finding]:
                 met, text, observed = _threshold(rule, records)
         except Underivable as exc:
             outcomes.append(None)
-            yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}")
+            yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}", **where)
             continue
         outcomes.append(met)
         yield _f(cid, Status.PASS if met else Status.FAIL, "rule-met" if met else "rule-not-met",
-                 f"{rule['id']} (over {covers}): {'met' if met else 'not met'}: {text}",
-                 expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text)
+                 f"{rule['id']} (over {covers}): {'met' if met else 'not met'}: {_BRACKETED.sub('', text)}",
+                 expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text, **where)
     if "recorded" in spec:
         at = spec["recorded"]
         tree = _tree(ctx)
@@ -578,7 +581,7 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
-        lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {fmt(value)} (needs {bound}); {text}")
+        lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {(fmt(value) + ' ' + rule.get('unit', '')).strip()} (needs {bound}) [{text}]")
         observed[label or rule["statistic"]] = str(value)
     return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
 
