@@ -229,3 +229,31 @@ def test_json_report_of_a_profile_run_validates_against_the_report_schema():
     errors = list(schema_validator(assets().schema("report")).iter_errors(document))
     assert not errors, errors[0].message
     assert document["kind"] == "profile:system1-omni-gdn" and document["verdict"] == "FAIL"
+
+
+def test_receipt_file_missing_altogether_fails_the_file_count(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    del manifest["files"]["e2e/candidate-measured-2.jsonl"]
+    (bundle / "manifest.json").write_text(json.dumps(manifest))
+    (bundle / "e2e/candidate-measured-2.jsonl").unlink()
+    report = verify_path(str(bundle))
+    (count,) = [f for f in report.findings if f.code == "file-count"]
+    assert count.status == "FAIL" and count.path == "e2e/*-measured-*.jsonl" and "matches 3 file(s)" in count.message
+
+
+def test_no_finding_is_an_error_on_malformed_bundle_documents(tmp_path):
+    corruptions = {
+        "e2e/summary.json": lambda t: "[]",
+        "e2e/baseline-measured-1.jsonl": lambda t: '"x"\n' + t,
+        "e2e/baseline-measured-2.jsonl": lambda t: t.replace('"latency_s": ', '"latency_s": "abc", "y": ', 1),
+        "kernel/analysis/results.jsonl": lambda t: t.replace('"pass": 1', '"pass": null'),
+        "kernel/analysis/summary.json": lambda t: t.replace('"tokens": 936', '"tokens": 107'),
+    }
+    for index, (rel, change) in enumerate(corruptions.items()):
+        bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path / str(index))
+        (bundle / rel).write_text(change((bundle / rel).read_text()))
+        repin_files_map(bundle, rel)
+        report = verify_path(str(bundle), profile="system1-omni-gdn")
+        assert report.verdict == "FAIL", rel
+        assert not [f for f in report.findings if f.status == "ERROR"], rel

@@ -431,6 +431,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
     if not files:
         problems.append(Problem("UNVERIFIED", "no-receipts", f"receipts.{rid}: glob {spec['glob']!r} matches no file, so nothing mapped to it can be derived", spec["glob"]))
         return records, problems, files
+    if "files" in spec and len(files) != spec["files"]:
+        problems.append(Problem("FAIL", "file-count", f"receipts.{rid}: glob {spec['glob']!r} matches {len(files)} file(s), the profile expects {spec['files']}: {files}", spec["glob"]))
     fields = spec["fields"]
     dims_spec = {**{k: v for k, v in fields.items() if k in (*STANDARD_DIMENSIONS, "request_id", "outcome")}, **spec.get("dimensions", {})}
     values_spec = {"latency": fields["latency"], **{k: fields[k] for k in ("start", "end") if k in fields}, **spec.get("values", {})}

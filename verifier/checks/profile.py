@@ -207,7 +207,7 @@ def receipts(ctx: Context) -> Iterator[Finding]:
     Read every receipt set the profile maps.
 
     PASS `mapped` per receipt file (with its record count); FAIL
-    `missing-field`, `not-a-number`, `bad-phase`, `record-count`,
+    `missing-field`, `not-a-number`, `bad-phase`, `record-count`, `file-count`,
     `name-mismatch`, `unreadable-receipt`, `parallel-mismatch`; UNVERIFIED
     `no-receipts` (glob matched nothing) and `blocked-by-integrity`.
     Side effects: reads the receipt files.
