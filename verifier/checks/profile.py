@@ -282,7 +282,7 @@ def identities(ctx: Context) -> Iterator[Finding]:
                 yield from broken
             else:
                 yield _f(cid, Status.PASS, "identity-holds", f"{identity['id']}: holds on all {len(records)} records of {rid} (largest difference {fmt(worst)})",
-                         observed=len(records))
+                         path=_profile(ctx)["receipts"][rid]["glob"], observed=len(records))
 
 
 def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Decimal, str]:
