@@ -44,3 +44,56 @@ def tiny_assets(tmp_path_factory, monkeypatch):
     trust.assets.cache_clear()
     yield root
     trust.assets.cache_clear()
+
+
+CORPUS = SHARED / "corpus"
+
+
+def profile_document(profile_id: str) -> dict:
+    """Return a shipped profile as a plain dict (to derive test variants from)."""
+    import json
+
+    return json.loads((ROOT / "profiles" / f"{profile_id}.json").read_text())
+
+
+def make_assets(tmp_path: Path, profiles: dict[str, dict], *, keep_shipped: bool = False) -> str:
+    """
+    Return an asset root under `tmp_path` with our schemas and gates plus `profiles` (id -> document), freshly pinned.
+
+    The shipped profiles are left out unless `keep_shipped`, so detection sees only the given ones.
+    """
+    import json
+
+    from verifier.trust import write_inventory
+
+    root = tmp_path / "assets"
+    shutil.copytree(ROOT / "schemas", root / "schemas")
+    shutil.copytree(ROOT / "gates", root / "gates")
+    if keep_shipped:
+        shutil.copytree(ROOT / "profiles", root / "profiles")
+    (root / "profiles").mkdir(exist_ok=True)
+    for pid, doc in profiles.items():
+        (root / "profiles" / f"{pid}.json").write_text(json.dumps(doc, indent=2))
+    shutil.copy(ROOT / "inventory.json", root / "inventory.json")
+    write_inventory(root)
+    return str(root)
+
+
+def copy_bundle(name: str, tmp_path: Path) -> Path:
+    """Return a writable copy of corpus bundle `name` under `tmp_path` (tests never write to the corpus)."""
+    dest = tmp_path / name
+    shutil.copytree(CORPUS / name, dest)
+    return dest
+
+
+def repin_files_map(bundle: Path, *rels: str) -> None:
+    """Update the sha256 and bytes of `rels` in a files-map `manifest.json` (a producer re-publishing after an edit)."""
+    import hashlib
+    import json
+
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    for rel in rels:
+        data = (bundle / rel).read_bytes()
+        manifest["files"][rel]["sha256"] = hashlib.sha256(data).hexdigest()
+        manifest["files"][rel]["bytes"] = len(data)
+    (bundle / "manifest.json").write_text(json.dumps(manifest, indent=2))

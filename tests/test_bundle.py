@@ -419,7 +419,7 @@ def test_unknown_gate_fails(example_copy):
 def test_gate_edited_without_updating_inventory_refuses_to_start(tmp_path, example_copy):
     tree = tmp_path / "tree"
     shutil.copytree(ROOT / "verifier", tree / "verifier", ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("schemas", "gates"):
+    for name in ("schemas", "gates", "profiles"):
         shutil.copytree(ROOT / name, tree / name)
     shutil.copy(ROOT / "inventory.json", tree / "inventory.json")
     gate = tree / "gates" / "ref2va-5s-v1.json"

@@ -58,7 +58,7 @@ def test_project_config_checks_schemas_gates_and_pins():
 def test_pin_check_passes_here_and_fails_on_an_edited_gate(tmp_path, capsys):
     assert trust_main(["--check", str(ROOT)]) == 0
     copy = tmp_path / "assets"
-    for name in ("schemas", "gates"):
+    for name in ("schemas", "gates", "profiles"):
         shutil.copytree(ROOT / name, copy / name)
     shutil.copy(ROOT / "inventory.json", copy / "inventory.json")
     gate = copy / "gates" / "ref2va-5s-v1.json"

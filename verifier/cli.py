@@ -98,14 +98,17 @@ def main() -> None:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
+@click.option("--profile", "profile", metavar="NAME",
+              help="Read a foreign bundle (directory or file) through this shipped profile instead of detecting it.")
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
-                  gate_id: str | None) -> None:
+                  gate_id: str | None, profile: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
     targets, progress = _prepare(fmt, reports, verbose)
     try:
-        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress)
+        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
+                             profile=profile)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)

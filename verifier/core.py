@@ -2,11 +2,18 @@
 The core: choose the reader for a path, run its pipeline, return a `Report`.
 
 Readers:
-- a directory with `manifest.json` is a bundle (format v1, `BUNDLE_PIPELINE`);
-- a directory without one whose files a receipt-directory reader recognises
-  (`detect_directory`: frozen HTTP matrix output, telemetry receipt) is given
-  to that reader; any other directory is treated as a bundle, as before (the
-  bundle checks then report the missing manifest);
+- a directory with our `manifest.json` (`"format": "verify-bundle"`), or
+  one that is empty or holds our documents without a manifest, is a bundle
+  (format v1, `BUNDLE_PIPELINE`; the bundle checks report what is missing);
+- a directory without a manifest whose files a receipt-directory reader
+  recognises (`detect_directory`: frozen HTTP matrix output, telemetry
+  receipt) is given to that reader;
+- any other directory is a foreign bundle, read through the one shipped
+  profile whose detection rules it matches (`--profile NAME` chooses it
+  explicitly); several matches, or none for a directory without a
+  `manifest.json`, is a usage error listing the candidates (exit 2); a
+  `manifest.json` no profile claims is read natively, so its problems are
+  reported as findings. See `verifier.profiles` and `docs/profiles.md`;
 - a file is read as strict JSON and given to the adapter whose detection
   matches what it records about its producer (`verifier.adapters.ADAPTERS`);
   no match is a usage error (exit 2).
@@ -25,12 +32,15 @@ from typing import Any
 
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect, detect_directory
+from verifier.bundle import DOCUMENTS
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, quality, schema
+from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Report
 from verifier.pipeline import Context, run_pipeline
+from verifier.profiles import Tree, candidates
 from verifier.trust import assets
 
 __all__ = ["BUNDLE_PIPELINE", "verify_path"]
@@ -45,31 +55,96 @@ BUNDLE_PIPELINE = (
 )
 
 
-def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
-                debug: bool = False, asset_root: str | None = None, progress: Any = None) -> Report:
+def _is_native(target: Path) -> bool:
     """
-    Verify the bundle directory, receipt directory or receipt file at `path` and return its `Report`.
+    Return whether directory `target` is read as a bundle of ours.
+
+    True when it holds our `manifest.json` (or one too broken to tell, which
+    the native pipeline reports), or no manifest but is empty or holds one of
+    our documents (so "no evidence" and "manifest missing" are FAIL findings,
+    not usage errors).
+    """
+    manifest = target / "manifest.json"
+    if not os.path.lexists(manifest):
+        names = {entry.name for entry in os.scandir(target)}
+        return not names or bool(names & {name for name, *_ in DOCUMENTS.values()})
+    if not manifest.is_file():
+        return True
+    try:
+        document = loads_strict(manifest.read_bytes())
+    except (OSError, JSONProblem):
+        return True
+    return not isinstance(document, dict) or document.get("format") == "verify-bundle"
+
+
+def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | None, debug: bool) -> Report | None:
+    """
+    Run the profile pipeline on directory or single file `target`; choose the profile by detection when not given.
+
+    Returns None when detection finds no profile for a directory that has a
+    `manifest.json` (the caller then reads it as a native bundle, whose
+    integrity check reports the manifest's problems). Raises `UsageError`
+    when several profiles match, or none matches a directory without a manifest.
+    """
+    tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
+    if profile_id is None:
+        shipped = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
+        found = candidates(shipped, tree)
+        if not found and tree.root.is_dir() and os.path.lexists(tree.root / "manifest.json") and target.is_dir():
+            return None  # a manifest no profile claims: the native pipeline reports what is wrong with it
+        if len(found) != 1:
+            what = "no shipped profile matches it" if not found else f"several profiles match it: {', '.join(found)}"
+            raise UsageError(
+                f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
+                f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
+            )
+        profile_id = found[0]
+    profile = trusted.profile(profile_id)
+    ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})
+    findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
+    return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
+                  roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id))
+
+
+def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
+                debug: bool = False, asset_root: str | None = None, profile: str | None = None,
+                progress: Any = None) -> Report:
+    """
+    Verify the bundle directory or receipt file at `path` and return its `Report`.
 
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names;
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
-    Raises `UsageError` for a missing or unreadable path or an unrecognised
-    file, `ConfigError`/`PinMismatch` when our own assets fail their pins.
+    `profile` reads `path` (a directory, or a single file) through that
+    shipped profile instead of detecting the format.
+    Raises `UsageError` for a missing or unreadable path, an unrecognised
+    file, or a foreign directory matching no profile or several;
+    `ConfigError`/`PinMismatch` when our own assets (schemas, gates,
+    profiles) fail their pins or their schema.
     Side effects: reads the bundle; never writes.
     """
     trusted = assets(asset_root)
     target = Path(path)
     if not os.path.lexists(target):
         raise UsageError(f"{path}: no such file or directory")
-    if target.is_dir():
-        if not os.access(target, os.R_OK | os.X_OK):
-            raise UsageError(f"{path}: directory is not readable")
-        reader = None if (target / "manifest.json").exists() else detect_directory(target)
+    if target.is_dir() and not os.access(target, os.R_OK | os.X_OK):
+        raise UsageError(f"{path}: directory is not readable")
+    if profile is not None:
+        if not (target.is_dir() or target.is_file()):
+            raise UsageError(f"{path}: not a regular file or directory")
+        return _verify_profile(path, target, trusted, profile, debug)
+    if target.is_dir() and not os.path.lexists(target / "manifest.json"):
+        reader = detect_directory(target)
         if reader is not None:
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
             findings, roster = run_pipeline(reader.PIPELINE, ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
                           roster=tuple(roster), producer=ctx.data.get("producer"))
+    if target.is_dir() and not _is_native(target):
+        report = _verify_profile(path, target, trusted, None, debug)
+        if report is not None:
+            return report
+    if target.is_dir():
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
@@ -88,9 +163,15 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         raise UsageError(f"{path}: not a bundle directory, and not a receipt verify can read: {exc}") from None
     adapter = detect(document)
     if adapter is None:
+        single = Tree(root=target.parent, only=frozenset({target.name}))
+        found = candidates({pid: trusted.profile(pid) for pid in trusted.profile_ids()}, single)
+        if len(found) == 1:
+            return _verify_profile(path, target, trusted, found[0], debug)
         raise UsageError(
             f"{path}: a file, not a bundle directory, and not a receipt of a known producer "
-            f"(known: {', '.join(a.KIND for a in ADAPTERS)}); pass a bundle directory"
+            f"(known: {', '.join(a.KIND for a in ADAPTERS)}), and matched by "
+            f"{'no shipped profile' if not found else 'several profiles: ' + ', '.join(found)} "
+            f"(shipped: {', '.join(trusted.profile_ids())}); pass a bundle directory or --profile NAME"
         )
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)

@@ -1,7 +1,7 @@
 """
 Our own frozen assets: `inventory.json`, `schemas/`, `gates/`.
 
-Before any evidence is read, every file under `schemas/` and `gates/` must be
+Before any evidence is read, every file under `schemas/`, `gates/` and `profiles/` must be
 pinned by `inventory.json` with a matching sha256, and every pinned file must
 exist. Any difference raises `PinMismatch` and the CLI refuses to start (exit
 2). The assets are found in the installed wheel (`verifier/_assets/`) or, in a
@@ -58,7 +58,7 @@ class Assets:
     documents; `gate_sha256(id)` the pinned digest.
     """
 
-    PINNED_DIRS = ("schemas", "gates")
+    PINNED_DIRS = ("schemas", "gates", "profiles")
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -127,6 +127,36 @@ class Assets:
         """Return the pinned sha256 of a gate file."""
         return self.pins[f"gates/{gate_id}.json"]
 
+    def profile_ids(self) -> list[str]:
+        """Return the ids of all shipped profiles (file stem of `profiles/*.json`)."""
+        return sorted(Path(k).stem for k in self.pins if k.startswith("profiles/") and k.endswith(".json"))
+
+    def profile(self, profile_id: str) -> dict[str, Any]:
+        """
+        Return the shipped profile `profiles/<profile_id>.json`, validated (see `verifier.profiles.load_profile`).
+
+        Raises `ConfigError` for an unknown id or a profile that fails its
+        schema or cross-references (its pin was already checked at construction).
+        """
+        from verifier.profiles import load_profile  # late: profiles imports this module
+
+        rel = f"profiles/{profile_id}.json"
+        if rel not in self.pins:
+            raise ConfigError(f"unknown profile {profile_id!r}; shipped profiles: {', '.join(self.profile_ids()) or 'none'}")
+        from verifier.jsonio import JSONProblem, loads_strict
+
+        try:
+            document = loads_strict((self.root / rel).read_bytes())
+        except (OSError, JSONProblem) as exc:
+            raise ConfigError(f"{self.root / rel}: {exc}") from None
+        if not isinstance(document, dict) or document.get("id") != profile_id:
+            raise ConfigError(f"{self.root / rel}: its `id` must be {profile_id!r} (the file name)")
+        return load_profile(document, self.schema("profile"), origin=str(self.root / rel))
+
+    def profile_sha256(self, profile_id: str) -> str:
+        """Return the pinned sha256 of a profile file."""
+        return self.pins[f"profiles/{profile_id}.json"]
+
 
 @functools.cache
 def assets(root: str | None = None) -> Assets:
@@ -163,7 +193,7 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
 
 def write_inventory(root: Path) -> dict[str, str]:
     """
-    Re-pin every file under `root/schemas` and `root/gates` into `root/inventory.json`.
+    Re-pin every file under `root/schemas`, `root/gates` and `root/profiles` into `root/inventory.json`.
 
     A maintainer action (`python -m verifier.trust ROOT`), run after a
     deliberate change to a frozen asset; keeps other inventory sections.

@@ -1,0 +1,259 @@
+"""Issue 7 bad input: broken profiles are exit 2; bundle problems are findings naming file and field; never a traceback."""
+
+from __future__ import annotations
+
+import copy
+from decimal import Decimal
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS, ROOT, copy_bundle, make_assets, profile_document, repin_files_map
+
+from verifier.core import verify_path
+from verifier.errors import ConfigError, PinMismatch, UsageError
+from verifier.trust import Assets
+
+SYSTEM1 = CORPUS / "system1-omni-gdn-20261003"
+EXPORT = ROOT / "tests" / "data" / "hyperfine" / "export.json"
+
+
+@pytest.fixture
+def cli_assets(monkeypatch):
+    """Return a function that makes the CLI use a given asset root."""
+
+    def use(root: str) -> None:
+        monkeypatch.setattr("verifier.core.assets", lambda _root=None: Assets(Path(root)))
+
+    return use
+
+
+def _system1(change) -> dict:
+    doc = copy.deepcopy(profile_document("system1-omni-gdn"))
+    change(doc)
+    return doc
+
+
+# ---------------------------------------------------------------- broken profiles: exit 2
+
+
+def test_unknown_unit_is_refused_at_load(tmp_path, run, cli_assets):
+    doc = _system1(lambda d: d["receipts"]["e2e"]["fields"]["latency"].update(unit="sec"))
+    root = make_assets(tmp_path, {"system1-omni-gdn": doc})
+    with pytest.raises(ConfigError, match="invalid profile at /receipts/e2e/fields/latency"):
+        verify_path(str(SYSTEM1), asset_root=root)
+    cli_assets(root)
+    result = run(str(SYSTEM1))
+    assert result.exit_code == 2 and "system1-omni-gdn.json" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_profile_failing_its_schema_is_exit_2(tmp_path, run, cli_assets):
+    doc = _system1(lambda d: d["claims"][0].update(statistic="geomean"))
+    cli_assets(make_assets(tmp_path, {"system1-omni-gdn": doc}))
+    result = run("--profile", "system1-omni-gdn", str(SYSTEM1))
+    assert result.exit_code == 2 and "invalid profile at /claims/0" in result.stderr
+
+
+def test_profile_edited_after_pinning_is_exit_2(tmp_path, run, cli_assets):
+    root = make_assets(tmp_path, {"system1-omni-gdn": profile_document("system1-omni-gdn")})
+    path = Path(root) / "profiles" / "system1-omni-gdn.json"
+    path.write_text(path.read_text().replace('"min": 2', '"min": 0.1'))
+    with pytest.raises(PinMismatch):
+        verify_path(str(SYSTEM1), asset_root=root)
+    cli_assets(root)
+    result = run(str(SYSTEM1))
+    assert result.exit_code == 2 and "differs from the pin" in result.stderr
+
+
+def test_unpinned_profile_is_exit_2(tmp_path):
+    root = make_assets(tmp_path, {})
+    shutil.copy(ROOT / "profiles" / "hyperfine.json", Path(root) / "profiles" / "hyperfine.json")
+    with pytest.raises(PinMismatch, match="not pinned"):
+        verify_path(str(EXPORT), asset_root=root)
+
+
+def test_gate_rule_that_does_not_name_its_selection_is_refused(tmp_path):
+    doc = _system1(lambda d: d["gate"]["rules"][0].pop("selection"))
+    with pytest.raises(ConfigError, match="'selection' is a required property"):
+        verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+
+
+def test_gate_rule_with_an_empty_selection_is_refused(tmp_path):
+    doc = _system1(lambda d: d["gate"]["rules"][0].update(selection={}))
+    with pytest.raises(ConfigError, match="gate/rules/0/selection"):
+        verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+
+
+def test_gate_rule_selecting_on_an_unmapped_dimension_is_refused(tmp_path):
+    doc = _system1(lambda d: d["gate"]["rules"][0].update(selection={"tokens": "936"}))
+    with pytest.raises(ConfigError, match="'tokens' is not a dimension of receipt set 'e2e'"):
+        verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+
+
+def test_claim_location_placeholder_outside_per_is_refused(tmp_path):
+    doc = _system1(lambda d: d["claims"][4].update(per=["server"]))  # aggregate_mean_ms points at /arms/{arm}/...
+    with pytest.raises(ConfigError, match=r"placeholder \{arm\}"):
+        verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+
+
+def test_claim_naming_an_unknown_receipt_set_is_refused(tmp_path):
+    doc = _system1(lambda d: d["claims"][0].update(receipts="e2e-typo"))
+    with pytest.raises(ConfigError, match="unknown receipt set 'e2e-typo'"):
+        verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+
+
+def test_unknown_profile_name_is_exit_2(run):
+    result = run("--profile", "no-such-profile", str(SYSTEM1))
+    assert result.exit_code == 2 and "unknown profile 'no-such-profile'" in result.stderr
+    assert "system1-omni-gdn" in result.stderr
+
+
+# ---------------------------------------------------------------- detection
+
+
+def test_several_matching_profiles_is_exit_2_listing_them(tmp_path, run, cli_assets):
+    twin = copy.deepcopy(profile_document("hyperfine"))
+    twin["id"] = "hyperfine-twin"
+    cli_assets(make_assets(tmp_path, {"hyperfine-twin": twin}, keep_shipped=True))
+    shutil.copy(EXPORT, tmp_path / "bench.json")
+    result = run(str(tmp_path / "bench.json"))
+    assert result.exit_code == 2 and "several profiles: hyperfine, hyperfine-twin" in result.stderr
+    bundle = tmp_path / "b"
+    bundle.mkdir()
+    shutil.copy(EXPORT, bundle / "bench.json")
+    result = run(str(bundle))
+    assert result.exit_code == 2 and "several profiles match it: hyperfine, hyperfine-twin" in result.stderr
+
+
+def test_no_matching_profile_is_exit_2_listing_the_shipped_ones(tmp_path):
+    (tmp_path / "notes.json").write_text('{"hello": 1}')
+    with pytest.raises(UsageError, match="no shipped profile matches it.*hyperfine, system1-omni-gdn, vllm-omni-pr6540"):
+        verify_path(str(tmp_path))
+
+
+# ---------------------------------------------------------------- bundle problems: findings naming file and field
+
+
+def test_receipt_missing_a_mapped_field_fails_naming_file_and_field(tmp_path, run):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "e2e/candidate-measured-2.jsonl"
+    lines = (bundle / rel).read_text().split("\n")
+    lines[5] = lines[5].replace('"latency_s": ', '"latency_was": ', 1)
+    (bundle / rel).write_text("\n".join(lines))
+    repin_files_map(bundle, rel)
+    report = verify_path(str(bundle))
+    (missing,) = [f for f in report.findings if f.code == "missing-field" and f.check == "profile.receipts"]
+    assert (missing.status, missing.path, missing.pointer, missing.expected) == ("FAIL", rel, "#line=6", "latency")
+    assert "/latency_s" in missing.message
+    mean = next(f for f in report.findings if f.message.startswith("pass_mean_ms[arm=candidate][server=2]"))
+    assert (mean.status, mean.code) == ("FAIL", "incomplete-denominator")  # absence is not zero
+    result = run(str(bundle))
+    assert result.exit_code == 1 and "Traceback" not in result.stdout + result.stderr
+
+
+def test_glob_matching_nothing_is_unverified_naming_the_glob(tmp_path):
+    doc = _system1(lambda d: d["receipts"]["e2e"].update(glob="e2e/*-measured-*.json"))
+    report = verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+    (empty,) = [f for f in report.findings if f.code == "no-receipts" and f.check == "profile.receipts"]
+    assert empty.status == "UNVERIFIED" and empty.path == "e2e/*-measured-*.json"
+    assert all(f.status == "UNVERIFIED" for f in report.findings if f.message.startswith("pass_mean_ms"))
+    gate = [f for f in report.findings if f.check == "profile.gate"]
+    assert gate and all(f.status != "PASS" for f in gate)
+
+
+def test_receipt_that_is_not_strict_json_fails_naming_the_file(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "e2e/baseline-measured-2.jsonl"
+    (bundle / rel).write_text((bundle / rel).read_text().replace('"latency_s": ', '"latency_s": NaN, "x": ', 1))
+    repin_files_map(bundle, rel)
+    report = verify_path(str(bundle))
+    (bad,) = [f for f in report.findings if f.code == "unreadable-receipt"]
+    assert bad.status == "FAIL" and bad.path == rel and "non-finite" in bad.message
+
+
+def test_receipt_file_not_matching_its_name_template_fails(tmp_path):
+    doc = _system1(lambda d: d["receipts"]["e2e"].update(glob="e2e/*.jsonl"))
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    manifest["files"]["e2e/baseline-1.jsonl"] = manifest["files"].pop("e2e/baseline-measured-1.jsonl")
+    (bundle / "manifest.json").write_text(json.dumps(manifest))
+    (bundle / "e2e/baseline-measured-1.jsonl").rename(bundle / "e2e/baseline-1.jsonl")
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+    (bad,) = [f for f in report.findings if f.code == "name-mismatch"]
+    assert bad.status == "FAIL" and bad.path == "e2e/baseline-1.jsonl"
+
+
+def test_unlisted_file_in_a_files_map_bundle_fails(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    (bundle / "e2e" / "extra.jsonl").write_text("{}\n")
+    report = verify_path(str(bundle))
+    assert any(f.code == "unlisted-file" and f.path == "e2e/extra.jsonl" and f.status == "FAIL" for f in report.findings)
+
+
+def test_symlinked_receipt_is_never_read(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = bundle / "e2e/candidate-measured-1.jsonl"
+    outside = tmp_path / "outside.jsonl"
+    rel.rename(outside)
+    rel.symlink_to(outside)
+    report = verify_path(str(bundle))
+    assert any(f.code == "missing-file" and f.path == "e2e/candidate-measured-1.jsonl" for f in report.findings)
+    assert not any(f.path == "e2e/candidate-measured-1.jsonl" and f.code == "mapped" for f in report.findings)
+
+
+def test_time_statistic_without_a_unit_is_refused(tmp_path):
+    doc = _system1(lambda d: d["claims"][0].pop("unit"))
+    with pytest.raises(ConfigError, match="invalid profile at /claims/0: 'unit' is a required property"):
+        verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
+
+
+def test_threshold_rule_with_per_is_judged_on_every_instance(tmp_path):
+    def change(d):
+        d["gate"]["rules"].append({"id": "kernel-reduction-at-least-5pct-per-shape", "receipts": "kernel",
+                                   "statistic": "relative_reduction_pct", "baseline": "baseline", "candidate": "candidate",
+                                   "selection": {"phase": "measured"}, "per": ["tokens"], "min": 5})
+    report = verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": _system1(change)}))
+    (rule,) = [f for f in report.findings if f.message.startswith("kernel-reduction-at-least-5pct-per-shape")]
+    assert rule.status == "FAIL"  # 107 tokens: about 0.39 %; 936 and 3399 tokens: about 13 %
+    assert set(rule.observed) == {"tokens=107", "tokens=936", "tokens=3399"}
+    assert Decimal(rule.observed["tokens=936"]) > 13
+
+
+def test_json_report_of_a_profile_run_validates_against_the_report_schema():
+    from verifier.report import render
+    from verifier.trust import assets, schema_validator
+
+    report = verify_path(str(SYSTEM1))
+    document = json.loads(render(report, "json"))
+    errors = list(schema_validator(assets().schema("report")).iter_errors(document))
+    assert not errors, errors[0].message
+    assert document["kind"] == "profile:system1-omni-gdn" and document["verdict"] == "FAIL"
+
+
+def test_receipt_file_missing_altogether_fails_the_file_count(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    del manifest["files"]["e2e/candidate-measured-2.jsonl"]
+    (bundle / "manifest.json").write_text(json.dumps(manifest))
+    (bundle / "e2e/candidate-measured-2.jsonl").unlink()
+    report = verify_path(str(bundle))
+    (count,) = [f for f in report.findings if f.code == "file-count"]
+    assert count.status == "FAIL" and count.path == "e2e/*-measured-*.jsonl" and "matches 3 file(s)" in count.message
+
+
+def test_no_finding_is_an_error_on_malformed_bundle_documents(tmp_path):
+    corruptions = {
+        "e2e/summary.json": lambda t: "[]",
+        "e2e/baseline-measured-1.jsonl": lambda t: '"x"\n' + t,
+        "e2e/baseline-measured-2.jsonl": lambda t: t.replace('"latency_s": ', '"latency_s": "abc", "y": ', 1),
+        "kernel/analysis/results.jsonl": lambda t: t.replace('"pass": 1', '"pass": null'),
+        "kernel/analysis/summary.json": lambda t: t.replace('"tokens": 936', '"tokens": 107'),
+    }
+    for index, (rel, change) in enumerate(corruptions.items()):
+        bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path / str(index))
+        (bundle / rel).write_text(change((bundle / rel).read_text()))
+        repin_files_map(bundle, rel)
+        report = verify_path(str(bundle), profile="system1-omni-gdn")
+        assert report.verdict == "FAIL", rel
+        assert not [f for f in report.findings if f.status == "ERROR"], rel

@@ -1,0 +1,85 @@
+"""The worked example of docs/profiles.md: its profile JSON is run as written (docs are checked like code)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, make_assets
+
+from verifier import stats
+from verifier.core import verify_path
+from verifier.errors import UsageError
+
+DOC = ROOT / "docs" / "profiles.md"
+
+
+def example_profile() -> dict:
+    """Return the JSON block that follows the `example-profile` marker in docs/profiles.md."""
+    text = DOC.read_text()
+    after = text[text.index("<!-- example-profile"):]
+    return json.loads(re.search(r"```json\n(.*?)\n```", after, re.S).group(1))
+
+
+def _bundle(root: Path, *, p95_method: str = "nearest-rank", tamper: bool = False) -> Path:
+    root.mkdir()
+    (root / "receipts").mkdir()
+    summary: dict = {}
+    means = {}
+    for arm, base in (("baseline", Decimal("40.0")), ("candidate", Decimal("31.0"))):
+        rows = ["id,phase,latency_ms"]
+        measured = []
+        for i in range(2):
+            rows.append(f"w{i},warmup,{base * 3}")
+        for i in range(20):
+            value = base + Decimal(i) * Decimal("0.9") + Decimal(i * 37 % 11) / 10
+            measured.append(value)
+            rows.append(f"r{i},measured,{value}")
+        (root / "receipts" / f"{arm}.csv").write_text("\n".join(rows) + "\n")
+        p95 = stats.percentile_nearest_rank(measured, Decimal(95)) if p95_method == "nearest-rank" else stats.percentile_linear(measured, Decimal(95))
+        means[arm] = stats.mean(measured)
+        summary[arm] = {"mean_ms": float(round(means[arm], 3)), "p95_ms": float(round(p95, 3))}
+    summary["speedup"] = float(round(means["baseline"] / means["candidate"], 2))
+    (root / "summary.json").write_text(json.dumps(summary, indent=2))
+    sums = [f"{hashlib.sha256((root / rel).read_bytes()).hexdigest()}  {rel}" for rel in ("receipts/baseline.csv", "receipts/candidate.csv", "summary.json")]
+    (root / "SHA256SUMS").write_text("\n".join(sums) + "\n")
+    if tamper:
+        path = root / "receipts" / "candidate.csv"
+        path.write_text(path.read_text().replace("r0,measured,31.0", "r0,measured,21.0"))
+    return root
+
+
+@pytest.fixture
+def acme_assets(tmp_path):
+    return make_assets(tmp_path, {"acme-run": example_profile()}, keep_shipped=True)
+
+
+def test_worked_example_passes_with_exit_0(tmp_path, acme_assets):
+    report = verify_path(str(_bundle(tmp_path / "acme-run")), asset_root=acme_assets)
+    assert report.kind == "profile:acme-run"
+    assert report.verdict == "PASS" and int(report.exit_code) == 0, [f.message for f in report.findings if f.status != "PASS"]
+    claims = {f.message.split(":")[0]: f for f in report.findings if f.check == "profile.claims"}
+    assert set(claims) == {"mean_ms[arm=baseline]", "mean_ms[arm=candidate]", "p95_ms[arm=baseline]", "p95_ms[arm=candidate]", "speedup"}
+    assert [f.code for f in report.findings if f.check == "profile.gate"] == ["rule-met"]
+
+
+def test_worked_example_with_interpolated_p95_fails(tmp_path, acme_assets):
+    report = verify_path(str(_bundle(tmp_path / "acme-run", p95_method="linear")), asset_root=acme_assets)
+    bad = {f.message.split(":")[0] for f in report.findings if f.code == "claim-mismatch"}
+    assert "p95_ms[arm=baseline]" in bad and report.verdict == "FAIL"
+
+
+def test_worked_example_tampered_receipt_is_blocked(tmp_path, acme_assets):
+    report = verify_path(str(_bundle(tmp_path / "acme-run", tamper=True)), asset_root=acme_assets)
+    assert any(f.code == "sha256-mismatch" and f.path == "receipts/candidate.csv" for f in report.findings)
+    assert any(f.code == "blocked-by-integrity" for f in report.findings)
+    assert report.verdict == "FAIL"
+
+
+def test_worked_example_is_not_detected_without_the_profile(tmp_path):
+    with pytest.raises(UsageError, match="no shipped profile matches"):
+        verify_path(str(_bundle(tmp_path / "acme-run")))
