@@ -39,6 +39,7 @@ or URL on the input's behalf (HLS or concat playlists named `.mp4`).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import math
 import os
@@ -70,6 +71,7 @@ __all__ = [
 ]
 
 CHECK = "coverage.streams"
+DECODE_CHECK = "coverage.decode"
 
 
 # --------------------------------------------------------------------------- expectations and policy
@@ -287,18 +289,25 @@ def probe(path: Path, name: str, expectation: Expectation, policy: Policy) -> Me
     Side effects: opens and reads the file (read-only, `O_NOFOLLOW`), runs
     FFmpeg's demuxer.
     """
+    with _open_media(path, policy) as (container, size):
+        facts = MediaFacts(name=name, size=size)
+        _demux(container, facts, expectation, policy)
+        return facts
+
+
+@contextlib.contextmanager
+def _open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
+    """Yield `(container, size)` for `path` opened read-only under the policy's container allowlist; raise `MediaUnreadable`."""
     import av  # PyAV is a heavy import; only media checks need it
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise MediaUnreadable(f"cannot be opened: {exc.strerror or exc}") from None
-    handle = os.fdopen(fd, "rb")
-    try:
+    with os.fdopen(fd, "rb") as handle:
         st = os.fstat(handle.fileno())
         if not stat.S_ISREG(st.st_mode):
             raise MediaUnreadable("is not a regular file")
-        facts = MediaFacts(name=name, size=st.st_size)
         if st.st_size == 0:
             raise MediaUnreadable("is empty (0 bytes), so it holds no streams")
         if st.st_size > policy.max_file_bytes:
@@ -312,10 +321,7 @@ def probe(path: Path, name: str, expectation: Expectation, policy: Policy) -> Me
             allowed = " or ".join(policy.containers)
             raise MediaUnreadable(f"cannot be read as {allowed}: {exc.strerror or exc}") from None
         with container:
-            _demux(container, facts, expectation, policy)
-        return facts
-    finally:
-        handle.close()
+            yield container, st.st_size
 
 
 def _demux(container: Any, facts: MediaFacts, expectation: Expectation, policy: Policy) -> None:
@@ -478,7 +484,7 @@ def judge(facts: MediaFacts, exp: Expectation, policy: Policy) -> list[Finding]:
     out: list[Finding] = []
 
     def fail(rule: str, code: str, message: str) -> None:
-        out.append(Finding(check=CHECK, status=Status.FAIL, code=code, message=f"{facts.name}: {message} [{rule}]",
+        out.append(Finding(check=CHECK, status=Status.FAIL, code=code, message=f"{message} [{rule}]",
                            path=facts.name, expected=expected, observed=observed))
 
     for rule, code, message in facts.problems:
@@ -504,7 +510,7 @@ def judge(facts: MediaFacts, exp: Expectation, policy: Policy) -> list[Finding]:
             o = observed["audio"]
             parts.append(f"audio {o['samples']} samples/channel {_s(o['start'])} to {_s(o['end'])}")
         out.append(Finding(check=CHECK, status=Status.PASS, code="covered",
-                           message=f"{facts.name}: {'; '.join(parts)}, expected {exp.frames} frames over {_s(exp.duration)}",
+                           message=f"{'; '.join(parts)}, expected {exp.frames} frames over {_s(exp.duration)}",
                            path=facts.name, expected=expected, observed=observed))
     return out
 
@@ -604,7 +610,7 @@ def check_file(path: Path, name: str, exp: Expectation, policy: Policy) -> tuple
         facts = probe(path, name, exp, policy)
     except MediaUnreadable as exc:
         return [Finding(check=CHECK, status=Status.FAIL, code=exc.code,
-                        message=f"{name}: {exc} [S1]", path=name,
+                        message=f"{exc} [S1]", path=name,
                         expected={"video": {"start": Fraction(0), "end": exp.duration, "frames": exp.frames}},
                         observed=None)], None
     return judge(facts, exp, policy), facts
@@ -641,32 +647,36 @@ def cross_arm(files: Sequence[tuple[str, str | None, MediaFacts]], policy: Polic
     return out
 
 
-def decode_errors(path: Path, name: str, *, max_seconds: float = 60.0) -> list[Finding]:
+def decode_errors(path: Path, name: str, policy: Policy) -> list[Finding]:
     """
-    Fully decode every video and audio stream of the file at `path`; return [X3] findings.
+    Fully decode the first video and audio stream of the file at `path`; return [X3] findings.
 
     One FAIL `decode-error` when FFmpeg raises while decoding (e.g. a
-    truncated file: `InvalidDataError`), else one PASS `decoded`. Used where
-    a full decode is run anyway (scoring, `verify media --decode`); coverage
-    itself never decodes. Side effects: decodes the whole file (CPU-bound).
+    truncated file: `InvalidDataError`), `media-unreadable` when it cannot be
+    opened, `work-limit` past the policy's `max_seconds`, else one PASS
+    `decoded`. Used where a full decode is run anyway (scoring, `verify media
+    --decode`); coverage itself never decodes. Side effects: decodes the
+    whole file (CPU-bound).
     """
     import av
 
-    deadline = time.monotonic() + max_seconds
+    deadline = time.monotonic() + policy.max_seconds
     frames = 0
     try:
-        with av.open(str(path), "r", io_open=_refuse_nested_open) as container:
+        with _open_media(path, policy) as (container, _size):
             chosen = [*container.streams.video[:1], *container.streams.audio[:1]]
             for packet in container.demux(chosen):
                 frames += len(packet.decode())
                 if time.monotonic() > deadline:
-                    return [Finding(check=CHECK, status=Status.FAIL, code="work-limit", path=name,
-                                    message=f"{name}: decoding took longer than {max_seconds} s [X3]")]
+                    return [Finding(check=DECODE_CHECK, status=Status.FAIL, code="work-limit", path=name,
+                                    message=f"decoding took longer than the gate's {policy.max_seconds} s [X3]")]
+    except MediaUnreadable as exc:
+        return [Finding(check=DECODE_CHECK, status=Status.FAIL, code=exc.code, path=name, message=f"{exc} [X3]")]
     except av.FFmpegError as exc:
-        return [Finding(check=CHECK, status=Status.FAIL, code="decode-error", path=name,
-                        message=f"{name}: the decoder failed after {frames} frames: {type(exc).__name__}: {exc.strerror or exc} [X3]")]
-    return [Finding(check=CHECK, status=Status.PASS, code="decoded", path=name,
-                    message=f"{name}: {frames} frames decoded without a decoder error [X3]", observed=frames)]
+        return [Finding(check=DECODE_CHECK, status=Status.FAIL, code="decode-error", path=name,
+                        message=f"the decoder failed after {frames} frames: {type(exc).__name__}: {exc.strerror or exc} [X3]")]
+    return [Finding(check=DECODE_CHECK, status=Status.PASS, code="decoded", path=name,
+                    message=f"{frames} frames decoded without a decoder error [X3]", observed=frames)]
 
 
 # --------------------------------------------------------------------------- the bundle check
@@ -708,7 +718,9 @@ def streams(ctx: Context) -> Iterator[Finding]:
     """
     Judge every media file the receipts and the quality index reference against the plan's expected output.
 
-    Only files whose sha256 matched the manifest are read; any other
+    The plan's expected output must equal the one the gate froze, if any
+    (FAIL `gate-plan-mismatch`). Only files whose sha256 matched the
+    manifest are read; any other
     referenced file is UNVERIFIED `media-not-verified` (external and not
     supplied, or failed integrity, which that check reports). Per file the
     findings of `judge`; then [C1] `cross_arm` over files whose arm the
@@ -720,7 +732,13 @@ def streams(ctx: Context) -> Iterator[Finding]:
         raise Unverifiable(f"gate {ctx.gate_id} has no coverage section, so media coverage is not judged",
                            code="no-coverage-gate")
     policy = policy_from_gate(section)
-    exp = Expectation.from_plan(ctx.bundle.document("plan")["expected_output"])
+    planned = ctx.bundle.document("plan")["expected_output"]
+    exp = Expectation.from_plan(planned)
+    frozen = section.get("expected_output")
+    if frozen is not None and Expectation.from_plan(frozen) != exp:
+        yield Finding(check=CHECK, status=Status.FAIL, code="gate-plan-mismatch", path="plan.json", pointer="/expected_output",
+                      message=f"the plan expects {planned}, the gate {ctx.gate_id} froze {frozen}; media are judged against the plan",
+                      expected=Expectation.from_plan(frozen).to_json(), observed=exp.to_json())
     media, notes = _media_of_bundle(ctx)
     yield from notes
     judged: list[tuple[str, str | None, MediaFacts]] = []
