@@ -71,7 +71,8 @@ def _server_means(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal]
 
 
 def _fmt(value: Decimal) -> str:
-    return format(value.normalize() if value == value.to_integral_value() else value, "f")[:24]
+    """Return `value` rounded to 12 significant digits for messages (findings carry the exact value)."""
+    return format(value, ".12g")
 
 
 def derive(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None) -> tuple[Decimal, str]:
