@@ -191,7 +191,7 @@ AAC_LC = AudioCodecRule(frame_samples=1024, late_start=1024, early_start=2112, s
 MP3 = AudioCodecRule(frame_samples=1152, late_start=1152, early_start=1105, short_end=1152, long_end=1105 + 1152)
 DEFAULT_POLICY = Policy(
     containers=("mov,mp4,m4a,3gp,3g2,mj2",),
-    video_codecs=("h264",),
+    video_codecs=("h264", "mpeg4"),
     audio_codecs={"aac": AAC_LC},
 )
 KNOWN_AUDIO_RULES = {"aac": AAC_LC, "mp3": MP3}
@@ -719,18 +719,27 @@ def streams(ctx: Context) -> Iterator[Finding]:
     Judge every media file the receipts and the quality index reference against the plan's expected output.
 
     The plan's expected output must equal the one the gate froze, if any
-    (FAIL `gate-plan-mismatch`). Only files whose sha256 matched the
-    manifest are read; any other
-    referenced file is UNVERIFIED `media-not-verified` (external and not
-    supplied, or failed integrity, which that check reports). Per file the
+    (FAIL `gate-plan-mismatch`); a gate with coverage but no referenced media
+    is FAIL `no-media`; a gate without coverage is PASS `not-required` when
+    no media are referenced, else UNVERIFIED `no-coverage-gate`. Only bundle
+    files and supplied external artifacts whose sha256 matched the manifest
+    are read; any other referenced file is UNVERIFIED `media-not-verified`
+    (external and not supplied, or failed integrity, which that check
+    reports). Per file the
     findings of `judge`; then [C1] `cross_arm` over files whose arm the
     receipts name. Raises `Unverifiable` when the plan is unusable or the
     gate has no `coverage` section. Side effects: demuxes each media file.
     """
     section = (ctx.gate or {}).get("coverage")
     if section is None:
-        raise Unverifiable(f"gate {ctx.gate_id} has no coverage section, so media coverage is not judged",
-                           code="no-coverage-gate")
+        media, notes = _media_of_bundle(ctx)
+        yield from notes
+        if media:
+            raise Unverifiable(f"gate {ctx.gate_id} has no coverage section, so the {len(media)} referenced media "
+                               f"file(s) are not judged", code="no-coverage-gate")
+        yield Finding(check=CHECK, status=Status.PASS, code="not-required",
+                      message=f"gate {ctx.gate_id} requires no media coverage and no receipt or comparison names a media file")
+        return
     policy = policy_from_gate(section)
     planned = ctx.bundle.document("plan")["expected_output"]
     exp = Expectation.from_plan(planned)
@@ -741,14 +750,21 @@ def streams(ctx: Context) -> Iterator[Finding]:
                       expected=Expectation.from_plan(frozen).to_json(), observed=exp.to_json())
     media, notes = _media_of_bundle(ctx)
     yield from notes
+    if not media:
+        yield Finding(check=CHECK, status=Status.FAIL, code="no-media",
+                      message=f"gate {ctx.gate_id} requires media coverage, but no receipt output or quality comparison names a media file",
+                      path="receipts.jsonl")
+    externals = ctx.data.get("externals_verified", {})
     judged: list[tuple[str, str | None, MediaFacts]] = []
     for name in sorted(media):
         disk = ctx.bundle.verified.get(name)
-        if disk is None:
+        where = ctx.bundle.root / disk if disk is not None else externals.get(name)
+        if where is None:
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="media-not-verified", path=name,
-                          message=f"{name} is referenced but is not a bundle file whose sha256 matched the manifest, so it is not read")
+                          message=f"{name} is referenced but is neither a bundle file nor a supplied external artifact "
+                                  f"whose sha256 matched the manifest, so it is not read")
             continue
-        findings, facts = check_file(ctx.bundle.root / disk, name, exp, policy)
+        findings, facts = check_file(Path(where), name, exp, policy)
         yield from findings
         if facts is not None:
             judged.append((name, media[name], facts))
