@@ -64,11 +64,13 @@ def write_clip(
     options: dict[str, str] | None = None,
     tone_offset: int = 0,
     pattern_offset: int = 0,
+    width: int = W,
+    height: int = H,
 ) -> Path:
     """
     Write one clip to `path` and return `path`.
 
-    Video: `frames` frames of `W`x`H` at `fps` (pts in units of 1/fps unless
+    Video: `frames` frames of `width`x`height` (default `W`x`H`) at `fps` (pts in units of 1/fps unless
     `video_pts`/`video_time_base` say otherwise; frames whose index is not in
     `video_pts` are not written). Audio (if `audio_codec`): `audio_samples`
     samples per channel at `sample_rate`, first sample at pts `audio_start`
@@ -78,7 +80,7 @@ def write_clip(
     # bitexact: no random segment UID or writing-application string (Matroska/WebM), so reruns give the same bytes
     with av.open(str(path), "w", format=container_format, options={"fflags": "+bitexact", **(options or {})}) as out:
         vs = out.add_stream(video_codec, rate=fps)
-        vs.width, vs.height, vs.pix_fmt = W, H, "yuv420p"
+        vs.width, vs.height, vs.pix_fmt = width, height, "yuv420p"
         vs.codec_context.thread_count = 1
         if video_codec == "libx264":
             vs.codec_context.options = {"preset": "veryfast", "crf": "23"}
@@ -90,7 +92,7 @@ def write_clip(
             a_s.codec_context.thread_count = 1
         pts_list = list(video_pts) if video_pts is not None else list(range(frames))
         for k, pts in enumerate(pts_list):
-            frame = _video_frame(k + pattern_offset, W, H)
+            frame = _video_frame(k + pattern_offset, width, height)
             frame.pts = pts
             frame.time_base = tb
             out.mux(vs.encode(frame))
