@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from bundlekit import ROOT, codes, read_lines, rehash, write_lines
+from bundlekit import ROOT, codes, read_lines, rehash, sha, write_lines
 
 from verifier.checks import coverage
 from verifier.checks.coverage import DEFAULT_POLICY, Expectation, check_file, cross_arm, policy_from_gate
@@ -245,15 +245,9 @@ def _replace_media(bundle: Path, names: list[str], **clip) -> None:
     for r in receipts:
         for o in r.get("outputs", []):
             if o["path"] in names:
-                o["sha256"] = coverage_sha(bundle / o["path"])
+                o["sha256"] = sha(bundle / o["path"])
     write_lines(bundle / "receipts.jsonl", receipts)
     rehash(bundle)
-
-
-def coverage_sha(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_example_bundle_passes_with_coverage_on():

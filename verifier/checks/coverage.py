@@ -11,13 +11,15 @@ The measured facts these rules rest on are in
 plus A5, a gap check for audio that mirrors V2):
 
 - [S1] exactly one video stream and the expected audio streams (one, or none
-  when no audio is expected), container and codecs on the gate's allowlists,
-  `average_rate == fps`, `sample_rate` and channel count as planned;
+  when no audio is expected; other stream types are not judged), container
+  and codecs on the gate's allowlists, `average_rate == fps`, `sample_rate`
+  and channel count as planned;
 - [X1] no packet flagged corrupt; [X2] the header frame count of each stream
   equals the demuxed packet count (a header count of 0 means "unknown", H-17);
 - [V1] exactly N video packets; [V2] video timestamps on the constant step
   1/fps (each within less than one tick of `start + i/fps`, so a coarse time
-  base such as WebM's 1/1000 passes and a gap or duplicate does not);
+  base such as WebM's 1/1000 passes and a gap or duplicate does not; checked
+  while demuxing over a small reorder window, so memory stays constant);
   [V3] start within the gate's tolerance (half a frame) of 0; [V4] end (last
   pts plus its duration) within half a frame of N/fps;
 - [A1]/[A2] audio start = (first pts + skip-samples side data) no later than
@@ -25,7 +27,10 @@ plus A5, a gap check for audio that mirrors V2):
   [A3]/[A4] audio end = last pts + last duration - discard no shorter than one
   codec frame and no longer than priming plus one frame, against N/fps;
   [A5] audio packets are contiguous (each starts where the previous ended).
-  Tolerances are samples per codec in the gate, divided by the sample rate;
+  Tolerances are samples per codec in the gate, divided by the sample rate.
+  Unlike the C5 sketch, A1-A4 measure from the expected 0 and N/fps, not from
+  the observed video start and end, so a short video does not excuse (or
+  fail) its audio: each stream is judged on its own;
 - [C1] across arms: the same audio payload (sha256 of the audio packets) in
   two arms whose video payloads differ is reported; the gate decides FAIL;
 - [X3] `decode_errors` (used where a full decode is run anyway, e.g.
@@ -767,8 +772,10 @@ def streams(ctx: Context) -> Iterator[Finding]:
     (external and not supplied, or failed integrity, which that check
     reports). Per file the
     findings of `judge`; then [C1] `cross_arm` over files whose arm the
-    receipts name. Raises `Unverifiable` when the plan is unusable or the
-    gate has no `coverage` section. Side effects: demuxes each media file.
+    receipts name. Raises `Unverifiable` when the plan is unusable, or the
+    gate has no `coverage` section while media are referenced. Raises
+    `ConfigError` when the gate's coverage section is unusable. Side
+    effects: demuxes each media file.
     """
     section = (ctx.gate or {}).get("coverage")
     if section is None:
