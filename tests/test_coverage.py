@@ -197,6 +197,12 @@ def test_work_is_bounded_per_file(clips):
     assert [f.code for f in findings] == ["work-limit"] and facts is None
 
 
+def test_directory_and_symlink_are_fail_not_error(clips, tmp_path):
+    (tmp_path / "link.mp4").symlink_to(clips["full"])
+    report = media([tmp_path, tmp_path / "link.mp4"], gate_id=GATE)
+    assert [(f.status, f.code) for f in report.findings] == [(Status.FAIL, "media-unreadable")] * 2
+
+
 def test_nested_opens_are_refused(clips, tmp_path):
     playlist = tmp_path / "playlist.mp4"
     playlist.write_text(f"#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:5.2,\n{clips['full']}\n#EXT-X-ENDLIST\n")

@@ -359,10 +359,11 @@ def _open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise MediaUnreadable(f"cannot be opened: {exc.strerror or exc}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise MediaUnreadable("is not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise MediaUnreadable("is not a regular file")
         if st.st_size == 0:
             raise MediaUnreadable("is empty (0 bytes), so it holds no streams")
         if st.st_size > policy.max_file_bytes:
