@@ -61,6 +61,7 @@ CASES = {
     "drop_tail": ("FAIL", {"video-frame-count", "video-end"}),
     "gap": ("FAIL", {"frame-rate-mismatch", "video-frame-count", "video-timestamps"}),
     "no_audio": ("FAIL", {"stream-count"}),
+    "no_video": ("FAIL", {"stream-count"}),
     "no_editlist": ("FAIL", {"video-start", "video-end"}),
     "src_165888": ("PASS", {"covered"}),
     "mp3": ("FAIL", {"codec-not-allowed"}),
