@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import decimal
 from collections.abc import Sequence
+from typing import Any
 from decimal import Decimal
 
-__all__ = ["claim_tolerance", "half_unit", "mean", "median", "percentile_linear", "percentile_nearest_rank", "sample_sd", "within"]
+__all__ = ["claim_tolerance", "half_unit", "mean", "peak_in_flight", "median", "percentile_linear", "percentile_nearest_rank", "sample_sd", "within"]
 
 CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
 
@@ -109,3 +110,19 @@ def claim_tolerance(stated: Decimal) -> Decimal:
     if len(stated.as_tuple().digits) >= FULL_PRECISION_DIGITS:
         return max(half, abs(stated) * Decimal(2) ** -48)
     return half
+
+
+def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
+    """
+    Return the largest number of half-open intervals [start, end) open at one instant.
+
+    `intervals` are `(start, end)` pairs of mutually comparable values
+    (seconds, datetimes); an interval ending exactly when another starts does
+    not overlap it (a sweep line that processes ends before starts on ties).
+    """
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals], key=lambda x: (x[0], x[1]))
+    peak = current = 0
+    for _, delta in events:
+        current += delta
+        peak = max(peak, current)
+    return peak

@@ -320,13 +320,8 @@ def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
 
 
 def exact_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
-    """Return the exact peak overlap of half-open intervals [start, end) by a sweep line (ends before starts on ties)."""
-    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
-    cur = peak_ = 0
-    for _, delta in events:
-        cur += delta
-        peak_ = max(peak_, cur)
-    return peak_
+    """Return the exact peak overlap of half-open intervals [start, end) (`verifier.stats.peak_in_flight`)."""
+    return stats.peak_in_flight(intervals)
 
 
 @check("vllm.peak", title="max_concurrent_requests is this client's whole-second bucket peak, not engine concurrency",

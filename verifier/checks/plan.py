@@ -18,10 +18,11 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.campaign import Campaign, parse_time
+from verifier.stats import peak_in_flight
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["campaign_of", "conformance", "peak_in_flight"]
+__all__ = ["campaign_of", "conformance"]
 
 CHECK = "plan.conformance"
 DEFAULT_CLOCK_TOLERANCE_S = Decimal("0.001")
@@ -36,21 +37,6 @@ def campaign_of(ctx: Context) -> Campaign:
     if "campaign" not in ctx.data:
         ctx.data["campaign"] = Campaign.build(ctx.bundle.document("plan"), ctx.bundle.document("receipts"))
     return ctx.data["campaign"]  # type: ignore[no-any-return]
-
-
-def peak_in_flight(intervals: list[tuple[Any, Any]]) -> int:
-    """
-    Return the largest number of intervals open at one instant.
-
-    `intervals` are `(start, end)` pairs of comparable values; an interval
-    ending exactly when another starts does not overlap it.
-    """
-    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals], key=lambda x: (x[0], x[1]))
-    peak = current = 0
-    for _, delta in events:
-        current += delta
-        peak = max(peak, current)
-    return peak
 
 
 @check("plan.conformance", title="Receipts match the frozen plan: one per planned request, warmups first, arm order, counts",
