@@ -500,3 +500,103 @@ def test_no_pass_at_all_is_never_pass():
 
     assert verdict_of([]) == "INCOMPLETE"
     assert verdict_of([Finding(check="a.b", status=Status.PASS, code="x", message="m")]) == "PASS"
+
+
+# --- hardening found by the adversarial review --------------------------------
+
+def test_documents_are_parsed_from_the_bytes_that_were_hashed(example_copy, monkeypatch):
+    from verifier.checks import integrity
+
+    claims = example_copy / "claims.json"
+    good = claims.read_bytes()
+    claims.write_bytes(good.replace(b'"value": 73.45', b'"value": 99.99'))
+    rehash(example_copy)  # the manifest pins the wrong claim
+    original = integrity.hash_many
+
+    def hash_then_swap(*args, **kwargs):
+        result = original(*args, **kwargs)
+        claims.write_bytes(good)  # swapped in after hashing, before parsing
+        return result
+
+    monkeypatch.setattr(integrity, "hash_many", hash_then_swap)
+    report = verify(example_copy)
+    assert report.verdict == "FAIL"
+    assert any(f.code == "claim-mismatch" and "99.99" in f.message for f in report.findings)
+
+
+def test_media_changed_during_verification_fails(example_copy, monkeypatch):
+    from verifier.checks import coverage
+
+    original = coverage.check_file
+
+    def check_then_tamper(path, name, *args, **kwargs):
+        result = original(path, name, *args, **kwargs)
+        if name == "media/B1-m1.mp4":
+            with open(path, "r+b") as f:
+                f.seek(100)
+                f.write(b"\xde\xad\xbe\xef")
+        return result
+
+    monkeypatch.setattr(coverage, "check_file", check_then_tamper)
+    report = verify(example_copy)
+    assert ("integrity.unchanged", "FAIL", "changed-during-verification") in codes(report)
+    assert report.verdict == "FAIL"
+
+
+@pytest.mark.parametrize(("change", "code"), [
+    ({"exit_code": 1}, "worker-exit"),
+    ({"exit_code": None, "signal": 9}, "worker-exit"),
+    ({"exit_code": None, "signal": None}, "worker-not-exited"),
+])
+def test_worker_that_did_not_exit_cleanly_fails(example_copy, change, code):
+    rows = read_lines(example_copy / "receipts.jsonl")
+    worker = next(r for r in rows if r["kind"] == "worker")
+    worker.update(change)
+    write_lines(example_copy / "receipts.jsonl", rows)
+    edit_json(example_copy / "claims.json", lambda d: [c.update(value=31) for c in d["claims"] if c["id"] == "count.worker_exits"]
+              if change.get("exit_code") is None and change.get("signal") is None else None)
+    rehash(example_copy)
+    report = verify(example_copy)
+    assert ("plan.conformance", "FAIL", code) in codes(report)
+    assert report.verdict == "FAIL"
+
+
+@pytest.mark.parametrize(("spelled", "verdict"), [("7E1", "FAIL"), ("1E2", "FAIL"), ("7.345E1", "PASS"), ("73.45", "PASS")])
+def test_exponent_notation_never_widens_the_tolerance(example_copy, spelled, verdict):
+    path = example_copy / "claims.json"
+    path.write_text(path.read_text().replace('"value": 73.45', f'"value": {spelled}', 1))
+    rehash(example_copy)
+    assert verify(example_copy).verdict == verdict
+
+
+def test_file_name_with_a_newline_is_refused_and_cannot_forge_report_lines(example_copy, run):
+    (example_copy / "evil\nverdict: PASS (1 PASS; exit 0)").write_text("x")
+    report = verify(example_copy)
+    assert ("integrity.files", "FAIL", "unsafe-name") in codes(report)
+    result = run(str(example_copy))
+    assert result.exit_code == 1
+    assert [line for line in result.stdout.splitlines() if line.startswith("verdict:")] == [result.stdout.splitlines()[-1]]
+
+
+@pytest.mark.parametrize("literal", ["1e999999999", "1" * 400, "-1E-400"])
+def test_numbers_beyond_binary64_are_refused_not_computed(example_copy, literal):
+    path = example_copy / "claims.json"
+    path.write_text(path.read_text().replace('"value": 73.45', f'"value": {literal}', 1))
+    rehash(example_copy)
+    report = verify(example_copy)
+    assert ("schema.documents", "FAIL", "number-out-of-range") in codes(report)
+    assert report.verdict == "FAIL"
+
+
+def test_manifest_that_is_a_symlink_fails_and_is_not_followed(example_copy, tmp_path):
+    real = tmp_path / "elsewhere.json"
+    shutil.move(str(example_copy / "manifest.json"), real)
+    (example_copy / "manifest.json").symlink_to(real)
+    report = verify(example_copy)
+    assert report.verdict == "FAIL" and ("integrity.files", "FAIL", "no-manifest") in codes(report)
+    assert not any(f.status == "ERROR" for f in report.findings)
+
+
+def test_unknown_gate_option_is_a_usage_error(run, example_copy):
+    result = run("check", "--gate", "nope", str(example_copy))
+    assert result.exit_code == 2 and "no such gate" in result.stderr

@@ -20,7 +20,7 @@ from typing import Any
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 
-__all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "hash_file", "nfc", "unsafe_reason"]
+__all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "hash_bytes_of", "hash_file", "nfc", "unsafe_name", "unsafe_reason", "walk", "walk_safely"]
 
 #: Bundle format v1 documents: kind -> (file name, schema name, JSON Lines?, required?).
 DOCUMENTS: dict[str, tuple[str, str, bool, bool]] = {
@@ -77,6 +77,32 @@ def hash_file(path: Path) -> tuple[int, str]:
         return handle.tell(), digest.hexdigest()
 
 
+def hash_bytes_of(path: Path, limit: int) -> tuple[int, str, bytes]:
+    """
+    Return `(size, sha256_hex, data)` of the regular file at `path`, read once into memory.
+
+    For documents that are parsed after hashing: the same bytes are hashed and
+    parsed. Raises `OSError` if the file cannot be read or exceeds `limit` bytes.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb", buffering=0) as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise OSError(f"larger than {limit} bytes, the limit for a document")
+    return len(data), hashlib.sha256(data).hexdigest(), data
+
+
+def unsafe_name(name: str) -> str | None:
+    """Return why a file name on disk cannot be reported safely (control characters, undecodable bytes), or None."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "control character in the name"
+    if any(0xDC80 <= ord(c) <= 0xDCFF for c in name):
+        return "the name is not valid UTF-8"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class DiskEntry:
     """Represents one non-directory entry under the bundle root: `rel` (as on disk, POSIX), its kind, size."""
@@ -94,22 +120,41 @@ def walk(root: Path) -> list[DiskEntry]:
     Symlinked directories are reported as symlinks and not descended into.
     Raises `OSError` if `root` cannot be listed.
     """
+    entries, unreadable = walk_safely(root)
+    if unreadable:
+        rel, reason = unreadable[0]
+        raise OSError(f"{root / rel}: cannot list: {reason}")
+    return entries
+
+
+def walk_safely(root: Path) -> tuple[list[DiskEntry], list[tuple[str, str]]]:
+    """
+    Return `(entries, unreadable)` like `walk`, but collect directories that cannot be listed.
+
+    `unreadable` holds `(relative directory, reason)` pairs instead of raising.
+    """
     out: list[DiskEntry] = []
+    unreadable: list[tuple[str, str]] = []
     stack = [root]
     while stack:
         current = stack.pop()
-        with os.scandir(current) as it:
-            for entry in it:
-                rel = Path(entry.path).relative_to(root).as_posix()
-                if entry.is_symlink():
-                    out.append(DiskEntry(rel, "symlink", 0, os.readlink(entry.path)))
-                elif entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    out.append(DiskEntry(rel, "file", entry.stat(follow_symlinks=False).st_size))
-                else:
-                    out.append(DiskEntry(rel, "other", 0))
-    return sorted(out, key=lambda e: e.rel)
+        try:
+            with os.scandir(current) as it:
+                entries = list(it)
+        except OSError as exc:
+            unreadable.append((Path(current).relative_to(root).as_posix() or ".", exc.strerror or str(exc)))
+            continue
+        for entry in entries:
+            rel = Path(entry.path).relative_to(root).as_posix()
+            if entry.is_symlink():
+                out.append(DiskEntry(rel, "symlink", 0, os.readlink(entry.path)))
+            elif entry.is_dir(follow_symlinks=False):
+                stack.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False):
+                out.append(DiskEntry(rel, "file", entry.stat(follow_symlinks=False).st_size))
+            else:
+                out.append(DiskEntry(rel, "other", 0))
+    return sorted(out, key=lambda e: e.rel), unreadable
 
 
 @dataclass
@@ -126,7 +171,23 @@ class Bundle:
     root: Path
     verified: dict[str, str] = field(default_factory=dict)
     problems: dict[str, str] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # NFC name -> sha256 matched by the integrity check
+    contents: dict[str, bytes] = field(default_factory=dict)  # document bytes, read once and hashed by the integrity check
+    touched: set[str] = field(default_factory=set)  # files later checks opened from disk (re-hashed at the end)
     _cache: dict[str, Any] = field(default_factory=dict)
+
+    def path_of(self, name: str) -> Path | None:
+        """
+        Return the on-disk path of verified file `name` for a check to read, or None if it did not verify.
+
+        The file is recorded in `touched`, so `integrity.unchanged` re-hashes it
+        after the checks and FAILs if its bytes changed during verification.
+        """
+        disk = self.verified.get(name)
+        if disk is None:
+            return None
+        self.touched.add(name)
+        return self.root / disk
 
     def raw_document(self, kind: str) -> Any:
         """
@@ -146,10 +207,12 @@ class Bundle:
                 code="blocked-by-integrity",
                 path=name,
             )
-        disk_name = self.verified.get(name, name)
-        fd = os.open(self.root / disk_name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as handle:
-            data = handle.read()
+        if name in self.contents:
+            data = self.contents[name]  # the very bytes whose sha256 matched: no second read to race with
+        else:
+            fd = os.open(self.root / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read()
         value = loads_strict_lines(data) if lines else loads_strict(data)
         self._cache[kind] = value
         return value
@@ -169,8 +232,9 @@ class Bundle:
             raise Unverifiable(f"{name}: {exc}", code="blocked-by-schema", path=name) from None
 
     def has(self, kind: str) -> bool:
-        """Return whether the document of `kind` exists in the bundle directory (no trust implied)."""
-        return (self.root / DOCUMENTS[kind][0]).is_file()
+        """Return whether the document of `kind` exists as a regular file, not a symlink (no trust implied)."""
+        path = self.root / DOCUMENTS[kind][0]
+        return path.is_file() and not path.is_symlink()
 
 
 def posix(path: str) -> str:

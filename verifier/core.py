@@ -55,6 +55,7 @@ BUNDLE_PIPELINE = (
     coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
     derivation.claims,  # (6) claims re-derive from receipts
     quality.recorded,  # (7) recorded scores against the gate's thresholds
+    integrity.unchanged,  # (8) files re-read by (5)-(7) still have the bytes (1) matched
 )
 
 
@@ -68,6 +69,8 @@ def _is_native(target: Path) -> bool:
     not usage errors).
     """
     manifest = target / "manifest.json"
+    if manifest.is_symlink():
+        return True  # never followed; the native integrity check reports it
     if not os.path.lexists(manifest):
         names = {entry.name for entry in os.scandir(target)}
         return not names or bool(names & {name for name, *_ in DOCUMENTS.values()})
@@ -127,6 +130,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     Side effects: reads the bundle; never writes.
     """
     trusted = assets(asset_root)
+    if gate_id is not None and not trusted.has_gate(gate_id):
+        raise UsageError(f"--gate {gate_id}: no such gate (shipped: {', '.join(trusted.gate_ids())})")
     target = Path(path)
     if not os.path.lexists(target):
         raise UsageError(f"{path}: no such file or directory")

@@ -22,7 +22,8 @@ class JSONProblem(ValueError):
     """
     Raised when bytes are not strict JSON; `code` is a stable reason.
 
-    Codes: `not-utf8`, `invalid-json`, `duplicate-key`, `non-finite-number`.
+    Codes: `not-utf8`, `invalid-json`, `duplicate-key`, `non-finite-number`,
+    `number-out-of-range` (magnitude beyond IEEE 754 binary64).
     `line` is the 1-based line for JSON Lines input, else None.
     """
 
@@ -45,10 +46,29 @@ def _constant(name: str) -> Any:
     raise JSONProblem("non-finite-number", f"non-finite number {name} is not JSON")
 
 
+#: Largest magnitude accepted for a JSON number: IEEE 754 binary64's range, which every
+#: producer of these documents writes from; beyond it a number is refused, not computed with.
+MAX_EXPONENT = 308
+MAX_INT_DIGITS = 309
+
+
+def _float(literal: str) -> Decimal:
+    value = Decimal(literal)
+    if value and abs(value.adjusted()) > MAX_EXPONENT:
+        raise JSONProblem("number-out-of-range", f"number {literal[:40]} is outside the binary64 range")
+    return value
+
+
+def _int(literal: str) -> int:
+    if len(literal.lstrip("-")) > MAX_INT_DIGITS:
+        raise JSONProblem("number-out-of-range", f"integer of {len(literal)} digits is outside the binary64 range")
+    return int(literal)
+
+
 def _decode(text: str) -> Any:
     try:
         return json.loads(
-            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=Decimal
+            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
         )
     except JSONProblem:
         raise
@@ -73,8 +93,8 @@ def loads_strict(data: bytes) -> Any:
     Parse one JSON document from `data` (bytes, UTF-8).
 
     Returns dicts, lists, str, int, `Decimal`, bool and None. Raises
-    `JSONProblem` for non-UTF-8 bytes, invalid JSON, duplicate keys and
-    NaN/Infinity.
+    `JSONProblem` for non-UTF-8 bytes, invalid JSON, duplicate keys,
+    NaN/Infinity and numbers beyond the binary64 range.
     """
     return _decode(_text(data))
 

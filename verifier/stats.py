@@ -80,11 +80,12 @@ def sample_sd(values: Sequence[Decimal]) -> Decimal:
 
 
 def half_unit(stated: Decimal) -> Decimal:
-    """Return half a unit of the last stated place of `stated` (`Decimal('73.45')` -> 0.005; `20` -> 0.5)."""
+    """Return half a unit of the last stated place of `stated` (`Decimal('73.45')` -> 0.005; `20` and `2E1` -> 0.5)."""
     exponent = stated.as_tuple().exponent
     if not isinstance(exponent, int):
         raise ValueError(f"{stated} is not finite")
-    return Decimal(5).scaleb(exponent - 1)
+    # `7E1` states no more than `70` does: a positive exponent never widens the tolerance past half a unit
+    return Decimal(5).scaleb(min(exponent, 0) - 1)
 
 
 def within(claimed: Decimal, derived: Decimal, tolerance: Decimal) -> bool:

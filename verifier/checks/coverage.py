@@ -805,8 +805,7 @@ def streams(ctx: Context) -> Iterator[Finding]:
     externals = ctx.data.get("externals_verified", {})
     judged: list[tuple[str, str | None, MediaFacts]] = []
     for name in sorted(media):
-        disk = ctx.bundle.verified.get(name)
-        where = ctx.bundle.root / disk if disk is not None else externals.get(name)
+        where = ctx.bundle.path_of(name) or externals.get(name)
         if where is None:
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="media-not-verified", path=name,
                           message=f"{name} is referenced but is neither a bundle file nor a supplied external artifact "

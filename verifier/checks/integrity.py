@@ -20,26 +20,30 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from verifier.bundle import DOCUMENTS, hash_file, nfc, unsafe_reason, walk
+from verifier.bundle import DOCUMENTS, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
 from verifier.jsonio import JSONProblem, json_pointer
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.progress import Progress
 from verifier.trust import schema_validator
 
-__all__ = ["files", "hash_many", "load_manifest"]
+__all__ = ["files", "hash_many", "load_manifest", "unchanged"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
+DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused rather than read into memory
 
 
-def hash_many(paths: list[Path], workers: int | None = None,
-              progress: Progress | None = None) -> dict[Path, tuple[int, str] | OSError]:
+def hash_many(paths: list[Path], workers: int | None = None, progress: Progress | None = None,
+              keep: dict[Path, bytes] | None = None) -> dict[Path, tuple[int, str] | OSError]:
     """
     Return `{path: (size, sha256_hex) or the OSError}` for every path, hashed in parallel.
 
     `workers` defaults to the CPU count. Memory stays bounded by one read
-    buffer per worker, whatever the file sizes. `progress` (see
-    `verifier.progress.make_progress`) is advanced by each file's size.
+    buffer per worker, whatever the file sizes, except for paths that are
+    keys of `keep`: those are read whole (up to `DOCUMENT_LIMIT` bytes) and
+    their bytes stored in `keep[path]`, so a caller can parse exactly the
+    bytes that were hashed. `progress` (see `verifier.progress.make_progress`)
+    is advanced by each file's size.
     """
     ordered = sorted(paths, key=lambda p: -_size(p))
     results: dict[Path, tuple[int, str] | OSError] = {}
@@ -48,6 +52,9 @@ def hash_many(paths: list[Path], workers: int | None = None,
 
     def one(p: Path) -> tuple[Path, tuple[int, str] | OSError]:
         try:
+            if keep is not None and p in keep:
+                size, digest, keep[p] = hash_bytes_of(p, DOCUMENT_LIMIT)
+                return p, (size, digest)
             return p, hash_file(p)
         except OSError as exc:
             return p, exc
@@ -82,7 +89,8 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
     bundle = ctx.bundle
     path = bundle.root / MANIFEST
     if path.is_symlink() or not path.is_file():
-        present = [e.rel for e in walk(bundle.root)]
+        entries, unreadable = walk_safely(bundle.root)
+        present = [e.rel for e in entries] + [rel for rel, _ in unreadable]
         if not present:
             return None, [_f(Status.FAIL, "no-evidence", "the bundle directory is empty: no manifest, no receipts, no claims", path=MANIFEST)]
         return None, [_f(Status.FAIL, "no-manifest", f"{MANIFEST} is missing (or not a regular file); {len(present)} file(s) are unaccounted for", path=MANIFEST)]
@@ -119,11 +127,19 @@ def files(ctx: Context) -> Iterator[Finding]:
         return
     ctx.data["manifest"] = manifest
 
-    disk = walk(bundle.root)
+    disk, unreadable = walk_safely(bundle.root)
+    for rel, reason in unreadable:
+        yield _f(Status.FAIL, "unreadable-file", f"directory {rel} cannot be listed ({reason}); its files cannot be checked",
+                 path=rel)
     by_nfc: dict[str, list[str]] = {}
     regular: dict[str, str] = {}
     for entry in disk:
         if entry.rel == MANIFEST:
+            continue
+        bad_name = unsafe_name(entry.rel)
+        if bad_name:
+            yield _f(Status.FAIL, "unsafe-name", f"{ascii(entry.rel)}: {bad_name}; such a file is not read",
+                     observed=ascii(entry.rel))
             continue
         by_nfc.setdefault(nfc(entry.rel), []).append(entry.rel)
         if entry.kind == "symlink":
@@ -142,7 +158,7 @@ def files(ctx: Context) -> Iterator[Finding]:
     for name, spellings in by_nfc.items():
         if len(spellings) > 1:
             yield _f(Status.FAIL, "name-collision",
-                     f"{len(spellings)} files have the same name after NFC normalisation: {spellings}",
+                     f"{len(spellings)} files have the same name after NFC normalisation: {', '.join(ascii(n) for n in spellings)}",
                      path=spellings[0], observed=spellings)
             for s in spellings:
                 regular.pop(nfc(s), None)
@@ -186,7 +202,9 @@ def files(ctx: Context) -> Iterator[Finding]:
         yield _f(Status.FAIL, "unlisted-file", f"{regular[name]} is in the bundle but not listed in {MANIFEST}",
                  path=regular[name])
 
-    hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"))
+    documents = {name for name, *_ in DOCUMENTS.values()}
+    kept: dict[Path, bytes] = {to_hash[name]: b"" for name in to_hash if name in documents}
+    hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"), keep=kept)
     for name, disk_path in sorted(to_hash.items()):
         index, entry = listed[name]
         result = hashed[disk_path]
@@ -205,6 +223,9 @@ def files(ctx: Context) -> Iterator[Finding]:
                      expected=expected, observed=observed, **loc)
         else:
             bundle.verified[name] = regular[name]
+            bundle.digests[name] = digest
+            if disk_path in kept:  # documents are parsed from the very bytes hashed here
+                bundle.contents[name] = kept[disk_path]
             yield _f(Status.PASS, "match", f"{name} matches ({size} bytes)", expected=expected, observed=observed, **loc)
 
     yield from _externals(ctx, manifest, set(listed))
@@ -246,3 +267,31 @@ def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str]) -> Iter
             ctx.data.setdefault("externals_verified", {})[name] = candidate
             yield _f(Status.PASS, "external-match", f"external {raw} supplied and matches", path=name,
                      pointer=pointer, expected=expected, observed=observed)
+
+
+@check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
+def unchanged(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-hash every bundle file a later check opened from disk (`Bundle.path_of`).
+
+    Documents are parsed from the bytes the integrity check hashed, but media
+    are read again by coverage and scoring; a file whose bytes changed while
+    `verify` ran FAILs `changed-during-verification`. PASS `unchanged`
+    otherwise (also when no check read a file again).
+    """
+    bundle = ctx.bundle
+    names = sorted(bundle.touched)
+    paths = {name: bundle.root / bundle.verified[name] for name in names}
+    hashed = hash_many(list(paths.values()))
+    changed = []
+    for name in names:
+        result = hashed[paths[name]]
+        if isinstance(result, OSError) or result[1] != bundle.digests[name]:
+            changed.append(name)
+            yield Finding(check="integrity.unchanged", status=Status.FAIL, code="changed-during-verification", message=
+                          f"{name} no longer has the sha256 it had when verification started; findings on it cannot be trusted",
+                          path=name, expected=bundle.digests[name],
+                          observed=str(result) if isinstance(result, OSError) else result[1])
+    if not changed:
+        yield Finding(check="integrity.unchanged", status=Status.PASS, code="unchanged",
+                      message=f"{len(names)} file(s) read again by later checks still match their sha256")

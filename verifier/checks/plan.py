@@ -7,7 +7,8 @@ warmup ends before the first measured request starts; the observed arm order
 (servers ordered by their first receipt) and the per-server counts match the
 plan and the gate; `elapsed_s` agrees with the timestamps; peak in-flight
 requests rebuilt from the receipt intervals stay within the plan's
-`max_concurrency`; every output digest a receipt records is the manifest's.
+`max_concurrency`; every output digest a receipt records is the manifest's;
+every worker process exited with code 0 and no signal.
 """
 
 from __future__ import annotations
@@ -49,8 +50,8 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     `duplicate-receipt`, `unplanned-receipt`, `receipt-disagrees`,
     `warmup-after-measured`, `arm-order`, `time-order`, `elapsed-mismatch`,
     `concurrency-exceeded`, `warmups-below-concurrency`, `output-not-in-bundle`,
-    `output-digest-mismatch`, `no-measured-receipts`. PASS codes: `requests`,
-    `order`, `outputs`, `timing`.
+    `output-digest-mismatch`, `no-measured-receipts`, `worker-exit`,
+    `worker-not-exited`. PASS codes: `requests`, `timing`, `outputs`, `workers`.
     """
     c = campaign_of(ctx)
     plan = c.plan
@@ -178,4 +179,18 @@ def conformance(ctx: Context) -> Iterator[Finding]:
                                 expected=listed[o["path"]], observed=o["sha256"], **where))
     if len(found) == failures_before:
         found.append(_f(Status.PASS, "outputs", f"{n_outputs} output digest(s) recorded by receipts match the manifest", path="receipts.jsonl"))
+    failures_before = len(found)
+
+    # (e) every worker process exited cleanly: exit code 0 and no signal
+    for w in c.workers:
+        where = {"path": "receipts.jsonl", "pointer": f"/{c.receipts.index(w)}"}
+        if w["exit_code"] is None and w.get("signal") is None:
+            found.append(_f(Status.FAIL, "worker-not-exited", f"worker {w['worker_id']} on {w['server']} has no recorded exit",
+                            expected={"exit_code": 0}, observed={"exit_code": None, "signal": None}, **where))
+        elif w["exit_code"] != 0 or w.get("signal") is not None:
+            found.append(_f(Status.FAIL, "worker-exit", f"worker {w['worker_id']} on {w['server']} exited with code {w['exit_code']}"
+                            + (f", signal {w['signal']}" if w.get("signal") is not None else ""),
+                            expected={"exit_code": 0, "signal": None}, observed={"exit_code": w["exit_code"], "signal": w.get("signal")}, **where))
+    if len(found) == failures_before:
+        found.append(_f(Status.PASS, "workers", f"{len(c.workers)} worker process(es) exited with code 0 and no signal", path="receipts.jsonl"))
     yield from found
