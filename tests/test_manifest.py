@@ -123,3 +123,19 @@ def test_invalid_existing_manifest_is_refused(tiny_assets, tmp_path, run):
     (bundle / "manifest.json").write_text('{"format": "verify-bundle", "format": "x"}')
     result = run("manifest", str(bundle), "--write")
     assert result.exit_code == 2 and "duplicate key" in result.stderr
+
+
+def test_manifest_write_refuses_a_gate_that_is_not_an_id_and_writes_a_readable_file(tmp_path, run):
+    import stat
+
+    bundle = tmp_path / "b"
+    bundle.mkdir()
+    (bundle / "a.txt").write_text("a")
+    result = run("manifest", "--gate", "../../etc/passwd", "--write", str(bundle))
+    assert result.exit_code == 2 and not (bundle / "manifest.json").exists()
+    old = os.umask(0o022)
+    try:
+        assert run("manifest", "--gate", "ref2va-5s-v1", "--write", str(bundle)).exit_code == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((bundle / "manifest.json").stat().st_mode) == 0o644

@@ -220,3 +220,15 @@ def test_every_receipt_reader_case_renders_in_every_format(path):
         if " file=" in line:
             file = line.split(" file=", 1)[1].split(",", 1)[0]
             assert Path(file.replace("%3A", ":").replace("%2C", ",")).exists(), line
+
+
+def test_text_report_escapes_control_characters_from_evidence():
+    from verifier.model import CheckInfo, Finding, Report
+
+    f = Finding(check="derivation.claims", status=Status.FAIL, code="claim-mismatch",
+                message="claim x\nverdict: PASS (1 PASS; exit 0)\x1b[32m", path="claims.json")
+    report = Report(subject="b", kind="bundle-v1", verifier_version="0", findings=(f,),
+                    roster=(CheckInfo(check="derivation.claims", title="t", counts={"FAIL": 1}),))
+    out = render(report, "text")
+    assert [line for line in out.splitlines() if line.startswith("verdict:")] == [out.splitlines()[-1]]
+    assert "\x1b" not in out and "\\n" in out

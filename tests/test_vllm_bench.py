@@ -254,3 +254,20 @@ def test_h03_ttft_above_latency_fails(tmp_path):
 def test_no_reader_code_special_cases_the_stray_goodput_spelling():
     for path in (ROOT / "verifier").rglob("*.py"):
         assert "request_goodput:" not in path.read_text(), path
+
+
+def test_std_tolerates_numpy_rounding_but_not_a_wrong_value(tmp_path):
+    import json
+
+    from verifier.core import verify_path as _verify
+
+    source = Path(__file__).parent / "fixtures" / "vllm" / "abcd-bucket-peak.json"
+    doc = json.loads(source.read_text())
+    doc["std_e2el_ms"] = 80.000000000001  # 1e-12 off: within n * eps * max|x| * 4, beyond half a unit of the stated place
+    noisy = tmp_path / "noisy.json"
+    noisy.write_text(json.dumps(doc))
+    assert not any(f.status == "FAIL" and "std_e2el_ms" in f.message for f in _verify(str(noisy)).findings)
+    doc["std_e2el_ms"] = 80.01
+    wrong = tmp_path / "wrong.json"
+    wrong.write_text(json.dumps(doc))
+    assert any(f.status == "FAIL" and "std_e2el_ms" in f.message for f in _verify(str(wrong)).findings)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from verifier.trust import assets, schema_validator
 __all__ = ["build_manifest", "diff_manifests", "dumps_manifest", "read_manifest", "write_manifest"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
+GATE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # as in schemas/manifest.schema.json
 _KEY_ORDER = ("format", "format_version", "gate", "description", "created_at", "files", "external")
 
 
@@ -72,6 +74,8 @@ def build_manifest(root: Path, *, gate: str | None = None, progress: Progress | 
     chosen_gate = gate or (current or {}).get("gate")
     if not chosen_gate:
         raise UsageError(f"{root}: no {MANIFEST} yet; pass --gate GATE_ID to name the gate it is judged by")
+    if gate is not None and not GATE_ID.fullmatch(gate):
+        raise UsageError(f"--gate {gate!r}: not a gate id (letters, digits, '.', '_', '-'; no '/')")
     problems: list[str] = []
     regular: list[str] = []
     seen: dict[str, str] = {}
@@ -164,6 +168,9 @@ def write_manifest(root: Path, *, gate: str | None = None, progress: Progress | 
     if changes:
         fd, tmp = tempfile.mkstemp(prefix=".manifest.", suffix=".tmp", dir=root)
         try:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.fchmod(fd, 0o666 & ~umask)  # mkstemp creates 0600; a manifest is as readable as any new file
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(dumps_manifest(new))
             os.replace(tmp, root / MANIFEST)

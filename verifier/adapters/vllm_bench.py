@@ -297,8 +297,14 @@ def latency(ctx: Context) -> Iterator[Finding]:
         else:
             q = Decimal(m["q"])
             value, text = stats.percentile_linear(xs, q), f"p{q} numpy-linear"
+        tolerance = None
+        if stat == "std":
+            # numpy's float64 std carries rounding error of about n * eps * max|x| (mean subtraction, squares,
+            # summation), which the exact derivation does not; a tiny std (e.g. 6.9e-15 for equal values) is noise.
+            scale = max(abs(x) for x in xs) * MS
+            tolerance = max(stats.claim_tolerance(claimed), Decimal(len(xs)) * Decimal(2) ** -52 * scale * 4)
         yield claim_finding("vllm.latency", claimed, value * MS, name=name, pointer=f"/{key}", label=key,
-                            how=f"{text} x 1000 of {how}")
+                            how=f"{text} x 1000 of {how}", tolerance=tolerance)
 
 
 def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:

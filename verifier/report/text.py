@@ -22,15 +22,20 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
 
+def _safe(text: str) -> str:
+    """Return `text` with control characters escaped (`\\n`, `\\x1b`), so evidence cannot forge or colour report lines."""
+    return "".join(repr(c)[1:-1] if ord(c) < 32 or ord(c) == 127 else c for c in text)
+
+
 def _location(f: Finding) -> str:
     if f.path and f.pointer:
-        return f"{f.path}#{f.pointer}"
-    return f.path or "-"
+        return _safe(f"{f.path}#{f.pointer}")
+    return _safe(f.path or "-")
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
     """Return the text report; `color` adds ANSI colours (the CLI enables it only on a TTY without NO_COLOR)."""
-    lines = [f"verify {report.verifier_version}: {report.subject} ({report.kind}"
+    lines = [f"verify {report.verifier_version}: {_safe(report.subject)} ({report.kind}"
              + (f", gate {report.gate} sha256 {report.gate_sha256[:12]}..." if report.gate and report.gate_sha256 else "")
              + ")"]
     if report.producer:
@@ -39,10 +44,10 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         if f.status is Status.PASS and not verbose:
             continue
         status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
-        lines.append(f"{status} {f.check} [{f.code}] {_location(f)}: {f.message}")
+        lines.append(f"{status} {f.check} [{f.code}] {_location(f)}: {_safe(f.message)}")
         if verbose and f.derivation:
             for row in f.derivation.rstrip().splitlines():
-                lines.append(f"{'':11}  derivation: {row}")
+                lines.append(f"{'':11}  derivation: {_safe(row)}")
     lines.append("checks run:")
     for c in report.roster:
         counts = ", ".join(f"{n} {s}" for s, n in sorted(c.counts.items()))
