@@ -299,9 +299,14 @@ def test_pr6540_frames_over_fps_more_than_one_frame_off_fails(tmp_path):
 # ---------------------------------------------------------------- vllm-save-result-ascend
 
 
-def test_ascend_directory_is_not_claimed_by_any_profile(run):
-    """--save-result JSON is the serving receipt reader's (another branch); no profile duplicates it."""
-    result = run(str(ASCEND))
+def test_ascend_directory_is_not_claimed_by_any_profile(run, tmp_path):
+    """--save-result JSON is the serving receipt reader's; no profile duplicates it, the folder is read file by file."""
+    from verifier.core import verify_path
+
+    assert not verify_path(str(ASCEND)).kind.startswith("profile:")
+    assert run(str(ASCEND)).exit_code == 3
+    (tmp_path / "notes.txt").write_text("no receipts here")
+    result = run(str(tmp_path))
     assert result.exit_code == 2
     assert "no shipped profile matches" in result.stderr
     for pid in ("hyperfine", "system1-omni-gdn", "vllm-omni-pr6540"):

@@ -271,3 +271,25 @@ def test_std_tolerates_numpy_rounding_but_not_a_wrong_value(tmp_path):
     wrong = tmp_path / "wrong.json"
     wrong.write_text(json.dumps(doc))
     assert any(f.status == "FAIL" and "std_e2el_ms" in f.message for f in _verify(str(wrong)).findings)
+
+
+def test_the_ascend_folder_reads_every_result_through_the_serving_reader(tmp_path):
+    import shutil
+
+    from verifier.core import verify_path as _verify
+
+    folder = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "vllm-save-result-ascend"
+    report = _verify(str(folder))
+    assert report.kind == "receipt-folder:vllm-bench-serve"
+    assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
+    aggregates = [f for f in report.findings if f.check == "vllm.aggregates"]
+    assert len(aggregates) == 12 and all(f.status == "PASS" for f in aggregates)
+    skipped = {f.path for f in report.findings if f.code == "not-a-receipt"}
+    assert skipped == {"SOURCE.md", *(p.name for p in folder.glob("*.csv"))}
+    copy = tmp_path / "ascend"
+    shutil.copytree(folder, copy)
+    one = next(copy.glob("*.json"))
+    doc = json.loads(one.read_text())
+    doc["request_throughput"] = doc["request_throughput"] * 2
+    one.write_text(json.dumps(doc))
+    assert _verify(str(copy)).verdict == "FAIL"

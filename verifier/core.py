@@ -40,7 +40,7 @@ from verifier.checks import coverage, derivation, gate, integrity, plan, quality
 from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
-from verifier.model import Report
+from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
 from verifier.profiles import Tree, candidates
 from verifier.trust import assets
@@ -83,6 +83,59 @@ def _is_native(target: Path) -> bool:
     return not isinstance(document, dict) or document.get("format") == "verify-bundle"
 
 
+def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -> Report | None:
+    """
+    Return one report over the receipt files at the top of directory `target`, or None if it holds none.
+
+    Each JSON file a single-file reader recognises (`verifier.adapters.detect`)
+    runs through that reader; the findings are concatenated in file order and
+    the roster sums counts per check. Every other file is UNVERIFIED
+    `not-a-receipt` (nothing reads it), so a folder is never PASS on what was
+    skipped. Side effects: reads the files; never writes.
+    """
+    readers: list[tuple[str, Any, Any]] = []
+    others: list[str] = []
+    for entry in sorted(os.scandir(target), key=lambda e: e.name):
+        if entry.is_dir(follow_symlinks=False):
+            others.append(entry.name + "/")
+            continue
+        adapter = document = None
+        if entry.name.endswith(".json") and entry.is_file(follow_symlinks=False):
+            try:
+                document = loads_strict(Path(entry.path).read_bytes())
+                adapter = detect(document)
+            except (OSError, JSONProblem):
+                adapter = None
+        if adapter is None:
+            others.append(entry.name)
+        else:
+            readers.append((entry.name, adapter, document))
+    if not readers:
+        return None
+    findings: list[Finding] = []
+    counts: dict[str, dict[str, int]] = {}
+    titles: dict[str, str] = {}
+    kinds = sorted({adapter.KIND for _, adapter, _ in readers})
+    for name, adapter, document in readers:
+        ctx = Context(subject=target / name, assets=trusted, options={"document": document, "name": name})
+        found, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
+        findings.extend(found)
+        for info in roster:
+            titles[info.check] = info.title
+            for status, n in info.counts.items():
+                counts.setdefault(info.check, {}).setdefault(status, 0)
+                counts[info.check][status] += n
+    skipped = [Finding(check="receipts.folder", status=Status.UNVERIFIED, code="not-a-receipt", path=name,
+                       message=f"{name} is not a receipt any reader recognises, so nothing in it is checked")
+               for name in others]
+    findings.extend(skipped)
+    roster = [CheckInfo(check=c, title=titles[c], counts=counts[c]) for c in titles]
+    roster.append(CheckInfo(check="receipts.folder", title="Every file of a receipt folder is read by a reader",
+                            counts={"UNVERIFIED": len(skipped)} if skipped else {}))
+    return Report(subject=path, kind="receipt-folder:" + "+".join(kinds), verifier_version=__version__,
+                  findings=tuple(findings), roster=tuple(roster))
+
+
 def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | None, debug: bool) -> Report | None:
     """
     Run the profile pipeline on directory or single file `target`; choose the profile by detection when not given.
@@ -98,6 +151,10 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
         found = candidates(shipped, tree)
         if not found and tree.root.is_dir() and os.path.lexists(tree.root / "manifest.json") and target.is_dir():
             return None  # a manifest no profile claims: the native pipeline reports what is wrong with it
+        if not found and target.is_dir():
+            folder = _verify_receipt_folder(path, target, trusted, debug)
+            if folder is not None:
+                return folder
         if len(found) != 1:
             what = "no shipped profile matches it" if not found else f"several profiles match it: {', '.join(found)}"
             raise UsageError(
