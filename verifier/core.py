@@ -13,7 +13,9 @@ Readers:
   explicitly); several matches, or none for a directory without a
   `manifest.json`, is a usage error listing the candidates (exit 2); a
   `manifest.json` no profile claims is read natively, so its problems are
-  reported as findings. See `verifier.profiles` and `docs/profiles.md`;
+  reported as findings; a directory no profile claims that holds receipt
+  files is read file by file through their readers
+  (`_verify_receipt_folder`). See `verifier.profiles` and `docs/profiles.md`;
 - a file is read as strict JSON and given to the adapter whose detection
   matches what it records about its producer (`verifier.adapters.ADAPTERS`);
   no match is a usage error (exit 2).
