@@ -31,7 +31,6 @@ DOCUMENTS: dict[str, tuple[str, str, bool, bool]] = {
     "quality": ("quality-index.json", "quality-index", False, False),
 }
 
-CHUNK = 1 << 20  # 1 MiB reads: the flat part of the throughput curve in shared/docs/media-notes.md section E
 
 
 def nfc(path: str) -> str:
