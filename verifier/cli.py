@@ -13,7 +13,7 @@ import sys
 import click
 
 from verifier import __version__
-from verifier.core import verify_path
+from verifier.core import verify_media, verify_path
 from verifier.errors import VerifierError
 from verifier.model import ExitCode
 from verifier.report import REPORTERS, render
@@ -52,6 +52,37 @@ def check_command(path: str, fmt: str, verbose: bool, artifacts: str | None, gat
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
     click.echo(f"verify: {report.verdict}: {path}", err=True)
+    sys.exit(int(report.exit_code))
+
+
+@main.command("media")
+@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.option("--frames", type=click.IntRange(min=1), help="Expected video frames N.")
+@click.option("--fps", help="Expected frame rate, exact: 24 or 30000/1001.")
+@click.option("--sample-rate", type=click.IntRange(min=1), help="Expected audio sample rate (Hz).")
+@click.option("--channels", type=click.IntRange(min=1), help="Expected audio channels.")
+@click.option("--gate", "gate_id", help="Take expectations, tolerances and allowlists from this shipped gate.")
+@click.option("--container", "containers", multiple=True, help="Admit this FFmpeg demuxer (repeatable; replaces the list).")
+@click.option("--video-codec", "video_codecs", multiple=True, help="Admit this video codec (repeatable; replaces the list).")
+@click.option("--audio-codec", "audio_codecs", multiple=True, help="Admit this audio codec (repeatable; aac or mp3).")
+@click.option("--decode", is_flag=True, help="Also decode every file fully; a decoder error FAILs the file.")
+@click.option("-f", "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
+              help="Report format on stdout.")
+@click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations.")
+def media_command(files: tuple[str, ...], frames: int | None, fps: str | None, sample_rate: int | None,
+                  channels: int | None, gate_id: str | None, containers: tuple[str, ...], video_codecs: tuple[str, ...],
+                  audio_codecs: tuple[str, ...], decode: bool, fmt: str, verbose: bool) -> None:
+    """Check that each media FILE covers the expected timeline, per stream (exit 0 all PASS, 1 any FAIL)."""
+    try:
+        report = verify_media(list(files), gate_id=gate_id, frames=frames, fps=fps, sample_rate=sample_rate,
+                              channels=channels, containers=containers, video_codecs=video_codecs,
+                              audio_codecs=audio_codecs, decode=decode, debug=verbose)
+    except VerifierError as exc:
+        click.echo(f"verify: error: {exc.diagnostics()}", err=True)
+        sys.exit(int(ExitCode.USAGE))
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
+    click.echo(f"verify: {report.verdict}: {len(files)} media file(s)", err=True)
     sys.exit(int(report.exit_code))
 
 

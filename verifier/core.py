@@ -9,8 +9,11 @@ Readers:
 
 Order of `BUNDLE_PIPELINE` (a security property, see `docs/architecture.md`):
 (1) integrity before anything is parsed; (2) the gate the bundle names;
-(3) schemas of the hashed documents; (4) plan conformance; (5) derivation of
-claims; (6) recorded quality against thresholds.
+(3) schemas of the hashed documents; (4) plan conformance; (5) media
+coverage per output file, before anything is scored; (6) derivation of
+claims; (7) recorded quality against thresholds.
+
+`verify_media` runs the coverage family on standalone media files.
 """
 
 from __future__ import annotations
@@ -22,22 +25,23 @@ from typing import Any
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect
 from verifier.bundle import Bundle
-from verifier.checks import derivation, gate, integrity, plan, quality, schema
+from verifier.checks import coverage, derivation, gate, integrity, plan, quality, schema
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Report
 from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 
-__all__ = ["BUNDLE_PIPELINE", "verify_path"]
+__all__ = ["BUNDLE_PIPELINE", "verify_media", "verify_path"]
 
 BUNDLE_PIPELINE = (
     integrity.files,  # (1) nothing is parsed before it is hashed
     gate.pinned,  # (2) the gate comes from our pinned gates/, never the bundle
     schema.documents,  # (3) hashed documents validate against pinned schemas
     plan.conformance,  # (4) receipts are exactly what the plan called for
-    derivation.claims,  # (5) claims re-derive from receipts
-    quality.recorded,  # (6) recorded scores against the gate's thresholds
+    coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
+    derivation.claims,  # (6) claims re-derive from receipts
+    quality.recorded,  # (7) recorded scores against the gate's thresholds
 )
 
 
@@ -84,3 +88,88 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster))
+
+
+def verify_media(paths: list[str], *, gate_id: str | None = None, frames: int | None = None, fps: str | None = None,
+                 sample_rate: int | None = None, channels: int | None = None,
+                 containers: tuple[str, ...] = (), video_codecs: tuple[str, ...] = (), audio_codecs: tuple[str, ...] = (),
+                 decode: bool = False, debug: bool = False, asset_root: str | None = None) -> Report:
+    """
+    Run the coverage family on standalone media files and return one `Report` (kind `media`).
+
+    Expectations: from the gate `gate_id`'s `coverage.expected_output` when
+    given, each overridden by `frames`, `fps` (e.g. "24", "30000/1001"),
+    `sample_rate` (Hz) and `channels`; without a gate `frames` and `fps` are
+    required, and `sample_rate`/`channels` go together (neither: the files
+    must carry no audio). Tolerances and limits: the gate's, else
+    `coverage.DEFAULT_POLICY` (the numbers of `ref2va-5s-v1`). `containers`,
+    `video_codecs` and `audio_codecs`, when given, replace the allowlists
+    (an audio codec must be one whose tolerances `coverage.KNOWN_AUDIO_RULES`
+    states). `decode` adds a full decode per file ([X3], check
+    `coverage.decode`). Raises `UsageError` for missing files or incomplete
+    or inconsistent expectations, `ConfigError` for an unknown gate.
+    Side effects: demuxes (and with `decode`, decodes) each file; never writes.
+    """
+    from fractions import Fraction
+
+    from verifier.pipeline import Check
+
+    trusted = assets(asset_root)
+    if not paths:
+        raise UsageError("give at least one media FILE")
+    for p in paths:
+        if not os.path.lexists(p):
+            raise UsageError(f"{p}: no such file")
+    policy = coverage.DEFAULT_POLICY
+    base: dict[str, Any] = {}
+    if gate_id is not None:
+        section = trusted.gate(gate_id).get("coverage")
+        if section is None:
+            raise UsageError(f"gate {gate_id} has no coverage section")
+        policy = coverage.policy_from_gate(section)
+        base = dict(section.get("expected_output", {}))
+    for key, value in (("frames", frames), ("fps", fps), ("sample_rate", sample_rate), ("channels", channels)):
+        if value is not None:
+            base[key] = value
+    if "frames" not in base or "fps" not in base:
+        raise UsageError("give --frames and --fps (or a --gate whose coverage section states the expected output)")
+    if ("sample_rate" in base) != ("channels" in base):
+        raise UsageError("give --sample-rate and --channels together (neither: the files must carry no audio)")
+    try:
+        rate = Fraction(str(base["fps"]))
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"--fps {base['fps']!r} is not a rate like 24 or 30000/1001") from None
+    if rate <= 0 or int(base["frames"]) < 1:
+        raise UsageError("--frames and --fps must be positive")
+    exp = coverage.Expectation(frames=int(base["frames"]), fps=rate, sample_rate=base.get("sample_rate"),
+                               channels=base.get("channels"))
+    if containers or video_codecs or audio_codecs:
+        unknown = [c for c in audio_codecs if c not in coverage.KNOWN_AUDIO_RULES]
+        if unknown:
+            raise UsageError(f"no tolerances are stated for audio codec(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(coverage.KNOWN_AUDIO_RULES)}")
+        import dataclasses
+
+        policy = dataclasses.replace(
+            policy,
+            containers=tuple(containers) or policy.containers,
+            video_codecs=tuple(video_codecs) or policy.video_codecs,
+            audio_codecs={c: coverage.KNOWN_AUDIO_RULES[c] for c in audio_codecs} or policy.audio_codecs,
+        )
+
+    def media(ctx: Context) -> Any:
+        for p in paths:
+            findings, _facts = coverage.check_file(Path(p), p, exp, policy)
+            yield from findings
+
+    def decoded(ctx: Context) -> Any:
+        for p in paths:
+            yield from coverage.decode_errors(Path(p), p, policy)
+
+    pipeline = [Check(coverage.CHECK, coverage.streams.title, media)]
+    if decode:
+        pipeline.append(Check(coverage.DECODE_CHECK, "Each media file decodes without a decoder error (full decode)", decoded))
+    ctx = Context(subject=Path(paths[0]), assets=trusted, gate_id=gate_id, options={"expectation": exp.to_json()})
+    findings, roster = run_pipeline(pipeline, ctx, debug=debug)
+    return Report(subject=" ".join(paths), kind="media", verifier_version=__version__, findings=tuple(findings),
+                  roster=tuple(roster), gate=gate_id, gate_sha256=trusted.gate_sha256(gate_id) if gate_id else None)
