@@ -75,7 +75,8 @@ def write_clip(
     (in 1/`sample_rate`). `options` are muxer options (`use_editlist`,
     `movflags`). Raises `av.FFmpegError` if an encoder or muxer refuses.
     """
-    with av.open(str(path), "w", format=container_format, options=options or {}) as out:
+    # bitexact: no random segment UID or writing-application string (Matroska/WebM), so reruns give the same bytes
+    with av.open(str(path), "w", format=container_format, options={"fflags": "+bitexact", **(options or {})}) as out:
         vs = out.add_stream(video_codec, rate=fps)
         vs.width, vs.height, vs.pix_fmt = W, H, "yuv420p"
         vs.codec_context.thread_count = 1
