@@ -11,7 +11,8 @@ Order of `BUNDLE_PIPELINE` (a security property, see `docs/architecture.md`):
 (1) integrity before anything is parsed; (2) the gate the bundle names;
 (3) schemas of the hashed documents; (4) plan conformance; (5) media
 coverage per output file, before anything is scored; (6) derivation of
-claims; (7) recorded quality against thresholds.
+claims; (7) recorded quality against thresholds; (8) quality re-computed
+from the media with the gate's pinned scorers.
 
 `verify_media` runs the coverage family on standalone media files.
 """
@@ -25,14 +26,28 @@ from typing import Any
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect
 from verifier.bundle import Bundle
-from verifier.checks import coverage, derivation, gate, integrity, plan, quality, schema
+from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Report
 from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 
-__all__ = ["BUNDLE_PIPELINE", "verify_media", "verify_path"]
+__all__ = ["BUNDLE_PIPELINE", "check_device", "score_media", "verify_media", "verify_path"]
+
+
+def check_device(device: str) -> None:
+    """Raise `UsageError` unless `device` is "cpu", or "cuda" with torch installed and a GPU present."""
+    if device == "cpu":
+        return
+    if device != "cuda":
+        raise UsageError(f"--device {device!r}: use cpu or cuda")
+    try:
+        import torch
+    except ImportError:
+        raise UsageError("--device cuda needs torch (install the `scoring` extra)") from None
+    if not torch.cuda.is_available():
+        raise UsageError("--device cuda was given but no CUDA device is available")
 
 BUNDLE_PIPELINE = (
     integrity.files,  # (1) nothing is parsed before it is hashed
@@ -41,12 +56,14 @@ BUNDLE_PIPELINE = (
     plan.conformance,  # (4) receipts are exactly what the plan called for
     coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
     derivation.claims,  # (6) claims re-derive from receipts
-    quality.recorded,  # (7) recorded scores against the gate's thresholds
+    quality.recorded,  # (7) recorded scores against the gate's thresholds, scorer identity against the gate's pin
+    rescore.rescore,  # (8) scores re-computed from media that passed coverage, with digest-pinned scorers
 )
 
 
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
-                debug: bool = False, asset_root: str | None = None) -> Report:
+                debug: bool = False, asset_root: str | None = None, weights_dir: str | None = None,
+                device: str = "cpu", parallel: bool = False) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
@@ -63,8 +80,10 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     if target.is_dir():
         if not os.access(target, os.R_OK | os.X_OK):
             raise UsageError(f"{path}: directory is not readable")
+        check_device(device)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
-                      options={"artifacts": artifacts, "gate": gate_id})
+                      options={"artifacts": artifacts, "gate": gate_id, "weights_dir": weights_dir, "device": device,
+                               "parallel": parallel})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,
