@@ -13,7 +13,7 @@ import sys
 import click
 
 from verifier import __version__
-from verifier.core import verify_media, verify_path
+from verifier.core import score_media, verify_media, verify_path
 from verifier.errors import VerifierError
 from verifier.model import ExitCode
 from verifier.report import REPORTERS, render
@@ -42,10 +42,15 @@ def main() -> None:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
-def check_command(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None) -> None:
+@click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
+def check_command(path: str, fmt: str, verbose: bool, artifacts: str | None, gate_id: str | None,
+                  weights_dir: str | None, device: str) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     try:
-        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose)
+        report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, weights_dir=weights_dir,
+                             device=device, parallel=True)
     except VerifierError as exc:
         click.echo(f"verify: error: {exc.diagnostics()}", err=True)
         sys.exit(int(ExitCode.USAGE))
@@ -83,6 +88,32 @@ def media_command(files: tuple[str, ...], frames: int | None, fps: str | None, s
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
     click.echo(f"verify: {report.verdict}: {len(files)} media file(s)", err=True)
+    sys.exit(int(report.exit_code))
+
+
+@main.command("score")
+@click.argument("reference", type=click.Path(path_type=str))
+@click.argument("candidate", type=click.Path(path_type=str))
+@click.option("--gate", "gate_id", required=True, help="Score with this shipped gate's scorers, pins and thresholds.")
+@click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
+@click.option("-f", "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
+              help="Report format on stdout.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print per-frame values.")
+def score_command(reference: str, candidate: str, gate_id: str, weights_dir: str | None, device: str, fmt: str,
+                  verbose: bool) -> None:
+    """Run coverage, then every scorer of the gate on REFERENCE vs CANDIDATE (exit 0 PASS, 1 FAIL, 3 a metric not computed)."""
+    try:
+        report = score_media(reference, candidate, gate_id=gate_id, weights_dir=weights_dir, device=device,
+                             parallel=True, debug=verbose)
+    except VerifierError as exc:
+        click.echo(f"verify: error: {exc.diagnostics()}", err=True)
+        sys.exit(int(ExitCode.USAGE))
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    options = {"verbose": verbose, "color": color, **({"show_pass": True} if fmt == "text" else {})}
+    click.echo(render(report, fmt, **options), nl=False)
+    click.echo(f"verify: {report.verdict}: {reference} vs {candidate}", err=True)
     sys.exit(int(report.exit_code))
 
 

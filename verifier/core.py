@@ -192,3 +192,94 @@ def verify_media(paths: list[str], *, gate_id: str | None = None, frames: int | 
     findings, roster = run_pipeline(pipeline, ctx, debug=debug)
     return Report(subject=" ".join(paths), kind="media", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=gate_id, gate_sha256=trusted.gate_sha256(gate_id) if gate_id else None)
+
+
+def score_media(reference: str, candidate: str, *, gate_id: str, weights_dir: str | None = None, device: str = "cpu",
+                parallel: bool = False, debug: bool = False, asset_root: str | None = None) -> Report:
+    """
+    Score REFERENCE against CANDIDATE with every scorer of gate `gate_id` and return one `Report` (kind `score`).
+
+    Runs coverage on both files first (check `coverage.streams`, expectations
+    from the gate's `coverage.expected_output`); a file that fails coverage
+    blocks scoring. Then check `quality.score`: per metric of the gate's
+    `quality.rescore` (else every scorer it pins) one finding with the mean
+    (per-frame values in `derivation`) and the scorer identity, PASS or FAIL
+    against the gate's threshold; a metric that cannot be computed (torch
+    not installed, weights absent) is UNVERIFIED, so the verdict is
+    INCOMPLETE (exit 3). Raises `UsageError` for missing files, a bad
+    device, or a gate without quality or coverage sections; `ConfigError`
+    for an unknown gate. Side effects: decodes both files, reads weights.
+    """
+    from verifier import scoring
+    from verifier.checks.rescore import judge_threshold
+    from verifier.model import Finding, Status
+    from verifier.pipeline import Check
+    from verifier.scorers.weights import WeightsProblem
+
+    trusted = assets(asset_root)
+    for p in (reference, candidate):
+        if not os.path.lexists(p):
+            raise UsageError(f"{p}: no such file")
+    check_device(device)
+    gate_doc = trusted.gate(gate_id)
+    quality_section, section = gate_doc.get("quality"), gate_doc.get("coverage")
+    if not quality_section or not quality_section.get("scorers"):
+        raise UsageError(f"gate {gate_id} pins no scorers (quality.scorers), so there is nothing to score with")
+    if section is None or "expected_output" not in section:
+        raise UsageError(f"gate {gate_id} states no coverage.expected_output; coverage must run before scoring")
+    policy = coverage.policy_from_gate(section)
+    exp = coverage.Expectation.from_plan(section["expected_output"])
+    metrics = list(quality_section.get("rescore") or quality_section["scorers"])
+    names = {"reference": reference, "candidate": candidate}
+    facts: dict[str, Any] = {}
+
+    def covered(ctx: Context) -> Any:
+        for side, path in names.items():
+            findings, fact = coverage.check_file(Path(path), path, exp, policy)
+            facts[side] = fact
+            yield from findings
+
+    def scored(ctx: Context) -> Any:
+        scorers = scoring.Scorers(quality_section, weights_dir=weights_dir, device=device)
+        ready = []
+        for metric in metrics:
+            try:
+                identity = scorers.ready(metric)
+            except WeightsProblem as problem:
+                yield Finding(check="quality.score", status=Status(problem.status), code=problem.code,
+                              message=f"{metric}: not computed: {problem}", expected=scorers.pin(metric))
+                continue
+            ready.append((metric, identity))
+        if not ready:
+            return
+        progress = scoring.Progress()
+        try:
+            results = scoring.score_pair(Path(reference), Path(candidate), facts["reference"], facts["candidate"], policy,
+                                         [m for m, _ in ready], scorers, progress=progress, label="scoring", parallel=parallel)
+        finally:
+            progress.done()
+        for metric, identity in ready:
+            result = results[metric]
+            if isinstance(result, scoring.ScoreRefused):
+                yield Finding(check="quality.score", status=Status.FAIL, code=result.code,
+                              message=f"{metric}: cannot be computed: {result}", observed=result.code)
+                continue
+            rule = quality_section.get("thresholds", {}).get(metric)
+            ok, bound = judge_threshold(result.value, rule)
+            weights = "; ".join(f"{w['name']} sha256 {w['sha256']}" for w in identity.get("weights", []))
+            who = f"{identity['id']}" + (f" [{weights}; state {identity.get('state_sha256')}]" if weights else "")
+            frames = (f"per frame ({len(result.per_frame)}): " + ", ".join(f"{v:.6f}" for v in result.per_frame)
+                      if result.per_frame else None)
+            yield Finding(check="quality.score", status=Status.PASS if ok else Status.FAIL,
+                          code="threshold-met" if ok else "threshold-missed",
+                          message=f"{metric} = {result.value:.6f} ({'meets' if ok else 'does not meet'} {bound}); scorer {who}; "
+                                  + ", ".join(f"{k} {v}" for k, v in sorted(identity.get("versions", {}).items())),
+                          expected=rule, observed={"value": result.value, "identity": identity}, derivation=frames)
+
+    pipeline = [Check(coverage.CHECK, coverage.streams.title, covered),
+                Check("quality.score", "Every scorer of the gate, with its pins, on the pair; each metric against the "
+                                       "gate's threshold", scored, requires=(coverage.CHECK,))]
+    ctx = Context(subject=Path(reference), assets=trusted, gate_id=gate_id)
+    findings, roster = run_pipeline(pipeline, ctx, debug=debug)
+    return Report(subject=f"{reference} {candidate}", kind="score", verifier_version=__version__, findings=tuple(findings),
+                  roster=tuple(roster), gate=gate_id, gate_sha256=trusted.gate_sha256(gate_id))

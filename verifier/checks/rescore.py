@@ -127,6 +127,14 @@ def _describe(identity: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _digests(ctx: Context, comp: dict[str, Any]) -> tuple[str, str] | None:
+    """Return the manifest sha256 of both media of `comp` (matched by integrity before we got here), or None."""
+    manifest = ctx.data.get("manifest", {})
+    by_path = {e["path"]: e["sha256"] for e in [*manifest.get("files", []), *manifest.get("external", [])] if "sha256" in e}
+    ref, cand = by_path.get(comp["reference"]), by_path.get(comp["candidate"])
+    return (ref, cand) if ref and cand else None
+
+
 def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], scorers: scoring.Scorers,
                 quality: dict[str, Any], exp: coverage.Expectation, policy: coverage.Policy,
                 progress: scoring.Progress, total: int) -> Iterator[Finding]:
@@ -153,7 +161,7 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
         paths[side], facts[side] = where, fact
     results = scoring.score_pair(paths["reference"], paths["candidate"], facts["reference"], facts["candidate"], policy,
                                  metrics, scorers, progress=progress, label=f"re-scoring {cid} ({i + 1}/{total})",
-                                 parallel=ctx.options.get("parallel", False))
+                                 parallel=ctx.options.get("parallel", False), digests=_digests(ctx, comp))
     thresholds = quality.get("thresholds", {})
     for metric in metrics:
         result = results[metric]
