@@ -144,7 +144,7 @@ def test_external_media_not_supplied_is_unverified(example_copy):
     (example_copy / "media" / "B1-m2.mp4").unlink()
     report = verify_path(str(example_copy))
     rescored = [f for f in report.findings if f.check == "quality.rescore" and f.status != "PASS"]
-    assert {(f.status, f.code) for f in rescored} == {("UNVERIFIED", "media-not-verified")}
+    assert {(f.status, f.code) for f in rescored} == {("UNVERIFIED", "scoring-media-not-verified")}
     assert report.verdict != "PASS"
 
 

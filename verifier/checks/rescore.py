@@ -12,7 +12,7 @@ For each comparison of `quality-index.json` and each metric of the gate's
   weight file that is present but wrong), and the comparisons it would have
   scored stay UNVERIFIED;
 - both media must be bundle files or supplied external artifacts whose
-  sha256 matched the manifest (else UNVERIFIED `media-not-verified`), and
+  sha256 matched the manifest (else UNVERIFIED `scoring-media-not-verified`), and
   must each pass coverage on their own (else UNVERIFIED `blocked-by-coverage`:
   coverage failure blocks scoring);
 - a recorded score must equal the re-computed one within the gate's
@@ -145,7 +145,7 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
         name = comp[side]
         where = _where(ctx, name)
         if where is None:
-            yield _f(Status.UNVERIFIED, "media-not-verified",
+            yield _f(Status.UNVERIFIED, "scoring-media-not-verified",
                      f"comparison {cid}: {side} {name} is neither a bundle file nor a supplied external artifact whose "
                      f"sha256 matched the manifest, so {', '.join(metrics)} are not re-computed",
                      pointer=f"{pointer}/{side}", observed=name)
