@@ -127,13 +127,11 @@ def reference_loop(ref: Path, cand: Path, scorer) -> tuple[list[float], list[flo
     return lp, ss
 
 
-def product_path(ref: Path, cand: Path, scorer, parallel: bool = True) -> tuple[list[float], list[float]]:
+def product_path(ref: Path, cand: Path, scorer, frames: int, parallel: bool = True) -> tuple[list[float], list[float]]:
     """`verifier.scoring.score_video`: decode once, stream pairs, SSIM in a worker process beside LPIPS."""
     from verifier import scoring
     from verifier.checks import coverage
 
-    frames = len(list(coverage.probe(ref, ref.name, coverage.Expectation(1, Fraction(FPS), RATE, 2),
-                                     coverage.DEFAULT_POLICY).video.pts))
     exp = coverage.Expectation(frames, Fraction(FPS), RATE, 2)
     policy = coverage.DEFAULT_POLICY
     facts = [coverage.probe(p, p.name, exp, policy) for p in (ref, cand)]
@@ -146,8 +144,10 @@ def product_path(ref: Path, cand: Path, scorer, parallel: bool = True) -> tuple[
 def memory_child(args: argparse.Namespace) -> None:
     """Run one path on a clip pair in this (fresh) process and print its peak RSS in MiB."""
     scorer = build(args.wdir, args.sha, args.device)
-    fn = product_path if args.child == "product" else reference_loop
-    fn(Path(args.ref), Path(args.cand), scorer)
+    if args.child == "product":
+        product_path(Path(args.ref), Path(args.cand), scorer, args.frames)
+    else:
+        reference_loop(Path(args.ref), Path(args.cand), scorer)
     print(json.dumps({"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 
 
@@ -181,12 +181,12 @@ def main() -> None:
         t0 = time.perf_counter()
         lp_ref, ss_ref = reference_loop(ref, cand, scorer)
         t_ref = time.perf_counter() - t0
+        print(f"reference loop (decode all, then per frame LPIPS then SSIM): {t_ref:.2f} s", flush=True)
         t0 = time.perf_counter()
-        lp_new, ss_new = product_path(ref, cand, scorer)
+        lp_new, ss_new = product_path(ref, cand, scorer, args.frames)
         t_new = time.perf_counter() - t0
         diff = max(max(abs(a - b) for a, b in zip(lp_ref, lp_new, strict=True)),
                    max(abs(a - b) for a, b in zip(ss_ref, ss_new, strict=True)))
-        print(f"reference loop (decode all, then per frame LPIPS then SSIM): {t_ref:.2f} s")
         print(f"verify (decode once, stream, SSIM in a worker process):       {t_new:.2f} s")
         print(f"ratio: {t_ref / t_new:.2f}x; max |score diff| {diff:.1e} ({'identical to 1e-6' if diff <= 1e-6 else 'DIFFERENT'})")
         print(f"means: LPIPS {np.mean(lp_new):.6f}, SSIM {np.mean(ss_new):.6f}")
@@ -197,7 +197,7 @@ def main() -> None:
         for child in ("product", "reference"):
             rows = []
             for n, (a, b) in ((half, (r2, c2)), (args.frames, (ref, cand))):
-                out = subprocess.run([sys.executable, __file__, "--child", child, "--ref", str(a), "--cand", str(b),
+                out = subprocess.run([sys.executable, __file__, "--child", child, "--frames", str(n), "--ref", str(a), "--cand", str(b),
                                       "--wdir", wdir, "--sha", sha, "--device", args.device],
                                      capture_output=True, text=True, check=True)
                 rows.append(f"{n} frames {json.loads(out.stdout.strip().splitlines()[-1])['peak_rss_mib']:.0f} MiB")
