@@ -313,3 +313,29 @@ def test_device_cuda_without_a_gpu_is_a_usage_error(run):
         if torch.cuda.is_available():
             pytest.skip("a GPU is present")
     assert result.exit_code == 2
+
+
+def test_verify_score_json_report_validates(run):
+    from verifier.trust import schema_validator
+
+    result = run("score", "-f", "json", str(MEDIA / "A1-m1.mp4"), str(MEDIA / "B1-m1.mp4"), "--gate", "ref2va-5s-v1")
+    document = json.loads(result.stdout)
+    schema_validator(assets().schema("report")).validate(document)
+    assert document["kind"] == "score" and document["verdict"] == "PASS"
+    assert [r["check"] for r in document["roster"]] == ["coverage.streams", "quality.score"]
+
+
+def test_progress_shows_only_on_a_tty():
+    import io
+
+    class TTY(io.StringIO):
+        def isatty(self):
+            return True
+
+    tty, pipe = TTY(), io.StringIO()
+    for stream in (tty, pipe):
+        progress = scoring.Progress(stream)
+        progress("re-scoring c01 (1/14) frame 1/124")
+        progress("re-scoring c01 (1/14) frame 5/124")
+        progress.done()
+    assert "\rre-scoring c01 (1/14) frame 5/124" in tty.getvalue() and pipe.getvalue() == ""
