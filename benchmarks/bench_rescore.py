@@ -148,7 +148,9 @@ def memory_child(args: argparse.Namespace) -> None:
         product_path(Path(args.ref), Path(args.cand), scorer, args.frames)
     else:
         reference_loop(Path(args.ref), Path(args.cand), scorer)
-    print(json.dumps({"peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # the SSIM worker process, once it has exited
+    print(json.dumps({"peak_rss_mib": own, "worker_peak_rss_mib": worker}))
 
 
 def main() -> None:
@@ -200,7 +202,9 @@ def main() -> None:
                 out = subprocess.run([sys.executable, __file__, "--child", child, "--frames", str(n), "--ref", str(a), "--cand", str(b),
                                       "--wdir", wdir, "--sha", sha, "--device", args.device],
                                      capture_output=True, text=True, check=True)
-                rows.append(f"{n} frames {json.loads(out.stdout.strip().splitlines()[-1])['peak_rss_mib']:.0f} MiB")
+                m = json.loads(out.stdout.strip().splitlines()[-1])
+                rows.append(f"{n} frames {m['peak_rss_mib']:.0f} MiB" + (f" (+ SSIM worker {m['worker_peak_rss_mib']:.0f} MiB)"
+                                                                          if m["worker_peak_rss_mib"] else ""))
             print(f"peak RSS, {child:9}: " + ", ".join(rows))
 
 
