@@ -82,6 +82,9 @@ def rescore(ctx: Context) -> Iterator[Finding]:
     if not metrics:
         yield _f(Status.PASS, "not-required", f"gate {ctx.gate_id} re-computes no quality metric")
         return
+    if not ctx.bundle.has("quality"):
+        raise Unverifiable(f"gate {ctx.gate_id} re-scores {', '.join(metrics)} but the bundle has no {INDEX}",
+                           code="no-quality-index", path=INDEX)
     index = ctx.bundle.document("quality")
     section = (ctx.gate or {}).get("coverage")
     if section is None:
