@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from bundlekit import ROOT, codes, read_lines, rehash, write_lines
+from bundlekit import ROOT, codes, read_lines, rehash, sha, write_lines
 
 from verifier.checks import coverage
 from verifier.checks.coverage import DEFAULT_POLICY, Expectation, check_file, cross_arm, policy_from_gate
@@ -61,6 +61,7 @@ CASES = {
     "drop_tail": ("FAIL", {"video-frame-count", "video-end"}),
     "gap": ("FAIL", {"frame-rate-mismatch", "video-frame-count", "video-timestamps"}),
     "no_audio": ("FAIL", {"stream-count"}),
+    "no_video": ("FAIL", {"stream-count"}),
     "no_editlist": ("FAIL", {"video-start", "video-end"}),
     "src_165888": ("PASS", {"covered"}),
     "mp3": ("FAIL", {"codec-not-allowed"}),
@@ -117,6 +118,16 @@ def test_mpeg4_fails_when_only_h264_is_admitted(clips):
     assert file_codes(report) == {"codec-not-allowed"}
 
 
+def test_truncated_file_fails_per_stream_on_header_counts_and_corruption(clips):
+    report = media([clips["truncated"]], gate_id=GATE)
+    x2 = sorted(f.message for f in report.findings if f.code == "header-count-mismatch")
+    assert len(x2) == 2
+    assert x2[0].startswith("audio stream 1 header says 163 packets but ") and x2[0].endswith("[X2]")
+    assert x2[1].startswith("video stream 0 header says 124 frames but ") and x2[1].endswith("[X2]")
+    (x1,) = [f for f in report.findings if f.code == "corrupt-packet"]
+    assert x1.message.startswith("video stream 0 has 1 packet(s) flagged corrupt")
+
+
 def test_truncated_file_fails_a_full_decode_too(clips):
     report = media([clips["truncated"]], gate_id=GATE, decode=True)
     assert ("coverage.decode", "FAIL", "decode-error") in codes(report)
@@ -154,6 +165,30 @@ def test_h18_no_editlist_judges_each_stream_not_the_container(clips):
     assert "tolerance 65.3 ms long" in long.message  # 3136 samples at 48 kHz: tolerances scale with the rate
 
 
+EDITS = {
+    # rules no generated clip can break on its own (an MP4 muxer trims negative starts); the facts are edited
+    "audio-start-early": lambda f: setattr(f.audio, "skip", -3200),  # starts 0.1 s early, beyond 2112 samples
+    "audio-gap": lambda f: f.audio.gaps.append((1024, 2048)),
+    "sample-rate-mismatch": lambda f: setattr(f.audio, "sample_rate", 48000),
+    "channel-mismatch": lambda f: setattr(f.audio, "channels", 1),
+    "codec-not-allowed": lambda f: setattr(f.audio, "profile", "HE-AAC"),
+    "frame-rate-mismatch": lambda f: setattr(f.video, "average_rate", Fraction(30000, 1001)),
+    "stream-count": lambda f: setattr(f, "n_video", 2),
+    "container-not-allowed": lambda f: setattr(f, "format", "matroska,webm"),
+}
+
+
+@pytest.mark.parametrize("code", sorted(EDITS))
+def test_rule_fires_on_edited_facts(clips, code):
+    facts = coverage.probe(clips["full"], "full.mp4", EXP, DEFAULT_POLICY)
+    assert [f.code for f in coverage.judge(facts, EXP, DEFAULT_POLICY)] == ["covered"]
+    EDITS[code](facts)
+    found = coverage.judge(facts, EXP, DEFAULT_POLICY)
+    assert {f.code for f in found} == {code}
+    if code == "audio-start-early":
+        assert found[0].observed["audio"]["start"] == Fraction(-4224, 32000)
+
+
 def test_work_is_bounded_per_file(clips):
     few = Expectation(frames=10, fps=Fraction(24), sample_rate=32000, channels=2)
     findings, _ = check_file(clips["full"], "full.mp4", few, DEFAULT_POLICY)
@@ -161,6 +196,12 @@ def test_work_is_bounded_per_file(clips):
     tiny = dataclasses.replace(DEFAULT_POLICY, max_file_bytes=1000)
     findings, facts = check_file(clips["full"], "full.mp4", EXP, tiny)
     assert [f.code for f in findings] == ["work-limit"] and facts is None
+
+
+def test_directory_and_symlink_are_fail_not_error(clips, tmp_path):
+    (tmp_path / "link.mp4").symlink_to(clips["full"])
+    report = media([tmp_path, tmp_path / "link.mp4"], gate_id=GATE)
+    assert [(f.status, f.code) for f in report.findings] == [(Status.FAIL, "media-unreadable")] * 2
 
 
 def test_nested_opens_are_refused(clips, tmp_path):
@@ -211,15 +252,9 @@ def _replace_media(bundle: Path, names: list[str], **clip) -> None:
     for r in receipts:
         for o in r.get("outputs", []):
             if o["path"] in names:
-                o["sha256"] = coverage_sha(bundle / o["path"])
+                o["sha256"] = sha(bundle / o["path"])
     write_lines(bundle / "receipts.jsonl", receipts)
     rehash(bundle)
-
-
-def coverage_sha(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def test_example_bundle_passes_with_coverage_on():

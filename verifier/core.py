@@ -2,7 +2,11 @@
 The core: choose the reader for a path, run its pipeline, return a `Report`.
 
 Readers:
-- a directory is a bundle (format v1, `BUNDLE_PIPELINE`);
+- a directory with `manifest.json` is a bundle (format v1, `BUNDLE_PIPELINE`);
+- a directory without one whose files a receipt-directory reader recognises
+  (`detect_directory`: frozen HTTP matrix output, telemetry receipt) is given
+  to that reader; any other directory is treated as a bundle, as before (the
+  bundle checks then report the missing manifest);
 - a file is read as strict JSON and given to the adapter whose detection
   matches what it records about its producer (`verifier.adapters.ADAPTERS`);
   no match is a usage error (exit 2).
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier import __version__
-from verifier.adapters import ADAPTERS, detect
+from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema
 from verifier.errors import UsageError
@@ -65,7 +69,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
                 debug: bool = False, asset_root: str | None = None, weights_dir: str | None = None,
                 device: str = "cpu", parallel: bool = False) -> Report:
     """
-    Verify the bundle directory or receipt file at `path` and return its `Report`.
+    Verify the bundle directory, receipt directory or receipt file at `path` and return its `Report`.
 
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names.
@@ -80,6 +84,12 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     if target.is_dir():
         if not os.access(target, os.R_OK | os.X_OK):
             raise UsageError(f"{path}: directory is not readable")
+        reader = None if (target / "manifest.json").exists() else detect_directory(target)
+        if reader is not None:
+            ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
+            findings, roster = run_pipeline(reader.PIPELINE, ctx, debug=debug)
+            return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
+                          roster=tuple(roster), producer=ctx.data.get("producer"))
         check_device(device)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "weights_dir": weights_dir, "device": device,
@@ -106,7 +116,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         )
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
-    return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster))
+    return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
+                  producer=ctx.data.get("producer"))
 
 
 def verify_media(paths: list[str], *, gate_id: str | None = None, frames: int | None = None, fps: str | None = None,

@@ -15,7 +15,7 @@ import json
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["JSONProblem", "loads_strict", "loads_strict_lines"]
+__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines"]
 
 
 class JSONProblem(ValueError):
@@ -99,3 +99,8 @@ def loads_strict_lines(data: bytes) -> list[Any]:
         except JSONProblem as exc:
             raise JSONProblem(exc.code, f"line {number}: {exc}", line=number) from None
     return out
+
+
+def json_pointer(parts: Any) -> str:
+    """Return the RFC 6901 JSON Pointer for a sequence of keys and indexes (`~` -> `~0`, `/` -> `~1`; section 3)."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

@@ -139,7 +139,9 @@ class Report:
     handled it (`bundle-v1`, `serving-performance-v1`, ...), `gate` and
     `gate_sha256` the gate judged by (None when the reader has no gate),
     `roster` every check that ran in pipeline order, `findings` every finding
-    in pipeline order.
+    in pipeline order. `producer` is `{"producer": ..., "version": ...}` of a
+    receipt whose reader identified its producer (None for bundles and
+    unidentified receipts).
     """
 
     subject: str
@@ -149,6 +151,7 @@ class Report:
     roster: tuple[CheckInfo, ...]
     gate: str | None = None
     gate_sha256: str | None = None
+    producer: dict[str, str] | None = None
 
     @property
     def verdict(self) -> str:
@@ -165,7 +168,7 @@ class Report:
         counts = {s.value: 0 for s in Status}
         for f in self.findings:
             counts[f.status.value] += 1
-        return {
+        out: dict[str, JSONValue] = {
             "report_version": 1,
             "verifier_version": self.verifier_version,
             "subject": self.subject,
@@ -181,3 +184,6 @@ class Report:
             ],
             "findings": [f.to_json() for f in self.findings],
         }
+        if self.producer is not None:
+            out["producer"] = dict(self.producer)
+        return out

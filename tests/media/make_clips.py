@@ -51,7 +51,7 @@ def write_clip(
     *,
     frames: int = 124,
     fps: int = 24,
-    video_codec: str = "libx264",
+    video_codec: str | None = "libx264",
     video_pts: Iterable[int] | None = None,
     video_time_base: Fraction | None = None,
     audio_codec: str | None = "aac",
@@ -64,11 +64,13 @@ def write_clip(
     options: dict[str, str] | None = None,
     tone_offset: int = 0,
     pattern_offset: int = 0,
+    width: int = W,
+    height: int = H,
 ) -> Path:
     """
     Write one clip to `path` and return `path`.
 
-    Video: `frames` frames of `W`x`H` at `fps` (pts in units of 1/fps unless
+    Video (none if `video_codec` is None): `frames` frames of `width`x`height` (default `W`x`H`) at `fps` (pts in units of 1/fps unless
     `video_pts`/`video_time_base` say otherwise; frames whose index is not in
     `video_pts` are not written). Audio (if `audio_codec`): `audio_samples`
     samples per channel at `sample_rate`, first sample at pts `audio_start`
@@ -77,24 +79,26 @@ def write_clip(
     """
     # bitexact: no random segment UID or writing-application string (Matroska/WebM), so reruns give the same bytes
     with av.open(str(path), "w", format=container_format, options={"fflags": "+bitexact", **(options or {})}) as out:
-        vs = out.add_stream(video_codec, rate=fps)
-        vs.width, vs.height, vs.pix_fmt = W, H, "yuv420p"
-        vs.codec_context.thread_count = 1
-        if video_codec == "libx264":
-            vs.codec_context.options = {"preset": "veryfast", "crf": "23"}
+        vs = out.add_stream(video_codec, rate=fps) if video_codec else None
         tb = video_time_base or Fraction(1, fps)
-        vs.codec_context.time_base = tb
+        if vs is not None:
+            vs.width, vs.height, vs.pix_fmt = width, height, "yuv420p"
+            vs.codec_context.thread_count = 1
+            if video_codec == "libx264":
+                vs.codec_context.options = {"preset": "veryfast", "crf": "23"}
+            vs.codec_context.time_base = tb
         a_s = None
         if audio_codec:
             a_s = out.add_stream(audio_codec, rate=sample_rate, layout="stereo" if channels == 2 else "mono")
             a_s.codec_context.thread_count = 1
         pts_list = list(video_pts) if video_pts is not None else list(range(frames))
-        for k, pts in enumerate(pts_list):
-            frame = _video_frame(k + pattern_offset, W, H)
+        for k, pts in enumerate(pts_list if vs is not None else []):
+            frame = _video_frame(k + pattern_offset, width, height)
             frame.pts = pts
             frame.time_base = tb
             out.mux(vs.encode(frame))
-        out.mux(vs.encode(None))
+        if vs is not None:
+            out.mux(vs.encode(None))
         if a_s is not None:
             size = a_s.codec_context.frame_size or 1024
             fmt = a_s.codec_context.format.name
@@ -149,6 +153,7 @@ CLIPS: dict[str, Callable[[Path], Path]] = {
     "drop_tail": lambda d: write_clip(d / "drop_tail.mp4", frames=100),
     "gap": lambda d: write_clip(d / "gap.mp4", video_pts=_gap()),
     "no_audio": lambda d: write_clip(d / "no_audio.mp4", audio_codec=None),
+    "no_video": lambda d: write_clip(d / "no_video.mp4", video_codec=None),
     "no_editlist": lambda d: write_clip(d / "no_editlist.mp4", options={"use_editlist": "0"}),
     "src_165888": lambda d: write_clip(d / "src_165888.mp4", audio_samples=165888),
     "mp3": lambda d: write_clip(d / "mp3.mp4", audio_codec="libmp3lame"),

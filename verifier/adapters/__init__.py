@@ -2,22 +2,31 @@
 Readers for receipts that other tools produce.
 
 Each adapter module defines `KIND`, `detects(document) -> bool` (from what the
-receipt records about its producer) and `PIPELINE` (its ordered checks).
+receipt records about its producer) and `PIPELINE` (its ordered checks). A
+reader of receipt directories also defines `detects_directory(path) -> bool`;
+`verifier.core` asks it only for a directory without `manifest.json`.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from verifier.adapters import serving_record
+from verifier.adapters import http_matrix, serving_record, telemetry, vllm_bench
 
-__all__ = ["ADAPTERS", "detect"]
+__all__ = ["ADAPTERS", "detect", "detect_directory"]
 
-ADAPTERS: tuple[ModuleType, ...] = (serving_record,)
+ADAPTERS: tuple[ModuleType, ...] = (serving_record, vllm_bench, http_matrix, telemetry)
 
 
 def detect(document: Any) -> ModuleType | None:
     """Return the one adapter that recognises `document`, or None."""
     matches = [a for a in ADAPTERS if a.detects(document)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def detect_directory(path: Path) -> ModuleType | None:
+    """Return the one directory reader that recognises the receipt directory `path`, or None."""
+    matches = [a for a in ADAPTERS if hasattr(a, "detects_directory") and a.detects_directory(path)]
     return matches[0] if len(matches) == 1 else None

@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
+from verifier.jsonio import json_pointer
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
@@ -58,7 +59,7 @@ def record_schema(ctx: Context) -> Iterator[Finding]:
     validator = schema_validator(ctx.assets.schema(KIND))
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     for e in errors:
-        ptr = "".join(f"/{p}" for p in e.absolute_path)
+        ptr = json_pointer(e.absolute_path)
         yield _f("serving.schema", Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {e.message}", path=name, pointer=ptr)
     if not errors:
         yield _f("serving.schema", Status.PASS, "valid", f"{name} is valid against {KIND}.schema.json", path=name)

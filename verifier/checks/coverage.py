@@ -11,13 +11,15 @@ The measured facts these rules rest on are in
 plus A5, a gap check for audio that mirrors V2):
 
 - [S1] exactly one video stream and the expected audio streams (one, or none
-  when no audio is expected), container and codecs on the gate's allowlists,
-  `average_rate == fps`, `sample_rate` and channel count as planned;
+  when no audio is expected; other stream types are not judged), container
+  and codecs on the gate's allowlists, `average_rate == fps`, `sample_rate`
+  and channel count as planned;
 - [X1] no packet flagged corrupt; [X2] the header frame count of each stream
   equals the demuxed packet count (a header count of 0 means "unknown", H-17);
 - [V1] exactly N video packets; [V2] video timestamps on the constant step
   1/fps (each within less than one tick of `start + i/fps`, so a coarse time
-  base such as WebM's 1/1000 passes and a gap or duplicate does not);
+  base such as WebM's 1/1000 passes and a gap or duplicate does not; checked
+  while demuxing over a small reorder window, so memory stays constant);
   [V3] start within the gate's tolerance (half a frame) of 0; [V4] end (last
   pts plus its duration) within half a frame of N/fps;
 - [A1]/[A2] audio start = (first pts + skip-samples side data) no later than
@@ -25,7 +27,10 @@ plus A5, a gap check for audio that mirrors V2):
   [A3]/[A4] audio end = last pts + last duration - discard no shorter than one
   codec frame and no longer than priming plus one frame, against N/fps;
   [A5] audio packets are contiguous (each starts where the previous ended).
-  Tolerances are samples per codec in the gate, divided by the sample rate;
+  Tolerances are samples per codec in the gate, divided by the sample rate.
+  Unlike the C5 sketch, A1-A4 measure from the expected 0 and N/fps, not from
+  the observed video start and end, so a short video does not excuse (or
+  fail) its audio: each stream is judged on its own;
 - [C1] across arms: the same audio payload (sha256 of the audio packets) in
   two arms whose video payloads differ is reported; the gate decides FAIL;
 - [X3] `decode_errors` (used where a full decode is run anyway, e.g.
@@ -41,11 +46,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import heapq
 import math
 import os
 import stat
 import time
-from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -201,20 +206,70 @@ KNOWN_CONTAINERS = ("mov,mp4,m4a,3gp,3g2,mj2", "matroska,webm")
 # --------------------------------------------------------------------------- demux
 
 
+#: Packets held to put decode order back into presentation order. H.264 reorders at most 16
+#: frames (max_num_reorder_frames), so 32 is enough; memory stays constant in clip length.
+REORDER_WINDOW = 32
+
+
 @dataclass
 class VideoFacts:
-    """Represents what demuxing observed of the first video stream (timestamps in ticks of `time_base`)."""
+    """
+    Represents what demuxing observed of the first video stream (timestamps in ticks of `time_base`).
+
+    `step` is the expected ticks per frame (1/(fps*time_base), exact). The
+    [V2] constant-step check runs while demuxing over a `REORDER_WINDOW`
+    min-heap, so memory does not grow with the clip; `step_problem` holds
+    the first departure found (None if none).
+    """
 
     index: int
     codec: str
     time_base: Fraction
     average_rate: Fraction | None
     header_frames: int
-    pts: array = field(default_factory=lambda: array("q"))
+    step: Fraction
+    packets: int = 0  # packets with a pts
+    min_pts: int | None = None
+    max_pts: int | None = None
     last_duration: int | None = None  # duration of the packet with the largest pts
     corrupt: int = 0
     missing_pts: int = 0
+    step_problem: str | None = None
     sha256: Any = field(default_factory=hashlib.sha256)
+    _heap: list[int] = field(default_factory=list)
+    _emitted: int = 0
+    _first: int = 0
+    _prev: int | None = None
+
+    def add(self, pts: int, duration: int | None) -> None:
+        """Record one packet's `pts` and `duration` (ticks), in decode order."""
+        self.packets += 1
+        if self.min_pts is None or pts < self.min_pts:
+            self.min_pts = pts
+        if self.max_pts is None or pts > self.max_pts:
+            self.max_pts, self.last_duration = pts, duration
+        heapq.heappush(self._heap, pts)
+        if len(self._heap) > REORDER_WINDOW:
+            self._emit(heapq.heappop(self._heap))
+
+    def finish(self) -> None:
+        """Run the step check over the packets still held (call once, after the last packet)."""
+        while self._heap:
+            self._emit(heapq.heappop(self._heap))
+
+    def _emit(self, pts: int) -> None:
+        # V2: the k-th pts in presentation order must lie within less than one tick of first + k*step.
+        # With a time base that divides the frame step (1/12288 at 24 fps: 512 ticks) that is "equal".
+        k = self._emitted
+        self._emitted += 1
+        if k == 0:
+            self._first = pts
+        elif self.step_problem is None and self._prev is not None and pts < self._prev:
+            self.step_problem = f"pts {pts} arrives more than {REORDER_WINDOW} frames out of order"
+        elif self.step_problem is None and abs(pts - self._first - k * self.step) >= 1:
+            self.step_problem = (f"frame {k} at pts {pts} ({_s(pts * self.time_base)}); the previous is at pts "
+                                 f"{self._prev}, a step of {pts - (self._prev or 0)} ticks")
+        self._prev = pts
 
 
 @dataclass
@@ -304,10 +359,11 @@ def _open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     except OSError as exc:
         raise MediaUnreadable(f"cannot be opened: {exc.strerror or exc}") from None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise MediaUnreadable("is not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        st = os.fstat(handle.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise MediaUnreadable("is not a regular file")
         if st.st_size == 0:
             raise MediaUnreadable("is empty (0 bytes), so it holds no streams")
         if st.st_size > policy.max_file_bytes:
@@ -333,9 +389,10 @@ def _demux(container: Any, facts: MediaFacts, expectation: Expectation, policy: 
     chosen = []
     if videos:
         s = videos[0]
-        facts.video = VideoFacts(index=s.index, codec=_codec_name(s), time_base=Fraction(s.time_base),
+        time_base = Fraction(s.time_base)
+        facts.video = VideoFacts(index=s.index, codec=_codec_name(s), time_base=time_base,
                                  average_rate=Fraction(s.average_rate) if s.average_rate else None,
-                                 header_frames=int(s.frames or 0))
+                                 header_frames=int(s.frames or 0), step=1 / (expectation.fps * time_base))
         chosen.append(s)
     if audios:
         s = audios[0]
@@ -351,7 +408,6 @@ def _demux(container: Any, facts: MediaFacts, expectation: Expectation, policy: 
     budget = policy.max_packets_factor * expected_packets + 16
     deadline = time.monotonic() + policy.max_seconds
     seen = 0
-    max_pts: int | None = None
     try:
         for packet in container.demux(chosen):
             if packet.size == 0:
@@ -374,13 +430,13 @@ def _demux(container: Any, facts: MediaFacts, expectation: Expectation, policy: 
                 if packet.pts is None:
                     v.missing_pts += 1
                     continue
-                v.pts.append(packet.pts)
-                if max_pts is None or packet.pts > max_pts:
-                    max_pts, v.last_duration = packet.pts, packet.duration
+                v.add(packet.pts, packet.duration)
             elif a is not None and packet.stream_index == a.index:
                 _audio_packet(a, packet)
     except av.FFmpegError as exc:
         facts.problems.append(("X1", "demux-error", f"the demuxer failed mid-file: {exc.strerror or exc}"))
+    if facts.video is not None:
+        facts.video.finish()
 
 
 def _audio_packet(a: AudioFacts, packet: Any) -> None:
@@ -439,7 +495,7 @@ def _timeline(facts: MediaFacts, exp: Expectation) -> tuple[dict[str, Any], dict
     v = facts.video
     if v is not None:
         start, end = _video_span(v)
-        observed["video"] = {"codec": v.codec, "start": start, "end": end, "frames": len(v.pts) + v.missing_pts,
+        observed["video"] = {"codec": v.codec, "start": start, "end": end, "frames": v.packets + v.missing_pts,
                              "average_rate": v.average_rate}
     a = facts.audio
     if a is not None:
@@ -451,11 +507,10 @@ def _timeline(facts: MediaFacts, exp: Expectation) -> tuple[dict[str, Any], dict
 
 
 def _video_span(v: VideoFacts) -> tuple[Fraction | None, Fraction | None]:
-    if not v.pts:
+    if v.min_pts is None or v.max_pts is None:
         return None, None
-    start = min(v.pts) * v.time_base
-    last = max(v.pts)
-    end = (last + v.last_duration) * v.time_base if v.last_duration else None
+    start = v.min_pts * v.time_base
+    end = (v.max_pts + v.last_duration) * v.time_base if v.last_duration else None
     return start, end
 
 
@@ -523,7 +578,7 @@ def _judge_video(v: VideoFacts, exp: Expectation, policy: Policy, fail: Any) -> 
         fail("S1", "frame-rate-mismatch", f"{where} average rate {v.average_rate} is not the planned {exp.fps} fps")
     if v.corrupt:
         fail("X1", "corrupt-packet", f"{where} has {v.corrupt} packet(s) flagged corrupt")
-    count = len(v.pts) + v.missing_pts
+    count = v.packets + v.missing_pts
     if v.header_frames and v.header_frames != count:
         fail("X2", "header-count-mismatch",
              f"{where} header says {v.header_frames} frames but {count} packets were demuxed (truncated?)")
@@ -531,20 +586,11 @@ def _judge_video(v: VideoFacts, exp: Expectation, policy: Policy, fail: Any) -> 
         fail("V1", "video-frame-count", f"{where} has {count} frames, expected {exp.frames}")
     if v.missing_pts:
         fail("V2", "video-timestamps", f"{where} has {v.missing_pts} packet(s) without a pts")
-    if not v.pts:
+    if not v.packets:
         return
-    # V2: the k-th smallest pts must be within less than one tick of start + k/fps. With a time
-    # base that divides the frame step (1/12288 at 24 fps: 512 ticks) that means exactly equal.
-    step = 1 / (exp.fps * v.time_base)  # ticks per frame, exact
-    ordered = sorted(v.pts)
-    for k, pts in enumerate(ordered):
-        if abs(pts - ordered[0] - k * step) >= 1:
-            prev = ordered[k - 1] if k else None
-            detail = (f"frame {k} at pts {pts} ({_s(pts * v.time_base)}); the previous is at pts {prev}, "
-                      f"a step of {pts - prev} ticks" if prev is not None else f"frame {k} at pts {pts}")
-            fail("V2", "video-timestamps",
-                 f"{where} timestamps leave the constant step of {step} ticks (1/{exp.fps} s): {detail}")
-            break
+    if v.step_problem is not None:  # found while demuxing, see `VideoFacts._emit`
+        fail("V2", "video-timestamps",
+             f"{where} timestamps leave the constant step of {v.step} ticks (1/{exp.fps} s): {v.step_problem}")
     start, end = _video_span(v)
     tol_start, tol_end = policy.video_start_frames / exp.fps, policy.video_end_frames / exp.fps
     if start is not None and abs(start) > tol_start:
@@ -727,8 +773,10 @@ def streams(ctx: Context) -> Iterator[Finding]:
     (external and not supplied, or failed integrity, which that check
     reports). Per file the
     findings of `judge`; then [C1] `cross_arm` over files whose arm the
-    receipts name. Raises `Unverifiable` when the plan is unusable or the
-    gate has no `coverage` section. Side effects: demuxes each media file.
+    receipts name. Raises `Unverifiable` when the plan is unusable, or the
+    gate has no `coverage` section while media are referenced. Raises
+    `ConfigError` when the gate's coverage section is unusable. Side
+    effects: demuxes each media file.
     """
     section = (ctx.gate or {}).get("coverage")
     if section is None:

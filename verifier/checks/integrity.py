@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.bundle import DOCUMENTS, hash_file, nfc, unsafe_reason, walk
-from verifier.jsonio import JSONProblem
+from verifier.jsonio import JSONProblem, json_pointer
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
@@ -86,14 +86,10 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
     if errors:
         return None, [
             _f(Status.FAIL, "manifest-schema", f"{MANIFEST}: {e.message}", path=MANIFEST,
-               pointer=_pointer(e.absolute_path))
+               pointer=json_pointer(e.absolute_path))
             for e in errors
         ]
     return manifest, []
-
-
-def _pointer(parts: Any) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 @check("integrity.files", title="Bundle files match the manifest (sha256 and size), nothing unlisted")

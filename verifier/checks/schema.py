@@ -15,19 +15,14 @@ from typing import Any
 
 from verifier.bundle import DOCUMENTS
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem
+from verifier.jsonio import JSONProblem, json_pointer
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
 
-__all__ = ["documents", "pointer"]
+__all__ = ["documents"]
 
 MAX_ERRORS_PER_DOCUMENT = 50
-
-
-def pointer(parts: Any) -> str:
-    """Return the RFC 6901 JSON Pointer for a sequence of keys and indexes (`~` -> `~0`, `/` -> `~1`)."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
 def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
@@ -76,7 +71,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
         for index, item in items:
             for error in validator.iter_errors(item):
                 prefix = [] if index is None else [index]
-                errors.append((pointer(prefix + list(error.absolute_path)), error))
+                errors.append((json_pointer(prefix + list(error.absolute_path)), error))
         if lines and not items:
             errors.append(("", None))
         if errors:

@@ -37,6 +37,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     lines = [f"verify {report.verifier_version}: {report.subject} ({report.kind}"
              + (f", gate {report.gate} sha256 {report.gate_sha256[:12]}..." if report.gate and report.gate_sha256 else "")
              + ")"]
+    if report.producer:
+        lines.append(f"producer: {report.producer['producer']}; version: {report.producer['version']}")
     for f in report.findings:
         if f.status is Status.PASS and not (verbose or show_pass):
             continue

@@ -1,0 +1,219 @@
+"""Serving-load telemetry receipt reader: fixture from tests/fixtures/make_telemetry.py (the review's contract)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from verifier.core import verify_path
+
+FIX = ROOT / "tests" / "fixtures" / "telemetry" / "good"
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+import make_telemetry  # noqa: E402
+
+
+def _by(report, check, status=None):
+    return [f for f in report.findings if f.check == check and (status is None or f.status == status)]
+
+
+def _fails(report):
+    return {(f.check, f.code) for f in report.findings if f.status == "FAIL"}
+
+
+@pytest.fixture
+def receipt_dir(tmp_path: Path) -> Path:
+    dest = tmp_path / "telemetry"
+    shutil.copytree(FIX, dest)
+    return dest
+
+
+def _edit(d: Path, change) -> None:
+    doc = json.loads((d / "telemetry-receipt.json").read_text())
+    change(doc)
+    (d / "telemetry-receipt.json").write_text(json.dumps(doc, indent=2))
+
+
+def _replace_carrier(d: Path, name: str, filename: str, text: str) -> None:
+    """Rewrite a carrier and re-pin its sha256, so only the intended rule is exercised."""
+    (d / filename).write_text(text)
+    digest = hashlib.sha256((d / filename).read_bytes()).hexdigest()
+    _edit(d, lambda r: r["evidence"][name].__setitem__("sha256", digest))
+
+
+def test_good_receipt_replays_every_fact_and_keeps_standings_unverified():
+    report = verify_path(str(FIX))
+    assert report.kind == "serving-load-telemetry"
+    assert "gunbc.spark.serving_load_probe" in _by(report, "telemetry.producer")[0].message
+    assert not _fails(report)
+    replayed = {f.pointer for f in _by(report, "telemetry.replay", "PASS")}
+    assert {"/facts/successful_requests", "/facts/failed_requests", "/facts/output_tokens", "/facts/benchmark_duration_s",
+            "/facts/latency_ms/p99_itl"} <= replayed
+    assert _by(report, "telemetry.engine")[0].status == "PASS"
+    surplus = _by(report, "telemetry.foreign")[0]
+    assert surplus.status == "PASS" and "not observed foreign traffic" in surplus.message
+    assert {f.code for f in report.findings if f.status == "UNVERIFIED"} == {"arrival-unread", "isolation-not-established"}
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_a_missing_carrier_fails(receipt_dir):
+    (receipt_dir / "metrics-after.prom").unlink()
+    report = verify_path(str(receipt_dir))
+    assert ("telemetry.carriers", "carrier-missing") in _fails(report)
+    assert _by(report, "telemetry.engine")[0].code == "blocked-by"
+
+
+def test_a_carrier_edited_after_the_receipt_fails(receipt_dir):
+    (receipt_dir / "bench.stdout").write_text(make_telemetry.bench_stdout(tokens=600))
+    report = verify_path(str(receipt_dir))
+    assert ("telemetry.carriers", "sha256-mismatch") in _fails(report)
+
+
+def test_a_fact_that_does_not_replay_from_stdout_fails(receipt_dir):
+    _edit(receipt_dir, lambda r: r["facts"].__setitem__("benchmark_duration_s", 15.0))
+    report = verify_path(str(receipt_dir))
+    assert [f.pointer for f in _by(report, "telemetry.replay", "FAIL")] == ["/facts/benchmark_duration_s"]
+
+
+def test_failed_requests_stay_in_the_denominator(receipt_dir):
+    # stdout reports 3 successful and 0 failed of 4 offered: one request has no disposition
+    _replace_carrier(receipt_dir, "stdout", "bench.stdout", make_telemetry.bench_stdout(successful=3, tokens=384))
+    _edit(receipt_dir, lambda r: r["facts"].update(successful_requests=3, output_tokens=384, engine_surplus_tokens=128))
+    report = verify_path(str(receipt_dir))
+    assert ("telemetry.replay", "denominator-mismatch") in _fails(report)
+
+
+@pytest.mark.parametrize("execution", [{"outcome": "exited", "exit_code": 1}, {"outcome": "unreachable", "cause": "ssh: timed out"}])
+def test_failed_or_unreachable_process_with_a_perfect_summary_yields_no_facts(receipt_dir, execution, run):
+    _edit(receipt_dir, lambda r: r.__setitem__("execution", execution))
+    report = verify_path(str(receipt_dir))
+    bad = _by(report, "telemetry.process", "FAIL")
+    assert bad and all(f.code == "facts-from-failed-process" for f in bad)
+    assert {f.pointer for f in bad} >= {"/facts/successful_requests", "/facts/output_tokens"}
+    assert _by(report, "telemetry.replay")[0].code == "blocked-by"
+    assert report.verdict == "FAIL"
+    result = run(str(receipt_dir))
+    assert result.exit_code == 1 and "Traceback" not in result.output
+
+
+def test_failed_process_stating_no_facts_is_unverified(receipt_dir):
+    def change(r):
+        r["execution"] = {"outcome": "exited", "exit_code": 1}
+        r["facts"] = {"engine_generation_tokens_delta": None}
+    _edit(receipt_dir, change)
+    report = verify_path(str(receipt_dir))
+    assert _by(report, "telemetry.process")[0].code == "no-facts"
+    assert not [f for f in report.findings if f.status == "FAIL"]
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_truncated_stdout_yields_no_facts_even_with_a_summary_in_stderr(receipt_dir):
+    full = make_telemetry.bench_stdout()
+    _replace_carrier(receipt_dir, "stdout", "bench.stdout", full[: len(full) // 2])
+    _replace_carrier(receipt_dir, "stderr", "bench.stderr", full)  # stderr is diagnostics, never parsed
+    report = verify_path(str(receipt_dir))
+    (bad,) = _by(report, "telemetry.replay")
+    assert bad.status == "FAIL" and bad.code == "stdout-truncated" and bad.path == "bench.stdout"
+    assert _by(report, "telemetry.foreign")[0].code == "blocked-by"
+
+
+def test_untyped_generation_family_yields_no_delta(receipt_dir):
+    _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.0, engine_type="untyped"))
+    report = verify_path(str(receipt_dir))
+    (eng,) = _by(report, "telemetry.engine")
+    assert eng.status == "UNVERIFIED" and eng.code == "untyped-family" and eng.path == "metrics-after.prom"
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_counter_reset_is_not_a_negative_delta(receipt_dir):
+    _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(300.0))
+    _edit(receipt_dir, lambda r: r["facts"].__setitem__("engine_generation_tokens_delta", -700))
+    report = verify_path(str(receipt_dir))
+    (eng,) = _by(report, "telemetry.engine")
+    assert eng.status == "FAIL" and eng.code == "reset-as-delta" and "not a negative delta" in eng.message
+
+
+def test_counter_reset_without_a_stated_delta_is_unverified(receipt_dir):
+    _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(300.0))
+    _edit(receipt_dir, lambda r: r["facts"].update(engine_generation_tokens_delta=None, engine_surplus_tokens=None))
+    report = verify_path(str(receipt_dir))
+    assert _by(report, "telemetry.engine")[0].code == "counter-reset"
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_non_whole_token_delta_is_refused(receipt_dir):
+    _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.0005))
+    report = verify_path(str(receipt_dir))
+    assert _by(report, "telemetry.engine")[0].code == "not-whole-tokens"
+
+
+def test_unparseable_scrape_fails_naming_the_file(receipt_dir):
+    _replace_carrier(receipt_dir, "metrics_before", "metrics-before.prom", "vllm:generation_tokens_total{ 12 {\n")
+    report = verify_path(str(receipt_dir))
+    (eng,) = _by(report, "telemetry.engine")
+    assert eng.status == "FAIL" and eng.code == "scrape-unparseable" and "metrics-before.prom" in eng.message
+
+
+def test_client_tokens_above_engine_delta_are_a_contradiction_not_zero_foreign_work(receipt_dir):
+    _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1100.0))
+    _edit(receipt_dir, lambda r: r["facts"].update(engine_generation_tokens_delta=100, engine_surplus_tokens=0))
+    report = verify_path(str(receipt_dir))
+    (bad,) = _by(report, "telemetry.foreign")
+    assert bad.status == "FAIL" and bad.code == "client-exceeds-engine" and "not zero foreign work" in bad.message
+
+
+def test_wrong_surplus_fails(receipt_dir):
+    _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1712.0))
+    _edit(receipt_dir, lambda r: r["facts"].update(engine_generation_tokens_delta=712))
+    report = verify_path(str(receipt_dir))
+    assert [f.pointer for f in _by(report, "telemetry.foreign", "FAIL")] == ["/facts/engine_surplus_tokens"]
+
+
+def test_send_all_declaration_is_not_an_observed_zero_stagger(receipt_dir):
+    _edit(receipt_dir, lambda r: r["standings"]["arrival"].__setitem__("observed_max_stagger_ms", 0))
+    report = verify_path(str(receipt_dir))
+    assert ("telemetry.standings", "declaration-as-observation") in _fails(report)
+
+
+def test_missing_lease_is_not_contention_observed(receipt_dir):
+    _edit(receipt_dir, lambda r: r["standings"]["window"].__setitem__("standing", "foreign-traffic-observed"))
+    report = verify_path(str(receipt_dir))
+    assert ("telemetry.standings", "contention-without-receipt") in _fails(report)
+
+
+def test_isolated_without_lease_fails(receipt_dir):
+    _edit(receipt_dir, lambda r: r["standings"]["window"].__setitem__("standing", "isolated"))
+    report = verify_path(str(receipt_dir))
+    assert ("telemetry.standings", "isolation-without-lease") in _fails(report)
+
+
+def test_unknown_producer_is_unverified_not_fail(receipt_dir):
+    _edit(receipt_dir, lambda r: r.__setitem__("receipt_version", 2))
+    report = verify_path(str(receipt_dir))
+    assert report.findings[1].code == "unknown-producer-version"
+    assert report.verdict == "INCOMPLETE" and not _fails(report)
+
+
+def test_receipt_with_duplicate_key_fails_without_traceback(receipt_dir, run):
+    (receipt_dir / "telemetry-receipt.json").write_text('{"producer": 1, "producer": 2}')
+    report = verify_path(str(receipt_dir))
+    assert _fails(report) == {("telemetry.read", "duplicate-key")}
+    assert "Traceback" not in run(str(receipt_dir)).output
+
+
+def test_carrier_path_may_not_escape(receipt_dir):
+    _edit(receipt_dir, lambda r: r["evidence"]["stderr"].__setitem__("path", "../elsewhere.txt"))
+    report = verify_path(str(receipt_dir))
+    assert ("telemetry.carriers", "unsafe-path") in _fails(report)
+
+
+def test_schema_violation_names_file_and_pointer(receipt_dir):
+    _edit(receipt_dir, lambda r: r["execution"].__setitem__("exit_code", "0"))
+    report = verify_path(str(receipt_dir))
+    bad = _by(report, "telemetry.schema", "FAIL")
+    assert bad and bad[0].path == "telemetry-receipt.json" and "/execution" in bad[0].message

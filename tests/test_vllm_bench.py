@@ -1,0 +1,256 @@
+"""`vllm bench serve --save-result` reader: real Ascend results (read in place) and generated fixtures."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SHARED
+
+from verifier.adapters.vllm_bench import bucket_peak, exact_peak
+from verifier.core import verify_path
+from verifier.errors import UsageError
+
+CORPUS = SHARED / "corpus" / "vllm-save-result-ascend"
+FIX = ROOT / "tests" / "fixtures" / "vllm"
+ABCD = FIX / "abcd-bucket-peak.json"
+H01 = FIX / "h01-half-failed.json"
+
+
+def _by(report, check, status=None):
+    return [f for f in report.findings if f.check == check and (status is None or f.status == status)]
+
+
+def _write(tmp_path: Path, doc: dict, name: str = "result.json") -> Path:
+    out = tmp_path / name
+    out.write_text(json.dumps(doc))
+    return out
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text())
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.json")), ids=lambda p: p.name[-20:])
+def test_real_ascend_results_aggregates_pass_percentiles_unverified(path):
+    report = verify_path(str(path))
+    assert report.kind == "vllm-bench-serve"
+    producer = _by(report, "vllm.producer")[0]
+    assert producer.status == "PASS" and "benchmark_serving.py" in producer.message and "request_goodput:" in producer.message
+    agg = _by(report, "vllm.aggregates")
+    assert len(agg) == 4 and all(f.status == "PASS" for f in agg)
+    lat = _by(report, "vllm.latency")
+    assert lat and all(f.status == "UNVERIFIED" and f.code == "no-per-request-arrays" for f in lat)
+    assert {f.pointer for f in lat} >= {"/p99_ttft_ms", "/p99_tpot_ms", "/p99_itl_ms"}
+    # the stray key is handled by profile data: null means nothing claimed
+    stray = [f for f in report.findings if f.pointer == "/request_goodput:"]
+    assert len(stray) == 1 and stray[0].code == "not-claimed"
+    assert any(f.code == "not-a-producer-field" and f.pointer == "/accuracy_rate" for f in report.findings)
+    assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
+
+
+def test_real_result_with_wrong_throughput_fails(tmp_path):
+    doc = _load(sorted(CORPUS.glob("*.json"))[1])
+    doc["request_throughput"] = 0.2790
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert report.verdict == "FAIL"
+    assert [f.pointer for f in _by(report, "vllm.aggregates", "FAIL")] == ["/request_throughput"]
+
+
+@pytest.mark.parametrize("key", ["output_throughput", "total_token_throughput"])
+def test_token_throughput_identities_fail_when_off(tmp_path, key):
+    doc = _load(sorted(CORPUS.glob("*.json"))[0])
+    doc[key] = doc[key] * 1.01
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert [f.pointer for f in _by(report, "vllm.aggregates", "FAIL")] == [f"/{key}"]
+
+
+def test_stray_goodput_key_with_a_value_is_unverified_not_pass(tmp_path):
+    doc = _load(sorted(CORPUS.glob("*.json"))[0])
+    doc["request_goodput:"] = 0.1
+    report = verify_path(str(_write(tmp_path, doc)))
+    stray = [f for f in report.findings if f.pointer == "/request_goodput:"]
+    assert stray[0].status == "UNVERIFIED" and stray[0].code == "not-derivable" and "SLO" in stray[0].message
+
+
+def test_completed_plus_failed_must_equal_num_prompts(tmp_path):
+    doc = _load(ABCD)
+    doc["failed"] = 1
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert any(f.code == "count-mismatch" and f.pointer == "/failed" for f in _by(report, "vllm.aggregates", "FAIL"))
+
+
+def test_legacy_result_with_missing_requests_is_unverified_disposition(tmp_path):
+    doc = _load(sorted(CORPUS.glob("*.json"))[1])
+    doc["completed"] = 7
+    doc["request_throughput"] = 7 / doc["duration"]
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert any(f.code == "disposition-unknown" for f in report.findings)
+
+
+def test_detailed_result_rederives_every_statistic_and_the_bucket_peak():
+    report = verify_path(str(ABCD))
+    lat = _by(report, "vllm.latency")
+    assert len(lat) == 20 and all(f.status == "PASS" for f in lat)
+    assert {f.pointer for f in lat} >= {"/p99_ttft_ms", "/std_tpot_ms", "/median_itl_ms", "/p50_e2el_ms"}
+    assert report.verdict == "INCOMPLETE"  # max_output_tokens_per_s stays UNVERIFIED
+
+
+def test_abcd_bucket_peak_is_4_exact_peak_is_2_and_never_engine_concurrency():
+    iv = [(Decimal("0.05"), Decimal("0.80"))] * 2 + [(Decimal("0.81"), Decimal("1.40"))] * 2
+    assert exact_peak(iv) == 2
+    assert bucket_peak(iv) == 4
+    report = verify_path(str(ABCD))
+    (peak,) = [f for f in _by(report, "vllm.peak") if f.pointer == "/max_concurrent_requests"]
+    assert peak.status == "PASS" and peak.expected == 4
+    assert peak.observed["exact_client_peak"] == 2 and peak.observed["bucket_peak"] == 4
+    assert peak.observed["engine_observation"] is False and peak.observed["foreign_traffic_evidence"] is False
+    assert peak.observed["scope"] == "client-own-successful-requests"
+    assert "not engine concurrency" in peak.message and "not evidence of foreign traffic" in peak.message
+    text = " ".join(f.message for f in report.findings).lower()
+    assert "engine peak" not in text and "shared window" not in text and "foreign_in_flight" not in text
+
+
+def test_peak_claimed_as_exact_overlap_fails_under_bucket_definition(tmp_path):
+    doc = _load(ABCD)
+    doc["max_concurrent_requests"] = 2
+    report = verify_path(str(_write(tmp_path, doc)))
+    (peak,) = [f for f in _by(report, "vllm.peak") if f.pointer == "/max_concurrent_requests"]
+    assert peak.status == "FAIL" and peak.expected == 4
+
+
+def test_h01_failed_requests_stay_in_the_denominator():
+    report = verify_path(str(H01))
+    assert report.verdict == "INCOMPLETE"
+    completed = [f for f in _by(report, "vllm.requests") if f.pointer == "/completed"][0]
+    assert completed.status == "PASS" and "5/10" in completed.message
+    mean = [f for f in _by(report, "vllm.latency") if f.pointer == "/mean_e2el_ms"][0]
+    assert mean.status == "PASS" and "5/10 successful" in mean.derivation
+
+
+def test_h01_dropping_failed_requests_from_the_arrays_fails(tmp_path):
+    doc = _load(H01)
+    for key in ("input_lens", "output_lens", "ttfts", "itls", "latencies", "start_times", "generated_texts", "errors"):
+        doc[key] = doc[key][:5]
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert any(f.code == "denominator-dropped" for f in report.findings)
+    assert report.verdict == "FAIL"
+
+
+def test_h01_calling_failures_successes_fails(tmp_path):
+    doc = _load(H01)
+    doc["completed"], doc["failed"] = 10, 0
+    doc["request_throughput"] = 10 / doc["duration"]
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert any(f.code == "count-mismatch" and f.pointer == "/completed" for f in _by(report, "vllm.requests", "FAIL"))
+
+
+def test_h03_ttft_zero_on_successful_request_is_not_measured(tmp_path):
+    doc = _load(ABCD)
+    doc["ttfts"][2] = 0.0
+    report = verify_path(str(_write(tmp_path, doc)))
+    bad = [f for f in report.findings if f.code == "ttft-not-measured"]
+    assert len(bad) == 1 and bad[0].status == "FAIL" and bad[0].pointer == "/ttfts/2"
+    for key in ("/mean_ttft_ms", "/median_ttft_ms", "/mean_tpot_ms"):
+        f = [x for x in _by(report, "vllm.latency") if x.pointer == key][0]
+        assert f.status == "UNVERIFIED" and f.code == "unmeasured-ttft"
+    itl = [x for x in _by(report, "vllm.latency") if x.pointer == "/mean_itl_ms"][0]
+    assert itl.status == "PASS"
+    assert report.verdict == "FAIL"
+
+
+def test_wrong_percentile_definition_fails(tmp_path):
+    doc = _load(ABCD)
+    doc["p50_itl_ms"] = 220.0  # nearest-rank p50 of the 10 ITLs; numpy linear gives 230.0
+    doc["median_ttft_ms"] = 110.0000001
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert {f.pointer for f in _by(report, "vllm.latency", "FAIL")} == {"/p50_itl_ms", "/median_ttft_ms"}
+
+
+def test_sample_std_instead_of_population_std_fails(tmp_path):
+    doc = _load(ABCD)
+    import numpy as np
+    doc["std_ttft_ms"] = float(np.std([0.10, 0.12, 0.09, 0.11], ddof=1) * 1000)
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert [f.pointer for f in _by(report, "vllm.latency", "FAIL")] == ["/std_ttft_ms"]
+
+
+def test_token_total_that_counts_failed_output_fails(tmp_path):
+    doc = _load(H01)
+    doc["total_output_tokens"] += 1
+    doc["output_throughput"] = doc["total_output_tokens"] / doc["duration"]
+    doc["total_token_throughput"] = (doc["total_input_tokens"] + doc["total_output_tokens"]) / doc["duration"]
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert [f.pointer for f in _by(report, "vllm.requests", "FAIL")] == ["/total_output_tokens"]
+
+
+def test_unknown_version_of_the_family_is_unverified_not_fail(tmp_path):
+    doc = _load(ABCD)
+    doc["rtfx"] = 0.0  # a newer vllm bench serve (exact sweep-line peak): no profile pinned here
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert report.kind == "vllm-bench-serve"
+    assert report.verdict == "INCOMPLETE"
+    assert report.findings[0].code == "unknown-producer-version" and "result.json" in report.findings[0].message
+    assert not any(f.status == "FAIL" for f in report.findings)
+
+
+def test_schema_violation_names_file_and_field(tmp_path):
+    doc = _load(ABCD)
+    doc["completed"] = "four"
+    report = verify_path(str(_write(tmp_path, doc)))
+    bad = _by(report, "vllm.schema", "FAIL")
+    assert bad and bad[0].pointer == "/completed" and "result.json" in bad[0].message
+
+
+def test_unrelated_json_is_a_usage_error(tmp_path, run):
+    path = _write(tmp_path, {"hello": "world", "duration": 3})
+    with pytest.raises(UsageError):
+        verify_path(str(path))
+    result = run(str(path))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_cli_on_real_result_exits_3(run):
+    result = run(str(sorted(CORPUS.glob("*.json"))[0]))
+    assert result.exit_code == 3 and "vllm-bench-serve" in result.stdout
+
+
+def test_text_report_names_producer_and_version_without_verbose(run):
+    result = run(str(ABCD))
+    header = result.stdout.splitlines()[:2]
+    assert any(line.startswith("producer: vLLM vllm bench serve --save-result") and "version:" in line for line in header)
+    report = verify_path(str(ABCD))
+    assert report.to_json()["producer"]["producer"].startswith("vLLM vllm bench serve")
+
+
+def test_h05_exact_client_peak_above_declared_max_concurrency_fails(tmp_path):
+    doc = _load(ABCD)
+    doc["max_concurrency"] = 1  # A and B overlap: the client ran 2 at once against a declared cap of 1
+    report = verify_path(str(_write(tmp_path, doc)))
+    bad = [f for f in report.findings if f.code == "cap-exceeded"]
+    assert len(bad) == 1 and bad[0].status == "FAIL" and bad[0].pointer == "/max_concurrency"
+    assert bad[0].expected == 1 and bad[0].observed["exact_client_peak"] == 2
+    ok = [f for f in verify_path(str(ABCD)).findings if f.pointer == "/max_concurrency"]
+    assert len(ok) == 1 and ok[0].status == "PASS"
+
+
+def test_h05_max_concurrency_zero_is_refused(tmp_path):
+    doc = _load(ABCD)
+    doc["max_concurrency"] = 0  # not a valid cap; must not silently mean "unlimited"
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert any(f.check == "vllm.schema" and f.pointer == "/max_concurrency" for f in report.findings)
+    assert report.verdict == "FAIL"
+
+
+def test_h03_ttft_above_latency_fails(tmp_path):
+    doc = _load(ABCD)
+    doc["ttfts"][0] = 0.9  # request 0 lasted 0.75 s
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert [f.pointer for f in report.findings if f.code == "ttft-not-measured"] == ["/ttfts/0"]
+
+
+def test_no_reader_code_special_cases_the_stray_goodput_spelling():
+    for path in (ROOT / "verifier").rglob("*.py"):
+        assert "request_goodput:" not in path.read_text(), path

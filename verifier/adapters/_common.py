@@ -1,0 +1,86 @@
+"""
+Helpers shared by the receipt readers: finding construction, schema
+validation of one document, claim comparison, and producer profiles.
+
+A producer profile is data: the `x-verify-profile` annotation of a pinned
+schema in `schemas/` (JSON Schema 2020-12 ignores unknown keywords, so the
+annotation never changes validation). It names the producer and version, the
+keys whose presence or absence identifies that version, and the definitions
+(percentile, standard deviation, peak concurrency) its numbers follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+from typing import Any
+
+from verifier import stats
+from verifier.model import Finding, Status
+from verifier.trust import schema_validator
+
+__all__ = ["claim_finding", "f", "matching_profile", "profile_of", "schema_findings"]
+
+
+def f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
+    """Return a `Finding` for check `check_id` (shorthand used by every reader)."""
+    return Finding(check=check_id, status=status, code=code, message=message, **kw)
+
+
+def schema_findings(check_id: str, assets: Any, schema_name: str, document: Any, name: str) -> Iterator[Finding]:
+    """
+    Validate `document` against pinned `schemas/<schema_name>.schema.json`.
+
+    Yields one FAIL `schema-violation` per error (file `name` and JSON pointer
+    in the message) or one PASS `valid`. Raises `ConfigError` if the schema
+    itself is unusable (the CLI turns that into exit 2).
+    """
+    validator = schema_validator(assets.schema(schema_name))
+    errors = sorted(validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path])
+    for e in errors:
+        ptr = "".join(f"/{p}" for p in e.absolute_path)
+        yield f(check_id, Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {e.message}", path=name, pointer=ptr)
+    if not errors:
+        yield f(check_id, Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+
+
+def profile_of(assets: Any, schema_name: str) -> dict[str, Any]:
+    """Return the `x-verify-profile` annotation of pinned schema `schema_name` (empty dict if absent)."""
+    return dict(assets.schema(schema_name).get("x-verify-profile", {}))
+
+
+def matching_profile(assets: Any, schema_names: Sequence[str], keys: set[str]) -> tuple[str, dict[str, Any]] | None:
+    """
+    Return `(schema_name, profile)` of the one profile whose signature matches `keys`.
+
+    A signature is `{"keys_present": [...], "keys_absent": [...]}` in the
+    profile; it matches when every present key is in `keys` and no absent key
+    is. None when zero or several profiles match (an unknown version).
+    """
+    hits = []
+    for name in schema_names:
+        profile = profile_of(assets, name)
+        sig = profile.get("signature", {})
+        if set(sig.get("keys_present", ())) <= keys and not (set(sig.get("keys_absent", ())) & keys):
+            hits.append((name, profile))
+    return hits[0] if len(hits) == 1 else None
+
+
+def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str, label: str,
+                  how: str, tolerance: Decimal | None = None) -> Finding:
+    """
+    Compare a stated number with its derivation at the precision it is stated.
+
+    `claimed` is the receipt's number (int or `Decimal`), `derived` the
+    re-derived exact value. The default tolerance is `stats.claim_tolerance`
+    of the claim (half a unit of its last place, or 16 ulps for a printed
+    binary double). Returns PASS `derived` or FAIL `claim-mismatch`.
+    """
+    c = Decimal(claimed)
+    tol = stats.claim_tolerance(c) if tolerance is None else tolerance
+    detail = {"claimed": str(c), "derived": str(derived), "delta": str(c - derived), "tolerance": str(tol)}
+    if stats.within(c, derived, tol):
+        return f(check_id, Status.PASS, "derived", f"{label} = {c} re-derives ({derived}) from {how}",
+                 path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
+    return f(check_id, Status.FAIL, "claim-mismatch", f"{label} = {c}, but {how} gives {derived}",
+             path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

@@ -1,0 +1,370 @@
+"""
+Reader for frozen HTTP matrix output directories (system1-omni
+`benchmarks/serving_matrix.py`, contract from the review in
+`shared/seeds/frozen-http-matrix-review.txt`; described in `docs/receipts.md`).
+
+Detection: a directory without `manifest.json` holding `plan.json`,
+`config.json`, `responses.jsonl` and `summary.json`. The producer and version
+come from `config.json` (`runner`, `output_version`) matched against the
+profile in the pinned `frozen-http-matrix-config-v1` schema; another runner or
+version is UNVERIFIED (`unknown-producer-version`).
+
+What re-derives from the retained files:
+- sha256(plan.json bytes) = `config.plan_sha256` (the runner's bytes are not
+  retained, so `runner_sha256` is recorded, not checked: UNVERIFIED);
+- the eleven provenance fields of `plan.metadata` are present and non-blank;
+- planned (from the plan), attempted and successful counts (from the measured
+  lines of responses.jsonl) per round and in total, kept separate; a round that
+  never ran keeps its planned count;
+- after the first failure no request is dispatched (in-flight work may drain),
+  and the summary says the run stopped and is incomplete;
+- per complete round, p50/p95 nearest-rank over successful latencies in ms
+  (rank ceil(q/100 n); p95 is the maximum when n < 20);
+- round throughput = successful / (last completion - first dispatch), which
+  must be labelled `complete_wave_including_ramp_and_drain`; a steady-state
+  window exists only when n > 2c (c completions excluded at each end,
+  seconds = t[n-c] - t[c] over sorted completion times, requests n - 2c).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from verifier import stats
+from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["FILES", "KIND", "PIPELINE", "denominators", "detects_directory", "files", "percentiles", "plan_digest",
+           "producer", "provenance", "schema", "stop_after_failure", "throughput"]
+
+KIND = "frozen-http-matrix"
+FILES = ("plan.json", "config.json", "responses.jsonl", "summary.json")
+PROFILE_SCHEMA = "frozen-http-matrix-config-v1"
+SCHEMAS = {"plan.json": "frozen-http-matrix-plan-v1", "config.json": "frozen-http-matrix-config-v1",
+           "summary.json": "frozen-http-matrix-summary-v1"}
+RESPONSE_SCHEMA = "frozen-http-matrix-response-v1"
+MS = Decimal(1000)
+
+
+def detects(document: Any) -> bool:
+    """A single JSON file is never a matrix output (it is a directory); always False."""
+    return False
+
+
+def detects_directory(path: Path) -> bool:
+    """Return whether directory `path` holds the four files of a frozen HTTP matrix output."""
+    return all((path / name).is_file() for name in FILES)
+
+
+@check("matrix.files", title="The four output files read as strict JSON / JSON Lines")
+def files(ctx: Context) -> Iterator[Finding]:
+    """Read plan.json, config.json, summary.json (strict JSON) and responses.jsonl (strict JSON Lines); FAIL `invalid-json` naming file and line."""
+    root: Path = ctx.options["directory"]
+    ctx.data["raw"], ctx.data["doc"] = {}, {}
+    for name in FILES:
+        data = (root / name).read_bytes()
+        ctx.data["raw"][name] = data
+        try:
+            ctx.data["doc"][name] = loads_strict_lines(data) if name.endswith(".jsonl") else loads_strict(data)
+        except JSONProblem as exc:
+            yield f("matrix.files", Status.FAIL, exc.code, f"{name}: {exc}", path=name)
+            continue
+        yield f("matrix.files", Status.PASS, "read", f"{name} read ({len(data)} bytes)", path=name)
+
+
+@check("matrix.producer", title="config.json names a known runner and output version", requires=("matrix.files",))
+def producer(ctx: Context) -> Iterator[Finding]:
+    """PASS `producer-identified` naming producer and version, or UNVERIFIED `unknown-producer-version`."""
+    config = ctx.data["doc"]["config.json"]
+    profile = profile_of(ctx.assets, PROFILE_SCHEMA)
+    match = profile["match"]
+    seen = {k: config.get(k) if isinstance(config, dict) else None for k in match}
+    if seen != match:
+        yield f("matrix.producer", Status.UNVERIFIED, "unknown-producer-version",
+                f"config.json: runner/output_version {seen} is not a known frozen HTTP matrix producer ({match}); nothing re-derived",
+                path="config.json", pointer="/output_version", expected=match, observed=seen)
+        return
+    ctx.data["profile"] = profile
+    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
+    yield f("matrix.producer", Status.PASS, "producer-identified",
+            f"config.json: producer {profile['producer']}; version: {profile['version']}", path="config.json",
+            observed={"producer": profile["producer"], "version": profile["version"]})
+
+
+@check("matrix.schema", title="Each output file validates against its pinned schema", requires=("matrix.producer",))
+def schema(ctx: Context) -> Iterator[Finding]:
+    """Validate plan, config, summary and every responses.jsonl line (pointer `/<line index>`)."""
+    docs = ctx.data["doc"]
+    for name, schema_name in SCHEMAS.items():
+        yield from schema_findings("matrix.schema", ctx.assets, schema_name, docs[name], name)
+    errors = 0
+    for i, line in enumerate(docs["responses.jsonl"]):
+        for finding in schema_findings("matrix.schema", ctx.assets, RESPONSE_SCHEMA, line, "responses.jsonl"):
+            if finding.status is Status.FAIL:
+                errors += 1
+                yield f("matrix.schema", Status.FAIL, "schema-violation", f"responses.jsonl line {i + 1}: {finding.message}",
+                        path="responses.jsonl", pointer=f"/{i}{finding.pointer or ''}")
+    if not errors:
+        yield f("matrix.schema", Status.PASS, "valid", f"responses.jsonl: {len(docs['responses.jsonl'])} lines valid",
+                path="responses.jsonl")
+
+
+@check("matrix.plan_digest", title="plan.json's sha256 equals config.plan_sha256", requires=("matrix.schema",))
+def plan_digest(ctx: Context) -> Iterator[Finding]:
+    """PASS/FAIL `plan-sha256-mismatch` on the plan snapshot bytes; UNVERIFIED `runner-not-retained` for runner_sha256."""
+    config = ctx.data["doc"]["config.json"]
+    got = hashlib.sha256(ctx.data["raw"]["plan.json"]).hexdigest()
+    ok = got == config["plan_sha256"]
+    yield f("matrix.plan_digest", Status.PASS if ok else Status.FAIL, "derived" if ok else "plan-sha256-mismatch",
+            f"sha256(plan.json) = {got}" + (" equals" if ok else " differs from") + f" config.plan_sha256 {config['plan_sha256']}",
+            path="config.json", pointer="/plan_sha256", expected=got, observed=config["plan_sha256"])
+    yield f("matrix.plan_digest", Status.UNVERIFIED, "runner-not-retained",
+            f"config.runner_sha256 = {config['runner_sha256']}: recorded, not checked: the runner's bytes are not in the output",
+            path="config.json", pointer="/runner_sha256", observed=config["runner_sha256"])
+
+
+@check("matrix.provenance", title="The eleven provenance fields are present and non-blank", requires=("matrix.schema",))
+def provenance(ctx: Context) -> Iterator[Finding]:
+    """FAIL `provenance-missing` per absent or blank field of plan.metadata (names from the profile); PASS when all are present."""
+    meta = ctx.data["doc"]["plan.json"]["metadata"]
+    wanted = ctx.data["profile"]["provenance_fields"]
+    bad = []
+    for key in wanted:
+        value = meta.get(key)
+        blank = value is None or (isinstance(value, str) and not value.strip()) or (isinstance(value, (list, dict)) and not value)
+        if blank:
+            bad.append(key)
+            yield f("matrix.provenance", Status.FAIL, "provenance-missing",
+                    f"plan.json: metadata.{key} is {'absent' if key not in meta else repr(value)}: each of the {len(wanted)} provenance fields must be non-blank",
+                    path="plan.json", pointer=f"/metadata/{key}")
+    if not bad:
+        yield f("matrix.provenance", Status.PASS, "present", f"plan.json: all {len(wanted)} provenance fields are non-blank "
+                "(presence only: the declarations themselves are not verified)", path="plan.json", pointer="/metadata")
+
+
+def _planned_rounds(plan: dict[str, Any]) -> list[tuple[str, int, int]]:
+    return [(case["id"], c, r) for case in plan["cases"] for c in plan["concurrency"] for r in range(1, plan["repetitions"] + 1)]
+
+
+def _measured(ctx: Context) -> dict[tuple[str, int, int], list[dict[str, Any]]]:
+    out: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
+    for line in ctx.data["doc"]["responses.jsonl"]:
+        if line["phase"] == "measured":
+            out.setdefault((line["case"], line["concurrency"], line["round"]), []).append(line)
+    return out
+
+
+def _rows(ctx: Context) -> dict[tuple[str, int, int], tuple[int, dict[str, Any]]]:
+    return {(r["case"], r["concurrency"], r["round"]): (i, r) for i, r in enumerate(ctx.data["doc"]["summary.json"]["rounds"])}
+
+
+def _count(check_id: str, name: str, ptr: str, claimed: int, derived: int, how: str) -> Finding:
+    ok = claimed == derived
+    return f(check_id, Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+             f"{name}#{ptr} = {claimed}" + (" re-derives" if ok else f", but {how} gives {derived}") + f" ({how})",
+             path=name, pointer=ptr, expected=derived, observed=claimed, derivation=how)
+
+
+@check("matrix.denominators", title="Planned, attempted and successful counts re-derive and stay separate", requires=("matrix.schema",))
+def denominators(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive planned (plan), attempted and successful (measured response lines) per round and in total.
+
+    FAIL `round-missing` when a planned round has no summary row (its
+    denominator was dropped), `unplanned-round`, `unplanned-response`,
+    `count-mismatch`, `status-mismatch`; the failure tally re-derives from
+    every line's outcome.
+    """
+    plan, summary = ctx.data["doc"]["plan.json"], ctx.data["doc"]["summary.json"]
+    ok_word = ctx.data["profile"]["success_outcome"]
+    measured, rows = _measured(ctx), _rows(ctx)
+    planned_keys = _planned_rounds(plan)
+    n = plan["requests_per_case"]
+    for key in planned_keys:
+        if key not in rows:
+            yield f("matrix.denominators", Status.FAIL, "round-missing",
+                    f"summary.json: planned round {key} ({n} requests) has no row: its denominator was dropped",
+                    path="summary.json", pointer="/rounds", expected=list(key))
+            continue
+        i, row = rows[key]
+        lines = measured.get(key, [])
+        succ = sum(1 for x in lines if x["outcome"] == ok_word)
+        yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/planned", row["planned"], n, "plan.requests_per_case")
+        yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/attempted", row["attempted"], len(lines),
+                     f"measured lines of round {key} in responses.jsonl")
+        yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/successful", row["successful"], succ,
+                     f"measured lines of round {key} with outcome {ok_word!r}")
+        status = "not_run" if not lines else ("complete" if succ == n and len(lines) == n else "incomplete")
+        if row["status"] != status:
+            yield f("matrix.denominators", Status.FAIL, "status-mismatch", f"summary.json#/rounds/{i}/status = {row['status']!r}, "
+                    f"the responses give {status!r} ({succ}/{len(lines)}/{n} successful/attempted/planned)",
+                    path="summary.json", pointer=f"/rounds/{i}/status", expected=status, observed=row["status"])
+    for key, (i, _) in rows.items():
+        if key not in planned_keys:
+            yield f("matrix.denominators", Status.FAIL, "unplanned-round", f"summary.json#/rounds/{i}: round {key} is not in the plan",
+                    path="summary.json", pointer=f"/rounds/{i}")
+    for key in measured:
+        if key not in planned_keys:
+            yield f("matrix.denominators", Status.FAIL, "unplanned-response", f"responses.jsonl: measured lines for unplanned round {key}",
+                    path="responses.jsonl")
+    all_measured = [x for lines in measured.values() for x in lines]
+    den = summary["denominators"]
+    yield _count("matrix.denominators", "summary.json", "/denominators/planned", den["planned"], n * len(planned_keys),
+                 f"{len(planned_keys)} planned rounds x {n} requests")
+    yield _count("matrix.denominators", "summary.json", "/denominators/attempted", den["attempted"], len(all_measured),
+                 "measured lines in responses.jsonl")
+    yield _count("matrix.denominators", "summary.json", "/denominators/successful", den["successful"],
+                 sum(1 for x in all_measured if x["outcome"] == ok_word), f"measured lines with outcome {ok_word!r}")
+    tally = Counter(x["outcome"] for x in ctx.data["doc"]["responses.jsonl"] if x["outcome"] != ok_word)
+    claimed = {k: v for k, v in summary["failures"].items() if v}
+    ok = claimed == dict(tally)
+    yield f("matrix.denominators", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+            f"summary.json#/failures = {claimed}" + (" re-derives" if ok else f", the responses give {dict(tally)}"),
+            path="summary.json", pointer="/failures", expected=dict(tally), observed=claimed)
+
+
+@check("matrix.stop", title="After a failure no request is dispatched; the run is marked stopped and incomplete",
+       requires=("matrix.schema",))
+def stop_after_failure(ctx: Context) -> Iterator[Finding]:
+    """
+    FAIL `dispatch-after-failure` per line dispatched after the first failure completed.
+
+    Also FAIL `stop-not-reported` when the summary does not say
+    stopped_after_failure = true and complete = false after a failure, or
+    says stopped/incomplete without one.
+    """
+    lines = ctx.data["doc"]["responses.jsonl"]
+    summary = ctx.data["doc"]["summary.json"]
+    ok_word = ctx.data["profile"]["success_outcome"]
+    failures = [(Decimal(x["completed_at_monotonic_seconds"]), i) for i, x in enumerate(lines) if x["outcome"] != ok_word]
+    planned = summary["denominators"]["planned"]
+    if not failures:
+        complete = summary["denominators"]["attempted"] == planned
+        ok = summary["stopped_after_failure"] is False and summary["complete"] is complete
+        yield f("matrix.stop", Status.PASS if ok else Status.FAIL, "no-failure" if ok else "stop-not-reported",
+                f"no request failed; summary.json says complete = {summary['complete']}, stopped_after_failure = {summary['stopped_after_failure']}",
+                path="summary.json", pointer="/stopped_after_failure")
+        return
+    t_fail, first = min(failures)
+    late = [(i, x) for i, x in enumerate(lines) if Decimal(x["dispatched_at_monotonic_seconds"]) > t_fail]
+    for i, x in late:
+        yield f("matrix.stop", Status.FAIL, "dispatch-after-failure",
+                f"responses.jsonl line {i + 1} was dispatched at {x['dispatched_at_monotonic_seconds']} s, after the failure on line "
+                f"{first + 1} completed at {t_fail} s: dispatch must stop after a failure", path="responses.jsonl", pointer=f"/{i}")
+    if not late:
+        yield f("matrix.stop", Status.PASS, "stopped", f"no request was dispatched after the first failure (line {first + 1}, {t_fail} s)",
+                path="responses.jsonl", pointer=f"/{first}")
+    ok = summary["stopped_after_failure"] is True and summary["complete"] is False
+    yield f("matrix.stop", Status.PASS if ok else Status.FAIL, "stop-reported" if ok else "stop-not-reported",
+            f"after a failure summary.json says complete = {summary['complete']}, stopped_after_failure = {summary['stopped_after_failure']} "
+            "(expected false, true)", path="summary.json", pointer="/complete")
+
+
+@check("matrix.percentiles", title="Per-round p50/p95 re-derive nearest-rank (p95 is the maximum when n < 20)",
+       requires=("matrix.schema",))
+def percentiles(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive p50/p95 (nearest-rank, ms) of each complete round's successful latencies.
+
+    PASS `derived` / FAIL `claim-mismatch`; FAIL `missing-claim` (null on a
+    complete round), `no-samples`, and `failed-round-aggregated` when an
+    incomplete or unrun round reports percentiles.
+    """
+    ok_word = ctx.data["profile"]["success_outcome"]
+    measured = _measured(ctx)
+    for key, (i, row) in sorted(_rows(ctx).items(), key=lambda kv: kv[1][0]):
+        lines = measured.get(key, [])
+        if row["status"] != "complete":
+            for q in ("p50_ms", "p95_ms"):
+                if row[q] is not None:
+                    yield f("matrix.percentiles", Status.FAIL, "failed-round-aggregated",
+                            f"summary.json#/rounds/{i}/{q} = {row[q]} for a {row['status']} round: failed rounds are excluded from aggregates",
+                            path="summary.json", pointer=f"/rounds/{i}/{q}")
+            continue
+        xs = [Decimal(x["latency_seconds"]) * MS for x in lines if x["outcome"] == ok_word]
+        if not xs:
+            yield f("matrix.percentiles", Status.FAIL, "no-samples", f"summary.json#/rounds/{i}: complete round without successful lines",
+                    path="summary.json", pointer=f"/rounds/{i}")
+            continue
+        for q in (50, 95):
+            claimed = row[f"p{q}_ms"]
+            if claimed is None:
+                yield f("matrix.percentiles", Status.FAIL, "missing-claim", f"summary.json#/rounds/{i}/p{q}_ms is null for a complete round",
+                        path="summary.json", pointer=f"/rounds/{i}/p{q}_ms")
+                continue
+            note = " (n < 20: p95 is the maximum)" if q == 95 and len(xs) < 20 else ""
+            yield claim_finding("matrix.percentiles", claimed, stats.percentile_nearest_rank(xs, Decimal(q)), name="summary.json",
+                                pointer=f"/rounds/{i}/p{q}_ms", label=f"round {key} p{q}_ms",
+                                how=f"nearest-rank p{q} of {len(xs)} successful latencies in ms{note}")
+
+
+@check("matrix.throughput", title="Round throughput is the whole wave (labelled); a steady-state window exists only when n > 2c",
+       requires=("matrix.schema",))
+def throughput(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive wave_seconds, throughput_rps and the steady-state window per complete round.
+
+    FAIL `scope-unlabelled` unless throughput_scope names the whole wave
+    including ramp and drain; FAIL `no-steady-state` when a window is claimed
+    with n <= 2c; FAIL `claim-mismatch` for numbers; FAIL
+    `failed-round-aggregated` when an incomplete round reports throughput.
+    """
+    ok_word = ctx.data["profile"]["success_outcome"]
+    scope = ctx.data["profile"]["throughput_scope"]
+    measured = _measured(ctx)
+    for key, (i, row) in sorted(_rows(ctx).items(), key=lambda kv: kv[1][0]):
+        base = f"/rounds/{i}"
+        if row["status"] != "complete":
+            if row["throughput_rps"] is not None or row["steady_state"]["available"]:
+                yield f("matrix.throughput", Status.FAIL, "failed-round-aggregated",
+                        f"summary.json#{base}: a {row['status']} round reports throughput: failed rounds are excluded from aggregates",
+                        path="summary.json", pointer=f"{base}/throughput_rps")
+            continue
+        if row["throughput_scope"] != scope:
+            yield f("matrix.throughput", Status.FAIL, "scope-unlabelled",
+                    f"summary.json#{base}/throughput_scope = {row['throughput_scope']!r}: throughput over the whole wave includes ramp-up "
+                    f"and drain and must be labelled {scope!r}", path="summary.json", pointer=f"{base}/throughput_scope",
+                    expected=scope, observed=row["throughput_scope"])
+        lines = [x for x in measured.get(key, []) if x["outcome"] == ok_word]
+        start = min(Decimal(x["dispatched_at_monotonic_seconds"]) for x in lines)
+        end = max(Decimal(x["completed_at_monotonic_seconds"]) for x in lines)
+        wave = end - start
+        yield claim_finding("matrix.throughput", row["wave_seconds"], wave, name="summary.json", pointer=f"{base}/wave_seconds",
+                            label=f"round {key} wave_seconds", how=f"last completion {end} - first dispatch {start}")
+        yield claim_finding("matrix.throughput", row["throughput_rps"], stats.CONTEXT.divide(Decimal(len(lines)), wave),
+                            name="summary.json", pointer=f"{base}/throughput_rps", label=f"round {key} throughput_rps",
+                            how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)")
+        n, c = len(lines), key[1]
+        ss = row["steady_state"]
+        if n <= 2 * c:
+            ok = not ss["available"]
+            yield f("matrix.throughput", Status.PASS if ok else Status.FAIL, "derived" if ok else "no-steady-state",
+                    f"summary.json#{base}/steady_state.available = {ss['available']}: n = {n} <= 2c = {2 * c}, so no interior window exists",
+                    path="summary.json", pointer=f"{base}/steady_state/available", expected=False, observed=ss["available"])
+            continue
+        if not ss["available"]:
+            yield f("matrix.throughput", Status.PASS, "not-claimed", f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})",
+                    path="summary.json", pointer=f"{base}/steady_state")
+            continue
+        t = sorted(Decimal(x["completed_at_monotonic_seconds"]) for x in lines)
+        secs = t[n - c - 1] - t[c - 1]
+        yield _count("matrix.throughput", "summary.json", f"{base}/steady_state/excluded_each_end", ss.get("excluded_each_end", -1), c,
+                     "concurrency c completions excluded at each end")
+        yield _count("matrix.throughput", "summary.json", f"{base}/steady_state/requests", ss.get("requests", -1), n - 2 * c, "n - 2c")
+        how = f"t[{n - c}] - t[{c}] of {n} sorted completion times"
+        yield claim_finding("matrix.throughput", ss.get("seconds", -1), secs, name="summary.json", pointer=f"{base}/steady_state/seconds",
+                            label=f"round {key} steady_state.seconds", how=how)
+        if secs > 0:
+            yield claim_finding("matrix.throughput", ss.get("throughput_rps", -1), stats.CONTEXT.divide(Decimal(n - 2 * c), secs),
+                                name="summary.json", pointer=f"{base}/steady_state/throughput_rps",
+                                label=f"round {key} steady_state.throughput_rps", how=f"(n - 2c) / ({how})")
+
+
+PIPELINE = (files, producer, schema, plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput)

@@ -1,0 +1,385 @@
+"""
+Reader for serving-load telemetry receipt directories: one `vllm bench serve`
+process run plus before/after Prometheus scrapes of the engine, retained as
+the probe reviewed in `shared/seeds/telemetry-receipt-review.txt` keeps them
+(contract in `docs/receipts.md`).
+
+Detection: a directory without `manifest.json` holding
+`telemetry-receipt.json`. Producer and version come from the receipt's
+`producer` and `receipt_version`, matched against the profile in the pinned
+`serving-load-telemetry-v1` schema; anything else is UNVERIFIED.
+
+Honesty rules enforced (each a check that can FAIL):
+- every carrier (stdout, stderr, both scrapes) exists in the directory with
+  the sha256 the receipt records; a derived number replays only from them;
+- client facts are read from stdout only, and only when the process exited
+  0; a non-zero exit or an unreachable host yields no facts whatever its text
+  says, and a receipt stating facts anyway FAILs; stderr is never parsed;
+- a stdout without a complete result block (truncated) yields no facts;
+- the engine `vllm:generation_tokens_total` delta is parsed with
+  `prometheus_client`'s text-format parser; only a `counter` family is read
+  (an `untyped` family is UNVERIFIED), a series that went down is a reset
+  (UNVERIFIED; stating a delta across it FAILs), a non-whole token delta is
+  refused;
+- client output tokens above the engine delta are a contradiction (FAIL),
+  never "zero foreign work"; a surplus is unattributed engine work in the
+  scrape envelope, not observed foreign traffic;
+- a declared send-all arrival is not an observed zero stagger, and a missing
+  isolation lease is "isolation not established", not "contention observed".
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from verifier import stats
+from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
+from verifier.jsonio import JSONProblem, loads_strict
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["KIND", "PIPELINE", "RECEIPT", "carriers", "detects", "detects_directory", "engine", "foreign_work",
+           "parse_bench_stdout", "process", "producer", "read", "replay", "schema", "standings"]
+
+KIND = "serving-load-telemetry"
+RECEIPT = "telemetry-receipt.json"
+PROFILE_SCHEMA = "serving-load-telemetry-v1"
+CLIENT_FACTS = ("successful_requests", "failed_requests", "output_tokens", "benchmark_duration_s", "latency_ms")
+
+
+def detects(document: Any) -> bool:
+    """A lone JSON file is never read as a telemetry receipt (its carriers are siblings); always False."""
+    return False
+
+
+def detects_directory(path: Path) -> bool:
+    """Return whether directory `path` holds a `telemetry-receipt.json`."""
+    return (path / RECEIPT).is_file()
+
+
+def _r(ctx: Context) -> dict[str, Any]:
+    return ctx.data["receipt"]  # type: ignore[no-any-return]
+
+
+@check("telemetry.read", title="telemetry-receipt.json reads as strict JSON")
+def read(ctx: Context) -> Iterator[Finding]:
+    """PASS `read` or FAIL with the strict-JSON reason (`invalid-json`, `duplicate-key`, `non-finite-number`, `not-utf8`)."""
+    try:
+        ctx.data["receipt"] = loads_strict((ctx.options["directory"] / RECEIPT).read_bytes())
+    except JSONProblem as exc:
+        yield f("telemetry.read", Status.FAIL, exc.code, f"{RECEIPT}: {exc}", path=RECEIPT)
+        return
+    yield f("telemetry.read", Status.PASS, "read", f"{RECEIPT} read", path=RECEIPT)
+
+
+@check("telemetry.producer", title="The receipt names a known producer and receipt version", requires=("telemetry.read",))
+def producer(ctx: Context) -> Iterator[Finding]:
+    """PASS `producer-identified` naming producer and version, or UNVERIFIED `unknown-producer-version`."""
+    receipt = _r(ctx)
+    profile = profile_of(ctx.assets, PROFILE_SCHEMA)
+    seen = {k: receipt.get(k) if isinstance(receipt, dict) else None for k in profile["match"]}
+    if seen != profile["match"]:
+        yield f("telemetry.producer", Status.UNVERIFIED, "unknown-producer-version",
+                f"{RECEIPT}: producer/receipt_version {seen} is not a known telemetry receipt ({profile['match']}); nothing re-derived",
+                path=RECEIPT, pointer="/receipt_version", expected=profile["match"], observed=seen)
+        return
+    ctx.data["profile"] = profile
+    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
+    yield f("telemetry.producer", Status.PASS, "producer-identified",
+            f"{RECEIPT}: producer {profile['producer']}; version: {profile['version']}", path=RECEIPT,
+            observed={"producer": profile["producer"], "version": profile["version"]})
+
+
+@check("telemetry.schema", title="The receipt validates against serving-load-telemetry-v1.schema.json", requires=("telemetry.producer",))
+def schema(ctx: Context) -> Iterator[Finding]:
+    """PASS `valid` or FAIL `schema-violation` per error (file and pointer named)."""
+    yield from schema_findings("telemetry.schema", ctx.assets, PROFILE_SCHEMA, _r(ctx), RECEIPT)
+
+
+@check("telemetry.carriers", title="Raw stdout, stderr and both scrapes are retained with the recorded sha256",
+       requires=("telemetry.schema",))
+def carriers(ctx: Context) -> Iterator[Finding]:
+    """
+    Hash every evidence file the receipt names.
+
+    FAIL `unsafe-path` (absolute or `..`), `carrier-missing`, `sha256-mismatch`;
+    PASS `retained`. Stores the bytes in `ctx.data["carrier"]`.
+    """
+    root: Path = ctx.options["directory"]
+    ctx.data["carrier"] = {}
+    for name, item in _r(ctx)["evidence"].items():
+        rel = PurePosixPath(item["path"])
+        ptr = f"/evidence/{name}"
+        if rel.is_absolute() or ".." in rel.parts:
+            yield f("telemetry.carriers", Status.FAIL, "unsafe-path", f"{RECEIPT}: evidence {name} path {item['path']!r} leaves the receipt directory",
+                    path=RECEIPT, pointer=f"{ptr}/path")
+            continue
+        target = root / rel
+        if not target.is_file() or target.is_symlink():
+            yield f("telemetry.carriers", Status.FAIL, "carrier-missing",
+                    f"{item['path']}: the {name} carrier the receipt records is not retained; facts cannot replay from it",
+                    path=item["path"], pointer=ptr)
+            continue
+        data = target.read_bytes()
+        got = hashlib.sha256(data).hexdigest()
+        if got != item["sha256"]:
+            yield f("telemetry.carriers", Status.FAIL, "sha256-mismatch", f"{item['path']}: sha256 {got} differs from {RECEIPT}#{ptr}/sha256 {item['sha256']}",
+                    path=item["path"], pointer=f"{ptr}/sha256", expected=item["sha256"], observed=got)
+            continue
+        ctx.data["carrier"][name] = data
+        yield f("telemetry.carriers", Status.PASS, "retained", f"{item['path']}: {name} retained, sha256 matches ({len(data)} bytes)",
+                path=item["path"], pointer=ptr)
+
+
+def _stated_client_facts(receipt: dict[str, Any]) -> list[str]:
+    facts = receipt.get("facts") or {}
+    return [k for k in CLIENT_FACTS if facts.get(k) not in (None, {})]
+
+
+@check("telemetry.process", title="Client facts exist only for a process that exited 0", requires=("telemetry.schema",))
+def process(ctx: Context) -> Iterator[Finding]:
+    """
+    Gate every client fact on the process outcome.
+
+    PASS `exited-0`; for a non-zero exit or unreachable host: FAIL
+    `facts-from-failed-process` per fact the receipt states anyway, else
+    UNVERIFIED `no-facts` (nothing can be read, whatever stdout says).
+    """
+    receipt = _r(ctx)
+    ex = receipt["execution"]
+    if ex["outcome"] == "exited" and ex["exit_code"] == 0:
+        yield f("telemetry.process", Status.PASS, "exited-0", "the bench process exited 0: its stdout may carry facts",
+                path=RECEIPT, pointer="/execution")
+        return
+    what = f"exited {ex['exit_code']}" if ex["outcome"] == "exited" else f"was unreachable ({ex.get('cause', '')})"
+    stated = _stated_client_facts(receipt)
+    for key in stated:
+        yield f("telemetry.process", Status.FAIL, "facts-from-failed-process",
+                f"{RECEIPT}#/facts/{key} is stated, but the bench process {what}: a failed or unreachable process yields no facts, "
+                "whatever its stdout or stderr says", path=RECEIPT, pointer=f"/facts/{key}")
+    if not stated:
+        yield f("telemetry.process", Status.UNVERIFIED, "no-facts", f"the bench process {what}: no client facts are read",
+                path=RECEIPT, pointer="/execution")
+
+
+def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, Decimal], list[str]]:
+    """
+    Parse the `vllm bench serve` result block of `text` (stdout only).
+
+    Returns (facts by profile key, problems). The block runs from the
+    profile's `open` line to a line starting with `close_prefix`; a block
+    that never closes, or lacks a `required_labels` row, is truncated and
+    yields no facts. Values are `Decimal` as printed (2 decimals for floats).
+    """
+    block = profile["stdout_block"]
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if block["open"] in line), None)
+    if start is None:
+        return {}, ["no result block"]
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(block["close_prefix"])), None)
+    if end is None:
+        return {}, ["the result block never closes (truncated)"]
+    out: dict[str, Decimal] = {}
+    for line in lines[start + 1:end]:
+        for label, key in profile["stdout_labels"].items():
+            if line.startswith(label):
+                try:
+                    out[key] = Decimal(line[len(label):].strip())
+                except InvalidOperation:
+                    return {}, [f"{label} has no number"]
+    missing = [label for label in profile["required_labels"] if profile["stdout_labels"][label] not in out]
+    if missing:
+        return {}, [f"missing {', '.join(missing)}"]
+    return out, []
+
+
+def _fact(receipt: dict[str, Any], key: str) -> Any:
+    node: Any = receipt.get("facts") or {}
+    for part in key.split("/"):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+@check("telemetry.replay", title="Every client fact replays from the retained stdout", requires=("telemetry.carriers", "telemetry.process"))
+def replay(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-read the client facts from the retained stdout (never stderr).
+
+    FAIL `stdout-truncated` when stdout has no complete result block, FAIL
+    `claim-mismatch` per fact that does not equal the printed value (at its
+    printed precision), FAIL `denominator-mismatch` when successful + failed
+    differs from the protocol's num_prompts; UNVERIFIED `not-stated` /
+    `not-in-stdout`. Stores the parsed facts in `ctx.data["client"]`.
+    """
+    receipt, profile = _r(ctx), ctx.data["profile"]
+    stdout_path = receipt["evidence"]["stdout"]["path"]
+    text = ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace")
+    parsed, problems = parse_bench_stdout(text, profile)
+    if problems:
+        yield f("telemetry.replay", Status.FAIL, "stdout-truncated",
+                f"{stdout_path}: {'; '.join(problems)}: no client fact can replay from the retained stdout", path=stdout_path)
+        return
+    ctx.data["client"] = parsed
+    for key, value in parsed.items():
+        claimed = _fact(receipt, key)
+        if claimed is None:
+            yield f("telemetry.replay", Status.UNVERIFIED, "not-stated", f"{RECEIPT}#/facts/{key}: not stated (stdout prints {value})",
+                    path=RECEIPT, pointer=f"/facts/{key}")
+            continue
+        yield claim_finding("telemetry.replay", claimed, value, name=RECEIPT, pointer=f"/facts/{key}", label=f"facts/{key}",
+                            how=f"{stdout_path} prints {value}", tolerance=max(stats.half_unit(value), stats.claim_tolerance(Decimal(claimed))))
+    for key, value in ((receipt.get("facts") or {}).get("latency_ms") or {}).items():
+        if f"latency_ms/{key}" not in parsed:
+            yield f("telemetry.replay", Status.UNVERIFIED, "not-in-stdout", f"{RECEIPT}#/facts/latency_ms/{key} = {value}: stdout prints no such row",
+                    path=RECEIPT, pointer=f"/facts/latency_ms/{key}")
+    n = receipt["protocol"]["num_prompts"]
+    total = parsed["successful_requests"] + parsed["failed_requests"]
+    ok = total == n
+    yield f("telemetry.replay", Status.PASS if ok else Status.FAIL, "derived" if ok else "denominator-mismatch",
+            f"successful + failed = {parsed['successful_requests']} + {parsed['failed_requests']} = {total}; protocol num_prompts = {n}"
+            + ("" if ok else ": offered requests are missing from the ledger"), path=stdout_path, expected=n, observed=str(total))
+
+
+def _counter(data: bytes, name: str, family: str) -> tuple[dict[frozenset[tuple[str, str]], Decimal] | None, str | None]:
+    try:
+        families = list(text_string_to_metric_families(data.decode("utf-8")))
+    except (ValueError, UnicodeDecodeError, IndexError) as exc:
+        return None, f"{name}: not Prometheus text exposition: {exc}"
+    for fam in families:
+        if fam.name in (family, f"{family}_total"):
+            if fam.type != "counter":
+                kind = "untyped" if fam.type == "unknown" else fam.type
+                return None, f"{name}: family {fam.name} is {kind}, not counter: monotonicity unknown, no delta is read"
+            return {frozenset(s.labels.items()): Decimal(repr(s.value)) for s in fam.samples if s.name == f"{family}_total"}, None
+    return None, f"{name}: no {family}_total family"
+
+
+@check("telemetry.engine", title="The engine generation_tokens_total delta replays from both scrapes (counter only, resets refused)",
+       requires=("telemetry.carriers",))
+def engine(ctx: Context) -> Iterator[Finding]:
+    """
+    Derive after - before of `vllm:generation_tokens_total`, summed over series.
+
+    FAIL `scrape-unparseable`; UNVERIFIED `untyped-family` / `metric-absent`
+    (no delta is derived, so a stated delta does not replay); UNVERIFIED
+    `counter-reset` for a series that went down or
+    appeared (FAIL `reset-as-delta` when a delta is stated); UNVERIFIED
+    `not-whole-tokens`; PASS/FAIL the stated delta. Stores `ctx.data["engine_delta"]`.
+    """
+    receipt, profile = _r(ctx), ctx.data["profile"]
+    family = profile["engine_counter"]
+    ev = receipt["evidence"]
+    stated = _fact(receipt, "engine_generation_tokens_delta")
+    series = {}
+    for which in ("metrics_before", "metrics_after"):
+        values, problem = _counter(ctx.data["carrier"][which], ev[which]["path"], family)
+        if problem is not None:
+            unparseable = "not Prometheus" in problem
+            yield f("telemetry.engine", Status.FAIL if unparseable else Status.UNVERIFIED,
+                    "scrape-unparseable" if unparseable else ("untyped-family" if "untyped" in problem else "metric-absent"),
+                    problem + ("" if stated is None else f"; {RECEIPT}#/facts/engine_generation_tokens_delta = {stated} does not replay"),
+                    path=ev[which]["path"])
+            return
+        series[which] = values
+    before, after = series["metrics_before"], series["metrics_after"]
+    resets = [dict(k) for k in after if k not in before or after[k] < before[k]]
+    if resets or not after:
+        status = Status.FAIL if stated is not None else Status.UNVERIFIED
+        yield f("telemetry.engine", status, "reset-as-delta" if stated is not None else "counter-reset",
+                f"{ev['metrics_after']['path']}: {family}_total went down or appeared for {resets}: a reset (new incarnation), "
+                "not a negative delta; no delta is derived" + (f", yet the receipt states {stated}" if stated is not None else ""),
+                path=ev["metrics_after"]["path"], observed=resets)
+        return
+    delta = sum((after[k] - before.get(k, Decimal(0)) for k in after), Decimal(0))
+    if delta != delta.to_integral_value():
+        yield f("telemetry.engine", Status.UNVERIFIED, "not-whole-tokens", f"{family}_total delta {delta} is not a whole token count",
+                path=ev["metrics_after"]["path"], observed=str(delta))
+        return
+    ctx.data["engine_delta"] = delta
+    how = f"sum over series of {ev['metrics_after']['path']} - {ev['metrics_before']['path']} for {family}_total"
+    if stated is None:
+        yield f("telemetry.engine", Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt",
+                path=ev["metrics_after"]["path"], observed=str(delta))
+        return
+    yield claim_finding("telemetry.engine", stated, delta, name=RECEIPT, pointer="/facts/engine_generation_tokens_delta",
+                        label="facts/engine_generation_tokens_delta", how=how, tolerance=Decimal(0))
+
+
+@check("telemetry.foreign", title="Client tokens above the engine delta are a contradiction, a surplus is not observed foreign traffic",
+       requires=("telemetry.replay", "telemetry.engine"))
+def foreign_work(ctx: Context) -> Iterator[Finding]:
+    """
+    Compare the client's output tokens (stdout) with the engine delta (scrapes).
+
+    FAIL `client-exceeds-engine` when client > engine (an interval or
+    identity mismatch, never "zero foreign work"); else PASS/FAIL the stated
+    `engine_surplus_tokens` = engine - client, described as unattributed
+    engine work in the scrape envelope.
+    """
+    receipt = _r(ctx)
+    client, eng = ctx.data["client"]["output_tokens"], ctx.data["engine_delta"]
+    stated = _fact(receipt, "engine_surplus_tokens")
+    if client > eng:
+        yield f("telemetry.foreign", Status.FAIL, "client-exceeds-engine",
+                f"client output tokens {client} exceed the engine generation_tokens_total delta {eng}: a contradiction "
+                f"(interval or engine identity mismatch), not zero foreign work" + (f"; the receipt states surplus {stated}" if stated is not None else ""),
+                path=RECEIPT, pointer="/facts/engine_surplus_tokens", observed={"client": str(client), "engine": str(eng)})
+        return
+    surplus = eng - client
+    how = f"engine delta {eng} - client output tokens {client}: unattributed engine work inside the scrape envelope, not observed foreign traffic"
+    if stated is None:
+        yield f("telemetry.foreign", Status.PASS, "derived", f"surplus {surplus} tokens ({how})", path=RECEIPT, observed=str(surplus))
+        return
+    yield claim_finding("telemetry.foreign", stated, surplus, name=RECEIPT, pointer="/facts/engine_surplus_tokens",
+                        label="facts/engine_surplus_tokens", how=how, tolerance=Decimal(0))
+
+
+@check("telemetry.standings", title="Declarations are not observations: arrival skew and window isolation", requires=("telemetry.schema",))
+def standings(ctx: Context) -> Iterator[Finding]:
+    """
+    Judge the arrival and window standings the receipt states.
+
+    Arrival: an observed stagger without retained request starts FAILs
+    `declaration-as-observation`; none stated is UNVERIFIED `arrival-unread`.
+    Window: `isolated` without a lease and `foreign-traffic-observed` without
+    an attributed traffic receipt FAIL; `isolation-not-established` is
+    UNVERIFIED (neither isolation nor contention); a lease or traffic receipt
+    is recorded, not verified (UNVERIFIED).
+    """
+    st = _r(ctx)["standings"]
+    arr, win = st["arrival"], st["window"]
+    if arr["observed_max_stagger_ms"] is not None and not arr["request_starts_retained"]:
+        yield f("telemetry.standings", Status.FAIL, "declaration-as-observation",
+                f"{RECEIPT}#/standings/arrival/observed_max_stagger_ms = {arr['observed_max_stagger_ms']}, but no request start times are retained: "
+                f"a declared {arr['declared']!r} arrival is not an observed stagger (a client cap can run the prompts in waves)",
+                path=RECEIPT, pointer="/standings/arrival/observed_max_stagger_ms")
+    else:
+        yield f("telemetry.standings", Status.UNVERIFIED, "arrival-unread",
+                f"arrival: declared {arr['declared']!r}; observed stagger " + ("not stated" if arr["observed_max_stagger_ms"] is None else
+                                                                              "stated from request starts this reader does not re-derive"),
+                path=RECEIPT, pointer="/standings/arrival")
+    standing = win["standing"]
+    if standing == "isolated" and win["isolation_lease"] is None:
+        yield f("telemetry.standings", Status.FAIL, "isolation-without-lease",
+                f"{RECEIPT}#/standings/window says isolated, but no isolation lease is recorded", path=RECEIPT, pointer="/standings/window/isolation_lease")
+    elif standing == "foreign-traffic-observed" and win["traffic_receipt"] is None:
+        yield f("telemetry.standings", Status.FAIL, "contention-without-receipt",
+                f"{RECEIPT}#/standings/window says foreign traffic observed, but no attributed traffic receipt is recorded: "
+                "a missing isolation lease is 'isolation not established', not 'contention observed'",
+                path=RECEIPT, pointer="/standings/window/traffic_receipt")
+    elif standing == "isolation-not-established":
+        yield f("telemetry.standings", Status.UNVERIFIED, "isolation-not-established",
+                "window: isolation not established (no lease); this is not an observation of contention", path=RECEIPT, pointer="/standings/window")
+    else:
+        yield f("telemetry.standings", Status.UNVERIFIED, "recorded-not-verified",
+                f"window: {standing} with its lease/traffic receipt recorded; this reader does not verify leases", path=RECEIPT,
+                pointer="/standings/window")
+
+
+PIPELINE = (read, producer, schema, carriers, process, replay, engine, foreign_work, standings)

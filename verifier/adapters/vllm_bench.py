@@ -1,0 +1,415 @@
+"""
+Reader for vLLM serving-benchmark result JSON (`vllm bench serve --save-result`,
+formerly `benchmarks/benchmark_serving.py --save-result`).
+
+Detection: a JSON object carrying the result fields every version writes
+(`backend`, `num_prompts`, `duration`, `completed`, `total_input_tokens`,
+`total_output_tokens`, `request_throughput`) is recognisably this family. The
+result records no version number, so the version is chosen by the field set
+named in the profiles (`PROFILES`: pinned schemas whose `x-verify-profile`
+annotation is data). A family receipt no profile matches is UNVERIFIED
+(`unknown-producer-version`), never FAIL.
+
+What re-derives (formulas from vLLM's `calculate_metrics`):
+- aggregates, always: `request_throughput = completed / duration`,
+  `output_throughput = total_output_tokens / duration`,
+  `total_token_throughput = (total_input_tokens + total_output_tokens) / duration`,
+  and `completed + failed = num_prompts` where `failed` exists;
+- with the per-request arrays (`--save-detailed`, or always in the older
+  script): the success ledger (success is `errors[i] == ""`, the producer's
+  `RequestFuncOutput.error` default), token totals over successful requests,
+  and mean, median, std and every `pNN` of TTFT, TPOT, ITL and E2EL over the
+  successful requests, in ms, with numpy's definitions: `np.percentile`
+  default `linear` (Hyndman & Fan 7) and `np.std` population (ddof 0);
+  TPOT of one request is (latency - ttft) / (output_len - 1) for output_len > 1;
+- a declared `max_concurrency` must hold: the exact overlap of the successful
+  requests may not exceed it (field-failures H-05; 0 is refused by the schema);
+- `max_concurrent_requests` (profiles with `peak_concurrency`
+  `whole-second-bucket-inclusive`): the maximum over whole-second buckets of
+  this client's own successful requests, each counted in every bucket from
+  int(start - min_start) to int(end - min_start) inclusive. It is never engine
+  concurrency and never evidence of foreign traffic; the finding says so.
+
+Failed requests stay in the denominator: the arrays must hold one entry per
+prompt and the report always prints successful/num_prompts. A TTFT of 0.0 on
+a successful request is "not measured" (field-failures H-03): that request
+FAILs `ttft-not-measured` and the TTFT/TPOT claims are UNVERIFIED.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier import stats
+from verifier.adapters._common import claim_finding, f, matching_profile, schema_findings
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["FAMILY_KEYS", "KIND", "PIPELINE", "PROFILES", "aggregates", "bucket_peak", "detects", "exact_peak",
+           "latency", "peak", "producer", "requests", "schema", "unsupported"]
+
+KIND = "vllm-bench-serve"
+
+#: Pinned schemas, one per producer version; each carries its `x-verify-profile`.
+PROFILES = ("vllm-serve-result-goodput-colon", "vllm-serve-result-bucket-peak")
+
+#: Keys every version of the result writes; their presence identifies the family.
+FAMILY_KEYS = frozenset({"backend", "num_prompts", "duration", "completed", "total_input_tokens",
+                         "total_output_tokens", "request_throughput"})
+
+STAT_KEY = re.compile(r"^(mean|median|std|p(?P<q>[0-9]+(?:\.[0-9]+)?))_(?P<metric>ttft|tpot|itl|e2el)_ms$")
+MS = Decimal(1000)
+
+
+def detects(document: Any) -> bool:
+    """Return whether `document` is recognisably a vLLM serving-benchmark result (any version)."""
+    return isinstance(document, dict) and FAMILY_KEYS <= set(document)
+
+
+def _doc(ctx: Context) -> tuple[dict[str, Any], str]:
+    return ctx.options["document"], ctx.options["name"]
+
+
+@check("vllm.producer", title="The result names a known producer version (by its field set)")
+def producer(ctx: Context) -> Iterator[Finding]:
+    """
+    Choose the profile whose signature matches the result's keys.
+
+    PASS `producer-identified` naming producer and version (stored in
+    `ctx.data["profile"]`), or UNVERIFIED `unknown-producer-version`.
+    """
+    document, name = _doc(ctx)
+    hit = matching_profile(ctx.assets, PROFILES, set(document))
+    if hit is None:
+        yield f("vllm.producer", Status.UNVERIFIED, "unknown-producer-version",
+                f"{name}: a vLLM serving-benchmark result, but its field set matches no known version "
+                f"({', '.join(PROFILES)}); nothing in it is re-derived", path=name,
+                observed=sorted(document))
+        return
+    schema_name, profile = hit
+    ctx.data["profile"], ctx.data["schema"] = profile, schema_name
+    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
+    yield f("vllm.producer", Status.PASS, "producer-identified",
+            f"{name}: producer {profile['producer']}; version: {profile['version']}", path=name,
+            observed={"producer": profile["producer"], "version": profile["version"], "profile": schema_name})
+
+
+@check("vllm.schema", title="The result validates against its version's schema", requires=("vllm.producer",))
+def schema(ctx: Context) -> Iterator[Finding]:
+    """Validate against the chosen profile's pinned schema; PASS `valid` or FAIL `schema-violation`."""
+    document, name = _doc(ctx)
+    yield from schema_findings("vllm.schema", ctx.assets, ctx.data["schema"], document, name)
+
+
+@check("vllm.aggregates", title="Aggregate identities: throughputs from totals and duration, completed + failed = num_prompts",
+       requires=("vllm.schema",))
+def aggregates(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive the aggregate identities (vLLM `calculate_metrics`).
+
+    PASS `derived` / FAIL `claim-mismatch` for each throughput;
+    `completed + failed = num_prompts` PASS/FAIL `count-mismatch` when
+    `failed` exists; without `failed`, PASS when completed = num_prompts, else
+    UNVERIFIED `disposition-unknown` (the missing requests stay counted).
+    """
+    d, name = _doc(ctx)
+    duration = Decimal(d["duration"])
+    completed, tin, tout = d["completed"], d["total_input_tokens"], d["total_output_tokens"]
+    for key, num, how in (
+        ("request_throughput", Decimal(completed), f"completed / duration = {completed} / {duration}"),
+        ("output_throughput", Decimal(tout), f"total_output_tokens / duration = {tout} / {duration}"),
+        ("total_token_throughput", Decimal(tin + tout), f"(total_input_tokens + total_output_tokens) / duration = ({tin} + {tout}) / {duration}"),
+    ):
+        yield claim_finding("vllm.aggregates", d[key], stats.CONTEXT.divide(num, duration), name=name,
+                            pointer=f"/{key}", label=key, how=how)
+    n = d["num_prompts"]
+    if "failed" in d:
+        ok = completed + d["failed"] == n
+        yield f("vllm.aggregates", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+                f"completed + failed = {completed} + {d['failed']} = {completed + d['failed']}, num_prompts = {n}",
+                path=name, pointer="/failed", expected=n, observed=completed + d["failed"])
+    elif completed == n:
+        yield f("vllm.aggregates", Status.PASS, "derived", f"completed = num_prompts = {n}: no request failed",
+                path=name, pointer="/completed", expected=n, observed=completed)
+    elif completed > n:
+        yield f("vllm.aggregates", Status.FAIL, "count-mismatch", f"completed = {completed} exceeds num_prompts = {n}",
+                path=name, pointer="/completed", expected=n, observed=completed)
+    else:
+        yield f("vllm.aggregates", Status.UNVERIFIED, "disposition-unknown",
+                f"{completed}/{n} requests succeeded; this version records no failed count, so {n - completed} "
+                "requests have no recorded disposition (they stay in the denominator)",
+                path=name, pointer="/completed", expected=n, observed=completed)
+
+
+def _arrays(ctx: Context) -> dict[str, list[Any]] | None:
+    d, _ = _doc(ctx)
+    wanted = ctx.data["profile"].get("per_request_arrays", [])
+    if not wanted or not all(isinstance(d.get(k), list) for k in wanted):
+        return None
+    return {k: d[k] for k in wanted}
+
+
+def _successes(arrays: dict[str, list[Any]]) -> list[int]:
+    return [i for i, e in enumerate(arrays["errors"]) if e == ""]
+
+
+@check("vllm.requests", title="Per-request ledger: one entry per prompt, success counts, token totals, TTFT measured",
+       requires=("vllm.schema",))
+def requests(ctx: Context) -> Iterator[Finding]:
+    """
+    Check the per-request arrays against the aggregates.
+
+    UNVERIFIED `no-per-request-arrays` when the result kept aggregates only.
+    FAIL `denominator-dropped` when an array has fewer entries than
+    num_prompts (failed requests dropped), `count-mismatch` for completed or
+    failed versus the errors, FAIL `claim-mismatch` for token totals, and FAIL
+    `ttft-not-measured` per successful request with TTFT <= 0 or above its
+    latency (H-03). PASS `derived` otherwise.
+    """
+    d, name = _doc(ctx)
+    arrays = _arrays(ctx)
+    if arrays is None:
+        yield f("vllm.requests", Status.UNVERIFIED, "no-per-request-arrays",
+                f"{name}: the result keeps aggregates only (no {', '.join(ctx.data['profile']['per_request_arrays'])}); "
+                f"{d['completed']}/{d['num_prompts']} successful as stated, not re-derived", path=name)
+        return
+    n = d["num_prompts"]
+    short = {k: len(v) for k, v in arrays.items() if len(v) != n}
+    if short:
+        yield f("vllm.requests", Status.FAIL, "denominator-dropped",
+                f"{name}: per-request arrays must hold one entry per prompt ({n}); got {short}: failed requests may have been dropped",
+                path=name, pointer="/" + sorted(short)[0], expected=n, observed=short)
+        return
+    ok = _successes(arrays)
+    failed = n - len(ok)
+    yield f("vllm.requests", Status.PASS if d["completed"] == len(ok) else Status.FAIL,
+            "derived" if d["completed"] == len(ok) else "count-mismatch",
+            f"completed = {d['completed']}; the errors array gives {len(ok)}/{n} successful (success: error == '')",
+            path=name, pointer="/completed", expected=len(ok), observed=d["completed"])
+    if "failed" in d:
+        yield f("vllm.requests", Status.PASS if d["failed"] == failed else Status.FAIL,
+                "derived" if d["failed"] == failed else "count-mismatch",
+                f"failed = {d['failed']}; the errors array gives {failed}/{n} failed", path=name, pointer="/failed",
+                expected=failed, observed=d["failed"])
+    tin = sum(arrays["input_lens"][i] for i in ok)
+    tout = sum(arrays["output_lens"][i] for i in ok)
+    yield claim_finding("vllm.requests", d["total_input_tokens"], Decimal(tin), name=name, pointer="/total_input_tokens",
+                        label="total_input_tokens", how=f"sum of input_lens over {len(ok)}/{n} successful requests", tolerance=Decimal(0))
+    yield claim_finding("vllm.requests", d["total_output_tokens"], Decimal(tout), name=name, pointer="/total_output_tokens",
+                        label="total_output_tokens", how=f"sum of output_lens over {len(ok)}/{n} successful requests", tolerance=Decimal(0))
+    lat = arrays.get("latencies")
+    bad = []
+    for i in ok:
+        ttft = Decimal(arrays["ttfts"][i])
+        if ttft <= 0 or (lat is not None and ttft > Decimal(lat[i])):
+            bad.append(i)
+            yield f("vllm.requests", Status.FAIL, "ttft-not-measured",
+                    f"{name}: request {i} succeeded with TTFT {ttft} s" + (f" (latency {lat[i]} s)" if lat is not None else "")
+                    + ": TTFT must be > 0 and <= latency; 0.0 is the producer's 'not measured' default, not a measurement",
+                    path=name, pointer=f"/ttfts/{i}", observed=str(ttft))
+    ctx.data["unmeasured_ttft"] = bad
+    if not bad:
+        yield f("vllm.requests", Status.PASS, "derived", f"every successful request ({len(ok)}/{n}) has 0 < TTFT" +
+                (" <= latency" if lat is not None else ""), path=name, pointer="/ttfts")
+
+
+def _samples(ctx: Context, metric: str, arrays: dict[str, list[Any]]) -> tuple[list[Decimal] | None, str]:
+    ok = _successes(arrays)
+    lat = arrays.get("latencies")
+    n = len(arrays["errors"])
+    if metric == "ttft":
+        return [Decimal(arrays["ttfts"][i]) for i in ok], f"ttfts of {len(ok)}/{n} successful requests"
+    if metric == "itl":
+        xs = [Decimal(x) for i in ok for x in arrays["itls"][i]]
+        return xs, f"{len(xs)} itls of {len(ok)}/{n} successful requests"
+    if lat is None:
+        return None, "the result does not retain per-request latencies"
+    if metric == "e2el":
+        return [Decimal(lat[i]) for i in ok], f"latencies of {len(ok)}/{n} successful requests"
+    tp = [stats.CONTEXT.divide(Decimal(lat[i]) - Decimal(arrays["ttfts"][i]), Decimal(arrays["output_lens"][i] - 1))
+          for i in ok if arrays["output_lens"][i] > 1]
+    return tp, f"(latency - ttft) / (output_len - 1) of the {len(tp)} successful requests with output_len > 1 ({len(ok)}/{n} successful)"
+
+
+def _population_sd(xs: list[Decimal]) -> Decimal:
+    m = stats.mean(xs)
+    return stats.CONTEXT.sqrt(stats.CONTEXT.divide(sum(((x - m) * (x - m) for x in xs), Decimal(0)), Decimal(len(xs))))
+
+
+@check("vllm.latency", title="TTFT, TPOT, ITL and E2EL mean/median/std/percentiles re-derive (numpy definitions)",
+       requires=("vllm.schema",))
+def latency(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive every `mean_|median_|std_|pNN_{ttft,tpot,itl,e2el}_ms` claim.
+
+    Samples are seconds; claims are ms (x1000). mean, median, numpy-linear
+    percentile (`stats.percentile_linear`), numpy population std. PASS
+    `derived` / FAIL `claim-mismatch`; UNVERIFIED `no-per-request-arrays`,
+    `blocked-by-ledger` (arrays do not cover num_prompts), `empty-sample`
+    (the producer prints 0 for an empty sample), `not-retained`, or
+    `unmeasured-ttft` (a TTFT/TPOT sample holding H-03 zeros); one UNVERIFIED
+    `no-findings` when the result states no latency statistic.
+    """
+    d, name = _doc(ctx)
+    arrays = _arrays(ctx)
+    keys = sorted(k for k in d if STAT_KEY.match(k))
+    if not keys:
+        yield f("vllm.latency", Status.UNVERIFIED, "no-findings", f"{name}: no latency statistics claimed", path=name)
+        return
+    for key in keys:
+        m = STAT_KEY.match(key)
+        assert m is not None
+        metric, claimed = m["metric"], d[key]
+        if arrays is None:
+            yield f("vllm.latency", Status.UNVERIFIED, "no-per-request-arrays",
+                    f"{key} = {claimed}: not re-derived: the result keeps aggregates only (no per-request ttfts/itls/latencies)",
+                    path=name, pointer=f"/{key}", observed=str(claimed))
+            continue
+        if len(arrays["errors"]) != d["num_prompts"] or any(len(v) != d["num_prompts"] for v in arrays.values()):
+            yield f("vllm.latency", Status.UNVERIFIED, "blocked-by-ledger", f"{key}: per-request arrays do not cover num_prompts",
+                    path=name, pointer=f"/{key}")
+            continue
+        if metric in ("ttft", "tpot") and ctx.data.get("unmeasured_ttft"):
+            yield f("vllm.latency", Status.UNVERIFIED, "unmeasured-ttft",
+                    f"{key} = {claimed}: not re-derived: its sample holds TTFT 0.0 'not measured' at requests "
+                    f"{ctx.data['unmeasured_ttft']}, which the producer counted as data", path=name, pointer=f"/{key}")
+            continue
+        xs, how = _samples(ctx, metric, arrays)
+        if xs is None:
+            yield f("vllm.latency", Status.UNVERIFIED, "not-retained", f"{key} = {claimed}: not re-derived: {how}",
+                    path=name, pointer=f"/{key}")
+            continue
+        if not xs:
+            yield f("vllm.latency", Status.UNVERIFIED, "empty-sample",
+                    f"{key} = {claimed}: no measured sample ({how}); the producer prints 0 for an empty sample",
+                    path=name, pointer=f"/{key}")
+            continue
+        stat = m.group(1)
+        if stat == "mean":
+            value, text = stats.mean(xs), "mean"
+        elif stat == "median":
+            value, text = stats.median(xs), "median"
+        elif stat == "std":
+            value, text = _population_sd(xs), "population std (numpy ddof=0)"
+        else:
+            q = Decimal(m["q"])
+            value, text = stats.percentile_linear(xs, q), f"p{q} numpy-linear"
+        yield claim_finding("vllm.latency", claimed, value * MS, name=name, pointer=f"/{key}", label=key,
+                            how=f"{text} x 1000 of {how}")
+
+
+def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
+    """
+    Return vLLM's whole-second bucket peak of `intervals` ((start, end) seconds).
+
+    Each interval is counted in every bucket int(start - min_start) ..
+    int(end - min_start) inclusive; the maximum bucket count is returned
+    (vLLM `calculate_metrics`, bucket era). 0 for no intervals.
+    """
+    if not intervals:
+        return 0
+    t0 = min(s for s, _ in intervals)
+    counts: dict[int, int] = {}
+    for s, e in intervals:
+        for b in range(int(s - t0), int(e - t0) + 1):
+            counts[b] = counts.get(b, 0) + 1
+    return max(counts.values())
+
+
+def exact_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
+    """Return the exact peak overlap of half-open intervals [start, end) by a sweep line (ends before starts on ties)."""
+    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+    cur = peak_ = 0
+    for _, delta in events:
+        cur += delta
+        peak_ = max(peak_, cur)
+    return peak_
+
+
+@check("vllm.peak", title="max_concurrent_requests is this client's whole-second bucket peak, not engine concurrency",
+       requires=("vllm.schema",))
+def peak(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive `max_concurrent_requests` per the profile's `peak_concurrency`.
+
+    With a declared `max_concurrency`, the exact sweep-line overlap of the
+    successful requests (a lower bound on in-flight requests) must not exceed
+    it: PASS `cap-held` / FAIL `cap-exceeded` (field-failures H-05).
+    PASS `derived` (observed: scope `client-own-successful-requests`,
+    `engine_observation: false`, the exact client peak beside the bucket
+    peak) / FAIL `claim-mismatch`; UNVERIFIED `not-retained` without
+    start_times and latencies. Nothing here is engine concurrency or foreign
+    traffic; a bucket peak above the exact client peak is bucketing.
+    """
+    d, name = _doc(ctx)
+    definition = ctx.data["profile"].get("peak_concurrency")
+    if "max_concurrent_requests" not in d or definition is None:
+        yield f("vllm.peak", Status.PASS, "not-claimed", f"{name}: this version reports no peak concurrency", path=name)
+        return
+    claimed = d["max_concurrent_requests"]
+    arrays = _arrays(ctx)
+    scope = {"scope": "client-own-successful-requests", "engine_observation": False, "foreign_traffic_evidence": False}
+    if arrays is None or len(arrays["errors"]) != d["num_prompts"]:
+        yield f("vllm.peak", Status.UNVERIFIED, "not-retained",
+                f"max_concurrent_requests = {claimed}: not re-derived (no per-request start_times/latencies); "
+                "it counts only this client's own successful requests in whole-second buckets: not engine concurrency",
+                path=name, pointer="/max_concurrent_requests", observed={"claimed": claimed, **scope})
+        return
+    ok = _successes(arrays)
+    iv = [(Decimal(arrays["start_times"][i]), Decimal(arrays["start_times"][i]) + Decimal(arrays["latencies"][i])) for i in ok]
+    bp, xp = bucket_peak(iv), exact_peak(iv)
+    cap = d.get("max_concurrency")
+    if isinstance(cap, int) and not isinstance(cap, bool):
+        held = xp <= cap
+        yield f("vllm.peak", Status.PASS if held else Status.FAIL, "cap-held" if held else "cap-exceeded",
+                f"declared max_concurrency = {cap}; the exact overlap of {len(ok)} successful client requests peaks at {xp}"
+                + ("" if held else ": the executed run exceeded its declared cap (H-05)"),
+                path=name, pointer="/max_concurrency", expected=cap, observed={"exact_client_peak": xp},
+                derivation="sweep line over [start, start + latency) of successful requests (a lower bound on in-flight requests)")
+    obs = {"claimed": claimed, "bucket_peak": bp, "exact_client_peak": xp, "declared_max_concurrency": d.get("max_concurrency"), **scope}
+    how = (f"whole-second bucket peak (inclusive int buckets) of {len(ok)}/{len(arrays['errors'])} successful client requests; "
+           f"exact client peak {xp}")
+    if claimed == bp:
+        yield f("vllm.peak", Status.PASS, "derived",
+                f"max_concurrent_requests = {claimed} re-derives as the {how}; it is the client's own second-bucket count, "
+                "not engine concurrency and not evidence of foreign traffic", path=name, pointer="/max_concurrent_requests",
+                expected=bp, observed=obs, derivation=how)
+    else:
+        yield f("vllm.peak", Status.FAIL, "claim-mismatch", f"max_concurrent_requests = {claimed}, but the {how} gives {bp}",
+                path=name, pointer="/max_concurrent_requests", expected=bp, observed=obs, derivation=how)
+
+
+@check("vllm.unsupported", title="Claims this reader cannot re-derive are UNVERIFIED with the reason", requires=("vllm.schema",))
+def unsupported(ctx: Context) -> Iterator[Finding]:
+    """
+    Report the profile's `not_derivable` keys and numeric keys foreign to the producer.
+
+    UNVERIFIED `not-derivable` (reason from the profile data) for a non-null
+    claim, PASS `not-claimed` for null; UNVERIFIED `not-a-producer-field` for
+    a numeric key the producer's schema does not define (e.g. added by a
+    patched script or --metadata).
+    """
+    d, name = _doc(ctx)
+    profile = ctx.data["profile"]
+    known = set(ctx.assets.schema(ctx.data["schema"])["properties"])
+    for key, reason in profile.get("not_derivable", {}).items():
+        if key not in d:
+            continue
+        if d[key] is None:
+            yield f("vllm.unsupported", Status.PASS, "not-claimed", f"{key!r} is null: nothing claimed", path=name,
+                    pointer="/" + key.replace("~", "~0").replace("/", "~1"))
+        else:
+            yield f("vllm.unsupported", Status.UNVERIFIED, "not-derivable", f"{key!r} = {d[key]}: not re-derived: {reason}",
+                    path=name, pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
+    for key in sorted(d):
+        if key in known or STAT_KEY.match(key) or isinstance(d[key], bool) or not isinstance(d[key], (int, Decimal)):
+            continue
+        yield f("vllm.unsupported", Status.UNVERIFIED, "not-a-producer-field",
+                f"{key!r} = {d[key]}: not a field {profile['producer']} writes; no derivation known", path=name,
+                pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
+
+
+PIPELINE = (producer, schema, aggregates, requests, latency, peak, unsupported)
