@@ -222,7 +222,7 @@ def _write(path: Path, **kw) -> Path:
     spec.loader.exec_module(mod)
     size = kw.pop("size", None)
     if size:
-        mod.W, mod.H = size
+        kw["width"], kw["height"] = size
     return mod.write_clip(path, **kw)
 
 
@@ -265,7 +265,7 @@ def test_zero_frames_are_refused(tmp_path):
     a = _write(tmp_path / "a.mp4", frames=12)
     exp = coverage.Expectation(frames=12, fps=Fraction(24), sample_rate=32000, channels=2)
     facts = _facts(a, exp)
-    facts.video.pts = type(facts.video.pts)("q")
+    facts.video.packets, facts.video.missing_pts = 0, 0
     result = scoring.score_pair(a, a, facts, facts, coverage.DEFAULT_POLICY, ["ssim"], _scorers())
     assert result["ssim"].code == "no-frames"
 

@@ -250,6 +250,12 @@ def _pcm(path: Path, policy: coverage.Policy) -> tuple[npt.NDArray[np.float64], 
     return np.concatenate(chunks, axis=1), rate
 
 
+def video_frames(facts: coverage.MediaFacts) -> int:
+    """Return the demuxed video frame count as coverage counts it (packets with and without a pts; [V1])."""
+    v = facts.video
+    return 0 if v is None else v.packets + v.missing_pts
+
+
 def exact_samples(facts: coverage.MediaFacts) -> int:
     """Return the exact audio samples per channel from coverage's packet-timestamp span (media-notes C4)."""
     a = facts.audio
@@ -301,8 +307,7 @@ def score_video(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_fact
     Raises `ScoreRefused` (`frame-count-mismatch`, `no-frames`,
     `frame-size-mismatch`, `decode-error`), `WeightsProblem` from the scorers.
     """
-    n_ref = len(ref_facts.video.pts) if ref_facts.video else 0
-    n_cand = len(cand_facts.video.pts) if cand_facts.video else 0
+    n_ref, n_cand = video_frames(ref_facts), video_frames(cand_facts)
     if n_ref != n_cand:
         raise ScoreRefused("frame-count-mismatch", f"{ref_facts.name} has {n_ref} video frames, {cand_facts.name} {n_cand}; "
                                                    f"nothing is compared")
