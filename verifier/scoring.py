@@ -9,8 +9,9 @@ those counts, never to the shorter signal.
 
 Video is streamed: both files are decoded in lockstep, one frame pair at a
 time (memory stays flat in clip length); SSIM and LPIPS are computed on the
-same decoded frames. With `parallel=True` SSIM runs in one worker process
-(scikit-image holds the GIL) while LPIPS uses torch's threads in this one.
+same decoded frames. With `parallel=True`, when LPIPS is scored too, SSIM
+runs in one worker process (scikit-image holds the GIL) while LPIPS uses
+torch's threads in this one; without LPIPS everything runs here.
 
 Metric names: `lpips`, `ssim`, `audio_cosine`. Parameters come from the
 gate's `quality.scorers` and must equal what the implementations compute
