@@ -60,6 +60,7 @@ WARMUP_FACTOR = Decimal("1.25")
 WORKERS_PER_SERVER = 8
 T0 = datetime(2026, 10, 1, 8, 0, 0, tzinfo=timezone.utc)
 GAP = timedelta(seconds=5)
+AUDIO_LENGTH_TOLERANCE = 1023  # samples; the gate's stft_mag_cosine_v1 length tolerance
 
 
 def _ts(t: datetime) -> str:
@@ -208,12 +209,21 @@ def build(out: Path) -> None:
         })
     import skimage
 
+    from verifier.scorers.audio import PARAMETERS as AUDIO_PARAMETERS
+    from verifier.scorers.ssim import ID as SSIM_ID
+    from verifier.scorers.ssim import PARAMETERS as SSIM_PARAMETERS
+
     quality = {
         "format": "verify-quality-index", "format_version": 1,
-        "scorer": {"id": "ssim-wang2004+stft_mag_cosine_v1", "weights": [],
-                   "versions": {"scikit-image": skimage.__version__, "numpy": np.__version__, "av": av.__version__},
-                   "parameters": {"ssim": "rgb24, gaussian sigma 1.5, data_range 255, K1 0.01, K2 0.03, no sample covariance, mean over frames",
-                                  "audio_cosine": "stft_mag_cosine_v1: n_fft 1024, hop 256, periodic Hann, DC removed, mono, exact sample counts"}},
+        # The identity of each scorer used above; the gate pins the same (quality.recorded compares them).
+        "scorers": {
+            "ssim": {"id": SSIM_ID, "weights": [],
+                     "versions": {"scikit-image": skimage.__version__, "numpy": np.__version__, "av": av.__version__},
+                     "parameters": SSIM_PARAMETERS},
+            "audio_cosine": {"id": "stft_mag_cosine_v1", "weights": [],
+                             "versions": {"numpy": np.__version__, "av": av.__version__},
+                             "parameters": {**AUDIO_PARAMETERS, "length_tolerance_samples": AUDIO_LENGTH_TOLERANCE}},
+        },
         "comparisons": comparisons,
     }
     base = [SERVER_MEANS["A1"], SERVER_MEANS["A2"]]

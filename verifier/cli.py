@@ -100,15 +100,18 @@ def main() -> None:
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
 @click.option("--profile", "profile", metavar="NAME",
               help="Read a foreign bundle (directory or file) through this shipped profile instead of detecting it.")
+@click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
-                  gate_id: str | None, profile: str | None) -> None:
+                  gate_id: str | None, profile: str | None, weights_dir: str | None, device: str) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
     targets, progress = _prepare(fmt, reports, verbose)
     try:
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
-                             profile=profile)
+                             profile=profile, weights_dir=weights_dir, device=device, parallel=True)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -250,6 +253,34 @@ def media_command(files: tuple[str, ...], frames: int | None, fps: str | None, s
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
+
+
+@main.command("score")
+@click.argument("reference", type=click.Path(path_type=str))
+@click.argument("candidate", type=click.Path(path_type=str))
+@click.option("--gate", "gate_id", required=True, help="Score with this shipped gate's scorers, pins and thresholds.")
+@click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
+@click.option("-f", "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
+              help="Report format on stdout.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print per-frame values.")
+def score_command(reference: str, candidate: str, gate_id: str, weights_dir: str | None, device: str, fmt: str,
+                  verbose: bool) -> None:
+    """Run coverage, then every scorer of the gate on REFERENCE vs CANDIDATE (exit 0 PASS, 1 FAIL, 3 a metric not computed)."""
+    from verifier.core import score_media
+
+    try:
+        report = score_media(reference, candidate, gate_id=gate_id, weights_dir=weights_dir, device=device,
+                             parallel=True, debug=verbose)
+    except VerifierError as exc:
+        click.echo(f"verify: error: {exc.diagnostics()}", err=True)
+        sys.exit(int(ExitCode.USAGE))
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    options = {"verbose": verbose, "color": color, **({"show_pass": True} if fmt == "text" else {})}
+    click.echo(render(report, fmt, **options), nl=False)
+    click.echo(f"verify: {report.verdict}: {reference} vs {candidate}", err=True)
+    sys.exit(int(report.exit_code))
 
 
 if __name__ == "__main__":

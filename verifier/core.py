@@ -24,7 +24,8 @@ Order of `BUNDLE_PIPELINE` (a security property, see `docs/architecture.md`):
 (1) integrity before anything is parsed; (2) the gate the bundle names;
 (3) schemas of the hashed documents; (4) plan conformance; (5) media
 coverage per output file, before anything is scored; (6) derivation of
-claims; (7) recorded quality against thresholds.
+claims; (7) recorded quality against thresholds; (8) quality re-computed
+from the media with the gate's pinned scorers.
 
 `verify_media` runs the coverage family on standalone media files.
 """
@@ -38,7 +39,7 @@ from typing import Any
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
-from verifier.checks import coverage, derivation, gate, integrity, plan, quality, schema
+from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema
 from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
@@ -47,7 +48,21 @@ from verifier.pipeline import Context, run_pipeline
 from verifier.profiles import Tree, candidates
 from verifier.trust import assets
 
-__all__ = ["BUNDLE_PIPELINE", "verify_media", "verify_path"]
+__all__ = ["BUNDLE_PIPELINE", "check_device", "score_media", "verify_media", "verify_path"]
+
+
+def check_device(device: str) -> None:
+    """Raise `UsageError` unless `device` is "cpu", or "cuda" with torch installed and a GPU present."""
+    if device == "cpu":
+        return
+    if device != "cuda":
+        raise UsageError(f"--device {device!r}: use cpu or cuda")
+    try:
+        import torch
+    except ImportError:
+        raise UsageError("--device cuda needs torch (install the `scoring` extra)") from None
+    if not torch.cuda.is_available():
+        raise UsageError("--device cuda was given but no CUDA device is available")
 
 BUNDLE_PIPELINE = (
     integrity.files,  # (1) nothing is parsed before it is hashed
@@ -56,8 +71,9 @@ BUNDLE_PIPELINE = (
     plan.conformance,  # (4) receipts are exactly what the plan called for
     coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
     derivation.claims,  # (6) claims re-derive from receipts
-    quality.recorded,  # (7) recorded scores against the gate's thresholds
-    integrity.unchanged,  # (8) files re-read by (5)-(7) still have the bytes (1) matched
+    quality.recorded,  # (7) recorded scores against the gate's thresholds, scorer identity against the gate's pin
+    rescore.rescore,  # (8) scores re-computed from media that passed coverage, with digest-pinned scorers
+    integrity.unchanged,  # (9) files re-read by (5)-(8) still have the bytes (1) matched
 )
 
 
@@ -173,13 +189,17 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
 
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
                 debug: bool = False, asset_root: str | None = None, profile: str | None = None,
-                progress: Any = None) -> Report:
+                progress: Any = None, weights_dir: str | None = None, device: str = "cpu",
+                parallel: bool = False) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names;
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
+    `weights_dir` is searched first for scorer weights (then the torch hub
+    cache; nothing is downloaded), `device` is where LPIPS runs, `parallel`
+    lets SSIM run in a worker process beside LPIPS.
     `profile` reads `path` (a directory, or a single file) through that
     shipped profile instead of detecting the format.
     Raises `UsageError` for a missing or unreadable path, an unrecognised
@@ -212,8 +232,10 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         if report is not None:
             return report
     if target.is_dir():
+        check_device(device)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
-                      options={"artifacts": artifacts, "gate": gate_id, "progress": progress})
+                      options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
+                               "weights_dir": weights_dir, "device": device, "parallel": parallel})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,
@@ -329,3 +351,94 @@ def verify_media(paths: list[str], *, gate_id: str | None = None, frames: int | 
     findings, roster = run_pipeline(pipeline, ctx, debug=debug)
     return Report(subject=" ".join(paths), kind="media", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=gate_id, gate_sha256=trusted.gate_sha256(gate_id) if gate_id else None)
+
+
+def score_media(reference: str, candidate: str, *, gate_id: str, weights_dir: str | None = None, device: str = "cpu",
+                parallel: bool = False, debug: bool = False, asset_root: str | None = None) -> Report:
+    """
+    Score REFERENCE against CANDIDATE with every scorer of gate `gate_id` and return one `Report` (kind `score`).
+
+    Runs coverage on both files first (check `coverage.streams`, expectations
+    from the gate's `coverage.expected_output`); a file that fails coverage
+    blocks scoring. Then check `quality.score`: per metric of the gate's
+    `quality.rescore` (else every scorer it pins) one finding with the mean
+    (per-frame values in `derivation`) and the scorer identity, PASS or FAIL
+    against the gate's threshold; a metric that cannot be computed (torch
+    not installed, weights absent) is UNVERIFIED, so the verdict is
+    INCOMPLETE (exit 3). Raises `UsageError` for missing files, a bad
+    device, or a gate without quality or coverage sections; `ConfigError`
+    for an unknown gate. Side effects: decodes both files, reads weights.
+    """
+    from verifier import scoring
+    from verifier.checks.rescore import judge_threshold
+    from verifier.model import Finding, Status
+    from verifier.pipeline import Check
+    from verifier.scorers.weights import WeightsProblem
+
+    trusted = assets(asset_root)
+    for p in (reference, candidate):
+        if not os.path.lexists(p):
+            raise UsageError(f"{p}: no such file")
+    check_device(device)
+    gate_doc = trusted.gate(gate_id)
+    quality_section, section = gate_doc.get("quality"), gate_doc.get("coverage")
+    if not quality_section or not quality_section.get("scorers"):
+        raise UsageError(f"gate {gate_id} pins no scorers (quality.scorers), so there is nothing to score with")
+    if section is None or "expected_output" not in section:
+        raise UsageError(f"gate {gate_id} states no coverage.expected_output; coverage must run before scoring")
+    policy = coverage.policy_from_gate(section)
+    exp = coverage.Expectation.from_plan(section["expected_output"])
+    metrics = list(quality_section.get("rescore") or quality_section["scorers"])
+    names = {"reference": reference, "candidate": candidate}
+    facts: dict[str, Any] = {}
+
+    def covered(ctx: Context) -> Any:
+        for side, path in names.items():
+            findings, fact = coverage.check_file(Path(path), path, exp, policy)
+            facts[side] = fact
+            yield from findings
+
+    def scored(ctx: Context) -> Any:
+        scorers = scoring.Scorers(quality_section, weights_dir=weights_dir, device=device)
+        ready = []
+        for metric in metrics:
+            try:
+                identity = scorers.ready(metric)
+            except WeightsProblem as problem:
+                yield Finding(check="quality.score", status=Status(problem.status), code=problem.code,
+                              message=f"{metric}: not computed: {problem}", expected=scorers.pin(metric))
+                continue
+            ready.append((metric, identity))
+        if not ready:
+            return
+        progress = scoring.Progress()
+        try:
+            results = scoring.score_pair(Path(reference), Path(candidate), facts["reference"], facts["candidate"], policy,
+                                         [m for m, _ in ready], scorers, progress=progress, label="scoring", parallel=parallel)
+        finally:
+            progress.done()
+        for metric, identity in ready:
+            result = results[metric]
+            if isinstance(result, scoring.ScoreRefused):
+                yield Finding(check="quality.score", status=Status.FAIL, code=result.code,
+                              message=f"{metric}: cannot be computed: {result}", observed=result.code)
+                continue
+            rule = quality_section.get("thresholds", {}).get(metric)
+            ok, bound = judge_threshold(result.value, rule)
+            weights = "; ".join(f"{w['name']} sha256 {w['sha256']}" for w in identity.get("weights", []))
+            who = f"{identity['id']}" + (f" [{weights}; state {identity.get('state_sha256')}]" if weights else "")
+            frames = (f"per frame ({len(result.per_frame)}): " + ", ".join(f"{v:.6f}" for v in result.per_frame)
+                      if result.per_frame else None)
+            yield Finding(check="quality.score", status=Status.PASS if ok else Status.FAIL,
+                          code="threshold-met" if ok else "threshold-missed",
+                          message=f"{metric} = {result.value:.6f} ({'meets' if ok else 'does not meet'} {bound}); scorer {who}; "
+                                  + ", ".join(f"{k} {v}" for k, v in sorted(identity.get("versions", {}).items())),
+                          expected=rule, observed={"value": result.value, "identity": identity}, derivation=frames)
+
+    pipeline = [Check(coverage.CHECK, coverage.streams.title, covered),
+                Check("quality.score", "Every scorer of the gate, with its pins, on the pair; each metric against the "
+                                       "gate's threshold", scored, requires=(coverage.CHECK,))]
+    ctx = Context(subject=Path(reference), assets=trusted, gate_id=gate_id)
+    findings, roster = run_pipeline(pipeline, ctx, debug=debug)
+    return Report(subject=f"{reference} {candidate}", kind="score", verifier_version=__version__, findings=tuple(findings),
+                  roster=tuple(roster), gate=gate_id, gate_sha256=trusted.gate_sha256(gate_id))

@@ -3,7 +3,9 @@ Our own frozen assets: `inventory.json`, `schemas/`, `gates/`.
 
 Before any evidence is read, every file under `schemas/`, `gates/` and `profiles/` must be
 pinned by `inventory.json` with a matching sha256, and every pinned file must
-exist. Any difference raises `PinMismatch` and the CLI refuses to start (exit
+exist. The inventory's `scorer_weights` section lists every scorer weight
+file a gate admits (name, sha256, the gates pinning it) and must equal what
+the pinned gates say, so the admitted weights are readable in one place. Any difference raises `PinMismatch` and the CLI refuses to start (exit
 2). The assets are found in the installed wheel (`verifier/_assets/`) or, in a
 source checkout, at the project root.
 """
@@ -90,6 +92,12 @@ class Assets:
                     f"{root / rel}: sha256 {got} differs from the pin {pins[rel]} in "
                     f"{inventory_path}; a frozen asset was edited, refusing to start"
                 )
+        admitted = scorer_weights(root)
+        if self.inventory.get("scorer_weights", []) != admitted:
+            raise PinMismatch(
+                f"{inventory_path}: scorer_weights {self.inventory.get('scorer_weights', [])} differs from the weights "
+                f"the gates admit {admitted}; re-pin with `python -m verifier.trust`, refusing to start"
+            )
 
     def _load(self, rel: str) -> Any:
         try:
@@ -191,6 +199,25 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
     return Draft202012Validator(schema, format_checker=checker)
 
 
+def scorer_weights(root: Path) -> list[dict[str, Any]]:
+    """
+    Return every scorer weight file the gates under `root/gates` admit: `{name, sha256, gates}`, sorted.
+
+    Read from each gate's `quality.scorers.*.weights`; a gate that is not
+    JSON contributes nothing here (its pin check reports it).
+    """
+    found: dict[tuple[str, str], set[str]] = {}
+    for path in sorted((root / "gates").glob("*.json")):
+        try:
+            gate = json.loads(path.read_bytes())
+        except ValueError:
+            continue
+        for pin in (gate.get("quality") or {}).get("scorers", {}).values():
+            for w in pin.get("weights", []):
+                found.setdefault((w["name"], w["sha256"]), set()).add(path.stem)
+    return [{"name": n, "sha256": h, "gates": sorted(g)} for (n, h), g in sorted(found.items())]
+
+
 def write_inventory(root: Path) -> dict[str, str]:
     """
     Re-pin every file under `root/schemas`, `root/gates` and `root/profiles` into `root/inventory.json`.
@@ -208,6 +235,7 @@ def write_inventory(root: Path) -> dict[str, str]:
         if p.is_file() and "__pycache__" not in p.parts
     }
     current["assets"] = dict(sorted(pins.items()))
+    current["scorer_weights"] = scorer_weights(root)
     path.write_text(json.dumps(current, indent=2) + "\n")
     return pins
 

@@ -34,8 +34,12 @@ def recorded(ctx: Context) -> Iterator[Finding]:
 
     PASS `threshold-met` per comparison; FAIL `threshold-missed`,
     `score-missing`, `media-not-in-bundle`, `comparison-count`; UNVERIFIED
-    when the gate has no quality section but the bundle has an index.
+    when the gate has no quality section but the bundle has an index. Per
+    recorded metric with a gate scorer pin: PASS `scorer-identity-pinned` or
+    FAIL `scorer-identity-differs`.
     """
+    from verifier.scoring import identity_differences
+
     gate = (ctx.gate or {}).get("quality")
     if gate is None:
         if ctx.bundle.has("quality"):
@@ -49,6 +53,21 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     external = {e["path"] for e in manifest.get("external", [])}
     thresholds = gate["thresholds"]
     comparisons = index["comparisons"]
+    recorded_metrics = sorted({name for comp in comparisons for name in comp["scores"]})
+    for name in recorded_metrics:
+        pin = gate.get("scorers", {}).get(name)
+        if pin is None:
+            continue
+        mine = index.get("scorers", {}).get(name)
+        differences = identity_differences(mine, pin)
+        pinned = {k: v for k, v in pin.items() if k != "facts"}
+        if differences:
+            yield _f(Status.FAIL, "scorer-identity-differs",
+                     f"{name}: the scorer identity the index records differs from the gate's pin: {'; '.join(differences)}",
+                     pointer=f"/scorers/{name}", expected=pinned, observed=mine)
+        else:
+            yield _f(Status.PASS, "scorer-identity-pinned", f"{name}: recorded scorer {pin['id']} equals the gate's pin",
+                     pointer=f"/scorers/{name}", expected=pinned, observed=mine)
     if "comparisons" in gate and len(comparisons) != gate["comparisons"]:
         yield _f(Status.FAIL, "comparison-count", f"{len(comparisons)} comparisons recorded, the gate requires {gate['comparisons']}",
                  pointer="/comparisons", expected=gate["comparisons"], observed=len(comparisons))

@@ -33,15 +33,19 @@ def _location(f: Finding) -> str:
     return _safe(f.path or "-")
 
 
-def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
-    """Return the text report; `color` adds ANSI colours (the CLI enables it only on a TTY without NO_COLOR)."""
+def render(report: Report, *, verbose: bool = False, color: bool = False, show_pass: bool = False) -> str:
+    """
+    Return the text report; `color` adds ANSI colours (the CLI enables it only on a TTY without NO_COLOR).
+
+    PASS findings are printed with `verbose` or `show_pass`; derivations only with `verbose`.
+    """
     lines = [f"verify {report.verifier_version}: {_safe(report.subject)} ({report.kind}"
              + (f", gate {report.gate} sha256 {report.gate_sha256[:12]}..." if report.gate and report.gate_sha256 else "")
              + ")"]
     if report.producer:
         lines.append(f"producer: {report.producer['producer']}; version: {report.producer['version']}")
     for f in report.findings:
-        if f.status is Status.PASS and not verbose:
+        if f.status is Status.PASS and not (verbose or show_pass):
             continue
         status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
         lines.append(f"{status} {f.check} [{f.code}] {_location(f)}: {_safe(f.message)}")

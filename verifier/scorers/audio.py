@@ -20,11 +20,23 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["DEFINITION", "HOP", "N_FFT", "AudioRefused", "spectral_cosine"]
+__all__ = ["DEFINITION", "HOP", "N_FFT", "PARAMETERS", "AudioRefused", "spectral_cosine"]
 
 DEFINITION = "stft_mag_cosine_v1"
 N_FFT = 1024
 HOP = 256
+#: The definition's fixed parameters, as a gate pins them (`length_tolerance_samples` is the gate's own choice).
+PARAMETERS = {
+    "n_fft": N_FFT,
+    "hop": HOP,
+    "window": "periodic hann",
+    "dc": "each channel's mean removed",
+    "downmix": "mono (mean over channels)",
+    "framing": "full frames only, no centring or padding",
+    "magnitude": "|rfft|, 513 bins",
+    "score": "cosine of the flattened time x frequency magnitudes, clipped to [0, 1]",
+    "length": "exact sample counts from coverage (packet timestamps); never truncated to the shorter signal",
+}
 #: Minimum RMS (full scale 1.0) below which a signal counts as silence and is refused.
 ENERGY_FLOOR = 1e-6
 
@@ -46,27 +58,35 @@ def _spectrogram(pcm: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.abs(np.fft.rfft(mono[index] * window, axis=1))
 
 
-def spectral_cosine(x: npt.ArrayLike, y: npt.ArrayLike, *, rate_x: int, rate_y: int) -> float:
+def spectral_cosine(x: npt.ArrayLike, y: npt.ArrayLike, *, rate_x: int, rate_y: int, length_tolerance: int = 0) -> float:
     """
     Return the `stft_mag_cosine_v1` score of PCM `x` against `y` (each (channels, samples), any float scale).
 
-    Raises `AudioRefused` for differing sample rates or sample counts (no
-    truncate-to-min, which would hide a short track), fewer than `N_FFT`
+    Sample counts may differ by at most `length_tolerance`; the shorter signal
+    is then zero-padded (never the longer one truncated: truncate-to-min
+    would hide a short track). Raises `AudioRefused` for differing sample
+    rates, counts differing by more than the tolerance, fewer than `N_FFT`
     samples, non-finite samples, or silence (RMS below `ENERGY_FLOOR`).
     """
     a = np.atleast_2d(np.asarray(x, dtype=np.float64))
     b = np.atleast_2d(np.asarray(y, dtype=np.float64))
     if rate_x != rate_y:
         raise AudioRefused("sample-rate-mismatch", f"sample rates differ ({rate_x} vs {rate_y} Hz); resample first")
-    if a.shape[1] != b.shape[1]:
-        raise AudioRefused("length-mismatch", f"sample counts differ ({a.shape[1]} vs {b.shape[1]}); trim both to the exact counts first")
-    if a.shape[1] < N_FFT:
-        raise AudioRefused("too-short", f"{a.shape[1]} samples is fewer than one {N_FFT}-sample frame")
+    if abs(a.shape[1] - b.shape[1]) > length_tolerance:
+        raise AudioRefused("length-mismatch", f"sample counts differ ({a.shape[1]} vs {b.shape[1]}) by more than the "
+                                              f"tolerance of {length_tolerance} samples; nothing is truncated")
+    if min(a.shape[1], b.shape[1]) < N_FFT:
+        raise AudioRefused("too-short", f"{min(a.shape[1], b.shape[1])} samples is fewer than one {N_FFT}-sample frame")
     for name, pcm in (("reference", a), ("candidate", b)):
         if not np.isfinite(pcm).all():
             raise AudioRefused("non-finite", f"{name} audio has NaN or infinite samples")
         if float(np.sqrt(np.mean(np.square(pcm - pcm.mean(axis=1, keepdims=True))))) < ENERGY_FLOOR:
             raise AudioRefused("silence", f"{name} audio is silent (RMS below {ENERGY_FLOOR})")
+    if a.shape[0] != b.shape[0]:
+        raise AudioRefused("channel-mismatch", f"channel counts differ ({a.shape[0]} vs {b.shape[0]})")
+    longest = max(a.shape[1], b.shape[1])
+    a = np.pad(a, ((0, 0), (0, longest - a.shape[1])))
+    b = np.pad(b, ((0, 0), (0, longest - b.shape[1])))
     sx, sy = _spectrogram(a), _spectrogram(b)
     score = float(np.vdot(sx, sy) / (np.linalg.norm(sx) * np.linalg.norm(sy)))
     return min(max(score, 0.0), 1.0)

@@ -17,7 +17,9 @@ from collections.abc import Iterable
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["PARAMETERS", "ssim_frames"]
+__all__ = ["ID", "PARAMETERS", "ssim_frame", "ssim_frames"]
+
+ID = "ssim-wang2004"
 
 PARAMETERS = {
     "colour": "rgb24",
@@ -32,6 +34,23 @@ PARAMETERS = {
 }
 
 
+def ssim_frame(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8]) -> float:
+    """
+    Return the SSIM of two uint8 HxWx3 RGB frames with `PARAMETERS` (the mean of the per-channel SSIMs).
+
+    Raises `ValueError` for frames of different shapes or a dtype other than
+    uint8 (the data range 255 is only right for uint8, field failure H-13),
+    `ImportError` without scikit-image.
+    """
+    from skimage.metrics import structural_similarity
+
+    if a.shape != b.shape or a.dtype != np.uint8 or b.dtype != np.uint8 or a.ndim != 3:
+        raise ValueError(f"shapes/dtypes differ or are not HxWx3 uint8 ({a.shape} {a.dtype} vs {b.shape} {b.dtype})")
+    return float(structural_similarity(
+        a, b, channel_axis=-1, data_range=255, gaussian_weights=True, sigma=1.5,
+        use_sample_covariance=False, K1=0.01, K2=0.03))
+
+
 def ssim_frames(pairs: Iterable[tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]]) -> tuple[float, int]:
     """
     Return `(mean_ssim, frame_count)` over pairs of uint8 HxWx3 frames.
@@ -40,15 +59,12 @@ def ssim_frames(pairs: Iterable[tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint
     length). Raises `ValueError` for frames of different shapes or dtype, or
     when there are no frames. Raises `ImportError` without scikit-image.
     """
-    from skimage.metrics import structural_similarity
-
     total, count = 0.0, 0
     for a, b in pairs:
-        if a.shape != b.shape or a.dtype != np.uint8 or b.dtype != np.uint8:
-            raise ValueError(f"frame {count}: shapes/dtypes differ ({a.shape} {a.dtype} vs {b.shape} {b.dtype})")
-        total += float(structural_similarity(
-            a, b, channel_axis=-1, data_range=255, gaussian_weights=True, sigma=1.5,
-            use_sample_covariance=False, K1=0.01, K2=0.03))
+        try:
+            total += ssim_frame(a, b)
+        except ValueError as exc:
+            raise ValueError(f"frame {count}: {exc}") from None
         count += 1
     if count == 0:
         raise ValueError("no frames to score")

@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""
+Benchmark: re-scoring one clip pair (LPIPS + SSIM) against the reference loop.
+
+The reference loop is what a reviewer would write: decode each clip fully,
+then per frame call LPIPS and then `skimage.metrics.structural_similarity`,
+sequentially. The product path (`verifier.scoring.score_video`) decodes both
+clips once, in lockstep, streaming one frame pair at a time, and runs SSIM in
+a worker process while LPIPS uses torch's threads here (scikit-image holds
+the GIL, so a thread would not help). Both use the same LPIPS module built by
+`verifier.scorers.lpips_alex.build` from digest-pinned weights, so the scores
+must be identical (checked to 1e-6, printed as the max |diff|).
+
+Clips: two 832x480 clips of `--frames` frames (default 124) at 24 fps with
+32 kHz stereo AAC, generated deterministically into a temporary directory
+(the candidate is the reference plus a smooth deviation). Weights: the real
+backbone from `--weights-dir` if it holds `alexnet-owt-7be5be79.pth` with the
+official digest, else a seeded stand-in AlexNet written to the temporary
+directory (then the scores are not real LPIPS values, but the work is the
+same). Peak memory: each path runs in a fresh process at N and 2N frames and
+its peak RSS is printed; streaming keeps it flat in clip length.
+
+Usage: `python benchmarks/bench_rescore.py [--frames 124] [--device cpu|cuda]
+[--weights-dir DIR] [--skip-memory]`. Needs the `scoring` extra. Absolute
+times are only meaningful on the machine they were taken on; quote absolute
+figures only from a GPU run (`--device cuda`, honoured when a GPU exists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+OFFICIAL_BACKBONE = "7be5be791159472b1fbf3c69796f7cb30dca7ad8466c2df70058c37116cdee02"
+W, H, FPS, RATE = 832, 480, 24, 32000
+
+
+def write_clip(path: Path, frames: int, candidate: bool) -> Path:
+    """Write a deterministic 832x480 H.264 + AAC clip of `frames` frames."""
+    import av
+
+    y, x = np.mgrid[0:H, 0:W]
+    samples = round(Fraction(frames, FPS) * RATE)
+    with av.open(str(path), "w", format="mp4") as out:
+        vs = out.add_stream("libx264", rate=FPS)
+        vs.width, vs.height, vs.pix_fmt = W, H, "yuv420p"
+        vs.codec_context.options = {"preset": "veryfast", "crf": "23"}
+        a_s = out.add_stream("aac", rate=RATE, layout="stereo")
+        for i in range(frames):
+            r = 128 + 100 * np.sin(x / 23.0 + i / 5) * np.cos(y / 31.0)
+            g = 128 + 100 * np.sin((x + y) / 37.0 - i / 7)
+            b = 128 + 90 * np.cos(x / 41.0 - y / 19.0 + i / 9)
+            img = np.stack([r, g, b], axis=-1)
+            if candidate:
+                img = img + 10 * np.sin(x / 13 + y / 17 + i / 6)[..., None]
+            frame = av.VideoFrame.from_ndarray(np.clip(np.round(img), 0, 255).astype(np.uint8), format="rgb24")
+            frame.pts = i
+            out.mux(vs.encode(frame))
+        out.mux(vs.encode(None))
+        t = np.arange(samples) / RATE
+        pcm = np.stack([0.3 * np.sin(2 * np.pi * 330 * t), 0.3 * np.sin(2 * np.pi * 495 * t)]).astype(np.float32)
+        for start in range(0, samples, 1024):
+            af = av.AudioFrame.from_ndarray(np.ascontiguousarray(pcm[:, start:start + 1024]), format="fltp", layout="stereo")
+            af.sample_rate, af.pts = RATE, start
+            out.mux(a_s.encode(af))
+        out.mux(a_s.encode(None))
+    return path
+
+
+def weights(tmp: Path, weights_dir: str | None) -> tuple[str, str, bool]:
+    """Return (weights dir, backbone sha256, real?) — the real backbone if supplied, else a seeded stand-in."""
+    if weights_dir and (Path(weights_dir) / "alexnet-owt-7be5be79.pth").is_file():
+        sha = hashlib.sha256((Path(weights_dir) / "alexnet-owt-7be5be79.pth").read_bytes()).hexdigest()
+        if sha == OFFICIAL_BACKBONE:
+            return weights_dir, sha, True
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    torch.save(torchvision.models.alexnet(weights=None).state_dict(), tmp / "alexnet-owt-7be5be79.pth")
+    return str(tmp), hashlib.sha256((tmp / "alexnet-owt-7be5be79.pth").read_bytes()).hexdigest(), False
+
+
+def build(wdir: str, sha: str, device: str):
+    """Return the LPIPS scorer from the pinned path (state digest computed on first build, as a run would pin it)."""
+    from verifier.scorers import lpips_alex
+    from verifier.scorers.weights import WeightPin, WeightsProblem
+
+    pins = [WeightPin("alexnet-owt-7be5be79.pth", sha, "backbone"),
+            WeightPin("lpips-v0.1-alex.pth", "df73285e35b22355a2df87cdb6b70b343713b667eddbda73e1977e0c860835c0", "linear",
+                      package_file="lpips/weights/v0.1/alex.pth")]
+    try:
+        return lpips_alex.build(pins, None, weights_dir=wdir, device=device)
+    except WeightsProblem as exc:
+        digest = str(exc).split("digests to ")[1].split(":")[0]
+        return lpips_alex.build(pins, digest, weights_dir=wdir, device=device)
+
+
+def reference_loop(ref: Path, cand: Path, scorer) -> tuple[list[float], list[float]]:
+    """Decode each clip fully, then per frame: LPIPS, then structural_similarity, sequentially."""
+    import av
+    from skimage.metrics import structural_similarity
+
+    def decode(p: Path) -> list[np.ndarray]:
+        with av.open(str(p)) as c:
+            return [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
+
+    fr, fc = decode(ref), decode(cand)
+    lp, ss = [], []
+    for a, b in zip(fr, fc, strict=True):
+        lp.extend(scorer.distances([a], [b]))
+        ss.append(float(structural_similarity(a, b, channel_axis=-1, data_range=255, gaussian_weights=True, sigma=1.5,
+                                              use_sample_covariance=False, K1=0.01, K2=0.03)))
+    return lp, ss
+
+
+def product_path(ref: Path, cand: Path, scorer, frames: int, parallel: bool = True) -> tuple[list[float], list[float]]:
+    """`verifier.scoring.score_video`: decode once, stream pairs, SSIM in a worker process beside LPIPS."""
+    from verifier import scoring
+    from verifier.checks import coverage
+
+    exp = coverage.Expectation(frames, Fraction(FPS), RATE, 2)
+    policy = coverage.DEFAULT_POLICY
+    facts = [coverage.probe(p, p.name, exp, policy) for p in (ref, cand)]
+    scorers = scoring.Scorers({})
+    scorers.lpips = scorer
+    out = scoring.score_video(ref, cand, *facts, policy, ["lpips", "ssim"], scorers, parallel=parallel)
+    return out["lpips"].per_frame, out["ssim"].per_frame
+
+
+def _hwm_mib() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def memory_child(args: argparse.Namespace) -> None:
+    """
+    Run one path on a clip pair in this (fresh) process and print its peak RSS in MiB, measured after the build.
+
+    Building LPIPS (reading and loading the 244 MB backbone) peaks higher than
+    scoring, so the peak is reset (Linux `/proc/self/clear_refs` 5) once the
+    scorer is built; what remains is the scoring's own peak.
+    """
+    import gc
+
+    scorer = build(args.wdir, args.sha, args.device)
+    gc.collect()
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass  # not Linux, or not permitted: the figure then includes the build
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if args.child == "product":
+        product_path(Path(args.ref), Path(args.cand), scorer, args.frames)
+    else:
+        reference_loop(Path(args.ref), Path(args.cand), scorer)
+    # The SSIM worker is not counted (RUSAGE_CHILDREN would report the parent's pages at fork); it holds at
+    # most its window of 4 frame pairs (4 x 2 x 1.2 MB at 832x480).
+    print(json.dumps({"peak_rss_mib": _hwm_mib(), "build_peak_rss_mib": base}))
+
+
+def main() -> None:
+    """Generate the clips, time both paths, compare scores, measure peak memory at N and 2N frames."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--frames", type=int, default=124)
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--weights-dir")
+    parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--child", choices=["product", "reference"], help=argparse.SUPPRESS)
+    parser.add_argument("--ref", help=argparse.SUPPRESS)
+    parser.add_argument("--cand", help=argparse.SUPPRESS)
+    parser.add_argument("--wdir", help=argparse.SUPPRESS)
+    parser.add_argument("--sha", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        memory_child(args)
+        return
+    import torch
+
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: no CUDA device is available")
+    with tempfile.TemporaryDirectory() as tmpdir:
+        tmp = Path(tmpdir)
+        ref, cand = write_clip(tmp / "ref.mp4", args.frames, False), write_clip(tmp / "cand.mp4", args.frames, True)
+        wdir, sha, real = weights(tmp, args.weights_dir)
+        scorer = build(wdir, sha, args.device)
+        print(f"clip pair: {args.frames} frames {W}x{H}; LPIPS backbone: {'real' if real else 'seeded stand-in'} "
+              f"(sha256 {sha[:12]}...); device {args.device}; torch threads {torch.get_num_threads()}")
+        t0 = time.perf_counter()
+        lp_ref, ss_ref = reference_loop(ref, cand, scorer)
+        t_ref = time.perf_counter() - t0
+        print(f"reference loop (decode all, then per frame LPIPS then SSIM): {t_ref:.2f} s", flush=True)
+        t0 = time.perf_counter()
+        lp_new, ss_new = product_path(ref, cand, scorer, args.frames)
+        t_new = time.perf_counter() - t0
+        diff = max(max(abs(a - b) for a, b in zip(lp_ref, lp_new, strict=True)),
+                   max(abs(a - b) for a, b in zip(ss_ref, ss_new, strict=True)))
+        print(f"verify (decode once, stream, SSIM in a worker process):       {t_new:.2f} s")
+        print(f"ratio: {t_ref / t_new:.2f}x; max |score diff| {diff:.1e} ({'identical to 1e-6' if diff <= 1e-6 else 'DIFFERENT'})")
+        print(f"means: LPIPS {np.mean(lp_new):.6f}, SSIM {np.mean(ss_new):.6f}")
+        if args.skip_memory:
+            return
+        half = max(2, args.frames // 2)
+        r2, c2 = write_clip(tmp / "ref2.mp4", half, False), write_clip(tmp / "cand2.mp4", half, True)
+        for child in ("product", "reference"):
+            rows = []
+            for n, (a, b) in ((half, (r2, c2)), (args.frames, (ref, cand))):
+                out = subprocess.run([sys.executable, __file__, "--child", child, "--frames", str(n), "--ref", str(a), "--cand", str(b),
+                                      "--wdir", wdir, "--sha", sha, "--device", args.device],
+                                     capture_output=True, text=True, check=True)
+                m = json.loads(out.stdout.strip().splitlines()[-1])
+                rows.append(f"{n} frames {m['peak_rss_mib']:.0f} MiB")
+            print(f"peak RSS after the build, {child:9}: " + ", ".join(rows))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,196 @@
+"""
+Re-scoring: every metric the gate re-scores is re-computed from the bundle's media and must match the record.
+
+For each comparison of `quality-index.json` and each metric of the gate's
+`quality.rescore`:
+
+- the scorer must be available with the gate's pins (`verifier.scoring.Scorers`):
+  one finding per scorer says so (PASS `scorer-ready` with its identity:
+  weight digests, state digest, library versions, parameters), or why not
+  (UNVERIFIED `scoring-extra-missing` naming the extra, `weights-absent`
+  naming the file and digest to supply, `state-digest-unpinned`; ERROR for a
+  weight file that is present but wrong), and the comparisons it would have
+  scored stay UNVERIFIED;
+- both media must be bundle files or supplied external artifacts whose
+  sha256 matched the manifest (else UNVERIFIED `scoring-media-not-verified`), and
+  must each pass coverage on their own (else UNVERIFIED `blocked-by-coverage`:
+  coverage failure blocks scoring);
+- a recorded score must equal the re-computed one within the gate's
+  per-metric tolerance (FAIL `rescore-mismatch`, PASS `rescore-match`); a
+  metric the bundle does not record is judged on the re-computed value
+  against the gate's threshold (PASS `rescored-threshold-met`, FAIL
+  `threshold-missed`); a pair that cannot be scored as given FAILs with the
+  refusal's code (`frame-size-mismatch`, `sample-rate-mismatch`, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from verifier import scoring
+from verifier.checks import coverage
+from verifier.errors import Unverifiable
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+from verifier.scorers.weights import WeightsProblem
+
+__all__ = ["judge_threshold", "rescore"]
+
+CHECK = "quality.rescore"
+INDEX = "quality-index.json"
+
+
+def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+    kw.setdefault("path", INDEX)
+    return Finding(check=CHECK, status=status, code=code, message=message, **kw)
+
+
+def judge_threshold(value: float, rule: dict[str, Any] | None) -> tuple[bool, str]:
+    """Return (meets, bound text) of `value` against a gate threshold rule `{min?, max?}` (no rule: met)."""
+    if rule is None:
+        return True, "no threshold"
+    lo, hi = rule.get("min"), rule.get("max")
+    ok = (lo is None or value >= lo) and (hi is None or value <= hi)
+    bound = " and ".join(b for b in (lo is not None and f">= {lo}", hi is not None and f"<= {hi}") if b)
+    return ok, bound
+
+
+def _where(ctx: Context, name: str) -> Path | None:
+    disk = ctx.bundle.path_of(name)  # recorded as touched: re-hashed by integrity.unchanged after scoring
+    if disk is not None:
+        return disk  # type: ignore[no-any-return]
+    external = ctx.data.get("externals_verified", {}).get(name)
+    return Path(external) if external is not None else None
+
+
+@check(CHECK, title="Scores re-computed from the media with the gate's pinned scorers match the recorded ones",
+       requires=("gate.pinned",))
+def rescore(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-compute the gate's `quality.rescore` metrics for every comparison (see module docstring).
+
+    PASS `not-required` when the gate re-scores nothing. Raises `Unverifiable`
+    when the quality index or plan is unusable or the gate has no coverage
+    section (coverage gates scoring). Side effects: decodes media, loads
+    pinned weights (offline); never writes.
+    """
+    quality = (ctx.gate or {}).get("quality") or {}
+    metrics = list(quality.get("rescore", []))
+    if not metrics:
+        yield _f(Status.PASS, "not-required", f"gate {ctx.gate_id} re-computes no quality metric")
+        return
+    if not ctx.bundle.has("quality"):
+        raise Unverifiable(f"gate {ctx.gate_id} re-scores {', '.join(metrics)} but the bundle has no {INDEX}",
+                           code="no-quality-index", path=INDEX)
+    index = ctx.bundle.document("quality")
+    section = (ctx.gate or {}).get("coverage")
+    if section is None:
+        raise Unverifiable(f"gate {ctx.gate_id} re-scores {', '.join(metrics)} but has no coverage section, and coverage "
+                           f"must pass before anything is scored", code="no-coverage-gate", path=INDEX)
+    policy = coverage.policy_from_gate(section)
+    exp = coverage.Expectation.from_plan(ctx.bundle.document("plan")["expected_output"])
+    scorers = scoring.Scorers(quality, weights_dir=ctx.options.get("weights_dir"), device=ctx.options.get("device") or "cpu")
+    comparisons = index["comparisons"]
+    available = []
+    for metric in metrics:
+        tolerance = scorers.tolerance(metric)
+        try:
+            identity = scorers.ready(metric)
+        except WeightsProblem as problem:
+            yield _f(Status(problem.status), problem.code,
+                     f"{metric}: {problem}; its re-score of {len(comparisons)} comparison(s) is not established",
+                     expected=scorers.pin(metric), observed=[c["id"] for c in comparisons])
+            continue
+        available.append(metric)
+        yield _f(Status.PASS, "scorer-ready", f"{metric}: scorer {identity['id']} ready with the gate's pins "
+                                              f"(tolerance {tolerance}); {_describe(identity)}",
+                 path=None, expected=_public(scorers.pin(metric)), observed=_public(identity))
+    if not available:
+        return
+    progress = scoring.Progress()
+    try:
+        for i, comp in enumerate(comparisons):
+            yield from _comparison(ctx, i, comp, available, scorers, quality, exp, policy, progress, len(comparisons))
+    finally:
+        progress.done()
+
+
+def _public(identity: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in identity.items() if k not in ("facts",)}
+
+
+def _describe(identity: dict[str, Any]) -> str:
+    parts = [f"{w['name']} sha256 {w['sha256'][:12]}..." for w in identity.get("weights", [])]
+    if identity.get("state_sha256"):
+        parts.append(f"state sha256 {identity['state_sha256'][:12]}...")
+    parts.append(", ".join(f"{k} {v}" for k, v in sorted(identity.get("versions", {}).items())))
+    return "; ".join(parts)
+
+
+def _digests(ctx: Context, comp: dict[str, Any]) -> tuple[str, str] | None:
+    """Return the manifest sha256 of both media of `comp` (matched by integrity before we got here), or None."""
+    manifest = ctx.data.get("manifest", {})
+    by_path = {e["path"]: e["sha256"] for e in [*manifest.get("files", []), *manifest.get("external", [])] if "sha256" in e}
+    ref, cand = by_path.get(comp["reference"]), by_path.get(comp["candidate"])
+    return (ref, cand) if ref and cand else None
+
+
+def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], scorers: scoring.Scorers,
+                quality: dict[str, Any], exp: coverage.Expectation, policy: coverage.Policy,
+                progress: scoring.Progress, total: int) -> Iterator[Finding]:
+    pointer = f"/comparisons/{i}"
+    cid = comp["id"]
+    paths, facts = {}, {}
+    for side in ("reference", "candidate"):
+        name = comp[side]
+        where = _where(ctx, name)
+        if where is None:
+            yield _f(Status.UNVERIFIED, "scoring-media-not-verified",
+                     f"comparison {cid}: {side} {name} is neither a bundle file nor a supplied external artifact whose "
+                     f"sha256 matched the manifest, so {', '.join(metrics)} are not re-computed",
+                     pointer=f"{pointer}/{side}", observed=name)
+            return
+        findings, fact = coverage.check_file(where, name, exp, policy)
+        bad = sorted({f.code for f in findings if f.status is not Status.PASS})
+        if fact is None or bad:
+            yield _f(Status.UNVERIFIED, "blocked-by-coverage",
+                     f"comparison {cid}: blocked by coverage: {side} {name} does not cover the planned timeline "
+                     f"({', '.join(bad)}), so {', '.join(metrics)} are not re-computed",
+                     pointer=f"{pointer}/{side}", observed=bad)
+            return
+        paths[side], facts[side] = where, fact
+    results = scoring.score_pair(paths["reference"], paths["candidate"], facts["reference"], facts["candidate"], policy,
+                                 metrics, scorers, progress=progress, label=f"re-scoring {cid} ({i + 1}/{total})",
+                                 parallel=ctx.options.get("parallel", False), digests=_digests(ctx, comp))
+    thresholds = quality.get("thresholds", {})
+    for metric in metrics:
+        result = results[metric]
+        where = f"{pointer}/scores/{metric}"
+        if isinstance(result, scoring.ScoreRefused):
+            yield _f(Status.FAIL, result.code, f"comparison {cid}: {metric} cannot be computed: {result}",
+                     pointer=pointer, observed=result.code)
+            continue
+        value, tol = result.value, scorers.tolerance(metric)
+        frames = (f" = mean of {len(result.per_frame)} frames (min {min(result.per_frame):.6f}, max "
+                  f"{max(result.per_frame):.6f})" if result.per_frame else "")
+        derivation = f"{metric} re-computed from {comp['reference']} vs {comp['candidate']}: {value!r}{frames}"
+        recorded = comp["scores"].get(metric)
+        if recorded is None:
+            ok, bound = judge_threshold(value, thresholds.get(metric))
+            status, code = (Status.PASS, "rescored-threshold-met") if ok else (Status.FAIL, "threshold-missed")
+            yield _f(status, code, f"comparison {cid}: {metric} not recorded; re-computed {value:.6f} "
+                                   f"{'meets' if ok else 'does not meet'} {bound}",
+                     pointer=pointer, expected=thresholds.get(metric), observed=value, derivation=derivation)
+            continue
+        diff = abs(float(Decimal(str(recorded))) - value)
+        if diff <= tol:
+            yield _f(Status.PASS, "rescore-match", f"comparison {cid}: recorded {metric} {recorded} re-computes to "
+                                                   f"{value:.7f} (|diff| {diff:.1e} <= {tol})",
+                     pointer=where, expected=value, observed=str(recorded), derivation=derivation)
+        else:
+            yield _f(Status.FAIL, "rescore-mismatch", f"comparison {cid}: recorded {metric} {recorded} but the media "
+                                                      f"re-compute to {value:.7f} (|diff| {diff:.2e} > tolerance {tol})",
+                     pointer=where, expected=value, observed=str(recorded), derivation=derivation)

@@ -1,0 +1,179 @@
+"""
+LPIPS (AlexNet, v0.1) built offline from digest-pinned weights, loaded strictly.
+
+Source: R. Zhang et al., "The Unreasonable Effectiveness of Deep Features as
+a Perceptual Metric", CVPR 2018, package `lpips` 0.1.4; the construction
+follows `shared/docs/media-notes.md` A3 and avoids every pitfall of A2:
+`lpips.LPIPS` is built with `pretrained=False, pnet_rand=True` so neither
+`lpips` (non-strict linear load, no hash) nor `torchvision` (hub cache: no
+hash on a cache hit, `weights_only=False`) loads anything; the backbone and
+linear weights come from `verifier.scorers.weights` (offline, sha256 before
+unpickling, `weights_only=True`) and are loaded with `strict=True`. The
+backbone file must be a complete torchvision AlexNet (strict load into
+`torchvision.models.alexnet(weights=None)`), of which LPIPS uses
+`features.{0,3,6,8,10}`; the linear file must hold exactly
+`lin{0..4}.model.1.weight`. The digest of the loaded state is compared with
+the gate's `state_sha256`.
+
+Parameters (`PARAMETERS`, fixed, media-notes A4): RGB channel order, NCHW
+float32, inputs in [-1, 1] (uint8 v -> v / 127.5 - 1; `normalize=False`),
+`version="0.1"` (with the ScalingLayer), `lpips=True`, `spatial=False`
+(spatial average per layer), native resolution (no resize), the clip score
+is the mean of the per-frame distances. Blind spots: BGR input or [0, 1]
+input give plausible wrong scores without error (so inputs are built here,
+from uint8 RGB frames only); scores depend on resolution.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from verifier.scorers.weights import WeightPin, WeightsProblem, load_state_dict, locate, read_verified, state_digest
+
+__all__ = ["ID", "PARAMETERS", "LpipsScorer", "build", "to_lpips_input"]
+
+ID = "lpips-alex-v0.1"
+PARAMETERS: dict[str, Any] = {
+    "net": "alex",
+    "version": "0.1",
+    "lpips": True,
+    "spatial": False,
+    "use_dropout": True,
+    "colour": "rgb24",
+    "layout": "NCHW float32",
+    "input_range": "[-1, 1]: uint8 v -> v / 127.5 - 1, normalize=False",
+    "resize": "none (native resolution)",
+    "reduction": "mean over frames",
+}
+LINEAR_KEYS = frozenset(f"lin{i}.model.1.weight" for i in range(5))
+EXTRA = "scoring"
+INSTALL_HINT = "pip install 'verify-evidence[scoring]'"
+
+
+def to_lpips_input(frame: npt.NDArray[np.uint8]) -> Any:
+    """
+    Return a uint8 HxWx3 RGB frame as a 1x3xHxW float32 tensor in [-1, 1] (0 -> -1, 128 -> 0.00392, 255 -> 1).
+
+    Raises `ValueError` for anything but a uint8 HxWx3 array: float input in
+    [0, 1] would be accepted by `lpips` without error and shrink the scores
+    (field failure H-14), so it is refused here.
+    """
+    import torch
+
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"LPIPS input must be a uint8 HxWx3 RGB frame, got {getattr(frame, 'dtype', type(frame))} "
+                         f"{getattr(frame, 'shape', '')}")
+    tensor = torch.from_numpy(np.ascontiguousarray(frame)).permute(2, 0, 1)[None].to(torch.float32)
+    return tensor / 127.5 - 1.0
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import version
+
+    return {name: version(name).split("+")[0] for name in ("torch", "torchvision", "lpips")}
+
+
+@dataclass
+class LpipsScorer:
+    """Represents a built LPIPS model with its identity (id, weight digests, state digest, versions, parameters)."""
+
+    model: Any
+    device: str
+    identity: dict[str, Any] = field(default_factory=dict)
+
+    def distances(self, ref: list[npt.NDArray[np.uint8]], cand: list[npt.NDArray[np.uint8]]) -> list[float]:
+        """Return the LPIPS distance of each (ref, cand) uint8 RGB frame pair, as float64 values of the float32 outputs."""
+        import torch
+
+        if len(ref) != len(cand):
+            raise ValueError(f"{len(ref)} reference frames vs {len(cand)} candidate frames")
+        with torch.inference_mode():
+            a = torch.cat([to_lpips_input(f) for f in ref]).to(self.device)
+            b = torch.cat([to_lpips_input(f) for f in cand]).to(self.device)
+            out = self.model(a, b, normalize=False)
+        return [float(v) for v in out.reshape(-1).cpu().tolist()]
+
+
+def _import_stack() -> tuple[Any, Any, Any]:
+    try:
+        import torch
+        import torchvision
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            import lpips
+    except ImportError as exc:
+        raise WeightsProblem("UNVERIFIED", "scoring-extra-missing",
+                             f"LPIPS needs torch, torchvision and lpips, which are not installed ({exc.name or exc}): "
+                             f"install the `{EXTRA}` extra ({INSTALL_HINT})") from None
+    return torch, torchvision, lpips
+
+
+def build(pins: list[WeightPin], state_sha256: str | None, *, weights_dir: str | None = None, device: str = "cpu") -> LpipsScorer:
+    """
+    Return the LPIPS scorer built from the pinned weights, or raise `WeightsProblem`.
+
+    `pins` must hold one `backbone` and one `linear` pin. Every file is found
+    offline (`weights.locate`), hashed and compared before unpickling, loaded
+    with `weights_only=True`, and every module is loaded strictly; then the
+    digest of the loaded state must equal `state_sha256` (None: not pinned
+    yet, UNVERIFIED `state-digest-unpinned` naming the computed value).
+    Side effects: reads the weight files; never writes, never downloads.
+    """
+    roles = {p.role: p for p in pins}
+    if set(roles) != {"backbone", "linear"} or len(pins) != 2:
+        raise WeightsProblem("ERROR", "weights-pins", f"the LPIPS scorer needs exactly one backbone and one linear pin, "
+                                                      f"the gate has {sorted(p.role for p in pins)}")
+    torch, torchvision, lpips = _import_stack()
+    loaded: dict[str, dict[str, Any]] = {}
+    files: list[dict[str, str]] = []
+    for role in ("backbone", "linear"):
+        pin = roles[role]
+        path = locate(pin, weights_dir)
+        data = read_verified(path, pin)
+        loaded[role] = load_state_dict(data, str(path))
+        files.append({"name": pin.name, "sha256": pin.sha256, "path": str(path)})
+    backbone, linear = loaded["backbone"], loaded["linear"]
+    try:
+        torchvision.models.alexnet(weights=None).load_state_dict(backbone, strict=True)
+    except RuntimeError as exc:
+        raise WeightsProblem("ERROR", "weights-keys", f"{files[0]['path']}: not a complete AlexNet state dict "
+                                                      f"(strict load): {str(exc).splitlines()[0][:300]}",
+                             path=files[0]["path"]) from None
+    if set(linear) != LINEAR_KEYS:
+        missing, unexpected = sorted(LINEAR_KEYS - set(linear)), sorted(set(linear) - LINEAR_KEYS)
+        raise WeightsProblem("ERROR", "weights-keys", f"{files[1]['path']}: the linear weights must hold exactly "
+                                                      f"{sorted(LINEAR_KEYS)}; missing {missing}, unexpected {unexpected}",
+                             path=files[1]["path"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # torchvision's deprecated `pretrained=` kwarg, used by lpips 0.1.4
+        model = lpips.LPIPS(net="alex", version="0.1", lpips=True, spatial=False, pretrained=False, pnet_rand=True,
+                            use_dropout=True, verbose=False)
+    try:
+        net_state = {name: backbone[f"features.{name.split('.')[1]}.{name.split('.')[2]}"] for name in model.net.state_dict()}
+        model.net.load_state_dict(net_state, strict=True)
+        for i in range(5):
+            getattr(model, f"lin{i}").load_state_dict({"model.1.weight": linear[f"lin{i}.model.1.weight"]}, strict=True)
+    except (KeyError, RuntimeError) as exc:
+        raise WeightsProblem("ERROR", "weights-keys", f"the pinned weights do not fit LPIPS-AlexNet (strict load): "
+                                                      f"{str(exc).splitlines()[0][:300]}") from None
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    digest = state_digest(model.state_dict())
+    if state_sha256 is None:
+        raise WeightsProblem("UNVERIFIED", "state-digest-unpinned",
+                             f"the weight files match their pins, but the gate pins no digest of the loaded LPIPS state yet; "
+                             f"the state loaded here digests to {digest}: pin it as state_sha256 once it is confirmed")
+    if digest != state_sha256:
+        raise WeightsProblem("ERROR", "state-digest-mismatch",
+                             f"the loaded LPIPS state digests to {digest}, not the pinned {state_sha256}")
+    model.to(device)
+    identity = {"id": ID, "weights": [{"name": f["name"], "sha256": f["sha256"]} for f in files],
+                "state_sha256": digest, "versions": _versions(), "parameters": dict(PARAMETERS),
+                "files": [f["path"] for f in files], "device": device, "threads": torch.get_num_threads()}
+    return LpipsScorer(model=model, device=device, identity=identity)
