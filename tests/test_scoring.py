@@ -339,3 +339,15 @@ def test_progress_shows_only_on_a_tty():
         progress("re-scoring c01 (1/14) frame 5/124")
         progress.done()
     assert "\rre-scoring c01 (1/14) frame 5/124" in tty.getvalue() and pipe.getvalue() == ""
+
+
+def test_without_scikit_image_the_example_is_incomplete_naming_the_ssim_extra(example_copy, monkeypatch):
+    import sys
+
+    from verifier.core import verify_path
+
+    monkeypatch.setitem(sys.modules, "skimage", None)  # import skimage now raises ImportError
+    report = verify_path(str(example_copy))
+    assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
+    missing = [f for f in report.findings if f.code == "scoring-extra-missing"]
+    assert missing and "`ssim` extra" in missing[0].message

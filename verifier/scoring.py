@@ -188,8 +188,8 @@ class Scorers:
                 import skimage  # noqa: F401
             except ImportError:
                 raise WeightsProblem("UNVERIFIED", "scoring-extra-missing",
-                                     f"SSIM needs scikit-image, which is not installed: install the `scoring` extra "
-                                     f"({lpips_alex.INSTALL_HINT})") from None
+                                     "SSIM needs scikit-image, which is not installed: install the `ssim` extra "
+                                     "(pip install 'verify-evidence[ssim]'; the `scoring` extra includes it)") from None
             return {"id": pin["id"], "weights": [], "versions": _library_versions(("scikit-image", "numpy", "av")),
                     "parameters": dict(pin["parameters"])}
         if metric == "audio_cosine":
