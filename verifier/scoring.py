@@ -218,7 +218,7 @@ def _video_frames(path: Path, policy: coverage.Policy) -> Iterator[npt.NDArray[n
     import av
     from av.video.reformatter import VideoReformatter
 
-    with coverage._open_media(path, policy) as (container, _size):  # same hostile-input protections as coverage
+    with coverage.open_media(path, policy) as (container, _size):  # same hostile-input protections as coverage
         stream = container.streams.video[0]
         # One reformatter per stream keeps FFmpeg's swscale context across frames (same pixels as
         # `frame.to_ndarray(format="rgb24")`, which builds a new context per frame: ~20x slower on small frames).
@@ -235,7 +235,7 @@ def _pcm(path: Path, policy: coverage.Policy) -> tuple[npt.NDArray[np.float64], 
 
     chunks = []
     rate = 0
-    with coverage._open_media(path, policy) as (container, _size):
+    with coverage.open_media(path, policy) as (container, _size):
         stream = container.streams.audio[0]
         try:
             for frame in container.decode(stream):
@@ -262,7 +262,7 @@ def exact_samples(facts: coverage.MediaFacts) -> int:
     a = facts.audio
     if a is None:
         raise ScoreRefused("no-audio", f"{facts.name}: no audio stream")
-    start, end = coverage._audio_span(a)  # the coverage check's own derivation, not re-derived here
+    start, end = coverage.audio_span(a)  # the coverage check's own derivation, not re-derived here
     if start is None or end is None or not a.sample_rate:
         raise ScoreRefused("audio-span-unknown", f"{facts.name}: the audio span cannot be established from packet timestamps")
     samples = (end - start) * a.sample_rate

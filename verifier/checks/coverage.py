@@ -64,6 +64,8 @@ from verifier.pipeline import Context, check
 __all__ = [
     "DEFAULT_POLICY",
     "AudioCodecRule",
+    "audio_span",
+    "open_media",
     "Expectation",
     "MediaFacts",
     "Policy",
@@ -344,14 +346,14 @@ def probe(path: Path, name: str, expectation: Expectation, policy: Policy) -> Me
     Side effects: opens and reads the file (read-only, `O_NOFOLLOW`), runs
     FFmpeg's demuxer.
     """
-    with _open_media(path, policy) as (container, size):
+    with open_media(path, policy) as (container, size):
         facts = MediaFacts(name=name, size=size)
         _demux(container, facts, expectation, policy)
         return facts
 
 
 @contextlib.contextmanager
-def _open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
+def open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
     """Yield `(container, size)` for `path` opened read-only under the policy's container allowlist; raise `MediaUnreadable`."""
     import av  # PyAV is a heavy import; only media checks need it
 
@@ -499,7 +501,7 @@ def _timeline(facts: MediaFacts, exp: Expectation) -> tuple[dict[str, Any], dict
                              "average_rate": v.average_rate}
     a = facts.audio
     if a is not None:
-        start, end = _audio_span(a)
+        start, end = audio_span(a)
         samples = (end - start) * a.sample_rate if start is not None and end is not None and a.sample_rate else None
         observed["audio"] = {"codec": a.codec, "start": start, "end": end, "samples": samples,
                              "sample_rate": a.sample_rate, "channels": a.channels}
@@ -514,11 +516,18 @@ def _video_span(v: VideoFacts) -> tuple[Fraction | None, Fraction | None]:
     return start, end
 
 
-def _audio_span(a: AudioFacts) -> tuple[Fraction | None, Fraction | None]:
+def audio_span(a: AudioFacts) -> tuple[Fraction | None, Fraction | None]:
+    """
+    Return the exact audio `(start, end)` in seconds, or `(None, None)` without packets.
+
+    start = (first pts + skip-samples of the leading packets) x time base;
+    end = (last pts + last duration - discard_end) x time base
+    (`shared/docs/media-notes.md` C4); never from decoded sample counts.
+    """
     if a.first_pts is None or a.last_pts is None:
         return None, None
     start = (a.first_pts + a.skip) * a.time_base
-    end = (a.last_pts + a.last_duration - a.discard) * a.time_base if a.last_duration else None
+    end = (a.last_pts + a.last_duration - a.discard) * a.time_base if a.last_duration else None  # no duration: end unknown
     return start, end
 
 
@@ -625,7 +634,7 @@ def _judge_audio(a: AudioFacts, exp: Expectation, policy: Policy, fail: Any) -> 
         exp_pts, got_pts = a.gaps[0]
         fail("A5", "audio-gap", f"{where} packet at {_s(got_pts * a.time_base)} should start at "
                                 f"{_s(exp_pts * a.time_base)} where the previous one ended")
-    start, end = _audio_span(a)
+    start, end = audio_span(a)
     if rule is None or start is None:
         return  # the gate states no tolerances for an unadmitted codec; it already FAILs [S1]
     sr = Fraction(a.sample_rate or exp.sample_rate or 1)
@@ -709,7 +718,7 @@ def decode_errors(path: Path, name: str, policy: Policy) -> list[Finding]:
     deadline = time.monotonic() + policy.max_seconds
     frames = 0
     try:
-        with _open_media(path, policy) as (container, _size):
+        with open_media(path, policy) as (container, _size):
             chosen = [*container.streams.video[:1], *container.streams.audio[:1]]
             for packet in container.demux(chosen):
                 frames += len(packet.decode())
