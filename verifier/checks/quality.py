@@ -3,9 +3,9 @@ Recorded quality: the quality index against the gate's thresholds.
 
 Every comparison names media that are bundle files (matched by the integrity
 check) or declared external artifacts, carries every score the gate requires,
-and each score meets its threshold. Scores are read as recorded; re-scoring
-from the media is a separate family, so these findings say "recorded, not
-re-computed".
+and each score meets its threshold. Scores are judged as recorded here;
+`quality.rescore` (`verifier.checks.rescore`) re-computes them from the media
+where the gate asks, so these findings say "as recorded".
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
     return Finding(check=CHECK, status=status, code=code, message=message, path="quality-index.json", **kw)
 
 
-@check("quality.recorded", title="Recorded quality scores meet the gate's thresholds (recorded, not re-computed)",
+@check("quality.recorded", title="Recorded quality scores meet the gate's thresholds, as recorded (quality.rescore re-computes them)",
        requires=("gate.pinned",))
 def recorded(ctx: Context) -> Iterator[Finding]:
     """
@@ -99,5 +99,5 @@ def recorded(ctx: Context) -> Iterator[Finding]:
         if problems:
             yield from problems
         else:
-            yield _f(Status.PASS, "threshold-met", f"comparison {comp['id']}: recorded, not re-computed: {'; '.join(met)}",
+            yield _f(Status.PASS, "threshold-met", f"comparison {comp['id']}: as recorded: {'; '.join(met)}",
                      pointer=f"/comparisons/{i}", observed={k: str(v) for k, v in comp["scores"].items()})
