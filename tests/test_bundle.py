@@ -600,3 +600,25 @@ def test_manifest_that_is_a_symlink_fails_and_is_not_followed(example_copy, tmp_
 def test_unknown_gate_option_is_a_usage_error(run, example_copy):
     result = run("check", "--gate", "nope", str(example_copy))
     assert result.exit_code == 2 and "no such gate" in result.stderr
+
+
+# --- quality index: comparisons must compare something -------------------------
+
+def test_self_comparison_duplicates_and_uncompared_candidate_outputs_fail(example_copy):
+    def change(d):
+        d["comparisons"][0]["reference"] = d["comparisons"][0]["candidate"]  # B1-m1 vs itself; B1-m1 now uncompared
+        d["comparisons"][1] = dict(d["comparisons"][2], id="c02")  # the same pair twice
+        d["comparisons"][3]["id"] = "c05"  # an id twice
+    edit_json(example_copy / "quality-index.json", change)
+    rehash(example_copy)
+    found = codes(verify(example_copy))
+    for code in ("self-comparison", "duplicate-comparison", "duplicate-comparison-id", "candidate-output-not-compared"):
+        assert ("quality.recorded", "FAIL", code) in found, code
+
+
+def test_recorded_metric_neither_pinned_nor_recomputed_is_not_attested(example_copy):
+    edit_json(example_copy / "quality-index.json", lambda d: [c["scores"].update(lpips=Decimal("0.01")) for c in d["comparisons"]])
+    rehash(example_copy)
+    report = verify(example_copy)
+    assert ("quality.recorded", "UNVERIFIED", "metric-not-attested") in codes(report)
+    assert report.verdict == "INCOMPLETE"

@@ -78,7 +78,7 @@ def test_example_re_scores_ssim_and_audio_cosine(example_copy):
     assert report.verdict == "PASS"
     matches = [f for f in report.findings if f.check == "quality.rescore" and f.code == "rescore-match"]
     assert len(matches) == 28  # 14 comparisons x (ssim, audio_cosine)
-    assert {f.code for f in report.findings if f.check == "quality.recorded"} == {"threshold-met", "scorer-identity-pinned"}
+    assert {f.code for f in report.findings if f.check == "quality.recorded"} == {"threshold-met", "scorer-identity-pinned", "pairs-complete"}
 
 
 def test_example_judged_by_the_production_gate_is_incomplete_naming_what_to_supply(example_copy, tmp_path, monkeypatch):

@@ -33,8 +33,12 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     Check each comparison of `quality-index.json`.
 
     PASS `threshold-met` per comparison; FAIL `threshold-missed`,
-    `score-missing`, `media-not-in-bundle`, `comparison-count`; UNVERIFIED
-    when the gate has no quality section but the bundle has an index. Per
+    `score-missing`, `media-not-in-bundle`, `comparison-count`,
+    `self-comparison`, `duplicate-comparison`, `duplicate-comparison-id`,
+    `candidate-output-not-compared`; UNVERIFIED `no-quality-gate` when the
+    gate has no quality section but the bundle has an index, and
+    `metric-not-attested` for a recorded metric the gate neither pins nor
+    re-computes. Per
     recorded metric with a gate scorer pin: PASS `scorer-identity-pinned` or
     FAIL `scorer-identity-differs`.
     """
@@ -68,6 +72,12 @@ def recorded(ctx: Context) -> Iterator[Finding]:
         else:
             yield _f(Status.PASS, "scorer-identity-pinned", f"{name}: recorded scorer {pin['id']} equals the gate's pin",
                      pointer=f"/scorers/{name}", expected=pinned, observed=mine)
+    rescored = set(gate.get("rescore", []))
+    for name in recorded_metrics:
+        if name in thresholds and name not in rescored and name not in gate.get("scorers", {}):
+            yield _f(Status.UNVERIFIED, "metric-not-attested",
+                     f"{name} is recorded, but the gate neither pins its scorer nor re-computes it, so its values are not attested "
+                     f"(its threshold is still applied below)", pointer="/comparisons", observed=name)
     if "comparisons" in gate and len(comparisons) != gate["comparisons"]:
         yield _f(Status.FAIL, "comparison-count", f"{len(comparisons)} comparisons recorded, the gate requires {gate['comparisons']}",
                  pointer="/comparisons", expected=gate["comparisons"], observed=len(comparisons))
@@ -101,3 +111,53 @@ def recorded(ctx: Context) -> Iterator[Finding]:
         else:
             yield _f(Status.PASS, "threshold-met", f"comparison {comp['id']}: as recorded: {'; '.join(met)}",
                      pointer=f"/comparisons/{i}", observed={k: str(v) for k, v in comp["scores"].items()})
+    yield from _pairing(ctx, gate, comparisons)  # last: it needs the plan and receipts, which may be unusable
+
+
+def _pairing(ctx: Context, gate: dict[str, Any], comparisons: list[dict[str, Any]]) -> Iterator[Finding]:
+    """
+    FAIL comparisons that compare nothing: a file with itself, the same pair or id twice, and (with the gate's
+    `pairs: measured-candidate-vs-baseline`) a measured candidate output that no comparison sets against a baseline output.
+    """
+    seen_ids: dict[str, int] = {}
+    seen_pairs: dict[frozenset[str], str] = {}
+    for i, comp in enumerate(comparisons):
+        if comp["id"] in seen_ids:
+            yield _f(Status.FAIL, "duplicate-comparison-id", f"comparison id {comp['id']} is used twice (entries {seen_ids[comp['id']]} and {i})",
+                     pointer=f"/comparisons/{i}/id", observed=comp["id"])
+        seen_ids.setdefault(comp["id"], i)
+        if comp["reference"] == comp["candidate"]:
+            yield _f(Status.FAIL, "self-comparison", f"comparison {comp['id']} compares {comp['reference']} with itself",
+                     pointer=f"/comparisons/{i}", observed=comp["reference"])
+            continue
+        pair = frozenset((comp["reference"], comp["candidate"]))
+        if pair in seen_pairs:
+            yield _f(Status.FAIL, "duplicate-comparison", f"comparison {comp['id']} repeats comparison {seen_pairs[pair]} ({comp['reference']} vs {comp['candidate']})",
+                     pointer=f"/comparisons/{i}", observed=sorted(pair))
+        seen_pairs.setdefault(pair, comp["id"])
+    if gate.get("pairs") != "measured-candidate-vs-baseline":
+        return
+    from verifier.checks.plan import campaign_of
+
+    campaign = campaign_of(ctx)
+    roles = {a["id"]: a["role"] for a in campaign.plan["arms"]}
+    outputs = {"baseline": set(), "candidate": set()}
+    measured_candidate: list[tuple[str, str]] = []
+    for receipts in campaign.requests.values():
+        for r in receipts[:1]:
+            role = roles.get(r["arm"])
+            for o in r["outputs"]:
+                if role in outputs:
+                    outputs[role].add(o["path"])
+                if role == "candidate" and r["phase"] == "measured":
+                    measured_candidate.append((r["request_id"], o["path"]))
+    against_baseline = {c["candidate"] for c in comparisons if c["reference"] in outputs["baseline"]}
+    missing = [(rid, path) for rid, path in sorted(measured_candidate) if path not in against_baseline]
+    for rid, path in missing:
+        yield _f(Status.FAIL, "candidate-output-not-compared",
+                 f"measured candidate request {rid} output {path} is not the candidate of any comparison against a baseline output",
+                 pointer="/comparisons", expected=path)
+    if not missing:
+        yield _f(Status.PASS, "pairs-complete",
+                 f"every measured candidate output ({len(measured_candidate)}) is compared against a baseline output",
+                 pointer="/comparisons", observed=len(measured_candidate))
