@@ -308,3 +308,16 @@ def test_media_failing_integrity_is_not_read(example_copy):
     assert codes(report) & {("integrity.files", "FAIL", "sha256-mismatch"), ("integrity.files", "FAIL", "size-mismatch")}
     unread = [f for f in report.findings if f.code == "media-not-verified"]
     assert [(f.status, f.path) for f in unread] == [(Status.UNVERIFIED, "media/A1-m1.mp4")]
+
+
+def test_a_fifo_named_like_a_clip_fails_and_never_hangs(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    fifo = tmp_path / "clip.mp4"
+    os.mkfifo(fifo)
+    result = subprocess.run([sys.executable, "-m", "verifier", "media", str(fifo), "--gate", "ref2va-5s-v1"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "not a regular file" in result.stdout and "Traceback" not in result.stderr

@@ -351,3 +351,22 @@ def test_without_scikit_image_the_example_is_incomplete_naming_the_ssim_extra(ex
     assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
     missing = [f for f in report.findings if f.code == "scoring-extra-missing"]
     assert missing and "`ssim` extra" in missing[0].message
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dir", "dangling"])
+def test_a_weights_dir_entry_that_is_not_a_regular_file_is_refused_not_skipped(tmp_path, kind):
+    import os
+
+    from verifier.scorers.weights import WeightPin, WeightsProblem, locate
+
+    pin = WeightPin(name="alexnet-owt-7be5be79.pth", sha256="7be5be79" + "0" * 56, role="backbone")
+    entry = tmp_path / pin.name
+    if kind == "fifo":
+        os.mkfifo(entry)
+    elif kind == "dir":
+        entry.mkdir()
+    else:
+        entry.symlink_to(tmp_path / "nowhere")
+    with pytest.raises(WeightsProblem) as problem:
+        locate(pin, str(tmp_path))
+    assert problem.value.code == "weights-not-regular-file"

@@ -20,7 +20,7 @@ from typing import Any
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 
-__all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "hash_bytes_of", "hash_file", "nfc", "unsafe_name", "unsafe_reason", "walk", "walk_safely"]
+__all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "hash_bytes_of", "hash_file", "open_regular", "nfc", "unsafe_name", "unsafe_reason", "walk", "walk_safely"]
 
 #: Bundle format v1 documents: kind -> (file name, schema name, JSON Lines?, required?).
 DOCUMENTS: dict[str, tuple[str, str, bool, bool]] = {
@@ -61,6 +61,26 @@ def unsafe_reason(path: str) -> str | None:
     return None
 
 
+def open_regular(path: Path) -> int:
+    """
+    Return a read-only file descriptor for the regular file at `path`, never following a symlink.
+
+    Opens with `O_NONBLOCK` so a FIFO or device cannot block the open, checks
+    with `fstat` that it is a regular file, then clears `O_NONBLOCK`. Raises
+    `OSError` (a symlink: `ELOOP`; anything not a regular file: "not a
+    regular file").
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(f"{path}: not a regular file")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
 def hash_file(path: Path) -> tuple[int, str]:
     """
     Return `(size_bytes, sha256_hex)` of the regular file at `path`, streaming.
@@ -68,10 +88,7 @@ def hash_file(path: Path) -> tuple[int, str]:
     Opens with `O_NOFOLLOW` so a symlink swapped in after the walk is refused.
     Raises `OSError` when the file cannot be opened or read.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise OSError(f"{path}: not a regular file")
+    with os.fdopen(open_regular(path), "rb", buffering=0) as handle:
         digest = hashlib.file_digest(handle, "sha256")
         return handle.tell(), digest.hexdigest()
 
@@ -83,10 +100,7 @@ def hash_bytes_of(path: Path, limit: int) -> tuple[int, str, bytes]:
     For documents that are parsed after hashing: the same bytes are hashed and
     parsed. Raises `OSError` if the file cannot be read or exceeds `limit` bytes.
     """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-    with os.fdopen(fd, "rb", buffering=0) as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise OSError(f"{path}: not a regular file")
+    with os.fdopen(open_regular(path), "rb", buffering=0) as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise OSError(f"larger than {limit} bytes, the limit for a document")
@@ -209,8 +223,7 @@ class Bundle:
         if name in self.contents:
             data = self.contents[name]  # the very bytes whose sha256 matched: no second read to race with
         else:
-            fd = os.open(self.root / name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-            with os.fdopen(fd, "rb") as handle:
+            with os.fdopen(open_regular(self.root / name), "rb") as handle:
                 data = handle.read()
         value = loads_strict_lines(data) if lines else loads_strict(data)
         self._cache[kind] = value

@@ -58,6 +58,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.errors import ConfigError, Unverifiable
+from verifier.bundle import open_regular
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
@@ -357,14 +358,15 @@ def open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
     """Yield `(container, size)` for `path` opened read-only under the policy's container allowlist; raise `MediaUnreadable`."""
     import av  # PyAV is a heavy import; only media checks need it
 
+    if not os.path.lexists(path):
+        raise MediaUnreadable("cannot be opened: No such file or directory")
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        raise MediaUnreadable("is not a regular file")
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = open_regular(path)  # O_NONBLOCK open: a FIFO swapped in after the lstat cannot hang it
     except OSError as exc:
         raise MediaUnreadable(f"cannot be opened: {exc.strerror or exc}") from None
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise MediaUnreadable("is not a regular file")
     with os.fdopen(fd, "rb") as handle:
         if st.st_size == 0:
             raise MediaUnreadable("is empty (0 bytes), so it holds no streams")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,6 +126,10 @@ def locate(pin: WeightPin, weights_dir: str | None) -> Path:
     for path in searched:
         if path.is_file():
             return path
+        if os.path.lexists(path):  # present but a directory, FIFO, device or dangling link: refused, never skipped
+            raise WeightsProblem("ERROR", "weights-not-regular-file",
+                                 f"{path}: present but not a regular file; the {pin.role} weights must be the file "
+                                 f"{pin.name} (sha256 {pin.sha256})", path=str(path))
     places = ", ".join(str(p) for p in searched)
     raise WeightsProblem("UNVERIFIED", "weights-absent",
                          f"the {pin.role} weights are absent: supply {pin.supply_hint()} in --weights-dir "
@@ -140,7 +145,12 @@ def read_verified(path: Path, pin: WeightPin) -> bytes:
     `WeightsProblem` ERROR `weights-unreadable` or `weights-digest-mismatch`.
     """
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO swapped in cannot block the open
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise OSError(f"{path}: not a regular file")
+            os.set_blocking(handle.fileno(), True)
+            data = handle.read()
     except OSError as exc:
         raise WeightsProblem("ERROR", "weights-unreadable", f"{path}: cannot be read: {exc.strerror or exc}", path=str(path)) from None
     got = hashlib.sha256(data).hexdigest()
