@@ -622,3 +622,10 @@ def test_recorded_metric_neither_pinned_nor_recomputed_is_not_attested(example_c
     report = verify(example_copy)
     assert ("quality.recorded", "UNVERIFIED", "metric-not-attested") in codes(report)
     assert report.verdict == "INCOMPLETE"
+
+
+@pytest.mark.parametrize("name", ["media/evil\u202egnp.mp4", "media/line\nbreak.mp4"])
+def test_manifest_path_with_control_or_bidi_characters_is_unsafe(example_copy, name):
+    edit_json(example_copy / "manifest.json", lambda d: d["files"].append({"path": name, "sha256": "0" * 64, "size": 1}))
+    report = verify(example_copy)
+    assert ("integrity.files", "FAIL", "unsafe-path") in codes(report)

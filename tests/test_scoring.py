@@ -370,3 +370,11 @@ def test_a_weights_dir_entry_that_is_not_a_regular_file_is_refused_not_skipped(t
     with pytest.raises(WeightsProblem) as problem:
         locate(pin, str(tmp_path))
     assert problem.value.code == "weights-not-regular-file"
+
+
+def test_scorer_identity_compares_types_too():
+    from verifier.scoring import identity_differences
+
+    pin = {"id": "ssim-wang2004", "weights": [], "versions": {}, "parameters": {"gaussian_weights": True, "sigma": 1.5}}
+    assert identity_differences(dict(pin), pin) == []
+    assert identity_differences({**pin, "parameters": {"gaussian_weights": 1, "sigma": 1.5}}, pin)

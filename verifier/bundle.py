@@ -51,6 +51,8 @@ def unsafe_reason(path: str) -> str | None:
         return "NUL byte in path"
     if "\\" in path:
         return "backslash in path (paths are POSIX, '/'-separated)"
+    if unsafe_name(path):
+        return unsafe_name(path)
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         return "absolute path"
     parts = path.split("/")
@@ -107,10 +109,16 @@ def hash_bytes_of(path: Path, limit: int) -> tuple[int, str, bytes]:
     return len(data), hashlib.sha256(data).hexdigest(), data
 
 
+#: Unicode bidirectional embedding, override and isolate controls: they make a name display as another.
+BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def unsafe_name(name: str) -> str | None:
-    """Return why a file name on disk cannot be reported safely (control characters, undecodable bytes), or None."""
+    """Return why a file name cannot be reported safely (control or bidi characters, undecodable bytes), or None."""
     if any(ord(c) < 32 or ord(c) == 127 for c in name):
         return "control character in the name"
+    if any(c in BIDI_CONTROLS for c in name):
+        return "Unicode bidirectional control character in the name (it can make the name display as another)"
     if any(0xDC80 <= ord(c) <= 0xDCFF for c in name):
         return "the name is not valid UTF-8"
     return None

@@ -22,6 +22,7 @@ else is a `ConfigError` (a gate cannot ask for a variant we do not compute).
 from __future__ import annotations
 
 import itertools
+import json
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -106,7 +107,8 @@ def identity_differences(recorded: dict[str, Any] | None, pinned: dict[str, Any]
     if rec_w != pin_w:
         out.append(f"weights {rec_w} != pinned {pin_w}")
     for key in ("versions", "parameters"):
-        if recorded.get(key) != pinned.get(key):
+        # compared as canonical JSON, so `1` never equals `true` and `1.0` never equals `1`
+        if json.dumps(recorded.get(key), sort_keys=True) != json.dumps(pinned.get(key), sort_keys=True):
             out.append(f"{key} {recorded.get(key)} != pinned {pinned.get(key)}")
     if pinned.get("state_sha256") and recorded.get("state_sha256") != pinned["state_sha256"]:
         out.append(f"state_sha256 {recorded.get('state_sha256')} != pinned {pinned['state_sha256']}")
