@@ -321,3 +321,38 @@ def test_a_fifo_named_like_a_clip_fails_and_never_hangs(tmp_path):
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "not a regular file" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_sample_tables_declaring_millions_of_samples_are_refused_before_opening(tmp_path):
+    import subprocess
+    import sys
+
+    from verifier.checks.coverage import declared_mp4_samples
+
+    clip = (Path(__file__).resolve().parent.parent / "examples" / "ref2va-5s" / "media" / "A1-m1.mp4").read_bytes()
+    with open(tmp_path / "x", "wb+") as handle:
+        handle.write(clip)
+        assert declared_mp4_samples(handle, len(clip)) == 124 + 163  # 124 video frames, 163 AAC packets
+    at = clip.index(b"stsz")
+    forged = bytearray(clip)
+    forged[at + 12:at + 16] = (50_000_000).to_bytes(4, "big")  # stsz sample_count (after version/flags, sample_size)
+    path = tmp_path / "forged.mp4"
+    path.write_bytes(bytes(forged))
+    result = subprocess.run([sys.executable, "-m", "verifier", "media", str(path), "--gate", "ref2va-5s-v1"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "work-limit" in result.stdout and "declare 50000" in result.stdout
+
+
+def test_a_header_of_endless_boxes_is_refused_before_ffmpeg_parses_it(tmp_path):
+    import subprocess
+    import sys
+
+    clip = (Path(__file__).resolve().parent.parent / "examples" / "ref2va-5s" / "media" / "A1-m1.mp4").read_bytes()
+    ftyp_size = int.from_bytes(clip[:4], "big")
+    padded = clip[:ftyp_size] + (8).to_bytes(4, "big") * 0 + b"\x00\x00\x00\x08free" * 100_001 + clip[ftyp_size:]
+    path = tmp_path / "boxes.mp4"
+    path.write_bytes(padded)
+    result = subprocess.run([sys.executable, "-m", "verifier", "media", str(path), "--gate", "ref2va-5s-v1"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1 and "more than 100000 boxes" in result.stdout

@@ -66,6 +66,7 @@ __all__ = [
     "DEFAULT_POLICY",
     "AudioCodecRule",
     "audio_span",
+    "declared_mp4_samples",
     "open_media",
     "Expectation",
     "MediaFacts",
@@ -347,15 +348,76 @@ def probe(path: Path, name: str, expectation: Expectation, policy: Policy) -> Me
     Side effects: opens and reads the file (read-only, `O_NOFOLLOW`), runs
     FFmpeg's demuxer.
     """
-    with open_media(path, policy) as (container, size):
+    sr = expectation.sample_rate or 0
+    expected_packets = expectation.frames + math.ceil(expectation.duration * sr / 1024)
+    # The demux loop stops at `max_packets_factor` x the expected packets; this bound only keeps FFmpeg from
+    # building an index for an absurd sample table (millions of entries) before that loop can run.
+    index_limit = max(64 * (policy.max_packets_factor * expected_packets + 16), 1_000_000)
+    with open_media(path, policy, max_samples=index_limit) as (container, size):
         facts = MediaFacts(name=name, size=size)
         _demux(container, facts, expectation, policy)
         return facts
 
 
+_CONTAINER_BOXES = (b"moov", b"trak", b"mdia", b"minf", b"stbl")
+MAX_BOXES = 100_000  # far above any real MP4's header; FFmpeg would parse every one of them, slowly
+
+
+def declared_mp4_samples(handle: Any, size: int) -> int | None:
+    """
+    Return the number of samples an ISO BMFF (MP4/MOV) file's sample tables declare, or None if it is not one.
+
+    Walks box headers only (ISO/IEC 14496-12 section 4.2: 32-bit size, or 1
+    then a 64-bit size; 0 = to the end), descending moov/trak/mdia/minf/stbl,
+    and sums `sample_count` of every `stsz` and `stz2` box (sections 8.7.3.2
+    and 8.7.3.3). Reads a few bytes per box, whatever the table sizes, so a
+    file whose 4 KB header claims 50 million samples is caught before FFmpeg
+    builds an index for them. Leaves the handle's position at 0. Raises
+    `ValueError` past `MAX_BOXES` boxes (a header built to exhaust the demuxer).
+    """
+    total, found = 0, False
+    stack = [(0, size)]
+    seen = 0
+    while stack:
+        start, end = stack.pop()
+        offset = start
+        while offset + 8 <= end:
+            seen += 1
+            if seen > MAX_BOXES:
+                raise ValueError(f"more than {MAX_BOXES} boxes before the sample tables")
+            handle.seek(offset)
+            head = handle.read(16)
+            if len(head) < 8:
+                break
+            box_size, kind = int.from_bytes(head[:4], "big"), head[4:8]
+            header = 8
+            if box_size == 1 and len(head) >= 16:
+                box_size, header = int.from_bytes(head[8:16], "big"), 16
+            elif box_size == 0:
+                box_size = end - offset
+            if box_size < header or offset + box_size > end:
+                break
+            if kind in _CONTAINER_BOXES:
+                stack.append((offset + header, offset + box_size))
+                found = found or kind == b"moov"
+            elif kind in (b"stsz", b"stz2") and box_size >= header + 12:
+                handle.seek(offset + header)
+                body = handle.read(12)
+                total += int.from_bytes(body[8:12], "big")
+            offset += box_size
+    handle.seek(0)
+    return total if found else None
+
+
+
 @contextlib.contextmanager
-def open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
-    """Yield `(container, size)` for `path` opened read-only under the policy's container allowlist; raise `MediaUnreadable`."""
+def open_media(path: Path, policy: Policy, max_samples: int | None = None) -> Iterator[tuple[Any, int]]:
+    """
+    Yield `(container, size)` for `path` opened read-only under the policy's container allowlist; raise `MediaUnreadable`.
+
+    With `max_samples`, an MP4/MOV whose sample tables declare more samples
+    is refused (`work-limit`) before FFmpeg opens it (`declared_mp4_samples`).
+    """
     import av  # PyAV is a heavy import; only media checks need it
 
     if not os.path.lexists(path):
@@ -373,6 +435,13 @@ def open_media(path: Path, policy: Policy) -> Iterator[tuple[Any, int]]:
         if st.st_size > policy.max_file_bytes:
             raise MediaUnreadable(f"has {st.st_size} bytes, over the gate's limit of {policy.max_file_bytes}",
                                   code="work-limit")
+        try:
+            declared = declared_mp4_samples(handle, st.st_size) if max_samples is not None else None
+        except ValueError as exc:
+            raise MediaUnreadable(f"{exc}; not opened", code="work-limit") from None
+        if declared is not None and declared > max_samples:
+            raise MediaUnreadable(f"its sample tables declare {declared} samples, over the limit of {max_samples} "
+                                  f"for the expected clip; not opened", code="work-limit")
         try:
             container = av.open(handle, "r", io_open=_refuse_nested_open,
                                 container_options={"format_whitelist": ",".join(policy.containers),
