@@ -208,3 +208,17 @@ def test_a_changed_path_under_evidence_that_maps_to_no_bundle_fails(runner, tric
     assert code == 1, out
     assert "::error title=verify::" in out and "evidence/" in out
     assert "list" not in outputs(files["GITHUB_OUTPUT"])
+
+
+def test_every_bundle_gets_its_own_sarif_file(runner, tricky_repo, tmp_path):
+    """`evidence/a.b` and `evidence/a_b` both flatten to `evidence_a_b`: neither log may overwrite the other."""
+    for name in ("a.b", "a_b"):
+        write_bundle(tricky_repo / "evidence" / name, baseline_mean="10.5")
+    sarif_dir = tmp_path / "sarif"
+    code, out, files = runner("Verify bundles", tricky_repo, VERIFY_BUNDLES="evidence/a.b\nevidence/a_b",
+                              VERIFY_SARIF_DIR=str(sarif_dir))
+    assert code == 1, out
+    logs = sorted(sarif_dir.iterdir())
+    assert len(logs) == 2, logs
+    subjects = {json.loads(p.read_text())["runs"][0]["originalUriBaseIds"]["BUNDLE"]["uri"] for p in logs}
+    assert subjects == {"evidence/a.b/", "evidence/a_b/"}
