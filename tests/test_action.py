@@ -81,12 +81,32 @@ def repo(tmp_path):
     return repo
 
 
+def outputs(text: str) -> dict[str, str]:
+    """Return the step outputs of a GITHUB_OUTPUT file, parsed as the runner does (`k=v` and `k<<DELIM` forms)."""
+    found, lines = {}, iter(text.split("\n"))
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            key, delim = line.split("<<", 1)
+            value = []
+            for body in lines:
+                if body == delim:
+                    break
+                value.append(body)
+            else:
+                raise AssertionError(f"unterminated {key}<<{delim}")
+            found[key] = "\n".join(value)
+        elif "=" in line:
+            key, value = line.split("=", 1)
+            found[key] = value
+    return found
+
+
 def test_changed_bundles_are_found_and_verified_with_annotations_summary_and_sarif(runner, repo, tmp_path):
     base = (repo / ".base").read_text()
     code, out, files = runner("Find changed bundles", repo, VERIFY_BASE_REF=base)
     assert code == 0, out
-    assert "list=evidence/new-fail evidence/new-incomplete\n" in files["GITHUB_OUTPUT"]
-    bundles = "evidence/new-fail evidence/new-incomplete"
+    bundles = outputs(files["GITHUB_OUTPUT"])["list"]
+    assert bundles == "evidence/new-fail\nevidence/new-incomplete"
     sarif_dir = tmp_path / "sarif"
     code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES=bundles, VERIFY_SARIF_DIR=str(sarif_dir))
     assert code == 1, out
@@ -123,7 +143,82 @@ def test_passing_bundle_and_inventory_mode(runner, repo):
 
 def test_nothing_changed_passes_with_a_note(runner, repo):
     code, out, files = runner("Find changed bundles", repo, VERIFY_BASE_REF="HEAD")
-    assert code == 0 and "list=\n" in files["GITHUB_OUTPUT"]
+    assert code == 0 and outputs(files["GITHUB_OUTPUT"])["list"] == ""
     code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="")
     assert code == 0 and "no evidence bundle changed" in files["GITHUB_STEP_SUMMARY"]
     assert "verdict=NONE" in files["GITHUB_OUTPUT"]
+
+
+@pytest.fixture
+def tricky_repo(tmp_path):
+    """Return a git repository whose second commit adds failing bundles with names that quote, glob or split."""
+    repo = tmp_path / "tricky"
+    write_bundle(repo / "evidence" / "good")
+    _git(repo.parent, "init", "-q", str(repo))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    (repo / ".base").write_text(_git(repo, "rev-parse", "HEAD"))
+    for name in ("café", "[g]ood", "two words", "*"):
+        write_bundle(repo / "evidence" / name, baseline_mean="10.5")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "add failing bundles")
+    return repo
+
+
+def test_bundle_names_that_git_quotes_or_the_shell_globs_are_all_verified(runner, tricky_repo):
+    """Non-ASCII names must not be dropped, `[g]ood` and `*` must not glob to `good`, spaces must not split: FAIL, not PASS."""
+    base = (tricky_repo / ".base").read_text()
+    code, out, files = runner("Find changed bundles", tricky_repo, VERIFY_BASE_REF=base)
+    assert code == 0, out
+    listed = outputs(files["GITHUB_OUTPUT"])["list"].split("\n")
+    assert sorted(listed) == sorted(["evidence/café", "evidence/[g]ood", "evidence/two words", "evidence/*"])
+    code, out, files = runner("Verify bundles", tricky_repo, VERIFY_BUNDLES="\n".join(listed))
+    assert code == 1, out
+    assert outputs(files["GITHUB_OUTPUT"])["verdict"] == "FAIL"
+    for name in listed:
+        assert f"::error title=verify FAIL%3A {name}::" in out, name
+    assert "evidence/good::" not in out and "evidence/good/" not in out
+
+
+def test_paths_input_is_not_globbed(runner, tricky_repo):
+    code, out, files = runner("Find changed bundles", tricky_repo, VERIFY_PATHS="evidence/[g]ood")
+    assert code == 0, out
+    assert outputs(files["GITHUB_OUTPUT"])["list"] == "evidence/[g]ood"
+    code, out, files = runner("Find changed bundles", tricky_repo, VERIFY_PATHS="evidence/nope")
+    assert code == 2 and "evidence/nope" in out and "::error" in out
+
+
+@pytest.mark.parametrize("change", ["top-level file", "deleted bundle", "newline in name", "symlinked bundle"])
+def test_a_changed_path_under_evidence_that_maps_to_no_bundle_fails(runner, tricky_repo, change):
+    import shutil
+
+    repo = tricky_repo
+    base = _git(repo, "rev-parse", "HEAD")
+    if change == "top-level file":
+        (repo / "evidence" / "README.md").write_text("not a bundle\n")
+    elif change == "deleted bundle":
+        shutil.rmtree(repo / "evidence" / "good")
+    elif change == "newline in name":
+        write_bundle(repo / "evidence" / "x\nverdict=PASS")
+    else:
+        (repo / "evidence" / "alias").symlink_to("good")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", change)
+    code, out, files = runner("Find changed bundles", repo, VERIFY_BASE_REF=base)
+    assert code == 1, out
+    assert "::error title=verify::" in out and "evidence/" in out
+    assert "list" not in outputs(files["GITHUB_OUTPUT"])
+
+
+def test_every_bundle_gets_its_own_sarif_file(runner, tricky_repo, tmp_path):
+    """`evidence/a.b` and `evidence/a_b` both flatten to `evidence_a_b`: neither log may overwrite the other."""
+    for name in ("a.b", "a_b"):
+        write_bundle(tricky_repo / "evidence" / name, baseline_mean="10.5")
+    sarif_dir = tmp_path / "sarif"
+    code, out, files = runner("Verify bundles", tricky_repo, VERIFY_BUNDLES="evidence/a.b\nevidence/a_b",
+                              VERIFY_SARIF_DIR=str(sarif_dir))
+    assert code == 1, out
+    logs = sorted(sarif_dir.iterdir())
+    assert len(logs) == 2, logs
+    subjects = {json.loads(p.read_text())["runs"][0]["originalUriBaseIds"]["BUNDLE"]["uri"] for p in logs}
+    assert subjects == {"evidence/a.b/", "evidence/a_b/"}

@@ -67,3 +67,91 @@ def test_text_format_leaves_step_summary_alone(tiny_assets, tmp_path, run, monke
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     assert run(str(write_bundle(tmp_path / "b"))).exit_code == 0
     assert not summary.exists()
+
+
+def _snapshot(root):
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _refused(result, needle="inside the verified"):
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1 and needle in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("where", ["claims file", "new file in bundle", "dot-dot", "symlinked dir", "symlink file",
+                                   "bundle given through a symlink", "hard link"])
+def test_a_report_never_overwrites_the_evidence_it_verifies(tiny_assets, tmp_path, run, monkeypatch, where):
+    import os
+
+    bundle = write_bundle(tmp_path / "b")
+    before = _snapshot(bundle)
+    subject, target = str(bundle), str(bundle / "claims.json")
+    if where == "new file in bundle":
+        target = str(bundle / "report.json")
+    elif where == "dot-dot":
+        target = str(tmp_path / "elsewhere" / ".." / "b" / "claims.json")
+        (tmp_path / "elsewhere").mkdir()
+    elif where == "symlinked dir":
+        (tmp_path / "alias").symlink_to(bundle)
+        target = str(tmp_path / "alias" / "claims.json")
+    elif where == "symlink file":
+        (tmp_path / "out.json").symlink_to(bundle / "claims.json")
+        target = str(tmp_path / "out.json")
+    elif where == "bundle given through a symlink":
+        (tmp_path / "alias").symlink_to(bundle)
+        subject = str(tmp_path / "alias")
+    elif where == "hard link":
+        os.link(bundle / "claims.json", tmp_path / "out.json")
+        target = str(tmp_path / "out.json")
+    _refused(run(subject, "--report", f"json={target}"), "hard link" if where == "hard link" else "inside the verified")
+    assert _snapshot(bundle) == before
+
+
+def test_inventory_reports_stay_out_of_evidence_and_the_inventory(tiny_assets, tmp_path, run):
+    from helpers import write_repository
+
+    repo = write_repository(tmp_path / "repo")
+    before = _snapshot(repo)
+    for target in (repo / "evidence" / "campaign-a" / "claims.json", repo / "evidence-inventory.json"):
+        _refused(run("inventory", str(repo), "--report", f"json={target}"))
+    assert _snapshot(repo) == before
+    result = run("inventory", str(repo), "--report", f"sarif={repo / 'verify.sarif'}")  # the repository root is fine
+    assert result.exit_code == 0 and (repo / "verify.sarif").is_file()
+
+
+def test_reports_stay_out_of_artifacts_and_media_inputs(tiny_assets, tmp_path, run):
+    bundle = write_bundle(tmp_path / "b")
+    artifacts = tmp_path / "artifacts"
+    artifacts.mkdir()
+    _refused(run(str(bundle), "--artifacts", str(artifacts), "--report", f"json={artifacts / 'r.json'}"))
+    media = tmp_path / "a.mp4"
+    media.write_bytes(b"not really media")
+    _refused(run("media", str(media), "--frames", "1", "--report", f"json={media}"))
+    assert media.read_bytes() == b"not really media"
+
+
+def test_step_summary_inside_the_bundle_is_refused(tiny_assets, tmp_path, run, monkeypatch):
+    bundle = write_bundle(tmp_path / "b")
+    before = _snapshot(bundle)
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(bundle / "claims.json"))
+    _refused(run(str(bundle), "--format", "github"))
+    assert _snapshot(bundle) == before
+
+
+def test_two_reports_to_one_path_are_refused(tiny_assets, tmp_path, run, monkeypatch):
+    bundle = write_bundle(tmp_path / "b")
+    monkeypatch.chdir(tmp_path)
+    _refused(run(str(bundle), "--report", "json=out.json", "--report", "sarif=./out.json"), "same path")
+    _refused(run(str(bundle), "--report", "json=-", "--report", "sarif=-"), "same path")
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_dash_is_stdout(tiny_assets, tmp_path, run, monkeypatch):
+    bundle = write_bundle(tmp_path / "b")
+    monkeypatch.chdir(tmp_path)
+    result = run(str(bundle), "--format", "github", "--report", "json=-")
+    assert result.exit_code == 0
+    assert not (tmp_path / "-").exists()
+    text, _, rest = result.stdout.partition("\n{")
+    assert text.startswith("::") and json.loads("{" + rest)["verdict"] == "PASS"

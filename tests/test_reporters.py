@@ -181,8 +181,8 @@ def test_markdown_claims_table_lists_failures_first(tiny_assets, tmp_path):
     rows = [line for line in text.splitlines() if line.startswith("| ") and "`arm_mean_s" in line or "`count." in line]
     assert rows[0].startswith("| ❌ FAIL | `arm_mean_s.baseline` | 10.5 | 10.0 | 0.5 |")
     assert all("PASS" in r for r in rows[1:])
-    assert "| a\\|b |" in render(Report(subject="s", kind="bundle-v1", verifier_version="0", roster=(), findings=(
-        Finding(check="x.y", status=Status.FAIL, code="c", message="a|b"),)), "markdown").replace("`", "")
+    assert "| a&#124;b |" in render(Report(subject="s", kind="bundle-v1", verifier_version="0", roster=(), findings=(
+        Finding(check="x.y", status=Status.FAIL, code="c", message="a|b"),)), "markdown")
 
 
 def test_junit_counts_and_failure_types(tiny_assets, tmp_path):
@@ -232,3 +232,89 @@ def test_text_report_escapes_control_characters_from_evidence():
     out = render(report, "text")
     assert [line for line in out.splitlines() if line.startswith("verdict:")] == [out.splitlines()[-1]]
     assert "\x1b" not in out and "\\n" in out
+
+
+#: Evidence text that must render as literal text: an image (tracking pixel), raw HTML, an unbalanced tag,
+#: a pipe, backticks, an entity that decodes to a bidi override, a bidi override, a line break.
+HOSTILE = ("![t](https://evil.example/t.png) <img src=x onerror=alert(1)> <details open> a|b ``x` &#x202E; "
+           "[link](javascript:alert(1)) **bold** $x$ \u202egnp.exe\u2066 \\ line\nbreak")
+BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def _hostile_report() -> Report:
+    bad = Finding(check="integrity.files", status=Status.FAIL, code="unlisted-file", message=HOSTILE,
+                  path=f"dir/<img src=y>|![i](z){BIDI}.json", pointer="/a|b")
+    claim = Finding(check="derivation.claims", status=Status.FAIL, code="claim-mismatch", message="c = 1",
+                    observed={"claim": "<details open>`x|y`\u202e", "claimed": "![c](https://evil.example/c.png)",
+                              "derived": "<b>1</b>", "delta": "|"})
+    return Report(subject=f"evidence/<img src=s>\u202e|`s`", kind="bundle-v1", verifier_version="0", gate="g<i>",
+                  gate_sha256="ab" * 32, findings=(bad, claim),
+                  roster=(CheckInfo(check="integrity.files", title="<img src=t> title|x", counts={"FAIL": 1}),
+                          CheckInfo(check="derivation.claims", title="claims", counts={"FAIL": 1})))
+
+
+def _cells(line: str) -> list[str]:
+    """Split a GFM table row on the pipes that delimit cells (a backslash escapes a pipe, as GFM's table scanner does)."""
+    cells, cur, i = [], "", 0
+    while i < len(line):
+        if line[i] == "\\" and i + 1 < len(line) and line[i + 1] == "|":
+            cur += "\\|"
+            i += 2
+            continue
+        if line[i] == "|":
+            cells.append(cur)
+            cur = ""
+        else:
+            cur += line[i]
+        i += 1
+    return [*cells, cur][1:-1]
+
+
+def test_markdown_renders_evidence_text_as_literal_text():
+    """No image, link, HTML tag, emphasis or math from evidence reaches the Markdown; every row keeps its cells."""
+    import re
+
+    for verbose in (False, True):
+        text = render(_hostile_report(), "markdown", verbose=verbose)
+        assert "![" not in text and "](" not in text and "**bold**" not in text and "$x$" not in text
+        assert "&#x202E;" not in text  # the entity is escaped, so it cannot decode to a bidi override
+        tags = re.findall(r"<[^>]*>", text)
+        assert set(tags) <= {"<details>", "<summary>", "</summary>", "</details>"}, tags
+        assert text.count("<details>") == text.count("</details>") == 1
+        assert not any(c in text for c in BIDI)
+        widths = {"| Status | Claim": 5, "| Status | Check": 5, "| Check |": 6}
+        width = None
+        for line in text.splitlines():
+            width = next((w for head, w in widths.items() if line.startswith(head)), width if line.startswith("|") else None)
+            if width:
+                assert len(_cells(line)) == width, line
+        assert "&#92;u202e" in text and "&#92;n" in text  # visible escapes (`\\u202e`, `\\n`) instead of the characters
+
+
+def test_step_summary_of_a_bundle_with_hostile_file_names_is_literal(tiny_assets, tmp_path, run, monkeypatch):
+    import re
+
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    bundle = write_bundle(tmp_path / "b")
+    (bundle / "<details open>").write_text("x")
+    (bundle / "![t](https:evil.example&t.png)").write_text("x")
+    (bundle / "\u202egnp.exe").write_text("x")
+    result = run(str(bundle), "--format", "github")
+    assert result.exit_code == 1
+    text = summary.read_text()
+    assert "&#60;details open&#62; is in the bundle but not listed in manifest.json" in text
+    assert "&#33;&#91;t&#93;(https:evil.example&#38;t.png)" in text and "&#92;u202egnp.exe" in text
+    assert "![" not in text and "<details open>" not in text and "\u202e" not in text
+    assert set(re.findall(r"<[^>]*>", text)) <= {"<details>", "<summary>", "</summary>", "</details>"}
+    assert "\u202e" not in result.stdout and "\\u202e" in result.stdout
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "markdown"])
+def test_bidi_overrides_are_escaped_in_human_formats(fmt):
+    out = render(_hostile_report(), fmt, verbose=True)
+    assert not any(c in out for c in BIDI), [hex(ord(c)) for c in BIDI if c in out]
+    assert ("&#92;u202e" if fmt == "markdown" else "\\u202e") in out
+    if fmt != "markdown":
+        assert "\x1b" not in render(Report(subject="s", kind="bundle-v1", verifier_version="0", roster=(), findings=(
+            Finding(check="x.y", status=Status.FAIL, code="c", message="a\x1b[32mb\x07", path="p\x1b"),)), fmt)

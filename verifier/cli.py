@@ -73,13 +73,17 @@ def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, tar
     sys.exit(int(report.exit_code))
 
 
-def _prepare(fmt: str, reports: tuple[str, ...], verbose: bool) -> tuple[Any, Any]:
-    from verifier.outputs import check_format, parse_targets
+def _prepare(fmt: str, reports: tuple[str, ...], verbose: bool, protected: tuple[str | None, ...] = ()) -> tuple[Any, Any]:
+    """Validate the format and the report targets before the run; `protected` are the verified paths nothing may be written into."""
+    from verifier.outputs import check_format, check_step_summary, parse_targets
     from verifier.progress import make_progress
 
+    kept = tuple(p for p in protected if p)
     try:
         check_format(fmt)
-        targets = parse_targets(reports)
+        targets = parse_targets(reports, kept)
+        if fmt == "github" or any(t.fmt == "github" for t in targets):
+            check_step_summary(kept)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     return targets, make_progress(verbose=verbose)
@@ -108,7 +112,7 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
-    targets, progress = _prepare(fmt, reports, verbose)
+    targets, progress = _prepare(fmt, reports, verbose, (path, artifacts, weights_dir))
     try:
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
                              profile=profile, weights_dir=weights_dir, device=device, parallel=True)
@@ -130,7 +134,8 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
     from verifier.repository import verify_repository
 
-    targets, progress = _prepare(fmt, reports, verbose)
+    root = Path(repo_root)
+    targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
                                    progress=progress)
@@ -245,7 +250,7 @@ def media_command(files: tuple[str, ...], frames: int | None, fps: str | None, s
     """Check that each media FILE covers the expected timeline, per stream (exit 0 all PASS, 1 any FAIL)."""
     from verifier.core import verify_media
 
-    targets, _progress = _prepare(fmt, reports, verbose)
+    targets, _progress = _prepare(fmt, reports, verbose, files)
     try:
         report = verify_media(list(files), gate_id=gate_id, frames=frames, fps=fps, sample_rate=sample_rate,
                               channels=channels, containers=containers, video_codecs=video_codecs,

@@ -12,13 +12,41 @@ from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
 
-__all__ = ["STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "split_path", "titles"]
+__all__ = ["BIDI_CONTROLS", "STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "split_path", "titles",
+           "visible"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
 
 #: Checks whose findings are claims (re-derived numbers), shown in the claims table.
 CLAIM_CHECKS = ("derivation.claims", "serving.metrics", "serving.counts")
+
+
+#: Bidirectional-text controls (ALM, LRM, RLM, the embeddings and overrides U+202A-U+202E, the isolates
+#: U+2066-U+2069): they reorder what a reader sees (Trojan Source), so human formats print them escaped.
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def visible(text: str, keep: str = "") -> str:
+    """
+    Return `text` with control characters (C0, DEL, C1) and bidi controls written as escapes.
+
+    `\\n`, `\\x1b`, `\\u202e`: evidence cannot forge lines, colour a terminal or
+    reorder what a reader sees. Characters in `keep` pass through (the caller
+    escapes them its own way).
+    """
+    out = []
+    for c in text:
+        code = ord(c)
+        if c in keep:
+            out.append(c)
+        elif code < 32 or 127 <= code < 160:
+            out.append(repr(c)[1:-1])
+        elif c in BIDI_CONTROLS:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(c)
+    return "".join(out)
 
 
 def location(f: Finding) -> str:

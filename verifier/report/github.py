@@ -7,14 +7,16 @@ carries the verdict. `file=` is the path relative to where `verify` ran, so
 annotations land on the changed file. Escaping follows GitHub's runner
 (`@actions/core` `toCommandValue`/`escapeData`/`escapeProperty`): in data,
 `%` -> `%25`, CR -> `%0D`, LF -> `%0A`; in properties additionally `:` ->
-`%3A` and `,` -> `%2C`. The Markdown step summary is written by the CLI
+`%3A` and `,` -> `%2C`. Other control characters and bidi controls become
+visible escapes (`\\x1b`, `\\u202e`), so evidence cannot colour the log or
+reorder what a reader sees. The Markdown step summary is written by the CLI
 (`verifier.outputs`), not here: reporters do no I/O.
 """
 
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import location, repo_path
+from verifier.report._common import location, repo_path, visible
 
 __all__ = ["NAME", "escape_data", "escape_property", "render"]
 
@@ -24,8 +26,8 @@ COMMANDS = {Status.FAIL: "error", Status.ERROR: "error", Status.UNVERIFIED: "war
 
 
 def escape_data(text: str) -> str:
-    """Return `text` escaped as a workflow command's message (`%`, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Return `text` escaped as a workflow command's message (`%`, CR, LF; other control and bidi characters as `\\x..`/`\\u....`)."""
+    return visible(text.replace("%", "%25"), keep="\r\n").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(text: str) -> str:

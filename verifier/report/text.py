@@ -9,6 +9,7 @@ verdict close the report.
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
+from verifier.report._common import visible
 
 __all__ = ["NAME", "render"]
 
@@ -22,9 +23,9 @@ def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
 
-def _safe(text: str) -> str:
-    """Return `text` with control characters escaped (`\\n`, `\\x1b`), so evidence cannot forge or colour report lines."""
-    return "".join(repr(c)[1:-1] if ord(c) < 32 or ord(c) == 127 else c for c in text)
+def _safe(text: object) -> str:
+    """Return `text` with control and bidi characters escaped (`\\n`, `\\x1b`, `\\u202e`), so evidence cannot forge, colour or reorder report lines."""
+    return visible(str(text))
 
 
 def _location(f: Finding) -> str:
@@ -40,22 +41,22 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     PASS findings are printed with `verbose` or `show_pass`; derivations only with `verbose`.
     """
     lines = [f"verify {report.verifier_version}: {_safe(report.subject)} ({report.kind}"
-             + (f", gate {report.gate} sha256 {report.gate_sha256[:12]}..." if report.gate and report.gate_sha256 else "")
+             + (f", gate {_safe(report.gate)} sha256 {_safe(report.gate_sha256[:12])}..." if report.gate and report.gate_sha256 else "")
              + ")"]
     if report.producer:
-        lines.append(f"producer: {report.producer['producer']}; version: {report.producer['version']}")
+        lines.append(f"producer: {_safe(report.producer['producer'])}; version: {_safe(report.producer['version'])}")
     for f in report.findings:
         if f.status is Status.PASS and not (verbose or show_pass):
             continue
         status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
-        lines.append(f"{status} {f.check} [{f.code}] {_location(f)}: {_safe(f.message)}")
+        lines.append(f"{status} {_safe(f.check)} [{_safe(f.code)}] {_location(f)}: {_safe(f.message)}")
         if verbose and f.derivation:
             for row in f.derivation.rstrip().splitlines():
                 lines.append(f"{'':11}  derivation: {_safe(row)}")
     lines.append("checks run:")
     for c in report.roster:
         counts = ", ".join(f"{n} {s}" for s, n in sorted(c.counts.items()))
-        lines.append(f"  {c.check:<20} {counts:<32} {c.title}")
+        lines.append(f"  {_safe(c.check):<20} {counts:<32} {_safe(c.title)}")
     verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
     total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
     lines.append(f"verdict: {verdict} ({', '.join(f'{n} {s.value}' for s, n in total.items())}; exit {int(report.exit_code)})")
