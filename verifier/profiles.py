@@ -44,6 +44,7 @@ __all__ = [
     "Tree",
     "Underivable",
     "candidates",
+    "check_complete",
     "derive",
     "dim_text",
     "fmt",
@@ -339,6 +340,15 @@ class Record:
     when the field is missing; `raw` the record document (for identities);
     `where` the file and JSON Pointer (or line) it came from; `ok` whether its
     outcome is a success.
+
+    `unread`, when set, makes the record a stand-in for receipts that could
+    not be read (a file blocked by integrity, unreadable, or an entry whose
+    unnested array is missing): it says why. Its `dims` hold only what is known
+    without parsing (the file, file-name placeholders, constants); a
+    dimension it lacks matches every selection, so every statistic whose
+    selection may cover it is underivable rather than computed over the
+    survivors (`derive` raises `Underivable`). Such stand-ins are never
+    checked as receipts (identities, clocks, digests, media skip them).
     """
 
     dims: dict[str, str]
@@ -347,6 +357,9 @@ class Record:
     path: str
     pointer: str
     ok: bool = True
+    unread: str | None = None
+    unread_code: str = "incomplete-denominator"
+    unknown: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -411,6 +424,30 @@ def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str,
         return False, None
 
 
+def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None, record: Any = None) -> dict[str, str]:
+    """Return the dimensions of a receipt knowable without its contents: file, file-name placeholders, constants (and pointers into `record`)."""
+    dims = {"file": rel}
+    mappings = {**{k: v for k, v in spec["fields"].items() if k in (*STANDARD_DIMENSIONS, "request_id")}, **spec.get("dimensions", {})}
+    for name, mapping in mappings.items():
+        if "value" in mapping:
+            dims[name] = mapping["value"]
+        elif "from_name" in mapping and from_name is not None:
+            found, value = _map(mapping, None, None, {}, from_name)
+            if found and dim_text(value) is not None:
+                dims[name] = dim_text(value)  # type: ignore[assignment]
+        elif "pointer" in mapping and record is not None:
+            text = _safe(record, mapping["pointer"])
+            if text is not None:
+                dims[name] = text
+    return dims
+
+
+def _stand_in(spec: dict[str, Any], rel: str, reason: str, code: str, *, pointer: str = "", record: Any = None) -> Record:
+    """Return the stand-in `Record` for receipts of `rel` that could not be read (see `Record.unread`)."""
+    dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel), record)
+    return Record(dims=dims, values={}, raw=None, path=rel, pointer=pointer, ok=False, unread=reason, unread_code=code)
+
+
 def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Record], list[Problem], list[str]]:
     """
     Read receipt set `rid` from `tree` as the profile `spec` maps it.
@@ -422,7 +459,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
     UNVERIFIED `blocked-by-integrity` for a file whose bytes failed the
     manifest, FAIL `unreadable-receipt` for a file that is not strict JSON.
     A record with a missing field is kept (absence is not zero): statistics
-    over a selection containing it cannot be derived.
+    over a selection containing it cannot be derived. A file that is not
+    read (blocked by integrity, unreadable, not matching its name template)
+    is kept as a stand-in record (`Record.unread`), so statistics whose
+    selection may cover it are underivable, never computed over the rest.
     Side effects: reads the matched files.
     """
     records: list[Record] = []
@@ -440,25 +480,33 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
     for rel in files:
         if rel in tree.blocked:
             problems.append(Problem("UNVERIFIED", "blocked-by-integrity", f"{rel}: {tree.blocked[rel]}; its receipts are not read", rel))
+            records.append(_stand_in(spec, rel, f"blocked by integrity: {tree.blocked[rel]}", "blocked-by-integrity"))
             continue
         from_name = _name_values(spec.get("name", ""), rel)
         if from_name is None:
             problems.append(Problem("FAIL", "name-mismatch", f"{rel} does not match the file-name template {spec['name']!r}, so its arm/server/phase are unknown", rel))
+            records.append(_stand_in(spec, rel, "its name does not match the file-name template", "incomplete-denominator"))
             continue
         try:
             documents = _documents(tree, rel, spec)
         except JSONProblem as exc:
             problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: {exc}", rel))
+            records.append(_stand_in(spec, rel, f"unreadable: {exc}", "incomplete-denominator"))
             continue
         except OSError as exc:
             problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: cannot be read: {exc}", rel))
+            records.append(_stand_in(spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
             continue
         count = 0
         for pointer, record in documents:
             if "where" in spec and any(_safe(record, p) != v for p, v in spec["where"].items()):
                 continue
             count += 1
-            for element_pointer, element, parallel in _unnest(spec, record, rel, pointer, problems):
+            before = len(problems)
+            unnested = list(_unnest(spec, record, rel, pointer, problems))
+            if "unnest" in spec and not unnested and len(problems) > before:
+                records.append(_stand_in(spec, rel, f"{pointer}: {problems[-1].message}", "incomplete-denominator", pointer=pointer, record=record))
+            for element_pointer, element, parallel in unnested:
                 where = pointer + element_pointer
                 rec = Record(dims={"file": rel}, values={}, raw=record, path=rel, pointer=where)
                 for name, mapping in dims_spec.items():
@@ -466,6 +514,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                     text = dim_text(value) if found else None
                     if text is None:
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
+                        if name == "outcome":
+                            rec.ok = False  # an unknown outcome is not a success
+                        elif name != "request_id":
+                            rec.unknown.add(name)  # matches every selection on it: a statistic over the survivors is not one over all
                         continue
                     if name == "outcome":
                         rec.ok = text in ok_outcomes
@@ -533,15 +585,41 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
 # ---------------------------------------------------------------- derivation
 
 
+def _may_match(r: Record, key: str, value: str) -> bool:
+    if key in r.dims:
+        return r.dims[key] == value
+    return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
+
+
 def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
-    """Return the records whose dimensions equal every key of `selection`."""
-    return [r for r in records if all(r.dims.get(k) == v for k, v in selection.items())]
+    """
+    Return the records whose dimensions equal every key of `selection`.
+
+    A stand-in for unread receipts, or a record whose dimension could not be
+    mapped, is returned whenever it may belong to the selection (a dimension
+    it lacks matches), so derivations see that their denominator is incomplete.
+    """
+    return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
+
+
+def check_complete(records: list[Record], label: str) -> None:
+    """Raise `Underivable` (UNVERIFIED) when `records` include stand-ins for receipts that were not read."""
+    unread = [r for r in records if r.unread is not None]
+    if unread:
+        files = sorted({r.path for r in unread})
+        code = "blocked-by-integrity" if all(r.unread_code == "blocked-by-integrity" for r in unread) else "incomplete-denominator"
+        raise Underivable(
+            f"{label} covers receipts that were not read: " + "; ".join(f"{r.path}{' ' + r.pointer if r.pointer else ''} ({r.unread})" for r in unread[:3])
+            + (f" and {len(unread) - 3} more ({', '.join(files)})" if len(unread) > 3 else "") + "; a statistic over the others is not one over all",
+            code, fail=False,
+        )
 
 
 def _values(records: list[Record], name: str, label: str) -> list[Decimal]:
+    check_complete(records, label)
     if not records:
         raise Underivable(f"no receipts match {label}", "empty-selection")
-    missing = [r.pointer for r in records if r.values.get(name) is None]
+    missing = [r.pointer for r in records if r.values.get(name) is None or r.unknown]
     failed = [r.pointer for r in records if not r.ok]
     if missing or failed:
         raise Underivable(
@@ -566,6 +644,7 @@ def key_values(records: list[Record], dim: str) -> list[str]:
 
 def _mean_of_server_means(records: list[Record], selection: dict[str, str], name: str) -> tuple[Decimal, list[str]]:
     chosen = select(records, selection)
+    check_complete(chosen, _label(selection))
     servers = key_values(chosen, "server") if any("server" in r.dims for r in chosen) else []
     if not servers:
         values = _values(chosen, name, _label(selection))
@@ -598,8 +677,12 @@ def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> 
     label = _label(selection)
     if statistic == "count":
         chosen = select(records, selection)
+        check_complete(chosen, label)
         if not chosen:
             raise Underivable(f"no receipts match {label}", "empty-selection")
+        unknown = [r.pointer for r in chosen if r.unknown]
+        if unknown:
+            raise Underivable(f"{len(unknown)} receipts of {label} lack a mapped dimension ({unknown[:3]}), so the count is not known", "incomplete-denominator")
         return Decimal(len(chosen)), f"count of receipts with {label}"
     if statistic in ("relative_reduction_pct", "speedup"):
         base_sel = {k: v for k, v in selection.items() if k != "arm"}

@@ -28,6 +28,7 @@ from verifier.profiles import (
     Record,
     Tree,
     Underivable,
+    check_complete,
     derive,
     fmt,
     instances,
@@ -35,6 +36,7 @@ from verifier.profiles import (
     locate,
     read_receipts,
     resolve,
+    select,
     to_decimal,
 )
 
@@ -198,6 +200,12 @@ def _externals(tree: Tree, spec: dict[str, Any], name: str) -> Iterator[Finding]
 
 
 def _records(ctx: Context, rid: str) -> list[Record]:
+    """Return the receipts of `rid` that were read (no stand-ins for unread files): what per-record checks look at."""
+    return [r for r in _all_records(ctx, rid) if r.unread is None]
+
+
+def _all_records(ctx: Context, rid: str) -> list[Record]:
+    """Return the receipts of `rid` with the stand-ins for unread files: what derivations (claims, gate) run over."""
     return ctx.data.setdefault("receipts", {}).get(rid, [])  # type: ignore[no-any-return]
 
 
@@ -449,12 +457,18 @@ def claims(ctx: Context) -> Iterator[Finding]:
     tree = _tree(ctx)
     for rule in _profile(ctx)["claims"]:
         rid = rule["receipts"]
-        records = _records(ctx, rid)
+        records = _all_records(ctx, rid)
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{rule['id']}: receipt set {rid} yielded no records, so the claim cannot be derived")
             continue
         ranks = _indexes(select_records(records, rule), rule)
-        for key in instances(rule, records):
+        keys = instances(rule, records)
+        if not keys:
+            try:
+                check_complete(select(records, rule["selection"]), "the selection")
+            except Underivable as exc:
+                yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']}: {exc}", path=rule["at"]["file"])
+        for key in keys:
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
             indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
             try:
@@ -532,7 +546,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
     where = {"path": source or None, "pointer": source_pointer or None}
     outcomes: list[bool | None] = []
     for rule in spec["rules"]:
-        records = _records(ctx, rule["receipts"])
+        records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
         try:
             if "below_baseline" in rule:
@@ -571,6 +585,7 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = f">= {low}" if low is not None else f"<= {high}"
+    check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
@@ -588,6 +603,7 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
 
 def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
     arms = rule["below_baseline"]
+    check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")

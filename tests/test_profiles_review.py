@@ -1,0 +1,75 @@
+"""Review defects of the profile engine: blocked receipts shrinking denominators, unchecked stated claims, impossible values."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import CORPUS, ROOT, copy_bundle, repin_files_map
+
+from verifier.core import verify_path
+
+EXPORT = ROOT / "tests" / "data" / "hyperfine" / "export.json"
+
+
+def _by(report, check, code=None):
+    return [f for f in report.findings if f.check == check and (code is None or f.code == code)]
+
+
+def _claims(report, label):
+    return [f for f in _by(report, "profile.claims") if f.message.startswith(label + ":")]
+
+
+def _rule(report, rule_id):
+    (f,) = [f for f in _by(report, "profile.gate") if f.message.startswith(rule_id + " ")]
+    return f
+
+
+def _flip_one_byte(path, old, new):
+    """Change one byte of `path` in place (same size); the manifest is not re-pinned."""
+    data = path.read_bytes()
+    assert len(old) == len(new) == 1 and old in data
+    index = data.index(old)
+    path.write_bytes(data[:index] + new + data[index + 1:])
+
+
+# ---------------------------------------------------------------- 1. a blocked receipt never shrinks a denominator
+
+
+def test_blocked_candidate_pass_makes_every_derivation_over_it_unverified(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "e2e/candidate-measured-1.jsonl"
+    _flip_one_byte(bundle / rel, b"6", b"7")  # same size, different bytes: blocked by integrity
+    report = verify_path(str(bundle))
+    assert any(f.code == "sha256-mismatch" and f.path == rel for f in report.findings)
+    for label in ("aggregate_mean_ms[arm=candidate]", "aggregate_reduction_percent", "pass_mean_ms[arm=candidate][server=1]",
+                  "pass_requests[arm=candidate][server=1]"):
+        (f,) = _claims(report, label)
+        assert f.status == "UNVERIFIED" and f.code in ("blocked-by-integrity", "incomplete-denominator"), (label, f.status, f.code, f.message)
+        assert rel in f.message
+    # what the blocked file does not cover still derives
+    assert _claims(report, "aggregate_mean_ms[arm=baseline]")[0].status == "PASS"
+    assert _claims(report, "pass_mean_ms[arm=candidate][server=2]")[0].status == "PASS"
+    for rule_id in ("aggregate-mean-reduction-at-least-2pct", "each-candidate-pass-mean-below-baseline"):
+        f = _rule(report, rule_id)
+        assert f.status == "UNVERIFIED" and rel in f.message, (rule_id, f.status, f.message)
+    assert not [f for f in _by(report, "profile.gate") if f.status == "PASS"]
+
+
+def test_unreadable_receipt_makes_the_statistics_over_it_unverified_not_computed_on_the_rest(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "e2e/baseline-measured-2.jsonl"
+    (bundle / rel).write_text((bundle / rel).read_text().replace('"latency_s": ', '"latency_s": NaN, "x": ', 1))
+    repin_files_map(bundle, rel)
+    report = verify_path(str(bundle))
+    (f,) = _claims(report, "aggregate_mean_ms[arm=baseline]")
+    assert f.status == "UNVERIFIED" and f.code == "incomplete-denominator" and rel in f.message
+    assert _rule(report, "aggregate-mean-reduction-at-least-2pct").status == "UNVERIFIED"
+
+
+def test_blocked_kernel_results_leave_every_kernel_claim_unverified(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "kernel/analysis/results.jsonl"
+    _flip_one_byte(bundle / rel, b"7", b"8")
+    report = verify_path(str(bundle))
+    kernel = [f for f in _by(report, "profile.claims") if f.message.startswith("kernel_")]
+    assert kernel and all(f.status == "UNVERIFIED" and rel in f.message for f in kernel), [f.message for f in kernel if f.status != "UNVERIFIED"][:3]
