@@ -73,3 +73,66 @@ def test_blocked_kernel_results_leave_every_kernel_claim_unverified(tmp_path):
     report = verify_path(str(bundle))
     kernel = [f for f in _by(report, "profile.claims") if f.message.startswith("kernel_")]
     assert kernel and all(f.status == "UNVERIFIED" and rel in f.message for f in kernel), [f.message for f in kernel if f.status != "UNVERIFIED"][:3]
+
+
+# ---------------------------------------------------------------- 2. every stated claim yields a finding
+
+
+def test_stated_pass_without_receipts_is_not_derivable(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    summary = json.loads((bundle / "e2e/summary.json").read_text())
+    summary["arms"]["candidate"]["passes"].append({"pass": 3, "requests": 74, "mean_ms": 40.0})
+    (bundle / "e2e/summary.json").write_text(json.dumps(summary, indent=2))
+    repin_files_map(bundle, "e2e/summary.json")
+    report = verify_path(str(bundle))
+    stated = {f.pointer: f for f in _by(report, "profile.claims") if f.pointer and f.pointer.startswith("/arms/candidate/passes/2/")}
+    assert set(stated) == {"/arms/candidate/passes/2/mean_ms", "/arms/candidate/passes/2/requests"}, sorted(stated)
+    for f in stated.values():
+        assert (f.status, f.code, f.path) == ("UNVERIFIED", "not-derivable", "e2e/summary.json"), f.message
+        assert "server=3" in f.message
+    assert report.verdict != "PASS"
+
+
+def test_hyperfine_command_with_no_times_but_stated_statistics_is_not_derivable(tmp_path):
+    doc = json.loads(EXPORT.read_text())
+    doc["results"][1]["times"] = []
+    doc["results"][1]["exit_codes"] = []
+    out = tmp_path / "bench.json"
+    out.write_text(json.dumps(doc, indent=2))
+    report = verify_path(str(out), profile="hyperfine")
+    stated = {f.pointer: f for f in _by(report, "profile.claims") if f.pointer and f.pointer.startswith("/results/1/")}
+    assert {"/results/1/mean", "/results/1/min", "/results/1/max", "/results/1/median"} <= set(stated), sorted(stated)
+    assert all(f.status == "UNVERIFIED" and f.code == "not-derivable" and f.path == "bench.json" for f in stated.values())
+    assert report.verdict != "PASS"
+
+
+def test_extra_stated_kernel_pass_and_extra_duration_are_not_derivable(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "kernel/analysis/summary.json"
+    summary = json.loads((bundle / rel).read_text())
+    summary["shapes"][0]["baseline_ms"].append(0.05)
+    (bundle / rel).write_text(json.dumps(summary, indent=2))
+    repin_files_map(bundle, rel)
+    report = verify_path(str(bundle))
+    (f,) = [f for f in _by(report, "profile.claims") if f.pointer == "/shapes/0/baseline_ms/2"]
+    assert (f.status, f.code) == ("UNVERIFIED", "not-derivable")
+
+    pr = copy_bundle("vllm-omni-pr6540", tmp_path)
+    rel = "artifacts/results.json"
+    results = json.loads((pr / rel).read_text())
+    by_duration = results["measured_summary_by_duration"]
+    by_duration["99"] = dict(next(iter(by_duration.values())))
+    (pr / rel).write_text(json.dumps(results, indent=2))
+    report = verify_path(str(pr))
+    extra = [f for f in _by(report, "profile.claims") if f.pointer and f.pointer.startswith("/measured_summary_by_duration/99/")]
+    assert len(extra) == 6 and all(f.status == "UNVERIFIED" and f.code == "not-derivable" for f in extra), [f.message for f in extra]
+
+
+def test_blocked_kernel_results_yield_a_finding_per_stated_kernel_value(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "kernel/analysis/results.jsonl"
+    _flip_one_byte(bundle / rel, b"7", b"8")
+    report = verify_path(str(bundle))
+    kernel = [f for f in _by(report, "profile.claims") if f.message.startswith("kernel_")]
+    assert len(kernel) == 18  # 3 shapes x 2 passes x (baseline, candidate, reduction)
+    assert all(f.status == "UNVERIFIED" and rel in f.message for f in kernel)

@@ -37,6 +37,7 @@ from verifier.profiles import (
     read_receipts,
     resolve,
     select,
+    stated,
     to_decimal,
 )
 
@@ -451,7 +452,11 @@ def claims(ctx: Context) -> Iterator[Finding]:
     Tolerance: the claim's `tolerance`, else `stats.claim_tolerance` of the
     stated number. PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
     `incomplete-denominator`, `empty-selection`; UNVERIFIED `claim-not-stated`
-    (null), `no-receipts`, `blocked-by-integrity`.
+    (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
+    (receipts not read may cover it). Then every other value the bundle
+    states at the claim's location (a pass, command, shape or index no
+    receipt has) is UNVERIFIED `not-derivable`: a stated number is never
+    passed over in silence.
     """
     cid = "profile.claims"
     tree = _tree(ctx)
@@ -463,16 +468,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
             continue
         ranks = _indexes(select_records(records, rule), rule)
         keys = instances(rule, records)
-        if not keys:
-            try:
-                check_complete(select(records, rule["selection"]), "the selection")
-            except Underivable as exc:
-                yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']}: {exc}", path=rule["at"]["file"])
+        handled: set[tuple[str, str]] = set()
         for key in keys:
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
             indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
             try:
-                rel, pointer, stated = locate(tree, rule["at"], key, indexes)
+                rel, pointer, stated_value = locate(tree, rule["at"], key, indexes)
+                handled.add((rel, pointer))
             except (KeyError, LookupError) as exc:
                 yield _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({exc})", path=rule["at"]["file"])
                 continue
@@ -482,9 +484,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if rel in tree.blocked:
                 yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {rel} is not parsed because {tree.blocked[rel]}", path=rel, pointer=pointer)
                 continue
-            claimed = to_decimal(stated)
+            claimed = to_decimal(stated_value)
             if claimed is None:
-                yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated!r}, not a number", path=rel, pointer=pointer, observed=stated)
+                yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
+                         observed=stated_value)
                 continue
             try:
                 derived, text = derive(rule, records, key)
@@ -498,6 +501,59 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
+        yield from _underived(ctx, rule, records, keys, ranks, handled)
+
+
+def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: list[dict[str, str]], ranks: dict[str, Any],
+               handled: set[tuple[str, str]]) -> Iterator[Finding]:
+    """
+    Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
+
+    UNVERIFIED `blocked-by-integrity` / `incomplete-denominator` when receipts
+    that were not read may cover it, else UNVERIFIED `not-derivable`: the
+    bundle states a number no receipt backs. A claim file that is blocked is
+    reported once, unread.
+    """
+    cid = "profile.claims"
+    tree = _tree(ctx)
+    at = rule["at"]
+    files = tree.glob(_profile(ctx)["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
+    reported = {rel for rel, _ in handled}
+    for rel in files or [at["file"]]:
+        if rel in tree.blocked and rel not in reported:
+            yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {tree.blocked[rel]}, so the values it states are not checked",
+                     path=rel)
+    for bound, rel, pointer, value in stated(tree, at, files):
+        if (rel, pointer) in handled:
+            continue
+        key: dict[str, str] = {}
+        unknown: dict[str, str] = {}
+        for name, text in bound.items():
+            if name.endswith(".index"):
+                dim = name.removesuffix(".index")
+                by_rank = {i: v for v, i in ranks.get(dim, {}).items()}
+                if int(text) in by_rank:
+                    key.setdefault(dim, by_rank[int(text)])
+                else:
+                    unknown[name] = text
+            else:
+                key[name] = text
+        if not unknown and key in keys:
+            continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
+        label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())
+        selection = {**rule["selection"], **key}
+        if "baseline" in rule:
+            selection.pop("arm", None)
+        try:
+            check_complete(select(records, selection), ", ".join(f"{k}={v}" for k, v in sorted(selection.items())))
+        except Underivable as exc:
+            yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(value) if isinstance(value, Decimal) else value)
+            continue
+        over = ", ".join(f"{k}={v}" for k, v in sorted({**selection, **unknown}.items()))
+        shown = str(value) if isinstance(value, Decimal) else value
+        yield _f(cid, Status.UNVERIFIED, "not-derivable",
+                 f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
+                 path=rel, pointer=pointer, observed=shown)
 
 
 #: A percentage change is 100 * (1 - c/b): its float rounding error scales with
