@@ -136,3 +136,45 @@ def test_blocked_kernel_results_yield_a_finding_per_stated_kernel_value(tmp_path
     kernel = [f for f in _by(report, "profile.claims") if f.message.startswith("kernel_")]
     assert len(kernel) == 18  # 3 shapes x 2 passes x (baseline, candidate, reduction)
     assert all(f.status == "UNVERIFIED" and rel in f.message for f in kernel)
+
+
+# ---------------------------------------------------------------- 3. impossible values
+
+
+def test_negative_hyperfine_times_fail_as_impossible_values(tmp_path):
+    doc = json.loads(EXPORT.read_text())
+    r = doc["results"][0]
+    r.update(times=[-1.0, -2.0, -3.0], exit_codes=[0, 0, 0], mean=-2.0, median=-2.0, min=-3.0, max=-1.0, stddev=1.0)
+    out = tmp_path / "bench.json"
+    out.write_text(json.dumps(doc, indent=2))
+    report = verify_path(str(out), profile="hyperfine")
+    bad = _by(report, "profile.receipts", "impossible-value")
+    assert len(bad) == 3 and all(f.status == "FAIL" and f.path == "bench.json" and f.expected == "latency" for f in bad)
+    assert {f.pointer for f in bad} == {"/results/0/times/0", "/results/0/times/1", "/results/0/times/2"}
+    derived = [f for f in _by(report, "profile.claims") if "[arm=sleep 0.1]" in f.message]
+    assert derived and not [f for f in derived if f.status == "PASS"], [f.message for f in derived if f.status == "PASS"]
+    assert report.verdict == "FAIL"
+
+
+def test_zero_latency_and_zero_stage_duration_fail(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    rel = "e2e/baseline-measured-2.jsonl"
+    lines = (bundle / rel).read_text().split("\n")
+    record = json.loads(lines[3])
+    record["latency_s"] = 0
+    lines[3] = json.dumps(record)
+    (bundle / rel).write_text("\n".join(lines))
+    repin_files_map(bundle, rel)
+    report = verify_path(str(bundle))
+    (bad,) = _by(report, "profile.receipts", "impossible-value")
+    assert (bad.status, bad.path, bad.pointer, bad.expected) == ("FAIL", rel, "#line=4", "latency")
+    assert _claims(report, "pass_mean_ms[arm=baseline][server=2]")[0].status != "PASS"
+
+    pr = copy_bundle("vllm-omni-pr6540", tmp_path)
+    rel = "artifacts/native-2k/results.json"
+    doc = json.loads((pr / rel).read_text())
+    doc["records"][-1]["stage_0_draft_s"] = -0.5
+    (pr / rel).write_text(json.dumps(doc, indent=2))
+    report = verify_path(str(pr))
+    (bad,) = _by(report, "profile.receipts", "impossible-value")
+    assert (bad.status, bad.path, bad.expected) == ("FAIL", rel, "stage_0")

@@ -66,6 +66,8 @@ UNITS: dict[str, Decimal] = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "ms":
 #: Dimensions every receipt set has: `file` (bundle-relative path of the receipt file) plus the mapped ones.
 STANDARD_DIMENSIONS = ("arm", "server", "phase")
 PHASES = ("warmup", "measured")
+#: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0.
+CLOCKS = ("start", "end")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 
 
@@ -455,7 +457,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
 
     Returns `(records, problems, files)`. Problems name the file and field:
     FAIL `missing-field` for a mapped field a receipt lacks, FAIL
-    `not-a-number`, FAIL `bad-phase`, FAIL `record-count`, FAIL
+    `not-a-number`, FAIL `impossible-value` for a latency or duration <= 0
+    (kept out of every statistic, which are then `incomplete-denominator`), FAIL `bad-phase`, FAIL `record-count`, FAIL
     `name-mismatch`, UNVERIFIED `no-receipts` for a glob matching nothing,
     UNVERIFIED `blocked-by-integrity` for a file whose bytes failed the
     manifest, FAIL `unreadable-receipt` for a file that is not strict JSON.
@@ -533,6 +536,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                     elif number is None:
                         problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, not a number", rel, where, name))
+                    elif name not in CLOCKS and number <= 0:
+                        problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
+                                                f"but a latency or duration must be > 0", rel, where, name))
+                        number = None  # never a term of any statistic
                     rec.values[name] = None if number is None else stats.CONTEXT.multiply(number, UNITS[mapping["unit"]])
                 records.append(rec)
         expected = spec.get("records_per_file")

@@ -216,7 +216,7 @@ def receipts(ctx: Context) -> Iterator[Finding]:
     Read every receipt set the profile maps.
 
     PASS `mapped` per receipt file (with its record count); FAIL
-    `missing-field`, `not-a-number`, `bad-phase`, `record-count`, `file-count`,
+    `missing-field`, `not-a-number`, `impossible-value` (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
     `name-mismatch`, `unreadable-receipt`, `parallel-mismatch`; UNVERIFIED
     `no-receipts` (glob matched nothing) and `blocked-by-integrity`.
     Side effects: reads the receipt files.
