@@ -178,3 +178,22 @@ def test_zero_latency_and_zero_stage_duration_fail(tmp_path):
     report = verify_path(str(pr))
     (bad,) = _by(report, "profile.receipts", "impossible-value")
     assert (bad.status, bad.path, bad.expected) == ("FAIL", rel, "stage_0")
+
+
+# ---------------------------------------------------------------- 4. `verify changed` sees profile bundles
+
+
+def test_changed_finds_the_enclosing_sha256sums_bundle_by_profile_detection(tmp_path, run, monkeypatch):
+    import shutil
+
+    evidence = tmp_path / "evidence"
+    evidence.mkdir()
+    shutil.copytree(CORPUS / "vllm-omni-pr6540", evidence / "pr6540")
+    monkeypatch.chdir(tmp_path)
+    result = run("changed", "evidence/pr6540/artifacts/native-2k/results.json", "README.md")
+    assert result.exit_code == 3 and "verify: INCOMPLETE: evidence/pr6540" in result.stderr, result.stderr
+    assert "no changed file is inside a bundle" not in result.stderr
+    path = evidence / "pr6540" / "artifacts" / "native-2k" / "results.json"
+    path.write_text(path.read_text().replace("0e9a1ba2ef27", "0e9a1ba2ef28", 1))  # an output digest not in SHA256SUMS.txt
+    result = run("changed", "evidence/pr6540/artifacts/native-2k/results.json")
+    assert result.exit_code == 1 and "verify: FAIL: evidence/pr6540" in result.stderr
