@@ -197,3 +197,32 @@ def test_changed_finds_the_enclosing_sha256sums_bundle_by_profile_detection(tmp_
     path.write_text(path.read_text().replace("0e9a1ba2ef27", "0e9a1ba2ef28", 1))  # an output digest not in SHA256SUMS.txt
     result = run("changed", "evidence/pr6540/artifacts/native-2k/results.json")
     assert result.exit_code == 1 and "verify: FAIL: evidence/pr6540" in result.stderr
+
+
+def _repository(tmp_path, digest_of):
+    import hashlib
+    import shutil
+
+    repo = tmp_path / "repo"
+    (repo / "evidence").mkdir(parents=True)
+    shutil.copytree(CORPUS / "vllm-omni-pr6540", repo / "evidence" / "pr6540")
+    digest = hashlib.sha256((repo / "evidence" / "pr6540" / digest_of).read_bytes()).hexdigest()
+    (repo / "evidence-inventory.json").write_text(json.dumps({"format": "verify-evidence-inventory", "format_version": 1,
+                                                              "bundles": {"pr6540": {"kind": "pilot", "manifest_sha256": digest}}}))
+    return repo
+
+
+def test_inventory_registers_a_foreign_bundle_by_the_manifest_its_profile_names(tmp_path, run):
+    from verifier.repository import verify_repository
+
+    repo = _repository(tmp_path, "SHA256SUMS.txt")
+    report = verify_repository(str(repo))
+    (registered,) = [f for f in report.findings if f.check == "inventory.registered" and f.path == "evidence-inventory.json" and f.pointer]
+    assert (registered.status, registered.code) == ("PASS", "registered"), registered.message
+    assert "SHA256SUMS.txt" in registered.message
+    (verdict,) = [f for f in report.findings if f.code == "bundle-verdict"]
+    assert verdict.observed == "INCOMPLETE" and report.verdict == "INCOMPLETE"
+    assert run("inventory", str(repo)).exit_code == 3
+    (repo / "evidence" / "pr6540" / "SHA256SUMS.txt").write_text("")  # the manifest changed after registration
+    changed = [f for f in verify_repository(str(repo)).findings if f.code == "manifest-digest-changed"]
+    assert len(changed) == 1 and changed[0].status == "FAIL" and "SHA256SUMS.txt" in changed[0].message
