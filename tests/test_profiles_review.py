@@ -226,3 +226,12 @@ def test_inventory_registers_a_foreign_bundle_by_the_manifest_its_profile_names(
     (repo / "evidence" / "pr6540" / "SHA256SUMS.txt").write_text("")  # the manifest changed after registration
     changed = [f for f in verify_repository(str(repo)).findings if f.code == "manifest-digest-changed"]
     assert len(changed) == 1 and changed[0].status == "FAIL" and "SHA256SUMS.txt" in changed[0].message
+
+
+def test_a_blocked_claim_file_is_never_parsed(tmp_path):
+    bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
+    _flip_one_byte(bundle / "e2e/summary.json", b"{", b"[")  # no longer JSON, and not what the manifest pinned
+    report = verify_path(str(bundle), profile="system1-omni-gdn")
+    on_summary = [f for f in _by(report, "profile.claims") if f.path == "e2e/summary.json"]
+    assert on_summary and all(f.status == "UNVERIFIED" and f.code == "blocked-by-integrity" for f in on_summary), \
+        sorted({(f.code, f.status) for f in on_summary})

@@ -44,6 +44,7 @@ from verifier.profiles import (
 __all__ = ["claims", "default_tolerance", "digests", "gate", "identities", "integrity", "media", "overlap", "pipeline_for", "receipts"]
 
 _SHA256SUMS_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 _BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
 
 
@@ -469,9 +470,15 @@ def claims(ctx: Context) -> Iterator[Finding]:
         ranks = _indexes(select_records(records, rule), rule)
         keys = instances(rule, records)
         handled: set[tuple[str, str]] = set()
+        blocked: set[str] = set()
         for key in keys:
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
             indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
+            claim_file = _PLACEHOLDER_RE.sub(lambda m: key.get(m.group(1), m.group(0)), rule["at"]["file"])  # noqa: B023
+            if claim_file in tree.blocked:  # never parsed, not even to find the value
+                blocked.add(claim_file)
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {claim_file} is not parsed because {tree.blocked[claim_file]}", path=claim_file)
+                continue
             try:
                 rel, pointer, stated_value = locate(tree, rule["at"], key, indexes)
                 handled.add((rel, pointer))
@@ -501,11 +508,11 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
-        yield from _underived(ctx, rule, records, keys, ranks, handled)
+        yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
 
 
 def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: list[dict[str, str]], ranks: dict[str, Any],
-               handled: set[tuple[str, str]]) -> Iterator[Finding]:
+               handled: set[tuple[str, str]], blocked: set[str]) -> Iterator[Finding]:
     """
     Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
 
@@ -518,7 +525,7 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
     tree = _tree(ctx)
     at = rule["at"]
     files = tree.glob(_profile(ctx)["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
-    reported = {rel for rel, _ in handled}
+    reported = {rel for rel, _ in handled} | blocked
     for rel in files or [at["file"]]:
         if rel in tree.blocked and rel not in reported:
             yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {tree.blocked[rel]}, so the values it states are not checked",
