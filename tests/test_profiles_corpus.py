@@ -197,7 +197,9 @@ def test_system1_tampered_receipt_is_not_parsed(tmp_path):
     assert any(f.code == "sha256-mismatch" and f.path == "e2e/baseline-measured-1.jsonl" for f in report.findings)
     assert any(f.code == "blocked-by-integrity" and f.status == "UNVERIFIED" for f in _by(report, "profile.receipts"))
     assert _claim(report, "pass_mean_ms[arm=baseline][server=2]").status == "PASS"
-    assert not [f for f in _by(report, "profile.claims") if "[arm=baseline][server=1]" in f.message]
+    blocked = [f for f in _by(report, "profile.claims") if "[arm=baseline][server=1]" in f.message]
+    assert len(blocked) == 4  # mean, p50, p95, requests of the blocked pass: each UNVERIFIED naming the file, never dropped
+    assert all(f.status == "UNVERIFIED" and f.code == "blocked-by-integrity" and "e2e/baseline-measured-1.jsonl" in f.message for f in blocked)
 
 
 def test_system1_recorded_gate_outcome_disagreeing_fails(tmp_path):

@@ -183,7 +183,7 @@ def manifest_command(bundle: str, write: bool, gate_id: str | None) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations.")
 def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], verbose: bool) -> None:
     """
-    Verify every bundle containing one of FILES (for pre-commit): the nearest ancestor with a manifest.json.
+    Verify every bundle containing one of FILES (for pre-commit): the nearest ancestor with a manifest.json or matched by a shipped profile.
 
     Exits with the worst exit code over the bundles (FAIL > ERROR > INCOMPLETE > PASS); 0 when no file is in a bundle.
     """
@@ -193,7 +193,10 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
         _fail_usage("--report is not supported by `verify changed`; run `verify BUNDLE --report ...` per bundle")
     targets, progress = _prepare(fmt, (), verbose)
     del targets
-    bundles = _bundles_of(files)
+    try:
+        bundles = _bundles_of(files)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
     worst: list[Any] = []
     for bundle in bundles:
         try:
@@ -214,7 +217,20 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
 
 
 def _bundles_of(files: tuple[str, ...]) -> list[str]:
-    """Return the bundle directories (nearest ancestor holding manifest.json, below the cwd) of `files`, sorted."""
+    """
+    Return the bundle directories of `files` (below the cwd), sorted.
+
+    A file's bundle is its nearest ancestor that holds a manifest.json or that
+    a shipped profile's `detect` rules match (a foreign bundle such as a
+    SHA256SUMS one), so a change inside a foreign bundle is verified, never
+    waved through as "not in a bundle". Raises `VerifierError` when our own
+    profiles fail their pins or schema.
+    """
+    from verifier.profiles import Tree, candidates
+    from verifier.trust import assets
+
+    trusted = assets()
+    profiles = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
     found: set[str] = set()
     here = Path.cwd().resolve()
     for name in files:
@@ -225,7 +241,7 @@ def _bundles_of(files: tuple[str, ...]) -> list[str]:
             resolved = parent.resolve()
             if here not in resolved.parents and resolved != here:
                 break
-            if (parent / "manifest.json").is_file():
+            if (parent / "manifest.json").is_file() or (parent.is_dir() and candidates(profiles, Tree(root=parent))):
                 found.add(parent.as_posix())
                 break
     return sorted(found)

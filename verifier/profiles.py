@@ -44,6 +44,7 @@ __all__ = [
     "Tree",
     "Underivable",
     "candidates",
+    "check_complete",
     "derive",
     "dim_text",
     "fmt",
@@ -55,6 +56,7 @@ __all__ = [
     "read_receipts",
     "resolve",
     "select",
+    "stated",
     "to_decimal",
 ]
 
@@ -64,6 +66,8 @@ UNITS: dict[str, Decimal] = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "ms":
 #: Dimensions every receipt set has: `file` (bundle-relative path of the receipt file) plus the mapped ones.
 STANDARD_DIMENSIONS = ("arm", "server", "phase")
 PHASES = ("warmup", "measured")
+#: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0.
+CLOCKS = ("start", "end")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 
 
@@ -339,6 +343,15 @@ class Record:
     when the field is missing; `raw` the record document (for identities);
     `where` the file and JSON Pointer (or line) it came from; `ok` whether its
     outcome is a success.
+
+    `unread`, when set, makes the record a stand-in for receipts that could
+    not be read (a file blocked by integrity, unreadable, or an entry whose
+    unnested array is missing): it says why. Its `dims` hold only what is known
+    without parsing (the file, file-name placeholders, constants); a
+    dimension it lacks matches every selection, so every statistic whose
+    selection may cover it is underivable rather than computed over the
+    survivors (`derive` raises `Underivable`). Such stand-ins are never
+    checked as receipts (identities, clocks, digests, media skip them).
     """
 
     dims: dict[str, str]
@@ -347,6 +360,9 @@ class Record:
     path: str
     pointer: str
     ok: bool = True
+    unread: str | None = None
+    unread_code: str = "incomplete-denominator"
+    unknown: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -411,18 +427,46 @@ def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str,
         return False, None
 
 
+def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None, record: Any = None) -> dict[str, str]:
+    """Return the dimensions of a receipt knowable without its contents: file, file-name placeholders, constants (and pointers into `record`)."""
+    dims = {"file": rel}
+    mappings = {**{k: v for k, v in spec["fields"].items() if k in (*STANDARD_DIMENSIONS, "request_id")}, **spec.get("dimensions", {})}
+    for name, mapping in mappings.items():
+        if "value" in mapping:
+            dims[name] = mapping["value"]
+        elif "from_name" in mapping and from_name is not None:
+            found, value = _map(mapping, None, None, {}, from_name)
+            if found and dim_text(value) is not None:
+                dims[name] = dim_text(value)  # type: ignore[assignment]
+        elif "pointer" in mapping and record is not None:
+            text = _safe(record, mapping["pointer"])
+            if text is not None:
+                dims[name] = text
+    return dims
+
+
+def _stand_in(spec: dict[str, Any], rel: str, reason: str, code: str, *, pointer: str = "", record: Any = None) -> Record:
+    """Return the stand-in `Record` for receipts of `rel` that could not be read (see `Record.unread`)."""
+    dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel), record)
+    return Record(dims=dims, values={}, raw=None, path=rel, pointer=pointer, ok=False, unread=reason, unread_code=code)
+
+
 def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Record], list[Problem], list[str]]:
     """
     Read receipt set `rid` from `tree` as the profile `spec` maps it.
 
     Returns `(records, problems, files)`. Problems name the file and field:
     FAIL `missing-field` for a mapped field a receipt lacks, FAIL
-    `not-a-number`, FAIL `bad-phase`, FAIL `record-count`, FAIL
+    `not-a-number`, FAIL `impossible-value` for a latency or duration <= 0
+    (kept out of every statistic, which are then `incomplete-denominator`), FAIL `bad-phase`, FAIL `record-count`, FAIL
     `name-mismatch`, UNVERIFIED `no-receipts` for a glob matching nothing,
     UNVERIFIED `blocked-by-integrity` for a file whose bytes failed the
     manifest, FAIL `unreadable-receipt` for a file that is not strict JSON.
     A record with a missing field is kept (absence is not zero): statistics
-    over a selection containing it cannot be derived.
+    over a selection containing it cannot be derived. A file that is not
+    read (blocked by integrity, unreadable, not matching its name template)
+    is kept as a stand-in record (`Record.unread`), so statistics whose
+    selection may cover it are underivable, never computed over the rest.
     Side effects: reads the matched files.
     """
     records: list[Record] = []
@@ -440,25 +484,33 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
     for rel in files:
         if rel in tree.blocked:
             problems.append(Problem("UNVERIFIED", "blocked-by-integrity", f"{rel}: {tree.blocked[rel]}; its receipts are not read", rel))
+            records.append(_stand_in(spec, rel, f"blocked by integrity: {tree.blocked[rel]}", "blocked-by-integrity"))
             continue
         from_name = _name_values(spec.get("name", ""), rel)
         if from_name is None:
             problems.append(Problem("FAIL", "name-mismatch", f"{rel} does not match the file-name template {spec['name']!r}, so its arm/server/phase are unknown", rel))
+            records.append(_stand_in(spec, rel, "its name does not match the file-name template", "incomplete-denominator"))
             continue
         try:
             documents = _documents(tree, rel, spec)
         except JSONProblem as exc:
             problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: {exc}", rel))
+            records.append(_stand_in(spec, rel, f"unreadable: {exc}", "incomplete-denominator"))
             continue
         except OSError as exc:
             problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: cannot be read: {exc}", rel))
+            records.append(_stand_in(spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
             continue
         count = 0
         for pointer, record in documents:
             if "where" in spec and any(_safe(record, p) != v for p, v in spec["where"].items()):
                 continue
             count += 1
-            for element_pointer, element, parallel in _unnest(spec, record, rel, pointer, problems):
+            before = len(problems)
+            unnested = list(_unnest(spec, record, rel, pointer, problems))
+            if "unnest" in spec and not unnested and len(problems) > before:
+                records.append(_stand_in(spec, rel, f"{pointer}: {problems[-1].message}", "incomplete-denominator", pointer=pointer, record=record))
+            for element_pointer, element, parallel in unnested:
                 where = pointer + element_pointer
                 rec = Record(dims={"file": rel}, values={}, raw=record, path=rel, pointer=where)
                 for name, mapping in dims_spec.items():
@@ -466,6 +518,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                     text = dim_text(value) if found else None
                     if text is None:
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
+                        if name == "outcome":
+                            rec.ok = False  # an unknown outcome is not a success
+                        elif name != "request_id":
+                            rec.unknown.add(name)  # matches every selection on it: a statistic over the survivors is not one over all
                         continue
                     if name == "outcome":
                         rec.ok = text in ok_outcomes
@@ -480,6 +536,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                     elif number is None:
                         problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, not a number", rel, where, name))
+                    elif name not in CLOCKS and number <= 0:
+                        problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
+                                                f"but a latency or duration must be > 0", rel, where, name))
+                        number = None  # never a term of any statistic
                     rec.values[name] = None if number is None else stats.CONTEXT.multiply(number, UNITS[mapping["unit"]])
                 records.append(rec)
         expected = spec.get("records_per_file")
@@ -533,15 +593,41 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
 # ---------------------------------------------------------------- derivation
 
 
+def _may_match(r: Record, key: str, value: str) -> bool:
+    if key in r.dims:
+        return r.dims[key] == value
+    return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
+
+
 def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
-    """Return the records whose dimensions equal every key of `selection`."""
-    return [r for r in records if all(r.dims.get(k) == v for k, v in selection.items())]
+    """
+    Return the records whose dimensions equal every key of `selection`.
+
+    A stand-in for unread receipts, or a record whose dimension could not be
+    mapped, is returned whenever it may belong to the selection (a dimension
+    it lacks matches), so derivations see that their denominator is incomplete.
+    """
+    return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
+
+
+def check_complete(records: list[Record], label: str) -> None:
+    """Raise `Underivable` (UNVERIFIED) when `records` include stand-ins for receipts that were not read."""
+    unread = [r for r in records if r.unread is not None]
+    if unread:
+        files = sorted({r.path for r in unread})
+        code = "blocked-by-integrity" if all(r.unread_code == "blocked-by-integrity" for r in unread) else "incomplete-denominator"
+        raise Underivable(
+            f"{label} covers receipts that were not read: " + "; ".join(f"{r.path}{' ' + r.pointer if r.pointer else ''} ({r.unread})" for r in unread[:3])
+            + (f" and {len(unread) - 3} more ({', '.join(files)})" if len(unread) > 3 else "") + "; a statistic over the others is not one over all",
+            code, fail=False,
+        )
 
 
 def _values(records: list[Record], name: str, label: str) -> list[Decimal]:
+    check_complete(records, label)
     if not records:
         raise Underivable(f"no receipts match {label}", "empty-selection")
-    missing = [r.pointer for r in records if r.values.get(name) is None]
+    missing = [r.pointer for r in records if r.values.get(name) is None or r.unknown]
     failed = [r.pointer for r in records if not r.ok]
     if missing or failed:
         raise Underivable(
@@ -566,6 +652,7 @@ def key_values(records: list[Record], dim: str) -> list[str]:
 
 def _mean_of_server_means(records: list[Record], selection: dict[str, str], name: str) -> tuple[Decimal, list[str]]:
     chosen = select(records, selection)
+    check_complete(chosen, _label(selection))
     servers = key_values(chosen, "server") if any("server" in r.dims for r in chosen) else []
     if not servers:
         values = _values(chosen, name, _label(selection))
@@ -598,8 +685,12 @@ def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> 
     label = _label(selection)
     if statistic == "count":
         chosen = select(records, selection)
+        check_complete(chosen, label)
         if not chosen:
             raise Underivable(f"no receipts match {label}", "empty-selection")
+        unknown = [r.pointer for r in chosen if r.unknown]
+        if unknown:
+            raise Underivable(f"{len(unknown)} receipts of {label} lack a mapped dimension ({unknown[:3]}), so the count is not known", "incomplete-denominator")
         return Decimal(len(chosen)), f"count of receipts with {label}"
     if statistic in ("relative_reduction_pct", "speedup"):
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
@@ -687,6 +778,107 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
         value = resolve(value[hits[0]], then)
         pointer += then
     return rel, pointer, value
+
+
+def _template(text: str, value: str) -> re.Pattern[str]:
+    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern."""
+    parts = _PLACEHOLDER.split(text)
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(re.escape(part))
+        else:
+            group = f"g{i}_" + re.sub(r"[^A-Za-z0-9_]", "_", part)
+            out.append(f"(?P<{group}>{r'[0-9]+' if part.endswith('.index') else value})")
+    return re.compile("".join(out))
+
+
+def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str, str]) -> dict[str, str] | None:
+    """Return `bound` extended with the placeholders `pattern` captures from `text`, or None when it does not match or contradicts `bound`."""
+    m = pattern.fullmatch(text)
+    if not m:
+        return None
+    out = dict(bound)
+    for name, value in zip(names, m.groups(), strict=True):
+        if out.setdefault(name, value) != value:
+            return None
+    return out
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _walk(node: Any, pointer: str, base: str, bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
+    """Yield `(bindings, concrete_pointer, value)` for every place in `node` the templated `pointer` reaches."""
+    if pointer == "":
+        yield bound, base, node
+        return
+    head, _, rest = pointer[1:].partition("/")
+    rest = "/" + rest if _ else ""
+    names = _PLACEHOLDER.findall(head)
+    if not names:
+        token = head.replace("~1", "/").replace("~0", "~")
+        try:
+            child = resolve(node, "/" + head)
+        except KeyError:
+            return
+        yield from _walk(child, rest, f"{base}/{_escape(token)}", bound)
+        return
+    pattern = _template(head, ".+")
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    for k, child in children:
+        extended = _bind(pattern, _escape(str(k)), names, bound)
+        if extended is not None:
+            yield from _walk(child, rest, f"{base}/{_escape(str(k))}", extended)
+
+
+def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
+    """
+    Yield `(bindings, file, pointer, value)` for every value the bundle states at the templated location `at`.
+
+    The inverse of `locate`: each `{dim}` (or `{dim.index}`) placeholder is
+    bound from what the bundle actually holds (file names among `files` when
+    the file is templated, object members, array indexes, the members a
+    `where` compares), so a stated value nothing derives is still found.
+    Null and non-scalar values are not stated values. Files that are blocked
+    or unreadable are skipped (the caller reports them).
+    """
+    file_names = _PLACEHOLDER.findall(at["file"])
+    if file_names:
+        pattern = _template(at["file"], ".+")
+        targets = [(b, rel) for rel in files if (b := _bind(pattern, rel, file_names, {})) is not None]
+    else:
+        targets = [({}, at["file"])] if tree.exists(at["file"]) else []
+    for bound, rel in targets:
+        if rel in tree.blocked:
+            continue
+        try:
+            document = tree.json(rel)
+        except (OSError, JSONProblem):
+            continue
+        for b1, pointer, node in _walk(document, at["pointer"], "", bound):
+            if "where" not in at:
+                if node is not None and not isinstance(node, (dict, list)):
+                    yield b1, rel, pointer, node
+                continue
+            if not isinstance(node, list):
+                continue
+            for i, element in enumerate(node):
+                if not isinstance(element, dict):
+                    continue
+                b2: dict[str, str] | None = b1
+                for member, template in at["where"].items():
+                    text = dim_text(element.get(member))
+                    if b2 is None or text is None:
+                        b2 = None
+                        break
+                    b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
+                if b2 is None:
+                    continue
+                for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{i}", b2):
+                    if value is not None and not isinstance(value, (dict, list)):
+                        yield b3, rel, then, value
 
 
 # ---------------------------------------------------------------- detection

@@ -65,6 +65,29 @@ def _load_inventory(path: Path, rel: str) -> tuple[dict[str, Any] | None, list[F
     return document, []
 
 
+def _manifest_name(bundle: Path) -> str:
+    """
+    Return the bundle-relative name of the manifest whose digest registers `bundle`.
+
+    `manifest.json` for our bundles and for foreign ones that keep one; for a
+    foreign bundle without it, the manifest file of the one shipped profile
+    whose `detect` rules match (e.g. `SHA256SUMS.txt`). Falls back to
+    `manifest.json` (then reported missing) when none or several match or
+    the profile's format has no manifest.
+    """
+    if os.path.lexists(bundle / "manifest.json") or not bundle.is_dir():
+        return "manifest.json"
+    from verifier.profiles import Tree, candidates
+
+    trusted = assets()
+    found = candidates({pid: trusted.profile(pid) for pid in trusted.profile_ids()}, Tree(root=bundle))
+    if len(found) == 1:
+        spec = trusted.profile(found[0])["manifest"]
+        if spec["kind"] != "none":
+            return str(spec["file"])
+    return "manifest.json"
+
+
 def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[str]]:
     """Return `(findings, bundle directory names to verify)` for step (2)."""
     evidence = root / "evidence"
@@ -98,22 +121,25 @@ def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[s
             continue
         entry = registered[name]
         pointer = f"/bundles/{name.replace('~', '~0').replace('/', '~1')}"
-        manifest = root / rel / "manifest.json"
+        manifest_name = _manifest_name(root / rel)
+        manifest = root / rel / manifest_name
         try:
+            if manifest.is_symlink():
+                raise OSError(manifest)
             _size, digest = hash_file(manifest)
         except OSError:
-            found.append(_reg(Status.FAIL, "no-manifest", f"{rel} is registered but has no readable manifest.json "
-                              "(symlinks are refused)", path=f"{rel}/manifest.json",
+            found.append(_reg(Status.FAIL, "no-manifest", f"{rel} is registered but has no readable {manifest_name} "
+                              "(symlinks are refused)", path=f"{rel}/{manifest_name}",
                               expected=entry["manifest_sha256"]))
             continue
         if digest != entry["manifest_sha256"]:
             found.append(_reg(Status.FAIL, "manifest-digest-changed",
-                              f"{rel}/manifest.json sha256 {digest[:12]}... differs from the {entry['manifest_sha256'][:12]}... "
+                              f"{rel}/{manifest_name} sha256 {digest[:12]}... differs from the {entry['manifest_sha256'][:12]}... "
                               f"registered in {inventory_rel}; re-register the bundle if the change is intended",
                               path=inventory_rel, pointer=f"{pointer}/manifest_sha256",
                               expected=entry["manifest_sha256"], observed=digest))
             continue
-        found.append(_reg(Status.PASS, "registered", f"{rel} is registered as {entry['kind']} with its manifest sha256 "
+        found.append(_reg(Status.PASS, "registered", f"{rel} is registered as {entry['kind']} with the sha256 of its {manifest_name} "
                           f"{digest[:12]}...", path=inventory_rel, pointer=pointer, observed={"kind": entry["kind"], "manifest_sha256": digest}))
     for name in sorted(set(registered) - set(directories)):
         found.append(_reg(Status.FAIL, "registered-absent",

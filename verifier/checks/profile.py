@@ -28,6 +28,7 @@ from verifier.profiles import (
     Record,
     Tree,
     Underivable,
+    check_complete,
     derive,
     fmt,
     instances,
@@ -35,12 +36,15 @@ from verifier.profiles import (
     locate,
     read_receipts,
     resolve,
+    select,
+    stated,
     to_decimal,
 )
 
 __all__ = ["claims", "default_tolerance", "digests", "gate", "identities", "integrity", "media", "overlap", "pipeline_for", "receipts"]
 
 _SHA256SUMS_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+_PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 _BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
 
 
@@ -198,6 +202,12 @@ def _externals(tree: Tree, spec: dict[str, Any], name: str) -> Iterator[Finding]
 
 
 def _records(ctx: Context, rid: str) -> list[Record]:
+    """Return the receipts of `rid` that were read (no stand-ins for unread files): what per-record checks look at."""
+    return [r for r in _all_records(ctx, rid) if r.unread is None]
+
+
+def _all_records(ctx: Context, rid: str) -> list[Record]:
+    """Return the receipts of `rid` with the stand-ins for unread files: what derivations (claims, gate) run over."""
     return ctx.data.setdefault("receipts", {}).get(rid, [])  # type: ignore[no-any-return]
 
 
@@ -207,7 +217,7 @@ def receipts(ctx: Context) -> Iterator[Finding]:
     Read every receipt set the profile maps.
 
     PASS `mapped` per receipt file (with its record count); FAIL
-    `missing-field`, `not-a-number`, `bad-phase`, `record-count`, `file-count`,
+    `missing-field`, `not-a-number`, `impossible-value` (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
     `name-mismatch`, `unreadable-receipt`, `parallel-mismatch`; UNVERIFIED
     `no-receipts` (glob matched nothing) and `blocked-by-integrity`.
     Side effects: reads the receipt files.
@@ -443,22 +453,35 @@ def claims(ctx: Context) -> Iterator[Finding]:
     Tolerance: the claim's `tolerance`, else `stats.claim_tolerance` of the
     stated number. PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
     `incomplete-denominator`, `empty-selection`; UNVERIFIED `claim-not-stated`
-    (null), `no-receipts`, `blocked-by-integrity`.
+    (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
+    (receipts not read may cover it). Then every other value the bundle
+    states at the claim's location (a pass, command, shape or index no
+    receipt has) is UNVERIFIED `not-derivable`: a stated number is never
+    passed over in silence.
     """
     cid = "profile.claims"
     tree = _tree(ctx)
     for rule in _profile(ctx)["claims"]:
         rid = rule["receipts"]
-        records = _records(ctx, rid)
+        records = _all_records(ctx, rid)
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{rule['id']}: receipt set {rid} yielded no records, so the claim cannot be derived")
             continue
         ranks = _indexes(select_records(records, rule), rule)
-        for key in instances(rule, records):
+        keys = instances(rule, records)
+        handled: set[tuple[str, str]] = set()
+        blocked: set[str] = set()
+        for key in keys:
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
             indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
+            claim_file = _PLACEHOLDER_RE.sub(lambda m: key.get(m.group(1), m.group(0)), rule["at"]["file"])  # noqa: B023
+            if claim_file in tree.blocked:  # never parsed, not even to find the value
+                blocked.add(claim_file)
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {claim_file} is not parsed because {tree.blocked[claim_file]}", path=claim_file)
+                continue
             try:
-                rel, pointer, stated = locate(tree, rule["at"], key, indexes)
+                rel, pointer, stated_value = locate(tree, rule["at"], key, indexes)
+                handled.add((rel, pointer))
             except (KeyError, LookupError) as exc:
                 yield _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({exc})", path=rule["at"]["file"])
                 continue
@@ -468,9 +491,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if rel in tree.blocked:
                 yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {rel} is not parsed because {tree.blocked[rel]}", path=rel, pointer=pointer)
                 continue
-            claimed = to_decimal(stated)
+            claimed = to_decimal(stated_value)
             if claimed is None:
-                yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated!r}, not a number", path=rel, pointer=pointer, observed=stated)
+                yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
+                         observed=stated_value)
                 continue
             try:
                 derived, text = derive(rule, records, key)
@@ -484,6 +508,59 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
+        yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
+
+
+def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: list[dict[str, str]], ranks: dict[str, Any],
+               handled: set[tuple[str, str]], blocked: set[str]) -> Iterator[Finding]:
+    """
+    Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
+
+    UNVERIFIED `blocked-by-integrity` / `incomplete-denominator` when receipts
+    that were not read may cover it, else UNVERIFIED `not-derivable`: the
+    bundle states a number no receipt backs. A claim file that is blocked is
+    reported once, unread.
+    """
+    cid = "profile.claims"
+    tree = _tree(ctx)
+    at = rule["at"]
+    files = tree.glob(_profile(ctx)["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
+    reported = {rel for rel, _ in handled} | blocked
+    for rel in files or [at["file"]]:
+        if rel in tree.blocked and rel not in reported:
+            yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {tree.blocked[rel]}, so the values it states are not checked",
+                     path=rel)
+    for bound, rel, pointer, value in stated(tree, at, files):
+        if (rel, pointer) in handled:
+            continue
+        key: dict[str, str] = {}
+        unknown: dict[str, str] = {}
+        for name, text in bound.items():
+            if name.endswith(".index"):
+                dim = name.removesuffix(".index")
+                by_rank = {i: v for v, i in ranks.get(dim, {}).items()}
+                if int(text) in by_rank:
+                    key.setdefault(dim, by_rank[int(text)])
+                else:
+                    unknown[name] = text
+            else:
+                key[name] = text
+        if not unknown and key in keys:
+            continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
+        label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())
+        selection = {**rule["selection"], **key}
+        if "baseline" in rule:
+            selection.pop("arm", None)
+        try:
+            check_complete(select(records, selection), ", ".join(f"{k}={v}" for k, v in sorted(selection.items())))
+        except Underivable as exc:
+            yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(value) if isinstance(value, Decimal) else value)
+            continue
+        over = ", ".join(f"{k}={v}" for k, v in sorted({**selection, **unknown}.items()))
+        shown = str(value) if isinstance(value, Decimal) else value
+        yield _f(cid, Status.UNVERIFIED, "not-derivable",
+                 f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
+                 path=rel, pointer=pointer, observed=shown)
 
 
 #: A percentage change is 100 * (1 - c/b): its float rounding error scales with
@@ -532,7 +609,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
     where = {"path": source or None, "pointer": source_pointer or None}
     outcomes: list[bool | None] = []
     for rule in spec["rules"]:
-        records = _records(ctx, rule["receipts"])
+        records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
         try:
             if "below_baseline" in rule:
@@ -571,6 +648,7 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = f">= {low}" if low is not None else f"<= {high}"
+    check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
@@ -588,6 +666,7 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
 
 def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
     arms = rule["below_baseline"]
+    check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
