@@ -629,3 +629,12 @@ def test_manifest_path_with_control_or_bidi_characters_is_unsafe(example_copy, n
     edit_json(example_copy / "manifest.json", lambda d: d["files"].append({"path": name, "sha256": "0" * 64, "size": 1}))
     report = verify(example_copy)
     assert ("integrity.files", "FAIL", "unsafe-path") in codes(report)
+
+
+def test_schema_messages_show_numbers_as_stated_not_as_decimal_reprs(example_copy):
+    rows = read_lines(example_copy / "receipts.jsonl")
+    rows[2]["elapsed_s"] = -rows[2]["elapsed_s"]
+    write_lines(example_copy / "receipts.jsonl", rows)
+    rehash(example_copy)
+    bad = [f for f in verify(example_copy).findings if f.code == "schema-violation"]
+    assert bad and "Decimal(" not in bad[0].message and "-395.10" in bad[0].message

@@ -12,10 +12,11 @@ constants raise `JSONProblem`, numbers with a fraction or exponent become
 from __future__ import annotations
 
 import json
+import re
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines"]
+__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "schema_message"]
 
 
 class JSONProblem(ValueError):
@@ -124,3 +125,11 @@ def loads_strict_lines(data: bytes) -> list[Any]:
 def json_pointer(parts: Any) -> str:
     """Return the RFC 6901 JSON Pointer for a sequence of keys and indexes (`~` -> `~0`, `/` -> `~1`; section 3)."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+_DECIMAL_REPR = re.compile(r"Decimal\('([^']*)'\)")
+
+
+def schema_message(error: Any) -> str:
+    """Return a jsonschema `ValidationError`'s message with `Decimal('396.30')` shown as `396.30`, as the document states it."""
+    return _DECIMAL_REPR.sub(r"\1", str(error.message))

@@ -16,6 +16,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
+from verifier.jsonio import schema_message
 from verifier.model import Finding, Status
 from verifier.trust import schema_validator
 
@@ -39,7 +40,7 @@ def schema_findings(check_id: str, assets: Any, schema_name: str, document: Any,
     errors = sorted(validator.iter_errors(document), key=lambda e: [str(p) for p in e.absolute_path])
     for e in errors:
         ptr = "".join(f"/{p}" for p in e.absolute_path)
-        yield f(check_id, Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {e.message}", path=name, pointer=ptr)
+        yield f(check_id, Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {schema_message(e)}", path=name, pointer=ptr)
     if not errors:
         yield f(check_id, Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
 

@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
-from verifier.jsonio import json_pointer
+from verifier.jsonio import json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
@@ -60,7 +60,7 @@ def record_schema(ctx: Context) -> Iterator[Finding]:
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     for e in errors:
         ptr = json_pointer(e.absolute_path)
-        yield _f("serving.schema", Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {e.message}", path=name, pointer=ptr)
+        yield _f("serving.schema", Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {schema_message(e)}", path=name, pointer=ptr)
     if not errors:
         yield _f("serving.schema", Status.PASS, "valid", f"{name} is valid against {KIND}.schema.json", path=name)
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.bundle import DOCUMENTS, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
-from verifier.jsonio import JSONProblem, json_pointer
+from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.progress import Progress
@@ -102,7 +102,7 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
     errors = sorted(validator.iter_errors(manifest), key=lambda e: list(e.absolute_path))
     if errors:
         return None, [
-            _f(Status.FAIL, "manifest-schema", f"{MANIFEST}: {e.message}", path=MANIFEST,
+            _f(Status.FAIL, "manifest-schema", f"{MANIFEST}: {schema_message(e)}", path=MANIFEST,
                pointer=json_pointer(e.absolute_path))
             for e in errors
         ]

@@ -15,7 +15,7 @@ from typing import Any
 
 from verifier.bundle import DOCUMENTS
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem, json_pointer
+from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
@@ -77,7 +77,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
         if errors:
             bundle.problems[kind] = f"{len(errors)} schema error(s)"
             for ptr, error in sorted(errors, key=lambda e: e[0])[:MAX_ERRORS_PER_DOCUMENT]:
-                message = error.message if error is not None else "no records"
+                message = schema_message(error) if error is not None else "no records"
                 where = f" at {ptr}" if ptr else ""
                 yield _f(Status.FAIL, "schema-violation", f"{name}{where}: {message}", path=name, pointer=ptr,
                          expected=None if error is None else _expected(error))
