@@ -638,3 +638,18 @@ def test_schema_messages_show_numbers_as_stated_not_as_decimal_reprs(example_cop
     rehash(example_copy)
     bad = [f for f in verify(example_copy).findings if f.code == "schema-violation"]
     assert bad and "Decimal(" not in bad[0].message and "-395.10" in bad[0].message
+
+
+def test_json_file_with_an_upper_case_extension_is_an_unknown_document(example_copy):
+    (example_copy / "NOTES.JSON").write_text("{}")
+    rehash(example_copy)
+    assert ("schema.documents", "FAIL", "unknown-document") in codes(verify(example_copy))
+
+
+def test_claims_blocked_by_integrity_are_reported_as_such(example_copy):
+    path = example_copy / "claims.json"
+    path.write_bytes(path.read_bytes().replace(b"73.45", b"73.46", 1))  # same size, not re-manifested
+    report = verify(example_copy)
+    blocked = [f for f in report.findings if f.check == "derivation.claims"]
+    assert blocked and blocked[0].code == "blocked-by-integrity"
+    assert blocked[0].message.count("claims.json") == 1

@@ -244,8 +244,12 @@ class Bundle:
         Raises `Unverifiable` naming the blocking reason otherwise.
         """
         name = DOCUMENTS[kind][0]
+        if kind != "manifest" and name not in self.verified:
+            raise Unverifiable(f"{name} did not pass the integrity check, so it is not parsed",
+                               code="blocked-by-integrity", path=name)
         if kind in self.problems:
-            raise Unverifiable(f"{name}: {self.problems[kind]}", code="blocked-by-schema", path=name)
+            problem = self.problems[kind]
+            raise Unverifiable(problem if problem.startswith(name) else f"{name}: {problem}", code="blocked-by-schema", path=name)
         try:
             return self.raw_document(kind)
         except JSONProblem as exc:

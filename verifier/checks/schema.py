@@ -43,7 +43,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
     gate = ctx.gate or {}
     known = {name for name, *_ in DOCUMENTS.values()}
     for rel in sorted(bundle.verified.values()):
-        if rel.endswith((".json", ".jsonl")) and rel not in known:
+        if rel.lower().endswith((".json", ".jsonl")) and rel not in known:
             yield _f(Status.FAIL, "unknown-document",
                      f"{rel} is JSON but not a document of bundle format v1, so no schema checks it", path=rel)
     for kind, (name, schema_name, lines, required) in DOCUMENTS.items():
