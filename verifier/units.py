@@ -1,0 +1,157 @@
+"""
+One registry of units and dimensions for every quantity the evidence model holds.
+
+A unit is a base dimension times an exact scale (`fractions.Fraction`), or a
+rate: one unit per another (`tokens/s`, `samples/s`, `requests/min`). Base
+dimensions: time, tokens, bytes, samples, frames, requests, count,
+dimensionless and percent. Conversions are exact within a dimension and
+refused across dimensions (`UnitMismatch`); `dimensionless` and `percent`
+are distinct dimensions on purpose, because "0.73" and "73 %" written for
+the same number is a claim question, not a unit question.
+
+Sources for the scales: SI prefixes (BIPM, The International System of Units,
+9th ed., 2019, table 7) for ns/us/ms and kB/MB/GB; IEC 80000-13:2008 for the
+binary prefixes KiB/MiB/GiB.
+
+Examples::
+
+    >>> parse("ms").convert(Decimal("1500"), parse("s"))
+    Decimal('1.5')
+    >>> parse("tokens/s").dimension
+    'tokens/time'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal, localcontext
+from fractions import Fraction
+
+__all__ = ["DIMENSIONS", "Unit", "UnitError", "UnitMismatch", "convert", "known", "parse"]
+
+#: The base dimensions. A rate's dimension is written "numerator/denominator".
+DIMENSIONS = ("time", "tokens", "bytes", "samples", "frames", "requests", "count", "dimensionless", "percent")
+
+
+class UnitError(ValueError):
+    """Raised by `parse` for a unit string the registry does not know (the message names it)."""
+
+
+class UnitMismatch(ValueError):
+    """Raised by `Unit.convert` when the two units have different dimensions (the message names both)."""
+
+
+# name -> (dimension, scale relative to the dimension's base unit)
+_BASE: dict[str, tuple[str, Fraction]] = {}
+
+
+def _add(dimension: str, scale: Fraction | int, *names: str) -> None:
+    for name in names:
+        _BASE[name] = (dimension, Fraction(scale))
+
+
+_add("time", Fraction(1, 10**9), "ns", "nanosecond", "nanoseconds")
+_add("time", Fraction(1, 10**6), "us", "µs", "μs", "microsecond", "microseconds")
+_add("time", Fraction(1, 10**3), "ms", "millisecond", "milliseconds", "msec")
+_add("time", 1, "s", "sec", "secs", "second", "seconds")
+_add("time", 60, "min", "mins", "minute", "minutes")
+_add("time", 3600, "h", "hr", "hour", "hours")
+_add("tokens", 1, "token", "tokens", "tok", "toks")
+_add("bytes", 1, "B", "byte", "bytes")
+_add("bytes", 10**3, "kB", "KB")
+_add("bytes", 10**6, "MB")
+_add("bytes", 10**9, "GB")
+_add("bytes", 10**12, "TB")
+_add("bytes", 2**10, "KiB")
+_add("bytes", 2**20, "MiB")
+_add("bytes", 2**30, "GiB")
+_add("bytes", 2**40, "TiB")
+_add("samples", 1, "sample", "samples")
+_add("frames", 1, "frame", "frames", "fr")
+_add("requests", 1, "request", "requests", "req", "reqs", "query", "queries")
+_add("count", 1, "count", "counts", "item", "items", "decision", "decisions", "step", "steps", "iteration", "iterations")
+_add("dimensionless", 1, "1", "x", "×", "ratio", "score")
+_add("percent", 1, "%", "percent", "pct")
+
+_RATE_ALIASES = {"tps": "tokens/s", "qps": "queries/s", "rps": "requests/s", "fps": "frames/s", "hz": "1/s", "Hz": "1/s"}
+_RATE = re.compile(r"^\s*(?P<num>[^/\s]+)\s*(?:/|\s+per\s+)\s*(?P<den>[^/\s]+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """
+    Represents one unit: its spelling, its dimension and its exact scale to the dimension's base unit.
+
+    `dimension` is one of `DIMENSIONS`, or "a/b" for a rate. `scale` is a
+    `Fraction` (for "ms": 1/1000; for "tokens/min": 1/60).
+    """
+
+    symbol: str
+    dimension: str
+    scale: Fraction
+
+    def convert(self, value: Decimal, to: Unit) -> Decimal:
+        """
+        Return `value` (a Decimal in this unit) expressed in unit `to`, computed exactly.
+
+        The result is exact when it is a terminating decimal and correct to
+        34 significant digits otherwise. Raises `UnitMismatch` when the
+        dimensions differ.
+        """
+        if self.dimension != to.dimension:
+            raise UnitMismatch(f"cannot convert {self.symbol} ({self.dimension}) to {to.symbol} ({to.dimension})")
+        if self.scale == to.scale:
+            return value
+        factor = self.scale / to.scale
+        with localcontext() as ctx:
+            ctx.prec = 34
+            return value * Decimal(factor.numerator) / Decimal(factor.denominator)
+
+    def compatible(self, other: Unit) -> bool:
+        """Return True when `other` has the same dimension (so `convert` succeeds)."""
+        return self.dimension == other.dimension
+
+
+def _base(name: str, whole: str) -> tuple[str, Fraction]:
+    if name in _BASE:
+        return _BASE[name]
+    lowered = name.lower()
+    for key, entry in _BASE.items():
+        if key.lower() == lowered and key not in {"B", "kB", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"}:
+            return entry
+    raise UnitError(f"unknown unit {whole!r} (known: {', '.join(sorted(set(_BASE)))}, and rates such as tokens/s)")
+
+
+def parse(text: str) -> Unit:
+    """
+    Return the `Unit` spelled by `text`: a registered name ("ms", "tokens", "%", "GiB"),
+    a rate "A/B" or "A per B" ("tokens/s", "samples per second"), or an alias ("tps", "qps").
+
+    Raises `UnitError` naming `text` when any part is unknown.
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise UnitError(f"unknown unit {text!r}")
+    text = text.strip()
+    text = _RATE_ALIASES.get(text, text)
+    match = _RATE.match(text)
+    if match:
+        num_dim, num_scale = _base(match["num"], text)
+        den_dim, den_scale = _base(match["den"], text)
+        return Unit(text, f"{num_dim}/{den_dim}", num_scale / den_scale)
+    dimension, scale = _base(text, text)
+    return Unit(text, dimension, scale)
+
+
+def known(text: str) -> bool:
+    """Return True when `parse(text)` would succeed."""
+    try:
+        parse(text)
+    except UnitError:
+        return False
+    return True
+
+
+def convert(value: Decimal, source: str, target: str) -> Decimal:
+    """Return `value` converted from unit string `source` to `target`; raises `UnitError` or `UnitMismatch`."""
+    return parse(source).convert(value, parse(target))
