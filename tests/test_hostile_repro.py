@@ -125,13 +125,13 @@ def test_2_exponent_overflow_in_a_receipt_file_and_folder_is_a_fail_finding(tmp_
     bad = ABCD.read_text().replace('"duration": ', f'"x": {HUGE_EXPONENT}, "duration": ', 1)
     (tmp_path / "r.json").write_text(bad)
     report = verified(tmp_path / "r.json")
-    assert report.verdict == "FAIL" and codes(report) == {("document.strict-json", "FAIL", "number-out-of-range")}
+    assert report.verdict == "FAIL" and codes(report) == {("json.strict", "FAIL", "number-out-of-range")}
     folder = tmp_path / "folder"
     folder.mkdir()
     shutil.copy(ABCD, folder / "a.json")
     (folder / "b.json").write_text(bad)
     report = verified(folder)
-    assert ("document.strict-json", "FAIL", "number-out-of-range") in codes(report) and report.verdict == "FAIL"
+    assert ("json.strict", "FAIL", "number-out-of-range") in codes(report) and report.verdict == "FAIL"
 
 
 def test_2_exponent_overflow_in_a_profile_folder_is_not_a_traceback(tmp_path):

@@ -19,18 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-from jsonschema import Draft202012Validator
-
 from verifier.errors import ConfigError, PinMismatch
+from verifier.profiles import load_profile
+from verifier.validation import DRAFT_2020_12, REQUIRED_FORMATS, schema_validator, unknown_formats  # noqa: F401 - re-exported
 
-__all__ = ["Assets", "assets", "schema_validator"]
+__all__ = ["Assets", "assets", "schema_validator", "unknown_formats"]
 
-DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
-
-#: Formats our schemas rely on; if the installed jsonschema has no checker for
-#: one of them, we refuse to start rather than accept any string (H-11).
-REQUIRED_FORMATS = ("date-time", "uri")
 
 
 def _default_root() -> Path:
@@ -92,6 +86,12 @@ class Assets:
                     f"{root / rel}: sha256 {got} differs from the pin {pins[rel]} in "
                     f"{inventory_path}; a frozen asset was edited, refusing to start"
                 )
+        for rel in sorted(k for k in pinned_here if k.startswith("schemas/") and k.endswith(".json")):
+            # every shipped schema is compiled once at start-up: a typo in a `format` name stops here, like a pin mismatch
+            try:
+                schema_validator(self._load(rel))
+            except ConfigError as exc:
+                raise ConfigError(f"{root / rel}: {exc}") from None
         admitted = scorer_weights(root)
         if self.inventory.get("scorer_weights", []) != admitted:
             raise PinMismatch(
@@ -146,8 +146,6 @@ class Assets:
         Raises `ConfigError` for an unknown id or a profile that fails its
         schema or cross-references (its pin was already checked at construction).
         """
-        from verifier.profiles import load_profile  # late: profiles imports this module
-
         rel = f"profiles/{profile_id}.json"
         if rel not in self.pins:
             raise ConfigError(f"unknown profile {profile_id!r}; shipped profiles: {', '.join(self.profile_ids()) or 'none'}")
@@ -170,33 +168,6 @@ class Assets:
 def assets(root: str | None = None) -> Assets:
     """Return the verified `Assets` (cached per root); raises `PinMismatch`/`ConfigError`."""
     return Assets(Path(root) if root else _default_root())
-
-
-def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
-    """
-    Return a Draft 2020-12 validator for `schema` with `format` asserted.
-
-    Raises `ConfigError` when the schema does not declare `$schema` as Draft
-    2020-12 (a schema without `$schema` could be read under another draft and
-    silently ignore keywords, H-12), when it is not a valid schema, or when a
-    format we rely on has no registered checker (H-11).
-    """
-    declared = schema.get("$schema")
-    if declared != DRAFT_2020_12:
-        raise ConfigError(
-            f"schema {schema.get('$id', '<no $id>')}: $schema must be {DRAFT_2020_12!r}, got {declared!r}"
-        )
-    checker = Draft202012Validator.FORMAT_CHECKER
-    missing = [f for f in REQUIRED_FORMATS if f not in checker.checkers]
-    if missing:
-        raise ConfigError(
-            f"jsonschema has no checker for format(s) {missing}; install jsonschema[format-nongpl]"
-        )
-    try:
-        Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise ConfigError(f"schema {schema.get('$id')}: not a valid schema: {exc.message}") from None
-    return Draft202012Validator(schema, format_checker=checker)
 
 
 def scorer_weights(root: Path) -> list[dict[str, Any]]:

@@ -1,0 +1,270 @@
+"""Profile checks (7) claims re-derived at their stated precision and (8) the profile's gate rules, last."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier import stats
+from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree
+from verifier.jsonio import JSONProblem
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+from verifier.readers.locate import locate, stated
+from verifier.readers.pointers import fmt, to_decimal
+from verifier.readers.records import UNITS, Record
+from verifier.readers.select import Underivable, check_complete, derive, instances, key_values, select
+
+__all__ = ["PERCENT_SCALE", "claims", "default_tolerance", "gate", "select_records"]
+
+
+def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
+    if statistic in ("count", "relative_reduction_pct", "speedup") or unit not in UNITS:
+        return value
+    return stats.CONTEXT.divide(value, UNITS[unit])
+
+
+def _indexes(records: list[Record], rule: dict[str, Any]) -> dict[str, int]:
+    out = {}
+    for dim in rule.get("per", []):
+        for i, v in enumerate(key_values(records, dim)):
+            out.setdefault(dim, {})[v] = i  # type: ignore[index]
+    return out  # type: ignore[return-value]
+
+
+@check("profile.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
+def claims(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive each claim instance and compare it with the number the bundle states.
+
+    Tolerance: the claim's `tolerance`, else `stats.claim_tolerance` of the
+    stated number. PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
+    `incomplete-denominator`, `empty-selection`; UNVERIFIED `claim-not-stated`
+    (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
+    (receipts not read may cover it). Then every other value the bundle
+    states at the claim's location (a pass, command, shape or index no
+    receipt has) is UNVERIFIED `not-derivable`: a stated number is never
+    passed over in silence.
+    """
+    cid = "profile.claims"
+    tree = _tree(ctx)
+    for rule in _profile(ctx)["claims"]:
+        rid = rule["receipts"]
+        records = _all_records(ctx, rid)
+        if not records:
+            yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{rule['id']}: receipt set {rid} yielded no records, so the claim cannot be derived")
+            continue
+        ranks = _indexes(select_records(records, rule), rule)
+        keys = instances(rule, records)
+        handled: set[tuple[str, str]] = set()
+        blocked: set[str] = set()
+        for key in keys:
+            label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
+            indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
+            claim_file = _PLACEHOLDER_RE.sub(lambda m: key.get(m.group(1), m.group(0)), rule["at"]["file"])  # noqa: B023
+            if claim_file in tree.blocked:  # never parsed, not even to find the value
+                blocked.add(claim_file)
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {claim_file} is not parsed because {tree.blocked[claim_file]}", path=claim_file)
+                continue
+            try:
+                rel, pointer, stated_value = locate(tree, rule["at"], key, indexes)
+                handled.add((rel, pointer))
+            except (KeyError, LookupError) as exc:
+                yield _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({exc})", path=rule["at"]["file"])
+                continue
+            except (OSError, JSONProblem) as exc:
+                yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {exc}", path=rule["at"]["file"])
+                continue
+            if rel in tree.blocked:
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {rel} is not parsed because {tree.blocked[rel]}", path=rel, pointer=pointer)
+                continue
+            claimed = to_decimal(stated_value)
+            if claimed is None:
+                yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
+                         observed=stated_value)
+                continue
+            try:
+                derived, text = derive(rule, records, key)
+            except Underivable as exc:
+                yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                continue
+            derived = _convert(derived, rule["statistic"], rule.get("unit"))
+            tolerance = Decimal(rule["tolerance"]) if "tolerance" in rule else default_tolerance(claimed, rule["statistic"])
+            unit = rule.get("unit", "")
+            ok = stats.within(claimed, derived, tolerance)
+            yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
+                     f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
+                     path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
+        yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
+
+
+def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: list[dict[str, str]], ranks: dict[str, Any],
+               handled: set[tuple[str, str]], blocked: set[str]) -> Iterator[Finding]:
+    """
+    Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
+
+    UNVERIFIED `blocked-by-integrity` / `incomplete-denominator` when receipts
+    that were not read may cover it, else UNVERIFIED `not-derivable`: the
+    bundle states a number no receipt backs. A claim file that is blocked is
+    reported once, unread.
+    """
+    cid = "profile.claims"
+    tree = _tree(ctx)
+    at = rule["at"]
+    files = tree.glob(_profile(ctx)["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
+    reported = {rel for rel, _ in handled} | blocked
+    for rel in files or [at["file"]]:
+        if rel in tree.blocked and rel not in reported:
+            yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {tree.blocked[rel]}, so the values it states are not checked",
+                     path=rel)
+    for bound, rel, pointer, value in stated(tree, at, files):
+        if (rel, pointer) in handled:
+            continue
+        key: dict[str, str] = {}
+        unknown: dict[str, str] = {}
+        for name, text in bound.items():
+            if name.endswith(".index"):
+                dim = name.removesuffix(".index")
+                by_rank = {i: v for v, i in ranks.get(dim, {}).items()}
+                if int(text) in by_rank:
+                    key.setdefault(dim, by_rank[int(text)])
+                else:
+                    unknown[name] = text
+            else:
+                key[name] = text
+        if not unknown and key in keys:
+            continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
+        label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())
+        selection = {**rule["selection"], **key}
+        if "baseline" in rule:
+            selection.pop("arm", None)
+        try:
+            check_complete(select(records, selection), ", ".join(f"{k}={v}" for k, v in sorted(selection.items())))
+        except Underivable as exc:
+            yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(value) if isinstance(value, Decimal) else value)
+            continue
+        over = ", ".join(f"{k}={v}" for k, v in sorted({**selection, **unknown}.items()))
+        shown = str(value) if isinstance(value, Decimal) else value
+        yield _f(cid, Status.UNVERIFIED, "not-derivable",
+                 f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
+                 path=rel, pointer=pointer, observed=shown)
+
+
+#: A percentage change is 100 * (1 - c/b): its float rounding error scales with
+#: 100 (the operands' magnitude), not with the small result (cancellation).
+PERCENT_SCALE = Decimal(100)
+
+
+def default_tolerance(claimed: Decimal, statistic: str) -> Decimal:
+    """
+    Return the default tolerance for a stated claim: `stats.claim_tolerance`, widened for percentage changes.
+
+    A full-precision `relative_reduction_pct` carries the float noise of
+    `1 - c/b` times 100, i.e. ulps of 100 rather than of the (small) result:
+    its tolerance is at least `stats.claim_tolerance` of a full-precision 100
+    (16 ulps of 100, about 3.6e-13).
+    """
+    base = stats.claim_tolerance(claimed)
+    if statistic == "relative_reduction_pct" and len(claimed.as_tuple().digits) >= stats.FULL_PRECISION_DIGITS:
+        return max(base, PERCENT_SCALE * Decimal(2) ** -48)
+    return base
+
+
+def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
+    """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike)."""
+    selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule)}
+    return [r for r in records if all(r.dims.get(k) == v for k, v in selection.items())]
+
+
+# ---------------------------------------------------------------- (8) gate
+
+
+@check("profile.gate", title="The profile's gate rules, each over the selection it declares")
+def gate(ctx: Context) -> Iterator[Finding]:
+    """
+    Judge each gate rule on re-derived numbers, then compare with the outcome the bundle records.
+
+    One finding per rule: PASS `rule-met` or FAIL `rule-not-met` (a
+    threshold `min`/`max` on the derived statistic, or `below_baseline`:
+    for every `per` key the candidate's statistic is below the baseline's);
+    UNVERIFIED when it cannot be derived. With `recorded`: PASS
+    `recorded-agrees` or FAIL `recorded-disagrees`.
+    """
+    cid = "profile.gate"
+    spec = _profile(ctx)["gate"]
+    source, _, source_pointer = spec.get("source", "").partition("#")
+    where = {"path": source or None, "pointer": source_pointer or None}
+    outcomes: list[bool | None] = []
+    for rule in spec["rules"]:
+        records = _all_records(ctx, rule["receipts"])
+        covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
+        try:
+            if "below_baseline" in rule:
+                met, text, observed = _below(rule, records)
+            else:
+                met, text, observed = _threshold(rule, records)
+        except Underivable as exc:
+            outcomes.append(None)
+            yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}", **where)
+            continue
+        outcomes.append(met)
+        yield _f(cid, Status.PASS if met else Status.FAIL, "rule-met" if met else "rule-not-met",
+                 f"{rule['id']} (over {covers}): {'met' if met else 'not met'}: {_BRACKETED.sub('', text)}",
+                 expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text, **where)
+    if "recorded" in spec:
+        at = spec["recorded"]
+        tree = _tree(ctx)
+        try:
+            rel, pointer, recorded = locate(tree, at, {}, {})
+        except (KeyError, LookupError, OSError, JSONProblem) as exc:
+            yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"the recorded gate outcome cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
+            return
+        if None in outcomes:
+            yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", "a rule could not be judged, so the recorded outcome is not compared", path=rel, pointer=pointer)
+        elif not isinstance(recorded, bool):
+            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{rel} {pointer} holds {recorded!r}, not true/false", path=rel, pointer=pointer)
+        else:
+            ours = all(outcomes)
+            agree = ours == recorded
+            yield _f(cid, Status.PASS if agree else Status.FAIL, "recorded-agrees" if agree else "recorded-disagrees",
+                     f"the bundle records gate outcome {str(recorded).lower()}; re-derived outcome is {str(ours).lower()}",
+                     path=rel, pointer=pointer, expected=ours, observed=recorded)
+
+
+def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+    """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
+    low, high = rule.get("min"), rule.get("max")
+    bound = f">= {low}" if low is not None else f"<= {high}"
+    check_complete(select(records, rule["selection"]), "the selection")
+    keys = instances(rule, records)
+    if not keys:
+        raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
+    met, lines, observed = True, [], {}
+    for key in keys:
+        value, text = derive(rule, records, key)
+        value = _convert(value, rule["statistic"], rule.get("unit"))
+        ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
+        met = met and ok
+        label = ",".join(f"{k}={v}" for k, v in key.items())
+        lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {(fmt(value) + ' ' + rule.get('unit', '')).strip()} (needs {bound}) [{text}]")
+        observed[label or rule["statistic"]] = str(value)
+    return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
+
+
+def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+    arms = rule["below_baseline"]
+    check_complete(select(records, rule["selection"]), "the selection")
+    keys = instances(rule, records)
+    if not keys:
+        raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
+    lines, observed, met = [], {}, True
+    for key in keys:
+        b, _ = derive(rule, records, {**key, "arm": arms["baseline"]})
+        c, _ = derive(rule, records, {**key, "arm": arms["candidate"]})
+        label = ",".join(f"{k}={v}" for k, v in key.items())
+        ok = c < b
+        met = met and ok
+        lines.append(f"{label}: candidate {fmt(c)} {'<' if ok else '>='} baseline {fmt(b)} s")
+        observed[label] = {"baseline": str(b), "candidate": str(c)}
+    return met, f"{rule['statistic']} per {', '.join(rule.get('per', []))}: " + "; ".join(lines), observed

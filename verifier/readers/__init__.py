@@ -1,0 +1,12 @@
+"""
+Readers: what turns an input (a directory, a file) into facts the checks read.
+
+- `tree`: `Tree`, the root-confined, read-only, never-following view of a directory;
+- `pointers`: JSON Pointers (RFC 6901), numbers as `Decimal`, dimension texts;
+- `records`: receipt sets read as a profile maps them (`Record`, `read_receipts`);
+- `select`: selections over records and the statistics derived from them;
+- `locate`: where a profile says a bundle states a value (`locate`, `stated`).
+
+The profile loader and detection are in `verifier.profiles`, which
+re-exports every public name here.
+"""

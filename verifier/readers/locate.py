@@ -1,0 +1,154 @@
+"""Where a profile says a bundle states a value: forwards (`locate`) and backwards (`stated`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from verifier.jsonio import JSONProblem
+from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
+from verifier.readers.pointers import dim_text, resolve
+from verifier.readers.tree import Tree
+
+__all__ = ["locate", "stated"]
+
+
+def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
+    """
+    Return `(file, pointer, value)` of a claim location for one instance.
+
+    `{dim}` placeholders take the instance's key value, `{dim.index}` its
+    0-based rank among the receipts' values of `dim`. With `where`, `pointer`
+    names an array and the element whose members equal every `where` value
+    is taken (exactly one must match), then `then` is resolved inside it.
+    Raises `KeyError` (pointer not found), `LookupError` (no or several
+    elements match), `OSError` or `JSONProblem` (file unreadable).
+    """
+
+    def fill(text: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            name = m.group(1)
+            if name.endswith(".index"):
+                return str(indexes[name.removesuffix(".index")])
+            return key[name].replace("~", "~0").replace("/", "~1")
+
+        return _PLACEHOLDER.sub(one, text)
+
+    rel = _PLACEHOLDER.sub(lambda m: key[m.group(1)], at["file"])
+    document = tree.json(rel)
+    pointer = fill(at["pointer"])
+    value = resolve(document, pointer)
+    if "where" in at:
+        want = {k: _PLACEHOLDER.sub(lambda m: key[m.group(1)], v) for k, v in at["where"].items()}
+        if not isinstance(value, list):
+            raise KeyError(pointer)
+        hits = [i for i, e in enumerate(value) if isinstance(e, dict) and all(dim_text(e.get(k)) == v for k, v in want.items())]
+        if len(hits) != 1:
+            raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
+        pointer = f"{pointer}/{hits[0]}"
+        then = fill(at.get("then", ""))
+        value = resolve(value[hits[0]], then)
+        pointer += then
+    return rel, pointer, value
+
+
+def _template(text: str, value: str) -> re.Pattern[str]:
+    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern."""
+    parts = _PLACEHOLDER.split(text)
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(re.escape(part))
+        else:
+            group = f"g{i}_" + re.sub(r"[^A-Za-z0-9_]", "_", part)
+            out.append(f"(?P<{group}>{r'[0-9]+' if part.endswith('.index') else value})")
+    return re.compile("".join(out))
+
+
+def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str, str]) -> dict[str, str] | None:
+    """Return `bound` extended with the placeholders `pattern` captures from `text`, or None when it does not match or contradicts `bound`."""
+    m = pattern.fullmatch(text)
+    if not m:
+        return None
+    out = dict(bound)
+    for name, value in zip(names, m.groups(), strict=True):
+        if out.setdefault(name, value) != value:
+            return None
+    return out
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def _walk(node: Any, pointer: str, base: str, bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
+    """Yield `(bindings, concrete_pointer, value)` for every place in `node` the templated `pointer` reaches."""
+    if pointer == "":
+        yield bound, base, node
+        return
+    head, _, rest = pointer[1:].partition("/")
+    rest = "/" + rest if _ else ""
+    names = _PLACEHOLDER.findall(head)
+    if not names:
+        token = head.replace("~1", "/").replace("~0", "~")
+        try:
+            child = resolve(node, "/" + head)
+        except KeyError:
+            return
+        yield from _walk(child, rest, f"{base}/{_escape(token)}", bound)
+        return
+    pattern = _template(head, ".+")
+    children = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else []
+    for k, child in children:
+        extended = _bind(pattern, _escape(str(k)), names, bound)
+        if extended is not None:
+            yield from _walk(child, rest, f"{base}/{_escape(str(k))}", extended)
+
+
+def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
+    """
+    Yield `(bindings, file, pointer, value)` for every value the bundle states at the templated location `at`.
+
+    The inverse of `locate`: each `{dim}` (or `{dim.index}`) placeholder is
+    bound from what the bundle actually holds (file names among `files` when
+    the file is templated, object members, array indexes, the members a
+    `where` compares), so a stated value nothing derives is still found.
+    Null and non-scalar values are not stated values. Files that are blocked
+    or unreadable are skipped (the caller reports them).
+    """
+    file_names = _PLACEHOLDER.findall(at["file"])
+    if file_names:
+        pattern = _template(at["file"], ".+")
+        targets = [(b, rel) for rel in files if (b := _bind(pattern, rel, file_names, {})) is not None]
+    else:
+        targets = [({}, at["file"])] if tree.exists(at["file"]) else []
+    for bound, rel in targets:
+        if rel in tree.blocked:
+            continue
+        try:
+            document = tree.json(rel)
+        except (OSError, JSONProblem):
+            continue
+        for b1, pointer, node in _walk(document, at["pointer"], "", bound):
+            if "where" not in at:
+                if node is not None and not isinstance(node, (dict, list)):
+                    yield b1, rel, pointer, node
+                continue
+            if not isinstance(node, list):
+                continue
+            for i, element in enumerate(node):
+                if not isinstance(element, dict):
+                    continue
+                b2: dict[str, str] | None = b1
+                for member, template in at["where"].items():
+                    text = dim_text(element.get(member))
+                    if b2 is None or text is None:
+                        b2 = None
+                        break
+                    b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
+                if b2 is None:
+                    continue
+                for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{i}", b2):
+                    if value is not None and not isinstance(value, (dict, list)):
+                        yield b3, rel, then, value

@@ -1,0 +1,81 @@
+"""JSON Pointers (RFC 6901), numbers read as `Decimal`, canonical dimension texts."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from verifier import stats
+
+__all__ = ["PLACEHOLDER", "dim_text", "fmt", "resolve", "to_decimal"]
+
+#: A `{dimension}` (or `{dimension.index}`) placeholder in a profile's templates.
+PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+
+
+def resolve(document: Any, pointer: str) -> Any:
+    """
+    Return the value at RFC 6901 `pointer` in `document`.
+
+    Raises `KeyError` when a step does not exist (a missing member, an index
+    out of range or not a number, a step into a scalar).
+    """
+    if pointer == "":
+        return document
+    current = document
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")  # RFC 6901 section 4
+        if isinstance(current, dict):
+            if token not in current:
+                raise KeyError(pointer)
+            current = current[token]
+        elif isinstance(current, list):
+            if not token.isdigit() or int(token) >= len(current):
+                raise KeyError(pointer)
+            current = current[int(token)]
+        else:
+            raise KeyError(pointer)
+    return current
+
+
+def to_decimal(value: Any) -> Decimal | None:
+    """
+    Return `value` as a `Decimal`, or None when it is not a number.
+
+    Accepts JSON numbers (int, `Decimal`), numeric strings, and rational
+    strings such as ffprobe's `"24/1"` or `"30000/1001"`. Booleans are not numbers.
+    """
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, (int, Decimal)):
+        return Decimal(value)
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            if re.fullmatch(r"-?\d+/\d+", text):
+                num, den = text.split("/")
+                if int(den) == 0:
+                    return None
+                return stats.CONTEXT.divide(Decimal(num), Decimal(den))
+            number = Decimal(text)
+        except InvalidOperation:
+            return None
+        return number if number.is_finite() else None
+    return None
+
+
+def dim_text(value: Any) -> str | None:
+    """Return the canonical string of a dimension value (`1`, `"baseline"`, `Decimal('5')` -> `"5"`), or None."""
+    if value is None or isinstance(value, (dict, list)):
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f") if value == value.to_integral_value() else str(value)
+    return str(value)
+
+
+def fmt(value: Decimal) -> str:
+    """Return `value` as a short plain-decimal string for derivation texts."""
+    return format(value.normalize() if value == value.to_integral_value() else value, "f")[:24]

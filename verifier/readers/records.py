@@ -1,0 +1,294 @@
+"""Receipt sets read as a profile maps them: `Record`s, and the `Problem`s met while reading."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from verifier import stats
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
+from verifier.readers.tree import Tree
+
+__all__ = ["CLOCKS", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "Record", "read_receipts", "receipt_dims"]
+
+#: Known time units and their length in seconds. Anything else is refused when the profile loads.
+UNITS: dict[str, Decimal] = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "ms": Decimal("1e-3"), "s": Decimal(1)}
+
+#: Dimensions every receipt set has: `file` (bundle-relative path of the receipt file) plus the mapped ones.
+STANDARD_DIMENSIONS = ("arm", "server", "phase")
+PHASES = ("warmup", "measured")
+#: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0.
+CLOCKS = ("start", "end")
+
+
+def receipt_dims(spec: dict[str, Any]) -> set[str]:
+    """Return the dimensions of receipt set `spec`: `file`, the mapped standard ones, `request_id`, declared ones."""
+    fields = spec["fields"]
+    dims = {"file"} | {d for d in STANDARD_DIMENSIONS if d in fields} | set(spec.get("dimensions", {}))
+    if "request_id" in fields:
+        dims.add("request_id")
+    return dims
+
+
+@dataclass
+class Record:
+    """
+    Represents one receipt (one request or one timed run) as mapped by a profile.
+
+    `dims` holds the selection dimensions (`file`, `arm`, `server`, `phase`,
+    `request_id`, profile-declared ones) as strings; `values` the numbers
+    converted to seconds (`latency`, `start`, `end`, declared `values`), None
+    when the field is missing; `raw` the record document (for identities);
+    `where` the file and JSON Pointer (or line) it came from; `ok` whether its
+    outcome is a success.
+
+    `unread`, when set, makes the record a stand-in for receipts that could
+    not be read (a file blocked by integrity, unreadable, or an entry whose
+    unnested array is missing): it says why. Its `dims` hold only what is known
+    without parsing (the file, file-name placeholders, constants); a
+    dimension it lacks matches every selection, so every statistic whose
+    selection may cover it is underivable rather than computed over the
+    survivors (`derive` raises `Underivable`). Such stand-ins are never
+    checked as receipts (identities, clocks, digests, media skip them).
+    """
+
+    dims: dict[str, str]
+    values: dict[str, Decimal | None]
+    raw: Any
+    path: str
+    pointer: str
+    ok: bool = True
+    unread: str | None = None
+    unread_code: str = "incomplete-denominator"
+    unknown: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Problem:
+    """Represents a bundle problem met while reading receipts: status, code, message, file and pointer."""
+
+    status: str
+    code: str
+    message: str
+    path: str
+    pointer: str | None = None
+    field: str | None = None
+
+
+def _name_values(template: str, rel: str) -> dict[str, str] | None:
+    if not template:
+        return {}
+    parts = PLACEHOLDER.split(template)
+    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>[^/]+?)" for i, p in enumerate(parts))
+    m = re.fullmatch(regex, rel)
+    return m.groupdict() if m else None
+
+
+def _documents(tree: Tree, rel: str, spec: dict[str, Any]) -> list[tuple[str, Any]]:
+    data = tree.read_bytes(rel)
+    encoding = spec["encoding"]
+    if encoding == "jsonl":
+        return [(f"#line={n}", doc) for n, doc in enumerate(loads_strict_lines(data), start=1)]
+    if encoding == "csv":
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONProblem("not-utf8", f"not UTF-8 at offset {exc.start}") from None
+        rows = list(csv.DictReader(io.StringIO(text, newline="")))
+        return [(f"#row={n}", row) for n, row in enumerate(rows, start=1)]
+    document = loads_strict(data)
+    pointer = spec.get("records", "")
+    try:
+        records = resolve(document, pointer)
+    except KeyError:
+        raise JSONProblem("missing-records", f"no records at {pointer!r}") from None
+    if not isinstance(records, list):
+        raise JSONProblem("missing-records", f"{pointer!r} is not an array of records")
+    return [(f"{pointer}/{i}", r) for i, r in enumerate(records)]
+
+
+def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str, Any], from_name: dict[str, str]) -> tuple[bool, Any]:
+    """Return `(found, value)` for one field mapping."""
+    if "value" in mapping:
+        return True, mapping["value"]
+    if "from_name" in mapping:
+        key = mapping["from_name"].replace(".", "_")
+        return (key in from_name), from_name.get(key)
+    if "element" in mapping:
+        return True, element
+    if "parallel" in mapping:
+        name = mapping["parallel"]
+        return (name in parallel), parallel.get(name)
+    try:
+        return True, resolve(record, mapping["pointer"])
+    except KeyError:
+        return False, None
+
+
+def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None, record: Any = None) -> dict[str, str]:
+    """Return the dimensions of a receipt knowable without its contents: file, file-name placeholders, constants (and pointers into `record`)."""
+    dims = {"file": rel}
+    mappings = {**{k: v for k, v in spec["fields"].items() if k in (*STANDARD_DIMENSIONS, "request_id")}, **spec.get("dimensions", {})}
+    for name, mapping in mappings.items():
+        if "value" in mapping:
+            dims[name] = mapping["value"]
+        elif "from_name" in mapping and from_name is not None:
+            found, value = _map(mapping, None, None, {}, from_name)
+            if found and dim_text(value) is not None:
+                dims[name] = dim_text(value)  # type: ignore[assignment]
+        elif "pointer" in mapping and record is not None:
+            text = _safe(record, mapping["pointer"])
+            if text is not None:
+                dims[name] = text
+    return dims
+
+
+def _stand_in(spec: dict[str, Any], rel: str, reason: str, code: str, *, pointer: str = "", record: Any = None) -> Record:
+    """Return the stand-in `Record` for receipts of `rel` that could not be read (see `Record.unread`)."""
+    dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel), record)
+    return Record(dims=dims, values={}, raw=None, path=rel, pointer=pointer, ok=False, unread=reason, unread_code=code)
+
+
+def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Record], list[Problem], list[str]]:
+    """
+    Read receipt set `rid` from `tree` as the profile `spec` maps it.
+
+    Returns `(records, problems, files)`. Problems name the file and field:
+    FAIL `missing-field` for a mapped field a receipt lacks, FAIL
+    `not-a-number`, FAIL `impossible-value` for a latency or duration <= 0
+    (kept out of every statistic, which are then `incomplete-denominator`), FAIL `bad-phase`, FAIL `record-count`, FAIL
+    `name-mismatch`, UNVERIFIED `no-receipts` for a glob matching nothing,
+    UNVERIFIED `blocked-by-integrity` for a file whose bytes failed the
+    manifest, FAIL `unreadable-receipt` for a file that is not strict JSON.
+    A record with a missing field is kept (absence is not zero): statistics
+    over a selection containing it cannot be derived. A file that is not
+    read (blocked by integrity, unreadable, not matching its name template)
+    is kept as a stand-in record (`Record.unread`), so statistics whose
+    selection may cover it are underivable, never computed over the rest.
+    Side effects: reads the matched files.
+    """
+    records: list[Record] = []
+    problems: list[Problem] = []
+    files = tree.glob(spec["glob"])
+    if not files:
+        problems.append(Problem("UNVERIFIED", "no-receipts", f"receipts.{rid}: glob {spec['glob']!r} matches no file, so nothing mapped to it can be derived", spec["glob"]))
+        return records, problems, files
+    if "files" in spec and len(files) != spec["files"]:
+        problems.append(Problem("FAIL", "file-count", f"receipts.{rid}: glob {spec['glob']!r} matches {len(files)} file(s), the profile expects {spec['files']}: {files}", spec["glob"]))
+    fields = spec["fields"]
+    dims_spec = {**{k: v for k, v in fields.items() if k in (*STANDARD_DIMENSIONS, "request_id", "outcome")}, **spec.get("dimensions", {})}
+    values_spec = {"latency": fields["latency"], **{k: fields[k] for k in ("start", "end") if k in fields}, **spec.get("values", {})}
+    ok_outcomes = set(spec.get("ok_outcomes", []))
+    for rel in files:
+        if rel in tree.blocked:
+            problems.append(Problem("UNVERIFIED", "blocked-by-integrity", f"{rel}: {tree.blocked[rel]}; its receipts are not read", rel))
+            records.append(_stand_in(spec, rel, f"blocked by integrity: {tree.blocked[rel]}", "blocked-by-integrity"))
+            continue
+        from_name = _name_values(spec.get("name", ""), rel)
+        if from_name is None:
+            problems.append(Problem("FAIL", "name-mismatch", f"{rel} does not match the file-name template {spec['name']!r}, so its arm/server/phase are unknown", rel))
+            records.append(_stand_in(spec, rel, "its name does not match the file-name template", "incomplete-denominator"))
+            continue
+        try:
+            documents = _documents(tree, rel, spec)
+        except JSONProblem as exc:
+            problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: {exc}", rel))
+            records.append(_stand_in(spec, rel, f"unreadable: {exc}", "incomplete-denominator"))
+            continue
+        except OSError as exc:
+            problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: cannot be read: {exc}", rel))
+            records.append(_stand_in(spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
+            continue
+        count = 0
+        for pointer, record in documents:
+            if "where" in spec and any(_safe(record, p) != v for p, v in spec["where"].items()):
+                continue
+            count += 1
+            before = len(problems)
+            unnested = list(_unnest(spec, record, rel, pointer, problems))
+            if "unnest" in spec and not unnested and len(problems) > before:
+                records.append(_stand_in(spec, rel, f"{pointer}: {problems[-1].message}", "incomplete-denominator", pointer=pointer, record=record))
+            for element_pointer, element, parallel in unnested:
+                where = pointer + element_pointer
+                rec = Record(dims={"file": rel}, values={}, raw=record, path=rel, pointer=where)
+                for name, mapping in dims_spec.items():
+                    found, value = _map(mapping, record, element, parallel, from_name)
+                    text = dim_text(value) if found else None
+                    if text is None:
+                        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
+                        if name == "outcome":
+                            rec.ok = False  # an unknown outcome is not a success
+                        elif name != "request_id":
+                            rec.unknown.add(name)  # matches every selection on it: a statistic over the survivors is not one over all
+                        continue
+                    if name == "outcome":
+                        rec.ok = text in ok_outcomes
+                    else:
+                        rec.dims[name] = text
+                if "phase" in rec.dims and rec.dims["phase"] not in PHASES:
+                    problems.append(Problem("FAIL", "bad-phase", f"{rel} {where}: phase {rec.dims['phase']!r} is neither warmup nor measured", rel, where, "phase"))
+                for name, mapping in values_spec.items():
+                    found, value = _map(mapping, record, element, parallel, from_name)
+                    number = to_decimal(value) if found else None
+                    if not found or value is None:
+                        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
+                    elif number is None:
+                        problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, not a number", rel, where, name))
+                    elif name not in CLOCKS and number <= 0:
+                        problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
+                                                f"but a latency or duration must be > 0", rel, where, name))
+                        number = None  # never a term of any statistic
+                    rec.values[name] = None if number is None else stats.CONTEXT.multiply(number, UNITS[mapping["unit"]])
+                records.append(rec)
+        expected = spec.get("records_per_file")
+        if expected is not None and count != expected:
+            problems.append(Problem("FAIL", "record-count", f"{rel}: {count} records, the profile says {expected} per file", rel))
+    return records, problems, files
+
+
+def _safe(record: Any, pointer: str) -> str | None:
+    try:
+        return dim_text(resolve(record, pointer))
+    except KeyError:
+        return None
+
+
+def _describe(mapping: dict[str, Any]) -> str:
+    for key in ("pointer", "from_name", "parallel"):
+        if key in mapping:
+            return f"{key} {mapping[key]!r}"
+    return "element" if "element" in mapping else "constant"
+
+
+def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems: list[Problem]) -> Iterable[tuple[str, Any, dict[str, Any]]]:
+    unnest = spec.get("unnest")
+    if not unnest:
+        yield "", None, {}
+        return
+    try:
+        array = resolve(record, unnest["array"])
+    except KeyError:
+        array = None
+    if not isinstance(array, list):
+        problems.append(Problem("FAIL", "missing-field", f"{rel} {pointer}: array {unnest['array']} is missing", rel, pointer, unnest["array"]))
+        return
+    columns: dict[str, list[Any] | None] = {}
+    for name, p in unnest.get("parallel", {}).items():
+        try:
+            column = resolve(record, p)
+        except KeyError:
+            column = None
+        if not isinstance(column, list) or len(column) != len(array):
+            have = len(column) if isinstance(column, list) else "none"
+            problems.append(Problem("FAIL", "parallel-mismatch", f"{rel} {pointer}: {p} has {have} entries, {unnest['array']} has {len(array)}", rel, pointer + p, name))
+            column = None
+        columns[name] = column
+    for i, element in enumerate(array):
+        parallel = {name: col[i] for name, col in columns.items() if col is not None}
+        yield f"{unnest['array']}/{i}", element, parallel

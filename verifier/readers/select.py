@@ -1,0 +1,167 @@
+"""Selections over receipt `Record`s and the statistics derived from them (`derive`)."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from verifier import stats
+from verifier.readers.pointers import fmt
+from verifier.readers.records import Record
+
+__all__ = ["Underivable", "check_complete", "derive", "instances", "key_values", "select"]
+
+
+class Underivable(Exception):
+    """Raised when a statistic cannot be derived honestly; `code` is the finding code, `fail` whether it is a FAIL."""
+
+    def __init__(self, message: str, code: str, *, fail: bool = True) -> None:
+        super().__init__(message)
+        self.code = code
+        self.fail = fail
+
+
+def _may_match(r: Record, key: str, value: str) -> bool:
+    if key in r.dims:
+        return r.dims[key] == value
+    return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
+
+
+def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
+    """
+    Return the records whose dimensions equal every key of `selection`.
+
+    A stand-in for unread receipts, or a record whose dimension could not be
+    mapped, is returned whenever it may belong to the selection (a dimension
+    it lacks matches), so derivations see that their denominator is incomplete.
+    """
+    return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
+
+
+def check_complete(records: list[Record], label: str) -> None:
+    """Raise `Underivable` (UNVERIFIED) when `records` include stand-ins for receipts that were not read."""
+    unread = [r for r in records if r.unread is not None]
+    if unread:
+        files = sorted({r.path for r in unread})
+        code = "blocked-by-integrity" if all(r.unread_code == "blocked-by-integrity" for r in unread) else "incomplete-denominator"
+        raise Underivable(
+            f"{label} covers receipts that were not read: " + "; ".join(f"{r.path}{' ' + r.pointer if r.pointer else ''} ({r.unread})" for r in unread[:3])
+            + (f" and {len(unread) - 3} more ({', '.join(files)})" if len(unread) > 3 else "") + "; a statistic over the others is not one over all",
+            code, fail=False,
+        )
+
+
+def _values(records: list[Record], name: str, label: str) -> list[Decimal]:
+    check_complete(records, label)
+    if not records:
+        raise Underivable(f"no receipts match {label}", "empty-selection")
+    missing = [r.pointer for r in records if r.values.get(name) is None or r.unknown]
+    failed = [r.pointer for r in records if not r.ok]
+    if missing or failed:
+        raise Underivable(
+            f"{len(records) - len(set(missing) | set(failed))}/{len(records)} receipts of {label} have a usable {name} "
+            f"(missing: {missing[:3] or 'none'}; not ok: {failed[:3] or 'none'}); a statistic over the survivors is not one over all",
+            "incomplete-denominator",
+        )
+    return [r.values[name] for r in records]  # type: ignore[misc]
+
+
+def _label(selection: dict[str, str]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in sorted(selection.items())) or "all receipts"
+
+
+def key_values(records: list[Record], dim: str) -> list[str]:
+    """Return the distinct values of `dim` in `records`, numerically sorted when all are numbers."""
+    found = {r.dims[dim] for r in records if dim in r.dims}
+    if all(re.fullmatch(r"-?\d+(\.\d+)?", v) for v in found):
+        return sorted(found, key=Decimal)
+    return sorted(found)
+
+
+def _mean_of_server_means(records: list[Record], selection: dict[str, str], name: str) -> tuple[Decimal, list[str]]:
+    chosen = select(records, selection)
+    check_complete(chosen, _label(selection))
+    servers = key_values(chosen, "server") if any("server" in r.dims for r in chosen) else []
+    if not servers:
+        values = _values(chosen, name, _label(selection))
+        return stats.mean(values), [f"mean {fmt(stats.mean(values))} over {len(values)}"]
+    means, lines = [], []
+    for sid in servers:
+        values = _values(select(chosen, {"server": sid}), name, _label({**selection, "server": sid}))
+        means.append(stats.mean(values))
+        lines.append(f"server {sid} mean {fmt(means[-1])} over {len(values)}")
+    return stats.mean(means), lines
+
+
+
+
+def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> tuple[Decimal, str]:
+    """
+    Return `(value, derivation_text)` of one claim or gate rule over `records`.
+
+    `key` holds the `per` dimension values of this instance. Time statistics
+    are in seconds (callers convert to the claim's unit). Raises
+    `Underivable` when the selection is empty or holds a receipt with a
+    missing or failed value.
+    """
+    statistic = rule["statistic"]
+    selection = {**rule["selection"], **key}
+    name = rule.get("value", "latency")
+    label = _label(selection)
+    if statistic == "count":
+        chosen = select(records, selection)
+        check_complete(chosen, label)
+        if not chosen:
+            raise Underivable(f"no receipts match {label}", "empty-selection")
+        unknown = [r.pointer for r in chosen if r.unknown]
+        if unknown:
+            raise Underivable(f"{len(unknown)} receipts of {label} lack a mapped dimension ({unknown[:3]}), so the count is not known", "incomplete-denominator")
+        return Decimal(len(chosen)), f"count of receipts with {label}"
+    if statistic in ("relative_reduction_pct", "speedup"):
+        base_sel = {k: v for k, v in selection.items() if k != "arm"}
+        b, b_lines = _mean_of_server_means(records, {**base_sel, "arm": rule["baseline"]}, name)
+        c, c_lines = _mean_of_server_means(records, {**base_sel, "arm": rule["candidate"]}, name)
+        detail = f"baseline {fmt(b)} s ({'; '.join(b_lines)}), candidate {fmt(c)} s ({'; '.join(c_lines)})"
+        if b == 0:
+            raise Underivable(f"baseline mean is zero ({label})", "empty-selection")
+        if statistic == "speedup":
+            return stats.CONTEXT.divide(b, c), f"baseline / candidate: {detail}"
+        value = stats.CONTEXT.multiply(Decimal(1) - stats.CONTEXT.divide(c, b), Decimal(100))
+        return value, f"(1 - candidate/baseline) * 100: {detail}"
+    if statistic == "mean_of_server_means":
+        value, lines = _mean_of_server_means(records, selection, name)
+        return value, f"mean of server means ({label}): " + "; ".join(lines)
+    values = _values(select(records, selection), name, label)
+    text = f"{len(values)} values of {name} ({label})"
+    if statistic == "mean":
+        return stats.mean(values), f"mean of {text}"
+    if statistic == "median":
+        return stats.median(values), f"median of {text}"
+    if statistic == "min":
+        return min(values), f"minimum of {text}"
+    if statistic == "max":
+        return max(values), f"maximum of {text}"
+    if statistic == "sd":
+        if len(values) < 2:
+            raise Underivable(f"a sample SD needs at least two values, {label} has {len(values)}", "empty-selection", fail=False)
+        return stats.sample_sd(values), f"sample SD (n-1) of {text}"
+    q = Decimal(str(rule["q"]))
+    if rule["method"] == "nearest-rank":
+        return stats.percentile_nearest_rank(values, q), f"p{q} nearest-rank (rank ceil(q/100*n)) of {text}"
+    return stats.percentile_linear(values, q), f"p{q} linear interpolation ((n-1)*q/100) of {text}"
+
+
+def instances(rule: dict[str, Any], records: list[Record]) -> list[dict[str, str]]:
+    """Return one `per`-key mapping per instance of `rule` (the cartesian keys present in the selected records)."""
+    per = rule.get("per", [])
+    if not per:
+        return [{}]
+    chosen = select(records, rule["selection"])
+    keys = {tuple(r.dims.get(d) for d in per) for r in chosen}
+    out = [dict(zip(per, k, strict=True)) for k in keys if None not in k]
+    return sorted(out, key=lambda m: [(_sort_key(m[d])) for d in per])
+
+
+def _sort_key(value: str) -> tuple[int, Any]:
+    return (0, Decimal(value)) if re.fullmatch(r"-?\d+(\.\d+)?", value) else (1, value)

@@ -1,0 +1,98 @@
+"""The directory a reader reads: root-confined, read-only, never following symlinks (`Tree`)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifier.bundle import unsafe_reason
+from verifier.jsonio import loads_strict
+
+__all__ = ["Tree", "glob_regex"]
+
+
+@dataclass
+class Tree:
+    """
+    Represents the directory a profile reads: root-confined, read-only, never following symlinks.
+
+    `only`, when set, restricts the tree to those bundle-relative files (a
+    single receipt file given on the command line). `blocked` maps a file to
+    the reason it must not be parsed (set by the integrity check when its
+    bytes do not match the manifest).
+    """
+
+    root: Path
+    only: frozenset[str] | None = None
+    blocked: dict[str, str] = field(default_factory=dict)
+    _cache: dict[str, Any] = field(default_factory=dict)
+
+    def files(self) -> list[str]:
+        """Return every regular, non-symlink file under the root (bundle-relative POSIX), sorted."""
+        if self.only is not None:
+            return sorted(self.only)
+        if "files" in self._cache:
+            return list(self._cache["files"])
+        out = []
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            here = Path(dirpath)
+            dirnames[:] = sorted(d for d in dirnames if not (here / d).is_symlink())
+            for name in filenames:
+                p = here / name
+                if p.is_file() and not p.is_symlink():
+                    out.append(p.relative_to(self.root).as_posix())
+        self._cache["files"] = sorted(out)
+        return list(self._cache["files"])
+
+    def glob(self, pattern: str) -> list[str]:
+        """Return the files matching `pattern` (`*` within one path component, `**` across them), sorted."""
+        regex = glob_regex(pattern)
+        return [f for f in self.files() if regex.fullmatch(f)]
+
+    def exists(self, rel: str) -> bool:
+        """Return whether `rel` is a regular file of the tree."""
+        if "file-set" not in self._cache:
+            self._cache["file-set"] = frozenset(self.files())
+        return unsafe_reason(rel) is None and rel in self._cache["file-set"]
+
+    def read_bytes(self, rel: str) -> bytes:
+        """
+        Return the bytes of `rel`, opened with `O_NOFOLLOW`.
+
+        Raises `OSError` when it is absent, unsafe, a symlink or unreadable.
+        """
+        if unsafe_reason(rel) or not self.exists(rel):
+            raise FileNotFoundError(rel)
+        fd = os.open(self.root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+    def json(self, rel: str) -> Any:
+        """Return `rel` parsed as strict JSON (cached); raises `OSError` or `JSONProblem`."""
+        key = "json:" + rel
+        if key not in self._cache:
+            self._cache[key] = loads_strict(self.read_bytes(rel))
+        return self._cache[key]
+
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))

@@ -1,0 +1,92 @@
+"""
+JSON Schema validators for our own schemas (Draft 2020-12, formats asserted).
+
+A module of its own so that both `verifier.trust` (which pins the schemas)
+and the readers that validate against them (`verifier.profiles`) import it
+without importing each other. `verifier.trust.schema_validator` re-exports it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+from jsonschema import Draft202012Validator
+
+from verifier.errors import ConfigError
+
+__all__ = ["DRAFT_2020_12", "REQUIRED_FORMATS", "schema_validator", "unknown_formats"]
+
+DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
+
+#: Formats our schemas rely on; if the installed jsonschema has no checker for
+#: one of them, we refuse to start rather than accept any string (H-11).
+REQUIRED_FORMATS = ("date-time", "uri")
+
+
+def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
+    """
+    Return a Draft 2020-12 validator for `schema` with `format` asserted.
+
+    Raises `ConfigError` when the schema does not declare `$schema` as Draft
+    2020-12 (a schema without `$schema` could be read under another draft and
+    silently ignore keywords, H-12), when it is not a valid schema, or when a
+    format we rely on has no registered checker (H-11).
+    """
+    declared = schema.get("$schema")
+    if declared != DRAFT_2020_12:
+        raise ConfigError(
+            f"schema {schema.get('$id', '<no $id>')}: $schema must be {DRAFT_2020_12!r}, got {declared!r}"
+        )
+    checker = Draft202012Validator.FORMAT_CHECKER
+    missing = [f for f in REQUIRED_FORMATS if f not in checker.checkers]
+    if missing:
+        raise ConfigError(
+            f"jsonschema has no checker for format(s) {missing}; install jsonschema[format-nongpl]"
+        )
+    try:
+        Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise ConfigError(f"schema {schema.get('$id')}: not a valid schema: {exc.message}") from None
+    unknown = unknown_formats(schema, set(checker.checkers))
+    if unknown:
+        pointer, name = unknown[0]
+        raise ConfigError(
+            f"schema {schema.get('$id', '<no $id>')} at {pointer}: format {name!r} has no checker, so it would assert "
+            "nothing; refusing to start"
+        )
+    return Draft202012Validator(schema, format_checker=checker)
+
+
+#: Keywords whose values are data, not subschemas: a `"format"` key inside them is not the keyword.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples", "x-verify-profile"})
+#: Keywords whose values map names to subschemas: their keys are property names, never keywords.
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def unknown_formats(schema: Any, known: set[str], pointer: str = "") -> list[tuple[str, str]]:
+    """
+    Return `(JSON pointer, name)` of every `format` keyword in `schema` whose name is not in `known`.
+
+    A typo such as `date_time` asserts nothing under JSON Schema 2020-12
+    (unknown formats are ignored, section 7.2.3 of the Validation spec), so
+    our schemas may only name formats the installed checker implements.
+    """
+    found: list[tuple[str, str]] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            here = f"{pointer}/{key}"
+            if key == "format" and isinstance(value, str):
+                if value not in known:
+                    found.append((here, value))
+            elif key in _DATA_KEYWORDS:
+                continue
+            elif key in _NAME_MAPS and isinstance(value, dict):
+                for name, sub in value.items():
+                    found.extend(unknown_formats(sub, known, f"{here}/{name}"))
+            else:
+                found.extend(unknown_formats(value, known, here))
+    elif isinstance(schema, list):
+        for i, item in enumerate(schema):
+            found.extend(unknown_formats(item, known, f"{pointer}/{i}"))
+    return found
