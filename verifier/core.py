@@ -39,7 +39,7 @@ from typing import Any
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
-from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema
+from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
@@ -71,6 +71,7 @@ BUNDLE_PIPELINE = (
     plan.conformance,  # (4) receipts are exactly what the plan called for
     coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
     derivation.claims,  # (6) claims re-derive from receipts
+    statements.stated,  # (6b) every number the prose (headline, README, PR body) states is bound to the evidence
     quality.recorded,  # (7) recorded scores against the gate's thresholds, scorer identity against the gate's pin
     rescore.rescore,  # (8) scores re-computed from media that passed coverage, with digest-pinned scorers
     integrity.unchanged,  # (9) files re-read by (5)-(8) still have the bytes (1) matched
@@ -249,6 +250,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     try:
         document: Any = loads_strict(data)
     except JSONProblem as exc:
+        report = _unreadable_receipt(path, target, data, exc)
+        if report is not None:
+            return report
         raise UsageError(f"{path}: not a bundle directory, and not a receipt verify can read: {exc}") from None
     adapter = detect(document)
     if adapter is None:
@@ -266,6 +270,33 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
                   producer=ctx.data.get("producer"))
+
+
+def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProblem) -> Report | None:
+    """
+    Return a FAIL report for a receipt of a known producer that is not strict JSON, else None.
+
+    Only bytes that are valid UTF-8 JSON once `NaN`/`Infinity` and duplicate
+    keys are tolerated are read this way, and only to recognise the producer
+    (`verifier.adapters.detect`); nothing else in them is used. A known
+    receipt carrying NaN is evidence that breaks a rule (FAIL `strict-json`),
+    not a usage error; anything unrecognised stays exit 2.
+    """
+    import json
+
+    try:
+        loose = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    adapter = detect(loose)
+    if adapter is None:
+        return None
+    finding = Finding(check="json.strict", status=Status.FAIL, code=problem.code,
+                      message=f"a {adapter.KIND} receipt that is not strict JSON: {problem}; nothing in it is read",
+                      path=target.name)
+    info = CheckInfo(check="json.strict", title="The receipt is strict JSON (no NaN/Infinity, no duplicate keys, UTF-8)",
+                     counts={"FAIL": 1})
+    return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=(finding,), roster=(info,))
 
 
 def verify_media(paths: list[str], *, gate_id: str | None = None, frames: int | None = None, fps: str | None = None,

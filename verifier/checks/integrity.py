@@ -218,7 +218,7 @@ def files(ctx: Context) -> Iterator[Finding]:
         if size != entry["size"]:
             yield _f(Status.FAIL, "size-mismatch", f"{name} has {size} bytes, manifest says {entry['size']}",
                      expected=expected, observed=observed, **loc)
-        elif digest != entry["sha256"]:
+        elif digest != entry["sha256"].lower():  # upper-case hex is the same digest
             yield _f(Status.FAIL, "sha256-mismatch", f"{name} sha256 {digest[:12]}... differs from the manifest's {entry['sha256'][:12]}...",
                      expected=expected, observed=observed, **loc)
         else:
@@ -260,7 +260,7 @@ def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str]) -> Iter
             yield _f(Status.FAIL, "unreadable-file", f"external {raw} under {supplied} cannot be read: {exc}", path=name, pointer=pointer)
             continue
         observed = {"sha256": digest, "size": size}
-        if (size, digest) != (entry["size"], entry["sha256"]):
+        if (size, digest) != (entry["size"], entry["sha256"].lower()):
             yield _f(Status.FAIL, "external-mismatch", f"external {raw} supplied under {supplied} does not match the manifest",
                      path=name, pointer=pointer, expected=expected, observed=observed)
         else:

@@ -121,10 +121,10 @@ def _files_map(document: Any, spec: dict[str, Any]) -> tuple[dict[str, tuple[str
         size = entry.get(spec["size"]) if isinstance(entry, dict) else None
         if reason:
             problems.append(("unsafe-path", f"manifest lists {rel!r}: {reason}; it is not read", pointer))
-        elif not isinstance(digest, str) or not re.fullmatch(r"[0-9a-f]{64}", digest) or not isinstance(size, int) or isinstance(size, bool):
+        elif not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest) or not isinstance(size, int) or isinstance(size, bool):
             problems.append(("manifest-entry", f"entry {rel!r} lacks a sha256 ({spec['sha256']}) or an integer size ({spec['size']})", pointer))
         else:
-            entries[rel] = (digest, size, pointer)
+            entries[rel] = (digest.lower(), size, pointer)  # upper-case hex is the same digest
     return entries, problems
 
 
