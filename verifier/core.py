@@ -231,9 +231,14 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
                 debug: bool = False, asset_root: str | None = None, profile: str | None = None,
                 progress: Any = None, weights_dir: str | None = None, device: str = "cpu",
-                parallel: bool = False) -> Report:
+                parallel: bool = False, claims_text: tuple[str, str] | None = None) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
+
+    `claims_text` is `(name, text)` of a pull-request body or other claim
+    text whose every number `claims.stated` binds to the bundle's evidence
+    (read with `verifier.claimtext.read_claim_text`); only bundle-v1
+    directories take one (else `UsageError`).
 
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names;
@@ -272,11 +277,15 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         report = _verify_profile(path, target, trusted, None, debug)
         if report is not None:
             return report
+    if claims_text is not None and not (target.is_dir() and _is_native(target)):
+        raise UsageError(f"{path}: --claims-text needs a bundle directory (bundle format v1); "
+                         "this reader derives no values the text's numbers could be bound to")
     if target.is_dir():
         check_device(device)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
-                               "weights_dir": weights_dir, "device": device, "parallel": parallel})
+                               "weights_dir": weights_dir, "device": device, "parallel": parallel,
+                               "claims_text": claims_text})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,
