@@ -24,7 +24,9 @@ from verifier.report import REPORTERS, render
 
 
 def _fail_usage(message: str) -> None:
-    click.echo(f"verify: error: {message}", err=True)
+    from verifier.report._common import visible
+
+    click.echo(f"verify: error: {visible(message)}", err=True)  # a path from argv may hold control chars or non-UTF-8 bytes
     sys.exit(int(ExitCode.USAGE))
 
 
@@ -60,6 +62,7 @@ def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, targets: Any) -> None:
     """Render to stdout, write `--report` files and the GitHub step summary, then exit with the verdict's code."""
     from verifier.outputs import append_step_summary, write_targets
+    from verifier.report._common import visible
 
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
@@ -69,7 +72,7 @@ def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, tar
             append_step_summary(report)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
-    click.echo(f"verify: {report.verdict}: {report.subject}", err=True)
+    click.echo(f"verify: {report.verdict}: {visible(report.subject)}", err=True)
     sys.exit(int(report.exit_code))
 
 
