@@ -3,7 +3,8 @@ Receipts against themselves and the plan's own limits, and retained attempts.
 
 `receipts.consistency` (native bundles, after `plan.conformance`): a receipt's
 `outcome` agrees with its HTTP status and error; an `ok` measured request has
-the outputs the plan expects (`expected_output`); the plan's timeouts bind
+the outputs the plan expects (`expected_output`, when the gate judges
+coverage: a gate without `coverage` asks for no media, as in `coverage.streams`); the plan's timeouts bind
 (an `ok` request whose `elapsed_s` exceeds `timeouts.request_s` FAILs; a
 request or arm timeout longer than the declared `timeouts.reservation_s`
 FAILs as an inconsistent plan); the plan was frozen before the first receipt
@@ -68,7 +69,7 @@ def consistency(ctx: Context) -> Iterator[Finding]:
     if not bad:
         yield _f(cid, Status.PASS, "holds", f"every ok receipt of {len(requests)} has a 2xx (or unrecorded) status and no error", path="receipts.jsonl")
 
-    if plan.get("expected_output"):
+    if plan.get("expected_output") and "coverage" in (ctx.gate or {}):  # the gate makes the expected output binding
         empty = [(i, r) for i, r in requests if r["outcome"] == "ok" and r["phase"] == "measured" and not r["outputs"]]
         for i, r in empty:
             yield _f(cid, Status.FAIL, "ok-without-output",
@@ -122,15 +123,17 @@ def _looks_like_receipts(head: bytes) -> bool:
     return False
 
 
-@check("attempts.retained", title="Retained attempts are declared (manifest role), valid receipts, and never mixed into the result",
-       requires=("integrity.files",))
+@check("attempts.retained", title="Retained attempts are declared (manifest role), valid receipts, and never mixed into the result")
 def attempts(ctx: Context) -> Iterator[Finding]:
     """
     FAIL `attempt-not-receipts`, `schema-violation`, `attempt-mixed-in`, `undeclared-receipts`;
     PASS `attempt-retained` per declared attempt, `no-hidden-receipts` once.
     """
     bundle, cid = ctx.bundle, "attempts.retained"
-    manifest = ctx.data.get("manifest", {})
+    if "manifest" not in ctx.data:
+        yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", "no usable manifest.json: no file was matched, none is examined")
+        return
+    manifest = ctx.data["manifest"]  # runs after integrity.files; reads only the files it matched (bundle.verified)
     roles = {nfc(e["path"]): e["role"] for e in manifest.get("files", []) if e.get("role")}
     accepted: set[tuple[str, str]] = set()
     try:
