@@ -18,13 +18,13 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
+from verifier import stats, units
 from verifier.campaign import Campaign, elapsed, select
 from verifier.checks.plan import campaign_of
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["Underivable", "claims", "derive"]
+__all__ = ["Underivable", "claims", "derive", "expand"]
 
 CHECK = "derivation.claims"
 
@@ -129,7 +129,8 @@ def derive(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None) -> 
     raise Underivable(f"unknown statistic {statistic!r}", "unknown-statistic")
 
 
-def _expand(rule: dict[str, Any], c: Campaign) -> list[tuple[str, str | None]]:
+def expand(rule: dict[str, Any], c: Campaign) -> list[tuple[str, str | None]]:
+    """Return `[(claim_id, key)]` for one gate rule: one per server or arm of the plan when the rule has `per`, else one with key None."""
     per = rule.get("per")
     if per == "server":
         keys = [s["id"] for s in c.plan["servers"] if "arm" not in rule.get("selection", {}) or s["arm"] == rule["selection"]["arm"]]
@@ -150,8 +151,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive each gate claim and compare with `claims.json`.
 
+    A claim stated in another unit of the rule's dimension (`ms` for `s`) is
+    converted exactly and compared at its own stated precision, converted.
     PASS `derived`; FAIL `claim-mismatch`, `claim-missing`, `incomplete-denominator`,
-    `empty-selection`; UNVERIFIED `not-derivable` for claims no rule covers.
+    `empty-selection`, `unit-mismatch` (a unit of another dimension, or unknown); UNVERIFIED `not-derivable` for claims no rule covers.
     """
     c = campaign_of(ctx)
     document = ctx.bundle.document("claims")
@@ -162,7 +165,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         by_id[claim["id"]] = (i, claim)
     covered: set[str] = set()
     for rule in (ctx.gate or {}).get("claims", []):
-        for claim_id, key in _expand(rule, c):
+        for claim_id, key in expand(rule, c):
             covered.add(claim_id)
             if claim_id not in by_id:
                 yield _f(Status.FAIL, "claim-missing", f"the gate requires claim {claim_id}, which claims.json does not state", expected=claim_id)
@@ -177,9 +180,23 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          pointer=pointer, observed=str(claimed))
                 continue
             tolerance = Decimal(str(rule["tolerance"])) if "tolerance" in rule else stats.claim_tolerance(claimed)
+            stated_unit, rule_unit = claim.get("unit"), rule.get("unit")
+            shown_unit = stated_unit
+            if stated_unit and rule_unit and stated_unit != rule_unit:  # a claim may be stated in another unit of the rule's dimension
+                try:
+                    given, wanted = units.parse(stated_unit), units.parse(rule_unit)
+                    converted = given.convert(claimed, wanted)
+                except (units.UnitError, units.UnitMismatch) as exc:
+                    yield _f(Status.FAIL, "unit-mismatch", f"{claim_id} is stated in {stated_unit}, but the gate derives it in {rule_unit}: {exc}",
+                             pointer=f"/claims/{index}/unit", expected=rule_unit, observed=stated_unit, derivation=text)
+                    continue
+                if "tolerance" not in rule:
+                    tolerance = abs(given.convert(tolerance, wanted))
+                text = f"{text}; stated {claimed} {stated_unit} = {converted} {rule_unit}"
+                claimed, shown_unit = converted, rule_unit
             delta = stats.CONTEXT.subtract(claimed, derived)
             detail = {"claim": claim_id, "claimed": str(claimed), "derived": str(derived), "delta": str(delta), "tolerance": str(tolerance)}
-            unit = f" {claim['unit']}" if claim.get("unit") else ""
+            unit = f" {shown_unit}" if shown_unit else ""
             if stats.within(claimed, derived, tolerance):
                 yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {tolerance})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
