@@ -73,6 +73,23 @@ def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, tar
     sys.exit(int(report.exit_code))
 
 
+def _cache_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--cache/--no-cache", "use_cache", default=None,
+                        help="Reuse file digests and scores from earlier runs (docs/cache.md); default on, off when CI=true.")(func)
+
+
+def _open_cache(use_cache: bool | None) -> Any:
+    """Return the run's `verifier.cache.Cache`, or None (off, or unusable: said on stderr)."""
+    from verifier.cache import Cache, enabled
+
+    if not enabled(use_cache):
+        return None
+    cache, reason = Cache.open()
+    if cache is None:
+        click.echo(f"verify: cache not used: {reason}", err=True)
+    return cache
+
+
 def _prepare(fmt: str, reports: tuple[str, ...], verbose: bool, protected: tuple[str | None, ...] = ()) -> tuple[Any, Any]:
     """Validate the format and the report targets before the run; `protected` are the verified paths nothing may be written into."""
     from verifier.outputs import check_format, check_step_summary, parse_targets
@@ -107,15 +124,18 @@ def main() -> None:
 @click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
+@_cache_option
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
-                  gate_id: str | None, profile: str | None, weights_dir: str | None, device: str) -> None:
+                  gate_id: str | None, profile: str | None, weights_dir: str | None, device: str,
+                  use_cache: bool | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
     targets, progress = _prepare(fmt, reports, verbose, (path, artifacts, weights_dir))
     try:
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
-                             profile=profile, weights_dir=weights_dir, device=device, parallel=True)
+                             profile=profile, weights_dir=weights_dir, device=device, parallel=True,
+                             cache=_open_cache(use_cache))
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -129,8 +149,9 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
               help="The evidence inventory, relative to REPO_ROOT.")
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
+@_cache_option
 def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
-                      artifacts: str | None) -> None:
+                      artifacts: str | None, use_cache: bool | None) -> None:
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
     from verifier.repository import verify_repository
 
@@ -138,7 +159,7 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
-                                   progress=progress)
+                                   progress=progress, cache=_open_cache(use_cache))
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
