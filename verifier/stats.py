@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 from decimal import Decimal
 
-__all__ = ["claim_tolerance", "half_unit", "mean", "peak_in_flight", "median", "percentile_linear", "percentile_nearest_rank", "sample_sd", "within"]
+__all__ = ["claim_tolerance", "half_unit", "mean", "peak_in_flight", "median", "percentile_linear", "percentile_nearest_rank", "sample_sd", "sweep_peak", "within"]
 
 CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
 
@@ -79,9 +79,14 @@ def sample_sd(values: Sequence[Decimal]) -> Decimal:
     return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs) - 1)))
 
 
-def half_unit(stated: Decimal) -> Decimal:
-    """Return half a unit of the last stated place of `stated` (`Decimal('73.45')` -> 0.005; `20` and `2E1` -> 0.5)."""
-    exponent = stated.as_tuple().exponent
+def half_unit(stated: Decimal | int) -> Decimal:
+    """
+    Return half a unit of the last stated place of `stated` (`Decimal('73.45')` -> 0.005; `20` and `2E1` -> 0.5).
+
+    An `int` (a JSON integer such as `0`) states its units place. Raises
+    `ValueError` for a non-finite `Decimal`.
+    """
+    exponent = Decimal(stated).as_tuple().exponent
     if not isinstance(exponent, int):
         raise ValueError(f"{stated} is not finite")
     # `7E1` states no more than `70` does: a positive exponent never widens the tolerance past half a unit
@@ -98,7 +103,7 @@ def within(claimed: Decimal, derived: Decimal, tolerance: Decimal) -> bool:
 FULL_PRECISION_DIGITS = 15
 
 
-def claim_tolerance(stated: Decimal) -> Decimal:
+def claim_tolerance(stated: Decimal | int) -> Decimal:
     """
     Return the default tolerance for comparing a stated claim with its derivation.
 
@@ -107,6 +112,7 @@ def claim_tolerance(stated: Decimal) -> Decimal:
     digits carry summation-order noise, so it gets at least 16 ulps
     (|stated| * 2**-48) instead.
     """
+    stated = Decimal(stated)
     half = half_unit(stated)
     if len(stated.as_tuple().digits) >= FULL_PRECISION_DIGITS:
         return max(half, abs(stated) * Decimal(2) ** -48)
@@ -120,10 +126,20 @@ def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
     `intervals` are `(start, end)` pairs of mutually comparable values
     (seconds, datetimes); an interval ending exactly when another starts does
     not overlap it (a sweep line that processes ends before starts on ties).
+    O(n log n) in the number of intervals.
     """
-    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals], key=lambda x: (x[0], x[1]))
+    return sweep_peak([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+
+
+def sweep_peak(events: Sequence[tuple[Any, int]]) -> int:
+    """
+    Return the highest running sum of `events`, `(position, +1 or -1)` pairs, swept in position order.
+
+    On ties a closing `-1` is processed before an opening `+1`, so a count
+    that closes where another opens never overlaps it. 0 for no events.
+    """
     peak = current = 0
-    for _, delta in events:
+    for _, delta in sorted(events, key=lambda x: (x[0], x[1])):
         current += delta
         peak = max(peak, current)
     return peak

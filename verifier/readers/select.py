@@ -10,7 +10,7 @@ from verifier import stats
 from verifier.readers.pointers import fmt
 from verifier.readers.records import Record
 
-__all__ = ["Underivable", "check_complete", "derive", "instances", "key_values", "select"]
+__all__ = ["Underivable", "arm_name", "check_complete", "derive", "instances", "key_values", "select"]
 
 
 class Underivable(Exception):
@@ -96,12 +96,22 @@ def _mean_of_server_means(records: list[Record], selection: dict[str, str], name
 
 
 
+def arm_name(template: str, key: dict[str, str]) -> str:
+    """Return the arm a rule's `baseline`/`candidate` names: literal, or `{dim}` taken from the instance key (e.g. each case against "bf16")."""
+    if template.startswith("{") and template.endswith("}") and template[1:-1] in key:
+        return key[template[1:-1]]
+    return template
+
+
 def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> tuple[Decimal, str]:
     """
     Return `(value, derivation_text)` of one claim or gate rule over `records`.
 
-    `key` holds the `per` dimension values of this instance. Time statistics
-    are in seconds (callers convert to the claim's unit). Raises
+    `key` holds the `per` dimension values of this instance. Statistics of a
+    value are in the base unit of its dimension (seconds, bytes, ...; callers
+    convert to the claim's unit); `first`/`last` take the file order;
+    `difference` is baseline minus candidate (each arm's mean of server
+    means, like `speedup`). Raises
     `Underivable` when the selection is empty or holds a receipt with a
     missing or failed value.
     """
@@ -118,11 +128,13 @@ def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> 
         if unknown:
             raise Underivable(f"{len(unknown)} receipts of {label} lack a mapped dimension ({unknown[:3]}), so the count is not known", "incomplete-denominator")
         return Decimal(len(chosen)), f"count of receipts with {label}"
-    if statistic in ("relative_reduction_pct", "speedup"):
+    if statistic in ("relative_reduction_pct", "speedup", "difference"):
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
-        b, b_lines = _mean_of_server_means(records, {**base_sel, "arm": rule["baseline"]}, name)
-        c, c_lines = _mean_of_server_means(records, {**base_sel, "arm": rule["candidate"]}, name)
-        detail = f"baseline {fmt(b)} s ({'; '.join(b_lines)}), candidate {fmt(c)} s ({'; '.join(c_lines)})"
+        b, b_lines = _mean_of_server_means(records, {**base_sel, "arm": arm_name(rule["baseline"], key)}, name)
+        c, c_lines = _mean_of_server_means(records, {**base_sel, "arm": arm_name(rule["candidate"], key)}, name)
+        detail = f"baseline {fmt(b)} ({'; '.join(b_lines)}), candidate {fmt(c)} ({'; '.join(c_lines)})"
+        if statistic == "difference":
+            return b - c, f"baseline - candidate: {detail}"
         if b == 0:
             raise Underivable(f"baseline mean is zero ({label})", "empty-selection")
         if statistic == "speedup":
@@ -142,6 +154,10 @@ def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> 
         return min(values), f"minimum of {text}"
     if statistic == "max":
         return max(values), f"maximum of {text}"
+    if statistic == "first":
+        return values[0], f"first (in file order) of {text}"
+    if statistic == "last":
+        return values[-1], f"last (in file order) of {text}"
     if statistic == "sd":
         if len(values) < 2:
             raise Underivable(f"a sample SD needs at least two values, {label} has {len(values)}", "empty-selection", fail=False)
