@@ -40,7 +40,7 @@ from typing import Any
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
-from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema, statements
+from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
@@ -70,6 +70,8 @@ BUNDLE_PIPELINE = (
     gate.pinned,  # (2) the gate comes from our pinned gates/, never the bundle
     schema.documents,  # (3) hashed documents validate against pinned schemas
     plan.conformance,  # (4) receipts are exactly what the plan called for
+    receipts.consistency,  # (4) receipts agree with their status, the plan's outputs, timeouts and freeze time
+    receipts.attempts,  # (4) retained attempts are declared, valid and never mixed in
     coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
     derivation.claims,  # (6) claims re-derive from receipts
     statements.stated,  # (6b) every number the prose (headline, README, PR body) states is bound to the evidence

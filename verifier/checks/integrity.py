@@ -213,6 +213,7 @@ def files(ctx: Context) -> Iterator[Finding]:
                  path=regular[name])
 
     documents = {name for name, *_ in DOCUMENTS.values()}
+    documents |= {nfc(e["path"]) for e in manifest["files"] if e.get("role")}  # retained attempts are parsed later: keep their hashed bytes
     kept: dict[Path, bytes] = {to_hash[name]: b"" for name in to_hash if name in documents}
     reused: set[Path] = set()
     hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"), keep=kept,
