@@ -222,3 +222,32 @@ def test_every_bundle_gets_its_own_sarif_file(runner, tricky_repo, tmp_path):
     assert len(logs) == 2, logs
     subjects = {json.loads(p.read_text())["runs"][0]["originalUriBaseIds"]["BUNDLE"]["uri"] for p in logs}
     assert subjects == {"evidence/a.b/", "evidence/a_b/"}
+
+
+def test_a_pull_request_that_loosens_its_gate_is_judged_by_the_base_trust_root(runner, tmp_path):
+    from test_trustroot import TEAM_GATE, bundle, write_gate
+
+    from verifier.trust import assets
+    from verifier.trustroot_cmds import init, pin
+
+    repo = tmp_path / "trusted"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    init(str(repo))
+    write_gate(repo, TEAM_GATE)
+    pin(str(repo), assets())
+    bundle(repo / "evidence" / "run1", measured=2)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "base")
+    base = _git(repo, "rev-parse", "HEAD")
+    write_gate(repo, {**TEAM_GATE, "plan": {**TEAM_GATE["plan"], "measured_per_server": 1}})
+    pin(str(repo), assets())
+    bundle(repo / "evidence" / "run1", measured=1)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "loosen the gate and shrink the run")
+    code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="evidence/run1", VERIFY_BASE_REF=base)
+    assert code == 1 and "verdict=FAIL" in files["GITHUB_OUTPUT"], out
+    assert "verify/gates/team-v1.json" in out and "::warning" in out
+    code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="evidence/run1", VERIFY_BASE_REF=base,
+                              VERIFY_TRUST_BASE="false")
+    assert code == 0, out  # without the base's trust root the loosened gate would have judged it

@@ -4,7 +4,9 @@ The `verify` command line: parse, run the core, render, exit.
 No verification logic lives here. Exit codes: 0 PASS, 1 FAIL, 2 usage or
 configuration error, 3 INCOMPLETE, 4 ERROR (see `docs/exit-codes.md`).
 Commands: `check` (the default: `verify PATH`), `inventory`, `manifest`
-(the only command that writes, and only `manifest.json`), `changed`.
+(writes only `manifest.json`), `changed`; the trust-root commands `init`,
+`pin` and `gate new` write only the repository's trust root
+(`verifier.trustroot_cmds`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,25 @@ class _DefaultGroup(click.Group):
             _fail_usage(f"{exc.format_message()} (see verify --help)")
         except click.exceptions.Abort:
             _fail_usage("aborted")
+
+
+def _trust_ref_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--trust-ref", "trust_ref", metavar="REF",
+                        help="Read the repository's trust root (verify.toml, its gates, profiles, schemas and pins) from "
+                             "git commit REF, not the working tree; the report lists trusted files changed since REF.")(func)
+
+
+def _pinned_only() -> bool:
+    """Return whether unpinned judges are refused: in the GitHub Action (`VERIFY_PINNED_ONLY`) and on GitHub Actions."""
+    return os.environ.get("VERIFY_PINNED_ONLY", "").lower() in ("1", "true") or os.environ.get("GITHUB_ACTIONS") == "true"
+
+
+def _trust(start: str, ref: str | None) -> Any:
+    """Return the `TrustSet` judging evidence at `start` (shipped assets plus the repository's trust root)."""
+    from verifier.trust import assets
+    from verifier.trustroot import locate
+
+    return locate(start, ref=ref, shipped=assets())
 
 
 def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -122,8 +143,10 @@ def main() -> None:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
-@click.option("--profile", "profile", metavar="NAME",
-              help="Read a foreign bundle (directory or file) through this shipped profile instead of detecting it.")
+@click.option("--profile", "profile", metavar="NAME|FILE",
+              help="Read a foreign bundle (directory or file) through this pinned profile instead of detecting it; "
+                   "a FILE (./mine.json) is loaded unpinned, for local exploration only (refused in CI), and the report says so.")
+@_trust_ref_option
 @click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
@@ -131,17 +154,23 @@ def main() -> None:
               help="A pull-request body or other Markdown whose every number must bind to the bundle's evidence (docs/claims.md).")
 @_cache_option
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
-                  gate_id: str | None, profile: str | None, weights_dir: str | None, device: str,
-                  claims_text: str | None, use_cache: bool | None) -> None:
+                  gate_id: str | None, profile: str | None, trust_ref: str | None, weights_dir: str | None,
+                  device: str, claims_text: str | None, use_cache: bool | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
+    from verifier.trustroot import is_profile_file
+
+    if profile is not None and is_profile_file(profile) and _pinned_only():
+        _fail_usage(f"--profile {profile}: an unpinned profile file is refused in CI; add it to the repository's trust root "
+                    "and `verify pin` it")
     targets, progress = _prepare(fmt, reports, verbose, (path, artifacts, weights_dir))
     text = _read_claims_text(claims_text) if claims_text is not None else None
     try:
+        trust = _trust(path, trust_ref)
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
                              profile=profile, weights_dir=weights_dir, device=device, parallel=True,
-                             claims_text=text, cache=_open_cache(use_cache))
+                             claims_text=text, cache=_open_cache(use_cache), trust=trust)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -174,8 +203,9 @@ def _read_claims_text(name: str) -> tuple[str, str]:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
 @_cache_option
+@_trust_ref_option
 def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
-                      artifacts: str | None, use_cache: bool | None) -> None:
+                      artifacts: str | None, use_cache: bool | None, trust_ref: str | None) -> None:
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
     from verifier.repository import verify_repository
 
@@ -183,7 +213,7 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
-                                   progress=progress, cache=_open_cache(use_cache))
+                                   progress=progress, cache=_open_cache(use_cache), trust=_trust(repo_root, trust_ref))
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -226,7 +256,8 @@ def manifest_command(bundle: str, write: bool, gate_id: str | None) -> None:
 @click.argument("files", nargs=-1, type=click.Path(path_type=str))
 @_format_option
 @click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations.")
-def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], verbose: bool) -> None:
+@_trust_ref_option
+def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], verbose: bool, trust_ref: str | None) -> None:
     """
     Verify every bundle containing one of FILES (for pre-commit): the nearest ancestor with a manifest.json or matched by a shipped profile.
 
@@ -239,13 +270,14 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
     targets, progress = _prepare(fmt, (), verbose)
     del targets
     try:
-        bundles = _bundles_of(files)
+        trust = _trust(".", trust_ref)
+        bundles = _bundles_of(files, trust)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     worst: list[Any] = []
     for bundle in bundles:
         try:
-            report = verify_path(bundle, debug=verbose, progress=progress)
+            report = verify_path(bundle, debug=verbose, progress=progress, trust=trust)
         except VerifierError as exc:
             _fail_usage(exc.diagnostics())
         color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -261,7 +293,7 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
     sys.exit(int(exit_code_for(min(worst, key=order.index))))
 
 
-def _bundles_of(files: tuple[str, ...]) -> list[str]:
+def _bundles_of(files: tuple[str, ...], trusted: Any) -> list[str]:
     """
     Return the bundle directories of `files` (below the cwd), sorted.
 
@@ -272,9 +304,7 @@ def _bundles_of(files: tuple[str, ...]) -> list[str]:
     profiles fail their pins or schema.
     """
     from verifier.profiles import Tree, candidates
-    from verifier.trust import assets
 
-    trusted = assets()
     profiles = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
     found: set[str] = set()
     here = Path.cwd().resolve()
@@ -347,6 +377,61 @@ def score_command(reference: str, candidate: str, gate_id: str, weights_dir: str
     click.echo(render(report, fmt, **options), nl=False)
     click.echo(f"verify: {report.verdict}: {reference} vs {candidate}", err=True)
     sys.exit(int(report.exit_code))
+
+
+@main.command("init")
+@click.argument("root", default=".", type=click.Path(path_type=str))
+def init_command(root: str) -> None:
+    """Write a trust root into the evidence repository ROOT: verify.toml, an empty pin inventory, verify/{gates,profiles,schemas}/."""
+    from verifier.trustroot_cmds import init
+
+    try:
+        written = init(root)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    for rel in written:
+        click.echo(f"wrote {rel}")
+    click.echo("verify: next: `verify gate new ID --from BUNDLE`, review it, then `verify pin`", err=True)
+
+
+@main.command("pin")
+@click.argument("root", default=".", type=click.Path(path_type=str))
+def pin_command(root: str) -> None:
+    """Re-pin the repository's trust root (every gate, profile and schema file) after a deliberate edit."""
+    from verifier.trust import assets
+    from verifier.trustroot_cmds import pin
+
+    try:
+        path, pins = pin(root, assets())
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    for rel, digest in pins.items():
+        click.echo(f"{digest}  {rel}")
+    click.echo(f"verify: {path}: {len(pins)} file(s) pinned", err=True)
+
+
+@main.group("gate")
+def gate_group() -> None:
+    """Gates of the repository's trust root."""
+
+
+@gate_group.command("new")
+@click.argument("gate_id", metavar="ID")
+@click.option("--from", "bundle", required=True, type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="The bundle whose plan (arm order, servers, warmups, measured requests, expected output) the gate states.")
+@click.option("--like", "like", metavar="GATE", help="Template gate for claims, thresholds and scorers (default: the one the bundle names).")
+@click.option("--root", "root", default=".", show_default=True, type=click.Path(path_type=str),
+              help="The evidence repository (its verify.toml, here or above).")
+def gate_new_command(gate_id: str, bundle: str, like: str | None, root: str) -> None:
+    """Start gate ID in the repository's gates directory from the plan of an existing bundle (then review it and `verify pin`)."""
+    from verifier.trustroot_cmds import new_gate
+
+    try:
+        path = new_gate(root, gate_id, bundle, _trust(root, None), like=like)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    click.echo(f"wrote {path}")
+    click.echo("verify: review its thresholds and claims, then `verify pin`", err=True)
 
 
 if __name__ == "__main__":

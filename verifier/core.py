@@ -48,6 +48,7 @@ from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
 from verifier.profiles import Tree, candidates
 from verifier.trust import assets
+from verifier.trustroot import TrustSet, is_profile_file
 
 __all__ = ["BUNDLE_PIPELINE", "check_device", "score_media", "verify_media", "verify_path"]
 
@@ -194,10 +195,10 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     if broken:
         roster.append(CheckInfo(check=STRICT_CHECK, title=STRICT_TITLE, counts={"FAIL": len(broken)}))
     return Report(subject=path, kind="receipt-folder:" + "+".join(kinds), verifier_version=__version__,
-                  findings=tuple(findings), roster=tuple(roster))
+                  findings=tuple(findings), roster=tuple(roster), trust=trusted.describe([]))
 
 
-def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | None, debug: bool) -> Report | None:
+def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str | None, debug: bool) -> Report | None:
     """
     Run the profile pipeline on directory or single file `target`; choose the profile by detection when not given.
 
@@ -227,13 +228,25 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})
     findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
-                  roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id))
+                  roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id),
+                  trust=trusted.describe([("profile", profile_id)]))
+
+
+def _figures(ctx: Context) -> dict[str, Any]:
+    """Return the plot data of a bundle run: the checks' recorded figures plus the receipts in run order."""
+    from verifier.figures import requests
+
+    out = dict(ctx.data.get("figures", {}))
+    if ctx.data.get("campaign") is not None:
+        out["requests"] = requests(ctx.data["campaign"])
+    return out
 
 
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
                 debug: bool = False, asset_root: str | None = None, profile: str | None = None,
                 progress: Any = None, weights_dir: str | None = None, device: str = "cpu",
-                parallel: bool = False, claims_text: tuple[str, str] | None = None, cache: Any = None) -> Report:
+                parallel: bool = False, claims_text: tuple[str, str] | None = None, cache: Any = None,
+                trust: TrustSet | None = None) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
@@ -251,16 +264,22 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     `verifier.cache.Cache` or None) lets integrity reuse file digests and
     re-scoring reuse scores from earlier runs (`docs/cache.md`).
     `profile` reads `path` (a directory, or a single file) through that
-    shipped profile instead of detecting the format.
+    pinned profile instead of detecting the format; a value naming a file
+    (`./mine.json`) loads that profile unpinned, and the report's `trust`
+    section marks it so. `trust` is what judges (`verifier.trustroot.locate`:
+    shipped assets plus an evidence repository's trust root); default: the
+    shipped assets only (under `asset_root` when given).
     Raises `UsageError` for a missing or unreadable path, an unrecognised
     file, or a foreign directory matching no profile or several;
     `ConfigError`/`PinMismatch` when our own assets (schemas, gates,
     profiles) fail their pins or their schema.
     Side effects: reads the bundle; never writes.
     """
-    trusted = assets(asset_root)
+    trusted = trust if trust is not None else TrustSet(assets(asset_root))
     if gate_id is not None and not trusted.has_gate(gate_id):
-        raise UsageError(f"--gate {gate_id}: no such gate (shipped: {', '.join(trusted.gate_ids())})")
+        raise UsageError(f"--gate {gate_id}: no such gate (pinned: {', '.join(trusted.gate_ids())})")
+    if profile is not None and is_profile_file(profile):
+        profile = trusted.add_unpinned_profile(Path(profile))
     target = Path(path)
     if not os.path.lexists(target):
         raise UsageError(f"{path}: no such file or directory")
@@ -276,7 +295,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
             findings, roster = run_pipeline(reader.PIPELINE, ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
-                          roster=tuple(roster), producer=ctx.data.get("producer"))
+                          roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]))
     if target.is_dir() and not _is_native(target):
         report = _verify_profile(path, target, trusted, None, debug)
         if report is not None:
@@ -293,7 +312,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,
-                      gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None)
+                      gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None,
+                      trust=trusted.describe([("gate", ctx.gate_id)] if ctx.gate_id else []), figures=_figures(ctx))
     if not target.is_file():
         raise UsageError(f"{path}: not a regular file or directory")
     try:
@@ -324,7 +344,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
-                  producer=ctx.data.get("producer"))
+                  producer=ctx.data.get("producer"), trust=trusted.describe([]))
 
 
 def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProblem) -> Report | None:

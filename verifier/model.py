@@ -159,6 +159,12 @@ class Report:
     gate: str | None = None
     gate_sha256: str | None = None
     producer: dict[str, str] | None = None
+    #: Where the gates and profiles that judged this report came from (`verifier.trustroot.TrustSet.describe`):
+    #: `{config, ref, sources: [{kind, id, origin, path, sha256}], changed: [trusted files edited since ref]}`.
+    trust: dict[str, JSONValue] | None = None
+    #: Plot data for people (`verifier.figures`: request latencies in run order, per-frame scores, stream spans);
+    #: drawn by the HTML reporter only, never part of the JSON report.
+    figures: dict[str, Any] | None = None
 
     @property
     def verdict(self) -> str:
@@ -193,4 +199,6 @@ class Report:
         }
         if self.producer is not None:
             out["producer"] = dict(self.producer)
+        if self.trust is not None:
+            out["trust"] = self.trust
         return out

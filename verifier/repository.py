@@ -27,6 +27,7 @@ from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.trust import assets, schema_validator
+from verifier.trustroot import TrustSet
 
 __all__ = ["INVENTORY", "KIND", "verify_repository"]
 
@@ -65,7 +66,7 @@ def _load_inventory(path: Path, rel: str) -> tuple[dict[str, Any] | None, list[F
     return document, []
 
 
-def _manifest_name(bundle: Path) -> str:
+def _manifest_name(bundle: Path, trusted: TrustSet) -> str:
     """
     Return the bundle-relative name of the manifest whose digest registers `bundle`.
 
@@ -79,7 +80,6 @@ def _manifest_name(bundle: Path) -> str:
         return "manifest.json"
     from verifier.profiles import Tree, candidates
 
-    trusted = assets()
     found = candidates({pid: trusted.profile(pid) for pid in trusted.profile_ids()}, Tree(root=bundle))
     if len(found) == 1:
         spec = trusted.profile(found[0])["manifest"]
@@ -88,7 +88,7 @@ def _manifest_name(bundle: Path) -> str:
     return "manifest.json"
 
 
-def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[str]]:
+def _registration(root: Path, inventory_rel: str, trusted: TrustSet) -> tuple[list[Finding], list[str]]:
     """Return `(findings, bundle directory names to verify)` for step (2)."""
     evidence = root / "evidence"
     found: list[Finding] = []
@@ -121,7 +121,7 @@ def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[s
             continue
         entry = registered[name]
         pointer = f"/bundles/{name.replace('~', '~0').replace('/', '~1')}"
-        manifest_name = _manifest_name(root / rel)
+        manifest_name = _manifest_name(root / rel, trusted)
         manifest = root / rel / manifest_name
         try:
             if manifest.is_symlink():
@@ -150,7 +150,7 @@ def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[s
 
 
 def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str | None = None,
-                      debug: bool = False, progress: Any = None, cache: Any = None) -> Report:
+                      debug: bool = False, progress: Any = None, cache: Any = None, trust: TrustSet | None = None) -> Report:
     """
     Verify the evidence repository at `path` and return its `Report`.
 
@@ -160,21 +160,28 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     when `path` is not a directory or has no `evidence/` folder. Side
     effects: reads the repository; never writes (into it: `cache`, a
     `verifier.cache.Cache`, is passed to every bundle's verification).
+    `trust` judges every bundle (default: the shipped assets); the report's
+    `trust` section names every gate and profile that judged a bundle.
     """
+    trusted = trust if trust is not None else TrustSet(assets())
     root = Path(path)
     if not root.is_dir():
         raise UsageError(f"{path}: not a directory")
     if not (root / "evidence").is_dir() or (root / "evidence").is_symlink():
         raise UsageError(f"{path}: no evidence/ folder; `verify inventory` checks an evidence repository")
-    findings, directories = _registration(root, inventory)
+    findings, directories = _registration(root, inventory, trusted)
     bundle_findings: list[Finding] = []
     summary: list[Finding] = []
     roster_counts: dict[str, dict[str, int]] = {}
+    used: list[tuple[str, str]] = []
     titles: dict[str, str] = {}
     for name in directories:
         rel = f"evidence/{name}"
         supplied = str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None
-        report = verify_path(str(root / rel), artifacts=supplied, debug=debug, progress=progress, cache=cache)
+        report = verify_path(str(root / rel), artifacts=supplied, debug=debug, progress=progress, cache=cache,
+                             trust=trusted)
+        for source in (report.trust or {}).get("sources", []):  # type: ignore[union-attr]
+            used.append((source["kind"], source["id"]))
         for c in report.roster:
             titles.setdefault(c.check, c.title)
             counts = roster_counts.setdefault(c.check, {})
@@ -194,7 +201,8 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     all_findings = findings + summary + bundle_findings
     roster = [_roster(REGISTERED, findings), _roster(BUNDLES, summary)]
     roster += [CheckInfo(check=c, title=titles[c], counts=dict(sorted(n.items()))) for c, n in roster_counts.items()]
-    return Report(subject=path, kind=KIND, verifier_version=__version__, findings=tuple(all_findings), roster=tuple(roster))
+    return Report(subject=path, kind=KIND, verifier_version=__version__, findings=tuple(all_findings), roster=tuple(roster),
+                  trust=trusted.describe(used))
 
 
 def _roster(check: str, findings: list[Finding]) -> CheckInfo:

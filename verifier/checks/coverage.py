@@ -57,6 +57,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from verifier import figures
 from verifier.errors import ConfigError, Unverifiable
 from verifier.bundle import open_regular
 from verifier.model import Finding, Status
@@ -896,4 +897,5 @@ def streams(ctx: Context) -> Iterator[Finding]:
         yield from findings
         if facts is not None:
             judged.append((name, media[name], facts))
+            figures.add(ctx.data, "coverage", figures.coverage_entry(name, media[name], facts, exp.duration))
     yield from cross_arm(judged, policy)

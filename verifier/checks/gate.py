@@ -1,9 +1,11 @@
 """
-Gate pinning: the bundle names a gate that this project ships and pins.
+Gate pinning: the bundle names a pinned gate, shipped by this project or by the evidence repository's trust root.
 
-The gate file itself lives in the project's `gates/` and is pinned by
-`inventory.json` (checked when the verifier starts, see `verifier.trust`); a
-bundle cannot bring its own gate. A bundle naming an unknown gate FAILs.
+A shipped gate lives in the project's `gates/`, pinned by `inventory.json`;
+a repository's gate in the directory its `verify.toml` names, pinned by its
+inventory (both checked when the verifier starts, see `verifier.trust` and
+`verifier.trustroot`). A bundle cannot bring its own gate. A bundle naming
+an unknown gate FAILs.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from verifier.pipeline import Context, check
 __all__ = ["pinned"]
 
 
-@check("gate.pinned", title="The bundle names a gate this project ships, pinned by inventory.json")
+@check("gate.pinned", title="The bundle names a pinned gate (shipped by verify, or the repository's trust root)")
 def pinned(ctx: Context) -> Iterator[Finding]:
     """
     Resolve the gate id from `manifest.json` and load it.
@@ -38,13 +40,15 @@ def pinned(ctx: Context) -> Iterator[Finding]:
         return
     if not ctx.assets.has_gate(gate_id):
         yield Finding(check="gate.pinned", status=Status.FAIL, code="unknown-gate",
-                      message=f"manifest.json names gate {gate_id!r}, which this verifier does not ship "
-                              f"(shipped: {', '.join(ctx.assets.gate_ids())})",
+                      message=f"manifest.json names gate {gate_id!r}, which is not pinned "
+                              f"(pinned: {', '.join(ctx.assets.gate_ids())})",
                       path="manifest.json", pointer="/gate", observed=gate_id, expected=ctx.assets.gate_ids())
         return
     ctx.gate_id = gate_id
     ctx.gate = ctx.assets.gate(gate_id)
     sha = ctx.assets.gate_sha256(gate_id)
+    origin = ctx.assets.origin("gate", gate_id) if hasattr(ctx.assets, "origin") else {"origin": "shipped"}
+    pinned_by = "the repository's trust root" if origin["origin"] == "repository" else "inventory.json"
     yield Finding(check="gate.pinned", status=Status.PASS, code="pinned",
-                  message=f"gate {gate_id} v{ctx.gate['version']} (sha256 {sha[:12]}...) pinned by inventory.json",
+                  message=f"gate {gate_id} v{ctx.gate['version']} (sha256 {sha[:12]}...) pinned by {pinned_by}",
                   path="manifest.json", pointer="/gate", observed={"gate": gate_id, "sha256": sha})

@@ -30,7 +30,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from verifier import scoring
+from verifier import figures, scoring
 from verifier.checks import coverage
 from verifier.errors import Unverifiable
 from verifier.model import Finding, Status
@@ -179,6 +179,8 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
                      pointer=pointer, observed=result.code)
             continue
         value, tol = result.value, scorers.tolerance(metric)
+        figures.add(ctx.data, "frames", {"comparison": cid, "metric": metric, "threshold": thresholds.get(metric),
+                                         "scores": [float(x) for x in result.per_frame or []]})
         cached = "score" if result.cached else None
         frames = (f" = mean of {len(result.per_frame)} frames (min {min(result.per_frame):.6f}, max "
                   f"{max(result.per_frame):.6f})" if result.per_frame else "")

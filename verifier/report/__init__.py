@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from verifier.model import Report
-from verifier.report import github, json_report, junit, markdown, sarif, text
+from verifier.report import github, html, json_report, junit, markdown, sarif, text
 
 __all__ = ["REPORTERS", "Renderer"]
 
@@ -24,6 +24,7 @@ REPORTERS: dict[str, Renderer] = {
     sarif.NAME: sarif.render,
     github.NAME: github.render,
     markdown.NAME: markdown.render,
+    html.NAME: html.render,
 }
 
 

@@ -14,7 +14,7 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, Inval
 from verifier.model import Finding, Report, Status
 
 __all__ = ["BIDI_CONTROLS", "STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "split_path", "titles",
-           "json_text", "visible"]
+           "json_text", "trust_lines", "visible"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
@@ -185,3 +185,36 @@ def claim_rows(report: Report) -> list[ClaimRow]:
         places = _places(str(claimed))
         rows.append(ClaimRow(name, f.status, str(claimed), _shown(str(derived), places), _shown(str(detail.get("delta", "-")), places)))
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
+
+
+def trust_lines(report: Report) -> list[str]:
+    """
+    Return plain sentences (not escaped) on where each gate and profile that judged `report` came from.
+
+    One line per source (`gate ID: shipped gates/ID.json sha256 0123456789ab...`;
+    `repository PATH at REF (commit)`; an unpinned profile is flagged in
+    capitals), and one line listing the trusted files changed since the
+    trust ref. Empty when the report has no `trust` section.
+    """
+    trust = report.trust if isinstance(report.trust, dict) else None
+    if not trust:
+        return []
+    lines = []
+    ref = trust.get("ref") if isinstance(trust.get("ref"), dict) else None
+    for source in trust.get("sources") or []:
+        if not isinstance(source, dict):
+            continue
+        where = f"{source.get('origin')} {source.get('path')}"
+        if source.get("origin") == "repository" and ref:
+            where += f" at {ref.get('ref')} ({str(ref.get('commit'))[:12]})"
+        line = f"{source.get('kind')} {source.get('id')}: {where} sha256 {str(source.get('sha256'))[:12]}..."
+        if source.get("origin") == "unpinned":
+            line += " -- judged by an UNPINNED profile (a local file, pinned by nothing)"
+        lines.append(line)
+    changed = trust.get("changed") or []
+    if ref and changed:
+        lines.append(f"trusted files changed since {ref.get('ref')} (judged by {ref.get('ref')}'s versions, not these): "
+                     + ", ".join(str(c) for c in changed))
+    elif ref:
+        lines.append(f"trust root read from {ref.get('ref')} ({str(ref.get('commit'))[:12]}); no trusted file changed since")
+    return lines

@@ -16,7 +16,7 @@ reorder what a reader sees. The Markdown step summary is written by the CLI
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import location, repo_path, visible
+from verifier.report._common import location, repo_path, trust_lines, visible
 
 __all__ = ["NAME", "escape_data", "escape_property", "render"]
 
@@ -51,6 +51,10 @@ def _command(report: Report, f: Finding) -> str:
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
     """Return one workflow command per finding and a closing verdict command (`verbose`, `color` are ignored)."""
     lines = [_command(report, f) for f in report.findings]
+    changed = bool(isinstance(report.trust, dict) and report.trust.get("changed") and report.trust.get("ref"))
+    for line in trust_lines(report):  # where the judge came from; trusted files a pull request edits are a warning
+        kind = "warning" if changed and line.startswith("trusted files changed") else "notice"
+        lines.append(f"::{kind} title={escape_property('verify trust root')}::{escape_data(line)}")
     counts = ", ".join(f"{sum(1 for f in report.findings if f.status is s)} {s.value}" for s in Status)
     kind = "notice" if report.verdict == "PASS" else ("warning" if report.verdict == "INCOMPLETE" else "error")
     title = escape_property(f"verify {report.verdict}: {report.subject}")

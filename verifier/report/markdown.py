@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, location, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, location, trust_lines, visible
 
 __all__ = ["NAME", "cell", "code", "render"]
 
@@ -57,6 +57,9 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         + ", ".join(f"{n} {s.value}" for s, n in counts.items()),
         "",
     ]
+    trust = trust_lines(report)
+    if trust:
+        lines += [f"- trust: {cell(line)}" for line in trust] + [""]
     rows = claim_rows(report)
     if rows:
         lines += ["#### Claims", "", "| Status | Claim | Claimed | Derived | Delta |", "|---|---|---:|---:|---:|"]

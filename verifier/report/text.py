@@ -9,7 +9,7 @@ verdict close the report.
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import visible
+from verifier.report._common import trust_lines, visible
 
 __all__ = ["NAME", "render"]
 
@@ -45,6 +45,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
              + ")"]
     if report.producer:
         lines.append(f"producer: {_safe(report.producer['producer'])}; version: {_safe(report.producer['version'])}")
+    lines.extend(f"trust: {_safe(line)}" for line in trust_lines(report))
     for f in report.findings:
         if f.status is Status.PASS and not (verbose or show_pass):
             continue

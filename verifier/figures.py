@@ -1,0 +1,74 @@
+"""
+Plot data a report carries for people (the HTML report): request latencies, per-frame scores, stream spans.
+
+The checks record what they already computed (`coverage.streams`: each
+judged file's stream spans; `quality.rescore`: each re-computed metric's
+per-frame scores); `requests` reads the campaign's receipts in run order.
+Everything here is plain JSON values (floats in seconds); no I/O. It is kept
+in `Report.figures`, which the JSON report does not carry (it is derived, and
+large); only the HTML reporter draws it.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+__all__ = ["add", "coverage_entry", "requests"]
+
+
+def add(data: dict[str, Any], kind: str, entry: dict[str, Any]) -> None:
+    """Append `entry` to the figure list `kind` in a pipeline context's `data`."""
+    data.setdefault("figures", {}).setdefault(kind, []).append(entry)
+
+
+def _seconds(value: Fraction | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def coverage_entry(name: str, arm: str | None, facts: Any, expected_s: Fraction) -> dict[str, Any]:
+    """
+    Return one file's coverage row: `{file, arm, expected: [0, N/fps], streams: [{stream, start, end}]}` (seconds).
+
+    `facts` is a `verifier.checks.coverage.MediaFacts`; a stream without
+    packets has `start`/`end` None.
+    """
+    from verifier.checks.coverage import _video_span, audio_span
+
+    streams = []
+    if facts.video is not None:
+        start, end = _video_span(facts.video)
+        streams.append({"stream": "video", "start": _seconds(start), "end": _seconds(end)})
+    if facts.audio is not None:
+        start, end = audio_span(facts.audio)
+        streams.append({"stream": "audio", "start": _seconds(start), "end": _seconds(end)})
+    return {"file": name, "arm": arm, "expected": [0.0, float(expected_s)], "streams": streams}
+
+
+def requests(campaign: Any) -> list[dict[str, Any]]:
+    """
+    Return every request receipt of `campaign` in run order (by `started_at`, then receipt line).
+
+    Each row: `{id, server, arm, label, phase, elapsed_s (float or None), outcome, order}`.
+    """
+    from verifier.campaign import parse_time
+
+    rows = []
+    for line, receipt in enumerate(campaign.receipts):
+        if receipt.get("kind") != "request":
+            continue
+        try:
+            started = parse_time(receipt["started_at"]).timestamp()
+        except (KeyError, TypeError, ValueError):
+            started = float("inf")
+        elapsed = receipt.get("elapsed_s")
+        arm = receipt.get("arm")
+        rows.append({"id": str(receipt.get("request_id")), "server": str(receipt.get("server")), "arm": str(arm),
+                     "label": campaign.label_of_arm.get(arm, str(arm)), "phase": str(receipt.get("phase")),
+                     "elapsed_s": float(elapsed) if isinstance(elapsed, int | float) or hasattr(elapsed, "is_finite") else None,
+                     "outcome": str(receipt.get("outcome")), "_key": (started, line)})
+    rows.sort(key=lambda r: r["_key"])
+    for order, row in enumerate(rows):
+        del row["_key"]
+        row["order"] = order
+    return rows
