@@ -174,8 +174,10 @@ def _read_claims_text(name: str) -> tuple[str, str]:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
 @_cache_option
+@click.option("--executor", metavar="ADDRESS",
+              help="Verify the bundles as tasks on this Dask scheduler (tcp://host:8786; the `distributed` extra; docs/distributed.md).")
 def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
-                      artifacts: str | None, use_cache: bool | None) -> None:
+                      artifacts: str | None, use_cache: bool | None, executor: str | None) -> None:
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
     from verifier.repository import verify_repository
 
@@ -183,7 +185,7 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
-                                   progress=progress, cache=_open_cache(use_cache))
+                                   progress=progress, cache=_open_cache(use_cache), executor=executor)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
