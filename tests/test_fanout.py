@@ -74,3 +74,26 @@ def test_without_the_extra_executor_is_a_usage_error_naming_it(tmp_path, run, mo
     monkeypatch.setitem(sys.modules, "distributed", None)
     result = run("inventory", str(repo), "--executor", "tcp://scheduler.invalid:8786")
     assert result.exit_code == 2 and "`distributed` extra" in result.stderr
+
+
+def test_re_scoring_a_bundle_on_the_cluster_gives_the_same_json_report(cluster, example_copy, run, monkeypatch):
+    from verifier import fanout, scoring
+
+    calls = []
+    real = fanout.map_on_cluster
+    monkeypatch.setattr(fanout, "map_on_cluster", lambda address, func, items: calls.append(len(items)) or real(address, func, items))
+    local = run(str(example_copy), "-f", "json", "--no-cache")
+    scoring._MEMO.clear()  # the workers (threads of this process here) must compute, not find this run's results
+    fanned = run(str(example_copy), "-f", "json", "--no-cache", "--executor", cluster.scheduler_address)
+    assert local.exit_code == fanned.exit_code == 0
+    assert calls == [14]  # every comparison of the example was scored as a task
+    assert fanned.stdout == local.stdout
+
+
+def test_a_refused_pair_comes_back_from_a_worker_with_its_code():
+    import pickle
+
+    from verifier.scoring import ScoreRefused
+
+    back = pickle.loads(pickle.dumps(ScoreRefused("frame-size-mismatch", "frame 3: 64x48 vs 32x24")))
+    assert (back.code, str(back)) == ("frame-size-mismatch", "frame 3: 64x48 vs 32x24")
