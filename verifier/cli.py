@@ -153,9 +153,11 @@ def main() -> None:
 @click.option("--claims-text", "claims_text", type=click.Path(path_type=str), metavar="FILE",
               help="A pull-request body or other Markdown whose every number must bind to the bundle's evidence (docs/claims.md).")
 @_cache_option
+@click.option("--executor", metavar="ADDRESS",
+              help="Re-score the comparisons as tasks on this Dask scheduler (the `distributed` extra; docs/distributed.md).")
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
                   gate_id: str | None, profile: str | None, trust_ref: str | None, weights_dir: str | None,
-                  device: str, claims_text: str | None, use_cache: bool | None) -> None:
+                  device: str, claims_text: str | None, use_cache: bool | None, executor: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
@@ -170,7 +172,7 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
         trust = _trust(path, trust_ref)
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
                              profile=profile, weights_dir=weights_dir, device=device, parallel=True,
-                             claims_text=text, cache=_open_cache(use_cache), trust=trust)
+                             claims_text=text, cache=_open_cache(use_cache), executor=executor, trust=trust)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -203,9 +205,11 @@ def _read_claims_text(name: str) -> tuple[str, str]:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
 @_cache_option
+@click.option("--executor", metavar="ADDRESS",
+              help="Verify the bundles as tasks on this Dask scheduler (tcp://host:8786; the `distributed` extra; docs/distributed.md).")
 @_trust_ref_option
 def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
-                      artifacts: str | None, use_cache: bool | None, trust_ref: str | None) -> None:
+                      artifacts: str | None, use_cache: bool | None, executor: str | None, trust_ref: str | None) -> None:
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
     from verifier.repository import verify_repository
 
@@ -213,7 +217,8 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
-                                   progress=progress, cache=_open_cache(use_cache), trust=_trust(repo_root, trust_ref))
+                                   progress=progress, cache=_open_cache(use_cache), executor=executor,
+                                   trust=_trust(repo_root, trust_ref))
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)

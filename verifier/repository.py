@@ -150,7 +150,8 @@ def _registration(root: Path, inventory_rel: str, trusted: TrustSet) -> tuple[li
 
 
 def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str | None = None,
-                      debug: bool = False, progress: Any = None, cache: Any = None, trust: TrustSet | None = None) -> Report:
+                      debug: bool = False, progress: Any = None, cache: Any = None, executor: Any = None,
+                      trust: TrustSet | None = None) -> Report:
     """
     Verify the evidence repository at `path` and return its `Report`.
 
@@ -160,6 +161,9 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     when `path` is not a directory or has no `evidence/` folder. Side
     effects: reads the repository; never writes (into it: `cache`, a
     `verifier.cache.Cache`, is passed to every bundle's verification).
+    `executor`, a Dask scheduler address (`verifier.fanout`), runs each
+    bundle's verification as a task there; the report is the same as
+    without it. Raises `UsageError` when the executor cannot be used.
     `trust` judges every bundle (default: the shipped assets); the report's
     `trust` section names every gate and profile that judged a bundle.
     """
@@ -175,11 +179,18 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     roster_counts: dict[str, dict[str, int]] = {}
     used: list[tuple[str, str]] = []
     titles: dict[str, str] = {}
-    for name in directories:
+    jobs = [(str(root / f"evidence/{name}"),
+             str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None, debug, cache, trusted)
+            for name in directories]
+    if executor is not None and jobs:
+        from verifier.fanout import map_on_cluster
+
+        reports = map_on_cluster(executor, _verify_job, jobs)
+    else:
+        reports = [verify_path(job[0], artifacts=job[1], debug=debug, progress=progress, cache=cache, trust=trusted)
+                   for job in jobs]
+    for name, report in zip(directories, reports, strict=True):
         rel = f"evidence/{name}"
-        supplied = str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None
-        report = verify_path(str(root / rel), artifacts=supplied, debug=debug, progress=progress, cache=cache,
-                             trust=trusted)
         for source in (report.trust or {}).get("sources", []):  # type: ignore[union-attr]
             used.append((source["kind"], source["id"]))
         for c in report.roster:
@@ -203,6 +214,12 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     roster += [CheckInfo(check=c, title=titles[c], counts=dict(sorted(n.items()))) for c, n in roster_counts.items()]
     return Report(subject=path, kind=KIND, verifier_version=__version__, findings=tuple(all_findings), roster=tuple(roster),
                   trust=trusted.describe(used))
+
+
+def _verify_job(job: tuple[Any, ...]) -> Report:
+    """Verify one bundle on a cluster worker: `(path, artifacts, debug, cache[, trust])` -> its `Report` (no progress lines there)."""
+    path, supplied, debug, cache = job[:4]
+    return verify_path(path, artifacts=supplied, debug=debug, cache=cache, trust=job[4] if len(job) > 4 else None)
 
 
 def _roster(check: str, findings: list[Finding]) -> CheckInfo:
