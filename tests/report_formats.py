@@ -26,7 +26,7 @@ from markdown_it import MarkdownIt
 
 from verifier.model import Report, Status
 from verifier.report import REPORTERS, render
-from verifier.report._common import claim_rows
+from verifier.report._common import claim_rows, trust_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -75,7 +75,7 @@ def _github(text: str, report: Report) -> None:
     assert lines[-1] == ""
     for line in lines[:-1]:
         assert GITHUB_LINE.match(line), line[:200]
-    assert len(lines) - 1 == len(report.findings) + 1
+    assert len(lines) - 1 == len(report.findings) + 1 + len(trust_lines(report))  # findings, trust notes, verdict
 
 
 def _markdown(text: str, report: Report, verbose: bool) -> None:
@@ -99,6 +99,26 @@ def _markdown(text: str, report: Report, verbose: bool) -> None:
     assert rows == len(claim_rows(report)) + len(shown) + len(report.roster), (rows, len(shown))
 
 
+def _html(text: str) -> None:
+    """The HTML page: no element that runs or fetches anything, no event handler, only in-page or data: references."""
+    from html.parser import HTMLParser
+
+    seen: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    class Collect(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            seen.append((tag, attrs))
+
+    Collect().feed(text)
+    tags = {tag for tag, _ in seen}
+    assert not tags & {"script", "iframe", "object", "embed", "link", "img", "base", "form", "frame"}, tags
+    for tag, attrs in seen:
+        for name, value in attrs:
+            assert not name.startswith("on"), (tag, name)
+            if name in ("href", "src", "xlink:href"):
+                assert (value or "").startswith(("#", "data:")), (tag, name, value)
+
+
 def _text(text: str, report: Report) -> None:
     assert not CONTROL.search(text), repr(CONTROL.search(text))
     assert text.endswith("\n") and text.rstrip("\n").split("\n")[-1].startswith(f"verdict: {report.verdict} ")
@@ -113,8 +133,8 @@ def assert_all_formats_parse(report: Report) -> dict[str, str]:
             text.encode("utf-8")  # strict: no lone surrogate reaches any output
             {"json": lambda: _json(text), "sarif": lambda: _sarif(text), "junit": lambda: _junit(text, report),
              "github": lambda: _github(text, report), "markdown": lambda: _markdown(text, report, verbose),
-             "text": lambda: _text(text, report)}[fmt]()
+             "text": lambda: _text(text, report), "html": lambda: _html(text)}[fmt]()
             if not verbose:
                 out[fmt] = text
-    assert set(out) == {"json", "sarif", "junit", "github", "markdown", "text"}
+    assert set(out) == {"json", "sarif", "junit", "github", "markdown", "text", "html"}
     return out
