@@ -247,8 +247,7 @@ def _bundle_cases(root: Path) -> list[Case]:
         add(f"ctrl-file-name-{i}", "control-bidi", lambda b, text=text: (b / f"n{text.replace(chr(0), '0')}.txt").write_text("x"))
     add("ctrl-headline", "control-bidi", _sub("claims.json", '"format_version": 1', '"format_version": 1, "headline": "\\u001b]0;pwned\\u0007 \\u202e"'),
         expect="pass", why="the headline is free text that is never printed raw; the bundle is otherwise intact")
-    add("ctrl-receipt-error", "control-bidi", _sub("receipts.jsonl", '"error": null', '"error": "\\u001b[2J\\u202e"'),
-        expect="pass", why="a successful request's error text is not read; nothing else changed")
+    add("ctrl-receipt-error", "control-bidi", _sub("receipts.jsonl", '"error": null', '"error": "\\u001b[2J\\u202e"'))
     return cases
 
 
