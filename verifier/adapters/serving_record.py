@@ -33,7 +33,7 @@ KIND = "serving-performance-v1"
 #: recorded `duration_ms` (failures included), or the reason it cannot.
 METRICS: dict[str, tuple[str, Decimal | None] | str] = {
     "completion_median_ms": ("median", None),
-    "completion_p95_ms": ("linear", Decimal(95)),
+    "completion_p95_ms": ("percentile", Decimal(95)),
     "completion_throughput_tps": "the record retains no per-case completion token counts",
     "first_generated_median_ms": "the record retains no per-case first-output timings",
     "first_final_content_median_ms": "the record retains no per-case first-final-content timings",
@@ -111,17 +111,15 @@ def metrics(ctx: Context) -> Iterator[Finding]:
         if not durations:
             yield _f("serving.metrics", Status.FAIL, "metric-mismatch", f"{metric['id']}: no case records a duration", path=name, pointer=ptr)
             continue
-        if statistic == "median":
-            derived, text = stats.median(durations), f"median of {len(durations)} recorded duration_ms (failures included)"
-        else:
-            derived, text = stats.percentile_linear(durations, q or Decimal(0)), f"p{q} linear interpolation of {len(durations)} recorded duration_ms (failures included)"
+        result = stats.derive(statistic, durations, q=q, method="linear", of="recorded duration_ms (failures included)")
+        derived, text = result.value, result.text
         if metric.get("samples") is not None and metric["samples"] != len(durations):
             yield _f("serving.metrics", Status.FAIL, "samples-mismatch", f"{metric['id']} says {metric['samples']} samples, the cases record {len(durations)} durations",
                      path=name, pointer=f"/metrics/{i}/samples", expected=len(durations), observed=metric["samples"])
             continue
-        tolerance = stats.claim_tolerance(claimed)
-        detail = {"claim": metric["id"], "claimed": str(claimed), "derived": str(derived), "delta": str(claimed - derived), "tolerance": str(tolerance)}
-        if stats.within(claimed, derived, tolerance):
+        cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs)
+        detail = {"claim": metric["id"], **cmp.detail(claimed, derived)}
+        if cmp.holds:
             yield _f("serving.metrics", Status.PASS, "derived", f"{metric['id']} = {claimed} re-derives ({derived})", path=name, pointer=ptr,
                      expected=str(derived), observed=detail, derivation=text)
         else:

@@ -14,9 +14,16 @@ from verifier.pipeline import Context, check
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import UNITS, Record
-from verifier.readers.select import Underivable, check_complete, derive, instances, key_values, select
+from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
 
-__all__ = ["PERCENT_SCALE", "claims", "default_tolerance", "gate", "select_records"]
+__all__ = ["claims", "gate", "select_records"]
+
+
+def _scale(statistic: str, unit: str | None) -> Decimal:
+    """Return the factor from the derivation's unit (seconds for time statistics) to the claim's `unit`."""
+    if statistic in ("count", "relative_reduction_pct", "speedup") or unit not in UNITS:
+        return Decimal(1)
+    return stats.CONTEXT.divide(Decimal(1), UNITS[unit])
 
 
 def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
@@ -38,8 +45,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive each claim instance and compare it with the number the bundle states.
 
-    Tolerance: the claim's `tolerance`, else `stats.claim_tolerance` of the
-    stated number. PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
+    Tolerance: `stats.tolerance` (the claim's `tolerance` when it states
+    one). PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
     `incomplete-denominator`, `empty-selection`; UNVERIFIED `claim-not-stated`
     (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
     (receipts not read may cover it). Then every other value the bundle
@@ -85,14 +92,15 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          observed=stated_value)
                 continue
             try:
-                derived, text = derive(rule, records, key)
+                result = derive_rule(rule, records, key)
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            derived = _convert(derived, rule["statistic"], rule.get("unit"))
-            tolerance = Decimal(rule["tolerance"]) if "tolerance" in rule else default_tolerance(claimed, rule["statistic"])
-            unit = rule.get("unit", "")
-            ok = stats.within(claimed, derived, tolerance)
+            derived, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
+            ctx.data.setdefault("derived", {})[label] = result
+            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
+                                scale=_scale(rule["statistic"], rule.get("unit")), declared=rule.get("tolerance"))
+            unit, ok, tolerance = rule.get("unit", ""), cmp.holds, cmp.tolerance
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
@@ -149,26 +157,6 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
         yield _f(cid, Status.UNVERIFIED, "not-derivable",
                  f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
                  path=rel, pointer=pointer, observed=shown)
-
-
-#: A percentage change is 100 * (1 - c/b): its float rounding error scales with
-#: 100 (the operands' magnitude), not with the small result (cancellation).
-PERCENT_SCALE = Decimal(100)
-
-
-def default_tolerance(claimed: Decimal, statistic: str) -> Decimal:
-    """
-    Return the default tolerance for a stated claim: `stats.claim_tolerance`, widened for percentage changes.
-
-    A full-precision `relative_reduction_pct` carries the float noise of
-    `1 - c/b` times 100, i.e. ulps of 100 rather than of the (small) result:
-    its tolerance is at least `stats.claim_tolerance` of a full-precision 100
-    (16 ulps of 100, about 3.6e-13).
-    """
-    base = stats.claim_tolerance(claimed)
-    if statistic == "relative_reduction_pct" and len(claimed.as_tuple().digits) >= stats.FULL_PRECISION_DIGITS:
-        return max(base, PERCENT_SCALE * Decimal(2) ** -48)
-    return base
 
 
 def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
@@ -242,8 +230,8 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     met, lines, observed = True, [], {}
     for key in keys:
-        value, text = derive(rule, records, key)
-        value = _convert(value, rule["statistic"], rule.get("unit"))
+        result = derive_rule(rule, records, key)
+        value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
@@ -260,8 +248,8 @@ def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     lines, observed, met = [], {}, True
     for key in keys:
-        b, _ = derive(rule, records, {**key, "arm": arms["baseline"]})
-        c, _ = derive(rule, records, {**key, "arm": arms["candidate"]})
+        b = derive_rule(rule, records, {**key, "arm": arms["baseline"]}).value
+        c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}).value
         label = ",".join(f"{k}={v}" for k, v in key.items())
         ok = c < b
         met = met and ok
