@@ -8,6 +8,7 @@ from pathlib import Path
 from conftest import SHARED
 
 from verifier.core import verify_path
+from verifier.model import Status
 
 RECORD = SHARED / "seeds" / "serving-performance-record.json"
 
@@ -64,10 +65,159 @@ def test_record_with_wrong_p95_definition_fails(tmp_path):
             if m["id"] == "completion_p95_ms":
                 m["value"] = 6931.26  # nearest-rank p95 of 8 values is the maximum; the record says linear
     report = verify_path(str(_mutated(tmp_path, change)))
-    assert any(f.code == "metric-mismatch" and "completion_p95_ms" in f.message for f in report.findings)
+    # the definition's own words say linear: the nearest-rank value contradicts them (issue 13)
+    assert any(f.code == "definition-contradicts-value" and "completion_p95_ms" in f.message for f in report.findings)
 
 
 def test_cli_exit_code_is_3(run):
     result = run(str(RECORD))
     assert result.exit_code == 3
     assert "INCOMPLETE" in result.stdout
+
+
+# ---- issue 13: the record's own statements (verifier/adapters/serving_rules.py) ----
+
+import pytest  # noqa: E402
+
+
+def _report(tmp_path, change):
+    return verify_path(str(_mutated(tmp_path, change)))
+
+
+def _codes(report, check="serving.record"):
+    return {(f.status, f.code) for f in report.findings if f.check == check}
+
+
+def _perf(**kw):
+    def change(r):
+        r["performance"].update(kw)
+    return change
+
+
+def _set(key, value):
+    def change(r):
+        r[key] = value
+    return change
+
+
+def _case(i, **kw):
+    def change(r):
+        r["cases"][i].update(kw)
+    return change
+
+
+def _metric(mid, **kw):
+    def change(r):
+        for m in r["metrics"]:
+            if m["id"] == mid:
+                m.update(kw)
+    return change
+
+
+def _both(*changes):
+    def change(r):
+        for c in changes:
+            c(r)
+    return change
+
+
+def _timed(r, overlap):
+    """Give every case a start/end: back-to-back, or the first `overlap` cases all at once."""
+    for i, c in enumerate(r["cases"]):
+        start = 0 if i < overlap else 10 * i
+        c["started_at"] = f"2026-09-20T14:31:{40 + start // 10:02d}.000000+00:00"
+        c["completed_at"] = f"2026-09-20T14:31:{40 + start // 10:02d}.900000+00:00" if i >= overlap else "2026-09-20T14:31:40.500000+00:00"
+
+
+RULE_CASES = [
+    # (code, change that must FAIL it, change that keeps it PASS)
+    ("run-not-completed", _set("status", "running"), _set("status", "completed")),
+    ("clock-order", _set("completed_at", "2026-09-20T14:31:36.083420+00:00"), _set("completed_at", "2026-09-20T14:33:00Z")),
+    ("batch-outside-envelope", _metric("batch_duration_seconds", value=57.0), _metric("batch_duration_seconds", value=56.0)),
+    ("case-longer-than-batch", _case(1, duration_ms=40000.0), _case(1, duration_ms=6931.26)),
+    ("peak-without-timestamps", _perf(observed_peak_inflight=1), _perf(observed_peak_inflight=None)),
+    ("peak-mismatch", lambda r: (_timed(r, 0), r["performance"].update(observed_peak_inflight=2)),
+     lambda r: (_timed(r, 0), r["performance"].update(observed_peak_inflight=1))),
+    ("peak-above-cap", lambda r: (_timed(r, 2), r["performance"].update(observed_peak_inflight=2)),
+     lambda r: (_timed(r, 2), r["performance"].update(observed_peak_inflight=2, client_concurrency_limit=2))),
+    ("transport-above-declared", _perf(transport_successes=9), _perf(transport_successes=8)),
+    ("token-range-inverted", _perf(actual_input_tokens_min=3736), _perf(actual_input_tokens_min=3735)),
+    ("pass-with-failure-stage", _case(0, failure_stage="answer_checks"), _case(1, failure_stage="answer_checks")),
+    ("duplicate-case-id", _case(1, case_id="request-01"), _case(1, case_id="request-02b")),
+    ("not-actual-inference", _set("evidence_mode", "replay"), _set("evidence_mode", "actual_inference")),
+    ("correctness-not-attested", lambda r: r["deployment"].update(weights_verified=False),
+     lambda r: r["deployment"].update(weights_verified=True)),
+    ("digest-malformed", lambda r: r["conditions"][0].update(value="8a29437cb3e4b806f4be7845"),
+     lambda r: r["conditions"][0].update(value=r["conditions"][0]["value"].upper())),
+]
+
+
+@pytest.mark.parametrize("code,bad,good", RULE_CASES, ids=[c[0] for c in RULE_CASES])
+def test_record_rule_fails_on_breaking_input_and_holds_on_honest_input(tmp_path, code, bad, good):
+    failing = _report(tmp_path, bad)
+    assert (Status.FAIL, code) in _codes(failing), _codes(failing)
+    assert failing.verdict == "FAIL"
+    passing = _report(tmp_path, good)
+    assert (Status.FAIL, code) not in _codes(passing)
+    assert not [f for f in passing.findings if f.status == Status.FAIL], [f.message for f in passing.findings if f.status == Status.FAIL]
+
+
+def test_real_record_holds_every_stated_rule():
+    report = verify_path(str(RECORD))
+    rules = _by(report, "serving.record")
+    assert rules and all(f.status == Status.PASS for f in rules)
+
+
+@pytest.mark.parametrize("field,value", [("suite_sha256", "7604BE858E8B928DD7C2ACB188DD25EC8B46BF26D544872220E18C20344DB1D6"),
+                                         ("evaluator_sha256", "1F2D6733C17C647CBA8599F8B560FDB2529B2FC9E710F8DD6AD71C68D606BF40")])
+def test_uppercase_digest_is_the_same_digest(tmp_path, field, value):
+    report = _report(tmp_path, _set(field, value))
+    assert not [f for f in report.findings if f.status == Status.FAIL]
+
+
+@pytest.mark.parametrize("value", ["7604be858e8b928dd7c2acb188dd25ec8b46bf26d544872220e18c20344db1d", "g" * 64, "7604be85 " * 8])
+def test_digest_of_wrong_length_or_not_hex_fails_schema(tmp_path, value):
+    report = _report(tmp_path, _set("suite_sha256", value))
+    assert any(f.code == "schema-violation" and f.pointer == "/suite_sha256" for f in report.findings)
+
+
+def test_definition_saying_nearest_rank_with_the_linear_value_fails(tmp_path):
+    report = _report(tmp_path, _metric("completion_p95_ms", definition="Nearest-rank p95 over all recorded request durations."))
+    bad = [f for f in report.findings if f.code == "definition-contradicts-value"]
+    assert bad and "linear" in bad[0].message and bad[0].expected == "6931.26"
+
+
+def test_definition_saying_nearest_rank_with_the_nearest_rank_value_passes(tmp_path):
+    report = _report(tmp_path, _metric("completion_p95_ms", value=6931.26, definition="Nearest-rank p95 of every duration."))
+    p95 = [f for f in report.findings if f.pointer == "/metrics/4/value"]
+    assert p95 and p95[0].status == Status.PASS and "nearest-rank" in p95[0].derivation
+
+
+@pytest.mark.parametrize("change", [_set("suite_version", "serving-performance-v2"), _set("schema_version", 2),
+                                    _perf(version="serving-cell-v2"), _set("schema_version", True)])
+def test_unknown_version_of_the_family_is_unverified_not_fail(tmp_path, change):
+    report = _report(tmp_path, change)
+    assert report.kind == "serving-performance-v1"
+    producer = _by(report, "serving.producer")[0]
+    assert producer.status == Status.UNVERIFIED and producer.code == "unknown-producer-version"
+    assert not [f for f in report.findings if f.status == Status.FAIL]
+    assert all(f.code == "blocked-by" for f in report.findings if f.check != "serving.producer")
+    assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
+
+
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_record_with_nan_is_a_fail_report_not_exit_2(tmp_path, run, token):
+    bad = tmp_path / "record.json"
+    bad.write_text(RECORD.read_text().replace('"value": 4155.3015', f'"value": {token}'))
+    result = run(str(bad))
+    assert result.exit_code == 1, result.output
+    assert "non-finite-number" in result.stdout and "FAIL" in result.stdout
+
+
+@pytest.mark.parametrize("change", [_set("status", 3), _perf(observed_peak_inflight="2"), _perf(transport_successes=8.5),
+                                    lambda r: r["deployment"].update(weights_verified="no"), _case(0, failure_stage=7),
+                                    lambda r: r["conditions"].append({"label": "x SHA-256"}), _set("started_at", 5)])
+def test_wrong_typed_field_is_a_schema_finding_not_a_crash(tmp_path, change):
+    report = _report(tmp_path, change)
+    assert any(f.code == "schema-violation" for f in report.findings)
+    assert not [f for f in report.findings if f.status == Status.ERROR]

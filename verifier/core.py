@@ -249,6 +249,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     try:
         document: Any = loads_strict(data)
     except JSONProblem as exc:
+        report = _unreadable_receipt(path, target, data, exc)
+        if report is not None:
+            return report
         raise UsageError(f"{path}: not a bundle directory, and not a receipt verify can read: {exc}") from None
     adapter = detect(document)
     if adapter is None:
@@ -266,6 +269,33 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
                   producer=ctx.data.get("producer"))
+
+
+def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProblem) -> Report | None:
+    """
+    Return a FAIL report for a receipt of a known producer that is not strict JSON, else None.
+
+    Only bytes that are valid UTF-8 JSON once `NaN`/`Infinity` and duplicate
+    keys are tolerated are read this way, and only to recognise the producer
+    (`verifier.adapters.detect`); nothing else in them is used. A known
+    receipt carrying NaN is evidence that breaks a rule (FAIL `strict-json`),
+    not a usage error; anything unrecognised stays exit 2.
+    """
+    import json
+
+    try:
+        loose = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    adapter = detect(loose)
+    if adapter is None:
+        return None
+    finding = Finding(check="json.strict", status=Status.FAIL, code=problem.code,
+                      message=f"a {adapter.KIND} receipt that is not strict JSON: {problem}; nothing in it is read",
+                      path=target.name)
+    info = CheckInfo(check="json.strict", title="The receipt is strict JSON (no NaN/Infinity, no duplicate keys, UTF-8)",
+                     counts={"FAIL": 1})
+    return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=(finding,), roster=(info,))
 
 
 def verify_media(paths: list[str], *, gate_id: str | None = None, frames: int | None = None, fps: str | None = None,

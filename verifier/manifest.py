@@ -147,7 +147,7 @@ def diff_manifests(current: dict[str, Any] | None, new: dict[str, Any]) -> list[
             lines.append(f"+ {path} ({b['size']} bytes, sha256 {b['sha256'][:12]}...)")
         elif b is None and a is not None:
             lines.append(f"- {path} (listed, not on disk)")
-        elif a is not None and b is not None and (a["sha256"], a["size"]) != (b["sha256"], b["size"]):
+        elif a is not None and b is not None and (a["sha256"].lower(), a["size"]) != (b["sha256"].lower(), b["size"]):
             lines.append(f"~ {path}: {a['size']} -> {b['size']} bytes, sha256 {a['sha256'][:12]}... -> {b['sha256'][:12]}...")
     if not lines and dumps_manifest(current) != dumps_manifest(new):
         lines.append(f"~ {MANIFEST}: same entries, different layout or order")

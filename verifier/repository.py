@@ -132,7 +132,7 @@ def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[s
                               "(symlinks are refused)", path=f"{rel}/{manifest_name}",
                               expected=entry["manifest_sha256"]))
             continue
-        if digest != entry["manifest_sha256"]:
+        if digest != entry["manifest_sha256"].lower():
             found.append(_reg(Status.FAIL, "manifest-digest-changed",
                               f"{rel}/{manifest_name} sha256 {digest[:12]}... differs from the {entry['manifest_sha256'][:12]}... "
                               f"registered in {inventory_rel}; re-register the bundle if the change is intended",

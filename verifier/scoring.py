@@ -102,7 +102,7 @@ def identity_differences(recorded: dict[str, Any] | None, pinned: dict[str, Any]
     out = []
     if recorded.get("id") != pinned.get("id"):
         out.append(f"id {recorded.get('id')!r} != pinned {pinned.get('id')!r}")
-    rec_w = sorted((w.get("name"), w.get("sha256")) for w in recorded.get("weights", []))
+    rec_w = sorted((w.get("name"), w.get("sha256").lower() if isinstance(w.get("sha256"), str) else w.get("sha256")) for w in recorded.get("weights", []))
     pin_w = sorted((w["name"], w["sha256"]) for w in pinned.get("weights", []))
     if rec_w != pin_w:
         out.append(f"weights {rec_w} != pinned {pin_w}")
@@ -110,7 +110,7 @@ def identity_differences(recorded: dict[str, Any] | None, pinned: dict[str, Any]
         # compared as canonical JSON, so `1` never equals `true` and `1.0` never equals `1`
         if json.dumps(recorded.get(key), sort_keys=True) != json.dumps(pinned.get(key), sort_keys=True):
             out.append(f"{key} {recorded.get(key)} != pinned {pinned.get(key)}")
-    if pinned.get("state_sha256") and recorded.get("state_sha256") != pinned["state_sha256"]:
+    if pinned.get("state_sha256") and str(recorded.get("state_sha256")).lower() != pinned["state_sha256"]:
         out.append(f"state_sha256 {recorded.get('state_sha256')} != pinned {pinned['state_sha256']}")
     return out
 

@@ -21,9 +21,9 @@ from typing import Any
 
 from verifier.errors import ConfigError, PinMismatch
 from verifier.profiles import load_profile
-from verifier.validation import DRAFT_2020_12, REQUIRED_FORMATS, schema_validator  # noqa: F401 - re-exported
+from verifier.validation import DRAFT_2020_12, REQUIRED_FORMATS, schema_validator, unknown_formats  # noqa: F401 - re-exported
 
-__all__ = ["Assets", "assets", "schema_validator"]
+__all__ = ["Assets", "assets", "schema_validator", "unknown_formats"]
 
 
 
@@ -86,6 +86,12 @@ class Assets:
                     f"{root / rel}: sha256 {got} differs from the pin {pins[rel]} in "
                     f"{inventory_path}; a frozen asset was edited, refusing to start"
                 )
+        for rel in sorted(k for k in pinned_here if k.startswith("schemas/") and k.endswith(".json")):
+            # every shipped schema is compiled once at start-up: a typo in a `format` name stops here, like a pin mismatch
+            try:
+                schema_validator(self._load(rel))
+            except ConfigError as exc:
+                raise ConfigError(f"{root / rel}: {exc}") from None
         admitted = scorer_weights(root)
         if self.inventory.get("scorer_weights", []) != admitted:
             raise PinMismatch(

@@ -15,7 +15,7 @@ from jsonschema import Draft202012Validator
 
 from verifier.errors import ConfigError
 
-__all__ = ["DRAFT_2020_12", "REQUIRED_FORMATS", "schema_validator"]
+__all__ = ["DRAFT_2020_12", "REQUIRED_FORMATS", "schema_validator", "unknown_formats"]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -48,4 +48,45 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
         Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise ConfigError(f"schema {schema.get('$id')}: not a valid schema: {exc.message}") from None
+    unknown = unknown_formats(schema, set(checker.checkers))
+    if unknown:
+        pointer, name = unknown[0]
+        raise ConfigError(
+            f"schema {schema.get('$id', '<no $id>')} at {pointer}: format {name!r} has no checker, so it would assert "
+            "nothing; refusing to start"
+        )
     return Draft202012Validator(schema, format_checker=checker)
+
+
+#: Keywords whose values are data, not subschemas: a `"format"` key inside them is not the keyword.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples", "x-verify-profile"})
+#: Keywords whose values map names to subschemas: their keys are property names, never keywords.
+_NAME_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def unknown_formats(schema: Any, known: set[str], pointer: str = "") -> list[tuple[str, str]]:
+    """
+    Return `(JSON pointer, name)` of every `format` keyword in `schema` whose name is not in `known`.
+
+    A typo such as `date_time` asserts nothing under JSON Schema 2020-12
+    (unknown formats are ignored, section 7.2.3 of the Validation spec), so
+    our schemas may only name formats the installed checker implements.
+    """
+    found: list[tuple[str, str]] = []
+    if isinstance(schema, dict):
+        for key, value in schema.items():
+            here = f"{pointer}/{key}"
+            if key == "format" and isinstance(value, str):
+                if value not in known:
+                    found.append((here, value))
+            elif key in _DATA_KEYWORDS:
+                continue
+            elif key in _NAME_MAPS and isinstance(value, dict):
+                for name, sub in value.items():
+                    found.extend(unknown_formats(sub, known, f"{here}/{name}"))
+            else:
+                found.extend(unknown_formats(value, known, here))
+    elif isinstance(schema, list):
+        for i, item in enumerate(schema):
+            found.extend(unknown_formats(item, known, f"{pointer}/{i}"))
+    return found

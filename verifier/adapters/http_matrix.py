@@ -121,7 +121,7 @@ def plan_digest(ctx: Context) -> Iterator[Finding]:
     """PASS/FAIL `plan-sha256-mismatch` on the plan snapshot bytes; UNVERIFIED `runner-not-retained` for runner_sha256."""
     config = ctx.data["doc"]["config.json"]
     got = hashlib.sha256(ctx.data["raw"]["plan.json"]).hexdigest()
-    ok = got == config["plan_sha256"]
+    ok = got == config["plan_sha256"].lower()  # upper-case hex is the same digest
     yield f("matrix.plan_digest", Status.PASS if ok else Status.FAIL, "derived" if ok else "plan-sha256-mismatch",
             f"sha256(plan.json) = {got}" + (" equals" if ok else " differs from") + f" config.plan_sha256 {config['plan_sha256']}",
             path="config.json", pointer="/plan_sha256", expected=got, observed=config["plan_sha256"])

@@ -24,8 +24,9 @@ from verifier.jsonio import json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
+from verifier.adapters.serving_rules import record_rules
 
-__all__ = ["KIND", "METRICS", "PIPELINE", "counts", "detects", "metrics", "record_schema"]
+__all__ = ["KIND", "METRICS", "PIPELINE", "VERSION", "counts", "detects", "metrics", "producer", "record_rules", "record_schema"]
 
 KIND = "serving-performance-v1"
 
@@ -33,7 +34,7 @@ KIND = "serving-performance-v1"
 #: recorded `duration_ms` (failures included), or the reason it cannot.
 METRICS: dict[str, tuple[str, Decimal | None] | str] = {
     "completion_median_ms": ("median", None),
-    "completion_p95_ms": ("percentile", Decimal(95)),
+    "completion_p95_ms": ("linear", Decimal(95)),
     "completion_throughput_tps": "the record retains no per-case completion token counts",
     "first_generated_median_ms": "the record retains no per-case first-output timings",
     "first_final_content_median_ms": "the record retains no per-case first-final-content timings",
@@ -42,16 +43,52 @@ METRICS: dict[str, tuple[str, Decimal | None] | str] = {
 }
 
 
+#: The one producer version this reader knows: (pointer, value) pairs the record must state.
+VERSION = (("/suite_version", KIND), ("/schema_version", 1), ("/performance/version", "serving-cell-v1"))
+
+
 def detects(document: Any) -> bool:
-    """Return whether `document` says it is a `serving-performance-v1` record."""
-    return isinstance(document, dict) and document.get("suite_version") == KIND
+    """Return whether `document` is recognisably a serving-performance record (any version: `suite_version` `serving-performance-*`)."""
+    return (isinstance(document, dict) and isinstance(document.get("suite_version"), str)
+            and document["suite_version"].startswith("serving-performance-"))
+
+
+def _at(document: Any, pointer: str) -> Any:
+    node = document
+    for part in pointer.strip("/").split("/"):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+@check("serving.producer", title="The record names the known producer version (serving-performance-v1, schema 1, serving-cell-v1)")
+def producer(ctx: Context) -> Iterator[Finding]:
+    """
+    PASS `producer-identified`, or UNVERIFIED `unknown-producer-version` (never FAIL) when
+    the record is of the family but states another suite, schema or cell version; every
+    later check is then `blocked-by` (`docs/receipts.md`).
+    """
+    document, name = ctx.options["document"], ctx.options["name"]
+    stated = {ptr: _at(document, ptr) for ptr, _ in VERSION}
+    # `type(...) is` keeps `True` from passing as schema_version 1 and `1.0` from passing as 1
+    other = [(ptr, want) for ptr, want in VERSION if not (type(stated[ptr]) is type(want) and stated[ptr] == want)]
+    if other:
+        yield _f("serving.producer", Status.UNVERIFIED, "unknown-producer-version",
+                 f"{name}: a serving-performance record, but "
+                 + "; ".join(f"{ptr} is {stated[ptr]!r}, not {want!r}" for ptr, want in other)
+                 + ": an unknown producer version, nothing in it is re-derived",
+                 path=name, pointer=other[0][0], expected=dict(VERSION), observed={k: str(v) for k, v in stated.items()})
+        return
+    ctx.data["producer"] = {"producer": "serving-performance suite", "version": f"{KIND} schema 1 / serving-cell-v1"}
+    yield _f("serving.producer", Status.PASS, "producer-identified",
+             f"{name}: producer serving-performance suite; version: {KIND}, schema_version 1, serving-cell-v1",
+             path=name, observed={k: str(v) for k, v in stated.items()})
 
 
 def _f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
     return Finding(check=check_id, status=status, code=code, message=message, **kw)
 
 
-@check("serving.schema", title="The record validates against serving-performance-v1.schema.json")
+@check("serving.schema", title="The record validates against serving-performance-v1.schema.json", requires=("serving.producer",))
 def record_schema(ctx: Context) -> Iterator[Finding]:
     """PASS `valid` or FAIL `schema-violation` per error; a record failing it blocks the derivations."""
     document = ctx.options["document"]
@@ -108,10 +145,23 @@ def metrics(ctx: Context) -> Iterator[Finding]:
                      path=name, pointer=ptr, observed=str(claimed))
             continue
         statistic, q = how
+        words = _definition_statistic(metric.get("definition"))
+        if statistic != "median" and words == "both":
+            yield _f("serving.metrics", Status.FAIL, "definition-contradicts-value",
+                     f"{metric['id']}: its definition names both nearest-rank and linear interpolation", path=name,
+                     pointer=f"/metrics/{i}/definition", observed=metric.get("definition"))
+            continue
+        if statistic != "median" and words is not None:
+            statistic = words  # the record's own words say which percentile it computed
         if not durations:
             yield _f("serving.metrics", Status.FAIL, "metric-mismatch", f"{metric['id']}: no case records a duration", path=name, pointer=ptr)
             continue
-        result = stats.derive(statistic, durations, q=q, method="linear", of="recorded duration_ms (failures included)")
+        if statistic == "median":
+            result = stats.derive("median", durations, of="recorded duration_ms (failures included)")
+        else:  # "nearest-rank" (as the record's definition says) or "linear"
+            note = ", as its definition says" if statistic == "nearest-rank" else ""
+            result = stats.derive("percentile", durations, q=q or Decimal(100), method=statistic,
+                                  of=f"recorded duration_ms{note} (failures included)")
         derived, text = result.value, result.text
         if metric.get("samples") is not None and metric["samples"] != len(durations):
             yield _f("serving.metrics", Status.FAIL, "samples-mismatch", f"{metric['id']} says {metric['samples']} samples, the cases record {len(durations)} durations",
@@ -122,9 +172,29 @@ def metrics(ctx: Context) -> Iterator[Finding]:
         if cmp.holds:
             yield _f("serving.metrics", Status.PASS, "derived", f"{metric['id']} = {claimed} re-derives ({derived})", path=name, pointer=ptr,
                      expected=str(derived), observed=detail, derivation=text)
+        elif words is not None and _other_statistic_matches(statistic, durations, q, claimed):
+            other = "linear interpolation" if statistic == "nearest-rank" else "nearest-rank"
+            yield _f("serving.metrics", Status.FAIL, "definition-contradicts-value",
+                     f"{metric['id']} = {claimed}: its definition says {statistic}, which gives {derived}; the value is the {other} one",
+                     path=name, pointer=ptr, expected=str(derived), observed=detail, derivation=text)
         else:
             yield _f("serving.metrics", Status.FAIL, "metric-mismatch", f"{metric['id']} = {claimed}, the cases give {derived}", path=name, pointer=ptr,
                      expected=str(derived), observed=detail, derivation=text)
 
 
-PIPELINE = (record_schema, counts, metrics)
+def _definition_statistic(definition: Any) -> str | None:
+    """Return the percentile a metric's definition names: `nearest-rank`, `linear`, `both`, or None (names neither)."""
+    if not isinstance(definition, str):
+        return None
+    text = definition.lower()
+    nearest = "nearest-rank" in text or "nearest rank" in text
+    linear = "linear" in text or "interpolat" in text
+    return "both" if nearest and linear else "nearest-rank" if nearest else "linear" if linear else None
+
+
+def _other_statistic_matches(statistic: str, durations: list[Decimal], q: Decimal | None, claimed: Decimal) -> bool:
+    other = stats.derive("percentile", durations, q=q or Decimal(100), method="linear" if statistic == "nearest-rank" else "nearest-rank")
+    return stats.compare(claimed, other.value, statistic=other.statistic, values=other.inputs).holds
+
+
+PIPELINE = (producer, record_schema, counts, metrics, record_rules)

@@ -127,7 +127,7 @@ def carriers(ctx: Context) -> Iterator[Finding]:
             continue
         data = target.read_bytes()
         got = hashlib.sha256(data).hexdigest()
-        if got != item["sha256"]:
+        if got != item["sha256"].lower():
             yield f("telemetry.carriers", Status.FAIL, "sha256-mismatch", f"{item['path']}: sha256 {got} differs from {RECEIPT}#{ptr}/sha256 {item['sha256']}",
                     path=item["path"], pointer=f"{ptr}/sha256", expected=item["sha256"], observed=got)
             continue

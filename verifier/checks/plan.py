@@ -165,8 +165,8 @@ def conformance(ctx: Context) -> Iterator[Finding]:
 
     # (d) outputs recorded by receipts are the manifest's files
     manifest = ctx.data.get("manifest", {})
-    listed = {e["path"]: e["sha256"] for e in manifest.get("files", [])}
-    listed.update({e["path"]: e["sha256"] for e in manifest.get("external", [])})
+    listed = {e["path"]: e["sha256"].lower() for e in manifest.get("files", [])}  # upper-case hex is the same digest
+    listed.update({e["path"]: e["sha256"].lower() for e in manifest.get("external", [])})
     n_outputs = 0
     for r in requests:
         for o in r["outputs"]:
@@ -174,7 +174,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             where = {"path": "receipts.jsonl", "pointer": f"/{c.receipts.index(r)}/outputs"}
             if o["path"] not in listed:
                 found.append(_f(Status.FAIL, "output-not-in-bundle", f"request {r['request_id']} output {o['path']} is neither a bundle file nor a declared external artifact", **where))
-            elif listed[o["path"]] != o["sha256"]:
+            elif listed[o["path"]] != o["sha256"].lower():
                 found.append(_f(Status.FAIL, "output-digest-mismatch", f"request {r['request_id']} output {o['path']}: receipt sha256 differs from the manifest",
                                 expected=listed[o["path"]], observed=o["sha256"], **where))
     if len(found) == failures_before:

@@ -133,7 +133,7 @@ def _describe(identity: dict[str, Any]) -> str:
 def _digests(ctx: Context, comp: dict[str, Any]) -> tuple[str, str] | None:
     """Return the manifest sha256 of both media of `comp` (matched by integrity before we got here), or None."""
     manifest = ctx.data.get("manifest", {})
-    by_path = {e["path"]: e["sha256"] for e in [*manifest.get("files", []), *manifest.get("external", [])] if "sha256" in e}
+    by_path = {e["path"]: e["sha256"].lower() for e in [*manifest.get("files", []), *manifest.get("external", [])] if "sha256" in e}
     ref, cand = by_path.get(comp["reference"]), by_path.get(comp["candidate"])
     return (ref, cand) if ref and cand else None
 

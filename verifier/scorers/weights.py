@@ -154,7 +154,7 @@ def read_verified(path: Path, pin: WeightPin) -> bytes:
     except OSError as exc:
         raise WeightsProblem("ERROR", "weights-unreadable", f"{path}: cannot be read: {exc.strerror or exc}", path=str(path)) from None
     got = hashlib.sha256(data).hexdigest()
-    if got != pin.sha256:
+    if got != pin.sha256.lower():  # upper-case hex is the same digest
         raise WeightsProblem("ERROR", "weights-digest-mismatch",
                              f"{path}: sha256 {got} is not the pinned {pin.sha256} of {pin.name}; refused before "
                              f"unpickling (supply the pinned file)", path=str(path))

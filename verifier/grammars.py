@@ -1,0 +1,345 @@
+"""
+Grammars: how a profile reads receipt and claim files that are not one JSON array of records.
+
+Every grammar turns the bytes of one file into a list of `(location, record)`
+pairs, where `location` is a fragment naming where the record sits in the
+file (`#line=12`, `#table=2&row=3`, a JSON Pointer) and `record` a JSON-like
+object (dicts, lists, strings, `Decimal` numbers). A file that breaks the
+grammar raises `GrammarError` (the caller reports it as UNVERIFIED
+`unreadable-receipt`: we could not read it, which is not evidence against a
+claim). Nothing is evaluated: Python literals are read with
+`ast.literal_eval`, which accepts literals only.
+
+Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
+
+- `json`: one strict JSON document; `records` points at an array of records,
+  or is omitted to take the whole document as one record ("one JSON object
+  per file as one receipt");
+- `jsonl`: strict JSON Lines, one record per line;
+- `csv`: RFC 4180 rows; with `columns` the file has no header row and the
+  columns are named in order (`nvidia-smi --format=csv,noheader`); cells are
+  stripped of surrounding blanks;
+- `text`: a line-oriented text file read into ONE record whose members come
+  from every line that matches one of the `lines` grammars, in order:
+  `key-value` (`Samples per second: 0.000195653`, the separator is the first
+  `:`), `assignments` (`accuracy=76.000%, good=380, total=500`, also
+  `hash=...`), `json-object` (a line holding a JSON object, e.g.
+  `{"exact_match": 80.0}`), `python-dict` (a line holding a Python dict
+  literal such as `{'rouge1': 31.4286}`) and `prefixed-json` (`PREFIX {json}`
+  lines such as LoadGen's `:::MLLOG {...}`; with `fold` each line contributes
+  the member `fold.key` -> `fold.value`). A member stated twice with
+  different values is left out of the record and listed under
+  `#conflicts` (member -> line numbers), so a field mapped to it is missing;
+- `markdown-table`: the rows of the pipe tables of a Markdown file (parsed
+  with markdown-it-py), one record per row mapping header text -> cell text,
+  plus `#table` (1-based table number) and `#heading` (the nearest heading
+  above the table).
+
+`unpivot` (for `csv` and `markdown-table`) turns one wide row into several
+records: each listed column becomes a record holding the row's `keep`
+columns plus `{dimension: column label, value: cell}`.
+
+`quantity(text)` reads a number written with its unit inside a string
+("244.6s", "75%", "1.066x", "58,696 MiB").
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import io
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+
+__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "markdown_tables", "parse", "quantity", "unpivot"]
+
+#: Receipt encodings a profile may name.
+ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
+#: Line grammars of the `text` encoding.
+LINE_GRAMMARS = ("key-value", "assignments", "json-object", "python-dict", "prefixed-json")
+
+
+class GrammarError(ValueError):
+    """Raised when a file does not follow the grammar its profile declares; `code` is a short slug, the message names the place."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GrammarError("not-utf8", f"not UTF-8 at byte offset {exc.start}") from None
+
+
+def _resolve(document: Any, pointer: str) -> Any:
+    if pointer == "":
+        return document
+    current = document
+    for raw in pointer[1:].split("/"):
+        token = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(current, dict) and token in current:
+            current = current[token]
+        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
+            current = current[int(token)]
+        else:
+            raise KeyError(pointer)
+    return current
+
+
+def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
+    """
+    Return the `(location, record)` pairs of one file read with the grammar `spec` declares.
+
+    `spec` is a receipt-set (or claim-document) specification: `encoding` and
+    its options (`records`, `columns`, `lines`, `prefix`, `fold`, `unpivot`).
+    Raises `GrammarError` when the bytes break the grammar (not UTF-8, not
+    strict JSON, a `PREFIX {json}` line that is not strict JSON, a CSV row
+    whose cell count differs from its header, no array at `records`).
+    """
+    encoding = spec["encoding"]
+    try:
+        if encoding == "jsonl":
+            pairs = [(f"#line={n}", doc) for n, doc in enumerate(loads_strict_lines(data), start=1)]
+        elif encoding == "json":
+            document = loads_strict(data)
+            if "records" not in spec:
+                pairs = [("", document)]
+            else:
+                try:
+                    records = _resolve(document, spec["records"])
+                except KeyError:
+                    raise GrammarError("missing-records", f"no records at {spec['records']!r}") from None
+                if not isinstance(records, list):
+                    raise GrammarError("missing-records", f"{spec['records']!r} is not an array of records")
+                pairs = [(f"{spec['records']}/{i}", r) for i, r in enumerate(records)]
+        elif encoding == "csv":
+            pairs = _csv(_text(data), spec.get("columns"))
+        elif encoding == "text":
+            pairs = [("", _text_record(_text(data), spec))]
+        elif encoding == "markdown-table":
+            pairs = [(f"#table={t['table']}&row={t['row']}", t) for t in markdown_tables(_text(data))]
+        else:
+            raise GrammarError("unknown-encoding", f"unknown encoding {encoding!r}")
+    except JSONProblem as exc:
+        raise GrammarError(getattr(exc, "code", "not-json"), str(exc)) from None
+    if "unpivot" in spec:
+        pairs = unpivot(pairs, spec["unpivot"])
+    return pairs
+
+
+def _csv(text: str, columns: list[str] | None) -> list[tuple[str, Any]]:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    rows = [r for r in reader if r and any(cell.strip() for cell in r)]
+    if columns is None:
+        if not rows:
+            return []
+        header, rows = [h.strip() for h in rows[0]], rows[1:]
+        offset = 2
+    else:
+        header, offset = list(columns), 1
+    out = []
+    for n, row in enumerate(rows, start=offset):
+        if len(row) != len(header):
+            raise GrammarError("csv-shape", f"row {n} has {len(row)} cells, the header names {len(header)}")
+        out.append((f"#row={n - offset + 1}", {h: cell.strip() for h, cell in zip(header, row, strict=True)}))
+    return out
+
+
+_KEY_VALUE = re.compile(r"^\s*(?P<key>[^:=\s{\[][^:]*?)\s*:\s*(?P<value>\S.*?)\s*$")
+_ASSIGNMENT = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.\- ]*?)\s*=\s*(?P<value>[^,=]*[^,=\s]|)\s*(?:,|$)")
+
+
+def _assignments(line: str) -> dict[str, str] | None:
+    """Return the `k=v, k2=v2` members of `line`, or None when the line is not wholly assignments."""
+    pos, out = 0, {}
+    stripped = line.strip()
+    while pos < len(stripped):
+        m = _ASSIGNMENT.match(stripped, pos)
+        if not m or m.end() == pos:
+            return None
+        out[m["key"].strip()] = m["value"].strip()
+        pos = m.end()
+        while pos < len(stripped) and stripped[pos] == " ":
+            pos += 1
+    return out or None
+
+
+def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, Any] | None:
+    stripped = line.strip()
+    if grammar == "prefixed-json":
+        prefix = spec.get("prefix", "")
+        if not prefix or not line.startswith(prefix):
+            return None
+        try:
+            document = loads_strict(line[len(prefix):].encode("utf-8"))
+        except JSONProblem as exc:
+            raise GrammarError("bad-line", f"a {prefix.strip()!r} line is not strict JSON: {exc}") from None
+        if "fold" in spec:
+            try:
+                return {str(_resolve(document, spec["fold"]["key"])): _resolve(document, spec["fold"]["value"])}
+            except KeyError:
+                raise GrammarError("bad-line", f"a {prefix.strip()!r} line lacks {spec['fold']}") from None
+        return document if isinstance(document, dict) else None
+    if grammar == "json-object":
+        if not (stripped.startswith("{") and stripped.endswith("}")):
+            return None
+        try:
+            document = loads_strict(stripped.encode("utf-8"))
+        except JSONProblem:
+            return None
+        return document if isinstance(document, dict) else None
+    if grammar == "python-dict":
+        if not (stripped.startswith("{") and stripped.endswith("}")):
+            return None
+        try:
+            value = ast.literal_eval(stripped)  # literals only: nothing is evaluated
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+        if not isinstance(value, dict):
+            return None
+        return {str(k): (Decimal(repr(v)) if isinstance(v, float) else v) for k, v in value.items()}
+    if grammar == "assignments":
+        return _assignments(stripped)
+    if grammar == "key-value":
+        m = _KEY_VALUE.match(line)
+        return {m["key"]: m["value"]} if m else None
+    raise GrammarError("unknown-grammar", f"unknown line grammar {grammar!r}")
+
+
+def _text_record(text: str, spec: dict[str, Any]) -> dict[str, Any]:
+    record: dict[str, Any] = {}
+    lines_of: dict[str, int] = {}
+    conflicts: dict[str, list[int]] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        for grammar in spec.get("lines", ["key-value"]):
+            members = _line_members(line, grammar, spec)
+            if members is None:
+                continue
+            for key, value in members.items():
+                if key in conflicts:
+                    conflicts[key].append(number)
+                elif key in record and record[key] != value:
+                    # the file states this member twice with different values: it is
+                    # not a value, so it is left out and named (a field mapped to it is missing)
+                    conflicts[key] = [lines_of[key], number]
+                    del record[key]
+                else:
+                    record[key] = value
+                    lines_of.setdefault(key, number)
+            break
+    if conflicts:
+        record["#conflicts"] = {key: lines for key, lines in conflicts.items()}
+    return record
+
+
+def markdown_tables(text: str) -> list[dict[str, Any]]:
+    """
+    Return every row of every pipe table in Markdown `text` as a dict header -> cell text.
+
+    Each row also holds `#table` (1-based table number), `#row` (1-based
+    body row), `#line` (1-based source line) and `#heading` (the text of the
+    nearest heading above the table, "" if none). Cell text is the inline
+    content with code spans and emphasis reduced to their text and links to
+    their label. Parsed with markdown-it-py (CommonMark with the GFM table rule).
+    """
+    from markdown_it import MarkdownIt  # a well-kept CommonMark parser; imported only when a profile reads Markdown
+
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    rows: list[dict[str, Any]] = []
+    heading, table, in_head = "", 0, False
+    header: list[str] = []
+    current: list[str] = []
+    line = 0
+    body_row = 0
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open":
+            heading = _inline_text(tokens[i + 1])
+        elif tok.type == "table_open":
+            table += 1
+            header, body_row = [], 0
+        elif tok.type == "thead_open":
+            in_head = True
+        elif tok.type == "thead_close":
+            in_head = False
+        elif tok.type == "tr_open":
+            current = []
+            line = (tok.map[0] + 1) if tok.map else 0
+        elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("th_open", "td_open"):
+            current.append(_inline_text(tok))
+        elif tok.type == "tr_close":
+            if in_head:
+                header = current
+            else:
+                body_row += 1
+                row: dict[str, Any] = {"#table": table, "#row": body_row, "#line": line, "#heading": heading}
+                row.update({h: (current[k] if k < len(current) else "") for k, h in enumerate(header)})
+                rows.append(row)
+    return rows
+
+
+def _inline_text(tok: Any) -> str:
+    parts = []
+    for child in tok.children or []:
+        if child.type in ("text", "code_inline"):
+            parts.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            parts.append(" ")
+    return "".join(parts).strip()
+
+
+def unpivot(pairs: list[tuple[str, Any]], spec: dict[str, Any]) -> list[tuple[str, Any]]:
+    """
+    Return one record per (row, listed column): the row's `keep` members plus `{dimension: label, "value": cell}`.
+
+    `spec`: `columns` maps a column name to its label (e.g. `"baseline_pass1_s":
+    "baseline/1"`), `dimension` names the member that receives the label,
+    `keep` lists the members copied from the row. A row lacking a listed
+    column keeps a record whose `value` is missing (absence is not zero).
+    """
+    out = []
+    for location, row in pairs:
+        if not isinstance(row, dict):
+            continue
+        for column, label in spec["columns"].items():
+            record = {k: row[k] for k in spec.get("keep", []) if k in row}
+            record[spec["dimension"]] = label
+            if column in row and row[column] not in ("", None):
+                record["value"] = row[column]
+            out.append((f"{location}&column={column}", record))
+    return out
+
+
+_QUANTITY = re.compile(r"^\s*(?P<number>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<unit>[A-Za-z%µμ×][^\s]*(?:\s*/\s*\S+)?)?\s*$")
+
+
+def quantity(text: Any) -> tuple[Decimal, str | None] | None:
+    """
+    Return `(number, unit)` for a number written with an optional unit inside a string, or None.
+
+    "244.6s" -> (244.6, "s"); "75%" -> (75, "%"); "1.066x" -> (1.066, "x");
+    "58,696" -> (58696, None) (comma thousands separators, only in groups of
+    three); "-0.7%" -> (-0.7, "%"). The unit is returned as written; the
+    caller checks it against `verifier.units`. Numbers (int, Decimal) are
+    returned with unit None; booleans, None and other text give None.
+    """
+    if isinstance(text, bool) or text is None:
+        return None
+    if isinstance(text, (int, Decimal)):
+        return Decimal(text), None
+    if not isinstance(text, str):
+        return None
+    m = _QUANTITY.match(text)
+    if not m:
+        return None
+    try:
+        number = Decimal(m["number"].replace(",", ""))
+    except InvalidOperation:
+        return None
+    unit = m["unit"].strip() if m["unit"] else None
+    return number, unit
