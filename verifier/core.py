@@ -39,7 +39,7 @@ from typing import Any
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
-from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema
+from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
@@ -71,6 +71,7 @@ BUNDLE_PIPELINE = (
     plan.conformance,  # (4) receipts are exactly what the plan called for
     coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
     derivation.claims,  # (6) claims re-derive from receipts
+    statements.stated,  # (6b) every number the prose (headline, README, PR body) states is bound to the evidence
     quality.recorded,  # (7) recorded scores against the gate's thresholds, scorer identity against the gate's pin
     rescore.rescore,  # (8) scores re-computed from media that passed coverage, with digest-pinned scorers
     integrity.unchanged,  # (9) files re-read by (5)-(8) still have the bytes (1) matched

@@ -10,7 +10,7 @@ those counts, never to the shorter signal.
 Video is streamed: both files are decoded in lockstep, one frame pair at a
 time (memory stays flat in clip length); SSIM and LPIPS are computed on the
 same decoded frames. With `parallel=True`, when LPIPS is scored too, SSIM
-runs in one worker process (scikit-image holds the GIL) while LPIPS uses
+runs in one worker process (its element-wise steps hold the GIL) while LPIPS uses
 torch's threads in this one; without LPIPS everything runs here.
 
 Metric names: `lpips`, `ssim`, `audio_cosine`. Parameters come from the
@@ -186,13 +186,8 @@ class Scorers:
             return self.lpips.identity
         if metric == "ssim":
             pin = self._check_parameters(metric, ssim_scorer.PARAMETERS)
-            try:
-                import skimage  # noqa: F401
-            except ImportError:
-                raise WeightsProblem("UNVERIFIED", "scoring-extra-missing",
-                                     "SSIM needs scikit-image, which is not installed: install the `ssim` extra "
-                                     "(pip install 'verify-evidence[ssim]'; the `scoring` extra includes it)") from None
-            return {"id": pin["id"], "weights": [], "versions": _library_versions(("scikit-image", "numpy", "av")),
+            # computed by `verifier.scorers.ssim` with numpy alone (equal to scikit-image's, which the tests hold it to)
+            return {"id": pin["id"], "weights": [], "versions": _library_versions(("numpy", "av")),
                     "parameters": dict(pin["parameters"])}
         if metric == "audio_cosine":
             pin = self._check_parameters(metric, audio_scorer.PARAMETERS, ignore=("length_tolerance_samples",))
@@ -277,7 +272,7 @@ def exact_samples(facts: coverage.MediaFacts) -> int:
 
 
 class _SsimWorker:
-    """Runs `ssim_frame` in one spawned process, keeping at most `window` frame pairs in flight."""
+    """Runs `ssim_frame` in one spawned process, keeping at most `window` frame pairs in flight (numpy's BLAS holds no GIL, but its element-wise steps do)."""
 
     def __init__(self, window: int = 4) -> None:
         import multiprocessing
@@ -344,11 +339,17 @@ def score_video(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_fact
             for value in worker.map(tee()):
                 per["ssim"].append(value)
         else:
-            for a, b in pairs():
-                if "ssim" in per:
-                    per["ssim"].append(ssim_scorer.ssim_frame(a, b))
-                if lpips_model is not None:
-                    per["lpips"].extend(lpips_model.distances([a], [b]))
+            def lpips_tap(stream: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
+                for a, b in stream:
+                    if lpips_model is not None:
+                        per["lpips"].extend(lpips_model.distances([a], [b]))
+                    yield a, b
+
+            if "ssim" in per:  # SSIM in batches of frames (`ssim.BATCH_PIXELS`): memory stays flat in clip length
+                per["ssim"].extend(ssim_scorer.ssim_per_frame(lpips_tap(pairs())))
+            else:
+                for _pair in lpips_tap(pairs()):
+                    pass
     finally:
         if worker is not None:
             worker.close()

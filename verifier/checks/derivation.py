@@ -18,14 +18,14 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
+from verifier import stats, units
 from verifier.stats import Underivable
 from verifier.campaign import Campaign, elapsed, select
 from verifier.checks.plan import campaign_of
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["Underivable", "claims", "derive_rule"]
+__all__ = ["Underivable", "claims", "derive_rule", "expand"]
 
 CHECK = "derivation.claims"
 
@@ -98,7 +98,8 @@ def derive_rule(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None
     raise Underivable(f"unknown statistic {statistic!r}", "unknown-statistic")
 
 
-def _expand(rule: dict[str, Any], c: Campaign) -> list[tuple[str, str | None]]:
+def expand(rule: dict[str, Any], c: Campaign) -> list[tuple[str, str | None]]:
+    """Return `[(claim_id, key)]` for one gate rule: one per server or arm of the plan when the rule has `per`, else one with key None."""
     per = rule.get("per")
     if per == "server":
         keys = [s["id"] for s in c.plan["servers"] if "arm" not in rule.get("selection", {}) or s["arm"] == rule["selection"]["arm"]]
@@ -119,8 +120,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive each gate claim and compare with `claims.json`.
 
+    A claim stated in another unit of the rule's dimension (`ms` for `s`) is
+    converted exactly and compared at its own stated precision, converted.
     PASS `derived`; FAIL `claim-mismatch`, `claim-missing`, `incomplete-denominator`,
-    `empty-selection`; UNVERIFIED `not-derivable` for claims no rule covers.
+    `empty-selection`, `unit-mismatch` (a unit of another dimension, or unknown); UNVERIFIED `not-derivable` for claims no rule covers.
     """
     c = campaign_of(ctx)
     document = ctx.bundle.document("claims")
@@ -131,7 +134,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         by_id[claim["id"]] = (i, claim)
     covered: set[str] = set()
     for rule in (ctx.gate or {}).get("claims", []):
-        for claim_id, key in _expand(rule, c):
+        for claim_id, key in expand(rule, c):
             covered.add(claim_id)
             if claim_id not in by_id:
                 yield _f(Status.FAIL, "claim-missing", f"the gate requires claim {claim_id}, which claims.json does not state", expected=claim_id)
@@ -147,9 +150,24 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 continue
             derived, text = result.value, result.text
             ctx.data.setdefault("derived", {})[claim_id] = result
-            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs, declared=rule.get("tolerance"))
+            bound = {"statistic": result.statistic, "values": result.inputs, "declared": rule.get("tolerance")}
+            stated_unit, rule_unit = claim.get("unit"), rule.get("unit")
+            shown_unit = stated_unit
+            if stated_unit and rule_unit and stated_unit != rule_unit:  # a claim may be stated in another unit of the rule's dimension
+                try:
+                    given, wanted = units.parse(stated_unit), units.parse(rule_unit)
+                    converted = given.convert(claimed, wanted)
+                except (units.UnitError, units.UnitMismatch) as exc:
+                    yield _f(Status.FAIL, "unit-mismatch", f"{claim_id} is stated in {stated_unit}, but the gate derives it in {rule_unit}: {exc}",
+                             pointer=f"/claims/{index}/unit", expected=rule_unit, observed=stated_unit, derivation=text)
+                    continue
+                if "tolerance" not in rule:  # the stated precision, carried into the rule's unit
+                    bound["declared"] = abs(given.convert(stats.tolerance(claimed, **bound), wanted))
+                text = f"{text}; stated {claimed} {stated_unit} = {converted} {rule_unit}"
+                claimed, shown_unit = converted, rule_unit
+            cmp = stats.compare(claimed, derived, **bound)
             detail = {"claim": claim_id, **cmp.detail(claimed, derived)}
-            unit = f" {claim['unit']}" if claim.get("unit") else ""
+            unit = f" {shown_unit}" if shown_unit else ""
             if cmp.holds:
                 yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {cmp.tolerance})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)

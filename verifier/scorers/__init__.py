@@ -1,7 +1,8 @@
 """
 Scorers: functions that compute quality scores from decoded media.
 
-`audio.spectral_cosine` needs only numpy; `ssim.ssim_video` needs the
-optional `scoring` extra (scikit-image). Nothing here loads weights or
-touches the network.
+`audio.spectral_cosine` and `ssim.ssim_batch` need only numpy
+(`ssim.reference_ssim_frame`, scikit-image's, is the tests' reference);
+`lpips_alex` needs the optional `scoring` extra. Nothing here loads weights
+or touches the network.
 """

@@ -1,0 +1,122 @@
+"""
+Stated claims (issue 12): every number in a bundle's headline, notes, README and a pull-request body is bound or named.
+
+Most tests run the bundle pipeline up to `claims.stated` (integrity, gate,
+schemas, plan, derivation, statements): the media checks are not what is
+under test and take seconds per run.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from bundlekit import edit_json, rehash
+
+from verifier.bundle import Bundle
+from verifier.checks import derivation, gate, integrity, plan, schema, statements
+from verifier.pipeline import Context, run_pipeline
+from verifier.trust import assets
+
+PIPELINE = (integrity.files, gate.pinned, schema.documents, plan.conformance, derivation.claims, statements.stated)
+
+
+def run_claims(bundle: Path, claims_text: tuple[str, str] | None = None):
+    """Return the findings of the reduced pipeline on `bundle`."""
+    options = {"claims_text": claims_text} if claims_text else {}
+    ctx = Context(subject=bundle, assets=assets(), bundle=Bundle(root=bundle), options=options)
+    findings, _ = run_pipeline(PIPELINE, ctx)
+    return findings
+
+
+def stated(findings, status=None, source=None):
+    return [f for f in findings if f.check == "claims.stated" and (status is None or f.status == status)
+            and (source is None or f.observed["source"] == source)]
+
+
+def set_headline(bundle: Path, headline: str) -> None:
+    edit_json(bundle / "claims.json", lambda d: d.update(headline=headline))
+    rehash(bundle)
+
+
+def test_example_headline_and_readme_are_all_bound(example_copy):
+    found = stated(run_claims(example_copy))
+    assert found and all(f.status == "PASS" for f in found), [f.message for f in found if f.status != "PASS"]
+    sources = {f.observed["source"] for f in found}
+    assert sources == {"claims.json#/headline", "README.md"}
+    readme = [f for f in found if f.observed["source"] == "README.md" and f.code != "informational"]
+    assert len(readme) >= 20
+    codes = {f.code for f in readme}
+    assert {"bound", "plan-count", "gate-threshold", "recorded-score"} <= codes
+
+
+def test_headline_98_12_75_91_4_15_fails_on_each_naming_the_sentence(example_copy):
+    headline = "407.27 s -> 98.12 s HTTP E2E, 75.91 % lower (4.15x inverse-latency speedup)"
+    set_headline(example_copy, headline)
+    bad = stated(run_claims(example_copy), "FAIL")
+    assert [f.observed["stated"] for f in bad] == ["98.12 s", "75.91 %", "4.15 x"]
+    assert all(f.code == "claim-mismatch" and headline in f.message and f.path == "claims.json" for f in bad)
+    assert bad[0].observed["derived"] == "108.12"
+    assert bad[1].observed["derived"].startswith("73.4525")
+    assert bad[2].observed["derived"].startswith("3.76683")
+
+
+def test_percent_faster_for_a_time_reduction_is_a_wording_mismatch(example_copy):
+    set_headline(example_copy, "407.27 s -> 108.12 s HTTP E2E, 73.45 % faster (3.77x inverse-latency speedup)")
+    bad = stated(run_claims(example_copy), "FAIL")
+    assert [(f.code, f.observed["stated"]) for f in bad] == [("wording-mismatch", "73.45 %")]
+    assert "(baseline/candidate - 1) x 100" in bad[0].message and "276.68" in bad[0].message
+    assert "(1 - candidate/baseline) x 100" in bad[0].message
+
+
+def test_ms_statement_of_a_seconds_value_converts_and_passes(example_copy):
+    set_headline(example_copy, "407270 ms -> 108120 ms HTTP E2E; server A1 mean 396300 ms")
+    found = stated(run_claims(example_copy), source="claims.json#/headline")
+    assert [f.status for f in found] == ["PASS", "PASS", "PASS"], [f.message for f in found]
+    assert found[2].observed["binding"] == "server_mean_s.A1"
+
+
+def test_ms_statement_off_by_one_ms_fails(example_copy):
+    set_headline(example_copy, "server A1 mean 396301 ms")
+    bad = stated(run_claims(example_copy), "FAIL")
+    assert [(f.code, f.observed["stated"]) for f in bad] == [("claim-mismatch", "396301 ms")]
+
+
+def test_number_nothing_accounts_for_is_unverified_with_sentence_and_position(example_copy):
+    set_headline(example_copy, "407.27 s -> 108.12 s. Peak HBM is 44.86 % lower.")
+    found = run_claims(example_copy)
+    unchecked = stated(found, "UNVERIFIED")
+    assert [(f.code, f.observed["stated"], f.observed["line"], f.observed["column"]) for f in unchecked] == [
+        ("unchecked-claim", "44.86 %", 1, 35)]
+    assert "Peak HBM is 44.86 % lower." in unchecked[0].message
+
+
+def test_claims_json_claim_in_ms_converts_and_passes(example_copy):
+    edit_json(example_copy / "claims.json", lambda d: [c.update(value=Decimal("396300"), unit="ms")
+                                                        for c in d["claims"] if c["id"] == "server_mean_s.A1"])
+    rehash(example_copy)
+    found = [f for f in run_claims(example_copy) if f.check == "derivation.claims" and "server_mean_s.A1" in f.message]
+    assert [(f.status, f.code) for f in found] == [("PASS", "derived")], found[0].message
+
+
+def test_claims_json_claim_in_another_dimension_fails_unit_mismatch(example_copy):
+    edit_json(example_copy / "claims.json", lambda d: [c.update(unit="samples/s") for c in d["claims"] if c["id"] == "server_mean_s.A1"])
+    rehash(example_copy)
+    found = [f for f in run_claims(example_copy) if f.check == "derivation.claims" and "server_mean_s.A1" in f.message]
+    assert [(f.status, f.code) for f in found] == [("FAIL", "unit-mismatch")]
+    assert "samples/s" in found[0].message
+
+
+def test_notes_are_claim_text(example_copy):
+    edit_json(example_copy / "claims.json", lambda d: d.update(notes="The baseline sample SD across server means is 15.61 s."))
+    rehash(example_copy)
+    bad = stated(run_claims(example_copy), "FAIL")
+    assert [(f.observed["source"], f.observed["stated"], f.observed["binding"]) for f in bad] == [
+        ("claims.json#/notes", "15.61 s", "sd_server_means_s.baseline")]
+
+
+def test_readme_not_utf8_fails(example_copy):
+    (example_copy / "README.md").write_bytes(b"407.27 s \xff\n")
+    rehash(example_copy)
+    bad = stated(run_claims(example_copy), "FAIL")
+    assert [(f.code, f.path) for f in bad] == [("claim-text-not-utf8", "README.md")]

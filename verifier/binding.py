@@ -1,0 +1,486 @@
+"""
+Binding: each stated quantity of a claim text to a value the evidence gives, with the formula its wording names.
+
+Pure functions: `bind(quantities, evidence)` returns one `Outcome` per
+`verifier.claimtext.Quantity`. The evidence is a list of `Evidence` values
+(derived from receipts, counted in the plan, quoted from the gate, recorded
+in the quality index), each with its unit and the words that name it, plus
+`Pair`s of (baseline, candidate) values that relative phrases compare.
+
+The phrase decides the formula (`PHRASES`; conventions and sources in
+`docs/claims.md`): with b the baseline and c the candidate value of a time,
+"X % lower / less / reduction" is (1 - c/b) x 100, "X % faster" is
+(b/c - 1) x 100, "X % slower" and "rises X %" are (c/b - 1) x 100, and
+"N x faster / as fast / speedup / less time" is b/c. A stated value is
+compared at the precision it is stated (half a unit of its last place,
+`verifier.stats.tolerance`), after converting its unit into the
+evidence's unit within one dimension (`verifier.units`).
+
+Outcome codes: PASS `bound` (a derived value), `plan-count`,
+`gate-threshold`, `recorded-score`, `informational` (an identifier rule);
+FAIL `claim-mismatch` (the wording singles out one value and the stated
+number is not it), `wording-mismatch` (the stated number is what another
+phrase's formula gives), `unit-mismatch` (the wording names a value of
+another dimension); UNVERIFIED `unchecked-claim` (nothing accounts for the number).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from verifier import stats, units
+from verifier.claimtext import Quantity
+
+__all__ = ["PHRASES", "Evidence", "Outcome", "Pair", "bind"]
+
+C = stats.CONTEXT
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """
+    Represents one value the evidence gives.
+
+    `name` is stable (`arm_mean_s.baseline`, `plan.measured_per_server`,
+    `gate.quality.ssim.min`, `quality.audio_cosine.min`), `value` a Decimal
+    in `unit` (a registry unit string, or None for a count or a score).
+    `source` is `derived`, `plan`, `gate` or `recorded`; `statistic` is
+    `mean`, `median`, `p95`, `sd`, `count`, `min`, `max`, `threshold` or
+    None; `keys` the arm and server ids it belongs to; `topics` words that
+    name it (`latency`, `throughput`, `timeout`, `ssim`); `nouns` a regular
+    expression its count noun must match (`measured requests`); `primary`
+    marks the arm statistic the gate's headline compares. `derivation` says
+    how it was obtained.
+    """
+
+    name: str
+    value: Decimal
+    unit: str | None
+    source: str
+    derivation: str
+    statistic: str | None = None
+    keys: frozenset[str] = frozenset()
+    topics: frozenset[str] = frozenset()
+    nouns: str | None = None
+    primary: bool = False
+    level: str | None = None  # "arm" or "server" for per-arm/per-server values
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Represents a (baseline, candidate) pair of one statistic that relative phrases compare; `primary` for the gate's headline pair."""
+
+    name: str
+    base: Evidence
+    cand: Evidence
+    primary: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """
+    Represents the verdict on one stated quantity.
+
+    `status` is PASS, FAIL or UNVERIFIED; `code` see the module docstring;
+    `evidence` the bound value's name (or None), `derived` its value in the
+    stated unit (or None), `tolerance` the comparison's half unit, `formula`
+    the bound derivation in words, `message` one line for the report.
+    """
+
+    quantity: Quantity
+    status: str
+    code: str
+    message: str
+    evidence: str | None = None
+    derived: Decimal | None = None
+    tolerance: Decimal | None = None
+    formula: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+def _pct_less(b: Decimal, c: Decimal) -> Decimal:
+    return C.multiply(Decimal(1) - C.divide(c, b), Decimal(100))
+
+
+def _pct_faster(b: Decimal, c: Decimal) -> Decimal:
+    return C.multiply(C.divide(b, c) - Decimal(1), Decimal(100))
+
+
+def _pct_more(b: Decimal, c: Decimal) -> Decimal:
+    return C.multiply(C.divide(c, b) - Decimal(1), Decimal(100))
+
+
+def _ratio(b: Decimal, c: Decimal) -> Decimal:
+    return C.divide(b, c)
+
+
+def _inverse(b: Decimal, c: Decimal) -> Decimal:
+    return C.divide(c, b)
+
+
+#: phrase key -> (what the wording means, formula text, formula, unit). See docs/claims.md for the sources.
+PHRASES: dict[str, tuple[str, str, Callable[[Decimal, Decimal], Decimal], str]] = {
+    "pct-less": ("X % lower / less time / reduction", "(1 - candidate/baseline) x 100", _pct_less, "%"),
+    "pct-faster": ("X % faster (speed, not time)", "(baseline/candidate - 1) x 100", _pct_faster, "%"),
+    "pct-slower": ("X % slower (more time)", "(candidate/baseline - 1) x 100", _pct_more, "%"),
+    "pct-more": ("rises / X % higher / more", "(new/old - 1) x 100 = (candidate/baseline - 1) x 100", _pct_more, "%"),
+    "x-faster": ("N x faster (read as N x as fast; some read it as N + 1)", "baseline/candidate", _ratio, "x"),
+    "x-as-fast": ("N x as fast", "baseline/candidate", _ratio, "x"),
+    "x-less": ("N x lower / less time", "baseline/candidate", _ratio, "x"),
+    "speedup": ("N x speedup", "baseline/candidate", _ratio, "x"),
+    "x-slower": ("N x slower", "candidate/baseline", _inverse, "x"),
+}
+
+#: Words that tie a relative phrase to the latency arms of a bundle.
+LATENCY_WORDS = frozenset("latency latencies e2e end-to-end time duration wall elapsed runtime response seconds "
+                          "request requests inverse-latency faster slower speedup speed-up quicker headline mean".split())
+#: Words that say a number is about something the bundle's latency pairs are not.
+FOREIGN_WORDS = frozenset("memory hbm vram throughput bandwidth power energy cost size accuracy quality ssim lpips "
+                          "cosine utilization utilisation bytes disk pilot tokens".split())
+_STATISTICS = (("sd", r"\b(?:sd|stdev|std|standard deviation|stddev)\b"), ("p", r"\bp(\d{1,2}(?:\.\d+)?)\b"),
+               ("median", r"\b(?:median|p50)\b"), ("mean", r"\b(?:mean|means|average|avg)\b"))
+_EXTREMES = (("min", r"\b(?:min|minimum|lowest|smallest|worst|closest)\b"), ("max", r"\b(?:max|maximum|highest|largest|peak)\b"))
+_THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9][a-z0-9-]*", text.lower()))
+
+
+def _clause_after(q: Quantity) -> str:
+    return re.split(r"[,;:]| and | but ", q.after, maxsplit=1)[0]
+
+
+def _local(q: Quantity) -> str:
+    """Return the words that belong to this number: its table context, the words since the previous number, and its own clause after it."""
+    return f"{q.context} {q.before} {_clause_after(q)}".lower()
+
+
+def _statistic(text: str) -> str | None:
+    for name, rx in _STATISTICS:
+        m = re.search(rx, text)
+        if m:
+            return f"p{m.group(1)}" if name == "p" else name
+    return None
+
+
+def _keys_of(q: Quantity, keys: set[str]) -> list[str]:
+    """Return the arm/server keys the wording ties to `q`: a parenthesis right after it, else its table row, else the words before it, else its clause."""
+    def found(text: str) -> list[str]:
+        hits = [(m.start(), k) for k in keys for m in re.finditer(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", text.lower())]
+        return [k for _, k in sorted(hits)]
+    paren = re.match(r"^\s*\(([^)]*)\)", q.after)
+    for text, last in ((paren.group(1) if paren else "", False), (q.context, False), (q.before, True), (_clause_after(q), False)):
+        hits = found(text)
+        if hits:
+            return [hits[-1] if last else hits[0]]
+    return []
+
+
+def _tolerance(q: Quantity, to: str | None) -> Decimal:
+    """Half a unit of the stated last place, converted into unit `to` (exact within a dimension)."""
+    half = stats.tolerance(q.value)
+    if q.unit and to and units.known(q.unit) and units.known(to):
+        return abs(units.parse(q.unit).convert(half, units.parse(to)))
+    return half
+
+
+def _convert(q: Quantity, to: str | None) -> Decimal:
+    if q.unit and to and units.known(q.unit) and units.known(to):
+        return units.parse(q.unit).convert(q.value, units.parse(to))
+    return q.value
+
+
+def _compatible(q: Quantity, e: Evidence) -> bool:
+    if q.unit is None or e.unit is None:
+        return q.unit is None or e.unit is None and q.unit in ("requests",)
+    if not (units.known(q.unit) and units.known(e.unit)):
+        return q.unit == e.unit
+    return units.parse(q.unit).compatible(units.parse(e.unit))
+
+
+def _fmt(value: Decimal) -> str:
+    """Return `value` for a message: at most 12 significant digits, never in exponent notation."""
+    if not value.is_finite():
+        return str(value)
+    shown = Decimal(format(value, ".12g"))
+    return format(shown.normalize(), "f") if shown == shown.to_integral_value() else format(shown, "f")
+
+
+def _holds(q: Quantity, e: Evidence) -> tuple[bool, Decimal, Decimal]:
+    """Return (holds, derived value in the stated unit, tolerance in the stated unit)."""
+    convertible = q.unit and e.unit and units.known(q.unit) and units.known(e.unit) and _compatible(q, e)
+    derived = units.parse(e.unit).convert(e.value, units.parse(q.unit)) if convertible else e.value
+    tol = stats.tolerance(q.value)
+    return stats.compare(q.value, derived, declared=tol).holds, derived, tol
+
+
+def _pass(q: Quantity, e: Evidence, code: str, derived: Decimal, tol: Decimal, note: str = "") -> Outcome:
+    unit = f" {q.unit}" if q.unit else ""
+    return Outcome(q, "PASS", code, f"{q.stated} is {e.name} = {_fmt(derived)}{unit} ({e.derivation}){note}",
+                   evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
+
+
+def _mismatch(q: Quantity, e: Evidence, derived: Decimal, tol: Decimal, why: str) -> Outcome:
+    unit = f" {q.unit}" if q.unit else ""
+    return Outcome(q, "FAIL", "claim-mismatch",
+                   f"states {q.stated}, but {why} it is {e.name}, which the evidence gives as {_fmt(derived)}{unit} "
+                   f"({e.derivation}; tolerance {tol})", evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
+
+
+def _unchecked(q: Quantity, why: str) -> Outcome:
+    return Outcome(q, "UNVERIFIED", "unchecked-claim", f"{q.stated} is not accounted for: {why}")
+
+
+def bind(quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair], keys: dict[str, str]) -> list[Outcome]:
+    """
+    Return one `Outcome` per quantity, in order.
+
+    `keys` maps each arm or server id, and the words `baseline`/`candidate`,
+    to the arm or server id it names (so "baseline" finds the baseline arm
+    whatever its id). Never raises for any quantities.
+    """
+    outcomes: list[Outcome] = []
+    for q in quantities:
+        if q.informational:
+            outcomes.append(Outcome(q, "PASS", "informational", f"{q.number} is an identifier ({q.informational}), not a quantity"))
+            continue
+        try:
+            outcomes.append(_bind_one(q, quantities, evidence, pairs, keys))
+        except (ArithmeticError, units.UnitError) as exc:
+            outcomes.append(_unchecked(q, f"it could not be compared ({type(exc).__name__}: {exc})"))
+    return outcomes
+
+
+def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair],
+              keys: dict[str, str]) -> Outcome:
+    local = _local(q)
+    if q.unit in ("%", "x"):
+        return _bind_relative(q, quantities, pairs, keys)
+    if _THRESHOLD.search(f"{q.context} {q.before[-24:]} {_clause_after(q)[:24]}".lower()):
+        outcome = _bind_threshold(q, evidence)
+        if outcome is not None:
+            return outcome
+    metric = [e for e in evidence if e.source == "recorded" and e.topics & _words(local)]
+    if metric:
+        return _bind_score(q, metric, local)
+    noun = _count_noun(q)
+    counted = sorted((e for e in evidence if e.nouns and re.match(e.nouns, noun)), key=lambda e: -len(e.nouns or ""))
+    if counted and noun != q.noun or counted and q.unit is None:
+        e = counted[0]
+        ok, derived, tol = _holds(q, e)
+        code = "plan-count" if e.source == "plan" else "bound"
+        return _pass(q, e, code, derived, tol) if ok else _mismatch(q, e, derived, tol, f'"{q.number} {q.noun}" names a count;')
+    return _bind_value(q, quantities, evidence, pairs, keys, local)
+
+
+#: Dimensions whose units name what is counted (`26 requests`, `124 frames`): such a number is a count.
+COUNT_DIMENSIONS = frozenset({"requests", "frames", "samples", "count", "tokens"})
+
+
+def _count_noun(q: Quantity) -> str:
+    """Return what `q` counts: its unit word when that is a countable noun, the words after it up to a conjunction, and a distributive "per server" of its clause."""
+    noun = re.split(r"\b(?:and|plus|or|with)\b", q.noun)[0].strip()
+    if q.unit and units.known(q.unit) and units.parse(q.unit).dimension in COUNT_DIMENSIONS:
+        noun = f"{q.unit} {noun}".strip()
+    if " per " not in f" {noun} ":
+        m = re.search(r"\b(?:per|each|for each|on each) (server|arm)\b", q.tail)
+        if m:
+            noun = f"{noun} per {m.group(1)}"
+    return noun
+
+
+def _bind_threshold(q: Quantity, evidence: Sequence[Evidence]) -> Outcome | None:
+    gates = [e for e in evidence if e.statistic == "threshold"]
+    named = [e for e in gates if e.topics & _words(q.sentence)]
+    for e in named or gates:
+        ok, derived, tol = _holds(q, e)
+        if ok:
+            return _pass(q, e, "gate-threshold", derived, tol)
+    if len(named) == 1 or len({e.value for e in named}) == 1 and named:
+        e = named[0]
+        ok, derived, tol = _holds(q, e)
+        return _mismatch(q, e, derived, tol, "the wording quotes a gate threshold;")
+    return None
+
+
+def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str) -> Outcome:
+    extreme = next((name for name, rx in _EXTREMES if re.search(rx, f"{local} {q.sentence.lower()}")), None)
+    statistic = _statistic(local)
+    chosen = [e for e in metric if e.statistic == (extreme or statistic)] if (extreme or statistic) else []
+    if chosen:
+        e = chosen[0]
+        ok, derived, tol = _holds(q, e)
+        return _pass(q, e, "recorded-score", derived, tol) if ok else _mismatch(q, e, derived, tol, f"the wording ({extreme or statistic}) says")
+    for e in metric:
+        ok, derived, tol = _holds(q, e)
+        if ok:
+            return _pass(q, e, "recorded-score", derived, tol)
+    low = min(metric, key=lambda e: e.value)
+    high = max(metric, key=lambda e: e.value)
+    return Outcome(q, "FAIL", "claim-mismatch",
+                   f"states {q.stated} for {sorted(next(iter(metric)).topics)[0]}, but no recorded score is {q.number} at its stated precision "
+                   f"(recorded range {_fmt(low.value)} .. {_fmt(high.value)})", evidence=low.name, derived=low.value,
+                   tolerance=stats.tolerance(q.value), formula="recorded scores of quality-index.json")
+
+
+def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], keys: dict[str, str],
+            local: str) -> tuple[list[Evidence], list[str]]:
+    """Return the evidence values the wording of `q` singles out, and the wording used (empty when nothing narrows)."""
+    pool = [e for e in evidence if e.source in ("derived", "plan") and e.statistic != "count" and not e.nouns]
+    used: list[str] = []
+    found = _keys_of(q, set(keys))
+    if found:
+        key = keys[found[0]]
+        pool = [e for e in pool if key in e.keys]
+        used.append(f"'{found[0]}'")
+    statistic = _statistic(local) or (_statistic(q.sentence.lower()) if not q.role else None)
+    if statistic:
+        narrowed = [e for e in pool if e.statistic == statistic or (statistic == "mean" and e.statistic == "mean")]
+        if statistic == "mean" and re.search(r"\bserver means?\b", local) and not re.search(r"\bsd\b|standard deviation", local):
+            narrowed = [e for e in narrowed if e.level == "server"] or narrowed
+        pool = narrowed
+        used.append(f"'{statistic}'")
+    topics = [e for e in pool if e.topics & _words(local)]
+    if topics and len(topics) < len(pool):
+        pool = topics
+        used.append("'" + "/".join(sorted(set().union(*(e.topics & _words(local) for e in topics)))) + "'")
+    if used and not statistic:
+        primary = [e for e in pool if e.primary]
+        if primary:
+            pool = primary
+    return pool, used
+
+
+def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair],
+                keys: dict[str, str], local: str) -> Outcome:
+    if q.role:
+        return _bind_arrow(q, quantities, pairs, keys)
+    pool, used = _narrow(q, quantities, evidence, keys, local)
+    if used:
+        if not pool:
+            return _unchecked(q, f"the wording ({', '.join(used)}) names no value the evidence derives")
+        fits = [e for e in pool if _compatible(q, e)]
+        if not fits:
+            e = pool[0]
+            return Outcome(q, "FAIL", "unit-mismatch",
+                           f"states {q.stated}, but the wording ({', '.join(used)}) names {e.name}, which is in {e.unit or 'no unit'} "
+                           f"({units.parse(e.unit).dimension if e.unit and units.known(e.unit) else 'a count'}), "
+                           f"not {q.unit} ({units.parse(q.unit).dimension if q.unit and units.known(q.unit) else '?'})",
+                           evidence=e.name, formula=e.derivation)
+        for e in fits:
+            ok, derived, tol = _holds(q, e)
+            if ok:
+                return _pass(q, e, "plan-count" if e.source == "plan" else "bound", derived, tol)
+        if len({(e.value, e.unit) for e in fits}) == 1:
+            e = fits[0]
+            ok, derived, tol = _holds(q, e)
+            return _mismatch(q, e, derived, tol, f"the wording ({', '.join(used)}) says")
+        return _unchecked(q, f"the wording ({', '.join(used)}) leaves {len(fits)} values ({', '.join(e.name for e in fits[:4])}) and none is {q.stated}")
+    fits = [e for e in evidence if e.source in ("derived", "plan") and q.unit is not None and _compatible(q, e)] if q.unit else \
+        [e for e in evidence if e.source in ("derived", "plan")]
+    for e in fits:
+        ok, derived, tol = _holds(q, e)
+        if ok:
+            note = "" if q.unit else f"; no unit stated, read as {e.unit}" if e.unit else ""
+            return _pass(q, e, "plan-count" if e.source == "plan" else "bound", derived, tol, note)
+    if re.fullmatch(r"(19|20)\d\d", q.number) and q.unit is None:
+        return Outcome(q, "PASS", "informational", f"{q.number} is a year, not a quantity")
+    return _unchecked(q, "no derived value, plan count or gate threshold has this value, and the wording names none")
+
+
+def _bind_arrow(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair], keys: dict[str, str]) -> Outcome:
+    """Judge one end of "A -> B": the pair of values whose other end or this end matches, else the gate's headline pair."""
+    other = quantities[q.partner] if q.partner is not None and q.partner < len(quantities) else None
+    usable = [p for p in pairs if _compatible(q, p.base)]
+    if not usable:
+        return _unchecked(q, "an arrow pair, but the evidence derives no baseline/candidate pair in this unit")
+    statistic = _statistic(_local(q)) or _statistic(q.sentence.lower())
+    if statistic:
+        usable = [p for p in usable if p.base.statistic == statistic] or usable
+    mine = (lambda p: p.base) if q.role == "from" else (lambda p: p.cand)
+    theirs = (lambda p: p.cand) if q.role == "from" else (lambda p: p.base)
+    chosen = None
+    for p in usable:
+        if _holds(q, mine(p))[0] or (other is not None and _holds(other, theirs(p))[0]):
+            chosen = p
+            break
+    if chosen is None:
+        primary = [p for p in usable if p.primary]
+        chosen = primary[0] if primary else (usable[0] if len(usable) == 1 else None)
+    if chosen is None:
+        return _unchecked(q, "an arrow pair that matches no baseline/candidate pair the evidence derives")
+    e = mine(chosen)
+    ok, derived, tol = _holds(q, e)
+    if ok:
+        return _pass(q, e, "bound", derived, tol, f"; the {q.role} end of an arrow is the {'baseline' if q.role == 'from' else 'candidate'}")
+    return _mismatch(q, e, derived, tol, f"as the {q.role} end of an arrow")
+
+
+def _pair_for(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair]) -> tuple[Pair | None, bool]:
+    """Return the pair a relative phrase compares and whether the sentence ties it to that pair (arrow or arm words)."""
+    time_pairs = [p for p in pairs if p.base.unit and units.known(p.base.unit) and units.parse(p.base.unit).dimension == "time"]
+    arrows = [o for o in quantities if o.sentence == q.sentence and o.source == q.source and o.role and o.line == q.line]
+    statistic = _statistic(_local(q))
+    for o in arrows:
+        for p in time_pairs:
+            if _compatible(o, p.base) and (_holds(o, p.base if o.role == "from" else p.cand)[0]):
+                return p, True
+    candidates = [p for p in time_pairs if p.base.statistic == statistic] if statistic else []
+    primary = [p for p in time_pairs if p.primary]
+    chosen = (candidates or primary or time_pairs or [None])[0]
+    words = _words(q.sentence)
+    tied = bool(arrows) or bool(words & {"baseline", "candidate"}) or q.source.endswith("#/headline")
+    return chosen, tied
+
+
+def _bind_relative(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair], keys: dict[str, str]) -> Outcome:
+    local_words = _words(_local(q))
+    if local_words & FOREIGN_WORDS:
+        return _unchecked(q, f"it is about {', '.join(sorted(local_words & FOREIGN_WORDS))}, which the evidence derives no pair for")
+    pair, tied = _pair_for(q, quantities, pairs)
+    if pair is None:
+        return _unchecked(q, "the evidence derives no baseline/candidate pair to compare")
+    speedish = q.phrase in ("pct-faster", "pct-slower", "x-faster", "x-as-fast", "x-slower", "speedup", "x-less")
+    if not (tied or speedish or _words(q.sentence) & LATENCY_WORDS):
+        return _unchecked(q, "nothing in its sentence ties it to the baseline/candidate latencies")
+    b, c = pair.base.value, pair.cand.value
+    unit_kind = q.unit
+    same_unit = {k: v for k, v in PHRASES.items() if v[3] == unit_kind}
+    where = f"{pair.name}: baseline {_fmt(b)} {pair.base.unit}, candidate {_fmt(c)} {pair.cand.unit}"
+    tol = stats.tolerance(q.value)
+    if q.phrase is not None:
+        meaning, text, formula, _ = PHRASES[q.phrase]
+        derived = formula(b, c)
+        if stats.compare(q.value, derived, declared=tol).holds:
+            return Outcome(q, "PASS", "bound", f'{q.stated} ("{meaning}" = {text}) re-derives: {_fmt(derived)} from {where}',
+                           evidence=pair.name, derived=derived, tolerance=tol, formula=f"{text} on {where}")
+        for key, (other_meaning, other_text, other_formula, _) in same_unit.items():
+            if other_formula is formula:
+                continue
+            other = other_formula(b, c)
+            if stats.compare(q.value, other, declared=tol).holds:
+                return Outcome(q, "FAIL", "wording-mismatch",
+                               f'states "{q.number} {q.unit} {_phrase_words(q)}": that wording means {text}, which the evidence gives as '
+                               f'{_fmt(derived)} {q.unit}; {q.number} {q.unit} is {other_text} ("{other_meaning}") ({where})',
+                               evidence=pair.name, derived=derived, tolerance=tol, formula=f"{text} on {where}",
+                               extra={"wording_means": text, "value_is": other_text})
+        status = "FAIL" if tied or speedish else "UNVERIFIED"
+        code = "claim-mismatch" if status == "FAIL" else "unchecked-claim"
+        return Outcome(q, status, code, f'states {q.stated} ("{meaning}" = {text}), but the evidence gives {_fmt(derived)} {q.unit} '
+                                        f'({where}; tolerance {tol})', evidence=pair.name, derived=derived, tolerance=tol,
+                       formula=f"{text} on {where}")
+    for key, (meaning, text, formula, _) in same_unit.items():
+        derived = formula(b, c)
+        if stats.compare(q.value, derived, declared=tol).holds:
+            return Outcome(q, "PASS", "bound", f'{q.stated} (no wording; equals {text}) re-derives: {_fmt(derived)} from {where}',
+                           evidence=pair.name, derived=derived, tolerance=tol, formula=f"{text} on {where}")
+    return _unchecked(q, f"it has no wording that names a formula, and no formula on {where} gives it")
+
+
+def _phrase_words(q: Quantity) -> str:
+    m = re.match(r"^\s*([\w-]+(?:\s+[\w-]+)?)", q.after)
+    return m.group(1) if m else ""

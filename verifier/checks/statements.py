@@ -1,0 +1,260 @@
+"""
+Stated claims: every number a bundle's prose states (headline, notes, README/RESULTS, a pull-request body) is accounted for.
+
+`claims.stated` reads the claim texts, extracts every number
+(`verifier.claimtext`), and binds each to a value the evidence gives
+(`verifier.binding`): the gate's derivations of the receipts, the plan's
+counts, the gate's thresholds and the quality index's recorded scores.
+Each number yields one finding: PASS when bound and equal at its stated
+precision (or matched by an identifier rule), FAIL on `claim-mismatch`,
+`wording-mismatch` or `unit-mismatch`, UNVERIFIED `unchecked-claim` when
+nothing accounts for it, so a bundle with an unaccounted number is never PASS.
+
+Claim texts of a bundle: `claims.json` `headline`, `notes` and each claim's
+`text`; root files named README or RESULTS (`.md`, `.txt` or none, any
+case) that the manifest lists; and the file given with
+`verify --claims-text FILE` (read by the CLI, passed as
+`ctx.options["claims_text"] = (name, text)`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from verifier.binding import Evidence, Outcome, Pair, bind
+from verifier.checks.derivation import Underivable, derive_rule, expand
+from verifier.checks.plan import campaign_of
+from verifier.claimtext import extract
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["CHECK", "TEXT_FILES", "collect", "stated"]
+
+CHECK = "claims.stated"
+
+#: Root files of a bundle read as claim texts (matched case-insensitively).
+TEXT_FILES = re.compile(r"(?:README|RESULTS)(?:\.md|\.markdown|\.txt)?", re.IGNORECASE)
+
+_STATISTIC = {"mean": "mean", "median": "median", "mean_of_server_means": "mean", "sd_of_server_means": "sd"}
+_COUNT_NOUNS = {
+    "requests": r"^(?!measured|warm)(?:[a-z-]+\s+)?(?:planned\s+|http\s+)?requests\b(?!\s+per)",
+    "comparisons": r"^(?:[a-z-]+\s+){0,2}comparisons\b",
+    "worker_exits": r"^(?:[a-z-]+\s+){0,2}(?:worker\s+)?(?:process\s+)?exits\b",
+}
+
+
+def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
+    """
+    Return `(evidence, pairs, keys)` for a bundle-v1 run: every value a stated number may be bound to.
+
+    Derived values come from the gate's claim rules (`derivation.derive_rule`; an
+    underivable rule contributes nothing), plan counts from `plan.json`,
+    thresholds from the gate's `quality` section, recorded scores from
+    `quality-index.json`. `keys` maps arm ids, server ids, and the words
+    `baseline`/`candidate` to the arm or server id they name.
+    Raises `Unverifiable` when plan or receipts are unusable.
+    """
+    c = campaign_of(ctx)
+    plan = c.plan
+    gate = ctx.gate or {}
+    evidence: list[Evidence] = []
+    keys: dict[str, str] = {}
+    role_of = {a["id"]: a.get("role") for a in plan["arms"]}
+    for arm in plan["arms"]:
+        keys[arm["id"]] = arm["id"]
+        if arm.get("role") in ("baseline", "candidate"):
+            keys[arm["role"]] = arm["id"]
+    arm_of_server = {s["id"]: s["arm"] for s in plan["servers"]}
+    for sid in arm_of_server:
+        keys[sid] = sid
+    relative = [r for r in gate.get("claims", []) if r["statistic"] in ("relative_reduction_pct", "speedup")]
+    headline_stat = "mean_of_server_means" if relative else None
+    per_arm: dict[str, dict[str, Evidence]] = {}
+    for rule in gate.get("claims", []):
+        for claim_id, key in expand(rule, c):
+            try:
+                derived = derive_rule(rule, c, ctx, key)
+                value, text = derived.value, derived.text
+            except Underivable:
+                continue
+            statistic = rule["statistic"]
+            stat = _STATISTIC.get(statistic)
+            if statistic == "percentile":
+                stat = f"p{Decimal(str(rule['q'])).normalize()}"
+            if statistic in ("relative_reduction_pct", "speedup") or (statistic == "count" and rule["of"] != "requests"):
+                pass
+            if statistic == "count":
+                of = rule["of"]
+                phase = rule.get("selection", {}).get("phase")
+                noun = _COUNT_NOUNS[of]
+                if of == "requests" and phase:
+                    noun = rf"^(?:[a-z-]+\s+)?{phase}\s+(?:http\s+)?requests\b(?!\s+per)"
+                evidence.append(Evidence(claim_id, value, None, "derived", text, statistic="count", nouns=noun))
+                continue
+            if statistic in ("relative_reduction_pct", "speedup"):
+                evidence.append(Evidence(claim_id, value, rule.get("unit"), "derived", text, statistic=statistic,
+                                         topics=frozenset({"reduction"} if statistic != "speedup" else {"speedup"})))
+                continue
+            level = rule.get("per")
+            entity = {key} if key else set()
+            if level == "server" and key:
+                entity.add(arm_of_server.get(key, ""))
+            e = Evidence(claim_id, value, rule.get("unit", "s"), "derived", text, statistic=stat, keys=frozenset(entity),
+                         topics=frozenset({"latency"}), primary=statistic == headline_stat and level == "arm", level=level)
+            evidence.append(e)
+            if level == "arm" and key:
+                per_arm.setdefault(rule["claim"], {})[role_of.get(key) or key] = e
+    pairs = [Pair(name, arms["baseline"], arms["candidate"], primary=arms["baseline"].primary)
+             for name, arms in per_arm.items() if "baseline" in arms and "candidate" in arms]
+    pairs.sort(key=lambda p: not p.primary)
+    evidence += _plan_counts(plan)
+    evidence += _quality(ctx, gate)
+    return evidence, pairs, keys
+
+
+def _plan_counts(plan: dict[str, Any]) -> list[Evidence]:
+    servers = plan["servers"]
+    arms = plan["arms"]
+    per_arm = {len([s for s in servers if s["arm"] == a["id"]]) for a in arms}
+    out = [
+        Evidence("plan.servers", Decimal(len(servers)), None, "plan", "servers listed in plan.json", statistic="count",
+                 nouns=r"^(?:[a-z-]+\s+){0,2}servers\b(?!\s+per)"),
+        Evidence("plan.arms", Decimal(len(arms)), None, "plan", "arms listed in plan.json", statistic="count",
+                 nouns=r"^(?:[a-z-]+\s+)?arms\b"),
+        Evidence("plan.warmups_per_server", Decimal(plan["warmups_per_server"]), None, "plan", "plan.json warmups_per_server",
+                 statistic="count", nouns=r"^(?:[a-z-]+\s+)?warm-?ups?\s+(?:requests\s+)?(?:per|each|on each|for each)\s+server"),
+        Evidence("plan.measured_per_server", Decimal(plan["measured_per_server"]), None, "plan", "plan.json measured_per_server",
+                 statistic="count", nouns=r"^(?:[a-z-]+\s+)?measured\s+(?:requests\s+)?(?:per|each|on each|for each)\s+server"),
+        Evidence("plan.warmups", Decimal(plan["warmups_per_server"] * len(servers)), None, "plan",
+                 "warmups_per_server x servers in plan.json", statistic="count", nouns=r"^(?:[a-z-]+\s+)?warm-?ups?\b(?!\s+per)"),
+    ]
+    if len(per_arm) == 1:
+        out.append(Evidence("plan.servers_per_arm", Decimal(per_arm.pop()), None, "plan", "servers per arm in plan.json",
+                            statistic="count", nouns=r"^(?:[a-z-]+\s+){0,2}servers\s+(?:per|each|in each|for each)\s+arm"))
+    expected = plan.get("expected_output", {})
+    if "frames" in expected:
+        out.append(Evidence("plan.expected_output.frames", Decimal(expected["frames"]), None, "plan", "plan.json expected_output.frames",
+                            statistic="count", nouns=r"^(?:[a-z-]+\s+)?frames\b"))
+        if "fps" in expected:
+            seconds = Fraction(expected["frames"]) / Fraction(str(expected["fps"]))
+            out.append(Evidence("plan.expected_output.duration_s", Decimal(seconds.numerator) / Decimal(seconds.denominator), "s", "plan",
+                                f"expected_output frames {expected['frames']} / fps {expected['fps']}", topics=frozenset({"output", "clip", "clips", "video", "videos", "outputs", "duration"})))
+            out.append(Evidence("plan.expected_output.fps", Decimal(str(Fraction(str(expected["fps"])).numerator)) if Fraction(str(expected["fps"])).denominator == 1 else Decimal(float(Fraction(str(expected["fps"])))),
+                                "frames/s", "plan", "plan.json expected_output.fps", topics=frozenset({"fps"})))
+    if "channels" in expected:
+        out.append(Evidence("plan.expected_output.channels", Decimal(expected["channels"]), None, "plan", "plan.json expected_output.channels",
+                            statistic="count", nouns=r"^(?:[a-z-]+\s+)?(?:audio\s+)?channels\b"))
+    for key, value in plan.get("timeouts", {}).items():
+        out.append(Evidence(f"plan.timeouts.{key}", Decimal(str(value)), "s" if key.endswith("_s") else None, "plan",
+                            f"plan.json timeouts.{key}", topics=frozenset({"timeout", "timeouts", "budget"})))
+    return out
+
+
+_METRIC_WORDS = {"ssim": {"ssim"}, "lpips": {"lpips"}, "audio_cosine": {"cosine", "audio"}}
+
+
+def _quality(ctx: Context, gate: dict[str, Any]) -> list[Evidence]:
+    out: list[Evidence] = []
+    quality = gate.get("quality")
+    if not quality:
+        return out
+    for metric, bounds in quality.get("thresholds", {}).items():
+        for side in ("min", "max"):
+            if side in bounds:
+                out.append(Evidence(f"gate.quality.{metric}.{side}", Decimal(str(bounds[side])), None, "gate",
+                                    f"gate {ctx.gate_id} quality.thresholds.{metric}.{side}", statistic="threshold",
+                                    topics=frozenset(_METRIC_WORDS.get(metric, {metric}))))
+    if "comparisons" in quality:
+        out.append(Evidence("gate.quality.comparisons", Decimal(quality["comparisons"]), None, "gate",
+                            f"gate {ctx.gate_id} quality.comparisons", statistic="count", nouns=_COUNT_NOUNS["comparisons"]))
+    try:
+        index = ctx.bundle.document("quality")
+    except Exception:  # noqa: BLE001 - an unusable index is reported by its own checks; no scores to bind here
+        return out
+    scores: dict[str, list[tuple[str, Decimal]]] = {}
+    for comparison in index.get("comparisons", []):
+        for metric, value in comparison.get("scores", {}).items():
+            scores.setdefault(metric, []).append((comparison["id"], Decimal(str(value))))
+    for metric, values in scores.items():
+        words = frozenset(_METRIC_WORDS.get(metric, {metric}))
+        lo = min(values, key=lambda v: v[1])
+        hi = max(values, key=lambda v: v[1])
+        out.append(Evidence(f"quality.{metric}.min", lo[1], None, "recorded", f"lowest recorded {metric} ({lo[0]} of {len(values)})",
+                            statistic="min", topics=words))
+        out.append(Evidence(f"quality.{metric}.max", hi[1], None, "recorded", f"highest recorded {metric} ({hi[0]} of {len(values)})",
+                            statistic="max", topics=words))
+        for cid, value in values:
+            out.append(Evidence(f"quality.{metric}.{cid}", value, None, "recorded", f"{metric} of comparison {cid}", topics=words))
+    return out
+
+
+def texts(ctx: Context) -> list[tuple[str, str | None, str]]:
+    """Return `(source name, finding path, text)` for every claim text of the run (claims.json fields, README/RESULTS, --claims-text)."""
+    out: list[tuple[str, str | None, str]] = []
+    document = ctx.bundle.document("claims")
+    for key in ("headline", "notes"):
+        if isinstance(document.get(key), str):
+            out.append((f"claims.json#/{key}", "claims.json", document[key]))
+    for i, claim in enumerate(document.get("claims", [])):
+        if isinstance(claim.get("text"), str):
+            out.append((f"claims.json#/claims/{i}/text", "claims.json", claim["text"]))
+    for name in sorted(ctx.bundle.verified):
+        if "/" not in name and TEXT_FILES.fullmatch(name):
+            path = ctx.bundle.path_of(name)
+            data = path.read_bytes() if path is not None else b""
+            try:
+                out.append((name, name, data.decode("utf-8").removeprefix("\ufeff")))
+            except UnicodeDecodeError as exc:
+                out.append((name, name, f"\x00not-utf8:{exc.start}"))
+    given = ctx.options.get("claims_text")
+    if given:
+        out.append((given[0], None, given[1]))
+    return out
+
+
+def _finding(o: Outcome, path: str | None) -> Finding:
+    q = o.quantity
+    status = {"PASS": Status.PASS, "FAIL": Status.FAIL, "UNVERIFIED": Status.UNVERIFIED}[o.status]
+    detail: dict[str, Any] = {"claim": f"{q.where()} {q.stated}", "sentence": q.sentence, "source": q.source,
+                              "line": q.line, "column": q.column, "stated": q.stated, "claimed": str(q.value),
+                              "binding": o.evidence, "formula": o.formula}
+    if o.derived is not None:
+        detail["derived"] = str(o.derived)
+        detail["delta"] = str(q.value - o.derived)
+        detail["tolerance"] = str(o.tolerance)
+    detail.update(o.extra)
+    sentence = q.sentence if len(q.sentence) <= 160 else q.sentence[:157] + "..."
+    return Finding(check=CHECK, status=status, code=o.code, path=path,
+                   message=f'{q.where()}: {o.message}. Sentence: "{sentence}"',
+                   expected=str(o.derived) if o.derived is not None else None, observed=detail, derivation=o.formula)
+
+
+@check(CHECK, title="Every number the bundle's prose or pull request states is bound to the evidence, or named as unchecked",
+       requires=("gate.pinned", "schema.documents"))
+def stated(ctx: Context) -> Iterator[Finding]:
+    """
+    Extract and bind every stated number of every claim text.
+
+    PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
+    `informational`, `no-claim-text`; FAIL `claim-mismatch`,
+    `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
+    UNVERIFIED `unchecked-claim`.
+    """
+    evidence, pairs, keys = collect(ctx)
+    sources = texts(ctx)
+    if not sources:
+        yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
+                      message="the bundle states no headline, notes, claim texts or README, so there is no prose to bind")
+        return
+    for name, path, text in sources:
+        if text.startswith("\x00not-utf8:"):
+            yield Finding(check=CHECK, status=Status.FAIL, code="claim-text-not-utf8", path=path,
+                          message=f"{name} is not UTF-8 (first bad byte at offset {text.split(':')[1]}), so its claims cannot be read")
+            continue
+        quantities = extract(text, name)
+        for outcome in bind(quantities, evidence, pairs, keys):
+            yield _finding(outcome, path)
