@@ -264,8 +264,10 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
         outcome = _bind_threshold(q, evidence)
         if outcome is not None:
             return outcome
-    metric = [e for e in evidence if e.source == "recorded" and e.topics & _words(local)]
-    if metric:
+    recorded = [e for e in evidence if e.source == "recorded"]
+    topic = _nearest_topic(q, recorded) if recorded and _words(q.sentence) & set().union(*(e.topics for e in recorded)) else set()
+    metric = [e for e in recorded if e.topics & topic and (e.topics & _words(local) or not _words(local) & LATENCY_WORDS)]
+    if metric and (q.unit is None or not units.known(q.unit) or units.parse(q.unit).dimension == "dimensionless"):
         return _bind_score(q, metric, local)
     noun = _count_noun(q)
     counted = sorted((e for e in evidence if e.nouns and re.match(e.nouns, noun)), key=lambda e: -len(e.nouns or ""))
@@ -293,9 +295,26 @@ def _count_noun(q: Quantity) -> str:
     return noun
 
 
+def _nearest_topic(q: Quantity, candidates: Sequence[Evidence]) -> set[str]:
+    """Return the topic words (metric names) mentioned last before `q` in its sentence, else first after it."""
+    before = q.sentence[:q.start].lower()
+    best: tuple[int, set[str]] = (-1, set())
+    for e in candidates:
+        for word in e.topics:
+            at = max((m.start() for m in re.finditer(rf"\b{re.escape(word)}\b", before)), default=-1)
+            if at > best[0]:
+                best = (at, set(e.topics))
+    if best[0] >= 0:
+        return best[1]
+    after = q.sentence[q.start:].lower()
+    hits = sorted((m.start(), tuple(sorted(e.topics))) for e in candidates for w in e.topics for m in re.finditer(rf"\b{re.escape(w)}\b", after))
+    return set(hits[0][1]) if hits else set()
+
+
 def _bind_threshold(q: Quantity, evidence: Sequence[Evidence]) -> Outcome | None:
     gates = [e for e in evidence if e.statistic == "threshold"]
-    named = [e for e in gates if e.topics & _words(q.sentence)]
+    topic = _nearest_topic(q, gates)
+    named = [e for e in gates if e.topics & topic] if topic else []
     for e in named or gates:
         ok, derived, tol = _holds(q, e)
         if ok:
@@ -336,6 +355,8 @@ def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evid
     if found:
         key = keys[found[0]]
         pool = [e for e in pool if key in e.keys]
+        if any(e.level == "arm" and key in e.keys for e in pool):  # an arm named (not a server): its arm-level values
+            pool = [e for e in pool if e.level != "server"] or pool
         used.append(f"'{found[0]}'")
     statistic = _statistic(local) or (_statistic(q.sentence.lower()) if not q.role else None)
     if statistic:
@@ -344,10 +365,11 @@ def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evid
             narrowed = [e for e in narrowed if e.level == "server"] or narrowed
         pool = narrowed
         used.append(f"'{statistic}'")
-    topics = [e for e in pool if e.topics & _words(local)]
+    said = _words(local) | ({q.unit.lower()} if q.unit else set())
+    topics = [e for e in pool if e.topics & said]
     if topics and len(topics) < len(pool):
         pool = topics
-        used.append("'" + "/".join(sorted(set().union(*(e.topics & _words(local) for e in topics)))) + "'")
+        used.append("'" + "/".join(sorted(set().union(*(e.topics & said for e in topics)))) + "'")
     if used and not statistic:
         primary = [e for e in pool if e.primary]
         if primary:

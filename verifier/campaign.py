@@ -36,24 +36,41 @@ class Campaign:
     workers: list[dict[str, Any]] = field(default_factory=list)
     arm_of_server: dict[str, str] = field(default_factory=dict)
     label_of_arm: dict[str, str] = field(default_factory=dict)
+    #: `id(receipt)` -> its 0-based line in `receipts`, so a finding's JSON pointer costs O(1), not a `list.index` scan.
+    line_of: dict[int, int] = field(default_factory=dict)
+    #: server id -> the plan's requests on that server, in plan order.
+    planned_on: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     @classmethod
     def build(cls, plan: dict[str, Any], receipts: list[dict[str, Any]]) -> Campaign:
-        """Return the indexed campaign for a schema-valid plan and receipt list."""
+        """Return the indexed campaign for a schema-valid plan and receipt list (linear in their sizes)."""
         c = cls(plan=plan, receipts=receipts)
-        for r in receipts:
+        for i, r in enumerate(receipts):
+            c.line_of[id(r)] = i
             if r["kind"] == "request":
                 c.requests.setdefault(r["request_id"], []).append(r)
             else:
                 c.workers.append(r)
         c.arm_of_server = {s["id"]: s["arm"] for s in plan["servers"]}
         c.label_of_arm = {a["id"]: a["label"] for a in plan["arms"]}
+        for req in plan["requests"]:
+            c.planned_on.setdefault(req["server"], []).append(req)
         return c
 
+    def pointer(self, receipt: dict[str, Any]) -> str:
+        """Return the JSON pointer (`/<line>`, 0-based) of `receipt`, one of this campaign's receipts."""
+        return f"/{self.line_of[id(receipt)]}"
+
     def planned(self, selection: dict[str, str]) -> list[dict[str, Any]]:
-        """Return the planned requests matching `selection` (keys `server`, `arm`, `phase`)."""
+        """
+        Return the planned requests matching `selection` (keys `server`, `arm`, `phase`).
+
+        With `server` only that server's requests are scanned, so a loop over
+        servers stays linear in the plan's size.
+        """
         out = []
-        for req in self.plan["requests"]:
+        pool = self.planned_on.get(selection["server"], []) if "server" in selection else self.plan["requests"]
+        for req in pool:
             row = {"server": req["server"], "phase": req["phase"], "arm": self.arm_of_server.get(req["server"])}
             if all(row.get(k) == v for k, v in selection.items() if k in row):
                 out.append(req)

@@ -49,7 +49,8 @@ class Quantity:
     `pct-more`, `pct-slower`, `x-faster`, `x-as-fast`, `x-less`, `x-slower`,
     `speedup`) or None. `before`/`after` are the lower-cased words of its own
     clause before and after it; `noun` the words right after it (count
-    nouns), `tail` the rest of its clause, other numbers included. `role` is `from` or `to` when it is one end of an arrow or
+    nouns), `tail` the rest of its clause, other numbers included, `start`
+    its offset in `sentence`. `role` is `from` or `to` when it is one end of an arrow or
     "from A to B" pair, `partner` the index of the other end. `sentence` is
     the sentence it stands in, `source` the text's name, `line`/`column` its
     1-based position. `informational` names the identifier rule it matched,
@@ -73,6 +74,7 @@ class Quantity:
     informational: str | None = None
     index: int = 0
     tail: str = ""
+    start: int = 0
 
     @property
     def stated(self) -> str:
@@ -372,7 +374,8 @@ def extract(text: str, source: str) -> list[Quantity]:
                     line=line, column=column, context=seg.context, role=r.get("role"),
                     partner=(len(found) - j + r["partner"]) if r.get("partner") is not None else None,
                     informational=r["rule"], index=len(found),
-                    tail=re.split(r"[,;]", sentence[r["end"]:].lower(), maxsplit=1)[0],
+                    tail=" ".join(re.split(r"[,;]", sentence[r["end"]:].lower(), maxsplit=1)[0].split()),
+                    start=len(" ".join(sentence[:m.start()].split())) + (1 if sentence[:m.start()].strip() and sentence[:m.start()][-1:].isspace() else 0),
                 ))
     return found
 

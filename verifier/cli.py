@@ -24,7 +24,9 @@ from verifier.report import REPORTERS, render
 
 
 def _fail_usage(message: str) -> None:
-    click.echo(f"verify: error: {message}", err=True)
+    from verifier.report._common import visible
+
+    click.echo(f"verify: error: {visible(message)}", err=True)  # a path from argv may hold control chars or non-UTF-8 bytes
     sys.exit(int(ExitCode.USAGE))
 
 
@@ -60,6 +62,7 @@ def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:
 def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, targets: Any) -> None:
     """Render to stdout, write `--report` files and the GitHub step summary, then exit with the verdict's code."""
     from verifier.outputs import append_step_summary, write_targets
+    from verifier.report._common import visible
 
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
@@ -69,7 +72,7 @@ def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, tar
             append_step_summary(report)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
-    click.echo(f"verify: {report.verdict}: {report.subject}", err=True)
+    click.echo(f"verify: {report.verdict}: {visible(report.subject)}", err=True)
     sys.exit(int(report.exit_code))
 
 
@@ -107,18 +110,41 @@ def main() -> None:
 @click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
+@click.option("--claims-text", "claims_text", type=click.Path(path_type=str), metavar="FILE",
+              help="A pull-request body or other Markdown whose every number must bind to the bundle's evidence (docs/claims.md).")
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
-                  gate_id: str | None, profile: str | None, weights_dir: str | None, device: str) -> None:
+                  gate_id: str | None, profile: str | None, weights_dir: str | None, device: str,
+                  claims_text: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
     targets, progress = _prepare(fmt, reports, verbose, (path, artifacts, weights_dir))
+    text = _read_claims_text(claims_text) if claims_text is not None else None
     try:
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
-                             profile=profile, weights_dir=weights_dir, device=device, parallel=True)
+                             profile=profile, weights_dir=weights_dir, device=device, parallel=True,
+                             claims_text=text)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
+
+
+def _read_claims_text(name: str) -> tuple[str, str]:
+    """Return `(name, text)` of the claim text file `name`; exit 2 with one line when it is unreadable, not UTF-8, empty or states no number."""
+    from verifier.claimtext import ClaimTextError, read_claim_text
+
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read(4 * 1024 * 1024 + 1)
+    except OSError as exc:
+        _fail_usage(f"--claims-text {name}: cannot read: {exc.strerror}")
+    if len(data) > 4 * 1024 * 1024:
+        _fail_usage(f"--claims-text {name}: larger than 4 MiB, not a claim text")
+    try:
+        return name, read_claim_text(data, name)
+    except ClaimTextError as exc:
+        _fail_usage(str(exc))
+    raise AssertionError("unreachable")  # pragma: no cover - _fail_usage exits
 
 
 @main.command("inventory")

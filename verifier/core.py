@@ -32,6 +32,7 @@ from the media with the gate's pinned scorers.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,38 @@ def _is_native(target: Path) -> bool:
     return not isinstance(document, dict) or document.get("format") == "verify-bundle"
 
 
+STRICT_CHECK = "json.strict"
+STRICT_TITLE = "The file is strict JSON: UTF-8, no duplicate keys, finite binary64 numbers, no lone surrogates, bounded nesting"
+
+
+def _json_like(name: str, data: bytes) -> bool:
+    """
+    Return whether `data` (file `name`) is meant as JSON evidence: a `.json`/`.jsonl` name, or text Python's lenient parser reads.
+
+    Such a file that breaks a strictness rule (NaN, a duplicate key, an
+    exponent beyond binary64, a lone surrogate, deep nesting) is evidence
+    that FAILs, not a usage error (H-10).
+    """
+    if name.lower().endswith((".json", ".jsonl")):
+        return True
+    try:
+        json.loads(data, parse_float=str, parse_int=str, parse_constant=str)
+    except (ValueError, RecursionError):
+        return False
+    return True
+
+
+def _strictness_finding(name: str, exc: JSONProblem) -> Finding:
+    return Finding(check=STRICT_CHECK, status=Status.FAIL, code=exc.code, path=name,
+                   message=f"{name}: {exc}; nothing in it is read")
+
+
+def _strictness_report(path: str, name: str, exc: JSONProblem) -> Report:
+    """Return the FAIL report of a single JSON file that is not strict JSON (`exc` says why)."""
+    return Report(subject=path, kind="json-file", verifier_version=__version__, findings=(_strictness_finding(name, exc),),
+                  roster=(CheckInfo(check=STRICT_CHECK, title=STRICT_TITLE, counts={"FAIL": 1}),))
+
+
 def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -> Report | None:
     """
     Return one report over the receipt files at the top of directory `target`, or None if it holds none.
@@ -114,6 +147,7 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     """
     readers: list[tuple[str, Any, Any]] = []
     others: list[str] = []
+    broken: list[Finding] = []
     for entry in sorted(os.scandir(target), key=lambda e: e.name):
         if entry.is_dir(follow_symlinks=False):
             others.append(entry.name + "/")
@@ -123,13 +157,16 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
             try:
                 document = loads_strict(Path(entry.path).read_bytes())
                 adapter = detect(document)
-            except (OSError, JSONProblem):
+            except JSONProblem as exc:
+                broken.append(_strictness_finding(entry.name, exc))
+                continue
+            except OSError:
                 adapter = None
         if adapter is None:
             others.append(entry.name)
         else:
             readers.append((entry.name, adapter, document))
-    if not readers:
+    if not readers and not broken:
         return None
     findings: list[Finding] = []
     counts: dict[str, dict[str, int]] = {}
@@ -148,9 +185,12 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
                        message=f"{name} is not a receipt any reader recognises, so nothing in it is checked")
                for name in others]
     findings.extend(skipped)
+    findings.extend(broken)
     roster = [CheckInfo(check=c, title=titles[c], counts=counts[c]) for c in titles]
     roster.append(CheckInfo(check="receipts.folder", title="Every file of a receipt folder is read by a reader",
                             counts={"UNVERIFIED": len(skipped)} if skipped else {}))
+    if broken:
+        roster.append(CheckInfo(check=STRICT_CHECK, title=STRICT_TITLE, counts={"FAIL": len(broken)}))
     return Report(subject=path, kind="receipt-folder:" + "+".join(kinds), verifier_version=__version__,
                   findings=tuple(findings), roster=tuple(roster))
 
@@ -191,9 +231,14 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
                 debug: bool = False, asset_root: str | None = None, profile: str | None = None,
                 progress: Any = None, weights_dir: str | None = None, device: str = "cpu",
-                parallel: bool = False) -> Report:
+                parallel: bool = False, claims_text: tuple[str, str] | None = None) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
+
+    `claims_text` is `(name, text)` of a pull-request body or other claim
+    text whose every number `claims.stated` binds to the bundle's evidence
+    (read with `verifier.claimtext.read_claim_text`); only bundle-v1
+    directories take one (else `UsageError`).
 
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names;
@@ -232,11 +277,15 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         report = _verify_profile(path, target, trusted, None, debug)
         if report is not None:
             return report
+    if claims_text is not None and not (target.is_dir() and _is_native(target)):
+        raise UsageError(f"{path}: --claims-text needs a bundle directory (bundle format v1); "
+                         "this reader derives no values the text's numbers could be bound to")
     if target.is_dir():
         check_device(device)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
-                               "weights_dir": weights_dir, "device": device, "parallel": parallel})
+                               "weights_dir": weights_dir, "device": device, "parallel": parallel,
+                               "claims_text": claims_text})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,
@@ -253,7 +302,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         report = _unreadable_receipt(path, target, data, exc)
         if report is not None:
             return report
-        raise UsageError(f"{path}: not a bundle directory, and not a receipt verify can read: {exc}") from None
+        if not _json_like(target.name, data):
+            raise UsageError(f"{path}: not a bundle directory, and not a receipt verify can read: {exc}") from None
+        return _strictness_report(path, target.name, exc)
     adapter = detect(document)
     if adapter is None:
         single = Tree(root=target.parent, only=frozenset({target.name}))

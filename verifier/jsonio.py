@@ -7,13 +7,20 @@ read with all three refused or preserved: duplicate keys and non-finite
 constants raise `JSONProblem`, numbers with a fraction or exponent become
 `decimal.Decimal` (so `396.30` keeps two places), and the bytes must be UTF-8
 (RFC 8259 section 8.1).
+
+Hostile input is bounded here, once, for every reader: every accepted number
+is finite and within IEEE 754 binary64's range (an exponent of 10^20 is
+refused, not handed to `Decimal`), a string holding a lone surrogate
+(`"\\ud800"`, not a Unicode character, RFC 8259 section 8.2) is refused, and
+nesting deeper than `MAX_DEPTH` is refused, so no later step (schema
+validation, canonical JSON, reporters) can recurse without bound.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 __all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "schema_message"]
@@ -24,7 +31,9 @@ class JSONProblem(ValueError):
     Raised when bytes are not strict JSON; `code` is a stable reason.
 
     Codes: `not-utf8`, `invalid-json`, `duplicate-key`, `non-finite-number`,
-    `number-out-of-range` (magnitude beyond IEEE 754 binary64).
+    `number-out-of-range` (magnitude beyond IEEE 754 binary64),
+    `invalid-unicode` (a lone surrogate escape), `too-deep` (nesting beyond
+    `MAX_DEPTH`).
     `line` is the 1-based line for JSON Lines input, else None.
     """
 
@@ -51,24 +60,66 @@ def _constant(name: str) -> Any:
 #: producer of these documents writes from; beyond it a number is refused, not computed with.
 MAX_EXPONENT = 308
 MAX_INT_DIGITS = 309
+#: The largest finite binary64 value, (2 - 2**-52) * 2**1023 (IEEE 754-2019 section 3.3).
+MAX_BINARY64 = Decimal("1.7976931348623157E+308")
+_MAX_INT = int(MAX_BINARY64)
+#: Deepest nesting of arrays and objects accepted; no producer of these documents nests beyond a handful of levels.
+MAX_DEPTH = 64
+
+
+def _shown(literal: str) -> str:
+    return literal if len(literal) <= 40 else f"{literal[:20]}...{literal[-12:]} ({len(literal)} characters)"
 
 
 def _float(literal: str) -> Decimal:
-    value = Decimal(literal)
-    if value and abs(value.adjusted()) > MAX_EXPONENT:
-        raise JSONProblem("number-out-of-range", f"number {literal[:40]} is outside the binary64 range")
+    try:
+        value = Decimal(literal)
+        out_of_range = bool(value) and (abs(value.adjusted()) > MAX_EXPONENT or abs(value) > MAX_BINARY64)
+    except (InvalidOperation, ValueError, OverflowError):  # an exponent beyond Decimal's own limits (e.g. 1e99999999999999999999)
+        out_of_range = True
+    if out_of_range:
+        raise JSONProblem("number-out-of-range", f"number {_shown(literal)} is outside the binary64 range")
     return value
 
 
 def _int(literal: str) -> int:
-    if len(literal.lstrip("-")) > MAX_INT_DIGITS:
-        raise JSONProblem("number-out-of-range", f"integer of {len(literal)} digits is outside the binary64 range")
+    if len(literal.lstrip("-")) > MAX_INT_DIGITS or abs(int(literal)) > _MAX_INT:
+        raise JSONProblem("number-out-of-range", f"integer {_shown(literal)} is outside the binary64 range")
     return int(literal)
+
+
+#: A `\\uD800`-`\\uDFFF` escape in the text: only then can a decoded string hold a surrogate (UTF-8 bytes cannot).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
+    """Raise `JSONProblem` for nesting beyond `MAX_DEPTH` or a string (key or value) holding a lone surrogate; iterative."""
+    stack = [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            items: Any = node.values()
+            if surrogates:
+                for key in node:
+                    if _SURROGATE.search(key):
+                        raise JSONProblem("invalid-unicode", f"key {key.encode('unicode_escape').decode()[:60]!s} holds a lone "
+                                          "surrogate, which is not a Unicode character (RFC 8259 section 8.2)")
+        elif isinstance(node, list):
+            items = node
+        else:
+            if surrogates and isinstance(node, str) and _SURROGATE.search(node):
+                raise JSONProblem("invalid-unicode", f"string {node.encode('unicode_escape').decode()[:60]!s} holds a lone "
+                                  "surrogate, which is not a Unicode character (RFC 8259 section 8.2)")
+            continue
+        if depth and level > MAX_DEPTH:
+            raise JSONProblem("too-deep", f"nested deeper than {MAX_DEPTH} levels of arrays and objects")
+        stack.extend((child, level + 1) for child in items if isinstance(child, dict | list | str))
 
 
 def _decode(text: str) -> Any:
     try:
-        return json.loads(
+        value = json.loads(
             text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
         )
     except JSONProblem:
@@ -76,7 +127,13 @@ def _decode(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise JSONProblem("invalid-json", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
-        raise JSONProblem("invalid-json", "not valid JSON: nested too deeply") from None
+        raise JSONProblem("too-deep", f"nested deeper than {MAX_DEPTH} levels of arrays and objects") from None
+    # Both scans are skipped when the text cannot hold the problem (C-speed counts), so large documents stay linear.
+    depth = text.count("[") + text.count("{") > MAX_DEPTH
+    surrogates = "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
+    if depth or surrogates:
+        _inspect(value, depth=depth, surrogates=surrogates)
+    return value
 
 
 def _text(data: bytes) -> str:
@@ -95,7 +152,8 @@ def loads_strict(data: bytes) -> Any:
 
     Returns dicts, lists, str, int, `Decimal`, bool and None. Raises
     `JSONProblem` for non-UTF-8 bytes, invalid JSON, duplicate keys,
-    NaN/Infinity and numbers beyond the binary64 range.
+    NaN/Infinity, numbers beyond the binary64 range, lone surrogates and
+    nesting deeper than `MAX_DEPTH`.
     """
     return _decode(_text(data))
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from jsonschema.exceptions import best_match
 
+from verifier import units
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem
 from verifier.readers.locate import locate, stated
@@ -29,6 +30,7 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
 from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, Record, read_receipts  # noqa: F401
 from verifier.readers.records import receipt_dims as _receipt_dims
+from verifier.readers.records import value_units
 from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
 from verifier.readers.tree import Tree
 from verifier.validation import schema_validator
@@ -62,21 +64,43 @@ __all__ = [
 # ---------------------------------------------------------------- loading
 
 
-def _refuse(profile_id: str, where: str, message: str) -> ConfigError:
-    return ConfigError(f"profile {profile_id}: {where}: {message}")
+def _refuse(origin: str, pointer: str, message: str) -> ConfigError:
+    """Return the one-line `ConfigError` for a broken profile: its file, the JSON Pointer of the offending place, what is wrong."""
+    return ConfigError(f"{origin}: invalid profile at {pointer}: {message}")
+
+
+def _units(document: dict[str, Any], origin: str) -> None:
+    """Refuse every unit the registry (`verifier.units`) does not know, naming its JSON Pointer."""
+    places: list[tuple[str, Any]] = []
+    for rid, spec in document["receipts"].items():
+        for section in ("fields", "values"):
+            for name, mapping in spec.get(section, {}).items():
+                places.append((f"/receipts/{rid}/{section}/{name}/unit", mapping.get("unit")))
+    for kind, items in (("claims", document.get("claims", [])), ("gate/rules", document.get("gate", {}).get("rules", []))):
+        for index, item in enumerate(items):
+            places.append((f"/{kind}/{index}/unit", item.get("unit")))
+    for index, identity in enumerate(document.get("identities", [])):
+        places.append((f"/identities/{index}/left/unit", identity["left"].get("unit")))
+        places.extend((f"/identities/{index}/terms/{j}/unit", t.get("unit")) for j, t in enumerate(identity["terms"]))
+    for pointer, unit in places:
+        if unit is not None and not units.known(unit):
+            raise _refuse(origin, pointer, f"unknown unit {unit!r} (see verifier/units.py: ms, s, MiB, tokens/s, %, x, ...)")
 
 
 def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profile>") -> dict[str, Any]:
     """
     Return `document` as a usable profile after its schema and cross-references hold.
 
-    Beyond the schema: every claim, identity and gate rule names a receipt set
-    the profile defines; every `selection` and `per` key is a dimension of that
-    set; every `{placeholder}` in a claim location is one of the claim's `per`
-    dimensions (optionally `.index`); every `{name}` in a receipt file-name
-    template is a field mapped `from_name`; `value` names a declared value.
-    Raises `ConfigError` naming `origin` and the offending place otherwise
-    (exit 2: a broken profile is a configuration error, never a finding).
+    Beyond the schema: every unit is one of the unit registry's; every claim,
+    identity and gate rule names a receipt set the profile defines; every
+    `selection` and `per` key is a dimension of that set; the value a
+    statistic runs over exists and a claim's unit is of that value's
+    dimension; every `{placeholder}` in a claim location is one of the
+    claim's `per` dimensions (optionally `.index`); every `{name}` in a
+    receipt file-name template is a field mapped `from_name`; `text`
+    receipts name their line grammars. Raises `ConfigError` naming `origin`
+    and the JSON Pointer of the offending place otherwise (exit 2: a broken
+    profile is a configuration error, never a finding).
     """
     errors = list(schema_validator(schema).iter_errors(document))
     # When a `$ref`'d part fails, `unevaluatedProperties` also complains about
@@ -85,31 +109,37 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     if first is not None:
         where = "/" + "/".join(str(p) for p in first.absolute_path)
         raise ConfigError(f"{origin}: invalid profile at {where}: {first.message}")
-    pid = document["id"]
+    _units(document, origin)
     receipts = document["receipts"]
     for rid, spec in receipts.items():
+        here = f"/receipts/{rid}"
         names = set(_PLACEHOLDER.findall(spec.get("name", "")))
         from_name = {v["from_name"] for v in [*spec["fields"].values(), *spec.get("dimensions", {}).values()] if "from_name" in v}
         if from_name - names:
-            raise _refuse(pid, f"receipts.{rid}", f"fields taken from the file name {sorted(from_name - names)} are not in its name template {spec.get('name')!r}")
+            raise _refuse(origin, f"{here}/name", f"fields taken from the file name {sorted(from_name - names)} are not in its name template {spec.get('name')!r}")
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
-        for name, mapping in [*spec["fields"].items(), *spec.get("dimensions", {}).items()]:
-            if "element" in mapping and "unnest" not in spec:
-                raise _refuse(pid, f"receipts.{rid}.{name}", "`element` needs an `unnest`")
-            if "parallel" in mapping and mapping["parallel"] not in parallel:
-                raise _refuse(pid, f"receipts.{rid}.{name}", f"parallel array {mapping['parallel']!r} is not declared in `unnest.parallel`")
+        for section in ("fields", "dimensions"):
+            for name, mapping in spec.get(section, {}).items():
+                if "element" in mapping and "unnest" not in spec:
+                    raise _refuse(origin, f"{here}/{section}/{name}", "`element` needs an `unnest`")
+                if "parallel" in mapping and mapping["parallel"] not in parallel:
+                    raise _refuse(origin, f"{here}/{section}/{name}", f"parallel array {mapping['parallel']!r} is not declared in `unnest.parallel`")
         if "outcome" in spec["fields"] and "ok_outcomes" not in spec:
-            raise _refuse(pid, f"receipts.{rid}", "`outcome` is mapped but `ok_outcomes` does not say which outcomes are successes")
+            raise _refuse(origin, f"{here}/fields/outcome", "`outcome` is mapped but `ok_outcomes` does not say which outcomes are successes")
         for dim in spec.get("no_overlap", []):
             if dim not in _receipt_dims(spec):
-                raise _refuse(pid, f"receipts.{rid}.no_overlap", f"{dim!r} is not a dimension of this receipt set")
+                raise _refuse(origin, f"{here}/no_overlap", f"{dim!r} is not a dimension of this receipt set")
         if "no_overlap" in spec and "start" not in spec["fields"]:
-            raise _refuse(pid, f"receipts.{rid}.no_overlap", "needs `start` and `end` clock fields")
-    for kind in ("claims", "gate"):
+            raise _refuse(origin, f"{here}/no_overlap", "needs `start` and `end` clock fields")
+        if spec["encoding"] == "text" and "lines" not in spec:
+            raise _refuse(origin, here, "a `text` receipt set must name its line grammars in `lines`")
+        if "prefixed-json" in spec.get("lines", []) and "prefix" not in spec:
+            raise _refuse(origin, f"{here}/lines", "`prefixed-json` lines need a `prefix`")
+    for kind in ("claims", "gate/rules"):
         items = document.get("claims", []) if kind == "claims" else document.get("gate", {}).get("rules", [])
         for index, item in enumerate(items):
-            where = f"{kind}[{index}] ({item['id']})"
-            _check_derivation(pid, where, item, receipts)
+            where = f"/{kind}/{index}"
+            _check_derivation(origin, where, item, receipts)
             if kind == "claims":
                 allowed = set(item.get("per", []))
                 at = item["at"]
@@ -117,36 +147,53 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 for name in _PLACEHOLDER.findall(text):
                     base = name.removesuffix(".index")
                     if base not in allowed:
-                        raise _refuse(pid, where, f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
+                        raise _refuse(origin, f"{where}/at", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
             elif "below_baseline" in item:
                 if "arm" not in _receipt_dims(receipts[item["receipts"]]):
-                    raise _refuse(pid, where, "`below_baseline` compares arms, but the receipt set maps no `arm`")
+                    raise _refuse(origin, f"{where}/below_baseline", "`below_baseline` compares arms, but the receipt set maps no `arm`")
                 if "arm" in item.get("per", []) or "arm" in item["selection"]:
-                    raise _refuse(pid, where, "`below_baseline` compares arms; `arm` cannot also be in `per` or `selection`")
+                    raise _refuse(origin, f"{where}/below_baseline", "`below_baseline` compares arms; `arm` cannot also be in `per` or `selection`")
     for index, identity in enumerate(document.get("identities", [])):
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]
         for rid in sets:
             if rid not in receipts:
-                raise _refuse(pid, f"identities[{index}] ({identity['id']})", f"unknown receipt set {rid!r}")
+                raise _refuse(origin, f"/identities/{index}/receipts", f"unknown receipt set {rid!r}")
     return document  # type: ignore[no-any-return]
 
 
-def _check_derivation(pid: str, where: str, item: dict[str, Any], receipts: dict[str, Any]) -> None:
+#: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
+VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last")
+#: Statistics comparing two arms (`baseline`, `candidate`).
+ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference")
+
+
+def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: dict[str, Any]) -> None:
     rid = item["receipts"]
     if rid not in receipts:
-        raise _refuse(pid, where, f"unknown receipt set {rid!r}; defined: {sorted(receipts)}")
-    dims = _receipt_dims(receipts[rid])
+        raise _refuse(origin, f"{where}/receipts", f"unknown receipt set {rid!r}; defined: {sorted(receipts)}")
+    spec = receipts[rid]
+    dims = _receipt_dims(spec)
     # A rule that is evaluated on a subset it never declared is the fault this
     # prevents: every selection and per key must be a dimension we can read.
-    for key in [*item["selection"], *item.get("per", [])]:
-        if key not in dims:
-            raise _refuse(pid, where, f"{key!r} is not a dimension of receipt set {rid!r} (dimensions: {sorted(dims)})")
-    if "value" in item and item["value"] not in receipts[rid].get("values", {}):
-        raise _refuse(pid, where, f"value {item['value']!r} is not declared in receipts.{rid}.values")
-    if item["statistic"] in ("relative_reduction_pct", "speedup") and "arm" not in dims:
-        raise _refuse(pid, where, f"{item['statistic']} compares arms, but receipt set {rid!r} maps no `arm`")
+    for section in ("selection", "per"):
+        for key in item.get(section, []):
+            if key not in dims:
+                raise _refuse(origin, f"{where}/{section}", f"{key!r} is not a dimension of receipt set {rid!r} (dimensions: {sorted(dims)})")
+    numeric = value_units(spec)
+    name = item.get("value", "latency")
+    if "value" in item and item["value"] not in spec.get("values", {}):
+        raise _refuse(origin, f"{where}/value", f"value {item['value']!r} is not declared in receipts.{rid}.values")
+    if item["statistic"] != "count" and name not in numeric:
+        raise _refuse(origin, where, f"{item['statistic']} needs a `value` (receipt set {rid!r} maps no latency); declared values: {sorted(numeric)}")
+    if item["statistic"] in VALUE_STATISTICS and "unit" in item and name in numeric:
+        stated, have = units.parse(item["unit"]), units.parse(numeric[name]["unit"])
+        if not stated.compatible(have):
+            raise _refuse(origin, f"{where}/unit", f"unit {item['unit']!r} ({stated.dimension}) is not of the dimension of {name} ({numeric[name]['unit']}, {have.dimension})")
+    if item["statistic"] in ARM_STATISTICS and "arm" not in dims:
+        raise _refuse(origin, where, f"{item['statistic']} compares arms, but receipt set {rid!r} maps no `arm`")
     if item["statistic"] == "mean_of_server_means" and "server" not in dims:
-        raise _refuse(pid, where, f"mean_of_server_means needs a `server` field in receipt set {rid!r}")
+        raise _refuse(origin, where, f"mean_of_server_means needs a `server` field in receipt set {rid!r}")
+
 
 # ---------------------------------------------------------------- detection
 

@@ -49,6 +49,7 @@ __all__ = [
     "percentile_nearest_rank",
     "population_sd",
     "sample_sd",
+    "sweep_peak",
     "tolerance",
 ]
 
@@ -112,10 +113,20 @@ def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
     `intervals` are `(start, end)` pairs of mutually comparable values
     (seconds, datetimes); an interval ending exactly when another starts does
     not overlap it (a sweep line that processes ends before starts on ties).
+    O(n log n) in the number of intervals.
     """
-    events = sorted([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals], key=lambda x: (x[0], x[1]))
+    return sweep_peak([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+
+
+def sweep_peak(events: Sequence[tuple[Any, int]]) -> int:
+    """
+    Return the highest running sum of `events`, `(position, +1 or -1)` pairs, swept in position order.
+
+    On ties a closing `-1` is processed before an opening `+1`, so a count
+    that closes where another opens never overlaps it. 0 for no events.
+    """
     peak = current = 0
-    for _, delta in events:
+    for _, delta in sorted(events, key=lambda x: (x[0], x[1])):
         current += delta
         peak = max(peak, current)
     return peak
@@ -161,11 +172,11 @@ class Derived:
 
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
-SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "sd", "population_sd", "percentile")
+SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile")
 #: Statistics over groups (`values`: a mapping group -> sample), e.g. one sample per server.
 GROUP_STATISTICS = ("mean_of_server_means", "sd_of_server_means")
 #: Comparisons of two arms (`values`: a mapping arm -> group -> sample; `baseline` and `candidate` name the arms).
-ARM_STATISTICS = ("relative_reduction_pct", "speedup")
+ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference")
 #: Statistics of a pair (`values`: `(a, b)`): `ratio` is a / b; `relative_change_pct` is (b - a) / a * 100.
 PAIR_STATISTICS = ("ratio", "relative_change_pct")
 #: The whole vocabulary `derive` understands.
@@ -196,6 +207,10 @@ def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, o
         return Derived(statistic, min(values), f"minimum of {text}", inputs)
     if statistic == "max":
         return Derived(statistic, max(values), f"maximum of {text}", inputs)
+    if statistic == "first":
+        return Derived(statistic, values[0], f"first (in file order) of {text}", inputs)
+    if statistic == "last":
+        return Derived(statistic, values[-1], f"last (in file order) of {text}", inputs)
     if statistic == "sd":
         if n < 2:
             raise Underivable(f"a sample SD needs at least two values, {of} has {n}", "empty-selection", fail=False)
@@ -232,12 +247,14 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
     The one derivation function of the package. The shape of `values` depends
     on the statistic (see `STATISTICS`):
 
-    - `count`, `sum`, `mean`, `median`, `min`, `max`, `sd` (sample, n-1),
+    - `count`, `sum`, `mean`, `median`, `min`, `max`, `first`, `last` (in
+      the order given, e.g. file order), `sd` (sample, n-1),
       `population_sd` (n), `percentile` (`q` in (0, 100], `method`
       `nearest-rank` or `linear`, both required): a sequence of Decimal;
     - `mean_of_server_means`, `sd_of_server_means` (sample SD, n-1, of the
       group means): a mapping group -> sequence (one group per server);
-    - `relative_reduction_pct` ((1 - c/b) * 100) and `speedup` (b / c),
+    - `relative_reduction_pct` ((1 - c/b) * 100), `speedup` (b / c) and
+      `difference` (b - c),
       where b and c are each arm's mean of its group means: a mapping
       arm -> group -> sequence, with `baseline` and `candidate` naming arms;
     - `ratio` (a / b) and `relative_change_pct` ((b - a) / a * 100): a pair.
@@ -264,6 +281,8 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
         c_means, c_lines, c_in = _group_means(values.get(candidate, {}), f"arm {candidate}, {of}")
         b, c = mean(b_means), mean(c_means)
         detail = f"baseline {fmt(b)} ({'; '.join(b_lines)}), candidate {fmt(c)} ({'; '.join(c_lines)})"
+        if statistic == "difference":
+            return Derived(statistic, b - c, f"baseline - candidate: {detail}", b_in + c_in)
         if b == 0 or (statistic == "speedup" and c == 0):
             raise Underivable(f"an arm mean is zero ({of}), so the {statistic} is undefined", "empty-selection")
         if statistic == "speedup":
@@ -285,9 +304,14 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
 # ---------------------------------------------------------------- the one tolerance and comparison
 
 
-def half_unit(stated: Decimal) -> Decimal:
-    """Return half a unit of the last stated place of `stated` (`Decimal('73.45')` -> 0.005; `20` and `2E1` -> 0.5)."""
-    exponent = stated.as_tuple().exponent
+def half_unit(stated: Decimal | int) -> Decimal:
+    """
+    Return half a unit of the last stated place of `stated` (`Decimal('73.45')` -> 0.005; `20` and `2E1` -> 0.5).
+
+    An `int` (a JSON integer such as `0`) states its units place. Raises
+    `ValueError` for a non-finite `Decimal`.
+    """
+    exponent = Decimal(stated).as_tuple().exponent
     if not isinstance(exponent, int):
         raise ValueError(f"{stated} is not finite")
     # `7E1` states no more than `70` does: a positive exponent never widens the tolerance past half a unit

@@ -118,6 +118,8 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
         manifest = bundle.raw_document("manifest")
     except JSONProblem as exc:
         return None, [_f(Status.FAIL, f"manifest-{exc.code}", f"{MANIFEST}: {exc}", path=MANIFEST)]
+    except OSError as exc:  # e.g. mode 000: the bundle cannot be read, which the evidence (not the verifier) is to blame for
+        return None, [_f(Status.FAIL, "manifest-unreadable", f"{MANIFEST} cannot be read ({exc.strerror or exc})", path=MANIFEST)]
     validator = schema_validator(ctx.assets.schema("manifest"))
     errors = sorted(validator.iter_errors(manifest), key=lambda e: list(e.absolute_path))
     if errors:
@@ -137,7 +139,8 @@ def files(ctx: Context) -> Iterator[Finding]:
     Emits FAIL `missing-file`, `size-mismatch`, `sha256-mismatch`,
     `unlisted-file`, `unsafe-path`, `symlink`, `symlink-escape`,
     `special-file`, `name-collision`, `duplicate-entry`, `unreadable-file`,
-    `no-manifest`, `no-evidence`; UNVERIFIED `external-not-supplied`; PASS
+    `no-manifest`, `no-evidence`, `manifest-unreadable`, `manifest-<JSONProblem code>`;
+    UNVERIFIED `external-not-supplied`; PASS
     `match` per matched file. Side effects: reads every listed file once.
     """
     bundle = ctx.bundle

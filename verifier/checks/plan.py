@@ -108,13 +108,13 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             have = {k: r[k] for k in want}
             if have != want:
                 found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
-                                path="receipts.jsonl", pointer=f"/{c.receipts.index(r)}", expected=want, observed=have))
+                                path="receipts.jsonl", pointer=c.pointer(r), expected=want, observed=have))
     for rid in sorted(set(c.requests) - set(planned)):
         found.append(_f(Status.FAIL, "unplanned-receipt", f"receipt for request {rid} is not in the plan", path="receipts.jsonl", observed=rid))
     for w in c.workers:
         if w["server"] not in c.arm_of_server or c.arm_of_server[w["server"]] != w["arm"]:
             found.append(_f(Status.FAIL, "receipt-disagrees", f"worker {w['worker_id']} names server {w['server']} / arm {w['arm']}, not in the plan",
-                            path="receipts.jsonl", pointer=f"/{c.receipts.index(w)}"))
+                            path="receipts.jsonl", pointer=c.pointer(w)))
     for s in plan["servers"]:
         measured = [r for req in c.planned({"server": s["id"], "phase": "measured"}) for r in c.requests.get(req["id"], [])[:1]]
         if not measured:
@@ -130,15 +130,18 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     for r in requests:
         start, end = parse_time(r["started_at"]), parse_time(r["ended_at"])
         span = Decimal((end - start).days * 86400 + (end - start).seconds) + Decimal((end - start).microseconds) / Decimal(10**6)
-        where = {"path": "receipts.jsonl", "pointer": f"/{c.receipts.index(r)}"}
+        where = {"path": "receipts.jsonl", "pointer": c.pointer(r)}
         if end < start:
             found.append(_f(Status.FAIL, "time-order", f"request {r['request_id']} ends before it starts", **where))
         elif abs(span - Decimal(r["elapsed_s"])) > tolerance:
             found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {r['request_id']}: elapsed_s {r['elapsed_s']} but ended_at - started_at = {span} s",
                             expected=str(span), observed=str(r["elapsed_s"]), **where))
     first_start: dict[str, Any] = {}
+    by_server: dict[str, list[dict[str, Any]]] = {}
+    for r in requests:
+        by_server.setdefault(r["server"], []).append(r)
     for s in plan["servers"]:
-        mine = [r for r in requests if r["server"] == s["id"]]
+        mine = by_server.get(s["id"], [])
         if not mine:
             continue
         first_start[s["id"]] = min(parse_time(r["started_at"]) for r in mine)
@@ -171,7 +174,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     for r in requests:
         for o in r["outputs"]:
             n_outputs += 1
-            where = {"path": "receipts.jsonl", "pointer": f"/{c.receipts.index(r)}/outputs"}
+            where = {"path": "receipts.jsonl", "pointer": c.pointer(r) + "/outputs"}
             if o["path"] not in listed:
                 found.append(_f(Status.FAIL, "output-not-in-bundle", f"request {r['request_id']} output {o['path']} is neither a bundle file nor a declared external artifact", **where))
             elif listed[o["path"]] != o["sha256"].lower():
@@ -183,7 +186,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
 
     # (e) every worker process exited cleanly: exit code 0 and no signal
     for w in c.workers:
-        where = {"path": "receipts.jsonl", "pointer": f"/{c.receipts.index(w)}"}
+        where = {"path": "receipts.jsonl", "pointer": c.pointer(w)}
         if w["exit_code"] is None and w.get("signal") is None:
             found.append(_f(Status.FAIL, "worker-not-exited", f"worker {w['worker_id']} on {w['server']} has no recorded exit",
                             expected={"exit_code": 0}, observed={"exit_code": None, "signal": None}, **where))

@@ -19,6 +19,7 @@ from typing import Any
 from verifier import stats
 from verifier.checks.profile_base import _f, _profile, _records, _tree
 from verifier.checks.profile_claims import claims, gate, select_records  # noqa: F401 - public here
+from verifier.checks.profile_coverage import coverage
 from verifier.checks.profile_integrity import integrity
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
@@ -266,5 +267,7 @@ def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
     if profile.get("claims"):
         steps.append(claims)  # (7)
     if profile.get("gate"):
-        steps.append(gate)  # (8) last: thresholds judge re-derived numbers only
+        steps.append(gate)  # (8) thresholds judge re-derived numbers only
+    if profile.get("claim_documents"):
+        steps.append(coverage)  # (9) after every check that compares stated values
     return tuple(steps)

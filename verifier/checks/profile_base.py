@@ -10,7 +10,7 @@ from verifier.pipeline import Context
 from verifier.readers.records import Record
 from verifier.readers.tree import Tree
 
-__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree"]
+__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "examined"]
 
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 _BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
@@ -36,3 +36,8 @@ def _records(ctx: Context, rid: str) -> list[Record]:
 def _all_records(ctx: Context, rid: str) -> list[Record]:
     """Return the receipts of `rid` with the stand-ins for unread files: what derivations (claims, gate) run over."""
     return ctx.data.setdefault("receipts", {}).get(rid, [])  # type: ignore[no-any-return]
+
+
+def examined(ctx: Context) -> set[tuple[str, str]]:
+    """Return the `(file, JSON Pointer)` places of stated values some check compared (claims, the recorded gate outcome, manifest entries)."""
+    return ctx.data.setdefault("examined", set())  # type: ignore[no-any-return]

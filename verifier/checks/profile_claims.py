@@ -7,29 +7,30 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
-from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree
+from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree, examined
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import fmt, to_decimal
-from verifier.readers.records import UNITS, Record
+from verifier.readers.records import Record, unit_scale
 from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
 
 __all__ = ["claims", "gate", "select_records"]
 
 
 def _scale(statistic: str, unit: str | None) -> Decimal:
-    """Return the factor from the derivation's unit (seconds for time statistics) to the claim's `unit`."""
-    if statistic in ("count", "relative_reduction_pct", "speedup") or unit not in UNITS:
+    """Return the factor from the derivation's unit (the base unit of its dimension) to the claim's `unit`."""
+    if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
         return Decimal(1)
-    return stats.CONTEXT.divide(Decimal(1), UNITS[unit])
+    return stats.CONTEXT.divide(Decimal(1), unit_scale(unit))
 
 
 def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
-    if statistic in ("count", "relative_reduction_pct", "speedup") or unit not in UNITS:
+    """Return a derived value (base unit of its dimension) in the rule's `unit`; counts and ratios are unitless here."""
+    if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
         return value
-    return stats.CONTEXT.divide(value, UNITS[unit])
+    return stats.CONTEXT.divide(value, unit_scale(unit))
 
 
 def _indexes(records: list[Record], rule: dict[str, Any]) -> dict[str, int]:
@@ -77,6 +78,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             try:
                 rel, pointer, stated_value = locate(tree, rule["at"], key, indexes)
                 handled.add((rel, pointer))
+                examined(ctx).add((rel, pointer))
             except (KeyError, LookupError) as exc:
                 yield _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({exc})", path=rule["at"]["file"])
                 continue
@@ -129,6 +131,7 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
     for bound, rel, pointer, value in stated(tree, at, files):
         if (rel, pointer) in handled:
             continue
+        examined(ctx).add((rel, pointer))  # reported below (or as an instance above): never also unchecked-claim
         key: dict[str, str] = {}
         unknown: dict[str, str] = {}
         for name, text in bound.items():
@@ -205,6 +208,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
         tree = _tree(ctx)
         try:
             rel, pointer, recorded = locate(tree, at, {}, {})
+            examined(ctx).add((rel, pointer))
         except (KeyError, LookupError, OSError, JSONProblem) as exc:
             yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"the recorded gate outcome cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
             return

@@ -8,7 +8,7 @@ from typing import Any
 
 from verifier.bundle import unsafe_reason
 from verifier.checks.integrity import hash_many, normal_digest
-from verifier.checks.profile_base import _f, _profile, _tree
+from verifier.checks.profile_base import _f, _profile, _tree, examined
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -26,12 +26,14 @@ def integrity(ctx: Context) -> Iterator[Finding]:
     Compare the bundle's files with its own manifest, in the shape the profile declares.
 
     `files-map`: a JSON object path -> {sha256, size}; `sha256sums`: a
-    `sha256sum` text file. PASS `match`; FAIL `missing-file` (or UNVERIFIED
+    `sha256sum` text file; `entries`: a JSON list of entries naming path,
+    sha256 (optionally "sha256:"-prefixed) and size. PASS `match`; FAIL `missing-file` (or UNVERIFIED
     `external-not-supplied` when the profile says listed files may be absent),
     `size-mismatch`, `sha256-mismatch`, `unsafe-path`, `duplicate-entry`,
     `unlisted-file` (or UNVERIFIED `no-published-digest`), `manifest-unreadable`;
     UNVERIFIED `external-not-supplied` for declared external artifacts and
-    `no-manifest` when the format has none. A file whose bytes contradict the
+    `no-manifest` when the format has none (declared externals are still
+    reported). A file whose bytes contradict the
     manifest is marked so later checks never parse it.
     Side effects: reads every listed file once.
     """
@@ -40,6 +42,7 @@ def integrity(ctx: Context) -> Iterator[Finding]:
     tree = _tree(ctx)
     if spec["kind"] == "none":
         yield _f(cid, Status.UNVERIFIED, "no-manifest", f"this format has no integrity manifest ({spec['reason']}); file contents cannot be checked against digests")
+        yield from _externals(tree, spec, None)  # declared externals are reported with or without a manifest
         return
     name = spec["file"]
     if not tree.exists(name):
@@ -47,7 +50,14 @@ def integrity(ctx: Context) -> Iterator[Finding]:
         return
     try:
         raw = tree.read_bytes(name)
-        entries, problems = _sha256sums(raw, spec) if spec["kind"] == "sha256sums" else _files_map(tree.json(name), spec)
+        if spec["kind"] == "sha256sums":
+            entries, problems = _sha256sums(raw, spec)
+        elif spec["kind"] == "entries":
+            entries, problems = _entries(tree.json(name), spec)
+            for _digest, _size, pointer in entries.values():  # the digests and sizes it states are compared below
+                examined(ctx).update({(name, f"{pointer}/{spec['sha256']}"), (name, f"{pointer}/{spec.get('size', '')}"), (name, f"{pointer}/{spec['path']}")})
+        else:
+            entries, problems = _files_map(tree.json(name), spec)
     except (OSError, JSONProblem, UnicodeDecodeError) as exc:
         yield _f(cid, Status.FAIL, "manifest-unreadable", f"{name}: {exc}", path=name)
         return
@@ -118,6 +128,36 @@ def _files_map(document: Any, spec: dict[str, Any]) -> tuple[dict[str, tuple[str
     return entries, problems
 
 
+def _entries(document: Any, spec: dict[str, Any]) -> tuple[dict[str, tuple[str, int | None, str]], list[tuple[str, str, str | None]]]:
+    """Read a manifest given as a list of entries (`path`, `sha256` with an optional "sha256:" prefix, optional `size` member names)."""
+    try:
+        table = resolve(document, spec["pointer"])
+    except KeyError:
+        return {}, [("manifest-unreadable", f"no list of entries at {spec['pointer']!r}", spec["pointer"])]
+    if not isinstance(table, list):
+        return {}, [("manifest-unreadable", f"{spec['pointer']!r} is not a list of entries", spec["pointer"])]
+    entries: dict[str, tuple[str, int | None, str]] = {}
+    problems: list[tuple[str, str, str | None]] = []
+    for index, entry in enumerate(table):
+        pointer = f"{spec['pointer']}/{index}"
+        rel = entry.get(spec["path"]) if isinstance(entry, dict) else None
+        digest = entry.get(spec["sha256"]) if isinstance(entry, dict) else None
+        size = entry.get(spec["size"]) if isinstance(entry, dict) and "size" in spec else None
+        if isinstance(digest, str):
+            digest = digest.removeprefix("sha256:")
+        if not isinstance(rel, str) or not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest) \
+                or ("size" in spec and (not isinstance(size, int) or isinstance(size, bool))):
+            problems.append(("manifest-entry", f"entry {index} lacks a path ({spec['path']}), a sha256 ({spec['sha256']})"
+                             + (f" or an integer size ({spec['size']})" if "size" in spec else ""), pointer))
+        elif reason := unsafe_reason(rel):
+            problems.append(("unsafe-path", f"manifest lists {rel!r}: {reason}; it is not read", pointer))
+        elif rel in entries and entries[rel][0] != digest.lower():
+            problems.append(("duplicate-entry", f"{rel} is listed twice with different digests", pointer))
+        else:
+            entries[rel] = (digest.lower(), size, pointer)
+    return entries, problems
+
+
 def _sha256sums(raw: bytes, spec: dict[str, Any]) -> tuple[dict[str, tuple[str, int | None, str]], list[tuple[str, str, str | None]]]:
     entries: dict[str, tuple[str, int | None, str]] = {}
     problems: list[tuple[str, str, str | None]] = []
@@ -142,11 +182,16 @@ def _sha256sums(raw: bytes, spec: dict[str, Any]) -> tuple[dict[str, tuple[str, 
     return entries, problems
 
 
-def _externals(tree: Tree, spec: dict[str, Any], name: str) -> Iterator[Finding]:
+def _externals(tree: Tree, spec: dict[str, Any], manifest: str | None) -> Iterator[Finding]:
+    """Report every declared external artifact (UNVERIFIED `external-not-supplied`); its list is in the item's `file`, else the manifest."""
     for item in spec.get("external", []):
+        name = item.get("file", manifest)
+        if name is None:
+            yield _f("profile.integrity", Status.UNVERIFIED, "external-not-supplied", f"external artifacts ({item['reason']}) are declared but not supplied", pointer=item["pointer"])
+            continue
         try:
             listed = resolve(tree.json(name), item["pointer"])
-        except KeyError:
+        except (KeyError, OSError, JSONProblem):
             yield _f("profile.integrity", Status.FAIL, "external-list-missing", f"{name} has no external list at {item['pointer']}", path=name, pointer=item["pointer"])
             continue
         for index, entry in enumerate(listed if isinstance(listed, list) else []):

@@ -36,7 +36,8 @@ def documents(ctx: Context) -> Iterator[Finding]:
 
     Emits PASS `valid` per document; FAIL `missing-document`, `schema-violation`
     (one per error, with pointer), `duplicate-key`, `non-finite-number`,
-    `not-utf8`, `invalid-json`, `unknown-document`; UNVERIFIED when the file
+    `not-utf8`, `invalid-json`, `number-out-of-range`, `invalid-unicode`,
+    `too-deep`, `unreadable-file`, `unknown-document`; UNVERIFIED when the file
     did not pass integrity. Records unusable documents in `bundle.problems`.
     """
     bundle = ctx.bundle
@@ -64,6 +65,10 @@ def documents(ctx: Context) -> Iterator[Finding]:
             bundle.problems[kind] = str(exc)
             yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name,
                      pointer=None if exc.line is None else f"/{exc.line - 1}")
+            continue
+        except OSError as exc:  # unreadable evidence (e.g. mode 000) is the bundle's fault, not the verifier's
+            bundle.problems[kind] = f"cannot be read ({exc.strerror or exc})"
+            yield _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({exc.strerror or exc})", path=name)
             continue
         validator = schema_validator(ctx.assets.schema(schema_name))
         items = list(enumerate(value)) if lines else [(None, value)]

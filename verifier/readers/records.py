@@ -2,29 +2,59 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier import stats, units
+from verifier.grammars import GrammarError, parse
+from verifier.jsonio import JSONProblem
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.tree import Tree
 
-__all__ = ["CLOCKS", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "Record", "read_receipts", "receipt_dims"]
+__all__ = ["CLOCKS", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "Record", "read_receipts", "receipt_dims", "unit_scale", "value_units"]
 
-#: Known time units and their length in seconds. Anything else is refused when the profile loads.
-UNITS: dict[str, Decimal] = {"ns": Decimal("1e-9"), "us": Decimal("1e-6"), "ms": Decimal("1e-3"), "s": Decimal(1)}
+
+
+def unit_scale(symbol: str) -> Decimal:
+    """
+    Return the exact factor from unit `symbol` to the base unit of its dimension (`verifier.units`): "ms" -> 0.001, "MiB" -> 1048576.
+
+    Receipt values are stored in base units (seconds, bytes, tokens/s, ...),
+    so a claim in any unit of the same dimension converts exactly. Raises
+    `verifier.units.UnitError` for a unit the registry does not know (profiles
+    are refused at load before that can happen).
+    """
+    scale = units.parse(symbol).scale
+    return stats.CONTEXT.divide(Decimal(scale.numerator), Decimal(scale.denominator))
+
+
+class _Scales(dict[str, Decimal]):
+    """`UNITS[symbol]`: the scale of any registry unit (kept for callers of the former ns/us/ms/s table)."""
+
+    def __missing__(self, key: str) -> Decimal:
+        return unit_scale(key)
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and units.known(key)
+
+
+#: Scale of any unit of the registry to its dimension's base unit (see `unit_scale`).
+UNITS: dict[str, Decimal] = _Scales()
 
 #: Dimensions every receipt set has: `file` (bundle-relative path of the receipt file) plus the mapped ones.
 STANDARD_DIMENSIONS = ("arm", "server", "phase")
 PHASES = ("warmup", "measured")
 #: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0.
 CLOCKS = ("start", "end")
+
+
+def value_units(spec: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Return the numeric fields of receipt set `spec` (name -> mapping with its `unit`): `latency`, `start`/`end` and the declared `values`."""
+    fields = spec["fields"]
+    return {**{k: fields[k] for k in ("latency", "start", "end") if k in fields}, **spec.get("values", {})}
 
 
 def receipt_dims(spec: dict[str, Any]) -> set[str]:
@@ -91,26 +121,8 @@ def _name_values(template: str, rel: str) -> dict[str, str] | None:
 
 
 def _documents(tree: Tree, rel: str, spec: dict[str, Any]) -> list[tuple[str, Any]]:
-    data = tree.read_bytes(rel)
-    encoding = spec["encoding"]
-    if encoding == "jsonl":
-        return [(f"#line={n}", doc) for n, doc in enumerate(loads_strict_lines(data), start=1)]
-    if encoding == "csv":
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise JSONProblem("not-utf8", f"not UTF-8 at offset {exc.start}") from None
-        rows = list(csv.DictReader(io.StringIO(text, newline="")))
-        return [(f"#row={n}", row) for n, row in enumerate(rows, start=1)]
-    document = loads_strict(data)
-    pointer = spec.get("records", "")
-    try:
-        records = resolve(document, pointer)
-    except KeyError:
-        raise JSONProblem("missing-records", f"no records at {pointer!r}") from None
-    if not isinstance(records, list):
-        raise JSONProblem("missing-records", f"{pointer!r} is not an array of records")
-    return [(f"{pointer}/{i}", r) for i, r in enumerate(records)]
+    """Return the `(location, record)` pairs of `rel` read with its grammar (`verifier.grammars`); raises `GrammarError` or `OSError`."""
+    return parse(tree.read_bytes(rel), spec)
 
 
 def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str, Any], from_name: dict[str, str]) -> tuple[bool, Any]:
@@ -161,11 +173,15 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
 
     Returns `(records, problems, files)`. Problems name the file and field:
     FAIL `missing-field` for a mapped field a receipt lacks, FAIL
-    `not-a-number`, FAIL `impossible-value` for a latency or duration <= 0
+    `not-a-number`, FAIL `impossible-value` for a latency or duration (a
+    time value other than a clock) <= 0
     (kept out of every statistic, which are then `incomplete-denominator`), FAIL `bad-phase`, FAIL `record-count`, FAIL
     `name-mismatch`, UNVERIFIED `no-receipts` for a glob matching nothing,
     UNVERIFIED `blocked-by-integrity` for a file whose bytes failed the
-    manifest, FAIL `unreadable-receipt` for a file that is not strict JSON.
+    manifest, UNVERIFIED `unreadable-receipt` for a file that breaks the
+    grammar of its `encoding` (we could not read it: not evidence against a
+    claim), UNVERIFIED `no-records` for a file holding no records. Values
+    are stored in the base unit of their dimension (`unit_scale`).
     A record with a missing field is kept (absence is not zero): statistics
     over a selection containing it cannot be derived. A file that is not
     read (blocked by integrity, unreadable, not matching its name template)
@@ -183,7 +199,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
         problems.append(Problem("FAIL", "file-count", f"receipts.{rid}: glob {spec['glob']!r} matches {len(files)} file(s), the profile expects {spec['files']}: {files}", spec["glob"]))
     fields = spec["fields"]
     dims_spec = {**{k: v for k, v in fields.items() if k in (*STANDARD_DIMENSIONS, "request_id", "outcome")}, **spec.get("dimensions", {})}
-    values_spec = {"latency": fields["latency"], **{k: fields[k] for k in ("start", "end") if k in fields}, **spec.get("values", {})}
+    values_spec = value_units(spec)
     ok_outcomes = set(spec.get("ok_outcomes", []))
     for rel in files:
         if rel in tree.blocked:
@@ -197,12 +213,14 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
             continue
         try:
             documents = _documents(tree, rel, spec)
-        except JSONProblem as exc:
-            problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: {exc}", rel))
+        except (GrammarError, JSONProblem) as exc:
+            # we could not read it: that is not evidence against any claim (UNVERIFIED,
+            # never FAIL), and it stays in every denominator it may belong to (stand-in)
+            problems.append(Problem("UNVERIFIED", "unreadable-receipt", f"{rel} does not follow the {spec['encoding']} grammar the profile declares: {exc}", rel))
             records.append(_stand_in(spec, rel, f"unreadable: {exc}", "incomplete-denominator"))
             continue
         except OSError as exc:
-            problems.append(Problem("FAIL", "unreadable-receipt", f"{rel}: cannot be read: {exc}", rel))
+            problems.append(Problem("UNVERIFIED", "unreadable-receipt", f"{rel}: cannot be read: {exc}", rel))
             records.append(_stand_in(spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
             continue
         count = 0
@@ -240,12 +258,18 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                     elif number is None:
                         problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, not a number", rel, where, name))
-                    elif name not in CLOCKS and number <= 0:
+                    elif name not in CLOCKS and number <= 0 and units.parse(mapping["unit"]).dimension == "time":
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
                         number = None  # never a term of any statistic
-                    rec.values[name] = None if number is None else stats.CONTEXT.multiply(number, UNITS[mapping["unit"]])
+                    rec.values[name] = None if number is None else stats.CONTEXT.multiply(number, unit_scale(mapping["unit"]))
                 records.append(rec)
+        if count == 0:
+            # a receipt file with no records proves nothing: never a PASS, and whatever
+            # its selection may cover is underivable rather than computed without it
+            problems.append(Problem("UNVERIFIED", "no-records", f"receipts.{rid}: {rel} holds no records"
+                                    + (f" matching {spec['where']}" if "where" in spec else ""), rel))
+            records.append(_stand_in(spec, rel, "it holds no records", "incomplete-denominator"))
         expected = spec.get("records_per_file")
         if expected is not None and count != expected:
             problems.append(Problem("FAIL", "record-count", f"{rel}: {count} records, the profile says {expected} per file", rel))

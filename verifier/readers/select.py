@@ -10,7 +10,7 @@ from verifier import stats
 from verifier.readers.records import Record
 from verifier.stats import Underivable
 
-__all__ = ["Underivable", "check_complete", "derive_rule", "instances", "key_values", "select"]
+__all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "select"]
 
 
 def _may_match(r: Record, key: str, value: str) -> bool:
@@ -80,14 +80,26 @@ def _groups(records: list[Record], selection: dict[str, str], name: str) -> dict
     return {sid: _values(select(chosen, {"server": sid}), name, _label({**selection, "server": sid})) for sid in servers}
 
 
+
+
+def arm_name(template: str, key: dict[str, str]) -> str:
+    """Return the arm a rule's `baseline`/`candidate` names: literal, or `{dim}` taken from the instance key (e.g. each case against "bf16")."""
+    if template.startswith("{") and template.endswith("}") and template[1:-1] in key:
+        return key[template[1:-1]]
+    return template
+
+
 def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> stats.Derived:
     """
     Return the `stats.Derived` value of one claim or gate rule over `records`: select, then `stats.derive`.
 
-    `key` holds the `per` dimension values of this instance. Time statistics
-    are in seconds (callers convert to the claim's unit). Raises
-    `stats.Underivable` when the selection is empty or holds a receipt with a
-    missing or failed value, or a stand-in for receipts that were not read.
+    `key` holds the `per` dimension values of this instance. Statistics of a
+    value are in the base unit of its dimension (seconds, bytes, ...; callers
+    convert to the claim's unit); `first`/`last` take the file order;
+    `difference` is baseline minus candidate (each arm's mean of server
+    means, like `speedup`). Raises `stats.Underivable` when the selection is
+    empty or holds a receipt with a missing or failed value, or a stand-in
+    for receipts that were not read.
     """
     statistic = rule["statistic"]
     selection = {**rule["selection"], **key}
@@ -104,8 +116,9 @@ def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]
         return stats.derive("count", chosen, of=f"receipts with {label}")
     if statistic in stats.ARM_STATISTICS:
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
-        arms = {arm: _groups(records, {**base_sel, "arm": arm}, name) for arm in (rule["baseline"], rule["candidate"])}
-        return stats.derive(statistic, arms, baseline=rule["baseline"], candidate=rule["candidate"], of=label)
+        baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
+        arms = {arm: _groups(records, {**base_sel, "arm": arm}, name) for arm in (baseline, candidate)}
+        return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=label)
     if statistic in stats.GROUP_STATISTICS:
         return stats.derive(statistic, _groups(records, selection, name), of=label)
     values = _values(select(records, selection), name, label)

@@ -7,13 +7,14 @@ Pure functions of a `Report`; no I/O.
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
 
 __all__ = ["BIDI_CONTROLS", "STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "split_path", "titles",
-           "visible"]
+           "json_text", "visible"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
@@ -32,9 +33,14 @@ def visible(text: str, keep: str = "") -> str:
     Return `text` with control characters (C0, DEL, C1) and bidi controls written as escapes.
 
     `\\n`, `\\x1b`, `\\u202e`: evidence cannot forge lines, colour a terminal or
-    reorder what a reader sees. Characters in `keep` pass through (the caller
+    reorder what a reader sees. Lone surrogates (a file name that is not
+    UTF-8) and the noncharacters U+FFFE/U+FFFF are escaped too (`\\udc80`), so
+    the result always encodes as UTF-8 and is a legal XML 1.0 character
+    sequence once C0 controls are gone. Characters in `keep` pass through (the caller
     escapes them its own way).
     """
+    if _PLAIN_TEXT.match(text):  # the common case, decided at C speed
+        return text
     out = []
     for c in text:
         code = ord(c)
@@ -42,11 +48,28 @@ def visible(text: str, keep: str = "") -> str:
             out.append(c)
         elif code < 32 or 127 <= code < 160:
             out.append(repr(c)[1:-1])
-        elif c in BIDI_CONTROLS:
+        elif c in BIDI_CONTROLS or 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
             out.append(f"\\u{code:04x}")
         else:
             out.append(c)
     return "".join(out)
+
+
+#: Text with nothing `visible` rewrites: no C0/DEL/C1 control, bidi control, surrogate or U+FFFE/U+FFFF.
+_PLAIN_TEXT = re.compile("[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]*\\Z")
+#: A lone surrogate: it cannot be encoded as UTF-8 (file names read with `surrogateescape`), so no output may hold one.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_text(text: str) -> str:
+    """
+    Return JSON text `text` (as `json.dumps(..., ensure_ascii=False)` writes it) with lone surrogates made printable.
+
+    A surrogate can only stand inside a JSON string; it becomes the six
+    characters `\\udc80` written as an escaped backslash, so the output is
+    UTF-8 and parses to the same visible escape the human formats print.
+    """
+    return _SURROGATE.sub(lambda m: f"\\\\u{ord(m.group()):04x}", text)
 
 
 def location(f: Finding) -> str:
@@ -117,7 +140,16 @@ def _shown(text: str, places: int | None) -> str:
     if not value.is_finite():
         return text
     digits = places + 2
-    shown = value.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_EVEN)
+    # The shown form has adjusted + 1 + digits digits; when that is not shorter than the text, the text is shown as
+    # stated (also 1e30 or a 1000-digit value). Otherwise a context that wide quantizes exactly, whatever the exponent.
+    width = value.adjusted() + 1 + digits
+    if width >= len(text):
+        return text
+    context = Context(prec=max(28, width + 1), Emax=MAX_EMAX, Emin=MIN_EMIN, rounding=ROUND_HALF_EVEN)
+    try:
+        shown = value.quantize(Decimal(1).scaleb(-digits, context), context=context)
+    except InvalidOperation:
+        return text
     return text if len(text) <= len(str(shown)) else str(shown)
 
 

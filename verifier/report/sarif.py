@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import split_path, titles
+from verifier.report._common import json_text, split_path, titles
 
 __all__ = ["NAME", "SARIF_SCHEMA", "render"]
 
@@ -34,8 +34,8 @@ LEVEL = {Status.FAIL: "error", Status.ERROR: "error", Status.UNVERIFIED: "none",
 
 
 def _uri(path: str) -> str:
-    """Return a relative URI reference for a POSIX path (percent-encoded, `/` kept)."""
-    return quote(path, safe="/")
+    """Return a relative URI reference for a POSIX path (percent-encoded, `/` kept; a non-UTF-8 name by its bytes)."""
+    return quote(path, safe="/", errors="surrogateescape")
 
 
 def _base(report: Report) -> str:
@@ -120,4 +120,4 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
             "SRCROOT": {"description": {"text": "the directory verify ran in (no absolute paths are recorded)"}},
         }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json.dumps(log, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    return json_text(json.dumps(log, indent=2, sort_keys=False, ensure_ascii=False)) + "\n"

@@ -1,0 +1,120 @@
+"""
+Render a `Report` in all six formats and prove each output is accepted by its own format's parser.
+
+Used by the hostile-input tests: whatever string or number evidence puts
+into the model, every reporter must still emit UTF-8 that parses as its
+format. JSON against `schemas/report.schema.json`, SARIF against the vendored
+official SARIF 2.1.0 schema (`tests/data`, sha256-checked), JUnit by expat
+(`xml.etree`) and junitparser, Markdown by markdown-it-py (CommonMark + GFM
+tables: every table row keeps its cell count, and no evidence becomes HTML),
+GitHub workflow commands by the runner's command grammar, text by its line
+shape (one verdict line, no control characters).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import xml.etree.ElementTree as ET
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+from junitparser import JUnitXml
+from markdown_it import MarkdownIt
+
+from verifier.model import Report, Status
+from verifier.report import REPORTERS, render
+from verifier.report._common import claim_rows
+
+ROOT = Path(__file__).resolve().parent.parent
+SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb4212a2682e"
+
+#: The GitHub runner's workflow command: `::name key=value,key=value::message`, properties escaped (no raw `:` `,`).
+GITHUB_LINE = re.compile(r"::(error|warning|notice|debug)(?: [a-z]+=[^,:\r\n]*(?:,[a-z]+=[^,:\r\n]*)*)?::[^\r\n]*\Z")
+#: Our own HTML in the Markdown summary; any other HTML token came from evidence and is a defect.
+OUR_HTML = {"<details><summary>Checks run</summary>\n", "</details>\n"}
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
+@cache
+def sarif_validator() -> jsonschema.Draft4Validator:
+    """Return a validator for the vendored official SARIF 2.1.0 schema (its sha256 checked first)."""
+    data = SARIF_SCHEMA.read_bytes()
+    assert hashlib.sha256(data).hexdigest() == SARIF_SCHEMA_SHA256
+    return jsonschema.Draft4Validator(json.loads(data), format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER)
+
+
+@cache
+def report_validator() -> jsonschema.Draft202012Validator:
+    """Return a validator for our `schemas/report.schema.json`."""
+    schema = json.loads((ROOT / "schemas" / "report.schema.json").read_text())
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def _json(text: str) -> None:
+    errors = list(report_validator().iter_errors(json.loads(text)))
+    assert not errors, errors[0].message
+
+
+def _sarif(text: str) -> None:
+    errors = list(sarif_validator().iter_errors(json.loads(text)))
+    assert not errors, errors[0].message
+
+
+def _junit(text: str, report: Report) -> None:
+    ET.fromstring(text.encode("utf-8"))  # expat: well-formed XML 1.0, no forbidden characters even as references
+    suite = next(iter(JUnitXml.fromstring(text)))
+    assert suite.tests == len({c.check for c in report.roster} | {f.check for f in report.findings})
+
+
+def _github(text: str, report: Report) -> None:
+    lines = text.split("\n")
+    assert lines[-1] == ""
+    for line in lines[:-1]:
+        assert GITHUB_LINE.match(line), line[:200]
+    assert len(lines) - 1 == len(report.findings) + 1
+
+
+def _markdown(text: str, report: Report, verbose: bool) -> None:
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    html = [t.content for t in tokens if t.type in ("html_block", "html_inline")]
+    html += [c.content for t in tokens if t.children for c in t.children if c.type == "html_inline"]
+    assert set(html) <= OUR_HTML, html
+    rows = 0
+    cells: list[int] = []
+    for t in tokens:
+        if t.type == "tr_open":
+            cells.append(0)
+        elif t.type in ("th_open", "td_open"):
+            cells[-1] += 1
+        elif t.type == "tbody_open":
+            pass
+    widths = {5, 1 + len(Status) + 1}
+    assert all(n in widths for n in cells), cells
+    rows = sum(1 for t in tokens if t.type == "tr_open") - sum(1 for t in tokens if t.type == "thead_open")
+    shown = [f for f in report.findings if verbose or f.status is not Status.PASS]
+    assert rows == len(claim_rows(report)) + len(shown) + len(report.roster), (rows, len(shown))
+
+
+def _text(text: str, report: Report) -> None:
+    assert not CONTROL.search(text), repr(CONTROL.search(text))
+    assert text.endswith("\n") and text.rstrip("\n").split("\n")[-1].startswith(f"verdict: {report.verdict} ")
+
+
+def assert_all_formats_parse(report: Report) -> dict[str, str]:
+    """Render `report` in every format (plain and verbose), check each parses, return the plain renders."""
+    out = {}
+    for fmt in REPORTERS:
+        for verbose in (False, True):
+            text = render(report, fmt, verbose=verbose, color=False)
+            text.encode("utf-8")  # strict: no lone surrogate reaches any output
+            {"json": lambda: _json(text), "sarif": lambda: _sarif(text), "junit": lambda: _junit(text, report),
+             "github": lambda: _github(text, report), "markdown": lambda: _markdown(text, report, verbose),
+             "text": lambda: _text(text, report)}[fmt]()
+            if not verbose:
+                out[fmt] = text
+    assert set(out) == {"json", "sarif", "junit", "github", "markdown", "text"}
+    return out

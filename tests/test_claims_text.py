@@ -1,0 +1,137 @@
+"""
+`verify --claims-text FILE BUNDLE`: a pull-request body whose every number is bound, and bad claim texts.
+
+The example PR text `examples/ref2va-5s-pr.md` is modelled on the seed's
+(`shared/seeds/ref2va-campaign-review.txt`); changing any one of its stated
+quantities, or its "% lower" into "% faster", must FAIL naming that number.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLE, ROOT
+
+from verifier.binding import bind
+from verifier.bundle import Bundle
+from verifier.checks import derivation, gate, integrity, plan, schema, statements
+from verifier.claimtext import extract
+from verifier.pipeline import Context, run_pipeline
+from verifier.trust import assets
+
+PR = ROOT / "examples" / "ref2va-5s-pr.md"
+
+
+@pytest.fixture(scope="module")
+def example_evidence():
+    """Return `(evidence, pairs, keys)` of the shipped example (the checks before `claims.stated` run first)."""
+    ctx = Context(subject=EXAMPLE, assets=assets(), bundle=Bundle(root=EXAMPLE))
+    run_pipeline((integrity.files, gate.pinned, schema.documents, plan.conformance, derivation.claims), ctx)
+    return statements.collect(ctx)
+
+
+def judge(text: str, evidence) -> list:
+    return bind(extract(text, "pr.md"), *evidence)
+
+
+def test_pr_text_verifies_with_nothing_unchecked(run):
+    result = run("check", "-f", "json", str(EXAMPLE), "--claims-text", str(PR))
+    document = json.loads(result.stdout)
+    assert result.exit_code == 0, [f["message"] for f in document["findings"] if f["status"] != "PASS"]
+    mine = [f for f in document["findings"] if f["check"] == "claims.stated" and f["observed"]["source"] == str(PR)]
+    assert len(mine) >= 25 and all(f["status"] == "PASS" for f in mine)
+    assert {f["code"] for f in mine} >= {"bound", "plan-count", "gate-threshold", "recorded-score", "informational"}
+
+
+def _bump(number: str) -> str:
+    last = number[-1]
+    return number[:-1] + ("8" if last == "9" else str(int(last) + 1))
+
+
+def _variants():
+    text = PR.read_text(encoding="utf-8")
+    for q in extract(text, "pr.md"):
+        if q.informational:
+            continue  # identifiers (commit ids) are not quantities: changing one changes no claim
+        lines = text.split("\n")
+        line = lines[q.line - 1]
+        at = q.column - 1
+        assert line[at:at + len(q.number)] == q.number
+        lines[q.line - 1] = line[:at] + _bump(q.number) + line[at + len(q.number):]
+        yield pytest.param("\n".join(lines), q.line, q.column, _bump(q.number), id=f"{q.line}:{q.column}:{q.number}")
+
+
+def test_pr_text_has_the_quantities_the_issue_names():
+    stated = [q.stated for q in extract(PR.read_text(encoding="utf-8"), "pr.md") if not q.informational]
+    assert {"407.27 s", "108.12 s", "73.45 %", "3.77 x", "20 requests", "14", "32", "0.80", "0.977337"} <= set(stated)
+    assert len(stated) >= 25
+
+
+@pytest.mark.parametrize(("text", "line", "column", "changed"), list(_variants()))
+def test_changing_any_stated_number_fails_naming_it(text, line, column, changed, example_evidence):
+    outcomes = judge(text, example_evidence)
+    bad = [o for o in outcomes if o.status != "PASS"]
+    assert [(o.status, o.quantity.line, o.quantity.column, o.quantity.number) for o in bad] == [("FAIL", line, column, changed)], \
+        [o.message for o in bad]
+
+
+def test_lower_into_faster_fails_as_wording_mismatch(example_evidence):
+    text = PR.read_text(encoding="utf-8").replace("73.45% lower", "73.45% faster")
+    bad = [o for o in judge(text, example_evidence) if o.status != "PASS"]
+    assert [(o.status, o.code, o.quantity.stated) for o in bad] == [("FAIL", "wording-mismatch", "73.45 %")]
+    assert "73.45% faster" in bad[0].quantity.sentence
+
+
+def test_failing_pr_text_exits_1_and_names_the_sentence(run, tmp_path):
+    path = tmp_path / "pr.md"
+    path.write_text(PR.read_text(encoding="utf-8").replace("407.27 → 108.12 s", "407.27 → 98.12 s"), encoding="utf-8")
+    result = run("check", str(EXAMPLE), "--claims-text", str(path))
+    assert result.exit_code == 1
+    line = next(row for row in result.stdout.splitlines() if row.startswith("FAIL"))
+    assert "claims.stated [claim-mismatch]" in line and f"{path}:5:" in line and "98.12 s" in line and "407.27 → 98.12 s HTTP E2E" in line
+
+
+def test_unchecked_number_in_pr_text_is_incomplete_never_pass(run, tmp_path):
+    path = tmp_path / "pr.md"
+    path.write_text(PR.read_text(encoding="utf-8") + "\nMean sampled peak HBM rises 3.10%.\n", encoding="utf-8")
+    result = run("check", str(EXAMPLE), "--claims-text", str(path))
+    assert result.exit_code == 3
+    assert re.search(r"UNVERIFIED +claims.stated \[unchecked-claim\] .*pr.md:\d+:\d+: 3.10 %", result.stdout)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"\xff\xfe407.27 s", "claim text is not UTF-8 (byte 0xff at offset 0)"),
+    (b"", "claim text is empty"),
+    (b"  \n\t\n", "claim text is empty"),
+    (b"No number at all; only `code 12` and https://example.org/12/34.", "states no number"),
+    (b"see 098b51f6b96dd160a0959e74e8822422527ff06d", "states no number"),
+])
+def test_bad_claim_text_is_one_line_exit_2(run, tmp_path, content, message):
+    path = tmp_path / "body.md"
+    path.write_bytes(content)
+    result = run("check", str(EXAMPLE), "--claims-text", str(path))
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr and str(path) in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_claims_text_for_a_receipt_file_is_a_usage_error(run, tmp_path):
+    path = tmp_path / "body.md"
+    path.write_text("407.27 s", encoding="utf-8")
+    result = run("check", str(ROOT / "tests" / "fixtures" / "vllm" / "abcd-bucket-peak.json"), "--claims-text", str(path))
+    assert result.exit_code == 2 and "--claims-text needs a bundle directory" in result.stderr
+
+
+def test_missing_claims_text_file_is_one_line_exit_2(run, tmp_path):
+    result = run("check", str(EXAMPLE), "--claims-text", str(tmp_path / "nope.md"))
+    assert result.exit_code == 2 and "cannot read" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_claims_text_is_never_written(tmp_path: Path, run):
+    path = tmp_path / "pr.md"
+    path.write_bytes(PR.read_bytes())
+    run("check", str(EXAMPLE), "--claims-text", str(path))
+    assert path.read_bytes() == PR.read_bytes()

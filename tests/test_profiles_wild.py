@@ -1,0 +1,229 @@
+"""Issue 11: profiles read real evidence from other teams (corpus read in place; mutated copies under tmp_path)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from conftest import CORPUS, copy_bundle, make_assets, profile_document
+
+from verifier.core import verify_path
+from verifier.errors import ConfigError
+
+HYPERFINE = CORPUS / "hyperfine-3em"
+FASTH3 = CORPUS / "vllm-omni-rankings-fasth3-vae-int8"
+
+
+def _by(report, check, code=None):
+    return [f for f in report.findings if f.check == check and (code is None or f.code == code)]
+
+
+def _claim(report, label):
+    hits = [f for f in _by(report, "profile.claims") if f.message.startswith(label + ":")]
+    assert len(hits) == 1, (label, [f.message for f in _by(report, "profile.claims")])
+    return hits[0]
+
+
+def _last_place(text: str, pattern: str, place: int | None = None) -> str:
+    """
+    Return `text` with one digit of the number after `pattern` changed: its last one, or the `place`-th after the point.
+
+    A number printed at full float precision (17 significant digits) is
+    compared within 16 ulps (float noise of the producer's arithmetic), so a
+    change below that is not detectable by any honest tolerance: for those the
+    tests edit the 10th decimal place instead.
+    """
+    start = text.index(pattern) + len(pattern)
+    end = start
+    while end < len(text) and (text[end].isdigit() or text[end] in ".-"):
+        end += 1
+    number = text[start:end]
+    at = len(number) - 1 if place is None else number.index(".") + place
+    digit = number[at]
+    return text[:start] + number[:at] + ("1" if digit != "1" else "2") + number[at + 1:] + text[end:]
+
+
+# ---------------------------------------------------------------- hyperfine-3em (a real export)
+
+
+@pytest.fixture(scope="module")
+def hyperfine():
+    return verify_path(str(HYPERFINE))
+
+
+def test_hyperfine_3em_directory_is_detected_and_all_25_statistics_pass(hyperfine):
+    assert hyperfine.kind == "profile:hyperfine"
+    claims = _by(hyperfine, "profile.claims")
+    assert len(claims) == 25 and all(f.status == "PASS" for f in claims), [f.message for f in claims if f.status != "PASS"]
+
+
+def test_hyperfine_3em_is_incomplete_only_for_the_missing_digest_manifest(hyperfine):
+    assert hyperfine.verdict == "INCOMPLETE"
+    not_passed = [(f.check, f.status, f.code) for f in hyperfine.findings if f.status != "PASS"]
+    assert not_passed == [("profile.integrity", "UNVERIFIED", "no-manifest")]
+    (covered,) = _by(hyperfine, "profile.coverage")
+    assert covered.code == "covered" and covered.observed == {"compared": 25, "informational": 210}
+
+
+def test_hyperfine_3em_median_changed_in_its_last_place_fails(tmp_path):
+    bundle = copy_bundle("hyperfine-3em", tmp_path)
+    export = bundle / "tools/benchmarks/results.json"
+    export.write_text(_last_place(export.read_text(), '"median": '))
+    report = verify_path(str(bundle))
+    f = _claim(report, "median[file=tools/benchmarks/results.json][arm=../../target/release/bench]")
+    assert (f.status, f.code) == ("FAIL", "claim-mismatch") and report.verdict == "FAIL"
+
+
+def test_hyperfine_user_time_not_declared_informational_is_an_unchecked_claim(tmp_path):
+    doc = copy.deepcopy(profile_document("hyperfine"))
+    doc["claim_documents"][0]["informational"] = [d for d in doc["claim_documents"][0]["informational"] if not d["pointer"].endswith("/user")]
+    report = verify_path(str(HYPERFINE), asset_root=make_assets(tmp_path, {"hyperfine": doc}))
+    unchecked = _by(report, "profile.coverage", "unchecked-claim")
+    assert len(unchecked) == 5 and all(f.status == "UNVERIFIED" for f in unchecked)
+    assert unchecked[0].path == "tools/benchmarks/results.json" and unchecked[0].pointer == "/results/0/user"
+    assert report.verdict == "INCOMPLETE"
+
+
+# ---------------------------------------------------------------- fasth3-vae-int8 (comparison.json records)
+
+
+@pytest.fixture(scope="module")
+def fasth3():
+    return verify_path(str(FASTH3))
+
+
+def test_fasth3_every_claim_passes_and_the_absent_mp4s_make_it_incomplete(fasth3):
+    assert fasth3.kind == "profile:vllm-omni-rankings-comparison"
+    claims = _by(fasth3, "profile.claims")
+    assert [f.status for f in claims] == ["PASS"] * 6
+    assert {f.pointer for f in claims} == {"/videos/0/mean_s", "/videos/1/mean_s", "/videos/0/request_1_s", "/videos/1/request_1_s", "/saved_s", "/reduction_percent"}
+    assert fasth3.verdict == "INCOMPLETE" and not [f for f in fasth3.findings if f.status in ("FAIL", "ERROR")]
+    external = _by(fasth3, "profile.integrity", "external-not-supplied")
+    assert sorted(f.path for f in external) == ["videos/baseline.mp4", "videos/candidate.mp4"]
+    assert external[0].expected == {"sha256": "58c439dc38ef48a5912b406ed42b5d54c5f4884a993b5941c1350cd8e1c5d1fb", "size": 25676695}
+
+
+def test_fasth3_nothing_is_an_unchecked_claim_and_media_scores_need_the_mp4s(fasth3):
+    assert not _by(fasth3, "profile.coverage", "unchecked-claim")
+    needs = {f.pointer for f in _by(fasth3, "profile.coverage", "needs-external")}
+    assert needs == {"/frames", "/fps", "/video_metrics/frames", "/video_metrics/ssim_all", "/video_metrics/psnr_average", "/audio_pcm_identical"}
+
+
+def test_fasth3_saved_seconds_is_the_difference_of_the_arm_means(fasth3):
+    saved = _claim(fasth3, "saved_s")
+    assert saved.derivation.startswith("baseline - candidate") and saved.expected == "1.3442000000000007"
+    assert "first (in file order)" in _claim(fasth3, "request_1_s[arm=candidate]").derivation
+
+
+@pytest.mark.parametrize(("pattern", "label", "place"), [
+    ('"saved_s": ', "saved_s", 10),  # 1.3442000000000007: full float precision
+    ('"reduction_percent": ', "reduction_percent", 10),  # 7.717835652932804: full float precision
+    ('"mean_s": ', "mean_s[arm=baseline]", 10),  # 17.416800000000002: full float precision
+    ('"mean_s": 16', "mean_s[arm=candidate]", None),  # 16.0726: its last place
+    ('"request_1_s": ', "request_1_s[arm=baseline]", None),  # 17.451: its last place
+])
+def test_fasth3_each_stated_number_changed_in_a_stated_place_fails(tmp_path, pattern, label, place):
+    bundle = copy_bundle("vllm-omni-rankings-fasth3-vae-int8", tmp_path)
+    path = bundle / "comparison.json"
+    path.write_text(_last_place(path.read_text(), pattern, place))
+    report = verify_path(str(bundle))
+    f = _claim(report, label)
+    assert (f.status, f.code) == ("FAIL", "claim-mismatch") and report.verdict == "FAIL"
+
+
+def test_fasth3_one_request_recorded_in_milliseconds_fails(tmp_path):
+    bundle = copy_bundle("vllm-omni-rankings-fasth3-vae-int8", tmp_path)
+    path = bundle / "comparison.json"
+    path.write_text(path.read_text().replace("17.396,", "17396,", 1))
+    report = verify_path(str(bundle))
+    assert _claim(report, "mean_s[arm=baseline]").status == "FAIL"
+    assert _claim(report, "saved_s").status == "FAIL"
+
+
+def test_fasth3_a_new_stated_number_is_an_unchecked_claim(tmp_path):
+    bundle = copy_bundle("vllm-omni-rankings-fasth3-vae-int8", tmp_path)
+    path = bundle / "comparison.json"
+    doc = json.loads(path.read_text())
+    doc["speedup_x"] = 1.0836
+    path.write_text(json.dumps(doc, indent=2))
+    report = verify_path(str(bundle))
+    (f,) = _by(report, "profile.coverage", "unchecked-claim")
+    assert (f.status, f.path, f.pointer, f.observed) == ("UNVERIFIED", "comparison.json", "/speedup_x", "1.0836")
+    assert report.verdict == "INCOMPLETE"
+
+
+# ---------------------------------------------------------------- reading semantics (a small foreign bundle)
+
+
+def _acme(tmp_path: Path, files: dict[str, str], **extra) -> tuple[Path, str]:
+    bundle = tmp_path / "acme"
+    for rel, text in files.items():
+        (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
+        (bundle / rel).write_text(text)
+    doc = {
+        "id": "acme", "version": 1, "description": "test profile",
+        "detect": {"files": ["summary.json"]},
+        "manifest": {"kind": "none", "reason": "no digests"},
+        "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv", "name": "runs/{arm}.csv",
+                              "fields": {"latency": {"pointer": "/ms", "unit": "ms"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}},
+        "claims": [{"id": "mean_s", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "unit": "s",
+                    "at": {"file": "summary.json", "pointer": "/mean_s"}}],
+        **extra,
+    }
+    return bundle, make_assets(tmp_path, {"acme": doc})
+
+
+def test_claim_in_seconds_rederives_from_receipts_in_milliseconds(tmp_path):
+    bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n1500\n2500\n", "summary.json": '{"mean_s": 2.0}'})
+    report = verify_path(str(bundle), asset_root=assets)
+    assert _claim(report, "mean_s").status == "PASS"
+
+
+def test_unreadable_receipt_is_unverified_never_fail_and_stays_in_the_denominator(tmp_path):
+    bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n1500\n2500\n", "runs/b.csv": "ms\n1500,3\n", "summary.json": '{"mean_s": 2.0}'})
+    report = verify_path(str(bundle), asset_root=assets)
+    (bad,) = _by(report, "profile.receipts", "unreadable-receipt")
+    assert (bad.status, bad.path) == ("UNVERIFIED", "runs/b.csv") and "csv" in bad.message
+    mean = _claim(report, "mean_s")
+    assert (mean.status, mean.code) == ("UNVERIFIED", "incomplete-denominator") and "runs/b.csv" in mean.message
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_receipt_file_with_no_records_is_unverified_never_pass(tmp_path):
+    bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n1500\n2500\n", "runs/b.csv": "ms\n", "summary.json": '{"mean_s": 2.0}'})
+    report = verify_path(str(bundle), asset_root=assets)
+    (empty,) = _by(report, "profile.receipts", "no-records")
+    assert (empty.status, empty.path) == ("UNVERIFIED", "runs/b.csv")
+    assert {f.path for f in _by(report, "profile.receipts", "mapped")} == {"runs/a.csv"}
+    assert _claim(report, "mean_s").status == "UNVERIFIED" and report.verdict == "INCOMPLETE"
+
+
+def test_externals_declared_without_a_manifest_are_reported(tmp_path):
+    files = {"runs/a.csv": "ms\n2000\n", "summary.json": '{"mean_s": 2.0, "weights": ["w1.bin", "w2.bin"]}'}
+    bundle, _ = _acme(tmp_path, files)
+    doc = json.loads(Path(_acme(tmp_path / "x", files)[1], "profiles", "acme.json").read_text())
+    doc["manifest"]["external"] = [{"file": "summary.json", "pointer": "/weights", "reason": "model weights kept elsewhere"}]
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "y", {"acme": doc}))
+    external = _by(report, "profile.integrity", "external-not-supplied")
+    assert [f.observed for f in external] == ["w1.bin", "w2.bin"] and all(f.status == "UNVERIFIED" for f in external)
+
+
+# ---------------------------------------------------------------- broken profiles: exit 2 naming file and JSON Pointer
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    (lambda d: d["claims"][0].update(unit="MiB"), r"acme\.json: invalid profile at /claims/0/unit: unit 'MiB' \(bytes\) is not of the dimension of latency"),
+    (lambda d: d["claims"][0].update(unit="parsecs"), r"acme\.json: invalid profile at /claims/0/unit: unknown unit 'parsecs'"),
+    (lambda d: d["receipts"]["runs"].update(encoding="text"), r"acme\.json: invalid profile at /receipts/runs: a `text` receipt set must name its line grammars"),
+    (lambda d: d["receipts"]["runs"].update(encoding="text", lines=["yaml"]), r"acme\.json: invalid profile at /receipts/runs/lines/0"),
+    (lambda d: d["claims"][0].update(statistic="mode"), r"acme\.json: invalid profile at /claims/0/statistic"),
+    (lambda d: d["claims"][0].update(selection={"pass": "1"}), r"acme\.json: invalid profile at /claims/0/selection: 'pass' is not a dimension"),
+])
+def test_broken_profile_is_refused_naming_its_file_and_pointer(tmp_path, change, message):
+    bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n2000\n", "summary.json": '{"mean_s": 2.0}'})
+    doc = json.loads(Path(assets, "profiles", "acme.json").read_text())
+    change(doc)
+    with pytest.raises(ConfigError, match=message):
+        verify_path(str(bundle), asset_root=make_assets(tmp_path / "bad", {"acme": doc}))

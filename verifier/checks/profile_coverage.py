@@ -1,0 +1,107 @@
+"""
+Profile check (9) `profile.coverage`: every number a claim document states is accounted for.
+
+A profile names its claim documents (`claim_documents`: globs). Every number
+such a file states (a JSON number, a string that is wholly a number with an
+optional unit such as "244.6s", and every true/false recorded outcome) must be
+one of: compared by a check (a claim instance or a value read backwards from a
+claim's location, the recorded gate outcome, a manifest entry's digest or
+size), declared `informational` by the profile (ids, dates, seeds,
+configuration, with a reason), or declared `needs_external` (a score that only
+the absent media could re-derive: UNVERIFIED `needs-external`). Anything else
+is UNVERIFIED `unchecked-claim` naming file and JSON Pointer: a bundle whose
+stated number nothing examined is never PASS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from verifier.checks.profile_base import _f, _profile, _tree, examined
+from verifier.grammars import quantity
+from verifier.jsonio import JSONProblem
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["coverage", "pointer_matches", "stated_numbers"]
+
+
+def pointer_matches(pattern: str, pointer: str) -> bool:
+    """Return whether JSON Pointer `pointer` matches `pattern`, where a `*` token of the pattern matches any one token."""
+    a, b = pattern.split("/"), pointer.split("/")
+    return len(a) == len(b) and all(x == "*" or x == y for x, y in zip(a, b, strict=True))
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def stated_numbers(document: Any, base: str = "") -> Iterator[tuple[str, Any]]:
+    """
+    Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
+
+    Numbers are JSON numbers and strings that are wholly a quantity
+    (`verifier.grammars.quantity`: "244.6s", "75%", "58,696"); null is not
+    stated. Objects and arrays are walked depth first in document order.
+    """
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from stated_numbers(value, f"{base}/{_escape(str(key))}")
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from stated_numbers(value, f"{base}/{index}")
+    elif isinstance(document, bool) or quantity(document) is not None:
+        yield base, document
+
+
+@check("profile.coverage", title="Every number a claim document states is derived, examined, or declared informational")
+def coverage(ctx: Context) -> Iterator[Finding]:
+    """
+    Account for every stated number of the profile's claim documents.
+
+    Per file: PASS `covered` when every stated number was compared by a
+    check or declared informational (the counts are in the message); one
+    UNVERIFIED `unchecked-claim` per number nothing examined (file, JSON
+    Pointer, value); one UNVERIFIED `needs-external` per number declared to
+    need absent external artifacts; UNVERIFIED `blocked-by-integrity` or
+    `claim-unreadable` for a claim document that cannot be read (its numbers
+    are then unchecked as a whole).
+    """
+    cid = "profile.coverage"
+    tree = _tree(ctx)
+    seen = examined(ctx)
+    for doc in _profile(ctx)["claim_documents"]:
+        files = tree.glob(doc["file"])
+        if not files:
+            yield _f(cid, Status.UNVERIFIED, "no-claim-document", f"claim document {doc['file']!r} is not in the bundle, so what it states cannot be checked", path=doc["file"])
+        for rel in files:
+            if rel in tree.blocked:
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rel} is not parsed because {tree.blocked[rel]}, so none of its numbers is checked", path=rel)
+                continue
+            try:
+                document = tree.json(rel)
+            except (OSError, JSONProblem) as exc:
+                yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{rel} cannot be read ({exc}), so none of its numbers is checked", path=rel)
+                continue
+            counts = {"compared": 0, "informational": 0}
+            unchecked = 0
+            for pointer, value in stated_numbers(document):
+                shown = str(value) if not isinstance(value, bool) else str(value).lower()
+                if (rel, pointer) in seen:
+                    counts["compared"] += 1
+                elif any(pointer_matches(d["pointer"], pointer) for d in doc.get("informational", [])):
+                    counts["informational"] += 1
+                elif need := next((d for d in doc.get("needs_external", []) if pointer_matches(d["pointer"], pointer)), None):
+                    unchecked += 1
+                    yield _f(cid, Status.UNVERIFIED, "needs-external", f"{rel} {pointer} states {shown}: {need['reason']}", path=rel, pointer=pointer, observed=shown)
+                else:
+                    unchecked += 1
+                    kind = "outcome" if isinstance(value, bool) else "number"
+                    yield _f(cid, Status.UNVERIFIED, "unchecked-claim",
+                             f"{rel} {pointer} states the {kind} {shown}, which no claim derives, no check examines and the profile does not declare informational",
+                             path=rel, pointer=pointer, observed=shown)
+            if not unchecked:
+                yield _f(cid, Status.PASS, "covered",
+                         f"{rel}: every stated number is accounted for ({counts['compared']} compared by a check, {counts['informational']} declared informational)",
+                         path=rel, observed=counts)
