@@ -13,6 +13,12 @@ SHARED = ROOT.parent / "shared"
 EXAMPLE = ROOT / "examples" / "ref2va-5s"
 
 
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Give every test its own empty warm re-verify cache (`verifier.cache`), never the user's ~/.cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
 @pytest.fixture
 def run():
     """Return a function running the CLI with args; returns the click Result (exit code, stdout, stderr)."""

@@ -260,7 +260,7 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     local = _local(q)
     if q.unit in ("%", "x"):
         return _bind_relative(q, quantities, pairs, keys)
-    if _THRESHOLD.search(f"{q.context} {q.before[-24:]} {_clause_after(q)[:24]}".lower()):
+    if _THRESHOLD.search(_threshold_window(q)):
         outcome = _bind_threshold(q, evidence)
         if outcome is not None:
             return outcome
@@ -293,6 +293,14 @@ def _count_noun(q: Quantity) -> str:
         if m:
             noun = f"{noun} per {m.group(1)}"
     return noun
+
+
+def _threshold_window(q: Quantity) -> str:
+    """Return the words that may quote `q` as a gate threshold: just before it, and just after it unless they introduce the next number ("SSIM 0.99 (gate 0.97)")."""
+    after = _clause_after(q)[:24]
+    if re.search(r"(?:gate|gates|threshold|thresholds|limit)\s*(?:of|is|at|:|=)?\s*[(\[]?\s*$", q.after.lower()) and q.after.strip():
+        after = ""
+    return f"{q.context} {q.before[-24:]} {after}".lower()
 
 
 def _nearest_topic(q: Quantity, candidates: Sequence[Evidence]) -> set[str]:
@@ -454,7 +462,7 @@ def _pair_for(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair]
     candidates = [p for p in time_pairs if p.base.statistic == statistic] if statistic else []
     primary = [p for p in time_pairs if p.primary]
     chosen = (candidates or primary or time_pairs or [None])[0]
-    words = _words(q.sentence)
+    words = _words(f"{q.sentence} {q.context}")
     tied = bool(arrows) or bool(words & {"baseline", "candidate"}) or q.source.endswith("#/headline")
     return chosen, tied
 
@@ -467,7 +475,7 @@ def _bind_relative(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[
     if pair is None:
         return _unchecked(q, "the evidence derives no baseline/candidate pair to compare")
     speedish = q.phrase in ("pct-faster", "pct-slower", "x-faster", "x-as-fast", "x-slower", "speedup", "x-less")
-    if not (tied or speedish or _words(q.sentence) & LATENCY_WORDS):
+    if not (tied or speedish or _words(f"{q.sentence} {q.context}") & LATENCY_WORDS):
         return _unchecked(q, "nothing in its sentence ties it to the baseline/candidate latencies")
     b, c = pair.base.value, pair.cand.value
     unit_kind = q.unit

@@ -265,13 +265,14 @@ def _informational(sentence: str, start: int, end: int, spans: list[tuple[int, i
 
 def _header_unit(context: str) -> str | None:
     """Return the unit a table column header states in parentheses or brackets (`Mean E2E (s)` -> `s`), or None."""
-    head = context.split(" | ")[-1]
-    for m in re.finditer(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]", head):
-        word = m.group(1)
-        if word.lower() in _UNIT_WORDS:
-            return _UNIT_WORDS[word.lower()]
-        if units.known(word):
-            return word
+    parts = context.split(" | ")
+    for head in (parts[-1], parts[0]):  # the column header first, then the row label (`Mean E2E (ms)` rows)
+        for m in re.finditer(r"[(\[]\s*([^()\[\]]+?)\s*[)\]]", head):
+            word = m.group(1)
+            if word.lower() in _UNIT_WORDS:
+                return _UNIT_WORDS[word.lower()]
+            if units.known(word):
+                return word
     return None
 
 
@@ -352,7 +353,7 @@ def extract(text: str, source: str) -> list[Quantity]:
                 if rule is None and unit is None and re.match(r"^[A-Za-z_]", sentence[m.end():]):
                     rule = "identifier"  # digits glued to letters that are no unit: 910B1, 3rd
                 raw.append({"m": m, "value": value, "unit": unit, "end": m.end() + used, "rule": rule,
-                            "number": sentence[span[0]:span[1]] if span else m.group("num")})
+                            "number": sentence[span[0]:span[1]] if span else ("-" if value < 0 else "") + m.group("num")})
             for j, r in enumerate(raw):
                 prev_end = raw[j - 1]["end"] if j else 0
                 next_start = raw[j + 1]["m"].start() if j + 1 < len(raw) else len(sentence)

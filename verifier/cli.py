@@ -76,6 +76,23 @@ def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, tar
     sys.exit(int(report.exit_code))
 
 
+def _cache_option(func: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--cache/--no-cache", "use_cache", default=None,
+                        help="Reuse file digests and scores from earlier runs (docs/cache.md); default on, off when CI=true.")(func)
+
+
+def _open_cache(use_cache: bool | None) -> Any:
+    """Return the run's `verifier.cache.Cache`, or None (off, or unusable: said on stderr)."""
+    from verifier.cache import Cache, enabled
+
+    if not enabled(use_cache):
+        return None
+    cache, reason = Cache.open()
+    if cache is None:
+        click.echo(f"verify: cache not used: {reason}", err=True)
+    return cache
+
+
 def _prepare(fmt: str, reports: tuple[str, ...], verbose: bool, protected: tuple[str | None, ...] = ()) -> tuple[Any, Any]:
     """Validate the format and the report targets before the run; `protected` are the verified paths nothing may be written into."""
     from verifier.outputs import check_format, check_step_summary, parse_targets
@@ -112,9 +129,10 @@ def main() -> None:
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
 @click.option("--claims-text", "claims_text", type=click.Path(path_type=str), metavar="FILE",
               help="A pull-request body or other Markdown whose every number must bind to the bundle's evidence (docs/claims.md).")
+@_cache_option
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
                   gate_id: str | None, profile: str | None, weights_dir: str | None, device: str,
-                  claims_text: str | None) -> None:
+                  claims_text: str | None, use_cache: bool | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
@@ -123,7 +141,7 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
     try:
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
                              profile=profile, weights_dir=weights_dir, device=device, parallel=True,
-                             claims_text=text)
+                             claims_text=text, cache=_open_cache(use_cache))
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -155,8 +173,9 @@ def _read_claims_text(name: str) -> tuple[str, str]:
               help="The evidence inventory, relative to REPO_ROOT.")
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
+@_cache_option
 def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
-                      artifacts: str | None) -> None:
+                      artifacts: str | None, use_cache: bool | None) -> None:
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
     from verifier.repository import verify_repository
 
@@ -164,7 +183,7 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
-                                   progress=progress)
+                                   progress=progress, cache=_open_cache(use_cache))
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)

@@ -40,7 +40,7 @@ from typing import Any
 from verifier import __version__
 from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
-from verifier.checks import coverage, derivation, gate, integrity, plan, quality, rescore, schema, statements
+from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
@@ -70,6 +70,8 @@ BUNDLE_PIPELINE = (
     gate.pinned,  # (2) the gate comes from our pinned gates/, never the bundle
     schema.documents,  # (3) hashed documents validate against pinned schemas
     plan.conformance,  # (4) receipts are exactly what the plan called for
+    receipts.consistency,  # (4) receipts agree with their status, the plan's outputs, timeouts and freeze time
+    receipts.attempts,  # (4) retained attempts are declared, valid and never mixed in
     coverage.streams,  # (5) each output file covers the planned timeline, judged alone, before any scoring
     derivation.claims,  # (6) claims re-derive from receipts
     statements.stated,  # (6b) every number the prose (headline, README, PR body) states is bound to the evidence
@@ -231,7 +233,7 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
                 debug: bool = False, asset_root: str | None = None, profile: str | None = None,
                 progress: Any = None, weights_dir: str | None = None, device: str = "cpu",
-                parallel: bool = False, claims_text: tuple[str, str] | None = None) -> Report:
+                parallel: bool = False, claims_text: tuple[str, str] | None = None, cache: Any = None) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
@@ -245,7 +247,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
     `weights_dir` is searched first for scorer weights (then the torch hub
     cache; nothing is downloaded), `device` is where LPIPS runs, `parallel`
-    lets SSIM run in a worker process beside LPIPS.
+    lets SSIM run in a worker process beside LPIPS. `cache` (a
+    `verifier.cache.Cache` or None) lets integrity reuse file digests and
+    re-scoring reuse scores from earlier runs (`docs/cache.md`).
     `profile` reads `path` (a directory, or a single file) through that
     shipped profile instead of detecting the format.
     Raises `UsageError` for a missing or unreadable path, an unrecognised
@@ -285,7 +289,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
                                "weights_dir": weights_dir, "device": device, "parallel": parallel,
-                               "claims_text": claims_text})
+                               "claims_text": claims_text, "cache": cache})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,

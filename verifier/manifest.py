@@ -106,13 +106,14 @@ def build_manifest(root: Path, *, gate: str | None = None, progress: Progress | 
     if problems:
         raise UsageError(f"{root}: refusing to write a manifest: " + "; ".join(problems))
     hashed = hash_many([root / rel for rel in regular], progress=progress)
+    roles = {e["path"]: e["role"] for e in (current or {}).get("files", []) if isinstance(e, dict) and "role" in e}
     files = []
     for rel in regular:
         result = hashed[root / rel]
         if isinstance(result, OSError):
             raise UsageError(f"{root / rel}: cannot read: {result.strerror or result}")
         size, digest = result
-        files.append({"path": rel, "sha256": digest, "size": size})
+        files.append({"path": rel, "sha256": digest, "size": size, **({"role": roles[rel]} if rel in roles else {})})
     manifest: dict[str, Any] = dict(current or {"format": "verify-bundle", "format_version": 1})
     manifest.update(gate=chosen_gate, files=sorted(files, key=lambda f: f["path"]), external=external)
     return manifest

@@ -48,7 +48,10 @@ class Finding:
     a stable kebab-case reason (`sha256-mismatch`). `path` is bundle-relative
     POSIX, `pointer` an RFC 6901 JSON Pointer into `path`. `expected` and
     `observed` are JSON values; `derivation` is an optional human-readable
-    account of how a derived value was computed (shown with `-v`).
+    account of how a derived value was computed (shown with `-v`). `cached`
+    names what this finding reused from the warm re-verify cache
+    (`verifier.cache`): `digest` (a file's sha256 by its identity) or
+    `score` (re-computed scores); None when nothing was reused.
     """
 
     check: str
@@ -60,10 +63,11 @@ class Finding:
     expected: JSONValue = None
     observed: JSONValue = None
     derivation: str | None = None
+    cached: str | None = None
 
     def to_json(self) -> dict[str, JSONValue]:
-        """Return the JSON form used by `schemas/report.schema.json` (keys always present)."""
-        return {
+        """Return the JSON form used by `schemas/report.schema.json` (keys always present; `cached` only when set)."""
+        out: dict[str, JSONValue] = {
             "check": self.check,
             "status": self.status.value,
             "code": self.code,
@@ -74,6 +78,9 @@ class Finding:
             "observed": _jsonable(self.observed),
             "derivation": self.derivation,
         }
+        if self.cached is not None:
+            out["cached"] = self.cached
+        return out
 
 
 def _jsonable(value: JSONValue) -> JSONValue:

@@ -150,7 +150,7 @@ def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[s
 
 
 def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str | None = None,
-                      debug: bool = False, progress: Any = None) -> Report:
+                      debug: bool = False, progress: Any = None, cache: Any = None) -> Report:
     """
     Verify the evidence repository at `path` and return its `Report`.
 
@@ -158,7 +158,8 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     `artifacts`, when given, holds external artifacts as
     `<artifacts>/<bundle directory>/<manifest path>`. Raises `UsageError`
     when `path` is not a directory or has no `evidence/` folder. Side
-    effects: reads the repository; never writes.
+    effects: reads the repository; never writes (into it: `cache`, a
+    `verifier.cache.Cache`, is passed to every bundle's verification).
     """
     root = Path(path)
     if not root.is_dir():
@@ -173,7 +174,7 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     for name in directories:
         rel = f"evidence/{name}"
         supplied = str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None
-        report = verify_path(str(root / rel), artifacts=supplied, debug=debug, progress=progress)
+        report = verify_path(str(root / rel), artifacts=supplied, debug=debug, progress=progress, cache=cache)
         for c in report.roster:
             titles.setdefault(c.check, c.title)
             counts = roster_counts.setdefault(c.check, {})
@@ -183,7 +184,7 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
             bundle_findings.append(Finding(
                 check=f.check, status=f.status, code=f.code, message=f"{rel}: {f.message}",
                 path=f"{rel}/{f.path}" if f.path else rel, pointer=f.pointer,
-                expected=f.expected, observed=f.observed, derivation=f.derivation))
+                expected=f.expected, observed=f.observed, derivation=f.derivation, cached=f.cached))
         summary.append(Finding(check=BUNDLES, status=VERDICT_STATUS[report.verdict], code="bundle-verdict",
                                message=f"{rel}: verdict {report.verdict}" + (f" (gate {report.gate})" if report.gate else ""),
                                path=rel, observed=report.verdict))

@@ -26,13 +26,15 @@ import json
 import sys
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from verifier import __version__
+from verifier.cache import Cache
 from verifier.checks import coverage
 from verifier.errors import ConfigError
 from verifier.scorers import audio as audio_scorer
@@ -206,6 +208,7 @@ class MetricResult:
 
     value: float
     per_frame: list[float] = field(default_factory=list)
+    cached: bool = False  # True when taken from the warm re-verify cache (`verifier.cache`), not computed in this run
 
 
 # --------------------------------------------------------------------------- decoding
@@ -402,30 +405,77 @@ _MEMO_SIZE = 512
 
 def score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
                policy: coverage.Policy, metrics: list[str], scorers: Scorers, *, progress: Callable[[str], None] | None = None,
-               label: str = "", parallel: bool = False, digests: tuple[str, str] | None = None) -> dict[str, MetricResult | ScoreRefused]:
+               label: str = "", parallel: bool = False, digests: tuple[str, str] | None = None,
+               cache: Cache | None = None) -> dict[str, MetricResult | ScoreRefused]:
     """
     Return each requested metric of a pair, or the `ScoreRefused` that stopped it.
 
     `metrics` must all be ready (`Scorers.ready`). Video metrics are computed
     in one decoding pass; a refusal there applies to every video metric.
     `digests`, the verified sha256 of both files, lets a repeated pair reuse
-    its results within this process (keyed with the scorers' identities).
+    its results within this process (keyed with the scorers' identities),
+    and across runs through `cache` (`verifier.cache`): keyed by both
+    digests, the metrics, the gate's pins, the run's scorer identities
+    (library versions, device, threads), the coverage policy, the verifier
+    version and the digest of the verifier's own source (`code_digest`).
+    Only pairs whose every metric was computed are stored (refusals are
+    recomputed). Results read from the cache have `cached` True.
     """
     key = None
     if digests is not None:
-        import json
-
         key = json.dumps([digests, metrics, [_plain(scorers.pin(m)) for m in metrics],
                           [sorted(scorers.ready(m).items(), key=str) for m in metrics]], default=str)
-        if key in _MEMO:
-            return dict(_MEMO[key])
-    out = _score_pair(ref, cand, ref_facts, cand_facts, policy, metrics, scorers, progress=progress, label=label,
-                      parallel=parallel)
+    stored_key = None if key is None or cache is None else json.dumps(
+        ["score", key, repr(policy), __version__, code_digest()])
+    out: dict[str, MetricResult | ScoreRefused] | None = None
+    if stored_key is not None:  # the cache first, so a result is marked `cached` exactly when an earlier run stored it
+        out = _from_cache(cache.result(stored_key), metrics)  # type: ignore[union-attr]
+    elif key is not None and key in _MEMO:
+        out = dict(_MEMO[key])
+    if out is None:
+        out = _score_pair(ref, cand, ref_facts, cand_facts, policy, metrics, scorers, progress=progress, label=label,
+                          parallel=parallel)
+        if stored_key is not None and all(isinstance(r, MetricResult) for r in out.values()):
+            cache.store_result(stored_key, {m: {"value": r.value, "per_frame": r.per_frame}  # type: ignore[union-attr]
+                                            for m, r in out.items() if isinstance(r, MetricResult)})
     if key is not None:
         if len(_MEMO) >= _MEMO_SIZE:
             _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[key] = dict(out)
+        _MEMO[key] = {m: (replace(r, cached=False) if isinstance(r, MetricResult) else r) for m, r in out.items()}
     return out
+
+
+def _from_cache(found: tuple[Any, bool] | None, metrics: list[str]) -> dict[str, MetricResult | ScoreRefused] | None:
+    """Return the results of a cache entry (`{metric: {value, per_frame}}`, from an earlier run?), or None when it is not one for `metrics`."""
+    if found is None:
+        return None
+    entry, earlier = found
+    if not isinstance(entry, dict) or sorted(entry) != sorted(metrics):
+        return None
+    out: dict[str, MetricResult | ScoreRefused] = {}
+    for metric in metrics:
+        item = entry[metric]
+        if (not isinstance(item, dict) or type(item.get("value")) is not float or not isinstance(item.get("per_frame"), list)
+                or not all(type(v) is float for v in item["per_frame"])):
+            return None
+        out[metric] = MetricResult(value=item["value"], per_frame=list(item["per_frame"]), cached=earlier)
+    return out
+
+
+_CODE_DIGEST: list[str] = []
+
+
+def code_digest() -> str:
+    """Return the sha256 of the verifier package's Python sources (sorted paths and bytes): a cached score is reused only by the same code."""
+    if not _CODE_DIGEST:
+        import hashlib
+
+        package = Path(__file__).resolve().parent
+        h = hashlib.sha256()
+        for source in sorted(package.rglob("*.py")):
+            h.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+        _CODE_DIGEST.append(h.hexdigest())
+    return _CODE_DIGEST[0]
 
 
 def _score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,

@@ -892,6 +892,7 @@ def streams(ctx: Context) -> Iterator[Finding]:
                                   f"whose sha256 matched the manifest, so it is not read")
             continue
         findings, facts = check_file(Path(where), name, exp, policy)
+        ctx.data.setdefault("coverage_checked", {})[name] = (exp, policy, findings, facts)  # re-used by quality.rescore
         yield from findings
         if facts is not None:
             judged.append((name, media[name], facts))

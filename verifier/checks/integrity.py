@@ -21,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from verifier.cache import Cache, digest_of
 from verifier.bundle import DOCUMENTS, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
 from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
@@ -35,7 +36,8 @@ DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused r
 
 
 def hash_many(paths: list[Path], workers: int | None = None, progress: Progress | None = None,
-              keep: dict[Path, bytes] | None = None) -> dict[Path, tuple[int, str] | OSError]:
+              keep: dict[Path, bytes] | None = None, cache: Cache | None = None,
+              from_cache: set[Path] | None = None) -> dict[Path, tuple[int, str] | OSError]:
     """
     Return `{path: (size, sha256_hex) or the OSError}` for every path, hashed in parallel.
 
@@ -44,7 +46,9 @@ def hash_many(paths: list[Path], workers: int | None = None, progress: Progress 
     keys of `keep`: those are read whole (up to `DOCUMENT_LIMIT` bytes) and
     their bytes stored in `keep[path]`, so a caller can parse exactly the
     bytes that were hashed. `progress` (see `verifier.progress.make_progress`)
-    is advanced by each file's size.
+    is advanced by each file's size. With a `cache` (`verifier.cache`), a
+    file whose identity (device, inode, size, mtime, ctime) is cached is not
+    read; such paths are added to `from_cache`.
     """
     ordered = sorted(paths, key=lambda p: -_size(p))
     results: dict[Path, tuple[int, str] | OSError] = {}
@@ -56,7 +60,10 @@ def hash_many(paths: list[Path], workers: int | None = None, progress: Progress 
             if keep is not None and p in keep:
                 size, digest, keep[p] = hash_bytes_of(p, DOCUMENT_LIMIT)
                 return p, (size, digest)
-            return p, hash_file(p)
+            size, digest, cached = digest_of(p, cache)
+            if cached and from_cache is not None:
+                from_cache.add(p)
+            return p, (size, digest)
         except OSError as exc:
             return p, exc
 
@@ -226,8 +233,11 @@ def files(ctx: Context) -> Iterator[Finding]:
                  path=regular[name])
 
     documents = {name for name, *_ in DOCUMENTS.values()}
+    documents |= {nfc(e["path"]) for e in manifest["files"] if e.get("role")}  # retained attempts are parsed later: keep their hashed bytes
     kept: dict[Path, bytes] = {to_hash[name]: b"" for name in to_hash if name in documents}
-    hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"), keep=kept)
+    reused: set[Path] = set()
+    hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"), keep=kept,
+                       cache=ctx.options.get("cache"), from_cache=reused)
     for name, disk_path in sorted(to_hash.items()):
         index, entry = listed[name]
         result = hashed[disk_path]
@@ -249,7 +259,8 @@ def files(ctx: Context) -> Iterator[Finding]:
             bundle.digests[name] = digest
             if disk_path in kept:  # documents are parsed from the very bytes hashed here
                 bundle.contents[name] = kept[disk_path]
-            yield _f(Status.PASS, "match", f"{name} matches ({size} bytes)", expected=expected, observed=observed, **loc)
+            yield _f(Status.PASS, "match", f"{name} matches ({size} bytes)", expected=expected, observed=observed,
+                     cached="digest" if disk_path in reused else None, **loc)
 
     yield from _externals(ctx, manifest, set(listed))
 
@@ -305,7 +316,8 @@ def unchanged(ctx: Context) -> Iterator[Finding]:
     bundle = ctx.bundle
     names = sorted(bundle.touched)
     paths = {name: bundle.root / bundle.verified[name] for name in names}
-    hashed = hash_many(list(paths.values()))
+    reused: set[Path] = set()  # a file changed since it was hashed has a new ctime, so it is read again
+    hashed = hash_many(list(paths.values()), cache=ctx.options.get("cache"), from_cache=reused)
     changed = []
     for name in names:
         result = hashed[paths[name]]
@@ -317,4 +329,5 @@ def unchanged(ctx: Context) -> Iterator[Finding]:
                           observed=str(result) if isinstance(result, OSError) else result[1])
     if not changed:
         yield Finding(check="integrity.unchanged", status=Status.PASS, code="unchanged",
-                      message=f"{len(names)} file(s) read again by later checks still match their sha256")
+                      message=f"{len(names)} file(s) read again by later checks still match their sha256",
+                      cached="digest" if reused else None)

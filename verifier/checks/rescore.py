@@ -153,7 +153,11 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
                      f"sha256 matched the manifest, so {', '.join(metrics)} are not re-computed",
                      pointer=f"{pointer}/{side}", observed=name)
             return
-        findings, fact = coverage.check_file(where, name, exp, policy)
+        earlier = ctx.data.get("coverage_checked", {}).get(name)  # this run's coverage.streams demuxed it already
+        if earlier is not None and earlier[0] == exp and earlier[1] == policy:
+            findings, fact = earlier[2], earlier[3]
+        else:
+            findings, fact = coverage.check_file(where, name, exp, policy)
         bad = sorted({f.code for f in findings if f.status is not Status.PASS})
         if fact is None or bad:
             yield _f(Status.UNVERIFIED, "blocked-by-coverage",
@@ -164,7 +168,8 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
         paths[side], facts[side] = where, fact
     results = scoring.score_pair(paths["reference"], paths["candidate"], facts["reference"], facts["candidate"], policy,
                                  metrics, scorers, progress=progress, label=f"re-scoring {cid} ({i + 1}/{total})",
-                                 parallel=ctx.options.get("parallel", False), digests=_digests(ctx, comp))
+                                 parallel=ctx.options.get("parallel", False), digests=_digests(ctx, comp),
+                                 cache=ctx.options.get("cache"))
     thresholds = quality.get("thresholds", {})
     for metric in metrics:
         result = results[metric]
@@ -174,6 +179,7 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
                      pointer=pointer, observed=result.code)
             continue
         value, tol = result.value, scorers.tolerance(metric)
+        cached = "score" if result.cached else None
         frames = (f" = mean of {len(result.per_frame)} frames (min {min(result.per_frame):.6f}, max "
                   f"{max(result.per_frame):.6f})" if result.per_frame else "")
         derivation = f"{metric} re-computed from {comp['reference']} vs {comp['candidate']}: {value!r}{frames}"
@@ -183,14 +189,14 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
             status, code = (Status.PASS, "rescored-threshold-met") if ok else (Status.FAIL, "threshold-missed")
             yield _f(status, code, f"comparison {cid}: {metric} not recorded; re-computed {value:.6f} "
                                    f"{'meets' if ok else 'does not meet'} {bound}",
-                     pointer=pointer, expected=thresholds.get(metric), observed=value, derivation=derivation)
+                     pointer=pointer, expected=thresholds.get(metric), observed=value, derivation=derivation, cached=cached)
             continue
         diff = abs(float(Decimal(str(recorded))) - value)
         if diff <= tol:
             yield _f(Status.PASS, "rescore-match", f"comparison {cid}: recorded {metric} {recorded} re-computes to "
                                                    f"{value:.7f} (|diff| {diff:.1e} <= {tol})",
-                     pointer=where, expected=value, observed=str(recorded), derivation=derivation)
+                     pointer=where, expected=value, observed=str(recorded), derivation=derivation, cached=cached)
         else:
             yield _f(Status.FAIL, "rescore-mismatch", f"comparison {cid}: recorded {metric} {recorded} but the media "
                                                       f"re-compute to {value:.7f} (|diff| {diff:.2e} > tolerance {tol})",
-                     pointer=where, expected=value, observed=str(recorded), derivation=derivation)
+                     pointer=where, expected=value, observed=str(recorded), derivation=derivation, cached=cached)

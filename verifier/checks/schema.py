@@ -43,6 +43,8 @@ def documents(ctx: Context) -> Iterator[Finding]:
     bundle = ctx.bundle
     gate = ctx.gate or {}
     known = {name for name, *_ in DOCUMENTS.values()}
+    # retained attempts (manifest `role`) are JSON Lines receipts validated by `attempts.retained`
+    known |= {e["path"] for e in ctx.data.get("manifest", {}).get("files", []) if e.get("role")}
     for rel in sorted(bundle.verified.values()):
         if rel.lower().endswith((".json", ".jsonl")) and rel not in known:
             yield _f(Status.FAIL, "unknown-document",

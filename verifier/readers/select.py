@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from decimal import Decimal
 from typing import Any
@@ -13,15 +14,17 @@ from verifier.stats import Underivable
 __all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "select"]
 
 
-def _may_match(r: Record, key: str, value: str) -> bool:
+def _may_match(r: Record, key: str, value: Any) -> bool:
+    if isinstance(value, dict):
+        return True  # a join not resolved for an instance yet (`checks.profile_base.joined`): it may match
     if key in r.dims:
-        return r.dims[key] == value
+        return r.dims[key] in value if isinstance(value, list) else r.dims[key] == value
     return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
 
 
 def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
     """
-    Return the records whose dimensions equal every key of `selection`.
+    Return the records whose dimensions equal every key of `selection` (a list value: equal one of its members).
 
     A stand-in for unread receipts, or a record whose dimension could not be
     mapped, is returned whenever it may belong to the selection (a dimension
@@ -58,8 +61,8 @@ def _values(records: list[Record], name: str, label: str) -> list[Decimal]:
     return [r.values[name] for r in records]  # type: ignore[misc]
 
 
-def _label(selection: dict[str, str]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(selection.items())) or "all receipts"
+def _label(selection: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v if isinstance(v, str) else ('in ' + ','.join(v) if isinstance(v, list) else 'joined')}" for k, v in sorted(selection.items())) or "all receipts"
 
 
 def key_values(records: list[Record], dim: str) -> list[str]:
@@ -97,9 +100,9 @@ def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]
     value are in the base unit of its dimension (seconds, bytes, ...; callers
     convert to the claim's unit); `first`/`last` take the file order;
     `difference` is baseline minus candidate (each arm's mean of server
-    means, like `speedup`). Raises `stats.Underivable` when the selection is
-    empty or holds a receipt with a missing or failed value, or a stand-in
-    for receipts that were not read.
+    means, like `speedup`, or the statistic named in `of`). Raises
+    `stats.Underivable` when the selection is empty or holds a receipt with
+    a missing or failed value, or a stand-in for receipts that were not read.
     """
     statistic = rule["statistic"]
     selection = {**rule["selection"], **key}
@@ -117,6 +120,12 @@ def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]
     if statistic in stats.ARM_STATISTICS:
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
         baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
+        if "of" in rule:  # the relative change of another statistic (e.g. of the max), not of the mean of server means
+            inner = {k: v for k, v in rule.items() if k not in ("of", "baseline", "candidate")}
+            inner = {**inner, **rule["of"], "selection": base_sel}
+            b, c = derive_rule(inner, records, {"arm": baseline}), derive_rule(inner, records, {"arm": candidate})
+            result = stats.derive(statistic, {baseline: {"": [b.value]}, candidate: {"": [c.value]}}, baseline=baseline, candidate=candidate, of=label)
+            return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
         arms = {arm: _groups(records, {**base_sel, "arm": arm}, name) for arm in (baseline, candidate)}
         return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=label)
     if statistic in stats.GROUP_STATISTICS:

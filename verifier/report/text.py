@@ -49,7 +49,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
         if f.status is Status.PASS and not (verbose or show_pass):
             continue
         status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
-        lines.append(f"{status} {_safe(f.check)} [{_safe(f.code)}] {_location(f)}: {_safe(f.message)}")
+        mark = f" (cached {f.cached})" if f.cached else ""
+        lines.append(f"{status} {_safe(f.check)} [{_safe(f.code)}]{mark} {_location(f)}: {_safe(f.message)}")
         if verbose and f.derivation:
             for row in f.derivation.rstrip().splitlines():
                 lines.append(f"{'':11}  derivation: {_safe(row)}")
@@ -57,6 +58,13 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     for c in report.roster:
         counts = ", ".join(f"{n} {s}" for s, n in sorted(c.counts.items()))
         lines.append(f"  {_safe(c.check):<20} {counts:<32} {_safe(c.title)}")
+    reused = {}
+    for f in report.findings:
+        if f.cached:
+            reused[f.cached] = reused.get(f.cached, 0) + 1
+    if reused:  # the warm re-verify cache (docs/cache.md): which findings reused a cached digest or score
+        lines.append("cache: " + ", ".join(f"{n} finding(s) reused a cached {kind}" for kind, n in sorted(reused.items()))
+                     + " (marked \"(cached ...)\" with -v; --no-cache to recompute everything)")
     verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
     total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
     lines.append(f"verdict: {verdict} ({', '.join(f'{n} {s.value}' for s, n in total.items())}; exit {int(report.exit_code)})")

@@ -1,0 +1,240 @@
+"""
+The warm re-verify cache: file digests by file identity, scores by content and scorer.
+
+Two kinds of entry, each one small JSON file under the user's cache directory
+(`$XDG_CACHE_HOME/verify-evidence/v1`, default `~/.cache/verify-evidence/v1`),
+never inside a bundle:
+
+- `digests/`: the sha256 of a regular file keyed by its identity as the
+  kernel reports it, `(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)`,
+  as git's index and DVC do. Any write to a file, and any change of its
+  times by `touch`/`utime`, sets its ctime to the current time, which a
+  user cannot choose, so a changed file never matches an old entry and is
+  hashed again. An entry is written only when the file's identity was the
+  same before and after hashing (it did not change while being read) and
+  its mtime and ctime are at least `RACY_NS` older than the start of the
+  hashing (a write in the same timestamp tick could otherwise leave the
+  identity unchanged: git's "racily clean" rule).
+- `results/`: a JSON value keyed by the sha256 of a canonical JSON key the
+  caller builds from everything the value depends on (for scores: both
+  files' sha256, the metrics, the gate's scorer pins and the run's scorer
+  identities, the coverage policy, the verifier version; see
+  `verifier.scoring.score_pair`).
+
+What the cache trusts, and its refusals, are stated in `docs/cache.md`. The
+directory must be a real directory owned by the user and not writable by
+group or others (created 0700); each entry is opened without following
+symlinks and must be a regular file owned by the user with no group/other
+permissions (written 0600 through a temporary file and an atomic rename).
+Otherwise the cache is not used (`Cache.open` returns None with a reason) or
+the entry is ignored. A torn or foreign entry is a miss, never an error.
+
+`enabled(setting, env)` decides whether a run uses it: `--cache` (True) or
+`--no-cache` (False) win; by default it is on, except under CI (`CI` set to
+`true`/`1`/`yes`), where runners start cold and a shared cache would be a
+new input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from verifier.bundle import open_regular
+
+__all__ = ["RACY_NS", "Cache", "cache_root", "digest_of", "enabled"]
+
+#: Entries are written only for files whose mtime and ctime are this much older than the start of hashing (2 s:
+#: the coarsest common file-system timestamp granularity, FAT's; Linux local file systems tick every few ms).
+RACY_NS = 2_000_000_000
+LAYOUT = "v1"
+
+
+def cache_root(env: dict[str, str] | None = None) -> Path:
+    """Return the cache directory: `$XDG_CACHE_HOME/verify-evidence/v1` (XDG default `~/.cache`)."""
+    env = dict(os.environ) if env is None else env
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "verify-evidence" / LAYOUT
+
+
+def enabled(setting: bool | None, env: dict[str, str] | None = None) -> bool:
+    """Return whether a run uses the cache: `setting` (--cache True, --no-cache False) wins; else off under CI, on otherwise."""
+    if setting is not None:
+        return setting
+    env = dict(os.environ) if env is None else env
+    return env.get("CI", "").strip().lower() not in ("true", "1", "yes")
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _safe_dir(path: Path) -> str | None:
+    """Return why `path` is not a directory only this user can write to, or None when it is."""
+    try:
+        st = os.lstat(path)
+    except OSError as exc:
+        return f"{path}: {exc.strerror or exc}"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"{path} is not a directory (or is a symlink)"
+    if hasattr(os, "getuid") and st.st_uid != os.getuid():
+        return f"{path} is owned by uid {st.st_uid}, not by you"
+    if st.st_mode & 0o022:
+        return f"{path} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+@dataclass
+class Cache:
+    """
+    Represents an open cache directory (see the module docstring); use `Cache.open` to get one.
+
+    `hits` counts the entries reused in this run by kind (`digest`, `result`);
+    `stored` the entries written. An entry written by this same run is reused
+    too (e.g. by `integrity.unchanged`) but is not reported as from the cache:
+    a run with an empty cache reports exactly what a run without one does.
+    """
+
+    root: Path
+    hits: dict[str, int] = field(default_factory=dict)
+    stored: dict[str, int] = field(default_factory=dict)
+    _written: set[tuple[str, str]] = field(default_factory=set, repr=False)  # (kind, key) stored by this run
+
+    @classmethod
+    def open(cls, root: Path | None = None) -> tuple[Cache | None, str | None]:
+        """
+        Return `(cache, None)`, or `(None, reason)` when the directory cannot be used safely.
+
+        Creates the directory (mode 0700) when absent. Refused: a directory
+        (or its `verify-evidence` parent) that is a symlink, not owned by this
+        user, or writable by group or others.
+        """
+        root = cache_root() if root is None else root
+        try:
+            os.makedirs(root.parent.parent, exist_ok=True)  # $XDG_CACHE_HOME itself: the user's, created as usual
+            for level in (root.parent, root, root / "digests", root / "results"):
+                os.makedirs(level, mode=0o700, exist_ok=True)  # each level of ours 0700 (the mode applies to the leaf)
+        except OSError as exc:
+            return None, f"cannot create {root}: {exc.strerror or exc}"
+        for path in (root.parent, root, root / "digests", root / "results"):
+            reason = _safe_dir(path)
+            if reason is not None:
+                return None, reason
+        return cls(root=root), None
+
+    # ------------------------------------------------------------------ entries
+
+    def _path(self, kind: str, key: str) -> Path:
+        name = hashlib.sha256(f"{kind}\0{key}".encode()).hexdigest()
+        return self.root / ("digests" if kind == "digest" else "results") / name[:2] / name[2:]
+
+    def _read(self, kind: str, key: str) -> Any:
+        path = self._path(kind, key)
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        except OSError:
+            return None
+        with os.fdopen(fd, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            if (not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or st.st_size > 64 << 20
+                    or (hasattr(os, "getuid") and st.st_uid != os.getuid())):
+                return None  # not ours, or readable/writable by others: ignored
+            try:
+                entry = json.loads(handle.read())
+            except (OSError, ValueError):
+                return None  # torn or foreign: a miss
+        if not isinstance(entry, dict) or entry.get("kind") != kind or entry.get("key") != key:
+            return None
+        return entry.get("value")
+
+    def _write(self, kind: str, key: str, value: Any) -> None:
+        path = self._path(kind, key)
+        try:
+            data = json.dumps({"kind": kind, "key": key, "value": value}, sort_keys=True, allow_nan=False).encode()
+        except (TypeError, ValueError):
+            return  # not plain finite JSON: not cached
+        try:
+            os.makedirs(path.parent, mode=0o700, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # created 0600
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        except OSError:
+            return  # a full disk or a read-only cache only costs speed
+        self.stored[kind] = self.stored.get(kind, 0) + 1
+        self._written.add((kind, key))
+
+    # ------------------------------------------------------------------ digests
+
+    def digest(self, st: os.stat_result) -> tuple[str, bool] | None:
+        """Return `(sha256, from_an_earlier_run)` cached for the file whose `fstat` is `st`, or None."""
+        key = json.dumps(_identity(st))
+        value = self._read("digest", key)
+        if isinstance(value, str) and len(value) == 64:
+            self.hits["digest"] = self.hits.get("digest", 0) + 1
+            return value, ("digest", key) not in self._written
+        return None
+
+    def store_digest(self, before: os.stat_result, after: os.stat_result, sha256: str, started_ns: int) -> bool:
+        """
+        Remember `sha256` for the file identity `after`; return whether it was written.
+
+        Not written when the identity changed while the file was read
+        (`before` != `after`) or when its mtime or ctime is less than
+        `RACY_NS` older than `started_ns` (the time hashing began).
+        """
+        if _identity(before) != _identity(after):
+            return False
+        if max(after.st_mtime_ns, after.st_ctime_ns) > started_ns - RACY_NS:
+            return False
+        self._write("digest", json.dumps(_identity(after)), sha256)
+        return True
+
+    # ------------------------------------------------------------------ results
+
+    def result(self, key: str) -> tuple[Any, bool] | None:
+        """Return `(value, from_an_earlier_run)` stored under the canonical key `key`, or None."""
+        value = self._read("result", key)
+        if value is None:
+            return None
+        self.hits["result"] = self.hits.get("result", 0) + 1
+        return value, ("result", key) not in self._written
+
+    def store_result(self, key: str, value: Any) -> None:
+        """Remember the JSON value `value` (finite numbers only) under `key`."""
+        self._write("result", key, value)
+
+
+def digest_of(path: Path, cache: Cache | None = None) -> tuple[int, str, bool]:
+    """
+    Return `(size, sha256_hex, from_cache)` of the regular file at `path` (`from_cache`: stored by an earlier run).
+
+    The file is opened once (no symlink followed, `bundle.open_regular`);
+    with a `cache`, its `fstat` identity is looked up first, and after a
+    full read the digest is stored under the identity (see
+    `Cache.store_digest` for when it is not). Raises `OSError` when the file
+    cannot be opened or read.
+    """
+    with os.fdopen(open_regular(path), "rb", buffering=0) as handle:
+        before = os.fstat(handle.fileno())
+        if cache is not None:
+            known = cache.digest(before)
+            if known is not None:
+                return before.st_size, known[0], known[1]
+        started = time.time_ns()
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
+        size = handle.tell()
+        if cache is not None and size == before.st_size:
+            cache.store_digest(before, os.fstat(handle.fileno()), digest, started)
+        return size, digest, False

@@ -1,0 +1,190 @@
+"""
+Receipts against themselves and the plan's own limits, and retained attempts.
+
+`receipts.consistency` (native bundles, after `plan.conformance`): a receipt's
+`outcome` agrees with its HTTP status and error; an `ok` measured request has
+the outputs the plan expects (`expected_output`, when the gate judges
+coverage: a gate without `coverage` asks for no media, as in `coverage.streams`); the plan's timeouts bind
+(an `ok` request whose `elapsed_s` exceeds `timeouts.request_s` FAILs; a
+request or arm timeout longer than the declared `timeouts.reservation_s`
+FAILs as an inconsistent plan); the plan was frozen before the first receipt
+started.
+
+`attempts.retained`: rejected or interrupted attempts have one declared place
+(bundle format v1): their own receipts, JSON Lines under any name, listed in
+the manifest with `role` `rejected-attempt` or `interrupted-attempt`. They are
+integrity-checked like every file, validated against `receipt.schema.json`,
+and never read into the campaign; a receipt that appears both in an attempt
+and in `receipts.jsonl` FAILs (mixed in). Receipts hidden in any other file
+(another extension, no role) FAIL. Only documents that passed their schema
+are read (`Bundle.document`), so a wrong type is a schema finding here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier.bundle import DOCUMENTS, nfc, open_regular
+from verifier.campaign import parse_time
+from verifier.checks.plan import campaign_of
+from verifier.errors import Unverifiable
+from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+from verifier.trust import schema_validator
+
+__all__ = ["ATTEMPT_ROLES", "attempts", "consistency"]
+
+#: Manifest `role` values of a retained attempt (schemas/manifest.schema.json).
+ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
+#: How many leading bytes of an undeclared file are read to recognise hidden receipts.
+SNIFF_BYTES = 4096
+
+
+def _f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check=check_id, status=status, code=code, message=message, **kw)
+
+
+@check("receipts.consistency", title="Receipts agree with their own status and with the plan's outputs, timeouts and freeze time",
+       requires=("gate.pinned",))
+def consistency(ctx: Context) -> Iterator[Finding]:
+    """
+    FAIL `outcome-contradicts-status`, `ok-without-output`, `ok-after-timeout`,
+    `timeout-beyond-reservation`, `plan-frozen-late`; PASS `holds` per rule that ran.
+    """
+    c = campaign_of(ctx)
+    plan, cid = c.plan, "receipts.consistency"
+    requests = [(i, r) for i, r in enumerate(c.receipts) if r["kind"] == "request"]
+    where = lambda i: {"path": "receipts.jsonl", "pointer": f"/{i}"}  # noqa: E731
+
+    bad = [(i, r) for i, r in requests if r["outcome"] == "ok"
+           and ((r.get("http_status") is not None and not 200 <= r["http_status"] < 300) or (r.get("error") or "").strip())]
+    for i, r in bad:
+        yield _f(cid, Status.FAIL, "outcome-contradicts-status",
+                 f"request {r['request_id']} says outcome ok with HTTP status {r.get('http_status')} and error {r.get('error')!r}",
+                 expected={"http_status": "2xx", "error": None}, observed={"http_status": r.get("http_status"), "error": r.get("error")}, **where(i))
+    if not bad:
+        yield _f(cid, Status.PASS, "holds", f"every ok receipt of {len(requests)} has a 2xx (or unrecorded) status and no error", path="receipts.jsonl")
+
+    if plan.get("expected_output") and "coverage" in (ctx.gate or {}):  # the gate makes the expected output binding
+        empty = [(i, r) for i, r in requests if r["outcome"] == "ok" and r["phase"] == "measured" and not r["outputs"]]
+        for i, r in empty:
+            yield _f(cid, Status.FAIL, "ok-without-output",
+                     f"measured request {r['request_id']} is ok but records no output, while the plan expects one (expected_output)",
+                     expected=">= 1 output", observed=0, **where(i))
+        if not empty:
+            yield _f(cid, Status.PASS, "holds", "every ok measured request records its output", path="receipts.jsonl")
+
+    timeouts = plan.get("timeouts", {})
+    if "request_s" in timeouts:
+        limit = Decimal(timeouts["request_s"])
+        late = [(i, r) for i, r in requests if r["outcome"] == "ok" and Decimal(r["elapsed_s"]) > limit]
+        for i, r in late:
+            yield _f(cid, Status.FAIL, "ok-after-timeout",
+                     f"request {r['request_id']} is ok after {r['elapsed_s']} s, beyond the plan's request timeout {limit} s",
+                     expected=f"<= {limit}", observed=str(r["elapsed_s"]), **where(i))
+        if not late:
+            yield _f(cid, Status.PASS, "holds", f"no ok request outlasted the request timeout {limit} s", path="receipts.jsonl")
+    if "reservation_s" in timeouts:
+        reservation = Decimal(timeouts["reservation_s"])
+        over = [k for k in sorted(timeouts) if k != "reservation_s" and Decimal(timeouts[k]) > reservation]
+        for k in over:
+            yield _f(cid, Status.FAIL, "timeout-beyond-reservation",
+                     f"plan timeout {k} = {timeouts[k]} s is longer than the reservation_s = {reservation} s it runs inside: "
+                     "the reservation ends first and the request-level timeout can never be the recorded cause",
+                     path="plan.json", pointer=f"/timeouts/{k}", expected=f"<= {reservation}", observed=str(timeouts[k]))
+        if not over:
+            yield _f(cid, Status.PASS, "holds", f"every plan timeout fits the reservation of {reservation} s", path="plan.json")
+
+    starts = [parse_time(r["started_at"]) for r in c.receipts]
+    if starts:
+        frozen, first = parse_time(plan["frozen_at"]), min(starts)
+        if frozen > first:
+            yield _f(cid, Status.FAIL, "plan-frozen-late",
+                     f"plan frozen_at {plan['frozen_at']} is after the first receipt started ({first.isoformat()}): "
+                     "the plan was not frozen before the run", path="plan.json", pointer="/frozen_at",
+                     expected=f"<= {first.isoformat()}", observed=plan["frozen_at"])
+        else:
+            yield _f(cid, Status.PASS, "holds", "the plan was frozen before the first receipt started", path="plan.json")
+
+
+def _looks_like_receipts(head: bytes) -> bool:
+    """Return whether the first non-blank line of `head` is a JSON object with a receipt `kind`."""
+    for line in head.splitlines():
+        if line.strip():
+            try:
+                value = loads_strict(line)
+            except JSONProblem:
+                return False
+            return isinstance(value, dict) and value.get("kind") in ("request", "worker")
+    return False
+
+
+@check("attempts.retained", title="Retained attempts are declared (manifest role), valid receipts, and never mixed into the result")
+def attempts(ctx: Context) -> Iterator[Finding]:
+    """
+    FAIL `attempt-not-receipts`, `schema-violation`, `attempt-mixed-in`, `undeclared-receipts`;
+    PASS `attempt-retained` per declared attempt, `no-hidden-receipts` once.
+    """
+    bundle, cid = ctx.bundle, "attempts.retained"
+    if "manifest" not in ctx.data:
+        yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", "no usable manifest.json: no file was matched, none is examined")
+        return
+    manifest = ctx.data["manifest"]  # runs after integrity.files; reads only the files it matched (bundle.verified)
+    roles = {nfc(e["path"]): e["role"] for e in manifest.get("files", []) if e.get("role")}
+    accepted: set[tuple[str, str]] = set()
+    try:
+        accepted = {(r.get("request_id", r.get("worker_id")), r["started_at"]) for r in campaign_of(ctx).receipts}
+    except Unverifiable:  # receipts.jsonl unusable: plan.conformance reports why; nothing can be mixed into it
+        accepted = set()
+    validator = schema_validator(ctx.assets.schema("receipt"))
+    for name in sorted(roles):
+        if name not in bundle.verified:
+            continue  # integrity.files FAILed it already; nothing unhashed is parsed
+        if not name.lower().endswith(".jsonl"):
+            yield _f(cid, Status.FAIL, "attempt-not-receipts", f"{name} is listed as {roles[name]} but is not a .jsonl receipts file",
+                     path=name)
+            continue
+        data = bundle.contents.get(name)
+        if data is None:
+            with os.fdopen(open_regular(bundle.root / bundle.verified[name]), "rb") as handle:
+                data = handle.read()
+        try:
+            rows = loads_strict_lines(data)
+        except JSONProblem as exc:
+            yield _f(cid, Status.FAIL, exc.code, f"{name}: {exc}", path=name, pointer=None if exc.line is None else f"/{exc.line - 1}")
+            continue
+        errors = [(i, e) for i, row in enumerate(rows) for e in validator.iter_errors(row)]
+        for i, e in errors:
+            yield _f(cid, Status.FAIL, "schema-violation", f"{name}: {schema_message(e)}", path=name,
+                     pointer=json_pointer([i, *e.absolute_path]))
+        if errors or not rows:
+            if not rows:
+                yield _f(cid, Status.FAIL, "attempt-not-receipts", f"{name} ({roles[name]}) holds no receipts", path=name)
+            continue
+        mixed = [i for i, r in enumerate(rows) if (r.get("request_id", r.get("worker_id")), r["started_at"]) in accepted]
+        for i in mixed:
+            yield _f(cid, Status.FAIL, "attempt-mixed-in",
+                     f"{name} line {i + 1}: the {roles[name]} receipt {rows[i].get('request_id', rows[i].get('worker_id'))} "
+                     "also appears in receipts.jsonl, mixed into the accepted result", path=name, pointer=f"/{i}")
+        if not mixed:
+            yield _f(cid, Status.PASS, "attempt-retained",
+                     f"{name}: {len(rows)} {roles[name]} receipt(s), integrity-verified, valid, kept out of the accepted result",
+                     path=name, observed=len(rows))
+    documents = {n for n, *_ in DOCUMENTS.values()}
+    hidden = []
+    for name, rel in sorted(bundle.verified.items()):
+        if name in documents or name in roles:
+            continue
+        with os.fdopen(open_regular(bundle.root / rel), "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+        if _looks_like_receipts(head):
+            hidden.append(name)
+            yield _f(cid, Status.FAIL, "undeclared-receipts",
+                     f"{name} holds receipts but is not declared: retain an attempt as .jsonl with a manifest role "
+                     f"({', '.join(ATTEMPT_ROLES)})", path=name)
+    if not hidden:
+        yield _f(cid, Status.PASS, "no-hidden-receipts", "no file outside receipts.jsonl and the declared attempts holds receipts")
