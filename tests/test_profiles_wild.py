@@ -227,3 +227,89 @@ def test_broken_profile_is_refused_naming_its_file_and_pointer(tmp_path, change,
     change(doc)
     with pytest.raises(ConfigError, match=message):
         verify_path(str(bundle), asset_root=make_assets(tmp_path / "bad", {"acme": doc}))
+
+
+# ---------------------------------------------------------------- h3-online-fp8 (a vllm-omni-rankings study folder)
+
+H3 = CORPUS / "vllm-omni-rankings-h3-online-fp8"
+
+
+@pytest.fixture(scope="module")
+def h3():
+    return verify_path(str(H3))
+
+
+def test_h3_study_is_incomplete_with_no_fail_and_no_unchecked_claim(h3):
+    assert h3.kind == "profile:vllm-omni-rankings-study"
+    assert h3.verdict == "INCOMPLETE"
+    assert not [f for f in h3.findings if f.status in ("FAIL", "ERROR")], [f.message for f in h3.findings if f.status in ("FAIL", "ERROR")][:3]
+    assert not _by(h3, "profile.coverage", "unchecked-claim")
+    external = _by(h3, "profile.integrity", "external-not-supplied")
+    assert len(external) == 29 and all(f.path.endswith(".mp4") for f in external)
+
+
+def test_h3_every_derivable_claim_passes_and_only_ref2va_peaks_lack_telemetry(h3):
+    claims = _by(h3, "profile.claims")
+    passed = [f for f in claims if f.status == "PASS"]
+    rest = [f for f in claims if f.status != "PASS"]
+    assert len(passed) >= 750
+    # the nine ref2va nvidia-smi files are not in this copy (SOURCE.md): their peaks are stated in three documents
+    assert len(rest) == 27 and all(f.code == "not-derivable" and "task=ref2va" in f.message and "peak" in f.message for f in rest)
+
+
+def test_h3_wall_times_agree_with_nanosecond_clocks_within_float_resolution(h3):
+    clock = next(f for f in _by(h3, "profile.identities") if f.message.startswith("wall-time-equals-clock-span"))
+    assert clock.status == "PASS" and "7 records state none of its terms" in clock.message
+
+
+def test_h3_prose_comparisons_are_derived(h3):
+    for label, named in (("prose.highest-mean-speedup", "all_linear_fp8"), ("prose.largest-mean-memory-reduction", "dit_fp8"),
+                         ("prose.lowest-max-peak-among-fp8-dit", "dit_fp8")):
+        f = _claim(h3, label)
+        assert (f.status, f.expected, f.observed) == ("PASS", named, named)
+
+
+@pytest.mark.parametrize(("rel", "old", "new", "label"), [
+    ("results/results.json", '"wall_time_s": 71.57', '"wall_time_s": 71.58', "json.wall_time_s[arm=bf16][task=i2va]"),
+    ("RESULTS.md", "| 229.41 |", "| 229.42 |", "results.md.wall_s[arm=bf16][task=ref2va]"),
+    ("RESULTS.md", "| `dit_fp8` | 3 | 1.054x |", "| `dit_fp8` | 3 | 1.055x |", "results.md.mean_speedup[arm=dit_fp8]"),
+    ("results/summary.json", '"mean_speedup_vs_bf16": 1.0544041385381488', '"mean_speedup_vs_bf16": 1.0544041386381488', "summary.mean_speedup_vs_bf16[arm=dit_fp8]"),
+    ("RESULTS.md", "- `all_linear_fp8` is the throughput", "- `dit_fp8` is the throughput", "prose.highest-mean-speedup"),
+    ("RESULTS.md", "numerics: the measured peak fell from 58,696", "numerics: the measured peak fell from 58,697", "prose.dlo-original-peak"),
+])
+def test_h3_a_changed_stated_number_fails(tmp_path, rel, old, new, label):
+    bundle = copy_bundle("vllm-omni-rankings-h3-online-fp8", tmp_path)
+    text = (bundle / rel).read_text()
+    assert old in text
+    (bundle / rel).write_text(text.replace(old, new, 1))
+    report = verify_path(str(bundle))
+    f = _claim(report, label)
+    assert (f.status, f.code) == ("FAIL", "claim-mismatch") and report.verdict == "FAIL"
+
+
+def test_h3_a_removed_receipt_file_leaves_its_claims_unverified(tmp_path):
+    bundle = copy_bundle("vllm-omni-rankings-h3-online-fp8", tmp_path)
+    (bundle / "measurements/dit_fp8/i2va.time.json").unlink()
+    report = verify_path(str(bundle))
+    f = [x for x in _by(report, "profile.claims") if x.message.startswith("json.wall_time_s[arm=dit_fp8][task=i2va]")]
+    assert [(x.status, x.code) for x in f] == [("UNVERIFIED", "not-derivable")]
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_h3_a_wall_time_recorded_in_milliseconds_fails(tmp_path):
+    bundle = copy_bundle("vllm-omni-rankings-h3-online-fp8", tmp_path)
+    path = bundle / "measurements/bf16/t2va.time.json"
+    path.write_text(path.read_text().replace('"wall_time_s": 65.603885312', '"wall_time_s": 65603.885312'))
+    report = verify_path(str(bundle))
+    assert _claim(report, "json.wall_time_s[arm=bf16][task=t2va]").status == "FAIL"
+    clock = next(f for f in _by(report, "profile.identities") if f.message.startswith("wall-time-equals-clock-span"))
+    assert (clock.status, clock.code, clock.path) == ("FAIL", "identity-mismatch", "measurements/bf16/t2va.time.json")
+
+
+def test_h3_clock_span_300_ns_off_fails(tmp_path):
+    bundle = copy_bundle("vllm-omni-rankings-h3-online-fp8", tmp_path)
+    path = bundle / "measurements/bf16/t2va.time.json"
+    path.write_text(path.read_text().replace("1786112620439040309", "1786112620439040609"))
+    report = verify_path(str(bundle))
+    clock = next(f for f in _by(report, "profile.identities") if f.message.startswith("wall-time-equals-clock-span"))
+    assert (clock.status, clock.code) == ("FAIL", "identity-mismatch")

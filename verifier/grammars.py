@@ -54,7 +54,7 @@ from typing import Any
 
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 
-__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "markdown_tables", "parse", "quantity", "unpivot"]
+__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "markdown_document", "markdown_tables", "parse", "quantity", "unpivot"]
 
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
@@ -283,6 +283,57 @@ def markdown_tables(text: str) -> list[dict[str, Any]]:
     return rows
 
 
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:%|x\b|s\b|ms\b|MiB\b|GiB\b|dB\b))?")
+
+
+def markdown_document(data: bytes) -> dict[str, Any]:
+    """
+    Return a Markdown file as a JSON-like document claim locations can point into.
+
+    `{"tables": {heading: [row, ...]}, "prose": [{"#line", "text", "code", "numbers"}]}`:
+    each table's rows (header -> cell text, plus `#line`) under the nearest
+    heading above it (a repeated heading gets " (2)", " (3)", ...); each
+    paragraph or list item outside tables with its 1-based source line, its
+    text, its code spans in order and the numbers it states in order (with
+    a unit written right after them: "58,696", "35.4%"). Code blocks are
+    not prose. Raises `GrammarError` for bytes that are not UTF-8.
+    """
+    from markdown_it import MarkdownIt
+
+    text = _text(data)
+    tables: dict[str, list[dict[str, Any]]] = {}
+    names: dict[int, str] = {}  # table number -> its name in `tables`
+    for row in markdown_tables(text):
+        number = row["#table"]
+        if number not in names:
+            base = row["#heading"] or "(top)"
+            name, n = base, 1
+            while name in tables:
+                n += 1
+                name = f"{base} ({n})"
+            names[number] = name
+            tables[name] = []
+        cells = {k: v for k, v in row.items() if not k.startswith("#")}
+        tables[names[number]].append({**cells, "#line": row["#line"]})
+    prose = []
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    depth = 0
+    for i, tok in enumerate(tokens):
+        if tok.type == "table_open":
+            depth += 1
+        elif tok.type == "table_close":
+            depth -= 1
+        elif tok.type == "inline" and depth == 0 and i > 0 and tokens[i - 1].type == "paragraph_open":
+            content = _inline_text(tok)
+            prose.append({
+                "#line": (tok.map[0] + 1) if tok.map else 0,
+                "text": content,
+                "code": [c.content for c in tok.children or [] if c.type == "code_inline"],
+                "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)],
+            })
+    return {"tables": tables, "prose": prose}
+
+
 def _inline_text(tok: Any) -> str:
     parts = []
     for child in tok.children or []:
@@ -315,7 +366,7 @@ def unpivot(pairs: list[tuple[str, Any]], spec: dict[str, Any]) -> list[tuple[st
     return out
 
 
-_QUANTITY = re.compile(r"^\s*(?P<number>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<unit>[A-Za-z%µμ×][^\s]*(?:\s*/\s*\S+)?)?\s*$")
+_QUANTITY = re.compile(r"^\s*(?P<number>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<unit>[A-Za-z%µμ×][A-Za-z%µμ×]*(?:\s*/\s*[A-Za-z]+)?)?\s*$")
 
 
 def quantity(text: Any) -> tuple[Decimal, str | None] | None:

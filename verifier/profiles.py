@@ -140,14 +140,18 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
         for index, item in enumerate(items):
             where = f"/{kind}/{index}"
             _check_derivation(origin, where, item, receipts)
+            if kind == "claims" and "pick" in item and len(item.get("per", [])) != 1:
+                raise _refuse(origin, f"{where}/per", "a `pick` claim ranks the instances of exactly one `per` dimension")
             if kind == "claims":
-                allowed = set(item.get("per", []))
+                allowed = set(item.get("per", [])) if "pick" not in item else set()
                 at = item["at"]
                 text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
                 for name in _PLACEHOLDER.findall(text):
                     base = name.removesuffix(".index")
                     if base not in allowed:
                         raise _refuse(origin, f"{where}/at", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
+            elif any(isinstance(v, dict) for v in item["selection"].values()):
+                raise _refuse(origin, f"{where}/selection", "a gate rule cannot select through a join; judge the joined statistic as a claim")
             elif "below_baseline" in item:
                 if "arm" not in _receipt_dims(receipts[item["receipts"]]):
                     raise _refuse(origin, f"{where}/below_baseline", "`below_baseline` compares arms, but the receipt set maps no `arm`")
@@ -179,6 +183,13 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
         for key in item.get(section, []):
             if key not in dims:
                 raise _refuse(origin, f"{where}/{section}", f"{key!r} is not a dimension of receipt set {rid!r} (dimensions: {sorted(dims)})")
+    for key, value in item["selection"].items():
+        if isinstance(value, dict):
+            if value["receipts"] not in receipts:
+                raise _refuse(origin, f"{where}/selection/{key}/receipts", f"unknown receipt set {value['receipts']!r}")
+            for dim in value["on"]:
+                if dim not in item.get("per", []):
+                    raise _refuse(origin, f"{where}/selection/{key}/on", f"joins on {dim!r}, which is not one of the rule's `per` dimensions")
     numeric = value_units(spec)
     name = item.get("value", "latency")
     if "value" in item and item["value"] not in spec.get("values", {}):

@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
-from verifier.checks.profile_base import _f, _profile, _records, _tree
+from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.profile_claims import PERCENT_SCALE, claims, default_tolerance, gate, select_records  # noqa: F401 - public here
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.profile_integrity import integrity
@@ -71,6 +71,14 @@ def _term(record: Any, term: dict[str, Any]) -> Decimal:
     return stats.CONTEXT.multiply(value, UNITS[term["unit"]]) if "unit" in term else value
 
 
+def _has(raw: Any, pointer: str) -> bool:
+    try:
+        resolve(raw, pointer)
+    except KeyError:
+        return False
+    return True
+
+
 @check("profile.identities", title="Recorded fields agree with each other (sums, differences, unit conversions)")
 def identities(ctx: Context) -> Iterator[Finding]:
     """
@@ -83,7 +91,8 @@ def identities(ctx: Context) -> Iterator[Finding]:
     stated precision, or ulps for full-precision floats), never exact `==`.
     One finding per identity and receipt set: PASS `identity-holds` or FAIL
     `identity-mismatch` naming the first record that breaks it; FAIL
-    `missing-field` when a record lacks an operand.
+    `missing-field` when a record lacks an operand. With `when_present`,
+    records stating none of the terms are skipped and counted in the message.
     """
     cid = "profile.identities"
     for identity in _profile(ctx)["identities"]:
@@ -96,6 +105,14 @@ def identities(ctx: Context) -> Iterator[Finding]:
                 continue
             broken: list[Finding] = []
             worst = Decimal(0)
+            if identity.get("when_present"):
+                stating = [r for r in records if any(_has(r.raw, t["pointer"]) for t in identity["terms"])]
+                skipped, records = len(records) - len(stating), stating
+                if not records:
+                    yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{identity['id']}: no record of {rid} states its terms ({skipped} skipped)")
+                    continue
+            else:
+                skipped = 0
             for r in records:
                 try:
                     result = _identity(identity, r.raw)
@@ -103,6 +120,7 @@ def identities(ctx: Context) -> Iterator[Finding]:
                     broken.append(_f(cid, Status.FAIL, "missing-field", f"{identity['id']}: {r.path} {r.pointer} has no number at {exc.args[0]}",
                                      path=r.path, pointer=r.pointer))
                     continue
+                examined(ctx).add((r.path, r.pointer + identity["left"]["pointer"]))  # a stated value this check compares
                 left, right, tolerance, text = result
                 gap = abs(left - right)
                 worst = max(worst, gap)
@@ -113,7 +131,8 @@ def identities(ctx: Context) -> Iterator[Finding]:
             if broken:
                 yield from broken
             else:
-                yield _f(cid, Status.PASS, "identity-holds", f"{identity['id']}: holds on all {len(records)} records of {rid} (largest difference {fmt(worst)})",
+                yield _f(cid, Status.PASS, "identity-holds", f"{identity['id']}: holds on all {len(records)} records of {rid} (largest difference {fmt(worst)})"
+                         + (f"; {skipped} records state none of its terms and are not checked" if skipped else ""),
                          path=_profile(ctx)["receipts"][rid]["glob"], observed=len(records))
 
 

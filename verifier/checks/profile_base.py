@@ -10,7 +10,7 @@ from verifier.pipeline import Context
 from verifier.readers.records import Record
 from verifier.readers.tree import Tree
 
-__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "examined"]
+__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "examined", "joined"]
 
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 _BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
@@ -41,3 +41,40 @@ def _all_records(ctx: Context, rid: str) -> list[Record]:
 def examined(ctx: Context) -> set[tuple[str, str]]:
     """Return the `(file, JSON Pointer)` places of stated values some check compared (claims, the recorded gate outcome, manifest entries)."""
     return ctx.data.setdefault("examined", set())  # type: ignore[no-any-return]
+
+
+def joined(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> dict[str, Any]:
+    """
+    Return `rule` with every join in its `selection` replaced by the list of values it names for instance `key`.
+
+    A join (`{"receipts", "pointer", "split", "on"}`) reads, from the one
+    record of receipt set `receipts` whose dimensions equal `key` on every
+    `on` dimension, the value at `pointer`, split at `split` (e.g. the GPUs a
+    job ran on, "0,1,2,3", selecting telemetry rows). When that record states
+    no such value and the join says `"absent": "all"`, the key is dropped (no
+    restriction). Raises `Underivable` (UNVERIFIED) when no single record
+    matches or the value is absent without `absent`.
+    """
+    from verifier.readers.pointers import dim_text, resolve
+    from verifier.readers.select import Underivable
+
+    selection = dict(rule["selection"])
+    for dim, value in rule["selection"].items():
+        if not isinstance(value, dict):
+            continue
+        want = {d: key[d] for d in value.get("on", []) if d in key}
+        hits = {id(r.raw): r for r in _records(ctx, value["receipts"]) if all(r.dims.get(d) == v for d, v in want.items())}
+        if len(hits) != 1:
+            raise Underivable(f"selection {dim} joins receipts.{value['receipts']} on {want}, which {len(hits)} records match", "join-unresolved", fail=False)
+        (record,) = hits.values()
+        try:
+            text = dim_text(resolve(record.raw, value["pointer"]))
+        except KeyError:
+            text = None
+        if text is None:
+            if value.get("absent") == "all":
+                del selection[dim]
+                continue
+            raise Underivable(f"{record.path} states no {value['pointer']} to select {dim} by", "join-unresolved", fail=False)
+        selection[dim] = [part.strip() for part in text.split(value.get("split", ","))] if "split" in value else [text]
+    return {**rule, "selection": selection}

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
-from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree, examined
+from verifier import stats, units
+from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree, examined, joined
+from verifier.grammars import quantity
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -15,6 +16,7 @@ from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import Record, unit_scale
 from verifier.readers.select import Underivable, check_complete, derive, instances, key_values, select
+from verifier.readers.tree import Tree
 
 __all__ = ["PERCENT_SCALE", "claims", "default_tolerance", "gate", "select_records"]
 
@@ -24,6 +26,27 @@ def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
     if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
         return value
     return stats.CONTEXT.divide(value, unit_scale(unit))
+
+
+def _stated(value: Any) -> tuple[Decimal | None, str | None]:
+    """Return `(number, unit)` of a stated value: a JSON number, a numeric string, or a number with its unit inside a string ("1.066x", "30.7%")."""
+    number = to_decimal(value)
+    if number is not None:
+        return number, None
+    found = quantity(value)
+    if found is None:
+        return None, None
+    return found
+
+
+def _unit_at(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
+    """Return the unit the bundle states for a claim (`at.unit`: a pointer inside the `where` element, else in the file), or None when absent."""
+    try:
+        spot = {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
+        _rel, _pointer, value = locate(tree, spot, key, indexes)
+    except (KeyError, LookupError, OSError, JSONProblem):
+        return None
+    return value if isinstance(value, str) and value.strip() else None
 
 
 def _indexes(records: list[Record], rule: dict[str, Any]) -> dict[str, int]:
@@ -56,6 +79,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{rule['id']}: receipt set {rid} yielded no records, so the claim cannot be derived")
             continue
+        if "pick" in rule:
+            yield from _pick(ctx, rule, records)
+            continue
         ranks = _indexes(select_records(records, rule), rule)
         keys = instances(rule, records)
         handled: set[tuple[str, str]] = set()
@@ -81,24 +107,87 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if rel in tree.blocked:
                 yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {rel} is not parsed because {tree.blocked[rel]}", path=rel, pointer=pointer)
                 continue
-            claimed = to_decimal(stated_value)
+            claimed, stated_unit = _stated(stated_value)
             if claimed is None:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
                 continue
+            if "unit" in rule["at"]:
+                stated_unit = _unit_at(tree, rule["at"], key, indexes) or stated_unit
             try:
-                derived, text = derive(rule, records, key)
+                derived, text = derive(joined(ctx, rule, key), records, key)
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
             derived = _convert(derived, rule["statistic"], rule.get("unit"))
-            tolerance = Decimal(rule["tolerance"]) if "tolerance" in rule else default_tolerance(claimed, rule["statistic"])
             unit = rule.get("unit", "")
+            if stated_unit is not None and stated_unit != unit:
+                try:
+                    derived = units.convert(derived, unit or "1", stated_unit)
+                except (units.UnitError, units.UnitMismatch):
+                    have = units.parse(unit).dimension if units.known(unit or "1") else "?"
+                    stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
+                    yield _f(cid, Status.FAIL, "unit-mismatch",
+                             f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
+                             f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
+                    continue
+                unit = stated_unit
+            tolerance = Decimal(rule["tolerance"]) if "tolerance" in rule else default_tolerance(claimed, rule["statistic"])
             ok = stats.within(claimed, derived, tolerance)
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
         yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
+
+
+def _pick(ctx: Context, rule: dict[str, Any], records: list[Record]) -> Iterator[Finding]:
+    """
+    Check a comparison stated in words ("X has the highest mean speedup"): the named instance must be the one with the largest (`pick: max`) or smallest statistic.
+
+    The statistic is derived for every instance of the rule's `per` dimension
+    (one dimension) over its selection; the bundle states the winner's name
+    at `at`. PASS `derived`; FAIL `claim-mismatch` naming the winner and both
+    values; FAIL `tie` when several instances share the extreme value;
+    UNVERIFIED when an instance cannot be derived (the ranking would be over
+    survivors) or the statement cannot be read.
+    """
+    cid = "profile.claims"
+    tree = _tree(ctx)
+    (dim,) = rule["per"]
+    try:
+        rel, pointer, named = locate(tree, rule["at"], {}, {})
+        examined(ctx).add((rel, pointer))
+    except (KeyError, LookupError) as exc:
+        yield _f(cid, Status.FAIL, "claim-missing", f"{rule['id']}: the bundle states no name at the mapped location ({exc})", path=rule["at"]["file"])
+        return
+    except (OSError, JSONProblem) as exc:
+        yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{rule['id']}: claim file cannot be read: {exc}", path=rule["at"]["file"])
+        return
+    values: dict[str, Decimal] = {}
+    for key in instances(rule, records):
+        try:
+            value, _text = derive(joined(ctx, rule, key), records, key)
+            values[key[dim]] = _convert(value, rule["statistic"], rule.get("unit"))
+        except Underivable as exc:
+            yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']}: {dim}={key[dim]} cannot be derived ({exc}), so the ranking is not known", path=rel, pointer=pointer)
+            return
+    if not values:
+        yield _f(cid, Status.UNVERIFIED, "empty-selection", f"{rule['id']}: no {dim} matches {rule['selection']}", path=rel, pointer=pointer)
+        return
+    extreme = max(values.values()) if rule["pick"] == "max" else min(values.values())
+    winners = sorted(k for k, v in values.items() if v == extreme)
+    ranking = ", ".join(f"{k} {fmt(v)}" for k, v in sorted(values.items(), key=lambda kv: kv[1], reverse=rule["pick"] == "max"))
+    word = "largest" if rule["pick"] == "max" else "smallest"
+    text = f"{rule['statistic']} of {rule.get('value', 'latency')} per {dim} ({word} first): {ranking}"
+    if len(winners) > 1:
+        yield _f(cid, Status.FAIL, "tie", f"{rule['id']}: {rel} {pointer} names {named}, but {', '.join(winners)} share the {word} value", path=rel, pointer=pointer,
+                 expected=winners, observed=named, derivation=text)
+        return
+    ok = named == winners[0]
+    yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
+             f"{rule['id']}: {rel} {pointer} names {named}; the {word} is {winners[0]} ({fmt(values[winners[0]])})"
+             + ("" if ok or named not in values else f", {named} has {fmt(values[named])}"),
+             path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
 
 
 def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: list[dict[str, str]], ranks: dict[str, Any],
@@ -176,8 +265,8 @@ def default_tolerance(claimed: Decimal, statistic: str) -> Decimal:
 
 def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
     """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike)."""
-    selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule)}
-    return [r for r in records if all(r.dims.get(k) == v for k, v in selection.items())]
+    selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)}  # joins: per instance
+    return [r for r in records if all(r.dims.get(k) in v if isinstance(v, list) else r.dims.get(k) == v for k, v in selection.items())]
 
 
 # ---------------------------------------------------------------- (8) gate

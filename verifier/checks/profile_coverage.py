@@ -47,7 +47,8 @@ def stated_numbers(document: Any, base: str = "") -> Iterator[tuple[str, Any]]:
     """
     if isinstance(document, dict):
         for key, value in document.items():
-            yield from stated_numbers(value, f"{base}/{_escape(str(key))}")
+            if not str(key).startswith("#"):  # `#line` and the like are where a reader found the value, not what the bundle states
+                yield from stated_numbers(value, f"{base}/{_escape(str(key))}")
     elif isinstance(document, list):
         for index, value in enumerate(document):
             yield from stated_numbers(value, f"{base}/{index}")

@@ -20,7 +20,8 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
 
     `{dim}` placeholders take the instance's key value, `{dim.index}` its
     0-based rank among the receipts' values of `dim`. With `where`, `pointer`
-    names an array and the element whose members equal every `where` value
+    names an array (or an object, whose member values are the elements, e.g.
+    a table keyed by row number) and the element whose members equal every `where` value
     is taken (exactly one must match), then `then` is resolved inside it.
     Raises `KeyError` (pointer not found), `LookupError` (no or several
     elements match), `OSError` or `JSONProblem` (file unreadable).
@@ -41,14 +42,15 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     value = resolve(document, pointer)
     if "where" in at:
         want = {k: _PLACEHOLDER.sub(lambda m: key[m.group(1)], v) for k, v in at["where"].items()}
-        if not isinstance(value, list):
+        if not isinstance(value, (list, dict)):
             raise KeyError(pointer)
-        hits = [i for i, e in enumerate(value) if isinstance(e, dict) and all(dim_text(e.get(k)) == v for k, v in want.items())]
+        hits = [i for i, e in _elements(value) if isinstance(e, dict) and all(dim_text(e.get(k)) == v for k, v in want.items())]
         if len(hits) != 1:
             raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
-        pointer = f"{pointer}/{hits[0]}"
+        element = value[hits[0]]
+        pointer = f"{pointer}/{_escape(str(hits[0]))}"
         then = fill(at.get("then", ""))
-        value = resolve(value[hits[0]], then)
+        value = resolve(element, then)
         pointer += then
     return rel, pointer, value
 
@@ -76,6 +78,11 @@ def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str
         if out.setdefault(name, value) != value:
             return None
     return out
+
+
+def _elements(container: list[Any] | dict[str, Any]) -> Iterable[tuple[Any, Any]]:
+    """Return the `(index or member name, element)` pairs a `where` chooses among: an array's elements or an object's member values."""
+    return container.items() if isinstance(container, dict) else enumerate(container)
 
 
 def _escape(token: str) -> str:
@@ -135,9 +142,9 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
                 if node is not None and not isinstance(node, (dict, list)):
                     yield b1, rel, pointer, node
                 continue
-            if not isinstance(node, list):
+            if not isinstance(node, (list, dict)):
                 continue
-            for i, element in enumerate(node):
+            for i, element in _elements(node):
                 if not isinstance(element, dict):
                     continue
                 b2: dict[str, str] | None = b1
@@ -149,6 +156,6 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
                     b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
                 if b2 is None:
                     continue
-                for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{i}", b2):
+                for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{_escape(str(i))}", b2):
                     if value is not None and not isinstance(value, (dict, list)):
                         yield b3, rel, then, value

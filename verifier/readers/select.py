@@ -22,15 +22,17 @@ class Underivable(Exception):
         self.fail = fail
 
 
-def _may_match(r: Record, key: str, value: str) -> bool:
+def _may_match(r: Record, key: str, value: Any) -> bool:
+    if isinstance(value, dict):
+        return True  # a join not resolved for an instance yet (`checks.profile_base.joined`): it may match
     if key in r.dims:
-        return r.dims[key] == value
+        return r.dims[key] in value if isinstance(value, list) else r.dims[key] == value
     return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
 
 
 def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
     """
-    Return the records whose dimensions equal every key of `selection`.
+    Return the records whose dimensions equal every key of `selection` (a list value: equal one of its members).
 
     A stand-in for unread receipts, or a record whose dimension could not be
     mapped, is returned whenever it may belong to the selection (a dimension
@@ -67,8 +69,8 @@ def _values(records: list[Record], name: str, label: str) -> list[Decimal]:
     return [r.values[name] for r in records]  # type: ignore[misc]
 
 
-def _label(selection: dict[str, str]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in sorted(selection.items())) or "all receipts"
+def _label(selection: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v if isinstance(v, str) else ('in ' + ','.join(v) if isinstance(v, list) else 'joined')}" for k, v in sorted(selection.items())) or "all receipts"
 
 
 def key_values(records: list[Record], dim: str) -> list[str]:
@@ -111,7 +113,7 @@ def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> 
     value are in the base unit of its dimension (seconds, bytes, ...; callers
     convert to the claim's unit); `first`/`last` take the file order;
     `difference` is baseline minus candidate (each arm's mean of server
-    means, like `speedup`). Raises
+    means, like `speedup`, or the statistic named in `of`). Raises
     `Underivable` when the selection is empty or holds a receipt with a
     missing or failed value.
     """
@@ -130,8 +132,16 @@ def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> 
         return Decimal(len(chosen)), f"count of receipts with {label}"
     if statistic in ("relative_reduction_pct", "speedup", "difference"):
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
-        b, b_lines = _mean_of_server_means(records, {**base_sel, "arm": arm_name(rule["baseline"], key)}, name)
-        c, c_lines = _mean_of_server_means(records, {**base_sel, "arm": arm_name(rule["candidate"], key)}, name)
+        b_arm, c_arm = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
+        if "of" in rule:  # the relative change of another statistic (e.g. of the max), not of the mean of server means
+            inner = {k: v for k, v in rule.items() if k not in ("of", "baseline", "candidate")}
+            inner = {**inner, **rule["of"], "selection": base_sel}
+            b, b_text = derive(inner, records, {"arm": b_arm})
+            c, c_text = derive(inner, records, {"arm": c_arm})
+            b_lines, c_lines = [b_text], [c_text]
+        else:
+            b, b_lines = _mean_of_server_means(records, {**base_sel, "arm": b_arm}, name)
+            c, c_lines = _mean_of_server_means(records, {**base_sel, "arm": c_arm}, name)
         detail = f"baseline {fmt(b)} ({'; '.join(b_lines)}), candidate {fmt(c)} ({'; '.join(c_lines)})"
         if statistic == "difference":
             return b - c, f"baseline - candidate: {detail}"

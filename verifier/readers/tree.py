@@ -71,10 +71,29 @@ class Tree:
             return handle.read()
 
     def json(self, rel: str) -> Any:
-        """Return `rel` parsed as strict JSON (cached); raises `OSError` or `JSONProblem`."""
+        """
+        Return `rel` as a JSON-like document (cached): strict JSON, or for `.md` and `.csv` files their table view.
+
+        A Markdown file reads as `verifier.grammars.markdown_document` (its
+        tables by heading, its prose with the numbers and code spans each
+        paragraph states); a CSV file as a list of row objects (header ->
+        cell). So claim locations, backward reading and coverage use JSON
+        Pointers alike for all three. Raises `OSError` or `JSONProblem`
+        (a Markdown or CSV file that breaks its grammar raises it too).
+        """
         key = "json:" + rel
         if key not in self._cache:
-            self._cache[key] = loads_strict(self.read_bytes(rel))
+            data = self.read_bytes(rel)
+            suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
+            if suffix in ("md", "csv"):
+                from verifier.grammars import GrammarError, markdown_document, parse  # late: grammars is a leaf reader
+
+                try:
+                    self._cache[key] = markdown_document(data) if suffix == "md" else [row for _, row in parse(data, {"encoding": "csv"})]
+                except GrammarError as exc:
+                    raise JSONProblem(exc.code, str(exc)) from None
+            else:
+                self._cache[key] = loads_strict(data)
         return self._cache[key]
 
 
