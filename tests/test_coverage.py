@@ -141,7 +141,8 @@ def test_absurd_start_fails_fast_when_matroska_is_admitted(clips):
     assert report.verdict == "FAIL"
     assert {"audio-start-late", "audio-timestamps"} <= file_codes(report)
     late = next(f for f in report.findings if f.code == "audio-start-late")
-    assert "starts at 1700000000.992 s" in late.message
+    # skip samples are samples (1024 / 32000 s), not ticks of the 1 ms time base: the start is exact (issue 13)
+    assert "starts at 1700000000.000 s" in late.message
 
 
 def test_h17_webm_without_header_frame_count_passes(clips):
@@ -356,3 +357,32 @@ def test_a_header_of_endless_boxes_is_refused_before_ffmpeg_parses_it(tmp_path):
     result = subprocess.run([sys.executable, "-m", "verifier", "media", str(path), "--gate", "ref2va-5s-v1"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1 and "more than 100000 boxes" in result.stdout
+
+
+# ---- issue 13: priming/skip samples are samples, the Matroska time base is 1/1000 ----
+
+_MKV = {"frames": 124, "fps": "24", "sample_rate": 32000, "channels": 2, "containers": ("matroska,webm",),
+        "video_codecs": ("h264",), "audio_codecs": ("aac",)}
+
+
+@pytest.mark.parametrize("sample_rate", [32000, 48000])
+def test_matroska_aac_starting_at_zero_is_not_late(tmp_path, sample_rate):
+    """Skip samples (1024 AAC priming) are converted to seconds by the sample rate, not added to 1 ms ticks (was 'starts at 0.992 s')."""
+    write_clip = make_clips.write_clip
+
+    samples = round(124 * sample_rate / 24)
+    clip = write_clip(tmp_path / "a.mkv", container_format="matroska", sample_rate=sample_rate, audio_samples=samples)
+    import av
+
+    with av.open(str(clip)) as c:
+        assert c.streams.audio[0].time_base == Fraction(1, 1000)
+    report = verify_media([str(clip)], **{**_MKV, "sample_rate": sample_rate})
+    assert report.verdict == "PASS", [f.message for f in report.findings if f.status != "PASS"]
+
+
+def test_matroska_aac_starting_late_still_fails(tmp_path):
+    write_clip = make_clips.write_clip
+
+    clip = write_clip(tmp_path / "late.mkv", container_format="matroska", audio_start=3200, audio_samples=165333 - 3200)
+    report = verify_media([str(clip)], **_MKV)
+    assert "audio-start-late" in file_codes(report)

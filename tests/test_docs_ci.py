@@ -34,3 +34,15 @@ def test_ci_doc_lists_every_format_and_every_action_input():
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     for name in action["inputs"]:
         assert f"`{name}`" in text, name
+
+
+def test_ci_script_runs_the_readme_test_command_with_the_scoring_extra():
+    readme = (ROOT / "README.md").read_text()
+    command = next(line for line in re.findall(r"```sh\n(.*?)```", readme, flags=re.S) if "pytest" in line).strip()
+    venv, install, test = (part.strip() for part in command.split("&&"))
+    script = (ROOT / ".ci" / "run").read_text()
+    assert "'.[test,scoring]'" in install, "CI must install the scoring extra so tests/test_lpips.py runs"
+    assert venv in script and install.replace(" -e ", " --quiet -e ") in script
+    runs = [line.strip() for line in script.splitlines() if line.strip().startswith("exec ")]
+    assert len(runs) == 2 and all(line.endswith(test) for line in runs)  # with and without unshare --net
+    assert "export VERIFY_REQUIRE_SCORING=1" in script

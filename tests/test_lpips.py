@@ -8,8 +8,9 @@ LPIPS state are pinned in a TEST gate (`t-lpips`) built by
 `bundlekit.asset_root`, so the real finding, hashing, loading and pinning
 code runs. The linear weights are the real file of the installed `lpips`
 wheel, pinned by its official digest. The shipped production gate keeps the
-official digests (tested in `test_scoring.py`). Skipped without torch (CI
-installs only `.[test]`).
+official digests (tested in `test_scoring.py`). Skipped without the `scoring`
+extra, except where `VERIFY_REQUIRE_SCORING=1` (set by `.ci/run`, which installs
+`.[test,scoring]`): there a missing scorer stack is an error, never a skip.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import os
 
 import shutil
 import socket
@@ -28,10 +30,16 @@ from pathlib import Path
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="LPIPS tests need torch (the `scoring` extra); CI installs only `.[test]`")
-torchvision = pytest.importorskip("torchvision", reason="LPIPS tests need torchvision (the `scoring` extra)")
-pytest.importorskip("lpips", reason="LPIPS tests need lpips (the `scoring` extra)")
-pytest.importorskip("skimage", reason="re-scoring needs scikit-image")
+if os.environ.get("VERIFY_REQUIRE_SCORING") == "1":  # CI: the LPIPS tests must run, never skip
+    import lpips  # noqa: F401
+    import skimage  # noqa: F401
+    import torch
+    import torchvision
+else:
+    torch = pytest.importorskip("torch", reason="LPIPS tests need torch (the `scoring` extra)")
+    torchvision = pytest.importorskip("torchvision", reason="LPIPS tests need torchvision (the `scoring` extra)")
+    pytest.importorskip("lpips", reason="LPIPS tests need lpips (the `scoring` extra)")
+    pytest.importorskip("skimage", reason="re-scoring needs scikit-image")
 
 import numpy as np  # noqa: E402
 from bundlekit import ROOT, asset_root, codes, edit_json, rehash  # noqa: E402

@@ -146,3 +146,31 @@ def test_manifest_write_keeps_roles(example_copy):
     current = json.loads((example_copy / "manifest.json").read_text())
     built = build_manifest(example_copy)
     assert {e["path"]: e.get("role") for e in built["files"]}["attempts/a1-interrupted.jsonl"] == "interrupted-attempt"
+
+
+# ---- quality: thresholds with an empty comparison list ---------------------------------
+
+def _gate_without_count(tmp_path, example_copy):
+    from bundlekit import asset_root
+
+    from conftest import ROOT
+
+    gate = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())
+    gate["quality"].pop("comparisons", None)
+    gate["quality"].pop("pairs", None)
+    gate.pop("claims_text", None)
+    root = asset_root(tmp_path, gates={"nocount-v1": {k: v for k, v in gate.items() if k not in ("id", "version", "description")}})
+    edit_json(example_copy / "manifest.json", lambda m: m.update(gate="nocount-v1"))
+    return root
+
+
+@pytest.mark.parametrize("empty", [True, False])
+def test_thresholds_with_empty_comparison_list_fail_even_without_a_count(tmp_path, example_copy, empty):
+    root = _gate_without_count(tmp_path, example_copy)
+    if empty:
+        edit_json(example_copy / "quality-index.json", lambda q: q.update(comparisons=[]))
+        rehash(example_copy)
+    report = verify_path(str(example_copy), asset_root=root)
+    codes = {f.code for f in report.findings if f.check == "quality.recorded" and f.status == "FAIL"}
+    assert ("no-comparisons" in codes) is empty, codes
+    assert not [f for f in report.findings if f.code == "comparison-count"]

@@ -48,7 +48,7 @@ from verifier.adapters._common import claim_finding, f, matching_profile, schema
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["FAMILY_KEYS", "KIND", "PIPELINE", "PROFILES", "aggregates", "bucket_peak", "detects", "exact_peak",
+__all__ = ["FAMILY_KEYS", "KIND", "PIPELINE", "PROFILES", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
            "latency", "peak", "producer", "requests", "schema", "unsupported"]
 
 KIND = "vllm-bench-serve"
@@ -388,6 +388,60 @@ def peak(ctx: Context) -> Iterator[Finding]:
                 path=name, pointer="/max_concurrent_requests", expected=bp, observed=obs, derivation=how)
 
 
+#: A declared arrival process is contradicted when sends this fast have at most this probability under it.
+ARRIVAL_ALPHA = Decimal("1e-6")
+
+
+@check("vllm.arrival", title="The observed send times are not faster than the declared arrival process (request_rate, burstiness)",
+       requires=("vllm.schema",))
+def arrival(ctx: Context) -> Iterator[Finding]:
+    """
+    Test the declared arrival process against the retained `start_times`.
+
+    vLLM draws inter-send gaps from a gamma distribution with shape
+    `burstiness` and mean 1/`request_rate` (`vllm/benchmarks/serve.py`,
+    `get_request`), so the span S from first to last of n sends is
+    Gamma(k = (n-1) b, scale 1/(r b)), mean (n-1)/r. A concurrency cap can only
+    slow sends down, so only "too fast" is a contradiction. With x = S r /
+    (n-1) < 1 the Chernoff bound P(S <= s) <= exp(-k (x - 1 - ln x)) (e.g.
+    Boucheron, Lugosi & Massart 2013, section 2.4, gamma tail) below
+    `ARRIVAL_ALPHA` FAILs `sends-faster-than-declared`; otherwise PASS.
+    `request_rate: "inf"` declares no pacing (PASS `not-paced`); without
+    start times, UNVERIFIED `not-retained`.
+    """
+    import math
+
+    d, name = _doc(ctx)
+    rate, burst = d.get("request_rate"), d.get("burstiness")
+    if rate is None or rate == "inf":
+        yield f("vllm.arrival", Status.PASS, "not-paced", f"{name}: request_rate {rate!r} declares no pacing; no send is too early",
+                path=name, pointer="/request_rate")
+        return
+    starts = (_arrays(ctx) or {}).get("start_times")  # only arrays the profile names, so typed by its schema
+    if not isinstance(starts, list) or len(starts) < 2:
+        yield f("vllm.arrival", Status.UNVERIFIED, "not-retained",
+                f"{name}: request_rate {rate} declared, but fewer than two send times are retained: the arrival process is not observed",
+                path=name, pointer="/request_rate")
+        return
+    r, b = Decimal(rate), Decimal(burst if burst is not None else 1)
+    gaps = len(starts) - 1
+    span = Decimal(max(starts)) - Decimal(min(starts))
+    x = span * r / gaps
+    k = gaps * b
+    bound = Decimal(1) if x >= 1 else (Decimal(0) if x <= 0 else Decimal(math.exp(-float(k) * (float(x) - 1 - math.log(float(x))))))
+    how = (f"{gaps + 1} sends over {span} s: observed rate {(gaps / span) if span else 'unbounded'} /s against the declared "
+           f"{r} /s (burstiness {b}); P(span <= observed) <= {bound:.3g} under Gamma(k={k}, scale=1/(r b)) (Chernoff)")
+    detail = {"sends": gaps + 1, "span_s": str(span), "declared_rate": str(r), "burstiness": str(b), "probability_bound": f"{bound:.3g}",
+              "alpha": str(ARRIVAL_ALPHA)}
+    if bound < ARRIVAL_ALPHA:
+        yield f("vllm.arrival", Status.FAIL, "sends-faster-than-declared",
+                f"{name}: requests were sent faster than the declared arrival process: {how}", path=name, pointer="/start_times",
+                expected=f"rate <= {r} /s", observed=detail, derivation=how)
+    else:
+        yield f("vllm.arrival", Status.PASS, "arrival-consistent", f"{name}: send times are consistent with the declared rate: {how}",
+                path=name, pointer="/start_times", observed=detail, derivation=how)
+
+
 @check("vllm.unsupported", title="Claims this reader cannot re-derive are UNVERIFIED with the reason", requires=("vllm.schema",))
 def unsupported(ctx: Context) -> Iterator[Finding]:
     """
@@ -418,4 +472,4 @@ def unsupported(ctx: Context) -> Iterator[Finding]:
                 pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
 
 
-PIPELINE = (producer, schema, aggregates, requests, latency, peak, unsupported)
+PIPELINE = (producer, schema, aggregates, requests, latency, peak, arrival, unsupported)

@@ -22,11 +22,13 @@ plus A5, a gap check for audio that mirrors V2):
   while demuxing over a small reorder window, so memory stays constant);
   [V3] start within the gate's tolerance (half a frame) of 0; [V4] end (last
   pts plus its duration) within half a frame of N/fps;
-- [A1]/[A2] audio start = (first pts + skip-samples side data) no later than
+- [A1]/[A2] audio start = first pts (in time-base ticks) + skip-samples side
+  data (in samples, divided by the sample rate) no later than
   one codec frame and no earlier than the largest standard priming;
-  [A3]/[A4] audio end = last pts + last duration - discard no shorter than one
+  [A3]/[A4] audio end = last pts + last duration - discard (samples) no shorter than one
   codec frame and no longer than priming plus one frame, against N/fps;
-  [A5] audio packets are contiguous (each starts where the previous ended).
+  [A5] audio packets are contiguous (each starts where the previous ended,
+  within one tick when the time base is coarser than a sample, as in Matroska).
   Tolerances are samples per codec in the gate, divided by the sample rate.
   Unlike the C5 sketch, A1-A4 measure from the expected 0 and N/fps, not from
   the observed video start and end, so a short video does not excuse (or
@@ -534,7 +536,7 @@ def _audio_packet(a: AudioFacts, packet: Any) -> None:
         a.leading = False
     if a.first_pts is None:
         a.first_pts = packet.pts
-    elif a.last_pts is not None and a.last_duration and packet.pts != a.last_pts + a.last_duration and len(a.gaps) < 5:
+    elif a.last_pts is not None and a.last_duration and abs(packet.pts - a.last_pts - a.last_duration) > _slack(a) and len(a.gaps) < 5:
         a.gaps.append((a.last_pts + a.last_duration, packet.pts))
     if not packet.duration:
         a.unknown_duration += 1
@@ -587,18 +589,37 @@ def _video_span(v: VideoFacts) -> tuple[Fraction | None, Fraction | None]:
     return start, end
 
 
+def _slack(a: AudioFacts) -> int:
+    """
+    Return the ticks by which contiguous audio packets may miss each other: 0, or 1 in a time base coarser than a sample.
+
+    In Matroska/WebM (1/1000 s) a 1024-sample frame at 48 kHz lasts 21.33 ms:
+    each pts and duration is rounded to a whole tick, so pts[k+1] - pts[k] -
+    duration[k] is a sum of three roundings of at most half a tick, i.e. at
+    most one tick. A missing frame is far more than one tick.
+    """
+    return 1 if a.sample_rate and a.time_base > Fraction(1, a.sample_rate) else 0
+
+
 def audio_span(a: AudioFacts) -> tuple[Fraction | None, Fraction | None]:
     """
     Return the exact audio `(start, end)` in seconds, or `(None, None)` without packets.
 
-    start = (first pts + skip-samples of the leading packets) x time base;
-    end = (last pts + last duration - discard_end) x time base
+    start = first pts x time base + skip-samples of the leading packets / sample rate;
+    end = (last pts + last duration) x time base - discard_end / sample rate
     (`shared/docs/media-notes.md` C4); never from decoded sample counts.
+    Skip and discard are counted in samples (FFmpeg `AV_PKT_DATA_SKIP_SAMPLES`),
+    pts in ticks of the stream time base: they coincide only when the time base
+    is 1/sample_rate (MP4), not in Matroska/WebM (1/1000).
     """
     if a.first_pts is None or a.last_pts is None:
         return None, None
-    start = (a.first_pts + a.skip) * a.time_base
-    end = (a.last_pts + a.last_duration - a.discard) * a.time_base if a.last_duration else None  # no duration: end unknown
+    rate = Fraction(a.sample_rate) if a.sample_rate else None
+    if rate is None and (a.skip or a.discard):
+        return None, None  # samples to skip, but no rate to convert them: the span is unknown
+    start = a.first_pts * a.time_base + (Fraction(a.skip) / rate if a.skip else 0)
+    end = ((a.last_pts + a.last_duration) * a.time_base - (Fraction(a.discard) / rate if a.discard else 0)
+           if a.last_duration else None)  # no duration: end unknown
     return start, end
 
 

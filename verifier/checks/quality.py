@@ -32,7 +32,7 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     """
     Check each comparison of `quality-index.json`.
 
-    PASS `threshold-met` per comparison; FAIL `threshold-missed`,
+    PASS `threshold-met` per comparison; FAIL `no-comparisons` (thresholds, empty list), `threshold-missed`,
     `score-missing`, `media-not-in-bundle`, `comparison-count`,
     `self-comparison`, `duplicate-comparison`, `duplicate-comparison-id`,
     `candidate-output-not-compared`; UNVERIFIED `no-quality-gate` when the
@@ -81,6 +81,10 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     if "comparisons" in gate and len(comparisons) != gate["comparisons"]:
         yield _f(Status.FAIL, "comparison-count", f"{len(comparisons)} comparisons recorded, the gate requires {gate['comparisons']}",
                  pointer="/comparisons", expected=gate["comparisons"], observed=len(comparisons))
+    if thresholds and not comparisons:
+        # a gate with thresholds asks for quality evidence: an empty list meets every threshold vacuously (issue 13)
+        yield _f(Status.FAIL, "no-comparisons", f"the gate sets quality thresholds ({', '.join(sorted(thresholds))}) but the index "
+                 "records no comparison, so no threshold was met by anything", pointer="/comparisons", expected=">= 1", observed=0)
     for i, comp in enumerate(comparisons):
         problems = []
         for side in ("reference", "candidate"):
