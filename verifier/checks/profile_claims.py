@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -236,6 +237,9 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
                 key[name] = text
         if not unknown and key in keys:
             continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
+        wanted = rule["selection"]
+        if any(k in wanted and not isinstance(wanted[k], dict) and (v not in wanted[k] if isinstance(wanted[k], list) else v != wanted[k]) for k, v in key.items()):
+            continue  # stated for what this claim's selection leaves out (another model's row): not this claim's value
         label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())
         selection = {**rule["selection"], **key}
         if "baseline" in rule:
@@ -283,6 +287,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
         try:
             if "below_baseline" in rule:
                 met, text, observed = _below(rule, records)
+            elif "bounds_at" in rule:
+                met, text, observed = _stated_bounds(_tree(ctx), rule, records)
             else:
                 met, text, observed = _threshold(rule, records)
         except Underivable as exc:
@@ -317,7 +323,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
 def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
-    bound = f">= {low}" if low is not None else f"<= {high}"
+    bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
@@ -332,6 +338,56 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
         lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {(fmt(value) + ' ' + rule.get('unit', '')).strip()} (needs {bound}) [{text}]")
         observed[label or rule["statistic"]] = str(value)
     return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
+
+
+_BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+
+
+def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[str, list[tuple[str, Decimal]]]:
+    """
+    Return `(file, bounds)` the bundle states for one instance: every `>= x`, `<= y` on the first line of `at.file` that names `at.line_naming`.
+
+    E.g. MLPerf's measurements README: "`ROUGE1`: `31.4286`, Required accuracy
+    for closed division `>= 45.14291`". Raises `KeyError` when the file or
+    such a line is absent or the line states no bound.
+    """
+    rel = _PLACEHOLDER_RE.sub(lambda m: key[m.group(1)], at["file"])
+    try:
+        text = tree.read_bytes(rel).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise KeyError(rel) from None
+    name = re.compile(rf"(?<![\w.]){re.escape(at['line_naming'])}(?![\w.])")
+    for line in text.splitlines():
+        if name.search(line):
+            bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
+            if bounds:
+                return rel, bounds
+            break
+    raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
+
+
+def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+    """Judge a rule whose bounds the bundle states (`bounds_at`): every instance's statistic must satisfy every bound; an instance without stated bounds is underivable."""
+    check_complete(select(records, rule["selection"]), "the selection")
+    keys = instances(rule, records)
+    if not keys:
+        raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
+    met, lines, observed = True, [], {}
+    for key in keys:
+        label = ",".join(f"{k}={v}" for k, v in key.items())
+        try:
+            rel, bounds = stated_bounds(tree, rule["bounds_at"], key)
+        except KeyError as exc:
+            raise Underivable(f"{label}: the bounds are not stated ({exc})", "bounds-not-stated", fail=False) from None
+        result = derive_rule(rule, records, key)
+        value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
+        ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
+        met = met and ok
+        shown = " and ".join(f"{op} {b}" for op, b in bounds)
+        lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
+        observed[label] = {"value": str(value), "bounds": shown, "met": ok}
+    failing = [line for line in lines if "does not meet" in line]
+    return met, "; ".join(failing or lines[:1]) + (f" ({len(keys)} instances, {len(failing)} not met)" if len(keys) > 1 else ""), observed
 
 
 def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:

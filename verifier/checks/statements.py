@@ -27,6 +27,7 @@ from typing import Any
 
 from verifier.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import Underivable, derive_rule, expand
+from verifier.checks.outcomes import outcomes
 from verifier.checks.plan import campaign_of
 from verifier.claimtext import extract
 from verifier.model import Finding, Status
@@ -242,8 +243,10 @@ def stated(ctx: Context) -> Iterator[Finding]:
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
     `informational`, `no-claim-text`; FAIL `claim-mismatch`,
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
-    UNVERIFIED `unchecked-claim`.
+    UNVERIFIED `unchecked-claim`. Recorded gate outcomes of `claims.json`
+    are judged first (`verifier.checks.outcomes`).
     """
+    yield from outcomes(ctx)
     evidence, pairs, keys = collect(ctx)
     sources = texts(ctx)
     if not sources:
