@@ -133,6 +133,7 @@ def test_the_browser_check_can_fail(tmp_path):
 def test_page_is_self_contained_and_escapes_evidence(example_report):
     page = render(example_report, "html")
     assert "default-src 'none'" in page and "<script" not in page.lower()
+    assert 'id="claims"' in page and 'id="stated-claims"' in page and "Server means: A1 396.30 s" in page  # the sentence
     import re
 
     for attribute in re.findall(r'(?:src|href)="([^"]*)"', page):

@@ -31,7 +31,7 @@ PLOTS = ("latency", "server-means", "frame-scores", "coverage")
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1f24;padding:0 16px}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}
+h1{font-size:20px;margin:0 0 4px}h3{font-size:14px;margin:14px 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}
 .verdict{display:inline-block;padding:6px 14px;border-radius:6px;font-weight:700;font-size:18px;color:#fff}
 .PASS{background:#1a7f37}.FAIL{background:#cf222e}.INCOMPLETE,.UNVERIFIED{background:#9a6700}.ERROR{background:#8250df}
 table{border-collapse:collapse;width:100%;margin:6px 0}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
@@ -212,17 +212,28 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
 
 def _claims(report: Report) -> str:
+    """Return the claims table (claims.json and receipt claims) and the stated-claims table (numbers of the prose)."""
+    from verifier.report.statements import CHECK as STATED
+    from verifier.report.statements import statement_rows
+
+    parts = []
     rows = claim_rows(report)
-    if not rows:
-        return '<p class="note">No claim findings in this report.</p>'
-    sentences = {str(f.observed.get("claim")): str(f.observed["sentence"]) for f in report.findings
-                 if isinstance(f.observed, dict) and "sentence" in f.observed and "claim" in f.observed}
-    body = "".join(
-        f"<tr><td>{_e(r.claim)}</td><td>{_status(r.status.value)}</td><td class=num>{_e(r.claimed)}</td>"
-        f"<td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td><td>{_e(sentences.get(r.claim, '-'))}</td></tr>"
-        for r in rows)
-    return ("<table><tr><th>claim</th><th>status</th><th>claimed</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
-            f"{body}</table>")
+    if rows:
+        parts.append("<table id=\"claims\"><tr><th>claim</th><th>status</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
+                     + "".join(f"<tr><td>{_e(r.claim)}</td><td>{_status(r.status.value)}</td><td class=num>{_e(r.claimed)}</td>"
+                               f"<td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>" for r in rows)
+                     + "</table>")
+    stated = statement_rows(report)
+    if stated:
+        deltas = [str(f.observed.get("delta", "-")) for f in report.findings
+                  if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
+        parts.append("<h3>Stated in the prose</h3><table id=\"stated-claims\"><tr><th>status</th><th>where</th><th>claimed</th>"
+                     "<th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
+                     + "".join(f"<tr><td>{_status(r.status.value)}</td><td class=mono>{_e(r.where)}</td><td class=num>{_e(r.stated)}</td>"
+                               f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
+                               f"<td>{_e(r.sentence)}</td></tr>" for r, d in zip(stated, deltas, strict=False))
+                     + "</table>")
+    return "".join(parts) or '<p class="note">No claim findings in this report.</p>'
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
