@@ -225,7 +225,9 @@ def _claims(report: Report) -> str:
                      + "</table>")
     stated = statement_rows(report)
     if stated:
-        deltas = [str(f.observed.get("delta", "-")) for f in report.findings
+        from verifier.report._common import _places, _shown  # the claims table's rounding: two places past the claim
+
+        deltas = [_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
                   if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
         parts.append("<h3>Stated in the prose</h3><table id=\"stated-claims\"><tr><th>status</th><th>where</th><th>claimed</th>"
                      "<th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
