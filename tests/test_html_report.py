@@ -58,7 +58,9 @@ def load(page: Path, out: Path) -> Loaded:
     for i, args in enumerate(runs):
         done = subprocess.run(args, capture_output=True, text=True, timeout=180, check=False)
         assert done.returncode == 0, done.stderr[-2000:]
-        console += [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+        # The page's console messages; chromium's own pages (source chrome://...) log too, e.g. a font fallback
+        # notice of its internal UI under load, and are not the page's doing.
+        console += [line for line in done.stderr.splitlines() if ":CONSOLE" in line and "source: chrome://" not in line]
         if i == 1:
             dom = done.stdout
     events = json.loads((out / "net.json").read_text())["events"]
