@@ -260,6 +260,9 @@ def test_percentiles_at_their_boundaries():
 
 def test_tolerances():
     assert stats.half_unit(D("73.45")) == D("0.005") and stats.half_unit(D("2E1")) == D("0.5") and stats.half_unit(7) == D("0.5")
+    for bad in (D("NaN"), D("Infinity")):  # the loader never yields these; a caller that does gets ValueError, not TypeError
+        with pytest.raises(ValueError, match="not finite"):
+            stats.half_unit(bad)
     assert stats.claim_tolerance(D("73.45")) == D("0.005")
     long = D("123.456789012345")
     assert stats.claim_tolerance(long) == max(stats.half_unit(long), long * D(2) ** -48)
