@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -11,7 +12,7 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["locate", "stated"]
+__all__ = ["locate", "member_of", "stated"]
 
 
 def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
@@ -44,7 +45,7 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
         want = {k: _PLACEHOLDER.sub(lambda m: key[m.group(1)], v) for k, v in at["where"].items()}
         if not isinstance(value, (list, dict)):
             raise KeyError(pointer)
-        hits = [i for i, e in _elements(value) if isinstance(e, dict) and all(dim_text(e.get(k)) == v for k, v in want.items())]
+        hits = _where_index(tree, rel, pointer, value, tuple(sorted(want))).get(tuple(v for _, v in sorted(want.items())), [])
         if len(hits) != 1:
             raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
         element = value[hits[0]]
@@ -52,9 +53,29 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
         then = fill(at.get("then", ""))
         value = resolve(element, then)
         pointer += then
+    if "member" in at:
+        value = member_of(value, at["member"])
+        pointer += "#" + at["member"]
     return rel, pointer, value
 
 
+def member_of(text: Any, name: str) -> str:
+    """
+    Return the value of `NAME: value` inside `text` (pairs separated by blanks, e.g. `ROUGE1: 31.4286  ROUGE2: 5.8824`).
+
+    Raises `KeyError` when `text` is not a string or states no such member, `LookupError` when it states it twice.
+    """
+    if not isinstance(text, str):
+        raise KeyError(name)
+    hits = re.findall(rf"(?:^|\s){re.escape(name)}\s*:\s*(\S+)", text)
+    if not hits:
+        raise KeyError(name)
+    if len(set(hits)) > 1:
+        raise LookupError(f"{name} is stated {len(hits)} times in {text!r}")
+    return hits[0]
+
+
+@functools.lru_cache(maxsize=4096)
 def _template(text: str, value: str) -> re.Pattern[str]:
     """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern."""
     parts = _PLACEHOLDER.split(text)
@@ -78,6 +99,19 @@ def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str
         if out.setdefault(name, value) != value:
             return None
     return out
+
+
+def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tuple[str, ...]) -> dict[tuple[Any, ...], list[Any]]:
+    """Return (cached per file, pointer and member names) the element indexes of `container` by the texts of `members`: one scan, not one per instance."""
+    key = ("where-index", rel, pointer, members)
+    cache = tree._cache  # noqa: SLF001 - the tree's per-run cache of parsed documents
+    if key not in cache:
+        index: dict[tuple[Any, ...], list[Any]] = {}
+        for i, e in _elements(container):
+            if isinstance(e, dict):
+                index.setdefault(tuple(dim_text(e.get(m)) for m in members), []).append(i)
+        cache[key] = index
+    return cache[key]  # type: ignore[no-any-return]
 
 
 def _elements(container: list[Any] | dict[str, Any]) -> Iterable[tuple[Any, Any]]:
@@ -137,25 +171,37 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
             document = tree.json(rel)
         except (OSError, JSONProblem):
             continue
-        for b1, pointer, node in _walk(document, at["pointer"], "", bound):
-            if "where" not in at:
-                if node is not None and not isinstance(node, (dict, list)):
-                    yield b1, rel, pointer, node
+        for b1, rel_, pointer, value in _stated_in(document, at, rel, bound):
+            if "member" not in at:
+                yield b1, rel_, pointer, value
                 continue
-            if not isinstance(node, (list, dict)):
+            try:
+                yield b1, rel_, f"{pointer}#{at['member']}", member_of(value, at["member"])
+            except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
                 continue
-            for i, element in _elements(node):
-                if not isinstance(element, dict):
-                    continue
-                b2: dict[str, str] | None = b1
-                for member, template in at["where"].items():
-                    text = dim_text(element.get(member))
-                    if b2 is None or text is None:
-                        b2 = None
-                        break
-                    b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
-                if b2 is None:
-                    continue
-                for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{_escape(str(i))}", b2):
-                    if value is not None and not isinstance(value, (dict, list)):
-                        yield b3, rel, then, value
+
+
+def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
+    """Yield the scalar values `stated` finds in one parsed file."""
+    for b1, pointer, node in _walk(document, at["pointer"], "", bound):
+        if "where" not in at:
+            if node is not None and not isinstance(node, (dict, list)):
+                yield b1, rel, pointer, node
+            continue
+        if not isinstance(node, (list, dict)):
+            continue
+        for i, element in _elements(node):
+            if not isinstance(element, dict):
+                continue
+            b2: dict[str, str] | None = b1
+            for member, template in at["where"].items():
+                text = dim_text(element.get(member))
+                if b2 is None or text is None:
+                    b2 = None
+                    break
+                b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
+            if b2 is None:
+                continue
+            for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{_escape(str(i))}", b2):
+                if value is not None and not isinstance(value, (dict, list)):
+                    yield b3, rel, then, value

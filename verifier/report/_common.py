@@ -175,8 +175,8 @@ def claim_rows(report: Report) -> list[ClaimRow]:
     rows = []
     for f in report.findings:
         detail = f.observed if isinstance(f.observed, dict) else {}
-        if f.check not in CLAIM_CHECKS and not ("claimed" in detail and "derived" in detail):
-            continue
+        if f.check not in CLAIM_CHECKS and not ("claimed" in detail and "derived" in detail) or f.check == "claims.stated":
+            continue  # stated numbers of the prose have their own section (verifier.report.statements)
         head = f.message.split(" = ", 1)[0] if " = " in f.message else ""
         name = str(detail.get("claim") or (f.expected if f.code == "claim-missing" and isinstance(f.expected, str) else None)
                    or (head if head and " " not in head else None) or location(f))
