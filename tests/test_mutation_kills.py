@@ -263,13 +263,15 @@ def test_tolerances():
     for bad in (D("NaN"), D("Infinity")):  # the loader never yields these; a caller that does gets ValueError, not TypeError
         with pytest.raises(ValueError, match="not finite"):
             stats.half_unit(bad)
-    assert stats.claim_tolerance(D("73.45")) == D("0.005")
+    assert stats.tolerance(D("73.45")) == D("0.005") and stats.tolerance(7) == D("0.5")
     long = D("123.456789012345")
-    assert stats.claim_tolerance(long) == max(stats.half_unit(long), long * D(2) ** -48)
-    assert stats.claim_tolerance(D("1234567890123456.7")) > stats.half_unit(D("1234567890123456.7"))
-    assert stats.claim_tolerance(D("12345678901234.5")) == D("0.05")  # 15 digits: 16 ulps (0.044) < half a unit
-    assert stats.within(D("1.005"), D(1), D("0.005")) and not stats.within(D("1.0051"), D(1), D("0.005"))
-    assert stats.within(D("0.995"), D(1), D("0.005")) and not stats.within(D("0.9949"), D(1), D("0.005"))
+    assert stats.tolerance(long) == max(stats.half_unit(long), long * D(2) ** -48)
+    assert stats.tolerance(D("1234567890123456.7")) > stats.half_unit(D("1234567890123456.7"))
+    assert stats.tolerance(D("12345678901234.5")) == D("0.05")  # 15 digits: 16 ulps (0.044) < half a unit
+    assert stats.tolerance(D("1.5"), exact=True) == 0 and stats.tolerance(D("1.5"), declared=0.25) == D("0.25")
+    assert stats.compare(D("1.005"), D(1), declared="0.005").holds and not stats.compare(D("1.0051"), D(1), declared="0.005").holds
+    assert stats.compare(D("0.995"), D(1), declared="0.005").holds and not stats.compare(D("0.9949"), D(1), declared="0.005").holds
+    assert stats.compare(D("1.00"), D("1.005")).holds and not stats.compare(D("1.00"), D("1.0051")).holds
 
 
 def test_peaks_count_touching_intervals_once():
