@@ -16,10 +16,17 @@ from verifier.pipeline import Context, check
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import Record, unit_scale
-from verifier.readers.select import Underivable, check_complete, derive, instances, key_values, select
+from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
 from verifier.readers.tree import Tree
 
-__all__ = ["PERCENT_SCALE", "claims", "default_tolerance", "gate", "select_records"]
+__all__ = ["claims", "gate", "select_records"]
+
+
+def _scale(statistic: str, unit: str | None) -> Decimal:
+    """Return the factor from the derivation's unit (the base unit of its dimension) to the claim's `unit`."""
+    if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
+        return Decimal(1)
+    return stats.CONTEXT.divide(Decimal(1), unit_scale(unit))
 
 
 def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
@@ -63,8 +70,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive each claim instance and compare it with the number the bundle states.
 
-    Tolerance: the claim's `tolerance`, else `stats.claim_tolerance` of the
-    stated number. PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
+    Tolerance: `stats.tolerance` (the claim's `tolerance` when it states
+    one). PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
     `incomplete-denominator`, `empty-selection`; UNVERIFIED `claim-not-stated`
     (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
     (receipts not read may cover it). Then every other value the bundle
@@ -116,11 +123,12 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if "unit" in rule["at"]:
                 stated_unit = _unit_at(tree, rule["at"], key, indexes) or stated_unit
             try:
-                derived, text = derive(joined(ctx, rule, key), records, key)
+                result = derive_rule(joined(ctx, rule, key), records, key)
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            derived = _convert(derived, rule["statistic"], rule.get("unit"))
+            derived, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
+            ctx.data.setdefault("derived", {})[label] = result
             unit = rule.get("unit", "")
             if stated_unit is not None and stated_unit != unit:
                 try:
@@ -133,8 +141,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
                              f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
                     continue
                 unit = stated_unit
-            tolerance = Decimal(rule["tolerance"]) if "tolerance" in rule else default_tolerance(claimed, rule["statistic"])
-            ok = stats.within(claimed, derived, tolerance)
+            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
+                                scale=_scale(rule["statistic"], rule.get("unit")), declared=rule.get("tolerance"))
+            ok, tolerance = cmp.holds, cmp.tolerance
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
@@ -167,7 +176,7 @@ def _pick(ctx: Context, rule: dict[str, Any], records: list[Record]) -> Iterator
     values: dict[str, Decimal] = {}
     for key in instances(rule, records):
         try:
-            value, _text = derive(joined(ctx, rule, key), records, key)
+            value = derive_rule(joined(ctx, rule, key), records, key).value
             values[key[dim]] = _convert(value, rule["statistic"], rule.get("unit"))
         except Underivable as exc:
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']}: {dim}={key[dim]} cannot be derived ({exc}), so the ranking is not known", path=rel, pointer=pointer)
@@ -247,26 +256,6 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
                  path=rel, pointer=pointer, observed=shown)
 
 
-#: A percentage change is 100 * (1 - c/b): its float rounding error scales with
-#: 100 (the operands' magnitude), not with the small result (cancellation).
-PERCENT_SCALE = Decimal(100)
-
-
-def default_tolerance(claimed: Decimal, statistic: str) -> Decimal:
-    """
-    Return the default tolerance for a stated claim: `stats.claim_tolerance`, widened for percentage changes.
-
-    A full-precision `relative_reduction_pct` carries the float noise of
-    `1 - c/b` times 100, i.e. ulps of 100 rather than of the (small) result:
-    its tolerance is at least `stats.claim_tolerance` of a full-precision 100
-    (16 ulps of 100, about 3.6e-13).
-    """
-    base = stats.claim_tolerance(claimed)
-    if statistic == "relative_reduction_pct" and len(claimed.as_tuple().digits) >= stats.FULL_PRECISION_DIGITS:
-        return max(base, PERCENT_SCALE * Decimal(2) ** -48)
-    return base
-
-
 def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
     """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike)."""
     selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)}  # joins: per instance
@@ -341,8 +330,8 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     met, lines, observed = True, [], {}
     for key in keys:
-        value, text = derive(rule, records, key)
-        value = _convert(value, rule["statistic"], rule.get("unit"))
+        result = derive_rule(rule, records, key)
+        value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
@@ -390,8 +379,8 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> t
             rel, bounds = stated_bounds(tree, rule["bounds_at"], key)
         except KeyError as exc:
             raise Underivable(f"{label}: the bounds are not stated ({exc})", "bounds-not-stated", fail=False) from None
-        value, text = derive(rule, records, key)
-        value = _convert(value, rule["statistic"], rule.get("unit"))
+        result = derive_rule(rule, records, key)
+        value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
         met = met and ok
         shown = " and ".join(f"{op} {b}" for op, b in bounds)
@@ -409,8 +398,8 @@ def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     lines, observed, met = [], {}, True
     for key in keys:
-        b, _ = derive(rule, records, {**key, "arm": arms["baseline"]})
-        c, _ = derive(rule, records, {**key, "arm": arms["candidate"]})
+        b = derive_rule(rule, records, {**key, "arm": arms["baseline"]}).value
+        c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}).value
         label = ",".join(f"{k}={v}" for k, v in key.items())
         ok = c < b
         met = met and ok

@@ -26,7 +26,7 @@ from fractions import Fraction
 from typing import Any
 
 from verifier.binding import Evidence, Outcome, Pair, bind
-from verifier.checks.derivation import Underivable, derive, expand
+from verifier.checks.derivation import Underivable, derive_rule, expand
 from verifier.checks.outcomes import outcomes
 from verifier.checks.plan import campaign_of
 from verifier.claimtext import MAX_QUANTITIES, extract
@@ -52,7 +52,7 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     """
     Return `(evidence, pairs, keys)` for a bundle-v1 run: every value a stated number may be bound to.
 
-    Derived values come from the gate's claim rules (`derivation.derive`; an
+    Derived values come from the gate's claim rules (`derivation.derive_rule`; an
     underivable rule contributes nothing), plan counts from `plan.json`,
     thresholds from the gate's `quality` section, recorded scores from
     `quality-index.json`. `keys` maps arm ids, server ids, and the words
@@ -78,7 +78,8 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     for rule in gate.get("claims", []):
         for claim_id, key in expand(rule, c):
             try:
-                value, text = derive(rule, c, ctx, key)
+                derived = derive_rule(rule, c, ctx, key)
+                value, text = derived.value, derived.text
             except Underivable:
                 continue
             statistic = rule["statistic"]
