@@ -348,7 +348,7 @@ def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProbl
     import json
 
     try:
-        loose = json.loads(data.decode("utf-8"))
+        loose = json.loads(data.decode("utf-8-sig"))  # a BOM still names its producer
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     adapter = detect(loose)
