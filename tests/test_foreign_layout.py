@@ -244,3 +244,31 @@ def test_a_quantity_takes_its_unit_from_the_one_registry():
     with pytest.raises(ValueError):
         Evidence(reader="x").lacks("weather")
     assert Evidence(reader="x").lacks("plan", "receipts") == ["plan", "receipts"]
+
+
+def test_a_column_no_field_reads_is_unverified_not_ignored(example_copy, tmp_path, assets):
+    foreign = lay_out_foreign(example_copy, tmp_path / "foreign")
+    csv_path = foreign / "run" / "workers.csv"
+    rows = [line + (",note" if i == 0 else ",x") for i, line in enumerate(csv_path.read_text().splitlines())]
+    csv_path.write_text("\n".join(rows) + "\n")
+    sums = foreign / "SHA256SUMS"
+    sums.write_text("".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  {p.relative_to(foreign).as_posix()}\n"
+                            for p in sorted(foreign.rglob("*")) if p.is_file() and p.name != "SHA256SUMS"))
+    report = verify_path(str(foreign), asset_root=assets)
+    unmapped = [f for f in report.findings if f.code == "unmapped-field"]
+    assert [(f.check, f.status, f.path) for f in unmapped] == [("schema.documents", "UNVERIFIED", "run/workers.csv")]
+    assert "'note'" in unmapped[0].message and report.verdict == "INCOMPLETE"
+
+
+def test_a_mapped_unit_outside_the_registry_refuses_the_profile(tmp_path):
+    import copy
+
+    from verifier.errors import ConfigError
+
+    doc = copy.deepcopy(PROFILE)
+    doc["bundle"]["documents"]["receipts"]["sources"][0]["record"]["elapsed_s"]["unit"] = "furlongs"
+    root = make_assets(tmp_path, {doc["id"]: doc})
+    from verifier.trust import Assets
+
+    with pytest.raises(ConfigError, match=r"/bundle/documents/receipts/sources/0/record/elapsed_s/unit.*furlongs"):
+        Assets(Path(root)).profile(doc["id"])
