@@ -66,10 +66,10 @@ def _pinned_only() -> bool:
 
 def _trust(start: str, ref: str | None) -> Any:
     """Return the `TrustSet` judging evidence at `start` (shipped assets plus the repository's trust root)."""
-    from verifier.trust import assets
+    from verifier import core  # the shipped assets as the core loads them (one seam for tests and callers)
     from verifier.trustroot import locate
 
-    return locate(start, ref=ref, shipped=assets())
+    return locate(start, ref=ref, shipped=core.assets())
 
 
 def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:
