@@ -130,9 +130,11 @@ def main() -> None:
 @click.option("--claims-text", "claims_text", type=click.Path(path_type=str), metavar="FILE",
               help="A pull-request body or other Markdown whose every number must bind to the bundle's evidence (docs/claims.md).")
 @_cache_option
+@click.option("--executor", metavar="ADDRESS",
+              help="Re-score the comparisons as tasks on this Dask scheduler (the `distributed` extra; docs/distributed.md).")
 def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, artifacts: str | None,
                   gate_id: str | None, profile: str | None, weights_dir: str | None, device: str,
-                  claims_text: str | None, use_cache: bool | None) -> None:
+                  claims_text: str | None, use_cache: bool | None, executor: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
 
@@ -141,7 +143,7 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
     try:
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
                              profile=profile, weights_dir=weights_dir, device=device, parallel=True,
-                             claims_text=text, cache=_open_cache(use_cache))
+                             claims_text=text, cache=_open_cache(use_cache), executor=executor)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -174,8 +176,10 @@ def _read_claims_text(name: str) -> tuple[str, str]:
 @click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
 @_cache_option
+@click.option("--executor", metavar="ADDRESS",
+              help="Verify the bundles as tasks on this Dask scheduler (tcp://host:8786; the `distributed` extra; docs/distributed.md).")
 def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
-                      artifacts: str | None, use_cache: bool | None) -> None:
+                      artifacts: str | None, use_cache: bool | None, executor: str | None) -> None:
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
     from verifier.repository import verify_repository
 
@@ -183,7 +187,7 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
-                                   progress=progress, cache=_open_cache(use_cache))
+                                   progress=progress, cache=_open_cache(use_cache), executor=executor)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)

@@ -233,7 +233,8 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
                 debug: bool = False, asset_root: str | None = None, profile: str | None = None,
                 progress: Any = None, weights_dir: str | None = None, device: str = "cpu",
-                parallel: bool = False, claims_text: tuple[str, str] | None = None, cache: Any = None) -> Report:
+                parallel: bool = False, claims_text: tuple[str, str] | None = None, cache: Any = None,
+                executor: Any = None) -> Report:
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
@@ -249,7 +250,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     cache; nothing is downloaded), `device` is where LPIPS runs, `parallel`
     lets SSIM run in a worker process beside LPIPS. `cache` (a
     `verifier.cache.Cache` or None) lets integrity reuse file digests and
-    re-scoring reuse scores from earlier runs (`docs/cache.md`).
+    re-scoring reuse scores from earlier runs (`docs/cache.md`). `executor`,
+    a Dask scheduler address (`verifier.fanout`), re-scores the comparisons
+    as tasks there (the report is the same as without it).
     `profile` reads `path` (a directory, or a single file) through that
     shipped profile instead of detecting the format.
     Raises `UsageError` for a missing or unreadable path, an unrecognised
@@ -289,7 +292,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
                                "weights_dir": weights_dir, "device": device, "parallel": parallel,
-                               "claims_text": claims_text, "cache": cache})
+                               "claims_text": claims_text, "cache": cache, "executor": executor})
         findings, roster = run_pipeline(BUNDLE_PIPELINE, ctx, debug=debug)
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,

@@ -150,7 +150,7 @@ def _registration(root: Path, inventory_rel: str) -> tuple[list[Finding], list[s
 
 
 def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str | None = None,
-                      debug: bool = False, progress: Any = None, cache: Any = None) -> Report:
+                      debug: bool = False, progress: Any = None, cache: Any = None, executor: Any = None) -> Report:
     """
     Verify the evidence repository at `path` and return its `Report`.
 
@@ -160,6 +160,9 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     when `path` is not a directory or has no `evidence/` folder. Side
     effects: reads the repository; never writes (into it: `cache`, a
     `verifier.cache.Cache`, is passed to every bundle's verification).
+    `executor`, a Dask scheduler address (`verifier.fanout`), runs each
+    bundle's verification as a task there; the report is the same as
+    without it. Raises `UsageError` when the executor cannot be used.
     """
     root = Path(path)
     if not root.is_dir():
@@ -171,10 +174,17 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     summary: list[Finding] = []
     roster_counts: dict[str, dict[str, int]] = {}
     titles: dict[str, str] = {}
-    for name in directories:
+    jobs = [(str(root / f"evidence/{name}"),
+             str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None, debug, cache)
+            for name in directories]
+    if executor is not None and jobs:
+        from verifier.fanout import map_on_cluster
+
+        reports = map_on_cluster(executor, _verify_job, jobs)
+    else:
+        reports = [verify_path(job[0], artifacts=job[1], debug=debug, progress=progress, cache=cache) for job in jobs]
+    for name, report in zip(directories, reports, strict=True):
         rel = f"evidence/{name}"
-        supplied = str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None
-        report = verify_path(str(root / rel), artifacts=supplied, debug=debug, progress=progress, cache=cache)
         for c in report.roster:
             titles.setdefault(c.check, c.title)
             counts = roster_counts.setdefault(c.check, {})
@@ -195,6 +205,12 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
     roster = [_roster(REGISTERED, findings), _roster(BUNDLES, summary)]
     roster += [CheckInfo(check=c, title=titles[c], counts=dict(sorted(n.items()))) for c, n in roster_counts.items()]
     return Report(subject=path, kind=KIND, verifier_version=__version__, findings=tuple(all_findings), roster=tuple(roster))
+
+
+def _verify_job(job: tuple[str, str | None, bool, Any]) -> Report:
+    """Verify one bundle on a cluster worker: `(path, artifacts, debug, cache)` -> its `Report` (no progress lines there)."""
+    path, supplied, debug, cache = job
+    return verify_path(path, artifacts=supplied, debug=debug, cache=cache)
 
 
 def _roster(check: str, findings: list[Finding]) -> CheckInfo:

@@ -55,6 +55,9 @@ class ScoreRefused(Exception):
         super().__init__(message)
         self.code = code
 
+    def __reduce__(self) -> tuple[Any, tuple[str, str]]:  # picklable with its code (results come back from cluster workers)
+        return (ScoreRefused, (self.code, str(self)))
+
 
 class Progress:
     """Writes one updating status line to stderr when it is a TTY (long work shows progress); silent otherwise."""

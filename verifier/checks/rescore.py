@@ -25,6 +25,7 @@ For each comparison of `quality-index.json` and each metric of the gate's
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
@@ -111,11 +112,47 @@ def rescore(ctx: Context) -> Iterator[Finding]:
     if not available:
         return
     progress = scoring.Progress()
+    planned: dict[int, dict[str, Any]] = {}
+    if ctx.options.get("executor") is not None:  # score every pair as a task on the cluster, then judge here in order
+        jobs: list[tuple[int, tuple[Any, ...]]] = []
+        for i, comp in enumerate(comparisons):
+            for _finding in _comparison(ctx, i, comp, available, scorers, quality, exp, policy, progress,
+                                        len(comparisons), jobs=jobs):
+                pass  # the same findings are yielded by the judging pass below
+        from verifier.fanout import map_on_cluster
+
+        planned = dict(zip([i for i, _ in jobs], map_on_cluster(ctx.options["executor"], score_job, [j for _, j in jobs]),
+                           strict=True))
     try:
         for i, comp in enumerate(comparisons):
-            yield from _comparison(ctx, i, comp, available, scorers, quality, exp, policy, progress, len(comparisons))
+            yield from _comparison(ctx, i, comp, available, scorers, quality, exp, policy, progress, len(comparisons),
+                                   planned=planned)
     finally:
         progress.done()
+
+
+_WORKER_SCORERS: dict[str, scoring.Scorers] = {}
+
+
+def score_job(job: tuple[Any, ...]) -> dict[str, Any]:
+    """
+    Score one pair on a cluster worker: `(ref path, cand path, ref name, cand name, expectation, policy, metrics, quality, weights_dir, device, digests, cache)`.
+
+    Returns `scoring.score_pair`'s results. The worker builds the gate's
+    scorers itself (once per process and gate section) and probes both files
+    again for the facts scoring needs (their coverage was judged by the
+    caller); SSIM runs in the task's process (no worker process of its own).
+    """
+    ref, cand, ref_name, cand_name, exp, policy, metrics, quality, weights_dir, device, digests, cache = job
+    key = json.dumps([quality, weights_dir, device], sort_keys=True, default=str)
+    if key not in _WORKER_SCORERS:
+        _WORKER_SCORERS[key] = scoring.Scorers(quality, weights_dir=weights_dir, device=device)
+    scorers = _WORKER_SCORERS[key]
+    for metric in metrics:
+        scorers.ready(metric)
+    facts = [coverage.probe(Path(ref), ref_name, exp, policy), coverage.probe(Path(cand), cand_name, exp, policy)]
+    return scoring.score_pair(Path(ref), Path(cand), facts[0], facts[1], policy, metrics, scorers, digests=digests,
+                              cache=cache)
 
 
 def _public(identity: dict[str, Any]) -> dict[str, Any]:
@@ -140,7 +177,13 @@ def _digests(ctx: Context, comp: dict[str, Any]) -> tuple[str, str] | None:
 
 def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], scorers: scoring.Scorers,
                 quality: dict[str, Any], exp: coverage.Expectation, policy: coverage.Policy,
-                progress: scoring.Progress, total: int) -> Iterator[Finding]:
+                progress: scoring.Progress, total: int, *, jobs: list[tuple[int, tuple[Any, ...]]] | None = None,
+                planned: dict[int, dict[str, Any]] | None = None) -> Iterator[Finding]:
+    """
+    Yield the findings of comparison `i`; with `jobs`, only append its scoring job (for `score_job`) when it is scored.
+
+    `planned` holds results already computed on a cluster, by comparison index.
+    """
     pointer = f"/comparisons/{i}"
     cid = comp["id"]
     paths, facts = {}, {}
@@ -166,10 +209,18 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
                      pointer=f"{pointer}/{side}", observed=bad)
             return
         paths[side], facts[side] = where, fact
-    results = scoring.score_pair(paths["reference"], paths["candidate"], facts["reference"], facts["candidate"], policy,
-                                 metrics, scorers, progress=progress, label=f"re-scoring {cid} ({i + 1}/{total})",
-                                 parallel=ctx.options.get("parallel", False), digests=_digests(ctx, comp),
-                                 cache=ctx.options.get("cache"))
+    if jobs is not None:
+        jobs.append((i, (str(paths["reference"]), str(paths["candidate"]), comp["reference"], comp["candidate"], exp, policy,
+                         metrics, quality, ctx.options.get("weights_dir"), ctx.options.get("device") or "cpu",
+                         _digests(ctx, comp), ctx.options.get("cache"))))
+        return
+    if planned is not None and i in planned:
+        results = planned[i]
+    else:
+        results = scoring.score_pair(paths["reference"], paths["candidate"], facts["reference"], facts["candidate"], policy,
+                                     metrics, scorers, progress=progress, label=f"re-scoring {cid} ({i + 1}/{total})",
+                                     parallel=ctx.options.get("parallel", False), digests=_digests(ctx, comp),
+                                     cache=ctx.options.get("cache"))
     thresholds = quality.get("thresholds", {})
     for metric in metrics:
         result = results[metric]

@@ -1,0 +1,56 @@
+"""
+Fan-out of verification work on a Dask distributed cluster (optional extra `distributed`).
+
+`verify inventory REPO --executor ADDRESS` verifies the repository's bundles
+as tasks on the Dask scheduler at ADDRESS (e.g. `tcp://scheduler:8786`); the
+results are gathered in the order of the local loop and assembled by the same
+code, so the report is the same, byte for byte in JSON, as without
+`--executor`. Every worker must see the repository (and `--artifacts`) at the
+same path and have the same `verify-evidence` installed (see
+`docs/distributed.md`). Dask is the engine: nothing here schedules, retries or
+moves data itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from verifier.errors import UsageError
+
+__all__ = ["EXTRA", "map_on_cluster"]
+
+EXTRA = "distributed"
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+def _client(address: Any) -> Any:
+    try:
+        from distributed import Client
+    except ImportError:
+        raise UsageError(f"--executor needs Dask distributed, which is not installed: install the `{EXTRA}` extra "
+                         f"(pip install 'verify-evidence[{EXTRA}]')") from None
+    try:
+        return Client(address, timeout="10s", set_as_default=False)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise UsageError(f"--executor {address}: cannot connect to a Dask scheduler there: {exc}") from None
+
+
+def map_on_cluster(address: Any, func: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    """
+    Return `[func(item) for item in items]`, each call run as a task on the Dask scheduler at `address`.
+
+    `address` is a scheduler address (`tcp://host:8786`, `inproc://...` for an
+    in-process cluster) or a `distributed.Client`/`LocalCluster`. `func` and
+    the items must be picklable (module-level functions, plain data). Results
+    keep the order of `items`. Raises `UsageError` when the extra is not
+    installed or nothing answers at `address`; an exception raised by `func`
+    on a worker is raised here.
+    """
+    client = _client(address)
+    try:
+        futures = client.map(func, list(items), pure=False)
+        return list(client.gather(futures))
+    finally:
+        client.close()
