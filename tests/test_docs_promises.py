@@ -80,6 +80,7 @@ def test_nan_in_a_known_receipt_is_a_fail_report_as_documented(tmp_path, run, to
     result = run(_record(tmp_path, text=text), "--format", "json")
     report = json.loads(result.stdout)
     assert [(f["check"], f["status"], f["code"]) for f in report["findings"]] == [("json.strict", "FAIL", "non-finite-number")]
+    assert report["kind"] == "serving-performance-v1"  # recognised as the producer's receipt, not an anonymous JSON file
     assert result.exit_code == _verdict_table()["FAIL"]
 
 

@@ -47,6 +47,8 @@ CASES = [
      _plan(lambda p: p.update(headers={"Authorization": ""}))),
     ("credential-retained", _config(lambda c: c["client"].update(env=["OMNI_JEV_TEST_TOKEN=sk-abcdefghijklmnopqrstu"])),
      _config(lambda c: c["client"].update(env=["OMNI_JEV_TEST_TOKEN set (value not retained)"]))),
+    ("credential-retained", _plan(lambda p: p.update(headers={"X-Api-Key": "abc123"})),
+     _plan(lambda p: p.update(headers={"X-Request-Id": "abc123"}))),
     ("requests-below-concurrency", _plan(lambda p: p.update(concurrency=[1, 8])), _plan(lambda p: p.update(concurrency=[1, 4]))),
 ]
 

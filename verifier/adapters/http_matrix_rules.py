@@ -31,6 +31,8 @@ RULES = {
     "requests-below-concurrency": "requests_per_case is at least the largest concurrency",
 }
 
+#: Codes of `matrix.response_rules`; the others belong to `matrix.plan_rules`.
+RESPONSE_CODES = frozenset({"ok-after-deadline", "clock-order", "latency-disagrees-with-clocks"})
 #: Keys whose non-empty string value is a credential, and values that are one whatever their key.
 SECRET_KEY = re.compile(r"(authorization|token|api[_-]?key|password|secret|bearer|cookie)", re.IGNORECASE)
 SECRET_VALUE = re.compile(r"\b(Bearer|Basic)\s+\S+|\bsk-[A-Za-z0-9_-]{16,}|\bhf_[A-Za-z0-9]{16,}|(TOKEN|KEY|SECRET|PASSWORD)=\S+",
@@ -38,9 +40,10 @@ SECRET_VALUE = re.compile(r"\b(Bearer|Basic)\s+\S+|\bsk-[A-Za-z0-9_-]{16,}|\bhf_
 
 
 def _rule(ok: bool, code: str, message: str, name: str, pointer: str | None = None, **kw: Any) -> Finding:
+    check_id = "matrix.response_rules" if code in RESPONSE_CODES else "matrix.plan_rules"
     if ok:
-        return f("matrix.rules", Status.PASS, "holds", RULES[code], path=name, pointer=pointer)
-    return f("matrix.rules", Status.FAIL, code, message, path=name, pointer=pointer, **kw)
+        return f(check_id, Status.PASS, "holds", RULES[code], path=name, pointer=pointer)
+    return f(check_id, Status.FAIL, code, message, path=name, pointer=pointer, **kw)
 
 
 def clock_tolerance(*stated: Decimal) -> Decimal:
