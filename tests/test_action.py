@@ -222,3 +222,40 @@ def test_every_bundle_gets_its_own_sarif_file(runner, tricky_repo, tmp_path):
     assert len(logs) == 2, logs
     subjects = {json.loads(p.read_text())["runs"][0]["originalUriBaseIds"]["BUNDLE"]["uri"] for p in logs}
     assert subjects == {"evidence/a.b/", "evidence/a_b/"}
+
+
+def _pr_event(tmp_path: Path, body) -> Path:
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"pull_request": {"number": 7, "body": body}}), encoding="utf-8")
+    return event
+
+
+@pytest.mark.parametrize(("body", "code", "expected"), [
+    ("Mean latency 10.0 s -> 5.0 s over 2 requests.", 0, "verdict=PASS"),
+    ("Mean latency 10.0 s -> 4.0 s over 2 requests.", 1, "claims.stated [claim-mismatch]"),
+    (None, 2, "claim text is empty"),
+])
+def test_claims_from_pr_binds_the_pull_request_body(runner, tmp_path, body, code, expected):
+    repo = tmp_path / "repo"
+    write_bundle(repo / "evidence" / "b")
+    event = _pr_event(tmp_path, body)
+    step = STEPS["Read the pull request body"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "VERIFY_"))}
+    env.update(RUNNER_TEMP=str(tmp_path), GITHUB_EVENT_PATH=str(event), GITHUB_ENV=str(tmp_path / "env.txt"),
+               VERIFY_CLAIMS_FROM_PR="true")
+    proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=repo, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    text_file = (tmp_path / "env.txt").read_text().strip().split("=", 1)[1]
+    assert Path(text_file).read_text(encoding="utf-8") == (body or "")
+    code_, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES="evidence/b", VERIFY_CLAIMS_TEXT=text_file)
+    assert code_ == code, out
+    assert expected in out + files["GITHUB_OUTPUT"]
+
+
+def test_claims_from_pr_off_reads_nothing(tmp_path):
+    step = STEPS["Read the pull request body"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "VERIFY_"))}
+    env.update(RUNNER_TEMP=str(tmp_path), GITHUB_ENV=str(tmp_path / "env.txt"), VERIFY_CLAIMS_FROM_PR="false")
+    (tmp_path / "env.txt").write_text("")
+    proc = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and (tmp_path / "env.txt").read_text() == ""

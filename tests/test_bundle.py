@@ -489,7 +489,7 @@ def test_crash_inside_a_check_is_error_not_traceback(example_copy, monkeypatch):
     def boom(*a, **k):
         raise RuntimeError("synthetic crash")
 
-    monkeypatch.setattr(derivation, "derive", boom)
+    monkeypatch.setattr(derivation, "derive_rule", boom)
     report = verify(example_copy)
     assert ("derivation.claims", "ERROR", "verifier-error") in codes(report)
     assert report.verdict == "ERROR" and int(report.exit_code) == 4

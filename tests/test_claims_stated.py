@@ -120,3 +120,43 @@ def test_readme_not_utf8_fails(example_copy):
     rehash(example_copy)
     bad = stated(run_claims(example_copy), "FAIL")
     assert [(f.code, f.path) for f in bad] == [("claim-text-not-utf8", "README.md")]
+
+
+# --- recorded gate outcomes ------------------------------------------------------
+
+def outcome_findings(bundle: Path, outcomes: list, quality_edit=None):
+    edit_json(bundle / "claims.json", lambda d: d.update(outcomes=outcomes))
+    if quality_edit:
+        edit_json(bundle / "quality-index.json", quality_edit)
+    rehash(bundle)
+    return [(f.status, f.code) for f in stated(run_claims(bundle)) if f.pointer and f.pointer.startswith("/outcomes/")]
+
+
+def test_recorded_quality_pass_over_all_comparisons_rederives(example_copy):
+    assert outcome_findings(example_copy, [{"gate": "quality", "passed": True, "covers": "all"},
+                                           {"gate": "quality.ssim", "passed": True, "covers": ["c01", "c02"]}]) == [
+        ("PASS", "outcome-rederived"), ("PASS", "outcome-rederived")]
+
+
+def test_recorded_pass_without_scope_is_unverified(example_copy):
+    assert outcome_findings(example_copy, [{"gate": "quality", "passed": True}]) == [("UNVERIFIED", "outcome-scope-undeclared")]
+
+
+def test_recorded_outcome_nothing_rederives_is_unverified(example_copy):
+    assert outcome_findings(example_copy, [{"gate": "e2e-latency", "passed": True, "covers": "all"},
+                                           {"gate": "quality.lpips", "passed": True, "covers": "all"}]) == [
+        ("UNVERIFIED", "outcome-not-derivable"), ("UNVERIFIED", "outcome-not-derivable")]
+
+
+def test_recorded_pass_that_rederives_to_fail_fails(example_copy):
+    def low(d):
+        d["comparisons"][0]["scores"]["ssim"] = Decimal("0.961")
+    assert outcome_findings(example_copy, [{"gate": "quality", "passed": True, "covers": "all"},
+                                           {"gate": "quality.ssim", "passed": True, "covers": ["c02"]}], low) == [
+        ("FAIL", "outcome-contradicted"), ("PASS", "outcome-rederived")]
+
+
+def test_recorded_fail_that_rederives_to_pass_fails_and_unknown_scope_fails(example_copy):
+    assert outcome_findings(example_copy, [{"gate": "quality", "passed": False, "covers": "all"},
+                                           {"gate": "quality", "passed": True, "covers": ["c99"]}]) == [
+        ("FAIL", "outcome-contradicted"), ("FAIL", "outcome-scope-unknown")]

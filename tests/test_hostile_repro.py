@@ -294,7 +294,7 @@ def test_8_short_start_times_do_not_crash_the_peak_check(tmp_path):
 def test_8_integer_claims_have_a_tolerance(tmp_path):
     from verifier import stats
 
-    assert stats.half_unit(0) == Decimal("0.5") and stats.claim_tolerance(20) == Decimal("0.5")
+    assert stats.half_unit(0) == Decimal("0.5") and stats.tolerance(20) == Decimal("0.5")
     doc = json.loads(ABCD.read_text())
     doc["std_ttft_ms"] = 0  # an integer where the producer wrote a float
     (tmp_path / "r.json").write_text(json.dumps(doc))

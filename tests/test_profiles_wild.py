@@ -313,3 +313,76 @@ def test_h3_clock_span_300_ns_off_fails(tmp_path):
     report = verify_path(str(bundle))
     clock = next(f for f in _by(report, "profile.identities") if f.message.startswith("wall-time-equals-clock-span"))
     assert (clock.status, clock.code) == ("FAIL", "identity-mismatch")
+
+
+# ---------------------------------------------------------------- MLPerf Inference results tree
+
+MLPERF = CORPUS / "mlperf-inference-test-submissions-v5.0"
+MIXTRAL = "[division=open][org=MLCommons][platform=gh_action-reference-cpu-pytorch_v2.6.0-default_config][model=mixtral-8x7b][scenario=offline]"
+
+
+@pytest.fixture(scope="module")
+def mlperf():
+    return verify_path(str(MLPERF))
+
+
+def test_mlperf_mixtral_publishes_tokens_per_second_as_samples_per_second_and_fails(mlperf):
+    assert mlperf.kind == "profile:mlperf-inference" and mlperf.verdict == "FAIL"
+    for prefix in ("", "csv.", "readme."):
+        f = _claim(mlperf, f"{prefix}Result{MIXTRAL}")
+        assert (f.status, f.code, f.expected, f.observed) == ("FAIL", "claim-mismatch", "0.0148696", "0.000195653")
+
+
+def test_mlperf_every_other_row_with_logs_rederives_result_and_accuracy(mlperf):
+    claims = _by(mlperf, "profile.claims")
+    fails = [f for f in claims if f.status == "FAIL"]
+    assert len(fails) == 3 and all("mixtral-8x7b" in f.message for f in fails)
+    results = [f for f in claims if f.message.startswith("Result[")]
+    assert len(results) == 39 and sum(f.status == "PASS" for f in results) == 37
+    acc = [f for f in claims if f.message.startswith("Accuracy.")]
+    assert all(f.status == "PASS" for f in acc if "stable-diffusion-xl" not in f.message) and len(acc) == 45
+
+
+def test_mlperf_rows_whose_logs_are_absent_are_unverified(mlperf):
+    sdxl = [f for f in _by(mlperf, "profile.claims") if "stable-diffusion-xl" in f.message]
+    assert len(sdxl) == 9 and all((f.status, f.code) == ("UNVERIFIED", "not-derivable") for f in sdxl)
+
+
+def test_mlperf_mixtral_accuracy_is_below_the_closed_division_floors_its_readme_quotes(mlperf):
+    gate = {f.message.split(" ")[0]: f for f in _by(mlperf, "profile.gate")}
+    for name in ("closed-division-ROUGE1", "closed-division-ROUGE2", "closed-division-ROUGEL", "closed-division-mbxp_accuracy"):
+        assert (gate[name].status, gate[name].code) == ("FAIL", "rule-not-met") and "mixtral-8x7b" in gate[name].message
+    assert ">= 45.14291" in gate["closed-division-ROUGE1"].message
+    assert gate["closed-division-TOKENS_PER_SAMPLE"].status == "PASS"  # 152.0 within >= 130.356 and <= 160.49
+    assert gate["closed-division-acc"].status == "PASS" and gate["closed-division-mAP"].status == "PASS"
+
+
+def test_mlperf_units_column_of_another_dimension_is_a_unit_mismatch_naming_both(tmp_path):
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    path = bundle / "summary.json"
+    doc = json.loads(path.read_text())
+    doc["1"]["Units"] = "Tokens/s"
+    path.write_text(json.dumps(doc, indent=1))
+    report = verify_path(str(bundle))
+    f = _claim(report, f"Result{MIXTRAL}")
+    assert (f.status, f.code) == ("FAIL", "unit-mismatch")
+    assert "Tokens/s (tokens/time)" in f.message and "samples/s (samples/time)" in f.message
+
+
+def test_mlperf_a_result_changed_in_its_last_place_fails(tmp_path):
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    path = bundle / "summary.json"
+    text = path.read_text()
+    assert '"Result":8.60445,' in text
+    path.write_text(text.replace('"Result":8.60445,', '"Result":8.60446,', 1))
+    report = verify_path(str(bundle))
+    bad = [f for f in _by(report, "profile.claims") if f.status == "FAIL" and f.path == "summary.json" and f.pointer == "/3/Result"]
+    assert len(bad) == 1 and bad[0].code == "claim-mismatch"
+
+
+def test_mlperf_a_removed_accuracy_log_leaves_that_row_unverified(tmp_path):
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    (bundle / "open/MLCommons/results/gh_macos-latest_x86-mlcommons_cpp-cpu-onnxruntime-default_config/resnet50/offline/accuracy/accuracy.txt").unlink()
+    report = verify_path(str(bundle))
+    row = [f for f in _by(report, "profile.claims") if f.path == "summary.json" and f.pointer == "/3/Accuracy#acc"]
+    assert [(f.status, f.code) for f in row] == [("UNVERIFIED", "not-derivable")]

@@ -59,4 +59,4 @@ def test_half_unit_of_stated_precision():
     assert stats.half_unit(Decimal("73.45")) == Decimal("0.005")
     assert stats.half_unit(Decimal("396.30")) == Decimal("0.005")
     assert stats.half_unit(Decimal("20")) == Decimal("0.5")
-    assert stats.claim_tolerance(Decimal("48.37519689189189")) > stats.half_unit(Decimal("48.37519689189189"))
+    assert stats.tolerance(Decimal("48.37519689189189")) > stats.half_unit(Decimal("48.37519689189189"))

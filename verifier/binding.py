@@ -13,7 +13,7 @@ The phrase decides the formula (`PHRASES`; conventions and sources in
 (b/c - 1) x 100, "X % slower" and "rises X %" are (c/b - 1) x 100, and
 "N x faster / as fast / speedup / less time" is b/c. A stated value is
 compared at the precision it is stated (half a unit of its last place,
-`verifier.stats.claim_tolerance`), after converting its unit into the
+`verifier.stats.tolerance`), after converting its unit into the
 evidence's unit within one dimension (`verifier.units`).
 
 Outcome codes: PASS `bound` (a derived value), `plan-count`,
@@ -182,7 +182,7 @@ def _keys_of(q: Quantity, keys: set[str]) -> list[str]:
 
 def _tolerance(q: Quantity, to: str | None) -> Decimal:
     """Half a unit of the stated last place, converted into unit `to` (exact within a dimension)."""
-    half = stats.claim_tolerance(q.value)
+    half = stats.tolerance(q.value)
     if q.unit and to and units.known(q.unit) and units.known(to):
         return abs(units.parse(q.unit).convert(half, units.parse(to)))
     return half
@@ -214,8 +214,8 @@ def _holds(q: Quantity, e: Evidence) -> tuple[bool, Decimal, Decimal]:
     """Return (holds, derived value in the stated unit, tolerance in the stated unit)."""
     convertible = q.unit and e.unit and units.known(q.unit) and units.known(e.unit) and _compatible(q, e)
     derived = units.parse(e.unit).convert(e.value, units.parse(q.unit)) if convertible else e.value
-    tol = stats.claim_tolerance(q.value)
-    return stats.within(q.value, derived, tol), derived, tol
+    tol = stats.tolerance(q.value)
+    return stats.compare(q.value, derived, declared=tol).holds, derived, tol
 
 
 def _pass(q: Quantity, e: Evidence, code: str, derived: Decimal, tol: Decimal, note: str = "") -> Outcome:
@@ -351,7 +351,7 @@ def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str) -> Outcome:
     return Outcome(q, "FAIL", "claim-mismatch",
                    f"states {q.stated} for {sorted(next(iter(metric)).topics)[0]}, but no recorded score is {q.number} at its stated precision "
                    f"(recorded range {_fmt(low.value)} .. {_fmt(high.value)})", evidence=low.name, derived=low.value,
-                   tolerance=stats.claim_tolerance(q.value), formula="recorded scores of quality-index.json")
+                   tolerance=stats.tolerance(q.value), formula="recorded scores of quality-index.json")
 
 
 def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], keys: dict[str, str],
@@ -481,18 +481,18 @@ def _bind_relative(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[
     unit_kind = q.unit
     same_unit = {k: v for k, v in PHRASES.items() if v[3] == unit_kind}
     where = f"{pair.name}: baseline {_fmt(b)} {pair.base.unit}, candidate {_fmt(c)} {pair.cand.unit}"
-    tol = stats.claim_tolerance(q.value)
+    tol = stats.tolerance(q.value)
     if q.phrase is not None:
         meaning, text, formula, _ = PHRASES[q.phrase]
         derived = formula(b, c)
-        if stats.within(q.value, derived, tol):
+        if stats.compare(q.value, derived, declared=tol).holds:
             return Outcome(q, "PASS", "bound", f'{q.stated} ("{meaning}" = {text}) re-derives: {_fmt(derived)} from {where}',
                            evidence=pair.name, derived=derived, tolerance=tol, formula=f"{text} on {where}")
         for key, (other_meaning, other_text, other_formula, _) in same_unit.items():
             if other_formula is formula:
                 continue
             other = other_formula(b, c)
-            if stats.within(q.value, other, tol):
+            if stats.compare(q.value, other, declared=tol).holds:
                 return Outcome(q, "FAIL", "wording-mismatch",
                                f'states "{q.number} {q.unit} {_phrase_words(q)}": that wording means {text}, which the evidence gives as '
                                f'{_fmt(derived)} {q.unit}; {q.number} {q.unit} is {other_text} ("{other_meaning}") ({where})',
@@ -505,7 +505,7 @@ def _bind_relative(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[
                        formula=f"{text} on {where}")
     for key, (meaning, text, formula, _) in same_unit.items():
         derived = formula(b, c)
-        if stats.within(q.value, derived, tol):
+        if stats.compare(q.value, derived, declared=tol).holds:
             return Outcome(q, "PASS", "bound", f'{q.stated} (no wording; equals {text}) re-derives: {_fmt(derived)} from {where}',
                            evidence=pair.name, derived=derived, tolerance=tol, formula=f"{text} on {where}")
     return _unchecked(q, f"it has no wording that names a formula, and no formula on {where} gives it")

@@ -110,12 +110,12 @@ def hash_bytes_of(path: Path, limit: int) -> tuple[int, str, bytes]:
 
 
 #: Unicode bidirectional embedding, override and isolate controls: they make a name display as another.
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def unsafe_name(name: str) -> str | None:
     """Return why a file name cannot be reported safely (control or bidi characters, undecodable bytes), or None."""
-    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in name):  # C0, DEL, C1, line/paragraph separators
         return "control character in the name"
     if any(c in BIDI_CONTROLS for c in name):
         return "Unicode bidirectional control character in the name (it can make the name display as another)"

@@ -106,7 +106,7 @@ _DATE = re.compile(r"(?<![\w.])\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.
 _TIME = re.compile(r"(?<![\w.:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:])")
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])|(?<![\w.])v\d+(?:\.\d+)?(?![\w.])")
 _REFERENCE = re.compile(r"(?:#|\b(?:pr|pull|issue|issues|prs)\s+#?)(\d+)\b", re.IGNORECASE)
-_WORD_NUM = re.compile(r"[A-Za-z0-9_]*\d[A-Za-z0-9_]*")
+_WORD_NUM = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]*\d[A-Za-z0-9_]*")  # anchored at a word start: linear, no rescans
 #: A number: optional sign, digits with optional thousands commas, optional decimals; never glued to a word on its left.
 _NUMBER = re.compile(r"(?<![\w.#])(?P<sign>[-+\u2212])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![.,]\d)")
 _ARROW = re.compile(r"^\s*(?:->|\u2192|\u27f6|=>|\u21d2|to)\s*$", re.IGNORECASE)

@@ -31,7 +31,7 @@ from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
 from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, Record, read_receipts  # noqa: F401
 from verifier.readers.records import receipt_dims as _receipt_dims
 from verifier.readers.records import value_units
-from verifier.readers.select import Underivable, check_complete, derive, instances, key_values, select
+from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
 from verifier.readers.tree import Tree
 from verifier.validation import schema_validator
 
@@ -45,7 +45,7 @@ __all__ = [
     "Underivable",
     "candidates",
     "check_complete",
-    "derive",
+    "derive_rule",
     "dim_text",
     "fmt",
     "instances",

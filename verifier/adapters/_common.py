@@ -68,19 +68,20 @@ def matching_profile(assets: Any, schema_names: Sequence[str], keys: set[str]) -
 
 
 def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str, label: str,
-                  how: str, tolerance: Decimal | None = None) -> Finding:
+                  how: str, **bound: Any) -> Finding:
     """
     Compare a stated number with its derivation at the precision it is stated.
 
     `claimed` is the receipt's number (int or `Decimal`), `derived` the
-    re-derived exact value. The default tolerance is `stats.claim_tolerance`
-    of the claim (half a unit of its last place, or 16 ulps for a printed
-    binary double). Returns PASS `derived` or FAIL `claim-mismatch`.
+    re-derived exact value; `bound` takes the keywords of `stats.tolerance`
+    (`statistic`, `values`, `scale`, `exact`, `source`, `declared`), the one
+    place tolerances are computed. Returns PASS `derived` or FAIL
+    `claim-mismatch`.
     """
     c = Decimal(claimed)
-    tol = stats.claim_tolerance(c) if tolerance is None else tolerance
-    detail = {"claimed": str(c), "derived": str(derived), "delta": str(c - derived), "tolerance": str(tol)}
-    if stats.within(c, derived, tol):
+    cmp = stats.compare(c, derived, **bound)
+    detail = cmp.detail(c, derived)
+    if cmp.holds:
         return f(check_id, Status.PASS, "derived", f"{label} = {c} re-derives ({derived}) from {how}",
                  path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
     return f(check_id, Status.FAIL, "claim-mismatch", f"{label} = {c}, but {how} gives {derived}",

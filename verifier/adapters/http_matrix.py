@@ -300,7 +300,7 @@ def percentiles(ctx: Context) -> Iterator[Finding]:
                         path="summary.json", pointer=f"/rounds/{i}/p{q}_ms")
                 continue
             note = " (n < 20: p95 is the maximum)" if q == 95 and len(xs) < 20 else ""
-            yield claim_finding("matrix.percentiles", claimed, stats.percentile_nearest_rank(xs, Decimal(q)), name="summary.json",
+            yield claim_finding("matrix.percentiles", claimed, stats.derive("percentile", xs, q=q, method="nearest-rank").value, name="summary.json",
                                 pointer=f"/rounds/{i}/p{q}_ms", label=f"round {key} p{q}_ms",
                                 how=f"nearest-rank p{q} of {len(xs)} successful latencies in ms{note}")
 
@@ -338,7 +338,7 @@ def throughput(ctx: Context) -> Iterator[Finding]:
         wave = end - start
         yield claim_finding("matrix.throughput", row["wave_seconds"], wave, name="summary.json", pointer=f"{base}/wave_seconds",
                             label=f"round {key} wave_seconds", how=f"last completion {end} - first dispatch {start}")
-        yield claim_finding("matrix.throughput", row["throughput_rps"], stats.CONTEXT.divide(Decimal(len(lines)), wave),
+        yield claim_finding("matrix.throughput", row["throughput_rps"], stats.derive("ratio", (len(lines), wave)).value,
                             name="summary.json", pointer=f"{base}/throughput_rps", label=f"round {key} throughput_rps",
                             how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)")
         n, c = len(lines), key[1]
@@ -362,7 +362,7 @@ def throughput(ctx: Context) -> Iterator[Finding]:
         yield claim_finding("matrix.throughput", ss.get("seconds", -1), secs, name="summary.json", pointer=f"{base}/steady_state/seconds",
                             label=f"round {key} steady_state.seconds", how=how)
         if secs > 0:
-            yield claim_finding("matrix.throughput", ss.get("throughput_rps", -1), stats.CONTEXT.divide(Decimal(n - 2 * c), secs),
+            yield claim_finding("matrix.throughput", ss.get("throughput_rps", -1), stats.derive("ratio", (n - 2 * c, secs)).value,
                                 name="summary.json", pointer=f"{base}/steady_state/throughput_rps",
                                 label=f"round {key} steady_state.throughput_rps", how=f"(n - 2c) / ({how})")
 

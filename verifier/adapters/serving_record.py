@@ -157,18 +157,19 @@ def metrics(ctx: Context) -> Iterator[Finding]:
             yield _f("serving.metrics", Status.FAIL, "metric-mismatch", f"{metric['id']}: no case records a duration", path=name, pointer=ptr)
             continue
         if statistic == "median":
-            derived, text = stats.median(durations), f"median of {len(durations)} recorded duration_ms (failures included)"
-        elif statistic == "nearest-rank":
-            derived, text = stats.percentile_nearest_rank(durations, q or Decimal(100)), f"p{q} nearest-rank (rank ceil(q/100 n)) of {len(durations)} recorded duration_ms, as its definition says (failures included)"
-        else:
-            derived, text = stats.percentile_linear(durations, q or Decimal(0)), f"p{q} linear interpolation of {len(durations)} recorded duration_ms (failures included)"
+            result = stats.derive("median", durations, of="recorded duration_ms (failures included)")
+        else:  # "nearest-rank" (as the record's definition says) or "linear"
+            note = ", as its definition says" if statistic == "nearest-rank" else ""
+            result = stats.derive("percentile", durations, q=q or Decimal(100), method=statistic,
+                                  of=f"recorded duration_ms{note} (failures included)")
+        derived, text = result.value, result.text
         if metric.get("samples") is not None and metric["samples"] != len(durations):
             yield _f("serving.metrics", Status.FAIL, "samples-mismatch", f"{metric['id']} says {metric['samples']} samples, the cases record {len(durations)} durations",
                      path=name, pointer=f"/metrics/{i}/samples", expected=len(durations), observed=metric["samples"])
             continue
-        tolerance = stats.claim_tolerance(claimed)
-        detail = {"claim": metric["id"], "claimed": str(claimed), "derived": str(derived), "delta": str(claimed - derived), "tolerance": str(tolerance)}
-        if stats.within(claimed, derived, tolerance):
+        cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs)
+        detail = {"claim": metric["id"], **cmp.detail(claimed, derived)}
+        if cmp.holds:
             yield _f("serving.metrics", Status.PASS, "derived", f"{metric['id']} = {claimed} re-derives ({derived})", path=name, pointer=ptr,
                      expected=str(derived), observed=detail, derivation=text)
         elif words is not None and _other_statistic_matches(statistic, durations, q, claimed):
@@ -192,9 +193,8 @@ def _definition_statistic(definition: Any) -> str | None:
 
 
 def _other_statistic_matches(statistic: str, durations: list[Decimal], q: Decimal | None, claimed: Decimal) -> bool:
-    q = q or Decimal(100)
-    other = stats.percentile_linear(durations, q) if statistic == "nearest-rank" else stats.percentile_nearest_rank(durations, q)
-    return stats.within(claimed, other, stats.claim_tolerance(claimed))
+    other = stats.derive("percentile", durations, q=q or Decimal(100), method="linear" if statistic == "nearest-rank" else "nearest-rank")
+    return stats.compare(claimed, other.value, statistic=other.statistic, values=other.inputs).holds
 
 
 PIPELINE = (producer, record_schema, counts, metrics, record_rules)

@@ -38,7 +38,6 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from verifier import stats
 from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
@@ -233,7 +232,7 @@ def replay(ctx: Context) -> Iterator[Finding]:
                     path=RECEIPT, pointer=f"/facts/{key}")
             continue
         yield claim_finding("telemetry.replay", claimed, value, name=RECEIPT, pointer=f"/facts/{key}", label=f"facts/{key}",
-                            how=f"{stdout_path} prints {value}", tolerance=max(stats.half_unit(value), stats.claim_tolerance(Decimal(claimed))))
+                            how=f"{stdout_path} prints {value}", source=value)
     for key, value in ((receipt.get("facts") or {}).get("latency_ms") or {}).items():
         if f"latency_ms/{key}" not in parsed:
             yield f("telemetry.replay", Status.UNVERIFIED, "not-in-stdout", f"{RECEIPT}#/facts/latency_ms/{key} = {value}: stdout prints no such row",
@@ -308,7 +307,7 @@ def engine(ctx: Context) -> Iterator[Finding]:
                 path=ev["metrics_after"]["path"], observed=str(delta))
         return
     yield claim_finding("telemetry.engine", stated, delta, name=RECEIPT, pointer="/facts/engine_generation_tokens_delta",
-                        label="facts/engine_generation_tokens_delta", how=how, tolerance=Decimal(0))
+                        label="facts/engine_generation_tokens_delta", how=how, exact=True)
 
 
 @check("telemetry.foreign", title="Client tokens above the engine delta are a contradiction, a surplus is not observed foreign traffic",
@@ -337,7 +336,7 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
         yield f("telemetry.foreign", Status.PASS, "derived", f"surplus {surplus} tokens ({how})", path=RECEIPT, observed=str(surplus))
         return
     yield claim_finding("telemetry.foreign", stated, surplus, name=RECEIPT, pointer="/facts/engine_surplus_tokens",
-                        label="facts/engine_surplus_tokens", how=how, tolerance=Decimal(0))
+                        label="facts/engine_surplus_tokens", how=how, exact=True)
 
 
 @check("telemetry.standings", title="Declarations are not observations: arrival skew and window isolation", requires=("telemetry.schema",))

@@ -123,7 +123,7 @@ def aggregates(ctx: Context) -> Iterator[Finding]:
         ("output_throughput", Decimal(tout), f"total_output_tokens / duration = {tout} / {duration}"),
         ("total_token_throughput", Decimal(tin + tout), f"(total_input_tokens + total_output_tokens) / duration = ({tin} + {tout}) / {duration}"),
     ):
-        yield claim_finding("vllm.aggregates", d[key], stats.CONTEXT.divide(num, duration), name=name,
+        yield claim_finding("vllm.aggregates", d[key], stats.derive("ratio", (num, duration)).value, name=name,
                             pointer=f"/{key}", label=key, how=how)
     n = d["num_prompts"]
     if "failed" in d:
@@ -197,9 +197,9 @@ def requests(ctx: Context) -> Iterator[Finding]:
     tin = sum(arrays["input_lens"][i] for i in ok)
     tout = sum(arrays["output_lens"][i] for i in ok)
     yield claim_finding("vllm.requests", d["total_input_tokens"], Decimal(tin), name=name, pointer="/total_input_tokens",
-                        label="total_input_tokens", how=f"sum of input_lens over {len(ok)}/{n} successful requests", tolerance=Decimal(0))
+                        label="total_input_tokens", how=f"sum of input_lens over {len(ok)}/{n} successful requests", exact=True)
     yield claim_finding("vllm.requests", d["total_output_tokens"], Decimal(tout), name=name, pointer="/total_output_tokens",
-                        label="total_output_tokens", how=f"sum of output_lens over {len(ok)}/{n} successful requests", tolerance=Decimal(0))
+                        label="total_output_tokens", how=f"sum of output_lens over {len(ok)}/{n} successful requests", exact=True)
     lat = arrays.get("latencies")
     bad = []
     for i in ok:
@@ -232,11 +232,6 @@ def _samples(ctx: Context, metric: str, arrays: dict[str, list[Any]]) -> tuple[l
     tp = [stats.CONTEXT.divide(Decimal(lat[i]) - Decimal(arrays["ttfts"][i]), Decimal(arrays["output_lens"][i] - 1))
           for i in ok if arrays["output_lens"][i] > 1]
     return tp, f"(latency - ttft) / (output_len - 1) of the {len(tp)} successful requests with output_len > 1 ({len(ok)}/{n} successful)"
-
-
-def _population_sd(xs: list[Decimal]) -> Decimal:
-    m = stats.mean(xs)
-    return stats.CONTEXT.sqrt(stats.CONTEXT.divide(sum(((x - m) * (x - m) for x in xs), Decimal(0)), Decimal(len(xs))))
 
 
 @check("vllm.latency", title="TTFT, TPOT, ITL and E2EL mean/median/std/percentiles re-derive (numpy definitions)",
@@ -288,23 +283,13 @@ def latency(ctx: Context) -> Iterator[Finding]:
                     path=name, pointer=f"/{key}")
             continue
         stat = m.group(1)
-        if stat == "mean":
-            value, text = stats.mean(xs), "mean"
-        elif stat == "median":
-            value, text = stats.median(xs), "median"
-        elif stat == "std":
-            value, text = _population_sd(xs), "population std (numpy ddof=0)"
-        else:
-            q = Decimal(m["q"])
-            value, text = stats.percentile_linear(xs, q), f"p{q} numpy-linear"
-        tolerance = None
-        if stat == "std":
-            # numpy's float64 std carries rounding error of about n * eps * max|x| (mean subtraction, squares,
-            # summation), which the exact derivation does not; a tiny std (e.g. 6.9e-15 for equal values) is noise.
-            scale = max(abs(x) for x in xs) * MS
-            tolerance = max(stats.claim_tolerance(claimed), Decimal(len(xs)) * Decimal(2) ** -52 * scale * 4)
-        yield claim_finding("vllm.latency", claimed, value * MS, name=name, pointer=f"/{key}", label=key,
-                            how=f"{text} x 1000 of {how}", tolerance=tolerance)
+        statistic = {"mean": "mean", "median": "median", "std": "population_sd"}.get(stat, "percentile")
+        # numpy's percentile default is linear interpolation; its std is the population SD (ddof=0)
+        result = stats.derive(statistic, xs, q=m["q"] if statistic == "percentile" else None, method="linear")
+        text = {"mean": "mean", "median": "median", "std": "population std (numpy ddof=0)"}.get(stat, f"p{m['q']} numpy-linear")
+        # a spread statistic's float64 rounding noise is bounded by `stats.tolerance` from its inputs (scale: s -> ms)
+        yield claim_finding("vllm.latency", claimed, result.value * MS, name=name, pointer=f"/{key}", label=key,
+                            how=f"{text} x 1000 of {how}", statistic=result.statistic, values=result.inputs, scale=MS)
 
 
 def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:

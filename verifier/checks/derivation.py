@@ -19,23 +19,15 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
+from verifier.stats import Underivable
 from verifier.campaign import Campaign, elapsed, select
 from verifier.checks.plan import campaign_of
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["Underivable", "claims", "derive", "expand"]
+__all__ = ["Underivable", "claims", "derive_rule", "expand"]
 
 CHECK = "derivation.claims"
-
-
-class Underivable(Exception):
-    """Raised when a statistic cannot be derived honestly; `code` is the finding code, `fail` whether it is a FAIL."""
-
-    def __init__(self, message: str, code: str, fail: bool = True) -> None:
-        super().__init__(message)
-        self.code = code
-        self.fail = fail
 
 
 def _latencies(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], str]:
@@ -53,21 +45,16 @@ def _latencies(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], s
             f"a latency statistic over {ok} is not one over {planned}",
             "incomplete-denominator",
         )
-    return [elapsed(r) for r in receipts], f"{len(receipts)} measured values ({label})"
+    return [elapsed(r) for r in receipts], f"measured values ({label})"
 
 
-def _server_means(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], list[str]]:
+def _servers(c: Campaign, selection: dict[str, str]) -> dict[str, list[Decimal]]:
+    """Return server -> latencies of the arm `selection` names, each over its planned denominator."""
     arm = selection["arm"]
     servers = c.servers_of_arm(arm)
     if not servers:
         raise Underivable(f"arm {arm} has no servers in the plan", "empty-selection")
-    means, lines = [], []
-    for sid in servers:
-        values, _ = _latencies(c, {**selection, "server": sid})
-        m = stats.mean(values)
-        means.append(m)
-        lines.append(f"{sid} mean {_fmt(m)} over {len(values)}")
-    return means, lines
+    return {sid: _latencies(c, {**selection, "server": sid})[0] for sid in servers}
 
 
 def _fmt(value: Decimal) -> str:
@@ -75,57 +62,39 @@ def _fmt(value: Decimal) -> str:
     return format(value, ".12g")
 
 
-def derive(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None) -> tuple[Decimal, str]:
+def derive_rule(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None) -> stats.Derived:
     """
-    Return `(derived_value, derivation_text)` for one gate claim rule.
+    Return the `stats.Derived` value of one gate claim rule: select its values from the campaign, then `stats.derive`.
 
-    `key` is the server or arm id when the rule has `per`. Raises
-    `Underivable` when the evidence cannot give the value over the planned
-    denominator.
+    `key` is the server or arm id when the rule has `per`. Latency statistics
+    are taken over every planned request of the selection. Raises
+    `stats.Underivable` when the evidence cannot give the value over the
+    planned denominator.
     """
     statistic = rule["statistic"]
     selection = dict(rule.get("selection", {}))
     if rule.get("per") and key is not None:
         selection[rule["per"]] = key
-    if statistic == "mean":
-        values, text = _latencies(c, selection)
-        return stats.mean(values), f"mean of {text}"
-    if statistic == "median":
-        values, text = _latencies(c, selection)
-        return stats.median(values), f"median of {text}"
-    if statistic == "percentile":
-        values, text = _latencies(c, selection)
-        q = Decimal(str(rule["q"]))
-        if rule["method"] == "nearest-rank":
-            return stats.percentile_nearest_rank(values, q), f"p{q} nearest-rank (rank ceil(q/100*n)) of {text}"
-        return stats.percentile_linear(values, q), f"p{q} linear interpolation of {text}"
-    if statistic == "mean_of_server_means":
-        means, lines = _server_means(c, selection)
-        return stats.mean(means), "mean of server means: " + "; ".join(lines)
-    if statistic == "sd_of_server_means":
-        means, lines = _server_means(c, selection)
-        if len(means) < 2:
-            raise Underivable("a sample SD needs at least two server means", "empty-selection")
-        return stats.sample_sd(means), "sample SD (n-1) of server means: " + "; ".join(lines)
-    if statistic in ("relative_reduction_pct", "speedup"):
+    label = ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
+    if statistic in ("mean", "median", "percentile", "min", "max", "sd", "sum"):
+        values, of = _latencies(c, selection)
+        return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), of=of)
+    if statistic in stats.GROUP_STATISTICS:
+        return stats.derive(statistic, _servers(c, selection), of=label)
+    if statistic in stats.ARM_STATISTICS:
         sel = {"phase": "measured", **selection}
-        base, _ = _server_means(c, {**sel, "arm": rule["baseline"]})
-        cand, _ = _server_means(c, {**sel, "arm": rule["candidate"]})
-        b, k = stats.mean(base), stats.mean(cand)
-        if statistic == "speedup":
-            return stats.CONTEXT.divide(b, k), f"baseline {_fmt(b)} / candidate {_fmt(k)} (arm means of server means)"
-        value = stats.CONTEXT.multiply(Decimal(1) - stats.CONTEXT.divide(k, b), Decimal(100))
-        return value, f"(1 - candidate {_fmt(k)} / baseline {_fmt(b)}) * 100 (arm means of server means)"
+        arms = {arm: _servers(c, {**sel, "arm": arm}) for arm in (rule["baseline"], rule["candidate"])}
+        return stats.derive(statistic, arms, baseline=rule["baseline"], candidate=rule["candidate"], of="arm means of server means")
     if statistic == "count":
         of = rule["of"]
         if of == "requests":
             receipts, missing = select(c, selection)
-            return Decimal(len(receipts)), f"count of request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)"
+            return stats.derive("count", receipts, of=f"request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)")
         if of == "worker_exits":
             exited = [w for w in c.workers if w["exit_code"] is not None or w.get("signal") is not None]
-            return Decimal(len(exited)), f"count of worker receipts with an exit code or signal ({len(c.workers)} worker receipts)"
+            return stats.derive("count", exited, of=f"worker receipts with an exit code or signal ({len(c.workers)} worker receipts)")
         quality = ctx.bundle.document("quality")
-        return Decimal(len(quality["comparisons"])), "count of comparisons in quality-index.json"
+        return stats.derive("count", quality["comparisons"], of="comparisons in quality-index.json")
     raise Underivable(f"unknown statistic {statistic!r}", "unknown-statistic")
 
 
@@ -174,12 +143,14 @@ def claims(ctx: Context) -> Iterator[Finding]:
             pointer = f"/claims/{index}/value"
             claimed = claim["value"] if isinstance(claim["value"], Decimal) else Decimal(claim["value"])
             try:
-                derived, text = derive(rule, c, ctx, key)
+                result = derive_rule(rule, c, ctx, key)
             except Underivable as exc:
                 yield _f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{claim_id} = {claimed}: {exc}",
                          pointer=pointer, observed=str(claimed))
                 continue
-            tolerance = Decimal(str(rule["tolerance"])) if "tolerance" in rule else stats.claim_tolerance(claimed)
+            derived, text = result.value, result.text
+            ctx.data.setdefault("derived", {})[claim_id] = result
+            bound = {"statistic": result.statistic, "values": result.inputs, "declared": rule.get("tolerance")}
             stated_unit, rule_unit = claim.get("unit"), rule.get("unit")
             shown_unit = stated_unit
             if stated_unit and rule_unit and stated_unit != rule_unit:  # a claim may be stated in another unit of the rule's dimension
@@ -190,18 +161,18 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     yield _f(Status.FAIL, "unit-mismatch", f"{claim_id} is stated in {stated_unit}, but the gate derives it in {rule_unit}: {exc}",
                              pointer=f"/claims/{index}/unit", expected=rule_unit, observed=stated_unit, derivation=text)
                     continue
-                if "tolerance" not in rule:
-                    tolerance = abs(given.convert(tolerance, wanted))
+                if "tolerance" not in rule:  # the stated precision, carried into the rule's unit
+                    bound["declared"] = abs(given.convert(stats.tolerance(claimed, **bound), wanted))
                 text = f"{text}; stated {claimed} {stated_unit} = {converted} {rule_unit}"
                 claimed, shown_unit = converted, rule_unit
-            delta = stats.CONTEXT.subtract(claimed, derived)
-            detail = {"claim": claim_id, "claimed": str(claimed), "derived": str(derived), "delta": str(delta), "tolerance": str(tolerance)}
+            cmp = stats.compare(claimed, derived, **bound)
+            detail = {"claim": claim_id, **cmp.detail(claimed, derived)}
             unit = f" {shown_unit}" if shown_unit else ""
-            if stats.within(claimed, derived, tolerance):
-                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {tolerance})",
+            if cmp.holds:
+                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {cmp.tolerance})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
             else:
-                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(delta)}, tolerance {tolerance})",
+                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {cmp.tolerance})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
     for claim_id in sorted(set(by_id) - covered):
         index, claim = by_id[claim_id]

@@ -15,6 +15,7 @@ pool of as many threads as there are CPUs, largest files first.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,7 +29,7 @@ from verifier.pipeline import Context, check
 from verifier.progress import Progress
 from verifier.trust import schema_validator
 
-__all__ = ["files", "hash_many", "load_manifest", "unchanged"]
+__all__ = ["normal_digest", "same_digest", "files", "hash_many", "load_manifest", "unchanged"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
 DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused rather than read into memory
@@ -85,6 +86,25 @@ def _size(p: Path) -> int:
 
 def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
     return Finding(check="integrity.files", status=status, code=code, message=message, **kw)
+
+
+def normal_digest(text: Any) -> str | None:
+    """
+    Return the sha256 hex digest `text` states, in lowercase, or None when it states none.
+
+    Accepts 64 hex digits in either case, optionally prefixed `sha256:` (the
+    `{path, digest: "sha256:..."}` entry shape): an uppercase digest names the
+    same bytes as its lowercase form in every integrity path.
+    """
+    if not isinstance(text, str):
+        return None
+    hexdigits = text[7:] if text[:7].lower() == "sha256:" else text
+    return hexdigits.lower() if re.fullmatch(r"[0-9a-fA-F]{64}", hexdigits) else None
+
+
+def same_digest(observed: str, stated: Any) -> bool:
+    """Return whether the hex sha256 `observed` (as hashed) equals the digest `stated` (see `normal_digest`)."""
+    return normal_digest(stated) == observed.lower()
 
 
 def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
@@ -231,7 +251,7 @@ def files(ctx: Context) -> Iterator[Finding]:
         if size != entry["size"]:
             yield _f(Status.FAIL, "size-mismatch", f"{name} has {size} bytes, manifest says {entry['size']}",
                      expected=expected, observed=observed, **loc)
-        elif digest != entry["sha256"].lower():  # upper-case hex is the same digest
+        elif not same_digest(digest, entry["sha256"]):
             yield _f(Status.FAIL, "sha256-mismatch", f"{name} sha256 {digest[:12]}... differs from the manifest's {entry['sha256'][:12]}...",
                      expected=expected, observed=observed, **loc)
         else:
@@ -274,7 +294,7 @@ def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str]) -> Iter
             yield _f(Status.FAIL, "unreadable-file", f"external {raw} under {supplied} cannot be read: {exc}", path=name, pointer=pointer)
             continue
         observed = {"sha256": digest, "size": size}
-        if (size, digest) != (entry["size"], entry["sha256"].lower()):
+        if size != entry["size"] or not same_digest(digest, entry["sha256"]):
             yield _f(Status.FAIL, "external-mismatch", f"external {raw} supplied under {supplied} does not match the manifest",
                      path=name, pointer=pointer, expected=expected, observed=observed)
         else:

@@ -18,7 +18,7 @@ from typing import Any
 
 from verifier import stats
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
-from verifier.checks.profile_claims import PERCENT_SCALE, claims, default_tolerance, gate, select_records  # noqa: F401 - public here
+from verifier.checks.profile_claims import claims, gate, select_records  # noqa: F401 - public here
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.profile_integrity import integrity
 from verifier.model import Finding, Status
@@ -87,7 +87,7 @@ def identities(ctx: Context) -> Iterator[Finding]:
     `left` must equal `op(terms)` (value, sum, difference, ratio), compared
     in `left`'s unit. Tolerance: the profile's (in `left`'s unit, or
     `one_over` a field such as one frame = 1/fps), else the largest
-    `stats.claim_tolerance` of the stated numbers involved (half a unit of
+    `stats.tolerance` of the stated numbers involved (half a unit of
     stated precision, or ulps for full-precision floats), never exact `==`.
     One finding per identity and receipt set: PASS `identity-holds` or FAIL
     `identity-mismatch` naming the first record that breaks it; FAIL
@@ -162,7 +162,7 @@ def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
     else:
         stated = [to_decimal(resolve(raw, t["pointer"])) for t in [left_term, *identity["terms"]]]
         # rational strings such as "24/1" have no stated precision: they count as exact
-        tolerance = max((stats.claim_tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
+        tolerance = max((stats.tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
                          for s, t in zip(stated, [left_term, *identity["terms"]], strict=True)
                          if s is not None and not isinstance(resolve(raw, t["pointer"]), str)), default=Decimal(0))
     names = [t["pointer"] for t in identity["terms"]]

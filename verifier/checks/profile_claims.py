@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -15,10 +16,17 @@ from verifier.pipeline import Context, check
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import Record, unit_scale
-from verifier.readers.select import Underivable, check_complete, derive, instances, key_values, select
+from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
 from verifier.readers.tree import Tree
 
-__all__ = ["PERCENT_SCALE", "claims", "default_tolerance", "gate", "select_records"]
+__all__ = ["claims", "gate", "select_records"]
+
+
+def _scale(statistic: str, unit: str | None) -> Decimal:
+    """Return the factor from the derivation's unit (the base unit of its dimension) to the claim's `unit`."""
+    if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
+        return Decimal(1)
+    return stats.CONTEXT.divide(Decimal(1), unit_scale(unit))
 
 
 def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
@@ -62,8 +70,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive each claim instance and compare it with the number the bundle states.
 
-    Tolerance: the claim's `tolerance`, else `stats.claim_tolerance` of the
-    stated number. PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
+    Tolerance: `stats.tolerance` (the claim's `tolerance` when it states
+    one). PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
     `incomplete-denominator`, `empty-selection`; UNVERIFIED `claim-not-stated`
     (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
     (receipts not read may cover it). Then every other value the bundle
@@ -115,11 +123,12 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if "unit" in rule["at"]:
                 stated_unit = _unit_at(tree, rule["at"], key, indexes) or stated_unit
             try:
-                derived, text = derive(joined(ctx, rule, key), records, key)
+                result = derive_rule(joined(ctx, rule, key), records, key)
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            derived = _convert(derived, rule["statistic"], rule.get("unit"))
+            derived, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
+            ctx.data.setdefault("derived", {})[label] = result
             unit = rule.get("unit", "")
             if stated_unit is not None and stated_unit != unit:
                 try:
@@ -132,8 +141,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
                              f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
                     continue
                 unit = stated_unit
-            tolerance = Decimal(rule["tolerance"]) if "tolerance" in rule else default_tolerance(claimed, rule["statistic"])
-            ok = stats.within(claimed, derived, tolerance)
+            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
+                                scale=_scale(rule["statistic"], rule.get("unit")), declared=rule.get("tolerance"))
+            ok, tolerance = cmp.holds, cmp.tolerance
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
@@ -166,7 +176,7 @@ def _pick(ctx: Context, rule: dict[str, Any], records: list[Record]) -> Iterator
     values: dict[str, Decimal] = {}
     for key in instances(rule, records):
         try:
-            value, _text = derive(joined(ctx, rule, key), records, key)
+            value = derive_rule(joined(ctx, rule, key), records, key).value
             values[key[dim]] = _convert(value, rule["statistic"], rule.get("unit"))
         except Underivable as exc:
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']}: {dim}={key[dim]} cannot be derived ({exc}), so the ranking is not known", path=rel, pointer=pointer)
@@ -227,6 +237,9 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
                 key[name] = text
         if not unknown and key in keys:
             continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
+        wanted = rule["selection"]
+        if any(k in wanted and not isinstance(wanted[k], dict) and (v not in wanted[k] if isinstance(wanted[k], list) else v != wanted[k]) for k, v in key.items()):
+            continue  # stated for what this claim's selection leaves out (another model's row): not this claim's value
         label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())
         selection = {**rule["selection"], **key}
         if "baseline" in rule:
@@ -241,26 +254,6 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
         yield _f(cid, Status.UNVERIFIED, "not-derivable",
                  f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
                  path=rel, pointer=pointer, observed=shown)
-
-
-#: A percentage change is 100 * (1 - c/b): its float rounding error scales with
-#: 100 (the operands' magnitude), not with the small result (cancellation).
-PERCENT_SCALE = Decimal(100)
-
-
-def default_tolerance(claimed: Decimal, statistic: str) -> Decimal:
-    """
-    Return the default tolerance for a stated claim: `stats.claim_tolerance`, widened for percentage changes.
-
-    A full-precision `relative_reduction_pct` carries the float noise of
-    `1 - c/b` times 100, i.e. ulps of 100 rather than of the (small) result:
-    its tolerance is at least `stats.claim_tolerance` of a full-precision 100
-    (16 ulps of 100, about 3.6e-13).
-    """
-    base = stats.claim_tolerance(claimed)
-    if statistic == "relative_reduction_pct" and len(claimed.as_tuple().digits) >= stats.FULL_PRECISION_DIGITS:
-        return max(base, PERCENT_SCALE * Decimal(2) ** -48)
-    return base
 
 
 def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
@@ -294,6 +287,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
         try:
             if "below_baseline" in rule:
                 met, text, observed = _below(rule, records)
+            elif "bounds_at" in rule:
+                met, text, observed = _stated_bounds(_tree(ctx), rule, records)
             else:
                 met, text, observed = _threshold(rule, records)
         except Underivable as exc:
@@ -328,21 +323,71 @@ def gate(ctx: Context) -> Iterator[Finding]:
 def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
-    bound = f">= {low}" if low is not None else f"<= {high}"
+    bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     met, lines, observed = True, [], {}
     for key in keys:
-        value, text = derive(rule, records, key)
-        value = _convert(value, rule["statistic"], rule.get("unit"))
+        result = derive_rule(rule, records, key)
+        value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
         lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {(fmt(value) + ' ' + rule.get('unit', '')).strip()} (needs {bound}) [{text}]")
         observed[label or rule["statistic"]] = str(value)
     return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
+
+
+_BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+
+
+def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[str, list[tuple[str, Decimal]]]:
+    """
+    Return `(file, bounds)` the bundle states for one instance: every `>= x`, `<= y` on the first line of `at.file` that names `at.line_naming`.
+
+    E.g. MLPerf's measurements README: "`ROUGE1`: `31.4286`, Required accuracy
+    for closed division `>= 45.14291`". Raises `KeyError` when the file or
+    such a line is absent or the line states no bound.
+    """
+    rel = _PLACEHOLDER_RE.sub(lambda m: key[m.group(1)], at["file"])
+    try:
+        text = tree.read_bytes(rel).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise KeyError(rel) from None
+    name = re.compile(rf"(?<![\w.]){re.escape(at['line_naming'])}(?![\w.])")
+    for line in text.splitlines():
+        if name.search(line):
+            bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
+            if bounds:
+                return rel, bounds
+            break
+    raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
+
+
+def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+    """Judge a rule whose bounds the bundle states (`bounds_at`): every instance's statistic must satisfy every bound; an instance without stated bounds is underivable."""
+    check_complete(select(records, rule["selection"]), "the selection")
+    keys = instances(rule, records)
+    if not keys:
+        raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
+    met, lines, observed = True, [], {}
+    for key in keys:
+        label = ",".join(f"{k}={v}" for k, v in key.items())
+        try:
+            rel, bounds = stated_bounds(tree, rule["bounds_at"], key)
+        except KeyError as exc:
+            raise Underivable(f"{label}: the bounds are not stated ({exc})", "bounds-not-stated", fail=False) from None
+        result = derive_rule(rule, records, key)
+        value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
+        ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
+        met = met and ok
+        shown = " and ".join(f"{op} {b}" for op, b in bounds)
+        lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
+        observed[label] = {"value": str(value), "bounds": shown, "met": ok}
+    failing = [line for line in lines if "does not meet" in line]
+    return met, "; ".join(failing or lines[:1]) + (f" ({len(keys)} instances, {len(failing)} not met)" if len(keys) > 1 else ""), observed
 
 
 def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
@@ -353,8 +398,8 @@ def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     lines, observed, met = [], {}, True
     for key in keys:
-        b, _ = derive(rule, records, {**key, "arm": arms["baseline"]})
-        c, _ = derive(rule, records, {**key, "arm": arms["candidate"]})
+        b = derive_rule(rule, records, {**key, "arm": arms["baseline"]}).value
+        c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}).value
         label = ",".join(f"{k}={v}" for k, v in key.items())
         ok = c < b
         met = met and ok

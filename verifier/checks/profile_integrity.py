@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from verifier.bundle import unsafe_reason
-from verifier.checks.integrity import hash_many
+from verifier.checks.integrity import hash_many, normal_digest
 from verifier.checks.profile_base import _f, _profile, _tree, examined
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
@@ -121,10 +121,10 @@ def _files_map(document: Any, spec: dict[str, Any]) -> tuple[dict[str, tuple[str
         size = entry.get(spec["size"]) if isinstance(entry, dict) else None
         if reason:
             problems.append(("unsafe-path", f"manifest lists {rel!r}: {reason}; it is not read", pointer))
-        elif not isinstance(digest, str) or not re.fullmatch(r"[0-9a-fA-F]{64}", digest) or not isinstance(size, int) or isinstance(size, bool):
+        elif normal_digest(digest) is None or not isinstance(size, int) or isinstance(size, bool):
             problems.append(("manifest-entry", f"entry {rel!r} lacks a sha256 ({spec['sha256']}) or an integer size ({spec['size']})", pointer))
         else:
-            entries[rel] = (digest.lower(), size, pointer)  # upper-case hex is the same digest
+            entries[rel] = (normal_digest(digest), size, pointer)  # type: ignore[assignment]
     return entries, problems
 
 

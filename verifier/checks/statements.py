@@ -26,7 +26,8 @@ from fractions import Fraction
 from typing import Any
 
 from verifier.binding import Evidence, Outcome, Pair, bind
-from verifier.checks.derivation import Underivable, derive, expand
+from verifier.checks.derivation import Underivable, derive_rule, expand
+from verifier.checks.outcomes import outcomes
 from verifier.checks.plan import campaign_of
 from verifier.claimtext import extract
 from verifier.model import Finding, Status
@@ -51,7 +52,7 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     """
     Return `(evidence, pairs, keys)` for a bundle-v1 run: every value a stated number may be bound to.
 
-    Derived values come from the gate's claim rules (`derivation.derive`; an
+    Derived values come from the gate's claim rules (`derivation.derive_rule`; an
     underivable rule contributes nothing), plan counts from `plan.json`,
     thresholds from the gate's `quality` section, recorded scores from
     `quality-index.json`. `keys` maps arm ids, server ids, and the words
@@ -77,7 +78,8 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     for rule in gate.get("claims", []):
         for claim_id, key in expand(rule, c):
             try:
-                value, text = derive(rule, c, ctx, key)
+                derived = derive_rule(rule, c, ctx, key)
+                value, text = derived.value, derived.text
             except Underivable:
                 continue
             statistic = rule["statistic"]
@@ -241,8 +243,10 @@ def stated(ctx: Context) -> Iterator[Finding]:
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
     `informational`, `no-claim-text`; FAIL `claim-mismatch`,
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
-    UNVERIFIED `unchecked-claim`.
+    UNVERIFIED `unchecked-claim`. Recorded gate outcomes of `claims.json`
+    are judged first (`verifier.checks.outcomes`).
     """
+    yield from outcomes(ctx)
     evidence, pairs, keys = collect(ctx)
     sources = texts(ctx)
     if not sources:

@@ -11,7 +11,7 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["locate", "stated"]
+__all__ = ["locate", "member_of", "stated"]
 
 
 def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
@@ -52,7 +52,26 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
         then = fill(at.get("then", ""))
         value = resolve(element, then)
         pointer += then
+    if "member" in at:
+        value = member_of(value, at["member"])
+        pointer += "#" + at["member"]
     return rel, pointer, value
+
+
+def member_of(text: Any, name: str) -> str:
+    """
+    Return the value of `NAME: value` inside `text` (pairs separated by blanks, e.g. `ROUGE1: 31.4286  ROUGE2: 5.8824`).
+
+    Raises `KeyError` when `text` is not a string or states no such member, `LookupError` when it states it twice.
+    """
+    if not isinstance(text, str):
+        raise KeyError(name)
+    hits = re.findall(rf"(?:^|\s){re.escape(name)}\s*:\s*(\S+)", text)
+    if not hits:
+        raise KeyError(name)
+    if len(set(hits)) > 1:
+        raise LookupError(f"{name} is stated {len(hits)} times in {text!r}")
+    return hits[0]
 
 
 def _template(text: str, value: str) -> re.Pattern[str]:
@@ -137,25 +156,37 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
             document = tree.json(rel)
         except (OSError, JSONProblem):
             continue
-        for b1, pointer, node in _walk(document, at["pointer"], "", bound):
-            if "where" not in at:
-                if node is not None and not isinstance(node, (dict, list)):
-                    yield b1, rel, pointer, node
+        for b1, rel_, pointer, value in _stated_in(document, at, rel, bound):
+            if "member" not in at:
+                yield b1, rel_, pointer, value
                 continue
-            if not isinstance(node, (list, dict)):
+            try:
+                yield b1, rel_, f"{pointer}#{at['member']}", member_of(value, at["member"])
+            except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
                 continue
-            for i, element in _elements(node):
-                if not isinstance(element, dict):
-                    continue
-                b2: dict[str, str] | None = b1
-                for member, template in at["where"].items():
-                    text = dim_text(element.get(member))
-                    if b2 is None or text is None:
-                        b2 = None
-                        break
-                    b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
-                if b2 is None:
-                    continue
-                for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{_escape(str(i))}", b2):
-                    if value is not None and not isinstance(value, (dict, list)):
-                        yield b3, rel, then, value
+
+
+def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
+    """Yield the scalar values `stated` finds in one parsed file."""
+    for b1, pointer, node in _walk(document, at["pointer"], "", bound):
+        if "where" not in at:
+            if node is not None and not isinstance(node, (dict, list)):
+                yield b1, rel, pointer, node
+            continue
+        if not isinstance(node, (list, dict)):
+            continue
+        for i, element in _elements(node):
+            if not isinstance(element, dict):
+                continue
+            b2: dict[str, str] | None = b1
+            for member, template in at["where"].items():
+                text = dim_text(element.get(member))
+                if b2 is None or text is None:
+                    b2 = None
+                    break
+                b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
+            if b2 is None:
+                continue
+            for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{_escape(str(i))}", b2):
+                if value is not None and not isinstance(value, (dict, list)):
+                    yield b3, rel, then, value

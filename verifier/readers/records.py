@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.grammars import GrammarError, parse
+from verifier.grammars import GrammarError, parse, quantity
 from verifier.jsonio import JSONProblem
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.tree import Tree
@@ -254,6 +254,20 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                 for name, mapping in values_spec.items():
                     found, value = _map(mapping, record, element, parallel, from_name)
                     number = to_decimal(value) if found else None
+                    if number is None and found and isinstance(value, str) and (q := quantity(value)) is not None:
+                        number, written = q  # "76.000%", "244.6s": the unit written must be of the mapped unit's dimension
+                        if written is not None:
+                            try:
+                                number = units.convert(number, written, mapping["unit"])
+                            except (units.UnitError, units.UnitMismatch):
+                                problems.append(Problem("FAIL", "unit-mismatch", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, "
+                                                        f"not in a unit of {mapping['unit']}'s dimension", rel, where, name))
+                                number = None
+                                rec.values[name] = None
+                                continue
+                    if (not found or value is None) and mapping.get("optional"):
+                        rec.values[name] = None  # not stated by this record: a statistic over it is underivable, no problem here
+                        continue
                     if not found or value is None:
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                     elif number is None:

@@ -1,25 +1,17 @@
-"""Selections over receipt `Record`s and the statistics derived from them (`derive`)."""
+"""Selections over receipt `Record`s, handed to the one statistics engine (`derive_rule` -> `verifier.stats.derive`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from decimal import Decimal
 from typing import Any
 
 from verifier import stats
-from verifier.readers.pointers import fmt
 from verifier.readers.records import Record
+from verifier.stats import Underivable
 
-__all__ = ["Underivable", "arm_name", "check_complete", "derive", "instances", "key_values", "select"]
-
-
-class Underivable(Exception):
-    """Raised when a statistic cannot be derived honestly; `code` is the finding code, `fail` whether it is a FAIL."""
-
-    def __init__(self, message: str, code: str, *, fail: bool = True) -> None:
-        super().__init__(message)
-        self.code = code
-        self.fail = fail
+__all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "select"]
 
 
 def _may_match(r: Record, key: str, value: Any) -> bool:
@@ -81,19 +73,14 @@ def key_values(records: list[Record], dim: str) -> list[str]:
     return sorted(found)
 
 
-def _mean_of_server_means(records: list[Record], selection: dict[str, str], name: str) -> tuple[Decimal, list[str]]:
+def _groups(records: list[Record], selection: dict[str, str], name: str) -> dict[str, list[Decimal]]:
+    """Return server -> values of `name` over `selection` (one group "" when the receipts map no server)."""
     chosen = select(records, selection)
     check_complete(chosen, _label(selection))
     servers = key_values(chosen, "server") if any("server" in r.dims for r in chosen) else []
     if not servers:
-        values = _values(chosen, name, _label(selection))
-        return stats.mean(values), [f"mean {fmt(stats.mean(values))} over {len(values)}"]
-    means, lines = [], []
-    for sid in servers:
-        values = _values(select(chosen, {"server": sid}), name, _label({**selection, "server": sid}))
-        means.append(stats.mean(values))
-        lines.append(f"server {sid} mean {fmt(means[-1])} over {len(values)}")
-    return stats.mean(means), lines
+        return {"": _values(chosen, name, _label(selection))}
+    return {sid: _values(select(chosen, {"server": sid}), name, _label({**selection, "server": sid})) for sid in servers}
 
 
 
@@ -105,17 +92,17 @@ def arm_name(template: str, key: dict[str, str]) -> str:
     return template
 
 
-def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> tuple[Decimal, str]:
+def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> stats.Derived:
     """
-    Return `(value, derivation_text)` of one claim or gate rule over `records`.
+    Return the `stats.Derived` value of one claim or gate rule over `records`: select, then `stats.derive`.
 
     `key` holds the `per` dimension values of this instance. Statistics of a
     value are in the base unit of its dimension (seconds, bytes, ...; callers
     convert to the claim's unit); `first`/`last` take the file order;
     `difference` is baseline minus candidate (each arm's mean of server
     means, like `speedup`, or the statistic named in `of`). Raises
-    `Underivable` when the selection is empty or holds a receipt with a
-    missing or failed value.
+    `stats.Underivable` when the selection is empty or holds a receipt with
+    a missing or failed value, or a stand-in for receipts that were not read.
     """
     statistic = rule["statistic"]
     selection = {**rule["selection"], **key}
@@ -129,53 +116,22 @@ def derive(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> 
         unknown = [r.pointer for r in chosen if r.unknown]
         if unknown:
             raise Underivable(f"{len(unknown)} receipts of {label} lack a mapped dimension ({unknown[:3]}), so the count is not known", "incomplete-denominator")
-        return Decimal(len(chosen)), f"count of receipts with {label}"
-    if statistic in ("relative_reduction_pct", "speedup", "difference"):
+        return stats.derive("count", chosen, of=f"receipts with {label}")
+    if statistic in stats.ARM_STATISTICS:
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
-        b_arm, c_arm = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
+        baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
         if "of" in rule:  # the relative change of another statistic (e.g. of the max), not of the mean of server means
             inner = {k: v for k, v in rule.items() if k not in ("of", "baseline", "candidate")}
             inner = {**inner, **rule["of"], "selection": base_sel}
-            b, b_text = derive(inner, records, {"arm": b_arm})
-            c, c_text = derive(inner, records, {"arm": c_arm})
-            b_lines, c_lines = [b_text], [c_text]
-        else:
-            b, b_lines = _mean_of_server_means(records, {**base_sel, "arm": b_arm}, name)
-            c, c_lines = _mean_of_server_means(records, {**base_sel, "arm": c_arm}, name)
-        detail = f"baseline {fmt(b)} ({'; '.join(b_lines)}), candidate {fmt(c)} ({'; '.join(c_lines)})"
-        if statistic == "difference":
-            return b - c, f"baseline - candidate: {detail}"
-        if b == 0:
-            raise Underivable(f"baseline mean is zero ({label})", "empty-selection")
-        if statistic == "speedup":
-            return stats.CONTEXT.divide(b, c), f"baseline / candidate: {detail}"
-        value = stats.CONTEXT.multiply(Decimal(1) - stats.CONTEXT.divide(c, b), Decimal(100))
-        return value, f"(1 - candidate/baseline) * 100: {detail}"
-    if statistic == "mean_of_server_means":
-        value, lines = _mean_of_server_means(records, selection, name)
-        return value, f"mean of server means ({label}): " + "; ".join(lines)
+            b, c = derive_rule(inner, records, {"arm": baseline}), derive_rule(inner, records, {"arm": candidate})
+            result = stats.derive(statistic, {baseline: {"": [b.value]}, candidate: {"": [c.value]}}, baseline=baseline, candidate=candidate, of=label)
+            return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
+        arms = {arm: _groups(records, {**base_sel, "arm": arm}, name) for arm in (baseline, candidate)}
+        return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=label)
+    if statistic in stats.GROUP_STATISTICS:
+        return stats.derive(statistic, _groups(records, selection, name), of=label)
     values = _values(select(records, selection), name, label)
-    text = f"{len(values)} values of {name} ({label})"
-    if statistic == "mean":
-        return stats.mean(values), f"mean of {text}"
-    if statistic == "median":
-        return stats.median(values), f"median of {text}"
-    if statistic == "min":
-        return min(values), f"minimum of {text}"
-    if statistic == "max":
-        return max(values), f"maximum of {text}"
-    if statistic == "first":
-        return values[0], f"first (in file order) of {text}"
-    if statistic == "last":
-        return values[-1], f"last (in file order) of {text}"
-    if statistic == "sd":
-        if len(values) < 2:
-            raise Underivable(f"a sample SD needs at least two values, {label} has {len(values)}", "empty-selection", fail=False)
-        return stats.sample_sd(values), f"sample SD (n-1) of {text}"
-    q = Decimal(str(rule["q"]))
-    if rule["method"] == "nearest-rank":
-        return stats.percentile_nearest_rank(values, q), f"p{q} nearest-rank (rank ceil(q/100*n)) of {text}"
-    return stats.percentile_linear(values, q), f"p{q} linear interpolation ((n-1)*q/100) of {text}"
+    return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), of=f"values of {name} ({label})")
 
 
 def instances(rule: dict[str, Any], records: list[Record]) -> list[dict[str, str]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.bundle import unsafe_reason
-from verifier.jsonio import loads_strict
+from verifier.jsonio import JSONProblem, loads_strict
 
 __all__ = ["Tree", "glob_regex"]
 

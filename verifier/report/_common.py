@@ -33,7 +33,8 @@ def visible(text: str, keep: str = "") -> str:
     Return `text` with control characters (C0, DEL, C1) and bidi controls written as escapes.
 
     `\\n`, `\\x1b`, `\\u202e`: evidence cannot forge lines, colour a terminal or
-    reorder what a reader sees. Lone surrogates (a file name that is not
+    reorder what a reader sees. U+2028/U+2029 (line and paragraph
+    separators, line breaks to some viewers), lone surrogates (a file name that is not
     UTF-8) and the noncharacters U+FFFE/U+FFFF are escaped too (`\\udc80`), so
     the result always encodes as UTF-8 and is a legal XML 1.0 character
     sequence once C0 controls are gone. Characters in `keep` pass through (the caller
@@ -48,7 +49,7 @@ def visible(text: str, keep: str = "") -> str:
             out.append(c)
         elif code < 32 or 127 <= code < 160:
             out.append(repr(c)[1:-1])
-        elif c in BIDI_CONTROLS or 0xD800 <= code <= 0xDFFF or code in (0xFFFE, 0xFFFF):
+        elif c in BIDI_CONTROLS or 0xD800 <= code <= 0xDFFF or code in (0x2028, 0x2029, 0xFFFE, 0xFFFF):
             out.append(f"\\u{code:04x}")
         else:
             out.append(c)
@@ -56,7 +57,7 @@ def visible(text: str, keep: str = "") -> str:
 
 
 #: Text with nothing `visible` rewrites: no C0/DEL/C1 control, bidi control, surrogate or U+FFFE/U+FFFF.
-_PLAIN_TEXT = re.compile("[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]*\\Z")
+_PLAIN_TEXT = re.compile("[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]*\\Z")
 #: A lone surrogate: it cannot be encoded as UTF-8 (file names read with `surrogateescape`), so no output may hold one.
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -174,8 +175,8 @@ def claim_rows(report: Report) -> list[ClaimRow]:
     rows = []
     for f in report.findings:
         detail = f.observed if isinstance(f.observed, dict) else {}
-        if f.check not in CLAIM_CHECKS and not ("claimed" in detail and "derived" in detail):
-            continue
+        if f.check not in CLAIM_CHECKS and not ("claimed" in detail and "derived" in detail) or f.check == "claims.stated":
+            continue  # stated numbers of the prose have their own section (verifier.report.statements)
         head = f.message.split(" = ", 1)[0] if " = " in f.message else ""
         name = str(detail.get("claim") or (f.expected if f.code == "claim-missing" and isinstance(f.expected, str) else None)
                    or (head if head and " " not in head else None) or location(f))

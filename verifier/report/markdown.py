@@ -2,7 +2,8 @@
 Markdown reporter: a summary for a pull-request comment or `GITHUB_STEP_SUMMARY`.
 
 Verdict first, then the claims table (claimed / derived / delta, failures
-first), then every finding that is not PASS (worst first), then the roster
+first), then the stated claims (every number of the prose: where, stated,
+bound value, derived value, sentence; identifiers are left out), then every finding that is not PASS (worst first), then the roster
 with counts per status. PASS findings are counted, not listed, unless `verbose`.
 
 Every value that can come from evidence (messages, paths, claim names and
@@ -19,6 +20,7 @@ import re
 
 from verifier.model import Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, location, visible
+from verifier.report.statements import statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
 
@@ -62,6 +64,12 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         lines += ["#### Claims", "", "| Status | Claim | Claimed | Derived | Delta |", "|---|---|---:|---:|---:|"]
         lines += [f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} |"
                   for r in rows]
+        lines.append("")
+    stated = [r for r in statement_rows(report) if r.code != "informational"]
+    if stated:
+        lines += ["#### Stated claims", "", "| Status | Where | Stated | Bound to | Derived | Sentence |", "|---|---|---:|---|---:|---|"]
+        lines += [f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived)} | {cell(r.sentence)} |"
+                  for r in stated]
         lines.append("")
     shown = [f for f in report.findings if verbose or f.status is not Status.PASS]
     shown.sort(key=lambda f: STATUS_ORDER[f.status])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
 from verifier.report._common import visible
+from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
 
@@ -54,6 +55,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
         if verbose and f.derivation:
             for row in f.derivation.rstrip().splitlines():
                 lines.append(f"{'':11}  derivation: {_safe(row)}")
+    lines += statement_lines(report, _safe, verbose)
     lines.append("checks run:")
     for c in report.roster:
         counts = ", ".join(f"{n} {s}" for s, n in sorted(c.counts.items()))

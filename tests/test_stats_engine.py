@@ -1,0 +1,112 @@
+"""One statistics engine (`stats.derive`) and one tolerance (`stats.tolerance`/`stats.compare`) for every reader."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+from decimal import Decimal as D
+from pathlib import Path
+
+import pytest
+
+from verifier import stats
+from verifier.core import verify_path
+
+ROOT = Path(__file__).resolve().parent.parent
+SYSTEM1 = ROOT.parent / "shared" / "corpus" / "system1-omni-gdn-20261003"
+
+
+def _functions_named(names: set[str]) -> list[str]:
+    """Return the module-level functions of the package with one of `names` (methods such as the gate lookup
+    `scoring.Scorers.tolerance(metric)` read a declared value and are not a second tolerance rule)."""
+    found = []
+    for path in (ROOT / "verifier").rglob("*.py"):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and node.name in names:
+                found.append(f"{path.relative_to(ROOT)}:{node.name}")
+    return sorted(found)
+
+
+def test_one_derivation_function_and_one_tolerance_function_in_the_package():
+    assert _functions_named({"derive"}) == ["verifier/stats.py:derive"]
+    assert _functions_named({"tolerance", "claim_tolerance", "default_tolerance", "within"}) == ["verifier/stats.py:tolerance"]
+
+
+def test_the_vocabulary_is_the_union_of_the_old_roads():
+    xs = [D("4"), D("1"), D("3"), D("2")]
+    assert stats.derive("mean", xs).value == D("2.5")
+    assert stats.derive("median", xs).value == D("2.5")
+    assert stats.derive("min", xs).value == 1 and stats.derive("max", xs).value == 4
+    assert stats.derive("sum", xs).value == 10 and stats.derive("count", xs).value == 4
+    assert stats.derive("percentile", xs, q=50, method="nearest-rank").value == 2
+    assert stats.derive("percentile", xs, q=50, method="linear").value == D("2.5")
+    assert abs(stats.derive("sd", xs).value - D("1.2909944487358056283930884665941332036109739017638")) < D("1e-40")
+    assert abs(stats.derive("population_sd", xs).value - D("1.1180339887498948482045868343656381177203091798058")) < D("1e-40")
+    servers = {"a1": [D(1), D(3)], "a2": [D(5)]}
+    assert stats.derive("mean_of_server_means", servers).value == D("3.5")
+    assert abs(stats.derive("sd_of_server_means", servers).value - D("2.1213203435596425732025330863145471178545078130654")) < D("1e-40")
+    arms = {"base": {"s": [D(4)]}, "cand": {"s": [D(1)]}}
+    assert stats.derive("speedup", arms, baseline="base", candidate="cand").value == 4
+    assert stats.derive("relative_reduction_pct", arms, baseline="base", candidate="cand").value == 75
+    assert stats.derive("ratio", (D(3), D(4))).value == D("0.75")
+    assert stats.derive("relative_change_pct", (D(4), D(5))).value == 25
+
+
+@pytest.mark.parametrize("statistic, values, code, fail", [
+    ("mean", [], "empty-selection", True),
+    ("sd", [D(1)], "empty-selection", False),
+    ("sd_of_server_means", {"only": [D(1)]}, "empty-selection", False),
+    ("percentile", [D(1)], "unknown-statistic", True),  # no method: never guessed
+    ("geomean", [D(1)], "unknown-statistic", True),
+])
+def test_what_cannot_be_derived_is_said_not_guessed(statistic, values, code, fail):
+    with pytest.raises(stats.Underivable) as caught:
+        stats.derive(statistic, values)
+    assert (caught.value.code, caught.value.fail) == (code, fail)
+
+
+def test_tolerance_is_half_a_unit_of_the_stated_place_and_widens_only_from_what_it_is_given():
+    assert stats.tolerance(D("73.45")) == D("0.005")
+    assert stats.tolerance(D("396.30")) == D("0.005")
+    assert stats.tolerance(D("73.45"), declared="0.1") == D("0.1")
+    assert stats.tolerance(D("12"), exact=True) == 0
+    full = D("0.42005871365966563")
+    assert stats.tolerance(full, statistic="relative_reduction_pct") >= 100 * D(2) ** -48 > stats.tolerance(full)
+    assert stats.tolerance(D("1.5"), source=D("1.50001")) == D("0.05")
+    tiny = D("6.9e-15")
+    assert stats.tolerance(tiny, statistic="population_sd", values=[D("0.5")] * 4, scale=1000) > tiny
+
+
+def test_compare_is_inclusive_and_reports_delta_and_tolerance():
+    held = stats.compare(D("73.45"), D("73.455"))
+    assert held.holds and held.tolerance == D("0.005") and held.delta == D("-0.005")
+    assert not stats.compare(D("73.45"), D("73.4551")).holds
+
+
+def _copy_system1(tmp_path: Path) -> Path:
+    dest = tmp_path / "system1"
+    shutil.copytree(SYSTEM1, dest)
+    return dest
+
+
+def test_uppercase_digest_in_a_files_map_manifest_is_the_same_digest(tmp_path):
+    bundle = _copy_system1(tmp_path)
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    rel = sorted(manifest["files"])[0]
+    manifest["files"][rel]["sha256"] = manifest["files"][rel]["sha256"].upper()
+    (bundle / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    report = verify_path(str(bundle))
+    match = [f for f in report.findings if f.check == "profile.integrity" and f.path == rel]
+    assert [(f.status, f.code) for f in match] == [("PASS", "match")]
+
+
+def test_uppercase_digest_in_a_native_manifest_is_the_same_digest(example_copy):
+    manifest = json.loads((example_copy / "manifest.json").read_text())
+    entry = manifest["files"][0]
+    entry["sha256"] = entry["sha256"].upper()
+    (example_copy / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    report = verify_path(str(example_copy))
+    assert report.verdict == "PASS"
+    match = [f for f in report.findings if f.check == "integrity.files" and f.path == entry["path"]]
+    assert [(f.status, f.code) for f in match] == [("PASS", "match")]

@@ -1,0 +1,94 @@
+"""
+The stated-claims section shared by reporters: one row per number a claim text states (check `claims.stated`).
+
+Pure functions of a `Report`; no I/O. A row holds the verdict, where the
+number stands (`source:line:column`), the number as stated, the value it is
+bound to and that value as derived, the formula, and the sentence. Rows come
+in the order the texts state them; UNVERIFIED rows are the unchecked claims.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verifier.model import Report, Status
+
+__all__ = ["CHECK", "StatementRow", "statement_rows", "text_lines"]
+
+#: The check whose findings are stated quantities (`verifier.checks.statements.CHECK`).
+CHECK = "claims.stated"
+
+
+@dataclass(frozen=True, slots=True)
+class StatementRow:
+    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence."""
+
+    status: Status
+    code: str
+    where: str
+    stated: str
+    bound: str
+    derived: str
+    formula: str
+    sentence: str
+
+
+def statement_rows(report: Report) -> list[StatementRow]:
+    """Return one row per `claims.stated` finding that names a stated quantity, in report order."""
+    rows = []
+    for f in report.findings:
+        detail = f.observed if isinstance(f.observed, dict) else {}
+        if f.check != CHECK or "stated" not in detail:
+            continue
+        rows.append(StatementRow(
+            status=f.status, code=f.code, where=f"{detail.get('source')}:{detail.get('line')}:{detail.get('column')}",
+            stated=str(detail.get("stated")), bound=_bound(detail),
+            derived=_short(str(detail["derived"])) if detail.get("derived") is not None else "-",
+            formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or "")))
+    return rows
+
+
+def _bound(detail: dict) -> str:  # type: ignore[type-arg]
+    """Return what a number is bound to: the value's name, or for a relative phrase its formula of the pair (`(1 - candidate/baseline) x 100 of arm_mean_s`)."""
+    name = str(detail.get("binding") or "-")
+    formula = str(detail.get("formula") or "")
+    if " on " in formula and formula.split(" on ", 1)[1].startswith(f"{name}:"):
+        return f"{formula.split(' on ', 1)[0]} of {name}"
+    return name
+
+
+def _short(text: str) -> str:
+    """Return a derived number with at most 12 significant digits (the JSON report keeps every digit)."""
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        return text
+    if not value.is_finite() or len(value.as_tuple().digits) <= 12:
+        return text
+    return format(Decimal(format(value, ".12g")), "f")
+
+
+def text_lines(report: Report, safe, verbose: bool = False) -> list[str]:  # type: ignore[no-untyped-def]
+    """
+    Return the text report's "stated claims" section: a count line, then one line per stated quantity.
+
+    `safe` escapes evidence text (the text reporter's `_safe`). Informational
+    numbers (identifiers) are counted, not listed; every other number that
+    is not PASS is listed with its verdict, place, bound value, derived value
+    and sentence, and with `verbose` the PASS ones too.
+    """
+    rows = statement_rows(report)
+    if not rows:
+        return []
+    counts = {s: sum(1 for r in rows if r.status is s) for s in Status}
+    informational = sum(1 for r in rows if r.code == "informational")
+    lines = [f"stated claims: {len(rows)} number(s) ({', '.join(f'{n} {s.value}' for s, n in counts.items() if n)}; "
+             f"{informational} identifier(s) not listed{'' if verbose else '; PASS rows with -v'})"]
+    for r in rows:
+        if r.code == "informational" or (r.status is Status.PASS and not verbose):
+            continue
+        bound = f"{r.bound} = {r.derived}" if r.derived != "-" else r.bound
+        lines.append(f"  {r.status.value:<10} {safe(r.where)}  {safe(r.stated)} -> {safe(bound)}  [{safe(r.code)}]  \"{safe(r.sentence)}\"")
+    return lines
