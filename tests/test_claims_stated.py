@@ -160,3 +160,12 @@ def test_recorded_fail_that_rederives_to_pass_fails_and_unknown_scope_fails(exam
     assert outcome_findings(example_copy, [{"gate": "quality", "passed": False, "covers": "all"},
                                            {"gate": "quality", "passed": True, "covers": ["c99"]}]) == [
         ("FAIL", "outcome-contradicted"), ("FAIL", "outcome-scope-unknown")]
+
+
+def test_readme_with_too_many_numbers_is_unverified(example_copy):
+    from verifier.claimtext import MAX_QUANTITIES
+
+    (example_copy / "README.md").write_text("1 s. " * (MAX_QUANTITIES + 1), encoding="utf-8")
+    rehash(example_copy)
+    found = [(f.status, f.code, f.path) for f in stated(run_claims(example_copy)) if f.path == "README.md"]
+    assert found == [("UNVERIFIED", "claim-text-too-long", "README.md")]

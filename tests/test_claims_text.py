@@ -135,3 +135,38 @@ def test_claims_text_is_never_written(tmp_path: Path, run):
     path.write_bytes(PR.read_bytes())
     run("check", str(EXAMPLE), "--claims-text", str(path))
     assert path.read_bytes() == PR.read_bytes()
+
+
+def test_the_seed_pull_request_body_against_the_example(example_evidence):
+    """The real PR body of the seed review, read in place: what the example's evidence supports binds, the rest is named."""
+    from conftest import SHARED
+
+    seed = (SHARED / "seeds" / "ref2va-campaign-review.txt").read_text(encoding="utf-8")
+    body = seed.split("[Dong1017]", 1)[0].split("\n", 4)[4]  # the author's PR body, after its "[author]", Refs and title lines
+    judged = {(o.quantity.stated, o.status, o.code) for o in judge(body, example_evidence)}
+    assert {("407.27 s", "PASS", "bound"), ("108.12 s", "PASS", "bound"), ("73.45 %", "PASS", "bound"), ("3.77 x", "PASS", "bound"),
+            ("14", "PASS", "bound"), ("32", "PASS", "bound"), ("0.80", "PASS", "gate-threshold"),
+            ("910B1", "PASS", "informational")} <= judged
+    # the example has 20 requests and a lowest audio cosine of 0.977337: the seed's campaign numbers contradict it
+    assert {("26 requests", "FAIL", "claim-mismatch"), ("0.813411", "FAIL", "claim-mismatch")} <= judged
+    # HBM and the pilot are not in the evidence: named, never passed
+    assert {("3.10 %", "UNVERIFIED", "unchecked-claim"), ("44.86 %", "UNVERIFIED", "unchecked-claim")} <= judged
+    assert not {j for j in judged if j[1] == "FAIL"} - {("26 requests", "FAIL", "claim-mismatch"), ("0.813411", "FAIL", "claim-mismatch")}
+
+
+def test_claim_text_with_too_many_numbers_is_refused_in_one_line(run, tmp_path):
+    from verifier.claimtext import MAX_QUANTITIES
+
+    path = tmp_path / "body.md"
+    path.write_text("1 s. " * (MAX_QUANTITIES + 1), encoding="utf-8")
+    result = run("check", str(EXAMPLE), "--claims-text", str(path))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and f"more than the {MAX_QUANTITIES}" in result.stderr
+
+
+def test_long_hostile_texts_extract_in_linear_time():
+    import time
+
+    start = time.perf_counter()
+    for text in ("a1 2 " * 20000, "1 " * 20000, "2026-01-01 " * 10000, "| a | b (s) |\n|---|---|\n" + "| 1 | 2 |\n" * 5000):
+        assert extract(text, "hostile")
+    assert time.perf_counter() - start < 120  # a hang guard, not a speed target (quadratic versions took minutes)

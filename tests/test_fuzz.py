@@ -22,7 +22,7 @@ from verifier.bundle import DOCUMENTS
 
 settings.register_profile("fuzz-short", max_examples=25, deadline=None, derandomize=True, database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("fuzz-long", max_examples=5_000, deadline=None, database=None,
+settings.register_profile("fuzz-long", max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")), deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "fuzz-short") if os.environ.get("HYPOTHESIS_PROFILE", "").startswith("fuzz") else "fuzz-short"
 fuzz = settings.get_profile(PROFILE)

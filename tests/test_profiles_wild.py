@@ -386,3 +386,32 @@ def test_mlperf_a_removed_accuracy_log_leaves_that_row_unverified(tmp_path):
     report = verify_path(str(bundle))
     row = [f for f in _by(report, "profile.claims") if f.path == "summary.json" and f.pointer == "/3/Accuracy#acc"]
     assert [(f.status, f.code) for f in row] == [("UNVERIFIED", "not-derivable")]
+
+
+# ---------------------------------------------------------------- verify profile explain
+
+
+def test_profile_explain_lists_per_file_what_is_mapped_and_what_is_unchecked(run, tmp_path):
+    result = run("profile", "explain", "vllm-omni-rankings-comparison", str(FASTH3))
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "comparison.json: (6 claims PASS)" in out and "receipts: comparison.json maps 10 records" in out
+    assert "SOURCE.md: not read by this profile" in out and "videos/baseline.mp4 (listed, not in this directory)" in out
+    assert out.rstrip().endswith("0 stated number(s) left unchecked (unchecked-claim)")
+    doc = copy.deepcopy(profile_document("vllm-omni-rankings-comparison"))
+    doc["claim_documents"][0]["informational"] = []
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(doc))
+    result = run("profile", "explain", str(draft), str(FASTH3))
+    assert result.exit_code == 0 and "[unchecked-claim] /seed" in result.stdout
+    assert "11 stated number(s) left unchecked" in result.stdout  # the seed and the ten formal request times
+
+
+def test_profile_explain_refuses_a_broken_draft_naming_file_and_pointer(run, tmp_path):
+    doc = copy.deepcopy(profile_document("vllm-omni-rankings-comparison"))
+    doc["claims"][0]["unit"] = "furlongs"
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(doc))
+    result = run("profile", "explain", str(draft), str(FASTH3))
+    assert result.exit_code == 2 and "draft.json: invalid profile at /claims/0/unit: unknown unit 'furlongs'" in result.stderr
+    assert "Traceback" not in result.stderr

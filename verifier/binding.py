@@ -405,7 +405,8 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
             ok, derived, tol = _holds(q, e)
             if ok:
                 return _pass(q, e, "plan-count" if e.source == "plan" else "bound", derived, tol)
-        if len({(e.value, e.unit) for e in fits}) == 1:
+        named_only_by_key = q.unit is None and len(used) == 1 and not _statistic(local) and not _statistic(q.sentence.lower())
+        if len({(e.value, e.unit) for e in fits}) == 1 and not named_only_by_key:  # a bare number near an arm's name is not yet its latency
             e = fits[0]
             ok, derived, tol = _holds(q, e)
             return _mismatch(q, e, derived, tol, f"the wording ({', '.join(used)}) says")
@@ -450,10 +451,27 @@ def _bind_arrow(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pai
     return _mismatch(q, e, derived, tol, f"as the {q.role} end of an arrow")
 
 
+_ARROW_CACHE: dict[int, tuple[Sequence[Quantity], dict[tuple[str, int, str], list[Quantity]]]] = {}
+
+
+def _arrows_of(quantities: Sequence[Quantity]) -> dict[tuple[str, int, str], list[Quantity]]:
+    """Return the arrow ends of `quantities` grouped by (source, line, sentence), computed once per sequence."""
+    cached = _ARROW_CACHE.get(id(quantities))
+    if cached is not None and cached[0] is quantities:
+        return cached[1]
+    groups: dict[tuple[str, int, str], list[Quantity]] = {}
+    for o in quantities:
+        if o.role:
+            groups.setdefault((o.source, o.line, o.sentence), []).append(o)
+    _ARROW_CACHE.clear()
+    _ARROW_CACHE[id(quantities)] = (quantities, groups)
+    return groups
+
+
 def _pair_for(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair]) -> tuple[Pair | None, bool]:
     """Return the pair a relative phrase compares and whether the sentence ties it to that pair (arrow or arm words)."""
     time_pairs = [p for p in pairs if p.base.unit and units.known(p.base.unit) and units.parse(p.base.unit).dimension == "time"]
-    arrows = [o for o in quantities if o.sentence == q.sentence and o.source == q.source and o.role and o.line == q.line]
+    arrows = [o for o in _arrows_of(quantities).get((q.source, q.line, q.sentence), ()) if o is not q]
     statistic = _statistic(_local(q))
     for o in arrows:
         for p in time_pairs:

@@ -22,6 +22,7 @@ report can list every number of the text.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -30,7 +31,11 @@ from markdown_it import MarkdownIt
 
 from verifier import units
 
-__all__ = ["ClaimTextError", "Quantity", "extract", "read_claim_text"]
+__all__ = ["MAX_QUANTITIES", "ClaimTextError", "Quantity", "extract", "read_claim_text"]
+
+#: A claim text stating more numbers than this is refused (CLI) or left UNVERIFIED (bundle files): no reviewer reads
+#: that many claims, and binding each costs a pass over the evidence.
+MAX_QUANTITIES = 2000
 
 
 class ClaimTextError(ValueError):
@@ -146,7 +151,8 @@ def read_claim_text(data: bytes, name: str) -> str:
 
     Refused: bytes that are not UTF-8 (the offset of the first bad byte is
     named), an empty or blank text, and a text in which no number is stated
-    (outside code and URLs), since a claim check over it would check nothing.
+    (outside code and URLs), since a claim check over it would check nothing,
+    and one stating more than `MAX_QUANTITIES` numbers.
     A leading UTF-8 byte order mark is dropped.
     """
     try:
@@ -158,8 +164,11 @@ def read_claim_text(data: bytes, name: str) -> str:
         raise ClaimTextError(f"{name}: claim text is empty")
     if "\x00" in text:
         raise ClaimTextError(f"{name}: claim text holds a NUL character, so it is not text")
-    if not any(q.informational is None for q in extract(text, name)):
+    found = extract(text, name)
+    if not any(q.informational is None for q in found):
         raise ClaimTextError(f"{name}: claim text states no number outside code spans, URLs and identifiers, so there is nothing to check")
+    if len(found) > MAX_QUANTITIES:
+        raise ClaimTextError(f"{name}: claim text states {len(found)} numbers, more than the {MAX_QUANTITIES} a claim text may state")
     return text
 
 
@@ -256,11 +265,20 @@ def _unit_after(rest: str) -> tuple[str | None, int]:
 
 
 def _informational(sentence: str, start: int, end: int, spans: list[tuple[int, int, str]]) -> tuple[str | None, tuple[int, int] | None]:
-    """Return `(rule, (start, end))` of the first identifier span holding the number at `start:end`, or `(None, None)`."""
-    for s, e, rule in spans:
-        if s <= start and end <= e:
-            return rule, (s, e)
-    return None, None
+    """
+    Return `(rule, (start, end))` of an identifier span holding the number at `start:end`, or `(None, None)`.
+
+    `spans` must be sorted (`_rule_spans` sorts them). Spans are single
+    words, dates or references, so only the eight starting last at or
+    before the number can hold it: a bisection, not a scan. The widest
+    holding span wins.
+    """
+    i = bisect.bisect_right(spans, (start, float("inf"), ""))
+    holding = [(s, -e, rule) for s, e, rule in spans[max(0, i - 8):i] if s <= start and end <= e]
+    if not holding:
+        return None, None
+    s, e, rule = min(holding)  # the widest span (a date over the hyphenated name inside it)
+    return rule, (s, -e)
 
 
 def _header_unit(context: str) -> str | None:
@@ -292,7 +310,7 @@ def _rule_spans(sentence: str) -> list[tuple[int, int, str]]:
     # a number glued to a word by a hyphen on its left (ref2va-5s, gpt-4) belongs to that name
     spans += [(m.start(1), m.end(1), "identifier") for m in re.finditer(r"[A-Za-z0-9]-(\d+(?:\.\d+)?[A-Za-z]*)", sentence)
               if re.search(r"[A-Za-z]", sentence[max(0, m.start() - 12):m.start() + 1])]
-    return spans
+    return sorted(spans)
 
 
 def _is_number_with_unit(word: str) -> bool:
@@ -341,7 +359,7 @@ def extract(text: str, source: str) -> list[Quantity]:
                     continue
                 if m.group("sign") in ("-", "\u2212"):
                     value = -value
-                unit, used = _unit_after(sentence[m.end():])
+                unit, used = _unit_after(sentence[m.end():m.end() + 64])
                 rule, span = _informational(sentence, m.start("num"), m.end("num"), spans)
                 if rule is not None and span == taken:
                     continue  # one identifier (a date, a commit id) is one informational number, not three
@@ -350,7 +368,7 @@ def extract(text: str, source: str) -> list[Quantity]:
                     unit = None
                 if rule is None and unit is None and seg.context:
                     unit = _header_unit(seg.context)
-                if rule is None and unit is None and re.match(r"^[A-Za-z_]", sentence[m.end():]):
+                if rule is None and unit is None and re.match(r"^[A-Za-z_]", sentence[m.end():m.end() + 1]):
                     rule = "identifier"  # digits glued to letters that are no unit: 910B1, 3rd
                 raw.append({"m": m, "value": value, "unit": unit, "end": m.end() + used, "rule": rule,
                             "number": sentence[span[0]:span[1]] if span else ("-" if value < 0 else "") + m.group("num")})
@@ -360,10 +378,13 @@ def extract(text: str, source: str) -> list[Quantity]:
                 r["before"] = sentence[prev_end:r["m"].start()]
                 r["after"] = sentence[r["end"]:next_start]
             _pair(raw, sentence)
+            norm, norm_at = _normalised(sentence)
+            clause_end = re.compile(r"[,;]")
             for j, r in enumerate(raw):
                 m = r["m"]
                 absolute = offset + m.start()
-                line = seg.line + sum(1 for s in seg.starts if s <= absolute)
+                line = seg.line + bisect.bisect_right(seg.starts, absolute)
+                stop = clause_end.search(sentence, r["end"], r["end"] + 240)  # a clause tail is read up to 240 characters
                 column = _column(lines, line, m.group("num"), seg.text, absolute, seg.starts)
                 before = re.sub(r"\s+", " ", r["before"]).lower()
                 after = re.sub(r"\s+", " ", r["after"]).lower()
@@ -371,14 +392,33 @@ def extract(text: str, source: str) -> list[Quantity]:
                 found.append(Quantity(
                     value=r["value"], number=r["number"], unit=r["unit"],
                     phrase=_phrase(r["unit"], before, after) if r["rule"] is None else None,
-                    before=before, after=after, noun=noun, sentence=" ".join(sentence.split()), source=source,
+                    before=before, after=after, noun=noun, sentence=norm, source=source,
                     line=line, column=column, context=seg.context, role=r.get("role"),
                     partner=(len(found) - j + r["partner"]) if r.get("partner") is not None else None,
                     informational=r["rule"], index=len(found),
-                    tail=" ".join(re.split(r"[,;]", sentence[r["end"]:].lower(), maxsplit=1)[0].split()),
-                    start=len(" ".join(sentence[:m.start()].split())) + (1 if sentence[:m.start()].strip() and sentence[:m.start()][-1:].isspace() else 0),
+                    tail=" ".join(sentence[r["end"]:stop.start() if stop else r["end"] + 240].lower().split()),
+                    start=norm_at[m.start()],
                 ))
     return found
+
+
+def _normalised(sentence: str) -> tuple[str, list[int]]:
+    """Return the sentence with runs of whitespace as one space (trimmed), and for each original offset its offset there."""
+    out: list[str] = []
+    at: list[int] = []
+    pending = False
+    for c in sentence:
+        if c.isspace():
+            pending = bool(out)
+            at.append(len(out) + (1 if pending else 0))
+            continue
+        if pending:
+            out.append(" ")
+            pending = False
+        at.append(len(out))
+        out.append(c)
+    at.append(len(out))
+    return "".join(out), at
 
 
 def _pair(raw: list[dict], sentence: str) -> None:

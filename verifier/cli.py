@@ -296,6 +296,24 @@ def _bundles_of(files: tuple[str, ...]) -> list[str]:
     return sorted(found)
 
 
+@main.group("profile")
+def profile_group() -> None:
+    """Author and inspect profiles (data files that map a foreign bundle onto the checks)."""
+
+
+@profile_group.command("explain")
+@click.argument("profile")
+@click.argument("directory", type=click.Path(path_type=str))
+def profile_explain(profile: str, directory: str) -> None:
+    """Print, per file of DIRECTORY, what PROFILE (a shipped id or a profile .json path) maps and every stated number left unchecked."""
+    from verifier.explain import explain
+
+    try:
+        click.echo(explain(profile, directory), nl=False)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+
+
 @main.command("media")
 @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--frames", type=click.IntRange(min=1), help="Expected video frames N.")

@@ -12,6 +12,7 @@ source checkout, at the project root.
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import json
@@ -149,6 +150,13 @@ class Assets:
         rel = f"profiles/{profile_id}.json"
         if rel not in self.pins:
             raise ConfigError(f"unknown profile {profile_id!r}; shipped profiles: {', '.join(self.profile_ids()) or 'none'}")
+        # validated once per process (schema compilation dominates a run otherwise); callers get their own copy
+        memo = self.__dict__.setdefault("_validated_profiles", {})
+        if rel not in memo:
+            memo[rel] = self._load_profile(rel, profile_id)
+        return copy.deepcopy(memo[rel])  # type: ignore[no-any-return]
+
+    def _load_profile(self, rel: str, profile_id: str) -> dict[str, Any]:
         from verifier.jsonio import JSONProblem, loads_strict
 
         try:

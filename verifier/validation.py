@@ -8,6 +8,7 @@ without importing each other. `verifier.trust.schema_validator` re-exports it.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
@@ -22,6 +23,10 @@ DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 #: Formats our schemas rely on; if the installed jsonschema has no checker for
 #: one of them, we refuse to start rather than accept any string (H-11).
 REQUIRED_FORMATS = ("date-time", "uri")
+
+
+#: Canonical JSON of the schemas that passed the meta-schema check in this process (the check is pure).
+_VALID_SCHEMAS: set[str] = set()
 
 
 def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
@@ -44,10 +49,13 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
         raise ConfigError(
             f"jsonschema has no checker for format(s) {missing}; install jsonschema[format-nongpl]"
         )
-    try:
-        Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise ConfigError(f"schema {schema.get('$id')}: not a valid schema: {exc.message}") from None
+    canonical = json.dumps(schema, sort_keys=True, default=str)
+    if canonical not in _VALID_SCHEMAS:  # checked once per process per schema content (44 calls, 18 schemas per run)
+        try:
+            Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as exc:
+            raise ConfigError(f"schema {schema.get('$id')}: not a valid schema: {exc.message}") from None
+        _VALID_SCHEMAS.add(canonical)
     unknown = unknown_formats(schema, set(checker.checkers))
     if unknown:
         pointer, name = unknown[0]

@@ -29,7 +29,7 @@ from verifier.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import Underivable, derive_rule, expand
 from verifier.checks.outcomes import outcomes
 from verifier.checks.plan import campaign_of
-from verifier.claimtext import extract
+from verifier.claimtext import MAX_QUANTITIES, extract
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
@@ -243,7 +243,7 @@ def stated(ctx: Context) -> Iterator[Finding]:
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
     `informational`, `no-claim-text`; FAIL `claim-mismatch`,
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
-    UNVERIFIED `unchecked-claim`. Recorded gate outcomes of `claims.json`
+    UNVERIFIED `unchecked-claim`, `claim-text-too-long`. Recorded gate outcomes of `claims.json`
     are judged first (`verifier.checks.outcomes`).
     """
     yield from outcomes(ctx)
@@ -259,5 +259,9 @@ def stated(ctx: Context) -> Iterator[Finding]:
                           message=f"{name} is not UTF-8 (first bad byte at offset {text.split(':')[1]}), so its claims cannot be read")
             continue
         quantities = extract(text, name)
+        if len(quantities) > MAX_QUANTITIES:
+            yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-long", path=path,
+                          message=f"{name} states {len(quantities)} numbers, more than the {MAX_QUANTITIES} a claim text may state; none is checked")
+            continue
         for outcome in bind(quantities, evidence, pairs, keys):
             yield _finding(outcome, path)

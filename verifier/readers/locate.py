@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -44,7 +45,7 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
         want = {k: _PLACEHOLDER.sub(lambda m: key[m.group(1)], v) for k, v in at["where"].items()}
         if not isinstance(value, (list, dict)):
             raise KeyError(pointer)
-        hits = [i for i, e in _elements(value) if isinstance(e, dict) and all(dim_text(e.get(k)) == v for k, v in want.items())]
+        hits = _where_index(tree, rel, pointer, value, tuple(sorted(want))).get(tuple(v for _, v in sorted(want.items())), [])
         if len(hits) != 1:
             raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
         element = value[hits[0]]
@@ -74,6 +75,7 @@ def member_of(text: Any, name: str) -> str:
     return hits[0]
 
 
+@functools.lru_cache(maxsize=4096)
 def _template(text: str, value: str) -> re.Pattern[str]:
     """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern."""
     parts = _PLACEHOLDER.split(text)
@@ -97,6 +99,19 @@ def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str
         if out.setdefault(name, value) != value:
             return None
     return out
+
+
+def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tuple[str, ...]) -> dict[tuple[Any, ...], list[Any]]:
+    """Return (cached per file, pointer and member names) the element indexes of `container` by the texts of `members`: one scan, not one per instance."""
+    key = ("where-index", rel, pointer, members)
+    cache = tree._cache  # noqa: SLF001 - the tree's per-run cache of parsed documents
+    if key not in cache:
+        index: dict[tuple[Any, ...], list[Any]] = {}
+        for i, e in _elements(container):
+            if isinstance(e, dict):
+                index.setdefault(tuple(dim_text(e.get(m)) for m in members), []).append(i)
+        cache[key] = index
+    return cache[key]  # type: ignore[no-any-return]
 
 
 def _elements(container: list[Any] | dict[str, Any]) -> Iterable[tuple[Any, Any]]:

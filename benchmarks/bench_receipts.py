@@ -1,0 +1,110 @@
+"""
+Benchmark: a bundle of N receipt lines verifies in time linear in N (issue 14).
+
+Usage (from the repository root):
+    .venv/bin/python benchmarks/bench_receipts.py [N ...]      # default: 10000 100000 1000000
+
+For each N a bundle is built in a temporary directory: a plan with N planned
+measured requests over two servers (baseline A, candidate B), N request
+receipts (one per planned request, 10 ms apart, each 5 ms long), and claims
+of the request count and both arm means, judged by a test gate pinned in a
+fresh asset root. `verify_path` then runs in a fresh child process per N
+(so its peak RSS is its own); the script prints N, the wall and CPU seconds
+of the verification alone, microseconds per receipt line, the verdict and the
+peak RSS. Linear time shows as a flat microseconds-per-line column. Not a
+test: no pass/fail exit code for speed (exit 1 only if a verdict is not PASS).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GATE = {"plan": {"arm_order": ["A", "B"], "servers_per_arm": 1},
+        "claims": [{"claim": "count.requests", "statistic": "count", "of": "requests"},
+                   {"claim": "arm_mean_s", "statistic": "mean_of_server_means", "per": "arm", "selection": {"phase": "measured"}}]}
+
+
+def build(root: Path, n: int) -> tuple[Path, str]:
+    """Write the N-line bundle and its asset root under `root`; return (bundle, asset root)."""
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
+    from bundlekit import asset_root
+
+    from verifier.manifest import write_manifest
+
+    assets = asset_root(root, {"bench-v1": GATE})
+    bundle = root / "bundle"
+    bundle.mkdir()
+    half = n // 2
+    servers = (("s1", "baseline"), ("s2", "candidate"))
+    requests = [{"id": f"{sid}-{i}", "server": sid, "phase": "measured"} for sid, _ in servers for i in range(half)]
+    plan = {"format": "verify-plan", "format_version": 1, "campaign": "bench", "frozen_at": "2026-01-01T00:00:00Z",
+            "arms": [{"id": "baseline", "label": "A", "role": "baseline", "revision": "r0"},
+                     {"id": "candidate", "label": "B", "role": "candidate", "revision": "r1"}],
+            "servers": [{"id": sid, "arm": arm} for sid, arm in servers], "arm_order": ["A", "B"],
+            "warmups_per_server": 0, "measured_per_server": half, "requests": requests,
+            "expected_output": {"frames": 24, "fps": "24", "sample_rate": 32000, "channels": 2}}
+    (bundle / "plan.json").write_text(json.dumps(plan))
+    with open(bundle / "receipts.jsonl", "w") as out:
+        for k, (sid, arm) in enumerate(servers):
+            for i in range(half):
+                t = k * half + i  # 10 ms apart, one after another: never more than one in flight
+                start, end = f"2026-01-01T{t // 360000 % 24:02d}:{t // 6000 % 60:02d}:{t // 100 % 60:02d}.{t % 100:02d}0000Z", None
+                end = start[:-5] + "5000Z"
+                out.write(json.dumps({"kind": "request", "request_id": f"{sid}-{i}", "arm": arm, "server": sid, "phase": "measured",
+                                      "started_at": start, "ended_at": end, "elapsed_s": 0.005, "outcome": "ok",
+                                      "http_status": 200, "error": None, "outputs": []}) + "\n")
+    claims = {"format": "verify-claims", "format_version": 1, "claims": [
+        {"id": "count.requests", "value": 2 * half}, {"id": "arm_mean_s.baseline", "value": 0.005, "unit": "s"},
+        {"id": "arm_mean_s.candidate", "value": 0.005, "unit": "s"}]}
+    (bundle / "claims.json").write_text(json.dumps(claims))
+    write_manifest(bundle, gate="bench-v1")
+    return bundle, assets
+
+
+def one(n: int) -> None:
+    """Build and verify one bundle of `n` lines; print one JSON line of measurements."""
+    with tempfile.TemporaryDirectory(prefix="bench-receipts-") as tmp:
+        bundle, assets = build(Path(tmp), n)
+        from verifier.core import verify_path
+
+        wall, cpu = time.perf_counter(), time.process_time()
+        report = verify_path(str(bundle), asset_root=assets)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        bad = [f"{f.status.value} {f.code}" for f in report.findings if f.status.value != "PASS"][:3]
+        print(json.dumps({"n": n, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "us_per_line": round(1e6 * wall / n, 1), "cpu_us_per_line": round(1e6 * cpu / n, 1),
+                          "verdict": report.verdict, "not_pass": bad,
+                          "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)}))
+
+
+def main() -> int:
+    """Run every N in its own child process and print a table."""
+    if len(sys.argv) > 2 and sys.argv[1] == "--one":
+        one(int(sys.argv[2]))
+        return 0
+    sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000, 1_000_000]
+    print(f"nproc {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
+    print(f"{'lines':>9} {'wall s':>8} {'cpu s':>8} {'us/line':>8} {'cpu us/line':>12}  verdict  peak RSS")
+    failed = False
+    for n in sizes:
+        result = subprocess.run([sys.executable, __file__, "--one", str(n)], capture_output=True, text=True, cwd=ROOT)
+        if result.returncode != 0:
+            print(f"{n:>9} failed: {result.stderr.strip().splitlines()[-1:]}")
+            failed = True
+            continue
+        row = json.loads(result.stdout.strip().splitlines()[-1])
+        print(f"{n:>9} {row['wall_s']:>8} {row['cpu_s']:>8} {row['us_per_line']:>8} {row['cpu_us_per_line']:>12}  {row['verdict']:7}  {row['peak_rss_mib']} MiB"
+              + (f"  {row['not_pass']}" if row["not_pass"] else ""))
+        failed |= row["verdict"] != "PASS"
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""
+`verify profile explain PROFILE DIR`: what a profile maps in a directory, file by file, for profile authors.
+
+PROFILE is a shipped profile id or the path of a profile JSON file being
+written (validated by the profile schema and cross-checks, not pinned: this
+is authoring, not verification). The profile pipeline runs on DIR (read
+only, nothing written) and the findings are regrouped per bundle file:
+which receipt set read it and how many records, which claims it states and
+how each compared, which stated numbers nothing checks (`unchecked-claim`),
+and which files no part of the profile touches.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from verifier.errors import ConfigError, UsageError
+
+__all__ = ["explain"]
+
+
+def _load(profile: str, trusted: Any) -> tuple[str, dict[str, Any]]:
+    from verifier.jsonio import JSONProblem, loads_strict
+    from verifier.profiles import load_profile
+
+    candidate = Path(profile)
+    if profile.endswith(".json") or candidate.is_file():
+        try:
+            document = loads_strict(candidate.read_bytes())
+        except OSError as exc:
+            raise UsageError(f"{profile}: cannot read the profile: {exc.strerror}") from None
+        except JSONProblem as exc:
+            raise ConfigError(f"{profile}: not strict JSON: {exc}") from None
+        return str(document.get("id", candidate.stem)) if isinstance(document, dict) else candidate.stem, load_profile(
+            document, trusted.schema("profile"), origin=profile)
+    return profile, trusted.profile(profile)
+
+
+def explain(profile: str, directory: str, *, asset_root: str | None = None) -> str:
+    """
+    Return the per-file explanation of `profile` applied to `directory` as text (one block per file).
+
+    Raises `UsageError` when `directory` is not a directory or the profile
+    file cannot be read, `ConfigError` when the profile is invalid (exit 2).
+    """
+    from verifier.checks.profile import pipeline_for
+    from verifier.pipeline import Context, run_pipeline
+    from verifier.readers.tree import Tree
+    from verifier.trust import assets
+
+    root = Path(directory)
+    if not root.is_dir():
+        raise UsageError(f"{directory}: not a directory")
+    trusted = assets(asset_root)
+    pid, document = _load(profile, trusted)
+    tree = Tree(root=root)
+    ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document})
+    findings, _roster = run_pipeline(pipeline_for(document), ctx)
+    per_file: dict[str, list[str]] = defaultdict(list)
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    general: list[str] = []
+    for f in findings:
+        status = str(f.status.value if hasattr(f.status, "value") else f.status)
+        if f.path is None or f.path not in set(tree.files()) and not f.path.endswith((".mp4", ".MP4")):
+            general.append(f"  {status:<10} {f.check} [{f.code}] {f.message}")
+            continue
+        if f.check == "profile.receipts" and f.code == "mapped":
+            per_file[f.path].append(f"  receipts: {f.message.split(': ', 1)[-1]}")
+        elif f.check == "profile.claims" and status == "PASS":
+            counts[f.path]["claims PASS"] += 1
+        elif f.check == "profile.integrity" and f.code == "no-published-digest":
+            counts[f.path]["no digest"] += 1
+        elif f.check == "profile.coverage" and f.code == "covered":
+            per_file[f.path].append(f"  coverage: {f.message.split(': ', 1)[-1]}")
+        else:
+            per_file[f.path].append(f"  {status:<10} {f.check} [{f.code}] {f.pointer or ''} {f.message}".rstrip())
+    lines = [f"profile {pid} on {directory}: {len(findings)} findings"]
+    for rel in tree.files():
+        notes = per_file.get(rel, [])
+        summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.get(rel, {}).items()))
+        if not notes and not summary:
+            lines.append(f"{rel}: not read by this profile")
+            continue
+        lines.append(f"{rel}:" + (f" ({summary})" if summary else ""))
+        lines.extend(notes)
+    missing = sorted({p for p in per_file if p not in set(tree.files())})
+    for rel in missing:
+        lines.append(f"{rel} (listed, not in this directory):")
+        lines.extend(per_file[rel])
+    if general:
+        lines.append("not tied to one file:")
+        lines.extend(general)
+    unchecked = sum(1 for f in findings if f.code == "unchecked-claim")
+    lines.append(f"{unchecked} stated number(s) left unchecked (unchecked-claim)")
+    return "\n".join(lines) + "\n"
