@@ -187,6 +187,9 @@ class Bundle:
     manifest to its on-disk relative name; the integrity check fills it.
     `problems` maps a document kind to the reason it cannot be used (set by
     the schema check). `document(kind)` parses a document on first use.
+    `kinds` maps each document kind to (file name, schema name, JSON Lines?,
+    required?): `DOCUMENTS` for bundle format v1; a mapped reader
+    (`verifier.readers.mapped`) names its own files.
     """
 
     root: Path
@@ -195,6 +198,7 @@ class Bundle:
     digests: dict[str, str] = field(default_factory=dict)  # NFC name -> sha256 matched by the integrity check
     contents: dict[str, bytes] = field(default_factory=dict)  # document bytes, read once and hashed by the integrity check
     touched: set[str] = field(default_factory=set)  # files later checks opened from disk (re-hashed at the end)
+    kinds: dict[str, tuple[str, str, bool, bool]] = field(default_factory=lambda: dict(DOCUMENTS))  # where each document kind is
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def path_of(self, name: str) -> Path | None:
@@ -221,7 +225,7 @@ class Bundle:
         """
         if kind in self._cache:
             return self._cache[kind]
-        name, _schema, lines, _required = DOCUMENTS[kind]
+        name, _schema, lines, _required = self.kinds[kind]
         if kind != "manifest" and name not in self.verified:
             raise Unverifiable(
                 f"{name} did not pass the integrity check, so it is not parsed",
@@ -243,7 +247,7 @@ class Bundle:
 
         Raises `Unverifiable` naming the blocking reason otherwise.
         """
-        name = DOCUMENTS[kind][0]
+        name = self.kinds[kind][0]
         if kind != "manifest" and name not in self.verified:
             raise Unverifiable(f"{name} did not pass the integrity check, so it is not parsed",
                                code="blocked-by-integrity", path=name)
@@ -257,7 +261,9 @@ class Bundle:
 
     def has(self, kind: str) -> bool:
         """Return whether the document of `kind` exists as a regular file, not a symlink (no trust implied)."""
-        path = self.root / DOCUMENTS[kind][0]
+        if kind not in self.kinds:
+            return False
+        path = self.root / self.kinds[kind][0]
         return path.is_file() and not path.is_symlink()
 
 

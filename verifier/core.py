@@ -42,10 +42,12 @@ from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
+from verifier.checks.profile_integrity import integrity as profile_integrity
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
+from verifier.readers.mapped import MappedBundle, mapped_pipeline
 from verifier.profiles import Tree, candidates
 from verifier.trust import assets
 
@@ -197,7 +199,8 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
                   findings=tuple(findings), roster=tuple(roster))
 
 
-def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | None, debug: bool) -> Report | None:
+def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | None, debug: bool,
+                    options: dict[str, Any] | None = None) -> Report | None:
     """
     Run the profile pipeline on directory or single file `target`; choose the profile by detection when not given.
 
@@ -205,6 +208,9 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
     `manifest.json` (the caller then reads it as a native bundle, whose
     integrity check reports the manifest's problems). Raises `UsageError`
     when several profiles match, or none matches a directory without a manifest.
+    A profile with a `bundle` section reads the layout onto bundle format v1
+    (`verifier.readers.mapped`) and runs the native check families under
+    their own ids, with the run `options` (artifacts, weights, device).
     """
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
     if profile_id is None:
@@ -224,6 +230,12 @@ def _verify_profile(path: str, target: Path, trusted: Any, profile_id: str | Non
             )
         profile_id = found[0]
     profile = trusted.profile(profile_id)
+    if "bundle" in profile:
+        ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
+                      options={**(options or {}), "profile": profile})
+        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity), ctx, debug=debug)
+        return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
+                      roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None)
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})
     findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
@@ -262,6 +274,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     Side effects: reads the bundle; never writes.
     """
     trusted = assets(asset_root)
+    run_options = {"artifacts": artifacts, "gate": gate_id, "progress": progress, "weights_dir": weights_dir,
+                   "device": device, "parallel": parallel}
     if gate_id is not None and not trusted.has_gate(gate_id):
         raise UsageError(f"--gate {gate_id}: no such gate (shipped: {', '.join(trusted.gate_ids())})")
     target = Path(path)
@@ -272,7 +286,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     if profile is not None:
         if not (target.is_dir() or target.is_file()):
             raise UsageError(f"{path}: not a regular file or directory")
-        return _verify_profile(path, target, trusted, profile, debug)
+        return _verify_profile(path, target, trusted, profile, debug, run_options)
     if target.is_dir() and not os.path.lexists(target / "manifest.json"):
         reader = detect_directory(target)
         if reader is not None:
@@ -281,7 +295,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
                           roster=tuple(roster), producer=ctx.data.get("producer"))
     if target.is_dir() and not _is_native(target):
-        report = _verify_profile(path, target, trusted, None, debug)
+        report = _verify_profile(path, target, trusted, None, debug, run_options)
         if report is not None:
             return report
     if claims_text is not None and not (target.is_dir() and _is_native(target)):

@@ -72,10 +72,17 @@ def _refuse(origin: str, pointer: str, message: str) -> ConfigError:
 def _units(document: dict[str, Any], origin: str) -> None:
     """Refuse every unit the registry (`verifier.units`) does not know, naming its JSON Pointer."""
     places: list[tuple[str, Any]] = []
-    for rid, spec in document["receipts"].items():
+    for rid, spec in document.get("receipts", {}).items():
         for section in ("fields", "values"):
             for name, mapping in spec.get(section, {}).items():
                 places.append((f"/receipts/{rid}/{section}/{name}/unit", mapping.get("unit")))
+    sources = document.get("bundle", {}).get("documents", {}).get("receipts", {}).get("sources", [])
+    stack = [(f"/bundle/documents/receipts/sources/{i}/record/{k}", v) for i, s in enumerate(sources) for k, v in s["record"].items()]
+    while stack:
+        where, mapping = stack.pop()
+        places += [(f"{where}/{key}", mapping[key]) for key in ("unit", "to") if key in mapping]
+        stack += [(f"{where}/object/{k}", v) for k, v in mapping.get("object", {}).items()]
+        stack += [(f"{where}/list/{i}", v) for i, v in enumerate(mapping.get("list", []))]
     for kind, items in (("claims", document.get("claims", [])), ("gate/rules", document.get("gate", {}).get("rules", []))):
         for index, item in enumerate(items):
             places.append((f"/{kind}/{index}/unit", item.get("unit")))
@@ -110,7 +117,7 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
         where = "/" + "/".join(str(p) for p in first.absolute_path)
         raise ConfigError(f"{origin}: invalid profile at {where}: {first.message}")
     _units(document, origin)
-    receipts = document["receipts"]
+    receipts = document.get("receipts", {})  # a profile with a `bundle` section may map no receipt sets of its own
     for rid, spec in receipts.items():
         here = f"/receipts/{rid}"
         names = set(_PLACEHOLDER.findall(spec.get("name", "")))

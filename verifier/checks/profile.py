@@ -273,7 +273,7 @@ def media(ctx: Context) -> Iterator[Finding]:
 
 def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
     """Return the ordered checks for `profile`: sections it does not declare are left out (and so absent from the roster)."""
-    specs = profile["receipts"].values()
+    specs = profile.get("receipts", {}).values()
     steps: list[Check] = [integrity, receipts]  # (1) hash before parse, (2) receipts mapped
     if profile.get("identities"):
         steps.append(identities)  # (3)

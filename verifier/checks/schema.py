@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.bundle import DOCUMENTS
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
@@ -32,7 +31,7 @@ def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
 @check("schema.documents", title="Every document validates against its pinned JSON Schema (2020-12, formats asserted)")
 def documents(ctx: Context) -> Iterator[Finding]:
     """
-    Validate each bundle document of `verifier.bundle.DOCUMENTS`.
+    Validate each bundle document of `bundle.kinds` (`verifier.bundle.DOCUMENTS` for format v1).
 
     Emits PASS `valid` per document; FAIL `missing-document`, `schema-violation`
     (one per error, with pointer), `duplicate-key`, `non-finite-number`,
@@ -42,14 +41,14 @@ def documents(ctx: Context) -> Iterator[Finding]:
     """
     bundle = ctx.bundle
     gate = ctx.gate or {}
-    known = {name for name, *_ in DOCUMENTS.values()}
+    known = {name for name, *_ in bundle.kinds.values()}
     # retained attempts (manifest `role`) are JSON Lines receipts validated by `attempts.retained`
     known |= {e["path"] for e in ctx.data.get("manifest", {}).get("files", []) if e.get("role")}
     for rel in sorted(bundle.verified.values()):
         if rel.lower().endswith((".json", ".jsonl")) and rel not in known:
             yield _f(Status.FAIL, "unknown-document",
                      f"{rel} is JSON but not a document of bundle format v1, so no schema checks it", path=rel)
-    for kind, (name, schema_name, lines, required) in DOCUMENTS.items():
+    for kind, (name, schema_name, lines, required) in bundle.kinds.items():
         if kind == "quality" and "quality" in gate:
             required = True
         if not bundle.has(kind):

@@ -5,7 +5,11 @@ Readers: what turns an input (a directory, a file) into facts the checks read.
 - `pointers`: JSON Pointers (RFC 6901), numbers as `Decimal`, dimension texts;
 - `records`: receipt sets read as a profile maps them (`Record`, `read_receipts`);
 - `select`: selections over records and the statistics derived from them;
-- `locate`: where a profile says a bundle states a value (`locate`, `stated`).
+- `locate`: where a profile says a bundle states a value (`locate`, `stated`);
+- `mapped`: a profile's `bundle` section reads a foreign layout onto bundle
+  format v1 (`MappedBundle`), so the native check families run on it;
+- `native`: bundle v1 documents (native or mapped) onto the evidence model
+  (`verifier.evidence`, `evidence_of`).
 
 The profile loader and detection are in `verifier.profiles`, which
 re-exports every public name here.

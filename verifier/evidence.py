@@ -1,0 +1,260 @@
+"""
+The evidence model: what a reader could establish about an input, as pure data (no I/O).
+
+Readers (`verifier.readers.*`: the native bundle v1 documents, profiles, the
+receipt adapters) fill an `Evidence`; what they could not map goes into
+`Evidence.unmapped`, never dropped. Every quantity carries a unit of the one
+registry `verifier.units` (time, tokens, bytes, samples, frames, requests,
+counts, dimensionless, percent, and rates as unit per unit), so a value is
+never compared across dimensions by accident.
+
+Shapes (all frozen dataclasses; sequences are tuples):
+
+- `FileEntry`: a bundle file (path, size, sha256) and where it was listed;
+  `External`: an artifact kept outside the bundle, with its source and reason;
+- `Plan`: arms, servers, arm order, phases and per-server counts, the
+  expected output shape, timeouts, concurrency and arrival process;
+- `Receipt`: one record with its dimensions (`arm`, `server`, `phase`, ...)
+  and typed `Quantity`s; `ProcessReceipt`: exit code, signal, stdout and
+  stderr carriers;
+- `StatedClaim`: a number as written, its unit, the words around it and its
+  `Location` (file and JSON Pointer or line);
+- `QualityComparison`: metric, recorded score, reference and candidate,
+  scorer identity; `Media`: path, role, expected shape;
+- `Attempt`: a run kept outside the accepted result (rejected, interrupted):
+  retained, never mixed into the receipts.
+
+`Evidence.lacks(*parts)` names the parts a check family needs that the model
+does not hold, so the family reports exactly one UNVERIFIED finding saying
+what was missing instead of dropping out of the roster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from verifier import units
+
+__all__ = [
+    "PARTS",
+    "Attempt",
+    "Evidence",
+    "External",
+    "FileEntry",
+    "Location",
+    "Media",
+    "Plan",
+    "ProcessReceipt",
+    "QualityComparison",
+    "Quantity",
+    "Receipt",
+    "StatedClaim",
+    "Unmapped",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """Represents where a fact was read: a bundle-relative `file` and a JSON Pointer (`#/a/0`) or line (`#line=3`, `#row=2`)."""
+
+    file: str
+    pointer: str | None = None
+
+    def __str__(self) -> str:
+        return self.file + (f"#{self.pointer.lstrip('#')}" if self.pointer else "")
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """
+    Represents a number with its unit: `value` (exact `Decimal`), `unit` (a symbol `verifier.units.parse` knows),
+    and `written` (the text as the source wrote it, e.g. "396.30", which keeps its stated precision).
+
+    Raises `verifier.units.UnitError` at construction for a unit the registry does not know.
+    """
+
+    value: Decimal
+    unit: str
+    written: str | None = None
+
+    def __post_init__(self) -> None:
+        units.parse(self.unit)  # one registry: an unknown unit is refused where it enters the model
+
+    def to(self, unit: str) -> Decimal:
+        """Return the value in `unit` (exact within a dimension); raises `verifier.units.UnitMismatch` across dimensions."""
+        return units.convert(self.value, self.unit, unit)
+
+
+@dataclass(frozen=True, slots=True)
+class FileEntry:
+    """Represents one bundle file: `path` (bundle-relative POSIX), `size` (bytes), `sha256` (lowercase hex), `listed_in` (manifest names)."""
+
+    path: str
+    size: int | None
+    sha256: str | None
+    listed_in: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class External:
+    """Represents an artifact kept outside the bundle: `path`, its `sha256` and `size` if stated, `source` (where listed) and `reason`."""
+
+    path: str
+    sha256: str | None
+    size: int | None
+    source: Location
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """
+    Represents what was frozen before the run.
+
+    `arms` maps arm id -> role (`baseline`/`candidate`); `servers` maps
+    server id -> arm id; `order` is the arm order (labels or ids);
+    `per_server` maps phase -> planned requests per server; `requests` the
+    planned request ids with their server and phase; `expected_output` the
+    media shape (duration, frames, fps, sample rate, channels) as the plan
+    states it; `timeouts`, `concurrency` and `arrival` as stated (None when
+    the plan does not say).
+    """
+
+    arms: Mapping[str, str]
+    servers: Mapping[str, str]
+    order: tuple[str, ...] = ()
+    per_server: Mapping[str, int] = field(default_factory=dict)
+    requests: tuple[tuple[str, str, str], ...] = ()
+    expected_output: Mapping[str, Any] = field(default_factory=dict)
+    timeouts: Mapping[str, Quantity] = field(default_factory=dict)
+    concurrency: int | None = None
+    arrival: str | None = None
+    location: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """
+    Represents one raw record of the run (one request, or one timed run).
+
+    `dims` holds its selection dimensions as strings (`arm`, `server`,
+    `phase`, `request_id`, reader-declared ones); `quantities` its typed
+    numbers (None when a mapped field is missing: absence is not zero);
+    `ok` whether its outcome is a success; `outputs` the media it produced.
+    """
+
+    dims: Mapping[str, str]
+    quantities: Mapping[str, Quantity | None]
+    location: Location
+    ok: bool = True
+    outputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessReceipt:
+    """Represents a process run: `exit_code` and `signal` (None when unknown), and the `stdout`/`stderr` carrier files."""
+
+    name: str
+    exit_code: int | None
+    signal: str | None
+    stdout: str | None
+    stderr: str | None
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class StatedClaim:
+    """Represents a number the evidence asserts: its `id`, `quantity` (value as written, unit), the `words` around it and its `location`."""
+
+    id: str
+    quantity: Quantity | None
+    words: str
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class QualityComparison:
+    """Represents one recorded quality comparison: `metric`, `recorded` score, `reference` and `candidate` media, `scorer` identity."""
+
+    metric: str
+    recorded: Decimal | None
+    reference: str
+    candidate: str
+    scorer: Mapping[str, Any]
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class Media:
+    """Represents an output file: `path`, its `role` (e.g. `output`, `reference`, `candidate`) and the `expected` shape it must cover."""
+
+    path: str
+    role: str
+    expected: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """Represents a run kept outside the accepted result: `status` (`rejected`, `interrupted`), `reason`, and its receipts (never mixed in)."""
+
+    id: str
+    status: str
+    reason: str
+    receipts: tuple[Receipt, ...] = ()
+    location: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unmapped:
+    """Represents something a reader met and could not map onto the model: `what`, `where` it was, and `why`."""
+
+    what: str
+    where: Location | None
+    why: str
+
+
+#: The parts of the model a check family may need (`Evidence.lacks`).
+PARTS = ("files", "plan", "receipts", "processes", "claims", "quality", "media", "gate")
+
+
+@dataclass
+class Evidence:
+    """
+    Represents everything one reader established about one input; the only thing the check families read.
+
+    `reader` names the reader (`bundle-v1`, `profile:<id>`, an adapter
+    kind); `gate` the pinned gate id the evidence is judged by (never one
+    the evidence brings). Every other field is one of the shapes above.
+    """
+
+    reader: str
+    files: tuple[FileEntry, ...] = ()
+    externals: tuple[External, ...] = ()
+    plan: Plan | None = None
+    receipts: tuple[Receipt, ...] = ()
+    processes: tuple[ProcessReceipt, ...] = ()
+    claims: tuple[StatedClaim, ...] = ()
+    quality: tuple[QualityComparison, ...] = ()
+    media: tuple[Media, ...] = ()
+    attempts: tuple[Attempt, ...] = ()
+    unmapped: tuple[Unmapped, ...] = ()
+    gate: str | None = None
+
+    def lacks(self, *parts: str) -> list[str]:
+        """
+        Return the names of `parts` (see `PARTS`) this model does not hold, in the order given.
+
+        A part is held when it is non-empty (`plan` and `gate`: not None).
+        Raises `ValueError` for a name outside `PARTS`.
+        """
+        missing = []
+        for part in parts:
+            if part not in PARTS:
+                raise ValueError(f"unknown part {part!r} (known: {', '.join(PARTS)})")
+            value = getattr(self, part)
+            if value is None or value == ():
+                missing.append(part)
+        return missing

@@ -1,0 +1,257 @@
+"""
+The mapped reader: a profile's `bundle` section reads a foreign layout onto the documents of bundle format v1.
+
+A profile that says where a foreign bundle keeps its plan, receipts, claims
+and quality index (other names, other nesting, CSV or JSON Lines receipts,
+a `SHA256SUMS` manifest) and which shipped gate judges it gets the very
+check families of a native bundle, in the fixed order of
+`docs/architecture.md`, under the same check ids: `integrity.files` (through
+the profile's manifest kind), `gate.pinned` (the gate the pinned profile
+names; the bundle cannot bring its own), `schema.documents` (each mapped
+document against our schema), `plan.conformance`, `coverage.streams`,
+`derivation.claims`, `quality.recorded`, `quality.rescore`,
+`integrity.unchanged`.
+
+The `bundle` section (`schemas/profile.schema.json`):
+
+- `gate`: the shipped gate id;
+- `documents`: per kind (`plan`, `claims`, `quality`) a `file` and an
+  optional `pointer` to the document inside it; `receipts` gives `sources`,
+  files read in order and concatenated, each with `encoding` (`csv` or
+  `jsonl`) and `record`: for every field of our receipt, where it comes
+  from: `{"column": name}` (CSV), `{"pointer": p}` (JSON Lines), or
+  `{"value": constant}`; with `type` (`string`, `integer`, `number`,
+  `boolean`; default `string`), optional `unit` and `to` (a number
+  converted exactly between units of one dimension of `verifier.units`),
+  `{"object": {...}}` and `{"list": [...]}` for nested fields (a list
+  element whose members are all empty is left out). An empty CSV cell is
+  absent: the field is left out of the record (so the schema reports a
+  required one missing; absence is not zero), or is null where the field
+  says `keep_null`.
+
+A mapped file is parsed only after `integrity.files` matched its bytes
+against the manifest, and only if the bytes read for parsing have that same
+sha256 (a file swapped after hashing is never parsed). A CSV column no field reads is reported by
+`schema.documents` as UNVERIFIED `unmapped-field`: a reader says what it
+could not map.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from verifier import units
+from verifier.bundle import DOCUMENTS, Bundle
+from verifier.errors import Unverifiable
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier.model import Finding, Status
+from verifier.pipeline import Check, Context
+from verifier.readers.pointers import resolve
+from verifier.readers.tree import Tree
+
+__all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "mapped_schema", "unmapped_fields"]
+
+#: The document kinds a profile may map, with their schema and whether they are JSON Lines shaped (a list of records).
+KINDS = {kind: DOCUMENTS[kind] for kind in ("plan", "receipts", "claims", "quality")}
+
+
+@dataclass
+class MappedBundle(Bundle):
+    """
+    Represents a foreign bundle read through a profile's `bundle` section, shaped like a native `Bundle`.
+
+    `tree` is the root-confined view the profile's integrity check hashes;
+    `mapping` the profile's `bundle` section. `kinds` names the foreign file
+    of each mapped document. `unmapped` collects `(file, what)` the reader
+    could not map (read by `unmapped_fields`).
+    """
+
+    tree: Tree | None = None
+    mapping: dict[str, Any] = field(default_factory=dict)
+    unmapped: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, tree: Tree, mapping: dict[str, Any]) -> MappedBundle:
+        """Return the mapped bundle of `tree` under the profile's `bundle` section `mapping`."""
+        kinds = {}
+        for kind, spec in mapping["documents"].items():
+            _name, schema_name, lines, _required = KINDS[kind]
+            kinds[kind] = (_files(spec)[0], schema_name, lines, True)
+        return cls(root=tree.root, tree=tree, mapping=mapping, kinds=kinds)
+
+    def raw_document(self, kind: str) -> Any:
+        """
+        Return the document of `kind` in the shape of bundle format v1, read from its foreign file.
+
+        Raises `Unverifiable` (`blocked-by-integrity`) for a file whose bytes
+        were not matched, `JSONProblem` for one that cannot be parsed or mapped.
+        """
+        if kind in self._cache:
+            return self._cache[kind]
+        spec = self.mapping["documents"][kind]
+        for name in _files(spec):
+            if name not in self.verified:
+                raise Unverifiable(f"{name} did not pass the integrity check, so it is not parsed", code="blocked-by-integrity", path=name)
+        if kind == "receipts":
+            value: Any = [r for source in spec["sources"] for r in _records(source["file"], self._hashed(source["file"]), source, self.unmapped)]
+        else:
+            document = loads_strict(self._hashed(spec["file"]))
+            try:
+                value = resolve(document, spec.get("pointer", ""))
+            except KeyError:
+                raise JSONProblem("missing-document", f"no document at {spec.get('pointer')!r}") from None
+        self._cache[kind] = value
+        return value
+
+    def _hashed(self, name: str) -> bytes:
+        """Return the bytes of `name`, read again, only if their sha256 is the one `integrity.files` matched (else `Unverifiable`)."""
+        data = self.tree.read_bytes(name)  # type: ignore[union-attr]
+        if hashlib.sha256(data).hexdigest() != self.digests.get(name):
+            raise Unverifiable(f"{name} changed after the integrity check hashed it, so it is not parsed",
+                               code="changed-during-verification", path=name)
+        return data
+
+
+def _files(spec: dict[str, Any]) -> list[str]:
+    """Return the foreign files one mapped document is read from (a receipts mapping may have several sources)."""
+    return [source["file"] for source in spec["sources"]] if "sources" in spec else [spec["file"]]
+
+
+def _records(name: str, data: bytes, spec: dict[str, Any], unmapped: list[tuple[str, str]]) -> Iterator[dict[str, Any]]:
+    """Yield each receipt of foreign file `name` mapped onto our receipt fields (see the module docstring)."""
+    record_spec = spec["record"]
+    if spec["encoding"] == "csv":
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise JSONProblem("not-utf8", f"not UTF-8 at offset {exc.start}") from None
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        used = {column for f in record_spec.values() for column in _columns(f)}
+        for column in reader.fieldnames or []:
+            if column not in used:
+                unmapped.append((name, f"column {column!r}"))
+        rows: list[tuple[str, Any]] = [(f"#row={n}", {k: (v if v != "" else None) for k, v in row.items()}) for n, row in enumerate(reader, start=1)]
+    else:
+        rows = [(f"#line={n}", doc) for n, doc in enumerate(loads_strict_lines(data), start=1)]
+    for where, row in rows:
+        record = {key: _value(f, row, f"{name}{where} {key}") for key, f in record_spec.items()}
+        yield {key: value for key, value in record.items() if value is not None or record_spec[key].get("keep_null")}
+
+
+def _columns(spec: Any) -> Iterator[str]:
+    if isinstance(spec, dict):
+        if "column" in spec:
+            yield spec["column"]
+        for child in (spec.get("object") or {}).values():
+            yield from _columns(child)
+        for child in spec.get("list") or []:
+            yield from _columns(child)
+
+
+def _value(spec: dict[str, Any], row: Any, where: str) -> Any:
+    """Return the value of one mapped field of `row`; raises `JSONProblem` when it cannot be typed."""
+    if "value" in spec:
+        return spec["value"]
+    if "object" in spec:
+        return {k: _value(s, row, f"{where}.{k}") for k, s in spec["object"].items()}
+    if "list" in spec:
+        items = [_value(s, row, f"{where}[{i}]") for i, s in enumerate(spec["list"])]
+        return [i for i in items if not (isinstance(i, dict) and all(v is None for v in i.values())) and i is not None]
+    if "column" in spec:
+        raw = row.get(spec["column"]) if isinstance(row, dict) else None
+    else:
+        try:
+            raw = resolve(row, spec["pointer"])
+        except KeyError:
+            raw = None
+    if raw is None:
+        return None
+    kind = spec.get("type", "string")
+    try:
+        if kind == "string":
+            return str(raw)
+        if kind == "boolean":
+            text = str(raw).strip().lower()
+            if text not in ("true", "false"):
+                raise ValueError(text)
+            return text == "true"
+        if kind == "integer":
+            return int(str(raw).strip())
+        number = Decimal(str(raw).strip()) if not isinstance(raw, Decimal) else raw
+        if not number.is_finite():
+            raise ValueError(raw)
+        if "unit" in spec and "to" in spec:
+            number = units.convert(number, spec["unit"], spec["to"])
+        return number
+    except (ValueError, InvalidOperation, units.UnitError, units.UnitMismatch):
+        raise JSONProblem("unmappable-field", f"{where}: {raw!r} is not a valid {kind}") from None
+
+
+def mapped_integrity(profile_integrity: Check) -> Check:
+    """
+    Return `integrity.files` for a mapped bundle: the profile's manifest kind (`profile_integrity`) under the native id.
+
+    Every file whose bytes matched (PASS `match`) becomes verified, with the
+    sha256 it was matched at (re-hashed by `integrity.unchanged`). The
+    listed files (matched or not) and the gate id of the pinned profile are
+    kept as the native checks read them (`ctx.data["manifest"]`: `files`,
+    `external`, `gate`).
+    """
+
+    def run(ctx: Context) -> Iterator[Finding]:
+        bundle: MappedBundle = ctx.bundle
+        inner = Context(subject=ctx.subject, assets=ctx.assets, bundle=bundle.tree, options=ctx.options, data=ctx.data)
+        listed: dict[str, dict[str, Any]] = {}
+        for finding in profile_integrity(inner):
+            if finding.status is Status.PASS and finding.code == "match" and finding.path:
+                bundle.verified[finding.path] = finding.path
+                bundle.digests[finding.path] = finding.observed["sha256"]
+            if finding.path and isinstance(finding.expected, dict) and finding.expected.get("sha256"):
+                listed[finding.path] = {"path": finding.path, "sha256": finding.expected["sha256"], "size": finding.expected.get("size")}
+            yield dataclasses.replace(finding, check="integrity.files")
+        ctx.data["manifest"] = {"gate": bundle.mapping["gate"], "files": sorted(listed.values(), key=lambda e: e["path"]), "external": []}
+
+    return Check("integrity.files", "Bundle files match the manifest the profile names (sha256 and size), nothing unlisted", run)
+
+
+def unmapped_fields(bundle: MappedBundle) -> Iterator[Finding]:
+    """Yield one UNVERIFIED `unmapped-field` finding (check `schema.documents`) per foreign column no field reads."""
+    for name, what in bundle.unmapped:
+        yield Finding(check="schema.documents", status=Status.UNVERIFIED, code="unmapped-field",
+                      message=f"{name}: {what} is not mapped onto any receipt field, so nothing checks it", path=name)
+
+
+def mapped_schema(schema_check: Check) -> Check:
+    """Return `schema.documents` for a mapped bundle: the native check, then one UNVERIFIED `unmapped-field` per column no field reads."""
+
+    def run(ctx: Context) -> Iterator[Finding]:
+        yield from schema_check(ctx)
+        yield from unmapped_fields(ctx.bundle)
+
+    return Check(schema_check.id, schema_check.title, run, schema_check.requires)
+
+
+def mapped_pipeline(native: tuple[Check, ...], profile_integrity: Check) -> tuple[Check, ...]:
+    """
+    Return the native pipeline `native` for a mapped bundle: the same families, order and ids.
+
+    `integrity.files` becomes `mapped_integrity(profile_integrity)` (the
+    profile's manifest kind) and `schema.documents` also reports unmapped
+    columns; every other check is the native one.
+    """
+    steps = []
+    for chk in native:
+        if chk.id == "integrity.files":
+            steps.append(mapped_integrity(profile_integrity))
+        elif chk.id == "schema.documents":
+            steps.append(mapped_schema(chk))
+        else:
+            steps.append(chk)
+    return tuple(steps)
