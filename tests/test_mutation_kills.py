@@ -311,4 +311,12 @@ def test_loader_bounds_at_their_edges():
     with pytest.raises(JSONProblem) as info:
         loads_strict_lines(b'{"a": 1}\n\n{"b": 2}\n')
     assert info.value.line == 2
+    long = "1." + "0" * 35 + "e400"  # 41 characters: shown shortened, with its length
+    with pytest.raises(JSONProblem) as info:
+        loads_strict(long.encode())
+    assert str(info.value) == f"number {long[:20]}...{long[-12:]} (41 characters) is outside the binary64 range"
+    with pytest.raises(JSONProblem, match="^number 1e400 is outside"):
+        loads_strict(b"1e400")
+    with pytest.raises(JSONProblem, match="^number " + "1" * 36 + "e999 is outside"):  # 40 characters: shown whole
+        loads_strict(("1" * 36 + "e999").encode())
     assert json_pointer(["a/b", "c~d", 0]) == "/a~1b/c~0d/0" and json_pointer([]) == ""
