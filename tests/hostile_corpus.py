@@ -299,9 +299,11 @@ def _vllm_cases(root: Path) -> list[Case]:
     add("vllm-int-std", _json({**base, "std_ttft_ms": 0}))
     add("vllm-zero-duration", _json({**base, "duration": 0}))
     add("vllm-empty-object", "{}", expect="usage", why="no reader recognises an empty object: exit 2 naming the file")
-    add("vllm-truncated", text[: len(text) // 2])
+    add("vllm-truncated", text[: len(text) // 2], expect="usage",
+        why="half a JSON document is not JSON: no reader can recognise its producer, exit 2 naming the file")
     add("vllm-bom", b"\xef\xbb\xbf" + text.encode())
-    add("vllm-latin1", text.replace('"openai-chat"', '"caf\u00e9"', 1).encode("latin-1"))
+    add("vllm-latin1", text.replace('"openai-chat"', '"caf\u00e9"', 1).encode("latin-1"), expect="usage",
+        why="not UTF-8, so not JSON: no reader can recognise its producer, exit 2 naming the file")
     add("vllm-ctrl-label", _json({**base, "label": "\x1b[31m\u202e", "mean_ttft_ms": 1.0}))
     return cases
 

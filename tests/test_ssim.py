@@ -115,3 +115,29 @@ def test_a_frame_size_change_mid_stream_is_refused_naming_the_frame():
         list(ssim.ssim_per_frame([(ok, ok), (ok, ok), (other, other)]))
     with pytest.raises(ValueError, match="no frames"):
         ssim.ssim_frames([])
+
+
+_SCORE_SCRIPT = """
+import sys, numpy as np
+from verifier.scorers.audio import spectral_cosine
+from verifier.scorers.ssim import ssim_batch
+rng = np.random.default_rng(0)
+x = rng.normal(size=(2, 165333)); y = x + rng.normal(size=x.shape) * 0.3
+a = rng.integers(0, 256, (3, 120, 200, 3), dtype=np.uint8); b = rng.integers(0, 256, a.shape, dtype=np.uint8)
+print(repr(spectral_cosine(x, y, rate_x=32000, rate_y=32000)), [repr(float(v)) for v in ssim_batch(a, b)])
+"""
+
+
+@pytest.mark.parametrize("threads", ["2", "4"])
+def test_scores_do_not_depend_on_the_number_of_blas_threads(threads):
+    """Dask workers run with OPENBLAS_NUM_THREADS=1: the report must be the same bits as a local run's."""
+    import os
+    import subprocess
+    import sys
+
+    out = []
+    for n in ("1", threads):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=n, OMP_NUM_THREADS=n, PYTHONPATH=str(ROOT))
+        out.append(subprocess.run([sys.executable, "-c", _SCORE_SCRIPT], env=env, capture_output=True, text=True,
+                                  check=True).stdout)
+    assert out[0] == out[1]

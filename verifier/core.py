@@ -303,6 +303,10 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
                          "this reader derives no values the text's numbers could be bound to")
     if target.is_dir():
         check_device(device)
+        if executor is not None:
+            from verifier.fanout import require
+
+            require()
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
                                "weights_dir": weights_dir, "device": device, "parallel": parallel,
@@ -323,7 +327,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         report = _unreadable_receipt(path, target, data, exc)
         if report is not None:
             return report
-        if not _json_like(target.name, data):
+        if exc.code in ("invalid-json", "not-utf8") or not _json_like(target.name, data):
+            # Not JSON at all (JSON Lines, text, binary) and no known producer: nothing here verify can read.
             raise UsageError(f"{path}: not a bundle directory, and not a receipt verify can read: {exc}") from None
         return _strictness_report(path, target.name, exc)
     adapter = detect(document)
@@ -357,7 +362,7 @@ def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProbl
     import json
 
     try:
-        loose = json.loads(data.decode("utf-8"))
+        loose = json.loads(data.decode("utf-8-sig"))  # a BOM still names its producer
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     adapter = detect(loose)

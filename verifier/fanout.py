@@ -18,19 +18,26 @@ from typing import Any, TypeVar
 
 from verifier.errors import UsageError
 
-__all__ = ["EXTRA", "map_on_cluster"]
+__all__ = ["EXTRA", "map_on_cluster", "require"]
 
 EXTRA = "distributed"
 T = TypeVar("T")
 R = TypeVar("R")
 
 
-def _client(address: Any) -> Any:
+def require() -> None:
+    """Raise `UsageError` (exit 2) naming the extra when Dask distributed is not installed; called before any check runs."""
     try:
-        from distributed import Client
+        import distributed  # noqa: F401
     except ImportError:
         raise UsageError(f"--executor needs Dask distributed, which is not installed: install the `{EXTRA}` extra "
                          f"(pip install 'verify-evidence[{EXTRA}]')") from None
+
+
+def _client(address: Any) -> Any:
+    require()
+    from distributed import Client
+
     try:
         return Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
