@@ -12,7 +12,6 @@ mutant run of `tools/mutate.py` costs seconds.
 from __future__ import annotations
 
 import json
-import os
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from helpers import make_assets, write_bundle
 
 from verifier import stats
 from verifier.core import verify_path
-from verifier.jsonio import MAX_DEPTH, JSONProblem, loads_strict, loads_strict_lines
+from verifier.jsonio import MAX_BINARY64, MAX_DEPTH, JSONProblem, json_pointer, loads_strict, loads_strict_lines
 
 D = Decimal
 
@@ -287,6 +286,14 @@ def test_loader_bounds_at_their_edges():
         loads_strict(b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1))
     with pytest.raises(JSONProblem, match="nested deeper"):
         loads_strict(b'{"a":' * (MAX_DEPTH + 1) + b"1" + b"}" * (MAX_DEPTH + 1))
+    deepest = b"[" + b"[" * (MAX_DEPTH - 1) + b"]" * (MAX_DEPTH - 1) + b",[],[],[]]"  # depth 64, more than 64 brackets
+    assert loads_strict(deepest)[1:] == [[], [], []]
+    with pytest.raises(JSONProblem, match="nested deeper"):
+        loads_strict(b"[" + deepest + b"]")
+    assert loads_strict(("1" + "0" * 308).encode()) == 10 ** 308  # 309 digits, below the binary64 maximum
+    assert loads_strict(str(int(MAX_BINARY64)).encode()) == int(MAX_BINARY64)
+    with pytest.raises(JSONProblem):
+        loads_strict(str(int(MAX_BINARY64) + 1).encode())
     assert loads_strict(b"1e308") == D("1e308") and loads_strict(b"1e-308") == D("1e-308")
     assert loads_strict(("9" * 308).encode()) == int("9" * 308)
     for text in (b"1e309", b"1e-309", b"1.8e308", ("9" * 309).encode(), b"-1.8e308"):
@@ -295,12 +302,21 @@ def test_loader_bounds_at_their_edges():
     with pytest.raises(JSONProblem) as info:
         loads_strict(b'{"a": 1, "a": 1}')
     assert info.value.code == "duplicate-key"
-    for text, code in ((b"NaN", "non-finite-number"), (b"\xff", "not-utf8"), (b"\xef\xbb\xbf1", "invalid-json"), (b"[", "invalid-json")):
-        with pytest.raises(JSONProblem) as info:
+    for text, code, says in ((b"NaN", "non-finite-number", "NaN"), (b"\xff", "not-utf8", "0xff"),
+                             (b"\xef\xbb\xbf1", "invalid-json", "byte order mark"), (b"[", "invalid-json", "line 1")):
+        with pytest.raises(JSONProblem, match=says) as info:
             loads_strict(text)
         assert info.value.code == code
     assert loads_strict_lines(b'{"a": 1}\n{"b": 2}\n') == [{"a": 1}, {"b": 2}]
     with pytest.raises(JSONProblem) as info:
         loads_strict_lines(b'{"a": 1}\n\n{"b": 2}\n')
     assert info.value.line == 2
-    assert os.fspath(Path("x")) == "x"
+    long = "1." + "0" * 35 + "e400"  # 41 characters: shown shortened, with its length
+    with pytest.raises(JSONProblem) as info:
+        loads_strict(long.encode())
+    assert str(info.value) == f"number {long[:20]}...{long[-12:]} (41 characters) is outside the binary64 range"
+    with pytest.raises(JSONProblem, match="^number 1e400 is outside"):
+        loads_strict(b"1e400")
+    with pytest.raises(JSONProblem, match="^number " + "1" * 36 + "e999 is outside"):  # 40 characters: shown whole
+        loads_strict(("1" * 36 + "e999").encode())
+    assert json_pointer(["a/b", "c~d", 0]) == "/a~1b/c~0d/0" and json_pointer([]) == ""

@@ -2,7 +2,7 @@
 Mutation testing of our own (issue 14): AST mutants of one module, each run against the tests mapped to it.
 
 Usage (from the repository root):
-    .venv/bin/python tools/mutate.py MODULE [MODULE ...] [--max N] [--seed S] [--list]
+    .venv/bin/python tools/mutate.py MODULE [MODULE ...] [--max N] [--seed S] [--list] [--lines L1,L2]
 
 For each MODULE (a key of `TESTS`, e.g. `verifier/stats.py`) every mutation
 site is enumerated (operators below), a deterministic sample of at most N
@@ -187,6 +187,7 @@ def main() -> int:
     parser.add_argument("--max", type=int, default=40)
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--list", action="store_true")
+    parser.add_argument("--lines", help="only sites on these comma-separated lines (re-run survivors after new tests)")
     args = parser.parse_args()
     total = killed_total = 0
     for name in PRELOAD:
@@ -202,6 +203,8 @@ def main() -> int:
             tests = TESTS[module]
             source = (ROOT / module).read_text()
             found = sites(ast.parse(source))
+            if args.lines:
+                found = [site for site in found if site[2] in {int(n) for n in args.lines.split(",")}]
             chosen = sorted(random.Random(args.seed).sample(found, min(args.max, len(found))), key=lambda s: s[2])
             if args.list:
                 for index, op, line in chosen:
