@@ -324,34 +324,59 @@ FULL_PRECISION_DIGITS = 15
 #: A percentage change is 100 * (1 - c/b): its float rounding error scales with
 #: 100 (the operands' magnitude), not with the small result (cancellation).
 PERCENT_SCALE = Decimal(100)
-#: Statistics whose float computation (mean subtraction, squares, summation) carries about n * eps * max|x| of error.
+#: Machine epsilon of IEEE 754 binary64 (2**-52) and its unit roundoff u = eps / 2.
+EPS = Decimal(2) ** -52
+U = EPS / 2
+#: Statistics whose float computation (mean subtraction, squares, summation) carries a cancellation term.
 _SPREAD = ("sd", "population_sd", "sd_of_server_means")
+#: Statistics that pick one input (or interpolate between two neighbours) rather than accumulate.
+_PICK = ("median", "percentile", "min", "max", "first", "last")
+
+
+def _ulp(x: Decimal) -> Decimal:
+    """Return the spacing of binary64 at |x| (`math.ulp`), exactly."""
+    import math
+
+    return Decimal(math.ulp(float(abs(x)))) if x else Decimal(0)
 
 
 def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Decimal] = (), scale: Any = 1,
-              declared: Any = None, exact: bool = False, source: Any = None) -> Decimal:
+              declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None) -> Decimal:
     """
     Return how far a derived value may lie from the number a bundle states, in the stated number's unit.
 
-    The one tolerance function of the package. `stated` is the value as
-    written (a `Decimal` read with its trailing zeros, so `396.30` states
-    two places; an int states whole units). What a bound may need:
-    `statistic` (a name of `STATISTICS`), `values` (the inputs of the
-    derivation, in the unit before `scale`), `scale` (the factor from the
-    inputs' unit to the stated unit, e.g. 1000 for s -> ms), `declared` (a
-    tolerance the gate or profile states: it wins), `exact` (an integer
-    count or sum: 0), `source` (the derived value as its own source printed
-    it, e.g. a stdout table: its half unit widens the bound).
+    The one tolerance function of the package (`docs/tolerances.md` gives
+    each bound with its source). The derivation is exact (`Decimal`); the
+    producer computed the stated number in IEEE 754 binary64 from inputs
+    that are within half an ulp of the decimals we read (each is a printed
+    double), then printed it. The tolerance is the forward error bound of
+    that computation plus half a unit of the stated last place:
 
-    Default: half a unit of the last stated place (`73.45` -> 0.005). A
-    number stated with 15 or more significant digits is a printed binary
-    double, whose last digits carry summation-order noise: at least 16 ulps
-    (|stated| * 2**-48). A full-precision `relative_reduction_pct` gets at
-    least 16 ulps of 100 (its noise comes from `1 - c/b`). A spread statistic
-    (`sd`, `population_sd`, `sd_of_server_means`) gets at least
-    4 * n * 2**-52 * max|x| * scale (float64 rounding of mean subtraction,
-    squares and summation; Higham, Accuracy and Stability of Numerical
-    Algorithms, 2nd ed., ch. 4).
+    - print: `half_unit(stated)`, always (a 17-digit `repr` gets ~1/2 ulp);
+    - inputs: each within u |x| of its decimal (u = 2**-53), plus
+      `input_error` (an absolute bound on each input's own upstream float
+      error, e.g. TPOT = (latency - ttft) / (n - 1) computed in float);
+    - `sum`: n eps sum|x|; `mean` and `mean_of_server_means`: eps sum|x|
+      (recursive summation, (n-1) u sum|x|, Higham 2002 eq. 4.4, divided by n);
+    - `median`/`percentile`/`min`/`max`/`first`/`last`: the inputs' error, plus for
+      interpolation eps (2 max|x| + n range) (the position (n-1) q/100 and
+      the lerp a + t (b - a) each rounded; numpy `_lerp`);
+    - `sd`, `population_sd`, `sd_of_server_means`: the cancellation term
+      n eps sum x^2 / (2 d SD) (the textbook one-pass formula's bound,
+      Chan, Golub & LeVeque 1983; relative to SD it grows with
+      (mean/SD)^2), SD taken as |stated|, d = n - 1 (n for the population
+      SD), or sqrt(n eps sum x^2 / d) when SD is ~0; plus the inputs' error;
+    - `difference` (of clocks): 2 ulps of binary64 at the operands'
+      magnitude (each operand rounded once, the subtraction once);
+    - `relative_reduction_pct`, `speedup`, `ratio`, `relative_change_pct`:
+      each mean's relative error (n eps) twice, through the quotient;
+    - a 15+-digit stated number without `values` (a printed double whose
+      inputs we do not have): 16 ulps of it.
+
+    `values` are the derivation's inputs in their unit; `scale` converts that
+    unit to the stated one (1000 for s -> ms). `declared` (a tolerance the
+    gate or profile states) wins; `exact` (an integer count) is 0; `source`
+    (the derived value as its own source printed it) widens by its half unit.
     """
     if declared is not None:
         return Decimal(str(declared))
@@ -359,16 +384,48 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
         return Decimal(0)
     stated = Decimal(stated) if not isinstance(stated, Decimal) else stated
     bound = half_unit(stated)
-    full = len(stated.as_tuple().digits) >= FULL_PRECISION_DIGITS
-    if full:
-        bound = max(bound, abs(stated) * Decimal(2) ** -48)
-    if full and statistic == "relative_reduction_pct":
-        bound = max(bound, PERCENT_SCALE * Decimal(2) ** -48)
-    if statistic in _SPREAD and values:
-        bound = max(bound, Decimal(len(values)) * Decimal(2) ** -52 * max(abs(Decimal(x)) for x in values) * Decimal(str(scale)) * 4)
     if source is not None:
         bound = max(bound, half_unit(Decimal(source)))
-    return bound
+    xs = [abs(Decimal(x)) for x in values]
+    k = Decimal(str(scale))
+    if not xs:
+        if len(stated.as_tuple().digits) >= FULL_PRECISION_DIGITS:
+            bound = max(bound, abs(stated) * EPS * 16)
+            if statistic == "relative_reduction_pct":
+                bound = max(bound, PERCENT_SCALE * EPS * 16)
+        return bound
+    n = Decimal(len(xs))
+    biggest, total = max(xs), sum(xs, Decimal(0))
+    upstream = Decimal(str(input_error)) if input_error is not None else Decimal(0)
+    per_input = U * biggest + upstream  # how far one input may be from the decimal we read
+    if statistic == "sum":
+        work = n * EPS * total + n * per_input
+    elif statistic in ("mean", "mean_of_server_means"):
+        work = EPS * total + per_input
+    elif statistic in _PICK:
+        spread = biggest - min(xs)
+        work = per_input + (EPS * (2 * biggest + n * spread) if statistic in ("median", "percentile") else 0)
+    elif statistic in _SPREAD:
+        d = n if statistic == "population_sd" else max(n - 1, Decimal(1))
+        squares = n * EPS * sum((x * x for x in xs), Decimal(0))
+        sd = abs(stated) / k
+        cancel = CONTEXT.sqrt(CONTEXT.divide(squares, d))
+        if sd > 0:
+            cancel = min(cancel, CONTEXT.divide(squares, 2 * d * sd))
+        work = cancel + 2 * per_input + EPS * sd
+    elif statistic == "difference":
+        work = 2 * _ulp(biggest * k) / k + 2 * upstream
+    elif statistic in ("relative_reduction_pct", "speedup", "ratio", "relative_change_pct"):
+        rel = 2 * n * EPS + 4 * U + (2 * upstream / min(x for x in xs if x) if any(xs) and upstream else 0)
+        if statistic == "relative_reduction_pct":
+            work = PERCENT_SCALE * abs(1 - stated / PERCENT_SCALE) * rel + PERCENT_SCALE * EPS
+        elif statistic == "relative_change_pct":
+            work = PERCENT_SCALE * abs(1 + stated / PERCENT_SCALE) * rel + PERCENT_SCALE * EPS
+        else:
+            work = abs(stated) / k * rel
+    else:  # count, or a statistic without a float model: the inputs' error only
+        work = per_input
+    return bound + work * k
 
 
 @dataclass(frozen=True)

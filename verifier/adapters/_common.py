@@ -74,7 +74,7 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, p
 
     `claimed` is the receipt's number (int or `Decimal`), `derived` the
     re-derived exact value; `bound` takes the keywords of `stats.tolerance`
-    (`statistic`, `values`, `scale`, `exact`, `source`, `declared`), the one
+    (`statistic`, `values`, `scale`, `exact`, `source`, `declared`, `input_error`), the one
     place tolerances are computed. Returns PASS `derived` or FAIL
     `claim-mismatch`.
     """
@@ -84,5 +84,6 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, p
     if cmp.holds:
         return f(check_id, Status.PASS, "derived", f"{label} = {c} re-derives ({derived}) from {how}",
                  path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
-    return f(check_id, Status.FAIL, "claim-mismatch", f"{label} = {c}, but {how} gives {derived}",
+    return f(check_id, Status.FAIL, "claim-mismatch",
+             f"{label} = {c}, but {how} gives {derived} (delta {cmp.delta:.3g}, tolerance {cmp.tolerance:.3g}: docs/tolerances.md)",
              path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

@@ -8,17 +8,17 @@ rule yields PASS `holds` or FAIL with its code (`RULES`).
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from verifier import stats
 from verifier.adapters._common import f
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["RULES", "clock_tolerance", "plan_rules", "response_rules"]
+__all__ = ["RULES", "plan_rules", "response_rules"]
 
 RULES = {
     "ok-after-deadline": "no ok response took longer than the plan's timeout_seconds",
@@ -44,23 +44,6 @@ def _rule(ok: bool, code: str, message: str, name: str, pointer: str | None = No
     if ok:
         return f(check_id, Status.PASS, "holds", RULES[code], path=name, pointer=pointer)
     return f(check_id, Status.FAIL, code, message, path=name, pointer=pointer, **kw)
-
-
-def clock_tolerance(*stated: Decimal) -> Decimal:
-    """
-    Return how far latency and completed - dispatched may differ in seconds, from how the numbers were written.
-
-    The runner (`serving_matrix.py`) writes Python floats with `json.dumps`,
-    i.e. the shortest `repr` that round-trips: each printed number is within
-    half an ulp of the binary64 it came from, whatever its digit count
-    (`100.1` is a double, not a rounding to 0.1 s). Each number contributes
-    one ulp at its magnitude (`math.ulp`), and the subtraction
-    completed - dispatched one more ulp of the larger clock (IEEE 754
-    round-to-nearest; Goldberg 1991, "What every computer scientist should
-    know about floating-point arithmetic", section 1.2).
-    """
-    total = sum((Decimal(math.ulp(float(abs(x)))) for x in stated), Decimal(0))
-    return total + Decimal(math.ulp(float(max(abs(x) for x in stated))))
 
 
 @check("matrix.plan_rules", title="The plan and config state a consistent budget, one oracle per case, no overlapping ignore paths, no credentials",
@@ -129,7 +112,8 @@ def response_rules(ctx: Context) -> Iterator[Finding]:
     worst = None
     for i, r in enumerate(lines):
         lat, done, sent = (Decimal(r[k]) for k in ("latency_seconds", "completed_at_monotonic_seconds", "dispatched_at_monotonic_seconds"))
-        tol = clock_tolerance(lat, done, sent)
+        # binary64 clocks: 2 ulps at the clocks' magnitude, plus half a unit of the latency's stated last place
+        tol = stats.tolerance(lat, statistic="difference", values=(done, sent))
         if abs(lat - (done - sent)) > tol:
             worst = (i, lat, done - sent, tol)
             break

@@ -287,9 +287,24 @@ def latency(ctx: Context) -> Iterator[Finding]:
         # numpy's percentile default is linear interpolation; its std is the population SD (ddof=0)
         result = stats.derive(statistic, xs, q=m["q"] if statistic == "percentile" else None, method="linear")
         text = {"mean": "mean", "median": "median", "std": "population std (numpy ddof=0)"}.get(stat, f"p{m['q']} numpy-linear")
-        # a spread statistic's float64 rounding noise is bounded by `stats.tolerance` from its inputs (scale: s -> ms)
+        # the forward error of numpy's float64 computation is bounded by `stats.tolerance` from its inputs (scale: s -> ms)
         yield claim_finding("vllm.latency", claimed, result.value * MS, name=name, pointer=f"/{key}", label=key,
-                            how=f"{text} x 1000 of {how}", statistic=result.statistic, values=result.inputs, scale=MS)
+                            how=f"{text} x 1000 of {how}", statistic=result.statistic, values=result.inputs, scale=MS,
+                            input_error=_tpot_error(arrays) if metric == "tpot" else None)
+
+
+def _tpot_error(arrays: dict[str, list[Any]]) -> Decimal:
+    """
+    Return a bound on each TPOT's own float error: eps (|latency| + |ttft|) / (output_len - 1), the largest over the sample.
+
+    vLLM computes (latency - ttft) / (output_len - 1) from binary64 values that
+    differ from the printed decimals by up to half an ulp each; when TTFT is
+    close to the latency the difference is tiny and that half ulp of the
+    operands dominates (cancellation), so it is carried into the tolerance.
+    """
+    ok = _successes(arrays)
+    return max((stats.EPS * (abs(Decimal(arrays["latencies"][i])) + abs(Decimal(arrays["ttfts"][i])))
+                / (arrays["output_lens"][i] - 1) for i in ok if arrays["output_lens"][i] > 1), default=Decimal(0))
 
 
 def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:

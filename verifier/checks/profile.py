@@ -165,6 +165,10 @@ def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
         tolerance = max((stats.tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
                          for s, t in zip(stated, [left_term, *identity["terms"]], strict=True)
                          if s is not None and not isinstance(resolve(raw, t["pointer"]), str)), default=Decimal(0))
+        if op == "difference" and stated[0] is not None:
+            # a difference of clocks: binary64 spacing at the clocks' magnitude (epoch seconds: ~2.4e-7 s), docs/tolerances.md
+            tolerance = max(tolerance, stats.tolerance(stated[0], statistic="difference", values=terms,
+                                                       scale=stats.CONTEXT.divide(Decimal(1), scale)))
     names = [t["pointer"] for t in identity["terms"]]
     text = f"{left_term['pointer']} = {fmt(left)}, {op}({', '.join(names)}) = {fmt(right)}"
     return left, right, tolerance, text
