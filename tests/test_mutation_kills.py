@@ -155,6 +155,8 @@ def test_receipt_ending_before_it_starts_is_a_time_order_fail(tmp_path, tiny):
     report = verify_path(str(bundle), asset_root=tiny)
     bad = [f for f in report.findings if f.code == "time-order"]
     assert len(bad) == 1 and bad[0].pointer == "/1" and bad[0].status.value == "FAIL"
+    assert ("plan.conformance", "PASS", "timing") not in _codes(report)
+    assert ("plan.conformance", "PASS", "timing") in _codes(verify_path(str(write_bundle(tmp_path / "ok")), asset_root=tiny))
 
 
 def test_elapsed_must_agree_with_timestamps_within_the_clock_tolerance(tmp_path, tiny):
@@ -204,6 +206,19 @@ def test_nfc_twins_and_casefold_twins_collide(tmp_path, tiny):
     assert collisions and "case" in collisions[0].message.lower()
     bundle = write_bundle(tmp_path / "fine", extra={"data1.txt": b"a", "data2.txt": b"b"})
     assert not [f for f in verify_path(str(bundle), asset_root=tiny).findings if f.code == "name-collision"]
+
+
+def test_unsafe_names_and_symlinks_are_reported_once(tmp_path, tiny):
+    bundle = write_bundle(tmp_path / "b")
+    (bundle / "evil\x1bname.txt").write_text("x")
+    (bundle / "inside.json").symlink_to("plan.json")
+    (bundle / "escape").symlink_to("/etc/hostname")
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=tiny)
+    evil = [f for f in report.findings if f.check == "integrity.files" and "evil" in f.message]
+    assert sorted(f.code for f in evil) == ["unsafe-name", "unsafe-path"]  # the file is never read, so never matched
+    links = {(f.path, f.code) for f in report.findings if f.code in ("symlink", "symlink-escape")}
+    assert links == {("inside.json", "symlink"), ("escape", "symlink-escape")}
 
 
 def test_manifest_listing_itself_is_unsafe(tmp_path, tiny):
