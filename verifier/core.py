@@ -42,7 +42,6 @@ from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
-from verifier.checks.profile_integrity import integrity as profile_integrity
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
@@ -214,6 +213,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     their own ids, with the run `options` (artifacts, weights, device).
     """
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
+    shipped: dict[str, dict[str, Any]] = {}
     if profile_id is None:
         shipped = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
         found = candidates(shipped, tree)
@@ -230,11 +230,11 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
             )
         profile_id = found[0]
-    profile = trusted.profile(profile_id)
+    profile = shipped[profile_id] if profile_id in shipped else trusted.profile(profile_id)  # detection's copy: not validated or copied twice
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})
-        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity), ctx, debug=debug)
+        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, integrity.listed), ctx, debug=debug)
         return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None)
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})
