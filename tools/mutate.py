@@ -17,8 +17,9 @@ A run enumerates every mutation site of each MODULE (operators below),
 draws a deterministic sample of at most N (default 25) with seed S, writes
 each mutant into the private copy (the working tree is never touched) and
 runs `pytest -x` on the tests that executed the mutated statement (the
+first case of every test function before any second one; within that, the
 kill tests and those of a test file named after the module first, then the
-fastest) up to `--budget` mapped seconds of them (default 20; always at
+fastest) up to `--budget` mapped seconds of them (default 30; always at
 least one), in a forked child that imports the (mutated) package afresh.
 A mutant is killed when that run fails or exceeds 3x the tests' mapped
 time; a site no test executes survives without a run ("not covered"). A
@@ -64,7 +65,8 @@ EQUIVALENTS = ROOT / "tools" / "equivalent_mutants.txt"
 #: The modules under mutation: every check module, the statistics and the loaders (issue 14).
 MODULES: list[str] = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks").glob("*.py")
                             if p.name != "__init__.py") + [
-    "verifier/stats.py", "verifier/jsonio.py", "verifier/manifest.py", "verifier/bundle.py", "verifier/profiles.py"]
+    "verifier/stats.py", "verifier/jsonio.py", "verifier/manifest.py", "verifier/readers/manifests.py", "verifier/bundle.py",
+    "verifier/profiles.py"]
 
 #: Test files the map never runs, for their cost: minutes each (a wheel build, pre-commit environments, a browser, a
 #: dask cluster, torch), or one test over hundreds of bundles or fuzzed inputs that every mutant would pay in full.
@@ -246,11 +248,11 @@ def build_map(repo: Path, files: list[str]) -> None:
     old = json.loads(MAP.read_text()) if MAP.exists() and files else {"modules": {}, "durations": {}}
     ran = set(result["durations"])
     for module in MODULES:
-        entry = old["modules"].get(module, {"sha256": _sha(ROOT / module), "lines": {}})
+        entry = old["modules"].get(module, {"sha256": _sha(repo / module), "lines": {}})
         keep = {n: [t for t in ts if t.split("::")[0] not in chosen] for n, ts in entry["lines"].items()}
         for n, ts in result["lines"][module].items():
             keep[n] = sorted(set(keep.get(n, [])) | set(ts))
-        old["modules"][module] = {"sha256": _sha(ROOT / module), "lines": {n: ts for n, ts in keep.items() if ts}}
+        old["modules"][module] = {"sha256": _sha(repo / module), "lines": {n: ts for n, ts in keep.items() if ts}}
     old["durations"] = {t: d for t, d in old["durations"].items() if t.split("::")[0] not in chosen} | result["durations"]
     MAP.parent.mkdir(exist_ok=True)
     MAP.write_text(json.dumps(old, sort_keys=True))
@@ -279,9 +281,20 @@ def _statement_lines(tree: ast.AST) -> dict[int, range]:
 def _near(module: str, test: str) -> bool:
     """Is `test` written for `module`: the kill tests, or a test file named after a word of the module's name?"""
     name = test.split("::")[0]
-    if name in ("tests/test_mutation_kills.py", "tests/test_hostile_repro.py"):
+    if name.startswith("tests/test_mutation_kills"):
         return True
     return any(len(word) >= 4 and word[:5] in Path(name).stem for word in Path(module).stem.split("_"))
+
+
+def _ordered(module: str, tests: set[str], durations: dict[str, float]) -> list[str]:
+    """Order covering tests: the first case of every test function before any second one; near, then fast, first."""
+    seen: dict[str, int] = {}
+    rank = {}
+    for t in sorted(tests, key=lambda t: (not _near(module, t), durations.get(t, 60.0), t)):
+        function = t.split("[")[0]
+        rank[t] = seen.get(function, 0)
+        seen[function] = rank[t] + 1
+    return sorted(tests, key=lambda t: (rank[t], not _near(module, t), durations.get(t, 60.0), t))
 
 
 def _equivalents() -> dict[tuple[str, str, str], str]:
@@ -290,7 +303,8 @@ def _equivalents() -> dict[tuple[str, str, str], str]:
     if EQUIVALENTS.exists():
         for raw in EQUIVALENTS.read_text().splitlines():
             if raw.strip() and not raw.startswith("#"):
-                module, op, text, reason = (part.strip() for part in raw.split(" | ", 3))
+                module, op, rest = (part.strip() for part in raw.split(" | ", 2))
+                text, reason = (part.strip() for part in rest.rsplit(" | ", 1))  # the text may hold " | ", the reason not
                 found[(module, op, text)] = reason
     return found
 
@@ -303,7 +317,7 @@ def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its t
     parser.add_argument("--map", action="store_true", help="(re)build the line -> tests map; modules name test files")
     parser.add_argument("--max", type=int, default=25)
     parser.add_argument("--seed", type=int, default=14)
-    parser.add_argument("--budget", type=float, default=20.0,
+    parser.add_argument("--budget", type=float, default=30.0,
                         help="mapped seconds of covering tests a mutant runs at most (at least one test)")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--lines", help="only sites on these comma-separated lines (re-run survivors after new tests)")
@@ -324,9 +338,9 @@ def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its t
         mapping = json.loads(MAP.read_text()) if MAP.exists() else {"modules": {}, "durations": {}}
         durations = mapping["durations"]
         for module in (MODULES if args.all else args.modules):
-            source = (ROOT / module).read_text()
+            source = (repo / module).read_text()  # the copy: one snapshot of the tree for the whole run
             entry = mapping["modules"].get(module)
-            if not args.list and (entry is None or entry["sha256"] != _sha(ROOT / module)):
+            if not args.list and (entry is None or entry["sha256"] != _sha(repo / module)):
                 print(f"{module}: changed since it was mapped; run `tools/mutate.py --map` first")
                 return 2
             tree = ast.parse(source)
@@ -340,11 +354,10 @@ def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its t
                 for index, op, line in chosen:
                     print(f"{module}:{line} {op}")
                 continue
-            killed, equivalent, trimmed, survivors = 0, 0, 0, []
+            killed, equivalent, trimmed, survivors, began = 0, 0, 0, [], time.monotonic()
             for index, op, line in chosen:
                 span = spans[index]
-                covering = sorted({t for n in span for t in entry["lines"].get(str(n), [])},
-                                  key=lambda t: (not _near(module, t), durations.get(t, 60.0), t))
+                covering = _ordered(module, {t for n in span for t in entry["lines"].get(str(n), [])}, durations)
                 tests = [t for k, t in enumerate(covering)
                          if k == 0 or sum(durations.get(u, 60.0) for u in covering[:k + 1]) <= args.budget]
                 trimmed += len(tests) < len(covering)
@@ -371,7 +384,8 @@ def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its t
             scored = len(chosen) - equivalent
             rows.append((module, len(found), len(chosen), killed, equivalent))
             print(f"{module}: {killed}/{scored} killed ({100 * killed / max(1, scored):.0f} %), {equivalent} equivalent, "
-                  f"of {len(found)} sites; {trimmed} mutants ran only the fastest covering tests", flush=True)
+                  f"of {len(found)} sites; {trimmed} ran only part of their covering tests; {time.monotonic() - began:.0f} s",
+                  flush=True)
     if rows:
         print("\n| module | sites | mutants run | killed | equivalent | score |\n|---|---:|---:|---:|---:|---:|")
         for module, n_sites, ran, killed, equivalent in rows:
