@@ -38,17 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from verifier import __version__
-from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
-from verifier.checks.profile import pipeline_for
-from verifier.checks.profile_integrity import integrity as profile_integrity
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
-from verifier.readers.mapped import MappedBundle, mapped_pipeline
-from verifier.profiles import Tree, candidates
 from verifier.trust import assets
 from verifier.trustroot import TrustSet, is_profile_file
 
@@ -150,6 +145,8 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     `not-a-receipt` (nothing reads it), so a folder is never PASS on what was
     skipped. Side effects: reads the files; never writes.
     """
+    from verifier.adapters import detect
+
     readers: list[tuple[str, Any, Any]] = []
     others: list[str] = []
     broken: list[Finding] = []
@@ -213,6 +210,11 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     (`verifier.readers.mapped`) and runs the native check families under
     their own ids, with the run `options` (artifacts, weights, device).
     """
+    from verifier.checks.profile import pipeline_for
+    from verifier.checks.profile_integrity import integrity as profile_integrity
+    from verifier.profiles import Tree, candidates
+    from verifier.readers.mapped import MappedBundle, mapped_pipeline
+
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
     if profile_id is None:
         shipped = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
@@ -306,6 +308,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             raise UsageError(f"{path}: not a regular file or directory")
         return _verify_profile(path, target, trusted, profile, debug, run_options)
     if target.is_dir() and not os.path.lexists(target / "manifest.json"):
+        from verifier.adapters import detect_directory  # the readers of foreign formats load only when needed
+
         reader = detect_directory(target)
         if reader is not None:
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
@@ -336,6 +340,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
                       trust=trusted.describe([("gate", ctx.gate_id)] if ctx.gate_id else []), figures=_figures(ctx))
     if not target.is_file():
         raise UsageError(f"{path}: not a regular file or directory")
+    from verifier.adapters import ADAPTERS, detect
+    from verifier.profiles import Tree, candidates
+
     try:
         data = target.read_bytes()
     except OSError as exc:
@@ -378,7 +385,7 @@ def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProbl
     receipt carrying NaN is evidence that breaks a rule (FAIL `strict-json`),
     not a usage error; anything unrecognised stays exit 2.
     """
-    import json
+    from verifier.adapters import detect
 
     try:
         loose = json.loads(data.decode("utf-8-sig"))  # a BOM still names its producer

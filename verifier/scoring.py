@@ -15,7 +15,7 @@ torch's threads in this one; without LPIPS everything runs here.
 
 Metric names: `lpips`, `ssim`, `audio_cosine`. Parameters come from the
 gate's `quality.scorers` and must equal what the implementations compute
-(`lpips_alex.PARAMETERS`, `ssim.PARAMETERS`, `audio.PARAMETERS`); anything
+(`verifier.scorers.parameters`); anything
 else is a `ConfigError` (a gate cannot ask for a variant we do not compute).
 """
 
@@ -28,19 +28,18 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
-from verifier import __version__
-from verifier.cache import Cache
+from verifier.cache import Cache, installed_version, result_key
 from verifier.checks import coverage
 from verifier.errors import ConfigError
-from verifier.scorers import audio as audio_scorer
-from verifier.scorers import lpips_alex
-from verifier.scorers import ssim as ssim_scorer
 from verifier.scorers.weights import WeightPin, WeightsProblem
+
+if TYPE_CHECKING:  # numpy and the scorers are imported where scores are computed: a warm run reuses them without
+    import numpy as np  # loading numpy (docs/cache.md)
+    import numpy.typing as npt
+
+    from verifier.scorers import lpips_alex
 
 __all__ = ["METRICS", "VIDEO_METRICS", "Progress", "ScoreRefused", "Scorers", "identity_differences", "score_pair"]
 
@@ -83,15 +82,7 @@ class Progress:
 
 
 def _library_versions(names: tuple[str, ...]) -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for name in names:
-        try:
-            out[name] = version(name).split("+")[0]
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+    return {name: installed_version(name) for name in names}
 
 
 def identity_differences(recorded: dict[str, Any] | None, pinned: dict[str, Any]) -> list[str]:
@@ -184,18 +175,22 @@ class Scorers:
         return pin
 
     def _build(self, metric: str) -> dict[str, Any]:
+        from verifier.scorers.parameters import BY_METRIC as PARAMETERS
+
         if metric == "lpips":
-            pin = self._check_parameters(metric, lpips_alex.PARAMETERS)
+            from verifier.scorers import lpips_alex
+
+            pin = self._check_parameters(metric, PARAMETERS["lpips"])
             pins = [WeightPin.from_gate(w) for w in pin.get("weights", [])]
             self.lpips = lpips_alex.build(pins, pin.get("state_sha256"), weights_dir=self.weights_dir, device=self.device)
             return self.lpips.identity
         if metric == "ssim":
-            pin = self._check_parameters(metric, ssim_scorer.PARAMETERS)
+            pin = self._check_parameters(metric, PARAMETERS["ssim"])
             # computed by `verifier.scorers.ssim` with numpy alone (equal to scikit-image's, which the tests hold it to)
             return {"id": pin["id"], "weights": [], "versions": _library_versions(("numpy", "av")),
                     "parameters": dict(pin["parameters"])}
         if metric == "audio_cosine":
-            pin = self._check_parameters(metric, audio_scorer.PARAMETERS, ignore=("length_tolerance_samples",))
+            pin = self._check_parameters(metric, PARAMETERS["audio_cosine"], ignore=("length_tolerance_samples",))
             return {"id": pin["id"], "weights": [], "versions": _library_versions(("numpy", "av")),
                     "parameters": dict(pin["parameters"])}
         raise ConfigError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
@@ -235,6 +230,7 @@ def _video_frames(path: Path, policy: coverage.Policy) -> Iterator[npt.NDArray[n
 
 def _pcm(path: Path, policy: coverage.Policy) -> tuple[npt.NDArray[np.float64], int]:
     import av
+    import numpy as np
 
     chunks = []
     rate = 0
@@ -284,13 +280,16 @@ class _SsimWorker:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        from verifier.scorers import ssim as ssim_scorer
+
+        self.ssim_frame = ssim_scorer.ssim_frame
         self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         self.window = window
 
     def map(self, pairs: Iterator[tuple[Any, Any]]) -> Iterator[float]:
         pending: deque[Any] = deque()
         for a, b in pairs:
-            pending.append(self.pool.submit(ssim_scorer.ssim_frame, a, b))
+            pending.append(self.pool.submit(self.ssim_frame, a, b))
             if len(pending) >= self.window:
                 yield pending.popleft().result()
         while pending:
@@ -311,6 +310,10 @@ def score_video(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_fact
     Raises `ScoreRefused` (`frame-count-mismatch`, `no-frames`,
     `frame-size-mismatch`, `decode-error`), `WeightsProblem` from the scorers.
     """
+    import numpy as np
+
+    from verifier.scorers import ssim as ssim_scorer
+
     n_ref, n_cand = video_frames(ref_facts), video_frames(cand_facts)
     if n_ref != n_cand:
         raise ScoreRefused("frame-count-mismatch", f"{ref_facts.name} has {n_ref} video frames, {cand_facts.name} {n_cand}; "
@@ -375,6 +378,8 @@ def score_audio(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_fact
     `audio.AudioRefused` (`sample-rate-mismatch`, `length-mismatch`,
     `too-short`, `silence`, `non-finite`) or a decoding code.
     """
+    from verifier.scorers import audio as audio_scorer
+
     for facts in (ref_facts, cand_facts):
         if facts.audio is None:
             raise ScoreRefused("no-audio", f"{facts.name}: no audio stream")
@@ -420,7 +425,8 @@ def score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts
     and across runs through `cache` (`verifier.cache`): keyed by both
     digests, the metrics, the gate's pins, the run's scorer identities
     (library versions, device, threads), the coverage policy, the verifier
-    version and the digest of the verifier's own source (`code_digest`).
+    version, the digest of the verifier's own source and the installed
+    distributions (`verifier.cache.result_key`).
     Only pairs whose every metric was computed are stored (refusals are
     recomputed). Results read from the cache have `cached` True.
     """
@@ -428,8 +434,7 @@ def score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts
     if digests is not None:
         key = json.dumps([digests, metrics, [_plain(scorers.pin(m)) for m in metrics],
                           [sorted(scorers.ready(m).items(), key=str) for m in metrics]], default=str)
-    stored_key = None if key is None or cache is None else json.dumps(
-        ["score", key, repr(policy), __version__, code_digest()])
+    stored_key = None if key is None or cache is None else result_key("score", key, repr(policy))
     out: dict[str, MetricResult | ScoreRefused] | None = None
     if stored_key is not None:  # the cache first, so a result is marked `cached` exactly when an earlier run stored it
         out = _from_cache(cache.result(stored_key), metrics)  # type: ignore[union-attr]
@@ -463,22 +468,6 @@ def _from_cache(found: tuple[Any, bool] | None, metrics: list[str]) -> dict[str,
             return None
         out[metric] = MetricResult(value=item["value"], per_frame=list(item["per_frame"]), cached=earlier)
     return out
-
-
-_CODE_DIGEST: list[str] = []
-
-
-def code_digest() -> str:
-    """Return the sha256 of the verifier package's Python sources (sorted paths and bytes): a cached score is reused only by the same code."""
-    if not _CODE_DIGEST:
-        import hashlib
-
-        package = Path(__file__).resolve().parent
-        h = hashlib.sha256()
-        for source in sorted(package.rglob("*.py")):
-            h.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
-        _CODE_DIGEST.append(h.hexdigest())
-    return _CODE_DIGEST[0]
 
 
 def _score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,

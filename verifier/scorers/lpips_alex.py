@@ -33,23 +33,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from verifier.scorers import parameters
 from verifier.scorers.weights import WeightPin, WeightsProblem, load_state_dict, locate, read_verified, state_digest
 
 __all__ = ["ID", "PARAMETERS", "LpipsScorer", "build", "to_lpips_input"]
 
 ID = "lpips-alex-v0.1"
-PARAMETERS: dict[str, Any] = {
-    "net": "alex",
-    "version": "0.1",
-    "lpips": True,
-    "spatial": False,
-    "use_dropout": True,
-    "colour": "rgb24",
-    "layout": "NCHW float32",
-    "input_range": "[-1, 1]: uint8 v -> v / 127.5 - 1, normalize=False",
-    "resize": "none (native resolution)",
-    "reduction": "mean over frames",
-}
+PARAMETERS: dict[str, Any] = parameters.LPIPS
 LINEAR_KEYS = frozenset(f"lin{i}.model.1.weight" for i in range(5))
 EXTRA = "scoring"
 INSTALL_HINT = "pip install 'verify-evidence[scoring]'"
