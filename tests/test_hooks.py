@@ -29,20 +29,33 @@ def test_changed_verifies_each_bundle_of_the_files_once(tiny_assets, tmp_path, r
     write_bundle(tmp_path / "evidence" / "good")
     write_bundle(tmp_path / "evidence" / "bad", baseline_mean="10.5")
     monkeypatch.chdir(tmp_path)
-    result = run("changed", "evidence/good/plan.json", "evidence/good/claims.json", "README.md")
+    result = run("changed", "evidence/good/plan.json", "evidence/good/claims.json")
     assert result.exit_code == 0 and result.stderr.count("verify: PASS: evidence/good") == 1
     result = run("changed", "evidence/good/plan.json", "evidence/bad/sub/x.txt", "evidence/bad/claims.json")
     assert result.exit_code == 1
     assert "verify: FAIL: evidence/bad" in result.stderr and "verify: PASS: evidence/good" in result.stderr
-    result = run("changed", "README.md")
-    assert result.exit_code == 0 and "no changed file is inside a bundle" in result.stderr
+
+
+def test_changed_never_passes_a_file_it_could_not_place_in_a_bundle(tiny_assets, tmp_path, run, monkeypatch):
+    """An empty run is never a pass (docs/exit-codes.md): a file in no bundle is named and makes the run INCOMPLETE."""
+    write_bundle(tmp_path / "evidence" / "good")
+    monkeypatch.chdir(tmp_path)
+    result = run("changed", "evidence/notes.md")
+    assert result.exit_code == 3
+    assert "verify: INCOMPLETE: evidence/notes.md: not inside any bundle" in result.stderr
+    result = run("changed", "evidence/good/plan.json", "evidence/notes.md")
+    assert result.exit_code == 3 and "verify: PASS: evidence/good" in result.stderr
+    assert "evidence/notes.md: not inside any bundle" in result.stderr
+    result = run("changed")
+    assert result.exit_code == 2 and "needs at least one FILE" in result.stderr
 
 
 def test_changed_never_climbs_above_the_working_directory(tiny_assets, tmp_path, run, monkeypatch):
     write_bundle(tmp_path / "outer")
     (tmp_path / "outer" / "inner").mkdir()
     monkeypatch.chdir(tmp_path / "outer" / "inner")
-    assert "no changed file is inside a bundle" in run("changed", "x.txt").stderr
+    result = run("changed", "x.txt")
+    assert result.exit_code == 3 and "x.txt: not inside any bundle" in result.stderr
 
 
 def test_project_config_checks_schemas_gates_and_pins():

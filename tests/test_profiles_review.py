@@ -192,7 +192,7 @@ def test_changed_finds_the_enclosing_sha256sums_bundle_by_profile_detection(tmp_
     monkeypatch.chdir(tmp_path)
     result = run("changed", "evidence/pr6540/artifacts/native-2k/results.json", "README.md")
     assert result.exit_code == 3 and "verify: INCOMPLETE: evidence/pr6540" in result.stderr, result.stderr
-    assert "no changed file is inside a bundle" not in result.stderr
+    assert "evidence/pr6540/artifacts/native-2k/results.json: not inside any bundle" not in result.stderr
     path = evidence / "pr6540" / "artifacts" / "native-2k" / "results.json"
     path.write_text(path.read_text().replace("0e9a1ba2ef27", "0e9a1ba2ef28", 1))  # an output digest not in SHA256SUMS.txt
     result = run("changed", "evidence/pr6540/artifacts/native-2k/results.json")

@@ -381,3 +381,19 @@ def test_scorer_identity_compares_types_too():
     pin = {"id": "ssim-wang2004", "weights": [], "versions": {}, "parameters": {"gaussian_weights": True, "sigma": 1.5}}
     assert identity_differences(dict(pin), pin) == []
     assert identity_differences({**pin, "parameters": {"gaussian_weights": 1, "sigma": 1.5}}, pin)
+
+
+def test_verify_score_writes_report_files_like_verify_check(run, tmp_path):
+    """`verify score --report FORMAT=PATH` writes the same report as stdout in that format (newcomer defect)."""
+    out = tmp_path / "score.json"
+    sarif = tmp_path / "score.sarif"
+    result = run("score", str(MEDIA / "A1-m1.mp4"), str(MEDIA / "B1-m1.mp4"), "--gate", "ref2va-5s-v1",
+                 "--report", f"json={out}", "--report", f"sarif={sarif}")
+    assert result.exit_code == 0, result.stderr
+    document = json.loads(out.read_text())
+    assert document["kind"] == "score" and document["verdict"] == "PASS"
+    assert json.loads(sarif.read_text())["version"] == "2.1.0"
+    assert "ssim = 0.991703" in result.stdout  # stdout keeps its text report with PASS metrics
+    bad = run("score", str(MEDIA / "A1-m1.mp4"), str(MEDIA / "B1-m1.mp4"), "--gate", "ref2va-5s-v1",
+              "--report", f"json={tmp_path / 'missing' / 'x.json'}")
+    assert bad.exit_code == 2 and "does not exist" in bad.stderr

@@ -51,8 +51,9 @@ def unsafe_reason(path: str) -> str | None:
         return "NUL byte in path"
     if "\\" in path:
         return "backslash in path (paths are POSIX, '/'-separated)"
-    if unsafe_name(path):
-        return unsafe_name(path)
+    name_problem = unsafe_name(path)
+    if name_problem:
+        return name_problem
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         return "absolute path"
     parts = path.split("/")
@@ -115,6 +116,8 @@ BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u206
 
 def unsafe_name(name: str) -> str | None:
     """Return why a file name cannot be reported safely (control or bidi characters, undecodable bytes), or None."""
+    if name.isascii() and name.isprintable():  # the common case: no control (C0, DEL), and nothing outside ASCII (C1, bidi, surrogates)
+        return None
     if any(ord(c) < 32 or 127 <= ord(c) < 160 or c in "\u2028\u2029" for c in name):  # C0, DEL, C1, line/paragraph separators
         return "control character in the name"
     if any(c in BIDI_CONTROLS for c in name):

@@ -80,13 +80,18 @@ def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:
     return func
 
 
-def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, targets: Any) -> None:
-    """Render to stdout, write `--report` files and the GitHub step summary, then exit with the verdict's code."""
+def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, targets: Any, show_pass: bool = False) -> None:
+    """
+    Render to stdout, write `--report` files and the GitHub step summary, then exit with the verdict's code.
+
+    `show_pass` lists PASS findings in the text format even without `verbose` (`verify score` does).
+    """
     from verifier.outputs import append_step_summary, write_targets
     from verifier.report._common import visible
 
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
+    options = {"show_pass": True} if show_pass and fmt == "text" else {}
+    click.echo(render(report, fmt, verbose=verbose, color=color, **options), nl=False)
     try:
         write_targets(report, targets, verbose=verbose)
         if fmt == "github" or any(t.fmt == "github" for t in targets):
@@ -268,7 +273,9 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
     """
     Verify every bundle containing one of FILES (for pre-commit): the nearest ancestor with a manifest.json or matched by a shipped profile.
 
-    Exits with the worst exit code over the bundles (FAIL > ERROR > INCOMPLETE > PASS); 0 when no file is in a bundle.
+    Exits with the worst exit code over the bundles (FAIL > ERROR > INCOMPLETE > PASS). A file that lies in
+    no bundle is named on stderr as not verified and counts as INCOMPLETE (exit 3), as in the GitHub action
+    (docs/ci.md): an empty run is never a pass. No FILES at all is a usage error (exit 2).
     """
     from verifier.core import verify_path
 
@@ -276,9 +283,11 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
         _fail_usage("--report is not supported by `verify changed`; run `verify BUNDLE --report ...` per bundle")
     targets, progress = _prepare(fmt, (), verbose)
     del targets
+    if not files:
+        _fail_usage("`verify changed` needs at least one FILE (pre-commit passes the changed files)")
     try:
         trust = _trust(".", trust_ref)
-        bundles = _bundles_of(files, trust)
+        bundles, outside = _bundles_of(files, trust)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     worst: list[Any] = []
@@ -291,18 +300,23 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
         click.echo(render(report, fmt, verbose=verbose, color=color), nl=False)
         click.echo(f"verify: {report.verdict}: {bundle}", err=True)
         worst.append(report.verdict)
-    if not bundles:
-        click.echo("verify: no changed file is inside a bundle", err=True)
-        sys.exit(0)
+    if outside:
+        from verifier.report._common import visible
+
+        for name in outside:
+            click.echo(f"verify: INCOMPLETE: {visible(name)}: not inside any bundle (no manifest.json or profile match "
+                       "above it, up to the working directory); not verified", err=True)
+        worst.append("INCOMPLETE")
     from verifier.model import exit_code_for
 
     order = ("FAIL", "ERROR", "INCOMPLETE", "PASS")  # the verdict precedence of `verdict_of`
     sys.exit(int(exit_code_for(min(worst, key=order.index))))
 
 
-def _bundles_of(files: tuple[str, ...], trusted: Any) -> list[str]:
+def _bundles_of(files: tuple[str, ...], trusted: Any) -> tuple[list[str], list[str]]:
     """
-    Return the bundle directories of `files` (below the cwd), sorted.
+    Return `(bundles, outside)`: the bundle directories of `files` (below the cwd), sorted, and the files
+    that lie in no bundle, in the order given.
 
     A file's bundle is its nearest ancestor that holds a manifest.json or that
     a shipped profile's `detect` rules match (a foreign bundle such as a
@@ -314,19 +328,25 @@ def _bundles_of(files: tuple[str, ...], trusted: Any) -> list[str]:
 
     profiles = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
     found: set[str] = set()
+    outside: list[str] = []
     here = Path.cwd().resolve()
-    for name in files:
-        path = Path(name)
+
+    def bundle_of(path: Path) -> str | None:
         for parent in [path, *path.parents] if path.is_dir() else path.parents:
-            if parent == Path("."):
-                break
             resolved = parent.resolve()
-            if here not in resolved.parents and resolved != here:
-                break
+            if parent == Path(".") or (here not in resolved.parents and resolved != here):
+                return None
             if (parent / "manifest.json").is_file() or (parent.is_dir() and candidates(profiles, Tree(root=parent))):
-                found.add(parent.as_posix())
-                break
-    return sorted(found)
+                return parent.as_posix()
+        return None
+
+    for name in files:
+        bundle = bundle_of(Path(name))
+        if bundle is None:
+            outside.append(name)
+        else:
+            found.add(bundle)
+    return sorted(found), outside
 
 
 @main.group("profile")
@@ -383,25 +403,20 @@ def media_command(files: tuple[str, ...], frames: int | None, fps: str | None, s
 @click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
-@click.option("-f", "--format", "fmt", type=click.Choice(sorted(REPORTERS)), default="text", show_default=True,
-              help="Report format on stdout.")
+@_format_option
 @click.option("-v", "--verbose", is_flag=True, help="Also print per-frame values.")
 def score_command(reference: str, candidate: str, gate_id: str, weights_dir: str | None, device: str, fmt: str,
-                  verbose: bool) -> None:
+                  reports: tuple[str, ...], verbose: bool) -> None:
     """Run coverage, then every scorer of the gate on REFERENCE vs CANDIDATE (exit 0 PASS, 1 FAIL, 3 a metric not computed)."""
     from verifier.core import score_media
 
+    targets, _progress = _prepare(fmt, reports, verbose, (reference, candidate))
     try:
         report = score_media(reference, candidate, gate_id=gate_id, weights_dir=weights_dir, device=device,
                              parallel=True, debug=verbose)
     except VerifierError as exc:
-        click.echo(f"verify: error: {exc.diagnostics()}", err=True)
-        sys.exit(int(ExitCode.USAGE))
-    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    options = {"verbose": verbose, "color": color, **({"show_pass": True} if fmt == "text" else {})}
-    click.echo(render(report, fmt, **options), nl=False)
-    click.echo(f"verify: {report.verdict}: {reference} vs {candidate}", err=True)
-    sys.exit(int(report.exit_code))
+        _fail_usage(exc.diagnostics())
+    _emit(report, fmt, reports, verbose, targets, show_pass=True)
 
 
 @main.command("init")

@@ -216,6 +216,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
 
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
+    shipped: dict[str, dict[str, Any]] = {}
     if profile_id is None:
         shipped = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
         found = candidates(shipped, tree)
@@ -232,7 +233,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
             )
         profile_id = found[0]
-    profile = trusted.profile(profile_id)
+    profile = shipped[profile_id] if profile_id in shipped else trusted.profile(profile_id)  # detection's copy: not validated or copied twice
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})

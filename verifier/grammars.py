@@ -248,9 +248,18 @@ def markdown_tables(text: str) -> list[dict[str, Any]]:
     content with code spans and emphasis reduced to their text and links to
     their label. Parsed with markdown-it-py (CommonMark with the GFM table rule).
     """
+    return _table_rows(_markdown_tokens(text))
+
+
+def _markdown_tokens(text: str) -> list[Any]:
+    """Return the markdown-it-py token stream of `text` (CommonMark with the GFM table rule); one parse serves tables and prose."""
     from markdown_it import MarkdownIt  # a well-kept CommonMark parser; imported only when a profile reads Markdown
 
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    return MarkdownIt("commonmark").enable("table").parse(text)  # type: ignore[no-any-return]
+
+
+def _table_rows(tokens: list[Any]) -> list[dict[str, Any]]:
+    """Return the table rows of a token stream (see `markdown_tables`)."""
     rows: list[dict[str, Any]] = []
     heading, table, in_head = "", 0, False
     header: list[str] = []
@@ -298,12 +307,10 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     a unit written right after them: "58,696", "35.4%"). Code blocks are
     not prose. Raises `GrammarError` for bytes that are not UTF-8.
     """
-    from markdown_it import MarkdownIt
-
-    text = _text(data)
+    tokens = _markdown_tokens(_text(data))
     tables: dict[str, list[dict[str, Any]]] = {}
     names: dict[int, str] = {}  # table number -> its name in `tables`
-    for row in markdown_tables(text):
+    for row in _table_rows(tokens):
         number = row["#table"]
         if number not in names:
             base = row["#heading"] or "(top)"
@@ -316,7 +323,6 @@ def markdown_document(data: bytes) -> dict[str, Any]:
         cells = {k: v for k, v in row.items() if not k.startswith("#")}
         tables[names[number]].append({**cells, "#line": row["#line"]})
     prose = []
-    tokens = MarkdownIt("commonmark").enable("table").parse(text)
     depth = 0
     for i, tok in enumerate(tokens):
         if tok.type == "table_open":

@@ -66,15 +66,15 @@ def _load_inventory(path: Path, rel: str) -> tuple[dict[str, Any] | None, list[F
     return document, []
 
 
-def _manifest_name(bundle: Path, trusted: TrustSet) -> str:
+def _manifest_name(bundle: Path, trusted: TrustSet) -> str | None:
     """
     Return the bundle-relative name of the manifest whose digest registers `bundle`.
 
     `manifest.json` for our bundles and for foreign ones that keep one; for a
     foreign bundle without it, the manifest file of the one shipped profile
     whose `detect` rules match (e.g. `SHA256SUMS.txt`). Falls back to
-    `manifest.json` (then reported missing) when none or several match or
-    the profile's format has no manifest.
+    `manifest.json` (then reported missing) when none or several match, and
+    None when the one matching profile's format keeps no manifest.
     """
     if os.path.lexists(bundle / "manifest.json") or not bundle.is_dir():
         return "manifest.json"
@@ -83,9 +83,82 @@ def _manifest_name(bundle: Path, trusted: TrustSet) -> str:
     found = candidates({pid: trusted.profile(pid) for pid in trusted.profile_ids()}, Tree(root=bundle))
     if len(found) == 1:
         spec = trusted.profile(found[0])["manifest"]
-        if spec["kind"] != "none":
-            return str(spec["file"])
+        return None if spec["kind"] == "none" else str(spec["file"])
     return "manifest.json"
+
+
+def files_sha256(bundle: Path) -> str:
+    """
+    Return the sha256 (hex) of `bundle`'s file listing: one line `<sha256 of the file>  <path>\n` per regular
+    file, paths POSIX and relative to `bundle`, sorted by their UTF-8 bytes, i.e. the output of
+    `find . -type f -printf '%P\n' | LC_ALL=C sort | xargs -d '\n' sha256sum` hashed again.
+
+    It registers a bundle that keeps no digest manifest (docs/ci.md). Raises `OSError` naming the entry when a
+    directory cannot be listed or the bundle holds a symlink, a special file or an unsafe name (a listing
+    with those would not pin what is verified).
+    """
+    import hashlib
+
+    from verifier.bundle import unsafe_name, walk
+
+    lines = []
+    for entry in walk(bundle):
+        if entry.kind != "file":
+            raise OSError(f"{bundle.name}/{entry.rel} is a {entry.kind}, not a regular file")
+        reason = unsafe_name(entry.rel)
+        if reason:
+            raise OSError(f"{bundle.name}/{entry.rel!r}: {reason}")
+        lines.append((entry.rel.encode("utf-8", "surrogateescape"), hash_file(bundle / entry.rel)[1]))
+    listing = b"".join(digest.encode() + b"  " + rel + b"\n" for rel, digest in sorted(lines))
+    return hashlib.sha256(listing).hexdigest()
+
+
+def _suggestion(bundle: Path, trusted: TrustSet) -> dict[str, str] | None:
+    """Return the registration to add for an unregistered `bundle` (its manifest's sha256, else its files_sha256)."""
+    manifest = _manifest_name(bundle, trusted)
+    try:
+        if manifest is not None and (bundle / manifest).is_file() and not (bundle / manifest).is_symlink():
+            return {"manifest_sha256": hash_file(bundle / manifest)[1]}
+        return {"files_sha256": files_sha256(bundle)}
+    except OSError:
+        return None
+
+
+def _registered(root: Path, rel: str, entry: dict[str, Any], inventory_rel: str, trusted: TrustSet) -> Finding:
+    """Return the `inventory.registered` finding of one registered bundle directory `rel` (`evidence/NAME`)."""
+    pointer = f"/bundles/{rel.removeprefix('evidence/').replace('~', '~0').replace('/', '~1')}"
+    if "files_sha256" in entry:
+        try:
+            digest = files_sha256(root / rel)
+        except OSError as exc:
+            return _reg(Status.FAIL, "unhashable-bundle", f"{rel} is registered by files_sha256 but its files cannot be "
+                        f"listed and hashed: {exc}", path=rel, expected=entry["files_sha256"])
+        if digest != entry["files_sha256"].lower():
+            return _reg(Status.FAIL, "files-digest-changed",
+                        f"{rel}: the sha256 of its file listing {digest[:12]}... differs from the {entry['files_sha256'][:12]}... "
+                        f"registered in {inventory_rel}; re-register the bundle if the change is intended",
+                        path=inventory_rel, pointer=f"{pointer}/files_sha256", expected=entry["files_sha256"], observed=digest)
+        return _reg(Status.PASS, "registered", f"{rel} is registered as {entry['kind']} with the sha256 of its file listing "
+                    f"{digest[:12]}...", path=inventory_rel, pointer=pointer,
+                    observed={"kind": entry["kind"], "files_sha256": digest})
+    manifest_name = _manifest_name(root / rel, trusted) or "manifest.json"
+    manifest = root / rel / manifest_name
+    try:
+        if manifest.is_symlink():
+            raise OSError(manifest)
+        _size, digest = hash_file(manifest)
+    except OSError:
+        return _reg(Status.FAIL, "no-manifest", f"{rel} is registered but has no readable {manifest_name} "
+                    "(symlinks are refused); a bundle without a manifest registers its files_sha256 instead",
+                    path=f"{rel}/{manifest_name}", expected=entry["manifest_sha256"])
+    if digest != entry["manifest_sha256"].lower():
+        return _reg(Status.FAIL, "manifest-digest-changed",
+                    f"{rel}/{manifest_name} sha256 {digest[:12]}... differs from the {entry['manifest_sha256'][:12]}... "
+                    f"registered in {inventory_rel}; re-register the bundle if the change is intended",
+                    path=inventory_rel, pointer=f"{pointer}/manifest_sha256",
+                    expected=entry["manifest_sha256"], observed=digest)
+    return _reg(Status.PASS, "registered", f"{rel} is registered as {entry['kind']} with the sha256 of its {manifest_name} "
+                f"{digest[:12]}...", path=inventory_rel, pointer=pointer, observed={"kind": entry["kind"], "manifest_sha256": digest})
 
 
 def _registration(root: Path, inventory_rel: str, trusted: TrustSet) -> tuple[list[Finding], list[str]]:
@@ -116,31 +189,11 @@ def _registration(root: Path, inventory_rel: str, trusted: TrustSet) -> tuple[li
         rel = f"evidence/{name}"
         if name not in registered:
             found.append(_reg(Status.FAIL, "unregistered-bundle",
-                              f"{rel} is not registered in {inventory_rel}; add it with its kind and manifest sha256",
-                              path=rel))
+                              f"{rel} is not registered in {inventory_rel}; add it with its kind and manifest sha256 "
+                              "(or, for a bundle without a manifest, its files_sha256)", path=rel,
+                              observed=_suggestion(root / rel, trusted)))
             continue
-        entry = registered[name]
-        pointer = f"/bundles/{name.replace('~', '~0').replace('/', '~1')}"
-        manifest_name = _manifest_name(root / rel, trusted)
-        manifest = root / rel / manifest_name
-        try:
-            if manifest.is_symlink():
-                raise OSError(manifest)
-            _size, digest = hash_file(manifest)
-        except OSError:
-            found.append(_reg(Status.FAIL, "no-manifest", f"{rel} is registered but has no readable {manifest_name} "
-                              "(symlinks are refused)", path=f"{rel}/{manifest_name}",
-                              expected=entry["manifest_sha256"]))
-            continue
-        if digest != entry["manifest_sha256"].lower():
-            found.append(_reg(Status.FAIL, "manifest-digest-changed",
-                              f"{rel}/{manifest_name} sha256 {digest[:12]}... differs from the {entry['manifest_sha256'][:12]}... "
-                              f"registered in {inventory_rel}; re-register the bundle if the change is intended",
-                              path=inventory_rel, pointer=f"{pointer}/manifest_sha256",
-                              expected=entry["manifest_sha256"], observed=digest))
-            continue
-        found.append(_reg(Status.PASS, "registered", f"{rel} is registered as {entry['kind']} with the sha256 of its {manifest_name} "
-                          f"{digest[:12]}...", path=inventory_rel, pointer=pointer, observed={"kind": entry["kind"], "manifest_sha256": digest}))
+        found.append(_registered(root, rel, registered[name], inventory_rel, trusted))
     for name in sorted(set(registered) - set(directories)):
         found.append(_reg(Status.FAIL, "registered-absent",
                           f"evidence/{name} is registered in {inventory_rel} but absent from evidence/",

@@ -12,7 +12,6 @@ source checkout, at the project root.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import os
@@ -201,7 +200,7 @@ class Assets:
         memo = self.__dict__.setdefault("_validated_profiles", {})
         if rel not in memo:
             memo[rel] = self._load_profile(rel, profile_id)
-        return copy.deepcopy(memo[rel])  # type: ignore[no-any-return]
+        return _copy_json(memo[rel])  # type: ignore[no-any-return]
 
     def _load_profile(self, rel: str, profile_id: str) -> dict[str, Any]:
         from verifier.jsonio import JSONProblem, loads_strict
@@ -217,6 +216,15 @@ class Assets:
     def profile_sha256(self, profile_id: str) -> str:
         """Return the pinned sha256 of a profile file."""
         return self.pins[f"profiles/{profile_id}.json"]
+
+
+def _copy_json(node: Any) -> Any:
+    """Return a copy of a JSON-like document (dicts and lists copied, scalars shared: they are immutable); a few times faster than `copy.deepcopy`."""
+    if isinstance(node, dict):
+        return {k: _copy_json(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_copy_json(v) for v in node]
+    return node
 
 
 _ASSETS: dict[str | None, Assets] = {}

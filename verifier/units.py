@@ -23,6 +23,7 @@ Examples::
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -132,7 +133,12 @@ def parse(text: str) -> Unit:
     """
     if not isinstance(text, str) or not text.strip():
         raise UnitError(f"unknown unit {text!r}")
-    text = text.strip()
+    return _parse(text.strip())
+
+
+@functools.lru_cache(maxsize=1024)
+def _parse(text: str) -> Unit:
+    """Return the `Unit` of stripped, non-empty `text` (cached: a unit name is parsed once per process; errors are not cached)."""
     text = _RATE_ALIASES.get(text, text)
     match = _RATE.match(text)
     if match:

@@ -67,12 +67,18 @@ def member_of(text: Any, name: str) -> str:
     """
     if not isinstance(text, str):
         raise KeyError(name)
-    hits = re.findall(rf"(?:^|\s){re.escape(name)}\s*:\s*(\S+)", text)
+    hits = _member_pattern(name).findall(text)
     if not hits:
         raise KeyError(name)
     if len(set(hits)) > 1:
         raise LookupError(f"{name} is stated {len(hits)} times in {text!r}")
     return hits[0]
+
+
+@functools.lru_cache(maxsize=1024)
+def _member_pattern(name: str) -> re.Pattern[str]:
+    """Return the compiled pattern of one `NAME: value` member (compiled once per name, not once per call)."""
+    return re.compile(rf"(?:^|\s){re.escape(name)}\s*:\s*(\S+)")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -171,7 +177,7 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
             document = tree.json(rel)
         except (OSError, JSONProblem):
             continue
-        for b1, rel_, pointer, value in _stated_in(document, at, rel, bound):
+        for b1, rel_, pointer, value in _stated_in(document, at, rel, bound, tree._cache):  # noqa: SLF001 - the tree's per-run cache
             if "member" not in at:
                 yield b1, rel_, pointer, value
                 continue
@@ -181,13 +187,25 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
                 continue
 
 
-def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
-    """Yield the scalar values `stated` finds in one parsed file."""
-    for b1, pointer, node in _walk(document, at["pointer"], "", bound):
-        if "where" not in at:
+def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str], cache: dict[str, Any]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
+    """Yield the scalar values `stated` finds in one parsed file (the `where` matches are found once per file and location, then shared by every claim there)."""
+    if "where" not in at:
+        for b1, pointer, node in _walk(document, at["pointer"], "", bound):
             if node is not None and not isinstance(node, (dict, list)):
                 yield b1, rel, pointer, node
-            continue
+        return
+    key = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(sorted(bound.items())))
+    if key not in cache:
+        cache[key] = list(_where_matches(document, at, bound))
+    for b2, element_pointer, element in cache[key]:
+        for b3, then, value in _walk(element, at.get("then", ""), element_pointer, b2):
+            if value is not None and not isinstance(value, (dict, list)):
+                yield b3, rel, then, value
+
+
+def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
+    """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates."""
+    for b1, pointer, node in _walk(document, at["pointer"], "", bound):
         if not isinstance(node, (list, dict)):
             continue
         for i, element in _elements(node):
@@ -200,8 +218,5 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
                     b2 = None
                     break
                 b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
-            if b2 is None:
-                continue
-            for b3, then, value in _walk(element, at.get("then", ""), f"{pointer}/{_escape(str(i))}", b2):
-                if value is not None and not isinstance(value, (dict, list)):
-                    yield b3, rel, then, value
+            if b2 is not None:
+                yield b2, f"{pointer}/{_escape(str(i))}", element

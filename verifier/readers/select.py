@@ -30,7 +30,46 @@ def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
     mapped, is returned whenever it may belong to the selection (a dimension
     it lacks matches), so derivations see that their denominator is incomplete.
     """
-    return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
+    keys = [k for k, v in selection.items() if not isinstance(v, dict)]
+    if len(records) < _INDEX_FROM or not keys:
+        return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
+    index = _index(records)
+    best: list[int] | None = None
+    for k in keys:  # the narrowest candidate set of one key, then every key checked on it
+        exact, maybe = index.get(k) or _index_key(records, index, k)
+        wanted = selection[k] if isinstance(selection[k], list) else [selection[k]]
+        found = [i for v in wanted for i in exact.get(v, ())] + maybe
+        if best is None or len(found) < len(best):
+            best = found
+    return [records[i] for i in sorted(set(best or ())) if all(_may_match(records[i], k, v) for k, v in selection.items())]
+
+
+_INDEX_FROM = 16  # below this many records a scan is as fast as an index
+_INDEXES: list[tuple[list[Record], int, dict[str, tuple[dict[str, list[int]], list[int]]]]] = []  # the last few lists indexed (claims and gate reuse one list per receipt set)
+
+
+def _index(records: list[Record]) -> dict[str, tuple[dict[str, list[int]], list[int]]]:
+    """Return the per-dimension index of `records` (kept for the last 8 lists, identified by identity and length)."""
+    for lst, n, index in _INDEXES:
+        if lst is records and n == len(records):
+            return index
+    index: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
+    _INDEXES.insert(0, (records, len(records), index))
+    del _INDEXES[8:]
+    return index
+
+
+def _index_key(records: list[Record], index: dict[str, Any], key: str) -> tuple[dict[str, list[int]], list[int]]:
+    """Index `records` by dimension `key`: value -> positions, plus the positions that may match any value (unread stand-ins, unmapped dimension)."""
+    exact: dict[str, list[int]] = {}
+    maybe: list[int] = []
+    for i, r in enumerate(records):
+        if key in r.dims:
+            exact.setdefault(r.dims[key], []).append(i)
+        elif r.unread is not None or key in r.unknown:
+            maybe.append(i)
+    index[key] = (exact, maybe)
+    return exact, maybe
 
 
 def check_complete(records: list[Record], label: str) -> None:

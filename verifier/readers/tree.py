@@ -36,14 +36,19 @@ class Tree:
             return sorted(self.only)
         if "files" in self._cache:
             return list(self._cache["files"])
-        out = []
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            here = Path(dirpath)
-            dirnames[:] = sorted(d for d in dirnames if not (here / d).is_symlink())
-            for name in filenames:
-                p = here / name
-                if p.is_file() and not p.is_symlink():
-                    out.append(p.relative_to(self.root).as_posix())
+        out: list[str] = []
+        pending = [(str(self.root), "")]
+        while pending:  # scandir's d_type answers "regular file, not a symlink" without a stat per entry
+            directory, prefix = pending.pop()
+            try:
+                with os.scandir(directory) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append((entry.path, prefix + entry.name + "/"))
+                        elif entry.is_file(follow_symlinks=False):
+                            out.append(prefix + entry.name)
+            except OSError:
+                continue  # an unreadable directory holds no file we can read (as os.walk skips it)
         self._cache["files"] = sorted(out)
         return list(self._cache["files"])
 
