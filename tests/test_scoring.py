@@ -317,6 +317,18 @@ def test_device_cuda_without_a_gpu_is_a_usage_error(run):
     assert result.exit_code == 2
 
 
+def test_device_cuda_on_a_bundle_without_a_gpu_is_a_usage_error_naming_it(run):
+    if torch_installed():
+        import torch
+
+        if torch.cuda.is_available():
+            pytest.skip("a GPU is present")
+    result = run(str(MEDIA.parent), "--device", "cuda")
+    assert result.exit_code == 2
+    assert "--device cuda" in result.stderr and ("no CUDA device" in result.stderr or "needs torch" in result.stderr)
+    assert "Traceback" not in result.stderr
+
+
 def test_verify_score_json_report_validates(run):
     from verifier.trust import schema_validator
 

@@ -274,8 +274,10 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     path; `gate_id` (optional) must equal the gate the bundle names;
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
     `weights_dir` is searched first for scorer weights (then the torch hub
-    cache; nothing is downloaded), `device` is where LPIPS runs, `parallel`
-    lets SSIM run in a worker process beside LPIPS. `cache` (a
+    cache; nothing is downloaded), `device` is where LPIPS runs (`--device cuda`
+    needs torch and a CUDA device, else `UsageError`); `parallel` is accepted
+    for callers of earlier versions and changes nothing (`verifier.batch_scoring`
+    scores every comparison in this process, each media file decoded once). `cache` (a
     `verifier.cache.Cache` or None) lets integrity reuse file digests and
     re-scoring reuse scores from earlier runs (`docs/cache.md`). `executor`,
     a Dask scheduler address (`verifier.fanout`), re-scores the comparisons
