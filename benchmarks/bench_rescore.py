@@ -183,7 +183,11 @@ def memory_child(args: argparse.Namespace) -> None:
     except OSError:
         pass  # not Linux, or not permitted: the figure then includes the build
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    if args.child == "product":
+    if args.child == "campaign":
+        root = Path(args.ref)
+        product_campaign([(root / f"{a}.mp4", root / f"{b}.mp4") for a, b in CAMPAIGN], scorer, args.frames,
+                         ["lpips", "ssim", "audio_cosine"])
+    elif args.child == "product":
         product_path(Path(args.ref), Path(args.cand), scorer, args.frames)
     else:
         reference_loop(Path(args.ref), Path(args.cand), scorer)
@@ -265,6 +269,16 @@ def campaign(args: argparse.Namespace, tmp: Path) -> None:
     print(f"ratio: {t_ref / t_new:.2f}x (target >= 4x); max |diff| LPIPS {worst['lpips']:.1e} (<= 1e-6), SSIM "
           f"{worst['ssim']:.1e} (<= 1e-9), audio cosine {worst['audio_cosine']:.1e} (<= 1e-9): "
           f"{'identical' if same else 'DIFFERENT'}", flush=True)
+    if args.skip_memory:
+        return
+    half = max(2, args.frames // 2)
+    write_campaign(tmp / "half", half)
+    rows = []
+    for n, root in ((half, tmp / "half"), (args.frames, tmp / "campaign")):
+        out = subprocess.run([sys.executable, __file__, "--child", "campaign", "--frames", str(n), "--ref", str(root),
+                              "--wdir", wdir, "--sha", sha, "--device", args.device], capture_output=True, text=True, check=True)
+        rows.append(f"{n} frames {json.loads(out.stdout.strip().splitlines()[-1])['peak_rss_mib']:.0f} MiB")
+    print("peak RSS after the build, verify on the whole campaign: " + ", ".join(rows))
 
 
 def main() -> None:
@@ -276,7 +290,7 @@ def main() -> None:
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--campaign", action="store_true",
                         help="time a full campaign (20 outputs, 14 comparisons, LPIPS + SSIM + audio cosine) instead of one pair")
-    parser.add_argument("--child", choices=["product", "reference"], help=argparse.SUPPRESS)
+    parser.add_argument("--child", choices=["product", "reference", "campaign"], help=argparse.SUPPRESS)
     parser.add_argument("--ref", help=argparse.SUPPRESS)
     parser.add_argument("--cand", help=argparse.SUPPRESS)
     parser.add_argument("--wdir", help=argparse.SUPPRESS)

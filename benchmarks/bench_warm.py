@@ -79,8 +79,11 @@ def inprocess_child(subject: str, cache: bool) -> None:
     from verifier.core import verify_path
     from verifier.trust import assets
 
+    from verifier.trust import use_cache
+
     opened = Cache.open()[0] if cache else None
-    assets(cache=opened)
+    use_cache(opened)
+    assets()
     t0 = time.perf_counter()
     verify_path(subject, cache=opened, parallel=True)
     print(time.perf_counter() - t0)

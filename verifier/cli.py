@@ -66,10 +66,15 @@ def _pinned_only() -> bool:
 
 def _trust(start: str, ref: str | None, cache: Any = None) -> Any:
     """Return the `TrustSet` judging evidence at `start` (shipped assets plus the repository's trust root; `cache`: docs/cache.md)."""
-    from verifier import core  # the shipped assets as the core loads them (one seam for tests and callers)
+    from verifier import core, trust  # the shipped assets as the core loads them (one seam for tests and callers)
     from verifier.trustroot import locate
 
-    return locate(start, ref=ref, shipped=core.assets(cache=cache) if cache is not None else core.assets())
+    trust.use_cache(cache)  # the asset check may reuse an earlier run's (docs/cache.md)
+    try:
+        shipped = core.assets()
+    finally:
+        trust.use_cache(None)
+    return locate(start, ref=ref, shipped=shipped)
 
 
 def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:

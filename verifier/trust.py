@@ -27,7 +27,7 @@ from verifier.validation import DRAFT_2020_12, REQUIRED_FORMATS, schema_validato
 if TYPE_CHECKING:
     from verifier.cache import Cache
 
-__all__ = ["Assets", "assets", "schema_validator", "unknown_formats"]
+__all__ = ["Assets", "assets", "schema_validator", "unknown_formats", "use_cache"]
 
 
 def _default_root() -> Path:
@@ -228,18 +228,24 @@ def _copy_json(node: Any) -> Any:
 
 
 _ASSETS: dict[str | None, Assets] = {}
+_RUN_CACHE: list[Cache] = []
 
 
-def assets(root: str | None = None, cache: Cache | None = None) -> Assets:
+def use_cache(cache: Cache | None) -> None:
+    """Let `assets()` check with the warm re-verify `cache` (None: without one); the CLI sets it around its call."""
+    _RUN_CACHE[:] = [cache] if cache is not None else []
+
+
+def assets(root: str | None = None) -> Assets:
     """
     Return the verified `Assets` under `root` (default: the installed ones), checked once per process and root.
 
-    `cache` (a warm re-verify `verifier.cache.Cache`) is used by the first
-    call's check only; the result does not depend on it. Raises
-    `PinMismatch`/`ConfigError`. `assets.cache_clear()` forgets the checked roots.
+    The first check uses the warm re-verify cache set by `use_cache`, if
+    any; the result does not depend on it. Raises `PinMismatch`/`ConfigError`.
+    `assets.cache_clear()` forgets the checked roots.
     """
     if root not in _ASSETS:
-        _ASSETS[root] = Assets(Path(root) if root else _default_root(), cache=cache)
+        _ASSETS[root] = Assets(Path(root) if root else _default_root(), cache=_RUN_CACHE[0] if _RUN_CACHE else None)
     return _ASSETS[root]
 
 
