@@ -199,7 +199,7 @@ def _model(path: Path, assets: str, profile: dict | None = None):
     """Run the pipeline on `path` (native, or mapped through `profile`) and return the evidence model of the run."""
     from verifier.bundle import Bundle
     from verifier.core import BUNDLE_PIPELINE
-    from verifier.checks.profile_integrity import integrity as profile_integrity
+    from verifier.checks.integrity import listed as profile_integrity
     from verifier.pipeline import Context, run_pipeline
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
     from verifier.readers.native import evidence_of

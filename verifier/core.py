@@ -42,7 +42,6 @@ from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
-from verifier.checks.profile_integrity import integrity as profile_integrity
 from verifier.errors import UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
@@ -235,7 +234,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})
-        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity), ctx, debug=debug)
+        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, integrity.listed), ctx, debug=debug)
         return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None)
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})

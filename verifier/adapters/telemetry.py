@@ -25,7 +25,11 @@ Honesty rules enforced (each a check that can FAIL):
   never "zero foreign work"; a surplus is unattributed engine work in the
   scrape envelope, not observed foreign traffic;
 - a declared send-all arrival is not an observed zero stagger, and a missing
-  isolation lease is "isolation not established", not "contention observed".
+  isolation lease is "isolation not established", not "contention observed";
+- the rules of `verifier.adapters.telemetry_rules` (engine-peak and causal
+  claims refused, protocol echo, dataset and implementation pinning, rate
+  interval, boundary occupancy, lease and traffic-receipt binding, the
+  qualification's prerequisites) run after these.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
+from verifier.adapters.telemetry_rules import claims, occupancy, provenance, qualification, rate, standings
+from verifier.adapters.telemetry_rules import protocol as protocol_echo
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -339,46 +345,5 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
                         label="facts/engine_surplus_tokens", how=how, exact=True)
 
 
-@check("telemetry.standings", title="Declarations are not observations: arrival skew and window isolation", requires=("telemetry.schema",))
-def standings(ctx: Context) -> Iterator[Finding]:
-    """
-    Judge the arrival and window standings the receipt states.
-
-    Arrival: an observed stagger without retained request starts FAILs
-    `declaration-as-observation`; none stated is UNVERIFIED `arrival-unread`.
-    Window: `isolated` without a lease and `foreign-traffic-observed` without
-    an attributed traffic receipt FAIL; `isolation-not-established` is
-    UNVERIFIED (neither isolation nor contention); a lease or traffic receipt
-    is recorded, not verified (UNVERIFIED).
-    """
-    st = _r(ctx)["standings"]
-    arr, win = st["arrival"], st["window"]
-    if arr["observed_max_stagger_ms"] is not None and not arr["request_starts_retained"]:
-        yield f("telemetry.standings", Status.FAIL, "declaration-as-observation",
-                f"{RECEIPT}#/standings/arrival/observed_max_stagger_ms = {arr['observed_max_stagger_ms']}, but no request start times are retained: "
-                f"a declared {arr['declared']!r} arrival is not an observed stagger (a client cap can run the prompts in waves)",
-                path=RECEIPT, pointer="/standings/arrival/observed_max_stagger_ms")
-    else:
-        yield f("telemetry.standings", Status.UNVERIFIED, "arrival-unread",
-                f"arrival: declared {arr['declared']!r}; observed stagger " + ("not stated" if arr["observed_max_stagger_ms"] is None else
-                                                                              "stated from request starts this reader does not re-derive"),
-                path=RECEIPT, pointer="/standings/arrival")
-    standing = win["standing"]
-    if standing == "isolated" and win["isolation_lease"] is None:
-        yield f("telemetry.standings", Status.FAIL, "isolation-without-lease",
-                f"{RECEIPT}#/standings/window says isolated, but no isolation lease is recorded", path=RECEIPT, pointer="/standings/window/isolation_lease")
-    elif standing == "foreign-traffic-observed" and win["traffic_receipt"] is None:
-        yield f("telemetry.standings", Status.FAIL, "contention-without-receipt",
-                f"{RECEIPT}#/standings/window says foreign traffic observed, but no attributed traffic receipt is recorded: "
-                "a missing isolation lease is 'isolation not established', not 'contention observed'",
-                path=RECEIPT, pointer="/standings/window/traffic_receipt")
-    elif standing == "isolation-not-established":
-        yield f("telemetry.standings", Status.UNVERIFIED, "isolation-not-established",
-                "window: isolation not established (no lease); this is not an observation of contention", path=RECEIPT, pointer="/standings/window")
-    else:
-        yield f("telemetry.standings", Status.UNVERIFIED, "recorded-not-verified",
-                f"window: {standing} with its lease/traffic receipt recorded; this reader does not verify leases", path=RECEIPT,
-                pointer="/standings/window")
-
-
-PIPELINE = (read, producer, schema, carriers, process, replay, engine, foreign_work, standings)
+PIPELINE = (read, producer, schema, carriers, process, replay, engine, foreign_work, claims, protocol_echo, provenance, rate, occupancy,
+            standings, qualification)

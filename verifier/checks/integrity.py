@@ -1,5 +1,13 @@
 """
-Integrity: the bundle's files against its manifest.
+Integrity: the bundle's files against its manifest, for every manifest kind.
+
+One implementation (`compare`) for every reader: the manifest is read by
+its kind (`verifier.readers.manifests`: our `manifest.json`, a files-map,
+`sha256sums`, a list of `{path, digest, bytes}` entries) into one `Listing`,
+the disk is scanned once (`scan`), and the two are compared. `files` runs it
+for bundle format v1 (check `integrity.files`), `listed` for a profile's
+manifest (check `profile.integrity`; under a mapped profile it reports as
+`integrity.files`, `verifier.readers.mapped`).
 
 Every manifest entry is on disk with the same size and sha256, every file on
 disk is in the manifest, names are compared after NFC normalisation, and
@@ -15,9 +23,9 @@ pool of as many threads as there are CPUs, largest files first.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +35,11 @@ from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.progress import Progress
+from verifier.readers.manifests import V1_MANIFEST, Listing, normal_digest, read_listing
+from verifier.readers.pointers import resolve
 from verifier.trust import schema_validator
 
-__all__ = ["normal_digest", "same_digest", "files", "hash_many", "load_manifest", "unchanged"]
+__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "normal_digest", "same_digest", "scan", "unchanged"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
 DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused rather than read into memory
@@ -84,22 +94,8 @@ def _size(p: Path) -> int:
         return 0
 
 
-def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
-    return Finding(check="integrity.files", status=status, code=code, message=message, **kw)
-
-
-def normal_digest(text: Any) -> str | None:
-    """
-    Return the sha256 hex digest `text` states, in lowercase, or None when it states none.
-
-    Accepts 64 hex digits in either case, optionally prefixed `sha256:` (the
-    `{path, digest: "sha256:..."}` entry shape): an uppercase digest names the
-    same bytes as its lowercase form in every integrity path.
-    """
-    if not isinstance(text, str):
-        return None
-    hexdigits = text[7:] if text[:7].lower() == "sha256:" else text
-    return hexdigits.lower() if re.fullmatch(r"[0-9a-fA-F]{64}", hexdigits) else None
+def _f(status: Status, code: str, message: str, check: str = "integrity.files", **kw: Any) -> Finding:
+    return Finding(check=check, status=status, code=code, message=message, **kw)
 
 
 def same_digest(observed: str, stated: Any) -> bool:
@@ -141,10 +137,10 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
 @check("integrity.files", title="Bundle files match the manifest (sha256 and size), nothing unlisted")
 def files(ctx: Context) -> Iterator[Finding]:
     """
-    Compare every file under the bundle root with `manifest.json`.
+    Compare every file under the bundle root with `manifest.json` (manifest kind `V1_MANIFEST`).
 
     Emits FAIL `missing-file`, `size-mismatch`, `sha256-mismatch`,
-    `unlisted-file`, `unsafe-path`, `symlink`, `symlink-escape`,
+    `unlisted-file`, `unsafe-path`, `unsafe-name`, `symlink`, `symlink-escape`,
     `special-file`, `name-collision`, `duplicate-entry`, `unreadable-file`,
     `no-manifest`, `no-evidence`, `manifest-unreadable`, `manifest-<JSONProblem code>`;
     UNVERIFIED `external-not-supplied`; PASS
@@ -156,113 +152,228 @@ def files(ctx: Context) -> Iterator[Finding]:
         yield from problems
         return
     ctx.data["manifest"] = manifest
+    listing = read_listing(V1_MANIFEST, manifest)
+    documents = {name for name, *_ in DOCUMENTS.values()}
+    documents |= {nfc(e["path"]) for e in manifest["files"] if e.get("role")}  # retained attempts are parsed later: keep their hashed bytes
+    outcome = Outcome()
+    yield from compare(ctx, "integrity.files", V1_MANIFEST, listing, scan(ctx, "integrity.files", bundle.root, None, MANIFEST),
+                       outcome, keep=documents)
+    for name, (actual, digest) in outcome.matched.items():
+        bundle.verified[name] = actual
+        bundle.digests[name] = digest
+    bundle.contents.update(outcome.contents)  # documents are parsed from the very bytes hashed here
+    yield from _externals(ctx, manifest, set(listing.entries))
 
-    disk, unreadable = walk_safely(bundle.root)
+
+@dataclass
+class Disk:
+    """Represents the regular files found on disk: `regular` maps NFC name -> name on disk; `shadowed` holds names already reported (symlinks, collisions)."""
+
+    regular: dict[str, str] = field(default_factory=dict)
+    shadowed: set[str] = field(default_factory=set)
+    findings: list[Finding] = field(default_factory=list)
+
+
+@dataclass
+class Outcome:
+    """Represents what `compare` established: `matched` NFC name -> (name on disk, sha256); `blocked` name -> why it must not be parsed; `contents` kept bytes."""
+
+    matched: dict[str, tuple[str, str]] = field(default_factory=dict)
+    blocked: dict[str, str] = field(default_factory=dict)
+    contents: dict[str, bytes] = field(default_factory=dict)
+
+
+def scan(ctx: Context, cid: str, root: Path, only: frozenset[str] | None, manifest: str) -> Disk:
+    """
+    Return the `Disk` under `root` (or just the files `only` names), the `manifest` file left out.
+
+    Every unsafe name, symlink (inside or escaping the bundle), special file,
+    unreadable directory and NFC or letter-case collision becomes a FAIL
+    finding of check `cid` in `Disk.findings`; such files are never read.
+    """
+    disk = Disk()
+    if only is not None:
+        disk.regular = {nfc(rel): rel for rel in sorted(only) if rel != manifest}
+        return disk
+    entries, unreadable = walk_safely(root)
     for rel, reason in unreadable:
-        yield _f(Status.FAIL, "unreadable-file", f"directory {rel} cannot be listed ({reason}); its files cannot be checked",
-                 path=rel)
+        disk.findings.append(_f(Status.FAIL, "unreadable-file", f"directory {rel} cannot be listed ({reason}); its files cannot be checked",
+                                path=rel, check=cid))
     by_nfc: dict[str, list[str]] = {}
-    regular: dict[str, str] = {}
-    for entry in disk:
-        if entry.rel == MANIFEST:
+    for entry in entries:
+        if entry.rel == manifest:
             continue
         bad_name = unsafe_name(entry.rel)
         if bad_name:
-            yield _f(Status.FAIL, "unsafe-name", f"{ascii(entry.rel)}: {bad_name}; such a file is not read",
-                     observed=ascii(entry.rel))
+            disk.findings.append(_f(Status.FAIL, "unsafe-name", f"{ascii(entry.rel)}: {bad_name}; such a file is not read",
+                                    observed=ascii(entry.rel), check=cid))
             continue
         by_nfc.setdefault(nfc(entry.rel), []).append(entry.rel)
         if entry.kind == "symlink":
-            target = (bundle.root / entry.rel).parent / (entry.link_target or "")
-            inside = os.path.realpath(target).startswith(os.path.realpath(bundle.root) + os.sep)
+            target = (root / entry.rel).parent / (entry.link_target or "")
+            inside = os.path.realpath(target).startswith(os.path.realpath(root) + os.sep)
             code = "symlink" if inside else "symlink-escape"
             where = "inside" if inside else "outside"
-            yield _f(Status.FAIL, code,
-                     f"{entry.rel} is a symlink to {entry.link_target!r} ({where} the bundle); symlinks are never followed",
-                     path=entry.rel, observed=entry.link_target)
+            disk.findings.append(_f(Status.FAIL, code, f"{entry.rel} is a symlink to {entry.link_target!r} ({where} the bundle); symlinks are never followed",
+                                    path=entry.rel, observed=entry.link_target, check=cid))
         elif entry.kind == "other":
-            yield _f(Status.FAIL, "special-file", f"{entry.rel} is not a regular file", path=entry.rel)
+            disk.findings.append(_f(Status.FAIL, "special-file", f"{entry.rel} is not a regular file", path=entry.rel, check=cid))
         else:
-            regular[nfc(entry.rel)] = entry.rel
+            disk.regular[nfc(entry.rel)] = entry.rel
     folded: dict[str, list[str]] = {}
     for name, spellings in by_nfc.items():
         if len(spellings) > 1:
-            yield _f(Status.FAIL, "name-collision",
-                     f"{len(spellings)} files have the same name after NFC normalisation: {', '.join(ascii(n) for n in spellings)}",
-                     path=spellings[0], observed=spellings)
+            disk.findings.append(_f(Status.FAIL, "name-collision",
+                                    f"{len(spellings)} files have the same name after NFC normalisation: {', '.join(ascii(n) for n in spellings)}",
+                                    path=spellings[0], observed=spellings, check=cid))
             for s in spellings:
-                regular.pop(nfc(s), None)
+                disk.regular.pop(nfc(s), None)
         folded.setdefault(name.casefold(), []).append(name)
     for spellings in folded.values():
         if len(spellings) > 1:
-            yield _f(Status.FAIL, "name-collision",
-                     f"files differ only in letter case: {sorted(spellings)}; they collide on case-insensitive file systems",
-                     path=sorted(spellings)[0], observed=sorted(spellings))
+            disk.findings.append(_f(Status.FAIL, "name-collision",
+                                    f"files differ only in letter case: {sorted(spellings)}; they collide on case-insensitive file systems",
+                                    path=sorted(spellings)[0], observed=sorted(spellings), check=cid))
+    disk.shadowed = set(by_nfc) - set(disk.regular)
+    return disk
 
-    listed: dict[str, tuple[int, dict[str, Any]]] = {}
-    for index, entry in enumerate(manifest["files"]):
-        raw = entry["path"]
-        reason = unsafe_reason(raw)
-        pointer = f"/files/{index}/path"
-        if reason:
-            yield _f(Status.FAIL, "unsafe-path", f"{MANIFEST} lists {raw!r}: {reason}; it is not read",
-                     path=MANIFEST, pointer=pointer, observed=raw)
-            continue
-        name = nfc(raw)
-        if name == MANIFEST:
-            yield _f(Status.FAIL, "unsafe-path", f"{MANIFEST} lists itself", path=MANIFEST, pointer=pointer)
-            continue
-        if name in listed:
-            yield _f(Status.FAIL, "duplicate-entry",
-                     f"{MANIFEST} lists {raw!r} twice (entries {listed[name][0]} and {index}, compared after NFC)",
-                     path=MANIFEST, pointer=pointer)
-            continue
-        listed[name] = (index, entry)
 
+def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk: Disk, outcome: Outcome,
+            keep: set[str] = frozenset()) -> Iterator[Finding]:  # type: ignore[assignment]
+    """
+    Yield the findings (check `cid`) of comparing manifest `listing` (kind `spec`) with the files on `disk`; fill `outcome`.
+
+    The one comparison of every manifest kind (`verifier.readers.manifests`):
+    the listing's problems and the disk's findings (FAIL); per listed file
+    absent from disk FAIL `missing-file`, or UNVERIFIED
+    `external-not-supplied` when `spec["missing"]` is `unverified`; per file
+    on disk the listing lacks (other than `spec["ignore"]`) FAIL
+    `unlisted-file`, or UNVERIFIED `no-published-digest` when
+    `spec["unlisted"]` is `unverified`; per listed file on disk, hashed
+    (`hash_many`, with the run's cache and progress), FAIL `unreadable-file`,
+    `size-mismatch` (only where the kind states sizes), `sha256-mismatch`,
+    or PASS `match`. A matched file goes into `outcome.matched` (with its
+    bytes in `outcome.contents` when its name is in `keep`); a file whose
+    bytes contradict the listing, or an unlisted one that FAILs, into
+    `outcome.blocked`, so no later check parses it.
+    """
+    name = listing.file
+    for code, message, pointer, observed in listing.problems:
+        yield _f(Status.FAIL, code, message, path=name, pointer=pointer, observed=observed, check=cid)
+    yield from disk.findings
     to_hash: dict[str, Path] = {}
-    for name, (index, entry) in listed.items():
-        if name in by_nfc and name not in regular:
+    root = ctx.bundle.root
+    for key, entry in listing.entries.items():
+        if key in disk.shadowed:
             continue  # already reported as symlink, special file or collision
-        if name not in regular:
-            yield _f(Status.FAIL, "missing-file", f"{entry['path']} is listed in {MANIFEST} but not in the bundle",
-                     path=name, pointer=f"/files/{index}", expected={"sha256": entry["sha256"], "size": entry["size"]})
+        if key in disk.regular:
+            to_hash[key] = root / disk.regular[key]
             continue
-        to_hash[name] = bundle.root / regular[name]
-    for name in sorted(set(regular) - set(listed)):
-        yield _f(Status.FAIL, "unlisted-file", f"{regular[name]} is in the bundle but not listed in {MANIFEST}",
-                 path=regular[name])
-
-    documents = {name for name, *_ in DOCUMENTS.values()}
-    documents |= {nfc(e["path"]) for e in manifest["files"] if e.get("role")}  # retained attempts are parsed later: keep their hashed bytes
-    kept: dict[Path, bytes] = {to_hash[name]: b"" for name in to_hash if name in documents}
+        expected = {"sha256": entry.sha256, "size": entry.size}
+        if spec["missing"] == "fail":
+            yield _f(Status.FAIL, "missing-file", f"{entry.path} is listed in {name} but not in the bundle",
+                     path=key, pointer=entry.pointer, expected=expected, check=cid)
+        else:
+            yield _f(Status.UNVERIFIED, "external-not-supplied",
+                     f"{entry.path} is listed in {name} but not in this copy ({spec.get('missing_reason', 'absent')})",
+                     path=key, pointer=entry.pointer, expected=expected, check=cid)
+    ignored = {nfc(rel) for rel in spec.get("ignore", [])}
+    for key in sorted(set(disk.regular) - set(listing.entries) - ignored):
+        rel = disk.regular[key]
+        if spec["unlisted"] == "fail":
+            outcome.blocked[rel] = f"it is not listed in {name}"
+            yield _f(Status.FAIL, "unlisted-file", f"{rel} is in the bundle but not listed in {name}", path=rel, check=cid)
+        else:
+            yield _f(Status.UNVERIFIED, "no-published-digest", f"{rel} has no digest in {name}, so its contents are not integrity-verified",
+                     path=rel, check=cid)
+    kept: dict[Path, bytes] = {to_hash[key]: b"" for key in to_hash if key in keep}
     reused: set[Path] = set()
     hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"), keep=kept,
                        cache=ctx.options.get("cache"), from_cache=reused)
-    for name, disk_path in sorted(to_hash.items()):
-        index, entry = listed[name]
+    for key, disk_path in sorted(to_hash.items()):
+        entry = listing.entries[key]
+        rel = disk.regular[key]
         result = hashed[disk_path]
-        loc = {"path": name, "pointer": f"/files/{index}"}
-        expected = {"sha256": entry["sha256"], "size": entry["size"]}
+        loc = {"path": key, "pointer": entry.pointer, "check": cid}
+        expected = {"sha256": entry.sha256, "size": entry.size}
         if isinstance(result, OSError):
-            yield _f(Status.FAIL, "unreadable-file", f"{name} cannot be read: {result.strerror or result}", **loc)
+            outcome.blocked[rel] = "unreadable"
+            yield _f(Status.FAIL, "unreadable-file", f"{key} cannot be read: {result.strerror or result}", **loc)
             continue
         size, digest = result
         observed = {"sha256": digest, "size": size}
-        if size != entry["size"]:
-            yield _f(Status.FAIL, "size-mismatch", f"{name} has {size} bytes, manifest says {entry['size']}",
+        if entry.size is not None and size != entry.size:
+            outcome.blocked[rel] = f"its size {size} differs from the manifest's {entry.size}"
+            yield _f(Status.FAIL, "size-mismatch", f"{key} has {size} bytes, {name} says {entry.size}",
                      expected=expected, observed=observed, **loc)
-        elif not same_digest(digest, entry["sha256"]):
-            yield _f(Status.FAIL, "sha256-mismatch", f"{name} sha256 {digest[:12]}... differs from the manifest's {entry['sha256'][:12]}...",
+        elif digest.lower() != entry.sha256:
+            outcome.blocked[rel] = "its sha256 differs from the manifest's"
+            yield _f(Status.FAIL, "sha256-mismatch", f"{key} sha256 {digest[:12]}... differs from {name}'s {entry.sha256[:12]}...",
                      expected=expected, observed=observed, **loc)
         else:
-            bundle.verified[name] = regular[name]
-            bundle.digests[name] = digest
-            if disk_path in kept:  # documents are parsed from the very bytes hashed here
-                bundle.contents[name] = kept[disk_path]
-            yield _f(Status.PASS, "match", f"{name} matches ({size} bytes)", expected=expected, observed=observed,
+            outcome.matched[key] = (rel, digest)
+            if disk_path in kept:
+                outcome.contents[key] = kept[disk_path]
+            yield _f(Status.PASS, "match", f"{key} matches {name} ({size} bytes)", expected=expected, observed=observed,
                      cached="digest" if disk_path in reused else None, **loc)
 
-    yield from _externals(ctx, manifest, set(listed))
+
+@check("profile.integrity", title="Bundle files match the manifest the profile names (sha256 and size)")
+def listed(ctx: Context) -> Iterator[Finding]:
+    """
+    Compare a foreign bundle's files with its own manifest, of the kind the profile declares (`compare`).
+
+    Kinds: `files-map`, `sha256sums`, `entries` (`verifier.readers.manifests`).
+    FAIL `manifest-missing`, `manifest-unreadable`, `manifest-entry` and
+    every finding of `compare`; UNVERIFIED `no-manifest` when the format has
+    none (`kind: none`), and `external-not-supplied` for declared external
+    artifacts (reported with or without a manifest). A file whose bytes
+    contradict the manifest is marked in `Tree.blocked` so later checks
+    never parse it. Side effects: reads every listed file once.
+    """
+    cid = "profile.integrity"
+    spec = ctx.options["profile"]["manifest"]
+    tree = ctx.bundle
+    if spec["kind"] == "none":
+        yield _f(Status.UNVERIFIED, "no-manifest", f"this format has no integrity manifest ({spec['reason']}); file contents cannot be checked against digests",
+                 check=cid)
+        yield from _declared_externals(tree, spec, None)
+        return
+    name = spec["file"]
+    if not tree.exists(name):
+        yield _f(Status.FAIL, "manifest-missing", f"{name}, the manifest this profile expects, is not in the bundle", path=name, check=cid)
+        return
+    try:
+        listing = read_listing(spec, tree.read_bytes(name) if spec["kind"] == "sha256sums" else tree.json(name))
+    except (OSError, JSONProblem, UnicodeDecodeError) as exc:
+        yield _f(Status.FAIL, "manifest-unreadable", f"{name}: {exc}", path=name, check=cid)
+        return
+    ctx.data.setdefault("examined", set()).update((name, pointer) for pointer in listing.stated)  # stated digests compared below
+    ctx.data["listed_digests"] = {entry.sha256 for entry in listing.entries.values()}
+    outcome = Outcome()
+    yield from compare(ctx, cid, spec, listing, scan(ctx, cid, tree.root, tree.only, name), outcome)
+    tree.blocked.update(outcome.blocked)
+    yield from _declared_externals(tree, spec, name)
+
+
+def _declared_externals(tree: Any, spec: dict[str, Any], manifest: str | None) -> Iterator[Finding]:
+    """Report every external artifact a profile declares (UNVERIFIED `external-not-supplied`); its list is in the item's `file`, else the manifest."""
+    for item in spec.get("external", []):
+        name = item.get("file", manifest)
+        if name is None:
+            yield _f(Status.UNVERIFIED, "external-not-supplied", f"external artifacts ({item['reason']}) are declared but not supplied",
+                     pointer=item["pointer"], check="profile.integrity")
+            continue
+        try:
+            found = resolve(tree.json(name), item["pointer"])
+        except (KeyError, OSError, JSONProblem):
+            yield _f(Status.FAIL, "external-list-missing", f"{name} has no external list at {item['pointer']}", path=name,
+                     pointer=item["pointer"], check="profile.integrity")
+            continue
+        for index, entry in enumerate(found if isinstance(found, list) else []):
+            yield _f(Status.UNVERIFIED, "external-not-supplied",
+                     f"external artifact {entry} ({item['reason']}) is not supplied and {name} records no digest for it",
+                     path=name, pointer=f"{item['pointer']}/{index}", observed=entry, check="profile.integrity")
 
 
 def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str]) -> Iterator[Finding]:

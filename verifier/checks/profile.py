@@ -20,7 +20,7 @@ from verifier import stats
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.profile_claims import claims, gate, select_records  # noqa: F401 - public here
 from verifier.checks.profile_coverage import coverage
-from verifier.checks.profile_integrity import integrity
+from verifier.checks.integrity import listed as integrity
 from verifier.checks.profile_matches import matches
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check

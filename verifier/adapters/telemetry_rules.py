@@ -1,0 +1,435 @@
+"""
+Honesty rules of seed 000 (`shared/seeds/telemetry-receipt-review.txt`) over
+a serving-load telemetry receipt: what a client bench run and two boundary
+scrapes can and cannot establish.
+
+Every check here runs after `telemetry.schema`, so each field it reads has
+the type `schemas/serving-load-telemetry-v1.schema.json` gives it (a wrong
+type is a schema finding, never a crash here). Lists of refused facts and
+conclusions, stdout protocol labels, gauge names and the qualification
+prerequisites are profile data in that schema. Facts derived by the checks
+of `verifier.adapters.telemetry` are read from `ctx.data` (stdout facts
+`client`, engine delta `engine_delta`, carrier bytes `carrier`); a fact that
+is absent there is unmet, never assumed.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from verifier import stats
+from verifier.adapters._common import claim_finding, f
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+
+__all__ = ["claims", "occupancy", "protocol", "provenance", "qualification", "rate", "standings"]
+
+RECEIPT = "telemetry-receipt.json"
+HEX40 = re.compile(r"[0-9a-fA-F]{40}")
+
+
+def _r(ctx: Context) -> dict[str, Any]:
+    return ctx.data["receipt"]  # type: ignore[no-any-return]
+
+
+def _p(ctx: Context) -> dict[str, Any]:
+    return ctx.data["profile"]  # type: ignore[no-any-return]
+
+
+@check("telemetry.claims", title="No engine concurrency, foreign work or cause is read from a client bucket peak or a latency tail",
+       requires=("telemetry.schema",))
+def claims(ctx: Context) -> Iterator[Finding]:
+    """
+    Refuse facts and conclusions the client evidence cannot carry.
+
+    FAIL `bucket-peak-as-engine-concurrency` per `facts` key of the profile's
+    `refused_facts` that is stated (not null); FAIL `causal-conclusion` per
+    `conclusions` key of `refused_conclusions` whose value is not null or an
+    `unestablished` word (PASS `cause-unestablished` when it is); UNVERIFIED
+    `conclusion-not-checked` for any other conclusion; PASS
+    `no-unsupported-claims` when none is stated.
+    """
+    receipt, profile = _r(ctx), _p(ctx)
+    facts, said = receipt.get("facts") or {}, receipt.get("conclusions") or {}
+    seen = False
+    for key, why in profile["refused_facts"].items():
+        if facts.get(key) is not None:
+            seen = True
+            yield f("telemetry.claims", Status.FAIL, "bucket-peak-as-engine-concurrency",
+                    f"{RECEIPT}#/facts/{key} = {facts[key]!r}: {why}", path=RECEIPT, pointer=f"/facts/{key}")
+    for key, value in said.items():
+        seen = True
+        why = profile["refused_conclusions"].get(key)
+        if why is None:
+            yield f("telemetry.claims", Status.UNVERIFIED, "conclusion-not-checked",
+                    f"{RECEIPT}#/conclusions/{key} = {value!r}: no rule of this reader establishes it", path=RECEIPT, pointer=f"/conclusions/{key}")
+        elif value is None or value in profile["unestablished"]:
+            yield f("telemetry.claims", Status.PASS, "cause-unestablished", f"{RECEIPT}#/conclusions/{key}: left unestablished ({why})",
+                    path=RECEIPT, pointer=f"/conclusions/{key}")
+        else:
+            yield f("telemetry.claims", Status.FAIL, "causal-conclusion",
+                    f"{RECEIPT}#/conclusions/{key} = {value!r} is a causal or policy conclusion the telemetry cannot support: {why}",
+                    path=RECEIPT, pointer=f"/conclusions/{key}")
+    if not seen:
+        yield f("telemetry.claims", Status.PASS, "no-unsupported-claims",
+                "no engine-concurrency, foreign-work or causal conclusion is stated", path=RECEIPT)
+
+
+def _printed(text: str, labels: dict[str, str]) -> dict[str, str]:
+    """Return the first value printed after each label in `text` (the protocol echo precedes the result block)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        for label, key in labels.items():
+            if key not in out and line.startswith(label):
+                out[key] = line[len(label):].split("(")[0].strip()
+    return out
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+@check("telemetry.protocol", title="The receipt's protocol (arrival, rate, cap) is the one the retained stdout prints",
+       requires=("telemetry.carriers", "telemetry.process"))
+def protocol(ctx: Context) -> Iterator[Finding]:
+    """
+    Compare `protocol.request_rate`, `burstiness`, `max_concurrency` and `arrival` with stdout's echo.
+
+    vLLM prints `Traffic request rate: R`, `Burstiness factor: B (...)` and
+    `Maximum request concurrency: C` (`None` without a cap) before the run.
+    `arrival` send-all means R = inf; poisson means a finite R with B = 1.0.
+    PASS `protocol-matches` / FAIL `protocol-mismatch` per axis; UNVERIFIED
+    `protocol-not-printed` when stdout prints no such line.
+    """
+    receipt, profile = _r(ctx), _p(ctx)
+    proto, path = receipt["protocol"], receipt["evidence"]["stdout"]["path"]
+    printed = _printed(ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace"), profile["protocol_lines"])
+    rate, burst = _number(printed.get("request_rate", "")), _number(printed.get("burstiness", ""))
+    axes: list[tuple[str, Any, Any, bool]] = []  # (axis, stated, printed, agrees)
+    if "request_rate" in proto:
+        stated = math.inf if proto["request_rate"] == "inf" else float(proto["request_rate"])
+        axes.append(("request_rate", proto["request_rate"], printed.get("request_rate"), rate is not None and rate == stated))
+    if "burstiness" in proto:
+        axes.append(("burstiness", proto["burstiness"], printed.get("burstiness"), burst is not None and burst == float(proto["burstiness"])))
+    cap = printed.get("max_concurrency")
+    axes.append(("max_concurrency", proto["max_concurrency"], cap,
+                 cap is not None and (cap == "None" if proto["max_concurrency"] is None else _number(cap) == proto["max_concurrency"])))
+    shape = None if rate is None else "send-all" if math.isinf(rate) else "poisson" if burst == 1.0 else "gamma"
+    axes.append(("arrival", proto["arrival"], shape and f"{shape} (rate {printed.get('request_rate')}, burstiness {printed.get('burstiness')})",
+                 shape == proto["arrival"]))
+    for axis, stated, seen, agrees in axes:
+        if seen is None:
+            yield f("telemetry.protocol", Status.UNVERIFIED, "protocol-not-printed",
+                    f"{path}: prints no {axis}; {RECEIPT}#/protocol/{axis} = {stated!r} is a declaration", path=RECEIPT, pointer=f"/protocol/{axis}")
+        elif agrees:
+            yield f("telemetry.protocol", Status.PASS, "protocol-matches", f"{RECEIPT}#/protocol/{axis} = {stated!r}; {path} prints {seen}",
+                    path=RECEIPT, pointer=f"/protocol/{axis}")
+        else:
+            yield f("telemetry.protocol", Status.FAIL, "protocol-mismatch",
+                    f"{RECEIPT}#/protocol/{axis} = {stated!r}, but {path} prints {seen}: the receipt describes another run's protocol",
+                    path=RECEIPT, pointer=f"/protocol/{axis}", expected=str(seen), observed=str(stated))
+
+
+@check("telemetry.provenance", title="A random dataset is pinned by seed or population; the bench implementation by revision or digest",
+       requires=("telemetry.schema",))
+def provenance(ctx: Context) -> Iterator[Finding]:
+    """
+    Judge what makes the offered work and the instrument replayable.
+
+    Dataset: a `random_datasets` name needs an integer `protocol.seed` or a
+    retained `evidence.requests` population (PASS `population-pinned`, else
+    FAIL `random-dataset-unpinned`); another named dataset is UNVERIFIED
+    `population-unpinned` without either; none named is UNVERIFIED
+    `dataset-unread`. Implementation: a 40-hex `revision` or a `sha256`
+    binds it (PASS `implementation-bound`); a revision that is not an exact
+    commit (a branch such as `main`) FAILs `implementation-not-exact`;
+    neither is UNVERIFIED `implementation-unbound` (telemetry may carry it,
+    a qualification may not).
+    """
+    receipt, profile = _r(ctx), _p(ctx)
+    proto = receipt["protocol"]
+    dataset, pinned = proto.get("dataset"), proto.get("seed") is not None or "requests" in receipt["evidence"]
+    how = f"seed {proto['seed']}" if proto.get("seed") is not None else "the retained request population"
+    if dataset is None:
+        yield f("telemetry.provenance", Status.UNVERIFIED, "dataset-unread", "the protocol names no dataset: the offered work is unknown",
+                path=RECEIPT, pointer="/protocol")
+    elif pinned:
+        yield f("telemetry.provenance", Status.PASS, "population-pinned", f"dataset {dataset!r} is pinned by {how}",
+                path=RECEIPT, pointer="/protocol/seed")
+    elif dataset in profile["random_datasets"]:
+        yield f("telemetry.provenance", Status.FAIL, "random-dataset-unpinned",
+                f"{RECEIPT}#/protocol: dataset {dataset!r} is generated at random, but neither a seed nor the request population is "
+                "retained: two 'equal' protocols may issue different token sequences", path=RECEIPT, pointer="/protocol/seed")
+    else:
+        yield f("telemetry.provenance", Status.UNVERIFIED, "population-unpinned", f"dataset {dataset!r}: no seed or request population retained",
+                path=RECEIPT, pointer="/protocol")
+    impl = proto.get("implementation") or {}
+    revision, digest = impl.get("revision"), impl.get("sha256")
+    ctx.data["implementation_bound"] = False
+    if revision is not None and not HEX40.fullmatch(revision):
+        yield f("telemetry.provenance", Status.FAIL, "implementation-not-exact",
+                f"{RECEIPT}#/protocol/implementation/revision = {revision!r} is not an exact commit: the semantics of the printed "
+                "labels, the semaphore and the bucket peak are not bound to the serve.py that ran", path=RECEIPT,
+                pointer="/protocol/implementation/revision", observed=revision)
+    elif revision is not None or digest is not None:
+        ctx.data["implementation_bound"] = True
+        yield f("telemetry.provenance", Status.PASS, "implementation-bound",
+                f"bench implementation bound by {'revision ' + revision if revision else 'sha256 ' + str(digest)} (recorded, not fetched)",
+                path=RECEIPT, pointer="/protocol/implementation")
+    else:
+        yield f("telemetry.provenance", Status.UNVERIFIED, "implementation-unbound",
+                f"the bench implementation ({impl.get('package', 'unnamed')} {impl.get('version', '')}".rstrip()
+                + ") has no exact revision or digest: telemetry only, no qualification", path=RECEIPT, pointer="/protocol/implementation")
+
+
+@check("telemetry.rate", title="A client rate divides by the benchmark's own duration, never an authored or zero interval",
+       requires=("telemetry.replay",))
+def rate(ctx: Context) -> Iterator[Finding]:
+    """
+    Judge `facts.rate` = {output_tokens_per_s, interval_s}.
+
+    FAIL `rate-from-zero-duration` when the interval or the printed
+    benchmark duration is 0; FAIL `authored-interval` when `interval_s` is
+    not stdout's `Benchmark duration (s)` at its printed precision (a scrape
+    envelope or a convenient second is not the client service interval);
+    else PASS/FAIL the rate against output_tokens / duration (`stats.compare`,
+    statistic `ratio`, the duration's print half-unit as input error). PASS
+    `no-rate-stated` without a rate.
+    """
+    receipt, client = _r(ctx), ctx.data["client"]
+    stated = (receipt.get("facts") or {}).get("rate")
+    if stated is None:
+        yield f("telemetry.rate", Status.PASS, "no-rate-stated", "no client rate is stated", path=RECEIPT)
+        return
+    tokens, duration = client["output_tokens"], client["benchmark_duration_s"]
+    interval = Decimal(stated["interval_s"])
+    if interval == 0 or duration == 0:
+        yield f("telemetry.rate", Status.FAIL, "rate-from-zero-duration",
+                f"{RECEIPT}#/facts/rate over interval {interval} s (stdout duration {duration} s): a zero duration yields no rate",
+                path=RECEIPT, pointer="/facts/rate")
+        return
+    if abs(interval - duration) > stats.half_unit(duration):
+        yield f("telemetry.rate", Status.FAIL, "authored-interval",
+                f"{RECEIPT}#/facts/rate/interval_s = {interval} s is not the benchmark's own duration {duration} s printed in "
+                f"{receipt['evidence']['stdout']['path']}: a rate over an authored interval (or the scrape envelope) is not the client rate",
+                path=RECEIPT, pointer="/facts/rate/interval_s", expected=str(duration), observed=str(interval))
+        return
+    derived = stats.CONTEXT.divide(tokens, duration)
+    yield claim_finding("telemetry.rate", Decimal(stated["output_tokens_per_s"]), derived, name=RECEIPT, pointer="/facts/rate/output_tokens_per_s",
+                        label="facts/rate/output_tokens_per_s", how=f"output tokens {tokens} / benchmark duration {duration} s",
+                        statistic="ratio", values=[tokens, duration], input_error=stats.half_unit(duration))
+
+
+def _gauges(data: bytes, names: dict[str, str]) -> dict[str, Decimal]:
+    """Return the sum over series of each named gauge in a Prometheus text scrape (absent names are left out)."""
+    out: dict[str, Decimal] = {}
+    try:
+        families = list(text_string_to_metric_families(data.decode("utf-8")))
+    except (ValueError, UnicodeDecodeError, IndexError):
+        return out
+    for key, name in names.items():
+        for fam in families:
+            if fam.name == name and fam.type == "gauge":
+                out[key] = sum((Decimal(repr(s.value)) for s in fam.samples if s.name == name), Decimal(0))
+    return out
+
+
+@check("telemetry.occupancy", title="Boundary occupancy: the idle precondition against the before-scrape, running above the cap",
+       requires=("telemetry.carriers",))
+def occupancy(ctx: Context) -> Iterator[Finding]:
+    """
+    Read `vllm:num_requests_running`/`waiting` (gauges, summed over series) from both scrapes.
+
+    FAIL `idle-precondition-violated` when `preconditions.idle` is stated and
+    the before-scrape shows running or waiting requests (PASS `idle-before`
+    when it shows none, UNVERIFIED `occupancy-unread` without the gauges);
+    FAIL `boundary-as-interval` when `standings.occupancy` is `interval`
+    without a retained `occupancy_trace`; UNVERIFIED `occupancy-above-cap`
+    when a boundary shows more running than `max_concurrency` or anything
+    waiting (a qualification refuses), else UNVERIFIED `boundary-only`.
+    Stores `ctx.data["occupancy_within_cap"]`.
+    """
+    receipt, profile = _r(ctx), _p(ctx)
+    ev, names = receipt["evidence"], profile["occupancy_gauges"]
+    before, after = (_gauges(ctx.data["carrier"][w], names) for w in ("metrics_before", "metrics_after"))
+    if (receipt.get("preconditions") or {}).get("idle"):
+        busy = {k: str(v) for k, v in before.items() if v != 0}
+        if "running" not in before:
+            yield f("telemetry.occupancy", Status.UNVERIFIED, "occupancy-unread",
+                    f"{ev['metrics_before']['path']}: no {names['running']} gauge; the idle precondition cannot be checked",
+                    path=ev["metrics_before"]["path"])
+        elif busy:
+            yield f("telemetry.occupancy", Status.FAIL, "idle-precondition-violated",
+                    f"{RECEIPT}#/preconditions/idle is true, but {ev['metrics_before']['path']} shows {busy} before the run",
+                    path=ev["metrics_before"]["path"], observed=busy)
+        else:
+            yield f("telemetry.occupancy", Status.PASS, "idle-before", f"{ev['metrics_before']['path']}: nothing running or waiting before the run",
+                    path=ev["metrics_before"]["path"])
+    if (receipt["standings"].get("occupancy") == "interval") and "occupancy_trace" not in ev:
+        yield f("telemetry.occupancy", Status.FAIL, "boundary-as-interval",
+                f"{RECEIPT}#/standings/occupancy says interval, but only two boundary scrapes are retained: not occupancy during the run",
+                path=RECEIPT, pointer="/standings/occupancy")
+    cap = receipt["protocol"]["max_concurrency"]
+    seen = {"before": before, "after": after}
+    over = {w: {k: str(v) for k, v in g.items()} for w, g in seen.items()
+            if (cap is not None and g.get("running", Decimal(0)) > cap) or g.get("waiting", Decimal(0)) > 0}
+    known = all("running" in g for g in seen.values())
+    ctx.data["occupancy_within_cap"] = known and cap is not None and not over
+    if over:
+        yield f("telemetry.occupancy", Status.UNVERIFIED, "occupancy-above-cap",
+                f"boundary scrapes show {over} above the client cap {cap} or waiting: engine work beyond this client; a qualification refuses",
+                path=ev["metrics_after"]["path"], observed=over)
+    else:
+        yield f("telemetry.occupancy", Status.UNVERIFIED, "boundary-only",
+                f"boundary occupancy {({w: {k: str(v) for k, v in g.items()} for w, g in seen.items()})} (cap {cap}): two boundary "
+                "scrapes, not occupancy during the run", path=ev["metrics_after"]["path"])
+
+
+def _starts(ctx: Context) -> Iterator[Finding]:
+    receipt = _r(ctx)
+    arr, ev = receipt["standings"]["arrival"], receipt["evidence"]
+    stated = arr["observed_max_stagger_ms"]
+    if arr["request_starts_retained"] and "request_starts" not in ev:
+        yield f("telemetry.standings", Status.FAIL, "starts-flag-without-carrier",
+                f"{RECEIPT}#/standings/arrival/request_starts_retained is true, but evidence names no request_starts carrier",
+                path=RECEIPT, pointer="/standings/arrival/request_starts_retained")
+        return
+    if stated is not None and not arr["request_starts_retained"]:
+        yield f("telemetry.standings", Status.FAIL, "declaration-as-observation",
+                f"{RECEIPT}#/standings/arrival/observed_max_stagger_ms = {stated}, but no request start times are retained: "
+                f"a declared {arr['declared']!r} arrival is not an observed stagger (a client cap can run the prompts in waves)",
+                path=RECEIPT, pointer="/standings/arrival/observed_max_stagger_ms")
+        return
+    raw = ctx.data.get("carrier", {}).get("request_starts")
+    if raw is None:
+        yield f("telemetry.standings", Status.UNVERIFIED, "arrival-unread", f"arrival: declared {arr['declared']!r}; no request starts are read",
+                path=RECEIPT, pointer="/standings/arrival")
+        return
+    path = ev["request_starts"]["path"]
+    try:
+        starts = json.loads(raw, parse_float=Decimal, parse_int=Decimal)
+    except (ValueError, UnicodeDecodeError):
+        starts = None
+    if not isinstance(starts, list) or not starts or not all(isinstance(s, Decimal) for s in starts):
+        yield f("telemetry.standings", Status.FAIL, "starts-unreadable", f"{path}: not a JSON array of start times in seconds", path=path)
+        return
+    n = receipt["protocol"]["num_prompts"]
+    if len(starts) != n:
+        yield f("telemetry.standings", Status.FAIL, "starts-incomplete", f"{path}: {len(starts)} request starts for {n} offered requests",
+                path=path, expected=n, observed=len(starts))
+        return
+    derived = (max(starts) - min(starts)) * 1000
+    ctx.data["arrival_observed"] = True
+    how = f"(max - min) of {n} request starts in {path}, ms"
+    if stated is None:
+        yield f("telemetry.standings", Status.PASS, "derived", f"arrival stagger {derived} ms ({how}); not stated", path=path)
+        return
+    yield claim_finding("telemetry.standings", Decimal(stated), derived, name=RECEIPT, pointer="/standings/arrival/observed_max_stagger_ms",
+                        label="standings/arrival/observed_max_stagger_ms", how=how, statistic="difference", values=[max(starts), min(starts)],
+                        scale=1000)
+
+
+def _window(ctx: Context) -> Iterator[Finding]:
+    receipt = _r(ctx)
+    win, proto, ev = receipt["standings"]["window"], receipt["protocol"], receipt["evidence"]
+    standing, lease, traffic = win["standing"], win["isolation_lease"], win["traffic_receipt"]
+    ptr = "/standings/window"
+    if standing == "isolated":
+        protects = (lease or {}).get("protects") or {}
+        subject = {k: proto.get(k) for k in ("model", "base_url")}
+        if lease is None:
+            yield f("telemetry.standings", Status.FAIL, "isolation-without-lease",
+                    f"{RECEIPT}#{ptr} says isolated, but no isolation lease is recorded", path=RECEIPT, pointer=f"{ptr}/isolation_lease")
+        elif None in subject.values() or {k: protects.get(k) for k in subject} != subject:
+            yield f("telemetry.standings", Status.FAIL, "generic-lease",
+                    f"{RECEIPT}#{ptr}/isolation_lease protects {protects or 'nothing named'}, not this run's serving subject {subject}: "
+                    "a generic lease is not isolation", path=RECEIPT, pointer=f"{ptr}/isolation_lease/protects", expected=subject, observed=protects)
+        else:
+            ctx.data["window_isolated"] = True
+            yield f("telemetry.standings", Status.UNVERIFIED, "lease-recorded",
+                    f"window: isolated under a lease bound to {subject}; this reader does not authenticate leases", path=RECEIPT, pointer=ptr)
+    elif standing == "foreign-traffic-observed":
+        carrier = (traffic or {}).get("evidence")
+        if traffic is None:
+            yield f("telemetry.standings", Status.FAIL, "contention-without-receipt",
+                    f"{RECEIPT}#{ptr} says foreign traffic observed, but no attributed traffic receipt is recorded: "
+                    "a missing isolation lease is 'isolation not established', not 'contention observed'", path=RECEIPT, pointer=f"{ptr}/traffic_receipt")
+        elif not traffic.get("attributed_to") or carrier not in ev:
+            yield f("telemetry.standings", Status.FAIL, "prose-traffic-receipt",
+                    f"{RECEIPT}#{ptr}/traffic_receipt names no attributed actor with a retained carrier (evidence {carrier!r}): "
+                    "a statement of possible traffic is not a traffic receipt", path=RECEIPT, pointer=f"{ptr}/traffic_receipt")
+        else:
+            yield f("telemetry.standings", Status.UNVERIFIED, "recorded-not-verified",
+                    f"window: foreign traffic attributed to {traffic['attributed_to']!r} (carrier {ev[carrier]['path']}); not re-derived",
+                    path=RECEIPT, pointer=ptr)
+    else:
+        yield f("telemetry.standings", Status.UNVERIFIED, "isolation-not-established",
+                "window: isolation not established (no lease); this is not an observation of contention", path=RECEIPT, pointer=ptr)
+
+
+@check("telemetry.standings", title="Declarations are not observations: arrival skew and window isolation", requires=("telemetry.schema",))
+def standings(ctx: Context) -> Iterator[Finding]:
+    """
+    Judge the arrival and window standings the receipt states.
+
+    Arrival: FAIL `starts-flag-without-carrier` (starts said retained, no
+    `request_starts` carrier), `declaration-as-observation` (a stagger
+    without retained starts), `starts-unreadable`, `starts-incomplete`; with
+    the carrier read, the stagger (max - min start, ms) re-derives (PASS
+    `derived` / FAIL `claim-mismatch`); else UNVERIFIED `arrival-unread`.
+    Window: FAIL `isolation-without-lease`, `generic-lease` (the lease's
+    `protects` is not this protocol's model and base_url),
+    `contention-without-receipt`, `prose-traffic-receipt` (no `attributed_to`
+    or no retained carrier); UNVERIFIED `lease-recorded`,
+    `recorded-not-verified`, `isolation-not-established`.
+    """
+    yield from _starts(ctx)
+    yield from _window(ctx)
+
+
+@check("telemetry.qualification", title="A qualified standing holds only with every prerequisite", requires=("telemetry.schema",))
+def qualification(ctx: Context) -> Iterator[Finding]:
+    """
+    Judge `standings.qualification`.
+
+    Absent or `unqualified`: PASS `telemetry-only`. `qualified`: FAIL
+    `qualification-without-prerequisites` naming each unmet entry of the
+    profile's `qualification_prerequisites`; with all met, UNVERIFIED
+    `qualification-recorded` (leases and occupancy traces are recorded, not
+    authenticated).
+    """
+    receipt, profile, data = _r(ctx), _p(ctx), ctx.data
+    if receipt["standings"].get("qualification") != "qualified":
+        yield f("telemetry.qualification", Status.PASS, "telemetry-only", "no qualified standing is claimed: a telemetry capture",
+                path=RECEIPT, pointer="/standings")
+        return
+    client, engine = data.get("client") or {}, data.get("engine_delta")
+    met = {
+        "ledger-closed": bool(client) and client["failed_requests"] == 0 and client["successful_requests"] == receipt["protocol"]["num_prompts"],
+        "subject-established": (receipt["standings"].get("subject") or {}).get("standing") == "established",
+        "arrival-observed": bool(data.get("arrival_observed")),
+        "window-isolated": bool(data.get("window_isolated")),
+        "engine-agrees": engine is not None and bool(client) and client["output_tokens"] <= engine,
+        "occupancy-within-cap": bool(data.get("occupancy_within_cap")),
+        "occupancy-trace": "occupancy_trace" in receipt["evidence"],
+        "implementation-bound": bool(data.get("implementation_bound")),
+    }
+    missing = {k: v for k, v in profile["qualification_prerequisites"].items() if not met.get(k)}
+    if missing:
+        yield f("telemetry.qualification", Status.FAIL, "qualification-without-prerequisites",
+                f"{RECEIPT}#/standings/qualification is qualified without: " + "; ".join(f"{k} ({v})" for k, v in missing.items()),
+                path=RECEIPT, pointer="/standings/qualification", observed=sorted(missing))
+        return
+    yield f("telemetry.qualification", Status.UNVERIFIED, "qualification-recorded",
+            "every prerequisite is present; the lease and occupancy trace are recorded, not authenticated", path=RECEIPT,
+            pointer="/standings/qualification")
