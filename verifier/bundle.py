@@ -248,9 +248,14 @@ class Bundle:
         """
         Return the document of `kind` only if it passed integrity and its schema.
 
-        Raises `Unverifiable` naming the blocking reason otherwise.
+        Raises `Unverifiable` naming the blocking reason otherwise: `not-in-evidence`
+        for a document absent from the bundle, `blocked-by-integrity`,
+        `blocked-by-schema`.
         """
         name = self.kinds[kind][0]
+        if kind != "manifest" and name not in self.verified and not os.path.lexists(self.root / name):
+            raise Unverifiable(f"{name} is absent: the evidence holds no {kind} document, so nothing that needs it is checked",
+                               code="not-in-evidence", path=name)
         if kind != "manifest" and name not in self.verified:
             raise Unverifiable(f"{name} did not pass the integrity check, so it is not parsed",
                                code="blocked-by-integrity", path=name)

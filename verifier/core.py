@@ -43,10 +43,12 @@ from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
+from verifier.evidence import PARTS
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
 from verifier.readers.mapped import MappedBundle, mapped_pipeline
+from verifier.roster import in_families
 from verifier.profiles import Tree, candidates
 from verifier.trust import assets
 from verifier.trustroot import TrustSet, is_profile_file
@@ -67,7 +69,7 @@ def check_device(device: str) -> None:
     if not torch.cuda.is_available():
         raise UsageError("--device cuda was given but no CUDA device is available")
 
-BUNDLE_PIPELINE = (
+BUNDLE_PIPELINE = in_families((
     integrity.files,  # (1) nothing is parsed before it is hashed
     gate.pinned,  # (2) the gate comes from our pinned gates/, never the bundle
     schema.documents,  # (3) hashed documents validate against pinned schemas
@@ -80,7 +82,7 @@ BUNDLE_PIPELINE = (
     quality.recorded,  # (7) recorded scores against the gate's thresholds, scorer identity against the gate's pin
     rescore.rescore,  # (8) scores re-computed from media that passed coverage, with digest-pinned scorers
     integrity.unchanged,  # (9) files re-read by (5)-(8) still have the bytes (1) matched
-)
+), "bundle-v1", frozenset(PARTS))  # every family of the roster has a member: no stand-in is added
 
 
 def _is_native(target: Path) -> bool:
