@@ -24,6 +24,14 @@ def _line(i, **kw):
     return change
 
 
+def _drop(i, key):
+    def change(d):
+        lines = _lines(d)
+        lines[i].pop(key)
+        _write_lines(d, lines)
+    return change
+
+
 def _case(**kw):
     return _plan(lambda p: p["cases"][0].update(kw))
 
@@ -47,6 +55,8 @@ CASES = [
     ("credential-retained", _plan(lambda p: p.update(headers={"X-Api-Key": "abc123"})),
      _plan(lambda p: p.update(headers={"X-Request-Id": "abc123"}))),
     ("requests-below-concurrency", _plan(lambda p: p.update(concurrency=[1, 8])), _plan(lambda p: p.update(concurrency=[1, 4]))),
+    ("raw-response-absent", _drop(3, "raw_response_base64"), _line(3, raw_response_base64="eyJhbnN3ZXIiOiAib2sifQ==")),
+    ("raw-response-absent", _line(3, raw_response_base64="{\"answer\": \"ok\"}"), _line(3, raw_response_base64="")),
 ]
 
 
@@ -77,4 +87,83 @@ def test_wrong_typed_plan_field_is_a_schema_finding(tmp_path, field, value):
     _edit_plan(d, lambda p: p.update({field: value}))
     report = verify_path(str(d))
     assert any(x.code == "schema-violation" for x in report.findings)
+    assert not [x for x in report.findings if x.status == "ERROR"]
+
+
+# ---- the spread block: per (case, concurrency), min/median/max/relative spread over complete rounds ----
+
+import sys  # noqa: E402
+
+from conftest import ROOT  # noqa: E402
+from test_http_matrix import _edit  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+import make_matrix  # noqa: E402
+
+
+def _summary(change):
+    return lambda d: _edit(d / "summary.json", change)
+
+
+def _agg(i, metric, **kw):
+    return _summary(lambda s: s["round_aggregates"][i]["metrics"][metric].update(kw))
+
+
+def _varied(s):
+    """Two c=1 rounds 2 % apart (1698 vs 1724 req/s, the review's local check), aggregated by the runner's own float code."""
+    for row, value in zip([r for r in s["rounds"] if r["concurrency"] == 1], (1698.0, 1724.0), strict=True):
+        row["throughput_rps"] = value
+    s["round_aggregates"] = make_matrix.aggregates(s["rounds"])
+
+
+SPREAD_CASES = [
+    ("spread-mismatch", _agg(0, "throughput_rps", max=50.0), _agg(0, "throughput_rps", max=45.454545)),
+    ("spread-mismatch", _agg(0, "p95_ms", median=24.0), _agg(0, "p95_ms", median=25.0)),
+    ("spread-mismatch", _agg(0, "p50_ms", rounds=3), _agg(0, "p50_ms", rounds=2)),
+    ("spread-mismatch", _agg(0, "throughput_rps", relative_spread=0.02), _agg(0, "throughput_rps", relative_spread=0.0)),
+    ("spread-mismatch", _summary(lambda s: (_varied(s), s["round_aggregates"][0]["metrics"]["throughput_rps"].update(relative_spread=0.0153))),
+     _summary(_varied)),
+    ("spread-mismatch", _summary(lambda s: (_varied(s), s["round_aggregates"][0]["metrics"]["throughput_rps"].update(median=1698.0))),
+     _summary(_varied)),
+    ("spread-missing", _summary(lambda s: s["round_aggregates"].pop(1)), _summary(lambda s: s)),
+    ("spread-missing", _summary(lambda s: s["round_aggregates"][0]["metrics"].update(p50_ms=None)),
+     _summary(lambda s: s["round_aggregates"][1]["metrics"].update(steady_state_throughput_rps=None))),
+]
+
+
+@pytest.mark.parametrize("code,bad,good", SPREAD_CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(SPREAD_CASES)])
+def test_spread_block_fails_when_wrong_and_holds_when_rederived(tmp_path, code, bad, good):
+    broken = _copy(tmp_path / "b", "good")
+    bad(broken)
+    fails = {x.code for x in verify_path(str(broken)).findings if x.check == "matrix.spread" and x.status == "FAIL"}
+    assert code in fails, fails
+    honest = _copy(tmp_path / "h", "good")
+    good(honest)
+    spread = [x for x in verify_path(str(honest)).findings if x.check == "matrix.spread"]
+    assert spread and all(x.status == "PASS" for x in spread), [x.message for x in spread if x.status != "PASS"]
+
+
+def test_summary_without_a_spread_block_is_unverified(tmp_path):
+    d = _copy(tmp_path / "n", "good")
+    _summary(lambda s: s.pop("round_aggregates"))(d)
+    (only,) = [x for x in verify_path(str(d)).findings if x.check == "matrix.spread"]
+    assert only.status == "UNVERIFIED" and only.code == "spread-not-stated"
+
+
+@pytest.mark.parametrize("change", [lambda s: s.update(round_aggregates={"short": 1}),
+                                    lambda s: s["round_aggregates"][0]["metrics"].update(p50_ms={"min": "20"}),
+                                    lambda s: s["round_aggregates"][0].update(concurrency="1")])
+def test_wrong_typed_spread_block_is_a_schema_finding(tmp_path, change):
+    d = _copy(tmp_path / "w", "good")
+    _summary(change)(d)
+    report = verify_path(str(d))
+    assert any(x.check == "matrix.schema" and x.status == "FAIL" for x in report.findings)
+    assert not [x for x in report.findings if x.status == "ERROR"]
+
+
+def test_wrong_typed_raw_bytes_is_a_schema_finding(tmp_path):
+    d = _copy(tmp_path / "r", "good")
+    _line(0, raw_response_base64=123)(d)
+    report = verify_path(str(d))
+    assert any(x.check == "matrix.schema" and x.status == "FAIL" for x in report.findings)
     assert not [x for x in report.findings if x.status == "ERROR"]

@@ -62,7 +62,8 @@ def test_hyperfine_3em_directory_is_detected_and_all_25_statistics_pass(hyperfin
 def test_hyperfine_3em_is_incomplete_only_for_the_missing_digest_manifest(hyperfine):
     assert hyperfine.verdict == "INCOMPLETE"
     not_passed = [(f.check, f.status, f.code) for f in hyperfine.findings if f.status != "PASS"]
-    assert not_passed == [("profile.integrity", "UNVERIFIED", "no-manifest")]
+    assert not_passed == [("profile.integrity", "UNVERIFIED", "no-manifest")] + [  # and the roster's stand-ins (verifier/roster.py)
+        (family, "UNVERIFIED", "not-in-evidence") for family in ("plan.conformance", "coverage.streams", "quality.recorded", "quality.rescore", "integrity.unchanged")]
     (covered,) = _by(hyperfine, "profile.coverage")
     assert covered.code == "covered" and covered.observed == {"compared": 25, "informational": 210}
 

@@ -38,16 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from verifier import __version__
-from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
-from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
+from verifier.evidence import PARTS
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
-from verifier.readers.mapped import MappedBundle, mapped_pipeline
-from verifier.profiles import Tree, candidates
+from verifier.roster import in_families
 from verifier.trust import assets
 from verifier.trustroot import TrustSet, is_profile_file
 
@@ -67,7 +65,7 @@ def check_device(device: str) -> None:
     if not torch.cuda.is_available():
         raise UsageError("--device cuda was given but no CUDA device is available")
 
-BUNDLE_PIPELINE = (
+BUNDLE_PIPELINE = in_families((
     integrity.files,  # (1) nothing is parsed before it is hashed
     gate.pinned,  # (2) the gate comes from our pinned gates/, never the bundle
     schema.documents,  # (3) hashed documents validate against pinned schemas
@@ -80,7 +78,7 @@ BUNDLE_PIPELINE = (
     quality.recorded,  # (7) recorded scores against the gate's thresholds, scorer identity against the gate's pin
     rescore.rescore,  # (8) scores re-computed from media that passed coverage, with digest-pinned scorers
     integrity.unchanged,  # (9) files re-read by (5)-(8) still have the bytes (1) matched
-)
+), "bundle-v1", frozenset(PARTS))  # every family of the roster has a member: no stand-in is added
 
 
 def _is_native(target: Path) -> bool:
@@ -149,6 +147,8 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     `not-a-receipt` (nothing reads it), so a folder is never PASS on what was
     skipped. Side effects: reads the files; never writes.
     """
+    from verifier.adapters import detect
+
     readers: list[tuple[str, Any, Any]] = []
     others: list[str] = []
     broken: list[Finding] = []
@@ -212,6 +212,10 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     (`verifier.readers.mapped`) and runs the native check families under
     their own ids, with the run `options` (artifacts, weights, device).
     """
+    from verifier.checks.profile import pipeline_for
+    from verifier.profiles import Tree, candidates
+    from verifier.readers.mapped import MappedBundle, mapped_pipeline
+
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
     shipped: dict[str, dict[str, Any]] = {}
     if profile_id is None:
@@ -271,8 +275,10 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     path; `gate_id` (optional) must equal the gate the bundle names;
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
     `weights_dir` is searched first for scorer weights (then the torch hub
-    cache; nothing is downloaded), `device` is where LPIPS runs, `parallel`
-    lets SSIM run in a worker process beside LPIPS. `cache` (a
+    cache; nothing is downloaded), `device` is where LPIPS runs (`--device cuda`
+    needs torch and a CUDA device, else `UsageError`); `parallel` is accepted
+    for callers of earlier versions and changes nothing (`verifier.batch_scoring`
+    scores every comparison in this process, each media file decoded once). `cache` (a
     `verifier.cache.Cache` or None) lets integrity reuse file digests and
     re-scoring reuse scores from earlier runs (`docs/cache.md`). `executor`,
     a Dask scheduler address (`verifier.fanout`), re-scores the comparisons
@@ -306,6 +312,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             raise UsageError(f"{path}: not a regular file or directory")
         return _verify_profile(path, target, trusted, profile, debug, run_options)
     if target.is_dir() and not os.path.lexists(target / "manifest.json"):
+        from verifier.adapters import detect_directory  # the readers of foreign formats load only when needed
+
         reader = detect_directory(target)
         if reader is not None:
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
@@ -336,6 +344,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
                       trust=trusted.describe([("gate", ctx.gate_id)] if ctx.gate_id else []), figures=_figures(ctx))
     if not target.is_file():
         raise UsageError(f"{path}: not a regular file or directory")
+    from verifier.adapters import ADAPTERS, detect
+    from verifier.profiles import Tree, candidates
+
     try:
         data = target.read_bytes()
     except OSError as exc:
@@ -378,7 +389,7 @@ def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProbl
     receipt carrying NaN is evidence that breaks a rule (FAIL `strict-json`),
     not a usage error; anything unrecognised stays exit 2.
     """
-    import json
+    from verifier.adapters import detect
 
     try:
         loose = json.loads(data.decode("utf-8-sig"))  # a BOM still names its producer

@@ -393,7 +393,7 @@ def throughput(ctx: Context) -> Iterator[Finding]:
                                 label=f"round {key} steady_state.throughput_rps", how=f"(n - 2c) / ({how})")
 
 
-from verifier.adapters.http_matrix_rules import plan_rules, response_rules  # noqa: E402 - the rules read what the checks above validated
+from verifier.adapters.http_matrix_rules import plan_rules, response_rules, spread  # noqa: E402 - the rules read what the checks above validated
 
 PIPELINE = (files, producer, schema, plan_digest, provenance, plan_rules, denominators, stop_after_failure, response_rules, percentiles,
-            throughput)
+            throughput, spread)

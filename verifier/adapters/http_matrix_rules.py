@@ -8,6 +8,8 @@ rule yields PASS `holds` or FAIL with its code (`RULES`).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -18,7 +20,7 @@ from verifier.adapters._common import f
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["RULES", "plan_rules", "response_rules"]
+__all__ = ["RULES", "plan_rules", "response_rules", "spread"]
 
 RULES = {
     "ok-after-deadline": "no ok response took longer than the plan's timeout_seconds",
@@ -29,10 +31,14 @@ RULES = {
     "ignore-paths-overlap": "no ignore path repeats or contains another",
     "credential-retained": "no credential is retained in plan.json or config.json",
     "requests-below-concurrency": "requests_per_case is at least the largest concurrency",
+    "raw-response-absent": "every response line retains its raw bytes (raw_response_base64)",
 }
 
 #: Codes of `matrix.response_rules`; the others belong to `matrix.plan_rules`.
-RESPONSE_CODES = frozenset({"ok-after-deadline", "clock-order", "latency-disagrees-with-clocks"})
+RESPONSE_CODES = frozenset({"ok-after-deadline", "clock-order", "latency-disagrees-with-clocks", "raw-response-absent"})
+#: summary.json round values whose spread across rounds `round_aggregates` states (metric -> pointer under a round).
+SPREAD_METRICS = {"throughput_rps": ("throughput_rps",), "p50_ms": ("p50_ms",), "p95_ms": ("p95_ms",),
+                  "steady_state_throughput_rps": ("steady_state", "throughput_rps")}
 #: Keys whose non-empty string value is a credential, and values that are one whatever their key.
 SECRET_KEY = re.compile(r"(authorization|token|api[_-]?key|password|secret|bearer|cookie)", re.IGNORECASE)
 SECRET_VALUE = re.compile(r"\b(Bearer|Basic)\s+\S+|\bsk-[A-Za-z0-9_-]{16,}|\bhf_[A-Za-z0-9]{16,}|(TOKEN|KEY|SECRET|PASSWORD)=\S+",
@@ -97,7 +103,7 @@ def _secrets(node: Any, pointer: str) -> Iterator[str]:
 @check("matrix.response_rules", title="Responses: ok only within the deadline, dispatched before completed, latency equal to the clocks",
        requires=("matrix.schema",))
 def response_rules(ctx: Context) -> Iterator[Finding]:
-    """FAIL `ok-after-deadline`, `clock-order`, `latency-disagrees-with-clocks` (first offending line each); else PASS `holds`."""
+    """FAIL `ok-after-deadline`, `clock-order`, `latency-disagrees-with-clocks`, `raw-response-absent` (first offending line each); else PASS `holds`."""
     plan, lines = ctx.data["doc"]["plan.json"], ctx.data["doc"]["responses.jsonl"]
     name = "responses.jsonl"
     deadline = plan.get("timeout_seconds")
@@ -121,3 +127,97 @@ def response_rules(ctx: Context) -> Iterator[Finding]:
                 f"line {worst[0] + 1}: latency_seconds {worst[1]} but completed - dispatched = {worst[2]} (tolerance {worst[3]} s)"
                 if worst else "", name, f"/{worst[0]}/latency_seconds" if worst else None,
                 **({"expected": str(worst[2]), "observed": {"latency": str(worst[1]), "tolerance": str(worst[3])}} if worst else {}))
+    bare = next((i for i, r in enumerate(lines) if not _raw(r.get("raw_response_base64"))), None)
+    yield _rule(bare is None, "raw-response-absent",
+                f"line {bare + 1}: no raw response bytes (raw_response_base64 absent or not base64): the oracle verdict "
+                f"{lines[bare]['outcome']!r} cannot be audited" if bare is not None else "", name, f"/{bare}" if bare is not None else None)
+
+
+def _raw(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    return True
+
+
+def _spread_of(values: list[Decimal]) -> dict[str, Any] | None:
+    """The runner's spread block: rounds, min, median, max and (max - min) / median (None when the median is 0 and max != min)."""
+    if not values:
+        return None
+    low, mid, high = min(values), stats.median(values), max(values)
+    rel = stats.CONTEXT.divide(high - low, mid) if mid else (Decimal(0) if high == low else None)
+    return {"rounds": len(values), "min": low, "median": mid, "max": high, "relative_spread": rel}
+
+
+def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = row
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+@check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("matrix.schema",))
+def spread(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive `summary.json#/round_aggregates` from the complete rounds of `rounds`.
+
+    Per (case, concurrency) and metric of `SPREAD_METRICS`: rounds (exact),
+    min and max (picks), median (`stats.median`: the mean of the two middle
+    values for even n, as `statistics.median`) and relative_spread = (max -
+    min) / median, compared with `stats.compare`. FAIL `spread-mismatch` per
+    wrong field, `spread-missing` for a group or metric with complete
+    rounds and no block (or a block for values that do not exist);
+    UNVERIFIED `spread-not-stated` when the summary has no `round_aggregates`.
+    """
+    summary = ctx.data["doc"]["summary.json"]
+    if "round_aggregates" not in summary:
+        yield f("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
+                "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")
+        return
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in summary["rounds"]:
+        groups.setdefault((row["case"], row["concurrency"]), [])
+        if row["status"] == "complete":
+            groups[(row["case"], row["concurrency"])].append(row)
+    blocks = {(b["case"], b["concurrency"]): (i, b) for i, b in enumerate(summary["round_aggregates"])}
+    for key, done in groups.items():
+        if key not in blocks:
+            yield f("matrix.spread", Status.FAIL, "spread-missing", f"round_aggregates has no block for case {key[0]!r} at concurrency {key[1]}",
+                    path="summary.json", pointer="/round_aggregates")
+            continue
+        i, block = blocks[key]
+        for metric, where in SPREAD_METRICS.items():
+            values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
+            derived, stated, ptr = _spread_of(values), block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
+            if (derived is None) != (stated is None):
+                yield f("matrix.spread", Status.FAIL, "spread-missing",
+                        f"{ptr}: stated {'nothing' if stated is None else 'a spread'} for {len(values)} complete-round value(s)",
+                        path="summary.json", pointer=ptr)
+                continue
+            if derived is None:
+                continue
+            bad = [k for k in ("rounds", "min", "median", "max", "relative_spread") if not _holds(stated[k], derived[k], k, values)]
+            yield (f("matrix.spread", Status.FAIL, "spread-mismatch",
+                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
+                     path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
+                   if bad else
+                   f("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
+                     path="summary.json", pointer=ptr))
+
+
+def _holds(stated: Any, derived: Any, key: str, values: list[Decimal]) -> bool:
+    if stated is None or derived is None:
+        return stated is None and derived is None
+    if key == "rounds":
+        return int(stated) == derived
+    if key == "relative_spread":
+        # (max - min) / median in binary64: the difference's rounding at the operands' magnitude, relative to the median
+        mid = stats.median(values)
+        if not mid:
+            return Decimal(stated) == derived
+        bound = {"statistic": "difference", "values": (max(values), min(values)), "scale": 1 / mid}
+        return stats.compare(Decimal(stated), derived, **bound).holds
+    return stats.compare(Decimal(stated), derived, statistic=key, values=values).holds

@@ -38,8 +38,9 @@ from verifier.progress import Progress
 from verifier.readers.manifests import V1_MANIFEST, Listing, normal_digest, read_listing
 from verifier.readers.pointers import resolve
 from verifier.trust import schema_validator
+from verifier.validation import known_valid, note_valid
 
-__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "normal_digest", "same_digest", "scan", "unchanged"]
+__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "normal_digest", "same_digest", "scan", "unchanged", "unchanged_listed"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
 DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused rather than read into memory
@@ -123,7 +124,10 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
         return None, [_f(Status.FAIL, f"manifest-{exc.code}", f"{MANIFEST}: {exc}", path=MANIFEST)]
     except OSError as exc:  # e.g. mode 000: the bundle cannot be read, which the evidence (not the verifier) is to blame for
         return None, [_f(Status.FAIL, "manifest-unreadable", f"{MANIFEST} cannot be read ({exc.strerror or exc})", path=MANIFEST)]
-    validator = schema_validator(ctx.assets.schema("manifest"))
+    schema = ctx.assets.schema("manifest")
+    if known_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get("manifest")) is not None:
+        return manifest, []  # these very bytes were valid in an earlier run of this code (docs/cache.md)
+    validator = schema_validator(schema)
     errors = sorted(validator.iter_errors(manifest), key=lambda e: list(e.absolute_path))
     if errors:
         return None, [
@@ -131,6 +135,7 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
                pointer=json_pointer(e.absolute_path))
             for e in errors
         ]
+    note_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get("manifest"))
     return manifest, []
 
 
@@ -353,6 +358,7 @@ def listed(ctx: Context) -> Iterator[Finding]:
     outcome = Outcome()
     yield from compare(ctx, cid, spec, listing, scan(ctx, cid, tree.root, tree.only, name), outcome)
     tree.blocked.update(outcome.blocked)
+    ctx.data["matched"] = outcome.matched  # re-hashed by `unchanged_listed` after the checks that read them
     yield from _declared_externals(tree, spec, name)
 
 
@@ -426,19 +432,36 @@ def unchanged(ctx: Context) -> Iterator[Finding]:
     """
     bundle = ctx.bundle
     names = sorted(bundle.touched)
-    paths = {name: bundle.root / bundle.verified[name] for name in names}
+    yield from _rehash(ctx, {name: (bundle.verified[name], bundle.digests[name]) for name in names})
+
+
+@check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
+def unchanged_listed(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-hash every file `profile.integrity` matched (a profile's checks read files from disk, not from the hashed bytes).
+
+    FAIL `changed-during-verification` per file whose sha256 changed while
+    `verify` ran; PASS `unchanged` otherwise. Side effects: reads those files again.
+    """
+    yield from _rehash(ctx, ctx.data.get("matched", {}))
+
+
+def _rehash(ctx: Context, files: dict[str, tuple[str, str]]) -> Iterator[Finding]:
+    """Yield `integrity.unchanged` findings for `files` (NFC name -> (name on disk, sha256 matched earlier)), hashed again."""
+    root = ctx.bundle.root
+    paths = {name: root / rel for name, (rel, _digest) in files.items()}
     reused: set[Path] = set()  # a file changed since it was hashed has a new ctime, so it is read again
     hashed = hash_many(list(paths.values()), cache=ctx.options.get("cache"), from_cache=reused)
     changed = []
-    for name in names:
+    for name in sorted(files):
         result = hashed[paths[name]]
-        if isinstance(result, OSError) or result[1] != bundle.digests[name]:
+        digest = files[name][1]
+        if isinstance(result, OSError) or result[1] != digest:
             changed.append(name)
             yield Finding(check="integrity.unchanged", status=Status.FAIL, code="changed-during-verification", message=
                           f"{name} no longer has the sha256 it had when verification started; findings on it cannot be trusted",
-                          path=name, expected=bundle.digests[name],
-                          observed=str(result) if isinstance(result, OSError) else result[1])
+                          path=name, expected=digest, observed=str(result) if isinstance(result, OSError) else result[1])
     if not changed:
         yield Finding(check="integrity.unchanged", status=Status.PASS, code="unchanged",
-                      message=f"{len(names)} file(s) read again by later checks still match their sha256",
+                      message=f"{len(files)} file(s) read again by later checks still match their sha256",
                       cached="digest" if reused else None)

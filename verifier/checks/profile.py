@@ -21,6 +21,7 @@ from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.profile_claims import claims, gate, select_records  # noqa: F401 - public here
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import listed as integrity
+from verifier.checks.profile_matches import matches
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
@@ -275,22 +276,72 @@ def media(ctx: Context) -> Iterator[Finding]:
 # ---------------------------------------------------------------- pipeline
 
 
-def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
-    """Return the ordered checks for `profile`: sections it does not declare are left out (and so absent from the roster)."""
-    specs = profile.get("receipts", {}).values()
-    steps: list[Check] = [integrity, receipts]  # (1) hash before parse, (2) receipts mapped
-    if profile.get("identities"):
-        steps.append(identities)  # (3)
-    if any("no_overlap" in s for s in specs):
-        steps.append(overlap)  # (4)
-    if any("listed_digest" in s for s in specs):
-        steps.append(digests)  # (5)
+@check("gate.pinned", title="The evidence is judged by a pinned profile (its sha256 in the inventory), never one the evidence brings")
+def pinned(ctx: Context) -> Iterator[Finding]:
+    """
+    Report which profile judges the run: PASS `profile-pinned` with its sha256 when pinned.
+
+    UNVERIFIED `profile-unpinned` for a profile given as a file
+    (`--profile ./mine.json`, local exploration only): nothing vouches for it.
+    """
+    profile_id = _profile(ctx)["id"]
+    unpinned = getattr(ctx.assets, "unpinned", {})
+    if profile_id in unpinned:
+        path, sha, _doc = unpinned[profile_id]
+        yield _f("gate.pinned", Status.UNVERIFIED, "profile-unpinned",
+                 f"profile {profile_id} was loaded unpinned from {path} (sha256 {sha[:12]}...); nothing vouches for the rules it states",
+                 observed=sha)
+        return
+    sha = ctx.assets.profile_sha256(profile_id)
+    yield _f("gate.pinned", Status.PASS, "profile-pinned", f"judged by profile {profile_id}, pinned at sha256 {sha[:12]}...",
+             observed={"profile": profile_id, "sha256": sha})
+
+
+def held_parts(profile: dict[str, Any]) -> set[str]:
+    """Return the evidence parts (`verifier.evidence.PARTS`) a profile without a `bundle` section maps (for the roster's stand-ins)."""
+    specs = list(profile.get("receipts", {}).values())
+    held = {"gate"}
+    if profile.get("manifest", {}).get("kind", "none") != "none":
+        held.add("files")
+    if specs:
+        held.add("receipts")
+    if profile.get("claims") or profile.get("gate"):
+        held.add("claims")
     if any("media" in s for s in specs):
-        steps.append(media)  # (6)
+        held.add("media")
+    return held
+
+
+def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
+    """
+    Return the checks for `profile` in roster order (`verifier.roster.in_families`).
+
+    A section the profile does not declare leaves its check out; a family
+    left without any check reports one UNVERIFIED `not-in-evidence` finding
+    naming the parts of the evidence the profile does not map, so the roster
+    always holds every family.
+    """
+    from verifier.checks.integrity import unchanged_listed
+    from verifier.roster import in_families
+
+    specs = profile.get("receipts", {}).values()
+    steps: list[Check] = [integrity, pinned, receipts]  # hash before parse; the judging profile; receipts mapped
+    if profile.get("identities"):
+        steps.append(identities)
+    if profile.get("matches"):
+        steps.append(matches)  # per-record equalities and joins across files
+    if any("no_overlap" in s for s in specs):
+        steps.append(overlap)
+    if any("listed_digest" in s for s in specs):
+        steps.append(digests)
+    if any("media" in s for s in specs):
+        steps.append(media)
     if profile.get("claims"):
-        steps.append(claims)  # (7)
+        steps.append(claims)
     if profile.get("gate"):
-        steps.append(gate)  # (8) thresholds judge re-derived numbers only
+        steps.append(gate)  # thresholds judge re-derived numbers only
     if profile.get("claim_documents"):
-        steps.append(coverage)  # (9) after every check that compares stated values
-    return tuple(steps)
+        steps.append(coverage)  # after every check that compares stated values
+    if profile.get("manifest", {}).get("kind", "none") != "none":
+        steps.append(unchanged_listed)
+    return in_families(steps, f"profile:{profile['id']}", held_parts(profile))

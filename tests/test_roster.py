@@ -1,0 +1,77 @@
+"""The roster (issue 10, item 3): every family in the fixed order, for every reader; a family the evidence cannot feed is one UNVERIFIED finding."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import CORPUS, ROOT
+
+from verifier.checks.profile import pipeline_for
+from verifier.core import BUNDLE_PIPELINE, verify_path
+from verifier.pipeline import Check
+from verifier.roster import FAMILIES, family_of, in_families
+
+FAMILY_IDS = [f.id for f in FAMILIES]
+
+
+def _families_in_order(report) -> list[str]:
+    """Return the names of the families the report's roster holds a check of (a member, or the family's stand-in), in roster order."""
+    ran = [info.check for info in report.roster]
+    assert ran == sorted(ran, key=lambda c: FAMILIES.index(family_of(c) or next(f for f in FAMILIES if f.id == c)))
+    return [f.name for f in FAMILIES if any(c in f.members or c == f.id for c in ran)]
+
+
+def test_the_native_pipeline_has_a_member_in_every_family_in_order():
+    assert in_families(BUNDLE_PIPELINE, "bundle-v1", frozenset()) == BUNDLE_PIPELINE  # nothing stood in, nothing reordered
+    covered = {family_of(c.id).name for c in BUNDLE_PIPELINE} | {f.name for f in FAMILIES if f.members & {c.id for c in BUNDLE_PIPELINE}}
+    assert covered == {f.name for f in FAMILIES}
+
+
+def test_a_check_of_no_family_is_refused():
+    with pytest.raises(ValueError, match="belongs to no family"):
+        in_families((Check("made.up", "x", lambda ctx: iter(())),), "test", frozenset())
+
+
+@pytest.mark.parametrize("profile", sorted(p.stem for p in (ROOT / "profiles").glob("*.json")))
+def test_every_shipped_profile_runs_every_family_in_the_fixed_order(profile):
+    document = json.loads((ROOT / "profiles" / f"{profile}.json").read_text())
+    if "bundle" in document:
+        pytest.skip("a mapped profile runs the native pipeline")
+    steps = pipeline_for(document)
+    order = [family_of(c.id) or next(f for f in FAMILIES if f.id == c.id) for c in steps]
+    names = [f.name for f in order]
+    assert sorted(set(names), key=names.index) == [f.name for f in FAMILIES]
+    assert names == sorted(names, key=[f.name for f in FAMILIES].index)
+
+
+def test_a_profile_bundle_reports_each_family_it_cannot_feed_once():
+    report = verify_path(str(CORPUS / "hyperfine-3em"))  # no manifest, no plan, no quality comparisons
+    assert _families_in_order(report) == [f.name for f in FAMILIES]
+    for family_id, missing in (("plan.conformance", ["plan"]), ("quality.recorded", ["quality"]),
+                               ("quality.rescore", ["quality", "media"]), ("integrity.unchanged", ["files"])):
+        found = [f for f in report.findings if f.check == family_id]
+        assert [(f.status, f.code) for f in found] == [("UNVERIFIED", "not-in-evidence")], family_id
+        assert found[0].observed == missing and all(part in found[0].message for part in missing)
+    assert [(f.status, f.code) for f in report.findings if f.check == "gate.pinned"] == [("PASS", "profile-pinned")]
+
+
+def test_a_profile_bundle_with_a_manifest_rehashes_what_it_matched():
+    report = verify_path(str(CORPUS / "system1-omni-gdn-20261003"))
+    assert _families_in_order(report) == [f.name for f in FAMILIES]
+    assert [(f.status, f.code) for f in report.findings if f.check == "integrity.unchanged"] == [("PASS", "unchanged")]
+    assert sorted(f.code for f in report.findings if f.status == "FAIL") == ["missing-file", "rule-not-met"]
+
+
+def test_a_native_bundle_without_its_quality_index_reports_the_quality_families_once(example_copy):
+    (example_copy / "quality-index.json").unlink()
+    manifest = json.loads((example_copy / "manifest.json").read_text())
+    manifest["files"] = [e for e in manifest["files"] if e["path"] != "quality-index.json"]
+    (example_copy / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    report = verify_path(str(example_copy))
+    assert _families_in_order(report) == [f.name for f in FAMILIES]
+    recorded = [f for f in report.findings if f.check == "quality.recorded"]
+    assert [(f.status, f.code) for f in recorded] == [("UNVERIFIED", "not-in-evidence")]
+    assert "quality-index.json is absent" in recorded[0].message
+    rescored = [f for f in report.findings if f.check == "quality.rescore"]
+    assert [(f.status, f.code) for f in rescored] == [("UNVERIFIED", "no-quality-index")]

@@ -1,0 +1,115 @@
+"""
+The roster of check families, in the fixed order of `docs/architecture.md`, for every reader.
+
+A reader's pipeline is its checks grouped into `FAMILIES`: integrity, gate
+and trust, schema, plan conformance, coverage, derivation of claims,
+recorded quality, re-scoring, gate rules, `integrity.unchanged`. A family
+none of whose member checks the reader runs is never silently absent: it
+gets a stand-in that reports exactly one UNVERIFIED `not-in-evidence`
+finding, under the family's native check id, saying which parts of the
+evidence model (`verifier.evidence.PARTS`) the reader does not supply.
+
+Bundle format v1 (and a profile with a `bundle` section, which runs the
+same checks) has a member in every family; its gates state their rules
+as plan, claim, coverage and quality sections, so its gate rules are the
+thresholds `quality.recorded` judges. A profile without a `bundle` section
+runs the `profile.*` checks, and stands in for what the profile language
+does not map (plan, quality comparisons, re-scoring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from verifier.evidence import PARTS
+from verifier.model import Finding, Status
+from verifier.pipeline import Check, Context
+
+__all__ = ["FAMILIES", "Family", "family_of", "in_families", "stand_in"]
+
+
+@dataclass(frozen=True)
+class Family:
+    """
+    Represents one family of checks: `name`, the native check `id` it reports under, a `title`,
+    the evidence `needs` (names of `verifier.evidence.PARTS`) and the check ids of every reader that are its `members`.
+    """
+
+    name: str
+    id: str
+    title: str
+    needs: tuple[str, ...]
+    members: frozenset[str]
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family("integrity", "integrity.files", "Files match the evidence's manifest (sha256 and size)", ("files",),
+           frozenset({"integrity.files", "profile.integrity"})),
+    Family("gate", "gate.pinned", "The evidence is judged by a pinned gate or profile", ("gate",), frozenset({"gate.pinned"})),
+    Family("schema", "schema.documents", "Documents and receipts have the shape their format requires", ("receipts",),
+           frozenset({"schema.documents", "profile.receipts"})),
+    Family("plan", "plan.conformance", "Receipts conform to the frozen plan", ("plan", "receipts"),
+           frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "profile.overlap"})),
+    Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
+           frozenset({"coverage.streams", "profile.media"})),
+    Family("derivation", "derivation.claims", "Claims re-derive from the receipts", ("claims", "receipts"),
+           frozenset({"derivation.claims", "claims.stated", "profile.identities", "profile.matches", "profile.digests", "profile.claims"})),
+    Family("quality", "quality.recorded", "Recorded quality scores meet the gate's thresholds", ("quality",),
+           frozenset({"quality.recorded"})),
+    Family("rescore", "quality.rescore", "Quality scores re-computed from the media", ("quality", "media"),
+           frozenset({"quality.rescore"})),
+    Family("rules", "gate.rules", "The gate's rules hold on re-derived numbers", ("gate", "claims"),
+           frozenset({"quality.recorded", "profile.gate", "profile.coverage"})),
+    Family("unchanged", "integrity.unchanged", "Files read by later checks still have their matched sha256", ("files",),
+           frozenset({"integrity.unchanged"})),
+)
+
+assert all(set(f.needs) <= set(PARTS) for f in FAMILIES)
+
+
+def family_of(check_id: str) -> Family | None:
+    """Return the first family (in roster order) whose members include `check_id`, or None."""
+    return next((f for f in FAMILIES if check_id in f.members), None)
+
+
+def stand_in(family: Family, reader: str, missing: Sequence[str]) -> Check:
+    """
+    Return the check that reports family `family` as not run for `reader`: one UNVERIFIED `not-in-evidence` finding.
+
+    `missing` names the evidence parts the reader does not supply (may be
+    empty when the reader supplies them but has no check of this family).
+    """
+
+    def run(ctx: Context) -> Iterator[Finding]:
+        why = (f"the {reader} reader supplies no {', '.join(missing)}" if missing
+               else f"the {reader} reader has no check of this family")
+        yield Finding(check=family.id, status=Status.UNVERIFIED, code="not-in-evidence",
+                      message=f"{family.title}: not checked: {why}", observed=list(missing))
+
+    return Check(family.id, family.title, run)
+
+
+def in_families(checks: Sequence[Check], reader: str, held: set[str] | frozenset[str]) -> tuple[Check, ...]:
+    """
+    Return `checks` in roster order, with one `stand_in` per family none of `checks` belongs to.
+
+    `held` names the evidence parts (`verifier.evidence.PARTS`) the reader
+    supplies; a stand-in names the family's needs outside `held`. A check
+    belonging to several families is placed at the first. Raises
+    `ValueError` for a check of no family (every check has a place in the roster).
+    """
+    placed: dict[str, list[Check]] = {f.name: [] for f in FAMILIES}
+    for chk in checks:
+        family = family_of(chk.id)
+        if family is None:
+            raise ValueError(f"check {chk.id} belongs to no family of the roster (verifier/roster.py)")
+        placed[family.name].append(chk)
+    ids = {chk.id for chk in checks}
+    out: list[Check] = []
+    for family in FAMILIES:
+        if placed[family.name]:
+            out.extend(placed[family.name])
+        elif not family.members & ids:
+            out.append(stand_in(family, reader, [p for p in family.needs if p not in held]))
+    return tuple(out)
