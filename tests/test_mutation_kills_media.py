@@ -1,5 +1,5 @@
 """
-Tests that kill surviving mutants of `verifier/checks/coverage.py` (issue 14): the MP4 box walk and audio packets.
+Tests that kill surviving mutants of the media facts (issue 14): the MP4 box walk and audio packets.
 
 The box walk (`declared_mp4_samples`) is held to ISO/IEC 14496-12 section
 4.2 on hand-built headers: a 32-bit size, a size of 1 followed by a 64-bit
@@ -17,8 +17,8 @@ from fractions import Fraction
 
 import pytest
 
-from verifier.checks import coverage
-from verifier.checks.coverage import AudioFacts, declared_mp4_samples
+from verifier.media import demux
+from verifier.media.demux import AudioFacts, declared_mp4_samples
 
 
 def box(kind: bytes, payload: bytes = b"", *, size: int | None = None, wide: bool = False) -> bytes:
@@ -67,7 +67,7 @@ def test_a_box_larger_than_its_span_stops_the_walk():
 
 
 def test_the_box_bound_counts_exactly(monkeypatch):
-    monkeypatch.setattr(coverage, "MAX_BOXES", 7)  # moov, trak, mdia, minf, stbl, stsz = 6 boxes, plus ftyp = 7
+    monkeypatch.setattr(demux, "MAX_BOXES", 7)  # moov, trak, mdia, minf, stbl, stsz = 6 boxes, plus ftyp = 7
     assert samples(box(b"ftyp", b"isom") + movie(stsz(3))) == 3
     with pytest.raises(ValueError, match="more than 7 boxes"):
         samples(box(b"ftyp", b"isom") + box(b"free") + movie(stsz(3)))
@@ -102,7 +102,7 @@ def _audio() -> AudioFacts:
 def test_only_the_leading_skip_packets_add_to_the_priming_skip():
     a = _audio()
     for packet in (Packet(0, 1024, skip=1024), Packet(1024, 1024, skip=600), Packet(2048, 1024), Packet(3072, 1024, skip=512)):
-        coverage._audio_packet(a, packet)
+        demux._audio_packet(a, packet)
     assert a.skip == 1624 and a.leading is False
     assert a.packets == 4 and a.first_pts == 0 and a.last_pts == 3072
 
@@ -110,5 +110,5 @@ def test_only_the_leading_skip_packets_add_to_the_priming_skip():
 def test_every_packet_without_a_duration_is_counted_once():
     a = _audio()
     for packet in (Packet(0, None), Packet(1024, 0), Packet(2048, 1024), Packet(None, None)):
-        coverage._audio_packet(a, packet)
+        demux._audio_packet(a, packet)
     assert a.unknown_duration == 2 and a.missing_pts == 1
