@@ -233,11 +233,17 @@ def main(argv: list[str]) -> int:
 
     `--check` writes nothing and returns 2 with a one-line message when a pin
     does not hold (used by pre-commit); re-pinning prints the new pins.
-    Side effects: without `--check`, writes `ROOT/inventory.json`.
+    Side effects: without `--check`, writes `ROOT/inventory.json`. A ROOT with
+    none of `schemas/`, `gates/`, `profiles/` is refused (exit 2, nothing
+    written): pinning an empty set there would be a silent mistake.
     """
     check_only = "--check" in argv
     args = [a for a in argv if a != "--check"]
     root = Path(args[0] if args else ".")
+    if not any((root / sub).is_dir() for sub in ("schemas", "gates", "profiles")):
+        print(f"verify: error: {root}: no schemas/, gates/ or profiles/ here, so there is nothing to pin "
+              "(run it at the root of this project or of a copy of its assets)", file=sys.stderr)
+        return 2
     if check_only:
         try:
             Assets(root)

@@ -9,6 +9,7 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree, examined, joined
+from verifier.checks.profile_matches import outcome_of
 from verifier.grammars import quantity
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
@@ -96,6 +97,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
         blocked: set[str] = set()
         for key in keys:
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
+            unread = [f"{d}={v}" for d, v in key.items() if v not in ranks.get(d, {})]  # type: ignore[operator]
+            if unread:  # the instance exists only through receipts that were not read (integrity, grammar)
+                why = f" (not parsed: {', '.join(sorted(tree.blocked))})" if tree.blocked else ""
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity" if tree.blocked else "incomplete-denominator",
+                         f"{label}: no readable receipt has {', '.join(unread)}: its receipts were not read{why}, so the "
+                         "claim cannot be derived", path=rule["at"]["file"])
+                continue
             indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
             claim_file = _PLACEHOLDER_RE.sub(lambda m: key.get(m.group(1), m.group(0)), rule["at"]["file"])  # noqa: B023
             if claim_file in tree.blocked:  # never parsed, not even to find the value
@@ -145,7 +153,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                                 scale=_scale(rule["statistic"], rule.get("unit")), declared=rule.get("tolerance"))
             ok, tolerance = cmp.holds, cmp.tolerance
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
-                     f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
+                     f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
         yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
 
@@ -308,15 +316,19 @@ def gate(ctx: Context) -> Iterator[Finding]:
         except (KeyError, LookupError, OSError, JSONProblem) as exc:
             yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"the recorded gate outcome cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
             return
+        said = outcome_of(recorded, at.get("outcomes"))  # true/false, or a word the profile maps ("passed", "failed")
         if None in outcomes:
             yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", "a rule could not be judged, so the recorded outcome is not compared", path=rel, pointer=pointer)
-        elif not isinstance(recorded, bool):
-            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{rel} {pointer} holds {recorded!r}, not true/false", path=rel, pointer=pointer)
+        elif said is None:
+            words = sorted(w for ws in at.get("outcomes", {}).values() for w in ws)
+            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{rel} {pointer} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
+                     path=rel, pointer=pointer)
         else:
             ours = all(outcomes)
-            agree = ours == recorded
+            agree = ours == said
+            shown = str(said).lower() if isinstance(recorded, bool) else f"{recorded!r} ({str(said).lower()})"
             yield _f(cid, Status.PASS if agree else Status.FAIL, "recorded-agrees" if agree else "recorded-disagrees",
-                     f"the bundle records gate outcome {str(recorded).lower()}; re-derived outcome is {str(ours).lower()}",
+                     f"the bundle records gate outcome {shown}; re-derived outcome is {str(ours).lower()}",
                      path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 

@@ -9,7 +9,7 @@ verdict close the report.
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import trust_lines, visible
+from verifier.report._common import location, trust_lines, visible
 from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
@@ -30,9 +30,7 @@ def _safe(text: object) -> str:
 
 
 def _location(f: Finding) -> str:
-    if f.path and f.pointer:
-        return _safe(f"{f.path}#{f.pointer}")
-    return _safe(f.path or "-")
+    return _safe(location(f))
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False, show_pass: bool = False) -> str:
