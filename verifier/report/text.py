@@ -20,6 +20,10 @@ COLORS = {Status.PASS: "32", Status.FAIL: "31", Status.UNVERIFIED: "33", Status.
 VERDICT_COLORS = {"PASS": "32", "FAIL": "31", "INCOMPLETE": "33", "ERROR": "35"}
 
 
+#: What a `cached` marker reused, as the `cache:` line names it.
+_REUSED = {"schema": "schema validation", "coverage": "demux (coverage facts)", "markdown": "Markdown parse"}
+
+
 def _paint(text: str, code: str, color: bool) -> str:
     return f"\x1b[{code}m{text}\x1b[0m" if color else text
 
@@ -63,8 +67,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     for f in report.findings:
         if f.cached:
             reused[f.cached] = reused.get(f.cached, 0) + 1
-    if reused:  # the warm re-verify cache (docs/cache.md): which findings reused a cached digest or score
-        lines.append("cache: " + ", ".join(f"{n} finding(s) reused a cached {kind}" for kind, n in sorted(reused.items()))
+    if reused:  # the warm re-verify cache (docs/cache.md): which findings reused a cached digest, score, validation or demux
+        lines.append("cache: " + ", ".join(f"{n} finding(s) reused a cached {_REUSED.get(kind, kind)}" for kind, n in sorted(reused.items()))
                      + " (marked \"(cached ...)\" with -v; --no-cache to recompute everything)")
     verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
     total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
