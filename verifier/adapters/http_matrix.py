@@ -340,7 +340,9 @@ def throughput(ctx: Context) -> Iterator[Finding]:
     FAIL `scope-unlabelled` unless throughput_scope names the whole wave
     including ramp and drain; FAIL `no-steady-state` when a window is claimed
     with n <= 2c; FAIL `claim-mismatch` for numbers; FAIL
-    `failed-round-aggregated` when an incomplete round reports throughput.
+    `failed-round-aggregated` when an incomplete round reports throughput;
+    FAIL `complete-round-unsupported` for a complete round that states no
+    wave_seconds/throughput_rps or has no successful measured line.
     """
     ok_word = ctx.data["profile"]["success_outcome"]
     scope = ctx.data["profile"]["throughput_scope"]
@@ -359,6 +361,13 @@ def throughput(ctx: Context) -> Iterator[Finding]:
                     f"and drain and must be labelled {scope!r}", path="summary.json", pointer=f"{base}/throughput_scope",
                     expected=scope, observed=row["throughput_scope"])
         lines = [x for x in measured.get(key, []) if x["outcome"] == ok_word]
+        unstated = [k for k in ("wave_seconds", "throughput_rps") if row[k] is None]
+        if not lines or unstated:
+            yield f("matrix.throughput", Status.FAIL, "complete-round-unsupported",
+                    f"summary.json#{base}: a complete round " + (f"states no {', '.join(unstated)}" if unstated else
+                                                                 "has no successful measured line in responses.jsonl"),
+                    path="summary.json", pointer=base)
+            continue
         start = min(Decimal(x["dispatched_at_monotonic_seconds"]) for x in lines)
         end = max(Decimal(x["completed_at_monotonic_seconds"]) for x in lines)
         wave = end - start
