@@ -59,7 +59,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-MAP = ROOT / ".mutation" / "map.json"
+MAP = ROOT / ".mutation" / "map.json"  # --map-file chooses another
 EQUIVALENTS = ROOT / "tools" / "equivalent_mutants.txt"
 
 #: The modules under mutation: every check module, the statistics and the loaders (issue 14).
@@ -185,9 +185,10 @@ def _fork(repo: Path, job, timeout: float) -> tuple[int, float]:
         try:
             os.chdir(repo)
             sys.path[:0] = [str(repo), str(repo / "tests")]
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            os.dup2(devnull, 2)
+            if not os.environ.get("MUTATE_VERBOSE"):  # MUTATE_VERBOSE=1 shows each pytest run
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+                os.dup2(devnull, 2)
             code = job()
         except BaseException:  # noqa: BLE001 - any failure of the child is a failed run
             code = 99
@@ -208,7 +209,7 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def build_map(repo: Path, files: list[str]) -> None:
+def build_map(repo: Path, files: list[str], map_path: Path = MAP) -> None:
     """Run `files` (default: every test file but `MAP_SKIP`) under coverage in `repo`; merge into `.mutation/map.json`."""
     out = Path(tempfile.mkstemp(suffix=".json")[1])
     chosen = files or sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py")
@@ -245,18 +246,19 @@ def build_map(repo: Path, files: list[str]) -> None:
     out.unlink()
     if result is None or result["code"] not in (0, 1):
         sys.exit(f"mutate: the map run failed (child exit {code}, pytest exit {result and result['code']})")
-    old = json.loads(MAP.read_text()) if MAP.exists() and files else {"modules": {}, "durations": {}}
+    old = json.loads(map_path.read_text()) if map_path.exists() and files else {"modules": {}, "durations": {}}
     ran = set(result["durations"])
     for module in MODULES:
         entry = old["modules"].get(module, {"sha256": _sha(repo / module), "lines": {}})
-        keep = {n: [t for t in ts if t.split("::")[0] not in chosen] for n, ts in entry["lines"].items()}
+        stale = entry["sha256"] != _sha(repo / module)  # lines of a changed module no longer say which test runs what
+        keep = {} if stale else {n: [t for t in ts if t.split("::")[0] not in chosen] for n, ts in entry["lines"].items()}
         for n, ts in result["lines"][module].items():
             keep[n] = sorted(set(keep.get(n, [])) | set(ts))
         old["modules"][module] = {"sha256": _sha(repo / module), "lines": {n: ts for n, ts in keep.items() if ts}}
     old["durations"] = {t: d for t, d in old["durations"].items() if t.split("::")[0] not in chosen} | result["durations"]
-    MAP.parent.mkdir(exist_ok=True)
-    MAP.write_text(json.dumps(old, sort_keys=True))
-    print(f"map: {len(ran)} tests from {len(chosen)} files in {seconds:.0f} s (pytest exit {result['code']}) -> {MAP}")
+    map_path.parent.mkdir(exist_ok=True)
+    map_path.write_text(json.dumps(old, sort_keys=True))
+    print(f"map: {len(ran)} tests from {len(chosen)} files in {seconds:.0f} s (pytest exit {result['code']}) -> {map_path}")
 
 
 def _statement_lines(tree: ast.AST) -> dict[int, range]:
@@ -317,6 +319,8 @@ def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its t
     parser.add_argument("--map", action="store_true", help="(re)build the line -> tests map; modules name test files")
     parser.add_argument("--max", type=int, default=25)
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--map-file", type=Path, default=MAP,
+                        help="the map to build or use (e.g. one of the kill tests alone, to re-run survivors against them)")
     parser.add_argument("--budget", type=float, default=30.0,
                         help="mapped seconds of covering tests a mutant runs at most (at least one test)")
     parser.add_argument("--list", action="store_true")
@@ -333,9 +337,9 @@ def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its t
     with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
         repo = _copy_repo(Path(tmp))
         if args.map:
-            build_map(repo, args.modules)
+            build_map(repo, args.modules, args.map_file.resolve())
             return 0
-        mapping = json.loads(MAP.read_text()) if MAP.exists() else {"modules": {}, "durations": {}}
+        mapping = json.loads(args.map_file.read_text()) if args.map_file.exists() else {"modules": {}, "durations": {}}
         durations = mapping["durations"]
         for module in (MODULES if args.all else args.modules):
             source = (repo / module).read_text()  # the copy: one snapshot of the tree for the whole run

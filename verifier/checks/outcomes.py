@@ -53,7 +53,7 @@ def outcomes(ctx: Any) -> Iterator[Finding]:
         metrics = list(quality.get("required_scores", thresholds)) if name == "quality" else \
             [name.split(".", 1)[1]] if name.startswith("quality.") and name.split(".", 1)[1] in thresholds else None
         if metrics is None or comparisons is None:
-            why = "the quality index is unusable" if comparisons is not None or metrics is not None else f"no gate section {name!r} with thresholds"
+            why = f"no gate section {name!r} with thresholds" if metrics is None else "the quality index is unusable"
             yield _f(Status.UNVERIFIED, "outcome-not-derivable", f"{said}: nothing re-derives it ({why})", i)
             continue
         covers = list(comparisons) if outcome["covers"] == "all" else list(outcome["covers"])

@@ -1,0 +1,183 @@
+"""
+Tests that kill surviving mutants of `checks/plan.py`, `checks/outcomes.py`, `checks/integrity.py` and
+`checks/derivation.py` (issue 14), each at the boundary of a documented rule.
+
+Plan: a request that ends the instant it starts is in time order; the
+warmup that ends last (not the first) is what must precede measured
+requests; the outputs PASS counts the output digests it checked. Recorded
+outcomes: thresholds are inclusive; a scope naming unknown comparisons is
+one FAIL and nothing else; "nothing re-derives" says why (it said "the
+quality index is unusable" for a gate section that does not exist, found by
+the mutant that survived). Integrity: a listed
+symlink is reported once, as a symlink; an external with an unsafe path is
+FAIL `unsafe-path`. Derivation: a missing receipt keeps its place in the
+denominator the message states; worker exits count workers with an exit
+code or a signal, not running ones.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from bundlekit import asset_root, edit_json, make_bundle, read_lines, rehash, write_lines
+from conftest import EXAMPLE
+from helpers import TINY_GATE, make_assets, write_bundle
+
+from verifier.core import verify_path
+from verifier.model import Status
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> str:
+    return str(make_assets(tmp_path_factory.mktemp("kills-plan") / "assets"))
+
+
+def _of(report, check, code=None):
+    return [f for f in report.findings if f.check == check and (code is None or f.code == code)]
+
+
+def _no_error(report):
+    assert not [f for f in report.findings if f.status is Status.ERROR], [f.message for f in report.findings if f.status is Status.ERROR]
+
+
+# --- plan ----------------------------------------------------------------------------------------------------------------
+
+def test_a_request_that_ends_as_it_starts_is_in_time_order(tmp_path, tiny):
+    bundle = write_bundle(tmp_path / "b")
+    rows = [json.loads(x) for x in (bundle / "receipts.jsonl").read_text().splitlines()]
+    rows[0].update(ended_at=rows[0]["started_at"], elapsed_s=0.001)  # > 0 (schema); within the 1 ms clock tolerance
+    (bundle / "receipts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=tiny)
+    assert not _of(report, "plan.conformance", "time-order") and _of(report, "plan.conformance", "timing")
+
+
+def _shift_measured_to_the_last_warmup_end(bundle: Path) -> None:
+    """Make s1's measured request start the instant its last warmup ends (and end its elapsed later)."""
+    from datetime import datetime, timedelta
+
+    rows = read_lines(bundle / "receipts.jsonl")
+    warm_end = max(r["ended_at"] for r in rows if r["server"] == "s1" and r["phase"] == "warmup")
+    for r in rows:
+        if r["server"] == "s1" and r["phase"] == "measured":
+            start = datetime.fromisoformat(warm_end.replace("Z", "+00:00"))
+            r["started_at"] = warm_end
+            r["ended_at"] = (start + timedelta(seconds=float(r["elapsed_s"]))).isoformat().replace("+00:00", "Z")
+    write_lines(bundle / "receipts.jsonl", rows)
+    rehash(bundle)
+
+
+@pytest.mark.parametrize("case,expect", [("ordered", []), ("touching", []), ("late", ["FAIL"])])
+def test_the_last_warmup_must_end_before_the_first_measured_request(tmp_path, case, expect):
+    gate = {"plan": {"arm_order": ["A", "B"], "servers_per_arm": 1},
+            "claims": [{"claim": "count.requests", "statistic": "count", "of": "requests"}]}
+    assets = asset_root(tmp_path, {"warm-v1": gate})
+    ok = [("warmup", 1, "ok"), ("warmup", 1, "ok"), ("measured", 2, "ok"), ("measured", 2, "ok")]
+    late = [("warmup", 1, "ok"), ("measured", 2, "ok"), ("warmup", 1, "ok"), ("measured", 2, "ok")]  # a warmup between
+    bundle = make_bundle(tmp_path / "b", "warm-v1", {"s1": ("baseline", late if case == "late" else ok),
+                                                     "s2": ("candidate", ok)}, {"count.requests": 8})
+    if case == "touching":  # a warmup ending the instant the first measured request starts precedes it
+        _shift_measured_to_the_last_warmup_end(bundle)
+    report = verify_path(str(bundle), asset_root=assets)
+    assert [f.status.value for f in _of(report, "plan.conformance", "warmup-after-measured")] == expect
+    assert not _of(report, "plan.conformance", "elapsed-mismatch")
+
+
+def test_the_outputs_pass_counts_the_digests_it_checked(tmp_path, tiny):
+    report = verify_path(str(write_bundle(tmp_path / "b")), asset_root=tiny)
+    assert [f.message for f in _of(report, "plan.conformance", "outputs")] == [
+        "0 output digest(s) recorded by receipts match the manifest"]
+
+
+# --- recorded outcomes (claims.stated) -----------------------------------------------------------------------------------
+
+def _outcomes(bundle: Path, outcomes: list, quality_edit=None):
+    edit_json(bundle / "claims.json", lambda d: d.update(outcomes=outcomes))
+    if quality_edit:
+        edit_json(bundle / "quality-index.json", quality_edit)
+    rehash(bundle)
+    report = verify_path(str(bundle))
+    _no_error(report)
+    return [f for f in report.findings if f.pointer and f.pointer.startswith("/outcomes/")]
+
+
+@pytest.mark.parametrize("metric,score,expect", [
+    ("ssim", "0.97", ("PASS", "outcome-rederived")),  # the gate's ssim min is 0.97, inclusive
+    ("lpips", "0.2", ("PASS", "outcome-rederived")),  # its lpips max is 0.2, inclusive
+    ("ssim", "0.969", ("FAIL", "outcome-contradicted")),
+    ("lpips", "0.201", ("FAIL", "outcome-contradicted")),
+])
+def test_a_score_on_the_threshold_meets_it(example_copy, metric, score, expect):
+    def on_the_bound(d):
+        next(c for c in d["comparisons"] if c["id"] == "c01")["scores"][metric] = Decimal(score)
+    found = _outcomes(example_copy, [{"gate": f"quality.{metric}", "passed": True, "covers": ["c01"]}], on_the_bound)
+    assert [(f.status.value, f.code) for f in found] == [expect]
+
+
+def test_an_unknown_scope_is_one_fail_and_nothing_else(example_copy):
+    found = _outcomes(example_copy, [{"gate": "quality", "passed": True, "covers": ["c01", "c99"]}])
+    assert [(f.status.value, f.code, f.observed) for f in found] == [("FAIL", "outcome-scope-unknown", ["c99"])]
+
+
+def test_nothing_rederives_says_why(example_copy):
+    found = _outcomes(example_copy, [{"gate": "e2e-latency", "passed": True, "covers": "all"}])
+    assert len(found) == 1 and found[0].message.endswith("(no gate section 'e2e-latency' with thresholds)"), found[0].message
+
+
+# --- integrity -----------------------------------------------------------------------------------------------------------
+
+def test_a_listed_symlink_is_reported_once_as_a_symlink(tmp_path, tiny):
+    bundle = write_bundle(tmp_path / "b", extra={"data/x.txt": b"x"})
+    (bundle / "data" / "x.txt").unlink()
+    (bundle / "data" / "x.txt").symlink_to("../plan.json")
+    report = verify_path(str(bundle), asset_root=tiny)
+    about = [f for f in report.findings if f.path == "data/x.txt" and f.status is not Status.PASS]
+    assert len(about) == 1 and about[0].status is Status.FAIL and "symlink" in about[0].message.lower(), \
+        [(f.code, f.message) for f in about]
+
+
+def test_an_external_with_an_unsafe_path_fails(tmp_path, tiny):
+    external = {"path": "../outside.bin", "sha256": "a" * 64, "size": 1, "source": "s3://bucket/outside.bin",
+                "reason": "too large for the repository"}
+    bundle = write_bundle(tmp_path / "b", externals=[external])
+    report = verify_path(str(bundle), asset_root=tiny)
+    bad = [f for f in report.findings if f.pointer == "/external/0/path"]
+    assert [(f.status.value, f.code) for f in bad] == [("FAIL", "unsafe-path")] and "leaves the bundle" in bad[0].message
+
+
+# --- derivation ----------------------------------------------------------------------------------------------------------
+
+def test_a_missing_receipt_stays_in_the_stated_denominator(tmp_path, tiny):
+    bundle = write_bundle(tmp_path / "b")
+    lines = (bundle / "receipts.jsonl").read_text().splitlines()
+    (bundle / "receipts.jsonl").write_text(lines[1] + "\n")  # r1 (baseline, s1) has no receipt
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=tiny)
+    found = [f for f in _of(report, "derivation.claims", "incomplete-denominator") if "arm_mean_s.baseline" in f.message]
+    assert len(found) == 1 and "0/1 planned requests" in found[0].message, [f.message for f in found]
+
+
+def test_worker_exits_count_workers_that_exited_not_running_ones(tmp_path):
+    gate = {k: v for k, v in TINY_GATE.items() if k != "id"}
+    gate["claims"] = [*gate["claims"], {"claim": "count.worker_exits", "statistic": "count", "of": "worker_exits"}]
+    assets = asset_root(tmp_path, {"tiny-workers-v1": gate})
+    bundle = write_bundle(tmp_path / "b")
+    worker = {"kind": "worker", "arm": "baseline", "server": "s1", "started_at": "2026-01-01T00:00:00Z"}
+    workers = [{**worker, "worker_id": "w1", "pid": 1, "ended_at": "2026-01-01T00:02:00Z", "exit_code": 0},
+               {**worker, "worker_id": "w2", "pid": 2, "ended_at": "2026-01-01T00:02:00Z", "exit_code": None, "signal": 9},
+               {**worker, "worker_id": "w3", "pid": 3, "ended_at": None, "exit_code": None},
+               {**worker, "worker_id": "w4", "pid": 4, "ended_at": None, "exit_code": None}]  # w1 and w2 exited
+    with (bundle / "receipts.jsonl").open("a") as handle:
+        handle.write("".join(json.dumps(w) + "\n" for w in workers))
+    claims = json.loads((bundle / "claims.json").read_text())
+    claims["claims"].append({"id": "count.worker_exits", "value": 2})
+    (bundle / "claims.json").write_text(json.dumps(claims))
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    (bundle / "manifest.json").write_text(json.dumps({**manifest, "gate": "tiny-workers-v1"}))
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=assets)
+    found = [f for f in report.findings if f.check == "derivation.claims" and "count.worker_exits" in f.message]
+    assert [(f.status.value, f.code) for f in found] == [("PASS", "derived")], [f.message for f in found]
