@@ -48,6 +48,42 @@ def test_sample_sd_of_clustered_data_passes_and_ten_bounds_off_fails(ratio, prod
     assert honest.tolerance < derived * Decimal("1e-4")
 
 
+def _one_pass_sd(xs: list[float], ddof: int) -> float:
+    """The textbook one-pass SD in binary64: sqrt((sum x^2 - (sum x)^2 / n) / (n - ddof)), as C/JS harnesses and spreadsheets compute it."""
+    import math
+
+    n, s, ss = len(xs), 0.0, 0.0
+    for x in xs:
+        s += x
+        ss += x * x
+    return math.sqrt((ss - s * s / n) / (n - ddof))
+
+
+@pytest.mark.parametrize("ratio", [1e3, 1e4])
+@pytest.mark.parametrize("seed", [7, 11, 19])
+@pytest.mark.parametrize("statistic,ddof", [("sd", 1), ("population_sd", 0)])
+def test_one_pass_sd_of_clustered_data_passes_only_with_the_cancellation_term(ratio, seed, statistic, ddof):
+    """
+    Honest evidence that needs the cancellation term: the one-pass formula loses n eps sum x^2 to cancellation.
+
+    statistics.stdev (exact rationals) and numpy's two-pass std stay within
+    a few ulps and pass on the print and input terms alone; a one-pass
+    producer at mean/SD 10^3..10^4 is off by ~10^-9..10^-7 of the SD, far
+    beyond those terms, and passes only because the bound carries
+    n eps sum x^2 / (2 d SD). Ten bounds off still FAILs.
+    """
+    xs = _clustered(ratio, seed=seed)
+    stated = _one_pass_sd(xs, ddof)
+    values = [_d(x) for x in xs]
+    derived = stats.derive(statistic, values).value
+    honest, broken = _judge(stated, derived, statistic=statistic, values=values)
+    assert honest.holds, (statistic, ratio, seed, honest)
+    assert not broken.holds
+    # the one-pass error is real and larger than every term but the cancellation one
+    without = stats.half_unit(_d(stated)) + 2 * (stats.U * max(abs(v) for v in values)) + stats.EPS * derived
+    assert abs(_d(stated) - derived) > without
+
+
 def test_tpot_percentiles_by_numpy_pass_when_ttft_is_within_10_ms_of_latency():
     rng = np.random.default_rng(3)
     lat = [float(x) for x in 2.0 + rng.random(40)]

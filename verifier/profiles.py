@@ -164,6 +164,11 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                     raise _refuse(origin, f"{where}/below_baseline", "`below_baseline` compares arms, but the receipt set maps no `arm`")
                 if "arm" in item.get("per", []) or "arm" in item["selection"]:
                     raise _refuse(origin, f"{where}/below_baseline", "`below_baseline` compares arms; `arm` cannot also be in `per` or `selection`")
+    for index, entry in enumerate(document.get("matches", [])):
+        _check_match(origin, f"/matches/{index}", entry, receipts)
+    for index, claim in enumerate(document.get("claims", [])):
+        if "outcomes" in claim["at"]:
+            raise _refuse(origin, f"/claims/{index}/at/outcomes", "`outcomes` words belong to gate.recorded (and matches); a claim states a number")
     for index, identity in enumerate(document.get("identities", [])):
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]
         for rid in sets:
@@ -173,7 +178,8 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
 
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
-VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last")
+VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
+                    "ci_low", "ci_high", "ci_half_width")
 #: Statistics comparing two arms (`baseline`, `candidate`).
 ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference")
 
@@ -198,6 +204,9 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
                 if dim not in item.get("per", []):
                     raise _refuse(origin, f"{where}/selection/{key}/on", f"joins on {dim!r}, which is not one of the rule's `per` dimensions")
     numeric = value_units(spec)
+    if item["statistic"] == "ratio_of_sums":
+        _check_ratio_of_sums(origin, where, item, rid, numeric)
+        return
     name = item.get("value", "latency")
     if "value" in item and item["value"] not in spec.get("values", {}):
         raise _refuse(origin, f"{where}/value", f"value {item['value']!r} is not declared in receipts.{rid}.values")
@@ -211,6 +220,43 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
         raise _refuse(origin, where, f"{item['statistic']} compares arms, but receipt set {rid!r} maps no `arm`")
     if item["statistic"] == "mean_of_server_means" and "server" not in dims:
         raise _refuse(origin, where, f"mean_of_server_means needs a `server` field in receipt set {rid!r}")
+
+
+#: Dimensions a count of receipts (`#receipts` in a `ratio_of_sums`) may be stated in: decisions/s, requests/s, samples/s, tokens per request.
+COUNT_DIMENSIONS = ("count", "requests", "samples", "frames", "dimensionless")
+
+
+def _check_ratio_of_sums(origin: str, where: str, item: dict[str, Any], rid: str, numeric: dict[str, dict[str, Any]]) -> None:
+    """Refuse a `ratio_of_sums` whose parts are not declared values (or `#receipts`), or whose unit is not of the dimension numerator / denominator."""
+    if "value" in item:
+        raise _refuse(origin, f"{where}/value", "a ratio_of_sums names `numerator` and `denominator`, not `value`")
+    stated = units.parse(item["unit"])
+    s_num, _, s_den = stated.dimension.partition("/")
+    for part, have in (("numerator", s_num), ("denominator", s_den)):
+        name = item[part]
+        if name == "#receipts":
+            ok = have in COUNT_DIMENSIONS or (part == "denominator" and not have)  # tokens per receipt may be stated in tokens
+        elif name not in numeric:
+            raise _refuse(origin, f"{where}/{part}", f"{name!r} is not a value of receipt set {rid!r} (values: {sorted(numeric)}, or #receipts)")
+        else:
+            ok = units.parse(numeric[name]["unit"]).dimension == have
+        if not ok:
+            raise _refuse(origin, f"{where}/unit", f"unit {item['unit']!r} ({stated.dimension}) is not of the dimension of {item['numerator']} / {item['denominator']}")
+
+
+def _check_match(origin: str, where: str, entry: dict[str, Any], receipts: dict[str, Any]) -> None:
+    """Refuse a `matches` entry naming an unknown receipt set, or joining on a dimension one of the two sets lacks."""
+    if entry["receipts"] not in receipts:
+        raise _refuse(origin, f"{where}/receipts", f"unknown receipt set {entry['receipts']!r}; defined: {sorted(receipts)}")
+    other = entry["equals"].get("receipts")
+    if other is None:
+        return
+    if other not in receipts:
+        raise _refuse(origin, f"{where}/equals/receipts", f"unknown receipt set {other!r}; defined: {sorted(receipts)}")
+    for dim in entry["equals"]["on"]:
+        for rid in (entry["receipts"], other):
+            if dim not in _receipt_dims(receipts[rid]):
+                raise _refuse(origin, f"{where}/equals/on", f"{dim!r} is not a dimension of receipt set {rid!r} (dimensions: {sorted(_receipt_dims(receipts[rid]))})")
 
 
 # ---------------------------------------------------------------- detection

@@ -54,7 +54,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
            frozenset({"coverage.streams", "profile.media"})),
     Family("derivation", "derivation.claims", "Claims re-derive from the receipts", ("claims", "receipts"),
-           frozenset({"derivation.claims", "claims.stated", "profile.identities", "profile.digests", "profile.claims"})),
+           frozenset({"derivation.claims", "claims.stated", "profile.identities", "profile.matches", "profile.digests", "profile.claims"})),
     Family("quality", "quality.recorded", "Recorded quality scores meet the gate's thresholds", ("quality",),
            frozenset({"quality.recorded"})),
     Family("rescore", "quality.rescore", "Quality scores re-computed from the media", ("quality", "media"),

@@ -17,6 +17,14 @@ any stated precision. Definitions and their sources:
 - `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction).
 - `population_sd`: square root of sum((x - mean)^2) / n (numpy `std` with
   `ddof=0`, the default of `numpy.std`).
+- `ratio_of_sums`: sum(a) / sum(b) over one selection (e.g. samples / total
+  seconds), not a mean of per-receipt ratios.
+- `ci_low`, `ci_high`, `ci_half_width`: the two-sided confidence interval of
+  the mean, mean -/+ c * SD / sqrt(n) (SD the sample SD), where the method is
+  always named: `normal-z` takes c = the standard normal quantile at
+  1 - (1 - confidence) / 2 (`statistics.NormalDist.inv_cdf`); `student-t`
+  takes the Student t quantile with n - 1 degrees of freedom
+  (`scipy.stats.t.ppf`) (NIST e-Handbook 7.2.2.1; Student 1908).
 
 `derive` is the one derivation entry point of the package: every reader
 (native bundles, profiles, the receipt adapters) hands it a statistic name and
@@ -39,6 +47,7 @@ __all__ = [
     "Derived",
     "Underivable",
     "compare",
+    "critical_value",
     "derive",
     "fmt",
     "half_unit",
@@ -179,8 +188,14 @@ GROUP_STATISTICS = ("mean_of_server_means", "sd_of_server_means")
 ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference")
 #: Statistics of a pair (`values`: `(a, b)`): `ratio` is a / b; `relative_change_pct` is (b - a) / a * 100.
 PAIR_STATISTICS = ("ratio", "relative_change_pct")
+#: Confidence interval of the mean (`values`: a sample; `method` `normal-z` or `student-t` and `confidence` in percent, both required).
+CI_STATISTICS = ("ci_low", "ci_high", "ci_half_width")
+#: A ratio of two sums over one selection (`values`: `(numerators, denominators)`), e.g. samples / total seconds.
+SUM_RATIO_STATISTICS = ("ratio_of_sums",)
+#: The methods a confidence interval names (never a default).
+CI_METHODS = ("normal-z", "student-t")
 #: The whole vocabulary `derive` understands.
-STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS
+STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
 
 def fmt(value: Decimal) -> str:
@@ -239,8 +254,38 @@ def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list
     return means, lines, tuple(inputs)
 
 
+def critical_value(method: str, confidence: Decimal, n: int) -> Decimal:
+    """
+    Return the two-sided critical value c of a `confidence` % interval of the mean of `n` values.
+
+    `normal-z`: the standard normal quantile at 1 - (1 - confidence/100) / 2
+    (`statistics.NormalDist`, 1.959963984540054 at 95 %); `student-t`: the
+    Student t quantile with n - 1 degrees of freedom (`scipy.stats.t.ppf`,
+    2.093024054408263 at 95 % for n = 20). Raises `Underivable` for another
+    method, a confidence outside (0, 100), fewer than two values, or
+    `student-t` without scipy installed (UNVERIFIED: the check could not run).
+    """
+    if method not in CI_METHODS:
+        raise Underivable(f"a confidence interval names its method ({' or '.join(CI_METHODS)}), got {method!r}", "unknown-statistic")
+    if not 0 < confidence < 100:
+        raise Underivable(f"confidence must be a percentage in (0, 100), got {confidence}", "unknown-statistic")
+    if n < 2:
+        raise Underivable(f"a confidence interval needs at least two values, got {n}", "empty-selection", fail=False)
+    p = 0.5 + float(confidence) / 200  # 1 - (1 - confidence/100) / 2: the upper quantile of a two-sided interval
+    if method == "normal-z":
+        from statistics import NormalDist
+
+        return Decimal(repr(NormalDist().inv_cdf(p)))
+    try:
+        from scipy.stats import t as student_t  # the well-kept implementation of the t quantile (the `stats` extra)
+    except ImportError:
+        raise Underivable("the student-t interval needs scipy (pip install 'verify-evidence[stats]')", "dependency-missing", fail=False) from None
+    return Decimal(repr(float(student_t.ppf(p, n - 1))))
+
+
 def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = None,
-           baseline: str | None = None, candidate: str | None = None, of: str = "values") -> Derived:
+           baseline: str | None = None, candidate: str | None = None, of: str = "values",
+           confidence: Any = None) -> Derived:
     """
     Return the `Derived` value of `statistic` over `values`, computed exactly in `CONTEXT`.
 
@@ -257,7 +302,10 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
       `difference` (b - c),
       where b and c are each arm's mean of its group means: a mapping
       arm -> group -> sequence, with `baseline` and `candidate` naming arms;
-    - `ratio` (a / b) and `relative_change_pct` ((b - a) / a * 100): a pair.
+    - `ratio` (a / b) and `relative_change_pct` ((b - a) / a * 100): a pair;
+    - `ratio_of_sums`: a pair of sequences (numerators, denominators);
+    - `ci_low`, `ci_high`, `ci_half_width`: a sequence, with `method`
+      (`normal-z` or `student-t`) and `confidence` (percent), see `critical_value`.
 
     `of` describes the values for the derivation text ("measured values
     (arm=baseline)"). Raises `Underivable`: `empty-selection` for an empty
@@ -289,6 +337,21 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
             return Derived(statistic, CONTEXT.divide(b, c), f"baseline / candidate: {detail}", b_in + c_in)
         return Derived(statistic, CONTEXT.multiply(Decimal(1) - CONTEXT.divide(c, b), Decimal(100)),
                        f"(1 - candidate/baseline) * 100: {detail}", b_in + c_in)
+    if statistic in CI_STATISTICS:
+        xs = [Decimal(x) for x in values]
+        c = critical_value(method or "", Decimal(str(confidence)) if confidence is not None else Decimal(0), len(xs))
+        centre, half = mean(xs), CONTEXT.multiply(c, CONTEXT.divide(sample_sd(xs), CONTEXT.sqrt(Decimal(len(xs)))))
+        value = {"ci_low": centre - half, "ci_high": centre + half, "ci_half_width": half}[statistic]
+        return Derived(statistic, value, f"{statistic} of the {confidence} % interval ({method}, c = {c}): mean {fmt(centre)} -/+ c * SD {fmt(sample_sd(xs))} / sqrt({len(xs)}) "
+                       f"= {fmt(half)}, over {len(xs)} {of}", tuple(xs))
+    if statistic in SUM_RATIO_STATISTICS:
+        nums, dens = ([Decimal(x) for x in part] for part in values)
+        if not nums or not dens:
+            raise Underivable(f"no values ({of})", "empty-selection")
+        top, bottom = sum(nums, Decimal(0)), sum(dens, Decimal(0))
+        if bottom == 0:
+            raise Underivable(f"the denominator sums to zero ({of})", "empty-selection")
+        return Derived(statistic, CONTEXT.divide(top, bottom), f"sum {fmt(top)} of {len(nums)} / sum {fmt(bottom)} of {len(dens)} ({of})", tuple(nums) + tuple(dens))
     if statistic in PAIR_STATISTICS:
         a, b = (Decimal(x) for x in values)
         if statistic == "ratio":
@@ -368,8 +431,11 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
       SD), or sqrt(n eps sum x^2 / d) when SD is ~0; plus the inputs' error;
     - `difference` (of clocks): 2 ulps of binary64 at the operands'
       magnitude (each operand rounded once, the subtraction once);
-    - `relative_reduction_pct`, `speedup`, `ratio`, `relative_change_pct`:
-      each mean's relative error (n eps) twice, through the quotient;
+    - `relative_reduction_pct`, `speedup`, `ratio`, `relative_change_pct`,
+      `ratio_of_sums`: each mean's (sum's) relative error (n eps) twice, through the quotient;
+    - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the
+      stated value times 2 n eps + 4 u (the half-width as a quotient; the
+      SD's cancellation term is not modelled);
     - a 15+-digit stated number without `values` (a printed double whose
       inputs we do not have): 16 ulps of it.
 
@@ -415,7 +481,9 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
         work = cancel + 2 * per_input + EPS * sd
     elif statistic == "difference":
         work = 2 * _ulp(biggest * k) / k + 2 * upstream
-    elif statistic in ("relative_reduction_pct", "speedup", "ratio", "relative_change_pct"):
+    elif statistic in CI_STATISTICS:  # the mean's bound plus the half-width's relative error as a quotient (cancellation in the SD not modelled)
+        work = EPS * total + per_input + (abs(stated) / k) * (2 * n * EPS + 4 * U)
+    elif statistic in ("relative_reduction_pct", "speedup", "ratio", "relative_change_pct", "ratio_of_sums"):
         rel = 2 * n * EPS + 4 * U + (2 * upstream / min(x for x in xs if x) if any(xs) and upstream else 0)
         if statistic == "relative_reduction_pct":
             work = PERCENT_SCALE * abs(1 - stated / PERCENT_SCALE) * rel + PERCENT_SCALE * EPS

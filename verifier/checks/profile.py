@@ -21,6 +21,7 @@ from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.profile_claims import claims, gate, select_records  # noqa: F401 - public here
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import listed as integrity
+from verifier.checks.profile_matches import matches
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
@@ -327,6 +328,8 @@ def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
     steps: list[Check] = [integrity, pinned, receipts]  # hash before parse; the judging profile; receipts mapped
     if profile.get("identities"):
         steps.append(identities)
+    if profile.get("matches"):
+        steps.append(matches)  # per-record equalities and joins across files
     if any("no_overlap" in s for s in specs):
         steps.append(overlap)
     if any("listed_digest" in s for s in specs):

@@ -9,6 +9,7 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree, examined, joined
+from verifier.checks.profile_matches import outcome_of
 from verifier.grammars import quantity
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
@@ -308,15 +309,19 @@ def gate(ctx: Context) -> Iterator[Finding]:
         except (KeyError, LookupError, OSError, JSONProblem) as exc:
             yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"the recorded gate outcome cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
             return
+        said = outcome_of(recorded, at.get("outcomes"))  # true/false, or a word the profile maps ("passed", "failed")
         if None in outcomes:
             yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", "a rule could not be judged, so the recorded outcome is not compared", path=rel, pointer=pointer)
-        elif not isinstance(recorded, bool):
-            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{rel} {pointer} holds {recorded!r}, not true/false", path=rel, pointer=pointer)
+        elif said is None:
+            words = sorted(w for ws in at.get("outcomes", {}).values() for w in ws)
+            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{rel} {pointer} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
+                     path=rel, pointer=pointer)
         else:
             ours = all(outcomes)
-            agree = ours == recorded
+            agree = ours == said
+            shown = str(said).lower() if isinstance(recorded, bool) else f"{recorded!r} ({str(said).lower()})"
             yield _f(cid, Status.PASS if agree else Status.FAIL, "recorded-agrees" if agree else "recorded-disagrees",
-                     f"the bundle records gate outcome {str(recorded).lower()}; re-derived outcome is {str(ours).lower()}",
+                     f"the bundle records gate outcome {shown}; re-derived outcome is {str(ours).lower()}",
                      path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 

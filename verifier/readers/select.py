@@ -139,7 +139,10 @@ def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]
     value are in the base unit of its dimension (seconds, bytes, ...; callers
     convert to the claim's unit); `first`/`last` take the file order;
     `difference` is baseline minus candidate (each arm's mean of server
-    means, like `speedup`, or the statistic named in `of`). Raises
+    means, like `speedup`, or the statistic named in `of`); `ratio_of_sums`
+    divides the sum of value `numerator` by the sum of `denominator` (either
+    may be `#receipts`, each receipt counting 1); `ci_*` take `method` and
+    `confidence`. Raises
     `stats.Underivable` when the selection is empty or holds a receipt with
     a missing or failed value, or a stand-in for receipts that were not read.
     """
@@ -169,8 +172,19 @@ def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]
         return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=label)
     if statistic in stats.GROUP_STATISTICS:
         return stats.derive(statistic, _groups(records, selection, name), of=label)
+    if statistic in stats.SUM_RATIO_STATISTICS:  # sum(numerator) / sum(denominator) over the one selection
+        chosen = select(records, selection)
+        check_complete(chosen, label)
+        if not chosen:
+            raise Underivable(f"no receipts match {label}", "empty-selection")
+        parts = [[Decimal(1)] * len(chosen) if part == RECEIPTS else _values(chosen, part, label) for part in (rule["numerator"], rule["denominator"])]
+        return stats.derive(statistic, parts, of=f"receipts: {rule['numerator']} / {rule['denominator']} ({label})")
     values = _values(select(records, selection), name, label)
-    return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), of=f"values of {name} ({label})")
+    return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), confidence=rule.get("confidence"), of=f"values of {name} ({label})")
+
+
+#: A `ratio_of_sums` numerator or denominator naming the number of receipts (each counts 1), e.g. decisions per second.
+RECEIPTS = "#receipts"
 
 
 def instances(rule: dict[str, Any], records: list[Record]) -> list[dict[str, str]]:

@@ -1,0 +1,118 @@
+"""
+Profile check `profile.matches`: per-record equalities, within a record or joined across files, and the flags records state about them.
+
+A profile's `matches` say that a value of each receipt must equal another
+value: in the same record (`equals.pointer`, e.g. an output digest and the
+reference digest beside it) or in the one record of another receipt set that
+shares the `on` dimensions (`equals.receipts`, e.g. an output's digest in
+`outputs/*.json` against the reference digest in `references.json`). With
+`flag`, the record also states whether they are equal (`byteexact: true`, or
+a word such as "passed" mapped by `outcomes`): the flag must say what the
+comparison re-derives. Closed vocabulary: pointers, dimension names, words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from verifier.checks.profile_base import _f, _profile, _records, examined
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+from verifier.readers.pointers import resolve, to_decimal
+from verifier.readers.records import Record
+
+__all__ = ["matches", "outcome_of"]
+
+
+def outcome_of(value: Any, words: dict[str, list[str]] | None) -> bool | None:
+    """
+    Return the true/false a bundle records: a JSON boolean, or a word listed in `words` (`{"true": ["passed"], "false": ["failed"]}`).
+
+    Words compare case-insensitively after stripping blanks. Returns None for
+    anything else (a word nobody declared is not an outcome).
+    """
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and words:
+        text = value.strip().lower()
+        for outcome, listed in (("true", words.get("true", [])), ("false", words.get("false", []))):
+            if text in (w.strip().lower() for w in listed):
+                return outcome == "true"
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Return whether two stated values are equal: numbers by value (`1.50` = `1.5`), anything else as text."""
+    da, db = to_decimal(a), to_decimal(b)
+    if da is not None and db is not None:
+        return da == db
+    return isinstance(a, str) and isinstance(b, str) and a == b
+
+
+def _at(raw: Any, pointer: str) -> Any:
+    try:
+        return resolve(raw, pointer)
+    except KeyError:
+        return None
+
+
+@check("profile.matches", title="Every per-record equality (within a record or joined across files) holds, and every flag stating it agrees")
+def matches(ctx: Context) -> Iterator[Finding]:
+    """
+    Check each `matches` entry on every read record of its receipt set.
+
+    Per record: PASS `equal` / FAIL `not-equal` (no `flag`), or PASS
+    `flag-agrees` / FAIL `flag-disagrees` (the record's flag against the
+    re-derived equality); UNVERIFIED `not-stated` when either value or the
+    flag is absent or the flag is no declared outcome, `join-unresolved`
+    when not exactly one record of the other set shares the `on`
+    dimensions, `no-receipts` when the set has no records. The compared
+    places are marked examined, so `profile.coverage` counts them.
+    """
+    cid = "profile.matches"
+    for entry in _profile(ctx)["matches"]:
+        records = _records(ctx, entry["receipts"])
+        if not records:
+            yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{entry['id']}: receipt set {entry['receipts']} has no records to check")
+            continue
+        for r in records:
+            yield _one(ctx, entry, r)
+
+
+def _one(ctx: Context, entry: dict[str, Any], r: Record) -> Finding:
+    cid = "profile.matches"
+    label = f"{entry['id']}: {r.path}{' ' + r.pointer if r.pointer else ''}"
+    equals = entry["equals"]
+    mine = _at(r.raw, entry["pointer"])
+    if "receipts" in equals:
+        want = {d: r.dims.get(d) for d in equals.get("on", [])}
+        others = [o for o in _records(ctx, equals["receipts"]) if all(o.dims.get(d) == v for d, v in want.items())]
+        if len(others) != 1:
+            return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {equals['receipts']} share {want}, so the value to equal is not known",
+                      path=r.path, pointer=r.pointer + entry["pointer"])
+        other, where = others[0], f"{others[0].path}{' ' + others[0].pointer if others[0].pointer else ''}{equals['pointer']}"
+    else:
+        other, where = r, f"{r.pointer}{equals['pointer']}"
+    theirs = _at(other.raw, equals["pointer"])
+    if mine is None or theirs is None:
+        missing = entry["pointer"] if mine is None else equals["pointer"]
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=r.path, pointer=r.pointer + entry["pointer"])
+    seen = examined(ctx)
+    seen.add((r.path, r.pointer + entry["pointer"]))
+    seen.add((other.path, other.pointer + equals["pointer"]))
+    equal = _same(mine, theirs)
+    text = f"{entry['pointer']} {mine!r} {'==' if equal else '!='} {where} {theirs!r}"
+    if "flag" not in entry:
+        return _f(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}",
+                  path=r.path, pointer=r.pointer + entry["pointer"], expected=theirs, observed=mine)
+    stated = _at(r.raw, entry["flag"])
+    flag = outcome_of(stated, entry.get("outcomes"))
+    if flag is None:
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: {entry['flag']} holds {stated!r}, not true/false or a declared outcome word",
+                  path=r.path, pointer=r.pointer + entry["flag"], observed=stated)
+    seen.add((r.path, r.pointer + entry["flag"]))
+    agree = flag == equal
+    return _f(cid, Status.PASS if agree else Status.FAIL, "flag-agrees" if agree else "flag-disagrees",
+              f"{label}: {entry['flag']} states {stated!r} ({str(flag).lower()}); re-derived: {text}",
+              path=r.path, pointer=r.pointer + entry["flag"], expected=equal, observed=stated)
