@@ -16,6 +16,10 @@ rounds after one untimed priming run that fills the cache:
   filled by the priming run (an isolated `XDG_CACHE_HOME` in the temporary
   directory).
 
+Python bytecode is written once into the temporary directory
+(`PYTHONPYCACHEPREFIX`, `PYTHONDONTWRITEBYTECODE` unset), as an installed
+verify has it; nothing is written into the checkout.
+
 Printed per subject: the median whole-process wall and CPU seconds (user +
 system of the child, `RUSAGE_CHILDREN`) of each, warm/cold ratios, and the
 same ratio for the in-process verification time (`verify_path` alone, no
@@ -75,8 +79,11 @@ def inprocess_child(subject: str, cache: bool) -> None:
     from verifier.core import verify_path
     from verifier.trust import assets
 
-    assets()
+    from verifier.trust import use_cache
+
     opened = Cache.open()[0] if cache else None
+    use_cache(opened)
+    assets()
     t0 = time.perf_counter()
     verify_path(subject, cache=opened, parallel=True)
     print(time.perf_counter() - t0)
@@ -128,8 +135,12 @@ def main() -> None:
         return
     tmp = Path(tempfile.mkdtemp(prefix="bench-warm-"))
     try:
-        env = dict(os.environ, XDG_CACHE_HOME=str(tmp / "xdg-cache"), PYTHONPATH=str(ROOT))
+        # Bytecode is compiled once into the temporary directory, as `pip install` compiles it for an installed verify
+        # (PYTHONDONTWRITEBYTECODE would recompile every module in every run, cold and warm alike).
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp / "xdg-cache"), PYTHONPATH=str(ROOT),
+                   PYTHONPYCACHEPREFIX=str(tmp / "pycache"))
         env.pop("CI", None)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         print(f"cpus {os.cpu_count()}; load average {os.getloadavg()[0]:.2f}; {args.reps} rounds, medians", flush=True)
         measure("example bundle (examples/ref2va-5s)", ROOT / "examples" / "ref2va-5s", args.reps, env)
         if not args.skip_big:

@@ -146,9 +146,13 @@ def test_warm_re_verify_reports_what_it_reused_and_nothing_else_changes(run, exa
     assert plain.exit_code == cold.exit_code == warm.exit_code == 0
     assert cold.stdout == plain.stdout  # an empty cache changes nothing
     warm_findings = _findings(warm.stdout)
-    reused = [f for f in warm_findings if f.pop("cached", None)]
-    assert {f["code"] for f in reused} == {"match", "rescore-match", "unchanged"}
-    assert sum(f["code"] == "rescore-match" for f in reused) == 28
+    marks = [(f["check"], f["code"], f.pop("cached", None)) for f in warm_findings]
+    reused = {(check, code, mark) for check, code, mark in marks if mark}
+    assert {(check, mark) for check, _code, mark in reused} == {
+        ("integrity.files", "digest"), ("integrity.unchanged", "digest"), ("quality.rescore", "score"),
+        ("schema.documents", "schema"), ("coverage.streams", "coverage"), ("claims.stated", "markdown")}
+    assert sum(code == "rescore-match" and mark == "score" for _check, code, mark in marks) == 28
+    assert sum(mark == "coverage" for *_rest, mark in marks) == 20  # every media file's demux
     assert warm_findings == _findings(plain.stdout)  # apart from the markers, identical
     assert sorted(p.relative_to(example_copy) for p in example_copy.rglob("*")) == before  # nothing written in the bundle
     assert any((Path(os.environ["XDG_CACHE_HOME"]) / "verify-evidence" / "v1" / "results").rglob("*"))
@@ -183,3 +187,118 @@ def test_a_media_file_changed_after_a_warm_run_is_hashed_and_scored_again(run, e
     assert warm.exit_code == 1
     bad = [f for f in _findings(warm.stdout) if f["path"] == "media/A1-m1.mp4" and f["check"] == "integrity.files"]
     assert [(f["code"], f.get("cached")) for f in bad] == [("sha256-mismatch", None)]
+
+
+# --- what else a warm run reuses: the asset check, schema validity, demux facts, Markdown parses ---------------
+
+def test_the_asset_check_is_reused_only_while_no_pinned_file_changes(root, tmp_path, monkeypatch):
+    from helpers import make_assets
+
+    from verifier import trust
+    from verifier.errors import PinMismatch
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    assets_root = make_assets(tmp_path / "assets")
+    trust.Assets(assets_root, cache=_fresh(root))  # checked and remembered
+    checked = []
+    monkeypatch.setattr(trust.Assets, "_check_pins", lambda self, pinned: checked.append(1))
+    trust.Assets(assets_root, cache=_fresh(root))
+    assert checked == []  # reused: nothing hashed or compiled
+    monkeypatch.undo()
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    gate = assets_root / "gates" / "tiny-v1.json"
+    st = gate.stat()
+    data = gate.read_bytes()
+    gate.write_bytes(data.replace(b"tiny", b"tinY", 1))  # same size, mtime restored below: only ctime tells
+    os.utime(gate, ns=(st.st_atime_ns, st.st_mtime_ns))
+    with pytest.raises(PinMismatch):
+        trust.Assets(assets_root, cache=_fresh(root))
+
+
+def test_a_racy_asset_is_checked_and_nothing_is_remembered(root, tmp_path):
+    from helpers import make_assets
+
+    from verifier import trust
+
+    assets_root = make_assets(tmp_path / "assets")  # just written: every file is inside the 2 s window
+    cache = _fresh(root)
+    trust.Assets(assets_root, cache=cache)
+    assert cache.stored.get("result", 0) == 0
+
+
+def test_schema_validity_is_remembered_for_valid_bytes_only(root):
+    from verifier.validation import known_valid, note_valid
+
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}
+    cache = _fresh(root)
+    assert known_valid(cache, schema, "a" * 64) is None and known_valid(None, schema, "a" * 64) is None
+    note_valid(cache, schema, "a" * 64)
+    assert known_valid(cache, schema, "a" * 64) is False  # stored by this same run: not from the cache
+    assert known_valid(_fresh(root), schema, "a" * 64) is True
+    assert known_valid(_fresh(root), schema, "b" * 64) is None  # other bytes
+    assert known_valid(_fresh(root), {**schema, "type": "array"}, "a" * 64) is None  # another schema
+
+
+def test_result_keys_change_with_the_code_and_the_installed_packages(monkeypatch):
+    key = cache_mod.result_key("x", 1)
+    monkeypatch.setattr(cache_mod, "_CODE_DIGEST", ["0" * 64])
+    assert cache_mod.result_key("x", 1) != key
+    monkeypatch.setattr(cache_mod, "_ENVIRONMENT", {"digest": "1" * 64, "dists": {}})
+    assert cache_mod.result_key("x", 1) not in (key,)
+
+
+def test_installed_version_reads_what_importlib_metadata_reads():
+    from importlib.metadata import version
+
+    for name in ("numpy", "jsonschema", "click", "scikit-image"):
+        assert cache_mod.installed_version(name) == version(name).split("+")[0]
+    assert cache_mod.installed_version("no-such-distribution-here") == "not installed"
+
+
+def test_demuxed_facts_read_back_from_json_judge_and_score_alike():
+    pytest.importorskip("av")
+    from fractions import Fraction
+
+    from conftest import EXAMPLE
+
+    from verifier import scoring
+    from verifier.checks import coverage
+    from verifier.media.demux import MediaFacts
+
+    exp = coverage.Expectation(frames=124, fps=Fraction(24), sample_rate=32000, channels=2)
+    for name in ("A1-m1.mp4", "B2-w2.mp4"):
+        facts = coverage.probe(EXAMPLE / "media" / name, name, exp, coverage.DEFAULT_POLICY)
+        back = MediaFacts.from_json(json.loads(json.dumps(facts.to_json())), name)
+        assert back.to_json() == facts.to_json()
+        assert coverage.judge(back, exp, coverage.DEFAULT_POLICY) == coverage.judge(facts, exp, coverage.DEFAULT_POLICY)
+        assert scoring.exact_samples(back) == scoring.exact_samples(facts)
+        assert back.audio.sha256.hexdigest() == facts.audio.sha256.hexdigest()
+    short = exp.__class__(frames=100, fps=Fraction(24), sample_rate=32000, channels=2)  # a failing judgement too
+    facts = coverage.probe(EXAMPLE / "media" / "A1-m1.mp4", "x", short, coverage.DEFAULT_POLICY)
+    back = MediaFacts.from_json(facts.to_json(), "x")
+    assert [f.code for f in coverage.judge(back, short, coverage.DEFAULT_POLICY)] == \
+           [f.code for f in coverage.judge(facts, short, coverage.DEFAULT_POLICY)] != ["covered"]
+    with pytest.raises((KeyError, TypeError, ValueError)):
+        MediaFacts.from_json({**facts.to_json(), "video": {"index": 0}}, "x")
+
+
+def test_a_changed_media_file_is_demuxed_again(run, example_copy, monkeypatch):
+    pytest.importorskip("av")
+    from verifier.checks import coverage
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    run(str(example_copy), "--cache")
+    demuxed = []
+    original = coverage.check_file
+    monkeypatch.setattr(coverage, "check_file", lambda path, name, *a, **k: demuxed.append(name) or original(path, name, *a, **k))
+    run(str(example_copy), "--cache")
+    assert demuxed == []  # all 20 facts from the cache
+    from bundlekit import rehash
+
+    media = example_copy / "media" / "A1-w1.mp4"
+    media.write_bytes(media.read_bytes() + b"\0")  # still a valid MP4 (trailing byte), new sha256
+    rehash(example_copy)
+    warm = json.loads(run(str(example_copy), "--cache", "-f", "json").stdout)
+    assert demuxed == ["media/A1-w1.mp4"]
+    mine = [f for f in warm["findings"] if f["check"] == "coverage.streams" and f["path"] == "media/A1-w1.mp4"]
+    assert mine and all("cached" not in f for f in mine)

@@ -125,3 +125,11 @@ def test_cli_is_silent_on_stderr_in_ci_without_verbose(tiny_assets, tmp_path, ru
     assert result.stderr == f"verify: PASS: {tmp_path / 'b'}\n"
     result = run(str(tmp_path / "b"), "-v")
     assert "verify: hashing 3 file(s)" in result.stderr
+
+
+def test_pinning_a_directory_without_assets_is_refused_and_writes_nothing(tmp_path, capsys):
+    """A newcomer ran `python -m verifier.trust .` in the wrong directory: it wrote an empty inventory.json and said nothing."""
+    assert trust_main([str(tmp_path)]) == 2
+    assert "nothing to pin" in capsys.readouterr().err
+    assert not (tmp_path / "inventory.json").exists()
+    assert trust_main(["--check", str(tmp_path)]) == 2

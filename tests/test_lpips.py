@@ -405,21 +405,48 @@ def test_verify_score_with_the_standin_prints_metrics_and_identity(run, standin,
     assert "per frame (124)" in result.stdout
 
 
-def test_parallel_and_sequential_scoring_agree(standin, assets_dir):
+def test_batched_scoring_equals_the_per_frame_reference_loop(standin, assets_dir):
+    """Each file decoded once, shared frames through AlexNet once (channels-last): the same scores as a plain per-frame loop."""
+    import av
+    import numpy as np
+
     from verifier.checks import coverage
+    from verifier.scorers import audio as audio_scorer
+    from verifier.scorers.ssim import reference_ssim_frame
     from verifier.trust import assets
 
     gate = assets(assets_dir).gate("t-lpips")
     policy = coverage.policy_from_gate(gate["coverage"])
     exp = coverage.Expectation.from_plan(gate["coverage"]["expected_output"])
     media = ROOT / "examples" / "ref2va-5s" / "media"
-    ref, cand = media / "A1-w1.mp4", media / "B1-w1.mp4"
-    facts = [coverage.probe(p, p.name, exp, policy) for p in (ref, cand)]
-    scorers = scoring.Scorers(gate["quality"], weights_dir=standin["dir"])
-    for m in ("lpips", "ssim"):
-        scorers.ready(m)
-    seq = scoring.score_video(ref, cand, *facts, policy, ["lpips", "ssim"], scorers)
-    par = scoring.score_video(ref, cand, *facts, policy, ["lpips", "ssim"], scorers, parallel=True)
-    assert seq["lpips"].per_frame == par["lpips"].per_frame and seq["ssim"].per_frame == par["ssim"].per_frame
-    assert len(seq["ssim"].per_frame) == 124
+    names = ("A1-w1.mp4", "B1-w1.mp4", "B2-w1.mp4")  # c07 and c14 share B1-w1: one component of three files
+    facts = {n: coverage.probe(media / n, n, exp, policy) for n in names}
+    batched = scoring.Scorers(gate["quality"], weights_dir=standin["dir"])
+    plain = scoring.Scorers(gate["quality"], weights_dir=standin["dir"])
+    metrics = ["lpips", "ssim", "audio_cosine"]
+    for s in (batched, plain):
+        for m in metrics:
+            s.ready(m)
+    pairs = [("A1-w1.mp4", "B1-w1.mp4"), ("B1-w1.mp4", "B2-w1.mp4")]
+    results = scoring.score_pairs([(media / r, media / c, facts[r], facts[c], None) for r, c in pairs], policy, metrics,
+                                  batched)
+
+    def rgb(name):
+        with av.open(str(media / name)) as container:
+            return [f.to_ndarray(format="rgb24") for f in container.decode(video=0)]
+
+    def pcm(name):
+        with av.open(str(media / name)) as container:
+            chunks = [f.to_ndarray().astype(np.float64) for f in container.decode(audio=0)]
+        return np.concatenate(chunks, axis=1)[:, :scoring.exact_samples(facts[name])]
+
+    for (r, c), out in zip(pairs, results, strict=True):
+        fr, fc = rgb(r), rgb(c)
+        lp = [plain.lpips.distances([a], [b])[0] for a, b in zip(fr, fc, strict=True)]
+        ss = [reference_ssim_frame(a, b) for a, b in zip(fr, fc, strict=True)]
+        assert len(out["lpips"].per_frame) == len(lp) == 124
+        assert max(abs(x - y) for x, y in zip(out["lpips"].per_frame, lp, strict=True)) <= 1e-6
+        assert max(abs(x - y) for x, y in zip(out["ssim"].per_frame, ss, strict=True)) <= 1e-9
+        cosine = audio_scorer.spectral_cosine(pcm(r), pcm(c), rate_x=32000, rate_y=32000, length_tolerance=1023)
+        assert abs(out["audio_cosine"].value - cosine) <= 1e-9
 

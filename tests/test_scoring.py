@@ -256,7 +256,9 @@ def test_frame_counts_must_match_before_any_frame_is_compared(tmp_path, monkeypa
     b = _write(tmp_path / "b.mp4", frames=10)
     exp = coverage.Expectation(frames=12, fps=Fraction(24), sample_rate=32000, channels=2)
     compared = []
-    monkeypatch.setattr(scoring.ssim_scorer, "ssim_batch", lambda x, y: compared.append(1) or np.ones(len(x)))
+    from verifier.scorers import ssim as ssim_scorer
+
+    monkeypatch.setattr(ssim_scorer, "ssim_batch", lambda x, y: compared.append(1) or np.ones(len(x)))
     result = scoring.score_pair(a, b, _facts(a, exp), _facts(b, exp), coverage.DEFAULT_POLICY, ["ssim"], _scorers())
     assert result["ssim"].code == "frame-count-mismatch" and compared == []
 
@@ -313,6 +315,18 @@ def test_device_cuda_without_a_gpu_is_a_usage_error(run):
         if torch.cuda.is_available():
             pytest.skip("a GPU is present")
     assert result.exit_code == 2
+
+
+def test_device_cuda_on_a_bundle_without_a_gpu_is_a_usage_error_naming_it(run):
+    if torch_installed():
+        import torch
+
+        if torch.cuda.is_available():
+            pytest.skip("a GPU is present")
+    result = run(str(MEDIA.parent), "--device", "cuda")
+    assert result.exit_code == 2
+    assert "--device cuda" in result.stderr and ("no CUDA device" in result.stderr or "needs torch" in result.stderr)
+    assert "Traceback" not in result.stderr
 
 
 def test_verify_score_json_report_validates(run):

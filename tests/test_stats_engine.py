@@ -110,3 +110,15 @@ def test_uppercase_digest_in_a_native_manifest_is_the_same_digest(example_copy):
     assert report.verdict == "PASS"
     match = [f for f in report.findings if f.check == "integrity.files" and f.path == entry["path"]]
     assert [(f.status, f.code) for f in match] == [("PASS", "match")]
+
+
+def test_message_formatting_rounds_to_significant_digits_and_never_changes_magnitude():
+    """`stats.fmt` is display only: 12 significant digits, never a truncated string (which once cut 1e26 to 24 digits)."""
+    from decimal import Decimal as D
+
+    from verifier.stats import fmt
+
+    assert fmt(D("0.0500000000000814348588"), 3) == "0.05"  # a newcomer saw "(tolerance 0.0500000000000814348588)"
+    assert fmt(D("1.3327567227551501808460")) == "1.33275672276"
+    assert D(fmt(D("123456789012345678901234567.5"))) == D("1.23456789012E+26")
+    assert fmt(D("1E+2")) == "100" and fmt(D("-0")) == "0" and fmt(D("NaN")) == "NaN"

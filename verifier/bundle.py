@@ -202,6 +202,7 @@ class Bundle:
     contents: dict[str, bytes] = field(default_factory=dict)  # document bytes, read once and hashed by the integrity check
     touched: set[str] = field(default_factory=set)  # files later checks opened from disk (re-hashed at the end)
     kinds: dict[str, tuple[str, str, bool, bool]] = field(default_factory=lambda: dict(DOCUMENTS))  # where each document kind is
+    parsed_sha256: dict[str, str] = field(default_factory=dict)  # kind -> sha256 of the bytes `raw_document` parsed
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def path_of(self, name: str) -> Path | None:
@@ -241,6 +242,7 @@ class Bundle:
             with os.fdopen(open_regular(self.root / name), "rb") as handle:
                 data = handle.read()
         value = loads_strict_lines(data) if lines else loads_strict(data)
+        self.parsed_sha256[kind] = hashlib.sha256(data).hexdigest() + (":lines" if lines else ":json")
         self._cache[kind] = value
         return value
 

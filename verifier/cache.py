@@ -16,10 +16,16 @@ never inside a bundle:
   hashing (a write in the same timestamp tick could otherwise leave the
   identity unchanged: git's "racily clean" rule).
 - `results/`: a JSON value keyed by the sha256 of a canonical JSON key the
-  caller builds from everything the value depends on (for scores: both
-  files' sha256, the metrics, the gate's scorer pins and the run's scorer
-  identities, the coverage policy, the verifier version; see
-  `verifier.scoring.score_pair`).
+  caller builds with `result_key` from everything the value depends on,
+  always with the verifier version, the digest of the verifier's own
+  sources (`code_digest`) and of the installed distributions
+  (`environment_digest`). Kinds: scores (both files' sha256, the metrics,
+  the gate's scorer pins and the run's scorer identities, the coverage
+  policy; `verifier.scoring.score_pair`), coverage facts of a media file
+  (its sha256, the expectation and policy; `verifier.checks.coverage`),
+  schema validity of a document (its sha256 and the schema's canonical
+  digest; `verifier.validation`) and the start-up check of the shipped
+  assets (the identity of every pinned file; `verifier.trust`).
 
 What the cache trusts, and its refusals, are stated in `docs/cache.md`. The
 directory must be a real directory owned by the user and not writable by
@@ -41,15 +47,18 @@ import hashlib
 import json
 import os
 import stat
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from verifier import __version__
 from verifier.bundle import open_regular
 
-__all__ = ["RACY_NS", "Cache", "cache_root", "digest_of", "enabled"]
+__all__ = ["RACY_NS", "Cache", "cache_root", "code_digest", "digest_of", "enabled", "environment_digest", "file_identity",
+           "installed_version", "result_key"]
 
 #: Entries are written only for files whose mtime and ctime are this much older than the start of hashing (2 s:
 #: the coarsest common file-system timestamp granularity, FAT's; Linux local file systems tick every few ms).
@@ -76,6 +85,109 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
+def file_identity(st: os.stat_result, started_ns: int) -> tuple[int, int, int, int, int] | None:
+    """
+    Return the identity `(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)` of a file's `stat`, or None when it is racy.
+
+    Racy: its mtime or ctime is less than `RACY_NS` older than `started_ns`
+    (a write in the same timestamp tick could leave the identity unchanged),
+    so nothing may be remembered under it.
+    """
+    if max(st.st_mtime_ns, st.st_ctime_ns) > started_ns - RACY_NS:
+        return None
+    return _identity(st)
+
+
+_CODE_DIGEST: list[str] = []
+
+
+def code_digest() -> str:
+    """Return the sha256 of the verifier package's Python sources (sorted paths and bytes): cached results are reused only by the same code."""
+    if not _CODE_DIGEST:
+        package = Path(__file__).resolve().parent
+        h = hashlib.sha256()
+        for source in sorted(package.rglob("*.py")):
+            h.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
+        _CODE_DIGEST.append(h.hexdigest())
+    return _CODE_DIGEST[0]
+
+
+def _distributions() -> dict[str, Path]:
+    """Return `{normalised name: dist-info directory}` of every distribution on `sys.path` (first one wins, as for imports)."""
+    found: dict[str, Path] = {}
+    for entry in sys.path:
+        try:
+            names = sorted(os.listdir(entry or "."))
+        except OSError:
+            continue
+        for name in names:
+            if name.endswith((".dist-info", ".egg-info")):
+                key = name.rsplit(".", 1)[0].split("-", 1)[0].lower().replace("-", "_").replace(".", "_")
+                found.setdefault(key, Path(entry or ".") / name)
+    return found
+
+
+_ENVIRONMENT: dict[str, Any] = {}
+
+
+def environment_digest() -> str:
+    """
+    Return the sha256 of the Python version and the names of every installed distribution's metadata directory.
+
+    A dist-info directory name holds the distribution's name and version, so
+    installing, upgrading or removing any package (PyAV and its FFmpeg,
+    numpy, torch, jsonschema and its format checkers) changes the digest and
+    with it every cached result. Reads directory listings only.
+    """
+    if "digest" not in _ENVIRONMENT:
+        dists = _distributions()
+        _ENVIRONMENT["dists"] = dists
+        text = sys.version + "\0" + "\0".join(sorted(str(p.name) for p in dists.values()))
+        _ENVIRONMENT["digest"] = hashlib.sha256(text.encode()).hexdigest()
+    return str(_ENVIRONMENT["digest"])
+
+
+def installed_version(name: str) -> str:
+    """
+    Return the version of installed distribution `name` without its local part ("2.14.1+cu130" -> "2.14.1"), or "not installed".
+
+    The `Version:` field of its metadata, as `importlib.metadata.version`
+    reads it, without importing `importlib.metadata` (tens of milliseconds
+    at start-up, which a warm re-verify cannot afford).
+    """
+    environment_digest()
+    where = _ENVIRONMENT["dists"].get(name.lower().replace("-", "_").replace(".", "_"))
+    if where is None:
+        return "not installed"
+    try:
+        with open(where / ("METADATA" if where.name.endswith(".dist-info") else "PKG-INFO"), encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("Version:"):
+                    return line.split(":", 1)[1].strip().split("+")[0]
+                if not line.strip():
+                    break
+    except OSError:
+        pass
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name).split("+")[0]
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def result_key(kind: str, *parts: Any) -> str:
+    """
+    Return the canonical JSON key of a cached result of `kind` computed from `parts`.
+
+    The verifier version, `code_digest()` and `environment_digest()` are
+    always part of it: a result is reused only by the same code in the same
+    environment. `parts` must be JSON-able (other values by `str`).
+    """
+    return json.dumps([kind, list(parts), __version__, code_digest(), environment_digest()], sort_keys=True, default=str,
+                      separators=(",", ":"))
+
+
 def _safe_dir(path: Path) -> str | None:
     """Return why `path` is not a directory only this user can write to, or None when it is."""
     try:
@@ -91,7 +203,7 @@ def _safe_dir(path: Path) -> str | None:
     return None
 
 
-@dataclass
+@dataclass(eq=False)
 class Cache:
     """
     Represents an open cache directory (see the module docstring); use `Cache.open` to get one.
@@ -204,7 +316,7 @@ class Cache:
     # ------------------------------------------------------------------ results
 
     def result(self, key: str) -> tuple[Any, bool] | None:
-        """Return `(value, from_an_earlier_run)` stored under the canonical key `key`, or None."""
+        """Return `(value, from_an_earlier_run)` stored under the canonical key `key` (see `result_key`), or None."""
         value = self._read("result", key)
         if value is None:
             return None

@@ -26,8 +26,7 @@ import bisect
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-
-from markdown_it import MarkdownIt
+from typing import Any
 
 from verifier import units
 
@@ -104,7 +103,16 @@ class _Segment:
     starts: list[int] = field(default_factory=list)  # offsets in text where source lines 2, 3, ... begin
 
 
-_MD = MarkdownIt("commonmark").enable("table")
+_MD: list[Any] = []
+
+
+def _markdown() -> Any:
+    """Return the CommonMark parser with tables (markdown-it-py), built on first use (its import is not free)."""
+    if not _MD:
+        from markdown_it import MarkdownIt
+
+        _MD.append(MarkdownIt("commonmark").enable("table"))
+    return _MD[0]
 
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>()]*[^\s<>().,;:!?'\"]|www\.[^\s<>()]*[^\s<>().,;:!?'\"]", re.IGNORECASE)
 _DATE = re.compile(r"(?<![\w.])\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?)?(?![\w])")
@@ -172,9 +180,36 @@ def read_claim_text(data: bytes, name: str) -> str:
     return text
 
 
-def _segments(text: str) -> list[_Segment]:
-    """Return the prose and table-cell segments of Markdown `text` (code, HTML and link targets left out)."""
-    tokens = _MD.parse(text)
+def _segments(text: str, cache: Any = None) -> tuple[list[_Segment], bool]:
+    """
+    Return the prose and table-cell segments of Markdown `text` (code, HTML and link targets left out), and whether an earlier run's parse was reused.
+
+    With a warm re-verify `cache` (`verifier.cache`), the segments of a text
+    are remembered by its sha256 (with the verifier code and installed
+    packages, `verifier.cache.result_key`), so an unchanged README is not
+    parsed again (loading markdown-it is a good part of a warm run).
+    """
+    key = None
+    if cache is not None:
+        import hashlib
+
+        from verifier.cache import result_key
+
+        key = result_key("markdown-segments", hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+        found = cache.result(key)
+        if found is not None:
+            try:
+                return [_Segment(str(t), int(n), str(c), [int(x) for x in starts]) for t, n, c, starts in found[0]], found[1]
+            except (TypeError, ValueError):
+                pass  # a foreign entry: parse again
+    out = _parse_segments(text)
+    if key is not None:
+        cache.store_result(key, [[seg.text, seg.line, seg.context, seg.starts] for seg in out])
+    return out, False
+
+
+def _parse_segments(text: str) -> list[_Segment]:
+    tokens = _markdown().parse(text)
     out: list[_Segment] = []
     header: list[str] = []
     row: list[tuple[str, int]] = []
@@ -334,18 +369,23 @@ def _phrase(unit: str | None, before: str, after: str) -> str | None:
     return None
 
 
-def extract(text: str, source: str) -> list[Quantity]:
+def extract(text: str, source: str, cache: Any = None, reused: set[str] | None = None) -> list[Quantity]:
     """
     Return every number stated in Markdown or plain `text`, as `Quantity` objects in reading order.
 
     `source` names the text in positions (`README.md`, `claims.json#/headline`).
     Arrow pairs ("407.27 -> 108.12 s", "407.27 s → 108.12 s", "from 407.27 to
     108.12 s") are linked by `role`/`partner`, and a unit written only after
-    the second end applies to both. Never raises on any `str`.
+    the second end applies to both. Never raises on any `str`. With a warm
+    re-verify `cache`, the Markdown parse may come from an earlier run
+    (`_segments`); then `source` is added to `reused`.
     """
     lines = text.splitlines()
     found: list[Quantity] = []
-    for seg in _segments(text):
+    segments, earlier = _segments(text, cache)
+    if earlier and reused is not None:
+        reused.add(source)
+    for seg in segments:
         body = _mask_urls(seg.text)
         for offset, sentence in _split_sentences(body):
             spans = _rule_spans(sentence)

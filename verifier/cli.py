@@ -64,12 +64,17 @@ def _pinned_only() -> bool:
     return os.environ.get("VERIFY_PINNED_ONLY", "").lower() in ("1", "true") or os.environ.get("GITHUB_ACTIONS") == "true"
 
 
-def _trust(start: str, ref: str | None) -> Any:
-    """Return the `TrustSet` judging evidence at `start` (shipped assets plus the repository's trust root)."""
-    from verifier import core  # the shipped assets as the core loads them (one seam for tests and callers)
+def _trust(start: str, ref: str | None, cache: Any = None) -> Any:
+    """Return the `TrustSet` judging evidence at `start` (shipped assets plus the repository's trust root; `cache`: docs/cache.md)."""
+    from verifier import core, trust  # the shipped assets as the core loads them (one seam for tests and callers)
     from verifier.trustroot import locate
 
-    return locate(start, ref=ref, shipped=core.assets())
+    trust.use_cache(cache)  # the asset check may reuse an earlier run's (docs/cache.md)
+    try:
+        shipped = core.assets()
+    finally:
+        trust.use_cache(None)
+    return locate(start, ref=ref, shipped=shipped)
 
 
 def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -174,10 +179,11 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
     targets, progress = _prepare(fmt, reports, verbose, (path, artifacts, weights_dir))
     text = _read_claims_text(claims_text) if claims_text is not None else None
     try:
-        trust = _trust(path, trust_ref)
+        cache = _open_cache(use_cache)
+        trust = _trust(path, trust_ref, cache)
         report = verify_path(path, artifacts=artifacts, gate_id=gate_id, debug=verbose, progress=progress,
                              profile=profile, weights_dir=weights_dir, device=device, parallel=True,
-                             claims_text=text, cache=_open_cache(use_cache), executor=executor, trust=trust)
+                             claims_text=text, cache=cache, executor=executor, trust=trust)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)
@@ -221,9 +227,10 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
     root = Path(repo_root)
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
     try:
+        cache = _open_cache(use_cache)
         report = verify_repository(repo_root, inventory=inventory_rel, artifacts=artifacts, debug=verbose,
-                                   progress=progress, cache=_open_cache(use_cache), executor=executor,
-                                   trust=_trust(repo_root, trust_ref))
+                                   progress=progress, cache=cache, executor=executor,
+                                   trust=_trust(repo_root, trust_ref, cache))
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     _emit(report, fmt, reports, verbose, targets)

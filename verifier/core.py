@@ -38,18 +38,14 @@ from pathlib import Path
 from typing import Any
 
 from verifier import __version__
-from verifier.adapters import ADAPTERS, detect, detect_directory
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
-from verifier.checks.profile import pipeline_for
 from verifier.errors import UsageError
 from verifier.evidence import PARTS
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
-from verifier.readers.mapped import MappedBundle, mapped_pipeline
 from verifier.roster import in_families
-from verifier.profiles import Tree, candidates
 from verifier.trust import assets
 from verifier.trustroot import TrustSet, is_profile_file
 
@@ -151,6 +147,8 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     `not-a-receipt` (nothing reads it), so a folder is never PASS on what was
     skipped. Side effects: reads the files; never writes.
     """
+    from verifier.adapters import detect
+
     readers: list[tuple[str, Any, Any]] = []
     others: list[str] = []
     broken: list[Finding] = []
@@ -214,6 +212,10 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     (`verifier.readers.mapped`) and runs the native check families under
     their own ids, with the run `options` (artifacts, weights, device).
     """
+    from verifier.checks.profile import pipeline_for
+    from verifier.profiles import Tree, candidates
+    from verifier.readers.mapped import MappedBundle, mapped_pipeline
+
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
     shipped: dict[str, dict[str, Any]] = {}
     if profile_id is None:
@@ -273,8 +275,10 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     path; `gate_id` (optional) must equal the gate the bundle names;
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
     `weights_dir` is searched first for scorer weights (then the torch hub
-    cache; nothing is downloaded), `device` is where LPIPS runs, `parallel`
-    lets SSIM run in a worker process beside LPIPS. `cache` (a
+    cache; nothing is downloaded), `device` is where LPIPS runs (`--device cuda`
+    needs torch and a CUDA device, else `UsageError`); `parallel` is accepted
+    for callers of earlier versions and changes nothing (`verifier.batch_scoring`
+    scores every comparison in this process, each media file decoded once). `cache` (a
     `verifier.cache.Cache` or None) lets integrity reuse file digests and
     re-scoring reuse scores from earlier runs (`docs/cache.md`). `executor`,
     a Dask scheduler address (`verifier.fanout`), re-scores the comparisons
@@ -308,6 +312,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             raise UsageError(f"{path}: not a regular file or directory")
         return _verify_profile(path, target, trusted, profile, debug, run_options)
     if target.is_dir() and not os.path.lexists(target / "manifest.json"):
+        from verifier.adapters import detect_directory  # the readers of foreign formats load only when needed
+
         reader = detect_directory(target)
         if reader is not None:
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
@@ -338,6 +344,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
                       trust=trusted.describe([("gate", ctx.gate_id)] if ctx.gate_id else []), figures=_figures(ctx))
     if not target.is_file():
         raise UsageError(f"{path}: not a regular file or directory")
+    from verifier.adapters import ADAPTERS, detect
+    from verifier.profiles import Tree, candidates
+
     try:
         data = target.read_bytes()
     except OSError as exc:
@@ -380,7 +389,7 @@ def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProbl
     receipt carrying NaN is evidence that breaks a rule (FAIL `strict-json`),
     not a usage error; anything unrecognised stays exit 2.
     """
-    import json
+    from verifier.adapters import detect
 
     try:
         loose = json.loads(data.decode("utf-8-sig"))  # a BOM still names its producer

@@ -33,7 +33,7 @@ def coverage_entry(name: str, arm: str | None, facts: Any, expected_s: Fraction)
     `facts` is a `verifier.checks.coverage.MediaFacts`; a stream without
     packets has `start`/`end` None.
     """
-    from verifier.checks.coverage import _video_span, audio_span
+    from verifier.media.demux import audio_span, video_span as _video_span
 
     streams = []
     if facts.video is not None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from jsonschema.exceptions import best_match
 
 from verifier import units
 from verifier.errors import ConfigError
@@ -112,6 +111,8 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     errors = list(schema_validator(schema).iter_errors(document))
     # When a `$ref`'d part fails, `unevaluatedProperties` also complains about
     # every property that part would have evaluated: report the root cause.
+    from jsonschema.exceptions import best_match
+
     first = best_match([e for e in errors if e.validator != "unevaluatedProperties"] or errors)
     if first is not None:
         where = "/" + "/".join(str(p) for p in first.absolute_path)

@@ -1,5 +1,5 @@
 """
-Re-scoring engine: decode a clip pair once and compute a gate's metrics with its pinned scorers.
+Re-scoring: a gate's metrics computed with its pinned scorers, reused from earlier runs where they can be.
 
 Used by the `quality.rescore` check (bundle) and `verify score` (two files).
 Inputs have passed coverage (`verifier.checks.coverage`), whose demuxed facts
@@ -7,42 +7,38 @@ give the frame counts (compared before any frame is) and the exact audio
 sample counts from packet timestamps (media-notes C4); PCM is trimmed to
 those counts, never to the shorter signal.
 
-Video is streamed: both files are decoded in lockstep, one frame pair at a
-time (memory stays flat in clip length); SSIM and LPIPS are computed on the
-same decoded frames. With `parallel=True`, when LPIPS is scored too, SSIM
-runs in one worker process (its element-wise steps hold the GIL) while LPIPS uses
-torch's threads in this one; without LPIPS everything runs here.
+The scoring itself is `verifier.batch_scoring.score_many`: the pairs of a
+run are scored together, each media file decoded once for every pair and
+metric, in lockstep, one frame at a time (memory stays flat in clip
+length); SSIM and LPIPS are computed on the same decoded frames, and a
+frame shared by several pairs goes through AlexNet once. `score_pairs`
+adds the reuse (within a process, and across runs through the warm cache).
 
 Metric names: `lpips`, `ssim`, `audio_cosine`. Parameters come from the
 gate's `quality.scorers` and must equal what the implementations compute
-(`lpips_alex.PARAMETERS`, `ssim.PARAMETERS`, `audio.PARAMETERS`); anything
+(`verifier.scorers.parameters`); anything
 else is a `ConfigError` (a gate cannot ask for a variant we do not compute).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import sys
-from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import numpy.typing as npt
-
-from verifier import __version__
-from verifier.cache import Cache
+from verifier.cache import Cache, installed_version, result_key
 from verifier.checks import coverage
 from verifier.errors import ConfigError
-from verifier.scorers import audio as audio_scorer
-from verifier.scorers import lpips_alex
-from verifier.scorers import ssim as ssim_scorer
 from verifier.scorers.weights import WeightPin, WeightsProblem
 
-__all__ = ["METRICS", "VIDEO_METRICS", "Progress", "ScoreRefused", "Scorers", "identity_differences", "score_pair"]
+if TYPE_CHECKING:  # the scorers (numpy, torch) are imported where scores are computed: a warm run reuses them
+    from verifier.scorers import lpips_alex  # without loading numpy (docs/cache.md)
+
+__all__ = ["METRICS", "VIDEO_METRICS", "MetricResult", "Progress", "ScoreRefused", "Scorers", "exact_samples",
+           "identity_differences", "score_audio", "score_pair", "score_pairs", "score_video", "video_frames"]
 
 METRICS = ("lpips", "ssim", "audio_cosine")
 VIDEO_METRICS = ("lpips", "ssim")
@@ -83,15 +79,7 @@ class Progress:
 
 
 def _library_versions(names: tuple[str, ...]) -> dict[str, str]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {}
-    for name in names:
-        try:
-            out[name] = version(name).split("+")[0]
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
+    return {name: installed_version(name) for name in names}
 
 
 def identity_differences(recorded: dict[str, Any] | None, pinned: dict[str, Any]) -> list[str]:
@@ -184,18 +172,22 @@ class Scorers:
         return pin
 
     def _build(self, metric: str) -> dict[str, Any]:
+        from verifier.scorers.parameters import BY_METRIC as PARAMETERS
+
         if metric == "lpips":
-            pin = self._check_parameters(metric, lpips_alex.PARAMETERS)
+            from verifier.scorers import lpips_alex
+
+            pin = self._check_parameters(metric, PARAMETERS["lpips"])
             pins = [WeightPin.from_gate(w) for w in pin.get("weights", [])]
             self.lpips = lpips_alex.build(pins, pin.get("state_sha256"), weights_dir=self.weights_dir, device=self.device)
             return self.lpips.identity
         if metric == "ssim":
-            pin = self._check_parameters(metric, ssim_scorer.PARAMETERS)
+            pin = self._check_parameters(metric, PARAMETERS["ssim"])
             # computed by `verifier.scorers.ssim` with numpy alone (equal to scikit-image's, which the tests hold it to)
             return {"id": pin["id"], "weights": [], "versions": _library_versions(("numpy", "av")),
                     "parameters": dict(pin["parameters"])}
         if metric == "audio_cosine":
-            pin = self._check_parameters(metric, audio_scorer.PARAMETERS, ignore=("length_tolerance_samples",))
+            pin = self._check_parameters(metric, PARAMETERS["audio_cosine"], ignore=("length_tolerance_samples",))
             return {"id": pin["id"], "weights": [], "versions": _library_versions(("numpy", "av")),
                     "parameters": dict(pin["parameters"])}
         raise ConfigError(f"unknown metric {metric!r}; known: {', '.join(METRICS)}")
@@ -212,46 +204,6 @@ class MetricResult:
     value: float
     per_frame: list[float] = field(default_factory=list)
     cached: bool = False  # True when taken from the warm re-verify cache (`verifier.cache`), not computed in this run
-
-
-# --------------------------------------------------------------------------- decoding
-
-
-def _video_frames(path: Path, policy: coverage.Policy) -> Iterator[npt.NDArray[np.uint8]]:
-    import av
-    from av.video.reformatter import VideoReformatter
-
-    with coverage.open_media(path, policy) as (container, _size):  # same hostile-input protections as coverage
-        stream = container.streams.video[0]
-        # One reformatter per stream keeps FFmpeg's swscale context across frames (same pixels as
-        # `frame.to_ndarray(format="rgb24")`, which builds a new context per frame: ~20x slower on small frames).
-        reformatter = VideoReformatter()
-        try:
-            for frame in container.decode(stream):
-                yield reformatter.reformat(frame, format="rgb24").to_ndarray()
-        except av.FFmpegError as exc:
-            raise ScoreRefused("decode-error", f"{path.name}: the video decoder failed: {exc.strerror or exc}") from None
-
-
-def _pcm(path: Path, policy: coverage.Policy) -> tuple[npt.NDArray[np.float64], int]:
-    import av
-
-    chunks = []
-    rate = 0
-    with coverage.open_media(path, policy) as (container, _size):
-        stream = container.streams.audio[0]
-        try:
-            for frame in container.decode(stream):
-                rate = frame.sample_rate
-                data = frame.to_ndarray()
-                if not frame.format.is_planar:
-                    data = data.reshape(-1, len(frame.layout.channels)).T
-                chunks.append(data.astype(np.float64))
-        except av.FFmpegError as exc:
-            raise ScoreRefused("decode-error", f"{path.name}: the audio decoder failed: {exc.strerror or exc}") from None
-    if not chunks:
-        raise ScoreRefused("no-audio", f"{path.name}: no audio was decoded")
-    return np.concatenate(chunks, axis=1), rate
 
 
 def video_frames(facts: coverage.MediaFacts) -> int:
@@ -277,92 +229,25 @@ def exact_samples(facts: coverage.MediaFacts) -> int:
 # --------------------------------------------------------------------------- scoring
 
 
-class _SsimWorker:
-    """Runs `ssim_frame` in one spawned process, keeping at most `window` frame pairs in flight (numpy's BLAS holds no GIL, but its element-wise steps do)."""
-
-    def __init__(self, window: int = 4) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        self.window = window
-
-    def map(self, pairs: Iterator[tuple[Any, Any]]) -> Iterator[float]:
-        pending: deque[Any] = deque()
-        for a, b in pairs:
-            pending.append(self.pool.submit(ssim_scorer.ssim_frame, a, b))
-            if len(pending) >= self.window:
-                yield pending.popleft().result()
-        while pending:
-            yield pending.popleft().result()
-
-    def close(self) -> None:
-        self.pool.shutdown(cancel_futures=True)
-
-
 def score_video(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
                 policy: coverage.Policy, metrics: list[str], scorers: Scorers, *, progress: Callable[[str], None] | None = None,
                 label: str = "", parallel: bool = False) -> dict[str, MetricResult]:
     """
-    Return the video metrics (`lpips`, `ssim`) of a pair, decoding each file once and streaming frames.
+    Return the video metrics (`lpips`, `ssim`) of one pair, decoding each file once (`verifier.batch_scoring`).
 
     The demuxed frame counts must be equal before any frame is compared, and
     the decoded counts too; every pair of frames must have the same size.
     Raises `ScoreRefused` (`frame-count-mismatch`, `no-frames`,
     `frame-size-mismatch`, `decode-error`), `WeightsProblem` from the scorers.
+    `label` and `parallel` are accepted for callers of earlier versions and
+    change nothing (everything runs in this process).
     """
-    n_ref, n_cand = video_frames(ref_facts), video_frames(cand_facts)
-    if n_ref != n_cand:
-        raise ScoreRefused("frame-count-mismatch", f"{ref_facts.name} has {n_ref} video frames, {cand_facts.name} {n_cand}; "
-                                                   f"nothing is compared")
-    if n_ref == 0:
-        raise ScoreRefused("no-frames", f"{ref_facts.name} and {cand_facts.name} hold no video frames")
-    per: dict[str, list[float]] = {m: [] for m in metrics}
-    lpips_model = scorers.lpips if "lpips" in metrics else None
-    end = object()
-
-    def pairs() -> Iterator[tuple[Any, Any]]:
-        for k, (a, b) in enumerate(itertools.zip_longest(_video_frames(ref, policy), _video_frames(cand, policy), fillvalue=end)):
-            if a is end or b is end:
-                raise ScoreRefused("frame-count-mismatch", f"{ref_facts.name if a is end else cand_facts.name} decoded only "
-                                                           f"{k} frames, the other file more; nothing is reported")
-            if a.shape != b.shape:
-                raise ScoreRefused("frame-size-mismatch", f"frame {k}: {ref_facts.name} is {a.shape[1]}x{a.shape[0]}, "
-                                                          f"{cand_facts.name} {b.shape[1]}x{b.shape[0]}; frames of different "
-                                                          f"sizes are not compared (no resize)")
-            if progress is not None and k % 4 == 0:
-                progress(f"{label} frame {k + 1}/{n_ref}")
-            yield a, b
-
-    worker = _SsimWorker() if parallel and "ssim" in metrics and lpips_model is not None else None
-    try:
-        if worker is not None:
-            def tee() -> Iterator[tuple[Any, Any]]:
-                for a, b in pairs():
-                    yield a, b  # the worker starts SSIM on this pair; LPIPS runs on it here meanwhile
-                    per["lpips"].extend(lpips_model.distances([a], [b]))
-
-            for value in worker.map(tee()):
-                per["ssim"].append(value)
-        else:
-            def lpips_tap(stream: Iterator[tuple[Any, Any]]) -> Iterator[tuple[Any, Any]]:
-                for a, b in stream:
-                    if lpips_model is not None:
-                        per["lpips"].extend(lpips_model.distances([a], [b]))
-                    yield a, b
-
-            if "ssim" in per:  # SSIM in batches of frames (`ssim.BATCH_PIXELS`): memory stays flat in clip length
-                per["ssim"].extend(ssim_scorer.ssim_per_frame(lpips_tap(pairs())))
-            else:
-                for _pair in lpips_tap(pairs()):
-                    pass
-    finally:
-        if worker is not None:
-            worker.close()
-    counts = {m: len(v) for m, v in per.items()}
-    if any(c != n_ref for c in counts.values()):
-        raise ScoreRefused("frame-count-mismatch", f"decoded {counts} frames, the demuxer counted {n_ref}; nothing is reported")
-    return {m: MetricResult(value=float(np.mean(np.asarray(v, dtype=np.float64))), per_frame=v) for m, v in per.items()}
+    out = _score_pair(ref, cand, ref_facts, cand_facts, policy, [m for m in metrics if m in VIDEO_METRICS], scorers,
+                      progress=progress)
+    for result in out.values():
+        if isinstance(result, ScoreRefused):
+            raise result
+    return out  # type: ignore[return-value]
 
 
 def score_audio(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
@@ -375,28 +260,11 @@ def score_audio(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_fact
     `audio.AudioRefused` (`sample-rate-mismatch`, `length-mismatch`,
     `too-short`, `silence`, `non-finite`) or a decoding code.
     """
-    for facts in (ref_facts, cand_facts):
-        if facts.audio is None:
-            raise ScoreRefused("no-audio", f"{facts.name}: no audio stream")
-    rate_r, rate_c = ref_facts.audio.sample_rate, cand_facts.audio.sample_rate
-    if rate_r != rate_c:
-        raise ScoreRefused("sample-rate-mismatch", f"{ref_facts.name} is at {rate_r} Hz, {cand_facts.name} at {rate_c} Hz; "
-                                                   f"audio at different sample rates is not compared (nothing is resampled)")
-    pcm = []
-    for path, facts in ((ref, ref_facts), (cand, cand_facts)):
-        exact = exact_samples(facts)
-        data, rate = _pcm(path, policy)
-        if rate != facts.audio.sample_rate:
-            raise ScoreRefused("sample-rate-mismatch", f"{facts.name}: decoded at {rate} Hz, the stream declares {facts.audio.sample_rate} Hz")
-        if data.shape[1] < exact:
-            raise ScoreRefused("audio-decoded-short", f"{facts.name}: decoded {data.shape[1]} samples per channel, fewer "
-                                                      f"than the {exact} the packet timestamps span")
-        pcm.append(data[:, :exact])
-    try:
-        value = audio_scorer.spectral_cosine(pcm[0], pcm[1], rate_x=rate_r, rate_y=rate_c, length_tolerance=length_tolerance)
-    except audio_scorer.AudioRefused as exc:
-        raise ScoreRefused(exc.code, str(exc)) from None
-    return MetricResult(value=value)
+    scorers = Scorers({"scorers": {"audio_cosine": {"parameters": {"length_tolerance_samples": length_tolerance}}}})
+    result = _score_pair(ref, cand, ref_facts, cand_facts, policy, ["audio_cosine"], scorers)["audio_cosine"]
+    if isinstance(result, ScoreRefused):
+        raise result
+    return result
 
 
 #: Results by (reference sha256, candidate sha256, metrics, scorer identities, tolerance-free parameters):
@@ -411,41 +279,68 @@ def score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts
                label: str = "", parallel: bool = False, digests: tuple[str, str] | None = None,
                cache: Cache | None = None) -> dict[str, MetricResult | ScoreRefused]:
     """
-    Return each requested metric of a pair, or the `ScoreRefused` that stopped it.
+    Return each requested metric of a pair, or the `ScoreRefused` that stopped it (`score_pairs` of one pair).
 
-    `metrics` must all be ready (`Scorers.ready`). Video metrics are computed
-    in one decoding pass; a refusal there applies to every video metric.
-    `digests`, the verified sha256 of both files, lets a repeated pair reuse
-    its results within this process (keyed with the scorers' identities),
-    and across runs through `cache` (`verifier.cache`): keyed by both
-    digests, the metrics, the gate's pins, the run's scorer identities
-    (library versions, device, threads), the coverage policy, the verifier
-    version and the digest of the verifier's own source (`code_digest`).
+    `label` and `parallel` are accepted for callers of earlier versions and change nothing.
+    """
+    return score_pairs([(ref, cand, ref_facts, cand_facts, digests)], policy, metrics, scorers, progress=progress,
+                       cache=cache)[0]
+
+
+def score_pairs(pairs: list[tuple[Path, Path, coverage.MediaFacts, coverage.MediaFacts, tuple[str, str] | None]],
+                policy: coverage.Policy, metrics: list[str], scorers: Scorers, *,
+                progress: Callable[[str], None] | None = None,
+                cache: Cache | None = None) -> list[dict[str, MetricResult | ScoreRefused]]:
+    """
+    Return, per pair `(ref, cand, ref facts, cand facts, digests)`, each metric or the `ScoreRefused` that stopped it.
+
+    `metrics` must all be ready (`Scorers.ready`). The pairs not reused are
+    scored together by `verifier.batch_scoring.score_many`: each file is
+    decoded once for every pair and metric, and a frame shared by several
+    pairs goes through AlexNet once; a refusal of the video decoding applies
+    to every video metric of that pair. `digests`, the verified sha256 of
+    both files, lets a repeated pair reuse its results within this process
+    (keyed with the scorers' identities), and across runs through `cache`
+    (`verifier.cache`): keyed by both digests, the metrics, the gate's pins,
+    the run's scorer identities (library versions, device, threads), the
+    coverage policy, the verifier version, the digest of the verifier's own
+    source and the installed distributions (`verifier.cache.result_key`).
     Only pairs whose every metric was computed are stored (refusals are
     recomputed). Results read from the cache have `cached` True.
     """
-    key = None
-    if digests is not None:
-        key = json.dumps([digests, metrics, [_plain(scorers.pin(m)) for m in metrics],
-                          [sorted(scorers.ready(m).items(), key=str) for m in metrics]], default=str)
-    stored_key = None if key is None or cache is None else json.dumps(
-        ["score", key, repr(policy), __version__, code_digest()])
-    out: dict[str, MetricResult | ScoreRefused] | None = None
-    if stored_key is not None:  # the cache first, so a result is marked `cached` exactly when an earlier run stored it
-        out = _from_cache(cache.result(stored_key), metrics)  # type: ignore[union-attr]
-    elif key is not None and key in _MEMO:
-        out = dict(_MEMO[key])
-    if out is None:
-        out = _score_pair(ref, cand, ref_facts, cand_facts, policy, metrics, scorers, progress=progress, label=label,
-                          parallel=parallel)
-        if stored_key is not None and all(isinstance(r, MetricResult) for r in out.values()):
+    from verifier.batch_scoring import PairJob, score_many
+
+    results: list[dict[str, MetricResult | ScoreRefused] | None] = []
+    keys: list[tuple[str | None, str | None]] = []
+    for _ref, _cand, _rf, _cf, digests in pairs:
+        key = None
+        if digests is not None:
+            key = json.dumps([digests, metrics, [_plain(scorers.pin(m)) for m in metrics],
+                              [sorted(scorers.ready(m).items(), key=str) for m in metrics]], default=str)
+        stored_key = None if key is None or cache is None else result_key("score", key, repr(policy))
+        out: dict[str, MetricResult | ScoreRefused] | None = None
+        if stored_key is not None:  # the cache first, so a result is marked `cached` exactly when an earlier run stored it
+            out = _from_cache(cache.result(stored_key), metrics)  # type: ignore[union-attr]
+        elif key is not None and key in _MEMO:
+            out = dict(_MEMO[key])
+        results.append(out)
+        keys.append((key, stored_key))
+    todo = [i for i, r in enumerate(results) if r is None]
+    jobs = [PairJob(pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3], list(metrics)) for i in todo]
+    if jobs:
+        score_many(jobs, scorers, policy, progress=progress)
+    for i, job in zip(todo, jobs, strict=True):
+        results[i] = job.out
+        stored_key = keys[i][1]
+        if stored_key is not None and all(isinstance(r, MetricResult) for r in job.out.values()):
             cache.store_result(stored_key, {m: {"value": r.value, "per_frame": r.per_frame}  # type: ignore[union-attr]
-                                            for m, r in out.items() if isinstance(r, MetricResult)})
-    if key is not None:
-        if len(_MEMO) >= _MEMO_SIZE:
-            _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[key] = {m: (replace(r, cached=False) if isinstance(r, MetricResult) else r) for m, r in out.items()}
-    return out
+                                            for m, r in job.out.items() if isinstance(r, MetricResult)})
+    for (key, _stored), out in zip(keys, results, strict=True):
+        if key is not None and out is not None:
+            if len(_MEMO) >= _MEMO_SIZE:
+                _MEMO.pop(next(iter(_MEMO)))
+            _MEMO[key] = {m: (replace(r, cached=False) if isinstance(r, MetricResult) else r) for m, r in out.items()}
+    return results  # type: ignore[return-value]
 
 
 def _from_cache(found: tuple[Any, bool] | None, metrics: list[str]) -> dict[str, MetricResult | ScoreRefused] | None:
@@ -465,36 +360,11 @@ def _from_cache(found: tuple[Any, bool] | None, metrics: list[str]) -> dict[str,
     return out
 
 
-_CODE_DIGEST: list[str] = []
-
-
-def code_digest() -> str:
-    """Return the sha256 of the verifier package's Python sources (sorted paths and bytes): a cached score is reused only by the same code."""
-    if not _CODE_DIGEST:
-        import hashlib
-
-        package = Path(__file__).resolve().parent
-        h = hashlib.sha256()
-        for source in sorted(package.rglob("*.py")):
-            h.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
-        _CODE_DIGEST.append(h.hexdigest())
-    return _CODE_DIGEST[0]
-
-
 def _score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
-                policy: coverage.Policy, metrics: list[str], scorers: Scorers, *, progress: Callable[[str], None] | None,
-                label: str, parallel: bool) -> dict[str, MetricResult | ScoreRefused]:
-    out: dict[str, MetricResult | ScoreRefused] = {}
-    video = [m for m in metrics if m in VIDEO_METRICS]
-    if video:
-        try:
-            out.update(score_video(ref, cand, ref_facts, cand_facts, policy, video, scorers, progress=progress,
-                                   label=label, parallel=parallel))
-        except ScoreRefused as exc:
-            out.update({m: exc for m in video})
-    if "audio_cosine" in metrics:
-        try:
-            out["audio_cosine"] = score_audio(ref, cand, ref_facts, cand_facts, policy, scorers.length_tolerance())
-        except ScoreRefused as exc:
-            out["audio_cosine"] = exc
-    return out
+                policy: coverage.Policy, metrics: list[str], scorers: Scorers, *,
+                progress: Callable[[str], None] | None = None) -> dict[str, MetricResult | ScoreRefused]:
+    from verifier.batch_scoring import PairJob, score_many
+
+    job = PairJob(ref, cand, ref_facts, cand_facts, list(metrics))
+    score_many([job], scorers, policy, progress=progress)
+    return job.out

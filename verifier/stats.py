@@ -198,9 +198,23 @@ CI_METHODS = ("normal-z", "student-t")
 STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
 
-def fmt(value: Decimal) -> str:
-    """Return `value` as a short plain-decimal string for derivation texts (at most 24 characters)."""
-    return format(value.normalize() if value == value.to_integral_value() else value, "f")[:24]
+def fmt(value: Decimal, digits: int = 12) -> str:
+    """
+    Return `value` for a message: rounded half-even to `digits` significant digits, trailing zeros dropped.
+
+    Plain decimal (`0.613333333333`, `1200`) for magnitudes from 1e-9 to below 1e21, scientific (`1.5E+30`)
+    outside; NaN and infinities as `str` gives them. Display only: findings keep exact values in `expected`
+    and `observed`, and comparisons never use this text. (It used to cut the string at 24 characters,
+    which could change a large number's magnitude.)
+    """
+    if not value.is_finite():
+        return str(value)
+    if value.is_zero():
+        return "0"
+    rounded = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN).plus(value).normalize()
+    if -9 <= rounded.adjusted() < 21:
+        return format(rounded, "f")
+    return str(rounded)
 
 
 def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, of: str) -> Derived:

@@ -12,19 +12,22 @@ source checkout, at the project root.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
+import os
 import sys
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifier.errors import ConfigError, PinMismatch
 from verifier.profiles import load_profile
 from verifier.validation import DRAFT_2020_12, REQUIRED_FORMATS, schema_validator, unknown_formats  # noqa: F401 - re-exported
 
-__all__ = ["Assets", "assets", "schema_validator", "unknown_formats"]
+if TYPE_CHECKING:
+    from verifier.cache import Cache
 
+__all__ = ["Assets", "assets", "schema_validator", "unknown_formats", "use_cache"]
 
 
 def _default_root() -> Path:
@@ -51,13 +54,20 @@ class Assets:
 
     Construction checks every pin (see module docstring) and raises
     `PinMismatch` or `ConfigError`. `gate(id)` and `schema(name)` return parsed
-    documents; `gate_sha256(id)` the pinned digest.
+    documents; `gate_sha256(id)` the pinned digest. With a warm re-verify
+    `cache` (`verifier.cache`, docs/cache.md), a check that passed in an
+    earlier run is not repeated while the identity (device, inode, size,
+    mtime, ctime) of `inventory.json` and of every file under the pinned
+    directories is unchanged, with the same verifier code and installed
+    packages; any change to any of them runs the whole check again. A gate's
+    validity against the gate schema is remembered by both files' sha256.
     """
 
     PINNED_DIRS = ("schemas", "gates", "profiles")
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, cache: Cache | None = None) -> None:
         self.root = root
+        self.cache = cache
         inventory_path = root / "inventory.json"
         try:
             self.inventory = json.loads(inventory_path.read_bytes())
@@ -79,6 +89,34 @@ class Assets:
             raise PinMismatch(f"{root / rel}: not pinned in {inventory_path}; refusing to start")
         for rel in sorted(pinned_here - on_disk):
             raise PinMismatch(f"{root / rel}: pinned in {inventory_path} but absent; refusing to start")
+        key = self._identities_key(["inventory.json", *sorted(pinned_here)])
+        if key is not None and cache is not None and cache.result(key) is not None:
+            return  # checked by an earlier run, and not one of these files changed since (see the class docstring)
+        self._check_pins(pinned_here)
+        if key is not None and cache is not None and key == self._identities_key(["inventory.json", *sorted(pinned_here)]):
+            cache.store_result(key, "verified")  # unchanged while it was checked
+
+    def _identities_key(self, rels: list[str]) -> str | None:
+        """Return the cache key of the asset check over files `rels` (their identities), or None without a cache or when one is racy."""
+        if self.cache is None:
+            return None
+        from verifier.cache import file_identity, result_key
+
+        now = time.time_ns()
+        identities = []
+        for rel in rels:
+            try:
+                identity = file_identity(os.stat(self.root / rel), now)
+            except OSError:
+                return None
+            if identity is None:
+                return None  # changed in the last moments: check it, remember nothing
+            identities.append([rel, *identity])
+        return result_key("assets-verified", str(self.root.resolve()), identities)
+
+    def _check_pins(self, pinned_here: set[str]) -> None:
+        """Hash every pinned file against its pin, compile every schema, compare the admitted scorer weights; raise on any difference."""
+        root, pins, inventory_path = self.root, self.pins, self.root / "inventory.json"
         for rel in sorted(pinned_here):
             got = sha256_file(root / rel)
             if got != pins[rel]:
@@ -125,10 +163,19 @@ class Assets:
         rel = f"gates/{gate_id}.json"
         if rel not in self.pins:
             raise ConfigError(f"unknown gate {gate_id!r}; shipped gates: {', '.join(self.gate_ids())}")
-        document = self._load(rel)
-        errors = sorted(schema_validator(self.schema("gate")).iter_errors(document), key=str)
-        if errors:
-            raise ConfigError(f"{self.root / rel}: invalid gate: {errors[0].message}")
+        try:
+            data = (self.root / rel).read_bytes()
+            document = json.loads(data)
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{self.root / rel}: {exc}") from None
+        schema = self.schema("gate")
+        from verifier.validation import known_valid, note_valid
+
+        if known_valid(self.cache, schema, hashlib.sha256(data).hexdigest()) is None:
+            errors = sorted(schema_validator(schema).iter_errors(document), key=str)
+            if errors:
+                raise ConfigError(f"{self.root / rel}: invalid gate: {errors[0].message}")
+            note_valid(self.cache, schema, hashlib.sha256(data).hexdigest())
         return document  # type: ignore[no-any-return]
 
     def gate_sha256(self, gate_id: str) -> str:
@@ -180,10 +227,29 @@ def _copy_json(node: Any) -> Any:
     return node
 
 
-@functools.cache
+_ASSETS: dict[str | None, Assets] = {}
+_RUN_CACHE: list[Cache] = []
+
+
+def use_cache(cache: Cache | None) -> None:
+    """Let `assets()` check with the warm re-verify `cache` (None: without one); the CLI sets it around its call."""
+    _RUN_CACHE[:] = [cache] if cache is not None else []
+
+
 def assets(root: str | None = None) -> Assets:
-    """Return the verified `Assets` (cached per root); raises `PinMismatch`/`ConfigError`."""
-    return Assets(Path(root) if root else _default_root())
+    """
+    Return the verified `Assets` under `root` (default: the installed ones), checked once per process and root.
+
+    The first check uses the warm re-verify cache set by `use_cache`, if
+    any; the result does not depend on it. Raises `PinMismatch`/`ConfigError`.
+    `assets.cache_clear()` forgets the checked roots.
+    """
+    if root not in _ASSETS:
+        _ASSETS[root] = Assets(Path(root) if root else _default_root(), cache=_RUN_CACHE[0] if _RUN_CACHE else None)
+    return _ASSETS[root]
+
+
+assets.cache_clear = _ASSETS.clear  # type: ignore[attr-defined]
 
 
 def scorer_weights(root: Path) -> list[dict[str, Any]]:
@@ -233,11 +299,17 @@ def main(argv: list[str]) -> int:
 
     `--check` writes nothing and returns 2 with a one-line message when a pin
     does not hold (used by pre-commit); re-pinning prints the new pins.
-    Side effects: without `--check`, writes `ROOT/inventory.json`.
+    Side effects: without `--check`, writes `ROOT/inventory.json`. A ROOT with
+    none of `schemas/`, `gates/`, `profiles/` is refused (exit 2, nothing
+    written): pinning an empty set there would be a silent mistake.
     """
     check_only = "--check" in argv
     args = [a for a in argv if a != "--check"]
     root = Path(args[0] if args else ".")
+    if not any((root / sub).is_dir() for sub in ("schemas", "gates", "profiles")):
+        print(f"verify: error: {root}: no schemas/, gates/ or profiles/ here, so there is nothing to pin "
+              "(run it at the root of this project or of a copy of its assets)", file=sys.stderr)
+        return 2
     if check_only:
         try:
             Assets(root)

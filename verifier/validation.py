@@ -8,15 +8,16 @@ without importing each other. `verifier.trust.schema_validator` re-exports it.
 
 from __future__ import annotations
 
+import hashlib
 import json
-from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from verifier.errors import ConfigError
 
-__all__ = ["DRAFT_2020_12", "REQUIRED_FORMATS", "schema_validator", "unknown_formats"]
+if TYPE_CHECKING:  # jsonschema is imported on first use: a warm re-verify whose validity is cached never loads it
+    from jsonschema import Draft202012Validator
+
+__all__ = ["DRAFT_2020_12", "REQUIRED_FORMATS", "known_valid", "note_valid", "schema_validator", "unknown_formats"]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
@@ -38,6 +39,9 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
     silently ignore keywords, H-12), when it is not a valid schema, or when a
     format we rely on has no registered checker (H-11).
     """
+    import jsonschema
+    from jsonschema import Draft202012Validator
+
     declared = schema.get("$schema")
     if declared != DRAFT_2020_12:
         raise ConfigError(
@@ -64,6 +68,39 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
             "nothing; refusing to start"
         )
     return Draft202012Validator(schema, format_checker=checker)
+
+
+def _valid_key(schema: dict[str, Any], digest: str) -> str:
+    from verifier.cache import result_key
+
+    canonical = json.dumps(schema, sort_keys=True, separators=(",", ":"), default=str)
+    return result_key("schema-valid", hashlib.sha256(canonical.encode()).hexdigest(), digest)
+
+
+def known_valid(cache: Any, schema: dict[str, Any], digest: str | None) -> bool | None:
+    """
+    Return whether an earlier run found the document whose bytes have sha256 `digest` valid against `schema`.
+
+    `cache` is a warm re-verify `verifier.cache.Cache` or None. Returns None
+    when nothing is known (no cache, no digest, or never validated with this
+    schema, verifier code and installed packages: `verifier.cache.result_key`),
+    else True when the entry was stored by an earlier run and False when by
+    this one (a finding reused from it is then not marked as cached). Only
+    valid outcomes are remembered (`note_valid`); an invalid document is
+    validated again, so its errors are always computed.
+    """
+    if cache is None or digest is None:
+        return None
+    found = cache.result(_valid_key(schema, digest))
+    if found is None or found[0] != "valid":
+        return None
+    return bool(found[1])
+
+
+def note_valid(cache: Any, schema: dict[str, Any], digest: str | None) -> None:
+    """Remember that the document with sha256 `digest` is valid against `schema` (no-op without a cache or digest)."""
+    if cache is not None and digest is not None:
+        cache.store_result(_valid_key(schema, digest), "valid")
 
 
 #: Keywords whose values are data, not subschemas: a `"format"` key inside them is not the keyword.

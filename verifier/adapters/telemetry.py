@@ -40,7 +40,6 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from prometheus_client.parser import text_string_to_metric_families
 
 from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
 from verifier.adapters.telemetry_rules import claims, occupancy, provenance, qualification, rate, standings
@@ -253,6 +252,8 @@ def replay(ctx: Context) -> Iterator[Finding]:
 
 def _counter(data: bytes, name: str, family: str) -> tuple[dict[frozenset[tuple[str, str]], Decimal] | None, str | None]:
     try:
+        from prometheus_client.parser import text_string_to_metric_families  # on first use: a heavy import
+
         families = list(text_string_to_metric_families(data.decode("utf-8")))
     except (ValueError, UnicodeDecodeError, IndexError) as exc:
         return None, f"{name}: not Prometheus text exposition: {exc}"

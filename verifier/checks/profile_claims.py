@@ -97,6 +97,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
         blocked: set[str] = set()
         for key in keys:
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
+            unread = [f"{d}={v}" for d, v in key.items() if v not in ranks.get(d, {})]  # type: ignore[operator]
+            if unread:  # the instance exists only through receipts that were not read (integrity, grammar)
+                why = f" (not parsed: {', '.join(sorted(tree.blocked))})" if tree.blocked else ""
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity" if tree.blocked else "incomplete-denominator",
+                         f"{label}: no readable receipt has {', '.join(unread)}: its receipts were not read{why}, so the "
+                         "claim cannot be derived", path=rule["at"]["file"])
+                continue
             indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
             claim_file = _PLACEHOLDER_RE.sub(lambda m: key.get(m.group(1), m.group(0)), rule["at"]["file"])  # noqa: B023
             if claim_file in tree.blocked:  # never parsed, not even to find the value
@@ -146,7 +153,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                                 scale=_scale(rule["statistic"], rule.get("unit")), declared=rule.get("tolerance"))
             ok, tolerance = cmp.holds, cmp.tolerance
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
-                     f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance)})".replace("  ", " "),
+                     f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
         yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
 

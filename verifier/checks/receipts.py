@@ -22,6 +22,7 @@ are read (`Bundle.document`), so a wrong type is a schema finding here.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Iterator
 from decimal import Decimal
@@ -35,6 +36,7 @@ from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_stric
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
+from verifier.validation import known_valid, note_valid
 
 __all__ = ["ATTEMPT_ROLES", "attempts", "consistency"]
 
@@ -140,7 +142,7 @@ def attempts(ctx: Context) -> Iterator[Finding]:
         accepted = {(r.get("request_id", r.get("worker_id")), r["started_at"]) for r in campaign_of(ctx).receipts}
     except Unverifiable:  # receipts.jsonl unusable: plan.conformance reports why; nothing can be mixed into it
         accepted = set()
-    validator = schema_validator(ctx.assets.schema("receipt"))
+    schema = ctx.assets.schema("receipt") if roles else None
     for name in sorted(roles):
         if name not in bundle.verified:
             continue  # integrity.files FAILed it already; nothing unhashed is parsed
@@ -157,7 +159,15 @@ def attempts(ctx: Context) -> Iterator[Finding]:
         except JSONProblem as exc:
             yield _f(cid, Status.FAIL, exc.code, f"{name}: {exc}", path=name, pointer=None if exc.line is None else f"/{exc.line - 1}")
             continue
-        errors = [(i, e) for i, row in enumerate(rows) for e in validator.iter_errors(row)]
+        digest = hashlib.sha256(data).hexdigest() + ":lines"
+        earlier = known_valid(ctx.options.get("cache"), schema, digest)
+        if earlier is None:  # not known valid (docs/cache.md: only valid outcomes are kept): validate
+            validator = schema_validator(schema)
+            errors = [(i, e) for i, row in enumerate(rows) for e in validator.iter_errors(row)]
+            if not errors:
+                note_valid(ctx.options.get("cache"), schema, digest)
+        else:
+            errors = []
         for i, e in errors:
             yield _f(cid, Status.FAIL, "schema-violation", f"{name}: {schema_message(e)}", path=name,
                      pointer=json_pointer([i, *e.absolute_path]))
@@ -173,7 +183,7 @@ def attempts(ctx: Context) -> Iterator[Finding]:
         if not mixed:
             yield _f(cid, Status.PASS, "attempt-retained",
                      f"{name}: {len(rows)} {roles[name]} receipt(s), integrity-verified, valid, kept out of the accepted result",
-                     path=name, observed=len(rows))
+                     path=name, observed=len(rows), cached="schema" if earlier else None)
     documents = {n for n, *_ in DOCUMENTS.values()}
     hidden = []
     for name, rel in sorted(bundle.verified.items()):

@@ -123,6 +123,18 @@ def rescore(ctx: Context) -> Iterator[Finding]:
 
         planned = dict(zip([i for i, _ in jobs], map_on_cluster(ctx.options["executor"], score_job, [j for _, j in jobs]),
                            strict=True))
+    else:  # score every pair here, all at once: each media file decoded once for all its comparisons
+        local: list[tuple[int, tuple[Any, ...]]] = []
+        for i, comp in enumerate(comparisons):
+            for _finding in _comparison(ctx, i, comp, available, scorers, quality, exp, policy, progress,
+                                        len(comparisons), local=local):
+                pass  # the same findings are yielded by the judging pass below
+        try:
+            results = scoring.score_pairs([pair for _, pair in local], policy, available, scorers, progress=progress,
+                                          cache=ctx.options.get("cache"))
+        finally:
+            progress.done()
+        planned = dict(zip([i for i, _ in local], results, strict=True))
     try:
         for i, comp in enumerate(comparisons):
             yield from _comparison(ctx, i, comp, available, scorers, quality, exp, policy, progress, len(comparisons),
@@ -178,11 +190,13 @@ def _digests(ctx: Context, comp: dict[str, Any]) -> tuple[str, str] | None:
 def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], scorers: scoring.Scorers,
                 quality: dict[str, Any], exp: coverage.Expectation, policy: coverage.Policy,
                 progress: scoring.Progress, total: int, *, jobs: list[tuple[int, tuple[Any, ...]]] | None = None,
-                planned: dict[int, dict[str, Any]] | None = None) -> Iterator[Finding]:
+                planned: dict[int, dict[str, Any]] | None = None,
+                local: list[tuple[int, tuple[Any, ...]]] | None = None) -> Iterator[Finding]:
     """
     Yield the findings of comparison `i`; with `jobs`, only append its scoring job (for `score_job`) when it is scored.
 
-    `planned` holds results already computed on a cluster, by comparison index.
+    With `local`, only append `(i, (ref path, cand path, ref facts, cand facts, digests))` for
+    `scoring.score_pairs`. `planned` holds results already computed (here or on a cluster), by comparison index.
     """
     pointer = f"/comparisons/{i}"
     cid = comp["id"]
@@ -209,6 +223,9 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
                      pointer=f"{pointer}/{side}", observed=bad)
             return
         paths[side], facts[side] = where, fact
+    if local is not None:
+        local.append((i, (paths["reference"], paths["candidate"], facts["reference"], facts["candidate"], _digests(ctx, comp))))
+        return
     if jobs is not None:
         jobs.append((i, (str(paths["reference"]), str(paths["candidate"]), comp["reference"], comp["candidate"], exp, policy,
                          metrics, quality, ctx.options.get("weights_dir"), ctx.options.get("device") or "cpu",

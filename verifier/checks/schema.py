@@ -18,6 +18,7 @@ from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.trust import schema_validator
+from verifier.validation import known_valid, note_valid
 
 __all__ = ["documents"]
 
@@ -71,7 +72,13 @@ def documents(ctx: Context) -> Iterator[Finding]:
             bundle.problems[kind] = f"cannot be read ({exc.strerror or exc})"
             yield _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({exc.strerror or exc})", path=name)
             continue
-        validator = schema_validator(ctx.assets.schema(schema_name))
+        schema = ctx.assets.schema(schema_name)
+        earlier = known_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
+        if earlier is not None:  # these very bytes were valid against this schema in a run of this code (docs/cache.md)
+            yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name,
+                     cached="schema" if earlier else None)
+            continue
+        validator = schema_validator(schema)
         items = list(enumerate(value)) if lines else [(None, value)]
         errors = []
         for index, item in items:
@@ -88,6 +95,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
                 yield _f(Status.FAIL, "schema-violation", f"{name}{where}: {message}", path=name, pointer=ptr,
                          expected=None if error is None else _expected(error))
             continue
+        note_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
         yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
 
 

@@ -19,6 +19,8 @@ case) that the manifest lists; and the file given with
 
 from __future__ import annotations
 
+import dataclasses
+
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -258,10 +260,12 @@ def stated(ctx: Context) -> Iterator[Finding]:
             yield Finding(check=CHECK, status=Status.FAIL, code="claim-text-not-utf8", path=path,
                           message=f"{name} is not UTF-8 (first bad byte at offset {text.split(':')[1]}), so its claims cannot be read")
             continue
-        quantities = extract(text, name)
+        reused: set[str] = set()
+        quantities = extract(text, name, ctx.options.get("cache"), reused)
         if len(quantities) > MAX_QUANTITIES:
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-long", path=path,
                           message=f"{name} states {len(quantities)} numbers, more than the {MAX_QUANTITIES} a claim text may state; none is checked")
             continue
         for outcome in bind(quantities, evidence, pairs, keys):
-            yield _finding(outcome, path)
+            finding = _finding(outcome, path)
+            yield dataclasses.replace(finding, cached="markdown") if reused else finding  # parsed by an earlier run

@@ -76,6 +76,4 @@ def dim_text(value: Any) -> str | None:
     return str(value)
 
 
-def fmt(value: Decimal) -> str:
-    """Return `value` as a short plain-decimal string for derivation texts."""
-    return format(value.normalize() if value == value.to_integral_value() else value, "f")[:24]
+fmt = stats.fmt  # one formatting of derived numbers for messages (re-exported for the profile checks)

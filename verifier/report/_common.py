@@ -74,9 +74,14 @@ def json_text(text: str) -> str:
 
 
 def location(f: Finding) -> str:
-    """Return `path#pointer`, `path`, or `-` for a finding."""
+    """
+    Return `path#pointer`, `path`, or `-` for a finding.
+
+    A pointer is a JSON Pointer (`/a/0`) or a fragment that already carries its `#` (`#line=3`, `#row=2`,
+    `verifier.evidence.Location`); either gives one `#`.
+    """
     if f.path and f.pointer:
-        return f"{f.path}#{f.pointer}"
+        return f"{f.path}{'' if f.pointer.startswith('#') else '#'}{f.pointer}"
     return f.path or "-"
 
 

@@ -9,7 +9,7 @@ verdict close the report.
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import trust_lines, visible
+from verifier.report._common import location, trust_lines, visible
 from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
@@ -18,6 +18,10 @@ NAME = "text"
 
 COLORS = {Status.PASS: "32", Status.FAIL: "31", Status.UNVERIFIED: "33", Status.ERROR: "35"}
 VERDICT_COLORS = {"PASS": "32", "FAIL": "31", "INCOMPLETE": "33", "ERROR": "35"}
+
+
+#: What a `cached` marker reused, as the `cache:` line names it.
+_REUSED = {"schema": "schema validation", "coverage": "demux (coverage facts)", "markdown": "Markdown parse"}
 
 
 def _paint(text: str, code: str, color: bool) -> str:
@@ -30,9 +34,7 @@ def _safe(text: object) -> str:
 
 
 def _location(f: Finding) -> str:
-    if f.path and f.pointer:
-        return _safe(f"{f.path}#{f.pointer}")
-    return _safe(f.path or "-")
+    return _safe(location(f))
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False, show_pass: bool = False) -> str:
@@ -65,8 +67,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     for f in report.findings:
         if f.cached:
             reused[f.cached] = reused.get(f.cached, 0) + 1
-    if reused:  # the warm re-verify cache (docs/cache.md): which findings reused a cached digest or score
-        lines.append("cache: " + ", ".join(f"{n} finding(s) reused a cached {kind}" for kind, n in sorted(reused.items()))
+    if reused:  # the warm re-verify cache (docs/cache.md): which findings reused a cached digest, score, validation or demux
+        lines.append("cache: " + ", ".join(f"{n} finding(s) reused a cached {_REUSED.get(kind, kind)}" for kind, n in sorted(reused.items()))
                      + " (marked \"(cached ...)\" with -v; --no-cache to recompute everything)")
     verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
     total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}

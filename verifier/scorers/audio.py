@@ -20,23 +20,15 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from verifier.scorers import parameters
+
 __all__ = ["DEFINITION", "HOP", "N_FFT", "PARAMETERS", "AudioRefused", "spectral_cosine"]
 
 DEFINITION = "stft_mag_cosine_v1"
 N_FFT = 1024
 HOP = 256
 #: The definition's fixed parameters, as a gate pins them (`length_tolerance_samples` is the gate's own choice).
-PARAMETERS = {
-    "n_fft": N_FFT,
-    "hop": HOP,
-    "window": "periodic hann",
-    "dc": "each channel's mean removed",
-    "downmix": "mono (mean over channels)",
-    "framing": "full frames only, no centring or padding",
-    "magnitude": "|rfft|, 513 bins",
-    "score": "cosine of the flattened time x frequency magnitudes, clipped to [0, 1]",
-    "length": "exact sample counts from coverage (packet timestamps); never truncated to the shorter signal",
-}
+PARAMETERS = parameters.AUDIO_COSINE
 #: Minimum RMS (full scale 1.0) below which a signal counts as silence and is refused.
 ENERGY_FLOOR = 1e-6
 

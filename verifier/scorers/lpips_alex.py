@@ -33,23 +33,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from verifier.scorers import parameters
 from verifier.scorers.weights import WeightPin, WeightsProblem, load_state_dict, locate, read_verified, state_digest
 
 __all__ = ["ID", "PARAMETERS", "LpipsScorer", "build", "to_lpips_input"]
 
 ID = "lpips-alex-v0.1"
-PARAMETERS: dict[str, Any] = {
-    "net": "alex",
-    "version": "0.1",
-    "lpips": True,
-    "spatial": False,
-    "use_dropout": True,
-    "colour": "rgb24",
-    "layout": "NCHW float32",
-    "input_range": "[-1, 1]: uint8 v -> v / 127.5 - 1, normalize=False",
-    "resize": "none (native resolution)",
-    "reduction": "mean over frames",
-}
+PARAMETERS: dict[str, Any] = parameters.LPIPS
 LINEAR_KEYS = frozenset(f"lin{i}.model.1.weight" for i in range(5))
 EXTRA = "scoring"
 INSTALL_HINT = "pip install 'verify-evidence[scoring]'"
@@ -85,6 +75,7 @@ class LpipsScorer:
     model: Any
     device: str
     identity: dict[str, Any] = field(default_factory=dict)
+    _layout: Any = None  # the backbone's memory format once `features` set it
 
     def distances(self, ref: list[npt.NDArray[np.uint8]], cand: list[npt.NDArray[np.uint8]]) -> list[float]:
         """Return the LPIPS distance of each (ref, cand) uint8 RGB frame pair, as float64 values of the float32 outputs."""
@@ -97,6 +88,41 @@ class LpipsScorer:
             b = torch.cat([to_lpips_input(f) for f in cand]).to(self.device)
             out = self.model(a, b, normalize=False)
         return [float(v) for v in out.reshape(-1).cpu().tolist()]
+
+    def features(self, frames: list[npt.NDArray[np.uint8]]) -> list[list[Any]]:
+        """
+        Return, per uint8 HxWx3 RGB frame, its 5 unit-normalised AlexNet feature maps (1xCxhxw tensors on `device`).
+
+        The frames run through the network as one batch in channels-last
+        layout (faster on CPU; the same arithmetic up to float32 rounding).
+        `distance` of two such lists equals `distances` of the two frames
+        (to float32 rounding, well inside 1e-6), so a frame shared by several
+        comparisons goes through AlexNet once.
+        """
+        import lpips
+        import torch
+
+        if not frames:
+            return []
+        channels_last = torch.channels_last if self.device == "cpu" else torch.contiguous_format
+        if self._layout != channels_last:
+            self.model.net.to(memory_format=channels_last)
+            self._layout = channels_last
+        with torch.inference_mode():
+            batch = torch.cat([to_lpips_input(f) for f in frames]).to(self.device).contiguous(memory_format=channels_last)
+            outs = self.model.net.forward(self.model.scaling_layer(batch))
+            normed = [lpips.normalize_tensor(o) for o in outs]
+        return [[layer[i:i + 1] for layer in normed] for i in range(len(frames))]
+
+    def distance(self, a: list[Any], b: list[Any]) -> float:
+        """Return the LPIPS distance of two frames given by their `features`, as lpips' `forward` sums it: sum over layers of the spatial mean of lin((a - b)^2)."""
+        import torch
+
+        with torch.inference_mode():
+            val = 0
+            for kk in range(len(a)):
+                val += self.model.lins[kk]((a[kk] - b[kk]) ** 2).mean([2, 3], keepdim=True)
+        return float(val.reshape(-1)[0].cpu())
 
 
 def _import_stack() -> tuple[Any, Any, Any]:

@@ -33,22 +33,14 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 import numpy.typing as npt
 
+from verifier.scorers import parameters
+
 __all__ = ["BATCH_PIXELS", "ID", "PARAMETERS", "WINDOW", "reference_ssim_frame", "ssim_batch", "ssim_frame",
            "ssim_frames", "ssim_per_frame"]
 
 ID = "ssim-wang2004"
 
-PARAMETERS = {
-    "colour": "rgb24",
-    "channel_axis": -1,
-    "data_range": 255,
-    "gaussian_weights": True,
-    "sigma": 1.5,
-    "use_sample_covariance": False,
-    "K1": 0.01,
-    "K2": 0.03,
-    "reduction": "mean over frames",
-}
+PARAMETERS = parameters.SSIM
 
 _SIGMA = 1.5
 _TRUNCATE = 3.5  # scikit-image's choice for gaussian_weights, giving Wang et al.'s 11-tap window
