@@ -167,3 +167,14 @@ def test_wrong_typed_raw_bytes_is_a_schema_finding(tmp_path):
     report = verify_path(str(d))
     assert any(x.check == "matrix.schema" and x.status == "FAIL" for x in report.findings)
     assert not [x for x in report.findings if x.status == "ERROR"]
+
+
+@pytest.mark.parametrize("change", [lambda s: s["rounds"][0].update(throughput_rps=None),
+                                    lambda s: s["rounds"][0].update(wave_seconds=None),
+                                    lambda s: s["rounds"][0].update(case="other")])
+def test_complete_round_without_its_numbers_or_lines_fails_not_errors(tmp_path, change):
+    d = _copy(tmp_path / "c", "good")
+    _summary(change)(d)
+    report = verify_path(str(d))
+    assert ("matrix.throughput", "complete-round-unsupported") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert not [x for x in report.findings if x.status == "ERROR"]

@@ -254,3 +254,50 @@ def test_starts_carrier_that_is_not_a_list_of_times_fails(tmp_path):
     _add_carrier(d, "request_starts", "request-starts.json", json.dumps(STARTS[:3]))
     report = verify_path(str(d))
     assert ("telemetry.standings", "starts-incomplete") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+
+
+def _leaves(node, path=()):
+    if isinstance(node, dict) and node:
+        for k, v in node.items():
+            yield from _leaves(v, (*path, k))
+    elif isinstance(node, list) and node:
+        for i, v in enumerate(node):
+            yield from _leaves(v, (*path, i))
+    else:
+        yield path
+
+
+def test_any_leaf_of_any_type_is_a_finding_never_an_error(tmp_path):
+    """Every leaf of the receipt (and of the optional blocks the rules read) replaced by each JSON type: no ERROR, no traceback."""
+    base = json.loads((FIX / "telemetry-receipt.json").read_text())
+    base["standings"]["window"].update(standing="isolated", isolation_lease={"protects": dict(SUBJECT)},
+                                       traffic_receipt={"attributed_to": "operator", "evidence": "traffic"})
+    base["standings"]["qualification"] = "qualified"
+    base["standings"]["arrival"]["request_starts_retained"] = True
+    d = _copy(tmp_path, "leaf")
+    _add_carrier(d, "request_starts", "request-starts.json", json.dumps(STARTS))
+    base["evidence"]["request_starts"] = json.loads((d / "telemetry-receipt.json").read_text())["evidence"]["request_starts"]
+    errors = []
+    for path in _leaves(base):
+        for value in (None, "x", 0, -1, 1.5, True, [], {}, "inf", "0" * 64):
+            doc = json.loads(json.dumps(base))
+            node = doc
+            for p in path[:-1]:
+                node = node[p]
+            node[path[-1]] = value
+            (d / "telemetry-receipt.json").write_text(json.dumps(doc))
+            report = verify_path(str(d))
+            errors += [(path, value, x.check, x.message) for x in report.findings if x.status == "ERROR"]
+    assert not errors, errors[:5]
+
+
+@pytest.mark.parametrize("text", ["[" * 100000 + "]" * 100000, "[NaN, 1, 2, 3]", "[1, 2, 3, 1e999]", "\xff\xfe"])
+def test_hostile_starts_carrier_is_a_finding_never_an_error(tmp_path, text):
+    d = _copy(tmp_path, "h")
+    (d / "request-starts.json").write_bytes(text.encode("latin-1"))
+    digest = hashlib.sha256((d / "request-starts.json").read_bytes()).hexdigest()
+    _edit(d, lambda r: r["evidence"].__setitem__("request_starts", {"path": "request-starts.json", "sha256": digest}))
+    _set("standings", "arrival", "request_starts_retained", value=True)(d)
+    report = verify_path(str(d))
+    assert not [x for x in report.findings if x.status == "ERROR"], [x.message for x in report.findings if x.status == "ERROR"]
+    assert ("telemetry.standings", "starts-unreadable") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}

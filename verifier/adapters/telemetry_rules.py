@@ -15,7 +15,6 @@ is absent there is unmet, never assumed.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections.abc import Iterator
@@ -26,6 +25,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from verifier import stats
 from verifier.adapters._common import claim_finding, f
+from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
@@ -317,12 +317,13 @@ def _starts(ctx: Context) -> Iterator[Finding]:
         return
     path = ev["request_starts"]["path"]
     try:
-        starts = json.loads(raw, parse_float=Decimal, parse_int=Decimal)
-    except (ValueError, UnicodeDecodeError):
-        starts = None
-    if not isinstance(starts, list) or not starts or not all(isinstance(s, Decimal) for s in starts):
-        yield f("telemetry.standings", Status.FAIL, "starts-unreadable", f"{path}: not a JSON array of start times in seconds", path=path)
+        starts, why = loads_strict(raw), "not a JSON array of start times in seconds"
+    except JSONProblem as exc:
+        starts, why = None, str(exc)
+    if not isinstance(starts, list) or not starts or not all(isinstance(s, (Decimal, int)) and not isinstance(s, bool) for s in starts):
+        yield f("telemetry.standings", Status.FAIL, "starts-unreadable", f"{path}: {why}", path=path)
         return
+    starts = [Decimal(s) for s in starts]
     n = receipt["protocol"]["num_prompts"]
     if len(starts) != n:
         yield f("telemetry.standings", Status.FAIL, "starts-incomplete", f"{path}: {len(starts)} request starts for {n} offered requests",
