@@ -9,7 +9,8 @@ pins and schema compilation are not counted; the page cache is warm):
 
 - `stdlib`: read summary.json (json), summary.csv (csv), the README table
   (split on `|`), every `mlperf_log_summary.txt` (`key : value` lines, split
-  at the first colon), every `accuracy.txt` (json / ast.literal_eval /
+  at the first colon), every `mlperf_log_detail.txt` (`:::MLLOG {json}`
+  lines, json), every `accuracy.txt` (json / ast.literal_eval /
   `k=v` lines) and every measurements README line naming a bound;
 - `verify`: `verifier.core.verify_path(TREE)` (detection, every check of the
   profile, the report object).
@@ -49,6 +50,14 @@ def parse_stdlib(tree: Path) -> int:
             if sep:
                 values[key.strip()] = value.strip()
         count += len(values)
+    for path in tree.glob("*/*/results/*/*/*/performance/run_1/mlperf_log_detail.txt"):
+        for line in path.read_text().splitlines():
+            if line.startswith(":::MLLOG "):
+                try:
+                    entry = json.loads(line[len(":::MLLOG "):])
+                except ValueError:
+                    continue
+                count += isinstance(entry, dict) and "key" in entry
     for path in tree.glob("*/*/results/*/*/*/accuracy/accuracy.txt"):
         for line in path.read_text().splitlines():
             text = line.strip()

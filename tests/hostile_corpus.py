@@ -10,9 +10,10 @@ gate ids, MP4 headers, pickled weights, control/bidi characters, and foreign
 receipts (vLLM, serving record, HTTP matrix, telemetry) with the same damage.
 
 `expect` is `not-pass` unless a case is legitimately fine (`pass`, with the
-reason in `why`), may end as a usage error (`usage`: exit 2 naming the
-problem, e.g. a file no reader recognises), or depends on privileges
-(`any`: root reads a mode-000 file). Nothing here is evidence of ours: the
+reason in `why`), or may end as a usage error (`usage`: exit 2 naming the
+problem, e.g. a file no reader recognises). The `unreadable` family is
+verified under `deny_unreadable`, so root (CI) and a normal user judge a
+mode-000 file alike. Nothing here is evidence of ours: the
 corpus seeds are read in place from the test fixtures and `../shared`.
 """
 
@@ -63,6 +64,55 @@ class _Payload:
         return (open, (self.target, "w"))
 
 
+def _denied(path: Any, want: int) -> bool:
+    """Would a non-root owner be refused `path`: `want` (S_IRUSR or S_IWUSR) missing on it, or search on a parent?"""
+    if isinstance(path, int):
+        return False
+    full = Path(os.path.abspath(os.fspath(path)))
+    try:
+        if any(not os.stat(parent).st_mode & stat.S_IXUSR for parent in full.parents):
+            return True
+        return not os.stat(full).st_mode & want
+    except OSError:
+        return False  # a missing path: let the real call say so
+
+
+def deny_unreadable(monkeypatch: Any) -> None:
+    """
+    Make root meet the permission checks a normal user meets, so the suite judges mode-000 files alike under both.
+
+    Root reads through mode 000 (the kernel skips the checks for it), and CI
+    may run as root. Here `os.open`, `os.scandir`, `os.listdir`, `open`
+    and `io.open` raise `PermissionError` (errno 13) as the kernel would for
+    the file's owner: reading needs the owner's read bit (a directory's to
+    list it), and every parent directory the owner's search bit. A no-op
+    when not root: the kernel already does it.
+    """
+    if os.geteuid() != 0:
+        return
+    import builtins
+    import io
+
+    def guard(real: Callable[..., Any], want: Callable[..., int]) -> Callable[..., Any]:
+        def call(path: Any = ".", *args: Any, **kwargs: Any) -> Any:
+            if _denied(path, want(*args, **kwargs)):
+                raise PermissionError(13, "Permission denied", os.fspath(path))
+            return real(path, *args, **kwargs)
+        return call
+
+    def by_flags(flags: int = os.O_RDONLY, *_: Any, **__: Any) -> int:
+        return stat.S_IRUSR if flags & os.O_ACCMODE == os.O_RDONLY else stat.S_IWUSR
+
+    def by_mode(mode: str = "r", *_: Any, **__: Any) -> int:
+        return stat.S_IRUSR if set(mode) <= set("rbt") else stat.S_IWUSR
+
+    monkeypatch.setattr(os, "open", guard(os.open, by_flags))
+    monkeypatch.setattr(os, "scandir", guard(os.scandir, lambda *_, **__: stat.S_IRUSR))
+    monkeypatch.setattr(os, "listdir", guard(os.listdir, lambda *_, **__: stat.S_IRUSR))
+    monkeypatch.setattr(builtins, "open", guard(builtins.open, by_mode))
+    monkeypatch.setattr(io, "open", guard(io.open, by_mode))
+
+
 def _json(value: Any) -> str:
     return json.dumps(value, indent=1)
 
@@ -100,6 +150,9 @@ def _raw(name: str, data: bytes) -> Callable[[Path], None]:
         (bundle / name).write_bytes(data)
     return edit
 
+
+#: The `unreadable` cases: the entry of each bundle set to mode 000 once everything is written.
+MODE_000 = {"unreadable-file": "claims.json", "unreadable-manifest": "manifest.json", "unreadable-dir": "d"}
 
 DOCS = ("plan.json", "claims.json", "receipts.jsonl")
 WRONG = ([], {}, "x", -1, None, True, 0.5)
@@ -140,12 +193,10 @@ def _bundle_cases(root: Path) -> list[Case]:
     add("fifo", "special-files", lambda b: os.mkfifo(b / "pipe"))
     add("fifo-as-document", "special-files", lambda b: ((b / "claims.json").unlink(), os.mkfifo(b / "claims.json")))
     add("socket-like-dir-entry", "special-files", lambda b: (b / "sub").mkdir() or os.mkfifo(b / "sub" / "p"))
-    # unreadable files and directories (root reads them anyway)
-    root_reads = "root reads mode 000 files and lists mode 000 directories, so the bundle is intact for root"
-    add("unreadable-file", "unreadable", lambda b: (b / "claims.json").chmod(0), expect="any" if os.geteuid() == 0 else "not-pass",
-        why=root_reads)
-    add("unreadable-dir", "unreadable", lambda b: ((b / "d").mkdir(), (b / "d" / "x").write_text("x")),
-        expect="any" if os.geteuid() == 0 else "not-pass", why=root_reads)
+    # unreadable files and directories (verified under `deny_unreadable`, so root meets a normal user's checks)
+    add("unreadable-file", "unreadable")
+    add("unreadable-manifest", "unreadable")
+    add("unreadable-dir", "unreadable", lambda b: ((b / "d").mkdir(), (b / "d" / "x").write_text("x")))
     # Unicode twins
     add("nfc-nfd-twins", "unicode-twins", lambda b: ((b / "caf\u00e9.txt").write_text("a"), (b / "cafe\u0301.txt").write_text("b")))
     add("casefold-twins", "unicode-twins", lambda b: ((b / "Data.txt").write_text("a"), (b / "data.txt").write_text("b")))
@@ -350,9 +401,9 @@ def build(root: Path) -> list[Case]:
     for sub, make in (("vllm", _vllm_cases), ("serving", _serving_cases), ("dirs", _directory_cases)):
         (root / sub).mkdir()
         cases += make(root / sub)
-    for case in cases:  # chmod last: the builders above must still read what they copy
-        if case.name == "unreadable-dir":
-            (case.path / "d").chmod(0)
+    for case in cases:  # chmod last: the builders above (and the re-listing of the manifest) must still read them
+        if case.name in MODE_000:
+            (case.path / MODE_000[case.name]).chmod(0)
     return cases
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from helpers import make_assets, write_bundle
-from hostile_corpus import PICKLE_MARKER, Case, build, snapshot
+from hostile_corpus import PICKLE_MARKER, Case, build, deny_unreadable, snapshot
 from report_formats import assert_all_formats_parse
 from test_hostile_repro import deadline
 
@@ -43,7 +43,9 @@ def _run(case: Case, assets: str) -> str | None:
     before = snapshot(case.path)
     started = time.monotonic()
     try:
-        with deadline(CEILING_S):
+        with deadline(CEILING_S), pytest.MonkeyPatch.context() as patch:
+            if case.family == "unreadable":
+                deny_unreadable(patch)  # root meets the permission checks a normal user meets
             report = verify_path(str(case.path), asset_root=assets)
     except UsageError as exc:
         if case.expect not in ("usage",):

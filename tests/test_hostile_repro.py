@@ -12,7 +12,6 @@ speed targets (those live in benchmarks/).
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import subprocess
@@ -25,6 +24,7 @@ from pathlib import Path
 import pytest
 from bundlekit import rehash
 from conftest import EXAMPLE, ROOT
+from hostile_corpus import deny_unreadable
 from report_formats import assert_all_formats_parse
 
 from verifier.core import verify_path
@@ -242,17 +242,7 @@ def test_6_junit_with_control_characters_is_well_formed(tmp_path):
 def test_7_unreadable_manifest_is_a_fail_finding(tmp_path, monkeypatch):
     bundle = example(tmp_path, lambda b: None)
     (bundle / "manifest.json").chmod(0)
-    if os.geteuid() == 0:  # root reads mode 000 anyway: make the open fail as it does for everyone else
-        from verifier import bundle as bundle_module
-
-        real_open = os.open
-
-        def refuse(path, *args, **kwargs):
-            if Path(path).name == "manifest.json":
-                raise PermissionError(13, "Permission denied", str(path))
-            return real_open(path, *args, **kwargs)
-
-        monkeypatch.setattr(bundle_module.os, "open", refuse)
+    deny_unreadable(monkeypatch)  # as root too: root reads mode 000, a normal user (and this test) does not
     report = verified(bundle)
     assert report.findings[0].code == "manifest-unreadable" and report.findings[0].status is Status.FAIL
     assert report.verdict == "FAIL"
@@ -301,3 +291,29 @@ def test_8_integer_claims_have_a_tolerance(tmp_path):
     report = verified(tmp_path / "r.json")
     std = [f for f in report.findings if f.pointer == "/std_ttft_ms"]
     assert std and std[0].status is Status.FAIL and std[0].code == "claim-mismatch"
+
+
+# Known defects found after the ten: an absurd frozen-HTTP-matrix `repetitions` is a FAIL finding, in bounded time
+def test_absurd_matrix_repetitions_is_a_fail_not_a_hang(tmp_path):
+    from test_http_matrix import _copy, _edit_plan
+
+    matrix = _copy(tmp_path, "good")
+    _edit_plan(matrix, lambda p: p.__setitem__("repetitions", 10**300))
+    report = verified(matrix, seconds=30)
+    beyond = [f for f in report.findings if f.code == "rounds-beyond-summary"]
+    assert len(beyond) == 1 and beyond[0].status is Status.FAIL and report.verdict == "FAIL"
+    assert beyond[0].observed > 10**300 and beyond[0].pointer == "/repetitions"
+    assert not [f for f in report.findings if f.code == "round-missing"]  # one finding, not one per absent round
+
+
+def test_a_few_missing_matrix_rounds_are_still_listed_one_by_one(tmp_path):
+    from test_http_matrix import _copy, _edit_plan
+
+    matrix = _copy(tmp_path, "good")
+    reps = json.loads((matrix / "plan.json").read_text())["repetitions"]
+    _edit_plan(matrix, lambda p: p.__setitem__("repetitions", reps + 1))
+    report = verified(matrix, seconds=30)
+    plan = json.loads((matrix / "plan.json").read_text())
+    missing = [f for f in report.findings if f.code == "round-missing"]
+    assert len(missing) == len(plan["cases"]) * len(plan["concurrency"]) and all(f.expected[2] == reps + 1 for f in missing)
+    assert not [f for f in report.findings if f.code == "rounds-beyond-summary"]

@@ -253,3 +253,21 @@ def test_a_broken_match_is_refused_naming_file_and_pointer(tmp_path, change, mes
     change(doc)
     with pytest.raises(ConfigError, match=message):
         verify_path(str(bundle), asset_root=make_assets(tmp_path / "bad", {"out": doc}))
+
+
+# ---------------------------------------------------------------- the indexed selection keeps stand-ins for unread receipts
+
+
+def test_an_unreadable_receipt_stays_in_the_denominator_of_a_large_selection(tmp_path):
+    """Above the index threshold (16 records), a stand-in whose selected dimension is unknown (read from inside the file) is still selected."""
+    files = {f"runs/r{i:02d}.csv": "s,samples,phase\n2,1,measured\n" for i in range(20)}
+    files["runs/broken.csv"] = "s,samples,phase\n2,1\n"  # breaks the CSV grammar: unreadable, its phase is not known
+    files["summary.json"] = '{"mean_s": 2}'
+    claim = {"id": "mean_s", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "unit": "s",
+             "at": {"file": "summary.json", "pointer": "/mean_s"}}
+    bundle, assets = _bundle(tmp_path, files, [claim])
+    doc = json.loads(Path(assets, "profiles", "run.json").read_text())
+    doc["receipts"]["runs"]["fields"]["phase"] = {"pointer": "/phase"}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "p", {"run": doc}))
+    f = _claim(report, "mean_s")
+    assert (f.status, f.code) == ("UNVERIFIED", "incomplete-denominator") and "runs/broken.csv" in f.message

@@ -331,7 +331,9 @@ def test_mlperf_mixtral_publishes_tokens_per_second_as_samples_per_second_and_fa
     assert mlperf.kind == "profile:mlperf-inference" and mlperf.verdict == "FAIL"
     for prefix in ("", "csv.", "readme."):
         f = _claim(mlperf, f"{prefix}Result{MIXTRAL}")
-        assert (f.status, f.code, f.expected, f.observed) == ("FAIL", "claim-mismatch", "0.0148696", "0.000195653")
+        assert (f.status, f.code, f.expected, f.observed) == ("FAIL", "unit-mismatch", "0.000195653 Samples/s", "0.0148696 Samples/s")
+        assert "0.0148696 is the receipt's tokens_per_second (0.0148696 tokens/s), not its samples_per_second (0.000195653 Samples/s)" in f.message
+        assert "a tokens/s figure stated as Samples/s" in f.message
 
 
 def test_mlperf_every_other_row_with_logs_rederives_result_and_accuracy(mlperf):
@@ -349,13 +351,42 @@ def test_mlperf_rows_whose_logs_are_absent_are_unverified(mlperf):
     assert len(sdxl) == 9 and all((f.status, f.code) == ("UNVERIFIED", "not-derivable") for f in sdxl)
 
 
-def test_mlperf_mixtral_accuracy_is_below_the_closed_division_floors_its_readme_quotes(mlperf):
-    gate = {f.message.split(" ")[0]: f for f in _by(mlperf, "profile.gate")}
+def test_mlperf_open_division_rows_are_not_judged_against_closed_division_floors(mlperf):
+    gate = _by(mlperf, "profile.gate")
+    assert len(gate) == 9 and all((f.status, f.code) == ("UNVERIFIED", "empty-selection") and "division=closed" in f.message for f in gate)
+
+
+def test_mlperf_a_closed_division_run_below_the_floors_its_readme_quotes_fails(tmp_path):
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    platform = "gh_action-reference-cpu-pytorch_v2.6.0-default_config"
+    for part in ("results", "measurements"):
+        source = bundle / "open/MLCommons" / part / platform / "mixtral-8x7b"
+        target = bundle / "closed/MLCommons" / part / platform / "mixtral-8x7b"
+        target.parent.mkdir(parents=True)
+        source.rename(target)
+    gate = {f.message.split(" ")[0]: f for f in _by(verify_path(str(bundle)), "profile.gate")}
     for name in ("closed-division-ROUGE1", "closed-division-ROUGE2", "closed-division-ROUGEL", "closed-division-mbxp_accuracy"):
         assert (gate[name].status, gate[name].code) == ("FAIL", "rule-not-met") and "mixtral-8x7b" in gate[name].message
     assert ">= 45.14291" in gate["closed-division-ROUGE1"].message
     assert gate["closed-division-TOKENS_PER_SAMPLE"].status == "PASS"  # 152.0 within >= 130.356 and <= 160.49
-    assert gate["closed-division-acc"].status == "PASS" and gate["closed-division-mAP"].status == "PASS"
+    assert gate["closed-division-acc"].code == "empty-selection"  # no closed resnet50 row: nothing judged
+
+
+def test_mlperf_summary_figures_equal_the_detail_log_of_every_row(mlperf):
+    found = _by(mlperf, "profile.matches")
+    assert len(found) == 3 * 38 and all((f.status, f.code) == ("PASS", "equal") for f in found)
+
+
+def test_mlperf_a_detail_log_disagreeing_with_its_summary_fails_naming_both_files(tmp_path):
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    run = "open/MLCommons/results/gh_macos-latest_x86-mlcommons_cpp-cpu-onnxruntime-default_config/resnet50/offline/performance/run_1/"
+    detail = bundle / run / "mlperf_log_detail.txt"
+    text = detail.read_text()
+    assert '"key": "result_samples_per_second", "value": 8.60445,' in text
+    detail.write_text(text.replace('"key": "result_samples_per_second", "value": 8.60445,', '"key": "result_samples_per_second", "value": 8.60446,'))
+    bad = [f for f in _by(verify_path(str(bundle)), "profile.matches") if f.status != "PASS"]
+    assert [(f.status, f.code, f.path) for f in bad] == [("FAIL", "not-equal", run + "mlperf_log_summary.txt")]
+    assert run + "mlperf_log_detail.txt" in bad[0].message and "8.60446" in bad[0].message
 
 
 def test_mlperf_units_column_of_another_dimension_is_a_unit_mismatch_naming_both(tmp_path):
@@ -416,3 +447,43 @@ def test_profile_explain_refuses_a_broken_draft_naming_file_and_pointer(run, tmp
     result = run("profile", "explain", str(draft), str(FASTH3))
     assert result.exit_code == 2 and "draft.json: invalid profile at /claims/0/unit: unknown unit 'furlongs'" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- each shipped profile on mutated copies: a stated number, a receipt file, a unit
+
+
+def test_hyperfine_3em_without_its_export_is_incomplete_naming_the_receipt_glob(tmp_path):
+    bundle = copy_bundle("hyperfine-3em", tmp_path)
+    (bundle / "tools/benchmarks/results.json").unlink()
+    report = verify_path(str(bundle), profile="hyperfine")
+    missing = [f for f in report.findings if f.code == "no-receipts"]
+    assert report.verdict == "INCOMPLETE" and missing and all(f.status == "UNVERIFIED" for f in missing)
+    assert any("**/*.json" in (f.path or "") + f.message for f in missing)
+
+
+def test_hyperfine_3em_one_run_written_in_milliseconds_fails(tmp_path):
+    bundle = copy_bundle("hyperfine-3em", tmp_path)
+    export = bundle / "tools/benchmarks/results.json"
+    export.write_text(export.read_text().replace("2.4772243683400004,", "2477.2243683400004,", 1))
+    report = verify_path(str(bundle))
+    f = _claim(report, "mean[file=tools/benchmarks/results.json][arm=../../target/release/bench]")
+    assert (f.status, f.code) == ("FAIL", "claim-mismatch") and report.verdict == "FAIL"
+
+
+def test_fasth3_without_its_comparison_record_is_incomplete_naming_it(tmp_path):
+    bundle = copy_bundle("vllm-omni-rankings-fasth3-vae-int8", tmp_path)
+    (bundle / "comparison.json").unlink()
+    report = verify_path(str(bundle), profile="vllm-omni-rankings-comparison")
+    assert report.verdict in ("INCOMPLETE", "FAIL")
+    named = [f for f in report.findings if f.status != "PASS" and "comparison.json" in ((f.path or "") + f.message)]
+    assert named, [(f.check, f.code, f.message) for f in report.findings]
+
+
+def test_mlperf_an_accuracy_recorded_in_another_unit_is_a_unit_mismatch(tmp_path):
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    path = bundle / "open/MLCommons/results/gh_macos-latest_x86-mlcommons_cpp-cpu-onnxruntime-default_config/resnet50/offline/accuracy/accuracy.txt"
+    path.write_text(path.read_text().replace("accuracy=76.000%", "accuracy=76.000s"))
+    report = verify_path(str(bundle))
+    bad = [f for f in report.findings if f.status == "FAIL" and "resnet50" in f.message + (f.path or "") and "gh_macos-latest_x86-mlcommons_cpp" in f.message + (f.path or "")]
+    assert bad and report.verdict == "FAIL", [(f.check, f.code, f.message) for f in report.findings if f.status != "PASS"][:10]
+    assert any(f.code == "unit-mismatch" and "accuracy.txt" in (f.path or "") for f in bad), [(f.code, f.path, f.message[:120]) for f in bad]

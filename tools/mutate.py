@@ -1,23 +1,44 @@
 """
-Mutation testing of our own (issue 14): AST mutants of one module, each run against the tests mapped to it.
+Mutation testing of our own (issue 14): AST mutants of one module, each run against the tests that execute its line.
 
-Usage (from the repository root):
-    .venv/bin/python tools/mutate.py MODULE [MODULE ...] [--max N] [--seed S] [--list] [--lines L1,L2]
+Usage (from the repository root, under `nice -n 10`):
+    .venv/bin/python tools/mutate.py --map [TEST_FILE ...]
+    .venv/bin/python tools/mutate.py MODULE [MODULE ...] | --all  [--max N] [--seed S] [--list] [--lines L1,L2]
 
-For each MODULE (a key of `TESTS`, e.g. `verifier/stats.py`) every mutation
-site is enumerated (operators below), a deterministic sample of at most N
-(default 40) is drawn with seed S, and each mutant is written into a private
-copy of the repository (the working tree is never touched) where
-`pytest -x -q` runs only the test files mapped to the module. A mutant is
-killed when that run fails or exceeds 4x the clean run's time; survivors are
-printed with their line and change. `--list` prints the sites only.
+`--map` runs the test suite once in a private copy of the repository under
+coverage.py, switching the coverage context at every test, and writes
+`.mutation/map.json`: for each module of `MODULES`, the sha256 of its source
+and, per line, the node ids of the tests that executed it, plus each test's
+duration. With test files named, only those are run and their entries
+replace the old ones (after writing tests that kill survivors). A module
+whose source changed since it was mapped is refused until `--map` is re-run.
+
+A run enumerates every mutation site of each MODULE (operators below),
+draws a deterministic sample of at most N (default 25) with seed S, writes
+each mutant into the private copy (the working tree is never touched) and
+runs `pytest -x` on the tests that executed the mutated statement (the
+first case of every test function before any second one; within that, the
+kill tests and those of a test file named after the module first, then the
+fastest) up to `--budget` mapped seconds of them (default 30; always at
+least one), in a forked child that imports the (mutated) package afresh.
+A mutant is killed when that run fails or exceeds 3x the tests' mapped
+time; a site no test executes survives without a run ("not covered"). A
+survivor listed in `tools/equivalent_mutants.txt` (module, operator and the
+statement's source text, with the reason no test can tell it apart) is
+counted as equivalent and left out of the score. `--list` prints the sites
+only; `--lines` keeps the sites on those lines.
 
 Operators: comparison swaps (`<` `<=`, `>` `>=`, `==` `!=`, `in` `not in`,
 `is` `is not`), `and` <-> `or`, arithmetic swaps (`+` `-`, `*` `/`, `//`
 `/`), an integer constant `n` -> `n + 1`, `True` <-> `False`, an `if`
 condition negated, `not x` -> `x`, a `return`/`yield`/`raise`/`continue`
-removed (replaced by `pass`), and `max` <-> `min`. Strings (messages,
-codes) and docstrings are never mutated.
+removed (replaced by `pass`), and `max` <-> `min`, all inside functions.
+Strings (messages, codes) and docstrings are never mutated.
+
+Why not mutmut: mutmut 3 never mutates a decorated function (its
+`file_mutation.py` skips every `FunctionDef` with a decorator other than
+`staticmethod`/`classmethod`), and every check of `verifier/checks/` is the
+body of an `@check(...)` function, so the bodies under test get no mutant.
 """
 
 from __future__ import annotations
@@ -25,7 +46,9 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
+import hashlib
 import importlib
+import json
 import os
 import random
 import shutil
@@ -36,19 +59,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+MAP = ROOT / ".mutation" / "map.json"
+EQUIVALENTS = ROOT / "tools" / "equivalent_mutants.txt"
 
-#: Module -> the test files that exercise it (chosen so one mutant costs seconds, not minutes).
-TESTS: dict[str, list[str]] = {
-    "verifier/stats.py": ["tests/test_mutation_kills.py", "tests/test_properties.py", "tests/test_field_failures.py"],
-    "verifier/jsonio.py": ["tests/test_mutation_kills.py", "tests/test_hostile_repro.py"],
-    "verifier/checks/gate.py": ["tests/test_mutation_kills.py"],
-    "verifier/checks/quality.py": ["tests/test_mutation_kills.py"],
-    "verifier/checks/plan.py": ["tests/test_mutation_kills.py", "tests/test_field_failures.py"],
-    "verifier/checks/integrity.py": ["tests/test_mutation_kills.py", "tests/test_manifest.py"],
-    "verifier/checks/derivation.py": ["tests/test_mutation_kills.py", "tests/test_field_failures.py"],
-    "verifier/adapters/vllm_bench.py": ["tests/test_vllm_bench.py"],
-    "verifier/checks/profile_base.py": ["tests/test_profile_hyperfine.py"],
-}
+#: The modules under mutation: every check module, the statistics and the loaders (issue 14).
+MODULES: list[str] = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks").glob("*.py")
+                            if p.name != "__init__.py") + [
+    "verifier/stats.py", "verifier/jsonio.py", "verifier/manifest.py", "verifier/readers/manifests.py", "verifier/bundle.py",
+    "verifier/profiles.py"]
+
+#: Test files the map never runs, for their cost: minutes each (a wheel build, pre-commit environments, a browser, a
+#: dask cluster, torch), or one test over hundreds of bundles or fuzzed inputs that every mutant would pay in full.
+MAP_SKIP = ("tests/test_wheel.py", "tests/test_precommit.py", "tests/test_html_report.py", "tests/test_fanout.py",
+            "tests/test_lpips.py", "tests/test_fuzz.py", "tests/test_hostile_corpus.py")
 
 SWAPS = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
          ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
@@ -133,38 +156,39 @@ def mutant(source: str, index: int, op: str) -> str:
     return ast.unparse(ast.fix_missing_locations(new))
 
 
-def _copy_repo(dest: Path) -> None:
-    for name in ("verifier", "tests", "schemas", "gates", "profiles", "examples"):
-        shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
-    for name in ("inventory.json", "pyproject.toml"):
-        shutil.copy(ROOT / name, dest / name)
+
+def _copy_repo(dest: Path) -> Path:
+    """Copy the repository's files (tracked and untracked, not ignored) to `dest/repo`, with `dest/shared` beside it."""
+    repo = dest / "repo"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file() or source.is_symlink():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, repo / name, follow_symlinks=False)
+    if (ROOT.parent / "shared").exists():
+        (dest / "shared").symlink_to((ROOT.parent / "shared").resolve())
+    return repo
 
 
 #: Third-party modules imported once in this process, so each forked test run only imports our (mutated) package.
-PRELOAD = ("pytest", "hypothesis", "jsonschema", "numpy", "av", "click", "junitparser", "markdown_it", "rfc3339_validator")
+PRELOAD = ("pytest", "hypothesis", "jsonschema", "numpy", "av", "click", "junitparser", "markdown_it", "rfc3339_validator",
+           "coverage")
 
 
-def _pytest(repo: Path, tests: list[str], timeout: float) -> tuple[bool, float]:
-    """Run `pytest -x -q tests` in `repo` in a forked child (fresh `verifier` import); return (passed, seconds)."""
+def _fork(repo: Path, job, timeout: float) -> tuple[int, float]:
+    """Run `job()` (returns an exit code) in a forked child confined to `repo`; return (exit code or -9, seconds)."""
     start = time.monotonic()
-    if not hasattr(os, "fork"):
-        try:
-            result = subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests], cwd=repo,
-                                    capture_output=True, timeout=timeout)
-            return result.returncode == 0, time.monotonic() - start
-        except subprocess.TimeoutExpired:
-            return False, time.monotonic() - start
     pid = os.fork()
-    if pid == 0:  # child: quiet, confined to the copy, exits with pytest's code
+    if pid == 0:  # child: quiet, confined to the copy
         try:
             os.chdir(repo)
             sys.path[:0] = [str(repo), str(repo / "tests")]
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, 1)
             os.dup2(devnull, 2)
-            import pytest
-
-            code = pytest.main(["-x", "-q", "-p", "no:cacheprovider", *tests])
+            code = job()
         except BaseException:  # noqa: BLE001 - any failure of the child is a failed run
             code = 99
         os._exit(int(code))
@@ -172,37 +196,157 @@ def _pytest(repo: Path, tests: list[str], timeout: float) -> tuple[bool, float]:
     while True:
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            return os.waitstatus_to_exitcode(status) == 0, time.monotonic() - start
+            return os.waitstatus_to_exitcode(status), time.monotonic() - start
         if time.monotonic() > deadline:
             os.kill(pid, 9)
             os.waitpid(pid, 0)
-            return False, time.monotonic() - start
+            return -9, time.monotonic() - start
         time.sleep(0.05)
 
 
-def main() -> int:
-    """Run the mutants of each named module and print per-module and overall scores."""
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def build_map(repo: Path, files: list[str]) -> None:
+    """Run `files` (default: every test file but `MAP_SKIP`) under coverage in `repo`; merge into `.mutation/map.json`."""
+    out = Path(tempfile.mkstemp(suffix=".json")[1])
+    chosen = files or sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_*.py")
+                             if str(p.relative_to(ROOT)) not in MAP_SKIP)
+
+    def job() -> int:
+        import coverage
+        import pytest
+
+        cov = coverage.Coverage(data_file=None, include=[str(repo / m) for m in MODULES])
+        durations: dict[str, float] = {}
+
+        class Contexts:
+            @pytest.hookimpl(hookwrapper=True)
+            def pytest_runtest_protocol(self, item, nextitem):  # noqa: ARG002 - pytest's hook signature
+                cov.switch_context(item.nodeid)
+                start = time.monotonic()
+                yield
+                durations[item.nodeid] = time.monotonic() - start
+
+        cov.start()
+        code = pytest.main(["-q", "-p", "no:cacheprovider", *chosen], plugins=[Contexts()])
+        cov.stop()
+        data = cov.get_data()
+        lines = {}
+        for module in MODULES:
+            by_line = data.contexts_by_lineno(str(repo / module))
+            lines[module] = {str(n): sorted(c for c in ctx if c) for n, ctx in by_line.items() if any(ctx)}
+        out.write_text(json.dumps({"lines": lines, "durations": durations, "code": int(code)}))
+        return 0
+
+    code, seconds = _fork(repo, job, 4 * 3600)
+    result = json.loads(out.read_text()) if code == 0 and out.stat().st_size else None
+    out.unlink()
+    if result is None or result["code"] not in (0, 1):
+        sys.exit(f"mutate: the map run failed (child exit {code}, pytest exit {result and result['code']})")
+    old = json.loads(MAP.read_text()) if MAP.exists() and files else {"modules": {}, "durations": {}}
+    ran = set(result["durations"])
+    for module in MODULES:
+        entry = old["modules"].get(module, {"sha256": _sha(repo / module), "lines": {}})
+        keep = {n: [t for t in ts if t.split("::")[0] not in chosen] for n, ts in entry["lines"].items()}
+        for n, ts in result["lines"][module].items():
+            keep[n] = sorted(set(keep.get(n, [])) | set(ts))
+        old["modules"][module] = {"sha256": _sha(repo / module), "lines": {n: ts for n, ts in keep.items() if ts}}
+    old["durations"] = {t: d for t, d in old["durations"].items() if t.split("::")[0] not in chosen} | result["durations"]
+    MAP.parent.mkdir(exist_ok=True)
+    MAP.write_text(json.dumps(old, sort_keys=True))
+    print(f"map: {len(ran)} tests from {len(chosen)} files in {seconds:.0f} s (pytest exit {result['code']}) -> {MAP}")
+
+
+def _statement_lines(tree: ast.AST) -> dict[int, range]:
+    """Map each node (by ast.walk index) to the lines of its innermost enclosing statement (the header of a block)."""
+    spans: dict[int, range] = {}
+    order = {id(n): i for i, n in enumerate(ast.walk(tree))}
+
+    def visit(node: ast.AST, span: range) -> None:
+        if isinstance(node, ast.stmt):
+            compound = any(isinstance(getattr(node, f, None), list) and getattr(node, f) and
+                           isinstance(getattr(node, f)[0], ast.stmt) for f in ("body", "orelse", "finalbody", "handlers"))
+            end = node.lineno if compound else (node.end_lineno or node.lineno)
+            span = range(node.lineno, end + 1)
+        spans[order[id(node)]] = span
+        for child in ast.iter_child_nodes(node):
+            visit(child, span)
+
+    visit(tree, range(0))
+    return spans
+
+
+def _near(module: str, test: str) -> bool:
+    """Is `test` written for `module`: the kill tests, or a test file named after a word of the module's name?"""
+    name = test.split("::")[0]
+    if name.startswith("tests/test_mutation_kills"):
+        return True
+    return any(len(word) >= 4 and word[:5] in Path(name).stem for word in Path(module).stem.split("_"))
+
+
+def _ordered(module: str, tests: set[str], durations: dict[str, float]) -> list[str]:
+    """Order covering tests: the first case of every test function before any second one; near, then fast, first."""
+    seen: dict[str, int] = {}
+    rank = {}
+    for t in sorted(tests, key=lambda t: (not _near(module, t), durations.get(t, 60.0), t)):
+        function = t.split("[")[0]
+        rank[t] = seen.get(function, 0)
+        seen[function] = rank[t] + 1
+    return sorted(tests, key=lambda t: (rank[t], not _near(module, t), durations.get(t, 60.0), t))
+
+
+def _equivalents() -> dict[tuple[str, str, str], str]:
+    """Read `tools/equivalent_mutants.txt`: `module | operator | statement source | reason` per line."""
+    found = {}
+    if EQUIVALENTS.exists():
+        for raw in EQUIVALENTS.read_text().splitlines():
+            if raw.strip() and not raw.startswith("#"):
+                module, op, rest = (part.strip() for part in raw.split(" | ", 2))
+                text, reason = (part.strip() for part in rest.rsplit(" | ", 1))  # the text may hold " | ", the reason not
+                found[(module, op, text)] = reason
+    return found
+
+
+def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its tallies
+    """Build the map, or run the sampled mutants of each named module and print per-module and overall scores."""
     parser = argparse.ArgumentParser()
-    parser.add_argument("modules", nargs="+")
-    parser.add_argument("--max", type=int, default=40)
+    parser.add_argument("modules", nargs="*")
+    parser.add_argument("--all", action="store_true", help="every module of MODULES")
+    parser.add_argument("--map", action="store_true", help="(re)build the line -> tests map; modules name test files")
+    parser.add_argument("--max", type=int, default=25)
     parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--budget", type=float, default=30.0,
+                        help="mapped seconds of covering tests a mutant runs at most (at least one test)")
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--lines", help="only sites on these comma-separated lines (re-run survivors after new tests)")
     args = parser.parse_args()
-    total = killed_total = 0
     for name in PRELOAD:
         try:
             importlib.import_module(name)
         except ImportError:
             pass
     assert not [m for m in sys.modules if m == "verifier" or m.startswith("verifier.")], "verifier must be imported per run"
+    equivalents = _equivalents()
+    rows = []
     with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
-        repo = Path(tmp)
-        _copy_repo(repo)
-        for module in args.modules:
-            tests = TESTS[module]
-            source = (ROOT / module).read_text()
-            found = sites(ast.parse(source))
+        repo = _copy_repo(Path(tmp))
+        if args.map:
+            build_map(repo, args.modules)
+            return 0
+        mapping = json.loads(MAP.read_text()) if MAP.exists() else {"modules": {}, "durations": {}}
+        durations = mapping["durations"]
+        for module in (MODULES if args.all else args.modules):
+            source = (repo / module).read_text()  # the copy: one snapshot of the tree for the whole run
+            entry = mapping["modules"].get(module)
+            if not args.list and (entry is None or entry["sha256"] != _sha(repo / module)):
+                print(f"{module}: changed since it was mapped; run `tools/mutate.py --map` first")
+                return 2
+            tree = ast.parse(source)
+            spans = _statement_lines(tree)
+            lines_of = source.splitlines()
+            found = sites(tree)
             if args.lines:
                 found = [site for site in found if site[2] in {int(n) for n in args.lines.split(",")}]
             chosen = sorted(random.Random(args.seed).sample(found, min(args.max, len(found))), key=lambda s: s[2])
@@ -210,25 +354,45 @@ def main() -> int:
                 for index, op, line in chosen:
                     print(f"{module}:{line} {op}")
                 continue
-            ok, clean = _pytest(repo, tests, 1800)
-            if not ok:
-                print(f"{module}: the mapped tests fail without any mutant; fix them first")
-                return 2
-            killed, survivors = 0, []
+            killed, equivalent, trimmed, survivors, began = 0, 0, 0, [], time.monotonic()
             for index, op, line in chosen:
-                (repo / module).write_text(mutant(source, index, op))
-                passed, _ = _pytest(repo, tests, max(60.0, 4 * clean))
-                killed += not passed
-                if passed:
-                    survivors.append(f"{module}:{line} {op}")
-                    print(f"  survived {module}:{line} {op}", flush=True)
-            (repo / module).write_text(source)
-            total += len(chosen)
-            killed_total += killed
-            print(f"{module}: {killed}/{len(chosen)} killed ({100 * killed / max(1, len(chosen)):.0f} %) of {len(found)} sites; "
-                  f"clean run {clean:.1f} s", flush=True)
-    if total:
-        print(f"overall: {killed_total}/{total} killed ({100 * killed_total / total:.0f} %)")
+                span = spans[index]
+                covering = _ordered(module, {t for n in span for t in entry["lines"].get(str(n), [])}, durations)
+                tests = [t for k, t in enumerate(covering)
+                         if k == 0 or sum(durations.get(u, 60.0) for u in covering[:k + 1]) <= args.budget]
+                trimmed += len(tests) < len(covering)
+                text = " ".join(lines_of[n - 1].strip() for n in span)
+                if tests:
+                    (repo / module).write_text(mutant(source, index, op))
+                    budget = max(30.0, 3 * sum(durations.get(t, 60.0) for t in tests))
+                    code, _ = _fork(repo, lambda tests=tests: __import__("pytest").main(
+                        ["-x", "-q", "-p", "no:cacheprovider", *tests]), budget)
+                    (repo / module).write_text(source)
+                    if code in (3, 4, 5, 99):  # internal error, node id not found, no tests: not a kill
+                        print(f"  broken run (pytest exit {code}) {module}:{line} {op}", flush=True)
+                    if code not in (0, 3, 4, 5, 99):
+                        killed += 1
+                        continue
+                why = ("passed" if len(tests) == len(covering) else f"passed {len(tests)} of {len(covering)} covering tests"
+                       ) if tests else "not covered"
+                if (module, op, text) in equivalents:
+                    equivalent += 1
+                    print(f"  equivalent {module}:{line} {op}: {equivalents[(module, op, text)]}", flush=True)
+                else:
+                    survivors.append((line, op, why, text))
+                    print(f"  survived ({why}) {module}:{line} {op}: {text[:110]}", flush=True)
+            scored = len(chosen) - equivalent
+            rows.append((module, len(found), len(chosen), killed, equivalent))
+            print(f"{module}: {killed}/{scored} killed ({100 * killed / max(1, scored):.0f} %), {equivalent} equivalent, "
+                  f"of {len(found)} sites; {trimmed} ran only part of their covering tests; {time.monotonic() - began:.0f} s",
+                  flush=True)
+    if rows:
+        print("\n| module | sites | mutants run | killed | equivalent | score |\n|---|---:|---:|---:|---:|---:|")
+        for module, n_sites, ran, killed, equivalent in rows:
+            print(f"| `{module}` | {n_sites} | {ran} | {killed} | {equivalent} | {100 * killed / max(1, ran - equivalent):.0f} % |")
+        ran, killed, equivalent = (sum(r[i] for r in rows) for i in (2, 3, 4))
+        print(f"| **overall** | {sum(r[1] for r in rows)} | **{ran}** | **{killed}** | {equivalent} | "
+              f"**{100 * killed / max(1, ran - equivalent):.1f} %** |")
     return 0
 
 

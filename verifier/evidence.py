@@ -155,7 +155,7 @@ class Receipt:
 
 @dataclass(frozen=True, slots=True)
 class ProcessReceipt:
-    """Represents a process run: `exit_code` and `signal` (None when unknown), and the `stdout`/`stderr` carrier files."""
+    """Represents a process run: `exit_code` and `signal` (None when unknown), the `stdout`/`stderr` carrier files, and its `dims` (`server`, `arm`)."""
 
     name: str
     exit_code: int | None
@@ -163,6 +163,7 @@ class ProcessReceipt:
     stdout: str | None
     stderr: str | None
     location: Location
+    dims: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,6 +83,8 @@ def _float(literal: str) -> Decimal:
 
 
 def _int(literal: str) -> int:
+    if len(literal) < MAX_INT_DIGITS:  # at most 308 digits: below 10**308, inside the binary64 range (the common case, no big-int compare)
+        return int(literal)
     if len(literal.lstrip("-")) > MAX_INT_DIGITS or abs(int(literal)) > _MAX_INT:
         raise JSONProblem("number-out-of-range", f"integer {_shown(literal)} is outside the binary64 range")
     return int(literal)

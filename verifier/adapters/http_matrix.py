@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -149,8 +149,27 @@ def provenance(ctx: Context) -> Iterator[Finding]:
                 "(presence only: the declarations themselves are not verified)", path="plan.json", pointer="/metadata")
 
 
-def _planned_rounds(plan: dict[str, Any]) -> list[tuple[str, int, int]]:
-    return [(case["id"], c, r) for case in plan["cases"] for c in plan["concurrency"] for r in range(1, plan["repetitions"] + 1)]
+#: Missing rounds listed one finding each, beyond the summary's own rows; a plan asking for more (an absurd
+#: `repetitions`) gets one FAIL `rounds-beyond-summary`, so no loop runs longer than the input is (issue 14).
+MISSING_LISTED = 100
+
+
+def _planned_count(plan: dict[str, Any]) -> int:
+    return len(plan["cases"]) * len(plan["concurrency"]) * plan["repetitions"]
+
+
+def _planned_rounds(plan: dict[str, Any]) -> Iterator[tuple[str, int, int]]:
+    return ((case["id"], c, r) for case in plan["cases"] for c in plan["concurrency"] for r in range(1, plan["repetitions"] + 1))
+
+
+def _planned_test(plan: dict[str, Any]) -> Callable[[tuple[Any, Any, Any]], bool]:
+    """Return a predicate: is a (case, concurrency, round) key one of the plan's rounds (in O(1), whatever `repetitions` is)."""
+    cases, levels, last = {c["id"] for c in plan["cases"]}, set(plan["concurrency"]), plan["repetitions"]
+
+    def planned(key: tuple[Any, Any, Any]) -> bool:
+        case, concurrency, rnd = key
+        return case in cases and concurrency in levels and 1 <= rnd <= last and rnd == int(rnd)
+    return planned
 
 
 def _measured(ctx: Context) -> dict[tuple[str, int, int], list[dict[str, Any]]]:
@@ -185,9 +204,16 @@ def denominators(ctx: Context) -> Iterator[Finding]:
     plan, summary = ctx.data["doc"]["plan.json"], ctx.data["doc"]["summary.json"]
     ok_word = ctx.data["profile"]["success_outcome"]
     measured, rows = _measured(ctx), _rows(ctx)
-    planned_keys = _planned_rounds(plan)
-    n = plan["requests_per_case"]
-    for key in planned_keys:
+    count, n, is_planned = _planned_count(plan), plan["requests_per_case"], _planned_test(plan)
+    keys: Iterable[tuple[str, int, int]] = _planned_rounds(plan)
+    if count > len(rows) + MISSING_LISTED:
+        yield f("matrix.denominators", Status.FAIL, "rounds-beyond-summary",
+                f"plan.json asks for {count} rounds ({len(plan['cases'])} cases x {len(plan['concurrency'])} concurrencies x "
+                f"{plan['repetitions']} repetitions) but summary.json has {len(rows)} rows: at least {count - len(rows)} "
+                "planned rounds have no row (each keeps its denominator)",
+                path="plan.json", pointer="/repetitions", expected=f"<= {len(rows)} rounds (summary rows)", observed=count)
+        keys = [key for key in rows if is_planned(key)]
+    for key in keys:
         if key not in rows:
             yield f("matrix.denominators", Status.FAIL, "round-missing",
                     f"summary.json: planned round {key} ({n} requests) has no row: its denominator was dropped",
@@ -207,17 +233,17 @@ def denominators(ctx: Context) -> Iterator[Finding]:
                     f"the responses give {status!r} ({succ}/{len(lines)}/{n} successful/attempted/planned)",
                     path="summary.json", pointer=f"/rounds/{i}/status", expected=status, observed=row["status"])
     for key, (i, _) in rows.items():
-        if key not in planned_keys:
+        if not is_planned(key):
             yield f("matrix.denominators", Status.FAIL, "unplanned-round", f"summary.json#/rounds/{i}: round {key} is not in the plan",
                     path="summary.json", pointer=f"/rounds/{i}")
     for key in measured:
-        if key not in planned_keys:
+        if not is_planned(key):
             yield f("matrix.denominators", Status.FAIL, "unplanned-response", f"responses.jsonl: measured lines for unplanned round {key}",
                     path="responses.jsonl")
     all_measured = [x for lines in measured.values() for x in lines]
     den = summary["denominators"]
-    yield _count("matrix.denominators", "summary.json", "/denominators/planned", den["planned"], n * len(planned_keys),
-                 f"{len(planned_keys)} planned rounds x {n} requests")
+    yield _count("matrix.denominators", "summary.json", "/denominators/planned", den["planned"], n * count,
+                 f"{count} planned rounds x {n} requests")
     yield _count("matrix.denominators", "summary.json", "/denominators/attempted", den["attempted"], len(all_measured),
                  "measured lines in responses.jsonl")
     yield _count("matrix.denominators", "summary.json", "/denominators/successful", den["successful"],

@@ -22,6 +22,7 @@ from verifier.campaign import Campaign, parse_time
 from verifier.stats import peak_in_flight
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.readers.native import evidence_of
 
 __all__ = ["campaign_of", "conformance"]
 
@@ -184,16 +185,18 @@ def conformance(ctx: Context) -> Iterator[Finding]:
         found.append(_f(Status.PASS, "outputs", f"{n_outputs} output digest(s) recorded by receipts match the manifest", path="receipts.jsonl"))
     failures_before = len(found)
 
-    # (e) every worker process exited cleanly: exit code 0 and no signal
-    for w in c.workers:
-        where = {"path": "receipts.jsonl", "pointer": c.pointer(w)}
-        if w["exit_code"] is None and w.get("signal") is None:
-            found.append(_f(Status.FAIL, "worker-not-exited", f"worker {w['worker_id']} on {w['server']} has no recorded exit",
+    # (e) every worker process exited cleanly: exit code 0 and no signal (read from the evidence model)
+    processes = evidence_of(ctx).processes
+    for w in processes:
+        where = {"path": w.location.file, "pointer": w.location.pointer}
+        server = w.dims.get("server", "?")
+        if w.exit_code is None and w.signal is None:
+            found.append(_f(Status.FAIL, "worker-not-exited", f"worker {w.name} on {server} has no recorded exit",
                             expected={"exit_code": 0}, observed={"exit_code": None, "signal": None}, **where))
-        elif w["exit_code"] != 0 or w.get("signal") is not None:
-            found.append(_f(Status.FAIL, "worker-exit", f"worker {w['worker_id']} on {w['server']} exited with code {w['exit_code']}"
-                            + (f", signal {w['signal']}" if w.get("signal") is not None else ""),
-                            expected={"exit_code": 0, "signal": None}, observed={"exit_code": w["exit_code"], "signal": w.get("signal")}, **where))
+        elif w.exit_code != 0 or w.signal is not None:
+            found.append(_f(Status.FAIL, "worker-exit", f"worker {w.name} on {server} exited with code {w.exit_code}"
+                            + (f", signal {w.signal}" if w.signal is not None else ""),
+                            expected={"exit_code": 0, "signal": None}, observed={"exit_code": w.exit_code, "signal": w.signal}, **where))
     if len(found) == failures_before:
-        found.append(_f(Status.PASS, "workers", f"{len(c.workers)} worker process(es) exited with code 0 and no signal", path="receipts.jsonl"))
+        found.append(_f(Status.PASS, "workers", f"{len(processes)} worker process(es) exited with code 0 and no signal", path="receipts.jsonl"))
     yield from found

@@ -152,10 +152,43 @@ def claims(ctx: Context) -> Iterator[Finding]:
             cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
                                 scale=_scale(rule["statistic"], rule.get("unit")), declared=rule.get("tolerance"))
             ok, tolerance = cmp.holds, cmp.tolerance
+            other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
+            if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
+                name, value, its_unit = other
+                yield _f(cid, Status.FAIL, "unit-mismatch",
+                         f"{label}: {rel} {pointer} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(value)} {its_unit}), "
+                         f"not its {rule.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
+                         path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
+                continue
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
         yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
+
+
+def _other_value(ctx: Context, rule: dict[str, Any], records: list[Record], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
+    """
+    Return `(name, value, unit)` of another declared value of the instance's one receipt that equals the stated number, when the claim mismatches.
+
+    Only for `first`/`last` claims over one receipt (a figure copied from a
+    summary): a stated number equal (at its stated precision) to another
+    value of that receipt in another unit's dimension is that value stated in
+    the wrong unit (MLPerf's tokens/s figure published as samples/s). None otherwise.
+    """
+    if rule["statistic"] not in ("first", "last"):
+        return None
+    chosen = [r for r in select(records, {**rule["selection"], **key}) if r.unread is None]
+    if len(chosen) != 1:
+        return None
+    spec = _profile(ctx)["receipts"][rule["receipts"]].get("values", {})
+    for name, mapping in spec.items():
+        value = chosen[0].values.get(name)
+        if name == rule.get("value") or value is None or units.parse(mapping["unit"]).dimension == units.parse(unit or "1").dimension:
+            continue
+        shown = stats.CONTEXT.divide(value, unit_scale(mapping["unit"]))
+        if stats.compare(claimed, shown).holds:
+            return name, shown, mapping["unit"]
+    return None
 
 
 def _pick(ctx: Context, rule: dict[str, Any], records: list[Record]) -> Iterator[Finding]:

@@ -79,8 +79,8 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     receipts, processes, media = [], [], []
     rname = names.get("receipts", "receipts.jsonl")
     expected = dict(plan.expected_output) if plan else {}
-    for line, r in enumerate(documents.get("receipts") or [], start=1):
-        where = Location(rname, f"#line={line}")
+    for index, r in enumerate(documents.get("receipts") or []):
+        where = Location(rname, f"/{index}")  # the JSON Pointer of the record in the JSON Lines list, as reports give it
         if r.get("kind") == "request":
             outputs = tuple(o["path"] for o in r.get("outputs") or [])
             receipts.append(Receipt(
@@ -90,7 +90,8 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
             media.extend(Media(path, "output", expected) for path in outputs)
         elif r.get("kind") == "worker":
             processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
-                                            r.get("stdout"), r.get("stderr"), where))
+                                            r.get("stdout"), r.get("stderr"), where,
+                                            {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None}))
         else:
             unmapped.append(Unmapped(f"receipt of kind {r.get('kind')!r}", where, "neither a request nor a worker receipt"))
     claims = []

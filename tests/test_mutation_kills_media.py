@@ -1,0 +1,114 @@
+"""
+Tests that kill surviving mutants of the media facts (issue 14): the MP4 box walk and audio packets.
+
+The box walk (`declared_mp4_samples`) is held to ISO/IEC 14496-12 section
+4.2 on hand-built headers: a 32-bit size, a size of 1 followed by a 64-bit
+size, a size of 0 meaning "to the end of the enclosing span", and the
+`MAX_BOXES` bound counted exactly. The audio packet bookkeeping
+(`_audio_packet`) is held to its documented meaning with stand-in packets:
+only the leading run of packets carrying skip side data adds to the priming
+skip, and every packet without a duration is counted once.
+"""
+
+from __future__ import annotations
+
+import io
+from fractions import Fraction
+
+import pytest
+
+from verifier.media import demux
+from verifier.media.demux import AudioFacts, declared_mp4_samples
+
+
+def box(kind: bytes, payload: bytes = b"", *, size: int | None = None, wide: bool = False) -> bytes:
+    """One ISO BMFF box: 32-bit size (or 1 + 64-bit size when `wide`; `size` overrides the stated size)."""
+    if wide:
+        return (1).to_bytes(4, "big") + kind + (16 + len(payload) if size is None else size).to_bytes(8, "big") + payload
+    return (8 + len(payload) if size is None else size).to_bytes(4, "big") + kind + payload
+
+
+def stsz(count: int) -> bytes:
+    """An `stsz` box: version/flags, sample_size 0, sample_count `count` (ISO/IEC 14496-12 8.7.3.2)."""
+    return box(b"stsz", b"\0\0\0\0" + b"\0\0\0\0" + count.to_bytes(4, "big"))
+
+
+def movie(*tables: bytes, moov_size: int | None = None) -> bytes:
+    return box(b"moov", box(b"trak", box(b"mdia", box(b"minf", box(b"stbl", b"".join(tables))))), size=moov_size)
+
+
+def samples(data: bytes) -> int | None:
+    handle = io.BytesIO(data)
+    handle.seek(5)
+    found = declared_mp4_samples(handle, len(data))
+    assert handle.tell() == 0  # leaves the position at 0 for the demuxer
+    return found
+
+
+def test_sample_tables_are_summed_inside_the_movie_box():
+    assert samples(box(b"ftyp", b"isom") + movie(stsz(7), stsz(5))) == 12
+
+
+def test_no_movie_box_is_not_an_mp4():
+    assert samples(box(b"ftyp", b"isom") + box(b"free", b"x" * 8)) is None
+
+
+def test_a_box_of_size_zero_runs_to_the_end_of_its_span():
+    assert samples(box(b"ftyp", b"isom") + movie(stsz(9), moov_size=0)) == 9
+
+
+def test_a_wide_box_takes_its_size_from_the_64_bit_field():
+    inner = box(b"trak", box(b"mdia", box(b"minf", box(b"stbl", stsz(4)))))
+    assert samples(box(b"moov", inner, wide=True)) == 4
+
+
+def test_a_box_larger_than_its_span_stops_the_walk():
+    assert samples(box(b"ftyp", b"isom") + box(b"moov", box(b"trak"), size=10_000)) is None
+
+
+def test_the_box_bound_counts_exactly(monkeypatch):
+    monkeypatch.setattr(demux, "MAX_BOXES", 7)  # moov, trak, mdia, minf, stbl, stsz = 6 boxes, plus ftyp = 7
+    assert samples(box(b"ftyp", b"isom") + movie(stsz(3))) == 3
+    with pytest.raises(ValueError, match="more than 7 boxes"):
+        samples(box(b"ftyp", b"isom") + box(b"free") + movie(stsz(3)))
+
+
+class Packet:
+    def __init__(self, pts: int | None, duration: int | None, skip: int | None = None, discard: int = 0) -> None:
+        self.pts, self.duration, self.is_corrupt = pts, duration, False
+        self._side = [] if skip is None else [skip, discard]
+
+    def iter_sidedata(self):
+        return iter([SideData(*self._side)] if self._side else [])
+
+    def __bytes__(self) -> bytes:
+        return b"p"
+
+
+class SideData(bytes):
+    """PyAV's SKIP_SAMPLES side data as bytes: skip_start and discard_end, 32-bit little-endian, then two reasons."""
+
+    data_type = "skip_samples"
+
+    def __new__(cls, skip: int, discard: int) -> SideData:
+        return super().__new__(cls, skip.to_bytes(4, "little") + discard.to_bytes(4, "little") + b"\0\0")
+
+
+def _audio() -> AudioFacts:
+    return AudioFacts(index=1, codec="aac", profile="LC", time_base=Fraction(1, 48000), sample_rate=48000, channels=2,
+                      header_frames=0)
+
+
+def test_only_the_leading_skip_packets_add_to_the_priming_skip():
+    a = _audio()
+    for packet in (Packet(0, 1024, skip=1024), Packet(1024, 1024, skip=600), Packet(2048, 1024), Packet(3072, 1024, skip=512)):
+        demux._audio_packet(a, packet)
+    assert a.skip == 1624 and a.leading is False
+    assert a.packets == 4 and a.first_pts == 0 and a.last_pts == 3072
+
+
+def test_every_packet_without_a_duration_is_counted_once():
+    a = _audio()
+    for packet in (Packet(0, None), Packet(1024, 0), Packet(2048, 1024), Packet(None, None)):
+        demux._audio_packet(a, packet)
+    assert a.unknown_duration == 2 and a.missing_pts == 1
