@@ -271,3 +271,18 @@ def test_an_unreadable_receipt_stays_in_the_denominator_of_a_large_selection(tmp
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "p", {"run": doc}))
     f = _claim(report, "mean_s")
     assert (f.status, f.code) == ("UNVERIFIED", "incomplete-denominator") and "runs/broken.csv" in f.message
+
+
+# ---------------------------------------------------------------- numbers written with their unit inside a string, in claim documents
+
+
+def test_numbers_with_units_inside_strings_are_claims_coverage_accounts_for(tmp_path):
+    files = {"runs/a.csv": RUNS, "summary.json": json.dumps({"rate": "2.0 samples/s", "wall": "244.6s", "util": "75%"})}
+    claim = {**RATE, "at": {"file": "summary.json", "pointer": "/rate"}}
+    bundle, assets = _bundle(tmp_path, files, [claim], claim_documents=[{"file": "summary.json"}])
+    report = verify_path(str(bundle), asset_root=assets)
+    assert _claim(report, "rate").status == "PASS"  # "2.0 samples/s": the number and its unit read from the string
+    unchecked = {(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")}
+    assert unchecked == {("/wall", "244.6s"), ("/util", "75%")}
+    (bundle / "summary.json").write_text(json.dumps({"rate": "2.1 samples/s", "wall": "244.6s", "util": "75%"}))
+    assert _claim(verify_path(str(bundle), asset_root=assets), "rate").status == "FAIL"

@@ -48,7 +48,6 @@ import json
 import os
 import stat
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,7 +273,10 @@ class Cache:
             return  # not plain finite JSON: not cached
         try:
             os.makedirs(path.parent, mode=0o700, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")  # created 0600
+            # a fresh name, created 0600, never an existing file or symlink (as tempfile.mkstemp does; tempfile's
+            # import is a good part of a warm run's start-up)
+            tmp = path.parent / f".tmp-{os.getpid()}-{os.urandom(8).hex()}"
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)

@@ -76,7 +76,8 @@ def _units(document: dict[str, Any], origin: str) -> None:
             for name, mapping in spec.get(section, {}).items():
                 places.append((f"/receipts/{rid}/{section}/{name}/unit", mapping.get("unit")))
     sources = document.get("bundle", {}).get("documents", {}).get("receipts", {}).get("sources", [])
-    stack = [(f"/bundle/documents/receipts/sources/{i}/record/{k}", v) for i, s in enumerate(sources) for k, v in s["record"].items()]
+    stack = [(f"/bundle/documents/receipts/sources/{i}/record/{k}", v) for i, s in enumerate(sources) if isinstance(s["record"], dict)
+             for k, v in s["record"].items()]
     while stack:
         where, mapping = stack.pop()
         places += [(f"{where}/{key}", mapping[key]) for key in ("unit", "to") if key in mapping]

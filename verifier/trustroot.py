@@ -32,7 +32,6 @@ import hashlib
 import json
 import os
 import posixpath
-import subprocess
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -125,6 +124,8 @@ class GitCommit:
 
     def _git(self, *args: str, what: str) -> bytes:
         try:
+            import subprocess  # only with --trust-ref
+
             done = subprocess.run(["git", "-C", str(self.root), *args], capture_output=True, check=False)
         except OSError as exc:
             raise UsageError(f"{what}: cannot run git: {exc.strerror}") from None
@@ -276,6 +277,8 @@ def git_top(start: Path) -> Path:
     here = start.resolve()
     if not here.is_dir():
         here = here.parent
+    import subprocess  # only with --trust-ref
+
     done = subprocess.run(["git", "-C", str(here), "rev-parse", "--show-toplevel"], capture_output=True, check=False)
     if done.returncode != 0:
         raise UsageError(f"--trust-ref: {start} is not inside a git repository")

@@ -14,8 +14,10 @@ document against our schema), `plan.conformance`, `coverage.streams`,
 
 The `bundle` section (`schemas/profile.schema.json`):
 
-- `gate`: the shipped gate id;
-- `documents`: per kind (`plan`, `claims`, `quality`) a `file` and an
+- `gate`: the pinned gate id, or `{file, pointer}` where the profile's
+  manifest file names it (as `manifest.json` does for bundle format v1);
+- `documents`: per kind (`plan`, `claims`, `quality`, and `manifest`, the
+  manifest file validated as our `manifest.json`) a `file` and an
   optional `pointer` to the document inside it; `receipts` gives `sources`,
   files read in order and concatenated, each with `encoding` (`csv` or
   `jsonl`) and `record`: for every field of our receipt, where it comes
@@ -23,7 +25,8 @@ The `bundle` section (`schemas/profile.schema.json`):
   `{"value": constant}`; with `type` (`string`, `integer`, `number`,
   `boolean`; default `string`), optional `unit` and `to` (a number
   converted exactly between units of one dimension of `verifier.units`),
-  `{"object": {...}}` and `{"list": [...]}` for nested fields (a list
+  `{"object": {...}}` and `{"list": [...]}` for nested fields, or the
+  whole `record` `"as-is"` for JSON Lines already shaped as our receipts (a list
   element whose members are all empty is left out). An empty CSV cell is
   absent: the field is left out of the record (so the schema reports a
   required one missing; absence is not zero), or is null where the field
@@ -59,7 +62,7 @@ from verifier.readers.tree import Tree
 __all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "mapped_schema", "unmapped_fields"]
 
 #: The document kinds a profile may map, with their schema and whether they are JSON Lines shaped (a list of records).
-KINDS = {kind: DOCUMENTS[kind] for kind in ("plan", "receipts", "claims", "quality")}
+KINDS = {kind: DOCUMENTS[kind] for kind in ("manifest", "plan", "receipts", "claims", "quality")}
 
 
 @dataclass
@@ -96,6 +99,13 @@ class MappedBundle(Bundle):
         if kind in self._cache:
             return self._cache[kind]
         spec = self.mapping["documents"][kind]
+        if kind == "manifest":  # the root of trust, read without a prior match (as Bundle reads manifest.json)
+            try:
+                value = resolve(loads_strict(self.tree.read_bytes(spec["file"])), spec.get("pointer", ""))  # type: ignore[union-attr]
+            except KeyError:
+                raise JSONProblem("missing-document", f"no document at {spec.get('pointer')!r}") from None
+            self._cache[kind] = value
+            return value
         for name in _files(spec):
             if name not in self.verified:
                 raise Unverifiable(f"{name} did not pass the integrity check, so it is not parsed", code="blocked-by-integrity", path=name)
@@ -127,6 +137,11 @@ def _files(spec: dict[str, Any]) -> list[str]:
 def _records(name: str, data: bytes, spec: dict[str, Any], unmapped: list[tuple[str, str]]) -> Iterator[dict[str, Any]]:
     """Yield each receipt of foreign file `name` mapped onto our receipt fields (see the module docstring)."""
     record_spec = spec["record"]
+    if record_spec == "as-is":  # JSON Lines already in the shape of our receipts (bundle format v1 read by its own description)
+        if spec["encoding"] != "jsonl":
+            raise JSONProblem("unmappable-field", f"{name}: records can be read as-is only from JSON Lines")
+        yield from loads_strict_lines(data)
+        return
     if spec["encoding"] == "csv":
         try:
             text = data.decode("utf-8")
@@ -216,9 +231,30 @@ def mapped_integrity(profile_integrity: Check) -> Check:
             if finding.path and isinstance(finding.expected, dict) and finding.expected.get("sha256"):
                 listed[finding.path] = {"path": finding.path, "sha256": finding.expected["sha256"], "size": finding.expected.get("size")}
             yield dataclasses.replace(finding, check="integrity.files")
-        ctx.data["manifest"] = {"gate": bundle.mapping["gate"], "files": sorted(listed.values(), key=lambda e: e["path"]), "external": []}
+        ctx.data["manifest"] = {"gate": _gate_id(bundle, ctx.options["profile"]["manifest"].get("file")),
+                                "files": sorted(listed.values(), key=lambda e: e["path"]), "external": []}
 
     return Check("integrity.files", "Bundle files match the manifest the profile names (sha256 and size), nothing unlisted", run)
+
+
+def _gate_id(bundle: MappedBundle, manifest: str | None) -> Any:
+    """
+    Return the gate id the mapping names: a constant, or the value at `{file, pointer}` of the manifest file.
+
+    Only the profile's own manifest file (the root of trust, as `manifest.json`
+    is for bundle format v1) or a file whose bytes matched may name it;
+    otherwise, or when the pointer does not resolve, None (`gate.pinned` then
+    reports that no gate is named).
+    """
+    gate = bundle.mapping["gate"]
+    if isinstance(gate, str):
+        return gate
+    if gate["file"] != manifest and gate["file"] not in bundle.verified:
+        return None
+    try:
+        return resolve(bundle.tree.json(gate["file"]), gate["pointer"])  # type: ignore[union-attr]
+    except (KeyError, OSError, JSONProblem):
+        return None
 
 
 def unmapped_fields(bundle: MappedBundle) -> Iterator[Finding]:

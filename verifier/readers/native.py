@@ -17,6 +17,7 @@ from typing import Any
 
 from verifier import units
 from verifier.errors import Unverifiable
+from verifier.readers.manifests import V1_MANIFEST
 from verifier.evidence import (
     Evidence,
     External,
@@ -32,7 +33,30 @@ from verifier.evidence import (
     Unmapped,
 )
 
-__all__ = ["evidence_of", "from_documents"]
+__all__ = ["V1_PROFILE", "evidence_of", "from_documents"]
+
+#: Bundle format v1 said in the profile language (`schemas/profile.schema.json`, `docs/profiles.md`): its manifest
+#: kind (`V1_MANIFEST`), where the manifest names the gate, and its documents, receipts read as-is from JSON Lines.
+#: Not shipped (no detection): `tests/test_v1_description.py` reads the example bundle through it with the mapped
+#: reader and requires the very findings of this native reader. What it cannot say yet: external artifacts with
+#: digests (`--artifacts`) and retained attempts (manifest `role`), which only the native reader checks.
+V1_PROFILE: dict[str, Any] = {
+    "id": "bundle-v1",
+    "version": 1,
+    "description": "verify's own bundle format v1 (docs/bundle-format.md), described in the profile language",
+    "detect": {"files": ["manifest.json", "plan.json", "receipts.jsonl", "claims.json"], "pointers": [{"file": "manifest.json", "pointer": "/format"}]},
+    "manifest": {**V1_MANIFEST, "external": [{"pointer": "/external", "reason": "kept outside the bundle (manifest.json /external)"}]},
+    "bundle": {
+        "gate": {"file": "manifest.json", "pointer": "/gate"},
+        "documents": {
+            "manifest": {"file": "manifest.json"},
+            "plan": {"file": "plan.json"},
+            "claims": {"file": "claims.json"},
+            "quality": {"file": "quality-index.json"},
+            "receipts": {"sources": [{"file": "receipts.jsonl", "encoding": "jsonl", "record": "as-is"}]},
+        },
+    },
+}
 
 
 def _quantity(value: Any, unit: str | None, where: Location, unmapped: list[Unmapped]) -> Quantity | None:
