@@ -15,6 +15,7 @@ is absent there is unmet, never assumed.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Iterator
@@ -152,8 +153,9 @@ def provenance(ctx: Context) -> Iterator[Finding]:
     `population-unpinned` without either; none named is UNVERIFIED
     `dataset-unread`. Implementation: a 40-hex `revision` or a `sha256`
     binds it (PASS `implementation-bound`); a revision that is not an exact
-    commit (a branch such as `main`) FAILs `implementation-not-exact`;
-    neither is UNVERIFIED `implementation-unbound` (telemetry may carry it,
+    commit (a branch such as `main`) FAILs `implementation-not-exact`; a
+    retained `evidence.implementation` (the serve.py that ran) whose sha256
+    is not the stated one FAILs `implementation-digest-mismatch`; neither is UNVERIFIED `implementation-unbound` (telemetry may carry it,
     a qualification may not).
     """
     receipt, profile = _r(ctx), _p(ctx)
@@ -181,6 +183,12 @@ def provenance(ctx: Context) -> Iterator[Finding]:
                 f"{RECEIPT}#/protocol/implementation/revision = {revision!r} is not an exact commit: the semantics of the printed "
                 "labels, the semaphore and the bucket peak are not bound to the serve.py that ran", path=RECEIPT,
                 pointer="/protocol/implementation/revision", observed=revision)
+    elif digest is not None and "implementation" in ctx.data.get("carrier", {}) and \
+            hashlib.sha256(ctx.data["carrier"]["implementation"]).hexdigest() != digest.lower():
+        kept = receipt["evidence"]["implementation"]["path"]
+        yield f("telemetry.provenance", Status.FAIL, "implementation-digest-mismatch",
+                f"{kept}: the retained bench implementation hashes to {hashlib.sha256(ctx.data['carrier']['implementation']).hexdigest()}, "
+                f"not {RECEIPT}#/protocol/implementation/sha256 {digest}", path=kept, pointer="/protocol/implementation/sha256")
     elif revision is not None or digest is not None:
         ctx.data["implementation_bound"] = True
         yield f("telemetry.provenance", Status.PASS, "implementation-bound",
