@@ -89,6 +89,26 @@ def write_bundle(root: Path, *, baseline_mean: str = "10.0", externals: list[dic
     return root
 
 
+def by_check(report, check: str, code: str | None = None) -> list:
+    """Return the findings of `report` from `check` (and with `code`, when given)."""
+    return [f for f in report.findings if f.check == check and (code is None or f.code == code)]
+
+
+def one_claim(report, label: str):
+    """Return the one `profile.claims` finding whose message starts with `label:`; assert there is exactly one."""
+    hits = [f for f in by_check(report, "profile.claims") if f.message.startswith(label + ":")]
+    assert len(hits) == 1, (label, [f.message for f in by_check(report, "profile.claims")])
+    return hits[0]
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write each `relative path -> text` of `files` under `root` (parents created); return `root`."""
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    return root
+
+
 def sha256(path: Path) -> str:
     """Return the hex sha256 of a file."""
     return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -8,27 +8,19 @@ from pathlib import Path
 
 import pytest
 from conftest import make_assets
+from helpers import by_check as _by
+from helpers import one_claim as _claim
+from helpers import write_tree
 
 from verifier.core import verify_path
 from verifier.errors import ConfigError
 
 
-def _by(report, check, code=None):
-    return [f for f in report.findings if f.check == check and (code is None or f.code == code)]
-
-
-def _claim(report, label):
-    hits = [f for f in _by(report, "profile.claims") if f.message.startswith(label + ":")]
-    assert len(hits) == 1, (label, [f.message for f in _by(report, "profile.claims")])
-    return hits[0]
 
 
 def _bundle(tmp_path: Path, files: dict[str, str], claims: list[dict], **extra) -> tuple[Path, str]:
     """Return `(bundle, asset_root)`: `files` written under tmp_path/run, a profile `run` reading `runs/*.csv` with the given claims."""
-    bundle = tmp_path / "run"
-    for rel, text in files.items():
-        (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
-        (bundle / rel).write_text(text)
+    bundle = write_tree(tmp_path / "run", files)
     doc = {
         "id": "run", "version": 1, "description": "test profile",
         "detect": {"files": ["summary.json"]},

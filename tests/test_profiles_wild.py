@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pytest
 from conftest import CORPUS, copy_bundle, make_assets, profile_document
+from helpers import by_check as _by
+from helpers import one_claim as _claim
+from helpers import write_tree
 
 from verifier.core import verify_path
 from verifier.errors import ConfigError
@@ -16,14 +19,6 @@ HYPERFINE = CORPUS / "hyperfine-3em"
 FASTH3 = CORPUS / "vllm-omni-rankings-fasth3-vae-int8"
 
 
-def _by(report, check, code=None):
-    return [f for f in report.findings if f.check == check and (code is None or f.code == code)]
-
-
-def _claim(report, label):
-    hits = [f for f in _by(report, "profile.claims") if f.message.startswith(label + ":")]
-    assert len(hits) == 1, (label, [f.message for f in _by(report, "profile.claims")])
-    return hits[0]
 
 
 def _last_place(text: str, pattern: str, place: int | None = None) -> str:
@@ -159,10 +154,7 @@ def test_fasth3_a_new_stated_number_is_an_unchecked_claim(tmp_path):
 
 
 def _acme(tmp_path: Path, files: dict[str, str], **extra) -> tuple[Path, str]:
-    bundle = tmp_path / "acme"
-    for rel, text in files.items():
-        (bundle / rel).parent.mkdir(parents=True, exist_ok=True)
-        (bundle / rel).write_text(text)
+    bundle = write_tree(tmp_path / "acme", files)
     doc = {
         "id": "acme", "version": 1, "description": "test profile",
         "detect": {"files": ["summary.json"]},
