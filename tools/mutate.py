@@ -62,9 +62,11 @@ ROOT = Path(__file__).resolve().parent.parent
 MAP = ROOT / ".mutation" / "map.json"  # --map-file chooses another
 EQUIVALENTS = ROOT / "tools" / "equivalent_mutants.txt"
 
-#: The modules under mutation: every check module, the statistics and the loaders (issue 14).
+#: The modules under mutation: every check module, the media facts and policy coverage judges, the statistics and the
+#: loaders (issue 14).
 MODULES: list[str] = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks").glob("*.py")
                             if p.name != "__init__.py") + [
+    "verifier/media/demux.py", "verifier/media/policy.py",  # the coverage family's facts and policy (moved out of checks/coverage.py)
     "verifier/stats.py", "verifier/jsonio.py", "verifier/manifest.py", "verifier/readers/manifests.py", "verifier/bundle.py",
     "verifier/profiles.py"]
 
