@@ -142,7 +142,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 try:
                     derived = units.convert(derived, unit or "1", stated_unit)
                 except (units.UnitError, units.UnitMismatch):
-                    have = units.parse(unit).dimension if units.known(unit or "1") else "?"
+                    have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
                     stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
                     yield _f(cid, Status.FAIL, "unit-mismatch",
                              f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
