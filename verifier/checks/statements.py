@@ -88,8 +88,6 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
             stat = _STATISTIC.get(statistic)
             if statistic == "percentile":
                 stat = f"p{Decimal(str(rule['q'])).normalize()}"
-            if statistic in ("relative_reduction_pct", "speedup") or (statistic == "count" and rule["of"] != "requests"):
-                pass
             if statistic == "count":
                 of = rule["of"]
                 phase = rule.get("selection", {}).get("phase")
