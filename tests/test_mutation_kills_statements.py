@@ -12,6 +12,7 @@ hand-made inputs at their boundaries.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +23,7 @@ from bundlekit import edit_json, rehash
 from conftest import EXAMPLE
 
 from verifier.bundle import Bundle
+from verifier.campaign import Campaign
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
 from verifier.claimtext import MAX_QUANTITIES
 from verifier.pipeline import Context, run_pipeline
@@ -36,15 +38,30 @@ def _ctx(bundle: Path, **options) -> Context:
     return ctx
 
 
-@pytest.fixture(scope="module")
+RENAMED = {"baseline": "arm-a", "candidate": "arm-b"}  # arm ids that are not their role words
+
+
+@pytest.fixture  # per test, not per module: the map attributes a fixture's lines to the test that ran it
 def collected():
-    evidence, pairs, keys = statements.collect(_ctx(EXAMPLE))
+    """Return `(evidence by name, evidence, pairs, keys)` of the example with its arms renamed `arm-a`, `arm-b`."""
+    ctx = _ctx(EXAMPLE)
+    plan_doc = copy.deepcopy(ctx.bundle.document("plan"))
+    for arm in plan_doc["arms"]:
+        arm["id"] = RENAMED[arm["id"]]
+    for server in plan_doc["servers"]:
+        server["arm"] = RENAMED[server["arm"]]
+    receipts = [{**r, "arm": RENAMED[r["arm"]]} if "arm" in r else r for r in ctx.bundle.document("receipts")]
+    ctx.data["campaign"] = Campaign.build(plan_doc, receipts)
+    ctx.gate = copy.deepcopy(ctx.gate)
+    for rule in ctx.gate["claims"]:
+        rule.update({side: RENAMED[rule[side]] for side in ("baseline", "candidate") if side in rule})
+    evidence, pairs, keys = statements.collect(ctx)
     return {e.name: e for e in evidence}, evidence, pairs, keys
 
 
 def test_role_words_name_the_arms_with_those_roles(collected):
     keys = collected[3]
-    assert keys["baseline"] == "baseline" and keys["candidate"] == "candidate"
+    assert keys["baseline"] == "arm-a" and keys["candidate"] == "arm-b" and keys["arm-a"] == "arm-a"
     assert {keys[s] for s in ("A1", "A2", "B1", "B2")} == {"A1", "A2", "B1", "B2"}
     assert None not in keys
 
@@ -70,13 +87,13 @@ def test_server_statistics_belong_to_their_server_and_arm_and_only_the_arm_mean_
     by_name, evidence, pairs, _ = collected
     server = [e for e in evidence if e.name.startswith("server_mean_s")]
     assert server and all(len(e.keys) == 2 for e in server)
-    assert {e.keys for e in server} == {frozenset({"A1", "baseline"}), frozenset({"A2", "baseline"}),
-                                       frozenset({"B1", "candidate"}), frozenset({"B2", "candidate"})}
+    assert {e.keys for e in server} == {frozenset({"A1", "arm-a"}), frozenset({"A2", "arm-a"}),
+                                       frozenset({"B1", "arm-b"}), frozenset({"B2", "arm-b"})}
     arm = [e for e in evidence if e.name.startswith("arm_mean_s")]
     assert len(arm) == 2 and all(e.primary and len(e.keys) == 1 for e in arm)
     assert [e.name for e in evidence if e.primary] == [e.name for e in arm]
     assert [p.name for p in pairs] == ["arm_mean_s", "sd_server_means_s"] and pairs[0].primary and not pairs[1].primary
-    assert pairs[0].base.keys == frozenset({"baseline"}) and pairs[0].cand.keys == frozenset({"candidate"})
+    assert pairs[0].base.keys == frozenset({"arm-a"}) and pairs[0].cand.keys == frozenset({"arm-b"})
 
 
 def test_recorded_score_extremes_name_their_comparison(collected):
