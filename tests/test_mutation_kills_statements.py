@@ -41,22 +41,35 @@ def _ctx(bundle: Path, **options) -> Context:
 RENAMED = {"baseline": "arm-a", "candidate": "arm-b"}  # arm ids that are not their role words
 
 
-@pytest.fixture  # per test, not per module: the map attributes a fixture's lines to the test that ran it
-def collected():
-    """Return `(evidence by name, evidence, pairs, keys)` of the example with its arms renamed `arm-a`, `arm-b`."""
+def _collect(servers: dict[str, str] | None = None, renamed: dict[str, str] = RENAMED):
+    """Return `(evidence by name, evidence, pairs, keys)` of the example with its arms renamed `arm-a`, `arm-b` (and `servers`)."""
+    servers = servers or {}
     ctx = _ctx(EXAMPLE)
     plan_doc = copy.deepcopy(ctx.bundle.document("plan"))
     for arm in plan_doc["arms"]:
-        arm["id"] = RENAMED[arm["id"]]
+        arm["id"] = renamed[arm["id"]]
     for server in plan_doc["servers"]:
-        server["arm"] = RENAMED[server["arm"]]
-    receipts = [{**r, "arm": RENAMED[r["arm"]]} if "arm" in r else r for r in ctx.bundle.document("receipts")]
+        server["arm"] = renamed[server["arm"]]
+        server["id"] = servers.get(server["id"], server["id"])
+    receipts = [{**r, "arm": renamed[r["arm"]], "server": servers.get(r["server"], r["server"])} if "arm" in r else
+                {**r, "server": servers.get(r["server"], r["server"])} if "server" in r else r for r in ctx.bundle.document("receipts")]
     ctx.data["campaign"] = Campaign.build(plan_doc, receipts)
     ctx.gate = copy.deepcopy(ctx.gate)
     for rule in ctx.gate["claims"]:
-        rule.update({side: RENAMED[rule[side]] for side in ("baseline", "candidate") if side in rule})
+        rule.update({side: renamed[rule[side]] for side in ("baseline", "candidate") if side in rule})
     evidence, pairs, keys = statements.collect(ctx)
     return {e.name: e for e in evidence}, evidence, pairs, keys
+
+
+@pytest.fixture  # per test, not per module: the map attributes a fixture's lines to the test that ran it
+def collected():
+    return _collect()
+
+
+def test_server_statistics_form_no_pair_even_where_a_server_shares_its_arms_id():
+    _, evidence, pairs, _ = _collect(renamed={"baseline": "A1", "candidate": "B1"})  # servers A1, A2 | B1, B2
+    assert {"server_mean_s.A1", "server_mean_s.B1", "arm_mean_s.A1", "arm_mean_s.B1"} <= {e.name for e in evidence}
+    assert [p.name for p in pairs] == ["arm_mean_s", "sd_server_means_s"]  # only arm statistics pair up
 
 
 def test_role_words_name_the_arms_with_those_roles(collected):
