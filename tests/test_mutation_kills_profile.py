@@ -135,3 +135,21 @@ def test_held_parts_and_the_pipeline_follow_the_profiles_sections():
     assert "profile.digests" in ids({**bare, "receipts": {"runs": {"glob": "x", "listed_digest": {"pointer": "/s"}}}})
     assert not {"profile.overlap", "profile.claims", "profile.media", "profile.digests", "profile.identities",
                 "profile.matches"} & ids(bare)
+
+
+def test_a_receipt_file_with_a_problem_is_not_also_reported_mapped(tmp_path):
+    from conftest import make_assets
+    from helpers import by_check, write_tree
+
+    from verifier.core import verify_path
+
+    bundle = write_tree(tmp_path / "run", {"runs/a.csv": "s\nabc\n", "runs/b.csv": "s\n1\n", "summary.json": "{}"})
+    doc = {"id": "run", "version": 1, "description": "kill tests", "detect": {"files": ["summary.json"]},
+           "manifest": {"kind": "none", "reason": "no digests"},
+           "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv", "name": "runs/{arm}.csv",
+                                 "fields": {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"},
+                                            "phase": {"value": "measured"}}}}}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
+    found = {(f.path, f.status.value, f.code) for f in by_check(report, "profile.receipts")}
+    assert ("runs/b.csv", "PASS", "mapped") in found and ("runs/a.csv", "FAIL", "not-a-number") in found
+    assert not [f for f in found if f[0] == "runs/a.csv" and f[1] == "PASS"]
