@@ -1,0 +1,87 @@
+"""
+Tests that kill surviving mutants of `verifier/checks/profile_coverage.py` (issue 14): every stated number accounted for.
+
+`coverage` runs on a stand-in tree (glob, blocked, json) and a profile with
+one claim document: a number some check compared counts as compared, one
+matching an `informational` pattern as informational, one matching
+`needs_external` is UNVERIFIED `needs-external`, any other UNVERIFIED
+`unchecked-claim`; `covered` (PASS) only when nothing is unchecked; a
+missing, blocked or unreadable document is UNVERIFIED and nothing else.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from verifier.checks.profile_coverage import _any_of, coverage, pointer_matches, stated_numbers
+from verifier.jsonio import JSONProblem
+from verifier.pipeline import Context
+
+
+class _Tree:
+    def __init__(self, files: dict[str, Any], blocked: dict[str, str] | None = None):
+        self.files, self.blocked = files, blocked or {}
+
+    def glob(self, pattern: str) -> list[str]:
+        return sorted(f for f in self.files if Path(f).match(pattern))
+
+    def json(self, rel: str) -> Any:
+        value = self.files[rel]
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+
+def _run(files: dict[str, Any], doc: dict[str, Any], seen: set[tuple[str, str]] = frozenset(), blocked=None) -> list:
+    ctx = Context(subject=Path("."), assets=None, bundle=_Tree(files, blocked),
+                  options={"profile": {"id": "p", "claim_documents": [{"file": "*.json", **doc}]}},
+                  data={"examined": set(seen)})
+    return list(coverage(ctx))
+
+
+def _codes(findings: list) -> list[tuple[str, str, str | None]]:
+    return [(f.status.value, f.code, f.pointer) for f in findings]
+
+
+DOC = {"a": D("1.5"), "b": {"c": "75%", "#line": D(3)}, "d": [True, None, "word"], "e": D(2)}  # as the JSON reader gives them
+
+
+def test_stated_numbers_walks_numbers_quantities_and_outcomes_skipping_hash_keys_and_null():
+    assert list(stated_numbers(DOC)) == [("/a", D("1.5")), ("/b/c", "75%"), ("/d/0", True), ("/e", D(2))]
+    assert list(stated_numbers({"x/y": {"~": D(1)}})) == [("/x~1y/~0", D(1))]
+
+
+def test_pointer_patterns_match_one_token_per_star_and_the_same_depth():
+    assert pointer_matches("/a/*/c", "/a/b/c") and not pointer_matches("/a/*", "/a/b/c") and not pointer_matches("/a/*/c", "/a/b")
+    assert not pointer_matches("/a/x", "/a/b")
+    assert not _any_of([])("/a") and _any_of(["/a/*"])("/a/b") and not _any_of(["/a/*"])("/a/b/c")
+
+
+def test_every_kind_of_accounting_and_covered_only_when_nothing_is_unchecked():
+    doc = {"informational": [{"pointer": "/b/*"}], "needs_external": [{"pointer": "/d/*", "reason": "raw logs kept elsewhere"}]}
+    found = _run({"s.json": DOC}, doc, seen={("s.json", "/a")})
+    assert _codes(found) == [("UNVERIFIED", "needs-external", "/d/0"), ("UNVERIFIED", "unchecked-claim", "/e")]
+    assert "states true: raw logs kept elsewhere" in found[0].message and "states the number 2," in found[1].message
+    covered = _run({"s.json": DOC}, doc, seen={("s.json", "/a"), ("s.json", "/e"), ("other.json", "/d/0")} | {("s.json", "/d/0")})
+    assert _codes(covered) == [("PASS", "covered", None)]
+    assert covered[0].observed == {"compared": 3, "informational": 1}
+    outcome = _run({"s.json": {"ok": False}}, {})
+    assert _codes(outcome) == [("UNVERIFIED", "unchecked-claim", "/ok")] and "the outcome false," in outcome[0].message
+
+
+def test_an_empty_document_is_covered():
+    assert _codes(_run({"s.json": {"note": "no numbers"}}, {})) == [("PASS", "covered", None)]
+
+
+@pytest.mark.parametrize("files,blocked,code", [
+    ({}, None, "no-claim-document"),
+    ({"s.json": DOC}, {"s.json": "its sha256 differs from the manifest"}, "blocked-by-integrity"),
+    ({"s.json": JSONProblem("duplicate key", "duplicate-key")}, None, "claim-unreadable"),
+    ({"s.json": OSError("gone")}, None, "claim-unreadable"),
+])
+def test_a_missing_blocked_or_unreadable_document_is_one_unverified_finding(files, blocked, code):
+    assert [(f.status.value, f.code) for f in _run(files, {}, blocked=blocked)] == [("UNVERIFIED", code)]
