@@ -85,3 +85,8 @@ def test_an_empty_document_is_covered():
 ])
 def test_a_missing_blocked_or_unreadable_document_is_one_unverified_finding(files, blocked, code):
     assert [(f.status.value, f.code) for f in _run(files, {}, blocked=blocked)] == [("UNVERIFIED", code)]
+
+
+def test_a_document_that_is_one_bare_number_is_unchecked_not_informational():
+    assert not _any_of([])("")  # the whole-document pointer matches no pattern when none is declared
+    assert _codes(_run({"s.json": D(42)}, {})) == [("UNVERIFIED", "unchecked-claim", "")]
