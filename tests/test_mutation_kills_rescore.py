@@ -1,0 +1,158 @@
+"""
+Tests that kill surviving mutants of `verifier/checks/rescore.py` (issue 14), without decoding media.
+
+`rescore` runs on a stand-in bundle: no re-scored metric is PASS
+`not-required`; a missing index or coverage section is `Unverifiable`;
+absent LPIPS weights are one UNVERIFIED finding and nothing is scored
+(the one test that builds the LPIPS scorer, seconds). `_comparison` runs
+with coverage facts this run already judged and planned results: media
+that are neither bundle files nor verified externals are UNVERIFIED; a side coverage did not pass
+blocks scoring; facts judged under another expectation are judged again;
+a re-score exactly `tolerance` away still matches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from conftest import EXAMPLE, ROOT
+
+from verifier.checks import rescore as rs
+from verifier.errors import Unverifiable
+from verifier.model import Finding, Status
+from verifier.pipeline import Context
+
+PRODUCTION = json.loads((ROOT / "gates" / "ref2va-5s-production-v1.json").read_text())
+
+
+class _Bundle:
+    def __init__(self, files: dict[str, Path] | None = None, quality: dict | None = None):
+        self.files, self.quality = files or {}, quality
+
+    def path_of(self, name: str) -> Path | None:
+        return self.files.get(name)
+
+    def has(self, kind: str) -> bool:
+        return kind == "quality" and self.quality is not None
+
+    def document(self, kind: str) -> dict:
+        if kind == "plan":
+            return json.loads((EXAMPLE / "plan.json").read_text())
+        return self.quality  # type: ignore[return-value]
+
+
+def _ctx(gate: dict | None, bundle: _Bundle, **options: Any) -> Context:
+    return Context(subject=Path("."), assets=None, bundle=bundle, gate=gate, gate_id="g", options=options)
+
+
+def _codes(findings) -> list[tuple[str, str]]:
+    return [(f.status.value, f.code) for f in findings]
+
+
+def test_no_rescored_metric_is_not_required():
+    assert _codes(rs.rescore(_ctx(None, _Bundle()))) == [("PASS", "not-required")]
+    assert _codes(rs.rescore(_ctx({"quality": {"thresholds": {}}}, _Bundle()))) == [("PASS", "not-required")]
+
+
+def test_rescoring_without_an_index_or_a_coverage_section_is_unverifiable():
+    gate = {"quality": {"rescore": ["ssim"]}}
+    with pytest.raises(Unverifiable) as caught:
+        list(rs.rescore(_ctx(gate, _Bundle())))
+    assert caught.value.code == "no-quality-index"
+    with pytest.raises(Unverifiable) as caught:
+        list(rs.rescore(_ctx(gate, _Bundle(quality={"comparisons": []}))))
+    assert caught.value.code == "no-coverage-gate"
+
+
+def test_absent_weights_are_one_unverified_finding_and_nothing_is_scored(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
+    gate = {**PRODUCTION, "quality": {**PRODUCTION["quality"], "rescore": ["lpips"]}}
+    index = {"comparisons": [{"id": "c1", "reference": "media/missing.mp4", "candidate": "media/other.mp4", "scores": {}}]}
+    found = list(rs.rescore(_ctx(gate, _Bundle(quality=index), weights_dir=str(tmp_path / "weights"))))
+    assert [(f.status.value, f.code) for f in found] == [("UNVERIFIED", "weights-absent")], [f.message for f in found]
+
+
+def test_ssim_needs_no_weights_and_is_ready():
+    gate = {**PRODUCTION, "quality": {**PRODUCTION["quality"], "rescore": ["ssim"]}}
+    found = list(rs.rescore(_ctx(gate, _Bundle(quality={"comparisons": []}))))
+    assert _codes(found) == [("PASS", "scorer-ready")] and "ssim: scorer" in found[0].message
+
+
+def test_a_medium_is_found_in_the_bundle_or_among_verified_externals():
+    ctx = _ctx(None, _Bundle({"a.mp4": Path("/b/a.mp4")}))
+    ctx.data["externals_verified"] = {"x.mp4": "/ext/x.mp4"}
+    assert rs._where(ctx, "a.mp4") == Path("/b/a.mp4") and rs._where(ctx, "x.mp4") == Path("/ext/x.mp4")
+    assert rs._where(ctx, "y.mp4") is None
+
+
+def test_digests_come_from_the_manifest_entries_that_state_one():
+    ctx = _ctx(None, _Bundle())
+    ctx.data["manifest"] = {"files": [{"path": "r.mp4", "sha256": "AA"}, {"path": "c.mp4"}], "external": [{"path": "x.mp4", "sha256": "bb"}]}
+    assert rs._digests(ctx, {"reference": "r.mp4", "candidate": "x.mp4"}) == ("aa", "bb")
+    assert rs._digests(ctx, {"reference": "r.mp4", "candidate": "c.mp4"}) is None
+
+
+def test_describe_names_weights_state_and_versions():
+    assert rs._describe({"weights": [{"name": "alex.pth", "sha256": "0123456789abcdef"}], "state_sha256": "fedcba9876543210",
+                         "versions": {"torch": "2", "numpy": "1"}}) == "alex.pth sha256 0123456789ab...; state sha256 fedcba987654...; numpy 1, torch 2"
+    assert rs._describe({"versions": {"numpy": "1"}}) == "numpy 1"
+
+
+EXP = rs.coverage.Expectation.from_plan(json.loads((EXAMPLE / "plan.json").read_text())["expected_output"])
+POL = rs.coverage.DEFAULT_POLICY
+OTHER_EXP = dataclasses.replace(EXP, frames=EXP.frames + 1)
+OTHER_POL = dataclasses.replace(POL, max_seconds=POL.max_seconds + 1)
+PASSED = (Finding(check="coverage.streams", status=Status.PASS, code="covers", message="ok"),)
+FAILED = (Finding(check="coverage.streams", status=Status.FAIL, code="audio-short", message="short"),)
+COMP = {"id": "c1", "reference": "r.mp4", "candidate": "c.mp4", "scores": {"ssim": 0.5}}
+
+
+def _judged(tmp_path: Path, ref: tuple, cand: tuple, **kw: Any) -> tuple[list, Context]:
+    """Run `_comparison` with both media present (garbage bytes: only the earlier coverage facts make them usable)."""
+    for name in ("r.mp4", "c.mp4"):
+        (tmp_path / name).write_bytes(b"not a video")
+    ctx = _ctx(None, _Bundle({"r.mp4": tmp_path / "r.mp4", "c.mp4": tmp_path / "c.mp4"}), device=None)
+    ctx.data["coverage_checked"] = {"r.mp4": ref, "c.mp4": cand}
+    scorers = SimpleNamespace(tolerance=lambda metric: 0.25)
+    found = list(rs._comparison(ctx, 0, COMP, ["ssim"], scorers, {"thresholds": {}}, EXP, POL, None, 1, **kw))
+    return found, ctx
+
+
+def test_coverage_facts_judged_earlier_under_the_same_expectation_are_reused(tmp_path):
+    local: list = []
+    found, _ = _judged(tmp_path, (EXP, POL, PASSED, "rfacts"), (EXP, POL, PASSED, "cfacts"), local=local)
+    assert found == [] and local == [(0, (tmp_path / "r.mp4", tmp_path / "c.mp4", "rfacts", "cfacts", None))]
+    jobs: list = []
+    _judged(tmp_path, (EXP, POL, PASSED, "rfacts"), (EXP, POL, PASSED, "cfacts"), jobs=jobs)
+    assert jobs[0][1][9] == "cpu" and jobs[0][1][:4] == (str(tmp_path / "r.mp4"), str(tmp_path / "c.mp4"), "r.mp4", "c.mp4")
+
+
+@pytest.mark.parametrize("ref", [(OTHER_EXP, POL, PASSED, "rfacts"), (EXP, OTHER_POL, PASSED, "rfacts"),
+                                 (EXP, POL, FAILED, "rfacts"), (EXP, POL, PASSED, None)],
+                         ids=["other-expectation", "other-policy", "coverage-failed", "no-facts"])
+def test_a_side_whose_coverage_did_not_pass_here_blocks_scoring(tmp_path, ref):
+    local: list = []
+    found, _ = _judged(tmp_path, ref, (EXP, POL, PASSED, "cfacts"), local=local)
+    assert _codes(found) == [("UNVERIFIED", "blocked-by-coverage")] and found[0].pointer == "/comparisons/0/reference"
+    assert local == []
+
+
+def test_a_medium_neither_in_the_bundle_nor_verified_is_unverified():
+    ctx = _ctx(None, _Bundle({"r.mp4": Path("/r.mp4")}))
+    ctx.data["coverage_checked"] = {"r.mp4": (EXP, POL, PASSED, "rfacts")}
+    local: list = []
+    found = list(rs._comparison(ctx, 0, COMP, ["ssim"], None, {}, EXP, POL, None, 1, local=local))
+    assert _codes(found) == [("UNVERIFIED", "scoring-media-not-verified")] and found[0].pointer == "/comparisons/0/candidate"
+    assert local == []
+
+
+@pytest.mark.parametrize("value,code", [(0.75, "rescore-match"), (0.25, "rescore-match"), (0.7500001, "rescore-mismatch")])
+def test_a_rescore_exactly_tolerance_away_still_matches(tmp_path, value, code):
+    result = SimpleNamespace(value=value, per_frame=[value], cached=False)
+    found, _ = _judged(tmp_path, (EXP, POL, PASSED, "rfacts"), (EXP, POL, PASSED, "cfacts"), planned={0: {"ssim": result}})
+    assert _codes(found) == [("PASS" if code == "rescore-match" else "FAIL", code)]
