@@ -1,0 +1,126 @@
+"""
+Tests that kill surviving mutants of `verifier/checks/schema.py` (issue 14): which documents are validated and how.
+
+`documents` runs on a stand-in bundle (documents held in memory, raising
+what the real reader raises): a JSON file that is no document of the
+format is FAIL `unknown-document` (a declared attempt is not); the quality
+index is required once the gate has a quality section; a missing required
+document is FAIL, an optional one nothing; unreadable, malformed and
+unverified documents are one finding each, with the line as pointer; an
+empty receipts file has no records; valid bytes known to a cache are PASS
+without validation, and an invalid document is never remembered.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLE
+
+from verifier.bundle import DOCUMENTS
+from verifier.checks.schema import documents
+from verifier.errors import Unverifiable
+from verifier.jsonio import JSONProblem
+from verifier.pipeline import Context
+from verifier.trust import assets
+
+GOOD = {kind: ([json.loads(x) for x in (EXAMPLE / name).read_text().splitlines()] if lines else json.loads((EXAMPLE / name).read_text()))
+        for kind, (name, _schema, lines, _required) in DOCUMENTS.items()}
+
+
+class _Bundle:
+    def __init__(self, docs: dict[str, Any], extra: tuple[str, ...] = ()):
+        self.kinds, self.docs, self.problems = DOCUMENTS, docs, {}
+        self.verified = {n: n for n in [DOCUMENTS[k][0] for k in docs] + list(extra)}
+        self.parsed_sha256 = {k: f"sha-{k}" for k in docs}
+
+    def has(self, kind: str) -> bool:
+        return kind in self.docs
+
+    def raw_document(self, kind: str) -> Any:
+        value = self.docs[kind]
+        if isinstance(value, Exception):
+            raise value
+        return value
+
+
+class _Cache:
+    def __init__(self):
+        self.kept: dict[str, tuple[str, bool]] = {}
+
+    def result(self, key: str):
+        return self.kept.get(key)
+
+    def store_result(self, key: str, value: str) -> None:
+        self.kept[key] = (value, True)  # as a later run sees it: stored by an earlier one
+
+
+def _run(docs: dict[str, Any], gate: dict | None = None, extra: tuple[str, ...] = (), cache: Any = None, roles=()) -> list:
+    bundle = _Bundle(docs, extra)
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle, gate=gate, options={"cache": cache},
+                  data={"manifest": {"files": [{"path": p, "role": "rejected-attempt"} for p in roles]}})
+    return [(f.status.value, f.code, f.path, f.pointer) for f in documents(ctx)]
+
+
+def _valid(kinds) -> list:
+    return [("PASS", "valid", DOCUMENTS[k][0], None) for k in kinds]
+
+
+def test_json_files_outside_the_format_are_unknown_documents_declared_attempts_are_not():
+    found = _run(GOOD, extra=("extra.json", "attempts/a.jsonl", "notes.txt", "Data.JSON"), roles=("attempts/a.jsonl",))
+    assert found[:2] == [("FAIL", "unknown-document", "Data.JSON", None), ("FAIL", "unknown-document", "extra.json", None)]
+    assert found[2:] == _valid(DOCUMENTS)
+
+
+def test_the_quality_index_is_required_only_when_the_gate_judges_quality():
+    docs = {k: v for k, v in GOOD.items() if k != "quality"}
+    assert _run(docs, gate={"quality": {}}) == _valid(["manifest", "plan", "receipts", "claims"]) + [
+        ("FAIL", "missing-document", "quality-index.json", None)]
+    assert _run(docs, gate={"claims": []}) == _valid(["manifest", "plan", "receipts", "claims"])
+    no_plan = {k: v for k, v in GOOD.items() if k != "plan"}
+    assert ("FAIL", "missing-document", "plan.json", None) in _run(no_plan, gate={"claims": []})
+
+
+@pytest.mark.parametrize("problem,expected", [
+    (JSONProblem("duplicate-key", "duplicate key 'a'", line=3), ("FAIL", "duplicate-key", "receipts.jsonl", "/2")),
+    (JSONProblem("not-utf8", "not UTF-8"), ("FAIL", "not-utf8", "receipts.jsonl", None)),
+    (Unverifiable("not hashed", code="blocked-by-integrity"), ("UNVERIFIED", "blocked-by-integrity", "receipts.jsonl", None)),
+    (PermissionError(13, "Permission denied"), ("FAIL", "unreadable-file", "receipts.jsonl", None)),
+])
+def test_a_document_that_cannot_be_read_is_one_finding(problem, expected):
+    found = _run({**GOOD, "receipts": problem})
+    assert found == _valid(["manifest", "plan"]) + [expected] + _valid(["claims", "quality"])
+
+
+def test_an_unreadable_document_names_the_system_error():
+    bundle = _Bundle({**GOOD, "plan": PermissionError(13, "Permission denied")})
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
+    (f,) = [f for f in documents(ctx) if f.code == "unreadable-file"]
+    assert f.message == "plan.json cannot be read (Permission denied)" and bundle.problems["plan"] == "cannot be read (Permission denied)"
+
+
+def test_an_empty_receipts_file_has_no_records():
+    assert ("FAIL", "schema-violation", "receipts.jsonl", "") in _run({**GOOD, "receipts": []})
+
+
+def test_schema_errors_name_what_was_expected():
+    bundle = _Bundle({**GOOD, "plan": {**GOOD["plan"], "frozen_at": "yesterday"}})
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
+    bad = [f for f in documents(ctx) if f.code == "schema-violation"]
+    assert [(f.pointer, f.expected) for f in bad] == [("/frozen_at", {"format": "date-time"})]
+    assert bundle.problems == {"plan": "1 schema error(s)"}
+
+
+def test_valid_bytes_known_to_the_cache_pass_and_invalid_ones_are_never_remembered():
+    cache = _Cache()
+    assert _run(GOOD, cache=cache) == _valid(DOCUMENTS) and len(cache.kept) == len(DOCUMENTS)
+    bundle = _Bundle({**GOOD, "plan": {"not": "a plan"}})  # same digests as the valid run: the cache answers
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle, options={"cache": cache})
+    again = list(documents(ctx))
+    assert [(f.code, f.cached) for f in again] == [("valid", "schema")] * len(DOCUMENTS)
+    fresh = _Cache()
+    assert ("FAIL", "schema-violation") in {(s, c) for s, c, *_ in _run({**GOOD, "plan": {"not": "a plan"}}, cache=fresh)}
+    assert len(fresh.kept) == len(DOCUMENTS) - 1
