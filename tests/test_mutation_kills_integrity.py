@@ -1,0 +1,89 @@
+"""
+Tests that kill surviving mutants of `verifier/checks/integrity.py` (issue 14): bundle and profile integrity.
+
+Bundle v1: a name collision is reported at the first of its spellings; a
+file that cannot be read while hashing is FAIL `unreadable-file` naming
+the system error. Profiles: a format without a manifest is one UNVERIFIED
+`no-manifest` (never an ERROR); a manifest that cannot be parsed is one
+FAIL `manifest-unreadable`; external artifacts a profile declares are
+UNVERIFIED `external-not-supplied`, one per listed artifact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from bundlekit import rehash
+from conftest import make_assets as profile_assets
+from helpers import by_check, make_assets, write_bundle, write_tree
+
+from verifier.checks import integrity
+from verifier.core import verify_path
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory) -> str:
+    return str(make_assets(tmp_path_factory.mktemp("kills-integrity") / "assets"))
+
+
+def test_a_name_collision_is_reported_at_its_first_spelling(tmp_path, tiny):
+    bundle = write_bundle(tmp_path / "nfc")
+    (bundle / "caf\u00e9.txt").write_bytes(b"a")
+    (bundle / "cafe\u0301.txt").write_bytes(b"b")
+    rehash(bundle)
+    (f,) = [f for f in verify_path(str(bundle), asset_root=tiny).findings if f.code == "name-collision"]
+    assert len(f.observed) == 2 and f.path == f.observed[0]
+
+
+def test_a_file_that_cannot_be_read_while_hashing_names_the_system_error(tmp_path, tiny, monkeypatch):
+    bundle = write_bundle(tmp_path / "b")
+    real = integrity.hash_many
+
+    def failing(paths, **kw):
+        out = real(paths, **kw)
+        return {p: PermissionError(13, "Permission denied") if p.name == "plan.json" else r for p, r in out.items()}
+
+    monkeypatch.setattr(integrity, "hash_many", failing)
+    report = verify_path(str(bundle), asset_root=tiny)
+    (f,) = [f for f in report.findings if f.code == "unreadable-file"]
+    assert (f.status, f.path, f.message) == ("FAIL", "plan.json", "plan.json cannot be read: Permission denied")
+    assert report.verdict == "FAIL"
+
+
+def _profile_run(tmp_path: Path, manifest: dict, files: dict[str, str]):
+    bundle = write_tree(tmp_path / "run", {"runs/a.csv": "s\n2\n", "summary.json": '{"mean": 2}', **files})
+    doc = {"id": "run", "version": 1, "description": "kill tests", "detect": {"files": ["summary.json"]}, "manifest": manifest,
+           "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv", "name": "runs/{arm}.csv",
+                                 "fields": {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"},
+                                            "phase": {"value": "measured"}}}}}
+    report = verify_path(str(bundle), asset_root=profile_assets(tmp_path, {"run": doc}))
+    assert not [f for f in report.findings if f.status == "ERROR"], [f.message for f in report.findings if f.status == "ERROR"]
+    return [(f.status.value, f.code, f.pointer) for f in by_check(report, "profile.integrity")]
+
+
+def test_a_format_without_a_manifest_is_one_unverified_finding(tmp_path):
+    assert _profile_run(tmp_path, {"kind": "none", "reason": "no digests"}, {}) == [("UNVERIFIED", "no-manifest", None)]
+
+
+MAP = {"kind": "files-map", "file": "digests.json", "pointer": "/files", "sha256": "sha256", "size": "bytes",
+       "missing": "fail", "unlisted": "fail", "external": [{"pointer": "/archives", "reason": "kept on the producer's machine"}]}
+
+
+def _listing(archives: list[str]) -> str:
+    files = {"runs/a.csv": "s\n2\n", "summary.json": '{"mean": 2}'}
+    return json.dumps({"files": {rel: {"sha256": hashlib.sha256(text.encode()).hexdigest(), "bytes": len(text.encode())}
+                                 for rel, text in files.items()}, "archives": archives})
+
+
+def test_a_manifest_that_cannot_be_parsed_is_one_failure(tmp_path):
+    assert _profile_run(tmp_path, MAP, {"digests.json": '{"files": {}, "files": {}}'}) == [("FAIL", "manifest-unreadable", None)]
+
+
+def test_declared_external_artifacts_are_unverified_one_each(tmp_path):
+    found = _profile_run(tmp_path, MAP, {"digests.json": _listing(["/data/run1.tar", "/data/run2.tar"])})
+    assert [f for f in found if f[1] == "external-not-supplied"] == [("UNVERIFIED", "external-not-supplied", "/archives/0"),
+                                                                      ("UNVERIFIED", "external-not-supplied", "/archives/1")]
+    assert not [f for f in found if f[0] == "FAIL"], found
