@@ -87,3 +87,7 @@ def test_declared_external_artifacts_are_unverified_one_each(tmp_path):
     assert [f for f in found if f[1] == "external-not-supplied"] == [("UNVERIFIED", "external-not-supplied", "/archives/0"),
                                                                       ("UNVERIFIED", "external-not-supplied", "/archives/1")]
     assert not [f for f in found if f[0] == "FAIL"], found
+
+
+def test_a_missing_manifest_is_one_failure(tmp_path):
+    assert [f for f in _profile_run(tmp_path, MAP, {}) if f[0] != "UNVERIFIED"] == [("FAIL", "manifest-missing", None)]
