@@ -91,3 +91,15 @@ def test_pair_statistics():
     assert derive("ratio", (D(3), D(4))).value == D("0.75")
     assert derive("relative_change_pct", (D(8), D(6))).value == D(-25)  # (6 - 8) / 8 * 100
     assert derive("relative_change_pct", (D(8), D(6))).inputs == (D(8), D(6))
+
+
+# --- tolerance: the float error model of docs/tolerances.md ------------------------------------------------------------
+
+def test_the_sd_cancellation_term_divides_by_n_minus_1_for_the_sample_sd_and_n_for_the_population_sd():
+    # docs/tolerances.md: n eps sum x^2 / (2 d SD), d = n - 1 (n for population); every other term is the same for both
+    xs = [D("1000"), D("1001"), D("1002")]
+    squares = 3 * stats.EPS * sum(x * x for x in xs)
+    sample = stats.tolerance(D(1), statistic="sd", values=xs)
+    population = stats.tolerance(D(1), statistic="population_sd", values=xs)
+    expected = squares / (2 * 2) - squares / (2 * 3)
+    assert abs((sample - population) - expected) <= expected * D("1e-15")
