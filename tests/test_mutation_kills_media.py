@@ -112,3 +112,40 @@ def test_every_packet_without_a_duration_is_counted_once():
     for packet in (Packet(0, None), Packet(1024, 0), Packet(2048, 1024), Packet(None, None)):
         demux._audio_packet(a, packet)
     assert a.unknown_duration == 2 and a.missing_pts == 1
+
+
+# --- [V2] the video step check while demuxing, and the facts' JSON form -------------------------------------------------
+
+def _stepped(pts_list: list[int]) -> demux.VideoFacts:
+    v = demux.VideoFacts(index=0, codec="h264", time_base=Fraction(1, 48), average_rate=Fraction(24), header_frames=0, step=Fraction(2))
+    for pts in pts_list:
+        v.add(pts, 2)
+    v.finish()
+    return v
+
+
+def test_a_constant_step_from_a_nonzero_first_pts_holds():
+    v = _stepped([10 + 2 * k for k in range(40)])
+    assert v.step_problem is None and (v.min_pts, v.max_pts, v.packets) == (10, 88, 40)
+
+
+def test_a_missing_frame_breaks_the_step():
+    v = _stepped([2 * k for k in range(10)] + [2 * k for k in range(11, 20)])
+    assert v.step_problem is not None and v.step_problem.startswith("frame 10 at pts 22")
+
+
+def test_a_frame_beyond_the_reorder_window_is_out_of_order():
+    late = [2 * k for k in range(1, demux.REORDER_WINDOW + 3)] + [0]
+    v = _stepped(late)
+    assert v.step_problem is not None and "out of order" in v.step_problem
+    assert _stepped(list(reversed([2 * k for k in range(demux.REORDER_WINDOW)]))).step_problem is None  # within the window
+
+
+def test_facts_round_trip_through_json_and_refuse_other_fields():
+    facts = demux.MediaFacts(name="m.mp4", size=3, format="mp4", n_video=1, n_audio=0, video=_stepped([0, 2, 4]))
+    again = demux.MediaFacts.from_json(facts.to_json(), "m.mp4")
+    assert again.to_json() == facts.to_json() and again.video.max_pts == 4
+    broken = facts.to_json()
+    broken["video"]["extra"] = 1
+    with pytest.raises(ValueError):
+        demux.MediaFacts.from_json(broken, "m.mp4")
