@@ -149,3 +149,9 @@ def test_facts_round_trip_through_json_and_refuse_other_fields():
     broken["video"]["extra"] = 1
     with pytest.raises(ValueError):
         demux.MediaFacts.from_json(broken, "m.mp4")
+
+
+def test_only_a_movie_box_makes_an_mp4():
+    assert samples(box(b"ftyp", b"isom") + box(b"moov")) == 0  # a movie box without tables declares 0 samples
+    stray = box(b"trak", box(b"mdia", box(b"minf", box(b"stbl", stsz(4)))))
+    assert samples(box(b"ftyp", b"isom") + stray) is None  # tables outside a movie box: not an MP4 movie
