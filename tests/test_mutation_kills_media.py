@@ -155,3 +155,24 @@ def test_only_a_movie_box_makes_an_mp4():
     assert samples(box(b"ftyp", b"isom") + box(b"moov")) == 0  # a movie box without tables declares 0 samples
     stray = box(b"trak", box(b"mdia", box(b"minf", box(b"stbl", stsz(4)))))
     assert samples(box(b"ftyp", b"isom") + stray) is None  # tables outside a movie box: not an MP4 movie
+
+
+# --- the gate's coverage policy and the expected timeline ---------------------------------------------------------------
+
+def test_the_expected_timeline_and_the_gate_policy_are_read_exactly():
+    from verifier.errors import ConfigError
+    from verifier.media.policy import Expectation, policy_from_gate
+
+    exp = Expectation.from_plan({"frames": 150, "fps": "30000/1001", "sample_rate": 48000, "channels": 2})
+    assert exp.duration == Fraction(1001, 200) and exp.to_json() == {"frames": 150, "fps": "30000/1001", "sample_rate": 48000, "channels": 2}
+    section = {"containers": ["mp4"], "video": {"codecs": ["h264"], "start_tolerance_frames": "1/2", "end_tolerance_frames": "1"},
+               "audio": {"codecs": {"aac": {"frame_samples": 1024, "late_start_samples": 1, "early_start_samples": 2, "short_end_samples": 3,
+                                            "long_end_samples": 4, "profiles": ["LC"]}}},
+               "identical_audio_across_arms": "fail", "limits": {"max_seconds": 5}}
+    policy = policy_from_gate(section)
+    assert (policy.video_start_frames, policy.video_end_frames, policy.max_seconds, policy.max_packets_factor) == (Fraction(1, 2), 1, 5, 4)
+    assert policy.audio_codecs["aac"].long_end == 4 and policy.audio_codecs["aac"].profiles == ("LC",)
+    with pytest.raises(ConfigError, match="gate coverage section is unusable"):
+        policy_from_gate({**section, "video": {**section["video"], "start_tolerance_frames": "1/0"}})
+    with pytest.raises(ConfigError):
+        policy_from_gate({k: v for k, v in section.items() if k != "containers"})
