@@ -116,9 +116,7 @@ def policy_from_gate(section: dict[str, Any]) -> Policy:
             video_start_frames=Fraction(video["start_tolerance_frames"]),
             video_end_frames=Fraction(video["end_tolerance_frames"]),
             identical_audio=section["identical_audio_across_arms"],
-            max_file_bytes=limits.get("max_file_bytes", Policy.max_file_bytes),
-            max_packets_factor=limits.get("max_packets_factor", Policy.max_packets_factor),
-            max_seconds=limits.get("max_seconds", Policy.max_seconds),
+            **{name: limits[name] for name in ("max_file_bytes", "max_packets_factor", "max_seconds") if name in limits},
         )
     except (KeyError, ValueError, ZeroDivisionError) as exc:
         raise ConfigError(f"gate coverage section is unusable: {exc!r}") from None
