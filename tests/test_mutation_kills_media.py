@@ -176,3 +176,31 @@ def test_the_expected_timeline_and_the_gate_policy_are_read_exactly():
         policy_from_gate({**section, "video": {**section["video"], "start_tolerance_frames": "1/0"}})
     with pytest.raises(ConfigError):
         policy_from_gate({k: v for k, v in section.items() if k != "containers"})
+
+
+def test_a_demuxer_failing_mid_file_is_a_problem_naming_ffmpegs_error():
+    import av
+
+    from conftest import EXAMPLE
+    from verifier.media.policy import DEFAULT_POLICY, Expectation
+
+    clip = sorted((EXAMPLE / "media").glob("*.mp4"))[0]
+
+    class Failing:  # the real container, whose demuxer fails after three packets
+        def __init__(self, real):
+            self.real = real
+
+        def __getattr__(self, name):
+            return getattr(self.real, name)
+
+        def demux(self, *streams):
+            for k, packet in enumerate(self.real.demux(*streams)):
+                if k == 3:
+                    raise av.error.InvalidDataError(1094995529, "Invalid data found when processing input")
+                yield packet
+
+    facts = demux.MediaFacts(name=clip.name, size=clip.stat().st_size)
+    exp = Expectation(frames=124, fps=Fraction(24), sample_rate=32000, channels=2)
+    with av.open(str(clip)) as container:
+        demux._demux(Failing(container), facts, exp, DEFAULT_POLICY)
+    assert facts.problems == [("X1", "demux-error", "the demuxer failed mid-file: Invalid data found when processing input")]
