@@ -100,3 +100,48 @@ def test_walk_lists_files_links_and_others_and_reports_what_it_cannot_list(tmp_p
     assert unreadable == [("locked", "Permission denied")] and [e.rel for e in found] == ["d/e/f", "l", "p"]
     with pytest.raises(OSError, match="locked: cannot list: Permission denied"):
         walk(tmp_path)
+
+
+# --- boundaries of the name rules, and reading documents -----------------------------------------------------------------
+
+@pytest.mark.parametrize("path,reason", [("C:", "absolute path"), ("C:x", "absolute path"), ("ab:c", None), ("a/../b", "'..' component"),
+                                         ("a/b", None), ("caf\u00e9 menu.txt", None), ("caf\u00e9\u00a0x", None),
+                                         ("caf\u00e9\x7f", "control character"), ("caf\u00e9\x1f", "control character"),
+                                         ("caf\u00e9\x9f", "control character")])
+def test_name_rules_at_their_boundaries(path, reason):
+    found = unsafe_reason(path)
+    assert found is None if reason is None else (found or "").startswith(reason), found
+
+
+def _docs(tmp_path, files: dict[str, bytes], verified: tuple[str, ...]) -> bundle.Bundle:
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    return bundle.Bundle(root=tmp_path, verified={n: n for n in verified})
+
+
+def test_documents_are_read_only_after_integrity_and_their_parsed_bytes_are_digested(tmp_path):
+    from verifier.errors import Unverifiable
+
+    b = _docs(tmp_path, {"plan.json": b'{"a": 1}', "receipts.jsonl": b'{"kind": "x"}\n', "claims.json": b"{}"},
+              ("plan.json", "receipts.jsonl"))
+    b.contents["receipts.jsonl"] = b'{"kind": "held"}\n'  # the bytes integrity hashed win over a second read
+    assert b.raw_document("plan") == {"a": 1} and b.raw_document("receipts") == [{"kind": "held"}]
+    assert b.parsed_sha256["plan"] == hashlib.sha256(b'{"a": 1}').hexdigest() + ":json"
+    assert b.parsed_sha256["receipts"] == hashlib.sha256(b'{"kind": "held"}\n').hexdigest() + ":lines"
+    with pytest.raises(Unverifiable) as caught:
+        b.raw_document("claims")
+    assert caught.value.code == "blocked-by-integrity"
+    for kind, code in (("claims", "blocked-by-integrity"), ("quality", "not-in-evidence")):
+        with pytest.raises(Unverifiable) as caught:
+            b.document(kind)
+        assert caught.value.code == code
+    assert b.document("plan") == {"a": 1}
+    b.problems["plan"] = "1 schema error(s)"
+    with pytest.raises(Unverifiable, match="plan.json: 1 schema error"):
+        b.document("plan")
+
+
+def test_has_means_a_regular_file_of_a_known_kind(tmp_path):
+    b = _docs(tmp_path, {"plan.json": b"{}"}, ())
+    os.symlink("plan.json", tmp_path / "claims.json")
+    assert b.has("plan") and not b.has("claims") and not b.has("quality") and not b.has("nonsense")
