@@ -1,0 +1,90 @@
+"""
+Tests that kill surviving mutants of `verifier/checks/coverage.py` (issue 14): [C1] across arms and the facts cache.
+
+`cross_arm` on hand-made facts: the same audio payload in two arms under
+different video is FAIL `identical-audio` (PASS `identical-audio-allowed`
+when the gate allows it), reported once at the first file; files without an
+arm, audio packets or video, one arm only, or one video payload are not a
+[C1] case. The facts cache: an entry is keyed by the manifest's sha256 (any
+case) of that very file, read back only when it parses as facts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from fractions import Fraction
+from pathlib import Path
+
+from verifier.checks import coverage as cov
+from verifier.media.demux import AudioFacts, MediaFacts, VideoFacts
+from verifier.media.policy import DEFAULT_POLICY, Expectation
+from verifier.pipeline import Context
+
+
+def _facts(name: str, audio: bytes | None, video: bytes | None, packets: int = 10) -> MediaFacts:
+    v = a = None
+    if video is not None:
+        v = VideoFacts(index=0, codec="h264", time_base=Fraction(1, 24), average_rate=Fraction(24), header_frames=0, step=Fraction(1))
+        v.sha256.update(video)
+    if audio is not None:
+        a = AudioFacts(index=1, codec="aac", profile="LC", time_base=Fraction(1, 48000), sample_rate=48000, channels=2,
+                       header_frames=0, packets=packets)
+        a.sha256.update(audio)
+    return MediaFacts(name=name, size=1, video=v, audio=a)
+
+
+def _c1(files, policy=DEFAULT_POLICY) -> list[tuple[str, str, str | None]]:
+    return [(f.status.value, f.code, f.path) for f in cov.cross_arm(files, policy)]
+
+
+def test_the_same_audio_under_different_video_in_two_arms_fails_once_at_the_first_file():
+    files = [("b.mp4", "candidate", _facts("b.mp4", b"same", b"v2")), ("a.mp4", "baseline", _facts("a.mp4", b"same", b"v1")),
+             ("c.mp4", "candidate", _facts("c.mp4", b"other", b"v3"))]
+    found = cov.cross_arm(files, DEFAULT_POLICY)
+    assert [(f.status.value, f.code, f.path) for f in found] == [("FAIL", "identical-audio", "a.mp4")]
+    import hashlib
+
+    digest = hashlib.sha256(b"same").hexdigest()
+    assert f"(sha256 {digest[:12]}...)" in found[0].message and found[0].observed == {"audio_sha256": digest, "files": ["a.mp4", "b.mp4"]}
+    allowed = dataclasses.replace(DEFAULT_POLICY, identical_audio="allow")
+    assert _c1(files, allowed) == [("PASS", "identical-audio-allowed", "a.mp4")]
+
+
+def test_what_is_not_a_c1_case():
+    assert _c1([("a", "baseline", _facts("a", b"s", b"v1")), ("b", "baseline", _facts("b", b"s", b"v2"))]) == []  # one arm
+    assert _c1([("a", "baseline", _facts("a", b"s", b"v")), ("b", "candidate", _facts("b", b"s", b"v"))]) == []  # one video
+    assert _c1([("a", None, _facts("a", b"s", b"v1")), ("b", "candidate", _facts("b", b"s", b"v2"))]) == []  # no arm
+    assert _c1([("a", "baseline", _facts("a", b"s", b"v1", packets=0)), ("b", "candidate", _facts("b", b"s", b"v2"))]) == []
+    assert _c1([("a", "baseline", _facts("a", None, b"v1")), ("b", "candidate", _facts("b", b"s", b"v2"))]) == []
+    assert _c1([("a", "baseline", _facts("a", b"s", None)), ("b", "candidate", _facts("b", b"s", b"v2"))]) == []
+
+
+EXP = Expectation(frames=24, fps=Fraction(24), sample_rate=48000, channels=2)
+
+
+class _Cache:
+    def __init__(self, kept=None):
+        self.kept = dict(kept or {})
+
+    def result(self, key):
+        return self.kept.get(key)
+
+
+def test_facts_are_cached_under_the_manifest_sha256_of_that_file():
+    ctx = Context(subject=Path("."), assets=None, data={"manifest": {"files": [{"path": "a.mp4", "sha256": "AB" * 32}, {"path": "b.mp4"}],
+                                                                      "external": [{"path": "x.mp4", "sha256": "cd" * 32}]}})
+    key = cov._facts_key(ctx, "a.mp4", EXP, DEFAULT_POLICY)
+    assert key is not None and key == cov._facts_key(Context(subject=Path("."), assets=None, data={"manifest": {"files": [
+        {"path": "a.mp4", "sha256": "ab" * 32}]}}), "a.mp4", EXP, DEFAULT_POLICY)
+    assert cov._facts_key(ctx, "x.mp4", EXP, DEFAULT_POLICY) not in (None, key)
+    assert cov._facts_key(ctx, "b.mp4", EXP, DEFAULT_POLICY) is None and cov._facts_key(ctx, "z.mp4", EXP, DEFAULT_POLICY) is None
+    assert cov._facts_key(ctx, "a.mp4", dataclasses.replace(EXP, frames=25), DEFAULT_POLICY) != key
+
+
+def test_cached_facts_are_read_back_only_when_they_are_facts():
+    facts = _facts("a.mp4", b"s", b"v")
+    assert cov._cached_facts(None, "k", "a.mp4") is None and cov._cached_facts(_Cache(), None, "a.mp4") is None
+    assert cov._cached_facts(_Cache(), "k", "a.mp4") is None
+    back = cov._cached_facts(_Cache({"k": (facts.to_json(), True)}), "k", "renamed.mp4")
+    assert back is not None and back[1] is True and back[0].name == "renamed.mp4" and back[0].to_json()["video"] == facts.to_json()["video"]
+    assert cov._cached_facts(_Cache({"k": ({"size": 1}, True)}), "k", "a.mp4") is None
