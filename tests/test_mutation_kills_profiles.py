@@ -61,6 +61,16 @@ CASES = [
      "/claims/0/unit", "is not of the dimension"),
     ("system1-omni-gdn", lambda d: d["receipts"]["e2e"]["fields"].pop("arm") and d["receipts"]["e2e"]["no_overlap"].remove("arm"),
      "/claims/0/per", "'arm' is not a dimension of receipt set 'e2e'"),
+    ("system1-omni-gdn", lambda d: d["receipts"]["e2e"]["fields"]["latency"].update(unit="fortnights"),
+     "/receipts/e2e/fields/latency/unit", "unknown unit 'fortnights'"),
+    ("system1-omni-gdn", lambda d: d["receipts"]["e2e"].update(name="e2e/{arm}-{phase}.jsonl"),
+     "/receipts/e2e/name", "fields taken from the file name ['server'] are not in its name template"),
+    ("mlperf-inference", lambda d: d["receipts"]["performance"].pop("lines"), "/receipts/performance",
+     "a `text` receipt set must name its line grammars in `lines`"),
+    ("mlperf-inference", lambda d: d["receipts"]["detail"].pop("prefix"), "/receipts/detail/lines", "`prefixed-json` lines need a `prefix`"),
+    ("system1-omni-gdn", lambda d: d["identities"][0].update(receipts="nowhere"), "/identities/0/receipts", "unknown receipt set 'nowhere'"),
+    ("system1-omni-gdn", lambda d: d["claims"][0].update(receipts="nowhere"), "/claims/0/receipts", "unknown receipt set 'nowhere'"),
+    ("system1-omni-gdn", lambda d: d["gate"]["rules"][0].update(receipts="nowhere"), "/gate/rules/0/receipts", "unknown receipt set 'nowhere'"),
 ]
 
 
@@ -75,3 +85,34 @@ def test_each_cross_reference_rule_is_refused_naming_its_pointer(schema, profile
 @pytest.mark.parametrize("profile_id", ["hyperfine", "system1-omni-gdn", "vllm-omni-rankings-study"])
 def test_the_shipped_profiles_load(schema, profile_id):
     assert load_profile(copy.deepcopy(profile_document(profile_id)), schema)["id"] == profile_id
+
+
+class _Tree:
+    def __init__(self, docs: dict):
+        self.docs = docs
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.docs
+
+    def glob(self, pattern: str) -> list[str]:
+        from pathlib import PurePosixPath
+
+        return sorted(r for r in self.docs if PurePosixPath(r).match(pattern))
+
+    def json(self, rel: str):
+        if rel not in self.docs:
+            raise OSError(rel)
+        return self.docs[rel]
+
+
+def test_detection_needs_every_file_a_glob_match_and_a_resolving_pointer():
+    from verifier.profiles import matches
+
+    tree = _Tree({"a.json": {"results": [1]}, "b.json": {"other": 1}})
+    assert matches({"detect": {"glob": "*.json", "pointers": [{"pointer": "/results/0"}]}}, tree)
+    assert not matches({"detect": {"glob": "*.csv"}}, tree)  # the glob matches nothing
+    assert not matches({"detect": {"glob": "*.json", "pointers": [{"pointer": "/missing"}]}}, tree)
+    assert matches({"detect": {"files": ["b.json"], "pointers": [{"file": "b.json", "pointer": "/other"}]}}, tree)
+    assert not matches({"detect": {"files": ["b.json", "c.json"]}}, tree)
+    assert not matches({"detect": {"pointers": [{"pointer": "/results"}]}}, tree)  # no glob: no file to look in
+    assert matches({"detect": {}}, tree)
