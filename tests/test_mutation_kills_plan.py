@@ -181,3 +181,26 @@ def test_worker_exits_count_workers_that_exited_not_running_ones(tmp_path):
     report = verify_path(str(bundle), asset_root=assets)
     found = [f for f in report.findings if f.check == "derivation.claims" and "count.worker_exits" in f.message]
     assert [(f.status.value, f.code) for f in found] == [("PASS", "derived")], [f.message for f in found]
+
+
+@pytest.mark.parametrize("elapsed,ok", [("86410.5", True), ("86410.501", True), ("86410.502", False), ("10.5", False)])
+def test_elapsed_is_checked_against_a_span_of_days_to_the_clock_tolerance(tmp_path, tiny, elapsed, ok):
+    bundle = write_bundle(tmp_path / "b")
+    rows = read_lines(bundle / "receipts.jsonl")
+    last = max(range(len(rows)), key=lambda i: rows[i].get("ended_at", ""))  # the last request: nothing starts after it
+    rows[last].update(ended_at="2027-01-01T00:00:10.500000Z", started_at="2026-12-31T00:00:00Z", elapsed_s=Decimal(elapsed))
+    write_lines(bundle / "receipts.jsonl", rows)
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=tiny)
+    _no_error(report)
+    assert bool(_of(report, "plan.conformance", "elapsed-mismatch")) is not ok
+
+
+def test_as_many_requests_in_flight_as_the_plan_allows_is_not_exceeded(tmp_path):
+    gate = {"plan": {"arm_order": ["A", "B"], "servers_per_arm": 1}}
+    root = asset_root(tmp_path / "assets", {"conc-v1": {**TINY_GATE, "id": "conc-v1", **gate}})
+    servers = {"s1": ("baseline", [("measured", 1, "ok")]), "s2": ("candidate", [("measured", 1, "ok")])}
+    bundle = make_bundle(tmp_path / "b", "conc-v1", servers, {}, plan_extra={"max_concurrency": 1})
+    report = verify_path(str(bundle), asset_root=root)
+    _no_error(report)
+    assert not _of(report, "plan.conformance", "concurrency-exceeded") and _of(report, "plan.conformance", "timing")
