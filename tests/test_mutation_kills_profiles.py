@@ -116,3 +116,26 @@ def test_detection_needs_every_file_a_glob_match_and_a_resolving_pointer():
     assert not matches({"detect": {"files": ["b.json", "c.json"]}}, tree)
     assert not matches({"detect": {"pointers": [{"pointer": "/results"}]}}, tree)  # no glob: no file to look in
     assert matches({"detect": {}}, tree)
+
+
+def _ratio_profile(numerator: str, denominator: str, unit: str) -> dict:
+    return {"id": "run", "version": 1, "description": "ratio of sums", "detect": {"files": ["summary.json"]},
+            "manifest": {"kind": "none", "reason": "no digests"},
+            "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv",
+                                  "fields": {"latency": {"pointer": "/s", "unit": "s"}, "phase": {"value": "measured"}},
+                                  "values": {"tokens": {"pointer": "/tokens", "unit": "tokens"}}}},
+            "claims": [{"id": "rate", "receipts": "runs", "statistic": "ratio_of_sums", "numerator": numerator, "denominator": denominator,
+                        "selection": {"phase": "measured"}, "unit": unit, "at": {"file": "summary.json", "pointer": "/rate"}}]}
+
+
+@pytest.mark.parametrize("numerator,denominator,unit,ok", [
+    ("#receipts", "latency", "requests/s", True), ("tokens", "#receipts", "tokens", True), ("tokens", "latency", "tokens/s", True),
+    ("#receipts", "latency", "ms", False), ("latency", "#receipts", "tokens", False),
+])
+def test_a_ratio_of_sums_counts_receipts_in_a_count_dimension(schema, numerator, denominator, unit, ok):
+    doc = _ratio_profile(numerator, denominator, unit)
+    if ok:
+        assert load_profile(doc, schema)["id"] == "run"
+    else:
+        with pytest.raises(ConfigError, match="/claims/0/unit"):
+            load_profile(doc, schema)
