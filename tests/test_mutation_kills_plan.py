@@ -204,3 +204,46 @@ def test_as_many_requests_in_flight_as_the_plan_allows_is_not_exceeded(tmp_path)
     report = verify_path(str(bundle), asset_root=root)
     _no_error(report)
     assert not _of(report, "plan.conformance", "concurrency-exceeded") and _of(report, "plan.conformance", "timing")
+
+
+def _edited(tmp_path: Path, tiny: str, plan_change=None, receipts_change=None):
+    bundle = write_bundle(tmp_path / "b")
+    if plan_change:
+        edit_json(bundle / "plan.json", plan_change)
+    if receipts_change:
+        rows = read_lines(bundle / "receipts.jsonl")
+        receipts_change(rows)
+        write_lines(bundle / "receipts.jsonl", rows)
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=tiny)
+    _no_error(report)
+    return [(f.status.value, f.code, f.message) for f in _of(report, "plan.conformance")]
+
+
+def test_a_plain_bundle_has_every_pass_of_the_plan(tmp_path, tiny):
+    assert [c for s, c, _ in _edited(tmp_path, tiny)] == ["requests", "timing", "outputs", "workers"]
+
+
+def test_a_request_the_plan_lists_twice_is_inconsistent(tmp_path, tiny):
+    found = _edited(tmp_path, tiny, plan_change=lambda d: d["requests"].append(dict(d["requests"][0])))
+    assert ("FAIL", "plan-inconsistent", "plan lists request r1 2 times") in found
+
+
+def test_a_count_per_server_other_than_the_plans_is_inconsistent(tmp_path, tiny):
+    found = _edited(tmp_path, tiny, plan_change=lambda d: d.update(measured_per_server=2))
+    assert ("FAIL", "plan-inconsistent", "plan lists 1 measured request(s) for server s1, but measured_per_server is 2") in found
+
+
+def test_two_receipts_of_one_request_are_a_duplicate_and_no_requests_pass(tmp_path, tiny):
+    found = _edited(tmp_path, tiny, receipts_change=lambda rows: rows.append(dict(rows[0])))
+    codes = [c for _, c, _ in found]
+    assert "duplicate-receipt" in codes and "requests" not in codes
+
+
+@pytest.mark.parametrize("exit_code,signal,code", [(0, None, "workers"), (None, None, "worker-not-exited"), (1, None, "worker-exit"),
+                                                   (0, 9, "worker-exit"), (None, 15, "worker-exit")])
+def test_every_worker_exits_with_code_0_and_no_signal(tmp_path, tiny, exit_code, signal, code):
+    worker = {"kind": "worker", "worker_id": "s1-w0", "arm": "baseline", "server": "s1", "pid": 7,
+              "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:11Z", "exit_code": exit_code, "signal": signal}
+    found = _edited(tmp_path, tiny, receipts_change=lambda rows: rows.append(worker))
+    assert [c for _, c, _ in found][-1] == code
