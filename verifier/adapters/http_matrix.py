@@ -40,6 +40,7 @@ from verifier.adapters._common import claim_finding, f, profile_of, schema_findi
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 
 __all__ = ["FILES", "KIND", "PIPELINE", "denominators", "detects_directory", "files", "percentiles", "plan_digest",
            "producer", "provenance", "schema", "stop_after_failure", "throughput"]
@@ -404,5 +405,15 @@ def throughput(ctx: Context) -> Iterator[Finding]:
 
 from verifier.adapters.http_matrix_rules import plan_rules, response_rules, spread  # noqa: E402 - the rules read what the checks above validated
 
-PIPELINE = (files, producer, schema, plan_digest, provenance, plan_rules, denominators, stop_after_failure, response_rules, percentiles,
-            throughput, spread)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"plan", "receipts", "claims"})
+NOTES = {"integrity": "the output directory has no manifest; only plan.json is pinned, by config.plan_sha256 (matrix.plan_digest)",
+         "gate": "the output names no gate; the pinned schemas of its runner version judge it (matrix.producer)",
+         "coverage": "an HTTP matrix retains response bytes, no output media",
+         "unchanged": "the four files are read once (matrix.files) and every check reads those bytes"}
+
+#: In roster order (`verifier.roster.in_families`): schema (strict JSON, runner version, schemas), plan (plan digest,
+#: provenance, denominators, stop after failure), derivation (percentiles, throughput, spread), gate rules (the review's
+#: `http_matrix_rules.RULES` on plan and responses), stand-ins for the rest.
+PIPELINE = in_families((files, producer, schema, plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput,
+                        spread, plan_rules, response_rules), KIND, HELD, NOTES)

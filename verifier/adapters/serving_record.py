@@ -23,6 +23,7 @@ from verifier import stats
 from verifier.jsonio import json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 from verifier.trust import schema_validator
 from verifier.adapters.serving_rules import record_rules
 
@@ -197,4 +198,14 @@ def _other_statistic_matches(statistic: str, durations: list[Decimal], q: Decima
     return stats.compare(claimed, other.value, statistic=other.statistic, values=other.inputs).holds
 
 
-PIPELINE = (producer, record_schema, counts, metrics, record_rules)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"receipts", "claims"})
+NOTES = {"integrity": "one record file, listed in no manifest",
+         "gate": "a record names no gate; this reader judges the one producer version it knows (serving.producer)",
+         "plan": "the record states no frozen plan; its declared count is re-derived from its cases (serving.counts)",
+         "coverage": "a serving-performance record retains no output media",
+         "unchanged": "one record file, read once"}
+
+#: In roster order (`verifier.roster.in_families`): schema (producer, schema), derivation (counts, metrics), gate
+#: rules (the record's own statements agree: `serving_rules.RULES`), stand-ins for the rest.
+PIPELINE = in_families((producer, record_schema, counts, metrics, record_rules), KIND, HELD, NOTES)

@@ -47,6 +47,7 @@ from verifier.adapters.telemetry_rules import protocol as protocol_echo
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 
 __all__ = ["KIND", "PIPELINE", "RECEIPT", "carriers", "detects", "detects_directory", "engine", "foreign_work",
            "parse_bench_stdout", "process", "producer", "read", "replay", "schema", "standings"]
@@ -346,5 +347,15 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
                         label="facts/engine_surplus_tokens", how=how, exact=True)
 
 
-PIPELINE = (read, producer, schema, carriers, process, replay, engine, foreign_work, claims, protocol_echo, provenance, rate, occupancy,
-            standings, qualification)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"receipts", "processes", "claims"})
+NOTES = {"integrity": "the receipt directory has no manifest; only the carriers the receipt names are hashed (telemetry.carriers)",
+         "gate": "the receipt names no gate; the pinned schema of its receipt version judges it (telemetry.producer)",
+         "coverage": "a telemetry receipt retains text carriers, no output media",
+         "unchanged": "each carrier is read once (telemetry.carriers) and every check reads those bytes"}
+
+#: In roster order (`verifier.roster.in_families`): schema (strict JSON, producer, schema), plan (carriers, process
+#: outcome, protocol echo, provenance, occupancy), derivation (replay, engine delta, foreign work, refused claims,
+#: rate), gate rules (standings, qualification: last, it reads what every check before it established).
+PIPELINE = in_families((read, producer, schema, carriers, process, protocol_echo, provenance, occupancy, replay, engine, foreign_work,
+                        claims, rate, standings, qualification), KIND, HELD, NOTES)

@@ -47,6 +47,7 @@ from verifier import stats
 from verifier.adapters._common import claim_finding, f, matching_profile, schema_findings
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 
 __all__ = ["FAMILY_KEYS", "KIND", "PIPELINE", "PROFILES", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
            "latency", "peak", "producer", "requests", "schema", "unsupported"]
@@ -472,4 +473,14 @@ def unsupported(ctx: Context) -> Iterator[Finding]:
                 pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
 
 
-PIPELINE = (producer, schema, aggregates, requests, latency, peak, arrival, unsupported)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"plan", "receipts", "claims"})
+NOTES = {"integrity": "one result file, listed in no manifest",
+         "gate": "a result names no gate; the pinned schema of its producer version judges it (vllm.producer)",
+         "coverage": "a serving benchmark result retains no output media",
+         "rules": "no gate states rules for a serving benchmark result; its own identities are re-derived (vllm.*)",
+         "unchanged": "one result file, read once"}
+
+#: In roster order (`verifier.roster.in_families`): schema (producer, schema), plan (the per-prompt ledger, the
+#: declared arrival process), derivation (aggregates, latencies, peak, what cannot be derived), stand-ins for the rest.
+PIPELINE = in_families((producer, schema, requests, arrival, aggregates, latency, peak, unsupported), KIND, HELD, NOTES)
