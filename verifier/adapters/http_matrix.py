@@ -24,6 +24,14 @@ What re-derives from the retained files:
   must be labelled `complete_wave_including_ramp_and_drain`; a steady-state
   window exists only when n > 2c (c completions excluded at each end,
   seconds = t[n-c] - t[c] over sorted completion times, requests n - 2c).
+
+Why code, not a shipped profile: four files whose planned rounds are the
+product of the plan's cases, concurrencies and repetitions (a denominator
+for rounds that never ran), the sha256 of plan.json's bytes against
+config.plan_sha256, dispatch stopping after the first failure, a
+steady-state window that exists only when n > 2c, and the credential scan
+of `http_matrix_rules` are procedural; the profile language has no way to
+say them without losing a rule. So it is code.
 """
 
 from __future__ import annotations

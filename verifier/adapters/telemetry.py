@@ -30,6 +30,12 @@ Honesty rules enforced (each a check that can FAIL):
   claims refused, protocol echo, dataset and implementation pinning, rate
   interval, boundary occupancy, lease and traffic-receipt binding, the
   qualification's prerequisites) run after these.
+
+Why code, not a shipped profile: its facts come from a stdout table (the
+`vllm bench serve` result block, parsed line by line) and from Prometheus
+text exposition (two scrapes, counter deltas with resets refused), gated
+on the process outcome; parsing both is procedural, which the profile
+language does not say. So it is code.
 """
 
 from __future__ import annotations
