@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from conftest import CORPUS, ROOT, SHARED
 
-from verifier.adapters import readers, serving_record, vllm_bench
+from verifier.adapters import http_matrix, readers, serving_record, telemetry, vllm_bench
 from verifier.evidence import Quantity
 from verifier.jsonio import loads_strict
 from verifier.pipeline import Context, run_pipeline
@@ -24,12 +24,15 @@ from verifier.trustroot import TrustSet
 ASCEND = sorted((CORPUS / "vllm-save-result-ascend").glob("*.json"))[0]  # aggregates only
 H01 = ROOT / "tests" / "fixtures" / "vllm" / "h01-half-failed.json"  # per-request arrays, half the requests failed
 SEED = SHARED / "seeds" / "serving-performance-record.json"
+TELEMETRY = ROOT / "tests" / "fixtures" / "telemetry" / "good"
+MATRIX = ROOT / "tests" / "fixtures" / "matrix" / "good"
 BUCKET = ["input_lens", "output_lens", "ttfts", "itls", "errors", "latencies", "start_times"]
 
 
 def _run(module, path, evidence=None):
-    """Run `module.PIPELINE` on the file at `path`; with `evidence`, the checks find that model already read."""
-    ctx = Context(subject=path, assets=TrustSet(assets(None)), options={"document": loads_strict(path.read_bytes()), "name": path.name})
+    """Run `module.PIPELINE` on the file or directory at `path`; with `evidence`, the checks find that model already read."""
+    options = {"directory": path, "name": path.name} if path.is_dir() else {"document": loads_strict(path.read_bytes()), "name": path.name}
+    ctx = Context(subject=path, assets=TrustSet(assets(None)), options=options)
     if evidence is not None:
         ctx.data["evidence"] = evidence
     findings, _ = run_pipeline(module.PIPELINE, ctx)
@@ -111,3 +114,73 @@ def test_the_serving_checks_judge_the_model():
     assert ("serving.counts", "count-mismatch", "/counts/declared") in fails
     assert any(check == "serving.metrics" for check, _, _ in fails)
     assert not [f for f in _run(serving_record, SEED) if f.status == "FAIL"]
+
+
+def test_a_telemetry_receipt_reads_onto_a_process_receipt_carriers_claims_and_plan():
+    receipt = loads_strict((TELEMETRY / "telemetry-receipt.json").read_bytes())
+    ev = readers.telemetry_receipt(receipt, "telemetry-receipt.json")
+    (bench,) = ev.processes
+    assert (bench.exit_code, bench.stdout, bench.stderr, bench.dims["outcome"]) == (0, "bench.stdout", "bench.stderr", "exited")
+    assert {f.path for f in ev.files} == {item["path"] for item in receipt["evidence"].values()}
+    assert all(f.listed_in[0].startswith("telemetry-receipt.json#/evidence/") and len(f.sha256) == 64 for f in ev.files)
+    claims = {c.id: c for c in ev.claims}
+    assert claims["latency_ms/p99_itl"].quantity == Quantity(Decimal("140.0"), "ms", "140.0")
+    assert claims["rate/output_tokens_per_s"].quantity.unit == "tokens/s" and claims["output_tokens"].quantity.unit == "tokens"
+    assert claims["latency_ms/p99_itl"].location.pointer == "/facts/latency_ms/p99_itl"
+    assert (ev.plan.concurrency, ev.plan.arrival, ev.plan.per_server) == (2, "send-all", {"measured": 4}) and not ev.unmapped
+    receipt["execution"] = {"outcome": "unreachable", "cause": "ssh: timed out"}
+    receipt["facts"] = {"output_tokens": None, "new_fact": 3}
+    ev = readers.telemetry_receipt(receipt, "telemetry-receipt.json")
+    assert (ev.processes[0].exit_code, ev.processes[0].dims["cause"]) == (None, "ssh: timed out")
+    assert [c.id for c in ev.claims] == ["new_fact"] and ev.claims[0].quantity is None  # a null is not stated
+    assert [u.what for u in ev.unmapped] == ["facts/new_fact"]
+
+
+def test_the_telemetry_checks_judge_the_model():
+    """A model whose process exited 1 and whose output_tokens differs from the document: the process and replay checks FAIL."""
+    ev = readers.telemetry_receipt(loads_strict((TELEMETRY / "telemetry-receipt.json").read_bytes()), "telemetry-receipt.json")
+    assert not [f for f in _run(telemetry, TELEMETRY) if f.status == "FAIL"]
+    failed = dataclasses.replace(ev, processes=(dataclasses.replace(ev.processes[0], exit_code=1),))
+    assert ("telemetry.process", "facts-from-failed-process") in {(f.check, f.code) for f in _run(telemetry, TELEMETRY, failed)}
+    claims = tuple(dataclasses.replace(c, quantity=Quantity(c.quantity.value + 1, "tokens")) if c.id == "output_tokens" else c
+                   for c in ev.claims)
+    fails = {(f.check, f.pointer) for f in _run(telemetry, TELEMETRY, dataclasses.replace(ev, claims=claims)) if f.status == "FAIL"}
+    assert ("telemetry.replay", "/facts/output_tokens") in fails
+
+
+def _matrix_docs():
+    lines = [loads_strict(x.encode()) for x in (MATRIX / "responses.jsonl").read_text().splitlines()]
+    return {"responses.jsonl": lines, **{n: loads_strict((MATRIX / n).read_bytes()) for n in ("plan.json", "config.json", "summary.json")}}
+
+
+def test_an_http_matrix_reads_onto_line_receipts_round_claims_and_the_pinned_plan():
+    docs = _matrix_docs()
+    ev = readers.http_matrix(docs, "ok")
+    assert len(ev.receipts) == len(docs["responses.jsonl"])
+    first = ev.receipts[0]
+    assert first.dims == {"phase": "warmup", "case": "short", "concurrency": "1", "round": "0", "index": "0", "outcome": "ok"}
+    assert first.quantities["latency"] == Quantity(Decimal("0.05"), "s") and first.location.pointer == "/0" and first.ok
+    claims = {c.id: c for c in ev.claims}
+    assert claims["rounds/0/p50_ms"].quantity.unit == "ms" and claims["rounds/0/throughput_rps"].quantity.unit == "requests/s"
+    assert claims["rounds/0/steady_state/seconds"].location.pointer == "/rounds/0/steady_state/seconds"
+    assert claims["denominators/planned"].quantity.value == docs["summary.json"]["denominators"]["planned"]
+    assert [(f.path, f.sha256, f.listed_in) for f in ev.files] == [("plan.json", docs["config.json"]["plan_sha256"].lower(),
+                                                                    ("config.json#/plan_sha256",))]
+    assert (ev.plan.per_server, ev.plan.concurrency, ev.plan.timeouts["request"].to("ms")) == ({"measured": 4, "warmup": 2}, 2, 30000)
+
+
+def test_the_matrix_checks_judge_the_model():
+    """A model whose first measured line took 1 s longer, and whose first p95 says 1 ms more: percentiles and throughput FAIL."""
+    docs = _matrix_docs()
+    ev = readers.http_matrix(docs, "ok")
+    assert not [f for f in _run(http_matrix, MATRIX) if f.status == "FAIL"]
+    i = next(i for i, r in enumerate(ev.receipts) if r.dims["phase"] == "measured")
+    slow = dataclasses.replace(ev.receipts[i], quantities={**ev.receipts[i].quantities, "latency": Quantity(Decimal(1), "s"),
+                                                           "completed": Quantity(Decimal(10**6), "s")})
+    tampered = dataclasses.replace(ev, receipts=ev.receipts[:i] + (slow,) + ev.receipts[i + 1:])
+    fails = {(f.check, f.pointer) for f in _run(http_matrix, MATRIX, tampered) if f.status == "FAIL"}
+    assert {("matrix.percentiles", "/rounds/0/p95_ms"), ("matrix.throughput", "/rounds/0/wave_seconds")} <= fails
+    claims = tuple(dataclasses.replace(c, quantity=Quantity(c.quantity.value + 1, "ms")) if c.id == "rounds/0/p95_ms" else c
+                   for c in ev.claims)
+    fails = {(f.check, f.pointer) for f in _run(http_matrix, MATRIX, dataclasses.replace(ev, claims=claims)) if f.status == "FAIL"}
+    assert fails == {("matrix.percentiles", "/rounds/0/p95_ms")}

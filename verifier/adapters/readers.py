@@ -18,7 +18,19 @@ array shorter than the ledger) goes to `Evidence.unmapped`, never dropped.
 - `serving_record`: a `serving-performance-v1` record. One receipt per case
   (dims `case_id`, `outcome`, `primary_outcome`; quantity `duration` in ms,
   None when the case records none: absence is not zero), the stated counts
-  as claims (`requests`) and every metric as a claim in its own unit.
+  as claims (`requests`) and every metric as a claim in its own unit;
+- `telemetry_receipt`: a `serving-load-telemetry-v1` receipt. The bench
+  process as a process receipt (outcome, exit code, its stdout and stderr
+  carriers), every carrier as a file listed in the receipt with its sha256,
+  every stated fact as a claim (`TELEMETRY_UNITS`; a null is not stated),
+  and the protocol as the plan (prompts, `max_concurrency`, arrival);
+- `http_matrix`: a frozen HTTP matrix output. One receipt per line of
+  responses.jsonl (dims `phase`, `case`, `concurrency`, `round`, `index`,
+  `outcome`; quantities `latency`, `dispatched`, `completed` in s; `ok` when
+  the outcome is the runner's success word), summary.json's per-round
+  numbers and denominators as claims, plan.json as a file pinned by
+  config.plan_sha256, and the plan's budget (requests and warmups per case,
+  timeout, the largest concurrency).
 """
 
 from __future__ import annotations
@@ -28,9 +40,9 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import units
-from verifier.evidence import Evidence, Location, Plan, Quantity, Receipt, StatedClaim, Unmapped
+from verifier.evidence import Evidence, FileEntry, Location, Plan, ProcessReceipt, Quantity, Receipt, StatedClaim, Unmapped
 
-__all__ = ["VLLM_UNITS", "serving_record", "unit_of", "vllm_result"]
+__all__ = ["MATRIX_UNITS", "TELEMETRY_UNITS", "VLLM_UNITS", "http_matrix", "serving_record", "telemetry_receipt", "unit_of", "vllm_result"]
 
 #: Units of the top-level numbers of a vLLM result, by key pattern (first match); a key matching none is `count`.
 VLLM_UNITS: tuple[tuple[str, str], ...] = (
@@ -124,3 +136,81 @@ def serving_record(document: dict[str, Any], name: str) -> Evidence:
             unmapped.append(Unmapped(f"unit of {metric['id']}", where, f"unit {unit!r} is not in the unit registry"))
         claims.append(StatedClaim(metric["id"], quantity, str(metric.get("definition") or metric["id"]), where))
     return Evidence(reader="serving-performance-v1", receipts=receipts, claims=tuple(claims), unmapped=tuple(unmapped))
+
+
+#: Units of a telemetry receipt's facts, by fact key (a key under `latency_ms` is in ms).
+TELEMETRY_UNITS = {"successful_requests": "requests", "failed_requests": "requests", "output_tokens": "tokens",
+                   "benchmark_duration_s": "s", "engine_generation_tokens_delta": "tokens", "engine_surplus_tokens": "tokens",
+                   "client_bucket_peak": "requests", "rate/output_tokens_per_s": "tokens/s", "rate/interval_s": "s"}
+
+
+def telemetry_receipt(receipt: dict[str, Any], name: str) -> Evidence:
+    """
+    Return the `Evidence` of a schema-valid telemetry receipt `receipt` (file `name`, the receipt directory's `telemetry-receipt.json`).
+
+    The process receipt's `exit_code` is None for an unreachable host (its
+    `dims` say `outcome` and `cause`); a fact whose key has no unit in
+    `TELEMETRY_UNITS` is recorded in `unmapped`.
+    """
+    ev, ex, proto = receipt["evidence"], receipt["execution"], receipt["protocol"]
+    files = tuple(FileEntry(item["path"], None, item["sha256"].lower(), (f"{name}#/evidence/{key}",)) for key, item in ev.items())
+    process = ProcessReceipt("bench", ex.get("exit_code") if ex["outcome"] == "exited" else None, None,
+                             ev["stdout"]["path"], ev["stderr"]["path"], Location(name, "/execution"),
+                             {"outcome": ex["outcome"], "cause": ex.get("cause", "")})
+    claims: list[StatedClaim] = []
+    unmapped: list[Unmapped] = []
+    stack: list[tuple[str, Any]] = list((receipt.get("facts") or {}).items())
+    while stack:
+        key, value = stack.pop(0)
+        if isinstance(value, dict):
+            stack[:0] = [(f"{key}/{k}", v) for k, v in value.items()]
+            continue
+        if not _number(value):
+            continue  # null: not stated
+        unit = "ms" if key.startswith("latency_ms/") else TELEMETRY_UNITS.get(key)
+        where = Location(name, f"/facts/{key}")
+        if unit is None:
+            unmapped.append(Unmapped(f"facts/{key}", where, "no unit is known for this fact"))
+        claims.append(StatedClaim(key, None if unit is None else Quantity(Decimal(value), unit, str(value)), key, where))
+    plan = Plan(arms={}, servers={}, per_server={"measured": proto["num_prompts"]},
+                concurrency=proto.get("max_concurrency") if _number(proto.get("max_concurrency")) else None,
+                arrival=proto.get("arrival"), location=Location(name, "/protocol"))
+    return Evidence(reader="serving-load-telemetry", files=files, plan=plan, processes=(process,), claims=tuple(claims),
+                    unmapped=tuple(unmapped))
+
+
+#: Units of the numbers of a summary.json round (member -> unit); `steady_state/` members as named.
+MATRIX_UNITS = {"p50_ms": "ms", "p95_ms": "ms", "wave_seconds": "s", "throughput_rps": "requests/s",
+                "steady_state/seconds": "s", "steady_state/throughput_rps": "requests/s", "steady_state/requests": "requests",
+                "steady_state/excluded_each_end": "requests", "planned": "requests", "attempted": "requests", "successful": "requests"}
+
+
+def http_matrix(docs: dict[str, Any], success: str) -> Evidence:
+    """
+    Return the `Evidence` of a schema-valid frozen HTTP matrix output: `docs` maps each file name to its parsed content.
+
+    `success` is the runner's success outcome word (its profile's
+    `success_outcome`). A dimension is the value's JSON text (`1`, `1.0`), so
+    a reader of the model can recover the number exactly.
+    """
+    lines, summary, plan, config = docs["responses.jsonl"], docs["summary.json"], docs["plan.json"], docs["config.json"]
+    receipts = tuple(
+        Receipt(dims={"phase": x["phase"], "case": x["case"], "concurrency": str(x["concurrency"]), "round": str(x["round"]),
+                      "index": str(x["index"]), "outcome": x["outcome"]},
+                quantities={"latency": Quantity(Decimal(x["latency_seconds"]), "s"),
+                            "dispatched": Quantity(Decimal(x["dispatched_at_monotonic_seconds"]), "s"),
+                            "completed": Quantity(Decimal(x["completed_at_monotonic_seconds"]), "s")},
+                location=Location("responses.jsonl", f"/{i}"), ok=x["outcome"] == success)
+        for i, x in enumerate(lines))
+    claims = [StatedClaim(f"denominators/{k}", Quantity(Decimal(v), "requests"), f"{k} requests",
+                          Location("summary.json", f"/denominators/{k}")) for k, v in summary["denominators"].items() if _number(v)]
+    for i, row in enumerate(summary["rounds"]):
+        members = {**row, **{f"steady_state/{k}": v for k, v in (row.get("steady_state") or {}).items()}}
+        claims += [StatedClaim(f"rounds/{i}/{k}", Quantity(Decimal(members[k]), unit), f"round {row['case']} {row['concurrency']} "
+                               f"{row['round']} {k}", Location("summary.json", f"/rounds/{i}/{k}"))
+                   for k, unit in MATRIX_UNITS.items() if _number(members.get(k))]
+    budget = Plan(arms={}, servers={}, per_server={"measured": plan["requests_per_case"], "warmup": plan["warmup_per_case"]},
+                  timeouts={"request": Quantity(Decimal(plan["timeout_seconds"]), "s")} if _number(plan.get("timeout_seconds")) else {},
+                  concurrency=max(plan["concurrency"]), location=Location("plan.json"))
+    pinned = FileEntry("plan.json", None, config["plan_sha256"].lower(), ("config.json#/plan_sha256",))
+    return Evidence(reader="frozen-http-matrix", files=(pinned,), plan=budget, receipts=receipts, claims=tuple(claims))
