@@ -14,8 +14,12 @@ from test_roster import _families_in_order
 
 from verifier.adapters import http_matrix, serving_record, telemetry, vllm_bench
 from verifier.core import verify_path
-from verifier.pipeline import Check
+from verifier.evidence import PARTS
+from verifier.jsonio import loads_strict
+from verifier.pipeline import Check, Context, run_pipeline
 from verifier.roster import FAMILIES, family_of, in_families
+from verifier.trust import assets
+from verifier.trustroot import TrustSet
 
 ASCEND = sorted((CORPUS / "vllm-save-result-ascend").glob("*.json"))[0]
 STANDINS = ["integrity.files", "gate.pinned", "coverage.streams", "quality.recorded", "quality.rescore", "integrity.unchanged"]
@@ -62,8 +66,21 @@ def test_an_adapter_report_holds_every_family_once_in_order(kind):
     for family_id in standins:
         found = [f for f in report.findings if f.check == family_id]
         assert [(f.status, f.code) for f in found] == [("UNVERIFIED", "not-in-evidence")], family_id
-        assert found[0].observed and all(part in found[0].message for part in found[0].observed), found[0].message
-        assert kind in found[0].message
+        assert all(part in found[0].message for part in found[0].observed), found[0].message
+        assert kind in found[0].message and (found[0].observed or "has no check of this family" in found[0].message)
+
+
+@pytest.mark.parametrize("kind", sorted(READERS))
+def test_what_the_stand_ins_say_a_reader_holds_is_what_its_model_holds(kind):
+    subject, module, _, _ = READERS[kind]
+    subject = ROOT / "tests" / "fixtures" / "vllm" / "abcd-bucket-peak.json" if kind == "vllm-bench-serve" else subject  # with arrays
+    options = ({"directory": subject, "name": subject.name} if subject.is_dir()
+               else {"document": loads_strict(subject.read_bytes()), "name": subject.name})
+    ctx = Context(subject=subject, assets=TrustSet(assets(None)), options=options)
+    run_pipeline(module.PIPELINE, ctx)
+    evidence = ctx.data["evidence"]
+    assert evidence.reader == kind and not evidence.unmapped
+    assert {part for part in PARTS if not evidence.lacks(part)} == set(module.HELD)
 
 
 def test_a_check_placed_before_a_check_it_requires_is_refused():

@@ -447,7 +447,7 @@ def throughput(ctx: Context) -> Iterator[Finding]:
 from verifier.adapters.http_matrix_rules import plan_rules, response_rules, spread  # noqa: E402 - the rules read what the checks above validated
 
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
-HELD = frozenset({"plan", "receipts", "claims"})
+HELD = frozenset({"files", "plan", "receipts", "claims"})  # files: plan.json, pinned by config.plan_sha256
 NOTES = {"integrity": "the output directory has no manifest; only plan.json is pinned, by config.plan_sha256 (matrix.plan_digest)",
          "gate": "the output names no gate; the pinned schemas of its runner version judge it (matrix.producer)",
          "coverage": "an HTTP matrix retains response bytes, no output media",

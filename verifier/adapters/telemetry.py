@@ -374,8 +374,9 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
 
 
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
-HELD = frozenset({"receipts", "processes", "claims"})
-NOTES = {"integrity": "the receipt directory has no manifest; only the carriers the receipt names are hashed (telemetry.carriers)",
+HELD = frozenset({"files", "plan", "processes", "claims"})  # files: the carriers the receipt lists with their sha256
+NOTES = {"integrity": "the receipt directory has no manifest; only the carriers the receipt lists are hashed, once it validated "
+                      "(telemetry.carriers)",
          "gate": "the receipt names no gate; the pinned schema of its receipt version judges it (telemetry.producer)",
          "coverage": "a telemetry receipt retains text carriers, no output media",
          "unchanged": "each carrier is read once (telemetry.carriers) and every check reads those bytes"}
