@@ -77,8 +77,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
     (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
     (receipts not read may cover it). Then every other value the bundle
     states at the claim's location (a pass, command, shape or index no
-    receipt has) is UNVERIFIED `not-derivable`: a stated number is never
-    passed over in silence.
+    receipt has) is UNVERIFIED `not-derivable`, or `receipt-absent` naming
+    the file the receipt set's `name` template gives for it: a stated number
+    is never passed over in silence.
     """
     cid = "profile.claims"
     tree = _tree(ctx)
@@ -290,11 +291,47 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
         except Underivable as exc:
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(value) if isinstance(value, Decimal) else value)
             continue
-        over = ", ".join(f"{k}={v}" for k, v in sorted({**selection, **unknown}.items()))
+        over = ", ".join(f"{k}={_said(v)}" for k, v in sorted({**selection, **unknown}.items()))
         shown = str(value) if isinstance(value, Decimal) else value
+        absent = _absent_file(ctx, rule, key)
+        if absent is not None:
+            yield _f(cid, Status.UNVERIFIED, "receipt-absent",
+                     f"{label}: {rel} {pointer} states {shown!s}, but its receipt file {absent} (receipt set {rule['receipts']}: "
+                     f"{_profile(ctx)['receipts'][rule['receipts']]['name']}) is not in this bundle, so it cannot be derived or checked",
+                     path=rel, pointer=pointer, observed=shown, expected=absent)
+            continue
         yield _f(cid, Status.UNVERIFIED, "not-derivable",
                  f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
                  path=rel, pointer=pointer, observed=shown)
+
+
+def _said(value: Any) -> str:
+    """Return a selection value in words: a join (`{"receipts", "pointer", "on"}`) as where it reads, else the value itself."""
+    if isinstance(value, dict):
+        return f"<{value['pointer']} of the receipts.{value['receipts']} record with the same {'/'.join(value.get('on', []))}>"
+    return str(value)
+
+
+def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str | None:
+    """
+    Return the receipt file the claim's receipt set names for instance `key` when it is not in the bundle, else None.
+
+    Only for a receipt set with a `name` template whose every placeholder is
+    taken (`from_name`) by a dimension `key` fixes, e.g.
+    `measurements/{arm}/{task}.gpu.csv` for arm=bf16, task=ref2va: a stated
+    number whose one receipt file is absent is UNVERIFIED `receipt-absent`
+    naming that file, not a number no receipt could ever back.
+    """
+    spec = _profile(ctx)["receipts"][rule["receipts"]]
+    template = spec.get("name")
+    if not template:
+        return None
+    by_placeholder = {m["from_name"]: dim for part in ("fields", "dimensions") for dim, m in spec.get(part, {}).items() if "from_name" in m}
+    try:
+        rel = _PLACEHOLDER_RE.sub(lambda m: key[by_placeholder[m.group(1)]], template)
+    except KeyError:
+        return None
+    return None if _tree(ctx).exists(rel) else rel
 
 
 def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
