@@ -449,18 +449,34 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[
 
 
 def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
-    """Judge a rule whose bounds the bundle states (`bounds_at`): every instance's statistic must satisfy every bound; an instance without stated bounds is underivable."""
+    """
+    Judge a rule whose bounds the bundle states (`bounds_at`): every judged instance's statistic must satisfy every bound its file states.
+
+    An instance whose file states no bound for the metric is underivable
+    (UNVERIFIED `bounds-not-stated`), unless `bounds_at.unstated` is `skip`:
+    then it is not judged (it stated no target) and counted in the message,
+    except where it matches every `required_for` value (an MLPerf closed-division
+    run must quote its ranges). A judged instance outside its bounds makes the
+    rule not met whatever else is unverified; nothing judged is
+    `bounds-not-stated`.
+    """
+    at = rule["bounds_at"]
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
-    met, lines, observed = True, [], {}
+    met, lines, observed, skipped, missing = True, [], {}, [], []
     for key in keys:
         label = ",".join(f"{k}={v}" for k, v in key.items())
         try:
-            rel, bounds = stated_bounds(tree, rule["bounds_at"], key)
+            rel, bounds = stated_bounds(tree, at, key)
         except KeyError as exc:
-            raise Underivable(f"{label}: the bounds are not stated ({exc})", "bounds-not-stated", fail=False) from None
+            required = at.get("required_for", {})
+            if at.get("unstated") == "skip" and not (required and all(key.get(k) == v for k, v in required.items())):
+                skipped.append(label)
+            else:
+                missing.append(f"{label}: the bounds are not stated ({exc})")
+            continue
         result = derive_rule(rule, records, key)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
@@ -469,7 +485,13 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> t
         lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
         observed[label] = {"value": str(value), "bounds": shown, "met": ok}
     failing = [line for line in lines if "does not meet" in line]
-    return met, "; ".join(failing or lines[:1]) + (f" ({len(keys)} instances, {len(failing)} not met)" if len(keys) > 1 else ""), observed
+    not_judged = (f"; {len(skipped)} run(s) quote no range and are not judged" if skipped else "") + (f"; {len(missing)} unverified" if missing else "")
+    if not failing and missing:
+        raise Underivable("; ".join(missing) + not_judged, "bounds-not-stated", fail=False)
+    if not lines:
+        raise Underivable(f"{len(skipped)} run(s) quote no range, so nothing is judged", "bounds-not-stated", fail=False)
+    judged = len(lines)
+    return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
 
 
 def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
