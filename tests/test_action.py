@@ -225,20 +225,12 @@ def test_every_bundle_gets_its_own_sarif_file(runner, tricky_repo, tmp_path):
 
 
 def test_a_pull_request_that_loosens_its_gate_is_judged_by_the_base_trust_root(runner, tmp_path):
-    from test_trustroot import TEAM_GATE, bundle, write_gate
+    from trustkit import TEAM_GATE, bundle, trusted_repository, write_gate
 
     from verifier.trust import assets
-    from verifier.trustroot_cmds import init, pin
+    from verifier.trustroot_cmds import pin
 
-    repo = tmp_path / "trusted"
-    repo.mkdir()
-    _git(repo, "init", "-q")
-    init(str(repo))
-    write_gate(repo, TEAM_GATE)
-    pin(str(repo), assets())
-    bundle(repo / "evidence" / "run1", measured=2)
-    _git(repo, "add", "-A")
-    _git(repo, "commit", "-qm", "base")
+    repo = trusted_repository(tmp_path / "trusted")
     base = _git(repo, "rev-parse", "HEAD")
     write_gate(repo, {**TEAM_GATE, "plan": {**TEAM_GATE["plan"], "measured_per_server": 1}})
     pin(str(repo), assets())

@@ -39,3 +39,25 @@ def test_executor_without_the_distributed_extra_is_a_usage_error_before_any_chec
     result = run("--executor", "tcp://127.0.0.1:1", str(example_copy))
     assert result.exit_code == 2, result.output
     assert "distributed" in result.stderr and "verdict" not in result.output
+
+
+@pytest.mark.parametrize("fmt, marker", [("text", ", rules of profile:hyperfine sha256 "),
+                                         ("markdown", " · rules of `profile:hyperfine` (sha256 "),
+                                         ("html", "; rules of <code>profile:hyperfine</code> sha256 ")])
+def test_a_profile_without_a_gate_is_not_called_a_gate_in_the_header(run, fmt, marker):
+    from conftest import CORPUS
+
+    result = run("check", "-f", fmt, str(CORPUS / "hyperfine-3em"))
+    assert marker in result.output
+    assert "gate profile:" not in result.output and "gate <code>profile:" not in result.output
+    assert "gate `profile:" not in result.output
+
+
+@pytest.mark.parametrize("fmt, marker", [("text", ", gate ref2va-5s-v1 sha256 "),
+                                         ("markdown", " · gate `ref2va-5s-v1` (sha256 "),
+                                         ("html", "; gate <code>ref2va-5s-v1</code> sha256 ")])
+def test_a_gate_is_still_called_a_gate_in_the_header(run, fmt, marker):
+    from conftest import ROOT
+
+    result = run("check", "-f", fmt, str(ROOT / "examples" / "ref2va-5s"))
+    assert marker in result.output

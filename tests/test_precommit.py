@@ -21,11 +21,9 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT
-from test_trustroot import TEAM_GATE, bundle, git, write_gate
+from trustkit import git, trusted_repository
 
 from verifier.manifest import write_manifest
-from verifier.trust import assets
-from verifier.trustroot_cmds import init, pin
 
 WHEELHOUSE = os.environ.get("VERIFY_WHEELHOUSE", "")
 PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
@@ -57,16 +55,7 @@ def register(repo: Path, name: str) -> None:
 
 
 def test_hooks_pass_a_good_change_and_fail_one_that_breaks_a_bundle(tmp_path):
-    repo = tmp_path / "evidence-repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    init(str(repo))
-    write_gate(repo, TEAM_GATE)
-    pin(str(repo), assets())
-    bundle(repo / "evidence" / "run1", measured=2)
-    register(repo, "run1")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
+    repo = trusted_repository(tmp_path / "evidence-repo", before_commit=lambda root: register(root, "run1"))
     home = tmp_path / "pre-commit-home"
 
     manifest = json.loads((repo / "evidence" / "run1" / "manifest.json").read_text())

@@ -10,59 +10,21 @@ judged by the working tree it refuses to start until the edit is re-pinned.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from bundlekit import make_bundle
 from conftest import EXAMPLE
+from trustkit import TEAM_GATE, bundle, git, trusted_repository, write_gate
 
 from verifier.errors import ConfigError, PinMismatch, UsageError
 from verifier.trust import assets
 from verifier.trustroot import RepositoryTrust, WorkTree, locate, read_config
 from verifier.trustroot_cmds import init, new_gate, pin
 
-TEAM_GATE = {
-    "id": "team-v1",
-    "version": 1,
-    "description": "the team's gate: two measured requests per server",
-    "plan": {"arm_order": ["A", "B"], "servers_per_arm": 1, "warmups_per_server": 0, "measured_per_server": 2},
-    "claims": [
-        {"claim": "count.requests", "statistic": "count", "of": "requests"},
-        {"claim": "arm_mean_s", "statistic": "mean_of_server_means", "per": "arm", "selection": {"phase": "measured"}},
-    ],
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
-                          check=True, capture_output=True, text=True).stdout
-
-
-def bundle(root: Path, measured: int) -> Path:
-    rows = [("measured", 10.0, "ok")] * measured
-    fast = [("measured", 5.0, "ok")] * measured
-    return make_bundle(root, "team-v1", {"s1": ("baseline", rows), "s2": ("candidate", fast)},
-                       {"count.requests": 2 * measured, "arm_mean_s.baseline": "10.0", "arm_mean_s.candidate": "5.0"})
-
-
-def write_gate(repo: Path, gate: dict) -> None:
-    (repo / "verify" / "gates" / f"{gate['id']}.json").write_text(json.dumps(gate, indent=2))
-
-
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A committed evidence repository (branch main) with a trust root, the gate team-v1 and a bundle it PASSes."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    init(str(root))
-    write_gate(root, TEAM_GATE)
-    pin(str(root), assets())
-    bundle(root / "evidence" / "run1", measured=2)
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "trust root and run1")
-    return root
+    return trusted_repository(tmp_path / "repo")
 
 
 def test_repository_gate_judges_its_bundle_and_the_report_names_its_origin(repo, run):

@@ -193,6 +193,22 @@ def claim_rows(report: Report) -> list[ClaimRow]:
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
 
 
+def judged_by(report: Report) -> tuple[str, str] | None:
+    """
+    Return (label, id) naming what judged `report` in a header, or None when nothing did.
+
+    A gate is labelled `gate` (`("gate", "ref2va-5s-v1")`). A profile that
+    brings no gate of its own is judged by its pinned profile (the report's
+    gate id is then `profile:NAME`), labelled `rules of` so a header never
+    calls a profile a gate: `("rules of", "profile:hyperfine")`. Plain
+    strings, not escaped.
+    """
+    if not report.gate:
+        return None
+    gate = str(report.gate)
+    return ("rules of", gate) if gate.startswith("profile:") else ("gate", gate)
+
+
 def trust_lines(report: Report) -> list[str]:
     """
     Return plain sentences (not escaped) on where each gate and profile that judged `report` came from.

@@ -21,7 +21,7 @@ import io
 from typing import Any
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, location, trust_lines, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, judged_by, location, trust_lines, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
 
@@ -245,6 +245,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     Without matplotlib the page carries a note naming the `html` extra in place of the plots.
     """
     counts = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
+    judge = judged_by(report)
     parts = [
         "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>",
         "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
@@ -253,7 +254,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         f'<p><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
         f"exit {int(report.exit_code)}; {', '.join(f'{n} {s.value}' for s, n in counts.items())}; "
         f"reader {_e(report.kind)}"
-        + (f"; gate <code>{_e(report.gate)}</code> sha256 <code>{_e(report.gate_sha256)}</code>" if report.gate else "")
+        + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code>{_e(report.gate_sha256)}</code>" if judge else "")
         + "</p>",
     ]
     lines = trust_lines(report)

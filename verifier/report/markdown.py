@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, location, trust_lines, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, judged_by, location, trust_lines, visible
 from verifier.report.statements import statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
@@ -51,7 +51,8 @@ def code(value: object) -> str:
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
     """Return the Markdown summary of `report` (`color` is ignored)."""
     counts = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
-    gate = f" · gate {code(report.gate)} (sha256 {code(report.gate_sha256[:12])}…)" if report.gate and report.gate_sha256 else ""
+    judge = judged_by(report)
+    gate = f" · {judge[0]} {code(judge[1])} (sha256 {code(report.gate_sha256[:12])}…)" if judge and report.gate_sha256 else ""
     lines = [
         f"### {VERDICT_ICONS[report.verdict]} verify: {report.verdict} — {code(report.subject)}",
         "",

@@ -9,7 +9,7 @@ verdict close the report.
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import location, trust_lines, visible
+from verifier.report._common import judged_by, location, trust_lines, visible
 from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
@@ -43,8 +43,9 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
 
     PASS findings are printed with `verbose` or `show_pass`; derivations only with `verbose`.
     """
+    judge = judged_by(report)
     lines = [f"verify {report.verifier_version}: {_safe(report.subject)} ({report.kind}"
-             + (f", gate {_safe(report.gate)} sha256 {_safe(report.gate_sha256[:12])}..." if report.gate and report.gate_sha256 else "")
+             + (f", {judge[0]} {_safe(judge[1])} sha256 {_safe(report.gate_sha256[:12])}..." if judge and report.gate_sha256 else "")
              + ")"]
     if report.producer:
         lines.append(f"producer: {_safe(report.producer['producer'])}; version: {_safe(report.producer['version'])}")
