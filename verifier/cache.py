@@ -46,7 +46,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import stat
 import sys
 import time
 from dataclasses import dataclass, field
@@ -55,33 +54,13 @@ from typing import Any
 
 from verifier import __version__
 from verifier.bundle import open_regular
+from verifier.cachefs import LAYOUT, RACY_NS, cache_root, enabled, identity, prepare, read_entry, safe_dir, write_entry  # noqa: F401 (re-exported)
+from verifier.cachefs import distributions as _distributions
 
 __all__ = ["RACY_NS", "Cache", "cache_root", "code_digest", "digest_of", "enabled", "environment_digest", "file_identity",
            "installed_version", "result_key"]
 
-#: Entries are written only for files whose mtime and ctime are this much older than the start of hashing (2 s:
-#: the coarsest common file-system timestamp granularity, FAT's; Linux local file systems tick every few ms).
-RACY_NS = 2_000_000_000
-LAYOUT = "v1"
-
-
-def cache_root(env: dict[str, str] | None = None) -> Path:
-    """Return the cache directory: `$XDG_CACHE_HOME/verify-evidence/v1` (XDG default `~/.cache`)."""
-    env = dict(os.environ) if env is None else env
-    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "verify-evidence" / LAYOUT
-
-
-def enabled(setting: bool | None, env: dict[str, str] | None = None) -> bool:
-    """Return whether a run uses the cache: `setting` (--cache True, --no-cache False) wins; else off under CI, on otherwise."""
-    if setting is not None:
-        return setting
-    env = dict(os.environ) if env is None else env
-    return env.get("CI", "").strip().lower() not in ("true", "1", "yes")
-
-
-def _identity(st: os.stat_result) -> tuple[int, int, int, int, int]:
-    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+_identity = identity
 
 
 def file_identity(st: os.stat_result, started_ns: int) -> tuple[int, int, int, int, int] | None:
@@ -109,21 +88,6 @@ def code_digest() -> str:
             h.update(source.relative_to(package).as_posix().encode() + b"\0" + source.read_bytes() + b"\0")
         _CODE_DIGEST.append(h.hexdigest())
     return _CODE_DIGEST[0]
-
-
-def _distributions() -> dict[str, Path]:
-    """Return `{normalised name: dist-info directory}` of every distribution on `sys.path` (first one wins, as for imports)."""
-    found: dict[str, Path] = {}
-    for entry in sys.path:
-        try:
-            names = sorted(os.listdir(entry or "."))
-        except OSError:
-            continue
-        for name in names:
-            if name.endswith((".dist-info", ".egg-info")):
-                key = name.rsplit(".", 1)[0].split("-", 1)[0].lower().replace("-", "_").replace(".", "_")
-                found.setdefault(key, Path(entry or ".") / name)
-    return found
 
 
 _ENVIRONMENT: dict[str, Any] = {}
@@ -187,19 +151,7 @@ def result_key(kind: str, *parts: Any) -> str:
                       separators=(",", ":"))
 
 
-def _safe_dir(path: Path) -> str | None:
-    """Return why `path` is not a directory only this user can write to, or None when it is."""
-    try:
-        st = os.lstat(path)
-    except OSError as exc:
-        return f"{path}: {exc.strerror or exc}"
-    if not stat.S_ISDIR(st.st_mode):
-        return f"{path} is not a directory (or is a symlink)"
-    if hasattr(os, "getuid") and st.st_uid != os.getuid():
-        return f"{path} is owned by uid {st.st_uid}, not by you"
-    if st.st_mode & 0o022:
-        return f"{path} is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
-    return None
+_safe_dir = safe_dir
 
 
 @dataclass(eq=False)
@@ -228,66 +180,20 @@ class Cache:
         user, or writable by group or others.
         """
         root = cache_root() if root is None else root
-        try:
-            os.makedirs(root.parent.parent, exist_ok=True)  # $XDG_CACHE_HOME itself: the user's, created as usual
-            for level in (root.parent, root, root / "digests", root / "results"):
-                os.makedirs(level, mode=0o700, exist_ok=True)  # each level of ours 0700 (the mode applies to the leaf)
-        except OSError as exc:
-            return None, f"cannot create {root}: {exc.strerror or exc}"
-        for path in (root.parent, root, root / "digests", root / "results"):
-            reason = _safe_dir(path)
-            if reason is not None:
-                return None, reason
+        reason = prepare(root)
+        if reason is not None:
+            return None, reason
         return cls(root=root), None
 
     # ------------------------------------------------------------------ entries
 
-    def _path(self, kind: str, key: str) -> Path:
-        name = hashlib.sha256(f"{kind}\0{key}".encode()).hexdigest()
-        return self.root / ("digests" if kind == "digest" else "results") / name[:2] / name[2:]
-
     def _read(self, kind: str, key: str) -> Any:
-        path = self._path(kind, key)
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
-        except OSError:
-            return None
-        with os.fdopen(fd, "rb") as handle:
-            st = os.fstat(handle.fileno())
-            if (not stat.S_ISREG(st.st_mode) or st.st_mode & 0o077 or st.st_size > 64 << 20
-                    or (hasattr(os, "getuid") and st.st_uid != os.getuid())):
-                return None  # not ours, or readable/writable by others: ignored
-            try:
-                entry = json.loads(handle.read())
-            except (OSError, ValueError):
-                return None  # torn or foreign: a miss
-        if not isinstance(entry, dict) or entry.get("kind") != kind or entry.get("key") != key:
-            return None
-        return entry.get("value")
+        return read_entry(self.root, kind, key)
 
     def _write(self, kind: str, key: str, value: Any) -> None:
-        path = self._path(kind, key)
-        try:
-            data = json.dumps({"kind": kind, "key": key, "value": value}, sort_keys=True, allow_nan=False).encode()
-        except (TypeError, ValueError):
-            return  # not plain finite JSON: not cached
-        try:
-            os.makedirs(path.parent, mode=0o700, exist_ok=True)
-            # a fresh name, created 0600, never an existing file or symlink (as tempfile.mkstemp does; tempfile's
-            # import is a good part of a warm run's start-up)
-            tmp = path.parent / f".tmp-{os.getpid()}-{os.urandom(8).hex()}"
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
-        except OSError:
-            return  # a full disk or a read-only cache only costs speed
-        self.stored[kind] = self.stored.get(kind, 0) + 1
-        self._written.add((kind, key))
+        if write_entry(self.root, kind, key, value):
+            self.stored[kind] = self.stored.get(kind, 0) + 1
+            self._written.add((kind, key))
 
     # ------------------------------------------------------------------ digests
 

@@ -186,7 +186,31 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
                              claims_text=text, cache=cache, executor=executor, trust=trust)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
+    if cache is not None and trust.repository is None:
+        _keep_for_replay(report, fmt, verbose)
     _emit(report, fmt, reports, verbose, targets)
+
+
+def _keep_for_replay(report: Report, fmt: str, verbose: bool) -> None:
+    """
+    Store what a replay of this run prints (`verifier.fastpath`): the report with every finding marked `cached: report`.
+
+    Only for a run `fastpath.main` fingerprinted before it started (so not
+    under `--no-cache`, `--report`, ...), and never for a report with an
+    ERROR finding (a broken environment must be seen again, not replayed).
+    """
+    from dataclasses import replace
+
+    from verifier import fastpath
+    from verifier.model import Status
+    from verifier.report._common import visible
+
+    if not fastpath.pending() or any(f.status is Status.ERROR for f in report.findings):
+        return
+    marked = replace(report, findings=tuple(replace(f, cached="report") for f in report.findings))
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    fastpath.store(render(marked, fmt, verbose=verbose, color=color),
+                   f"verify: {report.verdict}: {visible(report.subject)}\n", int(report.exit_code))
 
 
 def _read_claims_text(name: str) -> tuple[str, str]:

@@ -50,8 +50,10 @@ class Finding:
     `observed` are JSON values; `derivation` is an optional human-readable
     account of how a derived value was computed (shown with `-v`). `cached`
     names what this finding reused from the warm re-verify cache
-    (`verifier.cache`): `digest` (a file's sha256 by its identity) or
-    `score` (re-computed scores); None when nothing was reused.
+    (`verifier.cache`): `digest` (a file's sha256 by its identity), `score`
+    (re-computed scores), `schema`, `coverage`, `markdown`, or `report` (the
+    whole report was replayed because every input was unchanged,
+    `verifier.fastpath`); None when nothing was reused.
     """
 
     check: str

@@ -21,7 +21,7 @@ VERDICT_COLORS = {"PASS": "32", "FAIL": "31", "INCOMPLETE": "33", "ERROR": "35"}
 
 
 #: What a `cached` marker reused, as the `cache:` line names it.
-_REUSED = {"schema": "schema validation", "coverage": "demux (coverage facts)", "markdown": "Markdown parse"}
+_REUSED = {"report": "whole report (every input unchanged; docs/cache.md)", "schema": "schema validation", "coverage": "demux (coverage facts)", "markdown": "Markdown parse"}
 
 
 def _paint(text: str, code: str, color: bool) -> str:
