@@ -52,7 +52,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines, loads_strict_text
 
 __all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "markdown_document", "markdown_tables", "numbers_in", "parse", "quantity", "unpivot"]
 
@@ -177,7 +177,7 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
         if not prefix or not line.startswith(prefix):
             return None
         try:
-            document = loads_strict(line[len(prefix):].encode("utf-8"))
+            document = loads_strict_text(line[len(prefix):])
         except JSONProblem as exc:
             raise GrammarError("bad-line", f"a {prefix.strip()!r} line is not strict JSON: {exc}") from None
         if "fold" in spec:
@@ -408,6 +408,9 @@ _EMBEDDED = re.compile(r"(?<![\w.])(?<![A-Za-z_]-)(?P<number>(?:(?<!\S)[-+])?(?:
                        r"(?:\s?(?P<unit>[A-Za-z%µμ×][A-Za-z%µμ×]*(?:/[A-Za-z]+)?))?")
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
     """
     Return `(start, end, number, unit)` for every number stated inside a longer string, in order.
@@ -420,6 +423,8 @@ def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
     """
     from verifier import units  # imported here: the grammars stay importable without the unit registry's cost
 
+    if not _DIGIT.search(text):
+        return []  # most strings state no number: one C-speed scan instead of the full pattern
     out = []
     for m in _EMBEDDED.finditer(text):
         word = m["unit"]
