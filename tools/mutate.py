@@ -16,10 +16,10 @@ whose source changed since it was mapped is refused until `--map` is re-run.
 A run enumerates every mutation site of each MODULE (operators below),
 draws a deterministic sample of at most N (default 25) with seed S, writes
 each mutant into the private copy (the working tree is never touched) and
-runs `pytest -x` on the tests that executed the mutated statement (the
-first case of every test function before any second one; within that, the
-kill tests and those of a test file named after the module first, then the
-fastest) up to `--budget` mapped seconds of them (default 30; always at
+runs `pytest -x` on the tests that executed the mutated statement (every
+case of the kill tests and of a test file named after the module first,
+then the first case of every other test function before any second one,
+the fastest first within each) up to `--budget` mapped seconds of them (default 30; always at
 least one), in a forked child that imports the (mutated) package afresh.
 A mutant is killed when that run fails, or exceeds 3x the tests' mapped
 time (at least 30 s) and then 10x on a second run (a hang, not a loaded
@@ -294,12 +294,15 @@ def _near(module: str, test: str) -> bool:
 
 
 def _ordered(module: str, tests: set[str], durations: dict[str, float]) -> list[str]:
-    """Order covering tests: the first case of every test function before any second one; near, then fast, first."""
+    """
+    Order covering tests: every case of the near tests (a kill test's cases are its boundaries), then the first
+    case of every other test function before any second one; fast first within each.
+    """
     seen: dict[str, int] = {}
     rank = {}
     for t in sorted(tests, key=lambda t: (not _near(module, t), durations.get(t, 60.0), t)):
         function = t.split("[")[0]
-        rank[t] = seen.get(function, 0)
+        rank[t] = 0 if _near(module, t) else seen.get(function, 0)
         seen[function] = rank[t] + 1
     return sorted(tests, key=lambda t: (rank[t], not _near(module, t), durations.get(t, 60.0), t))
 
