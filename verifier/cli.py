@@ -391,9 +391,11 @@ def profile_explain(profile: str, directory: str) -> None:
     from verifier.explain import explain
 
     try:
-        click.echo(explain(profile, directory), nl=False)
+        text, exit_code = explain(profile, directory)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
+    click.echo(text, nl=False)
+    sys.exit(exit_code)
 
 
 @main.command("media")
