@@ -343,9 +343,9 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     if target.is_dir():
         check_device(device)
         if executor is not None:
-            from verifier.fanout import require
+            from verifier.fanout import reachable
 
-            require()
+            reachable(executor)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
                                "weights_dir": weights_dir, "device": device, "parallel": parallel,
