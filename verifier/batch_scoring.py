@@ -28,6 +28,7 @@ file, and its audio is then decoded on its own.
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +61,7 @@ class PairJob:
     frames: int = 0  # frame pairs compared so far
     video_refused: Any = None  # the ScoreRefused stopping the video metrics, once one does
     keys: tuple[str, str] = ("", "")  # both files by resolved path (a file compared twice is decoded once)
+    ssim_futures: list[Any] = field(default_factory=list)  # SSIM batches submitted to the worker thread, in frame order
 
 
 def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
@@ -87,10 +89,18 @@ def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
                 _check_audio(job)
             except scoring.ScoreRefused as exc:
                 job.out["audio_cosine"] = exc
-    for component in _components(jobs):
-        _score_component(component, scorers, policy, progress)
-    for job in jobs:
-        _finish_video(job)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify-ssim") as pool:
+        _SSIM_POOL.append(pool)
+        try:
+            for component in _components(jobs):
+                _score_component(component, scorers, policy, progress)
+            for job in jobs:
+                _finish_video(job)
+        finally:
+            _SSIM_POOL.remove(pool)
+            _IN_FLIGHT.clear()
 
 
 def _check_counts(job: PairJob) -> None:
@@ -216,6 +226,15 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
             job.out["audio_cosine"] = _audio(job, files, scorers)
 
 
+#: The SSIM worker of the running `score_many` (one thread: numpy releases the GIL in its filtering and arithmetic,
+#: so SSIM of frame k runs while AlexNet sees frame k + 1) and its submitted batches, oldest first.
+_SSIM_POOL: list[Any] = []
+_IN_FLIGHT: deque[Any] = deque()
+#: At most this many SSIM batches wait for the worker (each holds its two frame stacks, at most
+#: `ssim.BATCH_PIXELS` pixels a side): memory stays bounded whatever the clip length.
+MAX_IN_FLIGHT = 16
+
+
 def _flush_ssim(job: PairJob, final: bool) -> None:
     import numpy as np
 
@@ -227,8 +246,22 @@ def _flush_ssim(job: PairJob, final: bool) -> None:
     if final or (len(job.pending) + 1) * a.shape[0] * a.shape[1] > ssim_scorer.BATCH_PIXELS:
         ref = np.stack([p[0] for p in job.pending])
         cand = np.stack([p[1] for p in job.pending])
-        job.per["ssim"].extend(float(v) for v in ssim_scorer.ssim_batch(ref, cand))
         job.pending.clear()
+        if not _SSIM_POOL:  # no worker (called outside `score_many`): compute here
+            job.per["ssim"].extend(float(v) for v in ssim_scorer.ssim_batch(ref, cand))
+            return
+        future = _SSIM_POOL[-1].submit(ssim_scorer.ssim_batch, ref, cand)
+        job.ssim_futures.append(future)
+        _IN_FLIGHT.append(future)
+        while len(_IN_FLIGHT) > MAX_IN_FLIGHT:
+            _IN_FLIGHT.popleft().result()
+
+
+def _collect_ssim(job: PairJob) -> None:
+    """Append the SSIM values of the job's submitted batches, in order (re-raises what `ssim_batch` raised)."""
+    for future in job.ssim_futures:
+        job.per["ssim"].extend(float(v) for v in future.result())
+    job.ssim_futures.clear()
 
 
 def _finish_video(job: PairJob) -> None:
@@ -240,12 +273,15 @@ def _finish_video(job: PairJob) -> None:
         return
     if job.video_refused is None:
         _flush_ssim(job, final=True)
+        if "ssim" in job.per:
+            _collect_ssim(job)
         n = video_frames(job.ref_facts)
         counts = {m: len(v) for m, v in job.per.items()}
         if any(c != n for c in counts.values()):
             job.video_refused = ScoreRefused("frame-count-mismatch", f"decoded {counts} frames, the demuxer counted {n}; "
                                                                      f"nothing is reported")
     job.pending.clear()
+    job.ssim_futures.clear()  # a refused job's batches are not waited for (the pool's shutdown finishes them)
     for metric, values in job.per.items():
         job.out[metric] = job.video_refused if job.video_refused is not None else MetricResult(
             value=float(np.mean(np.asarray(values, dtype=np.float64))), per_frame=values)
