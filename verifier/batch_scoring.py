@@ -14,10 +14,15 @@ index at a time, in one demux pass per file that also collects its audio
   then the LPIPS head on the two files' normalised features
   (`LpipsScorer.distance`), the same sum lpips' `forward` computes;
 - SSIM: each pair's frames are gathered into batches of at most
-  `ssim.BATCH_PIXELS` pixels and scored by `ssim.ssim_batch`.
+  `ssim.BATCH_PIXELS` pixels and scored by `ssim.ssim_batch` on one worker
+  thread (numpy releases the GIL), so SSIM of one frame index runs while
+  AlexNet works on the next; the values are collected per pair in frame
+  order when the pair finishes. At most `MAX_IN_FLIGHT` batches wait for
+  the worker; the main thread waits for the oldest beyond that.
 
 Memory stays flat in clip length: one frame per file in flight (plus an
-SSIM batch per pair and one set of AlexNet features per file); audio PCM is
+SSIM batch per pair, at most `MAX_IN_FLIGHT` submitted batches and one set
+of AlexNet features per file); audio PCM is
 held whole per file (see `verifier.media.decode`). Refusals are those of
 `verifier.scoring.score_pair`, with the same codes and messages: frame
 counts compared before any frame is, decoded counts after, frame sizes per
