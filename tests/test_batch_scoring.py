@@ -11,6 +11,7 @@ however few may wait.
 
 from __future__ import annotations
 
+import threading
 from fractions import Fraction
 from pathlib import Path
 
@@ -98,7 +99,7 @@ def test_ssim_on_the_worker_thread_is_in_frame_order_and_equals_scikit_image(mon
         got = out["ssim"].per_frame
         assert len(got) == len(expected) == 124
         assert max(abs(x - y) for x, y in zip(got, expected, strict=True)) <= 1e-9
-    assert not batch_scoring._SSIM_POOL and not batch_scoring._IN_FLIGHT  # the worker is gone after the run
+    assert not [t for t in threading.enumerate() if t.name.startswith("verify-ssim")]  # the worker is gone after the run
 
 
 def test_an_error_inside_the_worker_reaches_the_caller(monkeypatch):
@@ -111,4 +112,25 @@ def test_an_error_inside_the_worker_reaches_the_caller(monkeypatch):
     a, b = MEDIA / "A1-m1.mp4", MEDIA / "B1-m1.mp4"
     with pytest.raises(ValueError, match="boom"):
         scoring.score_pairs([(a, b, _facts(a), _facts(b), None)], coverage.DEFAULT_POLICY, ["ssim"], scorers)
-    assert not batch_scoring._SSIM_POOL
+    assert not [t for t in threading.enumerate() if t.name.startswith("verify-ssim")]
+
+
+def test_concurrent_calls_each_use_their_own_worker(monkeypatch):
+    """Two `score_many` calls on two threads (as fan-out workers may run them) both finish with scikit-image's values."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(ssim_scorer, "BATCH_PIXELS", 1)
+    monkeypatch.setattr(batch_scoring, "MAX_IN_FLIGHT", 1)
+    scorers = scoring.Scorers(assets().gate("ref2va-5s-v1")["quality"])
+    scorers.ready("ssim")
+    names = [("A1-w1.mp4", "B1-w1.mp4"), ("A2-w2.mp4", "B2-w2.mp4")]
+
+    def one(pair):
+        a, b = MEDIA / pair[0], MEDIA / pair[1]
+        return scoring.score_pairs([(a, b, _facts(a), _facts(b), None)], coverage.DEFAULT_POLICY, ["ssim"], scorers)[0]
+
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(one, names))
+    for (a, b), out in zip(names, results, strict=True):
+        expected = [reference_ssim_frame(x, y) for x, y in zip(_frames(MEDIA / a), _frames(MEDIA / b), strict=True)]
+        assert max(abs(x - y) for x, y in zip(out["ssim"].per_frame, expected, strict=True)) <= 1e-9

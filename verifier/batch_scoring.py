@@ -67,6 +67,7 @@ class PairJob:
     video_refused: Any = None  # the ScoreRefused stopping the video metrics, once one does
     keys: tuple[str, str] = ("", "")  # both files by resolved path (a file compared twice is decoded once)
     ssim_futures: list[Any] = field(default_factory=list)  # SSIM batches submitted to the worker thread, in frame order
+    worker: Any = None  # the `_SsimWorker` of the running `score_many` (None: SSIM computed on the calling thread)
 
 
 def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
@@ -97,15 +98,17 @@ def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify-ssim") as pool:
-        _SSIM_POOL.append(pool)
+        worker = _SsimWorker(pool)  # this call's own worker: concurrent calls (threads) never share one
+        for job in jobs:
+            job.worker = worker
         try:
             for component in _components(jobs):
                 _score_component(component, scorers, policy, progress)
             for job in jobs:
                 _finish_video(job)
         finally:
-            _SSIM_POOL.remove(pool)
-            _IN_FLIGHT.clear()
+            for job in jobs:
+                job.worker = None
 
 
 def _check_counts(job: PairJob) -> None:
@@ -231,13 +234,18 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
             job.out["audio_cosine"] = _audio(job, files, scorers)
 
 
-#: The SSIM worker of the running `score_many` (one thread: numpy releases the GIL in its filtering and arithmetic,
-#: so SSIM of frame k runs while AlexNet sees frame k + 1) and its submitted batches, oldest first.
-_SSIM_POOL: list[Any] = []
-_IN_FLIGHT: deque[Any] = deque()
 #: At most this many SSIM batches wait for the worker (each holds its two frame stacks, at most
 #: `ssim.BATCH_PIXELS` pixels a side): memory stays bounded whatever the clip length.
 MAX_IN_FLIGHT = 16
+
+
+@dataclass
+class _SsimWorker:
+    """Represents the SSIM worker of one `score_many` call: one thread (numpy releases the GIL in its filtering and
+    arithmetic, so SSIM of frame k runs while AlexNet sees frame k + 1) and its submitted batches, oldest first."""
+
+    pool: Any
+    in_flight: deque[Any] = field(default_factory=deque)
 
 
 def _flush_ssim(job: PairJob, final: bool) -> None:
@@ -252,14 +260,14 @@ def _flush_ssim(job: PairJob, final: bool) -> None:
         ref = np.stack([p[0] for p in job.pending])
         cand = np.stack([p[1] for p in job.pending])
         job.pending.clear()
-        if not _SSIM_POOL:  # no worker (called outside `score_many`): compute here
+        if job.worker is None:  # no worker (called outside `score_many`): compute here
             job.per["ssim"].extend(float(v) for v in ssim_scorer.ssim_batch(ref, cand))
             return
-        future = _SSIM_POOL[-1].submit(ssim_scorer.ssim_batch, ref, cand)
+        future = job.worker.pool.submit(ssim_scorer.ssim_batch, ref, cand)
         job.ssim_futures.append(future)
-        _IN_FLIGHT.append(future)
-        while len(_IN_FLIGHT) > MAX_IN_FLIGHT:
-            _IN_FLIGHT.popleft().result()
+        job.worker.in_flight.append(future)
+        while len(job.worker.in_flight) > MAX_IN_FLIGHT:
+            job.worker.in_flight.popleft().result()
 
 
 def _collect_ssim(job: PairJob) -> None:
