@@ -132,7 +132,8 @@ def test_unknown_version_of_every_family_is_unverified_and_blocks_the_rest(tmp_p
     findings = json.loads(result.stdout)["findings"]
     assert "unknown-producer-version" in {f["code"] for f in findings}, [(f["check"], f["code"]) for f in findings]
     assert {f["status"] for f in findings} <= {"PASS", "UNVERIFIED"}
-    after = findings[[f["code"] for f in findings].index("unknown-producer-version") + 1:]
+    after = [f for f in findings[[f["code"] for f in findings].index("unknown-producer-version") + 1:]
+             if f["code"] != "not-in-evidence"]  # the families the reader does not feed stand in (docs/receipts.md)
     assert after and {f["code"] for f in after} == {"blocked-by"}
     assert result.exit_code == _verdict_table()["INCOMPLETE"]
 

@@ -15,18 +15,31 @@ as plan, claim, coverage and quality sections, so its gate rules are the
 thresholds `quality.recorded` judges. A profile without a `bundle` section
 runs the `profile.*` checks, and stands in for what the profile language
 does not map (plan, quality comparisons, re-scoring).
+
+The receipt readers of `verifier/adapters/` run their own checks, each a
+member of one family, under their own ids. A receipt names no gate and no
+manifest: reading it strictly, recognising its producer version (which
+pinned schema judges it) and validating it make its schema family; its
+plan, ledger and retained carriers (`matrix.plan_digest`,
+`telemetry.carriers`: digests the receipt itself records, compared once
+it validated) its plan family; re-derived numbers its derivation family;
+the rule tables of the seeds' reviews (`serving_rules.RULES`,
+`http_matrix_rules.RULES`, the telemetry standings and qualification) its
+gate-rules family: a receipt names no gate, so those rules, shipped with
+the reader, are what judges it. Integrity, gate, coverage, quality and
+re-scoring stand in for them (and gate rules for vLLM, which has no rule table).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from verifier.evidence import PARTS
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context
 
-__all__ = ["FAMILIES", "Family", "family_of", "in_families", "stand_in"]
+__all__ = ["ADAPTER_MEMBERS", "FAMILIES", "Family", "family_of", "in_families", "stand_in"]
 
 
 @dataclass(frozen=True)
@@ -43,24 +56,37 @@ class Family:
     members: frozenset[str]
 
 
+#: The check ids of the receipt readers (`verifier/adapters/`), by family name (see the module docstring).
+ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
+    "schema": frozenset({"vllm.producer", "vllm.schema", "serving.producer", "serving.schema", "matrix.files", "matrix.producer",
+                         "matrix.schema", "telemetry.read", "telemetry.producer", "telemetry.schema"}),
+    "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
+                       "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
+    "derivation": frozenset({"vllm.aggregates", "vllm.latency", "vllm.peak", "vllm.unsupported", "serving.counts", "serving.metrics",
+                             "matrix.percentiles", "matrix.throughput", "matrix.spread", "telemetry.replay", "telemetry.engine",
+                             "telemetry.foreign", "telemetry.claims", "telemetry.rate"}),
+    "rules": frozenset({"serving.record", "matrix.plan_rules", "matrix.response_rules", "telemetry.standings", "telemetry.qualification"}),
+}
+
 FAMILIES: tuple[Family, ...] = (
     Family("integrity", "integrity.files", "Files match the evidence's manifest (sha256 and size)", ("files",),
            frozenset({"integrity.files", "profile.integrity"})),
     Family("gate", "gate.pinned", "The evidence is judged by a pinned gate or profile", ("gate",), frozenset({"gate.pinned"})),
     Family("schema", "schema.documents", "Documents and receipts have the shape their format requires", ("receipts",),
-           frozenset({"schema.documents", "profile.receipts"})),
+           frozenset({"schema.documents", "profile.receipts"}) | ADAPTER_MEMBERS["schema"]),
     Family("plan", "plan.conformance", "Receipts conform to the frozen plan", ("plan", "receipts"),
-           frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "profile.overlap"})),
+           frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "profile.overlap"}) | ADAPTER_MEMBERS["plan"]),
     Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
            frozenset({"coverage.streams", "profile.media"})),
     Family("derivation", "derivation.claims", "Claims re-derive from the receipts", ("claims", "receipts"),
-           frozenset({"derivation.claims", "claims.stated", "profile.identities", "profile.matches", "profile.digests", "profile.claims"})),
+           frozenset({"derivation.claims", "claims.stated", "profile.identities", "profile.matches", "profile.digests", "profile.claims"})
+           | ADAPTER_MEMBERS["derivation"]),
     Family("quality", "quality.recorded", "Recorded quality scores meet the gate's thresholds", ("quality",),
            frozenset({"quality.recorded"})),
     Family("rescore", "quality.rescore", "Quality scores re-computed from the media", ("quality", "media"),
            frozenset({"quality.rescore"})),
     Family("rules", "gate.rules", "The gate's rules hold on re-derived numbers", ("gate", "claims"),
-           frozenset({"quality.recorded", "profile.gate", "profile.coverage"})),
+           frozenset({"quality.recorded", "profile.gate", "profile.coverage"}) | ADAPTER_MEMBERS["rules"]),
     Family("unchanged", "integrity.unchanged", "Files read by later checks still have their matched sha256", ("files",),
            frozenset({"integrity.unchanged"})),
 )
@@ -73,31 +99,37 @@ def family_of(check_id: str) -> Family | None:
     return next((f for f in FAMILIES if check_id in f.members), None)
 
 
-def stand_in(family: Family, reader: str, missing: Sequence[str]) -> Check:
+def stand_in(family: Family, reader: str, missing: Sequence[str], note: str | None = None) -> Check:
     """
     Return the check that reports family `family` as not run for `reader`: one UNVERIFIED `not-in-evidence` finding.
 
     `missing` names the evidence parts the reader does not supply (may be
-    empty when the reader supplies them but has no check of this family).
+    empty when the reader supplies them but has no check of this family);
+    `note`, when given, is the reader's own words on why (appended after a colon).
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
         why = (f"the {reader} reader supplies no {', '.join(missing)}" if missing
                else f"the {reader} reader has no check of this family")
         yield Finding(check=family.id, status=Status.UNVERIFIED, code="not-in-evidence",
-                      message=f"{family.title}: not checked: {why}", observed=list(missing))
+                      message=f"{family.title}: not checked: {why}" + (f": {note}" if note else ""), observed=list(missing))
 
     return Check(family.id, family.title, run)
 
 
-def in_families(checks: Sequence[Check], reader: str, held: set[str] | frozenset[str]) -> tuple[Check, ...]:
+def in_families(checks: Sequence[Check], reader: str, held: set[str] | frozenset[str],
+                notes: Mapping[str, str] | None = None) -> tuple[Check, ...]:
     """
     Return `checks` in roster order, with one `stand_in` per family none of `checks` belongs to.
 
     `held` names the evidence parts (`verifier.evidence.PARTS`) the reader
-    supplies; a stand-in names the family's needs outside `held`. A check
+    supplies; a stand-in names the family's needs outside `held`, and
+    `notes` (family name -> text) says in the reader's words why a family
+    stands in. Within a family the checks keep their given order; a check
     belonging to several families is placed at the first. Raises
-    `ValueError` for a check of no family (every check has a place in the roster).
+    `ValueError` for a check of no family (every check has a place in the
+    roster), and for a check that would run before a check it `requires`
+    (`run_pipeline` would report it as a `pipeline-order` ERROR).
     """
     placed: dict[str, list[Check]] = {f.name: [] for f in FAMILIES}
     for chk in checks:
@@ -111,5 +143,9 @@ def in_families(checks: Sequence[Check], reader: str, held: set[str] | frozenset
         if placed[family.name]:
             out.extend(placed[family.name])
         elif not family.members & ids:
-            out.append(stand_in(family, reader, [p for p in family.needs if p not in held]))
+            out.append(stand_in(family, reader, [p for p in family.needs if p not in held], (notes or {}).get(family.name)))
+    for i, chk in enumerate(out):
+        late = [r for r in chk.requires if r in ids and r not in {c.id for c in out[:i]}]
+        if late:
+            raise ValueError(f"check {chk.id} requires {', '.join(late)}, which its family order places after it (verifier/roster.py)")
     return tuple(out)

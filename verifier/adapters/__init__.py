@@ -2,9 +2,14 @@
 Readers for receipts that other tools produce.
 
 Each adapter module defines `KIND`, `detects(document) -> bool` (from what the
-receipt records about its producer) and `PIPELINE` (its ordered checks). A
-reader of receipt directories also defines `detects_directory(path) -> bool`;
-`verifier.core` asks it only for a directory without `manifest.json`.
+receipt records about its producer), `model(ctx)` (the receipt read onto the
+evidence model by `verifier.adapters.readers`, once its schema check passed)
+and `PIPELINE` (its checks placed in the roster's families, with one
+`not-in-evidence` stand-in per family it does not feed:
+`verifier.roster.in_families`). A reader of receipt directories also defines
+`detects_directory(path) -> bool`; `verifier.core` asks it only for a
+directory without `manifest.json`. Each module's docstring says why it is
+code rather than a shipped profile.
 """
 
 from __future__ import annotations

@@ -24,6 +24,23 @@ What re-derives from the retained files:
   must be labelled `complete_wave_including_ramp_and_drain`; a steady-state
   window exists only when n > 2c (c completions excluded at each end,
   seconds = t[n-c] - t[c] over sorted completion times, requests n - 2c).
+
+Reader and model: after `matrix.schema`, `model` reads the output onto the
+evidence model (`readers.http_matrix`: one receipt per response line with
+its clocks in s, summary.json's numbers as claims with location and unit,
+plan.json as a file pinned by config.plan_sha256, the plan's budget);
+`matrix.denominators`, `matrix.stop`, `matrix.percentiles` and
+`matrix.throughput` count and time those receipts and compare the model's
+claims. Round statuses, steady-state blocks and the plan's structure stay
+read from the validated documents.
+
+Why code, not a shipped profile: four files whose planned rounds are the
+product of the plan's cases, concurrencies and repetitions (a denominator
+for rounds that never ran), the sha256 of plan.json's bytes against
+config.plan_sha256, dispatch stopping after the first failure, a
+steady-state window that exists only when n > 2c, and the credential scan
+of `http_matrix_rules` are procedural; the profile language has no way to
+say them without losing a rule. So it is code.
 """
 
 from __future__ import annotations
@@ -36,13 +53,16 @@ from pathlib import Path
 from typing import Any
 
 from verifier import stats
+from verifier.adapters import readers
 from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
+from verifier.evidence import Evidence, Receipt
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 
 __all__ = ["FILES", "KIND", "PIPELINE", "denominators", "detects_directory", "files", "percentiles", "plan_digest",
-           "producer", "provenance", "schema", "stop_after_failure", "throughput"]
+           "model", "producer", "provenance", "schema", "stop_after_failure", "throughput"]
 
 KIND = "frozen-http-matrix"
 FILES = ("plan.json", "config.json", "responses.jsonl", "summary.json")
@@ -172,12 +192,37 @@ def _planned_test(plan: dict[str, Any]) -> Callable[[tuple[Any, Any, Any]], bool
     return planned
 
 
-def _measured(ctx: Context) -> dict[tuple[str, int, int], list[dict[str, Any]]]:
-    out: dict[tuple[str, int, int], list[dict[str, Any]]] = {}
-    for line in ctx.data["doc"]["responses.jsonl"]:
-        if line["phase"] == "measured":
-            out.setdefault((line["case"], line["concurrency"], line["round"]), []).append(line)
+def model(ctx: Context) -> Evidence:
+    """
+    Return (and cache in `ctx.data["evidence"]`) the output read onto the evidence model (`readers.http_matrix`).
+
+    Call only after `matrix.schema` passed and `matrix.producer` chose the profile: the reader relies on both.
+    """
+    if "evidence" not in ctx.data:
+        ctx.data["evidence"] = readers.http_matrix(ctx.data["doc"], ctx.data["profile"]["success_outcome"])
+    return ctx.data["evidence"]  # type: ignore[no-any-return]
+
+
+def _measured(ctx: Context) -> dict[tuple[Any, Any, Any], list[Receipt]]:
+    """Return the model's measured receipts grouped by round (case, concurrency, round: the numbers as the lines wrote them), in line order."""
+    out: dict[tuple[Any, Any, Any], list[Receipt]] = {}
+    for r in model(ctx).receipts:
+        if r.dims["phase"] == "measured":
+            key = (r.dims["case"], loads_strict(r.dims["concurrency"].encode()), loads_strict(r.dims["round"].encode()))
+            out.setdefault(key, []).append(r)
     return out
+
+
+def _value(receipt: Receipt, quantity: str) -> Decimal:
+    q = receipt.quantities[quantity]
+    assert q is not None  # the reader maps every clock of a schema-valid line
+    return q.value
+
+
+def _stated(ctx: Context, claim: str) -> Decimal | None:
+    """Return summary.json's number `claim` (e.g. `rounds/0/p50_ms`) as the model's stated claim holds it, or None when not stated."""
+    found = next((c for c in model(ctx).claims if c.id == claim), None)
+    return None if found is None or found.quantity is None else found.quantity.value
 
 
 def _rows(ctx: Context) -> dict[tuple[str, int, int], tuple[int, dict[str, Any]]]:
@@ -221,7 +266,7 @@ def denominators(ctx: Context) -> Iterator[Finding]:
             continue
         i, row = rows[key]
         lines = measured.get(key, [])
-        succ = sum(1 for x in lines if x["outcome"] == ok_word)
+        succ = sum(1 for x in lines if x.ok)
         yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/planned", row["planned"], n, "plan.requests_per_case")
         yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/attempted", row["attempted"], len(lines),
                      f"measured lines of round {key} in responses.jsonl")
@@ -247,8 +292,8 @@ def denominators(ctx: Context) -> Iterator[Finding]:
     yield _count("matrix.denominators", "summary.json", "/denominators/attempted", den["attempted"], len(all_measured),
                  "measured lines in responses.jsonl")
     yield _count("matrix.denominators", "summary.json", "/denominators/successful", den["successful"],
-                 sum(1 for x in all_measured if x["outcome"] == ok_word), f"measured lines with outcome {ok_word!r}")
-    tally = Counter(x["outcome"] for x in ctx.data["doc"]["responses.jsonl"] if x["outcome"] != ok_word)
+                 sum(1 for x in all_measured if x.ok), f"measured lines with outcome {ok_word!r}")
+    tally = Counter(x.dims["outcome"] for x in model(ctx).receipts if not x.ok)
     claimed = {k: v for k, v in summary["failures"].items() if v}
     ok = claimed == dict(tally)
     yield f("matrix.denominators", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
@@ -266,10 +311,9 @@ def stop_after_failure(ctx: Context) -> Iterator[Finding]:
     stopped_after_failure = true and complete = false after a failure, or
     says stopped/incomplete without one.
     """
-    lines = ctx.data["doc"]["responses.jsonl"]
+    lines = model(ctx).receipts  # one per line of responses.jsonl, in order
     summary = ctx.data["doc"]["summary.json"]
-    ok_word = ctx.data["profile"]["success_outcome"]
-    failures = [(Decimal(x["completed_at_monotonic_seconds"]), i) for i, x in enumerate(lines) if x["outcome"] != ok_word]
+    failures = [(_value(x, "completed"), i) for i, x in enumerate(lines) if not x.ok]
     planned = summary["denominators"]["planned"]
     if not failures:
         complete = summary["denominators"]["attempted"] == planned
@@ -279,10 +323,10 @@ def stop_after_failure(ctx: Context) -> Iterator[Finding]:
                 path="summary.json", pointer="/stopped_after_failure")
         return
     t_fail, first = min(failures)
-    late = [(i, x) for i, x in enumerate(lines) if Decimal(x["dispatched_at_monotonic_seconds"]) > t_fail]
+    late = [(i, x) for i, x in enumerate(lines) if _value(x, "dispatched") > t_fail]
     for i, x in late:
         yield f("matrix.stop", Status.FAIL, "dispatch-after-failure",
-                f"responses.jsonl line {i + 1} was dispatched at {x['dispatched_at_monotonic_seconds']} s, after the failure on line "
+                f"responses.jsonl line {i + 1} was dispatched at {_value(x, 'dispatched')} s, after the failure on line "
                 f"{first + 1} completed at {t_fail} s: dispatch must stop after a failure", path="responses.jsonl", pointer=f"/{i}")
     if not late:
         yield f("matrix.stop", Status.PASS, "stopped", f"no request was dispatched after the first failure (line {first + 1}, {t_fail} s)",
@@ -303,7 +347,6 @@ def percentiles(ctx: Context) -> Iterator[Finding]:
     complete round), `no-samples`, and `failed-round-aggregated` when an
     incomplete or unrun round reports percentiles.
     """
-    ok_word = ctx.data["profile"]["success_outcome"]
     measured = _measured(ctx)
     for key, (i, row) in sorted(_rows(ctx).items(), key=lambda kv: kv[1][0]):
         lines = measured.get(key, [])
@@ -314,13 +357,13 @@ def percentiles(ctx: Context) -> Iterator[Finding]:
                             f"summary.json#/rounds/{i}/{q} = {row[q]} for a {row['status']} round: failed rounds are excluded from aggregates",
                             path="summary.json", pointer=f"/rounds/{i}/{q}")
             continue
-        xs = [Decimal(x["latency_seconds"]) * MS for x in lines if x["outcome"] == ok_word]
+        xs = [_value(x, "latency") * MS for x in lines if x.ok]
         if not xs:
             yield f("matrix.percentiles", Status.FAIL, "no-samples", f"summary.json#/rounds/{i}: complete round without successful lines",
                     path="summary.json", pointer=f"/rounds/{i}")
             continue
         for q in (50, 95):
-            claimed = row[f"p{q}_ms"]
+            claimed = _stated(ctx, f"rounds/{i}/p{q}_ms")
             if claimed is None:
                 yield f("matrix.percentiles", Status.FAIL, "missing-claim", f"summary.json#/rounds/{i}/p{q}_ms is null for a complete round",
                         path="summary.json", pointer=f"/rounds/{i}/p{q}_ms")
@@ -344,7 +387,6 @@ def throughput(ctx: Context) -> Iterator[Finding]:
     FAIL `complete-round-unsupported` for a complete round that states no
     wave_seconds/throughput_rps or has no successful measured line.
     """
-    ok_word = ctx.data["profile"]["success_outcome"]
     scope = ctx.data["profile"]["throughput_scope"]
     measured = _measured(ctx)
     for key, (i, row) in sorted(_rows(ctx).items(), key=lambda kv: kv[1][0]):
@@ -360,7 +402,7 @@ def throughput(ctx: Context) -> Iterator[Finding]:
                     f"summary.json#{base}/throughput_scope = {row['throughput_scope']!r}: throughput over the whole wave includes ramp-up "
                     f"and drain and must be labelled {scope!r}", path="summary.json", pointer=f"{base}/throughput_scope",
                     expected=scope, observed=row["throughput_scope"])
-        lines = [x for x in measured.get(key, []) if x["outcome"] == ok_word]
+        lines = [x for x in measured.get(key, []) if x.ok]
         unstated = [k for k in ("wave_seconds", "throughput_rps") if row[k] is None]
         if not lines or unstated:
             yield f("matrix.throughput", Status.FAIL, "complete-round-unsupported",
@@ -368,12 +410,12 @@ def throughput(ctx: Context) -> Iterator[Finding]:
                                                                  "has no successful measured line in responses.jsonl"),
                     path="summary.json", pointer=base)
             continue
-        start = min(Decimal(x["dispatched_at_monotonic_seconds"]) for x in lines)
-        end = max(Decimal(x["completed_at_monotonic_seconds"]) for x in lines)
+        start = min(_value(x, "dispatched") for x in lines)
+        end = max(_value(x, "completed") for x in lines)
         wave = end - start
-        yield claim_finding("matrix.throughput", row["wave_seconds"], wave, name="summary.json", pointer=f"{base}/wave_seconds",
+        yield claim_finding("matrix.throughput", _stated(ctx, f"rounds/{i}/wave_seconds"), wave, name="summary.json", pointer=f"{base}/wave_seconds",
                             label=f"round {key} wave_seconds", how=f"last completion {end} - first dispatch {start}")
-        yield claim_finding("matrix.throughput", row["throughput_rps"], stats.derive("ratio", (len(lines), wave)).value,
+        yield claim_finding("matrix.throughput", _stated(ctx, f"rounds/{i}/throughput_rps"), stats.derive("ratio", (len(lines), wave)).value,
                             name="summary.json", pointer=f"{base}/throughput_rps", label=f"round {key} throughput_rps",
                             how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)")
         n, c = len(lines), key[1]
@@ -388,7 +430,7 @@ def throughput(ctx: Context) -> Iterator[Finding]:
             yield f("matrix.throughput", Status.PASS, "not-claimed", f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})",
                     path="summary.json", pointer=f"{base}/steady_state")
             continue
-        t = sorted(Decimal(x["completed_at_monotonic_seconds"]) for x in lines)
+        t = sorted(_value(x, "completed") for x in lines)
         secs = t[n - c - 1] - t[c - 1]
         yield _count("matrix.throughput", "summary.json", f"{base}/steady_state/excluded_each_end", ss.get("excluded_each_end", -1), c,
                      "concurrency c completions excluded at each end")
@@ -404,5 +446,15 @@ def throughput(ctx: Context) -> Iterator[Finding]:
 
 from verifier.adapters.http_matrix_rules import plan_rules, response_rules, spread  # noqa: E402 - the rules read what the checks above validated
 
-PIPELINE = (files, producer, schema, plan_digest, provenance, plan_rules, denominators, stop_after_failure, response_rules, percentiles,
-            throughput, spread)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"files", "plan", "receipts", "claims"})  # files: plan.json, pinned by config.plan_sha256
+NOTES = {"integrity": "the output directory has no manifest; only plan.json is pinned, by config.plan_sha256 (matrix.plan_digest)",
+         "gate": "the output names no gate; the pinned schemas of its runner version judge it (matrix.producer)",
+         "coverage": "an HTTP matrix retains response bytes, no output media",
+         "unchanged": "the four files are read once (matrix.files) and every check reads those bytes"}
+
+#: In roster order (`verifier.roster.in_families`): schema (strict JSON, runner version, schemas), plan (plan digest,
+#: provenance, denominators, stop after failure), derivation (percentiles, throughput, spread), gate rules (the review's
+#: `http_matrix_rules.RULES` on plan and responses), stand-ins for the rest.
+PIPELINE = in_families((files, producer, schema, plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput,
+                        spread, plan_rules, response_rules), KIND, HELD, NOTES)

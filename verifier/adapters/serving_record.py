@@ -10,6 +10,19 @@ request durations, including failures"). Metrics the cases do not retain
 (throughput, first-output medians, stream-interval median, batch duration) are
 UNVERIFIED with that reason. `METRICS` below is the data that says which is
 which; a metric id not in it is UNVERIFIED.
+
+Reader and model: after `serving.schema`, `model` reads the record onto the
+evidence model (`readers.serving_record`: one receipt per case with its
+duration in ms, the counts and metrics as stated claims with location and
+unit); `serving.counts` and `serving.metrics` judge those receipts.
+
+Why code, not a shipped profile: a profile can say the counts (`count` per
+outcome) and the median and p95 of the durations, but not the rules that
+read the record's own words: the percentile method chosen by each metric's
+`definition` text (and `definition-contradicts-value` when the value is the
+other method's), the version chosen by exact types (`schema_version` 1, not
+`true`), and `serving_rules` (RFC 3339 clock envelope, the sweep-line peak
+of case intervals, digests named in condition labels). So it is code.
 """
 
 from __future__ import annotations
@@ -20,13 +33,16 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
+from verifier.adapters import readers
+from verifier.evidence import Evidence
 from verifier.jsonio import json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 from verifier.trust import schema_validator
 from verifier.adapters.serving_rules import record_rules
 
-__all__ = ["KIND", "METRICS", "PIPELINE", "VERSION", "counts", "detects", "metrics", "producer", "record_rules", "record_schema"]
+__all__ = ["KIND", "METRICS", "PIPELINE", "VERSION", "counts", "detects", "metrics", "model", "producer", "record_rules", "record_schema"]
 
 KIND = "serving-performance-v1"
 
@@ -102,20 +118,37 @@ def record_schema(ctx: Context) -> Iterator[Finding]:
         yield _f("serving.schema", Status.PASS, "valid", f"{name} is valid against {KIND}.schema.json", path=name)
 
 
+def model(ctx: Context) -> Evidence:
+    """
+    Return (and cache in `ctx.data["evidence"]`) the record read onto the evidence model (`readers.serving_record`).
+
+    Call only after `serving.schema` passed: the reader relies on the schema's types.
+    """
+    if "evidence" not in ctx.data:
+        ctx.data["evidence"] = readers.serving_record(ctx.options["document"], ctx.options["name"])
+    return ctx.data["evidence"]  # type: ignore[no-any-return]
+
+
 @check("serving.counts", title="Declared and outcome counts re-derive from the cases", requires=("serving.schema",))
 def counts(ctx: Context) -> Iterator[Finding]:
-    """PASS `derived` or FAIL `count-mismatch` for `counts.declared`, each `counts.outcomes` entry and `counts.primary_passes`."""
-    document, name = ctx.options["document"], ctx.options["name"]
-    cases = document["cases"]
-    record = document["counts"]
-    observed = Counter(c["outcome"] for c in cases)
-    derived: list[tuple[str, Any, int, str]] = [("/counts/declared", record["declared"], len(cases), "number of cases")]
-    for outcome in sorted(set(record["outcomes"]) | set(observed)):
-        derived.append((f"/counts/outcomes/{outcome}", record["outcomes"].get(outcome, 0), observed.get(outcome, 0),
+    """
+    PASS `derived` or FAIL `count-mismatch` for `counts.declared`, each `counts.outcomes` entry and `counts.primary_passes`.
+
+    The cases are the model's receipts, the counts its stated claims (an outcome the record does not count states 0).
+    """
+    name = ctx.options["name"]
+    evidence = model(ctx)
+    cases = evidence.receipts
+    stated = {c.id: int(c.quantity.value) for c in evidence.claims if c.id.startswith("counts/") and c.quantity is not None}
+    observed = Counter(c.dims["outcome"] for c in cases)
+    outcomes = {k.removeprefix("counts/outcomes/") for k in stated if k.startswith("counts/outcomes/")}
+    derived: list[tuple[str, Any, int, str]] = [("/counts/declared", stated["counts/declared"], len(cases), "number of cases")]
+    for outcome in sorted(outcomes | set(observed)):
+        derived.append((f"/counts/outcomes/{outcome}", stated.get(f"counts/outcomes/{outcome}", 0), observed.get(outcome, 0),
                         f"cases with outcome {outcome!r}"))
-    if "primary_passes" in record:
-        derived.append(("/counts/primary_passes", record["primary_passes"],
-                        sum(1 for c in cases if c.get("primary_outcome") == "pass"), "cases with primary_outcome 'pass'"))
+    if "counts/primary_passes" in stated:
+        derived.append(("/counts/primary_passes", stated["counts/primary_passes"],
+                        sum(1 for c in cases if c.dims["primary_outcome"] == "pass"), "cases with primary_outcome 'pass'"))
     for ptr, claimed, value, how in derived:
         if claimed == value:
             yield _f("serving.counts", Status.PASS, "derived", f"{ptr} = {claimed} re-derives ({how})", path=name, pointer=ptr,
@@ -135,7 +168,7 @@ def metrics(ctx: Context) -> Iterator[Finding]:
     `not-derivable` with the reason from `METRICS`.
     """
     document, name = ctx.options["document"], ctx.options["name"]
-    durations = [Decimal(c["duration_ms"]) for c in document["cases"] if c.get("duration_ms") is not None]
+    durations = [q.value for c in model(ctx).receipts if (q := c.quantities["duration"]) is not None]  # ms, as recorded
     for i, metric in enumerate(document["metrics"]):
         ptr = f"/metrics/{i}/value"
         how = METRICS.get(metric["id"], "no derivation is known for this metric id")
@@ -197,4 +230,14 @@ def _other_statistic_matches(statistic: str, durations: list[Decimal], q: Decima
     return stats.compare(claimed, other.value, statistic=other.statistic, values=other.inputs).holds
 
 
-PIPELINE = (producer, record_schema, counts, metrics, record_rules)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"receipts", "claims"})
+NOTES = {"integrity": "one record file, listed in no manifest",
+         "gate": "a record names no gate; this reader judges the one producer version it knows (serving.producer)",
+         "plan": "the record states no frozen plan; its declared count is re-derived from its cases (serving.counts)",
+         "coverage": "a serving-performance record retains no output media",
+         "unchanged": "one record file, read once"}
+
+#: In roster order (`verifier.roster.in_families`): schema (producer, schema), derivation (counts, metrics), gate
+#: rules (the record's own statements agree: `serving_rules.RULES`), stand-ins for the rest.
+PIPELINE = in_families((producer, record_schema, counts, metrics, record_rules), KIND, HELD, NOTES)

@@ -30,6 +30,20 @@ Honesty rules enforced (each a check that can FAIL):
   claims refused, protocol echo, dataset and implementation pinning, rate
   interval, boundary occupancy, lease and traffic-receipt binding, the
   qualification's prerequisites) run after these.
+
+Reader and model: after `telemetry.schema`, `model` reads the receipt onto
+the evidence model (`readers.telemetry_receipt`: the bench process as a
+process receipt, the carriers as files listed in the receipt with their
+sha256, the stated facts as claims with location and unit, the protocol as
+the plan); `telemetry.process` judges the process receipt's outcome, and
+`telemetry.replay`, `telemetry.engine` and `telemetry.foreign` compare the
+model's stated claims with what replays from the carriers.
+
+Why code, not a shipped profile: its facts come from a stdout table (the
+`vllm bench serve` result block, parsed line by line) and from Prometheus
+text exposition (two scrapes, counter deltas with resets refused), gated
+on the process outcome; parsing both is procedural, which the profile
+language does not say. So it is code.
 """
 
 from __future__ import annotations
@@ -41,15 +55,18 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 
+from verifier.adapters import readers
 from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
 from verifier.adapters.telemetry_rules import claims, occupancy, provenance, qualification, rate, standings
 from verifier.adapters.telemetry_rules import protocol as protocol_echo
+from verifier.evidence import Evidence
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 
 __all__ = ["KIND", "PIPELINE", "RECEIPT", "carriers", "detects", "detects_directory", "engine", "foreign_work",
-           "parse_bench_stdout", "process", "producer", "read", "replay", "schema", "standings"]
+           "model", "parse_bench_stdout", "process", "producer", "read", "replay", "schema", "standings"]
 
 KIND = "serving-load-telemetry"
 RECEIPT = "telemetry-receipt.json"
@@ -69,6 +86,23 @@ def detects_directory(path: Path) -> bool:
 
 def _r(ctx: Context) -> dict[str, Any]:
     return ctx.data["receipt"]  # type: ignore[no-any-return]
+
+
+def model(ctx: Context) -> Evidence:
+    """
+    Return (and cache in `ctx.data["evidence"]`) the receipt read onto the evidence model (`readers.telemetry_receipt`).
+
+    Call only after `telemetry.schema` passed: the reader relies on the schema's types.
+    """
+    if "evidence" not in ctx.data:
+        ctx.data["evidence"] = readers.telemetry_receipt(_r(ctx), RECEIPT)
+    return ctx.data["evidence"]  # type: ignore[no-any-return]
+
+
+def _stated(ctx: Context, key: str) -> Decimal | None:
+    """Return the fact `key` (e.g. `latency_ms/p99_itl`) as the model's stated claim holds it, or None when not stated."""
+    claim = next((c for c in model(ctx).claims if c.id == key), None)
+    return None if claim is None or claim.quantity is None else claim.quantity.value
 
 
 @check("telemetry.read", title="telemetry-receipt.json reads as strict JSON")
@@ -156,12 +190,12 @@ def process(ctx: Context) -> Iterator[Finding]:
     UNVERIFIED `no-facts` (nothing can be read, whatever stdout says).
     """
     receipt = _r(ctx)
-    ex = receipt["execution"]
-    if ex["outcome"] == "exited" and ex["exit_code"] == 0:
+    bench = model(ctx).processes[0]
+    if bench.dims["outcome"] == "exited" and bench.exit_code == 0:
         yield f("telemetry.process", Status.PASS, "exited-0", "the bench process exited 0: its stdout may carry facts",
                 path=RECEIPT, pointer="/execution")
         return
-    what = f"exited {ex['exit_code']}" if ex["outcome"] == "exited" else f"was unreachable ({ex.get('cause', '')})"
+    what = f"exited {bench.exit_code}" if bench.dims["outcome"] == "exited" else f"was unreachable ({bench.dims['cause']})"
     stated = _stated_client_facts(receipt)
     for key in stated:
         yield f("telemetry.process", Status.FAIL, "facts-from-failed-process",
@@ -203,13 +237,6 @@ def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, De
     return out, []
 
 
-def _fact(receipt: dict[str, Any], key: str) -> Any:
-    node: Any = receipt.get("facts") or {}
-    for part in key.split("/"):
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
 @check("telemetry.replay", title="Every client fact replays from the retained stdout", requires=("telemetry.carriers", "telemetry.process"))
 def replay(ctx: Context) -> Iterator[Finding]:
     """
@@ -231,7 +258,7 @@ def replay(ctx: Context) -> Iterator[Finding]:
         return
     ctx.data["client"] = parsed
     for key, value in parsed.items():
-        claimed = _fact(receipt, key)
+        claimed = _stated(ctx, key)
         if claimed is None:
             yield f("telemetry.replay", Status.UNVERIFIED, "not-stated", f"{RECEIPT}#/facts/{key}: not stated (stdout prints {value})",
                     path=RECEIPT, pointer=f"/facts/{key}")
@@ -281,7 +308,7 @@ def engine(ctx: Context) -> Iterator[Finding]:
     receipt, profile = _r(ctx), ctx.data["profile"]
     family = profile["engine_counter"]
     ev = receipt["evidence"]
-    stated = _fact(receipt, "engine_generation_tokens_delta")
+    stated = _stated(ctx, "engine_generation_tokens_delta")
     series = {}
     for which in ("metrics_before", "metrics_after"):
         values, problem = _counter(ctx.data["carrier"][which], ev[which]["path"], family)
@@ -330,7 +357,7 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
     """
     receipt = _r(ctx)
     client, eng = ctx.data["client"]["output_tokens"], ctx.data["engine_delta"]
-    stated = _fact(receipt, "engine_surplus_tokens")
+    stated = _stated(ctx, "engine_surplus_tokens")
     if client > eng:
         yield f("telemetry.foreign", Status.FAIL, "client-exceeds-engine",
                 f"client output tokens {client} exceed the engine generation_tokens_total delta {eng}: a contradiction "
@@ -346,5 +373,16 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
                         label="facts/engine_surplus_tokens", how=how, exact=True)
 
 
-PIPELINE = (read, producer, schema, carriers, process, replay, engine, foreign_work, claims, protocol_echo, provenance, rate, occupancy,
-            standings, qualification)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"files", "plan", "processes", "claims"})  # files: the carriers the receipt lists with their sha256
+NOTES = {"integrity": "the receipt directory has no manifest; only the carriers the receipt lists are hashed, once it validated "
+                      "(telemetry.carriers)",
+         "gate": "the receipt names no gate; the pinned schema of its receipt version judges it (telemetry.producer)",
+         "coverage": "a telemetry receipt retains text carriers, no output media",
+         "unchanged": "each carrier is read once (telemetry.carriers) and every check reads those bytes"}
+
+#: In roster order (`verifier.roster.in_families`): schema (strict JSON, producer, schema), plan (carriers, process
+#: outcome, protocol echo, provenance, occupancy), derivation (replay, engine delta, foreign work, refused claims,
+#: rate), gate rules (standings, qualification: last, it reads what every check before it established).
+PIPELINE = in_families((read, producer, schema, carriers, process, protocol_echo, provenance, occupancy, replay, engine, foreign_work,
+                        claims, rate, standings, qualification), KIND, HELD, NOTES)

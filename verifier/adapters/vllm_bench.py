@@ -34,6 +34,24 @@ Failed requests stay in the denominator: the arrays must hold one entry per
 prompt and the report always prints successful/num_prompts. A TTFT of 0.0 on
 a successful request is "not measured" (field-failures H-03): that request
 FAILs `ttft-not-measured` and the TTFT/TPOT claims are UNVERIFIED.
+
+Reader and model: after `vllm.schema`, `model` reads the result onto the
+evidence model (`readers.vllm_result`: one receipt per prompt with typed
+quantities, one per inter-token latency, the stated numbers as claims with
+their JSON Pointer and unit, the declared plan); the ledger, latency and
+peak checks take their samples and the aggregates their stated numbers from
+it. The array lengths, key sets and declared arrival parameters stay read
+from the validated document.
+
+Why code, not a shipped profile (`profiles/*.json`): the profile language
+can say the aggregate identities (`identities`: ratio), the parallel
+per-request arrays (`unnest` with `parallel`) and a mean, median or linear
+percentile per claim, but not, without losing a rule: the version chosen by
+keys that must be *absent*; numpy's population SD (the language's `sd` is
+the sample SD); TPOT as (latency - ttft) / (output_len - 1) per request; ITL
+as a nested array flattened over successful requests; TTFT 0.0 as "not
+measured" blocking its claims (H-03); the whole-second bucket peak; and the
+arrival-process test. Those are procedural, so this reader is code.
 """
 
 from __future__ import annotations
@@ -44,12 +62,15 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
+from verifier.adapters import readers
 from verifier.adapters._common import claim_finding, f, matching_profile, schema_findings
+from verifier.evidence import Evidence, Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.roster import in_families
 
 __all__ = ["FAMILY_KEYS", "KIND", "PIPELINE", "PROFILES", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
-           "latency", "peak", "producer", "requests", "schema", "unsupported"]
+           "latency", "model", "peak", "producer", "requests", "schema", "unsupported"]
 
 KIND = "vllm-bench-serve"
 
@@ -71,6 +92,29 @@ def detects(document: Any) -> bool:
 
 def _doc(ctx: Context) -> tuple[dict[str, Any], str]:
     return ctx.options["document"], ctx.options["name"]
+
+
+def model(ctx: Context) -> Evidence:
+    """
+    Return (and cache in `ctx.data["evidence"]`) the result read onto the evidence model (`readers.vllm_result`).
+
+    Call only after `vllm.schema` passed: the reader relies on the schema's types.
+    """
+    if "evidence" not in ctx.data:
+        d, name = _doc(ctx)
+        ctx.data["evidence"] = readers.vllm_result(d, name, ctx.data["profile"].get("per_request_arrays", []))
+    return ctx.data["evidence"]  # type: ignore[no-any-return]
+
+
+def _requests(ctx: Context, *, ok: bool = False) -> list[Receipt]:
+    """Return the model's per-prompt receipts in prompt order (only the successful ones with `ok`)."""
+    return [r for r in model(ctx).receipts if r.dims["kind"] == "request" and (r.ok or not ok)]
+
+
+def _v(receipt: Receipt, quantity: str) -> Decimal:
+    q = receipt.quantities[quantity]
+    assert q is not None  # the reader maps every retained array entry
+    return q.value
 
 
 @check("vllm.producer", title="The result names a known producer version (by its field set)")
@@ -116,15 +160,17 @@ def aggregates(ctx: Context) -> Iterator[Finding]:
     UNVERIFIED `disposition-unknown` (the missing requests stay counted).
     """
     d, name = _doc(ctx)
-    duration = Decimal(d["duration"])
-    completed, tin, tout = d["completed"], d["total_input_tokens"], d["total_output_tokens"]
+    stated = {c.id: c.quantity.value for c in model(ctx).claims if c.quantity is not None}
+    duration = stated["duration"]
+    completed, tin, tout = stated["completed"], stated["total_input_tokens"], stated["total_output_tokens"]
     for key, num, how in (
-        ("request_throughput", Decimal(completed), f"completed / duration = {completed} / {duration}"),
-        ("output_throughput", Decimal(tout), f"total_output_tokens / duration = {tout} / {duration}"),
-        ("total_token_throughput", Decimal(tin + tout), f"(total_input_tokens + total_output_tokens) / duration = ({tin} + {tout}) / {duration}"),
+        ("request_throughput", completed, f"completed / duration = {completed} / {duration}"),
+        ("output_throughput", tout, f"total_output_tokens / duration = {tout} / {duration}"),
+        ("total_token_throughput", tin + tout, f"(total_input_tokens + total_output_tokens) / duration = ({tin} + {tout}) / {duration}"),
     ):
-        yield claim_finding("vllm.aggregates", d[key], stats.derive("ratio", (num, duration)).value, name=name,
+        yield claim_finding("vllm.aggregates", stated[key], stats.derive("ratio", (num, duration)).value, name=name,
                             pointer=f"/{key}", label=key, how=how)
+    completed = d["completed"]  # the count identity compares the ledger's integers as the schema typed them
     n = d["num_prompts"]
     if "failed" in d:
         ok = completed + d["failed"] == n
@@ -150,10 +196,6 @@ def _arrays(ctx: Context) -> dict[str, list[Any]] | None:
     if not wanted or not all(isinstance(d.get(k), list) for k in wanted):
         return None
     return {k: d[k] for k in wanted}
-
-
-def _successes(arrays: dict[str, list[Any]]) -> list[int]:
-    return [i for i, e in enumerate(arrays["errors"]) if e == ""]
 
 
 @check("vllm.requests", title="Per-request ledger: one entry per prompt, success counts, token totals, TTFT measured",
@@ -183,7 +225,7 @@ def requests(ctx: Context) -> Iterator[Finding]:
                 f"{name}: per-request arrays must hold one entry per prompt ({n}); got {short}: failed requests may have been dropped",
                 path=name, pointer="/" + sorted(short)[0], expected=n, observed=short)
         return
-    ok = _successes(arrays)
+    ok = _requests(ctx, ok=True)
     failed = n - len(ok)
     yield f("vllm.requests", Status.PASS if d["completed"] == len(ok) else Status.FAIL,
             "derived" if d["completed"] == len(ok) else "count-mismatch",
@@ -194,43 +236,42 @@ def requests(ctx: Context) -> Iterator[Finding]:
                 "derived" if d["failed"] == failed else "count-mismatch",
                 f"failed = {d['failed']}; the errors array gives {failed}/{n} failed", path=name, pointer="/failed",
                 expected=failed, observed=d["failed"])
-    tin = sum(arrays["input_lens"][i] for i in ok)
-    tout = sum(arrays["output_lens"][i] for i in ok)
-    yield claim_finding("vllm.requests", d["total_input_tokens"], Decimal(tin), name=name, pointer="/total_input_tokens",
+    tin = sum((_v(r, "input") for r in ok), Decimal(0))
+    tout = sum((_v(r, "output") for r in ok), Decimal(0))
+    yield claim_finding("vllm.requests", d["total_input_tokens"], tin, name=name, pointer="/total_input_tokens",
                         label="total_input_tokens", how=f"sum of input_lens over {len(ok)}/{n} successful requests", exact=True)
-    yield claim_finding("vllm.requests", d["total_output_tokens"], Decimal(tout), name=name, pointer="/total_output_tokens",
+    yield claim_finding("vllm.requests", d["total_output_tokens"], tout, name=name, pointer="/total_output_tokens",
                         label="total_output_tokens", how=f"sum of output_lens over {len(ok)}/{n} successful requests", exact=True)
-    lat = arrays.get("latencies")
+    lat = "latencies" in arrays
     bad = []
-    for i in ok:
-        ttft = Decimal(arrays["ttfts"][i])
-        if ttft <= 0 or (lat is not None and ttft > Decimal(lat[i])):
+    for r in ok:
+        i, ttft = int(r.dims["request"]), _v(r, "ttft")
+        if ttft <= 0 or (lat and ttft > _v(r, "latency")):
             bad.append(i)
             yield f("vllm.requests", Status.FAIL, "ttft-not-measured",
-                    f"{name}: request {i} succeeded with TTFT {ttft} s" + (f" (latency {lat[i]} s)" if lat is not None else "")
+                    f"{name}: request {i} succeeded with TTFT {ttft} s" + (f" (latency {_v(r, 'latency')} s)" if lat else "")
                     + ": TTFT must be > 0 and <= latency; 0.0 is the producer's 'not measured' default, not a measurement",
                     path=name, pointer=f"/ttfts/{i}", observed=str(ttft))
     ctx.data["unmeasured_ttft"] = bad
     if not bad:
         yield f("vllm.requests", Status.PASS, "derived", f"every successful request ({len(ok)}/{n}) has 0 < TTFT" +
-                (" <= latency" if lat is not None else ""), path=name, pointer="/ttfts")
+                (" <= latency" if lat else ""), path=name, pointer="/ttfts")
 
 
 def _samples(ctx: Context, metric: str, arrays: dict[str, list[Any]]) -> tuple[list[Decimal] | None, str]:
-    ok = _successes(arrays)
-    lat = arrays.get("latencies")
-    n = len(arrays["errors"])
+    """Return the sample of `metric` (s) over the model's successful requests, and how it was taken; None when not retained."""
+    ok = _requests(ctx, ok=True)
+    n = len(_requests(ctx))
     if metric == "ttft":
-        return [Decimal(arrays["ttfts"][i]) for i in ok], f"ttfts of {len(ok)}/{n} successful requests"
+        return [_v(r, "ttft") for r in ok], f"ttfts of {len(ok)}/{n} successful requests"
     if metric == "itl":
-        xs = [Decimal(x) for i in ok for x in arrays["itls"][i]]
+        xs = [_v(r, "itl") for r in model(ctx).receipts if r.dims["kind"] == "itl" and r.ok]
         return xs, f"{len(xs)} itls of {len(ok)}/{n} successful requests"
-    if lat is None:
+    if "latencies" not in arrays:
         return None, "the result does not retain per-request latencies"
     if metric == "e2el":
-        return [Decimal(lat[i]) for i in ok], f"latencies of {len(ok)}/{n} successful requests"
-    tp = [stats.CONTEXT.divide(Decimal(lat[i]) - Decimal(arrays["ttfts"][i]), Decimal(arrays["output_lens"][i] - 1))
-          for i in ok if arrays["output_lens"][i] > 1]
+        return [_v(r, "latency") for r in ok], f"latencies of {len(ok)}/{n} successful requests"
+    tp = [stats.CONTEXT.divide(_v(r, "latency") - _v(r, "ttft"), _v(r, "output") - 1) for r in ok if _v(r, "output") > 1]
     return tp, f"(latency - ttft) / (output_len - 1) of the {len(tp)} successful requests with output_len > 1 ({len(ok)}/{n} successful)"
 
 
@@ -290,10 +331,10 @@ def latency(ctx: Context) -> Iterator[Finding]:
         # the forward error of numpy's float64 computation is bounded by `stats.tolerance` from its inputs (scale: s -> ms)
         yield claim_finding("vllm.latency", claimed, result.value * MS, name=name, pointer=f"/{key}", label=key,
                             how=f"{text} x 1000 of {how}", statistic=result.statistic, values=result.inputs, scale=MS,
-                            input_error=_tpot_error(arrays) if metric == "tpot" else None)
+                            input_error=_tpot_error(_requests(ctx, ok=True)) if metric == "tpot" else None)
 
 
-def _tpot_error(arrays: dict[str, list[Any]]) -> Decimal:
+def _tpot_error(ok: list[Receipt]) -> Decimal:
     """
     Return a bound on each TPOT's own float error: eps (|latency| + |ttft|) / (output_len - 1), the largest over the sample.
 
@@ -302,9 +343,8 @@ def _tpot_error(arrays: dict[str, list[Any]]) -> Decimal:
     close to the latency the difference is tiny and that half ulp of the
     operands dominates (cancellation), so it is carried into the tolerance.
     """
-    ok = _successes(arrays)
-    return max((stats.EPS * (abs(Decimal(arrays["latencies"][i])) + abs(Decimal(arrays["ttfts"][i])))
-                / (arrays["output_lens"][i] - 1) for i in ok if arrays["output_lens"][i] > 1), default=Decimal(0))
+    return max((stats.EPS * (abs(_v(r, "latency")) + abs(_v(r, "ttft"))) / (_v(r, "output") - 1) for r in ok if _v(r, "output") > 1),
+               default=Decimal(0))
 
 
 def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
@@ -364,8 +404,8 @@ def peak(ctx: Context) -> Iterator[Finding]:
                 "it counts only this client's own successful requests in whole-second buckets: not engine concurrency",
                 path=name, pointer="/max_concurrent_requests", observed={"claimed": claimed, **scope})
         return
-    ok = _successes(arrays)
-    iv = [(Decimal(arrays["start_times"][i]), Decimal(arrays["start_times"][i]) + Decimal(arrays["latencies"][i])) for i in ok]
+    ok = _requests(ctx, ok=True)
+    iv = [(_v(r, "start"), _v(r, "start") + _v(r, "latency")) for r in ok]
     bp, xp = bucket_peak(iv), exact_peak(iv)
     cap = d.get("max_concurrency")
     if isinstance(cap, int) and not isinstance(cap, bool):
@@ -472,4 +512,14 @@ def unsupported(ctx: Context) -> Iterator[Finding]:
                 pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
 
 
-PIPELINE = (producer, schema, aggregates, requests, latency, peak, arrival, unsupported)
+#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+HELD = frozenset({"plan", "receipts", "claims"})
+NOTES = {"integrity": "one result file, listed in no manifest",
+         "gate": "a result names no gate; the pinned schema of its producer version judges it (vllm.producer)",
+         "coverage": "a serving benchmark result retains no output media",
+         "rules": "no gate states rules for a serving benchmark result; its own identities are re-derived (vllm.*)",
+         "unchanged": "one result file, read once"}
+
+#: In roster order (`verifier.roster.in_families`): schema (producer, schema), plan (the per-prompt ledger, the
+#: declared arrival process), derivation (aggregates, latencies, peak, what cannot be derived), stand-ins for the rest.
+PIPELINE = in_families((producer, schema, requests, arrival, aggregates, latency, peak, unsupported), KIND, HELD, NOTES)

@@ -1,0 +1,90 @@
+"""The roster for the receipt readers of `verifier/adapters/` (issue 10, item 3): every family, in the fixed order, once each.
+
+Each adapter's checks sit in their family (`verifier.roster.FAMILIES`) under
+their own, unchanged ids; a family the reader does not feed is one UNVERIFIED
+`not-in-evidence` finding under the family's native id, naming what the
+reader does not supply, exactly as for a profile (`tests/test_roster.py`).
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import CORPUS, ROOT, SHARED
+from test_roster import _families_in_order
+
+from verifier.adapters import http_matrix, serving_record, telemetry, vllm_bench
+from verifier.core import verify_path
+from verifier.evidence import PARTS
+from verifier.jsonio import loads_strict
+from verifier.pipeline import Check, Context, run_pipeline
+from verifier.roster import FAMILIES, family_of, in_families
+from verifier.trust import assets
+from verifier.trustroot import TrustSet
+
+ASCEND = sorted((CORPUS / "vllm-save-result-ascend").glob("*.json"))[0]
+STANDINS = ["integrity.files", "gate.pinned", "coverage.streams", "quality.recorded", "quality.rescore", "integrity.unchanged"]
+
+#: reader -> (an input it reads, its own check ids (stable), the families it stands in for)
+READERS = {
+    "vllm-bench-serve": (ASCEND, vllm_bench, {"vllm.producer", "vllm.schema", "vllm.aggregates", "vllm.requests", "vllm.latency",
+                                              "vllm.peak", "vllm.arrival", "vllm.unsupported"}, [*STANDINS[:5], "gate.rules", STANDINS[5]]),
+    "serving-performance-v1": (SHARED / "seeds" / "serving-performance-record.json", serving_record,
+                               {"serving.producer", "serving.schema", "serving.counts", "serving.metrics", "serving.record"},
+                               [*STANDINS[:2], "plan.conformance", *STANDINS[2:]]),
+    "frozen-http-matrix": (ROOT / "tests" / "fixtures" / "matrix" / "good", http_matrix,
+                           {"matrix.files", "matrix.producer", "matrix.schema", "matrix.plan_digest", "matrix.provenance",
+                            "matrix.plan_rules", "matrix.denominators", "matrix.stop", "matrix.response_rules", "matrix.percentiles",
+                            "matrix.throughput", "matrix.spread"}, STANDINS),
+    "serving-load-telemetry": (ROOT / "tests" / "fixtures" / "telemetry" / "good", telemetry,
+                               {"telemetry.read", "telemetry.producer", "telemetry.schema", "telemetry.carriers", "telemetry.process",
+                                "telemetry.replay", "telemetry.engine", "telemetry.foreign", "telemetry.claims", "telemetry.protocol",
+                                "telemetry.provenance", "telemetry.rate", "telemetry.occupancy", "telemetry.standings",
+                                "telemetry.qualification"}, STANDINS),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(READERS))
+def test_every_adapter_check_has_its_family_and_every_family_is_in_the_pipeline(kind):
+    _, module, own, standins = READERS[kind]
+    ids = [c.id for c in module.PIPELINE]
+    assert module.KIND == kind
+    assert {i for i in ids if family_of(i) is not None and i not in {f.id for f in FAMILIES}} == own  # every own check kept, placed
+    assert [i for i in ids if i not in own] == standins  # the stand-ins, in roster order
+    order = [family_of(i) or next(f for f in FAMILIES if f.id == i) for i in ids]
+    assert [f.name for f in order] == sorted((f.name for f in order), key=[g.name for g in FAMILIES].index)
+    assert {f.name for f in order} == {f.name for f in FAMILIES}
+
+
+@pytest.mark.parametrize("kind", sorted(READERS))
+def test_an_adapter_report_holds_every_family_once_in_order(kind):
+    subject, _, own, standins = READERS[kind]
+    report = verify_path(str(subject))
+    assert report.kind == kind
+    assert _families_in_order(report) == [f.name for f in FAMILIES]
+    assert not [f for f in report.findings if f.code == "pipeline-order"]
+    assert {info.check for info in report.roster} == own | set(standins)
+    for family_id in standins:
+        found = [f for f in report.findings if f.check == family_id]
+        assert [(f.status, f.code) for f in found] == [("UNVERIFIED", "not-in-evidence")], family_id
+        assert all(part in found[0].message for part in found[0].observed), found[0].message
+        assert kind in found[0].message and (found[0].observed or "has no check of this family" in found[0].message)
+
+
+@pytest.mark.parametrize("kind", sorted(READERS))
+def test_what_the_stand_ins_say_a_reader_holds_is_what_its_model_holds(kind):
+    subject, module, _, _ = READERS[kind]
+    subject = ROOT / "tests" / "fixtures" / "vllm" / "abcd-bucket-peak.json" if kind == "vllm-bench-serve" else subject  # with arrays
+    options = ({"directory": subject, "name": subject.name} if subject.is_dir()
+               else {"document": loads_strict(subject.read_bytes()), "name": subject.name})
+    ctx = Context(subject=subject, assets=TrustSet(assets(None)), options=options)
+    run_pipeline(module.PIPELINE, ctx)
+    evidence = ctx.data["evidence"]
+    assert evidence.reader == kind and not evidence.unmapped
+    assert {part for part in PARTS if not evidence.lacks(part)} == set(module.HELD)
+
+
+def test_a_check_placed_before_a_check_it_requires_is_refused():
+    first = Check("derivation.claims", "x", lambda ctx: iter(()))
+    later = Check("plan.conformance", "y", lambda ctx: iter(()), requires=("derivation.claims",))
+    with pytest.raises(ValueError, match="requires derivation.claims"):
+        in_families((first, later), "test", frozenset())
