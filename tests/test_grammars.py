@@ -114,3 +114,10 @@ def test_quantities_inside_strings(text, expected):
 @pytest.mark.parametrize("text", ["-", "", "MP4", "1,23", "abc 12", "1.2.3", True, None])
 def test_non_quantities(text):
     assert quantity(text) is None
+
+
+def test_markdown_table_encoding_reads_every_row_with_its_table_row_and_heading():
+    """The `markdown-table` receipt encoding (it raised KeyError 'table' on every file until a profile first used it)."""
+    rows = parse(b"# Runs\n\n| arm | s |\n|---|---:|\n| a | 1,200 |\n| b | 3 |\n", {"encoding": "markdown-table"})
+    assert [location for location, _ in rows] == ["#table=1&row=1", "#table=1&row=2"]
+    assert rows[0][1]["arm"] == "a" and rows[0][1]["s"] == "1,200" and rows[0][1]["#heading"] == "Runs"

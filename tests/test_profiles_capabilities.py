@@ -278,3 +278,59 @@ def test_numbers_with_units_inside_strings_are_claims_coverage_accounts_for(tmp_
     assert unchecked == {("/wall", "244.6s"), ("/util", "75%")}
     (bundle / "summary.json").write_text(json.dumps({"rate": "2.1 samples/s", "wall": "244.6s", "util": "75%"}))
     assert _claim(verify_path(str(bundle), asset_root=assets), "rate").status == "FAIL"
+
+
+# ---------------------------------------------------------------- numbers inside a longer string ("18,812 MiB (32.1%)")
+
+ARMS = {"runs/base.csv": "s,samples\n10,1\n", "runs/cand.csv": "s,samples\n8,1\n"}  # saved 2 s, 20.0 % less
+
+
+def _inside(saved: str, note: str = "run on 4 GPUs") -> dict[str, str]:
+    return {**ARMS, "summary.json": json.dumps({"saved": saved, "note": note})}
+
+
+SAVED = [{"id": "saved_s", "receipts": "runs", "statistic": "difference", "baseline": "base", "candidate": "cand", "selection": {"phase": "measured"},
+          "unit": "s", "at": {"file": "summary.json", "pointer": "/saved", "number": 0}},
+         {"id": "saved_pct", "receipts": "runs", "statistic": "relative_reduction_pct", "baseline": "base", "candidate": "cand",
+          "selection": {"phase": "measured"}, "unit": "%", "at": {"file": "summary.json", "pointer": "/saved", "number": 1}}]
+
+
+def test_each_number_inside_a_longer_string_is_a_claim_with_its_unit(tmp_path):
+    bundle, assets = _bundle(tmp_path, _inside("2,000 ms (20.0%) less"), SAVED, claim_documents=[{"file": "summary.json"}])
+    report = verify_path(str(bundle), asset_root=assets)
+    saved, pct = _claim(report, "saved_s"), _claim(report, "saved_pct")
+    assert (saved.status, saved.pointer, saved.expected) == ("PASS", "/saved#numbers/0", "2000")  # stated in ms, derived in s, converted exactly
+    assert (pct.status, pct.pointer) == ("PASS", "/saved#numbers/1")
+    unchecked = [(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")]
+    assert unchecked == [("/note#numbers/0", "4")]  # the number inside the note is stated too, and nothing accounts for it
+
+
+def test_a_number_inside_a_longer_string_that_does_not_rederive_fails(tmp_path):
+    bundle, assets = _bundle(tmp_path, _inside("2,000 ms (20.1%) less"), SAVED)
+    report = verify_path(str(bundle), asset_root=assets)
+    assert _claim(report, "saved_s").status == "PASS"
+    assert (_claim(report, "saved_pct").status, _claim(report, "saved_pct").code) == ("FAIL", "claim-mismatch")
+    bundle, assets = _bundle(tmp_path / "b", _inside("2,000 MiB (20.0%) less"), SAVED)
+    f = _claim(verify_path(str(bundle), asset_root=assets), "saved_s")
+    assert (f.status, f.code) == ("FAIL", "unit-mismatch")
+
+
+def test_a_number_inside_a_string_declared_informational_is_accounted_for(tmp_path):
+    bundle, assets = _bundle(tmp_path, _inside("2,000 ms (20.0%) less"), SAVED, claim_documents=[
+        {"file": "summary.json", "informational": [{"pointer": "/note#numbers/*", "reason": "how many GPUs ran it (configuration)"}]}])
+    (covered,) = _by(verify_path(str(bundle), asset_root=assets), "profile.coverage")
+    assert (covered.status, covered.observed) == ("PASS", {"compared": 2, "informational": 1})
+
+
+def test_a_number_index_past_the_strings_numbers_is_claim_missing(tmp_path):
+    claim = {**SAVED[0], "at": {"file": "summary.json", "pointer": "/saved", "number": 2}}
+    bundle, assets = _bundle(tmp_path, _inside("2,000 ms (20.0%) less"), [claim])
+    f = _claim(verify_path(str(bundle), asset_root=assets), "saved_s")
+    assert (f.status, f.code) == ("FAIL", "claim-missing")
+
+
+def test_number_and_member_together_are_refused_naming_file_and_pointer(tmp_path):
+    claim = {**SAVED[0], "at": {"file": "summary.json", "pointer": "/saved", "number": 0, "member": "x"}}
+    bundle, assets = _bundle(tmp_path, _inside("2,000 ms"), [claim])
+    with pytest.raises(ConfigError, match=r"run\.json: invalid profile at /claims/0/at"):
+        verify_path(str(bundle), asset_root=assets)

@@ -52,9 +52,9 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines, loads_strict_text
 
-__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "markdown_document", "markdown_tables", "parse", "quantity", "unpivot"]
+__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "markdown_document", "markdown_tables", "numbers_in", "parse", "quantity", "unpivot"]
 
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
@@ -123,7 +123,7 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
         elif encoding == "text":
             pairs = [("", _text_record(_text(data), spec))]
         elif encoding == "markdown-table":
-            pairs = [(f"#table={t['table']}&row={t['row']}", t) for t in markdown_tables(_text(data))]
+            pairs = [(f"#table={t['#table']}&row={t['#row']}", t) for t in markdown_tables(_text(data))]
         else:
             raise GrammarError("unknown-encoding", f"unknown encoding {encoding!r}")
     except JSONProblem as exc:
@@ -177,7 +177,7 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
         if not prefix or not line.startswith(prefix):
             return None
         try:
-            document = loads_strict(line[len(prefix):].encode("utf-8"))
+            document = loads_strict_text(line[len(prefix):])
         except JSONProblem as exc:
             raise GrammarError("bad-line", f"a {prefix.strip()!r} line is not strict JSON: {exc}") from None
         if "fold" in spec:
@@ -400,3 +400,43 @@ def quantity(text: Any) -> tuple[Decimal, str | None] | None:
         return None
     unit = m["unit"].strip() if m["unit"] else None
     return number, unit
+
+
+#: A number inside a longer string: not glued to a word, a dot or a hyphenated name before it ("ConvRot-256", "v2.6.0", "W8A8",
+#: "l0_9" are names; "0-9" is two numbers), nor to a word or a further ".digit" after it ("3em", "2026.09.14"); a sign only after a blank.
+_EMBEDDED = re.compile(r"(?<![\w.])(?<![A-Za-z_]-)(?P<number>(?:(?<!\S)[-+])?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\d_]|\.\d)"
+                       r"(?:\s?(?P<unit>[A-Za-z%µμ×][A-Za-z%µμ×]*(?:/[A-Za-z]+)?))?")
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
+    """
+    Return `(start, end, number, unit)` for every number stated inside a longer string, in order.
+
+    "18,812 MiB (32.1%)" -> [(0, 10, 18812, "MiB"), (12, 17, 32.1, "%")];
+    "144 VAE decoder linears" -> [(0, 3, 144, None)] (a word after a number
+    is its unit only when `verifier.units` knows it); "ConvRot-256",
+    "v2.6.0", "W8A8" and "3em" state no number (they are names). `start`
+    and `end` are offsets of the number (and its unit) in `text`.
+    """
+    from verifier import units  # imported here: the grammars stay importable without the unit registry's cost
+
+    if not _DIGIT.search(text):
+        return []  # most strings state no number: one C-speed scan instead of the full pattern
+    out = []
+    for m in _EMBEDDED.finditer(text):
+        word = m["unit"]
+        if word is not None and m.end() < len(text) and (text[m.end()].isalnum() or text[m.end()] == "_"):
+            word = None
+        unit = word if word is not None and units.known(word) else None
+        end = m.end() if unit is not None else m.end("number")
+        if unit is None and end < len(text) and (text[end].isalnum() or text[end] == "_"):
+            continue  # glued to a word after it: a name ("3em")
+        try:
+            number = Decimal(m["number"].replace(",", ""))
+        except InvalidOperation:
+            continue
+        out.append((m.start("number"), end, number, unit))
+    return out

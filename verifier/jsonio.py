@@ -23,7 +23,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "schema_message"]
+__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "loads_strict_text", "schema_message"]
 
 
 class JSONProblem(ValueError):
@@ -119,10 +119,16 @@ def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
         stack.extend((child, level + 1) for child in items if isinstance(child, dict | list | str))
 
 
+#: A run of digits long enough that an integer literal might leave the binary64 range (`_int` must then see it); shorter ones
+#: cannot (fewer than MAX_INT_DIGITS - 1 digits is below 10**307), so the C parser's own `int` is used without a call per literal.
+_LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_DIGITS - 2))
+
+
 def _decode(text: str) -> Any:
     try:
         value = json.loads(
-            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int
+            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float,
+            parse_int=_int if _LONG_DIGITS.search(text) else None,
         )
     except JSONProblem:
         raise
@@ -158,6 +164,13 @@ def loads_strict(data: bytes) -> Any:
     nesting deeper than `MAX_DEPTH`.
     """
     return _decode(_text(data))
+
+
+def loads_strict_text(text: str) -> Any:
+    """Parse one JSON document from `text`, already decoded from UTF-8 (a line of a text file); as `loads_strict`, without the byte round trip."""
+    if text.startswith("\ufeff"):
+        raise JSONProblem("invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)")
+    return _decode(text)
 
 
 def loads_strict_lines(data: bytes) -> list[Any]:

@@ -161,6 +161,10 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                         raise _refuse(origin, f"{where}/at", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
             elif any(isinstance(v, dict) for v in item["selection"].values()):
                 raise _refuse(origin, f"{where}/selection", "a gate rule cannot select through a join; judge the joined statistic as a claim")
+            elif "bounds_at" in item:
+                for dim in item["bounds_at"].get("required_for", {}):
+                    if dim not in item.get("per", []):
+                        raise _refuse(origin, f"{where}/bounds_at/required_for/{dim}", f"{dim!r} is not one of the rule's `per` dimensions {item.get('per', [])}")
             elif "below_baseline" in item:
                 if "arm" not in _receipt_dims(receipts[item["receipts"]]):
                     raise _refuse(origin, f"{where}/below_baseline", "`below_baseline` compares arms, but the receipt set maps no `arm`")

@@ -77,8 +77,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
     (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
     (receipts not read may cover it). Then every other value the bundle
     states at the claim's location (a pass, command, shape or index no
-    receipt has) is UNVERIFIED `not-derivable`: a stated number is never
-    passed over in silence.
+    receipt has) is UNVERIFIED `not-derivable`, or `receipt-absent` naming
+    the file the receipt set's `name` template gives for it: a stated number
+    is never passed over in silence.
     """
     cid = "profile.claims"
     tree = _tree(ctx)
@@ -290,11 +291,47 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: 
         except Underivable as exc:
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(value) if isinstance(value, Decimal) else value)
             continue
-        over = ", ".join(f"{k}={v}" for k, v in sorted({**selection, **unknown}.items()))
+        over = ", ".join(f"{k}={_said(v)}" for k, v in sorted({**selection, **unknown}.items()))
         shown = str(value) if isinstance(value, Decimal) else value
+        absent = _absent_file(ctx, rule, key)
+        if absent is not None:
+            yield _f(cid, Status.UNVERIFIED, "receipt-absent",
+                     f"{label}: {rel} {pointer} states {shown!s}, but its receipt file {absent} (receipt set {rule['receipts']}: "
+                     f"{_profile(ctx)['receipts'][rule['receipts']]['name']}) is not in this bundle, so it cannot be derived or checked",
+                     path=rel, pointer=pointer, observed=shown, expected=absent)
+            continue
         yield _f(cid, Status.UNVERIFIED, "not-derivable",
                  f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
                  path=rel, pointer=pointer, observed=shown)
+
+
+def _said(value: Any) -> str:
+    """Return a selection value in words: a join (`{"receipts", "pointer", "on"}`) as where it reads, else the value itself."""
+    if isinstance(value, dict):
+        return f"<{value['pointer']} of the receipts.{value['receipts']} record with the same {'/'.join(value.get('on', []))}>"
+    return str(value)
+
+
+def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str | None:
+    """
+    Return the receipt file the claim's receipt set names for instance `key` when it is not in the bundle, else None.
+
+    Only for a receipt set with a `name` template whose every placeholder is
+    taken (`from_name`) by a dimension `key` fixes, e.g.
+    `measurements/{arm}/{task}.gpu.csv` for arm=bf16, task=ref2va: a stated
+    number whose one receipt file is absent is UNVERIFIED `receipt-absent`
+    naming that file, not a number no receipt could ever back.
+    """
+    spec = _profile(ctx)["receipts"][rule["receipts"]]
+    template = spec.get("name")
+    if not template:
+        return None
+    by_placeholder = {m["from_name"]: dim for part in ("fields", "dimensions") for dim, m in spec.get(part, {}).items() if "from_name" in m}
+    try:
+        rel = _PLACEHOLDER_RE.sub(lambda m: key[by_placeholder[m.group(1)]], template)
+    except KeyError:
+        return None
+    return None if _tree(ctx).exists(rel) else rel
 
 
 def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
@@ -412,18 +449,34 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[
 
 
 def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
-    """Judge a rule whose bounds the bundle states (`bounds_at`): every instance's statistic must satisfy every bound; an instance without stated bounds is underivable."""
+    """
+    Judge a rule whose bounds the bundle states (`bounds_at`): every judged instance's statistic must satisfy every bound its file states.
+
+    An instance whose file states no bound for the metric is underivable
+    (UNVERIFIED `bounds-not-stated`), unless `bounds_at.unstated` is `skip`:
+    then it is not judged (it stated no target) and counted in the message,
+    except where it matches every `required_for` value (an MLPerf closed-division
+    run must quote its ranges). A judged instance outside its bounds makes the
+    rule not met whatever else is unverified; nothing judged is
+    `bounds-not-stated`.
+    """
+    at = rule["bounds_at"]
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
-    met, lines, observed = True, [], {}
+    met, lines, observed, skipped, missing = True, [], {}, [], []
     for key in keys:
         label = ",".join(f"{k}={v}" for k, v in key.items())
         try:
-            rel, bounds = stated_bounds(tree, rule["bounds_at"], key)
+            rel, bounds = stated_bounds(tree, at, key)
         except KeyError as exc:
-            raise Underivable(f"{label}: the bounds are not stated ({exc})", "bounds-not-stated", fail=False) from None
+            required = at.get("required_for", {})
+            if at.get("unstated") == "skip" and not (required and all(key.get(k) == v for k, v in required.items())):
+                skipped.append(label)
+            else:
+                missing.append(f"{label}: the bounds are not stated ({exc})")
+            continue
         result = derive_rule(rule, records, key)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
@@ -432,7 +485,13 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> t
         lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
         observed[label] = {"value": str(value), "bounds": shown, "met": ok}
     failing = [line for line in lines if "does not meet" in line]
-    return met, "; ".join(failing or lines[:1]) + (f" ({len(keys)} instances, {len(failing)} not met)" if len(keys) > 1 else ""), observed
+    not_judged = (f"; {len(skipped)} run(s) quote no range and are not judged" if skipped else "") + (f"; {len(missing)} unverified" if missing else "")
+    if not failing and missing:
+        raise Underivable("; ".join(missing) + not_judged, "bounds-not-stated", fail=False)
+    if not lines:
+        raise Underivable(f"{len(skipped)} run(s) quote no range, so nothing is judged", "bounds-not-stated", fail=False)
+    judged = len(lines)
+    return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
 
 
 def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:

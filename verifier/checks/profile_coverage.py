@@ -3,7 +3,8 @@ Profile check (9) `profile.coverage`: every number a claim document states is ac
 
 A profile names its claim documents (`claim_documents`: globs). Every number
 such a file states (a JSON number, a string that is wholly a number with an
-optional unit such as "244.6s", and every true/false recorded outcome) must be
+optional unit such as "244.6s", every number inside a longer string such as
+the cell "18,812 MiB (32.1%)", and every true/false recorded outcome) must be
 one of: compared by a check (a claim instance or a value read backwards from a
 claim's location, the recorded gate outcome, a manifest entry's digest or
 size), declared `informational` by the profile (ids, dates, seeds,
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, _tree, examined
-from verifier.grammars import quantity
+from verifier.grammars import numbers_in, quantity
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -51,18 +52,53 @@ def stated_numbers(document: Any, base: str = "") -> Iterator[tuple[str, Any]]:
     Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
 
     Numbers are JSON numbers and strings that are wholly a quantity
-    (`verifier.grammars.quantity`: "244.6s", "75%", "58,696"); null is not
-    stated. Objects and arrays are walked depth first in document order.
+    (`verifier.grammars.quantity`: "244.6s", "75%", "58,696"), and every
+    number inside a longer string (`verifier.grammars.numbers_in`: the cell
+    "18,812 MiB (32.1%)" states "18,812 MiB" at `pointer#numbers/0` and
+    "32.1%" at `pointer#numbers/1`); null is not stated. A Markdown prose
+    item's `text` and `code` are not walked: its `numbers` list states them.
+    Objects and arrays are walked depth first in document order.
     """
     if isinstance(document, dict):
+        prose = "numbers" in document and "text" in document and "#line" in document
         for key, value in document.items():
-            if not str(key).startswith("#"):  # `#line` and the like are where a reader found the value, not what the bundle states
-                yield from stated_numbers(value, f"{base}/{_escape(str(key))}")
+            if str(key).startswith("#") or (prose and key in ("text", "code")):  # `#line` and the like are where a reader found the value
+                continue
+            yield from stated_numbers(value, f"{base}/{_escape(str(key))}")
     elif isinstance(document, list):
         for index, value in enumerate(document):
             yield from stated_numbers(value, f"{base}/{index}")
     elif isinstance(document, bool) or quantity(document) is not None:
         yield base, document
+    elif isinstance(document, str):
+        for index, (start, end, _number, _unit) in enumerate(numbers_in(document)):
+            yield f"{base}#numbers/{index}", document[start:end]
+
+
+def _member_numbers(seen: set[tuple[str, str]], rel: str, document: Any) -> set[str]:
+    """
+    Return the `pointer#numbers/N` places of `rel` that a `NAME: value` member claim (examined as `pointer#NAME`) compared.
+
+    The member's value is the number inside the string that starts where the
+    member's value starts (MLPerf's "ROUGE1: 31.4286  ROUGE2: 5.8824").
+    """
+    from verifier.readers.locate import member_start
+    from verifier.readers.pointers import resolve
+
+    out = set()
+    for where, place in seen:
+        if where != rel or "#" not in place or "#numbers/" in place:
+            continue
+        pointer, _, name = place.partition("#")
+        try:
+            text = resolve(document, pointer)
+        except KeyError:
+            continue
+        start = member_start(text, name)
+        for index, (begin, _end, _number, _unit) in enumerate(numbers_in(text) if isinstance(text, str) else []):
+            if begin == start:
+                out.add(f"{pointer}#numbers/{index}")
+    return out
 
 
 @check("profile.coverage", title="Every number a claim document states is derived, examined, or declared informational")
@@ -97,9 +133,10 @@ def coverage(ctx: Context) -> Iterator[Finding]:
             informational = _any_of([d["pointer"] for d in doc.get("informational", [])])
             counts = {"compared": 0, "informational": 0}
             unchecked = 0
+            members = _member_numbers(seen, rel, document)
             for pointer, value in stated_numbers(document):
                 shown = str(value) if not isinstance(value, bool) else str(value).lower()
-                if (rel, pointer) in seen:
+                if (rel, pointer) in seen or pointer in members:
                     counts["compared"] += 1
                 elif informational(pointer):
                     counts["informational"] += 1

@@ -7,12 +7,13 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from verifier.grammars import numbers_in
 from verifier.jsonio import JSONProblem
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["locate", "member_of", "stated"]
+__all__ = ["locate", "member_of", "member_start", "number_of", "stated"]
 
 
 def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
@@ -56,7 +57,23 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     if "member" in at:
         value = member_of(value, at["member"])
         pointer += "#" + at["member"]
+    if "number" in at:
+        value = number_of(value, at["number"])
+        pointer += f"#numbers/{at['number']}"
     return rel, pointer, value
+
+
+def number_of(text: Any, index: int) -> str:
+    """
+    Return the `index`-th number inside `text` as written, with its unit ("18,812 MiB (32.1%)", 1 -> "32.1%"; `grammars.numbers_in`).
+
+    Raises `KeyError` when `text` is not a string or states fewer numbers.
+    """
+    found = numbers_in(text) if isinstance(text, str) else []
+    if index >= len(found):
+        raise KeyError(f"#numbers/{index}: {text!r} states {len(found)} number(s)")
+    start, end, _number, _unit = found[index]
+    return text[start:end]  # type: ignore[index]
 
 
 def member_of(text: Any, name: str) -> str:
@@ -73,6 +90,14 @@ def member_of(text: Any, name: str) -> str:
     if len(set(hits)) > 1:
         raise LookupError(f"{name} is stated {len(hits)} times in {text!r}")
     return hits[0]
+
+
+def member_start(text: Any, name: str) -> int | None:
+    """Return the offset in `text` where the value of its `NAME: value` member starts, or None when it states no such member."""
+    if not isinstance(text, str):
+        return None
+    m = _member_pattern(name).search(text)
+    return m.start(1) if m else None
 
 
 @functools.lru_cache(maxsize=1024)
@@ -178,12 +203,15 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
         except (OSError, JSONProblem):
             continue
         for b1, rel_, pointer, value in _stated_in(document, at, rel, bound, tree._cache):  # noqa: SLF001 - the tree's per-run cache
-            if "member" not in at:
+            if "member" not in at and "number" not in at:
                 yield b1, rel_, pointer, value
                 continue
             try:
-                yield b1, rel_, f"{pointer}#{at['member']}", member_of(value, at["member"])
-            except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
+                if "member" in at:
+                    yield b1, rel_, f"{pointer}#{at['member']}", member_of(value, at["member"])
+                else:
+                    yield b1, rel_, f"{pointer}#numbers/{at['number']}", number_of(value, at["number"])
+            except LookupError:  # KeyError included: the string states no such member or number, so nothing is stated here
                 continue
 
 
