@@ -17,6 +17,8 @@ EXAMPLE = ROOT / "examples" / "ref2va-5s"
 def _private_cache(tmp_path_factory, monkeypatch):
     """Give every test its own empty warm re-verify cache (`verifier.cache`), never the user's ~/.cache."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+    for name in ("CI", "GITHUB_ACTIONS", "VERIFY_PINNED_ONLY"):  # a CI service's own settings must not change what a test sees
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -170,3 +170,15 @@ def test_long_hostile_texts_extract_in_linear_time():
     for text in ("a1 2 " * 20000, "1 " * 20000, "2026-01-01 " * 10000, "| a | b (s) |\n|---|---|\n" + "| 1 | 2 |\n" * 5000):
         assert extract(text, "hostile")
     assert time.perf_counter() - start < 120  # a hang guard, not a speed target (quadratic versions took minutes)
+
+
+@pytest.mark.parametrize("folder", ["hyperfine-3em", "vllm-save-result-ascend"])
+def test_claims_text_for_a_folder_no_bundle_reader_reads_is_a_usage_error_not_silently_dropped(run, tmp_path, folder):
+    """A profile without a `bundle` section or a receipt folder derives nothing the text could bind to: exit 2, never ignored."""
+    from conftest import CORPUS
+
+    path = tmp_path / "body.md"
+    path.write_text("3.95x faster", encoding="utf-8")
+    result = run("check", str(CORPUS / folder), "--claims-text", str(path))
+    assert result.exit_code == 2, result.output
+    assert "--claims-text needs a bundle directory" in result.stderr and result.stderr.count("\n") == 1

@@ -263,3 +263,39 @@ def test_a_replay_imports_no_verification_machinery(tmp_path):
     loaded = {m for m in modules if m.split(".")[0] in ("click", "numpy", "av", "torch", "jsonschema")
               or m.startswith(("verifier.checks", "verifier.core", "verifier.cli", "verifier.model", "verifier.report"))}
     assert loaded == set()
+
+
+@pytest.mark.parametrize("target", ["bundle", "claims-text", "hub-weight", "inner-link"])
+def test_a_change_behind_a_symlink_misses(setup, tmp_path, target):
+    """What a symlink points at is an input too: an edit behind any symlink the run follows is a miss (newcomer defect)."""
+    bundle, assets, env = setup
+    env = dict(env, TORCH_HOME=str(tmp_path / "torch"))
+    hub = tmp_path / "torch" / "hub" / "checkpoints"
+    hub.mkdir(parents=True)
+    weights = tmp_path / "weights.pth"
+    weights.write_bytes(b"w")
+    (hub / "alexnet-owt-7be5be79.pth").symlink_to(weights)  # as model caches lay weights out
+    text = tmp_path / "pr.md"
+    text.write_text("1 s\n")
+    (tmp_path / "pr-link.md").symlink_to(text)
+    (tmp_path / "bundle-link").symlink_to(bundle)
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("x")
+    (bundle / "notes").symlink_to(elsewhere)
+    argv = ["bundle-link", "--claims-text", "pr-link.md"]
+    assert _stored(argv, env, assets)
+    assert _replay(argv, env, assets) is not None
+    changed = {"bundle": bundle / "media" / "a.mp4", "claims-text": text, "hub-weight": weights,
+               "inner-link": elsewhere}[target]
+    _bump(changed)
+    assert _replay(argv, env, assets) is None
+
+
+def test_a_symlink_loop_is_fingerprinted_without_running_forever(setup, tmp_path):
+    bundle, assets, env = setup
+    (bundle / "loop").symlink_to(bundle)
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    (bundle / "ab").symlink_to(tmp_path / "a")
+    assert _stored(["bundle"], env, assets)
+    assert _replay(["bundle"], env, assets) is not None

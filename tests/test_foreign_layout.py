@@ -200,6 +200,7 @@ def _model(path: Path, assets: str, profile: dict | None = None):
     from verifier.bundle import Bundle
     from verifier.core import BUNDLE_PIPELINE
     from verifier.checks.integrity import listed as profile_integrity
+    from verifier.checks.profile import pinned as profile_pinned
     from verifier.pipeline import Context, run_pipeline
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
     from verifier.readers.native import evidence_of
@@ -212,7 +213,7 @@ def _model(path: Path, assets: str, profile: dict | None = None):
         run_pipeline(BUNDLE_PIPELINE, ctx)
     else:
         ctx = Context(subject=path, assets=trusted, bundle=MappedBundle.of(Tree(root=path), profile["bundle"]), options={"profile": profile})
-        run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity), ctx)
+        run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity, profile_pinned), ctx)
     return evidence_of(ctx)
 
 
@@ -272,3 +273,26 @@ def test_a_mapped_unit_outside_the_registry_refuses_the_profile(tmp_path):
 
     with pytest.raises(ConfigError, match=r"/bundle/documents/receipts/sources/0/record/elapsed_s/unit.*furlongs"):
         Assets(Path(root)).profile(doc["id"])
+
+
+def test_claims_text_binds_through_a_mapped_profile_as_natively(example_copy, tmp_path, assets):
+    """A pull-request body is checked against a bundle read through a profile, not silently dropped (newcomer defect)."""
+    foreign = lay_out_foreign(example_copy, tmp_path / "foreign")
+    text = ("pr.md", "HTTP E2E went 407.27 s -> 108.12 s, 73.45 % lower.\n\nThat is 3.95x faster.\n")
+    reports = [verify_path(str(p), asset_root=assets, claims_text=text) for p in (example_copy, foreign)]
+    stated = [sorted((f.status.value, f.code) for f in r.findings if f.check == "claims.stated"
+                     and isinstance(f.observed, dict) and f.observed.get("source") == "pr.md") for r in reports]
+    assert stated[0] == stated[1]
+    assert ("FAIL", "claim-mismatch") in stated[1] and any(status == "PASS" for status, _ in stated[1])
+    assert reports[1].verdict == "FAIL"
+
+
+def test_a_draft_profile_with_a_bundle_section_is_marked_unpinned_and_never_passes(example_copy, tmp_path, assets):
+    foreign = lay_out_foreign(example_copy, tmp_path / "foreign")
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**PROFILE, "id": "ref2va-draft"}))
+    report = verify_path(str(foreign), asset_root=assets, profile=str(draft))
+    gate = [(f.status.value, f.code) for f in report.findings if f.check == "gate.pinned"]
+    assert ("UNVERIFIED", "profile-unpinned") in gate
+    assert report.verdict == "INCOMPLETE"
+    assert "ref2va-draft" in json.dumps(report.trust)

@@ -61,3 +61,11 @@ def test_a_gate_is_still_called_a_gate_in_the_header(run, fmt, marker):
 
     result = run("check", "-f", fmt, str(ROOT / "examples" / "ref2va-5s"))
     assert marker in result.output
+
+
+def test_an_unreachable_scheduler_is_a_usage_error_before_any_check(run, example_copy):
+    """docs/distributed.md: a scheduler that does not answer is exit 2 with one line, not an ERROR inside quality.rescore."""
+    result = run("--no-cache", "--executor", "tcp://127.0.0.1:1", str(example_copy))
+    assert result.exit_code == 2, result.output
+    assert "cannot connect to a Dask scheduler" in result.stderr and result.stderr.count("\n") == 1
+    assert "ERROR" not in result.output

@@ -535,3 +535,37 @@ def test_mlperf_an_accuracy_recorded_in_another_unit_is_a_unit_mismatch(tmp_path
     bad = [f for f in report.findings if f.status == "FAIL" and "resnet50" in f.message + (f.path or "") and "gh_macos-latest_x86-mlcommons_cpp" in f.message + (f.path or "")]
     assert bad and report.verdict == "FAIL", [(f.check, f.code, f.message) for f in report.findings if f.status != "PASS"][:10]
     assert any(f.code == "unit-mismatch" and "accuracy.txt" in (f.path or "") for f in bad), [(f.code, f.path, f.message[:120]) for f in bad]
+
+
+def test_profile_explain_marks_a_draft_unpinned_even_with_a_shipped_id(run, tmp_path):
+    """A draft is vouched for by nothing: explain says so, never the shipped profile's pin, and never crashes (newcomer defect)."""
+    doc = copy.deepcopy(profile_document("vllm-omni-rankings-comparison"))
+    for pid in ("vllm-omni-rankings-comparison", "acme-draft"):
+        draft = tmp_path / f"{pid}.json"
+        draft.write_text(json.dumps({**doc, "id": pid}))
+        result = run("profile", "explain", str(draft), str(FASTH3))
+        assert result.exit_code == 0, result.output
+        assert "[profile-unpinned]" in result.stdout and "[profile-pinned]" not in result.stdout
+        assert "ERROR" not in result.stdout
+
+
+def test_profile_explain_names_the_manifest_file_it_reads():
+    from verifier.explain import explain
+
+    out, code = explain("vllm-omni-rankings-study", str(H3))
+    assert code == 0
+    manifest = profile_document("vllm-omni-rankings-study")["manifest"]["file"]
+    assert f"{manifest}: the manifest this profile reads" in out
+    assert f"{manifest}: not read by this profile" not in out
+
+
+def test_profile_explain_exits_4_when_a_check_failed_inside(run, monkeypatch):
+    from verifier import pipeline
+    from verifier.model import Finding, Status
+
+    def broken(_pipeline, _ctx, debug=False):
+        return [Finding(check="profile.claims", status=Status.ERROR, code="verifier-error", message="boom")], []
+
+    monkeypatch.setattr(pipeline, "run_pipeline", broken)
+    result = run("profile", "explain", "vllm-omni-rankings-comparison", str(FASTH3))
+    assert result.exit_code == 4 and "boom" in result.stdout

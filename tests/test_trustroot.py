@@ -191,9 +191,13 @@ def test_an_unpinned_profile_file_is_marked_and_refused_in_ci(tmp_path, run, mon
     sources = json.loads(result.stdout)["trust"]["sources"]
     assert sources[0]["origin"] == "unpinned" and sources[0]["id"] == "my-hyperfine"
     assert "UNPINNED profile" in run("--profile", str(path), str(target)).stdout
-    monkeypatch.setenv("VERIFY_PINNED_ONLY", "true")
-    refused = run("--profile", str(path), str(target))
-    assert refused.exit_code == 2 and "refused in CI" in refused.stderr
+    for name, value in (("VERIFY_PINNED_ONLY", "true"), ("GITHUB_ACTIONS", "true"), ("CI", "true"), ("CI", "1")):
+        monkeypatch.setenv(name, value)
+        refused = run("--profile", str(path), str(target))
+        assert refused.exit_code == 2 and "refused in CI" in refused.stderr, (name, value)
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("CI", "false")
+    assert run("--profile", str(path), str(target)).exit_code in (0, 1, 3)
 
 
 def test_repository_trust_checks_scorer_weights_section(repo):

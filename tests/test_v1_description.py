@@ -10,6 +10,7 @@ from conftest import ROOT
 
 from verifier.bundle import Bundle
 from verifier.checks.integrity import listed
+from verifier.checks.profile import pinned as profile_pinned
 from verifier.core import BUNDLE_PIPELINE
 from verifier.pipeline import Context, run_pipeline
 from verifier.profiles import load_profile
@@ -28,7 +29,7 @@ def _findings(path: Path, profile: dict | None) -> list[tuple]:
         findings, _ = run_pipeline(BUNDLE_PIPELINE, ctx)
     else:
         ctx = Context(subject=path, assets=trusted, bundle=MappedBundle.of(Tree(root=path), profile["bundle"]), options={"profile": profile})
-        findings, _ = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, listed), ctx)
+        findings, _ = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, listed, profile_pinned), ctx)
     return sorted((f.check, f.status.value, f.code, f.path or "", f.pointer or "") for f in findings)
 
 

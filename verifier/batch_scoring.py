@@ -14,10 +14,15 @@ index at a time, in one demux pass per file that also collects its audio
   then the LPIPS head on the two files' normalised features
   (`LpipsScorer.distance`), the same sum lpips' `forward` computes;
 - SSIM: each pair's frames are gathered into batches of at most
-  `ssim.BATCH_PIXELS` pixels and scored by `ssim.ssim_batch`.
+  `ssim.BATCH_PIXELS` pixels and scored by `ssim.ssim_batch` on one worker
+  thread (numpy releases the GIL), so SSIM of one frame index runs while
+  AlexNet works on the next; the values are collected per pair in frame
+  order when the pair finishes. At most `MAX_IN_FLIGHT` batches wait for
+  the worker; the main thread waits for the oldest beyond that.
 
 Memory stays flat in clip length: one frame per file in flight (plus an
-SSIM batch per pair and one set of AlexNet features per file); audio PCM is
+SSIM batch per pair, at most `MAX_IN_FLIGHT` submitted batches and one set
+of AlexNet features per file); audio PCM is
 held whole per file (see `verifier.media.decode`). Refusals are those of
 `verifier.scoring.score_pair`, with the same codes and messages: frame
 counts compared before any frame is, decoded counts after, frame sizes per
@@ -28,6 +33,7 @@ file, and its audio is then decoded on its own.
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +66,8 @@ class PairJob:
     frames: int = 0  # frame pairs compared so far
     video_refused: Any = None  # the ScoreRefused stopping the video metrics, once one does
     keys: tuple[str, str] = ("", "")  # both files by resolved path (a file compared twice is decoded once)
+    ssim_futures: list[Any] = field(default_factory=list)  # SSIM batches submitted to the worker thread, in frame order
+    worker: Any = None  # the `_SsimWorker` of the running `score_many` (None: SSIM computed on the calling thread)
 
 
 def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
@@ -87,10 +95,20 @@ def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
                 _check_audio(job)
             except scoring.ScoreRefused as exc:
                 job.out["audio_cosine"] = exc
-    for component in _components(jobs):
-        _score_component(component, scorers, policy, progress)
-    for job in jobs:
-        _finish_video(job)
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify-ssim") as pool:
+        worker = _SsimWorker(pool)  # this call's own worker: concurrent calls (threads) never share one
+        for job in jobs:
+            job.worker = worker
+        try:
+            for component in _components(jobs):
+                _score_component(component, scorers, policy, progress)
+            for job in jobs:
+                _finish_video(job)
+        finally:
+            for job in jobs:
+                job.worker = None
 
 
 def _check_counts(job: PairJob) -> None:
@@ -216,6 +234,20 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
             job.out["audio_cosine"] = _audio(job, files, scorers)
 
 
+#: At most this many SSIM batches wait for the worker (each holds its two frame stacks, at most
+#: `ssim.BATCH_PIXELS` pixels a side): memory stays bounded whatever the clip length.
+MAX_IN_FLIGHT = 16
+
+
+@dataclass
+class _SsimWorker:
+    """Represents the SSIM worker of one `score_many` call: one thread (numpy releases the GIL in its filtering and
+    arithmetic, so SSIM of frame k runs while AlexNet sees frame k + 1) and its submitted batches, oldest first."""
+
+    pool: Any
+    in_flight: deque[Any] = field(default_factory=deque)
+
+
 def _flush_ssim(job: PairJob, final: bool) -> None:
     import numpy as np
 
@@ -227,8 +259,22 @@ def _flush_ssim(job: PairJob, final: bool) -> None:
     if final or (len(job.pending) + 1) * a.shape[0] * a.shape[1] > ssim_scorer.BATCH_PIXELS:
         ref = np.stack([p[0] for p in job.pending])
         cand = np.stack([p[1] for p in job.pending])
-        job.per["ssim"].extend(float(v) for v in ssim_scorer.ssim_batch(ref, cand))
         job.pending.clear()
+        if job.worker is None:  # no worker (called outside `score_many`): compute here
+            job.per["ssim"].extend(float(v) for v in ssim_scorer.ssim_batch(ref, cand))
+            return
+        future = job.worker.pool.submit(ssim_scorer.ssim_batch, ref, cand)
+        job.ssim_futures.append(future)
+        job.worker.in_flight.append(future)
+        while len(job.worker.in_flight) > MAX_IN_FLIGHT:
+            job.worker.in_flight.popleft().result()
+
+
+def _collect_ssim(job: PairJob) -> None:
+    """Append the SSIM values of the job's submitted batches, in order (re-raises what `ssim_batch` raised)."""
+    for future in job.ssim_futures:
+        job.per["ssim"].extend(float(v) for v in future.result())
+    job.ssim_futures.clear()
 
 
 def _finish_video(job: PairJob) -> None:
@@ -240,12 +286,15 @@ def _finish_video(job: PairJob) -> None:
         return
     if job.video_refused is None:
         _flush_ssim(job, final=True)
+        if "ssim" in job.per:
+            _collect_ssim(job)
         n = video_frames(job.ref_facts)
         counts = {m: len(v) for m, v in job.per.items()}
         if any(c != n for c in counts.values()):
             job.video_refused = ScoreRefused("frame-count-mismatch", f"decoded {counts} frames, the demuxer counted {n}; "
                                                                      f"nothing is reported")
     job.pending.clear()
+    job.ssim_futures.clear()  # a refused job's batches are not waited for (the pool's shutdown finishes them)
     for metric, values in job.per.items():
         job.out[metric] = job.video_refused if job.video_refused is not None else MetricResult(
             value=float(np.mean(np.asarray(values, dtype=np.float64))), per_frame=values)

@@ -60,8 +60,16 @@ def _trust_ref_option(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _pinned_only() -> bool:
-    """Return whether unpinned judges are refused: in the GitHub Action (`VERIFY_PINNED_ONLY`) and on GitHub Actions."""
-    return os.environ.get("VERIFY_PINNED_ONLY", "").lower() in ("1", "true") or os.environ.get("GITHUB_ACTIONS") == "true"
+    """
+    Return whether unpinned judges are refused: in CI.
+
+    CI is `VERIFY_PINNED_ONLY` (the Action sets it), `GITHUB_ACTIONS=true`,
+    or `CI` set to `true`/`1`/`yes` (GitLab, CircleCI, Travis and most other
+    services; the same values turn the cache off, `verifier.cachefs.enabled`).
+    """
+    truthy = ("1", "true", "yes")
+    return (os.environ.get("VERIFY_PINNED_ONLY", "").strip().lower() in truthy or os.environ.get("GITHUB_ACTIONS") == "true"
+            or os.environ.get("CI", "").strip().lower() in truthy)
 
 
 def _trust(start: str, ref: str | None, cache: Any = None) -> Any:
@@ -391,9 +399,11 @@ def profile_explain(profile: str, directory: str) -> None:
     from verifier.explain import explain
 
     try:
-        click.echo(explain(profile, directory), nl=False)
+        text, exit_code = explain(profile, directory)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
+    click.echo(text, nl=False)
+    sys.exit(exit_code)
 
 
 @main.command("media")

@@ -212,6 +212,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     (`verifier.readers.mapped`) and runs the native check families under
     their own ids, with the run `options` (artifacts, weights, device).
     """
+    from verifier.checks.profile import pinned as profile_pinned
     from verifier.checks.profile import pipeline_for
     from verifier.profiles import Tree, candidates
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
@@ -226,6 +227,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
         if not found and target.is_dir():
             folder = _verify_receipt_folder(path, target, trusted, debug)
             if folder is not None:
+                _no_claims_text(path, (options or {}).get("claims_text"))
                 return folder
         if len(found) != 1:
             what = "no shipped profile matches it" if not found else f"several profiles match it: {', '.join(found)}"
@@ -235,12 +237,16 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
             )
         profile_id = found[0]
     profile = shipped[profile_id] if profile_id in shipped else trusted.profile(profile_id)  # detection's copy: not validated or copied twice
+    if "bundle" not in profile:
+        _no_claims_text(path, (options or {}).get("claims_text"))
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})
-        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, integrity.listed), ctx, debug=debug)
+        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, integrity.listed, profile_pinned), ctx, debug=debug)
+        judges = [("profile", profile_id)] + ([("gate", ctx.gate_id)] if ctx.gate_id else [])
         return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
-                      roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None)
+                      roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None,
+                      trust=trusted.describe(judges))
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})
     findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
@@ -256,6 +262,13 @@ def _figures(ctx: Context) -> dict[str, Any]:
     if ctx.data.get("campaign") is not None:
         out["requests"] = requests(ctx.data["campaign"])
     return out
+
+
+def _no_claims_text(path: str, claims_text: Any) -> None:
+    """Raise `UsageError` when a `--claims-text` was given for an input no bundle reader reads (nothing it states could be bound)."""
+    if claims_text is not None:
+        raise UsageError(f"{path}: --claims-text needs a bundle directory (bundle format v1, or a profile with a `bundle` "
+                         "section); this reader derives no values the text's numbers could be bound to")
 
 
 def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None = None,
@@ -297,7 +310,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     """
     trusted = trust if trust is not None else TrustSet(assets(asset_root))
     run_options = {"artifacts": artifacts, "gate": gate_id, "progress": progress, "weights_dir": weights_dir,
-                   "device": device, "parallel": parallel}
+                   "device": device, "parallel": parallel, "claims_text": claims_text}
     if gate_id is not None and not trusted.has_gate(gate_id):
         raise UsageError(f"--gate {gate_id}: no such gate (pinned: {', '.join(trusted.gate_ids())})")
     if profile is not None and is_profile_file(profile):
@@ -316,6 +329,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
 
         reader = detect_directory(target)
         if reader is not None:
+            _no_claims_text(path, claims_text)
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
             findings, roster = run_pipeline(reader.PIPELINE, ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
@@ -324,15 +338,14 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         report = _verify_profile(path, target, trusted, None, debug, run_options)
         if report is not None:
             return report
-    if claims_text is not None and not (target.is_dir() and _is_native(target)):
-        raise UsageError(f"{path}: --claims-text needs a bundle directory (bundle format v1); "
-                         "this reader derives no values the text's numbers could be bound to")
+    if not (target.is_dir() and _is_native(target)):
+        _no_claims_text(path, claims_text)
     if target.is_dir():
         check_device(device)
         if executor is not None:
-            from verifier.fanout import require
+            from verifier.fanout import reachable
 
-            require()
+            reachable(executor)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
                                "weights_dir": weights_dir, "device": device, "parallel": parallel,

@@ -22,38 +22,55 @@ __all__ = ["explain"]
 
 
 def _load(profile: str, trusted: Any) -> tuple[str, dict[str, Any]]:
+    """
+    Return `(id, document)` of `profile`: a shipped id, or a draft file registered in `trusted.unpinned`.
+
+    A draft may carry a shipped profile's id (authoring often starts from a
+    copy); it is still registered as unpinned, so `gate.pinned` reports
+    `profile-unpinned` and never the shipped file's pin.
+    """
+    import hashlib
+
     from verifier.jsonio import JSONProblem, loads_strict
     from verifier.profiles import load_profile
 
     candidate = Path(profile)
-    if profile.endswith(".json") or candidate.is_file():
-        try:
-            document = loads_strict(candidate.read_bytes())
-        except OSError as exc:
-            raise UsageError(f"{profile}: cannot read the profile: {exc.strerror}") from None
-        except JSONProblem as exc:
-            raise ConfigError(f"{profile}: not strict JSON: {exc}") from None
-        return str(document.get("id", candidate.stem)) if isinstance(document, dict) else candidate.stem, load_profile(
-            document, trusted.schema("profile"), origin=profile)
-    return profile, trusted.profile(profile)
+    if not (profile.endswith(".json") or candidate.is_file()):
+        return profile, trusted.profile(profile)
+    try:
+        data = candidate.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"{profile}: cannot read the profile: {exc.strerror}") from None
+    try:
+        document = loads_strict(data)
+    except JSONProblem as exc:
+        raise ConfigError(f"{profile}: not strict JSON: {exc}") from None
+    pid = str(document.get("id", candidate.stem)) if isinstance(document, dict) else candidate.stem
+    loaded = load_profile(document, trusted.schema("profile"), origin=profile)
+    trusted.unpinned[pid] = (profile, hashlib.sha256(data).hexdigest(), loaded)
+    return pid, loaded
 
 
-def explain(profile: str, directory: str, *, asset_root: str | None = None) -> str:
+def explain(profile: str, directory: str, *, asset_root: str | None = None) -> tuple[str, int]:
     """
-    Return the per-file explanation of `profile` applied to `directory` as text (one block per file).
+    Return `(text, exit_code)`: the per-file explanation of `profile` applied to `directory` (one block per file).
 
-    Raises `UsageError` when `directory` is not a directory or the profile
-    file cannot be read, `ConfigError` when the profile is invalid (exit 2).
+    `exit_code` is 4 when a check failed inside (an ERROR finding: our bug,
+    `docs/exit-codes.md`), else 0: explaining is not judging, so FAIL and
+    UNVERIFIED findings are listed but do not change it. Raises
+    `UsageError` when `directory` is not a directory or the profile file
+    cannot be read, `ConfigError` when the profile is invalid (exit 2).
     """
     from verifier.checks.profile import pipeline_for
     from verifier.pipeline import Context, run_pipeline
     from verifier.readers.tree import Tree
     from verifier.trust import assets
+    from verifier.trustroot import TrustSet
 
     root = Path(directory)
     if not root.is_dir():
         raise UsageError(f"{directory}: not a directory")
-    trusted = assets(asset_root)
+    trusted = TrustSet(assets(asset_root))
     pid, document = _load(profile, trusted)
     tree = Tree(root=root)
     ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document})
@@ -77,9 +94,13 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None) -> s
         else:
             per_file[f.path].append(f"  {status:<10} {f.check} [{f.code}] {f.pointer or ''} {f.message}".rstrip())
     lines = [f"profile {pid} on {directory}: {len(findings)} findings"]
+    manifest = (document.get("manifest") or {}).get("file")
     for rel in tree.files():
         notes = per_file.get(rel, [])
         summary = ", ".join(f"{n} {what}" for what, n in sorted(counts.get(rel, {}).items()))
+        if rel == manifest and not notes and not summary:
+            lines.append(f"{rel}: the manifest this profile reads")
+            continue
         if not notes and not summary:
             lines.append(f"{rel}: not read by this profile")
             continue
@@ -94,4 +115,5 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None) -> s
         lines.extend(general)
     unchecked = sum(1 for f in findings if f.code == "unchecked-claim")
     lines.append(f"{unchecked} stated number(s) left unchecked (unchecked-claim)")
-    return "\n".join(lines) + "\n"
+    failed = any(str(f.status.value if hasattr(f.status, "value") else f.status) == "ERROR" for f in findings)
+    return "\n".join(lines) + "\n", 4 if failed else 0

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from verifier.errors import UsageError
 
-__all__ = ["EXTRA", "map_on_cluster", "require"]
+__all__ = ["EXTRA", "map_on_cluster", "reachable", "require"]
 
 EXTRA = "distributed"
 T = TypeVar("T")
@@ -42,6 +42,20 @@ def _client(address: Any) -> Any:
         return Client(address, timeout="10s", set_as_default=False)
     except (OSError, TimeoutError, ValueError) as exc:
         raise UsageError(f"--executor {address}: cannot connect to a Dask scheduler there: {exc}") from None
+
+
+def reachable(address: Any) -> None:
+    """
+    Connect to the scheduler at `address` once and disconnect; called before any check runs.
+
+    Raises `UsageError` (exit 2) when the extra is not installed or nothing
+    answers there within 10 s, so an unusable `--executor` is one line, never
+    an ERROR inside `quality.rescore`. A `Client` or `LocalCluster` object is
+    taken as given.
+    """
+    require()
+    if isinstance(address, str):
+        _client(address).close()
 
 
 def map_on_cluster(address: Any, func: Callable[[T], R], items: Sequence[T]) -> list[R]:

@@ -21,7 +21,8 @@ JSON, and the whole fingerprint is compared again on a hit) holds:
   names of every installed distribution's metadata directory (the
   installed-packages digest of `verifier.cache.environment_digest`);
 - `lstat` identities `(type, st_dev, st_ino, st_size, st_mtime_ns,
-  st_ctime_ns)` (and a symlink's target) of every entry, recursively, of: the
+  st_ctime_ns)` (and a symlink's target text, then whatever the symlink
+  resolves to, listed the same way) of every entry, recursively, of: the
   bundle (or receipt file), the `--artifacts` and `--weights-dir` trees and
   the `--claims-text` file; the verifier's own package (its sources);
   `schemas/`, `gates/`, `profiles/` and `inventory.json` of both places the
@@ -139,20 +140,34 @@ def _entry(path: str, st: os.stat_result) -> list[Any]:
     return out
 
 
-def _tree(path: str, out: list[Any], skip: tuple[str, ...] = ()) -> None:
-    """Append `[path, identity]` of `path` and, for a directory, of every entry below it (sorted, no link followed)."""
+def _tree(path: str, out: list[Any], skip: tuple[str, ...] = (), _followed: set[str] | None = None) -> None:
+    """
+    Append `[path, identity]` of `path` and, for a directory, of every entry below it (sorted).
+
+    A symlink is listed as itself (its `lstat` identity and target text) and
+    then, once per resolved target (so a loop ends), whatever it resolves to
+    is listed the same way: a run reads through a symlink given as the bundle,
+    the `--claims-text` file or a weight in the hub cache, so what it points
+    at is an input too.
+    """
+    followed = set() if _followed is None else _followed
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         out.append([path, None])
         return
     out.append([path, _entry(path, st)])
-    if stat.S_ISDIR(st.st_mode):
+    if stat.S_ISLNK(st.st_mode):
+        target = os.path.realpath(path)
+        if target not in followed:
+            followed.add(target)
+            _tree(target, out, skip, followed)
+    elif stat.S_ISDIR(st.st_mode):
         with os.scandir(path) as entries:
             names = sorted(e.name for e in entries)
         for name in names:
             if name not in skip:
-                _tree(os.path.join(path, name), out, skip)
+                _tree(os.path.join(path, name), out, skip, followed)
 
 
 def _trust_markers(start: str, out: list[Any]) -> None:

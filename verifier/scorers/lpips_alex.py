@@ -76,6 +76,7 @@ class LpipsScorer:
     device: str
     identity: dict[str, Any] = field(default_factory=dict)
     _layout: Any = None  # the backbone's memory format once `features` set it
+    _weights: Any = None  # the 5 linear layers' weights as vectors, once `distance` built them
 
     def distances(self, ref: list[npt.NDArray[np.uint8]], cand: list[npt.NDArray[np.uint8]]) -> list[float]:
         """Return the LPIPS distance of each (ref, cand) uint8 RGB frame pair, as float64 values of the float32 outputs."""
@@ -91,38 +92,65 @@ class LpipsScorer:
 
     def features(self, frames: list[npt.NDArray[np.uint8]]) -> list[list[Any]]:
         """
-        Return, per uint8 HxWx3 RGB frame, its 5 unit-normalised AlexNet feature maps (1xCxhxw tensors on `device`).
+        Return, per uint8 HxWx3 RGB frame, its 5 unit-normalised AlexNet feature maps (1xCxhxw float32 tensors on `device`).
 
         The frames run through the network as one batch in channels-last
-        layout (faster on CPU; the same arithmetic up to float32 rounding).
-        `distance` of two such lists equals `distances` of the two frames
-        (to float32 rounding, well inside 1e-6), so a frame shared by several
-        comparisons goes through AlexNet once.
+        layout (faster on CPU; the same arithmetic up to float32 rounding):
+        the stacked HxWx3 bytes become float32 in place with the same
+        operations as `to_lpips_input` (x / 127.5 - 1), and their NCHW view is
+        already channels-last, so nothing is copied into another layout.
+        Each map is divided by its norm over channels plus 1e-10, as
+        `lpips.normalize_tensor` does, with the norm from
+        `torch.linalg.vector_norm` (one pass; it rounds differently from
+        lpips' sum of squares in the last float32 bit). `distance` of two
+        such lists equals `distances` of the two frames to well inside 1e-6
+        (`tests/test_lpips.py`), so a frame shared by several comparisons
+        goes through AlexNet once. Raises `ValueError` as `to_lpips_input` does.
         """
-        import lpips
         import torch
 
         if not frames:
             return []
+        for frame in frames:
+            if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+                to_lpips_input(frame)  # raises the one ValueError for bad input
         channels_last = torch.channels_last if self.device == "cpu" else torch.contiguous_format
         if self._layout != channels_last:
             self.model.net.to(memory_format=channels_last)
             self._layout = channels_last
         with torch.inference_mode():
-            batch = torch.cat([to_lpips_input(f) for f in frames]).to(self.device).contiguous(memory_format=channels_last)
-            outs = self.model.net.forward(self.model.scaling_layer(batch))
-            normed = [lpips.normalize_tensor(o) for o in outs]
+            batch = torch.from_numpy(np.stack(frames)).to(self.device, torch.float32)  # N x H x W x 3
+            batch.div_(127.5).sub_(1.0)
+            outs = self.model.net.forward(self.model.scaling_layer(batch.permute(0, 3, 1, 2).contiguous(memory_format=channels_last)))
+            normed = [o.div_(torch.linalg.vector_norm(o, dim=1, keepdim=True).add_(1e-10)) for o in outs]  # in place: the maps are ours
         return [[layer[i:i + 1] for layer in normed] for i in range(len(frames))]
 
     def distance(self, a: list[Any], b: list[Any]) -> float:
-        """Return the LPIPS distance of two frames given by their `features`, as lpips' `forward` sums it: sum over layers of the spatial mean of lin((a - b)^2)."""
+        """
+        Return the LPIPS distance of two frames given by their `features`: the sum over layers of the spatial mean of lin((a - b)^2).
+
+        lpips' `forward` applies each layer's 1x1 convolution `lin` (no bias)
+        to the squared difference and then averages over space. Here the
+        squared difference, laid out pixels x channels (the channels-last
+        maps of `features` are already), is multiplied by the layer's weight
+        vector in float32 (the same dot product per pixel as the 1x1
+        convolution) and the pixel values are summed in float64: one
+        product instead of a convolution, a copy and a mean (differences
+        from lpips' order of summation about 1e-8).
+        """
         import torch
 
         with torch.inference_mode():
-            val = 0
+            if self._weights is None:
+                self._weights = [lin.model[-1].weight.detach().reshape(-1) for lin in self.model.lins]
+            val = 0.0
             for kk in range(len(a)):
-                val += self.model.lins[kk]((a[kk] - b[kk]) ** 2).mean([2, 3], keepdim=True)
-        return float(val.reshape(-1)[0].cpu())
+                diff = torch.sub(a[kk], b[kk])
+                diff.square_()
+                _, c, h, w = diff.shape
+                pixels = diff.permute(0, 2, 3, 1).reshape(h * w, c)  # no copy for a channels-last map
+                val += float(torch.mv(pixels, self._weights[kk]).sum(dtype=torch.float64)) / (h * w)
+        return val
 
 
 def _import_stack() -> tuple[Any, Any, Any]:
