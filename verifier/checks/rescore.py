@@ -93,7 +93,8 @@ def rescore(ctx: Context) -> Iterator[Finding]:
                            f"must pass before anything is scored", code="no-coverage-gate", path=INDEX)
     policy = coverage.policy_from_gate(section)
     exp = coverage.Expectation.from_plan(ctx.bundle.document("plan")["expected_output"])
-    scorers = scoring.Scorers(quality, weights_dir=ctx.options.get("weights_dir"), device=ctx.options.get("device") or "cpu")
+    scorers = scoring.Scorers(quality, weights_dir=ctx.options.get("weights_dir"), device=ctx.options.get("device") or "cpu",
+                              cache=ctx.options.get("cache"))
     comparisons = index["comparisons"]
     available = []
     for metric in metrics:
@@ -132,6 +133,10 @@ def rescore(ctx: Context) -> Iterator[Finding]:
         try:
             results = scoring.score_pairs([pair for _, pair in local], policy, available, scorers, progress=progress,
                                           cache=ctx.options.get("cache"))
+        except WeightsProblem as problem:  # LPIPS's identity came from the warm cache and building it now failed
+            yield _f(Status(problem.status), problem.code, f"lpips: {problem}; the re-score of {len(comparisons)} "
+                                                           f"comparison(s) is not established", path=None)
+            return
         finally:
             progress.done()
         planned = dict(zip([i for i, _ in local], results, strict=True))
