@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 
 from verifier import stats, units
@@ -260,6 +260,11 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     local = _local(q)
     if q.unit in ("%", "x"):
         return _bind_relative(q, quantities, pairs, keys)
+    q = _per_request(q, evidence)
+    if not q.role and (_DIFFERENCE_BEFORE.search(q.before.lower()) or _DIFFERENCE_AFTER.match(q.after.lower())):
+        outcome = _bind_difference(q, pairs)
+        if outcome is not None:
+            return outcome
     if _THRESHOLD.search(_threshold_window(q)):
         outcome = _bind_threshold(q, evidence)
         if outcome is not None:
@@ -277,6 +282,97 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
         code = "plan-count" if e.source == "plan" else "bound"
         return _pass(q, e, code, derived, tol) if ok else _mismatch(q, e, derived, tol, f'"{q.number} {q.noun}" names a count;')
     return _bind_value(q, quantities, evidence, pairs, keys, local)
+
+
+#: Words that may follow a bare number without naming what it counts ("3.77 overall", "2 of 4").
+_NOT_NOUNS = frozenset("and or of in on at for to by with from than as per overall total each times fold faster slower "
+                       "lower higher less more the a an is was were are be vs versus".split())
+
+
+def _foreign_noun(q: Quantity) -> str:
+    """Return the noun a bare number counts ("4 crashes", "900 dollars") when it is a word, else ""; known count nouns are bound earlier."""
+    m = re.match(r"\s*([a-z][a-z-]{2,})\b", q.noun.lower())
+    return m.group(1) if m and m.group(1) not in _NOT_NOUNS else ""
+
+
+#: "fell by 299.15 s", "saves 299 s": an absolute difference of a time pair (baseline - candidate).
+_DIFFERENCE_BEFORE = re.compile(r"\b(?:fell|fall\w*|drop\w*|reduc\w*|cut\w*|lower\w*|decreas\w*|shrank|shrunk|shav\w*|trim\w*|improv\w*)"
+                                r"(?:\s+[\w-]+){0,3}?\s+by\s*(?:about\s+|around\s+|~)?$|\b(?:sav\w*|shav\w*)\s*(?:about\s+|around\s+|~)?$")
+_DIFFERENCE_AFTER = re.compile(r"^\s*(?:less|lower|shorter|faster|quicker|saved|fewer)\b")
+#: Written right before a number: it is a bound, not a value ("above 0.95", "at least 0.97", "under 200 s").
+_LOWER_BOUND = re.compile(r"\b(?:above|exceed\w*|more\s+than|greater\s+than|higher\s+than)\s*$|(?P<inclusive>\bat\s+least|\bno\s+less\s+than|\bnot\s+below|>=|\u2265)\s*$|>\s*$")
+_UPPER_BOUND = re.compile(r"\b(?:below|under|less\s+than|lower\s+than|fewer\s+than)\s*$|(?P<inclusive>\bat\s+most|\bno\s+more\s+than|\bnot\s+above|<=|\u2264)\s*$|<\s*$")
+
+
+def _bound_of(q: Quantity) -> tuple[str, bool] | None:
+    """Return ("lower" | "upper", inclusive) when the words right before `q` state it as a bound ("above 0.95", "at most 2 s"), else None."""
+    before = q.before.lower()
+    for side, rx in (("lower", _LOWER_BOUND), ("upper", _UPPER_BOUND)):
+        m = rx.search(before)
+        if m:
+            return side, bool(m.group("inclusive"))
+    return None
+
+
+def _bound_holds(side: str, inclusive: bool, stated: Decimal, derived: Decimal) -> bool:
+    """Return whether `derived` lies on the stated side of the bound `stated` (no tolerance: a bound is stated exactly)."""
+    if side == "lower":
+        return derived >= stated if inclusive else derived > stated
+    return derived <= stated if inclusive else derived < stated
+
+
+def _judge_bound(q: Quantity, chosen: Sequence[Evidence], bound: tuple[str, bool], code: str, why: str) -> Outcome:
+    """Judge a stated bound over every value in `chosen` (converted to the stated unit): PASS when all lie on its side, FAIL naming the first that does not."""
+    side, inclusive = bound
+    words = ("at least " if inclusive else "above ") if side == "lower" else ("at most " if inclusive else "below ")
+    for e in chosen:
+        _, derived, _ = _holds(q, e)
+        if not _bound_holds(side, inclusive, q.value, derived):
+            unit = f" {q.unit}" if q.unit else ""
+            return Outcome(q, "FAIL", "claim-mismatch", f"states {words}{q.stated}, but {why} {e.name}, which is {_fmt(derived)}{unit} ({e.derivation})",
+                           evidence=e.name, derived=derived, tolerance=Decimal(0), formula=e.derivation)
+    e = chosen[0]
+    _, derived, _ = _holds(q, e)
+    names = ", ".join(x.name for x in chosen[:3]) + (f" and {len(chosen) - 3} more" if len(chosen) > 3 else "")
+    return Outcome(q, "PASS", code, f"{words}{q.stated} holds for {names} ({e.derivation})", evidence=e.name, derived=derived,
+                   tolerance=Decimal(0), formula=e.derivation)
+
+
+_PER_REQUEST = re.compile(r"^(?P<unit>.+?)\s*(?:/|\s+per\s+)(?:request|req|sample|call)s?$", re.IGNORECASE)
+
+
+def _per_request(q: Quantity, evidence: Sequence[Evidence]) -> Quantity:
+    """Read "299 s per request" as 299 s when it is a time: latency statistics are per request already (their unit is s, not s/request)."""
+    m = _PER_REQUEST.match(q.unit or "")
+    if not m or not units.known(m.group("unit")) or units.parse(m.group("unit")).dimension != "time":
+        return q
+    return replace(q, unit=m.group("unit"))
+
+
+def _bind_difference(q: Quantity, pairs: Sequence[Pair]) -> Outcome | None:
+    """Judge "fell by X s" / "X s less" as baseline - candidate of the time pair the wording names (its statistic, else the headline pair)."""
+    usable = [p for p in pairs if _compatible(q, p.base) and p.base.unit and units.known(p.base.unit)
+              and units.parse(p.base.unit).dimension == "time"]
+    if not usable or q.unit is None:
+        return None
+    statistic = _statistic(_local(q))
+    named = [p for p in usable if p.base.statistic == statistic] if statistic else []
+    tol = stats.tolerance(q.value)
+    for p in named or usable:
+        diff = p.base.value - p.cand.value
+        derived = units.parse(p.base.unit).convert(diff, units.parse(q.unit))
+        if stats.compare(q.value, derived, declared=tol).holds:
+            return Outcome(q, "PASS", "bound", f"{q.stated} is the difference baseline - candidate of {p.name} = {_fmt(derived)} {q.unit} "
+                                               f"({_fmt(p.base.value)} - {_fmt(p.cand.value)} {p.base.unit})", evidence=p.name,
+                           derived=derived, tolerance=tol, formula=f"baseline - candidate of {p.name}")
+    chosen = named[0] if len(named) == 1 else next((p for p in usable if p.primary), None) if not named else None
+    if chosen is None:
+        return None
+    derived = units.parse(chosen.base.unit).convert(chosen.base.value - chosen.cand.value, units.parse(q.unit))
+    return Outcome(q, "FAIL", "claim-mismatch", f"states a difference of {q.stated}, but baseline - candidate of {chosen.name} is "
+                                                f"{_fmt(derived)} {q.unit} ({_fmt(chosen.base.value)} - {_fmt(chosen.cand.value)} {chosen.base.unit}; "
+                                                f"tolerance {_fmt(tol)})", evidence=chosen.name, derived=derived, tolerance=tol,
+                   formula=f"baseline - candidate of {chosen.name}")
 
 
 #: Dimensions whose units name what is counted (`26 requests`, `124 frames`): such a number is a count.
@@ -338,6 +434,10 @@ def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str) -> Outcome:
     extreme = next((name for name, rx in _EXTREMES if re.search(rx, f"{local} {q.sentence.lower()}")), None)
     statistic = _statistic(local)
     chosen = [e for e in metric if e.statistic == (extreme or statistic)] if (extreme or statistic) else []
+    bound = _bound_of(q)
+    if bound is not None:
+        # "audio cosine was at least 0.97": every recorded score (or the one the wording names) lies on the stated side
+        return _judge_bound(q, chosen[:1] or list(metric), bound, "recorded-score", "the recorded score")
     if chosen:
         e = chosen[0]
         ok, derived, tol = _holds(q, e)
@@ -390,10 +490,18 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
     if q.role:
         return _bind_arrow(q, quantities, pairs, keys)
     pool, used = _narrow(q, quantities, evidence, keys, local)
+    bound = _bound_of(q)
     if used:
         if not pool:
             return _unchecked(q, f"the wording ({', '.join(used)}) names no value the evidence derives")
         fits = [e for e in pool if _compatible(q, e)]
+        if not fits and len(used) == 1 and _keys_of(q, set(keys)):
+            # only an arm or server is named: its values of other dimensions are not derived, which is not a contradiction
+            return _unchecked(q, f"the wording names only {used[0]}, and the evidence derives nothing in {q.unit or 'no unit'} for it")
+        if fits and bound is not None:
+            if len({(e.value, e.unit) for e in fits}) == 1 or all(_bound_holds(bound[0], bound[1], q.value, _holds(q, e)[1]) for e in fits):
+                return _judge_bound(q, fits, bound, "bound", f"the wording ({', '.join(used)}) names")
+            return _unchecked(q, f"a bound, but the wording ({', '.join(used)}) leaves {len(fits)} values and not all lie on its side")
         if not fits:
             e = pool[0]
             return Outcome(q, "FAIL", "unit-mismatch",
@@ -410,7 +518,12 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
             e = fits[0]
             ok, derived, tol = _holds(q, e)
             return _mismatch(q, e, derived, tol, f"the wording ({', '.join(used)}) says")
-        return _unchecked(q, f"the wording ({', '.join(used)}) leaves {len(fits)} values ({', '.join(e.name for e in fits[:4])}) and none is {q.stated}")
+        shown = ", ".join(e.name for e in fits[:4]) + (f", and {len(fits) - 4} more" if len(fits) > 4 else "")
+        return _unchecked(q, f"the wording ({', '.join(used)}) leaves {len(fits)} values ({shown}) and none is {q.stated}")
+    if bound is not None:
+        return _unchecked(q, "a bound, but the wording names no value the evidence derives")
+    if q.unit is None and _foreign_noun(q):
+        return _unchecked(q, f"it counts '{_foreign_noun(q)}', which the evidence does not count")
     fits = [e for e in evidence if e.source in ("derived", "plan") and q.unit is not None and _compatible(q, e)] if q.unit else \
         [e for e in evidence if e.source in ("derived", "plan")]
     for e in fits:
