@@ -134,3 +134,34 @@ def test_stated_claims_bind_the_models_prose_and_outcomes():
     assert ("FAIL", "outcome-contradicted") in codes
     assert any(f.code == "claim-mismatch" and f.observed["source"] == "claims.json#/headline" and f.observed["stated"].startswith("70.00")
                for f in found)
+
+
+def _model_only_run(bundle) -> list:
+    """Run the pipeline up to `claims.stated` (no media) on `bundle`; return its findings."""
+    steps = BUNDLE_PIPELINE[: [c.id for c in BUNDLE_PIPELINE].index("claims.stated") + 1]
+    steps = tuple(c for c in steps if c.id != "coverage.streams")
+    ctx = Context(subject=bundle, assets=assets(None), bundle=Bundle(root=bundle))
+    return run_pipeline(steps, ctx)[0]
+
+
+def test_a_part_the_reader_could_not_use_is_one_unverified_finding_per_check(example_copy):
+    from bundlekit import rehash
+
+    receipts = example_copy / "receipts.jsonl"
+    receipts.write_text(receipts.read_text().replace('"elapsed_s": 396.3', '"elapsed_s": "396.3"', 1))
+    rehash(example_copy)
+    found = _model_only_run(example_copy)
+    assert any(f.check == "schema.documents" and f.status == "FAIL" for f in found)
+    for check_id in ("plan.conformance", "receipts.consistency", "derivation.claims"):
+        mine = [(f.status, f.code, f.path) for f in found if f.check == check_id]
+        assert mine == [("UNVERIFIED", "blocked-by-schema", "receipts.jsonl")], (check_id, mine)
+
+
+def test_an_absent_claims_document_is_not_in_evidence(example_copy):
+    from bundlekit import rehash
+
+    (example_copy / "claims.json").unlink()
+    rehash(example_copy)
+    found = _model_only_run(example_copy)
+    for check_id in ("derivation.claims",):
+        assert [(f.status, f.code) for f in found if f.check == check_id] == [("UNVERIFIED", "not-in-evidence")], check_id
