@@ -153,12 +153,18 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 raise _refuse(origin, f"{where}/per", "a `pick` claim ranks the instances of exactly one `per` dimension")
             if kind == "claims":
                 allowed = set(item.get("per", [])) if "pick" not in item else set()
-                at = item["at"]
-                text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
-                for name in _PLACEHOLDER.findall(text):
-                    base = name.removesuffix(".index")
-                    if base not in allowed:
-                        raise _refuse(origin, f"{where}/at", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
+                if "minus" in item and ("pick" in item or item["statistic"] not in VALUE_STATISTICS):
+                    raise _refuse(origin, f"{where}/minus", "`minus` (a margin to a stated target) needs a statistic of a value in its unit "
+                                  f"({', '.join(VALUE_STATISTICS)}), not {'a pick' if 'pick' in item else item['statistic']}")
+                for part in ("at", "minus"):
+                    at = item.get(part)
+                    if at is None:
+                        continue
+                    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
+                    for name in _PLACEHOLDER.findall(text):
+                        base = name.removesuffix(".index")
+                        if base not in allowed:
+                            raise _refuse(origin, f"{where}/{part}", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
             elif any(isinstance(v, dict) for v in item["selection"].values()):
                 raise _refuse(origin, f"{where}/selection", "a gate rule cannot select through a join; judge the joined statistic as a claim")
             elif "bounds_at" in item:

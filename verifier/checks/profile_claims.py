@@ -139,6 +139,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
             derived, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
             ctx.data.setdefault("derived", {})[label] = result
             unit = rule.get("unit", "")
+            if "minus" in rule:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
+                try:
+                    target, where_target = _target(ctx, rule, key, indexes)
+                except Underivable as exc:
+                    yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                    continue
+                derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
             if stated_unit is not None and stated_unit != unit:
                 try:
                     derived = units.convert(derived, unit or "1", stated_unit)
@@ -165,6 +172,32 @@ def claims(ctx: Context) -> Iterator[Finding]:
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
         yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
+
+
+def _target(ctx: Context, rule: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[Decimal, str]:
+    """
+    Return `(target, place)`: the number the bundle states at the claim's `minus` location, in the claim's unit, and where.
+
+    The target's place counts as examined: a changed target changes the
+    margin, so the claim compares it too. Raises `Underivable` UNVERIFIED
+    `target-not-stated` when nothing numeric is stated there, FAIL
+    `unit-mismatch` when it is written in a unit of another dimension.
+    """
+    try:
+        rel, pointer, value = locate(_tree(ctx), rule["minus"], key, indexes)
+    except (KeyError, LookupError, OSError, JSONProblem) as exc:
+        raise Underivable(f"the target of its margin is not stated at {rule['minus']['file']} {rule['minus']['pointer']} ({exc})", "target-not-stated", fail=False) from None
+    number, written = _stated(value)
+    if number is None:
+        raise Underivable(f"the target of its margin at {rel} {pointer} is {value!r}, not a number", "target-not-stated", fail=False)
+    examined(ctx).add((rel, pointer))
+    unit = rule.get("unit") or "1"
+    if written is not None and written != unit:
+        try:
+            number = units.convert(number, written, unit)
+        except (units.UnitError, units.UnitMismatch):
+            raise Underivable(f"the target at {rel} {pointer} is stated in {written}, not of the dimension of {unit}", "unit-mismatch", fail=True) from None
+    return number, f"{rel} {pointer}"
 
 
 def _other_value(ctx: Context, rule: dict[str, Any], records: list[Record], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
