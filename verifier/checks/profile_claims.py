@@ -385,7 +385,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
     threshold `min`/`max` on the derived statistic, or `below_baseline`:
     for every `per` key the candidate's statistic is below the baseline's);
     UNVERIFIED when it cannot be derived. With `recorded`: PASS
-    `recorded-agrees` or FAIL `recorded-disagrees`.
+    `recorded-agrees` or FAIL `recorded-disagrees` (for the whole gate, and
+    per instance for a rule with its own `recorded`: `_recorded_per_instance`).
     """
     cid = "profile.gate"
     spec = _profile(ctx)["gate"]
@@ -395,21 +396,26 @@ def gate(ctx: Context) -> Iterator[Finding]:
     for rule in spec["rules"]:
         records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
+        each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
         try:
             if "below_baseline" in rule:
-                met, text, observed = _below(rule, records)
+                met, text, observed = _below(rule, records, each)
             elif "bounds_at" in rule:
-                met, text, observed = _stated_bounds(_tree(ctx), rule, records)
+                met, text, observed = _stated_bounds(_tree(ctx), rule, records, each)
             else:
-                met, text, observed = _threshold(rule, records)
+                met, text, observed = _threshold(rule, records, each)
         except Underivable as exc:
             outcomes.append(None)
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}", **where)
+            if "recorded" in rule:
+                yield from _recorded_per_instance(ctx, rule, records, each)
             continue
         outcomes.append(met)
         yield _f(cid, Status.PASS if met else Status.FAIL, "rule-met" if met else "rule-not-met",
                  f"{rule['id']} (over {covers}): {'met' if met else 'not met'}: {_BRACKETED.sub('', text)}",
                  expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text, **where)
+        if "recorded" in rule:
+            yield from _recorded_per_instance(ctx, rule, records, each)
     if "recorded" in spec:
         at = spec["recorded"]
         tree = _tree(ctx)
@@ -435,7 +441,44 @@ def gate(ctx: Context) -> Iterator[Finding]:
                      path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
-def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+def _recorded_per_instance(ctx: Context, rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool]) -> Iterator[Finding]:
+    """
+    Compare the outcome the bundle records for each instance of a gate rule (`rule.recorded`, templated by `per`) with the re-derived one.
+
+    One finding per instance: PASS `recorded-agrees`, FAIL `recorded-disagrees`,
+    FAIL `recorded-not-boolean` (neither true/false nor a word `outcomes`
+    maps), UNVERIFIED `recorded-unreadable` (nothing recorded at the
+    instance's place), UNVERIFIED `recorded-not-compared` (the instance was
+    not judged). Every place read counts as examined for coverage.
+    """
+    cid = "profile.gate"
+    at = rule["recorded"]
+    tree = _tree(ctx)
+    ranks = _indexes(select_records(records, rule), rule)
+    for key in instances(rule, records):
+        label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
+        try:
+            rel, pointer, recorded = locate(tree, at, key, {d: ranks[d][v] for d, v in key.items()})  # type: ignore[index]
+        except (KeyError, LookupError, OSError, JSONProblem) as exc:
+            yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"{label}: the outcome recorded for this instance cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
+            continue
+        examined(ctx).add((rel, pointer))
+        ours = each.get(tuple(key.items()))
+        said = outcome_of(recorded, at.get("outcomes"))
+        if ours is None:
+            yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", f"{label}: this instance was not judged, so the outcome {rel} {pointer} records is not compared",
+                     path=rel, pointer=pointer, observed=recorded)
+        elif said is None:
+            words = sorted(w for ws in at.get("outcomes", {}).values() for w in ws)
+            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{label}: {rel} {pointer} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
+                     path=rel, pointer=pointer, observed=recorded)
+        else:
+            shown = str(said).lower() if isinstance(recorded, bool) else f"{recorded!r} ({str(said).lower()})"
+            yield _f(cid, Status.PASS if ours == said else Status.FAIL, "recorded-agrees" if ours == said else "recorded-disagrees",
+                     f"{label}: {rel} {pointer} records {shown}; re-derived outcome is {str(ours).lower()}", path=rel, pointer=pointer, expected=ours, observed=recorded)
+
+
+def _threshold(rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
@@ -448,6 +491,8 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
         result = derive_rule(rule, records, key)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
+        if each is not None:
+            each[tuple(key.items())] = ok
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
         lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {(fmt(value) + ' ' + rule.get('unit', '')).strip()} (needs {bound}) [{text}]")
@@ -481,7 +526,7 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[
     raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
 
 
-def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     """
     Judge a rule whose bounds the bundle states (`bounds_at`): every judged instance's statistic must satisfy every bound its file states.
 
@@ -513,6 +558,8 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> t
         result = derive_rule(rule, records, key)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
+        if each is not None:
+            each[tuple(key.items())] = ok
         met = met and ok
         shown = " and ".join(f"{op} {b}" for op, b in bounds)
         lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
@@ -527,7 +574,7 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> t
     return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
 
 
-def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+def _below(rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     arms = rule["below_baseline"]
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
@@ -539,6 +586,8 @@ def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]
         c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}).value
         label = ",".join(f"{k}={v}" for k, v in key.items())
         ok = c < b
+        if each is not None:
+            each[tuple(key.items())] = ok
         met = met and ok
         lines.append(f"{label}: candidate {fmt(c)} {'<' if ok else '>='} baseline {fmt(b)} s")
         observed[label] = {"baseline": str(b), "candidate": str(c)}
