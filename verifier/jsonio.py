@@ -19,8 +19,10 @@ validation, canonical JSON, reporters) can recurse without bound.
 from __future__ import annotations
 
 import json
+import os
 import re
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any
 
 __all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "loads_strict_text", "schema_message"]
@@ -212,3 +214,31 @@ _DECIMAL_REPR = re.compile(r"Decimal\('([^']*)'\)")
 def schema_message(error: Any) -> str:
     """Return a jsonschema `ValidationError`'s message with `Decimal('396.30')` shown as `396.30`, as the document states it."""
     return _DECIMAL_REPR.sub(r"\1", str(error.message))
+
+
+def unparsed_files(root: Path, limit: int = 20, max_bytes: int = 64 * 2**20) -> list[str]:
+    """
+    Return one line per `*.json` file under directory `root` (three levels deep) that strict JSON does not load ("a/results.json: ...").
+
+    For error messages only (a directory no reader recognises): a broken
+    export should be named as broken, not as an unknown format. At most
+    `limit` files of at most `max_bytes` each are read, in name order; files
+    that cannot be read are named with the OS error. Never raises.
+    """
+    found: list[str] = []
+    names: list[Path] = []
+    for top, dirs, files in os.walk(root):  # never follows symlinked directories
+        depth = len(Path(top).relative_to(root).parts)
+        dirs[:] = sorted(dirs) if depth < 3 else []
+        names += [Path(top) / f for f in sorted(files) if f.lower().endswith(".json") and not os.path.islink(Path(top) / f)]
+        if len(names) >= limit:
+            break
+    for path in names[:limit]:
+        try:
+            if path.stat().st_size <= max_bytes:
+                loads_strict(path.read_bytes())
+        except JSONProblem as exc:
+            found.append(f"{path.relative_to(root).as_posix()}: {exc}")
+        except OSError as exc:
+            found.append(f"{path.relative_to(root).as_posix()}: cannot be read ({exc.strerror})")
+    return found
