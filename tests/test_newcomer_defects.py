@@ -118,3 +118,11 @@ def test_a_folder_no_profile_matches_with_only_valid_json_says_nothing_of_parsin
     result = run(str(tmp_path))
     assert result.exit_code == 2
     assert "not strict JSON" not in result.stderr
+
+
+def test_a_directory_named_like_a_command_gets_a_note_on_how_to_verify_it(run, tmp_path, monkeypatch):
+    (tmp_path / "pin").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = run("pin")
+    assert "verify ./pin" in result.stderr, result.stderr
+    assert "verify ./pin" not in run("./pin").stderr

@@ -46,11 +46,13 @@ class JSONProblem(ValueError):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JSONProblem("duplicate-key", f"duplicate key {key!r}")
-        out[key] = value
+    out = dict(pairs)  # C speed; a duplicate key makes it shorter than the pairs, and is then named
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise JSONProblem("duplicate-key", f"duplicate key {key!r}")
+            seen.add(key)
     return out
 
 
@@ -124,14 +126,18 @@ def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
 #: A run of digits long enough that an integer literal might leave the binary64 range (`_int` must then see it); shorter ones
 #: cannot (fewer than MAX_INT_DIGITS - 1 digits is below 10**307), so the C parser's own `int` is used without a call per literal.
 _LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_DIGITS - 2))
+#: The two strict decoders, built once (`json.loads` with hooks builds a decoder and its scanner on every call), keyed by
+#: whether integers need `_int`'s range check. Both refuse duplicate keys and NaN/Infinity and range-check every fraction.
+_DECODERS = {
+    ints: json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int if ints else None)
+    for ints in (False, True)
+}
 
 
 def _decode(text: str) -> Any:
     try:
-        value = json.loads(
-            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float,
-            parse_int=_int if _LONG_DIGITS.search(text) else None,
-        )
+        # a text shorter than a `_LONG_DIGITS` run cannot hold one: no scan (most texts are lines of a log)
+        value = _DECODERS[len(text) >= MAX_INT_DIGITS - 2 and _LONG_DIGITS.search(text) is not None].decode(text)
     except JSONProblem:
         raise
     except json.JSONDecodeError as exc:
