@@ -172,10 +172,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
             detail = {"claim": claim_id, **cmp.detail(claimed, derived)}
             unit = f" {shown_unit}" if shown_unit else ""
             if cmp.holds:
-                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {cmp.tolerance})",
+                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {_fmt(cmp.tolerance)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
             else:
-                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {cmp.tolerance})",
+                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {_fmt(cmp.tolerance)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
     for claim_id in sorted(set(by_id) - covered):
         index, claim = by_id[claim_id]
