@@ -220,3 +220,13 @@ def test_a_blocked_claim_file_is_reported_when_no_instance_was_derived():
     blocked = _claims_on(_Tree({}, {"summary.json": "its sha256 differs from the manifest"}), claim, unread)
     assert blocked == [("UNVERIFIED", "blocked-by-integrity", "summary.json", None)]
     assert _claims_on(_Tree({"summary.json": {"mean": {}}}), claim, unread) == []  # readable and stating nothing: nothing to say
+
+
+def test_stated_bounds_of_one_judged_instance_need_no_count_unless_some_were_not_judged():
+    from verifier.checks.profile_claims import _stated_bounds
+
+    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1"}), BOUNDS_RULE, [_rec("a", "2")])
+    assert met and text.startswith("arm=a: mean = 2 (meets >= 1 stated in a.md)") and "judged" not in text, text
+    skip = {**BOUNDS_RULE, "bounds_at": {**BOUNDS_RULE["bounds_at"], "unstated": "skip"}}
+    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1"}), skip, [_rec("a", "2"), _rec("b", "5")])  # b.md absent: skipped
+    assert met and text.endswith("(1 judged, 0 not met; 1 run(s) quote no range and are not judged)")
