@@ -227,8 +227,9 @@ def test_both_readers_produce_the_same_evidence_model(example_copy, tmp_path, as
            [(r.dims, r.quantities["elapsed"].value, r.ok) for r in native.receipts]
     assert foreign.receipts[0].quantities["elapsed"].unit == "s" and len(native.receipts) == 20
     assert [(c.id, c.quantity) for c in foreign.claims] == [(c.id, c.quantity) for c in native.claims]
-    assert [(q.metric, q.recorded) for q in foreign.quality] == [(q.metric, q.recorded) for q in native.quality]
-    assert [m.path for m in foreign.media] == [_moved(m.path) for m in native.media]
+    assert [(q.id, q.scores) for q in foreign.quality] == [(q.id, q.scores) for q in native.quality] and native.quality
+    assert foreign.scorers == native.scorers and [p.text for p in foreign.prose] == [p.text for p in native.prose]
+    assert [(m.path, m.role) for m in foreign.media] == [(_moved(m.path), m.role) for m in native.media]
     assert len(foreign.files) == len(native.files) + 1  # SHA256SUMS lists the two CSVs where manifest.json lists receipts.jsonl
     assert native.lacks("plan", "receipts", "claims", "quality", "media", "gate") == []
     assert native.lacks("processes") == []

@@ -186,13 +186,14 @@ def test_3_a_surrogate_the_model_holds_renders_in_every_format():
 # (4) 10**5 extra worker lines: the plan check is linear (no list.index in a loop)
 def test_4_plan_pointers_are_linear(tmp_path):
     from verifier.campaign import Campaign
+    from verifier.readers.native import from_documents
 
     workers = [{"kind": "worker", "worker_id": f"w{i}", "arm": "a", "server": "s", "pid": 1, "started_at": "x",
                 "ended_at": None, "exit_code": 0} for i in range(200_000)]
     plan = {"servers": [{"id": "s", "arm": "a"}], "arms": [{"id": "a", "label": "A"}], "requests": []}
     with deadline(10):
-        c = Campaign.build(plan, workers)
-        pointers = [c.pointer(w) for w in c.workers]
+        c = Campaign.build(from_documents({"plan": plan, "receipts": workers}, manifest=None, names={}))
+        pointers = [w.location.pointer for w in c.workers]
     assert pointers[-1] == "/199999" and pointers[7] == "/7"
 
 

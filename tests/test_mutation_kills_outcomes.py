@@ -10,16 +10,17 @@ gate's `ssim.luma` threshold, which the gate schema admits).
 from __future__ import annotations
 
 from pathlib import Path
-from types import SimpleNamespace
 
 from verifier.checks.outcomes import outcomes
 from verifier.pipeline import Context
+from verifier.readers.native import from_documents
 
 
 def _run(recorded: list, comparisons: list, thresholds: dict) -> list[tuple[str, str, str]]:
-    docs = {"claims": {"outcomes": recorded}, "quality": {"comparisons": comparisons}}
-    ctx = Context(subject=Path("."), assets=None, bundle=SimpleNamespace(document=docs.__getitem__),
-                  gate={"quality": {"thresholds": thresholds}})
+    media = {"reference": "a.mp4", "candidate": "b.mp4"}
+    docs = {"claims": {"outcomes": recorded}, "quality": {"comparisons": [{**media, **c} for c in comparisons]}}
+    ctx = Context(subject=Path("."), assets=None, bundle=None, gate={"quality": {"thresholds": thresholds}},
+                  data={"evidence": from_documents(docs, manifest=None, names={})})  # the model the native reader builds
     return [(f.status.value, f.code, f.message) for f in outcomes(ctx)]
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from conftest import EXAMPLE, ROOT
@@ -25,6 +24,7 @@ from verifier.checks.quality import recorded
 from verifier.core import verify_path
 from verifier.pipeline import Context
 from verifier.readers.manifests import Listing, read_listing
+from verifier.readers.native import from_documents
 
 GATE = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())
 INDEX = json.loads((EXAMPLE / "quality-index.json").read_text())
@@ -34,9 +34,9 @@ def _recorded(index: dict, gate_quality: dict) -> list[tuple[str, str, str | Non
     files = [{"path": c[side]} for c in index["comparisons"] for side in ("reference", "candidate")]
     docs = {"quality": index, "plan": json.loads((EXAMPLE / "plan.json").read_text()),
             "receipts": [json.loads(x) for x in (EXAMPLE / "receipts.jsonl").read_text().splitlines()]}
-    bundle = SimpleNamespace(document=docs.__getitem__, has=lambda kind: True)
-    ctx = Context(subject=Path("."), assets=None, bundle=bundle, gate={"quality": gate_quality},
-                  data={"manifest": {"files": files, "external": []}})
+    model = from_documents(docs, manifest={"files": files, "external": []}, names={})  # what the native reader builds
+    ctx = Context(subject=Path("."), assets=None, bundle=None, gate={"quality": gate_quality},
+                  data={"manifest": {"files": files, "external": []}, "evidence": model})
     return [(f.status.value, f.code, f.pointer) for f in recorded(ctx)]
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -24,6 +23,7 @@ from conftest import EXAMPLE
 
 from verifier.checks import receipts as rc
 from verifier.pipeline import Context
+from verifier.readers.native import from_documents
 from verifier.trust import assets
 
 ROWS = [json.loads(line) for line in (EXAMPLE / "receipts.jsonl").read_text().splitlines()]
@@ -35,11 +35,16 @@ def _request(n: int, **change: Any) -> dict[str, Any]:
     return {**REQUEST, "request_id": f"r{n}", **change}
 
 
+def _model(plan: dict, receipts: list[dict], manifest: dict | None = None):
+    """Return the evidence model the native reader builds from a stand-in plan and receipts (`from_documents`)."""
+    return from_documents({"plan": plan, "receipts": receipts}, manifest=manifest, names={})
+
+
 def _consistency(receipts: list[dict], gate: dict | None = None, **plan: Any) -> list[tuple[str, str, str | None]]:
     """Return `(status, code, pointer)` of each finding; the freeze-time one only when the plan states `frozen_at`."""
     keep = "frozen_at" in plan
     plan = {"frozen_at": "2026-01-01T00:00:00Z", **plan}
-    ctx = Context(subject=Path("."), assets=None, gate=gate, data={"campaign": SimpleNamespace(plan=plan, receipts=receipts)})
+    ctx = Context(subject=Path("."), assets=None, gate=gate, data={"evidence": _model(plan, receipts)})
     return [(f.status.value, f.code, f.pointer) for f in rc.consistency(ctx) if keep or "frozen" not in f.message]
 
 
@@ -53,8 +58,7 @@ def test_an_ok_receipt_needs_a_2xx_status_and_no_error(status, error, ok):
 def test_a_failed_request_may_carry_any_status_and_workers_are_not_requests():
     found = _consistency([_request(0, outcome="error", http_status=500, error="boom"), WORKER])
     assert found == [("PASS", "holds", None)]
-    ctx = Context(subject=Path("."), assets=None, data={"campaign": SimpleNamespace(
-        plan={"frozen_at": "2026-01-01T00:00:00Z"}, receipts=[_request(0), WORKER, _request(1)])})
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": _model({"frozen_at": "2026-01-01T00:00:00Z"}, [_request(0), WORKER, _request(1)])})
     assert "every ok receipt of 2 " in next(iter(rc.consistency(ctx))).message
 
 
@@ -112,9 +116,9 @@ class _Bundle:
 
 
 def _attempts(tmp_path: Path, files: dict[str, bytes], roles: dict[str, str], accepted: list[dict] | None = None) -> list:
+    manifest = {"files": [{"path": n, "role": r} for n, r in roles.items()]}
     ctx = Context(subject=tmp_path, assets=assets(), bundle=_Bundle(tmp_path, files),
-                  data={"manifest": {"files": [{"path": n, "role": r} for n, r in roles.items()]},
-                        "campaign": SimpleNamespace(plan={}, receipts=accepted or [])})
+                  data={"manifest": manifest, "evidence": _model({}, accepted or [], manifest)})
     return [(f.status.value, f.code, f.path, f.pointer) for f in rc.attempts(ctx)]
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -24,6 +25,7 @@ from conftest import EXAMPLE, ROOT
 
 from verifier.checks import rescore as rs
 from verifier.errors import Unverifiable
+from verifier.evidence import Location, QualityComparison
 from verifier.model import Finding, Status
 from verifier.pipeline import Context
 
@@ -31,19 +33,26 @@ PRODUCTION = json.loads((ROOT / "gates" / "ref2va-5s-production-v1.json").read_t
 
 
 class _Bundle:
+    """A stand-in bundle holding the example's plan and, when given, a quality index (read by the native reader, `evidence_of`)."""
+
+    kinds = {"plan": ("plan.json", "plan", False, True), "quality": ("quality-index.json", "quality-index", False, False)}
+
     def __init__(self, files: dict[str, Path] | None = None, quality: dict | None = None):
         self.files, self.quality = files or {}, quality
 
     def path_of(self, name: str) -> Path | None:
         return self.files.get(name)
 
-    def has(self, kind: str) -> bool:
-        return kind == "quality" and self.quality is not None
-
     def document(self, kind: str) -> dict:
         if kind == "plan":
             return json.loads((EXAMPLE / "plan.json").read_text())
-        return self.quality  # type: ignore[return-value]
+        if self.quality is None:
+            raise Unverifiable("quality-index.json is absent", code="not-in-evidence", path="quality-index.json")
+        return self.quality
+
+
+def _comp(reference: str, candidate: str, scores: dict | None = None, cid: str = "c1") -> QualityComparison:
+    return QualityComparison(cid, reference, candidate, {k: Decimal(str(v)) for k, v in (scores or {}).items()}, Location("quality-index.json", "/comparisons/0"))
 
 
 def _ctx(gate: dict | None, bundle: _Bundle, **options: Any) -> Context:
@@ -93,8 +102,8 @@ def test_a_medium_is_found_in_the_bundle_or_among_verified_externals():
 def test_digests_come_from_the_manifest_entries_that_state_one():
     ctx = _ctx(None, _Bundle())
     ctx.data["manifest"] = {"files": [{"path": "r.mp4", "sha256": "AA"}, {"path": "c.mp4"}], "external": [{"path": "x.mp4", "sha256": "bb"}]}
-    assert rs._digests(ctx, {"reference": "r.mp4", "candidate": "x.mp4"}) == ("aa", "bb")
-    assert rs._digests(ctx, {"reference": "r.mp4", "candidate": "c.mp4"}) is None
+    assert rs._digests(ctx, _comp("r.mp4", "x.mp4")) == ("aa", "bb")
+    assert rs._digests(ctx, _comp("r.mp4", "c.mp4")) is None
 
 
 def test_describe_names_weights_state_and_versions():
@@ -109,7 +118,7 @@ OTHER_EXP = dataclasses.replace(EXP, frames=EXP.frames + 1)
 OTHER_POL = dataclasses.replace(POL, max_seconds=POL.max_seconds + 1)
 PASSED = (Finding(check="coverage.streams", status=Status.PASS, code="covers", message="ok"),)
 FAILED = (Finding(check="coverage.streams", status=Status.FAIL, code="audio-short", message="short"),)
-COMP = {"id": "c1", "reference": "r.mp4", "candidate": "c.mp4", "scores": {"ssim": 0.5}}
+COMP = _comp("r.mp4", "c.mp4", {"ssim": 0.5})
 
 
 def _judged(tmp_path: Path, ref: tuple, cand: tuple, **kw: Any) -> tuple[list, Context]:

@@ -23,10 +23,10 @@ from bundlekit import edit_json, rehash
 from conftest import EXAMPLE
 
 from verifier.bundle import Bundle
-from verifier.campaign import Campaign
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
 from verifier.claimtext import MAX_QUANTITIES
 from verifier.pipeline import Context, run_pipeline
+from verifier.readers.native import evidence_of, from_documents
 from verifier.trust import assets
 
 PIPELINE = (integrity.files, gate.pinned, schema.documents, plan.conformance, derivation.claims)
@@ -53,7 +53,10 @@ def _collect(servers: dict[str, str] | None = None, renamed: dict[str, str] = RE
         server["id"] = servers.get(server["id"], server["id"])
     receipts = [{**r, "arm": renamed[r["arm"]], "server": servers.get(r["server"], r["server"])} if "arm" in r else
                 {**r, "server": servers.get(r["server"], r["server"])} if "server" in r else r for r in ctx.bundle.document("receipts")]
-    ctx.data["campaign"] = Campaign.build(plan_doc, receipts)
+    native = evidence_of(ctx)  # the run's model, with the renamed plan and receipts read by the same reader
+    documents = {"plan": plan_doc, "receipts": receipts, "claims": ctx.bundle.document("claims"), "quality": ctx.bundle.document("quality")}
+    ctx.data["evidence"] = from_documents(documents, manifest=ctx.data.get("manifest"), names={}, gate=native.gate)
+    ctx.data.pop("campaign", None)
     ctx.gate = copy.deepcopy(ctx.gate)
     for rule in ctx.gate["claims"]:
         rule.update({side: renamed[rule[side]] for side in ("baseline", "candidate") if side in rule})
@@ -115,11 +118,12 @@ def test_recorded_score_extremes_name_their_comparison(collected):
     assert by_name["quality.ssim.min"].value == Decimal("0.991703") and by_name["quality.ssim.max"].value == 1
 
 
-def _plan(servers_per_arm: tuple[int, ...], fps: str) -> dict:
+def _plan(servers_per_arm: tuple[int, ...], fps: str):
     arms = [{"id": f"a{i}"} for i in range(len(servers_per_arm))]
     servers = [{"id": f"s{i}{j}", "arm": f"a{i}"} for i, n in enumerate(servers_per_arm) for j in range(n)]
-    return {"arms": arms, "servers": servers, "warmups_per_server": 1, "measured_per_server": 2,
+    plan = {"arms": arms, "servers": servers, "warmups_per_server": 1, "measured_per_server": 2,
             "expected_output": {"frames": 25, "fps": fps}}
+    return from_documents({"plan": plan}, manifest=None, names={}).plan  # the model's Plan, as the reader builds it
 
 
 @pytest.mark.parametrize("shape,per_arm", [((1, 1, 1), 1), ((2, 2, 2), 2), ((1, 2), None), ((1, 1, 2), None)])
@@ -150,9 +154,9 @@ def test_claim_texts_are_root_readme_and_results_files_only(tmp_path):
     for name in ("README.md", "docs/README.md", "results.txt", "NOTES.md"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(f"text of {name}")
-    ctx = Context(subject=tmp_path, assets=None, bundle=_FakeBundle(tmp_path, ["README.md", "docs/README.md", "results.txt", "NOTES.md"],
-                                                                    {"headline": "h", "claims": [{"text": "t"}, {"id": 1}]}),
-                  options={"claims_text": ("pr.md", "pr body")})
+    claims = {"headline": "h", "claims": [{"id": "c", "text": "t"}, {"id": 1}]}
+    ctx = Context(subject=tmp_path, assets=None, bundle=_FakeBundle(tmp_path, ["README.md", "docs/README.md", "results.txt", "NOTES.md"], claims),
+                  options={"claims_text": ("pr.md", "pr body")}, data={"evidence": from_documents({"claims": claims}, manifest=None, names={})})
     assert statements.texts(ctx) == [("claims.json#/headline", "claims.json", "h"), ("claims.json#/claims/0/text", "claims.json", "t"),
                                      ("README.md", "README.md", "text of README.md"), ("results.txt", "results.txt", "text of results.txt"),
                                      ("pr.md", None, "pr body")]

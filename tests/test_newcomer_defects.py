@@ -69,3 +69,31 @@ def test_an_unreachable_scheduler_is_a_usage_error_before_any_check(run, example
     assert result.exit_code == 2, result.output
     assert "cannot connect to a Dask scheduler" in result.stderr and result.stderr.count("\n") == 1
     assert "ERROR" not in result.output
+
+
+def test_a_derivation_mismatch_prints_its_tolerance_rounded_not_at_full_decimal_precision(run, example_copy):
+    from decimal import Decimal
+
+    from bundlekit import edit_json, rehash
+
+    def bump(doc):
+        next(c for c in doc["claims"] if c["id"] == "sd_server_means_s.baseline")["value"] = Decimal("15.61")
+    edit_json(example_copy / "claims.json", bump)
+    rehash(example_copy)
+    result = run("-f", "json", str(example_copy))
+    import json as _json
+    found = [f for f in _json.loads(result.stdout)["findings"] if f["check"] == "derivation.claims" and f["status"] == "FAIL"]
+    assert found, result.stdout[:2000]
+    import re
+    tolerance = re.search(r"tolerance ([0-9.eE+-]+)\)", found[0]["message"]).group(1)
+    assert len(tolerance.replace(".", "").lstrip("0")) <= 12, found[0]["message"]
+
+
+def test_an_unknown_gate_says_where_a_repository_gate_is_pinned(run, example_copy):
+    from bundlekit import edit_json, rehash
+
+    edit_json(example_copy / "manifest.json", lambda doc: doc.update(gate="team-v1"))
+    rehash(example_copy)
+    result = run(str(example_copy))
+    assert result.exit_code == 1
+    assert "unknown-gate" in result.output and "trust root" in result.output and "--trust-ref" in result.output

@@ -33,6 +33,20 @@ from decimal import Decimal
 
 from verifier import stats, units
 from verifier.claimtext import Quantity
+from verifier.wording import DIFFERENCE_AFTER as _DIFFERENCE_AFTER
+from verifier.wording import DIFFERENCE_BEFORE as _DIFFERENCE_BEFORE
+from verifier.wording import EXTREMES as _EXTREMES
+from verifier.wording import FOREIGN_WORDS, LATENCY_WORDS
+from verifier.wording import THRESHOLD as _THRESHOLD
+from verifier.wording import bound_holds as _bound_holds
+from verifier.wording import bound_of as _bound_of
+from verifier.wording import clause_after as _clause_after
+from verifier.wording import foreign_noun as _foreign_noun
+from verifier.wording import keys_of as _keys_of
+from verifier.wording import local as _local
+from verifier.wording import per_request as _per_request
+from verifier.wording import statistic as _statistic
+from verifier.wording import words as _words
 
 __all__ = ["PHRASES", "Evidence", "Outcome", "Pair", "bind"]
 
@@ -134,52 +148,6 @@ PHRASES: dict[str, tuple[str, str, Callable[[Decimal, Decimal], Decimal], str]] 
     "x-slower": ("N x slower", "candidate/baseline", _inverse, "x"),
 }
 
-#: Words that tie a relative phrase to the latency arms of a bundle.
-LATENCY_WORDS = frozenset("latency latencies e2e end-to-end time duration wall elapsed runtime response seconds "
-                          "request requests inverse-latency faster slower speedup speed-up quicker headline mean".split())
-#: Words that say a number is about something the bundle's latency pairs are not.
-FOREIGN_WORDS = frozenset("memory hbm vram throughput bandwidth power energy cost size accuracy quality ssim lpips "
-                          "cosine utilization utilisation bytes disk pilot tokens".split())
-_STATISTICS = (("sd", r"\b(?:sd|stdev|std|standard deviation|stddev)\b"), ("p", r"\bp(\d{1,2}(?:\.\d+)?)\b"),
-               ("median", r"\b(?:median|p50)\b"), ("mean", r"\b(?:mean|means|average|avg)\b"))
-_EXTREMES = (("min", r"\b(?:min|minimum|lowest|smallest|worst|closest)\b"), ("max", r"\b(?:max|maximum|highest|largest|peak)\b"))
-_THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z0-9][a-z0-9-]*", text.lower()))
-
-
-def _clause_after(q: Quantity) -> str:
-    return re.split(r"[,;:]| and | but ", q.after, maxsplit=1)[0]
-
-
-def _local(q: Quantity) -> str:
-    """Return the words that belong to this number: its table context, the words since the previous number, and its own clause after it."""
-    return f"{q.context} {q.before} {_clause_after(q)}".lower()
-
-
-def _statistic(text: str) -> str | None:
-    for name, rx in _STATISTICS:
-        m = re.search(rx, text)
-        if m:
-            return f"p{m.group(1)}" if name == "p" else name
-    return None
-
-
-def _keys_of(q: Quantity, keys: set[str]) -> list[str]:
-    """Return the arm/server keys the wording ties to `q`: a parenthesis right after it, else its table row, else the words before it, else its clause."""
-    def found(text: str) -> list[str]:
-        hits = [(m.start(), k) for k in keys for m in re.finditer(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", text.lower())]
-        return [k for _, k in sorted(hits)]
-    paren = re.match(r"^\s*\(([^)]*)\)", q.after)
-    for text, last in ((paren.group(1) if paren else "", False), (q.context, False), (q.before, True), (_clause_after(q), False)):
-        hits = found(text)
-        if hits:
-            return [hits[-1] if last else hits[0]]
-    return []
-
-
 def _tolerance(q: Quantity, to: str | None) -> Decimal:
     """Half a unit of the stated last place, converted into unit `to` (exact within a dimension)."""
     half = stats.tolerance(q.value)
@@ -260,6 +228,11 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     local = _local(q)
     if q.unit in ("%", "x"):
         return _bind_relative(q, quantities, pairs, keys)
+    q = _per_request(q)
+    if not q.role and (_DIFFERENCE_BEFORE.search(q.before.lower()) or _DIFFERENCE_AFTER.match(q.after.lower())):
+        outcome = _bind_difference(q, pairs)
+        if outcome is not None:
+            return outcome
     if _THRESHOLD.search(_threshold_window(q)):
         outcome = _bind_threshold(q, evidence)
         if outcome is not None:
@@ -277,6 +250,49 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
         code = "plan-count" if e.source == "plan" else "bound"
         return _pass(q, e, code, derived, tol) if ok else _mismatch(q, e, derived, tol, f'"{q.number} {q.noun}" names a count;')
     return _bind_value(q, quantities, evidence, pairs, keys, local)
+
+
+def _judge_bound(q: Quantity, chosen: Sequence[Evidence], bound: tuple[str, bool], code: str, why: str) -> Outcome:
+    """Judge a stated bound over every value in `chosen` (converted to the stated unit): PASS when all lie on its side, FAIL naming the first that does not."""
+    side, inclusive = bound
+    words = ("at least " if inclusive else "above ") if side == "lower" else ("at most " if inclusive else "below ")
+    for e in chosen:
+        _, derived, _ = _holds(q, e)
+        if not _bound_holds(side, inclusive, q.value, derived):
+            unit = f" {q.unit}" if q.unit else ""
+            return Outcome(q, "FAIL", "claim-mismatch", f"states {words}{q.stated}, but {why} {e.name}, which is {_fmt(derived)}{unit} ({e.derivation})",
+                           evidence=e.name, derived=derived, tolerance=Decimal(0), formula=e.derivation)
+    e = chosen[0]
+    _, derived, _ = _holds(q, e)
+    names = ", ".join(x.name for x in chosen[:3]) + (f" and {len(chosen) - 3} more" if len(chosen) > 3 else "")
+    return Outcome(q, "PASS", code, f"{words}{q.stated} holds for {names} ({e.derivation})", evidence=e.name, derived=derived,
+                   tolerance=Decimal(0), formula=e.derivation)
+
+
+def _bind_difference(q: Quantity, pairs: Sequence[Pair]) -> Outcome | None:
+    """Judge "fell by X s" / "X s less" as baseline - candidate of the time pair the wording names (its statistic, else the headline pair)."""
+    usable = [p for p in pairs if _compatible(q, p.base) and p.base.unit and units.known(p.base.unit)
+              and units.parse(p.base.unit).dimension == "time"]
+    if not usable or q.unit is None:
+        return None
+    statistic = _statistic(_local(q))
+    named = [p for p in usable if p.base.statistic == statistic] if statistic else []
+    tol = stats.tolerance(q.value)
+    for p in named or usable:
+        diff = p.base.value - p.cand.value
+        derived = units.parse(p.base.unit).convert(diff, units.parse(q.unit))
+        if stats.compare(q.value, derived, declared=tol).holds:
+            return Outcome(q, "PASS", "bound", f"{q.stated} is the difference baseline - candidate of {p.name} = {_fmt(derived)} {q.unit} "
+                                               f"({_fmt(p.base.value)} - {_fmt(p.cand.value)} {p.base.unit})", evidence=p.name,
+                           derived=derived, tolerance=tol, formula=f"baseline - candidate of {p.name}")
+    chosen = named[0] if len(named) == 1 else next((p for p in usable if p.primary), None) if not named else None
+    if chosen is None:
+        return None
+    derived = units.parse(chosen.base.unit).convert(chosen.base.value - chosen.cand.value, units.parse(q.unit))
+    return Outcome(q, "FAIL", "claim-mismatch", f"states a difference of {q.stated}, but baseline - candidate of {chosen.name} is "
+                                                f"{_fmt(derived)} {q.unit} ({_fmt(chosen.base.value)} - {_fmt(chosen.cand.value)} {chosen.base.unit}; "
+                                                f"tolerance {_fmt(tol)})", evidence=chosen.name, derived=derived, tolerance=tol,
+                   formula=f"baseline - candidate of {chosen.name}")
 
 
 #: Dimensions whose units name what is counted (`26 requests`, `124 frames`): such a number is a count.
@@ -338,6 +354,10 @@ def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str) -> Outcome:
     extreme = next((name for name, rx in _EXTREMES if re.search(rx, f"{local} {q.sentence.lower()}")), None)
     statistic = _statistic(local)
     chosen = [e for e in metric if e.statistic == (extreme or statistic)] if (extreme or statistic) else []
+    bound = _bound_of(q)
+    if bound is not None:
+        # "audio cosine was at least 0.97": every recorded score (or the one the wording names) lies on the stated side
+        return _judge_bound(q, chosen[:1] or list(metric), bound, "recorded-score", "the recorded score")
     if chosen:
         e = chosen[0]
         ok, derived, tol = _holds(q, e)
@@ -390,10 +410,18 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
     if q.role:
         return _bind_arrow(q, quantities, pairs, keys)
     pool, used = _narrow(q, quantities, evidence, keys, local)
+    bound = _bound_of(q)
     if used:
         if not pool:
             return _unchecked(q, f"the wording ({', '.join(used)}) names no value the evidence derives")
         fits = [e for e in pool if _compatible(q, e)]
+        if not fits and len(used) == 1 and _keys_of(q, set(keys)):
+            # only an arm or server is named: its values of other dimensions are not derived, which is not a contradiction
+            return _unchecked(q, f"the wording names only {used[0]}, and the evidence derives nothing in {q.unit or 'no unit'} for it")
+        if fits and bound is not None:
+            if len({(e.value, e.unit) for e in fits}) == 1 or all(_bound_holds(bound[0], bound[1], q.value, _holds(q, e)[1]) for e in fits):
+                return _judge_bound(q, fits, bound, "bound", f"the wording ({', '.join(used)}) names")
+            return _unchecked(q, f"a bound, but the wording ({', '.join(used)}) leaves {len(fits)} values and not all lie on its side")
         if not fits:
             e = pool[0]
             return Outcome(q, "FAIL", "unit-mismatch",
@@ -410,7 +438,12 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
             e = fits[0]
             ok, derived, tol = _holds(q, e)
             return _mismatch(q, e, derived, tol, f"the wording ({', '.join(used)}) says")
-        return _unchecked(q, f"the wording ({', '.join(used)}) leaves {len(fits)} values ({', '.join(e.name for e in fits[:4])}) and none is {q.stated}")
+        shown = ", ".join(e.name for e in fits[:4]) + (f", and {len(fits) - 4} more" if len(fits) > 4 else "")
+        return _unchecked(q, f"the wording ({', '.join(used)}) leaves {len(fits)} values ({shown}) and none is {q.stated}")
+    if bound is not None:
+        return _unchecked(q, "a bound, but the wording names no value the evidence derives")
+    if q.unit is None and _foreign_noun(q):
+        return _unchecked(q, f"it counts '{_foreign_noun(q)}', which the evidence does not count")
     fits = [e for e in evidence if e.source in ("derived", "plan") and q.unit is not None and _compatible(q, e)] if q.unit else \
         [e for e in evidence if e.source in ("derived", "plan")]
     for e in fits:

@@ -1,7 +1,8 @@
 """
-A campaign's plan and receipts, indexed for the plan and derivation checks.
+A campaign's plan and receipts from the evidence model, indexed for the plan, receipt, derivation and claim checks.
 
-Pure functions over the parsed documents; no I/O.
+Pure functions over `verifier.evidence` shapes (whatever reader built them:
+the bundle v1 documents, or a foreign layout mapped by a profile); no I/O.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Campaign", "parse_time", "select"]
+from verifier.evidence import Evidence, Plan, PlannedRequest, ProcessReceipt, Receipt
+from verifier.readers.native import evidence_of
+
+__all__ = ["Campaign", "campaign_of", "elapsed", "parse_time", "select"]
 
 
 def parse_time(value: str) -> datetime:
@@ -24,44 +28,42 @@ class Campaign:
     """
     Represents a plan with its receipts.
 
-    `plan` and `receipts` are the parsed documents; `requests` maps request id
-    to its request receipts (a list, so duplicates stay visible), `workers`
-    holds the worker receipts, `arm_of_server` and `label_of_arm` come from the
-    plan.
+    `plan` is the model's `Plan`; `receipts` the request receipts and
+    `workers` the worker process receipts, in the order read; `requests`
+    maps request id to its request receipts (a list, so duplicates stay
+    visible); `arm_of_server` and `label_of_arm` come from the plan.
     """
 
-    plan: dict[str, Any]
-    receipts: list[dict[str, Any]]
-    requests: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    workers: list[dict[str, Any]] = field(default_factory=list)
+    plan: Plan
+    receipts: tuple[Receipt, ...]
+    workers: tuple[ProcessReceipt, ...] = ()
+    requests: dict[str, list[Receipt]] = field(default_factory=dict)
     arm_of_server: dict[str, str] = field(default_factory=dict)
     label_of_arm: dict[str, str] = field(default_factory=dict)
-    #: `id(receipt)` -> its 0-based line in `receipts`, so a finding's JSON pointer costs O(1), not a `list.index` scan.
-    line_of: dict[int, int] = field(default_factory=dict)
     #: server id -> the plan's requests on that server, in plan order.
-    planned_on: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    planned_on: dict[str, list[PlannedRequest]] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, plan: dict[str, Any], receipts: list[dict[str, Any]]) -> Campaign:
-        """Return the indexed campaign for a schema-valid plan and receipt list (linear in their sizes)."""
-        c = cls(plan=plan, receipts=receipts)
-        for i, r in enumerate(receipts):
-            c.line_of[id(r)] = i
-            if r["kind"] == "request":
-                c.requests.setdefault(r["request_id"], []).append(r)
-            else:
-                c.workers.append(r)
-        c.arm_of_server = {s["id"]: s["arm"] for s in plan["servers"]}
-        c.label_of_arm = {a["id"]: a["label"] for a in plan["arms"]}
-        for req in plan["requests"]:
-            c.planned_on.setdefault(req["server"], []).append(req)
+    def build(cls, evidence: Evidence) -> Campaign:
+        """
+        Return the indexed campaign of `evidence` (linear in its sizes).
+
+        Raises `Unverifiable` (the reader's code: `not-in-evidence`,
+        `blocked-by-integrity`, `blocked-by-schema`) when its plan or
+        receipts could not be used.
+        """
+        evidence.need("plan", "receipts")
+        plan = evidence.plan or Plan(arms={}, servers={})
+        c = cls(plan=plan, receipts=evidence.receipts, workers=evidence.processes)
+        for r in evidence.receipts:
+            c.requests.setdefault(r.dims.get("request_id", ""), []).append(r)
+        c.arm_of_server = dict(plan.servers)
+        c.label_of_arm = dict(plan.labels)
+        for req in plan.requests:
+            c.planned_on.setdefault(req.server, []).append(req)
         return c
 
-    def pointer(self, receipt: dict[str, Any]) -> str:
-        """Return the JSON pointer (`/<line>`, 0-based) of `receipt`, one of this campaign's receipts."""
-        return f"/{self.line_of[id(receipt)]}"
-
-    def planned(self, selection: dict[str, str]) -> list[dict[str, Any]]:
+    def planned(self, selection: dict[str, str]) -> list[PlannedRequest]:
         """
         Return the planned requests matching `selection` (keys `server`, `arm`, `phase`).
 
@@ -69,19 +71,26 @@ class Campaign:
         servers stays linear in the plan's size.
         """
         out = []
-        pool = self.planned_on.get(selection["server"], []) if "server" in selection else self.plan["requests"]
+        pool = self.planned_on.get(selection["server"], []) if "server" in selection else self.plan.requests
         for req in pool:
-            row = {"server": req["server"], "phase": req["phase"], "arm": self.arm_of_server.get(req["server"])}
+            row = {"server": req.server, "phase": req.phase, "arm": self.arm_of_server.get(req.server)}
             if all(row.get(k) == v for k, v in selection.items() if k in row):
                 out.append(req)
         return out
 
     def servers_of_arm(self, arm: str) -> list[str]:
         """Return the plan's server ids of `arm`, in run order."""
-        return [s["id"] for s in self.plan["servers"] if s["arm"] == arm]
+        return [sid for sid, a in self.plan.run_order if a == arm]
 
 
-def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[dict[str, Any]], list[str]]:
+def campaign_of(ctx: Any) -> Campaign:
+    """Return the `Campaign` of the run's evidence (memoized in `ctx.data`); raises `Unverifiable` if plan or receipts are unusable."""
+    if "campaign" not in ctx.data:
+        ctx.data["campaign"] = Campaign.build(evidence_of(ctx))
+    return ctx.data["campaign"]  # type: ignore[no-any-return]
+
+
+def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[Receipt], list[str]]:
     """
     Return `(receipts, missing_ids)` for the planned requests matching `selection`.
 
@@ -92,17 +101,20 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[dict[str
     plan_sel = {k: v for k, v in selection.items() if k != "outcome"}
     chosen, missing = [], []
     for req in campaign.planned(plan_sel):
-        found = campaign.requests.get(req["id"], [])
+        found = campaign.requests.get(req.id, [])
         if not found:
-            missing.append(req["id"])
+            missing.append(req.id)
             continue
         receipt = found[0]
-        if "outcome" in selection and receipt["outcome"] != selection["outcome"]:
+        if "outcome" in selection and receipt.outcome != selection["outcome"]:
             continue
         chosen.append(receipt)
     return chosen, missing
 
 
-def elapsed(receipt: dict[str, Any]) -> Decimal:
-    """Return a request receipt's elapsed seconds as `Decimal`."""
-    return Decimal(receipt["elapsed_s"])
+def elapsed(receipt: Receipt) -> Decimal:
+    """Return a request receipt's elapsed time in seconds (`Decimal`, exact in the registry's units)."""
+    quantity = receipt.quantities["elapsed"]
+    if quantity is None:
+        raise ValueError(f"receipt at {receipt.location} has no elapsed time")  # the schema requires one: our bug if reached
+    return quantity.to("s")

@@ -6,8 +6,9 @@ and claim texts, its README or RESULTS file, or a pull-request body
 (`verify --claims-text FILE BUNDLE`). `extract(text, source)` returns one
 `Quantity` per number, in reading order. Markdown structure comes from
 markdown-it-py (CommonMark plus GFM tables): numbers in code spans, fenced or
-indented code blocks, raw HTML and link targets are not claims; numbers in
-link texts, headings, list items and table cells are. Bare URLs in prose are
+indented code blocks, HTML comments, tags and attributes and link targets are
+not claims; numbers in link texts, headings, list items, table cells and the
+text a raw HTML block renders (`<div>`, `<details>`, `<summary>`) are. Bare URLs in prose are
 masked before numbers are read. Units are recognised through the one unit
 registry, `verifier.units`; what a number *means* ("% lower", "x faster",
 "p95", "of 26 requests") is recorded here as words and phrase keys, and
@@ -228,6 +229,8 @@ def _parse_segments(text: str) -> list[_Segment]:
                 head = header[col] if col < len(header) else ""
                 context = f"{head}" if col == 0 else f"{label} | {head}"
                 out.append(_Segment(value, line, context=context))
+        elif tok.type == "html_block":
+            out.extend(_html_segments(tok.content, (tok.map[0] + 1) if tok.map else 1))
         elif tok.type == "inline":
             seg = _inline(tok)
             parent = tokens[i - 1].type if i else ""
@@ -239,6 +242,44 @@ def _parse_segments(text: str) -> list[_Segment]:
             else:
                 out.append(seg)
     return out
+
+
+def _html_segments(html: str, first_line: int) -> list[_Segment]:
+    """
+    Return the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`, `<p>` ...) as one segment per line of text.
+
+    GitHub and most Markdown renderers show the text of such blocks, so a
+    number in them is a claim; comments, `<script>`, `<style>` and attribute
+    values are not shown, so they are not claims. Parsed with the standard
+    library's `html.parser` (HTML5 tokenizer rules, never raises on bad HTML).
+    """
+    from html.parser import HTMLParser
+
+    found: list[_Segment] = []
+
+    class _Text(HTMLParser):
+        hidden = 0
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:  # type: ignore[type-arg]
+            if tag in ("script", "style", "template"):
+                self.hidden += 1
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("script", "style", "template") and self.hidden:
+                self.hidden -= 1
+
+        def handle_data(self, data: str) -> None:
+            if self.hidden:
+                return
+            line = first_line + self.getpos()[0] - 1
+            for offset, piece in enumerate(data.split("\n")):
+                if piece.strip():
+                    found.append(_Segment(piece.strip(), line + offset))
+
+    parser = _Text(convert_charrefs=True)
+    parser.feed(html)
+    parser.close()
+    return found
 
 
 def _inline(tok) -> _Segment:  # type: ignore[no-untyped-def]

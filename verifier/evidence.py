@@ -34,9 +34,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier import units
+from verifier.errors import Unverifiable
 
 __all__ = [
     "PARTS",
@@ -46,7 +47,11 @@ __all__ = [
     "FileEntry",
     "Location",
     "Media",
+    "Output",
+    "Prose",
+    "RecordedOutcome",
     "Plan",
+    "PlannedRequest",
     "ProcessReceipt",
     "QualityComparison",
     "Quantity",
@@ -90,12 +95,16 @@ class Quantity:
 
 @dataclass(frozen=True, slots=True)
 class FileEntry:
-    """Represents one bundle file: `path` (bundle-relative POSIX), `size` (bytes), `sha256` (lowercase hex), `listed_in` (manifest names)."""
+    """
+    Represents one bundle file: `path` (bundle-relative POSIX), `size` (bytes), `sha256` (lowercase hex),
+    `listed_in` (manifest names) and its `role` where the manifest gives one (e.g. `rejected-attempt`).
+    """
 
     path: str
     size: int | None
     sha256: str | None
     listed_in: tuple[str, ...] = ()
+    role: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +118,14 @@ class External:
     reason: str
 
 
+class PlannedRequest(NamedTuple):
+    """Represents one request the plan calls for: its `id`, the `server` it is sent to and its `phase` (`warmup`/`measured`)."""
+
+    id: str
+    server: str
+    phase: str
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """
@@ -119,20 +136,35 @@ class Plan:
     `per_server` maps phase -> planned requests per server; `requests` the
     planned request ids with their server and phase; `expected_output` the
     media shape (duration, frames, fps, sample rate, channels) as the plan
-    states it; `timeouts`, `concurrency` and `arrival` as stated (None when
-    the plan does not say).
+    states it; `timeouts` (name -> `Quantity`), `concurrency` (the most
+    requests allowed in flight at once) and `arrival` as stated (None when
+    the plan does not say). `labels` maps arm id -> its one-letter label
+    (the letters of `order`); `run_order` lists `(server id, arm id)` as the
+    plan lists its servers, duplicates kept (`servers` is its mapping);
+    `frozen_at` is the RFC 3339 time the plan says it was frozen.
     """
 
     arms: Mapping[str, str]
     servers: Mapping[str, str]
     order: tuple[str, ...] = ()
     per_server: Mapping[str, int] = field(default_factory=dict)
-    requests: tuple[tuple[str, str, str], ...] = ()
+    requests: tuple[PlannedRequest, ...] = ()
     expected_output: Mapping[str, Any] = field(default_factory=dict)
     timeouts: Mapping[str, Quantity] = field(default_factory=dict)
     concurrency: int | None = None
     arrival: str | None = None
     location: Location | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
+    run_order: tuple[tuple[str, str], ...] = ()
+    frozen_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """Represents one output file a receipt records: its bundle-relative `path` and the `sha256` (hex) the receipt states."""
+
+    path: str
+    sha256: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,19 +175,31 @@ class Receipt:
     `dims` holds its selection dimensions as strings (`arm`, `server`,
     `phase`, `request_id`, reader-declared ones); `quantities` its typed
     numbers (None when a mapped field is missing: absence is not zero);
-    `ok` whether its outcome is a success; `outputs` the media it produced.
+    `ok` whether its outcome is a success; `outputs` the media it produced
+    (`Output`: path and the sha256 the receipt records). Where the format
+    records them: `started_at`/`ended_at` (RFC 3339 text as written, parsed
+    by the checks that order them), `outcome` (the word as recorded),
+    `http_status` and `error`.
     """
 
     dims: Mapping[str, str]
     quantities: Mapping[str, Quantity | None]
     location: Location
     ok: bool = True
-    outputs: tuple[str, ...] = ()
+    outputs: tuple[Output, ...] = ()
+    started_at: str | None = None
+    ended_at: str | None = None
+    outcome: str | None = None
+    http_status: int | None = None
+    error: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ProcessReceipt:
-    """Represents a process run: `exit_code` and `signal` (None when unknown), the `stdout`/`stderr` carrier files, and its `dims` (`server`, `arm`)."""
+    """
+    Represents a process run: `exit_code` and `signal` (None when unknown), the `stdout`/`stderr` carrier files,
+    its `dims` (`server`, `arm`) and, where recorded, `started_at` (RFC 3339 text as written).
+    """
 
     name: str
     exit_code: int | None
@@ -164,27 +208,61 @@ class ProcessReceipt:
     stderr: str | None
     location: Location
     dims: Mapping[str, str] = field(default_factory=dict)
+    started_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class StatedClaim:
-    """Represents a number the evidence asserts: its `id`, `quantity` (value as written, unit), the `words` around it and its `location`."""
+    """
+    Represents a number the evidence asserts: its `id`, `quantity` (value as written, unit), the `words` around it and its `location`.
+
+    `value` and `unit` keep the number and unit exactly as stated even when
+    the unit is not in the registry (then `quantity` is None and the checks
+    say the unit is unknown; None when the reader states them only through
+    `quantity`).
+    """
 
     id: str
     quantity: Quantity | None
     words: str
     location: Location
+    value: Decimal | None = None
+    unit: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Prose:
+    """Represents a text the evidence states in words (a headline, notes, a claim's sentence): the `text` and its `location`."""
+
+    text: str
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedOutcome:
+    """
+    Represents a gate outcome the evidence records: the `gate` (e.g. `quality`, `quality.ssim`), whether it `passed`,
+    and what it `covers` (`"all"`, a tuple of comparison ids, or None when it does not say), at `location`.
+    """
+
+    gate: str
+    passed: bool
+    covers: str | tuple[str, ...] | None
+    location: Location
 
 
 @dataclass(frozen=True, slots=True)
 class QualityComparison:
-    """Represents one recorded quality comparison: `metric`, `recorded` score, `reference` and `candidate` media, `scorer` identity."""
+    """
+    Represents one recorded quality comparison: its `id`, `reference` and `candidate` media, and the recorded
+    `scores` (metric -> score, None when recorded as null); the scorer identity of each metric is `Evidence.scorers`.
+    `location` points at the comparison (`quality-index.json#/comparisons/0`).
+    """
 
-    metric: str
-    recorded: Decimal | None
+    id: str
     reference: str
     candidate: str
-    scorer: Mapping[str, Any]
+    scores: Mapping[str, Decimal | None]
     location: Location
 
 
@@ -210,11 +288,19 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class Unmapped:
-    """Represents something a reader met and could not map onto the model: `what`, `where` it was, and `why`."""
+    """
+    Represents something a reader met and could not map onto the model: `what`, `where` it was, and `why`.
+
+    When it leaves a whole `part` of the model (see `PARTS`) unusable, `part`
+    names it and `code` is the reason code checks report (`not-in-evidence`,
+    `blocked-by-integrity`, `blocked-by-schema`): `Evidence.need` raises it.
+    """
 
     what: str
     where: Location | None
     why: str
+    part: str | None = None
+    code: str | None = None
 
 
 #: The parts of the model a check family may need (`Evidence.lacks`).
@@ -228,7 +314,9 @@ class Evidence:
 
     `reader` names the reader (`bundle-v1`, `profile:<id>`, an adapter
     kind); `gate` the pinned gate id the evidence is judged by (never one
-    the evidence brings). Every other field is one of the shapes above.
+    the evidence brings); `scorers` the scorer identity recorded per quality
+    metric; `prose` the texts stated in words; `outcomes` the recorded gate
+    outcomes. Every other field is one of the shapes above.
     """
 
     reader: str
@@ -243,6 +331,30 @@ class Evidence:
     attempts: tuple[Attempt, ...] = ()
     unmapped: tuple[Unmapped, ...] = ()
     gate: str | None = None
+    scorers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    prose: tuple[Prose, ...] = ()
+    outcomes: tuple[RecordedOutcome, ...] = ()
+
+    def need(self, *parts: str) -> None:
+        """
+        Raise `Unverifiable` for the first of `parts` the reader could not use (absent, failed integrity or schema).
+
+        The raised code and message are the reader's (`Unmapped.code`, `why`):
+        a check that needs the part reports that one UNVERIFIED finding.
+        Returns None when every part is usable (it may still be empty).
+        """
+        for part in parts:
+            for gap in self.unmapped:
+                if gap.part == part and gap.code:
+                    raise Unverifiable(gap.why, code=gap.code, path=gap.where.file if gap.where else None)
+
+    def usable(self, part: str) -> bool:
+        """Return whether the reader could use `part` (see `need`); an absent part is not usable."""
+        return not any(gap.part == part and gap.code for gap in self.unmapped)
+
+    def present(self, part: str) -> bool:
+        """Return whether the input holds `part` at all, usable or not (False only for `not-in-evidence`)."""
+        return not any(gap.part == part and gap.code == "not-in-evidence" for gap in self.unmapped)
 
     def lacks(self, *parts: str) -> list[str]:
         """

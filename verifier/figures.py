@@ -47,26 +47,24 @@ def coverage_entry(name: str, arm: str | None, facts: Any, expected_s: Fraction)
 
 def requests(campaign: Any) -> list[dict[str, Any]]:
     """
-    Return every request receipt of `campaign` in run order (by `started_at`, then receipt line).
+    Return every request receipt of `campaign` (a `verifier.campaign.Campaign`) in run order (by `started_at`, then order read).
 
     Each row: `{id, server, arm, label, phase, elapsed_s (float or None), outcome, order}`.
     """
     from verifier.campaign import parse_time
 
     rows = []
-    for line, receipt in enumerate(campaign.receipts):
-        if receipt.get("kind") != "request":
-            continue
+    for line, receipt in enumerate(campaign.receipts):  # the request receipts of the evidence model, in the order read
         try:
-            started = parse_time(receipt["started_at"]).timestamp()
-        except (KeyError, TypeError, ValueError):
+            started = parse_time(receipt.started_at).timestamp()
+        except (AttributeError, TypeError, ValueError):
             started = float("inf")
-        elapsed = receipt.get("elapsed_s")
-        arm = receipt.get("arm")
-        rows.append({"id": str(receipt.get("request_id")), "server": str(receipt.get("server")), "arm": str(arm),
-                     "label": campaign.label_of_arm.get(arm, str(arm)), "phase": str(receipt.get("phase")),
-                     "elapsed_s": float(elapsed) if isinstance(elapsed, int | float) or hasattr(elapsed, "is_finite") else None,
-                     "outcome": str(receipt.get("outcome")), "_key": (started, line)})
+        elapsed = receipt.quantities.get("elapsed")
+        arm = receipt.dims.get("arm")
+        rows.append({"id": str(receipt.dims.get("request_id")), "server": str(receipt.dims.get("server")), "arm": str(arm),
+                     "label": campaign.label_of_arm.get(arm, str(arm)), "phase": str(receipt.dims.get("phase")),
+                     "elapsed_s": float(elapsed.to("s")) if elapsed is not None else None,
+                     "outcome": str(receipt.outcome), "_key": (started, line)})
     rows.sort(key=lambda r: r["_key"])
     for order, row in enumerate(rows):
         del row["_key"]

@@ -54,8 +54,10 @@ from pathlib import Path
 from typing import Any
 
 from verifier import figures
+from verifier.campaign import campaign_of
 from verifier.checks.coverage_rules import CHECK, judge
 from verifier.errors import Unverifiable
+from verifier.readers.native import evidence_of
 from verifier.media.demux import (  # the coverage family's names, re-exported (`__all__`)
     MAX_BOXES,
     REORDER_WINDOW,
@@ -198,12 +200,18 @@ def decode_errors(path: Path, name: str, policy: Policy) -> list[Finding]:
 # --------------------------------------------------------------------------- the bundle check
 
 
+def _expected_output(ctx: Context) -> dict[str, Any]:
+    """Return the plan's expected output shape from the run's evidence; raises `Unverifiable` when the plan is unusable."""
+    evidence = evidence_of(ctx)
+    evidence.need("plan")
+    return dict(evidence.plan.expected_output) if evidence.plan else {}
+
+
 def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]]:
     """Return (bundle path -> arm label or None, findings about unusable sources) for every referenced media file."""
     media: dict[str, str | None] = {}
     notes: list[Finding] = []
-    from verifier.checks.plan import campaign_of
-
+    evidence = evidence_of(ctx)
     try:
         c = campaign_of(ctx)
     except Unverifiable as exc:
@@ -212,19 +220,19 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
     else:
         for rs in c.requests.values():
             for r in rs:
-                arm = c.arm_of_server.get(r["server"], r.get("arm"))
-                for o in r["outputs"]:
-                    media.setdefault(o["path"], arm)
-    if ctx.bundle.has("quality"):
+                arm = c.arm_of_server.get(r.dims.get("server", ""), r.dims.get("arm"))
+                for o in r.outputs:
+                    media.setdefault(o.path, arm)
+    if evidence.present("quality"):
         try:
-            index = ctx.bundle.document("quality")
+            evidence.need("quality")
         except Unverifiable as exc:
             notes.append(Finding(check=CHECK, status=Status.UNVERIFIED, code=exc.code, path=exc.path,
                                  message=f"media named by the quality index are not checked: {exc}"))
         else:
-            for comp in index["comparisons"]:
-                for side in ("reference", "candidate"):
-                    media.setdefault(comp[side], None)
+            for comp in evidence.quality:
+                for side in (comp.reference, comp.candidate):
+                    media.setdefault(side, None)
     return media, notes
 
 
@@ -259,7 +267,7 @@ def streams(ctx: Context) -> Iterator[Finding]:
                       message=f"gate {ctx.gate_id} requires no media coverage and no receipt or comparison names a media file")
         return
     policy = policy_from_gate(section)
-    planned = ctx.bundle.document("plan")["expected_output"]
+    planned = _expected_output(ctx)
     exp = Expectation.from_plan(planned)
     frozen = section.get("expected_output")
     if frozen is not None and Expectation.from_plan(frozen) != exp:

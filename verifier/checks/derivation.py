@@ -20,8 +20,8 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.stats import Underivable
-from verifier.campaign import Campaign, elapsed, select
-from verifier.checks.plan import campaign_of
+from verifier.campaign import Campaign, campaign_of, elapsed, select
+from verifier.readers.native import evidence_of
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
@@ -33,7 +33,7 @@ CHECK = "derivation.claims"
 def _latencies(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], str]:
     receipts, missing = select(c, selection)
     planned = len(receipts) + len(missing)
-    bad = [r["request_id"] for r in receipts if r["outcome"] != "ok"]
+    bad = [r.dims.get("request_id") for r in receipts if r.outcome != "ok"]
     label = ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
     if planned == 0:
         raise Underivable(f"no planned requests match {label}", "empty-selection")
@@ -91,10 +91,12 @@ def derive_rule(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None
             receipts, missing = select(c, selection)
             return stats.derive("count", receipts, of=f"request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)")
         if of == "worker_exits":
-            exited = [w for w in c.workers if w["exit_code"] is not None or w.get("signal") is not None]
+            exited = [w for w in c.workers if w.exit_code is not None or w.signal is not None]
             return stats.derive("count", exited, of=f"worker receipts with an exit code or signal ({len(c.workers)} worker receipts)")
-        quality = ctx.bundle.document("quality")
-        return stats.derive("count", quality["comparisons"], of="comparisons in quality-index.json")
+        evidence = evidence_of(ctx)
+        evidence.need("quality")
+        index = evidence.quality[0].location.file if evidence.quality else "the quality index"
+        return stats.derive("count", evidence.quality, of=f"comparisons in {index}")
     raise Underivable(f"unknown statistic {statistic!r}", "unknown-statistic")
 
 
@@ -102,9 +104,9 @@ def expand(rule: dict[str, Any], c: Campaign) -> list[tuple[str, str | None]]:
     """Return `[(claim_id, key)]` for one gate rule: one per server or arm of the plan when the rule has `per`, else one with key None."""
     per = rule.get("per")
     if per == "server":
-        keys = [s["id"] for s in c.plan["servers"] if "arm" not in rule.get("selection", {}) or s["arm"] == rule["selection"]["arm"]]
+        keys = [sid for sid, arm in c.plan.run_order if "arm" not in rule.get("selection", {}) or arm == rule["selection"]["arm"]]
     elif per == "arm":
-        keys = [a["id"] for a in c.plan["arms"]]
+        keys = list(c.plan.arms)
     else:
         return [(rule["claim"], None)]
     return [(f"{rule['claim']}.{k}", k) for k in keys]
@@ -126,12 +128,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
     `empty-selection`, `unit-mismatch` (a unit of another dimension, or unknown); UNVERIFIED `not-derivable` for claims no rule covers.
     """
     c = campaign_of(ctx)
-    document = ctx.bundle.document("claims")
-    by_id: dict[str, tuple[int, dict[str, Any]]] = {}
-    for i, claim in enumerate(document["claims"]):
-        if claim["id"] in by_id:
-            yield _f(Status.FAIL, "duplicate-claim", f"claim {claim['id']} appears twice", pointer=f"/claims/{i}/id")
-        by_id[claim["id"]] = (i, claim)
+    evidence = evidence_of(ctx)
+    evidence.need("claims")
+    by_id: dict[str, tuple[int, Any]] = {}
+    for i, claim in enumerate(evidence.claims):
+        if claim.id in by_id:
+            yield _f(Status.FAIL, "duplicate-claim", f"claim {claim.id} appears twice", pointer=f"/claims/{i}/id")
+        by_id[claim.id] = (i, claim)
     covered: set[str] = set()
     for rule in (ctx.gate or {}).get("claims", []):
         for claim_id, key in expand(rule, c):
@@ -141,7 +144,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 continue
             index, claim = by_id[claim_id]
             pointer = f"/claims/{index}/value"
-            claimed = claim["value"] if isinstance(claim["value"], Decimal) else Decimal(claim["value"])
+            claimed = claim.value
             try:
                 result = derive_rule(rule, c, ctx, key)
             except Underivable as exc:
@@ -151,7 +154,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             derived, text = result.value, result.text
             ctx.data.setdefault("derived", {})[claim_id] = result
             bound = {"statistic": result.statistic, "values": result.inputs, "declared": rule.get("tolerance")}
-            stated_unit, rule_unit = claim.get("unit"), rule.get("unit")
+            stated_unit, rule_unit = claim.unit, rule.get("unit")
             shown_unit = stated_unit
             if stated_unit and rule_unit and stated_unit != rule_unit:  # a claim may be stated in another unit of the rule's dimension
                 try:
@@ -169,12 +172,12 @@ def claims(ctx: Context) -> Iterator[Finding]:
             detail = {"claim": claim_id, **cmp.detail(claimed, derived)}
             unit = f" {shown_unit}" if shown_unit else ""
             if cmp.holds:
-                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {cmp.tolerance})",
+                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {_fmt(cmp.tolerance)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
             else:
-                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {cmp.tolerance})",
+                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {_fmt(cmp.tolerance)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
     for claim_id in sorted(set(by_id) - covered):
         index, claim = by_id[claim_id]
-        yield _f(Status.UNVERIFIED, "not-derivable", f"{claim_id} = {claim['value']}: the gate has no derivation for it, so it is not verified",
+        yield _f(Status.UNVERIFIED, "not-derivable", f"{claim_id} = {claim.value}: the gate has no derivation for it, so it is not verified",
                  pointer=f"/claims/{index}")

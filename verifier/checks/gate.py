@@ -41,7 +41,8 @@ def pinned(ctx: Context) -> Iterator[Finding]:
     if not ctx.assets.has_gate(gate_id):
         yield Finding(check="gate.pinned", status=Status.FAIL, code="unknown-gate",
                       message=f"manifest.json names gate {gate_id!r}, which is not pinned "
-                              f"(pinned: {', '.join(ctx.assets.gate_ids())})",
+                              f"(pinned: {', '.join(ctx.assets.gate_ids())}); a gate of an evidence repository is pinned in its trust "
+                              f"root: run verify inside that repository (verify.toml) or with --trust-ref (docs/trust-root.md)",
                       path="manifest.json", pointer="/gate", observed=gate_id, expected=ctx.assets.gate_ids())
         return
     ctx.gate_id = gate_id

@@ -11,7 +11,7 @@ pinned gate's thresholds over exactly the comparisons it covers:
 - UNVERIFIED `outcome-scope-undeclared`: no `covers`, so what "passed" means is not stated (never PASS);
 - UNVERIFIED `outcome-not-derivable`: a gate name nothing re-derives, or a covered score is missing.
 
-Called by `claims.stated` (`verifier.checks.statements`); pure apart from reading the bundle's documents.
+Called by `claims.stated` (`verifier.checks.statements`); reads the run's evidence model (`readers.native.evidence_of`).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.model import Finding, Status
+from verifier.readers.native import evidence_of
 
 __all__ = ["outcomes"]
 
@@ -33,20 +34,18 @@ def _f(status: Status, code: str, message: str, index: int, **kw: Any) -> Findin
 
 def outcomes(ctx: Any) -> Iterator[Finding]:
     """Yield one finding per recorded outcome of `claims.json` (see the module docstring); nothing when none is recorded."""
-    document = ctx.bundle.document("claims")
-    recorded = document.get("outcomes") or []
+    evidence = evidence_of(ctx)
+    evidence.need("claims")
+    recorded = evidence.outcomes
     if not recorded:
         return
     quality = (ctx.gate or {}).get("quality") or {}
     thresholds = quality.get("thresholds", {})
-    try:
-        comparisons = {c["id"]: c for c in ctx.bundle.document("quality")["comparisons"]}
-    except Exception:  # noqa: BLE001 - an unusable index is reported by its own checks; here nothing re-derives
-        comparisons = None
+    comparisons = {c.id: c for c in evidence.quality} if evidence.usable("quality") else None
     for i, outcome in enumerate(recorded):
-        name, passed = outcome["gate"], outcome["passed"]
+        name, passed = outcome.gate, outcome.passed
         said = f"outcome {name} passed={str(passed).lower()}"
-        if "covers" not in outcome:
+        if outcome.covers is None:
             yield _f(Status.UNVERIFIED, "outcome-scope-undeclared",
                      f"{said} names no selection it covered (`covers`), so what it passed is not stated", i)
             continue
@@ -56,7 +55,7 @@ def outcomes(ctx: Any) -> Iterator[Finding]:
             why = f"no gate section {name!r} with thresholds" if metrics is None else "the quality index is unusable"
             yield _f(Status.UNVERIFIED, "outcome-not-derivable", f"{said}: nothing re-derives it ({why})", i)
             continue
-        covers = list(comparisons) if outcome["covers"] == "all" else list(outcome["covers"])
+        covers = list(comparisons) if outcome.covers == "all" else list(outcome.covers)
         unknown = [c for c in covers if c not in comparisons]
         if unknown:
             yield _f(Status.FAIL, "outcome-scope-unknown", f"{said} covers {', '.join(unknown)}, which quality-index.json does not hold", i,
@@ -65,12 +64,11 @@ def outcomes(ctx: Any) -> Iterator[Finding]:
         failing, missing = [], []
         for cid in covers:
             for metric in metrics:
-                value = comparisons[cid].get("scores", {}).get(metric)
+                value = comparisons[cid].scores.get(metric)
                 bound = thresholds.get(metric, {})
                 if value is None:
                     missing.append(f"{cid}.{metric}")
                     continue
-                value = Decimal(str(value))
                 if ("min" in bound and value < Decimal(str(bound["min"]))) or ("max" in bound and value > Decimal(str(bound["max"]))):
                     failing.append(f"{cid}.{metric}={value}")
         if missing:

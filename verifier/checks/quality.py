@@ -14,8 +14,11 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from verifier.campaign import campaign_of
+from verifier.evidence import QualityComparison
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.readers.native import evidence_of
 
 __all__ = ["recorded"]
 
@@ -44,25 +47,25 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     """
     from verifier.scoring import identity_differences
 
+    evidence = evidence_of(ctx)
     gate = (ctx.gate or {}).get("quality")
     if gate is None:
-        if ctx.bundle.has("quality"):
+        if evidence.present("quality"):
             yield _f(Status.UNVERIFIED, "no-quality-gate", "the gate sets no quality thresholds, so the recorded scores are not judged")
         else:
             yield _f(Status.PASS, "not-required", "the gate requires no quality comparisons and the bundle records none")
         return
-    index = ctx.bundle.document("quality")
-    manifest = ctx.data.get("manifest", {})
-    files = {e["path"] for e in manifest.get("files", [])}
-    external = {e["path"] for e in manifest.get("external", [])}
+    evidence.need("quality")
+    files = {e.path for e in evidence.files}
+    external = {e.path for e in evidence.externals}
     thresholds = gate["thresholds"]
-    comparisons = index["comparisons"]
-    recorded_metrics = sorted({name for comp in comparisons for name in comp["scores"]})
+    comparisons = evidence.quality
+    recorded_metrics = sorted({name for comp in comparisons for name in comp.scores})
     for name in recorded_metrics:
         pin = gate.get("scorers", {}).get(name)
         if pin is None:
             continue
-        mine = index.get("scorers", {}).get(name)
+        mine = evidence.scorers.get(name)
         differences = identity_differences(mine, pin)
         pinned = {k: v for k, v in pin.items() if k != "facts"}
         if differences:
@@ -87,38 +90,37 @@ def recorded(ctx: Context) -> Iterator[Finding]:
                  "records no comparison, so no threshold was met by anything", pointer="/comparisons", expected=">= 1", observed=0)
     for i, comp in enumerate(comparisons):
         problems = []
-        for side in ("reference", "candidate"):
-            if comp[side] not in files and comp[side] not in external:
+        for side, media in (("reference", comp.reference), ("candidate", comp.candidate)):
+            if media not in files and media not in external:
                 problems.append(_f(Status.FAIL, "media-not-in-bundle",
-                                   f"comparison {comp['id']} {side} {comp[side]} is neither a bundle file nor a declared external artifact",
-                                   pointer=f"/comparisons/{i}/{side}", observed=comp[side]))
+                                   f"comparison {comp.id} {side} {media} is neither a bundle file nor a declared external artifact",
+                                   pointer=f"/comparisons/{i}/{side}", observed=media))
         for name in gate["required_scores"]:
-            if name not in comp["scores"]:
-                problems.append(_f(Status.FAIL, "score-missing", f"comparison {comp['id']} has no {name} score, which the gate requires",
+            if name not in comp.scores:
+                problems.append(_f(Status.FAIL, "score-missing", f"comparison {comp.id} has no {name} score, which the gate requires",
                                    pointer=f"/comparisons/{i}/scores", expected=name))
         met = []
-        for name, value in sorted(comp["scores"].items()):
+        for name, value in sorted(comp.scores.items()):
             rule = thresholds.get(name)
             if rule is None:
                 continue
-            value = Decimal(value)
             lo, hi = rule.get("min"), rule.get("max")
-            ok = (lo is None or value >= Decimal(str(lo))) and (hi is None or value <= Decimal(str(hi)))
+            ok = value is not None and (lo is None or value >= Decimal(str(lo))) and (hi is None or value <= Decimal(str(hi)))
             bound = " and ".join(b for b in (lo is not None and f">= {lo}", hi is not None and f"<= {hi}") if b)
             if ok:
                 met.append(f"{name} {value} {bound}")
             else:
-                problems.append(_f(Status.FAIL, "threshold-missed", f"comparison {comp['id']}: recorded {name} {value} does not meet {bound}",
+                problems.append(_f(Status.FAIL, "threshold-missed", f"comparison {comp.id}: recorded {name} {value} does not meet {bound}",
                                    pointer=f"/comparisons/{i}/scores/{name}", expected=rule, observed=str(value)))
         if problems:
             yield from problems
         else:
-            yield _f(Status.PASS, "threshold-met", f"comparison {comp['id']}: as recorded: {'; '.join(met)}",
-                     pointer=f"/comparisons/{i}", observed={k: str(v) for k, v in comp["scores"].items()})
+            yield _f(Status.PASS, "threshold-met", f"comparison {comp.id}: as recorded: {'; '.join(met)}",
+                     pointer=f"/comparisons/{i}", observed={k: str(v) for k, v in comp.scores.items()})
     yield from _pairing(ctx, gate, comparisons)  # last: it needs the plan and receipts, which may be unusable
 
 
-def _pairing(ctx: Context, gate: dict[str, Any], comparisons: list[dict[str, Any]]) -> Iterator[Finding]:
+def _pairing(ctx: Context, gate: dict[str, Any], comparisons: tuple[QualityComparison, ...]) -> Iterator[Finding]:
     """
     FAIL comparisons that compare nothing: a file with itself, the same pair or id twice, and (with the gate's
     `pairs: measured-candidate-vs-baseline`) a measured candidate output that no comparison sets against a baseline output.
@@ -126,36 +128,34 @@ def _pairing(ctx: Context, gate: dict[str, Any], comparisons: list[dict[str, Any
     seen_ids: dict[str, int] = {}
     seen_pairs: dict[frozenset[str], str] = {}
     for i, comp in enumerate(comparisons):
-        if comp["id"] in seen_ids:
-            yield _f(Status.FAIL, "duplicate-comparison-id", f"comparison id {comp['id']} is used twice (entries {seen_ids[comp['id']]} and {i})",
-                     pointer=f"/comparisons/{i}/id", observed=comp["id"])
-        seen_ids.setdefault(comp["id"], i)
-        if comp["reference"] == comp["candidate"]:
-            yield _f(Status.FAIL, "self-comparison", f"comparison {comp['id']} compares {comp['reference']} with itself",
-                     pointer=f"/comparisons/{i}", observed=comp["reference"])
+        if comp.id in seen_ids:
+            yield _f(Status.FAIL, "duplicate-comparison-id", f"comparison id {comp.id} is used twice (entries {seen_ids[comp.id]} and {i})",
+                     pointer=f"/comparisons/{i}/id", observed=comp.id)
+        seen_ids.setdefault(comp.id, i)
+        if comp.reference == comp.candidate:
+            yield _f(Status.FAIL, "self-comparison", f"comparison {comp.id} compares {comp.reference} with itself",
+                     pointer=f"/comparisons/{i}", observed=comp.reference)
             continue
-        pair = frozenset((comp["reference"], comp["candidate"]))
+        pair = frozenset((comp.reference, comp.candidate))
         if pair in seen_pairs:
-            yield _f(Status.FAIL, "duplicate-comparison", f"comparison {comp['id']} repeats comparison {seen_pairs[pair]} ({comp['reference']} vs {comp['candidate']})",
+            yield _f(Status.FAIL, "duplicate-comparison", f"comparison {comp.id} repeats comparison {seen_pairs[pair]} ({comp.reference} vs {comp.candidate})",
                      pointer=f"/comparisons/{i}", observed=sorted(pair))
-        seen_pairs.setdefault(pair, comp["id"])
+        seen_pairs.setdefault(pair, comp.id)
     if gate.get("pairs") != "measured-candidate-vs-baseline":
         return
-    from verifier.checks.plan import campaign_of
-
     campaign = campaign_of(ctx)
-    roles = {a["id"]: a["role"] for a in campaign.plan["arms"]}
-    outputs = {"baseline": set(), "candidate": set()}
+    roles = dict(campaign.plan.arms)
+    outputs: dict[str, set[str]] = {"baseline": set(), "candidate": set()}
     measured_candidate: list[tuple[str, str]] = []
     for receipts in campaign.requests.values():
         for r in receipts[:1]:
-            role = roles.get(r["arm"])
-            for o in r["outputs"]:
+            role = roles.get(r.dims.get("arm", ""))
+            for o in r.outputs:
                 if role in outputs:
-                    outputs[role].add(o["path"])
-                if role == "candidate" and r["phase"] == "measured":
-                    measured_candidate.append((r["request_id"], o["path"]))
-    against_baseline = {c["candidate"] for c in comparisons if c["reference"] in outputs["baseline"]}
+                    outputs[role].add(o.path)
+                if role == "candidate" and r.dims.get("phase") == "measured":
+                    measured_candidate.append((r.dims.get("request_id", ""), o.path))
+    against_baseline = {c.candidate for c in comparisons if c.reference in outputs["baseline"]}
     missing = [(rid, path) for rid, path in sorted(measured_candidate) if path not in against_baseline]
     for rid, path in missing:
         yield _f(Status.FAIL, "candidate-output-not-compared",

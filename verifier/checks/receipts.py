@@ -1,7 +1,10 @@
 """
 Receipts against themselves and the plan's own limits, and retained attempts.
 
-`receipts.consistency` (native bundles, after `plan.conformance`): a receipt's
+Both read the run's evidence model (`readers.native.evidence_of`, indexed by
+`campaign.campaign_of`), native or mapped alike.
+
+`receipts.consistency` (after `plan.conformance`): a receipt's
 `outcome` agrees with its HTTP status and error; an `ok` measured request has
 the outputs the plan expects (`expected_output`, when the gate judges
 coverage: a gate without `coverage` asks for no media, as in `coverage.streams`); the plan's timeouts bind
@@ -16,8 +19,10 @@ the manifest with `role` `rejected-attempt` or `interrupted-attempt`. They are
 integrity-checked like every file, validated against `receipt.schema.json`,
 and never read into the campaign; a receipt that appears both in an attempt
 and in `receipts.jsonl` FAILs (mixed in). Receipts hidden in any other file
-(another extension, no role) FAIL. Only documents that passed their schema
-are read (`Bundle.document`), so a wrong type is a schema finding here.
+(another extension, no role) FAIL. The declared attempts are the model's
+(`Evidence.attempts`); their files are read here from the bytes integrity
+matched. The model holds only documents that passed their schema, so a
+wrong type is a schema finding, not one of these.
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.bundle import DOCUMENTS, nfc, open_regular
-from verifier.campaign import parse_time
-from verifier.checks.plan import campaign_of
+from verifier.campaign import campaign_of, elapsed, parse_time
+from verifier.readers.native import ATTEMPT_ROLES, evidence_of
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
 from verifier.model import Finding, Status
@@ -39,9 +44,6 @@ from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
 __all__ = ["ATTEMPT_ROLES", "attempts", "consistency"]
-
-#: Manifest `role` values of a retained attempt (schemas/manifest.schema.json).
-ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
 #: How many leading bytes of an undeclared file are read to recognise hidden receipts.
 SNIFF_BYTES = 4096
 
@@ -59,58 +61,62 @@ def consistency(ctx: Context) -> Iterator[Finding]:
     """
     c = campaign_of(ctx)
     plan, cid = c.plan, "receipts.consistency"
-    requests = [(i, r) for i, r in enumerate(c.receipts) if r["kind"] == "request"]
-    where = lambda i: {"path": "receipts.jsonl", "pointer": f"/{i}"}  # noqa: E731
+    pfile = plan.location.file if plan.location else "plan.json"
+    requests = c.receipts
+    rfile = requests[0].location.file if requests else "receipts.jsonl"
+    where = lambda r: {"path": r.location.file, "pointer": r.location.pointer}  # noqa: E731
+    rid = lambda r: r.dims.get("request_id")  # noqa: E731
 
-    bad = [(i, r) for i, r in requests if r["outcome"] == "ok"
-           and ((r.get("http_status") is not None and not 200 <= r["http_status"] < 300) or (r.get("error") or "").strip())]
-    for i, r in bad:
+    bad = [r for r in requests if r.outcome == "ok"
+           and ((r.http_status is not None and not 200 <= r.http_status < 300) or (r.error or "").strip())]
+    for r in bad:
         yield _f(cid, Status.FAIL, "outcome-contradicts-status",
-                 f"request {r['request_id']} says outcome ok with HTTP status {r.get('http_status')} and error {r.get('error')!r}",
-                 expected={"http_status": "2xx", "error": None}, observed={"http_status": r.get("http_status"), "error": r.get("error")}, **where(i))
+                 f"request {rid(r)} says outcome ok with HTTP status {r.http_status} and error {r.error!r}",
+                 expected={"http_status": "2xx", "error": None}, observed={"http_status": r.http_status, "error": r.error}, **where(r))
     if not bad:
-        yield _f(cid, Status.PASS, "holds", f"every ok receipt of {len(requests)} has a 2xx (or unrecorded) status and no error", path="receipts.jsonl")
+        yield _f(cid, Status.PASS, "holds", f"every ok receipt of {len(requests)} has a 2xx (or unrecorded) status and no error", path=rfile)
 
-    if plan.get("expected_output") and "coverage" in (ctx.gate or {}):  # the gate makes the expected output binding
-        empty = [(i, r) for i, r in requests if r["outcome"] == "ok" and r["phase"] == "measured" and not r["outputs"]]
-        for i, r in empty:
+    if plan.expected_output and "coverage" in (ctx.gate or {}):  # the gate makes the expected output binding
+        empty = [r for r in requests if r.outcome == "ok" and r.dims.get("phase") == "measured" and not r.outputs]
+        for r in empty:
             yield _f(cid, Status.FAIL, "ok-without-output",
-                     f"measured request {r['request_id']} is ok but records no output, while the plan expects one (expected_output)",
-                     expected=">= 1 output", observed=0, **where(i))
+                     f"measured request {rid(r)} is ok but records no output, while the plan expects one (expected_output)",
+                     expected=">= 1 output", observed=0, **where(r))
         if not empty:
-            yield _f(cid, Status.PASS, "holds", "every ok measured request records its output", path="receipts.jsonl")
+            yield _f(cid, Status.PASS, "holds", "every ok measured request records its output", path=rfile)
 
-    timeouts = plan.get("timeouts", {})
+    timeouts = {k: q.to("s") for k, q in plan.timeouts.items()}
     if "request_s" in timeouts:
-        limit = Decimal(timeouts["request_s"])
-        late = [(i, r) for i, r in requests if r["outcome"] == "ok" and Decimal(r["elapsed_s"]) > limit]
-        for i, r in late:
+        limit = timeouts["request_s"]
+        late = [r for r in requests if r.outcome == "ok" and elapsed(r) > limit]
+        for r in late:
+            written = r.quantities["elapsed"].written  # type: ignore[union-attr]
             yield _f(cid, Status.FAIL, "ok-after-timeout",
-                     f"request {r['request_id']} is ok after {r['elapsed_s']} s, beyond the plan's request timeout {limit} s",
-                     expected=f"<= {limit}", observed=str(r["elapsed_s"]), **where(i))
+                     f"request {rid(r)} is ok after {written} s, beyond the plan's request timeout {limit} s",
+                     expected=f"<= {limit}", observed=str(written), **where(r))
         if not late:
-            yield _f(cid, Status.PASS, "holds", f"no ok request outlasted the request timeout {limit} s", path="receipts.jsonl")
+            yield _f(cid, Status.PASS, "holds", f"no ok request outlasted the request timeout {limit} s", path=rfile)
     if "reservation_s" in timeouts:
-        reservation = Decimal(timeouts["reservation_s"])
-        over = [k for k in sorted(timeouts) if k != "reservation_s" and Decimal(timeouts[k]) > reservation]
+        reservation = timeouts["reservation_s"]
+        over = [k for k in sorted(timeouts) if k != "reservation_s" and timeouts[k] > reservation]
         for k in over:
             yield _f(cid, Status.FAIL, "timeout-beyond-reservation",
-                     f"plan timeout {k} = {timeouts[k]} s is longer than the reservation_s = {reservation} s it runs inside: "
+                     f"plan timeout {k} = {plan.timeouts[k].written} s is longer than the reservation_s = {reservation} s it runs inside: "
                      "the reservation ends first and the request-level timeout can never be the recorded cause",
-                     path="plan.json", pointer=f"/timeouts/{k}", expected=f"<= {reservation}", observed=str(timeouts[k]))
+                     path=pfile, pointer=f"/timeouts/{k}", expected=f"<= {reservation}", observed=str(plan.timeouts[k].written))
         if not over:
-            yield _f(cid, Status.PASS, "holds", f"every plan timeout fits the reservation of {reservation} s", path="plan.json")
+            yield _f(cid, Status.PASS, "holds", f"every plan timeout fits the reservation of {reservation} s", path=pfile)
 
-    starts = [parse_time(r["started_at"]) for r in c.receipts]
-    if starts:
-        frozen, first = parse_time(plan["frozen_at"]), min(starts)
+    starts = [parse_time(r.started_at) for r in (*c.receipts, *c.workers) if r.started_at]
+    if starts and plan.frozen_at:
+        frozen, first = parse_time(plan.frozen_at), min(starts)
         if frozen > first:
             yield _f(cid, Status.FAIL, "plan-frozen-late",
-                     f"plan frozen_at {plan['frozen_at']} is after the first receipt started ({first.isoformat()}): "
-                     "the plan was not frozen before the run", path="plan.json", pointer="/frozen_at",
-                     expected=f"<= {first.isoformat()}", observed=plan["frozen_at"])
+                     f"plan frozen_at {plan.frozen_at} is after the first receipt started ({first.isoformat()}): "
+                     "the plan was not frozen before the run", path=pfile, pointer="/frozen_at",
+                     expected=f"<= {first.isoformat()}", observed=plan.frozen_at)
         else:
-            yield _f(cid, Status.PASS, "holds", "the plan was frozen before the first receipt started", path="plan.json")
+            yield _f(cid, Status.PASS, "holds", "the plan was frozen before the first receipt started", path=pfile)
 
 
 def _looks_like_receipts(head: bytes) -> bool:
@@ -135,11 +141,12 @@ def attempts(ctx: Context) -> Iterator[Finding]:
     if "manifest" not in ctx.data:
         yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", "no usable manifest.json: no file was matched, none is examined")
         return
-    manifest = ctx.data["manifest"]  # runs after integrity.files; reads only the files it matched (bundle.verified)
-    roles = {nfc(e["path"]): e["role"] for e in manifest.get("files", []) if e.get("role")}
-    accepted: set[tuple[str, str]] = set()
+    evidence = evidence_of(ctx)  # runs after integrity.files; reads only the files it matched (bundle.verified)
+    roles = {nfc(a.id): f"{a.status}-attempt" for a in evidence.attempts}
+    accepted: set[tuple[str | None, str | None]] = set()
     try:
-        accepted = {(r.get("request_id", r.get("worker_id")), r["started_at"]) for r in campaign_of(ctx).receipts}
+        c = campaign_of(ctx)
+        accepted = {(r.dims.get("request_id"), r.started_at) for r in c.receipts} | {(w.name, w.started_at) for w in c.workers}
     except Unverifiable:  # receipts.jsonl unusable: plan.conformance reports why; nothing can be mixed into it
         accepted = set()
     schema = ctx.assets.schema("receipt") if roles else None

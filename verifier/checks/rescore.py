@@ -34,8 +34,10 @@ from typing import Any
 from verifier import figures, scoring
 from verifier.checks import coverage
 from verifier.errors import Unverifiable
+from verifier.evidence import QualityComparison
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.readers.native import evidence_of
 from verifier.scorers.weights import WeightsProblem
 
 __all__ = ["judge_threshold", "rescore"]
@@ -83,18 +85,20 @@ def rescore(ctx: Context) -> Iterator[Finding]:
     if not metrics:
         yield _f(Status.PASS, "not-required", f"gate {ctx.gate_id} re-computes no quality metric")
         return
-    if not ctx.bundle.has("quality"):
+    evidence = evidence_of(ctx)
+    if not evidence.present("quality"):
         raise Unverifiable(f"gate {ctx.gate_id} re-scores {', '.join(metrics)} but the bundle has no {INDEX}",
                            code="no-quality-index", path=INDEX)
-    index = ctx.bundle.document("quality")
+    evidence.need("quality")
     section = (ctx.gate or {}).get("coverage")
     if section is None:
         raise Unverifiable(f"gate {ctx.gate_id} re-scores {', '.join(metrics)} but has no coverage section, and coverage "
                            f"must pass before anything is scored", code="no-coverage-gate", path=INDEX)
     policy = coverage.policy_from_gate(section)
-    exp = coverage.Expectation.from_plan(ctx.bundle.document("plan")["expected_output"])
+    evidence.need("plan")
+    exp = coverage.Expectation.from_plan(dict(evidence.plan.expected_output) if evidence.plan else {})
     scorers = scoring.Scorers(quality, weights_dir=ctx.options.get("weights_dir"), device=ctx.options.get("device") or "cpu")
-    comparisons = index["comparisons"]
+    comparisons = evidence.quality
     available = []
     for metric in metrics:
         tolerance = scorers.tolerance(metric)
@@ -103,7 +107,7 @@ def rescore(ctx: Context) -> Iterator[Finding]:
         except WeightsProblem as problem:
             yield _f(Status(problem.status), problem.code,
                      f"{metric}: {problem}; its re-score of {len(comparisons)} comparison(s) is not established",
-                     expected=scorers.pin(metric), observed=[c["id"] for c in comparisons])
+                     expected=scorers.pin(metric), observed=[c.id for c in comparisons])
             continue
         available.append(metric)
         yield _f(Status.PASS, "scorer-ready", f"{metric}: scorer {identity['id']} ready with the gate's pins "
@@ -179,15 +183,15 @@ def _describe(identity: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _digests(ctx: Context, comp: dict[str, Any]) -> tuple[str, str] | None:
+def _digests(ctx: Context, comp: QualityComparison) -> tuple[str, str] | None:
     """Return the manifest sha256 of both media of `comp` (matched by integrity before we got here), or None."""
-    manifest = ctx.data.get("manifest", {})
-    by_path = {e["path"]: e["sha256"].lower() for e in [*manifest.get("files", []), *manifest.get("external", [])] if "sha256" in e}
-    ref, cand = by_path.get(comp["reference"]), by_path.get(comp["candidate"])
+    evidence = evidence_of(ctx)
+    by_path = {e.path: e.sha256.lower() for e in [*evidence.files, *evidence.externals] if e.sha256}
+    ref, cand = by_path.get(comp.reference), by_path.get(comp.candidate)
     return (ref, cand) if ref and cand else None
 
 
-def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], scorers: scoring.Scorers,
+def _comparison(ctx: Context, i: int, comp: QualityComparison, metrics: list[str], scorers: scoring.Scorers,
                 quality: dict[str, Any], exp: coverage.Expectation, policy: coverage.Policy,
                 progress: scoring.Progress, total: int, *, jobs: list[tuple[int, tuple[Any, ...]]] | None = None,
                 planned: dict[int, dict[str, Any]] | None = None,
@@ -199,10 +203,9 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
     `scoring.score_pairs`. `planned` holds results already computed (here or on a cluster), by comparison index.
     """
     pointer = f"/comparisons/{i}"
-    cid = comp["id"]
+    cid = comp.id
     paths, facts = {}, {}
-    for side in ("reference", "candidate"):
-        name = comp[side]
+    for side, name in (("reference", comp.reference), ("candidate", comp.candidate)):
         where = _where(ctx, name)
         if where is None:
             yield _f(Status.UNVERIFIED, "scoring-media-not-verified",
@@ -227,7 +230,7 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
         local.append((i, (paths["reference"], paths["candidate"], facts["reference"], facts["candidate"], _digests(ctx, comp))))
         return
     if jobs is not None:
-        jobs.append((i, (str(paths["reference"]), str(paths["candidate"]), comp["reference"], comp["candidate"], exp, policy,
+        jobs.append((i, (str(paths["reference"]), str(paths["candidate"]), comp.reference, comp.candidate, exp, policy,
                          metrics, quality, ctx.options.get("weights_dir"), ctx.options.get("device") or "cpu",
                          _digests(ctx, comp), ctx.options.get("cache"))))
         return
@@ -252,8 +255,8 @@ def _comparison(ctx: Context, i: int, comp: dict[str, Any], metrics: list[str], 
         cached = "score" if result.cached else None
         frames = (f" = mean of {len(result.per_frame)} frames (min {min(result.per_frame):.6f}, max "
                   f"{max(result.per_frame):.6f})" if result.per_frame else "")
-        derivation = f"{metric} re-computed from {comp['reference']} vs {comp['candidate']}: {value!r}{frames}"
-        recorded = comp["scores"].get(metric)
+        derivation = f"{metric} re-computed from {comp.reference} vs {comp.candidate}: {value!r}{frames}"
+        recorded = comp.scores.get(metric)
         if recorded is None:
             ok, bound = judge_threshold(value, thresholds.get(metric))
             status, code = (Status.PASS, "rescored-threshold-met") if ok else (Status.FAIL, "threshold-missed")

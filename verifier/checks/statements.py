@@ -30,10 +30,12 @@ from typing import Any
 from verifier.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import Underivable, derive_rule, expand
 from verifier.checks.outcomes import outcomes
-from verifier.checks.plan import campaign_of
+from verifier.campaign import campaign_of
 from verifier.claimtext import MAX_QUANTITIES, extract
+from verifier.evidence import Plan
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.readers.native import evidence_of
 
 __all__ = ["CHECK", "TEXT_FILES", "collect", "stated"]
 
@@ -66,12 +68,12 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     gate = ctx.gate or {}
     evidence: list[Evidence] = []
     keys: dict[str, str] = {}
-    role_of = {a["id"]: a.get("role") for a in plan["arms"]}
-    for arm in plan["arms"]:
-        keys[arm["id"]] = arm["id"]
-        if arm.get("role") in ("baseline", "candidate"):
-            keys[arm["role"]] = arm["id"]
-    arm_of_server = {s["id"]: s["arm"] for s in plan["servers"]}
+    role_of = dict(plan.arms)
+    for arm, role in plan.arms.items():
+        keys[arm] = arm
+        if role in ("baseline", "candidate"):
+            keys[role] = arm
+    arm_of_server = dict(plan.servers)
     for sid in arm_of_server:
         keys[sid] = sid
     relative = [r for r in gate.get("claims", []) if r["statistic"] in ("relative_reduction_pct", "speedup")]
@@ -117,26 +119,27 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     return evidence, pairs, keys
 
 
-def _plan_counts(plan: dict[str, Any]) -> list[Evidence]:
-    servers = plan["servers"]
-    arms = plan["arms"]
-    per_arm = {len([s for s in servers if s["arm"] == a["id"]]) for a in arms}
+def _plan_counts(plan: Plan) -> list[Evidence]:
+    servers = plan.run_order
+    arms = plan.arms
+    warmups, measured = plan.per_server.get("warmup", 0), plan.per_server.get("measured", 0)
+    per_arm = {len([s for s in servers if s[1] == a]) for a in arms}
     out = [
         Evidence("plan.servers", Decimal(len(servers)), None, "plan", "servers listed in plan.json", statistic="count",
                  nouns=r"^(?:[a-z-]+\s+){0,2}servers\b(?!\s+per)"),
         Evidence("plan.arms", Decimal(len(arms)), None, "plan", "arms listed in plan.json", statistic="count",
                  nouns=r"^(?:[a-z-]+\s+)?arms\b"),
-        Evidence("plan.warmups_per_server", Decimal(plan["warmups_per_server"]), None, "plan", "plan.json warmups_per_server",
+        Evidence("plan.warmups_per_server", Decimal(warmups), None, "plan", "plan.json warmups_per_server",
                  statistic="count", nouns=r"^(?:[a-z-]+\s+)?warm-?ups?\s+(?:requests\s+)?(?:per|each|on each|for each)\s+server"),
-        Evidence("plan.measured_per_server", Decimal(plan["measured_per_server"]), None, "plan", "plan.json measured_per_server",
+        Evidence("plan.measured_per_server", Decimal(measured), None, "plan", "plan.json measured_per_server",
                  statistic="count", nouns=r"^(?:[a-z-]+\s+)?measured\s+(?:requests\s+)?(?:per|each|on each|for each)\s+server"),
-        Evidence("plan.warmups", Decimal(plan["warmups_per_server"] * len(servers)), None, "plan",
+        Evidence("plan.warmups", Decimal(warmups * len(servers)), None, "plan",
                  "warmups_per_server x servers in plan.json", statistic="count", nouns=r"^(?:[a-z-]+\s+)?warm-?ups?\b(?!\s+per)"),
     ]
     if len(per_arm) == 1:
         out.append(Evidence("plan.servers_per_arm", Decimal(per_arm.pop()), None, "plan", "servers per arm in plan.json",
                             statistic="count", nouns=r"^(?:[a-z-]+\s+){0,2}servers\s+(?:per|each|in each|for each)\s+arm"))
-    expected = plan.get("expected_output", {})
+    expected = plan.expected_output
     if "frames" in expected:
         out.append(Evidence("plan.expected_output.frames", Decimal(expected["frames"]), None, "plan", "plan.json expected_output.frames",
                             statistic="count", nouns=r"^(?:[a-z-]+\s+)?frames\b"))
@@ -149,8 +152,8 @@ def _plan_counts(plan: dict[str, Any]) -> list[Evidence]:
     if "channels" in expected:
         out.append(Evidence("plan.expected_output.channels", Decimal(expected["channels"]), None, "plan", "plan.json expected_output.channels",
                             statistic="count", nouns=r"^(?:[a-z-]+\s+)?(?:audio\s+)?channels\b"))
-    for key, value in plan.get("timeouts", {}).items():
-        out.append(Evidence(f"plan.timeouts.{key}", Decimal(str(value)), "s" if key.endswith("_s") else None, "plan",
+    for key, value in plan.timeouts.items():
+        out.append(Evidence(f"plan.timeouts.{key}", value.value, "s" if key.endswith("_s") else None, "plan",
                             f"plan.json timeouts.{key}", topics=frozenset({"timeout", "timeouts", "budget"})))
     return out
 
@@ -172,14 +175,14 @@ def _quality(ctx: Context, gate: dict[str, Any]) -> list[Evidence]:
     if "comparisons" in quality:
         out.append(Evidence("gate.quality.comparisons", Decimal(quality["comparisons"]), None, "gate",
                             f"gate {ctx.gate_id} quality.comparisons", statistic="count", nouns=_COUNT_NOUNS["comparisons"]))
-    try:
-        index = ctx.bundle.document("quality")
-    except Exception:  # noqa: BLE001 - an unusable index is reported by its own checks; no scores to bind here
+    model = evidence_of(ctx)
+    if not model.usable("quality"):  # an unusable index is reported by its own checks; no scores to bind here
         return out
     scores: dict[str, list[tuple[str, Decimal]]] = {}
-    for comparison in index.get("comparisons", []):
-        for metric, value in comparison.get("scores", {}).items():
-            scores.setdefault(metric, []).append((comparison["id"], Decimal(str(value))))
+    for comparison in model.quality:
+        for metric, value in comparison.scores.items():
+            if value is not None:
+                scores.setdefault(metric, []).append((comparison.id, value))
     for metric, values in scores.items():
         words = frozenset(_METRIC_WORDS.get(metric, {metric}))
         lo = min(values, key=lambda v: v[1])
@@ -196,13 +199,10 @@ def _quality(ctx: Context, gate: dict[str, Any]) -> list[Evidence]:
 def texts(ctx: Context) -> list[tuple[str, str | None, str]]:
     """Return `(source name, finding path, text)` for every claim text of the run (claims.json fields, README/RESULTS, --claims-text)."""
     out: list[tuple[str, str | None, str]] = []
-    document = ctx.bundle.document("claims")
-    for key in ("headline", "notes"):
-        if isinstance(document.get(key), str):
-            out.append((f"claims.json#/{key}", "claims.json", document[key]))
-    for i, claim in enumerate(document.get("claims", [])):
-        if isinstance(claim.get("text"), str):
-            out.append((f"claims.json#/claims/{i}/text", "claims.json", claim["text"]))
+    model = evidence_of(ctx)
+    model.need("claims")
+    for prose in model.prose:
+        out.append((str(prose.location), prose.location.file, prose.text))
     for name in sorted(ctx.bundle.verified):
         if "/" not in name and TEXT_FILES.fullmatch(name):
             path = ctx.bundle.path_of(name)

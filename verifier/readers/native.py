@@ -6,7 +6,10 @@ profile, `verifier.readers.mapped`, which presents the same documents) into
 one `Evidence`, cached in `ctx.data["evidence"]`. Only documents that passed
 integrity and their schema are read (`Bundle.document`); a document that
 cannot be used, a unit the registry does not know, or a receipt of an
-unknown kind becomes an `Unmapped` entry instead of being dropped.
+unknown kind becomes an `Unmapped` entry instead of being dropped; a
+document that leaves a part of the model unusable names that part and the
+reason code (`Evidence.need`). Every native check family reads this model,
+never the documents (only `schema.documents` reads them, to validate them).
 Side effects: none beyond what `Bundle.document` reads (already-hashed bytes).
 """
 
@@ -19,21 +22,29 @@ from verifier import units
 from verifier.errors import Unverifiable
 from verifier.readers.manifests import V1_MANIFEST
 from verifier.evidence import (
+    Attempt,
     Evidence,
     External,
     FileEntry,
     Location,
     Media,
+    Output,
     Plan,
+    PlannedRequest,
     ProcessReceipt,
+    Prose,
     QualityComparison,
     Quantity,
     Receipt,
+    RecordedOutcome,
     StatedClaim,
     Unmapped,
 )
 
-__all__ = ["V1_PROFILE", "evidence_of", "from_documents"]
+__all__ = ["ATTEMPT_ROLES", "V1_PROFILE", "evidence_of", "from_documents"]
+
+#: Manifest `role` values of a retained attempt (schemas/manifest.schema.json).
+ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
 
 #: Bundle format v1 said in the profile language (`schemas/profile.schema.json`, `docs/profiles.md`): its manifest
 #: kind (`V1_MANIFEST`), where the manifest names the gate, and its documents, receipts read as-is from JSON Lines.
@@ -75,30 +86,42 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     Return the `Evidence` of parsed bundle v1 `documents` (kind -> document; absent kinds are simply missing).
 
     `names` maps each kind to the file it was read from (for locations);
-    `manifest` is the parsed manifest (its `files` and `external`), or None.
-    Pure: reads nothing. Receipts of kind `request` become `Receipt`s (with
-    `elapsed` in s), of kind `worker` `ProcessReceipt`s; every other kind is
-    `Unmapped`.
+    `manifest` is the parsed manifest (its `files` with their `role`, and
+    `external`), or None. Pure: reads nothing. Receipts of kind `request`
+    become `Receipt`s (with `elapsed` in s), of kind `worker`
+    `ProcessReceipt`s; every other kind is `Unmapped`. A manifest file
+    whose `role` is an attempt role becomes a declared `Attempt` (its
+    receipts are read by `attempts.retained`, never mixed in).
     """
     unmapped = list(unmapped or [])
     mname = names.get("manifest", "manifest.json")
-    files = tuple(FileEntry(e["path"], e.get("size"), (e.get("sha256") or "").lower() or None, (mname,))
-                  for e in (manifest or {}).get("files", []))
+    listed = (manifest or {}).get("files", [])
+    files = tuple(FileEntry(e["path"], e.get("size"), (e.get("sha256") or "").lower() or None, (mname,), e.get("role"))
+                  for e in listed)
     externals = tuple(External(e["path"], e.get("sha256"), e.get("size"), Location(mname, f"/external/{i}"), e.get("reason", ""))
                       for i, e in enumerate((manifest or {}).get("external", [])))
+    attempts = tuple(Attempt(e["path"], e["role"].removesuffix("-attempt"), f"listed as {e['role']} in {mname}",
+                             location=Location(mname, f"/files/{i}/role"))
+                     for i, e in enumerate(listed) if e.get("role") in ATTEMPT_ROLES)
     plan = None
     doc = documents.get("plan")
     if isinstance(doc, dict):
+        pname = names.get("plan", "plan.json")
         plan = Plan(
             arms={a["id"]: a.get("role", "") for a in doc.get("arms", [])},
             servers={s["id"]: s["arm"] for s in doc.get("servers", [])},
             order=tuple(doc.get("arm_order", [])),
             per_server={"warmup": doc.get("warmups_per_server", 0), "measured": doc.get("measured_per_server", 0)},
-            requests=tuple((r["id"], r["server"], r["phase"]) for r in doc.get("requests", [])),
+            requests=tuple(PlannedRequest(r["id"], r["server"], r["phase"]) for r in doc.get("requests", [])),
             expected_output=dict(doc.get("expected_output", {})),
-            concurrency=doc.get("concurrency"),
+            timeouts={k: q for k, v in (doc.get("timeouts") or {}).items()
+                      if (q := _quantity(v, "s", Location(pname, f"/timeouts/{k}"), unmapped)) is not None},
+            concurrency=doc.get("max_concurrency"),
             arrival=doc.get("arrival"),
-            location=Location(names.get("plan", "plan.json")),
+            location=Location(pname),
+            labels={a["id"]: a.get("label", "") for a in doc.get("arms", [])},
+            run_order=tuple((s["id"], s["arm"]) for s in doc.get("servers", [])),
+            frozen_at=doc.get("frozen_at"),
         )
     receipts, processes, media = [], [], []
     rname = names.get("receipts", "receipts.jsonl")
@@ -106,34 +129,49 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     for index, r in enumerate(documents.get("receipts") or []):
         where = Location(rname, f"/{index}")  # the JSON Pointer of the record in the JSON Lines list, as reports give it
         if r.get("kind") == "request":
-            outputs = tuple(o["path"] for o in r.get("outputs") or [])
+            outputs = tuple(Output(o["path"], o["sha256"]) for o in r.get("outputs") or [])
             receipts.append(Receipt(
                 dims={k: str(r[k]) for k in ("request_id", "arm", "server", "phase") if r.get(k) is not None},
                 quantities={"elapsed": _quantity(r.get("elapsed_s"), "s", where, unmapped)},
-                location=where, ok=r.get("outcome") == "ok", outputs=outputs))
-            media.extend(Media(path, "output", expected) for path in outputs)
+                location=where, ok=r.get("outcome") == "ok", outputs=outputs,
+                started_at=r.get("started_at"), ended_at=r.get("ended_at"), outcome=r.get("outcome"),
+                http_status=r.get("http_status"), error=r.get("error")))
+            media.extend(Media(o.path, "output", expected) for o in outputs)
         elif r.get("kind") == "worker":
             processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
                                             r.get("stdout"), r.get("stderr"), where,
-                                            {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None}))
+                                            {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None},
+                                            started_at=r.get("started_at")))
         else:
             unmapped.append(Unmapped(f"receipt of kind {r.get('kind')!r}", where, "neither a request nor a worker receipt"))
-    claims = []
-    doc = documents.get("claims")
+    claims, prose, outcomes = [], [], []
+    doc = documents.get("claims") or {}
     cname = names.get("claims", "claims.json")
-    for i, c in enumerate((doc or {}).get("claims", [])):
+    for key in ("headline", "notes"):
+        if isinstance(doc.get(key), str):
+            prose.append(Prose(doc[key], Location(cname, f"/{key}")))
+    for i, c in enumerate(doc.get("claims", [])):
         where = Location(cname, f"/claims/{i}/value")
-        claims.append(StatedClaim(c["id"], _quantity(c.get("value"), c.get("unit"), where, unmapped), (doc or {}).get("headline", ""), where))
+        value = c.get("value")
+        claims.append(StatedClaim(c["id"], _quantity(value, c.get("unit"), where, unmapped), doc.get("headline", ""), where,
+                                  value=None if value is None else Decimal(value), unit=c.get("unit")))
+        if isinstance(c.get("text"), str):
+            prose.append(Prose(c["text"], Location(cname, f"/claims/{i}/text")))
+    for i, o in enumerate(doc.get("outcomes") or []):
+        covers = o.get("covers")
+        outcomes.append(RecordedOutcome(o["gate"], o["passed"], tuple(covers) if isinstance(covers, list) else covers,
+                                        Location(cname, f"/outcomes/{i}")))
     quality = []
-    doc = documents.get("quality")
+    doc = documents.get("quality") or {}
     qname = names.get("quality", "quality-index.json")
-    for i, comp in enumerate((doc or {}).get("comparisons", [])):
-        for metric, score in (comp.get("scores") or {}).items():
-            quality.append(QualityComparison(metric, None if score is None else Decimal(str(score)), comp["reference"], comp["candidate"],
-                                             (doc or {}).get("scorers", {}).get(metric, {}), Location(qname, f"/comparisons/{i}/scores/{metric}")))
+    for i, comp in enumerate(doc.get("comparisons", [])):
+        scores = {metric: None if score is None else Decimal(str(score)) for metric, score in (comp.get("scores") or {}).items()}
+        quality.append(QualityComparison(comp["id"], comp["reference"], comp["candidate"], scores, Location(qname, f"/comparisons/{i}")))
+        media.extend(Media(comp[side], side) for side in ("reference", "candidate"))
     return Evidence(reader=reader, files=files, externals=externals, plan=plan, receipts=tuple(receipts),
                     processes=tuple(processes), claims=tuple(claims), quality=tuple(quality), media=tuple(media),
-                    unmapped=tuple(unmapped), gate=gate)
+                    attempts=attempts, unmapped=tuple(unmapped), gate=gate, scorers=dict(doc.get("scorers") or {}),
+                    prose=tuple(prose), outcomes=tuple(outcomes))
 
 
 def evidence_of(ctx: Any) -> Evidence:
@@ -141,7 +179,9 @@ def evidence_of(ctx: Any) -> Evidence:
     Return (and cache in `ctx.data["evidence"]`) the `Evidence` of the run's bundle, native or mapped.
 
     A document that did not pass integrity or its schema is left out and
-    recorded as `Unmapped` with the reason `Bundle.document` gives.
+    recorded as `Unmapped` with the part it leaves unusable and the reason
+    code `Bundle.document` gives. Called first by a check that runs after
+    `schema.documents` (which records the schema problems it reads).
     """
     if "evidence" in ctx.data:
         return ctx.data["evidence"]  # type: ignore[no-any-return]
@@ -150,12 +190,15 @@ def evidence_of(ctx: Any) -> Evidence:
     unmapped: list[Unmapped] = []
     names = {kind: spec[0] for kind, spec in bundle.kinds.items()}
     for kind in ("plan", "receipts", "claims", "quality"):
-        if kind not in bundle.kinds or not bundle.has(kind):
+        parts = ("receipts", "processes") if kind == "receipts" else (kind,)
+        if kind not in bundle.kinds:  # a mapped profile that maps no such document
+            unmapped.extend(Unmapped(f"{kind} document", None, f"the reader maps no {kind} document, so nothing that needs it is checked",
+                                     part, "not-in-evidence") for part in parts)
             continue
         try:
             documents[kind] = bundle.document(kind)
         except Unverifiable as exc:
-            unmapped.append(Unmapped(f"document {names[kind]}", Location(names[kind]), str(exc)))
+            unmapped.extend(Unmapped(f"document {names[kind]}", Location(names[kind]), str(exc), part, exc.code) for part in parts)
     profile = ctx.options.get("profile")
     reader = f"profile:{profile['id']}" if profile else "bundle-v1"
     evidence = from_documents(documents, manifest=ctx.data.get("manifest"), names=names, reader=reader,

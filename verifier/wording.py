@@ -1,0 +1,118 @@
+"""
+Wording: what the words around a stated number say about it, as pure functions over `verifier.claimtext.Quantity`.
+
+Used by `verifier.binding` to choose the value a number is compared with:
+the statistic a sentence names (`mean`, `p95`, `sd`), the extreme (`lowest`),
+the arm or server keys it is tied to, whether it is stated as a bound
+("above 0.95", "at most 2 s"), a bare count of something the evidence does
+not count ("4 crashes"), and "X s per request" read as a time. No evidence
+is read here; conventions and sources are in `docs/claims.md`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from decimal import Decimal
+
+from verifier import units
+from verifier.claimtext import Quantity
+
+__all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREMES", "FOREIGN_WORDS", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
+           "per_request", "statistic", "words"]
+
+#: Words that tie a relative phrase to the latency arms of a bundle.
+LATENCY_WORDS = frozenset("latency latencies e2e end-to-end time duration wall elapsed runtime response seconds "
+                          "request requests inverse-latency faster slower speedup speed-up quicker headline mean".split())
+#: Words that say a number is about something the bundle's latency pairs are not.
+FOREIGN_WORDS = frozenset("memory hbm vram throughput bandwidth power energy cost size accuracy quality ssim lpips "
+                          "cosine utilization utilisation bytes disk pilot tokens".split())
+_STATISTICS = (("sd", r"\b(?:sd|stdev|std|standard deviation|stddev)\b"), ("p", r"\bp(\d{1,2}(?:\.\d+)?)\b"),
+               ("median", r"\b(?:median|p50)\b"), ("mean", r"\b(?:mean|means|average|avg)\b"))
+EXTREMES = (("min", r"\b(?:min|minimum|lowest|smallest|worst|closest)\b"), ("max", r"\b(?:max|maximum|highest|largest|peak)\b"))
+THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
+
+
+def words(text: str) -> set[str]:
+    """Return the lower-cased words of `text` (letters, digits and inner hyphens)."""
+    return set(re.findall(r"[a-z0-9][a-z0-9-]*", text.lower()))
+
+
+def clause_after(q: Quantity) -> str:
+    """Return the words after `q` up to the end of its clause (a comma, semicolon, colon, "and" or "but")."""
+    return re.split(r"[,;:]| and | but ", q.after, maxsplit=1)[0]
+
+
+def local(q: Quantity) -> str:
+    """Return the words that belong to this number: its table context, the words since the previous number, and its own clause after it."""
+    return f"{q.context} {q.before} {clause_after(q)}".lower()
+
+
+def statistic(text: str) -> str | None:
+    """Return the statistic `text` names first by precedence (`sd`, `pNN`, `median`, `mean`), or None."""
+    for name, rx in _STATISTICS:
+        m = re.search(rx, text)
+        if m:
+            return f"p{m.group(1)}" if name == "p" else name
+    return None
+
+
+def keys_of(q: Quantity, keys: set[str]) -> list[str]:
+    """Return the arm/server keys the wording ties to `q`: a parenthesis right after it, else its table row, else the words before it, else its clause."""
+    def found(text: str) -> list[str]:
+        hits = [(m.start(), k) for k in keys for m in re.finditer(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", text.lower())]
+        return [k for _, k in sorted(hits)]
+    paren = re.match(r"^\s*\(([^)]*)\)", q.after)
+    for text, last in ((paren.group(1) if paren else "", False), (q.context, False), (q.before, True), (clause_after(q), False)):
+        hits = found(text)
+        if hits:
+            return [hits[-1] if last else hits[0]]
+    return []
+
+
+#: Words that may follow a bare number without naming what it counts ("3.77 overall", "2 of 4").
+_NOT_NOUNS = frozenset("and or of in on at for to by with from than as per overall total each times fold faster slower "
+                       "lower higher less more the a an is was were are be vs versus".split())
+
+
+def foreign_noun(q: Quantity) -> str:
+    """Return the noun a bare number counts ("4 crashes", "900 dollars") when it is a word, else ""; known count nouns are bound earlier."""
+    m = re.match(r"\s*([a-z][a-z-]{2,})\b", q.noun.lower())
+    return m.group(1) if m and m.group(1) not in _NOT_NOUNS else ""
+
+
+#: "fell by 299.15 s", "saves 299 s": an absolute difference of a time pair (baseline - candidate).
+DIFFERENCE_BEFORE = re.compile(r"\b(?:fell|fall\w*|drop\w*|reduc\w*|cut\w*|lower\w*|decreas\w*|shrank|shrunk|shav\w*|trim\w*|improv\w*)"
+                                r"(?:\s+[\w-]+){0,3}?\s+by\s*(?:about\s+|around\s+|~)?$|\b(?:sav\w*|shav\w*)\s*(?:about\s+|around\s+|~)?$")
+DIFFERENCE_AFTER = re.compile(r"^\s*(?:less|lower|shorter|faster|quicker|saved|fewer)\b")
+#: Written right before a number: it is a bound, not a value ("above 0.95", "at least 0.97", "under 200 s").
+_LOWER_BOUND = re.compile(r"\b(?:above|exceed\w*|more\s+than|greater\s+than|higher\s+than)\s*$|(?P<inclusive>\bat\s+least|\bno\s+less\s+than|\bnot\s+below|>=|\u2265)\s*$|>\s*$")
+_UPPER_BOUND = re.compile(r"\b(?:below|under|less\s+than|lower\s+than|fewer\s+than)\s*$|(?P<inclusive>\bat\s+most|\bno\s+more\s+than|\bnot\s+above|<=|\u2264)\s*$|<\s*$")
+
+
+def bound_of(q: Quantity) -> tuple[str, bool] | None:
+    """Return ("lower" | "upper", inclusive) when the words right before `q` state it as a bound ("above 0.95", "at most 2 s"), else None."""
+    before = q.before.lower()
+    for side, rx in (("lower", _LOWER_BOUND), ("upper", _UPPER_BOUND)):
+        m = rx.search(before)
+        if m:
+            return side, bool(m.group("inclusive"))
+    return None
+
+
+def bound_holds(side: str, inclusive: bool, stated: Decimal, derived: Decimal) -> bool:
+    """Return whether `derived` lies on the stated side of the bound `stated` (no tolerance: a bound is stated exactly)."""
+    if side == "lower":
+        return derived >= stated if inclusive else derived > stated
+    return derived <= stated if inclusive else derived < stated
+
+
+_PER_REQUEST = re.compile(r"^(?P<unit>.+?)\s*(?:/|\s+per\s+)(?:request|req|sample|call)s?$", re.IGNORECASE)
+
+
+def per_request(q: Quantity) -> Quantity:
+    """Read "299 s per request" as 299 s when it is a time: latency statistics are per request already (their unit is s, not s/request)."""
+    m = _PER_REQUEST.match(q.unit or "")
+    if not m or not units.known(m.group("unit")) or units.parse(m.group("unit")).dimension != "time":
+        return q
+    return replace(q, unit=m.group("unit"))
