@@ -15,11 +15,20 @@ pins and schema compilation are not counted; the page cache is warm):
 - `verify`: `verifier.core.verify_path(TREE)` (detection, every check of the
   profile, the report object).
 
-Prints the median of `--reps` runs of each and the ratio verify / stdlib,
-and the median time of parsing the README once with markdown-it-py (what
-`verify` reads the README's table and prose with; the stdlib baseline only
-splits its lines at `|`), the floor that parse sets on the ratio.
-Usage: `python benchmarks/bench_profile_mlperf.py [TREE] [--reps N]`.
+Prints the median and minimum of `--reps` runs of each and the ratios
+verify / stdlib (of the medians and of the minimums: on a shared machine the
+minimum is the figure least disturbed by other load), the load average
+before and after, and the median time of parsing the README once with
+markdown-it-py (what `verify` reads the README's table and prose with; the
+stdlib baseline only splits its lines at `|`), the floor that parse sets on
+the ratio. It measures the `verifier/` of the checkout it sits in.
+
+`--base REF` measures a second checkout in the same run: REF is checked out
+as a detached `git worktree` in a temporary directory (removed at exit), and
+base and this checkout alternate, each in a fresh child process, for
+`--rounds` rounds, so load drifting on a shared machine hits both alike; it
+prints each round and the medians over rounds of both ratios.
+Usage: `python benchmarks/bench_profile_mlperf.py [TREE] [--reps N] [--base REF [--rounds N]]`.
 """
 
 from __future__ import annotations
@@ -28,11 +37,16 @@ import argparse
 import ast
 import csv
 import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "mlperf-inference-test-submissions-v5.0"
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = ROOT.parent / "shared" / "corpus" / "mlperf-inference-test-submissions-v5.0"
 
 
 def parse_stdlib(tree: Path) -> int:
@@ -76,37 +90,100 @@ def parse_stdlib(tree: Path) -> int:
     return count
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    parser.add_argument("tree", nargs="?", type=Path, default=DEFAULT)
-    parser.add_argument("--reps", type=int, default=5)
-    args = parser.parse_args()
+def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
+    """Time `reps` alternating runs of the stdlib parse, `verify_path` and one Markdown parse of the README, after a warm-up; return the figures."""
     from verifier.core import verify_path
-
-    verify_path(str(args.tree))  # warm-up: imports, pins, schema compilation
-    parse_stdlib(args.tree)
     from verifier.grammars import markdown_document
 
-    readme = (args.tree / "README.md").read_bytes()
+    verify_path(str(tree))  # warm-up: imports, pins, schema compilation
+    parse_stdlib(tree)
+    readme = (tree / "README.md").read_bytes()
     ours, theirs, markdown = [], [], []
-    for _ in range(args.reps):
+    for _ in range(reps):
         start = time.perf_counter()
-        values = parse_stdlib(args.tree)
+        values = parse_stdlib(tree)
         theirs.append(time.perf_counter() - start)
         start = time.perf_counter()
-        report = verify_path(str(args.tree))
+        report = verify_path(str(tree))
         ours.append(time.perf_counter() - start)
         start = time.perf_counter()
         markdown_document(readme)
         markdown.append(time.perf_counter() - start)
-    rows = sum(1 for f in report.findings if f.check == "profile.claims" and f.message.startswith("Result["))
-    s, v = statistics.median(theirs), statistics.median(ours)
-    print(f"tree: {args.tree} ({rows} table rows, {values} values parsed by the stdlib baseline)")
-    print(f"stdlib parse: median {s * 1000:.1f} ms over {args.reps} runs")
-    print(f"verify (mlperf-inference profile): median {v * 1000:.1f} ms, verdict {report.verdict}, {len(report.findings)} findings")
-    m = statistics.median(markdown)
-    print(f"of which the README's Markdown parse (markdown-it-py, one parse of {len(readme)} bytes): median {m * 1000:.1f} ms = {m / s:.1f}x the stdlib baseline alone")
-    print(f"ratio verify / stdlib: {v / s:.1f}x (target < 2x); without the Markdown parse: {(v - m) / s:.1f}x")
+    return {
+        "rows": sum(1 for f in report.findings if f.check == "profile.claims" and f.message.startswith("Result[")),
+        "values": values, "verdict": str(report.verdict), "findings": len(report.findings), "readme_bytes": len(readme),
+        "stdlib_median": statistics.median(theirs), "stdlib_min": min(theirs),
+        "verify_median": statistics.median(ours), "verify_min": min(ours), "markdown_median": statistics.median(markdown),
+    }
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def report(tree: Path, reps: int, f: dict[str, float | str | int]) -> None:
+    """Print the figures of one `measure`."""
+    s, v, m = float(f["stdlib_median"]), float(f["verify_median"]), float(f["markdown_median"])
+    print(f"tree: {tree} ({f['rows']} table rows, {f['values']} values parsed by the stdlib baseline)")
+    print(f"stdlib parse: median {s * 1000:.1f} ms, min {float(f['stdlib_min']) * 1000:.1f} ms over {reps} runs")
+    print(f"verify (mlperf-inference profile): median {v * 1000:.1f} ms, min {float(f['verify_min']) * 1000:.1f} ms, verdict {f['verdict']}, {f['findings']} findings")
+    print(f"of which the README's Markdown parse (markdown-it-py, one parse of {f['readme_bytes']} bytes): median {m * 1000:.1f} ms = {m / s:.1f}x the stdlib baseline alone")
+    print(f"ratio verify / stdlib: {v / s:.1f}x of the medians, {float(f['verify_min']) / float(f['stdlib_min']):.1f}x of the minimums "
+          f"(target < 2x); without the Markdown parse: {(v - m) / s:.1f}x")
+
+
+def against(base_ref: str, tree: Path, reps: int, rounds: int) -> None:
+    """Measure checkout `base_ref` and this checkout alternately in child processes, `rounds` times; print each round and the medians."""
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", base_ref], capture_output=True, text=True, check=True).stdout.strip()
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True, check=True).stdout.strip()
+    print(f"base {base_ref} = {sha[:12]}; head: this checkout ({head}{', with uncommitted changes' if dirty else ''}); {rounds} rounds x {reps} runs")
+    print(f"load average before: {_load()}")
+    with tempfile.TemporaryDirectory(prefix="bench-mlperf-") as tmp:
+        base = Path(tmp) / "base"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), sha], capture_output=True, check=True)
+        try:
+            ratios: dict[str, dict[str, list[float]]] = {"base": {"median": [], "min": []}, "head": {"median": [], "min": []}}
+            for rnd in range(1, rounds + 1):
+                for label, checkout in (("base", base), ("head", ROOT)):
+                    proc = subprocess.run([sys.executable, str(Path(__file__).resolve()), str(tree), "--reps", str(reps), "--child", str(checkout)],
+                                          capture_output=True, text=True)
+                    if proc.returncode != 0:
+                        raise SystemExit(f"{label} run failed (exit {proc.returncode}): {proc.stderr[-1500:]}")
+                    f = json.loads(proc.stdout.strip().splitlines()[-1])
+                    med, low = f["verify_median"] / f["stdlib_median"], f["verify_min"] / f["stdlib_min"]
+                    ratios[label]["median"].append(med)
+                    ratios[label]["min"].append(low)
+                    print(f"round {rnd} {label}: stdlib median {f['stdlib_median'] * 1000:.1f} ms, verify median {f['verify_median'] * 1000:.1f} ms, "
+                          f"ratio {med:.2f}x (of the minimums {low:.2f}x), verdict {f['verdict']}, {f['findings']} findings", flush=True)
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], capture_output=True)
+    print(f"load average after: {_load()}")
+    for label in ("base", "head"):
+        print(f"{label}: ratio verify / stdlib, median over rounds: {statistics.median(ratios[label]['median']):.2f}x of the medians, "
+              f"{statistics.median(ratios[label]['min']):.2f}x of the minimums (target < 2x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[1])
+    parser.add_argument("tree", nargs="?", type=Path, default=DEFAULT)
+    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--base", help="also measure this commit, alternating with this checkout, in one run")
+    parser.add_argument("--rounds", type=int, default=3, help="with --base: alternating rounds (default 3)")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # internal: measure the checkout at this path, print JSON
+    args = parser.parse_args()
+    if args.child is not None:
+        sys.path.insert(0, str(args.child))
+        print(json.dumps(measure(args.tree.resolve(), args.reps)))
+        return
+    if args.base:
+        against(args.base, args.tree.resolve(), args.reps, args.rounds)
+        return
+    sys.path.insert(0, str(ROOT))
+    print(f"load average before: {_load()}")
+    figures = measure(args.tree.resolve(), args.reps)
+    print(f"load average after: {_load()}")
+    report(args.tree, args.reps, figures)
 
 
 if __name__ == "__main__":

@@ -97,3 +97,32 @@ def test_an_unknown_gate_says_where_a_repository_gate_is_pinned(run, example_cop
     result = run(str(example_copy))
     assert result.exit_code == 1
     assert "unknown-gate" in result.output and "trust root" in result.output and "--trust-ref" in result.output
+
+
+def test_a_folder_no_profile_matches_names_its_json_files_that_do_not_parse(run, tmp_path):
+    import shutil
+
+    from conftest import ROOT
+    folder = tmp_path / "hf"
+    shutil.copytree(ROOT.parent / "shared" / "corpus" / "hyperfine-3em", folder)
+    results = folder / "tools" / "benchmarks" / "results.json"
+    results.write_bytes(results.read_bytes()[:-40])  # a truncated export
+    result = run(str(folder))
+    assert result.exit_code == 2, result.output
+    assert "no shipped profile matches it" in result.stderr
+    assert "tools/benchmarks/results.json:" in result.stderr and "not strict JSON" in result.stderr, result.stderr
+
+
+def test_a_folder_no_profile_matches_with_only_valid_json_says_nothing_of_parsing(run, tmp_path):
+    (tmp_path / "a.json").write_text('{"x": 1}')
+    result = run(str(tmp_path))
+    assert result.exit_code == 2
+    assert "not strict JSON" not in result.stderr
+
+
+def test_a_directory_named_like_a_command_gets_a_note_on_how_to_verify_it(run, tmp_path, monkeypatch):
+    (tmp_path / "pin").mkdir()
+    monkeypatch.chdir(tmp_path)
+    result = run("pin")
+    assert "verify ./pin" in result.stderr, result.stderr
+    assert "verify ./pin" not in run("./pin").stderr

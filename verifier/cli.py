@@ -38,6 +38,9 @@ class _DefaultGroup(click.Group):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and args[0] not in ("-h", "--help", "--version"):
             args = ["check", *args]
+        elif args and args[0] in self.commands and os.path.isdir(args[0]):
+            click.echo(f"verify: note: {args[0]!r} is read as the command `verify {args[0]}`; to verify the directory "
+                       f"{args[0]}, write `verify ./{args[0]}`", err=True)
         return super().parse_args(ctx, args)
 
     def main(self, *args: Any, **kwargs: Any) -> Any:  # one-line usage errors, exit 2, never a traceback

@@ -42,7 +42,7 @@ from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.errors import UsageError
 from verifier.evidence import PARTS
-from verifier.jsonio import JSONProblem, loads_strict
+from verifier.jsonio import JSONProblem, loads_strict, unparsed_files
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
 from verifier.roster import in_families
@@ -231,6 +231,8 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                 return folder
         if len(found) != 1:
             what = "no shipped profile matches it" if not found else f"several profiles match it: {', '.join(found)}"
+            broken = unparsed_files(target) if not found and target.is_dir() else []
+            what += f" (not strict JSON, so no profile could read it: {'; '.join(broken)})" if broken else ""
             raise UsageError(
                 f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"

@@ -170,22 +170,53 @@ def _assignments(line: str) -> dict[str, str] | None:
     return out or None
 
 
-def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, Any] | None:
-    stripped = line.strip()
-    if grammar == "prefixed-json":
-        prefix = spec.get("prefix", "")
+def _pointer_tokens(pointer: str) -> list[str]:
+    """Return the unescaped reference tokens of a JSON Pointer (RFC 6901), for `_walk`."""
+    return [raw.replace("~1", "/").replace("~0", "~") for raw in pointer[1:].split("/")] if pointer else []
+
+
+def _walk(document: Any, tokens: list[str]) -> Any:
+    """Resolve pre-split pointer `tokens` in `document` like `_resolve`; raises `KeyError` when a token does not resolve."""
+    current = document
+    for token in tokens:
+        if isinstance(current, dict) and token in current:
+            current = current[token]
+        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
+            current = current[int(token)]
+        else:
+            raise KeyError(token)
+    return current
+
+
+def _prefixed_json(spec: dict[str, Any]) -> Any:
+    """Return the reader of `PREFIX {json}` lines (`None` for other lines); the prefix and `fold` pointers are read once per file."""
+    prefix = spec.get("prefix", "")
+    start = len(prefix)
+    fold = spec.get("fold")
+    key_tokens, value_tokens = (_pointer_tokens(fold["key"]), _pointer_tokens(fold["value"])) if fold else ([], [])
+
+    def read(line: str) -> dict[str, Any] | None:
         if not prefix or not line.startswith(prefix):
             return None
         try:
-            document = loads_strict_text(line[len(prefix):])
+            document = loads_strict_text(line[start:])
         except JSONProblem as exc:
             raise GrammarError("bad-line", f"a {prefix.strip()!r} line is not strict JSON: {exc}") from None
-        if "fold" in spec:
+        if fold:
             try:
-                return {str(_resolve(document, spec["fold"]["key"])): _resolve(document, spec["fold"]["value"])}
+                return {str(_walk(document, key_tokens)): _walk(document, value_tokens)}
             except KeyError:
-                raise GrammarError("bad-line", f"a {prefix.strip()!r} line lacks {spec['fold']}") from None
+                raise GrammarError("bad-line", f"a {prefix.strip()!r} line lacks {fold}") from None
         return document if isinstance(document, dict) else None
+
+    return read
+
+
+def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the members one line states under `grammar` (a `LINE_GRAMMARS` name), or None when the line is not of it."""
+    if grammar == "prefixed-json":
+        return _prefixed_json(spec)(line)  # type: ignore[no-any-return]
+    stripped = line.strip()
     if grammar == "json-object":
         if not (stripped.startswith("{") and stripped.endswith("}")):
             return None
@@ -212,13 +243,25 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
     raise GrammarError("unknown-grammar", f"unknown line grammar {grammar!r}")
 
 
+def _line_readers(spec: dict[str, Any]) -> list[Any]:
+    """Return one reader per line grammar of `spec`, in order: each maps a line to its members or None."""
+    readers = []
+    for grammar in spec.get("lines", ["key-value"]):
+        if grammar == "prefixed-json":
+            readers.append(_prefixed_json(spec))
+        else:
+            readers.append(lambda line, g=grammar: _line_members(line, g, spec))
+    return readers
+
+
 def _text_record(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     record: dict[str, Any] = {}
     lines_of: dict[str, int] = {}
     conflicts: dict[str, list[int]] = {}
+    readers = _line_readers(spec)
     for number, line in enumerate(text.splitlines(), start=1):
-        for grammar in spec.get("lines", ["key-value"]):
-            members = _line_members(line, grammar, spec)
+        for read in readers:
+            members = read(line)
             if members is None:
                 continue
             for key, value in members.items():

@@ -19,8 +19,10 @@ validation, canonical JSON, reporters) can recurse without bound.
 from __future__ import annotations
 
 import json
+import os
 import re
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import Any
 
 __all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "loads_strict_text", "schema_message"]
@@ -44,11 +46,13 @@ class JSONProblem(ValueError):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise JSONProblem("duplicate-key", f"duplicate key {key!r}")
-        out[key] = value
+    out = dict(pairs)  # C speed; a duplicate key makes it shorter than the pairs, and is then named
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for key, _value in pairs:
+            if key in seen:
+                raise JSONProblem("duplicate-key", f"duplicate key {key!r}")
+            seen.add(key)
     return out
 
 
@@ -122,14 +126,18 @@ def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
 #: A run of digits long enough that an integer literal might leave the binary64 range (`_int` must then see it); shorter ones
 #: cannot (fewer than MAX_INT_DIGITS - 1 digits is below 10**307), so the C parser's own `int` is used without a call per literal.
 _LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_DIGITS - 2))
+#: The two strict decoders, built once (`json.loads` with hooks builds a decoder and its scanner on every call), keyed by
+#: whether integers need `_int`'s range check. Both refuse duplicate keys and NaN/Infinity and range-check every fraction.
+_DECODERS = {
+    ints: json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int if ints else None)
+    for ints in (False, True)
+}
 
 
 def _decode(text: str) -> Any:
     try:
-        value = json.loads(
-            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float,
-            parse_int=_int if _LONG_DIGITS.search(text) else None,
-        )
+        # a text shorter than a `_LONG_DIGITS` run cannot hold one: no scan (most texts are lines of a log)
+        value = _DECODERS[len(text) >= MAX_INT_DIGITS - 2 and _LONG_DIGITS.search(text) is not None].decode(text)
     except JSONProblem:
         raise
     except json.JSONDecodeError as exc:
@@ -206,3 +214,31 @@ _DECIMAL_REPR = re.compile(r"Decimal\('([^']*)'\)")
 def schema_message(error: Any) -> str:
     """Return a jsonschema `ValidationError`'s message with `Decimal('396.30')` shown as `396.30`, as the document states it."""
     return _DECIMAL_REPR.sub(r"\1", str(error.message))
+
+
+def unparsed_files(root: Path, limit: int = 20, max_bytes: int = 64 * 2**20) -> list[str]:
+    """
+    Return one line per `*.json` file under directory `root` (three levels deep) that strict JSON does not load ("a/results.json: ...").
+
+    For error messages only (a directory no reader recognises): a broken
+    export should be named as broken, not as an unknown format. At most
+    `limit` files of at most `max_bytes` each are read, in name order; files
+    that cannot be read are named with the OS error. Never raises.
+    """
+    found: list[str] = []
+    names: list[Path] = []
+    for top, dirs, files in os.walk(root):  # never follows symlinked directories
+        depth = len(Path(top).relative_to(root).parts)
+        dirs[:] = sorted(dirs) if depth < 3 else []
+        names += [Path(top) / f for f in sorted(files) if f.lower().endswith(".json") and not os.path.islink(Path(top) / f)]
+        if len(names) >= limit:
+            break
+    for path in names[:limit]:
+        try:
+            if path.stat().st_size <= max_bytes:
+                loads_strict(path.read_bytes())
+        except JSONProblem as exc:
+            found.append(f"{path.relative_to(root).as_posix()}: {exc}")
+        except OSError as exc:
+            found.append(f"{path.relative_to(root).as_posix()}: cannot be read ({exc.strerror})")
+    return found

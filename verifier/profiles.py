@@ -153,14 +153,22 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 raise _refuse(origin, f"{where}/per", "a `pick` claim ranks the instances of exactly one `per` dimension")
             if kind == "claims":
                 allowed = set(item.get("per", [])) if "pick" not in item else set()
-                at = item["at"]
-                text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
-                for name in _PLACEHOLDER.findall(text):
-                    base = name.removesuffix(".index")
-                    if base not in allowed:
-                        raise _refuse(origin, f"{where}/at", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
+                if "minus" in item and ("pick" in item or item["statistic"] not in VALUE_STATISTICS):
+                    raise _refuse(origin, f"{where}/minus", "`minus` (a margin to a stated target) needs a statistic of a value in its unit "
+                                  f"({', '.join(VALUE_STATISTICS)}), not {'a pick' if 'pick' in item else item['statistic']}")
+                for part in ("at", "minus"):
+                    at = item.get(part)
+                    if at is None:
+                        continue
+                    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
+                    for name in _PLACEHOLDER.findall(text):
+                        base = name.removesuffix(".index")
+                        if base not in allowed:
+                            raise _refuse(origin, f"{where}/{part}", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
             elif any(isinstance(v, dict) for v in item["selection"].values()):
                 raise _refuse(origin, f"{where}/selection", "a gate rule cannot select through a join; judge the joined statistic as a claim")
+            elif "recorded" in item and (bad := _foreign_placeholder(item["recorded"], set(item.get("per", [])))):
+                raise _refuse(origin, f"{where}/recorded", f"location placeholder {{{bad}}} is not one of its `per` dimensions {sorted(item.get('per', []))}")
             elif "bounds_at" in item:
                 for dim in item["bounds_at"].get("required_for", {}):
                     if dim not in item.get("per", []):
@@ -181,6 +189,12 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
             if rid not in receipts:
                 raise _refuse(origin, f"/identities/{index}/receipts", f"unknown receipt set {rid!r}")
     return document  # type: ignore[no-any-return]
+
+
+def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
+    """Return the first `{dim}` / `{dim.index}` placeholder of location `at` whose dimension is not in `allowed`, or None."""
+    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
+    return next((name for name in _PLACEHOLDER.findall(text) if name.removesuffix(".index") not in allowed), None)
 
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.

@@ -137,6 +137,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
             derived, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
             ctx.data.setdefault("derived", {})[label] = result
             unit = rule.get("unit", "")
+            if "minus" in rule:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
+                try:
+                    target, where_target = _target(ctx, rule, key, indexes)
+                except Underivable as exc:
+                    yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                    continue
+                derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
             if stated_unit is not None and stated_unit != unit:
                 try:
                     derived = units.convert(derived, unit or "1", stated_unit)
@@ -163,6 +170,32 @@ def claims(ctx: Context) -> Iterator[Finding]:
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
         yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
+
+
+def _target(ctx: Context, rule: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[Decimal, str]:
+    """
+    Return `(target, place)`: the number the bundle states at the claim's `minus` location, in the claim's unit, and where.
+
+    The target's place counts as examined: a changed target changes the
+    margin, so the claim compares it too. Raises `Underivable` UNVERIFIED
+    `target-not-stated` when nothing numeric is stated there, FAIL
+    `unit-mismatch` when it is written in a unit of another dimension.
+    """
+    try:
+        rel, pointer, value = locate(_tree(ctx), rule["minus"], key, indexes)
+    except (KeyError, LookupError, OSError, JSONProblem) as exc:
+        raise Underivable(f"the target of its margin is not stated at {rule['minus']['file']} {rule['minus']['pointer']} ({exc})", "target-not-stated", fail=False) from None
+    number, written = _stated(value)
+    if number is None:
+        raise Underivable(f"the target of its margin at {rel} {pointer} is {value!r}, not a number", "target-not-stated", fail=False)
+    examined(ctx).add((rel, pointer))
+    unit = rule.get("unit") or "1"
+    if written is not None and written != unit:
+        try:
+            number = units.convert(number, written, unit)
+        except (units.UnitError, units.UnitMismatch):
+            raise Underivable(f"the target at {rel} {pointer} is stated in {written}, not of the dimension of {unit}", "unit-mismatch", fail=True) from None
+    return number, f"{rel} {pointer}"
 
 
 def _other_value(ctx: Context, rule: dict[str, Any], records: list[Record], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
@@ -350,7 +383,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
     threshold `min`/`max` on the derived statistic, or `below_baseline`:
     for every `per` key the candidate's statistic is below the baseline's);
     UNVERIFIED when it cannot be derived. With `recorded`: PASS
-    `recorded-agrees` or FAIL `recorded-disagrees`.
+    `recorded-agrees` or FAIL `recorded-disagrees` (for the whole gate, and
+    per instance for a rule with its own `recorded`: `_recorded_per_instance`).
     """
     cid = "profile.gate"
     spec = _profile(ctx)["gate"]
@@ -360,21 +394,26 @@ def gate(ctx: Context) -> Iterator[Finding]:
     for rule in spec["rules"]:
         records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
+        each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
         try:
             if "below_baseline" in rule:
-                met, text, observed = _below(rule, records)
+                met, text, observed = _below(rule, records, each)
             elif "bounds_at" in rule:
-                met, text, observed = _stated_bounds(_tree(ctx), rule, records)
+                met, text, observed = _stated_bounds(_tree(ctx), rule, records, each)
             else:
-                met, text, observed = _threshold(rule, records)
+                met, text, observed = _threshold(rule, records, each)
         except Underivable as exc:
             outcomes.append(None)
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}", **where)
+            if "recorded" in rule:
+                yield from _recorded_per_instance(ctx, rule, records, each)
             continue
         outcomes.append(met)
         yield _f(cid, Status.PASS if met else Status.FAIL, "rule-met" if met else "rule-not-met",
                  f"{rule['id']} (over {covers}): {'met' if met else 'not met'}: {_BRACKETED.sub('', text)}",
                  expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text, **where)
+        if "recorded" in rule:
+            yield from _recorded_per_instance(ctx, rule, records, each)
     if "recorded" in spec:
         at = spec["recorded"]
         tree = _tree(ctx)
@@ -400,7 +439,44 @@ def gate(ctx: Context) -> Iterator[Finding]:
                      path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
-def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+def _recorded_per_instance(ctx: Context, rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool]) -> Iterator[Finding]:
+    """
+    Compare the outcome the bundle records for each instance of a gate rule (`rule.recorded`, templated by `per`) with the re-derived one.
+
+    One finding per instance: PASS `recorded-agrees`, FAIL `recorded-disagrees`,
+    FAIL `recorded-not-boolean` (neither true/false nor a word `outcomes`
+    maps), UNVERIFIED `recorded-unreadable` (nothing recorded at the
+    instance's place), UNVERIFIED `recorded-not-compared` (the instance was
+    not judged). Every place read counts as examined for coverage.
+    """
+    cid = "profile.gate"
+    at = rule["recorded"]
+    tree = _tree(ctx)
+    ranks = _indexes(select_records(records, rule), rule)
+    for key in instances(rule, records):
+        label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
+        try:
+            rel, pointer, recorded = locate(tree, at, key, {d: ranks[d][v] for d, v in key.items()})  # type: ignore[index]
+        except (KeyError, LookupError, OSError, JSONProblem) as exc:
+            yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"{label}: the outcome recorded for this instance cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
+            continue
+        examined(ctx).add((rel, pointer))
+        ours = each.get(tuple(key.items()))
+        said = outcome_of(recorded, at.get("outcomes"))
+        if ours is None:
+            yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", f"{label}: this instance was not judged, so the outcome {rel} {pointer} records is not compared",
+                     path=rel, pointer=pointer, observed=recorded)
+        elif said is None:
+            words = sorted(w for ws in at.get("outcomes", {}).values() for w in ws)
+            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{label}: {rel} {pointer} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
+                     path=rel, pointer=pointer, observed=recorded)
+        else:
+            shown = str(said).lower() if isinstance(recorded, bool) else f"{recorded!r} ({str(said).lower()})"
+            yield _f(cid, Status.PASS if ours == said else Status.FAIL, "recorded-agrees" if ours == said else "recorded-disagrees",
+                     f"{label}: {rel} {pointer} records {shown}; re-derived outcome is {str(ours).lower()}", path=rel, pointer=pointer, expected=ours, observed=recorded)
+
+
+def _threshold(rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
@@ -413,6 +489,8 @@ def _threshold(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, 
         result = derive_rule(rule, records, key)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
+        if each is not None:
+            each[tuple(key.items())] = ok
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
         lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {(fmt(value) + ' ' + rule.get('unit', '')).strip()} (needs {bound}) [{text}]")
@@ -446,7 +524,7 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[
     raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
 
 
-def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     """
     Judge a rule whose bounds the bundle states (`bounds_at`): every judged instance's statistic must satisfy every bound its file states.
 
@@ -478,6 +556,8 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> t
         result = derive_rule(rule, records, key)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
+        if each is not None:
+            each[tuple(key.items())] = ok
         met = met and ok
         shown = " and ".join(f"{op} {b}" for op, b in bounds)
         lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
@@ -492,7 +572,7 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record]) -> t
     return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
 
 
-def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]:
+def _below(rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     arms = rule["below_baseline"]
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
@@ -504,6 +584,8 @@ def _below(rule: dict[str, Any], records: list[Record]) -> tuple[bool, str, Any]
         c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}).value
         label = ",".join(f"{k}={v}" for k, v in key.items())
         ok = c < b
+        if each is not None:
+            each[tuple(key.items())] = ok
         met = met and ok
         lines.append(f"{label}: candidate {fmt(c)} {'<' if ok else '>='} baseline {fmt(b)} s")
         observed[label] = {"baseline": str(b), "candidate": str(c)}

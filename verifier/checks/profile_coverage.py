@@ -59,20 +59,35 @@ def stated_numbers(document: Any, base: str = "") -> Iterator[tuple[str, Any]]:
     item's `text` and `code` are not walked: its `numbers` list states them.
     Objects and arrays are walked depth first in document order.
     """
+    out: list[tuple[str, Any]] = []
+    _collect(document, base, out)
+    yield from out
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _collect(document: Any, base: str, out: list[tuple[str, Any]]) -> None:
+    """Append what `stated_numbers` yields to `out` (plain recursion, bounded by the strict loader's nesting limit)."""
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
         for key, value in document.items():
             if str(key).startswith("#") or (prose and key in ("text", "code")):  # `#line` and the like are where a reader found the value
                 continue
-            yield from stated_numbers(value, f"{base}/{_escape(str(key))}")
+            _collect(value, f"{base}/{_escape(str(key))}", out)
     elif isinstance(document, list):
         for index, value in enumerate(document):
-            yield from stated_numbers(value, f"{base}/{index}")
-    elif isinstance(document, bool) or quantity(document) is not None:
-        yield base, document
+            _collect(value, f"{base}/{index}", out)
     elif isinstance(document, str):
+        if not _DIGIT.search(document):
+            return  # most strings state no number: one C-speed scan, no grammar
+        if quantity(document) is not None:
+            out.append((base, document))
+            return
         for index, (start, end, _number, _unit) in enumerate(numbers_in(document)):
-            yield f"{base}#numbers/{index}", document[start:end]
+            out.append((f"{base}#numbers/{index}", document[start:end]))
+    elif isinstance(document, bool) or quantity(document) is not None:
+        out.append((base, document))
 
 
 def _member_numbers(seen: set[tuple[str, str]], rel: str, document: Any) -> set[str]:

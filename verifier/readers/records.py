@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -111,12 +112,17 @@ class Problem:
     field: str | None = None
 
 
+@functools.lru_cache(maxsize=256)
+def _name_regex(template: str) -> re.Pattern[str]:
+    """Return the compiled regex of a file-name template (`{arm}` -> a named group within one path component), built once per template."""
+    parts = PLACEHOLDER.split(template)
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>[^/]+?)" for i, p in enumerate(parts)))
+
+
 def _name_values(template: str, rel: str) -> dict[str, str] | None:
     if not template:
         return {}
-    parts = PLACEHOLDER.split(template)
-    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>[^/]+?)" for i, p in enumerate(parts))
-    m = re.fullmatch(regex, rel)
+    m = _name_regex(template).fullmatch(rel)
     return m.groupdict() if m else None
 
 

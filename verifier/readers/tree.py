@@ -77,11 +77,12 @@ class Tree:
 
     def json(self, rel: str) -> Any:
         """
-        Return `rel` as a JSON-like document (cached): strict JSON, or for `.md` and `.csv` files their table view.
+        Return `rel` as a JSON-like document (cached): strict JSON, or for `.md`, `.html`/`.htm` and `.csv` files their table view.
 
         A Markdown file reads as `verifier.grammars.markdown_document` (its
         tables by heading, its prose with the numbers and code spans each
-        paragraph states); a CSV file as a list of row objects (header ->
+        paragraph states), an HTML page as `verifier.readers.html.html_document`
+        (the same shape, plus its `title`); a CSV file as a list of row objects (header ->
         cell). So claim locations, backward reading and coverage use JSON
         Pointers alike for all three. Raises `OSError` or `JSONProblem`
         (a Markdown or CSV file that breaks its grammar raises it too).
@@ -90,11 +91,16 @@ class Tree:
         if key not in self._cache:
             data = self.read_bytes(rel)
             suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
-            if suffix in ("md", "csv"):
+            if suffix in ("md", "csv", "html", "htm"):
                 from verifier.grammars import GrammarError, markdown_document, parse  # late: grammars is a leaf reader
 
                 try:
-                    self._cache[key] = markdown_document(data) if suffix == "md" else [row for _, row in parse(data, {"encoding": "csv"})]
+                    if suffix in ("html", "htm"):
+                        from verifier.readers.html import html_document  # late: only a profile naming a page needs the HTML reader
+
+                        self._cache[key] = html_document(data)
+                    else:
+                        self._cache[key] = markdown_document(data) if suffix == "md" else [row for _, row in parse(data, {"encoding": "csv"})]
                 except GrammarError as exc:
                     raise JSONProblem(exc.code, str(exc)) from None
             else:

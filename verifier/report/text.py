@@ -70,7 +70,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
             reused[f.cached] = reused.get(f.cached, 0) + 1
     if reused:  # the warm re-verify cache (docs/cache.md): which findings reused a cached digest, score, validation or demux
         lines.append("cache: " + ", ".join(f"{n} finding(s) reused a cached {_REUSED.get(kind, kind)}" for kind, n in sorted(reused.items()))
-                     + " (marked \"(cached ...)\" with -v; --no-cache to recompute everything)")
+                     + " (each such finding line is marked \"(cached ...)\"; PASS lines show with -v; --no-cache to recompute everything)")
     verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
     total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
     lines.append(f"verdict: {verdict} ({', '.join(f'{n} {s.value}' for s, n in total.items())}; exit {int(report.exit_code)})")
