@@ -450,3 +450,86 @@ def test_batched_scoring_equals_the_per_frame_reference_loop(standin, assets_dir
         cosine = audio_scorer.spectral_cosine(pcm(r), pcm(c), rate_x=32000, rate_y=32000, length_tolerance=1023)
         assert abs(out["audio_cosine"].value - cosine) <= 1e-9
 
+
+
+# --- the warm re-verify cache: LPIPS's identity from its weight files' identities (issue 16) ----------------------
+
+def _warm_weights(tmp_path, standin) -> Path:
+    """A weights directory of this test's own (its files are edited) holding the stand-in backbone."""
+    wdir = tmp_path / "weights-own"
+    wdir.mkdir()
+    shutil.copy2(Path(standin["dir"]) / BACKBONE, wdir / BACKBONE)
+    st = (wdir / BACKBONE).stat()
+    os.utime(wdir / BACKBONE, ns=(st.st_atime_ns - 10**10, st.st_mtime_ns - 10**10))
+    return wdir
+
+
+def _cached_run(bundle, assets_dir, wdir, cache_dir):
+    from verifier.cache import Cache
+
+    return verify_path(str(bundle), asset_root=assets_dir, weights_dir=str(wdir), cache=Cache.open(cache_dir)[0])
+
+
+def test_a_warm_run_learns_the_lpips_identity_without_loading_torch_or_the_weights(lpips_bundle, assets_dir, standin,
+                                                                                   tmp_path, monkeypatch):
+    from verifier import cache as cache_mod
+    from verifier.scorers import weights
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    wdir, cache_dir = _warm_weights(tmp_path, standin), tmp_path / "cache"
+    cold = _cached_run(lpips_bundle, assets_dir, wdir, cache_dir)
+    assert cold.verdict == "PASS", [f.message for f in cold.findings if f.status != "PASS"]
+
+    def refuse(*_a, **_k):
+        raise AssertionError("a warm run with unchanged weight files loaded the scorer")
+
+    with monkeypatch.context() as m:
+        m.setattr(lpips_alex, "build", refuse)
+        m.setattr(weights, "read_verified", refuse)
+        m.setattr(weights, "load_state_dict", refuse)
+        warm = _cached_run(lpips_bundle, assets_dir, wdir, cache_dir)
+    assert warm.verdict == "PASS", [f.message for f in warm.findings if f.status != "PASS"]
+    ready = [f.observed for f in warm.findings if f.code == "scorer-ready" and f.observed["id"] == lpips_alex.ID]
+    assert ready == [f.observed for f in cold.findings if f.code == "scorer-ready" and f.observed["id"] == lpips_alex.ID]
+    assert sum(f.code == "rescore-match" and f.cached == "score" for f in warm.findings) == 42  # lpips, ssim, audio x 14
+    # in a fresh process: the warm run imports no torch at all
+    code = ("import sys, json; from verifier.core import verify_path; from verifier.cache import Cache; "
+            f"r = verify_path({str(lpips_bundle)!r}, asset_root={str(assets_dir)!r}, weights_dir={str(wdir)!r}, "
+            f"cache=Cache.open(__import__('pathlib').Path({str(cache_dir)!r}))[0]); "
+            "print(json.dumps([r.verdict, 'torch' in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == ["PASS", False], out.stderr[-2000:]
+
+
+@pytest.mark.parametrize("change", ["touched", "rewritten-same-bytes", "other-bytes", "moved-away"])
+def test_a_changed_weights_file_is_found_hashed_and_loaded_again(lpips_bundle, assets_dir, standin, tmp_path, monkeypatch,
+                                                                 change):
+    from verifier import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    wdir, cache_dir = _warm_weights(tmp_path, standin), tmp_path / "cache"
+    assert _cached_run(lpips_bundle, assets_dir, wdir, cache_dir).verdict == "PASS"
+    backbone = wdir / BACKBONE
+    data = backbone.read_bytes()
+    if change == "touched":
+        os.utime(backbone)
+    elif change == "rewritten-same-bytes":
+        st = backbone.stat()
+        backbone.write_bytes(data)
+        os.utime(backbone, ns=(st.st_atime_ns, st.st_mtime_ns))  # mtime restored: the ctime still changed
+    elif change == "other-bytes":
+        backbone.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    else:
+        backbone.rename(tmp_path / "elsewhere.pth")
+    builds = []
+    real = lpips_alex.build
+    monkeypatch.setattr(lpips_alex, "build", lambda *a, **k: builds.append(1) or real(*a, **k))
+    report = _cached_run(lpips_bundle, assets_dir, wdir, cache_dir)
+    status = {"touched": "PASS", "rewritten-same-bytes": "PASS", "other-bytes": "ERROR", "moved-away": "INCOMPLETE"}[change]
+    assert report.verdict == status, [(f.code, f.message) for f in report.findings if f.status != "PASS"]
+    if change == "other-bytes":
+        assert ("quality.rescore", "ERROR", "weights-digest-mismatch") in codes(report)
+    if change == "moved-away":  # the hub cache of this test is empty (conftest), so the file is absent
+        assert ("quality.rescore", "UNVERIFIED", "weights-absent") in codes(report)
+    else:
+        assert builds == [1]

@@ -9,19 +9,24 @@ The files of a component are decoded together, in lockstep, one frame
 index at a time, in one demux pass per file that also collects its audio
 (`verifier.media.decode`). Per frame index:
 
-- LPIPS: the frames of every file some LPIPS pair needs go through
-  AlexNet as one batch (`LpipsScorer.features`); each pair's distance is
-  then the LPIPS head on the two files' normalised features
-  (`LpipsScorer.distance`), the same sum lpips' `forward` computes;
+- LPIPS: the frame of every file some LPIPS pair needs goes through
+  AlexNet once, as its own task on the worker threads
+  (`LpipsScorer.features`; on a GPU, all of them as one batch here); each
+  pair's distance is then the LPIPS head on the two files' normalised
+  features (`LpipsScorer.distance`), the same sum lpips' `forward`
+  computes, computed here while the workers run the next frame index;
 - SSIM: each pair's frames are gathered into batches of at most
-  `ssim.BATCH_PIXELS` pixels and scored by `ssim.ssim_batch` on one worker
-  thread (numpy releases the GIL), so SSIM of one frame index runs while
-  AlexNet works on the next; the values are collected per pair in frame
-  order when the pair finishes. At most `MAX_IN_FLIGHT` batches wait for
-  the worker; the main thread waits for the oldest beyond that.
+  `ssim.BATCH_PIXELS` pixels and scored by `ssim.ssim_batch` on the same
+  workers (numpy releases the GIL); the values are collected per pair in
+  frame order when the pair finishes. At most `MAX_IN_FLIGHT` batches wait
+  for the workers; the main thread waits for the oldest beyond that.
 
-Memory stays flat in clip length: one frame per file in flight (plus an
-SSIM batch per pair, at most `MAX_IN_FLIGHT` submitted batches and one set
+The workers are `threads.plan().workers` threads, each kernel running on
+`threads.plan().threads` threads (1 on a 2-core machine; see
+`verifier.scorers.threads` for why).
+
+Memory stays flat in clip length: at most two frames per file in flight (plus an
+SSIM batch per pair, at most `MAX_IN_FLIGHT` submitted batches and two sets
 of AlexNet features per file); audio PCM is
 held whole per file (see `verifier.media.decode`). Refusals are those of
 `verifier.scoring.score_pair`, with the same codes and messages: frame
@@ -97,13 +102,21 @@ def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
                 job.out["audio_cosine"] = exc
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="verify-ssim") as pool:
-        worker = _SsimWorker(pool)  # this call's own worker: concurrent calls (threads) never share one
+    from verifier.scorers import threads
+
+    run = threads.plan()
+    if any("lpips" in job.metrics for job in jobs):
+        scorers.lpips_model()  # built now when the identity came from the warm cache (raises WeightsProblem)
+    if scorers.lpips is not None:
+        scorers.lpips.prepare()  # layouts set here, before worker threads share the model
+    with threads.single_threaded_kernels(run.threads), \
+            ThreadPoolExecutor(max_workers=run.workers, thread_name_prefix="verify-score") as pool:
+        worker = _SsimWorker(pool)  # this call's own workers: concurrent calls (threads) never share them
         for job in jobs:
             job.worker = worker
         try:
             for component in _components(jobs):
-                _score_component(component, scorers, policy, progress)
+                _score_component(component, scorers, policy, progress, pool)
             for job in jobs:
                 _finish_video(job)
         finally:
@@ -165,7 +178,7 @@ def _components(jobs: list[PairJob]) -> list[list[PairJob]]:
 
 
 def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
-                     progress: Callable[[str], None] | None) -> None:
+                     progress: Callable[[str], None] | None, pool: Any = None) -> None:
     from verifier import scoring
 
     files: dict[str, DecodedFile] = {}
@@ -180,6 +193,7 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
     failed: dict[str, Any] = {}
     ended: dict[str, int] = {}
     total = max((scoring.video_frames(j.ref_facts) for j in jobs if _wants_video(j)), default=0)
+    waiting: tuple[dict[str, Any], list[PairJob]] | None = None  # the LPIPS features in flight and the jobs they are for
     for k in itertools.count():
         live = [j for j in jobs if _wants_video(j)]
         if not live:
@@ -195,6 +209,7 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
             except (DecodeFailed, MediaUnreadable) as exc:
                 failed[key] = scoring.ScoreRefused(getattr(exc, "code", "decode-error"), str(exc))
         need_lpips: set[str] = set()
+        lpips_jobs: list[PairJob] = []  # the jobs that compared frame k (their distances once its features are in)
         for job in live:
             r, c = job.keys
             if r in failed or c in failed:
@@ -216,22 +231,46 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
             job.frames += 1
             if "lpips" in job.per:
                 need_lpips.update((r, c))
+                lpips_jobs.append(job)
             if "ssim" in job.per:
                 job.pending.append((a, b))
                 _flush_ssim(job, final=False)
+        submitted = None
         if need_lpips and lpips_model is not None:
-            keys = sorted(need_lpips)
-            features = dict(zip(keys, lpips_model.features([frames[key] for key in keys]), strict=True))
-            for job in live:
-                if _wants_video(job) and "lpips" in job.per and len(job.per["lpips"]) < job.frames:
-                    job.per["lpips"].append(lpips_model.distance(features[job.keys[0]], features[job.keys[1]]))
+            submitted = _submit_features(lpips_model, {key: frames[key] for key in sorted(need_lpips)}, pool)
+            submitted = (submitted, lpips_jobs)
+        if waiting is not None:  # frame k - 1's distances, while the workers run frame k's forwards
+            _distances(lpips_model, *waiting)
+        waiting = submitted
         if not frames:
             break
         if progress is not None and k % 4 == 0:
             progress(f"re-scoring {len(jobs)} comparison(s) of {len(files)} file(s): frame {k + 1}/{total}")
+    if waiting is not None:
+        _distances(lpips_model, *waiting)
     for job in jobs:
         if _wants_audio(job):
             job.out["audio_cosine"] = _audio(job, files, scorers)
+
+
+def _submit_features(model: Any, frames: dict[str, Any], pool: Any) -> dict[str, Any]:
+    """Return, per file key, the future (or, without a pool or on a GPU, the value) of its frame's AlexNet features."""
+    if pool is None or model.device != "cpu":  # one batch on the calling thread (a GPU runs it as one kernel launch)
+        keys = list(frames)
+        return dict(zip(keys, model.features([frames[key] for key in keys]), strict=True))
+    return {key: pool.submit(_one_feature, model, frame) for key, frame in frames.items()}
+
+
+def _one_feature(model: Any, frame: Any) -> list[Any]:
+    return model.features([frame])[0]  # type: ignore[no-any-return]
+
+
+def _distances(model: Any, features: dict[str, Any], jobs: list[PairJob]) -> None:
+    """Append each job's LPIPS distance of one frame index (jobs refused since are left alone: their values are dropped)."""
+    done = {key: value.result() if hasattr(value, "result") else value for key, value in features.items()}
+    for job in jobs:
+        if _wants_video(job):
+            job.per["lpips"].append(model.distance(done[job.keys[0]], done[job.keys[1]]))
 
 
 #: At most this many SSIM batches wait for the worker (each holds its two frame stacks, at most
@@ -241,8 +280,8 @@ MAX_IN_FLIGHT = 16
 
 @dataclass
 class _SsimWorker:
-    """Represents the SSIM worker of one `score_many` call: one thread (numpy releases the GIL in its filtering and
-    arithmetic, so SSIM of frame k runs while AlexNet sees frame k + 1) and its submitted batches, oldest first."""
+    """Represents the workers of one `score_many` call (numpy and torch release the GIL, so SSIM batches and AlexNet
+    forwards run side by side) and its submitted SSIM batches, oldest first."""
 
     pool: Any
     in_flight: deque[Any] = field(default_factory=deque)

@@ -131,12 +131,36 @@ class Scorers:
     `weights_dir` and `device` are the run options (`--weights-dir`, `--device`).
     """
 
-    def __init__(self, quality: dict[str, Any], *, weights_dir: str | None = None, device: str = "cpu") -> None:
+    def __init__(self, quality: dict[str, Any], *, weights_dir: str | None = None, device: str = "cpu",
+                 cache: Cache | None = None) -> None:
         self.quality = quality
         self.weights_dir = weights_dir
         self.device = device
+        self.cache = cache  # the warm re-verify cache: LPIPS's identity is learnt from its weight files' identities
         self._ready: dict[str, dict[str, Any] | WeightsProblem] = {}
         self.lpips: lpips_alex.LpipsScorer | None = None
+        self._lpips_build: Callable[[], dict[str, Any]] | None = None  # set when the identity came from the cache
+
+    def lpips_model(self) -> lpips_alex.LpipsScorer | None:
+        """
+        Return the LPIPS model, building it now when `ready("lpips")` took its identity from the cache.
+
+        Raises `WeightsProblem` when that build fails, and ERROR
+        `scorer-identity-changed` when the built identity is not the one
+        remembered (the scores would be keyed by the wrong identity).
+        """
+        if self.lpips is None and self._lpips_build is not None:
+            build, self._lpips_build = self._lpips_build, None
+            built = build()
+            remembered = self._ready.get("lpips")
+            if isinstance(remembered, dict) and built != remembered:
+                problem = WeightsProblem("ERROR", "scorer-identity-changed",
+                                         "the LPIPS scorer built from the weight files now differs from the identity "
+                                         "remembered for them by the warm cache; nothing is scored with it")
+                self._ready["lpips"] = problem
+                self.lpips = None
+                raise problem
+        return self.lpips
 
     def pin(self, metric: str) -> dict[str, Any]:
         """Return the gate's scorer pin of `metric`; raises `ConfigError` when the gate pins none."""
@@ -175,12 +199,22 @@ class Scorers:
         from verifier.scorers.parameters import BY_METRIC as PARAMETERS
 
         if metric == "lpips":
-            from verifier.scorers import lpips_alex
+            from verifier.scorers import known
 
             pin = self._check_parameters(metric, PARAMETERS["lpips"])
             pins = [WeightPin.from_gate(w) for w in pin.get("weights", [])]
-            self.lpips = lpips_alex.build(pins, pin.get("state_sha256"), weights_dir=self.weights_dir, device=self.device)
-            return self.lpips.identity
+
+            def build() -> dict[str, Any]:
+                from verifier.scorers import lpips_alex  # torch, numpy: only when the model is needed
+
+                self.lpips = lpips_alex.build(pins, pin.get("state_sha256"), weights_dir=self.weights_dir, device=self.device)
+                return self.lpips.identity
+
+            identity, built = known.identity_or_build(metric, pins, pin.get("state_sha256"), self.weights_dir, self.device,
+                                                      self.cache, build)
+            if not built:
+                self._lpips_build = build
+            return identity
         if metric == "ssim":
             pin = self._check_parameters(metric, PARAMETERS["ssim"])
             # computed by `verifier.scorers.ssim` with numpy alone (equal to scikit-image's, which the tests hold it to)
@@ -316,7 +350,8 @@ def score_pairs(pairs: list[tuple[Path, Path, coverage.MediaFacts, coverage.Medi
         key = None
         if digests is not None:
             key = json.dumps([digests, metrics, [_plain(scorers.pin(m)) for m in metrics],
-                              [sorted(scorers.ready(m).items(), key=str) for m in metrics]], default=str)
+                              [sorted(scorers.ready(m).items(), key=str) for m in metrics]], default=str,
+                             sort_keys=True)  # an identity read back from the cache has its keys sorted
         stored_key = None if key is None or cache is None else result_key("score", key, repr(policy))
         out: dict[str, MetricResult | ScoreRefused] | None = None
         if stored_key is not None:  # the cache first, so a result is marked `cached` exactly when an earlier run stored it
@@ -328,7 +363,7 @@ def score_pairs(pairs: list[tuple[Path, Path, coverage.MediaFacts, coverage.Medi
     todo = [i for i, r in enumerate(results) if r is None]
     jobs = [PairJob(pairs[i][0], pairs[i][1], pairs[i][2], pairs[i][3], list(metrics)) for i in todo]
     if jobs:
-        score_many(jobs, scorers, policy, progress=progress)
+        score_many(jobs, scorers, policy, progress=progress)  # builds LPIPS first if its identity came from the cache
     for i, job in zip(todo, jobs, strict=True):
         results[i] = job.out
         stored_key = keys[i][1]

@@ -97,7 +97,8 @@ def rescore(ctx: Context) -> Iterator[Finding]:
     policy = coverage.policy_from_gate(section)
     evidence.need("plan")
     exp = coverage.Expectation.from_plan(dict(evidence.plan.expected_output) if evidence.plan else {})
-    scorers = scoring.Scorers(quality, weights_dir=ctx.options.get("weights_dir"), device=ctx.options.get("device") or "cpu")
+    scorers = scoring.Scorers(quality, weights_dir=ctx.options.get("weights_dir"), device=ctx.options.get("device") or "cpu",
+                              cache=ctx.options.get("cache"))
     comparisons = evidence.quality
     available = []
     for metric in metrics:
@@ -136,6 +137,10 @@ def rescore(ctx: Context) -> Iterator[Finding]:
         try:
             results = scoring.score_pairs([pair for _, pair in local], policy, available, scorers, progress=progress,
                                           cache=ctx.options.get("cache"))
+        except WeightsProblem as problem:  # LPIPS's identity came from the warm cache and building it now failed
+            yield _f(Status(problem.status), problem.code, f"lpips: {problem}; the re-score of {len(comparisons)} "
+                                                           f"comparison(s) is not established", path=None)
+            return
         finally:
             progress.done()
         planned = dict(zip([i for i, _ in local], results, strict=True))

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from verifier.scorers import parameters
+from verifier.scorers import parameters, threads
 from verifier.scorers.weights import WeightPin, WeightsProblem, load_state_dict, locate, read_verified, state_digest
 
 __all__ = ["ID", "PARAMETERS", "LpipsScorer", "build", "to_lpips_input"]
@@ -78,6 +78,17 @@ class LpipsScorer:
     _layout: Any = None  # the backbone's memory format once `features` set it
     _weights: Any = None  # the 5 linear layers' weights as vectors, once `distance` built them
 
+    def prepare(self) -> None:
+        """Set the backbone's memory layout and the head's weight vectors now, so threads can share the model afterwards."""
+        import torch
+
+        channels_last = torch.channels_last if self.device == "cpu" else torch.contiguous_format
+        if self._layout != channels_last:
+            self.model.net.to(memory_format=channels_last)
+            self._layout = channels_last
+        if self._weights is None:
+            self._weights = [lin.model[-1].weight.detach().reshape(-1) for lin in self.model.lins]
+
     def distances(self, ref: list[npt.NDArray[np.uint8]], cand: list[npt.NDArray[np.uint8]]) -> list[float]:
         """Return the LPIPS distance of each (ref, cand) uint8 RGB frame pair, as float64 values of the float32 outputs."""
         import torch
@@ -114,10 +125,8 @@ class LpipsScorer:
         for frame in frames:
             if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
                 to_lpips_input(frame)  # raises the one ValueError for bad input
-        channels_last = torch.channels_last if self.device == "cpu" else torch.contiguous_format
-        if self._layout != channels_last:
-            self.model.net.to(memory_format=channels_last)
-            self._layout = channels_last
+        self.prepare()
+        channels_last = self._layout
         with torch.inference_mode():
             batch = torch.from_numpy(np.stack(frames)).to(self.device, torch.float32)  # N x H x W x 3
             batch.div_(127.5).sub_(1.0)
@@ -141,8 +150,7 @@ class LpipsScorer:
         import torch
 
         with torch.inference_mode():
-            if self._weights is None:
-                self._weights = [lin.model[-1].weight.detach().reshape(-1) for lin in self.model.lins]
+            self.prepare()
             val = 0.0
             for kk in range(len(a)):
                 diff = torch.sub(a[kk], b[kk])
@@ -229,5 +237,5 @@ def build(pins: list[WeightPin], state_sha256: str | None, *, weights_dir: str |
     model.to(device)
     identity = {"id": ID, "weights": [{"name": f["name"], "sha256": f["sha256"]} for f in files],
                 "state_sha256": digest, "versions": _versions(), "parameters": dict(PARAMETERS),
-                "files": [f["path"] for f in files], "device": device, "threads": torch.get_num_threads()}
+                "files": [f["path"] for f in files], "device": device, "threads": threads.plan().threads}
     return LpipsScorer(model=model, device=device, identity=identity)
