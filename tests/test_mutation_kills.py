@@ -335,3 +335,22 @@ def test_loader_bounds_at_their_edges():
     with pytest.raises(JSONProblem, match="^number " + "1" * 36 + "e999 is outside"):  # 40 characters: shown whole
         loads_strict(("1" * 36 + "e999").encode())
     assert json_pointer(["a/b", "c~d", 0]) == "/a~1b/c~0d/0" and json_pointer([]) == ""
+
+
+def test_json_lines_keep_a_last_line_without_its_newline():
+    assert loads_strict_lines(b'{"a": 1}\n{"b": 2}') == [{"a": 1}, {"b": 2}]  # no final newline: the last document is kept
+    assert loads_strict_lines(b'{"a": 1}\n{"b": 2}\n') == [{"a": 1}, {"b": 2}]  # one final newline ends the last line
+    assert loads_strict_lines(b'{"a": 1}') == [{"a": 1}]
+    with pytest.raises(JSONProblem) as info:
+        loads_strict_lines(b'{"a": 1}\n\n')  # a second newline is a blank line
+    assert info.value.line == 2
+
+
+def test_a_text_line_with_a_byte_order_mark_is_refused_naming_it():
+    from verifier.jsonio import loads_strict_text
+
+    with pytest.raises(JSONProblem, match=r"^starts with a byte order mark, which JSON forbids \(RFC 8259 section 8.1\)$") as info:
+        loads_strict_text('\ufeff{"a": 1}')
+    assert info.value.code == "invalid-json"
+    assert loads_strict_text('{"a": 1}') == {"a": 1}
+    assert loads_strict_text(' {"a": "\ufeff"}') == {"a": "\ufeff"}  # a BOM character inside a string is data

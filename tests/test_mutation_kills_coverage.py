@@ -88,3 +88,67 @@ def test_cached_facts_are_read_back_only_when_they_are_facts():
     back = cov._cached_facts(_Cache({"k": (facts.to_json(), True)}), "k", "renamed.mp4")
     assert back is not None and back[1] is True and back[0].name == "renamed.mp4" and back[0].to_json()["video"] == facts.to_json()["video"]
     assert cov._cached_facts(_Cache({"k": ({"size": 1}, True)}), "k", "a.mp4") is None
+
+
+# --- [S1] an unreadable file, [X3] the decode of the first video and first audio stream only -------------------------
+
+def test_an_unreadable_file_fails_with_the_whole_expected_span_from_zero(tmp_path):
+    bad = tmp_path / "x.mp4"
+    bad.write_bytes(b"not media at all" * 8)
+    good = tmp_path / "g.mp4"
+    _two_stream_clip(good, video=[3], audio=[])
+    found, facts = cov.check_file(bad, "x.mp4", EXP, DEFAULT_POLICY)
+    assert facts is None and [(f.status.value, f.code) for f in found] == [("FAIL", "media-unreadable")]
+    assert found[0].expected == {"video": {"start": Fraction(0), "end": EXP.duration, "frames": 24}}
+    assert found[0].expected["video"]["start"] == 0 and "[S1]" in found[0].message
+    found, facts = cov.check_file(good, "g.mp4", EXP, DEFAULT_POLICY)  # readable: judged, never media-unreadable
+    assert facts is not None and "media-unreadable" not in [f.code for f in found]
+
+
+def _two_stream_clip(path: Path, *, video: list[int], audio: list[int]) -> None:
+    """Write an MP4 with one H.264 stream per entry of `video` (its frame count) and one AAC stream per entry of `audio`."""
+    import av
+    import numpy as np
+
+    with av.open(str(path), "w") as out:
+        vs = []
+        for _ in video:
+            s = out.add_stream("libx264", rate=24)
+            s.width, s.height, s.pix_fmt = 32, 32, "yuv420p"
+            s.codec_context.options = {"threads": "1"}
+            vs.append(s)
+        aus = [out.add_stream("aac", rate=48000, layout="mono") for _ in audio]
+        for s, n in zip(vs, video, strict=True):
+            for i in range(n):
+                frame = av.VideoFrame.from_ndarray(np.full((32, 32, 3), (i * 40) % 256, dtype=np.uint8), format="rgb24")
+                frame.pts = i
+                out.mux(s.encode(frame))
+            out.mux(s.encode(None))
+        for s, n in zip(aus, audio, strict=True):
+            frame = av.AudioFrame.from_ndarray(np.zeros((1, n), dtype=np.float32), format="fltp", layout="mono")
+            frame.sample_rate, frame.pts = 48000, 0
+            out.mux(s.encode(frame))
+            out.mux(s.encode(None))
+
+
+def _decoded_alone(path: Path, **stream) -> int:
+    import av
+
+    with av.open(str(path)) as container:
+        return sum(1 for _ in container.decode(**stream))
+
+
+def test_decoding_counts_the_first_video_stream_only(tmp_path):
+    clip = tmp_path / "two-video.mp4"
+    _two_stream_clip(clip, video=[3, 7], audio=[])
+    found = cov.decode_errors(clip, "two-video.mp4", DEFAULT_POLICY)
+    assert [(f.status.value, f.code, f.observed) for f in found] == [("PASS", "decoded", 3)]
+
+
+def test_decoding_counts_the_first_audio_stream_only(tmp_path):
+    clip = tmp_path / "two-audio.mp4"
+    _two_stream_clip(clip, video=[], audio=[2048, 48000])
+    first, both = _decoded_alone(clip, audio=0), _decoded_alone(clip, audio=0) + _decoded_alone(clip, audio=1)
+    assert first < both
+    found = cov.decode_errors(clip, "two-audio.mp4", DEFAULT_POLICY)
+    assert [(f.status.value, f.code, f.observed) for f in found] == [("PASS", "decoded", first)]

@@ -204,3 +204,12 @@ def test_a_demuxer_failing_mid_file_is_a_problem_naming_ffmpegs_error():
     with av.open(str(clip)) as container:
         demux._demux(Failing(container), facts, exp, DEFAULT_POLICY)
     assert facts.problems == [("X1", "demux-error", "the demuxer failed mid-file: Invalid data found when processing input")]
+
+
+def test_a_repeated_pts_breaks_the_step_and_only_an_earlier_one_is_out_of_order():
+    # pts 4 twice (one frame lost in its place): the step check names frame 3, not an ordering problem
+    v = _stepped([0, 2, 4, 4, 6])
+    assert v.step_problem is not None and v.step_problem.startswith("frame 3 at pts 4") and "out of order" not in v.step_problem
+    late = [2 * k for k in range(1, demux.REORDER_WINDOW + 3)] + [2]  # pts 2 again after the window: earlier than the previous
+    v = _stepped(late)
+    assert v.step_problem is not None and "out of order" in v.step_problem

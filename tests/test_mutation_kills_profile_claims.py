@@ -94,3 +94,139 @@ def test_a_per_rule_with_one_instance_reports_its_observation_per_instance():
     met, _, observed = _threshold({**rule, "max": 2.5}, [_rec("a", "2"), _rec("a", "4"), _rec("b", "2")])
     assert not met and observed == {"arm=a": "3", "arm=b": "2"}
     assert by_check  # (re-exported helper used by sibling kill files)
+
+
+# --- a value that is no number; the gate's findings and recorded outcome; bounds stated per instance ------------------
+
+def test_a_stated_value_that_is_no_number_is_unverified_claim_not_stated(tmp_path):
+    from verifier.checks.profile_claims import _stated
+
+    assert _stated("n/a") == (None, None) and _stated("3 s") == (Decimal(3), "s") and _stated(Decimal("3")) == (Decimal(3), None)
+    f = one_claim(_run(tmp_path, {"mean": "n/a"}, [_claim("m", "/mean")]), "m")
+    assert (f.status, f.code) == ("UNVERIFIED", "claim-not-stated") and "'n/a', not a number" in f.message
+    assert one_claim(_run(tmp_path / "ok", {"mean": "3 s"}, [_claim("m", "/mean")]), "m").status == "PASS"
+
+
+def _gate_findings(tmp_path: Path, gate: dict, summary: dict) -> list:
+    report = _run(tmp_path, summary, [_claim("m", "/mean")], gate=gate)
+    return [f for f in report.findings if f.check == "profile.gate"]
+
+
+RULE = {"id": "mean-under-6s", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "unit": "s", "max": 6}
+
+
+def test_gate_findings_are_placed_at_the_gates_declared_source(tmp_path):
+    found = _gate_findings(tmp_path, {"source": "summary.json#/acceptance", "rules": [RULE]}, {"mean": 3})
+    assert [(f.status.value, f.code, f.path, f.pointer) for f in found] == [("PASS", "rule-met", "summary.json", "/acceptance")]
+    bare = _gate_findings(tmp_path / "bare", {"rules": [RULE]}, {"mean": 3})
+    assert [(f.code, f.path, f.pointer) for f in bare] == [("rule-met", None, None)]
+
+
+def test_a_recorded_outcome_is_not_compared_when_a_rule_cannot_be_judged(tmp_path):
+    empty = {**RULE, "id": "nothing", "selection": {"phase": "measured", "arm": "zzz"}}  # selects no receipt: underivable
+    recorded = {"file": "summary.json", "pointer": "/gate"}
+    found = _gate_findings(tmp_path, {"rules": [RULE, empty], "recorded": recorded}, {"mean": 3, "gate": True})
+    assert [(f.status.value, f.code) for f in found] == [("PASS", "rule-met"), ("UNVERIFIED", "empty-selection"),
+                                                         ("UNVERIFIED", "recorded-not-compared")]
+    judged = _gate_findings(tmp_path / "judged", {"rules": [RULE], "recorded": recorded}, {"mean": 3, "gate": True})
+    assert [(f.status.value, f.code) for f in judged] == [("PASS", "rule-met"), ("PASS", "recorded-agrees")]
+
+
+class _Bounds:
+    def __init__(self, files: dict[str, str]):
+        self.files = files
+
+    def read_bytes(self, rel: str) -> bytes:
+        if rel not in self.files:
+            raise FileNotFoundError(rel)
+        return self.files[rel].encode()
+
+
+BOUNDS_RULE = {"id": "within", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"],
+               "bounds_at": {"file": "{arm}.md", "line_naming": "latency"}}
+
+
+def test_stated_bounds_one_instance_outside_its_bounds_makes_the_rule_not_met():
+    from verifier.checks.profile_claims import _stated_bounds
+
+    records = [_rec("a", "2"), _rec("b", "5")]
+    met, text, observed = _stated_bounds(_Bounds({"a.md": "latency >= 1", "b.md": "latency <= 4"}), BOUNDS_RULE, records)
+    assert not met and observed["arm=b"]["met"] is False and observed["arm=a"]["met"] is True
+    assert text.startswith("arm=b: mean = 5 (does not meet <= 4") and "arm=a" not in text and text.endswith("(2 judged, 1 not met)")
+    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 3", "b.md": "latency <= 6"}), BOUNDS_RULE, records)  # the first fails
+    assert not met and text.startswith("arm=a: mean = 2 (does not meet >= 3")
+
+
+def test_stated_bounds_all_met_show_the_first_instance_and_the_count():
+    from verifier.checks.profile_claims import _stated_bounds
+
+    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1", "b.md": "latency <= 6"}), BOUNDS_RULE, [_rec("a", "2"), _rec("b", "5")])
+    assert met and text.startswith("arm=a: mean = 2 (meets >= 1 stated in a.md)") and "arm=b" not in text
+    assert text.endswith("(2 judged, 0 not met)")
+
+
+# --- claims over a stand-in tree: which file a blocked value is in ------------------------------------------------------
+
+class _Tree:
+    def __init__(self, files: dict[str, object], blocked: dict[str, str] | None = None):
+        self.files, self.blocked, self._cache = files, blocked or {}, {}
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.files or rel in self.blocked
+
+    def json(self, rel: str):
+        if rel in self.blocked or rel not in self.files:
+            raise FileNotFoundError(rel)
+        return self.files[rel]
+
+    def glob(self, pattern: str) -> list[str]:
+        return sorted(f for f in [*self.files, *self.blocked] if Path(f).match(pattern))
+
+
+def _claims_on(tree: _Tree, claim: dict, records: list[Record]) -> list[tuple[str, str, str | None, str | None]]:
+    from verifier.checks.profile_claims import claims
+    from verifier.pipeline import Context
+
+    profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv", "name": "runs/{arm}.csv"}}, "claims": [claim]}
+    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data={"receipts": {"runs": records}})
+    return [(f.status.value, f.code, f.path, f.pointer) for f in claims(ctx)]
+
+
+INDEXED = {"id": "m", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"], "unit": "s",
+           "at": {"file": "out/{arm}.json", "pointer": "/mean"}}
+ARMS = [_rec("a", "2"), _rec("a", "4"), _rec("b", "1")]
+
+
+def test_a_claim_whose_file_is_blocked_is_unverified_at_that_file_only():
+    files = {"out/a.json": {"mean": Decimal(3)}, "out/b.json": {"mean": Decimal(1)}}
+    found = _claims_on(_Tree(files, {"out/b.json": "its sha256 differs from the manifest"}), INDEXED, ARMS)
+    assert found == [("PASS", "derived", "out/a.json", "/mean"), ("UNVERIFIED", "blocked-by-integrity", "out/b.json", None)]
+    assert _claims_on(_Tree(files), INDEXED, ARMS) == [("PASS", "derived", "out/a.json", "/mean"), ("PASS", "derived", "out/b.json", "/mean")]
+
+
+def test_a_blocked_file_named_like_an_unfilled_placeholder_blocks_no_claim():
+    # `{arm.index}` in a claim's file is not filled (only its pointer takes indexes), so no value is found there; an
+    # unrelated blocked file whose name is the placeholder's bare name ("arm.index") is never blamed for it
+    claim = {**INDEXED, "at": {"file": "out/{arm.index}.json", "pointer": "/mean"}}
+    files = {"out/0.json": {"mean": Decimal(3)}, "out/1.json": {"mean": Decimal(1)}}
+    found = _claims_on(_Tree(files, {"out/arm.index.json": "its sha256 differs from the manifest"}), claim, ARMS)
+    assert [f[1] for f in found] == ["claim-missing", "claim-missing"] and "out/arm.index.json" not in [f[2] for f in found]
+
+
+def test_a_blocked_claim_file_is_reported_when_no_instance_was_derived():
+    # every receipt is an unread stand-in that knows no arm, so the claim has no instance; its blocked file is still named
+    unread = [Record(dims={"phase": "measured"}, values={}, raw=None, path="runs/a.csv", pointer="", unread="blocked")]
+    claim = {**INDEXED, "at": {"file": "summary.json", "pointer": "/mean/{arm}"}}
+    blocked = _claims_on(_Tree({}, {"summary.json": "its sha256 differs from the manifest"}), claim, unread)
+    assert blocked == [("UNVERIFIED", "blocked-by-integrity", "summary.json", None)]
+    assert _claims_on(_Tree({"summary.json": {"mean": {}}}), claim, unread) == []  # readable and stating nothing: nothing to say
+
+
+def test_stated_bounds_of_one_judged_instance_need_no_count_unless_some_were_not_judged():
+    from verifier.checks.profile_claims import _stated_bounds
+
+    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1"}), BOUNDS_RULE, [_rec("a", "2")])
+    assert met and text.startswith("arm=a: mean = 2 (meets >= 1 stated in a.md)") and "judged" not in text, text
+    skip = {**BOUNDS_RULE, "bounds_at": {**BOUNDS_RULE["bounds_at"], "unstated": "skip"}}
+    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1"}), skip, [_rec("a", "2"), _rec("b", "5")])  # b.md absent: skipped
+    assert met and text.endswith("(1 judged, 0 not met; 1 run(s) quote no range and are not judged)")

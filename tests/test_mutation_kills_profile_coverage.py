@@ -90,3 +90,30 @@ def test_a_missing_blocked_or_unreadable_document_is_one_unverified_finding(file
 def test_a_document_that_is_one_bare_number_is_unchecked_not_informational():
     assert not _any_of([])("")  # the whole-document pointer matches no pattern when none is declared
     assert _codes(_run({"s.json": D(42)}, {})) == [("UNVERIFIED", "unchecked-claim", "")]
+
+
+def test_a_prose_item_is_one_with_numbers_text_and_a_line_and_only_its_text_is_left_to_its_numbers():
+    prose = {"numbers": ["7 s"], "text": "took 7 s", "code": "9 s", "#line": D(4)}
+    assert list(stated_numbers(prose)) == [("/numbers/0", "7 s")]
+    for partial in ({"text": "7 s", "#line": D(4)}, {"numbers": [], "text": "7 s"}, {"text": "7 s"}):  # not a prose item
+        assert ("/text", "7 s") in list(stated_numbers(partial)), partial
+    assert list(stated_numbers({"numbers": [], "code": "9 s", "#line": D(1)})) == [("/code", "9 s")]
+
+
+MEMBERS = {"r": "ROUGE1: 31.4286  ROUGE2: 5.8824"}
+
+
+def test_a_member_claim_covers_the_number_of_its_member_in_its_own_file_only():
+    # a `NAME: value` member examined as `pointer#NAME` compares the number its value starts with, nothing else
+    found = _run({"s.json": MEMBERS}, {}, seen={("s.json", "/r#ROUGE1")})
+    assert _codes(found) == [("UNVERIFIED", "unchecked-claim", "/r#numbers/1")]
+    assert _codes(_run({"s.json": MEMBERS}, {}, seen={("s.json", "/r#ROUGE1"), ("s.json", "/r#ROUGE2")})) == [("PASS", "covered", None)]
+    other = _run({"s.json": MEMBERS}, {}, seen={("other.json", "/r#ROUGE1")})  # examined in another file
+    assert _codes(other) == [("UNVERIFIED", "unchecked-claim", "/r#numbers/0"), ("UNVERIFIED", "unchecked-claim", "/r#numbers/1")]
+    # a compared `#numbers/N` place is that place, not a member named "numbers/1"
+    assert _codes(_run({"s.json": MEMBERS}, {}, seen={("s.json", "/r#numbers/1")})) == [("UNVERIFIED", "unchecked-claim", "/r#numbers/0")]
+
+
+def test_a_member_claim_at_a_pointer_the_document_lacks_covers_nothing_and_breaks_nothing():
+    found = _run({"s.json": MEMBERS}, {}, seen={("s.json", "/missing#ROUGE1"), ("s.json", "/r#ROUGE2")})
+    assert _codes(found) == [("UNVERIFIED", "unchecked-claim", "/r#numbers/0")]

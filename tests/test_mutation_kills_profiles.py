@@ -131,6 +131,7 @@ def _ratio_profile(numerator: str, denominator: str, unit: str) -> dict:
 @pytest.mark.parametrize("numerator,denominator,unit,ok", [
     ("#receipts", "latency", "requests/s", True), ("tokens", "#receipts", "tokens", True), ("tokens", "latency", "tokens/s", True),
     ("#receipts", "latency", "ms", False), ("latency", "#receipts", "tokens", False),
+    ("tokens", "#receipts", "tokens/s", False),  # a count of receipts is no time: only a count dimension or none
 ])
 def test_a_ratio_of_sums_counts_receipts_in_a_count_dimension(schema, numerator, denominator, unit, ok):
     doc = _ratio_profile(numerator, denominator, unit)

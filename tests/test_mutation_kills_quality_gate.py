@@ -82,7 +82,9 @@ def test_an_entry_listed_twice_is_one_entry_unless_its_digests_differ_or_duplica
 
 
 @pytest.mark.parametrize("spec,content", [(SPEC, {"files": []}), ({**SPEC, "kind": "entries", "path": "p"}, {"files": {}}),
-                                          (SPEC, {"other": {}})])
+                                          (SPEC, {"other": {}}), (SPEC, {"files": 5}),
+                                          ({**SPEC, "kind": "entries", "path": "p"}, {"files": {"x.txt": {"p": "x.txt"}}}),
+                                          ({**SPEC, "kind": "entries", "path": "p"}, {"files": 5})])
 def test_a_table_of_the_wrong_type_or_absent_is_unreadable(spec, content):
     listing = read_listing(spec, content)
     assert [p[0] for p in listing.problems] == ["manifest-unreadable"] and listing.entries == {}

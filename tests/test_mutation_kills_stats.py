@@ -103,3 +103,30 @@ def test_the_sd_cancellation_term_divides_by_n_minus_1_for_the_sample_sd_and_n_f
     population = stats.tolerance(D(1), statistic="population_sd", values=xs)
     expected = squares / (2 * 2) - squares / (2 * 3)
     assert abs((sample - population) - expected) <= expected * D("1e-15")
+
+
+# --- stats.tolerance: the documented bounds, exactly (docs/tolerances.md) ------------------------------------------------
+
+def test_a_difference_of_zero_clocks_is_judged_at_the_print_bound_alone():
+    # 2 ulps of binary64 at the operands' magnitude: at 0 that is 0, so only half a unit of the stated place remains
+    assert stats.tolerance(D("0.000"), statistic="difference", values=[D(0), D(0)]) == D("0.0005")
+    import math
+
+    at_one = stats.tolerance(D("0.000"), statistic="difference", values=[D(1), D(0)])
+    assert at_one == D("0.0005") + 2 * D(math.ulp(1.0))
+
+
+@pytest.mark.parametrize("statistic", ["ratio", "speedup", "ratio_of_sums"])
+def test_a_quotient_bound_is_twice_each_means_relative_error_plus_the_inputs_own(statistic):
+    eps, u = stats.EPS, stats.U
+    xs = [D(2), D(4)]
+    stated = D("0.5")
+    rel = 2 * 2 * eps + 4 * u  # n = 2 inputs
+    assert stats.tolerance(stated, statistic=statistic, values=xs) == D("0.05") + stated * rel
+    # an upstream error e on each input adds 2 e / min|x| (the smallest nonzero input) to the relative error
+    assert stats.tolerance(stated, statistic=statistic, values=xs, input_error="0.001") == \
+        D("0.05") + stated * (rel + 2 * D("0.001") / D(2))
+    assert stats.tolerance(stated, statistic=statistic, values=[D(0), D(4)], input_error="0.001") == \
+        D("0.05") + stated * (rel + 2 * D("0.001") / D(4))
+    # all inputs zero: no quotient to widen, and no error raised (there is no smallest nonzero input)
+    assert stats.tolerance(stated, statistic=statistic, values=[D(0), D(0)], input_error="0.001") == D("0.05") + stated * rel

@@ -21,7 +21,8 @@ case of the kill tests and of a test file named after the module first,
 then the first case of every other test function before any second one,
 the fastest first within each) up to `--budget` mapped seconds of them (default 30; always at
 least one), in a forked child that imports the (mutated) package afresh.
-A mutant is killed when that run fails, or exceeds 3x the tests' mapped
+A mutant is killed when that run fails (a run that cannot start, e.g. a test module whose import fails under the
+mutant so its node ids are not found, only if the same tests pass on the unmutated module), or exceeds 3x the tests' mapped
 time (at least 30 s) and then 10x on a second run (a hang, not a loaded
 machine: the first timeout alone once counted as a kill, which under load
 passed off survivors as kills); a site no test executes survives without a
@@ -188,6 +189,9 @@ def _fork(repo: Path, job, timeout: float) -> tuple[int, float]:
     pid = os.fork()
     if pid == 0:  # child: quiet, confined to the copy
         try:
+            # no __pycache__ in the copy: a .pyc is keyed by the source's mtime in whole seconds and its size, so two
+            # mutants of one size written within a second could otherwise run the first one's bytecode twice
+            sys.dont_write_bytecode = True
             os.chdir(repo)
             sys.path[:0] = [str(repo), str(repo / "tests")]
             if not os.environ.get("MUTATE_VERBOSE"):  # MUTATE_VERBOSE=1 shows each pytest run
@@ -384,8 +388,14 @@ def main() -> int:  # noqa: C901 - one loop over modules and mutants, with its t
                         print(f"  {'killed (timeout twice)' if code == -9 else 're-run after a timeout'} {module}:{line} {op}: "
                               f"{seconds:.0f} s, pytest exit {code}", flush=True)
                     (repo / module).write_text(source)
-                    if code in (3, 4, 5, 99):  # internal error, node id not found, no tests: not a kill
-                        print(f"  broken run (pytest exit {code}) {module}:{line} {op}", flush=True)
+                    if code in (3, 4, 5, 99):  # internal error, node id not found, no tests: a kill only if the mutant did it
+                        clean, _ = _fork(repo, run, 10 * budget)  # the same tests on the unmutated module
+                        if clean == 0:  # e.g. a test module's import fails under the mutant, so its node ids are not found
+                            print(f"  killed (the mutant breaks the run: pytest exit {code}, 0 without it) {module}:{line} {op}",
+                                  flush=True)
+                            code = 1
+                        else:
+                            print(f"  broken run (pytest exit {code}, {clean} without the mutant) {module}:{line} {op}", flush=True)
                     if code not in (0, 3, 4, 5, 99):
                         killed += 1
                         continue

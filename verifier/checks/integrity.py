@@ -342,7 +342,7 @@ def listed(ctx: Context) -> Iterator[Finding]:
     if spec["kind"] == "none":
         yield _f(Status.UNVERIFIED, "no-manifest", f"this format has no integrity manifest ({spec['reason']}); file contents cannot be checked against digests",
                  check=cid)
-        yield from _declared_externals(tree, spec, None)
+        yield from _declared_externals(ctx, spec, None, set())
         return
     name = spec["file"]
     if not tree.exists(name):
@@ -355,15 +355,27 @@ def listed(ctx: Context) -> Iterator[Finding]:
         return
     ctx.data.setdefault("examined", set()).update((name, pointer) for pointer in listing.stated)  # stated digests compared below
     ctx.data["listed_digests"] = {entry.sha256 for entry in listing.entries.values()}
+    ctx.data["listed_roles"] = dict(listing.roles)  # manifest role of each entry (retained attempts), read by a mapped reader
     outcome = Outcome()
     yield from compare(ctx, cid, spec, listing, scan(ctx, cid, tree.root, tree.only, name), outcome)
     tree.blocked.update(outcome.blocked)
     ctx.data["matched"] = outcome.matched  # re-hashed by `unchanged_listed` after the checks that read them
-    yield from _declared_externals(tree, spec, name)
+    yield from _declared_externals(ctx, spec, name, set(listing.entries))
 
 
-def _declared_externals(tree: Any, spec: dict[str, Any], manifest: str | None) -> Iterator[Finding]:
-    """Report every external artifact a profile declares (UNVERIFIED `external-not-supplied`); its list is in the item's `file`, else the manifest."""
+def _declared_externals(ctx: Context, spec: dict[str, Any], manifest: str | None, listed: set[str]) -> Iterator[Finding]:
+    """
+    Report every external artifact a profile declares; its list is in the item's `file`, else the manifest.
+
+    An item that names the `path`, `sha256` and `size` members of its
+    entries (as `manifest.json /external` does) is checked as natively
+    (`_externals`: matched against `--artifacts`, PASS `external-match`,
+    FAIL `external-mismatch`, UNVERIFIED `external-not-supplied`), its
+    entries kept in `ctx.data["listed_externals"]`; an entry lacking one
+    of them is FAIL `manifest-entry`. Any other item's entries are
+    UNVERIFIED `external-not-supplied` (no digest to match them with).
+    """
+    tree = ctx.bundle
     for item in spec.get("external", []):
         name = item.get("file", manifest)
         if name is None:
@@ -376,48 +388,80 @@ def _declared_externals(tree: Any, spec: dict[str, Any], manifest: str | None) -
             yield _f(Status.FAIL, "external-list-missing", f"{name} has no external list at {item['pointer']}", path=name,
                      pointer=item["pointer"], check="profile.integrity")
             continue
+        if "sha256" in item:
+            yield from _digested_externals(ctx, item, name, found if isinstance(found, list) else [], listed)
+            continue
         for index, entry in enumerate(found if isinstance(found, list) else []):
             yield _f(Status.UNVERIFIED, "external-not-supplied",
                      f"external artifact {entry} ({item['reason']}) is not supplied and {name} records no digest for it",
                      path=name, pointer=f"{item['pointer']}/{index}", observed=entry, check="profile.integrity")
 
 
-def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str]) -> Iterator[Finding]:
+def _digested_externals(ctx: Context, item: dict[str, Any], name: str, found: list[Any], listed: set[str]) -> Iterator[Finding]:
+    """Check the external entries `found` at `item["pointer"]` of `name` whose members the profile's `item` names, as `_externals` does."""
+    entries, where = [], []
+    for index, entry in enumerate(found):
+        pointer = f"{item['pointer']}/{index}"
+        values = {key: entry.get(item[key]) if isinstance(entry, dict) else None for key in ("path", "sha256", "size")}
+        size = values["size"]
+        if not isinstance(values["path"], str) or not isinstance(values["sha256"], str) or not isinstance(size, int) or isinstance(size, bool):
+            yield _f(Status.FAIL, "manifest-entry", f"external entry {index} of {name} lacks a path ({item['path']}), a sha256 "
+                     f"({item['sha256']}) or an integer size ({item['size']})", path=name, pointer=pointer, check="profile.integrity")
+            continue
+        reason = entry.get(item["reason_member"]) if "reason_member" in item else None
+        entries.append({**values, "reason": reason if isinstance(reason, str) and reason else item["reason"]})
+        where.append(pointer)
+    ctx.data.setdefault("listed_externals", []).extend(entries)
+    yield from _externals(ctx, {"external": entries}, listed, name=name, pointers=where, check="profile.integrity")
+
+
+def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str], *, name: str = MANIFEST,
+               pointers: list[str] | None = None, check: str = "integrity.files") -> Iterator[Finding]:
+    """
+    Match each external artifact of `manifest["external"]` (`{path, sha256, size, reason}`) against `--artifacts`.
+
+    `name` is the file that lists them and `pointers` the JSON Pointer of
+    each entry (`/external/<i>` by default). FAIL `unsafe-path`,
+    `duplicate-entry` (also a bundle file), `unreadable-file`,
+    `external-mismatch`; UNVERIFIED `external-not-supplied`; PASS
+    `external-match` (recorded in `ctx.data["externals_verified"]`).
+    """
     supplied = ctx.options.get("artifacts")
+    manifest_name = name
     for index, entry in enumerate(manifest.get("external", [])):
         raw = entry["path"]
-        pointer = f"/external/{index}"
+        pointer = pointers[index] if pointers is not None else f"/external/{index}"
         reason = unsafe_reason(raw)
         if reason:
-            yield _f(Status.FAIL, "unsafe-path", f"{MANIFEST} external {raw!r}: {reason}", path=MANIFEST,
-                     pointer=pointer + "/path", observed=raw)
+            yield _f(Status.FAIL, "unsafe-path", f"{manifest_name} external {raw!r}: {reason}", path=manifest_name,
+                     pointer=pointer + "/path", observed=raw, check=check)
             continue
         name = nfc(raw)
         expected = {"sha256": entry["sha256"], "size": entry["size"]}
         if name in listed:
             yield _f(Status.FAIL, "duplicate-entry", f"{raw} is listed both as a bundle file and as external",
-                     path=MANIFEST, pointer=pointer)
+                     path=manifest_name, pointer=pointer, check=check)
             continue
         candidate = Path(supplied) / name if supplied else None
         if candidate is None or not candidate.is_file():
             where = f"not found under {supplied}" if supplied else "not supplied (use --artifacts DIR)"
             yield _f(Status.UNVERIFIED, "external-not-supplied",
                      f"{raw} is external ({entry['reason']}); {where}, so it is neither missing nor verified",
-                     path=name, pointer=pointer, expected=expected)
+                     path=name, pointer=pointer, expected=expected, check=check)
             continue
         try:
             size, digest = hash_file(candidate)
         except OSError as exc:
-            yield _f(Status.FAIL, "unreadable-file", f"external {raw} under {supplied} cannot be read: {exc}", path=name, pointer=pointer)
+            yield _f(Status.FAIL, "unreadable-file", f"external {raw} under {supplied} cannot be read: {exc}", path=name, pointer=pointer, check=check)
             continue
         observed = {"sha256": digest, "size": size}
         if size != entry["size"] or not same_digest(digest, entry["sha256"]):
             yield _f(Status.FAIL, "external-mismatch", f"external {raw} supplied under {supplied} does not match the manifest",
-                     path=name, pointer=pointer, expected=expected, observed=observed)
+                     path=name, pointer=pointer, expected=expected, observed=observed, check=check)
         else:
             ctx.data.setdefault("externals_verified", {})[name] = candidate
             yield _f(Status.PASS, "external-match", f"external {raw} supplied and matches", path=name,
-                     pointer=pointer, expected=expected, observed=observed)
+                     pointer=pointer, expected=expected, observed=observed, check=check)
 
 
 @check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")

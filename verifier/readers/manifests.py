@@ -72,13 +72,16 @@ class Listing:
 
     `stated` holds the `(pointer)` places of every digest, size and path the
     manifest states that the integrity check compares (for the profile
-    coverage check's account of what was examined).
+    coverage check's account of what was examined). `roles` maps the NFC
+    name of an `entries` entry to the role its `role` member states (e.g.
+    `rejected-attempt`), when the kind names such a member.
     """
 
     file: str
     entries: dict[str, Entry] = field(default_factory=dict)
     problems: list[tuple[str, str, str | None, Any]] = field(default_factory=list)
     stated: list[str] = field(default_factory=list)
+    roles: dict[str, str] = field(default_factory=dict)
 
     def add(self, spec: dict[str, Any], written: str, digest: str, size: int | None, pointer: str, path_pointer: str) -> None:
         """Add one entry, or the problem it is (unsafe path, the manifest itself, a repeat; see the module docstring)."""
@@ -142,6 +145,8 @@ def read_listing(spec: dict[str, Any], content: Any) -> Listing:
                                      + (f" or an integer size ({spec['size']})" if sized else ""), pointer, None))
             continue
         listing.add(spec, rel, digest, size, pointer, path_pointer)
+        if kind == "entries" and "role" in spec and isinstance(entry.get(spec["role"]), str) and nfc(rel) in listing.entries:
+            listing.roles[nfc(rel)] = entry[spec["role"]]
         if kind == "entries":
             listing.stated.extend(f"{pointer}/{spec[member]}" for member in ("sha256", "size", "path") if member in spec)
     return listing

@@ -215,9 +215,11 @@ def mapped_integrity(profile_integrity: Check) -> Check:
 
     Every file whose bytes matched (PASS `match`) becomes verified, with the
     sha256 it was matched at (re-hashed by `integrity.unchanged`). The
-    listed files (matched or not) and the gate id of the pinned profile are
-    kept as the native checks read them (`ctx.data["manifest"]`: `files`,
-    `external`, `gate`).
+    listed files (matched or not, with the role the manifest kind states),
+    the external artifacts listed with digests and the gate id of the pinned
+    profile are kept as the native reader reads them (`ctx.data["manifest"]`:
+    `files`, `external`, `gate`), so retained attempts and externals reach
+    the evidence model as natively.
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
@@ -231,8 +233,12 @@ def mapped_integrity(profile_integrity: Check) -> Check:
             if finding.path and isinstance(finding.expected, dict) and finding.expected.get("sha256"):
                 listed[finding.path] = {"path": finding.path, "sha256": finding.expected["sha256"], "size": finding.expected.get("size")}
             yield dataclasses.replace(finding, check="integrity.files")
+        for name, role in ctx.data.get("listed_roles", {}).items():
+            if name in listed:
+                listed[name]["role"] = role
         ctx.data["manifest"] = {"gate": _gate_id(bundle, ctx.options["profile"]["manifest"].get("file")),
-                                "files": sorted(listed.values(), key=lambda e: e["path"]), "external": []}
+                                "files": sorted(listed.values(), key=lambda e: e["path"]),
+                                "external": list(ctx.data.get("listed_externals", []))}
 
     return Check("integrity.files", "Bundle files match the manifest the profile names (sha256 and size), nothing unlisted", run)
 

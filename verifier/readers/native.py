@@ -49,14 +49,16 @@ ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
 #: Bundle format v1 said in the profile language (`schemas/profile.schema.json`, `docs/profiles.md`): its manifest
 #: kind (`V1_MANIFEST`), where the manifest names the gate, and its documents, receipts read as-is from JSON Lines.
 #: Not shipped (no detection): `tests/test_v1_description.py` reads the example bundle through it with the mapped
-#: reader and requires the very findings of this native reader. What it cannot say yet: external artifacts with
-#: digests (`--artifacts`) and retained attempts (manifest `role`), which only the native reader checks.
+#: reader and requires the very findings of this native reader, including external artifacts with digests (matched
+#: against `--artifacts`) and retained attempts (the manifest `role` of an entry).
 V1_PROFILE: dict[str, Any] = {
     "id": "bundle-v1",
     "version": 1,
     "description": "verify's own bundle format v1 (docs/bundle-format.md), described in the profile language",
     "detect": {"files": ["manifest.json", "plan.json", "receipts.jsonl", "claims.json"], "pointers": [{"file": "manifest.json", "pointer": "/format"}]},
-    "manifest": {**V1_MANIFEST, "external": [{"pointer": "/external", "reason": "kept outside the bundle (manifest.json /external)"}]},
+    "manifest": {**V1_MANIFEST, "role": "role",
+                 "external": [{"pointer": "/external", "path": "path", "sha256": "sha256", "size": "size", "reason_member": "reason",
+                               "reason": "kept outside the bundle (manifest.json /external)"}]},
     "bundle": {
         "gate": {"file": "manifest.json", "pointer": "/gate"},
         "documents": {
