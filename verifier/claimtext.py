@@ -246,39 +246,26 @@ def _parse_segments(text: str) -> list[_Segment]:
 
 def _html_segments(html: str, first_line: int) -> list[_Segment]:
     """
-    Return the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`, `<p>` ...) as one segment per line of text.
+    Return the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`, `<p>` ...) as segments: one per run of prose, one per table cell.
 
     GitHub and most Markdown renderers show the text of such blocks, so a
-    number in them is a claim; comments, `<script>`, `<style>` and attribute
-    values are not shown, so they are not claims. Parsed with the standard
-    library's `html.parser` (HTML5 tokenizer rules, never raises on bad HTML).
+    number in them is a claim. The block is read by the project's one HTML
+    reader, `verifier.readers.html.html_document` (inline elements join the
+    words around them; comments, attributes, `<script>`, `<style>` and
+    `<template>` are not stated text); table cells carry their header and
+    row label as context, as Markdown table cells do.
     """
-    from html.parser import HTMLParser
+    from verifier.readers.html import html_document
 
-    found: list[_Segment] = []
-
-    class _Text(HTMLParser):
-        hidden = 0
-
-        def handle_starttag(self, tag: str, attrs: list) -> None:  # type: ignore[type-arg]
-            if tag in ("script", "style", "template"):
-                self.hidden += 1
-
-        def handle_endtag(self, tag: str) -> None:
-            if tag in ("script", "style", "template") and self.hidden:
-                self.hidden -= 1
-
-        def handle_data(self, data: str) -> None:
-            if self.hidden:
-                return
-            line = first_line + self.getpos()[0] - 1
-            for offset, piece in enumerate(data.split("\n")):
-                if piece.strip():
-                    found.append(_Segment(piece.strip(), line + offset))
-
-    parser = _Text(convert_charrefs=True)
-    parser.feed(html)
-    parser.close()
+    doc = html_document(html.encode("utf-8", "replace"))
+    found = [_Segment(item["text"], first_line + item["#line"] - 1) for item in doc["prose"] if item["text"].strip()]
+    for rows in doc["tables"].values():
+        for row in rows:
+            cells = [(head, value) for head, value in row.items() if not head.startswith("#")]  # "#line": where the row is
+            label = str(cells[0][1]) if cells else ""
+            line = first_line + int(row.get("#line", 1)) - 1
+            for col, (head, value) in enumerate(cells):
+                found.append(_Segment(str(value), line, context=head if col == 0 else f"{label} | {head}"))
     return found
 
 
