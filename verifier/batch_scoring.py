@@ -49,7 +49,7 @@ from verifier.media.demux import MediaFacts, MediaUnreadable
 from verifier.media.policy import Policy
 
 if TYPE_CHECKING:
-    from verifier.scoring import MetricResult, ScoreRefused, Scorers
+    from verifier.scorer_set import MetricResult, ScoreRefused, Scorers
 
 __all__ = ["PairJob", "score_many"]
 
@@ -84,7 +84,7 @@ def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
     (see the module docstring). Raises `WeightsProblem` from the scorers;
     never raises for bad media (those are refusals).
     """
-    from verifier import scoring
+    from verifier import scorer_set
 
     for job in jobs:
         job.keys = (str(job.ref.resolve()), str(job.cand.resolve()))
@@ -92,13 +92,13 @@ def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
         if video:
             try:
                 _check_counts(job)
-            except scoring.ScoreRefused as exc:
+            except scorer_set.ScoreRefused as exc:
                 job.video_refused = exc
             job.per = {m: [] for m in video}
         if "audio_cosine" in job.metrics:
             try:
                 _check_audio(job)
-            except scoring.ScoreRefused as exc:
+            except scorer_set.ScoreRefused as exc:
                 job.out["audio_cosine"] = exc
     from concurrent.futures import ThreadPoolExecutor
 
@@ -125,7 +125,7 @@ def score_many(jobs: list[PairJob], scorers: Scorers, policy: Policy, *,
 
 
 def _check_counts(job: PairJob) -> None:
-    from verifier.scoring import ScoreRefused, video_frames
+    from verifier.scorer_set import ScoreRefused, video_frames
 
     n_ref, n_cand = video_frames(job.ref_facts), video_frames(job.cand_facts)
     if n_ref != n_cand:
@@ -136,7 +136,7 @@ def _check_counts(job: PairJob) -> None:
 
 
 def _check_audio(job: PairJob) -> None:
-    from verifier.scoring import ScoreRefused, exact_samples
+    from verifier.scorer_set import ScoreRefused, exact_samples
 
     for facts in (job.ref_facts, job.cand_facts):
         if facts.audio is None:
@@ -179,7 +179,7 @@ def _components(jobs: list[PairJob]) -> list[list[PairJob]]:
 
 def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
                      progress: Callable[[str], None] | None, pool: Any = None) -> None:
-    from verifier import scoring
+    from verifier import scorer_set
 
     files: dict[str, DecodedFile] = {}
     for job in jobs:
@@ -192,7 +192,7 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
     iterators = {key: iter(f.frames()) for key, f in files.items() if f.video}
     failed: dict[str, Any] = {}
     ended: dict[str, int] = {}
-    total = max((scoring.video_frames(j.ref_facts) for j in jobs if _wants_video(j)), default=0)
+    total = max((scorer_set.video_frames(j.ref_facts) for j in jobs if _wants_video(j)), default=0)
     waiting: tuple[dict[str, Any], list[PairJob]] | None = None  # the LPIPS features in flight and the jobs they are for
     for k in itertools.count():
         live = [j for j in jobs if _wants_video(j)]
@@ -207,7 +207,7 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
             except StopIteration:
                 ended[key] = k
             except (DecodeFailed, MediaUnreadable) as exc:
-                failed[key] = scoring.ScoreRefused(getattr(exc, "code", "decode-error"), str(exc))
+                failed[key] = scorer_set.ScoreRefused(getattr(exc, "code", "decode-error"), str(exc))
         need_lpips: set[str] = set()
         lpips_jobs: list[PairJob] = []  # the jobs that compared frame k (their distances once its features are in)
         for job in live:
@@ -218,12 +218,12 @@ def _score_component(jobs: list[PairJob], scorers: Scorers, policy: Policy,
             if r not in frames or c not in frames:
                 if r in frames or c in frames:  # one file ended, the other did not
                     short = job.ref_facts.name if r not in frames else job.cand_facts.name
-                    job.video_refused = scoring.ScoreRefused(
+                    job.video_refused = scorer_set.ScoreRefused(
                         "frame-count-mismatch", f"{short} decoded only {k} frames, the other file more; nothing is reported")
                 continue
             a, b = frames[r], frames[c]
             if a.shape != b.shape:
-                job.video_refused = scoring.ScoreRefused(
+                job.video_refused = scorer_set.ScoreRefused(
                     "frame-size-mismatch", f"frame {k}: {job.ref_facts.name} is {a.shape[1]}x{a.shape[0]}, "
                                            f"{job.cand_facts.name} {b.shape[1]}x{b.shape[0]}; frames of different sizes "
                                            f"are not compared (no resize)")
@@ -319,7 +319,7 @@ def _collect_ssim(job: PairJob) -> None:
 def _finish_video(job: PairJob) -> None:
     import numpy as np
 
-    from verifier.scoring import MetricResult, ScoreRefused, video_frames
+    from verifier.scorer_set import MetricResult, ScoreRefused, video_frames
 
     if not job.per:
         return
@@ -340,8 +340,8 @@ def _finish_video(job: PairJob) -> None:
 
 
 def _audio(job: PairJob, files: dict[str, DecodedFile], scorers: Scorers) -> MetricResult | ScoreRefused:
+    from verifier.scorer_set import MetricResult, ScoreRefused, exact_samples
     from verifier.scorers import audio as audio_scorer
-    from verifier.scoring import MetricResult, ScoreRefused, exact_samples
 
     pcm = []
     for key, facts in zip(job.keys, (job.ref_facts, job.cand_facts), strict=True):

@@ -24,6 +24,12 @@ from verifier.errors import VerifierError
 from verifier.model import ExitCode, Report
 from verifier.report import REPORTERS, render
 
+#: Set by `verifier.fastpath.main` before it runs this command line: called as
+#: `report_keeper(report, fmt, verbose)` after a check run with the cache on, so
+#: that an unchanged re-run can replay the report (`verifier.fastpath.keep_report`).
+#: None when the command line runs without the fast path (tests, `python -m`).
+report_keeper: Callable[[Report, str, bool], None] | None = None
+
 
 def _fail_usage(message: str) -> None:
     from verifier.report._common import visible
@@ -77,7 +83,10 @@ def _pinned_only() -> bool:
 
 def _trust(start: str, ref: str | None, cache: Any = None) -> Any:
     """Return the `TrustSet` judging evidence at `start` (shipped assets plus the repository's trust root; `cache`: docs/cache.md)."""
-    from verifier import core, trust  # the shipped assets as the core loads them (one seam for tests and callers)
+    from verifier import (  # the shipped assets as the core loads them (one seam for tests and callers)
+        core,
+        trust,
+    )
     from verifier.trustroot import locate
 
     trust.use_cache(cache)  # the asset check may reuse an earlier run's (docs/cache.md)
@@ -181,7 +190,6 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
                   device: str, claims_text: str | None, use_cache: bool | None, executor: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
-
     from verifier.trustroot import is_profile_file
 
     if profile is not None and is_profile_file(profile) and _pinned_only():
@@ -197,31 +205,9 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
                              claims_text=text, cache=cache, executor=executor, trust=trust)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
-    if cache is not None and trust.repository is None:
-        _keep_for_replay(report, fmt, verbose)
+    if cache is not None and trust.repository is None and report_keeper is not None:
+        report_keeper(report, fmt, verbose)
     _emit(report, fmt, reports, verbose, targets)
-
-
-def _keep_for_replay(report: Report, fmt: str, verbose: bool) -> None:
-    """
-    Store what a replay of this run prints (`verifier.fastpath`): the report with every finding marked `cached: report`.
-
-    Only for a run `fastpath.main` fingerprinted before it started (so not
-    under `--no-cache`, `--report`, ...), and never for a report with an
-    ERROR finding (a broken environment must be seen again, not replayed).
-    """
-    from dataclasses import replace
-
-    from verifier import fastpath
-    from verifier.model import Status
-    from verifier.report._common import visible
-
-    if not fastpath.pending() or any(f.status is Status.ERROR for f in report.findings):
-        return
-    marked = replace(report, findings=tuple(replace(f, cached="report") for f in report.findings))
-    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    fastpath.store(render(marked, fmt, verbose=verbose, color=color),
-                   f"verify: {report.verdict}: {visible(report.subject)}\n", int(report.exit_code))
 
 
 def _read_claims_text(name: str) -> tuple[str, str]:
@@ -281,7 +267,12 @@ def manifest_command(bundle: str, write: bool, gate_id: str | None) -> None:
 
     Without --write: prints the differences and exits 1 if there are any, 0 if none.
     """
-    from verifier.manifest import build_manifest, diff_manifests, read_manifest, write_manifest
+    from verifier.manifest import (
+        build_manifest,
+        diff_manifests,
+        read_manifest,
+        write_manifest,
+    )
     from verifier.progress import make_progress
 
     root = Path(bundle)

@@ -6,8 +6,9 @@ the checks, numpy, PyAV, jsonschema or torch are imported, it takes the
 run's *fingerprint* (`fingerprint`) and looks it up in the cache directory
 (`verifier.cachefs`, kind `report`). On a hit it prints the stored report,
 the stored verdict line on stderr, and exits with the stored exit code. On a
-miss it runs the command line as usual (`verifier.cli`); after a `check` run
-the CLI calls `store`, which takes the fingerprint again and stores the
+miss it runs the command line as usual (`verifier.cli`, with
+`cli.report_keeper` set to `keep_report`); after a `check` run the CLI calls
+`keep_report`, whose `store` takes the fingerprint again and stores the
 report only when nothing changed during the run and nothing is "racily
 clean" (see below). The rules are stated in `docs/cache.md`.
 
@@ -58,7 +59,15 @@ import time
 from typing import Any
 
 from verifier import __version__
-from verifier.cachefs import RACY_NS, cache_root, distributions, enabled, prepare, read_entry, write_entry
+from verifier.cachefs import (
+    RACY_NS,
+    cache_root,
+    distributions,
+    enabled,
+    prepare,
+    read_entry,
+    write_entry,
+)
 
 __all__ = ["COMMANDS", "KIND", "begin", "eligible", "fingerprint", "main", "pending", "replay", "store"]
 
@@ -318,6 +327,28 @@ def pending() -> bool:
     return bool(_PENDING)
 
 
+def keep_report(report: Any, fmt: str, verbose: bool) -> None:
+    """
+    Store what a replay of this run prints: `report` (a `verifier.model.Report`) rendered as `fmt`, every finding marked `cached: report`.
+
+    Only for a run `begin` fingerprinted before it started (so not under
+    `--no-cache`, `--report`, ...), and never for a report with an ERROR
+    finding (a broken environment must be seen again, not replayed).
+    """
+    from dataclasses import replace
+
+    from verifier.model import Status
+    from verifier.report import render
+    from verifier.report._common import visible
+
+    if not pending() or any(f.status is Status.ERROR for f in report.findings):
+        return
+    marked = replace(report, findings=tuple(replace(f, cached="report") for f in report.findings))
+    color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    store(render(marked, fmt, verbose=verbose, color=color),
+          f"verify: {report.verdict}: {visible(report.subject)}\n", int(report.exit_code))
+
+
 def main() -> None:
     """The `verify` entry point: replay a stored report when every input is unchanged, else run `verifier.cli`."""
     argv = sys.argv[1:]
@@ -329,6 +360,7 @@ def main() -> None:
         sys.stderr.write(err)
         sys.exit(code)
     begin(argv)
-    from verifier.cli import main as cli_main
+    from verifier import cli
 
-    cli_main()
+    cli.report_keeper = keep_report
+    cli.main()

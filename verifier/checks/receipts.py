@@ -30,7 +30,6 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 from verifier.bundle import DOCUMENTS, nfc, open_regular
