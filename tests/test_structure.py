@@ -13,13 +13,14 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _top_level_imports() -> dict[str, set[str]]:
-    """Return module -> the verifier modules it imports at module level (imports inside functions are late by design)."""
+def _top_level_imports(late: bool = False) -> dict[str, set[str]]:
+    """Return module -> the verifier modules it imports at module level (with `late`, inside functions too)."""
     modules = {_module_name(p): p for p in PACKAGE.rglob("*.py") if "_assets" not in p.parts}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         found: set[str] = set()
-        for node in ast.parse(path.read_text()).body:
+        tree = ast.parse(path.read_text())
+        for node in (ast.walk(tree) if late else tree.body):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("verifier"):
                 for alias in node.names:
                     sub = f"{node.module}.{alias.name}"
@@ -57,6 +58,14 @@ def test_no_import_cycle_between_our_modules():
     # a package __init__ that re-exports its submodules is not a cycle of logic
     graph = {k: {m for m in v if not (k.startswith(m + ".") and graph.get(m) is not None)} for k, v in graph.items()}
     assert _cycle(graph) is None, f"import cycle: {' -> '.join(_cycle(graph) or [])}"
+
+
+def test_no_import_cycle_through_late_imports_either():
+    # a late import (inside a function) that closes a loop still ties the two modules into one; the loops
+    # batch_scoring <-> scoring and cli <-> fastpath were removed this way and must not come back
+    graph = _top_level_imports(late=True)
+    graph = {k: {m for m in v if not (k.startswith(m + ".") and graph.get(m) is not None)} for k, v in graph.items()}
+    assert _cycle(graph) is None, f"import cycle through late imports: {' -> '.join(_cycle(graph) or [])}"
 
 
 def test_profiles_and_trust_do_not_import_each_other_late_either():
