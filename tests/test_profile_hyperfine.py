@@ -86,3 +86,20 @@ def test_exit_codes_not_parallel_to_times_fail(tmp_path):
         doc["results"][1]["exit_codes"].pop()
     report = verify_path(str(_variant(tmp_path, change)), profile="hyperfine")
     assert any(f.code == "parallel-mismatch" and f.status == "FAIL" for f in report.findings)
+
+
+def test_parallel_mismatch_says_how_the_column_is_wrong(tmp_path):
+    # a missing or non-array parallel column is named as such, never as "has none entries"
+    def drop(doc):
+        del doc["results"][1]["exit_codes"]
+
+    def scalar(doc):
+        doc["results"][1]["exit_codes"] = 0
+
+    for change, words in ((drop, "is missing"), (scalar, "is a int, not an array")):
+        (tmp_path / change.__name__).mkdir()
+        report = verify_path(str(_variant(tmp_path / change.__name__, change)), profile="hyperfine")
+        found = [f for f in report.findings if f.code == "parallel-mismatch"]
+        assert found and all(f.status == "FAIL" for f in found), change.__name__
+        assert words in found[0].message and "none entries" not in found[0].message
+        assert report.verdict == "FAIL"

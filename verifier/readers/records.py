@@ -329,8 +329,9 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
         except KeyError:
             column = None
         if not isinstance(column, list) or len(column) != len(array):
-            have = len(column) if isinstance(column, list) else "none"
-            problems.append(Problem("FAIL", "parallel-mismatch", f"{rel} {pointer}: {p} has {have} entries, {unnest['array']} has {len(array)}", rel, pointer + p, name))
+            have = (f"has {len(column)} entries" if isinstance(column, list)
+                    else "is missing" if column is None else f"is a {type(column).__name__}, not an array")
+            problems.append(Problem("FAIL", "parallel-mismatch", f"{rel} {pointer}: {p} {have}, {unnest['array']} has {len(array)} entries", rel, pointer + p, name))
             column = None
         columns[name] = column
     for i, element in enumerate(array):
