@@ -54,6 +54,8 @@ def test_a_profile_bundle_reports_each_family_it_cannot_feed_once():
         assert [(f.status, f.code) for f in found] == [("UNVERIFIED", "not-in-evidence")], family_id
         assert found[0].observed == missing and all(part in found[0].message for part in missing)
     assert [(f.status, f.code) for f in report.findings if f.check == "gate.pinned"] == [("PASS", "profile-pinned")]
+    unchanged = next(f for f in report.findings if f.check == "integrity.unchanged")
+    assert "names no manifest" in unchanged.message  # why, in the profile's terms: nothing was matched to a sha256
 
 
 def test_a_profile_bundle_with_a_manifest_rehashes_what_it_matched():

@@ -342,6 +342,9 @@ def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
         steps.append(gate)  # thresholds judge re-derived numbers only
     if profile.get("claim_documents"):
         steps.append(coverage)  # after every check that compares stated values
+    notes = {}
     if profile.get("manifest", {}).get("kind", "none") != "none":
         steps.append(unchanged_listed)
-    return in_families(steps, f"profile:{profile['id']}", held_parts(profile))
+    else:
+        notes["unchanged"] = "the profile names no manifest, so no file was matched to a sha256 that could be compared again"
+    return in_families(steps, f"profile:{profile['id']}", held_parts(profile), notes)
