@@ -100,3 +100,21 @@ def test_a_mixed_in_attempt_or_a_wrong_external_fails_through_the_description_as
     code = "attempt-mixed-in" if mixed else "external-mismatch"
     assert any(f[1] == "FAIL" and f[2] == code for f in native)
     assert _findings(example_copy, V1_PROFILE, artifacts) == native
+
+
+def test_an_attempt_changed_after_hashing_is_not_parsed_through_the_description(example_copy, tmp_path, monkeypatch):
+    # a mapped bundle keeps no bytes, so attempts.retained reads the file again: it must parse only the matched bytes
+    from verifier.checks import receipts as receipts_check
+
+    artifacts = _with_external_and_attempt(example_copy, tmp_path)
+    attempt = example_copy / "attempts" / "rejected.jsonl"
+    original = receipts_check.campaign_of
+
+    def swap_then_read(ctx):
+        attempt.write_bytes(attempt.read_bytes().replace(b'"A1-m1-first"', b'"A1-m1-other"'))  # still a valid attempt
+        return original(ctx)
+
+    monkeypatch.setattr(receipts_check, "campaign_of", swap_then_read)
+    described = _findings(example_copy, V1_PROFILE, artifacts)
+    assert ("attempts.retained", "FAIL", "changed-during-verification", "attempts/rejected.jsonl", "") in described
+    assert not any(f[0] == "attempts.retained" and f[2] == "attempt-retained" for f in described)

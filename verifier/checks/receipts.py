@@ -133,7 +133,7 @@ def _looks_like_receipts(head: bytes) -> bool:
 @check("attempts.retained", title="Retained attempts are declared (manifest role), valid receipts, and never mixed into the result")
 def attempts(ctx: Context) -> Iterator[Finding]:
     """
-    FAIL `attempt-not-receipts`, `schema-violation`, `attempt-mixed-in`, `undeclared-receipts`;
+    FAIL `attempt-not-receipts`, `schema-violation`, `attempt-mixed-in`, `undeclared-receipts`, `changed-during-verification`
     PASS `attempt-retained` per declared attempt, `no-hidden-receipts` once.
     """
     bundle, cid = ctx.bundle, "attempts.retained"
@@ -157,9 +157,13 @@ def attempts(ctx: Context) -> Iterator[Finding]:
                      path=name)
             continue
         data = bundle.contents.get(name)
-        if data is None:
+        if data is None:  # a reader that kept no bytes (a mapped bundle): read again, parse only the bytes integrity matched
             with os.fdopen(open_regular(bundle.root / bundle.verified[name]), "rb") as handle:
                 data = handle.read()
+            if hashlib.sha256(data).hexdigest() != bundle.digests.get(name):
+                yield _f(cid, Status.FAIL, "changed-during-verification",
+                         f"{name} changed after integrity.files matched its sha256, so it is not parsed", path=name)
+                continue
         try:
             rows = loads_strict_lines(data)
         except JSONProblem as exc:
