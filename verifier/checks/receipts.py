@@ -133,7 +133,7 @@ def _looks_like_receipts(head: bytes) -> bool:
 @check("attempts.retained", title="Retained attempts are declared (manifest role), valid receipts, and never mixed into the result")
 def attempts(ctx: Context) -> Iterator[Finding]:
     """
-    FAIL `attempt-not-receipts`, `schema-violation`, `attempt-mixed-in`, `undeclared-receipts`, `changed-during-verification`
+    FAIL `attempt-not-receipts`, `schema-violation`, `attempt-mixed-in`, `undeclared-receipts`, `changed-during-verification`;
     PASS `attempt-retained` per declared attempt, `no-hidden-receipts` once.
     """
     bundle, cid = ctx.bundle, "attempts.retained"
