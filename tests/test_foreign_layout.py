@@ -297,3 +297,25 @@ def test_a_draft_profile_with_a_bundle_section_is_marked_unpinned_and_never_pass
     assert ("UNVERIFIED", "profile-unpinned") in gate
     assert report.verdict == "INCOMPLETE"
     assert "ref2va-draft" in json.dumps(report.trust)
+
+
+def test_findings_name_the_files_of_the_foreign_bundle(example_copy, tmp_path, assets):
+    # a native check names a document by its v1 name; read through the profile it names the foreign file it read
+    foreign_dir = lay_out_foreign(example_copy, tmp_path / "foreign")
+    foreign = verify_path(str(foreign_dir), asset_root=assets)
+    named = {f.path for f in foreign.findings if f.path}
+    assert not [p for p in named if not (foreign_dir / p).exists()], "findings name files the bundle does not hold"
+    derived = [f for f in foreign.findings if f.check == "derivation.claims"]
+    assert derived and {f.path for f in derived} == {"summary/headline.json"}
+    assert {f.path for f in foreign.findings if f.check == "quality.recorded"} == {"scores/index.json"}
+
+
+def test_a_claim_missing_from_the_foreign_file_names_it(example_copy, tmp_path, assets):
+    claims = json.loads((example_copy / "claims.json").read_text())  # floats: these values round-trip exactly
+    claims["claims"] = claims["claims"][1:]
+    (example_copy / "claims.json").write_text(json.dumps(claims))
+    rehash(example_copy)
+    foreign = verify_path(str(lay_out_foreign(example_copy, tmp_path / "foreign")), asset_root=assets)
+    missing = [f for f in foreign.findings if f.code == "claim-missing"]
+    assert missing and all(f.path == "summary/headline.json" for f in missing)
+    assert "summary/headline.json (read as claims.json)" in missing[0].message

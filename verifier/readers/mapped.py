@@ -59,7 +59,7 @@ from verifier.pipeline import Check, Context
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "mapped_schema", "unmapped_fields"]
+__all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "mapped_schema", "named_as_read", "unmapped_fields"]
 
 #: The document kinds a profile may map, with their schema and whether they are JSON Lines shaped (a list of records).
 KINDS = {kind: DOCUMENTS[kind] for kind in ("manifest", "plan", "receipts", "claims", "quality")}
@@ -299,7 +299,40 @@ def mapped_pipeline(native: tuple[Check, ...], profile_integrity: Check, profile
             steps.append(mapped_schema(chk))
         else:
             steps.append(chk)
-    return tuple(steps)
+    return tuple(chk if chk.id == "integrity.files" else named_as_read(chk) for chk in steps)  # integrity names foreign files already
+
+
+def named_as_read(chk: Check) -> Check:
+    """
+    Return `chk` with its findings naming the foreign files the bundle was read from.
+
+    A native check names a document by its bundle format v1 name
+    (`claims.json`); under a mapped bundle a finding whose `path` is the v1
+    name of a mapped document gets the foreign file instead, and its message
+    says both ("results/summary.json (read as claims.json)"), so a user is
+    pointed at a file that exists in the bundle. `manifest.json` (named by
+    `gate.pinned` as where the gate id came from) becomes the file the
+    mapping's `gate` points into, or no file when the profile names the gate
+    as a constant (the message then says "the profile ID").
+    """
+
+    def run(ctx: Context) -> Iterator[Finding]:
+        bundle = ctx.bundle
+        kinds = getattr(bundle, "kinds", {}) if isinstance(bundle, MappedBundle) else {}
+        renamed: dict[str, str | None] = {DOCUMENTS[kind][0]: spec[0] for kind, spec in kinds.items()
+                                          if kind in DOCUMENTS and kind != "manifest" and spec[0] != DOCUMENTS[kind][0]}
+        if kinds:  # the gate is named by the profile (a constant) or by the file its `gate` points into, never by manifest.json
+            gate = bundle.mapping.get("gate")
+            renamed.setdefault("manifest.json", gate["file"] if isinstance(gate, dict) else None)
+        for finding in chk(ctx):
+            if not finding.path or finding.path not in renamed or renamed[finding.path] == finding.path:
+                yield finding
+                continue
+            foreign = renamed[finding.path]
+            said = f"{foreign} (read as {finding.path})" if foreign else f"the profile {ctx.options['profile']['id']}"
+            yield dataclasses.replace(finding, path=foreign, message=finding.message.replace(finding.path, said))
+
+    return Check(chk.id, chk.title, run, chk.requires)
 
 
 def mapped_gate(profile_pinned: Check, native_gate: Check) -> Check:
