@@ -204,13 +204,17 @@ def test_a_claim_whose_file_is_blocked_is_unverified_at_that_file_only():
     assert _claims_on(_Tree(files), INDEXED, ARMS) == [("PASS", "derived", "out/a.json", "/mean"), ("PASS", "derived", "out/b.json", "/mean")]
 
 
-def test_a_blocked_file_named_like_an_unfilled_placeholder_blocks_no_claim():
-    # `{arm.index}` in a claim's file is not filled (only its pointer takes indexes), so no value is found there; an
-    # unrelated blocked file whose name is the placeholder's bare name ("arm.index") is never blamed for it
+def test_an_index_placeholder_in_a_claim_file_names_the_file_by_rank():
+    # `{arm.index}` in a claim's file takes the arm's 0-based rank (a -> 0, b -> 1), as in its pointer; an unrelated
+    # blocked file whose name is the placeholder's bare name ("arm.index") is never blamed
     claim = {**INDEXED, "at": {"file": "out/{arm.index}.json", "pointer": "/mean"}}
     files = {"out/0.json": {"mean": Decimal(3)}, "out/1.json": {"mean": Decimal(1)}}
     found = _claims_on(_Tree(files, {"out/arm.index.json": "its sha256 differs from the manifest"}), claim, ARMS)
-    assert [f[1] for f in found] == ["claim-missing", "claim-missing"] and "out/arm.index.json" not in [f[2] for f in found]
+    assert found == [("PASS", "derived", "out/0.json", "/mean"), ("PASS", "derived", "out/1.json", "/mean")]
+    wrong = _claims_on(_Tree({**files, "out/1.json": {"mean": Decimal(2)}}), claim, ARMS)
+    assert [f[:3] for f in wrong] == [("PASS", "derived", "out/0.json"), ("FAIL", "claim-mismatch", "out/1.json")]
+    blocked = _claims_on(_Tree(files, {"out/1.json": "its sha256 differs from the manifest"}), claim, ARMS)
+    assert blocked == [("PASS", "derived", "out/0.json", "/mean"), ("UNVERIFIED", "blocked-by-integrity", "out/1.json", None)]
 
 
 def test_a_blocked_claim_file_is_reported_when_no_instance_was_derived():

@@ -14,7 +14,7 @@ from verifier.grammars import quantity
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
-from verifier.readers.locate import locate, stated
+from verifier.readers.locate import fill_file, locate, stated
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import Record, unit_scale
 from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
@@ -106,8 +106,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          "claim cannot be derived", path=rule["at"]["file"])
                 continue
             indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
-            # the file `locate` reads: every `{dim}` is in `key` (an unfilled one, e.g. `{dim.index}`, makes `locate` fail)
-            claim_file = _PLACEHOLDER_RE.sub(lambda m: key.get(m.group(1), m.group(0)), rule["at"]["file"])  # noqa: B023
+            try:
+                claim_file = fill_file(rule["at"]["file"], key, indexes)  # the file `locate` reads
+            except KeyError:  # a placeholder the instance does not bind: `locate` reports claim-missing below
+                claim_file = rule["at"]["file"]
             if claim_file in tree.blocked:  # never parsed, not even to find the value
                 blocked.add(claim_file)
                 yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {claim_file} is not parsed because {tree.blocked[claim_file]}", path=claim_file)

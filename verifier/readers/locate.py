@@ -13,7 +13,21 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["locate", "member_of", "member_start", "number_of", "stated"]
+__all__ = ["fill_file", "locate", "member_of", "member_start", "number_of", "stated"]
+
+
+def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> str:
+    """
+    Return the file name `template` names for one instance: `{dim}` takes its key value, `{dim.index}` its rank in `indexes`.
+
+    Raises `KeyError` for a placeholder the instance does not bind.
+    """
+
+    def one(m: re.Match[str]) -> str:
+        name = m.group(1)
+        return str(indexes[name.removesuffix(".index")]) if name.endswith(".index") else key[name]
+
+    return _PLACEHOLDER.sub(one, template)
 
 
 def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
@@ -38,7 +52,7 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
 
         return _PLACEHOLDER.sub(one, text)
 
-    rel = _PLACEHOLDER.sub(lambda m: key[m.group(1)], at["file"])
+    rel = fill_file(at["file"], key, indexes)
     document = tree.json(rel)
     pointer = fill(at["pointer"])
     value = resolve(document, pointer)
