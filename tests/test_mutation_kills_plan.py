@@ -92,6 +92,24 @@ def test_the_outputs_pass_counts_the_digests_it_checked(tmp_path, tiny):
         "0 output digest(s) recorded by receipts match the manifest"]
 
 
+@pytest.mark.parametrize("recorded", ["a" * 64, "A" * 64, "b" * 64], ids=["same", "upper-case", "other"])
+def test_an_output_that_is_a_declared_external_matches_its_digest(tmp_path, tiny, recorded):
+    # a receipt may record an output kept outside the bundle: it is matched against the external's sha256 (any hex case)
+    external = {"path": "media/r1.mp4", "sha256": "a" * 64, "size": 1, "source": "s3://bucket/r1.mp4",
+                "reason": "too large for the repository"}
+    bundle = write_bundle(tmp_path / "b", externals=[external])
+    rows = [json.loads(x) for x in (bundle / "receipts.jsonl").read_text().splitlines()]
+    rows[0]["outputs"] = [{"path": "media/r1.mp4", "sha256": recorded}]
+    (bundle / "receipts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=tiny)
+    if recorded == "b" * 64:
+        assert [f.code for f in _of(report, "plan.conformance") if f.status is Status.FAIL] == ["output-digest-mismatch"]
+    else:
+        assert [f.message for f in _of(report, "plan.conformance", "outputs")] == [
+            "1 output digest(s) recorded by receipts match the manifest"]
+
+
 # --- recorded outcomes (claims.stated) -----------------------------------------------------------------------------------
 
 def _outcomes(bundle: Path, outcomes: list, quality_edit=None):
@@ -158,6 +176,19 @@ def test_a_missing_receipt_stays_in_the_stated_denominator(tmp_path, tiny):
     report = verify_path(str(bundle), asset_root=tiny)
     found = [f for f in _of(report, "derivation.claims", "incomplete-denominator") if "arm_mean_s.baseline" in f.message]
     assert len(found) == 1 and "0/1 planned requests" in found[0].message, [f.message for f in found]
+    assert "(missing: ['r1']; failed or timed out: none)" in found[0].message  # each list, or the word none
+
+
+def test_a_failed_receipt_is_named_as_failed_not_missing(tmp_path, tiny):
+    bundle = write_bundle(tmp_path / "b")
+    rows = [json.loads(x) for x in (bundle / "receipts.jsonl").read_text().splitlines()]
+    rows[0]["outcome"] = "failed"  # r1 (baseline, s1) has a receipt that did not succeed
+    (bundle / "receipts.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    rehash(bundle)
+    report = verify_path(str(bundle), asset_root=tiny)
+    found = [f for f in _of(report, "derivation.claims", "incomplete-denominator") if "arm_mean_s.baseline" in f.message]
+    assert len(found) == 1, [(f.code, f.message) for f in report.findings if f.check == "derivation.claims"]
+    assert "0/1 planned requests" in found[0].message and "(missing: none; failed or timed out: ['r1'])" in found[0].message
 
 
 def test_worker_exits_count_workers_that_exited_not_running_ones(tmp_path):

@@ -63,6 +63,18 @@ def test_good_receipt_replays_every_fact_and_keeps_standings_unverified():
     assert report.verdict == "INCOMPLETE"
 
 
+def test_a_receipt_without_the_optional_stderr_carrier_is_read(receipt_dir):
+    # stderr is optional in the schema (found by tools/fuzz.py: KeyError 'stderr' became ERROR in two checks)
+    def drop(doc):
+        doc["evidence"].pop("stderr", None)
+
+    _edit(receipt_dir, drop)
+    (receipt_dir / "bench.stderr").unlink(missing_ok=True)
+    report = verify_path(str(receipt_dir))
+    assert not [f for f in report.findings if f.status == "ERROR"], [f.message for f in report.findings if f.status == "ERROR"]
+    assert _by(report, "telemetry.engine")[0].status == "PASS" and not _fails(report)
+
+
 def test_a_missing_carrier_fails(receipt_dir):
     (receipt_dir / "metrics-after.prom").unlink()
     report = verify_path(str(receipt_dir))

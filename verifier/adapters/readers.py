@@ -155,7 +155,8 @@ def telemetry_receipt(receipt: dict[str, Any], name: str) -> Evidence:
     ev, ex, proto = receipt["evidence"], receipt["execution"], receipt["protocol"]
     files = tuple(FileEntry(item["path"], None, item["sha256"].lower(), (f"{name}#/evidence/{key}",)) for key, item in ev.items())
     process = ProcessReceipt("bench", ex.get("exit_code") if ex["outcome"] == "exited" else None, None,
-                             ev["stdout"]["path"], ev["stderr"]["path"], Location(name, "/execution"),
+                             ev["stdout"]["path"], ev["stderr"]["path"] if "stderr" in ev else None,  # stderr is optional
+                             Location(name, "/execution"),
                              {"outcome": ex["outcome"], "cause": ex.get("cause", "")})
     claims: list[StatedClaim] = []
     unmapped: list[Unmapped] = []
