@@ -91,3 +91,53 @@ def test_declared_external_artifacts_are_unverified_one_each(tmp_path):
 
 def test_a_missing_manifest_is_one_failure(tmp_path):
     assert [f for f in _profile_run(tmp_path, MAP, {}) if f[0] != "UNVERIFIED"] == [("FAIL", "manifest-missing", None)]
+
+
+# --- survivors of the complete run at b2dd20d ------------------------------------------------------------------------
+
+
+def test_hash_many_names_the_files_served_from_the_cache(tmp_path, monkeypatch):
+    from verifier import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    root = tmp_path / "xdg" / "verify-evidence" / "v1"
+    f = tmp_path / "a.bin"
+    f.write_bytes(b"x" * 1000)
+    first, reused = cache_mod.Cache.open(root)[0], set()
+    integrity.hash_many([f], cache=first, from_cache=reused)
+    assert reused == set()  # hashed, not reused
+    again = set()
+    assert integrity.hash_many([f], cache=cache_mod.Cache.open(root)[0], from_cache=again)[f][1] == hashlib.sha256(b"x" * 1000).hexdigest()
+    assert again == {f}
+
+
+def test_a_sha256_mismatch_names_twelve_hex_digits_of_each_digest(tmp_path, tiny):
+    bundle = write_bundle(tmp_path / "b")
+    claims = bundle / "claims.json"
+    claims.write_text(claims.read_text().replace("10.0", "10.5"))  # the manifest keeps the old digest
+    report = verify_path(str(bundle), asset_root=tiny)
+    found = by_check(report, "integrity.files", "sha256-mismatch")
+    actual = hashlib.sha256(claims.read_bytes()).hexdigest()
+    listed = next(e["sha256"] for e in json.loads((bundle / "manifest.json").read_text())["files"] if e["path"] == "claims.json")
+    assert [f.message for f in found] == [f"claims.json sha256 {actual[:12]}... differs from manifest.json's {listed[:12]}..."]
+
+
+def test_a_file_listed_both_in_the_bundle_and_as_external_is_one_finding(tmp_path, tiny):
+    external = {"path": "claims.json", "sha256": "a" * 64, "size": 1, "source": "s3://bucket/claims.json",
+                "reason": "too large for the repository"}
+    bundle = write_bundle(tmp_path / "b")
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    manifest["external"] = [external]  # written by hand: `verify manifest` refuses to write such a manifest
+    (bundle / "manifest.json").write_text(json.dumps(manifest))
+    report = verify_path(str(bundle), asset_root=tiny)
+    at = [(f.status.value, f.code) for f in report.findings if f.pointer == "/external/0"]
+    assert at == [("FAIL", "duplicate-entry")]  # not also matched or reported as not supplied
+
+
+def test_a_scan_of_named_files_leaves_the_manifest_out(tmp_path):
+    # a profile run over named files (`Tree.only`) compares them against the manifest; the manifest is never one of them
+    from verifier.pipeline import Context
+
+    ctx = Context(subject=tmp_path, assets=None)
+    disk = integrity.scan(ctx, "profile.integrity", tmp_path, frozenset({"a.txt", "SHA256SUMS"}), "SHA256SUMS")
+    assert disk.regular == {"a.txt": "a.txt"}

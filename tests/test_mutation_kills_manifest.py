@@ -88,3 +88,28 @@ def test_a_layout_only_difference_is_one_line():
     assert mf.diff_manifests(_m([a], description="x"), _m([a], description="y")) == ["~ manifest.json: same entries, different layout or order"]
     text = mf.dumps_manifest({"files": [], "zeta": 1, "format": "verify-bundle", "alpha": 2})
     assert list(json.loads(text)) == ["format", "files", "alpha", "zeta"] and text.endswith("}\n")
+
+
+# --- readers/manifests.py: the manifest kinds of profiles ------------------------------------------------------------
+
+
+def test_an_incomplete_entry_is_named_by_path_in_a_files_map_and_by_index_in_a_list():
+    from verifier.readers.manifests import read_listing
+
+    files_map = read_listing({"kind": "files-map", "file": "m.json", "pointer": "/files", "sha256": "sha256"},
+                             {"files": {"a.txt": {"sha256": "x"}}})
+    entries = read_listing({"kind": "entries", "file": "m.json", "pointer": "/list", "path": "path", "sha256": "sha256"},
+                           {"list": [{"path": "a.txt"}]})
+    assert [p[:2] for p in files_map.problems] == [("manifest-entry", "entry 'a.txt' lacks a sha256 (sha256)")]
+    assert [p[:2] for p in entries.problems] == [("manifest-entry", "entry 0 lacks a path (path), a sha256 (sha256)")]
+
+
+def test_sha256sums_lines_are_numbered_from_1_and_blank_lines_are_skipped():
+    from verifier.readers.manifests import read_listing
+
+    digest = "ab" * 32
+    raw = f"not a sha256sums line\n\n{digest}  a.txt\n   \n".encode()
+    listing = read_listing({"kind": "sha256sums", "file": "SHA256SUMS"}, raw)
+    assert [(code, pointer) for code, _msg, pointer, _line in listing.problems] == [("manifest-entry", "#line=1")]
+    assert "line 1 is not" in listing.problems[0][1]
+    assert list(listing.entries) == ["a.txt"] and listing.entries["a.txt"].sha256 == digest

@@ -150,3 +150,15 @@ def test_an_undeclared_file_holding_receipts_fails_and_documents_are_not_sniffed
     files = {"notes.jsonl": _lines(_request(0)), "receipts.jsonl": _lines(_request(1)), "README.md": b"# run\n"}
     assert _attempts(tmp_path, files, {}) == [("FAIL", "undeclared-receipts", "notes.jsonl", None)]
     assert _attempts(tmp_path / "ok", {"receipts.jsonl": _lines(_request(1))}, {}) == [("PASS", "no-hidden-receipts", None, None)]
+
+
+def test_an_attempt_that_did_not_pass_integrity_is_not_parsed(tmp_path):
+    # integrity.files FAILed it (not in `verified`): attempts.retained says nothing of it and never reads it
+    files = {"attempts/a.jsonl": _lines(_request(0))}
+    manifest = {"files": [{"path": "attempts/a.jsonl", "role": "rejected-attempt"}]}
+    bundle = _Bundle(tmp_path, files)
+    bundle.verified.clear()
+    bundle.contents.clear()
+    ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle,
+                  data={"manifest": manifest, "evidence": _model({}, [], manifest)})
+    assert [(f.status.value, f.code, f.path) for f in rc.attempts(ctx)] == [("PASS", "no-hidden-receipts", None)]

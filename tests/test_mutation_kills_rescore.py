@@ -90,6 +90,30 @@ def test_ssim_needs_no_weights_and_is_ready():
     gate = {**PRODUCTION, "quality": {**PRODUCTION["quality"], "rescore": ["ssim"]}}
     found = list(rs.rescore(_ctx(gate, _Bundle(quality={"comparisons": []}))))
     assert _codes(found) == [("PASS", "scorer-ready")] and "ssim: scorer" in found[0].message
+    assert found[0].observed["id"] == "ssim-wang2004" and "facts" not in found[0].observed  # the identity, as reported
+
+
+def test_a_cluster_task_scores_its_pair_with_each_files_own_facts(tmp_path):
+    # `score_job` (run on a cluster worker) probes both files and gives each its own facts: the audio is trimmed to
+    # each file's exact sample count, so swapping them changes the cosine (0.99863 here, 0.99860 swapped)
+    import importlib.util
+    from fractions import Fraction
+
+    from verifier import scoring
+    from verifier.checks import coverage
+
+    spec = importlib.util.spec_from_file_location("make_clips", ROOT / "tests" / "media" / "make_clips.py")
+    clips = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(clips)
+    ref = clips.write_clip(tmp_path / "ref.mp4", frames=24, audio_samples=32000)
+    cand = clips.write_clip(tmp_path / "cand.mp4", frames=24, audio_samples=32700)
+    exp, policy = coverage.Expectation(24, Fraction(24), 32000, 2), coverage.DEFAULT_POLICY
+    quality = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())["quality"]
+    got = rs.score_job((str(ref), str(cand), "ref.mp4", "cand.mp4", exp, policy, ["audio_cosine"], quality, None, "cpu", None, None))
+    facts = [coverage.probe(ref, "ref.mp4", exp, policy), coverage.probe(cand, "cand.mp4", exp, policy)]
+    assert [scoring.exact_samples(f) for f in facts] == [32000, 32700]
+    want = scoring.score_pair(ref, cand, facts[0], facts[1], policy, ["audio_cosine"], scoring.Scorers(quality))
+    assert got["audio_cosine"].value == want["audio_cosine"].value
 
 
 def test_a_medium_is_found_in_the_bundle_or_among_verified_externals():
