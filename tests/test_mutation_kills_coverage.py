@@ -152,3 +152,12 @@ def test_decoding_counts_the_first_audio_stream_only(tmp_path):
     assert first < both
     found = cov.decode_errors(clip, "two-audio.mp4", DEFAULT_POLICY)
     assert [(f.status.value, f.code, f.observed) for f in found] == [("PASS", "decoded", first)]
+
+
+def test_decoding_past_the_policys_time_is_one_work_limit_failure():
+    from conftest import EXAMPLE
+
+    clip = EXAMPLE / "media" / "A1-m1.mp4"
+    over = cov.decode_errors(clip, "media/A1-m1.mp4", dataclasses.replace(cov.DEFAULT_POLICY, max_seconds=0))
+    assert [(f.status.value, f.code, f.path) for f in over] == [("FAIL", "work-limit", "media/A1-m1.mp4")]
+    assert "decoding took longer than the gate's 0 s" in over[0].message

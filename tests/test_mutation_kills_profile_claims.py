@@ -234,3 +234,31 @@ def test_stated_bounds_of_one_judged_instance_need_no_count_unless_some_were_not
     skip = {**BOUNDS_RULE, "bounds_at": {**BOUNDS_RULE["bounds_at"], "unstated": "skip"}}
     met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1"}), skip, [_rec("a", "2"), _rec("b", "5")])  # b.md absent: skipped
     assert met and text.endswith("(1 judged, 0 not met; 1 run(s) quote no range and are not judged)")
+
+
+# --- survivors of the complete run at b2dd20d ------------------------------------------------------------------------
+
+def test_a_margin_target_stated_in_another_unit_of_its_dimension_is_converted():
+    # mean(a) = 3 s, target "4000 ms" = 4 s: the margin is -1 s (unconverted it would be -3997)
+    claim = {**INDEXED, "minus": {"file": "target.json", "pointer": "/target"}}
+    files = {"out/a.json": {"mean": Decimal(-1)}, "out/b.json": {"mean": Decimal(-3)}, "target.json": {"target": "4000 ms"}}
+    assert _claims_on(_Tree(files), claim, ARMS) == [("PASS", "derived", "out/a.json", "/mean"), ("PASS", "derived", "out/b.json", "/mean")]
+
+
+def test_a_value_at_an_already_judged_instance_is_not_reported_again():
+    # two rows match arm a (an ambiguous `where`): claim-missing once for a, nothing more for those rows
+    claim = {**INDEXED, "at": {"file": "t.json", "pointer": "/rows", "where": {"arm": "{arm}"}, "then": "/mean"}}
+    rows = [{"arm": "a", "mean": Decimal(3)}, {"arm": "a", "mean": Decimal(3)}, {"arm": "b", "mean": Decimal(1)}]
+    found = _claims_on(_Tree({"t.json": {"rows": rows}}), claim, ARMS)
+    assert [f[:2] for f in found] == [("FAIL", "claim-missing"), ("PASS", "derived")]
+
+
+def test_a_value_stated_for_what_the_selection_leaves_out_is_not_this_claims():
+    # the claim selects model m1; the file also states model m2's mean, which is another claim's value, not unchecked here
+    claim = {**INDEXED, "selection": {"phase": "measured", "model": "m1"}, "per": ["model", "arm"],
+             "at": {"file": "summary.json", "pointer": "/mean/{model}/{arm}"}}
+    records = [_rec("a", "2"), _rec("a", "4"), _rec("a", "9", "m2")]
+    files = {"summary.json": {"mean": {"m1": {"a": Decimal(3)}, "m2": {"a": Decimal(9)}}}}
+    assert _claims_on(_Tree(files), claim, records) == [("PASS", "derived", "summary.json", "/mean/m1/a")]
+    stray = {"summary.json": {"mean": {"m1": {"a": Decimal(3), "c": Decimal(5)}}}}  # stated for m1, which it selects, but no receipt
+    assert [f[:2] for f in _claims_on(_Tree(stray), claim, records)] == [("PASS", "derived"), ("UNVERIFIED", "not-derivable")]

@@ -71,6 +71,8 @@ CASES = [
     ("system1-omni-gdn", lambda d: d["identities"][0].update(receipts="nowhere"), "/identities/0/receipts", "unknown receipt set 'nowhere'"),
     ("system1-omni-gdn", lambda d: d["claims"][0].update(receipts="nowhere"), "/claims/0/receipts", "unknown receipt set 'nowhere'"),
     ("system1-omni-gdn", lambda d: d["gate"]["rules"][0].update(receipts="nowhere"), "/gate/rules/0/receipts", "unknown receipt set 'nowhere'"),
+    ("system1-omni-gdn", lambda d: d["claims"][0]["at"].update(outcomes={"true": ["passed"]}), "/claims/0/at/outcomes",
+     "`outcomes` words belong to gate.recorded"),
 ]
 
 
