@@ -13,6 +13,14 @@ SHARED = ROOT.parent / "shared"
 EXAMPLE = ROOT / "examples" / "ref2va-5s"
 
 
+
+def pytest_configure(config):
+    """Stop with one line (exit 4) when `../shared` is absent, instead of an import error per test module that reads it."""
+    if not (SHARED / "corpus").is_dir() or not (SHARED / "seeds").is_dir():
+        raise pytest.UsageError(f"the tests read the seeds and corpus of ../shared, and {SHARED} holds no seeds/ and corpus/: "
+                                "clone the project next to the shared/ directory (README, 'Set up and run the tests')")
+
+
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
     """Give every test its own empty warm re-verify cache (`verifier.cache`), never the user's ~/.cache."""
