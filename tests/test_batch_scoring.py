@@ -103,7 +103,7 @@ def test_ssim_on_the_worker_thread_is_in_frame_order_and_equals_scikit_image(mon
 
 
 def test_an_error_inside_the_worker_reaches_the_caller(monkeypatch):
-    def broken(a, b):
+    def broken(a, b, workspace=None):
         raise ValueError("boom")
 
     monkeypatch.setattr(ssim_scorer, "ssim_batch", broken)

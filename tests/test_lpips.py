@@ -405,8 +405,20 @@ def test_verify_score_with_the_standin_prints_metrics_and_identity(run, standin,
     assert "per frame (124)" in result.stdout
 
 
-def test_batched_scoring_equals_the_per_frame_reference_loop(standin, assets_dir):
-    """Each file decoded once, shared frames through AlexNet once (channels-last): the same scores as a plain per-frame loop."""
+@pytest.mark.parametrize("kernels", ["compiled", "torch and numpy"])
+def test_batched_scoring_equals_the_per_frame_reference_loop(standin, assets_dir, kernels, monkeypatch):
+    """Each file decoded once, shared frames through AlexNet once (channels-last): the same scores as a plain per-frame loop,
+    with the compiled LPIPS head and SSIM (`verifier.scorers.compiled`) and without them."""
+    from verifier.scorers import compiled
+
+    if kernels == "compiled" and not compiled.available():
+        if os.environ.get("VERIFY_REQUIRE_SCORING"):
+            pytest.fail("numba (the `scoring` extra) is not installed, so the compiled kernels are untested")
+        pytest.skip("numba is not installed")
+    monkeypatch.setattr(compiled, "ENABLED", kernels == "compiled")
+    heads = []
+    real = compiled.lpips_layer_sum
+    monkeypatch.setattr(compiled, "lpips_layer_sum", lambda *args: heads.append(1) or real(*args))
     import av
     import numpy as np
 
@@ -449,6 +461,7 @@ def test_batched_scoring_equals_the_per_frame_reference_loop(standin, assets_dir
         assert max(abs(x - y) for x, y in zip(out["ssim"].per_frame, ss, strict=True)) <= 1e-9
         cosine = audio_scorer.spectral_cosine(pcm(r), pcm(c), rate_x=32000, rate_y=32000, length_tolerance=1023)
         assert abs(out["audio_cosine"].value - cosine) <= 1e-9
+    assert bool(heads) == (kernels == "compiled")  # the switch chose the path the test names
 
 
 

@@ -258,7 +258,7 @@ def test_frame_counts_must_match_before_any_frame_is_compared(tmp_path, monkeypa
     compared = []
     from verifier.scorers import ssim as ssim_scorer
 
-    monkeypatch.setattr(ssim_scorer, "ssim_batch", lambda x, y: compared.append(1) or np.ones(len(x)))
+    monkeypatch.setattr(ssim_scorer, "ssim_batch", lambda x, y, workspace=None: compared.append(1) or np.ones(len(x)))
     result = scoring.score_pair(a, b, _facts(a, exp), _facts(b, exp), coverage.DEFAULT_POLICY, ["ssim"], _scorers())
     assert result["ssim"].code == "frame-count-mismatch" and compared == []
 

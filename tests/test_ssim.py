@@ -12,6 +12,7 @@ is measured in `benchmarks/bench_ssim.py`, never here.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,30 @@ pytest.importorskip("skimage", reason="scikit-image is the reference SSIM (the `
 av = pytest.importorskip("av")
 
 TOL = 1e-9
+
+
+@pytest.fixture(autouse=True, params=["compiled", "numpy"])
+def kernel(request, monkeypatch):
+    """Every test here runs on both paths of `ssim_batch`: the compiled kernel (numba) and the numpy one."""
+    from verifier.scorers import compiled
+
+    if request.param == "compiled" and not compiled.available():
+        if os.environ.get("VERIFY_REQUIRE_SCORING"):
+            pytest.fail("numba (the `scoring` extra) is not installed, so the compiled SSIM path is untested")
+        pytest.skip("numba is not installed: the compiled SSIM path is not tested here")
+    monkeypatch.setattr(compiled, "ENABLED", request.param == "compiled")
+    return request.param
+
+
+def test_the_compiled_kernel_is_the_one_used_when_available(kernel, monkeypatch):
+    from verifier.scorers import compiled
+
+    calls = []
+    real = compiled.ssim_planar
+    monkeypatch.setattr(compiled, "ssim_planar", lambda *args: calls.append(1) or real(*args))
+    a = np.zeros((2, 20, 30, 3), np.uint8)
+    ssim.ssim_batch(a, a)
+    assert calls == ([1] if kernel == "compiled" else [])
 EXAMPLE = ROOT / "examples" / "ref2va-5s"
 
 

@@ -19,7 +19,9 @@ index at a time, in one demux pass per file that also collects its audio
   `ssim.BATCH_PIXELS` pixels and scored by `ssim.ssim_batch` on the same
   workers (numpy releases the GIL); the values are collected per pair in
   frame order when the pair finishes. At most `MAX_IN_FLIGHT` batches wait
-  for the workers; the main thread waits for the oldest beyond that.
+  for the workers; the main thread waits for the oldest beyond that. Each
+  worker thread keeps its SSIM scratch planes (`ssim.Workspace`) from one
+  batch to the next, for as long as the call runs.
 
 The workers are `threads.plan().workers` threads, each kernel running on
 `threads.plan().threads` threads (1 on a 2-core machine; see
@@ -38,6 +40,7 @@ file, and its audio is then decoded on its own.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -285,6 +288,17 @@ class _SsimWorker:
 
     pool: Any
     in_flight: deque[Any] = field(default_factory=deque)
+    local: threading.local = field(default_factory=threading.local)  # per worker thread: its `ssim.Workspace`
+
+
+def _ssim_on_worker(worker: _SsimWorker, ref: Any, cand: Any) -> Any:
+    """Return `ssim.ssim_batch(ref, cand)` computed in the calling worker thread's own workspace (kept for its next batch)."""
+    from verifier.scorers import ssim as ssim_scorer
+
+    space = getattr(worker.local, "workspace", None)
+    if space is None:
+        space = worker.local.workspace = ssim_scorer.Workspace()
+    return ssim_scorer.ssim_batch(ref, cand, workspace=space)
 
 
 def _flush_ssim(job: PairJob, final: bool) -> None:
@@ -302,7 +316,7 @@ def _flush_ssim(job: PairJob, final: bool) -> None:
         if job.worker is None:  # no worker (called outside `score_many`): compute here
             job.per["ssim"].extend(float(v) for v in ssim_scorer.ssim_batch(ref, cand))
             return
-        future = job.worker.pool.submit(ssim_scorer.ssim_batch, ref, cand)
+        future = job.worker.pool.submit(_ssim_on_worker, job.worker, ref, cand)
         job.ssim_futures.append(future)
         job.worker.in_flight.append(future)
         while len(job.worker.in_flight) > MAX_IN_FLIGHT:
