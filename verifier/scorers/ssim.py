@@ -9,7 +9,10 @@ K2=0.03`, `data_range=255` on uint8 RGB frames, `channel_axis=-1` (the mean of
 the per-channel SSIMs); the clip score is the mean over frames.
 
 This module computes the same numbers with its own separable filtering
-(`ssim_batch`), several times faster per frame and batched over frames;
+(`ssim_batch`), several times faster per frame and batched over frames:
+with numba installed, one compiled loop per frame
+(`verifier.scorers.compiled.ssim_planar`, same arithmetic, fused), else the
+numpy path described below;
 `reference_ssim_frame` calls scikit-image itself, and the tests hold the two
 equal to 1e-9 per frame (example, random and decoded frames).
 
@@ -130,7 +133,8 @@ def ssim_batch(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8],
     Raises `ValueError` for stacks of different shapes, a dtype other than
     uint8 (the data range 255 is only right for uint8, field failure H-13),
     not N x H x W x 3, or frames smaller than the 11x11 window. Needs only
-    numpy (the matrix products run on its BLAS). With a `workspace`, the
+    numpy (the matrix products run on its BLAS); runs the compiled kernel
+    (`compiled.ssim_planar`) instead when numba is installed. With a `workspace`, the
     three float64 scratch stacks are taken from it (and stay in it) instead of
     being allocated per call; the values are the same either way.
     """
