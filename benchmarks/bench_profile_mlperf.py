@@ -21,7 +21,9 @@ minimum is the figure least disturbed by other load), the load average
 before and after, and the median time of parsing the README once with
 markdown-it-py (what `verify` reads the README's table and prose with; the
 stdlib baseline only splits its lines at `|`), the floor that parse sets on
-the ratio. It measures the `verifier/` of the checkout it sits in.
+the ratio, and the time of reading the `:::MLLOG` lines of every detail log
+with `verifier.jsonio.loads_strict_text` next to plain `json.loads` (the
+other floor: strict JSON). It measures the `verifier/` of the checkout it sits in.
 
 `--base REF` measures a second checkout in the same run: REF is checked out
 as a detached `git worktree` in a temporary directory (removed at exit), and
@@ -91,14 +93,17 @@ def parse_stdlib(tree: Path) -> int:
 
 
 def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
-    """Time `reps` alternating runs of the stdlib parse, `verify_path` and one Markdown parse of the README, after a warm-up; return the figures."""
+    """Time `reps` alternating runs of the stdlib parse, `verify_path`, one Markdown parse of the README and the detail-log lines strict and plain, after a warm-up; return the figures."""
     from verifier.core import verify_path
     from verifier.grammars import markdown_document
+    from verifier.jsonio import loads_strict_text
 
     verify_path(str(tree))  # warm-up: imports, pins, schema compilation
     parse_stdlib(tree)
     readme = (tree / "README.md").read_bytes()
-    ours, theirs, markdown = [], [], []
+    mllog = [line[len(":::MLLOG "):] for path in tree.glob("*/*/results/*/*/*/performance/run_1/mlperf_log_detail.txt")
+             for line in path.read_text().splitlines() if line.startswith(":::MLLOG ")]
+    ours, theirs, markdown, strict, plain = [], [], [], [], []
     for _ in range(reps):
         start = time.perf_counter()
         values = parse_stdlib(tree)
@@ -109,11 +114,20 @@ def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
         start = time.perf_counter()
         markdown_document(readme)
         markdown.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        for text in mllog:
+            loads_strict_text(text)
+        strict.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        for text in mllog:
+            json.loads(text)
+        plain.append(time.perf_counter() - start)
     return {
         "rows": sum(1 for f in report.findings if f.check == "profile.claims" and f.message.startswith("Result[")),
         "values": values, "verdict": str(report.verdict), "findings": len(report.findings), "readme_bytes": len(readme),
         "stdlib_median": statistics.median(theirs), "stdlib_min": min(theirs),
         "verify_median": statistics.median(ours), "verify_min": min(ours), "markdown_median": statistics.median(markdown),
+        "mllog_lines": len(mllog), "strict_json_median": statistics.median(strict), "plain_json_median": statistics.median(plain),
     }
 
 
@@ -128,6 +142,8 @@ def report(tree: Path, reps: int, f: dict[str, float | str | int]) -> None:
     print(f"stdlib parse: median {s * 1000:.1f} ms, min {float(f['stdlib_min']) * 1000:.1f} ms over {reps} runs")
     print(f"verify (mlperf-inference profile): median {v * 1000:.1f} ms, min {float(f['verify_min']) * 1000:.1f} ms, verdict {f['verdict']}, {f['findings']} findings")
     print(f"of which the README's Markdown parse (markdown-it-py, one parse of {f['readme_bytes']} bytes): median {m * 1000:.1f} ms = {m / s:.1f}x the stdlib baseline alone")
+    print(f"of which the {f['mllog_lines']} :::MLLOG lines as strict JSON (verifier.jsonio): median {float(f['strict_json_median']) * 1000:.1f} ms "
+          f"= {float(f['strict_json_median']) / s:.1f}x the stdlib baseline (plain json.loads of them: {float(f['plain_json_median']) * 1000:.1f} ms)")
     print(f"ratio verify / stdlib: {v / s:.1f}x of the medians, {float(f['verify_min']) / float(f['stdlib_min']):.1f}x of the minimums "
           f"(target < 2x); without the Markdown parse: {(v - m) / s:.1f}x")
 

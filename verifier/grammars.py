@@ -195,7 +195,11 @@ def _prefixed_json(spec: dict[str, Any]) -> Any:
     fold = spec.get("fold")
     key_tokens, value_tokens = (_pointer_tokens(fold["key"]), _pointer_tokens(fold["value"])) if fold else ([], [])
 
+    # `fold` pointers of one member each (LoadGen's `/key` and `/value`): read from an object directly, as `_walk` would
+    key_member, value_member = (key_tokens[0], value_tokens[0]) if len(key_tokens) == 1 and len(value_tokens) == 1 else (None, None)
+
     def read(line: str) -> dict[str, Any] | None:
+        """Return the members one `PREFIX {json}` line contributes (None for another line); raises `GrammarError` for a bad line."""
         if not prefix or not line.startswith(prefix):
             return None
         try:
@@ -203,6 +207,8 @@ def _prefixed_json(spec: dict[str, Any]) -> Any:
         except JSONProblem as exc:
             raise GrammarError("bad-line", f"a {prefix.strip()!r} line is not strict JSON: {exc}") from None
         if fold:
+            if key_member is not None and type(document) is dict and key_member in document and value_member in document:
+                return {str(document[key_member]): document[value_member]}
             try:
                 return {str(_walk(document, key_tokens)): _walk(document, value_tokens)}
             except KeyError:
@@ -238,9 +244,14 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
     if grammar == "assignments":
         return _assignments(stripped)
     if grammar == "key-value":
-        m = _KEY_VALUE.match(line)
-        return {m["key"]: m["value"]} if m else None
+        return _key_value(line)
     raise GrammarError("unknown-grammar", f"unknown line grammar {grammar!r}")
+
+
+def _key_value(line: str) -> dict[str, str] | None:
+    """Return the one member a `key : value` line states (`key-value` grammar), or None when the line is not of it."""
+    m = _KEY_VALUE.match(line)
+    return {m["key"]: m["value"]} if m else None
 
 
 def _line_readers(spec: dict[str, Any]) -> list[Any]:
@@ -249,6 +260,8 @@ def _line_readers(spec: dict[str, Any]) -> list[Any]:
     for grammar in spec.get("lines", ["key-value"]):
         if grammar == "prefixed-json":
             readers.append(_prefixed_json(spec))
+        elif grammar == "key-value":
+            readers.append(_key_value)  # what `_line_members(line, "key-value", spec)` returns, without its dispatch per line
         else:
             readers.append(lambda line, g=grammar: _line_members(line, g, spec))
     return readers

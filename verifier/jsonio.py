@@ -76,6 +76,10 @@ def _shown(literal: str) -> str:
 
 
 def _float(literal: str) -> Decimal:
+    if len(literal) < MAX_EXPONENT - 8 and "e" not in literal and "E" not in literal:
+        # without an exponent, fewer than 300 characters hold fewer than 300 digits: the magnitude is below 10**300 and,
+        # unless zero, at least 10**-300, inside the binary64 range (the common case: no range arithmetic per literal)
+        return Decimal(literal)
     try:
         value = Decimal(literal)
         out_of_range = bool(value) and (abs(value.adjusted()) > MAX_EXPONENT or abs(value) > MAX_BINARY64)
@@ -126,6 +130,34 @@ def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
 #: A run of digits long enough that an integer literal might leave the binary64 range (`_int` must then see it); shorter ones
 #: cannot (fewer than MAX_INT_DIGITS - 1 digits is below 10**307), so the C parser's own `int` is used without a call per literal.
 _LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_DIGITS - 2))
+#: For ASCII text: each digit byte -> "0", every other byte -> " ", so a run of digits becomes a run of "0" that
+#: `bytes.__contains__` finds at C speed (the regex engine steps through every character, which costs more than the parse).
+_DIGIT_MASK = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_LONG_RUN = b"0" * (MAX_INT_DIGITS - 2)
+#: Characters per slice `_long_digits` masks at once (bounds the transient copies of a large document).
+_MASK_STEP = 1 << 20
+
+
+def _long_digits(text: str) -> bool:
+    """
+    Return whether `text` holds a run of at least `MAX_INT_DIGITS - 2` digits, i.e. whether `_LONG_DIGITS.search(text)` matches.
+
+    ASCII text (the common case; `str.isascii` is a flag test) is masked
+    with `_DIGIT_MASK` in slices of `_MASK_STEP` characters that overlap by
+    one run less one, so a run crossing a slice boundary is seen whole;
+    other text (whose `\\d` also matches non-ASCII digits) goes through the regex.
+    """
+    run = MAX_INT_DIGITS - 2
+    if len(text) < run:
+        return False  # too short to hold a run: no scan (most texts are lines of a log)
+    if not text.isascii():
+        return _LONG_DIGITS.search(text) is not None
+    for start in range(0, len(text), _MASK_STEP):
+        if _LONG_RUN in text[start:start + _MASK_STEP + run - 1].encode("ascii").translate(_DIGIT_MASK):
+            return True
+    return False
+
+
 #: The two strict decoders, built once (`json.loads` with hooks builds a decoder and its scanner on every call), keyed by
 #: whether integers need `_int`'s range check. Both refuse duplicate keys and NaN/Infinity and range-check every fraction.
 _DECODERS = {
@@ -134,10 +166,33 @@ _DECODERS = {
 }
 
 
+#: JSON's insignificant whitespace (RFC 8259 section 2), the pattern `json.JSONDecoder.decode` skips before and after a document.
+_WHITESPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _scan(decoder: json.JSONDecoder, text: str) -> Any:
+    """
+    Return the one JSON document `text` holds, read by `decoder`: what `decoder.decode(text)` returns and raises.
+
+    The same steps as `JSONDecoder.decode` and `raw_decode` (skip whitespace,
+    `scan_once`, skip whitespace, "Expecting value" / "Extra data" as
+    `json.JSONDecodeError` at the same position), without their two Python
+    frames, which cost more than the C scan on a short log line.
+    """
+    start = _WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]  # matches the empty string: never None
+    try:
+        value, end = decoder.scan_once(text, start)  # type: ignore[attr-defined]
+    except StopIteration as err:
+        raise json.JSONDecodeError("Expecting value", text, err.value) from None
+    end = _WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
+    if end != len(text):
+        raise json.JSONDecodeError("Extra data", text, end)
+    return value
+
+
 def _decode(text: str) -> Any:
     try:
-        # a text shorter than a `_LONG_DIGITS` run cannot hold one: no scan (most texts are lines of a log)
-        value = _DECODERS[len(text) >= MAX_INT_DIGITS - 2 and _LONG_DIGITS.search(text) is not None].decode(text)
+        value = _scan(_DECODERS[_long_digits(text)], text)
     except JSONProblem:
         raise
     except json.JSONDecodeError as exc:

@@ -47,7 +47,7 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def stated_numbers(document: Any, base: str = "") -> Iterator[tuple[str, Any]]:
+def stated_numbers(document: Any, base: str = "", memo: dict[str, list[tuple[str, str]]] | None = None) -> Iterator[tuple[str, Any]]:
     """
     Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
 
@@ -57,35 +57,44 @@ def stated_numbers(document: Any, base: str = "") -> Iterator[tuple[str, Any]]:
     "18,812 MiB (32.1%)" states "18,812 MiB" at `pointer#numbers/0` and
     "32.1%" at `pointer#numbers/1`); null is not stated. A Markdown prose
     item's `text` and `code` are not walked: its `numbers` list states them.
-    Objects and arrays are walked depth first in document order.
+    Objects and arrays are walked depth first in document order. `memo`
+    (string -> what it states, see `_string_numbers`) may be shared by the
+    calls of one run: the same cell text in a JSON, CSV and Markdown copy of
+    one table is then read by the grammars once.
     """
     out: list[tuple[str, Any]] = []
-    _collect(document, base, out)
+    _collect(document, base, out, {} if memo is None else memo)
     yield from out
 
 
 _DIGIT = re.compile(r"\d")
 
 
-def _collect(document: Any, base: str, out: list[tuple[str, Any]]) -> None:
-    """Append what `stated_numbers` yields to `out` (plain recursion, bounded by the strict loader's nesting limit)."""
+def _string_numbers(text: str) -> list[tuple[str, str]]:
+    """Return `(pointer suffix, stated text)` for what string `text` states: `("", text)` when it is wholly a quantity, else one `#numbers/N` per number inside it."""
+    if not _DIGIT.search(text):
+        return []  # most strings state no number: one C-speed scan, no grammar
+    if quantity(text) is not None:
+        return [("", text)]
+    return [(f"#numbers/{index}", text[start:end]) for index, (start, end, _number, _unit) in enumerate(numbers_in(text))]
+
+
+def _collect(document: Any, base: str, out: list[tuple[str, Any]], memo: dict[str, list[tuple[str, str]]]) -> None:
+    """Append what `stated_numbers` yields to `out` (plain recursion, bounded by the strict loader's nesting limit); `memo` caches `_string_numbers`."""
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
         for key, value in document.items():
             if str(key).startswith("#") or (prose and key in ("text", "code")):  # `#line` and the like are where a reader found the value
                 continue
-            _collect(value, f"{base}/{_escape(str(key))}", out)
+            _collect(value, f"{base}/{_escape(str(key))}", out, memo)
     elif isinstance(document, list):
         for index, value in enumerate(document):
-            _collect(value, f"{base}/{index}", out)
+            _collect(value, f"{base}/{index}", out, memo)
     elif isinstance(document, str):
-        if not _DIGIT.search(document):
-            return  # most strings state no number: one C-speed scan, no grammar
-        if quantity(document) is not None:
-            out.append((base, document))
-            return
-        for index, (start, end, _number, _unit) in enumerate(numbers_in(document)):
-            out.append((f"{base}#numbers/{index}", document[start:end]))
+        found = memo.get(document)
+        if found is None:
+            found = memo[document] = _string_numbers(document)
+        out.extend((base + suffix, text) for suffix, text in found)
     elif isinstance(document, bool) or quantity(document) is not None:
         out.append((base, document))
 
@@ -132,6 +141,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     cid = "profile.coverage"
     tree = _tree(ctx)
     seen = examined(ctx)
+    memo: dict[str, list[tuple[str, str]]] = {}  # cell text -> what it states, shared by this run's claim documents
     for doc in _profile(ctx)["claim_documents"]:
         files = tree.glob(doc["file"])
         if not files:
@@ -149,7 +159,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
             counts = {"compared": 0, "informational": 0}
             unchecked = 0
             members = _member_numbers(seen, rel, document)
-            for pointer, value in stated_numbers(document):
+            for pointer, value in stated_numbers(document, memo=memo):
                 shown = str(value) if not isinstance(value, bool) else str(value).lower()
                 if (rel, pointer) in seen or pointer in members:
                     counts["compared"] += 1

@@ -23,11 +23,36 @@ def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> st
     Raises `KeyError` for a placeholder the instance does not bind.
     """
 
-    def one(m: re.Match[str]) -> str:
-        name = m.group(1)
-        return str(indexes[name.removesuffix(".index")]) if name.endswith(".index") else key[name]
+    return _fill(template, key, indexes, escape=False)
 
-    return _PLACEHOLDER.sub(one, template)
+
+@functools.lru_cache(maxsize=4096)
+def _split(template: str) -> tuple[str, ...]:
+    """Return `template` split at its placeholders (`PLACEHOLDER.split`: literal, name, literal, ...), once per template."""
+    return tuple(_PLACEHOLDER.split(template))
+
+
+def _fill(template: str, key: dict[str, str], indexes: dict[str, int] | None, *, escape: bool) -> str:
+    """
+    Return `template` with `{dim}` replaced by `key[dim]` (JSON-Pointer-escaped when `escape`) and `{dim.index}` by `indexes[dim]`.
+
+    With `indexes` None every placeholder, `.index` ones included, is looked
+    up in `key` as written (a `where` template). What `PLACEHOLDER.sub` with
+    a replacement function gives, placeholders filled left to right; raises
+    `KeyError` for the first one the instance does not bind.
+    """
+    parts = _split(template)
+    if len(parts) == 1:
+        return template
+    out = []
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            out.append(part)
+        elif indexes is not None and part.endswith(".index"):
+            out.append(str(indexes[part.removesuffix(".index")]))
+        else:
+            out.append(key[part].replace("~", "~0").replace("/", "~1") if escape else key[part])
+    return "".join(out)
 
 
 def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
@@ -42,22 +67,12 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     Raises `KeyError` (pointer not found), `LookupError` (no or several
     elements match), `OSError` or `JSONProblem` (file unreadable).
     """
-
-    def fill(text: str) -> str:
-        def one(m: re.Match[str]) -> str:
-            name = m.group(1)
-            if name.endswith(".index"):
-                return str(indexes[name.removesuffix(".index")])
-            return key[name].replace("~", "~0").replace("/", "~1")
-
-        return _PLACEHOLDER.sub(one, text)
-
     rel = fill_file(at["file"], key, indexes)
     document = tree.json(rel)
-    pointer = fill(at["pointer"])
+    pointer = _fill(at["pointer"], key, indexes, escape=True)
     value = resolve(document, pointer)
     if "where" in at:
-        want = {k: _PLACEHOLDER.sub(lambda m: key[m.group(1)], v) for k, v in at["where"].items()}
+        want = {k: _fill(v, key, None, escape=False) for k, v in at["where"].items()}
         if not isinstance(value, (list, dict)):
             raise KeyError(pointer)
         hits = _where_index(tree, rel, pointer, value, tuple(sorted(want))).get(tuple(v for _, v in sorted(want.items())), [])
@@ -65,7 +80,7 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
             raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
         element = value[hits[0]]
         pointer = f"{pointer}/{_escape(str(hits[0]))}"
-        then = fill(at.get("then", ""))
+        then = _fill(at.get("then", ""), key, indexes, escape=True)
         value = resolve(element, then)
         pointer += then
     if "member" in at:

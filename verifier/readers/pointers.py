@@ -12,6 +12,8 @@ __all__ = ["PLACEHOLDER", "dim_text", "fmt", "resolve", "to_decimal"]
 
 #: A `{dimension}` (or `{dimension.index}`) placeholder in a profile's templates.
 PLACEHOLDER = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
+#: A rational string such as ffprobe's "30000/1001" (`to_decimal`), compiled once rather than looked up per call.
+_RATIONAL = re.compile(r"-?\d+/\d+")
 
 
 def resolve(document: Any, pointer: str) -> Any:
@@ -25,7 +27,7 @@ def resolve(document: Any, pointer: str) -> Any:
         return document
     current = document
     for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")  # RFC 6901 section 4
+        token = raw.replace("~1", "/").replace("~0", "~") if "~" in raw else raw  # RFC 6901 section 4
         if isinstance(current, dict):
             if token not in current:
                 raise KeyError(pointer)
@@ -53,7 +55,7 @@ def to_decimal(value: Any) -> Decimal | None:
     if isinstance(value, str):
         text = value.strip()
         try:
-            if re.fullmatch(r"-?\d+/\d+", text):
+            if _RATIONAL.fullmatch(text):
                 num, den = text.split("/")
                 if int(den) == 0:
                     return None

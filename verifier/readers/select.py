@@ -14,6 +14,10 @@ from verifier.stats import Underivable
 __all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "select"]
 
 
+#: A dimension value that sorts as a number ("2", "-0.5"), compiled once rather than looked up per value.
+_NUMERIC = re.compile(r"-?\d+(\.\d+)?")
+
+
 def _may_match(r: Record, key: str, value: Any) -> bool:
     if isinstance(value, dict):
         return True  # a join not resolved for an instance yet (`checks.profile_base.joined`): it may match
@@ -107,7 +111,7 @@ def _label(selection: dict[str, Any]) -> str:
 def key_values(records: list[Record], dim: str) -> list[str]:
     """Return the distinct values of `dim` in `records`, numerically sorted when all are numbers."""
     found = {r.dims[dim] for r in records if dim in r.dims}
-    if all(re.fullmatch(r"-?\d+(\.\d+)?", v) for v in found):
+    if all(_NUMERIC.fullmatch(v) for v in found):
         return sorted(found, key=Decimal)
     return sorted(found)
 
@@ -199,4 +203,4 @@ def instances(rule: dict[str, Any], records: list[Record]) -> list[dict[str, str
 
 
 def _sort_key(value: str) -> tuple[int, Any]:
-    return (0, Decimal(value)) if re.fullmatch(r"-?\d+(\.\d+)?", value) else (1, value)
+    return (0, Decimal(value)) if _NUMERIC.fullmatch(value) else (1, value)

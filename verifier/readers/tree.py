@@ -69,7 +69,7 @@ class Tree:
 
         Raises `OSError` when it is absent, unsafe, a symlink or unreadable.
         """
-        if unsafe_reason(rel) or not self.exists(rel):
+        if not self.exists(rel):  # `exists` refuses an unsafe name too
             raise FileNotFoundError(rel)
         fd = os.open(self.root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as handle:

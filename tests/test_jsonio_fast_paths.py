@@ -1,0 +1,92 @@
+"""
+Tests that the fast paths of `verifier/jsonio.py` decide exactly as the slow rules they stand for.
+
+`_long_digits` (which decoder range-checks integers) must agree with the
+`_LONG_DIGITS` regex, also for a run crossing a masking slice and for
+non-ASCII digits; `_float` without an exponent must accept and refuse what
+the range arithmetic does; `_scan` must raise the `json.JSONDecodeError`s
+`JSONDecoder.decode` raises, at the same position.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from decimal import Decimal
+
+import pytest
+
+from verifier import jsonio
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_text
+
+RUN = jsonio.MAX_INT_DIGITS - 2
+
+
+def _texts(rng: random.Random) -> list[str]:
+    out = []
+    for _ in range(2000):
+        parts = []
+        for _ in range(rng.randint(0, 8)):
+            if rng.random() < 0.5:
+                parts.append(rng.choice(["a", " ", ",", "\u0661\u0662", "x" * rng.randint(0, 500)]))
+            else:
+                parts.append("7" * rng.randint(0, RUN + 100))
+        out.append("".join(parts))
+    return out
+
+
+@pytest.mark.parametrize("step", [1 << 20, 50, RUN, RUN + 1, 1000])
+def test_long_digits_agrees_with_the_regex_at_every_slice_size(monkeypatch, step):
+    monkeypatch.setattr(jsonio, "_MASK_STEP", step)
+    for text in _texts(random.Random(step)):
+        assert jsonio._long_digits(text) == (jsonio._LONG_DIGITS.search(text) is not None), (step, len(text))
+
+
+def test_a_long_integer_across_a_slice_boundary_is_still_range_checked(monkeypatch):
+    monkeypatch.setattr(jsonio, "_MASK_STEP", 1000)
+    text = '{"pad": "' + "x" * 900 + '", "n": ' + "9" * (jsonio.MAX_INT_DIGITS + 1) + "}"
+    with pytest.raises(JSONProblem) as exc:
+        loads_strict_text(text)
+    assert exc.value.code == "number-out-of-range"
+
+
+def test_non_ascii_digits_go_through_the_regex():
+    assert jsonio._long_digits("\u0661" * RUN)
+    assert not jsonio._long_digits("\u0661" * (RUN - 1))
+
+
+@pytest.mark.parametrize("literal, ok", [
+    ("1" * 290 + ".5", True),
+    ("0." + "0" * 296 + "1", True),  # 299 characters, 10**-297: the fast path
+    ("0." + "0" * 310 + "1", False),  # 10**-311: below the binary64 range, refused by the range arithmetic
+    ("1" * 309 + ".5", True),  # 1.1e308: 311 characters, so the range arithmetic decides (in range)
+    ("2" * 309 + ".5", False),  # 2.2e308: beyond the largest binary64
+    ("1e308", True),
+    ("2e308", False),
+    ("1.0e-309", False),
+])
+def test_float_fast_path_accepts_and_refuses_as_the_range_rule(literal, ok):
+    value = None
+    try:
+        value = jsonio._float(literal)
+    except JSONProblem:
+        pass
+    expected = Decimal(literal)
+    in_range = not expected or (abs(expected.adjusted()) <= jsonio.MAX_EXPONENT and abs(expected) <= jsonio.MAX_BINARY64)
+    assert (value is not None) == in_range
+    assert in_range == ok
+    if value is not None:
+        assert str(value) == str(expected)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "1 2", '{"a": 1} x', ' \n{"a": 1}\t\r\n', "[1,", '{"a" 1}', "tru", "  7  "])
+def test_scan_raises_what_json_decode_raises(text):
+    try:
+        expected = ("ok", json.JSONDecoder().decode(text))
+    except json.JSONDecodeError as exc:
+        expected = ("err", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+    try:
+        got = ("ok", loads_strict(text.encode()))
+    except JSONProblem as exc:
+        got = ("err", str(exc))
+    assert got == expected
