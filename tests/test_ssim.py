@@ -44,8 +44,8 @@ def test_the_compiled_kernel_is_the_one_used_when_available(kernel, monkeypatch)
     from verifier.scorers import compiled
 
     calls = []
-    real = compiled.ssim_planar
-    monkeypatch.setattr(compiled, "ssim_planar", lambda *args: calls.append(1) or real(*args))
+    real = compiled.ssim_rgb
+    monkeypatch.setattr(compiled, "ssim_rgb", lambda *args: calls.append(1) or real(*args))
     a = np.zeros((2, 20, 30, 3), np.uint8)
     ssim.ssim_batch(a, a)
     assert calls == ([1] if kernel == "compiled" else [])
@@ -166,3 +166,20 @@ def test_scores_do_not_depend_on_the_number_of_blas_threads(threads):
         out.append(subprocess.run([sys.executable, "-c", _SCORE_SCRIPT], env=env, capture_output=True, text=True,
                                   check=True).stdout)
     assert out[0] == out[1]
+
+
+def test_a_workspace_reuses_its_buffers_and_grows_for_a_larger_batch(kernel):
+    space = ssim.Workspace()
+    small = space.array("planes", (2, 3))
+    large = space.array("planes", (4, 5))
+    again = space.array("planes", (2, 3))
+    assert large.shape == (4, 5) and again.shape == (2, 3) and small.shape == (2, 3)
+    assert np.shares_memory(large, again) and not np.shares_memory(small, large)
+    rng = np.random.default_rng(3)
+    frames = [(rng.integers(0, 256, (24, 40, 3), dtype=np.uint8), rng.integers(0, 256, (24, 40, 3), dtype=np.uint8))
+              for _ in range(3)]
+    a, b = np.stack([f[0] for f in frames]), np.stack([f[1] for f in frames])
+    reused = ssim.Workspace()
+    one = ssim.ssim_batch(a[:1], b[:1], workspace=reused)
+    three = ssim.ssim_batch(a, b, workspace=reused)  # a larger batch after a smaller one, same workspace
+    assert one[0] == three[0] and list(three) == list(ssim.ssim_batch(a, b))

@@ -11,7 +11,7 @@ the per-channel SSIMs); the clip score is the mean over frames.
 This module computes the same numbers with its own separable filtering
 (`ssim_batch`), several times faster per frame and batched over frames:
 with numba installed, one compiled loop per frame
-(`verifier.scorers.compiled.ssim_planar`, same arithmetic, fused), else the
+(`verifier.scorers.compiled.ssim_rgb`, same arithmetic, fused), else the
 numpy path described below;
 `reference_ssim_frame` calls scikit-image itself, and the tests hold the two
 equal to 1e-9 per frame (example, random and decoded frames).
@@ -134,14 +134,13 @@ def ssim_batch(a: npt.NDArray[np.uint8], b: npt.NDArray[np.uint8],
     uint8 (the data range 255 is only right for uint8, field failure H-13),
     not N x H x W x 3, or frames smaller than the 11x11 window. Needs only
     numpy (the matrix products run on its BLAS); runs the compiled kernel
-    (`compiled.ssim_planar`) instead when numba is installed. With a `workspace`, the
+    (`compiled.ssim_rgb`) instead when numba is installed. With a `workspace`, the
     three float64 scratch stacks are taken from it (and stay in it) instead of
     being allocated per call; the values are the same either way.
     """
     _check(a, b, 4)
     if compiled.available():
-        return compiled.ssim_planar(np.ascontiguousarray(a.transpose(0, 3, 1, 2)),
-                                         np.ascontiguousarray(b.transpose(0, 3, 1, 2)), _WEIGHTS, _C1, _C2)
+        return compiled.ssim_rgb(a, b, _WEIGHTS, _C1, _C2)
     space = workspace if workspace is not None else _Fresh()
     n, h, w, c = a.shape
     ho, wo = h - 2 * _RADIUS, w - 2 * _RADIUS
