@@ -125,3 +125,23 @@ def write_repository(root: Path, names: tuple[str, ...] = ("campaign-a", "pilot-
     (root / "evidence-inventory.json").write_text(json.dumps(
         {"format": "verify-evidence-inventory", "format_version": 1, "bundles": bundles}, indent=2))
     return root
+
+
+def profile_receipt(path: str, pointer: str, raw: object = None, *, dims: dict | None = None, unread: str | None = None,
+                    **values: object) -> object:
+    """Return a profile-read `verifier.evidence.Receipt` for unit tests: `values` are base-unit numbers (seconds), None when missing."""
+    from verifier.evidence import Location, Quantity, Receipt
+
+    quantities = {name: None if v is None else Quantity(v, "s") for name, v in values.items()}
+    return Receipt(dims=dict(dims or {}), quantities=quantities, location=Location(path, pointer or None), ok=unread is None,
+                   raw=raw, unread=unread)
+
+
+def profile_evidence(**sets: list) -> dict:
+    """Return `ctx.data` holding the evidence model of a profile run whose receipt sets are `sets` (set id -> receipts)."""
+    import dataclasses
+
+    from verifier.evidence import Evidence
+
+    receipts = tuple(dataclasses.replace(r, receipt_set=rid) for rid, rs in sets.items() for r in rs)
+    return {"evidence": Evidence(reader="profile:test", receipts=receipts)}

@@ -19,18 +19,20 @@ import pytest
 
 from verifier.checks.profile import digests, held_parts, identities, overlap, pipeline_for
 from verifier.pipeline import Context
-from verifier.readers.records import Record
+from verifier.evidence import Receipt
+
+from helpers import profile_evidence, profile_receipt
 
 D = Decimal
 
 
-def _ctx(profile: dict[str, Any], records: list[Record], **data: Any) -> Context:
+def _ctx(profile: dict[str, Any], records: list[Receipt], **data: Any) -> Context:
     return Context(subject=Path("."), assets=None, options={"profile": {"id": "p", **profile}},
-                   data={"receipts": {"runs": records}, **data})
+                   data={**profile_evidence(runs=records), **data})
 
 
-def _raw(i: int, raw: dict[str, Any], **values: Any) -> Record:
-    return Record(dims={"request_id": f"r{i}", "server": "s1"}, values=values, raw=raw, path="runs.json", pointer=f"/{i}")
+def _raw(i: int, raw: dict[str, Any], **values: Any) -> Receipt:
+    return profile_receipt("runs.json", f"/{i}", raw, dims={"request_id": f"r{i}", "server": "s1"}, **values)
 
 
 def _findings(check, ctx: Context) -> list[tuple[str, str]]:
@@ -93,7 +95,7 @@ def test_an_identity_over_no_records_is_unverified():
     assert _findings(identities, ctx) == [("UNVERIFIED", "no-receipts")]
 
 
-def _clock(i: int, start: str | None, end: str | None) -> Record:
+def _clock(i: int, start: str | None, end: str | None) -> Receipt:
     return _raw(i, {}, start=None if start is None else D(start), end=None if end is None else D(end))
 
 

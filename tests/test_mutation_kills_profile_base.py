@@ -17,18 +17,18 @@ import pytest
 
 from verifier.checks.profile_base import _all_records, _profile, _records, _tree, joined
 from verifier.pipeline import Context
-from verifier.readers.records import Record
+from verifier.evidence import Receipt
+from helpers import profile_evidence, profile_receipt
 from verifier.stats import Underivable
 
 
-def _ctx(*records: Record) -> Context:
-    return Context(subject=Path("."), assets=None, options={"profile": {"id": "p"}},
-                   data={"receipts": {"jobs": list(records)}})
+def _ctx(*records: Receipt) -> Context:
+    return Context(subject=Path("."), assets=None, options={"profile": {"id": "p"}}, data=profile_evidence(jobs=list(records)))
 
 
-def _job(job: str, gpus: Any, unread: str | None = None) -> Record:
+def _job(job: str, gpus: Any, unread: str | None = None) -> Receipt:
     raw = {"job": job} if gpus is None else {"job": job, "gpus": gpus}
-    return Record(dims={"job": job}, values={}, raw=raw, path="jobs.json", pointer=f"/{job}", unread=unread)
+    return profile_receipt("jobs.json", f"/{job}", raw, dims={"job": job}, unread=unread)
 
 
 def _rule(**join: Any) -> dict[str, Any]:

@@ -18,11 +18,11 @@ from decimal import Decimal
 from pathlib import Path
 
 from conftest import make_assets
-from helpers import by_check, one_claim, write_tree
+from helpers import by_check, one_claim, profile_evidence, profile_receipt, write_tree
 
 from verifier.checks.profile_claims import _threshold, select_records
 from verifier.core import verify_path
-from verifier.readers.records import Record
+from verifier.evidence import Receipt
 
 RUNS = {"runs/a.csv": "s\n2\n4\n", "runs/b.csv": "s\n1\n"}
 
@@ -72,9 +72,9 @@ def test_a_unit_location_the_bundle_lacks_falls_back_to_the_unit_in_the_value(tm
     assert one_claim(_run(tmp_path / "s", {"mean": 3, "unit": "s"}, [claim]), "m").status == "PASS"
 
 
-def _rec(arm: str, latency: str, model: str = "m1") -> Record:
-    return Record(dims={"arm": arm, "phase": "measured", "model": model}, values={"latency": Decimal(latency)},
-                  raw={"arm": arm, "s": latency}, path=f"runs/{arm}.csv", pointer="/0")
+def _rec(arm: str, latency: str, model: str = "m1") -> Receipt:
+    return profile_receipt(f"runs/{arm}.csv", "/0", {"arm": arm, "s": latency}, dims={"arm": arm, "phase": "measured", "model": model},
+                           latency=Decimal(latency))
 
 
 def test_select_records_keeps_the_records_in_a_list_selection():
@@ -183,12 +183,12 @@ class _Tree:
         return sorted(f for f in [*self.files, *self.blocked] if Path(f).match(pattern))
 
 
-def _claims_on(tree: _Tree, claim: dict, records: list[Record]) -> list[tuple[str, str, str | None, str | None]]:
+def _claims_on(tree: _Tree, claim: dict, records: list[Receipt]) -> list[tuple[str, str, str | None, str | None]]:
     from verifier.checks.profile_claims import claims
     from verifier.pipeline import Context
 
     profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv", "name": "runs/{arm}.csv"}}, "claims": [claim]}
-    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data={"receipts": {"runs": records}})
+    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=profile_evidence(runs=records))
     return [(f.status.value, f.code, f.path, f.pointer) for f in claims(ctx)]
 
 
@@ -219,7 +219,7 @@ def test_an_index_placeholder_in_a_claim_file_names_the_file_by_rank():
 
 def test_a_blocked_claim_file_is_reported_when_no_instance_was_derived():
     # every receipt is an unread stand-in that knows no arm, so the claim has no instance; its blocked file is still named
-    unread = [Record(dims={"phase": "measured"}, values={}, raw=None, path="runs/a.csv", pointer="", unread="blocked")]
+    unread = [profile_receipt("runs/a.csv", "", dims={"phase": "measured"}, unread="blocked")]
     claim = {**INDEXED, "at": {"file": "summary.json", "pointer": "/mean/{arm}"}}
     blocked = _claims_on(_Tree({}, {"summary.json": "its sha256 differs from the manifest"}), claim, unread)
     assert blocked == [("UNVERIFIED", "blocked-by-integrity", "summary.json", None)]

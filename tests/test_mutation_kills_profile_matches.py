@@ -18,7 +18,8 @@ import pytest
 
 from verifier.checks.profile_matches import _same, matches, outcome_of
 from verifier.pipeline import Context
-from verifier.readers.records import Record
+from verifier.evidence import Receipt
+from helpers import profile_evidence, profile_receipt
 
 WORDS = {"true": [" Passed "], "false": ["FAILED"]}
 
@@ -37,13 +38,13 @@ def test_numbers_compare_by_value_and_anything_else_as_text(a, b, same):
     assert _same(a, b) is same
 
 
-def _rec(path: str, pointer: str, raw: Any, **dims: str) -> Record:
-    return Record(dims=dims, values={}, raw=raw, path=path, pointer=pointer)
+def _rec(path: str, pointer: str, raw: Any, **dims: str) -> Receipt:
+    return profile_receipt(path, pointer, raw, dims=dims)
 
 
-def _run(entry: dict, runs: list[Record], jobs: list[Record] = ()) -> tuple[list, set]:
+def _run(entry: dict, runs: list[Receipt], jobs: list[Receipt] = ()) -> tuple[list, set]:
     ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [{"id": "m", "receipts": "runs", **entry}]}},
-                  data={"receipts": {"runs": runs, "jobs": list(jobs)}})
+                  data=profile_evidence(runs=runs, jobs=list(jobs)))
     return [(f.status.value, f.code, f.pointer) for f in matches(ctx)], ctx.data.get("examined", set())
 
 
@@ -77,8 +78,7 @@ def test_a_join_needs_exactly_one_record_sharing_the_on_dimensions():
 def test_the_join_names_where_the_other_value_is():
     entry = {"pointer": "/gpus", "equals": {"receipts": "jobs", "pointer": "/gpus", "on": ["job"]}}
     ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [{"id": "m", "receipts": "runs", **entry}]}},
-                  data={"receipts": {"runs": [_rec("runs.json", "/0", {"gpus": "1"}, job="a")],
-                                     "jobs": [_rec("jobs.json", "/4", {"gpus": "2"}, job="a")]}})
+                  data=profile_evidence(runs=[_rec("runs.json", "/0", {"gpus": "1"}, job="a")], jobs=[_rec("jobs.json", "/4", {"gpus": "2"}, job="a")]))
     (f,) = matches(ctx)
     assert f.message == "m: runs.json /0: /gpus '1' != jobs.json /4/gpus '2'"
 

@@ -180,6 +180,20 @@ class Receipt:
     records them: `started_at`/`ended_at` (RFC 3339 text as written, parsed
     by the checks that order them), `outcome` (the word as recorded),
     `http_status` and `error`.
+
+    A profile's receipts also carry `receipt_set` (the profile's receipt-set
+    id; "" for a format with one set) and `raw` (the record as read, a
+    JSON-like value, for the per-record rules a profile states as JSON
+    Pointers into it: identities, matches, listed digests, media paths;
+    None elsewhere). What the reader could not map stays visible on the
+    receipt: `unknown` names dimensions it could not read (such a receipt
+    may belong to any selection on them), and `unread`, when set, makes the
+    receipt a stand-in for receipts that were not read at all (a file
+    blocked by integrity, unreadable, holding no records), saying why, with
+    `unread_code` the reason code statistics over it report. A stand-in
+    holds only the dimensions known without parsing and no quantities; no
+    check treats it as a record, and every statistic whose selection may
+    cover it is underivable.
     """
 
     dims: Mapping[str, str]
@@ -192,6 +206,30 @@ class Receipt:
     outcome: str | None = None
     http_status: int | None = None
     error: str | None = None
+    receipt_set: str = ""
+    raw: Any = None
+    unknown: frozenset[str] = frozenset()
+    unread: str | None = None
+    unread_code: str = "incomplete-denominator"
+
+    @property
+    def path(self) -> str:
+        """Return the bundle-relative file the receipt was read from (`location.file`)."""
+        return self.location.file
+
+    @property
+    def pointer(self) -> str:
+        """Return the JSON Pointer or line of the receipt in its file (`location.pointer`), "" for the whole file."""
+        return self.location.pointer or ""
+
+    def value(self, name: str) -> Decimal | None:
+        """
+        Return quantity `name` in the base unit of its dimension (seconds, bytes, tokens/s, ...: `verifier.units`), exactly.
+
+        None when the receipt has no such quantity or it is missing (absence is not zero).
+        """
+        q = self.quantities.get(name)
+        return None if q is None else units.to_base(q.value, q.unit)
 
 
 @dataclass(frozen=True, slots=True)

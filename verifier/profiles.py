@@ -10,8 +10,8 @@ nothing is evaluated. See `docs/profiles.md`.
 
 This module loads and cross-checks profiles (`load_profile`, raising
 `ConfigError` for a broken one, exit 2) and detects which profiles a
-directory matches (`matches`, `candidates`). Reading receipts into `Record`s
-(`read_receipts`), selections and statistics (`derive`) and claim locations
+directory matches (`matches`, `candidates`). Reading receipts onto the evidence
+model's `Receipt`s (`read_receipts`), selections and statistics (`derive`) and claim locations
 live in `verifier.readers`; their public names are re-exported here. The
 checks that turn these into findings are in `verifier.checks.profile`.
 """
@@ -27,7 +27,7 @@ from verifier.jsonio import JSONProblem
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
-from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, Record, read_receipts  # noqa: F401
+from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, read_receipts  # noqa: F401
 from verifier.readers.records import receipt_dims as _receipt_dims
 from verifier.readers.records import value_units
 from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
@@ -39,7 +39,6 @@ __all__ = [
     "STANDARD_DIMENSIONS",
     "UNITS",
     "Problem",
-    "Record",
     "Tree",
     "Underivable",
     "candidates",

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-__all__ = ["DIMENSIONS", "Unit", "UnitError", "UnitMismatch", "convert", "known", "parse"]
+__all__ = ["BASE_SYMBOLS", "DIMENSIONS", "Unit", "UnitError", "UnitMismatch", "base_symbol", "convert", "known", "parse", "to_base"]
 
 #: The base dimensions. A rate's dimension is written "numerator/denominator".
 DIMENSIONS = ("time", "tokens", "bytes", "samples", "frames", "requests", "count", "dimensionless", "percent")
@@ -156,6 +156,27 @@ def known(text: str) -> bool:
     except UnitError:
         return False
     return True
+
+
+#: The base unit of each dimension, the unit every scale is relative to (a rate's is numerator's base / denominator's base).
+BASE_SYMBOLS = {"time": "s", "tokens": "tokens", "bytes": "B", "samples": "samples", "frames": "frames", "requests": "requests",
+                "count": "count", "dimensionless": "1", "percent": "%"}
+
+
+def base_symbol(text: str) -> str:
+    """Return the spelling of the base unit of the dimension of unit `text` ("ms" -> "s", "MiB/s" -> "B/s"); raises `UnitError`."""
+    dimension = parse(text).dimension
+    return "/".join(BASE_SYMBOLS[d] for d in dimension.split("/"))
+
+
+def to_base(value: Decimal, unit: str) -> Decimal:
+    """Return `value` (in unit `unit`) in the base unit of its dimension, exactly as `convert` computes; raises `UnitError`."""
+    scale = parse(unit).scale
+    if scale == 1:
+        return value
+    with localcontext() as ctx:
+        ctx.prec = 34
+        return value * Decimal(scale.numerator) / Decimal(scale.denominator)
 
 
 def convert(value: Decimal, source: str, target: str) -> Decimal:

@@ -25,8 +25,8 @@ from verifier.checks.profile_matches import matches
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
-from verifier.readers.records import UNITS, Record
-from verifier.readers.records import read_receipts
+from verifier.evidence import Evidence, Location, Media, Receipt, Unmapped
+from verifier.readers.records import UNITS, read_receipts
 
 
 
@@ -37,29 +37,61 @@ from verifier.readers.records import read_receipts
 @check("profile.receipts", title="Receipt files exist and every mapped field is present")
 def receipts(ctx: Context) -> Iterator[Finding]:
     """
-    Read every receipt set the profile maps.
+    Read every receipt set the profile maps onto the evidence model (`ctx.data["evidence"]`), which every later check reads.
 
-    PASS `mapped` per receipt file (with its record count); FAIL
-    `missing-field`, `not-a-number`, `impossible-value` (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
-    `name-mismatch`, `unreadable-receipt`, `parallel-mismatch`; UNVERIFIED
-    `no-receipts` (glob matched nothing) and `blocked-by-integrity`.
+    The model (reader `profile:<id>`) holds the receipts of every set, with
+    stand-ins for files that were not read (`Receipt.unread`), the output
+    media the receipts name, and an `Unmapped` entry per file or glob that
+    gave no receipts. PASS `mapped` per receipt file (with its record
+    count); FAIL `missing-field`, `not-a-number`, `impossible-value`
+    (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
+    `name-mismatch`, `unit-mismatch`, `parallel-mismatch`; UNVERIFIED
+    `no-receipts` (glob matched nothing), `no-records`,
+    `unreadable-receipt` and `blocked-by-integrity`.
     Side effects: reads the receipt files.
     """
     cid = "profile.receipts"
     tree = _tree(ctx)
-    store = ctx.data.setdefault("receipts", {})
-    for rid, spec in _profile(ctx)["receipts"].items():
+    profile = _profile(ctx)
+    every: list[Receipt] = []
+    media: list[Media] = []
+    unmapped: list[Unmapped] = []
+    for rid, spec in profile["receipts"].items():
         records, problems, files = read_receipts(tree, rid, spec)
-        store[rid] = records
+        every.extend(records)
+        if "media" in spec:
+            media.extend(_media_of(records, spec["media"]["pointer"]))
         bad_files = set()
         for p in problems:
             bad_files.add(p.path)
+            if p.code in _NOT_READ:
+                unmapped.append(Unmapped(what=f"receipts.{rid}", where=Location(p.path), why=p.message, code=p.code))
             yield _f(cid, Status(p.status), p.code, p.message, path=p.path, pointer=p.pointer, expected=p.field)
         for rel in files:
             if rel in bad_files:
                 continue
             n = sum(1 for r in records if r.path == rel)
             yield _f(cid, Status.PASS, "mapped", f"receipts.{rid}: {rel} maps {n} records with every mapped field", path=rel, observed=n)
+    ctx.data["evidence"] = Evidence(reader=f"profile:{profile['id']}", receipts=tuple(every), media=tuple(media), unmapped=tuple(unmapped), gate=profile["id"])
+
+
+#: Problems after which a file (or a glob) gave no receipts: what the model records as not mapped.
+_NOT_READ = ("no-receipts", "no-records", "unreadable-receipt", "blocked-by-integrity")
+
+
+def _media_of(records: list[Receipt], pointer: str) -> Iterator[Media]:
+    """Return the output media the read receipts name at `pointer` (role `output`), once each, in receipt order."""
+    seen: set[str] = set()
+    for r in records:
+        if r.unread is not None:
+            continue
+        try:
+            output = resolve(r.raw, pointer)
+        except KeyError:
+            continue
+        if isinstance(output, str) and output not in seen:
+            seen.add(output)
+            yield Media(path=output, role="output")
 
 
 # ---------------------------------------------------------------- (3) identities
@@ -191,16 +223,16 @@ def overlap(ctx: Context) -> Iterator[Finding]:
         dims = spec.get("no_overlap")
         if not dims:
             continue
-        groups: dict[tuple[str, ...], list[Record]] = {}
+        groups: dict[tuple[str, ...], list[Receipt]] = {}
         for r in _records(ctx, rid):
             groups.setdefault(tuple(r.dims.get(d, "") for d in dims), []).append(r)
         for key, group in sorted(groups.items()):
             label = ", ".join(f"{d}={v}" for d, v in zip(dims, key, strict=True))
-            if any(r.values.get("start") is None or r.values.get("end") is None for r in group):
+            if any(r.value("start") is None or r.value("end") is None for r in group):
                 yield _f(cid, Status.UNVERIFIED, "missing-field", f"receipts.{rid} ({label}): some requests lack start/end clocks", path=group[0].path)
                 continue
-            ordered = sorted(group, key=lambda r: r.values["start"])  # type: ignore[arg-type, return-value]
-            clash = [(a, b) for a, b in zip(ordered, ordered[1:], strict=False) if b.values["start"] < a.values["end"]]  # type: ignore[operator]
+            ordered = sorted(group, key=lambda r: r.value("start"))  # type: ignore[arg-type, return-value]
+            clash = [(a, b) for a, b in zip(ordered, ordered[1:], strict=False) if b.value("start") < a.value("end")]  # type: ignore[operator]
             if clash:
                 a, b = clash[0]
                 yield _f(cid, Status.FAIL, "overlap", f"receipts.{rid} ({label}): {b.dims.get('request_id', b.pointer)} starts before "
@@ -227,7 +259,7 @@ def digests(ctx: Context) -> Iterator[Finding]:
         if "listed_digest" not in spec:
             continue
         pointer = spec["listed_digest"]["pointer"]
-        by_file: dict[str, list[Record]] = {}
+        by_file: dict[str, list[Receipt]] = {}
         for r in _records(ctx, rid):
             by_file.setdefault(r.path, []).append(r)
         for rel, records in sorted(by_file.items()):

@@ -1,4 +1,4 @@
-"""What the profile checks (`verifier.checks.profile`) share: the finding helper and the run's receipts."""
+"""What the profile checks (`verifier.checks.profile`) share: the finding helper and the run's evidence model (its receipts by set)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 from verifier.model import Finding, Status
 from verifier.pipeline import Context
-from verifier.readers.records import Record
+from verifier.evidence import Evidence, Receipt
 from verifier.readers.tree import Tree
 
-__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "examined", "joined"]
+__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "evidence", "examined", "joined"]
 
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 _BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
@@ -28,14 +28,39 @@ def _tree(ctx: Context) -> Tree:
     return ctx.bundle  # type: ignore[no-any-return]
 
 
-def _records(ctx: Context, rid: str) -> list[Record]:
-    """Return the receipts of `rid` that were read (no stand-ins for unread files): what per-record checks look at."""
+def evidence(ctx: Context) -> Evidence:
+    """
+    Return the evidence model of this run (`ctx.data["evidence"]`), built by `profile.receipts` from the receipt sets it read.
+
+    Before that check ran (or when it did not), it is a model holding no receipts.
+    """
+    found = ctx.data.get("evidence")
+    return found if isinstance(found, Evidence) else _EMPTY
+
+
+_EMPTY = Evidence(reader="profile")  # the model before `profile.receipts` built one: no receipts
+
+
+def _records(ctx: Context, rid: str) -> list[Receipt]:
+    """Return the receipts of set `rid` that were read (no stand-ins for unread files): what per-record checks look at."""
     return [r for r in _all_records(ctx, rid) if r.unread is None]
 
 
-def _all_records(ctx: Context, rid: str) -> list[Record]:
-    """Return the receipts of `rid` with the stand-ins for unread files: what derivations (claims, gate) run over."""
-    return ctx.data.setdefault("receipts", {}).get(rid, [])  # type: ignore[no-any-return]
+def _all_records(ctx: Context, rid: str) -> list[Receipt]:
+    """
+    Return the receipts of set `rid` in the model, with the stand-ins for unread files: what derivations (claims, gate) run over.
+
+    The lists are built once per model (`ctx.data["receipt-sets"]`) and then
+    returned as the same objects, which `verifier.readers.select` indexes.
+    """
+    model = evidence(ctx)
+    cached = ctx.data.get("receipt-sets")
+    if cached is None or cached[0] is not model:
+        sets: dict[str, list[Receipt]] = {}
+        for r in model.receipts:
+            sets.setdefault(r.receipt_set, []).append(r)
+        cached = ctx.data["receipt-sets"] = (model, sets)
+    return cached[1].get(rid, [])  # type: ignore[no-any-return]
 
 
 def examined(ctx: Context) -> set[tuple[str, str]]:

@@ -10,13 +10,14 @@ from typing import Any
 from verifier import stats, units
 from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree, examined, joined
 from verifier.checks.profile_matches import outcome_of
+from verifier.evidence import Receipt
 from verifier.grammars import quantity
 from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.locate import fill_file, locate, stated
 from verifier.readers.pointers import fmt, to_decimal
-from verifier.readers.records import Record, unit_scale
+from verifier.readers.records import unit_scale
 from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
 from verifier.readers.tree import Tree
 
@@ -58,7 +59,7 @@ def _unit_at(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[
     return value if isinstance(value, str) and value.strip() else None
 
 
-def _indexes(records: list[Record], rule: dict[str, Any]) -> dict[str, int]:
+def _indexes(records: list[Receipt], rule: dict[str, Any]) -> dict[str, int]:
     out = {}
     for dim in rule.get("per", []):
         for i, v in enumerate(key_values(records, dim)):
@@ -200,7 +201,7 @@ def _target(ctx: Context, rule: dict[str, Any], key: dict[str, str], indexes: di
     return number, f"{rel} {pointer}"
 
 
-def _other_value(ctx: Context, rule: dict[str, Any], records: list[Record], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
+def _other_value(ctx: Context, rule: dict[str, Any], records: list[Receipt], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
     """
     Return `(name, value, unit)` of another declared value of the instance's one receipt that equals the stated number, when the claim mismatches.
 
@@ -216,7 +217,7 @@ def _other_value(ctx: Context, rule: dict[str, Any], records: list[Record], key:
         return None
     spec = _profile(ctx)["receipts"][rule["receipts"]].get("values", {})
     for name, mapping in spec.items():
-        value = chosen[0].values.get(name)
+        value = chosen[0].value(name)
         if name == rule.get("value") or value is None or units.parse(mapping["unit"]).dimension == units.parse(unit or "1").dimension:
             continue
         shown = stats.CONTEXT.divide(value, unit_scale(mapping["unit"]))
@@ -225,7 +226,7 @@ def _other_value(ctx: Context, rule: dict[str, Any], records: list[Record], key:
     return None
 
 
-def _pick(ctx: Context, rule: dict[str, Any], records: list[Record]) -> Iterator[Finding]:
+def _pick(ctx: Context, rule: dict[str, Any], records: list[Receipt]) -> Iterator[Finding]:
     """
     Check a comparison stated in words ("X has the highest mean speedup"): the named instance must be the one with the largest (`pick: max`) or smallest statistic.
 
@@ -275,7 +276,7 @@ def _pick(ctx: Context, rule: dict[str, Any], records: list[Record]) -> Iterator
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
 
 
-def _underived(ctx: Context, rule: dict[str, Any], records: list[Record], keys: list[dict[str, str]], ranks: dict[str, Any],
+def _underived(ctx: Context, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranks: dict[str, Any],
                handled: set[tuple[str, str]], blocked: set[str]) -> Iterator[Finding]:
     """
     Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
@@ -367,7 +368,7 @@ def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str
     return None if _tree(ctx).exists(rel) else rel
 
 
-def select_records(records: list[Record], rule: dict[str, Any]) -> list[Record]:
+def select_records(records: list[Receipt], rule: dict[str, Any]) -> list[Receipt]:
     """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike)."""
     selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)}  # joins: per instance
     return [r for r in records if all(r.dims.get(k) in v if isinstance(v, list) else r.dims.get(k) == v for k, v in selection.items())]
@@ -441,7 +442,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
                      path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
-def _recorded_per_instance(ctx: Context, rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool]) -> Iterator[Finding]:
+def _recorded_per_instance(ctx: Context, rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool]) -> Iterator[Finding]:
     """
     Compare the outcome the bundle records for each instance of a gate rule (`rule.recorded`, templated by `per`) with the re-derived one.
 
@@ -478,7 +479,7 @@ def _recorded_per_instance(ctx: Context, rule: dict[str, Any], records: list[Rec
                      f"{label}: {rel} {pointer} records {shown}; re-derived outcome is {str(ours).lower()}", path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
-def _threshold(rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
+def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
@@ -527,7 +528,7 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[
     raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
 
 
-def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
+def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     """
     Judge a rule whose bounds the bundle states (`bounds_at`): every judged instance's statistic must satisfy every bound its file states.
 
@@ -575,7 +576,7 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Record], each
     return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
 
 
-def _below(rule: dict[str, Any], records: list[Record], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
+def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     arms = rule["below_baseline"]
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)

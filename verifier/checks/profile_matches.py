@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, _records, examined
+from verifier.evidence import Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
-from verifier.readers.records import Record
 
 __all__ = ["matches", "outcome_of"]
 
@@ -76,7 +76,7 @@ def matches(ctx: Context) -> Iterator[Finding]:
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{entry['id']}: receipt set {entry['receipts']} has no records to check")
             continue
-        joined: dict[tuple[Any, ...], list[Record]] = {}
+        joined: dict[tuple[Any, ...], list[Receipt]] = {}
         if "receipts" in entry["equals"]:  # one pass over the other set, not one per record (38 rows x 38 logs in an MLPerf tree)
             on = entry["equals"].get("on", [])
             for o in _records(ctx, entry["equals"]["receipts"]):
@@ -85,7 +85,7 @@ def matches(ctx: Context) -> Iterator[Finding]:
             yield _one(ctx, entry, r, joined)
 
 
-def _one(ctx: Context, entry: dict[str, Any], r: Record, joined: dict[tuple[Any, ...], list[Record]]) -> Finding:
+def _one(ctx: Context, entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]]) -> Finding:
     cid = "profile.matches"
     label = f"{entry['id']}: {r.path}{' ' + r.pointer if r.pointer else ''}"
     equals = entry["equals"]

@@ -3,7 +3,7 @@ Readers: what turns an input (a directory, a file) into facts the checks read.
 
 - `tree`: `Tree`, the root-confined, read-only, never-following view of a directory;
 - `pointers`: JSON Pointers (RFC 6901), numbers as `Decimal`, dimension texts;
-- `records`: receipt sets read as a profile maps them (`Record`, `read_receipts`);
+- `records`: receipt sets read as a profile maps them onto the evidence model's `Receipt`s (`read_receipts`);
 - `select`: selections over records and the statistics derived from them;
 - `locate`: where a profile says a bundle states a value (`locate`, `stated`);
 - `mapped`: a profile's `bundle` section reads a foreign layout onto bundle

@@ -1,4 +1,4 @@
-"""Receipt sets read as a profile maps them: `Record`s, and the `Problem`s met while reading."""
+"""Receipt sets read as a profile maps them: the evidence model's `Receipt`s (`verifier.evidence`), and the `Problem`s met while reading."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
+from verifier.evidence import Location, Quantity, Receipt
 from verifier.grammars import GrammarError, parse, quantity
 from verifier.jsonio import JSONProblem
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.tree import Tree
 
-__all__ = ["CLOCKS", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "Record", "read_receipts", "receipt_dims", "unit_scale", "value_units"]
+__all__ = ["CLOCKS", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "read_receipts", "receipt_dims", "unit_scale", "value_units"]
 
 
 
@@ -65,39 +66,6 @@ def receipt_dims(spec: dict[str, Any]) -> set[str]:
     if "request_id" in fields:
         dims.add("request_id")
     return dims
-
-
-@dataclass
-class Record:
-    """
-    Represents one receipt (one request or one timed run) as mapped by a profile.
-
-    `dims` holds the selection dimensions (`file`, `arm`, `server`, `phase`,
-    `request_id`, profile-declared ones) as strings; `values` the numbers
-    converted to seconds (`latency`, `start`, `end`, declared `values`), None
-    when the field is missing; `raw` the record document (for identities);
-    `where` the file and JSON Pointer (or line) it came from; `ok` whether its
-    outcome is a success.
-
-    `unread`, when set, makes the record a stand-in for receipts that could
-    not be read (a file blocked by integrity, unreadable, or an entry whose
-    unnested array is missing): it says why. Its `dims` hold only what is known
-    without parsing (the file, file-name placeholders, constants); a
-    dimension it lacks matches every selection, so every statistic whose
-    selection may cover it is underivable rather than computed over the
-    survivors (`derive` raises `Underivable`). Such stand-ins are never
-    checked as receipts (identities, clocks, digests, media skip them).
-    """
-
-    dims: dict[str, str]
-    values: dict[str, Decimal | None]
-    raw: Any
-    path: str
-    pointer: str
-    ok: bool = True
-    unread: str | None = None
-    unread_code: str = "incomplete-denominator"
-    unknown: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -167,13 +135,13 @@ def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None
     return dims
 
 
-def _stand_in(spec: dict[str, Any], rel: str, reason: str, code: str, *, pointer: str = "", record: Any = None) -> Record:
-    """Return the stand-in `Record` for receipts of `rel` that could not be read (see `Record.unread`)."""
+def _stand_in(rid: str, spec: dict[str, Any], rel: str, reason: str, code: str, *, pointer: str = "", record: Any = None) -> Receipt:
+    """Return the stand-in `Receipt` for receipts of `rel` that could not be read (see `Receipt.unread`)."""
     dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel), record)
-    return Record(dims=dims, values={}, raw=None, path=rel, pointer=pointer, ok=False, unread=reason, unread_code=code)
+    return Receipt(dims=dims, quantities={}, location=Location(rel, pointer or None), ok=False, receipt_set=rid, unread=reason, unread_code=code)
 
 
-def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Record], list[Problem], list[str]]:
+def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Receipt], list[Problem], list[str]]:
     """
     Read receipt set `rid` from `tree` as the profile `spec` maps it.
 
@@ -191,11 +159,11 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
     A record with a missing field is kept (absence is not zero): statistics
     over a selection containing it cannot be derived. A file that is not
     read (blocked by integrity, unreadable, not matching its name template)
-    is kept as a stand-in record (`Record.unread`), so statistics whose
+    is kept as a stand-in receipt (`Receipt.unread`), so statistics whose
     selection may cover it are underivable, never computed over the rest.
     Side effects: reads the matched files.
     """
-    records: list[Record] = []
+    records: list[Receipt] = []
     problems: list[Problem] = []
     files = tree.glob(spec["glob"])
     if not files:
@@ -206,16 +174,17 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
     fields = spec["fields"]
     dims_spec = {**{k: v for k, v in fields.items() if k in (*STANDARD_DIMENSIONS, "request_id", "outcome")}, **spec.get("dimensions", {})}
     values_spec = value_units(spec)
+    base = {name: units.base_symbol(mapping["unit"]) for name, mapping in values_spec.items()}  # values are stored in these units
     ok_outcomes = set(spec.get("ok_outcomes", []))
     for rel in files:
         if rel in tree.blocked:
             problems.append(Problem("UNVERIFIED", "blocked-by-integrity", f"{rel}: {tree.blocked[rel]}; its receipts are not read", rel))
-            records.append(_stand_in(spec, rel, f"blocked by integrity: {tree.blocked[rel]}", "blocked-by-integrity"))
+            records.append(_stand_in(rid, spec, rel, f"blocked by integrity: {tree.blocked[rel]}", "blocked-by-integrity"))
             continue
         from_name = _name_values(spec.get("name", ""), rel)
         if from_name is None:
             problems.append(Problem("FAIL", "name-mismatch", f"{rel} does not match the file-name template {spec['name']!r}, so its arm/server/phase are unknown", rel))
-            records.append(_stand_in(spec, rel, "its name does not match the file-name template", "incomplete-denominator"))
+            records.append(_stand_in(rid, spec, rel, "its name does not match the file-name template", "incomplete-denominator"))
             continue
         try:
             documents = _documents(tree, rel, spec)
@@ -223,11 +192,11 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
             # we could not read it: that is not evidence against any claim (UNVERIFIED,
             # never FAIL), and it stays in every denominator it may belong to (stand-in)
             problems.append(Problem("UNVERIFIED", "unreadable-receipt", f"{rel} does not follow the {spec['encoding']} grammar the profile declares: {exc}", rel))
-            records.append(_stand_in(spec, rel, f"unreadable: {exc}", "incomplete-denominator"))
+            records.append(_stand_in(rid, spec, rel, f"unreadable: {exc}", "incomplete-denominator"))
             continue
         except OSError as exc:
             problems.append(Problem("UNVERIFIED", "unreadable-receipt", f"{rel}: cannot be read: {exc}", rel))
-            records.append(_stand_in(spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
+            records.append(_stand_in(rid, spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
             continue
         count = 0
         for pointer, record in documents:
@@ -237,26 +206,26 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
             before = len(problems)
             unnested = list(_unnest(spec, record, rel, pointer, problems))
             if "unnest" in spec and not unnested and len(problems) > before:
-                records.append(_stand_in(spec, rel, f"{pointer}: {problems[-1].message}", "incomplete-denominator", pointer=pointer, record=record))
+                records.append(_stand_in(rid, spec, rel, f"{pointer}: {problems[-1].message}", "incomplete-denominator", pointer=pointer, record=record))
             for element_pointer, element, parallel in unnested:
                 where = pointer + element_pointer
-                rec = Record(dims={"file": rel}, values={}, raw=record, path=rel, pointer=where)
+                dims, values, unknown, ok = {"file": rel}, {}, set(), True
                 for name, mapping in dims_spec.items():
                     found, value = _map(mapping, record, element, parallel, from_name)
                     text = dim_text(value) if found else None
                     if text is None:
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                         if name == "outcome":
-                            rec.ok = False  # an unknown outcome is not a success
+                            ok = False  # an unknown outcome is not a success
                         elif name != "request_id":
-                            rec.unknown.add(name)  # matches every selection on it: a statistic over the survivors is not one over all
+                            unknown.add(name)  # matches every selection on it: a statistic over the survivors is not one over all
                         continue
                     if name == "outcome":
-                        rec.ok = text in ok_outcomes
+                        ok = text in ok_outcomes
                     else:
-                        rec.dims[name] = text
-                if "phase" in rec.dims and rec.dims["phase"] not in PHASES:
-                    problems.append(Problem("FAIL", "bad-phase", f"{rel} {where}: phase {rec.dims['phase']!r} is neither warmup nor measured", rel, where, "phase"))
+                        dims[name] = text
+                if "phase" in dims and dims["phase"] not in PHASES:
+                    problems.append(Problem("FAIL", "bad-phase", f"{rel} {where}: phase {dims['phase']!r} is neither warmup nor measured", rel, where, "phase"))
                 for name, mapping in values_spec.items():
                     found, value = _map(mapping, record, element, parallel, from_name)
                     number = to_decimal(value) if found else None
@@ -268,11 +237,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                             except (units.UnitError, units.UnitMismatch):
                                 problems.append(Problem("FAIL", "unit-mismatch", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, "
                                                         f"not in a unit of {mapping['unit']}'s dimension", rel, where, name))
-                                number = None
-                                rec.values[name] = None
+                                values[name] = None
                                 continue
                     if (not found or value is None) and mapping.get("optional"):
-                        rec.values[name] = None  # not stated by this record: a statistic over it is underivable, no problem here
+                        values[name] = None  # not stated by this record: a statistic over it is underivable, no problem here
                         continue
                     if not found or value is None:
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
@@ -282,14 +250,15 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Reco
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
                         number = None  # never a term of any statistic
-                    rec.values[name] = None if number is None else stats.CONTEXT.multiply(number, unit_scale(mapping["unit"]))
-                records.append(rec)
+                    values[name] = None if number is None else Quantity(stats.CONTEXT.multiply(number, unit_scale(mapping["unit"])), base[name])
+                records.append(Receipt(dims=dims, quantities=values, location=Location(rel, where or None), ok=ok, receipt_set=rid, raw=record,
+                                       unknown=frozenset(unknown)))
         if count == 0:
             # a receipt file with no records proves nothing: never a PASS, and whatever
             # its selection may cover is underivable rather than computed without it
             problems.append(Problem("UNVERIFIED", "no-records", f"receipts.{rid}: {rel} holds no records"
                                     + (f" matching {spec['where']}" if "where" in spec else ""), rel))
-            records.append(_stand_in(spec, rel, "it holds no records", "incomplete-denominator"))
+            records.append(_stand_in(rid, spec, rel, "it holds no records", "incomplete-denominator"))
         expected = spec.get("records_per_file")
         if expected is not None and count != expected:
             problems.append(Problem("FAIL", "record-count", f"{rel}: {count} records, the profile says {expected} per file", rel))

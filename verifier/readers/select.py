@@ -1,4 +1,4 @@
-"""Selections over receipt `Record`s, handed to the one statistics engine (`derive_rule` -> `verifier.stats.derive`)."""
+"""Selections over a profile's receipts (the evidence model's `Receipt`s), handed to the one statistics engine (`derive_rule` -> `verifier.stats.derive`)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
-from verifier.readers.records import Record
+from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
 __all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "select"]
@@ -18,7 +18,7 @@ __all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instance
 _NUMERIC = re.compile(r"-?\d+(\.\d+)?")
 
 
-def _may_match(r: Record, key: str, value: Any) -> bool:
+def _may_match(r: Receipt, key: str, value: Any) -> bool:
     if isinstance(value, dict):
         return True  # a join not resolved for an instance yet (`checks.profile_base.joined`): it may match
     if key in r.dims:
@@ -26,7 +26,7 @@ def _may_match(r: Record, key: str, value: Any) -> bool:
     return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
 
 
-def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
+def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     """
     Return the records whose dimensions equal every key of `selection` (a list value: equal one of its members).
 
@@ -49,10 +49,10 @@ def select(records: list[Record], selection: dict[str, str]) -> list[Record]:
 
 
 _INDEX_FROM = 16  # below this many records a scan is as fast as an index
-_INDEXES: list[tuple[list[Record], int, dict[str, tuple[dict[str, list[int]], list[int]]]]] = []  # the last few lists indexed (claims and gate reuse one list per receipt set)
+_INDEXES: list[tuple[list[Receipt], int, dict[str, tuple[dict[str, list[int]], list[int]]]]] = []  # the last few lists indexed (claims and gate reuse one list per receipt set)
 
 
-def _index(records: list[Record]) -> dict[str, tuple[dict[str, list[int]], list[int]]]:
+def _index(records: list[Receipt]) -> dict[str, tuple[dict[str, list[int]], list[int]]]:
     """Return the per-dimension index of `records` (kept for the last 8 lists, identified by identity and length)."""
     for lst, n, index in _INDEXES:
         if lst is records and n == len(records):
@@ -63,7 +63,7 @@ def _index(records: list[Record]) -> dict[str, tuple[dict[str, list[int]], list[
     return index
 
 
-def _index_key(records: list[Record], index: dict[str, Any], key: str) -> tuple[dict[str, list[int]], list[int]]:
+def _index_key(records: list[Receipt], index: dict[str, Any], key: str) -> tuple[dict[str, list[int]], list[int]]:
     """Index `records` by dimension `key`: value -> positions, plus the positions that may match any value (unread stand-ins, unmapped dimension)."""
     exact: dict[str, list[int]] = {}
     maybe: list[int] = []
@@ -76,7 +76,7 @@ def _index_key(records: list[Record], index: dict[str, Any], key: str) -> tuple[
     return exact, maybe
 
 
-def check_complete(records: list[Record], label: str) -> None:
+def check_complete(records: list[Receipt], label: str) -> None:
     """Raise `Underivable` (UNVERIFIED) when `records` include stand-ins for receipts that were not read."""
     unread = [r for r in records if r.unread is not None]
     if unread:
@@ -89,11 +89,12 @@ def check_complete(records: list[Record], label: str) -> None:
         )
 
 
-def _values(records: list[Record], name: str, label: str) -> list[Decimal]:
+def _values(records: list[Receipt], name: str, label: str) -> list[Decimal]:
     check_complete(records, label)
     if not records:
         raise Underivable(f"no receipts match {label}", "empty-selection")
-    missing = [r.pointer for r in records if r.values.get(name) is None or r.unknown]
+    got = [r.value(name) for r in records]
+    missing = [r.pointer for r, v in zip(records, got, strict=True) if v is None or r.unknown]
     failed = [r.pointer for r in records if not r.ok]
     if missing or failed:
         raise Underivable(
@@ -101,14 +102,14 @@ def _values(records: list[Record], name: str, label: str) -> list[Decimal]:
             f"(missing: {missing[:3] or 'none'}; not ok: {failed[:3] or 'none'}); a statistic over the survivors is not one over all",
             "incomplete-denominator",
         )
-    return [r.values[name] for r in records]  # type: ignore[misc]
+    return got  # type: ignore[return-value]
 
 
 def _label(selection: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v if isinstance(v, str) else ('in ' + ','.join(v) if isinstance(v, list) else 'joined')}" for k, v in sorted(selection.items())) or "all receipts"
 
 
-def key_values(records: list[Record], dim: str) -> list[str]:
+def key_values(records: list[Receipt], dim: str) -> list[str]:
     """Return the distinct values of `dim` in `records`, numerically sorted when all are numbers."""
     found = {r.dims[dim] for r in records if dim in r.dims}
     if all(_NUMERIC.fullmatch(v) for v in found):
@@ -116,7 +117,7 @@ def key_values(records: list[Record], dim: str) -> list[str]:
     return sorted(found)
 
 
-def _groups(records: list[Record], selection: dict[str, str], name: str) -> dict[str, list[Decimal]]:
+def _groups(records: list[Receipt], selection: dict[str, str], name: str) -> dict[str, list[Decimal]]:
     """Return server -> values of `name` over `selection` (one group "" when the receipts map no server)."""
     chosen = select(records, selection)
     check_complete(chosen, _label(selection))
@@ -135,7 +136,7 @@ def arm_name(template: str, key: dict[str, str]) -> str:
     return template
 
 
-def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]) -> stats.Derived:
+def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str]) -> stats.Derived:
     """
     Return the `stats.Derived` value of one claim or gate rule over `records`: select, then `stats.derive`.
 
@@ -191,7 +192,7 @@ def derive_rule(rule: dict[str, Any], records: list[Record], key: dict[str, str]
 RECEIPTS = "#receipts"
 
 
-def instances(rule: dict[str, Any], records: list[Record]) -> list[dict[str, str]]:
+def instances(rule: dict[str, Any], records: list[Receipt]) -> list[dict[str, str]]:
     """Return one `per`-key mapping per instance of `rule` (the cartesian keys present in the selected records)."""
     per = rule.get("per", [])
     if not per:
