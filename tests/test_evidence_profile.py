@@ -114,3 +114,86 @@ def test_the_per_set_views_come_from_the_model(tmp_path):
 def test_before_profile_receipts_ran_the_model_holds_no_receipts():
     ctx = Context(subject=Path("."), assets=None, options={"profile": _profile()})
     assert evidence(ctx).receipts == () and _all_records(ctx, "runs") == []
+
+
+# ---------------------------------------------------------------- claim documents: stated numbers and outcomes in the model
+
+H3 = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "vllm-omni-rankings-h3-online-fp8"
+
+
+def _study_documents() -> list[dict]:
+    from conftest import ROOT
+
+    return json.loads((ROOT / "profiles" / "vllm-omni-rankings-study.json").read_text())["claim_documents"]
+
+
+def test_a_table_cell_states_each_number_inside_it_with_its_unit_and_the_cell_as_its_words():
+    from verifier.readers.claimdocs import read_claim_documents
+
+    stated = read_claim_documents(Tree(H3), _study_documents())
+    base = "/tables/DLO cold-start memory/1/Saved vs. original"
+    cell = {c.id: c for c in stated.claims if c.location.file == "RESULTS.md" and c.id.startswith(base + "#")}
+    assert [(c.quantity.value, c.quantity.unit, c.written, c.words) for c in cell.values()] == [  # type: ignore[union-attr]
+        (D("18812"), "MiB", "18,812 MiB", "18,812 MiB (32.1%)"), (D("32.1"), "%", "32.1%", "18,812 MiB (32.1%)")]
+    assert all(c.location.pointer == c.id for c in stated.claims)
+    assert [(o.gate, o.passed, o.location.file) for o in stated.outcomes] == [("dlo_use_allgather", False, "dlo_streaming_memory/memory_summary.json")]
+    assert stated.unmapped == ()
+
+
+def test_numbers_units_outcomes_and_unreadable_documents(tmp_path):
+    from verifier.readers.claimdocs import read_claim_documents
+
+    (tmp_path / "s.json").write_text(json.dumps({"wall": 1.50, "gain": "3 dB", "rate": "12 tokens/s", "ok": True, "note": "v2 of 7 runs"}))
+    (tmp_path / "bad.json").write_text('{"a": 1, "a": 2}')
+    stated = read_claim_documents(Tree(tmp_path), [{"file": "s.json"}, {"file": "*.json"}, {"file": "none/*.json"}])
+    rows = [(c.id, c.value, c.unit, None if c.quantity is None else (c.quantity.value, c.quantity.unit), c.written, c.words) for c in stated.claims]
+    assert rows == [("/wall", D("1.5"), None, (D("1.5"), "1"), "1.5", "wall"),
+                    ("/gain", D("3"), "dB", None, "3 dB", "3 dB"),  # a unit outside the registry: kept as stated, no quantity
+                    ("/rate", D("12"), "tokens/s", (D("12"), "tokens/s"), "12 tokens/s", "12 tokens/s"),
+                    ("/note#numbers/0", D("7"), None, (D("7"), "1"), "7", "v2 of 7 runs")]  # "v2" is a name, not a number
+    assert [(o.gate, o.passed, o.location.pointer) for o in stated.outcomes] == [("ok", True, "/ok")]
+    assert {c.location.file for c in stated.claims} == {"s.json"}  # read once though two globs match it; bad.json gave none
+    assert [(u.what, u.where.file, u.code) for u in stated.unmapped] == [  # type: ignore[union-attr]
+        ("claim_documents", "bad.json", "claim-unreadable"), ("claim_documents", "none/*.json", "no-claim-document")]
+    blocked = Tree(tmp_path, blocked={"s.json": "its sha256 differs from the manifest"})
+    (gap,) = read_claim_documents(blocked, [{"file": "s.json"}]).unmapped
+    assert (gap.code, gap.where.file) == ("blocked-by-integrity", "s.json") and "sha256 differs" in gap.why  # type: ignore[union-attr]
+
+
+def test_profile_coverage_judges_the_stated_claims_of_the_model_not_the_documents(tmp_path):
+    from verifier.checks.profile_coverage import coverage
+    from verifier.evidence import RecordedOutcome, StatedClaim
+
+    (tmp_path / "s.json").write_text(json.dumps({"a": 1}))  # the document states /a; the model says it states /z and /ok
+    claim = StatedClaim("/z", Quantity(D(5), "1", "5"), "z", Location("s.json", "/z"), D(5), None, "5")
+    model = Evidence(reader="profile:toy", claims=(claim,), outcomes=(RecordedOutcome("ok", False, None, Location("s.json", "/ok")),))
+    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), options={"profile": {"id": "toy", "claim_documents": [{"file": "s.json"}]}},
+                  data={"evidence": model})
+    assert [(f.status.value, f.code, f.pointer, f.observed) for f in coverage(ctx)] == [
+        ("UNVERIFIED", "unchecked-claim", "/z", "5"), ("UNVERIFIED", "unchecked-claim", "/ok", "false")]
+    ctx.data["examined"] = {("s.json", "/z"), ("s.json", "/ok")}
+    assert [(f.status.value, f.code, f.observed) for f in coverage(ctx)] == [("PASS", "covered", {"compared": 2, "informational": 0})]
+
+
+def test_profile_receipts_puts_the_claim_documents_into_the_model(tmp_path):
+    root = _bundle(tmp_path)
+    (root / "summary.json").write_text(json.dumps({"mean_ms": "636.7 ms", "passed": True}))
+    (root / "broken.json").write_text("{")
+    profile = {**_profile(), "claim_documents": [{"file": "summary.json"}, {"file": "broken.json"}]}
+    ctx = Context(subject=root, assets=None, bundle=Tree(root), options={"profile": profile})
+    list(receipts(ctx))
+    model = evidence(ctx)
+    assert [(c.id, c.quantity) for c in model.claims] == [("/mean_ms", Quantity(D("636.7"), "ms", "636.7 ms"))]
+    assert [(o.gate, o.passed) for o in model.outcomes] == [("passed", True)]
+    assert [(u.where.file, u.code) for u in model.unmapped if u.what == "claim_documents"] == [("broken.json", "claim-unreadable")]  # type: ignore[union-attr]
+
+
+def test_a_member_number_the_words_do_not_hold_is_unchecked_not_a_crash(tmp_path):
+    from verifier.checks.profile_coverage import coverage
+    from verifier.evidence import StatedClaim
+
+    (tmp_path / "s.json").write_text("{}")
+    claim = StatedClaim("/r#numbers/5", Quantity(D(1), "1", "1"), "ROUGE1: 31.4", Location("s.json", "/r#numbers/5"), D(1), None, "1")
+    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), options={"profile": {"id": "toy", "claim_documents": [{"file": "s.json"}]}},
+                  data={"evidence": Evidence(reader="profile:toy", claims=(claim,)), "examined": {("s.json", "/r#ROUGE1")}})
+    assert [(f.status.value, f.code, f.pointer) for f in coverage(ctx)] == [("UNVERIFIED", "unchecked-claim", "/r#numbers/5")]

@@ -1,7 +1,7 @@
 """
-Tests that kill surviving mutants of `verifier/checks/profile_coverage.py` (issue 14): every stated number accounted for.
+Tests that kill surviving mutants of `verifier/checks/profile_coverage.py` and its reader `verifier/readers/claimdocs.py` (issue 14): every stated number accounted for.
 
-`coverage` runs on a stand-in tree (glob, blocked, json) and a profile with
+`coverage` runs over the model `read_claim_documents` builds from a stand-in tree (glob, blocked, json) and a profile with
 one claim document: a number some check compared counts as compared, one
 matching an `informational` pattern as informational, one matching
 `needs_external` is UNVERIFIED `needs-external`, any other UNVERIFIED
@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-from verifier.checks.profile_coverage import _any_of, coverage, pointer_matches, stated_numbers
+from verifier.checks.profile_coverage import _any_of, coverage, pointer_matches
+from verifier.evidence import Evidence
+from verifier.readers.claimdocs import read_claim_documents, stated_numbers
 from verifier.jsonio import JSONProblem
 from verifier.pipeline import Context
 
@@ -37,9 +39,12 @@ class _Tree:
 
 
 def _run(files: dict[str, Any], doc: dict[str, Any], seen: set[tuple[str, str]] = frozenset(), blocked=None) -> list:
-    ctx = Context(subject=Path("."), assets=None, bundle=_Tree(files, blocked),
-                  options={"profile": {"id": "p", "claim_documents": [{"file": "*.json", **doc}]}},
-                  data={"examined": set(seen)})
+    """Read the claim documents onto a model as `profile.receipts` does, then run `coverage` over it."""
+    tree, documents = _Tree(files, blocked), [{"file": "*.json", **doc}]
+    stated = read_claim_documents(tree, documents)
+    model = Evidence(reader="profile:p", claims=stated.claims, outcomes=stated.outcomes, unmapped=stated.unmapped)
+    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": {"id": "p", "claim_documents": documents}},
+                  data={"examined": set(seen), "evidence": model})
     return list(coverage(ctx))
 
 
@@ -64,8 +69,9 @@ def test_pointer_patterns_match_one_token_per_star_and_the_same_depth():
 def test_every_kind_of_accounting_and_covered_only_when_nothing_is_unchecked():
     doc = {"informational": [{"pointer": "/b/*"}], "needs_external": [{"pointer": "/d/*", "reason": "raw logs kept elsewhere"}]}
     found = _run({"s.json": DOC}, doc, seen={("s.json", "/a")})
-    assert _codes(found) == [("UNVERIFIED", "needs-external", "/d/0"), ("UNVERIFIED", "unchecked-claim", "/e")]
-    assert "states true: raw logs kept elsewhere" in found[0].message and "states the number 2," in found[1].message
+    # a file's numbers are reported first, then its true/false outcomes (each in document order)
+    assert _codes(found) == [("UNVERIFIED", "unchecked-claim", "/e"), ("UNVERIFIED", "needs-external", "/d/0")]
+    assert "states true: raw logs kept elsewhere" in found[1].message and "states the number 2," in found[0].message
     covered = _run({"s.json": DOC}, doc, seen={("s.json", "/a"), ("s.json", "/e"), ("other.json", "/d/0")} | {("s.json", "/d/0")})
     assert _codes(covered) == [("PASS", "covered", None)]
     assert covered[0].observed == {"compared": 3, "informational": 1}

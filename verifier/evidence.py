@@ -257,7 +257,8 @@ class StatedClaim:
     `value` and `unit` keep the number and unit exactly as stated even when
     the unit is not in the registry (then `quantity` is None and the checks
     say the unit is unknown; None when the reader states them only through
-    `quantity`).
+    `quantity`). `written`, when the reader keeps it, is the stated text
+    itself ("18,812 MiB"), also when no number could be read from it.
     """
 
     id: str
@@ -266,6 +267,7 @@ class StatedClaim:
     location: Location
     value: Decimal | None = None
     unit: str | None = None
+    written: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

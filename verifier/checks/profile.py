@@ -26,6 +26,7 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, Location, Media, Receipt, Unmapped
+from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.records import UNITS, read_receipts
 
 
@@ -41,8 +42,10 @@ def receipts(ctx: Context) -> Iterator[Finding]:
 
     The model (reader `profile:<id>`) holds the receipts of every set, with
     stand-ins for files that were not read (`Receipt.unread`), the output
-    media the receipts name, and an `Unmapped` entry per file or glob that
-    gave no receipts. PASS `mapped` per receipt file (with its record
+    media the receipts name, the stated numbers and true/false outcomes of
+    the claim documents (`verifier.readers.claimdocs`, judged by
+    `profile.coverage`), and an `Unmapped` entry per file or glob that gave
+    no receipts and per claim document that could not be read. PASS `mapped` per receipt file (with its record
     count); FAIL `missing-field`, `not-a-number`, `impossible-value`
     (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
     `name-mismatch`, `unit-mismatch`, `parallel-mismatch`; UNVERIFIED
@@ -72,7 +75,9 @@ def receipts(ctx: Context) -> Iterator[Finding]:
                 continue
             n = sum(1 for r in records if r.path == rel)
             yield _f(cid, Status.PASS, "mapped", f"receipts.{rid}: {rel} maps {n} records with every mapped field", path=rel, observed=n)
-    ctx.data["evidence"] = Evidence(reader=f"profile:{profile['id']}", receipts=tuple(every), media=tuple(media), unmapped=tuple(unmapped), gate=profile["id"])
+    stated = read_claim_documents(tree, profile.get("claim_documents", []))
+    ctx.data["evidence"] = Evidence(reader=f"profile:{profile['id']}", receipts=tuple(every), media=tuple(media), claims=stated.claims,
+                                    outcomes=stated.outcomes, unmapped=(*unmapped, *stated.unmapped), gate=profile["id"])
 
 
 #: Problems after which a file (or a glob) gave no receipts: what the model records as not mapped.

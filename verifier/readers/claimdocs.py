@@ -1,0 +1,167 @@
+"""
+Reader of a profile's claim documents: every number and true/false outcome they state, onto the evidence model.
+
+A profile names its claim documents (`claim_documents`: globs). Every number
+such a file states (a JSON number, a string that is wholly a number with an
+optional unit such as "244.6s", every number inside a longer string such as
+the cell "18,812 MiB (32.1%)") becomes a `verifier.evidence.StatedClaim`, and
+every true/false a `verifier.evidence.RecordedOutcome`, each at its file and
+JSON Pointer. A document that is not in the bundle, is blocked by integrity or
+cannot be parsed is an `Unmapped` entry with the reason code
+`profile.coverage` reports (`no-claim-document`, `blocked-by-integrity`,
+`claim-unreadable`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from verifier import units
+from verifier.evidence import Location, Quantity, RecordedOutcome, StatedClaim, Unmapped
+from verifier.grammars import numbers_in, quantity
+from verifier.jsonio import JSONProblem
+
+__all__ = ["ClaimDocuments", "read_claim_documents", "stated_numbers"]
+
+#: `Unmapped.what` of a claim document the reader could not read.
+WHAT = "claim_documents"
+
+
+@dataclass(frozen=True)
+class ClaimDocuments:
+    """What `read_claim_documents` read: the stated numbers (`claims`), the stated true/false (`outcomes`) and what it could not read (`unmapped`)."""
+
+    claims: tuple[StatedClaim, ...]
+    outcomes: tuple[RecordedOutcome, ...]
+    unmapped: tuple[Unmapped, ...]
+
+
+def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDocuments:
+    """
+    Read every file matched by the `file` glob of each of `documents` (a profile's `claim_documents`) from `tree` (`verifier.readers.tree.Tree`).
+
+    Each file is read once even when several globs match it, in the order of
+    `documents` and then of the sorted files. A stated number is a
+    `StatedClaim` whose `id` is its JSON Pointer, `words` the string it was
+    read from (a JSON number: its member name), `written` the text as stated,
+    `value`/`unit` as stated and `quantity` set when the unit is in the
+    registry (`verifier.units`; no unit: dimensionless "1"). A stated
+    true/false is a `RecordedOutcome` (`gate`: its member name, `covers`
+    None). Never raises for the bundle's content: a file that cannot be read
+    is an `Unmapped` entry naming it.
+    """
+    claims: list[StatedClaim] = []
+    outcomes: list[RecordedOutcome] = []
+    unmapped: list[Unmapped] = []
+    memo: dict[str, list[tuple[str, str]]] = {}  # cell text -> what it states, shared by this run's claim documents
+    done: set[str] = set()
+    for doc in documents:
+        files = tree.glob(doc["file"])
+        if not files:
+            unmapped.append(Unmapped(WHAT, Location(doc["file"]), f"claim document {doc['file']!r} is not in the bundle, so what it states cannot be checked",
+                                     code="no-claim-document"))
+        for rel in files:
+            if rel in done:
+                continue
+            done.add(rel)
+            if rel in tree.blocked:
+                unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} is not parsed because {tree.blocked[rel]}, so none of its numbers is checked",
+                                         code="blocked-by-integrity"))
+                continue
+            try:
+                document = tree.json(rel)
+            except (OSError, JSONProblem) as exc:
+                unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} cannot be read ({exc}), so none of its numbers is checked", code="claim-unreadable"))
+                continue
+            for pointer, value in stated_numbers(document, memo=memo):
+                where = Location(rel, pointer)
+                name = pointer.rpartition("/")[2]
+                if isinstance(value, bool):
+                    outcomes.append(RecordedOutcome(name, value, None, where))
+                else:
+                    claims.append(_claim(pointer, value, name, where, document))
+    return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped))
+
+
+def _claim(pointer: str, value: Any, name: str, where: Location, document: Any) -> StatedClaim:
+    """Return the `StatedClaim` of one stated number (`value`: a `Decimal` JSON number or the stated text)."""
+    if not isinstance(value, str):  # a JSON number (`Decimal` from the strict loader)
+        number = Decimal(str(value))
+        return StatedClaim(pointer, Quantity(number, "1", str(value)), name, where, number, None, str(value))
+    base = pointer.partition("#")[0]
+    words = value if base == pointer else _string_at(document, base, value)
+    found = quantity(value)
+    number, unit = found if found is not None else (None, None)
+    q = None if number is None or (unit is not None and not units.known(unit)) else Quantity(number, unit or "1", value)
+    return StatedClaim(pointer, q, words, where, number, unit, value)
+
+
+def _string_at(document: Any, pointer: str, fallback: str) -> str:
+    """Return the string at JSON Pointer `pointer` of `document` (the whole text a `#numbers/N` number was read from), else `fallback`."""
+    from verifier.readers.pointers import resolve
+
+    try:
+        text = resolve(document, pointer)
+    except KeyError:
+        return fallback
+    return text if isinstance(text, str) else fallback
+
+
+def stated_numbers(document: Any, base: str = "", memo: dict[str, list[tuple[str, str]]] | None = None) -> Iterator[tuple[str, Any]]:
+    """
+    Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
+
+    Numbers are JSON numbers and strings that are wholly a quantity
+    (`verifier.grammars.quantity`: "244.6s", "75%", "58,696"), and every
+    number inside a longer string (`verifier.grammars.numbers_in`: the cell
+    "18,812 MiB (32.1%)" states "18,812 MiB" at `pointer#numbers/0` and
+    "32.1%" at `pointer#numbers/1`); null is not stated. A Markdown prose
+    item's `text` and `code` are not walked: its `numbers` list states them.
+    Objects and arrays are walked depth first in document order. `memo`
+    (string -> what it states, see `_string_numbers`) may be shared by the
+    calls of one run: the same cell text in a JSON, CSV and Markdown copy of
+    one table is then read by the grammars once.
+    """
+    out: list[tuple[str, Any]] = []
+    _collect(document, base, out, {} if memo is None else memo)
+    yield from out
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _string_numbers(text: str) -> list[tuple[str, str]]:
+    """Return `(pointer suffix, stated text)` for what string `text` states: `("", text)` when it is wholly a quantity, else one `#numbers/N` per number inside it."""
+    if not _DIGIT.search(text):
+        return []  # most strings state no number: one C-speed scan, no grammar
+    if quantity(text) is not None:
+        return [("", text)]
+    return [(f"#numbers/{index}", text[start:end]) for index, (start, end, _number, _unit) in enumerate(numbers_in(text))]
+
+
+def _collect(document: Any, base: str, out: list[tuple[str, Any]], memo: dict[str, list[tuple[str, str]]]) -> None:
+    """Append what `stated_numbers` yields to `out` (plain recursion, bounded by the strict loader's nesting limit); `memo` caches `_string_numbers`."""
+    if isinstance(document, dict):
+        prose = "numbers" in document and "text" in document and "#line" in document
+        for key, value in document.items():
+            if str(key).startswith("#") or (prose and key in ("text", "code")):  # `#line` and the like are where a reader found the value
+                continue
+            _collect(value, f"{base}/{_escape(str(key))}", out, memo)
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            _collect(value, f"{base}/{index}", out, memo)
+    elif isinstance(document, str):
+        found = memo.get(document)
+        if found is None:
+            found = memo[document] = _string_numbers(document)
+        out.extend((base + suffix, text) for suffix, text in found)
+    elif isinstance(document, bool) or quantity(document) is not None:
+        out.append((base, document))
