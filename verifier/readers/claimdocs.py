@@ -57,7 +57,7 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
     claims: list[StatedClaim] = []
     outcomes: list[RecordedOutcome] = []
     unmapped: list[Unmapped] = []
-    memo: dict[str, list[tuple[str, str]]] = {}  # cell text -> what it states, shared by this run's claim documents
+    memo: dict[str, Any] = {}  # cell text -> what it states (`_string_numbers`), shared by this run's claim documents
     done: set[str] = set()
     for doc in documents:
         files = tree.glob(doc["file"])
@@ -77,25 +77,27 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
             except (OSError, JSONProblem) as exc:
                 unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} cannot be read ({exc}), so none of its numbers is checked", code="claim-unreadable"))
                 continue
-            for pointer, value in stated_numbers(document, memo=memo):
+            found: list[tuple[str, Any, Any]] = []
+            _collect(document, "", found, memo)
+            for pointer, value, parsed in found:
                 where = Location(rel, pointer)
                 name = pointer.rpartition("/")[2]
                 if isinstance(value, bool):
                     outcomes.append(RecordedOutcome(name, value, None, where))
                 else:
-                    claims.append(_claim(pointer, value, name, where, document))
+                    claims.append(_claim(pointer, value, parsed, name, where, document))
     return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped))
 
 
-def _claim(pointer: str, value: Any, name: str, where: Location, document: Any) -> StatedClaim:
-    """Return the `StatedClaim` of one stated number (`value`: a `Decimal` JSON number or the stated text)."""
+def _claim(pointer: str, value: Any, parsed: tuple[Decimal | None, str | None] | None, name: str, where: Location, document: Any) -> StatedClaim:
+    """Return the `StatedClaim` of one stated number (`value`: a `Decimal` JSON number, or the stated text with its `parsed` number and unit)."""
     if not isinstance(value, str):  # a JSON number (`Decimal` from the strict loader)
-        number = Decimal(str(value))
-        return StatedClaim(pointer, Quantity(number, "1", str(value)), name, where, number, None, str(value))
+        number = value if isinstance(value, Decimal) else Decimal(str(value))
+        written = str(value)
+        return StatedClaim(pointer, Quantity(number, "1", written), name, where, number, None, written)
     base = pointer.partition("#")[0]
     words = value if base == pointer else _string_at(document, base, value)
-    found = quantity(value)
-    number, unit = found if found is not None else (None, None)
+    number, unit = parsed if parsed is not None else (None, None)
     q = None if number is None or (unit is not None and not units.known(unit)) else Quantity(number, unit or "1", value)
     return StatedClaim(pointer, q, words, where, number, unit, value)
 
@@ -111,7 +113,7 @@ def _string_at(document: Any, pointer: str, fallback: str) -> str:
     return text if isinstance(text, str) else fallback
 
 
-def stated_numbers(document: Any, base: str = "", memo: dict[str, list[tuple[str, str]]] | None = None) -> Iterator[tuple[str, Any]]:
+def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = None) -> Iterator[tuple[str, Any]]:
     """
     Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
 
@@ -126,9 +128,10 @@ def stated_numbers(document: Any, base: str = "", memo: dict[str, list[tuple[str
     calls of one run: the same cell text in a JSON, CSV and Markdown copy of
     one table is then read by the grammars once.
     """
-    out: list[tuple[str, Any]] = []
+    out: list[tuple[str, Any, Any]] = []
     _collect(document, base, out, {} if memo is None else memo)
-    yield from out
+    for pointer, value, _parsed in out:
+        yield pointer, value
 
 
 def _escape(token: str) -> str:
@@ -138,17 +141,27 @@ def _escape(token: str) -> str:
 _DIGIT = re.compile(r"\d")
 
 
-def _string_numbers(text: str) -> list[tuple[str, str]]:
-    """Return `(pointer suffix, stated text)` for what string `text` states: `("", text)` when it is wholly a quantity, else one `#numbers/N` per number inside it."""
+def _string_numbers(text: str) -> list[tuple[str, str, tuple[Decimal | None, str | None]]]:
+    """
+    Return `(pointer suffix, stated text, (number, unit))` for what string `text` states.
+
+    `("", text, ...)` when it is wholly a quantity (`verifier.grammars.quantity`),
+    else one `#numbers/N` per number inside it (`verifier.grammars.numbers_in`).
+    """
     if not _DIGIT.search(text):
         return []  # most strings state no number: one C-speed scan, no grammar
-    if quantity(text) is not None:
-        return [("", text)]
-    return [(f"#numbers/{index}", text[start:end]) for index, (start, end, _number, _unit) in enumerate(numbers_in(text))]
+    whole = quantity(text)
+    if whole is not None:
+        return [("", text, whole)]
+    return [(f"#numbers/{index}", text[start:end], (number, unit)) for index, (start, end, number, unit) in enumerate(numbers_in(text))]
 
 
-def _collect(document: Any, base: str, out: list[tuple[str, Any]], memo: dict[str, list[tuple[str, str]]]) -> None:
-    """Append what `stated_numbers` yields to `out` (plain recursion, bounded by the strict loader's nesting limit); `memo` caches `_string_numbers`."""
+def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: dict[str, Any]) -> None:
+    """
+    Append `(pointer, value, parsed)` for what `stated_numbers` yields to `out`; `parsed` is `(number, unit)` of a stated text, else None.
+
+    Plain recursion, bounded by the strict loader's nesting limit; `memo` caches `_string_numbers`.
+    """
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
         for key, value in document.items():
@@ -162,6 +175,6 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any]], memo: dict[st
         found = memo.get(document)
         if found is None:
             found = memo[document] = _string_numbers(document)
-        out.extend((base + suffix, text) for suffix, text in found)
+        out.extend((base + suffix, text, parsed) for suffix, text, parsed in found)
     elif isinstance(document, bool) or quantity(document) is not None:
-        out.append((base, document))
+        out.append((base, document, None))
