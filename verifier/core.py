@@ -249,7 +249,9 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
         return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None,
                       trust=trusted.describe(judges))
-    ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile})
+    from verifier.checks.profile_media import coverage_gates
+
+    ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile, "coverage_gates": coverage_gates(trusted, profile)})
     findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id),

@@ -108,6 +108,7 @@ __all__ = [
     "cross_arm",
     "decode_errors",
     "judge",
+    "judge_media",
     "policy_from_gate",
     "probe",
     "streams",
@@ -281,10 +282,34 @@ def streams(ctx: Context) -> Iterator[Finding]:
                       message=f"gate {ctx.gate_id} requires media coverage, but no receipt output or quality comparison names a media file",
                       path="receipts.jsonl")
     externals = ctx.data.get("externals_verified", {})
+
+    def where(name: str) -> Path | None:
+        if name not in ctx.bundle.verified and name not in externals:
+            return None
+        return Path(ctx.bundle.path_of(name) or externals[name])
+
+    yield from judge_media(ctx, media, dict.fromkeys(media, exp), policy, where)
+
+
+def judge_media(ctx: Context, media: dict[str, str | None], expected: dict[str, Expectation], policy: Policy,
+                where: Any) -> Iterator[Finding]:
+    """
+    Judge each media file of `media` (name -> arm label or None) against its `expected` shape under `policy`: the one coverage loop of every reader.
+
+    `where(name)` returns the path of a file whose bytes matched their
+    listed sha256 (a bundle file or a supplied external artifact), or None:
+    such a file is UNVERIFIED `media-not-verified` and not read. Per file the
+    findings of `judge` (facts read back from `ctx.options["cache"]` when an
+    earlier run demuxed bytes of this sha256, `docs/cache.md`); then [C1]
+    `cross_arm` over files whose arm is named. Records each judged file in
+    `ctx.data["coverage_checked"]` (re-used by `quality.rescore`) and its
+    figures. Side effects: demuxes each file.
+    """
     cache = ctx.options.get("cache")
     judged: list[tuple[str, str | None, MediaFacts]] = []
     for name in sorted(media):
-        if name not in ctx.bundle.verified and name not in externals:
+        path, exp = where(name), expected[name]
+        if path is None:
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="media-not-verified", path=name,
                           message=f"{name} is referenced but is neither a bundle file nor a supplied external artifact "
                                   f"whose sha256 matched the manifest, so it is not read")
@@ -295,8 +320,7 @@ def streams(ctx: Context) -> Iterator[Finding]:
             findings = [dataclasses.replace(f, cached="coverage") if facts[1] else f for f in judge(facts[0], exp, policy)]
             facts = facts[0]
         else:
-            where = ctx.bundle.path_of(name) or externals[name]
-            findings, facts = check_file(Path(where), name, exp, policy)
+            findings, facts = check_file(path, name, exp, policy)
             if key is not None and facts is not None and not facts.problems:  # a work limit or demuxer error is not kept
                 cache.store_result(key, facts.to_json())
         ctx.data.setdefault("coverage_checked", {})[name] = (exp, policy, findings, facts)  # re-used by quality.rescore

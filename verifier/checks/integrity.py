@@ -355,6 +355,7 @@ def listed(ctx: Context) -> Iterator[Finding]:
         return
     ctx.data.setdefault("examined", set()).update((name, pointer) for pointer in listing.stated)  # stated digests compared below
     ctx.data["listed_digests"] = {entry.sha256 for entry in listing.entries.values()}
+    ctx.data["listed_names"] = {entry.sha256: name for name, entry in sorted(listing.entries.items(), reverse=True)}  # a digest's first name
     ctx.data["listed_roles"] = dict(listing.roles)  # manifest role of each entry (retained attempts), read by a mapped reader
     outcome = Outcome()
     yield from compare(ctx, cid, spec, listing, scan(ctx, cid, tree.root, tree.only, name), outcome)

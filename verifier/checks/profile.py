@@ -22,6 +22,7 @@ from verifier.checks.profile_claims import claims, gate, select_records  # noqa:
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import listed as integrity
 from verifier.checks.profile_matches import matches
+from verifier.checks.profile_media import judged_sets, streams
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
@@ -288,16 +289,17 @@ def digests(ctx: Context) -> Iterator[Finding]:
 @check("profile.media", title="Output media are present for decode and coverage checks")
 def media(ctx: Context) -> Iterator[Finding]:
     """
-    For receipt sets with `media`, report each output file; absent media leave decode and coverage UNVERIFIED.
+    For receipt sets with `media` but no `expected` shape, report each output file; absent media leave decode and coverage UNVERIFIED.
 
     UNVERIFIED `media-absent` per output not in the bundle; UNVERIFIED
-    `media-not-checked` for a present one (the media checks of the native
-    pipeline are not wired to profiles yet).
+    `media-not-checked` for a present one (coverage needs the shape each
+    file must cover: `media.expected`, judged by
+    `verifier.checks.profile_media.streams`).
     """
     cid = "profile.media"
     tree = _tree(ctx)
     for rid, spec in _profile(ctx)["receipts"].items():
-        if "media" not in spec:
+        if "media" not in spec or "expected" in spec["media"]:  # a set with an expected shape is judged by coverage.streams
             continue
         for r in _records(ctx, rid):
             try:
@@ -305,7 +307,7 @@ def media(ctx: Context) -> Iterator[Finding]:
             except KeyError:
                 output = None
             if isinstance(output, str) and tree.exists(output):
-                yield _f(cid, Status.UNVERIFIED, "media-not-checked", f"{output}: present, but decode and coverage checks are not run through profiles yet", path=output)
+                yield _f(cid, Status.UNVERIFIED, "media-not-checked", f"{output}: present, but the profile maps no expected shape for it, so decode and coverage checks are not run", path=output)
             else:
                 yield _f(cid, Status.UNVERIFIED, "media-absent", f"{r.path} {r.pointer}: output {output} is not in this copy, so decode and coverage checks cannot run",
                          path=r.path, pointer=r.pointer + spec["media"]["pointer"], observed=output)
@@ -371,8 +373,10 @@ def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
         steps.append(overlap)
     if any("listed_digest" in s for s in specs):
         steps.append(digests)
-    if any("media" in s for s in specs):
-        steps.append(media)
+    if any("media" in s and "expected" not in s["media"] for s in specs):
+        steps.append(media)  # presence only: the set maps no expected shape
+    if judged_sets(profile):
+        steps.append(streams)  # the coverage family's own check, over the shape each record expects
     if profile.get("claims"):
         steps.append(claims)
     if profile.get("gate"):

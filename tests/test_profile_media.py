@@ -1,0 +1,174 @@
+"""
+Issue 10: the coverage family serves a profile: output media its receipts name are judged by the native coverage rules.
+
+The real vllm-omni PR #6540 evidence (corpus, read through a copy) names each
+output MP4 in its records with the shape it recorded (`/validation`: frames,
+fps, sample rate, channels) and lists the MP4s, published under another path,
+in `SHA256SUMS.txt`. With the profile's media mapping given an `expected`
+shape and a `coverage_gate`, a supplied clip is judged under `coverage.streams`
+exactly as the native pipeline judges it: a clip that covers its record's
+shape PASSes, a truncated audio track or a record expecting other frames
+FAILs with the native codes, an output not supplied is UNVERIFIED.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, copy_bundle, make_assets, profile_document
+
+from verifier.checks.coverage import check_file, policy_from_gate
+from verifier.core import verify_path
+from verifier.errors import ConfigError
+from verifier.media.policy import Expectation
+
+_spec = importlib.util.spec_from_file_location("make_clips", ROOT / "tests" / "media" / "make_clips.py")
+make_clips = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_clips)  # type: ignore[union-attr]
+
+PID = "vllm-omni-pr6540"
+SET = "runs-by-duration"
+RECORD = "10s-measured-1"  # artifacts/results.json, 6th record: 241 frames at 24/1, 32 kHz stereo, published as videos/10s-measured-1.mp4
+SHAPE = {"frames": {"pointer": "/validation/frames"}, "fps": {"pointer": "/validation/fps"},
+         "sample_rate": {"pointer": "/validation/audio_sample_rate"}, "channels": {"pointer": "/validation/audio_channels"}}
+FRAMES = 241
+FULL = round(Fraction(FRAMES, 24) * 32000)  # samples per channel that cover 241 frames at 24 fps
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("pr6540-clips")
+    return {"covers": make_clips.write_clip(d / "covers.mp4", frames=FRAMES, audio_samples=FULL),
+            "short_audio": make_clips.write_clip(d / "short_audio.mp4", frames=FRAMES, audio_samples=16000)}
+
+
+def _profile(**media) -> dict:
+    doc = copy.deepcopy(profile_document(PID))
+    doc["receipts"][SET]["media"] = {"pointer": "/output", "expected": SHAPE, "coverage_gate": "ref2va-5s-v1", **media}
+    doc["receipts"]["runs"]["media"] = {"pointer": "/output"}  # the other set: presence only, so both checks run
+    return doc
+
+
+def _bundle(tmp_path: Path, clip: Path | None, frames: int | None = None, *, listed: bool = True) -> Path:
+    """
+    Copy the corpus folder; supply `clip` as the record's published MP4 (re-listing its digest, as a producer re-publishing would).
+
+    With `listed` False the clip is put where the record says the run wrote
+    it (`outputs/`), a file the manifest does not list, and the list is left as published.
+    """
+    bundle = copy_bundle("vllm-omni-pr6540", tmp_path)
+    if clip is None:
+        return bundle
+    data = clip.read_bytes()
+    sha = hashlib.sha256(data).hexdigest()
+    (bundle / ("videos" if listed else "outputs")).mkdir()
+    (bundle / ("videos" if listed else "outputs") / f"{RECORD}.mp4").write_bytes(data)
+    results = bundle / "artifacts" / "results.json"
+    doc = json.loads(results.read_text())
+    (record,) = [r for r in doc["records"] if r["name"] == RECORD]
+    old = record["sha256"]
+    record["sha256"], record["bytes"] = sha, len(data)
+    if frames is not None:
+        record["validation"]["frames"] = frames
+    results.write_text(json.dumps(doc, indent=2))
+    sums = bundle / "SHA256SUMS.txt"
+    if listed:
+        sums.write_text(sums.read_text().replace(old, sha, 1))
+    return bundle
+
+
+def _coverage(report) -> list[tuple[str, str, str | None]]:
+    return [(f.status.value, f.code, f.path) for f in report.findings if f.check == "coverage.streams"]
+
+
+def _native_codes(clip: Path, frames: int = FRAMES) -> set[tuple[str, str]]:
+    gate = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())
+    findings, _facts = check_file(clip, "x.mp4", Expectation(frames=frames, fps=Fraction(24), sample_rate=32000, channels=2),
+                                  policy_from_gate(gate["coverage"]))
+    return {(f.status.value, f.code) for f in findings}
+
+
+def test_a_supplied_clip_that_covers_its_records_shape_passes_under_the_native_id(tmp_path, clips):
+    report = verify_path(str(_bundle(tmp_path, clips["covers"])), asset_root=make_assets(tmp_path, {PID: _profile()}))
+    mine = [(s, c) for s, c, p in _coverage(report) if p == f"videos/{RECORD}.mp4"]
+    assert mine and {s for s, _ in mine} == {"PASS"}
+    assert set(mine) == _native_codes(clips["covers"])  # the very findings the native loop gives this file
+    others = [(s, c) for s, c, p in _coverage(report) if p != f"videos/{RECORD}.mp4"]
+    assert others and set(others) == {("UNVERIFIED", "media-not-verified")}  # published elsewhere, not supplied
+    assert not [f for f in report.findings if f.check == "profile.media" and f.path == "artifacts/results.json"]  # judged, not just present
+    assert report.verdict == "INCOMPLETE"
+
+
+@pytest.mark.parametrize("clip,frames", [("short_audio", None), ("covers", 240)])
+def test_a_truncated_audio_track_or_a_record_expecting_other_frames_fails_as_natively(tmp_path, clips, clip, frames):
+    report = verify_path(str(_bundle(tmp_path, clips[clip], frames)), asset_root=make_assets(tmp_path, {PID: _profile()}))
+    mine = {(s, c) for s, c, p in _coverage(report) if p == f"videos/{RECORD}.mp4"}
+    native = _native_codes(clips[clip], frames or FRAMES)
+    assert ("FAIL" in {s for s, _ in native}) and mine == native
+    assert report.verdict == "FAIL"
+
+
+def test_a_clip_the_manifest_does_not_list_is_not_read(tmp_path, clips):
+    report = verify_path(str(_bundle(tmp_path, clips["short_audio"], listed=False)), asset_root=make_assets(tmp_path, {PID: _profile()}))
+    mine = [(s, c) for s, c, p in _coverage(report) if p == f"outputs/{RECORD}.mp4"]
+    assert mine == [("UNVERIFIED", "media-not-verified")]  # a broken clip, but never demuxed: its bytes match no listed digest
+
+
+def test_an_expected_shape_the_record_cannot_give_is_unverified(tmp_path, clips):
+    doc = _profile(expected={**SHAPE, "frames": {"pointer": "/validation/no_such_member"}})
+    report = verify_path(str(_bundle(tmp_path, clips["covers"])), asset_root=make_assets(tmp_path, {PID: doc}))
+    codes = {c for s, c, _ in _coverage(report) if s == "UNVERIFIED"}
+    assert "expected-unreadable" in codes and not [c for s, c, _ in _coverage(report) if s == "PASS"]
+
+
+def test_the_shipped_profile_judges_the_media_and_without_an_expected_shape_keeps_presence_only(tmp_path):
+    shipped = verify_path(str(_bundle(tmp_path, None)))
+    assert {(s, c) for s, c, _p in _coverage(shipped)} == {("UNVERIFIED", "media-not-verified")}  # the MP4s are published elsewhere
+    assert not [f for f in shipped.findings if f.check == "profile.media"] and shipped.verdict == "INCOMPLETE"
+    doc = copy.deepcopy(profile_document(PID))
+    for spec in doc["receipts"].values():
+        if "media" in spec:
+            spec["media"] = {"pointer": spec["media"]["pointer"]}
+    report = verify_path(str(_bundle(tmp_path / "bare", None)), asset_root=make_assets(tmp_path, {PID: doc}))
+    assert all(c == "not-in-evidence" for _s, c, _p in _coverage(report))
+    assert {f.code for f in report.findings if f.check == "profile.media"} == {"media-absent"}
+
+
+def test_a_coverage_gate_that_is_unknown_or_states_no_policy_stops_the_run(tmp_path):
+    from verifier.trust import write_inventory
+
+    bundle = _bundle(tmp_path, None)
+    with pytest.raises(ConfigError, match="unknown gate 'no-such-gate'"):
+        verify_path(str(bundle), asset_root=make_assets(tmp_path / "a", {PID: _profile(coverage_gate="no-such-gate")}))
+    root = Path(make_assets(tmp_path / "b", {PID: _profile(coverage_gate="bare-v1")}))
+    gate = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())
+    del gate["coverage"]
+    (root / "gates" / "bare-v1.json").write_text(json.dumps({**gate, "id": "bare-v1"}))
+    write_inventory(root)
+    with pytest.raises(ConfigError, match="coverage_gate 'bare-v1' has no coverage section"):
+        verify_path(str(bundle), asset_root=str(root))
+
+
+MAPPING = {"frames": {"pointer": "/frames"}, "fps": {"pointer": "/fps"}, "sample_rate": {"value": 32000}, "channels": {"value": 2}}
+
+
+@pytest.mark.parametrize("raw,fault", [
+    ({"frames": 121, "fps": "24/1"}, None), ({"frames": 121, "fps": "30000/1001"}, None), ({"frames": "121", "fps": 24}, None),
+    ({"frames": 121, "fps": 0}, "fps"), ({"frames": 121, "fps": True}, "fps"), ({"frames": 121, "fps": "x"}, "fps"),
+    ({"frames": 121}, "fps"), ({"frames": "1.5", "fps": 24}, "frames"), ({"frames": 0, "fps": 24}, "frames"),
+])
+def test_expected_of_reads_whole_counts_and_positive_rates(raw, fault):
+    from verifier.checks.profile_media import expected_of
+
+    if fault is None:
+        exp = expected_of(raw, MAPPING)
+        assert (exp.frames, exp.fps, exp.sample_rate, exp.channels) == (121, Fraction(str(raw["fps"])), 32000, 2)
+    else:
+        with pytest.raises(ValueError, match=fault):
+            expected_of(raw, MAPPING)
