@@ -172,3 +172,31 @@ def test_expected_of_reads_whole_counts_and_positive_rates(raw, fault):
     else:
         with pytest.raises(ValueError, match=fault):
             expected_of(raw, MAPPING)
+
+
+def test_two_records_of_identical_bytes_that_expect_different_shapes_are_each_judged(tmp_path, clips):
+    bundle = _bundle(tmp_path, clips["covers"])
+    results = bundle / "artifacts" / "results.json"
+    doc = json.loads(results.read_text())
+    (mine,) = [r for r in doc["records"] if r["name"] == RECORD]
+    (other,) = [r for r in doc["records"] if r["name"] == "10s-measured-2"]  # after RECORD: a first-record-wins rule would miss it
+    other["sha256"], other["bytes"] = mine["sha256"], mine["bytes"]
+    other["validation"]["frames"] = FRAMES - 1
+    results.write_text(json.dumps(doc, indent=2))
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {PID: _profile()}))
+    judged = {(s, c) for s, c, p in _coverage(report) if p == f"videos/{RECORD}.mp4"}
+    assert ("PASS", "covered") in judged and ("FAIL", "video-frame-count") in judged and report.verdict == "FAIL"
+
+
+def test_profile_explain_runs_the_coverage_family_on_the_real_evidence():
+    from conftest import CORPUS
+
+    from verifier.explain import explain
+
+    out, code = explain(PID, str(CORPUS / "vllm-omni-pr6540"))
+    assert code == 0 and "verifier-error" not in out and "media-not-verified" in out
+
+
+def test_an_unknown_coverage_gate_names_the_profile_and_the_pointer(tmp_path):
+    with pytest.raises(ConfigError, match=r"profile vllm-omni-pr6540: invalid profile at /receipts/\*/media/coverage_gate: unknown gate"):
+        verify_path(str(_bundle(tmp_path, None)), asset_root=make_assets(tmp_path, {PID: _profile(coverage_gate="nope")}))

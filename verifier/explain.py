@@ -62,6 +62,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None) -> t
     cannot be read, `ConfigError` when the profile is invalid (exit 2).
     """
     from verifier.checks.profile import pipeline_for
+    from verifier.checks.profile_media import coverage_gates
     from verifier.pipeline import Context, run_pipeline
     from verifier.readers.tree import Tree
     from verifier.trust import assets
@@ -73,7 +74,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None) -> t
     trusted = TrustSet(assets(asset_root))
     pid, document = _load(profile, trusted)
     tree = Tree(root=root)
-    ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document})
+    ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document, "coverage_gates": coverage_gates(trusted, document)})
     findings, _roster = run_pipeline(pipeline_for(document), ctx)
     per_file: dict[str, list[str]] = defaultdict(list)
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))

@@ -48,7 +48,10 @@ def coverage_gates(trusted: Any, profile: dict[str, Any]) -> dict[str, dict[str,
     """
     out = {}
     for gid in sorted({spec["media"]["coverage_gate"] for spec in judged_sets(profile).values()}):
-        gate = trusted.gate(gid)
+        try:
+            gate = trusted.gate(gid)
+        except ConfigError as exc:
+            raise ConfigError(f"profile {profile['id']}: invalid profile at /receipts/*/media/coverage_gate: {exc}") from None
         if "coverage" not in gate:
             raise ConfigError(f"profile {profile['id']}: coverage_gate {gid!r} has no coverage section, so it states no media policy")
         out[gid] = gate
@@ -93,7 +96,8 @@ def streams(ctx: Context) -> Iterator[Finding]:
     when its expected shape cannot be read (`expected_of`); then per output
     file the findings of `verifier.checks.coverage.judge_media` (FAIL per
     rule broken, PASS per rule held, UNVERIFIED `media-not-verified` for a
-    file not matched to the manifest), each file judged once. The gates
+    file not matched to the manifest), each file judged once per distinct
+    shape its records expect (records of identical bytes may disagree). The gates
     named by `coverage_gate` are loaded by `verifier.core` before the run
     (`ctx.options["coverage_gates"]`), so an unknown gate stops the run.
     Side effects: demuxes each media file.
@@ -111,8 +115,7 @@ def streams(ctx: Context) -> Iterator[Finding]:
 
     for rid, spec in judged_sets(profile).items():
         mapping = spec["media"]
-        media: dict[str, str | None] = {}
-        expected: dict[str, Expectation] = {}
+        shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, Expectation]]] = {}  # shape -> (file -> arm, file -> shape)
         for r in _records(ctx, rid):
             try:
                 output = resolve(r.raw, mapping["pointer"])
@@ -129,10 +132,12 @@ def streams(ctx: Context) -> Iterator[Finding]:
                 yield _f("coverage.streams", Status.UNVERIFIED, "expected-unreadable", f"{r.path} {r.pointer}: the expected shape of {output} "
                          f"cannot be read: {exc}", path=r.path, pointer=r.pointer)
                 continue
-            media.setdefault(output, r.dims.get("arm"))
-            expected.setdefault(output, shape)
+            shapes.setdefault(shape, ({}, {}))
+            shapes[shape][0].setdefault(output, r.dims.get("arm"))
+            shapes[shape][1][output] = shape
         policy = policy_from_gate(gates[mapping["coverage_gate"]]["coverage"])
-        yield from judge_media(ctx, media, expected, policy, where)
+        for media, expected in shapes.values():  # a file two records expect differently is judged against each shape
+            yield from judge_media(ctx, media, expected, policy, where)
 
 
 def _listed_as(raw: Any, spec: dict[str, Any], output: str, by_digest: dict[str, str]) -> str:
