@@ -118,3 +118,42 @@ def test_sizes_are_compared_only_where_the_kind_states_them(tmp_path):
     manifest["files"]["a.txt"]["bytes"] = 7
     (tree.root / "manifest.json").write_text(json.dumps(manifest))
     assert ("FAIL", "size-mismatch", "a.txt") in _run(Tree(root=tree.root), spec)
+
+
+def _published_run(tree: Tree, spec: dict, artifacts: Path | None) -> list[tuple[str, str, str | None]]:
+    ctx = Context(subject=tree.root, assets=None, bundle=tree,
+                  options={"profile": {"manifest": {**spec, "missing": "unverified"}}, "artifacts": str(artifacts) if artifacts else None})
+    return [(f.status.value, f.code, f.path) for f in integrity.listed(ctx) if f.path == "sub/b.bin"], ctx.data.get("externals_verified", {})
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("supplied,expected", [
+    (FILES["sub/b.bin"], ("PASS", "external-match")),
+    (FILES["sub/b.bin"][:-1] + b"\x00", ("FAIL", "external-mismatch")),  # same size, other bytes
+    (FILES["sub/b.bin"] + b"\x00", ("FAIL", "external-mismatch")),  # one byte more: caught by size where the kind states it, else by digest
+    (None, ("UNVERIFIED", "external-not-supplied")),
+])
+def test_a_listed_file_the_copy_lacks_is_matched_against_artifacts_for_every_kind(tmp_path, kind, supplied, expected):
+    (tmp_path / "bundle").mkdir()
+    tree, spec = _tree(tmp_path / "bundle", kind)
+    (tree.root / "sub" / "b.bin").unlink()
+    artifacts = tmp_path / "published"
+    if supplied is not None:
+        (artifacts / "sub").mkdir(parents=True)
+        (artifacts / "sub" / "b.bin").write_bytes(supplied)
+    found, verified = _published_run(Tree(root=tree.root), spec, artifacts)
+    assert [(s, c) for s, c, _ in found] == [expected]
+    assert ("sub/b.bin" in verified) == (expected[0] == "PASS")
+    without, _ = _published_run(Tree(root=tree.root), spec, None)
+    assert [(s, c) for s, c, _ in without] == [("UNVERIFIED", "external-not-supplied")]
+
+
+def test_a_size_the_listing_states_is_compared_before_the_digest(tmp_path, monkeypatch):
+    (tmp_path / "bundle").mkdir()
+    tree, spec = _tree(tmp_path / "bundle", "entries")
+    (tree.root / "sub" / "b.bin").unlink()
+    (tmp_path / "published" / "sub").mkdir(parents=True)
+    (tmp_path / "published" / "sub" / "b.bin").write_bytes(FILES["sub/b.bin"] + b"\x00")
+    monkeypatch.setattr(integrity, "hash_file", lambda path: (path.stat().st_size, _sha(FILES["sub/b.bin"])))  # a digest that would match
+    found, _ = _published_run(Tree(root=tree.root), spec, tmp_path / "published")
+    assert [(s, c) for s, c, _ in found] == [("FAIL", "external-mismatch")]

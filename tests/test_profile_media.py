@@ -200,3 +200,51 @@ def test_profile_explain_runs_the_coverage_family_on_the_real_evidence():
 def test_an_unknown_coverage_gate_names_the_profile_and_the_pointer(tmp_path):
     with pytest.raises(ConfigError, match=r"profile vllm-omni-pr6540: invalid profile at /receipts/\*/media/coverage_gate: unknown gate"):
         verify_path(str(_bundle(tmp_path, None)), asset_root=make_assets(tmp_path, {PID: _profile(coverage_gate="nope")}))
+
+
+def _published_elsewhere(tmp_path: Path, clip: Path) -> tuple[Path, Path]:
+    """Return `(bundle, artifacts)`: the copy lists `clip` as the record's published MP4 but does not hold it; `artifacts` holds it at its listed path."""
+    bundle = _bundle(tmp_path, clip)
+    artifacts = tmp_path / "published"
+    (artifacts / "videos").mkdir(parents=True)
+    (bundle / "videos" / f"{RECORD}.mp4").rename(artifacts / "videos" / f"{RECORD}.mp4")
+    (bundle / "videos").rmdir()
+    return bundle, artifacts
+
+
+def _integrity(report, path: str) -> set[tuple[str, str]]:
+    return {(f.status.value, f.code) for f in report.findings if f.check == "profile.integrity" and f.path == path}
+
+
+@pytest.mark.parametrize("clip,verdict", [("covers", "INCOMPLETE"), ("short_audio", "FAIL")])
+def test_media_published_elsewhere_and_supplied_by_artifacts_are_judged_as_if_in_the_bundle(tmp_path, clips, clip, verdict):
+    bundle, artifacts = _published_elsewhere(tmp_path, clips[clip])
+    assets = make_assets(tmp_path, {PID: _profile()})
+    before = sorted((p.relative_to(bundle), p.stat().st_mtime_ns) for p in bundle.rglob("*"))
+    absent = verify_path(str(bundle), asset_root=assets)
+    assert _integrity(absent, f"videos/{RECORD}.mp4") == {("UNVERIFIED", "external-not-supplied")}
+    assert {(s, c) for s, c, p in _coverage(absent) if p == f"videos/{RECORD}.mp4"} == {("UNVERIFIED", "media-not-verified")}
+    report = verify_path(str(bundle), asset_root=assets, artifacts=str(artifacts))
+    assert _integrity(report, f"videos/{RECORD}.mp4") == {("PASS", "external-match")}
+    mine = {(s, c) for s, c, p in _coverage(report) if p == f"videos/{RECORD}.mp4"}
+    assert mine == _native_codes(clips[clip]) and report.verdict == verdict  # judged exactly as a clip inside the bundle is
+    others = {(s, c) for s, c, p in _coverage(report) if p != f"videos/{RECORD}.mp4"}
+    assert others == {("UNVERIFIED", "media-not-verified")}  # not under DIR either
+    assert sorted((p.relative_to(bundle), p.stat().st_mtime_ns) for p in bundle.rglob("*")) == before  # never written
+
+
+def test_a_supplied_file_whose_bytes_contradict_the_listing_fails_and_is_never_demuxed(tmp_path, clips):
+    bundle, artifacts = _published_elsewhere(tmp_path, clips["covers"])
+    (artifacts / "videos" / f"{RECORD}.mp4").write_bytes(clips["short_audio"].read_bytes())  # other bytes than SHA256SUMS lists
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {PID: _profile()}), artifacts=str(artifacts))
+    assert _integrity(report, f"videos/{RECORD}.mp4") == {("FAIL", "external-mismatch")}
+    assert {(s, c) for s, c, p in _coverage(report) if p == f"videos/{RECORD}.mp4"} == {("UNVERIFIED", "media-not-verified")}
+    assert report.verdict == "FAIL"
+
+
+def test_a_directory_that_lacks_a_listed_file_says_where_it_looked(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    report = verify_path(str(_bundle(tmp_path, None)), artifacts=str(empty))
+    found = [f for f in report.findings if f.check == "profile.integrity" and f.code == "external-not-supplied"]
+    assert found and all(f"not found under {empty}" in f.message for f in found) and report.verdict == "INCOMPLETE"

@@ -251,7 +251,8 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                       trust=trusted.describe(judges))
     from verifier.checks.profile_media import coverage_gates
 
-    ctx = Context(subject=target, assets=trusted, bundle=tree, options={"profile": profile, "coverage_gates": coverage_gates(trusted, profile)})
+    run = {k: v for k, v in (options or {}).items() if k == "artifacts"}  # --artifacts: listed files published elsewhere (integrity.compare)
+    ctx = Context(subject=target, assets=trusted, bundle=tree, options={**run, "profile": profile, "coverage_gates": coverage_gates(trusted, profile)})
     findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id),

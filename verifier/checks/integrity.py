@@ -40,7 +40,7 @@ from verifier.readers.pointers import resolve
 from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
-__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "normal_digest", "same_digest", "scan", "unchanged", "unchanged_listed"]
+__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "match_supplied", "normal_digest", "same_digest", "scan", "unchanged", "unchanged_listed"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
 DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused rather than read into memory
@@ -279,9 +279,7 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
             yield _f(Status.FAIL, "missing-file", f"{entry.path} is listed in {name} but not in the bundle",
                      path=key, pointer=entry.pointer, expected=expected, check=cid)
         else:
-            yield _f(Status.UNVERIFIED, "external-not-supplied",
-                     f"{entry.path} is listed in {name} but not in this copy ({spec.get('missing_reason', 'absent')})",
-                     path=key, pointer=entry.pointer, expected=expected, check=cid)
+            yield _supplied(ctx, cid, key, entry, name, spec.get("missing_reason", "absent"))
     ignored = {nfc(rel) for rel in spec.get("ignore", [])}
     for key in sorted(set(disk.regular) - set(listing.entries) - ignored):
         rel = disk.regular[key]
@@ -321,6 +319,46 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
                 outcome.contents[key] = kept[disk_path]
             yield _f(Status.PASS, "match", f"{key} matches {name} ({size} bytes)", expected=expected, observed=observed,
                      cached="digest" if disk_path in reused else None, **loc)
+
+
+def _supplied(ctx: Context, cid: str, key: str, entry: Any, name: str, reason: str) -> Finding:
+    """
+    Judge one file manifest `name` lists that the bundle does not hold (the profile says such files are published elsewhere).
+
+    Looked up under `--artifacts DIR` at its listed path by `match_supplied`,
+    as the externals of a native manifest are: UNVERIFIED
+    `external-not-supplied` when it is not there or no directory was given.
+    """
+    return match_supplied(ctx, key, {"sha256": entry.sha256, "size": entry.size}, {"path": key, "pointer": entry.pointer, "check": cid},
+                          absent=f"{entry.path} is listed in {name} but not in this copy ({reason})", listing=name)
+
+
+def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[str, Any], *, absent: str, listing: str) -> Finding:
+    """
+    Return the finding of one listed file looked up under `--artifacts DIR` at its listed path `key`.
+
+    `expected` is `{"sha256", "size"}` as listed (`size` None where the
+    listing states none), `loc` the finding's `path`, `pointer` and `check`.
+    PASS `external-match` (the file then counts as verified:
+    `ctx.data["externals_verified"][key]`); FAIL `external-mismatch` (size or
+    sha256 differ), `unreadable-file`; UNVERIFIED `external-not-supplied`,
+    its message `absent` plus where it was looked for.
+    """
+    supplied = ctx.options.get("artifacts")
+    candidate = Path(supplied) / key if supplied else None
+    if candidate is None or not candidate.is_file():
+        where = f"not found under {supplied}" if supplied else "not supplied (use --artifacts DIR)"
+        return _f(Status.UNVERIFIED, "external-not-supplied", f"{absent}; {where}, so it is neither missing nor verified", expected=expected, **loc)
+    try:
+        size, digest = hash_file(candidate)
+    except OSError as exc:
+        return _f(Status.FAIL, "unreadable-file", f"external {key} under {supplied} cannot be read: {exc}", **loc)
+    observed = {"sha256": digest, "size": size}
+    if (expected["size"] is not None and size != expected["size"]) or not same_digest(digest, expected["sha256"]):
+        return _f(Status.FAIL, "external-mismatch", f"external {key} supplied under {supplied} does not match {listing}",
+                  expected=expected, observed=observed, **loc)
+    ctx.data.setdefault("externals_verified", {})[key] = candidate
+    return _f(Status.PASS, "external-match", f"external {key} supplied and matches", expected=expected, observed=observed, **loc)
 
 
 @check("profile.integrity", title="Bundle files match the manifest the profile names (sha256 and size)")
@@ -427,7 +465,6 @@ def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str], *, name
     `external-mismatch`; UNVERIFIED `external-not-supplied`; PASS
     `external-match` (recorded in `ctx.data["externals_verified"]`).
     """
-    supplied = ctx.options.get("artifacts")
     manifest_name = name
     for index, entry in enumerate(manifest.get("external", [])):
         raw = entry["path"]
@@ -443,26 +480,8 @@ def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str], *, name
             yield _f(Status.FAIL, "duplicate-entry", f"{raw} is listed both as a bundle file and as external",
                      path=manifest_name, pointer=pointer, check=check)
             continue
-        candidate = Path(supplied) / name if supplied else None
-        if candidate is None or not candidate.is_file():
-            where = f"not found under {supplied}" if supplied else "not supplied (use --artifacts DIR)"
-            yield _f(Status.UNVERIFIED, "external-not-supplied",
-                     f"{raw} is external ({entry['reason']}); {where}, so it is neither missing nor verified",
-                     path=name, pointer=pointer, expected=expected, check=check)
-            continue
-        try:
-            size, digest = hash_file(candidate)
-        except OSError as exc:
-            yield _f(Status.FAIL, "unreadable-file", f"external {raw} under {supplied} cannot be read: {exc}", path=name, pointer=pointer, check=check)
-            continue
-        observed = {"sha256": digest, "size": size}
-        if size != entry["size"] or not same_digest(digest, entry["sha256"]):
-            yield _f(Status.FAIL, "external-mismatch", f"external {raw} supplied under {supplied} does not match the manifest",
-                     path=name, pointer=pointer, expected=expected, observed=observed, check=check)
-        else:
-            ctx.data.setdefault("externals_verified", {})[name] = candidate
-            yield _f(Status.PASS, "external-match", f"external {raw} supplied and matches", path=name,
-                     pointer=pointer, expected=expected, observed=observed, check=check)
+        yield match_supplied(ctx, name, expected, {"path": name, "pointer": pointer, "check": check},
+                             absent=f"{raw} is external ({entry['reason']})", listing="the manifest")
 
 
 @check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")

@@ -109,9 +109,13 @@ def streams(ctx: Context) -> Iterator[Finding]:
 
     by_digest = {sha.lower(): name for sha, name in ctx.data.get("listed_names", {}).items()}
 
+    externals = ctx.data.get("externals_verified", {})  # listed files supplied by --artifacts whose bytes matched
+
     def where(name: str) -> Path | None:
         on_disk = matched.get(name)
-        return tree.root / on_disk[0] if on_disk is not None and tree.exists(on_disk[0]) else None
+        if on_disk is not None and tree.exists(on_disk[0]):
+            return tree.root / on_disk[0]
+        return Path(externals[name]) if name in externals else None
 
     for rid, spec in judged_sets(profile).items():
         mapping = spec["media"]
