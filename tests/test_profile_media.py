@@ -248,3 +248,13 @@ def test_a_directory_that_lacks_a_listed_file_says_where_it_looked(tmp_path):
     report = verify_path(str(_bundle(tmp_path, None)), artifacts=str(empty))
     found = [f for f in report.findings if f.check == "profile.integrity" and f.code == "external-not-supplied"]
     assert found and all(f"not found under {empty}" in f.message for f in found) and report.verdict == "INCOMPLETE"
+
+
+def test_each_media_finding_names_the_records_that_named_the_file(tmp_path, clips):
+    report = verify_path(str(_bundle(tmp_path, clips["short_audio"])), asset_root=make_assets(tmp_path, {PID: _profile()}))
+    doc = json.loads((tmp_path / "vllm-omni-pr6540" / "artifacts" / "results.json").read_text())
+    index = [r["name"] for r in doc["records"]].index(RECORD)
+    mine = [f for f in report.findings if f.check == "coverage.streams" and f.path == f"videos/{RECORD}.mp4"]
+    assert mine and all(f"artifacts/results.json /records/{index}" in f.message for f in mine)
+    absent = [f for f in report.findings if f.check == "coverage.streams" and f.code == "media-not-verified"]
+    assert absent and all("named by " in f.message and "artifacts/" in f.message for f in absent)

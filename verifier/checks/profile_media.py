@@ -15,6 +15,7 @@ keeps `profile.media` (presence only).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from fractions import Fraction
 from pathlib import Path
@@ -136,12 +137,23 @@ def streams(ctx: Context) -> Iterator[Finding]:
                 yield _f("coverage.streams", Status.UNVERIFIED, "expected-unreadable", f"{r.path} {r.pointer}: the expected shape of {output} "
                          f"cannot be read: {exc}", path=r.path, pointer=r.pointer)
                 continue
-            shapes.setdefault(shape, ({}, {}))
+            shapes.setdefault(shape, ({}, {}, {}))
             shapes[shape][0].setdefault(output, r.dims.get("arm"))
             shapes[shape][1][output] = shape
+            shapes[shape][2].setdefault(output, []).append(f"{r.path} {r.pointer or ''}".rstrip())
         policy = policy_from_gate(gates[mapping["coverage_gate"]]["coverage"])
-        for media, expected in shapes.values():  # a file two records expect differently is judged against each shape
-            yield from judge_media(ctx, media, expected, policy, where)
+        for media, expected, named in shapes.values():  # a file two records expect differently is judged against each shape
+            for finding in judge_media(ctx, media, expected, policy, where):
+                yield _named_by(finding, named)
+
+
+def _named_by(finding: Finding, named: dict[str, list[str]]) -> Finding:
+    """Return `finding` with the records that name its file (and expect the shape it was judged against) added to its message."""
+    records = named.get(finding.path or "")
+    if not records:
+        return finding
+    shown = ", ".join(records[:3]) + (f" and {len(records) - 3} more" if len(records) > 3 else "")
+    return dataclasses.replace(finding, message=f"{finding.message} (named by {shown})")
 
 
 def _listed_as(raw: Any, spec: dict[str, Any], output: str, by_digest: dict[str, str]) -> str:
