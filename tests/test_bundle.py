@@ -189,6 +189,31 @@ def test_external_artifact_is_unverified_not_missing_h08(example_copy, tmp_path)
     assert ("integrity.files", "FAIL", "external-mismatch") in codes(verify(example_copy, artifacts=str(tmp_path / "artifacts")))
 
 
+def test_an_external_artifact_swapped_after_it_matched_fails_integrity_unchanged(example_copy, tmp_path, monkeypatch):
+    from verifier.checks import coverage
+
+    manifest = json.loads((example_copy / "manifest.json").read_text())
+    moved = tmp_path / "artifacts" / "media"
+    moved.mkdir(parents=True)
+    entry = next(e for e in manifest["files"] if e["path"] == "media/A1-m1.mp4")
+    manifest["files"].remove(entry)
+    manifest["external"].append({**entry, "source": "https://example.invalid/A1-m1.mp4", "reason": "raw media kept outside the repository"})
+    (example_copy / "manifest.json").write_text(json.dumps(manifest))
+    shutil.move(str(example_copy / "media" / "A1-m1.mp4"), moved / "A1-m1.mp4")
+    other = (example_copy / "media" / "B2-m3.mp4").read_bytes()
+    real = coverage.check_file
+
+    def swapped(path, name, *args, **kw):  # another process replaces the artifact between its hash and its demux
+        if name == "media/A1-m1.mp4":
+            (moved / "A1-m1.mp4").write_bytes(other)
+        return real(path, name, *args, **kw)
+
+    monkeypatch.setattr(coverage, "check_file", swapped)
+    report = verify(example_copy, artifacts=str(tmp_path / "artifacts"))
+    assert ("integrity.unchanged", "FAIL", "changed-during-verification") in codes(report)
+    assert report.verdict == "FAIL"
+
+
 def test_file_removed_fails_h08(example_copy):
     (example_copy / "media" / "B2-m3.mp4").unlink()
     report = verify(example_copy)

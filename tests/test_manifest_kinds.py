@@ -157,3 +157,25 @@ def test_a_size_the_listing_states_is_compared_before_the_digest(tmp_path, monke
     monkeypatch.setattr(integrity, "hash_file", lambda path: (path.stat().st_size, _sha(FILES["sub/b.bin"])))  # a digest that would match
     found, _ = _published_run(Tree(root=tree.root), spec, tmp_path / "published")
     assert [(s, c) for s, c, _ in found] == [("FAIL", "external-mismatch")]
+
+
+@pytest.mark.parametrize("name,line,safe", [
+    ("back\\slash.mp4", "\\{sha}  back\\\\slash.mp4", False),  # what GNU sha256sum writes for a name holding a backslash
+    ("new\nline.mp4", "\\{sha}  new\\nline.mp4", False),
+    ("cr\rx.mp4", "\\{sha} *cr\\rx.mp4", False),
+    ("para\u2028sep.mp4", "{sha}  para\u2028sep.mp4", False),  # not a line break of sha256sum's format
+    ("plain.mp4", "{sha}  plain.mp4\r", True),  # a CRLF file
+    ("plain.mp4", "\\{sha}  plain.mp4", True),  # escaped though nothing needed it
+])
+def test_sha256sum_lines_are_read_as_gnu_coreutils_writes_them(name, line, safe):
+    sha = _sha(b"x")
+    listing = read_listing(KINDS["sha256sums"][0], (line.format(sha=sha) + "\n").encode())
+    if safe:
+        assert listing.problems == [] and {k: e.sha256 for k, e in listing.entries.items()} == {name: sha}
+    else:  # the name as written, refused by the one path rule (`verifier.bundle.unsafe_reason`), not as a malformed line
+        assert listing.entries == {} and [(p[0], p[3]) for p in listing.problems] == [("unsafe-path", name)]
+
+
+def test_an_escape_sha256sum_never_writes_is_a_manifest_entry_problem():
+    listing = read_listing(KINDS["sha256sums"][0], f"\\{_sha(b'x')}  tab\\there.mp4\n".encode())
+    assert listing.entries == {} and [p[0] for p in listing.problems] == ["manifest-entry"] and "\\t" in listing.problems[0][1]

@@ -247,7 +247,49 @@ def test_a_directory_that_lacks_a_listed_file_says_where_it_looked(tmp_path):
     empty.mkdir()
     report = verify_path(str(_bundle(tmp_path, None)), artifacts=str(empty))
     found = [f for f in report.findings if f.check == "profile.integrity" and f.code == "external-not-supplied"]
-    assert found and all(f"not found under {empty}" in f.message for f in found) and report.verdict == "INCOMPLETE"
+    assert found and all(f"not found at {empty / f.path}" in f.message for f in found) and report.verdict == "INCOMPLETE"
+
+
+def test_bytes_that_change_after_they_matched_fail_integrity_unchanged(tmp_path, clips, monkeypatch):
+    from verifier.checks import coverage
+
+    bundle, artifacts = _published_elsewhere(tmp_path, clips["short_audio"])
+    supplied = artifacts / "videos" / f"{RECORD}.mp4"
+    real = coverage.check_file
+
+    def swapped(path, *args, **kw):  # another process swaps the file between the hash and the demux
+        supplied.write_bytes(clips["covers"].read_bytes())
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(coverage, "check_file", swapped)
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {PID: _profile()}), artifacts=str(artifacts))
+    changed = [f for f in report.findings if f.check == "integrity.unchanged"]
+    assert [(f.status.value, f.code, f.path) for f in changed] == [("FAIL", "changed-during-verification", f"videos/{RECORD}.mp4")]
+    assert report.verdict == "FAIL"
+
+
+def test_a_symlink_under_the_artifacts_directory_is_followed_and_its_bytes_checked(tmp_path, clips):
+    bundle, artifacts = _published_elsewhere(tmp_path, clips["covers"])
+    supplied = artifacts / "videos" / f"{RECORD}.mp4"
+    elsewhere = tmp_path / "download-cache" / "clip.mp4"
+    elsewhere.parent.mkdir()
+    supplied.rename(elsewhere)
+    supplied.symlink_to(elsewhere)
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {PID: _profile()}), artifacts=str(artifacts))
+    assert _integrity(report, f"videos/{RECORD}.mp4") == {("PASS", "external-match")}
+    assert {(s, c) for s, c, p in _coverage(report) if p == f"videos/{RECORD}.mp4"} == _native_codes(clips["covers"])
+    assert [f.status.value for f in report.findings if f.check == "integrity.unchanged"] == ["PASS"]
+
+
+def test_identical_bytes_supplied_under_another_listed_name_are_judged(tmp_path, clips):
+    bundle, artifacts = _published_elsewhere(tmp_path, clips["covers"])
+    sums = bundle / "SHA256SUMS.txt"
+    sha = hashlib.sha256(clips["covers"].read_bytes()).hexdigest()
+    sums.write_text(sums.read_text() + f"{sha}  videos/a-copy.mp4\n")  # sorts after videos/10s-...: not the digest's first name
+    (artifacts / "videos" / f"{RECORD}.mp4").rename(artifacts / "videos" / "a-copy.mp4")
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {PID: _profile()}), artifacts=str(artifacts))
+    assert {(s, c) for s, c, p in _coverage(report) if p == "videos/a-copy.mp4"} == _native_codes(clips["covers"])
+    assert not [p for s, c, p in _coverage(report) if p == f"videos/{RECORD}.mp4"]  # the record's bytes were judged once, as supplied
 
 
 def test_each_media_finding_names_the_records_that_named_the_file(tmp_path, clips):
@@ -258,3 +300,18 @@ def test_each_media_finding_names_the_records_that_named_the_file(tmp_path, clip
     assert mine and all(f"artifacts/results.json /records/{index}" in f.message for f in mine)
     absent = [f for f in report.findings if f.check == "coverage.streams" and f.code == "media-not-verified"]
     assert absent and all("named by " in f.message and "artifacts/" in f.message for f in absent)
+
+
+def test_profile_explain_takes_the_artifacts_its_hint_names(tmp_path, clips):
+    from click.testing import CliRunner
+
+    from verifier.cli import main
+
+    bundle, artifacts = _published_elsewhere(tmp_path, clips["covers"])
+    profile = tmp_path / "mine.json"
+    profile.write_text(json.dumps({**_profile(), "id": "pr6540-draft"}))
+    without = CliRunner().invoke(main, ["profile", "explain", str(profile), str(bundle)])
+    assert without.exit_code == 0 and "use --artifacts DIR" in without.output
+    result = CliRunner().invoke(main, ["profile", "explain", str(profile), str(bundle), "--artifacts", str(artifacts)])
+    assert result.exit_code == 0, result.output
+    assert f"external {'videos/' + RECORD}.mp4 supplied and matches" in result.output and "covered" in result.output

@@ -209,3 +209,14 @@ def test_repository_trust_checks_scorer_weights_section(repo):
     config = read_config(WorkTree(repo))
     with pytest.raises(PinMismatch, match="scorer_weights"):
         RepositoryTrust(repo, config, WorkTree(repo), assets())
+
+
+def test_a_profile_is_the_callers_own_copy_unless_shared_for_detection():
+    from verifier.trust import assets
+    from verifier.trustroot import TrustSet
+
+    trusted = TrustSet(assets())
+    mine = trusted.profile("hyperfine")
+    mine["detect"] = {"files": ["changed-by-a-caller"]}
+    assert trusted.profile("hyperfine")["detect"] != mine["detect"]  # a caller's change never reaches the next run
+    assert trusted.profile("hyperfine", shared=True) is trusted.profile("hyperfine", shared=True)  # detection: no copy per run

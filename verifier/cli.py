@@ -388,12 +388,14 @@ def profile_group() -> None:
 @profile_group.command("explain")
 @click.argument("profile")
 @click.argument("directory", type=click.Path(path_type=str))
-def profile_explain(profile: str, directory: str) -> None:
+@click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory holding the files the manifest lists but DIRECTORY lacks, by their listed path.")
+def profile_explain(profile: str, directory: str, artifacts: str | None) -> None:
     """Print, per file of DIRECTORY, what PROFILE (a shipped id or a profile .json path) maps and every stated number left unchecked."""
     from verifier.explain import explain
 
     try:
-        text, exit_code = explain(profile, directory)
+        text, exit_code = explain(profile, directory, artifacts=artifacts)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     click.echo(text, nl=False)

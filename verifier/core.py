@@ -220,7 +220,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
     shipped: dict[str, dict[str, Any]] = {}
     if profile_id is None:
-        shipped = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
+        shipped = {pid: trusted.profile(pid, shared=True) for pid in trusted.profile_ids()}  # read by detection only
         found = candidates(shipped, tree)
         if not found and tree.root.is_dir() and os.path.lexists(tree.root / "manifest.json") and target.is_dir():
             return None  # a manifest no profile claims: the native pipeline reports what is wrong with it
@@ -238,7 +238,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
             )
         profile_id = found[0]
-    profile = shipped[profile_id] if profile_id in shipped else trusted.profile(profile_id)  # detection's copy: not validated or copied twice
+    profile = trusted.profile(profile_id)  # the run's own copy (validated once per process)
     if "bundle" not in profile:
         _no_claims_text(path, (options or {}).get("claims_text"))
     if "bundle" in profile:

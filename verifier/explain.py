@@ -51,9 +51,12 @@ def _load(profile: str, trusted: Any) -> tuple[str, dict[str, Any]]:
     return pid, loaded
 
 
-def explain(profile: str, directory: str, *, asset_root: str | None = None) -> tuple[str, int]:
+def explain(profile: str, directory: str, *, asset_root: str | None = None, artifacts: str | None = None) -> tuple[str, int]:
     """
     Return `(text, exit_code)`: the per-file explanation of `profile` applied to `directory` (one block per file).
+
+    `artifacts` is the `--artifacts DIR` of `verify`: files the manifest lists
+    but `directory` lacks are looked up there (`verifier.checks.integrity.match_supplied`).
 
     `exit_code` is 4 when a check failed inside (an ERROR finding: our bug,
     `docs/exit-codes.md`), else 0: explaining is not judging, so FAIL and
@@ -74,7 +77,8 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None) -> t
     trusted = TrustSet(assets(asset_root))
     pid, document = _load(profile, trusted)
     tree = Tree(root=root)
-    ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document, "coverage_gates": coverage_gates(trusted, document)})
+    ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document, "coverage_gates": coverage_gates(trusted, document),
+                                                                 "artifacts": artifacts})
     findings, _roster = run_pipeline(pipeline_for(document), ctx)
     per_file: dict[str, list[str]] = defaultdict(list)
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))

@@ -186,10 +186,13 @@ class Assets:
         """Return the ids of all shipped profiles (file stem of `profiles/*.json`)."""
         return sorted(Path(k).stem for k in self.pins if k.startswith("profiles/") and k.endswith(".json"))
 
-    def profile(self, profile_id: str) -> dict[str, Any]:
+    def profile(self, profile_id: str, *, shared: bool = False) -> dict[str, Any]:
         """
         Return the shipped profile `profiles/<profile_id>.json`, validated (see `verifier.profiles.load_profile`).
 
+        A copy the caller may change; with `shared` the one validated document
+        of this process, which the caller must not change (detection reads
+        every profile's `detect` section and copies only the one it chose).
         Raises `ConfigError` for an unknown id or a profile that fails its
         schema or cross-references (its pin was already checked at construction).
         """
@@ -200,7 +203,7 @@ class Assets:
         memo = self.__dict__.setdefault("_validated_profiles", {})
         if rel not in memo:
             memo[rel] = self._load_profile(rel, profile_id)
-        return _copy_json(memo[rel])  # type: ignore[no-any-return]
+        return memo[rel] if shared else _copy_json(memo[rel])  # type: ignore[no-any-return]
 
     def _load_profile(self, rel: str, profile_id: str) -> dict[str, Any]:
         from verifier.jsonio import JSONProblem, loads_strict

@@ -445,12 +445,12 @@ class TrustSet:
         """Return every pinned profile id: shipped and the repository's (not unpinned ones)."""
         return sorted([*self.shipped.profile_ids(), *(self.repository.ids("profiles") if self.repository else [])])
 
-    def profile(self, profile_id: str) -> dict[str, Any]:
-        """Return the validated profile; raises `ConfigError` for an unknown id."""
+    def profile(self, profile_id: str, *, shared: bool = False) -> dict[str, Any]:
+        """Return the validated profile (`shared`: see `verifier.trust.Assets.profile`); raises `ConfigError` for an unknown id."""
         if profile_id in self.unpinned:
             return self.unpinned[profile_id][2]
         hit = self._repo("profiles", profile_id)
-        return hit[1] if hit else self.shipped.profile(profile_id)  # type: ignore[no-any-return]
+        return hit[1] if hit else self.shipped.profile(profile_id, shared=shared)  # type: ignore[no-any-return]
 
     def profile_sha256(self, profile_id: str) -> str:
         """Return the sha256 of the profile file (pinned, or as read for an unpinned one)."""

@@ -345,9 +345,9 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     its message `absent` plus where it was looked for.
     """
     supplied = ctx.options.get("artifacts")
-    candidate = Path(supplied) / key if supplied else None
+    candidate = Path(os.path.realpath(Path(supplied) / key)) if supplied else None  # symlinks under DIR are followed, once, here
     if candidate is None or not candidate.is_file():
-        where = f"not found under {supplied}" if supplied else "not supplied (use --artifacts DIR)"
+        where = f"not found at {Path(supplied) / key}" if supplied else "not supplied (use --artifacts DIR)"
         return _f(Status.UNVERIFIED, "external-not-supplied", f"{absent}; {where}, so it is neither missing nor verified", expected=expected, **loc)
     try:
         size, digest = hash_file(candidate)
@@ -358,6 +358,7 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
         return _f(Status.FAIL, "external-mismatch", f"external {key} supplied under {supplied} does not match {listing}",
                   expected=expected, observed=observed, **loc)
     ctx.data.setdefault("externals_verified", {})[key] = candidate
+    ctx.data.setdefault("externals_digests", {})[key] = digest  # re-hashed by integrity.unchanged: later checks read the file again
     return _f(Status.PASS, "external-match", f"external {key} supplied and matches", expected=expected, observed=observed, **loc)
 
 
@@ -393,7 +394,10 @@ def listed(ctx: Context) -> Iterator[Finding]:
         return
     ctx.data.setdefault("examined", set()).update((name, pointer) for pointer in listing.stated)  # stated digests compared below
     ctx.data["listed_digests"] = {entry.sha256 for entry in listing.entries.values()}
-    ctx.data["listed_names"] = {entry.sha256: name for name, entry in sorted(listing.entries.items(), reverse=True)}  # a digest's first name
+    names: dict[str, list[str]] = {}
+    for name_, entry in sorted(listing.entries.items()):
+        names.setdefault(entry.sha256, []).append(name_)
+    ctx.data["listed_names"] = names  # every name a digest is listed under, sorted (identical bytes published twice)
     ctx.data["listed_roles"] = dict(listing.roles)  # manifest role of each entry (retained attempts), read by a mapped reader
     outcome = Outcome()
     yield from compare(ctx, cid, spec, listing, scan(ctx, cid, tree.root, tree.only, name), outcome)
@@ -487,7 +491,7 @@ def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str], *, name
 @check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
 def unchanged(ctx: Context) -> Iterator[Finding]:
     """
-    Re-hash every bundle file a later check opened from disk (`Bundle.path_of`).
+    Re-hash every bundle file a later check opened from disk (`Bundle.path_of`), and every supplied external artifact that matched.
 
     Documents are parsed from the bytes the integrity check hashed, but media
     are read again by coverage and scoring; a file whose bytes changed while
@@ -496,18 +500,24 @@ def unchanged(ctx: Context) -> Iterator[Finding]:
     """
     bundle = ctx.bundle
     names = sorted(bundle.touched)
-    yield from _rehash(ctx, {name: (bundle.verified[name], bundle.digests[name]) for name in names})
+    yield from _rehash(ctx, {**{name: (bundle.verified[name], bundle.digests[name]) for name in names}, **_supplied_read(ctx)})
 
 
 @check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
 def unchanged_listed(ctx: Context) -> Iterator[Finding]:
     """
-    Re-hash every file `profile.integrity` matched (a profile's checks read files from disk, not from the hashed bytes).
+    Re-hash every file `profile.integrity` matched, and every supplied external artifact that matched (a profile's checks read files from disk, not from the hashed bytes).
 
     FAIL `changed-during-verification` per file whose sha256 changed while
     `verify` ran; PASS `unchanged` otherwise. Side effects: reads those files again.
     """
-    yield from _rehash(ctx, ctx.data.get("matched", {}))
+    yield from _rehash(ctx, {**ctx.data.get("matched", {}), **_supplied_read(ctx)})
+
+
+def _supplied_read(ctx: Context) -> dict[str, tuple[str, str]]:
+    """Return the external artifacts `--artifacts` supplied and matched (name -> (absolute path, sha256)): later checks read them again."""
+    digests = ctx.data.get("externals_digests", {})
+    return {name: (str(path), digests[name]) for name, path in ctx.data.get("externals_verified", {}).items()}
 
 
 def _rehash(ctx: Context, files: dict[str, tuple[str, str]]) -> Iterator[Finding]:

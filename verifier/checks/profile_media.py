@@ -108,9 +108,10 @@ def streams(ctx: Context) -> Iterator[Finding]:
     gates = ctx.options.get("coverage_gates", {})
     matched = ctx.data.get("matched", {})
 
-    by_digest = {sha.lower(): name for sha, name in ctx.data.get("listed_names", {}).items()}
-
     externals = ctx.data.get("externals_verified", {})  # listed files supplied by --artifacts whose bytes matched
+    # a digest listed under several names (identical bytes published twice) names the first one whose bytes were matched
+    by_digest = {sha.lower(): next((n for n in names if n in matched or n in externals), names[0])
+                 for sha, names in ctx.data.get("listed_names", {}).items()}
 
     def where(name: str) -> Path | None:
         on_disk = matched.get(name)
@@ -120,7 +121,7 @@ def streams(ctx: Context) -> Iterator[Finding]:
 
     for rid, spec in judged_sets(profile).items():
         mapping = spec["media"]
-        shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, Expectation]]] = {}  # shape -> (file -> arm, file -> shape)
+        shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, Expectation], dict[str, list[str]]]] = {}  # shape -> (file -> arm, file -> shape, file -> records)
         for r in _records(ctx, rid):
             try:
                 output = resolve(r.raw, mapping["pointer"])

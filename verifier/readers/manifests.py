@@ -12,7 +12,9 @@ files on disk:
   this kind: `V1_MANIFEST`;
 - `files-map`: a JSON object at `pointer` of path -> {sha256 member, size member};
 - `sha256sums`: the text `sha256sum` writes (`<64 hex>  <path>` or
-  `<64 hex> *<path>`, one a line), with an optional `strip_prefix`.
+  `<64 hex> *<path>`, one a line; a line starting with a backslash has its
+  name escaped as GNU coreutils writes it: `\\\\`, `\\n`, `\\r`), with an
+  optional `strip_prefix`.
 
 The spec is the `manifest` section of a profile
 (`schemas/profile.schema.json`). Paths are compared after NFC normalisation;
@@ -39,7 +41,10 @@ V1_MANIFEST: dict[str, Any] = {"kind": "entries", "file": "manifest.json", "poin
                                "sha256": "sha256", "size": "size", "missing": "fail", "unlisted": "fail",
                                "duplicates": "fail"}
 
-_SHA256SUMS_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](.+)$")
+_SHA256SUMS_LINE = re.compile(r"^(\\?)([0-9a-fA-F]{64}) [ *](.+)$")
+#: The escapes GNU `sha256sum` writes in a name when its line starts with a backslash (coreutils 9: `\\`, `\n`, `\r`).
+_SHA256SUMS_ESCAPE = re.compile(r"\\(.?)")
+_UNESCAPED = {"\\": "\\", "n": "\n", "r": "\r"}
 
 
 def normal_digest(text: Any) -> str | None:
@@ -154,7 +159,8 @@ def read_listing(spec: dict[str, Any], content: Any) -> Listing:
 
 def _sha256sums(listing: Listing, spec: dict[str, Any], raw: bytes) -> None:
     prefix = spec.get("strip_prefix", "")
-    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+    for number, line in enumerate(raw.decode("utf-8").split("\n"), start=1):  # not splitlines(): U+2028 and the like may be in a name
+        line = line.removesuffix("\r")  # a CRLF file; a CR inside a name is written escaped
         if not line.strip():
             continue
         pointer = f"#line={number}"
@@ -162,4 +168,12 @@ def _sha256sums(listing: Listing, spec: dict[str, Any], raw: bytes) -> None:
         if not m:
             listing.problems.append(("manifest-entry", f"line {number} is not `<sha256>  <path>`", pointer, line))
             continue
-        listing.add(spec, m.group(2).removeprefix(prefix), m.group(1).lower(), None, pointer, pointer)
+        name = m.group(3)
+        if m.group(1):  # GNU sha256sum escapes a name holding a backslash, newline or carriage return
+            bad = [e for e in _SHA256SUMS_ESCAPE.findall(name) if e not in _UNESCAPED]
+            if bad:
+                listing.problems.append(("manifest-entry", f"line {number} escapes its name with \\{bad[0]}, which sha256sum never writes "
+                                         "(only \\\\, \\n and \\r)", pointer, line))
+                continue
+            name = _SHA256SUMS_ESCAPE.sub(lambda e: _UNESCAPED[e.group(1)], name)
+        listing.add(spec, name.removeprefix(prefix), m.group(2).lower(), None, pointer, pointer)
