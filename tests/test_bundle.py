@@ -169,7 +169,8 @@ def test_two_spellings_that_collide_after_nfc_fail_h09(example_copy):
     assert ("integrity.files", "FAIL", "name-collision") in codes(report)
 
 
-def test_external_artifact_is_unverified_not_missing_h08(example_copy, tmp_path):
+def _made_external(example_copy, tmp_path):
+    """Move media/A1-m1.mp4 out of the bundle into tmp_path/artifacts/media and list it as external; return that directory."""
     manifest = json.loads((example_copy / "manifest.json").read_text())
     moved = tmp_path / "artifacts" / "media"
     moved.mkdir(parents=True)
@@ -178,6 +179,11 @@ def test_external_artifact_is_unverified_not_missing_h08(example_copy, tmp_path)
     manifest["external"].append({**entry, "source": "https://example.invalid/A1-m1.mp4", "reason": "raw media kept outside the repository"})
     (example_copy / "manifest.json").write_text(json.dumps(manifest))
     shutil.move(str(example_copy / "media" / "A1-m1.mp4"), moved / "A1-m1.mp4")
+    return moved
+
+
+def test_external_artifact_is_unverified_not_missing_h08(example_copy, tmp_path):
+    moved = _made_external(example_copy, tmp_path)
     report = verify(example_copy)
     assert ("integrity.files", "UNVERIFIED", "external-not-supplied") in codes(report)
     assert not any(f.code == "missing-file" for f in report.findings)
@@ -192,14 +198,7 @@ def test_external_artifact_is_unverified_not_missing_h08(example_copy, tmp_path)
 def test_an_external_artifact_swapped_after_it_matched_fails_integrity_unchanged(example_copy, tmp_path, monkeypatch):
     from verifier.checks import coverage
 
-    manifest = json.loads((example_copy / "manifest.json").read_text())
-    moved = tmp_path / "artifacts" / "media"
-    moved.mkdir(parents=True)
-    entry = next(e for e in manifest["files"] if e["path"] == "media/A1-m1.mp4")
-    manifest["files"].remove(entry)
-    manifest["external"].append({**entry, "source": "https://example.invalid/A1-m1.mp4", "reason": "raw media kept outside the repository"})
-    (example_copy / "manifest.json").write_text(json.dumps(manifest))
-    shutil.move(str(example_copy / "media" / "A1-m1.mp4"), moved / "A1-m1.mp4")
+    moved = _made_external(example_copy, tmp_path)
     other = (example_copy / "media" / "B2-m3.mp4").read_bytes()
     real = coverage.check_file
 
