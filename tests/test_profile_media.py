@@ -315,3 +315,34 @@ def test_profile_explain_takes_the_artifacts_its_hint_names(tmp_path, clips):
     result = CliRunner().invoke(main, ["profile", "explain", str(profile), str(bundle), "--artifacts", str(artifacts)])
     assert result.exit_code == 0, result.output
     assert f"external {'videos/' + RECORD}.mp4 supplied and matches" in result.output and "covered" in result.output
+
+
+def test_profile_explain_names_the_record_members_no_mapping_reads():
+    from conftest import CORPUS
+
+    from verifier.explain import explain, unread_members
+
+    out, code = explain(PID, str(CORPUS / "vllm-omni-pr6540"))
+    block = out.split("artifacts/results.json:", 1)[1].split("\n", 1)[1]
+    line = next(x for x in block.splitlines() if "not read by the profile" in x)
+    for member in ("/bytes", "/validation/width", "/validation/video_codec", "/peak_memory_mb_reported"):
+        assert member in line  # stated by every record, compared by nothing
+    for member in ("/wall_s", "/sha256", "/validation/frames", "/stage_durations_raw/stage_0_gen_ms"):
+        assert member not in line  # mapped fields, digests, expected shapes and identity terms are read
+    profile = {"receipts": {"s": {"fields": {"latency": {"pointer": "/a/b"}, "arm": {"pointer": "/h"}},
+                                  "unnest": {"array": "/t", "parallel": {"code": "/codes"}}}},
+               "identities": [{"receipts": ["s"], "left": {"pointer": "/c"}, "terms": [{"pointer": "/d/0"}]}],
+               "claims": [{"receipts": "s", "at": {"file": "x.json", "pointer": "/e"}}]}
+    raw = {"a": {"b": 1, "z": 2}, "c": 3, "d": [4, 5], "e": 6, "f": None, "g": 7, "h": {"x": 1}, "t": [1, 2], "codes": [0, 0]}
+    assert unread_members(profile, "s", [("/rows/0", raw)], {"/rows/0/g"}) == ["/a/z", "/d/1", "/e", "/f"]  # /g: a claim document states it
+    # a claim's `at` points into its claim file, not the record: /e stays unread
+
+
+def test_profile_explain_counts_unnested_arrays_and_stated_claims_as_read():
+    from conftest import CORPUS
+
+    from verifier.explain import explain
+
+    out, _code = explain("hyperfine", str(CORPUS / "hyperfine-3em"))
+    lines = [x for x in out.splitlines() if "not read by the profile" in x]
+    assert not lines, lines  # /times and /exit_codes are unnested, /mean... are claims its claim documents state

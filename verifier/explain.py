@@ -12,6 +12,7 @@ and which files no part of the profile touches.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,23 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
             per_file[f.path].append(f"  coverage: {f.message.split(': ', 1)[-1]}")
         else:
             per_file[f.path].append(f"  {status:<10} {f.check} [{f.code}] {f.pointer or ''} {f.message}".rstrip())
+    evidence = ctx.data.get("evidence")
+    stated: dict[str, set[str]] = defaultdict(set)  # file -> pointers of what its claim documents state (coverage accounts for them)
+    for c in [*evidence.claims, *evidence.outcomes] if evidence is not None else ():
+        stated[c.location.file].add((c.location.pointer or "").partition("#")[0])
+    for rid, spec in document.get("receipts", {}).items():
+        by_file: dict[str, dict[tuple[str, int], tuple[str, Any]]] = defaultdict(dict)
+        unnested = re.compile(re.escape(spec["unnest"]["array"]) + r"/\d+$") if "unnest" in spec else None
+        for r in evidence.receipts if evidence is not None else ():
+            if r.receipt_set == rid and r.raw is not None:
+                base = r.location.pointer or ""
+                base = unnested.sub("", base) if unnested else base  # an element's receipt: its record is the one it was unnested from
+                by_file[r.path].setdefault((base, id(r.raw)), (base, r.raw))
+        for rel, records in by_file.items():
+            unread = unread_members(document, rid, list(records.values()), stated.get(rel, set()))
+            if unread:
+                shown = ", ".join(unread[:_SHOWN]) + (f" and {len(unread) - _SHOWN} more" if len(unread) > _SHOWN else "")
+                per_file[rel].append(f"  not read by the profile (receipts.{rid}): {len(unread)} record member(s): {shown}")
     lines = [f"profile {pid} on {directory}: {len(findings)} findings"]
     manifest = (document.get("manifest") or {}).get("file")
     for rel in tree.files():
@@ -122,3 +140,67 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     lines.append(f"{unchecked} stated number(s) left unchecked (unchecked-claim)")
     failed = any(str(f.status.value if hasattr(f.status, "value") else f.status) == "ERROR" for f in findings)
     return "\n".join(lines) + "\n", 4 if failed else 0
+
+
+#: How many unread record members `explain` names per file before it counts the rest.
+_SHOWN = 12
+
+#: Members of a profile item whose `pointer` points into a claim document, not into the records.
+_CLAIM_PLACES = ("at", "minus", "recorded", "bounds_at")
+
+
+def unread_members(profile: dict[str, Any], rid: str, records: list[tuple[str, Any]], stated: set[str] = frozenset()) -> list[str]:  # type: ignore[assignment]
+    """
+    Return the JSON Pointers of the leaf members of `records` that no mapping of `profile` reads and no claim document states.
+
+    `records` are `(pointer of the record in its file, parsed record)` of
+    receipt set `rid`; `stated` the pointers, in the same file, of the
+    numbers and true/false its claim documents state (`profile.coverage`
+    accounts for those). A member is read when a `pointer` (or an `unnest`
+    `array` or `parallel` pointer) of the set's own spec, or of an item
+    naming the set in its `receipts` (identities, claims, gate rules, ...),
+    is it or one of its ancestors (`at`, `minus`, `recorded` and `bounds_at`
+    point into claim documents and do not count). Leaves are scalars, null
+    and empty arrays or objects; in order of first appearance across `records`.
+    """
+    read: set[str] = set()
+    _pointers(profile.get("receipts", {}).get(rid, {}), read)
+    for key, section in profile.items():
+        if key == "receipts":
+            continue
+        for item in section.get("rules", []) if isinstance(section, dict) else section if isinstance(section, list) else []:
+            named = item.get("receipts") if isinstance(item, dict) else None
+            if named == rid or (isinstance(named, list) and rid in named):
+                _pointers(item, read)
+    out: dict[str, None] = {}
+    for base, record in records:
+        for leaf in _leaves(record, ""):
+            if leaf not in out and base + leaf not in stated and not any(leaf == r or leaf.startswith(r + "/") for r in read):
+                out[leaf] = None
+    return list(out)
+
+
+def _pointers(node: Any, into: set[str]) -> None:
+    """Add every `pointer` string of a profile item (outside its claim places) to `into`."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _CLAIM_PLACES:
+                continue
+            if key in ("pointer", "array") and isinstance(value, str):
+                into.add(value)
+            elif key == "parallel" and isinstance(value, dict):  # unnest: member -> pointer of the array read alongside
+                into.update(v for v in value.values() if isinstance(v, str))
+            else:
+                _pointers(value, into)
+    elif isinstance(node, list):
+        for value in node:
+            _pointers(value, into)
+
+
+def _leaves(node: Any, base: str) -> list[str]:
+    """Return the JSON Pointers of the leaves of a parsed record (see `unread_members`)."""
+    if isinstance(node, dict) and node:
+        return [leaf for k, v in node.items() for leaf in _leaves(v, f"{base}/{str(k).replace('~', '~0').replace('/', '~1')}")]
+    if isinstance(node, list) and node:
+        return [leaf for i, v in enumerate(node) for leaf in _leaves(v, f"{base}/{i}")]
+    return [base]
