@@ -38,14 +38,16 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     if len(records) < _INDEX_FROM or not keys:
         return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
     index = _index(records)
-    best: list[int] | None = None
-    for k in keys:  # the narrowest candidate set of one key, then every key checked on it
+    narrowest: tuple[int, dict[str, list[int]], list[int], list[Any]] | None = None
+    for k in keys:  # the narrowest candidate set of one key (counted, not built), then every key checked on it
         exact, maybe = index.get(k) or _index_key(records, index, k)
         wanted = selection[k] if isinstance(selection[k], list) else [selection[k]]
-        found = [i for v in wanted for i in exact.get(v, ())] + maybe
-        if best is None or len(found) < len(best):
-            best = found
-    return [records[i] for i in sorted(set(best or ())) if all(_may_match(records[i], k, v) for k, v in selection.items())]
+        size = sum(len(exact.get(v, ())) for v in wanted) + len(maybe)
+        if narrowest is None or size < narrowest[0]:
+            narrowest = (size, exact, maybe, wanted)
+    _size, exact, maybe, wanted = narrowest  # type: ignore[misc]  # keys is not empty
+    found = [i for v in wanted for i in exact.get(v, ())] + maybe
+    return [records[i] for i in sorted(set(found)) if all(_may_match(records[i], k, v) for k, v in selection.items())]
 
 
 _INDEX_FROM = 16  # below this many records a scan is as fast as an index
