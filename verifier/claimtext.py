@@ -104,16 +104,11 @@ class _Segment:
     starts: list[int] = field(default_factory=list)  # offsets in text where source lines 2, 3, ... begin
 
 
-_MD: list[Any] = []
-
-
 def _markdown() -> Any:
-    """Return the CommonMark parser with tables (markdown-it-py), built on first use (its import is not free)."""
-    if not _MD:
-        from markdown_it import MarkdownIt
+    """Return the CommonMark parser with tables (`verifier.grammars.markdown_parser`), built on first use (its import is not free)."""
+    from verifier.grammars import markdown_parser
 
-        _MD.append(MarkdownIt("commonmark").enable("table"))
-    return _MD[0]
+    return markdown_parser()
 
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>()]*[^\s<>().,;:!?'\"]|www\.[^\s<>()]*[^\s<>().,;:!?'\"]", re.IGNORECASE)
 _DATE = re.compile(r"(?<![\w.])\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?)?(?![\w])")

@@ -309,9 +309,46 @@ def markdown_tables(text: str) -> list[dict[str, Any]]:
 
 def _markdown_tokens(text: str) -> list[Any]:
     """Return the markdown-it-py token stream of `text` (CommonMark with the GFM table rule); one parse serves tables and prose."""
-    from markdown_it import MarkdownIt  # a well-kept CommonMark parser; imported only when a profile reads Markdown
+    return markdown_parser().parse(text)  # type: ignore[no-any-return]
 
-    return MarkdownIt("commonmark").enable("table").parse(text)  # type: ignore[no-any-return]
+
+_PARSER: list[Any] = []
+
+
+def markdown_parser() -> Any:
+    """
+    Return the one CommonMark parser with the GFM table rule (markdown-it-py `MarkdownIt`), built on first use.
+
+    Its token streams equal those of `MarkdownIt("commonmark").enable("table")`
+    token for token (`tests/test_markdown_parser.py` compares them on every
+    Markdown file of the project and its corpus, and on generated input). One
+    step is cheaper: an inline run holding none of the characters that can
+    start inline syntax (`md.inline.terminator_re`: `*`, `_`, `` ` ``, `[`,
+    `<`, `&`, `\\`, a newline, ...) is what markdown-it-py's `text` rule
+    turns into one `text` token, so it gets that token without running the
+    inline rule chain (most table cells are such runs).
+    """
+    if not _PARSER:
+        from markdown_it import MarkdownIt  # a well-kept CommonMark parser; imported only when Markdown is read
+        from markdown_it.token import Token
+
+        md = MarkdownIt("commonmark").enable("table")
+        terminator = md.inline.terminator_re
+
+        def inline(state: Any) -> None:  # markdown_it.rules_core.inline, with the plain-text shortcut
+            for token in state.tokens:
+                if token.type != "inline":
+                    continue
+                if token.children is None:
+                    token.children = []
+                if token.content and terminator.search(token.content) is None:
+                    token.children.append(Token("text", "", 0, content=token.content))
+                else:
+                    state.md.inline.parse(token.content, state.md, state.env, token.children)
+
+        md.core.ruler.at("inline", inline)
+        _PARSER.append(md)
+    return _PARSER[0]
 
 
 def _table_rows(tokens: list[Any]) -> list[dict[str, Any]]:
