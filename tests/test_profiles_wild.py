@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -569,3 +570,35 @@ def test_profile_explain_exits_4_when_a_check_failed_inside(run, monkeypatch):
     monkeypatch.setattr(pipeline, "run_pipeline", broken)
     result = run("profile", "explain", "vllm-omni-rankings-comparison", str(FASTH3))
     assert result.exit_code == 4 and "boom" in result.stdout
+
+
+def test_mlperf_accuracy_re_derives_from_its_good_and_total_counts(mlperf, tmp_path):
+    (held,) = [f for f in _by(mlperf, "profile.identities") if f.message.startswith("accuracy-from-counts")]
+    assert held.status.value == "PASS" and held.observed == 23  # every accuracy.txt that states good= and total=
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    target = next(p for p in sorted(bundle.rglob("accuracy.txt")) if "good=380" in p.read_text())
+    target.write_text(target.read_text().replace("good=380", "good=381"))  # one count changed, its stated percentage kept
+    report = verify_path(str(bundle))
+    (broken,) = [f for f in _by(report, "profile.identities") if f.status.value == "FAIL"]
+    assert broken.code == "identity-mismatch" and broken.path == target.relative_to(bundle).as_posix()
+    assert "76.2" in broken.message and report.verdict == "FAIL"
+
+
+@pytest.mark.parametrize("raw,unit,expected", [
+    (Decimal("244.6"), "s", Decimal("244.6")), ("244.6s", "ms", Decimal("244600.0")), ("76.000%", "%", Decimal("76.000")),
+    ("24/1", "1", Decimal(24)), ("76.000%", "s", None), ("12 furlongs", "s", None), ("n/a", "s", None),
+])
+def test_an_identity_term_reads_a_number_written_with_its_unit_inside_a_string(raw, unit, expected):
+    from verifier.checks.profile import _stated_number
+
+    number, _exact = _stated_number({"t": raw}, {"pointer": "/t", "unit": unit})
+    assert number == expected
+
+
+def test_a_percentage_of_counts_is_judged_at_the_percentage_s_own_precision():
+    from verifier.checks.profile import _identity
+
+    identity = {"id": "p", "receipts": "s", "left": {"pointer": "/acc", "unit": "%"}, "op": "percentage",
+                "terms": [{"pointer": "/good", "unit": "1"}, {"pointer": "/total", "unit": "1"}]}
+    left, right, tolerance, _text = _identity(identity, {"acc": "76.000%", "good": 381, "total": 500})
+    assert (left, right) == (Decimal("76.000"), Decimal("76.2")) and tolerance == Decimal("0.0005")  # counts are exact: no 0.5 of theirs

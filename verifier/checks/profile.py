@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
+from verifier import stats, units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.profile_claims import claims, gate, select_records  # noqa: F401 - public here
 from verifier.checks.profile_coverage import coverage
@@ -27,6 +27,7 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, Location, Media, Receipt, Unmapped
+from verifier.grammars import quantity
 from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.records import UNITS, read_receipts
 
@@ -103,8 +104,36 @@ def _media_of(records: list[Receipt], pointer: str) -> Iterator[Media]:
 # ---------------------------------------------------------------- (3) identities
 
 
+def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, bool]:
+    """
+    Return `(number, exact)`: what a record states at a term's pointer, in the term's unit, or `(None, False)` for no number.
+
+    A JSON number; a numeric or rational string such as "24/1" (`exact`:
+    counted as stating no precision, as before units inside strings were
+    read); or a number written with its unit
+    inside a string ("76.000%", "244.6s": `verifier.grammars.quantity`),
+    converted from that unit to the term's (`verifier.units.convert`; a unit
+    of another dimension, or one the registry does not know, is no number).
+    Raises `KeyError` when the pointer is absent.
+    """
+    raw = resolve(record, term["pointer"])
+    number = to_decimal(raw)
+    if number is not None:
+        return number, isinstance(raw, str)
+    found = quantity(raw) if isinstance(raw, str) else None
+    if found is None:
+        return None, False
+    number, written = found
+    if written is None or written == term.get("unit", "1"):
+        return number, False
+    try:
+        return units.convert(number, written, term.get("unit", "1")), False
+    except (units.UnitError, units.UnitMismatch):
+        return None, False
+
+
 def _term(record: Any, term: dict[str, Any]) -> Decimal:
-    value = to_decimal(resolve(record, term["pointer"]))
+    value, _exact = _stated_number(record, term)
     if value is None:
         raise ValueError(term["pointer"])
     return stats.CONTEXT.multiply(value, UNITS[term["unit"]]) if "unit" in term else value
@@ -123,7 +152,8 @@ def identities(ctx: Context) -> Iterator[Finding]:
     """
     Check each per-record identity the profile declares, within its tolerance.
 
-    `left` must equal `op(terms)` (value, sum, difference, ratio), compared
+    `left` must equal `op(terms)` (value, sum, difference, ratio, percentage:
+    100 x part / whole), compared
     in `left`'s unit. Tolerance: the profile's (in `left`'s unit, or
     `one_over` a field such as one frame = 1/fps), else the largest
     `stats.tolerance` of the stated numbers involved (half a unit of
@@ -186,6 +216,8 @@ def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
         right = sum(terms, Decimal(0))
     elif op == "difference":
         right = terms[0] - terms[1]
+    elif op == "percentage":  # 100 x part / whole, e.g. MLPerf's accuracy=76.000% of good=380, total=500
+        right = stats.CONTEXT.divide(100 * terms[0], terms[1])
     else:
         right = stats.CONTEXT.divide(terms[0], terms[1])
     scale = UNITS[left_term["unit"]] if "unit" in left_term else Decimal(1)
@@ -199,14 +231,14 @@ def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
             raise ValueError(tolerance_spec["one_over"])
         tolerance = stats.CONTEXT.divide(Decimal(1), per)
     else:
-        stated = [to_decimal(resolve(raw, t["pointer"])) for t in [left_term, *identity["terms"]]]
+        involved = [left_term] if op == "percentage" else [left_term, *identity["terms"]]  # a percentage's part and whole are counts: exact
+        stated = [_stated_number(raw, t) for t in involved]
         # rational strings such as "24/1" have no stated precision: they count as exact
         tolerance = max((stats.tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
-                         for s, t in zip(stated, [left_term, *identity["terms"]], strict=True)
-                         if s is not None and not isinstance(resolve(raw, t["pointer"]), str)), default=Decimal(0))
-        if op == "difference" and stated[0] is not None:
+                         for (s, exact), t in zip(stated, involved, strict=True) if s is not None and not exact), default=Decimal(0))
+        if op == "difference" and stated[0][0] is not None:
             # a difference of clocks: binary64 spacing at the clocks' magnitude (epoch seconds: ~2.4e-7 s), docs/tolerances.md
-            tolerance = max(tolerance, stats.tolerance(stated[0], statistic="difference", values=terms,
+            tolerance = max(tolerance, stats.tolerance(stated[0][0], statistic="difference", values=terms,
                                                        scale=stats.CONTEXT.divide(Decimal(1), scale)))
     names = [t["pointer"] for t in identity["terms"]]
     text = f"{left_term['pointer']} = {fmt(left)}, {op}({', '.join(names)}) = {fmt(right)}"
