@@ -422,7 +422,7 @@ def test_a_broken_bounds_rule_is_refused_naming_file_and_pointer(tmp_path, chang
 
 def test_mlperf_summary_figures_equal_the_detail_log_of_every_row(mlperf):
     found = _by(mlperf, "profile.matches")
-    assert len(found) == 3 * 38 and all((f.status, f.code) == ("PASS", "equal") for f in found)
+    assert len(found) == 11 * 38 and all((f.status, f.code) == ("PASS", "equal") for f in found)  # samples/s, validity, 9 latencies
 
 
 def test_mlperf_a_detail_log_disagreeing_with_its_summary_fails_naming_both_files(tmp_path):
@@ -602,3 +602,21 @@ def test_a_percentage_of_counts_is_judged_at_the_percentage_s_own_precision():
                 "terms": [{"pointer": "/good", "unit": "1"}, {"pointer": "/total", "unit": "1"}]}
     left, right, tolerance, _text = _identity(identity, {"acc": "76.000%", "good": 381, "total": 500})
     assert (left, right) == (Decimal("76.000"), Decimal("76.2")) and tolerance == Decimal("0.0005")  # counts are exact: no 0.5 of theirs
+
+
+@pytest.mark.parametrize("line", ["Min latency (ns)", "Max latency (ns)", "50.00 percentile latency (ns)", "90.00 percentile latency (ns)",
+                                  "95.00 percentile latency (ns)", "97.00 percentile latency (ns)", "99.00 percentile latency (ns)",
+                                  "99.90 percentile latency (ns)"])
+def test_mlperf_each_latency_the_summary_states_equals_its_detail_log(mlperf, tmp_path, line):
+    pid = "summary-" + {"Min": "min", "Max": "max"}.get(line.split()[0], "p" + line.split()[0].removesuffix(".00")) + "-latency-equals-the-detail-log"
+    held = [f for f in _by(mlperf, "profile.matches") if f.message.startswith(pid + ":") or f": {pid}:" in f.message]
+    assert len(held) == 38 and {f.status.value for f in held} == {"PASS"}  # every row whose logs this copy holds
+    bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
+    run = "open/MLCommons/results/gh_macos-latest_x86-mlcommons_cpp-cpu-onnxruntime-default_config/resnet50/offline/performance/run_1/"
+    summary = bundle / run / "mlperf_log_summary.txt"
+    text = summary.read_text()
+    (stated,) = [x for x in text.splitlines() if x.startswith(line)]
+    value = stated.rsplit(":", 1)[1].strip()
+    summary.write_text(text.replace(stated, stated.replace(value, str(int(value) + 1))))  # changed in its last place
+    bad = [f for f in _by(verify_path(str(bundle)), "profile.matches") if f.status.value != "PASS"]
+    assert [(f.status.value, f.code, f.path) for f in bad] == [("FAIL", "not-equal", run + "mlperf_log_summary.txt")] and pid in bad[0].message
