@@ -333,7 +333,7 @@ def test_profile_explain_names_the_record_members_no_mapping_reads():
                                   "unnest": {"array": "/t", "parallel": {"code": "/codes"}}}},
                "identities": [{"receipts": ["s"], "left": {"pointer": "/c"}, "terms": [{"pointer": "/d/0"}]}],
                "claims": [{"receipts": "s", "at": {"file": "x.json", "pointer": "/e"}}]}
-    raw = {"a": {"b": 1, "z": 2}, "c": 3, "d": [4, 5], "e": 6, "f": None, "g": 7, "h": {"x": 1}, "t": [1, 2], "codes": [0, 0]}
+    raw = {"a": {"b": 1, "z": 2}, "c": 3, "d": [4, 5], "e": 6, "f": None, "g": 7, "h": {"x": 1}, "t": [1, 2], "codes": [0, 0], "#line": 9}
     assert unread_members(profile, "s", [("/rows/0", raw)], {"/rows/0/g"}) == ["/a/z", "/d/1", "/e", "/f"]  # /g: a claim document states it
     # a claim's `at` points into its claim file, not the record: /e stays unread
 

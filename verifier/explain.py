@@ -161,7 +161,8 @@ def unread_members(profile: dict[str, Any], rid: str, records: list[tuple[str, A
     naming the set in its `receipts` (identities, claims, gate rules, ...),
     is it or one of its ancestors (`at`, `minus`, `recorded` and `bounds_at`
     point into claim documents and do not count). Leaves are scalars, null
-    and empty arrays or objects; in order of first appearance across `records`.
+    and empty arrays or objects, not members a reader adds (`#line`, `#table`);
+    in order of first appearance across `records`.
     """
     read: set[str] = set()
     _pointers(profile.get("receipts", {}).get(rid, {}), read)
@@ -199,8 +200,9 @@ def _pointers(node: Any, into: set[str]) -> None:
 
 def _leaves(node: Any, base: str) -> list[str]:
     """Return the JSON Pointers of the leaves of a parsed record (see `unread_members`)."""
-    if isinstance(node, dict) and node:
-        return [leaf for k, v in node.items() for leaf in _leaves(v, f"{base}/{str(k).replace('~', '~0').replace('/', '~1')}")]
+    if isinstance(node, dict) and node:  # `#line`, `#table` and the like say where a reader found the record: not its members
+        return [leaf for k, v in node.items() if not str(k).startswith("#")
+                for leaf in _leaves(v, f"{base}/{str(k).replace('~', '~0').replace('/', '~1')}")]
     if isinstance(node, list) and node:
         return [leaf for i, v in enumerate(node) for leaf in _leaves(v, f"{base}/{i}")]
     return [base]
