@@ -620,3 +620,11 @@ def test_mlperf_each_latency_the_summary_states_equals_its_detail_log(mlperf, tm
     summary.write_text(text.replace(stated, stated.replace(value, str(int(value) + 1))))  # changed in its last place
     bad = [f for f in _by(verify_path(str(bundle)), "profile.matches") if f.status.value != "PASS"]
     assert [(f.status.value, f.code, f.path) for f in bad] == [("FAIL", "not-equal", run + "mlperf_log_summary.txt")] and pid in bad[0].message
+
+
+def test_profile_explain_does_not_list_what_the_manifest_compares_as_unread():
+    from verifier.explain import explain
+
+    out, _code = explain("vllm-omni-rankings-comparison", str(CORPUS / "vllm-omni-rankings-fasth3-vae-int8"))
+    (line,) = [x for x in out.splitlines() if "not read by the profile" in x]
+    assert line.endswith("1 record member(s): /arm")  # /file, /sha256, /bytes: the entries manifest compares them with the files

@@ -103,6 +103,8 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     stated: dict[str, set[str]] = defaultdict(set)  # file -> pointers of what its claim documents state (coverage accounts for them)
     for c in [*evidence.claims, *evidence.outcomes] if evidence is not None else ():
         stated[c.location.file].add((c.location.pointer or "").partition("#")[0])
+    for rel, pointer in ctx.data.get("examined", set()):  # places a check compared (a manifest entry's path, digest and size, ...)
+        stated[rel].add(pointer.partition("#")[0])
     for rid, spec in document.get("receipts", {}).items():
         by_file: dict[str, dict[tuple[str, int], tuple[str, Any]]] = defaultdict(dict)
         unnested = re.compile(re.escape(spec["unnest"]["array"]) + r"/\d+$") if "unnest" in spec else None
@@ -156,7 +158,8 @@ def unread_members(profile: dict[str, Any], rid: str, records: list[tuple[str, A
     `records` are `(pointer of the record in its file, parsed record)` of
     receipt set `rid`; `stated` the pointers, in the same file, of the
     numbers and true/false its claim documents state (`profile.coverage`
-    accounts for those). A member is read when a `pointer` (or an `unnest`
+    accounts for those) and of the places a check compared (a manifest
+    entry's path, digest and size). A member is read when a `pointer` (or an `unnest`
     `array` or `parallel` pointer) of the set's own spec, or of an item
     naming the set in its `receipts` (identities, claims, gate rules, ...),
     is it or one of its ancestors (`at`, `minus`, `recorded` and `bounds_at`
