@@ -179,3 +179,12 @@ def test_sha256sum_lines_are_read_as_gnu_coreutils_writes_them(name, line, safe)
 def test_an_escape_sha256sum_never_writes_is_a_manifest_entry_problem():
     listing = read_listing(KINDS["sha256sums"][0], f"\\{_sha(b'x')}  tab\\there.mp4\n".encode())
     assert listing.entries == {} and [p[0] for p in listing.problems] == ["manifest-entry"] and "\\t" in listing.problems[0][1]
+
+
+def test_a_listed_name_the_path_rule_refuses_is_one_finding_not_also_unlisted(tmp_path):
+    tree, spec = _tree(tmp_path, "sha256sums")
+    (tmp_path / "back\\slash.txt").write_bytes(b"x")
+    with (tmp_path / "SHA256SUMS").open("a") as sums:
+        sums.write(f"\\{_sha(b'x')}  back\\\\slash.txt\n")  # as GNU sha256sum writes it
+    found = [(s, c) for s, c, p in _run(Tree(root=tmp_path), spec) if s != "PASS"]
+    assert found == [("FAIL", "unsafe-path")]

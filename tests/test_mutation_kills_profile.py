@@ -76,8 +76,10 @@ def test_a_term_in_seconds_is_compared_in_lefts_milliseconds_with_its_precision_
 
 def test_rational_strings_are_exact_so_any_gap_fails():
     spec = {"identities": [_identity("value", A, [B])], "receipts": {"runs": {"glob": "runs.json"}}}
-    assert _findings(identities, _ctx(spec, [_raw(0, {"a": "49/2", "b": "24"})])) == [("FAIL", "identity-mismatch")]
-    assert _findings(identities, _ctx(spec, [_raw(0, {"a": "48/2", "b": "24"})])) == [("PASS", "identity-holds")]
+    assert _findings(identities, _ctx(spec, [_raw(0, {"a": "49/2", "b": "24/1"})])) == [("FAIL", "identity-mismatch")]
+    assert _findings(identities, _ctx(spec, [_raw(0, {"a": "48/2", "b": "24/1"})])) == [("PASS", "identity-holds")]
+    # a numeric string states its precision as a JSON number does ("24": half a unit), so 24.5 against it holds
+    assert _findings(identities, _ctx(spec, [_raw(0, {"a": "49/2", "b": "24"})])) == [("PASS", "identity-holds")]
 
 
 def test_the_clock_tolerance_applies_to_differences_only():

@@ -329,11 +329,14 @@ def test_profile_explain_names_the_record_members_no_mapping_reads():
         assert member in line  # stated by every record, compared by nothing
     for member in ("/wall_s", "/sha256", "/validation/frames", "/stage_durations_raw/stage_0_gen_ms"):
         assert member not in line  # mapped fields, digests, expected shapes and identity terms are read
-    profile = {"receipts": {"s": {"fields": {"latency": {"pointer": "/a/b"}, "arm": {"pointer": "/h"}},
-                                  "unnest": {"array": "/t", "parallel": {"code": "/codes"}}}},
+    profile = {"receipts": {"s": {"fields": {"latency": {"pointer": "/a/b"}, "arm": {"pointer": "/h"}}, "where": {"/k": "v"},
+                                  "unnest": {"array": "/t", "parallel": {"code": "/codes"}}},
+                            "other": {"fields": {"latency": {"pointer": "/e"}}}},  # another set's pointer reads not this set's /e
                "identities": [{"receipts": ["s"], "left": {"pointer": "/c"}, "terms": [{"pointer": "/d/0"}]}],
-               "claims": [{"receipts": "s", "at": {"file": "x.json", "pointer": "/e"}}]}
-    raw = {"a": {"b": 1, "z": 2}, "c": 3, "d": [4, 5], "e": 6, "f": None, "g": 7, "h": {"x": 1}, "t": [1, 2], "codes": [0, 0], "#line": 9}
+               "claims": [{"receipts": "s", "at": {"file": "x.json", "pointer": "/e"}},
+                          {"receipts": "other", "selection": {"gpu": {"receipts": "s", "pointer": "/j", "on": ["x"]}}}]}  # a join reads /j of s
+    raw = {"a": {"b": 1, "z": 2}, "c": 3, "d": [4, 5], "e": 6, "f": None, "g": 7, "h": {"x": 1}, "t": [1, 2], "codes": [0, 0], "#line": 9,
+           "k": "v", "j": 2}
     assert unread_members(profile, "s", [("/rows/0", raw)], {"/rows/0/g"}) == ["/a/z", "/d/1", "/e", "/f"]  # /g: a claim document states it
     # a claim's `at` points into its claim file, not the record: /e stays unread
 

@@ -628,3 +628,35 @@ def test_profile_explain_does_not_list_what_the_manifest_compares_as_unread():
     out, _code = explain("vllm-omni-rankings-comparison", str(CORPUS / "vllm-omni-rankings-fasth3-vae-int8"))
     (line,) = [x for x in out.splitlines() if "not read by the profile" in x]
     assert line.endswith("1 record member(s): /arm")  # /file, /sha256, /bytes: the entries manifest compares them with the files
+
+
+@pytest.mark.parametrize("record,code", [
+    ({"acc": "0.000%", "good": 0, "total": 0}, "identity-undefined"), ({"acc": "5.000%", "good": 5, "total": 0}, "identity-undefined"),
+    ({"acc": "-94.000%", "good": -94, "total": 100}, "identity-undefined"), ({"acc": "94.500%", "good": 94.5, "total": 100}, "identity-undefined"),
+    ({"acc": "94.000%", "good": "1e999999", "total": 100}, "identity-undefined"),
+    ({"acc": "95.000s", "good": 95, "total": 100}, "missing-field"), ({"acc": "33.34", "good": 1, "total": 3}, "identity-mismatch"),
+    ({"acc": "33.33", "good": 1, "total": 3}, "identity-holds"),  # a numeric string states its precision: 0.005
+])
+def test_an_identity_that_has_no_value_for_a_record_is_unverified_never_an_error(tmp_path, record, code):
+    profile = {"id": "pct-draft", "version": 1, "description": "a percentage identity", "detect": {"files": ["runs.json"]},
+               "manifest": {"kind": "none", "reason": "a test folder"},
+               "receipts": {"runs": {"glob": "runs.json", "encoding": "json", "records": "/runs",
+                                     "fields": {"latency": {"pointer": "/wall", "unit": "s"}, "phase": {"value": "measured"}}}},
+               "identities": [{"id": "acc", "receipts": "runs", "left": {"pointer": "/acc", "unit": "%"}, "op": "percentage",
+                               "terms": [{"pointer": "/good", "unit": "1"}, {"pointer": "/total", "unit": "1"}]}]}
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "runs.json").write_text(json.dumps({"runs": [{**record, "wall": 1.5}]}).replace('"1e999999"', '"1e999999"'))
+    (tmp_path / "p.json").write_text(json.dumps(profile))
+    report = verify_path(str(tmp_path / "b"), profile=str(tmp_path / "p.json"))
+    found = [f for f in report.findings if f.check == "profile.identities"]
+    assert [f.code for f in found] == [code] and not [f for f in report.findings if f.status.value == "ERROR"]
+
+
+def test_profile_explain_counts_joins_and_markdown_rows_of_claim_documents_as_read():
+    from verifier.explain import explain
+
+    out, _code = explain("vllm-omni-rankings-study", str(CORPUS / "vllm-omni-rankings-h3-online-fp8"))
+    lines = [x for x in out.splitlines() if "not read by the profile" in x]
+    assert lines and not [x for x in lines if "(receipts.times)" in x and "/gpus" in x]  # read by the peak claims' join
+    (table,) = [x for x in lines if "(receipts.dlo_table)" in x]
+    assert "Request peak" not in table and "#table" not in table  # RESULTS.md's cells: the claim document states them

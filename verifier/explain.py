@@ -112,6 +112,9 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
             if r.receipt_set == rid and r.raw is not None:
                 base = r.location.pointer or ""
                 base = unnested.sub("", base) if unnested else base  # an element's receipt: its record is the one it was unnested from
+                if isinstance(r.raw, dict) and {"#table", "#row", "#heading"} <= set(r.raw):  # a Markdown table row: where the claim document has it
+                    heading = str(r.raw["#heading"] or "(top)").replace("~", "~0").replace("/", "~1")
+                    base = f"/tables/{heading}/{int(r.raw['#row']) - 1}"
                 by_file[r.path].setdefault((base, id(r.raw)), (base, r.raw))
         for rel, records in by_file.items():
             unread = unread_members(document, rid, list(records.values()), stated.get(rel, set()))
@@ -168,14 +171,7 @@ def unread_members(profile: dict[str, Any], rid: str, records: list[tuple[str, A
     in order of first appearance across `records`.
     """
     read: set[str] = set()
-    _pointers(profile.get("receipts", {}).get(rid, {}), read)
-    for key, section in profile.items():
-        if key == "receipts":
-            continue
-        for item in section.get("rules", []) if isinstance(section, dict) else section if isinstance(section, list) else []:
-            named = item.get("receipts") if isinstance(item, dict) else None
-            if named == rid or (isinstance(named, list) and rid in named):
-                _pointers(item, read)
+    _pointers(profile, rid, False, read)
     out: dict[str, None] = {}
     for base, record in records:
         for leaf in _leaves(record, ""):
@@ -184,21 +180,41 @@ def unread_members(profile: dict[str, Any], rid: str, records: list[tuple[str, A
     return list(out)
 
 
-def _pointers(node: Any, into: set[str]) -> None:
-    """Add every `pointer` string of a profile item (outside its claim places) to `into`."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in _CLAIM_PLACES:
-                continue
-            if key in ("pointer", "array") and isinstance(value, str):
-                into.add(value)
-            elif key == "parallel" and isinstance(value, dict):  # unnest: member -> pointer of the array read alongside
-                into.update(v for v in value.values() if isinstance(v, str))
-            else:
-                _pointers(value, into)
-    elif isinstance(node, list):
+def _pointers(node: Any, rid: str, inside: bool, into: set[str]) -> None:
+    """
+    Add to `into` every record pointer of receipt set `rid` that a part of the profile `node` reads.
+
+    A part reads the records of the set its own `receipts` member names (a
+    join inside a claim names the set it joins), else those of the part it is
+    in (`inside`: of `rid`); the set's own spec under `/receipts/<rid>` reads
+    `rid`. Read are `pointer` and `array` members, the pointers of an
+    `unnest` `parallel` map and the pointer keys of a `where` filter; the
+    places of `_CLAIM_PLACES` point into claim documents and are skipped.
+    """
+    if isinstance(node, list):
         for value in node:
-            _pointers(value, into)
+            _pointers(value, rid, inside, into)
+        return
+    if not isinstance(node, dict):
+        return
+    named = node.get("receipts")
+    if isinstance(named, (str, list)) and not isinstance(named, dict):
+        inside = named == rid or (isinstance(named, list) and rid in named)
+    for key, value in node.items():
+        if key in _CLAIM_PLACES:
+            continue
+        if key == "receipts" and isinstance(value, dict):  # the profile's receipt sets: only rid's own spec reads rid
+            for set_id, spec in value.items():
+                _pointers(spec, rid, set_id == rid, into)
+        elif inside and key in ("pointer", "array") and isinstance(value, str):
+            into.add(value)
+        elif inside and key == "parallel" and isinstance(value, dict):  # unnest: member -> pointer of the array read alongside
+            into.update(v for v in value.values() if isinstance(v, str))
+        elif inside and key == "where" and isinstance(value, dict):  # a filter on record members, keyed by their pointers
+            into.update(k for k in value if k.startswith("/"))
+            _pointers(value, rid, inside, into)
+        else:
+            _pointers(value, rid, inside, into)
 
 
 def _leaves(node: Any, base: str) -> list[str]:

@@ -281,7 +281,8 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
         else:
             yield _supplied(ctx, cid, key, entry, name, spec.get("missing_reason", "absent"))
     ignored = {nfc(rel) for rel in spec.get("ignore", [])}
-    for key in sorted(set(disk.regular) - set(listing.entries) - ignored):
+    refused = {nfc(p[3]) for p in listing.problems if p[0] == "unsafe-path" and isinstance(p[3], str)}  # listed, refused above: not also "unlisted"
+    for key in sorted(set(disk.regular) - set(listing.entries) - ignored - refused):
         rel = disk.regular[key]
         if spec["unlisted"] == "fail":
             outcome.blocked[rel] = f"it is not listed in {name}"

@@ -108,9 +108,9 @@ def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, b
     """
     Return `(number, exact)`: what a record states at a term's pointer, in the term's unit, or `(None, False)` for no number.
 
-    A JSON number; a numeric or rational string such as "24/1" (`exact`:
-    counted as stating no precision, as before units inside strings were
-    read); or a number written with its unit
+    A JSON number or numeric string ("33.33" states its precision); a
+    rational string such as "24/1" (`exact`: it states no precision); or a
+    number written with its unit
     inside a string ("76.000%", "244.6s": `verifier.grammars.quantity`),
     converted from that unit to the term's (`verifier.units.convert`; a unit
     of another dimension, or one the registry does not know, is no number).
@@ -119,7 +119,7 @@ def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, b
     raw = resolve(record, term["pointer"])
     number = to_decimal(raw)
     if number is not None:
-        return number, isinstance(raw, str)
+        return number, isinstance(raw, str) and "/" in raw
     found = quantity(raw) if isinstance(raw, str) else None
     if found is None:
         return None, False
@@ -160,7 +160,9 @@ def identities(ctx: Context) -> Iterator[Finding]:
     stated precision, or ulps for full-precision floats), never exact `==`.
     One finding per identity and receipt set: PASS `identity-holds` or FAIL
     `identity-mismatch` naming the first record that breaks it; FAIL
-    `missing-field` when a record lacks an operand. With `when_present`,
+    `missing-field` when a record lacks an operand; UNVERIFIED
+    `identity-undefined` when the operation has no value for a record (a
+    zero divisor, counts that are no counts: `_identity`). With `when_present`,
     records stating none of the terms are skipped and counted in the message.
     """
     cid = "profile.identities"
@@ -189,7 +191,12 @@ def identities(ctx: Context) -> Iterator[Finding]:
                     broken.append(_f(cid, Status.FAIL, "missing-field", f"{identity['id']}: {r.path} {r.pointer} has no number at {exc.args[0]}",
                                      path=r.path, pointer=r.pointer))
                     continue
-                examined(ctx).add((r.path, r.pointer + identity["left"]["pointer"]))  # a stated value this check compares
+                except Undefined as exc:
+                    broken.append(_f(cid, Status.UNVERIFIED, "identity-undefined", f"{identity['id']}: {r.path} {r.pointer}: {exc}, so it cannot be judged",
+                                     path=r.path, pointer=r.pointer))
+                    continue
+                for term in (identity["left"], *identity["terms"]):  # stated values this check compares: a change to any of them is judged
+                    examined(ctx).add((r.path, r.pointer + term["pointer"]))
                 left, right, tolerance, text = result
                 gap = abs(left - right)
                 worst = max(worst, gap)
@@ -205,11 +212,36 @@ def identities(ctx: Context) -> Iterator[Finding]:
                          path=_profile(ctx)["receipts"][rid]["glob"], observed=len(records))
 
 
+class Undefined(ArithmeticError):
+    """Raised by `_identity` when its operation has no value for a record: a zero divisor, counts that are no counts, a number out of range."""
+
+
 def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Decimal, str]:
+    """
+    Return `(left, right, tolerance, text)` of one identity on one record, both sides in `left`'s unit.
+
+    Raises `KeyError` or `ValueError` (naming the pointer) when the record
+    states no number for a term, `Undefined` when the operation has no value
+    (a divisor of 0; a `percentage` whose part or whole is not a whole
+    number >= 0, or whose whole is 0; a number beyond the arithmetic's range).
+    """
+    try:
+        return _evaluate(identity, raw)
+    except ArithmeticError as exc:
+        if isinstance(exc, Undefined):
+            raise
+        raise Undefined(f"{identity['op']} of its terms is undefined ({type(exc).__name__})") from None
+
+
+def _evaluate(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Decimal, str]:
     left_term = identity["left"]
     left = _term(raw, left_term)
     terms = [_term(raw, t) for t in identity["terms"]]
     op = identity["op"]
+    if op == "percentage" and (any(t < 0 or t != t.to_integral_value() for t in terms) or terms[1] == 0):
+        raise Undefined(f"a percentage needs whole counts >= 0 and a whole above 0, not {fmt(terms[0])} of {fmt(terms[1])}")
+    if op == "ratio" and terms[1] == 0:
+        raise Undefined("its divisor is 0")
     if op == "value":
         right = terms[0]
     elif op == "sum":
