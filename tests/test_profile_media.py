@@ -349,3 +349,16 @@ def test_profile_explain_counts_unnested_arrays_and_stated_claims_as_read():
     out, _code = explain("hyperfine", str(CORPUS / "hyperfine-3em"))
     lines = [x for x in out.splitlines() if "not read by the profile" in x]
     assert not lines, lines  # /times and /exit_codes are unnested, /mean... are claims its claim documents state
+
+
+def test_profile_explain_prints_control_and_bidi_characters_of_file_names_escaped(tmp_path):
+    from verifier.explain import explain
+
+    bundle = copy_bundle("vllm-omni-pr6540", tmp_path)
+    (bundle / "cr\rname.txt").write_text("x")
+    (bundle / "new\nline.txt").write_text("x")
+    (bundle / "bidi\u202egnp.txt").write_text("x")
+    out, code = explain(PID, str(bundle))
+    assert code == 0 and "\r" not in out and "\u202e" not in out
+    assert "cr\\rname.txt" in out and "new\\nline.txt" in out and "bidi\\u202egnp.txt" in out
+    assert any(line.startswith("new\\nline.txt: ") for line in out.splitlines())  # the name on one line, not split over two

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.errors import ConfigError, UsageError
+from verifier.report._common import visible
 
 __all__ = ["explain"]
 
@@ -144,7 +145,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     unchecked = sum(1 for f in findings if f.code == "unchecked-claim")
     lines.append(f"{unchecked} stated number(s) left unchecked (unchecked-claim)")
     failed = any(str(f.status.value if hasattr(f.status, "value") else f.status) == "ERROR" for f in findings)
-    return "\n".join(lines) + "\n", 4 if failed else 0
+    return "\n".join(visible(line) for line in lines) + "\n", 4 if failed else 0  # names from evidence cannot forge lines or reorder text
 
 
 #: How many unread record members `explain` names per file before it counts the rest.
