@@ -660,3 +660,12 @@ def test_profile_explain_counts_joins_and_markdown_rows_of_claim_documents_as_re
     assert lines and not [x for x in lines if "(receipts.times)" in x and "/gpus" in x]  # read by the peak claims' join
     (table,) = [x for x in lines if "(receipts.dlo_table)" in x]
     assert "Request peak" not in table and "#table" not in table  # RESULTS.md's cells: the claim document states them
+
+
+def test_profile_explain_tells_a_file_a_rule_read_from_one_it_never_read():
+    from verifier.explain import explain
+
+    out, _code = explain("mlperf-inference", str(MLPERF))
+    quoted = "open/MLCommons/measurements/default-mlcommons_cpp-cpu-onnxruntime-default_config/retinanet/offline/README.md"
+    assert f"{quoted}: read by this profile, nothing to report" in out  # its stated ranges are the gate's bounds
+    assert "open/MLCommons/measurements/default-mlcommons_cpp-cpu-onnxruntime-default_config/README.md: not read by this profile" in out

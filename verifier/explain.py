@@ -131,7 +131,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
             lines.append(f"{rel}: the manifest this profile reads")
             continue
         if not notes and not summary:
-            lines.append(f"{rel}: not read by this profile")
+            lines.append(f"{rel}: " + ("read by this profile, nothing to report" if rel in tree.read() else "not read by this profile"))
             continue
         lines.append(f"{rel}:" + (f" ({summary})" if summary else ""))
         lines.extend(notes)

@@ -71,9 +71,14 @@ class Tree:
         """
         if not self.exists(rel):  # `exists` refuses an unsafe name too
             raise FileNotFoundError(rel)
+        self._cache.setdefault("read", set()).add(rel)
         fd = os.open(self.root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         with os.fdopen(fd, "rb") as handle:
             return handle.read()
+
+    def read(self) -> frozenset[str]:
+        """Return the files whose bytes `read_bytes` (and so `json`) has read from this tree so far."""
+        return frozenset(self._cache.get("read", ()))
 
     def json(self, rel: str) -> Any:
         """
