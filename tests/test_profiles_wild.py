@@ -669,3 +669,21 @@ def test_profile_explain_tells_a_file_a_rule_read_from_one_it_never_read():
     quoted = "open/MLCommons/measurements/default-mlcommons_cpp-cpu-onnxruntime-default_config/retinanet/offline/README.md"
     assert f"{quoted}: read by this profile, nothing to report" in out  # its stated ranges are the gate's bounds
     assert "open/MLCommons/measurements/default-mlcommons_cpp-cpu-onnxruntime-default_config/README.md: not read by this profile" in out
+
+
+def test_a_term_in_a_unit_of_another_dimension_says_so(tmp_path):
+    from verifier.checks.profile import _term
+
+    with pytest.raises(ValueError, match=r"/acc \('95.000s' is in s, not in a unit of %'s dimension\)"):
+        _term({"acc": "95.000s"}, {"pointer": "/acc", "unit": "%"})
+    with pytest.raises(ValueError, match=r"^/acc$"):
+        _term({"acc": "lots"}, {"pointer": "/acc", "unit": "%"})
+
+
+def test_a_draft_without_an_id_is_refused_naming_what_it_lacks(tmp_path):
+    from verifier.errors import ConfigError
+
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**profile_document("hyperfine"), "id": None}))
+    with pytest.raises(ConfigError, match="it has no `id`"):
+        verify_path(str(CORPUS / "hyperfine-3em"), profile=str(draft))

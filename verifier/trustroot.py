@@ -475,8 +475,10 @@ class TrustSet:
         except JSONProblem as exc:
             raise ConfigError(f"--profile {path}: {exc}") from None
         pid = document.get("id") if isinstance(document, dict) else None
-        if not isinstance(pid, str) or pid in self.profile_ids():
-            raise ConfigError(f"--profile {path}: its `id` {pid!r} is missing or is a pinned profile's id; give it its own")
+        if not isinstance(pid, str):
+            raise ConfigError(f"--profile {path}: it has no `id` (a string); give it its own")
+        if pid in self.profile_ids():
+            raise ConfigError(f"--profile {path}: its `id` {pid!r} is a pinned profile's id; give it its own")
         self.unpinned[pid] = (str(path), _sha(data), load_profile(document, self.shipped.schema("profile"), origin=str(path)))
         return pid
 

@@ -135,6 +135,10 @@ def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, b
 def _term(record: Any, term: dict[str, Any]) -> Decimal:
     value, _exact = _stated_number(record, term)
     if value is None:
+        raw = resolve(record, term["pointer"])
+        found = quantity(raw) if isinstance(raw, str) else None
+        if found is not None and found[1] is not None:  # a number, in a unit that is not of the term's dimension
+            raise ValueError(f"{term['pointer']} ({raw!r} is in {found[1]}, not in a unit of {term.get('unit', '1')}'s dimension)")
         raise ValueError(term["pointer"])
     return stats.CONTEXT.multiply(value, UNITS[term["unit"]]) if "unit" in term else value
 
