@@ -188,3 +188,18 @@ def test_a_listed_name_the_path_rule_refuses_is_one_finding_not_also_unlisted(tm
         sums.write(f"\\{_sha(b'x')}  back\\\\slash.txt\n")  # as GNU sha256sum writes it
     found = [(s, c) for s, c, p in _run(Tree(root=tmp_path), spec) if s != "PASS"]
     assert found == [("FAIL", "unsafe-path")]
+
+
+def test_a_supplied_file_of_another_size_than_listed_is_refused_unread(tmp_path, monkeypatch):
+    (tmp_path / "bundle").mkdir()
+    tree, spec = _tree(tmp_path / "bundle", "entries")
+    (tree.root / "sub" / "b.bin").unlink()
+    (tmp_path / "published" / "sub").mkdir(parents=True)
+    (tmp_path / "published" / "sub" / "b.bin").write_bytes(b"\0" * 10_000)
+
+    def refuse(path):
+        raise AssertionError(f"{path} was read although its size already contradicts the listing")
+
+    monkeypatch.setattr(integrity, "hash_file", refuse)
+    found, _ = _published_run(Tree(root=tree.root), spec, tmp_path / "published")
+    assert [(s, c) for s, c, _ in found] == [("FAIL", "external-mismatch")]

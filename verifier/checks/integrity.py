@@ -342,7 +342,8 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     listing states none), `loc` the finding's `path`, `pointer` and `check`.
     PASS `external-match` (the file then counts as verified:
     `ctx.data["externals_verified"][key]`); FAIL `external-mismatch` (size or
-    sha256 differ), `unreadable-file`; UNVERIFIED `external-not-supplied`,
+    sha256 differ; a listed size that differs is refused before the file is
+    read), `unreadable-file`; UNVERIFIED `external-not-supplied`,
     its message `absent` plus where it was looked for.
     """
     supplied = ctx.options.get("artifacts")
@@ -351,6 +352,10 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
         where = f"not found at {Path(supplied) / key}" if supplied else "not supplied (use --artifacts DIR)"
         return _f(Status.UNVERIFIED, "external-not-supplied", f"{absent}; {where}, so it is neither missing nor verified", expected=expected, **loc)
     try:
+        on_disk = candidate.stat().st_size
+        if expected["size"] is not None and on_disk != expected["size"]:  # refused before reading: a wrong file may be huge
+            return _f(Status.FAIL, "external-mismatch", f"external {key} supplied under {supplied} has {on_disk} bytes, {listing} says {expected['size']}",
+                      expected=expected, observed={"size": on_disk}, **loc)
         size, digest = hash_file(candidate)
     except OSError as exc:
         return _f(Status.FAIL, "unreadable-file", f"external {key} under {supplied} cannot be read: {exc}", **loc)
