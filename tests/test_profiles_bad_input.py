@@ -260,3 +260,21 @@ def test_no_finding_is_an_error_on_malformed_bundle_documents(tmp_path):
         report = verify_path(str(bundle), profile="system1-omni-gdn")
         assert report.verdict == "FAIL", rel
         assert not [f for f in report.findings if f.status == "ERROR"], rel
+
+
+@pytest.mark.parametrize("edit,pointer", [
+    (lambda i: i["left"].update(unit="s"), "/identities/0/left/unit"),
+    (lambda i: i["left"].pop("unit"), "/identities/0/left/unit"),
+    (lambda i: i["terms"][1].update(unit="s"), "/identities/0/terms/1/unit"),
+])
+def test_a_percentage_identity_not_in_percent_of_counts_is_refused_at_load(tmp_path, edit, pointer):
+    from verifier.trust import assets
+    from verifier.trustroot import TrustSet
+
+    doc = copy.deepcopy(profile_document("mlperf-inference"))
+    doc["id"] = "mlperf-pct-draft"
+    edit(doc["identities"][0])
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(doc))
+    with pytest.raises(ConfigError, match=f"draft.json: invalid profile at {pointer}: "):
+        TrustSet(assets()).add_unpinned_profile(draft)

@@ -187,6 +187,12 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
         for rid in sets:
             if rid not in receipts:
                 raise _refuse(origin, f"/identities/{index}/receipts", f"unknown receipt set {rid!r}")
+        if identity["op"] == "percentage":  # 100 x part / whole: the left side is a percentage, the part and whole are counts
+            if identity["left"].get("unit") != "%":
+                raise _refuse(origin, f"/identities/{index}/left/unit", "a percentage identity states its left side in %")
+            for j, term in enumerate(identity["terms"]):
+                if term.get("unit", "1") != "1":
+                    raise _refuse(origin, f"/identities/{index}/terms/{j}/unit", "the part and whole of a percentage are counts (unit 1)")
     return document  # type: ignore[no-any-return]
 
 
