@@ -687,3 +687,11 @@ def test_a_draft_without_an_id_is_refused_naming_what_it_lacks(tmp_path):
     draft.write_text(json.dumps({**profile_document("hyperfine"), "id": None}))
     with pytest.raises(ConfigError, match="it has no `id`"):
         verify_path(str(CORPUS / "hyperfine-3em"), profile=str(draft))
+
+
+def test_h3_dlo_peaks_an_identity_compares_are_accounted_for_as_compared():
+    report = verify_path(str(CORPUS / "vllm-omni-rankings-h3-online-fp8"))
+    external = {f.pointer for f in report.findings if f.code == "needs-external" and f.path == "dlo_streaming_memory/memory_summary.json"}
+    # the DLO identity (saving = original - final) compares both of its terms; the intermediate peak it does not use stays needs-external
+    assert "/cold_start_peak_mib_per_gpu/original_bulk_offload" not in external and "/cold_start_peak_mib_per_gpu/streaming_final" not in external
+    assert "/cold_start_peak_mib_per_gpu/streaming_before_cache_release" in external

@@ -18,7 +18,7 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
-from verifier.checks.profile_claims import claims, gate, select_records  # noqa: F401 - public here
+from verifier.checks.profile_claims import _stated, claims, gate, select_records  # noqa: F401 - public here
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import listed as integrity
 from verifier.checks.profile_matches import matches
@@ -27,7 +27,6 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, Location, Media, Receipt, Unmapped
-from verifier.grammars import quantity
 from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.records import UNITS, read_receipts
 
@@ -111,21 +110,17 @@ def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, b
     A JSON number or numeric string ("33.33" states its precision); a
     rational string such as "24/1" (`exact`: it states no precision); or a
     number written with its unit
-    inside a string ("76.000%", "244.6s": `verifier.grammars.quantity`),
+    inside a string ("76.000%", "244.6s": `profile_claims._stated`),
     converted from that unit to the term's (`verifier.units.convert`; a unit
     of another dimension, or one the registry does not know, is no number).
     Raises `KeyError` when the pointer is absent.
     """
     raw = resolve(record, term["pointer"])
-    number = to_decimal(raw)
-    if number is not None:
-        return number, isinstance(raw, str) and "/" in raw
-    found = quantity(raw) if isinstance(raw, str) else None
-    if found is None:
+    number, written = _stated(raw)  # the one reading of a stated value, as profile.claims reads it
+    if number is None:
         return None, False
-    number, written = found
     if written is None or written == term.get("unit", "1"):
-        return number, False
+        return number, written is None and isinstance(raw, str) and "/" in raw
     try:
         return units.convert(number, written, term.get("unit", "1")), False
     except (units.UnitError, units.UnitMismatch):
@@ -136,9 +131,9 @@ def _term(record: Any, term: dict[str, Any]) -> Decimal:
     value, _exact = _stated_number(record, term)
     if value is None:
         raw = resolve(record, term["pointer"])
-        found = quantity(raw) if isinstance(raw, str) else None
-        if found is not None and found[1] is not None:  # a number, in a unit that is not of the term's dimension
-            raise ValueError(f"{term['pointer']} ({raw!r} is in {found[1]}, not in a unit of {term.get('unit', '1')}'s dimension)")
+        _number, written = _stated(raw)
+        if written is not None:  # a number, in a unit that is not of the term's dimension
+            raise ValueError(f"{term['pointer']} ({raw!r} is in {written}, not in a unit of {term.get('unit', '1')}'s dimension)")
         raise ValueError(term["pointer"])
     return stats.CONTEXT.multiply(value, UNITS[term["unit"]]) if "unit" in term else value
 
