@@ -13,6 +13,7 @@ still reports its observation per instance.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -22,7 +23,8 @@ from helpers import by_check, one_claim, profile_evidence, profile_receipt, writ
 
 from verifier.checks.profile_claims import _threshold, select_records
 from verifier.core import verify_path
-from verifier.evidence import Receipt
+from verifier.evidence import FileEntry, Receipt
+from verifier.readers.sites import read_sites
 
 RUNS = {"runs/a.csv": "s\n2\n4\n", "runs/b.csv": "s\n1\n"}
 
@@ -142,6 +144,12 @@ class _Bounds:
         return self.files[rel].encode()
 
 
+def _bounds(files: dict[str, str], rule: dict, records: list[Receipt]) -> dict:
+    """Return the `bounds` sites the claim-site reader finds for `rule` over `files`, by instance key (what profile.gate hands `_stated_bounds`)."""
+    found = read_sites(_Bounds(files), {"receipts": {}, "gate": {"rules": [rule]}}, [dataclasses.replace(r, receipt_set="runs") for r in records])
+    return {site.key: site for site in found}
+
+
 BOUNDS_RULE = {"id": "within", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"],
                "bounds_at": {"file": "{arm}.md", "line_naming": "latency"}}
 
@@ -150,17 +158,17 @@ def test_stated_bounds_one_instance_outside_its_bounds_makes_the_rule_not_met():
     from verifier.checks.profile_claims import _stated_bounds
 
     records = [_rec("a", "2"), _rec("b", "5")]
-    met, text, observed = _stated_bounds(_Bounds({"a.md": "latency >= 1", "b.md": "latency <= 4"}), BOUNDS_RULE, records)
+    met, text, observed = _stated_bounds(_bounds({"a.md": "latency >= 1", "b.md": "latency <= 4"}, BOUNDS_RULE, records), BOUNDS_RULE, records)
     assert not met and observed["arm=b"]["met"] is False and observed["arm=a"]["met"] is True
     assert text.startswith("arm=b: mean = 5 (does not meet <= 4") and "arm=a" not in text and text.endswith("(2 judged, 1 not met)")
-    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 3", "b.md": "latency <= 6"}), BOUNDS_RULE, records)  # the first fails
+    met, text, _ = _stated_bounds(_bounds({"a.md": "latency >= 3", "b.md": "latency <= 6"}, BOUNDS_RULE, records), BOUNDS_RULE, records)  # the first fails
     assert not met and text.startswith("arm=a: mean = 2 (does not meet >= 3")
 
 
 def test_stated_bounds_all_met_show_the_first_instance_and_the_count():
     from verifier.checks.profile_claims import _stated_bounds
 
-    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1", "b.md": "latency <= 6"}), BOUNDS_RULE, [_rec("a", "2"), _rec("b", "5")])
+    met, text, _ = _stated_bounds(_bounds({"a.md": "latency >= 1", "b.md": "latency <= 6"}, BOUNDS_RULE, [_rec("a", "2"), _rec("b", "5")]), BOUNDS_RULE, [_rec("a", "2"), _rec("b", "5")])
     assert met and text.startswith("arm=a: mean = 2 (meets >= 1 stated in a.md)") and "arm=b" not in text
     assert text.endswith("(2 judged, 0 not met)")
 
@@ -188,7 +196,11 @@ def _claims_on(tree: _Tree, claim: dict, records: list[Receipt]) -> list[tuple[s
     from verifier.pipeline import Context
 
     profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv", "name": "runs/{arm}.csv"}}, "claims": [claim]}
-    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=profile_evidence(runs=records))
+    data = profile_evidence(runs=records)
+    model = data["evidence"]
+    data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, profile, model.receipts),
+                                           files=tuple(FileEntry(rel, None, None) for rel in [*tree.files, *tree.blocked]))  # as profile.receipts lists the tree
+    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data)
     return [(f.status.value, f.code, f.path, f.pointer) for f in claims(ctx)]
 
 
@@ -229,10 +241,10 @@ def test_a_blocked_claim_file_is_reported_when_no_instance_was_derived():
 def test_stated_bounds_of_one_judged_instance_need_no_count_unless_some_were_not_judged():
     from verifier.checks.profile_claims import _stated_bounds
 
-    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1"}), BOUNDS_RULE, [_rec("a", "2")])
+    met, text, _ = _stated_bounds(_bounds({"a.md": "latency >= 1"}, BOUNDS_RULE, [_rec("a", "2")]), BOUNDS_RULE, [_rec("a", "2")])
     assert met and text.startswith("arm=a: mean = 2 (meets >= 1 stated in a.md)") and "judged" not in text, text
     skip = {**BOUNDS_RULE, "bounds_at": {**BOUNDS_RULE["bounds_at"], "unstated": "skip"}}
-    met, text, _ = _stated_bounds(_Bounds({"a.md": "latency >= 1"}), skip, [_rec("a", "2"), _rec("b", "5")])  # b.md absent: skipped
+    met, text, _ = _stated_bounds(_bounds({"a.md": "latency >= 1"}, skip, [_rec("a", "2"), _rec("b", "5")]), skip, [_rec("a", "2"), _rec("b", "5")])  # b.md absent: skipped
     assert met and text.endswith("(1 judged, 0 not met; 1 run(s) quote no range and are not judged)")
 
 

@@ -21,6 +21,9 @@ Shapes (all frozen dataclasses; sequences are tuples):
   `Location` (file and JSON Pointer or line);
 - `QualityComparison`: metric, recorded score, reference and candidate,
   scorer identity; `Media`: path, role, expected shape;
+- `Site`: where the bundle states one value a profile rule compares (or
+  why it could not be found there), resolved by the reader so that the
+  claims and gate checks read no document;
 - `Attempt`: a run kept outside the accepted result (rejected, interrupted):
   retained, never mixed into the receipts.
 
@@ -56,6 +59,8 @@ __all__ = [
     "QualityComparison",
     "Quantity",
     "Receipt",
+    "SITE_ROLES",
+    "Site",
     "StatedClaim",
     "Unmapped",
 ]
@@ -271,6 +276,42 @@ class StatedClaim:
 
 
 @dataclass(frozen=True, slots=True)
+class Site:
+    """
+    Represents where the bundle states one value a profile rule compares, as the claim-site reader found it (`verifier.readers.sites`).
+
+    `rule` is the rule's JSON Pointer in the profile (`/claims/3`,
+    `/gate/rules/0`; `/gate` for the gate's own recorded outcome); `role` one of `SITE_ROLES`; `key` the instance as
+    `(dimension, value)` pairs (empty for a rule without instances, and for
+    `stated` the placeholders bound by reading backwards); `location` the file
+    and JSON Pointer read (the file tried when nothing was found); `value`
+    the stated value as parsed (for `bounds`, a tuple of `(operator,
+    Decimal)`); `unit` the unit the bundle states beside a claim (`at.unit`),
+    else None. `problem` is None when the value was found, else `missing`
+    (no value at the place, or no single `where` element), `unreadable` (the
+    file cannot be read or parsed), `blocked` (integrity refused the file) or
+    `unranked` (the instance exists only through receipts that were not
+    read, so its `{dim.index}` places are unknown); `detail` says why (for
+    `unranked`: the files integrity refused, comma-separated, empty when none).
+    """
+
+    rule: str
+    role: str
+    key: tuple[tuple[str, str], ...]
+    location: Location
+    value: Any = None
+    unit: str | None = None
+    problem: str | None = None
+    detail: str = ""
+
+
+#: What a `Site` locates: a claim's stated value (`claim`), the target its margin subtracts (`target`), the name a ranking
+#: claim states (`named`), any other value stated at a claim's templated place (`stated`, found by reading backwards), a
+#: recorded gate outcome (`recorded`, the gate's own or one rule instance's) and the bounds a bundle states (`bounds`).
+SITE_ROLES = ("claim", "target", "named", "stated", "recorded", "bounds")
+
+
+@dataclass(frozen=True, slots=True)
 class Prose:
     """Represents a text the evidence states in words (a headline, notes, a claim's sentence): the `text` and its `location`."""
 
@@ -356,7 +397,8 @@ class Evidence:
     kind); `gate` the pinned gate id the evidence is judged by (never one
     the evidence brings); `scorers` the scorer identity recorded per quality
     metric; `prose` the texts stated in words; `outcomes` the recorded gate
-    outcomes. Every other field is one of the shapes above.
+    outcomes; `sites` where the bundle states each value a profile's claims
+    and gate compare. Every other field is one of the shapes above.
     """
 
     reader: str
@@ -374,6 +416,17 @@ class Evidence:
     scorers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     prose: tuple[Prose, ...] = ()
     outcomes: tuple[RecordedOutcome, ...] = ()
+    sites: tuple[Site, ...] = ()
+
+    def sites_of(self, rule: str, role: str) -> list[Site]:
+        """Return the `Site`s of `rule` (its profile pointer, `Site.rule`) with `role` (see `SITE_ROLES`), in the order the reader found them (instance order)."""
+        index = self.__dict__.get("_sites_index")
+        if index is None or index[0] is not self.sites:
+            by: dict[tuple[str, str], list[Site]] = {}
+            for site in self.sites:
+                by.setdefault((site.rule, site.role), []).append(site)
+            index = self.__dict__["_sites_index"] = (self.sites, by)
+        return list(index[1].get((rule, role), ()))
 
     def need(self, *parts: str) -> None:
         """

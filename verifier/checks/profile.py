@@ -26,9 +26,10 @@ from verifier.checks.profile_media import judged_sets, streams
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
-from verifier.evidence import Evidence, Location, Media, Receipt, Unmapped
+from verifier.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
 from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.records import UNITS, read_receipts
+from verifier.readers.sites import read_sites
 
 
 
@@ -77,8 +78,9 @@ def receipts(ctx: Context) -> Iterator[Finding]:
             n = sum(1 for r in records if r.path == rel)
             yield _f(cid, Status.PASS, "mapped", f"receipts.{rid}: {rel} maps {n} records with every mapped field", path=rel, observed=n)
     stated = read_claim_documents(tree, profile.get("claim_documents", []))
-    ctx.data["evidence"] = Evidence(reader=f"profile:{profile['id']}", receipts=tuple(every), media=tuple(media), claims=stated.claims,
-                                    outcomes=stated.outcomes, unmapped=(*unmapped, *stated.unmapped), gate=profile["id"])
+    ctx.data["evidence"] = Evidence(reader=f"profile:{profile['id']}", files=tuple(FileEntry(rel, None, None) for rel in tree.files()),
+                                    receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
+                                    unmapped=(*unmapped, *stated.unmapped), gate=profile["id"], sites=read_sites(tree, profile, every))
 
 
 #: Problems after which a file (or a glob) gave no receipts: what the model records as not mapped.

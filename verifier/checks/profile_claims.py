@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, _tree, examined, joined
+from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, evidence, examined, joined
 from verifier.checks.profile_matches import outcome_of
-from verifier.evidence import Receipt
+from verifier.bundle import unsafe_reason
+from verifier.evidence import Location, Receipt, Site
 from verifier.grammars import quantity
-from verifier.jsonio import JSONProblem
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
-from verifier.readers.locate import fill_file, locate, stated
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
-from verifier.readers.tree import Tree
+from verifier.readers.select import Underivable, check_complete, derive_rule, instances, ranks, select, select_records
 
-__all__ = ["claims", "gate", "select_records"]
+__all__ = ["claims", "gate", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
 
 
 def _scale(statistic: str, unit: str | None) -> Decimal:
@@ -49,24 +46,6 @@ def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     return found
 
 
-def _unit_at(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
-    """Return the unit the bundle states for a claim (`at.unit`: a pointer inside the `where` element, else in the file), or None when absent."""
-    try:
-        spot = {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
-        _rel, _pointer, value = locate(tree, spot, key, indexes)
-    except (KeyError, LookupError, OSError, JSONProblem):
-        return None
-    return value if isinstance(value, str) and value.strip() else None
-
-
-def _indexes(records: list[Receipt], rule: dict[str, Any]) -> dict[str, int]:
-    out = {}
-    for dim in rule.get("per", []):
-        for i, v in enumerate(key_values(records, dim)):
-            out.setdefault(dim, {})[v] = i  # type: ignore[index]
-    return out  # type: ignore[return-value]
-
-
 @check("profile.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
 def claims(ctx: Context) -> Iterator[Finding]:
     """
@@ -83,55 +62,53 @@ def claims(ctx: Context) -> Iterator[Finding]:
     is never passed over in silence.
     """
     cid = "profile.claims"
-    tree = _tree(ctx)
-    for rule in _profile(ctx)["claims"]:
+    model = evidence(ctx)
+    for i, rule in enumerate(_profile(ctx)["claims"]):
+        ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
         records = _all_records(ctx, rid)
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{rule['id']}: receipt set {rid} yielded no records, so the claim cannot be derived")
             continue
         if "pick" in rule:
-            yield from _pick(ctx, rule, records)
+            yield from _pick(ctx, ptr, rule, records)
             continue
-        ranks = _indexes(select_records(records, rule), rule)
-        keys = instances(rule, records)
+        ranked = ranks(select_records(records, rule), rule)
+        targets = {t.key: t for t in model.sites_of(ptr, "target")}
+        keys: list[dict[str, str]] = []
         handled: set[tuple[str, str]] = set()
         blocked: set[str] = set()
-        for key in keys:
+        for site in model.sites_of(ptr, "claim"):
+            key = dict(site.key)
+            keys.append(key)
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
-            unread = [f"{d}={v}" for d, v in key.items() if v not in ranks.get(d, {})]  # type: ignore[operator]
-            if unread:  # the instance exists only through receipts that were not read (integrity, grammar)
-                why = f" (not parsed: {', '.join(sorted(tree.blocked))})" if tree.blocked else ""
-                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity" if tree.blocked else "incomplete-denominator",
+            if site.problem == "unranked":  # the instance exists only through receipts that were not read (integrity, grammar)
+                unread = [f"{d}={v}" for d, v in key.items() if v not in ranked.get(d, {})]
+                why = f" (not parsed: {site.detail})" if site.detail else ""
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity" if site.detail else "incomplete-denominator",
                          f"{label}: no readable receipt has {', '.join(unread)}: its receipts were not read{why}, so the "
                          "claim cannot be derived", path=rule["at"]["file"])
                 continue
-            indexes = {d: ranks[d][v] for d, v in key.items()}  # type: ignore[index]
-            try:
-                claim_file = fill_file(rule["at"]["file"], key, indexes)  # the file `locate` reads
-            except KeyError:  # a placeholder the instance does not bind: `locate` reports claim-missing below
-                claim_file = rule["at"]["file"]
-            if claim_file in tree.blocked:  # never parsed, not even to find the value
-                blocked.add(claim_file)
-                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {claim_file} is not parsed because {tree.blocked[claim_file]}", path=claim_file)
+            if site.problem == "blocked":  # never parsed, not even to find the value
+                blocked.add(site.location.file)
+                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {site.location.file} is not parsed because {site.detail}", path=site.location.file)
                 continue
-            try:
-                rel, pointer, stated_value = locate(tree, rule["at"], key, indexes)
-                handled.add((rel, pointer))
-                examined(ctx).add((rel, pointer))
-            except (KeyError, LookupError) as exc:
-                yield _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({exc})", path=rule["at"]["file"])
+            if site.problem == "missing":
+                yield _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
                 continue
-            except (OSError, JSONProblem) as exc:
-                yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {exc}", path=rule["at"]["file"])
+            if site.problem == "unreadable":
+                yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
                 continue
+            rel, pointer, stated_value = site.location.file, site.location.pointer or "", site.value
+            handled.add((rel, pointer))
+            examined(ctx).add((rel, pointer))
             claimed, stated_unit = _stated(stated_value)
             if claimed is None:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
                 continue
             if "unit" in rule["at"]:
-                stated_unit = _unit_at(tree, rule["at"], key, indexes) or stated_unit
+                stated_unit = site.unit or stated_unit
             try:
                 result = derive_rule(joined(ctx, rule, key), records, key)
             except Underivable as exc:
@@ -142,7 +119,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             unit = rule.get("unit", "")
             if "minus" in rule:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
                 try:
-                    target, where_target = _target(ctx, rule, key, indexes)
+                    target, where_target = _target(ctx, rule, targets.get(site.key))
                 except Underivable as exc:
                     yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                     continue
@@ -172,22 +149,22 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
-        yield from _underived(ctx, rule, records, keys, ranks, handled, blocked)
+        yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
 
 
-def _target(ctx: Context, rule: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[Decimal, str]:
+def _target(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Decimal, str]:
     """
-    Return `(target, place)`: the number the bundle states at the claim's `minus` location, in the claim's unit, and where.
+    Return `(target, place)`: the number the bundle states at the claim's `minus` location (its `target` site), in the claim's unit, and where.
 
     The target's place counts as examined: a changed target changes the
     margin, so the claim compares it too. Raises `Underivable` UNVERIFIED
     `target-not-stated` when nothing numeric is stated there, FAIL
     `unit-mismatch` when it is written in a unit of another dimension.
     """
-    try:
-        rel, pointer, value = locate(_tree(ctx), rule["minus"], key, indexes)
-    except (KeyError, LookupError, OSError, JSONProblem) as exc:
-        raise Underivable(f"the target of its margin is not stated at {rule['minus']['file']} {rule['minus']['pointer']} ({exc})", "target-not-stated", fail=False) from None
+    if site is None or site.problem is not None:
+        why = site.detail if site is not None else "not read"
+        raise Underivable(f"the target of its margin is not stated at {rule['minus']['file']} {rule['minus']['pointer']} ({why})", "target-not-stated", fail=False)
+    rel, pointer, value = site.location.file, site.location.pointer or "", site.value
     number, written = _stated(value)
     if number is None:
         raise Underivable(f"the target of its margin at {rel} {pointer} is {value!r}, not a number", "target-not-stated", fail=False)
@@ -226,7 +203,7 @@ def _other_value(ctx: Context, rule: dict[str, Any], records: list[Receipt], key
     return None
 
 
-def _pick(ctx: Context, rule: dict[str, Any], records: list[Receipt]) -> Iterator[Finding]:
+def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) -> Iterator[Finding]:
     """
     Check a comparison stated in words ("X has the highest mean speedup"): the named instance must be the one with the largest (`pick: max`) or smallest statistic.
 
@@ -238,17 +215,16 @@ def _pick(ctx: Context, rule: dict[str, Any], records: list[Receipt]) -> Iterato
     survivors) or the statement cannot be read.
     """
     cid = "profile.claims"
-    tree = _tree(ctx)
     (dim,) = rule["per"]
-    try:
-        rel, pointer, named = locate(tree, rule["at"], {}, {})
-        examined(ctx).add((rel, pointer))
-    except (KeyError, LookupError) as exc:
-        yield _f(cid, Status.FAIL, "claim-missing", f"{rule['id']}: the bundle states no name at the mapped location ({exc})", path=rule["at"]["file"])
+    site = _one_site(ctx, ptr, "named")
+    if site.problem == "unreadable":
+        yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{rule['id']}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
         return
-    except (OSError, JSONProblem) as exc:
-        yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{rule['id']}: claim file cannot be read: {exc}", path=rule["at"]["file"])
+    if site.problem is not None:
+        yield _f(cid, Status.FAIL, "claim-missing", f"{rule['id']}: the bundle states no name at the mapped location ({site.detail})", path=rule["at"]["file"])
         return
+    rel, pointer, named = site.location.file, site.location.pointer or "", site.value
+    examined(ctx).add((rel, pointer))
     values: dict[str, Decimal] = {}
     for key in instances(rule, records):
         try:
@@ -276,7 +252,13 @@ def _pick(ctx: Context, rule: dict[str, Any], records: list[Receipt]) -> Iterato
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
 
 
-def _underived(ctx: Context, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranks: dict[str, Any],
+def _one_site(ctx: Context, rule: str, role: str) -> Site:
+    """Return the one `Site` of `rule` with `role` the reader found (a rule without instances has one), or a `missing` one when the reader recorded none."""
+    found = evidence(ctx).sites_of(rule, role)
+    return found[0] if found else Site(rule, role, (), Location(""), problem="missing", detail="the reader recorded no such place")
+
+
+def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranks: dict[str, Any],
                handled: set[tuple[str, str]], blocked: set[str]) -> Iterator[Finding]:
     """
     Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
@@ -287,15 +269,17 @@ def _underived(ctx: Context, rule: dict[str, Any], records: list[Receipt], keys:
     reported once, unread.
     """
     cid = "profile.claims"
-    tree = _tree(ctx)
-    at = rule["at"]
-    files = tree.glob(_profile(ctx)["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     reported = {rel for rel, _ in handled} | blocked
-    for rel in files or [at["file"]]:
-        if rel in tree.blocked and rel not in reported:
-            yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {tree.blocked[rel]}, so the values it states are not checked",
+    found = evidence(ctx).sites_of(ptr, "stated")
+    for site in found:
+        rel = site.location.file
+        if site.problem == "blocked" and rel not in reported:
+            yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {site.detail}, so the values it states are not checked",
                      path=rel)
-    for bound, rel, pointer, value in stated(tree, at, files):
+    for site in found:
+        if site.problem is not None:
+            continue
+        bound, rel, pointer, value = dict(site.key), site.location.file, site.location.pointer or "", site.value
         if (rel, pointer) in handled:
             continue
         examined(ctx).add((rel, pointer))  # reported below (or as an instance above): never also unchecked-claim
@@ -365,13 +349,16 @@ def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str
         rel = _PLACEHOLDER_RE.sub(lambda m: key[by_placeholder[m.group(1)]], template)
     except KeyError:
         return None
-    return None if _tree(ctx).exists(rel) else rel
+    return None if _exists(ctx, rel) else rel
 
 
-def select_records(records: list[Receipt], rule: dict[str, Any]) -> list[Receipt]:
-    """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike)."""
-    selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)}  # joins: per instance
-    return [r for r in records if all(r.dims.get(k) in v if isinstance(v, list) else r.dims.get(k) == v for k, v in selection.items())]
+def _exists(ctx: Context, rel: str) -> bool:
+    """Return whether `rel` is a file of the model (`Evidence.files`) with a safe name, as `Tree.exists` answers for the tree it was read from."""
+    model = evidence(ctx)
+    cached = ctx.data.get("file-paths")
+    if cached is None or cached[0] is not model:
+        cached = ctx.data["file-paths"] = (model, frozenset(f.path for f in model.files))
+    return unsafe_reason(rel) is None and rel in cached[1]
 
 
 # ---------------------------------------------------------------- (8) gate
@@ -394,7 +381,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
     source, _, source_pointer = spec.get("source", "").partition("#")
     where = {"path": source or None, "pointer": source_pointer or None}
     outcomes: list[bool | None] = []
-    for rule in spec["rules"]:
+    for i, rule in enumerate(spec["rules"]):
+        ptr = f"/gate/rules/{i}"  # the rule's sites in the model (`Site.rule`)
         records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
         each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
@@ -402,30 +390,29 @@ def gate(ctx: Context) -> Iterator[Finding]:
             if "below_baseline" in rule:
                 met, text, observed = _below(rule, records, each)
             elif "bounds_at" in rule:
-                met, text, observed = _stated_bounds(_tree(ctx), rule, records, each)
+                met, text, observed = _stated_bounds({b.key: b for b in evidence(ctx).sites_of(ptr, "bounds")}, rule, records, each)
             else:
                 met, text, observed = _threshold(rule, records, each)
         except Underivable as exc:
             outcomes.append(None)
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}", **where)
             if "recorded" in rule:
-                yield from _recorded_per_instance(ctx, rule, records, each)
+                yield from _recorded_per_instance(ctx, ptr, rule, records, each)
             continue
         outcomes.append(met)
         yield _f(cid, Status.PASS if met else Status.FAIL, "rule-met" if met else "rule-not-met",
                  f"{rule['id']} (over {covers}): {'met' if met else 'not met'}: {_BRACKETED.sub('', text)}",
                  expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text, **where)
         if "recorded" in rule:
-            yield from _recorded_per_instance(ctx, rule, records, each)
+            yield from _recorded_per_instance(ctx, ptr, rule, records, each)
     if "recorded" in spec:
         at = spec["recorded"]
-        tree = _tree(ctx)
-        try:
-            rel, pointer, recorded = locate(tree, at, {}, {})
-            examined(ctx).add((rel, pointer))
-        except (KeyError, LookupError, OSError, JSONProblem) as exc:
-            yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"the recorded gate outcome cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
+        site = _one_site(ctx, "/gate", "recorded")
+        if site.problem is not None:
+            yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"the recorded gate outcome cannot be read: {site.detail}", path=at["file"], pointer=at["pointer"])
             return
+        rel, pointer, recorded = site.location.file, site.location.pointer or "", site.value
+        examined(ctx).add((rel, pointer))
         said = outcome_of(recorded, at.get("outcomes"))  # true/false, or a word the profile maps ("passed", "failed")
         if None in outcomes:
             yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", "a rule could not be judged, so the recorded outcome is not compared", path=rel, pointer=pointer)
@@ -442,7 +429,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
                      path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
-def _recorded_per_instance(ctx: Context, rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool]) -> Iterator[Finding]:
+def _recorded_per_instance(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool]) -> Iterator[Finding]:
     """
     Compare the outcome the bundle records for each instance of a gate rule (`rule.recorded`, templated by `per`) with the re-derived one.
 
@@ -454,15 +441,13 @@ def _recorded_per_instance(ctx: Context, rule: dict[str, Any], records: list[Rec
     """
     cid = "profile.gate"
     at = rule["recorded"]
-    tree = _tree(ctx)
-    ranks = _indexes(select_records(records, rule), rule)
-    for key in instances(rule, records):
+    for site in evidence(ctx).sites_of(ptr, "recorded"):
+        key = dict(site.key)
         label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
-        try:
-            rel, pointer, recorded = locate(tree, at, key, {d: ranks[d][v] for d, v in key.items()})  # type: ignore[index]
-        except (KeyError, LookupError, OSError, JSONProblem) as exc:
-            yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"{label}: the outcome recorded for this instance cannot be read: {exc}", path=at["file"], pointer=at["pointer"])
+        if site.problem is not None:
+            yield _f(cid, Status.UNVERIFIED, "recorded-unreadable", f"{label}: the outcome recorded for this instance cannot be read: {site.detail}", path=at["file"], pointer=at["pointer"])
             continue
+        rel, pointer, recorded = site.location.file, site.location.pointer or "", site.value
         examined(ctx).add((rel, pointer))
         ours = each.get(tuple(key.items()))
         said = outcome_of(recorded, at.get("outcomes"))
@@ -501,36 +486,13 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
     return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
 
 
-_BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
-
-
-def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[str, list[tuple[str, Decimal]]]:
-    """
-    Return `(file, bounds)` the bundle states for one instance: every `>= x`, `<= y` on the first line of `at.file` that names `at.line_naming`.
-
-    E.g. MLPerf's measurements README: "`ROUGE1`: `31.4286`, Required accuracy
-    for closed division `>= 45.14291`". Raises `KeyError` when the file or
-    such a line is absent or the line states no bound.
-    """
-    rel = _PLACEHOLDER_RE.sub(lambda m: key[m.group(1)], at["file"])
-    try:
-        text = tree.read_bytes(rel).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        raise KeyError(rel) from None
-    naming = at["line_naming"]
-    name = re.compile(rf"(?<![\w.]){re.escape(naming)}(?![\w.])")
-    for line in text.splitlines():
-        if naming in line and name.search(line):  # the name must occur for the pattern to match: a C-speed test first
-            bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
-            if bounds:
-                return rel, bounds
-            break
-    raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
-
-
-def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
+def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[str, Any], records: list[Receipt],
+                   each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
     """
     Judge a rule whose bounds the bundle states (`bounds_at`): every judged instance's statistic must satisfy every bound its file states.
+
+    `found` maps each instance key (`Site.key`) to its `bounds` site
+    (`verifier.readers.sites`); an instance without one states no bound.
 
     An instance whose file states no bound for the metric is underivable
     (UNVERIFIED `bounds-not-stated`), unless `bounds_at.unstated` is `skip`:
@@ -548,15 +510,15 @@ def _stated_bounds(tree: Tree, rule: dict[str, Any], records: list[Receipt], eac
     met, lines, observed, skipped, missing = True, [], {}, [], []
     for key in keys:
         label = ",".join(f"{k}={v}" for k, v in key.items())
-        try:
-            rel, bounds = stated_bounds(tree, at, key)
-        except KeyError as exc:
+        site = found.get(tuple(key.items()))
+        if site is None or site.problem is not None:
             required = at.get("required_for", {})
             if at.get("unstated") == "skip" and not (required and all(key.get(k) == v for k, v in required.items())):
                 skipped.append(label)
             else:
-                missing.append(f"{label}: the bounds are not stated ({exc})")
+                missing.append(f"{label}: the bounds are not stated ({site.detail if site is not None else 'not read'})")
             continue
+        rel, bounds = site.location.file, site.value
         result = derive_rule(rule, records, key)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)

@@ -11,7 +11,7 @@ from verifier import stats
 from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
-__all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "select"]
+__all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "ranks", "select", "select_records"]
 
 
 #: A dimension value that sorts as a number ("2", "-0.5"), compiled once rather than looked up per value.
@@ -207,3 +207,18 @@ def instances(rule: dict[str, Any], records: list[Receipt]) -> list[dict[str, st
 
 def _sort_key(value: str) -> tuple[int, Any]:
     return (0, Decimal(value)) if _NUMERIC.fullmatch(value) else (1, value)
+
+
+def select_records(records: list[Receipt], rule: dict[str, Any]) -> list[Receipt]:
+    """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike; joins are per instance)."""
+    selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)}
+    return [r for r in records if all(r.dims.get(k) in v if isinstance(v, list) else r.dims.get(k) == v for k, v in selection.items())]
+
+
+def ranks(records: list[Receipt], rule: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Return, per `per` dimension of `rule`, each value's 0-based rank among `records`' values of it (`key_values` order): what `{dim.index}` names."""
+    out: dict[str, dict[str, int]] = {}
+    for dim in rule.get("per", []):
+        for i, v in enumerate(key_values(records, dim)):
+            out.setdefault(dim, {})[v] = i
+    return out

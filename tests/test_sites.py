@@ -1,0 +1,136 @@
+"""
+The claim-site reader (`verifier.readers.sites`): the profile's claims and gate checks read the evidence model, never a document.
+
+On real evidence (the corpus, read in place), `profile.claims` and
+`profile.gate` run with the directory taken away after `profile.receipts`
+built the model: any read through the tree raises, so an equal report proves
+that both checks compare only what the model holds.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+
+from verifier import core
+from verifier.core import verify_path
+from verifier.evidence import Location, Site
+from verifier.readers.sites import read_sites
+from verifier.readers.tree import Tree
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+NO_DOCUMENTS = ("profile.claims", "profile.gate")
+
+
+class _NoTree:
+    """A bundle that refuses every use: what `profile.claims` and `profile.gate` see once the model is built."""
+
+    def __getattr__(self, name: str):
+        raise AssertionError(f"a check read the tree ({name}) instead of the evidence model")
+
+
+def _report(target: Path, monkeypatch: pytest.MonkeyPatch | None = None, *, assets: str | None = None) -> list:
+    if monkeypatch is not None:
+        real = core.run_pipeline
+
+        def without_tree(pipeline, ctx, **kw):
+            tree = ctx.bundle
+            wrapped = []
+            for chk in pipeline:
+                if chk.id in NO_DOCUMENTS:
+                    def run(c, f=chk.func):
+                        c.bundle = _NoTree()
+                        try:
+                            return list(f(c))
+                        finally:
+                            c.bundle = tree
+                    chk = dataclasses.replace(chk, func=run)
+                wrapped.append(chk)
+            return real(wrapped, ctx, **kw)
+
+        monkeypatch.setattr(core, "run_pipeline", without_tree)
+    report = verify_path(str(target), asset_root=assets)
+    return json.loads(json.dumps([dataclasses.asdict(f) for f in report.findings], default=str))
+
+
+@pytest.mark.parametrize("name", ["mlperf-inference-test-submissions-v5.0", "vllm-omni-rankings-h3-online-fp8",
+                                  "vllm-omni-rankings-fasth3-vae-int8", "vllm-omni-pr6540"])
+def test_claims_and_gate_of_real_evidence_read_only_the_model(name, monkeypatch):
+    target = CORPUS / name
+    if not target.is_dir():
+        pytest.skip(f"{target} is not here")
+    plain = _report(target)
+    assert any(f["check"] in NO_DOCUMENTS for f in plain)
+    assert _report(target, monkeypatch) == plain
+
+
+@pytest.mark.parametrize("tampered", ["receipts/candidate.csv", "summary.json"])
+def test_files_integrity_refused_are_reported_from_the_model_alone(tampered, tmp_path, monkeypatch):
+    # the worked example of docs/profiles.md with one file's bytes changed after SHA256SUMS: a receipt (its claims' instances
+    # are unranked) or the claim document itself (its sites are blocked); both are reported as before, without the tree
+    from conftest import make_assets
+    from test_profiles_docs import _bundle, example_profile
+
+    assets = make_assets(tmp_path / "assets", {"acme-run": example_profile()}, keep_shipped=True)
+    target = _bundle(tmp_path / "acme-run")
+    (target / tampered).write_bytes((target / tampered).read_bytes().replace(b"1", b"7", 1))
+    plain = _report(target, assets=assets)
+    assert any(f["check"] == "profile.claims" and f["code"] == "blocked-by-integrity" and tampered in f["message"] for f in plain)
+    assert _report(target, monkeypatch, assets=assets) == plain
+
+
+def _profile(claims: list[dict], gate: dict | None = None) -> dict:
+    return {"id": "t", "receipts": {"runs": {"glob": "runs/*.json"}}, "claims": claims, **({"gate": gate} if gate else {})}
+
+
+def _receipts(*arms: str):
+    from helpers import profile_receipt
+
+    return tuple(dataclasses.replace(profile_receipt(f"runs/{a}.json", "1", dims={"arm": a, "phase": "measured"}), receipt_set="runs") for a in arms)
+
+
+def test_sites_name_their_rule_by_its_profile_pointer_so_equal_ids_do_not_mix(tmp_path):
+    (tmp_path / "s.json").write_text('{"x": {"a": 1, "b": 2}, "y": {"a": 3}}')
+    claim = {"id": "same", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"]}
+    profile = _profile([{**claim, "at": {"file": "s.json", "pointer": "/x/{arm}"}}, {**claim, "at": {"file": "s.json", "pointer": "/y/{arm}"}}])
+    sites = read_sites(Tree(root=tmp_path), profile, _receipts("a", "b"))
+    claims = [(s.rule, s.key, s.location.pointer, s.value, s.problem) for s in sites if s.role == "claim"]
+    assert claims == [("/claims/0", (("arm", "a"),), "/x/a", 1, None), ("/claims/0", (("arm", "b"),), "/x/b", 2, None),
+                      ("/claims/1", (("arm", "a"),), "/y/a", 3, None), ("/claims/1", (("arm", "b"),), "/y/{arm}", None, "missing")]  # where it looked
+
+
+def test_a_site_says_why_nothing_was_read_there(tmp_path):
+    (tmp_path / "s.json").write_text('{"x": {"a": 1}}')
+    (tmp_path / "bad.json").write_text('{"x": 1, "x": 2}')
+    claim = {"id": "c", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"]}
+    tree = Tree(root=tmp_path, blocked={"locked.json": "its sha256 differs from the manifest"})
+    profile = _profile([{**claim, "at": {"file": "bad.json", "pointer": "/x"}}, {**claim, "at": {"file": "locked.json", "pointer": "/x"}},
+                        {**claim, "at": {"file": "s.json", "pointer": "/x/{arm}", "unit": "/u"}}],
+                       gate={"rules": [], "recorded": {"file": "nowhere.json", "pointer": "/gate"}})
+    sites = read_sites(tree, profile, _receipts("a"))
+    got = {(s.rule, s.role): (s.problem, s.detail) for s in sites if s.role != "stated"}
+    assert got[("/claims/0", "claim")][0] == "unreadable" and "duplicate key" in got[("/claims/0", "claim")][1]
+    assert got[("/claims/1", "claim")] == ("blocked", "its sha256 differs from the manifest")
+    assert got[("/claims/2", "claim")] == (None, "")
+    assert got[("/gate", "recorded")][0] == "unreadable" and "nowhere.json" in got[("/gate", "recorded")][1]
+    stated = [(s.rule, s.location.file, s.problem) for s in sites if s.role == "stated"]
+    assert ("/claims/1", "locked.json", "blocked") in stated
+
+
+def test_a_claim_site_keeps_the_unit_stated_beside_it(tmp_path):
+    (tmp_path / "s.json").write_text('{"rows": [{"arm": "a", "v": 1500, "u": "ms"}, {"arm": "b", "v": 2, "u": " "}]}')
+    claim = {"id": "c", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"],
+             "at": {"file": "s.json", "pointer": "/rows", "where": {"arm": "{arm}"}, "then": "/v", "unit": "/u"}}
+    sites = [s for s in read_sites(Tree(root=tmp_path), _profile([claim]), _receipts("a", "b")) if s.role == "claim"]
+    assert [(s.value, s.unit) for s in sites] == [(1500, "ms"), (2, None)]  # a blank unit states none
+
+
+def test_the_model_finds_sites_by_rule_and_role_in_reader_order():
+    from verifier.evidence import Evidence
+
+    one, two = Site("/claims/0", "claim", (), Location("a")), Site("/claims/0", "claim", (("arm", "b"),), Location("b"))
+    model = Evidence(reader="t", sites=(one, Site("/claims/1", "claim", (), Location("c")), two))
+    assert model.sites_of("/claims/0", "claim") == [one, two] and model.sites_of("/claims/0", "stated") == []

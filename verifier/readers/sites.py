@@ -1,0 +1,171 @@
+"""
+The claim-site reader: where a bundle states each value a profile's claims and gate compare, read onto the evidence model.
+
+`read_sites(tree, profile, receipts)` runs after the receipts are read (a
+claim's instances are the dimension values of its selected receipts, and a
+`{dim.index}` place is an instance's rank among them) and returns one
+`verifier.evidence.Site` per place it looked, found or not:
+
+- per claim instance, the stated value at `at` (`claim`, with the unit
+  stated at `at.unit` when the claim maps one) and, for a margin, the
+  target at `minus` (`target`, only when the claim itself was found);
+- per ranking claim (`pick`), the name stated at `at` (`named`);
+- per claim, every other value the bundle states at the claim's templated
+  place (`stated`: read backwards, `verifier.readers.locate.stated`), and
+  one `stated` site with problem `blocked` per file of that place that
+  integrity refused;
+- per gate rule instance, the bounds a `bounds_at` file states (`bounds`)
+  and the outcome a `recorded` place holds (`recorded`); the gate's own
+  recorded outcome (`recorded`, rule `/gate`).
+
+Each site names its rule by the rule's JSON Pointer in the profile
+(`/claims/3`, `/gate/rules/0`, `/gate`): rule ids need not be unique.
+
+So `profile.claims` and `profile.gate` compare what the model holds and read
+no document themselves. Reading never raises: a place that cannot be read is
+a `Site` with its `problem` and the reason in `detail`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from decimal import Decimal
+from typing import Any
+
+from verifier.evidence import Location, Receipt, Site
+from verifier.jsonio import JSONProblem
+from verifier.readers.locate import fill_file, locate, stated
+from verifier.readers.pointers import PLACEHOLDER
+from verifier.readers.select import instances, ranks, select_records
+from verifier.readers.tree import Tree
+
+__all__ = ["read_sites", "stated_bounds"]
+
+#: Exceptions `locate` raises for a place with no value (`missing`) and for a file that cannot be read (`unreadable`).
+_MISSING = (KeyError, LookupError)
+_UNREADABLE = (OSError, JSONProblem)
+
+
+def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt]) -> tuple[Site, ...]:
+    """
+    Return every `Site` the profile's claims and gate read in `tree` (see the module docstring), in rule and instance order.
+
+    `receipts` are the model's receipts, stand-ins for unread files included
+    (they rank and select as the checks do). Side effects: reads (cached)
+    the claim files through `tree`.
+    """
+    by_set: dict[str, list[Receipt]] = {}
+    for r in receipts:
+        by_set.setdefault(r.receipt_set, []).append(r)
+    out: list[Site] = []
+    for i, rule in enumerate(profile.get("claims", [])):
+        records = by_set.get(rule["receipts"], [])
+        if records:
+            out.extend(_claim_sites(tree, profile, f"/claims/{i}", rule, records))
+    gate = profile.get("gate")
+    if gate:
+        for i, rule in enumerate(gate["rules"]):
+            records = by_set.get(rule["receipts"], [])
+            if "bounds_at" in rule:
+                out.extend(_bounds(tree, f"/gate/rules/{i}", rule, key) for key in instances(rule, records))
+            if "recorded" in rule:
+                ranked = ranks(select_records(records, rule), rule)
+                for key in instances(rule, records):
+                    out.append(_site(tree, f"/gate/rules/{i}", "recorded", rule["recorded"], key,
+                                     lambda key=key: {d: ranked[d][v] for d, v in key.items()}))  # type: ignore[index]
+        if "recorded" in gate:
+            out.append(_site(tree, "/gate", "recorded", gate["recorded"], {}, dict))
+    return tuple(out)
+
+
+def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt]) -> Iterator[Site]:
+    """Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards."""
+    at = rule["at"]
+    if "pick" in rule:
+        yield _site(tree, rid, "named", at, {}, dict)
+        return
+    ranked = ranks(select_records(records, rule), rule)
+    for key in instances(rule, records):
+        if any(v not in ranked.get(d, {}) for d, v in key.items()):
+            yield Site(rid, "claim", tuple(key.items()), Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
+            continue
+        indexes = {d: ranked[d][v] for d, v in key.items()}
+        try:
+            claim_file = fill_file(at["file"], key, indexes)
+        except KeyError:  # a placeholder the instance does not bind: `locate` says so below
+            claim_file = at["file"]
+        if claim_file in tree.blocked:  # never parsed, not even to find the value
+            yield Site(rid, "claim", tuple(key.items()), Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
+            continue
+        site = _site(tree, rid, "claim", at, key, lambda indexes=indexes: indexes)
+        if site.problem is None and "unit" in at:
+            site = Site(site.rule, site.role, site.key, site.location, site.value, unit=_unit_at(tree, at, key, indexes))
+        yield site
+        if site.problem is None and "minus" in rule:
+            yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
+    files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
+    for rel in files or [at["file"]]:
+        if rel in tree.blocked:
+            yield Site(rid, "stated", (), Location(rel), problem="blocked", detail=tree.blocked[rel])
+    for bound, rel, pointer, value in stated(tree, at, files):
+        yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
+
+
+def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, str], indexes: Any) -> Site:
+    """Return the `Site` of one place: `locate(tree, at, key, indexes())`, or the problem that kept it from being read."""
+    pairs = tuple(key.items())
+    try:
+        rel, pointer, value = locate(tree, at, key, indexes())
+    except _MISSING as exc:
+        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
+    except _UNREADABLE as exc:
+        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
+    return Site(rule, role, pairs, Location(rel, pointer), value)
+
+
+def _unit_at(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
+    """Return the unit the bundle states for a claim (`at.unit`: a pointer inside the `where` element, else in the file), or None when absent."""
+    try:
+        spot = {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
+        _rel, _pointer, value = locate(tree, spot, key, indexes)
+    except (*_MISSING, *_UNREADABLE):
+        return None
+    return value if isinstance(value, str) and value.strip() else None
+
+
+_BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
+
+
+def _bounds(tree: Tree, rid: str, rule: dict[str, Any], key: dict[str, str]) -> Site:
+    """Return the `bounds` site of one instance of the gate rule at profile pointer `rid`: the bounds its `bounds_at` file states, or `missing` with the reason."""
+    at = rule["bounds_at"]
+    try:
+        rel, bounds = stated_bounds(tree, at, key)
+    except KeyError as exc:
+        return Site(rid, "bounds", tuple(key.items()), Location(at["file"]), problem="missing", detail=str(exc))
+    return Site(rid, "bounds", tuple(key.items()), Location(rel), tuple(bounds))
+
+
+def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[str, list[tuple[str, Decimal]]]:
+    """
+    Return `(file, bounds)` the bundle states for one instance: every `>= x`, `<= y` on the first line of `at.file` that names `at.line_naming`.
+
+    E.g. MLPerf's measurements README: "`ROUGE1`: `31.4286`, Required accuracy
+    for closed division `>= 45.14291`". Raises `KeyError` when the file or
+    such a line is absent or the line states no bound.
+    """
+    rel = PLACEHOLDER.sub(lambda m: key[m.group(1)], at["file"])
+    try:
+        text = tree.read_bytes(rel).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise KeyError(rel) from None
+    naming = at["line_naming"]
+    name = re.compile(rf"(?<![\w.]){re.escape(naming)}(?![\w.])")
+    for line in text.splitlines():
+        if naming in line and name.search(line):  # the name must occur for the pattern to match: a C-speed test first
+            bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
+            if bounds:
+                return rel, bounds
+            break
+    raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
