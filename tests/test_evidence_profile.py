@@ -20,7 +20,7 @@ import pytest
 from verifier import units
 from verifier.checks.profile import receipts
 from verifier.checks.profile_base import _all_records, _records, evidence
-from verifier.evidence import Evidence, Location, Quantity, Receipt
+from verifier.evidence import Evidence, FileEntry, Location, Quantity, Receipt
 from verifier.pipeline import Context
 from verifier.readers.tree import Tree
 
@@ -166,7 +166,8 @@ def test_profile_coverage_judges_the_stated_claims_of_the_model_not_the_document
 
     (tmp_path / "s.json").write_text(json.dumps({"a": 1}))  # the document states /a; the model says it states /z and /ok
     claim = StatedClaim("/z", Quantity(D(5), "1", "5"), "z", Location("s.json", "/z"), D(5), None, "5")
-    model = Evidence(reader="profile:toy", claims=(claim,), outcomes=(RecordedOutcome("ok", False, None, Location("s.json", "/ok")),))
+    model = Evidence(reader="profile:toy", files=(FileEntry("s.json", None, None),), claims=(claim,),
+                     outcomes=(RecordedOutcome("ok", False, None, Location("s.json", "/ok")),))
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), options={"profile": {"id": "toy", "claim_documents": [{"file": "s.json"}]}},
                   data={"evidence": model})
     assert [(f.status.value, f.code, f.pointer, f.observed) for f in coverage(ctx)] == [
@@ -195,5 +196,6 @@ def test_a_member_number_the_words_do_not_hold_is_unchecked_not_a_crash(tmp_path
     (tmp_path / "s.json").write_text("{}")
     claim = StatedClaim("/r#numbers/5", Quantity(D(1), "1", "1"), "ROUGE1: 31.4", Location("s.json", "/r#numbers/5"), D(1), None, "1")
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), options={"profile": {"id": "toy", "claim_documents": [{"file": "s.json"}]}},
-                  data={"evidence": Evidence(reader="profile:toy", claims=(claim,)), "examined": {("s.json", "/r#ROUGE1")}})
+                  data={"evidence": Evidence(reader="profile:toy", files=(FileEntry("s.json", None, None),), claims=(claim,)),
+                        "examined": {("s.json", "/r#ROUGE1")}})
     assert [(f.status.value, f.code, f.pointer) for f in coverage(ctx)] == [("UNVERIFIED", "unchecked-claim", "/r#numbers/5")]

@@ -229,6 +229,13 @@ def test_an_index_placeholder_in_a_claim_file_names_the_file_by_rank():
     assert blocked == [("PASS", "derived", "out/0.json", "/mean"), ("UNVERIFIED", "blocked-by-integrity", "out/1.json", None)]
 
 
+def test_a_blocked_claim_file_an_instance_reported_is_not_reported_again():
+    # the claim file is a receipt file (the set's glob lists it): instance b reports it blocked, the backward reading does not repeat it
+    claim = {**INDEXED, "at": {"file": "runs/{arm}.csv", "pointer": "/mean"}}
+    found = _claims_on(_Tree({"runs/a.csv": {"mean": Decimal(3)}}, {"runs/b.csv": "its sha256 differs from the manifest"}), claim, ARMS)
+    assert found == [("PASS", "derived", "runs/a.csv", "/mean"), ("UNVERIFIED", "blocked-by-integrity", "runs/b.csv", None)]
+
+
 def test_a_blocked_claim_file_is_reported_when_no_instance_was_derived():
     # every receipt is an unread stand-in that knows no arm, so the claim has no instance; its blocked file is still named
     unread = [profile_receipt("runs/a.csv", "", dims={"phase": "measured"}, unread="blocked")]

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from verifier.checks.profile_coverage import _any_of, coverage, pointer_matches
-from verifier.evidence import Evidence
+from verifier.evidence import Evidence, FileEntry
 from verifier.readers.claimdocs import read_claim_documents, stated_numbers
 from verifier.jsonio import JSONProblem
 from verifier.pipeline import Context
@@ -42,7 +42,8 @@ def _run(files: dict[str, Any], doc: dict[str, Any], seen: set[tuple[str, str]] 
     """Read the claim documents onto a model as `profile.receipts` does, then run `coverage` over it."""
     tree, documents = _Tree(files, blocked), [{"file": "*.json", **doc}]
     stated = read_claim_documents(tree, documents)
-    model = Evidence(reader="profile:p", claims=stated.claims, outcomes=stated.outcomes, unmapped=stated.unmapped)
+    model = Evidence(reader="profile:p", files=tuple(FileEntry(rel, None, None) for rel in tree.files), claims=stated.claims,
+                     outcomes=stated.outcomes, unmapped=stated.unmapped)
     ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": {"id": "p", "claim_documents": documents}},
                   data={"examined": set(seen), "evidence": model})
     return list(coverage(ctx))

@@ -10,7 +10,7 @@ from verifier.pipeline import Context
 from verifier.evidence import Evidence, Receipt
 from verifier.readers.tree import Tree
 
-__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "evidence", "examined", "joined"]
+__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "evidence", "examined", "exists", "files_matching", "joined"]
 
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 _BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
@@ -61,6 +61,23 @@ def _all_records(ctx: Context, rid: str) -> list[Receipt]:
             sets.setdefault(r.receipt_set, []).append(r)
         cached = ctx.data["receipt-sets"] = (model, sets)
     return cached[1].get(rid, [])  # type: ignore[no-any-return]
+
+
+def exists(ctx: Context, rel: str) -> bool:
+    """Return whether the directory the model was read from holds file `rel` (`Evidence.files`; a name is compared exactly)."""
+    model = evidence(ctx)
+    cached = ctx.data.get("file-paths")
+    if cached is None or cached[0] is not model:
+        cached = ctx.data["file-paths"] = (model, frozenset(f.path for f in model.files))
+    return rel in cached[1]  # type: ignore[no-any-return]
+
+
+def files_matching(ctx: Context, pattern: str) -> list[str]:
+    """Return the model's files (`Evidence.files`) matching `pattern` (`*` within one path component, `**` across them), sorted, as `Tree.glob` does."""
+    from verifier.readers.tree import glob_regex
+
+    regex = glob_regex(pattern)
+    return sorted(f.path for f in evidence(ctx).files if regex.fullmatch(f.path))
 
 
 def examined(ctx: Context) -> set[tuple[str, str]]:

@@ -7,9 +7,8 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, evidence, examined, joined
+from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, evidence, examined, exists, joined
 from verifier.checks.profile_matches import outcome_of
-from verifier.bundle import unsafe_reason
 from verifier.evidence import Location, Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
@@ -349,16 +348,10 @@ def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str
         rel = _PLACEHOLDER_RE.sub(lambda m: key[by_placeholder[m.group(1)]], template)
     except KeyError:
         return None
-    return None if _exists(ctx, rel) else rel
+    return None if exists(ctx, rel) else rel
 
 
-def _exists(ctx: Context, rel: str) -> bool:
-    """Return whether `rel` is a file of the model (`Evidence.files`) with a safe name, as `Tree.exists` answers for the tree it was read from."""
-    model = evidence(ctx)
-    cached = ctx.data.get("file-paths")
-    if cached is None or cached[0] is not model:
-        cached = ctx.data["file-paths"] = (model, frozenset(f.path for f in model.files))
-    return unsafe_reason(rel) is None and rel in cached[1]
+
 
 
 # ---------------------------------------------------------------- (8) gate

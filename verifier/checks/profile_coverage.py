@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from verifier.checks.profile_base import _f, _profile, _tree, evidence, examined
+from verifier.checks.profile_base import _f, _profile, evidence, examined, files_matching
 from verifier.evidence import Evidence, RecordedOutcome, StatedClaim
 from verifier.grammars import numbers_in
 from verifier.model import Finding, Status
@@ -95,13 +95,12 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     are then unchecked as a whole).
     """
     cid = "profile.coverage"
-    tree = _tree(ctx)
     seen = examined(ctx)
     model = evidence(ctx)
     gaps = {u.where.file: u for u in model.unmapped if u.what == WHAT and u.where is not None}
     stated = _by_file(model)
     for doc in _profile(ctx)["claim_documents"]:
-        files = tree.glob(doc["file"])
+        files = files_matching(ctx, doc["file"])
         if not files and doc["file"] in gaps:
             gap = gaps[doc["file"]]
             yield _f(cid, Status.UNVERIFIED, gap.code or "no-claim-document", gap.why, path=doc["file"])
