@@ -155,3 +155,16 @@ def test_dash_is_stdout(tiny_assets, tmp_path, run, monkeypatch):
     assert not (tmp_path / "-").exists()
     text, _, rest = result.stdout.partition("\n{")
     assert text.startswith("::") and json.loads("{" + rest)["verdict"] == "PASS"
+
+
+@pytest.mark.parametrize("command", [["check"], ["profile", "explain", "p.json"], ["inventory"]])
+def test_an_option_given_twice_is_refused_not_the_last_kept(tiny_assets, tmp_path, run, command):
+    # click keeps the last of repeated occurrences: `--artifacts A --artifacts B` verified against B alone, silently
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    bundle = write_bundle(tmp_path / "bundle")
+    twice = run(*command, "--artifacts", str(tmp_path / "a"), "--artifacts", str(tmp_path / "b"), str(bundle))
+    assert twice.exit_code == 2 and twice.stdout == "" and twice.stderr.count("\n") == 1
+    assert "'--artifacts': given 2 times" in twice.stderr and str(tmp_path / "b") in twice.stderr
+    once = run("check", "--artifacts", str(tmp_path / "a"), str(bundle))
+    assert once.exit_code == 0, once.stderr

@@ -38,6 +38,26 @@ def _fail_usage(message: str) -> None:
     sys.exit(int(ExitCode.USAGE))
 
 
+class _Once(click.Option):
+    """
+    Represents an option that takes one value and may be given at most once.
+
+    click keeps the last of repeated occurrences silently, so
+    `--artifacts A --artifacts B` would verify against B alone; here the
+    occurrences are collected (`multiple`) and more than one is a usage
+    error (exit 2) naming them. The value is the one given, or None.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, multiple=True, **kwargs)
+
+    def process_value(self, ctx: click.Context, value: Any) -> Any:
+        values = super().process_value(ctx, value)
+        if len(values) > 1:
+            raise click.BadParameter(f"given {len(values)} times ({', '.join(map(str, values))}); give it once", ctx=ctx, param=self)
+        return values[0] if values else None
+
+
 class _DefaultGroup(click.Group):
     """A group whose first argument, when it is not a subcommand name, is the PATH of `verify check`."""
 
@@ -170,7 +190,7 @@ def main() -> None:
 @click.argument("path", type=click.Path(path_type=str))
 @_format_option
 @click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations; progress lines in CI.")
-@click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
 @click.option("--profile", "profile", metavar="NAME|FILE",
@@ -234,7 +254,7 @@ def _read_claims_text(name: str) -> tuple[str, str]:
 @click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations; progress lines in CI.")
 @click.option("--inventory", "inventory_rel", default="evidence-inventory.json", show_default=True,
               help="The evidence inventory, relative to REPO_ROOT.")
-@click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
 @_cache_option
 @click.option("--executor", metavar="ADDRESS",
@@ -388,7 +408,7 @@ def profile_group() -> None:
 @profile_group.command("explain")
 @click.argument("profile")
 @click.argument("directory", type=click.Path(path_type=str))
-@click.option("--artifacts", type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding the files the manifest lists but DIRECTORY lacks, by their listed path.")
 def profile_explain(profile: str, directory: str, artifacts: str | None) -> None:
     """Print, per file of DIRECTORY, what PROFILE (a shipped id or a profile .json path) maps and every stated number left unchecked."""
