@@ -100,7 +100,8 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
     its options (`records`, `columns`, `lines`, `prefix`, `fold`, `unpivot`).
     Raises `GrammarError` when the bytes break the grammar (not UTF-8, not
     strict JSON, a `PREFIX {json}` line that is not strict JSON, a CSV row
-    whose cell count differs from its header, no array at `records`).
+    whose cell count differs from its header or that the `csv` module
+    refuses, such as a field over its 131072-character limit, no array at `records`).
     """
     encoding = spec["encoding"]
     try:
@@ -135,7 +136,10 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
 
 def _csv(text: str, columns: list[str] | None) -> list[tuple[str, Any]]:
     reader = csv.reader(io.StringIO(text, newline=""))
-    rows = [r for r in reader if r and any(cell.strip() for cell in r)]
+    try:
+        rows = [r for r in reader if r and any(cell.strip() for cell in r)]
+    except csv.Error as exc:  # e.g. a field beyond the csv module's limit (131072 characters), a NUL byte
+        raise GrammarError("bad-csv", f"not CSV the reader can read: {exc} (line {reader.line_num})") from None
     if columns is None:
         if not rows:
             return []

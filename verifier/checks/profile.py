@@ -12,6 +12,7 @@ re-derived; (8) the gate last, on re-derived numbers only.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -78,9 +79,11 @@ def receipts(ctx: Context) -> Iterator[Finding]:
             n = sum(1 for r in records if r.path == rel)
             yield _f(cid, Status.PASS, "mapped", f"receipts.{rid}: {rel} maps {n} records with every mapped field", path=rel, observed=n)
     stated = read_claim_documents(tree, profile.get("claim_documents", []))
-    ctx.data["evidence"] = Evidence(reader=f"profile:{profile['id']}", files=tuple(FileEntry(rel, None, None) for rel in tree.files()),
-                                    receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
-                                    unmapped=(*unmapped, *stated.unmapped), gate=profile["id"], sites=read_sites(tree, profile, every))
+    model = Evidence(reader=f"profile:{profile['id']}", files=tuple(FileEntry(rel, None, None) for rel in tree.files()),
+                     receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
+                     unmapped=(*unmapped, *stated.unmapped), gate=profile["id"])
+    ctx.data["evidence"] = model  # stored first: should reading the sites fail (an ERROR here), every later check still has the receipts
+    ctx.data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, profile, every))
 
 
 #: Problems after which a file (or a glob) gave no receipts: what the model records as not mapped.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from verifier.bundle import unsafe_reason
 from verifier.model import Finding, Status
 from verifier.pipeline import Context
 from verifier.evidence import Evidence, Receipt
@@ -64,12 +65,12 @@ def _all_records(ctx: Context, rid: str) -> list[Receipt]:
 
 
 def exists(ctx: Context, rel: str) -> bool:
-    """Return whether the directory the model was read from holds file `rel` (`Evidence.files`; a name is compared exactly)."""
+    """Return whether the directory the model was read from holds file `rel` under a safe name (`Evidence.files`), as `Tree.exists` answers."""
     model = evidence(ctx)
     cached = ctx.data.get("file-paths")
     if cached is None or cached[0] is not model:
         cached = ctx.data["file-paths"] = (model, frozenset(f.path for f in model.files))
-    return rel in cached[1]  # type: ignore[no-any-return]
+    return unsafe_reason(rel) is None and rel in cached[1]  # a name the reader would refuse to open is no file to read
 
 
 def files_matching(ctx: Context, pattern: str) -> list[str]:

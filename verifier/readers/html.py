@@ -209,14 +209,17 @@ class _Reader(html.parser.HTMLParser):
 
 
 def html_document(data: bytes) -> dict[str, Any]:
-    """Return an HTML page as `{"title", "tables", "prose"}` (see the module docstring); raises `GrammarError` for bytes that are not UTF-8."""
+    """Return an HTML page as `{"title", "tables", "prose"}` (see the module docstring); raises `GrammarError` for bytes that are not UTF-8 or markup `html.parser` refuses."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise GrammarError("not-utf8", f"not UTF-8 at byte offset {exc.start}") from None
     reader = _Reader()
-    reader.feed(text)
-    reader.close()
+    try:
+        reader.feed(text)
+        reader.close()
+    except AssertionError as exc:  # html.parser asserts on a marked section it does not know (`<![foo[`): the page is not read
+        raise GrammarError("bad-html", f"not HTML the reader can parse: {exc}") from None
     reader._flush()  # noqa: SLF001 - text after the last block
     tables: dict[str, list[dict[str, Any]]] = {}
     for base, rows in reader.tables:
