@@ -4,7 +4,7 @@ Tests that the fast paths of `verifier/jsonio.py` decide exactly as the slow rul
 `_long_digits` (which decoder range-checks integers) must agree with the
 `_LONG_DIGITS` regex, also for a run crossing a masking slice and for
 non-ASCII digits; `_float` without an exponent must accept and refuse what
-the range arithmetic does; `_scan` must raise the `json.JSONDecodeError`s
+the range arithmetic does; `_decode` must raise the `json.JSONDecodeError`s
 `JSONDecoder.decode` raises, at the same position.
 """
 
@@ -90,3 +90,76 @@ def test_scan_raises_what_json_decode_raises(text):
     except JSONProblem as exc:
         got = ("err", str(exc))
     assert got == expected
+
+
+def _former(text: str):
+    """The strict reading `_decode` replaced, step for step (`JSONDecoder.decode`, then both inspections behind their gates): the spec of its fast path."""
+    if text.startswith("\ufeff"):
+        raise JSONProblem("invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)")
+    try:
+        value = jsonio._DECODERS[jsonio._LONG_DIGITS.search(text) is not None].decode(text)
+    except JSONProblem:
+        raise
+    except json.JSONDecodeError as exc:
+        raise JSONProblem("invalid-json", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise JSONProblem("too-deep", f"nested deeper than {jsonio.MAX_DEPTH} levels of arrays and objects") from None
+    depth = text.count("[") + text.count("{") > jsonio.MAX_DEPTH
+    surrogates = "\\u" in text and jsonio._SURROGATE_ESCAPE.search(text) is not None
+    if depth or surrogates:
+        jsonio._inspect(value, depth=depth, surrogates=surrogates)
+    return value
+
+
+def _outcome(read, text: str):
+    try:
+        return ("ok", repr(read(text)))
+    except JSONProblem as exc:
+        return ("refused", exc.code, str(exc))
+
+
+#: Around the document: JSON's four whitespace characters, none, and two that are not JSON whitespace (NBSP, a BOM).
+_AROUND = ["", " ", "\t", "\n", "\r\n ", "\u00a0", "\ufeff"]
+#: Documents, strict and not: each refusal `loads_strict` names, on a document that may or may not fill the text.
+_DOCUMENTS = [
+    '{"a": 1}', '{"a": 1, "a": 2}', '{"a": {"b": 1, "b": 1}}', "NaN", '[1, -Infinity]', "1e400", "-1.5e-400", "1.5", "7",
+    "9" * (jsonio.MAX_INT_DIGITS + 1), "-" + "9" * jsonio.MAX_INT_DIGITS, '"\\ud800"', '{"\\udfff": 1}', '"\\ud83d\\ude00"',
+    "[" * (jsonio.MAX_DEPTH + 1) + "]" * (jsonio.MAX_DEPTH + 1), "[" * jsonio.MAX_DEPTH + "]" * jsonio.MAX_DEPTH,
+    '"x"', "true", "null", "nul", "[1,", '{"a" 1}', "", "x",
+]
+_AFTER = ["", "x", "1", ",", "{}"]
+
+
+def test_decode_refuses_and_accepts_exactly_what_the_former_reading_did():
+    """Every document, with whitespace (or not-whitespace) before and after and extra data: the same value, or the same code and message."""
+    seen = set()
+    for before in _AROUND:
+        for document in _DOCUMENTS:
+            for after in _AROUND:
+                for extra in _AFTER:
+                    text = before + document + after + extra
+                    expected = _outcome(_former, text)
+                    assert _outcome(loads_strict_text, text) == expected, text[:80]
+                    if not text.startswith("\ufeff"):
+                        assert _outcome(lambda t: loads_strict(t.encode()), text) == expected, text[:80]
+                    seen.add(expected[0] if expected[0] == "ok" else expected[1])
+    # the grid reaches every outcome the fast path could get wrong
+    assert seen == {"ok", "invalid-json", "duplicate-key", "non-finite-number", "number-out-of-range", "invalid-unicode", "too-deep"}
+
+
+@pytest.mark.parametrize("text, code", [
+    (' {"a": 1, "a": 2}', "duplicate-key"),  # leading whitespace: read by the whitespace-skipping path, still strict
+    ('\t[NaN]\n', "non-finite-number"),
+    ('\n1e999', "number-out-of-range"),
+    (" " + "9" * 400, "number-out-of-range"),
+    ('\r"\\udbff"', "invalid-unicode"),
+    ('{"a": 1} {"a": 1}', "invalid-json"),  # a document filling only part of the text: Extra data
+    ('{"a": 1}x', "invalid-json"),
+    ('{"a": 1, "a": 2}', "duplicate-key"),  # filling the text: read by the one-scan path
+    ("1E+309", "number-out-of-range"),
+    ('["\\ud800"]', "invalid-unicode"),
+])
+def test_both_scan_paths_stay_strict(text, code):
+    with pytest.raises(JSONProblem) as exc:
+        loads_strict_text(text)
+    assert exc.value.code == code

@@ -271,28 +271,64 @@ def _line_readers(spec: dict[str, Any]) -> list[Any]:
     return readers
 
 
+def _members(text: str, spec: dict[str, Any]) -> Any:
+    """
+    Yield `(line number, member, value)` for every member a line of `text` states, in order: each line's members from the first of its readers (`_line_readers`) that reads it.
+
+    For `lines: ["prefixed-json"]` with a `prefix` and a `fold` of two
+    one-member pointers (LoadGen's `:::MLLOG` lines), a line whose document
+    is an object holding both members yields them without the reader's call
+    and members dict; any other prefixed line (not strict JSON, not an
+    object, lacking a member) is read by the reader itself, which returns or
+    raises as for every line.
+    """
+    lines = text.splitlines()
+    prefix, fold = spec.get("prefix", ""), spec.get("fold")
+    if spec.get("lines") == ["prefixed-json"] and prefix and fold:
+        read = _prefixed_json(spec)
+        key_tokens, value_tokens = _pointer_tokens(fold["key"]), _pointer_tokens(fold["value"])
+        if len(key_tokens) == 1 and len(value_tokens) == 1:
+            key_member, value_member = key_tokens[0], value_tokens[0]
+            start = len(prefix)
+            for number, line in enumerate(lines, start=1):
+                if not line.startswith(prefix):
+                    continue  # `read` returns None for it: no members
+                try:
+                    document = loads_strict_text(line[start:])
+                except JSONProblem:
+                    document = None  # `read` parses it again and raises its GrammarError
+                if type(document) is dict and key_member in document and value_member in document:
+                    yield number, str(document[key_member]), document[value_member]
+                else:
+                    for key, value in read(line).items():
+                        yield number, key, value
+            return
+    readers = _line_readers(spec)
+    for number, line in enumerate(lines, start=1):
+        for read in readers:
+            members = read(line)
+            if members is not None:
+                for key, value in members.items():
+                    yield number, key, value
+                break
+
+
 def _text_record(text: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Return the one record of a `text` file: the members `_members` yields, a member stated twice with different values left out and named under `#conflicts`."""
     record: dict[str, Any] = {}
     lines_of: dict[str, int] = {}
     conflicts: dict[str, list[int]] = {}
-    readers = _line_readers(spec)
-    for number, line in enumerate(text.splitlines(), start=1):
-        for read in readers:
-            members = read(line)
-            if members is None:
-                continue
-            for key, value in members.items():
-                if key in conflicts:
-                    conflicts[key].append(number)
-                elif key in record and record[key] != value:
-                    # the file states this member twice with different values: it is
-                    # not a value, so it is left out and named (a field mapped to it is missing)
-                    conflicts[key] = [lines_of[key], number]
-                    del record[key]
-                else:
-                    record[key] = value
-                    lines_of.setdefault(key, number)
-            break
+    for number, key, value in _members(text, spec):
+        if key in conflicts:
+            conflicts[key].append(number)
+        elif key in record and record[key] != value:
+            # the file states this member twice with different values: it is
+            # not a value, so it is left out and named (a field mapped to it is missing)
+            conflicts[key] = [lines_of[key], number]
+            del record[key]
+        else:
+            record[key] = value
+            lines_of.setdefault(key, number)
     if conflicts:
         record["#conflicts"] = {key: lines for key, lines in conflicts.items()}
     return record

@@ -161,20 +161,25 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: di
     Append `(pointer, value, parsed)` for what `stated_numbers` yields to `out`; `parsed` is `(number, unit)` of a stated text, else None.
 
     Plain recursion, bounded by the strict loader's nesting limit; `memo` caches `_string_numbers`.
+    A container's children are read in its own loop, so only containers
+    recurse (most children of a claim document's tables are strings and numbers).
     """
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
-        for key, value in document.items():
-            if str(key).startswith("#") or (prose and key in ("text", "code")):  # `#line` and the like are where a reader found the value
-                continue
-            _collect(value, f"{base}/{_escape(str(key))}", out, memo)
+        children = [(f"{base}/{_escape(str(key))}", value) for key, value in document.items()
+                    if not (str(key).startswith("#") or (prose and key in ("text", "code")))]  # `#line` and the like are where a reader found the value
     elif isinstance(document, list):
-        for index, value in enumerate(document):
-            _collect(value, f"{base}/{index}", out, memo)
-    elif isinstance(document, str):
-        found = memo.get(document)
-        if found is None:
-            found = memo[document] = _string_numbers(document)
-        out.extend((base + suffix, text, parsed) for suffix, text, parsed in found)
-    elif isinstance(document, bool) or quantity(document) is not None:
-        out.append((base, document, None))
+        children = [(f"{base}/{index}", value) for index, value in enumerate(document)]
+    else:
+        children = [(base, document)]
+    for pointer, value in children:
+        if isinstance(value, str):
+            found = memo.get(value)
+            if found is None:
+                found = memo[value] = _string_numbers(value)
+            if found:  # most strings state no number
+                out.extend((pointer + suffix, text, parsed) for suffix, text, parsed in found)
+        elif isinstance(value, dict | list):
+            _collect(value, pointer, out, memo)
+        elif isinstance(value, bool) or quantity(value) is not None:
+            out.append((pointer, value, None))
