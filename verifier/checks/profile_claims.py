@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -72,7 +72,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         if "pick" in rule:
             yield from _pick(ctx, ptr, rule, records)
             continue
-        ranked = ranks(select_records(records, rule), rule)
+        ranked = _ranked(records, rule)  # computed when first asked: only unranked instances and `{dim.index}` places need it
         targets = {t.key: t for t in model.sites_of(ptr, "target")}
         keys: list[dict[str, str]] = []
         handled: set[tuple[str, str]] = set()
@@ -82,7 +82,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             keys.append(key)
             label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
             if site.problem == "unranked":  # the instance exists only through receipts that were not read (integrity, grammar)
-                unread = [f"{d}={v}" for d, v in key.items() if v not in ranked.get(d, {})]
+                unread = [f"{d}={v}" for d, v in key.items() if v not in ranked().get(d, {})]
                 why = f" (not parsed: {site.detail})" if site.detail else ""
                 yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity" if site.detail else "incomplete-denominator",
                          f"{label}: no readable receipt has {', '.join(unread)}: its receipts were not read{why}, so the "
@@ -251,13 +251,25 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
 
 
+def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:
+    """Return a function giving `ranks(select_records(records, rule), rule)`, computed on its first call and then kept."""
+    kept: list[dict[str, dict[str, int]]] = []
+
+    def get() -> dict[str, dict[str, int]]:
+        if not kept:
+            kept.append(ranks(select_records(records, rule), rule))
+        return kept[0]
+
+    return get
+
+
 def _one_site(ctx: Context, rule: str, role: str) -> Site:
     """Return the one `Site` of `rule` with `role` the reader found (a rule without instances has one), or a `missing` one when the reader recorded none."""
     found = evidence(ctx).sites_of(rule, role)
     return found[0] if found else Site(rule, role, (), Location(""), problem="missing", detail="the reader recorded no such place")
 
 
-def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranks: dict[str, Any],
+def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranked: Callable[[], dict[str, Any]],
                handled: set[tuple[str, str]], blocked: set[str]) -> Iterator[Finding]:
     """
     Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
@@ -287,7 +299,7 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
         for name, text in bound.items():
             if name.endswith(".index"):
                 dim = name.removesuffix(".index")
-                by_rank = {i: v for v, i in ranks.get(dim, {}).items()}
+                by_rank = {i: v for v, i in ranked().get(dim, {}).items()}
                 if int(text) in by_rank:
                     key.setdefault(dim, by_rank[int(text)])
                 else:
