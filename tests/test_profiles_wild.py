@@ -488,6 +488,18 @@ def test_profile_explain_lists_per_file_what_is_mapped_and_what_is_unchecked(run
     assert "[unchecked-claim] /quantization#numbers/0" in result.stdout
 
 
+def test_profile_explain_counts_the_unread_members_beyond_twelve_and_all_lists_them(run):
+    # an MLPerf detail log carries 126 members no mapping reads: by default the first 12 and a count, with --all every one
+    tree = str(CORPUS / "mlperf-inference-test-submissions-v5.0")
+    short = [line for line in run("profile", "explain", "mlperf-inference", tree).stdout.splitlines() if "(receipts.detail)" in line]
+    every = [line for line in run("profile", "explain", "--all", "mlperf-inference", tree).stdout.splitlines() if "(receipts.detail)" in line]
+    assert short and len(short) == len(every)
+    assert all(line.count(", ") == 11 and line.endswith(" more (--all lists them)") for line in short)
+    for line in every:
+        count = int(line.split("): ", 1)[1].split(" ", 1)[0])
+        assert "more (--all" not in line and line.split("member(s): ", 1)[1].count(", ") == count - 1
+
+
 def test_profile_explain_refuses_a_broken_draft_naming_file_and_pointer(run, tmp_path):
     doc = copy.deepcopy(profile_document("vllm-omni-rankings-comparison"))
     doc["claims"][0]["unit"] = "furlongs"

@@ -410,12 +410,13 @@ def profile_group() -> None:
 @click.argument("directory", type=click.Path(path_type=str))
 @click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
               help="Directory holding the files the manifest lists but DIRECTORY lacks, by their listed path.")
-def profile_explain(profile: str, directory: str, artifacts: str | None) -> None:
+@click.option("--all", "every", is_flag=True, help="List every record member no mapping reads (by default the first 12 and a count).")
+def profile_explain(profile: str, directory: str, artifacts: str | None, every: bool) -> None:
     """Print, per file of DIRECTORY, what PROFILE (a shipped id or a profile .json path) maps and every stated number left unchecked."""
     from verifier.explain import explain
 
     try:
-        text, exit_code = explain(profile, directory, artifacts=artifacts)
+        text, exit_code = explain(profile, directory, artifacts=artifacts, every=every)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
     click.echo(text, nl=False)

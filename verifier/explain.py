@@ -53,12 +53,15 @@ def _load(profile: str, trusted: Any) -> tuple[str, dict[str, Any]]:
     return pid, loaded
 
 
-def explain(profile: str, directory: str, *, asset_root: str | None = None, artifacts: str | None = None) -> tuple[str, int]:
+def explain(profile: str, directory: str, *, asset_root: str | None = None, artifacts: str | None = None,
+            every: bool = False) -> tuple[str, int]:
     """
     Return `(text, exit_code)`: the per-file explanation of `profile` applied to `directory` (one block per file).
 
     `artifacts` is the `--artifacts DIR` of `verify`: files the manifest lists
     but `directory` lacks are looked up there (`verifier.checks.integrity.match_supplied`).
+    A file's record members no mapping reads are listed up to `_SHOWN` of
+    them and counted beyond (`and N more`); `every` lists them all.
 
     `exit_code` is 4 when a check failed inside (an ERROR finding: our bug,
     `docs/exit-codes.md`), else 0: explaining is not judging, so FAIL and
@@ -120,7 +123,8 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
         for rel, records in by_file.items():
             unread = unread_members(document, rid, list(records.values()), stated.get(rel, set()))
             if unread:
-                shown = ", ".join(unread[:_SHOWN]) + (f" and {len(unread) - _SHOWN} more" if len(unread) > _SHOWN else "")
+                cut = len(unread) if every else _SHOWN
+                shown = ", ".join(unread[:cut]) + (f" and {len(unread) - cut} more (--all lists them)" if len(unread) > cut else "")
                 per_file[rel].append(f"  not read by the profile (receipts.{rid}): {len(unread)} record member(s): {shown}")
     lines = [f"profile {pid} on {directory}: {len(findings)} findings"]
     manifest = (document.get("manifest") or {}).get("file")
