@@ -281,3 +281,21 @@ def test_a_value_stated_for_what_the_selection_leaves_out_is_not_this_claims():
     assert _claims_on(_Tree(files), claim, records) == [("PASS", "derived", "summary.json", "/mean/m1/a")]
     stray = {"summary.json": {"mean": {"m1": {"a": Decimal(3), "c": Decimal(5)}}}}  # stated for m1, which it selects, but no receipt
     assert [f[:2] for f in _claims_on(_Tree(stray), claim, records)] == [("PASS", "derived"), ("UNVERIFIED", "not-derivable")]
+
+
+def test_an_unranked_instance_names_only_the_values_no_readable_receipt_has():
+    # model m1 has a readable receipt, arm b only an unread stand-in (no phase: outside the ranked selection): the finding
+    # names arm=b, not model=m1 (a mutant naming every dimension of the key survived every other test)
+    from verifier.checks.profile_claims import claims
+    from verifier.pipeline import Context
+
+    records = [_rec("a", "2"), profile_receipt("runs/b.csv", "", dims={"arm": "b", "model": "m1"}, unread="blocked")]
+    claim = {**INDEXED, "per": ["model", "arm"], "at": {"file": "s.json", "pointer": "/{model}/{arm}"}}
+    tree = _Tree({"s.json": {"m1": {"a": Decimal(2)}}}, {"runs/b.csv": "its sha256 differs from the manifest"})
+    profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv"}}, "claims": [claim]}
+    data = profile_evidence(runs=records)
+    data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, profile, data["evidence"].receipts))
+    found = [f for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data))
+             if f.status.value == "UNVERIFIED"]
+    assert [f.code for f in found] == ["blocked-by-integrity"]
+    assert "no readable receipt has arm=b: its receipts were not read (not parsed: runs/b.csv)" in found[0].message

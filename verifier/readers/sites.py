@@ -22,8 +22,11 @@ Each site names its rule by the rule's JSON Pointer in the profile
 (`/claims/3`, `/gate/rules/0`, `/gate`): rule ids need not be unique.
 
 So `profile.claims` and `profile.gate` compare what the model holds and read
-no document themselves. Reading never raises: a place that cannot be read is
-a `Site` with its `problem` and the reason in `detail`.
+no document themselves. A place with no value, or in a file that cannot be
+read or parsed (the grammar errors of `verifier.grammars` and the reasons
+`verifier.jsonio` refuses JSON), is a `Site` with its `problem` and the
+reason in `detail`, not an exception; `profile.receipts` stores the model
+before calling `read_sites`, so anything else it raises is one ERROR.
 """
 
 from __future__ import annotations
