@@ -5,7 +5,7 @@ A claim text is prose or Markdown: a bundle's `claims.json` headline, notes
 and claim texts, its README or RESULTS file, or a pull-request body
 (`verify --claims-text FILE BUNDLE`). `extract(text, source)` returns one
 `Quantity` per number, in reading order. Markdown structure comes from
-markdown-it-py (CommonMark plus GFM tables): numbers in code spans, fenced or
+`verifier.markdown` (pyromark: CommonMark plus GFM tables): numbers in code spans, fenced or
 indented code blocks, HTML comments, tags and attributes and link targets are
 not claims; numbers in link texts, headings, list items, table cells and the
 text a raw HTML block renders (`<div>`, `<details>`, `<summary>`) are. Bare URLs in prose are
@@ -104,11 +104,11 @@ class _Segment:
     starts: list[int] = field(default_factory=list)  # offsets in text where source lines 2, 3, ... begin
 
 
-def _markdown() -> Any:
-    """Return the CommonMark parser with tables (`verifier.grammars.markdown_parser`), built on first use (its import is not free)."""
-    from verifier.grammars import markdown_parser
+def _markdown_tokens(text: str) -> list[Any]:
+    """Return the block tokens of Markdown `text` (`verifier.markdown.tokens`: CommonMark with GFM tables), imported on first use."""
+    from verifier.markdown import tokens
 
-    return markdown_parser()
+    return tokens(text)
 
 _URL = re.compile(r"(?:https?|ftp)://[^\s<>()]*[^\s<>().,;:!?'\"]|www\.[^\s<>()]*[^\s<>().,;:!?'\"]", re.IGNORECASE)
 _DATE = re.compile(r"(?<![\w.])\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?Z?)?(?![\w])")
@@ -183,7 +183,7 @@ def _segments(text: str, cache: Any = None) -> tuple[list[_Segment], bool]:
     With a warm re-verify `cache` (`verifier.cache`), the segments of a text
     are remembered by its sha256 (with the verifier code and installed
     packages, `verifier.cache.result_key`), so an unchanged README is not
-    parsed again (loading markdown-it is a good part of a warm run).
+    parsed again.
     """
     key = None
     if cache is not None:
@@ -205,7 +205,7 @@ def _segments(text: str, cache: Any = None) -> tuple[list[_Segment], bool]:
 
 
 def _parse_segments(text: str) -> list[_Segment]:
-    tokens = _markdown().parse(text)
+    tokens = _markdown_tokens(text)
     out: list[_Segment] = []
     header: list[str] = []
     row: list[tuple[str, int]] = []

@@ -31,7 +31,7 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
   different values is left out of the record and listed under
   `#conflicts` (member -> line numbers), so a field mapped to it is missing;
 - `markdown-table`: the rows of the pipe tables of a Markdown file (parsed
-  with markdown-it-py), one record per row mapping header text -> cell text,
+  with pyromark, `verifier.markdown`), one record per row mapping header text -> cell text,
   plus `#table` (1-based table number) and `#heading` (the nearest heading
   above the table).
 
@@ -342,53 +342,16 @@ def markdown_tables(text: str) -> list[dict[str, Any]]:
     body row), `#line` (1-based source line) and `#heading` (the text of the
     nearest heading above the table, "" if none). Cell text is the inline
     content with code spans and emphasis reduced to their text and links to
-    their label. Parsed with markdown-it-py (CommonMark with the GFM table rule).
+    their label. Parsed by `verifier.markdown` (CommonMark with GFM tables).
     """
     return _table_rows(_markdown_tokens(text))
 
 
 def _markdown_tokens(text: str) -> list[Any]:
-    """Return the markdown-it-py token stream of `text` (CommonMark with the GFM table rule); one parse serves tables and prose."""
-    return markdown_parser().parse(text)  # type: ignore[no-any-return]
+    """Return the block tokens of `text` (`verifier.markdown.tokens`: CommonMark with GFM tables); one parse serves tables and prose."""
+    from verifier.markdown import tokens  # late: its parser is imported only when Markdown is read
 
-
-_PARSER: list[Any] = []
-
-
-def markdown_parser() -> Any:
-    """
-    Return the one CommonMark parser with the GFM table rule (markdown-it-py `MarkdownIt`), built on first use.
-
-    Its token streams equal those of `MarkdownIt("commonmark").enable("table")`
-    token for token (`tests/test_markdown_parser.py` compares them on every
-    Markdown file of the project and its corpus, and on generated input). One
-    step is cheaper: an inline run holding none of the characters that can
-    start inline syntax (`md.inline.terminator_re`: `*`, `_`, `` ` ``, `[`,
-    `<`, `&`, `\\`, a newline, ...) is what markdown-it-py's `text` rule
-    turns into one `text` token, so it gets that token without running the
-    inline rule chain (most table cells are such runs).
-    """
-    if not _PARSER:
-        from markdown_it import MarkdownIt  # a well-kept CommonMark parser; imported only when Markdown is read
-        from markdown_it.token import Token
-
-        md = MarkdownIt("commonmark").enable("table")
-        terminator = md.inline.terminator_re
-
-        def inline(state: Any) -> None:  # markdown_it.rules_core.inline, with the plain-text shortcut
-            for token in state.tokens:
-                if token.type != "inline":
-                    continue
-                if token.children is None:
-                    token.children = []
-                if token.content and terminator.search(token.content) is None:
-                    token.children.append(Token("text", "", 0, content=token.content))
-                else:
-                    state.md.inline.parse(token.content, state.md, state.env, token.children)
-
-        md.core.ruler.at("inline", inline)
-        _PARSER.append(md)
-    return _PARSER[0]
+    return tokens(text)
 
 
 def _table_rows(tokens: list[Any]) -> list[dict[str, Any]]:
