@@ -19,7 +19,7 @@ Prints the median and minimum of `--reps` runs of each and the ratios
 verify / stdlib (of the medians and of the minimums: on a shared machine the
 minimum is the figure least disturbed by other load), the load average
 before and after, and the median time of parsing the README once with
-markdown-it-py (what `verify` reads the README's table and prose with; the
+`verifier.grammars.markdown_document` (pyromark, what `verify` reads the README's table and prose with; the
 stdlib baseline only splits its lines at `|`), the floor that parse sets on
 the ratio, and the time of reading the `:::MLLOG` lines of every detail log
 with `verifier.jsonio.loads_strict_text` next to plain `json.loads` (the
@@ -30,7 +30,11 @@ as a detached `git worktree` in a temporary directory (removed at exit), and
 base and this checkout alternate, each in a fresh child process, for
 `--rounds` rounds, so load drifting on a shared machine hits both alike; it
 prints each round and the medians over rounds of both ratios.
-Usage: `python benchmarks/bench_profile_mlperf.py [TREE] [--reps N] [--base REF [--rounds N]]`.
+`--phases` prints instead where one run's time goes: the median over
+`--reps` runs of each reading step of `profile.receipts` (receipt sets, claim
+documents, of which the Markdown parse, claim sites) and of each check,
+timed by wrapping those functions (the wrappers add about a microsecond per call).
+Usage: `python benchmarks/bench_profile_mlperf.py [TREE] [--reps N] [--base REF [--rounds N] | --phases]`.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT.parent / "shared" / "corpus" / "mlperf-inference-test-submissions-v5.0"
@@ -131,6 +136,54 @@ def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
     }
 
 
+def phases(tree: Path, reps: int) -> None:
+    """Print the median time per reading step and per check of `verify_path(tree)` over `reps` runs after a warm-up (see the module docstring)."""
+    import verifier.checks.profile as profile_check
+    import verifier.core as core
+    import verifier.grammars as grammars
+    import verifier.pipeline as pipeline
+
+    spent: dict[str, float] = {}
+
+    def timed(label: str, fn: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+        return run
+
+    for name in ("read_receipts", "read_claim_documents", "read_sites"):
+        setattr(profile_check, name, timed(f"profile.receipts: {name}", getattr(profile_check, name)))
+    grammars.markdown_document = timed("profile.receipts: read_claim_documents: markdown_document", grammars.markdown_document)
+
+    class Timed:
+        def __init__(self, chk: Any) -> None:
+            self.chk, self.id, self.requires, self.title = chk, chk.id, chk.requires, chk.title
+
+        def __call__(self, ctx: Any) -> list[Any]:
+            start = time.perf_counter()
+            out = list(self.chk(ctx))
+            spent[f"check {self.id}"] = spent.get(f"check {self.id}", 0.0) + time.perf_counter() - start
+            return out
+
+    run_pipeline = pipeline.run_pipeline
+    core.run_pipeline = lambda steps, ctx, **kw: run_pipeline([Timed(c) for c in steps], ctx, **kw)  # type: ignore[assignment]
+    core.verify_path(str(tree))  # warm-up
+    runs: list[dict[str, float]] = []
+    totals = []
+    for _ in range(reps):
+        spent.clear()
+        start = time.perf_counter()
+        core.verify_path(str(tree))
+        totals.append(time.perf_counter() - start)
+        runs.append(dict(spent))
+    print(f"verify_path({tree}): median {statistics.median(totals) * 1000:.1f} ms over {reps} runs; per step (median ms):")
+    for label in sorted(runs[0], key=lambda k: -statistics.median(r.get(k, 0.0) for r in runs)):
+        print(f"  {statistics.median(r.get(label, 0.0) for r in runs) * 1000:7.1f}  {label}")
+
+
 def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -141,7 +194,7 @@ def report(tree: Path, reps: int, f: dict[str, float | str | int]) -> None:
     print(f"tree: {tree} ({f['rows']} table rows, {f['values']} values parsed by the stdlib baseline)")
     print(f"stdlib parse: median {s * 1000:.1f} ms, min {float(f['stdlib_min']) * 1000:.1f} ms over {reps} runs")
     print(f"verify (mlperf-inference profile): median {v * 1000:.1f} ms, min {float(f['verify_min']) * 1000:.1f} ms, verdict {f['verdict']}, {f['findings']} findings")
-    print(f"of which the README's Markdown parse (markdown-it-py, one parse of {f['readme_bytes']} bytes): median {m * 1000:.1f} ms = {m / s:.1f}x the stdlib baseline alone")
+    print(f"of which the README's Markdown parse (markdown_document, one parse of {f['readme_bytes']} bytes): median {m * 1000:.1f} ms = {m / s:.1f}x the stdlib baseline alone")
     print(f"of which the {f['mllog_lines']} :::MLLOG lines as strict JSON (verifier.jsonio): median {float(f['strict_json_median']) * 1000:.1f} ms "
           f"= {float(f['strict_json_median']) / s:.1f}x the stdlib baseline (plain json.loads of them: {float(f['plain_json_median']) * 1000:.1f} ms)")
     print(f"ratio verify / stdlib: {v / s:.1f}x of the medians, {float(f['verify_min']) / float(f['stdlib_min']):.1f}x of the minimums "
@@ -186,11 +239,16 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--base", help="also measure this commit, alternating with this checkout, in one run")
     parser.add_argument("--rounds", type=int, default=3, help="with --base: alternating rounds (default 3)")
+    parser.add_argument("--phases", action="store_true", help="print where one run's time goes (per reading step and check)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # internal: measure the checkout at this path, print JSON
     args = parser.parse_args()
     if args.child is not None:
         sys.path.insert(0, str(args.child))
         print(json.dumps(measure(args.tree.resolve(), args.reps)))
+        return
+    if args.phases:
+        sys.path.insert(0, str(ROOT))
+        phases(args.tree.resolve(), args.reps)
         return
     if args.base:
         against(args.base, args.tree.resolve(), args.reps, args.rounds)
