@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,10 @@ def test_claims_text_for_a_folder_no_bundle_reader_reads_is_a_usage_error_not_si
     result = run("check", str(CORPUS / folder), "--claims-text", str(path))
     assert result.exit_code == 2, result.output
     assert "--claims-text needs a bundle directory" in result.stderr and result.stderr.count("\n") == 1
+
+
+def test_an_html_block_the_html_reader_refuses_still_states_its_numbers():
+    """`<![` is markup `html.parser` refuses; `extract` never raises, and every number of the block's source counts, on its own line."""
+    found = extract("<div>\n<![\n7 ms\n</div>\n\n5 ms", "x.md")
+    assert [(q.value, q.line) for q in found] == [(Decimal("7"), 3), (Decimal("5"), 6)]
+    assert extract("<div><![ ]]>", "x.md") == []

@@ -28,6 +28,14 @@ FILES = sorted({p.resolve() for base in (ROOT, ROOT.parent / "shared") for p in 
                 if ".venv" not in p.parts and ".git" not in p.parts})
 
 
+def _id(path: Path) -> str:
+    """The test id of a file: relative to the project (`README.md`) or to `../shared/` (`shared/corpus/...`), the same in any checkout."""
+    for base, prefix in ((ROOT.resolve(), ""), ((ROOT.parent / "shared").resolve(), "shared/")):
+        if path.is_relative_to(base):
+            return prefix + path.relative_to(base).as_posix()
+    return path.as_posix()
+
+
 def _read(text: str) -> tuple:
     segments = [(s.text, s.line, s.context, s.starts) for s in claimtext._parse_segments(text)]
     return grammars.markdown_document(text.encode("utf-8")), grammars.markdown_tables(text), segments
@@ -59,7 +67,7 @@ def test_the_project_and_corpus_hold_markdown_to_compare():
     assert len(FILES) > 50 and any("corpus" in p.parts for p in FILES)
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: "/".join(p.parts[-3:]))
+@pytest.mark.parametrize("path", FILES, ids=_id)
 def test_every_real_markdown_file_reads_as_through_markdown_it(path: Path, monkeypatch: pytest.MonkeyPatch):
     text = path.read_text(encoding="utf-8", errors="replace")
     ours, theirs = _both(text, monkeypatch)
@@ -95,6 +103,9 @@ DOCUMENTS = st.lists(st.one_of(st.sampled_from(FRAGMENTS), _table()), max_size=3
 @given(DOCUMENTS)
 @example("| a | b |\n|---|--:|\n| 1 |\ntail 7 ms\n")  # a lazy row with padded cells: each cell on its row's line
 @example(" <!-- 5 -->\n")  # an indented HTML block: its indentation is not prose
+@example("- a 1\n  ***\n  b 2\n")  # a thematic break ends a tight item's text
+@example("![Image](u) 5 ms\n![a ![b](u) c](v) 6\n")  # alt text (named like the tag, nested) is skipped, the text after it is not
+@example("- ![i 3](u)\n- <b>\n")  # a tight item holding only an image or a tag is an empty paragraph
 def test_generated_markdown_reads_as_through_markdown_it(text):
     """
     Up to whitespace (markdown-it-py keeps a space before a hard break that CommonMark drops).
@@ -119,7 +130,7 @@ def test_a_tight_list_item_is_a_paragraph_and_an_image_states_no_text():
     toks = tokens("- one 1\n  - two ![alt 9](u) 2\n")
     inline = [t for t in toks if t.type == "inline"]
     assert [tok.type for tok in toks].count("paragraph_open") == 2
-    assert [[c.type for c in t.children] for t in inline] == [["text"], ["text", "image", "text"]]
+    assert [[(c.type, c.content) for c in t.children] for t in inline] == [[("text", "one 1")], [("text", "two  2")]]
     assert grammars.markdown_document(b"- one 1\n  - two ![alt 9](u) 2\n")["prose"][1]["text"] == "two  2"
 
 
@@ -129,3 +140,9 @@ def test_a_table_interrupts_a_paragraph_as_on_github_only_with_a_leading_pipe():
     assert piped["tables"] == {"(top)": [{"a": "2", "b": "3", "#line": 4}]} and [p["text"] for p in piped["prose"]] == ["foo 1"]
     bare = grammars.markdown_document(b"foo 1\n a  |  b\n--- | ---\n 2  |  3\n")
     assert bare["tables"] == {} and bare["prose"][0]["numbers"] == ["1", "2", "3"]
+
+
+def test_a_run_of_text_events_is_one_text_token():
+    """pulldown-cmark gives `<<<...` one text event per character; they join into one token (once per run, not once per event)."""
+    toks = tokens("a " + "<" * 50_000 + " 5")
+    assert [(c.type, len(c.content)) for c in toks[1].children] == [("text", 50_004)]

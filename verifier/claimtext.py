@@ -244,15 +244,20 @@ def _html_segments(html: str, first_line: int) -> list[_Segment]:
     Return the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`, `<p>` ...) as segments: one per run of prose, one per table cell.
 
     GitHub and most Markdown renderers show the text of such blocks, so a
-    number in them is a claim. The block is read by the project's one HTML
+    number in them is a claim; a block the HTML reader refuses is one
+    segment of its source, tags included (a number is never dropped). The block is read by the project's one HTML
     reader, `verifier.readers.html.html_document` (inline elements join the
     words around them; comments, attributes, `<script>`, `<style>` and
     `<template>` are not stated text); table cells carry their header and
     row label as context, as Markdown table cells do.
     """
+    from verifier.grammars import GrammarError
     from verifier.readers.html import html_document
 
-    doc = html_document(html.encode("utf-8", "replace"))
+    try:
+        doc = html_document(html.encode("utf-8", "replace"))
+    except GrammarError:  # markup `html.parser` refuses (`<![ ]]>`): every number of the block's source counts as stated
+        return [_Segment(html, first_line, starts=[m.end() for m in re.finditer("\n", html.rstrip("\n"))])]
     found = [_Segment(item["text"], first_line + item["#line"] - 1) for item in doc["prose"] if item["text"].strip()]
     for rows in doc["tables"].values():
         for row in rows:

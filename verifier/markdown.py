@@ -1,27 +1,29 @@
 """
-Markdown: CommonMark with GitHub's pipe tables, read by pyromark (Python bindings of pulldown-cmark) into block tokens.
+Markdown: CommonMark with GitHub's pipe tables, read by pyromark (Python bindings of pulldown-cmark) into the tokens the claim readers walk.
 
-`tokens(text)` returns the block structure as a flat list of `Token`s named
-as markdown-it names them (`paragraph_open`, `inline`, `heading_open`,
-`table_open`, `thead_open`, `tr_open`, `th_open`, `td_open`, `html_block`,
-`fence`, ... and their `_close`), so the readers of tables and prose
-(`verifier.grammars.markdown_document`, `verifier.claimtext`) walk one
-shape. An `inline` token's `children` are `text` (adjacent text runs
-joined), `code_inline`, `softbreak`, `hardbreak`, `html_inline`,
-`link_open`/`link_close`, `em_open`/`em_close`, `strong_open`/`strong_close`
-and `image` (its alt text is not a child: an image states nothing).
-`Token.map` is `[first line, last line + 1]`, 0-based, of the block (for a
-table cell, its row's line), as markdown-it's `map`.
+`tokens(text)` returns a flat list of `Token`s named as markdown-it names
+them, holding only what the readers of tables and prose
+(`verifier.grammars.markdown_document`, `verifier.claimtext`) read:
 
-Differences from markdown-it's stream that no reader here depends on:
-`tbody_open`/`tbody_close`, `list_item` nesting levels and `hidden` flags
-are not produced. A tight list item's text (pulldown-cmark gives it no
-paragraph) gets a `paragraph_open`, `inline`, `paragraph_close` around it, as
-markdown-it gives every list item's text.
+- `paragraph_open`, `inline`: a paragraph, or the text of a tight list item
+  (pulldown-cmark gives it no paragraph; markdown-it does);
+- `heading_open`, `inline`;
+- `table_open`, `thead_open`, `tr_open`, `th_open`/`td_open`, `inline`,
+  `tr_close`, `thead_close`, `table_close`;
+- `html_block` (its `content`: the raw HTML block, leading indentation included).
 
-Before parsing, `\\r\\n` and `\\r` become `\\n` and NUL becomes U+FFFD (what
-markdown-it's `normalize` rule does, CommonMark section 2.3), so lines count
-the same way for every reader.
+An `inline` token's `children` are `text` (adjacent runs joined: link texts
+and emphasised text included), `code_inline`, `softbreak` and `hardbreak`.
+Left out, as no reader states anything from them: code blocks, images (their
+alt text), inline HTML tags, link targets, thematic breaks, the closing
+tokens of paragraphs, headings and cells, and the tokens of lists, list
+items and block quotes (their paragraphs are kept).
+
+`Token.map` is `[line]`: the 0-based source line where the token starts (a
+table cell: its row's line), what the readers read of markdown-it's `map`.
+Before parsing, `\\r\\n` and `\\r` become `\\n` and NUL becomes U+FFFD, as
+markdown-it's `normalize` rule does (CommonMark 0.31 section 2.3), so lines
+count the same for every reader.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ __all__ = ["Token", "tokens"]
 
 @dataclass(slots=True)
 class Token:
-    """One block or inline token: `type` (markdown-it's name), `map` (0-based `[start, end)` source lines or None), `content`, `children` (of an `inline`)."""
+    """One token: `type` (markdown-it's name), `map` (`[0-based start line]` or None), `content` (text, code or HTML), `children` (of an `inline`)."""
 
     type: str
     map: list[int] | None = None
@@ -46,23 +48,38 @@ class Token:
 
 _NEWLINES = re.compile(r"\r\n?")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-#: Block containers whose start closes a tight list item's text run (its synthetic paragraph).
-_BLOCKS = {"Paragraph", "Heading", "BlockQuote", "CodeBlock", "HtmlBlock", "List", "Table", "Rule", "Item"}
-#: Inline containers and their markdown-it open token names.
-_INLINE = {"Emphasis": "em", "Strong": "strong", "Link": "link"}
+#: Inline containers: their text is the parent's text, their tags are not kept.
+_INLINE_TAGS = frozenset({"Emphasis", "Strong", "Link"})
 _OPTIONS: list[Any] = []
 
 
-def _name(event: Any) -> str:
-    """Return the tag name of a Start/End payload: `'Paragraph'` or the key of `{'Heading': {...}}`."""
-    return event if isinstance(event, str) else next(iter(event))
+def _name(payload: Any) -> str:
+    """Return the tag of a Start/End payload: `'Paragraph'`, or the key of `{'Heading': {...}}`."""
+    return payload if isinstance(payload, str) else next(iter(payload))
+
+
+def _joined(children: list[Token]) -> list[Token]:
+    """Return `children` with each run of adjacent `text` tokens made one (one join per run: pulldown-cmark may give a text event per character)."""
+    out: list[Token] = []
+    run: list[str] = []
+    for tok in children:
+        if tok.type == "text":
+            run.append(tok.content)
+            continue
+        if run:
+            out.append(Token("text", None, "".join(run)))
+            run = []
+        out.append(tok)
+    if run:
+        out.append(Token("text", None, "".join(run)))
+    return out
 
 
 def tokens(text: str) -> list[Token]:
     """
-    Return the block tokens of Markdown `text` (CommonMark 0.31 with GFM tables, as pulldown-cmark reads it); see the module docstring.
+    Return the tokens of Markdown `text` (CommonMark with GFM tables, as pulldown-cmark reads it); see the module docstring.
 
-    Never raises for any `str` (lone surrogates are read as U+FFFD).
+    Never raises for a `str` (a lone surrogate is read as U+FFFD).
     """
     import pyromark  # a well-kept CommonMark parser (pulldown-cmark); imported only when Markdown is read
 
@@ -71,160 +88,86 @@ def tokens(text: str) -> list[Token]:
     text = _NEWLINES.sub("\n", text).replace("\x00", "\ufffd")
     if not text.isascii() and _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
-    data = text.encode("utf-8")
-    breaks = [m.start() for m in re.finditer(b"\n", data)]
+    breaks = [m.start() for m in re.finditer(b"\n", text.encode("utf-8"))]  # event ranges are UTF-8 byte offsets
     out: list[Token] = []
-    children: list[Token] | None = None  # the open inline run, if any
-    inline_line = 0
-    synthetic = False  # the open run is a tight list item's text (no paragraph event)
+    children: list[Token] | None = None  # the open inline run
     in_head = False
-    skip, skipping = 0, ""  # depth inside the image or code block named by `skipping`
-    block_text: list[str] = []
-    block_line = row_line = 0
-    in_html = False
+    row_line = 0
+    skipping, depth = "", 0  # inside an image or a code block (nested images counted): nothing stated
+    html: list[str] | None = None  # the parts of the open raw HTML block
+    html_line = 0
 
     def line(offset: int) -> int:
         return bisect.bisect_right(breaks, offset - 1)
 
     def flush() -> None:
-        nonlocal children, synthetic
+        """End the open inline run, if any: its `inline` token, on its opener's line (the opener is the last token out)."""
+        nonlocal children
         if children is not None:
-            out.append(Token("inline", [inline_line, inline_line + 1], "", children))
-            if synthetic:
-                out.append(Token("paragraph_close"))
-        children, synthetic = None, False
+            out.append(Token("inline", out[-1].map, "", _joined(children)))
+        children = None
 
-    def child(token: Token) -> None:
-        nonlocal children, synthetic, inline_line
-        if children is None:  # text straight inside a list item: markdown-it wraps it in a paragraph
-            out.append(Token("paragraph_open", [inline_line, inline_line + 1]))
-            children, synthetic = [], True
-        if token.type == "text" and children and children[-1].type == "text":
-            children[-1].content += token.content
-        else:
-            children.append(token)
+    def run(offset: int) -> list[Token]:
+        """Return the open inline run; inline content straight inside a list item opens one under a paragraph, as markdown-it gives it."""
+        nonlocal children
+        if children is None:
+            out.append(Token("paragraph_open", [line(offset)]))
+            children = []
+        return children
 
     for event, where in pyromark.events_with_range(text, options=_OPTIONS[0]):
-        if type(event) is dict:
-            kind, payload = next(iter(event.items()))
-        else:
-            kind, payload = event, None
-        if skip:  # inside an image (its alt text states nothing) or a code block (not prose)
-            if kind == "Start" and _name(payload) == skipping:
-                skip += 1
-            elif kind == "End" and _name(payload) == skipping:
-                skip -= 1
-                if skip == 0 and skipping == "CodeBlock":
-                    out.append(Token("fence", [block_line, line(where["end"] - 1) + 1], "".join(block_text)))
-            elif kind == "Text" and skipping == "CodeBlock":
-                block_text.append(payload)
+        kind, payload = next(iter(event.items())) if type(event) is dict else (event, None)
+        if depth:
+            if kind in ("Start", "End") and _name(payload) == skipping:
+                depth += 1 if kind == "Start" else -1
             continue
-        if in_html:  # a raw HTML block: its lines (and the indentation pulldown-cmark gives as text) are its content
-            if kind in ("Html", "Text"):
-                block_text.append(payload)
-                continue
-            if kind == "End" and _name(payload) == "HtmlBlock":
-                in_html = False
-                out.append(Token("html_block", [block_line, line(where["end"] - 1) + 1], "".join(block_text)))
+        if html is not None:  # a raw HTML block: its lines, and the indentation pulldown-cmark gives as text
+            if kind == "End":
+                out.append(Token("html_block", [html_line], "".join(html)))
+                html = None
+            else:
+                html.append(payload)
             continue
         if kind == "Text":
-            if children is None:
-                inline_line = line(where["start"])
-            child(Token("text", None, payload))
+            run(where["start"]).append(Token("text", None, payload))
         elif kind == "Code":
-            if children is None:
-                inline_line = line(where["start"])
-            child(Token("code_inline", None, payload))
+            run(where["start"]).append(Token("code_inline", None, payload))
         elif kind in ("SoftBreak", "HardBreak"):
-            child(Token(kind.lower()))
+            run(where["start"]).append(Token(kind.lower()))
         elif kind == "InlineHtml":
-            if children is None:
-                inline_line = line(where["start"])
-            child(Token("html_inline", None, payload))
-        elif kind == "Start":
-            tag = _name(payload)
+            run(where["start"])  # a tag states nothing (what it wraps comes as text), but it is inline content
+        elif kind in ("Start", "End") and _name(payload) in _INLINE_TAGS:
+            pass  # emphasis and links: their text comes as text events
+        elif kind == "Start" and _name(payload) == "Image":  # inline content, whose alt text states nothing
+            run(where["start"])
+            skipping, depth = "Image", 1
+        else:  # a block starts or ends (or a thematic break): the open run is over, as only inline events come inside one
+            flush()
+            tag = _name(payload) if kind in ("Start", "End") else kind
             start = line(where["start"])
-            if tag in _INLINE:
-                if children is None:
-                    inline_line = start
-                child(Token(f"{_INLINE[tag]}_open"))
-                continue
-            if tag == "Image":
-                if children is None:
-                    inline_line = start
-                child(Token("image"))
-                skip, skipping = 1, "Image"
-                continue
-            if synthetic and tag in _BLOCKS:
-                flush()
-            if tag == "Paragraph":
-                out.append(Token("paragraph_open", [start, line(where["end"] - 1) + 1]))
-                children, inline_line = [], start
-            elif tag == "Heading":
-                out.append(Token("heading_open", [start, start + 1]))
-                children, inline_line = [], start
-            elif tag == "Table":
-                out.append(Token("table_open", [start, line(where["end"] - 1) + 1]))
-            elif tag == "TableHead":
-                in_head, row_line = True, start
-                out.append(Token("thead_open", [start, start + 1]))
-                out.append(Token("tr_open", [start, start + 1]))
-            elif tag == "TableRow":
-                row_line = start
-                out.append(Token("tr_open", [start, start + 1]))
-            elif tag == "TableCell":  # a cell is on its row's line (a padded empty cell's range starts after the row)
-                out.append(Token("th_open" if in_head else "td_open", [row_line, row_line + 1]))
-                children, inline_line = [], row_line
-            elif tag == "HtmlBlock":
-                block_text, block_line, in_html = [], start, True
-            elif tag == "CodeBlock":
-                block_text, block_line, skip, skipping = [], start, 1, "CodeBlock"
-            elif tag == "List":
-                out.append(Token("ordered_list_open" if payload[tag] is not None else "bullet_list_open", [start, start + 1]))
-            elif tag == "Item":
-                out.append(Token("list_item_open", [start, start + 1]))
-                inline_line = start
-            elif tag == "BlockQuote":
-                out.append(Token("blockquote_open", [start, start + 1]))
-            else:
-                out.append(Token(f"{tag.lower()}_open", [start, start + 1]))
-        elif kind == "End":
-            tag = _name(payload)
-            if tag in _INLINE:
-                child(Token(f"{_INLINE[tag]}_close"))
-                continue
-            if tag == "Paragraph":
-                flush()
-                out.append(Token("paragraph_close"))
-            elif tag == "Heading":
-                flush()
-                out.append(Token("heading_close"))
-            elif tag == "TableCell":
-                if children is None:
+            if kind == "Start":
+                if tag in ("Paragraph", "Heading"):
+                    out.append(Token(f"{tag.lower()}_open", [start]))
                     children = []
-                flush()
-                out.append(Token("th_close" if in_head else "td_close"))
-            elif tag == "TableHead":
+                elif tag == "Table":
+                    out.append(Token("table_open", [start]))
+                elif tag in ("TableHead", "TableRow"):
+                    in_head, row_line = tag == "TableHead", start
+                    if in_head:
+                        out.append(Token("thead_open", [start]))
+                    out.append(Token("tr_open", [start]))
+                elif tag == "TableCell":  # on its row's line (a padded empty cell's range starts after the row)
+                    out.append(Token("th_open" if in_head else "td_open", [row_line]))
+                    children = []
+                elif tag == "HtmlBlock":
+                    html, html_line = [], start
+                elif tag == "CodeBlock":
+                    skipping, depth = tag, 1
+            elif tag in ("TableHead", "TableRow"):
                 out.append(Token("tr_close"))
-                out.append(Token("thead_close"))
-                in_head = False
-            elif tag == "TableRow":
-                out.append(Token("tr_close"))
+                if tag == "TableHead":
+                    out.append(Token("thead_close"))
             elif tag == "Table":
                 out.append(Token("table_close"))
-            elif tag == "Item":
-                flush()
-                out.append(Token("list_item_close"))
-            elif tag == "List":
-                flush()
-                out.append(Token("list_close"))
-            elif tag == "BlockQuote":
-                out.append(Token("blockquote_close"))
-            else:
-                out.append(Token(f"{tag.lower()}_close"))
-        elif kind == "Rule":
-            if synthetic:
-                flush()
-            out.append(Token("hr", [line(where["start"]), line(where["start"]) + 1]))
     flush()
     return out
