@@ -146,3 +146,10 @@ def test_a_run_of_text_events_is_one_text_token():
     """pulldown-cmark gives `<<<...` one text event per character; they join into one token (once per run, not once per event)."""
     toks = tokens("a " + "<" * 50_000 + " 5")
     assert [(c.type, len(c.content)) for c in toks[1].children] == [("text", 50_004)]
+
+
+def test_an_html_block_is_one_token_holding_its_source():
+    """Its lines (with the indentation pulldown-cmark gives as a text event) are its content; the paragraph after it is prose."""
+    toks = tokens("x 1\n\n  <div>\n7 ms\n</div>\n\ny 5\n")
+    assert [(t.type, t.map, t.content) for t in toks if t.type == "html_block"] == [("html_block", [2], "  <div>\n7 ms\n</div>\n")]
+    assert [t.children[0].content for t in toks if t.type == "inline"] == ["x 1", "y 5"]

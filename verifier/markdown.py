@@ -60,6 +60,8 @@ def _name(payload: Any) -> str:
 
 def _joined(children: list[Token]) -> list[Token]:
     """Return `children` with each run of adjacent `text` tokens made one (one join per run: pulldown-cmark may give a text event per character)."""
+    if len(children) < 2:
+        return children  # most runs (table cells) are one text event
     out: list[Token] = []
     run: list[str] = []
     for tok in children:
@@ -116,9 +118,12 @@ def tokens(text: str) -> list[Token]:
         return children
 
     for event, where in pyromark.events_with_range(text, options=_OPTIONS[0]):
-        kind, payload = next(iter(event.items())) if type(event) is dict else (event, None)
+        if type(event) is dict:
+            (kind, payload), = event.items()
+        else:
+            kind, payload = event, None
         if depth:
-            if kind in ("Start", "End") and _name(payload) == skipping:
+            if (kind == "Start" or kind == "End") and _name(payload) == skipping:
                 depth += 1 if kind == "Start" else -1
             continue
         if html is not None:  # a raw HTML block: its lines, and the indentation pulldown-cmark gives as text
@@ -130,44 +135,49 @@ def tokens(text: str) -> list[Token]:
             continue
         if kind == "Text":
             run(where["start"]).append(Token("text", None, payload))
+        elif kind == "Start" or kind == "End":
+            tag = _name(payload)
+            if tag in _INLINE_TAGS:
+                continue  # emphasis and links: their text comes as text events
+            if tag == "Image":  # inline content (its End is skipped with its alt text, which states nothing)
+                run(where["start"])
+                skipping, depth = tag, 1
+                continue
+            if children is not None:  # a block starts or ends: the open run is over, as only inline events come inside one
+                flush()
+            if kind == "End":
+                if tag == "TableHead" or tag == "TableRow":
+                    out.append(Token("tr_close"))
+                    if tag == "TableHead":
+                        out.append(Token("thead_close"))
+                elif tag == "Table":
+                    out.append(Token("table_close"))
+                continue
+            start = line(where["start"])
+            if tag == "TableCell":  # on its row's line (a padded empty cell's range starts after the row)
+                out.append(Token("th_open" if in_head else "td_open", [row_line]))
+                children = []
+            elif tag == "Paragraph" or tag == "Heading":
+                out.append(Token(f"{tag.lower()}_open", [start]))
+                children = []
+            elif tag == "TableHead" or tag == "TableRow":
+                in_head, row_line = tag == "TableHead", start
+                if in_head:
+                    out.append(Token("thead_open", [start]))
+                out.append(Token("tr_open", [start]))
+            elif tag == "Table":
+                out.append(Token("table_open", [start]))
+            elif tag == "HtmlBlock":
+                html, html_line = [], start
+            elif tag == "CodeBlock":
+                skipping, depth = tag, 1
         elif kind == "Code":
             run(where["start"]).append(Token("code_inline", None, payload))
-        elif kind in ("SoftBreak", "HardBreak"):
+        elif kind == "SoftBreak" or kind == "HardBreak":
             run(where["start"]).append(Token(kind.lower()))
         elif kind == "InlineHtml":
             run(where["start"])  # a tag states nothing (what it wraps comes as text), but it is inline content
-        elif kind in ("Start", "End") and _name(payload) in _INLINE_TAGS:
-            pass  # emphasis and links: their text comes as text events
-        elif kind == "Start" and _name(payload) == "Image":  # inline content, whose alt text states nothing
-            run(where["start"])
-            skipping, depth = "Image", 1
-        else:  # a block starts or ends (or a thematic break): the open run is over, as only inline events come inside one
+        elif children is not None:  # a thematic break (or another block-level event): the open run is over
             flush()
-            tag = _name(payload) if kind in ("Start", "End") else kind
-            start = line(where["start"])
-            if kind == "Start":
-                if tag in ("Paragraph", "Heading"):
-                    out.append(Token(f"{tag.lower()}_open", [start]))
-                    children = []
-                elif tag == "Table":
-                    out.append(Token("table_open", [start]))
-                elif tag in ("TableHead", "TableRow"):
-                    in_head, row_line = tag == "TableHead", start
-                    if in_head:
-                        out.append(Token("thead_open", [start]))
-                    out.append(Token("tr_open", [start]))
-                elif tag == "TableCell":  # on its row's line (a padded empty cell's range starts after the row)
-                    out.append(Token("th_open" if in_head else "td_open", [row_line]))
-                    children = []
-                elif tag == "HtmlBlock":
-                    html, html_line = [], start
-                elif tag == "CodeBlock":
-                    skipping, depth = tag, 1
-            elif tag in ("TableHead", "TableRow"):
-                out.append(Token("tr_close"))
-                if tag == "TableHead":
-                    out.append(Token("thead_close"))
-            elif tag == "Table":
-                out.append(Token("table_close"))
     flush()
     return out
