@@ -33,7 +33,7 @@ prints each round and the medians over rounds of both ratios.
 `--phases` prints instead where one run's time goes: the median over
 `--reps` runs of each reading step of `profile.receipts` (receipt sets, claim
 documents, of which the Markdown parse, claim sites) and of each check,
-timed by wrapping those functions (the wrappers add about a microsecond per call).
+timed by wrapping those functions (each wrapper adds its own call to the time it reports).
 Usage: `python benchmarks/bench_profile_mlperf.py [TREE] [--reps N] [--base REF [--rounds N] | --phases]`.
 """
 
