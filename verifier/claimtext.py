@@ -7,8 +7,8 @@ and claim texts, its README or RESULTS file, or a pull-request body
 `Quantity` per number, in reading order. Markdown structure comes from
 `verifier.markdown` (pyromark: CommonMark plus GFM tables): numbers in code spans, fenced or
 indented code blocks, HTML comments, tags and attributes and link targets are
-not claims; numbers in link texts, headings, list items, table cells and the
-text a raw HTML block renders (`<div>`, `<details>`, `<summary>`) are. Bare URLs in prose are
+not claims; numbers in link texts, headings, list items, table cells (header
+cells and captions included) and the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`) are. Bare URLs in prose are
 masked before numbers are read. Units are recognised through the one unit
 registry, `verifier.units`; what a number *means* ("% lower", "x faster",
 "p95", "of 26 requests") is recorded here as words and phrase keys, and
@@ -231,6 +231,7 @@ def _parse_segments(text: str) -> list[_Segment]:
             parent = tokens[i - 1].type if i else ""
             if parent == "th_open":
                 header.append(seg.text)
+                out.append(_Segment(seg.text, seg.line))  # a header cell is shown: its numbers are stated (it is no row's context)
             elif parent == "td_open":
                 row.append((seg.text, seg.line))
                 cell += 1
@@ -259,7 +260,8 @@ def _html_segments(html: str, first_line: int) -> list[_Segment]:
     except GrammarError:  # markup `html.parser` refuses (`<![ ]]>`): every number of the block's source counts as stated
         return [_Segment(html, first_line, starts=[m.end() for m in re.finditer("\n", html.rstrip("\n"))])]
     found = [_Segment(item["text"], first_line + item["#line"] - 1) for item in doc["prose"] if item["text"].strip()]
-    for rows in doc["tables"].values():
+    for name, rows in doc["tables"].items():
+        found.extend(_Segment(text, first_line) for text in [doc["captions"].get(name, ""), *doc["headers"][name]] if text.strip())
         for row in rows:
             cells = [(head, value) for head, value in row.items() if not head.startswith("#")]  # "#line": where the row is
             label = str(cells[0][1]) if cells else ""

@@ -354,8 +354,14 @@ def _markdown_tokens(text: str) -> list[Any]:
     return tokens(text)
 
 
-def _table_rows(tokens: list[Any]) -> list[dict[str, Any]]:
-    """Return the table rows of a token stream (see `markdown_tables`)."""
+def _table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
+    """
+    Return the table rows of a token stream (see `markdown_tables`); fill `headers`, when given, with table number -> (nearest heading above it, its header cells' text) for every table, in order.
+
+    A header cell repeated in one table keys its column as `name (2)`,
+    `name (3)`, ... (`column_names`), so no cell of a row is lost; a table
+    with a header and no body row has no row but does have its header.
+    """
     rows: list[dict[str, Any]] = []
     heading, table, in_head = "", 0, False
     header: list[str] = []
@@ -368,6 +374,8 @@ def _table_rows(tokens: list[Any]) -> list[dict[str, Any]]:
         elif tok.type == "table_open":
             table += 1
             header, body_row = [], 0
+            if headers is not None:
+                headers[table] = (heading, [])
         elif tok.type == "thead_open":
             in_head = True
         elif tok.type == "thead_close":
@@ -379,13 +387,33 @@ def _table_rows(tokens: list[Any]) -> list[dict[str, Any]]:
             current.append(_inline_text(tok))
         elif tok.type == "tr_close":
             if in_head:
-                header = current
+                if headers is not None:
+                    headers[table] = (heading, current)
+                header = column_names(current)
             else:
                 body_row += 1
                 row: dict[str, Any] = {"#table": table, "#row": body_row, "#line": line, "#heading": heading}
                 row.update({h: (current[k] if k < len(current) else "") for k, h in enumerate(header)})
                 rows.append(row)
     return rows
+
+
+def column_names(header: list[str]) -> list[str]:
+    """
+    Return the keys of a table's columns: each header cell's text, a repeated one as `text (2)`, `text (3)`, ... (never a key already taken).
+
+    Used by the Markdown and HTML table readers, so two columns under one
+    header text (often both empty) keep both cells of every row.
+    """
+    out: list[str] = []
+    taken = set(header)
+    for name in header:
+        key, n = name, 1
+        while key in out or (n > 1 and key in taken):
+            n += 1
+            key = f"{name} ({n})" if name else f"({n})"
+        out.append(key)
+    return out
 
 
 _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:%|x\b|s\b|ms\b|MiB\b|GiB\b|dB\b))?")
@@ -395,45 +423,58 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     """
     Return a Markdown file as a JSON-like document claim locations can point into.
 
-    `{"tables": {heading: [row, ...]}, "prose": [{"#line", "text", "code", "numbers"}]}`:
-    each table's rows (header -> cell text, plus `#line`) under the nearest
-    heading above it (a repeated heading gets " (2)", " (3)", ...); each
-    paragraph or list item outside tables with its 1-based source line, its
-    text, its code spans in order and the numbers it states in order (with
-    a unit written right after them: "58,696", "35.4%"). Code blocks are
-    not prose. Raises `GrammarError` for bytes that are not UTF-8.
+    `{"tables": {heading: [row, ...]}, "headers": {heading: [cell, ...]},
+    "prose": [{"#line", "text", "code", "numbers"}], "headings": [{"#line",
+    "text", "numbers"}]}`: each table's rows (header -> cell text, plus
+    `#line`; a repeated header text keys `text (2)`, see `column_names`)
+    under the nearest heading above it (a repeated heading gets " (2)",
+    " (3)", ...), and its header cells' text under the same name (a header
+    is shown, so a number in it is stated; a table without body rows has a
+    header and an empty row list); each paragraph or list item outside
+    tables with its 1-based source line, its text, its code spans in order
+    and the numbers it states in order (with a unit written right after
+    them: "58,696", "35.4%"); each heading with its line, text and numbers
+    (apart from `prose`, so the index of a prose item does not move when a
+    heading is added). Code blocks are not prose. Raises `GrammarError` for
+    bytes that are not UTF-8.
     """
     tokens = _markdown_tokens(_text(data))
+    found: dict[int, tuple[str, list[str]]] = {}
+    rows = _table_rows(tokens, found)
     tables: dict[str, list[dict[str, Any]]] = {}
+    headers: dict[str, list[str]] = {}
     names: dict[int, str] = {}  # table number -> its name in `tables`
-    for row in _table_rows(tokens):
-        number = row["#table"]
-        if number not in names:
-            base = row["#heading"] or "(top)"
-            name, n = base, 1
-            while name in tables:
-                n += 1
-                name = f"{base} ({n})"
-            names[number] = name
-            tables[name] = []
+    for number, (heading, cells) in found.items():
+        base = heading or "(top)"
+        name, n = base, 1
+        while name in tables:
+            n += 1
+            name = f"{base} ({n})"
+        names[number] = name
+        tables[name] = []
+        headers[name] = cells
+    for row in rows:
         cells = {k: v for k, v in row.items() if not k.startswith("#")}
-        tables[names[number]].append({**cells, "#line": row["#line"]})
+        tables[names[row["#table"]]].append({**cells, "#line": row["#line"]})
     prose = []
+    headings = []
     depth = 0
     for i, tok in enumerate(tokens):
         if tok.type == "table_open":
             depth += 1
         elif tok.type == "table_close":
             depth -= 1
-        elif tok.type == "inline" and depth == 0 and i > 0 and tokens[i - 1].type == "paragraph_open":
+        elif tok.type == "inline" and depth == 0 and i > 0 and tokens[i - 1].type in ("paragraph_open", "heading_open"):
             content = _inline_text(tok)
-            prose.append({
-                "#line": (tok.map[0] + 1) if tok.map else 0,
-                "text": content,
-                "code": [c.content for c in tok.children or [] if c.type == "code_inline"],
-                "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)],
-            })
-    return {"tables": tables, "prose": prose}
+            item: dict[str, Any] = {"#line": (tok.map[0] + 1) if tok.map else 0, "text": content}
+            if tokens[i - 1].type == "heading_open":
+                item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
+                headings.append(item)
+                continue
+            item["code"] = [c.content for c in tok.children or [] if c.type == "code_inline"]
+            item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
+            prose.append(item)
+    return {"tables": tables, "headers": headers, "prose": prose, "headings": headings}
 
 
 def _inline_text(tok: Any) -> str:

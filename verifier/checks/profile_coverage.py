@@ -28,17 +28,21 @@ from verifier.readers.claimdocs import WHAT
 __all__ = ["coverage", "pointer_matches"]
 
 
+def _pattern(pattern: str) -> str:
+    """Return the regex of one pointer pattern: each `*` matches any run of characters within one token (no `/`), everything else itself."""
+    return "/".join("[^/]*".join(re.escape(part) for part in token.split("*")) for token in pattern.split("/"))
+
+
 def pointer_matches(pattern: str, pointer: str) -> bool:
-    """Return whether JSON Pointer `pointer` matches `pattern`, where a `*` token of the pattern matches any one token."""
-    a, b = pattern.split("/"), pointer.split("/")
-    return len(a) == len(b) and all(x == "*" or x == y for x, y in zip(a, b, strict=True))
+    """Return whether JSON Pointer `pointer` matches `pattern`, where each `*` matches any characters within one token (`/headers/*/*#numbers/*`)."""
+    return re.fullmatch(_pattern(pattern), pointer) is not None
 
 
 def _any_of(patterns: list[str]) -> Callable[[str], bool]:
     """Return a predicate: does a pointer match one of `patterns` (as `pointer_matches` judges, compiled once into one regex)?"""
     if not patterns:
         return lambda _pointer: False
-    regex = re.compile("|".join("/".join("[^/]*" if t == "*" else re.escape(t) for t in p.split("/")) for p in patterns))
+    regex = re.compile("|".join(_pattern(p) for p in patterns))
     return lambda pointer: regex.fullmatch(pointer) is not None
 
 

@@ -5,7 +5,8 @@ Parsed with the standard library's `html.parser` (the HTML tokenizer
 Python maintains, also the default back end of Beautiful Soup): nothing
 is rendered or run. A page reads as
 
-    {"title": "...", "tables": {name: [row, ...]}, "prose": [{"#line", "text", "code", "numbers"}, ...]}
+    {"title": "...", "tables": {name: [row, ...]}, "headers": {name: [cell, ...]},
+     "captions": {name: "..."}, "prose": [{"#line", "text", "code", "numbers"}, ...]}
 
 - `prose`: one item per run of text inside one block (`p`, `div`, `li`,
   `h1`-`h6`, `header`, `section`, `summary`, ...; see `BLOCKS`), in
@@ -18,7 +19,11 @@ is rendered or run. A page reads as
 - `tables`: each `<table>`'s body rows as header -> cell text (the header is
   the `<thead>` row, else the first row), under its `<caption>`, else the
   nearest heading above it, else "(top)" (a repeated name gets " (2)", ...).
+  A repeated header text keys `text (2)` (`verifier.grammars.column_names`)
+  and a cell past the header's last `(column N)`, so no shown cell is lost.
   Table text is not prose.
+- `headers`: each table's header cells, `captions` its caption (tables with
+  one), under the same name: both are shown, so their numbers are stated.
 - `title`: the `<title>` text.
 
 Only text content is read: attribute values (`<input max="15.083333">`,
@@ -32,7 +37,7 @@ import html.parser
 import re
 from typing import Any
 
-from verifier.grammars import GrammarError, numbers_in
+from verifier.grammars import GrammarError, column_names, numbers_in
 
 __all__ = ["BLOCKS", "html_document"]
 
@@ -185,8 +190,10 @@ class _Reader(html.parser.HTMLParser):
                 table["rows"].append(row)
         elif tag == "table":
             header = table["header"] or []
-            rows = [{**{h: (r["cells"][k] if k < len(r["cells"]) else "") for k, h in enumerate(header)}, "#line": r["line"]} for r in table["rows"]]
-            self.tables.append((table["caption"] or table["heading"] or "(top)", rows))
+            width = max([len(header)] + [len(r["cells"]) for r in table["rows"]])
+            keys = column_names(header + [f"(column {k + 1})" for k in range(len(header), width)])  # a cell past the header is shown too
+            rows = [{**{h: (r["cells"][k] if k < len(r["cells"]) else "") for k, h in enumerate(keys)}, "#line": r["line"]} for r in table["rows"]]
+            self.tables.append((table["caption"] or table["heading"] or "(top)", rows, header, table["caption"]))
             self._table = self._outer.pop() if self._outer else None
 
     def handle_data(self, data: str) -> None:
@@ -222,10 +229,14 @@ def html_document(data: bytes) -> dict[str, Any]:
         raise GrammarError("bad-html", f"not HTML the reader can parse: {exc}") from None
     reader._flush()  # noqa: SLF001 - text after the last block
     tables: dict[str, list[dict[str, Any]]] = {}
-    for base, rows in reader.tables:
+    headers: dict[str, list[str]] = {}
+    captions: dict[str, str] = {}
+    for base, rows, header, caption in reader.tables:
         name, n = base, 1
         while name in tables:
             n += 1
             name = f"{base} ({n})"
-        tables[name] = rows
-    return {"title": reader.title, "tables": tables, "prose": reader.prose}
+        tables[name], headers[name] = rows, header
+        if caption:
+            captions[name] = caption
+    return {"title": reader.title, "tables": tables, "headers": headers, "captions": captions, "prose": reader.prose}

@@ -1,0 +1,121 @@
+"""
+Every number a claim document shows is stated: table header cells, captions, Markdown headings, repeated columns and cells past an HTML header.
+
+The class of fault: a renderer shows text that the document shape dropped,
+so a number in it was never a claim and a bundle could PASS with it
+unexamined (`| 5x faster |` as a table header; `## 73% lower`; two columns
+under one header text; an HTML row wider than its header).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import make_assets
+from helpers import by_check as _by
+from helpers import one_claim as _claim
+from helpers import write_tree
+
+from verifier.claimtext import extract
+from verifier.core import verify_path
+from verifier.grammars import column_names, markdown_document
+from verifier.readers.html import html_document
+
+RUNS = "s,samples\n2,10\n8,10\n"  # 20 samples in 10 s: 2.0 samples/s
+RATE = {"id": "rate", "receipts": "runs", "statistic": "ratio_of_sums", "numerator": "samples", "denominator": "latency",
+        "selection": {"phase": "measured"}, "unit": "samples/s", "at": {"file": "RESULTS.md", "pointer": "/tables/Results/0/rate"}}
+
+
+def _verify(tmp_path: Path, document: str, name: str = "RESULTS.md", pointer: str = "/tables/Results/0/rate", **doc_extra):
+    bundle = write_tree(tmp_path / "run", {"runs/a.csv": RUNS, name: document})
+    claim = {**RATE, "at": {"file": name, "pointer": pointer}}
+    profile = {
+        "id": "run", "version": 1, "description": "test profile",
+        "detect": {"files": [name]},
+        "manifest": {"kind": "none", "reason": "no digests"},
+        "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv",
+                              "fields": {"latency": {"pointer": "/s", "unit": "s"}, "phase": {"value": "measured"}},
+                              "values": {"samples": {"pointer": "/samples", "unit": "samples"}}}},
+        "claims": [claim],
+        "claim_documents": [{"file": name, **doc_extra}],
+    }
+    return verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": profile}))
+
+
+def _unchecked(report) -> list[tuple[str, str]]:
+    return [(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")]
+
+
+TABLE = "## Results\n\n| rate | {head} |\n|---|---|\n| 2.0 samples/s | yes |\n"
+
+
+def test_a_markdown_table_header_stating_a_number_is_an_unchecked_claim(tmp_path):
+    report = _verify(tmp_path, TABLE.format(head="5x faster"))
+    assert _claim(report, "rate").status == "PASS"
+    assert _unchecked(report) == [("/headers/Results/1#numbers/0", "5x")]
+    assert report.verdict != "PASS"
+
+
+def test_a_markdown_table_header_without_numbers_leaves_the_document_covered(tmp_path):
+    report = _verify(tmp_path, TABLE.format(head="faster"))
+    assert _unchecked(report) == []
+    assert [f.code for f in _by(report, "profile.coverage", "covered")] == ["covered"]
+
+
+def test_a_header_number_declared_informational_is_accounted_for(tmp_path):
+    report = _verify(tmp_path, TABLE.format(head="on 4 GPUs"), informational=[{"pointer": "/headers/*/*#numbers/*", "reason": "configuration"}])
+    assert _unchecked(report) == []
+    assert "1 declared informational" in _by(report, "profile.coverage", "covered")[0].message
+
+
+def test_a_header_only_table_still_states_its_header(tmp_path):
+    report = _verify(tmp_path, TABLE.format(head="ok") + "\n## Speedup\n\n| 3.9x |\n|---|\n")
+    assert _unchecked(report) == [("/headers/Speedup/0", "3.9x")]
+
+
+def test_a_markdown_heading_stating_a_number_is_an_unchecked_claim(tmp_path):
+    report = _verify(tmp_path, "# 73% lower latency\n\n" + TABLE.format(head="ok"))
+    assert _unchecked(report) == [("/headings/0/numbers/0", "73%")]
+    doc = markdown_document(b"# 73% lower latency\n\ntext 5 ms\n")
+    assert doc["prose"] == [{"#line": 3, "text": "text 5 ms", "code": [], "numbers": ["5 ms"]}]  # headings do not move prose indices
+    assert doc["headings"] == [{"#line": 1, "text": "73% lower latency", "numbers": ["73%"]}]
+
+
+def test_two_columns_under_one_header_text_keep_both_cells(tmp_path):
+    doc = markdown_document(b"| x | x | x (2) |\n|---|---|---|\n| 1 | 2 | 3 |\n")
+    assert doc["tables"]["(top)"] == [{"x": "1", "x (3)": "2", "x (2)": "3", "#line": 3}]
+    report = _verify(tmp_path, "## Results\n\n| rate | |  |\n|---|---|---|\n| 2.0 samples/s | 7 | 8 |\n")
+    assert _unchecked(report) == [("/tables/Results/0/", "7"), ("/tables/Results/0/(2)", "8")]
+    assert column_names(["", ""]) == ["", "(2)"] and column_names(["a", "b"]) == ["a", "b"]
+
+
+def test_html_header_cells_captions_and_cells_past_the_header_are_stated(tmp_path):
+    page = ("<html><body><table><caption>Run of 9 ms</caption><tr><th>rate</th><th>5x</th><th>5x</th></tr>"
+            "<tr><td>2.0 samples/s</td><td>1</td><td>2</td><td>4 s</td></tr></table></body></html>")
+    doc = html_document(page.encode())
+    assert doc["tables"]["Run of 9 ms"] == [{"rate": "2.0 samples/s", "5x": "1", "5x (2)": "2", "(column 4)": "4 s", "#line": 1}]
+    assert doc["headers"] == {"Run of 9 ms": ["rate", "5x", "5x"]} and doc["captions"] == {"Run of 9 ms": "Run of 9 ms"}
+    report = _verify(tmp_path, page, name="index.html", pointer="/tables/Run of 9 ms/0/rate")
+    assert _claim(report, "rate").status == "PASS"
+    unchecked = dict(_unchecked(report))
+    for pointer, shown in [("/captions/Run of 9 ms#numbers/0", "9 ms"), ("/headers/Run of 9 ms/1", "5x"), ("/headers/Run of 9 ms/2", "5x"),
+                           ("/tables/Run of 9 ms/0/(column 4)", "4 s"), ("/tables/Run of 9 ms/0/5x (2)", "2")]:
+        assert unchecked.get(pointer) == shown, (pointer, unchecked)
+    assert len(unchecked) == 6  # and the "1" under the first "5x"
+
+
+def test_claim_text_reads_table_header_cells_and_html_captions():
+    found = [(q.number, q.unit, q.phrase) for q in extract("| 5x faster | b |\n|---|---|\n| 1 s | 2 s |\n", "t")]
+    assert found == [("5", "x", "x-faster"), ("1", "s", None), ("2", "s", None)]
+    html = "<table><caption>at 9 ms</caption><tr><th>7 GiB</th></tr><tr><td>3</td></tr></table>\n"
+    assert [(q.number, q.unit) for q in extract(html, "t")] == [("9", "ms"), ("7", "GiB"), ("3", None)]
+
+
+def test_a_star_matches_any_characters_within_one_pointer_token():
+    from verifier.checks.profile_coverage import pointer_matches
+
+    assert pointer_matches("/headers/*/*#numbers/*", "/headers/Results/1#numbers/0")
+    assert pointer_matches("/prose/*/numbers/*", "/prose/3/numbers/0")
+    assert not pointer_matches("/headers/*", "/headers/Results/1")  # never across a `/`
+    assert not pointer_matches("/headers/*/1", "/headers/Results/10")
+    assert not pointer_matches("/a.b", "/aXb")  # everything but `*` is itself
