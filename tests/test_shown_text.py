@@ -119,3 +119,23 @@ def test_a_star_matches_any_characters_within_one_pointer_token():
     assert not pointer_matches("/headers/*", "/headers/Results/1")  # never across a `/`
     assert not pointer_matches("/headers/*/1", "/headers/Results/10")
     assert not pointer_matches("/a.b", "/aXb")  # everything but `*` is itself
+
+
+def test_the_text_of_raw_html_blocks_in_markdown_is_stated(tmp_path):
+    readme = TABLE.format(head="ok") + "\n<details><summary>5x faster</summary>\n\nsee below\n\n</details>\n\n<table><tr><th>p 2</th></tr><tr><td>4 s</td></tr></table>\n"
+    report = _verify(tmp_path, readme)
+    assert _claim(report, "rate").status == "PASS"
+    assert sorted(_unchecked(report)) == [("/headers/Results (2)/0#numbers/0", "2"), ("/html/0/numbers/0", "5x"), ("/tables/Results (2)/0/p 2", "4 s")]
+
+
+def test_an_html_block_the_html_reader_refuses_states_every_number_of_its_source(tmp_path):
+    report = _verify(tmp_path, TABLE.format(head="ok") + "\n<div>\n<![\n7 ms\n")
+    assert _unchecked(report) == [("/html/0/numbers/0", "7 ms")]
+
+
+def test_a_markdown_document_without_html_blocks_has_no_html_list():
+    from verifier.readers.html import with_html_blocks
+
+    doc = markdown_document(b"text 5 ms\n")
+    assert "#html" not in doc and with_html_blocks(doc) == doc and "html" not in doc
+    assert markdown_document(b"<div>3 s</div>\n")["#html"] == [{"#line": 1, "source": "<div>3 s</div>\n", "heading": ""}]

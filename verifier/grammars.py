@@ -435,8 +435,11 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     and the numbers it states in order (with a unit written right after
     them: "58,696", "35.4%"); each heading with its line, text and numbers
     (apart from `prose`, so the index of a prose item does not move when a
-    heading is added). Code blocks are not prose. Raises `GrammarError` for
-    bytes that are not UTF-8.
+    heading is added). Code blocks are not prose. Raw HTML blocks are listed
+    as they stand under `#html` (`{"#line", "source", "heading"}`: its line,
+    its source, the heading above it), only when there are some, for
+    `verifier.readers.html.with_html_blocks` to read (this leaf module does
+    not parse HTML). Raises `GrammarError` for bytes that are not UTF-8.
     """
     tokens = _markdown_tokens(_text(data))
     found: dict[int, tuple[str, list[str]]] = {}
@@ -457,13 +460,16 @@ def markdown_document(data: bytes) -> dict[str, Any]:
         cells = {k: v for k, v in row.items() if not k.startswith("#")}
         tables[names[row["#table"]]].append({**cells, "#line": row["#line"]})
     prose = []
-    headings = []
+    headings: list[dict[str, Any]] = []
+    blocks = []
     depth = 0
     for i, tok in enumerate(tokens):
         if tok.type == "table_open":
             depth += 1
         elif tok.type == "table_close":
             depth -= 1
+        elif tok.type == "html_block":
+            blocks.append({"#line": (tok.map[0] + 1) if tok.map else 0, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
         elif tok.type == "inline" and depth == 0 and i > 0 and tokens[i - 1].type in ("paragraph_open", "heading_open"):
             content = _inline_text(tok)
             item: dict[str, Any] = {"#line": (tok.map[0] + 1) if tok.map else 0, "text": content}
@@ -474,7 +480,10 @@ def markdown_document(data: bytes) -> dict[str, Any]:
             item["code"] = [c.content for c in tok.children or [] if c.type == "code_inline"]
             item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
             prose.append(item)
-    return {"tables": tables, "headers": headers, "prose": prose, "headings": headings}
+    document = {"tables": tables, "headers": headers, "prose": prose, "headings": headings}
+    if blocks:
+        document["#html"] = blocks
+    return document
 
 
 def _inline_text(tok: Any) -> str:

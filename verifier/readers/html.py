@@ -39,7 +39,7 @@ from typing import Any
 
 from verifier.grammars import GrammarError, column_names, numbers_in
 
-__all__ = ["BLOCKS", "html_document"]
+__all__ = ["BLOCKS", "html_document", "with_html_blocks"]
 
 #: Elements that end a run of prose text (block-level and form controls); every other element is inline and joins the text around it.
 BLOCKS = frozenset({
@@ -240,3 +240,43 @@ def html_document(data: bytes) -> dict[str, Any]:
         if caption:
             captions[name] = caption
     return {"title": reader.title, "tables": tables, "headers": headers, "captions": captions, "prose": reader.prose}
+
+
+def with_html_blocks(document: dict[str, Any]) -> dict[str, Any]:
+    """
+    Return a `verifier.grammars.markdown_document` with the text its raw HTML blocks render read in, and its `#html` list removed.
+
+    GitHub shows the text of `<div>`, `<details>`, `<summary>`, `<table>`
+    ... blocks in a Markdown file, so their numbers are stated: each block
+    is read by `html_document`; its prose items go to `html` (the prose item
+    shape, lines counted in the Markdown file) and its tables to `tables`,
+    `headers` and `captions` under their caption or heading inside the
+    block, else the Markdown heading above it (a name already taken gets
+    " (2)", ...: a Markdown table keeps its name). A block `html.parser`
+    refuses is one `html` item of its whole source, tags included, so no
+    number is dropped. A document without `#html` is returned as it is.
+    """
+    blocks = document.pop("#html", None)
+    if not blocks:
+        return document
+    items: list[dict[str, Any]] = []
+    for block in blocks:
+        first, source = block["#line"], block["source"]
+        try:
+            page = html_document(source.encode("utf-8", "replace"))
+        except GrammarError:
+            items.append({"#line": first, "text": source, "code": [], "numbers": [source[start:end] for start, end, _n, _u in numbers_in(source)]})
+            continue
+        items.extend({**item, "#line": first + item["#line"] - 1} for item in page["prose"])
+        for name, rows in page["tables"].items():
+            base = (block["heading"] or "(top)") if name == "(top)" else name
+            key, n = base, 1
+            while key in document["tables"]:
+                n += 1
+                key = f"{base} ({n})"
+            document["tables"][key] = [{**row, "#line": first + row["#line"] - 1} for row in rows]
+            document["headers"][key] = page["headers"][name]
+            if name in page["captions"]:
+                document.setdefault("captions", {})[key] = page["captions"][name]
+    document["html"] = items
+    return document

@@ -84,7 +84,7 @@ class Tree:
         """
         Return `rel` as a JSON-like document (cached): strict JSON, or for `.md`, `.html`/`.htm` and `.csv` files their table view.
 
-        A Markdown file reads as `verifier.grammars.markdown_document` (its
+        A Markdown file reads as `verifier.grammars.markdown_document` with its raw HTML blocks read in (`verifier.readers.html.with_html_blocks`; its
         tables by heading, its prose with the numbers and code spans each
         paragraph states), an HTML page as `verifier.readers.html.html_document`
         (the same shape, plus its `title`); a CSV file as a list of row objects (header ->
@@ -104,8 +104,12 @@ class Tree:
                         from verifier.readers.html import html_document  # late: only a profile naming a page needs the HTML reader
 
                         self._cache[key] = html_document(data)
+                    elif suffix == "md":
+                        from verifier.readers.html import with_html_blocks  # late, as above
+
+                        self._cache[key] = with_html_blocks(markdown_document(data))
                     else:
-                        self._cache[key] = markdown_document(data) if suffix == "md" else [row for _, row in parse(data, {"encoding": "csv"})]
+                        self._cache[key] = [row for _, row in parse(data, {"encoding": "csv"})]
                 except GrammarError as exc:
                     raise JSONProblem(exc.code, str(exc)) from None
             else:
