@@ -190,3 +190,14 @@ def test_an_html_block_the_html_reader_refuses_still_states_its_numbers():
     found = extract("<div>\n<![\n7 ms\n</div>\n\n5 ms", "x.md")
     assert [(q.value, q.line) for q in found] == [(Decimal("7"), 3), (Decimal("5"), 6)]
     assert extract("<div><![ ]]>", "x.md") == []
+
+
+def test_extract_with_a_limit_stops_after_one_number_more_than_it():
+    one_sentence = "latency 1 s, 2 s, 3 s, 4 s, 5 s, 6 s, 7 s, 8 s"
+    full = extract(one_sentence, "t")
+    capped = extract(one_sentence, "t", limit=3)
+    assert len(full) == 8 and [q.number for q in capped] == ["1", "2", "3", "4"]
+    assert capped[:3] == full[:3]  # the first ones are read as without a limit
+    many = "1 s. " * 50
+    assert len(extract(many, "t", limit=5)) == 6 and len(extract(many, "t")) == 50
+    assert len(extract("1 s. 2 s.", "t", limit=5)) == 2  # under the limit: everything

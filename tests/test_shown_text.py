@@ -119,6 +119,10 @@ def test_a_star_matches_any_characters_within_one_pointer_token():
     assert not pointer_matches("/headers/*", "/headers/Results/1")  # never across a `/`
     assert not pointer_matches("/headers/*/1", "/headers/Results/10")
     assert not pointer_matches("/a.b", "/aXb")  # everything but `*` is itself
+    from verifier.checks.profile_coverage import _any_of
+
+    assert _any_of([])("") is False  # no declaration: not even a document that is one bare number (pointer "") is informational
+    assert _any_of(["/a/*", "/b"])("/b") and not _any_of(["/a/*", "/b"])("/c")
 
 
 def test_the_text_of_raw_html_blocks_in_markdown_is_stated(tmp_path):
@@ -139,3 +143,10 @@ def test_a_markdown_document_without_html_blocks_has_no_html_list():
     doc = markdown_document(b"text 5 ms\n")
     assert "#html" not in doc and with_html_blocks(doc) == doc and "html" not in doc
     assert markdown_document(b"<div>3 s</div>\n")["#html"] == [{"#line": 1, "source": "<div>3 s</div>\n", "heading": ""}]
+
+
+def test_tables_under_one_heading_are_numbered_header_only_ones_included():
+    doc = markdown_document(b"## R\n\n| a 1 |\n|---|\n\n| b |\n|---|\n| 2 |\n\n| c |\n|---|\n| 3 |\n")
+    assert list(doc["tables"]) == ["R", "R (2)", "R (3)"] and doc["tables"]["R"] == []
+    assert doc["headers"] == {"R": ["a 1"], "R (2)": ["b"], "R (3)": ["c"]}
+    assert doc["tables"]["R (3)"] == [{"c": "3", "#line": 12}]

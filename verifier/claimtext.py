@@ -168,11 +168,11 @@ def read_claim_text(data: bytes, name: str) -> str:
         raise ClaimTextError(f"{name}: claim text is empty")
     if "\x00" in text:
         raise ClaimTextError(f"{name}: claim text holds a NUL character, so it is not text")
-    found = extract(text, name)
+    found = extract(text, name, limit=MAX_QUANTITIES)
+    if len(found) > MAX_QUANTITIES:
+        raise ClaimTextError(f"{name}: claim text states more than the {MAX_QUANTITIES} numbers a claim text may state")
     if not any(q.informational is None for q in found):
         raise ClaimTextError(f"{name}: claim text states no number outside code spans, URLs and identifiers, so there is nothing to check")
-    if len(found) > MAX_QUANTITIES:
-        raise ClaimTextError(f"{name}: claim text states {len(found)} numbers, more than the {MAX_QUANTITIES} a claim text may state")
     return text
 
 
@@ -399,9 +399,14 @@ def _phrase(unit: str | None, before: str, after: str) -> str | None:
     return None
 
 
-def extract(text: str, source: str, cache: Any = None, reused: set[str] | None = None) -> list[Quantity]:
+def extract(text: str, source: str, cache: Any = None, reused: set[str] | None = None, limit: int | None = None) -> list[Quantity]:
     """
     Return every number stated in Markdown or plain `text`, as `Quantity` objects in reading order.
+
+    With `limit`, reading stops once more than `limit` numbers are found:
+    the first `limit + 1` are returned (a caller refusing a text that states
+    more than `MAX_QUANTITIES` then pays for `MAX_QUANTITIES + 1` numbers, not
+    for every number of a hostile megabyte).
 
     `source` names the text in positions (`README.md`, `claims.json#/headline`).
     Arrow pairs ("407.27 -> 108.12 s", "407.27 s → 108.12 s", "from 407.27 to
@@ -423,6 +428,8 @@ def extract(text: str, source: str, cache: Any = None, reused: set[str] | None =
             raw: list[dict] = []
             taken: tuple[int, int] | None = None
             for m in matches:
+                if limit is not None and len(found) + len(raw) > limit:
+                    break  # enough to know the text states too many
                 try:
                     value = Decimal(m.group("num").replace(",", ""))
                 except InvalidOperation:  # pragma: no cover - the pattern only admits digits
@@ -469,6 +476,8 @@ def extract(text: str, source: str, cache: Any = None, reused: set[str] | None =
                     tail=" ".join(sentence[r["end"]:stop.start() if stop else r["end"] + 240].lower().split()),
                     start=norm_at[m.start()],
                 ))
+            if limit is not None and len(found) > limit:
+                return found
     return found
 
 

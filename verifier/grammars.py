@@ -356,7 +356,7 @@ def _markdown_tokens(text: str) -> list[Any]:
 
 def _table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
     """
-    Return the table rows of a token stream (see `markdown_tables`); fill `headers`, when given, with table number -> (nearest heading above it, its header cells' text) for every table, in order.
+    Return the table rows of a token stream (see `markdown_tables`); fill `headers`, when given, with table number -> (nearest heading above it, its header cells' text) for every table, in order (a GFM table always has a header row).
 
     A header cell repeated in one table keys its column as `name (2)`,
     `name (3)`, ... (`column_names`), so no cell of a row is lost; a table
@@ -374,8 +374,6 @@ def _table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | N
         elif tok.type == "table_open":
             table += 1
             header, body_row = [], 0
-            if headers is not None:
-                headers[table] = (heading, [])
         elif tok.type == "thead_open":
             in_head = True
         elif tok.type == "thead_close":
