@@ -18,17 +18,17 @@ from verifier.readers import claimdocs
 from verifier.readers.tree import Tree
 
 
-def _former(document, base, out, memo):
-    """`_collect` before containers read their own children, verbatim."""
+def _former(document, base, out, memo, skip=claimdocs._SHOWN_KEYS):
+    """`_collect` before containers read their own children (since 4 Dec 2026 it skips the members in `skip`, not every `#` member)."""
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
         for key, value in document.items():
-            if str(key).startswith("#") or (prose and key in ("text", "code")):
+            if key in skip or (prose and key in ("text", "code")):
                 continue
-            _former(value, f"{base}/{claimdocs._escape(str(key))}", out, memo)
+            _former(value, f"{base}/{claimdocs._escape(str(key))}", out, memo, skip)
     elif isinstance(document, list):
         for index, value in enumerate(document):
-            _former(value, f"{base}/{index}", out, memo)
+            _former(value, f"{base}/{index}", out, memo, skip)
     elif isinstance(document, str):
         found = memo.get(document)
         if found is None:
@@ -41,7 +41,7 @@ def _former(document, base, out, memo):
 def _both(document, base=""):
     new: list = []
     old: list = []
-    claimdocs._collect(document, base, new, {})
+    claimdocs._collect(document, base, new, {}, claimdocs._SHOWN_KEYS)
     _former(document, base, old, {})
     return new, old
 

@@ -75,7 +75,7 @@ def test_every_kind_of_accounting_and_covered_only_when_nothing_is_unchecked():
     assert "states true: raw logs kept elsewhere" in found[1].message and "states the number 2," in found[0].message
     covered = _run({"s.json": DOC}, doc, seen={("s.json", "/a"), ("s.json", "/e"), ("other.json", "/d/0")} | {("s.json", "/d/0")})
     assert _codes(covered) == [("PASS", "covered", None)]
-    assert covered[0].observed == {"compared": 3, "informational": 1}
+    assert covered[0].observed == {"compared": 3, "informational": 2}  # /b/c and /b/#line: a JSON file's `#line` is a member it states
     outcome = _run({"s.json": {"ok": False}}, {})
     assert _codes(outcome) == [("UNVERIFIED", "unchecked-claim", "/ok")] and "the outcome false," in outcome[0].message
 

@@ -95,6 +95,8 @@ def test_html_header_cells_captions_and_cells_past_the_header_are_stated(tmp_pat
     doc = html_document(page.encode())
     assert doc["tables"]["Run of 9 ms"] == [{"rate": "2.0 samples/s", "5x": "1", "5x (2)": "2", "(column 4)": "4 s", "#line": 1}]
     assert doc["headers"] == {"Run of 9 ms": ["rate", "5x", "5x"]} and doc["captions"] == {"Run of 9 ms": "Run of 9 ms"}
+    short = html_document(b"<table><tr><th>a</th><th>b</th></tr><tr><td>1</td></tr></table>")
+    assert short["tables"]["(top)"] == [{"a": "1", "b": "", "#line": 1}]  # a row shorter than its header: the missing cell is empty
     report = _verify(tmp_path, page, name="index.html", pointer="/tables/Run of 9 ms/0/rate")
     assert _claim(report, "rate").status == "PASS"
     unchecked = dict(_unchecked(report))
@@ -143,6 +145,9 @@ def test_a_markdown_document_without_html_blocks_has_no_html_list():
     doc = markdown_document(b"text 5 ms\n")
     assert "#html" not in doc and with_html_blocks(doc) == doc and "html" not in doc
     assert markdown_document(b"<div>3 s</div>\n")["#html"] == [{"#line": 1, "source": "<div>3 s</div>\n", "heading": ""}]
+    doc = with_html_blocks(markdown_document(b"# H\n\ntext\n\n<div>\n<p>one</p>\n<p>two 2</p>\n<table>\n<tr><th>x</th></tr>\n<tr><td>4</td></tr>\n</table>\n</div>\n"))
+    assert [(item["#line"], item["text"]) for item in doc["html"]] == [(6, "one"), (7, "two 2")]  # lines counted in the Markdown file
+    assert doc["tables"]["H"] == [{"x": "4", "#line": 10}]
 
 
 def test_tables_under_one_heading_are_numbered_header_only_ones_included():
@@ -150,3 +155,30 @@ def test_tables_under_one_heading_are_numbered_header_only_ones_included():
     assert list(doc["tables"]) == ["R", "R (2)", "R (3)"] and doc["tables"]["R"] == []
     assert doc["headers"] == {"R": ["a 1"], "R (2)": ["b"], "R (3)": ["c"]}
     assert doc["tables"]["R (3)"] == [{"c": "3", "#line": 12}]
+
+
+def test_columns_whose_header_starts_with_a_hash_are_stated(tmp_path):
+    report = _verify(tmp_path, "## Results\n\n| rate | # | #GPUs |\n|---|---|---|\n| 2.0 samples/s | 1 | 8 |\n")
+    assert _claim(report, "rate").status == "PASS"
+    assert _unchecked(report) == [("/tables/Results/0/#", "1"), ("/tables/Results/0/#GPUs", "8")]
+    page = "<table><tr><th>rate</th><th>#GPUs</th></tr><tr><td>2.0 samples/s</td><td>8</td></tr></table>"
+    assert _unchecked(_verify(tmp_path / "h", page, name="index.html", pointer="/tables/(top)/0/rate")) == [("/tables/(top)/0/#GPUs", "8")]
+
+
+def test_a_header_named_like_what_a_reader_adds_is_renamed_not_a_crash(tmp_path):
+    doc = markdown_document(b"| #table | #line |\n|---|---|\n| 5 | 6 |\n")
+    assert doc["tables"]["(top)"] == [{"#table (2)": "5", "#line (2)": "6", "#line": 3}]
+    report = _verify(tmp_path, "## Results\n\n| rate | #table |\n|---|---|\n| 2.0 samples/s | 5 |\n")
+    assert report.verdict != "ERROR" and _unchecked(report) == [("/tables/Results/0/#table (2)", "5")]
+
+
+def test_a_json_claim_document_member_named_with_a_hash_is_stated(tmp_path):
+    bundle = write_tree(tmp_path / "run", {"runs/a.csv": RUNS, "summary.json": '{"rate": 2.0, "#gpus": 8}'})
+    profile = {"id": "run", "version": 1, "description": "test profile", "detect": {"files": ["summary.json"]},
+               "manifest": {"kind": "none", "reason": "no digests"},
+               "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv",
+                                     "fields": {"latency": {"pointer": "/s", "unit": "s"}, "phase": {"value": "measured"}},
+                                     "values": {"samples": {"pointer": "/samples", "unit": "samples"}}}},
+               "claims": [{**RATE, "at": {"file": "summary.json", "pointer": "/rate"}}], "claim_documents": [{"file": "summary.json"}]}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": profile}))
+    assert _claim(report, "rate").status == "PASS" and _unchecked(report) == [("/#gpus", "8")]

@@ -263,7 +263,7 @@ def _html_segments(html: str, first_line: int) -> list[_Segment]:
     for name, rows in doc["tables"].items():
         found.extend(_Segment(text, first_line) for text in [doc["captions"].get(name, ""), *doc["headers"][name]] if text.strip())
         for row in rows:
-            cells = [(head, value) for head, value in row.items() if not head.startswith("#")]  # "#line": where the row is
+            cells = [(head, value) for head, value in row.items() if head != "#line"]  # where the row is; a `#` column is a column
             label = str(cells[0][1]) if cells else ""
             line = first_line + int(row.get("#line", 1)) - 1
             for col, (head, value) in enumerate(cells):

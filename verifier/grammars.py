@@ -54,7 +54,7 @@ from typing import Any
 
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines, loads_strict_text
 
-__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "markdown_document", "markdown_tables", "numbers_in", "parse", "quantity", "unpivot"]
+__all__ = ["ENCODINGS", "LINE_GRAMMARS", "READER_KEYS", "GrammarError", "column_names", "markdown_document", "markdown_tables", "numbers_in", "parse", "quantity", "unpivot"]
 
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
@@ -396,18 +396,25 @@ def _table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | N
     return rows
 
 
+#: The members a table reader adds to a row (where it is), never a column's key: a header cell with this text is keyed `#line (2)`.
+READER_KEYS = frozenset({"#line", "#table", "#row", "#heading"})
+
+
 def column_names(header: list[str]) -> list[str]:
     """
     Return the keys of a table's columns: each header cell's text, a repeated one as `text (2)`, `text (3)`, ... (never a key already taken).
 
     Used by the Markdown and HTML table readers, so two columns under one
-    header text (often both empty) keep both cells of every row.
+    header text (often both empty) keep both cells of every row; a header
+    that is one of `READER_KEYS` is renamed too (`| #line |` -> `#line (2)`),
+    so a cell never overwrites where its row is. Any other header starting
+    with `#` (`| # |`, `| #GPUs |`) keeps its text.
     """
     out: list[str] = []
-    taken = set(header)
+    taken = set(header) | READER_KEYS
     for name in header:
         key, n = name, 1
-        while key in out or (n > 1 and key in taken):
+        while key in out or key in READER_KEYS or (n > 1 and key in taken):
             n += 1
             key = f"{name} ({n})" if name else f"({n})"
         out.append(key)
@@ -455,20 +462,15 @@ def markdown_document(data: bytes) -> dict[str, Any]:
         tables[name] = []
         headers[name] = cells
     for row in rows:
-        cells = {k: v for k, v in row.items() if not k.startswith("#")}
+        cells = {k: v for k, v in row.items() if k not in READER_KEYS}  # `column_names` keeps every column out of them
         tables[names[row["#table"]]].append({**cells, "#line": row["#line"]})
     prose = []
     headings: list[dict[str, Any]] = []
     blocks = []
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok.type == "table_open":
-            depth += 1
-        elif tok.type == "table_close":
-            depth -= 1
-        elif tok.type == "html_block":
+    for i, tok in enumerate(tokens):  # a table cell's inline follows `th_open`/`td_open`, never a paragraph or heading
+        if tok.type == "html_block":
             blocks.append({"#line": (tok.map[0] + 1) if tok.map else 0, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
-        elif tok.type == "inline" and depth == 0 and i > 0 and tokens[i - 1].type in ("paragraph_open", "heading_open"):
+        elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("paragraph_open", "heading_open"):
             content = _inline_text(tok)
             item: dict[str, Any] = {"#line": (tok.map[0] + 1) if tok.map else 0, "text": content}
             if tokens[i - 1].type == "heading_open":

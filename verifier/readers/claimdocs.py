@@ -78,7 +78,7 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
                 unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} cannot be read ({exc}), so none of its numbers is checked", code="claim-unreadable"))
                 continue
             found: list[tuple[str, Any, Any]] = []
-            _collect(document, "", found, memo)
+            _collect(document, "", found, memo, _SHOWN_KEYS if rel.lower().endswith((".md", ".html", ".htm")) else frozenset())
             for pointer, value, parsed in found:
                 where = Location(rel, pointer)
                 name = pointer.rpartition("/")[2]
@@ -113,7 +113,12 @@ def _string_at(document: Any, pointer: str, fallback: str) -> str:
     return text if isinstance(text, str) else fallback
 
 
-def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = None) -> Iterator[tuple[str, Any]]:
+#: What the Markdown and HTML readers add to a row or prose item (where it is), not stated text; every other member,
+#: `#`-named ones included (a `| # |` or `| #GPUs |` column, a JSON member `"#samples"`), is walked.
+_SHOWN_KEYS = frozenset({"#line"})
+
+
+def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = None, skip: frozenset[str] = _SHOWN_KEYS) -> Iterator[tuple[str, Any]]:
     """
     Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
 
@@ -126,10 +131,12 @@ def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = 
     Objects and arrays are walked depth first in document order. `memo`
     (string -> what it states, see `_string_numbers`) may be shared by the
     calls of one run: the same cell text in a JSON, CSV and Markdown copy of
-    one table is then read by the grammars once.
+    one table is then read by the grammars once. Members named in `skip`
+    are not walked (default: the `#line` a Markdown or HTML reader adds;
+    `read_claim_documents` passes none for JSON and CSV files).
     """
     out: list[tuple[str, Any, Any]] = []
-    _collect(document, base, out, {} if memo is None else memo)
+    _collect(document, base, out, {} if memo is None else memo, skip)
     for pointer, value, _parsed in out:
         yield pointer, value
 
@@ -156,7 +163,7 @@ def _string_numbers(text: str) -> list[tuple[str, str, tuple[Decimal | None, str
     return [(f"#numbers/{index}", text[start:end], (number, unit)) for index, (start, end, number, unit) in enumerate(numbers_in(text))]
 
 
-def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: dict[str, Any]) -> None:
+def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: dict[str, Any], skip: frozenset[str]) -> None:
     """
     Append `(pointer, value, parsed)` for what `stated_numbers` yields to `out`; `parsed` is `(number, unit)` of a stated text, else None.
 
@@ -167,7 +174,7 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: di
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
         children = [(f"{base}/{_escape(str(key))}", value) for key, value in document.items()
-                    if not (str(key).startswith("#") or (prose and key in ("text", "code")))]  # `#line` and the like are where a reader found the value
+                    if not (key in skip or (prose and key in ("text", "code")))]  # `#line`: where a reader found the value
     elif isinstance(document, list):
         children = [(f"{base}/{index}", value) for index, value in enumerate(document)]
     else:
@@ -180,6 +187,6 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: di
             if found:  # most strings state no number
                 out.extend((pointer + suffix, text, parsed) for suffix, text, parsed in found)
         elif isinstance(value, dict | list):
-            _collect(value, pointer, out, memo)
+            _collect(value, pointer, out, memo, skip)
         elif isinstance(value, bool) or quantity(value) is not None:
             out.append((pointer, value, None))
