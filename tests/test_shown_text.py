@@ -182,3 +182,20 @@ def test_a_json_claim_document_member_named_with_a_hash_is_stated(tmp_path):
                "claims": [{**RATE, "at": {"file": "summary.json", "pointer": "/rate"}}], "claim_documents": [{"file": "summary.json"}]}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": profile}))
     assert _claim(report, "rate").status == "PASS" and _unchecked(report) == [("/#gpus", "8")]
+
+
+def test_an_html_page_keeps_its_first_title_and_states_later_ones_and_every_caption():
+    doc = html_document(b"<head><title>Run 7</title></head><body><svg><title>tip 3</title></svg>"
+                        b"<table><caption>a 5</caption><caption>b 6</caption><tr><th>x</th></tr></table></body>")
+    assert doc["title"] == "Run 7"
+    assert [item["text"] for item in doc["prose"]] == ["tip 3"]
+    assert doc["captions"] == {"a 5 b 6": "a 5 b 6"}
+
+
+def test_an_inline_html_tag_between_two_numbers_keeps_them_two_numbers(tmp_path):
+    doc = markdown_document(b"a 5<br>6 ms and <b>7</b> s\n\n| 5<br/>6 ms |\n|---|\n| 1<img src=u>2 |\n")
+    assert doc["prose"][0]["numbers"] == ["5", "6 ms", "7 s"]  # never "56 ms"; a tag next to a blank adds none ("7 s")
+    assert doc["headers"]["(top)"] == ["5 6 ms"] and doc["tables"]["(top)"][0]["5 6 ms"] == "1 2"
+    report = _verify(tmp_path, TABLE.format(head="ok") + "\nwe saw 5<br>6 GPUs\n")
+    assert _unchecked(report) == [("/prose/0/numbers/0", "5"), ("/prose/0/numbers/1", "6")]
+    assert [(q.number, q.unit) for q in extract("a 5<br>6 ms and <b>7</b> s\n", "t")] == [("5", None), ("6", "ms"), ("7", "s")]

@@ -284,8 +284,10 @@ def _inline(tok) -> _Segment:  # type: ignore[no-untyped-def]
             seg.starts.append(length + 1)
         elif child.type == "code_inline":
             piece = "\u2039code\u203a"  # a code span is not a claim, and must not join the words around it
+        elif child.type == "html_inline" and parts and parts[-1][-1:].strip():
+            piece = " "  # `5<br>6` states two numbers, never 56 (an extra blank before a blank changes no reading)
         else:
-            piece = ""  # link_open/close (the target is an attribute), html_inline, image
+            piece = ""  # link_open/close (the target is an attribute), image, a tag after a blank
         parts.append(piece)
         length += len(piece)
     seg.text = "".join(parts)

@@ -487,13 +487,33 @@ def markdown_document(data: bytes) -> dict[str, Any]:
 
 
 def _inline_text(tok: Any) -> str:
-    parts = []
-    for child in tok.children or []:
+    """
+    Return the text of an `inline` token: its text and code spans, a line break as a blank.
+
+    An inline HTML tag (`5<br>6`, `10<sup>6</sup>`) between two non-blank
+    characters reads as a blank, so the numbers on either side stay two
+    numbers (as the HTML reader reads an element edge); elsewhere it adds nothing.
+    """
+    parts: list[str] = []
+    children = tok.children or []
+    for k, child in enumerate(children):
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
+        elif child.type == "html_inline" and parts and parts[-1][-1:].strip() and _next_text(children, k + 1)[:1].strip():
+            parts.append(" ")
     return "".join(parts).strip()
+
+
+def _next_text(children: list[Any], start: int) -> str:
+    """Return the content of the first text or code child from `start` on, past inline HTML tags ("" at the end or a break)."""
+    for child in children[start:]:
+        if child.type in ("text", "code_inline"):
+            return str(child.content)
+        if child.type != "html_inline":
+            return ""
+    return ""
 
 
 def unpivot(pairs: list[tuple[str, Any]], spec: dict[str, Any]) -> list[tuple[str, Any]]:

@@ -13,9 +13,10 @@ them, holding only what the readers of tables and prose
 - `html_block` (its `content`: the raw HTML block, leading indentation included).
 
 An `inline` token's `children` are `text` (adjacent runs joined: link texts
-and emphasised text included), `code_inline`, `softbreak` and `hardbreak`.
-Left out, as no reader states anything from them: code blocks, images (their
-alt text), inline HTML tags, link targets, thematic breaks, the closing
+and emphasised text included), `code_inline`, `softbreak`, `hardbreak` and
+`html_inline` (an inline HTML tag: it states nothing, but `5<br>6` is two
+numbers). Left out, as no reader states anything from them: code blocks, images (their
+alt text), link targets, thematic breaks, the closing
 tokens of paragraphs, headings and cells, and the tokens of lists, list
 items and block quotes (their paragraphs are kept).
 
@@ -176,7 +177,7 @@ def tokens(text: str) -> list[Token]:
         elif kind == "SoftBreak" or kind == "HardBreak":
             run(where["start"]).append(Token(kind.lower()))
         elif kind == "InlineHtml":
-            run(where["start"])  # a tag states nothing (what it wraps comes as text), but it is inline content
+            run(where["start"]).append(Token("html_inline", None, payload))  # states nothing itself, but parts the words around it
         elif children is not None:  # a thematic break (or another block-level event): the open run is over
             flush()
     flush()

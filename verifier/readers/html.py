@@ -24,7 +24,8 @@ is rendered or run. A page reads as
   Table text is not prose.
 - `headers`: each table's header cells, `captions` its caption (tables with
   one), under the same name: both are shown, so their numbers are stated.
-- `title`: the `<title>` text.
+- `title`: the first `<title>` text (a later `<title>`, such as an SVG's, is
+  a prose item: its numbers are stated too).
 
 Only text content is read: attribute values (`<input max="15.083333">`,
 `<meta content>`) and the contents of `<script>`, `<style>` and `<template>`
@@ -94,12 +95,12 @@ class _Reader(html.parser.HTMLParser):
         self._text, self._code = [], []
         if not text:
             return
-        if self._in_title:
-            self.title = text
+        if self._in_title and not self.title:
+            self.title = text  # the first `<title>` is the page's; a later one (an SVG's tooltip, a stray copy) is prose below
         elif self._table is not None and self._table["cell"] is not None:
             self._table["cell"].append(text)
         elif self._table is not None and self._table["in_caption"]:
-            self._table["caption"] = text
+            self._table["caption"] = f"{self._table['caption']} {text}".strip()  # a second caption (or run of one) is shown too
         else:
             numbers = [text[start:end] for start, end, _number, _unit in numbers_in(text)]
             self.prose.append({"#line": self._line, "text": text, "code": code, "numbers": numbers})
