@@ -199,3 +199,11 @@ def test_an_inline_html_tag_between_two_numbers_keeps_them_two_numbers(tmp_path)
     report = _verify(tmp_path, TABLE.format(head="ok") + "\nwe saw 5<br>6 GPUs\n")
     assert _unchecked(report) == [("/prose/0/numbers/0", "5"), ("/prose/0/numbers/1", "6")]
     assert [(q.number, q.unit) for q in extract("a 5<br>6 ms and <b>7</b> s\n", "t")] == [("5", None), ("6", "ms"), ("7", "s")]
+
+
+def test_fenced_blocks_github_renders_state_their_numbers_other_code_blocks_do_not(tmp_path):
+    fences = "\n```math\n5 ms\n```\n\n```python\nsleep(9)\n```\n\n    indented 8\n\n```Mermaid graph\nA[2 s]\n```\n"
+    report = _verify(tmp_path, TABLE.format(head="ok") + fences)
+    assert _unchecked(report) == [("/rendered/0/numbers/0", "5 ms"), ("/rendered/1/numbers/0", "2 s")]
+    assert [(q.number, q.unit, q.line) for q in extract(fences, "t")] == [("5", "ms", 3), ("2", "s", 13)]
+    assert "rendered" not in markdown_document(b"```python\n9\n```\n")

@@ -5,8 +5,8 @@ A claim text is prose or Markdown: a bundle's `claims.json` headline, notes
 and claim texts, its README or RESULTS file, or a pull-request body
 (`verify --claims-text FILE BUNDLE`). `extract(text, source)` returns one
 `Quantity` per number, in reading order. Markdown structure comes from
-`verifier.markdown` (pyromark: CommonMark plus GFM tables): numbers in code spans, fenced or
-indented code blocks, HTML comments, tags and attributes and link targets are
+`verifier.markdown` (pyromark: CommonMark plus GFM tables): numbers in code spans, fenced
+(except those github.com renders: ```math, ```mermaid) or indented code blocks, HTML comments, tags and attributes and link targets are
 not claims; numbers in link texts, headings, list items, table cells (header
 cells and captions included) and the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`) are. Bare URLs in prose are
 masked before numbers are read. Units are recognised through the one unit
@@ -205,6 +205,8 @@ def _segments(text: str, cache: Any = None) -> tuple[list[_Segment], bool]:
 
 
 def _parse_segments(text: str) -> list[_Segment]:
+    from verifier.markdown import rendered_fence
+
     tokens = _markdown_tokens(text)
     out: list[_Segment] = []
     header: list[str] = []
@@ -226,6 +228,9 @@ def _parse_segments(text: str) -> list[_Segment]:
                 out.append(_Segment(value, line, context=context))
         elif tok.type == "html_block":
             out.extend(_html_segments(tok.content, (tok.map[0] + 1) if tok.map else 1))
+        elif rendered_fence(tok):  # ```math, ```mermaid: github.com shows what they state; the fence line is not text
+            code = tok.content
+            out.append(_Segment(code, (tok.map[0] + 2) if tok.map else 1, starts=[m.end() for m in re.finditer("\n", code.rstrip("\n"))]))
         elif tok.type == "inline":
             seg = _inline(tok)
             parent = tokens[i - 1].type if i else ""

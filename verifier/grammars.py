@@ -440,7 +440,9 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     and the numbers it states in order (with a unit written right after
     them: "58,696", "35.4%"); each heading with its line, text and numbers
     (apart from `prose`, so the index of a prose item does not move when a
-    heading is added). Code blocks are not prose. Raw HTML blocks are listed
+    heading is added). Code blocks are not prose; a fenced block github.com
+    renders (```math, ```mermaid: `verifier.markdown.rendered_fence`) is listed
+    under `rendered` (`{"#line", "text", "numbers"}`) when there is one. Raw HTML blocks are listed
     as they stand under `#html` (`{"#line", "source", "heading"}`: its line,
     its source, the heading above it), only when there are some, for
     `verifier.readers.html.with_html_blocks` to read (this leaf module does
@@ -467,8 +469,13 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     prose = []
     headings: list[dict[str, Any]] = []
     blocks = []
+    from verifier.markdown import rendered_fence  # late, as the parser: this module is imported by readers that never read Markdown
+
+    rendered = []
     for i, tok in enumerate(tokens):  # a table cell's inline follows `th_open`/`td_open`, never a paragraph or heading
-        if tok.type == "html_block":
+        if rendered_fence(tok):
+            rendered.append({"#line": (tok.map[0] + 1) if tok.map else 0, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
+        elif tok.type == "html_block":
             blocks.append({"#line": (tok.map[0] + 1) if tok.map else 0, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
         elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("paragraph_open", "heading_open"):
             content = _inline_text(tok)
@@ -481,6 +488,8 @@ def markdown_document(data: bytes) -> dict[str, Any]:
             item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
             prose.append(item)
     document = {"tables": tables, "headers": headers, "prose": prose, "headings": headings}
+    if rendered:
+        document["rendered"] = rendered
     if blocks:
         document["#html"] = blocks
     return document

@@ -10,12 +10,14 @@ them, holding only what the readers of tables and prose
 - `heading_open`, `inline`;
 - `table_open`, `thead_open`, `tr_open`, `th_open`/`td_open`, `inline`,
   `tr_close`, `thead_close`, `table_close`;
-- `html_block` (its `content`: the raw HTML block, leading indentation included).
+- `html_block` (its `content`: the raw HTML block, leading indentation included);
+- `fence`: a fenced code block, its `content` the code and `info` its info
+  string (`math`, `mermaid`: GitHub renders some; the readers decide).
 
 An `inline` token's `children` are `text` (adjacent runs joined: link texts
 and emphasised text included), `code_inline`, `softbreak`, `hardbreak` and
 `html_inline` (an inline HTML tag: it states nothing, but `5<br>6` is two
-numbers). Left out, as no reader states anything from them: code blocks, images (their
+numbers). Left out, as no reader states anything from them: indented code blocks, images (their
 alt text), link targets, thematic breaks, the closing
 tokens of paragraphs, headings and cells, and the tokens of lists, list
 items and block quotes (their paragraphs are kept).
@@ -34,17 +36,28 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Token", "tokens"]
+__all__ = ["RENDERED_FENCES", "Token", "rendered_fence", "tokens"]
 
 
 @dataclass(slots=True)
 class Token:
-    """One token: `type` (markdown-it's name), `map` (`[0-based start line]` or None), `content` (text, code or HTML), `children` (of an `inline`)."""
+    """One token: `type` (markdown-it's name), `map` (`[0-based start line]` or None), `content` (text, code or HTML), `children` (of an `inline`), `info` (of a `fence`)."""
 
     type: str
     map: list[int] | None = None
     content: str = ""
     children: list[Token] | None = field(default=None)
+    info: str = ""
+
+
+#: Fenced code blocks github.com renders instead of showing as code (math, diagrams, maps): their numbers are shown.
+RENDERED_FENCES = frozenset({"math", "mermaid", "geojson", "topojson"})
+
+
+def rendered_fence(tok: Any) -> bool:
+    """Return whether `tok` is a fenced code block github.com renders (its info string's first word, any case, is in `RENDERED_FENCES`)."""
+    words = tok.info.split() if tok.type == "fence" else []
+    return bool(words) and words[0].lower() in RENDERED_FENCES
 
 
 _NEWLINES = re.compile(r"\r\n?")
@@ -97,8 +110,9 @@ def tokens(text: str) -> list[Token]:
     in_head = False
     row_line = 0
     skipping, depth = "", 0  # inside an image or a code block (nested images counted): nothing stated
-    html: list[str] | None = None  # the parts of the open raw HTML block
+    html: list[str] | None = None  # the parts of the open raw HTML block or fenced code block
     html_line = 0
+    fence: str | None = None  # the open fenced code block's info string
 
     def line(offset: int) -> int:
         return bisect.bisect_right(breaks, offset - 1)
@@ -127,10 +141,10 @@ def tokens(text: str) -> list[Token]:
             if (kind == "Start" or kind == "End") and _name(payload) == skipping:
                 depth += 1 if kind == "Start" else -1
             continue
-        if html is not None:  # a raw HTML block: its lines, and the indentation pulldown-cmark gives as text
+        if html is not None:  # a raw HTML block or a fenced code block: its lines (and the indentation pulldown-cmark gives as text)
             if kind == "End":
-                out.append(Token("html_block", [html_line], "".join(html)))
-                html = None
+                out.append(Token("html_block", [html_line], "".join(html)) if fence is None else Token("fence", [html_line], "".join(html), info=fence))
+                html, fence = None, None
             else:
                 html.append(payload)
             continue
@@ -170,6 +184,8 @@ def tokens(text: str) -> list[Token]:
                 out.append(Token("table_open", [start]))
             elif tag == "HtmlBlock":
                 html, html_line = [], start
+            elif tag == "CodeBlock" and isinstance(payload["CodeBlock"], dict):  # fenced: its text and info string (```math)
+                html, html_line, fence = [], start, payload["CodeBlock"]["Fenced"]
             elif tag == "CodeBlock":
                 skipping, depth = tag, 1
         elif kind == "Code":
