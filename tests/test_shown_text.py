@@ -207,3 +207,11 @@ def test_fenced_blocks_github_renders_state_their_numbers_other_code_blocks_do_n
     assert _unchecked(report) == [("/rendered/0/numbers/0", "5 ms"), ("/rendered/1/numbers/0", "2 s")]
     assert [(q.number, q.unit, q.line) for q in extract(fences, "t")] == [("5", "ms", 3), ("2", "s", 13)]
     assert "rendered" not in markdown_document(b"```python\n9\n```\n")
+
+
+def test_the_value_a_text_field_or_button_shows_is_stated_a_slider_s_is_not():
+    page = (b'<p>speed</p><input type="range" min="0" max="15.083333" value="3"><input value="5 ms"><input type="submit" value="Run 6">'
+            b'<input placeholder="7 s"><input type="hidden" value="8"><input type="NUMBER" value="9" placeholder="1"><template><input value="2"></template>')
+    assert [item["text"] for item in html_document(page)["prose"]] == ["speed", "5 ms", "Run 6", "7 s", "9"]
+    cell = html_document(b"<table><tr><th>a</th></tr><tr><td><input value='4 s'></td></tr></table>")
+    assert cell["tables"]["(top)"] == [{"a": "4 s", "#line": 1}]

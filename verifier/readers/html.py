@@ -29,7 +29,9 @@ is rendered or run. A page reads as
 
 Only text content is read: attribute values (`<input max="15.083333">`,
 `<meta content>`) and the contents of `<script>`, `<style>` and `<template>`
-are not stated text. Bytes that are not UTF-8 raise `GrammarError`.
+are not stated text, except what a form field shows: the `value` of a text
+field or button `<input>` (else an empty field's `placeholder`), read as a
+run of text of its own. Bytes that are not UTF-8 raise `GrammarError`.
 """
 
 from __future__ import annotations
@@ -66,6 +68,22 @@ def _words(text: str) -> str:
     `<span>seed 1101</span><span>362 帧</span>` states 1101 and 362, never 1101362.
     """
     return _EDGES_BETWEEN_WORDS.sub(" ", text).replace(_EDGE, "")
+
+
+#: `<input>` types whose `value` the page shows as text (a field's contents, a button's label); a slider, a hidden field,
+#: a check box and the like show none.
+_SHOWN_VALUE = frozenset({"text", "search", "email", "url", "tel", "number", "submit", "button", "reset"})
+
+
+def _shown_value(attrs: dict[str, str | None]) -> str:
+    """Return the text an `<input>` shows: its `value` for the `_SHOWN_VALUE` types (no `type` is a text field), else for an empty field its `placeholder`, else ""."""
+    kind = (attrs.get("type") or "text").strip().lower()
+    if kind not in _SHOWN_VALUE:
+        return ""
+    value = attrs.get("value") or ""
+    if value or kind in ("submit", "button", "reset"):
+        return value
+    return attrs.get("placeholder") or ""
 
 
 class _Reader(html.parser.HTMLParser):
@@ -112,10 +130,18 @@ class _Reader(html.parser.HTMLParser):
         if self._heading_text is not None:
             self._heading_text.append(_EDGE)
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:  # noqa: ARG002 - attribute values are not stated text
-        """Open an element: a block ends the current run of text; tables, cells, headings and code are tracked."""
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        """Open an element: a block ends the current run of text; tables, cells, headings and code are tracked; a field's shown value is a run of its own."""
         if tag in _SKIPPED:
             self._skip += 1
+            return
+        if tag == "input":
+            shown = "" if self._skip else _shown_value(dict(attrs))
+            if shown:
+                self._flush()
+                self._line = self.getpos()[0]
+                self._text.append(shown)
+                self._flush()
             return
         if tag == "br":
             self._text.append(" ")
