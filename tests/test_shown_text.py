@@ -207,6 +207,7 @@ def test_fenced_blocks_github_renders_state_their_numbers_other_code_blocks_do_n
     assert _unchecked(report) == [("/rendered/0/numbers/0", "5 ms"), ("/rendered/1/numbers/0", "2 s")]
     assert [(q.number, q.unit, q.line) for q in extract(fences, "t")] == [("5", "ms", 3), ("2", "s", 13)]
     assert "rendered" not in markdown_document(b"```python\n9\n```\n")
+    assert markdown_document(b"x\n\n```math\n5 ms\n```\n")["rendered"] == [{"#line": 3, "text": "5 ms\n", "numbers": ["5 ms"]}]  # the fence's line
 
 
 def test_the_value_a_text_field_or_button_shows_is_stated_a_slider_s_is_not():
