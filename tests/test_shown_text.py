@@ -196,6 +196,8 @@ def test_an_inline_html_tag_between_two_numbers_keeps_them_two_numbers(tmp_path)
     doc = markdown_document(b"a 5<br>6 ms and <b>7</b> s\n\n| 5<br/>6 ms |\n|---|\n| 1<img src=u>2 |\n")
     assert doc["prose"][0]["numbers"] == ["5", "6 ms", "7 s"]  # never "56 ms"; a tag next to a blank adds none ("7 s")
     assert doc["headers"]["(top)"] == ["5 6 ms"] and doc["tables"]["(top)"][0]["5 6 ms"] == "1 2"
+    tags = markdown_document(b"5<b><i>6</i></b> and 7<br>\n8 and 9 <b>1</b>\n")["prose"][0]
+    assert tags["text"] == "5 6 and 7 8 and 9 1"  # past two tags to the next word; before a line break the break is the blank
     report = _verify(tmp_path, TABLE.format(head="ok") + "\nwe saw 5<br>6 GPUs\n")
     assert _unchecked(report) == [("/prose/0/numbers/0", "5"), ("/prose/0/numbers/1", "6")]
     assert [(q.number, q.unit) for q in extract("a 5<br>6 ms and <b>7</b> s\n", "t")] == [("5", None), ("6", "ms"), ("7", "s")]
