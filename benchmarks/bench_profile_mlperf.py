@@ -19,7 +19,7 @@ Prints the median and minimum of `--reps` runs of each and the ratios
 verify / stdlib (of the medians and of the minimums: on a shared machine the
 minimum is the figure least disturbed by other load), the load average
 before and after, and the median time of parsing the README once with
-`verifier.grammars.markdown_document` (pyromark, what `verify` reads the README's table and prose with; the
+`verifier.readers.markdown_doc.markdown_document` (pyromark, what `verify` reads the README's table and prose with; the
 stdlib baseline only splits its lines at `|`), the floor that parse sets on
 the ratio, and the time of reading the `:::MLLOG` lines of every detail log
 with `verifier.jsonio.loads_strict_text` next to plain `json.loads` (the
@@ -100,7 +100,7 @@ def parse_stdlib(tree: Path) -> int:
 def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
     """Time `reps` alternating runs of the stdlib parse, `verify_path`, one Markdown parse of the README and the detail-log lines strict and plain, after a warm-up; return the figures."""
     from verifier.core import verify_path
-    from verifier.grammars import markdown_document
+    from verifier.readers.markdown_doc import markdown_document
     from verifier.jsonio import loads_strict_text
 
     verify_path(str(tree))  # warm-up: imports, pins, schema compilation
@@ -140,7 +140,7 @@ def phases(tree: Path, reps: int) -> None:
     """Print the median time per reading step and per check of `verify_path(tree)` over `reps` runs after a warm-up (see the module docstring)."""
     import verifier.checks.profile as profile_check
     import verifier.core as core
-    import verifier.grammars as grammars
+    import verifier.readers.markdown_doc as markdown_doc
     import verifier.pipeline as pipeline
 
     spent: dict[str, float] = {}
@@ -156,7 +156,7 @@ def phases(tree: Path, reps: int) -> None:
 
     for name in ("read_receipts", "read_claim_documents", "read_sites"):
         setattr(profile_check, name, timed(f"profile.receipts: {name}", getattr(profile_check, name)))
-    grammars.markdown_document = timed("profile.receipts: read_claim_documents: markdown_document", grammars.markdown_document)
+    markdown_doc.markdown_document = timed("profile.receipts: read_claim_documents: markdown_document", markdown_doc.markdown_document)
 
     class Timed:
         def __init__(self, chk: Any) -> None:

@@ -1,7 +1,7 @@
 """
 The one Markdown reader (`verifier.markdown`, pyromark) gives the readers of tables and prose what markdown-it-py's tokens give them.
 
-The readers (`verifier.grammars.markdown_document`, `markdown_tables` and
+The readers (`verifier.readers.markdown_doc.markdown_document`, `verifier.grammars.markdown_tables` and
 `verifier.claimtext`'s segments) were written over markdown-it-py's token
 stream; `verifier.markdown` builds that stream's shape from pulldown-cmark's
 events. Every Markdown file of the project and of `../shared/`, and
@@ -22,6 +22,7 @@ from markdown_it import MarkdownIt
 import verifier.claimtext as claimtext
 import verifier.grammars as grammars
 from verifier.markdown import tokens
+from verifier.readers.markdown_doc import markdown_document
 
 REFERENCE = MarkdownIt("commonmark").enable("table")
 FILES = sorted({p.resolve() for base in (ROOT, ROOT.parent / "shared") for p in base.rglob("*.md")
@@ -38,7 +39,7 @@ def _id(path: Path) -> str:
 
 def _read(text: str) -> tuple:
     segments = [(s.text, s.line, s.context, s.starts) for s in claimtext._parse_segments(text)]
-    return grammars.markdown_document(text.encode("utf-8")), grammars.markdown_tables(text), segments
+    return markdown_document(text.encode("utf-8")), grammars.markdown_tables(text), segments
 
 
 def _spaced(value: object) -> object:
@@ -57,7 +58,7 @@ def _spaced(value: object) -> object:
 def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
     ours = _read(text)
     with monkeypatch.context() as m:
-        m.setattr(grammars, "_markdown_tokens", REFERENCE.parse)
+        m.setattr(grammars, "markdown_tokens", REFERENCE.parse)
         m.setattr(claimtext, "_markdown_tokens", REFERENCE.parse)
         theirs = _read(text)
     return ours, theirs
@@ -131,14 +132,14 @@ def test_a_tight_list_item_is_a_paragraph_and_an_image_states_no_text():
     inline = [t for t in toks if t.type == "inline"]
     assert [tok.type for tok in toks].count("paragraph_open") == 2
     assert [[(c.type, c.content) for c in t.children] for t in inline] == [[("text", "one 1")], [("text", "two  2")]]
-    assert grammars.markdown_document(b"- one 1\n  - two ![alt 9](u) 2\n")["prose"][1]["text"] == "two  2"
+    assert markdown_document(b"- one 1\n  - two ![alt 9](u) 2\n")["prose"][1]["text"] == "two  2"
 
 
 def test_a_table_interrupts_a_paragraph_as_on_github_only_with_a_leading_pipe():
     """cmark-gfm issue 180 (what github.com renders): `foo` then `| a | b |` is a paragraph and a table; `foo` then ` a | b` is one paragraph."""
-    piped = grammars.markdown_document(b"foo 1\n|  a  |  b  |\n| --- | --- |\n|  2  |  3  |\n")
+    piped = markdown_document(b"foo 1\n|  a  |  b  |\n| --- | --- |\n|  2  |  3  |\n")
     assert piped["tables"] == {"(top)": [{"a": "2", "b": "3", "#line": 4}]} and [p["text"] for p in piped["prose"]] == ["foo 1"]
-    bare = grammars.markdown_document(b"foo 1\n a  |  b\n--- | ---\n 2  |  3\n")
+    bare = markdown_document(b"foo 1\n a  |  b\n--- | ---\n 2  |  3\n")
     assert bare["tables"] == {} and bare["prose"][0]["numbers"] == ["1", "2", "3"]
 
 

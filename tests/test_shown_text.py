@@ -18,8 +18,9 @@ from helpers import write_tree
 
 from verifier.claimtext import extract
 from verifier.core import verify_path
-from verifier.grammars import column_names, markdown_document
+from verifier.grammars import column_names
 from verifier.readers.html import html_document
+from verifier.readers.markdown_doc import markdown_document
 
 RUNS = "s,samples\n2,10\n8,10\n"  # 20 samples in 10 s: 2.0 samples/s
 RATE = {"id": "rate", "receipts": "runs", "statistic": "ratio_of_sums", "numerator": "samples", "denominator": "latency",
@@ -218,3 +219,13 @@ def test_the_value_a_text_field_or_button_shows_is_stated_a_slider_s_is_not():
     assert [item["text"] for item in html_document(page)["prose"]] == ["speed", "5 ms", "Run 6", "7 s", "9"]
     cell = html_document(b"<table><tr><th>a</th></tr><tr><td><input value='4 s'></td></tr></table>")
     assert cell["tables"]["(top)"] == [{"a": "4 s", "#line": 1}]
+
+
+def test_a_markdown_prose_item_lists_its_code_spans():
+    """Profiles point at `/prose/N/code/M` (the rankings profile reads a command's flags there)."""
+    assert markdown_document(b"run `--rate 5` then `x=7`\n")["prose"][0]["code"] == ["--rate 5", "x=7"]
+
+
+def test_a_field_s_shown_value_keeps_its_line_and_a_widget_parts_the_words_a_hidden_field_does_not():
+    page = html_document(b'<p>x</p>\n\n<input value="5 ms">\n<p>5<input type="checkbox">6 and 7<input type="hidden" value="1">8</p>')
+    assert [(item["#line"], item["text"]) for item in page["prose"]] == [(1, "x"), (3, "5 ms"), (4, "5 6 and 78")]

@@ -54,7 +54,7 @@ from typing import Any
 
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines, loads_strict_text
 
-__all__ = ["ENCODINGS", "LINE_GRAMMARS", "READER_KEYS", "GrammarError", "column_names", "markdown_document", "markdown_tables", "numbers_in", "parse", "quantity", "unpivot"]
+__all__ = ["ENCODINGS", "LINE_GRAMMARS", "READER_KEYS", "GrammarError", "column_names", "inline_text", "markdown_tables", "markdown_tokens", "numbers_in", "parse", "quantity", "table_rows", "unpivot", "utf8_text"]
 
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
@@ -70,7 +70,8 @@ class GrammarError(ValueError):
         self.code = code
 
 
-def _text(data: bytes) -> str:
+def utf8_text(data: bytes) -> str:
+    """Return `data` decoded as UTF-8; raises `GrammarError` `not-utf8` naming the byte offset where it is not."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -120,11 +121,11 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
                     raise GrammarError("missing-records", f"{spec['records']!r} is not an array of records")
                 pairs = [(f"{spec['records']}/{i}", r) for i, r in enumerate(records)]
         elif encoding == "csv":
-            pairs = _csv(_text(data), spec.get("columns"))
+            pairs = _csv(utf8_text(data), spec.get("columns"))
         elif encoding == "text":
-            pairs = [("", _text_record(_text(data), spec))]
+            pairs = [("", _text_record(utf8_text(data), spec))]
         elif encoding == "markdown-table":
-            pairs = [(f"#table={t['#table']}&row={t['#row']}", t) for t in markdown_tables(_text(data))]
+            pairs = [(f"#table={t['#table']}&row={t['#row']}", t) for t in markdown_tables(utf8_text(data))]
         else:
             raise GrammarError("unknown-encoding", f"unknown encoding {encoding!r}")
     except JSONProblem as exc:
@@ -344,17 +345,17 @@ def markdown_tables(text: str) -> list[dict[str, Any]]:
     content with code spans and emphasis reduced to their text and links to
     their label. Parsed by `verifier.markdown` (CommonMark with GFM tables).
     """
-    return _table_rows(_markdown_tokens(text))
+    return table_rows(markdown_tokens(text))
 
 
-def _markdown_tokens(text: str) -> list[Any]:
+def markdown_tokens(text: str) -> list[Any]:
     """Return the block tokens of `text` (`verifier.markdown.tokens`: CommonMark with GFM tables); one parse serves tables and prose."""
     from verifier.markdown import tokens  # late: its parser is imported only when Markdown is read
 
     return tokens(text)
 
 
-def _table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
+def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
     """
     Return the table rows of a token stream (see `markdown_tables`); fill `headers`, when given, with table number -> (nearest heading above it, its header cells' text) for every table, in order (a GFM table always has a header row).
 
@@ -370,7 +371,7 @@ def _table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | N
     body_row = 0
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
-            heading = _inline_text(tokens[i + 1])
+            heading = inline_text(tokens[i + 1])
         elif tok.type == "table_open":
             table += 1
             header, body_row = [], 0
@@ -380,9 +381,9 @@ def _table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | N
             in_head = False
         elif tok.type == "tr_open":
             current = []
-            line = (tok.map[0] + 1) if tok.map else 0
+            line = tok.map[0] + 1
         elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("th_open", "td_open"):
-            current.append(_inline_text(tok))
+            current.append(inline_text(tok))
         elif tok.type == "tr_close":
             if in_head:
                 if headers is not None:
@@ -421,81 +422,7 @@ def column_names(header: list[str]) -> list[str]:
     return out
 
 
-_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:%|x\b|s\b|ms\b|MiB\b|GiB\b|dB\b))?")
-
-
-def markdown_document(data: bytes) -> dict[str, Any]:
-    """
-    Return a Markdown file as a JSON-like document claim locations can point into.
-
-    `{"tables": {heading: [row, ...]}, "headers": {heading: [cell, ...]},
-    "prose": [{"#line", "text", "code", "numbers"}], "headings": [{"#line",
-    "text", "numbers"}]}`: each table's rows (header -> cell text, plus
-    `#line`; a repeated header text keys `text (2)`, see `column_names`)
-    under the nearest heading above it (a repeated heading gets " (2)",
-    " (3)", ...), and its header cells' text under the same name (a header
-    is shown, so a number in it is stated; a table without body rows has a
-    header and an empty row list); each paragraph or list item outside
-    tables with its 1-based source line, its text, its code spans in order
-    and the numbers it states in order (with a unit written right after
-    them: "58,696", "35.4%"); each heading with its line, text and numbers
-    (apart from `prose`, so the index of a prose item does not move when a
-    heading is added). Code blocks are not prose; a fenced block github.com
-    renders (```math, ```mermaid: `verifier.markdown.rendered_fence`) is listed
-    under `rendered` (`{"#line", "text", "numbers"}`) when there is one. Raw HTML blocks are listed
-    as they stand under `#html` (`{"#line", "source", "heading"}`: its line,
-    its source, the heading above it), only when there are some, for
-    `verifier.readers.html.with_html_blocks` to read (this leaf module does
-    not parse HTML). Raises `GrammarError` for bytes that are not UTF-8.
-    """
-    tokens = _markdown_tokens(_text(data))
-    found: dict[int, tuple[str, list[str]]] = {}
-    rows = _table_rows(tokens, found)
-    tables: dict[str, list[dict[str, Any]]] = {}
-    headers: dict[str, list[str]] = {}
-    names: dict[int, str] = {}  # table number -> its name in `tables`
-    for number, (heading, cells) in found.items():
-        base = heading or "(top)"
-        name, n = base, 1
-        while name in tables:
-            n += 1
-            name = f"{base} ({n})"
-        names[number] = name
-        tables[name] = []
-        headers[name] = cells
-    for row in rows:
-        cells = {k: v for k, v in row.items() if k not in READER_KEYS}  # `column_names` keeps every column out of them
-        tables[names[row["#table"]]].append({**cells, "#line": row["#line"]})
-    prose = []
-    headings: list[dict[str, Any]] = []
-    blocks = []
-    from verifier.markdown import rendered_fence  # late, as the parser: this module is imported by readers that never read Markdown
-
-    rendered = []
-    for i, tok in enumerate(tokens):  # a table cell's inline follows `th_open`/`td_open`, never a paragraph or heading
-        if rendered_fence(tok):
-            rendered.append({"#line": (tok.map[0] + 1) if tok.map else 0, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
-        elif tok.type == "html_block":
-            blocks.append({"#line": (tok.map[0] + 1) if tok.map else 0, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
-        elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("paragraph_open", "heading_open"):
-            content = _inline_text(tok)
-            item: dict[str, Any] = {"#line": (tok.map[0] + 1) if tok.map else 0, "text": content}
-            if tokens[i - 1].type == "heading_open":
-                item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
-                headings.append(item)
-                continue
-            item["code"] = [c.content for c in tok.children or [] if c.type == "code_inline"]
-            item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
-            prose.append(item)
-    document = {"tables": tables, "headers": headers, "prose": prose, "headings": headings}
-    if rendered:
-        document["rendered"] = rendered
-    if blocks:
-        document["#html"] = blocks
-    return document
-
-
-def _inline_text(tok: Any) -> str:
+def inline_text(tok: Any) -> str:
     """
     Return the text of an `inline` token: its text and code spans, a line break as a blank.
 

@@ -3,7 +3,7 @@ Markdown: CommonMark with GitHub's pipe tables, read by pyromark (Python binding
 
 `tokens(text)` returns a flat list of `Token`s named as markdown-it names
 them, holding only what the readers of tables and prose
-(`verifier.grammars.markdown_document`, `verifier.claimtext`) read:
+(`verifier.grammars.table_rows`, `verifier.readers.markdown_doc`, `verifier.claimtext`) read:
 
 - `paragraph_open`, `inline`: a paragraph, or the text of a tight list item
   (pulldown-cmark gives it no paragraph; markdown-it does);
@@ -23,7 +23,9 @@ tokens of paragraphs, headings and cells, and the tokens of lists, list
 items and block quotes (their paragraphs are kept).
 
 `Token.map` is `[line]`: the 0-based source line where the token starts (a
-table cell: its row's line), what the readers read of markdown-it's `map`.
+table cell: its row's line), what the readers read of markdown-it's `map`;
+every opening token, `inline`, `html_block` and `fence` has one (closing
+tokens and an `inline`'s children have None).
 Before parsing, `\\r\\n` and `\\r` become `\\n` and NUL becomes U+FFFD, as
 markdown-it's `normalize` rule does (CommonMark 0.31 section 2.3), so lines
 count the same for every reader.

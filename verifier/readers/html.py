@@ -136,12 +136,15 @@ class _Reader(html.parser.HTMLParser):
             self._skip += 1
             return
         if tag == "input":
-            shown = "" if self._skip else _shown_value(dict(attrs))
+            fields = dict(attrs)
+            shown = "" if self._skip else _shown_value(fields)
             if shown:
                 self._flush()
                 self._line = self.getpos()[0]
                 self._text.append(shown)
                 self._flush()
+            elif (fields.get("type") or "").strip().lower() != "hidden":
+                self._edge()  # a check box or slider is drawn between the words beside it: 5<input type=checkbox>6 is two numbers
             return
         if tag == "br":
             self._text.append(" ")
@@ -271,7 +274,7 @@ def html_document(data: bytes) -> dict[str, Any]:
 
 def with_html_blocks(document: dict[str, Any]) -> dict[str, Any]:
     """
-    Return a `verifier.grammars.markdown_document` with the text its raw HTML blocks render read in, and its `#html` list removed.
+    Return a `verifier.readers.markdown_doc.markdown_document` with the text its raw HTML blocks render read in, and its `#html` list removed.
 
     GitHub shows the text of `<div>`, `<details>`, `<summary>`, `<table>`
     ... blocks in a Markdown file, so their numbers are stated: each block

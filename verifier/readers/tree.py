@@ -84,7 +84,7 @@ class Tree:
         """
         Return `rel` as a JSON-like document (cached): strict JSON, or for `.md`, `.html`/`.htm` and `.csv` files their table view.
 
-        A Markdown file reads as `verifier.grammars.markdown_document` with its raw HTML blocks read in (`verifier.readers.html.with_html_blocks`; its
+        A Markdown file reads as `verifier.readers.markdown_doc.markdown_document` with its raw HTML blocks read in (`verifier.readers.html.with_html_blocks`; its
         tables by heading, its prose with the numbers and code spans each
         paragraph states), an HTML page as `verifier.readers.html.html_document`
         (the same shape, plus its `title`); a CSV file as a list of row objects (header ->
@@ -97,7 +97,7 @@ class Tree:
             data = self.read_bytes(rel)
             suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
             if suffix in ("md", "csv", "html", "htm"):
-                from verifier.grammars import GrammarError, markdown_document, parse  # late: grammars is a leaf reader
+                from verifier.grammars import GrammarError, parse  # late: grammars is a leaf reader
 
                 try:
                     if suffix in ("html", "htm"):
@@ -106,6 +106,7 @@ class Tree:
                         self._cache[key] = html_document(data)
                     elif suffix == "md":
                         from verifier.readers.html import with_html_blocks  # late, as above
+                        from verifier.readers.markdown_doc import markdown_document
 
                         self._cache[key] = with_html_blocks(markdown_document(data))
                     else:
