@@ -336,8 +336,9 @@ def test_profile_explain_names_the_record_members_no_mapping_reads():
                "claims": [{"receipts": "s", "at": {"file": "x.json", "pointer": "/e"}},
                           {"receipts": "other", "selection": {"gpu": {"receipts": "s", "pointer": "/j", "on": ["x"]}}}]}  # a join reads /j of s
     raw = {"a": {"b": 1, "z": 2}, "c": 3, "d": [4, 5], "e": 6, "f": None, "g": 7, "h": {"x": 1}, "t": [1, 2], "codes": [0, 0], "#line": 9,
-           "k": "v", "j": 2}
-    assert unread_members(profile, "s", [("/rows/0", raw)], {"/rows/0/g"}) == ["/a/z", "/d/1", "/e", "/f"]  # /g: a claim document states it
+           "k": "v", "j": 2, "#GPUs": 8, "#table": 1, "#conflicts": {"k": [1, 2]}, "m": {"#line": 4}}
+    assert unread_members(profile, "s", [("/rows/0", raw)], {"/rows/0/g"}) == ["/a/z", "/d/1", "/e", "/f", "/#GPUs", "/m/#line"]
+    # /g: a claim document states it; #line, #table, #conflicts at the top: a reader added them; #GPUs and a nested #line: the file's
     # a claim's `at` points into its claim file, not the record: /e stays unread
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.errors import ConfigError, UsageError
+from verifier.grammars import READER_KEYS
 from verifier.report._common import visible
 
 __all__ = ["explain"]
@@ -172,7 +173,8 @@ def unread_members(profile: dict[str, Any], rid: str, records: list[tuple[str, A
     naming the set in its `receipts` (identities, claims, gate rules, ...),
     is it or one of its ancestors (`at`, `minus`, `recorded` and `bounds_at`
     point into claim documents and do not count). Leaves are scalars, null
-    and empty arrays or objects, not members a reader adds (`#line`, `#table`);
+    and empty arrays or objects, not members a reader adds (`#line`, `#table`,
+    `#conflicts`: a record's top level only);
     in order of first appearance across `records`.
     """
     read: set[str] = set()
@@ -222,10 +224,14 @@ def _pointers(node: Any, rid: str, inside: bool, into: set[str]) -> None:
             _pointers(value, rid, inside, into)
 
 
+#: Members a reader adds to a record (where a table row was found; a text receipt's conflicting keys), not the file's.
+_ADDED = READER_KEYS | {"#conflicts"}
+
+
 def _leaves(node: Any, base: str) -> list[str]:
-    """Return the JSON Pointers of the leaves of a parsed record (see `unread_members`)."""
-    if isinstance(node, dict) and node:  # `#line`, `#table` and the like say where a reader found the record: not its members
-        return [leaf for k, v in node.items() if not str(k).startswith("#")
+    """Return the JSON Pointers of the leaves of a parsed record (see `unread_members`); a member the file names `#...` (`| #GPUs |`) is one."""
+    if isinstance(node, dict) and node:
+        return [leaf for k, v in node.items() if not (base == "" and k in _ADDED)
                 for leaf in _leaves(v, f"{base}/{str(k).replace('~', '~0').replace('/', '~1')}")]
     if isinstance(node, list) and node:
         return [leaf for i, v in enumerate(node) for leaf in _leaves(v, f"{base}/{i}")]
