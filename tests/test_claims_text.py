@@ -201,3 +201,18 @@ def test_extract_with_a_limit_stops_after_one_number_more_than_it():
     many = "1 s. " * 50
     assert len(extract(many, "t", limit=5)) == 6 and len(extract(many, "t")) == 50
     assert len(extract("1 s. 2 s.", "t", limit=5)) == 2  # under the limit: everything
+
+
+def test_a_claim_text_may_state_exactly_max_quantities_numbers_and_one_more_is_refused():
+    """The limit is on the count, wherever a paragraph ends: 2000 numbers then one more paragraph is 2001."""
+    from verifier.claimtext import MAX_QUANTITIES, ClaimTextError, extract, read_claim_text
+
+    exact = ("1 s " * MAX_QUANTITIES).encode()
+    assert read_claim_text(exact, "body.md")
+    for over in (exact + b"\n\n2 s\n", exact + b". 2 s\n"):  # the extra number in its own paragraph, in its own sentence
+        with pytest.raises(ClaimTextError, match=f"more than the {MAX_QUANTITIES}"):
+            read_claim_text(over, "body.md")
+    # the first limit + 1 numbers, within one sentence or across paragraphs
+    assert len(extract("1 s.\n\n2 s.\n\n3 s.\n\n4 s.\n\n5 s.\n", "t", limit=2)) == 3
+    assert [q.number for q in extract("1 s, 2 s, 3 s, 4 s and 5 s.\n", "t", limit=2)] == ["1", "2", "3"]
+    assert len(extract("1 s.\n\n2 s.\n\n3 s.\n", "t")) == 3

@@ -227,10 +227,10 @@ def _parse_segments(text: str) -> list[_Segment]:
                 context = f"{head}" if col == 0 else f"{label} | {head}"
                 out.append(_Segment(value, line, context=context))
         elif tok.type == "html_block":
-            out.extend(_html_segments(tok.content, (tok.map[0] + 1) if tok.map else 1))
+            out.extend(_html_segments(tok.content, tok.map[0] + 1))
         elif rendered_fence(tok):  # ```math, ```mermaid: github.com shows what they state; the fence line is not text
             code = tok.content
-            out.append(_Segment(code, (tok.map[0] + 2) if tok.map else 1, starts=[m.end() for m in re.finditer("\n", code.rstrip("\n"))]))
+            out.append(_Segment(code, tok.map[0] + 2, starts=[m.end() for m in re.finditer("\n", code.rstrip("\n"))]))
         elif tok.type == "inline":
             seg = _inline(tok)
             parent = tokens[i - 1].type if i else ""
@@ -277,8 +277,7 @@ def _html_segments(html: str, first_line: int) -> list[_Segment]:
 
 
 def _inline(tok) -> _Segment:  # type: ignore[no-untyped-def]
-    line = (tok.map[0] + 1) if tok.map else 1
-    seg = _Segment("", line)
+    seg = _Segment("", tok.map[0] + 1)  # every inline token has its block's line (`verifier.markdown`)
     parts: list[str] = []
     length = 0
     for child in tok.children or []:
