@@ -71,7 +71,7 @@ def markdown_document(data: bytes) -> dict[str, Any]:
             rendered.append({"#line": tok.map[0] + 1, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
         elif tok.type == "html_block":
             blocks.append({"#line": tok.map[0] + 1, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
-        elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("paragraph_open", "heading_open"):
+        elif tok.type == "inline" and tokens[i - 1].type in ("paragraph_open", "heading_open"):  # an inline follows its opening token, never first
             content = grammars.inline_text(tok)
             item: dict[str, Any] = {"#line": tok.map[0] + 1, "text": content}
             if tokens[i - 1].type == "heading_open":
