@@ -229,3 +229,14 @@ def test_a_markdown_prose_item_lists_its_code_spans():
 def test_a_field_s_shown_value_keeps_its_line_and_a_widget_parts_the_words_a_hidden_field_does_not():
     page = html_document(b'<p>x</p>\n\n<input value="5 ms">\n<p>5<input type="checkbox">6 and 7<input type="hidden" value="1">8</p>')
     assert [(item["#line"], item["text"]) for item in page["prose"]] == [(1, "x"), (3, "5 ms"), (4, "5 6 and 78")]
+
+
+def test_a_footnote_reference_states_nothing_its_definition_does_and_an_undefined_one_is_text(tmp_path):
+    doc = markdown_document(b"a 5 ms[^1] b and 6[^note] s\n\n| t |\n|---|\n| 7 ms[^1] |\n\n[^1]: per run of 3 s\n[^note]: x\n")
+    assert [p["numbers"] for p in doc["prose"]] == [["5 ms", "6 s"], ["3 s"], []]  # github.com numbers the links by order: 1 is not stated
+    assert doc["tables"]["(top)"][0]["t"] == "7 ms"
+    assert markdown_document(b"5[^1]6 ms\n\n[^1]: x\n")["prose"][0]["numbers"] == ["5", "6 ms"]  # shown 5\u00b96: never 56
+    assert markdown_document(b"see [^9] here\n")["prose"][0]["numbers"] == ["9"]  # no definition: github.com shows the text
+    assert [(q.number, q.unit) for q in extract("a 5 ms[^1] b\n\n[^1]: of 3 s\n", "t")] == [("5", "ms"), ("3", "s")]
+    report = _verify(tmp_path, TABLE.format(head="ok") + "\nwe saw it[^2].\n\n[^2]: on 4 GPUs\n")
+    assert _unchecked(report) == [("/prose/1/numbers/0", "4")]

@@ -1,5 +1,5 @@
 """
-Markdown: CommonMark with GitHub's pipe tables, read by pyromark (Python bindings of pulldown-cmark) into the tokens the claim readers walk.
+Markdown: CommonMark with GitHub's pipe tables and footnotes, read by pyromark (Python bindings of pulldown-cmark) into the tokens the claim readers walk.
 
 `tokens(text)` returns a flat list of `Token`s named as markdown-it names
 them, holding only what the readers of tables and prose
@@ -17,7 +17,12 @@ them, holding only what the readers of tables and prose
 An `inline` token's `children` are `text` (adjacent runs joined: link texts
 and emphasised text included), `code_inline`, `softbreak`, `hardbreak` and
 `html_inline` (an inline HTML tag: it states nothing, but `5<br>6` is two
-numbers). Left out, as no reader states anything from them: indented code blocks, images (their
+numbers). A footnote reference (`5 ms[^1]`, its label defined somewhere in the
+text, as GitHub's footnotes) is an `html_inline` with empty content: github.com
+shows a superscript link numbered by order, never the label, so it states
+nothing but parts the words; a reference whose label no definition names stays
+text, as on github.com. A footnote definition's paragraphs are paragraphs (its
+label is not kept). Left out, as no reader states anything from them: indented code blocks, images (their
 alt text), link targets, thematic breaks, the closing
 tokens of paragraphs, headings and cells, and the tokens of lists, list
 items and block quotes (their paragraphs are kept).
@@ -102,7 +107,7 @@ def tokens(text: str) -> list[Token]:
     import pyromark  # a well-kept CommonMark parser (pulldown-cmark); imported only when Markdown is read
 
     if not _OPTIONS:
-        _OPTIONS.append(pyromark.Options.ENABLE_TABLES)
+        _OPTIONS.append(pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_FOOTNOTES)
     text = _NEWLINES.sub("\n", text).replace("\x00", "\ufffd")
     if not text.isascii() and _SURROGATE.search(text):
         text = _SURROGATE.sub("\ufffd", text)
@@ -196,6 +201,8 @@ def tokens(text: str) -> list[Token]:
             run(where["start"]).append(Token(kind.lower()))
         elif kind == "InlineHtml":
             run(where["start"]).append(Token("html_inline", None, payload))  # states nothing itself, but parts the words around it
+        elif kind == "FootnoteReference":  # github.com shows it as a superscript link numbered by order, not its label
+            run(where["start"]).append(Token("html_inline", None, ""))
         elif children is not None:  # a thematic break (or another block-level event): the open run is over
             flush()
     flush()
