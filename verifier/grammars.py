@@ -409,15 +409,20 @@ def column_names(header: list[str]) -> list[str]:
     header text (often both empty) keep both cells of every row; a header
     that is one of `READER_KEYS` is renamed too (`| #line |` -> `#line (2)`),
     so a cell never overwrites where its row is. Any other header starting
-    with `#` (`| # |`, `| #GPUs |`) keeps its text.
+    with `#` (`| # |`, `| #GPUs |`) keeps its text. Linear in the columns.
     """
     out: list[str] = []
+    used: set[str] = set()
     taken = set(header) | READER_KEYS
+    tried: dict[str, int] = {}  # per header text, the last suffix it took: what it passed stays refused, so the next one starts after it
     for name in header:
-        key, n = name, 1
-        while key in out or key in READER_KEYS or (n > 1 and key in taken):
+        n = tried.get(name, 0) + 1
+        key = name if n == 1 else f"{name} ({n})" if name else f"({n})"
+        while key in used or key in READER_KEYS or (n > 1 and key in taken):
             n += 1
             key = f"{name} ({n})" if name else f"({n})"
+        tried[name] = n
+        used.add(key)
         out.append(key)
     return out
 
@@ -429,27 +434,34 @@ def inline_text(tok: Any) -> str:
     An inline HTML tag (`5<br>6`, `10<sup>6</sup>`) between two non-blank
     characters reads as a blank, so the numbers on either side stay two
     numbers (as the HTML reader reads an element edge); elsewhere it adds nothing.
+    Linear in the children (a run of tags is looked past once, not once per tag).
     """
     parts: list[str] = []
     children = tok.children or []
+    ahead: list[str] | None = None  # built at the first tag: `_texts_ahead(children)`
     for k, child in enumerate(children):
         if child.type in ("text", "code_inline"):
             parts.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
-        elif child.type == "html_inline" and parts and parts[-1][-1:].strip() and _next_text(children, k + 1)[:1].strip():
-            parts.append(" ")
+        elif child.type == "html_inline" and parts and parts[-1][-1:].strip():
+            if ahead is None:
+                ahead = _texts_ahead(children)
+            if ahead[k + 1][:1].strip():
+                parts.append(" ")
     return "".join(parts).strip()
 
 
-def _next_text(children: list[Any], start: int) -> str:
-    """Return the content of the first text or code child from `start` on, past inline HTML tags ("" at the end or a break)."""
-    for child in children[start:]:
+def _texts_ahead(children: list[Any]) -> list[str]:
+    """Return, for each index 0..len(children), the content of the first text or code child from there on, past inline HTML tags ("" at the end or a break)."""
+    ahead = [""] * (len(children) + 1)
+    for k in range(len(children) - 1, -1, -1):
+        child = children[k]
         if child.type in ("text", "code_inline"):
-            return str(child.content)
-        if child.type != "html_inline":
-            return ""
-    return ""
+            ahead[k] = str(child.content)
+        elif child.type == "html_inline":
+            ahead[k] = ahead[k + 1]
+    return ahead
 
 
 def unpivot(pairs: list[tuple[str, Any]], spec: dict[str, Any]) -> list[tuple[str, Any]]:
