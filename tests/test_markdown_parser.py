@@ -107,6 +107,7 @@ DOCUMENTS = st.lists(st.one_of(st.sampled_from(FRAGMENTS), _table()), max_size=3
 @example("- a 1\n  ***\n  b 2\n")  # a thematic break ends a tight item's text
 @example("![Image](u) 5 ms\n![a ![b](u) c](v) 6\n")  # alt text (named like the tag, nested) is skipped, the text after it is not
 @example("- ![i 3](u)\n- <b>\n")  # a tight item holding only an image or a tag is an empty paragraph
+@example("*_*<b># h\n")  # a tag right after emphasised text parts the words in both readings (markdown-it gives em_close between)
 def test_generated_markdown_reads_as_through_markdown_it(text):
     """
     Up to whitespace (markdown-it-py keeps a space before a hard break that CommonMark drops).
