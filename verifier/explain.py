@@ -26,32 +26,17 @@ __all__ = ["explain"]
 
 def _load(profile: str, trusted: Any) -> tuple[str, dict[str, Any]]:
     """
-    Return `(id, document)` of `profile`: a shipped id, or a draft file registered in `trusted.unpinned`.
+    Return `(id, document)` of `profile`: a shipped id, or a draft file (`TrustSet.add_unpinned_profile`).
 
     A draft may carry a shipped profile's id (authoring often starts from a
     copy); it is still registered as unpinned, so `gate.pinned` reports
     `profile-unpinned` and never the shipped file's pin.
     """
-    import hashlib
-
-    from verifier.jsonio import JSONProblem, loads_strict
-    from verifier.profiles import load_profile
-
     candidate = Path(profile)
     if not (profile.endswith(".json") or candidate.is_file()):
         return profile, trusted.profile(profile)
-    try:
-        data = candidate.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"{profile}: cannot read the profile: {exc.strerror}") from None
-    try:
-        document = loads_strict(data)
-    except JSONProblem as exc:
-        raise ConfigError(f"{profile}: not strict JSON: {exc}") from None
-    pid = str(document.get("id", candidate.stem)) if isinstance(document, dict) else candidate.stem
-    loaded = load_profile(document, trusted.schema("profile"), origin=profile)
-    trusted.unpinned[pid] = (profile, hashlib.sha256(data).hexdigest(), loaded)
-    return pid, loaded
+    pid = trusted.add_unpinned_profile(candidate, label=profile, own_id=False)
+    return pid, trusted.profile(pid)
 
 
 def explain(profile: str, directory: str, *, asset_root: str | None = None, artifacts: str | None = None,

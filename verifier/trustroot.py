@@ -459,26 +459,37 @@ class TrustSet:
         hit = self._repo("profiles", profile_id)
         return self.repository.pins[hit[0]] if hit and self.repository else self.shipped.profile_sha256(profile_id)
 
-    def add_unpinned_profile(self, path: Path) -> str:
+    def add_unpinned_profile(self, path: Path, *, label: str | None = None, own_id: bool = True) -> str:
         """
-        Load the profile file at `path` for local exploration; return its id.
+        Load the profile file at `path` (a draft, for local exploration), register it as unpinned; return its id.
 
-        Raises `UsageError` when it cannot be read, and `ConfigError` when it is
-        invalid or its id is a pinned profile's.
+        `label` names the file in errors (default `--profile PATH`). With
+        `own_id` (`verify --profile`) its `id` must be a string no pinned
+        profile has. Without it (`verify profile explain`, where authoring
+        often starts from a copy of a shipped profile) a missing `id` is the
+        file's stem and a pinned profile's id is allowed: the draft is
+        registered under it in `unpinned`, which `profile`,
+        `profile_sha256` and `origin` consult first, so `gate.pinned`
+        reports `profile-unpinned` and never the shipped file's pin.
+        Raises `UsageError` when it cannot be read, and `ConfigError` when it
+        is not strict JSON, is invalid, or (with `own_id`) has no id of its own.
         """
+        label = label or f"--profile {path}"
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise UsageError(f"--profile {path}: cannot read: {exc.strerror}") from None
+            raise UsageError(f"{label}: cannot read the profile: {exc.strerror}") from None
         try:
             document = loads_strict(data)
         except JSONProblem as exc:
-            raise ConfigError(f"--profile {path}: {exc}") from None
+            raise ConfigError(f"{label}: not strict JSON: {exc}") from None
         pid = document.get("id") if isinstance(document, dict) else None
-        if not isinstance(pid, str):
-            raise ConfigError(f"--profile {path}: it has no `id` (a string); give it its own")
-        if pid in self.profile_ids():
-            raise ConfigError(f"--profile {path}: its `id` {pid!r} is a pinned profile's id; give it its own")
+        if not own_id:
+            pid = path.stem if pid is None else str(pid)
+        elif not isinstance(pid, str):
+            raise ConfigError(f"{label}: it has no `id` (a string); give it its own")
+        elif pid in self.profile_ids():
+            raise ConfigError(f"{label}: its `id` {pid!r} is a pinned profile's id; give it its own")
         self.unpinned[pid] = (str(path), _sha(data), load_profile(document, self.shipped.schema("profile"), origin=str(path)))
         return pid
 
