@@ -25,7 +25,8 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
   `:`), `assignments` (`accuracy=76.000%, good=380, total=500`, also
   `hash=...`), `json-object` (a line holding a JSON object, e.g.
   `{"exact_match": 80.0}`), `python-dict` (a line holding a Python dict
-  literal such as `{'rouge1': 31.4286}`) and `prefixed-json` (`PREFIX {json}`
+  literal such as `{'rouge1': 31.4286}`, optionally after a label:
+  `Accuracy Results: {'FID_SCORE': '23.52'}`) and `prefixed-json` (`PREFIX {json}`
   lines such as LoadGen's `:::MLLOG {...}`; with `fold` each line contributes
   the member `fold.key` -> `fold.value`). A member stated twice with
   different values is left out of the record and listed under
@@ -223,6 +224,10 @@ def _prefixed_json(spec: dict[str, Any]) -> Any:
     return read
 
 
+#: A label before a `python-dict` line's literal: words, then a colon, then the opening brace.
+_DICT_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*:\s*\{")
+
+
 def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, Any] | None:
     """Return the members one line states under `grammar` (a `LINE_GRAMMARS` name), or None when the line is not of it."""
     if grammar == "prefixed-json":
@@ -237,6 +242,9 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
             return None
         return document if isinstance(document, dict) else None
     if grammar == "python-dict":
+        if not stripped.startswith("{"):  # a label before the literal ("Accuracy Results: {'FID_SCORE': '23.5'}") is allowed
+            label = _DICT_LABEL.match(stripped)
+            stripped = stripped[label.end() - 1:] if label else ""
         if not (stripped.startswith("{") and stripped.endswith("}")):
             return None
         try:

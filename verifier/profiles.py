@@ -179,6 +179,10 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                     raise _refuse(origin, f"{where}/below_baseline", "`below_baseline` compares arms; `arm` cannot also be in `per` or `selection`")
     for index, entry in enumerate(document.get("matches", [])):
         _check_match(origin, f"/matches/{index}", entry, receipts)
+    for pointer, at in _locations(document):
+        for member in at.get("fold_case", []):
+            if member not in at.get("where", {}):
+                raise _refuse(origin, f"{pointer}/fold_case", f"{member!r} is not a member its `where` compares ({sorted(at.get('where', {}))})")
     for index, claim in enumerate(document.get("claims", [])):
         if "outcomes" in claim["at"]:
             raise _refuse(origin, f"/claims/{index}/at/outcomes", "`outcomes` words belong to gate.recorded (and matches); a claim states a number")
@@ -194,6 +198,16 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 if term.get("unit", "1") != "1":
                     raise _refuse(origin, f"/identities/{index}/terms/{j}/unit", "the part and whole of a percentage are counts (unit 1)")
     return document  # type: ignore[no-any-return]
+
+
+def _locations(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Return `(profile pointer, location)` of every place the profile says a bundle states something (claims' `at` and `minus`, gate `recorded`)."""
+    found = [(f"/claims/{i}/{part}", c[part]) for i, c in enumerate(document.get("claims", [])) for part in ("at", "minus") if part in c]
+    gate = document.get("gate") or {}
+    found += [(f"/gate/rules/{i}/recorded", r["recorded"]) for i, r in enumerate(gate.get("rules", [])) if "recorded" in r]
+    if "recorded" in gate:
+        found.append(("/gate/recorded", gate["recorded"]))
+    return found
 
 
 def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
@@ -270,9 +284,13 @@ def _check_ratio_of_sums(origin: str, where: str, item: dict[str, Any], rid: str
 
 
 def _check_match(origin: str, where: str, entry: dict[str, Any], receipts: dict[str, Any]) -> None:
-    """Refuse a `matches` entry naming an unknown receipt set, or joining on a dimension one of the two sets lacks."""
+    """Refuse a `matches` entry naming an unknown receipt set, selecting or joining on a dimension its sets lack."""
     if entry["receipts"] not in receipts:
         raise _refuse(origin, f"{where}/receipts", f"unknown receipt set {entry['receipts']!r}; defined: {sorted(receipts)}")
+    for dim in entry.get("selection", {}):
+        if dim not in _receipt_dims(receipts[entry["receipts"]]):
+            raise _refuse(origin, f"{where}/selection/{dim}",
+                          f"{dim!r} is not a dimension of receipt set {entry['receipts']!r} (dimensions: {sorted(_receipt_dims(receipts[entry['receipts']]))})")
     other = entry["equals"].get("receipts")
     if other is None:
         return

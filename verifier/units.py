@@ -158,6 +158,23 @@ def known(text: str) -> bool:
     return True
 
 
+_LABELLED = re.compile(r"^\s*[^()]*[^\s()]\s*\(\s*([^()]+?)\s*\)\s*$")
+
+
+def unit_in_label(text: str) -> str:
+    """
+    Return the unit a stated unit text names: `text` itself when it is a unit, else the unit in parentheses that ends a
+    quantity's label (`Latency (ms)` -> `ms`, as MLPerf's `Units` column and LoadGen's `Mean latency (ns)` write it).
+
+    A label whose parenthesised part is no unit, or any other text, is returned unchanged (an unknown unit stays
+    unknown for the caller to report).
+    """
+    if known(text):
+        return text
+    m = _LABELLED.match(text)
+    return m.group(1) if m and known(m.group(1)) else text
+
+
 #: The base unit of each dimension, the unit every scale is relative to (a rate's is numerator's base / denominator's base).
 BASE_SYMBOLS = {"time": "s", "tokens": "tokens", "bytes": "B", "samples": "samples", "frames": "frames", "requests": "requests",
                 "count": "count", "dimensionless": "1", "percent": "%"}

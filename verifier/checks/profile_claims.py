@@ -293,7 +293,6 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
         bound, rel, pointer, value = dict(site.key), site.location.file, site.location.pointer or "", site.value
         if (rel, pointer) in handled:
             continue
-        examined(ctx).add((rel, pointer))  # reported below (or as an instance above): never also unchecked-claim
         key: dict[str, str] = {}
         unknown: dict[str, str] = {}
         for name, text in bound.items():
@@ -307,10 +306,12 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
             else:
                 key[name] = text
         if not unknown and key in keys:
+            examined(ctx).add((rel, pointer))
             continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
         wanted = rule["selection"]
         if any(k in wanted and not isinstance(wanted[k], dict) and (v not in wanted[k] if isinstance(wanted[k], list) else v != wanted[k]) for k, v in key.items()):
-            continue  # stated for what this claim's selection leaves out (another model's row): not this claim's value
+            continue  # stated for what this claim's selection leaves out (another model's row): another claim's value, or unchecked-claim
+        examined(ctx).add((rel, pointer))  # reported below: never also unchecked-claim
         label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())
         selection = {**rule["selection"], **key}
         if "baseline" in rule:

@@ -21,6 +21,7 @@ from verifier.evidence import Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
+from verifier.readers.select import select
 
 __all__ = ["matches", "outcome_of"]
 
@@ -60,14 +61,16 @@ def _at(raw: Any, pointer: str) -> Any:
 @check("profile.matches", title="Every per-record equality (within a record or joined across files) holds, and every flag stating it agrees")
 def matches(ctx: Context) -> Iterator[Finding]:
     """
-    Check each `matches` entry on every read record of its receipt set.
+    Check each `matches` entry on every read record of its receipt set (with `selection`: of those records whose dimensions it selects).
 
     Per record: PASS `equal` / FAIL `not-equal` (no `flag`), or PASS
     `flag-agrees` / FAIL `flag-disagrees` (the record's flag against the
     re-derived equality); UNVERIFIED `not-stated` when either value or the
     flag is absent or the flag is no declared outcome, `join-unresolved`
     when not exactly one record of the other set shares the `on`
-    dimensions, `no-receipts` when the set has no records. The compared
+    dimensions, `no-receipts` when the set has no records (an entry whose
+    `selection` selects none of them has nothing to check and reports
+    nothing). The compared
     places are marked examined, so `profile.coverage` counts them.
     """
     cid = "profile.matches"
@@ -76,6 +79,8 @@ def matches(ctx: Context) -> Iterator[Finding]:
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{entry['id']}: receipt set {entry['receipts']} has no records to check")
             continue
+        if "selection" in entry:  # none selected: the bundle has no such records (no MultiStream run), so nothing is stated to check
+            records = select(records, entry["selection"])
         joined: dict[tuple[Any, ...], list[Receipt]] = {}
         if "receipts" in entry["equals"]:  # one pass over the other set, not one per record (38 rows x 38 logs in an MLPerf tree)
             on = entry["equals"].get("on", [])

@@ -63,7 +63,8 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     0-based rank among the receipts' values of `dim`. With `where`, `pointer`
     names an array (or an object, whose member values are the elements, e.g.
     a table keyed by row number) and the element whose members equal every `where` value
-    is taken (exactly one must match), then `then` is resolved inside it.
+    is taken (exactly one must match; the members `fold_case` lists are
+    compared casefolded), then `then` is resolved inside it.
     Raises `KeyError` (pointer not found), `LookupError` (no or several
     elements match), `OSError` or `JSONProblem` (file unreadable).
     """
@@ -72,10 +73,12 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     pointer = _fill(at["pointer"], key, indexes, escape=True)
     value = resolve(document, pointer)
     if "where" in at:
+        fold = tuple(at.get("fold_case", ()))
         want = {k: _fill(v, key, None, escape=False) for k, v in at["where"].items()}
         if not isinstance(value, (list, dict)):
             raise KeyError(pointer)
-        hits = _where_index(tree, rel, pointer, value, tuple(sorted(want))).get(tuple(v for _, v in sorted(want.items())), [])
+        wanted = tuple(v.casefold() if k in fold else v for k, v in sorted(want.items()))
+        hits = _where_index(tree, rel, pointer, value, tuple(sorted(want)), fold).get(wanted, [])
         if len(hits) != 1:
             raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
         element = value[hits[0]]
@@ -161,17 +164,27 @@ def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str
     return out
 
 
-def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tuple[str, ...]) -> dict[tuple[Any, ...], list[Any]]:
-    """Return (cached per file, pointer and member names) the element indexes of `container` by the texts of `members`: one scan, not one per instance."""
-    key = ("where-index", rel, pointer, members)
+def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tuple[str, ...],
+                 fold: tuple[str, ...] = ()) -> dict[tuple[Any, ...], list[Any]]:
+    """
+    Return (cached per file, pointer and member names) the element indexes of `container` by the texts of `members`: one scan, not one per instance.
+
+    The texts of the members in `fold` are casefolded (`str.casefold`).
+    """
+    key = ("where-index", rel, pointer, members, fold)
     cache = tree._cache  # noqa: SLF001 - the tree's per-run cache of parsed documents
     if key not in cache:
         index: dict[tuple[Any, ...], list[Any]] = {}
         for i, e in _elements(container):
             if isinstance(e, dict):
-                index.setdefault(tuple(dim_text(e.get(m)) for m in members), []).append(i)
+                index.setdefault(tuple(_folded(dim_text(e.get(m))) if m in fold else dim_text(e.get(m)) for m in members), []).append(i)
         cache[key] = index
     return cache[key]  # type: ignore[no-any-return]
+
+
+def _folded(text: str | None) -> str | None:
+    """Return `text` casefolded (None stays None): how a `fold_case` member's text is compared and bound."""
+    return None if text is None else text.casefold()
 
 
 def _elements(container: list[Any] | dict[str, Any]) -> Iterable[tuple[Any, Any]]:
@@ -251,7 +264,7 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
             if node is not None and not isinstance(node, (dict, list)):
                 yield b1, rel, pointer, node
         return
-    key = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(sorted(bound.items())))
+    key = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(at.get("fold_case", ())), tuple(sorted(bound.items())))
     if key not in cache:
         cache[key] = list(_where_matches(document, at, bound))
     for b2, element_pointer, element in cache[key]:
@@ -261,7 +274,8 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
 
 
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
-    """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates."""
+    """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates (`fold_case` members casefolded)."""
+    fold = at.get("fold_case", ())
     for b1, pointer, node in _walk(document, at["pointer"], "", bound):
         if not isinstance(node, (list, dict)):
             continue
@@ -271,6 +285,8 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
             b2: dict[str, str] | None = b1
             for member, template in at["where"].items():
                 text = dim_text(element.get(member))
+                if member in fold:
+                    text = _folded(text)
                 if b2 is None or text is None:
                     b2 = None
                     break

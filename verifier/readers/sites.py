@@ -36,6 +36,7 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
+from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
 from verifier.readers.locate import fill_file, locate, stated
@@ -128,13 +129,17 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
 
 
 def _unit_at(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
-    """Return the unit the bundle states for a claim (`at.unit`: a pointer inside the `where` element, else in the file), or None when absent."""
+    """
+    Return the unit the bundle states for a claim (`at.unit`: a pointer inside the `where` element, else in the file), or None when absent.
+
+    A label ending in its unit (`Latency (ms)`) gives that unit (`verifier.units.unit_in_label`).
+    """
     try:
         spot = {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
         _rel, _pointer, value = locate(tree, spot, key, indexes)
     except (*_MISSING, *_UNREADABLE):
         return None
-    return value if isinstance(value, str) and value.strip() else None
+    return units.unit_in_label(value.strip()) if isinstance(value, str) and value.strip() else None
 
 
 _BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")

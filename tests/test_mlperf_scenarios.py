@@ -1,0 +1,232 @@
+"""
+The `mlperf-inference` profile reads every LoadGen scenario, not only Offline.
+
+A real MLPerf results tree (mlcommons' unofficial v5.0 submissions, read at
+commit 73228d45) publishes Server rows in `Queries/s`, SingleStream and
+MultiStream rows in `Latency (ms)` (LoadGen's early-stopping estimate), writes
+the scenario as `Offline`/`SingleStream` for the directories `offline/` and
+`singlestream/`, and its MultiStream summaries print per-query latencies (the
+detail log's `result_*_query_latency_ns`, not its per-sample
+`result_*_latency_ns`). The corpus tree has Offline rows only, so the tree
+here is written in the shape of that real one: one platform, resnet50, the
+four scenarios, with the figures of its open-division RTX4090x1 rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from conftest import profile_document
+from helpers import by_check, one_claim, write_tree
+
+from verifier.core import verify_path
+from verifier.errors import ConfigError
+from verifier.grammars import parse
+from verifier.profiles import load_profile
+from verifier.trust import assets as shipped_assets
+from verifier.units import unit_in_label
+
+ROW = "open/MLCommons/results/demo-sut/resnet50/{scenario}"
+LATENCIES = ("Min latency (ns)", "Max latency (ns)", "Mean latency (ns)", "50.00 percentile latency (ns)", "90.00 percentile latency (ns)",
+             "95.00 percentile latency (ns)", "97.00 percentile latency (ns)", "99.00 percentile latency (ns)", "99.90 percentile latency (ns)")
+PER_SAMPLE = ("result_min_latency_ns", "result_max_latency_ns", "result_mean_latency_ns", "result_50.00_percentile_latency_ns",
+              "result_90.00_percentile_latency_ns", "result_95.00_percentile_latency_ns", "result_97.00_percentile_latency_ns",
+              "result_99.00_percentile_latency_ns", "result_99.90_percentile_latency_ns")
+PER_QUERY = ("result_min_query_latency_ns", "result_max_query_latency_ns", "result_mean_query_latency_ns",
+             "result_50.00_percentile_per_query_latency_ns", "result_90.00_percentile_per_query_latency_ns",
+             "result_95.00_percentile_per_query_latency_ns", "result_97.00_percentile_per_query_latency_ns",
+             "result_99.00_percentile_per_query_latency_ns", "result_99.90_percentile_per_query_latency_ns")
+#: scenario directory -> (the table's Scenario, Result, Units, LoadGen's headline summary line, detail entries that give it)
+SCENARIOS = {
+    "offline": ("Offline", "44252.9", "Samples/s", "Samples per second : 44252.9", {"result_samples_per_second": 44252.9}),
+    "server": ("Server", "35342.5", "Queries/s", "Completed samples per second    : 35342.50", {"result_completed_samples_per_sec": 35342.5}),
+    "singlestream": ("SingleStream", "0.283089", "Latency (ms)", "90th percentile latency (ns) : 282000",
+                     {"early_stopping_latency_ss": 283089, "early_stopping_latency_ms": 290000}),
+    "multistream": ("MultiStream", "0.498402", "Latency (ms)", "99th percentile latency (ns) : 497000", {"early_stopping_latency_ms": 498402}),
+}
+COLUMNS = ("Organization", "Division", "Platform", "Model", "Scenario", "Result", "Accuracy", "Units")
+
+
+def _summary(scenario: str) -> str:
+    headline = SCENARIOS[scenario][3]
+    lines = ["=" * 48, "MLPerf Results Summary", "=" * 48, f"Scenario : {SCENARIOS[scenario][0]}", "Mode     : PerformanceOnly",
+             headline, "Result is : VALID", "", "Additional Stats"]
+    if scenario == "multistream":
+        lines.append("Per-query latency:  ")
+    lines += [f"{name:<32}: {400000 + 1000 * i}" for i, name in enumerate(LATENCIES)]
+    return "\n".join(lines) + "\n"
+
+
+def _detail(scenario: str) -> str:
+    entries: dict[str, object] = {"result_validity": "VALID", **SCENARIOS[scenario][4]}
+    if scenario == "multistream":  # per-query figures are the summary's; per-sample ones differ
+        entries.update({k: 400000 + 1000 * i for i, k in enumerate(PER_QUERY)})
+        entries.update({k: 300000 + 1000 * i for i, k in enumerate(PER_SAMPLE)})
+    else:
+        entries.update({k: 400000 + 1000 * i for i, k in enumerate(PER_SAMPLE)})
+    return "".join(f':::MLLOG {json.dumps({"key": k, "value": v, "time_ms": 1.0})}\n' for k, v in entries.items())
+
+
+def _rows() -> list[dict[str, str]]:
+    return [{"Organization": "MLCommons", "Division": "open", "Platform": "demo-sut", "Model": "resnet50", "Scenario": table,
+             "Result": result, "Accuracy": "acc: 76.078", "Units": units} for table, result, units, _h, _d in SCENARIOS.values()]
+
+
+def write_mlperf_tree(root: Path, rows: list[dict[str, str]] | None = None) -> Path:
+    """Write a results tree of the four LoadGen scenarios, with its table as summary.json, summary.csv and README.md; return `root`."""
+    rows = _rows() if rows is None else rows
+    files: dict[str, str] = {}
+    for scenario in SCENARIOS:
+        base = ROW.format(scenario=scenario)
+        files[f"{base}/performance/run_1/mlperf_log_summary.txt"] = _summary(scenario)
+        files[f"{base}/performance/run_1/mlperf_log_detail.txt"] = _detail(scenario)
+        files[f"{base}/accuracy/accuracy.txt"] = "accuracy=76.078%, good=38039, total=50000\n"
+    files["summary.json"] = json.dumps({str(i): {**r, "MlperfModel": r["Model"]} for i, r in enumerate(rows)}, indent=4)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    files["summary.csv"] = out.getvalue()
+    files["README.md"] = "\n".join(["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+                                   + ["| " + " | ".join(r[c] for c in COLUMNS) + " |" for r in rows]) + "\n"
+    return write_tree(root, files)
+
+
+@pytest.fixture(scope="module")
+def four(tmp_path_factory):
+    return verify_path(str(write_mlperf_tree(tmp_path_factory.mktemp("mlperf4"))))
+
+
+def test_every_scenario_result_re_derives_in_its_units_in_all_three_copies(four):
+    assert four.kind == "profile:mlperf-inference"
+    for prefix in ("", "csv.", "readme."):
+        for scenario, (_t, result, units, _h, _d) in SCENARIOS.items():
+            label = f"{prefix}Result{'' if scenario == 'offline' else '.' + scenario}[division=open][org=MLCommons][platform=demo-sut][model=resnet50][scenario={scenario}]"
+            f = one_claim(four, label)
+            shown = "ms" if units == "Latency (ms)" else units
+            assert f.status == "PASS" and f"stated {result} {shown}" in f.message, f.message
+    assert not [f for f in four.findings if f.status in ("FAIL", "ERROR")], [f.message for f in four.findings if f.status in ("FAIL", "ERROR")]
+
+
+def test_multistream_summaries_are_joined_to_the_per_query_latencies(four):
+    query = [f for f in by_check(four, "profile.matches") if "-query-latency-" in f.message]
+    assert len(query) == 9 and all(f.status == "PASS" and "multistream" in f.path for f in query), [f.message for f in query]
+    sample = [f for f in by_check(four, "profile.matches") if "-latency-equals" in f.message and "-query-" not in f.message]
+    assert len(sample) == 27 and not [f for f in sample if "multistream" in f.path]
+
+
+@pytest.mark.parametrize("scenario, bad", [("singlestream", "0.283088"), ("multistream", "0.498403"), ("server", "35342.6")])
+def test_a_scenario_result_changed_in_its_last_place_fails(tmp_path, scenario, bad):
+    rows = _rows()
+    rows[list(SCENARIOS).index(scenario)]["Result"] = bad
+    report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
+    f = one_claim(report, f"Result.{scenario}[division=open][org=MLCommons][platform=demo-sut][model=resnet50][scenario={scenario}]")
+    assert f.status == "FAIL" and f.code == "claim-mismatch" and report.verdict == "FAIL", f.message
+
+
+def test_a_multistream_summary_latency_that_is_not_the_per_query_one_fails(tmp_path):
+    root = write_mlperf_tree(tmp_path)
+    summary = root / ROW.format(scenario="multistream") / "performance/run_1/mlperf_log_summary.txt"
+    summary.write_text(summary.read_text().replace("Mean latency (ns)               : 402000", "Mean latency (ns)               : 302000"))
+    report = verify_path(str(root))
+    bad = [f for f in by_check(report, "profile.matches") if f.status == "FAIL"]
+    assert [f.message.split(":")[0] for f in bad] == ["summary-mean-query-latency-equals-the-detail-log"], [f.message for f in bad]
+
+
+def test_a_latency_figure_stated_in_samples_per_second_fails_as_a_unit_mismatch(tmp_path):
+    rows = _rows()
+    rows[2]["Units"] = "Samples/s"
+    report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
+    f = one_claim(report, "Result.singlestream[division=open][org=MLCommons][platform=demo-sut][model=resnet50][scenario=singlestream]")
+    assert f.status == "FAIL" and f.code == "unit-mismatch", f.message
+
+
+def test_without_fold_case_a_capitalised_scenario_is_not_found(tmp_path):
+    """The table writes `SingleStream` for the directory `singlestream/`: only `fold_case` finds the row."""
+    profile = profile_document("mlperf-inference")
+    for claim in profile["claims"]:
+        claim["at"].pop("fold_case", None)
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**profile, "id": "mlperf-draft"}))
+    report = verify_path(str(write_mlperf_tree(tmp_path / "tree")), profile=str(draft))
+    assert by_check(report, "profile.claims", "claim-missing")
+    assert not by_check(verify_path(str(tmp_path / "tree")), "profile.claims", "claim-missing")
+
+
+def test_fold_case_must_name_a_member_the_location_compares(tmp_path):
+    profile = profile_document("mlperf-inference")
+    profile["claims"][0]["at"]["fold_case"] = ["Senario"]
+    with pytest.raises(ConfigError, match=r"/claims/0/at/fold_case: 'Senario' is not a member its `where` compares"):
+        load_profile(profile, shipped_assets().schema("profile"), origin="draft.json")
+
+
+def test_a_match_selects_only_dimensions_of_its_receipt_set(tmp_path):
+    profile = profile_document("mlperf-inference")
+    profile["matches"][0]["selection"] = {"senario": ["offline"]}
+    with pytest.raises(ConfigError, match=r"/matches/0/selection/senario: 'senario' is not a dimension of receipt set 'performance'"):
+        load_profile(profile, shipped_assets().schema("profile"), origin="draft.json")
+
+
+@pytest.mark.parametrize("text, unit", [("Latency (ms)", "ms"), ("Mean latency (ns)", "ns"), ("Queries/s", "Queries/s"),
+                                        ("Latency (parsecs)", "Latency (parsecs)"), ("(ms)", "(ms)"), ("a (b) (ms)", "a (b) (ms)")])
+def test_a_unit_label_gives_the_unit_in_its_parentheses(text, unit):
+    assert unit_in_label(text) == unit
+
+
+@pytest.mark.parametrize("line, members", [
+    ("Accuracy Results: {'FID_SCORE': '23.5', 'CLIP_SCORE': '31.2'}", {"FID_SCORE": "23.5", "CLIP_SCORE": "31.2"}),
+    ("{'rouge1': 31.5}", {"rouge1": "31.5"}),
+    ("No cached features at '/x/y.pickle'... converting {", None),
+    ("Accuracy Results: {'a': __import__('os')}", None),
+])
+def test_a_python_dict_line_may_follow_a_label(line, members):
+    records = parse(line.encode() + b"\n", {"encoding": "text", "lines": ["python-dict"]})
+    got = {k: str(v) for k, v in records[0][1].items() if not k.startswith("#")} if records and records[0][1] else None
+    assert (got or None) == members
+
+
+def test_the_tree_states_no_number_that_is_left_unchecked(four):
+    assert not [f for f in four.findings if f.status == "UNVERIFIED" and f.check in ("profile.claims", "profile.coverage", "profile.matches")], \
+        [f.message for f in four.findings if f.status == "UNVERIFIED"]
+
+
+def test_a_row_no_claim_selects_is_reported_unchecked_never_dropped(tmp_path):
+    """A row whose scenario no `Result` claim selects ("Ofline") is no claim's value: profile.coverage reports its numbers."""
+    rows = _rows() + [{**_rows()[0], "Scenario": "Ofline", "Result": "44252.8"}]
+    report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
+    unchecked = [f for f in by_check(report, "profile.coverage", "unchecked-claim") if f.pointer.endswith("/Result")]
+    assert sorted(f.path for f in unchecked) == ["README.md", "summary.csv", "summary.json"], [f.message for f in unchecked]
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_fold_case_compares_the_instance_value_casefolded_too(tmp_path):
+    """Forwards, the instance's own spelling is casefolded as well: `SingleStream` finds the row `singlestream`."""
+    from verifier.readers.locate import locate
+    from verifier.readers.tree import Tree
+
+    write_tree(tmp_path, {"t.json": json.dumps([{"Scenario": "offline", "R": 1}, {"Scenario": "singlestream", "R": 2}])})
+    at = {"file": "t.json", "pointer": "", "where": {"Scenario": "{scenario}"}, "then": "/R", "fold_case": ["Scenario"]}
+    assert locate(Tree(root=tmp_path), at, {"scenario": "SingleStream"}, {}) == ("t.json", "/1/R", 2)
+    with pytest.raises(LookupError):
+        locate(Tree(root=tmp_path), {**at, "fold_case": []}, {"scenario": "SingleStream"}, {})
+
+
+def test_a_row_without_receipts_is_read_back_under_its_scenario_claim_once(tmp_path):
+    """A table row for a run this tree lacks (`SingleStream` of another platform) is that scenario's claim, UNVERIFIED once."""
+    rows = _rows() + [{**_rows()[2], "Platform": "other-sut", "Result": "1.5"}]
+    report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
+    about = [f for f in report.findings if f.path == "summary.json" and (f.pointer or "").startswith("/4/Result")]
+    assert [(f.check, f.status, f.code) for f in about] == [("profile.claims", "UNVERIFIED", "receipt-absent")], [f.message for f in about]
+    assert about[0].message.startswith("Result.singlestream[division=open][org=MLCommons][platform=other-sut][model=resnet50][scenario=singlestream]")
+
+
+def test_two_rows_for_one_run_fail_once_and_are_not_also_unchecked(tmp_path):
+    rows = _rows() + [dict(_rows()[0])]
+    report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
+    missing = [f for f in by_check(report, "profile.claims", "claim-missing") if f.path == "summary.json" and "Result[" in f.message]
+    assert len(missing) == 1 and "2 elements" in missing[0].message, [f.message for f in missing]
+    assert not [f for f in by_check(report, "profile.coverage", "unchecked-claim") if (f.pointer or "").endswith("/Result")]
