@@ -707,3 +707,18 @@ def test_h3_dlo_peaks_an_identity_compares_are_accounted_for_as_compared():
     # the DLO identity (saving = original - final) compares both of its terms; the intermediate peak it does not use stays needs-external
     assert "/cold_start_peak_mib_per_gpu/original_bulk_offload" not in external and "/cold_start_peak_mib_per_gpu/streaming_final" not in external
     assert "/cold_start_peak_mib_per_gpu/streaming_before_cache_release" in external
+
+
+@pytest.mark.parametrize("stated, verdict", [
+    ('"2346.1116391399996 ms"', "PASS"),  # the same mean restated exactly in ms (newcomer trial: FAILed, the bound was not scaled)
+    ('"2346111.6391399996 us"', "PASS"),
+    ('"2346.1116391499996 ms"', "FAIL"),  # 1e-8 ms off: beyond the float bound scaled to ms
+    ('"0.039101860652333327 min"', "PASS"),
+    ('"0.039101860652433327 min"', "FAIL"),  # 1e-13 min (6e-12 s) off: the bound scaled to min is about 1.8e-16
+])
+def test_a_mean_restated_in_another_time_unit_is_judged_by_the_bound_in_that_unit(tmp_path, stated, verdict):
+    copy = copy_bundle("hyperfine-3em", tmp_path)
+    results = copy / "tools" / "benchmarks" / "results.json"
+    results.write_text(results.read_text().replace('"mean": 2.3461116391399996', f'"mean": {stated}', 1))
+    hits = [f for f in _by(verify_path(str(copy)), "profile.claims") if f.pointer == "/results/0/mean"]
+    assert [f.status for f in hits] == [verdict], [f.message for f in hits]

@@ -135,7 +135,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     continue
                 unit = stated_unit
             cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                scale=_scale(rule["statistic"], rule.get("unit")), declared=rule.get("tolerance"))
+                                scale=_scale(rule["statistic"], unit or None), declared=rule.get("tolerance"))  # the unit compared in: the stated one after a conversion
             ok, tolerance = cmp.holds, cmp.tolerance
             other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
