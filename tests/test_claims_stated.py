@@ -169,3 +169,35 @@ def test_readme_with_too_many_numbers_is_unverified(example_copy):
     rehash(example_copy)
     found = [(f.status, f.code, f.path) for f in stated(run_claims(example_copy)) if f.path == "README.md"]
     assert found == [("UNVERIFIED", "claim-text-too-long", "README.md")]
+
+
+def test_readme_larger_than_a_claim_text_may_be_is_unverified_unparsed(example_copy):
+    """A README of one number with millions of digits (a newcomer's hostile trial: MemoryError, exit 4) is refused by size, unparsed."""
+    from verifier.claimtext import MAX_TEXT_BYTES
+
+    (example_copy / "README.md").write_text("Extra: " + "1" * MAX_TEXT_BYTES, encoding="utf-8")
+    rehash(example_copy)
+    found = [(f.status, f.code, f.path) for f in stated(run_claims(example_copy)) if f.path == "README.md"]
+    assert found == [("UNVERIFIED", "claim-text-too-large", "README.md")]
+    (example_copy / "README.md").write_text("Extra: " + "1" * (MAX_TEXT_BYTES - 7), encoding="utf-8")  # exactly the bound: read
+    rehash(example_copy)
+    assert "claim-text-too-large" not in {f.code for f in stated(run_claims(example_copy))}
+
+
+def test_running_out_of_memory_is_one_line_and_exit_4(monkeypatch, capsys):
+    """A MemoryError anywhere (a newcomer's 30 MB claim document ran the text reporter out of memory: traceback, exit 1) is exit 4."""
+    import sys
+
+    import pytest
+
+    from verifier import cli, core
+
+    def exhausted(*_args, **_kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(core, "verify_path", exhausted)
+    monkeypatch.setattr(sys, "argv", ["verify", "--no-cache", "examples/ref2va-5s"])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 4 and err.startswith("verify: error: the verifier ran out of memory") and "Traceback" not in err

@@ -87,7 +87,7 @@ def write_mlperf_tree(root: Path, rows: list[dict[str, str]] | None = None) -> P
         files[f"{base}/accuracy/accuracy.txt"] = "accuracy=76.078%, good=38039, total=50000\n"
     files["summary.json"] = json.dumps({str(i): {**r, "MlperfModel": r["Model"]} for i, r in enumerate(rows)}, indent=4)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, quoting=csv.QUOTE_ALL, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     writer.writerows(rows)
     files["summary.csv"] = out.getvalue()
@@ -230,3 +230,54 @@ def test_two_rows_for_one_run_fail_once_and_are_not_also_unchecked(tmp_path):
     missing = [f for f in by_check(report, "profile.claims", "claim-missing") if f.path == "summary.json" and "Result[" in f.message]
     assert len(missing) == 1 and "2 elements" in missing[0].message, [f.message for f in missing]
     assert not [f for f in by_check(report, "profile.coverage", "unchecked-claim") if (f.pointer or "").endswith("/Result")]
+
+
+def test_a_claim_document_larger_than_a_page_may_be_is_unread_and_named(tmp_path):
+    from verifier.readers.tree import MAX_PAGE_BYTES
+
+    root = write_mlperf_tree(tmp_path)
+    readme = root / "README.md"
+    readme.write_text(readme.read_text() + "\n" + "x" * MAX_PAGE_BYTES + "\n")
+    report = verify_path(str(root))
+    about = [f for f in by_check(report, "profile.coverage") if f.path == "README.md"]
+    assert [(f.status, f.code) for f in about] == [("UNVERIFIED", "claim-unreadable")] and "more than the 4 MiB" in about[0].message
+    assert {f.status for f in by_check(report, "profile.claims") if f.path == "README.md"} == {"UNVERIFIED"}
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_a_claim_document_stating_too_many_numbers_is_one_finding(tmp_path):
+    from verifier.readers.claimdocs import MAX_STATED
+
+    root = write_mlperf_tree(tmp_path)
+    readme = root / "README.md"
+    readme.write_text(readme.read_text() + "\n" + "1 " * MAX_STATED + "\n")
+    report = verify_path(str(root))
+    about = [(f.status, f.code) for f in by_check(report, "profile.coverage") if f.path == "README.md"]
+    assert about == [("UNVERIFIED", "too-many-numbers")]
+
+
+def test_a_long_unchecked_number_is_shown_shortened(tmp_path):
+    rows = _rows()
+    rows[0]["Extra"] = "7" * 5000
+    report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
+    long = [f for f in by_check(report, "profile.coverage", "unchecked-claim") if f.path == "summary.json"]
+    assert len(long) == 1 and "(5000 characters)" in long[0].message and len(long[0].message) < 300, long[0].message[:300]
+
+
+def test_a_claim_document_may_state_exactly_max_stated_numbers(tmp_path, monkeypatch):
+    from verifier.readers import claimdocs
+    from verifier.readers.tree import Tree
+
+    write_tree(tmp_path, {"doc.json": json.dumps({"a": [1, 2, 3], "ok": True})})
+    monkeypatch.setattr(claimdocs, "MAX_STATED", 4)
+    read = claimdocs.read_claim_documents(Tree(root=tmp_path), [{"file": "doc.json"}])
+    assert (len(read.claims), len(read.outcomes), read.unmapped) == (3, 1, ())
+    monkeypatch.setattr(claimdocs, "MAX_STATED", 3)
+    read = claimdocs.read_claim_documents(Tree(root=tmp_path), [{"file": "doc.json"}])
+    assert (read.claims, [u.code for u in read.unmapped]) == ((), ["too-many-numbers"])
+
+
+def test_a_csv_starting_with_a_byte_order_mark_names_its_first_column_plainly():
+    """Spreadsheet programs write a UTF-8 BOM; it is not part of the first header (a newcomer's CSV FAILed missing-field)."""
+    assert parse(b"\xef\xbb\xbfid,ms\n1,2\n", {"encoding": "csv"}) == parse(b"id,ms\n1,2\n", {"encoding": "csv"})
+    assert "id" in parse(b"\xef\xbb\xbfid,ms\n1,2\n", {"encoding": "csv"})[0][1]

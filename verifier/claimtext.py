@@ -30,12 +30,15 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from verifier import units
+from verifier.readers.tree import MAX_PAGE_BYTES
 
-__all__ = ["MAX_QUANTITIES", "ClaimTextError", "Quantity", "extract", "read_claim_text"]
+__all__ = ["MAX_QUANTITIES", "MAX_TEXT_BYTES", "ClaimTextError", "Quantity", "extract", "read_claim_text"]
 
 #: A claim text stating more numbers than this is refused (CLI) or left UNVERIFIED (bundle files): no reviewer reads
 #: that many claims, and binding each costs a pass over the evidence.
 MAX_QUANTITIES = 2000
+#: The most bytes a claim text (README/RESULTS, `--claims-text`) may hold: the bound of a profile's Markdown or HTML claim document too.
+MAX_TEXT_BYTES = MAX_PAGE_BYTES
 
 
 class ClaimTextError(ValueError):

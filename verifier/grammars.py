@@ -122,7 +122,7 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
                     raise GrammarError("missing-records", f"{spec['records']!r} is not an array of records")
                 pairs = [(f"{spec['records']}/{i}", r) for i, r in enumerate(records)]
         elif encoding == "csv":
-            pairs = _csv(utf8_text(data), spec.get("columns"))
+            pairs = _csv(utf8_text(data).removeprefix("\ufeff"), spec.get("columns"))  # the byte-order mark spreadsheets write is no header text
         elif encoding == "text":
             pairs = [("", _text_record(utf8_text(data), spec))]
         elif encoding == "markdown-table":

@@ -25,7 +25,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "loads_strict_text", "schema_message"]
+__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "loads_strict_text", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -35,7 +35,8 @@ class JSONProblem(ValueError):
     Codes: `not-utf8`, `invalid-json`, `duplicate-key`, `non-finite-number`,
     `number-out-of-range` (magnitude beyond IEEE 754 binary64),
     `invalid-unicode` (a lone surrogate escape), `too-deep` (nesting beyond
-    `MAX_DEPTH`).
+    `MAX_DEPTH`); readers of whole documents add `too-large`
+    (`verifier.readers.tree.Tree.json`).
     `line` is the 1-based line for JSON Lines input, else None.
     """
 
@@ -71,7 +72,8 @@ _MAX_INT = int(MAX_BINARY64)
 MAX_DEPTH = 64
 
 
-def _shown(literal: str) -> str:
+def shown_literal(literal: str) -> str:
+    """Return `literal` as a message shows it: whole up to 40 characters, else its head and tail with its length."""
     return literal if len(literal) <= 40 else f"{literal[:20]}...{literal[-12:]} ({len(literal)} characters)"
 
 
@@ -86,7 +88,7 @@ def _float(literal: str) -> Decimal:
     except (InvalidOperation, ValueError, OverflowError):  # an exponent beyond Decimal's own limits (e.g. 1e99999999999999999999)
         out_of_range = True
     if out_of_range:
-        raise JSONProblem("number-out-of-range", f"number {_shown(literal)} is outside the binary64 range")
+        raise JSONProblem("number-out-of-range", f"number {shown_literal(literal)} is outside the binary64 range")
     return value
 
 
@@ -94,7 +96,7 @@ def _int(literal: str) -> int:
     if len(literal) < MAX_INT_DIGITS:  # at most 308 digits: below 10**308, inside the binary64 range (the common case, no big-int compare)
         return int(literal)
     if len(literal.lstrip("-")) > MAX_INT_DIGITS or abs(int(literal)) > _MAX_INT:
-        raise JSONProblem("number-out-of-range", f"integer {_shown(literal)} is outside the binary64 range")
+        raise JSONProblem("number-out-of-range", f"integer {shown_literal(literal)} is outside the binary64 range")
     return int(literal)
 
 

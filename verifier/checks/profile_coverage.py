@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator
 from verifier.checks.profile_base import _f, _profile, evidence, examined, files_matching
 from verifier.evidence import Evidence, RecordedOutcome, StatedClaim
 from verifier.grammars import numbers_in
+from verifier.jsonio import shown_literal
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import WHAT
@@ -93,7 +94,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     Per file: PASS `covered` when every stated number was compared by a
     check or declared informational (the counts are in the message); one
     UNVERIFIED `unchecked-claim` per number nothing examined (file, JSON
-    Pointer, value); one UNVERIFIED `needs-external` per number declared to
+    Pointer, value; a number of more than 40 characters shown shortened); one UNVERIFIED `needs-external` per number declared to
     need absent external artifacts; UNVERIFIED `blocked-by-integrity` or
     `claim-unreadable` for a claim document that cannot be read (its numbers
     are then unchecked as a whole).
@@ -118,7 +119,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
             unchecked = 0
             claims, outcomes = stated.get(rel, ([], []))
             members = _member_numbers(seen, rel, claims)
-            for pointer, shown, kind in [(c.id, c.written or "", "number") for c in claims] + [
+            for pointer, shown, kind in [(c.id, shown_literal(c.written or ""), "number") for c in claims] + [
                     (o.location.pointer or "", "true" if o.passed else "false", "outcome") for o in outcomes]:
                 if (rel, pointer) in seen or pointer in members:
                     counts["compared"] += 1

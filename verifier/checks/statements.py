@@ -31,7 +31,7 @@ from verifier.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import Underivable, derive_rule, expand
 from verifier.checks.outcomes import outcomes
 from verifier.campaign import campaign_of
-from verifier.claimtext import MAX_QUANTITIES, extract
+from verifier.claimtext import MAX_QUANTITIES, MAX_TEXT_BYTES, extract
 from verifier.evidence import Plan
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -207,6 +207,9 @@ def texts(ctx: Context) -> list[tuple[str, str | None, str]]:
         if "/" not in name and TEXT_FILES.fullmatch(name):
             path = ctx.bundle.path_of(name)
             data = path.read_bytes() if path is not None else b""
+            if len(data) > MAX_TEXT_BYTES:  # never parsed: a number of millions of digits, or millions of numbers, is no claim text
+                out.append((name, name, f"\x00too-large:{len(data)}"))
+                continue
             try:
                 out.append((name, name, data.decode("utf-8").removeprefix("\ufeff")))
             except UnicodeDecodeError as exc:
@@ -243,7 +246,7 @@ def stated(ctx: Context) -> Iterator[Finding]:
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
     `informational`, `no-claim-text`; FAIL `claim-mismatch`,
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
-    UNVERIFIED `unchecked-claim`, `claim-text-too-long`. Recorded gate outcomes of `claims.json`
+    UNVERIFIED `unchecked-claim`, `claim-text-too-long`, `claim-text-too-large`. Recorded gate outcomes of `claims.json`
     are judged first (`verifier.checks.outcomes`).
     """
     yield from outcomes(ctx)
@@ -257,6 +260,10 @@ def stated(ctx: Context) -> Iterator[Finding]:
         if text.startswith("\x00not-utf8:"):
             yield Finding(check=CHECK, status=Status.FAIL, code="claim-text-not-utf8", path=path,
                           message=f"{name} is not UTF-8 (first bad byte at offset {text.split(':')[1]}), so its claims cannot be read")
+            continue
+        if text.startswith("\x00too-large:"):
+            yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-large", path=path,
+                          message=f"{name} is {text.split(':')[1]} bytes, more than the {MAX_TEXT_BYTES // 2**20} MiB a claim text may hold; none of its numbers is checked")
             continue
         reused: set[str] = set()
         quantities = extract(text, name, ctx.options.get("cache"), reused, limit=MAX_QUANTITIES)

@@ -9,7 +9,7 @@ every true/false a `verifier.evidence.RecordedOutcome`, each at its file and
 JSON Pointer. A document that is not in the bundle, is blocked by integrity or
 cannot be parsed is an `Unmapped` entry with the reason code
 `profile.coverage` reports (`no-claim-document`, `blocked-by-integrity`,
-`claim-unreadable`).
+`claim-unreadable`; `too-many-numbers` for one stating more than `MAX_STATED`).
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ __all__ = ["ClaimDocuments", "read_claim_documents", "stated_numbers"]
 
 #: `Unmapped.what` of a claim document the reader could not read.
 WHAT = "claim_documents"
+#: The most numbers and true/false outcomes one claim document may state; beyond it the document is `too-many-numbers`.
+MAX_STATED = 100_000
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,10 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
                 continue
             found: list[tuple[str, Any, Any]] = []
             _collect(document, "", found, memo, _SHOWN_KEYS if rel.lower().endswith((".md", ".html", ".htm")) else frozenset())
+            if len(found) > MAX_STATED:  # one finding, not a million: no benchmark's claim document states this many
+                unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} states {len(found)} numbers and outcomes, more than the {MAX_STATED} a claim "
+                                         "document may state, so none of them is checked", code="too-many-numbers"))
+                continue
             for pointer, value, parsed in found:
                 where = Location(rel, pointer)
                 name = pointer.rpartition("/")[2]

@@ -14,6 +14,12 @@ from verifier.jsonio import JSONProblem, loads_strict
 __all__ = ["Tree", "glob_regex"]
 
 
+#: The most bytes a Markdown or HTML document read by `Tree.json` may hold, and a claim text (`verifier.claimtext.MAX_TEXT_BYTES`).
+MAX_PAGE_BYTES = 4 * 2**20
+#: The most bytes a JSON or CSV document read by `Tree.json` may hold (claim documents, manifests; receipts are read elsewhere).
+MAX_DOCUMENT_BYTES = 64 * 2**20
+
+
 @dataclass
 class Tree:
     """
@@ -90,12 +96,17 @@ class Tree:
         (the same shape, plus its `title`); a CSV file as a list of row objects (header ->
         cell). So claim locations, backward reading and coverage use JSON
         Pointers alike for all three. Raises `OSError` or `JSONProblem`
-        (a Markdown or CSV file that breaks its grammar raises it too).
+        (a Markdown or CSV file that breaks its grammar raises it too, and
+        code `too-large` a file over `MAX_PAGE_BYTES` (Markdown, HTML) or
+        `MAX_DOCUMENT_BYTES` (JSON, CSV)).
         """
         key = "json:" + rel
         if key not in self._cache:
             data = self.read_bytes(rel)
             suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
+            limit = MAX_PAGE_BYTES if suffix in ("md", "html", "htm") else MAX_DOCUMENT_BYTES
+            if len(data) > limit:  # refused before parsing: a page's parse takes about 250 times its size in memory
+                raise JSONProblem("too-large", f"{len(data)} bytes, more than the {limit // 2**20} MiB a {'page' if limit == MAX_PAGE_BYTES else 'document'} read here may hold")
             if suffix in ("md", "csv", "html", "htm"):
                 from verifier.grammars import GrammarError, parse  # late: grammars is a leaf reader
 
