@@ -722,3 +722,15 @@ def test_a_mean_restated_in_another_time_unit_is_judged_by_the_bound_in_that_uni
     results.write_text(results.read_text().replace('"mean": 2.3461116391399996', f'"mean": {stated}', 1))
     hits = [f for f in _by(verify_path(str(copy)), "profile.claims") if f.pointer == "/results/0/mean"]
     assert [f.status for f in hits] == [verdict], [f.message for f in hits]
+
+
+def test_profile_explain_says_when_a_claim_document_was_not_read(run, tmp_path):
+    """A newcomer's hyperfine copy with NaN in its export printed `0 stated number(s) left unchecked`: the document was never read."""
+    copy = copy_bundle("hyperfine-3em", tmp_path)
+    results = copy / "tools" / "benchmarks" / "results.json"
+    results.write_text(results.read_text().replace('"mean": 2.3461116391399996', '"mean": NaN', 1))
+    result = run("profile", "explain", "hyperfine", str(copy))
+    assert result.exit_code == 0, result.stderr
+    lines = result.stdout.rstrip().splitlines()
+    assert lines[-2] == "1 claim document(s) not read, so their numbers are not counted: tools/benchmarks/results.json", lines[-3:]
+    assert lines[-1] == "0 stated number(s) left unchecked (unchecked-claim)"

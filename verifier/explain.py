@@ -24,6 +24,10 @@ from verifier.report._common import visible
 __all__ = ["explain"]
 
 
+#: `profile.coverage` codes of a claim document whose numbers were never read (`verifier.readers.claimdocs`).
+UNREAD_DOCUMENT = frozenset({"claim-unreadable", "no-claim-document", "blocked-by-integrity", "too-many-numbers"})
+
+
 def _load(profile: str, trusted: Any) -> tuple[str, dict[str, Any]]:
     """
     Return `(id, document)` of `profile`: a shipped id, or a draft file (`TrustSet.add_unpinned_profile`).
@@ -133,6 +137,9 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
         lines.append("not tied to one file:")
         lines.extend(general)
     unchecked = sum(1 for f in findings if f.code == "unchecked-claim")
+    unread = sorted({f.path or "-" for f in findings if f.check == "profile.coverage" and f.code in UNREAD_DOCUMENT})
+    if unread:  # their numbers were never counted: "0 left unchecked" would say the bundle states nothing unchecked
+        lines.append(f"{len(unread)} claim document(s) not read, so their numbers are not counted: {', '.join(unread)}")
     lines.append(f"{unchecked} stated number(s) left unchecked (unchecked-claim)")
     failed = any(str(f.status.value if hasattr(f.status, "value") else f.status) == "ERROR" for f in findings)
     return "\n".join(visible(line) for line in lines) + "\n", 4 if failed else 0  # names from evidence cannot forge lines or reorder text
