@@ -734,3 +734,17 @@ def test_profile_explain_says_when_a_claim_document_was_not_read(run, tmp_path):
     lines = result.stdout.rstrip().splitlines()
     assert lines[-2] == "1 claim document(s) not read, so their numbers are not counted: tools/benchmarks/results.json", lines[-3:]
     assert lines[-1] == "0 stated number(s) left unchecked (unchecked-claim)"
+
+
+def test_a_symlinked_export_in_a_folder_without_manifest_is_named_as_a_symlink(tmp_path):
+    """A newcomer's hyperfine copy whose export was a symlink read 'glob matches no file' and 'not in the bundle', never 'symlink'."""
+    copy = copy_bundle("hyperfine-3em", tmp_path)
+    results = copy / "tools" / "benchmarks" / "results.json"
+    outside = tmp_path / "outside.json"
+    results.rename(outside)
+    results.symlink_to(outside)
+    report = verify_path(str(copy), profile="hyperfine")
+    named = [(f.check, f.status, f.code, f.path) for f in report.findings if f.code == "symlink-not-followed"]
+    assert named == [("profile.receipts", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json"),
+                     ("profile.coverage", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json")], named
+    assert report.verdict == "INCOMPLETE" and outside.read_text()  # never written, never followed

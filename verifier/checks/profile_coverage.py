@@ -95,15 +95,18 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     check or declared informational (the counts are in the message); one
     UNVERIFIED `unchecked-claim` per number nothing examined (file, JSON
     Pointer, value; a number of more than 40 characters shown shortened); one UNVERIFIED `needs-external` per number declared to
-    need absent external artifacts; UNVERIFIED `blocked-by-integrity` or
-    `claim-unreadable` for a claim document that cannot be read (its numbers
-    are then unchecked as a whole).
+    need absent external artifacts; UNVERIFIED `blocked-by-integrity`,
+    `claim-unreadable`, `too-many-numbers` or `symlink-not-followed` for a
+    claim document that cannot be read (its numbers are then unchecked as a whole).
     """
     cid = "profile.coverage"
     seen = examined(ctx)
     model = evidence(ctx)
     gaps = {u.where.file: u for u in model.unmapped if u.what == WHAT and u.where is not None}
     stated = _by_file(model)
+    for rel, gap in gaps.items():  # a claim document that is a symlink is in no file list below: said here
+        if gap.code == "symlink-not-followed":
+            yield _f(cid, Status.UNVERIFIED, gap.code, gap.why, path=rel)
     for doc in _profile(ctx)["claim_documents"]:
         files = files_matching(ctx, doc["file"])
         if not files and doc["file"] in gaps:

@@ -63,6 +63,9 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
     done: set[str] = set()
     for doc in documents:
         files = tree.glob(doc["file"])
+        for link in tree.links(doc["file"]):
+            unmapped.append(Unmapped(WHAT, Location(link), f"{link} is a symbolic link, which is never followed, so none of its numbers is checked",
+                                     code="symlink-not-followed"))
         if not files:
             unmapped.append(Unmapped(WHAT, Location(doc["file"]), f"claim document {doc['file']!r} is not in the bundle, so what it states cannot be checked",
                                      code="no-claim-document"))

@@ -166,6 +166,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     records: list[Receipt] = []
     problems: list[Problem] = []
     files = tree.glob(spec["glob"])
+    for link in tree.links(spec["glob"]):  # never read: said, not silently left out
+        problems.append(Problem("UNVERIFIED", "symlink-not-followed", f"receipts.{rid}: {link} is a symbolic link, which is never followed, so it is not read", link))
     if not files:
         problems.append(Problem("UNVERIFIED", "no-receipts", f"receipts.{rid}: glob {spec['glob']!r} matches no file, so nothing mapped to it can be derived", spec["glob"]))
         return records, problems, files

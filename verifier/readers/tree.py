@@ -43,6 +43,7 @@ class Tree:
         if "files" in self._cache:
             return list(self._cache["files"])
         out: list[str] = []
+        links: list[str] = []
         pending = [(str(self.root), "")]
         while pending:  # scandir's d_type answers "regular file, not a symlink" without a stat per entry
             directory, prefix = pending.pop()
@@ -53,10 +54,21 @@ class Tree:
                             pending.append((entry.path, prefix + entry.name + "/"))
                         elif entry.is_file(follow_symlinks=False):
                             out.append(prefix + entry.name)
+                        elif entry.is_symlink():
+                            links.append(prefix + entry.name)
             except OSError:
                 continue  # an unreadable directory holds no file we can read (as os.walk skips it)
         self._cache["files"] = sorted(out)
+        self._cache["links"] = sorted(links)
         return list(self._cache["files"])
+
+    def links(self, pattern: str) -> list[str]:
+        """Return the symbolic links under the root (never followed, so never files of the tree) whose path matches `pattern`, sorted."""
+        if self.only is not None:
+            return []
+        self.files()
+        regex = glob_regex(pattern)
+        return [link for link in self._cache["links"] if regex.fullmatch(link)]
 
     def glob(self, pattern: str) -> list[str]:
         """Return the files matching `pattern` (`*` within one path component, `**` across them), sorted."""
