@@ -281,3 +281,18 @@ def test_a_csv_starting_with_a_byte_order_mark_names_its_first_column_plainly():
     """Spreadsheet programs write a UTF-8 BOM; it is not part of the first header (a newcomer's CSV FAILed missing-field)."""
     assert parse(b"\xef\xbb\xbfid,ms\n1,2\n", {"encoding": "csv"}) == parse(b"id,ms\n1,2\n", {"encoding": "csv"})
     assert "id" in parse(b"\xef\xbb\xbfid,ms\n1,2\n", {"encoding": "csv"})[0][1]
+
+
+def test_a_receipt_figure_of_5000_digits_is_not_derived_from(tmp_path):
+    """A newcomer's CSV latency of 5000 digits was derived from and PASSed a gate; in JSON it was refused as out of range."""
+    huge = "9" * 5000
+    rows = _rows()
+    rows[0]["Result"] = huge
+    root = write_mlperf_tree(tmp_path, rows)
+    summary = root / ROW.format(scenario="offline") / "performance/run_1/mlperf_log_summary.txt"
+    summary.write_text(summary.read_text().replace("Samples per second : 44252.9", f"Samples per second : {huge}"))
+    report = verify_path(str(root))
+    f = one_claim(report, "Result[division=open][org=MLCommons][platform=demo-sut][model=resnet50][scenario=offline]")
+    assert f.status != "PASS", f.message
+    (bad,) = by_check(report, "profile.receipts", "number-out-of-range")
+    assert bad.status == "UNVERIFIED" and "(5000 characters)" in bad.message and len(bad.message) < 400

@@ -25,7 +25,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
-__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "loads_strict_text", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -77,6 +77,11 @@ def shown_literal(literal: str) -> str:
     return literal if len(literal) <= 40 else f"{literal[:20]}...{literal[-12:]} ({len(literal)} characters)"
 
 
+def in_binary64(value: Decimal) -> bool:
+    """Return whether finite `value` is zero or within IEEE 754 binary64's range (exponent within +-`MAX_EXPONENT`, |x| <= `MAX_BINARY64`)."""
+    return not value or (abs(value.adjusted()) <= MAX_EXPONENT and abs(value) <= MAX_BINARY64)
+
+
 def _float(literal: str) -> Decimal:
     if len(literal) < MAX_EXPONENT - 8 and "e" not in literal and "E" not in literal:
         # without an exponent, fewer than 300 characters hold fewer than 300 digits: the magnitude is below 10**300 and,
@@ -84,7 +89,7 @@ def _float(literal: str) -> Decimal:
         return Decimal(literal)
     try:
         value = Decimal(literal)
-        out_of_range = bool(value) and (abs(value.adjusted()) > MAX_EXPONENT or abs(value) > MAX_BINARY64)
+        out_of_range = not in_binary64(value)
     except (InvalidOperation, ValueError, OverflowError):  # an exponent beyond Decimal's own limits (e.g. 1e99999999999999999999)
         out_of_range = True
     if out_of_range:

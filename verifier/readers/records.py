@@ -12,7 +12,7 @@ from typing import Any
 from verifier import stats, units
 from verifier.evidence import Location, Quantity, Receipt
 from verifier.grammars import GrammarError, parse, quantity
-from verifier.jsonio import JSONProblem
+from verifier.jsonio import JSONProblem, in_binary64, shown_literal
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.tree import Tree
 
@@ -248,6 +248,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                     elif number is None:
                         problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, not a number", rel, where, name))
+                    elif not in_binary64(number):  # a CSV or text cell of 5000 digits: the range a JSON receipt's numbers are held to
+                        problems.append(Problem("UNVERIFIED", "number-out-of-range", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is "
+                                                f"{shown_literal(str(value))}, beyond the binary64 range, so it is not used", rel, where, name))
+                        number = None
                     elif name not in CLOCKS and number <= 0 and units.parse(mapping["unit"]).dimension == "time":
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
