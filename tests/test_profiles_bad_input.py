@@ -278,3 +278,19 @@ def test_a_percentage_identity_not_in_percent_of_counts_is_refused_at_load(tmp_p
     draft.write_text(json.dumps(doc))
     with pytest.raises(ConfigError, match=f"draft.json: invalid profile at {pointer}: "):
         TrustSet(assets()).add_unpinned_profile(draft)
+
+
+def test_a_misspelled_gate_bound_names_the_forms_and_the_stray_member(tmp_path):
+    """A newcomer's `mni` for `min` read '{...whole rule with Decimal('1.1')...} is not valid under any of the given schemas'."""
+    from conftest import profile_document
+
+    from verifier.errors import ConfigError
+    from verifier.profiles import load_profile
+    from verifier.trust import assets
+
+    doc = profile_document("system1-omni-gdn")
+    doc["gate"]["rules"][0]["mni"] = doc["gate"]["rules"][0].pop("min")
+    with pytest.raises(ConfigError) as err:
+        load_profile(doc, assets().schema("profile"), origin="draft.json")
+    assert str(err.value) == ("draft.json: invalid profile at /gate/rules/0: it states none of `below_baseline`, `bounds_at`, `max`, `min` "
+                              "(one of them is required); Unevaluated properties are not allowed ('mni' was unexpected)")

@@ -23,7 +23,7 @@ from typing import Any
 
 from verifier import units
 from verifier.errors import ConfigError
-from verifier.jsonio import JSONProblem
+from verifier.jsonio import JSONProblem, schema_message
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
@@ -60,6 +60,20 @@ __all__ = [
 
 
 # ---------------------------------------------------------------- loading
+
+
+def _schema_problem(first: Any, errors: list[Any]) -> str:
+    """
+    Return what is wrong at a schema error in words: for "one of these forms" (`oneOf` whose forms each lack a member) the
+    members it could state and the unexpected member beside them (a misspelled `mni`), else the error's message with
+    numbers as the profile wrote them (`jsonio.schema_message`), never a dump of the whole object.
+    """
+    if first.validator in ("oneOf", "anyOf") and first.context and all(c.validator == "required" for c in first.context):
+        wanted = sorted({name for c in first.context for name in c.validator_value if isinstance(c.instance, dict) and name not in c.instance})
+        said = f"it states none of {', '.join(f'`{n}`' for n in wanted)} (one of them is required)"
+        stray = [e.message for e in errors if e.validator == "unevaluatedProperties" and list(e.absolute_path) == list(first.absolute_path)]
+        return said + (f"; {stray[0]}" if stray else "")
+    return schema_message(first)
 
 
 def _refuse(origin: str, pointer: str, message: str) -> ConfigError:
@@ -116,7 +130,7 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     first = best_match([e for e in errors if e.validator != "unevaluatedProperties"] or errors)
     if first is not None:
         where = "/" + "/".join(str(p) for p in first.absolute_path)
-        raise ConfigError(f"{origin}: invalid profile at {where}: {first.message}")
+        raise ConfigError(f"{origin}: invalid profile at {where}: {_schema_problem(first, errors)}")
     _units(document, origin)
     receipts = document.get("receipts", {})  # a profile with a `bundle` section may map no receipt sets of its own
     for rid, spec in receipts.items():
