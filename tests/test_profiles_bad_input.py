@@ -294,3 +294,22 @@ def test_a_misspelled_gate_bound_names_the_forms_and_the_stray_member(tmp_path):
         load_profile(doc, assets().schema("profile"), origin="draft.json")
     assert str(err.value) == ("draft.json: invalid profile at /gate/rules/0: it states none of `below_baseline`, `bounds_at`, `max`, `min` "
                               "(one of them is required); Unevaluated properties are not allowed ('mni' was unexpected)")
+
+
+@pytest.mark.parametrize("edit, pointer", [
+    (lambda d: d["claim_documents"][0].__setitem__("file", "../../outside/results.json"), "/claim_documents/0/file"),
+    (lambda d: d["receipts"]["runs"].__setitem__("glob", "tools/../../*.json"), "/receipts/runs/glob"),
+    (lambda d: d["detect"].__setitem__("files", ["a.json", ".."]), "/detect/files/1"),
+])
+def test_a_path_leaving_the_folder_is_refused_when_the_profile_loads(edit, pointer):
+    """A newcomer's `at.file: ../../outside/results.json` loaded, then read 'claim file cannot be read' without the reason."""
+    from conftest import profile_document
+
+    from verifier.errors import ConfigError
+    from verifier.profiles import load_profile
+    from verifier.trust import assets
+
+    doc = profile_document("hyperfine")
+    edit(doc)
+    with pytest.raises(ConfigError, match=f"draft.json: invalid profile at {pointer}: .* has a '..' segment"):
+        load_profile(doc, assets().schema("profile"), origin="draft.json")

@@ -62,6 +62,26 @@ __all__ = [
 # ---------------------------------------------------------------- loading
 
 
+def _paths(document: Any, origin: str) -> None:
+    """Refuse a file name or glob of the profile (`file`, `glob`, `files`, `ignore`) with a `..` segment: it would name a file outside the folder read."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, list):
+            stack += [(f"{where}/{i}", v) for i, v in enumerate(node)]
+            continue
+        if not isinstance(node, dict):
+            continue
+        for key, value in node.items():
+            here = f"{where}/{key}"
+            names = [(here, value)] if key in ("file", "glob") and isinstance(value, str) else \
+                [(f"{here}/{i}", v) for i, v in enumerate(value) if isinstance(v, str)] if key in ("files", "ignore") and isinstance(value, list) else []
+            for pointer, name in names:
+                if ".." in name.replace("\\", "/").split("/"):
+                    raise _refuse(origin, pointer, f"{name!r} has a '..' segment: a profile names files inside the folder it reads, never outside it")
+            stack.append((here, value))
+
+
 def _schema_problem(first: Any, errors: list[Any]) -> str:
     """
     Return what is wrong at a schema error in words: for "one of these forms" (`oneOf` whose forms each lack a member) the
@@ -132,6 +152,7 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
         where = "/" + "/".join(str(p) for p in first.absolute_path)
         raise ConfigError(f"{origin}: invalid profile at {where}: {_schema_problem(first, errors)}")
     _units(document, origin)
+    _paths(document, origin)
     receipts = document.get("receipts", {})  # a profile with a `bundle` section may map no receipt sets of its own
     for rid, spec in receipts.items():
         here = f"/receipts/{rid}"
