@@ -62,10 +62,11 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
     for r in receipts:
         by_set.setdefault(r.receipt_set, []).append(r)
     out: list[Site] = []
+    chosen: dict[Any, Any] = {}  # (receipt set, selection, per) -> ranks and instances, shared by the claims on one table's copies
     for i, rule in enumerate(profile.get("claims", [])):
         records = by_set.get(rule["receipts"], [])
         if records:
-            out.extend(_claim_sites(tree, profile, f"/claims/{i}", rule, records))
+            out.extend(_claim_sites(tree, profile, f"/claims/{i}", rule, records, chosen))
     gate = profile.get("gate")
     if gate:
         for i, rule in enumerate(gate["rules"]):
@@ -82,14 +83,23 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
     return tuple(out)
 
 
-def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt]) -> Iterator[Site]:
-    """Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards."""
+def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt], chosen: dict[Any, Any]) -> Iterator[Site]:
+    """
+    Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards.
+
+    `chosen` keeps, for this run, the ranks and instances of each receipt set,
+    selection and `per` (what `select_records`, `ranks` and `instances` read
+    of a rule): the claims on the JSON, CSV and Markdown copies of one table compute them once.
+    """
     at = rule["at"]
     if "pick" in rule:
         yield _site(tree, rid, "named", at, {}, dict)
         return
-    ranked = ranks(select_records(records, rule), rule)
-    for key in instances(rule, records):
+    signature = (rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule)
+    if signature not in chosen:
+        chosen[signature] = (ranks(select_records(records, rule), rule), instances(rule, records))
+    ranked, keys = chosen[signature]
+    for key in keys:
         if any(v not in ranked.get(d, {}) for d, v in key.items()):
             yield Site(rid, "claim", tuple(key.items()), Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
