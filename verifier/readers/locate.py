@@ -244,20 +244,27 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
                 continue
 
 
-def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str], cache: dict[str, Any]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
-    """Yield the scalar values `stated` finds in one parsed file (the `where` matches are found once per file and location, then shared by every claim there)."""
+def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str], cache: dict[Any, Any]) -> list[tuple[dict[str, str], str, str, Any]]:
+    """
+    Return the scalar values `stated` finds in one parsed file.
+
+    With `where`, the matching elements are found once per file and location,
+    and the values at `then` inside them once per file, location and `then`
+    (`cache`, the tree's per-run cache): every claim there (the members of
+    one cell, a table's JSON, CSV and Markdown copies) shares them.
+    """
     if "where" not in at:
-        for b1, pointer, node in _walk(document, at["pointer"], "", bound):
-            if node is not None and not isinstance(node, (dict, list)):
-                yield b1, rel, pointer, node
-        return
-    key = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(sorted(bound.items())))
+        return [(b1, rel, pointer, node) for b1, pointer, node in _walk(document, at["pointer"], "", bound)
+                if node is not None and not isinstance(node, (dict, list))]
+    where = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(sorted(bound.items())))
+    key = (*where, at.get("then", ""))
     if key not in cache:
-        cache[key] = list(_where_matches(document, at, bound))
-    for b2, element_pointer, element in cache[key]:
-        for b3, then, value in _walk(element, at.get("then", ""), element_pointer, b2):
-            if value is not None and not isinstance(value, (dict, list)):
-                yield b3, rel, then, value
+        if where not in cache:
+            cache[where] = list(_where_matches(document, at, bound))
+        cache[key] = [(b3, rel, then, value) for b2, element_pointer, element in cache[where]
+                      for b3, then, value in _walk(element, at.get("then", ""), element_pointer, b2)
+                      if value is not None and not isinstance(value, (dict, list))]
+    return cache[key]  # type: ignore[no-any-return]
 
 
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
