@@ -151,7 +151,8 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
     other member equals an earlier one's (`_NOT_DERIVED` aside) over the same
     `records` list and `key` returns that derivation (or raises its
     `Underivable`) again instead of deriving it anew: the claims on the same
-    row of a table published three times derive once.
+    row of a table published three times derive once. The memo also keeps
+    each rule object's signature, so a rule must not change during the run.
 
     `key` holds the `per` dimension values of this instance. Statistics of a
     value are in the base unit of its dimension (seconds, bytes, ...; callers
@@ -165,7 +166,10 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
     a missing or failed value, or a stand-in for receipts that were not read.
     """
     if memo is not None:
-        signature = (id(records), repr([item for item in rule.items() if item[0] not in _NOT_DERIVED]), repr(key))
+        shown = memo.get(("rule", id(rule)))  # a rule's own signature, once per rule object (kept with it, so its id is its own)
+        if shown is None or shown[0] is not rule:
+            shown = memo[("rule", id(rule))] = (rule, repr([item for item in rule.items() if item[0] not in _NOT_DERIVED]))
+        signature = (id(records), shown[1], repr(key))
         kept = memo.get(signature)
         if kept is None or kept[0] is not records:  # the memo holds `records`, so its id names no other list while kept
             try:
