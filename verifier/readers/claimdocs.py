@@ -14,6 +14,7 @@ cannot be parsed is an `Unmapped` entry with the reason code
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -147,7 +148,9 @@ def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = 
         yield pointer, value
 
 
+@functools.lru_cache(maxsize=4096)
 def _escape(token: str) -> str:
+    """Return `token` escaped for a JSON Pointer (RFC 6901: `~` -> `~0`, `/` -> `~1`); cached, as a table's rows repeat their member names."""
     return token.replace("~", "~0").replace("/", "~1")
 
 
