@@ -4,7 +4,8 @@ Tests that `verifier.readers.claimdocs._collect`, which reads a container's chil
 The former walk is kept here as the spec; the claim documents of the corpus
 (JSON, CSV and Markdown views) and generated documents (escaped and `#` keys,
 prose items, true/false, null, numbers, strings stating none, one or several
-numbers, nesting) must give the same `(pointer, value, parsed)` list in the same order.
+numbers, nesting) must give the same `(pointer, value, parsed)` list in the same order, and
+the `source` `_collect` adds must be the string the pointer names before `#`.
 """
 
 from __future__ import annotations
@@ -39,11 +40,17 @@ def _former(document, base, out, memo, skip=claimdocs._SHOWN_KEYS):
 
 
 def _both(document, base=""):
+    """Return `_collect`'s `(pointer, value, parsed)` and the former walk's; each `source` `_collect` gives is checked to be the string its pointer names before `#`."""
     new: list = []
     old: list = []
     claimdocs._collect(document, base, new, {}, claimdocs._SHOWN_KEYS)
     _former(document, base, old, {})
-    return new, old
+    for pointer, value, _parsed, source in new:
+        if isinstance(value, str) and pointer.startswith(base) and "#" not in pointer[len(base):].partition("#numbers/")[0]:
+            assert source == claimdocs._string_at(document, pointer[len(base):].partition("#")[0], None), pointer
+        else:
+            assert source is None or "#" not in pointer[len(base):], pointer
+    return [item[:3] for item in new], old
 
 
 def test_the_corpus_claim_documents_are_read_as_by_the_former_walk():

@@ -31,6 +31,9 @@ class _Tree:
     def glob(self, pattern: str) -> list[str]:
         return sorted(f for f in self.files if Path(f).match(pattern))
 
+    def links(self, pattern: str) -> list[str]:
+        return []  # no symbolic links in this stand-in (verifier.readers.tree.Tree.links)
+
     def json(self, rel: str) -> Any:
         value = self.files[rel]
         if isinstance(value, Exception):

@@ -77,6 +77,10 @@ class Location:
         return self.file + (f"#{self.pointer.lstrip('#')}" if self.pointer else "")
 
 
+#: Unit spellings `units.parse` accepted (`Quantity` parses each spelling once per process; the registry does not change).
+_REGISTERED: set[str] = set()
+
+
 @dataclass(frozen=True, slots=True)
 class Quantity:
     """
@@ -91,7 +95,9 @@ class Quantity:
     written: str | None = None
 
     def __post_init__(self) -> None:
-        units.parse(self.unit)  # one registry: an unknown unit is refused where it enters the model
+        if type(self.unit) is not str or self.unit not in _REGISTERED:
+            units.parse(self.unit)  # one registry: an unknown unit is refused where it enters the model
+            _REGISTERED.add(self.unit)  # parsed: the next quantity in this unit needs no parse
 
     def to(self, unit: str) -> Decimal:
         """Return the value in `unit` (exact within a dimension); raises `verifier.units.UnitMismatch` across dimensions."""

@@ -289,7 +289,8 @@ def _members(text: str, spec: dict[str, Any]) -> Any:
     is an object holding both members yields them without the reader's call
     and members dict; any other prefixed line (not strict JSON, not an
     object, lacking a member) is read by the reader itself, which returns or
-    raises as for every line.
+    raises as for every line. With `key-value` lines only, each line's one
+    member is yielded from its match, without a members dict per line.
     """
     lines = text.splitlines()
     prefix, fold = spec.get("prefix", ""), spec.get("fold")
@@ -312,6 +313,13 @@ def _members(text: str, spec: dict[str, Any]) -> Any:
                     for key, value in read(line).items():
                         yield number, key, value
             return
+    if spec.get("lines", ["key-value"]) == ["key-value"]:  # `key : value` lines only (LoadGen's summary): the one member of each match
+        match = _KEY_VALUE.match
+        for number, line in enumerate(lines, start=1):
+            m = match(line)
+            if m:
+                yield number, m["key"], m["value"]
+        return
     readers = _line_readers(spec)
     for number, line in enumerate(lines, start=1):
         for read in readers:

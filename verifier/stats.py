@@ -198,6 +198,10 @@ CI_METHODS = ("normal-z", "student-t")
 STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
 
+#: `fmt`'s rounding contexts by digits, built once (a `decimal.Context` per call cost more than the rounding; only its flags change with use).
+_FMT_CONTEXTS: dict[int, decimal.Context] = {}
+
+
 def fmt(value: Decimal, digits: int = 12) -> str:
     """
     Return `value` for a message: rounded half-even to `digits` significant digits, trailing zeros dropped.
@@ -211,7 +215,10 @@ def fmt(value: Decimal, digits: int = 12) -> str:
         return str(value)
     if value.is_zero():
         return "0"
-    rounded = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN).plus(value).normalize()
+    context = _FMT_CONTEXTS.get(digits)
+    if context is None:
+        context = _FMT_CONTEXTS[digits] = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN)
+    rounded = context.plus(value).normalize()
     if -9 <= rounded.adjusted() < 21:
         return format(rounded, "f")
     return str(rounded)

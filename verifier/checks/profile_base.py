@@ -98,6 +98,8 @@ def joined(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> dict[str,
     restriction). Raises `Underivable` (UNVERIFIED) when no single record
     matches or the value is absent without `absent`.
     """
+    if not any(isinstance(value, dict) for value in rule["selection"].values()):
+        return rule  # no join: the rule as it is (callers never change it)
     from verifier.readers.pointers import dim_text, resolve
     from verifier.readers.select import Underivable
 

@@ -109,7 +109,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if "unit" in rule["at"]:
                 stated_unit = site.unit or stated_unit
             try:
-                result = derive_rule(joined(ctx, rule, key), records, key)
+                result = derive_rule(joined(ctx, rule, key), records, key, _derivations(ctx))
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
@@ -227,7 +227,7 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
     values: dict[str, Decimal] = {}
     for key in instances(rule, records):
         try:
-            value = derive_rule(joined(ctx, rule, key), records, key).value
+            value = derive_rule(joined(ctx, rule, key), records, key, _derivations(ctx)).value
             values[key[dim]] = _convert(value, rule["statistic"], rule.get("unit"))
         except Underivable as exc:
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']}: {dim}={key[dim]} cannot be derived ({exc}), so the ranking is not known", path=rel, pointer=pointer)
@@ -249,6 +249,11 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
              f"{rule['id']}: {rel} {pointer} names {named}; the {word} is {winners[0]} ({fmt(values[winners[0]])})"
              + ("" if ok or named not in values else f", {named} has {fmt(values[named])}"),
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
+
+
+def _derivations(ctx: Context) -> dict[Any, Any]:
+    """Return this run's memo of derivations (`derive_rule`'s `memo`): claims and gate rules that derive the same value over the same receipts derive it once."""
+    return ctx.data.setdefault("derivations", {})  # type: ignore[no-any-return]
 
 
 def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:
@@ -394,11 +399,11 @@ def gate(ctx: Context) -> Iterator[Finding]:
         each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
         try:
             if "below_baseline" in rule:
-                met, text, observed = _below(rule, records, each)
+                met, text, observed = _below(rule, records, each, _derivations(ctx))
             elif "bounds_at" in rule:
-                met, text, observed = _stated_bounds({b.key: b for b in evidence(ctx).sites_of(ptr, "bounds")}, rule, records, each)
+                met, text, observed = _stated_bounds({b.key: b for b in evidence(ctx).sites_of(ptr, "bounds")}, rule, records, each, _derivations(ctx))
             else:
-                met, text, observed = _threshold(rule, records, each)
+                met, text, observed = _threshold(rule, records, each, _derivations(ctx))
         except Underivable as exc:
             outcomes.append(None)
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']} (over {covers}): cannot be judged: {exc}", **where)
@@ -470,7 +475,8 @@ def _recorded_per_instance(ctx: Context, ptr: str, rule: dict[str, Any], records
                      f"{label}: {rel} {pointer} records {shown}; re-derived outcome is {str(ours).lower()}", path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
-def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
+def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None,
+               memo: dict[Any, Any] | None = None) -> tuple[bool, str, Any]:
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
@@ -480,7 +486,7 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     met, lines, observed = True, [], {}
     for key in keys:
-        result = derive_rule(rule, records, key)
+        result = derive_rule(rule, records, key, memo)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
         if each is not None:
@@ -493,7 +499,7 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
 
 
 def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[str, Any], records: list[Receipt],
-                   each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
+                   each: dict[tuple[tuple[str, str], ...], bool] | None = None, memo: dict[Any, Any] | None = None) -> tuple[bool, str, Any]:
     """
     Judge a rule whose bounds the bundle states (`bounds_at`): every judged instance's statistic must satisfy every bound its file states.
 
@@ -525,7 +531,7 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
                 missing.append(f"{label}: the bounds are not stated ({site.detail if site is not None else 'not read'})")
             continue
         rel, bounds = site.location.file, site.value
-        result = derive_rule(rule, records, key)
+        result = derive_rule(rule, records, key, memo)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
         if each is not None:
@@ -544,7 +550,8 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
     return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
 
 
-def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None) -> tuple[bool, str, Any]:
+def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None,
+           memo: dict[Any, Any] | None = None) -> tuple[bool, str, Any]:
     arms = rule["below_baseline"]
     check_complete(select(records, rule["selection"]), "the selection")
     keys = instances(rule, records)
@@ -552,8 +559,8 @@ def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     lines, observed, met = [], {}, True
     for key in keys:
-        b = derive_rule(rule, records, {**key, "arm": arms["baseline"]}).value
-        c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}).value
+        b = derive_rule(rule, records, {**key, "arm": arms["baseline"]}, memo).value
+        c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}, memo).value
         label = ",".join(f"{k}={v}" for k, v in key.items())
         ok = c < b
         if each is not None:

@@ -14,6 +14,7 @@ cannot be parsed is an `Unmapped` entry with the reason code
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -82,30 +83,36 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
             except (OSError, JSONProblem) as exc:
                 unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} cannot be read ({exc}), so none of its numbers is checked", code="claim-unreadable"))
                 continue
-            found: list[tuple[str, Any, Any]] = []
+            found: list[tuple[str, Any, Any, Any]] = []
             _collect(document, "", found, memo, _SHOWN_KEYS if rel.lower().endswith((".md", ".html", ".htm")) else frozenset())
             if len(found) > MAX_STATED:  # one finding, not a million: no benchmark's claim document states this many
                 unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} states {len(found)} numbers and outcomes, more than the {MAX_STATED} a claim "
                                          "document may state, so none of them is checked", code="too-many-numbers"))
                 continue
-            for pointer, value, parsed in found:
+            for pointer, value, parsed, source in found:
                 where = Location(rel, pointer)
                 name = pointer.rpartition("/")[2]
                 if isinstance(value, bool):
                     outcomes.append(RecordedOutcome(name, value, None, where))
                 else:
-                    claims.append(_claim(pointer, value, parsed, name, where, document))
+                    claims.append(_claim(pointer, value, parsed, name, where, document, source))
     return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped))
 
 
-def _claim(pointer: str, value: Any, parsed: tuple[Decimal | None, str | None] | None, name: str, where: Location, document: Any) -> StatedClaim:
-    """Return the `StatedClaim` of one stated number (`value`: a `Decimal` JSON number, or the stated text with its `parsed` number and unit)."""
+def _claim(pointer: str, value: Any, parsed: tuple[Decimal | None, str | None] | None, name: str, where: Location, document: Any,
+           source: str | None = None) -> StatedClaim:
+    """
+    Return the `StatedClaim` of one stated number (`value`: a `Decimal` JSON number, or the stated text with its `parsed` number and unit).
+
+    Its `words` are the whole string at the pointer before `#` (`source`,
+    when `_collect` knows it is that string: its own pointer holds no `#`), else as resolved in `document`.
+    """
     if not isinstance(value, str):  # a JSON number (`Decimal` from the strict loader)
         number = value if isinstance(value, Decimal) else Decimal(str(value))
         written = str(value)
         return StatedClaim(pointer, Quantity(number, "1", written), name, where, number, None, written)
     base = pointer.partition("#")[0]
-    words = value if base == pointer else _string_at(document, base, value)
+    words = source if source is not None else value if base == pointer else _string_at(document, base, value)
     number, unit = parsed if parsed is not None else (None, None)
     q = None if number is None or (unit is not None and not units.known(unit)) else Quantity(number, unit or "1", value)
     return StatedClaim(pointer, q, words, where, number, unit, value)
@@ -144,13 +151,15 @@ def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = 
     are not walked (default: the `#line` a Markdown or HTML reader adds;
     `read_claim_documents` passes none for JSON and CSV files).
     """
-    out: list[tuple[str, Any, Any]] = []
+    out: list[tuple[str, Any, Any, Any]] = []
     _collect(document, base, out, {} if memo is None else memo, skip)
-    for pointer, value, _parsed in out:
+    for pointer, value, _parsed, _source in out:
         yield pointer, value
 
 
+@functools.lru_cache(maxsize=4096)
 def _escape(token: str) -> str:
+    """Return `token` escaped for a JSON Pointer (RFC 6901: `~` -> `~0`, `/` -> `~1`); cached, as a table's rows repeat their member names."""
     return token.replace("~", "~0").replace("/", "~1")
 
 
@@ -172,9 +181,13 @@ def _string_numbers(text: str) -> list[tuple[str, str, tuple[Decimal | None, str
     return [(f"#numbers/{index}", text[start:end], (number, unit)) for index, (start, end, number, unit) in enumerate(numbers_in(text))]
 
 
-def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: dict[str, Any], skip: frozenset[str]) -> None:
+def _collect(document: Any, base: str, out: list[tuple[str, Any, Any, Any]], memo: dict[str, Any], skip: frozenset[str]) -> None:
     """
-    Append `(pointer, value, parsed)` for what `stated_numbers` yields to `out`; `parsed` is `(number, unit)` of a stated text, else None.
+    Append `(pointer, value, parsed, source)` for what `stated_numbers` yields to `out`; `parsed` is `(number, unit)` of a stated text, else None.
+
+    `source` is the whole string a stated text was read from when the
+    pointer it was read at holds no `#` (so `pointer.partition("#")[0]`
+    names that string), else None.
 
     Plain recursion, bounded by the strict loader's nesting limit; `memo` caches `_string_numbers`.
     A container's children are read in its own loop, so only containers
@@ -194,8 +207,9 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any]], memo: di
             if found is None:
                 found = memo[value] = _string_numbers(value)
             if found:  # most strings state no number
-                out.extend((pointer + suffix, text, parsed) for suffix, text, parsed in found)
+                source = None if "#" in pointer else value
+                out.extend((pointer + suffix, text, parsed, source) for suffix, text, parsed in found)
         elif isinstance(value, dict | list):
             _collect(value, pointer, out, memo, skip)
         elif isinstance(value, bool) or quantity(value) is not None:
-            out.append((pointer, value, None))
+            out.append((pointer, value, None, None))

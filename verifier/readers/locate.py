@@ -44,6 +44,11 @@ def _fill(template: str, key: dict[str, str], indexes: dict[str, int] | None, *,
     parts = _split(template)
     if len(parts) == 1:
         return template
+    if len(parts) == 3 and not parts[0] and not parts[2]:  # the whole template is one placeholder (a `where` value "{model}"): no join
+        part = parts[1]
+        if indexes is not None and part.endswith(".index"):
+            return str(indexes[part.removesuffix(".index")])
+        return key[part].replace("~", "~0").replace("/", "~1") if escape else key[part]
     out = []
     for i, part in enumerate(parts):
         if i % 2 == 0:
@@ -229,8 +234,11 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
     the file is templated, object members, array indexes, the members a
     `where` compares), so a stated value nothing derives is still found.
     Null and non-scalar values are not stated values. Files that are blocked
-    or unreadable are skipped (the caller reports them).
+    or unreadable are skipped (the caller reports them). A member is read
+    from each distinct text once per run (the tree's cache: the claims on
+    one cell's members, and a table's copies, state the same texts).
     """
+    members = tree._cache.setdefault("members-of", {})  # noqa: SLF001 - (text, member) -> (its value,) or () when not stated
     file_names = _PLACEHOLDER.findall(at["file"])
     if file_names:
         pattern = _template(at["file"], ".+")
@@ -248,29 +256,45 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
             if "member" not in at and "number" not in at:
                 yield b1, rel_, pointer, value
                 continue
-            try:
-                if "member" in at:
-                    yield b1, rel_, f"{pointer}#{at['member']}", member_of(value, at["member"])
-                else:
-                    yield b1, rel_, f"{pointer}#numbers/{at['number']}", number_of(value, at["number"])
-            except LookupError:  # KeyError included: the string states no such member or number, so nothing is stated here
+            if "member" in at:
+                name = at["member"]
+                found = members.get((value, name))
+                if found is None:
+                    try:
+                        found = members[(value, name)] = (member_of(value, name),)
+                    except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
+                        found = members[(value, name)] = ()
+                if found:
+                    yield b1, rel_, f"{pointer}#{name}", found[0]
                 continue
+            try:
+                number = number_of(value, at["number"])
+            except LookupError:  # the string states no such number: nothing is stated here
+                continue
+            yield b1, rel_, f"{pointer}#numbers/{at['number']}", number
 
 
-def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str], cache: dict[str, Any]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
-    """Yield the scalar values `stated` finds in one parsed file (the `where` matches are found once per file and location, then shared by every claim there)."""
+def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str], cache: dict[Any, Any]) -> list[tuple[dict[str, str], str, str, Any]]:
+    """
+    Return the scalar values `stated` finds in one parsed file.
+
+    With `where`, the matching elements are found once per file and location,
+    and the values at `then` inside them once per file, location and `then`
+    (`cache`, the tree's per-run cache): every claim there (the members of
+    one cell, a table's JSON, CSV and Markdown copies) shares them.
+    """
     if "where" not in at:
-        for b1, pointer, node in _walk(document, at["pointer"], "", bound):
-            if node is not None and not isinstance(node, (dict, list)):
-                yield b1, rel, pointer, node
-        return
-    key = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(at.get("fold_case", ())), tuple(sorted(bound.items())))
+        return [(b1, rel, pointer, node) for b1, pointer, node in _walk(document, at["pointer"], "", bound)
+                if node is not None and not isinstance(node, (dict, list))]
+    where = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(at.get("fold_case", ())), tuple(sorted(bound.items())))
+    key = (*where, at.get("then", ""))
     if key not in cache:
-        cache[key] = list(_where_matches(document, at, bound))
-    for b2, element_pointer, element in cache[key]:
-        for b3, then, value in _walk(element, at.get("then", ""), element_pointer, b2):
-            if value is not None and not isinstance(value, (dict, list)):
-                yield b3, rel, then, value
+        if where not in cache:
+            cache[where] = list(_where_matches(document, at, bound))
+        cache[key] = [(b3, rel, then, value) for b2, element_pointer, element in cache[where]
+                      for b3, then, value in _walk(element, at.get("then", ""), element_pointer, b2)
+                      if value is not None and not isinstance(value, (dict, list))]
+    return cache[key]  # type: ignore[no-any-return]
 
 
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:

@@ -69,6 +69,8 @@ def to_decimal(value: Any) -> Decimal | None:
 
 def dim_text(value: Any) -> str | None:
     """Return the canonical string of a dimension value (`1`, `"baseline"`, `Decimal('5')` -> `"5"`), or None."""
+    if type(value) is str:
+        return value  # the common case: the text itself
     if value is None or isinstance(value, (dict, list)):
         return None
     if isinstance(value, bool):

@@ -20,6 +20,7 @@ __all__ = ["CLOCKS", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "read_
 
 
 
+@functools.lru_cache(maxsize=1024)
 def unit_scale(symbol: str) -> Decimal:
     """
     Return the exact factor from unit `symbol` to the base unit of its dimension (`verifier.units`): "ms" -> 0.001, "MiB" -> 1048576.
@@ -27,7 +28,7 @@ def unit_scale(symbol: str) -> Decimal:
     Receipt values are stored in base units (seconds, bytes, tokens/s, ...),
     so a claim in any unit of the same dimension converts exactly. Raises
     `verifier.units.UnitError` for a unit the registry does not know (profiles
-    are refused at load before that can happen).
+    are refused at load before that can happen). Cached per symbol (a `Decimal` is immutable; errors are not cached).
     """
     scale = units.parse(symbol).scale
     return stats.CONTEXT.divide(Decimal(scale.numerator), Decimal(scale.denominator))

@@ -138,9 +138,21 @@ def arm_name(template: str, key: dict[str, str]) -> str:
     return template
 
 
-def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str]) -> stats.Derived:
+#: Members of a claim or gate rule that say where a value is stated or how it is judged, not what is derived: rules that
+#: differ only in these (one table published as JSON, CSV and Markdown) derive the same value, which `derive_rule` memoises.
+_NOT_DERIVED = frozenset({"id", "at", "minus", "unit", "tolerance", "description", "per", "min", "max", "bounds_at", "recorded", "pick", "below_baseline"})
+
+
+def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str], memo: dict[Any, Any] | None = None) -> stats.Derived:
     """
     Return the `stats.Derived` value of one claim or gate rule over `records`: select, then `stats.derive`.
+
+    With `memo` (a dict the caller keeps for one run), a rule whose every
+    other member equals an earlier one's (`_NOT_DERIVED` aside) over the same
+    `records` list and `key` returns that derivation (or raises its
+    `Underivable`) again instead of deriving it anew: the claims on the same
+    row of a table published three times derive once. The memo also keeps
+    each rule object's signature, so a rule must not change during the run.
 
     `key` holds the `per` dimension values of this instance. Statistics of a
     value are in the base unit of its dimension (seconds, bytes, ...; callers
@@ -153,6 +165,20 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
     `stats.Underivable` when the selection is empty or holds a receipt with
     a missing or failed value, or a stand-in for receipts that were not read.
     """
+    if memo is not None:
+        shown = memo.get(("rule", id(rule)))  # a rule's own signature, once per rule object (kept with it, so its id is its own)
+        if shown is None or shown[0] is not rule:
+            shown = memo[("rule", id(rule))] = (rule, repr([item for item in rule.items() if item[0] not in _NOT_DERIVED]))
+        signature = (id(records), shown[1], repr(key))
+        kept = memo.get(signature)
+        if kept is None or kept[0] is not records:  # the memo holds `records`, so its id names no other list while kept
+            try:
+                kept = memo[signature] = (records, derive_rule(rule, records, key), None)
+            except Underivable as exc:
+                kept = memo[signature] = (records, None, exc)
+        if kept[2] is not None:
+            raise kept[2]
+        return kept[1]  # type: ignore[no-any-return]
     statistic = rule["statistic"]
     selection = {**rule["selection"], **key}
     name = rule.get("value", "latency")

@@ -11,7 +11,8 @@ claim's instances are the dimension values of its selected receipts, and a
   target at `minus` (`target`, only when the claim itself was found);
 - per ranking claim (`pick`), the name stated at `at` (`named`);
 - per claim, every other value the bundle states at the claim's templated
-  place (`stated`: read backwards, `verifier.readers.locate.stated`), and
+  place (`stated`: read backwards, `verifier.readers.locate.stated`; a
+  place where one of its instances' values was found is not repeated), and
   one `stated` site with problem `blocked` per file of that place that
   integrity refused;
 - per gate rule instance, the bounds a `bounds_at` file states (`bounds`)
@@ -63,10 +64,11 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
     for r in receipts:
         by_set.setdefault(r.receipt_set, []).append(r)
     out: list[Site] = []
+    chosen: dict[Any, Any] = {}  # (receipt set, selection, per) -> ranks and instances, shared by the claims on one table's copies
     for i, rule in enumerate(profile.get("claims", [])):
         records = by_set.get(rule["receipts"], [])
         if records:
-            out.extend(_claim_sites(tree, profile, f"/claims/{i}", rule, records))
+            out.extend(_claim_sites(tree, profile, f"/claims/{i}", rule, records, chosen))
     gate = profile.get("gate")
     if gate:
         for i, rule in enumerate(gate["rules"]):
@@ -83,14 +85,24 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
     return tuple(out)
 
 
-def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt]) -> Iterator[Site]:
-    """Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards."""
+def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt], chosen: dict[Any, Any]) -> Iterator[Site]:
+    """
+    Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards.
+
+    `chosen` keeps, for this run, the ranks and instances of each receipt set,
+    selection and `per` (what `select_records`, `ranks` and `instances` read
+    of a rule): the claims on the JSON, CSV and Markdown copies of one table compute them once.
+    """
     at = rule["at"]
     if "pick" in rule:
         yield _site(tree, rid, "named", at, {}, dict)
         return
-    ranked = ranks(select_records(records, rule), rule)
-    for key in instances(rule, records):
+    signature = (rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule)
+    if signature not in chosen:
+        chosen[signature] = (ranks(select_records(records, rule), rule), instances(rule, records))
+    ranked, keys = chosen[signature]
+    found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
+    for key in keys:
         if any(v not in ranked.get(d, {}) for d, v in key.items()):
             yield Site(rid, "claim", tuple(key.items()), Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
@@ -106,6 +118,8 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         if site.problem is None and "unit" in at:
             site = Site(site.rule, site.role, site.key, site.location, site.value, unit=_unit_at(tree, at, key, indexes))
         yield site
+        if site.problem is None:
+            found.add((site.location.file, site.location.pointer or ""))
         if site.problem is None and "minus" in rule:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
@@ -113,7 +127,8 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         if rel in tree.blocked:
             yield Site(rid, "stated", (), Location(rel), problem="blocked", detail=tree.blocked[rel])
     for bound, rel, pointer, value in stated(tree, at, files):
-        yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
+        if (rel, pointer) not in found:
+            yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
 
 
 def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, str], indexes: Any) -> Site:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import dataclass, field
@@ -72,8 +73,14 @@ class Tree:
 
     def glob(self, pattern: str) -> list[str]:
         """Return the files matching `pattern` (`*` within one path component, `**` across them), sorted."""
-        regex = glob_regex(pattern)
-        return [f for f in self.files() if regex.fullmatch(f)]
+        key = "glob:" + pattern
+        if self.only is not None or key not in self._cache:  # a tree's files do not change during a run: each pattern is matched once
+            regex = glob_regex(pattern)
+            found = [f for f in self.files() if regex.fullmatch(f)]
+            if self.only is not None:
+                return found
+            self._cache[key] = found
+        return list(self._cache[key])
 
     def exists(self, rel: str) -> bool:
         """Return whether `rel` is a regular file of the tree."""
@@ -90,7 +97,7 @@ class Tree:
         if not self.exists(rel):  # `exists` refuses an unsafe name too
             raise FileNotFoundError(rel)
         self._cache.setdefault("read", set()).add(rel)
-        fd = os.open(self.root / rel, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(os.path.join(self.root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # `rel` is safe (no "..", not absolute)
         with os.fdopen(fd, "rb") as handle:
             return handle.read()
 
@@ -142,7 +149,9 @@ class Tree:
 
 
 
+@functools.lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Return the compiled regex of glob `pattern` (`*` and `?` within one path component, `**/` across them), built once per pattern."""
     out = []
     i = 0
     while i < len(pattern):
