@@ -67,9 +67,13 @@ class Tree:
         """Return the symbolic links under the root (never followed, so never files of the tree) whose path matches `pattern`, sorted."""
         if self.only is not None:
             return []
-        self.files()
+        if "links" not in self._cache:
+            self.files()  # fills both lists in one walk
+        links = self._cache["links"]
+        if not links:
+            return []
         regex = glob_regex(pattern)
-        return [link for link in self._cache["links"] if regex.fullmatch(link)]
+        return [link for link in links if regex.fullmatch(link)]
 
     def glob(self, pattern: str) -> list[str]:
         """Return the files matching `pattern` (`*` within one path component, `**` across them), sorted."""
