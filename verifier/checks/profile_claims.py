@@ -15,7 +15,7 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.readers.select import Underivable, check_complete, derive_rule, instances, ranks, select, select_records
+from verifier.readers.select import Underivable, check_complete, derive_rule, instances, left_out, ranks, select, select_records
 
 __all__ = ["claims", "gate", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
 
@@ -313,8 +313,7 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
         if not unknown and key in keys:
             examined(ctx).add((rel, pointer))
             continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
-        wanted = rule["selection"]
-        if any(k in wanted and not isinstance(wanted[k], dict) and (v not in wanted[k] if isinstance(wanted[k], list) else v != wanted[k]) for k, v in key.items()):
+        if left_out(rule["selection"], key):
             continue  # stated for what this claim's selection leaves out (another model's row): another claim's value, or unchecked-claim
         examined(ctx).add((rel, pointer))  # reported below: never also unchecked-claim
         label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())

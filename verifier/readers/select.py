@@ -11,7 +11,7 @@ from verifier import stats
 from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
-__all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "ranks", "select", "select_records"]
+__all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "left_out", "ranks", "select", "select_records"]
 
 
 #: A dimension value that sorts as a number ("2", "-0.5"), compiled once rather than looked up per value.
@@ -24,6 +24,12 @@ def _may_match(r: Receipt, key: str, value: Any) -> bool:
     if key in r.dims:
         return r.dims[key] in value if isinstance(value, list) else r.dims[key] == value
     return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
+
+
+def left_out(selection: dict[str, Any], key: dict[str, str]) -> bool:
+    """Return whether dimension values `key` (read back from where a bundle states a value) are outside `selection` (joins aside)."""
+    return any(k in selection and not isinstance(selection[k], dict)
+               and (v not in selection[k] if isinstance(selection[k], list) else v != selection[k]) for k, v in key.items())
 
 
 def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:

@@ -42,7 +42,7 @@ from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
 from verifier.readers.locate import fill_file, locate, stated
 from verifier.readers.pointers import PLACEHOLDER
-from verifier.readers.select import instances, ranks, select_records
+from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
 
 __all__ = ["read_sites", "stated_bounds"]
@@ -127,7 +127,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         if rel in tree.blocked:
             yield Site(rid, "stated", (), Location(rel), problem="blocked", detail=tree.blocked[rel])
     for bound, rel, pointer, value in stated(tree, at, files):
-        if (rel, pointer) not in found:
+        if (rel, pointer) not in found and not left_out(rule["selection"], bound):  # another claim's row, or unchecked-claim
             yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
 
 
