@@ -80,3 +80,18 @@ def test_a_quality_threshold_is_met_inclusively_and_says_its_bounds(value, rule,
     from verifier.checks.rescore import judge_threshold
 
     assert judge_threshold(value, rule) == (meets, bound)
+
+
+@pytest.mark.parametrize("stated,status", [("10000.000000000002", "PASS"), ("10000.00000002", "FAIL")])
+def test_a_claim_restated_in_ms_is_judged_by_the_float_bound_in_ms(tmp_path, stated, status):
+    """The derived 10 s restated at 17 digits in ms: the float bound is scaled to ms before it is carried back (it was not)."""
+    gate = {k: v for k, v in TINY_GATE.items() if k != "id"}
+    gate["claims"] = [dict(rule, unit="s") if rule["claim"] == "arm_mean_s" else rule for rule in gate["claims"]]
+    assets = asset_root(tmp_path, {"tiny-units-v1": gate})
+    bundle = write_bundle(tmp_path / "b")
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    (bundle / "manifest.json").write_text(json.dumps({**manifest, "gate": "tiny-units-v1"}))
+    _claims(bundle, lambda claims: claims[1].update(value=float(stated), unit="ms"))
+    report = verify_path(str(bundle), asset_root=assets)
+    claim = [f for f in report.findings if f.check == "derivation.claims" and "arm_mean_s.baseline" in f.message]
+    assert [f.status.value for f in claim] == [status], [f.message for f in claim]

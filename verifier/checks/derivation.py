@@ -164,8 +164,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     yield _f(Status.FAIL, "unit-mismatch", f"{claim_id} is stated in {stated_unit}, but the gate derives it in {rule_unit}: {exc}",
                              pointer=f"/claims/{index}/unit", expected=rule_unit, observed=stated_unit, derivation=text)
                     continue
-                if "tolerance" not in rule:  # the stated precision, carried into the rule's unit
-                    bound["declared"] = abs(given.convert(stats.tolerance(claimed, **bound), wanted))
+                if "tolerance" not in rule:  # the stated precision and the float bound in the stated unit, carried into the rule's unit
+                    in_stated = stats.tolerance(claimed, **bound, scale=wanted.convert(Decimal(1), given))
+                    bound["declared"] = abs(given.convert(in_stated, wanted))
                 text = f"{text}; stated {claimed} {stated_unit} = {converted} {rule_unit}"
                 claimed, shown_unit = converted, rule_unit
             cmp = stats.compare(claimed, derived, **bound)
