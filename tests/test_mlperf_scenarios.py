@@ -43,7 +43,8 @@ PER_QUERY = ("result_min_query_latency_ns", "result_max_query_latency_ns", "resu
 #: scenario directory -> (the table's Scenario, Result, Units, LoadGen's headline summary line, detail entries that give it)
 SCENARIOS = {
     "offline": ("Offline", "44252.9", "Samples/s", "Samples per second : 44252.9", {"result_samples_per_second": 44252.9}),
-    "server": ("Server", "35342.5", "Queries/s", "Completed samples per second    : 35342.50", {"result_completed_samples_per_sec": 35342.5}),
+    "server": ("Server", "637.535", "Queries/s", "Completed samples per second    : 637.54\nScheduled samples per second : 637.55",
+               {"result_completed_samples_per_sec": 637.535, "result_scheduled_samples_per_sec": 637.547}),
     "singlestream": ("SingleStream", "0.283089", "Latency (ms)", "90th percentile latency (ns) : 282000",
                      {"early_stopping_latency_ss": 283089, "early_stopping_latency_ms": 290000}),
     "multistream": ("MultiStream", "0.498402", "Latency (ms)", "99th percentile latency (ns) : 497000", {"early_stopping_latency_ms": 498402}),
@@ -119,7 +120,7 @@ def test_multistream_summaries_are_joined_to_the_per_query_latencies(four):
     assert len(sample) == 27 and not [f for f in sample if "multistream" in f.path]
 
 
-@pytest.mark.parametrize("scenario, bad", [("singlestream", "0.283088"), ("multistream", "0.498403"), ("server", "35342.6")])
+@pytest.mark.parametrize("scenario, bad", [("singlestream", "0.283088"), ("multistream", "0.498403"), ("server", "637.536")])
 def test_a_scenario_result_changed_in_its_last_place_fails(tmp_path, scenario, bad):
     rows = _rows()
     rows[list(SCENARIOS).index(scenario)]["Result"] = bad
@@ -296,3 +297,47 @@ def test_a_receipt_figure_of_5000_digits_is_not_derived_from(tmp_path):
     assert f.status != "PASS", f.message
     (bad,) = by_check(report, "profile.receipts", "number-out-of-range")
     assert bad.status == "UNVERIFIED" and "(5000 characters)" in bad.message and len(bad.message) < 400
+
+
+def test_a_server_summary_printed_with_two_decimals_is_joined_at_its_precision(four):
+    """LoadGen's summary prints 637.54 of the detail log's 637.535 (the real tree's retinanet Server row): equal at 0.005."""
+    joins = [f for f in by_check(four, "profile.matches") if "samples-per-second" in f.message and "server" in f.path]
+    assert sorted((f.status, f.message.split(":")[0]) for f in joins) == [
+        ("PASS", "summary-completed-samples-per-second-equals-the-detail-log"), ("PASS", "summary-scheduled-samples-per-second-equals-the-detail-log")]
+
+
+@pytest.mark.parametrize("printed", ["637.52", "637.55"])
+def test_a_server_summary_off_by_more_than_its_last_place_fails(tmp_path, printed):
+    root = write_mlperf_tree(tmp_path)
+    summary = root / ROW.format(scenario="server") / "performance/run_1/mlperf_log_summary.txt"
+    summary.write_text(summary.read_text().replace("Completed samples per second    : 637.54", f"Completed samples per second    : {printed}"))
+    report = verify_path(str(root))
+    bad = [f.message.split(":")[0] for f in by_check(report, "profile.matches") if f.status == "FAIL"]
+    assert bad == ["summary-completed-samples-per-second-equals-the-detail-log"] and report.verdict == "FAIL"
+
+
+def test_a_detail_figure_beyond_the_printed_precision_fails_the_server_join(tmp_path):
+    root = write_mlperf_tree(tmp_path)
+    detail = root / ROW.format(scenario="server") / "performance/run_1/mlperf_log_detail.txt"
+    detail.write_text(detail.read_text().replace('"value": 637.535', '"value": 637.532'))  # 637.54 printed: 0.008 off, beyond 0.005
+    bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "profile.matches") if f.status == "FAIL"]
+    assert bad == ["summary-completed-samples-per-second-equals-the-detail-log"]
+
+
+def test_joins_without_precision_stay_exact(tmp_path):
+    root = write_mlperf_tree(tmp_path)
+    detail = root / ROW.format(scenario="offline") / "performance/run_1/mlperf_log_detail.txt"
+    detail.write_text(detail.read_text().replace('"value": 44252.9', '"value": 44252.94'))  # within the summary's last place, but not equal
+    bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "profile.matches") if f.status == "FAIL"]
+    assert bad == ["summary-samples-per-second-equals-the-detail-log"]
+
+
+def test_a_log_printing_fewer_digits_than_the_summary_is_joined_at_the_log_s_precision(tmp_path):
+    """The real tree's resnet50 Server row: the summary prints 35342.64, the detail log 35342.6 (six significant digits)."""
+    root = write_mlperf_tree(tmp_path)
+    run = root / ROW.format(scenario="server") / "performance/run_1"
+    (run / "mlperf_log_summary.txt").write_text((run / "mlperf_log_summary.txt").read_text().replace(
+        "Scheduled samples per second : 637.55", "Scheduled samples per second : 35342.64"))
+    (run / "mlperf_log_detail.txt").write_text((run / "mlperf_log_detail.txt").read_text().replace('"value": 637.547', '"value": 35342.6'))
+    joins = [f for f in by_check(verify_path(str(root)), "profile.matches") if f.message.startswith("summary-scheduled")]
+    assert [f.status for f in joins] == ["PASS"], [f.message for f in joins]

@@ -22,6 +22,7 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
 from verifier.readers.select import select
+from verifier.stats import half_unit
 
 __all__ = ["matches", "outcome_of"]
 
@@ -43,11 +44,17 @@ def outcome_of(value: Any, words: dict[str, list[str]] | None) -> bool | None:
     return None
 
 
-def _same(a: Any, b: Any) -> bool:
-    """Return whether two stated values are equal: numbers by value (`1.50` = `1.5`), anything else as text."""
+def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
+    """
+    Return whether two stated values are equal: numbers by value (`1.50` = `1.5`), anything else as text.
+
+    With `stated_precision`, numbers are equal when |a - b| is at most half a unit of the coarser last place the two
+    state (`stats.half_unit`): LoadGen's summary prints 637.54 of its log's 637.535 (0.005), and 35342.64 of its
+    log's 35342.6 (0.05, the log printing six significant digits).
+    """
     da, db = to_decimal(a), to_decimal(b)
     if da is not None and db is not None:
-        return da == db
+        return abs(da - db) <= max(half_unit(da), half_unit(db)) if stated_precision else da == db
     return isinstance(a, str) and isinstance(b, str) and a == b
 
 
@@ -111,8 +118,8 @@ def _one(ctx: Context, entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any
     seen = examined(ctx)
     seen.add((r.path, r.pointer + entry["pointer"]))
     seen.add((other.path, other.pointer + equals["pointer"]))
-    equal = _same(mine, theirs)
-    text = f"{entry['pointer']} {mine!r} {'==' if equal else '!='} {where} {theirs!r}"
+    equal = _same(mine, theirs, entry.get("precision") == "stated")
+    text = f"{entry['pointer']} {mine!r} {'==' if equal else '!='} {where} {theirs!r}" + (" (at the coarser precision the two state)" if entry.get("precision") else "")
     if "flag" not in entry:
         return _f(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}",
                   path=r.path, pointer=r.pointer + entry["pointer"], expected=theirs, observed=mine)
