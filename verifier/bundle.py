@@ -57,9 +57,9 @@ def unsafe_reason(path: str) -> str | None:
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         return "absolute path"
     parts = path.split("/")
-    if any(p == ".." for p in parts):
+    if ".." in parts:
         return "'..' component leaves the bundle"
-    if any(p in ("", ".") for p in parts):
+    if "" in parts or "." in parts:
         return "empty or '.' component"
     return None
 

@@ -119,10 +119,11 @@ def run_pipeline(pipeline: Sequence[Check], ctx: Context, *, debug: bool = False
                     Finding(check=chk.id, status=Status.UNVERIFIED, code="no-findings",
                             message="the check produced no findings, so nothing was established")
                 )
-        counts: dict[str, int] = {}
+        by_status: dict[Status, int] = {}  # counted by member, named by value once per status (an Enum's `.value` is a Python-level lookup)
         for f in produced:
-            counts[f.status.value] = counts.get(f.status.value, 0) + 1
-        outcome[chk.id] = {f.status for f in produced}
+            by_status[f.status] = by_status.get(f.status, 0) + 1
+        counts = {status.value: n for status, n in by_status.items()}
+        outcome[chk.id] = set(by_status)
         roster.append(CheckInfo(check=chk.id, title=chk.title, counts=counts))
         findings.extend(produced)
     return findings, roster

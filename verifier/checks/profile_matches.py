@@ -81,6 +81,7 @@ def matches(ctx: Context) -> Iterator[Finding]:
     places are marked examined, so `profile.coverage` counts them.
     """
     cid = "profile.matches"
+    indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
     for entry in _profile(ctx)["matches"]:
         records = _records(ctx, entry["receipts"])
         if not records:
@@ -89,17 +90,21 @@ def matches(ctx: Context) -> Iterator[Finding]:
         if "selection" in entry:  # none selected: the bundle has no such records (no MultiStream run), so nothing is stated to check
             records = select(records, entry["selection"])
         joined: dict[tuple[Any, ...], list[Receipt]] = {}
-        if "receipts" in entry["equals"]:  # one pass over the other set, not one per record (38 rows x 38 logs in an MLPerf tree)
-            on = entry["equals"].get("on", [])
-            for o in _records(ctx, entry["equals"]["receipts"]):
-                joined.setdefault(tuple(o.dims.get(d) for d in on), []).append(o)
+        if "receipts" in entry["equals"]:  # one pass over the other set, not one per record (38 rows x 38 logs in an MLPerf tree), and once per set and `on`
+            on = tuple(entry["equals"].get("on", []))
+            joined = indexes.get((entry["equals"]["receipts"], on))  # type: ignore[assignment]
+            if joined is None:
+                joined = indexes[(entry["equals"]["receipts"], on)] = {}
+                for o in _records(ctx, entry["equals"]["receipts"]):
+                    joined.setdefault(tuple(o.dims.get(d) for d in on), []).append(o)
         for r in records:
             yield _one(ctx, entry, r, joined)
 
 
 def _one(ctx: Context, entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]]) -> Finding:
     cid = "profile.matches"
-    label = f"{entry['id']}: {r.path}{' ' + r.pointer if r.pointer else ''}"
+    path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
+    label = f"{entry['id']}: {path}{' ' + at if at else ''}"
     equals = entry["equals"]
     mine = _at(r.raw, entry["pointer"])
     if "receipts" in equals:
@@ -107,29 +112,29 @@ def _one(ctx: Context, entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any
         others = joined.get(tuple(want.values()), [])
         if len(others) != 1:
             return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {equals['receipts']} share {want}, so the value to equal is not known",
-                      path=r.path, pointer=r.pointer + entry["pointer"])
+                      path=path, pointer=at + entry["pointer"])
         other, where = others[0], f"{others[0].path}{' ' + others[0].pointer if others[0].pointer else ''}{equals['pointer']}"
     else:
-        other, where = r, f"{r.pointer}{equals['pointer']}"
+        other, where = r, f"{at}{equals['pointer']}"
     theirs = _at(other.raw, equals["pointer"])
     if mine is None or theirs is None:
         missing = entry["pointer"] if mine is None else equals["pointer"]
-        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=r.path, pointer=r.pointer + entry["pointer"])
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + entry["pointer"])
     seen = examined(ctx)
-    seen.add((r.path, r.pointer + entry["pointer"]))
+    seen.add((path, at + entry["pointer"]))
     seen.add((other.path, other.pointer + equals["pointer"]))
     equal = _same(mine, theirs, entry.get("precision") == "stated")
     text = f"{entry['pointer']} {mine!r} {'==' if equal else '!='} {where} {theirs!r}" + (" (at the coarser precision the two state)" if entry.get("precision") else "")
     if "flag" not in entry:
         return _f(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}",
-                  path=r.path, pointer=r.pointer + entry["pointer"], expected=theirs, observed=mine)
+                  path=path, pointer=at + entry["pointer"], expected=theirs, observed=mine)
     stated = _at(r.raw, entry["flag"])
     flag = outcome_of(stated, entry.get("outcomes"))
     if flag is None:
         return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: {entry['flag']} holds {stated!r}, not true/false or a declared outcome word",
-                  path=r.path, pointer=r.pointer + entry["flag"], observed=stated)
-    seen.add((r.path, r.pointer + entry["flag"]))
+                  path=path, pointer=at + entry["flag"], observed=stated)
+    seen.add((path, at + entry["flag"]))
     agree = flag == equal
     return _f(cid, Status.PASS if agree else Status.FAIL, "flag-agrees" if agree else "flag-disagrees",
               f"{label}: {entry['flag']} states {stated!r} ({str(flag).lower()}); re-derived: {text}",
-              path=r.path, pointer=r.pointer + entry["flag"], expected=equal, observed=stated)
+              path=path, pointer=at + entry["flag"], expected=equal, observed=stated)

@@ -67,7 +67,7 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     blocks = []
     rendered = []
     for i, tok in enumerate(tokens):  # a table cell's inline follows `th_open`/`td_open`, never a paragraph or heading
-        if rendered_fence(tok):
+        if tok.type == "fence" and rendered_fence(tok):  # the type first: one call per fence, not per token
             rendered.append({"#line": tok.map[0] + 1, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
         elif tok.type == "html_block":
             blocks.append({"#line": tok.map[0] + 1, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
