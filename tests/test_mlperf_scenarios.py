@@ -30,7 +30,7 @@ from verifier.profiles import load_profile
 from verifier.trust import assets as shipped_assets
 from verifier.units import unit_in_label
 
-ROW = "open/MLCommons/results/demo-sut/resnet50/{scenario}"
+ROW = "open/MLCommons/results/demo-sut/{model}/{scenario}"
 LATENCIES = ("Min latency (ns)", "Max latency (ns)", "Mean latency (ns)", "50.00 percentile latency (ns)", "90.00 percentile latency (ns)",
              "95.00 percentile latency (ns)", "97.00 percentile latency (ns)", "99.00 percentile latency (ns)", "99.90 percentile latency (ns)")
 PER_SAMPLE = ("result_min_latency_ns", "result_max_latency_ns", "result_mean_latency_ns", "result_50.00_percentile_latency_ns",
@@ -77,15 +77,16 @@ def _rows() -> list[dict[str, str]]:
              "Result": result, "Accuracy": "acc: 76.078", "Units": units} for table, result, units, _h, _d in SCENARIOS.values()]
 
 
-def write_mlperf_tree(root: Path, rows: list[dict[str, str]] | None = None) -> Path:
-    """Write a results tree of the four LoadGen scenarios, with its table as summary.json, summary.csv and README.md; return `root`."""
+def write_mlperf_tree(root: Path, rows: list[dict[str, str]] | None = None, *, model: str = "resnet50",
+                      accuracy: str = "accuracy=76.078%, good=38039, total=50000\n") -> Path:
+    """Write a results tree of the four LoadGen scenarios of `model`, with its table as summary.json, summary.csv and README.md; return `root`."""
     rows = _rows() if rows is None else rows
     files: dict[str, str] = {}
     for scenario in SCENARIOS:
-        base = ROW.format(scenario=scenario)
+        base = ROW.format(model=model, scenario=scenario)
         files[f"{base}/performance/run_1/mlperf_log_summary.txt"] = _summary(scenario)
         files[f"{base}/performance/run_1/mlperf_log_detail.txt"] = _detail(scenario)
-        files[f"{base}/accuracy/accuracy.txt"] = "accuracy=76.078%, good=38039, total=50000\n"
+        files[f"{base}/accuracy/accuracy.txt"] = accuracy
     files["summary.json"] = json.dumps({str(i): {**r, "MlperfModel": r["Model"]} for i, r in enumerate(rows)}, indent=4)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS, quoting=csv.QUOTE_ALL, lineterminator="\n", extrasaction="ignore")
@@ -131,7 +132,7 @@ def test_a_scenario_result_changed_in_its_last_place_fails(tmp_path, scenario, b
 
 def test_a_multistream_summary_latency_that_is_not_the_per_query_one_fails(tmp_path):
     root = write_mlperf_tree(tmp_path)
-    summary = root / ROW.format(scenario="multistream") / "performance/run_1/mlperf_log_summary.txt"
+    summary = root / ROW.format(model="resnet50", scenario="multistream") / "performance/run_1/mlperf_log_summary.txt"
     summary.write_text(summary.read_text().replace("Mean latency (ns)               : 402000", "Mean latency (ns)               : 302000"))
     report = verify_path(str(root))
     bad = [f for f in by_check(report, "profile.matches") if f.status == "FAIL"]
@@ -290,7 +291,7 @@ def test_a_receipt_figure_of_5000_digits_is_not_derived_from(tmp_path):
     rows = _rows()
     rows[0]["Result"] = huge
     root = write_mlperf_tree(tmp_path, rows)
-    summary = root / ROW.format(scenario="offline") / "performance/run_1/mlperf_log_summary.txt"
+    summary = root / ROW.format(model="resnet50", scenario="offline") / "performance/run_1/mlperf_log_summary.txt"
     summary.write_text(summary.read_text().replace("Samples per second : 44252.9", f"Samples per second : {huge}"))
     report = verify_path(str(root))
     f = one_claim(report, "Result[division=open][org=MLCommons][platform=demo-sut][model=resnet50][scenario=offline]")
@@ -309,7 +310,7 @@ def test_a_server_summary_printed_with_two_decimals_is_joined_at_its_precision(f
 @pytest.mark.parametrize("printed", ["637.52", "637.55"])
 def test_a_server_summary_off_by_more_than_its_last_place_fails(tmp_path, printed):
     root = write_mlperf_tree(tmp_path)
-    summary = root / ROW.format(scenario="server") / "performance/run_1/mlperf_log_summary.txt"
+    summary = root / ROW.format(model="resnet50", scenario="server") / "performance/run_1/mlperf_log_summary.txt"
     summary.write_text(summary.read_text().replace("Completed samples per second    : 637.54", f"Completed samples per second    : {printed}"))
     report = verify_path(str(root))
     bad = [f.message.split(":")[0] for f in by_check(report, "profile.matches") if f.status == "FAIL"]
@@ -318,7 +319,7 @@ def test_a_server_summary_off_by_more_than_its_last_place_fails(tmp_path, printe
 
 def test_a_detail_figure_beyond_the_printed_precision_fails_the_server_join(tmp_path):
     root = write_mlperf_tree(tmp_path)
-    detail = root / ROW.format(scenario="server") / "performance/run_1/mlperf_log_detail.txt"
+    detail = root / ROW.format(model="resnet50", scenario="server") / "performance/run_1/mlperf_log_detail.txt"
     detail.write_text(detail.read_text().replace('"value": 637.535', '"value": 637.532'))  # 637.54 printed: 0.008 off, beyond 0.005
     bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "profile.matches") if f.status == "FAIL"]
     assert bad == ["summary-completed-samples-per-second-equals-the-detail-log"]
@@ -326,7 +327,7 @@ def test_a_detail_figure_beyond_the_printed_precision_fails_the_server_join(tmp_
 
 def test_joins_without_precision_stay_exact(tmp_path):
     root = write_mlperf_tree(tmp_path)
-    detail = root / ROW.format(scenario="offline") / "performance/run_1/mlperf_log_detail.txt"
+    detail = root / ROW.format(model="resnet50", scenario="offline") / "performance/run_1/mlperf_log_detail.txt"
     detail.write_text(detail.read_text().replace('"value": 44252.9', '"value": 44252.94'))  # within the summary's last place, but not equal
     bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "profile.matches") if f.status == "FAIL"]
     assert bad == ["summary-samples-per-second-equals-the-detail-log"]
@@ -335,9 +336,33 @@ def test_joins_without_precision_stay_exact(tmp_path):
 def test_a_log_printing_fewer_digits_than_the_summary_is_joined_at_the_log_s_precision(tmp_path):
     """The real tree's resnet50 Server row: the summary prints 35342.64, the detail log 35342.6 (six significant digits)."""
     root = write_mlperf_tree(tmp_path)
-    run = root / ROW.format(scenario="server") / "performance/run_1"
+    run = root / ROW.format(model="resnet50", scenario="server") / "performance/run_1"
     (run / "mlperf_log_summary.txt").write_text((run / "mlperf_log_summary.txt").read_text().replace(
         "Scheduled samples per second : 637.55", "Scheduled samples per second : 35342.64"))
     (run / "mlperf_log_detail.txt").write_text((run / "mlperf_log_detail.txt").read_text().replace('"value": 637.547', '"value": 35342.6'))
     joins = [f for f in by_check(verify_path(str(root)), "profile.matches") if f.message.startswith("summary-scheduled")]
     assert [f.status for f in joins] == ["PASS"], [f.message for f in joins]
+
+
+@pytest.mark.parametrize("stated, status", [("0.86236", "PASS"), ("0.86237", "FAIL")])
+def test_3d_unet_dice_is_read_from_its_labelled_assignment_line(tmp_path, stated, status):
+    """3d-unet's accuracy script writes `Accuracy: mean = 0.86236, kidney = 0.9350, tumor = 0.7897`; the table `DICE: 0.86236`."""
+    rows = [{**r, "Model": "3d-unet-99", "Accuracy": f"DICE: {stated}"} for r in _rows()]
+    root = write_mlperf_tree(tmp_path, rows, model="3d-unet-99",
+                             accuracy="Processing evaluation summary...\nAccuracy: mean = 0.86236, kidney = 0.9350, tumor = 0.7897\nDone!\n")
+    report = verify_path(str(root))
+    f = one_claim(report, "Accuracy.DICE[division=open][org=MLCommons][platform=demo-sut][model=3d-unet-99][scenario=offline]")
+    assert f.status == status, f.message
+    assert not by_check(report, "profile.coverage", "unchecked-claim")
+
+
+@pytest.mark.parametrize("line, members", [
+    ("Accuracy: mean = 0.86236, kidney = 0.9350", {"mean": "0.86236", "kidney": "0.9350"}),
+    ("accuracy=76.000%, good=380, total=500", {"accuracy": "76.000%", "good": "380", "total": "500"}),
+    ("Reading examples...", None),
+    ("No cached features at '/x': converting", None),
+])
+def test_an_assignments_line_may_follow_a_label(line, members):
+    records = parse(line.encode() + b"\n", {"encoding": "text", "lines": ["assignments"]})
+    got = {k: v for k, v in records[0][1].items() if not k.startswith("#")} if records else {}
+    assert (got or None) == members

@@ -162,9 +162,25 @@ _ASSIGNMENT = re.compile(r"(?P<key>[A-Za-z_][A-Za-z0-9_.\- ]*?)\s*=\s*(?P<value>
 
 
 def _assignments(line: str) -> dict[str, str] | None:
-    """Return the `k=v, k2=v2` members of `line`, or None when the line is not wholly assignments."""
-    pos, out = 0, {}
+    """
+    Return the `k=v, k2=v2` members of `line`, or None when the line is not wholly assignments.
+
+    A label may come first (`Accuracy: mean = 0.86236, kidney = 0.9350`, MLPerf 3d-unet's accuracy script): its members are the assignments after it.
+    """
     stripped = line.strip()
+    found = _assignment_members(stripped)
+    if found is None and (label := _LABEL.match(stripped)) is not None:
+        found = _assignment_members(stripped[label.end():])
+    return found
+
+
+#: A label before a line's members: words, then a colon.
+_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*:\s*")
+
+
+def _assignment_members(stripped: str) -> dict[str, str] | None:
+    """Return the members of `stripped` when it is wholly `k=v` assignments, else None."""
+    pos, out = 0, {}
     while pos < len(stripped):
         m = _ASSIGNMENT.match(stripped, pos)
         if not m or m.end() == pos:
