@@ -45,18 +45,23 @@ def test_a_required_claim_the_bundle_does_not_state_fails(tmp_path, tiny):
     assert report.verdict == "FAIL"
 
 
-@pytest.mark.parametrize("stated,status", [("0.17", "PASS"), ("0.18", "FAIL")])
-def test_a_claim_in_another_unit_keeps_its_stated_precision(tmp_path, stated, status):
-    # derived baseline arm mean 10 s; 0.17 min = 10.2 s is within half a unit of 0.01 min (0.3 s), 0.18 min = 10.8 s is not
+def _baseline_mean_stated_in(tmp_path, stated: str, unit: str) -> list:
+    """Return the `derivation.claims` findings of `arm_mean_s.baseline` (derived 10 s, the rule in s) stated as `stated` `unit`."""
     gate = {k: v for k, v in TINY_GATE.items() if k != "id"}
     gate["claims"] = [dict(rule, unit="s") if rule["claim"] == "arm_mean_s" else rule for rule in gate["claims"]]
     assets = asset_root(tmp_path, {"tiny-units-v1": gate})
     bundle = write_bundle(tmp_path / "b")
     manifest = json.loads((bundle / "manifest.json").read_text())
     (bundle / "manifest.json").write_text(json.dumps({**manifest, "gate": "tiny-units-v1"}))
-    _claims(bundle, lambda claims: claims[1].update(value=float(stated), unit="min"))
+    _claims(bundle, lambda claims: claims[1].update(value=float(stated), unit=unit))
     report = verify_path(str(bundle), asset_root=assets)
-    claim = [f for f in report.findings if f.check == "derivation.claims" and "arm_mean_s.baseline" in f.message]
+    return [f for f in report.findings if f.check == "derivation.claims" and "arm_mean_s.baseline" in f.message]
+
+
+@pytest.mark.parametrize("stated,status", [("0.17", "PASS"), ("0.18", "FAIL")])
+def test_a_claim_in_another_unit_keeps_its_stated_precision(tmp_path, stated, status):
+    # derived baseline arm mean 10 s; 0.17 min = 10.2 s is within half a unit of 0.01 min (0.3 s), 0.18 min = 10.8 s is not
+    claim = _baseline_mean_stated_in(tmp_path, stated, "min")
     assert [f.status.value for f in claim] == [status], [f.message for f in claim]
 
 
@@ -85,13 +90,5 @@ def test_a_quality_threshold_is_met_inclusively_and_says_its_bounds(value, rule,
 @pytest.mark.parametrize("stated,status", [("10000.000000000002", "PASS"), ("10000.00000002", "FAIL")])
 def test_a_claim_restated_in_ms_is_judged_by_the_float_bound_in_ms(tmp_path, stated, status):
     """The derived 10 s restated at 17 digits in ms: the float bound is scaled to ms before it is carried back (it was not)."""
-    gate = {k: v for k, v in TINY_GATE.items() if k != "id"}
-    gate["claims"] = [dict(rule, unit="s") if rule["claim"] == "arm_mean_s" else rule for rule in gate["claims"]]
-    assets = asset_root(tmp_path, {"tiny-units-v1": gate})
-    bundle = write_bundle(tmp_path / "b")
-    manifest = json.loads((bundle / "manifest.json").read_text())
-    (bundle / "manifest.json").write_text(json.dumps({**manifest, "gate": "tiny-units-v1"}))
-    _claims(bundle, lambda claims: claims[1].update(value=float(stated), unit="ms"))
-    report = verify_path(str(bundle), asset_root=assets)
-    claim = [f for f in report.findings if f.check == "derivation.claims" and "arm_mean_s.baseline" in f.message]
+    claim = _baseline_mean_stated_in(tmp_path, stated, "ms")
     assert [f.status.value for f in claim] == [status], [f.message for f in claim]
