@@ -22,7 +22,8 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
 - `text`: a line-oriented text file read into ONE record whose members come
   from every line that matches one of the `lines` grammars, in order:
   `key-value` (`Samples per second: 0.000195653`, the separator is the first
-  `:`), `assignments` (`accuracy=76.000%, good=380, total=500`, also
+  `:`), `assignments` (`accuracy=76.000%, good=380, total=500`, also after a
+  label such as `Accuracy: mean = 0.86236, kidney = 0.9350`, also
   `hash=...`), `json-object` (a line holding a JSON object, e.g.
   `{"exact_match": 80.0}`), `python-dict` (a line holding a Python dict
   literal such as `{'rouge1': 31.4286}`, optionally after a label:
@@ -240,10 +241,6 @@ def _prefixed_json(spec: dict[str, Any]) -> Any:
     return read
 
 
-#: A label before a `python-dict` line's literal: words, then a colon, then the opening brace.
-_DICT_LABEL = re.compile(r"[A-Za-z][A-Za-z0-9 _-]*:\s*\{")
-
-
 def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, Any] | None:
     """Return the members one line states under `grammar` (a `LINE_GRAMMARS` name), or None when the line is not of it."""
     if grammar == "prefixed-json":
@@ -259,8 +256,8 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
         return document if isinstance(document, dict) else None
     if grammar == "python-dict":
         if not stripped.startswith("{"):  # a label before the literal ("Accuracy Results: {'FID_SCORE': '23.5'}") is allowed
-            label = _DICT_LABEL.match(stripped)
-            stripped = stripped[label.end() - 1:] if label else ""
+            label = _LABEL.match(stripped)
+            stripped = stripped[label.end():] if label else ""
         if not (stripped.startswith("{") and stripped.endswith("}")):
             return None
         try:
