@@ -163,3 +163,91 @@ def test_both_scan_paths_stay_strict(text, code):
     with pytest.raises(JSONProblem) as exc:
         loads_strict_text(text)
     assert exc.value.code == code
+
+
+# --- loads_strict_each: the compiled decoder must read exactly what `loads_strict_text` reads ---------------------------
+
+
+def _each_outcomes(texts: list[str]) -> list:
+    out = []
+    for result in jsonio.loads_strict_each(texts):
+        out.append(("refused", result.code, str(result)) if isinstance(result, JSONProblem) else ("ok", repr(result)))
+    return out
+
+
+def test_each_gives_what_text_by_text_gives_on_the_whole_grid():
+    """Every grid text alone and behind a well-formed line: the same value, or its JSONProblem (code and message) in its place."""
+    for before in _AROUND:
+        for document in _DOCUMENTS:
+            for after in _AROUND[:4]:
+                text = before + document + after
+                expected = _outcome(loads_strict_text, text)
+                assert _each_outcomes([text]) == [expected], text[:80]
+                assert _each_outcomes(['{"k": 1.50}', text]) == [("ok", repr({"k": Decimal("1.50")})), expected], text[:80]
+
+
+#: Key and string spellings that stress the `":` count: quotes and colons inside strings, escaped and not.
+_KEYS = ["a", "b", '":', ":", '"', "\\", "a:b", "", "E+", "é"]
+_NUMBERS = ["0", "-0", "7", "1.50", "-0.0", "1e5", "1E+5", "2.5e-3", "1e400", "-1.5e-400", "0.0000001", "9" * 320, "1" * 40,
+            "1" * 300 + "." + "1" * 300 + "e200", "1" * 200 + "." + "1" * 200, "0." + "0" * 310 + "1"]
+_SPACE = ["", "", "", " ", "\t", "\r", "\n"]
+
+
+def _string(rng: random.Random, pool: list[str]) -> str:
+    text = rng.choice(pool)
+    if rng.random() < 0.15:  # the same string with every character escaped as \uXXXX (how `":` can hide from a count)
+        return '"' + "".join(f"\\u{ord(c):04x}" for c in text) + '"'
+    return json.dumps(text, ensure_ascii=rng.random() < 0.5)
+
+
+def _value(rng: random.Random, depth: int) -> str:
+    sp = lambda: rng.choice(_SPACE)  # noqa: E731
+    roll = rng.random()
+    if depth > 3 or roll < 0.3:
+        return rng.choice([rng.choice(_NUMBERS), _string(rng, _KEYS), "true", "null", "NaN"][: 4 if rng.random() < 0.97 else 5])
+    if roll < 0.45:
+        return "[" + ",".join(sp() + _value(rng, depth + 1) + sp() for _ in range(rng.randint(0, 3))) + "]"
+    pairs = []
+    for _ in range(rng.randint(0, 4)):
+        pairs.append(sp() + _string(rng, _KEYS) + sp() + ":" + sp() + _value(rng, depth + 1) + sp())
+    return "{" + ",".join(pairs) + "}"
+
+
+def test_each_agrees_with_text_by_text_on_random_documents():
+    """Random documents (duplicate keys, `":` in strings, escapes, spaced colons, out-of-range numbers): batch and line by line agree, and the compiled path serves most batches."""
+    rng = random.Random(20261205)
+    compiled = 0
+    for _ in range(3000):
+        texts = [rng.choice(_SPACE) + _value(rng, 0) + rng.choice(_SPACE) for _ in range(rng.randint(1, 4))]
+        assert _each_outcomes(texts) == [_outcome(loads_strict_text, t) for t in texts], texts
+        compiled += jsonio._checked_many(texts) is not None
+    assert compiled > 400  # the property is tested on the compiled path, not only on its fallback
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": 2}', '{"a" :1, "a":2}', '{"a":1,"b":{"c":[1,{"c":2,"c":3}]}}', '{"a":1,"\\u0061":2}',
+    '{"a":"\\u0022:","a":1}', '{"a":1,"a":"\\u0022:"}', '{"a":1e400}', '{"a":1E-400}', '{"a":' + "9" * 400 + "}", '\ufeff{"a":1}',
+    '{"a":' + "1" * 300 + "." + "1" * 300 + "e200}",
+    "[" * (jsonio.MAX_DEPTH + 1) + "]" * (jsonio.MAX_DEPTH + 1), '{"a":NaN}',
+])
+def test_the_compiled_path_declines_each_hazard(text):
+    """Each refusal the compiled decoder does not make itself sends the batch line by line, where it is refused."""
+    assert jsonio._checked_many(['{"key": "x", "value": 1.5}', text]) is None
+    assert isinstance(jsonio.loads_strict_each(['{"key": "x", "value": 1.5}', text])[1], JSONProblem)
+
+
+def test_the_compiled_path_reads_a_loadgen_line_exactly():
+    line = ('{"key": "result_completed_samples_per_sec", "value": 637.535, "time_ms": 10.5, "namespace": "mlperf::logging", '
+            '"event_type": "POINT_IN_TIME", "metadata": {"is_error": false, "file": "loadgen.cc", "line_no": 1200}}')
+    docs = jsonio._checked_many([line, line.replace("637.535", "35342.50")])
+    assert docs is not None
+    assert repr(docs[0]["value"]) == "Decimal('637.535')" and repr(docs[1]["value"]) == "Decimal('35342.50')"
+    assert docs == [loads_strict_text(line), loads_strict_text(line.replace("637.535", "35342.50"))]
+
+
+@pytest.mark.parametrize("data, found", [
+    (b'{"a": "x"}', False), (b'{"a": "\\u0041"}', True), (b'{"a": "\\\\u"}', False), (b'{"a": "\\\\\\u0041"}', True),
+    (b'{"a": "\\n\\t"}', False), (b'"\\"\x00"\\u00e9"', True), (b'"\\\\"', False),
+])
+def test_unicode_escape_finds_escapes_not_escaped_backslashes(data, found):
+    assert jsonio._unicode_escape(data) is found

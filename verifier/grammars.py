@@ -54,7 +54,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines, loads_strict_text
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
 
 __all__ = ["ENCODINGS", "LINE_GRAMMARS", "READER_KEYS", "GrammarError", "column_names", "inline_text", "markdown_tables", "markdown_tokens", "numbers_in", "parse", "quantity", "table_rows", "unpivot", "utf8_text"]
 
@@ -313,13 +313,10 @@ def _members(text: str, spec: dict[str, Any]) -> Any:
         if len(key_tokens) == 1 and len(value_tokens) == 1:
             key_member, value_member = key_tokens[0], value_tokens[0]
             start = len(prefix)
-            for number, line in enumerate(lines, start=1):
-                if not line.startswith(prefix):
-                    continue  # `read` returns None for it: no members
-                try:
-                    document = loads_strict_text(line[start:])
-                except JSONProblem:
-                    document = None  # `read` parses it again and raises its GrammarError
+            numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.startswith(prefix)]  # other lines: no members
+            documents = loads_strict_each([line[start:] for _number, line in numbered])
+            for (number, line), document in zip(numbered, documents):
+                # a line that is not strict JSON has its JSONProblem here: `read` parses it again and raises its GrammarError
                 if type(document) is dict and key_member in document and value_member in document:
                     yield number, str(document[key_member]), document[value_member]
                 else:
