@@ -288,6 +288,10 @@ def _line_readers(spec: dict[str, Any]) -> list[Any]:
             readers.append(_prefixed_json(spec))
         elif grammar == "key-value":
             readers.append(_key_value)  # what `_line_members(line, "key-value", spec)` returns, without its dispatch per line
+        elif grammar == "assignments":  # every assignment has its "=": a line without one is none (no strip, no regex)
+            readers.append(lambda line: _assignments(line) if "=" in line else None)
+        elif grammar in ("json-object", "python-dict"):  # an object or dict literal opens with "{": a line without one is neither
+            readers.append(lambda line, g=grammar: _line_members(line, g, spec) if "{" in line else None)
         else:
             readers.append(lambda line, g=grammar: _line_members(line, g, spec))
     return readers
