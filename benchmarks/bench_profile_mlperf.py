@@ -22,8 +22,9 @@ before and after, and the median time of parsing the README once with
 `verifier.readers.markdown_doc.markdown_document` (pyromark, what `verify` reads the README's table and prose with; the
 stdlib baseline only splits its lines at `|`), the floor that parse sets on
 the ratio, and the time of reading the `:::MLLOG` lines of every detail log
-with `verifier.jsonio.loads_strict_text` next to plain `json.loads` (the
-other floor: strict JSON). It measures the `verifier/` of the checkout it sits in.
+strictly as `verify` reads them (`verifier.jsonio.loads_strict_each`, a
+batch per file; `loads_strict_text` per line in a checkout that predates
+it) next to plain `json.loads` per line (the other floor: strict JSON). It measures the `verifier/` of the checkout it sits in.
 
 `--base REF` measures a second checkout in the same run: REF is checked out
 as a detached `git worktree` in a temporary directory (removed at exit), and
@@ -101,13 +102,22 @@ def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
     """Time `reps` alternating runs of the stdlib parse, `verify_path`, one Markdown parse of the README and the detail-log lines strict and plain, after a warm-up; return the figures."""
     from verifier.core import verify_path
     from verifier.readers.markdown_doc import markdown_document
-    from verifier.jsonio import loads_strict_text
+    from verifier import jsonio
+
+    def strict_each(texts: list[str]) -> None:
+        """Read `texts` strictly as this checkout's `verify` reads a detail log's lines."""
+        if hasattr(jsonio, "loads_strict_each"):
+            jsonio.loads_strict_each(texts)
+        else:
+            for text in texts:
+                jsonio.loads_strict_text(text)
 
     verify_path(str(tree))  # warm-up: imports, pins, schema compilation
     parse_stdlib(tree)
     readme = (tree / "README.md").read_bytes()
-    mllog = [line[len(":::MLLOG "):] for path in tree.glob("*/*/results/*/*/*/performance/run_1/mlperf_log_detail.txt")
-             for line in path.read_text().splitlines() if line.startswith(":::MLLOG ")]
+    per_file = [[line[len(":::MLLOG "):] for line in path.read_text().splitlines() if line.startswith(":::MLLOG ")]
+                for path in tree.glob("*/*/results/*/*/*/performance/run_1/mlperf_log_detail.txt")]
+    mllog = [text for texts in per_file for text in texts]
     ours, theirs, markdown, strict, plain = [], [], [], [], []
     for _ in range(reps):
         start = time.perf_counter()
@@ -120,8 +130,8 @@ def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
         markdown_document(readme)
         markdown.append(time.perf_counter() - start)
         start = time.perf_counter()
-        for text in mllog:
-            loads_strict_text(text)
+        for texts in per_file:
+            strict_each(texts)
         strict.append(time.perf_counter() - start)
         start = time.perf_counter()
         for text in mllog:
