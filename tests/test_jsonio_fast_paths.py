@@ -227,7 +227,7 @@ def test_each_agrees_with_text_by_text_on_random_documents():
 @pytest.mark.parametrize("text", [
     '{"a": 1, "a": 2}', '{"a" :1, "a":2}', '{"a":1,"b":{"c":[1,{"c":2,"c":3}]}}', '{"a":1,"\\u0061":2}',
     '{"a":"\\u0022:","a":1}', '{"a":1,"a":"\\u0022:"}', '{"a":1e400}', '{"a":1E-400}', '{"a":' + "9" * 400 + "}", '\ufeff{"a":1}',
-    '{"a":' + "1" * 300 + "." + "1" * 300 + "e200}",
+    '{"a":' + "1" * 300 + "." + "1" * 300 + "e200}", '{"a":1.8e308}', '{"a":1e-309}', '{"a":-2E+308}',
     "[" * (jsonio.MAX_DEPTH + 1) + "]" * (jsonio.MAX_DEPTH + 1), '{"a":NaN}',
 ])
 def test_the_compiled_path_declines_each_hazard(text):
@@ -251,3 +251,10 @@ def test_the_compiled_path_reads_a_loadgen_line_exactly():
 ])
 def test_unicode_escape_finds_escapes_not_escaped_backslashes(data, found):
     assert jsonio._unicode_escape(data) is found
+
+
+@pytest.mark.parametrize("literal", ["1.7976931348623157e308", "1e308", "9.99e307", "1e-308", "-1e-308", "0e-500", "0.0", "1.50"])
+def test_numbers_at_the_binary64_bounds_read_as_text_by_text(literal):
+    """In range at either bound: the batch reads what `loads_strict_text` reads (the compiled path, or its fallback for [1e308, max])."""
+    text = '{"a": ' + literal + "}"
+    assert repr(jsonio.loads_strict_each(['{"k": 1}', text])[1]) == repr(loads_strict_text(text))

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import MAX_PREC, Clamped, Context, Decimal, Inexact, InvalidOperation, Overflow, Rounded, Subnormal, Underflow
 from itertools import repeat
 from operator import add
 from pathlib import Path
@@ -262,15 +262,22 @@ def loads_strict_text(text: str) -> Any:
     return _decode(text)
 
 
+#: The context `_COMPILED` reads a number with a fraction or exponent in: exact (no rounding at any length) and raising
+#: `decimal.Overflow` beyond 10**308 or `decimal.Subnormal` below 10**-308 (magnitudes `in_binary64` refuses); a magnitude
+#: in [10**308, `MAX_BINARY64`] raises too and is then read (and accepted) by `_decode`.
+_BINARY64_RANGE = Context(prec=MAX_PREC, Emax=MAX_EXPONENT - 1, Emin=-MAX_EXPONENT,
+                          traps=[Overflow, Subnormal, Underflow, Clamped, Inexact, Rounded, InvalidOperation])
 #: msgspec's decoder (compiled): refuses what the JSON grammar refuses (NaN/Infinity, trailing commas, lone surrogate
-#: escapes, other whitespace, a byte order mark before the document) and hands each number with a fraction or exponent to `Decimal` as written; it does NOT
-#: refuse duplicate keys (the last one wins) or numbers beyond binary64, which `_checked_many` rules out.
-_COMPILED = msgspec.json.Decoder(float_hook=Decimal)
+#: escapes, other whitespace, a byte order mark before the document) and hands each number with a fraction or exponent,
+#: as written, to `_BINARY64_RANGE.create_decimal`; it does NOT refuse duplicate keys (the last one wins), integers beyond
+#: binary64 or nesting deeper than `MAX_DEPTH`, which `_checked_many` rules out.
+_COMPILED = msgspec.json.Decoder(float_hook=_BINARY64_RANGE.create_decimal)
 _ENCODE = msgspec.json.Encoder().encode
-#: For `_checked_many`: every byte but the brackets that open nesting and the separator of the joined texts (deleted).
+#: For `_checked_many`: "[" -> "{" (with every byte but "{", "[" and the texts' separator deleted, a text nested deeper
+#: than `MAX_DEPTH` leaves a run of more than `MAX_DEPTH` "{").
+_OPENING = bytes(0x7B if b == 0x5B else b for b in range(256))
 _NOT_OPENING = bytes(b for b in range(256) if b not in b"{[\x00")
-#: For `_checked_many`: each ASCII digit -> "0", "E" -> "E", "+" and "-" -> "+", every other byte -> " ".
-_EXPONENT_MASK = bytes(0x30 if 0x30 <= b <= 0x39 else b if b == 0x45 else 0x2B if b in b"+-" else 0x20 for b in range(256))
+_TOO_DEEP = b"{" * (MAX_DEPTH + 1)
 #: Texts per batch of `loads_strict_each` (bounds the transient copies `_checked_many` makes).
 _BATCH = 4096
 
@@ -299,40 +306,29 @@ def _checked_many(texts: list[str]) -> list[Any] | None:
 
     None means: some text is not JSON, or is one whose strict reading the
     compiled decoder could differ from (then each text is read by
-    `_decode`). A batch holding a `\\u` escape or a text with more than
-    `MAX_DEPTH` opening brackets is not decoded. After decoding, the compact
-    encoding of what was decoded (msgspec writes a `Decimal` as its `str`)
-    is compared with the texts:
-
-    - duplicate keys: a colon in JSON text either separates a key from its
-      value or stands in a string; without `\\u` escapes a string's colon is
-      written as itself, in the texts as in the encoding. A duplicate key
-      drops a key (and its value's strings) from the decoded object, so the
-      encoding holds fewer colons than the texts exactly when some object
-      stated a key twice (a `\\u003a` would hide a colon: hence no `\\u`);
-    - range: a number beyond binary64 is written either with an exponent
-      (`str` of a `Decimal` writes a digit, then `E+` or `E-`, when its
-      exponent is positive or its magnitude below 10**-6) or as a run of at
-      least `MAX_INT_DIGITS - 2` digits (an integer, or a `Decimal` such as
-      `1...1.1...1e200` whose digits the text splits at its point); either
-      sends the batch the slow way, as does a digit before `E+`/`E-` inside
-      a string.
+    `_decode`). A batch holding a `\\u` escape, a run of `MAX_INT_DIGITS - 2`
+    digits (an integer that may be beyond binary64: the decoder reads any
+    integer) or a text with more than `MAX_DEPTH` opening brackets is not
+    decoded; a number with a fraction or exponent outside the binary64 range
+    stops the decoder (`_BINARY64_RANGE`). After decoding, duplicate keys:
+    a colon in JSON text either separates a key from its value or stands in
+    a string; without `\\u` escapes (a `\\u003a` would hide one) a string's
+    colon is written as itself, in the texts as in the compact encoding of
+    what was decoded. A duplicate key drops a key (and its value's strings)
+    from the decoded object, so the encoding holds fewer colons than the
+    texts exactly when some object stated a key twice.
     """
     try:
         data = "\x00".join(texts).encode("utf-8")  # a raw NUL is not JSON, so no text that decodes holds the separator
     except UnicodeEncodeError:  # a lone surrogate in a str that was not decoded from UTF-8
         return None
-    if _unicode_escape(data) or max(map(len, data.translate(None, _NOT_OPENING).split(b"\x00"))) > MAX_DEPTH:
+    if _unicode_escape(data) or _TOO_DEEP in data.translate(_OPENING, _NOT_OPENING) or _LONG_RUN in data.translate(_DIGIT_MASK):
         return None
     try:
         docs = list(map(_COMPILED.decode, texts))
-    except (ValueError, ArithmeticError, RecursionError):  # msgspec.DecodeError is a ValueError; Decimal may raise InvalidOperation
+    except (ValueError, ArithmeticError, RecursionError):  # msgspec.DecodeError is a ValueError; out of range: decimal.Overflow etc.
         return None
-    written = _ENCODE(docs)
-    if written.count(b":") != data.count(b":"):
-        return None
-    mask = written.translate(_EXPONENT_MASK)
-    if b"0E+" in mask or _LONG_RUN in mask:
+    if _ENCODE(docs).count(b":") != data.count(b":"):
         return None
     return docs
 
