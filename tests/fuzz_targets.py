@@ -111,8 +111,8 @@ def _within_bounds(value: Any) -> None:
 
 
 def loader(data: bytes) -> None:
-    """JSON loader: a value within bounds or `JSONProblem`; the same for JSON Lines."""
-    from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+    """JSON loader: a value within bounds or `JSONProblem`; the same for JSON Lines; `loads_strict_each` of its lines agrees with `loads_strict_text` of each."""
+    from verifier.jsonio import JSONProblem, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
 
     CALLS["json-loader"] += 1
     for load in (loads_strict, loads_strict_lines):
@@ -121,6 +121,19 @@ def loader(data: bytes) -> None:
         except JSONProblem as exc:
             assert exc.code in ("not-utf8", "invalid-json", "duplicate-key", "non-finite-number", "number-out-of-range",
                                 "invalid-unicode", "too-deep"), exc.code
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError:
+        return
+    # the batch reader (compiled decoder, checked) reads each line exactly as the line-by-line strict reader does
+    expected = []
+    for line in lines:
+        try:
+            expected.append(repr(loads_strict_text(line)))
+        except JSONProblem as exc:
+            expected.append((exc.code, str(exc)))
+    got = [(r.code, str(r)) if isinstance(r, JSONProblem) else repr(r) for r in loads_strict_each(lines)]
+    assert got == expected
 
 
 def _report_is_clean(report: Any) -> None:
