@@ -101,26 +101,33 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     if signature not in chosen:
         chosen[signature] = (ranks(select_records(records, rule), rule), instances(rule, records))
     ranked, keys = chosen[signature]
+    unit_at = _unit_spot(at) if "unit" in at else None
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
     for key in keys:
-        if any(v not in ranked.get(d, {}) for d, v in key.items()):
-            yield Site(rid, "claim", tuple(key.items()), Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
+        pairs = tuple(key.items())
+        try:
+            indexes = {d: ranked[d][v] for d, v in pairs}
+        except KeyError:  # the instance exists only through receipts that were not read: its `{dim.index}` places are unknown
+            yield Site(rid, "claim", pairs, Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
-        indexes = {d: ranked[d][v] for d, v in key.items()}
         try:
             claim_file = fill_file(at["file"], key, indexes)
         except KeyError:  # a placeholder the instance does not bind: `locate` says so below
             claim_file = at["file"]
         if claim_file in tree.blocked:  # never parsed, not even to find the value
-            yield Site(rid, "claim", tuple(key.items()), Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
+            yield Site(rid, "claim", pairs, Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
             continue
-        site = _site(tree, rid, "claim", at, key, lambda indexes=indexes: indexes)
-        if site.problem is None and "unit" in at:
-            site = Site(site.rule, site.role, site.key, site.location, site.value, unit=_unit_at(tree, at, key, indexes))
-        yield site
-        if site.problem is None:
-            found.add((site.location.file, site.location.pointer or ""))
-        if site.problem is None and "minus" in rule:
+        try:
+            rel, pointer, value = locate(tree, at, key, indexes)
+        except _MISSING as exc:
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
+            continue
+        except _UNREADABLE as exc:
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
+            continue
+        yield Site(rid, "claim", pairs, Location(rel, pointer), value, unit=None if unit_at is None else _unit_at(tree, unit_at, key, indexes))
+        found.add((rel, pointer))
+        if "minus" in rule:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     for rel in files or [at["file"]]:
@@ -143,14 +150,18 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     return Site(rule, role, pairs, Location(rel, pointer), value)
 
 
-def _unit_at(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
+def _unit_spot(at: dict[str, Any]) -> dict[str, Any]:
+    """Return the location of the unit the bundle states for a claim at `at` (`at.unit`: a pointer inside the `where` element, else in the file)."""
+    return {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
+
+
+def _unit_at(tree: Tree, spot: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
     """
-    Return the unit the bundle states for a claim (`at.unit`: a pointer inside the `where` element, else in the file), or None when absent.
+    Return the unit the bundle states for one instance of a claim at `spot` (its `_unit_spot`), or None when absent.
 
     A label ending in its unit (`Latency (ms)`) gives that unit (`verifier.units.unit_in_label`).
     """
     try:
-        spot = {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
         _rel, _pointer, value = locate(tree, spot, key, indexes)
     except (*_MISSING, *_UNREADABLE):
         return None
