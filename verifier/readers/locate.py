@@ -13,7 +13,7 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["fill_file", "locate", "member_of", "member_start", "number_of", "stated"]
+__all__ = ["fill_file", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
 
 
 def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> str:
@@ -75,24 +75,64 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     What `at` says is read once per `at` object and tree (`_spot`), so `at`
     must not change while the tree is in use.
     """
+    rel, document, spot, pointer, element = _found(tree, at, key, indexes)
+    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
+    return rel, pointer, value
+
+
+def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int], beside: str) -> tuple[str, str, Any, Any]:
+    """
+    Return `locate(tree, at, key, indexes)` and, fourth, the value at pointer `beside` next to it, or None when there is none.
+
+    With `where` that is what `locate` of `at` with `then` set to `beside`
+    returns (inside the element found, `member` or `number` applied as for
+    the value); without, the value at `beside` in the file. The element is
+    found once for both (e.g. a table row's Result and its Units). Raises
+    what `locate` raises for the value; a `beside` that cannot be read
+    (`LookupError`) gives None.
+    """
+    rel, document, spot, pointer, element = _found(tree, at, key, indexes)
+    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
+    try:
+        if spot.where is not None:
+            _pointer, there = _inside(spot, element, "", beside, key, indexes)
+        else:
+            there = resolve(document, _fill(beside, key, indexes, escape=True))
+    except LookupError:  # KeyError included: nothing stated beside the value
+        there = None
+    return rel, pointer, value, there
+
+
+def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any, _Spot, str, Any]:
+    """
+    Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
+
+    Raises what `locate` raises for them.
+    """
     rel = fill_file(at["file"], key, indexes)
     document = tree.json(rel)
     spot = _spot(tree, at)
     pointer = _fill(spot.pointer, key, indexes, escape=True)
     value = resolve(document, pointer)
+    if spot.where is None:
+        return rel, document, spot, pointer, value
+    texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+    if not isinstance(value, (list, dict)):
+        raise KeyError(pointer)
+    wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
+    hits = _where_index(tree, rel, pointer, value, spot.members, spot.fold).get(wanted, [])
+    if len(hits) != 1:
+        want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
+        raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
+    return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
+
+
+def _inside(spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any]:
+    """Return `(pointer, value)` of `locate` from what `_found` found: with `where`, `then` resolved inside the element; then the `member` or `number`."""
+    value = found
     if spot.where is not None:
-        texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
-        if not isinstance(value, (list, dict)):
-            raise KeyError(pointer)
-        wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
-        hits = _where_index(tree, rel, pointer, value, spot.members, spot.fold).get(wanted, [])
-        if len(hits) != 1:
-            want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
-            raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
-        element = value[hits[0]]
-        pointer = f"{pointer}/{_escape(str(hits[0]))}"
-        then = _fill(spot.then, key, indexes, escape=True)
-        value = resolve(element, then)
+        then = _fill(then, key, indexes, escape=True)
+        value = resolve(found, then)
         pointer += then
     if spot.member is not None:
         value = member_of(value, spot.member)
@@ -100,7 +140,7 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     if spot.number is not None:
         value = number_of(value, spot.number)
         pointer += f"#numbers/{spot.number}"
-    return rel, pointer, value
+    return pointer, value
 
 
 class _Spot(NamedTuple):

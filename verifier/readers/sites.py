@@ -40,7 +40,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
-from verifier.readers.locate import fill_file, locate, stated
+from verifier.readers.locate import fill_file, locate, locate_beside, stated
 from verifier.readers.pointers import PLACEHOLDER
 from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
@@ -101,7 +101,6 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     if signature not in chosen:
         chosen[signature] = (ranks(select_records(records, rule), rule), instances(rule, records))
     ranked, keys = chosen[signature]
-    unit_at = _unit_spot(at) if "unit" in at else None
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
     for key in keys:
         pairs = tuple(key.items())
@@ -118,14 +117,17 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
             yield Site(rid, "claim", pairs, Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
             continue
         try:
-            rel, pointer, value = locate(tree, at, key, indexes)
+            if "unit" in at:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
+                rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
+            else:
+                (rel, pointer, value), unit = locate(tree, at, key, indexes), None
         except _MISSING as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
             continue
         except _UNREADABLE as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
             continue
-        yield Site(rid, "claim", pairs, Location(rel, pointer), value, unit=None if unit_at is None else _unit_at(tree, unit_at, key, indexes))
+        yield Site(rid, "claim", pairs, Location(rel, pointer), value, unit=_unit_in(unit))
         found.add((rel, pointer))
         if "minus" in rule:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
@@ -150,22 +152,13 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     return Site(rule, role, pairs, Location(rel, pointer), value)
 
 
-def _unit_spot(at: dict[str, Any]) -> dict[str, Any]:
-    """Return the location of the unit the bundle states for a claim at `at` (`at.unit`: a pointer inside the `where` element, else in the file)."""
-    return {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
-
-
-def _unit_at(tree: Tree, spot: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
+def _unit_in(text: Any) -> str | None:
     """
-    Return the unit the bundle states for one instance of a claim at `spot` (its `_unit_spot`), or None when absent.
+    Return the unit in `text`, what a claim's `at.unit` place states (None when absent), or None when it states none.
 
     A label ending in its unit (`Latency (ms)`) gives that unit (`verifier.units.unit_in_label`).
     """
-    try:
-        _rel, _pointer, value = locate(tree, spot, key, indexes)
-    except (*_MISSING, *_UNREADABLE):
-        return None
-    return units.unit_in_label(value.strip()) if isinstance(value, str) and value.strip() else None
+    return units.unit_in_label(text.strip()) if isinstance(text, str) and text.strip() else None
 
 
 _BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
