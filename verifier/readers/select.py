@@ -42,26 +42,32 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     mapped, is returned whenever it may belong to the selection (a dimension
     it lacks matches), so derivations see that their denominator is incomplete.
     """
-    keys = [k for k, v in selection.items() if not isinstance(v, dict)]
+    keys = [k for k, v in selection.items() if not isinstance(v, dict)]  # a join matches every record (`_may_match`)
     if len(records) < _INDEX_FROM or not keys:
-        return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
+        return _matching(records, [(k, selection[k], isinstance(selection[k], list)) for k in keys])
     index = _index(records)
     narrowest: tuple[int, str, dict[str, list[int]], list[int], list[Any]] | None = None
-    for k in keys:  # the narrowest candidate set of one key (counted, not built), then the other keys checked on it
+    for k in keys:  # the narrowest candidate set of one key (counted, not built; none is narrower than one), then the other keys checked on it
         exact, maybe = index.get(k) or _index_key(records, index, k)
         wanted = selection[k] if isinstance(selection[k], list) else [selection[k]]
         size = (len(exact.get(wanted[0], ())) if len(wanted) == 1 else sum(len(exact.get(v, ())) for v in wanted)) + len(maybe)
         if narrowest is None or size < narrowest[0]:
             narrowest = (size, k, exact, maybe, wanted)
+            if size <= 1:
+                break
     _size, chosen, exact, maybe, wanted = narrowest  # type: ignore[misc]  # keys is not empty
     found = [i for v in wanted for i in exact.get(v, ())] + maybe  # each may match `chosen`: only the other keys are left to check
-    others = [(k, selection[k], isinstance(selection[k], list)) for k in keys if k != chosen]
+    return _matching([records[i] for i in sorted(set(found))], [(k, selection[k], isinstance(selection[k], list)) for k in keys if k != chosen])
+
+
+def _matching(records: list[Receipt], tests: list[tuple[str, Any, bool]]) -> list[Receipt]:
+    """Return the records that may match every `(key, value, value is a list)` of `tests` (`_may_match` of each, inlined), in order."""
     out = []
-    for i in sorted(set(found)):
-        r = records[i]
-        for k, value, listed in others:  # `_may_match`, inlined
-            if k in r.dims:
-                if (r.dims[k] not in value) if listed else (r.dims[k] != value):
+    for r in records:
+        dims = r.dims
+        for k, value, listed in tests:
+            if k in dims:
+                if (dims[k] not in value) if listed else (dims[k] != value):
                     break
             elif r.unread is None and k not in r.unknown:
                 break
