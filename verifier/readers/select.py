@@ -195,7 +195,7 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
         shown = memo.get(("rule", id(rule)))  # a rule's own signature, once per rule object (kept with it, so its id is its own)
         if shown is None or shown[0] is not rule:
             shown = memo[("rule", id(rule))] = (rule, repr([item for item in rule.items() if item[0] not in _NOT_DERIVED]))
-        signature = (id(records), shown[1], repr(key))
+        signature = (id(records), shown[1], tuple(key.items()))  # key values are dimension texts: hashable, equal when their reprs are
         kept = memo.get(signature)
         if kept is None or kept[0] is not records:  # the memo holds `records`, so its id names no other list while kept
             try:
