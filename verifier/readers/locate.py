@@ -13,7 +13,7 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["fill_file", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
+__all__ = ["fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
 
 
 def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> str:
@@ -24,6 +24,15 @@ def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> st
     """
 
     return _fill(template, key, indexes, escape=False)
+
+
+def fill_named(template: str, key: dict[str, str]) -> str:
+    """
+    Return `template` with each `{name}` placeholder, `.index` ones included, replaced by `key[name]` (e.g. a gate rule's `bounds_at` file).
+
+    What `PLACEHOLDER.sub` with a lookup in `key` gives; raises `KeyError` for the first placeholder `key` does not bind.
+    """
+    return _fill(template, key, None, escape=False)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -357,26 +366,27 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
             document = tree.json(rel)
         except (OSError, JSONProblem):
             continue
-        for b1, rel_, pointer, value in _stated_in(document, at, rel, bound, tree._cache):  # noqa: SLF001 - the tree's per-run cache
-            if "member" not in at and "number" not in at:
-                yield b1, rel_, pointer, value
-                continue
-            if "member" in at:
-                name = at["member"]
-                found = members.get((value, name))
-                if found is None:
+        found_here = _stated_in(document, at, rel, bound, tree._cache)  # noqa: SLF001 - the tree's per-run cache
+        if "member" in at:
+            name = at["member"]
+            for b1, rel_, pointer, value in found_here:
+                member = members.get((value, name))
+                if member is None:
                     try:
-                        found = members[(value, name)] = (member_of(value, name),)
+                        member = members[(value, name)] = (member_of(value, name),)
                     except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
-                        found = members[(value, name)] = ()
-                if found:
-                    yield b1, rel_, f"{pointer}#{name}", found[0]
-                continue
-            try:
-                number = number_of(value, at["number"])
-            except LookupError:  # the string states no such number: nothing is stated here
-                continue
-            yield b1, rel_, f"{pointer}#numbers/{at['number']}", number
+                        member = members[(value, name)] = ()
+                if member:
+                    yield b1, rel_, f"{pointer}#{name}", member[0]
+        elif "number" in at:
+            for b1, rel_, pointer, value in found_here:
+                try:
+                    number = number_of(value, at["number"])
+                except LookupError:  # the string states no such number: nothing is stated here
+                    continue
+                yield b1, rel_, f"{pointer}#numbers/{at['number']}", number
+        else:
+            yield from found_here
 
 
 def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str], cache: dict[Any, Any]) -> list[tuple[dict[str, str], str, str, Any]]:

@@ -18,14 +18,6 @@ __all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instance
 _NUMERIC = re.compile(r"-?\d+(\.\d+)?")
 
 
-def _may_match(r: Receipt, key: str, value: Any) -> bool:
-    if isinstance(value, dict):
-        return True  # a join not resolved for an instance yet (`checks.profile_base.joined`): it may match
-    if key in r.dims:
-        return r.dims[key] in value if isinstance(value, list) else r.dims[key] == value
-    return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
-
-
 def left_out(selection: dict[str, Any], key: dict[str, str]) -> bool:
     """Return whether dimension values `key` (read back from where a bundle states a value) are outside `selection` (joins aside)."""
     for k, wanted in selection.items():  # the selection's few keys, not every bound dimension
@@ -42,7 +34,7 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     mapped, is returned whenever it may belong to the selection (a dimension
     it lacks matches), so derivations see that their denominator is incomplete.
     """
-    keys = [k for k, v in selection.items() if not isinstance(v, dict)]  # a join matches every record (`_may_match`)
+    keys = [k for k, v in selection.items() if not isinstance(v, dict)]  # a join (not resolved for an instance yet, `checks.profile_base.joined`) may match any record
     if len(records) < _INDEX_FROM or not keys:
         return _matching(records, [(k, selection[k], isinstance(selection[k], list)) for k in keys])
     index = _index(records)
@@ -61,7 +53,13 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
 
 
 def _matching(records: list[Receipt], tests: list[tuple[str, Any, bool]]) -> list[Receipt]:
-    """Return the records that may match every `(key, value, value is a list)` of `tests` (`_may_match` of each, inlined), in order."""
+    """
+    Return, in order, the records that may match every `(key, value, value is a list)` of `tests`.
+
+    A record matches a key when its dimension equals the value (a list: one
+    of its members); one lacking the dimension may match when it is a
+    stand-in for unread receipts or could not map that dimension (`unknown`).
+    """
     out = []
     for r in records:
         dims = r.dims

@@ -32,6 +32,7 @@ before calling `read_sites`, so anything else it raises is one ERROR.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
@@ -40,8 +41,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
-from verifier.readers.locate import fill_file, locate, locate_beside, stated
-from verifier.readers.pointers import PLACEHOLDER
+from verifier.readers.locate import fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
 
@@ -174,6 +174,12 @@ def _bounds(tree: Tree, rid: str, rule: dict[str, Any], key: dict[str, str]) -> 
     return Site(rid, "bounds", tuple(key.items()), Location(rel), tuple(bounds))
 
 
+@functools.lru_cache(maxsize=256)
+def _naming(naming: str) -> re.Pattern[str]:
+    """Return the pattern of `naming` as a whole name (no word character or dot either side), compiled once per name."""
+    return re.compile(rf"(?<![\w.]){re.escape(naming)}(?![\w.])")
+
+
 def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[str, list[tuple[str, Decimal]]]:
     """
     Return `(file, bounds)` the bundle states for one instance: every `>= x`, `<= y` on the first line of `at.file` that names `at.line_naming`.
@@ -182,13 +188,13 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[
     for closed division `>= 45.14291`". Raises `KeyError` when the file or
     such a line is absent or the line states no bound.
     """
-    rel = PLACEHOLDER.sub(lambda m: key[m.group(1)], at["file"])
+    rel = fill_named(at["file"], key)
     try:
         text = tree.read_bytes(rel).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         raise KeyError(rel) from None
     naming = at["line_naming"]
-    name = re.compile(rf"(?<![\w.]){re.escape(naming)}(?![\w.])")
+    name = _naming(naming)
     for line in text.splitlines():
         if naming in line and name.search(line):  # the name must occur for the pattern to match: a C-speed test first
             bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
