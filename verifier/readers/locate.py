@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.grammars import numbers_in
 from verifier.jsonio import JSONProblem
@@ -13,7 +13,7 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["fill_file", "locate", "member_of", "member_start", "number_of", "stated"]
+__all__ = ["fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
 
 
 def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> str:
@@ -24,6 +24,15 @@ def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> st
     """
 
     return _fill(template, key, indexes, escape=False)
+
+
+def fill_named(template: str, key: dict[str, str]) -> str:
+    """
+    Return `template` with each `{name}` placeholder, `.index` ones included, replaced by `key[name]` (e.g. a gate rule's `bounds_at` file).
+
+    What `PLACEHOLDER.sub` with a lookup in `key` gives; raises `KeyError` for the first placeholder `key` does not bind.
+    """
+    return _fill(template, key, None, escape=False)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -72,32 +81,119 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     compared casefolded), then `then` is resolved inside it.
     Raises `KeyError` (pointer not found), `LookupError` (no or several
     elements match), `OSError` or `JSONProblem` (file unreadable).
+    What `at` says is read once per `at` object and tree (`_spot`), so `at`
+    must not change while the tree is in use.
+    """
+    rel, document, spot, pointer, element = _found(tree, at, key, indexes)
+    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
+    return rel, pointer, value
+
+
+def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int], beside: str) -> tuple[str, str, Any, Any]:
+    """
+    Return `locate(tree, at, key, indexes)` and, fourth, the value at pointer `beside` next to it, or None when there is none.
+
+    With `where` that is what `locate` of `at` with `then` set to `beside`
+    returns (inside the element found, `member` or `number` applied as for
+    the value); without, the value at `beside` in the file. The element is
+    found once for both (e.g. a table row's Result and its Units). Raises
+    what `locate` raises for the value; a `beside` that cannot be read
+    (`LookupError`) gives None.
+    """
+    rel, document, spot, pointer, element = _found(tree, at, key, indexes)
+    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
+    try:
+        if spot.where is not None:
+            _pointer, there = _inside(spot, element, "", beside, key, indexes)
+        else:
+            there = resolve(document, _fill(beside, key, indexes, escape=True))
+    except LookupError:  # KeyError included: nothing stated beside the value
+        there = None
+    return rel, pointer, value, there
+
+
+def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any, _Spot, str, Any]:
+    """
+    Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
+
+    Raises what `locate` raises for them.
     """
     rel = fill_file(at["file"], key, indexes)
     document = tree.json(rel)
-    pointer = _fill(at["pointer"], key, indexes, escape=True)
+    spot = _spot(tree, at)
+    pointer = _fill(spot.pointer, key, indexes, escape=True)
     value = resolve(document, pointer)
-    if "where" in at:
-        fold = tuple(at.get("fold_case", ()))
-        want = {k: _fill(v, key, None, escape=False) for k, v in at["where"].items()}
-        if not isinstance(value, (list, dict)):
-            raise KeyError(pointer)
-        wanted = tuple(v.casefold() if k in fold else v for k, v in sorted(want.items()))
-        hits = _where_index(tree, rel, pointer, value, tuple(sorted(want)), fold).get(wanted, [])
-        if len(hits) != 1:
-            raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
-        element = value[hits[0]]
-        pointer = f"{pointer}/{_escape(str(hits[0]))}"
-        then = _fill(at.get("then", ""), key, indexes, escape=True)
-        value = resolve(element, then)
+    if spot.where is None:
+        return rel, document, spot, pointer, value
+    texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+    if not isinstance(value, (list, dict)):
+        raise KeyError(pointer)
+    wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
+    hits = _where_index(tree, rel, pointer, value, spot.members, spot.fold).get(wanted, [])
+    if len(hits) != 1:
+        want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
+        raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
+    return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
+
+
+def _inside(spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any]:
+    """Return `(pointer, value)` of `locate` from what `_found` found: with `where`, `then` resolved inside the element; then the `member` or `number`."""
+    value = found
+    if spot.where is not None:
+        then = _fill(then, key, indexes, escape=True)
+        value = resolve(found, then)
         pointer += then
-    if "member" in at:
-        value = member_of(value, at["member"])
-        pointer += "#" + at["member"]
-    if "number" in at:
-        value = number_of(value, at["number"])
-        pointer += f"#numbers/{at['number']}"
-    return rel, pointer, value
+    if spot.member is not None:
+        value = member_of(value, spot.member)
+        pointer += "#" + spot.member
+    if spot.number is not None:
+        value = number_of(value, spot.number)
+        pointer += f"#numbers/{spot.number}"
+    return pointer, value
+
+
+class _Spot(NamedTuple):
+    """
+    What `locate` reads of one location `at`, taken apart once: its `pointer` and `then` templates, the `member` or `number` inside.
+
+    `where` (None without one) holds `(member, template, name)` per `where` member in the
+    profile's order (`name` is the dimension when the template is one whole
+    `{dim}` placeholder, so its text is `key[name]`, else None);
+    `members` the member names sorted and `fold` the `fold_case` names (the
+    key of `_where_index`); `order` the `(position in where, casefolded)`
+    pairs in `members` order, which turn the texts into an index key.
+    """
+
+    pointer: str
+    where: tuple[tuple[str, str, str | None], ...] | None
+    members: tuple[str, ...]
+    fold: tuple[str, ...]
+    order: tuple[tuple[int, bool], ...]
+    then: str
+    member: str | None
+    number: int | None
+
+
+def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
+    """Return the `_Spot` of `at`, built once per `at` object and tree (the tree's cache keeps `at` with it, so its id names no other dict)."""
+    spots = tree._cache.get("locate-spots")  # noqa: SLF001 - the tree's per-run cache
+    if spots is None:
+        spots = tree._cache["locate-spots"] = {}  # noqa: SLF001
+    kept = spots.get(id(at))
+    if kept is None or kept[0] is not at:
+        pairs = tuple((member, template, _whole(template)) for member, template in at.get("where", {}).items())
+        fold = tuple(at.get("fold_case", ()))
+        members = tuple(sorted(member for member, _template, _name in pairs))
+        position = {member: i for i, (member, _template, _name) in enumerate(pairs)}
+        kept = spots[id(at)] = (at, _Spot(at["pointer"], pairs if "where" in at else None, members, fold, tuple((position[m], m in fold) for m in members),
+                                          at.get("then", ""), at.get("member"), at.get("number")))
+    return kept[1]
+
+
+def _whole(template: str) -> str | None:
+    """Return the dimension a template that is one whole `{dim}` placeholder names (`where` value "{model}"), else None."""
+    parts = _split(template)
+    return parts[1] if len(parts) == 3 and not parts[0] and not parts[2] else None
 
 
 def number_of(text: Any, index: int) -> str:
@@ -169,6 +265,17 @@ def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str
     return out
 
 
+def _bind_into(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str, str]) -> bool:
+    """Extend `bound` in place with the placeholders `pattern` captures from `text`; return False when it does not match or contradicts `bound` (then `bound` is partly extended: drop it)."""
+    m = pattern.fullmatch(text)
+    if not m:
+        return False
+    for name, value in zip(names, m.groups(), strict=True):
+        if bound.setdefault(name, value) != value:
+            return False
+    return True
+
+
 def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tuple[str, ...],
                  fold: tuple[str, ...] = ()) -> dict[tuple[Any, ...], list[Any]]:
     """
@@ -205,6 +312,13 @@ def _walk(node: Any, pointer: str, base: str, bound: dict[str, str]) -> Iterable
     """Yield `(bindings, concrete_pointer, value)` for every place in `node` the templated `pointer` reaches."""
     if pointer == "":
         yield bound, base, node
+        return
+    if "{" not in pointer and "~" not in pointer and pointer[0] == "/":  # no placeholder, nothing escaped: one place, written as given
+        try:
+            child = resolve(node, pointer)
+        except KeyError:
+            return
+        yield bound, base + pointer, child
         return
     head, _, rest = pointer[1:].partition("/")
     rest = "/" + rest if _ else ""
@@ -244,7 +358,7 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
         pattern = _template(at["file"], ".+")
         targets = [(b, rel) for rel in files if (b := _bind(pattern, rel, file_names, {})) is not None]
     else:
-        targets = [({}, at["file"])] if tree.exists(at["file"]) else []
+        targets = [({}, at["file"])]  # when it is absent, `tree.json` raises `OSError` below, which skips it
     for bound, rel in targets:
         if rel in tree.blocked:
             continue
@@ -252,26 +366,27 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
             document = tree.json(rel)
         except (OSError, JSONProblem):
             continue
-        for b1, rel_, pointer, value in _stated_in(document, at, rel, bound, tree._cache):  # noqa: SLF001 - the tree's per-run cache
-            if "member" not in at and "number" not in at:
-                yield b1, rel_, pointer, value
-                continue
-            if "member" in at:
-                name = at["member"]
-                found = members.get((value, name))
-                if found is None:
+        found_here = _stated_in(document, at, rel, bound, tree._cache)  # noqa: SLF001 - the tree's per-run cache
+        if "member" in at:
+            name = at["member"]
+            for b1, rel_, pointer, value in found_here:
+                member = members.get((value, name))
+                if member is None:
                     try:
-                        found = members[(value, name)] = (member_of(value, name),)
+                        member = members[(value, name)] = (member_of(value, name),)
                     except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
-                        found = members[(value, name)] = ()
-                if found:
-                    yield b1, rel_, f"{pointer}#{name}", found[0]
-                continue
-            try:
-                number = number_of(value, at["number"])
-            except LookupError:  # the string states no such number: nothing is stated here
-                continue
-            yield b1, rel_, f"{pointer}#numbers/{at['number']}", number
+                        member = members[(value, name)] = ()
+                if member:
+                    yield b1, rel_, f"{pointer}#{name}", member[0]
+        elif "number" in at:
+            for b1, rel_, pointer, value in found_here:
+                try:
+                    number = number_of(value, at["number"])
+                except LookupError:  # the string states no such number: nothing is stated here
+                    continue
+                yield b1, rel_, f"{pointer}#numbers/{at['number']}", number
+        else:
+            yield from found_here
 
 
 def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str], cache: dict[Any, Any]) -> list[tuple[dict[str, str], str, str, Any]]:
@@ -300,20 +415,17 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
     """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates (`fold_case` members casefolded)."""
     fold = at.get("fold_case", ())
+    tests = [(member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template)) for member, template in at["where"].items()]
     for b1, pointer, node in _walk(document, at["pointer"], "", bound):
         if not isinstance(node, (list, dict)):
             continue
         for i, element in _elements(node):
             if not isinstance(element, dict):
                 continue
-            b2: dict[str, str] | None = b1
-            for member, template in at["where"].items():
+            b2 = dict(b1)  # extended by every member in turn; dropped at the first that does not bind
+            for member, folded, pattern, names in tests:
                 text = dim_text(element.get(member))
-                if member in fold:
-                    text = _folded(text)
-                if b2 is None or text is None:
-                    b2 = None
+                if text is None or not _bind_into(pattern, text.casefold() if folded else text, names, b2):
                     break
-                b2 = _bind(_template(template, ".+"), text, _PLACEHOLDER.findall(template), b2)
-            if b2 is not None:
+            else:
                 yield b2, f"{pointer}/{_escape(str(i))}", element

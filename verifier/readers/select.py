@@ -18,18 +18,12 @@ __all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instance
 _NUMERIC = re.compile(r"-?\d+(\.\d+)?")
 
 
-def _may_match(r: Receipt, key: str, value: Any) -> bool:
-    if isinstance(value, dict):
-        return True  # a join not resolved for an instance yet (`checks.profile_base.joined`): it may match
-    if key in r.dims:
-        return r.dims[key] in value if isinstance(value, list) else r.dims[key] == value
-    return r.unread is not None or key in r.unknown  # unknown: it may be in this selection
-
-
 def left_out(selection: dict[str, Any], key: dict[str, str]) -> bool:
     """Return whether dimension values `key` (read back from where a bundle states a value) are outside `selection` (joins aside)."""
-    return any(k in selection and not isinstance(selection[k], dict)
-               and (v not in selection[k] if isinstance(selection[k], list) else v != selection[k]) for k, v in key.items())
+    for k, wanted in selection.items():  # the selection's few keys, not every bound dimension
+        if k in key and not isinstance(wanted, dict) and (key[k] not in wanted if isinstance(wanted, list) else key[k] != wanted):
+            return True
+    return False
 
 
 def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
@@ -40,20 +34,44 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     mapped, is returned whenever it may belong to the selection (a dimension
     it lacks matches), so derivations see that their denominator is incomplete.
     """
-    keys = [k for k, v in selection.items() if not isinstance(v, dict)]
+    keys = [k for k, v in selection.items() if not isinstance(v, dict)]  # a join (not resolved for an instance yet, `checks.profile_base.joined`) may match any record
     if len(records) < _INDEX_FROM or not keys:
-        return [r for r in records if all(_may_match(r, k, v) for k, v in selection.items())]
+        return _matching(records, [(k, selection[k], isinstance(selection[k], list)) for k in keys])
     index = _index(records)
-    narrowest: tuple[int, dict[str, list[int]], list[int], list[Any]] | None = None
-    for k in keys:  # the narrowest candidate set of one key (counted, not built), then every key checked on it
+    narrowest: tuple[int, str, dict[str, list[int]], list[int], list[Any]] | None = None
+    for k in keys:  # the narrowest candidate set of one key (counted, not built; none is narrower than one), then the other keys checked on it
         exact, maybe = index.get(k) or _index_key(records, index, k)
         wanted = selection[k] if isinstance(selection[k], list) else [selection[k]]
-        size = sum(len(exact.get(v, ())) for v in wanted) + len(maybe)
+        size = (len(exact.get(wanted[0], ())) if len(wanted) == 1 else sum(len(exact.get(v, ())) for v in wanted)) + len(maybe)
         if narrowest is None or size < narrowest[0]:
-            narrowest = (size, exact, maybe, wanted)
-    _size, exact, maybe, wanted = narrowest  # type: ignore[misc]  # keys is not empty
-    found = [i for v in wanted for i in exact.get(v, ())] + maybe
-    return [records[i] for i in sorted(set(found)) if all(_may_match(records[i], k, v) for k, v in selection.items())]
+            narrowest = (size, k, exact, maybe, wanted)
+            if size <= 1:
+                break
+    _size, chosen, exact, maybe, wanted = narrowest  # type: ignore[misc]  # keys is not empty
+    found = [i for v in wanted for i in exact.get(v, ())] + maybe  # each may match `chosen`: only the other keys are left to check
+    return _matching([records[i] for i in sorted(set(found))], [(k, selection[k], isinstance(selection[k], list)) for k in keys if k != chosen])
+
+
+def _matching(records: list[Receipt], tests: list[tuple[str, Any, bool]]) -> list[Receipt]:
+    """
+    Return, in order, the records that may match every `(key, value, value is a list)` of `tests`.
+
+    A record matches a key when its dimension equals the value (a list: one
+    of its members); one lacking the dimension may match when it is a
+    stand-in for unread receipts or could not map that dimension (`unknown`).
+    """
+    out = []
+    for r in records:
+        dims = r.dims
+        for k, value, listed in tests:
+            if k in dims:
+                if (dims[k] not in value) if listed else (dims[k] != value):
+                    break
+            elif r.unread is None and k not in r.unknown:
+                break
+        else:
+            out.append(r)
+    return out
 
 
 _INDEX_FROM = 16  # below this many records a scan is as fast as an index
@@ -175,7 +193,7 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
         shown = memo.get(("rule", id(rule)))  # a rule's own signature, once per rule object (kept with it, so its id is its own)
         if shown is None or shown[0] is not rule:
             shown = memo[("rule", id(rule))] = (rule, repr([item for item in rule.items() if item[0] not in _NOT_DERIVED]))
-        signature = (id(records), shown[1], repr(key))
+        signature = (id(records), shown[1], tuple(key.items()))  # key values are dimension texts: hashable, equal when their reprs are
         kept = memo.get(signature)
         if kept is None or kept[0] is not records:  # the memo holds `records`, so its id names no other list while kept
             try:
@@ -232,9 +250,14 @@ def instances(rule: dict[str, Any], records: list[Receipt]) -> list[dict[str, st
     if not per:
         return [{}]
     chosen = select(records, rule["selection"])
-    keys = {tuple(r.dims.get(d) for d in per) for r in chosen}
-    out = [dict(zip(per, k, strict=True)) for k in keys if None not in k]
-    return sorted(out, key=lambda m: [(_sort_key(m[d])) for d in per])
+    keys = {tuple([r.dims.get(d) for d in per]) for r in chosen}
+    sort_keys: dict[str, tuple[int, Any]] = {}  # value -> its `_sort_key`, once per distinct value
+    for values in keys:
+        for v in values:
+            if v is not None and v not in sort_keys:
+                sort_keys[v] = _sort_key(v)
+    ordered = sorted([k for k in keys if None not in k], key=lambda k: [sort_keys[v] for v in k])
+    return [dict(zip(per, k, strict=True)) for k in ordered]
 
 
 def _sort_key(value: str) -> tuple[int, Any]:
@@ -243,8 +266,15 @@ def _sort_key(value: str) -> tuple[int, Any]:
 
 def select_records(records: list[Receipt], rule: dict[str, Any]) -> list[Receipt]:
     """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike; joins are per instance)."""
-    selection = {k: v for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)}
-    return [r for r in records if all(r.dims.get(k) in v if isinstance(v, list) else r.dims.get(k) == v for k, v in selection.items())]
+    tests = [(k, v, isinstance(v, list)) for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)]
+    out = []
+    for r in records:
+        for k, v, listed in tests:
+            if (r.dims.get(k) not in v) if listed else (r.dims.get(k) != v):
+                break
+        else:
+            out.append(r)
+    return out
 
 
 def ranks(records: list[Receipt], rule: dict[str, Any]) -> dict[str, dict[str, int]]:

@@ -32,6 +32,7 @@ before calling `read_sites`, so anything else it raises is one ERROR.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from decimal import Decimal
@@ -40,8 +41,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
-from verifier.readers.locate import fill_file, locate, stated
-from verifier.readers.pointers import PLACEHOLDER
+from verifier.readers.locate import fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
 
@@ -103,24 +103,33 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     ranked, keys = chosen[signature]
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
     for key in keys:
-        if any(v not in ranked.get(d, {}) for d, v in key.items()):
-            yield Site(rid, "claim", tuple(key.items()), Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
+        pairs = tuple(key.items())
+        try:
+            indexes = {d: ranked[d][v] for d, v in pairs}
+        except KeyError:  # the instance exists only through receipts that were not read: its `{dim.index}` places are unknown
+            yield Site(rid, "claim", pairs, Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
-        indexes = {d: ranked[d][v] for d, v in key.items()}
         try:
             claim_file = fill_file(at["file"], key, indexes)
         except KeyError:  # a placeholder the instance does not bind: `locate` says so below
             claim_file = at["file"]
         if claim_file in tree.blocked:  # never parsed, not even to find the value
-            yield Site(rid, "claim", tuple(key.items()), Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
+            yield Site(rid, "claim", pairs, Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
             continue
-        site = _site(tree, rid, "claim", at, key, lambda indexes=indexes: indexes)
-        if site.problem is None and "unit" in at:
-            site = Site(site.rule, site.role, site.key, site.location, site.value, unit=_unit_at(tree, at, key, indexes))
-        yield site
-        if site.problem is None:
-            found.add((site.location.file, site.location.pointer or ""))
-        if site.problem is None and "minus" in rule:
+        try:
+            if "unit" in at:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
+                rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
+            else:
+                (rel, pointer, value), unit = locate(tree, at, key, indexes), None
+        except _MISSING as exc:
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
+            continue
+        except _UNREADABLE as exc:
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
+            continue
+        yield Site(rid, "claim", pairs, Location(rel, pointer), value, unit=_unit_in(unit))
+        found.add((rel, pointer))
+        if "minus" in rule:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     for rel in files or [at["file"]]:
@@ -143,18 +152,13 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     return Site(rule, role, pairs, Location(rel, pointer), value)
 
 
-def _unit_at(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> str | None:
+def _unit_in(text: Any) -> str | None:
     """
-    Return the unit the bundle states for a claim (`at.unit`: a pointer inside the `where` element, else in the file), or None when absent.
+    Return the unit in `text`, what a claim's `at.unit` place states (None when absent), or None when it states none.
 
     A label ending in its unit (`Latency (ms)`) gives that unit (`verifier.units.unit_in_label`).
     """
-    try:
-        spot = {**at, "then": at["unit"]} if "where" in at else {"file": at["file"], "pointer": at["unit"]}
-        _rel, _pointer, value = locate(tree, spot, key, indexes)
-    except (*_MISSING, *_UNREADABLE):
-        return None
-    return units.unit_in_label(value.strip()) if isinstance(value, str) and value.strip() else None
+    return units.unit_in_label(text.strip()) if isinstance(text, str) and text.strip() else None
 
 
 _BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
@@ -170,6 +174,12 @@ def _bounds(tree: Tree, rid: str, rule: dict[str, Any], key: dict[str, str]) -> 
     return Site(rid, "bounds", tuple(key.items()), Location(rel), tuple(bounds))
 
 
+@functools.lru_cache(maxsize=256)
+def _naming(naming: str) -> re.Pattern[str]:
+    """Return the pattern of `naming` as a whole name (no word character or dot either side), compiled once per name."""
+    return re.compile(rf"(?<![\w.]){re.escape(naming)}(?![\w.])")
+
+
 def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[str, list[tuple[str, Decimal]]]:
     """
     Return `(file, bounds)` the bundle states for one instance: every `>= x`, `<= y` on the first line of `at.file` that names `at.line_naming`.
@@ -178,13 +188,13 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[
     for closed division `>= 45.14291`". Raises `KeyError` when the file or
     such a line is absent or the line states no bound.
     """
-    rel = PLACEHOLDER.sub(lambda m: key[m.group(1)], at["file"])
+    rel = fill_named(at["file"], key)
     try:
         text = tree.read_bytes(rel).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         raise KeyError(rel) from None
     naming = at["line_naming"]
-    name = re.compile(rf"(?<![\w.]){re.escape(naming)}(?![\w.])")
+    name = _naming(naming)
     for line in text.splitlines():
         if naming in line and name.search(line):  # the name must occur for the pattern to match: a C-speed test first
             bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
