@@ -466,8 +466,10 @@ def inline_text(tok: Any) -> str:
     numbers (as the HTML reader reads an element edge); elsewhere it adds nothing.
     Linear in the children (a run of tags is looked past once, not once per tag).
     """
-    parts: list[str] = []
     children = tok.children or []
+    if len(children) == 1 and (children[0].type == "text" or children[0].type == "code_inline"):
+        return children[0].content.strip()  # most table cells: one run of text, what the loop below returns for it
+    parts: list[str] = []
     ahead: list[str] | None = None  # built at the first tag: `_texts_ahead(children)`
     for k, child in enumerate(children):
         if child.type in ("text", "code_inline"):
