@@ -54,7 +54,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
+from verifier.jsonio import JSONProblem, array_index, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
+from verifier.readers.pointers import resolve
 
 __all__ = ["ENCODINGS", "LINE_GRAMMARS", "READER_KEYS", "GrammarError", "column_names", "inline_text", "markdown_tables", "markdown_tokens", "numbers_in", "parse", "quantity", "table_rows", "unpivot", "utf8_text"]
 
@@ -80,21 +81,6 @@ def utf8_text(data: bytes) -> str:
         raise GrammarError("not-utf8", f"not UTF-8 at byte offset {exc.start}") from None
 
 
-def _resolve(document: Any, pointer: str) -> Any:
-    if pointer == "":
-        return document
-    current = document
-    for raw in pointer[1:].split("/"):
-        token = raw.replace("~1", "/").replace("~0", "~")
-        if isinstance(current, dict) and token in current:
-            current = current[token]
-        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
-            current = current[int(token)]
-        else:
-            raise KeyError(pointer)
-    return current
-
-
 def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
     """
     Return the `(location, record)` pairs of one file read with the grammar `spec` declares.
@@ -116,7 +102,7 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
                 pairs = [("", document)]
             else:
                 try:
-                    records = _resolve(document, spec["records"])
+                    records = resolve(document, spec["records"])
                 except KeyError:
                     raise GrammarError("missing-records", f"no records at {spec['records']!r}") from None
                 if not isinstance(records, list):
@@ -204,8 +190,8 @@ def _walk(document: Any, tokens: list[str]) -> Any:
     for token in tokens:
         if isinstance(current, dict) and token in current:
             current = current[token]
-        elif isinstance(current, list) and token.isdigit() and int(token) < len(current):
-            current = current[int(token)]
+        elif isinstance(current, list) and (index := array_index(token)) is not None and index < len(current):
+            current = current[index]
         else:
             raise KeyError(token)
     return current

@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["JSONProblem", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "array_index", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -378,6 +378,17 @@ def loads_strict_lines(data: bytes) -> list[Any]:
         if type(document) is JSONProblem:
             raise JSONProblem(document.code, f"line {number}: {document}", line=number)
     return out
+
+
+#: The first digit of an array index other than "0" (RFC 6901 section 4: `array-index = %x30 / ( %x31-39 *(%x30-39) )`).
+_NONZERO = frozenset("123456789")
+
+
+def array_index(token: str) -> int | None:
+    """Return the array index a JSON Pointer reference token names ("0", or ASCII digits without a leading zero: RFC 6901 section 4), else None ("01", "²", "१", "-")."""
+    if token == "0" or (token[:1] in _NONZERO and token.isascii() and token.isdigit()):
+        return int(token)
+    return None
 
 
 def json_pointer(parts: Any) -> str:

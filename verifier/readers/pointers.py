@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from verifier import stats
+from verifier.jsonio import array_index
 
 __all__ = ["PLACEHOLDER", "dim_text", "fmt", "resolve", "to_decimal"]
 
@@ -21,7 +22,8 @@ def resolve(document: Any, pointer: str) -> Any:
     Return the value at RFC 6901 `pointer` in `document`.
 
     Raises `KeyError` when a step does not exist (a missing member, an index
-    out of range or not a number, a step into a scalar).
+    out of range or not an RFC 6901 array index, such as `01` or a non-ASCII
+    digit, a step into a scalar).
     """
     if pointer == "":
         return document
@@ -33,9 +35,10 @@ def resolve(document: Any, pointer: str) -> Any:
                 raise KeyError(pointer)
             current = current[token]
         elif isinstance(current, list):
-            if not token.isdigit() or int(token) >= len(current):
+            index = array_index(token)  # "0" or ASCII digits without a leading zero (RFC 6901 section 4): not "01", "²" or "१"
+            if index is None or index >= len(current):
                 raise KeyError(pointer)
-            current = current[int(token)]
+            current = current[index]
         else:
             raise KeyError(pointer)
     return current

@@ -55,7 +55,7 @@ def _cpus() -> int:
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
     limit = os.environ.get("OMP_NUM_THREADS", "").strip()  # a user's limit on torch's threads is kept
-    if limit.isdigit() and int(limit) > 0:
+    if limit.isascii() and limit.isdigit() and int(limit) > 0:  # not "²", which str.isdigit accepts and int refuses
         cpus = min(cpus, int(limit))
     return max(1, cpus)
 
