@@ -139,7 +139,7 @@ def key_values(records: list[Receipt], dim: str) -> list[str]:
     """Return the distinct values of `dim` in `records`, numerically sorted when all are numbers."""
     found = {r.dims[dim] for r in records if dim in r.dims}
     if all(_NUMERIC.fullmatch(v) for v in found):
-        return sorted(found, key=Decimal)
+        return sorted(found, key=lambda v: (Decimal(v), v))  # "1" before "1.0": equal numbers in one order every run, not the set's
     return sorted(found)
 
 
@@ -251,7 +251,7 @@ def instances(rule: dict[str, Any], records: list[Receipt]) -> list[dict[str, st
         return [{}]
     chosen = select(records, rule["selection"])
     keys = {tuple([r.dims.get(d) for d in per]) for r in chosen}
-    sort_keys: dict[str, tuple[int, Any]] = {}  # value -> its `_sort_key`, once per distinct value
+    sort_keys: dict[str, tuple[int, Any, str]] = {}  # value -> its `_sort_key`, once per distinct value
     for values in keys:
         for v in values:
             if v is not None and v not in sort_keys:
@@ -260,8 +260,9 @@ def instances(rule: dict[str, Any], records: list[Receipt]) -> list[dict[str, st
     return [dict(zip(per, k, strict=True)) for k in ordered]
 
 
-def _sort_key(value: str) -> tuple[int, Any]:
-    return (0, Decimal(value)) if _NUMERIC.fullmatch(value) else (1, value)
+def _sort_key(value: str) -> tuple[int, Any, str]:
+    """Return where `value` sorts: numbers first, by value and then by text ("1" before "1.0", whatever order a set gives them), then other text."""
+    return (0, Decimal(value), value) if _NUMERIC.fullmatch(value) else (1, value, value)
 
 
 def select_records(records: list[Receipt], rule: dict[str, Any]) -> list[Receipt]:
