@@ -195,8 +195,9 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any, Any]], mem
     """
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
-        children = [(f"{base}/{_escape(str(key))}", value) for key, value in document.items()
-                    if not (key in skip or (prose and key in ("text", "code")))]  # `#line`: where a reader found the value
+        walked = _walked_members(tuple(document), prose, skip)  # the rows of a table share their member names: escaped once
+        values = list(document.values())
+        children = [(base + suffix, values[index]) for index, suffix in walked]
     elif isinstance(document, list):
         children = [(f"{base}/{index}", value) for index, value in enumerate(document)]
     else:
@@ -208,8 +209,16 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any, Any]], mem
                 found = memo[value] = _string_numbers(value)
             if found:  # most strings state no number
                 source = None if "#" in pointer else value
-                out.extend((pointer + suffix, text, parsed, source) for suffix, text, parsed in found)
+                for suffix, text, parsed in found:
+                    out.append((pointer + suffix, text, parsed, source))
         elif isinstance(value, dict | list):
             _collect(value, pointer, out, memo, skip)
         elif isinstance(value, bool) or quantity(value) is not None:
             out.append((pointer, value, None, None))
+
+
+@functools.lru_cache(maxsize=1024)
+def _walked_members(keys: tuple[Any, ...], prose: bool, skip: frozenset[str]) -> tuple[tuple[int, str], ...]:
+    """Return `(index, "/" + escaped name)` of each member `_collect` walks in an object with member names `keys` (not `skip`, nor a prose item's `text` and `code`)."""
+    return tuple((index, "/" + _escape(str(key))) for index, key in enumerate(keys)
+                 if not (key in skip or (prose and key in ("text", "code"))))  # `#line`: where a reader found the value
