@@ -166,7 +166,8 @@ def tokens(text: str) -> list[Token]:
                 skipping, depth = tag, 1
                 continue
             if children is not None:  # a block starts or ends: the open run is over, as only inline events come inside one
-                flush()
+                out.append(Token("inline", out[-1].map, "", _joined(children)))  # `flush()`, without its call per cell
+                children = None
             if kind == "End":
                 if tag == "TableHead" or tag == "TableRow":
                     out.append(Token("tr_close"))
@@ -175,11 +176,12 @@ def tokens(text: str) -> list[Token]:
                 elif tag == "Table":
                     out.append(Token("table_close"))
                 continue
-            start = line(where["start"])
             if tag == "TableCell":  # on its row's line (a padded empty cell's range starts after the row)
                 out.append(Token("th_open" if in_head else "td_open", [row_line]))
                 children = []
-            elif tag == "Paragraph" or tag == "Heading":
+                continue
+            start = line(where["start"])
+            if tag == "Paragraph" or tag == "Heading":
                 out.append(Token(f"{tag.lower()}_open", [start]))
                 children = []
             elif tag == "TableHead" or tag == "TableRow":
