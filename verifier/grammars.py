@@ -262,8 +262,29 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
 
 def _key_value(line: str) -> dict[str, str] | None:
     """Return the one member a `key : value` line states (`key-value` grammar), or None when the line is not of it."""
-    m = _KEY_VALUE.match(line)
-    return {m["key"]: m["value"]} if m else None
+    found = _key_and_value(line)
+    return {found[0]: found[1]} if found else None
+
+
+def _key_and_value(line: str) -> tuple[str, str] | None:
+    """
+    Return `(key, value)` of a `key : value` line, or None: what `_KEY_VALUE` matches, read with `str.partition` and `str.strip` (several times faster).
+
+    The key is the text before the first colon, stripped, not empty and not
+    starting with `=`, `{` or `[`; the value the text after it, stripped, not
+    empty (`str.strip` and the pattern's `\\s` both strip what `str.isspace`
+    calls blank). A line holding a line feed (which `.` does not cross) is matched by the pattern itself.
+    """
+    if "\n" in line:
+        m = _KEY_VALUE.match(line)
+        return (m["key"], m["value"]) if m else None
+    head, colon, tail = line.partition(":")
+    if not colon:
+        return None
+    key, value = head.strip(), tail.strip()
+    if not key or not value or key[0] in "={[":
+        return None
+    return key, value
 
 
 def _line_readers(spec: dict[str, Any]) -> list[Any]:
@@ -314,11 +335,10 @@ def _members(text: str, spec: dict[str, Any]) -> Any:
                         yield number, key, value
             return
     if spec.get("lines", ["key-value"]) == ["key-value"]:  # `key : value` lines only (LoadGen's summary): the one member of each match
-        match = _KEY_VALUE.match
         for number, line in enumerate(lines, start=1):
-            m = match(line)
-            if m:
-                yield number, m["key"], m["value"]
+            found = _key_and_value(line)
+            if found:
+                yield number, found[0], found[1]
         return
     readers = _line_readers(spec)
     for number, line in enumerate(lines, start=1):
