@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -553,7 +554,7 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
         rel, bounds = site.location.file, site.value
         result = derive_rule(rule, records, key, memo)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
-        ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
+        ok = all(_BOUND_OPERATORS[op](value, b) for op, b in bounds)
         if each is not None:
             each[tuple(key.items())] = ok
         met = met and ok
@@ -568,6 +569,10 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
         raise Underivable(f"{len(skipped)} run(s) quote no range, so nothing is judged", "bounds-not-stated", fail=False)
     judged = len(lines)
     return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
+
+
+#: The comparison each operator of a stated bound (`verifier.readers.sites.stated_bounds`) makes: `value <op> bound`.
+_BOUND_OPERATORS: dict[str, Callable[[Decimal, Decimal], bool]] = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 
 
 def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None,
