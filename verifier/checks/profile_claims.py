@@ -83,7 +83,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         handled: set[tuple[str, str]] = set()
         blocked: set[str] = set()
         # what every instance of the rule shares, read once per rule rather than once per stated value
-        rule_id, statistic, rule_unit, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("tolerance")
+        rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
         stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
@@ -109,7 +109,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 continue
             derived, text = _convert(result.value, statistic, rule_unit), result.text
             ctx.data.setdefault("derived", {})[label] = result
-            unit = rule_unit or ""
+            unit = unit_text
             if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
                 try:
                     target, where_target = _target(ctx, rule, targets.get(site.key))

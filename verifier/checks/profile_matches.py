@@ -109,10 +109,9 @@ def matches(ctx: Context) -> Iterator[Finding]:
 class _Plan:
     """What every record of one `matches` entry is checked with, read from the entry once (not once per record)."""
 
-    __slots__ = ("entry", "id", "pointer", "equals", "other_pointer", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
+    __slots__ = ("id", "pointer", "equals", "other_pointer", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
 
     def __init__(self, entry: dict[str, Any]) -> None:
-        self.entry = entry
         self.id, self.pointer, self.equals = entry["id"], entry["pointer"], entry["equals"]
         self.other_pointer = self.equals["pointer"]
         # the `on` dimensions once each, as the `want` mapping of a record names them (None: the entry compares within a record)
@@ -123,6 +122,7 @@ class _Plan:
 
 
 def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]]) -> Finding:
+    """Return the finding of one record `r` of `plan`'s entry (`joined`: the other set's records by their `on` values); the places compared go into `seen`."""
     cid = "profile.matches"
     path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
     label = f"{plan.id}: {path}{' ' + at if at else ''}"
