@@ -36,6 +36,7 @@ tolerance of its own.
 from __future__ import annotations
 
 import decimal
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -395,11 +396,17 @@ def half_unit(stated: Decimal | int) -> Decimal:
     An `int` (a JSON integer such as `0`) states its units place. Raises
     `ValueError` for a non-finite `Decimal`.
     """
-    exponent = Decimal(stated).as_tuple().exponent
+    exponent = (stated if isinstance(stated, Decimal) else Decimal(stated)).as_tuple().exponent
     if not isinstance(exponent, int):
         raise ValueError(f"{stated} is not finite")
     # `7E1` states no more than `70` does: a positive exponent never widens the tolerance past half a unit
-    return Decimal(5).scaleb(min(exponent, 0) - 1)
+    return _half_unit_at(min(exponent, 0) - 1)
+
+
+@functools.lru_cache(maxsize=256)
+def _half_unit_at(exponent: int) -> Decimal:
+    """Return 5E`exponent` (a `Decimal` is immutable: built once per exponent, as most stated numbers share a few)."""
+    return Decimal(5).scaleb(exponent)
 
 
 #: Significant digits from which a stated number is taken as a full-precision
@@ -473,8 +480,8 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     bound = half_unit(stated)
     if source is not None:
         bound = max(bound, half_unit(Decimal(source)))
-    xs = [abs(Decimal(x)) for x in values]
-    k = Decimal(str(scale))
+    xs = [abs(x if isinstance(x, Decimal) else Decimal(x)) for x in values]
+    k = scale if isinstance(scale, Decimal) else Decimal(str(scale))  # str() of a Decimal round-trips it exactly
     if not xs:
         if len(stated.as_tuple().digits) >= FULL_PRECISION_DIGITS:
             bound = max(bound, abs(stated) * EPS * 16)

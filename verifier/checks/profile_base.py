@@ -43,8 +43,20 @@ _EMPTY = Evidence(reader="profile")  # the model before `profile.receipts` built
 
 
 def _records(ctx: Context, rid: str) -> list[Receipt]:
-    """Return the receipts of set `rid` that were read (no stand-ins for unread files): what per-record checks look at."""
-    return [r for r in _all_records(ctx, rid) if r.unread is None]
+    """
+    Return the receipts of set `rid` that were read (no stand-ins for unread files): what per-record checks look at.
+
+    Built once per model and set (`ctx.data["read-receipt-sets"]`), then
+    returned as the same list, as `_all_records` does: callers must not change it.
+    """
+    model = evidence(ctx)
+    cached = ctx.data.get("read-receipt-sets")
+    if cached is None or cached[0] is not model:
+        cached = ctx.data["read-receipt-sets"] = (model, {})
+    found = cached[1].get(rid)
+    if found is None:
+        found = cached[1][rid] = [r for r in _all_records(ctx, rid) if r.unread is None]
+    return found  # type: ignore[no-any-return]
 
 
 def _all_records(ctx: Context, rid: str) -> list[Receipt]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -20,8 +22,9 @@ from verifier.readers.select import Underivable, check_complete, derive_rule, in
 __all__ = ["claims", "gate", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
 
 
+@functools.lru_cache(maxsize=256)
 def _scale(statistic: str, unit: str | None) -> Decimal:
-    """Return the factor from the derivation's unit (the base unit of its dimension) to the claim's `unit`."""
+    """Return the factor from the derivation's unit (the base unit of its dimension) to the claim's `unit` (cached: a `Decimal` is immutable)."""
     if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
         return Decimal(1)
     return stats.CONTEXT.divide(Decimal(1), unit_scale(unit))
@@ -62,6 +65,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
     """
     cid = "profile.claims"
     model = evidence(ctx)
+    seen = examined(ctx)
+    memo = _derivations(ctx)
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -77,46 +82,35 @@ def claims(ctx: Context) -> Iterator[Finding]:
         keys: list[dict[str, str]] = []
         handled: set[tuple[str, str]] = set()
         blocked: set[str] = set()
+        # what every instance of the rule shares, read once per rule rather than once per stated value
+        rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
+        stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
             keys.append(key)
-            label = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
-            if site.problem == "unranked":  # the instance exists only through receipts that were not read (integrity, grammar)
-                unread = [f"{d}={v}" for d, v in key.items() if v not in ranked().get(d, {})]
-                why = f" (not parsed: {site.detail})" if site.detail else ""
-                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity" if site.detail else "incomplete-denominator",
-                         f"{label}: no readable receipt has {', '.join(unread)}: its receipts were not read{why}, so the "
-                         "claim cannot be derived", path=rule["at"]["file"])
-                continue
-            if site.problem == "blocked":  # never parsed, not even to find the value
-                blocked.add(site.location.file)
-                yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {site.location.file} is not parsed because {site.detail}", path=site.location.file)
-                continue
-            if site.problem == "missing":
-                yield _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
-                continue
-            if site.problem == "unreadable":
-                yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
+            label = rule_id + "".join([f"[{k}={v}]" for k, v in key.items()])
+            if site.problem in _SITE_PROBLEMS:
+                yield _site_problem(cid, rule, site, key, label, ranked, blocked)
                 continue
             rel, pointer, stated_value = site.location.file, site.location.pointer or "", site.value
             handled.add((rel, pointer))
-            examined(ctx).add((rel, pointer))
+            seen.add((rel, pointer))
             claimed, stated_unit = _stated(stated_value)
             if claimed is None:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
                 continue
-            if "unit" in rule["at"]:
+            if stated_unit_at:
                 stated_unit = site.unit or stated_unit
             try:
-                result = derive_rule(joined(ctx, rule, key), records, key, _derivations(ctx))
+                result = derive_rule(rule if plain else joined(ctx, rule, key), records, key, memo)  # `joined` returns a rule without joins as it is
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            derived, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
+            derived, text = _convert(result.value, statistic, rule_unit), result.text
             ctx.data.setdefault("derived", {})[label] = result
-            unit = rule.get("unit", "")
-            if "minus" in rule:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
+            unit = unit_text
+            if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
                 try:
                     target, where_target = _target(ctx, rule, targets.get(site.key))
                 except Underivable as exc:
@@ -135,7 +129,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     continue
                 unit = stated_unit
             cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                scale=_scale(rule["statistic"], unit or None), declared=rule.get("tolerance"))  # the unit compared in: the stated one after a conversion
+                                scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
             ok, tolerance = cmp.holds, cmp.tolerance
             other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
@@ -149,6 +143,34 @@ def claims(ctx: Context) -> Iterator[Finding]:
                      f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
                      path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
+
+
+#: The `Site.problem`s of a claim instance whose stated value was not found (`_site_problem` reports each).
+_SITE_PROBLEMS = ("unranked", "blocked", "missing", "unreadable")
+
+
+def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str], label: str,
+                  ranked: Callable[[], dict[str, dict[str, int]]], blocked: set[str]) -> Finding:
+    """
+    Return the finding of a claim instance whose stated value the site reader did not find (`site.problem` is set).
+
+    UNVERIFIED `blocked-by-integrity` or `incomplete-denominator` (`unranked`:
+    the instance exists only through receipts that were not read; `blocked`:
+    its file is never parsed, which is added to `blocked`), FAIL
+    `claim-missing`, UNVERIFIED `claim-unreadable`.
+    """
+    if site.problem == "unranked":  # the instance exists only through receipts that were not read (integrity, grammar)
+        unread = [f"{d}={v}" for d, v in key.items() if v not in ranked().get(d, {})]
+        why = f" (not parsed: {site.detail})" if site.detail else ""
+        return _f(cid, Status.UNVERIFIED, "blocked-by-integrity" if site.detail else "incomplete-denominator",
+                  f"{label}: no readable receipt has {', '.join(unread)}: its receipts were not read{why}, so the "
+                  "claim cannot be derived", path=rule["at"]["file"])
+    if site.problem == "blocked":  # never parsed, not even to find the value
+        blocked.add(site.location.file)
+        return _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {site.location.file} is not parsed because {site.detail}", path=site.location.file)
+    if site.problem == "missing":
+        return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
+    return _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
 
 
 def _target(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Decimal, str]:
@@ -532,7 +554,7 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
         rel, bounds = site.location.file, site.value
         result = derive_rule(rule, records, key, memo)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
-        ok = all({">=": value >= b, "<=": value <= b, ">": value > b, "<": value < b}[op] for op, b in bounds)
+        ok = all(_BOUND_OPERATORS[op](value, b) for op, b in bounds)
         if each is not None:
             each[tuple(key.items())] = ok
         met = met and ok
@@ -547,6 +569,10 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
         raise Underivable(f"{len(skipped)} run(s) quote no range, so nothing is judged", "bounds-not-stated", fail=False)
     judged = len(lines)
     return met, "; ".join(failing or lines[:1]) + (f" ({judged} judged, {len(failing)} not met{not_judged})" if judged > 1 or not_judged else ""), observed
+
+
+#: The comparison each operator of a stated bound (`verifier.readers.sites.stated_bounds`) makes: `value <op> bound`.
+_BOUND_OPERATORS: dict[str, Callable[[Decimal, Decimal], bool]] = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt}
 
 
 def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None,

@@ -15,6 +15,7 @@ is never PASS.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterator
 
@@ -41,27 +42,41 @@ def pointer_matches(pattern: str, pointer: str) -> bool:
 
 def _any_of(patterns: list[str]) -> Callable[[str], bool]:
     """Return a predicate: does a pointer match one of `patterns` (as `pointer_matches` judges, compiled once into one regex)?"""
+    return _any_of_tuple(tuple(patterns))
+
+
+@functools.lru_cache(maxsize=64)
+def _any_of_tuple(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """Return `_any_of(list(patterns))`, built once per tuple of patterns (a profile declares the same ones every run)."""
     if not patterns:
         return lambda _pointer: False
     regex = re.compile("|".join(_pattern(p) for p in patterns))
     return lambda pointer: regex.fullmatch(pointer) is not None
 
 
-def _member_numbers(seen: set[tuple[str, str]], rel: str, claims: list[StatedClaim]) -> set[str]:
-    """
-    Return the `pointer#numbers/N` places of `rel` that a `NAME: value` member claim (examined as `pointer#NAME`) compared.
+def _member_names(seen: set[tuple[str, str]]) -> dict[str, dict[str, list[str]]]:
+    """Return, per file, the member names examined at each of its pointers: its `pointer#NAME` places (not `#numbers/N` ones), grouped in one pass."""
+    out: dict[str, dict[str, list[str]]] = {}
+    for where, place in seen:
+        if "#" in place and "#numbers/" not in place:
+            pointer, _, name = place.partition("#")
+            out.setdefault(where, {}).setdefault(pointer, []).append(name)
+    return out
 
-    The member's value is the number inside the string (the claim's `words`)
+
+def _member_numbers(names: dict[str, list[str]], claims: list[StatedClaim]) -> set[str]:
+    """
+    Return the `pointer#numbers/N` places among `claims` (the stated numbers of one file) that a `NAME: value` member claim (examined as `pointer#NAME`) compared.
+
+    `names` maps each pointer of that file to the member names examined there
+    (`_member_names`). The member's value is the number inside the string (the claim's `words`)
     that starts where the member's value starts (MLPerf's "ROUGE1: 31.4286  ROUGE2: 5.8824").
     """
     from verifier.readers.locate import member_start
 
-    names: dict[str, list[str]] = {}
-    for where, place in seen:
-        if where == rel and "#" in place and "#numbers/" not in place:
-            pointer, _, name = place.partition("#")
-            names.setdefault(pointer, []).append(name)
-    out = set()
+    out: set[str] = set()
+    if not names:
+        return out
     starts: dict[str, list[int]] = {}
     for claim in claims:
         pointer, _, suffix = claim.id.partition("#numbers/")
@@ -104,6 +119,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     model = evidence(ctx)
     gaps = {u.where.file: u for u in model.unmapped if u.what == WHAT and u.where is not None}
     stated = _by_file(model)
+    member_names = _member_names(seen)  # the checks that examine places all ran before this one
     for rel, gap in gaps.items():  # a claim document that is a symlink is in no file list below: said here
         if gap.code == "symlink-not-followed":
             yield _f(cid, Status.UNVERIFIED, gap.code, gap.why, path=rel)
@@ -118,25 +134,26 @@ def coverage(ctx: Context) -> Iterator[Finding]:
                 yield _f(cid, Status.UNVERIFIED, gap.code or "claim-unreadable", gap.why, path=rel)
                 continue
             informational = _any_of([d["pointer"] for d in doc.get("informational", [])])
-            counts = {"compared": 0, "informational": 0}
-            unchecked = 0
+            compared = declared = unchecked = 0
             claims, outcomes = stated.get(rel, ([], []))
-            members = _member_numbers(seen, rel, claims)
-            for pointer, shown, kind in [(c.id, shown_literal(c.written or ""), "number") for c in claims] + [
-                    (o.location.pointer or "", "true" if o.passed else "false", "outcome") for o in outcomes]:
+            members = _member_numbers(member_names.get(rel, {}), claims)
+            for pointer, item in [(c.id, c) for c in claims] + [(o.location.pointer or "", o) for o in outcomes]:
                 if (rel, pointer) in seen or pointer in members:
-                    counts["compared"] += 1
+                    compared += 1
                 elif informational(pointer):
-                    counts["informational"] += 1
-                elif need := next((d for d in doc.get("needs_external", []) if pointer_matches(d["pointer"], pointer)), None):
+                    declared += 1
+                else:  # reported: shown as the document writes it
+                    shown, kind = ((shown_literal(item.written or ""), "number") if isinstance(item, StatedClaim)
+                                   else ("true" if item.passed else "false", "outcome"))
                     unchecked += 1
-                    yield _f(cid, Status.UNVERIFIED, "needs-external", f"{rel} {pointer} states {shown}: {need['reason']}", path=rel, pointer=pointer, observed=shown)
-                else:
-                    unchecked += 1
-                    yield _f(cid, Status.UNVERIFIED, "unchecked-claim",
-                             f"{rel} {pointer} states the {kind} {shown}, which no claim derives, no check examines and the profile does not declare informational",
-                             path=rel, pointer=pointer, observed=shown)
+                    need = next((d for d in doc.get("needs_external", []) if pointer_matches(d["pointer"], pointer)), None)
+                    if need:
+                        yield _f(cid, Status.UNVERIFIED, "needs-external", f"{rel} {pointer} states {shown}: {need['reason']}", path=rel, pointer=pointer, observed=shown)
+                    else:
+                        yield _f(cid, Status.UNVERIFIED, "unchecked-claim",
+                                 f"{rel} {pointer} states the {kind} {shown}, which no claim derives, no check examines and the profile does not declare informational",
+                                 path=rel, pointer=pointer, observed=shown)
             if not unchecked:
                 yield _f(cid, Status.PASS, "covered",
-                         f"{rel}: every stated number is accounted for ({counts['compared']} compared by a check, {counts['informational']} declared informational)",
-                         path=rel, observed=counts)
+                         f"{rel}: every stated number is accounted for ({compared} compared by a check, {declared} declared informational)",
+                         path=rel, observed={"compared": compared, "informational": declared})

@@ -59,6 +59,9 @@ def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
 
 
 def _at(raw: Any, pointer: str) -> Any:
+    """Return the value at JSON Pointer `pointer` in `raw` (`resolve`), None when there is none."""
+    if type(raw) is dict and pointer.count("/") == 1 and pointer[0] == "/" and "~" not in pointer:
+        return raw.get(pointer[1:])  # one member of an object (a record's field): what `resolve` returns, without its loop
     try:
         return resolve(raw, pointer)
     except KeyError:
@@ -82,6 +85,7 @@ def matches(ctx: Context) -> Iterator[Finding]:
     """
     cid = "profile.matches"
     indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
+    seen = examined(ctx)
     for entry in _profile(ctx)["matches"]:
         records = _records(ctx, entry["receipts"])
         if not records:
@@ -97,44 +101,62 @@ def matches(ctx: Context) -> Iterator[Finding]:
                 joined = indexes[(entry["equals"]["receipts"], on)] = {}
                 for o in _records(ctx, entry["equals"]["receipts"]):
                     joined.setdefault(tuple(o.dims.get(d) for d in on), []).append(o)
+        plan = _Plan(entry)
         for r in records:
-            yield _one(ctx, entry, r, joined)
+            yield _one(plan, r, joined, seen)
 
 
-def _one(ctx: Context, entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]]) -> Finding:
+class _Plan:
+    """What every record of one `matches` entry is checked with, read from the entry once (not once per record)."""
+
+    __slots__ = ("id", "pointer", "equals", "other_pointer", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        self.id, self.pointer, self.equals = entry["id"], entry["pointer"], entry["equals"]
+        self.other_pointer = self.equals["pointer"]
+        # the `on` dimensions once each, as the `want` mapping of a record names them (None: the entry compares within a record)
+        self.on = tuple(dict.fromkeys(self.equals.get("on", []))) if "receipts" in self.equals else None
+        self.stated_precision = entry.get("precision") == "stated"
+        self.note = " (at the coarser precision the two state)" if entry.get("precision") else ""
+        self.has_flag, self.flag, self.outcomes = "flag" in entry, entry.get("flag"), entry.get("outcomes")
+
+
+def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]]) -> Finding:
+    """Return the finding of one record `r` of `plan`'s entry (`joined`: the other set's records by their `on` values); the places compared go into `seen`."""
     cid = "profile.matches"
     path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
-    label = f"{entry['id']}: {path}{' ' + at if at else ''}"
-    equals = entry["equals"]
-    mine = _at(r.raw, entry["pointer"])
-    if "receipts" in equals:
-        want = {d: r.dims.get(d) for d in equals.get("on", [])}
-        others = joined.get(tuple(want.values()), [])
+    label = f"{plan.id}: {path}{' ' + at if at else ''}"
+    mine = _at(r.raw, plan.pointer)
+    if plan.on is not None:
+        values = tuple([r.dims.get(d) for d in plan.on])
+        others = joined.get(values, [])
         if len(others) != 1:
-            return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {equals['receipts']} share {want}, so the value to equal is not known",
-                      path=path, pointer=at + entry["pointer"])
-        other, where = others[0], f"{others[0].path}{' ' + others[0].pointer if others[0].pointer else ''}{equals['pointer']}"
+            want = dict(zip(plan.on, values, strict=True))
+            return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
+                      path=path, pointer=at + plan.pointer)
+        other = others[0]
+        other_file, other_at = other.location.file, other.location.pointer or ""
+        where = f"{other_file}{' ' + other_at if other_at else ''}{plan.other_pointer}"
     else:
-        other, where = r, f"{at}{equals['pointer']}"
-    theirs = _at(other.raw, equals["pointer"])
+        other, other_file, other_at, where = r, path, at, f"{at}{plan.other_pointer}"
+    theirs = _at(other.raw, plan.other_pointer)
     if mine is None or theirs is None:
-        missing = entry["pointer"] if mine is None else equals["pointer"]
-        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + entry["pointer"])
-    seen = examined(ctx)
-    seen.add((path, at + entry["pointer"]))
-    seen.add((other.path, other.pointer + equals["pointer"]))
-    equal = _same(mine, theirs, entry.get("precision") == "stated")
-    text = f"{entry['pointer']} {mine!r} {'==' if equal else '!='} {where} {theirs!r}" + (" (at the coarser precision the two state)" if entry.get("precision") else "")
-    if "flag" not in entry:
+        missing = plan.pointer if mine is None else plan.other_pointer
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
+    seen.add((path, at + plan.pointer))
+    seen.add((other_file, other_at + plan.other_pointer))
+    equal = _same(mine, theirs, plan.stated_precision)
+    text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
+    if not plan.has_flag:
         return _f(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}",
-                  path=path, pointer=at + entry["pointer"], expected=theirs, observed=mine)
-    stated = _at(r.raw, entry["flag"])
-    flag = outcome_of(stated, entry.get("outcomes"))
+                  path=path, pointer=at + plan.pointer, expected=theirs, observed=mine)
+    stated = _at(r.raw, plan.flag)
+    flag = outcome_of(stated, plan.outcomes)
     if flag is None:
-        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: {entry['flag']} holds {stated!r}, not true/false or a declared outcome word",
-                  path=path, pointer=at + entry["flag"], observed=stated)
-    seen.add((path, at + entry["flag"]))
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: {plan.flag} holds {stated!r}, not true/false or a declared outcome word",
+                  path=path, pointer=at + plan.flag, observed=stated)
+    seen.add((path, at + plan.flag))
     agree = flag == equal
     return _f(cid, Status.PASS if agree else Status.FAIL, "flag-agrees" if agree else "flag-disagrees",
-              f"{label}: {entry['flag']} states {stated!r} ({str(flag).lower()}); re-derived: {text}",
-              path=path, pointer=at + entry["flag"], expected=equal, observed=stated)
+              f"{label}: {plan.flag} states {stated!r} ({str(flag).lower()}); re-derived: {text}",
+              path=path, pointer=at + plan.flag, expected=equal, observed=stated)
