@@ -139,3 +139,17 @@ def test_key_value_lines_read_as_the_pattern_reads_them():
         line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
         assert grammars._key_and_value(line) == by_pattern(line), repr(line)
     assert grammars._key_and_value("Samples per second: 0.000195653") == ("Samples per second", "0.000195653")
+
+
+@pytest.mark.parametrize("fold", [{"key": "/key", "value": "/value"}, None])
+def test_a_bad_prefixed_line_is_named_by_its_line_number(fold):
+    """A `PREFIX {json}` line that is not strict JSON (here a duplicate key) is refused naming its 1-based line, folded or not."""
+    from verifier import grammars
+
+    spec = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::MLLOG "}
+    if fold:
+        spec["fold"] = fold
+    data = b'header\n:::MLLOG {"key": "a", "value": 1}\n:::MLLOG {"key": "b", "value": 1, "value": 2}\n'
+    with pytest.raises(grammars.GrammarError) as exc:
+        grammars.parse(data, spec)
+    assert str(exc.value).startswith("line 3: ") and "duplicate key 'value'" in str(exc.value)

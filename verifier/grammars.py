@@ -304,6 +304,14 @@ def _line_readers(spec: dict[str, Any]) -> list[Any]:
     return readers
 
 
+def _at_line(read: Any, line: str, number: int) -> Any:
+    """Return `read(line)`; a `GrammarError` it raises is raised again with the line's 1-based `number` in front of its message."""
+    try:
+        return read(line)
+    except GrammarError as exc:
+        raise GrammarError(exc.code, f"line {number}: {exc}") from None
+
+
 def _members(text: str, spec: dict[str, Any]) -> Any:
     """
     Yield `(line number, member, value)` for every member a line of `text` states, in order: each line's members from the first of its readers (`_line_readers`) that reads it.
@@ -331,7 +339,7 @@ def _members(text: str, spec: dict[str, Any]) -> Any:
                 if type(document) is dict and key_member in document and value_member in document:
                     yield number, str(document[key_member]), document[value_member]
                 else:
-                    for key, value in read(line).items():
+                    for key, value in _at_line(read, line, number).items():
                         yield number, key, value
             return
     if spec.get("lines", ["key-value"]) == ["key-value"]:  # `key : value` lines only (LoadGen's summary): the one member of each match
@@ -343,7 +351,7 @@ def _members(text: str, spec: dict[str, Any]) -> Any:
     readers = _line_readers(spec)
     for number, line in enumerate(lines, start=1):
         for read in readers:
-            members = read(line)
+            members = _at_line(read, line, number)
             if members is not None:
                 for key, value in members.items():
                     yield number, key, value
