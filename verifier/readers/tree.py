@@ -102,8 +102,13 @@ class Tree:
             raise FileNotFoundError(rel)
         self._cache.setdefault("read", set()).add(rel)
         fd = os.open(os.path.join(self.root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # `rel` is safe (no "..", not absolute)
-        with os.fdopen(fd, "rb") as handle:
-            return handle.read()
+        try:  # plain reads (no buffered file object): most files come whole in the first, the loop ends at end of file
+            parts = [os.read(fd, os.fstat(fd).st_size + 1)]
+            while parts[-1]:
+                parts.append(os.read(fd, 1 << 20))
+        finally:
+            os.close(fd)
+        return parts[0] if len(parts) == 2 else b"".join(parts)
 
     def read(self) -> frozenset[str]:
         """Return the files whose bytes `read_bytes` (and so `json`) has read from this tree so far."""
