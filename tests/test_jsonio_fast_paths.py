@@ -258,3 +258,29 @@ def test_numbers_at_the_binary64_bounds_read_as_text_by_text(literal):
     """In range at either bound: the batch reads what `loads_strict_text` reads (the compiled path, or its fallback for [1e308, max])."""
     text = '{"a": ' + literal + "}"
     assert repr(jsonio.loads_strict_each(['{"k": 1}', text])[1]) == repr(loads_strict_text(text))
+
+
+@pytest.mark.parametrize("literal", ["1.7976931348623157000000000001e308", "1.79769313486231570000000000005e308",
+                                     "-1.7976931348623157000000000000499e308"])
+def test_a_number_just_above_the_binary64_maximum_is_refused(literal):
+    """The range compare is exact: `abs` would round to the thread's 28-digit context and let these through (found by an adversarial tester)."""
+    with pytest.raises(JSONProblem) as exc:
+        loads_strict_text('{"a": ' + literal + "}")
+    assert exc.value.code == "number-out-of-range"
+    assert isinstance(jsonio.loads_strict_each(['{"a": ' + literal + "}"])[0], JSONProblem)
+
+
+def test_the_range_rule_does_not_depend_on_the_callers_decimal_context():
+    import decimal
+
+    with decimal.localcontext(prec=3):
+        assert str(loads_strict_text('{"a": 1.797e308}')["a"]) == "1.797E+308"
+        assert not jsonio.in_binary64(Decimal("1.7976931348623157000000000001e308"))
+
+
+@pytest.mark.parametrize("data, line", [(b"x\n\n1\n", 1), (b"1\n\nx\n", 2), (b"1\n[\n\n", 2), (b"1\n\n", 2)])
+def test_json_lines_name_the_first_bad_line(data, line):
+    """A blank line and an invalid one: the earlier is named (the batch reader must not reorder them)."""
+    with pytest.raises(JSONProblem) as exc:
+        jsonio.loads_strict_lines(data)
+    assert exc.value.line == line

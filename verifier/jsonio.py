@@ -88,7 +88,9 @@ def shown_literal(literal: str) -> str:
 
 def in_binary64(value: Decimal) -> bool:
     """Return whether finite `value` is zero or within IEEE 754 binary64's range (exponent within +-`MAX_EXPONENT`, |x| <= `MAX_BINARY64`)."""
-    return not value or (abs(value.adjusted()) <= MAX_EXPONENT and abs(value) <= MAX_BINARY64)
+    # `copy_abs`, not `abs`: `abs` rounds to the thread's decimal context (28 digits by default), so
+    # 1.7976931348623157000000000001E+308 would round down to the limit; comparisons are exact
+    return not value or (abs(value.adjusted()) <= MAX_EXPONENT and value.copy_abs() <= MAX_BINARY64)
 
 
 def _float(literal: str) -> Decimal:
@@ -364,17 +366,18 @@ def loads_strict_lines(data: bytes) -> list[Any]:
     Parse JSON Lines (one document per non-empty line) from `data`.
 
     Returns the list of documents. Raises `JSONProblem` with `line` set for
-    the first bad line; a blank line in the middle of the file is refused too.
+    the first bad line (a blank line is bad too, except the empty one after
+    a final newline); bytes that are not UTF-8, or a byte order mark at the
+    start, refuse the whole file (`line` None).
     """
     text = _text(data)
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    for number, line in enumerate(lines, start=1):
+    out = loads_strict_each(lines)
+    for number, (line, document) in enumerate(zip(lines, out), start=1):
         if not line.strip():
             raise JSONProblem("invalid-json", f"line {number} is blank", line=number)
-    out = loads_strict_each(lines)
-    for number, document in enumerate(out, start=1):
         if type(document) is JSONProblem:
             raise JSONProblem(document.code, f"line {number}: {document}", line=number)
     return out
