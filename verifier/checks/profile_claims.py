@@ -67,6 +67,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     model = evidence(ctx)
     seen = examined(ctx)
     memo = _derivations(ctx)
+    compared: dict[Any, Any] = {}  # (derivation, stated number, stated unit, how the rule judges) -> the comparison: see `once` below
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -85,6 +86,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         # what every instance of the rule shares, read once per rule rather than once per stated value
         rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
         stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
+        judged = (statistic, rule_unit, repr(declared))  # with the derivation and the stated number, what the comparison depends on
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
             keys.append(key)
@@ -107,30 +109,40 @@ def claims(ctx: Context) -> Iterator[Finding]:
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            derived, text = _convert(result.value, statistic, rule_unit), result.text
             ctx.data.setdefault("derived", {})[label] = result
-            unit = unit_text
-            if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
-                try:
-                    target, where_target = _target(ctx, rule, targets.get(site.key))
-                except Underivable as exc:
-                    yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
-                    continue
-                derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
-            if stated_unit is not None and stated_unit != unit:
-                try:
-                    derived = units.convert(derived, unit or "1", stated_unit)
-                except (units.UnitError, units.UnitMismatch):
-                    have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
-                    stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
-                    yield _f(cid, Status.FAIL, "unit-mismatch",
-                             f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
-                             f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
-                    continue
-                unit = stated_unit
-            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
-            ok, tolerance = cmp.holds, cmp.tolerance
+            text = result.text
+            # the same number stated for the same derivation (the JSON, CSV and Markdown copies of one table's cell) is compared once:
+            # `str(claimed)` keeps its stated precision ("1.50" is not "1.5"), which the tolerance depends on
+            once = None if margin else (id(result), str(claimed), stated_unit, judged)
+            kept = compared.get(once) if once is not None else None
+            if kept is None or kept[0] is not result:
+                derived = _convert(result.value, statistic, rule_unit)
+                unit = unit_text
+                if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
+                    try:
+                        target, where_target = _target(ctx, rule, targets.get(site.key))
+                    except Underivable as exc:
+                        yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                        continue
+                    derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
+                if stated_unit is not None and stated_unit != unit:
+                    try:
+                        derived = units.convert(derived, unit or "1", stated_unit)
+                    except (units.UnitError, units.UnitMismatch):
+                        have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
+                        stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
+                        yield _f(cid, Status.FAIL, "unit-mismatch",
+                                 f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
+                                 f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
+                        continue
+                    unit = stated_unit
+                cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
+                                    scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
+                ok, tolerance = cmp.holds, cmp.tolerance
+                kept = (result, derived, unit, ok, tolerance, (fmt(derived), fmt(tolerance, 3), str(derived)))
+                if once is not None:
+                    compared[once] = kept  # keeps `result`, so its id names no other derivation
+            _result, derived, unit, ok, tolerance, shown = kept
             other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other
@@ -140,8 +152,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
             yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
-                     f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
-                     path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
+                     f"{label}: stated {claimed} {unit}, derived {shown[0]} {unit} (tolerance {shown[1]})".replace("  ", " "),
+                     path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
 
 
