@@ -116,20 +116,40 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     """
     Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
 
-    Raises what `locate` raises for them.
+    Raises what `locate` raises for them. When neither `at.file` nor
+    `at.pointer` has a placeholder, what they name (the file, the value at
+    the pointer, its `where` index) is the same for every instance: it is
+    found once per `at` object and tree (`_fixed`) and only the element is
+    looked up per instance.
     """
-    rel = fill_file(at["file"], key, indexes)
-    document = tree.json(rel)
-    spot = _spot(tree, at)
-    pointer = _fill(spot.pointer, key, indexes, escape=True)
-    value = resolve(document, pointer)
-    if spot.where is None:
-        return rel, document, spot, pointer, value
-    texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
-    if not isinstance(value, (list, dict)):
-        raise KeyError(pointer)
+    fixed = tree._cache.get("locate-fixed")  # noqa: SLF001 - the tree's per-run cache
+    if fixed is None:
+        fixed = tree._cache["locate-fixed"] = {}  # noqa: SLF001
+    kept = fixed.get(id(at))
+    if kept is not None and kept[0] is at:
+        _at, rel, document, spot, pointer, value, index = kept
+        if spot.where is None:
+            return rel, document, spot, pointer, value
+        texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+    else:
+        rel = fill_file(at["file"], key, indexes)
+        document = tree.json(rel)
+        spot = _spot(tree, at)
+        pointer = _fill(spot.pointer, key, indexes, escape=True)
+        value = resolve(document, pointer)
+        constant = len(_split(at["file"])) == 1 and len(_split(spot.pointer)) == 1  # no placeholder: the same for every instance
+        if spot.where is None:
+            if constant:
+                fixed[id(at)] = (at, rel, document, spot, pointer, value, None)  # keeps `at`, so its id names no other dict
+            return rel, document, spot, pointer, value
+        texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+        if not isinstance(value, (list, dict)):
+            raise KeyError(pointer)
+        index = _where_index(tree, rel, pointer, value, spot.members, spot.fold)
+        if constant:
+            fixed[id(at)] = (at, rel, document, spot, pointer, value, index)
     wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
-    hits = _where_index(tree, rel, pointer, value, spot.members, spot.fold).get(wanted, [])
+    hits = index.get(wanted, [])
     if len(hits) != 1:
         want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
         raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
