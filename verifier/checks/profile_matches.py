@@ -159,13 +159,14 @@ def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], 
     if mine is None or theirs is None:
         missing = plan.pointer if mine is None else plan.other_pointer
         return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
-    seen.add((path, at + plan.pointer))
+    mine_at = at + plan.pointer
+    seen.add((path, mine_at))
     seen.add((other_file, other_at + plan.other_pointer))
     equal = _same(mine, theirs, plan.stated_precision)
     text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
-    if not plan.has_flag:
-        return _f(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}",
-                  path=path, pointer=at + plan.pointer, expected=theirs, observed=mine)
+    if not plan.has_flag:  # `_f` without its keywords' copy: one finding per record and entry
+        return Finding(check=cid, status=Status.PASS if equal else Status.FAIL, code="equal" if equal else "not-equal", message=f"{label}: {text}",
+                       path=path, pointer=mine_at, expected=theirs, observed=mine)
     stated = _at(r.raw, plan.flag)
     flag = outcome_of(stated, plan.outcomes)
     if flag is None:
