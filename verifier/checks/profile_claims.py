@@ -68,6 +68,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     seen = examined(ctx)
     memo = _derivations(ctx)
     compared: dict[Any, Any] = {}  # (derivation, stated number, stated unit, how the rule judges) -> the comparison: see `once` below
+    suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -90,7 +91,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
             keys.append(key)
-            label = rule_id + "".join([f"[{k}={v}]" for k, v in key.items()])
+            suffix = suffixes.get(site.key)
+            if suffix is None:  # once per instance: the claims on one table's copies share it
+                suffix = suffixes[site.key] = "".join([f"[{k}={v}]" for k, v in site.key])
+            label = rule_id + suffix
             if site.problem in _SITE_PROBLEMS:
                 yield _site_problem(cid, rule, site, key, label, ranked, blocked)
                 continue

@@ -164,7 +164,13 @@ def _unit_in(text: Any) -> str | None:
 
     A label ending in its unit (`Latency (ms)`) gives that unit (`verifier.units.unit_in_label`).
     """
-    return units.unit_in_label(text.strip()) if isinstance(text, str) and text.strip() else None
+    return _unit_in_text(text) if isinstance(text, str) else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit_in_text(text: str) -> str | None:
+    """Return `_unit_in(text)` of a string, once per text (a table states a few units in every row; `unit_in_label` is a pure function)."""
+    return units.unit_in_label(text.strip()) if text.strip() else None
 
 
 _BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
