@@ -9,9 +9,9 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, evidence, examined, exists, joined
+from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, exists, joined
 from verifier.checks.profile_matches import outcome_of
-from verifier.evidence import Location, Receipt, Site
+from verifier.evidence import Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -289,11 +289,6 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
 
 
-def _derivations(ctx: Context) -> dict[Any, Any]:
-    """Return this run's memo of derivations (`derive_rule`'s `memo`): claims and gate rules that derive the same value over the same receipts derive it once."""
-    return ctx.data.setdefault("derivations", {})  # type: ignore[no-any-return]
-
-
 def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:
     """Return a function giving `ranks(select_records(records, rule), rule)`, computed on its first call and then kept."""
     kept: list[dict[str, dict[str, int]]] = []
@@ -304,12 +299,6 @@ def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[s
         return kept[0]
 
     return get
-
-
-def _one_site(ctx: Context, rule: str, role: str) -> Site:
-    """Return the one `Site` of `rule` with `role` the reader found (a rule without instances has one), or a `missing` one when the reader recorded none."""
-    found = evidence(ctx).sites_of(rule, role)
-    return found[0] if found else Site(rule, role, (), Location(""), problem="missing", detail="the reader recorded no such place")
 
 
 def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranked: Callable[[], dict[str, Any]],
@@ -404,9 +393,6 @@ def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str
     except KeyError:
         return None
     return None if exists(ctx, rel) else rel
-
-
-
 
 
 # ---------------------------------------------------------------- (8) gate
