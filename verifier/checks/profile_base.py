@@ -8,10 +8,11 @@ from typing import Any
 from verifier.bundle import unsafe_reason
 from verifier.model import Finding, Status
 from verifier.pipeline import Context
-from verifier.evidence import Evidence, Receipt
+from verifier.evidence import Evidence, Location, Receipt, Site
 from verifier.readers.tree import Tree
 
-__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_f", "_profile", "_records", "_tree", "evidence", "examined", "exists", "files_matching", "joined"]
+__all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_derivations", "_f", "_one_site", "_profile", "_records", "_tree", "evidence", "examined", "exists",
+           "files_matching", "joined"]
 
 _PLACEHOLDER_RE = re.compile(r"\{([A-Za-z0-9_.-]+)\}")
 _BRACKETED = re.compile(r" \[[^]]*\]")  # the derivation detail, kept out of the one-line message
@@ -91,6 +92,17 @@ def files_matching(ctx: Context, pattern: str) -> list[str]:
 
     regex = glob_regex(pattern)
     return sorted(f.path for f in evidence(ctx).files if regex.fullmatch(f.path))
+
+
+def _derivations(ctx: Context) -> dict[Any, Any]:
+    """Return this run's memo of derivations (`derive_rule`'s `memo`): claims and gate rules that derive the same value over the same receipts derive it once."""
+    return ctx.data.setdefault("derivations", {})  # type: ignore[no-any-return]
+
+
+def _one_site(ctx: Context, rule: str, role: str) -> Site:
+    """Return the one `Site` of `rule` with `role` the reader found (a rule without instances has one), or a `missing` one when the reader recorded none."""
+    found = evidence(ctx).sites_of(rule, role)
+    return found[0] if found else Site(rule, role, (), Location(""), problem="missing", detail="the reader recorded no such place")
 
 
 def examined(ctx: Context) -> set[tuple[str, str]]:

@@ -9,9 +9,9 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _f, _profile, evidence, examined, exists, joined
+from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, exists, joined
 from verifier.checks.profile_matches import outcome_of
-from verifier.evidence import Location, Receipt, Site
+from verifier.evidence import Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -67,6 +67,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
     model = evidence(ctx)
     seen = examined(ctx)
     memo = _derivations(ctx)
+    compared: dict[Any, Any] = {}  # (derivation, stated number, stated unit, how the rule judges) -> the comparison: see `once` below
+    suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -85,10 +87,14 @@ def claims(ctx: Context) -> Iterator[Finding]:
         # what every instance of the rule shares, read once per rule rather than once per stated value
         rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
         stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
+        judged = (statistic, rule_unit, repr(declared))  # with the derivation and the stated number, what the comparison depends on
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
             keys.append(key)
-            label = rule_id + "".join([f"[{k}={v}]" for k, v in key.items()])
+            suffix = suffixes.get(site.key)
+            if suffix is None:  # once per instance: the claims on one table's copies share it
+                suffix = suffixes[site.key] = "".join([f"[{k}={v}]" for k, v in site.key])
+            label = rule_id + suffix
             if site.problem in _SITE_PROBLEMS:
                 yield _site_problem(cid, rule, site, key, label, ranked, blocked)
                 continue
@@ -107,30 +113,40 @@ def claims(ctx: Context) -> Iterator[Finding]:
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            derived, text = _convert(result.value, statistic, rule_unit), result.text
             ctx.data.setdefault("derived", {})[label] = result
-            unit = unit_text
-            if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
-                try:
-                    target, where_target = _target(ctx, rule, targets.get(site.key))
-                except Underivable as exc:
-                    yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
-                    continue
-                derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
-            if stated_unit is not None and stated_unit != unit:
-                try:
-                    derived = units.convert(derived, unit or "1", stated_unit)
-                except (units.UnitError, units.UnitMismatch):
-                    have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
-                    stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
-                    yield _f(cid, Status.FAIL, "unit-mismatch",
-                             f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
-                             f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
-                    continue
-                unit = stated_unit
-            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
-            ok, tolerance = cmp.holds, cmp.tolerance
+            text = result.text
+            # the same number stated for the same derivation (the JSON, CSV and Markdown copies of one table's cell) is compared once:
+            # `str(claimed)` keeps its stated precision ("1.50" is not "1.5"), which the tolerance depends on
+            once = None if margin else (id(result), str(claimed), stated_unit, judged)
+            kept = compared.get(once) if once is not None else None
+            if kept is None or kept[0] is not result:
+                derived = _convert(result.value, statistic, rule_unit)
+                unit = unit_text
+                if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
+                    try:
+                        target, where_target = _target(ctx, rule, targets.get(site.key))
+                    except Underivable as exc:
+                        yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                        continue
+                    derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
+                if stated_unit is not None and stated_unit != unit:
+                    try:
+                        derived = units.convert(derived, unit or "1", stated_unit)
+                    except (units.UnitError, units.UnitMismatch):
+                        have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
+                        stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
+                        yield _f(cid, Status.FAIL, "unit-mismatch",
+                                 f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
+                                 f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
+                        continue
+                    unit = stated_unit
+                cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
+                                    scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
+                ok, tolerance = cmp.holds, cmp.tolerance
+                kept = (result, derived, unit, ok, tolerance, (fmt(derived), fmt(tolerance, 3), str(derived)))
+                if once is not None:
+                    compared[once] = kept  # keeps `result`, so its id names no other derivation
+            _result, derived, unit, ok, tolerance, shown = kept
             other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other
@@ -139,9 +155,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          f"not its {rule.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
-            yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
-                     f"{label}: stated {claimed} {unit}, derived {fmt(derived)} {unit} (tolerance {fmt(tolerance, 3)})".replace("  ", " "),
-                     path=rel, pointer=pointer, expected=str(claimed), observed=str(derived), derivation=text)
+            yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",  # `_f` without its keywords' copy: one per stated value
+                          message=f"{label}: stated {claimed} {unit}, derived {shown[0]} {unit} (tolerance {shown[1]})".replace("  ", " "),
+                          path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
 
 
@@ -273,11 +289,6 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
 
 
-def _derivations(ctx: Context) -> dict[Any, Any]:
-    """Return this run's memo of derivations (`derive_rule`'s `memo`): claims and gate rules that derive the same value over the same receipts derive it once."""
-    return ctx.data.setdefault("derivations", {})  # type: ignore[no-any-return]
-
-
 def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:
     """Return a function giving `ranks(select_records(records, rule), rule)`, computed on its first call and then kept."""
     kept: list[dict[str, dict[str, int]]] = []
@@ -288,12 +299,6 @@ def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[s
         return kept[0]
 
     return get
-
-
-def _one_site(ctx: Context, rule: str, role: str) -> Site:
-    """Return the one `Site` of `rule` with `role` the reader found (a rule without instances has one), or a `missing` one when the reader recorded none."""
-    found = evidence(ctx).sites_of(rule, role)
-    return found[0] if found else Site(rule, role, (), Location(""), problem="missing", detail="the reader recorded no such place")
 
 
 def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranked: Callable[[], dict[str, Any]],
@@ -388,9 +393,6 @@ def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str
     except KeyError:
         return None
     return None if exists(ctx, rel) else rel
-
-
-
 
 
 # ---------------------------------------------------------------- (8) gate

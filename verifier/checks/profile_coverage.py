@@ -77,16 +77,20 @@ def _member_numbers(names: dict[str, list[str]], claims: list[StatedClaim]) -> s
     out: set[str] = set()
     if not names:
         return out
-    starts: dict[str, list[int]] = {}
+    begins_of: dict[str, list[int]] = {}  # words -> where each of their numbers begins
+    starts_of: dict[tuple[str, str], set[int | None]] = {}  # (words, pointer) -> where the members examined there begin
     for claim in claims:
         pointer, _, suffix = claim.id.partition("#numbers/")
         if not suffix or pointer not in names:
             continue
-        begins = starts.get(claim.words)
+        begins = begins_of.get(claim.words)
         if begins is None:
-            begins = starts[claim.words] = [begin for begin, _end, _number, _unit in numbers_in(claim.words)]
+            begins = begins_of[claim.words] = [begin for begin, _end, _number, _unit in numbers_in(claim.words)]
+        starts = starts_of.get((claim.words, pointer))
+        if starts is None:  # once per string and pointer, not once per number the string states
+            starts = starts_of[(claim.words, pointer)] = {member_start(claim.words, name) for name in names[pointer]}
         index = int(suffix)
-        if index < len(begins) and any(begins[index] == member_start(claim.words, name) for name in names[pointer]):
+        if index < len(begins) and begins[index] in starts:
             out.add(claim.id)
     return out
 

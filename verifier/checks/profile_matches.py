@@ -86,6 +86,7 @@ def matches(ctx: Context) -> Iterator[Finding]:
     cid = "profile.matches"
     indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
     seen = examined(ctx)
+    places: dict[Any, Any] = {}  # what every entry reads of one record, read once: see `_one`
     for entry in _profile(ctx)["matches"]:
         records = _records(ctx, entry["receipts"])
         if not records:
@@ -103,7 +104,7 @@ def matches(ctx: Context) -> Iterator[Finding]:
                     joined.setdefault(tuple(o.dims.get(d) for d in on), []).append(o)
         plan = _Plan(entry)
         for r in records:
-            yield _one(plan, r, joined, seen)
+            yield _one(plan, r, joined, seen, places)
 
 
 class _Plan:
@@ -121,35 +122,51 @@ class _Plan:
         self.has_flag, self.flag, self.outcomes = "flag" in entry, entry.get("flag"), entry.get("outcomes")
 
 
-def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]]) -> Finding:
-    """Return the finding of one record `r` of `plan`'s entry (`joined`: the other set's records by their `on` values); the places compared go into `seen`."""
+def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]], places: dict[Any, Any]) -> Finding:
+    """
+    Return the finding of one record `r` of `plan`'s entry (`joined`: the other set's records by their `on` values); the places compared go into `seen`.
+
+    `places` (one dict per run of the check) keeps what the entries share of
+    `r`: its file, pointer and their text, and the record it joins with per
+    `joined` index and `on` dimensions (every entry of a profile may join the same sets).
+    """
     cid = "profile.matches"
-    path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
-    label = f"{plan.id}: {path}{' ' + at if at else ''}"
+    place = places.get(id(r))
+    if place is None or place[0] is not r:  # kept with `r`, so its id names no other record
+        path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
+        place = places[id(r)] = (r, path, at, f"{path}{' ' + at if at else ''}", {})
+    _r, path, at, named, partners = place
+    label = f"{plan.id}: {named}"
     mine = _at(r.raw, plan.pointer)
     if plan.on is not None:
-        values = tuple([r.dims.get(d) for d in plan.on])
-        others = joined.get(values, [])
-        if len(others) != 1:
-            want = dict(zip(plan.on, values, strict=True))
-            return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
-                      path=path, pointer=at + plan.pointer)
-        other = others[0]
-        other_file, other_at = other.location.file, other.location.pointer or ""
-        where = f"{other_file}{' ' + other_at if other_at else ''}{plan.other_pointer}"
+        partner = partners.get((id(joined), plan.on))  # `joined` lives as long as the check runs, and so as long as `places`
+        if partner is None:
+            values = tuple([r.dims.get(d) for d in plan.on])
+            others = joined.get(values, [])
+            if len(others) == 1:
+                other = others[0]
+                other_file, other_at = other.location.file, other.location.pointer or ""
+                partner = partners[(id(joined), plan.on)] = (other, other_file, other_at, f"{other_file}{' ' + other_at if other_at else ''}")
+            else:
+                want = dict(zip(plan.on, values, strict=True))
+                return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
+                          path=path, pointer=at + plan.pointer)
+        other, other_file, other_at, there = partner
+        where = there + plan.other_pointer
     else:
         other, other_file, other_at, where = r, path, at, f"{at}{plan.other_pointer}"
     theirs = _at(other.raw, plan.other_pointer)
     if mine is None or theirs is None:
         missing = plan.pointer if mine is None else plan.other_pointer
         return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
-    seen.add((path, at + plan.pointer))
+    mine_at = at + plan.pointer
+    seen.add((path, mine_at))
     seen.add((other_file, other_at + plan.other_pointer))
     equal = _same(mine, theirs, plan.stated_precision)
     text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
-    if not plan.has_flag:
-        return _f(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}",
-                  path=path, pointer=at + plan.pointer, expected=theirs, observed=mine)
+    if not plan.has_flag:  # `_f` without its keywords' copy: one finding per record and entry
+        return Finding(check=cid, status=Status.PASS if equal else Status.FAIL, code="equal" if equal else "not-equal", message=f"{label}: {text}",
+                       path=path, pointer=mine_at, expected=theirs, observed=mine)
     stated = _at(r.raw, plan.flag)
     flag = outcome_of(stated, plan.outcomes)
     if flag is None:

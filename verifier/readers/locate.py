@@ -116,20 +116,40 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     """
     Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
 
-    Raises what `locate` raises for them.
+    Raises what `locate` raises for them. When neither `at.file` nor
+    `at.pointer` has a placeholder, what they name (the file, the value at
+    the pointer, its `where` index) is the same for every instance: it is
+    found once per `at` object and tree (`_fixed`) and only the element is
+    looked up per instance.
     """
-    rel = fill_file(at["file"], key, indexes)
-    document = tree.json(rel)
-    spot = _spot(tree, at)
-    pointer = _fill(spot.pointer, key, indexes, escape=True)
-    value = resolve(document, pointer)
-    if spot.where is None:
-        return rel, document, spot, pointer, value
-    texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
-    if not isinstance(value, (list, dict)):
-        raise KeyError(pointer)
+    fixed = tree._cache.get("locate-fixed")  # noqa: SLF001 - the tree's per-run cache
+    if fixed is None:
+        fixed = tree._cache["locate-fixed"] = {}  # noqa: SLF001
+    kept = fixed.get(id(at))
+    if kept is not None and kept[0] is at:
+        _at, rel, document, spot, pointer, value, index = kept
+        if spot.where is None:
+            return rel, document, spot, pointer, value
+        texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+    else:
+        rel = fill_file(at["file"], key, indexes)
+        document = tree.json(rel)
+        spot = _spot(tree, at)
+        pointer = _fill(spot.pointer, key, indexes, escape=True)
+        value = resolve(document, pointer)
+        constant = len(_split(at["file"])) == 1 and len(_split(spot.pointer)) == 1  # no placeholder: the same for every instance
+        if spot.where is None:
+            if constant:
+                fixed[id(at)] = (at, rel, document, spot, pointer, value, None)  # keeps `at`, so its id names no other dict
+            return rel, document, spot, pointer, value
+        texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+        if not isinstance(value, (list, dict)):
+            raise KeyError(pointer)
+        index = _where_index(tree, rel, pointer, value, spot.members, spot.fold)
+        if constant:
+            fixed[id(at)] = (at, rel, document, spot, pointer, value, index)
     wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
-    hits = _where_index(tree, rel, pointer, value, spot.members, spot.fold).get(wanted, [])
+    hits = index.get(wanted, [])
     if len(hits) != 1:
         want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
         raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
@@ -370,6 +390,8 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
         if "member" in at:
             name = at["member"]
             for b1, rel_, pointer, value in found_here:
+                if not isinstance(value, str) or name not in value:
+                    continue  # states no such member (`member_of` would raise KeyError): a C-speed test before the lookup
                 member = members.get((value, name))
                 if member is None:
                     try:
@@ -415,7 +437,11 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
     """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates (`fold_case` members casefolded)."""
     fold = at.get("fold_case", ())
-    tests = [(member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template)) for member, template in at["where"].items()]
+    tests = []
+    for member, template in at["where"].items():
+        whole = _whole(template)  # a template that is one `{dim}` binds any text of one line or more as a whole, without its pattern
+        tests.append((member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template),
+                      whole if whole is not None and not whole.endswith(".index") else None))
     for b1, pointer, node in _walk(document, at["pointer"], "", bound):
         if not isinstance(node, (list, dict)):
             continue
@@ -423,9 +449,16 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
             if not isinstance(element, dict):
                 continue
             b2 = dict(b1)  # extended by every member in turn; dropped at the first that does not bind
-            for member, folded, pattern, names in tests:
+            for member, folded, pattern, names, whole in tests:
                 text = dim_text(element.get(member))
-                if text is None or not _bind_into(pattern, text.casefold() if folded else text, names, b2):
+                if text is None:
+                    break
+                if folded:
+                    text = text.casefold()
+                if whole is not None:  # what `(?P<g>.+)` fullmatches: a non-empty text without a line feed
+                    if not text or "\n" in text or b2.setdefault(whole, text) != text:
+                        break
+                elif not _bind_into(pattern, text, names, b2):
                     break
             else:
                 yield b2, f"{pointer}/{_escape(str(i))}", element

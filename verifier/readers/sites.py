@@ -64,7 +64,7 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
     for r in receipts:
         by_set.setdefault(r.receipt_set, []).append(r)
     out: list[Site] = []
-    chosen: dict[Any, Any] = {}  # (receipt set, selection, per) -> ranks and instances, shared by the claims on one table's copies
+    chosen: dict[Any, Any] = {}  # (receipt set, selection, per) -> instances with their ranks, shared by the claims on one table's copies
     for i, rule in enumerate(profile.get("claims", [])):
         records = by_set.get(rule["receipts"], [])
         if records:
@@ -89,9 +89,10 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     """
     Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards.
 
-    `chosen` keeps, for this run, the ranks and instances of each receipt set,
+    `chosen` keeps, for this run, the instances of each receipt set,
     selection and `per` (what `select_records`, `ranks` and `instances` read
-    of a rule): the claims on the JSON, CSV and Markdown copies of one table compute them once.
+    of a rule) with their `(dimension, value)` pairs and ranks: the claims
+    on the JSON, CSV and Markdown copies of one table compute them once.
     """
     at = rule["at"]
     if "pick" in rule:
@@ -99,14 +100,18 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         return
     signature = (rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule)
     if signature not in chosen:
-        chosen[signature] = (ranks(select_records(records, rule), rule), instances(rule, records))
-    ranked, keys = chosen[signature]
+        ranked = ranks(select_records(records, rule), rule)
+        every = []  # per instance: its key, its `(dimension, value)` pairs and its `{dim.index}` ranks (None: unranked)
+        for key in instances(rule, records):
+            pairs = tuple(key.items())
+            try:
+                every.append((key, pairs, {d: ranked[d][v] for d, v in pairs}))
+            except KeyError:  # the instance exists only through receipts that were not read: its `{dim.index}` places are unknown
+                every.append((key, pairs, None))
+        chosen[signature] = every
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
-    for key in keys:
-        pairs = tuple(key.items())
-        try:
-            indexes = {d: ranked[d][v] for d, v in pairs}
-        except KeyError:  # the instance exists only through receipts that were not read: its `{dim.index}` places are unknown
+    for key, pairs, indexes in chosen[signature]:
+        if indexes is None:
             yield Site(rid, "claim", pairs, Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
         try:
@@ -135,8 +140,9 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     for rel in files or [at["file"]]:
         if rel in tree.blocked:
             yield Site(rid, "stated", (), Location(rel), problem="blocked", detail=tree.blocked[rel])
+    selection = rule["selection"]
     for bound, rel, pointer, value in stated(tree, at, files):
-        if (rel, pointer) not in found and not left_out(rule["selection"], bound):  # another claim's row, or unchecked-claim
+        if (rel, pointer) not in found and not left_out(selection, bound):  # another claim's row, or unchecked-claim
             yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
 
 
@@ -158,7 +164,13 @@ def _unit_in(text: Any) -> str | None:
 
     A label ending in its unit (`Latency (ms)`) gives that unit (`verifier.units.unit_in_label`).
     """
-    return units.unit_in_label(text.strip()) if isinstance(text, str) and text.strip() else None
+    return _unit_in_text(text) if isinstance(text, str) else None
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit_in_text(text: str) -> str | None:
+    """Return `_unit_in(text)` of a string, once per text (a table states a few units in every row; `unit_in_label` is a pure function)."""
+    return units.unit_in_label(text.strip()) if text.strip() else None
 
 
 _BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
