@@ -22,14 +22,17 @@ MLLOG = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::MLLOG ", 
 
 
 def _former(text: str, spec: dict) -> dict:
-    """`_text_record` before the folded loop, verbatim: every line through `_line_readers`."""
+    """`_text_record` before the folded loop: every line through `_line_readers` (a refused line named by its number, as `_members` names it)."""
     record: dict = {}
     lines_of: dict = {}
     conflicts: dict = {}
     readers = grammars._line_readers(spec)
     for number, line in enumerate(text.splitlines(), start=1):
         for read in readers:
-            members = read(line)
+            try:
+                members = read(line)
+            except GrammarError as exc:  # since 5 Dec 2026 a refused line is named by its number
+                raise GrammarError(exc.code, f"line {number}: {exc}") from None
             if members is None:
                 continue
             for key, value in members.items():
