@@ -152,7 +152,6 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          pointer=pointer, observed=str(claimed))
                 continue
             derived, text = result.value, result.text
-            ctx.data.setdefault("derived", {})[claim_id] = result
             bound = {"statistic": result.statistic, "values": result.inputs, "declared": rule.get("tolerance")}
             stated_unit, rule_unit = claim.unit, rule.get("unit")
             shown_unit = stated_unit

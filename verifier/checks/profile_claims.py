@@ -113,7 +113,6 @@ def claims(ctx: Context) -> Iterator[Finding]:
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            ctx.data.setdefault("derived", {})[label] = result
             text = result.text
             # the same number stated for the same derivation (the JSON, CSV and Markdown copies of one table's cell) is compared once:
             # `str(claimed)` keeps its stated precision ("1.50" is not "1.5"), which the tolerance depends on
