@@ -12,6 +12,7 @@ check becomes one ERROR finding, never a traceback and never a PASS.
 
 from __future__ import annotations
 
+import decimal
 import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Any
 
 from verifier.errors import Unverifiable
 from verifier.model import CheckInfo, Finding, Status
+from verifier.stats import RUN_CONTEXT
 
 __all__ = ["Check", "Context", "check", "run_pipeline"]
 
@@ -81,7 +83,8 @@ def run_pipeline(pipeline: Sequence[Check], ctx: Context, *, debug: bool = False
     A check that yields nothing gets one UNVERIFIED `no-findings` finding, so
     a check that silently dropped out is visible. `Unverifiable` becomes one
     UNVERIFIED finding; any other exception one ERROR finding (traceback in
-    `derivation` when `debug`).
+    `derivation` when `debug`). Each check runs in `verifier.stats.RUN_CONTEXT`,
+    whatever decimal context the calling thread has.
     """
     findings: list[Finding] = []
     roster: list[CheckInfo] = []
@@ -103,7 +106,8 @@ def run_pipeline(pipeline: Sequence[Check], ctx: Context, *, debug: bool = False
             )
         else:
             try:
-                produced.extend(chk(ctx))
+                with decimal.localcontext(RUN_CONTEXT):  # the caller's decimal context is not the verifier's
+                    produced.extend(chk(ctx))
             except Unverifiable as exc:
                 produced.append(
                     Finding(check=chk.id, status=Status.UNVERIFIED, code=exc.code, message=str(exc), path=exc.path)

@@ -64,6 +64,10 @@ __all__ = [
 ]
 
 CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
+#: The thread context every check runs in (`verifier.pipeline.run_pipeline`): Python's default context, spelled out, so that
+#: a caller who changed its own (`decimal.getcontext().prec = 3`) cannot change a derived number, a tolerance or a verdict.
+RUN_CONTEXT = decimal.Context(prec=28, rounding=decimal.ROUND_HALF_EVEN, Emin=-999999, Emax=999999, capitals=1, clamp=0,
+                              flags=[], traps=[decimal.InvalidOperation, decimal.DivisionByZero, decimal.Overflow])
 
 
 def _need(values: Sequence[Decimal], n: int = 1) -> list[Decimal]:
