@@ -220,3 +220,48 @@ def test_a_profile_is_the_callers_own_copy_unless_shared_for_detection():
     mine["detect"] = {"files": ["changed-by-a-caller"]}
     assert trusted.profile("hyperfine")["detect"] != mine["detect"]  # a caller's change never reaches the next run
     assert trusted.profile("hyperfine", shared=True) is trusted.profile("hyperfine", shared=True)  # detection: no copy per run
+
+
+def test_a_profile_copy_shares_no_container_with_the_validated_one_or_another_copy():
+    """Each copy (unpickled from a snapshot, `verifier.trust._snapshot`) equals the shared profile, types and all, and a change deep inside it reaches nothing else."""
+    from decimal import Decimal
+
+    from verifier.trust import _snapshot
+    from verifier.trustroot import TrustSet
+
+    def containers(node, out):
+        if isinstance(node, (dict, list)):
+            out.append(node)
+            for child in node.values() if isinstance(node, dict) else node:
+                containers(child, out)
+        return out
+
+    def typed(node):
+        """`node` with every value's type beside it, so 1 and True and Decimal("1") differ."""
+        if isinstance(node, dict):
+            return {k: typed(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [typed(v) for v in node]
+        return (type(node).__name__, node)
+
+    trusted = TrustSet(assets())
+    for pid in trusted.profile_ids():
+        shared = trusted.profile(pid, shared=True)
+        before = json.dumps(typed(shared))
+        first, second = trusted.profile(pid), trusted.profile(pid)
+        assert typed(first) == typed(shared) and list(first) == list(shared)
+        ids = [{id(c) for c in containers(d, [])} for d in (shared, first, second)]
+        assert len(ids[1]) == len(containers(first, [])) == len(containers(shared, []))  # no container in two places
+        assert not ids[0] & ids[1] and not ids[1] & ids[2] and not ids[0] & ids[2]
+        for node in containers(first, []):  # change every container of one copy
+            if isinstance(node, dict):
+                node["changed-by-a-check"] = True
+            else:
+                node.append("changed-by-a-check")
+        assert json.dumps(typed(shared)) == before and json.dumps(typed(trusted.profile(pid))) == before
+    inner = {"at": [Decimal("0.5"), 1, True, None, "s"]}
+    document = {"a": inner, "b": inner, "c": [Decimal("1E+400"), -0.0]}
+    import pickle
+
+    copy = pickle.loads(_snapshot(document))
+    assert typed(copy) == typed(document) and copy["a"] is not copy["b"]  # as `_copy_json`: a shared dict becomes two

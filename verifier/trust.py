@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import sys
 import time
 from pathlib import Path
@@ -199,11 +200,15 @@ class Assets:
         rel = f"profiles/{profile_id}.json"
         if rel not in self.pins:
             raise ConfigError(f"unknown profile {profile_id!r}; shipped profiles: {', '.join(self.profile_ids()) or 'none'}")
-        # validated once per process (schema compilation dominates a run otherwise); callers get their own copy
+        # validated once per process (schema compilation dominates a run otherwise); callers get their own copy,
+        # unpickled from the bytes of a `_copy_json` of it (no container shared between two places, as `_copy_json`
+        # makes them), pickled once: unpickling builds the copy in C (mlperf-inference: 0.10 ms a copy, `_copy_json` 0.25 ms)
         memo = self.__dict__.setdefault("_validated_profiles", {})
         if rel not in memo:
-            memo[rel] = self._load_profile(rel, profile_id)
-        return memo[rel] if shared else _copy_json(memo[rel])  # type: ignore[no-any-return]
+            document = self._load_profile(rel, profile_id)
+            memo[rel] = (document, _snapshot(document))
+        document, frozen = memo[rel]
+        return document if shared else pickle.loads(frozen)  # type: ignore[no-any-return]
 
     def _load_profile(self, rel: str, profile_id: str) -> dict[str, Any]:
         from verifier.jsonio import JSONProblem, loads_strict
@@ -219,6 +224,11 @@ class Assets:
     def profile_sha256(self, profile_id: str) -> str:
         """Return the pinned sha256 of a profile file."""
         return self.pins[f"profiles/{profile_id}.json"]
+
+
+def _snapshot(document: Any) -> bytes:
+    """Return the pickle of a `_copy_json` of JSON-like `document`: `pickle.loads` of it is a fresh copy equal to `document`, same types, no container in two places."""
+    return pickle.dumps(_copy_json(document), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _copy_json(node: Any) -> Any:
