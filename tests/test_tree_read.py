@@ -33,3 +33,28 @@ def test_a_symlink_is_not_read(tmp_path):
     (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
     with pytest.raises(OSError):
         Tree(root=tmp_path).read_bytes("link.txt")
+
+
+def test_reads_every_byte_whatever_fstat_says_and_however_short_the_reads(tmp_path, monkeypatch):
+    """The read that stops at fstat's size (no read to confirm the end) is taken only when that size is the whole file."""
+    import random
+
+    rng = random.Random(11)
+    real_fstat, real_read = os.fstat, os.read
+    said = {"delta": 0, "chunk": None}
+
+    def fstat(fd):  # a size off by `delta` (a file that grew or shrank after it was taken, or a file system that guesses)
+        result = real_fstat(fd)
+        return os.stat_result((*result[:6], max(0, result.st_size + said["delta"]), *result[7:]))
+
+    def read(fd, n):  # reads no longer than `chunk` (a file system that returns short reads)
+        return real_read(fd, n if said["chunk"] is None else min(n, said["chunk"]))
+
+    monkeypatch.setattr(os, "fstat", fstat)
+    monkeypatch.setattr(os, "read", read)
+    for _ in range(300):
+        data = os.urandom(rng.choice([0, 1, 2, 7, 100, 4096, 70000]))
+        (tmp_path / "f.bin").write_bytes(data)
+        said["delta"] = rng.choice([0, 0, -1, 1, -len(data), 5, -3])
+        said["chunk"] = rng.choice([None, None, 1, 3, 4096])
+        assert Tree(root=tmp_path).read_bytes("f.bin") == data, said

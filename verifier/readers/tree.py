@@ -15,6 +15,8 @@ from verifier.jsonio import JSONProblem, loads_strict
 __all__ = ["Tree", "glob_regex"]
 
 
+#: How `Tree.read_bytes` opens a file: read-only, never through a symlink.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
 #: The most bytes a Markdown or HTML document read by `Tree.json` may hold, and a claim text (`verifier.claimtext.MAX_TEXT_BYTES`).
 MAX_PAGE_BYTES = 4 * 2**20
 #: The most bytes a JSON or CSV document read by `Tree.json` may hold (claim documents, manifests; receipts are read elsewhere).
@@ -79,8 +81,11 @@ class Tree:
         """Return the files matching `pattern` (`*` within one path component, `**` across them), sorted."""
         key = "glob:" + pattern
         if self.only is not None or key not in self._cache:  # a tree's files do not change during a run: each pattern is matched once
-            regex = glob_regex(pattern)
-            found = [f for f in self.files() if regex.fullmatch(f)]
+            head, tail, regex = _glob_parts(pattern)
+            if regex is None:  # no wildcard: the pattern names one file
+                found = [pattern] if pattern in self._file_set() else []
+            else:  # only a file with the pattern's literal start and end can match: the regex runs on those alone
+                found = [f for f in self.files() if f.endswith(tail) and f.startswith(head) and regex.fullmatch(f)]
             if self.only is not None:
                 return found
             self._cache[key] = found
@@ -88,9 +93,13 @@ class Tree:
 
     def exists(self, rel: str) -> bool:
         """Return whether `rel` is a regular file of the tree."""
+        return unsafe_reason(rel) is None and rel in self._file_set()
+
+    def _file_set(self) -> frozenset[str]:
+        """Return `files()` as a set (built once per tree)."""
         if "file-set" not in self._cache:
             self._cache["file-set"] = frozenset(self.files())
-        return unsafe_reason(rel) is None and rel in self._cache["file-set"]
+        return self._cache["file-set"]  # type: ignore[no-any-return]
 
     def read_bytes(self, rel: str) -> bytes:
         """
@@ -101,14 +110,18 @@ class Tree:
         if not self.exists(rel):  # `exists` refuses an unsafe name too
             raise FileNotFoundError(rel)
         self._cache.setdefault("read", set()).add(rel)
-        fd = os.open(os.path.join(self.root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))  # `rel` is safe (no "..", not absolute)
-        try:  # plain reads (no buffered file object): most files come whole in the first, the loop ends at end of file
-            parts = [os.read(fd, os.fstat(fd).st_size + 1)]
-            while parts[-1]:
+        fd = os.open(os.path.join(self.root, rel), _READ_FLAGS)  # `rel` is safe (no "..", not absolute)
+        try:  # plain reads (no buffered file object): most files come whole in the first
+            size = os.fstat(fd).st_size
+            first = os.read(fd, size + 1)
+            if len(first) == size:  # all the bytes fstat counted, and none past them: end of file, no read to confirm it
+                return first
+            parts = [first]
+            while parts[-1]:  # a short read, or a file longer than fstat said: read on to the end of the file
                 parts.append(os.read(fd, 1 << 20))
         finally:
             os.close(fd)
-        return parts[0] if len(parts) == 2 else b"".join(parts)
+        return b"".join(parts)
 
     def read(self) -> frozenset[str]:
         """Return the files whose bytes `read_bytes` (and so `json`) has read from this tree so far."""
@@ -156,6 +169,28 @@ class Tree:
                 self._cache[key] = loads_strict(data)
         return self._cache[key]
 
+
+
+@functools.lru_cache(maxsize=512)
+def _glob_parts(pattern: str) -> tuple[str, str, re.Pattern[str] | None]:
+    """
+    Return `(head, tail, regex)` of glob `pattern`: its literal text before the first and after the last wildcard (`*`, `?`, `**/`), and `glob_regex(pattern)`.
+
+    A path `regex` fully matches starts with `head` and ends with `tail`.
+    `regex` is None when the pattern has no wildcard (it then fully matches
+    the pattern itself, and nothing else).
+    """
+    first = last = -1  # where the first wildcard starts and the last ends, scanned as `glob_regex` scans (`**/` is one)
+    i = 0
+    while i < len(pattern):
+        width = 3 if pattern.startswith("**/", i) else 1 if pattern[i] in "*?" else 0
+        if width:
+            first = i if first < 0 else first
+            last = i + width
+        i += width or 1
+    if first < 0:
+        return pattern, pattern, None
+    return pattern[:first], pattern[last:], glob_regex(pattern)
 
 
 @functools.lru_cache(maxsize=512)
