@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,19 @@ def test_reads_every_byte_whatever_fstat_says_and_however_short_the_reads(tmp_pa
         said["delta"] = rng.choice([0, 0, -1, 1, -len(data), 5, -3])
         said["chunk"] = rng.choice([None, None, 1, 3, 4096])
         assert Tree(root=tmp_path).read_bytes("f.bin") == data, said
+
+
+@pytest.mark.parametrize("root", ["/", ".", "rel/dir", "/abs/dir", "/abs/dir/", "rel/"])
+def test_the_path_opened_is_os_path_join_of_root_and_name(monkeypatch, root):
+    opened = []
+
+    def fake_open(path, flags):
+        opened.append(path)
+        raise FileNotFoundError(path)
+
+    tree = Tree(root=Path(root), only=frozenset({"a.txt", "d/b.txt"}))
+    monkeypatch.setattr(os, "open", fake_open)
+    for rel in ("a.txt", "d/b.txt"):
+        with pytest.raises(FileNotFoundError):
+            tree.read_bytes(rel)
+    assert opened == [os.path.join(Path(root), "a.txt"), os.path.join(Path(root), "d/b.txt")]

@@ -93,7 +93,7 @@ class Tree:
 
     def exists(self, rel: str) -> bool:
         """Return whether `rel` is a regular file of the tree."""
-        return unsafe_reason(rel) is None and rel in self._file_set()
+        return unsafe_reason(rel) is None and rel in (self._cache.get("file-set") or self._file_set())
 
     def _file_set(self) -> frozenset[str]:
         """Return `files()` as a set (built once per tree)."""
@@ -109,8 +109,12 @@ class Tree:
         """
         if not self.exists(rel):  # `exists` refuses an unsafe name too
             raise FileNotFoundError(rel)
-        self._cache.setdefault("read", set()).add(rel)
-        fd = os.open(os.path.join(self.root, rel), _READ_FLAGS)  # `rel` is safe (no "..", not absolute)
+        cache = self._cache
+        if "read" not in cache:
+            cache["read"] = set()
+            cache["root/"] = os.path.join(self.root, "")  # the root with one separator after it: `+ rel` joins as os.path.join
+        cache["read"].add(rel)
+        fd = os.open(cache["root/"] + rel, _READ_FLAGS)  # `rel` is safe (no "..", not absolute)
         try:  # plain reads (no buffered file object): most files come whole in the first
             size = os.fstat(fd).st_size
             first = os.read(fd, size + 1)
