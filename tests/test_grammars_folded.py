@@ -11,6 +11,7 @@ same record or the same `GrammarError` (code and message) through both.
 from __future__ import annotations
 
 import random
+from decimal import Decimal
 
 import pytest
 from conftest import CORPUS
@@ -126,3 +127,41 @@ def test_a_lacking_or_broken_line_is_refused_by_the_folded_loop_as_by_the_reader
         with pytest.raises(GrammarError) as exc:
             grammars._text_record(':::MLLOG {"key": "a", "value": 1}\n' + line, MLLOG)
         assert exc.value.code == "bad-line" and message in str(exc.value)
+
+
+#: Lines of members stated again and again: several conflicting members (one a number key read as its string), chains of
+#: equal values written otherwise, and members stated once; every line an object holding both fold members.
+_REPEATED = [
+    ':::MLLOG {"key": "a", "value": 1}',
+    ':::MLLOG {"key": "a", "value": 1.0}',
+    ':::MLLOG {"key": "a", "value": true}',
+    ':::MLLOG {"key": "a", "value": 2}',
+    ':::MLLOG {"key": "c", "value": "x"}',
+    ':::MLLOG {"key": "c", "value": "y"}',
+    ':::MLLOG {"key": 5, "value": "x"}',
+    ':::MLLOG {"key": "5", "value": "y"}',
+    ':::MLLOG {"key": "5", "value": "x"}',
+    ':::MLLOG {"key": "#conflicts", "value": 0}',
+    ':::MLLOG {"key": "g", "value": {"h": [1, 2.50]}, "time_ms": 1.5}',
+    ':::MLLOG {"key": "g", "value": {"h": [1, 2.5]}, "time_ms": 2.5}',
+    ':::MLLOG {"key": "u1", "value": null}',
+    ':::MLLOG {"key": "u2", "value": "z"}',
+    "Samples per second: 5",
+]
+
+
+def test_members_stated_again_and_again_read_as_the_reader_loop():
+    """The folded record's replay of repeated members: which are left out, the lines named and the order of `#conflicts`, as the reader loop gives them."""
+    rng = random.Random(20261205)
+    seen = set()
+    for _ in range(4000):
+        lines = [rng.choice(_REPEATED) for _ in range(rng.randint(0, 14))]
+        text = "\n".join(lines)
+        expected = _outcome(_former, text, MLLOG)
+        assert _outcome(grammars._text_record, text, MLLOG) == expected, text
+        assert expected[0] == "ok"
+        conflicts = eval(expected[1], {"Decimal": Decimal}).get("#conflicts")  # noqa: S307 - our own repr of a record
+        if isinstance(conflicts, dict):  # not the member "#conflicts" a line states (0)
+            seen.add(len(conflicts))
+            seen.update(f"lines{len(v)}" for v in conflicts.values())
+    assert {1, 2, 3, "lines2", "lines4"} <= seen  # several members in conflict at once, and lists of several lines
