@@ -142,6 +142,12 @@ _REPEATED = [
     ':::MLLOG {"key": "5", "value": "y"}',
     ':::MLLOG {"key": "5", "value": "x"}',
     ':::MLLOG {"key": "#conflicts", "value": 0}',
+    ':::MLLOG {"key": true, "value": 1}',  # keys of other types, read as their strings ("True", "1", "{'k': 1}", "[1]")
+    ':::MLLOG {"key": "True", "value": 2}',
+    ':::MLLOG {"key": 1, "value": 1}',
+    ':::MLLOG {"key": {"k": 1}, "value": 1}',
+    ':::MLLOG {"key": [1], "value": 1}',
+    ':::MLLOG {"key": "[1]", "value": 3}',
     ':::MLLOG {"key": "g", "value": {"h": [1, 2.50]}, "time_ms": 1.5}',
     ':::MLLOG {"key": "g", "value": {"h": [1, 2.5]}, "time_ms": 2.5}',
     ':::MLLOG {"key": "u1", "value": null}',
