@@ -171,3 +171,25 @@ def test_members_stated_again_and_again_read_as_the_reader_loop():
             seen.add(len(conflicts))
             seen.update(f"lines{len(v)}" for v in conflicts.values())
     assert {1, 2, 3, "lines2", "lines4"} <= seen  # several members in conflict at once, and lists of several lines
+
+
+_KEY_VALUE_LINES = ["Samples per second: 5", "Samples per second : 5.0", "Mean latency (ns): 10", "Mean latency (ns):10", "Result is : VALID",
+                    "a: b: c", "a:", ": b", "= x: 1", "{a: 1", "[a: 1", "no colon here", "", "   ", "  spaced key  :  spaced value  ",
+                    "a\u00a0: b", "Scenario: Offline", "Scenario: Server", "a\x0bb: c", "x\u2028y: z"]
+
+
+def test_key_value_lines_read_as_the_reader_loop():
+    """`key : value` files (LoadGen's summary): a file stating no member twice is read whole at once; repeated members, conflicts and odd lines as the reader loop reads them."""
+    rng = random.Random(51205)
+    spec = {"encoding": "text", "lines": ["key-value"]}
+    seen = set()
+    for _ in range(4000):
+        lines = [rng.choice(_KEY_VALUE_LINES) for _ in range(rng.randint(0, 8))]
+        text = rng.choice(["\n", "\r\n"]).join(lines)
+        expected = _outcome(_former, text, spec)
+        assert _outcome(grammars._text_record, text, spec) == expected, text
+        seen.add("#conflicts" in expected[1])
+    assert seen == {True, False}
+    for path in sorted(CORPUS.glob("mlperf-inference-test-submissions-v5.0/*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt")):
+        text = path.read_text()
+        assert _outcome(grammars._text_record, text, spec) == _outcome(_former, text, spec), path

@@ -414,12 +414,23 @@ def _folded_record(lines: list[str], prefix: str, key_member: str, value_member:
 
 
 def _text_record(text: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """Return the one record of a `text` file: the members `_members` yields, a member stated twice with different values left out and named under `#conflicts`."""
+    """
+    Return the one record of a `text` file: the members `_members` yields, a member stated twice with different values left out and named under `#conflicts`.
+
+    That record is built without a step per member for folded `PREFIX
+    {json}` lines (`_folded_record`) and for `key : value` lines that state
+    no member twice (the dict of their members, which has no conflicts).
+    """
     lines = text.splitlines()
     folded = _one_member_fold(spec)
     if folded is not None:
         fast = _folded_record(lines, *folded)
         if fast is not None:
+            return fast
+    elif spec.get("lines", ["key-value"]) == ["key-value"]:  # `key : value` lines only (LoadGen's summary)
+        found = list(filter(None, map(_key_and_value, lines)))
+        fast = dict(found)
+        if len(fast) == len(found):  # no member stated twice: the loop below would give this record (no conflicts)
             return fast
     record: dict[str, Any] = {}
     lines_of: dict[str, int] = {}
