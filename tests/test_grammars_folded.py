@@ -193,3 +193,14 @@ def test_key_value_lines_read_as_the_reader_loop():
     for path in sorted(CORPUS.glob("mlperf-inference-test-submissions-v5.0/*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt")):
         text = path.read_text()
         assert _outcome(grammars._text_record, text, spec) == _outcome(_former, text, spec), path
+
+
+def test_lines_split_as_splitlines():
+    """`_lines` (a split at "\\n" for ASCII text holding no other break) gives `str.splitlines()` for texts of every line break."""
+    rng = random.Random(8)
+    pieces = ["a", ":::MLLOG {}", " ", "\n", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\u2029", "é", ""]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert grammars._lines(text) == text.splitlines(), repr(text)
+    for text in ("", "\n", "\n\n", "a", "a\n", "a\n\n", "\na", "a\rb", "a\r\nb\n"):
+        assert grammars._lines(text) == text.splitlines(), repr(text)

@@ -413,6 +413,20 @@ def _folded_record(lines: list[str], prefix: str, key_member: str, value_member:
     return record
 
 
+#: The characters besides "\n" at which `str.splitlines` ends a line in an ASCII text (it also ends one at "\x85", "\u2028", "\u2029").
+_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
+
+
+def _lines(text: str) -> list[str]:
+    """Return `text.splitlines()`: an ASCII text holding no other line break is split at "\n" (a memchr, not a test per character), less the empty piece after a final "\n"."""
+    if text.isascii() and not any(map(text.__contains__, _OTHER_BREAKS)):
+        lines = text.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        return lines
+    return text.splitlines()
+
+
 def _text_record(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     """
     Return the one record of a `text` file: the members `_members` yields, a member stated twice with different values left out and named under `#conflicts`.
@@ -421,7 +435,7 @@ def _text_record(text: str, spec: dict[str, Any]) -> dict[str, Any]:
     {json}` lines (`_folded_record`) and for `key : value` lines that state
     no member twice (the dict of their members, which has no conflicts).
     """
-    lines = text.splitlines()
+    lines = _lines(text)
     folded = _one_member_fold(spec)
     if folded is not None:
         fast = _folded_record(lines, *folded)
