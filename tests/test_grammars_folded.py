@@ -204,3 +204,7 @@ def test_lines_split_as_splitlines():
         assert grammars._lines(text) == text.splitlines(), repr(text)
     for text in ("", "\n", "\n\n", "a", "a\n", "a\n\n", "\na", "a\rb", "a\r\nb\n"):
         assert grammars._lines(text) == text.splitlines(), repr(text)
+
+
+def test_a_text_file_read_with_no_line_grammar_has_no_members():
+    assert grammars._text_record("a: b\nc=d\n{}", {"encoding": "text", "lines": []}) == {}

@@ -362,12 +362,17 @@ def _members(lines: list[str], spec: dict[str, Any]) -> Any:
         return
     readers = _line_readers(spec)
     for number, line in enumerate(lines, start=1):
-        for read in readers:
-            members = _at_line(read, line, number)
-            if members is not None:
-                for key, value in members.items():
-                    yield number, key, value
-                break
+        members = None
+        try:  # `_at_line` for every reader, without its call per reader and line
+            for read in readers:
+                members = read(line)
+                if members is not None:
+                    break
+        except GrammarError as exc:
+            raise GrammarError(exc.code, f"line {number}: {exc}") from None
+        if members is not None:
+            for key, value in members.items():
+                yield number, key, value
 
 
 def _folded_record(lines: list[str], prefix: str, key_member: str, value_member: str) -> dict[str, Any] | None:
