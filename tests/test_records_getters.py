@@ -57,3 +57,19 @@ def test_each_getter_reads_as_map():
         assert repr(got) == repr(expected), (mapping, record)
         kinds.add((next(iter(mapping)), got[0]))
     assert {("pointer", True), ("pointer", False), ("from_name", True), ("from_name", False), ("value", True)} <= kinds
+
+
+def test_a_value_not_stated_is_none_in_the_receipt_and_missing_only_when_required(tmp_path):
+    """A mapped value a record does not state (absent or null) is held as None; only a required one is a FAIL `missing-field`."""
+    from pathlib import Path
+
+    from verifier.readers.records import read_receipts
+    from verifier.readers.tree import Tree
+
+    (tmp_path / "r.json").write_text('[{"a": null, "c": 2}]')
+    spec = {"glob": "r.json", "encoding": "json", "records": "", "fields": {"phase": {"value": "measured"}},
+            "values": {"a": {"pointer": "/a", "unit": "s", "optional": True}, "b": {"pointer": "/b", "unit": "s", "optional": True},
+                       "n": {"pointer": "/a", "unit": "s"}, "m": {"pointer": "/b", "unit": "s"}, "c": {"pointer": "/c", "unit": "s"}}}
+    records, problems, _files = read_receipts(Tree(Path(tmp_path)), "r", spec)
+    assert [(p.code, p.field) for p in problems] == [("missing-field", "n"), ("missing-field", "m")]
+    assert {k: (None if v is None else str(v.value)) for k, v in records[0].quantities.items()} == {"a": None, "b": None, "n": None, "m": None, "c": "2"}
