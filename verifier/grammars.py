@@ -414,7 +414,7 @@ def _folded_record(lines: list[str], prefix: str, key_member: str, value_member:
                 del record[key]
                 break
     if met:
-        record["#conflicts"] = {key: lines for _place, key, lines in sorted(met, key=itemgetter(0))}
+        record["#conflicts"] = {key: named for _place, key, named in sorted(met, key=itemgetter(0))}
     return record
 
 
