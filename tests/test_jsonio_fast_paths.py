@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from decimal import Decimal
 
 import pytest
@@ -284,3 +285,34 @@ def test_json_lines_name_the_first_bad_line(data, line):
     with pytest.raises(JSONProblem) as exc:
         jsonio.loads_strict_lines(data)
     assert exc.value.line == line
+
+
+def _three_scans(data: bytes):
+    """`_colons_unless_hazard` as three separate scans of the bytes (the spec its one pass must equal)."""
+    deep = b"{" * (jsonio.MAX_DEPTH + 1) in data.translate(bytes(0x7B if b == 0x5B else b for b in range(256)),
+                                                            bytes(b for b in range(256) if b not in b"{[\x00"))
+    long_digits = re.search(rb"\d{%d}" % (jsonio.MAX_INT_DIGITS - 2), data) is not None
+    return None if deep or long_digits else data.count(b":")
+
+
+def test_one_skeleton_pass_answers_as_the_three_scans():
+    """Random bytes of brackets, digits, colons, commas, NULs and other bytes, runs near both bounds: the same colon count, the same hazards."""
+    rng = random.Random(1205)
+    pieces = [b"{", b"[", b"]", b"}", b":", b",", b"\x00", b" ", b'"', b"a", b".", b"e", b"-", b"7", b"0" * 300, b"9" * 6, b"{" * 60, b"[" * 4,
+              b'{"k":[', b"1,", b"0x"]
+    hazards = set()
+    for _ in range(20000):
+        data = b"".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        expected = _three_scans(data)
+        assert jsonio._colons_unless_hazard(data) == expected, data
+        hazards.add(expected is None)
+    assert hazards == {True, False}
+    for data in (b"1," * 400, b"1.5e3," * 100, b'"abc123def456"' * 60, b"9" * 307, b"9" * 306 + b",9", b"[" * 64 + b"\x00" + b"[" * 64,
+                 b'{"a":[1,' * 65, b"{\x00" * 70, b"[" * 65):
+        assert jsonio._colons_unless_hazard(data) == _three_scans(data), data[:40]
+
+
+def test_a_deep_text_with_members_and_elements_between_its_brackets_is_refused_in_a_batch():
+    text = '{"a":[1,' * (jsonio.MAX_DEPTH // 2 + 1) + "2" + "]}" * (jsonio.MAX_DEPTH // 2 + 1)
+    assert jsonio._checked_many(['{"k": 1}', text]) is None
+    assert jsonio.loads_strict_each(['{"k": 1}', text])[1].code == "too-deep"

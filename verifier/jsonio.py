@@ -275,10 +275,11 @@ _BINARY64_RANGE = Context(prec=MAX_PREC, Emax=MAX_EXPONENT - 1, Emin=-MAX_EXPONE
 #: binary64 or nesting deeper than `MAX_DEPTH`, which `_checked_many` rules out.
 _COMPILED = msgspec.json.Decoder(float_hook=_BINARY64_RANGE.create_decimal)
 _ENCODE = msgspec.json.Encoder().encode
-#: For `_checked_many`: "[" -> "{" (with every byte but "{", "[" and the texts' separator deleted, a text nested deeper
-#: than `MAX_DEPTH` leaves a run of more than `MAX_DEPTH` "{").
-_OPENING = bytes(0x7B if b == 0x5B else b for b in range(256))
-_NOT_OPENING = bytes(b for b in range(256) if b not in b"{[\x00")
+#: For `_checked_many`, one pass over the texts' bytes keeps what its three counts need: each digit -> "0", "[" -> "{",
+#: and "{", ":", "," and the texts' separator as they are; every other byte is deleted (`_SKELETON_DROPPED`).
+_SKELETON = bytes(0x30 if 0x30 <= b <= 0x39 else 0x7B if b == 0x5B else b for b in range(256))
+_SKELETON_DROPPED = bytes(b for b in range(256) if not 0x30 <= b <= 0x39 and b not in b"{[:,\x00")
+#: With "0", ":" and "," deleted from that skeleton too, a text nested deeper than `MAX_DEPTH` leaves a run of more than `MAX_DEPTH` "{".
 _TOO_DEEP = b"{" * (MAX_DEPTH + 1)
 #: Texts per batch of `loads_strict_each` (bounds the transient copies `_checked_many` makes).
 _BATCH = 4096
@@ -324,15 +325,37 @@ def _checked_many(texts: list[str]) -> list[Any] | None:
         data = "\x00".join(texts).encode("utf-8")  # a raw NUL is not JSON, so no text that decodes holds the separator
     except UnicodeEncodeError:  # a lone surrogate in a str that was not decoded from UTF-8
         return None
-    if _unicode_escape(data) or _TOO_DEEP in data.translate(_OPENING, _NOT_OPENING) or _LONG_RUN in data.translate(_DIGIT_MASK):
+    if _unicode_escape(data):
+        return None
+    colons = _colons_unless_hazard(data)
+    if colons is None:
         return None
     try:
         docs = list(map(_COMPILED.decode, texts))
     except (ValueError, ArithmeticError, RecursionError):  # msgspec.DecodeError is a ValueError; out of range: decimal.Overflow etc.
         return None
-    if _ENCODE(docs).count(b":") != data.count(b":"):
+    if _ENCODE(docs).count(b":") != colons:
         return None
     return docs
+
+
+def _colons_unless_hazard(data: bytes) -> int | None:
+    """
+    Return `data.count(b":")`, or None when `data` (texts parted by NUL) holds a text with more than `MAX_DEPTH` opening brackets or a run of `MAX_INT_DIGITS - 2` digits.
+
+    One pass (`_SKELETON`) keeps digits (as "0"), opening brackets (as "{"),
+    colons, commas and NULs: its colons are all of `data`'s; with "0", ":"
+    and "," deleted too, each text's opening brackets are one run of "{"
+    between NULs. A run of digits in `data` is one in the skeleton, where a
+    run may also join digits that other bytes parted (a string of hex
+    digits, "1.5e3"; commas part array elements), so a run found there is
+    looked for in `data` itself (`_DIGIT_MASK`): the answer is exactly that
+    of the three separate scans.
+    """
+    skeleton = data.translate(_SKELETON, _SKELETON_DROPPED)
+    if _TOO_DEEP in skeleton.translate(None, b"0:,") or (_LONG_RUN in skeleton and _LONG_RUN in data.translate(_DIGIT_MASK)):
+        return None
+    return skeleton.count(b":")
 
 
 def loads_strict_each(texts: list[str]) -> list[Any]:
