@@ -61,6 +61,8 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
     outcomes: list[RecordedOutcome] = []
     unmapped: list[Unmapped] = []
     memo: dict[str, Any] = {}  # cell text -> what it states (`_string_numbers`), shared by this run's claim documents
+    texts: dict[str, Any] = {}  # stated text -> (its `parsed`, its `Quantity` or None), shared as `memo` is (`_claim`)
+    numbers: dict[str, Quantity] = {}  # a JSON number's text -> its `Quantity`
     done: set[str] = set()
     for doc in documents:
         files = tree.glob(doc["file"])
@@ -90,32 +92,41 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
                                          "document may state, so none of them is checked", code="too-many-numbers"))
                 continue
             for pointer, value, parsed, source in found:
-                where = Location(rel, pointer)
-                name = pointer.rpartition("/")[2]
-                if isinstance(value, bool):
-                    outcomes.append(RecordedOutcome(name, value, None, where))
+                if value is True or value is False:
+                    outcomes.append(RecordedOutcome(pointer.rpartition("/")[2], value, None, Location(rel, pointer)))
                 else:
-                    claims.append(_claim(pointer, value, parsed, name, where, document, source))
+                    claims.append(_claim(pointer, value, parsed, Location(rel, pointer), document, source, texts, numbers))
     return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped))
 
 
-def _claim(pointer: str, value: Any, parsed: tuple[Decimal | None, str | None] | None, name: str, where: Location, document: Any,
-           source: str | None = None) -> StatedClaim:
+def _claim(pointer: str, value: Any, parsed: tuple[Decimal | None, str | None] | None, where: Location, document: Any,
+           source: str | None, texts: dict[str, Any], numbers: dict[str, Quantity]) -> StatedClaim:
     """
     Return the `StatedClaim` of one stated number (`value`: a `Decimal` JSON number, or the stated text with its `parsed` number and unit).
 
-    Its `words` are the whole string at the pointer before `#` (`source`,
+    Its `name` is the last token of `pointer`, its `words` the whole string at the pointer before `#` (`source`,
     when `_collect` knows it is that string: its own pointer holds no `#`), else as resolved in `document`.
+    `numbers` holds the `Quantity` of each JSON number's text, `texts` that (or None) of each stated text with the
+    `parsed` it was read to (the same object: one entry of `_collect`'s memo), so the JSON, CSV and Markdown
+    copies of one table share one (it is frozen) and each unit is looked up once.
     """
     if not isinstance(value, str):  # a JSON number (`Decimal` from the strict loader)
-        number = value if isinstance(value, Decimal) else Decimal(str(value))
         written = str(value)
-        return StatedClaim(pointer, Quantity(number, "1", written), name, where, number, None, written)
-    base = pointer.partition("#")[0]
-    words = source if source is not None else value if base == pointer else _string_at(document, base, value)
-    number, unit = parsed if parsed is not None else (None, None)
-    q = None if number is None or (unit is not None and not units.known(unit)) else Quantity(number, unit or "1", value)
-    return StatedClaim(pointer, q, words, where, number, unit, value)
+        number = value if isinstance(value, Decimal) else Decimal(written)
+        q = numbers.get(written)
+        if q is None:  # a `Decimal` is wholly given by its text (`Decimal(str(d))` has d's sign, digits and exponent)
+            q = numbers[written] = Quantity(number, "1", written)
+        return StatedClaim(pointer, q, pointer.rpartition("/")[2], where, number, None, written)
+    if source is None:
+        base = pointer.partition("#")[0]
+        source = value if base == pointer else _string_at(document, base, value)
+    if parsed is None:
+        return StatedClaim(pointer, None, source, where, None, None, value)
+    known = texts.get(value)
+    if known is None or known[0] is not parsed:
+        number, unit = parsed
+        known = texts[value] = (parsed, None if number is None or (unit is not None and not units.known(unit)) else Quantity(number, unit or "1", value))
+    return StatedClaim(pointer, known[1], source, where, parsed[0], parsed[1], value)
 
 
 def _string_at(document: Any, pointer: str, fallback: str) -> str:
@@ -197,24 +208,25 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any, Any]], mem
         prose = "numbers" in document and "text" in document and "#line" in document
         walked = _walked_members(tuple(document), prose, skip)  # the rows of a table share their member names: escaped once
         values = list(document.values())
-        children = [(base + suffix, values[index]) for index, suffix in walked]
+        children = [(suffix, values[index]) for index, suffix in walked]
     elif isinstance(document, list):
-        children = [(f"{base}/{index}", value) for index, value in enumerate(document)]
+        children = [(f"/{index}", value) for index, value in enumerate(document)]
     else:
-        children = [(base, document)]
-    for pointer, value in children:
+        children = [("", document)]
+    for suffix, value in children:  # a child's pointer is made only when it states something (most strings do not) or is a container
         if isinstance(value, str):
             found = memo.get(value)
             if found is None:
                 found = memo[value] = _string_numbers(value)
             if found:  # most strings state no number
+                pointer = base + suffix
                 source = None if "#" in pointer else value
-                for suffix, text, parsed in found:
-                    out.append((pointer + suffix, text, parsed, source))
+                for numbered, text, parsed in found:
+                    out.append((pointer + numbered, text, parsed, source))
         elif isinstance(value, dict | list):
-            _collect(value, pointer, out, memo, skip)
-        elif isinstance(value, bool) or quantity(value) is not None:
-            out.append((pointer, value, None, None))
+            _collect(value, base + suffix, out, memo, skip)
+        elif isinstance(value, int | Decimal):  # true/false (a bool is an int) and what `quantity` reads of a non-string: an int or a Decimal
+            out.append((base + suffix, value, None, None))
 
 
 @functools.lru_cache(maxsize=1024)
