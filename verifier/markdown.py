@@ -140,6 +140,14 @@ def tokens(text: str) -> list[Token]:
             payload = event[kind]
         else:
             kind, payload = event, None
+        if payload == "TableCell" and (kind == "Start" or kind == "End"):  # most events of a table: its cells (never in an image, code or HTML)
+            if children is not None:  # a cell's end: its run is over
+                out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
+                children = None
+            if kind == "Start":  # on its row's line (a padded empty cell's range starts after the row)
+                out.append(cell_open)
+                children = []
+            continue
         if depth:
             if (kind == "Start" or kind == "End") and _name(payload) == skipping:
                 depth += 1 if kind == "Start" else -1
@@ -157,14 +165,6 @@ def tokens(text: str) -> list[Token]:
                 tok = texts[payload] = Token("text", None, payload)
             (run(where["start"]) if children is None else children).append(tok)
         elif kind == "Start" or kind == "End":
-            if payload == "TableCell":  # most events of a table: its cells, each on its row's line (a padded empty cell's range starts after the row)
-                if children is not None:  # a cell's end: its run is over
-                    out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
-                    children = None
-                if kind == "Start":
-                    out.append(cell_open)
-                    children = []
-                continue
             tag = payload if type(payload) is str else next(iter(payload))  # `_name(payload)`
             if tag in _INLINE_TAGS:
                 continue  # emphasis and links: their text comes as text events

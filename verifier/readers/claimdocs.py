@@ -18,8 +18,8 @@ import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import compress
 from decimal import Decimal
+from itertools import compress
 from typing import Any
 
 from verifier import units
