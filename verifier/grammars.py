@@ -406,12 +406,10 @@ def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | No
 
     A header cell repeated in one table keys its column as `name (2)`,
     `name (3)`, ... (`column_names`), so no cell of a row is lost; a table
-    with a header and no body row has no row but does have its header.
-    `blocks`, when given, gets what else a reader of the document reads, in
-    order, so it need not walk the tokens again: `(opening type, inline)`
-    for the text of each paragraph and heading (`paragraph_open` or
-    `heading_open`), and `(type, token)` for each `fence` and `html_block`.
-    One pass over the tokens; an `inline` is known by the token before it.
+    with a header and no body row has no row but does have its header. A
+    row's members: `#table`, `#row`, `#line`, `#heading`, then its cells.
+    `blocks`, when given, gets in order what else a document reader reads, so it walks the tokens
+    once: `(opener type, inline)` of each paragraph and heading, `(type, token)` of each `fence` and `html_block`.
     """
     rows: list[dict[str, Any]] = []
     heading, table, in_head = "", 0, False
