@@ -490,13 +490,17 @@ def markdown_tokens(text: str) -> list[Any]:
     return tokens(text)
 
 
-def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
+def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | None = None,
+               blocks: list[tuple[str, Any]] | None = None) -> list[dict[str, Any]]:
     """
     Return the table rows of a token stream (see `markdown_tables`); fill `headers`, when given, with table number -> (nearest heading above it, its header cells' text) for every table, in order (a GFM table always has a header row).
 
     A header cell repeated in one table keys its column as `name (2)`,
     `name (3)`, ... (`column_names`), so no cell of a row is lost; a table
-    with a header and no body row has no row but does have its header.
+    with a header and no body row has no row but does have its header. A
+    row's members: `#table`, `#row`, `#line`, `#heading`, then its cells.
+    `blocks`, when given, gets in order what else a document reader reads, so it walks the tokens
+    once: `(opener type, inline)` of each paragraph and heading, `(type, token)` of each `fence` and `html_block`.
     """
     rows: list[dict[str, Any]] = []
     heading, table, in_head = "", 0, False
@@ -504,22 +508,23 @@ def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | No
     current: list[str] = []
     line = 0
     body_row = 0
-    for i, tok in enumerate(tokens):
-        if tok.type == "heading_open":
-            heading = inline_text(tokens[i + 1])
-        elif tok.type == "table_open":
-            table += 1
-            header, body_row = [], 0
-        elif tok.type == "thead_open":
-            in_head = True
-        elif tok.type == "thead_close":
-            in_head = False
-        elif tok.type == "tr_open":
-            current = []
-            line = tok.map[0] + 1
-        elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("th_open", "td_open"):
-            current.append(inline_text(tok))
-        elif tok.type == "tr_close":
+    before = ""  # the type of the token before `tok`
+    for tok in tokens:
+        kind = tok.type
+        if kind == "inline":
+            if before == "td_open" or before == "th_open":
+                children = tok.children
+                if children and len(children) == 1 and (children[0].type == "text" or children[0].type == "code_inline"):
+                    current.append(children[0].content.strip())  # most cells: `inline_text`'s first case, without its call
+                else:
+                    current.append(inline_text(tok))
+            elif before == "heading_open":
+                heading = inline_text(tok)
+                if blocks is not None:
+                    blocks.append((before, tok))
+            elif before == "paragraph_open" and blocks is not None:
+                blocks.append((before, tok))
+        elif kind == "tr_close":
             if in_head:
                 if headers is not None:
                     headers[table] = (heading, current)
@@ -527,8 +532,22 @@ def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | No
             else:
                 body_row += 1
                 row: dict[str, Any] = {"#table": table, "#row": body_row, "#line": line, "#heading": heading}
-                row.update({h: (current[k] if k < len(current) else "") for k, h in enumerate(header)})
+                short = len(header) - len(current)  # a row with fewer cells than the header: the missing ones are empty
+                row.update(zip(header, current if short <= 0 else current + [""] * short))  # cells beyond the header are dropped
                 rows.append(row)
+        elif kind == "tr_open":
+            current = []
+            line = tok.map[0] + 1
+        elif kind == "table_open":
+            table += 1
+            header, body_row = [], 0
+        elif kind == "thead_open":
+            in_head = True
+        elif kind == "thead_close":
+            in_head = False
+        elif (kind == "fence" or kind == "html_block") and blocks is not None:
+            blocks.append((kind, tok))
+        before = kind
     return rows
 
 

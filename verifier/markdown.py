@@ -102,7 +102,10 @@ def tokens(text: str) -> list[Token]:
     """
     Return the tokens of Markdown `text` (CommonMark with GFM tables, as pulldown-cmark reads it); see the module docstring.
 
-    Never raises for a `str` (a lone surrogate is read as U+FFFD).
+    Never raises for a `str` (a lone surrogate is read as U+FFFD). Tokens are
+    read, never changed, so some are shared: every cell of a row has its
+    row's one `th_open`/`td_open` token, and one `text` token stands for
+    every unjoined run of the same text.
     """
     import pyromark  # a well-kept CommonMark parser (pulldown-cmark); imported only when Markdown is read
 
@@ -114,8 +117,8 @@ def tokens(text: str) -> list[Token]:
     breaks = [m.start() for m in re.finditer(b"\n", text.encode("utf-8"))]  # event ranges are UTF-8 byte offsets
     out: list[Token] = []
     children: list[Token] | None = None  # the open inline run
-    in_head = False
-    row_line = 0
+    cell_open = Token("td_open", [0])  # the open row's cell opener: one per row, as its cells are all on its line
+    texts: dict[str, Token] = {}  # text -> its `text` token, made once
     skipping, depth = "", 0  # inside an image or a code block (nested images counted): nothing stated
     html: list[str] | None = None  # the parts of the open raw HTML block or fenced code block
     html_line = 0
@@ -124,26 +127,27 @@ def tokens(text: str) -> list[Token]:
     def line(offset: int) -> int:
         return bisect.bisect_right(breaks, offset - 1)
 
-    def flush() -> None:
-        """End the open inline run, if any: its `inline` token, on its opener's line (the opener is the last token out)."""
-        nonlocal children
-        if children is not None:
-            out.append(Token("inline", out[-1].map, "", _joined(children)))
-        children = None
-
     def run(offset: int) -> list[Token]:
-        """Return the open inline run; inline content straight inside a list item opens one under a paragraph, as markdown-it gives it."""
+        """Open an inline run: inline content straight inside a list item opens one under a paragraph, as markdown-it gives it."""
         nonlocal children
-        if children is None:
-            out.append(Token("paragraph_open", [line(offset)]))
-            children = []
+        out.append(Token("paragraph_open", [line(offset)]))
+        children = []
         return children
 
     for event, where in pyromark.events_with_range(text, options=_OPTIONS[0]):
         if type(event) is dict:
-            (kind, payload), = event.items()
+            kind, = event  # one key: `{"Text": ...}`, `{"Start": ...}`
+            payload = event[kind]
         else:
             kind, payload = event, None
+        if payload == "TableCell" and (kind == "Start" or kind == "End"):  # most events of a table: its cells (never in an image, code or HTML)
+            if children is not None:  # a cell's end: its run is over
+                out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
+                children = None
+            if kind == "Start":  # on its row's line (a padded empty cell's range starts after the row)
+                out.append(cell_open)
+                children = []
+            continue
         if depth:
             if (kind == "Start" or kind == "End") and _name(payload) == skipping:
                 depth += 1 if kind == "Start" else -1
@@ -156,17 +160,21 @@ def tokens(text: str) -> list[Token]:
                 html.append(payload)
             continue
         if kind == "Text":
-            run(where["start"]).append(Token("text", None, payload))
+            tok = texts.get(payload)
+            if tok is None:
+                tok = texts[payload] = Token("text", None, payload)
+            (run(where["start"]) if children is None else children).append(tok)
         elif kind == "Start" or kind == "End":
-            tag = _name(payload)
+            tag = payload if type(payload) is str else next(iter(payload))  # `_name(payload)`
             if tag in _INLINE_TAGS:
                 continue  # emphasis and links: their text comes as text events
             if tag == "Image":  # inline content (its End is skipped with its alt text, which states nothing)
-                run(where["start"])
+                if children is None:
+                    run(where["start"])
                 skipping, depth = tag, 1
                 continue
             if children is not None:  # a block starts or ends: the open run is over, as only inline events come inside one
-                out.append(Token("inline", out[-1].map, "", _joined(children)))  # `flush()`, without its call per cell
+                out.append(Token("inline", out[-1].map, "", children if len(children) < 2 else _joined(children)))
                 children = None
             if kind == "End":
                 if tag == "TableHead" or tag == "TableRow":
@@ -176,19 +184,15 @@ def tokens(text: str) -> list[Token]:
                 elif tag == "Table":
                     out.append(Token("table_close"))
                 continue
-            if tag == "TableCell":  # on its row's line (a padded empty cell's range starts after the row)
-                out.append(Token("th_open" if in_head else "td_open", [row_line]))
-                children = []
-                continue
             start = line(where["start"])
             if tag == "Paragraph" or tag == "Heading":
                 out.append(Token(f"{tag.lower()}_open", [start]))
                 children = []
             elif tag == "TableHead" or tag == "TableRow":
-                in_head, row_line = tag == "TableHead", start
-                if in_head:
+                if tag == "TableHead":
                     out.append(Token("thead_open", [start]))
                 out.append(Token("tr_open", [start]))
+                cell_open = Token("th_open" if tag == "TableHead" else "td_open", [start])
             elif tag == "Table":
                 out.append(Token("table_open", [start]))
             elif tag == "HtmlBlock":
@@ -198,14 +202,16 @@ def tokens(text: str) -> list[Token]:
             elif tag == "CodeBlock":
                 skipping, depth = tag, 1
         elif kind == "Code":
-            run(where["start"]).append(Token("code_inline", None, payload))
+            (run(where["start"]) if children is None else children).append(Token("code_inline", None, payload))
         elif kind == "SoftBreak" or kind == "HardBreak":
-            run(where["start"]).append(Token(kind.lower()))
-        elif kind == "InlineHtml":
-            run(where["start"]).append(Token("html_inline", None, payload))  # states nothing itself, but parts the words around it
+            (run(where["start"]) if children is None else children).append(Token(kind.lower()))
+        elif kind == "InlineHtml":  # states nothing itself, but parts the words around it
+            (run(where["start"]) if children is None else children).append(Token("html_inline", None, payload))
         elif kind == "FootnoteReference":  # github.com shows it as a superscript link numbered by order, not its label
-            run(where["start"]).append(Token("html_inline", None, ""))
+            (run(where["start"]) if children is None else children).append(Token("html_inline", None, ""))
         elif children is not None:  # a thematic break (or another block-level event): the open run is over
-            flush()
-    flush()
+            out.append(Token("inline", out[-1].map, "", _joined(children)))
+            children = None
+    if children is not None:
+        out.append(Token("inline", out[-1].map, "", _joined(children)))
     return out

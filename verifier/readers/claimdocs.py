@@ -19,6 +19,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
+from itertools import compress
 from typing import Any
 
 from verifier import units
@@ -61,6 +62,8 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
     outcomes: list[RecordedOutcome] = []
     unmapped: list[Unmapped] = []
     memo: dict[str, Any] = {}  # cell text -> what it states (`_string_numbers`), shared by this run's claim documents
+    texts: dict[str, Any] = {}  # stated text -> (the `parsed` of `memo` it was read to, its `Quantity` or None), shared as `memo` is
+    numbers: dict[str, Quantity] = {}  # a JSON number's text -> its `Quantity`
     done: set[str] = set()
     for doc in documents:
         files = tree.glob(doc["file"])
@@ -90,32 +93,44 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
                                          "document may state, so none of them is checked", code="too-many-numbers"))
                 continue
             for pointer, value, parsed, source in found:
-                where = Location(rel, pointer)
-                name = pointer.rpartition("/")[2]
-                if isinstance(value, bool):
-                    outcomes.append(RecordedOutcome(name, value, None, where))
+                if parsed is not None:  # a stated text (`_collect` reads each string to its number and unit): most claims
+                    known = texts.get(value)
+                    if known is None or known[0] is not parsed:  # its `Quantity` made once for the copies of one table (it is frozen)
+                        known = texts[value] = (parsed, _text_quantity(value, parsed))
+                    words = source if source is not None else _words(document, pointer, value)
+                    claims.append(StatedClaim(pointer, known[1], words, Location(rel, pointer), parsed[0], parsed[1], value))
+                elif value is True or value is False:
+                    outcomes.append(RecordedOutcome(pointer.rpartition("/")[2], value, None, Location(rel, pointer)))
                 else:
-                    claims.append(_claim(pointer, value, parsed, name, where, document, source))
+                    claims.append(_number_claim(pointer, value, Location(rel, pointer), numbers))
     return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped))
 
 
-def _claim(pointer: str, value: Any, parsed: tuple[Decimal | None, str | None] | None, name: str, where: Location, document: Any,
-           source: str | None = None) -> StatedClaim:
+def _number_claim(pointer: str, value: int | Decimal, where: Location, numbers: dict[str, Quantity]) -> StatedClaim:
     """
-    Return the `StatedClaim` of one stated number (`value`: a `Decimal` JSON number, or the stated text with its `parsed` number and unit).
+    Return the `StatedClaim` of a JSON number (`Decimal` from the strict loader): its `words` are its member name (the last token of `pointer`).
 
-    Its `words` are the whole string at the pointer before `#` (`source`,
-    when `_collect` knows it is that string: its own pointer holds no `#`), else as resolved in `document`.
+    `numbers` (a number's text -> its `Quantity`, one per run) lets the copies of one table share one: a `Decimal`
+    is wholly given by its text (`Decimal(str(d))` has d's sign, digits and exponent).
     """
-    if not isinstance(value, str):  # a JSON number (`Decimal` from the strict loader)
-        number = value if isinstance(value, Decimal) else Decimal(str(value))
-        written = str(value)
-        return StatedClaim(pointer, Quantity(number, "1", written), name, where, number, None, written)
+    written = str(value)
+    number = value if isinstance(value, Decimal) else Decimal(written)
+    q = numbers.get(written)
+    if q is None:
+        q = numbers[written] = Quantity(number, "1", written)
+    return StatedClaim(pointer, q, pointer.rpartition("/")[2], where, number, None, written)
+
+
+def _text_quantity(text: str, parsed: tuple[Decimal | None, str | None]) -> Quantity | None:
+    """Return the `Quantity` of stated `text` read to `parsed` (number, unit), or None when it has no number or its unit is not in the registry."""
+    number, unit = parsed
+    return None if number is None or (unit is not None and not units.known(unit)) else Quantity(number, unit or "1", text)
+
+
+def _words(document: Any, pointer: str, text: str) -> str:
+    """Return the words of stated `text` at `pointer`: the whole string at the pointer before `#`, as resolved in `document` (`text` itself when `pointer` holds no `#`)."""
     base = pointer.partition("#")[0]
-    words = source if source is not None else value if base == pointer else _string_at(document, base, value)
-    number, unit = parsed if parsed is not None else (None, None)
-    q = None if number is None or (unit is not None and not units.known(unit)) else Quantity(number, unit or "1", value)
-    return StatedClaim(pointer, q, words, where, number, unit, value)
+    return text if base == pointer else _string_at(document, base, text)
 
 
 def _string_at(document: Any, pointer: str, fallback: str) -> str:
@@ -195,30 +210,33 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any, Any]], mem
     """
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
-        walked = _walked_members(tuple(document), prose, skip)  # the rows of a table share their member names: escaped once
-        values = list(document.values())
-        children = [(base + suffix, values[index]) for index, suffix in walked]
+        suffixes, walked = _walked_members(tuple(document), prose, skip)  # the rows of a table share their member names: escaped once
+        children: Any = zip(suffixes, document.values() if walked is None else compress(document.values(), walked))
     elif isinstance(document, list):
-        children = [(f"{base}/{index}", value) for index, value in enumerate(document)]
+        children = zip(map("/{}".format, range(len(document))), document)
     else:
-        children = [(base, document)]
-    for pointer, value in children:
+        children = (("", document),)
+    for suffix, value in children:  # a child's pointer is made only when it states something (most strings do not) or is a container
         if isinstance(value, str):
             found = memo.get(value)
             if found is None:
                 found = memo[value] = _string_numbers(value)
             if found:  # most strings state no number
+                pointer = base + suffix
                 source = None if "#" in pointer else value
-                for suffix, text, parsed in found:
-                    out.append((pointer + suffix, text, parsed, source))
-        elif isinstance(value, dict | list):
-            _collect(value, pointer, out, memo, skip)
-        elif isinstance(value, bool) or quantity(value) is not None:
-            out.append((pointer, value, None, None))
+                for numbered, text, parsed in found:
+                    out.append((pointer + numbered, text, parsed, source))
+        elif isinstance(value, (dict, list)):
+            _collect(value, base + suffix, out, memo, skip)
+        elif isinstance(value, (int, Decimal)):  # true/false (a bool is an int) and what `quantity` reads of a non-string: an int or a Decimal
+            out.append((base + suffix, value, None, None))
 
 
 @functools.lru_cache(maxsize=1024)
-def _walked_members(keys: tuple[Any, ...], prose: bool, skip: frozenset[str]) -> tuple[tuple[int, str], ...]:
-    """Return `(index, "/" + escaped name)` of each member `_collect` walks in an object with member names `keys` (not `skip`, nor a prose item's `text` and `code`)."""
-    return tuple((index, "/" + _escape(str(key))) for index, key in enumerate(keys)
-                 if not (key in skip or (prose and key in ("text", "code"))))  # `#line`: where a reader found the value
+def _walked_members(keys: tuple[Any, ...], prose: bool, skip: frozenset[str]) -> tuple[tuple[str, ...], tuple[bool, ...] | None]:
+    """
+    Return `("/" + escaped name, ...)` of the members `_collect` walks in an object with member names `keys` (not `skip`, nor a prose item's `text` and `code`),
+    and which of `keys` those are (`itertools.compress` selectors; None: every one).
+    """
+    walked = tuple(not (key in skip or (prose and key in ("text", "code"))) for key in keys)  # `#line`: where a reader found the value
+    return tuple("/" + _escape(str(key)) for key, kept in zip(keys, walked) if kept), None if all(walked) else walked

@@ -12,6 +12,7 @@ point into its shape. The tables come from `verifier.grammars.table_rows`
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 from verifier import grammars
@@ -46,44 +47,42 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     """
     tokens = grammars.markdown_tokens(grammars.utf8_text(data))
     found: dict[int, tuple[str, list[str]]] = {}
-    rows = grammars.table_rows(tokens, found)
+    blocks: list[tuple[str, Any]] = []  # paragraphs, headings, fences and HTML blocks, in order: the tokens are walked once
+    rows = grammars.table_rows(tokens, found, blocks)
     tables: dict[str, list[dict[str, Any]]] = {}
     headers: dict[str, list[str]] = {}
-    names: dict[int, str] = {}  # table number -> its name in `tables`
+    names: dict[int, list[dict[str, Any]]] = {}  # table number -> its row list in `tables`
     for number, (heading, cells) in found.items():
         base = heading or "(top)"
         name, n = base, 1
         while name in tables:
             n += 1
             name = f"{base} ({n})"
-        names[number] = name
-        tables[name] = []
+        names[number] = tables[name] = []
         headers[name] = cells
-    for row in rows:
-        cells = {k: v for k, v in row.items() if k not in grammars.READER_KEYS}  # `column_names` keeps every column out of them
-        tables[names[row["#table"]]].append({**cells, "#line": row["#line"]})
+    for row in rows:  # `table_rows` puts its four `READER_KEYS` first, then the cells (`column_names` keeps every column out of them)
+        cells = dict(islice(row.items(), 4, None))
+        cells["#line"] = row["#line"]
+        names[row["#table"]].append(cells)
     prose = []
     headings: list[dict[str, Any]] = []
-    blocks = []
+    html = []
     rendered = []
-    for i, tok in enumerate(tokens):  # a table cell's inline follows `th_open`/`td_open`, never a paragraph or heading
-        if tok.type == "fence" and rendered_fence(tok):  # the type first: one call per fence, not per token
-            rendered.append({"#line": tok.map[0] + 1, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
-        elif tok.type == "html_block":
-            blocks.append({"#line": tok.map[0] + 1, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
-        elif tok.type == "inline" and tokens[i - 1].type in ("paragraph_open", "heading_open"):  # an inline follows its opening token, never first
+    for kind, tok in blocks:
+        if kind == "paragraph_open":
             content = grammars.inline_text(tok)
-            item: dict[str, Any] = {"#line": tok.map[0] + 1, "text": content}
-            if tokens[i - 1].type == "heading_open":
-                item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
-                headings.append(item)
-                continue
-            item["code"] = [c.content for c in tok.children or [] if c.type == "code_inline"]
-            item["numbers"] = [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]
-            prose.append(item)
+            prose.append({"#line": tok.map[0] + 1, "text": content, "code": [c.content for c in tok.children or [] if c.type == "code_inline"],
+                          "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]})
+        elif kind == "heading_open":
+            content = grammars.inline_text(tok)
+            headings.append({"#line": tok.map[0] + 1, "text": content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]})
+        elif kind == "html_block":
+            html.append({"#line": tok.map[0] + 1, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
+        elif rendered_fence(tok):
+            rendered.append({"#line": tok.map[0] + 1, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
     document = {"tables": tables, "headers": headers, "prose": prose, "headings": headings}
     if rendered:
         document["rendered"] = rendered
-    if blocks:
-        document["#html"] = blocks
+    if html:
+        document["#html"] = html
     return document
