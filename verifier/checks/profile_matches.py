@@ -14,10 +14,12 @@ comparison re-derives. Closed vocabulary: pointers, dimension names, words.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, _records, examined
 from verifier.evidence import Receipt
+from verifier.frozen import builder
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
@@ -52,6 +54,9 @@ def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
     state (`stats.half_unit`): LoadGen's summary prints 637.54 of its log's 637.535 (0.005), and 35342.64 of its
     log's 35342.6 (0.05, the log printing six significant digits).
     """
+    if not stated_precision and (type(b) is int or type(b) is Decimal):  # a JSON number (a detail log's): `to_decimal(b)` equals `b` itself
+        da = to_decimal(a)
+        return da is not None and da == b
     da, db = to_decimal(a), to_decimal(b)
     if da is not None and db is not None:
         return abs(da - db) <= max(half_unit(da), half_unit(db)) if stated_precision else da == db
@@ -87,13 +92,17 @@ def matches(ctx: Context) -> Iterator[Finding]:
     indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
     seen = examined(ctx)
     places: dict[Any, Any] = {}  # what every entry reads of one record, read once: see `_one`
+    selected: dict[tuple[str, str], list[Receipt]] = {}  # (receipt set, selection) -> its read records selected
     for entry in _profile(ctx)["matches"]:
         records = _records(ctx, entry["receipts"])
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{entry['id']}: receipt set {entry['receipts']} has no records to check")
             continue
         if "selection" in entry:  # none selected: the bundle has no such records (no MultiStream run), so nothing is stated to check
-            records = select(records, entry["selection"])
+            chosen = (entry["receipts"], repr(entry["selection"]))  # entries share a few selections: each selected once
+            if chosen not in selected:
+                selected[chosen] = select(records, entry["selection"])
+            records = selected[chosen]
         joined: dict[tuple[Any, ...], list[Receipt]] = {}
         if "receipts" in entry["equals"]:  # one pass over the other set, not one per record (38 rows x 38 logs in an MLPerf tree), and once per set and `on`
             on = tuple(entry["equals"].get("on", []))
@@ -105,6 +114,10 @@ def matches(ctx: Context) -> Iterator[Finding]:
         plan = _Plan(entry)
         for r in records:
             yield _one(plan, r, joined, seen, places)
+
+
+#: `Finding(check, status, code, message, path, pointer, expected, observed)`, built without the frozen `__init__`'s per-field cost.
+_finding = builder(Finding)
 
 
 class _Plan:
@@ -164,9 +177,8 @@ def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], 
     seen.add((other_file, other_at + plan.other_pointer))
     equal = _same(mine, theirs, plan.stated_precision)
     text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
-    if not plan.has_flag:  # `_f` without its keywords' copy: one finding per record and entry
-        return Finding(check=cid, status=Status.PASS if equal else Status.FAIL, code="equal" if equal else "not-equal", message=f"{label}: {text}",
-                       path=path, pointer=mine_at, expected=theirs, observed=mine)
+    if not plan.has_flag:  # `Finding(...)` without its keywords or frozen `__init__`: one finding per record and entry
+        return _finding(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}", path, mine_at, theirs, mine)
     stated = _at(r.raw, plan.flag)
     flag = outcome_of(stated, plan.outcomes)
     if flag is None:
