@@ -228,3 +228,14 @@ def test_a_gate_rule_takes_the_instances_of_a_claim_over_the_same_receipts(tmp_p
             both = [s for s in read_sites(Tree(tmp_path), profile, records) if s.rule == "/gate/rules/0"]
             alone = read_sites(Tree(tmp_path), {"receipts": profile["receipts"], "gate": {"rules": [rule]}}, records)
             assert both == list(alone) and alone and alone[0].role == "bounds", (selection, per, other)
+
+
+def test_a_record_value_is_read_as_resolve_reads_it():
+    """`profile_matches._at` with the member its plan decided (`_member`) gives `resolve`'s value, None where it raises."""
+    raws: list[Any] = [{"a": 1, "a/b": 2, "a~b": 3, "": 4, "0": 5, "x": {"y": 6}}, [7, 8], "text", None]
+    for pointer in ["/a", "/a~1b", "/a~0b", "/", "/0", "/x/y", "/x", "/missing", "", "a", "/a/b"]:
+        member = profile_matches._member(pointer)
+        for raw in raws:
+            expected = _outcome(resolve, raw, pointer)
+            expected = expected[1] if expected[0] == "value" else None
+            assert profile_matches._at(raw, pointer, member) == profile_matches._at(raw, pointer) == expected, (raw, pointer)

@@ -63,10 +63,15 @@ def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
     return isinstance(a, str) and isinstance(b, str) and a == b
 
 
-def _at(raw: Any, pointer: str) -> Any:
-    """Return the value at JSON Pointer `pointer` in `raw` (`resolve`), None when there is none."""
-    if type(raw) is dict and pointer.count("/") == 1 and pointer[0] == "/" and "~" not in pointer:
-        return raw.get(pointer[1:])  # one member of an object (a record's field): what `resolve` returns, without its loop
+def _member(pointer: str) -> str | None:
+    """Return the member a pointer of one step names ("/Result is" -> "Result is": one `/`, first, no `~`), else None."""
+    return pointer[1:] if pointer.count("/") == 1 and pointer[0] == "/" and "~" not in pointer else None
+
+
+def _at(raw: Any, pointer: str, member: str | None = None) -> Any:
+    """Return the value at JSON Pointer `pointer` in `raw` (`resolve`), None when there is none; `member` is `_member(pointer)` when known."""
+    if type(raw) is dict and (member is not None or (member := _member(pointer)) is not None):
+        return raw.get(member)  # one member of an object (a record's field): what `resolve` returns, without its loop
     try:
         return resolve(raw, pointer)
     except KeyError:
@@ -123,11 +128,12 @@ _finding = builder(Finding)
 class _Plan:
     """What every record of one `matches` entry is checked with, read from the entry once (not once per record)."""
 
-    __slots__ = ("id", "pointer", "equals", "other_pointer", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
+    __slots__ = ("id", "pointer", "member", "equals", "other_pointer", "other_member", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id, self.pointer, self.equals = entry["id"], entry["pointer"], entry["equals"]
         self.other_pointer = self.equals["pointer"]
+        self.member, self.other_member = _member(self.pointer), _member(self.other_pointer)  # `_at`'s one-member road, decided once
         # the `on` dimensions once each, as the `want` mapping of a record names them (None: the entry compares within a record)
         self.on = tuple(dict.fromkeys(self.equals.get("on", []))) if "receipts" in self.equals else None
         self.stated_precision = entry.get("precision") == "stated"
@@ -149,8 +155,7 @@ def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], 
         path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
         place = places[id(r)] = (r, path, at, f"{path}{' ' + at if at else ''}", {})
     _r, path, at, named, partners = place
-    label = f"{plan.id}: {named}"
-    mine = _at(r.raw, plan.pointer)
+    mine = _at(r.raw, plan.pointer, plan.member)
     if plan.on is not None:
         partner = partners.get((id(joined), plan.on))  # `joined` lives as long as the check runs, and so as long as `places`
         if partner is None:
@@ -162,20 +167,21 @@ def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], 
                 partner = partners[(id(joined), plan.on)] = (other, other_file, other_at, f"{other_file}{' ' + other_at if other_at else ''}")
             else:
                 want = dict(zip(plan.on, values, strict=True))
-                return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
+                return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{plan.id}: {named}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
                           path=path, pointer=at + plan.pointer)
         other, other_file, other_at, there = partner
         where = there + plan.other_pointer
     else:
         other, other_file, other_at, where = r, path, at, f"{at}{plan.other_pointer}"
-    theirs = _at(other.raw, plan.other_pointer)
+    theirs = _at(other.raw, plan.other_pointer, plan.other_member)
     if mine is None or theirs is None:
         missing = plan.pointer if mine is None else plan.other_pointer
-        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{plan.id}: {named}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
     mine_at = at + plan.pointer
     seen.add((path, mine_at))
     seen.add((other_file, other_at + plan.other_pointer))
     equal = _same(mine, theirs, plan.stated_precision)
+    label = f"{plan.id}: {named}"
     text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
     if not plan.has_flag:  # `Finding(...)` without its keywords or frozen `__init__`: one finding per record and entry
         return _finding(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}", path, mine_at, theirs, mine)
