@@ -239,3 +239,15 @@ def test_a_record_value_is_read_as_resolve_reads_it():
             expected = _outcome(resolve, raw, pointer)
             expected = expected[1] if expected[0] == "value" else None
             assert profile_matches._at(raw, pointer, member) == profile_matches._at(raw, pointer) == expected, (raw, pointer)
+
+
+def test_a_stated_text_is_read_once_as_each_reading_reads_it():
+    """`profile_claims._stated_once` keeps strings only: 1.5 and 1.50 (equal as Decimals, and True as 1) stay apart."""
+    from verifier.checks.profile_claims import _stated, _stated_once
+
+    texts: dict[str, Any] = {}
+    values = ["1.50", "1.5", "1.50", Decimal("1.50"), Decimal("1.5"), 1, True, 1.5, "30.7%", "1.066x", " 7 ", "x", None, ["1"], {"a": 1}, "1.5", Decimal("1.50")]
+    for value in values * 2:
+        got, expected = _stated_once(texts, value), _stated(value)
+        assert got == expected and str(got[0]) == str(expected[0]), value
+    assert set(texts) == {v for v in values if type(v) is str}

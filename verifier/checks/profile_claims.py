@@ -37,6 +37,15 @@ def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
     return stats.CONTEXT.divide(value, unit_scale(unit))
 
 
+def _stated_once(texts: dict[str, tuple[Decimal | None, str | None]], value: Any) -> tuple[Decimal | None, str | None]:
+    """Return `_stated(value)`, kept in `texts` per string (a table's JSON, CSV and Markdown copies state the same texts; a `Decimal` key would equate 1.5 and 1.50)."""
+    if type(value) is not str:
+        return _stated(value)
+    if value not in texts:
+        texts[value] = _stated(value)
+    return texts[value]
+
+
 def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     """Return `(number, unit)` of a stated value: a JSON number, a numeric string, or a number with its unit inside a string ("1.066x", "30.7%")."""
     number = to_decimal(value)
@@ -69,6 +78,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     memo = _derivations(ctx)
     compared: dict[Any, Any] = {}  # (derivation, stated number, stated unit, how the rule judges) -> the comparison: see `once` below
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
+    texts: dict[str, tuple[Decimal | None, str | None]] = {}  # a stated string -> its number and unit (`_stated_once`)
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -101,7 +111,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             rel, pointer, stated_value = site.location.file, site.location.pointer or "", site.value
             handled.add((rel, pointer))
             seen.add((rel, pointer))
-            claimed, stated_unit = _stated(stated_value)
+            claimed, stated_unit = _stated_once(texts, stated_value)
             if claimed is None:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
@@ -289,14 +299,7 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
 
 def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:
     """Return a function giving `ranks(select_records(records, rule), rule)`, computed on its first call and then kept."""
-    kept: list[dict[str, dict[str, int]]] = []
-
-    def get() -> dict[str, dict[str, int]]:
-        if not kept:
-            kept.append(ranks(select_records(records, rule), rule))
-        return kept[0]
-
-    return get
+    return functools.cache(lambda: ranks(select_records(records, rule), rule))
 
 
 def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranked: Callable[[], dict[str, Any]],
@@ -310,11 +313,10 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
     reported once, unread.
     """
     cid = "profile.claims"
-    reported = {rel for rel, _ in handled} | blocked
     found = evidence(ctx).sites_of(ptr, "stated")
     for site in found:
         rel = site.location.file
-        if site.problem == "blocked" and rel not in reported:
+        if site.problem == "blocked" and rel not in {done for done, _ in handled} | blocked:  # the files reported above, built only when one is blocked
             yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {site.detail}, so the values it states are not checked",
                      path=rel)
     for site in found:
