@@ -116,19 +116,20 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
                 every.append((key, pairs, None))
         chosen[signature] = every
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
+    file, beside, margin = at["file"], "unit" in at, "minus" in rule  # what every instance reads alike, read once
     for key, pairs, indexes in chosen[signature]:
         if indexes is None:
-            yield Site(rid, "claim", pairs, Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
+            yield Site(rid, "claim", pairs, Location(file), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
         try:
-            claim_file = fill_file(at["file"], key, indexes)
+            claim_file = fill_file(file, key, indexes) if "{" in file else file  # no placeholder: `fill_file` gives it as it is
         except KeyError:  # a placeholder the instance does not bind: `locate` says so below
-            claim_file = at["file"]
+            claim_file = file
         if claim_file in tree.blocked:  # never parsed, not even to find the value
             yield Site(rid, "claim", pairs, Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
             continue
         try:
-            if "unit" in at:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
+            if beside:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
                 rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
             else:
                 (rel, pointer, value), unit = locate(tree, at, key, indexes), None
@@ -138,9 +139,9 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         except _UNREADABLE as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
             continue
-        yield _site_of(rid, "claim", pairs, _location(rel, pointer), value, _unit_in(unit))
+        yield _site_of(rid, "claim", pairs, _location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)  # `_unit_in(unit)`
         found.add((rel, pointer))
-        if "minus" in rule:
+        if margin:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     for rel in files or [at["file"]]:
