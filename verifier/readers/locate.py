@@ -238,7 +238,7 @@ def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
         fold = tuple(at.get("fold_case", ()))
         members = tuple(sorted(member for member, _template, _name in pairs))
         position = {member: i for i, (member, _template, _name) in enumerate(pairs)}
-        whole = all(name is not None for _member, _template, name in pairs)
+        whole = "where" in at and all(name is not None for _member, _template, name in pairs)
         lookup = tuple((pairs[position[m]][2], m in fold) for m in members) if whole else None
         kept = spots[id(at)] = (at, _Spot(at["pointer"], pairs if "where" in at else None, members, fold, tuple((position[m], m in fold) for m in members),
                                           lookup, at.get("then", ""), at.get("member"), at.get("number")))  # type: ignore[arg-type]
