@@ -14,10 +14,12 @@ comparison re-derives. Closed vocabulary: pointers, dimension names, words.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, _records, examined
 from verifier.evidence import Receipt
+from verifier.frozen import builder
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
@@ -52,16 +54,24 @@ def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
     state (`stats.half_unit`): LoadGen's summary prints 637.54 of its log's 637.535 (0.005), and 35342.64 of its
     log's 35342.6 (0.05, the log printing six significant digits).
     """
+    if not stated_precision and (type(b) is int or type(b) is Decimal):  # a JSON number (a detail log's): `to_decimal(b)` equals `b` itself
+        da = to_decimal(a)
+        return da is not None and da == b
     da, db = to_decimal(a), to_decimal(b)
     if da is not None and db is not None:
         return abs(da - db) <= max(half_unit(da), half_unit(db)) if stated_precision else da == db
     return isinstance(a, str) and isinstance(b, str) and a == b
 
 
-def _at(raw: Any, pointer: str) -> Any:
-    """Return the value at JSON Pointer `pointer` in `raw` (`resolve`), None when there is none."""
-    if type(raw) is dict and pointer.count("/") == 1 and pointer[0] == "/" and "~" not in pointer:
-        return raw.get(pointer[1:])  # one member of an object (a record's field): what `resolve` returns, without its loop
+def _member(pointer: str) -> str | None:
+    """Return the member a pointer of one step names ("/Result is" -> "Result is": one `/`, first, no `~`), else None."""
+    return pointer[1:] if pointer.count("/") == 1 and pointer[0] == "/" and "~" not in pointer else None
+
+
+def _at(raw: Any, pointer: str, member: str | None = None) -> Any:
+    """Return the value at JSON Pointer `pointer` in `raw` (`resolve`), None when there is none; `member` is `_member(pointer)` when known."""
+    if type(raw) is dict and (member is not None or (member := _member(pointer)) is not None):
+        return raw.get(member)  # one member of an object (a record's field): what `resolve` returns, without its loop
     try:
         return resolve(raw, pointer)
     except KeyError:
@@ -87,13 +97,17 @@ def matches(ctx: Context) -> Iterator[Finding]:
     indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
     seen = examined(ctx)
     places: dict[Any, Any] = {}  # what every entry reads of one record, read once: see `_one`
+    selected: dict[tuple[str, str], list[Receipt]] = {}  # (receipt set, selection) -> its read records selected
     for entry in _profile(ctx)["matches"]:
         records = _records(ctx, entry["receipts"])
         if not records:
             yield _f(cid, Status.UNVERIFIED, "no-receipts", f"{entry['id']}: receipt set {entry['receipts']} has no records to check")
             continue
         if "selection" in entry:  # none selected: the bundle has no such records (no MultiStream run), so nothing is stated to check
-            records = select(records, entry["selection"])
+            chosen = (entry["receipts"], repr(entry["selection"]))  # entries share a few selections: each selected once
+            if chosen not in selected:
+                selected[chosen] = select(records, entry["selection"])
+            records = selected[chosen]
         joined: dict[tuple[Any, ...], list[Receipt]] = {}
         if "receipts" in entry["equals"]:  # one pass over the other set, not one per record (38 rows x 38 logs in an MLPerf tree), and once per set and `on`
             on = tuple(entry["equals"].get("on", []))
@@ -107,14 +121,19 @@ def matches(ctx: Context) -> Iterator[Finding]:
             yield _one(plan, r, joined, seen, places)
 
 
+#: `Finding(check, status, code, message, path, pointer, expected, observed)`, built without the frozen `__init__`'s per-field cost.
+_finding = builder(Finding)
+
+
 class _Plan:
     """What every record of one `matches` entry is checked with, read from the entry once (not once per record)."""
 
-    __slots__ = ("id", "pointer", "equals", "other_pointer", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
+    __slots__ = ("id", "pointer", "member", "equals", "other_pointer", "other_member", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
 
     def __init__(self, entry: dict[str, Any]) -> None:
         self.id, self.pointer, self.equals = entry["id"], entry["pointer"], entry["equals"]
         self.other_pointer = self.equals["pointer"]
+        self.member, self.other_member = _member(self.pointer), _member(self.other_pointer)  # `_at`'s one-member road, decided once
         # the `on` dimensions once each, as the `want` mapping of a record names them (None: the entry compares within a record)
         self.on = tuple(dict.fromkeys(self.equals.get("on", []))) if "receipts" in self.equals else None
         self.stated_precision = entry.get("precision") == "stated"
@@ -136,8 +155,7 @@ def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], 
         path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
         place = places[id(r)] = (r, path, at, f"{path}{' ' + at if at else ''}", {})
     _r, path, at, named, partners = place
-    label = f"{plan.id}: {named}"
-    mine = _at(r.raw, plan.pointer)
+    mine = _at(r.raw, plan.pointer, plan.member)
     if plan.on is not None:
         partner = partners.get((id(joined), plan.on))  # `joined` lives as long as the check runs, and so as long as `places`
         if partner is None:
@@ -149,24 +167,24 @@ def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], 
                 partner = partners[(id(joined), plan.on)] = (other, other_file, other_at, f"{other_file}{' ' + other_at if other_at else ''}")
             else:
                 want = dict(zip(plan.on, values, strict=True))
-                return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{label}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
+                return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{plan.id}: {named}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
                           path=path, pointer=at + plan.pointer)
         other, other_file, other_at, there = partner
         where = there + plan.other_pointer
     else:
         other, other_file, other_at, where = r, path, at, f"{at}{plan.other_pointer}"
-    theirs = _at(other.raw, plan.other_pointer)
+    theirs = _at(other.raw, plan.other_pointer, plan.other_member)
     if mine is None or theirs is None:
         missing = plan.pointer if mine is None else plan.other_pointer
-        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{plan.id}: {named}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
     mine_at = at + plan.pointer
     seen.add((path, mine_at))
     seen.add((other_file, other_at + plan.other_pointer))
     equal = _same(mine, theirs, plan.stated_precision)
+    label = f"{plan.id}: {named}"
     text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
-    if not plan.has_flag:  # `_f` without its keywords' copy: one finding per record and entry
-        return Finding(check=cid, status=Status.PASS if equal else Status.FAIL, code="equal" if equal else "not-equal", message=f"{label}: {text}",
-                       path=path, pointer=mine_at, expected=theirs, observed=mine)
+    if not plan.has_flag:  # `Finding(...)` without its keywords or frozen `__init__`: one finding per record and entry
+        return _finding(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}", path, mine_at, theirs, mine)
     stated = _at(r.raw, plan.flag)
     flag = outcome_of(stated, plan.outcomes)
     if flag is None:

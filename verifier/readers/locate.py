@@ -85,7 +85,7 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     must not change while the tree is in use.
     """
     rel, document, spot, pointer, element = _found(tree, at, key, indexes)
-    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
+    pointer, value = _inside(tree, spot, element, pointer, spot.then, key, indexes)
     return rel, pointer, value
 
 
@@ -101,10 +101,10 @@ def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: 
     (`LookupError`) gives None.
     """
     rel, document, spot, pointer, element = _found(tree, at, key, indexes)
-    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
+    pointer, value = _inside(tree, spot, element, pointer, spot.then, key, indexes)
     try:
         if spot.where is not None:
-            _pointer, there = _inside(spot, element, "", beside, key, indexes)
+            _pointer, there = _inside(tree, spot, element, "", beside, key, indexes)
         else:
             there = resolve(document, _fill(beside, key, indexes, escape=True))
     except LookupError:  # KeyError included: nothing stated beside the value
@@ -130,6 +130,11 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
         _at, rel, document, spot, pointer, value, index = kept
         if spot.where is None:
             return rel, document, spot, pointer, value
+        if spot.lookup is not None:  # every `where` template one whole `{dim}`: the index key straight from `key` (a missing name or no single element: below)
+            hits = index.get(tuple([key[name].casefold() if folded else key[name] for name, folded in spot.lookup if name in key]))
+            if hits is not None and len(hits) == 1:
+                hit = hits[0]  # an array index (int) or a member name
+                return rel, document, spot, f"{pointer}/{hit}" if type(hit) is int else f"{pointer}/{_escape(hit)}", value[hit]
         texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
     else:
         rel = fill_file(at["file"], key, indexes)
@@ -156,20 +161,45 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
 
 
-def _inside(spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any]:
-    """Return `(pointer, value)` of `locate` from what `_found` found: with `where`, `then` resolved inside the element; then the `member` or `number`."""
+def _inside(tree: Tree, spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any]:
+    """
+    Return `(pointer, value)` of `locate` from what `_found` found: with `where`, `then` resolved inside the element; then the `member` or `number`.
+
+    A member found in a text is kept in the tree's per-run cache (`members-of`, shared with `stated`): the copies of one table state the same texts.
+    """
     value = found
     if spot.where is not None:
-        then = _fill(then, key, indexes, escape=True)
-        value = resolve(found, then)
+        step = _one_step(then)
+        if step is not None and type(found) is dict:  # "/Result" in a row object: what `resolve` does, without its loop
+            if step not in found:
+                raise KeyError(then)
+            value = found[step]
+        else:
+            then = _fill(then, key, indexes, escape=True)
+            value = resolve(found, then)
         pointer += then
     if spot.member is not None:
-        value = member_of(value, spot.member)
+        if type(value) is str:
+            members = tree._cache.setdefault("members-of", {})  # noqa: SLF001 - the tree's per-run cache: (text, member) -> (its value,), () when not stated
+            kept = members.get((value, spot.member))
+            if not kept:  # not read yet, or not stated: `member_of` raises what it raises
+                kept = members[(value, spot.member)] = (member_of(value, spot.member),)
+            value = kept[0]
+        else:
+            value = member_of(value, spot.member)
         pointer += "#" + spot.member
     if spot.number is not None:
         value = number_of(value, spot.number)
         pointer += f"#numbers/{spot.number}"
     return pointer, value
+
+
+@functools.lru_cache(maxsize=1024)
+def _one_step(pointer: str) -> str | None:
+    """Return the member name a pointer of one step names ("/Result" -> "Result"): no placeholder, `~` or further `/`; else None."""
+    if pointer[:1] != "/" or "/" in pointer[1:] or "~" in pointer or len(_split(pointer)) != 1:
+        return None
+    return pointer[1:]
 
 
 class _Spot(NamedTuple):
@@ -181,7 +211,9 @@ class _Spot(NamedTuple):
     `{dim}` placeholder, so its text is `key[name]`, else None);
     `members` the member names sorted and `fold` the `fold_case` names (the
     key of `_where_index`); `order` the `(position in where, casefolded)`
-    pairs in `members` order, which turn the texts into an index key.
+    pairs in `members` order, which turn the texts into an index key;
+    `lookup`, when every template is one whole `{dim}`, the `(dim,
+    casefolded)` pairs in `members` order that turn `key` into it (else None).
     """
 
     pointer: str
@@ -189,6 +221,7 @@ class _Spot(NamedTuple):
     members: tuple[str, ...]
     fold: tuple[str, ...]
     order: tuple[tuple[int, bool], ...]
+    lookup: tuple[tuple[str, bool], ...] | None
     then: str
     member: str | None
     number: int | None
@@ -205,8 +238,10 @@ def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
         fold = tuple(at.get("fold_case", ()))
         members = tuple(sorted(member for member, _template, _name in pairs))
         position = {member: i for i, (member, _template, _name) in enumerate(pairs)}
+        whole = "where" in at and all(name is not None for _member, _template, name in pairs)
+        lookup = tuple((pairs[position[m]][2], m in fold) for m in members) if whole else None
         kept = spots[id(at)] = (at, _Spot(at["pointer"], pairs if "where" in at else None, members, fold, tuple((position[m], m in fold) for m in members),
-                                          at.get("then", ""), at.get("member"), at.get("number")))
+                                          lookup, at.get("then", ""), at.get("member"), at.get("number")))  # type: ignore[arg-type]
     return kept[1]
 
 

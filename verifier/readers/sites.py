@@ -40,6 +40,7 @@ from typing import Any
 
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
+from verifier.frozen import builder
 from verifier.jsonio import JSONProblem
 from verifier.readers.locate import fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
@@ -47,6 +48,8 @@ from verifier.readers.tree import Tree
 
 __all__ = ["read_sites", "stated_bounds"]
 
+#: `Site(...)` and `Location(...)` of the places found, built without their frozen `__init__`'s per-field cost (one per stated value).
+_site_of, _location = builder(Site), builder(Location)
 #: Exceptions `locate` raises for a place with no value (`missing`) and for a file that cannot be read (`unreadable`).
 _MISSING = (KeyError, LookupError)
 _UNREADABLE = (OSError, JSONProblem)
@@ -64,17 +67,20 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
     for r in receipts:
         by_set.setdefault(r.receipt_set, []).append(r)
     out: list[Site] = []
-    chosen: dict[Any, Any] = {}  # (receipt set, selection, per) -> instances with their ranks, shared by the claims on one table's copies
+    chosen: dict[Any, Any] = {}  # `_signature` -> instances with their ranks, shared by the claims on one table's copies and the gate rules over the same
     for i, rule in enumerate(profile.get("claims", [])):
         records = by_set.get(rule["receipts"], [])
         if records:
             out.extend(_claim_sites(tree, profile, f"/claims/{i}", rule, records, chosen))
     gate = profile.get("gate")
     if gate:
+        texts: dict[str, str | None] = {}  # the `bounds_at` files read so far (`stated_bounds`)
         for i, rule in enumerate(gate["rules"]):
             records = by_set.get(rule["receipts"], [])
-            if "bounds_at" in rule:
-                out.extend(_bounds(tree, f"/gate/rules/{i}", rule, key) for key in instances(rule, records))
+            if "bounds_at" in rule:  # its instances are a claim's when they select and split the same receipts (a metric's range and its value)
+                every = chosen.get(_signature(rule))
+                keys = [key for key, _pairs, _indexes in every] if every is not None else instances(rule, records)
+                out.extend(_bounds(tree, f"/gate/rules/{i}", rule, key, texts) for key in keys)
             if "recorded" in rule:
                 ranked = ranks(select_records(records, rule), rule)
                 for key in instances(rule, records):
@@ -98,7 +104,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     if "pick" in rule:
         yield _site(tree, rid, "named", at, {}, dict)
         return
-    signature = (rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule)
+    signature = _signature(rule)
     if signature not in chosen:
         ranked = ranks(select_records(records, rule), rule)
         every = []  # per instance: its key, its `(dimension, value)` pairs and its `{dim.index}` ranks (None: unranked)
@@ -110,19 +116,20 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
                 every.append((key, pairs, None))
         chosen[signature] = every
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
+    file, beside, margin = at["file"], "unit" in at, "minus" in rule  # what every instance reads alike, read once
     for key, pairs, indexes in chosen[signature]:
         if indexes is None:
-            yield Site(rid, "claim", pairs, Location(at["file"]), problem="unranked", detail=", ".join(sorted(tree.blocked)))
+            yield Site(rid, "claim", pairs, Location(file), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
         try:
-            claim_file = fill_file(at["file"], key, indexes)
+            claim_file = fill_file(file, key, indexes) if "{" in file else file  # no placeholder: `fill_file` gives it as it is
         except KeyError:  # a placeholder the instance does not bind: `locate` says so below
-            claim_file = at["file"]
+            claim_file = file
         if claim_file in tree.blocked:  # never parsed, not even to find the value
             yield Site(rid, "claim", pairs, Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
             continue
         try:
-            if "unit" in at:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
+            if beside:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
                 rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
             else:
                 (rel, pointer, value), unit = locate(tree, at, key, indexes), None
@@ -132,9 +139,9 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         except _UNREADABLE as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
             continue
-        yield Site(rid, "claim", pairs, Location(rel, pointer), value, unit=_unit_in(unit))
+        yield _site_of(rid, "claim", pairs, _location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)  # `_unit_in(unit)`
         found.add((rel, pointer))
-        if "minus" in rule:
+        if margin:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     for rel in files or [at["file"]]:
@@ -143,7 +150,12 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     selection = rule["selection"]
     for bound, rel, pointer, value in stated(tree, at, files):
         if (rel, pointer) not in found and not left_out(selection, bound):  # another claim's row, or unchecked-claim
-            yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
+            yield _site_of(rid, "stated", tuple(bound.items()), _location(rel, pointer), value)
+
+
+def _signature(rule: dict[str, Any]) -> tuple[str, str, str, bool]:
+    """Return what `select_records`, `ranks` and `instances` read of a claim or gate rule: its receipt set, selection, `per` and whether it compares arms."""
+    return rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule
 
 
 def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, str], indexes: Any) -> Site:
@@ -155,7 +167,7 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
     except _UNREADABLE as exc:
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
-    return Site(rule, role, pairs, Location(rel, pointer), value)
+    return _site_of(rule, role, pairs, _location(rel, pointer), value)
 
 
 def _unit_in(text: Any) -> str | None:
@@ -176,14 +188,14 @@ def _unit_in_text(text: str) -> str | None:
 _BOUND = re.compile(r"(>=|<=|≥|≤|>|<)\s*`?\s*([-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)")
 
 
-def _bounds(tree: Tree, rid: str, rule: dict[str, Any], key: dict[str, str]) -> Site:
-    """Return the `bounds` site of one instance of the gate rule at profile pointer `rid`: the bounds its `bounds_at` file states, or `missing` with the reason."""
+def _bounds(tree: Tree, rid: str, rule: dict[str, Any], key: dict[str, str], texts: dict[str, str | None]) -> Site:
+    """Return the `bounds` site of one instance of the gate rule at profile pointer `rid`: the bounds its `bounds_at` file states (`texts`: see `stated_bounds`), or `missing` with the reason."""
     at = rule["bounds_at"]
     try:
-        rel, bounds = stated_bounds(tree, at, key)
+        rel, bounds = stated_bounds(tree, at, key, texts)
     except KeyError as exc:
         return Site(rid, "bounds", tuple(key.items()), Location(at["file"]), problem="missing", detail=str(exc))
-    return Site(rid, "bounds", tuple(key.items()), Location(rel), tuple(bounds))
+    return _site_of(rid, "bounds", tuple(key.items()), _location(rel, None), tuple(bounds))
 
 
 @functools.lru_cache(maxsize=256)
@@ -192,25 +204,60 @@ def _naming(naming: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.]){re.escape(naming)}(?![\w.])")
 
 
-def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str]) -> tuple[str, list[tuple[str, Decimal]]]:
+def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str], texts: dict[str, str | None] | None = None) -> tuple[str, list[tuple[str, Decimal]]]:
     """
     Return `(file, bounds)` the bundle states for one instance: every `>= x`, `<= y` on the first line of `at.file` that names `at.line_naming`.
 
     E.g. MLPerf's measurements README: "`ROUGE1`: `31.4286`, Required accuracy
     for closed division `>= 45.14291`". Raises `KeyError` when the file or
-    such a line is absent or the line states no bound.
+    such a line is absent or the line states no bound. `texts` (file -> its
+    text, None when it cannot be read as UTF-8), when given, keeps each file
+    read for the next call (`read_sites`: the rules on one run's metrics read one README).
     """
     rel = fill_named(at["file"], key)
-    try:
-        text = tree.read_bytes(rel).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        raise KeyError(rel) from None
+    texts = {} if texts is None else texts
+    if rel not in texts:
+        try:
+            texts[rel] = tree.read_bytes(rel).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            texts[rel] = None
+    text = texts[rel]
+    if text is None:
+        raise KeyError(rel)
     naming = at["line_naming"]
-    name = _naming(naming)
-    for line in text.splitlines():
-        if naming in line and name.search(line):  # the name must occur for the pattern to match: a C-speed test first
-            bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
-            if bounds:
-                return rel, bounds
-            break
+    line = _naming_line(text, naming, _naming(naming))
+    if line is not None:
+        bounds = [(op.replace("≥", ">=").replace("≤", "<="), Decimal(number)) for op, number in _BOUND.findall(line)]
+        if bounds:
+            return rel, bounds
     raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
+
+
+#: A character `str.splitlines` ends a line at (CR LF ends it at the CR).
+_BREAK = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _naming_line(text: str, naming: str, name: re.Pattern[str]) -> str | None:
+    """
+    Return the first of `text.splitlines()` in which `name` (the pattern of `naming`, `_naming`) finds it, or None.
+
+    The first place in the whole text where `name` matches is on that line
+    (no line break is a word character or a dot, so the pattern's guards read
+    the same at a line's ends): the places `naming` occurs are tried in turn
+    (`str.find`, then `name` at that place), not every line nor every
+    position; an empty `naming` or one holding a line break, or a line
+    starting after a break other than a line feed, is looked for line by line.
+    """
+    if naming not in text:  # the name must occur for the pattern to match: a C-speed test first
+        return None
+    if naming and _BREAK.search(naming) is None:  # a match is `naming` itself, inside one line
+        at = text.find(naming)
+        while at >= 0 and name.match(text, at) is None:
+            at = text.find(naming, at + 1)
+        if at < 0:
+            return None
+        begin = text.rfind("\n", 0, at) + 1
+        if _BREAK.search(text, begin, at) is None:
+            end = _BREAK.search(text, at + len(naming))
+            return text[begin:end.start() if end is not None else len(text)]
+    return next((line for line in text.splitlines() if naming in line and name.search(line)), None)
