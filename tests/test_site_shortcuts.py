@@ -9,13 +9,9 @@ from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
-import pytest
-
 from verifier.checks import profile_coverage, profile_matches
-from verifier.evidence import Location, Quantity, Site, StatedClaim
-from verifier.frozen import builder
+from verifier.evidence import Location, StatedClaim
 from verifier.grammars import numbers_in
-from verifier.model import Finding, Status
 from verifier.readers import locate, sites
 from verifier.readers.pointers import resolve, to_decimal
 from verifier.readers.tree import Tree
@@ -28,30 +24,6 @@ def _outcome(fn: Any, *args: Any) -> Any:
         return ("value", fn(*args))
     except Exception as exc:  # noqa: BLE001 - compared, not handled
         return ("raised", type(exc).__name__, str(exc))
-
-
-def test_built_findings_sites_and_locations_equal_what_their_classes_build():
-    rng = random.Random(5)
-    finding, site, location = builder(Finding), builder(Site), builder(Location)
-    values = [None, "", "x", 0, 1.5, Decimal("2.50"), ["a"], {"k": 1}, True]
-    for _ in range(200):
-        f = [rng.choice(["a.b", "c"]), rng.choice(list(Status)), "code", "message", *(rng.choice(values) for _ in range(5))]
-        fields = dict(zip([x.name for x in dataclasses.fields(Finding)], f, strict=False))
-        expected = Finding(**fields)
-        got = finding(*f)
-        assert type(got) is Finding and got == expected and repr(got) == repr(expected) and got.cached is None
-        if all(isinstance(v, (str, int, float, Decimal, bool, Status, type(None))) for v in f):
-            assert hash(got) == hash(expected)
-        assert finding(**fields) == expected
-        where = location(rng.choice(["f", "g"]), rng.choice([None, "/0", ""]))
-        assert where == Location(where.file, where.pointer)
-        value = rng.choice(values)
-        assert site("/claims/0", "claim", (("a", "1"),), where, value) == Site("/claims/0", "claim", (("a", "1"),), where, value)
-        assert site("/x", "bounds", (), where, None, None, "missing", "why") == Site("/x", "bounds", (), where, problem="missing", detail="why")
-    with pytest.raises(TypeError):
-        builder(Quantity)  # its __post_init__ checks the unit: a builder would skip it
-    with pytest.raises(TypeError):
-        builder(dataclasses.make_dataclass("Open", ["a"]))  # not frozen
 
 
 def _same_as_it_was(a: Any, b: Any, stated_precision: bool = False) -> bool:

@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 from verifier import units
 from verifier.errors import Unverifiable
+from verifier.frozen import fast_init
 
 __all__ = [
     "PARTS",
@@ -66,6 +67,7 @@ __all__ = [
 ]
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Location:
     """Represents where a fact was read: a bundle-relative `file` and a JSON Pointer (`#/a/0`) or line (`#line=3`, `#row=2`)."""
@@ -260,6 +262,7 @@ class ProcessReceipt:
     started_at: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class StatedClaim:
     """
@@ -281,6 +284,7 @@ class StatedClaim:
     written: str | None = None
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Site:
     """

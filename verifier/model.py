@@ -11,6 +11,8 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifier.frozen import fast_init
+
 __all__ = ["ExitCode", "Finding", "Report", "Status", "exit_code_for", "verdict_of"]
 
 JSONValue = Any
@@ -39,6 +41,7 @@ class ExitCode(enum.IntEnum):
 VERDICTS = ("PASS", "FAIL", "INCOMPLETE", "ERROR")
 
 
+@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """
@@ -83,35 +86,6 @@ class Finding:
         if self.cached is not None:
             out["cached"] = self.cached
         return out
-
-
-def _slot_init(cls: type) -> Any:
-    """
-    Return an `__init__` for frozen, slotted, keyword-only dataclass `cls` that sets each slot through its descriptor.
-
-    It takes the arguments the dataclass's own `__init__` takes (the same
-    names, order and defaults) and stores the same values; the dataclass's
-    stores each through `object.__setattr__` (frozen), about 1.5x slower for
-    `Finding` (a run builds one per finding). Raises `TypeError` for a field
-    this cannot copy faithfully: a default factory, `init=False`, a
-    positional field, or a default that is not None (shared between instances).
-    """
-    import dataclasses
-
-    params, body, scope = [], [], {}
-    for f in dataclasses.fields(cls):
-        if not f.init or not f.kw_only or f.default_factory is not dataclasses.MISSING or f.default not in (None, dataclasses.MISSING):
-            raise TypeError(f"{cls.__name__}.{f.name}: only keyword-only fields without a default or with None are set this way")
-        params.append(f.name if f.default is dataclasses.MISSING else f"{f.name}=None")
-        scope[f"_set_{f.name}"] = cls.__dict__[f.name].__set__  # the slot's member descriptor
-        body.append(f"    _set_{f.name}(self, {f.name})")
-    exec(f"def __init__(self, *, {', '.join(params)}):\n" + "\n".join(body), scope)  # as `dataclasses` builds its own
-    init = scope["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    return init
-
-
-Finding.__init__ = _slot_init(Finding)  # type: ignore[method-assign]
 
 
 def _jsonable(value: JSONValue) -> JSONValue:

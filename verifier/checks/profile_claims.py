@@ -10,7 +10,7 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, exists, joined
-from verifier.checks.profile_matches import _finding, outcome_of
+from verifier.checks.profile_matches import outcome_of
 from verifier.evidence import Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
@@ -164,8 +164,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          f"not its {rule.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
-            yield _finding(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",  # `Finding(...)`, built faster: one per stated value
-                           f"{label}: stated {claimed} {unit}, derived {shown[0]} {unit} (tolerance {shown[1]})".replace("  ", " "), rel, pointer, str(claimed), shown[2], text)
+            yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
+                          message=f"{label}: stated {claimed} {unit}, derived {shown[0]} {unit} (tolerance {shown[1]})".replace("  ", " "),
+                          path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
 
 

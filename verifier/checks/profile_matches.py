@@ -19,7 +19,6 @@ from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, _records, examined
 from verifier.evidence import Receipt
-from verifier.frozen import builder
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
@@ -121,10 +120,6 @@ def matches(ctx: Context) -> Iterator[Finding]:
             yield _one(plan, r, joined, seen, places)
 
 
-#: `Finding(check, status, code, message, path, pointer, expected, observed)`, built without the frozen `__init__`'s per-field cost.
-_finding = builder(Finding)
-
-
 class _Plan:
     """What every record of one `matches` entry is checked with, read from the entry once (not once per record)."""
 
@@ -183,8 +178,9 @@ def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], 
     equal = _same(mine, theirs, plan.stated_precision)
     label = f"{plan.id}: {named}"
     text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
-    if not plan.has_flag:  # `Finding(...)` without its keywords or frozen `__init__`: one finding per record and entry
-        return _finding(cid, Status.PASS if equal else Status.FAIL, "equal" if equal else "not-equal", f"{label}: {text}", path, mine_at, theirs, mine)
+    if not plan.has_flag:
+        return Finding(check=cid, status=Status.PASS if equal else Status.FAIL, code="equal" if equal else "not-equal", message=f"{label}: {text}",
+                       path=path, pointer=mine_at, expected=theirs, observed=mine)
     stated = _at(r.raw, plan.flag)
     flag = outcome_of(stated, plan.outcomes)
     if flag is None:

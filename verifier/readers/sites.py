@@ -40,7 +40,6 @@ from typing import Any
 
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
-from verifier.frozen import builder
 from verifier.jsonio import JSONProblem
 from verifier.readers.locate import fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
@@ -48,8 +47,6 @@ from verifier.readers.tree import Tree
 
 __all__ = ["read_sites", "stated_bounds"]
 
-#: `Site(...)` and `Location(...)` of the places found, built without their frozen `__init__`'s per-field cost (one per stated value).
-_site_of, _location = builder(Site), builder(Location)
 #: Exceptions `locate` raises for a place with no value (`missing`) and for a file that cannot be read (`unreadable`).
 _MISSING = (KeyError, LookupError)
 _UNREADABLE = (OSError, JSONProblem)
@@ -139,7 +136,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         except _UNREADABLE as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
             continue
-        yield _site_of(rid, "claim", pairs, _location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)  # `_unit_in(unit)`
+        yield Site(rid, "claim", pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)  # `_unit_in(unit)`
         found.add((rel, pointer))
         if margin:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
@@ -150,7 +147,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     selection = rule["selection"]
     for bound, rel, pointer, value in stated(tree, at, files):
         if (rel, pointer) not in found and not left_out(selection, bound):  # another claim's row, or unchecked-claim
-            yield _site_of(rid, "stated", tuple(bound.items()), _location(rel, pointer), value)
+            yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
 
 
 def _signature(rule: dict[str, Any]) -> tuple[str, str, str, bool]:
@@ -167,7 +164,7 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
     except _UNREADABLE as exc:
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
-    return _site_of(rule, role, pairs, _location(rel, pointer), value)
+    return Site(rule, role, pairs, Location(rel, pointer), value)
 
 
 def _unit_in(text: Any) -> str | None:
@@ -195,7 +192,7 @@ def _bounds(tree: Tree, rid: str, rule: dict[str, Any], key: dict[str, str], tex
         rel, bounds = stated_bounds(tree, at, key, texts)
     except KeyError as exc:
         return Site(rid, "bounds", tuple(key.items()), Location(at["file"]), problem="missing", detail=str(exc))
-    return _site_of(rid, "bounds", tuple(key.items()), _location(rel, None), tuple(bounds))
+    return Site(rid, "bounds", tuple(key.items()), Location(rel, None), tuple(bounds))
 
 
 @functools.lru_cache(maxsize=256)
