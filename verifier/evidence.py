@@ -180,6 +180,7 @@ class Output:
     sha256: str
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class Receipt:
     """
