@@ -9,15 +9,16 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _PLACEHOLDER_RE, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, exists, joined
+from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, joined
 from verifier.checks.profile_matches import outcome_of
+from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.readers.select import Underivable, check_complete, derive_rule, instances, left_out, ranks, select, select_records
+from verifier.readers.select import Underivable, check_complete, derive_rule, instances, ranks, select, select_records
 
 __all__ = ["claims", "gate", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
 
@@ -299,101 +300,14 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
 
 
 def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:
-    """Return a function giving `ranks(select_records(records, rule), rule)`, computed on its first call and then kept."""
-    return functools.cache(lambda: ranks(select_records(records, rule), rule))
+    """Return a function giving `ranks(select_records(records, rule), rule)`, computed on its first call and then kept (a closure: cheaper to make than `functools.cache`, once per rule)."""
+    kept: list[dict[str, dict[str, int]]] = []
 
-
-def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranked: Callable[[], dict[str, Any]],
-               handled: set[tuple[str, str]], blocked: set[str]) -> Iterator[Finding]:
-    """
-    Yield a finding for every value the bundle states at the claim's location that no derived instance reached.
-
-    UNVERIFIED `blocked-by-integrity` / `incomplete-denominator` when receipts
-    that were not read may cover it, else UNVERIFIED `not-derivable`: the
-    bundle states a number no receipt backs. A claim file that is blocked is
-    reported once, unread.
-    """
-    cid = "profile.claims"
-    found = evidence(ctx).sites_of(ptr, "stated")
-    for site in found:
-        rel = site.location.file
-        if site.problem == "blocked" and rel not in {done for done, _ in handled} | blocked:  # the files reported above, built only when one is blocked
-            yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{rule['id']}: {rel} is not parsed because {site.detail}, so the values it states are not checked",
-                     path=rel)
-    for site in found:
-        if site.problem is not None:
-            continue
-        bound, rel, pointer, value = dict(site.key), site.location.file, site.location.pointer or "", site.value
-        if (rel, pointer) in handled:
-            continue
-        key: dict[str, str] = {}
-        unknown: dict[str, str] = {}
-        for name, text in bound.items():
-            if name.endswith(".index"):
-                dim = name.removesuffix(".index")
-                by_rank = {i: v for v, i in ranked().get(dim, {}).items()}
-                if int(text) in by_rank:
-                    key.setdefault(dim, by_rank[int(text)])
-                else:
-                    unknown[name] = text
-            else:
-                key[name] = text
-        if not unknown and key in keys:
-            examined(ctx).add((rel, pointer))
-            continue  # an instance with this key was judged (e.g. claim-missing for an ambiguous `where`)
-        if left_out(rule["selection"], key):
-            continue  # stated for what this claim's selection leaves out (another model's row): another claim's value, or unchecked-claim
-        examined(ctx).add((rel, pointer))  # reported below: never also unchecked-claim
-        label = rule["id"] + "".join(f"[{k}={v}]" for k, v in {**key, **unknown}.items())
-        selection = {**rule["selection"], **key}
-        if "baseline" in rule:
-            selection.pop("arm", None)
-        try:
-            check_complete(select(records, selection), ", ".join(f"{k}={v}" for k, v in sorted(selection.items())))
-        except Underivable as exc:
-            yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(value) if isinstance(value, Decimal) else value)
-            continue
-        over = ", ".join(f"{k}={_said(v)}" for k, v in sorted({**selection, **unknown}.items()))
-        shown = str(value) if isinstance(value, Decimal) else value
-        absent = _absent_file(ctx, rule, key)
-        if absent is not None:
-            yield _f(cid, Status.UNVERIFIED, "receipt-absent",
-                     f"{label}: {rel} {pointer} states {shown!s}, but its receipt file {absent} (receipt set {rule['receipts']}: "
-                     f"{_profile(ctx)['receipts'][rule['receipts']]['name']}) is not in this bundle, so it cannot be derived or checked",
-                     path=rel, pointer=pointer, observed=shown, expected=absent)
-            continue
-        yield _f(cid, Status.UNVERIFIED, "not-derivable",
-                 f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
-                 path=rel, pointer=pointer, observed=shown)
-
-
-def _said(value: Any) -> str:
-    """Return a selection value in words: a join (`{"receipts", "pointer", "on"}`) as where it reads, else the value itself."""
-    if isinstance(value, dict):
-        return f"<{value['pointer']} of the receipts.{value['receipts']} record with the same {'/'.join(value.get('on', []))}>"
-    return str(value)
-
-
-def _absent_file(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> str | None:
-    """
-    Return the receipt file the claim's receipt set names for instance `key` when it is not in the bundle, else None.
-
-    Only for a receipt set with a `name` template whose every placeholder is
-    taken (`from_name`) by a dimension `key` fixes, e.g.
-    `measurements/{arm}/{task}.gpu.csv` for arm=bf16, task=ref2va: a stated
-    number whose one receipt file is absent is UNVERIFIED `receipt-absent`
-    naming that file, not a number no receipt could ever back.
-    """
-    spec = _profile(ctx)["receipts"][rule["receipts"]]
-    template = spec.get("name")
-    if not template:
-        return None
-    by_placeholder = {m["from_name"]: dim for part in ("fields", "dimensions") for dim, m in spec.get(part, {}).items() if "from_name" in m}
-    try:
-        rel = _PLACEHOLDER_RE.sub(lambda m: key[by_placeholder[m.group(1)]], template)
-    except KeyError:
-        return None
-    return None if exists(ctx, rel) else rel
+    def ranked() -> dict[str, dict[str, int]]:
+        if not kept:
+            kept.append(ranks(select_records(records, rule), rule))
+        return kept[0]
+    return ranked
 
 
 # ---------------------------------------------------------------- (8) gate
