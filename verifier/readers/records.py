@@ -211,8 +211,11 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     values_spec = value_units(spec)
     base = {name: units.base_symbol(mapping["unit"]) for name, mapping in values_spec.items()}  # values are stored in these units
     ok_outcomes = set(spec.get("ok_outcomes", []))
+    filtered, where_spec, nested = "where" in spec, spec.get("where"), "unnest" in spec
     dim_getters = [(name, mapping, _getter(mapping)) for name, mapping in dims_spec.items()]
-    value_getters = [(name, mapping, _getter(mapping)) for name, mapping in values_spec.items()]
+    # per value, read once per set (every unit was parsed above): whether it may be absent, its scale to the base unit, whether it is a time
+    value_getters = [(name, mapping, _getter(mapping), bool(mapping.get("optional")), unit_scale(mapping["unit"]),
+                      units.parse(mapping["unit"]).dimension == "time") for name, mapping in values_spec.items()]
     for rel in files:
         if rel in tree.blocked:
             problems.append(Problem("UNVERIFIED", "blocked-by-integrity", f"{rel}: {tree.blocked[rel]}; its receipts are not read", rel))
@@ -237,12 +240,12 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
             continue
         count = 0
         for pointer, record in documents:
-            if "where" in spec and any(_safe(record, p) != v for p, v in spec["where"].items()):
+            if filtered and any(_safe(record, p) != v for p, v in where_spec.items()):
                 continue
             count += 1
             before = len(problems)
-            unnested = list(_unnest(spec, record, rel, pointer, problems))
-            if "unnest" in spec and not unnested and len(problems) > before:
+            unnested = list(_unnest(spec, record, rel, pointer, problems)) if nested else [("", None, {})]  # `_unnest` without an `unnest`: the record itself
+            if nested and not unnested and len(problems) > before:
                 records.append(_stand_in(rid, spec, rel, f"{pointer}: {problems[-1].message}", "incomplete-denominator", pointer=pointer, record=record))
             for element_pointer, element, parallel in unnested:
                 where = pointer + element_pointer
@@ -263,10 +266,15 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         dims[name] = text
                 if "phase" in dims and dims["phase"] not in PHASES:
                     problems.append(Problem("FAIL", "bad-phase", f"{rel} {where}: phase {dims['phase']!r} is neither warmup nor measured", rel, where, "phase"))
-                for name, mapping, get in value_getters:
+                for name, mapping, get, optional, scale, timed in value_getters:
                     found, value = get(record, element, parallel, from_name)
-                    number = to_decimal(value) if found else None
-                    if number is None and found and isinstance(value, str) and (q := quantity(value)) is not None:
+                    if not found or value is None:
+                        if not optional:
+                            problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
+                        values[name] = None  # absence is not zero; an optional value not stated is no problem, but a statistic over it is underivable
+                        continue
+                    number = to_decimal(value)
+                    if number is None and isinstance(value, str) and (q := quantity(value)) is not None:
                         number, written = q  # "76.000%", "244.6s": the unit written must be of the mapped unit's dimension
                         if written is not None:
                             try:
@@ -276,22 +284,17 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                                                         f"not in a unit of {mapping['unit']}'s dimension", rel, where, name))
                                 values[name] = None
                                 continue
-                    if (not found or value is None) and mapping.get("optional"):
-                        values[name] = None  # not stated by this record: a statistic over it is underivable, no problem here
-                        continue
-                    if not found or value is None:
-                        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
-                    elif number is None:
+                    if number is None:
                         problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, not a number", rel, where, name))
                     elif not in_binary64(number):  # a CSV or text cell of 5000 digits: the range a JSON receipt's numbers are held to
                         problems.append(Problem("UNVERIFIED", "number-out-of-range", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is "
                                                 f"{shown_literal(str(value))}, beyond the binary64 range, so it is not used", rel, where, name))
                         number = None
-                    elif name not in CLOCKS and number <= 0 and units.parse(mapping["unit"]).dimension == "time":
+                    elif name not in CLOCKS and number <= 0 and timed:
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
                         number = None  # never a term of any statistic
-                    values[name] = None if number is None else Quantity(stats.CONTEXT.multiply(number, unit_scale(mapping["unit"])), base[name])
+                    values[name] = None if number is None else Quantity(stats.CONTEXT.multiply(number, scale), base[name])
                 records.append(Receipt(dims=dims, quantities=values, location=Location(rel, where or None), ok=ok, receipt_set=rid, raw=record,
                                        unknown=frozenset(unknown)))
         if count == 0:
