@@ -34,22 +34,27 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     mapped, is returned whenever it may belong to the selection (a dimension
     it lacks matches), so derivations see that their denominator is incomplete.
     """
-    keys = [k for k, v in selection.items() if not isinstance(v, dict)]  # a join (not resolved for an instance yet, `checks.profile_base.joined`) may match any record
-    if len(records) < _INDEX_FROM or not keys:
-        return _matching(records, [(k, selection[k], isinstance(selection[k], list)) for k in keys])
+    tests = [(k, v, isinstance(v, list)) for k, v in selection.items() if not isinstance(v, dict)]  # a join (not resolved for an instance yet, `checks.profile_base.joined`) may match any record
+    if len(records) < _INDEX_FROM or not tests:
+        return _matching(records, tests)
     index = _index(records)
-    narrowest: tuple[int, str, dict[str, list[int]], list[int], list[Any]] | None = None
-    for k in keys:  # the narrowest candidate set of one key (counted, not built; none is narrower than one), then the other keys checked on it
+    narrowest: tuple[int, int, dict[str, list[int]], list[int], list[Any]] | None = None
+    for at, (k, value, listed) in enumerate(tests):  # the narrowest candidate set of one key (counted, not built; none is narrower than one), then the other keys checked on it
         exact, maybe = index.get(k) or _index_key(records, index, k)
-        wanted = selection[k] if isinstance(selection[k], list) else [selection[k]]
+        wanted = value if listed else [value]
         size = (len(exact.get(wanted[0], ())) if len(wanted) == 1 else sum(len(exact.get(v, ())) for v in wanted)) + len(maybe)
         if narrowest is None or size < narrowest[0]:
-            narrowest = (size, k, exact, maybe, wanted)
+            narrowest = (size, at, exact, maybe, wanted)
             if size <= 1:
                 break
-    _size, chosen, exact, maybe, wanted = narrowest  # type: ignore[misc]  # keys is not empty
-    found = [i for v in wanted for i in exact.get(v, ())] + maybe  # each may match `chosen`: only the other keys are left to check
-    return _matching([records[i] for i in sorted(set(found))], [(k, selection[k], isinstance(selection[k], list)) for k in keys if k != chosen])
+    size, chosen, exact, maybe, wanted = narrowest  # type: ignore[misc]  # tests is not empty
+    if not size:
+        return []
+    del tests[chosen]  # each candidate may match the chosen key: only the other keys are left to check
+    if len(wanted) == 1 and not maybe:  # one value's positions: already ascending, each once
+        return _matching([records[i] for i in exact[wanted[0]]], tests)
+    found = [i for v in wanted for i in exact.get(v, ())] + maybe
+    return _matching([records[i] for i in sorted(set(found))], tests)
 
 
 def _matching(records: list[Receipt], tests: list[tuple[str, Any, bool]]) -> list[Receipt]:

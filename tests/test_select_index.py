@@ -1,0 +1,73 @@
+"""
+Tests that `verifier.readers.select.select` over its per-dimension index returns what a scan of every record returns.
+
+From `_INDEX_FROM` records on, `select` narrows to the candidates of one
+key (the fewest), with shortcuts: nothing when that key has no candidate,
+one value's positions as they are (already in order) when no record may
+match it without the dimension. A scan (`_matching` over every record with
+every key) is the definition; random records (stand-ins for unread files,
+unmapped dimensions, missing dimensions) and selections (a value, a list of
+values, empty or repeated, a join, a key no record has) must give the same
+list, in the same order.
+"""
+
+from __future__ import annotations
+
+import random
+
+from verifier.evidence import Location, Receipt
+from verifier.readers import select as sel
+
+_DIMS = ["arm", "server", "phase", "model"]
+_VALUES = ["a", "b", "c", "1", "1.0"]
+
+
+def _record(rng: random.Random, i: int) -> Receipt:
+    dims = {d: rng.choice(_VALUES) for d in _DIMS if rng.random() < 0.85}
+    unknown = frozenset(d for d in _DIMS if d not in dims and rng.random() < 0.3)
+    unread = "not read" if rng.random() < 0.05 else None
+    return Receipt(dims=dims, quantities={}, location=Location(f"f{i}", None), unread=unread, unknown=unknown)
+
+
+def _selection(rng: random.Random) -> dict:
+    out: dict = {}
+    for d in rng.sample([*_DIMS, "absent"], rng.randint(0, 4)):
+        roll = rng.random()
+        if roll < 0.55:
+            out[d] = rng.choice(_VALUES)
+        elif roll < 0.9:
+            out[d] = [rng.choice(_VALUES) for _ in range(rng.randint(0, 3))]
+        else:
+            out[d] = {"receipts": "other", "pointer": "/x"}  # a join: matches any record
+    return out
+
+
+def _scan(records: list[Receipt], selection: dict) -> list[Receipt]:
+    return sel._matching(records, [(k, v, isinstance(v, list)) for k, v in selection.items() if not isinstance(v, dict)])
+
+
+def test_the_indexed_select_returns_what_a_scan_returns():
+    rng = random.Random(20261205)
+    shortcuts = {"empty": 0, "one-value": 0, "merged": 0}
+    for _ in range(400):
+        records = [_record(rng, i) for i in range(rng.randint(sel._INDEX_FROM, 60))]
+        for _ in range(12):  # several selections over one list: its index is built once and reused
+            selection = _selection(rng)
+            got = sel.select(records, selection)
+            expected = _scan(records, selection)
+            assert [id(r) for r in got] == [id(r) for r in expected], selection
+            if not got:
+                shortcuts["empty"] += 1
+            elif any(isinstance(v, list) and len(v) > 1 for v in selection.values()):
+                shortcuts["merged"] += 1
+            else:
+                shortcuts["one-value"] += 1
+    assert min(shortcuts.values()) > 100, shortcuts
+
+
+def test_a_short_list_is_scanned():
+    rng = random.Random(5)
+    for _ in range(300):
+        records = [_record(rng, i) for i in range(rng.randint(0, sel._INDEX_FROM - 1))]
+        selection = _selection(rng)
+        assert [id(r) for r in sel.select(records, selection)] == [id(r) for r in _scan(records, selection)]
