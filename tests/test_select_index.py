@@ -1,5 +1,5 @@
 """
-Tests that `verifier.readers.select.select` over its per-dimension index returns what a scan of every record returns.
+Tests that `verifier.readers.select.select` over its per-dimension index returns what a scan of every record returns, and that `_values` (one pass) reads as the check-by-check definition.
 
 From `_INDEX_FROM` records on, `select` narrows to the candidates of one
 key (the fewest), with shortcuts: nothing when that key has no candidate,
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import random
 
-from verifier.evidence import Location, Receipt
+from decimal import Decimal
+
+from verifier.evidence import Location, Quantity, Receipt
 from verifier.readers import select as sel
 
 _DIMS = ["arm", "server", "phase", "model"]
@@ -71,3 +73,44 @@ def test_a_short_list_is_scanned():
         records = [_record(rng, i) for i in range(rng.randint(0, sel._INDEX_FROM - 1))]
         selection = _selection(rng)
         assert [id(r) for r in sel.select(records, selection)] == [id(r) for r in _scan(records, selection)]
+
+
+def _reference_values(records: list[Receipt], name: str, label: str) -> list:
+    """`_values` as it read before its one pass: the stand-in check, the empty check, then every record's value and flags."""
+    sel.check_complete(records, label)
+    if not records:
+        raise sel.Underivable(f"no receipts match {label}", "empty-selection")
+    got = [r.value(name) for r in records]
+    missing = [r.pointer for r, v in zip(records, got, strict=True) if v is None or r.unknown]
+    failed = [r.pointer for r in records if not r.ok]
+    if missing or failed:
+        raise sel.Underivable(
+            f"{len(records) - len(set(missing) | set(failed))}/{len(records)} receipts of {label} have a usable {name} "
+            f"(missing: {missing[:3] or 'none'}; not ok: {failed[:3] or 'none'}); a statistic over the survivors is not one over all",
+            "incomplete-denominator",
+        )
+    return got
+
+
+def _outcome(fn, records, name):
+    try:
+        return ("ok", [str(v) for v in fn(records, name, "sel=x")])
+    except sel.Underivable as exc:
+        return ("raised", str(exc), exc.code, exc.fail)
+
+
+def test_values_reads_as_the_check_by_check_definition():
+    rng = random.Random(77)
+    seen = set()
+    for _ in range(3000):
+        records = []
+        for i in range(rng.choice([0, 1, 1, 2, 3, 5])):
+            roll = rng.random()
+            quantities = {} if roll < 0.1 else {"x": None} if roll < 0.2 else {"x": Quantity(Decimal(rng.randint(1, 9)), rng.choice(["s", "ms"]))}
+            records.append(Receipt(dims={}, quantities=quantities, location=Location(f"f{i}", f"/{i}"), ok=rng.random() > 0.15,
+                                   unknown=frozenset({"arm"}) if rng.random() < 0.15 else frozenset(),
+                                   unread="not read" if rng.random() < 0.08 else None))
+        got, expected = _outcome(sel._values, records, "x"), _outcome(_reference_values, records, "x")
+        assert got == expected, records
+        seen.add(got[0] if got[0] == "ok" else got[2])
+    assert seen == {"ok", "empty-selection", "incomplete-denominator"}

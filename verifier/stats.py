@@ -493,7 +493,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
                 bound = max(bound, PERCENT_SCALE * EPS * 16)
         return bound
     n = Decimal(len(xs))
-    biggest, total = max(xs), sum(xs, Decimal(0))
+    biggest, total = max(xs), (None if statistic in _PICK else sum(xs, Decimal(0)))  # a pick's bound does not use the sum
     upstream = Decimal(str(input_error)) if input_error is not None else Decimal(0)
     per_input = U * biggest + upstream  # how far one input may be from the decimal we read
     if statistic == "sum":

@@ -121,10 +121,20 @@ def check_complete(records: list[Receipt], label: str) -> None:
 
 
 def _values(records: list[Receipt], name: str, label: str) -> list[Decimal]:
-    check_complete(records, label)
-    if not records:
+    """Return the values `name` of `records`; raises `Underivable` for a stand-in among them (`check_complete`), none, or one without a usable value."""
+    if not records:  # (`check_complete` finds nothing in an empty list)
         raise Underivable(f"no receipts match {label}", "empty-selection")
-    got = [r.value(name) for r in records]
+    got = []
+    usable = True
+    for r in records:  # one pass; the first stand-in raises as `check_complete` does
+        if r.unread is not None:
+            check_complete(records, label)
+        value = r.value(name)
+        got.append(value)
+        if value is None or r.unknown or not r.ok:
+            usable = False
+    if usable:
+        return got  # type: ignore[return-value]
     missing = [r.pointer for r, v in zip(records, got, strict=True) if v is None or r.unknown]
     failed = [r.pointer for r in records if not r.ok]
     if missing or failed:
@@ -137,7 +147,7 @@ def _values(records: list[Receipt], name: str, label: str) -> list[Decimal]:
 
 
 def _label(selection: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v if isinstance(v, str) else ('in ' + ','.join(v) if isinstance(v, list) else 'joined')}" for k, v in sorted(selection.items())) or "all receipts"
+    return ", ".join([f"{k}={v if isinstance(v, str) else ('in ' + ','.join(v) if isinstance(v, list) else 'joined')}" for k, v in sorted(selection.items())]) or "all receipts"
 
 
 def key_values(records: list[Receipt], dim: str) -> list[str]:
