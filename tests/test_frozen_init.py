@@ -1,4 +1,4 @@
-"""`verifier.frozen.slot_init`: the classes built in bulk (`Finding`, `Location`, `Receipt`, `Site`, `StatedClaim`) take and store exactly what their dataclass `__init__` would."""
+"""`verifier.frozen.slot_init`: the classes built in bulk (`FileEntry`, `Finding`, `Location`, `Receipt`, `Site`, `StatedClaim`) take and store exactly what their dataclass `__init__` would."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import random
 
 import pytest
 
-from verifier.evidence import Location, Quantity, Receipt, Site, StatedClaim
+from verifier.evidence import FileEntry, Location, Quantity, Receipt, Site, StatedClaim
 from verifier.frozen import slot_init
 from verifier.model import CheckInfo, Finding, Status
 
-FAST = (Finding, Location, Receipt, Site, StatedClaim)
+FAST = (FileEntry, Finding, Location, Receipt, Site, StatedClaim)
 VALUES = [None, "", "x", 0, 1, True, [1], {"a": [2]}, ("t",), Status.PASS, 1.5]
 
 

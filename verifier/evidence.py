@@ -106,6 +106,7 @@ class Quantity:
         return units.convert(self.value, self.unit, unit)
 
 
+@fast_init
 @dataclass(frozen=True, slots=True)
 class FileEntry:
     """
