@@ -135,8 +135,9 @@ def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, b
         return None, False
 
 
-def _term(record: Any, term: dict[str, Any]) -> Decimal:
-    value, _exact = _stated_number(record, term)
+def _term(record: Any, term: dict[str, Any], stated: tuple[Decimal | None, bool] | None = None) -> Decimal:
+    """Return the number a record states at `term`, in the term's base unit (`stated`: `_stated_number(record, term)` when already read); raises `KeyError` or `ValueError` naming the pointer."""
+    value, _exact = stated if stated is not None else _stated_number(record, term)
     if value is None:
         raw = resolve(record, term["pointer"])
         _number, written = _stated(raw)
@@ -242,8 +243,12 @@ def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
 
 def _evaluate(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Decimal, str]:
     left_term = identity["left"]
-    left = _term(raw, left_term)
-    terms = [_term(raw, t) for t in identity["terms"]]
+    read = [_stated_number(raw, left_term)]  # each term's stated number, read once: its value here, its precision for the tolerance below
+    left = _term(raw, left_term, read[0])
+    terms = []
+    for t in identity["terms"]:  # in order: the first term without a number is the one named
+        read.append(_stated_number(raw, t))
+        terms.append(_term(raw, t, read[-1]))
     op = identity["op"]
     if op == "percentage" and (any(t < 0 or t != t.to_integral_value() for t in terms) or terms[1] == 0):
         raise Undefined(f"a percentage needs whole counts >= 0 and a whole above 0, not {fmt(terms[0])} of {fmt(terms[1])}")
@@ -271,7 +276,7 @@ def _evaluate(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
         tolerance = stats.CONTEXT.divide(Decimal(1), per)
     else:
         involved = [left_term] if op == "percentage" else [left_term, *identity["terms"]]  # a percentage's part and whole are counts: exact
-        stated = [_stated_number(raw, t) for t in involved]
+        stated = read[:len(involved)]  # `_stated_number` of each involved term (left, then the terms), as read above
         # rational strings such as "24/1" have no stated precision: they count as exact
         tolerance = max((stats.tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
                          for (s, exact), t in zip(stated, involved, strict=True) if s is not None and not exact), default=Decimal(0))
