@@ -73,3 +73,22 @@ def test_a_value_not_stated_is_none_in_the_receipt_and_missing_only_when_require
     records, problems, _files = read_receipts(Tree(Path(tmp_path)), "r", spec)
     assert [(p.code, p.field) for p in problems] == [("missing-field", "n"), ("missing-field", "m")]
     assert {k: (None if v is None else str(v.value)) for k, v in records[0].quantities.items()} == {"a": None, "b": None, "n": None, "m": None, "c": "2"}
+
+
+def test_file_name_dimensions_read_in_the_record_loop_as_their_getters_read_them(tmp_path):
+    """`read_receipts` reads a `from_name` dimension inline (no getter call per record): the same texts, and a placeholder the name lacks is a missing field."""
+    from pathlib import Path
+
+    from verifier.readers.records import read_receipts
+    from verifier.readers.tree import Tree
+
+    (tmp_path / "gpu-a").mkdir()
+    (tmp_path / "gpu-a" / "run.x.json").write_text('[{"v": 1}]')
+    spec = {"glob": "*/*.json", "encoding": "json", "records": "", "name": "{arm}/run.{case.id}.json",
+            "fields": {"phase": {"value": "measured"}, "arm": {"from_name": "arm"}},
+            "dimensions": {"model": {"from_name": "case.id"}, "gone": {"from_name": "nowhere"}, "fixed": {"value": "k", "from_name": "arm"}},
+            "values": {"v": {"pointer": "/v", "unit": "s"}}}
+    records, problems, _files = read_receipts(Tree(Path(tmp_path)), "r", spec)
+    assert dict(records[0].dims) == {"file": "gpu-a/run.x.json", "phase": "measured", "arm": "gpu-a", "model": "x", "fixed": "k"}
+    assert records[0].unknown == frozenset({"gone"})
+    assert [(p.code, p.field) for p in problems] == [("missing-field", "gone")]

@@ -212,7 +212,9 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     base = {name: units.base_symbol(mapping["unit"]) for name, mapping in values_spec.items()}  # values are stored in these units
     ok_outcomes = set(spec.get("ok_outcomes", []))
     filtered, where_spec, nested = "where" in spec, spec.get("where"), "unnest" in spec
-    dim_getters = [(name, mapping, _getter(mapping)) for name, mapping in dims_spec.items()]
+    # a file-name placeholder's dimension is read here as its `_getter` reads it (its group name kept), without a call per record
+    dim_getters = [(name, mapping, _getter(mapping), mapping["from_name"].replace(".", "_") if "from_name" in mapping and "value" not in mapping else None)
+                   for name, mapping in dims_spec.items()]
     # per value, read once per set (every unit was parsed above): whether it may be absent, its scale to the base unit, whether it is a time
     value_getters = [(name, mapping, _getter(mapping), bool(mapping.get("optional")), unit_scale(mapping["unit"]),
                       units.parse(mapping["unit"]).dimension == "time") for name, mapping in values_spec.items()]
@@ -250,9 +252,12 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
             for element_pointer, element, parallel in unnested:
                 where = pointer + element_pointer
                 dims, values, unknown, ok = {"file": rel}, {}, set(), True
-                for name, mapping, get in dim_getters:
-                    found, value = get(record, element, parallel, from_name)
-                    text = dim_text(value) if found else None
+                for name, mapping, get, group in dim_getters:
+                    if group is not None:
+                        found, value = group in from_name, from_name.get(group)
+                    else:
+                        found, value = get(record, element, parallel, from_name)
+                    text = (value if type(value) is str else dim_text(value)) if found else None  # `dim_text`, its common case first
                     if text is None:
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                         if name == "outcome":
