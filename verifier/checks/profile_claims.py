@@ -110,8 +110,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 yield _site_problem(cid, rule, site, key, label, ranked, blocked)
                 continue
             rel, pointer, stated_value = site.location.file, site.location.pointer or "", site.value
-            handled.add((rel, pointer))
-            seen.add((rel, pointer))
+            place = (rel, pointer)
+            handled.add(place)
+            seen.add(place)
             claimed, stated_unit = _stated_once(texts, stated_value)
             if claimed is None:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
