@@ -695,8 +695,6 @@ def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
     "v2.6.0", "W8A8" and "3em" state no number (they are names). `start`
     and `end` are offsets of the number (and its unit) in `text`.
     """
-    from verifier import units  # imported here: the grammars stay importable without the unit registry's cost
-
     first = 0
     if text.isascii():  # a match starts at a digit after " " or the start (`_STARTS`), or at a sign before a digit: skip to the first such place
         starts = text.encode().translate(_STARTS)
@@ -705,6 +703,8 @@ def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
             return []  # most strings state no number: C-speed scans instead of the full pattern
     elif not _DIGIT.search(text):
         return []
+    from verifier import units  # imported here (past the texts stating no number): the grammars stay importable without the unit registry's cost
+
     out = []
     for m in _EMBEDDED.finditer(text, first):  # its lookbehinds see the text before `first`
         word = m["unit"]
