@@ -72,6 +72,9 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 #: Inline containers: their text is the parent's text, their tags are not kept.
 _INLINE_TAGS = frozenset({"Emphasis", "Strong", "Link"})
 _OPTIONS: list[Any] = []
+#: The events of a table cell (`{"Start": "TableCell"}` compares equal to this one only).
+_CELL_START = {"Start": "TableCell"}
+_CELL_END = {"End": "TableCell"}
 
 
 def _name(payload: Any) -> str:
@@ -135,19 +138,22 @@ def tokens(text: str) -> list[Token]:
         return children
 
     for event, where in pyromark.events_with_range(text, options=_OPTIONS[0]):
+        if event == _CELL_END:  # most events of a table: its cells (never in an image, code or HTML); a cell's end: its run is over
+            if children is not None:
+                out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
+                children = None
+            continue
+        if event == _CELL_START:  # on its row's line (a padded empty cell's range starts after the row)
+            if children is not None:
+                out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
+            out.append(cell_open)
+            children = []
+            continue
         if type(event) is dict:
             kind, = event  # one key: `{"Text": ...}`, `{"Start": ...}`
             payload = event[kind]
         else:
             kind, payload = event, None
-        if payload == "TableCell" and (kind == "Start" or kind == "End"):  # most events of a table: its cells (never in an image, code or HTML)
-            if children is not None:  # a cell's end: its run is over
-                out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
-                children = None
-            if kind == "Start":  # on its row's line (a padded empty cell's range starts after the row)
-                out.append(cell_open)
-                children = []
-            continue
         if depth:
             if (kind == "Start" or kind == "End") and _name(payload) == skipping:
                 depth += 1 if kind == "Start" else -1
