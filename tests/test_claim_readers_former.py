@@ -2,7 +2,7 @@
 Tests that the claim-document readers made faster (shared tokens, one walk, one `Quantity` per stated text) read what their former code read.
 
 The former code (as of 7c8c477) is kept here as the spec: `verifier.markdown.tokens`,
-`verifier.grammars.table_rows` and `verifier.readers.markdown_doc.markdown_document`
+`verifier.mdtables.table_rows` and `verifier.readers.markdown_doc.markdown_document`
 must give the same tokens (types, lines, contents, children), rows and
 documents on every Markdown file of the project and of `../shared/` and on
 generated Markdown; `read_claim_documents` the same claims and outcomes
@@ -27,7 +27,7 @@ from hypothesis import example, given, settings
 from test_claimdocs_collect import _document
 from test_markdown_parser import DOCUMENTS, FILES, REFERENCE, _id
 
-from verifier import grammars, units
+from verifier import grammars, mdtables, units
 from verifier.evidence import Location, Quantity, RecordedOutcome, StatedClaim
 from verifier.markdown import _INLINE_TAGS, _NEWLINES, _SURROGATE, Token, _joined, _name, rendered_fence, tokens
 from verifier.readers import claimdocs, markdown_doc
@@ -140,7 +140,7 @@ def _former_tokens(text: str) -> list[Token]:
 
 
 def _former_table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | None = None) -> list[dict[str, Any]]:
-    """`verifier.grammars.table_rows` as of 7c8c477 (a walk with an index, a call per cell)."""
+    """`verifier.mdtables.table_rows` as of 7c8c477 (a walk with an index, a call per cell)."""
     rows: list[dict[str, Any]] = []
     heading, table, in_head = "", 0, False
     header: list[str] = []
@@ -149,7 +149,7 @@ def _former_table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str
     body_row = 0
     for i, tok in enumerate(tokens):
         if tok.type == "heading_open":
-            heading = grammars.inline_text(tokens[i + 1])
+            heading = mdtables.inline_text(tokens[i + 1])
         elif tok.type == "table_open":
             table += 1
             header, body_row = [], 0
@@ -161,12 +161,12 @@ def _former_table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str
             current = []
             line = tok.map[0] + 1
         elif tok.type == "inline" and i > 0 and tokens[i - 1].type in ("th_open", "td_open"):
-            current.append(grammars.inline_text(tok))
+            current.append(mdtables.inline_text(tok))
         elif tok.type == "tr_close":
             if in_head:
                 if headers is not None:
                     headers[table] = (heading, current)
-                header = grammars.column_names(current)
+                header = mdtables.column_names(current)
             else:
                 body_row += 1
                 row: dict[str, Any] = {"#table": table, "#row": body_row, "#line": line, "#heading": heading}
@@ -177,7 +177,7 @@ def _former_table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str
 
 def _former_markdown_document(data: bytes) -> dict[str, Any]:
     """`verifier.readers.markdown_doc.markdown_document` as of 7c8c477 (the tokens walked twice)."""
-    tokens = grammars.markdown_tokens(grammars.utf8_text(data))
+    tokens = mdtables.markdown_tokens(grammars.utf8_text(data))
     found: dict[int, tuple[str, list[str]]] = {}
     rows = _former_table_rows(tokens, found)
     tables: dict[str, list[dict[str, Any]]] = {}
@@ -193,7 +193,7 @@ def _former_markdown_document(data: bytes) -> dict[str, Any]:
         tables[name] = []
         headers[name] = cells
     for row in rows:
-        cells = {k: v for k, v in row.items() if k not in grammars.READER_KEYS}  # `column_names` keeps every column out of them
+        cells = {k: v for k, v in row.items() if k not in mdtables.READER_KEYS}  # `column_names` keeps every column out of them
         tables[names[row["#table"]]].append({**cells, "#line": row["#line"]})
     prose = []
     headings: list[dict[str, Any]] = []
@@ -205,7 +205,7 @@ def _former_markdown_document(data: bytes) -> dict[str, Any]:
         elif tok.type == "html_block":
             blocks.append({"#line": tok.map[0] + 1, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
         elif tok.type == "inline" and tokens[i - 1].type in ("paragraph_open", "heading_open"):  # an inline follows its opening token, never first
-            content = grammars.inline_text(tok)
+            content = mdtables.inline_text(tok)
             item: dict[str, Any] = {"#line": tok.map[0] + 1, "text": content}
             if tokens[i - 1].type == "heading_open":
                 item["numbers"] = [m.group(0) for m in markdown_doc._NUMBER_IN_TEXT.finditer(content)]
@@ -264,8 +264,8 @@ def _same_markdown(text: str) -> None:
     for toks in (tokens(text), REFERENCE.parse(text)):  # table_rows also reads markdown-it's tokens (tests/test_markdown_parser.py)
         ours: dict = {}
         theirs: dict = {}
-        assert grammars.table_rows(toks, ours) == _former_table_rows(toks, theirs) and ours == theirs
-        rows = grammars.table_rows(toks)
+        assert mdtables.table_rows(toks, ours) == _former_table_rows(toks, theirs) and ours == theirs
+        rows = mdtables.table_rows(toks)
         assert all(list(row)[:4] == ["#table", "#row", "#line", "#heading"] for row in rows)  # what markdown_document slices off
 
 
@@ -298,8 +298,8 @@ def test_rows_shorter_or_longer_than_the_header_read_as_formerly():
     stream += [Token("tr_open", [9]), *cell("td_open", " p", "q "), Token("tr_close"), Token("table_close")]
     ours: dict = {}
     theirs: dict = {}
-    assert grammars.table_rows(stream, ours) == _former_table_rows(stream, theirs) and ours == theirs
-    assert grammars.table_rows(stream)[0] == {"#table": 1, "#row": 1, "#line": 3, "#heading": "", "a": "1", "b": "", "a (2)": ""}
+    assert mdtables.table_rows(stream, ours) == _former_table_rows(stream, theirs) and ours == theirs
+    assert mdtables.table_rows(stream)[0] == {"#table": 1, "#row": 1, "#line": 3, "#heading": "", "a": "1", "b": "", "a (2)": ""}
 
 
 class _Tree:

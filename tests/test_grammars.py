@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 from conftest import CORPUS
 
-from verifier.grammars import GrammarError, markdown_tables, parse, quantity, unpivot
+from verifier.grammars import GrammarError, parse, quantity, unpivot
+from verifier.mdtables import markdown_tables
 
 MLPERF = CORPUS / "mlperf-inference-test-submissions-v5.0"
 MIXTRAL = MLPERF / "open/MLCommons/results/gh_action-reference-cpu-pytorch_v2.6.0-default_config/mixtral-8x7b/offline"

@@ -1,7 +1,7 @@
 """
 The one Markdown reader (`verifier.markdown`, pyromark) gives the readers of tables and prose what markdown-it-py's tokens give them.
 
-The readers (`verifier.readers.markdown_doc.markdown_document`, `verifier.grammars.markdown_tables` and
+The readers (`verifier.readers.markdown_doc.markdown_document`, `verifier.mdtables.markdown_tables` and
 `verifier.claimtext`'s segments) were written over markdown-it-py's token
 stream; `verifier.markdown` builds that stream's shape from pulldown-cmark's
 events. Every Markdown file of the project and of `../shared/`, and
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 import verifier.claimtext as claimtext
-import verifier.grammars as grammars
+import verifier.mdtables as mdtables
 from verifier.markdown import tokens
 from verifier.readers.markdown_doc import markdown_document
 
@@ -39,7 +39,7 @@ def _id(path: Path) -> str:
 
 def _read(text: str) -> tuple:
     segments = [(s.text, s.line, s.context, s.starts) for s in claimtext._parse_segments(text)]
-    return markdown_document(text.encode("utf-8")), grammars.markdown_tables(text), segments
+    return markdown_document(text.encode("utf-8")), mdtables.markdown_tables(text), segments
 
 
 def _spaced(value: object) -> object:
@@ -58,7 +58,7 @@ def _spaced(value: object) -> object:
 def _both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[tuple, tuple]:
     ours = _read(text)
     with monkeypatch.context() as m:
-        m.setattr(grammars, "markdown_tokens", REFERENCE.parse)
+        m.setattr(mdtables, "markdown_tokens", REFERENCE.parse)
         m.setattr(claimtext, "_markdown_tokens", REFERENCE.parse)
         theirs = _read(text)
     return ours, theirs

@@ -18,7 +18,7 @@ from helpers import write_tree
 
 from verifier.claimtext import extract
 from verifier.core import verify_path
-from verifier.grammars import column_names
+from verifier.mdtables import column_names
 from verifier.readers.html import html_document
 from verifier.readers.markdown_doc import markdown_document
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.errors import ConfigError, UsageError
-from verifier.grammars import READER_KEYS
+from verifier.mdtables import READER_KEYS
 from verifier.report._common import visible
 
 __all__ = ["explain"]

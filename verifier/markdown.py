@@ -3,7 +3,7 @@ Markdown: CommonMark with GitHub's pipe tables and footnotes, read by pyromark (
 
 `tokens(text)` returns a flat list of `Token`s named as markdown-it names
 them, holding only what the readers of tables and prose
-(`verifier.grammars.table_rows`, `verifier.readers.markdown_doc`, `verifier.claimtext`) read:
+(`verifier.mdtables.table_rows`, `verifier.readers.markdown_doc`, `verifier.claimtext`) read:
 
 - `paragraph_open`, `inline`: a paragraph, or the text of a tight list item
   (pulldown-cmark gives it no paragraph; markdown-it does);

@@ -4,7 +4,7 @@ Markdown claim documents: a Markdown file read into a JSON-like document of ever
 `markdown_document` is what `verifier.readers.tree.Tree` reads a `.md` file
 with (and `verifier.readers.html.with_html_blocks` then reads its raw HTML
 blocks into); a profile's claim locations and the stated-number coverage
-point into its shape. The tables come from `verifier.grammars.table_rows`
+point into its shape. The tables come from `verifier.mdtables.table_rows`
 (the same reader a `markdown-table` receipt set uses), the tokens from
 `verifier.markdown` (pyromark: CommonMark with GFM tables).
 """
@@ -15,7 +15,7 @@ import re
 from itertools import islice
 from typing import Any
 
-from verifier import grammars
+from verifier import grammars, mdtables
 from verifier.markdown import rendered_fence
 
 _NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:%|x\b|s\b|ms\b|MiB\b|GiB\b|dB\b))?")
@@ -28,7 +28,7 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     `{"tables": {heading: [row, ...]}, "headers": {heading: [cell, ...]},
     "prose": [{"#line", "text", "code", "numbers"}], "headings": [{"#line",
     "text", "numbers"}]}`: each table's rows (header -> cell text, plus
-    `#line`; a repeated header text keys `text (2)`, see `verifier.grammars.column_names`)
+    `#line`; a repeated header text keys `text (2)`, see `verifier.mdtables.column_names`)
     under the nearest heading above it (a repeated heading gets " (2)",
     " (3)", ...), and its header cells' text under the same name (a header
     is shown, so a number in it is stated; a table without body rows has a
@@ -45,10 +45,10 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     `verifier.readers.html.with_html_blocks` to read (this module does
     not parse HTML). Raises `GrammarError` for bytes that are not UTF-8.
     """
-    tokens = grammars.markdown_tokens(grammars.utf8_text(data))
+    tokens = mdtables.markdown_tokens(grammars.utf8_text(data))
     found: dict[int, tuple[str, list[str]]] = {}
     blocks: list[tuple[str, Any]] = []  # paragraphs, headings, fences and HTML blocks, in order: the tokens are walked once
-    rows = grammars.table_rows(tokens, found, blocks)
+    rows = mdtables.table_rows(tokens, found, blocks)
     tables: dict[str, list[dict[str, Any]]] = {}
     headers: dict[str, list[str]] = {}
     names: dict[int, list[dict[str, Any]]] = {}  # table number -> its row list in `tables`
@@ -70,11 +70,11 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     rendered = []
     for kind, tok in blocks:
         if kind == "paragraph_open":
-            content = grammars.inline_text(tok)
+            content = mdtables.inline_text(tok)
             prose.append({"#line": tok.map[0] + 1, "text": content, "code": [c.content for c in tok.children or [] if c.type == "code_inline"],
                           "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]})
         elif kind == "heading_open":
-            content = grammars.inline_text(tok)
+            content = mdtables.inline_text(tok)
             headings.append({"#line": tok.map[0] + 1, "text": content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(content)]})
         elif kind == "html_block":
             html.append({"#line": tok.map[0] + 1, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
