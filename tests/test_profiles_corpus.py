@@ -230,13 +230,13 @@ def test_pr6540_summaries_rederive_from_measured_records_only(pr6540):
 
 
 def test_pr6540_including_warmup_would_move_the_10s_mean_to_about_21_27():
-    from verifier.profiles import Tree, derive_rule, read_receipts
+    from verifier.profiles import RecordSource, Tree, derive_rule, read_receipts
 
     spec = profile_document("vllm-omni-pr6540")["receipts"]["runs-by-duration"]
     records, problems, _ = read_receipts(Tree(root=PR6540), "runs-by-duration", spec)
     assert not problems
-    measured = derive_rule({"statistic": "mean", "selection": {"phase": "measured"}}, records, {"duration": "10"}).value
-    everything = derive_rule({"statistic": "mean", "selection": {"duration": "10"}}, records, {}).value
+    measured = derive_rule({"statistic": "mean", "selection": {"phase": "measured"}}, RecordSource(records), {"duration": "10"}).value
+    everything = derive_rule({"statistic": "mean", "selection": {"duration": "10"}}, RecordSource(records), {}).value
     assert abs(measured - Decimal("18.16")) < Decimal("0.01")
     assert abs(everything - Decimal("21.27")) < Decimal("0.01")
 

@@ -30,7 +30,8 @@ from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
 from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, read_receipts  # noqa: F401
 from verifier.readers.records import receipt_dims as _receipt_dims
 from verifier.readers.records import value_units
-from verifier.readers.select import Underivable, check_complete, derive_rule, instances, key_values, select
+from verifier.derive import derive_rule
+from verifier.readers.select import RecordSource, Underivable, check_complete, instances, key_values, select
 from verifier.readers.tree import Tree
 from verifier.validation import schema_validator
 
@@ -39,6 +40,7 @@ __all__ = [
     "STANDARD_DIMENSIONS",
     "UNITS",
     "Problem",
+    "RecordSource",
     "Tree",
     "Underivable",
     "candidates",

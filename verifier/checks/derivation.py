@@ -19,13 +19,14 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
+from verifier.derive import derive_rule
 from verifier.stats import Underivable
 from verifier.campaign import Campaign, campaign_of, elapsed, select
 from verifier.readers.native import evidence_of
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["Underivable", "claims", "derive_rule", "expand"]
+__all__ = ["CampaignSource", "Underivable", "claims", "derive_rule", "expand", "native_key"]
 
 CHECK = "derivation.claims"
 
@@ -62,42 +63,61 @@ def _fmt(value: Decimal) -> str:
     return format(value, ".12g")
 
 
-def derive_rule(rule: dict[str, Any], c: Campaign, ctx: Context, key: str | None) -> stats.Derived:
+class CampaignSource:
     """
-    Return the `stats.Derived` value of one gate claim rule: select its values from the campaign, then `stats.derive`.
+    A native bundle's campaign as a `verifier.derive.Source`: latency statistics over every planned request of a selection.
 
-    `key` is the server or arm id when the rule has `per`. Latency statistics
-    are taken over every planned request of the selection. Raises
-    `stats.Underivable` when the evidence cannot give the value over the
-    planned denominator.
+    Values are the receipts' elapsed seconds (`campaign.elapsed`; the rule's
+    `value` is always the latency); a missing receipt or a failed or timed-out
+    request raises `Underivable` `incomplete-denominator`. Arm statistics
+    read the measured phase unless the selection names one. `count` counts
+    request receipts, worker exits or the quality index's comparisons (the
+    rule's `of`). `ratio_of_sums` has no values here (`empty-selection`).
     """
-    statistic = rule["statistic"]
-    selection = dict(rule.get("selection", {}))
-    if rule.get("per") and key is not None:
-        selection[rule["per"]] = key
-    label = ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
-    if statistic in ("mean", "median", "percentile", "min", "max", "sd", "sum"):
-        values, of = _latencies(c, selection)
-        return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), of=of)
-    if statistic in stats.GROUP_STATISTICS:
-        return stats.derive(statistic, _servers(c, selection), of=label)
-    if statistic in stats.ARM_STATISTICS:
-        sel = {"phase": "measured", **selection}
-        arms = {arm: _servers(c, {**sel, "arm": arm}) for arm in (rule["baseline"], rule["candidate"])}
-        return stats.derive(statistic, arms, baseline=rule["baseline"], candidate=rule["candidate"], of="arm means of server means")
-    if statistic == "count":
-        of = rule["of"]
+
+    __slots__ = ("basis", "ctx")
+
+    def __init__(self, c: Campaign, ctx: Context) -> None:
+        self.basis, self.ctx = c, ctx
+
+    def label(self, selection: dict[str, Any]) -> str:
+        """The selection as derivation texts name it ("arm=a, phase=measured")."""
+        return ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
+
+    def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[list[Any], str]:
+        """Request receipts of the selection, workers that exited, or the quality comparisons (`rule["of"]`)."""
+        c, of = self.basis, rule["of"]
         if of == "requests":
             receipts, missing = select(c, selection)
-            return stats.derive("count", receipts, of=f"request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)")
+            return receipts, f"request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)"
         if of == "worker_exits":
-            exited = [w for w in c.workers if w.exit_code is not None or w.signal is not None]
-            return stats.derive("count", exited, of=f"worker receipts with an exit code or signal ({len(c.workers)} worker receipts)")
-        evidence = evidence_of(ctx)
+            return [w for w in c.workers if w.exit_code is not None or w.signal is not None], f"worker receipts with an exit code or signal ({len(c.workers)} worker receipts)"
+        evidence = evidence_of(self.ctx)
         evidence.need("quality")
         index = evidence.quality[0].location.file if evidence.quality else "the quality index"
-        return stats.derive("count", evidence.quality, of=f"comparisons in {index}")
-    raise Underivable(f"unknown statistic {statistic!r}", "unknown-statistic")
+        return evidence.quality, f"comparisons in {index}"
+
+    def values(self, selection: dict[str, Any], name: str) -> tuple[list[Decimal], str]:
+        """The latencies of every planned request of the selection."""
+        return _latencies(self.basis, selection)
+
+    def groups(self, selection: dict[str, Any], name: str) -> tuple[dict[str, list[Decimal]], str]:
+        """Server -> latencies of the arm the selection names."""
+        return _servers(self.basis, selection), self.label(selection)
+
+    def arms(self, selection: dict[str, Any], name: str, baseline: str, candidate: str) -> tuple[dict[str, dict[str, list[Decimal]]], str]:
+        """Arm -> server -> latencies of the measured phase (unless the selection names a phase)."""
+        sel = {"phase": "measured", **selection}
+        return {arm: _servers(self.basis, {**sel, "arm": arm}) for arm in (baseline, candidate)}, "arm means of server means"
+
+    def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
+        """Not given by a native campaign: raises `Underivable`."""
+        raise Underivable("a native gate names no values to sum", "empty-selection")
+
+
+def native_key(rule: dict[str, Any], key: str | None) -> dict[str, str]:
+    """The instance key `derive_rule` takes for a native rule: `{per: key}` (server or arm id), or none."""
+    return {rule["per"]: key} if rule.get("per") and key is not None else {}
 
 
 def expand(rule: dict[str, Any], c: Campaign) -> list[tuple[str, str | None]]:
@@ -146,7 +166,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             pointer = f"/claims/{index}/value"
             claimed = claim.value
             try:
-                result = derive_rule(rule, c, ctx, key)
+                result = derive_rule(rule, CampaignSource(c, ctx), native_key(rule, key))
             except Underivable as exc:
                 yield _f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{claim_id} = {claimed}: {exc}",
                          pointer=pointer, observed=str(claimed))

@@ -18,7 +18,8 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.readers.select import Underivable, check_complete, derive_rule, instances, ranks, select, select_records
+from verifier.derive import derive_rule
+from verifier.readers.select import RecordSource, Underivable, check_complete, instances, ranks, select, select_records
 
 __all__ = ["claims", "gate", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
 
@@ -121,7 +122,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if stated_unit_at:
                 stated_unit = site.unit or stated_unit
             try:
-                result = derive_rule(rule if plain else joined(ctx, rule, key), records, key, memo)  # `joined` returns a rule without joins as it is
+                result = derive_rule(rule if plain else joined(ctx, rule, key), RecordSource(records), key, memo)  # `joined` returns a rule without joins as it is
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
@@ -276,7 +277,7 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
     values: dict[str, Decimal] = {}
     for key in instances(rule, records):
         try:
-            value = derive_rule(joined(ctx, rule, key), records, key, _derivations(ctx)).value
+            value = derive_rule(joined(ctx, rule, key), RecordSource(records), key, _derivations(ctx)).value
             values[key[dim]] = _convert(value, rule["statistic"], rule.get("unit"))
         except Underivable as exc:
             yield _f(cid, Status.UNVERIFIED, exc.code, f"{rule['id']}: {dim}={key[dim]} cannot be derived ({exc}), so the ranking is not known", path=rel, pointer=pointer)
@@ -425,7 +426,7 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     met, lines, observed = True, [], {}
     for key in keys:
-        result = derive_rule(rule, records, key, memo)
+        result = derive_rule(rule, RecordSource(records), key, memo)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = (low is None or value >= Decimal(str(low))) and (high is None or value <= Decimal(str(high)))
         if each is not None:
@@ -470,7 +471,7 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
                 missing.append(f"{label}: the bounds are not stated ({site.detail if site is not None else 'not read'})")
             continue
         rel, bounds = site.location.file, site.value
-        result = derive_rule(rule, records, key, memo)
+        result = derive_rule(rule, RecordSource(records), key, memo)
         value, text = _convert(result.value, rule["statistic"], rule.get("unit")), result.text
         ok = all(_BOUND_OPERATORS[op](value, b) for op, b in bounds)
         if each is not None:
@@ -502,8 +503,8 @@ def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     lines, observed, met = [], {}, True
     for key in keys:
-        b = derive_rule(rule, records, {**key, "arm": arms["baseline"]}, memo).value
-        c = derive_rule(rule, records, {**key, "arm": arms["candidate"]}, memo).value
+        b = derive_rule(rule, RecordSource(records), {**key, "arm": arms["baseline"]}, memo).value
+        c = derive_rule(rule, RecordSource(records), {**key, "arm": arms["candidate"]}, memo).value
         label = ",".join(f"{k}={v}" for k, v in key.items())
         ok = c < b
         if each is not None:

@@ -28,7 +28,7 @@ from fractions import Fraction
 from typing import Any
 
 from verifier.binding import Evidence, Outcome, Pair, bind
-from verifier.checks.derivation import Underivable, derive_rule, expand
+from verifier.checks.derivation import CampaignSource, Underivable, derive_rule, expand, native_key
 from verifier.checks.outcomes import outcomes
 from verifier.campaign import campaign_of
 from verifier.claimtext import MAX_QUANTITIES, MAX_TEXT_BYTES, extract
@@ -82,7 +82,7 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     for rule in gate.get("claims", []):
         for claim_id, key in expand(rule, c):
             try:
-                derived = derive_rule(rule, c, ctx, key)
+                derived = derive_rule(rule, CampaignSource(c, ctx), native_key(rule, key))
                 value, text = derived.value, derived.text
             except Underivable:
                 continue

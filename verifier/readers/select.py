@@ -1,17 +1,15 @@
-"""Selections over a profile's receipts (the evidence model's `Receipt`s), handed to the one statistics engine (`derive_rule` -> `verifier.stats.derive`)."""
+"""Selections over a profile's receipts (the evidence model's `Receipt`s): `RecordSource` hands them to the one rule derivation (`verifier.derive.derive_rule` -> `verifier.stats.derive`)."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
 from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
-__all__ = ["Underivable", "arm_name", "check_complete", "derive_rule", "instances", "key_values", "left_out", "ranks", "select", "select_records"]
+__all__ = ["RecordSource", "Underivable", "check_complete", "instances", "key_values", "left_out", "ranks", "select", "select_records"]
 
 
 #: A dimension value that sorts as a number ("2", "-0.5"), compiled once rather than looked up per value.
@@ -170,89 +168,60 @@ def _groups(records: list[Receipt], selection: dict[str, str], name: str) -> dic
 
 
 
-def arm_name(template: str, key: dict[str, str]) -> str:
-    """Return the arm a rule's `baseline`/`candidate` names: literal, or `{dim}` taken from the instance key (e.g. each case against "bf16")."""
-    if template.startswith("{") and template.endswith("}") and template[1:-1] in key:
-        return key[template[1:-1]]
-    return template
-
-
-#: Members of a claim or gate rule that say where a value is stated or how it is judged, not what is derived: rules that
-#: differ only in these (one table published as JSON, CSV and Markdown) derive the same value, which `derive_rule` memoises.
-_NOT_DERIVED = frozenset({"id", "at", "minus", "unit", "tolerance", "description", "per", "min", "max", "bounds_at", "recorded", "pick", "below_baseline"})
-
-
-def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str], memo: dict[Any, Any] | None = None) -> stats.Derived:
+class RecordSource:
     """
-    Return the `stats.Derived` value of one claim or gate rule over `records`: select, then `stats.derive`.
+    A profile's receipts (one receipt set's `Receipt`s, the evidence model) as a `verifier.derive.Source`.
 
-    With `memo` (a dict the caller keeps for one run), a rule whose every
-    other member equals an earlier one's (`_NOT_DERIVED` aside) over the same
-    `records` list and `key` returns that derivation (or raises its
-    `Underivable`) again instead of deriving it anew: the claims on the same
-    row of a table published three times derive once. The memo also keeps
-    each rule object's signature, so a rule must not change during the run.
-
-    `key` holds the `per` dimension values of this instance. Statistics of a
-    value are in the base unit of its dimension (seconds, bytes, ...; callers
-    convert to the claim's unit); `first`/`last` take the file order;
-    `difference` is baseline minus candidate (each arm's mean of server
-    means, like `speedup`, or the statistic named in `of`); `ratio_of_sums`
-    divides the sum of value `numerator` by the sum of `denominator` (either
-    may be `#receipts`, each receipt counting 1); `ci_*` take `method` and
-    `confidence`. Raises
-    `stats.Underivable` when the selection is empty or holds a receipt with
-    a missing or failed value, or a stand-in for receipts that were not read.
+    Every selection raises `Underivable` when it holds a stand-in for
+    receipts that were not read (`check_complete`, UNVERIFIED), is empty
+    (`empty-selection`) or holds a receipt lacking a usable value
+    (`incomplete-denominator`).
     """
-    if memo is not None:
-        shown = memo.get(("rule", id(rule)))  # a rule's own signature, once per rule object (kept with it, so its id is its own)
-        if shown is None or shown[0] is not rule:
-            shown = memo[("rule", id(rule))] = (rule, repr([item for item in rule.items() if item[0] not in _NOT_DERIVED]))
-        signature = (id(records), shown[1], tuple(key.items()))  # key values are dimension texts: hashable, equal when their reprs are
-        kept = memo.get(signature)
-        if kept is None or kept[0] is not records:  # the memo holds `records`, so its id names no other list while kept
-            try:
-                kept = memo[signature] = (records, derive_rule(rule, records, key), None)
-            except Underivable as exc:
-                kept = memo[signature] = (records, None, exc)
-        if kept[2] is not None:
-            raise kept[2]
-        return kept[1]  # type: ignore[no-any-return]
-    statistic = rule["statistic"]
-    selection = {**rule["selection"], **key}
-    name = rule.get("value", "latency")
-    label = _label(selection)
-    if statistic == "count":
-        chosen = select(records, selection)
+
+    __slots__ = ("basis",)
+
+    def __init__(self, records: list[Receipt]) -> None:
+        self.basis = records
+
+    def label(self, selection: dict[str, Any]) -> str:
+        """The selection as derivation texts name it; a list value reads "in a,b", a join "joined"."""
+        return _label(selection)
+
+    def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[list[Receipt], str]:
+        """The selected receipts, each of whose dimensions is known."""
+        label = _label(selection)
+        chosen = select(self.basis, selection)
         check_complete(chosen, label)
         if not chosen:
             raise Underivable(f"no receipts match {label}", "empty-selection")
         unknown = [r.pointer for r in chosen if r.unknown]
         if unknown:
             raise Underivable(f"{len(unknown)} receipts of {label} lack a mapped dimension ({unknown[:3]}), so the count is not known", "incomplete-denominator")
-        return stats.derive("count", chosen, of=f"receipts with {label}")
-    if statistic in stats.ARM_STATISTICS:
-        base_sel = {k: v for k, v in selection.items() if k != "arm"}
-        baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
-        if "of" in rule:  # the relative change of another statistic (e.g. of the max), not of the mean of server means
-            inner = {k: v for k, v in rule.items() if k not in ("of", "baseline", "candidate")}
-            inner = {**inner, **rule["of"], "selection": base_sel}
-            b, c = derive_rule(inner, records, {"arm": baseline}), derive_rule(inner, records, {"arm": candidate})
-            result = stats.derive(statistic, {baseline: {"": [b.value]}, candidate: {"": [c.value]}}, baseline=baseline, candidate=candidate, of=label)
-            return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
-        arms = {arm: _groups(records, {**base_sel, "arm": arm}, name) for arm in (baseline, candidate)}
-        return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=label)
-    if statistic in stats.GROUP_STATISTICS:
-        return stats.derive(statistic, _groups(records, selection, name), of=label)
-    if statistic in stats.SUM_RATIO_STATISTICS:  # sum(numerator) / sum(denominator) over the one selection
-        chosen = select(records, selection)
+        return chosen, f"receipts with {label}"
+
+    def values(self, selection: dict[str, Any], name: str) -> tuple[list[Decimal], str]:
+        """The values `name` of the selected receipts, in file order."""
+        label = _label(selection)
+        return _values(select(self.basis, selection), name, label), f"values of {name} ({label})"
+
+    def groups(self, selection: dict[str, Any], name: str) -> tuple[dict[str, list[Decimal]], str]:
+        """Server -> values (one group "" when the receipts map no server)."""
+        return _groups(self.basis, selection, name), _label(selection)
+
+    def arms(self, selection: dict[str, Any], name: str, baseline: str, candidate: str) -> tuple[dict[str, dict[str, list[Decimal]]], str]:
+        """Arm -> server -> values of the two arms (each replacing any `arm` of `selection`)."""
+        base = {k: v for k, v in selection.items() if k != "arm"}
+        return {arm: _groups(self.basis, {**base, "arm": arm}, name) for arm in (baseline, candidate)}, _label(selection)
+
+    def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
+        """The values summed above and below the line (`#receipts`: 1 per receipt)."""
+        label = _label(selection)
+        chosen = select(self.basis, selection)
         check_complete(chosen, label)
         if not chosen:
             raise Underivable(f"no receipts match {label}", "empty-selection")
-        parts = [[Decimal(1)] * len(chosen) if part == RECEIPTS else _values(chosen, part, label) for part in (rule["numerator"], rule["denominator"])]
-        return stats.derive(statistic, parts, of=f"receipts: {rule['numerator']} / {rule['denominator']} ({label})")
-    values = _values(select(records, selection), name, label)
-    return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), confidence=rule.get("confidence"), of=f"values of {name} ({label})")
+        parts = [[Decimal(1)] * len(chosen) if part == RECEIPTS else _values(chosen, part, label) for part in (numerator, denominator)]
+        return parts, f"receipts: {numerator} / {denominator} ({label})"
 
 
 #: A `ratio_of_sums` numerator or denominator naming the number of receipts (each counts 1), e.g. decisions per second.

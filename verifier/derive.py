@@ -1,0 +1,140 @@
+"""
+The one rule derivation of the package: select -> derive (`verifier.stats.derive`) -> judge (`stats.compare`, by the caller).
+
+`derive_rule` reads what a claim or gate rule asks (its `statistic`,
+`selection`, the `per` key of one instance, `value`, `q`, `method`,
+`confidence`, `baseline`/`candidate`, `of`, `numerator`/`denominator`),
+asks a `Source` for the values that selection names, in the shape the
+statistic needs, and hands them to `stats.derive`. Two sources exist:
+
+- `verifier.readers.select.RecordSource`: a profile's receipts (the
+  evidence model's `Receipt`s of one receipt set), every statistic of
+  `stats.STATISTICS` that takes selected values;
+- `verifier.checks.derivation.CampaignSource`: a native bundle's campaign
+  (plan and receipts indexed by `campaign.campaign_of`), each latency
+  statistic over every planned request of the selection (the planned
+  denominator), counts of requests, worker exits or quality comparisons.
+
+A source raises `stats.Underivable` for a selection it cannot give (empty,
+incomplete denominator, a statistic it has no values for).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Any, Protocol
+
+from verifier import stats
+from verifier.stats import Underivable
+
+__all__ = ["Source", "Underivable", "arm_name", "derive_rule"]
+
+
+class Source(Protocol):
+    """
+    Where `derive_rule` takes a rule's values from; each method returns `(values, of)`, `of` describing them for the derivation text.
+
+    `basis` is the object the values are read from (a list of receipts, a
+    campaign): a memo entry is kept against it, so two sources over one basis
+    share derivations. `selection` maps a dimension to a value (or a list of
+    values); `name` is the rule's `value` (default `latency`). Every method
+    raises `stats.Underivable` when the evidence cannot give the values.
+    """
+
+    basis: object
+
+    def label(self, selection: dict[str, Any]) -> str:
+        """The selection as the derivation texts name it ("arm=a, phase=measured")."""
+
+    def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[Sequence[Any], str]:
+        """The items a `count` rule counts (receipts, worker exits, comparisons)."""
+
+    def values(self, selection: dict[str, Any], name: str) -> tuple[list[Decimal], str]:
+        """One sequence of Decimal values (sample statistics, confidence intervals)."""
+
+    def groups(self, selection: dict[str, Any], name: str) -> tuple[dict[str, list[Decimal]], str]:
+        """Server -> values (group statistics)."""
+
+    def arms(self, selection: dict[str, Any], name: str, baseline: str, candidate: str) -> tuple[dict[str, dict[str, list[Decimal]]], str]:
+        """Arm -> server -> values for the two arms (each arm replacing any `arm` of `selection`)."""
+
+    def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
+        """The numerator and denominator sequences of `ratio_of_sums`."""
+
+
+def arm_name(template: str, key: dict[str, str]) -> str:
+    """Return the arm a rule's `baseline`/`candidate` names: literal, or `{dim}` taken from the instance key (e.g. each case against "bf16")."""
+    if template.startswith("{") and template.endswith("}") and template[1:-1] in key:
+        return key[template[1:-1]]
+    return template
+
+
+#: Members of a claim or gate rule that say where a value is stated or how it is judged, not what is derived: rules that
+#: differ only in these (one table published as JSON, CSV and Markdown) derive the same value, which `derive_rule` memoises.
+_NOT_DERIVED = frozenset({"id", "at", "minus", "unit", "tolerance", "description", "per", "min", "max", "bounds_at", "recorded", "pick", "below_baseline"})
+
+
+def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo: dict[Any, Any] | None = None) -> stats.Derived:
+    """
+    Return the `stats.Derived` value of one claim or gate rule over `source`: select, then `stats.derive`.
+
+    `key` holds the `per` dimension values of this instance (e.g.
+    `{"server": "s1"}`); they join the rule's `selection`. Statistics of a
+    value are in the base unit of its dimension (seconds, bytes, ...; callers
+    convert to the claim's unit). `relative_reduction_pct`, `speedup` and
+    `difference` (baseline minus candidate) compare each arm's mean of server
+    means, or, with `of`, the statistic `of` names derived per arm;
+    `baseline`/`candidate` may be `{dim}`, taken from `key` (`arm_name`).
+
+    With `memo` (a dict the caller keeps for one run), a rule whose every
+    other member equals an earlier one's (`_NOT_DERIVED` aside) over the same
+    `source.basis` and `key` returns that derivation (or raises its
+    `Underivable`) again instead of deriving it anew: the claims on the same
+    row of a table published three times derive once. The memo also keeps
+    each rule object's signature, so a rule must not change during the run.
+
+    Raises `stats.Underivable` when the source cannot give the values or the
+    statistic is undefined over them (`stats.derive`).
+    """
+    if memo is not None:
+        shown = memo.get(("rule", id(rule)))  # a rule's own signature, once per rule object (kept with it, so its id is its own)
+        if shown is None or shown[0] is not rule:
+            shown = memo[("rule", id(rule))] = (rule, repr([item for item in rule.items() if item[0] not in _NOT_DERIVED]))
+        basis = source.basis
+        signature = (id(basis), shown[1], tuple(key.items()))  # key values are dimension texts: hashable, equal when their reprs are
+        kept = memo.get(signature)
+        if kept is None or kept[0] is not basis:  # the memo holds the basis, so its id names no other object while kept
+            try:
+                kept = memo[signature] = (basis, derive_rule(rule, source, key), None)
+            except Underivable as exc:
+                kept = memo[signature] = (basis, None, exc)
+        if kept[2] is not None:
+            raise kept[2]
+        return kept[1]  # type: ignore[no-any-return]
+    statistic = rule["statistic"]
+    selection = {**rule.get("selection", {}), **key}
+    name = rule.get("value", "latency")
+    if statistic == "count":
+        items, of = source.count(rule, selection)
+        return stats.derive("count", items, of=of)
+    if statistic in stats.ARM_STATISTICS:
+        base_sel = {k: v for k, v in selection.items() if k != "arm"}
+        baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
+        if isinstance(rule.get("of"), dict):  # the relative change of another statistic (e.g. of the max), not of the mean of server means
+            inner = {k: v for k, v in rule.items() if k not in ("of", "baseline", "candidate")}
+            inner = {**inner, **rule["of"], "selection": base_sel}
+            b, c = derive_rule(inner, source, {"arm": baseline}), derive_rule(inner, source, {"arm": candidate})
+            result = stats.derive(statistic, {baseline: {"": [b.value]}, candidate: {"": [c.value]}}, baseline=baseline, candidate=candidate, of=source.label(selection))
+            return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
+        arms, of = source.arms(selection, name, baseline, candidate)
+        return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=of)
+    if statistic in stats.GROUP_STATISTICS:
+        groups, of = source.groups(selection, name)
+        return stats.derive(statistic, groups, of=of)
+    if statistic in stats.SUM_RATIO_STATISTICS:  # sum(numerator) / sum(denominator) over the one selection
+        parts, of = source.sums(selection, rule["numerator"], rule["denominator"])
+        return stats.derive(statistic, parts, of=of)
+    values, of = source.values(selection, name)
+    return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), confidence=rule.get("confidence"), of=of)
