@@ -29,7 +29,32 @@ from typing import Any, Protocol
 from verifier import stats
 from verifier.stats import Underivable
 
-__all__ = ["Source", "Underivable", "arm_name", "derive_rule"]
+__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Underivable", "arm_name", "derive_rule", "not_derivable"]
+
+#: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): every one of the
+#: vocabulary `stats.STATISTICS` but the pair statistics, which take two given numbers, not a selection.
+RECORD_STATISTICS = tuple(s for s in stats.STATISTICS if s not in stats.PAIR_STATISTICS)
+#: The statistics a native gate rule may name (`checks.derivation.CampaignSource`): its receipts carry one value, the
+#: latency, so the sample, group and arm statistics of it and counts; no confidence interval (a gate names no
+#: confidence level), no ratio of sums (no second value to sum), no pair statistic.
+CAMPAIGN_STATISTICS = stats.SAMPLE_STATISTICS + stats.GROUP_STATISTICS + stats.ARM_STATISTICS
+
+
+def not_derivable(rules: Sequence[dict[str, Any]], derivable: Sequence[str], source: str) -> tuple[int, str] | None:
+    """
+    Return `(index, why)` for the first of `rules` whose `statistic` is outside `derivable`, or None.
+
+    For the load-time refusal of a gate or profile whose schema allows the
+    whole vocabulary (`stats.STATISTICS`) while its `source` (a native
+    campaign, a profile's receipts) cannot derive some of it.
+    """
+    for i, rule in enumerate(rules):
+        statistic = rule.get("statistic")
+        if statistic in stats.STATISTICS and statistic not in derivable:
+            why = ("it takes two given numbers, not a selection" if statistic in stats.PAIR_STATISTICS
+                   else f"{source} derives only {', '.join(derivable)}")
+            return i, f"statistic {statistic!r} cannot be derived from {source}: {why}"
+    return None
 
 
 class Source(Protocol):

@@ -30,7 +30,7 @@ from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
 from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, read_receipts  # noqa: F401
 from verifier.readers.records import receipt_dims as _receipt_dims
 from verifier.readers.records import value_units
-from verifier.derive import derive_rule
+from verifier.derive import RECORD_STATISTICS, derive_rule, not_derivable
 from verifier.readers.select import RecordSource, Underivable, check_complete, instances, key_values, select
 from verifier.readers.tree import Tree
 from verifier.validation import schema_validator
@@ -182,6 +182,8 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
             raise _refuse(origin, f"{here}/lines", "`prefixed-json` lines need a `prefix`")
     for kind in ("claims", "gate/rules"):
         items = document.get("claims", []) if kind == "claims" else document.get("gate", {}).get("rules", [])
+        if refused := not_derivable(items, RECORD_STATISTICS, "a profile's receipts"):
+            raise _refuse(origin, f"/{kind}/{refused[0]}/statistic", refused[1])
         for index, item in enumerate(items):
             where = f"/{kind}/{index}"
             _check_derivation(origin, where, item, receipts)
@@ -254,8 +256,8 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
 
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
-VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
-                    "ci_low", "ci_high", "ci_half_width")
+VALUE_STATISTICS = ("sum", "mean", "median", "percentile", "min", "max", "sd", "population_sd", "mean_of_server_means", "sd_of_server_means",
+                    "difference", "first", "last", "ci_low", "ci_high", "ci_half_width")
 #: Statistics comparing two arms (`baseline`, `candidate`).
 ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference")
 

@@ -160,7 +160,11 @@ class Assets:
         return f"gates/{gate_id}.json" in self.pins
 
     def gate(self, gate_id: str) -> dict[str, Any]:
-        """Return the parsed gate `gates/<gate_id>.json`, validated against `gate.schema.json`."""
+        """Return the parsed gate `gates/<gate_id>.json`, validated against `gate.schema.json`.
+
+        Raises `ConfigError` for an unknown id, an unreadable or invalid file,
+        or a claim rule naming a statistic of the vocabulary a native campaign
+        cannot derive (`derive.CAMPAIGN_STATISTICS`)."""
         rel = f"gates/{gate_id}.json"
         if rel not in self.pins:
             raise ConfigError(f"unknown gate {gate_id!r}; shipped gates: {', '.join(self.gate_ids())}")
@@ -177,6 +181,10 @@ class Assets:
             if errors:
                 raise ConfigError(f"{self.root / rel}: invalid gate: {errors[0].message}")
             note_valid(self.cache, schema, hashlib.sha256(data).hexdigest())
+        from verifier.derive import CAMPAIGN_STATISTICS, not_derivable
+
+        if refused := not_derivable(document.get("claims", []), CAMPAIGN_STATISTICS, "a native bundle's receipts"):
+            raise ConfigError(f"{self.root / rel}: invalid gate at /claims/{refused[0]}/statistic: {refused[1]}")
         return document  # type: ignore[no-any-return]
 
     def gate_sha256(self, gate_id: str) -> str:

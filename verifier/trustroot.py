@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from verifier.derive import CAMPAIGN_STATISTICS, not_derivable
 from verifier.errors import ConfigError, PinMismatch, UsageError
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.profiles import load_profile
@@ -375,6 +376,8 @@ class RepositoryTrust:
                     problems = sorted(gate_validator.iter_errors(document), key=str)
                     if problems:
                         raise ConfigError(f"{rel} ({source.label}): invalid gate: {problems[0].message}")
+                    if refused := not_derivable(document.get("claims", []), CAMPAIGN_STATISTICS, "a native bundle's receipts"):
+                        raise ConfigError(f"{rel} ({source.label}): invalid gate at /claims/{refused[0]}/statistic: {refused[1]}")
                     if document.get("id") != ident:
                         raise ConfigError(f"{rel}: its `id` must be {ident!r} (the file name)")
                 elif kind == "schemas":
