@@ -29,14 +29,15 @@ any stated precision. Definitions and their sources:
 `derive` is the one derivation entry point of the package: every reader
 (native bundles, profiles, the receipt adapters) hands it a statistic name and
 the values it selected, and every claim is compared through the one
-`compare`/`tolerance` pair. No other module computes a statistic or a
-tolerance of its own.
+`compare`/`tolerance` pair (also record identities, `identity`; printings,
+`agree`): `tests/test_engine_arithmetic.py` lists what stays elsewhere.
 """
 
 from __future__ import annotations
 
 import decimal
 import functools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -47,11 +48,14 @@ __all__ = [
     "Comparison",
     "Derived",
     "Underivable",
+    "Undefined",
+    "agree",
     "compare",
     "critical_value",
     "derive",
     "fmt",
     "half_unit",
+    "identity",
     "mean",
     "median",
     "peak_in_flight",
@@ -59,6 +63,7 @@ __all__ = [
     "percentile_nearest_rank",
     "population_sd",
     "sample_sd",
+    "spread",
     "sweep_peak",
     "tolerance",
 ]
@@ -430,8 +435,6 @@ _PICK = ("median", "percentile", "min", "max", "first", "last")
 
 def _ulp(x: Decimal) -> Decimal:
     """Return the spacing of binary64 at |x| (`math.ulp`), exactly."""
-    import math
-
     return Decimal(math.ulp(float(abs(x)))) if x else Decimal(0)
 
 
@@ -552,3 +555,46 @@ def compare(stated: Any, derived: Decimal, **bound: Any) -> Comparison:
     tol = tolerance(stated, **bound)
     delta = CONTEXT.subtract(stated, derived)
     return Comparison(abs(delta) <= tol, delta, tol)
+
+
+def agree(a: Decimal, b: Decimal) -> bool:
+    """Return whether two printings of one value agree: |a - b| at most half a unit of the coarser last place (637.54 and 637.535)."""
+    return abs(a - b) <= max(half_unit(a), half_unit(b))
+
+
+def spread(values: Sequence[Decimal]) -> tuple[Decimal, Decimal, Decimal, Decimal | None]:
+    """Return `(min, median, max, (max - min) / median)` of a non-empty sample; the quotient is None when the median is 0 and max != min."""
+    low, mid, high = min(values), median(values), max(values)
+    return low, mid, high, CONTEXT.divide(high - low, mid) if mid else (Decimal(0) if high == low else None)
+
+
+class Undefined(ArithmeticError):
+    """Raised by `identity` when its operation has no value for a record: a zero divisor, counts that are no counts."""
+
+
+
+def identity(op: str, left: Decimal, terms: Sequence[Decimal], stated: Sequence[tuple[Decimal | None, bool, Decimal | None]],
+             *, scale: Decimal = Decimal(1), declared: Any = None, one_over: Any = None) -> tuple[Decimal, Decimal, Decimal]:
+    """
+    Return `(left, op(terms), tolerance)` of a record identity, both sides divided by `scale` (base units of left's unit).
+
+    `op`: value, sum, difference, ratio, percentage (100 part / whole, whole counts); `terms` in base units. Tolerance: `declared`,
+    else 1 / `one_over()` (one frame = 1/fps, read only then), else the largest `tolerance` of the `stated` `(number, exact, base
+    units of its unit or None)`, left first (a percentage's part and whole exact), a difference's at least its clocks' binary64
+    spacing. Raises `Undefined` (a zero divisor, counts that are no counts)."""
+    if op == "percentage" and (any(t < 0 or t != t.to_integral_value() for t in terms) or terms[1] == 0):
+        raise Undefined(f"a percentage needs whole counts >= 0 and a whole above 0, not {fmt(terms[0])} of {fmt(terms[1])}")
+    if op == "ratio" and terms[1] == 0:
+        raise Undefined("its divisor is 0")
+    right = {"value": lambda: terms[0], "sum": lambda: sum(terms, Decimal(0)), "difference": lambda: terms[0] - terms[1],
+             "percentage": lambda: CONTEXT.divide(100 * terms[0], terms[1])}.get(op, lambda: CONTEXT.divide(terms[0], terms[1]))()
+    left, right = CONTEXT.divide(left, scale), CONTEXT.divide(right, scale)
+    if declared is not None:
+        return left, right, Decimal(declared)
+    if one_over is not None:
+        return left, right, CONTEXT.divide(Decimal(1), one_over())
+    involved = stated[:1] if op == "percentage" else stated  # `exact`: a rational string such as "24/1" states no precision
+    bound = max((tolerance(s) * (unit / scale if unit is not None else 1) for s, exact, unit in involved if s is not None and not exact), default=Decimal(0))
+    if op == "difference" and stated[0][0] is not None:  # a difference of clocks: binary64 spacing at their magnitude (epoch s: ~2.4e-7 s), docs/tolerances.md
+        bound = max(bound, tolerance(stated[0][0], statistic="difference", values=terms, scale=CONTEXT.divide(Decimal(1), scale)))
+    return left, right, bound

@@ -119,9 +119,9 @@ def response_rules(ctx: Context) -> Iterator[Finding]:
     for i, r in enumerate(lines):
         lat, done, sent = (Decimal(r[k]) for k in ("latency_seconds", "completed_at_monotonic_seconds", "dispatched_at_monotonic_seconds"))
         # binary64 clocks: 2 ulps at the clocks' magnitude, plus half a unit of the latency's stated last place
-        tol = stats.tolerance(lat, statistic="difference", values=(done, sent))
-        if abs(lat - (done - sent)) > tol:
-            worst = (i, lat, done - sent, tol)
+        judged = stats.compare(lat, done - sent, statistic="difference", values=(done, sent))
+        if not judged.holds:
+            worst = (i, lat, done - sent, judged.tolerance)
             break
     yield _rule(worst is None, "latency-disagrees-with-clocks",
                 f"line {worst[0] + 1}: latency_seconds {worst[1]} but completed - dispatched = {worst[2]} (tolerance {worst[3]} s)"
@@ -147,8 +147,7 @@ def _spread_of(values: list[Decimal]) -> dict[str, Any] | None:
     """The runner's spread block: rounds, min, median, max and (max - min) / median (None when the median is 0 and max != min)."""
     if not values:
         return None
-    low, mid, high = min(values), stats.median(values), max(values)
-    rel = stats.CONTEXT.divide(high - low, mid) if mid else (Decimal(0) if high == low else None)
+    low, mid, high, rel = stats.spread(values)
     return {"rounds": len(values), "min": low, "median": mid, "max": high, "relative_spread": rel}
 
 

@@ -232,7 +232,7 @@ def rate(ctx: Context) -> Iterator[Finding]:
                 f"{receipt['evidence']['stdout']['path']}: a rate over an authored interval (or the scrape envelope) is not the client rate",
                 path=RECEIPT, pointer="/facts/rate/interval_s", expected=str(duration), observed=str(interval))
         return
-    derived = stats.CONTEXT.divide(tokens, duration)
+    derived = stats.derive("ratio", (tokens, duration)).value
     yield claim_finding("telemetry.rate", Decimal(stated["output_tokens_per_s"]), derived, name=RECEIPT, pointer="/facts/rate/output_tokens_per_s",
                         label="facts/rate/output_tokens_per_s", how=f"output tokens {tokens} / benchmark duration {duration} s",
                         statistic="ratio", values=[tokens, duration], input_error=stats.half_unit(duration))

@@ -20,6 +20,7 @@ from typing import Any
 
 from verifier.campaign import campaign_of, elapsed, parse_time
 from verifier.readers.native import evidence_of
+from verifier import stats
 from verifier.stats import peak_in_flight
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -136,7 +137,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
         rid = r.dims.get("request_id")
         if end < start:
             found.append(_f(Status.FAIL, "time-order", f"request {rid} ends before it starts", **where))
-        elif abs(span - elapsed(r)) > tolerance:
+        elif not stats.compare(elapsed(r), span, declared=tolerance).holds:
             written = r.quantities["elapsed"].written  # type: ignore[union-attr]
             found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {rid}: elapsed_s {written} but ended_at - started_at = {span} s",
                             expected=str(span), observed=str(written), **where))

@@ -206,9 +206,10 @@ def identities(ctx: Context) -> Iterator[Finding]:
                 for term in (identity["left"], *identity["terms"]):  # stated values this check compares: a change to any of them is judged
                     examined(ctx).add((r.path, r.pointer + term["pointer"]))
                 left, right, tolerance, text = result
-                gap = abs(left - right)
+                judged = stats.compare(left, right, declared=tolerance)
+                gap = abs(judged.delta)
                 worst = max(worst, gap)
-                if gap > tolerance:
+                if not judged.holds:
                     broken.append(_f(cid, Status.FAIL, "identity-mismatch",
                                      f"{identity['id']}: {r.path} {r.pointer}: {text}; |difference| {fmt(gap)} > tolerance {fmt(tolerance)}",
                                      path=r.path, pointer=r.pointer + identity["left"]["pointer"], expected=str(right), observed=str(left), derivation=text))
@@ -220,8 +221,8 @@ def identities(ctx: Context) -> Iterator[Finding]:
                          path=_profile(ctx)["receipts"][rid]["glob"], observed=len(records))
 
 
-class Undefined(ArithmeticError):
-    """Raised by `_identity` when its operation has no value for a record: a zero divisor, counts that are no counts, a number out of range."""
+#: Raised by `_identity` when its operation has no value for a record: a zero divisor, counts that are no counts, a number out of range.
+Undefined = stats.Undefined
 
 
 def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Decimal, str]:
@@ -243,47 +244,25 @@ def _identity(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
 
 def _evaluate(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Decimal, str]:
     left_term = identity["left"]
-    read = [_stated_number(raw, left_term)]  # each term's stated number, read once: its value here, its precision for the tolerance below
+    read = [_stated_number(raw, left_term)]  # each term's stated number, read once: its value here, its precision for the tolerance
     left = _term(raw, left_term, read[0])
     terms = []
     for t in identity["terms"]:  # in order: the first term without a number is the one named
         read.append(_stated_number(raw, t))
         terms.append(_term(raw, t, read[-1]))
     op = identity["op"]
-    if op == "percentage" and (any(t < 0 or t != t.to_integral_value() for t in terms) or terms[1] == 0):
-        raise Undefined(f"a percentage needs whole counts >= 0 and a whole above 0, not {fmt(terms[0])} of {fmt(terms[1])}")
-    if op == "ratio" and terms[1] == 0:
-        raise Undefined("its divisor is 0")
-    if op == "value":
-        right = terms[0]
-    elif op == "sum":
-        right = sum(terms, Decimal(0))
-    elif op == "difference":
-        right = terms[0] - terms[1]
-    elif op == "percentage":  # 100 x part / whole, e.g. MLPerf's accuracy=76.000% of good=380, total=500
-        right = stats.CONTEXT.divide(100 * terms[0], terms[1])
-    else:
-        right = stats.CONTEXT.divide(terms[0], terms[1])
-    scale = UNITS[left_term["unit"]] if "unit" in left_term else Decimal(1)
-    left, right = stats.CONTEXT.divide(left, scale), stats.CONTEXT.divide(right, scale)
     tolerance_spec = identity.get("tolerance")
-    if isinstance(tolerance_spec, str):
-        tolerance = Decimal(tolerance_spec)
-    elif isinstance(tolerance_spec, dict):
+
+    def one_over() -> Decimal:
         per = to_decimal(resolve(raw, tolerance_spec["one_over"]))
         if not per:
             raise ValueError(tolerance_spec["one_over"])
-        tolerance = stats.CONTEXT.divide(Decimal(1), per)
-    else:
-        involved = [left_term] if op == "percentage" else [left_term, *identity["terms"]]  # a percentage's part and whole are counts: exact
-        stated = read[:len(involved)]  # `_stated_number` of each involved term (left, then the terms), as read above
-        # rational strings such as "24/1" have no stated precision: they count as exact
-        tolerance = max((stats.tolerance(s) * (UNITS[t["unit"]] / scale if "unit" in t else 1)
-                         for (s, exact), t in zip(stated, involved, strict=True) if s is not None and not exact), default=Decimal(0))
-        if op == "difference" and stated[0][0] is not None:
-            # a difference of clocks: binary64 spacing at the clocks' magnitude (epoch seconds: ~2.4e-7 s), docs/tolerances.md
-            tolerance = max(tolerance, stats.tolerance(stated[0][0], statistic="difference", values=terms,
-                                                       scale=stats.CONTEXT.divide(Decimal(1), scale)))
+        return per
+
+    stated = [(s, exact, UNITS[t["unit"]] if "unit" in t else None) for (s, exact), t in zip(read, [left_term, *identity["terms"]], strict=True)]
+    left, right, tolerance = stats.identity(op, left, terms, stated, scale=UNITS[left_term["unit"]] if "unit" in left_term else Decimal(1),
+                                            declared=tolerance_spec if isinstance(tolerance_spec, str) else None,
+                                            one_over=one_over if isinstance(tolerance_spec, dict) else None)
     names = [t["pointer"] for t in identity["terms"]]
     text = f"{left_term['pointer']} = {fmt(left)}, {op}({', '.join(names)}) = {fmt(right)}"
     return left, right, tolerance, text

@@ -17,13 +17,13 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+from verifier import stats
 from verifier.checks.profile_base import _f, _profile, _records, examined
 from verifier.evidence import Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
 from verifier.readers.select import select
-from verifier.stats import half_unit
 
 __all__ = ["matches", "outcome_of"]
 
@@ -50,7 +50,7 @@ def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
     Return whether two stated values are equal: numbers by value (`1.50` = `1.5`), anything else as text.
 
     With `stated_precision`, numbers are equal when |a - b| is at most half a unit of the coarser last place the two
-    state (`stats.half_unit`): LoadGen's summary prints 637.54 of its log's 637.535 (0.005), and 35342.64 of its
+    state (`stats.agree`): LoadGen's summary prints 637.54 of its log's 637.535 (0.005), and 35342.64 of its
     log's 35342.6 (0.05, the log printing six significant digits).
     """
     if not stated_precision and (type(b) is int or type(b) is Decimal):  # a JSON number (a detail log's): `to_decimal(b)` equals `b` itself
@@ -58,7 +58,7 @@ def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
         return da is not None and da == b
     da, db = to_decimal(a), to_decimal(b)
     if da is not None and db is not None:
-        return abs(da - db) <= max(half_unit(da), half_unit(db)) if stated_precision else da == db
+        return stats.agree(da, db) if stated_precision else da == db
     return isinstance(a, str) and isinstance(b, str) and a == b
 
 
