@@ -41,7 +41,6 @@ from typing import Any, NamedTuple
 
 from verifier import units
 from verifier.errors import Unverifiable
-from verifier.frozen import fast_init
 
 __all__ = [
     "PARTS",
@@ -67,7 +66,6 @@ __all__ = [
 ]
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Location:
     """Represents where a fact was read: a bundle-relative `file` and a JSON Pointer (`#/a/0`) or line (`#line=3`, `#row=2`)."""
@@ -106,7 +104,6 @@ class Quantity:
         return units.convert(self.value, self.unit, unit)
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class FileEntry:
     """
@@ -181,7 +178,6 @@ class Output:
     sha256: str
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Receipt:
     """
@@ -264,7 +260,6 @@ class ProcessReceipt:
     started_at: str | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class StatedClaim:
     """
@@ -286,7 +281,6 @@ class StatedClaim:
     written: str | None = None
 
 
-@fast_init
 @dataclass(frozen=True, slots=True)
 class Site:
     """

@@ -11,7 +11,6 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from verifier.frozen import fast_init
 
 __all__ = ["ExitCode", "Finding", "Report", "Status", "exit_code_for", "verdict_of"]
 
@@ -41,7 +40,6 @@ class ExitCode(enum.IntEnum):
 VERDICTS = ("PASS", "FAIL", "INCOMPLETE", "ERROR")
 
 
-@fast_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Finding:
     """
