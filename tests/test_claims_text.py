@@ -173,9 +173,10 @@ def test_long_hostile_texts_extract_in_linear_time():
     assert time.perf_counter() - start < 120  # a hang guard, not a speed target (quadratic versions took minutes)
 
 
-@pytest.mark.parametrize("folder", ["hyperfine-3em", "vllm-save-result-ascend"])
+@pytest.mark.parametrize("folder", ["vllm-save-result-ascend"])
 def test_claims_text_for_a_folder_no_bundle_reader_reads_is_a_usage_error_not_silently_dropped(run, tmp_path, folder):
-    """A profile without a `bundle` section or a receipt folder derives nothing the text could bind to: exit 2, never ignored."""
+    """A receipt folder (an adapter) derives nothing the text could bind to: exit 2, never ignored (a profile-read folder binds it:
+    tests/test_profile_claims_text.py)."""
     from conftest import CORPUS
 
     path = tmp_path / "body.md"

@@ -239,8 +239,6 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
             )
         profile_id = found[0]
     profile = trusted.profile(profile_id)  # the run's own copy (validated once per process)
-    if "bundle" not in profile:
-        _no_claims_text(path, (options or {}).get("claims_text"))
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})
@@ -251,9 +249,10 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                       trust=trusted.describe(judges))
     from verifier.checks.profile_media import coverage_gates
 
-    run = {k: v for k, v in (options or {}).items() if k == "artifacts"}  # --artifacts: listed files published elsewhere (integrity.compare)
+    # --artifacts: listed files published elsewhere (integrity.compare); --claims-text: bound by claims.stated (checks/profile_statements.py)
+    run = {k: v for k, v in (options or {}).items() if k in ("artifacts", "claims_text") and v is not None}
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={**run, "profile": profile, "coverage_gates": coverage_gates(trusted, profile)})
-    findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
+    findings, roster = run_pipeline(pipeline_for(profile, claims_text="claims_text" in run), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id),
                   trust=trusted.describe([("profile", profile_id)]))

@@ -406,9 +406,9 @@ def held_parts(profile: dict[str, Any]) -> set[str]:
     return held
 
 
-def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
+def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple[Check, ...]:
     """
-    Return the checks for `profile` in roster order (`verifier.roster.in_families`).
+    Return the checks for `profile` in roster order (`verifier.roster.in_families`); with `claims_text`, `claims.stated` binds a `--claims-text`.
 
     A section the profile does not declare leaves its check out; a family
     left without any check reports one UNVERIFIED `not-in-evidence` finding
@@ -436,6 +436,10 @@ def pipeline_for(profile: dict[str, Any]) -> tuple[Check, ...]:
         steps.append(claims)
     if profile.get("gate"):
         steps.append(gate)  # thresholds judge re-derived numbers only
+    if claims_text:
+        from verifier.checks.profile_statements import stated_text
+
+        steps.append(stated_text)
     if profile.get("claim_documents"):
         steps.append(coverage)  # after every check that compares stated values
     notes = {}

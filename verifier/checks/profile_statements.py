@@ -1,0 +1,115 @@
+"""
+`claims.stated` for a bundle a profile reads (no `bundle` section): every number of a `verify --claims-text FILE` bound to the values the profile's claims derive.
+
+The values are the profile's claim rules, each instance derived as
+`profile.claims` derives it (`verifier.derive.derive_rule` over the receipt
+set, the run's memo) in the rule's unit; the binding and its wording rules
+are the native bundle's (`verifier.binding.bind`, `docs/claims.md`). A
+value of one arm (a rule whose `per` is `["arm"]`) pairs with the other
+arm's, so a stated reduction or speedup ("0.42 % lower", "1.5x faster")
+binds to the two. Runs only when a claim text is given (`core`), so a
+profile's roster without one is unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+from verifier import units
+from verifier.binding import Evidence, Pair, bind
+from verifier.checks.profile_base import _all_records, _derivations, _profile, joined
+from verifier.checks.profile_claims import _convert
+from verifier.checks.statements import CHECK, _finding
+from verifier.claimtext import MAX_QUANTITIES, extract
+from verifier.derive import derive_rule
+from verifier.model import Finding, Status
+from verifier.pipeline import Context, check
+from verifier.readers.select import RecordSource, Underivable, instances
+
+__all__ = ["collect", "stated_text"]
+
+_STATISTIC = {"mean": "mean", "median": "median", "mean_of_server_means": "mean", "sd": "sd", "sd_of_server_means": "sd", "min": "min", "max": "max"}
+#: What a profile's count counts is not named by the profile: any of these nouns may name it.
+_COUNTED = r"^(?:[a-z-]+\s+){0,2}(?:requests|receipts|records|runs|passes|samples|queries)\b(?!\s+per)"
+
+
+def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
+    """
+    Return `(evidence, pairs, keys)`: every value the profile's claim rules derive, the arm pairs, and the arm/server words.
+
+    One `Evidence` per instance that derives (an underivable one gives
+    nothing), named `rule_id[dim=value]...`, in the rule's unit; `keys` maps
+    each arm and server value, and `baseline`/`candidate`, to the arm or
+    server it names.
+    """
+    rules = [r for r in _profile(ctx).get("claims", []) if "pick" not in r]
+    memo = _derivations(ctx)
+    keys: dict[str, str] = {}
+    for rule in rules:
+        for role in ("baseline", "candidate"):
+            if role in rule and not rule[role].startswith("{"):
+                keys[role] = rule[role]
+    evidence: list[Evidence] = []
+    per_arm: dict[str, dict[str, Evidence]] = {}
+    for rule in rules:
+        records = _all_records(ctx, rule["receipts"])
+        if not records:
+            continue
+        statistic, unit, per = rule["statistic"], rule.get("unit"), rule.get("per", [])
+        plain = not any(isinstance(v, dict) for v in rule["selection"].values())
+        for key in instances(rule, records):
+            try:
+                result = derive_rule(rule if plain else joined(ctx, rule, key), RecordSource(records), key, memo)
+            except Underivable:
+                continue
+            for dim in ("arm", "server"):
+                if dim in key:
+                    keys.setdefault(key[dim], key[dim])
+            name = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
+            value = _convert(result.value, statistic, unit)
+            if statistic == "count":
+                evidence.append(Evidence(name, value, None, "derived", result.text, statistic="count", nouns=_COUNTED))
+                continue
+            if statistic in ("relative_reduction_pct", "speedup"):
+                evidence.append(Evidence(name, value, unit, "derived", result.text, statistic=statistic, keys=frozenset(key.values()),
+                                         topics=frozenset({"speedup"} if statistic == "speedup" else {"reduction"})))
+                continue
+            stat = f"p{Decimal(str(rule['q'])).normalize()}" if statistic == "percentile" else _STATISTIC.get(statistic)
+            timed = unit is not None and units.known(unit) and units.parse(unit).dimension == "time"
+            level = "arm" if per == ["arm"] else "server" if "server" in per else None
+            e = Evidence(name, value, unit, "derived", result.text, statistic=stat, keys=frozenset(key.values()),
+                         topics=frozenset({"latency"} if timed else set(rule["id"].lower().replace("-", "_").split("_"))),
+                         primary=statistic == "mean_of_server_means" and level == "arm", level=level)
+            evidence.append(e)
+            if level == "arm":
+                per_arm.setdefault(rule["id"], {})[key["arm"]] = e
+    base, cand = keys.get("baseline", "baseline"), keys.get("candidate", "candidate")
+    pairs = [Pair(name, arms[base], arms[cand], primary=arms[base].primary) for name, arms in per_arm.items() if base in arms and cand in arms]
+    pairs.sort(key=lambda p: not p.primary)
+    return evidence, pairs, keys
+
+
+@check(CHECK, title="Every number the pull request states is bound to the values the profile derives, or named as unchecked")
+def stated_text(ctx: Context) -> Iterator[Finding]:
+    """
+    Extract and bind every number of the run's claim text (`ctx.options["claims_text"]`, `(name, text)`).
+
+    PASS `bound`, `informational`; FAIL `claim-mismatch`, `wording-mismatch`,
+    `unit-mismatch`; UNVERIFIED `unchecked-claim` (nothing the profile
+    derives accounts for it), `claim-text-too-long`.
+    """
+    name, text = ctx.options["claims_text"]
+    evidence, pairs, keys = collect(ctx)
+    quantities = extract(text, name, ctx.options.get("cache"), set(), limit=MAX_QUANTITIES)
+    if len(quantities) > MAX_QUANTITIES:
+        yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-long",
+                      message=f"{name} states more than the {MAX_QUANTITIES} numbers a claim text may state; none is checked")
+        return
+    if not quantities:
+        yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text", message=f"{name} states no number, so there is nothing to bind")
+        return
+    for outcome in bind(quantities, evidence, pairs, keys):
+        yield _finding(outcome, None)
+
