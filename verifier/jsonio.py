@@ -10,7 +10,7 @@ constants raise `JSONProblem`, numbers with a fraction or exponent become
 
 Hostile input is bounded here, once, for every reader: every accepted number
 is finite and within IEEE 754 binary64's range (an exponent of 10^20 is
-refused, not handed to `Decimal`), a string holding a lone surrogate
+refused, not handed to `Decimal`; with a zero mantissa it is 0), a string holding a lone surrogate
 (`"\\ud800"`, not a Unicode character, RFC 8259 section 8.2) is refused, and
 nesting deeper than `MAX_DEPTH` is refused, so no later step (schema
 validation, canonical JSON, reporters) can recurse without bound.
@@ -102,6 +102,9 @@ def _float(literal: str) -> Decimal:
         value = Decimal(literal)
         out_of_range = not in_binary64(value)
     except (InvalidOperation, ValueError, OverflowError):  # an exponent beyond Decimal's own limits (e.g. 1e99999999999999999999)
+        mantissa, _, exponent = literal.lower().partition("e")
+        if not Decimal(mantissa):  # 0e99999999999999999999 is 0: at most 0E-308 places (finer than any binary64 print), never wider than stated
+            return Decimal((Decimal(mantissa).is_signed(), (0,), -MAX_EXPONENT if exponent.startswith("-") else 0))
         out_of_range = True
     if out_of_range:
         raise JSONProblem("number-out-of-range", f"number {shown_literal(literal)} is outside the binary64 range")

