@@ -90,3 +90,8 @@ def test_nonzero_with_a_huge_exponent_stays_out_of_range():
 
     with pytest.raises(JSONProblem, match="outside the binary64 range"):
         loads_strict(b"[1e99999999999999999999]")
+
+
+def test_one_digit_before_the_exponent_is_a_number_even_without_a_unit():
+    [q] = extract("the count is 1e9999999", "pr.md")
+    assert q.informational is None and q.number == "1e9999999"
