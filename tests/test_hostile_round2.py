@@ -95,3 +95,64 @@ def test_nonzero_with_a_huge_exponent_stays_out_of_range():
 def test_one_digit_before_the_exponent_is_a_number_even_without_a_unit():
     [q] = extract("the count is 1e9999999", "pr.md")
     assert q.informational is None and q.number == "1e9999999"
+
+
+# (2) deep nesting: a trust-root file is one line exit 2 naming it; a cache entry is a miss
+DEEP = 5000
+
+
+@pytest.mark.parametrize("text", [
+    "gates = " + "[" * DEEP + "]" * DEEP + "\n",
+    "gates = " + "{a = " * DEEP + "1" + "}" * DEEP + "\n",
+], ids=["array", "inline-table"])
+def test_deeply_nested_verify_toml_is_one_line_exit_2(run, tmp_path, text):
+    from trustkit import trusted_repository
+
+    repo = trusted_repository(tmp_path / "repo")
+    (repo / "verify.toml").write_text(text)
+    result = run(str(repo / "evidence" / "run1"))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and result.stderr.count("\n") == 1
+    assert "verify.toml" in result.stderr and "nested" in result.stderr
+
+
+def test_nested_beyond_the_cap_but_readable_verify_toml_is_refused_too(tmp_path):
+    from verifier.errors import ConfigError
+    from verifier.trustroot import WorkTree, read_config
+
+    (tmp_path / "verify.toml").write_text("gates = " + "[" * 100 + "]" * 100 + "\n")
+    with pytest.raises(ConfigError, match=r"verify.toml .*nested deeper than 64"):
+        read_config(WorkTree(tmp_path))
+
+
+def test_deeply_nested_pyproject_above_a_bundle_is_no_trust_root_as_a_broken_one_is(run, tmp_path):
+    import shutil
+
+    shutil.copytree(EXAMPLE, tmp_path / "repo" / "b")
+    (tmp_path / "repo" / "pyproject.toml").write_text("[tool.verify]\nx = " + "[" * DEEP + "]" * DEEP + "\n")
+    result = run(str(tmp_path / "repo" / "b"))
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+
+
+def test_pyproject_tool_verify_nested_beyond_the_cap_is_refused(tmp_path):
+    from verifier.errors import ConfigError
+    from verifier.trustroot import WorkTree, read_config
+
+    (tmp_path / "pyproject.toml").write_text("[tool.verify]\ngates = " + "[" * 100 + "]" * 100 + "\n")
+    with pytest.raises(ConfigError, match=r"pyproject.toml .*nested deeper than 64"):
+        read_config(WorkTree(tmp_path))
+    (tmp_path / "pyproject.toml").write_text("[project]\nx = " + "[" * 100 + "]" * 100 + "\n")
+    assert read_config(WorkTree(tmp_path)) is None  # not ours to judge
+
+
+@pytest.mark.parametrize("body", [b"[" * 100000 + b"]" * 100000, b'{"kind": "k", "key": "x", "value": ' + b"[" * 100 + b"]" * 100 + b"}", b'{"kind": "k", "key": "x", "value": ' + b"[" * 100000 + b"]" * 100000 + b"}"])
+def test_deeply_nested_cache_entry_is_a_miss(tmp_path, body):
+    import os
+
+    from verifier.cachefs import entry_path, read_entry
+
+    path = entry_path(tmp_path, "k", "x")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(body)
+    os.chmod(path, 0o600)
+    assert read_entry(tmp_path, "k", "x") is None

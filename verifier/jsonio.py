@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["JSONProblem", "array_index", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -122,6 +122,16 @@ def _int(literal: str) -> int:
 #: A `\\uD800`-`\\uDFFF` escape in the text: only then can a decoded string hold a surrogate (UTF-8 bytes cannot).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_depth(value: Any) -> None:
+    """
+    Raise `JSONProblem` (`too-deep`) when `value`, a parsed JSON or TOML document (dicts, lists, scalars), nests deeper than `MAX_DEPTH`.
+
+    Iterative, so any depth is measured without recursion: the one depth cap
+    of readers whose parser is not ours (trust-root TOML, cache entries).
+    """
+    _inspect(value, depth=True, surrogates=False)
 
 
 def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
