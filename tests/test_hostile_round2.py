@@ -156,3 +156,82 @@ def test_deeply_nested_cache_entry_is_a_miss(tmp_path, body):
     path.write_bytes(body)
     os.chmod(path, 0o600)
     assert read_entry(tmp_path, "k", "x") is None
+
+
+# (3) the size budget of what a report copies from the bundle: one place (`Report`), every reporter
+def test_cut_keeps_the_head_and_names_what_it_left_out():
+    from verifier.model import cut
+
+    assert cut("abc", 3) == "abc"
+    shown = cut("x" * 100, 30)
+    assert len(shown) <= 30 and shown == "x" * 12 + "\u2026 [cut, 88 chars]"
+    assert cut(shown, 30) == shown  # idempotent
+
+
+def _report(finding):
+    from verifier.model import Report
+
+    return Report(subject="b", kind="bundle-v1", verifier_version="0", findings=(finding,), roster=())
+
+
+def test_every_string_a_finding_copies_is_cut_in_the_report(monkeypatch):
+    from verifier import model
+    from verifier.model import Finding, Status
+
+    monkeypatch.setattr(model, "MAX_SHOWN_CHARS", 40)
+    monkeypatch.setattr(model, "MAX_SHOWN_ITEMS", 5)
+    long = "y" * 1000
+    f = Finding(check="c.x", status=Status.FAIL, code="k", message="m" * 1000, path="p" * 1000, pointer="/" + long,
+                expected=long, observed={"sentence": long, long: 1, "list": list(range(50)), "d": Decimal("1." + "1" * 500)},
+                derivation=long)
+    [g] = _report(f).findings
+    for text in (g.message, g.path, g.pointer, g.expected, g.derivation, g.observed["sentence"], g.observed["d"]):
+        assert len(text) <= 40 and "\u2026 [cut, " in text, text
+    assert g.observed["list"] == [0, 1, 2, 3, "\u2026 [cut, 46 items]"]
+    assert any("\u2026 [cut, " in k for k in g.observed)
+    small = Finding(check="c.x", status=Status.PASS, code="k", message="fine", observed={"a": [1, 2]})
+    assert _report(small).findings[0] is small  # nothing to cut: the same finding
+
+
+def test_a_report_is_bounded_by_its_findings_not_by_the_bundle(monkeypatch):
+    from verifier.model import MAX_SHOWN_CHARS, Finding, Status
+    from verifier.report import REPORTERS
+
+    sentence = "The candidate mean is 108.12 s " + "and more words " * 70000  # ~1 MiB
+    f = Finding(check="claims.stated", status=Status.UNVERIFIED, code="unchecked-claim", path="claims.json",
+                message=f"{sentence} is not accounted for", observed={"sentence": sentence, "claim": sentence})
+    report = _report(f)
+    for name, render in REPORTERS.items():
+        size = len(render(report, verbose=True))
+        assert size < 20 * MAX_SHOWN_CHARS, (name, size)
+
+
+def test_a_sentence_past_the_limit_is_read_in_pieces_cut_at_whitespace(monkeypatch, example_evidence):
+    from verifier import claimtext
+
+    monkeypatch.setattr(claimtext, "MAX_SENTENCE_CHARS", 100)
+    text = "The candidate arm mean is 108.12 s " + "and more words " * 20 + "x" * 150 + " then the baseline arm mean is 407.27 s"
+    found = extract(text, "pr.md")
+    assert [(q.number, q.column) for q in found] == [("108.12", 27), ("407.27", len(text) - 7)]
+    assert all(len(q.sentence) <= 150 and "108.12" in q.sentence or "407.27" in q.sentence for q in found)
+    assert max(len(q.sentence) for q in found) <= 160  # the one word of 150 characters is never cut
+    assert [o.status for o in bind(found, *example_evidence)] == ["PASS", "PASS"]
+
+
+def test_a_headline_past_the_claim_text_limit_is_unverified_unread(monkeypatch, example_copy):
+    import json
+
+    from bundlekit import codes, rehash
+
+    from verifier import claimtext
+    from verifier.checks import statements as statements_check
+    from verifier.core import verify_path
+
+    monkeypatch.setattr(statements_check, "MAX_TEXT_BYTES", 1000)
+    claims = json.loads((example_copy / "claims.json").read_text())
+    claims["headline"] += " and" + " more" * 300
+    (example_copy / "claims.json").write_text(json.dumps(claims))
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    assert ("claims.stated", "UNVERIFIED", "claim-text-too-large") in codes(report)
+    assert claimtext.MAX_TEXT_BYTES == 4 * 2**20

@@ -309,12 +309,37 @@ def _mask_urls(text: str) -> str:
 
 
 def _split_sentences(text: str) -> list[tuple[int, str]]:
+    """Return `(offset, sentence)` for each sentence of `text` with words, one longer than `MAX_SENTENCE_CHARS` in pieces (`_pieces`)."""
     out, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         out.append((start, text[start:m.start()]))
         start = m.end()
     out.append((start, text[start:]))
-    return [(s, t) for s, t in out if t.strip()]
+    return [(s + at, piece) for s, t in out if t.strip() for at, piece in _pieces(t) if piece.strip()]
+
+
+#: A sentence longer than this is read as pieces of at most this many characters, cut at whitespace: no reviewer
+#: writes such a sentence, and each number's meaning is read from its sentence (every word of it, per number), so an
+#: unbounded one (a hostile headline of megabytes with no full stop) would cost its length for every number in it.
+MAX_SENTENCE_CHARS = 4096
+_SPACE = re.compile(r"\s")
+
+
+def _pieces(sentence: str) -> list[tuple[int, str]]:
+    """Return `(offset, piece)` of `sentence` cut at the last whitespace before each `MAX_SENTENCE_CHARS` (a longer word is never cut)."""
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return [(0, sentence)]
+    out, start = [], 0
+    while len(sentence) - start > MAX_SENTENCE_CHARS:
+        stop = start + MAX_SENTENCE_CHARS
+        at = max(sentence.rfind(" ", start + 1, stop), sentence.rfind("\n", start + 1, stop), sentence.rfind("\t", start + 1, stop))
+        if at < 0:
+            m = _SPACE.search(sentence, stop)  # one word longer than a piece: kept whole, so no number inside it is split
+            at = m.start() if m else len(sentence)
+        out.append((start, sentence[start:at]))
+        start = at
+    out.append((start, sentence[start:]))
+    return out
 
 
 def _unit_after(rest: str) -> tuple[str | None, int]:
