@@ -235,3 +235,64 @@ def test_a_headline_past_the_claim_text_limit_is_unverified_unread(monkeypatch, 
     report = verify_path(str(example_copy))
     assert ("claims.stated", "UNVERIFIED", "claim-text-too-large") in codes(report)
     assert claimtext.MAX_TEXT_BYTES == 4 * 2**20
+
+
+# (4) special files (FIFOs, devices, sockets) given anywhere are refused with one line, never opened
+def _fifo(tmp_path, name="pipe.md"):
+    import os
+
+    path = tmp_path / name
+    os.mkfifo(path)
+    return path
+
+
+@pytest.fixture(autouse=False)
+def deadline():
+    """Fail (not hang) a test that blocks on a special file: SIGALRM after 60 s raises in the main thread."""
+    import signal
+
+    def _raise(signum, frame):
+        raise TimeoutError("blocked on a special file")
+
+    previous = signal.signal(signal.SIGALRM, _raise)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def _one_line_refusal(result, path, kind="FIFO"):
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("\n") == 1 and str(path) in result.stderr and f"is a {kind}" in result.stderr, result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_claims_text_that_is_a_fifo_is_refused_without_blocking(run, tmp_path, deadline):
+    path = _fifo(tmp_path)
+    _one_line_refusal(run("check", str(EXAMPLE), "--claims-text", str(path)), path)
+
+
+@pytest.mark.parametrize("argv", [
+    lambda p: ["check", str(p)],
+    lambda p: ["check", str(EXAMPLE), "--artifacts", str(p)],
+    lambda p: ["check", str(EXAMPLE), "--weights-dir", str(p)],
+    lambda p: ["manifest", str(p)],
+    lambda p: ["inventory", str(p)],
+    lambda p: ["changed", str(p)],
+], ids=["subject", "artifacts", "weights-dir", "manifest", "inventory", "changed"])
+def test_a_fifo_given_as_any_path_argument_is_refused(run, tmp_path, argv, deadline):
+    path = _fifo(tmp_path, "pipe")
+    _one_line_refusal(run(*argv(path)), path)
+
+
+def test_a_character_device_as_claims_text_is_refused(run):
+    _one_line_refusal(run("check", str(EXAMPLE), "--claims-text", "/dev/null"), "/dev/null", "character device")
+
+
+def test_a_socket_as_claims_text_is_refused(run, tmp_path):
+    import socket
+
+    path = tmp_path / "s.sock"
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(path))
+        _one_line_refusal(run("check", str(EXAMPLE), "--claims-text", str(path)), path, "socket")
