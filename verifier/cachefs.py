@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from verifier.jsonio import check_depth
+
 __all__ = ["LAYOUT", "RACY_NS", "cache_root", "distributions", "enabled", "entry_path", "identity", "prepare", "read_entry",
            "safe_dir", "write_entry"]
 
@@ -126,8 +128,9 @@ def read_entry(root: Path, kind: str, key: str) -> Any:
             return None  # not ours, or readable/writable by others: ignored
         try:
             entry = json.loads(handle.read())
-        except (OSError, ValueError):
-            return None  # torn or foreign: a miss
+            check_depth(entry)  # nested past `MAX_DEPTH` (no entry we write is): foreign, and no reader of it may recurse
+        except (OSError, ValueError, RecursionError):  # JSONProblem is a ValueError
+            return None  # torn, foreign or nested too deep: a miss
     if not isinstance(entry, dict) or entry.get("kind") != kind or entry.get("key") != key:
         return None
     return entry.get("value")

@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any
 
 from verifier import units
@@ -119,8 +119,11 @@ _TIME = re.compile(r"(?<![\w.:])\d{1,2}:\d{2}(?::\d{2})?(?![\w:])")
 _VERSION = re.compile(r"(?<![\w.])v?\d+(?:\.\d+){2,}(?![\w.])|(?<![\w.])v\d+(?:\.\d+)?(?![\w.])")
 _REFERENCE = re.compile(r"(?:#|\b(?:pr|pull|issue|issues|prs)\s+#?)(\d+)\b", re.IGNORECASE)
 _WORD_NUM = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z0-9_]*\d[A-Za-z0-9_]*")  # anchored at a word start: linear, no rescans
-#: A number: optional sign, digits with optional thousands commas, optional decimals; never glued to a word on its left.
-_NUMBER = re.compile(r"(?<![\w.#])(?P<sign>[-+\u2212])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)(?![.,]\d)")
+#: A number: optional sign, digits with optional thousands commas, optional decimals, optional exponent (`9.0e1`,
+#: `1.0812E+2`: read as its value, never as an identifier); never glued to a word on its left.
+_NUMBER = re.compile(r"(?<![\w.#])(?P<sign>[-+\u2212])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?(?:[eE][-+]?\d+(?![\w.]\d))?)(?![.,]\d)")
+#: A word `_WORD_NUM` finds that is a number in exponent notation, with a unit glued to it or not (`1e2`, `1e2s`).
+_EXPONENT_WORD = re.compile(r"\d+[eE]\d+(?P<unit>[A-Za-z\u00b5\u03bc]*)")
 _ARROW = re.compile(r"^\s*(?:->|\u2192|\u27f6|=>|\u21d2|to)\s*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z(\"'*_`#\[])|\n{2,}")
 
@@ -306,12 +309,37 @@ def _mask_urls(text: str) -> str:
 
 
 def _split_sentences(text: str) -> list[tuple[int, str]]:
+    """Return `(offset, sentence)` for each sentence of `text` with words, one longer than `MAX_SENTENCE_CHARS` in pieces (`_pieces`)."""
     out, start = [], 0
     for m in _SENTENCE_END.finditer(text):
         out.append((start, text[start:m.start()]))
         start = m.end()
     out.append((start, text[start:]))
-    return [(s, t) for s, t in out if t.strip()]
+    return [(s + at, piece) for s, t in out if t.strip() for at, piece in _pieces(t) if piece.strip()]
+
+
+#: A sentence longer than this is read as pieces of at most this many characters, cut at whitespace: no reviewer
+#: writes such a sentence, and each number's meaning is read from its sentence (every word of it, per number), so an
+#: unbounded one (a hostile headline of megabytes with no full stop) would cost its length for every number in it.
+MAX_SENTENCE_CHARS = 4096
+_SPACE = re.compile(r"\s")
+
+
+def _pieces(sentence: str) -> list[tuple[int, str]]:
+    """Return `(offset, piece)` of `sentence` cut at the last whitespace before each `MAX_SENTENCE_CHARS` (a longer word is never cut)."""
+    if len(sentence) <= MAX_SENTENCE_CHARS:
+        return [(0, sentence)]
+    out, start = [], 0
+    while len(sentence) - start > MAX_SENTENCE_CHARS:
+        stop = start + MAX_SENTENCE_CHARS
+        at = max(sentence.rfind(" ", start + 1, stop), sentence.rfind("\n", start + 1, stop), sentence.rfind("\t", start + 1, stop))
+        if at < 0:
+            m = _SPACE.search(sentence, stop)  # one word longer than a piece: kept whole, so no number inside it is split
+            at = m.start() if m else len(sentence)
+        out.append((start, sentence[start:at]))
+        start = at
+    out.append((start, sentence[start:]))
+    return out
 
 
 def _unit_after(rest: str) -> tuple[str | None, int]:
@@ -375,16 +403,41 @@ def _rule_spans(sentence: str) -> list[tuple[int, int, str]]:
     spans += [(m.start(1), m.end(1), "reference") for m in _REFERENCE.finditer(sentence)]
     for m in _WORD_NUM.finditer(sentence):
         word = m.group()
+        e = _EXPONENT_WORD.fullmatch(word)
+        if e and (not e["unit"] or _is_number_with_unit("1" + e["unit"])) and (
+                len(word) < 7 or e["unit"] or word[1] in "eE" or _unit_after(sentence[m.end():m.end() + 64])[0]):
+            continue  # `1e2`, `1e2s`, `1e999999 s`: a number in exponent notation, not an identifier (nor a commit)
         if re.fullmatch(r"[0-9a-f]{7,64}", word) and re.search(r"[a-f]", word):
-            spans.append((m.start(), m.end(), "commit"))
+            spans.append((m.start(), m.end(), "commit"))  # `1234e56` too, with no unit after it: a short commit id
         elif re.search(r"[A-Za-z_]", word) and not _is_number_with_unit(word) and not re.fullmatch(r"[pP]\d+", word):
             spans.append((m.start(), m.end(), "identifier"))
         elif re.fullmatch(r"[pP]\d+", word):
             spans.append((m.start(), m.end(), "percentile-name"))
-    # a number glued to a word by a hyphen on its left (ref2va-5s, gpt-4) belongs to that name
-    spans += [(m.start(1), m.end(1), "identifier") for m in re.finditer(r"[A-Za-z0-9]-(\d+(?:\.\d+)?[A-Za-z]*)", sentence)
+    # a number glued to a word by a hyphen on its left (ref2va-5s, gpt-4, gpt-4e2) belongs to that name
+    spans += [(m.start(1), m.end(1), "identifier") for m in re.finditer(r"[A-Za-z0-9]-(\d+(?:\.\d+)?[A-Za-z0-9]*)", sentence)
               if re.search(r"[A-Za-z]", sentence[max(0, m.start() - 12):m.start() + 1])]
     return sorted(spans)
+
+
+def _value(literal: str) -> Decimal:
+    """
+    Return the `Decimal` that `_NUMBER`'s `literal` writes, an exponent of 1000 or more (in magnitude) held at +-`_MAX_EXPONENT`.
+
+    Such a number is outside every range evidence holds (binary64 ends near
+    10**308), so holding its exponent changes no verdict: it is compared and
+    fails, where `Decimal` arithmetic would overflow (`1e999999999`) or
+    `Decimal` itself refuse it (`0e99999999999999999999`, which is 0).
+    """
+    mantissa, e, exponent = literal.lower().partition("e")
+    if not e or len(exponent.lstrip("+-").lstrip("0")) < 4:
+        return Decimal(literal)
+    sign, digits, places = Decimal(mantissa).as_tuple()
+    bound = -_MAX_EXPONENT if exponent.startswith("-") else _MAX_EXPONENT
+    return Decimal((sign, digits, bound + int(places)))
+
+
+#: The exponent `_value` holds a huge one at: far outside any measured quantity, well inside `Decimal` arithmetic's limits.
+_MAX_EXPONENT = 1000
 
 
 def _is_number_with_unit(word: str) -> bool:
@@ -439,10 +492,7 @@ def extract(text: str, source: str, cache: Any = None, reused: set[str] | None =
             for m in matches:
                 if limit is not None and len(found) + len(raw) > limit:
                     break  # enough to know the text states too many
-                try:
-                    value = Decimal(m.group("num").replace(",", ""))
-                except InvalidOperation:  # pragma: no cover - the pattern only admits digits
-                    continue
+                value = _value(m.group("num").replace(",", ""))
                 if m.group("sign") in ("-", "\u2212"):
                     value = -value
                 unit, used = _unit_after(sentence[m.end():m.end() + 64])

@@ -38,6 +38,38 @@ def _fail_usage(message: str) -> None:
     sys.exit(int(ExitCode.USAGE))
 
 
+def special_kind(path: str) -> str | None:
+    """
+    Return what special file `path` is (`FIFO (named pipe)`, `character device`, `block device`, `socket`), or None (a file, a directory, absent).
+
+    `os.stat` only, never `open`: opening a FIFO for reading blocks until a
+    writer comes. Follows symlinks, as reading the path would.
+    """
+    import stat
+
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    for test, kind in ((stat.S_ISFIFO, "FIFO (named pipe)"), (stat.S_ISCHR, "character device"), (stat.S_ISBLK, "block device"),
+                       (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return None
+
+
+class _Input(click.Path):
+    """A path argument `verify` reads: a FIFO, device or socket is refused with one line (exit 2) before anything opens it."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Return click.Path's conversion of `value`; exit 2 naming the argument when it is a special file (`special_kind`)."""
+        kind = special_kind(os.fsdecode(value)) if isinstance(value, str | bytes) else None
+        if kind is not None:
+            where = f"{param.opts[0]} " if param is not None and param.opts and param.opts[0].startswith("-") else ""
+            _fail_usage(f"{where}{os.fsdecode(value)}: is a {kind}, not a file or directory; special files are never opened")
+        return super().convert(value, param, ctx)
+
+
 class _Once(click.Option):
     """
     Represents an option that takes one value and may be given at most once.
@@ -190,20 +222,20 @@ def main() -> None:
 
 
 @main.command("check")
-@click.argument("path", type=click.Path(path_type=str))
+@click.argument("path", type=_Input(path_type=str))
 @_format_option
 @click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations; progress lines in CI.")
-@click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--artifacts", cls=_Once, type=_Input(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts by their manifest path.")
 @click.option("--gate", "gate_id", help="Require the bundle to be judged by this gate id.")
 @click.option("--profile", "profile", metavar="NAME|FILE",
               help="Read a foreign bundle (directory or file) through this pinned profile instead of detecting it; "
                    "a FILE (./mine.json) is loaded unpinned, for local exploration only (refused in CI), and the report says so.")
 @_trust_ref_option
-@click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--weights-dir", type=_Input(exists=True, file_okay=False, path_type=str),
               help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
-@click.option("--claims-text", "claims_text", type=click.Path(path_type=str), metavar="FILE",
+@click.option("--claims-text", "claims_text", type=_Input(path_type=str), metavar="FILE",
               help="A pull-request body or other Markdown whose every number must bind to the bundle's evidence (docs/claims.md).")
 @_cache_option
 @click.option("--executor", metavar="ADDRESS",
@@ -237,8 +269,15 @@ def _read_claims_text(name: str) -> tuple[str, str]:
     """Return `(name, text)` of the claim text file `name`; exit 2 with one line when it is unreadable, not UTF-8, empty or states no number."""
     from verifier.claimtext import MAX_TEXT_BYTES, ClaimTextError, read_claim_text
 
+    import stat
+
     try:
-        with open(name, "rb") as handle:
+        # O_NONBLOCK: a FIFO swapped in after `_Input` looked opens at once instead of waiting for a writer, and is refused
+        with os.fdopen(os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                kind = "directory" if stat.S_ISDIR(mode) else special_kind(name) or "special file"
+                _fail_usage(f"--claims-text {name}: is a {kind}, not a file; special files are never read")
             data = handle.read(MAX_TEXT_BYTES + 1)
     except OSError as exc:
         _fail_usage(f"--claims-text {name}: cannot read: {exc.strerror}")
@@ -252,12 +291,12 @@ def _read_claims_text(name: str) -> tuple[str, str]:
 
 
 @main.command("inventory")
-@click.argument("repo_root", type=click.Path(path_type=str))
+@click.argument("repo_root", type=_Input(path_type=str))
 @_format_option
 @click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations; progress lines in CI.")
 @click.option("--inventory", "inventory_rel", default="evidence-inventory.json", show_default=True,
               help="The evidence inventory, relative to REPO_ROOT.")
-@click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--artifacts", cls=_Once, type=_Input(exists=True, file_okay=False, path_type=str),
               help="Directory holding external artifacts as <bundle directory>/<manifest path>.")
 @_cache_option
 @click.option("--executor", metavar="ADDRESS",
@@ -281,7 +320,7 @@ def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbos
 
 
 @main.command("manifest")
-@click.argument("bundle", type=click.Path(path_type=str))
+@click.argument("bundle", type=_Input(path_type=str))
 @click.option("--write", is_flag=True, help="Create or update manifest.json (the only thing verify ever writes).")
 @click.option("--gate", "gate_id", help="Gate id for a new manifest (or to change it).")
 def manifest_command(bundle: str, write: bool, gate_id: str | None) -> None:
@@ -319,7 +358,7 @@ def manifest_command(bundle: str, write: bool, gate_id: str | None) -> None:
 
 
 @main.command("changed")
-@click.argument("files", nargs=-1, type=click.Path(path_type=str))
+@click.argument("files", nargs=-1, type=_Input(path_type=str))
 @_format_option
 @click.option("-v", "--verbose", is_flag=True, help="Show PASS findings and derivations.")
 @_trust_ref_option
@@ -410,8 +449,8 @@ def profile_group() -> None:
 
 @profile_group.command("explain")
 @click.argument("profile")
-@click.argument("directory", type=click.Path(path_type=str))
-@click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.argument("directory", type=_Input(path_type=str))
+@click.option("--artifacts", cls=_Once, type=_Input(exists=True, file_okay=False, path_type=str),
               help="Directory holding the files the manifest lists but DIRECTORY lacks, by their listed path.")
 @click.option("--all", "every", is_flag=True, help="List every record member no mapping reads (by default the first 12 and a count).")
 def profile_explain(profile: str, directory: str, artifacts: str | None, every: bool) -> None:
@@ -427,7 +466,7 @@ def profile_explain(profile: str, directory: str, artifacts: str | None, every: 
 
 
 @main.command("media")
-@click.argument("files", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.argument("files", nargs=-1, required=True, type=_Input(path_type=str))
 @click.option("--frames", type=click.IntRange(min=1), help="Expected video frames N.")
 @click.option("--fps", help="Expected frame rate, exact: 24 or 30000/1001.")
 @click.option("--sample-rate", type=click.IntRange(min=1), help="Expected audio sample rate (Hz).")
@@ -456,10 +495,10 @@ def media_command(files: tuple[str, ...], frames: int | None, fps: str | None, s
 
 
 @main.command("score")
-@click.argument("reference", type=click.Path(path_type=str))
-@click.argument("candidate", type=click.Path(path_type=str))
+@click.argument("reference", type=_Input(path_type=str))
+@click.argument("candidate", type=_Input(path_type=str))
 @click.option("--gate", "gate_id", required=True, help="Score with this shipped gate's scorers, pins and thresholds.")
-@click.option("--weights-dir", type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--weights-dir", type=_Input(exists=True, file_okay=False, path_type=str),
               help="Directory searched first for scorer weights by file name (then the torch hub cache); nothing is downloaded.")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True, help="Device for LPIPS.")
 @_format_option
@@ -479,7 +518,7 @@ def score_command(reference: str, candidate: str, gate_id: str, weights_dir: str
 
 
 @main.command("init")
-@click.argument("root", default=".", type=click.Path(path_type=str))
+@click.argument("root", default=".", type=_Input(path_type=str))
 def init_command(root: str) -> None:
     """Write a trust root into the evidence repository ROOT: verify.toml, an empty pin inventory, verify/{gates,profiles,schemas}/."""
     from verifier.trustroot_cmds import init
@@ -494,7 +533,7 @@ def init_command(root: str) -> None:
 
 
 @main.command("pin")
-@click.argument("root", default=".", type=click.Path(path_type=str))
+@click.argument("root", default=".", type=_Input(path_type=str))
 def pin_command(root: str) -> None:
     """Re-pin the repository's trust root (every gate, profile and schema file) after a deliberate edit."""
     from verifier.trust import assets
@@ -516,10 +555,10 @@ def gate_group() -> None:
 
 @gate_group.command("new")
 @click.argument("gate_id", metavar="ID")
-@click.option("--from", "bundle", required=True, type=click.Path(exists=True, file_okay=False, path_type=str),
+@click.option("--from", "bundle", required=True, type=_Input(exists=True, file_okay=False, path_type=str),
               help="The bundle whose plan (arm order, servers, warmups, measured requests, expected output) the gate states.")
 @click.option("--like", "like", metavar="GATE", help="Template gate for claims, thresholds and scorers (default: the one the bundle names).")
-@click.option("--root", "root", default=".", show_default=True, type=click.Path(path_type=str),
+@click.option("--root", "root", default=".", show_default=True, type=_Input(path_type=str),
               help="The evidence repository (its verify.toml, here or above).")
 def gate_new_command(gate_id: str, bundle: str, like: str | None, root: str) -> None:
     """Start gate ID in the repository's gates directory from the plan of an existing bundle (then review it and `verify pin`)."""

@@ -10,7 +10,7 @@ constants raise `JSONProblem`, numbers with a fraction or exponent become
 
 Hostile input is bounded here, once, for every reader: every accepted number
 is finite and within IEEE 754 binary64's range (an exponent of 10^20 is
-refused, not handed to `Decimal`), a string holding a lone surrogate
+refused, not handed to `Decimal`; with a zero mantissa it is 0), a string holding a lone surrogate
 (`"\\ud800"`, not a Unicode character, RFC 8259 section 8.2) is refused, and
 nesting deeper than `MAX_DEPTH` is refused, so no later step (schema
 validation, canonical JSON, reporters) can recurse without bound.
@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["JSONProblem", "array_index", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -102,6 +102,9 @@ def _float(literal: str) -> Decimal:
         value = Decimal(literal)
         out_of_range = not in_binary64(value)
     except (InvalidOperation, ValueError, OverflowError):  # an exponent beyond Decimal's own limits (e.g. 1e99999999999999999999)
+        mantissa, _, exponent = literal.lower().partition("e")
+        if not Decimal(mantissa):  # 0e99999999999999999999 is 0: at most 0E-308 places (finer than any binary64 print), never wider than stated
+            return Decimal((Decimal(mantissa).is_signed(), (0,), -MAX_EXPONENT if exponent.startswith("-") else 0))
         out_of_range = True
     if out_of_range:
         raise JSONProblem("number-out-of-range", f"number {shown_literal(literal)} is outside the binary64 range")
@@ -119,6 +122,16 @@ def _int(literal: str) -> int:
 #: A `\\uD800`-`\\uDFFF` escape in the text: only then can a decoded string hold a surrogate (UTF-8 bytes cannot).
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_depth(value: Any) -> None:
+    """
+    Raise `JSONProblem` (`too-deep`) when `value`, a parsed JSON or TOML document (dicts, lists, scalars), nests deeper than `MAX_DEPTH`.
+
+    Iterative, so any depth is measured without recursion: the one depth cap
+    of readers whose parser is not ours (trust-root TOML, cache entries).
+    """
+    _inspect(value, depth=True, surrogates=False)
 
 
 def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:

@@ -8,11 +8,13 @@ Pure data, no I/O. The wire format of every type here is described by
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import Any
 
 
-__all__ = ["ExitCode", "Finding", "Report", "Status", "exit_code_for", "verdict_of"]
+__all__ = ["MAX_SHOWN_CHARS", "MAX_SHOWN_ITEMS", "ExitCode", "Finding", "Report", "Status", "bounded", "cut", "exit_code_for",
+           "verdict_of"]
 
 JSONValue = Any
 
@@ -102,6 +104,80 @@ def _jsonable(value: JSONValue) -> JSONValue:
     return value
 
 
+#: The size budget of everything a report copies from the bundle (a sentence, a file name, a value): a string of a
+#: finding (its message, path, pointer, derivation, and every string, key or number inside `expected`/`observed`)
+#: holds at most this many characters, the cut marker included; the longest one of the shipped corpus is 1,029.
+MAX_SHOWN_CHARS = 2048
+#: ... and an array or object inside `expected`/`observed` at most this many items (the last one a cut marker).
+MAX_SHOWN_ITEMS = 256
+
+
+def cut(text: str, limit: int | None = None) -> str:
+    """
+    Return `text` whole if it has at most `limit` characters (default `MAX_SHOWN_CHARS`), else its head and a visible marker, `limit` characters in all.
+
+    `"aaaa…(5000 chars)"` -> `"aaa… [cut, 4986 chars]"`: the marker counts the
+    characters left out. Idempotent (a cut text fits its limit), so a report
+    bounded twice is the same report.
+    """
+    limit = MAX_SHOWN_CHARS if limit is None else limit
+    if len(text) <= limit:
+        return text
+    marker = f"\u2026 [cut, {len(text)} chars]"  # at most the text's length: the first guess of what is left out
+    keep = max(0, limit - len(marker))
+    return text[:keep] + f"\u2026 [cut, {len(text) - keep} chars]"
+
+
+def bounded(value: JSONValue, limit: int | None = None, items: int | None = None) -> JSONValue:
+    """
+    Return JSON-like `value` within the size budget: each string `cut`, each array or object at most `items` items (default `MAX_SHOWN_ITEMS`).
+
+    A `Decimal` of more digits than the budget becomes its cut string; an
+    array or object past `items` keeps its first `items - 1` items and a
+    marker (`"\u2026 [cut, N items]"`, as a last element or under the key
+    `"\u2026"`). Returns `value` itself (no copy) when all of it fits, so
+    the common case costs one walk. Nested containers are few levels deep
+    (the values a finding records), so the walk recurses.
+    """
+    limit = MAX_SHOWN_CHARS if limit is None else limit
+    items = MAX_SHOWN_ITEMS if items is None else items
+    if isinstance(value, str):
+        return cut(value, limit)
+    if isinstance(value, Decimal):
+        return value if len(value.as_tuple().digits) <= limit - 30 else cut(str(value), limit)
+    if isinstance(value, dict):
+        pairs = list(value.items())
+        out = {cut(str(k), limit): bounded(v, limit, items) for k, v in pairs[:items - 1 if len(pairs) > items else items]}
+        if len(pairs) > items:
+            out["\u2026"] = f"\u2026 [cut, {len(pairs) - (items - 1)} items]"
+        elif all(k is k2 and v is v2 for (k, v), (k2, v2) in zip(pairs, out.items())):
+            return value  # nothing cut: the same object
+        return out
+    if isinstance(value, (list, tuple)):
+        kept = [bounded(v, limit, items) for v in value[:items - 1 if len(value) > items else items]]
+        if len(value) > items:
+            return kept + [f"\u2026 [cut, {len(value) - (items - 1)} items]"]
+        return value if all(a is b for a, b in zip(kept, value)) else kept
+    return value
+
+
+def _bounded_finding(f: Finding) -> Finding:
+    """Return `f` with every string it copies within the size budget (`cut`, `bounded`); `f` itself when all fits."""
+    limit = MAX_SHOWN_CHARS
+    changes: dict[str, Any] = {}
+    for name in ("message", "path", "pointer", "derivation"):
+        text = getattr(f, name)
+        if text is not None and len(text) > limit:
+            changes[name] = cut(text)
+    for name in ("expected", "observed"):
+        value = getattr(f, name)
+        if isinstance(value, str | dict | list | tuple | Decimal):
+            shown = bounded(value)
+            if shown is not value:
+                changes[name] = shown
+    return replace(f, **changes) if changes else f
+
+
 def verdict_of(findings: tuple[Finding, ...] | list[Finding]) -> str:
     """
     Return the verdict for a set of findings.
@@ -168,6 +244,12 @@ class Report:
     #: Plot data for people (`verifier.figures`: request latencies in run order, per-frame scores, stream spans);
     #: drawn by the HTML reporter only, never part of the JSON report.
     figures: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        """Hold every finding within the size budget (`MAX_SHOWN_CHARS`, `MAX_SHOWN_ITEMS`): the one place every reporter's findings pass."""
+        findings = tuple(_bounded_finding(f) for f in self.findings)
+        if any(a is not b for a, b in zip(findings, self.findings)):
+            object.__setattr__(self, "findings", findings)
 
     @property
     def verdict(self) -> str:

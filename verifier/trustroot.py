@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from verifier.derive import CAMPAIGN_STATISTICS, not_derivable
 from verifier.errors import ConfigError, PinMismatch, UsageError
-from verifier.jsonio import JSONProblem, loads_strict
+from verifier.jsonio import MAX_DEPTH, JSONProblem, check_depth, loads_strict
 from verifier.profiles import load_profile
 from verifier.trust import Assets, schema_validator
 
@@ -208,10 +208,17 @@ def read_config(source: Source) -> Config | None:
             continue
         try:
             document = tomllib.loads(data.decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as exc:
             if name == "pyproject.toml":
                 continue  # not ours to judge unless it has [tool.verify]; a broken one cannot say so
-            raise ConfigError(f"{name} ({source.label}): not valid TOML: {exc}") from None
+            why = f"nested deeper than {MAX_DEPTH} levels" if isinstance(exc, RecursionError) else f"not valid TOML: {exc}"
+            raise ConfigError(f"{name} ({source.label}): {why}") from None
+        try:
+            check_depth(document)  # tomllib recurses per level: past the cap, no reader of the config may recurse on it
+        except JSONProblem:
+            if name == "pyproject.toml" and "verify" not in (document.get("tool") or {}):
+                continue
+            raise ConfigError(f"{name} ({source.label}): nested deeper than {MAX_DEPTH} levels") from None
         if name == "pyproject.toml":
             tool = document.get("tool", {})
             if not isinstance(tool, dict) or "verify" not in tool:
@@ -266,8 +273,8 @@ def find_repository(start: Path) -> Path | None:
             try:
                 if "verify" in tomllib.loads(pyproject.read_text()).get("tool", {}):
                     return directory
-            except (UnicodeDecodeError, tomllib.TOMLDecodeError, OSError):
-                pass
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError, OSError, RecursionError):
+                pass  # as `read_config` does: a pyproject.toml that does not parse is not a trust root
         if os.path.lexists(directory / ".git"):
             return None
     return None

@@ -202,7 +202,8 @@ def texts(ctx: Context) -> list[tuple[str, str | None, str]]:
     model = evidence_of(ctx)
     model.need("claims")
     for prose in model.prose:
-        out.append((str(prose.location), prose.location.file, prose.text))
+        size = len(prose.text) if len(prose.text) * 4 <= MAX_TEXT_BYTES else len(prose.text.encode("utf-8", "surrogatepass"))
+        out.append((str(prose.location), prose.location.file, prose.text if size <= MAX_TEXT_BYTES else f"\x00too-large:{size}"))
     for name in sorted(ctx.bundle.verified):
         if "/" not in name and TEXT_FILES.fullmatch(name):
             path = ctx.bundle.path_of(name)
