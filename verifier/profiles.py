@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from verifier import units
+from verifier import stats, units
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
 from verifier.readers.locate import locate, stated
@@ -290,10 +290,31 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
         stated, have = units.parse(item["unit"]), units.parse(numeric[name]["unit"])
         if not stated.compatible(have):
             raise _refuse(origin, f"{where}/unit", f"unit {item['unit']!r} ({stated.dimension}) is not of the dimension of {name} ({numeric[name]['unit']}, {have.dimension})")
+    if "unit" in item:
+        _check_result_unit(origin, where, item["statistic"], item["unit"])
     if item["statistic"] in ARM_STATISTICS and "arm" not in dims:
         raise _refuse(origin, where, f"{item['statistic']} compares arms, but receipt set {rid!r} maps no `arm`")
     if item["statistic"] == "mean_of_server_means" and "server" not in dims:
         raise _refuse(origin, where, f"mean_of_server_means needs a `server` field in receipt set {rid!r}")
+
+
+def _check_result_unit(origin: str, where: str, statistic: str, unit: str) -> None:
+    """
+    Refuse a unit of another dimension than the result of `statistic`: a ratio (`stats.RATIO_RESULTS`) or a percentage
+    (`stats.PERCENT_RESULTS`) is a pure number, written `1`, `x` or `%` with the factor applied (`units.pure_scale`: a
+    speedup of 1.2 in `%` is 120); a count is a number of receipts (`COUNT_DIMENSIONS`). A value's statistic is checked
+    against the value's unit by `_check_derivation`.
+    """
+    have = units.parse(unit).dimension
+    if statistic in stats.RATIO_RESULTS and have not in units.PURE:
+        instead = "`1`, `x` or `%` (a ratio of 1.2 is stated 1.2 in `1` or `x`, 120 in `%`)"
+    elif statistic in stats.PERCENT_RESULTS and have not in units.PURE:
+        instead = "`%` (or `1` for the fraction: 20 % is 0.2 in `1`)"
+    elif statistic in stats.COUNT_RESULTS and have not in COUNT_DIMENSIONS:
+        instead = "`1` or a unit of counts (`count`, `requests`, `samples`, `frames`), or no unit"
+    else:
+        return
+    raise _refuse(origin, f"{where}/unit", f"unit {unit!r} ({have}) is not a unit of what {statistic} gives; write {instead}")
 
 
 #: Dimensions a count of receipts (`#receipts` in a `ratio_of_sums`) may be stated in: decisions/s, requests/s, samples/s, tokens per request.

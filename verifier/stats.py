@@ -199,6 +199,12 @@ CI_STATISTICS = ("ci_low", "ci_high", "ci_half_width")
 SUM_RATIO_STATISTICS = ("ratio_of_sums",)
 #: The methods a confidence interval names (never a default).
 CI_METHODS = ("normal-z", "student-t")
+#: Statistics whose result is a ratio, a pure number (stated in `1`, `x`, or `%` with the factor 100 applied).
+RATIO_RESULTS = ("speedup", "ratio")
+#: Statistics whose result is a percentage (stated in `%`, or in `1` with the factor 1/100 applied).
+PERCENT_RESULTS = ("relative_reduction_pct", "relative_change_pct")
+#: Statistics whose result is a number of receipts (stated in a count unit, `1`, or none).
+COUNT_RESULTS = ("count",)
 #: The whole vocabulary `derive` understands.
 STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
