@@ -95,3 +95,158 @@ def test_a_unit_of_another_dimension_than_the_statistic_is_refused(statistic, un
     if statistic == "count":
         claim = {k: v for k, v in claim.items() if k not in ("baseline", "candidate")}
     _refused(_doc([claim]), "/claims/0/unit", repr(unit), instead)
+
+
+# ---------------------------------------------------------------- 2. mistakes stop at load, naming file, pointer and what to write
+
+MEAN = {"id": "mean", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"], "unit": "s",
+        "at": {"file": "summary.json", "pointer": "/{arm}/mean"}}
+
+
+def _with(change) -> dict:
+    doc = _doc([copy.deepcopy(MEAN)])
+    change(doc)
+    return doc
+
+
+def test_a_location_pointer_without_its_leading_slash_is_refused():
+    _refused(_with(lambda d: d["claims"][0]["at"].update(pointer="{arm}/mean")), "/claims/0/at/pointer", "write '/{arm}/mean'")
+
+
+def test_a_then_without_its_leading_slash_is_refused():
+    at = {"file": "RESULTS.md", "pointer": "/tables/Results", "where": {"Arm": "{arm}"}, "then": "Wall s"}
+    _refused(_with(lambda d: d["claims"][0].update(at=at)), "/claims/0/at/then", "write '/Wall s'")
+
+
+def test_a_field_pointer_without_its_leading_slash_says_what_to_write():
+    _refused(_with(lambda d: d["receipts"]["runs"]["fields"]["latency"].update(pointer="s")), "/receipts/runs/fields/latency/pointer", "write '/s'")
+
+
+def test_a_slash_in_a_csv_column_name_left_unescaped_is_refused():
+    _refused(_with(lambda d: d["receipts"]["runs"]["values"]["samples"].update(pointer="/samples/s")),
+             "/receipts/runs/values/samples/pointer", "'~1'", "write '/samples~1s'")
+
+
+def test_a_slash_in_a_table_column_name_left_unescaped_is_refused():
+    at = {"file": "RESULTS.md", "pointer": "/tables/Results", "where": {"Arm": "{arm}"}, "then": "/Wall s/req"}
+    _refused(_with(lambda d: d["claims"][0].update(at=at)), "/claims/0/at/then", "write '/Wall s~1req'")
+
+
+def test_a_slash_in_a_table_heading_left_unescaped_is_refused():
+    at = {"file": "RESULTS.md", "pointer": "/tables/Per/task results", "where": {"Arm": "{arm}"}, "then": "/Wall s"}
+    _refused(_with(lambda d: d["claims"][0].update(at=at)), "/claims/0/at/pointer", "write '/tables/Per~1task results'")
+    at = {"file": "RESULTS.md", "pointer": "/tables/Per/task results/{arm.index}/Wall s"}
+    _refused(_with(lambda d: d["claims"][0].update(at=at)), "/claims/0/at/pointer", "write '/tables/Per~1task results/{arm.index}/Wall s'")
+
+
+def test_an_escaped_slash_in_a_table_location_loads():
+    at = {"file": "RESULTS.md", "pointer": "/tables/Per~1task results", "where": {"Arm": "{arm}"}, "then": "/Wall s~1req"}
+    load_profile(_with(lambda d: d["claims"][0].update(at=at)), SCHEMA, origin="draft.json")
+
+
+def test_a_location_where_key_of_two_tokens_is_refused():
+    at = {"file": "summary.json", "pointer": "/runs", "where": {"/meta/arm": "{arm}"}, "then": "/mean"}
+    _refused(_with(lambda d: d["claims"][0].update(at=at)), "/claims/0/at/where", "compares one member", "`then`")
+
+
+def test_two_placeholders_side_by_side_are_refused():
+    _refused(_with(lambda d: d["receipts"]["runs"].update(name="runs/{arm}{phase}.csv")), "/receipts/runs/name", "side by side")
+
+
+def test_a_placeholder_in_a_selection_value_is_refused():
+    _refused(_with(lambda d: d["claims"][0]["selection"].update(arm="{arm}")), "/claims/0/selection/arm", "literal", "`per`")
+
+
+def test_an_arm_placeholder_that_is_not_a_per_dimension_is_refused():
+    claim = {**SPEEDUP, "baseline": "{case}", "unit": "x"}
+    _refused(_doc([claim]), "/claims/0/baseline", "`per`")
+
+
+WHERE_RUNS = {"runs/baseline.csv": "s,kind\n2,measure\n9,calibrate\n", "runs/candidate.csv": "s,kind\n1,measure\n"}
+
+
+@pytest.mark.parametrize("key", ["kind", "/kind"])
+def test_both_kinds_of_where_take_a_member_name_or_a_one_token_pointer(tmp_path, key):
+    doc_where = {key: "measure"}
+    at = {"file": "summary.json", "pointer": "/arms", "where": {key.replace("kind", "name"): "{arm}"}, "then": "/mean"}
+    claim = {**MEAN, "at": at}
+    summary = json.dumps({"arms": [{"name": "baseline", "mean": 2.0}, {"name": "candidate", "mean": 1.0}]})
+    bundle = write_tree(tmp_path / "run", {**WHERE_RUNS, "summary.json": summary})
+    doc = _doc([claim])
+    doc["receipts"]["runs"]["where"] = doc_where
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
+    assert [f.status for f in _by(report, "profile.claims")] == ["PASS", "PASS"], [f.message for f in _by(report, "profile.claims")]
+
+
+# ---------------------------------------------------------------- 3. `optional: true` on a dimension works
+
+def _optional_doc(optional: bool, claims: list[dict]) -> dict:
+    doc = _doc(claims)
+    doc["receipts"]["runs"] = {"glob": "runs/*.jsonl", "encoding": "jsonl", "name": "runs/{arm}.jsonl",
+                               "fields": {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}},
+                               "dimensions": {"batch": {"pointer": "/params/batch", **({"optional": True} if optional else {})}}}
+    return doc
+
+
+OPTIONAL_RUNS = {  # the calibration run states no parameters
+    "runs/baseline.jsonl": '{"s": 3}\n{"s": 2, "params": {"batch": 8}}\n{"s": 4, "params": {"batch": 8}}\n',
+    "runs/candidate.jsonl": '{"s": 1, "params": {"batch": 8}}\n',
+}
+
+
+def test_an_optional_dimension_absent_from_a_record_is_read_without_it(tmp_path):
+    claims = [{**MEAN, "id": "all"}, {**MEAN, "id": "batch8", "selection": {"phase": "measured", "batch": "8"}, "at": {"file": "summary.json", "pointer": "/{arm}/b8"}}]
+    bundle = write_tree(tmp_path / "run", {**OPTIONAL_RUNS, "summary.json": '{"baseline": {"mean": 3.0, "b8": 3.0}, "candidate": {"mean": 1.0, "b8": 1.0}}'})
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _optional_doc(True, claims)}))
+    assert not [f for f in _by(report, "profile.receipts") if f.status == "FAIL"], [f.message for f in _by(report, "profile.receipts")]
+    assert [f.status for f in _by(report, "profile.claims")] == ["PASS"] * 4, [f.message for f in _by(report, "profile.claims")]
+    (bundle / "summary.json").write_text('{"baseline": {"mean": 3.0, "b8": 2.0}, "candidate": {"mean": 1.0, "b8": 1.0}}')
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "b", {"run": _optional_doc(True, claims)}))
+    assert sorted(f.status for f in _by(report, "profile.claims")) == ["FAIL", "PASS", "PASS", "PASS"]
+
+
+def test_a_required_dimension_absent_from_a_record_is_still_missing(tmp_path):
+    bundle = write_tree(tmp_path / "run", {**OPTIONAL_RUNS, "summary.json": '{"baseline": {"mean": 3.0}, "candidate": {"mean": 1.0}}'})
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _optional_doc(False, [MEAN])}))
+    assert [f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"] == ["missing-field"]
+
+
+# ---------------------------------------------------------------- 4. counting
+
+COUNTED = {"runs/baseline.csv": "s,samples,exit\n1,10,0\n2,10,1\n3,10,0\n"}
+
+
+def _counting(gate_rules: list[dict], claims: list[dict] = ()) -> dict:
+    doc = _doc(list(claims), gate={"rules": gate_rules})
+    doc["receipts"]["runs"]["fields"]["outcome"] = {"pointer": "/exit"}
+    doc["receipts"]["runs"]["ok_outcomes"] = ["0"]
+    return doc
+
+
+def _gate(tmp_path: Path, files: dict[str, str], doc: dict) -> list[tuple[str, str]]:
+    bundle = write_tree(tmp_path / "run", {**files, "summary.json": "{}"})
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
+    return [(f.status.value, f.code) for f in _by(report, "profile.gate")]
+
+
+def test_a_count_gate_asking_for_one_over_an_empty_selection_fails(tmp_path):
+    rule = {"id": "some-warmup", "receipts": "runs", "statistic": "count", "selection": {"phase": "warmup"}, "min": 1}
+    assert _gate(tmp_path, COUNTED, _counting([rule])) == [("FAIL", "rule-not-met")]
+
+
+def test_a_count_gate_allowing_none_over_an_empty_selection_passes(tmp_path):
+    rule = {"id": "no-warmup", "receipts": "runs", "statistic": "count", "selection": {"phase": "warmup"}, "max": 0}
+    assert _gate(tmp_path, COUNTED, _counting([rule])) == [("PASS", "rule-met")]
+
+
+def test_a_count_of_successes_leaves_failed_receipts_out(tmp_path):
+    rule = {"id": "three-successes", "receipts": "runs", "statistic": "count_ok", "selection": {"phase": "measured"}, "min": 3}
+    assert _gate(tmp_path, COUNTED, _counting([rule])) == [("FAIL", "rule-not-met")]
+    assert _gate(tmp_path / "b", COUNTED, _counting([rule | {"min": 2}])) == [("PASS", "rule-met")]
+    counted = {**rule, "statistic": "count", "min": 3}  # `count` counts every receipt, failed ones too (they stay in the denominator)
+    assert _gate(tmp_path / "c", COUNTED, _counting([counted])) == [("PASS", "rule-met")]
+
+
+def test_a_count_of_successes_needs_an_outcome_at_load():
+    claim = {"id": "ok", "receipts": "runs", "statistic": "count_ok", "selection": {"phase": "measured"}, "at": {"file": "summary.json", "pointer": "/ok"}}
+    _refused(_doc([claim]), "/claims/0/statistic", "`outcome`")

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from verifier import stats, units
+from verifier import profile_lint, stats, units
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
 from verifier.readers.locate import locate, stated
@@ -93,7 +93,13 @@ def _schema_problem(first: Any, errors: list[Any]) -> str:
         said = f"it states none of {', '.join(f'`{n}`' for n in wanted)} (one of them is required)"
         stray = [e.message for e in errors if e.validator == "unevaluatedProperties" and list(e.absolute_path) == list(first.absolute_path)]
         return said + (f"; {stray[0]}" if stray else "")
+    if first.validator == "pattern" and first.validator_value == _POINTER_PATTERN and isinstance(first.instance, str):
+        return f"{first.instance!r} is not a JSON Pointer: it starts with '/' (write {'/' + first.instance!r})"
     return schema_message(first)
+
+
+#: The pattern `schemas/profile.schema.json` gives a JSON Pointer.
+_POINTER_PATTERN = "^(/[^/]*)*$"
 
 
 def _refuse(origin: str, pointer: str, message: str) -> ConfigError:
@@ -151,8 +157,10 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     if first is not None:
         where = "/" + "/".join(str(p) for p in first.absolute_path)
         raise ConfigError(f"{origin}: invalid profile at {where}: {_schema_problem(first, errors)}")
+    profile_lint.normalise(document, origin)
     _units(document, origin)
     _paths(document, origin)
+    profile_lint.lint(document, origin)
     receipts = document.get("receipts", {})  # a profile with a `bundle` section may map no receipt sets of its own
     for rid, spec in receipts.items():
         here = f"/receipts/{rid}"
@@ -284,7 +292,10 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
     name = item.get("value", "latency")
     if "value" in item and item["value"] not in spec.get("values", {}):
         raise _refuse(origin, f"{where}/value", f"value {item['value']!r} is not declared in receipts.{rid}.values")
-    if item["statistic"] != "count" and name not in numeric:
+    if item["statistic"] == "count_ok" and "outcome" not in spec["fields"]:
+        raise _refuse(origin, f"{where}/statistic", f"count_ok counts the receipts whose `outcome` is in `ok_outcomes`, but receipt set {rid!r} maps no `outcome`; "
+                      "map `fields.outcome` and `ok_outcomes`, or count every receipt with `count`")
+    if item["statistic"] not in stats.COUNT_RESULTS and name not in numeric:
         raise _refuse(origin, where, f"{item['statistic']} needs a `value` (receipt set {rid!r} maps no latency); declared values: {sorted(numeric)}")
     if item["statistic"] in VALUE_STATISTICS and "unit" in item and name in numeric:
         stated, have = units.parse(item["unit"]), units.parse(numeric[name]["unit"])

@@ -187,6 +187,8 @@ class Derived:
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
 SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile")
+#: Statistics over outcomes (`values`: a sequence of bool, one per receipt: whether it succeeded): `count_ok` counts the successes.
+OUTCOME_STATISTICS = ("count_ok",)
 #: Statistics over groups (`values`: a mapping group -> sample), e.g. one sample per server.
 GROUP_STATISTICS = ("mean_of_server_means", "sd_of_server_means")
 #: Comparisons of two arms (`values`: a mapping arm -> group -> sample; `baseline` and `candidate` name the arms).
@@ -204,9 +206,9 @@ RATIO_RESULTS = ("speedup", "ratio")
 #: Statistics whose result is a percentage (stated in `%`, or in `1` with the factor 1/100 applied).
 PERCENT_RESULTS = ("relative_reduction_pct", "relative_change_pct")
 #: Statistics whose result is a number of receipts (stated in a count unit, `1`, or none).
-COUNT_RESULTS = ("count",)
+COUNT_RESULTS = ("count", "count_ok")
 #: The whole vocabulary `derive` understands.
-STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
+STATISTICS = SAMPLE_STATISTICS + OUTCOME_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
 
 #: `fmt`'s rounding contexts by digits, built once (a `decimal.Context` per call cost more than the rounding; only its flags change with use).
@@ -328,6 +330,7 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
       the order given, e.g. file order), `sd` (sample, n-1),
       `population_sd` (n), `percentile` (`q` in (0, 100], `method`
       `nearest-rank` or `linear`, both required): a sequence of Decimal;
+    - `count_ok`: a sequence of bool (each receipt's success): the number of successes;
     - `mean_of_server_means`, `sd_of_server_means` (sample SD, n-1, of the
       group means): a mapping group -> sequence (one group per server);
     - `relative_reduction_pct` ((1 - c/b) * 100), `speedup` (b / c) and
@@ -347,6 +350,9 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
     """
     if statistic in SAMPLE_STATISTICS:
         return _sample(statistic, values, q, method, of)
+    if statistic in OUTCOME_STATISTICS:
+        outcomes = [bool(v) for v in values]
+        return Derived(statistic, Decimal(sum(outcomes)), f"count of the {sum(outcomes)} successes among {len(outcomes)} {of} ({len(outcomes) - sum(outcomes)} failed, not counted)")
     if statistic in GROUP_STATISTICS:
         means, lines, inputs = _group_means(values, of)
         if statistic == "mean_of_server_means":

@@ -433,8 +433,15 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
-    check_complete(select(records, rule["selection"]), "the selection")
+    chosen = select(records, rule["selection"])
+    check_complete(chosen, "the selection")
     keys = instances(rule, records)
+    if rule["statistic"] in stats.COUNT_RESULTS and records and not chosen:  # the set was read and nothing matches: the count is 0, judged like any other
+        ok = (low is None or low <= 0) and (high is None or high >= 0)
+        text = f"{rule['statistic']} = 0 (needs {bound}): no receipt of the {len(records)} read matches {rule['selection']}"
+        if each is not None and not rule.get("per"):
+            each[()] = ok
+        return ok, text, "0"
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     met, lines, observed = True, [], {}

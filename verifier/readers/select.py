@@ -222,7 +222,7 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
     selection = {**rule["selection"], **key}
     name = rule.get("value", "latency")
     label = _label(selection)
-    if statistic == "count":
+    if statistic in stats.COUNT_RESULTS:  # `count_ok`: the successes only (a failed receipt's outcome is not in `ok_outcomes`)
         chosen = select(records, selection)
         check_complete(chosen, label)
         if not chosen:
@@ -230,7 +230,7 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
         unknown = [r.pointer for r in chosen if r.unknown]
         if unknown:
             raise Underivable(f"{len(unknown)} receipts of {label} lack a mapped dimension ({unknown[:3]}), so the count is not known", "incomplete-denominator")
-        return stats.derive("count", chosen, of=f"receipts with {label}")
+        return stats.derive(statistic, chosen if statistic == "count" else [r.ok for r in chosen], of=f"receipts with {label}")
     if statistic in stats.ARM_STATISTICS:
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
         baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
