@@ -250,3 +250,39 @@ def test_a_count_of_successes_leaves_failed_receipts_out(tmp_path):
 def test_a_count_of_successes_needs_an_outcome_at_load():
     claim = {"id": "ok", "receipts": "runs", "statistic": "count_ok", "selection": {"phase": "measured"}, "at": {"file": "summary.json", "pointer": "/ok"}}
     _refused(_doc([claim]), "/claims/0/statistic", "`outcome`")
+
+
+# ---------------------------------------------------------------- 5. `verify profile check DIR --profile P`: what each rule matched
+
+def test_profile_check_names_the_rules_that_match_nothing(tmp_path, run):
+    bundle = write_tree(tmp_path / "run", {**RUNS, "summary.json": '{"baseline": {"mean": 1.2}, "candidate": {"mean": 1.0}, "speedup": 1.2}'})
+    good = [MEAN, {**SPEEDUP, "unit": "x"}]
+    draft = tmp_path / "good.json"
+    draft.write_text(json.dumps(_doc(good) | {"id": "draft-run"}))
+    result = run("profile", "check", str(bundle), "--profile", str(draft))
+    assert result.exit_code == 0 and "0 rule(s) matched nothing" in result.stdout, result.stdout
+    assert "baseline arm 'baseline': 2 receipts; candidate arm 'candidate': 2 receipts; its place is stated for 1 of 1" in result.stdout
+    bad = [{**MEAN, "at": {"file": "summary.json", "pointer": "/{arm}/mean_s"}}, {**SPEEDUP, "unit": "x", "candidate": "candidat"}]
+    draft.write_text(json.dumps(_doc(bad) | {"id": "draft-run"}))
+    result = run("profile", "check", str(bundle), "--profile", str(draft))
+    assert result.exit_code == 1 and "2 rule(s) matched nothing" in result.stdout, result.stdout
+    lines = result.stdout.splitlines()
+    mean = next(line for line in lines if "claims/0 (mean)" in line)
+    assert "stated for 0 of 2" in mean and "/baseline/mean_s" in mean and "matches nothing" in mean
+    assert "candidate arm 'candidat': 0 receipts" in next(line for line in lines if "claims/1 (speedup)" in line)
+
+
+def test_profile_explain_lists_what_each_rule_matched(tmp_path, run):
+    bundle = write_tree(tmp_path / "run", {**RUNS, "summary.json": '{"baseline": {"mean": 1.2}, "candidate": {"mean": 1.0}}'})
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(_doc([MEAN]) | {"id": "draft-run", "receipts": {"runs": {**_doc([])["receipts"]["runs"], "glob": "run/*.csv"}}}))
+    result = run("profile", "explain", str(draft), str(bundle))
+    assert result.exit_code == 0 and "what each rule matched (2 matches nothing)" in result.stdout, result.stdout
+    assert "receipts.runs: glob 'run/*.csv' names 0 files, 0 records read: matches nothing" in result.stdout
+
+
+def test_profile_check_refuses_a_broken_draft_in_one_line(tmp_path, run):
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(_with(lambda d: d["claims"][0]["at"].update(pointer="{arm}/mean")) | {"id": "draft-run"}))
+    result = run("profile", "check", str(tmp_path), "--profile", str(draft))
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "/claims/0/at/pointer" in result.stderr, result.stderr

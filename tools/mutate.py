@@ -72,7 +72,7 @@ MODULES: list[str] = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier"
                             if p.name != "__init__.py") + [
     "verifier/media/demux.py", "verifier/media/policy.py",  # the coverage family's facts and policy (moved out of checks/coverage.py)
     "verifier/stats.py", "verifier/jsonio.py", "verifier/manifest.py", "verifier/readers/manifests.py", "verifier/bundle.py",
-    "verifier/profiles.py", "verifier/markdown.py", "verifier/grammars.py", "verifier/mdtables.py", "verifier/readers/html.py",
+    "verifier/profiles.py", "verifier/profile_lint.py", "verifier/markdown.py", "verifier/grammars.py", "verifier/mdtables.py", "verifier/readers/html.py",
     "verifier/readers/markdown_doc.py", "verifier/claimtext.py", "verifier/readers/claimdocs.py"]
 
 #: Test files the map never runs, for their cost: minutes each (a wheel build, pre-commit environments, a browser, a
