@@ -286,3 +286,84 @@ def test_profile_check_refuses_a_broken_draft_in_one_line(tmp_path, run):
     draft.write_text(json.dumps(_with(lambda d: d["claims"][0]["at"].update(pointer="{arm}/mean")) | {"id": "draft-run"}))
     result = run("profile", "check", str(tmp_path), "--profile", str(draft))
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "/claims/0/at/pointer" in result.stderr, result.stderr
+
+
+# ---------------------------------------------------------------- 6. the language: statistics and units, each with a PASS and a FAIL input
+
+def test_the_schema_statistics_are_the_one_vocabulary():
+    from verifier import stats
+
+    assert set(SCHEMA["$defs"]["derivation"]["properties"]["statistic"]["enum"]) == set(stats.STATISTICS)
+
+
+SPREAD = {"runs/a.csv": "s,samples\n1.0,10\n2.0,20\n4.0,30\n7.5,40\n3.2,50\n"}
+XS = [1.0, 2.0, 4.0, 7.5, 3.2]
+
+
+def _one(statistic: str, stated: str, unit: str = "s", **extra) -> str:
+    return json.dumps({"v": stated}), {"id": statistic, "receipts": "runs", "statistic": statistic, "selection": {"phase": "measured"}, "unit": unit,
+                                       "at": {"file": "summary.json", "pointer": "/v"}, **extra}
+
+
+def _independent(statistic: str) -> float:
+    """The statistic by scipy/numpy, not by verifier.stats."""
+    import numpy as np
+    from scipy import stats as sps
+
+    samples = [10, 20, 30, 40, 50]
+    return {"mad": lambda: sps.median_abs_deviation(XS), "mad_scaled": lambda: sps.median_abs_deviation(XS, scale="normal"),
+            "geometric_mean": lambda: sps.gmean(XS), "population_sd": lambda: float(np.std(XS)), "sum": lambda: sum(XS),
+            "slope": lambda: sps.linregress(samples, XS).slope * 1000, "r_squared": lambda: sps.linregress(samples, XS).rvalue ** 2}[statistic]()
+
+
+@pytest.mark.parametrize(("statistic", "unit", "extra"), [
+    ("mad", "s", {}), ("mad_scaled", "s", {}), ("geometric_mean", "s", {}), ("population_sd", "s", {}), ("sum", "s", {}),
+    ("slope", "ms/sample", {"x": "samples", "value": "t"}), ("r_squared", "1", {"x": "samples", "value": "t"}),
+])
+def test_each_new_statistic_passes_its_value_and_fails_another(tmp_path, statistic, unit, extra):
+    expected = _independent(statistic)
+    for stated, status in ((f"{expected:.4f}", "PASS"), (f"{expected * 1.01:.4f}", "FAIL")):
+        summary, claim = _one(statistic, stated, unit, **extra)
+        doc = _doc([claim])
+        doc["receipts"]["runs"]["values"]["t"] = {"pointer": "/s", "unit": "s"}
+        bundle = write_tree(tmp_path / status / "run", {**SPREAD, "summary.json": summary})
+        report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": doc}))
+        assert _claim(report, statistic).status == status, (stated, _claim(report, statistic).message)
+
+
+def test_a_geometric_mean_of_a_non_positive_value_is_not_derived(tmp_path):
+    summary, claim = _one("geometric_mean", "0", "1", value="r")
+    doc = _doc([claim])
+    doc["receipts"]["runs"]["values"]["r"] = {"pointer": "/samples", "unit": "1"}
+    bundle = write_tree(tmp_path / "run", {"runs/a.csv": "s,samples\n1,0\n2,4\n", "summary.json": summary})
+    found = _claim(verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc})), "geometric_mean")
+    assert (found.status, found.code) == ("FAIL", "empty-selection") and "values > 0" in found.message, found.message
+
+
+def test_a_ratio_to_the_baseline_in_percent_and_a_relative_change(tmp_path):
+    ratio = {**SPEEDUP, "id": "of_baseline", "statistic": "ratio", "at": {"file": "summary.json", "pointer": "/of"}}  # candidate / baseline: 1.0 / 1.2
+    change = {**SPEEDUP, "id": "change", "statistic": "relative_change_pct", "at": {"file": "summary.json", "pointer": "/change"}}
+    report = _run(tmp_path, {**RUNS, "summary.json": '{"of": 83.33, "change": -16.67}'}, [ratio, change])
+    assert (_claim(report, "of_baseline").status, _claim(report, "change").status) == ("PASS", "PASS")
+    report = _run(tmp_path / "b", {**RUNS, "summary.json": '{"of": 120.0, "change": 16.67}'}, [ratio, change])
+    assert (_claim(report, "of_baseline").status, _claim(report, "change").status) == ("FAIL", "FAIL")
+
+
+def test_a_slope_in_a_unit_of_another_dimension_is_refused():
+    _, claim = _one("slope", "1", "ms", x="samples", value="t")
+    doc = _doc([claim])
+    doc["receipts"]["runs"]["values"]["t"] = {"pointer": "/s", "unit": "s"}
+    _refused(doc, "/claims/0/unit", "t / samples")
+
+
+@pytest.mark.parametrize(("unit", "stated", "status"), [("ops/ms", "2", "PASS"), ("ops/ms", "2000", "FAIL"), ("IOPS", "2000", "PASS"), ("kops", "2", None)])
+def test_operations_per_second(tmp_path, unit, stated, status):
+    claim = {"id": "ops", "receipts": "runs", "statistic": "mean", "value": "rate", "selection": {"phase": "measured"}, "unit": unit,
+             "at": {"file": "summary.json", "pointer": "/ops"}}
+    doc = _doc([claim])
+    doc["receipts"]["runs"]["values"]["rate"] = {"pointer": "/samples", "unit": "ops/s"}
+    if status is None:
+        _refused(doc, "/claims/0/unit", "unknown unit")
+        return
+    bundle = write_tree(tmp_path / "run", {"runs/a.csv": "s,samples\n1,1000\n1,3000\n", "summary.json": json.dumps({"ops": float(stated)})})
+    assert _claim(verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc})), "ops").status == status

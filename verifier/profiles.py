@@ -261,9 +261,9 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
 VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
-                    "ci_low", "ci_high", "ci_half_width")
-#: Statistics comparing two arms (`baseline`, `candidate`).
-ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference")
+                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean")
+#: Statistics comparing two arms (`baseline`, `candidate`): `ratio` and `relative_change_pct` take the arms' means as their pair.
+ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference", "ratio", "relative_change_pct")
 
 
 def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: dict[str, Any]) -> None:
@@ -289,6 +289,10 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
     if item["statistic"] == "ratio_of_sums":
         _check_ratio_of_sums(origin, where, item, rid, numeric)
         return
+    if item["statistic"] == "slope":  # y per x: the unit is of the dimension value / x
+        _check_ratio_of_sums(origin, where, {**item, "numerator": item["value"], "denominator": item["x"]}, rid, numeric, slope=True)
+    if "x" in item and item["x"] not in numeric:
+        raise _refuse(origin, f"{where}/x", f"x {item['x']!r} is not a value of receipt set {rid!r} (values: {sorted(numeric)})")
     name = item.get("value", "latency")
     if "value" in item and item["value"] not in spec.get("values", {}):
         raise _refuse(origin, f"{where}/value", f"value {item['value']!r} is not declared in receipts.{rid}.values")
@@ -332,9 +336,9 @@ def _check_result_unit(origin: str, where: str, statistic: str, unit: str) -> No
 COUNT_DIMENSIONS = ("count", "requests", "samples", "frames", "dimensionless")
 
 
-def _check_ratio_of_sums(origin: str, where: str, item: dict[str, Any], rid: str, numeric: dict[str, dict[str, Any]]) -> None:
-    """Refuse a `ratio_of_sums` whose parts are not declared values (or `#receipts`), or whose unit is not of the dimension numerator / denominator."""
-    if "value" in item:
+def _check_ratio_of_sums(origin: str, where: str, item: dict[str, Any], rid: str, numeric: dict[str, dict[str, Any]], slope: bool = False) -> None:
+    """Refuse a `ratio_of_sums` (or with `slope`, a regression slope: value per x) whose parts are not declared values (or `#receipts`), or whose unit is not of the dimension numerator / denominator."""
+    if "value" in item and not slope:
         raise _refuse(origin, f"{where}/value", "a ratio_of_sums names `numerator` and `denominator`, not `value`")
     stated = units.parse(item["unit"])
     s_num, _, s_den = stated.dimension.partition("/")

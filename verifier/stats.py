@@ -17,6 +17,16 @@ any stated precision. Definitions and their sources:
 - `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction).
 - `population_sd`: square root of sum((x - mean)^2) / n (numpy `std` with
   `ddof=0`, the default of `numpy.std`).
+- `mad`: the median absolute deviation, median(|x - median(x)|), unscaled;
+  `mad_scaled`: the same times 1 / Phi^-1(3/4) = 1.482602218505602, so it
+  estimates the SD of normal data (Rousseeuw & Croux 1993; scipy
+  `median_abs_deviation(scale="normal")`, R `mad()` by default).
+- `geometric_mean`: exp(mean(ln x)) of values > 0 (e.g. of speedup
+  ratios; scipy `gmean`).
+- `slope` and `r_squared`: the ordinary least-squares line of y on x over
+  pairs (x, y): slope Sxy / Sxx, coefficient of determination
+  Sxy^2 / (Sxx Syy) (NIST e-Handbook 4.1.4.1; scipy `linregress` `slope`
+  and `rvalue**2`), Sxy = sum((x - mean x)(y - mean y)).
 - `ratio_of_sums`: sum(a) / sum(b) over one selection (e.g. samples / total
   seconds), not a mean of per-receipt ratios.
 - `ci_low`, `ci_high`, `ci_half_width`: the two-sided confidence interval of
@@ -56,6 +66,7 @@ __all__ = [
     "median",
     "peak_in_flight",
     "percentile_linear",
+    "median_abs_deviation",
     "percentile_nearest_rank",
     "population_sd",
     "sample_sd",
@@ -118,6 +129,17 @@ def sample_sd(values: Sequence[Decimal]) -> Decimal:
     m = mean(xs)
     ss = sum((CONTEXT.multiply(x - m, x - m) for x in xs), Decimal(0))
     return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs) - 1)))
+
+
+def median_abs_deviation(values: Sequence[Decimal]) -> Decimal:
+    """Return median(|x - median(x)|), unscaled (scipy `median_abs_deviation` with `scale=1.0`); raises `ValueError` on empty input."""
+    xs = _need(values)
+    centre = median(xs)
+    return median([abs(x - centre) for x in xs])
+
+
+#: 1 / Phi^-1(3/4): the factor that makes the MAD of normal data estimate its SD (scipy `scale="normal"`, R `mad`'s `constant`).
+MAD_NORMAL = CONTEXT.divide(Decimal(1), Decimal("0.6744897501960817"))
 
 
 def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
@@ -187,6 +209,10 @@ class Derived:
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
 SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile")
+#: Robust spreads and the geometric mean over one sample (`values`: a sequence of Decimal; the geometric mean's all > 0).
+ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean")
+#: Least-squares line of y on x (`values`: `(xs, ys)`, two sequences of one length).
+REGRESSION_STATISTICS = ("slope", "r_squared")
 #: Statistics over outcomes (`values`: a sequence of bool, one per receipt: whether it succeeded): `count_ok` counts the successes.
 OUTCOME_STATISTICS = ("count_ok",)
 #: Statistics over groups (`values`: a mapping group -> sample), e.g. one sample per server.
@@ -202,13 +228,13 @@ SUM_RATIO_STATISTICS = ("ratio_of_sums",)
 #: The methods a confidence interval names (never a default).
 CI_METHODS = ("normal-z", "student-t")
 #: Statistics whose result is a ratio, a pure number (stated in `1`, `x`, or `%` with the factor 100 applied).
-RATIO_RESULTS = ("speedup", "ratio")
+RATIO_RESULTS = ("speedup", "ratio", "r_squared")
 #: Statistics whose result is a percentage (stated in `%`, or in `1` with the factor 1/100 applied).
 PERCENT_RESULTS = ("relative_reduction_pct", "relative_change_pct")
 #: Statistics whose result is a number of receipts (stated in a count unit, `1`, or none).
 COUNT_RESULTS = ("count", "count_ok")
 #: The whole vocabulary `derive` understands.
-STATISTICS = SAMPLE_STATISTICS + OUTCOME_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
+STATISTICS = SAMPLE_STATISTICS + ROBUST_STATISTICS + REGRESSION_STATISTICS + OUTCOME_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
 
 #: `fmt`'s rounding contexts by digits, built once (a `decimal.Context` per call cost more than the rounding; only its flags change with use).
@@ -288,6 +314,39 @@ def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list
     return means, lines, tuple(inputs)
 
 
+def _robust(statistic: str, xs: list[Decimal], of: str) -> Derived:
+    """Return `mad`, `mad_scaled` or `geometric_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric mean."""
+    if not xs:
+        raise Underivable(f"no values ({of})", "empty-selection")
+    text = f"{len(xs)} {of}"
+    if statistic == "geometric_mean":
+        if any(x <= 0 for x in xs):
+            raise Underivable(f"a geometric mean needs values > 0, {of} has {min(xs)}", "empty-selection")
+        logs = [CONTEXT.ln(x) for x in xs]
+        return Derived(statistic, CONTEXT.exp(CONTEXT.divide(sum(logs, Decimal(0)), Decimal(len(xs)))), f"geometric mean exp(mean(ln x)) of {text}", tuple(xs))
+    mad = median_abs_deviation(xs)
+    if statistic == "mad":
+        return Derived(statistic, mad, f"median absolute deviation median(|x - median|) (unscaled) of {text}", tuple(xs))
+    return Derived(statistic, CONTEXT.multiply(mad, MAD_NORMAL), f"median absolute deviation x 1.482602218505602 (1/Phi^-1(3/4), normal scale) of {text}", tuple(xs))
+
+
+def _regression(statistic: str, values: Any, of: str) -> Derived:
+    """Return the least-squares `slope` or `r_squared` of `values` = `(xs, ys)`; raises `Underivable` for fewer than two pairs or no spread."""
+    xs, ys = ([Decimal(v) for v in part] for part in values)
+    if len(xs) != len(ys) or len(xs) < 2:
+        raise Underivable(f"a regression needs at least two (x, y) pairs, {of} has {min(len(xs), len(ys))}", "empty-selection", fail=False)
+    mx, my = mean(xs), mean(ys)
+    sxx = sum((CONTEXT.multiply(x - mx, x - mx) for x in xs), Decimal(0))
+    sxy = sum((CONTEXT.multiply(x - mx, y - my) for x, y in zip(xs, ys, strict=True)), Decimal(0))
+    syy = sum((CONTEXT.multiply(y - my, y - my) for y in ys), Decimal(0))
+    if sxx == 0 or (statistic == "r_squared" and syy == 0):
+        raise Underivable(f"every {'x' if sxx == 0 else 'y'} of {of} is the same, so the {statistic} is undefined", "empty-selection")
+    if statistic == "slope":
+        return Derived(statistic, CONTEXT.divide(sxy, sxx), f"least-squares slope Sxy/Sxx ({fmt(sxy)} / {fmt(sxx)}) over {len(xs)} pairs of {of}", tuple(xs) + tuple(ys))
+    return Derived(statistic, CONTEXT.divide(CONTEXT.multiply(sxy, sxy), CONTEXT.multiply(sxx, syy)),
+                   f"R^2 = Sxy^2/(Sxx Syy) of the least-squares line over {len(xs)} pairs of {of}", tuple(xs) + tuple(ys))
+
+
 def critical_value(method: str, confidence: Decimal, n: int) -> Decimal:
     """
     Return the two-sided critical value c of a `confidence` % interval of the mean of `n` values.
@@ -330,6 +389,8 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
       the order given, e.g. file order), `sd` (sample, n-1),
       `population_sd` (n), `percentile` (`q` in (0, 100], `method`
       `nearest-rank` or `linear`, both required): a sequence of Decimal;
+    - `mad`, `mad_scaled`, `geometric_mean` (values > 0): a sequence of Decimal;
+    - `slope`, `r_squared`: a pair `(xs, ys)` of sequences of one length (y regressed on x);
     - `count_ok`: a sequence of bool (each receipt's success): the number of successes;
     - `mean_of_server_means`, `sd_of_server_means` (sample SD, n-1, of the
       group means): a mapping group -> sequence (one group per server);
@@ -350,6 +411,10 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
     """
     if statistic in SAMPLE_STATISTICS:
         return _sample(statistic, values, q, method, of)
+    if statistic in ROBUST_STATISTICS:
+        return _robust(statistic, [Decimal(x) for x in values], of)
+    if statistic in REGRESSION_STATISTICS:
+        return _regression(statistic, values, of)
     if statistic in OUTCOME_STATISTICS:
         outcomes = [bool(v) for v in values]
         return Derived(statistic, Decimal(sum(outcomes)), f"count of the {sum(outcomes)} successes among {len(outcomes)} {of} ({len(outcomes) - sum(outcomes)} failed, not counted)")
@@ -477,6 +542,11 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
       magnitude (each operand rounded once, the subtraction once);
     - `relative_reduction_pct`, `speedup`, `ratio`, `relative_change_pct`,
       `ratio_of_sums`: each mean's (sum's) relative error (n eps) twice, through the quotient;
+    - `mad`, `mad_scaled`: twice the inputs' error (x and the median) plus
+      the interpolation term of a median, times the scale; `geometric_mean`:
+      n eps (1 + max |ln x|) relative (n logarithms summed, one exp);
+      `slope`, `r_squared`: 8 n eps relative (the cancellation in the centred
+      sums is not modelled);
     - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the
       stated value times 2 n eps + 4 u (the half-width as a quotient; the
       SD's cancellation term is not modelled);
@@ -515,6 +585,14 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic in _PICK:
         spread = biggest - min(xs)
         work = per_input + (EPS * (2 * biggest + n * spread) if statistic in ("median", "percentile") else 0)
+    elif statistic in ("mad", "mad_scaled"):  # a median of |x - median|: each deviation carries two inputs' error, the medians an interpolation's
+        spread = biggest - min(xs)
+        work = (2 * per_input + EPS * (2 * biggest + n * spread)) * (MAD_NORMAL if statistic == "mad_scaled" else 1) + abs(stated) / k * EPS
+    elif statistic == "geometric_mean":  # n logarithms summed, one exp: relative error n eps (1 + max |ln x|), plus each input's relative u
+        logs = max(abs(CONTEXT.ln(x)) for x in xs) if min(xs) > 0 else Decimal(0)
+        work = abs(stated) / k * (n * EPS * (1 + logs) + 4 * U) + per_input
+    elif statistic in ("slope", "r_squared"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)
+        work = abs(stated) / k * (8 * n * EPS) + 2 * per_input
     elif statistic in _SPREAD:
         d = n if statistic == "population_sd" else max(n - 1, Decimal(1))
         squares = n * EPS * sum((x * x for x in xs), Decimal(0))

@@ -71,11 +71,13 @@ _add("bytes", 2**40, "TiB")
 _add("samples", 1, "sample", "samples")
 _add("frames", 1, "frame", "frames", "fr")
 _add("requests", 1, "request", "requests", "req", "reqs", "query", "queries")
-_add("count", 1, "count", "counts", "item", "items", "decision", "decisions", "step", "steps", "iteration", "iterations")
+_add("count", 1, "count", "counts", "item", "items", "decision", "decisions", "step", "steps", "iteration", "iterations",
+     "op", "ops", "operation", "operations")
 _add("dimensionless", 1, "1", "x", "×", "ratio", "score")
 _add("percent", 1, "%", "percent", "pct")
 
-_RATE_ALIASES = {"tps": "tokens/s", "qps": "queries/s", "rps": "requests/s", "fps": "frames/s", "hz": "1/s", "Hz": "1/s"}
+_RATE_ALIASES = {"tps": "tokens/s", "qps": "queries/s", "rps": "requests/s", "fps": "frames/s", "hz": "1/s", "Hz": "1/s",
+                 "iops": "ops/s", "IOPS": "ops/s", "it/s": "iterations/s", "s/it": "s/iterations"}  # tqdm writes it/s and s/it
 _RATE = re.compile(r"^\s*(?P<num>[^/\s]+)\s*(?:/|\s+per\s+)\s*(?P<den>[^/\s]+)\s*$")
 
 

@@ -242,6 +242,16 @@ def derive_rule(rule: dict[str, Any], records: list[Receipt], key: dict[str, str
             return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
         arms = {arm: _groups(records, {**base_sel, "arm": arm}, name) for arm in (baseline, candidate)}
         return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=label)
+    if statistic in stats.PAIR_STATISTICS:  # the arms' means of server means as the pair: ratio = candidate / baseline, relative_change_pct = (candidate - baseline) / baseline * 100
+        base_sel = {k: v for k, v in selection.items() if k != "arm"}
+        baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
+        b, c = (stats.derive("mean_of_server_means", _groups(records, {**base_sel, "arm": arm}, name), of=f"arm {arm}, {label}") for arm in (baseline, candidate))
+        result = stats.derive(statistic, (c.value, b.value) if statistic == "ratio" else (b.value, c.value), of=label)
+        return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
+    if statistic in stats.REGRESSION_STATISTICS:  # y (`value`) on x (the declared value `x`), one pair per receipt
+        chosen = select(records, selection)
+        xs, ys = _values(chosen, rule["x"], label), _values(chosen, name, label)
+        return stats.derive(statistic, (xs, ys), of=f"({rule['x']}, {name}) of receipts ({label})")
     if statistic in stats.GROUP_STATISTICS:
         return stats.derive(statistic, _groups(records, selection, name), of=label)
     if statistic in stats.SUM_RATIO_STATISTICS:  # sum(numerator) / sum(denominator) over the one selection
