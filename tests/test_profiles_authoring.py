@@ -367,3 +367,75 @@ def test_operations_per_second(tmp_path, unit, stated, status):
         return
     bundle = write_tree(tmp_path / "run", {"runs/a.csv": "s,samples\n1,1000\n1,3000\n", "summary.json": json.dumps({"ops": float(stated)})})
     assert _claim(verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc})), "ops").status == status
+
+
+def _json_doc(claims: list[dict], runs: dict) -> dict:
+    """Return a profile reading `runs/{arm}.json` (one JSON object per file, `benchmarks` records) with `runs` as its receipt set spec overrides."""
+    doc = _doc(claims)
+    doc["receipts"]["runs"] = {"glob": "runs/*.json", "encoding": "json", "records": "/benchmarks", "name": "runs/{arm}.json",
+                               "fields": {"arm": {"from_name": "arm"}, "phase": {"value": "measured"}}, **runs}
+    return doc
+
+
+BENCH = {"runs/baseline.json": json.dumps({"benchmarks": [{"name": "a", "real_time": 2000, "iterations": 1000},
+                                                          {"name": "b", "real_time": 6000, "iterations": 1000},
+                                                          {"name": "a_mean", "aggregate": "mean", "real_time": 9, "iterations": 1}]})}
+
+
+def _per_iteration(tmp_path: Path, stated: str, runs: dict) -> str:
+    claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
+             "at": {"file": "summary.json", "pointer": "/per_iter"}}
+    bundle = write_tree(tmp_path / "run", {**BENCH, "summary.json": json.dumps({"per_iter": float(stated)})})
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], runs)}))
+    return _claim(report, "per_iter").status.value
+
+
+PER_ITERATION = {"values": {"t": {"pointer": "/real_time", "unit": "ns", "divide_by": {"pointer": "/iterations"}}},
+                 "where": {"aggregate": {"present": False}}}
+
+
+def test_a_value_computed_per_record_and_records_filtered_by_presence(tmp_path):
+    assert _per_iteration(tmp_path, "4", PER_ITERATION) == "PASS"  # (2 + 6) / 2 ns per iteration; the aggregate row is left out
+    assert _per_iteration(tmp_path / "b", "4000", PER_ITERATION) == "FAIL"  # the time per record, not per iteration
+    kept_aggregate = {**PER_ITERATION, "where": {"aggregate": {"present": True}}}
+    assert _per_iteration(tmp_path / "c", "9", kept_aggregate) == "PASS"
+
+
+def test_a_divisor_of_zero_is_no_value(tmp_path):
+    bundle = write_tree(tmp_path / "run", {"runs/baseline.json": json.dumps({"benchmarks": [{"real_time": 5, "iterations": 0}]}), "summary.json": '{"per_iter": 5}'})
+    claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
+             "at": {"file": "summary.json", "pointer": "/per_iter"}}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], {"values": PER_ITERATION["values"]})}))
+    assert [f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"] == ["not-a-number"]
+    assert _claim(report, "per_iter").status != "PASS"
+
+
+NESTED = {"runs/baseline.json": json.dumps({"benchmarks": [{"forks": [{"samples": [1, 2]}, {"samples": [3, 6]}]}]})}
+
+
+def test_nested_arrays_are_flattened(tmp_path):
+    runs = {"unnest": {"array": "/forks", "then": "/samples"}, "fields": {"latency": {"element": True, "unit": "s"}, "arm": {"from_name": "arm"},
+                                                                          "phase": {"value": "measured"}}}
+    claim = {"id": "mean", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "unit": "s", "at": {"file": "summary.json", "pointer": "/m"}}
+    for stated, status in (("3", "PASS"), ("4.5", "FAIL")):  # the mean of all four samples, not of the last fork
+        bundle = write_tree(tmp_path / status / "run", {**NESTED, "summary.json": json.dumps({"m": float(stated)})})
+        report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": _json_doc([claim], runs)}))
+        assert _claim(report, "mean").status == status
+
+
+def test_labels_map_what_records_write_onto_one_dimension_value(tmp_path):
+    files = {"runs/baseline.json": json.dumps({"benchmarks": [{"n": "N=1k", "t": 2}, {"n": "1000", "t": 4}, {"n": "N=2k", "t": 9}]})}
+    claim = {"id": "mean", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured", "n": "1000"}, "unit": "s",
+             "at": {"file": "summary.json", "pointer": "/m"}}
+    runs = {"values": {"t": {"pointer": "/t", "unit": "s"}}, "dimensions": {"n": {"pointer": "/n", "labels": {"N=1k": "1000", "N=2k": "2000"}}}}
+    for stated, status in (("3", "PASS"), ("4", "FAIL")):
+        bundle = write_tree(tmp_path / status / "run", {**files, "summary.json": json.dumps({"m": float(stated)})})
+        report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": _json_doc([claim], runs)}))
+        assert _claim(report, "mean").status == status
+
+
+def test_labels_on_a_value_and_a_divisor_on_a_dimension_are_refused():
+    doc = _json_doc([], {"values": {"t": {"pointer": "/t", "unit": "s", "labels": {"x": "1"}}}})
+    _refused(doc, "/receipts/runs/values/t/labels", "`dimensions`")
+    doc = _json_doc([], {"dimensions": {"n": {"pointer": "/n", "divide_by": {"pointer": "/k"}}}})
+    _refused(doc, "/receipts/runs/dimensions/n/divide_by", "`values`")

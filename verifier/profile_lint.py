@@ -21,6 +21,7 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
   reads;
 - a template with two placeholders side by side (`{arm}{server}`): where one
   value ends and the next begins is ambiguous by construction;
+- `labels` on a value, `divide_by` on a dimension;
 - a `selection` value holding a `{placeholder}` (selections are literal; the
   text would match no receipt), and a `baseline` or `candidate` `{dim}`
   that is not a `per` dimension (it would name an arm called "{dim}").
@@ -102,10 +103,23 @@ def normalise(document: dict[str, Any], origin: str) -> None:
 
 def lint(document: dict[str, Any], origin: str) -> None:
     """Raise `ConfigError` for the first authoring mistake of `document` the module docstring lists; return None when there is none."""
+    _mapping_kinds(document, origin)
     _location_pointers(document, origin)
     _flat_records(document, origin)
     _ambiguous(document, origin)
     _literal_selections(document, origin)
+
+
+def _mapping_kinds(document: dict[str, Any], origin: str) -> None:
+    """Refuse `labels` on a value (they name dimension values) and `divide_by` on a dimension (it divides a number)."""
+    for rid, spec in document.get("receipts", {}).items():
+        for section, mappings in (("fields", spec["fields"]), ("dimensions", spec.get("dimensions", {})), ("values", spec.get("values", {}))):
+            for name, mapping in mappings.items():
+                numeric = section == "values" or name in ("latency", "start", "end")
+                if "labels" in mapping and numeric:
+                    raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/labels", "`labels` map texts onto dimension values; a number is read as written (map it under `dimensions`)")
+                if "divide_by" in mapping and section != "values":
+                    raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/divide_by", "`divide_by` computes a per-record number: declare it under `values` (with the unit of the result)")
 
 
 def _location_pointers(document: dict[str, Any], origin: str) -> None:
