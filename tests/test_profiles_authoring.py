@@ -439,3 +439,39 @@ def test_labels_on_a_value_and_a_divisor_on_a_dimension_are_refused():
     _refused(doc, "/receipts/runs/values/t/labels", "`dimensions`")
     doc = _json_doc([], {"dimensions": {"n": {"pointer": "/n", "divide_by": {"pointer": "/k"}}}})
     _refused(doc, "/receipts/runs/dimensions/n/divide_by", "`values`")
+
+
+# ---------------------------------------------------------------- 7. reStructuredText claim documents
+
+RST = """Results
+=======
+
+The candidate is 16.67 % faster.
+
+.. table:: Latency
+
+   =========  ======
+   Arm        Mean s
+   =========  ======
+   baseline   {b}
+   candidate  1.0
+   =========  ======
+
+.. include:: {inc}
+
+.. code-block:: text
+
+   mean 1.0 s
+"""
+
+
+def test_a_restructuredtext_claim_document_is_read_by_its_tables(tmp_path):
+    claim = {**MEAN, "at": {"file": "RESULTS.rst", "pointer": "/tables/Latency", "where": {"Arm": "{arm}"}, "then": "/Mean s"}}
+    for b, status in (("1.2", "PASS"), ("1.3", "FAIL")):
+        inc = tmp_path / status / "run" / "other.txt"  # an absolute path, so a reader that followed `include` would find it
+        bundle = write_tree(tmp_path / status / "run", {**RUNS, "summary.json": "{}", "RESULTS.rst": RST.format(b=b, inc=inc), "other.txt": "99 included numbers"})
+        doc = _doc([claim], claim_documents=[{"file": "RESULTS.rst"}])
+        report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": doc}))
+        assert sorted(f.status.value for f in _by(report, "profile.claims")) == sorted(["PASS", status]), [f.message for f in _by(report, "profile.claims")]
+    unchecked = sorted(f.pointer for f in _by(report, "profile.coverage", "unchecked-claim"))
+    assert unchecked == ["/literal/0/numbers/0", "/prose/0/numbers/0"], unchecked  # the code block's number is stated; the include read nothing

@@ -40,7 +40,7 @@ __all__ = ["lint", "normalise"]
 #: Encodings whose records are flat (column -> cell): a pointer into one has one token.
 FLAT_ENCODINGS = ("csv", "markdown-table")
 #: Claim documents read into a JSON-like shape whose `tables` rows are flat (`verifier.readers.markdown_doc`, `readers.html`), and CSV.
-_TABLE_DOCUMENTS = (".md", ".markdown", ".html", ".htm")
+_TABLE_DOCUMENTS = (".md", ".markdown", ".html", ".htm", ".rst")
 
 
 def _refuse(origin: str, pointer: str, message: str) -> ConfigError:

@@ -52,6 +52,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from verifier.numfmt import fmt  # re-exported: a derived number for a message (display only)
+from verifier.sweep import peak_in_flight, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
+
 __all__ = [
     "STATISTICS",
     "Comparison",
@@ -142,32 +145,6 @@ def median_abs_deviation(values: Sequence[Decimal]) -> Decimal:
 MAD_NORMAL = CONTEXT.divide(Decimal(1), Decimal("0.6744897501960817"))
 
 
-def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
-    """
-    Return the largest number of half-open intervals [start, end) open at one instant.
-
-    `intervals` are `(start, end)` pairs of mutually comparable values
-    (seconds, datetimes); an interval ending exactly when another starts does
-    not overlap it (a sweep line that processes ends before starts on ties).
-    O(n log n) in the number of intervals.
-    """
-    return sweep_peak([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
-
-
-def sweep_peak(events: Sequence[tuple[Any, int]]) -> int:
-    """
-    Return the highest running sum of `events`, `(position, +1 or -1)` pairs, swept in position order.
-
-    On ties a closing `-1` is processed before an opening `+1`, so a count
-    that closes where another opens never overlaps it. 0 for no events.
-    """
-    peak = current = 0
-    for _, delta in sorted(events, key=lambda x: (x[0], x[1])):
-        current += delta
-        peak = max(peak, current)
-    return peak
-
-
 def population_sd(values: Sequence[Decimal]) -> Decimal:
     """Return the population standard deviation (divides by n, numpy `std` default); raises `ValueError` on empty input."""
     xs = _need(values)
@@ -235,32 +212,6 @@ PERCENT_RESULTS = ("relative_reduction_pct", "relative_change_pct")
 COUNT_RESULTS = ("count", "count_ok")
 #: The whole vocabulary `derive` understands.
 STATISTICS = SAMPLE_STATISTICS + ROBUST_STATISTICS + REGRESSION_STATISTICS + OUTCOME_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
-
-
-#: `fmt`'s rounding contexts by digits, built once (a `decimal.Context` per call cost more than the rounding; only its flags change with use).
-_FMT_CONTEXTS: dict[int, decimal.Context] = {}
-
-
-def fmt(value: Decimal, digits: int = 12) -> str:
-    """
-    Return `value` for a message: rounded half-even to `digits` significant digits, trailing zeros dropped.
-
-    Plain decimal (`0.613333333333`, `1200`) for magnitudes from 1e-9 to below 1e21, scientific (`1.5E+30`)
-    outside; NaN and infinities as `str` gives them. Display only: findings keep exact values in `expected`
-    and `observed`, and comparisons never use this text. (It used to cut the string at 24 characters,
-    which could change a large number's magnitude.)
-    """
-    if not value.is_finite():
-        return str(value)
-    if value.is_zero():
-        return "0"
-    context = _FMT_CONTEXTS.get(digits)
-    if context is None:
-        context = _FMT_CONTEXTS[digits] = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN)
-    rounded = context.plus(value).normalize()
-    if -9 <= rounded.adjusted() < 21:
-        return format(rounded, "f")
-    return str(rounded)
 
 
 def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, of: str) -> Derived:
