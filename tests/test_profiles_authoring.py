@@ -475,3 +475,10 @@ def test_a_restructuredtext_claim_document_is_read_by_its_tables(tmp_path):
         assert sorted(f.status.value for f in _by(report, "profile.claims")) == sorted(["PASS", status]), [f.message for f in _by(report, "profile.claims")]
     unchecked = sorted(f.pointer for f in _by(report, "profile.coverage", "unchecked-claim"))
     assert unchecked == ["/literal/0/numbers/0", "/prose/0/numbers/0"], unchecked  # the code block's number is stated; the include read nothing
+
+
+def test_a_bounds_file_placeholder_that_is_not_a_per_dimension_is_refused():
+    rule = {"id": "range", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"], "unit": "s",
+            "bounds_at": {"file": "{arm}/{modle}/README.md", "line_naming": "mean"}}
+    _refused(_doc([], gate={"rules": [rule]}), "/gate/rules/0/bounds_at/file", "{modle}", "`per`")
+    load_profile(_doc([], gate={"rules": [{**rule, "bounds_at": {"file": "{arm}/README.md", "line_naming": "mean"}}]}), SCHEMA, origin="draft.json")

@@ -23,8 +23,9 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
   value ends and the next begins is ambiguous by construction;
 - `labels` on a value, `divide_by` on a dimension;
 - a `selection` value holding a `{placeholder}` (selections are literal; the
-  text would match no receipt), and a `baseline` or `candidate` `{dim}`
-  that is not a `per` dimension (it would name an arm called "{dim}").
+  text would match no receipt), and a `baseline` or `candidate` `{dim}`, or a
+  `bounds_at.file` placeholder, that is not a `per` dimension (it would name
+  an arm, or a file, called "{dim}").
 """
 
 from __future__ import annotations
@@ -213,6 +214,11 @@ def _literal_selections(document: dict[str, Any], origin: str) -> None:
                 if PLACEHOLDER.search(text):
                     raise _refuse(origin, f"{where}/selection/{dim}", f"{text!r}: a selection value is literal text, matched as written (no receipt has it); "
                                   f"to derive once per {dim} value, put {dim!r} in `per`")
+        if "bounds_at" in rule:
+            foreign = [n for n in PLACEHOLDER.findall(rule["bounds_at"]["file"]) if n.removesuffix(".index") not in rule.get("per", [])]
+            if foreign:
+                raise _refuse(origin, f"{where}/bounds_at/file", f"placeholder {{{foreign[0]}}} is not one of the rule's `per` dimensions {rule.get('per', [])}: "
+                              "each names the instance's value, so add it to `per` or write the text")
         for part in ("baseline", "candidate"):
             text = rule.get(part, "")
             names = PLACEHOLDER.findall(text)
