@@ -482,3 +482,11 @@ def test_a_bounds_file_placeholder_that_is_not_a_per_dimension_is_refused():
             "bounds_at": {"file": "{arm}/{modle}/README.md", "line_naming": "mean"}}
     _refused(_doc([], gate={"rules": [rule]}), "/gate/rules/0/bounds_at/file", "{modle}", "`per`")
     load_profile(_doc([], gate={"rules": [{**rule, "bounds_at": {"file": "{arm}/README.md", "line_naming": "mean"}}]}), SCHEMA, origin="draft.json")
+
+
+def test_profile_check_says_when_instances_share_one_place(tmp_path, run):
+    bundle = write_tree(tmp_path / "run", {**RUNS, "summary.json": '{"mean": 1.2}'})
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(_doc([{**MEAN, "at": {"file": "summary.json", "pointer": "/mean"}}]) | {"id": "draft-run"}))
+    result = run("profile", "check", str(bundle), "--profile", str(draft))
+    assert "its place is stated for 2 of 2 (2 instances at 1 place" in result.stdout, result.stdout

@@ -85,6 +85,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             found = [s for s in sites if s.problem is None]
             missing = [s for s in sites if s.problem is not None]
             text += f"; its place is stated for {len(found)} of {len(sites)}"
+            places = {(s.location.file, s.location.pointer) for s in found}
+            if len(places) < len(found):  # a `per` dimension its location does not name: several instances compared with one stated value
+                text += f" ({len(found)} instances at {_many(len(places), 'place')}: a `per` dimension the location does not name, or a `where` that binds the wrong column?)"
             if missing:
                 first = missing[0]
                 text += f" (first not found: {first.location.file} {first.location.pointer or ''}: {first.problem}{', ' + first.detail if first.detail else ''})"
