@@ -5,7 +5,7 @@ A profile (`profiles/<id>.json`, validated by `schemas/profile.schema.json`
 and pinned in `inventory.json` like a gate) says where a bundle keeps its
 manifest, receipts, claims and gate, and how its fields map onto the
 derivations the core already has. The vocabulary is closed: JSON Pointers,
-globs, `{dimension}` placeholders and the statistics of the gate vocabulary;
+globs, `{dimension}` placeholders and the statistics of `verifier.stats.STATISTICS`;
 nothing is evaluated. See `docs/profiles.md`.
 
 This module loads and cross-checks profiles (`load_profile`, raising
@@ -144,7 +144,11 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     dimension; every `{placeholder}` in a claim location is one of the
     claim's `per` dimensions (optionally `.index`); every `{name}` in a
     receipt file-name template is a field mapped `from_name`; `text`
-    receipts name their line grammars. Raises `ConfigError` naming `origin`
+    receipts name their line grammars; a statistic's unit is of the dimension
+    of its result (`_check_result_unit`); and the authoring checks of
+    `verifier.profile_lint` hold (pointer syntax, escapes, `where` keys,
+    templates), after it wrote each `where` key in the form its reader reads
+    (`profile_lint.normalise`, in place). Raises `ConfigError` naming `origin`
     and the JSON Pointer of the offending place otherwise (exit 2: a broken
     profile is a configuration error, never a finding).
     """
