@@ -1,7 +1,7 @@
 """
 Every comparison of a stated or recorded number with a derived one goes through the engine (`stats.compare`/`tolerance`).
 
-An AST scan of the package outside the engine modules (`stats.py`, `derive.py`,
+An AST scan of the package outside the engine modules (`stats.py`, `estimators.py`, `derive.py`,
 `units.py`) for the shapes a hand-made derivation or tolerance takes:
 
 - `context-arith`: `CONTEXT.divide(...)` / `.multiply` / `.subtract` / `.add` /
@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "verifier"
-ENGINE = {"stats.py", "derive.py", "units.py"}
+ENGINE = {"stats.py", "estimators.py", "derive.py", "units.py"}
 _ARITH = {"divide", "multiply", "subtract", "add", "sqrt", "power", "fma"}
 
 _CONVERSION = "converts a number read from a file into the base unit of its dimension (the unit registry's exact scale): reading, no comparison"
@@ -32,10 +32,10 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("adapters/vllm_bench.py", "context-arith"): (1, "per-request TPOT = (latency - ttft) / (output_len - 1) as vLLM defines it: the inputs of a statistic, their float error bounded by `input_error`"),
     ("checks/coverage_rules.py", "abs-diff-compare"): (1, _MEDIA),
     ("checks/profile.py", "context-arith"): (1, _CONVERSION),
-    ("checks/profile_claims.py", "context-arith"): (3, "converts a derived value from its base unit to the claim's stated unit before stats.compare"),
+    ("checks/profile_claims.py", "context-arith"): (5, "converts a derived value from its base unit to the claim's stated unit before stats.compare (a pure number's factor: 1, x or % with 100)"),
     ("media/demux.py", "abs-diff-compare"): (2, _MEDIA),
     ("readers/pointers.py", "context-arith"): (1, "reads a rational string such as \"24/1\" as its number"),
-    ("readers/records.py", "context-arith"): (2, _CONVERSION),
+    ("readers/records.py", "context-arith"): (3, _CONVERSION + "; and a mapping's `divide_by` (time / iterations), the value per record a statistic then takes"),
     ("scorers/audio.py", "abs-diff-compare"): (1, "sample counts of two audio signals against the scorer's length tolerance: not a stated number"),
 }
 

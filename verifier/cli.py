@@ -465,6 +465,23 @@ def profile_explain(profile: str, directory: str, artifacts: str | None, every: 
     sys.exit(exit_code)
 
 
+@profile_group.command("check")
+@click.argument("directory", type=click.Path(path_type=str))
+@click.option("--profile", "profile", cls=_Once, required=True, help="A shipped profile id or a profile .json path (a draft is validated, not pinned).")
+@click.option("--artifacts", cls=_Once, type=click.Path(exists=True, file_okay=False, path_type=str),
+              help="Directory holding the files the manifest lists but DIRECTORY lacks, by their listed path.")
+def profile_check(directory: str, profile: str, artifacts: str | None) -> None:
+    """Print, per rule of PROFILE, what it matched in DIRECTORY (files, records, receipts, stated places); exit 1 when a rule matched nothing."""
+    from verifier.explain import check
+
+    try:
+        text, exit_code = check(profile, directory, artifacts=artifacts)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    click.echo(text, nl=False)
+    sys.exit(exit_code)
+
+
 @main.command("media")
 @click.argument("files", nargs=-1, required=True, type=_Input(path_type=str))
 @click.option("--frames", type=click.IntRange(min=1), help="Expected video frames N.")

@@ -31,13 +31,13 @@ from verifier.stats import Underivable
 
 __all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Underivable", "arm_name", "derive_rule", "not_derivable"]
 
-#: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): every one of the
-#: vocabulary `stats.STATISTICS` but the pair statistics, which take two given numbers, not a selection.
-RECORD_STATISTICS = tuple(s for s in stats.STATISTICS if s not in stats.PAIR_STATISTICS)
+#: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): the whole vocabulary
+#: `stats.STATISTICS` (the pair statistics `ratio` and `relative_change_pct` take the two arms' means of server means).
+RECORD_STATISTICS = stats.STATISTICS
 #: The statistics a native gate rule may name (`checks.derivation.CampaignSource`): its receipts carry one value, the
 #: latency, so the sample, group and arm statistics of it and counts; no confidence interval (a gate names no
 #: confidence level), no ratio of sums (no second value to sum), no pair statistic.
-CAMPAIGN_STATISTICS = stats.SAMPLE_STATISTICS + stats.GROUP_STATISTICS + stats.ARM_STATISTICS
+CAMPAIGN_STATISTICS = stats.SAMPLE_STATISTICS + stats.ROBUST_STATISTICS + stats.GROUP_STATISTICS + stats.ARM_STATISTICS
 
 
 def not_derivable(rules: Sequence[dict[str, Any]], derivable: Sequence[str], source: str) -> tuple[int, str] | None:
@@ -141,9 +141,9 @@ def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo:
     statistic = rule["statistic"]
     selection = {**rule.get("selection", {}), **key}
     name = rule.get("value", "latency")
-    if statistic == "count":
+    if statistic in stats.COUNT_RESULTS:  # `count_ok`: the successes only (a failed receipt's outcome is not in `ok_outcomes`)
         items, of = source.count(rule, selection)
-        return stats.derive("count", items, of=of)
+        return stats.derive(statistic, items if statistic == "count" else [item.ok for item in items], of=of)
     if statistic in stats.ARM_STATISTICS:
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
         baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
@@ -155,6 +155,16 @@ def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo:
             return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
         arms, of = source.arms(selection, name, baseline, candidate)
         return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=of)
+    if statistic in stats.PAIR_STATISTICS:  # the arms' means of server means as the pair: ratio = candidate / baseline, relative_change_pct = (candidate - baseline) / baseline * 100
+        baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
+        arms, of = source.arms(selection, name, baseline, candidate)
+        b, c = (stats.derive("mean_of_server_means", arms[arm], of=f"arm {arm}, {of}") for arm in (baseline, candidate))
+        result = stats.derive(statistic, (c.value, b.value) if statistic == "ratio" else (b.value, c.value), of=of)
+        return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
+    if statistic in stats.REGRESSION_STATISTICS:  # y (`value`) on x (the declared value `x`), one pair per receipt, in file order
+        xs, _ = source.values(selection, rule["x"])
+        ys, _ = source.values(selection, name)
+        return stats.derive(statistic, (xs, ys), of=f"({rule['x']}, {name}) of receipts ({source.label(selection)})")
     if statistic in stats.GROUP_STATISTICS:
         groups, of = source.groups(selection, name)
         return stats.derive(statistic, groups, of=of)

@@ -19,9 +19,10 @@ from typing import Any
 
 from verifier.errors import ConfigError, UsageError
 from verifier.mdtables import READER_KEYS
+from verifier.profile_check import NOTHING, rule_lines
 from verifier.report._common import visible
 
-__all__ = ["explain"]
+__all__ = ["check", "explain"]
 
 
 #: `profile.coverage` codes of a claim document whose numbers were never read (`verifier.readers.claimdocs`).
@@ -43,22 +44,8 @@ def _load(profile: str, trusted: Any) -> tuple[str, dict[str, Any]]:
     return pid, trusted.profile(pid)
 
 
-def explain(profile: str, directory: str, *, asset_root: str | None = None, artifacts: str | None = None,
-            every: bool = False) -> tuple[str, int]:
-    """
-    Return `(text, exit_code)`: the per-file explanation of `profile` applied to `directory` (one block per file).
-
-    `artifacts` is the `--artifacts DIR` of `verify`: files the manifest lists
-    but `directory` lacks are looked up there (`verifier.checks.integrity.match_supplied`).
-    A file's record members no mapping reads are listed up to `_SHOWN` of
-    them and counted beyond (`and N more`); `every` lists them all.
-
-    `exit_code` is 4 when a check failed inside (an ERROR finding: our bug,
-    `docs/exit-codes.md`), else 0: explaining is not judging, so FAIL and
-    UNVERIFIED findings are listed but do not change it. Raises
-    `UsageError` when `directory` is not a directory or the profile file
-    cannot be read, `ConfigError` when the profile is invalid (exit 2).
-    """
+def _run(profile: str, directory: str, asset_root: str | None, artifacts: str | None) -> tuple[str, dict[str, Any], Any, Any, list[Any]]:
+    """Return `(id, document, tree, context, findings)` of the profile pipeline run on `directory` (read only); raises as `explain` does."""
     from verifier.checks.profile import pipeline_for
     from verifier.checks.profile_media import coverage_gates
     from verifier.pipeline import Context, run_pipeline
@@ -75,6 +62,41 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document, "coverage_gates": coverage_gates(trusted, document),
                                                                  "artifacts": artifacts})
     findings, _roster = run_pipeline(pipeline_for(document), ctx)
+    return pid, document, tree, ctx, findings
+
+
+def check(profile: str, directory: str, *, asset_root: str | None = None, artifacts: str | None = None) -> tuple[str, int]:
+    """
+    Return `(text, exit_code)` of `verify profile check DIR --profile P`: per rule of `profile`, what it matched in `directory`.
+
+    The lines of `verifier.profile_check.rule_lines`, then how many rules matched nothing. `exit_code` is 4 when a
+    check failed inside (an ERROR, our bug), 1 when a rule matched nothing (an authoring problem to look at before any
+    verdict), else 0. Raises `UsageError` and `ConfigError` (exit 2) as `explain` does.
+    """
+    pid, document, tree, ctx, findings = _run(profile, directory, asset_root, artifacts)
+    lines, nothing = rule_lines(document, ctx.data.get("evidence"), tree.glob)
+    text = [f"profile {pid} on {directory}: what each rule matched", *lines, f"{nothing} rule(s) matched nothing"]
+    failed = any(str(f.status.value if hasattr(f.status, "value") else f.status) == "ERROR" for f in findings)
+    return "\n".join(visible(line) for line in text) + "\n", 4 if failed else 1 if nothing else 0
+
+
+def explain(profile: str, directory: str, *, asset_root: str | None = None, artifacts: str | None = None,
+            every: bool = False) -> tuple[str, int]:
+    """
+    Return `(text, exit_code)`: the per-file explanation of `profile` applied to `directory` (one block per file).
+
+    `artifacts` is the `--artifacts DIR` of `verify`: files the manifest lists
+    but `directory` lacks are looked up there (`verifier.checks.integrity.match_supplied`).
+    A file's record members no mapping reads are listed up to `_SHOWN` of
+    them and counted beyond (`and N more`); `every` lists them all.
+
+    `exit_code` is 4 when a check failed inside (an ERROR finding: our bug,
+    `docs/exit-codes.md`), else 0: explaining is not judging, so FAIL and
+    UNVERIFIED findings are listed but do not change it. Raises
+    `UsageError` when `directory` is not a directory or the profile file
+    cannot be read, `ConfigError` when the profile is invalid (exit 2).
+    """
+    pid, document, tree, ctx, findings = _run(profile, directory, asset_root, artifacts)
     per_file: dict[str, list[str]] = defaultdict(list)
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     general: list[str] = []
@@ -136,6 +158,9 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     if general:
         lines.append("not tied to one file:")
         lines.extend(general)
+    ruled, nothing = rule_lines(document, evidence, tree.glob)
+    lines.append(f"what each rule matched ({nothing} {NOTHING}):")
+    lines.extend(ruled)
     unchecked = sum(1 for f in findings if f.code == "unchecked-claim")
     unread = sorted({f.path or "-" for f in findings if f.check == "profile.coverage" and f.code in UNREAD_DOCUMENT})
     if unread:  # their numbers were never counted: "0 left unchecked" would say the bundle states nothing unchecked

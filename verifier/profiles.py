@@ -5,7 +5,7 @@ A profile (`profiles/<id>.json`, validated by `schemas/profile.schema.json`
 and pinned in `inventory.json` like a gate) says where a bundle keeps its
 manifest, receipts, claims and gate, and how its fields map onto the
 derivations the core already has. The vocabulary is closed: JSON Pointers,
-globs, `{dimension}` placeholders and the statistics of the gate vocabulary;
+globs, `{dimension}` placeholders and the statistics of `verifier.stats.STATISTICS`;
 nothing is evaluated. See `docs/profiles.md`.
 
 This module loads and cross-checks profiles (`load_profile`, raising
@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 
-from verifier import units
+from verifier import profile_lint, stats, units
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
 from verifier.readers.locate import locate, stated
@@ -95,7 +95,13 @@ def _schema_problem(first: Any, errors: list[Any]) -> str:
         said = f"it states none of {', '.join(f'`{n}`' for n in wanted)} (one of them is required)"
         stray = [e.message for e in errors if e.validator == "unevaluatedProperties" and list(e.absolute_path) == list(first.absolute_path)]
         return said + (f"; {stray[0]}" if stray else "")
+    if first.validator == "pattern" and first.validator_value == _POINTER_PATTERN and isinstance(first.instance, str):
+        return f"{first.instance!r} is not a JSON Pointer: it starts with '/' (write {'/' + first.instance!r})"
     return schema_message(first)
+
+
+#: The pattern `schemas/profile.schema.json` gives a JSON Pointer.
+_POINTER_PATTERN = "^(/[^/]*)*$"
 
 
 def _refuse(origin: str, pointer: str, message: str) -> ConfigError:
@@ -140,7 +146,11 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     dimension; every `{placeholder}` in a claim location is one of the
     claim's `per` dimensions (optionally `.index`); every `{name}` in a
     receipt file-name template is a field mapped `from_name`; `text`
-    receipts name their line grammars. Raises `ConfigError` naming `origin`
+    receipts name their line grammars; a statistic's unit is of the dimension
+    of its result (`_check_result_unit`); and the authoring checks of
+    `verifier.profile_lint` hold (pointer syntax, escapes, `where` keys,
+    templates), after it wrote each `where` key in the form its reader reads
+    (`profile_lint.normalise`, in place). Raises `ConfigError` naming `origin`
     and the JSON Pointer of the offending place otherwise (exit 2: a broken
     profile is a configuration error, never a finding).
     """
@@ -153,8 +163,10 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     if first is not None:
         where = "/" + "/".join(str(p) for p in first.absolute_path)
         raise ConfigError(f"{origin}: invalid profile at {where}: {_schema_problem(first, errors)}")
+    profile_lint.normalise(document, origin)
     _units(document, origin)
     _paths(document, origin)
+    profile_lint.lint(document, origin)
     receipts = document.get("receipts", {})  # a profile with a `bundle` section may map no receipt sets of its own
     for rid, spec in receipts.items():
         here = f"/receipts/{rid}"
@@ -256,10 +268,10 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
 
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
-VALUE_STATISTICS = ("sum", "mean", "median", "percentile", "min", "max", "sd", "population_sd", "mean_of_server_means", "sd_of_server_means",
-                    "difference", "first", "last", "ci_low", "ci_high", "ci_half_width")
-#: Statistics comparing two arms (`baseline`, `candidate`).
-ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference")
+VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
+                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean")
+#: Statistics comparing two arms (`baseline`, `candidate`): `ratio` and `relative_change_pct` take the arms' means as their pair.
+ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference", "ratio", "relative_change_pct")
 
 
 def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: dict[str, Any]) -> None:
@@ -285,28 +297,56 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
     if item["statistic"] == "ratio_of_sums":
         _check_ratio_of_sums(origin, where, item, rid, numeric)
         return
+    if item["statistic"] == "slope":  # y per x: the unit is of the dimension value / x
+        _check_ratio_of_sums(origin, where, {**item, "numerator": item["value"], "denominator": item["x"]}, rid, numeric, slope=True)
+    if "x" in item and item["x"] not in numeric:
+        raise _refuse(origin, f"{where}/x", f"x {item['x']!r} is not a value of receipt set {rid!r} (values: {sorted(numeric)})")
     name = item.get("value", "latency")
     if "value" in item and item["value"] not in spec.get("values", {}):
         raise _refuse(origin, f"{where}/value", f"value {item['value']!r} is not declared in receipts.{rid}.values")
-    if item["statistic"] != "count" and name not in numeric:
+    if item["statistic"] == "count_ok" and "outcome" not in spec["fields"]:
+        raise _refuse(origin, f"{where}/statistic", f"count_ok counts the receipts whose `outcome` is in `ok_outcomes`, but receipt set {rid!r} maps no `outcome`; "
+                      "map `fields.outcome` and `ok_outcomes`, or count every receipt with `count`")
+    if item["statistic"] not in stats.COUNT_RESULTS and name not in numeric:
         raise _refuse(origin, where, f"{item['statistic']} needs a `value` (receipt set {rid!r} maps no latency); declared values: {sorted(numeric)}")
     if item["statistic"] in VALUE_STATISTICS and "unit" in item and name in numeric:
         stated, have = units.parse(item["unit"]), units.parse(numeric[name]["unit"])
         if not stated.compatible(have):
             raise _refuse(origin, f"{where}/unit", f"unit {item['unit']!r} ({stated.dimension}) is not of the dimension of {name} ({numeric[name]['unit']}, {have.dimension})")
+    if "unit" in item:
+        _check_result_unit(origin, where, item["statistic"], item["unit"])
     if item["statistic"] in ARM_STATISTICS and "arm" not in dims:
         raise _refuse(origin, where, f"{item['statistic']} compares arms, but receipt set {rid!r} maps no `arm`")
     if item["statistic"] == "mean_of_server_means" and "server" not in dims:
         raise _refuse(origin, where, f"mean_of_server_means needs a `server` field in receipt set {rid!r}")
 
 
+def _check_result_unit(origin: str, where: str, statistic: str, unit: str) -> None:
+    """
+    Refuse a unit of another dimension than the result of `statistic`: a ratio (`stats.RATIO_RESULTS`) or a percentage
+    (`stats.PERCENT_RESULTS`) is a pure number, written `1`, `x` or `%` with the factor applied (`units.pure_scale`: a
+    speedup of 1.2 in `%` is 120); a count is a number of receipts (`COUNT_DIMENSIONS`). A value's statistic is checked
+    against the value's unit by `_check_derivation`.
+    """
+    have = units.parse(unit).dimension
+    if statistic in stats.RATIO_RESULTS and have not in units.PURE:
+        instead = "`1`, `x` or `%` (a ratio of 1.2 is stated 1.2 in `1` or `x`, 120 in `%`)"
+    elif statistic in stats.PERCENT_RESULTS and have not in units.PURE:
+        instead = "`%` (or `1` for the fraction: 20 % is 0.2 in `1`)"
+    elif statistic in stats.COUNT_RESULTS and have not in COUNT_DIMENSIONS:
+        instead = "`1` or a unit of counts (`count`, `requests`, `samples`, `frames`), or no unit"
+    else:
+        return
+    raise _refuse(origin, f"{where}/unit", f"unit {unit!r} ({have}) is not a unit of what {statistic} gives; write {instead}")
+
+
 #: Dimensions a count of receipts (`#receipts` in a `ratio_of_sums`) may be stated in: decisions/s, requests/s, samples/s, tokens per request.
 COUNT_DIMENSIONS = ("count", "requests", "samples", "frames", "dimensionless")
 
 
-def _check_ratio_of_sums(origin: str, where: str, item: dict[str, Any], rid: str, numeric: dict[str, dict[str, Any]]) -> None:
-    """Refuse a `ratio_of_sums` whose parts are not declared values (or `#receipts`), or whose unit is not of the dimension numerator / denominator."""
-    if "value" in item:
+def _check_ratio_of_sums(origin: str, where: str, item: dict[str, Any], rid: str, numeric: dict[str, dict[str, Any]], slope: bool = False) -> None:
+    """Refuse a `ratio_of_sums` (or with `slope`, a regression slope: value per x) whose parts are not declared values (or `#receipts`), or whose unit is not of the dimension numerator / denominator."""
+    if "value" in item and not slope:
         raise _refuse(origin, f"{where}/value", "a ratio_of_sums names `numerator` and `denominator`, not `value`")
     stated = units.parse(item["unit"])
     s_num, _, s_den = stated.dimension.partition("/")

@@ -17,6 +17,16 @@ any stated precision. Definitions and their sources:
 - `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction).
 - `population_sd`: square root of sum((x - mean)^2) / n (numpy `std` with
   `ddof=0`, the default of `numpy.std`).
+- `mad`: the median absolute deviation, median(|x - median(x)|), unscaled;
+  `mad_scaled`: the same times 1 / Phi^-1(3/4) = 1.482602218505602, so it
+  estimates the SD of normal data (Rousseeuw & Croux 1993; scipy
+  `median_abs_deviation(scale="normal")`, R `mad()` by default).
+- `geometric_mean`: exp(mean(ln x)) of values > 0 (e.g. of speedup
+  ratios; scipy `gmean`).
+- `slope` and `r_squared`: the ordinary least-squares line of y on x over
+  pairs (x, y): slope Sxy / Sxx, coefficient of determination
+  Sxy^2 / (Sxx Syy) (NIST e-Handbook 4.1.4.1; scipy `linregress` `slope`
+  and `rvalue**2`), Sxy = sum((x - mean x)(y - mean y)).
 - `ratio_of_sums`: sum(a) / sum(b) over one selection (e.g. samples / total
   seconds), not a mean of per-receipt ratios.
 - `ci_low`, `ci_high`, `ci_half_width`: the two-sided confidence interval of
@@ -35,7 +45,6 @@ the values it selected, and every claim is compared through the one
 
 from __future__ import annotations
 
-import decimal
 import functools
 import math
 from collections.abc import Mapping, Sequence
@@ -43,8 +52,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from verifier.numfmt import fmt  # re-exported: a derived number for a message (display only)
+from verifier.sweep import peak_in_flight, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
+
 __all__ = [
     "STATISTICS",
+    "RUN_CONTEXT",
     "Comparison",
     "Derived",
     "Underivable",
@@ -60,6 +73,7 @@ __all__ = [
     "median",
     "peak_in_flight",
     "percentile_linear",
+    "median_abs_deviation",
     "percentile_nearest_rank",
     "population_sd",
     "sample_sd",
@@ -68,95 +82,18 @@ __all__ = [
     "tolerance",
 ]
 
-CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
-#: The thread context every check runs in (`verifier.pipeline.run_pipeline`): Python's default context, spelled out, so that
-#: a caller who changed its own (`decimal.getcontext().prec = 3`) cannot change a derived number, a tolerance or a verdict.
-RUN_CONTEXT = decimal.Context(prec=28, rounding=decimal.ROUND_HALF_EVEN, Emin=-999999, Emax=999999, capitals=1, clamp=0,
-                              flags=[], traps=[decimal.InvalidOperation, decimal.DivisionByZero, decimal.Overflow])
-
-
-def _need(values: Sequence[Decimal], n: int = 1) -> list[Decimal]:
-    if len(values) < n:
-        raise ValueError(f"needs at least {n} value(s), got {len(values)}")
-    return [Decimal(v) for v in values]
-
-
-def mean(values: Sequence[Decimal]) -> Decimal:
-    """Return the arithmetic mean; raises `ValueError` on an empty sequence."""
-    xs = _need(values)
-    return CONTEXT.divide(sum(xs, Decimal(0)), Decimal(len(xs)))
-
-
-def median(values: Sequence[Decimal]) -> Decimal:
-    """Return the median (mean of the two middle values for even n); raises `ValueError` on empty input."""
-    return percentile_linear(values, Decimal(50))
-
-
-def percentile_nearest_rank(values: Sequence[Decimal], q: Decimal) -> Decimal:
-    """Return the nearest-rank q-th percentile (0 < q <= 100); raises `ValueError` on empty input."""
-    xs = sorted(_need(values))
-    q = Decimal(q)
-    if not 0 < q <= 100:
-        raise ValueError(f"percentile q must be in (0, 100], got {q}")
-    position = CONTEXT.divide(CONTEXT.multiply(q, Decimal(len(xs))), Decimal(100))
-    rank = int(position.to_integral_value(rounding=decimal.ROUND_CEILING))
-    return xs[max(rank, 1) - 1]
-
-
-def percentile_linear(values: Sequence[Decimal], q: Decimal) -> Decimal:
-    """Return the linearly interpolated q-th percentile (0 <= q <= 100, numpy `linear`); raises `ValueError` on empty input."""
-    xs = sorted(_need(values))
-    q = Decimal(q)
-    if not 0 <= q <= 100:
-        raise ValueError(f"percentile q must be in [0, 100], got {q}")
-    position = CONTEXT.divide(CONTEXT.multiply(Decimal(len(xs) - 1), q), Decimal(100))
-    lower = int(position.to_integral_value(rounding=decimal.ROUND_FLOOR))
-    fraction = position - lower
-    if lower + 1 >= len(xs):
-        return xs[-1]
-    return CONTEXT.add(xs[lower], CONTEXT.multiply(fraction, xs[lower + 1] - xs[lower]))
-
-
-def sample_sd(values: Sequence[Decimal]) -> Decimal:
-    """Return the sample standard deviation (n - 1); raises `ValueError` for fewer than 2 values."""
-    xs = _need(values, 2)
-    m = mean(xs)
-    ss = sum((CONTEXT.multiply(x - m, x - m) for x in xs), Decimal(0))
-    return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs) - 1)))
-
-
-def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
-    """
-    Return the largest number of half-open intervals [start, end) open at one instant.
-
-    `intervals` are `(start, end)` pairs of mutually comparable values
-    (seconds, datetimes); an interval ending exactly when another starts does
-    not overlap it (a sweep line that processes ends before starts on ties).
-    O(n log n) in the number of intervals.
-    """
-    return sweep_peak([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
-
-
-def sweep_peak(events: Sequence[tuple[Any, int]]) -> int:
-    """
-    Return the highest running sum of `events`, `(position, +1 or -1)` pairs, swept in position order.
-
-    On ties a closing `-1` is processed before an opening `+1`, so a count
-    that closes where another opens never overlaps it. 0 for no events.
-    """
-    peak = current = 0
-    for _, delta in sorted(events, key=lambda x: (x[0], x[1])):
-        current += delta
-        peak = max(peak, current)
-    return peak
-
-
-def population_sd(values: Sequence[Decimal]) -> Decimal:
-    """Return the population standard deviation (divides by n, numpy `std` default); raises `ValueError` on empty input."""
-    xs = _need(values)
-    m = mean(xs)
-    ss = sum((CONTEXT.multiply(x - m, x - m) for x in xs), Decimal(0))
-    return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs))))
+from verifier.estimators import (  # noqa: E402  the elementary estimators, re-exported: stats.mean, stats.CONTEXT, ...
+    CONTEXT,
+    MAD_NORMAL,
+    RUN_CONTEXT,
+    mean,
+    median,
+    median_abs_deviation,
+    percentile_linear,
+    percentile_nearest_rank,
+    population_sd,
+    sample_sd,
+)
 
 
 # ---------------------------------------------------------------- the one derivation function
@@ -192,6 +129,12 @@ class Derived:
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
 SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile")
+#: Robust spreads and the geometric mean over one sample (`values`: a sequence of Decimal; the geometric mean's all > 0).
+ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean")
+#: Least-squares line of y on x (`values`: `(xs, ys)`, two sequences of one length).
+REGRESSION_STATISTICS = ("slope", "r_squared")
+#: Statistics over outcomes (`values`: a sequence of bool, one per receipt: whether it succeeded): `count_ok` counts the successes.
+OUTCOME_STATISTICS = ("count_ok",)
 #: Statistics over groups (`values`: a mapping group -> sample), e.g. one sample per server.
 GROUP_STATISTICS = ("mean_of_server_means", "sd_of_server_means")
 #: Comparisons of two arms (`values`: a mapping arm -> group -> sample; `baseline` and `candidate` name the arms).
@@ -204,34 +147,14 @@ CI_STATISTICS = ("ci_low", "ci_high", "ci_half_width")
 SUM_RATIO_STATISTICS = ("ratio_of_sums",)
 #: The methods a confidence interval names (never a default).
 CI_METHODS = ("normal-z", "student-t")
+#: Statistics whose result is a ratio, a pure number (stated in `1`, `x`, or `%` with the factor 100 applied).
+RATIO_RESULTS = ("speedup", "ratio", "r_squared")
+#: Statistics whose result is a percentage (stated in `%`, or in `1` with the factor 1/100 applied).
+PERCENT_RESULTS = ("relative_reduction_pct", "relative_change_pct")
+#: Statistics whose result is a number of receipts (stated in a count unit, `1`, or none).
+COUNT_RESULTS = ("count", "count_ok")
 #: The whole vocabulary `derive` understands.
-STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
-
-
-#: `fmt`'s rounding contexts by digits, built once (a `decimal.Context` per call cost more than the rounding; only its flags change with use).
-_FMT_CONTEXTS: dict[int, decimal.Context] = {}
-
-
-def fmt(value: Decimal, digits: int = 12) -> str:
-    """
-    Return `value` for a message: rounded half-even to `digits` significant digits, trailing zeros dropped.
-
-    Plain decimal (`0.613333333333`, `1200`) for magnitudes from 1e-9 to below 1e21, scientific (`1.5E+30`)
-    outside; NaN and infinities as `str` gives them. Display only: findings keep exact values in `expected`
-    and `observed`, and comparisons never use this text. (It used to cut the string at 24 characters,
-    which could change a large number's magnitude.)
-    """
-    if not value.is_finite():
-        return str(value)
-    if value.is_zero():
-        return "0"
-    context = _FMT_CONTEXTS.get(digits)
-    if context is None:
-        context = _FMT_CONTEXTS[digits] = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN)
-    rounded = context.plus(value).normalize()
-    if -9 <= rounded.adjusted() < 21:
-        return format(rounded, "f")
-    return str(rounded)
+STATISTICS = SAMPLE_STATISTICS + ROBUST_STATISTICS + REGRESSION_STATISTICS + OUTCOME_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
 
 def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, of: str) -> Derived:
@@ -285,6 +208,39 @@ def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list
     return means, lines, tuple(inputs)
 
 
+def _robust(statistic: str, xs: list[Decimal], of: str) -> Derived:
+    """Return `mad`, `mad_scaled` or `geometric_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric mean."""
+    if not xs:
+        raise Underivable(f"no values ({of})", "empty-selection")
+    text = f"{len(xs)} {of}"
+    if statistic == "geometric_mean":
+        if any(x <= 0 for x in xs):
+            raise Underivable(f"a geometric mean needs values > 0, {of} has {min(xs)}", "empty-selection")
+        logs = [CONTEXT.ln(x) for x in xs]
+        return Derived(statistic, CONTEXT.exp(CONTEXT.divide(sum(logs, Decimal(0)), Decimal(len(xs)))), f"geometric mean exp(mean(ln x)) of {text}", tuple(xs))
+    mad = median_abs_deviation(xs)
+    if statistic == "mad":
+        return Derived(statistic, mad, f"median absolute deviation median(|x - median|) (unscaled) of {text}", tuple(xs))
+    return Derived(statistic, CONTEXT.multiply(mad, MAD_NORMAL), f"median absolute deviation x 1.482602218505602 (1/Phi^-1(3/4), normal scale) of {text}", tuple(xs))
+
+
+def _regression(statistic: str, values: Any, of: str) -> Derived:
+    """Return the least-squares `slope` or `r_squared` of `values` = `(xs, ys)`; raises `Underivable` for fewer than two pairs or no spread."""
+    xs, ys = ([Decimal(v) for v in part] for part in values)
+    if len(xs) != len(ys) or len(xs) < 2:
+        raise Underivable(f"a regression needs at least two (x, y) pairs, {of} has {min(len(xs), len(ys))}", "empty-selection", fail=False)
+    mx, my = mean(xs), mean(ys)
+    sxx = sum((CONTEXT.multiply(x - mx, x - mx) for x in xs), Decimal(0))
+    sxy = sum((CONTEXT.multiply(x - mx, y - my) for x, y in zip(xs, ys, strict=True)), Decimal(0))
+    syy = sum((CONTEXT.multiply(y - my, y - my) for y in ys), Decimal(0))
+    if sxx == 0 or (statistic == "r_squared" and syy == 0):
+        raise Underivable(f"every {'x' if sxx == 0 else 'y'} of {of} is the same, so the {statistic} is undefined", "empty-selection")
+    if statistic == "slope":
+        return Derived(statistic, CONTEXT.divide(sxy, sxx), f"least-squares slope Sxy/Sxx ({fmt(sxy)} / {fmt(sxx)}) over {len(xs)} pairs of {of}", tuple(xs) + tuple(ys))
+    return Derived(statistic, CONTEXT.divide(CONTEXT.multiply(sxy, sxy), CONTEXT.multiply(sxx, syy)),
+                   f"R^2 = Sxy^2/(Sxx Syy) of the least-squares line over {len(xs)} pairs of {of}", tuple(xs) + tuple(ys))
+
+
 def critical_value(method: str, confidence: Decimal, n: int) -> Decimal:
     """
     Return the two-sided critical value c of a `confidence` % interval of the mean of `n` values.
@@ -327,6 +283,9 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
       the order given, e.g. file order), `sd` (sample, n-1),
       `population_sd` (n), `percentile` (`q` in (0, 100], `method`
       `nearest-rank` or `linear`, both required): a sequence of Decimal;
+    - `mad`, `mad_scaled`, `geometric_mean` (values > 0): a sequence of Decimal;
+    - `slope`, `r_squared`: a pair `(xs, ys)` of sequences of one length (y regressed on x);
+    - `count_ok`: a sequence of bool (each receipt's success): the number of successes;
     - `mean_of_server_means`, `sd_of_server_means` (sample SD, n-1, of the
       group means): a mapping group -> sequence (one group per server);
     - `relative_reduction_pct` ((1 - c/b) * 100), `speedup` (b / c) and
@@ -346,6 +305,13 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
     """
     if statistic in SAMPLE_STATISTICS:
         return _sample(statistic, values, q, method, of)
+    if statistic in ROBUST_STATISTICS:
+        return _robust(statistic, [Decimal(x) for x in values], of)
+    if statistic in REGRESSION_STATISTICS:
+        return _regression(statistic, values, of)
+    if statistic in OUTCOME_STATISTICS:
+        outcomes = [bool(v) for v in values]
+        return Derived(statistic, Decimal(sum(outcomes)), f"count of the {sum(outcomes)} successes among {len(outcomes)} {of} ({len(outcomes) - sum(outcomes)} failed, not counted)")
     if statistic in GROUP_STATISTICS:
         means, lines, inputs = _group_means(values, of)
         if statistic == "mean_of_server_means":
@@ -468,6 +434,11 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
       magnitude (each operand rounded once, the subtraction once);
     - `relative_reduction_pct`, `speedup`, `ratio`, `relative_change_pct`,
       `ratio_of_sums`: each mean's (sum's) relative error (n eps) twice, through the quotient;
+    - `mad`, `mad_scaled`: twice the inputs' error (x and the median) plus
+      the interpolation term of a median, times the scale; `geometric_mean`:
+      n eps (1 + max |ln x|) relative (n logarithms summed, one exp);
+      `slope`, `r_squared`: 8 n eps relative (the cancellation in the centred
+      sums is not modelled);
     - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the
       stated value times 2 n eps + 4 u (the half-width as a quotient; the
       SD's cancellation term is not modelled);
@@ -506,6 +477,14 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic in _PICK:
         spread = biggest - min(xs)
         work = per_input + (EPS * (2 * biggest + n * spread) if statistic in ("median", "percentile") else 0)
+    elif statistic in ("mad", "mad_scaled"):  # a median of |x - median|: each deviation carries two inputs' error, the medians an interpolation's
+        spread = biggest - min(xs)
+        work = (2 * per_input + EPS * (2 * biggest + n * spread)) * (MAD_NORMAL if statistic == "mad_scaled" else 1) + abs(stated) / k * EPS
+    elif statistic == "geometric_mean":  # n logarithms summed, one exp: relative error n eps (1 + max |ln x|), plus each input's relative u
+        logs = max(abs(CONTEXT.ln(x)) for x in xs) if min(xs) > 0 else Decimal(0)
+        work = abs(stated) / k * (n * EPS * (1 + logs) + 4 * U) + per_input
+    elif statistic in ("slope", "r_squared"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)
+        work = abs(stated) / k * (8 * n * EPS) + 2 * per_input
     elif statistic in _SPREAD:
         d = n if statistic == "population_sd" else max(n - 1, Decimal(1))
         squares = n * EPS * sum((x * x for x in xs), Decimal(0))

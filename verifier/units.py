@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-__all__ = ["BASE_SYMBOLS", "DIMENSIONS", "Unit", "UnitError", "UnitMismatch", "base_symbol", "convert", "known", "parse", "to_base"]
+__all__ = ["BASE_SYMBOLS", "DIMENSIONS", "PURE", "Unit", "UnitError", "UnitMismatch", "base_symbol", "convert", "known", "parse", "pure_scale", "to_base"]
 
 #: The base dimensions. A rate's dimension is written "numerator/denominator".
 DIMENSIONS = ("time", "tokens", "bytes", "samples", "frames", "requests", "count", "dimensionless", "percent")
@@ -71,11 +71,13 @@ _add("bytes", 2**40, "TiB")
 _add("samples", 1, "sample", "samples")
 _add("frames", 1, "frame", "frames", "fr")
 _add("requests", 1, "request", "requests", "req", "reqs", "query", "queries")
-_add("count", 1, "count", "counts", "item", "items", "decision", "decisions", "step", "steps", "iteration", "iterations")
+_add("count", 1, "count", "counts", "item", "items", "decision", "decisions", "step", "steps", "iteration", "iterations",
+     "op", "ops", "operation", "operations")
 _add("dimensionless", 1, "1", "x", "×", "ratio", "score")
 _add("percent", 1, "%", "percent", "pct")
 
-_RATE_ALIASES = {"tps": "tokens/s", "qps": "queries/s", "rps": "requests/s", "fps": "frames/s", "hz": "1/s", "Hz": "1/s"}
+_RATE_ALIASES = {"tps": "tokens/s", "qps": "queries/s", "rps": "requests/s", "fps": "frames/s", "hz": "1/s", "Hz": "1/s",
+                 "iops": "ops/s", "IOPS": "ops/s", "it/s": "iterations/s", "s/it": "s/iterations"}  # tqdm writes it/s and s/it
 _RATE = re.compile(r"^\s*(?P<num>[^/\s]+)\s*(?:/|\s+per\s+)\s*(?P<den>[^/\s]+)\s*$")
 
 
@@ -194,6 +196,28 @@ def to_base(value: Decimal, unit: str) -> Decimal:
     with localcontext() as ctx:
         ctx.prec = 34
         return value * Decimal(scale.numerator) / Decimal(scale.denominator)
+
+
+#: The dimensions of a pure number: a ratio (`1`, `x`) and a percentage (`%`), where 1 = 100 %.
+PURE = ("dimensionless", "percent")
+
+
+def pure_scale(dimension: str, unit: str) -> Fraction:
+    """
+    Return the exact factor that writes a pure number of `dimension` (one of `PURE`) in `unit` (of either): 1 = 100 %.
+
+    A ratio of 0.2 is 20 %: `pure_scale("dimensionless", "%")` is 100, `pure_scale("percent", "1")` 1/100, and within
+    one dimension the unit's own scale (`x` and `1` are 1). This is the one place a ratio meets a percentage: a statistic
+    whose result is a pure number (a speedup, a relative reduction) may be stated in either, never mislabelled. Raises
+    `UnitMismatch` for a `dimension` or `unit` that is not a pure number (`ms`), `UnitError` for an unknown unit.
+    """
+    target = parse(unit)
+    if dimension not in PURE or target.dimension not in PURE:
+        raise UnitMismatch(f"{unit} ({target.dimension}) is not a pure number (a ratio `1`, `x` or a percentage `%`), as a {dimension} result is")
+    factor = Fraction(1) / target.scale
+    if dimension == target.dimension:
+        return factor
+    return factor * (100 if dimension == "dimensionless" else Fraction(1, 100))
 
 
 def convert(value: Decimal, source: str, target: str) -> Decimal:

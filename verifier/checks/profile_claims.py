@@ -26,17 +26,31 @@ __all__ = ["claims", "gate", "select_records"]  # select_records: `verifier.read
 
 @functools.lru_cache(maxsize=256)
 def _scale(statistic: str, unit: str | None) -> Decimal:
-    """Return the factor from the derivation's unit (the base unit of its dimension) to the claim's `unit` (cached: a `Decimal` is immutable)."""
-    if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
+    """
+    Return the factor from the derivation's unit to the claim's `unit` (cached: a `Decimal` is immutable).
+
+    A value's statistic is in the base unit of its dimension (1/`unit_scale`); a ratio (`stats.RATIO_RESULTS`) or a
+    percentage (`stats.PERCENT_RESULTS`) is a pure number, written in `1`, `x` or `%` by `units.pure_scale` (a speedup
+    of 1.2 in `%` is 120, never 1.2); a count is a number of receipts in any count unit. The profile's load refused
+    every other unit (`verifier.profiles`), so no unit here can relabel a number without its factor.
+    """
+    if statistic in stats.COUNT_RESULTS or unit is None:
         return Decimal(1)
+    for results, dimension in ((stats.RATIO_RESULTS, "dimensionless"), (stats.PERCENT_RESULTS, "percent")):
+        if statistic in results:
+            factor = units.pure_scale(dimension, unit)
+            return stats.CONTEXT.divide(Decimal(factor.numerator), Decimal(factor.denominator))
     return stats.CONTEXT.divide(Decimal(1), unit_scale(unit))
 
 
 def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
-    """Return a derived value (base unit of its dimension) in the rule's `unit`; counts and ratios are unitless here."""
-    if statistic in ("count", "relative_reduction_pct", "speedup") or unit is None:
+    """Return a derived value (base unit of its dimension, a pure number, or a count) in the rule's `unit` (`_scale`)."""
+    if statistic in stats.COUNT_RESULTS or unit is None:
         return value
-    return stats.CONTEXT.divide(value, unit_scale(unit))
+    if statistic in stats.RATIO_RESULTS or statistic in stats.PERCENT_RESULTS:
+        factor = _scale(statistic, unit)  # 100, 1/100 or 1: exact in Decimal
+        return value if factor == 1 else stats.CONTEXT.multiply(value, factor)
+    return stats.CONTEXT.divide(value, unit_scale(unit))  # divided, not multiplied by a rounded 1/60 (a value in `min` stays exact)
 
 
 def _stated_once(texts: dict[str, tuple[Decimal | None, str | None]], value: Any) -> tuple[Decimal | None, str | None]:
@@ -420,8 +434,15 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
     low, high = rule.get("min"), rule.get("max")
     bound = " and ".join(b for b in (f">= {low}" if low is not None else "", f"<= {high}" if high is not None else "") if b)  # min and max: a range
-    check_complete(select(records, rule["selection"]), "the selection")
+    chosen = select(records, rule["selection"])
+    check_complete(chosen, "the selection")
     keys = instances(rule, records)
+    if rule["statistic"] in stats.COUNT_RESULTS and records and not chosen:  # the set was read and nothing matches: the count is 0, judged like any other
+        ok = (low is None or low <= 0) and (high is None or high >= 0)
+        text = f"{rule['statistic']} = 0 (needs {bound}): no receipt of the {len(records)} read matches {rule['selection']}"
+        if each is not None and not rule.get("per"):
+            each[()] = ok
+        return ok, text, "0"
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     met, lines, observed = True, [], {}

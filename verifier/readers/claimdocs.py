@@ -87,7 +87,7 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
                 unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} cannot be read ({exc}), so none of its numbers is checked", code="claim-unreadable"))
                 continue
             found: list[tuple[str, Any, Any, Any]] = []
-            _collect(document, "", found, memo, _SHOWN_KEYS if rel.lower().endswith((".md", ".html", ".htm")) else frozenset())
+            _collect(document, "", found, memo, _SHOWN_KEYS if rel.lower().endswith((".md", ".html", ".htm", ".rst")) else frozenset())
             if len(found) > MAX_STATED:  # one finding, not a million: no benchmark's claim document states this many
                 unmapped.append(Unmapped(WHAT, Location(rel), f"{rel} states {len(found)} numbers and outcomes, more than the {MAX_STATED} a claim "
                                          "document may state, so none of them is checked", code="too-many-numbers"))

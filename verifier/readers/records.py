@@ -160,11 +160,12 @@ def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None
         elif "from_name" in mapping and from_name is not None:
             found, value = _map(mapping, None, None, {}, from_name)
             if found and dim_text(value) is not None:
-                dims[name] = dim_text(value)  # type: ignore[assignment]
+                text = dim_text(value)
+                dims[name] = mapping.get("labels", {}).get(text, text)  # type: ignore[union-attr]
         elif "pointer" in mapping and record is not None:
             text = _safe(record, mapping["pointer"])
             if text is not None:
-                dims[name] = text
+                dims[name] = mapping.get("labels", {}).get(text, text)
     return dims
 
 
@@ -211,6 +212,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     values_spec = value_units(spec)
     base = {name: units.base_symbol(mapping["unit"]) for name, mapping in values_spec.items()}  # values are stored in these units
     ok_outcomes = set(spec.get("ok_outcomes", []))
+    labels = {name: mapping["labels"] for name, mapping in dims_spec.items() if "labels" in mapping}
     filtered, where_spec, nested = "where" in spec, spec.get("where"), "unnest" in spec
     # a file-name placeholder's dimension is read here as its `_getter` reads it (its group name kept), without a call per record
     dim_getters = [(name, mapping, _getter(mapping), mapping["from_name"].replace(".", "_") if "from_name" in mapping and "value" not in mapping else None)
@@ -242,7 +244,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
             continue
         count = 0
         for pointer, record in documents:
-            if filtered and any(_safe(record, p) != v for p, v in where_spec.items()):
+            if filtered and not _kept(record, where_spec):
                 continue
             count += 1
             before = len(problems)
@@ -258,6 +260,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                     else:
                         found, value = get(record, element, parallel, from_name)
                     text = (value if type(value) is str else dim_text(value)) if found else None  # `dim_text`, its common case first
+                    if text is None and mapping.get("optional") and not (found and value is not None):
+                        continue  # an optional dimension this record does not state: the record is read without it (a selection on it leaves it out)
                     if text is None:
                         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
                         if name == "outcome":
@@ -268,7 +272,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                     if name == "outcome":
                         ok = text in ok_outcomes
                     else:
-                        dims[name] = text
+                        dims[name] = labels[name].get(text, text) if name in labels else text  # `labels`: one spelling per value ("N=1k" -> "1000")
                 if "phase" in dims and dims["phase"] not in PHASES:
                     problems.append(Problem("FAIL", "bad-phase", f"{rel} {where}: phase {dims['phase']!r} is neither warmup nor measured", rel, where, "phase"))
                 for name, mapping, get, optional, scale, timed in value_getters:
@@ -295,6 +299,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         problems.append(Problem("UNVERIFIED", "number-out-of-range", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is "
                                                 f"{shown_literal(str(value))}, beyond the binary64 range, so it is not used", rel, where, name))
                         number = None
+                    elif "divide_by" in mapping and (number := _divided(number, record, mapping, rel, where, name, problems)) is None:
+                        pass  # the divisor is missing, not a number or not > 0: a problem was recorded, and the value is not used
                     elif name not in CLOCKS and number <= 0 and timed:
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
@@ -312,6 +318,44 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
         if expected is not None and count != expected:
             problems.append(Problem("FAIL", "record-count", f"{rel}: {count} records, the profile says {expected} per file", rel))
     return records, problems, files
+
+
+def _divided(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where: str, name: str, problems: list[Problem]) -> Decimal | None:
+    """
+    Return `number` divided by the count at `mapping["divide_by"]["pointer"]` of `record` (time / iterations), exactly
+    as `stats.CONTEXT` divides; None after recording FAIL `missing-field` (no divisor) or `not-a-number` (one that is no
+    finite number > 0: a per-record value over 0 iterations is no value).
+    """
+    pointer = mapping["divide_by"]["pointer"]
+    try:
+        raw = resolve(record, pointer)
+    except KeyError:
+        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: the divisor {pointer} of mapped field {name} is missing", rel, where, name))
+        return None
+    divisor = to_decimal(raw)
+    if divisor is None or not divisor.is_finite() or divisor <= 0:
+        problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: the divisor {pointer} of mapped field {name} is {raw!r}, not a number > 0", rel, where, name))
+        return None
+    return stats.CONTEXT.divide(number, divisor)
+
+
+def _kept(record: Any, where: dict[str, Any]) -> bool:
+    """
+    Return whether `record` passes a receipt set's `where`: each pointer's text equals its string, or for
+    `{"present": true}` / `{"present": false}` the member is stated (not null) / not stated (calibration runs without it).
+    """
+    for pointer, wanted in where.items():
+        if type(wanted) is str:
+            if _safe(record, pointer) != wanted:
+                return False
+        else:
+            try:
+                stated = resolve(record, pointer) is not None
+            except KeyError:
+                stated = False
+            if stated != wanted["present"]:
+                return False
+    return True
 
 
 def _safe(record: Any, pointer: str) -> str | None:
@@ -352,6 +396,18 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
             problems.append(Problem("FAIL", "parallel-mismatch", f"{rel} {pointer}: {p} {have}, {unnest['array']} has {len(array)} entries", rel, pointer + p, name))
             column = None
         columns[name] = column
+    inner = unnest.get("then")
     for i, element in enumerate(array):
+        if inner is not None:  # an array inside each element, flattened: runs -> values, forks -> samples
+            try:
+                values = resolve(element, inner)
+            except KeyError:
+                values = None
+            if not isinstance(values, list):
+                problems.append(Problem("FAIL", "missing-field", f"{rel} {pointer}: array {unnest['array']}/{i}{inner} is missing", rel, f"{pointer}{unnest['array']}/{i}", inner))
+                continue
+            for j, value in enumerate(values):
+                yield f"{unnest['array']}/{i}{inner}/{j}", value, {}
+            continue
         parallel = {name: col[i] for name, col in columns.items() if col is not None}
         yield f"{unnest['array']}/{i}", element, parallel

@@ -137,7 +137,8 @@ class Tree:
 
         A Markdown file reads as `verifier.readers.markdown_doc.markdown_document` with its raw HTML blocks read in (`verifier.readers.html.with_html_blocks`; its
         tables by heading, its prose with the numbers and code spans each
-        paragraph states), an HTML page as `verifier.readers.html.html_document`
+        paragraph states), a reStructuredText file as `verifier.readers.rst_doc.rst_document` (the same shape, by docutils),
+        an HTML page as `verifier.readers.html.html_document`
         (the same shape, plus its `title`); a CSV file as a list of row objects (header ->
         cell). So claim locations, backward reading and coverage use JSON
         Pointers alike for all three. Raises `OSError` or `JSONProblem`
@@ -149,10 +150,10 @@ class Tree:
         if key not in self._cache:
             data = self.read_bytes(rel)
             suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
-            limit = MAX_PAGE_BYTES if suffix in ("md", "html", "htm") else MAX_DOCUMENT_BYTES
+            limit = MAX_PAGE_BYTES if suffix in ("md", "html", "htm", "rst") else MAX_DOCUMENT_BYTES
             if len(data) > limit:  # refused before parsing: a page's parse takes about 250 times its size in memory
                 raise JSONProblem("too-large", f"{len(data)} bytes, more than the {limit // 2**20} MiB a {'page' if limit == MAX_PAGE_BYTES else 'document'} read here may hold")
-            if suffix in ("md", "csv", "html", "htm"):
+            if suffix in ("md", "csv", "html", "htm", "rst"):
                 from verifier.grammars import GrammarError, parse  # late: grammars is a leaf reader
 
                 try:
@@ -160,6 +161,13 @@ class Tree:
                         from verifier.readers.html import html_document  # late: only a profile naming a page needs the HTML reader
 
                         self._cache[key] = html_document(data)
+                    elif suffix == "rst":
+                        from verifier.readers.rst_doc import RstUnavailable, rst_document  # late: only a profile naming an .rst file needs docutils
+
+                        try:
+                            self._cache[key] = rst_document(data)
+                        except RstUnavailable as exc:
+                            raise JSONProblem("dependency-missing", str(exc)) from None
                     elif suffix == "md":
                         from verifier.readers.html import with_html_blocks  # late, as above
                         from verifier.readers.markdown_doc import markdown_document

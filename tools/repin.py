@@ -1,0 +1,39 @@
+"""
+Re-pin `inventory.json`: set every asset's sha256 to the digest of the file as it is now.
+
+Run after editing a shipped gate, profile or schema on purpose (`python tools/repin.py`);
+it prints each digest it changed. The inventory is the trust root's pin list
+(`docs/trust-root.md`), so a re-pin belongs in the same commit as the edit, for review.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> int:
+    """Rewrite inventory.json's `assets` digests; return 0 (1 when an asset file is missing)."""
+    path = ROOT / "inventory.json"
+    inventory = json.loads(path.read_text(encoding="utf-8"))
+    missing = 0
+    for name, digest in sorted(inventory["assets"].items()):
+        asset = ROOT / name
+        if not asset.is_file():
+            print(f"missing: {name}", file=sys.stderr)
+            missing += 1
+            continue
+        now = hashlib.sha256(asset.read_bytes()).hexdigest()
+        if now != digest:
+            inventory["assets"][name] = now
+            print(f"re-pinned {name}: {digest[:12]} -> {now[:12]}")
+    path.write_text(json.dumps(inventory, indent=2) + "\n", encoding="utf-8")
+    return 1 if missing else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,93 @@
+"""
+The elementary estimators of the statistics engine over exact Decimals: mean, median, percentiles, SDs, the MAD.
+
+Each takes a sequence of Decimal and returns a Decimal computed in
+`CONTEXT` (50 significant digits, half-even), so that no float enters a
+derived number. `verifier.stats` (the one engine: `derive`, `tolerance`,
+`compare`) re-exports every name here; callers use `stats.mean` etc.
+Each raises `ValueError` on fewer values than it needs.
+"""
+
+from __future__ import annotations
+
+import decimal
+from collections.abc import Sequence
+from decimal import Decimal
+
+__all__ = ["CONTEXT", "MAD_NORMAL", "RUN_CONTEXT", "mean", "median", "median_abs_deviation", "percentile_linear",
+           "percentile_nearest_rank", "population_sd", "sample_sd"]
+
+CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
+#: The thread context every check runs in (`verifier.pipeline.run_pipeline`): Python's default context, spelled out, so that
+#: a caller who changed its own (`decimal.getcontext().prec = 3`) cannot change a derived number, a tolerance or a verdict.
+RUN_CONTEXT = decimal.Context(prec=28, rounding=decimal.ROUND_HALF_EVEN, Emin=-999999, Emax=999999, capitals=1, clamp=0,
+                              flags=[], traps=[decimal.InvalidOperation, decimal.DivisionByZero, decimal.Overflow])
+
+
+def _need(values: Sequence[Decimal], n: int = 1) -> list[Decimal]:
+    if len(values) < n:
+        raise ValueError(f"needs at least {n} value(s), got {len(values)}")
+    return [Decimal(v) for v in values]
+
+
+def mean(values: Sequence[Decimal]) -> Decimal:
+    """Return the arithmetic mean; raises `ValueError` on an empty sequence."""
+    xs = _need(values)
+    return CONTEXT.divide(sum(xs, Decimal(0)), Decimal(len(xs)))
+
+
+def median(values: Sequence[Decimal]) -> Decimal:
+    """Return the median (mean of the two middle values for even n); raises `ValueError` on empty input."""
+    return percentile_linear(values, Decimal(50))
+
+
+def percentile_nearest_rank(values: Sequence[Decimal], q: Decimal) -> Decimal:
+    """Return the nearest-rank q-th percentile (0 < q <= 100); raises `ValueError` on empty input."""
+    xs = sorted(_need(values))
+    q = Decimal(q)
+    if not 0 < q <= 100:
+        raise ValueError(f"percentile q must be in (0, 100], got {q}")
+    position = CONTEXT.divide(CONTEXT.multiply(q, Decimal(len(xs))), Decimal(100))
+    rank = int(position.to_integral_value(rounding=decimal.ROUND_CEILING))
+    return xs[max(rank, 1) - 1]
+
+
+def percentile_linear(values: Sequence[Decimal], q: Decimal) -> Decimal:
+    """Return the linearly interpolated q-th percentile (0 <= q <= 100, numpy `linear`); raises `ValueError` on empty input."""
+    xs = sorted(_need(values))
+    q = Decimal(q)
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile q must be in [0, 100], got {q}")
+    position = CONTEXT.divide(CONTEXT.multiply(Decimal(len(xs) - 1), q), Decimal(100))
+    lower = int(position.to_integral_value(rounding=decimal.ROUND_FLOOR))
+    fraction = position - lower
+    if lower + 1 >= len(xs):
+        return xs[-1]
+    return CONTEXT.add(xs[lower], CONTEXT.multiply(fraction, xs[lower + 1] - xs[lower]))
+
+
+def sample_sd(values: Sequence[Decimal]) -> Decimal:
+    """Return the sample standard deviation (n - 1); raises `ValueError` for fewer than 2 values."""
+    xs = _need(values, 2)
+    m = mean(xs)
+    ss = sum((CONTEXT.multiply(x - m, x - m) for x in xs), Decimal(0))
+    return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs) - 1)))
+
+
+def median_abs_deviation(values: Sequence[Decimal]) -> Decimal:
+    """Return median(|x - median(x)|), unscaled (scipy `median_abs_deviation` with `scale=1.0`); raises `ValueError` on empty input."""
+    xs = _need(values)
+    centre = median(xs)
+    return median([abs(x - centre) for x in xs])
+
+
+#: 1 / Phi^-1(3/4): the factor that makes the MAD of normal data estimate its SD (scipy `scale="normal"`, R `mad`'s `constant`).
+MAD_NORMAL = CONTEXT.divide(Decimal(1), Decimal("0.6744897501960817"))
+
+
+def population_sd(values: Sequence[Decimal]) -> Decimal:
+    """Return the population standard deviation (divides by n, numpy `std` default); raises `ValueError` on empty input."""
+    xs = _need(values)
+    m = mean(xs)
+    ss = sum((CONTEXT.multiply(x - m, x - m) for x in xs), Decimal(0))
+    return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs))))

@@ -1,0 +1,106 @@
+"""
+`verify profile check DIR --profile P`: what each rule of a profile matched in the evidence, before any verdict.
+
+A profile can load (its schema, units and cross-references hold: `verifier.profiles.load_profile`) and still describe
+another folder than the one it is run on: a misspelled arm, a glob one directory off, a `where` naming a column the
+table does not have. Run as `verify`, each of these is a FAIL or UNVERIFIED finding that looks like the evidence's
+fault. `rule_lines` says instead, per rule, what it matched: the files and records of each receipt set, the receipts
+each claim, gate rule, identity and `matches` entry selects (per arm for an arm comparison), its instances, and how
+many of the places it names the bundle states; a rule that matched nothing is named as an authoring problem
+(`NOTHING`). `verify profile explain` prints the same lines after its per-file listing.
+
+Nothing here judges: the counts come from the evidence model the profile pipeline built (`verifier.evidence`:
+receipts with their set, and the `Site`s where claims and gate rules are stated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from verifier.evidence import Evidence, Receipt
+from verifier.readers.select import instances, select
+
+__all__ = ["NOTHING", "rule_lines"]
+
+#: The word that marks a rule that matched nothing in the evidence (an authoring problem until shown otherwise).
+NOTHING = "matches nothing"
+
+
+def _many(n: int, noun: str) -> str:
+    """Return "0 receipts", "1 receipt", "12 receipts": the counts a reader compares with 0, 1 and many."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _plain(selection: dict[str, Any]) -> dict[str, Any]:
+    """Return `selection` without its joins (resolved per instance at run time; here every record may match one)."""
+    return {k: v for k, v in selection.items() if not isinstance(v, dict)}
+
+
+def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]]) -> tuple[list[str], int]:
+    """
+    Return `(lines, nothing)`: one line per receipt set, claim, gate rule, identity, `matches` entry and claim document of
+    the profile `document`, saying what it matched in `model` (the evidence the profile pipeline read from a directory
+    whose files `glob` lists, `verifier.readers.tree.Tree.glob`), and how many of them matched nothing (each such line says `NOTHING`).
+
+    A receipt set matches nothing when no record was read from it; a derivation when its selection (for `speedup`,
+    `relative_reduction_pct` and `difference`: either arm's) selects no receipt, or when none of the places it names is
+    stated (`Site.problem`, with the first reason); a claim document when its glob names no file.
+    """
+    receipts: list[Receipt] = list(model.receipts) if model is not None else []
+    by_set: dict[str, list[Receipt]] = {}
+    for r in receipts:
+        by_set.setdefault(r.receipt_set or "", []).append(r)
+    lines: list[str] = []
+    nothing = 0
+
+    def say(where: str, text: str, empty: bool) -> None:
+        nonlocal nothing
+        nothing += empty
+        lines.append(f"  {where}: {text}" + (f": {NOTHING} (an authoring problem, unless this evidence lacks it)" if empty else ""))
+
+    for rid, spec in document.get("receipts", {}).items():
+        got = by_set.get(rid, [])
+        read = [r for r in got if r.unread is None]
+        matched = glob(spec["glob"])
+        say(f"receipts.{rid}", f"glob {spec['glob']!r} names {_many(len(matched), 'file')}, {_many(len(read), 'record')} read"
+            + (f" ({_many(len(got) - len(read), 'file')} not read)" if len(got) > len(read) else ""), not read)
+    rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
+    rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
+    for pointer, rule in rules:
+        records = by_set.get(rule["receipts"], [])
+        selection = _plain(rule["selection"])
+        if "baseline" in rule and "{" not in rule["baseline"] + rule["candidate"]:
+            arms = {arm: len(select(records, {**selection, "arm": arm})) for arm in (rule["baseline"], rule["candidate"])}
+            text = "; ".join(f"{'baseline' if arm == rule['baseline'] else 'candidate'} arm {arm!r}: {_many(n, 'receipt')}" for arm, n in arms.items())
+            empty = not all(arms.values())
+        else:
+            chosen = len(select(records, selection))
+            text, empty = f"selection {selection or 'all'} selects {_many(chosen, 'receipt')}", not chosen
+        if rule.get("per") and not empty:
+            text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
+        role = "named" if "pick" in rule else "claim" if pointer.startswith("/claims/") else "recorded" if "recorded" in rule else "bounds" if "bounds_at" in rule else None
+        sites = model.sites_of(pointer, role) if model is not None and role else []
+        if sites:
+            found = [s for s in sites if s.problem is None]
+            missing = [s for s in sites if s.problem is not None]
+            text += f"; its place is stated for {len(found)} of {len(sites)}"
+            places = {(s.location.file, s.location.pointer) for s in found}
+            if len(places) < len(found):  # a `per` dimension its location does not name: several instances compared with one stated value
+                text += f" ({len(found)} instances at {_many(len(places), 'place')}: a `per` dimension the location does not name, or a `where` that binds the wrong column?)"
+            if missing:
+                first = missing[0]
+                text += f" (first not found: {first.location.file} {first.location.pointer or ''}: {first.problem}{', ' + first.detail if first.detail else ''})"
+            empty = empty or not found
+        say(f"{pointer[1:]} ({rule['id']})", text, empty)
+    for i, identity in enumerate(document.get("identities", [])):
+        sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]
+        n = sum(len([r for r in by_set.get(rid, []) if r.unread is None]) for rid in sets)
+        say(f"identities/{i} ({identity['id']})", f"{_many(n, 'record')} of {', '.join(sets)}", not n)
+    for i, entry in enumerate(document.get("matches", [])):
+        n = len([r for r in select(by_set.get(entry["receipts"], []), entry.get("selection", {})) if r.unread is None])
+        say(f"matches/{i} ({entry['id']})", f"{_many(n, 'record')} of {entry['receipts']} selected", not n)
+    for i, declared in enumerate(document.get("claim_documents", [])):
+        n = len(glob(declared["file"]))
+        say(f"claim_documents/{i}", f"{declared['file']!r} names {_many(n, 'file')}", not n)
+    return lines, nothing
