@@ -44,20 +44,18 @@ def _shipped() -> dict[str, dict]:
 # ---------------------------------------------------------------- globs: a folder and one directory below it
 
 
-def test_brace_alternation_matches_the_folder_and_one_directory_below_never_deeper():
-    regex = glob_regex("{,*/}*.json")
-    assert [p for p in ("a.json", "results/a.json", ".benchmarks/a.json", "x/y/a.json", "a.jsonl") if regex.fullmatch(p)] == \
-        ["a.json", "results/a.json", ".benchmarks/a.json"]
+def test_brace_alternation_matches_the_folder_and_up_to_two_directories_below_never_deeper():
+    regex = glob_regex("{,*/,*/*/}*.json")
+    paths = ("a.json", "results/a.json", ".benchmarks/Linux-CPython-3.11-64bit/0001_x.json", "tests/data/hyperfine/export.json", "a.jsonl")
+    assert [p for p in paths if regex.fullmatch(p)] == ["a.json", "results/a.json", ".benchmarks/Linux-CPython-3.11-64bit/0001_x.json"]
     assert glob_regex("a{b.json").fullmatch("a{b.json")  # an unclosed brace is a literal character
     assert glob_regex("**/{new,base}/estimates.json").fullmatch("target/criterion/g/new/estimates.json")
 
 
-def test_a_source_checkout_is_not_read_by_the_benchmark_tool_profiles():
-    # `verify .` in this repository: its samples lie three directories down, out of the profiles' reach
-    shipped = _shipped()
-    for folder in (ROOT, ROOT / "tests"):
-        found = candidates(shipped, Tree(root=folder))
-        assert "google-benchmark" not in found and "pytest-benchmark" not in found, (folder, found)
+def test_a_source_checkout_is_not_read_by_the_benchmark_tool_profiles(run):
+    # `verify .` in this repository: the tools' samples lie three directories down (tests/data/<tool>/), out of every profile's reach
+    assert candidates(_shipped(), Tree(root=ROOT)) == []
+    assert {"google-benchmark", "pytest-benchmark", "hyperfine"} <= set(candidates(_shipped(), Tree(root=ROOT / "tests")))
 
 
 # ---------------------------------------------------------------- Google Benchmark
@@ -127,14 +125,17 @@ def test_gbench_an_aggregate_in_another_time_unit_than_its_repetitions_is_not_pa
     assert not any(label.startswith("mean.real_time") and f.status == "PASS" for label, f in _claims(report).items())
 
 
-def test_gbench_is_detected_as_a_file_in_its_folder_and_one_folder_down_only(tmp_path):
+def test_gbench_is_detected_as_a_file_in_its_folder_and_up_to_two_folders_down_only(tmp_path):
     assert verify_path(str(GBENCH)).kind == "profile:google-benchmark"
     (tmp_path / "results").mkdir()
     shutil.copy(GBENCH, tmp_path / "results" / "out.json")
     assert verify_path(str(tmp_path)).kind == "profile:google-benchmark"
+    (tmp_path / "results" / "linux").mkdir()
+    shutil.move(tmp_path / "results" / "out.json", tmp_path / "results" / "linux" / "out.json")
+    assert verify_path(str(tmp_path)).kind == "profile:google-benchmark"
     deeper = tmp_path / "deeper"
-    (deeper / "a" / "results").mkdir(parents=True)
-    shutil.copy(GBENCH, deeper / "a" / "results" / "out.json")
+    (deeper / "a" / "b" / "results").mkdir(parents=True)
+    shutil.copy(GBENCH, deeper / "a" / "b" / "results" / "out.json")
     with pytest.raises(UsageError, match="no shipped profile matches it"):
         verify_path(str(deeper))
 
@@ -194,6 +195,7 @@ def test_pytest_benchmark_is_detected_in_an_autosave_folder_and_not_in_an_unrela
     machine = tmp_path / ".benchmarks" / "Darwin-CPython-3.9-64bit"
     machine.mkdir(parents=True)
     shutil.copy(PYTEST_BENCHMARK, machine / "0001_0000000000000000000000000000000000000000_20221027_191537_uncommitted-changes.json")
+    assert verify_path(str(tmp_path)).kind == "profile:pytest-benchmark"  # the project's root: `.benchmarks/<machine>/` is two below
     assert verify_path(str(tmp_path / ".benchmarks")).kind == "profile:pytest-benchmark"
     assert verify_path(str(machine)).kind == "profile:pytest-benchmark"
     other = tmp_path / "other"
