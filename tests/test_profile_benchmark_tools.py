@@ -115,6 +115,28 @@ def test_gbench_a_run_without_repetitions_states_no_aggregate_and_is_never_faile
     assert report.verdict == "INCOMPLETE"
 
 
+def test_gbench_aggregates_only_output_is_never_passed_nor_failed(tmp_path):
+    # `--benchmark_report_aggregates_only=true`: the aggregates stand without the repetitions they summarise
+    def change(doc):
+        doc["benchmarks"] = [r for r in doc["benchmarks"] if r["run_type"] == "aggregate"]
+    report = verify_path(str(_variant(tmp_path, GBENCH, change)))
+    assert report.kind == "profile:google-benchmark"
+    assert not any(f.status in ("PASS", "FAIL") for f in report.findings if f.check in ("profile.claims", "profile.receipts"))
+    assert report.verdict == "INCOMPLETE"
+
+
+def test_gbench_a_complexity_row_is_reported_unchecked_not_passed(tmp_path):
+    # `->Complexity()` adds BigO and RMS aggregate rows whose coefficients no statistic of the vocabulary fits
+    def change(doc):
+        doc["benchmarks"].append({"name": "BM_x_BigO", "family_index": 2, "per_family_instance_index": 0, "run_name": "BM_x", "run_type": "aggregate",
+                                  "repetitions": 1, "threads": 1, "aggregate_name": "BigO", "aggregate_unit": "time",
+                                  "cpu_coefficient": 1.25, "real_coefficient": 1.5, "big_o": "N", "time_unit": "ns"})
+    report = verify_path(str(_variant(tmp_path, GBENCH, change)))
+    unchecked = {f.pointer for f in report.findings if f.code == "unchecked-claim"}
+    assert {"/benchmarks/10/cpu_coefficient", "/benchmarks/10/real_coefficient"} <= unchecked
+    assert not any(f.status == "FAIL" for f in report.findings)
+
+
 def test_gbench_an_aggregate_in_another_time_unit_than_its_repetitions_is_not_passed(tmp_path):
     def change(doc):
         (row,) = [r for r in doc["benchmarks"] if r.get("aggregate_name") == "mean" and r["run_name"] == FAMILY]
