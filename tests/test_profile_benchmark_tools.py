@@ -68,7 +68,7 @@ def test_gbench_real_output_rederives_every_aggregate_and_skips_the_unaggregated
     assert len(claims) == 14 and all(f.status == "PASS" for f in claims.values()), [f.message for f in claims.values() if f.status != "PASS"]
     assert "sample SD (n-1)" in claims[f"stddev.real_time[file={GBENCH.name}][arm={FAMILY}][time_unit=ns]"].derivation
     unstated = [f for f in report.findings if f.code == "claim-unstated"]
-    assert len(unstated) == 14 and all(f.status == "UNVERIFIED" and UNAGGREGATED in f.message for f in unstated)
+    assert len(unstated) == 14 and all(f.status == "UNVERIFIED" and UNAGGREGATED in f.message and f.path == GBENCH.name for f in unstated)
     (coverage,) = [f for f in report.findings if f.check == "profile.coverage"]
     assert coverage.status == "PASS"
     assert report.verdict == "INCOMPLETE" and not any(f.status == "FAIL" for f in report.findings)
