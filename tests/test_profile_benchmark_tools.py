@@ -201,6 +201,18 @@ def test_pytest_benchmark_ops_is_rounds_over_the_sum_not_the_mean_of_inverses(tm
     assert (f.status, f.code) == ("FAIL", "claim-mismatch")
 
 
+def test_pytest_benchmark_before_3_1_states_no_ops_and_is_not_failed_for_it(tmp_path):
+    # `ops` was added in pytest-benchmark 3.1.0: an older file has none, which is no claim
+    def change(doc):
+        for bench in doc["benchmarks"]:
+            del bench["stats"]["ops"]
+    report = verify_path(str(_variant(tmp_path, PYTEST_BENCHMARK, change)))
+    (unstated,) = [f for f in report.findings if f.code == "claim-unstated"]
+    assert unstated.status == "UNVERIFIED" and unstated.message.startswith("ops: 2 instance(s)")
+    assert not any(f.status == "FAIL" for f in report.findings)
+    assert sum(f.status == "PASS" for f in _claims(report).values()) == 12
+
+
 def test_pytest_benchmark_saved_without_data_is_not_read_and_never_passed(tmp_path):
     # `--benchmark-autosave` without `--benchmark-save-data`: no rounds to re-derive the stats from
     def change(doc):
