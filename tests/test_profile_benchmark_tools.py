@@ -115,6 +115,17 @@ def test_gbench_a_run_without_repetitions_states_no_aggregate_and_is_never_faile
     assert report.verdict == "INCOMPLETE"
 
 
+def test_gbench_a_benchmark_without_byte_or_item_counters_is_not_failed_for_them(tmp_path):
+    # `bytes_per_second` and `items_per_second` exist only when the benchmark calls SetBytesProcessed / SetItemsProcessed
+    def change(doc):
+        for row in doc["benchmarks"]:
+            del row["bytes_per_second"], row["items_per_second"]
+    report = verify_path(str(_variant(tmp_path, GBENCH, change)))
+    assert sorted(label.split("[")[0] for label, f in _claims(report).items() if f.status == "PASS") == \
+        ["count.iterations", "count.repetitions", "mean.cpu_time", "mean.real_time", "median.cpu_time", "median.real_time", "stddev.cpu_time", "stddev.real_time"]
+    assert not any(f.status == "FAIL" for f in report.findings)
+
+
 def test_gbench_aggregates_only_output_is_never_passed_nor_failed(tmp_path):
     # `--benchmark_report_aggregates_only=true`: the aggregates stand without the repetitions they summarise
     def change(doc):
