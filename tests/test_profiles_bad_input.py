@@ -128,7 +128,7 @@ def test_several_matching_profiles_is_exit_2_listing_them(tmp_path, run, cli_ass
 
 def test_no_matching_profile_is_exit_2_listing_the_shipped_ones(tmp_path):
     (tmp_path / "notes.json").write_text('{"hello": 1}')
-    with pytest.raises(UsageError, match="no shipped profile matches it.*hyperfine, mlperf-inference, system1-omni-gdn, vllm-omni-pr6540, vllm-omni-rankings-comparison, vllm-omni-rankings-study"):
+    with pytest.raises(UsageError, match="no shipped profile matches it.*google-benchmark, hyperfine, mlperf-inference, pytest-benchmark, system1-omni-gdn, vllm-omni-pr6540, vllm-omni-rankings-comparison, vllm-omni-rankings-study"):
         verify_path(str(tmp_path))
 
 

@@ -79,7 +79,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
     Re-derive each claim instance and compare it with the number the bundle states.
 
     Tolerance: `stats.tolerance` (the claim's `tolerance` when it states
-    one). PASS `derived`; FAIL `claim-mismatch`, `claim-missing`,
+    one). PASS `derived`; FAIL `claim-mismatch`, `claim-missing` (UNVERIFIED
+    `claim-unstated`, one per rule counting them, under `"unstated": "skip"`),
     `incomplete-denominator`, `empty-selection`; UNVERIFIED `claim-not-stated`
     (null), `no-receipts`, `blocked-by-integrity`, `incomplete-denominator`
     (receipts not read may cover it). Then every other value the bundle
@@ -110,6 +111,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         keys: list[dict[str, str]] = []
         handled: set[tuple[str, str]] = set()
         blocked: set[str] = set()
+        unstated: list[tuple[str, str]] = []  # (label, file) of the instances whose location states nothing, under `"unstated": "skip"`
         # what every instance of the rule shares, read once per rule rather than once per stated value
         rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
         stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
@@ -121,6 +123,12 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if suffix is None:  # once per instance: the claims on one table's copies share it
                 suffix = suffixes[site.key] = "".join([f"[{k}={v}]" for k, v in site.key])
             label = rule_id + suffix
+            if site.problem == "missing" and rule.get("unstated") == "skip":
+                rel = rule["at"]["file"]
+                for dim, value in key.items():
+                    rel = rel.replace("{" + dim + "}", value)
+                unstated.append((label, rel))  # the format writes this number for some instances only: no claim, counted below
+                continue
             if site.problem in _SITE_PROBLEMS:
                 yield _site_problem(cid, rule, site, key, label, ranked, blocked)
                 continue
@@ -184,6 +192,11 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
                           message=f"{label}: stated {claimed} {unit}, derived {shown[0]} {unit} (tolerance {shown[1]})".replace("  ", " "),
                           path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
+        if unstated:
+            files = sorted({rel for _, rel in unstated})
+            yield _f(cid, Status.UNVERIFIED, "claim-unstated", f"{rule_id}: {len(unstated)} instance(s) state no value at the mapped location, which the profile "
+                     f"allows (`unstated: skip`), so they are not claimed: {', '.join(label for label, _ in unstated[:5])}"
+                     + (f" and {len(unstated) - 5} more" if len(unstated) > 5 else ""), path=files[0] if len(files) == 1 else rule["at"]["file"])
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
 
 

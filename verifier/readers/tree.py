@@ -183,19 +183,27 @@ class Tree:
 
 
 
+def _braces(pattern: str, i: int) -> int:
+    """Return the width of the `{a,b}` alternation starting at `pattern[i]` (up to its `}`, no nested `{`), or 0 when none starts there."""
+    if pattern[i] != "{":
+        return 0
+    end = pattern.find("}", i)
+    return 0 if end < 0 or "{" in pattern[i + 1:end] else end - i + 1
+
+
 @functools.lru_cache(maxsize=512)
 def _glob_parts(pattern: str) -> tuple[str, str, re.Pattern[str] | None]:
     """
-    Return `(head, tail, regex)` of glob `pattern`: its literal text before the first and after the last wildcard (`*`, `?`, `**/`), and `glob_regex(pattern)`.
+    Return `(head, tail, regex)` of glob `pattern`: its literal text before the first and after the last wildcard (`*`, `?`, `**/`, `{a,b}`), and `glob_regex(pattern)`.
 
     A path `regex` fully matches starts with `head` and ends with `tail`.
     `regex` is None when the pattern has no wildcard (it then fully matches
     the pattern itself, and nothing else).
     """
-    first = last = -1  # where the first wildcard starts and the last ends, scanned as `glob_regex` scans (`**/` is one)
+    first = last = -1  # where the first wildcard starts and the last ends, scanned as `glob_regex` scans (`**/` and `{...}` are one)
     i = 0
     while i < len(pattern):
-        width = 3 if pattern.startswith("**/", i) else 1 if pattern[i] in "*?" else 0
+        width = 3 if pattern.startswith("**/", i) else 1 if pattern[i] in "*?" else _braces(pattern, i)
         if width:
             first = i if first < 0 else first
             last = i + width
@@ -207,11 +215,24 @@ def _glob_parts(pattern: str) -> tuple[str, str, re.Pattern[str] | None]:
 
 @functools.lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> re.Pattern[str]:
-    """Return the compiled regex of glob `pattern` (`*` and `?` within one path component, `**/` across them), built once per pattern."""
+    """
+    Return the compiled regex of glob `pattern`, built once per pattern.
+
+    `*` and `?` match within one path component, `**/` across them (zero or
+    more directories), and `{a,b}` any one of its comma-separated
+    alternatives, each a glob itself without braces (`{,*/}*.json`: a JSON
+    file in the folder or one directory below it, never deeper). A `{`
+    without its `}` is a literal character.
+    """
     out = []
     i = 0
     while i < len(pattern):
-        if pattern.startswith("**/", i):
+        width = _braces(pattern, i)
+        if width:
+            alternatives = pattern[i + 1:i + width - 1].split(",")
+            out.append("(?:" + "|".join(glob_regex(a).pattern for a in alternatives) + ")")
+            i += width
+        elif pattern.startswith("**/", i):
             out.append("(?:[^/]+/)*")
             i += 3
         elif pattern[i] == "*":
