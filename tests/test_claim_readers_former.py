@@ -279,7 +279,7 @@ def test_every_real_markdown_file_reads_as_formerly(path: Path):
 @example("| a | b |\n|---|---|\n| x *y* `z` | 1<br>2 |\n| 5 |\n| 1 | 2 | 3 |\n")  # a cell of several runs, a short row, a long row
 @example("| a | a |\n|---|---|\n| 1 | 2 |\n\n# t 1\n\n| #line | b |\n|---|---|\n| 3 | 4 |\n")  # repeated and reader-key headers
 @example("# h\n\n<div>5</div>\n\n```math\n7\n```\n\n- 8\n- ![i](u) 9\n")  # an HTML block, a rendered fence, list items
-@example("|a|\n|-|\n|x|\n|x|\n\nx\n")  # one text in several cells and a paragraph: its token shared
+@example("|a|\n|-|\n|x|\n|x|\n\nx\n")  # one text in several cells and a paragraph
 @example("TableCell\n\n| TableCell | `TableCell` |\n|---|---|\n| TableCell | ![TableCell](u) |\n\n    TableCell\n")  # text named like the event
 @example("| &nbsp;a&#32; | `&nbsp;` |\n|---|---|\n| &nbsp;1&nbsp; | ` 2 ` |\n")  # one-run cells with blanks to strip
 def test_generated_markdown_reads_as_formerly(text):

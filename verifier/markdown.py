@@ -105,10 +105,7 @@ def tokens(text: str) -> list[Token]:
     """
     Return the tokens of Markdown `text` (CommonMark with GFM tables, as pulldown-cmark reads it); see the module docstring.
 
-    Never raises for a `str` (a lone surrogate is read as U+FFFD). Tokens are
-    read, never changed, so some are shared: every cell of a row has its
-    row's one `th_open`/`td_open` token, and one `text` token stands for
-    every unjoined run of the same text.
+    Never raises for a `str` (a lone surrogate is read as U+FFFD).
     """
     import pyromark  # a well-kept CommonMark parser (pulldown-cmark); imported only when Markdown is read
 
@@ -120,8 +117,7 @@ def tokens(text: str) -> list[Token]:
     breaks = [m.start() for m in re.finditer(b"\n", text.encode("utf-8"))]  # event ranges are UTF-8 byte offsets
     out: list[Token] = []
     children: list[Token] | None = None  # the open inline run
-    cell_open = Token("td_open", [0])  # the open row's cell opener: one per row, as its cells are all on its line
-    texts: dict[str, Token] = {}  # text -> its `text` token, made once
+    cell = ("td_open", [0])  # the open row's cell opener type and line: its cells are all on its line
     skipping, depth = "", 0  # inside an image or a code block (nested images counted): nothing stated
     html: list[str] | None = None  # the parts of the open raw HTML block or fenced code block
     html_line = 0
@@ -140,13 +136,13 @@ def tokens(text: str) -> list[Token]:
     for event, where in pyromark.events_with_range(text, options=_OPTIONS[0]):
         if event == _CELL_END:  # most events of a table: its cells (never in an image, code or HTML); a cell's end: its run is over
             if children is not None:
-                out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
+                out.append(Token("inline", cell[1], "", children if len(children) < 2 else _joined(children)))
                 children = None
             continue
         if event == _CELL_START:  # on its row's line (a padded empty cell's range starts after the row)
             if children is not None:
-                out.append(Token("inline", cell_open.map, "", children if len(children) < 2 else _joined(children)))
-            out.append(cell_open)
+                out.append(Token("inline", cell[1], "", children if len(children) < 2 else _joined(children)))
+            out.append(Token(*cell))
             children = []
             continue
         if type(event) is dict:
@@ -166,10 +162,7 @@ def tokens(text: str) -> list[Token]:
                 html.append(payload)
             continue
         if kind == "Text":
-            tok = texts.get(payload)
-            if tok is None:
-                tok = texts[payload] = Token("text", None, payload)
-            (run(where["start"]) if children is None else children).append(tok)
+            (run(where["start"]) if children is None else children).append(Token("text", None, payload))
         elif kind == "Start" or kind == "End":
             tag = payload if type(payload) is str else next(iter(payload))  # `_name(payload)`
             if tag in _INLINE_TAGS:
@@ -198,7 +191,7 @@ def tokens(text: str) -> list[Token]:
                 if tag == "TableHead":
                     out.append(Token("thead_open", [start]))
                 out.append(Token("tr_open", [start]))
-                cell_open = Token("th_open" if tag == "TableHead" else "td_open", [start])
+                cell = ("th_open" if tag == "TableHead" else "td_open", [start])
             elif tag == "Table":
                 out.append(Token("table_open", [start]))
             elif tag == "HtmlBlock":
