@@ -296,3 +296,44 @@ def test_a_socket_as_claims_text_is_refused(run, tmp_path):
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(path))
         _one_line_refusal(run("check", str(EXAMPLE), "--claims-text", str(path)), path, "socket")
+
+
+# (5) an unknown unit is named cut, never echoed whole
+@pytest.mark.parametrize("text", ["q" * 50000, "tokens/" + "q" * 50000, "q" * 50000 + " per s"])
+def test_an_unknown_unit_of_50_kb_is_named_cut(text):
+    from verifier import units
+
+    with pytest.raises(units.UnitError) as caught:
+        units.parse(text)
+    assert len(str(caught.value)) < 800 and "[cut, " in str(caught.value)  # the list of known units is about 500
+
+
+def test_an_unknown_profile_unit_of_50_kb_is_one_short_line():
+    from verifier.errors import ConfigError
+    from verifier.profiles import _units
+
+    with pytest.raises(ConfigError) as caught:
+        _units({"claims": [{"unit": "q" * 50000}]}, "mine.json")
+    message = str(caught.value)
+    assert len(message) < 400 and "[cut, " in message and "/claims/0/unit" in message and "\n" not in message
+
+
+# (5) JSON and SARIF reports carry no raw control or bidi character from the bundle
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_json_and_sarif_escape_control_and_bidi_characters_as_the_text_report_does(fmt):
+    import json
+    import re
+
+    from verifier.model import Finding, Status
+    from verifier.report import REPORTERS
+    from verifier.report._common import visible
+
+    evil = "ok\u202etxt.exe\x1b[31m\x85\u2066x\x7f"
+    f = Finding(check="integrity.files", status=Status.FAIL, code="sha256-mismatch", path=f"a/{evil}.json",
+                message=f"file {evil} differs", observed={evil: evil, "list": [evil]}, expected=evil)
+    out = REPORTERS[fmt](_report(f))
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]", out)
+    assert visible(evil).replace("\\", "\\\\") in out  # the text report's escapes, as JSON writes them
+    if fmt == "json":
+        [g] = json.loads(out)["findings"]
+        assert g["message"] == f"file {visible(evil)} differs" and g["observed"] == {visible(evil): visible(evil), "list": [visible(evil)]}

@@ -132,7 +132,7 @@ def _units(document: dict[str, Any], origin: str) -> None:
         places.extend((f"/identities/{index}/terms/{j}/unit", t.get("unit")) for j, t in enumerate(identity["terms"]))
     for pointer, unit in places:
         if unit is not None and not units.known(unit):
-            raise _refuse(origin, pointer, f"unknown unit {unit!r} (see verifier/units.py: ms, s, MiB, tokens/s, %, x, ...)")
+            raise _refuse(origin, pointer, f"unknown unit {units.shown(unit)} (see verifier/units.py: ms, s, MiB, tokens/s, %, x, ...)")
 
 
 def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profile>") -> dict[str, Any]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
-__all__ = ["BASE_SYMBOLS", "DIMENSIONS", "PURE", "Unit", "UnitError", "UnitMismatch", "base_symbol", "convert", "known", "parse", "pure_scale", "to_base"]
+__all__ = ["BASE_SYMBOLS", "DIMENSIONS", "PURE", "Unit", "UnitError", "UnitMismatch", "base_symbol", "convert", "known", "parse", "pure_scale", "shown", "to_base"]
 
 #: The base dimensions. A rate's dimension is written "numerator/denominator".
 DIMENSIONS = ("time", "tokens", "bytes", "samples", "frames", "requests", "count", "dimensionless", "percent")
@@ -116,6 +116,13 @@ class Unit:
         return self.dimension == other.dimension
 
 
+def shown(text: object) -> str:
+    """Return `repr(text)` for a message, cut to 60 characters with a marker (`verifier.model.cut`): a unit of 50 KB is named, not echoed."""
+    from verifier.model import cut
+
+    return cut(repr(text), 60)
+
+
 def _base(name: str, whole: str) -> tuple[str, Fraction]:
     if name in _BASE:
         return _BASE[name]
@@ -123,7 +130,7 @@ def _base(name: str, whole: str) -> tuple[str, Fraction]:
     for key, entry in _BASE.items():
         if key.lower() == lowered and key not in {"B", "kB", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB"}:
             return entry
-    raise UnitError(f"unknown unit {whole!r} (known: {', '.join(sorted(set(_BASE)))}, and rates such as tokens/s)")
+    raise UnitError(f"unknown unit {shown(whole)} (known: {', '.join(sorted(set(_BASE)))}, and rates such as tokens/s)")
 
 
 def parse(text: str) -> Unit:
@@ -134,7 +141,7 @@ def parse(text: str) -> Unit:
     Raises `UnitError` naming `text` when any part is unknown.
     """
     if not isinstance(text, str) or not text.strip():
-        raise UnitError(f"unknown unit {text!r}")
+        raise UnitError(f"unknown unit {shown(text)}")
     return _parse(text.strip())
 
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
+from typing import Any
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
 
 __all__ = ["BIDI_CONTROLS", "STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "split_path", "titles",
-           "json_text", "trust_lines", "visible"]
+           "json_text", "trust_lines", "visible", "visible_json"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
@@ -60,6 +61,24 @@ def visible(text: str, keep: str = "") -> str:
 _PLAIN_TEXT = re.compile("[^\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff\ufffe\uffff]*\\Z")
 #: A lone surrogate: it cannot be encoded as UTF-8 (file names read with `surrogateescape`), so no output may hold one.
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def visible_json(value: Any) -> Any:
+    """
+    Return JSON-like `value` with every string and key passed through `visible` (newlines kept: JSON escapes them, and derivations span lines).
+
+    The JSON and SARIF reporters write what the text report shows: a bidi
+    control or a C1 control from the bundle, which `json.dumps` would write
+    raw, becomes its visible escape (`\\u202e`), so no consumer of the
+    report displays it raw.
+    """
+    if isinstance(value, str):
+        return visible(value, "\n")
+    if isinstance(value, dict):
+        return {visible_json(k): visible_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [visible_json(v) for v in value]
+    return value
 
 
 def json_text(text: str) -> str:

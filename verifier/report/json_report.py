@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from verifier.model import Report
-from verifier.report._common import json_text
+from verifier.report._common import json_text, visible_json
 
 __all__ = ["NAME", "render"]
 
@@ -13,5 +13,5 @@ NAME = "json"
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
-    """Return the report as indented JSON text ending in a newline, UTF-8-encodable (`json_text`; `verbose`, `color` are ignored)."""
-    return json_text(json.dumps(report.to_json(), indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+    """Return the report as indented JSON text ending in a newline, UTF-8-encodable (`json_text`), control and bidi characters as visible escapes (`visible_json`); `verbose`, `color` are ignored."""
+    return json_text(json.dumps(visible_json(report.to_json()), indent=2, sort_keys=True, ensure_ascii=False)) + "\n"

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import json_text, split_path, titles
+from verifier.report._common import json_text, split_path, titles, visible_json
 
 __all__ = ["NAME", "SARIF_SCHEMA", "render"]
 
@@ -120,4 +120,4 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
             "SRCROOT": {"description": {"text": "the directory verify ran in (no absolute paths are recorded)"}},
         }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
-    return json_text(json.dumps(log, indent=2, sort_keys=False, ensure_ascii=False)) + "\n"
+    return json_text(json.dumps(visible_json(log), indent=2, sort_keys=False, ensure_ascii=False)) + "\n"
