@@ -490,3 +490,19 @@ def test_profile_check_says_when_instances_share_one_place(tmp_path, run):
     draft.write_text(json.dumps(_doc([{**MEAN, "at": {"file": "summary.json", "pointer": "/mean"}}]) | {"id": "draft-run"}))
     result = run("profile", "check", str(bundle), "--profile", str(draft))
     assert "its place is stated for 2 of 2 (2 instances at 1 place" in result.stdout, result.stdout
+
+
+def test_a_restructuredtext_page_nested_too_deeply_is_unreadable_not_an_error():
+    from verifier.grammars import GrammarError
+    from verifier.readers.rst_doc import rst_document
+
+    with pytest.raises(GrammarError, match="nested too deeply"):
+        rst_document("\n".join("  " * i + "- a" for i in range(1200)).encode())
+
+
+def test_a_quotient_beyond_binary64_is_not_used(tmp_path):
+    bundle = write_tree(tmp_path / "run", {"runs/baseline.json": '{"benchmarks": [{"real_time": 1e300, "iterations": 1e-300}]}', "summary.json": '{"per_iter": 5}'})
+    claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
+             "at": {"file": "summary.json", "pointer": "/per_iter"}}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], {"values": PER_ITERATION["values"]})}))
+    assert [f.code for f in _by(report, "profile.receipts") if f.status == "UNVERIFIED"] == ["number-out-of-range"]
