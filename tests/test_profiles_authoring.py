@@ -379,7 +379,7 @@ def _json_doc(claims: list[dict], runs: dict) -> dict:
 
 BENCH = {"runs/baseline.json": json.dumps({"benchmarks": [{"name": "a", "real_time": 2000, "iterations": 1000},
                                                           {"name": "b", "real_time": 6000, "iterations": 1000},
-                                                          {"name": "a_mean", "aggregate": "mean", "real_time": 9, "iterations": 1}]})}
+                                                          {"name": "a_mean", "aggregate_name": "mean", "real_time": 9, "iterations": 1}]})}
 
 
 def _per_iteration(tmp_path: Path, stated: str, runs: dict) -> str:
@@ -391,13 +391,13 @@ def _per_iteration(tmp_path: Path, stated: str, runs: dict) -> str:
 
 
 PER_ITERATION = {"values": {"t": {"pointer": "/real_time", "unit": "ns", "divide_by": {"pointer": "/iterations"}}},
-                 "where": {"aggregate": {"present": False}}}
+                 "where": {"aggregate_name": {"present": False}}}
 
 
 def test_a_value_computed_per_record_and_records_filtered_by_presence(tmp_path):
     assert _per_iteration(tmp_path, "4", PER_ITERATION) == "PASS"  # (2 + 6) / 2 ns per iteration; the aggregate row is left out
     assert _per_iteration(tmp_path / "b", "4000", PER_ITERATION) == "FAIL"  # the time per record, not per iteration
-    kept_aggregate = {**PER_ITERATION, "where": {"aggregate": {"present": True}}}
+    kept_aggregate = {**PER_ITERATION, "where": {"aggregate_name": {"present": True}}}
     assert _per_iteration(tmp_path / "c", "9", kept_aggregate) == "PASS"
 
 
@@ -490,3 +490,52 @@ def test_profile_check_says_when_instances_share_one_place(tmp_path, run):
     draft.write_text(json.dumps(_doc([{**MEAN, "at": {"file": "summary.json", "pointer": "/mean"}}]) | {"id": "draft-run"}))
     result = run("profile", "check", str(bundle), "--profile", str(draft))
     assert "its place is stated for 2 of 2 (2 instances at 1 place" in result.stdout, result.stdout
+
+
+def test_a_restructuredtext_page_nested_too_deeply_is_unreadable_not_an_error():
+    from verifier.grammars import GrammarError
+    from verifier.readers.rst_doc import rst_document
+
+    with pytest.raises(GrammarError, match="nested too deeply"):
+        rst_document("\n".join("  " * i + "- a" for i in range(1200)).encode())
+
+
+def test_a_quotient_beyond_binary64_is_not_used(tmp_path):
+    bundle = write_tree(tmp_path / "run", {"runs/baseline.json": '{"benchmarks": [{"real_time": 1e300, "iterations": 1e-300}]}', "summary.json": '{"per_iter": 5}'})
+    claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
+             "at": {"file": "summary.json", "pointer": "/per_iter"}}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], {"values": PER_ITERATION["values"]})}))
+    assert [f.code for f in _by(report, "profile.receipts") if f.status == "UNVERIFIED"] == ["number-out-of-range"]
+
+
+# The first 11 samples of Criterion.rs's documented raw.csv (its user guide, "CSV Output": "To calculate the time-per-iteration,
+# use sample_measured_value/iteration_count").
+CRITERION = """group,function,value,throughput_num,throughput_type,sample_measured_value,unit,iteration_count
+Fibonacci,Iterative,,,,915000,ns,110740
+Fibonacci,Iterative,,,,1964000,ns,221480
+Fibonacci,Iterative,,,,2812000,ns,332220
+Fibonacci,Iterative,,,,3767000,ns,442960
+Fibonacci,Iterative,,,,4785000,ns,553700
+Fibonacci,Iterative,,,,6302000,ns,664440
+Fibonacci,Iterative,,,,6946000,ns,775180
+Fibonacci,Iterative,,,,7815000,ns,885920
+Fibonacci,Iterative,,,,9186000,ns,996660
+Fibonacci,Iterative,,,,9578000,ns,1107400
+Fibonacci,Iterative,,,,11206000,ns,1218140
+"""
+
+
+def test_criterion_raw_csv_time_per_iteration(tmp_path):
+    from fractions import Fraction
+
+    rows = [line.split(",") for line in CRITERION.splitlines()[1:]]
+    per_iteration = sum(Fraction(int(r[5]), int(r[7])) for r in rows) / len(rows)  # the mean of the per-sample times, in ns
+    of_totals = Fraction(sum(int(r[5]) for r in rows), sum(int(r[7]) for r in rows))  # a ratio of sums: another number
+    claim = {"id": "ns_per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
+             "at": {"file": "summary.json", "pointer": "/ns"}}
+    doc = _doc([claim])
+    doc["receipts"]["runs"] = {"glob": "new/raw.csv", "encoding": "csv", "fields": {"phase": {"value": "measured"}},
+                               "values": {"t": {"pointer": "/sample_measured_value", "unit": "ns", "divide_by": {"pointer": "/iteration_count"}}}}
+    for stated, status in ((per_iteration, "PASS"), (of_totals, "FAIL")):
+        bundle = write_tree(tmp_path / status / "run", {"new/raw.csv": CRITERION, "summary.json": json.dumps({"ns": round(float(stated), 4)})})
+        assert _claim(verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": doc})), "ns_per_iter").status == status

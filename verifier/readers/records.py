@@ -323,8 +323,9 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
 def _divided(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where: str, name: str, problems: list[Problem]) -> Decimal | None:
     """
     Return `number` divided by the count at `mapping["divide_by"]["pointer"]` of `record` (time / iterations), exactly
-    as `stats.CONTEXT` divides; None after recording FAIL `missing-field` (no divisor) or `not-a-number` (one that is no
-    finite number > 0: a per-record value over 0 iterations is no value).
+    as `stats.CONTEXT` divides; None after recording FAIL `missing-field` (no divisor), `not-a-number` (one that is no
+    finite number > 0: a per-record value over 0 iterations is no value) or UNVERIFIED `number-out-of-range` (a
+    quotient beyond binary64).
     """
     pointer = mapping["divide_by"]["pointer"]
     try:
@@ -336,7 +337,12 @@ def _divided(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, wh
     if divisor is None or not divisor.is_finite() or divisor <= 0:
         problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: the divisor {pointer} of mapped field {name} is {raw!r}, not a number > 0", rel, where, name))
         return None
-    return stats.CONTEXT.divide(number, divisor)
+    quotient = stats.CONTEXT.divide(number, divisor)
+    if not in_binary64(quotient):  # 1e300 / 1e-300: beyond the range every receipt number is held to
+        problems.append(Problem("UNVERIFIED", "number-out-of-range", f"{rel} {where}: mapped field {name} divided by {pointer} is beyond the binary64 range, "
+                                "so it is not used", rel, where, name))
+        return None
+    return quotient
 
 
 def _kept(record: Any, where: dict[str, Any]) -> bool:
