@@ -105,3 +105,19 @@ def test_a_determined_subject_with_another_value_fails(shared_example):
     found = _bind(shared_example, "B1's fastest measured request took 106.66 s.")
     assert [(f.status, f.code) for f in found] == [("FAIL", "claim-mismatch")]
     assert found[0].observed["binding"] == "server.B1.measured.min_s" and found[0].observed["derived"] == "105.46"
+
+
+@pytest.mark.parametrize("headline", ["", "Faster video generation", "   ", None])
+def test_a_headline_without_a_number_is_nothing_to_check(headline, example_copy):
+    """Issue 39 item 2: "Faster video generation" (or "") gave `no-findings`, INCOMPLETE, where no headline gave PASS."""
+    from bundlekit import edit_json, rehash
+
+    from verifier.model import verdict_of
+
+    (example_copy / "README.md").unlink()
+    edit_json(example_copy / "claims.json", lambda d: d.pop("headline") if headline is None else d.update(headline=headline))
+    rehash(example_copy)
+    findings = run_claims(example_copy)
+    mine = stated(findings)
+    assert [(f.status.value, f.code) for f in mine] == [("PASS", "no-claim-text")], [f.message for f in mine]
+    assert verdict_of(findings) == "PASS"

@@ -326,21 +326,30 @@ def stated(ctx: Context) -> Iterator[Finding]:
         yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
                       message="the bundle states no headline, notes, claim texts or README, so there is no prose to bind")
         return
+    numbered: list[str] = []  # the texts that state a number (a refused text counts: it has a finding)
     for name, path, text in sources:
         if text.startswith("\x00not-utf8:"):
             yield Finding(check=CHECK, status=Status.FAIL, code="claim-text-not-utf8", path=path,
                           message=f"{name} is not UTF-8 (first bad byte at offset {text.split(':')[1]}), so its claims cannot be read")
+            numbered.append(name)
             continue
         if text.startswith("\x00too-large:"):
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-large", path=path,
                           message=f"{name} is {text.split(':')[1]} bytes, more than the {MAX_TEXT_BYTES // 2**20} MiB a claim text may hold; none of its numbers is checked")
+            numbered.append(name)
             continue
         reused: set[str] = set()
         quantities = extract(text, name, ctx.options.get("cache"), reused, limit=MAX_QUANTITIES)
         if len(quantities) > MAX_QUANTITIES:
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-long", path=path,
                           message=f"{name} states more than the {MAX_QUANTITIES} numbers a claim text may state; none is checked")
+            numbered.append(name)
             continue
         for outcome in bind(quantities, evidence, pairs, keys, levels):
             finding = _finding(outcome, path)
             yield dataclasses.replace(finding, cached="markdown") if reused else finding  # parsed by an earlier run
+        if quantities:
+            numbered.append(name)
+    if not numbered:  # a headline "Faster video generation" (or "") states nothing to check: as if there were no prose
+        yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
+                      message=f"the prose ({', '.join(name for name, _, _ in sources)}) states no number, so there is nothing to bind")
