@@ -224,6 +224,7 @@ RECIPES = {
     "plan-frozen-late": ("FAIL", _json("plan.json", lambda p: p.update(frozen_at="2026-10-01T08:30:00Z"))),
     "ok-after-timeout": ("FAIL", _json("plan.json", lambda p: p["timeouts"].update(request_s=395))),
     "timeout-beyond-reservation": ("FAIL", _json("plan.json", lambda p: p["timeouts"].update(reservation_s=800))),
+    "terminate-after-reservation": ("FAIL", _json("plan.json", lambda p: p["timeouts"].update(hard_reservation_min=60, soft_term_min=70))),
     "outcome-contradicts-status": ("FAIL", _receipts(lambda rows: _measured(rows).update(http_status=503))),
     "ok-without-output": ("FAIL", _receipts(lambda rows: _measured(rows).update(outputs=[]))),
     "attempt-mixed-in": ("FAIL", lambda b: _attempt(rows=read_lines(b / "receipts.jsonl")[:1])(b)),
