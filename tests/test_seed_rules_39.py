@@ -69,3 +69,36 @@ def test_a_grace_before_the_forced_kill_bounds_nothing(timeouts):
     """A grace counts from the TERM, not from the start: it is neither a hold limit nor a timeout inside one."""
     found = _consistency([_request(0)], timeouts=timeouts)
     assert all(s == "PASS" for s, _, _ in found), found
+
+
+def _share_output(bundle, second_outcome="ok"):
+    """Give request A1-m2 the output of A1-m1 (same path and digest), with `second_outcome`."""
+    from bundlekit import read_lines, rehash, write_lines
+
+    rows = read_lines(bundle / "receipts.jsonl")
+    first = next(r for r in rows if r.get("request_id") == "A1-m1")
+    second = next(r for r in rows if r.get("request_id") == "A1-m2")
+    second["outputs"] = [dict(o) for o in first["outputs"]]
+    if second_outcome != "ok":
+        second.update(outcome=second_outcome, http_status=504, error="gateway timeout")
+    write_lines(bundle / "receipts.jsonl", rows)
+    rehash(bundle)
+
+
+def _plan_codes(bundle):
+    from test_claims_stated import run_claims
+
+    return [(f.status.value, f.code, f.pointer) for f in run_claims(bundle) if f.check == "plan.conformance"]
+
+
+def test_two_successful_requests_naming_the_same_output_file_fail(example_copy):
+    assert ("PASS", "outputs", None) in _plan_codes(example_copy)
+    _share_output(example_copy)
+    found = _plan_codes(example_copy)
+    assert [f for f in found if f[1] == "output-shared"] == [("FAIL", "output-shared", "/3/outputs/0/path")], found
+
+
+def test_a_failed_request_naming_a_successful_ones_output_is_not_a_shared_output(example_copy):
+    _share_output(example_copy, "failed")
+    found = _plan_codes(example_copy)
+    assert not [f for f in found if f[1] == "output-shared"] and ("PASS", "outputs", None) in found, found
