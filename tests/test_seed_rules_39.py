@@ -102,3 +102,59 @@ def test_a_failed_request_naming_a_successful_ones_output_is_not_a_shared_output
     _share_output(example_copy, "failed")
     found = _plan_codes(example_copy)
     assert not [f for f in found if f[1] == "output-shared"] and ("PASS", "outputs", None) in found, found
+
+
+# ---- frozen HTTP matrix (seed frozen-http-matrix-review.txt): the credential rule reads every output file ----
+
+import base64  # noqa: E402
+import json  # noqa: E402
+
+from test_http_matrix import _copy, _edit, _edit_plan, _lines, _write_lines  # noqa: E402
+
+from verifier.core import verify_path  # noqa: E402
+
+
+def _credential_findings(d):
+    return [(x.status.value, x.path, x.pointer) for x in verify_path(str(d)).findings
+            if x.check == "matrix.plan_rules" and (x.code == "credential-retained" or "credential" in x.message)]
+
+
+def _raw_line(d, i, body: bytes):
+    lines = _lines(d)
+    lines[i]["raw_response_base64"] = base64.b64encode(body).decode()
+    _write_lines(d, lines)
+
+
+MATRIX_LEAKS = [
+    ("responses.jsonl", "/3/raw_response_base64",
+     lambda d: _raw_line(d, 3, json.dumps({"answer": "ok", "echo": {"Authorization": "Bearer eyJhbGciOiJIUzI1NiJ9.e30.sig"}}).encode())),
+    ("responses.jsonl", "/4/raw_response_base64", lambda d: _raw_line(d, 4, b"upstream said: header was Bearer sk-live-0123456789abcdef (not JSON)")),
+    ("responses.jsonl", "/2/request_headers/authorization",
+     lambda d: _write_lines(d, [dict(x, request_headers={"authorization": "Bearer abc.def"}) if i == 2 else x for i, x in enumerate(_lines(d))])),
+    ("summary.json", "/client_env/0", lambda d: _edit(d / "summary.json", lambda s: s.update(client_env=["OMNI_JEV_TEST_TOKEN=sk-abcdefghijklmnopqrstu"]))),
+    ("summary.json", "/hf_token", lambda d: _edit(d / "summary.json", lambda s: s.update(hf_token="hf_abcdefghijklmnopqrstuvwx"))),
+]
+
+
+@pytest.mark.parametrize("name,pointer,leak", MATRIX_LEAKS, ids=[f"{m[0]}{m[1]}" for m in MATRIX_LEAKS])
+def test_a_credential_in_the_response_log_or_summary_fails(tmp_path, name, pointer, leak):
+    d = _copy(tmp_path, "good")
+    leak(d)
+    assert ("FAIL", name, pointer) in _credential_findings(d)
+
+
+HARMLESS = [
+    lambda d: _edit_plan(d, lambda p: p["cases"][0]["body"].update(tokenizer="Qwen/Qwen2.5-Omni-7B", eos_token="</s>", pad_token_id=0)),
+    lambda d: _edit_plan(d, lambda p: p["cases"][0]["body"].update(prompt="Explain basic arithmetic to a child", max_tokens=64)),
+    lambda d: _edit(d / "config.json", lambda c: c["client"].update(env=["OMNI_JEV_TEST_TOKEN set (value not retained)"])),
+    lambda d: _raw_line(d, 3, b'{"answer": "ok", "usage": {"prompt_tokens": 3, "stop_token": "<|im_end|>"}}'),
+]
+
+
+@pytest.mark.parametrize("harmless", HARMLESS, ids=["tokenizer-eos", "prompt-basic", "env-named-only", "usage-in-raw"])
+def test_harmless_keys_and_words_are_no_credential(tmp_path, harmless):
+    d = _copy(tmp_path, "good")
+    harmless(d)
+    found = _credential_findings(d)
+    assert found and all(s == "PASS" for s, _, _ in found), found
+    assert {p for _, p, _ in found} == {"plan.json", "config.json", "responses.jsonl", "summary.json"}

@@ -29,7 +29,7 @@ RULES = {
     "oracle-count": "every case has exactly one oracle",
     "budget-beyond-plan": "the effective budget does not exceed the plan's repetitions and warmups",
     "ignore-paths-overlap": "no ignore path repeats or contains another",
-    "credential-retained": "no credential is retained in plan.json or config.json",
+    "credential-retained": "no credential is retained in plan.json, config.json, responses.jsonl (raw bytes included) or summary.json",
     "requests-below-concurrency": "requests_per_case is at least the largest concurrency",
     "raw-response-absent": "every response line retains its raw bytes (raw_response_base64)",
 }
@@ -39,10 +39,32 @@ RESPONSE_CODES = frozenset({"ok-after-deadline", "clock-order", "latency-disagre
 #: summary.json round values whose spread across rounds `round_aggregates` states (metric -> pointer under a round).
 SPREAD_METRICS = {"throughput_rps": ("throughput_rps",), "p50_ms": ("p50_ms",), "p95_ms": ("p95_ms",),
                   "steady_state_throughput_rps": ("steady_state", "throughput_rps")}
-#: Keys whose non-empty string value is a credential, and values that are one whatever their key.
-SECRET_KEY = re.compile(r"(authorization|token|api[_-]?key|password|secret|bearer|cookie)", re.IGNORECASE)
-SECRET_VALUE = re.compile(r"\b(Bearer|Basic)\s+\S+|\bsk-[A-Za-z0-9_-]{16,}|\bhf_[A-Za-z0-9]{16,}|(TOKEN|KEY|SECRET|PASSWORD)=\S+",
-                          re.IGNORECASE)
+#: Key words whose non-empty string value is a credential (a key is split into words at `_`, `-`, spaces and camelCase humps).
+SECRET_KEY = re.compile(r"^(?:authorization|auth|password|passwd|secret|bearer|cookie|apikey|credential|credentials)$")
+#: A `token` key word is a credential unless a word next to it names a vocabulary token ("eos_token", "pad_token_id") or it is a count.
+_TOKEN_KINDS = frozenset("eos bos pad unk sep cls mask stop start end special image audio video vision think tool".split())
+#: Values that are a credential whatever their key: an Authorization header value (scheme and a token-like credential:
+#: 8 characters or more with a digit, `=`, `+` or `/`, or 20 characters, so "basic arithmetic" is prose), provider key prefixes,
+#: an environment assignment in capitals (`OMNI_JEV_TEST_TOKEN=...`).
+SECRET_VALUE = re.compile(r"(?<![\w-])(?:[Bb]earer|BEARER|[Bb]asic|BASIC)\s+(?=[A-Za-z0-9._~+/=-]*[0-9=+/])[A-Za-z0-9._~+/-]{8,}=*(?![\w])"
+                          r"|(?<![\w-])(?:[Bb]earer|[Bb]asic)\s+[A-Za-z0-9._~+/-]{20,}=*"
+                          r"|\bsk-[A-Za-z0-9_-]{16,}|\bhf_[A-Za-z0-9]{16,}|\bgh[pousr]_[A-Za-z0-9]{20,}"
+                          r"|\b[A-Z0-9_]*(?:TOKEN|API_KEY|APIKEY|SECRET|PASSWORD)=\S+")
+#: The matrix files the credential rule reads (the response log's raw bytes are decoded and read too).
+SCANNED = ("plan.json", "config.json", "responses.jsonl", "summary.json")
+
+
+def secret_key(key: str) -> bool:
+    """Return whether a JSON key names a credential: `Authorization`, `X-Api-Key`, `hf_token`, `access_token`; not `tokenizer`, `eos_token`, `max_tokens`."""
+    parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", str(key))]
+    if any(SECRET_KEY.match(w) for w in parts) or any(a == "api" and b == "key" for a, b in zip(parts, parts[1:], strict=False)):
+        return True
+    for i, w in enumerate(parts):
+        if w == "token":
+            near = set(parts[max(0, i - 1):i]) | set(parts[i + 1:i + 2])
+            if not near & (_TOKEN_KINDS | {"id", "ids", "count", "counts", "limit"}):
+                return True
+    return False
 
 
 def _rule(ok: bool, code: str, message: str, name: str, pointer: str | None = None, **kw: Any) -> Finding:
@@ -78,7 +100,9 @@ def plan_rules(ctx: Context) -> Iterator[Finding]:
     yield _rule(plan["requests_per_case"] >= top, "requests-below-concurrency",
                 f"requests_per_case {plan['requests_per_case']} is below concurrency {top}: the round never reaches its concurrency",
                 "plan.json", "/requests_per_case", expected=f">= {top}", observed=plan["requests_per_case"])
-    for name in ("plan.json", "config.json"):
+    for name in SCANNED:
+        if name not in ctx.data["doc"]:
+            continue
         found = list(_secrets(ctx.data["doc"][name], ""))
         yield _rule(not found, "credential-retained",
                     f"{name} retains a credential at {found[0]} (its value is not shown)" if found else "", name,
@@ -86,10 +110,15 @@ def plan_rules(ctx: Context) -> Iterator[Finding]:
 
 
 def _secrets(node: Any, pointer: str) -> Iterator[str]:
+    """Yield the JSON Pointer of every credential in `node`; a response line's raw bytes are decoded and read as text and as JSON."""
     if isinstance(node, dict):
         for key, value in node.items():
             here = f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
-            if isinstance(value, str) and value.strip() and (SECRET_KEY.search(str(key)) or SECRET_VALUE.search(value)):
+            if key == "raw_response_base64" and isinstance(value, str) and _raw(value):
+                text = base64.b64decode(value, validate=True).decode("utf-8", "replace")
+                if SECRET_VALUE.search(text) or next(_secrets(_json_or_none(text), here), None) is not None:
+                    yield here
+            elif isinstance(value, str) and value.strip() and (secret_key(str(key)) or SECRET_VALUE.search(value)):
                 yield here
             else:
                 yield from _secrets(value, here)
@@ -131,6 +160,16 @@ def response_rules(ctx: Context) -> Iterator[Finding]:
     yield _rule(bare is None, "raw-response-absent",
                 f"line {bare + 1}: no raw response bytes (raw_response_base64 absent or not base64): the oracle verdict "
                 f"{lines[bare]['outcome']!r} cannot be audited" if bare is not None else "", name, f"/{bare}" if bare is not None else None)
+
+
+def _json_or_none(text: str) -> Any:
+    """Return `text` parsed as JSON (a response body), or None when it is not JSON."""
+    import json
+
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 def _raw(value: Any) -> bool:
