@@ -158,3 +158,73 @@ def test_harmless_keys_and_words_are_no_credential(tmp_path, harmless):
     found = _credential_findings(d)
     assert found and all(s == "PASS" for s, _, _ in found), found
     assert {p for _, p, _ in found} == {"plan.json", "config.json", "responses.jsonl", "summary.json"}
+
+
+# ---- frozen HTTP matrix: ignore paths, the oracle re-checked on the retained bytes, the run's own clock ----
+
+def _rules(d):
+    return {(x.code, x.pointer) for x in verify_path(str(d)).findings if x.check.startswith("matrix.") and x.check.endswith("rules")
+            and x.status.value == "FAIL"}
+
+
+def _open_jev(d, seconds=(1.25, 1.5, 2.0), answer="ok"):
+    """Open-Jev-shaped responses (the review's finding 1): metadata.inference_seconds differs per request."""
+    lines = _lines(d)
+    for i, x in enumerate(lines):
+        body = {"answer": answer if i != 5 else x.get("_answer", answer), "metadata": {"inference_seconds": seconds[i % len(seconds)]}}
+        x["raw_response_base64"] = base64.b64encode(json.dumps(body).encode()).decode()
+    _write_lines(d, lines)
+
+
+def _every_raw(d, body: bytes):
+    lines = _lines(d)
+    for x in lines:
+        x["raw_response_base64"] = base64.b64encode(body).decode()
+    _write_lines(d, lines)
+
+
+def _oracle(ignore_case=None, ignore_plan=None, oracle=None):
+    def change(p):
+        p["cases"][0]["oracle"] = {"exact_json": oracle if oracle is not None else {"answer": "ok", "metadata": {"inference_seconds": 1.25}}}
+        if ignore_case is not None:
+            p["cases"][0]["ignore_paths"] = ignore_case
+        if ignore_plan is not None:
+            p["ignore_paths"] = ignore_plan
+    return change
+
+
+MATRIX_CASES = [
+    # (what, change of the good fixture, expected FAIL codes (empty: every rule holds))
+    ("open-jev, its timing ignored", lambda d: (_open_jev(d), _edit_plan(d, _oracle(["/metadata/inference_seconds"]))), set()),
+    ("open-jev, plan-level ignore", lambda d: (_open_jev(d), _edit_plan(d, _oracle(None, ["/metadata/inference_seconds"]))), set()),
+    ("open-jev, nothing ignored", lambda d: (_open_jev(d), _edit_plan(d, _oracle())), {("ok-contradicts-oracle", "/1/raw_response_base64")}),
+    ("ok bytes with a wrong answer", lambda d: (_open_jev(d), _raw_line(d, 6, b'{"answer": "no", "metadata": {"inference_seconds": 9}}'),
+                                                _edit_plan(d, _oracle(["/metadata/inference_seconds"]))),
+     {("ok-contradicts-oracle", "/6/raw_response_base64")}),
+    ("type-strict: 1.0 is not 1", lambda d: (_every_raw(d, b'{"answer": "ok", "n": 1}'), _raw_line(d, 2, b'{"answer": "ok", "n": 1.0}'),
+                                             _edit_plan(d, _oracle(oracle={"answer": "ok", "n": 1}))),
+     {("ok-contradicts-oracle", "/2/raw_response_base64")}),
+    ("type-strict: 1 is 1", lambda d: (_every_raw(d, b'{"n": 1, "answer": "ok"}'), _edit_plan(d, _oracle(oracle={"answer": "ok", "n": 1}))), set()),
+    ("exact bytes differ", lambda d: _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": "b2s="})),
+     {("ok-contradicts-oracle", "/0/raw_response_base64")}),
+    ("ignore hides the only field", lambda d: _edit_plan(d, _oracle(["/answer"], oracle={"answer": "ok"})),
+     {("ignore-paths-hide-oracle", "/cases/0/ignore_paths")}),
+    ("ignore hides every field", lambda d: (_open_jev(d), _edit_plan(d, _oracle(["/answer", "/metadata"]))),
+     {("ignore-paths-hide-oracle", "/cases/0/ignore_paths")}),
+    ("ignore path resolves nowhere", lambda d: _edit_plan(d, _oracle(["/usage/latency_ms"], oracle={"answer": "ok"})),
+     {("ignore-path-unresolved", "/cases/0/ignore_paths")}),
+    ("plan ignore path resolves nowhere", lambda d: _edit_plan(d, _oracle(None, ["/metadata/inference_secs"], oracle={"answer": "ok"})),
+     {("ignore-path-unresolved", "/cases/0/ignore_paths")}),
+    ("ignore path with a bytes oracle", lambda d: _edit_plan(d, lambda p: p["cases"][0].update(
+        oracle={"exact_bytes": "eyJhbnN3ZXIiOiAib2sifQ=="}, ignore_paths=["/answer"])), {("ignore-path-unresolved", "/cases/0/ignore_paths")}),
+    ("run finished before it started", lambda d: _edit(d / "config.json", lambda c: c.update(finished_at="2026-10-13T07:59:59Z")),
+     {("finished-before-started", "/finished_at")}),
+    ("run finished as it started", lambda d: _edit(d / "config.json", lambda c: c.update(finished_at="2026-10-13T08:00:00Z")), set()),
+]
+
+
+@pytest.mark.parametrize("what,change,codes", MATRIX_CASES, ids=[m[0] for m in MATRIX_CASES])
+def test_matrix_oracle_and_ignore_path_rules(tmp_path, what, change, codes):
+    d = _copy(tmp_path, "good")
+    change(d)
+    assert _rules(d) == codes
