@@ -228,3 +228,95 @@ def test_matrix_oracle_and_ignore_path_rules(tmp_path, what, change, codes):
     d = _copy(tmp_path, "good")
     change(d)
     assert _rules(d) == codes
+
+
+# ---- telemetry receipt (seed telemetry-receipt-review.txt): preemptions, the subject's axes, a gamma arrival ----
+
+from test_telemetry import _replace_carrier, make_telemetry  # noqa: E402
+from test_telemetry_rules import _both, _copy as _telemetry_copy, _qualified_except, _set  # noqa: E402
+
+
+def _telemetry(tmp_path, *changes):
+    d = _telemetry_copy(tmp_path, "t")
+    for change in changes:
+        change(d)
+    return verify_path(str(d))
+
+
+def _preempted(before, after):
+    def change(d):
+        _replace_carrier(d, "metrics_before", "metrics-before.prom", make_telemetry.scrape(1000.0, preemptions=before))
+        _replace_carrier(d, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.0, preemptions=after))
+    return change
+
+
+def _qualification(report):
+    (q,) = [x for x in report.findings if x.check == "telemetry.qualification"]
+    return q
+
+
+def test_a_window_with_preemptions_does_not_qualify(tmp_path):
+    report = _telemetry(tmp_path, _qualified_except(), _preempted(0.0, 3.0))
+    q = _qualification(report)
+    assert (q.status.value, q.code) == ("FAIL", "qualification-without-prerequisites") and q.observed == ["no-preemptions"]
+    seen = [(x.status.value, x.code) for x in report.findings if x.check == "telemetry.occupancy" and "preempt" in x.code]
+    assert seen == [("UNVERIFIED", "preemptions-observed")]
+
+
+def test_a_window_without_preemptions_keeps_its_qualification(tmp_path):
+    report = _telemetry(tmp_path, _qualified_except(), _preempted(2.0, 2.0))
+    assert (_qualification(report).status.value, _qualification(report).code) == ("UNVERIFIED", "qualification-recorded")
+    assert ("PASS", "no-preemptions") in {(x.status.value, x.code) for x in report.findings if x.check == "telemetry.occupancy"}
+
+
+def test_unread_preemptions_are_unmet_not_zero(tmp_path):
+    q = _qualification(_telemetry(tmp_path, _qualified_except("no-preemptions")))
+    assert q.status.value == "FAIL" and q.observed == ["no-preemptions"]
+
+
+@pytest.mark.parametrize("axes", [
+    {"checkpoint_revision": None, "collective_transport": None, "kv_cache_dtype": None},
+    {"checkpoint_revision": None, "transport": None, "kv_dtype": None},
+    {"checkpoint_revision": "c7d63d15", "collective_transport": None, "kv_cache_dtype": "fp8"},
+], ids=["all-null", "short-names", "transport-unread"])
+def test_an_established_subject_with_unread_axes_does_not_qualify(tmp_path, axes):
+    report = _telemetry(tmp_path, _qualified_except(), _set("standings", "subject", value={"standing": "established", **axes}))
+    q = _qualification(report)
+    assert q.status.value == "FAIL" and q.observed == ["subject-established"]
+    assert [x.code for x in report.findings if x.check == "telemetry.standings" and x.status.value == "FAIL"] == ["subject-axes-unread"]
+
+
+def test_an_established_subject_with_every_axis_read_qualifies(tmp_path):
+    subject = {"standing": "established", "checkpoint_revision": "c7d63d15", "collective_transport": "RoCE", "kv_cache_dtype": "fp8"}
+    report = _telemetry(tmp_path, _qualified_except(), _set("standings", "subject", value=subject))
+    assert _qualification(report).code == "qualification-recorded"
+
+
+def _printed(burstiness: str):
+    """stdout of a rate-5 run with the given burstiness line (vLLM prints 'Poisson process' for 1.0, 'Gamma distribution' otherwise)."""
+    text = make_telemetry.bench_stdout().replace("Traffic request rate: inf", "Traffic request rate: 5.0")
+    return lambda d: _replace_carrier(d, "stdout", "bench.stdout", text.replace("Burstiness factor: 1.0 (Poisson process)", burstiness))
+
+
+GAMMA = _both(_printed("Burstiness factor: 0.5 (Gamma distribution)"),
+              _set("protocol", "request_rate", value=5), _set("protocol", "burstiness", value=0.5), _set("protocol", "arrival", value="gamma"))
+
+
+def test_a_gamma_arrival_with_its_burstiness_is_describable(tmp_path):
+    report = _telemetry(tmp_path, GAMMA)
+    assert not [x for x in report.findings if x.code == "schema-violation"]
+    axes = {x.pointer: (x.status.value, x.code) for x in report.findings if x.check == "telemetry.protocol"}
+    assert axes["/protocol/arrival"] == ("PASS", "protocol-matches") and axes["/protocol/burstiness"] == ("PASS", "protocol-matches")
+
+
+def test_a_gamma_arrival_that_stdout_prints_as_poisson_fails(tmp_path):
+    report = _telemetry(tmp_path, GAMMA, _printed("Burstiness factor: 1.0 (Poisson process)"), _set("protocol", "burstiness", value=1.0))
+    axes = {x.pointer: (x.status.value, x.code) for x in report.findings if x.check == "telemetry.protocol"}
+    assert axes["/protocol/arrival"] == ("FAIL", "protocol-mismatch")
+
+
+def test_a_preemption_counter_that_went_down_is_a_reset_not_zero(tmp_path):
+    report = _telemetry(tmp_path, _qualified_except(), _preempted(5.0, 0.0))
+    q = _qualification(report)
+    assert q.status.value == "FAIL" and q.observed == ["no-preemptions"]
+    assert not [x for x in report.findings if "preempt" in x.code]  # neither observed (a rise of -5) nor none
