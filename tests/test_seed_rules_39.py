@@ -320,3 +320,35 @@ def test_a_preemption_counter_that_went_down_is_a_reset_not_zero(tmp_path):
     q = _qualification(report)
     assert q.status.value == "FAIL" and q.observed == ["no-preemptions"]
     assert not [x for x in report.findings if "preempt" in x.code]  # neither observed (a rise of -5) nor none
+
+
+# ---- vLLM result in which every request failed: nothing was measured, so its stated claims FAIL ----
+
+from test_vllm_bench import CORPUS, H01, _load, _write  # noqa: E402
+
+
+def _all_failed(doc: dict, detailed: bool = True) -> dict:
+    """H01 with every request failed, its statistics printed as the producer prints empty samples (0)."""
+    n = doc["num_prompts"]
+    doc.update(errors=["ReadTimeout"] * n, completed=0, failed=n, total_input_tokens=0, total_output_tokens=0,
+               request_throughput=0.0, output_throughput=0.0, total_token_throughput=0.0, output_lens=[0] * n, ttfts=[0.0] * n,
+               itls=[[] for _ in range(n)], generated_texts=[""] * n, max_concurrent_requests=0)
+    doc.update({k: 0.0 for k in doc if k.endswith("_ms")})
+    if not detailed:
+        for k in ("errors", "output_lens", "ttfts", "itls", "generated_texts", "latencies", "start_times", "input_lens"):
+            doc.pop(k, None)
+    return doc
+
+
+@pytest.mark.parametrize("detailed", [True, False], ids=["per-request-arrays", "aggregates-only"])
+def test_a_vllm_result_with_no_successful_request_fails_its_claims(tmp_path, detailed):
+    report = verify_path(str(_write(tmp_path, _all_failed(_load(H01), detailed))))
+    assert report.verdict == "FAIL"
+    failed = [x for x in report.findings if x.status.value == "FAIL"]
+    assert failed and all(x.code == "no-successful-request" and "no successful request" in x.message for x in failed)
+    assert {x.pointer for x in failed} >= {"/request_throughput", "/mean_e2el_ms", "/p99_ttft_ms"}
+
+
+def test_a_vllm_result_with_one_successful_request_is_judged_as_before(tmp_path):
+    assert not [x for x in verify_path(str(H01)).findings if x.code == "no-successful-request"]
+    assert all(not [x for x in verify_path(str(p)).findings if x.code == "no-successful-request"] for p in sorted(CORPUS.glob("*.json"))[:2])
