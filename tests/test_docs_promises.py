@@ -224,8 +224,11 @@ RECIPES = {
     "plan-frozen-late": ("FAIL", _json("plan.json", lambda p: p.update(frozen_at="2026-10-01T08:30:00Z"))),
     "ok-after-timeout": ("FAIL", _json("plan.json", lambda p: p["timeouts"].update(request_s=395))),
     "timeout-beyond-reservation": ("FAIL", _json("plan.json", lambda p: p["timeouts"].update(reservation_s=800))),
+    "terminate-after-reservation": ("FAIL", _json("plan.json", lambda p: p["timeouts"].update(hard_reservation_min=60, soft_term_min=70))),
     "outcome-contradicts-status": ("FAIL", _receipts(lambda rows: _measured(rows).update(http_status=503))),
     "ok-without-output": ("FAIL", _receipts(lambda rows: _measured(rows).update(outputs=[]))),
+    "output-shared": ("FAIL", _receipts(lambda rows: [r for r in rows if r.get("phase") == "measured"][1].update(
+        outputs=_measured(rows)["outputs"]))),
     "attempt-mixed-in": ("FAIL", lambda b: _attempt(rows=read_lines(b / "receipts.jsonl")[:1])(b)),
     "attempt-not-receipts": ("FAIL", _attempt(name="attempts/a1.log", role="rejected-attempt")),
     "undeclared-receipts": ("FAIL", _attempt(name="attempts/a1.log", role=None)),

@@ -40,14 +40,17 @@ CASES = [
     ("ok-after-deadline", _plan(lambda p: p.update(timeout_seconds=0.021)), _plan(lambda p: p.update(timeout_seconds=0.05))),
     ("clock-order", _line(2, completed_at_monotonic_seconds=100.09, latency_seconds=0.02), _line(2, completed_at_monotonic_seconds=100.12)),
     ("latency-disagrees-with-clocks", _line(2, latency_seconds=0.03), _line(2, latency_seconds=0.0200000000000000001)),
-    ("oracle-count", _case(oracle={}), _case(oracle={"exact_bytes": "b2s="})),
-    ("oracle-count", _case(oracle={"exact_json": {"answer": "ok"}, "exact_bytes": "b2s="}), _case(oracle={"exact_json": {}})),
+    # the honest oracles match the fixture's retained bytes {"answer": "ok"} (issue 39: ok bytes are re-checked against the oracle)
+    ("oracle-count", _case(oracle={}), _case(oracle={"exact_bytes": "eyJhbnN3ZXIiOiAib2sifQ=="})),
+    ("oracle-count", _case(oracle={"exact_json": {"answer": "ok"}, "exact_bytes": "b2s="}), _case(oracle={"exact_json": {"answer": "ok"}})),
     ("oracle-count", lambda d: _edit_plan(d, lambda p: p["cases"][0].pop("oracle")), _case()),
     ("budget-beyond-plan", _config(lambda c: c["effective_budget"].update(repetitions=3)),
      _config(lambda c: c["effective_budget"].update(repetitions=2))),
+    # the honest ignore paths name fields of the oracle (issue 39: a path that resolves nowhere is refused)
     ("ignore-paths-overlap", _case(ignore_paths=["/metadata", "/metadata/inference_seconds"]),
-     _case(ignore_paths=["/metadata/inference_seconds", "/usage/latency_ms"])),
-    ("ignore-paths-overlap", _case(ignore_paths=["/a", "/a"]), _case(ignore_paths=["/a", "/ab"])),
+     _case(oracle={"exact_json": {"answer": "ok", "inference_seconds": 1.5, "latency_ms": 7}}, ignore_paths=["/inference_seconds", "/latency_ms"])),
+    ("ignore-paths-overlap", _case(ignore_paths=["/a", "/a"]),
+     _case(oracle={"exact_json": {"answer": "ok", "a": 1, "ab": 2}}, ignore_paths=["/a", "/ab"])),
     ("credential-retained", _plan(lambda p: p.update(headers={"Authorization": "Bearer abc.def"})),
      _plan(lambda p: p.update(headers={"Authorization": ""}))),
     ("credential-retained", _config(lambda c: c["client"].update(env=["OMNI_JEV_TEST_TOKEN=sk-abcdefghijklmnopqrstu"])),
@@ -56,7 +59,8 @@ CASES = [
      _plan(lambda p: p.update(headers={"X-Request-Id": "abc123"}))),
     ("requests-below-concurrency", _plan(lambda p: p.update(concurrency=[1, 8])), _plan(lambda p: p.update(concurrency=[1, 4]))),
     ("raw-response-absent", _drop(3, "raw_response_base64"), _line(3, raw_response_base64="eyJhbnN3ZXIiOiAib2sifQ==")),
-    ("raw-response-absent", _line(3, raw_response_base64="{\"answer\": \"ok\"}"), _line(3, raw_response_base64="")),
+    ("raw-response-absent", _line(3, raw_response_base64="{\"answer\": \"ok\"}"),
+     _line(3, raw_response_base64="eyJhbnN3ZXIiOiJvayJ9")),  # the same JSON, other bytes (an empty body would contradict the oracle)
 ]
 
 

@@ -86,8 +86,10 @@ def _qualified_except(*unmet):
         steps.append(lambda d: _add_carrier(d, "occupancy_trace", "occupancy.prom.jsonl", '{"t": 0, "running": 2}\n'))
     if "implementation-bound" not in unmet:
         steps.append(_set("protocol", "implementation", "revision", value="0123456789abcdef0123456789abcdef01234567"))
-    if "occupancy-within-cap" in unmet:
-        steps.append(lambda d: _replace_carrier(d, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.0, running=5.0)))
+    preempted = None if "no-preemptions" in unmet else 0.0  # the counter is absent: unread is unmet (issue 39)
+    steps.append(lambda d: _replace_carrier(d, "metrics_before", "metrics-before.prom", make_telemetry.scrape(1000.0, preemptions=preempted)))
+    steps.append(lambda d: _replace_carrier(d, "metrics_after", "metrics-after.prom", make_telemetry.scrape(
+        1512.0, running=5.0 if "occupancy-within-cap" in unmet else 0.0, preemptions=preempted)))
     return _both(*steps)
 
 

@@ -21,7 +21,9 @@ Outcome codes: PASS `bound` (a derived value), `plan-count`,
 FAIL `claim-mismatch` (the wording singles out one value and the stated
 number is not it), `wording-mismatch` (the stated number is what another
 phrase's formula gives), `unit-mismatch` (the wording names a value of
-another dimension); UNVERIFIED `unchecked-claim` (nothing accounts for the number).
+another dimension); UNVERIFIED `unchecked-claim` (nothing accounts for the number),
+`unbound-claim` (its subject words, `verifier.subjects`, leave several derivations
+that disagree, or none: the candidates are listed, never FAIL).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from verifier import stats, units
+from verifier import stats, subjects, units
 from verifier.claimtext import Quantity
 from verifier.wording import DIFFERENCE_AFTER as _DIFFERENCE_AFTER
 from verifier.wording import DIFFERENCE_BEFORE as _DIFFERENCE_BEFORE
@@ -80,7 +82,8 @@ class Evidence:
     topics: frozenset[str] = frozenset()
     nouns: str | None = None
     primary: bool = False
-    level: str | None = None  # "arm" or "server" for per-arm/per-server values
+    level: str | None = None  # "arm", "server", "request" or "all" (the whole campaign) for values of one subject
+    phase: str | None = None  # "warmup" or "measured" when the value covers one phase only; None: both
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,13 +198,17 @@ def _unchecked(q: Quantity, why: str) -> Outcome:
     return Outcome(q, "UNVERIFIED", "unchecked-claim", f"{q.stated} is not accounted for: {why}")
 
 
-def bind(quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair], keys: dict[str, str]) -> list[Outcome]:
+def bind(quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair], keys: dict[str, str],
+         levels: dict[str, str] | None = None) -> list[Outcome]:
     """
     Return one `Outcome` per quantity, in order.
 
     `keys` maps each arm or server id, and the words `baseline`/`candidate`,
     to the arm or server id it names (so "baseline" finds the baseline arm
-    whatever its id). Never raises for any quantities.
+    whatever its id). `levels` maps each id to `arm`, `server` or `request`
+    (request ids may be keys too); with it, a number whose subject words
+    narrow it (`verifier.subjects`) binds only to the derivation they
+    determine, else it is `unbound-claim`. Never raises for any quantities.
     """
     outcomes: list[Outcome] = []
     for q in quantities:
@@ -209,14 +216,14 @@ def bind(quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Se
             outcomes.append(Outcome(q, "PASS", "informational", f"{q.number} is an identifier ({q.informational}), not a quantity"))
             continue
         try:
-            outcomes.append(_bind_one(q, quantities, evidence, pairs, keys))
+            outcomes.append(_bind_one(q, quantities, evidence, pairs, keys, levels or {}))
         except (ArithmeticError, units.UnitError) as exc:
             outcomes.append(_unchecked(q, f"it could not be compared ({type(exc).__name__}: {exc})"))
     return outcomes
 
 
 def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair],
-              keys: dict[str, str]) -> Outcome:
+              keys: dict[str, str], levels: dict[str, str]) -> Outcome:
     local = _local(q)
     if q.unit in ("%", "x"):
         return _bind_relative(q, quantities, pairs, keys)
@@ -234,6 +241,10 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     metric = [e for e in recorded if e.topics & topic and (e.topics & _words(local) or not _words(local) & LATENCY_WORDS)]
     if metric and (q.unit is None or not units.known(q.unit) or units.parse(q.unit).dimension == "dimensionless"):
         return _bind_score(q, metric, local)
+    if levels and not q.role:
+        outcome = _bind_by_subject(q, evidence, keys, levels)
+        if outcome is not None:
+            return outcome
     noun = _count_noun(q)
     counted = sorted((e for e in evidence if e.nouns and re.match(e.nouns, noun)), key=lambda e: -len(e.nouns or ""))
     if counted and noun != q.noun or counted and q.unit is None:
@@ -242,6 +253,40 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
         code = "plan-count" if e.source == "plan" else "bound"
         return _pass(q, e, code, derived, tol) if ok else _mismatch(q, e, derived, tol, f'"{q.number} {q.noun}" names a count;')
     return _bind_value(q, quantities, evidence, pairs, keys, local)
+
+
+def _bind_by_subject(q: Quantity, evidence: Sequence[Evidence], keys: dict[str, str], levels: dict[str, str]) -> Outcome | None:
+    """Bind `q` by its subject words (`verifier.subjects`) when they narrow it; None when they do not (the other rules decide)."""
+    subject = subjects.read(q, keys, levels)
+    if not subjects.triggers(q, subject):
+        return None
+    plan_topics = set().union(*(e.topics for e in evidence if e.source in ("plan", "gate")))
+    if _words(_local(q)) & plan_topics:  # "the request timeout is 900 s": a plan value its topic names, not a request's time
+        return None
+    verdict, chosen, tol = subjects.bind_subject(q, subject, list(evidence))
+    said = ", ".join(f"'{w}'" for w in subject.words) or "its words"
+    if verdict == "unbound":
+        return _unbound(q, subject.words, chosen)
+    e = chosen[0]
+    _, derived, _ = _holds(q, e)
+    if verdict == "pass":
+        names = ", ".join(x.name for x in chosen[:3]) + (f" and {len(chosen) - 3} more" if len(chosen) > 3 else "")
+        if len(chosen) == 1:
+            return _pass(q, e, "bound", derived, tol or Decimal(0), f"; the subject ({said}) names it")
+        return Outcome(q, "PASS", "bound", f"{q.stated} holds for {names}, the values the subject ({said}) names ({e.derivation})",
+                       evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
+    return _mismatch(q, e, derived, tol or Decimal(0), f"the subject ({said}) names")
+
+
+def _unbound(q: Quantity, said: Sequence[str], chosen: Sequence[Evidence]) -> Outcome:
+    """UNVERIFIED `unbound-claim`: the subject words leave several derivations that disagree, or none; the candidates are listed."""
+    words = ", ".join(f"'{w}'" for w in said) or "its words"
+    if not chosen:
+        return Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: the subject ({words}) names no derivation the evidence has",
+                       extra={"candidates": ""})
+    shown = "; ".join(f"{e.name} = {_fmt(e.value)}" for e in chosen[:6]) + (f"; and {len(chosen) - 6} more" if len(chosen) > 6 else "")
+    return Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: the subject ({words}) leaves {len(chosen)} derivations "
+                                                     f"that disagree ({shown})", extra={"candidates": ", ".join(e.name for e in chosen)})
 
 
 def _judge_bound(q: Quantity, chosen: Sequence[Evidence], bound: tuple[str, bool], code: str, why: str) -> Outcome:
@@ -425,7 +470,12 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
             ok, derived, tol = _holds(q, e)
             if ok:
                 return _pass(q, e, "plan-count" if e.source == "plan" else "bound", derived, tol)
-        named_only_by_key = q.unit is None and len(used) == 1 and not _statistic(local) and not _statistic(q.sentence.lower())
+        only_key = len(used) == 1 and bool(_keys_of(q, set(keys))) and not _statistic(local) and not _statistic(q.sentence.lower())
+        if only_key and q.unit is not None:  # "B1 took 107.00 s": its mean, one of its requests? the words do not say
+            key = keys[_keys_of(q, set(keys))[0]]
+            return _unbound(q, [used[0].strip("'")], [e for e in evidence if key in e.keys and e.source in ("derived", "receipts")
+                                                     and _compatible(q, e)] or fits)
+        named_only_by_key = q.unit is None and only_key
         if len({(e.value, e.unit) for e in fits}) == 1 and not named_only_by_key:  # a bare number near an arm's name is not yet its latency
             e = fits[0]
             ok, derived, tol = _holds(q, e)

@@ -587,7 +587,9 @@ def _column(lines: list[str], line: int, number: str, seg_text: str, absolute: i
     line_start = max([0] + [s for s in starts if s <= absolute])
     within = absolute - line_start
     src = lines[line - 1]
-    hit = src.find(number, max(0, within - 8))
-    if hit < 0:
-        hit = src.find(number)
-    return hit + 1 if hit >= 0 else 1
+    alone = re.compile(rf"(?<![\w.]){re.escape(number)}(?!\d)")  # not the "2" of "A2"
+    m = alone.search(src, max(0, within - 8)) or alone.search(src)
+    if m is None:
+        hit = src.find(number, max(0, within - 8))
+        return hit + 1 if hit >= 0 else 1
+    return m.start() + 1

@@ -264,8 +264,10 @@ def occupancy(ctx: Context) -> Iterator[Finding]:
     FAIL `boundary-as-interval` when `standings.occupancy` is `interval`
     without a retained `occupancy_trace`; UNVERIFIED `occupancy-above-cap`
     when a boundary shows more running than `max_concurrency` or anything
-    waiting (a qualification refuses), else UNVERIFIED `boundary-only`.
-    Stores `ctx.data["occupancy_within_cap"]`.
+    waiting (a qualification refuses), else UNVERIFIED `boundary-only`;
+    the preemption counter of both scrapes (`_preemptions`: PASS
+    `no-preemptions`, UNVERIFIED `preemptions-observed`). Stores
+    `ctx.data["occupancy_within_cap"]` and `ctx.data["no_preemptions"]`.
     """
     receipt, profile = _r(ctx), _p(ctx)
     ev, names = receipt["evidence"], profile["occupancy_gauges"]
@@ -287,6 +289,7 @@ def occupancy(ctx: Context) -> Iterator[Finding]:
         yield f("telemetry.occupancy", Status.FAIL, "boundary-as-interval",
                 f"{RECEIPT}#/standings/occupancy says interval, but only two boundary scrapes are retained: not occupancy during the run",
                 path=RECEIPT, pointer="/standings/occupancy")
+    yield from _preemptions(ctx)
     cap = receipt["protocol"]["max_concurrency"]
     seen = {"before": before, "after": after}
     over = {w: {k: str(v) for k, v in g.items()} for w, g in seen.items()
@@ -301,6 +304,54 @@ def occupancy(ctx: Context) -> Iterator[Finding]:
         yield f("telemetry.occupancy", Status.UNVERIFIED, "boundary-only",
                 f"boundary occupancy {({w: {k: str(v) for k, v in g.items()} for w, g in seen.items()})} (cap {cap}): two boundary "
                 "scrapes, not occupancy during the run", path=ev["metrics_after"]["path"])
+
+
+def _counter(data: bytes, name: str) -> Decimal | None:
+    """Return the sum over series of the counter sample `name` (e.g. `vllm:num_preemptions_total`) in a Prometheus text scrape, or None when absent."""
+    try:
+        families = list(text_string_to_metric_families(data.decode("utf-8")))
+    except (ValueError, UnicodeDecodeError, IndexError):
+        return None
+    values = [Decimal(repr(s.value)) for fam in families if fam.type == "counter" for s in fam.samples if s.name == name]
+    return sum(values, Decimal(0)) if values else None
+
+
+def _preemptions(ctx: Context) -> Iterator[Finding]:
+    """
+    Read the preemption counter from both boundary scrapes (profile `preemption_counter`).
+
+    PASS `no-preemptions` when both carry it and it did not rise; UNVERIFIED
+    `preemptions-observed` when it rose (the engine preempted work in the
+    window: a qualification refuses); nothing when either scrape lacks it or
+    it went down (a reset): then `ctx.data["no_preemptions"]` stays False and
+    a claimed qualification names it unmet.
+    """
+    receipt, name = _r(ctx), _p(ctx)["preemption_counter"]
+    before, after = (_counter(ctx.data["carrier"][w], name) for w in ("metrics_before", "metrics_after"))
+    ctx.data["no_preemptions"] = False
+    if before is None or after is None or after < before:
+        return
+    path = receipt["evidence"]["metrics_after"]["path"]
+    if after == before:
+        ctx.data["no_preemptions"] = True
+        yield f("telemetry.occupancy", Status.PASS, "no-preemptions", f"{name} did not rise between the boundary scrapes ({before})", path=path)
+        return
+    yield f("telemetry.occupancy", Status.UNVERIFIED, "preemptions-observed",
+            f"{name} rose by {after - before} between the boundary scrapes: the engine preempted work in this window, "
+            "so it is not the best standing; a qualification refuses", path=path, observed=str(after - before))
+
+
+def _subject(ctx: Context) -> Iterator[Finding]:
+    """FAIL `subject-axes-unread` when the subject is declared established while an axis it states (checkpoint revision, collective transport, KV dtype) is null."""
+    subject = _r(ctx)["standings"].get("subject") or {}
+    axes = _p(ctx)["subject_axes"]
+    unread = [axis for axis, keys in axes.items() if any(k in subject and subject[k] is None for k in keys)]
+    ctx.data["subject_established"] = subject.get("standing") == "established" and not unread
+    if subject.get("standing") == "established" and unread:
+        yield f("telemetry.standings", Status.FAIL, "subject-axes-unread",
+                f"{RECEIPT}#/standings/subject is established, but its {', '.join(unread)} is unread (null): a subject with an unread "
+                "axis is partial; it may carry telemetry, not a cross-run comparison or a qualification",
+                path=RECEIPT, pointer="/standings/subject/standing", observed=unread)
 
 
 def _starts(ctx: Context) -> Iterator[Finding]:
@@ -400,10 +451,14 @@ def standings(ctx: Context) -> Iterator[Finding]:
     `protects` is not this protocol's model and base_url),
     `contention-without-receipt`, `prose-traffic-receipt` (no `attributed_to`
     or no retained carrier); UNVERIFIED `lease-recorded`,
-    `recorded-not-verified`, `isolation-not-established`.
+    `recorded-not-verified`, `isolation-not-established`. Subject: FAIL
+    `subject-axes-unread` when it is declared established with a stated axis
+    (checkpoint revision, collective transport, KV dtype; profile
+    `subject_axes`) null; stores `ctx.data["subject_established"]`.
     """
     yield from _starts(ctx)
     yield from _window(ctx)
+    yield from _subject(ctx)
 
 
 @check("telemetry.qualification", title="A qualified standing holds only with every prerequisite", requires=("telemetry.schema",))
@@ -425,13 +480,14 @@ def qualification(ctx: Context) -> Iterator[Finding]:
     client, engine = data.get("client") or {}, data.get("engine_delta")
     met = {
         "ledger-closed": bool(client) and client["failed_requests"] == 0 and client["successful_requests"] == receipt["protocol"]["num_prompts"],
-        "subject-established": (receipt["standings"].get("subject") or {}).get("standing") == "established",
+        "subject-established": bool(data.get("subject_established")),
         "arrival-observed": bool(data.get("arrival_observed")),
         "window-isolated": bool(data.get("window_isolated")),
         "engine-agrees": engine is not None and bool(client) and client["output_tokens"] <= engine,
         "occupancy-within-cap": bool(data.get("occupancy_within_cap")),
         "occupancy-trace": "occupancy_trace" in receipt["evidence"],
         "implementation-bound": bool(data.get("implementation_bound")),
+        "no-preemptions": bool(data.get("no_preemptions")),
     }
     missing = {k: v for k, v in profile["qualification_prerequisites"].items() if not met.get(k)}
     if missing:

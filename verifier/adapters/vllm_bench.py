@@ -148,13 +148,30 @@ def schema(ctx: Context) -> Iterator[Finding]:
     yield from schema_findings("vllm.schema", ctx.assets, ctx.data["schema"], document, name)
 
 
+def _nothing_measured(ctx: Context) -> str | None:
+    """Return why no request succeeded (the per-request ledger, else the stated `completed` = 0), or None when one did."""
+    d, _ = _doc(ctx)
+    requests = _requests(ctx)
+    if requests:
+        return None if any(r.ok for r in requests) else f"0/{len(requests)} requests succeeded (errors array)"
+    return f"completed = 0 of num_prompts = {d['num_prompts']}" if d["completed"] == 0 else None
+
+
+def _no_success(check_id: str, key: str, claimed: Any, why: str, name: str) -> Finding:
+    return f(check_id, Status.FAIL, "no-successful-request",
+             f"{key} = {claimed}: no successful request ({why}): nothing was measured, so a stated {key} is no measurement "
+             "(the producer prints 0 for an empty sample)", path=name, pointer=f"/{key}", observed=str(claimed))
+
+
 @check("vllm.aggregates", title="Aggregate identities: throughputs from totals and duration, completed + failed = num_prompts",
        requires=("vllm.schema",))
 def aggregates(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive the aggregate identities (vLLM `calculate_metrics`).
 
-    PASS `derived` / FAIL `claim-mismatch` for each throughput;
+    PASS `derived` / FAIL `claim-mismatch` for each throughput, FAIL
+    `no-successful-request` for each when no request succeeded (nothing was
+    measured, as a native bundle whose requests all failed);
     `completed + failed = num_prompts` PASS/FAIL `count-mismatch` when
     `failed` exists; without `failed`, PASS when completed = num_prompts, else
     UNVERIFIED `disposition-unknown` (the missing requests stay counted).
@@ -163,11 +180,15 @@ def aggregates(ctx: Context) -> Iterator[Finding]:
     stated = {c.id: c.quantity.value for c in model(ctx).claims if c.quantity is not None}
     duration = stated["duration"]
     completed, tin, tout = stated["completed"], stated["total_input_tokens"], stated["total_output_tokens"]
+    nothing = _nothing_measured(ctx)
     for key, num, how in (
         ("request_throughput", completed, f"completed / duration = {completed} / {duration}"),
         ("output_throughput", tout, f"total_output_tokens / duration = {tout} / {duration}"),
         ("total_token_throughput", tin + tout, f"(total_input_tokens + total_output_tokens) / duration = ({tin} + {tout}) / {duration}"),
     ):
+        if nothing is not None:
+            yield _no_success("vllm.aggregates", key, d[key], nothing, name)
+            continue
         yield claim_finding("vllm.aggregates", stated[key], stats.derive("ratio", (num, duration)).value, name=name,
                             pointer=f"/{key}", label=key, how=how)
     completed = d["completed"]  # the count identity compares the ledger's integers as the schema typed them
@@ -286,7 +307,9 @@ def latency(ctx: Context) -> Iterator[Finding]:
     `derived` / FAIL `claim-mismatch`; UNVERIFIED `no-per-request-arrays`,
     `blocked-by-ledger` (arrays do not cover num_prompts), `empty-sample`
     (the producer prints 0 for an empty sample), `not-retained`, or
-    `unmeasured-ttft` (a TTFT/TPOT sample holding H-03 zeros); one UNVERIFIED
+    `unmeasured-ttft` (a TTFT/TPOT sample holding H-03 zeros); FAIL
+    `no-successful-request` for every statistic when no request succeeded
+    (the producer prints 0 for the empty samples: no measurement); one UNVERIFIED
     `no-findings` when the result states no latency statistic.
     """
     d, name = _doc(ctx)
@@ -295,10 +318,14 @@ def latency(ctx: Context) -> Iterator[Finding]:
     if not keys:
         yield f("vllm.latency", Status.UNVERIFIED, "no-findings", f"{name}: no latency statistics claimed", path=name)
         return
+    nothing = _nothing_measured(ctx)
     for key in keys:
         m = STAT_KEY.match(key)
         assert m is not None
         metric, claimed = m["metric"], d[key]
+        if nothing is not None:
+            yield _no_success("vllm.latency", key, claimed, nothing, name)
+            continue
         if arrays is None:
             yield f("vllm.latency", Status.UNVERIFIED, "no-per-request-arrays",
                     f"{key} = {claimed}: not re-derived: the result keeps aggregates only (no per-request ttfts/itls/latencies)",

@@ -48,7 +48,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     `duplicate-receipt`, `unplanned-receipt`, `receipt-disagrees`,
     `warmup-after-measured`, `arm-order`, `time-order`, `elapsed-mismatch`,
     `concurrency-exceeded`, `warmups-below-concurrency`, `output-not-in-bundle`,
-    `output-digest-mismatch`, `no-measured-receipts`, `worker-exit`,
+    `output-digest-mismatch`, `output-shared`, `no-measured-receipts`, `worker-exit`,
     `worker-not-exited`. PASS codes: `requests`, `timing`, `outputs`, `workers`.
     """
     c = campaign_of(ctx)
@@ -176,11 +176,17 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     listed = {e.path: (e.sha256 or "").lower() for e in evidence.files}
     listed.update({e.path: (e.sha256 or "").lower() for e in evidence.externals})
     n_outputs = 0
+    owner: dict[str, str] = {}  # output path -> the successful request that first named it
     for r in requests:
-        for o in r.outputs:
+        for i, o in enumerate(r.outputs):
             n_outputs += 1
             where = {"path": r.location.file, "pointer": f"{r.location.pointer}/outputs"}
             rid = r.dims.get("request_id")
+            first = owner.setdefault(o.path, str(rid)) if r.ok else None
+            if first is not None and first != str(rid):
+                found.append(_f(Status.FAIL, "output-shared", f"successful requests {first} and {rid} both name the output {o.path}: one file cannot be "
+                                "the output of two requests (one overwrote the other, or one output was never kept)",
+                                path=r.location.file, pointer=f"{r.location.pointer}/outputs/{i}/path", expected="a file of its own", observed=o.path))
             if o.path not in listed:
                 found.append(_f(Status.FAIL, "output-not-in-bundle", f"request {rid} output {o.path} is neither a bundle file nor a declared external artifact", **where))
             elif listed[o.path] != o.sha256.lower():

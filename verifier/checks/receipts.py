@@ -8,10 +8,12 @@ Both read the run's evidence model (`readers.native.evidence_of`, indexed by
 `outcome` agrees with its HTTP status and error; an `ok` measured request has
 the outputs the plan expects (`expected_output`, when the gate judges
 coverage: a gate without `coverage` asks for no media, as in `coverage.streams`); the plan's timeouts bind
-(an `ok` request whose `elapsed_s` exceeds `timeouts.request_s` FAILs; a
-request or arm timeout longer than the declared `timeouts.reservation_s`
-FAILs as an inconsistent plan); the plan was frozen before the first receipt
-started.
+(an `ok` request whose `elapsed_s` exceeds the request timeout, `request_s`,
+`request_timeout_s` or `http_timeout_s`, FAILs; a request, wave or arm timeout
+longer than the time the run may hold the machine, the least of its
+reservations and a soft terminate before them, FAILs as an inconsistent plan,
+and so does a soft terminate after the hard reservation: `_hold_limits`); the
+plan was frozen before the first receipt started.
 
 `attempts.retained`: rejected or interrupted attempts have one declared place
 (bundle format v1): their own receipts, JSON Lines under any name, listed in
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,12 +54,61 @@ def _f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Fin
     return Finding(check=check_id, status=status, code=code, message=message, **kw)
 
 
+#: The request timeout of a plan, in the namings plans use (`request_s`, `request_timeout_s`, `http_timeout_s`, in s, ms, min or h).
+_REQUEST_TIMEOUT = re.compile(r"(?:request|http|http_request)(?:_timeout)?(?:_s|_ms|_min|_minutes|_h|_hours)?|timeout_(?:request|http)(?:_s|_ms)?")
+#: Limits on the time the run may hold the machine: a (hard, shared) reservation, and a soft terminate (TERM) before it.
+_HARD = re.compile(r"(?:^|_)(?:reservation|reserve|lease|allocation|walltime|wall_limit|job_limit)(?:_|$)")
+_SOFT = re.compile(r"(?:^|_)(?:soft|term|sigterm|terminate|soft_stop|stop_after)(?:_|$)")
+#: Durations after a stop that bound nothing themselves (the grace before a forced kill).
+_GRACE = re.compile(r"(?:^|_)(?:grace|kill|sigkill|force|cleanup|startup|setup)(?:_|$)")
+
+
+def _hold_limits(plan: Any, timeouts: dict[str, Any], pfile: str) -> Iterator[Finding]:
+    """
+    Judge the plan's durations that bound each other: no inner timeout outlasts the time the run may hold the machine.
+
+    The hold limits are the keys naming a reservation (`reservation_s`,
+    `hard_reservation_s`, `shared_reservation_h`, one reservation shared by
+    every arm) and a soft terminate before it (`soft_term_s`,
+    `soft_terminate_min`); the time the run may hold the machine is the
+    least of them. Every other timeout (`request_s`, `http_timeout_s`,
+    `wave_timeout_s`, `arm_s`) longer than it FAILs `timeout-beyond-reservation`
+    (the outer limit ends the run first, so the inner timeout can never be the
+    recorded cause); a soft terminate later than the hard reservation FAILs
+    `terminate-after-reservation` (it never fires). Grace periods
+    (`kill_after_s`, `term_grace_s`) bound nothing. Units follow the key's
+    suffix (`readers.native.timeout_unit`).
+    """
+    cid = "receipts.consistency"
+    hard = {k: v for k, v in timeouts.items() if _HARD.search(k.lower()) and not _GRACE.search(k.lower())}
+    soft = {k: v for k, v in timeouts.items() if k not in hard and _SOFT.search(k.lower()) and not _GRACE.search(k.lower())}
+    limits = hard | soft
+    if not limits:
+        return
+    bound_key = min(limits, key=lambda k: (limits[k], k))
+    hold = limits[bound_key]
+    shown = lambda k: f"{k} = {plan.timeouts[k].written} {plan.timeouts[k].unit}"  # noqa: E731
+    late = [(s, h) for s in sorted(soft) for h in sorted(hard) if soft[s] > hard[h]]
+    for s, h in late:
+        yield _f(cid, Status.FAIL, "terminate-after-reservation",
+                 f"plan {shown(s)} terminates {soft[s]} s in, after the {shown(h)} ({hard[h]} s) has already ended the run: the soft terminate never fires",
+                 path=pfile, pointer=f"/timeouts/{s}", expected=f"<= {hard[h]} s", observed=f"{soft[s]} s")
+    over = [k for k in sorted(timeouts) if k not in limits and not _GRACE.search(k.lower()) and timeouts[k] > hold]
+    for k in over:
+        yield _f(cid, Status.FAIL, "timeout-beyond-reservation",
+                 f"plan timeout {shown(k)} ({timeouts[k]} s) is longer than the time the run may hold the machine, {shown(bound_key)} "
+                 f"({hold} s): that limit ends the run first, and the timeout can never be the recorded cause",
+                 path=pfile, pointer=f"/timeouts/{k}", expected=f"<= {hold} s", observed=f"{timeouts[k]} s")
+    if not over and not late:
+        yield _f(cid, Status.PASS, "holds", f"every plan timeout fits the time the run may hold the machine ({shown(bound_key)}, {hold} s)", path=pfile)
+
+
 @check("receipts.consistency", title="Receipts agree with their own status and with the plan's outputs, timeouts and freeze time",
        requires=("gate.pinned",))
 def consistency(ctx: Context) -> Iterator[Finding]:
     """
     FAIL `outcome-contradicts-status`, `ok-without-output`, `ok-after-timeout`,
-    `timeout-beyond-reservation`, `plan-frozen-late`; PASS `holds` per rule that ran.
+    `timeout-beyond-reservation`, `terminate-after-reservation`, `plan-frozen-late`; PASS `holds` per rule that ran.
     """
     c = campaign_of(ctx)
     plan, cid = c.plan, "receipts.consistency"
@@ -85,8 +137,9 @@ def consistency(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS, "holds", "every ok measured request records its output", path=rfile)
 
     timeouts = {k: q.to("s") for k, q in plan.timeouts.items()}
-    if "request_s" in timeouts:
-        limit = timeouts["request_s"]
+    request_key = next((k for k in sorted(timeouts) if _REQUEST_TIMEOUT.fullmatch(k.lower())), None)
+    if request_key is not None:
+        limit = timeouts[request_key]
         late = [r for r in requests if r.outcome == "ok" and elapsed(r) > limit]
         for r in late:
             written = r.quantities["elapsed"].written  # type: ignore[union-attr]
@@ -95,16 +148,7 @@ def consistency(ctx: Context) -> Iterator[Finding]:
                      expected=f"<= {limit}", observed=str(written), **where(r))
         if not late:
             yield _f(cid, Status.PASS, "holds", f"no ok request outlasted the request timeout {limit} s", path=rfile)
-    if "reservation_s" in timeouts:
-        reservation = timeouts["reservation_s"]
-        over = [k for k in sorted(timeouts) if k != "reservation_s" and timeouts[k] > reservation]
-        for k in over:
-            yield _f(cid, Status.FAIL, "timeout-beyond-reservation",
-                     f"plan timeout {k} = {plan.timeouts[k].written} s is longer than the reservation_s = {reservation} s it runs inside: "
-                     "the reservation ends first and the request-level timeout can never be the recorded cause",
-                     path=pfile, pointer=f"/timeouts/{k}", expected=f"<= {reservation}", observed=str(plan.timeouts[k].written))
-        if not over:
-            yield _f(cid, Status.PASS, "holds", f"every plan timeout fits the reservation of {reservation} s", path=pfile)
+    yield from _hold_limits(plan, timeouts, pfile)
 
     starts = [parse_time(r.started_at) for r in (*c.receipts, *c.workers) if r.started_at]
     if starts and plan.frozen_at:

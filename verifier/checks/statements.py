@@ -8,7 +8,8 @@ counts, the gate's thresholds and the quality index's recorded scores.
 Each number yields one finding: PASS when bound and equal at its stated
 precision (or matched by an identifier rule), FAIL on `claim-mismatch`,
 `wording-mismatch` or `unit-mismatch`, UNVERIFIED `unchecked-claim` when
-nothing accounts for it, so a bundle with an unaccounted number is never PASS.
+nothing accounts for it, `unbound-claim` when its subject words leave several
+derivations or none, so a bundle with an unaccounted number is never PASS.
 
 Claim texts of a bundle: `claims.json` `headline`, `notes` and each claim's
 `text`; root files named README or RESULTS (`.md`, `.txt` or none, any
@@ -27,10 +28,11 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from verifier import stats
 from verifier.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import CampaignSource, Underivable, derive_rule, expand, native_key
 from verifier.checks.outcomes import outcomes
-from verifier.campaign import campaign_of
+from verifier.campaign import Campaign, campaign_of, parse_time
 from verifier.claimtext import MAX_QUANTITIES, MAX_TEXT_BYTES, extract
 from verifier.evidence import Plan
 from verifier.model import Finding, Status
@@ -53,6 +55,12 @@ _COUNT_NOUNS = {
 
 
 def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
+    """Return `(evidence, pairs, keys)` of `collect_all` (the subject levels left out)."""
+    evidence, pairs, keys, _ = collect_all(ctx)
+    return evidence, pairs, keys
+
+
+def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str], dict[str, str]]:
     """
     Return `(evidence, pairs, keys)` for a bundle-v1 run: every value a stated number may be bound to.
 
@@ -60,7 +68,11 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     underivable rule contributes nothing), plan counts from `plan.json`,
     thresholds from the gate's `quality` section, recorded scores from
     `quality-index.json`. `keys` maps arm ids, server ids, and the words
-    `baseline`/`candidate` to the arm or server id they name.
+    `baseline`/`candidate` to the arm or server id they name, and each
+    request id to itself; `levels` maps each id to `arm`, `server` or
+    `request`. The receipts also give the values a sentence's subject words
+    may name (`_receipt_values`: one request, the first, last, fastest and
+    slowest of a server, an arm or all, counts of one server or arm).
     Raises `Unverifiable` when plan or receipts are unusable.
     """
     c = campaign_of(ctx)
@@ -76,6 +88,7 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     arm_of_server = dict(plan.servers)
     for sid in arm_of_server:
         keys[sid] = sid
+    levels = {arm: "arm" for arm in plan.arms} | {sid: "server" for sid in arm_of_server}
     relative = [r for r in gate.get("claims", []) if r["statistic"] in ("relative_reduction_pct", "speedup")]
     headline_stat = "mean_of_server_means" if relative else None
     per_arm: dict[str, dict[str, Evidence]] = {}
@@ -96,7 +109,8 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
                 noun = _COUNT_NOUNS[of]
                 if of == "requests" and phase:
                     noun = rf"^(?:[a-z-]+\s+)?{phase}\s+(?:http\s+)?requests\b(?!\s+per)"
-                evidence.append(Evidence(claim_id, value, None, "derived", text, statistic="count", nouns=noun))
+                evidence.append(Evidence(claim_id, value, None, "derived", text, statistic="count", nouns=noun, phase=phase,
+                                         level="all" if not rule.get("per") else None))
                 continue
             if statistic in ("relative_reduction_pct", "speedup"):
                 evidence.append(Evidence(claim_id, value, rule.get("unit"), "derived", text, statistic=statistic,
@@ -107,7 +121,8 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
             if level == "server" and key:
                 entity.add(arm_of_server.get(key, ""))
             e = Evidence(claim_id, value, rule.get("unit", "s"), "derived", text, statistic=stat, keys=frozenset(entity),
-                         topics=frozenset({"latency"}), primary=statistic == headline_stat and level == "arm", level=level)
+                         topics=frozenset({"latency"}), primary=statistic == headline_stat and level == "arm", level=level,
+                         phase=rule.get("selection", {}).get("phase"))
             evidence.append(e)
             if level == "arm" and key:
                 per_arm.setdefault(rule["claim"], {})[role_of.get(key) or key] = e
@@ -116,7 +131,62 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
     pairs.sort(key=lambda p: not p.primary)
     evidence += _plan_counts(plan)
     evidence += _quality(ctx, gate)
-    return evidence, pairs, keys
+    evidence += _receipt_values(c, {(e.statistic, e.level, e.phase) for e in evidence if e.level == "all"})
+    for rid in c.requests:
+        if rid and rid not in keys:
+            keys[rid] = rid
+            levels[rid] = "request"
+    return evidence, pairs, keys, levels
+
+
+def _receipt_values(c: Campaign, have: set[tuple[str | None, str | None, str | None]]) -> list[Evidence]:
+    """
+    Return the values of the receipts a sentence's subject may name, each with its level, ids and phase.
+
+    Per request: its elapsed seconds (ok receipts with a time only). Per
+    scope (every server, every arm, and `all`) and phase (warmup, measured,
+    both): `count` of its receipts, and, when every receipt of the scope is
+    ok and timed, `min`, `max`, `first` and `last` (by `started_at`, file
+    order when a start is missing) of the elapsed seconds (`stats.derive`).
+    A scope with a failed or untimed request gets no time values: which one
+    was "the fastest" is not known. Counts the gate's rules already derive
+    for all requests (`have`) are not repeated.
+    """
+    out: list[Evidence] = []
+    rows = []
+    for r in c.receipts:
+        rid, sid = r.dims.get("request_id", ""), r.dims.get("server", "")
+        arm = c.arm_of_server.get(sid) or r.dims.get("arm", "")
+        q = r.quantities.get("elapsed")
+        seconds = q.to("s") if q is not None and r.ok else None
+        rows.append((rid, sid, arm, r.dims.get("phase", ""), r.started_at or "", seconds))
+        if seconds is not None and rid:
+            out.append(Evidence(f"request.{rid}.elapsed_s", seconds, "s", "receipts", f"elapsed_s of request {rid} ({r.location})",
+                                statistic="value", keys=frozenset({rid, sid, arm}), topics=frozenset({"latency"}), level="request",
+                                phase=r.dims.get("phase") or None))
+    ordered = all(row[4] for row in rows)
+    if ordered:
+        rows.sort(key=lambda row: parse_time(row[4]))
+    scopes = [("all", None)] + [("arm", a) for a in c.plan.arms] + [("server", s) for s in c.arm_of_server]
+    for level, key in scopes:
+        for phase in (None, "warmup", "measured"):
+            chosen = [row for row in rows if (key is None or key in (row[1], row[2])) and (phase is None or row[3] == phase)]
+            where = f"{level} {key}" if key else "all requests"
+            label = f"{where}{', ' + phase if phase else ''}"
+            name = f"{level}.{key}.{phase or 'all'}" if key else f"all.{phase or 'all'}"
+            ids = frozenset({key} if key else set())
+            if ("count", level, phase) not in have:
+                out.append(Evidence(f"{name}.count", Decimal(len(chosen)), None, "receipts", f"count of request receipts ({label})",
+                                    statistic="count", keys=ids, level=level, phase=phase))
+            times = [row[5] for row in chosen]
+            if not chosen or any(t is None for t in times):
+                continue
+            for statistic in ("min", "max", "first", "last"):
+                derived = stats.derive(statistic, times, of=f"elapsed seconds ({label})")
+                text = derived.text.replace("(in file order)", "(by start time)") if ordered else derived.text
+                out.append(Evidence(f"{name}.{statistic}_s", derived.value, "s", "receipts", text, statistic=statistic,
+                                    keys=ids, topics=frozenset({"latency"}), level=level, phase=phase))
+    return out
 
 
 def _plan_counts(plan: Plan) -> list[Evidence]:
@@ -247,31 +317,40 @@ def stated(ctx: Context) -> Iterator[Finding]:
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
     `informational`, `no-claim-text`; FAIL `claim-mismatch`,
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
-    UNVERIFIED `unchecked-claim`, `claim-text-too-long`, `claim-text-too-large`. Recorded gate outcomes of `claims.json`
+    UNVERIFIED `unchecked-claim`, `unbound-claim`, `claim-text-too-long`, `claim-text-too-large`. Recorded gate outcomes of `claims.json`
     are judged first (`verifier.checks.outcomes`).
     """
     yield from outcomes(ctx)
-    evidence, pairs, keys = collect(ctx)
+    evidence, pairs, keys, levels = collect_all(ctx)
     sources = texts(ctx)
     if not sources:
         yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
                       message="the bundle states no headline, notes, claim texts or README, so there is no prose to bind")
         return
+    numbered: list[str] = []  # the texts that state a number (a refused text counts: it has a finding)
     for name, path, text in sources:
         if text.startswith("\x00not-utf8:"):
             yield Finding(check=CHECK, status=Status.FAIL, code="claim-text-not-utf8", path=path,
                           message=f"{name} is not UTF-8 (first bad byte at offset {text.split(':')[1]}), so its claims cannot be read")
+            numbered.append(name)
             continue
         if text.startswith("\x00too-large:"):
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-large", path=path,
                           message=f"{name} is {text.split(':')[1]} bytes, more than the {MAX_TEXT_BYTES // 2**20} MiB a claim text may hold; none of its numbers is checked")
+            numbered.append(name)
             continue
         reused: set[str] = set()
         quantities = extract(text, name, ctx.options.get("cache"), reused, limit=MAX_QUANTITIES)
         if len(quantities) > MAX_QUANTITIES:
             yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-long", path=path,
                           message=f"{name} states more than the {MAX_QUANTITIES} numbers a claim text may state; none is checked")
+            numbered.append(name)
             continue
-        for outcome in bind(quantities, evidence, pairs, keys):
+        for outcome in bind(quantities, evidence, pairs, keys, levels):
             finding = _finding(outcome, path)
             yield dataclasses.replace(finding, cached="markdown") if reused else finding  # parsed by an earlier run
+        if quantities:
+            numbered.append(name)
+    if not numbered:  # a headline "Faster video generation" (or "") states nothing to check: as if there were no prose
+        yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
+                      message=f"the prose ({', '.join(name for name, _, _ in sources)}) states no number, so there is nothing to bind")

@@ -72,6 +72,14 @@ V1_PROFILE: dict[str, Any] = {
 }
 
 
+def timeout_unit(key: str) -> str:
+    """Return the unit a plan timeout's name states by its suffix (`_ms`, `_min`/`_minutes`, `_h`/`_hours`); seconds otherwise (`request_s`, `reservation`)."""
+    for suffix, unit in (("_ms", "ms"), ("_min", "min"), ("_minutes", "min"), ("_h", "h"), ("_hours", "h")):
+        if key.lower().endswith(suffix):
+            return unit
+    return "s"
+
+
 def _quantity(value: Any, unit: str | None, where: Location, unmapped: list[Unmapped]) -> Quantity | None:
     if value is None or isinstance(value, bool):
         return None
@@ -117,7 +125,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
             requests=tuple(PlannedRequest(r["id"], r["server"], r["phase"]) for r in doc.get("requests", [])),
             expected_output=dict(doc.get("expected_output", {})),
             timeouts={k: q for k, v in (doc.get("timeouts") or {}).items()
-                      if (q := _quantity(v, "s", Location(pname, f"/timeouts/{k}"), unmapped)) is not None},
+                      if (q := _quantity(v, timeout_unit(k), Location(pname, f"/timeouts/{k}"), unmapped)) is not None},
             concurrency=doc.get("max_concurrency"),
             arrival=doc.get("arrival"),
             location=Location(pname),
