@@ -155,3 +155,20 @@ def test_without_a_compiled_validator_every_instance_goes_to_the_reference() -> 
 def test_a_value_the_compiled_side_cannot_take_goes_to_the_reference() -> None:
     checked = _one({"type": "object"})
     assert [e.message for e in checked.iter_errors(object())][0].endswith("is not of type 'object'")
+
+
+def test_a_panic_of_the_compiled_side_goes_to_the_reference() -> None:
+    """pyo3 turns a Rust panic into `PanicException`, a BaseException: it must not escape the check as a traceback."""
+    class PanicException(BaseException):
+        pass
+
+    class Panicking:
+        def is_valid(self, instance: Any) -> bool:
+            raise PanicException("boom")
+
+    checked = _one({"type": "integer"})
+    checked.compiled = Panicking()
+    assert [e.message for e in checked.iter_errors("x")] == ["'x' is not of type 'integer'"]
+    checked.compiled = type("Interrupted", (), {"is_valid": lambda self, i: (_ for _ in ()).throw(KeyboardInterrupt())})()
+    with pytest.raises(KeyboardInterrupt):
+        list(checked.iter_errors("x"))
