@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import EXAMPLE
 
 from verifier.bundle import Bundle
@@ -83,6 +85,18 @@ def test_plan_conformance_judges_the_models_receipts():
         next(r for r in docs["receipts"] if r.get("request_id") == "A1-w2")["phase"] = "measured"
     found = _run_until("plan.conformance", {"evidence": _edited(edit)})
     assert ("FAIL", "receipt-disagrees") in _codes(found) and ("PASS", "requests") not in _codes(found)
+
+
+@pytest.mark.parametrize("key,value", [("server", "B1"), ("arm", "candidate"), ("phase", "measured")])
+def test_a_receipt_disagreeing_with_its_plan_in_one_dimension_alone_fails(key, value):
+    """Each of server, arm and phase is compared (plan.conformance compares the three at once before building messages)."""
+    def edit(docs, _m):
+        receipt = next(r for r in docs["receipts"] if r.get("request_id") == "A1-w2")
+        assert receipt[key] != value
+        receipt[key] = value
+    found = _run_until("plan.conformance", {"evidence": _edited(edit)})
+    disagree = [f for f in found if f.code == "receipt-disagrees"]
+    assert len(disagree) == 1 and disagree[0].observed[key] == value and ("PASS", "requests") not in _codes(found)
 
 
 def test_receipt_consistency_judges_the_models_status_and_timeouts():

@@ -70,12 +70,14 @@ class Campaign:
         With `server` only that server's requests are scanned, so a loop over
         servers stays linear in the plan's size.
         """
-        out = []
         pool = self.planned_on.get(selection["server"], []) if "server" in selection else self.plan.requests
-        for req in pool:
-            row = {"server": req.server, "phase": req.phase, "arm": self.arm_of_server.get(req.server)}
-            if all(row.get(k) == v for k, v in selection.items() if k in row):
-                out.append(req)
+        out = list(pool)  # `pool` is that server's already; filtered one key at a time, no row per request (issue 40)
+        if "phase" in selection:
+            phase = selection["phase"]
+            out = [req for req in out if req.phase == phase]
+        if "arm" in selection:
+            arm, arm_of = selection["arm"], self.arm_of_server
+            out = [req for req in out if arm_of.get(req.server) == arm]
         return out
 
     def servers_of_arm(self, arm: str) -> list[str]:
@@ -117,4 +119,6 @@ def elapsed(receipt: Receipt) -> Decimal:
     quantity = receipt.quantities["elapsed"]
     if quantity is None:
         raise ValueError(f"receipt at {receipt.location} has no elapsed time")  # the schema requires one: our bug if reached
+    if quantity.unit == "s":  # what `to("s")` returns for a quantity in seconds, without two unit parses per receipt
+        return quantity.value
     return quantity.to("s")

@@ -106,7 +106,10 @@ def conformance(ctx: Context) -> Iterator[Finding]:
         elif len(got) > 1:
             found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {len(got)} receipts", path=rfile, observed=len(got)))
         for r in got[:1]:
-            want = {"server": req.server, "phase": req.phase, "arm": c.arm_of_server.get(req.server)}
+            arm = c.arm_of_server.get(req.server)
+            if (r.dims.get("server"), r.dims.get("phase"), r.dims.get("arm")) == (req.server, req.phase, arm):
+                continue  # agrees: no dicts built per receipt
+            want = {"server": req.server, "phase": req.phase, "arm": arm}
             have = {k: r.dims.get(k) for k in want}
             if have != want:
                 found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
@@ -130,9 +133,10 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     # (c) timing: per-receipt identity, warmups before measured, arm order
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
     requests = [r for rs in c.requests.values() for r in rs[:1]]
-    for r in requests:
-        start, end = parse_time(r.started_at), parse_time(r.ended_at)
-        span = Decimal((end - start).days * 86400 + (end - start).seconds) + Decimal((end - start).microseconds) / Decimal(10**6)
+    timed = [(r, parse_time(r.started_at), parse_time(r.ended_at)) for r in requests]  # each timestamp parsed once
+    for r, start, end in timed:
+        delta = end - start
+        span = Decimal(delta.days * 86400 + delta.seconds) + Decimal(delta.microseconds) / Decimal(10**6)
         where = {"path": r.location.file, "pointer": r.location.pointer}
         rid = r.dims.get("request_id")
         if end < start:
@@ -143,15 +147,15 @@ def conformance(ctx: Context) -> Iterator[Finding]:
                             expected=str(span), observed=str(written), **where))
     first_start: dict[str, Any] = {}
     by_server: dict[str, list[Any]] = {}
-    for r in requests:
-        by_server.setdefault(r.dims.get("server", ""), []).append(r)
+    for r, start, end in timed:
+        by_server.setdefault(r.dims.get("server", ""), []).append((r, start, end))
     for sid, _arm in plan.run_order:
         mine = by_server.get(sid, [])
         if not mine:
             continue
-        first_start[sid] = min(parse_time(r.started_at) for r in mine)
-        warm = [parse_time(r.ended_at) for r in mine if r.dims.get("phase") == "warmup"]
-        meas = [parse_time(r.started_at) for r in mine if r.dims.get("phase") == "measured"]
+        first_start[sid] = min(start for _r, start, _end in mine)
+        warm = [end for r, _start, end in mine if r.dims.get("phase") == "warmup"]
+        meas = [start for r, start, _end in mine if r.dims.get("phase") == "measured"]
         if warm and meas and max(warm) > min(meas):
             found.append(_f(Status.FAIL, "warmup-after-measured",
                             f"server {sid}: a warmup ends at {max(warm).isoformat()}, after the first measured request starts at {min(meas).isoformat()}",
@@ -161,7 +165,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
         found.append(_f(Status.FAIL, "arm-order", "servers ran in a different arm order than planned",
                         path=rfile, expected=order, observed=observed_order))
     if plan.concurrency is not None:
-        peak = peak_in_flight([(parse_time(r.started_at), parse_time(r.ended_at)) for r in requests])
+        peak = peak_in_flight([(start, end) for _r, start, end in timed])
         if peak > plan.concurrency:
             found.append(_f(Status.FAIL, "concurrency-exceeded",
                             f"{peak} requests were in flight at once (rebuilt from receipt intervals), above max_concurrency {plan.concurrency}",

@@ -1,0 +1,174 @@
+"""
+The compiled schema pre-filter (`verifier.compiled_schema`) decides exactly as the reference `jsonschema` does (issue 40).
+
+A differential test over every shipped schema the pre-filter admits and
+hundreds of variants of the example's documents (each leaf replaced by a
+hostile value: `Decimal` integers, a trailing newline, a leap second, year
+0, wrong types, missing and extra members), plus one test per place where the
+two validators differ by themselves (formats, `integer`, `$` in patterns),
+each red without its adjustment in `compiled_copy`/`_compile`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLE
+
+from verifier.bundle import DOCUMENTS
+from verifier.compiled_schema import checked_validator, compiled_copy, rust_pattern
+from verifier.jsonio import loads_strict, loads_strict_lines
+from verifier.validation import DRAFT_2020_12, schema_validator
+
+SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
+GOOD = {kind: (loads_strict_lines if lines else loads_strict)((EXAMPLE / name).read_bytes())
+        for kind, (name, _schema, lines, _required) in DOCUMENTS.items()}
+HOSTILE = [Decimal("1.0"), Decimal("1E+2"), Decimal("0.5"), Decimal("-1"), 0, -1, 10**300, True, None, "", "abc\n", "a b",
+           "2026-01-01T23:59:60Z", "0000-01-01T00:00:00Z", "2026-01-01t00:00:00z", "http://a b", "A1\n", [], {}]
+
+
+def _checked(name: str) -> Any:
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    return checked_validator(schema, schema_validator(schema))
+
+
+def _variants(value: Any) -> list[Any]:
+    """Return `value` with, in turn, each leaf replaced by each hostile value, and each member removed or doubled."""
+    out: list[Any] = []
+
+    def walk(node: Any, path: list[Any]) -> None:
+        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node)) if isinstance(node, list) else []
+        for key, child in items:
+            here = [*path, key]
+            if isinstance(child, (dict, list)):
+                walk(child, here)
+            for bad in HOSTILE:
+                out.append(_replace(value, here, bad))
+            if isinstance(node, dict):
+                out.append(_replace(value, here, _DELETE))
+        if isinstance(node, dict):
+            out.append(_replace(value, [*path, "x-extra"], 1))
+
+    walk(value, [])
+    return out
+
+
+_DELETE = object()
+
+
+def _replace(value: Any, path: list[Any], new: Any) -> Any:
+    result = copy.deepcopy(value)
+    node = result
+    for key in path[:-1]:
+        node = node[key]
+    if new is _DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = new
+    return result
+
+
+@pytest.mark.parametrize("kind", sorted(DOCUMENTS))
+def test_compiled_and_reference_agree_on_every_variant_of_the_example(kind: str) -> None:
+    checked = _checked(DOCUMENTS[kind][1])
+    assert checked.compiled is not None, f"{kind}: the shipped schema should run compiled"
+    samples = GOOD[kind][:3] + [r for r in GOOD[kind] if r.get("kind") == "worker"][:1] if DOCUMENTS[kind][2] else [GOOD[kind]]
+    instances = [v for s in samples for v in [s, *_variants(s)]]
+    assert len(instances) > 100
+    differ = [i for i in instances if checked.compiled.is_valid(i) != checked.reference.is_valid(i)]
+    assert not differ, f"{len(differ)} of {len(instances)} differ, first: {differ[0]!r}"
+    assert sum(not checked.reference.is_valid(i) for i in instances) > 50  # the variants do reach the invalid side
+
+
+def _one(schema: dict[str, Any]) -> Any:
+    schema = {"$schema": DRAFT_2020_12, **schema}
+    return checked_validator(schema, schema_validator(schema))
+
+
+def test_a_leap_second_is_judged_by_the_reference_date_time_checker() -> None:
+    """jsonschema-rs's own `date-time` accepts 23:59:60 and year 0; the reference's checker does not."""
+    receipt = dict(GOOD["receipts"][0], started_at="2026-01-01T23:59:60Z")
+    checked = _checked("receipt")
+    assert [e.message for e in checked.iter_errors(receipt)] == [e.message for e in checked.reference.iter_errors(receipt)]
+    assert list(checked.iter_errors(receipt)), "the leap second must be a schema violation, as before"
+    assert not _one({"format": "date-time"}).compiled.is_valid("0000-01-01T00:00:00Z")
+
+
+def test_a_decimal_is_no_integer_as_in_the_reference() -> None:
+    worker = next(r for r in GOOD["receipts"] if r.get("kind") == "worker") if any(
+        r.get("kind") == "worker" for r in GOOD["receipts"]) else None
+    checked = _one({"type": "object", "properties": {"pid": {"type": ["integer", "null"]}}})
+    assert not checked.compiled.is_valid({"pid": Decimal("1.0")})
+    assert [e.message for e in checked.iter_errors({"pid": Decimal("1.0")})] == ["Decimal('1.0') is not of type 'integer', 'null'"]
+    assert checked.compiled.is_valid({"pid": 3}) and checked.compiled.is_valid({"pid": None})
+    assert _one({"type": ["integer", "number"]}).compiled.is_valid(Decimal("1.5"))
+    inside_not = _one({"not": {"type": "integer"}})
+    assert inside_not.compiled.is_valid(Decimal("2.0")) == inside_not.reference.is_valid(Decimal("2.0")) is True
+    if worker is not None:
+        assert list(_checked("receipt").iter_errors(dict(worker, pid=Decimal("1.0"))))
+
+
+def test_a_trailing_newline_matches_dollar_as_in_python_also_inside_not() -> None:
+    """Python's `$` matches before a final newline; under `not` a stricter compiled match would accept what the reference rejects."""
+    checked = _one({"not": {"pattern": "^[a-z]+$"}})
+    assert not checked.reference.is_valid("abc\n")
+    assert not checked.compiled.is_valid("abc\n")
+    assert [e.message for e in checked.iter_errors("abc\n")] == [e.message for e in checked.reference.iter_errors("abc\n")]
+    assert checked.compiled.is_valid("abc\n\n") and checked.reference.is_valid("abc\n\n")
+    keyed = _one({"patternProperties": {"^x$": {"type": "integer"}}})
+    assert not keyed.compiled.is_valid({"x\n": "s"}) and not keyed.reference.is_valid({"x\n": "s"})
+
+
+@pytest.mark.parametrize("pattern", [r"^\d+$", "^a.b$", r"^\w$", "^a$b", "[a&&b]", "[a--b]", "(?=a)", "(?i)a", "a**", "|*",
+                                     r"\bx", "é", "^[[:alpha:]]$", "a]", r"(a)\1"])
+def test_a_pattern_outside_the_common_syntax_is_not_compiled(pattern: str) -> None:
+    assert rust_pattern(pattern) is None
+    assert compiled_copy({"pattern": pattern}) is None
+
+
+def test_the_common_syntax_is_rewritten_only_at_the_final_dollar() -> None:
+    assert rust_pattern("^[A-Za-z0-9][A-Za-z0-9._-]*$") == r"^[A-Za-z0-9][A-Za-z0-9._-]*\n?\z"
+    assert rust_pattern(r"^[^/\\][^\\]*$") == r"^[^/\\][^\\]*\n?\z"
+    assert rust_pattern(r"^a\$") == r"^a\$"
+    assert rust_pattern("^(0|[1-9][0-9]*)(/[1-9][0-9]*)?$") == r"^(0|[1-9][0-9]*)(/[1-9][0-9]*)?\n?\z"
+
+
+@pytest.mark.parametrize("schema", [{"multipleOf": 2}, {"unevaluatedProperties": False}, {"minimum": 0.5},
+                                    {"const": 1.5}, {"enum": [Decimal("1.0")]}, {"$ref": "other.json"},
+                                    {"prefixItems": [True]}, {"properties": {"a": {"pattern": r"\d"}}}])
+def test_a_keyword_outside_what_both_share_leaves_the_schema_to_the_reference(schema: dict[str, Any]) -> None:
+    assert compiled_copy(schema) is None
+
+
+def test_without_a_compiled_validator_every_instance_goes_to_the_reference() -> None:
+    checked = _one({"multipleOf": 2})
+    assert checked.compiled is None
+    assert [e.message for e in checked.iter_errors(3)] == ["3 is not a multiple of 2"]
+    assert list(checked.iter_errors(4)) == []
+
+
+def test_a_value_the_compiled_side_cannot_take_goes_to_the_reference() -> None:
+    checked = _one({"type": "object"})
+    assert [e.message for e in checked.iter_errors(object())][0].endswith("is not of type 'object'")
+
+
+def test_a_panic_of_the_compiled_side_goes_to_the_reference() -> None:
+    """pyo3 turns a Rust panic into `PanicException`, a BaseException: it must not escape the check as a traceback."""
+    class PanicException(BaseException):
+        pass
+
+    class Panicking:
+        def is_valid(self, instance: Any) -> bool:
+            raise PanicException("boom")
+
+    checked = _one({"type": "integer"})
+    checked.compiled = Panicking()
+    assert [e.message for e in checked.iter_errors("x")] == ["'x' is not of type 'integer'"]
+    checked.compiled = type("Interrupted", (), {"is_valid": lambda self, i: (_ for _ in ()).throw(KeyboardInterrupt())})()
+    with pytest.raises(KeyboardInterrupt):
+        list(checked.iter_errors("x"))
