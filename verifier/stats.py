@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from verifier.numtext import number
+
 __all__ = [
     "STATISTICS",
     "Comparison",
@@ -203,8 +205,6 @@ CI_METHODS = ("normal-z", "student-t")
 STATISTICS = SAMPLE_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
 
 
-#: `fmt`'s rounding contexts by digits, built once (a `decimal.Context` per call cost more than the rounding; only its flags change with use).
-_FMT_CONTEXTS: dict[int, decimal.Context] = {}
 
 
 def fmt(value: Decimal, digits: int = 12) -> str:
@@ -216,17 +216,11 @@ def fmt(value: Decimal, digits: int = 12) -> str:
     and `observed`, and comparisons never use this text. (It used to cut the string at 24 characters,
     which could change a large number's magnitude.)
     """
-    if not value.is_finite():
-        return str(value)
     if value.is_zero():
         return "0"
-    context = _FMT_CONTEXTS.get(digits)
-    if context is None:
-        context = _FMT_CONTEXTS[digits] = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN)
-    rounded = context.plus(value).normalize()
-    if -9 <= rounded.adjusted() < 21:
-        return format(rounded, "f")
-    return str(rounded)
+    if not value.is_finite():
+        return str(value)
+    return number(value.normalize(), digits=digits)  # the one way a number is written (`verifier.numtext`)
 
 
 def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, of: str) -> Derived:
