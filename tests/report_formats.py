@@ -26,7 +26,7 @@ from markdown_it import MarkdownIt
 
 from verifier.model import Report, Status
 from verifier.report import REPORTERS, render
-from verifier.report._common import claim_rows, trust_lines
+from verifier.report._common import claim_rows, groups, trust_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -34,8 +34,9 @@ SARIF_SCHEMA_SHA256 = "c3b4bb2d6093897483348925aaa73af03b3e3f4bd4ca38cef26dcb421
 
 #: The GitHub runner's workflow command: `::name key=value,key=value::message`, properties escaped (no raw `:` `,`).
 GITHUB_LINE = re.compile(r"::(error|warning|notice|debug)(?: [a-z]+=[^,:\r\n]*(?:,[a-z]+=[^,:\r\n]*)*)?::[^\r\n]*\Z")
-#: Our own HTML in the Markdown summary; any other HTML token came from evidence and is a defect.
-OUR_HTML = {"<details><summary>Checks run</summary>\n", "</details>\n"}
+#: Our own HTML in the Markdown summary (the collapsible groups, claims and roster); any other HTML token came from
+#: evidence and is a defect. A summary's text is escaped evidence, so it holds no `<` or `>`.
+OUR_HTML = re.compile(r'(<details( open="open")?><summary>[^<>\n]*</summary>\n|</details>\n)\Z')
 CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 
 
@@ -75,14 +76,15 @@ def _github(text: str, report: Report) -> None:
     assert lines[-1] == ""
     for line in lines[:-1]:
         assert GITHUB_LINE.match(line), line[:200]
-    assert len(lines) - 1 == len(report.findings) + 1 + len(trust_lines(report))  # findings, trust notes, verdict
+    passed = sum(1 for f in report.findings if f.status is Status.PASS)
+    assert len(lines) - 1 == len(groups(report)) + bool(claim_rows(report)) + passed + len(trust_lines(report)) + 1  # groups, claims, PASS, trust, verdict
 
 
 def _markdown(text: str, report: Report, verbose: bool) -> None:
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     html = [t.content for t in tokens if t.type in ("html_block", "html_inline")]
     html += [c.content for t in tokens if t.children for c in t.children if c.type == "html_inline"]
-    assert set(html) <= OUR_HTML, html
+    assert all(OUR_HTML.match(h) for h in html), html
     rows = 0
     cells: list[int] = []
     for t in tokens:
@@ -92,10 +94,11 @@ def _markdown(text: str, report: Report, verbose: bool) -> None:
             cells[-1] += 1
         elif t.type == "tbody_open":
             pass
-    widths = {5, 1 + len(Status) + 1}
+    widths = {2, 5, 6, 1 + len(Status) + 1}  # a group's where/message, findings, claims and stated claims, the roster
     assert all(n in widths for n in cells), cells
     rows = sum(1 for t in tokens if t.type == "tr_open") - sum(1 for t in tokens if t.type == "thead_open")
-    shown = [f for f in report.findings if verbose or f.status is not Status.PASS]
+    shown = [f for g in groups(report) for f in (g.findings if verbose else g.first())]
+    shown += [f for f in report.findings if verbose and f.status is Status.PASS]
     from verifier.report.statements import statement_rows
 
     stated = [r for r in statement_rows(report) if r.code != "informational"]  # the "Stated claims" table (docs/claims.md)

@@ -156,7 +156,7 @@ def test_github_escaping_follows_the_runner():
     line = text.splitlines()[0]
     assert line.startswith("::error file=evidence/x/dir/a b.json,title=verify FAIL%3A integrity.files [sha256-mismatch]::")
     assert "50%25 done, a:b,c%0Asecond line" in line
-    assert len(text.splitlines()) == 3  # one per finding + the verdict
+    assert len(text.splitlines()) == 3  # one per group (here one finding each) + the verdict
 
 
 def test_sarif_locations_are_bundle_relative_with_pointer():
@@ -279,10 +279,11 @@ def test_markdown_renders_evidence_text_as_literal_text():
         assert "![" not in text and "](" not in text and "**bold**" not in text and "$x$" not in text
         assert "&#x202E;" not in text  # the entity is escaped, so it cannot decode to a bidi override
         tags = re.findall(r"<[^>]*>", text)
-        assert set(tags) <= {"<details>", "<summary>", "</summary>", "</details>"}, tags
-        assert text.count("<details>") == text.count("</details>") == 1
+        assert set(tags) <= {"<details>", '<details open="open">', "<summary>", "</summary>", "</details>"}, tags
+        assert text.count("<details") == text.count("</details>") >= 2  # the groups to act on, the roster
+        assert text.count("<summary>") == text.count("</summary>") == text.count("</details>")
         assert not any(c in text for c in BIDI)
-        widths = {"| Status | Claim": 5, "| Status | Check": 5, "| Check |": 6}
+        widths = {"| Status | Claim": 6, "| Status | Check": 5, "| Check |": 6, "| Location |": 2}
         width = None
         for line in text.splitlines():
             width = next((w for head, w in widths.items() if line.startswith(head)), width if line.startswith("|") else None)
@@ -306,7 +307,7 @@ def test_step_summary_of_a_bundle_with_hostile_file_names_is_literal(tiny_assets
     assert "&#60;details open&#62; is in the bundle but not listed in manifest.json" in text
     assert "&#33;&#91;t&#93;(https:evil.example&#38;t.png)" in text and "&#92;u202egnp.exe" in text
     assert "![" not in text and "<details open>" not in text and "\u202e" not in text
-    assert set(re.findall(r"<[^>]*>", text)) <= {"<details>", "<summary>", "</summary>", "</details>"}
+    assert set(re.findall(r"<[^>]*>", text)) <= {"<details>", '<details open="open">', "<summary>", "</summary>", "</details>"}
     assert "\u202e" not in result.stdout and "\\u202e" in result.stdout
 
 

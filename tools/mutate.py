@@ -71,7 +71,7 @@ EQUIVALENTS = ROOT / "tools" / "equivalent_mutants.txt"
 MODULES: list[str] = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks").glob("*.py")
                             if p.name != "__init__.py") + [
     "verifier/media/demux.py", "verifier/media/policy.py",  # the coverage family's facts and policy (moved out of checks/coverage.py)
-    "verifier/stats.py", "verifier/estimators.py", "verifier/numfmt.py", "verifier/sweep.py", "verifier/jsonio.py", "verifier/manifest.py", "verifier/readers/manifests.py", "verifier/bundle.py",
+    "verifier/stats.py", "verifier/estimators.py", "verifier/numtext.py", "verifier/sweep.py", "verifier/jsonio.py", "verifier/manifest.py", "verifier/readers/manifests.py", "verifier/bundle.py",
     "verifier/profiles.py", "verifier/profile_lint.py", "verifier/markdown.py", "verifier/grammars.py", "verifier/mdtables.py", "verifier/readers/html.py",
     "verifier/readers/markdown_doc.py", "verifier/claimtext.py", "verifier/readers/claimdocs.py", "verifier/readers/rst_doc.py",
     "verifier/profile_check.py"]

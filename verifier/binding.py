@@ -35,6 +35,7 @@ from decimal import Decimal
 
 from verifier import stats, subjects, units
 from verifier.claimtext import Quantity
+from verifier.numtext import number
 from verifier.wording import DIFFERENCE_AFTER as _DIFFERENCE_AFTER
 from verifier.wording import DIFFERENCE_BEFORE as _DIFFERENCE_BEFORE
 from verifier.wording import EXTREMES as _EXTREMES
@@ -166,11 +167,10 @@ def _compatible(q: Quantity, e: Evidence) -> bool:
 
 
 def _fmt(value: Decimal) -> str:
-    """Return `value` for a message: at most 12 significant digits, never in exponent notation."""
-    if not value.is_finite():
-        return str(value)
-    shown = Decimal(format(value, ".12g"))
-    return format(shown.normalize(), "f") if shown == shown.to_integral_value() else format(shown, "f")
+    """Return `value` for a message (`numtext.number`): at most 12 significant digits, plain notation, an integer without a fraction."""
+    if value.is_finite() and value == value.to_integral_value():
+        value = value.normalize()
+    return number(value)
 
 
 def _holds(q: Quantity, e: Evidence) -> tuple[bool, Decimal, Decimal]:

@@ -52,7 +52,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from verifier.numfmt import fmt  # re-exported: a derived number for a message (display only)
+from verifier.numtext import fmt  # re-exported: a derived number for a message (display only)
 from verifier.sweep import peak_in_flight, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
 
 __all__ = [

@@ -24,6 +24,7 @@ from verifier.stats import Underivable
 from verifier.campaign import Campaign, campaign_of, elapsed, select
 from verifier.readers.native import evidence_of
 from verifier.model import Finding, Status
+from verifier.numtext import number
 from verifier.pipeline import Context, check
 
 __all__ = ["CampaignSource", "Underivable", "claims", "derive_rule", "expand", "native_key"]
@@ -58,9 +59,9 @@ def _servers(c: Campaign, selection: dict[str, str]) -> dict[str, list[Decimal]]
     return {sid: _latencies(c, {**selection, "server": sid})[0] for sid in servers}
 
 
-def _fmt(value: Decimal) -> str:
-    """Return `value` rounded to 12 significant digits for messages (findings carry the exact value)."""
-    return format(value, ".12g")
+def _fmt(value: Decimal, digits: int = 12) -> str:
+    """Return `value` for messages: `numtext.number`, at most `digits` significant digits, plain notation (findings carry the exact value)."""
+    return number(value, digits=digits)
 
 
 class CampaignSource:
@@ -190,12 +191,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 claimed, shown_unit = converted, rule_unit
             cmp = stats.compare(claimed, derived, **bound)
             detail = {"claim": claim_id, **cmp.detail(claimed, derived)}
-            unit = f" {shown_unit}" if shown_unit else ""
+            unit = f" {shown_unit}" if shown_unit and shown_unit != "1" else ""  # the dimensionless unit is not written ("count = 5")
+            claimed = _fmt(claimed)
             if cmp.holds:
-                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {_fmt(cmp.tolerance)})",
+                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {_fmt(cmp.tolerance, 3)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
             else:
-                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {_fmt(cmp.tolerance)})",
+                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {_fmt(cmp.tolerance, 3)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
     for claim_id in sorted(set(by_id) - covered):
         index, claim = by_id[claim_id]

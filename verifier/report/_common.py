@@ -13,15 +13,20 @@ from typing import Any
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
+from verifier.numtext import PLAIN_RANGE, number
 
-__all__ = ["BIDI_CONTROLS", "STATUS_ORDER", "ClaimRow", "claim_rows", "location", "repo_path", "split_path", "titles",
-           "json_text", "trust_lines", "visible", "visible_json"]
+__all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "groups", "location", "number",
+           "repo_path", "split_path", "titles", "json_text", "trust_lines", "visible", "visible_json"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
 
 #: Checks whose findings are claims (re-derived numbers), shown in the claims table.
-CLAIM_CHECKS = ("derivation.claims", "serving.metrics", "serving.counts")
+CLAIM_CHECKS = ("derivation.claims", "serving.metrics", "serving.counts", "profile.claims")
+#: What a reviewer must act on, in the order every format lists it (then the claims, then PASS detail).
+ACT_ON = (Status.FAIL, Status.ERROR, Status.UNVERIFIED)
+#: How many instances of a group every format shows before "and N more".
+FEW = 5
 
 
 #: Bidirectional-text controls (ALM, LRM, RLM, the embeddings and overrides U+202A-U+202E, the isolates
@@ -151,6 +156,18 @@ def _places(text: str) -> int | None:
 
 
 def _shown(text: str, places: int | None) -> str:
+    """Return `_rounded(text, places)` in plain notation for ordinary magnitudes (`numtext.number`: `0E-8` -> `0`, `5E+2` -> `500`)."""
+    out = _rounded(text, places)
+    if "E" not in out.upper():
+        return out
+    try:
+        ordinary = PLAIN_RANGE[0] <= Decimal(out).adjusted() < PLAIN_RANGE[1]
+    except InvalidOperation:
+        return out
+    return number(out) if ordinary else out  # a value beyond binary64 keeps every digit it was stated with
+
+
+def _rounded(text: str, places: int | None) -> str:
     """
     Return a derived number for display: two more decimal places than the claim states, so rounding stays visible.
 
@@ -180,36 +197,137 @@ def _shown(text: str, places: int | None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ClaimRow:
-    """Represents one row of the claims table: claim name, status, claimed, derived and delta (strings, `-` if none)."""
+    """
+    Represents one row of the claims table: claim name, status, claimed, derived, delta and where (strings, `-` if none).
+
+    `where` is the stated number's place (`path#pointer`); `finding` the finding the row comes from.
+    """
 
     claim: str
     status: Status
     claimed: str
     derived: str
     delta: str
+    where: str = "-"
+    finding: Finding | None = None
+
+
+def _difference(claimed: str, derived: str) -> str:
+    """Return `claimed - derived` as text when both are numbers (a unit after a space is ignored when both name it), else `-`."""
+    a, _, unit_a = claimed.partition(" ")
+    b, _, unit_b = derived.partition(" ")
+    if unit_a != unit_b:
+        return "-"
+    try:
+        return str(Decimal(a) - Decimal(b))
+    except (InvalidOperation, ValueError):
+        return "-"
+
+
+def _profile_claim(f: Finding) -> tuple[str, str, str]:
+    """
+    Return `(claim, claimed, derived)` of a `profile.claims` finding (`verifier.checks.profile_claims`).
+
+    Its message starts `LABEL: `; a compared claim (`derived`, `claim-mismatch`)
+    keeps the stated number in `expected` and the derivation in `observed`, a
+    `unit-mismatch` the other way round (each with its unit), and every other
+    code the stated number in `observed` and no derived value.
+    """
+    name = f.message.split(": ", 1)[0]
+    scalar = (lambda v: None if v is None or isinstance(v, dict | list) else str(v))
+    if f.code in ("derived", "claim-mismatch"):
+        return name, scalar(f.expected) or "-", scalar(f.observed) or "-"
+    if f.code == "unit-mismatch":
+        return name, scalar(f.observed) or "-", scalar(f.expected) or "-"
+    return name, scalar(f.observed) or "-", "-"
 
 
 def claim_rows(report: Report) -> list[ClaimRow]:
     """
     Return the claims table rows, failures first (then ERROR, UNVERIFIED, PASS), stable within a status.
 
-    A row comes from every finding of a claim check (`CLAIM_CHECKS`) and from
-    any finding whose `observed` records `claimed` and `derived`.
+    A row comes from every finding of a claim check (`CLAIM_CHECKS`, native
+    and profile-read bundles alike) and from any finding whose `observed`
+    records `claimed` and `derived`. Derived values and deltas are shown two
+    decimal places past the claim (`_shown`), in plain notation.
     """
     rows = []
     for f in report.findings:
         detail = f.observed if isinstance(f.observed, dict) else {}
         if f.check not in CLAIM_CHECKS and not ("claimed" in detail and "derived" in detail) or f.check == "claims.stated":
             continue  # stated numbers of the prose have their own section (verifier.report.statements)
-        head = f.message.split(" = ", 1)[0] if " = " in f.message else ""
-        name = str(detail.get("claim") or (f.expected if f.code == "claim-missing" and isinstance(f.expected, str) else None)
-                   or (head if head and " " not in head else None) or location(f))
-        claimed = detail.get("claimed", f.observed if not isinstance(f.observed, dict | list) and f.observed is not None else "-")
-        derived = detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None
-                             and f.code != "claim-missing" else "-")
-        places = _places(str(claimed))
-        rows.append(ClaimRow(name, f.status, str(claimed), _shown(str(derived), places), _shown(str(detail.get("delta", "-")), places)))
+        if f.check == "profile.claims":
+            name, claimed, derived = _profile_claim(f)
+            delta = _difference(claimed, derived)
+        else:
+            head = f.message.split(" = ", 1)[0] if " = " in f.message else ""
+            name = str(detail.get("claim") or (f.expected if f.code == "claim-missing" and isinstance(f.expected, str) else None)
+                       or (head if head and " " not in head else None) or location(f))
+            claimed = str(detail.get("claimed", f.observed if not isinstance(f.observed, dict | list) and f.observed is not None else "-"))
+            derived = str(detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None
+                                     and f.code != "claim-missing" else "-"))
+            delta = str(detail.get("delta", "-"))
+        places = _places(claimed.partition(" ")[0])
+        unit = claimed.partition(" ")[2]
+        shown = _shown(derived.partition(" ")[0], places) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
+        rows.append(ClaimRow(name, f.status, claimed, shown, _shown(delta, places) + (f" {unit}" if unit and delta != "-" else ""),
+                             location(f), f))
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """
+    Represents the findings of one status, check, code and rule: what a reviewer reads once instead of N times.
+
+    `rule` is the rule or set a message names first (`stated-range-F1 (over ...)`,
+    `receipts.performance: ...`), `""` when it names none; `findings` in report order.
+    """
+
+    status: Status
+    check: str
+    code: str
+    rule: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def count(self) -> int:
+        """The number of findings in the group."""
+        return len(self.findings)
+
+    @property
+    def title(self) -> str:
+        """`check [code] rule` as plain text (not escaped)."""
+        return f"{self.check} [{self.code}]" + (f" {self.rule}" if self.rule else "")
+
+    def first(self, n: int = FEW) -> tuple[Finding, ...]:
+        """Return the first `n` findings of the group."""
+        return self.findings[:n]
+
+
+#: A rule or set id a message starts with: an identifier followed by ` (over ` or `: ` (no spaces, brackets or slashes).
+_RULE = re.compile(r"([A-Za-z][\w.-]*)(?: \(over |: )")
+
+
+def rule_of(f: Finding) -> str:
+    """Return the rule a finding's message names first (see `Group.rule`), or `""`."""
+    m = _RULE.match(f.message)
+    return m.group(1) if m else ""
+
+
+def groups(report: Report, statuses: tuple[Status, ...] = ACT_ON) -> list[Group]:
+    """
+    Return the report's findings of `statuses` grouped by status, check, code and rule: worst status first, then by first appearance.
+
+    The one grouping every reporter uses to lead with what a reviewer must act
+    on (FAIL, then ERROR, then UNVERIFIED, `ACT_ON`).
+    """
+    found: dict[tuple[Status, str, str, str], list[Finding]] = {}
+    for f in report.findings:
+        if f.status in statuses:
+            found.setdefault((f.status, f.check, f.code, rule_of(f)), []).append(f)
+    ordered = sorted(found.items(), key=lambda item: STATUS_ORDER[item[0][0]])  # stable: first appearance within a status
+    return [Group(status, check, code, rule, tuple(fs)) for (status, check, code, rule), fs in ordered]
 
 
 def judged_by(report: Report) -> tuple[str, str] | None:

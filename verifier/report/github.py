@@ -1,9 +1,14 @@
 """
 GitHub reporter: workflow commands that become annotations on the pull request.
 
-FAIL and ERROR findings are `::error`, UNVERIFIED `::warning`, PASS `::debug`
-(visible only with step debug logging); a closing `::notice` (or `::error`)
-carries the verdict. `file=` is the path relative to where `verify` ran, so
+One annotation per group of findings (`_common.groups`: status, check, code
+and rule), worst first: FAIL and ERROR groups are `::error`, UNVERIFIED
+`::warning`, each on the group's first file with its count, its first
+finding's message and where the next few are (GitHub shows only a handful
+of annotations per step, so 531 alike findings are one annotation, not 531).
+A `::notice` counts the claims (claimed against derived); PASS findings are
+`::debug` (visible only with step debug logging); a closing `::notice` (or
+`::error`) carries the verdict. `file=` is the path relative to where `verify` ran, so
 annotations land on the changed file. Escaping follows GitHub's runner
 (`@actions/core` `toCommandValue`/`escapeData`/`escapeProperty`): in data,
 `%` -> `%25`, CR -> `%0D`, LF -> `%0A`; in properties additionally `:` ->
@@ -16,7 +21,7 @@ reorder what a reader sees. The Markdown step summary is written by the CLI
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import location, repo_path, trust_lines, visible
+from verifier.report._common import Group, claim_rows, groups, location, repo_path, trust_lines, visible
 
 __all__ = ["NAME", "escape_data", "escape_property", "render"]
 
@@ -48,9 +53,29 @@ def _command(report: Report, f: Finding) -> str:
     return f"::{kind} {','.join(props)}::{escape_data(message)}"
 
 
+def _group(report: Report, g: Group) -> str:
+    """Return the one annotation of a group: on its first file, titled `verify STATUS: check [code] rule (N)` (no `(N)` for one)."""
+    first = g.findings[0]
+    others = [location(f) for f in g.findings[1:5]]
+    message = f"{g.status.value} {g.title}: {g.count} finding(s). {location(first)}: {first.message}"
+    if others:
+        message += "\nalso at: " + ", ".join(others) + (f" and {g.count - 1 - len(others)} more" if g.count - 1 > len(others) else "")
+    props = []
+    path = repo_path(report, first)
+    if path:
+        props.append(f"file={escape_property(path)}")
+    props.append(f"title={escape_property(f'verify {g.status.value}: {g.title}' + (f' ({g.count})' if g.count > 1 else ''))}")
+    return f"::{COMMANDS[g.status]} {','.join(props)}::{escape_data(message)}"
+
+
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
-    """Return one workflow command per finding and a closing verdict command (`verbose`, `color` are ignored)."""
-    lines = [_command(report, f) for f in report.findings]
+    """Return one annotation per group, the claims notice, a debug line per PASS finding and a closing verdict command (`verbose`, `color` are ignored)."""
+    lines = [_group(report, g) for g in groups(report)]
+    rows = claim_rows(report)
+    if rows:
+        counts = ", ".join(f"{sum(1 for r in rows if r.status is s)} {s.value}" for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS))
+        lines.append(f"::notice title={escape_property('verify claims')}::{escape_data(f'{len(rows)} claim(s) compared with their derivation: {counts}')}")
+    lines += [_command(report, f) for f in report.findings if f.status is Status.PASS]
     changed = bool(isinstance(report.trust, dict) and report.trust.get("changed") and report.trust.get("ref"))
     for line in trust_lines(report):  # where the judge came from; trusted files a pull request edits are a warning
         kind = "warning" if changed and line.startswith("trusted files changed") else "notice"

@@ -5,11 +5,17 @@ The page needs no network: styles are inline, plots are inline SVG drawn by
 matplotlib (the `html` extra; without it the page says so instead of the
 plots), there is no script, and a Content-Security-Policy of `default-src
 'none'` forbids the browser to fetch anything. It shows the verdict, where
-the gate and profile came from (`trust`), the claims (claimed, derived,
-delta, and the sentence a stated claim came from), the findings that are not
-PASS, the roster, and the plots of `Report.figures` (`verifier.figures`):
+the gate and profile came from (`trust`), then what a reviewer must act on
+(the FAIL, ERROR and UNVERIFIED findings grouped by check, code and rule,
+`_common.groups`: one `<details>` per group with its count and first `FEW`
+findings, FAIL and ERROR open), the claims of every reader (claimed, derived,
+delta, where, and the sentence a stated claim came from), the plots, the
+PASS findings collapsed, and the roster. Plots: claimed against derived for
+every claim with both numbers, and from `Report.figures` (`verifier.figures`)
 latency per request in run order, per-server means with arm means, per-frame
 quality against the gate's threshold, and stream coverage per media file.
+Layout: locations and digests never wrap; every table scrolls inside its own
+`div.scroll` (`overflow-x:auto`), so the page holds at 900 px and wider.
 Every string from evidence is HTML-escaped (after control and bidi
 characters are made visible); text in plots is drawn as paths, never as markup.
 """
@@ -21,24 +27,28 @@ import io
 from typing import Any
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, judged_by, location, trust_lines, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
 
 NAME = "html"
 #: The plot ids a bundle report with the matching data shows (the browser test checks each is present).
 PLOTS = ("latency", "server-means", "frame-scores", "coverage")
+#: The plot a report with claims that have a claimed and a derived number shows, whatever the reader.
+CLAIM_PLOT = "claims"
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1f24;padding:0 16px}
 h1{font-size:20px;margin:0 0 4px}h3{font-size:14px;margin:14px 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}
 .verdict{display:inline-block;padding:6px 14px;border-radius:6px;font-weight:700;font-size:18px;color:#fff}
 .PASS{background:#1a7f37}.FAIL{background:#cf222e}.INCOMPLETE,.UNVERIFIED{background:#9a6700}.ERROR{background:#8250df}
-table{border-collapse:collapse;width:100%;margin:6px 0}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
+table{border-collapse:collapse;width:100%;margin:0}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
 vertical-align:top}th{background:#f6f8fa}td.num{font-family:ui-monospace,monospace;white-space:nowrap}
+div.scroll{overflow-x:auto;max-width:100%;margin:6px 0}td.msg{overflow-wrap:anywhere;min-width:16em}
+.loc,.digest{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600}
 .st{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:12px}
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
-code,.mono{font-family:ui-monospace,monospace;font-size:12.5px;word-break:break-all}p.note{color:#57606a}
+code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
 """
 ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
@@ -55,6 +65,71 @@ def _label(value: object) -> str:
 
 def _status(status: str) -> str:
     return f'<span class="st {_e(status)}">{_e(status)}</span>'
+
+
+def _table(head: str, rows: str, ident: str = "") -> str:
+    """Return a table in its own horizontal scroller (`div.scroll`), so a wide table never widens the page."""
+    return f'<div class=scroll><table{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}>{head}{rows}</table></div>'
+
+
+def _finding_rows(findings: Any) -> str:
+    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc><code>{_e(location(f))}</code></td>"
+                   f"<td class=msg>{_e(f.message)}</td></tr>" for f in findings)
+
+
+def _groups(report: Report, verbose: bool) -> str:
+    """Return the "to act on" section: one `<details class=group>` per group of FAIL, ERROR, UNVERIFIED findings (`_common.groups`)."""
+    act = groups(report)
+    if not act:
+        return '<h2 id="act">To act on</h2><p class="note">Nothing: no FAIL, ERROR or UNVERIFIED finding.</p>'
+    parts = ['<h2 id="act">To act on (FAIL, then ERROR, then UNVERIFIED)</h2>']
+    for g in act:
+        shown = g.findings if verbose else g.first()
+        more = f", first {len(shown)} shown" if len(shown) < g.count else ""
+        parts.append(f'<details class="group {g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
+                     f"{_status(g.status.value)} <code>{_e(g.check)}</code> [<code>{_e(g.code)}</code>]"
+                     + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {g.count} finding(s){more}</summary>"
+                     + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(shown))
+                     + (f'<p class="note">…and {g.count - len(shown)} more (<code>-v</code>, or the JSON and SARIF reports, '
+                        "list every one).</p>" if len(shown) < g.count else "") + "</details>")
+    return "".join(parts)
+
+
+def _claim_points(report: Report) -> list[tuple[float, float, str]]:
+    """Return `(claimed, derived, status)` of every claim row whose claimed and derived values are both positive numbers."""
+    from decimal import Decimal, InvalidOperation
+
+    points = []
+    for r in claim_rows(report):
+        try:
+            a, b = Decimal(r.claimed.partition(" ")[0]), Decimal(r.derived.partition(" ")[0])
+        except (InvalidOperation, ValueError):
+            continue
+        if a.is_finite() and b.is_finite() and a > 0 and b > 0:
+            points.append((float(a), float(b), r.status.value))
+    return points
+
+
+def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]]) -> str:
+    """Return the claimed-against-derived plot: one point per claim, log-log, the line derived = claimed, coloured by status."""
+    colors = {"PASS": "#1a7f37", "FAIL": "#cf222e", "UNVERIFIED": "#9a6700", "ERROR": "#8250df"}
+    fig = figure_cls(figsize=(7, 4.2))
+    ax = fig.add_subplot()
+    low = min(min(p[0], p[1]) for p in points)
+    high = max(max(p[0], p[1]) for p in points)
+    ax.plot([low, high], [low, high], color="#999999", linewidth=1, linestyle="--", label="derived = claimed")
+    for status in ("PASS", "UNVERIFIED", "ERROR", "FAIL"):
+        mine = [p for p in points if p[2] == status]
+        if mine:
+            ax.plot([p[0] for p in mine], [p[1] for p in mine], marker="o" if status == "PASS" else "X", linestyle="none",
+                    markersize=5 if status == "PASS" else 9, color=colors[status], label=f"{status} ({len(mine)})")
+    if high / low > 100:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+    ax.set_xlabel("claimed (as stated)")
+    ax.set_ylabel("derived from the receipts")
+    ax.legend(fontsize=8, loc="upper left")
+    return _svg(fig)
 
 
 def _svg(fig: Any) -> str:
@@ -189,11 +264,15 @@ def _coverage(figure_cls: Any, entries: list[dict[str, Any]]) -> str | None:
 def _plots(report: Report) -> list[tuple[str, str, str]]:
     """Return `(id, caption, svg)` for each plot the report's figures support."""
     figures = report.figures or {}
-    if not figures:
+    points = _claim_points(report)
+    if not figures and not points:
         return []
     from matplotlib.figure import Figure
 
     out = []
+    if points:
+        out.append((CLAIM_PLOT, f"Claimed against derived, one point per claim with both numbers ({len(points)}); a point off the "
+                                "dashed line is a claim its receipts do not give.", _claims_plot(Figure, points)))
     rows = figures.get("requests") or []
     if rows:
         out.append(("latency", "Latency per request in run order, by server and arm (hollow markers: warmups).",
@@ -219,22 +298,30 @@ def _claims(report: Report) -> str:
     parts = []
     rows = claim_rows(report)
     if rows:
-        parts.append("<table id=\"claims\"><tr><th>claim</th><th>status</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
-                     + "".join(f"<tr><td>{_e(r.claim)}</td><td>{_status(r.status.value)}</td><td class=num>{_e(r.claimed)}</td>"
-                               f"<td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>" for r in rows)
-                     + "</table>")
+        head = "<tr><th>claim</th><th>status</th><th>claimed</th><th>derived</th><th>delta</th><th>where</th></tr>"
+        row = (lambda r: f"<tr><td class=msg>{_e(r.claim)}</td><td>{_status(r.status.value)}</td><td class=num>{_e(r.claimed)}</td>"
+                         f"<td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td><td class=loc><code>{_e(r.where)}</code></td></tr>")
+        bad = [r for r in rows if r.status is not Status.PASS]
+        good = [r for r in rows if r.status is Status.PASS]
+        counts = ", ".join(f"{n} {s}" for s, n in (("FAIL", sum(r.status is Status.FAIL for r in rows)),
+                           ("ERROR", sum(r.status is Status.ERROR for r in rows)), ("UNVERIFIED", len(bad) - sum(r.status in (
+                               Status.FAIL, Status.ERROR) for r in rows)), ("PASS", len(good))) if n)
+        parts.append(f'<p id="claims-count">{len(rows)} claim(s): {counts}</p>')
+        parts.append(_table(head, "".join(row(r) for r in bad), "claims") if bad else "")
+        if good:
+            parts.append(f"<details><summary>{len(good)} PASS claim(s)</summary>"
+                         + _table(head, "".join(row(r) for r in good), "" if bad else "claims") + "</details>")
     stated = statement_rows(report)
     if stated:
         from verifier.report._common import _places, _shown  # the claims table's rounding: two places past the claim
 
         deltas = [_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
                   if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
-        parts.append("<h3>Stated in the prose</h3><table id=\"stated-claims\"><tr><th>status</th><th>where</th><th>claimed</th>"
-                     "<th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
-                     + "".join(f"<tr><td>{_status(r.status.value)}</td><td class=mono>{_e(r.where)}</td><td class=num>{_e(r.stated)}</td>"
-                               f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
-                               f"<td>{_e(r.sentence)}</td></tr>" for r, d in zip(stated, deltas, strict=False))
-                     + "</table>")
+        parts.append("<h3>Stated in the prose</h3>" + _table(
+            "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>",
+            "".join(f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_e(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
+                    f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
+                    f"<td class=msg>{_e(r.sentence)}</td></tr>" for r, d in zip(stated, deltas, strict=False)), "stated-claims"))
     return "".join(parts) or '<p class="note">No claim findings in this report.</p>'
 
 
@@ -254,22 +341,14 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         f'<p><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
         f"exit {int(report.exit_code)}; {', '.join(f'{n} {s.value}' for s, n in counts.items())}; "
         f"reader {_e(report.kind)}"
-        + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code>{_e(report.gate_sha256)}</code>" if judge else "")
+        + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code class=digest>{_e(report.gate_sha256)}</code>" if judge else "")
         + "</p>",
     ]
     lines = trust_lines(report)
     if lines:
         parts.append("<h2>Trust</h2><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
+    parts.append(_groups(report, verbose))
     parts.append("<h2>Claims</h2>" + _claims(report))
-    shown = sorted((f for f in report.findings if verbose or f.status is not Status.PASS),
-                   key=lambda f: STATUS_ORDER.get(f.status, 9))
-    parts.append("<h2>Findings" + ("" if verbose else " (not PASS)") + "</h2>")
-    if shown:
-        parts.append("<table><tr><th>status</th><th>check</th><th>code</th><th>where</th><th>message</th></tr>" + "".join(
-            f"<tr><td>{_status(f.status.value)}</td><td>{_e(f.check)}</td><td>{_e(f.code or '-')}</td>"
-            f"<td class=mono>{_e(location(f))}</td><td>{_e(f.message)}</td></tr>" for f in shown) + "</table>")
-    else:
-        parts.append('<p class="note">None.</p>')
     try:
         plots = _plots(report)
     except ImportError:
@@ -279,8 +358,14 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         parts.append("<h2>Plots</h2>")
         for ident, caption, svg in plots:
             parts.append(f'<figure class=plot id="plot-{ident}">{svg}<figcaption>{_e(caption)}</figcaption></figure>')
-    parts.append("<h2>Roster (every check that ran)</h2><table><tr><th>check</th><th>counts</th><th>title</th></tr>" + "".join(
-        f"<tr><td>{_e(c.check)}</td><td class=num>{_e(', '.join(f'{n} {s}' for s, n in sorted(c.counts.items())))}</td>"
-        f"<td>{_e(c.title)}</td></tr>" for c in report.roster) + "</table>")
+    passed = [f for f in report.findings if f.status is Status.PASS]
+    parts.append(f"<h2>PASS findings</h2><details{' open' if verbose else ''}><summary>{len(passed)} PASS finding(s)</summary>"
+                 + (_table("<tr><th>status</th><th>check</th><th>code</th><th>where</th><th>message</th></tr>", "".join(
+                     f"<tr><td>{_status(f.status.value)}</td><td>{_e(f.check)}</td><td>{_e(f.code or '-')}</td>"
+                     f"<td class=loc><code>{_e(location(f))}</code></td><td class=msg>{_e(f.message)}</td></tr>" for f in passed))
+                    if passed else '<p class="note">None.</p>') + "</details>")
+    parts.append("<h2>Roster (every check that ran)</h2>" + _table("<tr><th>check</th><th>counts</th><th>title</th></tr>", "".join(
+        f"<tr><td class=loc>{_e(c.check)}</td><td class=num>{_e(', '.join(f'{n} {s}' for s, n in sorted(c.counts.items())))}</td>"
+        f"<td>{_e(c.title)}</td></tr>" for c in report.roster)))
     parts.append("</body></html>\n")
     return "\n".join(parts)

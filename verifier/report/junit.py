@@ -4,9 +4,13 @@ JUnit XML reporter: one `<testcase>` per check of the roster.
 A check's worst finding decides its element, with the verdict's precedence:
 any FAIL -> `<failure type="FAIL">`, else any ERROR -> `<error type="ERROR">`,
 else any UNVERIFIED -> `<failure type="UNVERIFIED">` (never counted as a
-pass, never as skipped), else the testcase passes. The element's text lists
-every finding of the check that is not PASS; PASS findings go to
-`<system-out>` when `verbose`. No timestamps or absolute paths: output is
+pass, never as skipped), else the testcase passes. Testcases come worst first (FAIL, ERROR,
+UNVERIFIED, then passing, roster order within each), and the element's text
+lists the check's groups of findings that are not PASS (`_common.groups`:
+code and rule, the count, the first `FEW` findings; every one with
+`verbose`); PASS findings go to `<system-out>` when `verbose`. The suite's
+`<system-out>` holds the claims table (claimed, derived, delta, where),
+non-PASS rows first, PASS rows with `verbose`. No timestamps or absolute paths: output is
 deterministic. Every string from the report passes through `visible`, so
 control characters (which XML 1.0 forbids even as character references),
 lone surrogates and U+FFFE/U+FFFF are written as printable escapes and the
@@ -18,7 +22,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from verifier.model import Report, Status
-from verifier.report._common import location, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, visible
 
 __all__ = ["NAME", "render"]
 
@@ -27,6 +31,15 @@ NAME = "junit"
 
 def _line(f) -> str:  # type: ignore[no-untyped-def]
     return visible(f"{f.status.value} [{f.code}] {location(f)}: {f.message}")
+
+
+def _group_text(g, verbose: bool) -> str:  # type: ignore[no-untyped-def]
+    shown = g.findings if verbose else g.first()
+    lines = [visible(f"{g.status.value} [{g.code}]{' ' + g.rule if g.rule else ''}: {g.count} finding(s)")]
+    lines += ["  " + _line(f) for f in shown]
+    if len(shown) < g.count:
+        lines.append(f"  ... and {g.count - len(shown)} more (-v lists every one)")
+    return "\n".join(lines)
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
@@ -42,11 +55,14 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
                        ("verifier_version", report.verifier_version)):
         ET.SubElement(props, "property", name=key, value=visible(value))
     failures = errors = 0
-    for check, found in by_check.items():
+    grouped: dict[str, list] = {}  # type: ignore[type-arg]
+    for g in groups(report):
+        grouped.setdefault(g.check, []).append(g)
+    worst = {check: min((STATUS_ORDER[f.status] for f in found), default=STATUS_ORDER[Status.PASS]) for check, found in by_check.items()}
+    for check, found in sorted(by_check.items(), key=lambda item: worst[item[0]]):
         case = ET.SubElement(suite, "testcase", classname=visible(f"verify.{report.kind}"), name=visible(check), time="0")
         statuses = {f.status for f in found}
-        bad = [f for f in found if f.status is not Status.PASS]
-        text = "\n".join(_line(f) for f in bad)
+        text = "\n".join(_group_text(g, verbose) for g in grouped.get(check, []))
         summary = "; ".join(f"{sum(1 for f in found if f.status is s)} {s.value}" for s in Status if s in statuses)
         if Status.FAIL in statuses:
             element = ET.SubElement(case, "failure", type="FAIL", message=visible(f"{check}: {summary}"))
@@ -64,6 +80,12 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         passed = [f for f in found if f.status is Status.PASS]
         if verbose and passed:
             ET.SubElement(case, "system-out").text = "\n".join(_line(f) for f in passed)
+    rows = claim_rows(report)
+    if rows:
+        ET.SubElement(suite, "system-out").text = visible("\n".join(
+            [f"claims: {len(rows)} (claimed, derived, delta, where)"]
+            + [f"{r.status.value} {r.claim}: claimed {r.claimed}, derived {r.derived}, delta {r.delta} at {r.where}"
+               for r in rows if verbose or r.status is not Status.PASS]))
     for element, value in ((suites, None), (suite, None)):
         del value
         element.set("tests", str(len(by_check)))

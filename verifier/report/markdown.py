@@ -1,10 +1,15 @@
 """
 Markdown reporter: a summary for a pull-request comment or `GITHUB_STEP_SUMMARY`.
 
-Verdict first, then the claims table (claimed / derived / delta, failures
-first), then the stated claims (every number of the prose: where, stated,
-bound value, derived value, sentence; identifiers are left out), then every finding that is not PASS (worst first), then the roster
-with counts per status. PASS findings are counted, not listed, unless `verbose`.
+Verdict first, then what a reviewer must act on: the FAIL, ERROR and
+UNVERIFIED findings grouped by check, code and rule (`_common.groups`), one
+collapsible `<details>` per group with its count and first `FEW` findings
+(every one with `verbose`; FAIL and ERROR groups open). Then the claims
+table (claimed / derived / delta / where, failures first, the PASS rows
+collapsed), then the stated claims (every number of the prose: where,
+stated, bound value, derived value, sentence; identifiers are left out),
+then, with `verbose`, the PASS findings (collapsed), then the roster with
+counts per status.
 
 Every value that can come from evidence (messages, paths, claim names and
 numbers, the subject, titles) renders as literal text: control and bidi
@@ -19,7 +24,7 @@ from __future__ import annotations
 import re
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, judged_by, location, trust_lines, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, visible
 from verifier.report.statements import statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
@@ -63,26 +68,47 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     trust = trust_lines(report)
     if trust:
         lines += [f"- trust: {cell(line)}" for line in trust] + [""]
+    act = groups(report)
+    if act:
+        lines += ["#### To act on (FAIL, then ERROR, then UNVERIFIED)", ""]
+        for g in act:
+            shown = g.findings if verbose else g.first()
+            more = "" if len(shown) == g.count else f", first {len(shown)} shown"
+            opened = ' open="open"' if g.status.value in ("FAIL", "ERROR") else ""
+            lines += [f"<details{opened}><summary>{ICONS[g.status]} {g.status.value} "
+                      f"{code(g.check)} [{code(g.code)}]{' ' + code(g.rule) if g.rule else ''}: {g.count} finding(s){more}</summary>", "",
+                      "| Location | Message |", "|---|---|"]
+            lines += [f"| {code(location(f))} | {cell(f.message)} |" for f in shown]
+            if len(shown) < g.count:
+                lines += ["", f"…and {g.count - len(shown)} more (`-v`, or the JSON and SARIF reports, list every one)."]
+            lines += ["", "</details>", ""]
     rows = claim_rows(report)
     if rows:
-        lines += ["#### Claims", "", "| Status | Claim | Claimed | Derived | Delta |", "|---|---|---:|---:|---:|"]
-        lines += [f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} |"
-                  for r in rows]
-        lines.append("")
+        header = ["| Status | Claim | Claimed | Derived | Delta | Where |", "|---|---|---:|---:|---:|---|"]
+        row = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} "
+                         f"| {code(r.where)} |")
+        bad = [r for r in rows if r.status is not Status.PASS]
+        good = [r for r in rows if r.status is Status.PASS]
+        lines += ["#### Claims", "", f"{len(rows)} claim(s): " + ", ".join(f"{n} {s}" for s, n in
+                  (("FAIL", sum(r.status is Status.FAIL for r in rows)), ("ERROR", sum(r.status is Status.ERROR for r in rows)),
+                   ("UNVERIFIED", sum(r.status is Status.UNVERIFIED for r in rows)), ("PASS", len(good))) if n), ""]
+        if bad:
+            lines += header + [row(r) for r in bad] + [""]
+        if good:
+            lines += [f"<details><summary>{len(good)} PASS claim(s)</summary>", ""] + header + [row(r) for r in good] + ["", "</details>", ""]
     stated = [r for r in statement_rows(report) if r.code != "informational"]
     if stated:
         lines += ["#### Stated claims", "", "| Status | Where | Stated | Bound to | Derived | Sentence |", "|---|---|---:|---|---:|---|"]
         lines += [f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived)} | {cell(r.sentence)} |"
                   for r in stated]
         lines.append("")
-    shown = [f for f in report.findings if verbose or f.status is not Status.PASS]
-    shown.sort(key=lambda f: STATUS_ORDER[f.status])
-    if shown:
-        lines += ["#### Findings" if verbose else "#### Findings that are not PASS", "",
+    passed = [f for f in report.findings if f.status is Status.PASS]
+    if verbose and passed:
+        lines += [f"<details><summary>{len(passed)} PASS finding(s)</summary>", "",
                   "| Status | Check | Code | Location | Message |", "|---|---|---|---|---|"]
         lines += [f"| {ICONS[f.status]} {f.status.value} | {code(f.check)} | {code(f.code)} | {code(location(f))} | {cell(f.message)} |"
-                  for f in shown]
-        lines.append("")
+                  for f in passed]
+        lines += ["", "</details>", ""]
     lines += ["<details><summary>Checks run</summary>", "", "| Check | " + " | ".join(s.value for s in Status) + " | Title |",
               "|---|" + "---:|" * len(Status) + "---|"]
     lines += [f"| {code(c.check)} | " + " | ".join(str(c.counts.get(s.value, 0)) for s in Status) + f" | {cell(c.title)} |"

@@ -12,8 +12,13 @@ level `none`; PASS -> kind `pass`, level `none` (§3.27.10: a kind other than
 `fail` has level `none`). `artifactLocation.uri` is bundle-relative with
 `uriBaseId` `BUNDLE`, which `originalUriBaseIds` resolves to the bundle path
 as given, relative to `SRCROOT` (the directory `verify` ran in, left without
-a `uri` so no absolute path is recorded); the JSON Pointer and status are in
-`properties`.
+a `uri` so no absolute path is recorded); a bundle given by an absolute path
+is recorded by its last component only (`BUNDLE` is then `NAME/`), so no
+absolute path is recorded either way. The JSON Pointer and status are in
+`properties`. Results come worst first (FAIL, ERROR, UNVERIFIED, PASS, report
+order within each); the run's `properties` add `groups` (status, check, code,
+rule and count of each group to act on, `_common.groups`) and `claims`
+(claim, status, claimed, derived, delta, where).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import json_text, split_path, titles, visible_json
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, json_text, split_path, titles, visible_json
 
 __all__ = ["NAME", "SARIF_SCHEMA", "render"]
 
@@ -38,9 +43,15 @@ def _uri(path: str) -> str:
     return quote(path, safe="/", errors="surrogateescape")
 
 
+def _relative(path: str) -> str:
+    """Return `path` as given, or its last component when it is absolute (`/a/b/` -> `b`): SARIF records no absolute path."""
+    path = path.rstrip("/") or ("/" if path.startswith("/") else ".")
+    return (path.rsplit("/", 1)[-1] or ".") if path.startswith("/") else path
+
+
 def _base(report: Report) -> str:
-    subject = report.subject.rstrip("/") or "."
-    return _uri(subject) + "/"
+    """Return the bundle's URI relative to SRCROOT, ending in `/` (`_relative`)."""
+    return _uri(_relative(report.subject)) + "/"
 
 
 def _result(report: Report, f: Finding, rule_index: int) -> dict[str, Any]:
@@ -61,7 +72,7 @@ def _result(report: Report, f: Finding, rule_index: int) -> dict[str, Any]:
     where = split_path(report, f)
     if where is not None:
         base, rel = where
-        location = {"uri": _uri(rel)} if base is None else {"uri": _uri(rel), "uriBaseId": "BUNDLE"}
+        location = {"uri": _uri(_relative(rel))} if base is None else {"uri": _uri(rel), "uriBaseId": "BUNDLE"}
         physical: dict[str, Any] = {"artifactLocation": location}
         result["locations"] = [{"physicalLocation": physical}]
     return result
@@ -73,7 +84,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     results = []
-    for f in report.findings:
+    for f in sorted(report.findings, key=lambda f: STATUS_ORDER[f.status]):
         rule_id = f"{f.check}/{f.code}"
         if rule_id not in index:
             index[rule_id] = len(rules)
@@ -107,10 +118,14 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         }},
         "invocations": [invocation],
         "results": results,
-        "properties": {"verdict": report.verdict, "kind": report.kind, "subject": report.subject,
+        "properties": {"verdict": report.verdict, "kind": report.kind, "subject": _relative(report.subject),
                        "gate": report.gate, "gate_sha256": report.gate_sha256,
                        "roster": [{"check": c.check, "title": c.title, "counts": dict(sorted(c.counts.items()))}
-                                  for c in report.roster]},
+                                  for c in report.roster],
+                       "groups": [{"status": g.status.value, "check": g.check, "code": g.code, "rule": g.rule, "count": g.count}
+                                  for g in groups(report)],
+                       "claims": [{"claim": r.claim, "status": r.status.value, "claimed": r.claimed, "derived": r.derived,
+                                   "delta": r.delta, "where": r.where} for r in claim_rows(report)]},
     }
     if any(loc["physicalLocation"]["artifactLocation"].get("uriBaseId") == "BUNDLE"
            for r in results for loc in r.get("locations", [])):

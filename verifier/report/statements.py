@@ -58,16 +58,10 @@ def _bound(detail: dict) -> str:  # type: ignore[type-arg]
 
 
 def _short(text: str) -> str:
-    """Return a derived number with at most 12 significant digits (the JSON report keeps every digit)."""
-    from decimal import Decimal, InvalidOperation
+    """Return a derived number with at most 12 significant digits, in plain notation (`numtext.number`; the JSON report keeps every digit)."""
+    from verifier.numtext import number
 
-    try:
-        value = Decimal(text)
-    except InvalidOperation:
-        return text
-    if not value.is_finite() or len(value.as_tuple().digits) <= 12:
-        return text
-    return format(Decimal(format(value, ".12g")), "f")
+    return number(text)
 
 
 def text_lines(report: Report, safe, verbose: bool = False) -> list[str]:  # type: ignore[no-untyped-def]

@@ -1,15 +1,19 @@
 """
 Human text reporter: one line per finding, derivations with `verbose`.
 
-PASS findings are summarised per check unless `verbose`; every other status
-is always printed. The roster (every check that ran, with counts) and the
+It leads with what a reviewer must act on: the FAIL, then ERROR, then
+UNVERIFIED findings grouped by check, code and rule (`_common.groups`), each
+group with its count and its first `FEW` findings (every one with
+`verbose`); then the claims (claimed, derived, delta, where; PASS rows with
+`verbose`), the stated claims, and the PASS findings (with `verbose` or
+`show_pass`). The roster (every check that ran, with counts) and the
 verdict close the report.
 """
 
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import judged_by, location, trust_lines, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, visible
 from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
@@ -37,6 +41,32 @@ def _location(f: Finding) -> str:
     return _safe(location(f))
 
 
+def _finding_lines(findings: list[Finding] | tuple[Finding, ...], verbose: bool, color: bool, indent: str) -> list[str]:
+    """Return one line per finding (`STATUS check [code] where: message`), with its derivation under it when `verbose`."""
+    lines = []
+    for f in findings:
+        status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
+        mark = f" (cached {f.cached})" if f.cached else ""
+        lines.append(f"{indent}{status} {_safe(f.check)} [{_safe(f.code)}]{mark} {_location(f)}: {_safe(f.message)}")
+        if verbose and f.derivation:
+            for row in f.derivation.rstrip().splitlines():
+                lines.append(f"{indent}{'':11}  derivation: {_safe(row)}")
+    return lines
+
+
+def _claim_lines(report: Report, every: bool) -> list[str]:
+    """Return the claims section: a count line, then `STATUS claim: claimed -> derived (delta) at where`, PASS rows only with `every`."""
+    rows = claim_rows(report)
+    if not rows:
+        return []
+    counts = {s: sum(1 for r in rows if r.status is s) for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS)}
+    lines = [f"claims: {len(rows)} ({', '.join(f'{n} {s.value}' for s, n in counts.items() if n)}"
+             + ("" if every or not counts[Status.PASS] else "; PASS rows with -v") + ")"]
+    lines += [f"  {r.status.value:<10} {_safe(r.claim)}: claimed {_safe(r.claimed)}, derived {_safe(r.derived)}, delta {_safe(r.delta)} "
+              f"at {_safe(r.where)}" for r in rows if every or r.status is not Status.PASS]
+    return lines
+
+
 def render(report: Report, *, verbose: bool = False, color: bool = False, show_pass: bool = False) -> str:
     """
     Return the text report; `color` adds ANSI colours (the CLI enables it only on a TTY without NO_COLOR).
@@ -50,16 +80,18 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     if report.producer:
         lines.append(f"producer: {_safe(report.producer['producer'])}; version: {_safe(report.producer['version'])}")
     lines.extend(f"trust: {_safe(line)}" for line in trust_lines(report))
-    for f in report.findings:
-        if f.status is Status.PASS and not (verbose or show_pass):
-            continue
-        status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
-        mark = f" (cached {f.cached})" if f.cached else ""
-        lines.append(f"{status} {_safe(f.check)} [{_safe(f.code)}]{mark} {_location(f)}: {_safe(f.message)}")
-        if verbose and f.derivation:
-            for row in f.derivation.rstrip().splitlines():
-                lines.append(f"{'':11}  derivation: {_safe(row)}")
+    act = groups(report)
+    lines.append(f"to act on: {len(act)} group(s) of findings" + (" (FAIL, then ERROR, then UNVERIFIED)" if act else ", none"))
+    for group in act:
+        shown = group.findings if verbose else group.first()
+        lines.append(f"== {_paint(group.status.value, COLORS[group.status], color)} {_safe(group.title)}: "
+                     f"{group.count} finding(s)" + (f", first {len(shown)} below (-v lists every one)" if len(shown) < group.count else ""))
+        lines += _finding_lines(shown, verbose, color, "")
+    lines += _claim_lines(report, verbose or show_pass)
     lines += statement_lines(report, _safe, verbose)
+    if verbose or show_pass:
+        lines.append("PASS findings:")
+        lines += _finding_lines([f for f in report.findings if f.status is Status.PASS], verbose, color, "  ")
     lines.append("checks run:")
     for c in report.roster:
         counts = ", ".join(f"{n} {s}" for s, n in sorted(c.counts.items()))

@@ -1,0 +1,170 @@
+"""
+Reports a reviewer acts on (issue 41; issue 36 item 3): every format leads with FAIL, then ERROR, then UNVERIFIED,
+grouped by check, code and rule; every bundle's claims are shown whatever its reader; numbers are written one way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from verifier.model import CheckInfo, Finding, Report, Status
+from verifier.report import REPORTERS, render
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus")
+MLPERF = CORPUS / "mlperf-inference-test-submissions-v5.0"
+GDN = CORPUS / "system1-omni-gdn-20261003"
+
+
+def _crowd() -> Report:
+    """A report like the rankings study's: many PASS, 531 alike UNVERIFIED, one ERROR and two FAIL found last."""
+    findings = [Finding(check="profile.claims", status=Status.PASS, code="derived", message=f"c{i}: stated 1 s, derived 1 s",
+                        path="r.json", pointer=f"/{i}") for i in range(40)]
+    findings += [Finding(check="profile.coverage", status=Status.UNVERIFIED, code="needs-external",
+                         message=f"results.json /{i}/ssim states 1.0: needs the MP4s", path="results.json", pointer=f"/{i}/ssim")
+                 for i in range(531)]
+    findings.append(Finding(check="quality.rescore", status=Status.ERROR, code="scorer-crashed", message="boom <b>"))
+    findings += [Finding(check="profile.gate", status=Status.FAIL, code="rule-not-met",
+                         message=f"min-speedup (over phase=measured): not met in case {i}", path="plan.json", pointer="/gate")
+                 for i in range(2)]
+    roster = tuple(CheckInfo(check=c, title=c, counts=n) for c, n in (("profile.claims", {"PASS": 40}), ("profile.coverage", {"UNVERIFIED": 531}),
+                                                                      ("quality.rescore", {"ERROR": 1}), ("profile.gate", {"FAIL": 2})))
+    return Report(subject="evidence/study", kind="profile:x", verifier_version="0", roster=roster, findings=tuple(findings))
+
+
+def _order(text: str, *needles: str) -> list[int]:
+    return [text.index(n) for n in needles]
+
+
+def test_the_grouping_is_one_function_worst_first():
+    from verifier.report._common import groups
+
+    found = groups(_crowd())
+    assert [(g.status, g.check, g.rule, g.count) for g in found] == [
+        (Status.FAIL, "profile.gate", "min-speedup", 2), (Status.ERROR, "quality.rescore", "", 1),
+        (Status.UNVERIFIED, "profile.coverage", "", 531)]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_human_formats_lead_with_fail_then_error_then_unverified_grouped(fmt):
+    out = render(_crowd(), fmt)
+    fail, error, unverified = _order(out, "min-speedup", "scorer-crashed", "needs-external")
+    assert fail < error < unverified
+    assert "531 finding(s)" in out and "2 finding(s)" in out
+    assert out.count("needs the MP4s") == 5  # the first few instances, not 531
+    claims = out.index("c0") if fmt != "text" else out.index("claims: 40")
+    assert unverified < claims  # then the claims
+    assert {"html": "boom &lt;b&gt;", "markdown": "boom &#60;b&#62;", "text": "boom <b>"}[fmt] in out
+    if fmt == "html":
+        assert re.search(r'<details class="group FAIL" open><summary>', out) and '<details class="group UNVERIFIED"><summary>' in out
+        assert out.index("To act on") < out.index("<h2>Claims") < out.index("<h2>PASS findings")
+
+
+def test_verbose_lists_every_instance_of_a_group():
+    assert render(_crowd(), "text", verbose=True).count("needs the MP4s") == 531
+    assert render(_crowd(), "markdown", verbose=True).count("needs the MP4s") == 531
+
+
+def test_github_gives_one_annotation_per_group_not_531():
+    lines = render(_crowd(), "github").splitlines()
+    warnings = [line for line in lines if line.startswith("::warning") and "needs-external" in line]
+    errors = [line for line in lines if line.startswith("::error") and "verdict" not in line]
+    assert len(warnings) == 1 and "(531)" in warnings[0] and "and 526 more" in warnings[0]
+    assert [("rule-not-met" in e, "scorer-crashed" in e) for e in errors] == [(True, False), (False, True)]
+    assert any(line.startswith("::notice") and "40 claim(s)" in line for line in lines)
+
+
+def test_junit_and_sarif_lead_with_failures_and_stay_well_formed():
+    suite = ET.fromstring(render(_crowd(), "junit")).find("testsuite")
+    names = [c.get("name") for c in suite.iter("testcase")]
+    assert names == ["profile.gate", "quality.rescore", "profile.coverage", "profile.claims"]
+    text = next(c for c in suite.iter("testcase") if c.get("name") == "profile.coverage").find("failure").text
+    assert "needs-external]: 531 finding(s)" in text and "... and 526 more" in text and text.count("needs the MP4s") == 5
+    sarif = json.loads(render(_crowd(), "sarif"))
+    run = sarif["runs"][0]
+    assert [r["properties"]["status"] for r in run["results"][:3]] == ["FAIL", "FAIL", "ERROR"]
+    assert run["properties"]["groups"][0] == {"status": "FAIL", "check": "profile.gate", "code": "rule-not-met",
+                                             "rule": "min-speedup", "count": 2}
+    assert len(run["properties"]["claims"]) == 40
+
+
+def test_every_format_still_renders_every_registered_format():
+    for fmt in REPORTERS:
+        assert render(_crowd(), fmt)
+
+
+@pytest.fixture(scope="module")
+def mlperf():
+    from verifier.core import verify_path
+
+    return verify_path(str(MLPERF))
+
+
+@pytest.mark.skipif(not MLPERF.is_dir(), reason="the shared corpus is not here")
+def test_a_profile_read_bundle_gets_its_claims_table_in_html_and_markdown(mlperf):
+    page = render(mlperf, "html")
+    assert "No claim findings" not in page
+    table = page.split('id="claims"', 1)[1].split("</table>", 1)[0]
+    # a tokens/s figure stated as Samples/s: claimed, derived, delta and where in one row
+    assert re.search(r"0\.0148696 Samples/s</td><td class=num>0\.000195653 Samples/s</td><td class=num>0\.014673947 Samples/s</td>"
+                     r"<td class=loc><code>summary\.json#/1/Result</code>", table)
+    assert "252 claim(s): 3 FAIL, 9 UNVERIFIED, 240 PASS" in page
+    md = render(mlperf, "markdown")
+    assert "#### Claims" in md and "| Status | Claim | Claimed | Derived | Delta | Where |" in md
+    assert "0.0148696 Samples/s | 0.000195653 Samples/s | 0.014673947 Samples/s | `summary.json#/1/Result` |" in md
+    text = render(mlperf, "text")
+    assert "claims: 252 (3 FAIL, 9 UNVERIFIED, 240 PASS" in text
+
+
+@pytest.mark.skipif(not GDN.is_dir(), reason="the shared corpus is not here")
+def test_the_gdn_bundle_shows_claimed_against_derived():
+    pytest.importorskip("matplotlib")
+    from verifier.core import verify_path
+    from verifier.report import html
+
+    page = render(verify_path(str(GDN)), "html")
+    assert f'id="plot-{html.CLAIM_PLOT}"' in page
+    assert re.search(r"pass_mean_ms\[arm=baseline\]\[server=1\]</td><td><span class=\"st PASS\">PASS</span></td>"
+                     r"<td class=num>48\.37519689189189</td><td class=num>48\.3751968918918919</td>", page)
+
+
+@pytest.mark.parametrize(("value", "kwargs", "shown"), [
+    ("396.30", {}, "396.30"), ("0E-8", {}, "0"), ("0E+4", {}, "0"), ("5E+2", {}, "500"), (Decimal("1.997499202"), {}, "1.997499202"),
+    (Decimal("0.00500000000016"), {"digits": 3}, "0.005"), ("48.375196891891891891891891891891891891891891891892", {}, "48.3751968919"),
+    ("1.5E+30", {}, "1.5E+30"), ("-0", {}, "0"), ("0.00", {}, "0.00"), ("n/a", {}, "n/a"), ("396.3012345678", {"places": 4}, "396.3012")])
+def test_numbers_are_written_one_way(value, kwargs, shown):
+    from verifier.numtext import number
+
+    assert number(value, **kwargs) == shown
+
+
+def test_quantities_leave_out_the_dimensionless_unit():
+    from verifier.numtext import quantity
+
+    assert quantity(5, "1") == "5" and quantity("5E+2", "/s") == "500 /s" and quantity("1.50", "s") == "1.50 s"
+
+
+def test_the_claims_table_never_writes_exponents():
+    from verifier.report._common import claim_rows
+
+    finding = Finding(check="derivation.claims", status=Status.PASS, code="derived", message="n = 500 re-derives",
+                      observed={"claim": "n", "claimed": "500", "derived": "5E+2", "delta": "0E-8", "tolerance": "0.5"})
+    row = claim_rows(Report(subject="b", kind="bundle-v1", verifier_version="0", roster=(), findings=(finding,)))[0]
+    assert (row.claimed, row.derived, row.delta) == ("500", "500", "0")
+
+
+def test_a_derivation_message_states_its_tolerance_as_the_claim_does(tmp_path):
+    from conftest import EXAMPLE
+
+    from verifier.core import verify_path
+
+    report = verify_path(str(EXAMPLE))
+    message = next(f.message for f in report.findings if f.check == "derivation.claims")
+    assert message.endswith("re-derives (396.30, |delta| <= 0.005)"), message

@@ -1,0 +1,94 @@
+"""
+The one way a number is written for people: in findings' messages and in every report format.
+
+`number` writes a value at the precision it was stated or derived at, in
+plain decimal notation for ordinary magnitudes (never `0E-8`, `5E+2`,
+`1.99749920200`); `quantity` adds a unit, leaving out the dimensionless
+unit `1` (never "count = 5 1"). Display only: findings keep exact values
+in `expected` and `observed`, and comparisons never read this text.
+"""
+
+from __future__ import annotations
+
+import decimal
+from decimal import Decimal
+
+__all__ = ["PLAIN_RANGE", "fmt", "number", "quantity"]
+
+#: Adjusted exponents (`Decimal.adjusted()`) written in plain notation: 1e-9 up to below 1e21.
+PLAIN_RANGE = (-9, 21)
+#: Rounding contexts by significant digits, built once (only their flags change with use).
+_CONTEXTS: dict[int, decimal.Context] = {}
+
+
+def _decimal(value: object) -> Decimal | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, int | float | str):
+        try:
+            return Decimal(str(value).strip())
+        except (decimal.InvalidOperation, ValueError):
+            return None
+    return None
+
+
+def _plain(value: Decimal) -> str:
+    """Return a finite `value` in plain notation inside `PLAIN_RANGE`, scientific outside; `-0` as `0`."""
+    if value.is_zero():  # `0E-8`, `0E+4`, `-0`: zero; `0.00` keeps its stated places
+        exponent = value.as_tuple().exponent
+        return "0" if not isinstance(exponent, int) or not -6 <= exponent < 0 else format(abs(value), "f")
+    if PLAIN_RANGE[0] <= value.adjusted() < PLAIN_RANGE[1]:
+        return format(value, "f")
+    return str(value)
+
+
+def number(value: object, places: int | None = None, digits: int = 12) -> str:
+    """
+    Return `value` (Decimal, int, float or numeric text) written for people; other values as `str` gives them.
+
+    A value of at most `digits` significant digits keeps the precision it
+    has (`"396.30"` stays `396.30`); a longer one is rounded half-even to
+    `digits` significant digits, trailing zeros dropped (`0.00500000000031`
+    -> `0.005` at `digits=3`). With `places` (decimal places, e.g. those a
+    claim states), the value is rounded half-even to exactly that many
+    (`"0.00"`). Plain decimal notation from 1e-9 to below 1e21
+    (`PLAIN_RANGE`: `"0E-8"` -> `0`, `"5E+2"` -> `500`), scientific outside
+    (`1.5E+30`); NaN and infinities as `str` gives them. Raises nothing.
+    """
+    d = _decimal(value)
+    if d is None:
+        return str(value)
+    if not d.is_finite():
+        return str(d)
+    if places is not None and PLAIN_RANGE[0] <= (d.adjusted() if d else 0) < PLAIN_RANGE[1] and 0 <= places <= 60:
+        context = decimal.Context(prec=max(28, d.adjusted() + places + 3), rounding=decimal.ROUND_HALF_EVEN)
+        return _plain(d.quantize(Decimal(1).scaleb(-places), context=context))
+    if len(d.as_tuple().digits) > digits:
+        context = _CONTEXTS.get(digits)
+        if context is None:
+            context = _CONTEXTS[digits] = decimal.Context(prec=digits, rounding=decimal.ROUND_HALF_EVEN)
+        d = context.plus(d).normalize()
+    return _plain(d)
+
+
+def quantity(value: object, unit: str | None = None, places: int | None = None, digits: int = 12) -> str:
+    """Return `number(value, places, digits)` followed by ` unit`; no unit for None, `""` or the dimensionless `"1"`."""
+    text = number(value, places, digits)
+    return f"{text} {unit}" if unit and unit != "1" else text
+
+
+def fmt(value: Decimal, digits: int = 12) -> str:
+    """
+    Return `value` for a message: rounded half-even to `digits` significant digits, trailing zeros dropped.
+
+    Plain decimal (`0.613333333333`, `1200`) for magnitudes in `PLAIN_RANGE`, scientific (`1.5E+30`)
+    outside; NaN and infinities as `str` gives them. Display only: findings keep exact values in `expected`
+    and `observed`, and comparisons never use this text. Re-exported as `verifier.stats.fmt`.
+    """
+    if value.is_zero():
+        return "0"
+    if not value.is_finite():
+        return str(value)
+    return number(value.normalize(), digits=digits)
