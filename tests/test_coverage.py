@@ -311,7 +311,8 @@ def test_media_failing_integrity_is_not_read(example_copy):
     assert [(f.status, f.path) for f in unread] == [(Status.UNVERIFIED, "media/A1-m1.mp4")]
 
 
-def test_a_fifo_named_like_a_clip_fails_and_never_hangs(tmp_path):
+def test_a_fifo_named_like_a_clip_is_refused_and_never_hangs(tmp_path):
+    """A special file on the command line is refused with one line, exit 2, never opened (issue 42; tests/test_hostile_round2.py)."""
     import os
     import subprocess
     import sys
@@ -320,8 +321,9 @@ def test_a_fifo_named_like_a_clip_fails_and_never_hangs(tmp_path):
     os.mkfifo(fifo)
     result = subprocess.run([sys.executable, "-m", "verifier", "media", str(fifo), "--gate", "ref2va-5s-v1"],
                             capture_output=True, text=True, timeout=60)
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert "not a regular file" in result.stdout and "Traceback" not in result.stderr
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.strip().endswith("is a FIFO (named pipe), not a file or directory; special files are never opened")
+    assert len(result.stderr.strip().splitlines()) == 1 and "Traceback" not in result.stderr
 
 
 def test_sample_tables_declaring_millions_of_samples_are_refused_before_opening(tmp_path):
