@@ -172,3 +172,30 @@ def test_a_panic_of_the_compiled_side_goes_to_the_reference() -> None:
     checked.compiled = type("Interrupted", (), {"is_valid": lambda self, i: (_ for _ in ()).throw(KeyboardInterrupt())})()
     with pytest.raises(KeyboardInterrupt):
         list(checked.iter_errors("x"))
+
+
+def test_schema_documents_runs_the_reference_only_on_invalid_receipt_lines(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check pays for the pure-Python walk only where the compiled validator rejects, and reports the reference's errors."""
+    import verifier.checks.schema as schema_check
+    from test_mutation_kills_schema import GOOD as DOCS
+    from test_mutation_kills_schema import _run
+
+    seen: list[Any] = []
+
+    class Spy:
+        def __init__(self, reference: Any) -> None:
+            self.reference, self.format_checker = reference, reference.format_checker
+
+        def iter_errors(self, instance: Any) -> Any:
+            seen.append(instance)
+            return self.reference.iter_errors(instance)
+
+    monkeypatch.setattr(schema_check, "schema_validator", lambda schema: Spy(schema_validator(schema)))
+    assert all(status == "PASS" for status, *_ in _run(DOCS))
+    assert seen == []
+    receipts = [dict(r) for r in DOCS["receipts"]]
+    receipts[1]["elapsed_s"] = Decimal("-1")
+    receipts[4]["started_at"] = "2026-01-01T23:59:60Z"
+    found = [f for f in _run({**DOCS, "receipts": receipts}) if f[1] == "schema-violation"]
+    assert [f[3] for f in found] == ["/1/elapsed_s", "/4/started_at"]
+    assert seen == [receipts[1], receipts[4]]
