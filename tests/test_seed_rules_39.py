@@ -220,6 +220,7 @@ MATRIX_CASES = [
         oracle={"exact_bytes": "eyJhbnN3ZXIiOiAib2sifQ=="}, ignore_paths=["/answer"])), {("ignore-path-unresolved", "/cases/0/ignore_paths")}),
     ("run finished before it started", lambda d: _edit(d / "config.json", lambda c: c.update(finished_at="2026-10-13T07:59:59Z")),
      {("finished-before-started", "/finished_at")}),
+    ("bytes oracle that is not base64", lambda d: _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": "not base64!"})), set()),
     ("run finished as it started", lambda d: _edit(d / "config.json", lambda c: c.update(finished_at="2026-10-13T08:00:00Z")), set()),
 ]
 
@@ -229,6 +230,16 @@ def test_matrix_oracle_and_ignore_path_rules(tmp_path, what, change, codes):
     d = _copy(tmp_path, "good")
     change(d)
     assert _rules(d) == codes
+
+
+def test_an_unreadable_oracle_leaves_the_bytes_unchecked_not_passed(tmp_path):
+    d = _copy(tmp_path, "good")
+    _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": "not base64!"}))
+    from verifier.adapters.http_matrix_rules import RULES
+
+    found = [(x.status.value, x.code, x.message) for x in verify_path(str(d)).findings if x.check == "matrix.response_rules"]
+    assert ("UNVERIFIED", "oracle-unreadable") in {(s, c) for s, c, _ in found}
+    assert ("PASS", "holds", RULES["ok-contradicts-oracle"]) not in found  # never "every ok response matches" unchecked
 
 
 # ---- telemetry receipt (seed telemetry-receipt-review.txt): preemptions, the subject's axes, a gamma arrival ----
