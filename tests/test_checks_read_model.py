@@ -118,7 +118,7 @@ def test_attempts_are_the_models_declared_attempts():
 def test_recorded_quality_judges_the_models_scores_and_scorers():
     def edit(docs, _m):
         docs["quality"]["comparisons"][0]["scores"]["ssim"] = Decimal("0.5")
-        docs["quality"]["scorers"]["ssim"] = {"id": "another"}
+        docs["quality"]["scorers"]["audio_cosine"] = {"id": "another"}  # another metric: a differing scorer's scores are refused (issue 39)
     found = _run_until("quality.recorded", {"evidence": _edited(edit)})
     assert {("FAIL", "threshold-missed"), ("FAIL", "scorer-identity-differs")} <= _codes(found)
 

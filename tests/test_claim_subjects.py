@@ -94,6 +94,8 @@ def test_the_issue_examples_pass_and_were_failed_by_a_broader_derivation(sentenc
     ("A request of B1 took 107.00 s.", 5),  # one of its five requests, not which
     ("A1's warmups took 497.00 s.", 2),
     ("The slowest server mean was 420.00 s.", 0),  # a selector over a statistic: not a request selector
+    ("The slowest server, A2, averaged 420.00 s.", 0),  # "slowest" selects a server, "averaged" a statistic of it
+    ("The first arm took 400.00 s.", 0),  # a selector of arms selects no request
 ])
 def test_an_ambiguous_sentence_is_unbound_never_fail(sentence, candidates, shared_example):
     found = _bind(shared_example, sentence)

@@ -107,6 +107,7 @@ def test_a_failed_request_naming_a_successful_ones_output_is_not_a_shared_output
 # ---- frozen HTTP matrix (seed frozen-http-matrix-review.txt): the credential rule reads every output file ----
 
 import base64  # noqa: E402
+from pathlib import Path  # noqa: E402
 import json  # noqa: E402
 
 from test_http_matrix import _copy, _edit, _edit_plan, _lines, _write_lines  # noqa: E402
@@ -219,6 +220,7 @@ MATRIX_CASES = [
         oracle={"exact_bytes": "eyJhbnN3ZXIiOiAib2sifQ=="}, ignore_paths=["/answer"])), {("ignore-path-unresolved", "/cases/0/ignore_paths")}),
     ("run finished before it started", lambda d: _edit(d / "config.json", lambda c: c.update(finished_at="2026-10-13T07:59:59Z")),
      {("finished-before-started", "/finished_at")}),
+    ("bytes oracle that is not base64", lambda d: _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": "not base64!"})), set()),
     ("run finished as it started", lambda d: _edit(d / "config.json", lambda c: c.update(finished_at="2026-10-13T08:00:00Z")), set()),
 ]
 
@@ -228,6 +230,16 @@ def test_matrix_oracle_and_ignore_path_rules(tmp_path, what, change, codes):
     d = _copy(tmp_path, "good")
     change(d)
     assert _rules(d) == codes
+
+
+def test_an_unreadable_oracle_leaves_the_bytes_unchecked_not_passed(tmp_path):
+    d = _copy(tmp_path, "good")
+    _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": "not base64!"}))
+    from verifier.adapters.http_matrix_rules import RULES
+
+    found = [(x.status.value, x.code, x.message) for x in verify_path(str(d)).findings if x.check == "matrix.response_rules"]
+    assert ("UNVERIFIED", "oracle-unreadable") in {(s, c) for s, c, _ in found}
+    assert ("PASS", "holds", RULES["ok-contradicts-oracle"]) not in found  # never "every ok response matches" unchecked
 
 
 # ---- telemetry receipt (seed telemetry-receipt-review.txt): preemptions, the subject's axes, a gamma arrival ----
@@ -352,3 +364,73 @@ def test_a_vllm_result_with_no_successful_request_fails_its_claims(tmp_path, det
 def test_a_vllm_result_with_one_successful_request_is_judged_as_before(tmp_path):
     assert not [x for x in verify_path(str(H01)).findings if x.code == "no-successful-request"]
     assert all(not [x for x in verify_path(str(p)).findings if x.code == "no-successful-request"] for p in sorted(CORPUS.glob("*.json"))[:2])
+
+
+# ---- quality: a record naming another LPIPS version than the gate pins is refused, not compared ----
+
+from decimal import Decimal  # noqa: E402
+
+from bundlekit import edit_json, rehash  # noqa: E402
+
+from verifier.bundle import Bundle  # noqa: E402
+from verifier.checks import gate as gate_check, integrity, quality, schema  # noqa: E402
+from verifier.pipeline import Context, run_pipeline  # noqa: E402
+from verifier.trust import assets  # noqa: E402
+
+PRODUCTION = json.loads((Path(__file__).resolve().parents[1] / "gates" / "ref2va-5s-production-v1.json").read_text())
+
+
+def _lpips_record(bundle, version: str, scores=("0.05",) * 14):
+    """Pin the example to the production gate and record LPIPS scores with a scorer identity naming lpips `version`."""
+    pin = {k: v for k, v in PRODUCTION["quality"]["scorers"]["lpips"].items() if k not in ("facts", "state_sha256")}
+    pin["weights"] = [{"name": w["name"], "sha256": w["sha256"]} for w in pin["weights"]]  # the index records name and digest
+    identity = json.loads(json.dumps(pin).replace("v0.1", f"v{version}").replace('"version": "0.1"', f'"version": "{version}"'))
+    edit_json(bundle / "manifest.json", lambda m: m.update(gate=PRODUCTION["id"]))
+
+    def add(doc):
+        doc["scorers"]["lpips"] = identity
+        for comp, value in zip(doc["comparisons"], scores, strict=False):
+            comp["scores"]["lpips"] = Decimal(value)
+    edit_json(bundle / "quality-index.json", add)
+    rehash(bundle)
+    ctx = Context(subject=bundle, assets=assets(), bundle=Bundle(root=bundle))
+    findings, _ = run_pipeline((integrity.files, gate_check.pinned, schema.documents, quality.recorded), ctx)
+    return [x for x in findings if x.check == "quality.recorded"]
+
+
+def test_lpips_scores_of_another_version_are_refused_not_compared(example_copy):
+    found = _lpips_record(example_copy, "0.0", scores=("0.05", "0.5"))
+    codes = {(x.status.value, x.code, x.pointer) for x in found}
+    assert ("FAIL", "scorer-identity-differs", "/scorers/lpips") in codes
+    assert ("UNVERIFIED", "scores-not-comparable", "/scorers/lpips") in codes
+    assert not [x for x in found if x.code == "threshold-missed"]  # 0.5 > 0.2, but a v0.0 score is not on the v0.1 scale
+    assert not [x for x in found if x.code == "threshold-met" and "lpips" in x.message]
+
+
+def test_lpips_scores_of_the_pinned_version_are_compared(example_copy):
+    found = _lpips_record(example_copy, "0.1", scores=("0.05", "0.5"))
+    assert not [x for x in found if x.code in ("scorer-identity-differs", "scores-not-comparable")]
+    assert [(x.code, x.pointer) for x in found if x.status.value == "FAIL"] == [("threshold-missed", "/comparisons/1/scores/lpips")]
+
+
+@pytest.mark.parametrize("change", [
+    _set("standings", "subject", value={"standing": "established", "checkpoint_revision": 5}),
+    _set("protocol", "arrival", value=["gamma"]),
+], ids=["subject-axis-number", "arrival-list"])
+def test_a_new_telemetry_field_of_the_wrong_type_is_a_schema_finding(tmp_path, change):
+    report = _telemetry(tmp_path, change)
+    assert any(x.code == "schema-violation" for x in report.findings) and not [x for x in report.findings if x.status.value == "ERROR"]
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: _edit(d / "config.json", lambda c: c.update(finished_at=5)),
+    lambda d: _edit_plan(d, lambda p: p["cases"][0].update(ignore_paths=["no-slash"])),
+    lambda d: _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": 5})),
+    lambda d: _raw_line(d, 3, b"\xff\xfe not utf-8"),
+], ids=["finished-at-number", "ignore-path-not-a-pointer", "bytes-oracle-number", "raw-not-utf8"])
+def test_a_wrong_typed_matrix_field_is_a_finding_never_a_crash(tmp_path, change):
+    d = _copy(tmp_path, "good")
+    change(d)
+    report = verify_path(str(d))
+    assert not [x for x in report.findings if x.status.value == "ERROR"], [x.message for x in report.findings if x.status.value == "ERROR"]
+    assert [x for x in report.findings if x.status.value in ("FAIL", "UNVERIFIED") and x.check.startswith("matrix.")]

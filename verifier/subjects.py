@@ -41,7 +41,7 @@ _WARMUP = re.compile(r"\bwarm[- ]?ups?\b")
 _MEASURED = re.compile(r"\bmeasured\b|\btimed\b")
 _IN_ALL = re.compile(r"\bin all\b|\bin total\b|\boverall\b|\ball (?:\d+ )?(?:the )?(?:requests|warm-?ups)\b|\bacross all\b|\bof all\b")
 _SINGLE = re.compile(r"\b(?:request|warm-?up|run|call)\b(?!s)")
-_STAT_WORDS = re.compile(r"\b(?:mean|means|average|avg|median|p\d{1,2}|sd|stdev|standard deviation)\b")
+_STAT_WORDS = re.compile(r"\b(?:mean|means|averag\w*|avg|median|p\d{1,2}|sd|stdev|standard deviation|typical)\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +52,8 @@ class Subject:
     `level` is `request` (a request id named), `server`, `arm`, `all` ("in
     all") or None (nothing named); `key` the request, server or arm id;
     `phase` `warmup`, `measured` or None (both phases); `selector` `min`,
-    `max`, `first`, `last`, `each` or None; `single` whether a single
+    `max`, `first`, `last`, `each`, `other` (a selector of servers or arms,
+    "the slowest server": it selects no request) or None; `single` whether a single
     request is meant ("request took", not "requests"); `statistic` a
     statistic word it also names (`mean`, ...) or None; `words` the subject
     words found, for messages.
@@ -71,6 +72,20 @@ def _window(q: Quantity) -> str:
     """The words that belong to `q`: its table context, its clause before it (since the previous number) and its clause after it."""
     after = re.split(r"[,;:]| and | but ", q.after, maxsplit=1)[0]
     return f"{q.context} {q.before} {after}".lower()
+
+
+_FILLER = frozenset("of the a an all in its their both".split()) | {"measured", "timed", "baseline", "candidate", "baseline's", "candidate's"}
+_REQUEST_NOUN = re.compile(r"^(?:requests?|warm-?ups?|runs?|calls?|ones?|took|was|were|is|at|of|with|in)$")
+
+
+def _selects_requests(after: str, keys: dict[str, str]) -> bool:
+    """Return whether the words after a selector name requests ("fastest baseline request", "last warmup"), not a server, arm or statistic."""
+    ids = {k.lower() for k in keys}
+    for word in re.findall(r"[a-z0-9][a-z0-9'-]*", after)[:5]:
+        if word in _FILLER or word.removesuffix("'s") in ids:
+            continue
+        return bool(_REQUEST_NOUN.match(word))
+    return True
 
 
 def read(q: Quantity, keys: dict[str, str], levels: dict[str, str]) -> Subject:
@@ -110,7 +125,8 @@ def read(q: Quantity, keys: dict[str, str], levels: dict[str, str]) -> Subject:
     for name, rx in SELECTORS:
         m = re.search(rx, text)
         if m:
-            selector = name
+            # "the slowest server", "the first arm": a selector of something other than requests selects no request
+            selector = name if _selects_requests(text[m.end():], keys) else "other"
             said.append(m.group(0))
             break
     single = bool(_SINGLE.search(text)) and not q.unit in (None, "requests")

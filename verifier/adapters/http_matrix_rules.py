@@ -139,7 +139,7 @@ def _secrets(node: Any, pointer: str) -> Iterator[str]:
 @check("matrix.response_rules", title="Responses: ok only within the deadline, dispatched before completed, latency equal to the clocks",
        requires=("matrix.schema",))
 def response_rules(ctx: Context) -> Iterator[Finding]:
-    """FAIL `ok-after-deadline`, `clock-order`, `latency-disagrees-with-clocks`, `ok-contradicts-oracle`, `finished-before-started`, `raw-response-absent` (first offending line each); else PASS `holds`."""
+    """FAIL `ok-after-deadline`, `clock-order`, `latency-disagrees-with-clocks`, `ok-contradicts-oracle`, `finished-before-started`, `raw-response-absent` (first offending line each); else PASS `holds`; UNVERIFIED `oracle-unreadable` when an ok line's case has no readable oracle (its bytes are not re-checked)."""
     plan, lines = ctx.data["doc"]["plan.json"], ctx.data["doc"]["responses.jsonl"]
     name = "responses.jsonl"
     deadline = plan.get("timeout_seconds")
@@ -164,20 +164,27 @@ def response_rules(ctx: Context) -> Iterator[Finding]:
                 if worst else "", name, f"/{worst[0]}/latency_seconds" if worst else None,
                 **({"expected": str(worst[2]), "observed": {"latency": str(worst[1]), "tolerance": str(worst[3])}} if worst else {}))
     cases = {c["id"]: c for c in plan["cases"]}
-    wrong = None
+    wrong, unread = None, None
     for i, r in enumerate(lines):
         case = cases.get(r["case"])
         if r["outcome"] != "ok" or case is None or not isinstance(case.get("oracle"), dict) or not _raw(r.get("raw_response_base64")):
             continue
         verdict = _matches_oracle(base64.b64decode(r["raw_response_base64"], validate=True), case["oracle"],
                                   [*plan.get("ignore_paths", []), *case.get("ignore_paths", [])])
+        if verdict is None and unread is None:
+            unread = i
         if verdict is False:
             wrong = i
             break
-    yield _rule(wrong is None, "ok-contradicts-oracle",
-                f"line {wrong + 1}: outcome ok, but its retained bytes do not match case {lines[wrong]['case']!r}'s oracle "
-                "(ignore paths dropped, type-strict)" if wrong is not None else "", name,
-                f"/{wrong}/raw_response_base64" if wrong is not None else None)
+    if unread is not None and wrong is None:
+        yield f("matrix.response_rules", Status.UNVERIFIED, "oracle-unreadable",
+                f"line {unread + 1}: case {lines[unread]['case']!r} has no readable oracle (exact_bytes as base64 text, or exact_json), "
+                "so its ok responses' bytes are not re-checked", path="plan.json", pointer="/cases")
+    else:  # a PASS here says every ok line was re-checked
+        yield _rule(wrong is None, "ok-contradicts-oracle",
+                    f"line {wrong + 1}: outcome ok, but its retained bytes do not match case {lines[wrong]['case']!r}'s oracle "
+                    "(ignore paths dropped, type-strict)" if wrong is not None else "", name,
+                    f"/{wrong}/raw_response_base64" if wrong is not None else None)
     config = ctx.data["doc"].get("config.json") or {}
     began, ended = config.get("started_at"), config.get("finished_at")
     if isinstance(began, str) and isinstance(ended, str):

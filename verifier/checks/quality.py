@@ -43,7 +43,10 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     `metric-not-attested` for a recorded metric the gate neither pins nor
     re-computes. Per
     recorded metric with a gate scorer pin: PASS `scorer-identity-pinned` or
-    FAIL `scorer-identity-differs`.
+    FAIL `scorer-identity-differs`; a metric whose identity differs is
+    refused, not compared: its scores meet or miss no threshold, and one
+    UNVERIFIED `scores-not-comparable` says so (an LPIPS v0.0 score against a
+    threshold set for v0.1 says nothing).
     """
     from verifier.scoring import identity_differences
 
@@ -61,6 +64,7 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     thresholds = gate["thresholds"]
     comparisons = evidence.quality
     recorded_metrics = sorted({name for comp in comparisons for name in comp.scores})
+    refused: set[str] = set()  # metrics recorded by another scorer than the pinned one: their scores are not on the threshold's scale
     for name in recorded_metrics:
         pin = gate.get("scorers", {}).get(name)
         if pin is None:
@@ -69,9 +73,17 @@ def recorded(ctx: Context) -> Iterator[Finding]:
         differences = identity_differences(mine, pin)
         pinned = {k: v for k, v in pin.items() if k != "facts"}
         if differences:
+            refused.add(name)
             yield _f(Status.FAIL, "scorer-identity-differs",
                      f"{name}: the scorer identity the index records differs from the gate's pin: {'; '.join(differences)}",
                      pointer=f"/scorers/{name}", expected=pinned, observed=mine)
+            if name in thresholds:
+                n = sum(1 for comp in comparisons if comp.scores.get(name) is not None)
+                yield _f(Status.UNVERIFIED, "scores-not-comparable",
+                         f"{name}: {n} recorded score(s) are not compared with the gate's threshold {thresholds[name]}: they come from "
+                         f"scorer {(mine or {}).get('id')!r}, not the pinned {pin.get('id')!r} (another LPIPS version, weights or "
+                         "parameters score on another scale), so meeting or missing the threshold would say nothing",
+                         pointer=f"/scorers/{name}", expected=pin.get("id"), observed=(mine or {}).get("id"))
         else:
             yield _f(Status.PASS, "scorer-identity-pinned", f"{name}: recorded scorer {pin['id']} equals the gate's pin",
                      pointer=f"/scorers/{name}", expected=pinned, observed=mine)
@@ -102,7 +114,7 @@ def recorded(ctx: Context) -> Iterator[Finding]:
         met = []
         for name, value in sorted(comp.scores.items()):
             rule = thresholds.get(name)
-            if rule is None:
+            if rule is None or name in refused:
                 continue
             lo, hi = rule.get("min"), rule.get("max")
             ok = value is not None and (lo is None or value >= Decimal(str(lo))) and (hi is None or value <= Decimal(str(hi)))
