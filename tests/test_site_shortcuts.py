@@ -202,17 +202,6 @@ def test_a_gate_rule_takes_the_instances_of_a_claim_over_the_same_receipts(tmp_p
             assert both == list(alone) and alone and alone[0].role == "bounds", (selection, per, other)
 
 
-def test_a_record_value_is_read_as_resolve_reads_it():
-    """`profile_matches._at` with the member its plan decided (`_member`) gives `resolve`'s value, None where it raises."""
-    raws: list[Any] = [{"a": 1, "a/b": 2, "a~b": 3, "": 4, "0": 5, "x": {"y": 6}}, [7, 8], "text", None]
-    for pointer in ["/a", "/a~1b", "/a~0b", "/", "/0", "/x/y", "/x", "/missing", "", "a", "/a/b"]:
-        member = profile_matches._member(pointer)
-        for raw in raws:
-            expected = _outcome(resolve, raw, pointer)
-            expected = expected[1] if expected[0] == "value" else None
-            assert profile_matches._at(raw, pointer, member) == profile_matches._at(raw, pointer) == expected, (raw, pointer)
-
-
 def test_a_stated_text_is_read_once_as_each_reading_reads_it():
     """`profile_claims._stated_once` keeps strings only: 1.5 and 1.50 (equal as Decimals, and True as 1) stay apart."""
     from verifier.checks.profile_claims import _stated, _stated_once

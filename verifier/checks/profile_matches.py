@@ -14,7 +14,6 @@ comparison re-derives. Closed vocabulary: pointers, dimension names, words.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 from verifier import stats
@@ -53,24 +52,14 @@ def _same(a: Any, b: Any, stated_precision: bool = False) -> bool:
     state (`stats.agree`): LoadGen's summary prints 637.54 of its log's 637.535 (0.005), and 35342.64 of its
     log's 35342.6 (0.05, the log printing six significant digits).
     """
-    if not stated_precision and (type(b) is int or type(b) is Decimal):  # a JSON number (a detail log's): `to_decimal(b)` equals `b` itself
-        da = to_decimal(a)
-        return da is not None and da == b
     da, db = to_decimal(a), to_decimal(b)
     if da is not None and db is not None:
         return stats.agree(da, db) if stated_precision else da == db
     return isinstance(a, str) and isinstance(b, str) and a == b
 
 
-def _member(pointer: str) -> str | None:
-    """Return the member a pointer of one step names ("/Result is" -> "Result is": one `/`, first, no `~`), else None."""
-    return pointer[1:] if pointer.count("/") == 1 and pointer[0] == "/" and "~" not in pointer else None
-
-
-def _at(raw: Any, pointer: str, member: str | None = None) -> Any:
-    """Return the value at JSON Pointer `pointer` in `raw` (`resolve`), None when there is none; `member` is `_member(pointer)` when known."""
-    if type(raw) is dict and (member is not None or (member := _member(pointer)) is not None):
-        return raw.get(member)  # one member of an object (a record's field): what `resolve` returns, without its loop
+def _at(raw: Any, pointer: str) -> Any:
+    """Return the value at JSON Pointer `pointer` in `raw` (`resolve`), None when there is none."""
     try:
         return resolve(raw, pointer)
     except KeyError:
@@ -95,7 +84,6 @@ def matches(ctx: Context) -> Iterator[Finding]:
     cid = "profile.matches"
     indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
     seen = examined(ctx)
-    places: dict[Any, Any] = {}  # what every entry reads of one record, read once: see `_one`
     selected: dict[tuple[str, str], list[Receipt]] = {}  # (receipt set, selection) -> its read records selected
     for entry in _profile(ctx)["matches"]:
         records = _records(ctx, entry["receipts"])
@@ -115,79 +103,46 @@ def matches(ctx: Context) -> Iterator[Finding]:
                 joined = indexes[(entry["equals"]["receipts"], on)] = {}
                 for o in _records(ctx, entry["equals"]["receipts"]):
                     joined.setdefault(tuple(o.dims.get(d) for d in on), []).append(o)
-        plan = _Plan(entry)
         for r in records:
-            yield _one(plan, r, joined, seen, places)
+            yield _one(entry, r, joined, seen)
 
 
-class _Plan:
-    """What every record of one `matches` entry is checked with, read from the entry once (not once per record)."""
-
-    __slots__ = ("id", "pointer", "member", "equals", "other_pointer", "other_member", "on", "stated_precision", "note", "has_flag", "flag", "outcomes")
-
-    def __init__(self, entry: dict[str, Any]) -> None:
-        self.id, self.pointer, self.equals = entry["id"], entry["pointer"], entry["equals"]
-        self.other_pointer = self.equals["pointer"]
-        self.member, self.other_member = _member(self.pointer), _member(self.other_pointer)  # `_at`'s one-member road, decided once
-        # the `on` dimensions once each, as the `want` mapping of a record names them (None: the entry compares within a record)
-        self.on = tuple(dict.fromkeys(self.equals.get("on", []))) if "receipts" in self.equals else None
-        self.stated_precision = entry.get("precision") == "stated"
-        self.note = " (at the coarser precision the two state)" if entry.get("precision") else ""
-        self.has_flag, self.flag, self.outcomes = "flag" in entry, entry.get("flag"), entry.get("outcomes")
-
-
-def _one(plan: _Plan, r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]], places: dict[Any, Any]) -> Finding:
-    """
-    Return the finding of one record `r` of `plan`'s entry (`joined`: the other set's records by their `on` values); the places compared go into `seen`.
-
-    `places` (one dict per run of the check) keeps what the entries share of
-    `r`: its file, pointer and their text, and the record it joins with per
-    `joined` index and `on` dimensions (every entry of a profile may join the same sets).
-    """
+def _one(entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]]) -> Finding:
+    """Return the finding of one record `r` of `entry` (`joined`: the other set's records by their `on` values); the places compared go into `seen`."""
     cid = "profile.matches"
-    place = places.get(id(r))
-    if place is None or place[0] is not r:  # kept with `r`, so its id names no other record
-        path, at = r.location.file, r.location.pointer or ""  # `r.path` and `r.pointer` without their property calls
-        place = places[id(r)] = (r, path, at, f"{path}{' ' + at if at else ''}", {})
-    _r, path, at, named, partners = place
-    mine = _at(r.raw, plan.pointer, plan.member)
-    if plan.on is not None:
-        partner = partners.get((id(joined), plan.on))  # `joined` lives as long as the check runs, and so as long as `places`
-        if partner is None:
-            values = tuple([r.dims.get(d) for d in plan.on])
-            others = joined.get(values, [])
-            if len(others) == 1:
-                other = others[0]
-                other_file, other_at = other.location.file, other.location.pointer or ""
-                partner = partners[(id(joined), plan.on)] = (other, other_file, other_at, f"{other_file}{' ' + other_at if other_at else ''}")
-            else:
-                want = dict(zip(plan.on, values, strict=True))
-                return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{plan.id}: {named}: {len(others)} records of {plan.equals['receipts']} share {want}, so the value to equal is not known",
-                          path=path, pointer=at + plan.pointer)
-        other, other_file, other_at, there = partner
-        where = there + plan.other_pointer
+    equals, pointer, other_pointer = entry["equals"], entry["pointer"], entry["equals"]["pointer"]
+    path, at = r.path, r.pointer
+    named = f"{path}{' ' + at if at else ''}"
+    mine = _at(r.raw, pointer)
+    if "receipts" in equals:
+        want = {d: r.dims.get(d) for d in equals.get("on", [])}
+        others = joined.get(tuple(want.values()), [])
+        if len(others) != 1:
+            return _f(cid, Status.UNVERIFIED, "join-unresolved", f"{entry['id']}: {named}: {len(others)} records of {equals['receipts']} share {want}, so the value to equal is not known",
+                      path=path, pointer=at + pointer)
+        other = others[0]
+        where = f"{other.path}{' ' + other.pointer if other.pointer else ''}{other_pointer}"
     else:
-        other, other_file, other_at, where = r, path, at, f"{at}{plan.other_pointer}"
-    theirs = _at(other.raw, plan.other_pointer, plan.other_member)
+        other, where = r, f"{at}{other_pointer}"
+    theirs = _at(other.raw, other_pointer)
     if mine is None or theirs is None:
-        missing = plan.pointer if mine is None else plan.other_pointer
-        return _f(cid, Status.UNVERIFIED, "not-stated", f"{plan.id}: {named}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + plan.pointer)
-    mine_at = at + plan.pointer
-    seen.add((path, mine_at))
-    seen.add((other_file, other_at + plan.other_pointer))
-    equal = _same(mine, theirs, plan.stated_precision)
-    label = f"{plan.id}: {named}"
-    text = f"{plan.pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{plan.note}"
-    if not plan.has_flag:
+        missing = pointer if mine is None else other_pointer
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{entry['id']}: {named}: states no value at {missing}, so the equality cannot be checked", path=path, pointer=at + pointer)
+    seen.add((path, at + pointer))
+    seen.add((other.path, other.pointer + other_pointer))
+    equal = _same(mine, theirs, entry.get("precision") == "stated")
+    label = f"{entry['id']}: {named}"
+    text = f"{pointer} {mine!r} {'==' if equal else '!='} {where} {theirs!r}{' (at the coarser precision the two state)' if entry.get('precision') else ''}"
+    if "flag" not in entry:
         return Finding(check=cid, status=Status.PASS if equal else Status.FAIL, code="equal" if equal else "not-equal", message=f"{label}: {text}",
-                       path=path, pointer=mine_at, expected=theirs, observed=mine)
-    stated = _at(r.raw, plan.flag)
-    flag = outcome_of(stated, plan.outcomes)
+                       path=path, pointer=at + pointer, expected=theirs, observed=mine)
+    stated = _at(r.raw, entry["flag"])
+    flag = outcome_of(stated, entry.get("outcomes"))
     if flag is None:
-        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: {plan.flag} holds {stated!r}, not true/false or a declared outcome word",
-                  path=path, pointer=at + plan.flag, observed=stated)
-    seen.add((path, at + plan.flag))
+        return _f(cid, Status.UNVERIFIED, "not-stated", f"{label}: {entry['flag']} holds {stated!r}, not true/false or a declared outcome word",
+                  path=path, pointer=at + entry["flag"], observed=stated)
+    seen.add((path, at + entry["flag"]))
     agree = flag == equal
     return _f(cid, Status.PASS if agree else Status.FAIL, "flag-agrees" if agree else "flag-disagrees",
-              f"{label}: {plan.flag} states {stated!r} ({str(flag).lower()}); re-derived: {text}",
-              path=path, pointer=at + plan.flag, expected=equal, observed=stated)
+              f"{label}: {entry['flag']} states {stated!r} ({str(flag).lower()}); re-derived: {text}",
+              path=path, pointer=at + entry["flag"], expected=equal, observed=stated)
