@@ -65,17 +65,12 @@ _ROWS_TEXTS = ["a", "A", "b", "ß", "SS", "ss", "x/y", "t~0", "1", "", None, 3]
 
 
 def _general(fn: Any, tree_root: Any, *args: Any) -> Any:
-    """Return `_outcome` of `fn` on a fresh tree (`_found`'s general road, no member kept) with no one-step `then` (`resolve`'s loop)."""
-    one_step = locate._one_step
-    locate._one_step = lambda _pointer: None  # type: ignore[assignment]
-    try:
-        return _outcome(fn, Tree(tree_root), *args)
-    finally:
-        locate._one_step = one_step  # type: ignore[assignment]
+    """Return `_outcome` of `fn` on a fresh tree (nothing of an earlier lookup kept)."""
+    return _outcome(fn, Tree(tree_root), *args)
 
 
 def test_a_fixed_where_finds_what_the_general_lookup_finds(tmp_path):
-    """The second instance on a tree takes `_found`'s kept index (`_Spot.lookup`, one-step `then`, kept members); `_general` the general road."""
+    """Lookups on one tree (its per-run caches: the `where` index, each location's `_Spot`) find what each on a fresh tree finds."""
     rng = random.Random(3)
     for trial in range(40):
         rows: Any = [{"A": rng.choice(_ROWS_TEXTS), "B": rng.choice(_ROWS_TEXTS), "v": rng.choice(["1", "acc: 2  acc: 3", "acc: 4", "acc: 4 acc: 4", "acc: 6 mAP: 7", 5, None]),
@@ -98,14 +93,6 @@ def test_a_fixed_where_finds_what_the_general_lookup_finds(tmp_path):
                     assert _outcome(locate.locate_beside, kept, at, key, {}, "/u") == _general(locate.locate_beside, tmp_path, at, key, {}, "/u"), (rows, at, key)
                     other = {**at, "member": "acc" if at.get("member") == "mAP" else "mAP"} if "member" in at else at  # the same texts, another member
                     assert _outcome(locate.locate, kept, other, key, {}) == _general(locate.locate, tmp_path, other, key, {}), (rows, other, key)
-
-
-def test_a_one_step_pointer_reads_the_member_resolve_reads():
-    for pointer in ["/a", "/", "", "a", "/a/b", "/a~1b", "/{x}", "/{x", "/0", "/-"]:
-        step = locate._one_step(pointer)
-        for doc in ({"a": 1, "": 2, "0": 3, "{x": 4, "-": 5}, {}):
-            if step is not None:
-                assert _outcome(resolve, doc, pointer) == (_outcome(doc.__getitem__, step) if step in doc else ("raised", "KeyError", repr(pointer)))
 
 
 def _by_file_as_it_was(model: Any) -> dict[str, Any]:
