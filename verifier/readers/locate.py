@@ -350,11 +350,8 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
     the file is templated, object members, array indexes, the members a
     `where` compares), so a stated value nothing derives is still found.
     Null and non-scalar values are not stated values. Files that are blocked
-    or unreadable are skipped (the caller reports them). A member is read
-    from each distinct text once per run (the tree's cache: the claims on
-    one cell's members, and a table's copies, state the same texts).
+    or unreadable are skipped (the caller reports them).
     """
-    members = tree._cache.setdefault("members-of", {})  # noqa: SLF001 - (text, member) -> (its value,) or () when not stated
     file_names = _PLACEHOLDER.findall(at["file"])
     if file_names:
         pattern = _template(at["file"], ".+")
@@ -372,16 +369,11 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
         if "member" in at:
             name = at["member"]
             for b1, rel_, pointer, value in found_here:
-                if not isinstance(value, str) or name not in value:
-                    continue  # states no such member (`member_of` would raise KeyError): a C-speed test before the lookup
-                member = members.get((value, name))
-                if member is None:
-                    try:
-                        member = members[(value, name)] = (member_of(value, name),)
-                    except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
-                        member = members[(value, name)] = ()
-                if member:
-                    yield b1, rel_, f"{pointer}#{name}", member[0]
+                try:
+                    member = member_of(value, name)
+                except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
+                    continue
+                yield b1, rel_, f"{pointer}#{name}", member
         elif "number" in at:
             for b1, rel_, pointer, value in found_here:
                 try:
@@ -419,11 +411,7 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
     """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates (`fold_case` members casefolded)."""
     fold = at.get("fold_case", ())
-    tests = []
-    for member, template in at["where"].items():
-        whole = _whole(template)  # a template that is one `{dim}` binds any text of one line or more as a whole, without its pattern
-        tests.append((member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template),
-                      whole if whole is not None and not whole.endswith(".index") else None))
+    tests = [(member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template)) for member, template in at["where"].items()]
     for b1, pointer, node in _walk(document, at["pointer"], "", bound):
         if not isinstance(node, (list, dict)):
             continue
@@ -431,16 +419,13 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
             if not isinstance(element, dict):
                 continue
             b2 = dict(b1)  # extended by every member in turn; dropped at the first that does not bind
-            for member, folded, pattern, names, whole in tests:
+            for member, folded, pattern, names in tests:
                 text = dim_text(element.get(member))
                 if text is None:
                     break
                 if folded:
                     text = text.casefold()
-                if whole is not None:  # what `(?P<g>.+)` fullmatches: a non-empty text without a line feed
-                    if not text or "\n" in text or b2.setdefault(whole, text) != text:
-                        break
-                elif not _bind_into(pattern, text, names, b2):
+                if not _bind_into(pattern, text, names, b2):
                     break
             else:
                 yield b2, f"{pointer}/{_escape(str(i))}", element
