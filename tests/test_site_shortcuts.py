@@ -177,15 +177,3 @@ def test_a_gate_rule_takes_the_instances_of_a_claim_over_the_same_receipts(tmp_p
             both = [s for s in read_sites(Tree(tmp_path), profile, records) if s.rule == "/gate/rules/0"]
             alone = read_sites(Tree(tmp_path), {"receipts": profile["receipts"], "gate": {"rules": [rule]}}, records)
             assert both == list(alone) and alone and alone[0].role == "bounds", (selection, per, other)
-
-
-def test_a_stated_text_is_read_once_as_each_reading_reads_it():
-    """`profile_claims._stated_once` keeps strings only: 1.5 and 1.50 (equal as Decimals, and True as 1) stay apart."""
-    from verifier.checks.profile_claims import _stated, _stated_once
-
-    texts: dict[str, Any] = {}
-    values = ["1.50", "1.5", "1.50", Decimal("1.50"), Decimal("1.5"), 1, True, 1.5, "30.7%", "1.066x", " 7 ", "x", None, ["1"], {"a": 1}, "1.5", Decimal("1.50")]
-    for value in values * 2:
-        got, expected = _stated_once(texts, value), _stated(value)
-        assert got == expected and str(got[0]) == str(expected[0]), value
-    assert set(texts) == {v for v in values if type(v) is str}
