@@ -53,15 +53,6 @@ def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
     return stats.CONTEXT.divide(value, unit_scale(unit))  # divided, not multiplied by a rounded 1/60 (a value in `min` stays exact)
 
 
-def _stated_once(texts: dict[str, tuple[Decimal | None, str | None]], value: Any) -> tuple[Decimal | None, str | None]:
-    """Return `_stated(value)`, kept in `texts` per string (a table's JSON, CSV and Markdown copies state the same texts; a `Decimal` key would equate 1.5 and 1.50)."""
-    if type(value) is not str:
-        return _stated(value)
-    if value not in texts:
-        texts[value] = _stated(value)
-    return texts[value]
-
-
 def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     """Return `(number, unit)` of a stated value: a JSON number, a numeric string, or a number with its unit inside a string ("1.066x", "30.7%")."""
     number = to_decimal(value)
@@ -93,9 +84,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     model = evidence(ctx)
     seen = examined(ctx)
     memo = _derivations(ctx)
-    compared: dict[Any, Any] = {}  # (derivation, stated number, stated unit, how the rule judges) -> the comparison: see `once` below
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
-    texts: dict[str, tuple[Decimal | None, str | None]] = {}  # a stated string -> its number and unit (`_stated_once`)
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -115,7 +104,6 @@ def claims(ctx: Context) -> Iterator[Finding]:
         # what every instance of the rule shares, read once per rule rather than once per stated value
         rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
         stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
-        judged = (statistic, rule_unit, repr(declared))  # with the derivation and the stated number, what the comparison depends on
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
             keys.append(key)
@@ -136,7 +124,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             place = (rel, pointer)
             handled.add(place)
             seen.add(place)
-            claimed, stated_unit = _stated_once(texts, stated_value)
+            claimed, stated_unit = _stated(stated_value)
             if claimed is None:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
@@ -149,38 +137,30 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
             text = result.text
-            # the same number stated for the same derivation (the JSON, CSV and Markdown copies of one table's cell) is compared once:
-            # `str(claimed)` keeps its stated precision ("1.50" is not "1.5"), which the tolerance depends on
-            once = None if margin else (id(result), str(claimed), stated_unit, judged)
-            kept = compared.get(once) if once is not None else None
-            if kept is None or kept[0] is not result:
-                derived = _convert(result.value, statistic, rule_unit)
-                unit = unit_text
-                if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
-                    try:
-                        target, where_target = _target(ctx, rule, targets.get(site.key))
-                    except Underivable as exc:
-                        yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
-                        continue
-                    derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
-                if stated_unit is not None and stated_unit != unit:
-                    try:
-                        derived = units.convert(derived, unit or "1", stated_unit)
-                    except (units.UnitError, units.UnitMismatch):
-                        have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
-                        stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
-                        yield _f(cid, Status.FAIL, "unit-mismatch",
-                                 f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
-                                 f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
-                        continue
-                    unit = stated_unit
-                cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                    scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
-                ok, tolerance = cmp.holds, cmp.tolerance
-                kept = (result, derived, unit, ok, tolerance, (fmt(derived), fmt(tolerance, 3), str(derived)))
-                if once is not None:
-                    compared[once] = kept  # keeps `result`, so its id names no other derivation
-            _result, derived, unit, ok, tolerance, shown = kept
+            derived = _convert(result.value, statistic, rule_unit)
+            unit = unit_text
+            if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
+                try:
+                    target, where_target = _target(ctx, rule, targets.get(site.key))
+                except Underivable as exc:
+                    yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                    continue
+                derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
+            if stated_unit is not None and stated_unit != unit:
+                try:
+                    derived = units.convert(derived, unit or "1", stated_unit)
+                except (units.UnitError, units.UnitMismatch):
+                    have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
+                    stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
+                    yield _f(cid, Status.FAIL, "unit-mismatch",
+                             f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
+                             f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
+                    continue
+                unit = stated_unit
+            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
+                                scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
+            ok, tolerance = cmp.holds, cmp.tolerance
+            shown = (fmt(derived), fmt(tolerance, 3), str(derived))
             other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other

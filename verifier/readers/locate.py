@@ -116,43 +116,20 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     """
     Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
 
-    Raises what `locate` raises for them. When neither `at.file` nor
-    `at.pointer` has a placeholder, what they name (the file, the value at
-    the pointer, its `where` index) is the same for every instance: it is
-    found once per `at` object and tree (`_fixed`) and only the element is
-    looked up per instance.
+    Raises what `locate` raises for them. The elements a `where` chooses among
+    are indexed once per file, pointer and members (`_where_index`).
     """
-    fixed = tree._cache.get("locate-fixed")  # noqa: SLF001 - the tree's per-run cache
-    if fixed is None:
-        fixed = tree._cache["locate-fixed"] = {}  # noqa: SLF001
-    kept = fixed.get(id(at))
-    if kept is not None and kept[0] is at:
-        _at, rel, document, spot, pointer, value, index = kept
-        if spot.where is None:
-            return rel, document, spot, pointer, value
-        if spot.lookup is not None:  # every `where` template one whole `{dim}`: the index key straight from `key` (a missing name or no single element: below)
-            hits = index.get(tuple([key[name].casefold() if folded else key[name] for name, folded in spot.lookup if name in key]))
-            if hits is not None and len(hits) == 1:
-                hit = hits[0]  # an array index (int) or a member name
-                return rel, document, spot, f"{pointer}/{hit}" if type(hit) is int else f"{pointer}/{_escape(hit)}", value[hit]
-        texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
-    else:
-        rel = fill_file(at["file"], key, indexes)
-        document = tree.json(rel)
-        spot = _spot(tree, at)
-        pointer = _fill(spot.pointer, key, indexes, escape=True)
-        value = resolve(document, pointer)
-        constant = len(_split(at["file"])) == 1 and len(_split(spot.pointer)) == 1  # no placeholder: the same for every instance
-        if spot.where is None:
-            if constant:
-                fixed[id(at)] = (at, rel, document, spot, pointer, value, None)  # keeps `at`, so its id names no other dict
-            return rel, document, spot, pointer, value
-        texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
-        if not isinstance(value, (list, dict)):
-            raise KeyError(pointer)
-        index = _where_index(tree, rel, pointer, value, spot.members, spot.fold)
-        if constant:
-            fixed[id(at)] = (at, rel, document, spot, pointer, value, index)
+    rel = fill_file(at["file"], key, indexes)
+    document = tree.json(rel)
+    spot = _spot(tree, at)
+    pointer = _fill(spot.pointer, key, indexes, escape=True)
+    value = resolve(document, pointer)
+    if spot.where is None:
+        return rel, document, spot, pointer, value
+    texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+    if not isinstance(value, (list, dict)):
+        raise KeyError(pointer)
+    index = _where_index(tree, rel, pointer, value, spot.members, spot.fold)
     wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
     hits = index.get(wanted, [])
     if len(hits) != 1:
@@ -162,44 +139,19 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
 
 
 def _inside(tree: Tree, spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any]:
-    """
-    Return `(pointer, value)` of `locate` from what `_found` found: with `where`, `then` resolved inside the element; then the `member` or `number`.
-
-    A member found in a text is kept in the tree's per-run cache (`members-of`, shared with `stated`): the copies of one table state the same texts.
-    """
+    """Return `(pointer, value)` of `locate` from what `_found` found: with `where`, `then` resolved inside the element; then the `member` or `number`."""
     value = found
     if spot.where is not None:
-        step = _one_step(then)
-        if step is not None and type(found) is dict:  # "/Result" in a row object: what `resolve` does, without its loop
-            if step not in found:
-                raise KeyError(then)
-            value = found[step]
-        else:
-            then = _fill(then, key, indexes, escape=True)
-            value = resolve(found, then)
+        then = _fill(then, key, indexes, escape=True)
+        value = resolve(found, then)
         pointer += then
     if spot.member is not None:
-        if type(value) is str:
-            members = tree._cache.setdefault("members-of", {})  # noqa: SLF001 - the tree's per-run cache: (text, member) -> (its value,), () when not stated
-            kept = members.get((value, spot.member))
-            if not kept:  # not read yet, or not stated: `member_of` raises what it raises
-                kept = members[(value, spot.member)] = (member_of(value, spot.member),)
-            value = kept[0]
-        else:
-            value = member_of(value, spot.member)
+        value = member_of(value, spot.member)
         pointer += "#" + spot.member
     if spot.number is not None:
         value = number_of(value, spot.number)
         pointer += f"#numbers/{spot.number}"
     return pointer, value
-
-
-@functools.lru_cache(maxsize=1024)
-def _one_step(pointer: str) -> str | None:
-    """Return the member name a pointer of one step names ("/Result" -> "Result"): no placeholder, `~` or further `/`; else None."""
-    if pointer[:1] != "/" or "/" in pointer[1:] or "~" in pointer or len(_split(pointer)) != 1:
-        return None
-    return pointer[1:]
 
 
 class _Spot(NamedTuple):
@@ -211,9 +163,7 @@ class _Spot(NamedTuple):
     `{dim}` placeholder, so its text is `key[name]`, else None);
     `members` the member names sorted and `fold` the `fold_case` names (the
     key of `_where_index`); `order` the `(position in where, casefolded)`
-    pairs in `members` order, which turn the texts into an index key;
-    `lookup`, when every template is one whole `{dim}`, the `(dim,
-    casefolded)` pairs in `members` order that turn `key` into it (else None).
+    pairs in `members` order, which turn the texts into an index key.
     """
 
     pointer: str
@@ -221,7 +171,6 @@ class _Spot(NamedTuple):
     members: tuple[str, ...]
     fold: tuple[str, ...]
     order: tuple[tuple[int, bool], ...]
-    lookup: tuple[tuple[str, bool], ...] | None
     then: str
     member: str | None
     number: int | None
@@ -238,10 +187,8 @@ def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
         fold = tuple(at.get("fold_case", ()))
         members = tuple(sorted(member for member, _template, _name in pairs))
         position = {member: i for i, (member, _template, _name) in enumerate(pairs)}
-        whole = "where" in at and all(name is not None for _member, _template, name in pairs)
-        lookup = tuple((pairs[position[m]][2], m in fold) for m in members) if whole else None
         kept = spots[id(at)] = (at, _Spot(at["pointer"], pairs if "where" in at else None, members, fold, tuple((position[m], m in fold) for m in members),
-                                          lookup, at.get("then", ""), at.get("member"), at.get("number")))  # type: ignore[arg-type]
+                                          at.get("then", ""), at.get("member"), at.get("number")))  # type: ignore[arg-type]
     return kept[1]
 
 
@@ -403,11 +350,8 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
     the file is templated, object members, array indexes, the members a
     `where` compares), so a stated value nothing derives is still found.
     Null and non-scalar values are not stated values. Files that are blocked
-    or unreadable are skipped (the caller reports them). A member is read
-    from each distinct text once per run (the tree's cache: the claims on
-    one cell's members, and a table's copies, state the same texts).
+    or unreadable are skipped (the caller reports them).
     """
-    members = tree._cache.setdefault("members-of", {})  # noqa: SLF001 - (text, member) -> (its value,) or () when not stated
     file_names = _PLACEHOLDER.findall(at["file"])
     if file_names:
         pattern = _template(at["file"], ".+")
@@ -425,16 +369,11 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
         if "member" in at:
             name = at["member"]
             for b1, rel_, pointer, value in found_here:
-                if not isinstance(value, str) or name not in value:
-                    continue  # states no such member (`member_of` would raise KeyError): a C-speed test before the lookup
-                member = members.get((value, name))
-                if member is None:
-                    try:
-                        member = members[(value, name)] = (member_of(value, name),)
-                    except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
-                        member = members[(value, name)] = ()
-                if member:
-                    yield b1, rel_, f"{pointer}#{name}", member[0]
+                try:
+                    member = member_of(value, name)
+                except LookupError:  # KeyError included: the string states no such member, so nothing is stated here
+                    continue
+                yield b1, rel_, f"{pointer}#{name}", member
         elif "number" in at:
             for b1, rel_, pointer, value in found_here:
                 try:
@@ -472,11 +411,7 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
     """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates (`fold_case` members casefolded)."""
     fold = at.get("fold_case", ())
-    tests = []
-    for member, template in at["where"].items():
-        whole = _whole(template)  # a template that is one `{dim}` binds any text of one line or more as a whole, without its pattern
-        tests.append((member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template),
-                      whole if whole is not None and not whole.endswith(".index") else None))
+    tests = [(member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template)) for member, template in at["where"].items()]
     for b1, pointer, node in _walk(document, at["pointer"], "", bound):
         if not isinstance(node, (list, dict)):
             continue
@@ -484,16 +419,13 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
             if not isinstance(element, dict):
                 continue
             b2 = dict(b1)  # extended by every member in turn; dropped at the first that does not bind
-            for member, folded, pattern, names, whole in tests:
+            for member, folded, pattern, names in tests:
                 text = dim_text(element.get(member))
                 if text is None:
                     break
                 if folded:
                     text = text.casefold()
-                if whole is not None:  # what `(?P<g>.+)` fullmatches: a non-empty text without a line feed
-                    if not text or "\n" in text or b2.setdefault(whole, text) != text:
-                        break
-                elif not _bind_into(pattern, text, names, b2):
+                if not _bind_into(pattern, text, names, b2):
                     break
             else:
                 yield b2, f"{pointer}/{_escape(str(i))}", element

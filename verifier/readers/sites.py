@@ -230,31 +230,6 @@ def stated_bounds(tree: Tree, at: dict[str, Any], key: dict[str, str], texts: di
     raise KeyError(f"{rel}: no line naming {at['line_naming']} states a bound")
 
 
-#: A character `str.splitlines` ends a line at (CR LF ends it at the CR).
-_BREAK = re.compile(r"[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
 def _naming_line(text: str, naming: str, name: re.Pattern[str]) -> str | None:
-    """
-    Return the first of `text.splitlines()` in which `name` (the pattern of `naming`, `_naming`) finds it, or None.
-
-    The first place in the whole text where `name` matches is on that line
-    (no line break is a word character or a dot, so the pattern's guards read
-    the same at a line's ends): the places `naming` occurs are tried in turn
-    (`str.find`, then `name` at that place), not every line nor every
-    position; an empty `naming` or one holding a line break, or a line
-    starting after a break other than a line feed, is looked for line by line.
-    """
-    if naming not in text:  # the name must occur for the pattern to match: a C-speed test first
-        return None
-    if naming and _BREAK.search(naming) is None:  # a match is `naming` itself, inside one line
-        at = text.find(naming)
-        while at >= 0 and name.match(text, at) is None:
-            at = text.find(naming, at + 1)
-        if at < 0:
-            return None
-        begin = text.rfind("\n", 0, at) + 1
-        if _BREAK.search(text, begin, at) is None:
-            end = _BREAK.search(text, at + len(naming))
-            return text[begin:end.start() if end is not None else len(text)]
+    """Return the first of `text.splitlines()` in which `name` (the pattern of `naming`, `_naming`) finds it, or None."""
     return next((line for line in text.splitlines() if naming in line and name.search(line)), None)
