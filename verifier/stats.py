@@ -20,13 +20,18 @@ any stated precision. Definitions and their sources:
 - `mad`: the median absolute deviation, median(|x - median(x)|), unscaled;
   `mad_scaled`: the same times 1 / Phi^-1(3/4) = 1.482602218505602, so it
   estimates the SD of normal data (Rousseeuw & Croux 1993; scipy
-  `median_abs_deviation(scale="normal")`, R `mad()` by default).
+  `median_abs_deviation(scale="normal")`), or times the `scale` a rule
+  names (R `mad()`'s `constant` 1.4826; criterion.rs multiplies by the f32
+  literal 1.4826, i.e. 1.4825999736785888671875).
 - `geometric_mean`: exp(mean(ln x)) of values > 0 (e.g. of speedup
   ratios; scipy `gmean`).
 - `slope` and `r_squared`: the ordinary least-squares line of y on x over
   pairs (x, y): slope Sxy / Sxx, coefficient of determination
   Sxy^2 / (Sxx Syy) (NIST e-Handbook 4.1.4.1; scipy `linregress` `slope`
-  and `rvalue**2`), Sxy = sum((x - mean x)(y - mean y)).
+  and `rvalue**2`), Sxy = sum((x - mean x)(y - mean y));
+  `slope_through_origin`: the least-squares line through (0, 0),
+  sum(x y) / sum(x^2) (NIST e-Handbook 4.1.4.1; criterion.rs `Slope::fit`,
+  the `slope` of its `estimates.json`).
 - `ratio_of_sums`: sum(a) / sum(b) over one selection (e.g. samples / total
   seconds), not a mean of per-receipt ratios.
 - `ci_low`, `ci_high`, `ci_half_width`: the two-sided confidence interval of
@@ -132,7 +137,7 @@ SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "l
 #: Robust spreads and the geometric mean over one sample (`values`: a sequence of Decimal; the geometric mean's all > 0).
 ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean")
 #: Least-squares line of y on x (`values`: `(xs, ys)`, two sequences of one length).
-REGRESSION_STATISTICS = ("slope", "r_squared")
+REGRESSION_STATISTICS = ("slope", "r_squared", "slope_through_origin")
 #: Statistics over outcomes (`values`: a sequence of bool, one per receipt: whether it succeeded): `count_ok` counts the successes.
 OUTCOME_STATISTICS = ("count_ok",)
 #: Statistics over groups (`values`: a mapping group -> sample), e.g. one sample per server.
@@ -208,8 +213,8 @@ def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list
     return means, lines, tuple(inputs)
 
 
-def _robust(statistic: str, xs: list[Decimal], of: str) -> Derived:
-    """Return `mad`, `mad_scaled` or `geometric_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric mean."""
+def _robust(statistic: str, xs: list[Decimal], of: str, scale: Any = None) -> Derived:
+    """Return `mad`, `mad_scaled` (times `scale`, default `MAD_NORMAL`) or `geometric_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric mean."""
     if not xs:
         raise Underivable(f"no values ({of})", "empty-selection")
     text = f"{len(xs)} {of}"
@@ -221,12 +226,24 @@ def _robust(statistic: str, xs: list[Decimal], of: str) -> Derived:
     mad = median_abs_deviation(xs)
     if statistic == "mad":
         return Derived(statistic, mad, f"median absolute deviation median(|x - median|) (unscaled) of {text}", tuple(xs))
+    if scale is not None:
+        factor = Decimal(str(scale))
+        return Derived(statistic, CONTEXT.multiply(mad, factor), f"median absolute deviation x {factor} (the scale the rule names) of {text}", tuple(xs))
     return Derived(statistic, CONTEXT.multiply(mad, MAD_NORMAL), f"median absolute deviation x 1.482602218505602 (1/Phi^-1(3/4), normal scale) of {text}", tuple(xs))
 
 
 def _regression(statistic: str, values: Any, of: str) -> Derived:
-    """Return the least-squares `slope` or `r_squared` of `values` = `(xs, ys)`; raises `Underivable` for fewer than two pairs or no spread."""
+    """Return the least-squares `slope`, `r_squared` or `slope_through_origin` of `values` = `(xs, ys)`; raises `Underivable` for fewer than two pairs (one through the origin) or no spread."""
     xs, ys = ([Decimal(v) for v in part] for part in values)
+    if statistic == "slope_through_origin":
+        if len(xs) != len(ys) or not xs:
+            raise Underivable(f"a regression through the origin needs at least one (x, y) pair, {of} has {min(len(xs), len(ys))}", "empty-selection", fail=False)
+        sxx0 = sum((CONTEXT.multiply(x, x) for x in xs), Decimal(0))
+        if sxx0 == 0:
+            raise Underivable(f"every x of {of} is 0, so the slope through the origin is undefined", "empty-selection")
+        sxy0 = sum((CONTEXT.multiply(x, y) for x, y in zip(xs, ys, strict=True)), Decimal(0))
+        return Derived(statistic, CONTEXT.divide(sxy0, sxx0), f"least-squares slope through the origin sum(xy)/sum(x^2) ({fmt(sxy0)} / {fmt(sxx0)}) over {len(xs)} pairs of {of}",
+                       tuple(xs) + tuple(ys))
     if len(xs) != len(ys) or len(xs) < 2:
         raise Underivable(f"a regression needs at least two (x, y) pairs, {of} has {min(len(xs), len(ys))}", "empty-selection", fail=False)
     mx, my = mean(xs), mean(ys)
@@ -272,7 +289,7 @@ def critical_value(method: str, confidence: Decimal, n: int) -> Decimal:
 
 def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = None,
            baseline: str | None = None, candidate: str | None = None, of: str = "values",
-           confidence: Any = None) -> Derived:
+           confidence: Any = None, scale: Any = None) -> Derived:
     """
     Return the `Derived` value of `statistic` over `values`, computed exactly in `CONTEXT`.
 
@@ -283,8 +300,8 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
       the order given, e.g. file order), `sd` (sample, n-1),
       `population_sd` (n), `percentile` (`q` in (0, 100], `method`
       `nearest-rank` or `linear`, both required): a sequence of Decimal;
-    - `mad`, `mad_scaled`, `geometric_mean` (values > 0): a sequence of Decimal;
-    - `slope`, `r_squared`: a pair `(xs, ys)` of sequences of one length (y regressed on x);
+    - `mad`, `mad_scaled` (times `scale` when given), `geometric_mean` (values > 0): a sequence of Decimal;
+    - `slope`, `r_squared`, `slope_through_origin`: a pair `(xs, ys)` of sequences of one length (y regressed on x);
     - `count_ok`: a sequence of bool (each receipt's success): the number of successes;
     - `mean_of_server_means`, `sd_of_server_means` (sample SD, n-1, of the
       group means): a mapping group -> sequence (one group per server);
@@ -306,7 +323,7 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
     if statistic in SAMPLE_STATISTICS:
         return _sample(statistic, values, q, method, of)
     if statistic in ROBUST_STATISTICS:
-        return _robust(statistic, [Decimal(x) for x in values], of)
+        return _robust(statistic, [Decimal(x) for x in values], of, scale)
     if statistic in REGRESSION_STATISTICS:
         return _regression(statistic, values, of)
     if statistic in OUTCOME_STATISTICS:
@@ -437,7 +454,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     - `mad`, `mad_scaled`: twice the inputs' error (x and the median) plus
       the interpolation term of a median, times the scale; `geometric_mean`:
       n eps (1 + max |ln x|) relative (n logarithms summed, one exp);
-      `slope`, `r_squared`: 8 n eps relative (the cancellation in the centred
+      `slope`, `r_squared`, `slope_through_origin`: 8 n eps relative (the cancellation in the centred
       sums is not modelled);
     - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the
       stated value times 2 n eps + 4 u (the half-width as a quotient; the
@@ -483,7 +500,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic == "geometric_mean":  # n logarithms summed, one exp: relative error n eps (1 + max |ln x|), plus each input's relative u
         logs = max(abs(CONTEXT.ln(x)) for x in xs) if min(xs) > 0 else Decimal(0)
         work = abs(stated) / k * (n * EPS * (1 + logs) + 4 * U) + per_input
-    elif statistic in ("slope", "r_squared"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)
+    elif statistic in ("slope", "r_squared", "slope_through_origin"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)
         work = abs(stated) / k * (8 * n * EPS) + 2 * per_input
     elif statistic in _SPREAD:
         d = n if statistic == "population_sd" else max(n - 1, Decimal(1))
