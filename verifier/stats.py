@@ -238,10 +238,9 @@ def _regression(statistic: str, values: Any, of: str) -> Derived:
     if statistic == "slope_through_origin":
         if len(xs) != len(ys) or not xs:
             raise Underivable(f"a regression through the origin needs at least one (x, y) pair, {of} has {min(len(xs), len(ys))}", "empty-selection", fail=False)
-        sxx0 = sum((CONTEXT.multiply(x, x) for x in xs), Decimal(0))
+        sxx0, sxy0 = (sum((CONTEXT.multiply(x, v) for x, v in zip(xs, vs, strict=True)), Decimal(0)) for vs in (xs, ys))
         if sxx0 == 0:
             raise Underivable(f"every x of {of} is 0, so the slope through the origin is undefined", "empty-selection")
-        sxy0 = sum((CONTEXT.multiply(x, y) for x, y in zip(xs, ys, strict=True)), Decimal(0))
         return Derived(statistic, CONTEXT.divide(sxy0, sxx0), f"least-squares slope through the origin sum(xy)/sum(x^2) ({fmt(sxy0)} / {fmt(sxx0)}) over {len(xs)} pairs of {of}",
                        tuple(xs) + tuple(ys))
     if len(xs) != len(ys) or len(xs) < 2:
@@ -454,8 +453,9 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     - `mad`, `mad_scaled`: twice the inputs' error (x and the median) plus
       the interpolation term of a median, times the scale; `geometric_mean`:
       n eps (1 + max |ln x|) relative (n logarithms summed, one exp);
-      `slope`, `r_squared`, `slope_through_origin`: 8 n eps relative (the cancellation in the centred
-      sums is not modelled);
+      `slope`, `r_squared`: 8 n eps relative (the cancellation in the centred
+      sums is not modelled); `slope_through_origin`: 8 n eps + 4 u relative
+      (no cancellation for x, y > 0, e.g. iterations and times);
     - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the
       stated value times 2 n eps + 4 u (the half-width as a quotient; the
       SD's cancellation term is not modelled);
@@ -500,7 +500,9 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic == "geometric_mean":  # n logarithms summed, one exp: relative error n eps (1 + max |ln x|), plus each input's relative u
         logs = max(abs(CONTEXT.ln(x)) for x in xs) if min(xs) > 0 else Decimal(0)
         work = abs(stated) / k * (n * EPS * (1 + logs) + 4 * U) + per_input
-    elif statistic in ("slope", "r_squared", "slope_through_origin"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)
+    elif statistic == "slope_through_origin":  # relative only: x and y are of two units, so an absolute input error of one is no bound in the other
+        work = abs(stated) / k * (8 * n * EPS + 4 * U) + 2 * upstream
+    elif statistic in ("slope", "r_squared"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)
         work = abs(stated) / k * (8 * n * EPS) + 2 * per_input
     elif statistic in _SPREAD:
         d = n if statistic == "population_sd" else max(n - 1, Decimal(1))
