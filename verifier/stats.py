@@ -6,11 +6,11 @@ Inputs are sequences of `Decimal` (as read by `verifier.jsonio`); results are
 any stated precision. Definitions and their sources:
 
 - `mean`: arithmetic mean, sum / n.
-- `median`: the middle value, or the mean of the two middle values (equals
-  `percentile_linear(q=50)`).
+- `median`: the middle value, or the mean of the two middle values (`percentile_linear(q=50)`).
 - `percentile_nearest_rank`: the value at rank ceil(q/100 * n) of the sorted
   sample, 1-based (Hyndman & Fan 1996 definition 1; "nearest-rank" in NIST
   e-Handbook 7.2.6.2). The p95 of fewer than 20 values is the maximum.
+  `weibull` (`estimators.percentile_weibull`): Hyndman & Fan definition 6, commons-math's default.
 - `percentile_linear`: linear interpolation between closest ranks at
   position (n - 1) * q / 100, 0-based (Hyndman & Fan definition 7; numpy's
   default `method="linear"`).
@@ -90,6 +90,7 @@ __all__ = [
 from verifier.estimators import (  # noqa: E402  the elementary estimators, re-exported: stats.mean, stats.CONTEXT, ...
     CONTEXT,
     MAD_NORMAL,
+    PERCENTILE_METHODS,
     RUN_CONTEXT,
     mean,
     median,
@@ -191,12 +192,10 @@ def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, o
         return Derived(statistic, sample_sd(values), f"sample SD (n-1) of {text}", inputs)
     if statistic == "population_sd":
         return Derived(statistic, population_sd(values), f"population SD (n, numpy ddof=0) of {text}", inputs)
-    if q is None or method not in ("nearest-rank", "linear"):
-        raise Underivable(f"percentile needs q and a method (nearest-rank or linear), got q={q}, method={method}", "unknown-statistic")
-    qd = Decimal(str(q))
-    if method == "nearest-rank":
-        return Derived(statistic, percentile_nearest_rank(values, qd), f"p{qd} nearest-rank (rank ceil(q/100*n)) of {text}", inputs)
-    return Derived(statistic, percentile_linear(values, qd), f"p{qd} linear interpolation ((n-1)*q/100) of {text}", inputs)
+    if q is None or method not in PERCENTILE_METHODS:
+        raise Underivable(f"percentile needs q and a method ({', '.join(PERCENTILE_METHODS)}), got q={q}, method={method}", "unknown-statistic")
+    function, how = PERCENTILE_METHODS[method]
+    return Derived(statistic, function(values, Decimal(str(q))), f"p{Decimal(str(q))} {how} of {text}", inputs)
 
 
 def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list[Decimal], list[str], tuple[Decimal, ...]]:
@@ -409,6 +408,7 @@ PERCENT_SCALE = Decimal(100)
 #: Machine epsilon of IEEE 754 binary64 (2**-52) and its unit roundoff u = eps / 2.
 EPS = Decimal(2) ** -52
 U = EPS / 2
+QUANTILE_ERROR = Decimal("1e-9")  # a critical value found by a root solver (commons-math `TDistribution`, JMH): its absolute accuracy, <= relative at c >= 1
 #: Statistics whose float computation (mean subtraction, squares, summation) carries a cancellation term.
 _SPREAD = ("sd", "population_sd", "sd_of_server_means")
 #: Statistics that pick one input (or interpolate between two neighbours) rather than accumulate.
@@ -456,9 +456,9 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
       `slope`, `r_squared`: 8 n eps relative (the cancellation in the centred
       sums is not modelled); `slope_through_origin`: 8 n eps + 4 u relative
       (no cancellation for x, y > 0, e.g. iterations and times);
-    - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the
-      stated value times 2 n eps + 4 u (the half-width as a quotient; the
-      SD's cancellation term is not modelled);
+    - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the stated
+      value times 2 n eps + 4 u + 1e-9 (the half-width as a quotient; 1e-9: a
+      numerically inverted quantile, commons-math's default solver accuracy);
     - a 15+-digit stated number without `values` (a printed double whose
       inputs we do not have): 16 ulps of it.
 
@@ -515,7 +515,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic == "difference":
         work = 2 * _ulp(biggest * k) / k + 2 * upstream
     elif statistic in CI_STATISTICS:  # the mean's bound plus the half-width's relative error as a quotient (cancellation in the SD not modelled)
-        work = EPS * total + per_input + (abs(stated) / k) * (2 * n * EPS + 4 * U)
+        work = EPS * total + per_input + (abs(stated) / k) * (2 * n * EPS + 4 * U + QUANTILE_ERROR)
     elif statistic in ("relative_reduction_pct", "speedup", "ratio", "relative_change_pct", "ratio_of_sums"):
         rel = 2 * n * EPS + 4 * U + (2 * upstream / min(x for x in xs if x) if any(xs) and upstream else 0)
         if statistic == "relative_reduction_pct":

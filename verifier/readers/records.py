@@ -272,6 +272,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                     else:
                         found, value = get(record, element, parallel, from_name)
                     text = (value if type(value) is str else dim_text(value)) if found else None  # `dim_text`, its common case first
+                    if (not found or value is None) and "absent" in mapping:
+                        text = mapping["absent"]  # a member the record does not state, as the text the profile gives it (JMH's `params`: "")
                     if text is None and mapping.get("optional") and not (found and value is not None):
                         continue  # an optional dimension this record does not state: the record is read without it (a selection on it leaves it out)
                     if text is None:
