@@ -1,4 +1,4 @@
-"""The shipped `criterion` profile on real criterion.rs output (`tests/data/criterion/SOURCE.md`): 0.3 (top-level benchmarks) and 0.4 (a group, a `Flat` run)."""
+"""The shipped `criterion` profile on real criterion.rs output (`tests/data/criterion/SOURCE.md`): 0.3 (top-level benchmarks), 0.4 (a group, a `Flat` run), 0.5."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from verifier.readers.records import _name_values
 DATA = ROOT / "tests" / "data" / "criterion"
 V03 = DATA / "gettingstarted-0.3"
 V04 = DATA / "aoc2024-0.4"
+V05 = DATA / "utc-time-0.5"
 FAST = "fib 20 - fast"
 GROUPED = "Individual/01.1_ Historian Hysteria"
 FLAT = "Total_ All Days"
@@ -56,7 +57,7 @@ def _per_iteration(bench: Path) -> list[Decimal]:
 # ---------------------------------------------------------------- real output
 
 
-@pytest.mark.parametrize("tree, passed, unstated", [(V03, 10, 0), (V04, 14, 1)])
+@pytest.mark.parametrize("tree, passed, unstated", [(V03, 10, 0), (V04, 14, 1), (V05, 5, 0)])
 def test_real_output_rederives_every_point_estimate(run, tree, passed, unstated):
     report = verify_path(str(tree / "target" / "criterion"))
     assert report.kind == "profile:criterion"
@@ -121,6 +122,15 @@ def test_a_sample_of_zero_iterations_is_no_value(tmp_path):
     report = verify_path(str(home))
     assert any(f.code == "not-a-number" and f.status == "FAIL" and "iters" in f.message for f in report.findings)
     assert not any(f.status == "PASS" for label, f in _claims(report).items() if FAST in label and label.split("[")[0] in ("mean", "median", "std_dev"))
+
+
+def test_a_first_run_without_change_estimates_is_complete(tmp_path):
+    # criterion writes `change/` only when a previous run exists; the profile does not read it
+    home = _copy(tmp_path)
+    for bench in home.iterdir():
+        shutil.rmtree(bench / "change")
+    report = verify_path(str(home))
+    assert all(f.status == "PASS" for f in report.findings if f.check in ("profile.claims", "profile.coverage"))
 
 
 def test_a_flat_run_states_no_slope_and_is_never_failed_for_it():
