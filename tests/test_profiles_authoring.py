@@ -313,15 +313,18 @@ def _independent(statistic: str) -> float:
     samples = [10, 20, 30, 40, 50]
     return {"mad": lambda: sps.median_abs_deviation(XS), "mad_scaled": lambda: sps.median_abs_deviation(XS, scale="normal"),
             "geometric_mean": lambda: sps.gmean(XS), "population_sd": lambda: float(np.std(XS)), "sum": lambda: sum(XS),
-            "slope": lambda: sps.linregress(samples, XS).slope * 1000, "r_squared": lambda: sps.linregress(samples, XS).rvalue ** 2}[statistic]()
+            "slope": lambda: sps.linregress(samples, XS).slope * 1000, "r_squared": lambda: sps.linregress(samples, XS).rvalue ** 2,
+            "slope_through_origin": lambda: float(np.dot(samples, XS) / np.dot(samples, samples)) * 1000,  # criterion.rs's `Slope::fit`
+            "mad_scaled/1.4826": lambda: sps.median_abs_deviation(XS) * 1.4826}[statistic]()  # R's `mad()` constant
 
 
 @pytest.mark.parametrize(("statistic", "unit", "extra"), [
     ("mad", "s", {}), ("mad_scaled", "s", {}), ("geometric_mean", "s", {}), ("population_sd", "s", {}), ("sum", "s", {}),
     ("slope", "ms/sample", {"x": "samples", "value": "t"}), ("r_squared", "1", {"x": "samples", "value": "t"}),
+    ("slope_through_origin", "ms/sample", {"x": "samples", "value": "t"}), ("mad_scaled", "s", {"scale": 1.4826}),
 ])
 def test_each_new_statistic_passes_its_value_and_fails_another(tmp_path, statistic, unit, extra):
-    expected = _independent(statistic)
+    expected = _independent(statistic + (f"/{extra['scale']}" if "scale" in extra else ""))
     for stated, status in ((f"{expected:.4f}", "PASS"), (f"{expected * 1.01:.4f}", "FAIL")):
         summary, claim = _one(statistic, stated, unit, **extra)
         doc = _doc([claim])
@@ -347,6 +350,21 @@ def test_a_ratio_to_the_baseline_in_percent_and_a_relative_change(tmp_path):
     assert (_claim(report, "of_baseline").status, _claim(report, "change").status) == ("PASS", "PASS")
     report = _run(tmp_path / "b", {**RUNS, "summary.json": '{"of": 120.0, "change": 16.67}'}, [ratio, change])
     assert (_claim(report, "of_baseline").status, _claim(report, "change").status) == ("FAIL", "FAIL")
+
+
+def test_the_scale_of_a_mad_is_part_of_the_claim(tmp_path):
+    # R's constant 1.4826 against the normal scale 1/Phi^-1(3/4): 1.3e-6 apart, far beyond a 9-digit statement's tolerance
+    stated = f"{_independent('mad_scaled/1.4826'):.9f}"
+    for extra, status in (({"scale": 1.4826}, "PASS"), ({}, "FAIL")):
+        summary, claim = _one("mad_scaled", stated, "s", **extra)
+        bundle = write_tree(tmp_path / status / "run", {**SPREAD, "summary.json": summary})
+        report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": _doc([claim])}))
+        assert _claim(report, "mad_scaled").status == status, _claim(report, "mad_scaled").message
+
+
+def test_a_scale_on_another_statistic_than_mad_scaled_is_refused():
+    _, claim = _one("mad", "1", "s", scale=1.4826)
+    _refused(_doc([claim]), "/claims/0", "scale")
 
 
 def test_a_slope_in_a_unit_of_another_dimension_is_refused():

@@ -3,7 +3,7 @@ The one rule derivation of the package: select -> derive (`verifier.stats.derive
 
 `derive_rule` reads what a claim or gate rule asks (its `statistic`,
 `selection`, the `per` key of one instance, `value`, `q`, `method`,
-`confidence`, `baseline`/`candidate`, `of`, `numerator`/`denominator`),
+`confidence`, `scale`, `baseline`/`candidate`, `of`, `numerator`/`denominator`),
 asks a `Source` for the values that selection names, in the shape the
 statistic needs, and hands them to `stats.derive`. Two sources exist:
 
@@ -172,4 +172,4 @@ def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo:
         parts, of = source.sums(selection, rule["numerator"], rule["denominator"])
         return stats.derive(statistic, parts, of=of)
     values, of = source.values(selection, name)
-    return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), confidence=rule.get("confidence"), of=of)
+    return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), confidence=rule.get("confidence"), scale=rule.get("scale"), of=of)

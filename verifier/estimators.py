@@ -14,8 +14,8 @@ import decimal
 from collections.abc import Sequence
 from decimal import Decimal
 
-__all__ = ["CONTEXT", "MAD_NORMAL", "RUN_CONTEXT", "mean", "median", "median_abs_deviation", "percentile_linear",
-           "percentile_nearest_rank", "population_sd", "sample_sd"]
+__all__ = ["CONTEXT", "MAD_NORMAL", "PERCENTILE_METHODS", "RUN_CONTEXT", "mean", "median", "median_abs_deviation", "percentile_linear",
+           "percentile_nearest_rank", "percentile_weibull", "population_sd", "sample_sd"]
 
 CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
 #: The thread context every check runs in (`verifier.pipeline.run_pipeline`): Python's default context, spelled out, so that
@@ -66,6 +66,25 @@ def percentile_linear(values: Sequence[Decimal], q: Decimal) -> Decimal:
     return CONTEXT.add(xs[lower], CONTEXT.multiply(fraction, xs[lower + 1] - xs[lower]))
 
 
+def percentile_weibull(values: Sequence[Decimal], q: Decimal) -> Decimal:
+    """
+    Return the q-th percentile at position q/100 * (n + 1), 1-based, interpolated, clamped to the minimum and maximum
+    (Hyndman & Fan 1996 definition 6; numpy `method="weibull"`; Apache commons-math `Percentile`'s default estimation,
+    which JMH's `scorePercentiles` use); raises `ValueError` on empty input or q outside [0, 100].
+    """
+    xs = sorted(_need(values))
+    q = Decimal(q)
+    if not 0 <= q <= 100:
+        raise ValueError(f"percentile q must be in [0, 100], got {q}")
+    position = CONTEXT.divide(CONTEXT.multiply(q, Decimal(len(xs) + 1)), Decimal(100))
+    if position < 1:
+        return xs[0]
+    if position >= len(xs):
+        return xs[-1]
+    lower = int(position.to_integral_value(rounding=decimal.ROUND_FLOOR))
+    return CONTEXT.add(xs[lower - 1], CONTEXT.multiply(position - lower, xs[lower] - xs[lower - 1]))
+
+
 def sample_sd(values: Sequence[Decimal]) -> Decimal:
     """Return the sample standard deviation (n - 1); raises `ValueError` for fewer than 2 values."""
     xs = _need(values, 2)
@@ -91,3 +110,9 @@ def population_sd(values: Sequence[Decimal]) -> Decimal:
     m = mean(xs)
     ss = sum((CONTEXT.multiply(x - m, x - m) for x in xs), Decimal(0))
     return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs))))
+
+
+#: The named percentile methods (`percentile`'s `method`, never a default): the function and how a derivation text says it.
+PERCENTILE_METHODS = {"nearest-rank": (percentile_nearest_rank, "nearest-rank (rank ceil(q/100*n))"),
+                      "linear": (percentile_linear, "linear interpolation ((n-1)*q/100)"),
+                      "weibull": (percentile_weibull, "weibull interpolation (q/100*(n+1), clamped; commons-math)")}

@@ -21,7 +21,7 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
   reads;
 - a template with two placeholders side by side (`{arm}{server}`): where one
   value ends and the next begins is ambiguous by construction;
-- `labels` on a value, `divide_by` on a dimension;
+- `labels` or `absent` on a value, `divide_by` on a dimension, a `divide_by.parallel` that is no `unnest.parallel` array;
 - a `selection` value holding a `{placeholder}` (selections are literal; the
   text would match no receipt), and a `baseline` or `candidate` `{dim}`, or a
   `bounds_at.file` placeholder, that is not a `per` dimension (it would name
@@ -119,8 +119,14 @@ def _mapping_kinds(document: dict[str, Any], origin: str) -> None:
                 numeric = section == "values" or name in ("latency", "start", "end")
                 if "labels" in mapping and numeric:
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/labels", "`labels` map texts onto dimension values; a number is read as written (map it under `dimensions`)")
+                if "absent" in mapping and section == "values":
+                    raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/absent", "`absent` names the dimension value of a record not stating the member; a number that is absent is not zero (map it under `dimensions`)")
                 if "divide_by" in mapping and section != "values":
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/divide_by", "`divide_by` computes a per-record number: declare it under `values` (with the unit of the result)")
+                parallel = mapping.get("divide_by", {}).get("parallel")
+                if parallel is not None and parallel not in spec.get("unnest", {}).get("parallel", {}):
+                    raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/divide_by/parallel",
+                                  f"{parallel!r} is not an array of this set's `unnest.parallel` (arrays: {sorted(spec.get('unnest', {}).get('parallel', {}))})")
 
 
 def _location_pointers(document: dict[str, Any], origin: str) -> None:

@@ -270,6 +270,8 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
 VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
                     "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean")
+#: Regression slopes: value per x, in a unit of the dimension value / x.
+SLOPE_STATISTICS = ("slope", "slope_through_origin")
 #: Statistics comparing two arms (`baseline`, `candidate`): `ratio` and `relative_change_pct` take the arms' means as their pair.
 ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference", "ratio", "relative_change_pct")
 
@@ -297,7 +299,7 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
     if item["statistic"] == "ratio_of_sums":
         _check_ratio_of_sums(origin, where, item, rid, numeric)
         return
-    if item["statistic"] == "slope":  # y per x: the unit is of the dimension value / x
+    if item["statistic"] in SLOPE_STATISTICS:  # y per x: the unit is of the dimension value / x
         _check_ratio_of_sums(origin, where, {**item, "numerator": item["value"], "denominator": item["x"]}, rid, numeric, slope=True)
     if "x" in item and item["x"] not in numeric:
         raise _refuse(origin, f"{where}/x", f"x {item['x']!r} is not a value of receipt set {rid!r} (values: {sorted(numeric)})")

@@ -6,11 +6,11 @@ Inputs are sequences of `Decimal` (as read by `verifier.jsonio`); results are
 any stated precision. Definitions and their sources:
 
 - `mean`: arithmetic mean, sum / n.
-- `median`: the middle value, or the mean of the two middle values (equals
-  `percentile_linear(q=50)`).
+- `median`: the middle value, or the mean of the two middle values (`percentile_linear(q=50)`).
 - `percentile_nearest_rank`: the value at rank ceil(q/100 * n) of the sorted
   sample, 1-based (Hyndman & Fan 1996 definition 1; "nearest-rank" in NIST
   e-Handbook 7.2.6.2). The p95 of fewer than 20 values is the maximum.
+  `weibull` (`estimators.percentile_weibull`): Hyndman & Fan definition 6, commons-math's default.
 - `percentile_linear`: linear interpolation between closest ranks at
   position (n - 1) * q / 100, 0-based (Hyndman & Fan definition 7; numpy's
   default `method="linear"`).
@@ -20,13 +20,18 @@ any stated precision. Definitions and their sources:
 - `mad`: the median absolute deviation, median(|x - median(x)|), unscaled;
   `mad_scaled`: the same times 1 / Phi^-1(3/4) = 1.482602218505602, so it
   estimates the SD of normal data (Rousseeuw & Croux 1993; scipy
-  `median_abs_deviation(scale="normal")`, R `mad()` by default).
+  `median_abs_deviation(scale="normal")`), or times the `scale` a rule
+  names (R `mad()`'s `constant` 1.4826; criterion.rs multiplies by the f32
+  literal 1.4826, i.e. 1.4825999736785888671875).
 - `geometric_mean`: exp(mean(ln x)) of values > 0 (e.g. of speedup
   ratios; scipy `gmean`).
 - `slope` and `r_squared`: the ordinary least-squares line of y on x over
   pairs (x, y): slope Sxy / Sxx, coefficient of determination
   Sxy^2 / (Sxx Syy) (NIST e-Handbook 4.1.4.1; scipy `linregress` `slope`
-  and `rvalue**2`), Sxy = sum((x - mean x)(y - mean y)).
+  and `rvalue**2`), Sxy = sum((x - mean x)(y - mean y));
+  `slope_through_origin`: the least-squares line through (0, 0),
+  sum(x y) / sum(x^2) (NIST e-Handbook 4.1.4.1; criterion.rs `Slope::fit`,
+  the `slope` of its `estimates.json`).
 - `ratio_of_sums`: sum(a) / sum(b) over one selection (e.g. samples / total
   seconds), not a mean of per-receipt ratios.
 - `ci_low`, `ci_high`, `ci_half_width`: the two-sided confidence interval of
@@ -85,6 +90,7 @@ __all__ = [
 from verifier.estimators import (  # noqa: E402  the elementary estimators, re-exported: stats.mean, stats.CONTEXT, ...
     CONTEXT,
     MAD_NORMAL,
+    PERCENTILE_METHODS,
     RUN_CONTEXT,
     mean,
     median,
@@ -132,7 +138,7 @@ SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "l
 #: Robust spreads and the geometric mean over one sample (`values`: a sequence of Decimal; the geometric mean's all > 0).
 ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean")
 #: Least-squares line of y on x (`values`: `(xs, ys)`, two sequences of one length).
-REGRESSION_STATISTICS = ("slope", "r_squared")
+REGRESSION_STATISTICS = ("slope", "r_squared", "slope_through_origin")
 #: Statistics over outcomes (`values`: a sequence of bool, one per receipt: whether it succeeded): `count_ok` counts the successes.
 OUTCOME_STATISTICS = ("count_ok",)
 #: Statistics over groups (`values`: a mapping group -> sample), e.g. one sample per server.
@@ -186,12 +192,10 @@ def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, o
         return Derived(statistic, sample_sd(values), f"sample SD (n-1) of {text}", inputs)
     if statistic == "population_sd":
         return Derived(statistic, population_sd(values), f"population SD (n, numpy ddof=0) of {text}", inputs)
-    if q is None or method not in ("nearest-rank", "linear"):
-        raise Underivable(f"percentile needs q and a method (nearest-rank or linear), got q={q}, method={method}", "unknown-statistic")
-    qd = Decimal(str(q))
-    if method == "nearest-rank":
-        return Derived(statistic, percentile_nearest_rank(values, qd), f"p{qd} nearest-rank (rank ceil(q/100*n)) of {text}", inputs)
-    return Derived(statistic, percentile_linear(values, qd), f"p{qd} linear interpolation ((n-1)*q/100) of {text}", inputs)
+    if q is None or method not in PERCENTILE_METHODS:
+        raise Underivable(f"percentile needs q and a method ({', '.join(PERCENTILE_METHODS)}), got q={q}, method={method}", "unknown-statistic")
+    function, how = PERCENTILE_METHODS[method]
+    return Derived(statistic, function(values, Decimal(str(q))), f"p{Decimal(str(q))} {how} of {text}", inputs)
 
 
 def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list[Decimal], list[str], tuple[Decimal, ...]]:
@@ -208,8 +212,8 @@ def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list
     return means, lines, tuple(inputs)
 
 
-def _robust(statistic: str, xs: list[Decimal], of: str) -> Derived:
-    """Return `mad`, `mad_scaled` or `geometric_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric mean."""
+def _robust(statistic: str, xs: list[Decimal], of: str, scale: Any = None) -> Derived:
+    """Return `mad`, `mad_scaled` (times `scale`, default `MAD_NORMAL`) or `geometric_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric mean."""
     if not xs:
         raise Underivable(f"no values ({of})", "empty-selection")
     text = f"{len(xs)} {of}"
@@ -221,12 +225,23 @@ def _robust(statistic: str, xs: list[Decimal], of: str) -> Derived:
     mad = median_abs_deviation(xs)
     if statistic == "mad":
         return Derived(statistic, mad, f"median absolute deviation median(|x - median|) (unscaled) of {text}", tuple(xs))
+    if scale is not None:
+        factor = Decimal(str(scale))
+        return Derived(statistic, CONTEXT.multiply(mad, factor), f"median absolute deviation x {factor} (the scale the rule names) of {text}", tuple(xs))
     return Derived(statistic, CONTEXT.multiply(mad, MAD_NORMAL), f"median absolute deviation x 1.482602218505602 (1/Phi^-1(3/4), normal scale) of {text}", tuple(xs))
 
 
 def _regression(statistic: str, values: Any, of: str) -> Derived:
-    """Return the least-squares `slope` or `r_squared` of `values` = `(xs, ys)`; raises `Underivable` for fewer than two pairs or no spread."""
+    """Return the least-squares `slope`, `r_squared` or `slope_through_origin` of `values` = `(xs, ys)`; raises `Underivable` for fewer than two pairs (one through the origin) or no spread."""
     xs, ys = ([Decimal(v) for v in part] for part in values)
+    if statistic == "slope_through_origin":
+        if len(xs) != len(ys) or not xs:
+            raise Underivable(f"a regression through the origin needs at least one (x, y) pair, {of} has {min(len(xs), len(ys))}", "empty-selection", fail=False)
+        sxx0, sxy0 = (sum((CONTEXT.multiply(x, v) for x, v in zip(xs, vs, strict=True)), Decimal(0)) for vs in (xs, ys))
+        if sxx0 == 0:
+            raise Underivable(f"every x of {of} is 0, so the slope through the origin is undefined", "empty-selection")
+        return Derived(statistic, CONTEXT.divide(sxy0, sxx0), f"least-squares slope through the origin sum(xy)/sum(x^2) ({fmt(sxy0)} / {fmt(sxx0)}) over {len(xs)} pairs of {of}",
+                       tuple(xs) + tuple(ys))
     if len(xs) != len(ys) or len(xs) < 2:
         raise Underivable(f"a regression needs at least two (x, y) pairs, {of} has {min(len(xs), len(ys))}", "empty-selection", fail=False)
     mx, my = mean(xs), mean(ys)
@@ -272,7 +287,7 @@ def critical_value(method: str, confidence: Decimal, n: int) -> Decimal:
 
 def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = None,
            baseline: str | None = None, candidate: str | None = None, of: str = "values",
-           confidence: Any = None) -> Derived:
+           confidence: Any = None, scale: Any = None) -> Derived:
     """
     Return the `Derived` value of `statistic` over `values`, computed exactly in `CONTEXT`.
 
@@ -283,8 +298,8 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
       the order given, e.g. file order), `sd` (sample, n-1),
       `population_sd` (n), `percentile` (`q` in (0, 100], `method`
       `nearest-rank` or `linear`, both required): a sequence of Decimal;
-    - `mad`, `mad_scaled`, `geometric_mean` (values > 0): a sequence of Decimal;
-    - `slope`, `r_squared`: a pair `(xs, ys)` of sequences of one length (y regressed on x);
+    - `mad`, `mad_scaled` (times `scale` when given), `geometric_mean` (values > 0): a sequence of Decimal;
+    - `slope`, `r_squared`, `slope_through_origin`: a pair `(xs, ys)` of sequences of one length (y regressed on x);
     - `count_ok`: a sequence of bool (each receipt's success): the number of successes;
     - `mean_of_server_means`, `sd_of_server_means` (sample SD, n-1, of the
       group means): a mapping group -> sequence (one group per server);
@@ -306,7 +321,7 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
     if statistic in SAMPLE_STATISTICS:
         return _sample(statistic, values, q, method, of)
     if statistic in ROBUST_STATISTICS:
-        return _robust(statistic, [Decimal(x) for x in values], of)
+        return _robust(statistic, [Decimal(x) for x in values], of, scale)
     if statistic in REGRESSION_STATISTICS:
         return _regression(statistic, values, of)
     if statistic in OUTCOME_STATISTICS:
@@ -393,6 +408,7 @@ PERCENT_SCALE = Decimal(100)
 #: Machine epsilon of IEEE 754 binary64 (2**-52) and its unit roundoff u = eps / 2.
 EPS = Decimal(2) ** -52
 U = EPS / 2
+QUANTILE_ERROR = Decimal("1e-9")  # a critical value found by a root solver (commons-math `TDistribution`, JMH): its absolute accuracy, <= relative at c >= 1
 #: Statistics whose float computation (mean subtraction, squares, summation) carries a cancellation term.
 _SPREAD = ("sd", "population_sd", "sd_of_server_means")
 #: Statistics that pick one input (or interpolate between two neighbours) rather than accumulate.
@@ -438,10 +454,11 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
       the interpolation term of a median, times the scale; `geometric_mean`:
       n eps (1 + max |ln x|) relative (n logarithms summed, one exp);
       `slope`, `r_squared`: 8 n eps relative (the cancellation in the centred
-      sums is not modelled);
-    - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the
-      stated value times 2 n eps + 4 u (the half-width as a quotient; the
-      SD's cancellation term is not modelled);
+      sums is not modelled); `slope_through_origin`: 8 n eps + 4 u relative
+      (no cancellation for x, y > 0, e.g. iterations and times);
+    - `ci_low`, `ci_high`, `ci_half_width`: the mean's bound plus the stated
+      value times 2 n eps + 4 u + 1e-9 (the half-width as a quotient; 1e-9: a
+      numerically inverted quantile, commons-math's default solver accuracy);
     - a 15+-digit stated number without `values` (a printed double whose
       inputs we do not have): 16 ulps of it.
 
@@ -483,6 +500,8 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic == "geometric_mean":  # n logarithms summed, one exp: relative error n eps (1 + max |ln x|), plus each input's relative u
         logs = max(abs(CONTEXT.ln(x)) for x in xs) if min(xs) > 0 else Decimal(0)
         work = abs(stated) / k * (n * EPS * (1 + logs) + 4 * U) + per_input
+    elif statistic == "slope_through_origin":  # relative only: x and y are of two units, so an absolute input error of one is no bound in the other
+        work = abs(stated) / k * (8 * n * EPS + 4 * U) + 2 * upstream
     elif statistic in ("slope", "r_squared"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)
         work = abs(stated) / k * (8 * n * EPS) + 2 * per_input
     elif statistic in _SPREAD:
@@ -496,7 +515,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic == "difference":
         work = 2 * _ulp(biggest * k) / k + 2 * upstream
     elif statistic in CI_STATISTICS:  # the mean's bound plus the half-width's relative error as a quotient (cancellation in the SD not modelled)
-        work = EPS * total + per_input + (abs(stated) / k) * (2 * n * EPS + 4 * U)
+        work = EPS * total + per_input + (abs(stated) / k) * (2 * n * EPS + 4 * U + QUANTILE_ERROR)
     elif statistic in ("relative_reduction_pct", "speedup", "ratio", "relative_change_pct", "ratio_of_sums"):
         rel = 2 * n * EPS + 4 * U + (2 * upstream / min(x for x in xs if x) if any(xs) and upstream else 0)
         if statistic == "relative_reduction_pct":

@@ -283,7 +283,8 @@ def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tu
     """
     Return (cached per file, pointer and member names) the element indexes of `container` by the texts of `members`: one scan, not one per instance.
 
-    The texts of the members in `fold` are casefolded (`str.casefold`).
+    The texts of the members in `fold` are casefolded (`str.casefold`). A member the element does not state (or states
+    as null) is the empty text, which the instances of a dimension mapped with `"absent": ""` bind (JMH's `params`).
     """
     key = ("where-index", rel, pointer, members, fold)
     cache = tree._cache  # noqa: SLF001 - the tree's per-run cache of parsed documents
@@ -291,7 +292,8 @@ def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tu
         index: dict[tuple[Any, ...], list[Any]] = {}
         for i, e in _elements(container):
             if isinstance(e, dict):
-                index.setdefault(tuple(_folded(dim_text(e.get(m))) if m in fold else dim_text(e.get(m)) for m in members), []).append(i)
+                texts = ("" if e.get(m) is None else dim_text(e.get(m)) for m in members)
+                index.setdefault(tuple(_folded(t) if m in fold else t for m, t in zip(members, texts, strict=True)), []).append(i)
         cache[key] = index
     return cache[key]  # type: ignore[no-any-return]
 

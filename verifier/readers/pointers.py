@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -71,10 +72,12 @@ def to_decimal(value: Any) -> Decimal | None:
 
 
 def dim_text(value: Any) -> str | None:
-    """Return the canonical string of a dimension value (`1`, `"baseline"`, `Decimal('5')` -> `"5"`), or None."""
+    """Return the canonical string of a dimension value (`1`, `"baseline"`, `Decimal('5')` -> `"5"`, an object -> its JSON text with sorted keys), or None (null, an array)."""
     if type(value) is str:
         return value  # the common case: the text itself
-    if value is None or isinstance(value, (dict, list)):
+    if isinstance(value, dict):  # an object (JMH's `params`): its canonical JSON text, so equal objects are one dimension value
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    if value is None or isinstance(value, list):
         return None
     if isinstance(value, bool):
         return "true" if value else "false"

@@ -82,16 +82,27 @@ class Problem:
 
 
 @functools.lru_cache(maxsize=256)
-def _name_regex(template: str) -> re.Pattern[str]:
-    """Return the compiled regex of a file-name template (`{arm}` -> a named group within one path component), built once per template."""
+def _name_regex(template: str, spans: frozenset[str] = frozenset()) -> re.Pattern[str]:
+    """
+    Return the compiled regex of a file-name template, built once per template: `{arm}` -> a named group within one
+    path component, or across directories for a placeholder in `spans` (a dimension mapped `"spans_directories": true`:
+    criterion's `{bench}/new/sample.json`, where a benchmark id `group/function/param` is three directories).
+    """
     parts = PLACEHOLDER.split(template)
-    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>[^/]+?)" for i, p in enumerate(parts)))
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>{'[^/].*?' if p in spans else '[^/]+?'})"
+                              for i, p in enumerate(parts)))
 
 
-def _name_values(template: str, rel: str) -> dict[str, str] | None:
+def _spans(spec: dict[str, Any]) -> frozenset[str]:
+    """Return the file-name placeholders a receipt set's dimensions or fields map with `"spans_directories": true`."""
+    mappings = [*spec["fields"].values(), *spec.get("dimensions", {}).values()]
+    return frozenset(m["from_name"] for m in mappings if m.get("spans_directories") and "from_name" in m)
+
+
+def _name_values(template: str, rel: str, spans: frozenset[str] = frozenset()) -> dict[str, str] | None:
     if not template:
         return {}
-    m = _name_regex(template).fullmatch(rel)
+    m = _name_regex(template, spans).fullmatch(rel)
     return m.groupdict() if m else None
 
 
@@ -171,7 +182,7 @@ def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None
 
 def _stand_in(rid: str, spec: dict[str, Any], rel: str, reason: str, code: str, *, pointer: str = "", record: Any = None) -> Receipt:
     """Return the stand-in `Receipt` for receipts of `rel` that could not be read (see `Receipt.unread`)."""
-    dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel), record)
+    dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel, _spans(spec)), record)
     return Receipt(dims=dims, quantities={}, location=Location(rel, pointer or None), ok=False, receipt_set=rid, unread=reason, unread_code=code)
 
 
@@ -220,12 +231,13 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     # per value, read once per set (every unit was parsed above): whether it may be absent, its scale to the base unit, whether it is a time
     value_getters = [(name, mapping, _getter(mapping), bool(mapping.get("optional")), unit_scale(mapping["unit"]),
                       units.parse(mapping["unit"]).dimension == "time") for name, mapping in values_spec.items()]
+    spans = _spans(spec)
     for rel in files:
         if rel in tree.blocked:
             problems.append(Problem("UNVERIFIED", "blocked-by-integrity", f"{rel}: {tree.blocked[rel]}; its receipts are not read", rel))
             records.append(_stand_in(rid, spec, rel, f"blocked by integrity: {tree.blocked[rel]}", "blocked-by-integrity"))
             continue
-        from_name = _name_values(spec.get("name", ""), rel)
+        from_name = _name_values(spec.get("name", ""), rel, spans)
         if from_name is None:
             problems.append(Problem("FAIL", "name-mismatch", f"{rel} does not match the file-name template {spec['name']!r}, so its arm/server/phase are unknown", rel))
             records.append(_stand_in(rid, spec, rel, "its name does not match the file-name template", "incomplete-denominator"))
@@ -260,6 +272,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                     else:
                         found, value = get(record, element, parallel, from_name)
                     text = (value if type(value) is str else dim_text(value)) if found else None  # `dim_text`, its common case first
+                    if (not found or value is None) and "absent" in mapping:
+                        text = mapping["absent"]  # a member the record does not state, as the text the profile gives it (JMH's `params`: "")
                     if text is None and mapping.get("optional") and not (found and value is not None):
                         continue  # an optional dimension this record does not state: the record is read without it (a selection on it leaves it out)
                     if text is None:
@@ -299,7 +313,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         problems.append(Problem("UNVERIFIED", "number-out-of-range", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is "
                                                 f"{shown_literal(str(value))}, beyond the binary64 range, so it is not used", rel, where, name))
                         number = None
-                    elif "divide_by" in mapping and (number := _divided(number, record, mapping, rel, where, name, problems)) is None:
+                    elif "divide_by" in mapping and (number := _divided(number, record, parallel, mapping, rel, where, name, problems)) is None:
                         pass  # the divisor is missing, not a number or not > 0: a problem was recorded, and the value is not used
                     elif name not in CLOCKS and number <= 0 and timed:
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
@@ -320,16 +334,24 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     return records, problems, files
 
 
-def _divided(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where: str, name: str, problems: list[Problem]) -> Decimal | None:
+def _divided(number: Decimal, record: Any, parallel: dict[str, Any], mapping: dict[str, Any], rel: str, where: str, name: str,
+             problems: list[Problem]) -> Decimal | None:
     """
-    Return `number` divided by the count at `mapping["divide_by"]["pointer"]` of `record` (time / iterations), exactly
-    as `stats.CONTEXT` divides; None after recording FAIL `missing-field` (no divisor), `not-a-number` (one that is no
-    finite number > 0: a per-record value over 0 iterations is no value) or UNVERIFIED `number-out-of-range` (a
-    quotient beyond binary64).
+    Return `number` divided by the count at `mapping["divide_by"]["pointer"]` of `record`, or by the unnested record's
+    entry of the `parallel` array `mapping["divide_by"]["parallel"]` (criterion's `times[i] / iters[i]`) (time /
+    iterations), exactly as `stats.CONTEXT` divides; None after recording FAIL `missing-field` (no divisor),
+    `not-a-number` (one that is no finite number > 0: a per-record value over 0 iterations is no value) or UNVERIFIED
+    `number-out-of-range` (a quotient beyond binary64).
     """
-    pointer = mapping["divide_by"]["pointer"]
+    divide_by = mapping["divide_by"]
+    pointer = divide_by.get("pointer") or f"the parallel entry {divide_by['parallel']!r}"
     try:
-        raw = resolve(record, pointer)
+        if "parallel" in divide_by:
+            if divide_by["parallel"] not in parallel:
+                raise KeyError(divide_by["parallel"])
+            raw = parallel[divide_by["parallel"]]
+        else:
+            raw = resolve(record, pointer)
     except KeyError:
         problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: the divisor {pointer} of mapped field {name} is missing", rel, where, name))
         return None
