@@ -54,3 +54,56 @@ def test_the_ci_tolerance_is_the_means_bound_plus_the_half_widths_quotient_term(
     got = stats.tolerance(stated, statistic=statistic, values=xs, scale=scale)
     assert abs(got - expected) <= expected * Decimal("1e-20"), (got, expected)
     assert quotient * k > expected / 20  # the quotient term is a visible part of the bound, so dropping it is seen
+
+
+# checks/profile_media.py, coverage of a profile's media: the `continue` after UNVERIFIED `media-absent` (a record naming no
+# output) and after UNVERIFIED `expected-unreadable` (a record whose expected shape cannot be read), each deleted
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory):
+    """The supplied clips of `tests/test_profile_media.py` (its fixture's body: a clip covering the record, one with short audio)."""
+    from test_profile_media import FRAMES, FULL, make_clips
+
+    d = tmp_path_factory.mktemp("clips")
+    return {"covers": make_clips.write_clip(d / "covers.mp4", frames=FRAMES, audio_samples=FULL)}
+
+
+def _media_report(tmp_path, clips, edit, **media):
+    import json
+
+    from conftest import make_assets
+    from test_profile_media import PID, _bundle, _profile
+
+    from verifier.core import verify_path
+
+    bundle = _bundle(tmp_path, clips["covers"])
+    results = bundle / "artifacts" / "results.json"
+    doc = json.loads(results.read_text())
+    edit({r["name"]: r for r in doc["records"]})
+    results.write_text(json.dumps(doc, indent=2))
+    return verify_path(str(bundle), asset_root=make_assets(tmp_path, {PID: _profile(**media)}))
+
+
+def _coverage_of(report):
+    return [f for f in report.findings if f.check == "coverage.streams"]
+
+
+def test_a_record_naming_no_output_is_media_absent_once_and_judges_nothing(tmp_path, clips):
+    def edit(records):
+        records["10s-measured-2"].pop("output")
+        records["10s-measured-2"]["sha256"] = "0" * 64  # no listed file has it: no name comes from the digest either
+    report = _media_report(tmp_path, clips, edit)
+    found = _coverage_of(report)
+    absent = [f for f in found if f.code == "media-absent"]
+    assert len(absent) == 1 and absent[0].status.value == "UNVERIFIED" and absent[0].observed is None
+    assert not [f for f in found if f.status.value == "ERROR" or f.path is None and f.code != "media-absent"], [(f.code, f.path) for f in found]
+    whole = _coverage_of(_media_report(tmp_path / "whole", clips, lambda records: None))
+    assert len(found) == len(whole) + 1  # media-absent, and nothing else more or less
+
+
+def test_a_record_whose_shape_cannot_be_read_is_expected_unreadable_and_never_judged_against_anothers(tmp_path, clips):
+    def edit(records):
+        records["10s-measured-1"]["validation"]["frames"] = "many"  # the supplied, covering clip: its record's shape unreadable
+    report = _media_report(tmp_path, clips, edit)
+    mine = [f for f in _coverage_of(report) if f.path and "10s-measured-1" in f.path or "10s-measured-1" in f.message]
+    assert [f.code for f in mine] == ["expected-unreadable"], [(f.code, f.status.value, f.path) for f in mine]
+    assert not [f for f in report.findings if f.status.value == "ERROR"]
