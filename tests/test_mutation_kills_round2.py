@@ -107,3 +107,39 @@ def test_a_record_whose_shape_cannot_be_read_is_expected_unreadable_and_never_ju
     mine = [f for f in _coverage_of(report) if f.path and "10s-measured-1" in f.path or "10s-measured-1" in f.message]
     assert [f.code for f in mine] == ["expected-unreadable"], [(f.code, f.status.value, f.path) for f in mine]
     assert not [f for f in report.findings if f.status.value == "ERROR"]
+
+
+# checks/profile_unreached.py `_underived`: its `continue` for a place an instance already judged (`handled`) and for a row
+# the claim's selection leaves out (`left_out`), each deleted. `verifier.readers.sites.read_sites` leaves both out of the
+# `stated` sites already, so through the pipeline these guards are a second line; fed such sites directly, `_underived`
+# must still say nothing of them.
+def _underived_on(stated_sites, handled):
+    import dataclasses
+    from pathlib import Path
+
+    from helpers import profile_evidence
+    from test_mutation_kills_profile_claims import INDEXED, _rec, _Tree
+
+    from verifier.checks.profile_unreached import _underived
+    from verifier.evidence import Location, Site
+    from verifier.pipeline import Context
+
+    claim = {**INDEXED, "selection": {"phase": "measured", "model": "m1"}, "per": ["model", "arm"],
+             "at": {"file": "summary.json", "pointer": "/mean/{model}/{arm}"}}
+    records = [_rec("a", "2"), _rec("a", "4"), _rec("a", "9", "m2")]
+    profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv", "name": "runs/{arm}.csv"}}, "claims": [claim]}
+    data = profile_evidence(runs=records)
+    sites = tuple(Site("/claims/0", "stated", tuple(key.items()), Location("summary.json", pointer), Decimal(v)) for key, pointer, v in stated_sites)
+    data["evidence"] = dataclasses.replace(data["evidence"], sites=sites)
+    ctx = Context(subject=Path("."), assets=None, bundle=_Tree({}), options={"profile": profile}, data=data)
+    return [(f.status.value, f.code, f.pointer) for f in _underived(ctx, "/claims/0", claim, records, [{"model": "m1", "arm": "a"}],
+                                                                     lambda: {}, handled, set())]
+
+
+def test_underived_says_nothing_of_a_row_the_selection_leaves_out():
+    assert _underived_on([({"model": "m2", "arm": "a"}, "/mean/m2/a", 9)], set()) == []
+    assert _underived_on([({"model": "m1", "arm": "c"}, "/mean/m1/c", 5)], set()) == [("UNVERIFIED", "not-derivable", "/mean/m1/c")]
+
+
+def test_underived_says_nothing_of_a_place_an_instance_already_judged():
+    assert _underived_on([({"model": "m1", "arm": "c"}, "/mean/m1/c", 5)], {("summary.json", "/mean/m1/c")}) == []

@@ -148,20 +148,6 @@ PHRASES: dict[str, tuple[str, str, Callable[[Decimal, Decimal], Decimal], str]] 
     "x-slower": ("N x slower", "candidate/baseline", _inverse, "x"),
 }
 
-def _tolerance(q: Quantity, to: str | None) -> Decimal:
-    """Half a unit of the stated last place, converted into unit `to` (exact within a dimension)."""
-    half = stats.tolerance(q.value)
-    if q.unit and to and units.known(q.unit) and units.known(to):
-        return abs(units.parse(q.unit).convert(half, units.parse(to)))
-    return half
-
-
-def _convert(q: Quantity, to: str | None) -> Decimal:
-    if q.unit and to and units.known(q.unit) and units.known(to):
-        return units.parse(q.unit).convert(q.value, units.parse(to))
-    return q.value
-
-
 def _compatible(q: Quantity, e: Evidence) -> bool:
     if q.unit is None or e.unit is None:
         return q.unit is None or e.unit is None and q.unit in ("requests",)
