@@ -337,3 +337,38 @@ def test_json_and_sarif_escape_control_and_bidi_characters_as_the_text_report_do
     if fmt == "json":
         [g] = json.loads(out)["findings"]
         assert g["message"] == f"file {visible(evil)} differs" and g["observed"] == {visible(evil): visible(evil), "list": [visible(evil)]}
+
+
+def test_a_one_mib_headline_gives_reports_bounded_by_their_findings(example_copy):
+    import json
+
+    from bundlekit import rehash
+
+    from verifier.core import verify_path
+    from verifier.report import REPORTERS
+
+    base = verify_path(str(EXAMPLE))
+    claims = json.loads((example_copy / "claims.json").read_text())
+    claims["headline"] += " and" + " more words here" * (2**20 // 16)  # 1 MiB in one sentence, after the stated numbers
+    (example_copy / "claims.json").write_text(json.dumps(claims))
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    assert report.verdict == base.verdict and len(report.findings) == len(base.findings)
+    for fmt in ("text", "json", "sarif", "junit", "markdown", "github"):
+        grown = len(REPORTERS[fmt](report, verbose=True)) - len(REPORTERS[fmt](base, verbose=True))
+        assert grown < 64 * 2**10, (fmt, grown)  # the sentence is copied cut, not whole, into each of its findings
+
+
+def test_an_external_artifact_that_is_a_fifo_under_artifacts_is_named_so_and_never_read(example_copy, tmp_path, deadline):
+    import os
+
+    from test_bundle import _made_external
+
+    from verifier.core import verify_path
+
+    moved = _made_external(example_copy, tmp_path)
+    (moved / "A1-m1.mp4").unlink()
+    os.mkfifo(moved / "A1-m1.mp4")
+    report = verify_path(str(example_copy), artifacts=str(tmp_path / "artifacts"))
+    [f] = [f for f in report.findings if f.code == "external-not-supplied"]
+    assert f.status.value == "UNVERIFIED" and "is not a regular file" in f.message and report.verdict == "INCOMPLETE"

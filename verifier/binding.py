@@ -152,12 +152,6 @@ PHRASES: dict[str, tuple[str, str, Callable[[Decimal, Decimal], Decimal], str]] 
     "x-slower": ("N x slower", "candidate/baseline", _inverse, "x"),
 }
 
-def _convert(q: Quantity, to: str | None) -> Decimal:
-    if q.unit and to and units.known(q.unit) and units.known(to):
-        return units.parse(q.unit).convert(q.value, units.parse(to))
-    return q.value
-
-
 def _compatible(q: Quantity, e: Evidence) -> bool:
     if q.unit is None or e.unit is None:
         return q.unit is None or e.unit is None and q.unit in ("requests",)

@@ -8,6 +8,7 @@ Pure data, no I/O. The wire format of every type here is described by
 from __future__ import annotations
 
 import enum
+import operator
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -161,9 +162,37 @@ def bounded(value: JSONValue, limit: int | None = None, items: int | None = None
     return value
 
 
+def _fits(value: JSONValue, limit: int, items: int) -> bool:
+    """Return whether `bounded(value, limit, items)` would return `value` itself: a walk that builds nothing (the common case)."""
+    kind = type(value)
+    if kind is str:
+        return len(value) <= limit
+    if kind is dict:
+        if len(value) > items:
+            return False
+        for k, v in value.items():
+            if type(k) is str and len(k) > limit or type(v) is not int and v is not None and not _fits(v, limit, items):
+                return False
+        return True
+    if kind is list or kind is tuple:
+        if len(value) > items:
+            return False
+        for v in value:
+            if type(v) is not int and v is not None and not _fits(v, limit, items):
+                return False
+        return True
+    if kind is Decimal:
+        return len(value.as_tuple().digits) <= limit - 30
+    return True
+
+
 def _bounded_finding(f: Finding) -> Finding:
     """Return `f` with every string it copies within the size budget (`cut`, `bounded`); `f` itself when all fits."""
-    limit = MAX_SHOWN_CHARS
+    limit, items = MAX_SHOWN_CHARS, MAX_SHOWN_ITEMS
+    path, pointer, derivation = f.path, f.pointer, f.derivation
+    if (len(f.message) <= limit and (path is None or len(path) <= limit) and (pointer is None or len(pointer) <= limit)
+            and (derivation is None or len(derivation) <= limit) and _fits(f.expected, limit, items) and _fits(f.observed, limit, items)):
+        return f  # the common case: nothing to cut, nothing built
     changes: dict[str, Any] = {}
     for name in ("message", "path", "pointer", "derivation"):
         text = getattr(f, name)
@@ -171,10 +200,8 @@ def _bounded_finding(f: Finding) -> Finding:
             changes[name] = cut(text)
     for name in ("expected", "observed"):
         value = getattr(f, name)
-        if isinstance(value, str | dict | list | tuple | Decimal):
-            shown = bounded(value)
-            if shown is not value:
-                changes[name] = shown
+        if not _fits(value, limit, items):
+            changes[name] = bounded(value)
     return replace(f, **changes) if changes else f
 
 
@@ -247,9 +274,9 @@ class Report:
 
     def __post_init__(self) -> None:
         """Hold every finding within the size budget (`MAX_SHOWN_CHARS`, `MAX_SHOWN_ITEMS`): the one place every reporter's findings pass."""
-        findings = tuple(_bounded_finding(f) for f in self.findings)
-        if any(a is not b for a, b in zip(findings, self.findings)):
-            object.__setattr__(self, "findings", findings)
+        bounded_findings = [_bounded_finding(f) for f in self.findings]
+        if any(map(operator.is_not, bounded_findings, self.findings)):
+            object.__setattr__(self, "findings", tuple(bounded_findings))
 
     @property
     def verdict(self) -> str:

@@ -350,6 +350,8 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     candidate = Path(os.path.realpath(Path(supplied) / key)) if supplied else None  # symlinks under DIR are followed, once, here
     if candidate is None or not candidate.is_file():
         where = f"not found at {Path(supplied) / key}" if supplied else "not supplied (use --artifacts DIR)"
+        if candidate is not None and os.path.lexists(candidate) and not candidate.is_dir():  # a FIFO, device or socket: never opened
+            where = f"{Path(supplied) / key} is not a regular file (a FIFO, device or socket is never read)"
         return _f(Status.UNVERIFIED, "external-not-supplied", f"{absent}; {where}, so it is neither missing nor verified", expected=expected, **loc)
     try:
         on_disk = candidate.stat().st_size
