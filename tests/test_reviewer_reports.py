@@ -63,7 +63,7 @@ def test_human_formats_lead_with_fail_then_error_then_unverified_grouped(fmt):
     assert unverified < claims  # then the claims
     assert {"html": "boom &lt;b&gt;", "markdown": "boom &#60;b&#62;", "text": "boom <b>"}[fmt] in out
     if fmt == "html":
-        assert re.search(r'<details class="group FAIL" open><summary>', out) and '<details class="group UNVERIFIED"><summary>' in out
+        assert re.search(r'<details class="group g-FAIL" open><summary>', out) and '<details class="group g-UNVERIFIED"><summary>' in out
         assert out.index("To act on") < out.index("<h2>Claims") < out.index("<h2>PASS findings")
 
 

@@ -45,7 +45,7 @@ h1{font-size:20px;margin:0 0 4px}h3{font-size:14px;margin:14px 0 4px}h2{font-siz
 table{border-collapse:collapse;width:100%;margin:0}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
 vertical-align:top}th{background:#f6f8fa}td.num{font-family:ui-monospace,monospace;white-space:nowrap}
 div.scroll{overflow-x:auto;max-width:100%;margin:6px 0}td.msg{overflow-wrap:anywhere;min-width:16em}
-.loc,.digest{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600}
+.loc,.digest,#head code{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600;background:#f6f8fa;border:1px solid #d0d7de;padding:3px 6px}
 .st{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:12px}
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
@@ -86,7 +86,7 @@ def _groups(report: Report, verbose: bool) -> str:
     for g in act:
         shown = g.findings if verbose else g.first()
         more = f", first {len(shown)} shown" if len(shown) < g.count else ""
-        parts.append(f'<details class="group {g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
+        parts.append(f'<details class="group g-{g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
                      f"{_status(g.status.value)} <code>{_e(g.check)}</code> [<code>{_e(g.code)}</code>]"
                      + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {g.count} finding(s){more}</summary>"
                      + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(shown))
@@ -338,7 +338,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
         f"<title>verify: {_e(report.verdict)}: {_e(report.subject)}</title><style>{CSS}</style></head><body>",
         f"<h1>verify {_e(report.verifier_version)}: <span class=mono>{_e(report.subject)}</span></h1>",
-        f'<p><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
+        f'<p id=head><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
         f"exit {int(report.exit_code)}; {', '.join(f'{n} {s.value}' for s, n in counts.items())}; "
         f"reader {_e(report.kind)}"
         + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code class=digest>{_e(report.gate_sha256)}</code>" if judge else "")
