@@ -168,3 +168,31 @@ def test_a_derivation_message_states_its_tolerance_as_the_claim_does(tmp_path):
     report = verify_path(str(EXAMPLE))
     message = next(f.message for f in report.findings if f.check == "derivation.claims")
     assert message.endswith("re-derives (396.30, |delta| <= 0.005)"), message
+
+
+def test_the_text_report_of_an_unregistered_bundle_names_the_digest_to_register(tmp_path):
+    import shutil
+
+    from conftest import CORPUS
+
+    from verifier.repository import verify_repository
+
+    repo = tmp_path / "repo"
+    shutil.copytree(CORPUS / "hyperfine-3em", repo / "evidence" / "hyperfine")
+    (repo / "evidence-inventory.json").write_text(json.dumps({"format": "verify-evidence-inventory", "format_version": 1, "bundles": {}}))
+    report = verify_repository(str(repo))
+    [f] = [f for f in report.findings if f.code == "unregistered-bundle"]
+    digest = f.observed["files_sha256"]
+    assert f'"files_sha256": "{digest}"' in render(report, "text")
+
+
+def test_sarif_records_no_absolute_path_when_the_bundle_is_given_absolutely(tmp_path):
+    finding = Finding(check="integrity.files", status=Status.FAIL, code="sha256-mismatch", message="m", path="a.json")
+    report = Report(subject=str(tmp_path / "bundle") + "/", kind="bundle-v1", verifier_version="0", roster=(), findings=(finding,))
+    text = render(report, "sarif")
+    assert str(tmp_path) not in text
+    run = json.loads(text)["runs"][0]
+    assert run["originalUriBaseIds"]["BUNDLE"]["uri"] == "bundle/" and run["properties"]["subject"] == "bundle"
+    single = Report(subject=str(tmp_path / "r.json"), kind="serving-performance-v1", verifier_version="0", roster=(),
+                    findings=(Finding(check="serving.schema", status=Status.FAIL, code="x", message="m", path="r.json"),))
+    assert str(tmp_path) not in render(single, "sarif")
