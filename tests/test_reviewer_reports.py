@@ -196,3 +196,45 @@ def test_sarif_records_no_absolute_path_when_the_bundle_is_given_absolutely(tmp_
     single = Report(subject=str(tmp_path / "r.json"), kind="serving-performance-v1", verifier_version="0", roster=(),
                     findings=(Finding(check="serving.schema", status=Status.FAIL, code="x", message="m", path="r.json"),))
     assert str(tmp_path) not in render(single, "sarif")
+
+
+def _tree_of_bundles(root: Path) -> Path:
+    import shutil
+
+    for name in ("system1-omni-gdn-20261003", "mlperf-inference-test-submissions-v5.0"):
+        shutil.copytree(CORPUS / name, root / "evidence" / name)
+    shutil.copytree(CORPUS / "hyperfine-3em", root / "evidence" / "hyperfine-3em")
+    return root
+
+
+def test_a_folder_of_several_bundles_is_not_read_as_one(tmp_path, run):
+    import time
+
+    root = _tree_of_bundles(tmp_path / "repo")
+    started = time.monotonic()
+    result = run(str(root))
+    assert result.exit_code == 2 and time.monotonic() - started < 10  # within a second of work; slack for a loaded machine
+    line = (result.output + (result.stderr if result.stderr_bytes is not None else "")).strip().splitlines()[-1]
+    assert "not one bundle" in line and "2 bundle(s)" in line and "verify inventory" in line
+    assert "evidence/mlperf-inference-test-submissions-v5.0/ (profile mlperf-inference)" in line
+    assert "evidence/system1-omni-gdn-20261003/ (profile system1-omni-gdn)" in line
+    assert run(str(root / "evidence" / "hyperfine-3em")).exit_code == 3  # one bundle is still read
+
+
+def test_a_source_checkout_is_not_read_as_one_bundle(tmp_path, run):
+    import shutil
+
+    from conftest import EXAMPLE
+
+    repo = tmp_path / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname='x'\n")
+    shutil.copytree(CORPUS / "hyperfine-3em", repo / "bench")
+    for i in range(25):
+        (repo / "data" / f"d{i}.json").parent.mkdir(exist_ok=True)
+        (repo / "data" / f"d{i}.json").write_text("{}")
+    shutil.copytree(EXAMPLE, repo / "examples" / "ex")
+    result = run(str(repo))
+    assert result.exit_code == 2, result.output[-500:]
+    assert "a source checkout (.git, pyproject.toml" in result.output + str(result.stderr) and "verify inventory" in result.output + str(result.stderr)
+    assert run(str(repo), "--profile", "hyperfine").exit_code != 2  # the reader asked for by name still reads it
