@@ -27,7 +27,7 @@ import io
 from typing import Any
 
 from verifier.model import Report, Status
-from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
 
@@ -344,6 +344,9 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code class=digest>{_e(report.gate_sha256)}</code>" if judge else "")
         + "</p>",
     ]
+    warning = trust_warning(report)
+    if warning:
+        parts.append(f'<p class="trust-differs" id="trust-differs"><span class="st UNVERIFIED">TRUST ROOT DIFFERS</span> {_e(warning)}</p>')
     lines = trust_lines(report)
     if lines:
         parts.append("<h2>Trust</h2><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
