@@ -346,10 +346,11 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         _no_claims_text(path, claims_text)
     if target.is_dir():
         check_device(device)
-        if executor is not None:
-            from verifier.fanout import reachable
+        if executor is not None:  # tasks run in the workers' folders: every path leaves resolved
+            from verifier.fanout import absolute, reachable
 
             reachable(executor)
+            target, artifacts, weights_dir = Path(absolute(path) or path), absolute(artifacts), absolute(weights_dir)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
                                "weights_dir": weights_dir, "device": device, "parallel": parallel,

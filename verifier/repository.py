@@ -238,9 +238,9 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
              str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None, debug, cache, trusted)
             for name in directories]
     if executor is not None and jobs:
-        from verifier.fanout import map_on_cluster
+        from verifier.fanout import absolute, map_on_cluster
 
-        reports = map_on_cluster(executor, _verify_job, jobs)
+        reports = map_on_cluster(executor, _verify_job, [(absolute(j[0]), absolute(j[1]), *j[2:]) for j in jobs])
     else:
         reports = [verify_path(job[0], artifacts=job[1], debug=debug, progress=progress, cache=cache, trust=trusted)
                    for job in jobs]
