@@ -238,3 +238,13 @@ def test_a_source_checkout_is_not_read_as_one_bundle(tmp_path, run):
     assert result.exit_code == 2, result.output[-500:]
     assert "a source checkout (.git, pyproject.toml" in result.output + str(result.stderr) and "verify inventory" in result.output + str(result.stderr)
     assert run(str(repo), "--profile", "hyperfine").exit_code != 2  # the reader asked for by name still reads it
+
+
+def test_the_json_report_carries_the_groups_and_the_claims_and_stays_schema_valid():
+    from report_formats import report_validator
+
+    document = json.loads(render(_crowd(), "json"))
+    assert not list(report_validator().iter_errors(document))
+    assert [(g["status"], g["count"]) for g in document["to_act_on"]] == [("FAIL", 2), ("ERROR", 1), ("UNVERIFIED", 531)]
+    assert document["findings"][document["to_act_on"][0]["findings"][0]]["code"] == "rule-not-met"
+    assert len(document["claims"]) == 40 and document["claims"][0]["where"] == "r.json#/0"
