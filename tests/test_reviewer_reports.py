@@ -129,8 +129,11 @@ def test_the_gdn_bundle_shows_claimed_against_derived():
     from verifier.core import verify_path
     from verifier.report import html
 
-    page = render(verify_path(str(GDN)), "html")
-    assert f'id="plot-{html.CLAIM_PLOT}"' in page
+    report = verify_path(str(GDN))
+    page = render(report, "html")
+    assert f'id="plot-{html.CLAIM_PLOT}"' in page and f'id="plot-{html.RECEIPTS_PLOT}"' in page
+    series = {(s["set"], s["quantity"]): s for s in report.figures["receipt_sets"]}
+    assert ("e2e", "latency") in series and len(series[("e2e", "latency")]["values"]) == 296, sorted(series)
     assert re.search(r"pass_mean_ms\[arm=baseline\]\[server=1\]</td><td><span class=\"st PASS\">PASS</span></td>"
                      r"<td class=num>48\.37519689189189</td><td class=num>48\.3751968918918919</td>", page)
 

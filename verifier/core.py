@@ -257,14 +257,14 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     findings, roster = run_pipeline(pipeline_for(profile), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id),
-                  trust=trusted.describe([("profile", profile_id)]))
+                  trust=trusted.describe([("profile", profile_id)]), figures=_figures(ctx))
 
 
 def _figures(ctx: Context) -> dict[str, Any]:
-    """Return the plot data of a bundle run: the checks' recorded figures plus the receipts in run order."""
-    from verifier.figures import requests
+    """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets."""
+    from verifier.figures import receipt_sets, requests
 
-    out = dict(ctx.data.get("figures", {}))
+    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"))}
     if ctx.data.get("campaign") is not None:
         out["requests"] = requests(ctx.data["campaign"])
     return out

@@ -36,6 +36,8 @@ NAME = "html"
 PLOTS = ("latency", "server-means", "frame-scores", "coverage")
 #: The plot a report with claims that have a claimed and a derived number shows, whatever the reader.
 CLAIM_PLOT = "claims"
+#: The plot of a profile-read bundle's receipts: the values of each receipt set and quantity, in record order.
+RECEIPTS_PLOT = "receipt-sets"
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1f24;padding:0 16px}
@@ -129,6 +131,21 @@ def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]]) -> str
     ax.set_xlabel("claimed (as stated)")
     ax.set_ylabel("derived from the receipts")
     ax.legend(fontsize=8, loc="upper left")
+    return _svg(fig)
+
+
+def _receipt_sets(figure_cls: Any, series: list[dict[str, Any]]) -> str:
+    """Return one small panel per receipt set and quantity: its values in record order (base unit), three panels a row."""
+    cols = min(3, len(series))
+    rows = (len(series) + cols - 1) // cols
+    fig = figure_cls(figsize=(10, 2.4 * rows))
+    for i, s in enumerate(series):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        ax.plot(range(1, len(s["values"]) + 1), s["values"], marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
+        ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])} ({_label(s['unit'])})", fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("record", fontsize=7)
+    fig.tight_layout()
     return _svg(fig)
 
 
@@ -283,6 +300,10 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
     frames = _frame_scores(Figure, figures.get("frames") or [])
     if frames:
         out.append(("frame-scores", "Per-frame scores of every re-scored comparison against the gate's threshold.", frames))
+    series = figures.get("receipt_sets") or []
+    if series:
+        out.append((RECEIPTS_PLOT, f"Receipt values per receipt set and quantity, in record order, in each quantity's base unit "
+                                   f"({len(series)} series).", _receipt_sets(Figure, series)))
     coverage = _coverage(Figure, figures.get("coverage") or [])
     if coverage:
         out.append(("coverage", "Coverage per media file: the expected span [0, frames/fps] and each stream's first and "
