@@ -98,7 +98,7 @@ def _groups(report: Report, verbose: bool) -> str:
 
 
 def _claim_points(report: Report) -> list[tuple[float, float, str]]:
-    """Return `(claimed, derived, status)` of every claim row whose claimed and derived values are both positive numbers."""
+    """Return `(claimed, derived, status)` of every claim row whose claimed and derived values are both numbers in (1e-100, 1e100)."""
     from decimal import Decimal, InvalidOperation
 
     points = []
@@ -107,7 +107,7 @@ def _claim_points(report: Report) -> list[tuple[float, float, str]]:
             a, b = Decimal(r.claimed.partition(" ")[0]), Decimal(r.derived.partition(" ")[0])
         except (InvalidOperation, ValueError):
             continue
-        if a.is_finite() and b.is_finite() and a > 0 and b > 0:
+        if a.is_finite() and b.is_finite() and all(Decimal("1e-100") < v < Decimal("1e100") for v in (a, b)):  # a log axis can draw them
             points.append((float(a), float(b), r.status.value))
     return points
 
