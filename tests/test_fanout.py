@@ -97,3 +97,30 @@ def test_a_refused_pair_comes_back_from_a_worker_with_its_code():
 
     back = pickle.loads(pickle.dumps(ScoreRefused("frame-size-mismatch", "frame 3: 64x48 vs 32x24")))
     assert (back.code, str(back)) == ("frame-size-mismatch", "frame 3: 64x48 vs 32x24")
+
+
+def test_every_path_leaves_the_client_resolved(cluster, tmp_path, run, monkeypatch):
+    """Issue 41: with relative paths, workers (running in their own folders) got paths that named nothing there."""
+    from verifier import fanout
+
+    make_repository(tmp_path / "repo", 2)
+    sent = []
+    real = fanout.map_on_cluster
+
+    def spy(address, func, items):
+        sent.extend(items)
+        return real(address, func, items)
+
+    monkeypatch.setattr(fanout, "map_on_cluster", spy)
+    monkeypatch.chdir(tmp_path)
+    result = run("inventory", "repo", "-f", "json", "--no-cache", "--executor", cluster.scheduler_address)
+    assert result.exit_code == 0, result.output[-1000:]
+    assert len(sent) == 2 and all(Path(job[0]).is_absolute() for job in sent), [job[0] for job in sent]
+
+
+def test_a_file_a_worker_cannot_see_is_named():
+    from verifier.checks.rescore import score_job
+
+    missing = "/nonexistent/evidence/run1/media/A1-m1.mp4"
+    with pytest.raises(FileNotFoundError, match="A1-m1.mp4: not found on the Dask worker"):
+        score_job((missing, missing, "a", "b", None, None, [], {}, None, "cpu", {}, None))

@@ -165,3 +165,100 @@ def test_plots_follow_the_figures(example_report):
     bare = render(replace(example_report, figures=None), "html")
     assert __import__("re").findall(r'id="plot-([a-z-]+)"', bare) == [html.CLAIM_PLOT]  # claimed vs derived needs no figures
     assert "figures" not in example_report.to_json()
+
+
+#: Measures the page as laid out (injected into a copy whose CSP admits this one inline script; the report has none):
+#: the viewport, the page's scroll width, elements wider than the viewport outside a table scroller (`div.scroll`),
+#: the top of the first FAIL group's summary, and locations or digests that wrap onto a second line.
+PROBE = """(function(){
+ const vw = document.documentElement.clientWidth, vh = window.innerHeight;
+ const wide = [];
+ for (const e of document.body.querySelectorAll('*')) {
+   if ((e.closest('div.scroll') && !e.matches('div.scroll')) || e.closest('svg')) continue;
+   const r = e.getBoundingClientRect();
+   if (r.width > 0 && r.right > vw + 1) wide.push(e.tagName + '.' + e.className + ':' + Math.round(r.right));
+ }
+ const first = document.querySelector('details.group.g-FAIL > summary');
+ const wrapped = [];
+ for (const e of document.querySelectorAll('.loc code, code.digest, #head code')) { if (e.getClientRects().length > 1) wrapped.push(e.textContent); }
+ document.body.setAttribute('data-geometry', JSON.stringify({vw, vh, scrollWidth: document.documentElement.scrollWidth,
+   wide: wide.slice(0, 10), firstFail: first ? Math.round(first.getBoundingClientRect().top) : null, wrapped: wrapped.slice(0, 10)}));
+})();"""
+#: The widths the layout must hold at, and the height of the "first screen".
+WIDTHS, FIRST_SCREEN = (900, 1400), 1000
+
+
+def geometry(page: Path, width: int, out: Path, shot: Path | None = None) -> dict:
+    """Return the `PROBE` measures of `page` at `width` x `FIRST_SCREEN` px; with `shot`, also save a screenshot of the first screen (no probe)."""
+    import html as html_lib
+    import re
+
+    out.mkdir(parents=True, exist_ok=True)
+    probed = out / f"probed-{width}.html"
+    text = page.read_text()
+    probed.write_text(text.replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';", 1)
+                      .replace("</body>", f"<script>{PROBE}</script></body>", 1))
+    common = [BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+              "--disable-background-networking", f"--window-size={width},{FIRST_SCREEN}"]
+    done = subprocess.run(common + [f"--user-data-dir={out / f'p{width}'}", "--dump-dom", probed.as_uri()],
+                          capture_output=True, text=True, timeout=180, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = re.search(r'data-geometry="([^"]*)"', done.stdout)
+    assert found, done.stdout[-500:]
+    if shot is not None:
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(common + [f"--user-data-dir={out / f's{width}'}", f"--screenshot={shot}", page.as_uri()],
+                       capture_output=True, text=True, timeout=180, check=True)
+    return json.loads(html_lib.unescape(found.group(1)))
+
+
+def _pages(example_report: Report, tmp_path: Path) -> dict[str, tuple[Report, Path]]:
+    from conftest import SHARED
+
+    bundle = tmp_path / "fail-copy"
+    shutil.copytree(EXAMPLE, bundle)
+    edit_json(bundle / "claims.json", lambda d: d["claims"][0].update(value=__import__("decimal").Decimal("380.00")))
+    rehash(bundle)
+    reports = {"example": example_report, "example-fail": verify_path(str(bundle)),
+               "mlperf": verify_path(str(SHARED / "corpus" / "mlperf-inference-test-submissions-v5.0")),
+               "gdn": verify_path(str(SHARED / "corpus" / "system1-omni-gdn-20261003"))}
+    out = {}
+    for name, report in reports.items():
+        page = tmp_path / f"{name}.html"
+        page.write_text(render(report, "html"))
+        out[name] = (report, page)
+    return out
+
+
+@needs_browser
+def test_layout_holds_at_900_and_1400_px_with_the_first_fail_in_the_first_screen(example_report, tmp_path):
+    """
+    Issue 41: no element wider than the viewport (tables scroll inside themselves), no location or digest wraps,
+    and the first FAIL group starts in the first screen of every FAIL report. With VERIFY_SCREENSHOTS=DIR the
+    first screens are saved there as NAME-WIDTH.png (how docs/img/ was made).
+    """
+    import os
+
+    shots = Path(os.environ["VERIFY_SCREENSHOTS"]) if os.environ.get("VERIFY_SCREENSHOTS") else None
+    pages = _pages(example_report, tmp_path)
+    assert [pages[n][0].verdict for n in ("example", "example-fail", "mlperf", "gdn")] == ["PASS", "FAIL", "FAIL", "FAIL"]
+    for name, (report, page) in pages.items():
+        for width in WIDTHS:
+            got = geometry(page, width, tmp_path / f"{name}-geometry", shots / f"{name}-{width}.png" if shots else None)
+            assert got["vw"] == width and got["scrollWidth"] <= width and got["wide"] == [], (name, width, got)
+            assert got["wrapped"] == [], (name, width, got)
+            if report.verdict == "FAIL":
+                assert got["firstFail"] is not None and got["firstFail"] < got["vh"] - 40, (name, width, got)
+
+
+@needs_browser
+def test_the_geometry_check_can_fail(tmp_path):
+    page = tmp_path / "wide.html"
+    page.write_text("<!DOCTYPE html><html><head><meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
+                    "style-src 'unsafe-inline'\"></head><body><table><tr><td class=loc><code>" + "x" * 400
+                    + "</code></td></tr></table><p style='width:700px'><code class=digest>ab cd</code></p>"
+                    "<details class='group g-FAIL' open><summary>late</summary></details></body></html>")
+    got = geometry(page, 900, tmp_path / "g")
+    assert got["wide"] and got["scrollWidth"] > 900
+    page.write_text(page.read_text().replace("<details", "<div style='height:3000px'></div><details"))
+    assert geometry(page, 900, tmp_path / "g2")["firstFail"] > 1000

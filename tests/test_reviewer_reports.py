@@ -63,7 +63,7 @@ def test_human_formats_lead_with_fail_then_error_then_unverified_grouped(fmt):
     assert unverified < claims  # then the claims
     assert {"html": "boom &lt;b&gt;", "markdown": "boom &#60;b&#62;", "text": "boom <b>"}[fmt] in out
     if fmt == "html":
-        assert re.search(r'<details class="group FAIL" open><summary>', out) and '<details class="group UNVERIFIED"><summary>' in out
+        assert re.search(r'<details class="group g-FAIL" open><summary>', out) and '<details class="group g-UNVERIFIED"><summary>' in out
         assert out.index("To act on") < out.index("<h2>Claims") < out.index("<h2>PASS findings")
 
 
@@ -129,8 +129,11 @@ def test_the_gdn_bundle_shows_claimed_against_derived():
     from verifier.core import verify_path
     from verifier.report import html
 
-    page = render(verify_path(str(GDN)), "html")
-    assert f'id="plot-{html.CLAIM_PLOT}"' in page
+    report = verify_path(str(GDN))
+    page = render(report, "html")
+    assert f'id="plot-{html.CLAIM_PLOT}"' in page and f'id="plot-{html.RECEIPTS_PLOT}"' in page
+    series = {(s["set"], s["quantity"]): s for s in report.figures["receipt_sets"]}
+    assert ("e2e", "latency") in series and len(series[("e2e", "latency")]["values"]) == 296, sorted(series)
     assert re.search(r"pass_mean_ms\[arm=baseline\]\[server=1\]</td><td><span class=\"st PASS\">PASS</span></td>"
                      r"<td class=num>48\.37519689189189</td><td class=num>48\.3751968918918919</td>", page)
 
@@ -168,3 +171,83 @@ def test_a_derivation_message_states_its_tolerance_as_the_claim_does(tmp_path):
     report = verify_path(str(EXAMPLE))
     message = next(f.message for f in report.findings if f.check == "derivation.claims")
     assert message.endswith("re-derives (396.30, |delta| <= 0.005)"), message
+
+
+def test_the_text_report_of_an_unregistered_bundle_names_the_digest_to_register(tmp_path):
+    import shutil
+
+    from conftest import CORPUS
+
+    from verifier.repository import verify_repository
+
+    repo = tmp_path / "repo"
+    shutil.copytree(CORPUS / "hyperfine-3em", repo / "evidence" / "hyperfine")
+    (repo / "evidence-inventory.json").write_text(json.dumps({"format": "verify-evidence-inventory", "format_version": 1, "bundles": {}}))
+    report = verify_repository(str(repo))
+    [f] = [f for f in report.findings if f.code == "unregistered-bundle"]
+    digest = f.observed["files_sha256"]
+    assert f'"files_sha256": "{digest}"' in render(report, "text")
+
+
+def test_sarif_records_no_absolute_path_when_the_bundle_is_given_absolutely(tmp_path):
+    finding = Finding(check="integrity.files", status=Status.FAIL, code="sha256-mismatch", message="m", path="a.json")
+    report = Report(subject=str(tmp_path / "bundle") + "/", kind="bundle-v1", verifier_version="0", roster=(), findings=(finding,))
+    text = render(report, "sarif")
+    assert str(tmp_path) not in text
+    run = json.loads(text)["runs"][0]
+    assert run["originalUriBaseIds"]["BUNDLE"]["uri"] == "bundle/" and run["properties"]["subject"] == "bundle"
+    single = Report(subject=str(tmp_path / "r.json"), kind="serving-performance-v1", verifier_version="0", roster=(),
+                    findings=(Finding(check="serving.schema", status=Status.FAIL, code="x", message="m", path="r.json"),))
+    assert str(tmp_path) not in render(single, "sarif")
+
+
+def _tree_of_bundles(root: Path) -> Path:
+    import shutil
+
+    for name in ("system1-omni-gdn-20261003", "mlperf-inference-test-submissions-v5.0"):
+        shutil.copytree(CORPUS / name, root / "evidence" / name)
+    shutil.copytree(CORPUS / "hyperfine-3em", root / "evidence" / "hyperfine-3em")
+    return root
+
+
+def test_a_folder_of_several_bundles_is_not_read_as_one(tmp_path, run):
+    import time
+
+    root = _tree_of_bundles(tmp_path / "repo")
+    started = time.monotonic()
+    result = run(str(root))
+    assert result.exit_code == 2 and time.monotonic() - started < 10  # within a second of work; slack for a loaded machine
+    line = (result.output + (result.stderr if result.stderr_bytes is not None else "")).strip().splitlines()[-1]
+    assert "not one bundle" in line and "2 bundle(s)" in line and "verify inventory" in line
+    assert "evidence/mlperf-inference-test-submissions-v5.0/ (profile mlperf-inference)" in line
+    assert "evidence/system1-omni-gdn-20261003/ (profile system1-omni-gdn)" in line
+    assert run(str(root / "evidence" / "hyperfine-3em")).exit_code == 3  # one bundle is still read
+
+
+def test_a_source_checkout_is_not_read_as_one_bundle(tmp_path, run):
+    import shutil
+
+    from conftest import EXAMPLE
+
+    repo = tmp_path / "checkout"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pyproject.toml").write_text("[project]\nname='x'\n")
+    shutil.copytree(CORPUS / "hyperfine-3em", repo / "bench")
+    for i in range(25):
+        (repo / "data" / f"d{i}.json").parent.mkdir(exist_ok=True)
+        (repo / "data" / f"d{i}.json").write_text("{}")
+    shutil.copytree(EXAMPLE, repo / "examples" / "ex")
+    result = run(str(repo))
+    assert result.exit_code == 2, result.output[-500:]
+    assert "a source checkout (.git, pyproject.toml" in result.output + str(result.stderr) and "verify inventory" in result.output + str(result.stderr)
+    assert run(str(repo), "--profile", "hyperfine").exit_code != 2  # the reader asked for by name still reads it
+
+
+def test_the_json_report_carries_the_groups_and_the_claims_and_stays_schema_valid():
+    from report_formats import report_validator
+
+    document = json.loads(render(_crowd(), "json"))
+    assert not list(report_validator().iter_errors(document))
+    assert [(g["status"], g["count"]) for g in document["to_act_on"]] == [("FAIL", 2), ("ERROR", 1), ("UNVERIFIED", 531)]
+    assert document["findings"][document["to_act_on"][0]["findings"][0]]["code"] == "rule-not-met"
+    assert len(document["claims"]) == 40 and document["claims"][0]["where"] == "r.json#/0"

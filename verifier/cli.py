@@ -149,7 +149,12 @@ def _trust(start: str, ref: str | None, cache: Any = None) -> Any:
         shipped = core.assets()
     finally:
         trust.use_cache(None)
-    return locate(start, ref=ref, shipped=shipped)
+    trusted = locate(start, ref=ref, shipped=shipped)
+    if ref is None:  # a plain run on a pull-request checkout: say when its trust root is not the default branch's
+        from verifier.trustbase import differs
+
+        trusted.default = differs(start)
+    return trusted
 
 
 def _format_option(func: Callable[..., Any]) -> Callable[..., Any]:

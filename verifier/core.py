@@ -42,6 +42,7 @@ from verifier.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.errors import UsageError
 from verifier.evidence import PARTS
+from verifier.folders import not_one_bundle
 from verifier.jsonio import JSONProblem, loads_strict, unparsed_files
 from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
@@ -255,14 +256,14 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     findings, roster = run_pipeline(pipeline_for(profile, claims_text="claims_text" in run), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id),
-                  trust=trusted.describe([("profile", profile_id)]))
+                  trust=trusted.describe([("profile", profile_id)]), figures=_figures(ctx))
 
 
 def _figures(ctx: Context) -> dict[str, Any]:
-    """Return the plot data of a bundle run: the checks' recorded figures plus the receipts in run order."""
-    from verifier.figures import requests
+    """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets."""
+    from verifier.figures import receipt_sets, requests
 
-    out = dict(ctx.data.get("figures", {}))
+    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"))}
     if ctx.data.get("campaign") is not None:
         out["requests"] = requests(ctx.data["campaign"])
     return out
@@ -283,19 +284,15 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     """
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
-    `claims_text` is `(name, text)` of a pull-request body or other claim
-    text whose every number `claims.stated` binds to the bundle's evidence
-    (read with `verifier.claimtext.read_claim_text`); only bundle-v1
-    directories take one (else `UsageError`).
-
+    `claims_text` is `(name, text)` of a pull-request body or other claim text whose every number
+    `claims.stated` binds (`verifier.claimtext.read_claim_text`); only bundle-v1 directories take one.
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names;
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
     `weights_dir` is searched first for scorer weights (then the torch hub
     cache; nothing is downloaded), `device` is where LPIPS runs (`--device cuda`
-    needs torch and a CUDA device, else `UsageError`); `parallel` is accepted
-    for callers of earlier versions and changes nothing (`verifier.batch_scoring`
-    scores every comparison in this process, each media file decoded once). `cache` (a
+    needs torch and a CUDA device, else `UsageError`); `parallel` changes nothing
+    (kept for earlier callers; `verifier.batch_scoring` decodes each file once). `cache` (a
     `verifier.cache.Cache` or None) lets integrity reuse file digests and
     re-scoring reuse scores from earlier runs (`docs/cache.md`). `executor`,
     a Dask scheduler address (`verifier.fanout`), re-scores the comparisons
@@ -306,8 +303,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     section marks it so. `trust` is what judges (`verifier.trustroot.locate`:
     shipped assets plus an evidence repository's trust root); default: the
     shipped assets only (under `asset_root` when given).
-    Raises `UsageError` for a missing or unreadable path, an unrecognised
-    file, or a foreign directory matching no profile or several;
+    Raises `UsageError` for a missing or unreadable path, an unrecognised file, a foreign directory
+    matching no profile or several, or one that is not one bundle (`folders.not_one_bundle`);
     `ConfigError`/`PinMismatch` when our own assets (schemas, gates,
     profiles) fail their pins or their schema.
     Side effects: reads the bundle; never writes.
@@ -339,6 +336,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
                           roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]))
     if target.is_dir() and not _is_native(target):
+        if not os.path.lexists(target / "manifest.json") and (why := not_one_bundle(target, trusted)):  # before detection reads it all
+            raise UsageError(f"{path}: not one bundle: it is {why}")
         report = _verify_profile(path, target, trusted, None, debug, run_options)
         if report is not None:
             return report
@@ -346,10 +345,11 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         _no_claims_text(path, claims_text)
     if target.is_dir():
         check_device(device)
-        if executor is not None:
-            from verifier.fanout import reachable
+        if executor is not None:  # tasks run in the workers' folders: every path leaves resolved
+            from verifier.fanout import absolute, reachable
 
             reachable(executor)
+            target, artifacts, weights_dir = Path(absolute(path) or path), absolute(artifacts), absolute(weights_dir)
         ctx = Context(subject=target, assets=trusted, bundle=Bundle(root=target),
                       options={"artifacts": artifacts, "gate": gate_id, "progress": progress,
                                "weights_dir": weights_dir, "device": device, "parallel": parallel,

@@ -7,8 +7,9 @@ results are gathered in the order of the local loop and assembled by the same
 code, so the report is the same, byte for byte in JSON, as without
 `--executor`. Every worker must see the repository (and `--artifacts`) at the
 same path and have the same `verify-evidence` installed (see
-`docs/distributed.md`). Dask is the engine: nothing here schedules, retries or
-moves data itself.
+`docs/distributed.md`). Every path leaves the client resolved (`absolute`): a
+worker runs in its own folder, where a relative path names another file or
+none. Dask is the engine: nothing here schedules, retries or moves data itself.
 """
 
 from __future__ import annotations
@@ -18,11 +19,34 @@ from typing import Any, TypeVar
 
 from verifier.errors import UsageError
 
-__all__ = ["EXTRA", "map_on_cluster", "reachable", "require"]
+__all__ = ["EXTRA", "absolute", "map_on_cluster", "on_worker", "reachable", "require"]
 
 EXTRA = "distributed"
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+def absolute(path: str | None) -> str | None:
+    """Return `path` made absolute against the client's working directory (symlinks kept), None for None."""
+    import os
+
+    return None if path is None else os.path.abspath(path)
+
+
+def on_worker(*paths: str) -> None:
+    """
+    Raise `FileNotFoundError` naming the first of `paths` this worker cannot see (and the worker's host), else return.
+
+    Called first in a task: a worker that does not see the bundle at the
+    client's path names the file, never a bare "No such file or directory".
+    """
+    import os
+    import socket
+
+    for path in paths:
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"{path}: not found on the Dask worker at {socket.gethostname()} (every worker must see the "
+                                    "bundle, artifacts and weights at the client's absolute paths: docs/distributed.md)")
 
 
 def require() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["add", "coverage_entry", "requests"]
+__all__ = ["MAX_SERIES", "MAX_VALUES", "add", "coverage_entry", "receipt_sets", "requests"]
 
 
 def add(data: dict[str, Any], kind: str, entry: dict[str, Any]) -> None:
@@ -70,3 +70,36 @@ def requests(campaign: Any) -> list[dict[str, Any]]:
         del row["_key"]
         row["order"] = order
     return rows
+
+
+#: At most this many series (receipt set and quantity) and values per series are kept for the plot.
+MAX_SERIES, MAX_VALUES = 12, 2000
+
+
+def receipt_sets(model: Any) -> dict[str, Any]:
+    """
+    Return `{"receipt_sets": [{set, quantity, unit, values}]}` from a profile run's evidence model, or `{}`.
+
+    One series per receipt set and quantity with at least one number, in the
+    order first read; `values` (floats, in the quantity's base unit) in
+    record order. At most `MAX_SERIES` series of `MAX_VALUES` values each.
+    `model` is a `verifier.evidence.Evidence` read by a profile (reader
+    `profile:ID`; anything else gives `{}`).
+    """
+    if not str(getattr(model, "reader", "")).startswith("profile:"):
+        return {}  # a native bundle's receipts are drawn as latency per request (`requests`)
+    series: dict[tuple[str, str], dict[str, Any]] = {}
+    for receipt in getattr(model, "receipts", None) or ():
+        if getattr(receipt, "unread", None):
+            continue
+        for name, q in (receipt.quantities or {}).items():
+            if q is None or not q.value.is_finite():
+                continue
+            key = (receipt.receipt_set or "receipts", name)
+            if key not in series:
+                if len(series) >= MAX_SERIES:
+                    continue
+                series[key] = {"set": key[0], "quantity": name, "unit": q.unit, "values": []}
+            if len(series[key]["values"]) < MAX_VALUES:
+                series[key]["values"].append(float(q.value))
+    return {"receipt_sets": list(series.values())} if series else {}

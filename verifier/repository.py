@@ -188,10 +188,12 @@ def _registration(root: Path, inventory_rel: str, trusted: TrustSet) -> tuple[li
     for name in directories:
         rel = f"evidence/{name}"
         if name not in registered:
+            suggestion = _suggestion(root / rel, trusted)
+            entry = (", ".join(f'"{k}": "{v}"' for k, v in suggestion.items()) if suggestion
+                     else "its manifest_sha256 (or, for a bundle without a manifest, its files_sha256)")
             found.append(_reg(Status.FAIL, "unregistered-bundle",
-                              f"{rel} is not registered in {inventory_rel}; add it with its kind and manifest sha256 "
-                              "(or, for a bundle without a manifest, its files_sha256)", path=rel,
-                              observed=_suggestion(root / rel, trusted)))
+                              f"{rel} is not registered in {inventory_rel}; add it with its kind and {entry}", path=rel,
+                              observed=suggestion))
             continue
         found.append(_registered(root, rel, registered[name], inventory_rel, trusted))
     for name in sorted(set(registered) - set(directories)):
@@ -236,9 +238,9 @@ def verify_repository(path: str, *, inventory: str = INVENTORY, artifacts: str |
              str(Path(artifacts) / name) if artifacts and (Path(artifacts) / name).is_dir() else None, debug, cache, trusted)
             for name in directories]
     if executor is not None and jobs:
-        from verifier.fanout import map_on_cluster
+        from verifier.fanout import absolute, map_on_cluster
 
-        reports = map_on_cluster(executor, _verify_job, jobs)
+        reports = map_on_cluster(executor, _verify_job, [(absolute(j[0]), absolute(j[1]), *j[2:]) for j in jobs])
     else:
         reports = [verify_path(job[0], artifacts=job[1], debug=debug, progress=progress, cache=cache, trust=trusted)
                    for job in jobs]

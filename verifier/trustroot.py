@@ -423,6 +423,8 @@ class TrustSet:
         self.repository = repository
         self.ref = ref
         self.changed = changed
+        #: `{ref, commit, changed}`: a plain run's trust root differs from the default branch's (`trustbase.differs`; set by the CLI)
+        self.default: dict[str, Any] | None = None
         self.unpinned: dict[str, tuple[str, str, dict[str, Any]]] = {}
 
     def _repo(self, kind: str, ident: str) -> tuple[str, Any] | None:
@@ -534,7 +536,7 @@ class TrustSet:
                 seen.append(entry)
         out: dict[str, Any] = {"config": self.repository.config.file if self.repository else None,
                                "ref": dict(self.ref) if self.ref else None, "sources": seen, "changed": list(self.changed)}
-        return out
+        return {**out, "default": dict(self.default)} if self.default else out
 
 
 def _trusted_files(config: Config | None, source: Source) -> dict[str, bytes]:

@@ -165,6 +165,9 @@ def score_job(job: tuple[Any, ...]) -> dict[str, Any]:
     caller); SSIM runs in the task's process (no worker process of its own).
     """
     ref, cand, ref_name, cand_name, exp, policy, metrics, quality, weights_dir, device, digests, cache = job
+    from verifier.fanout import on_worker
+
+    on_worker(ref, cand, *([weights_dir] if weights_dir else []))
     key = json.dumps([quality, weights_dir, device], sort_keys=True, default=str)
     if key not in _WORKER_SCORERS:
         _WORKER_SCORERS[key] = scoring.Scorers(quality, weights_dir=weights_dir, device=device)

@@ -16,7 +16,7 @@ from verifier.model import Finding, Report, Status
 from verifier.numtext import PLAIN_RANGE, number
 
 __all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "groups", "location", "number",
-           "repo_path", "split_path", "titles", "json_text", "trust_lines", "visible", "visible_json"]
+           "repo_path", "split_path", "titles", "json_text", "trust_lines", "trust_warning", "visible", "visible_json"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
@@ -346,6 +346,20 @@ def judged_by(report: Report) -> tuple[str, str] | None:
     return ("rules of", gate) if gate.startswith("profile:") else ("gate", gate)
 
 
+def trust_warning(report: Report) -> str | None:
+    """
+    Return the short verdict-line warning when a plain run's trust root differs from the default branch's, else None.
+
+    `report.trust["default"]` (`verifier.trustbase.differs`) names the ref;
+    the warning names the `--trust-ref` to use. Plain text, not escaped.
+    """
+    trust = report.trust if isinstance(report.trust, dict) else {}
+    default = trust.get("default") if isinstance(trust.get("default"), dict) else None
+    if not default:
+        return None
+    return f"judged by this checkout's trust root, which differs from {default.get('ref')}'s: re-run with --trust-ref {default.get('ref')}"
+
+
 def trust_lines(report: Report) -> list[str]:
     """
     Return plain sentences (not escaped) on where each gate and profile that judged `report` came from.
@@ -359,6 +373,11 @@ def trust_lines(report: Report) -> list[str]:
     if not trust:
         return []
     lines = []
+    default = trust.get("default") if isinstance(trust.get("default"), dict) else None
+    if default:  # first: a plain run on a pull-request checkout is judged by what the pull request may have changed
+        lines.append(f"TRUST ROOT DIFFERS from {default.get('ref')} ({str(default.get('commit'))[:12]}): "
+                     + ", ".join(str(c) for c in default.get("changed") or []) + " changed in this checkout, whose versions "
+                     f"judged this report; judge by {default.get('ref')}'s with --trust-ref {default.get('ref')}")
     ref = trust.get("ref") if isinstance(trust.get("ref"), dict) else None
     for source in trust.get("sources") or []:
         if not isinstance(source, dict):

@@ -21,7 +21,7 @@ reorder what a reader sees. The Markdown step summary is written by the CLI
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import Group, claim_rows, groups, location, repo_path, trust_lines, visible
+from verifier.report._common import Group, claim_rows, groups, location, repo_path, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "escape_data", "escape_property", "render"]
 
@@ -78,10 +78,12 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     lines += [_command(report, f) for f in report.findings if f.status is Status.PASS]
     changed = bool(isinstance(report.trust, dict) and report.trust.get("changed") and report.trust.get("ref"))
     for line in trust_lines(report):  # where the judge came from; trusted files a pull request edits are a warning
-        kind = "warning" if changed and line.startswith("trusted files changed") else "notice"
+        kind = "warning" if (changed and line.startswith("trusted files changed")) or line.startswith("TRUST ROOT DIFFERS") else "notice"
         lines.append(f"::{kind} title={escape_property('verify trust root')}::{escape_data(line)}")
     counts = ", ".join(f"{sum(1 for f in report.findings if f.status is s)} {s.value}" for s in Status)
     kind = "notice" if report.verdict == "PASS" else ("warning" if report.verdict == "INCOMPLETE" else "error")
     title = escape_property(f"verify {report.verdict}: {report.subject}")
-    lines.append(f"::{kind} title={title}::{escape_data(f'verdict {report.verdict} ({counts}; exit {int(report.exit_code)})')}")
+    warning = trust_warning(report)
+    verdict = f"verdict {report.verdict} ({counts}; exit {int(report.exit_code)})" + (f" -- {warning}" if warning else "")
+    lines.append(f"::{kind} title={title}::{escape_data(verdict)}")
     return "\n".join(lines) + "\n"

@@ -27,7 +27,7 @@ import io
 from typing import Any
 
 from verifier.model import Report, Status
-from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
 
@@ -36,6 +36,8 @@ NAME = "html"
 PLOTS = ("latency", "server-means", "frame-scores", "coverage")
 #: The plot a report with claims that have a claimed and a derived number shows, whatever the reader.
 CLAIM_PLOT = "claims"
+#: The plot of a profile-read bundle's receipts: the values of each receipt set and quantity, in record order.
+RECEIPTS_PLOT = "receipt-sets"
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1f24;padding:0 16px}
@@ -45,7 +47,7 @@ h1{font-size:20px;margin:0 0 4px}h3{font-size:14px;margin:14px 0 4px}h2{font-siz
 table{border-collapse:collapse;width:100%;margin:0}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
 vertical-align:top}th{background:#f6f8fa}td.num{font-family:ui-monospace,monospace;white-space:nowrap}
 div.scroll{overflow-x:auto;max-width:100%;margin:6px 0}td.msg{overflow-wrap:anywhere;min-width:16em}
-.loc,.digest{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600}
+.loc,.digest,#head code{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600;background:#f6f8fa;border:1px solid #d0d7de;padding:3px 6px}
 .st{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:12px}
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
@@ -86,7 +88,7 @@ def _groups(report: Report, verbose: bool) -> str:
     for g in act:
         shown = g.findings if verbose else g.first()
         more = f", first {len(shown)} shown" if len(shown) < g.count else ""
-        parts.append(f'<details class="group {g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
+        parts.append(f'<details class="group g-{g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
                      f"{_status(g.status.value)} <code>{_e(g.check)}</code> [<code>{_e(g.code)}</code>]"
                      + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {g.count} finding(s){more}</summary>"
                      + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(shown))
@@ -96,7 +98,7 @@ def _groups(report: Report, verbose: bool) -> str:
 
 
 def _claim_points(report: Report) -> list[tuple[float, float, str]]:
-    """Return `(claimed, derived, status)` of every claim row whose claimed and derived values are both positive numbers."""
+    """Return `(claimed, derived, status)` of every claim row whose claimed and derived values are both numbers in (1e-100, 1e100)."""
     from decimal import Decimal, InvalidOperation
 
     points = []
@@ -105,7 +107,7 @@ def _claim_points(report: Report) -> list[tuple[float, float, str]]:
             a, b = Decimal(r.claimed.partition(" ")[0]), Decimal(r.derived.partition(" ")[0])
         except (InvalidOperation, ValueError):
             continue
-        if a.is_finite() and b.is_finite() and a > 0 and b > 0:
+        if a.is_finite() and b.is_finite() and all(Decimal("1e-100") < v < Decimal("1e100") for v in (a, b)):  # a log axis can draw them
             points.append((float(a), float(b), r.status.value))
     return points
 
@@ -129,6 +131,21 @@ def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]]) -> str
     ax.set_xlabel("claimed (as stated)")
     ax.set_ylabel("derived from the receipts")
     ax.legend(fontsize=8, loc="upper left")
+    return _svg(fig)
+
+
+def _receipt_sets(figure_cls: Any, series: list[dict[str, Any]]) -> str:
+    """Return one small panel per receipt set and quantity: its values in record order (base unit), three panels a row."""
+    cols = min(3, len(series))
+    rows = (len(series) + cols - 1) // cols
+    fig = figure_cls(figsize=(10, 2.4 * rows))
+    for i, s in enumerate(series):
+        ax = fig.add_subplot(rows, cols, i + 1)
+        ax.plot(range(1, len(s["values"]) + 1), s["values"], marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
+        ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])} ({_label(s['unit'])})", fontsize=9)
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("record", fontsize=7)
+    fig.tight_layout()
     return _svg(fig)
 
 
@@ -283,6 +300,10 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
     frames = _frame_scores(Figure, figures.get("frames") or [])
     if frames:
         out.append(("frame-scores", "Per-frame scores of every re-scored comparison against the gate's threshold.", frames))
+    series = figures.get("receipt_sets") or []
+    if series:
+        out.append((RECEIPTS_PLOT, f"Receipt values per receipt set and quantity, in record order, in each quantity's base unit "
+                                   f"({len(series)} series).", _receipt_sets(Figure, series)))
     coverage = _coverage(Figure, figures.get("coverage") or [])
     if coverage:
         out.append(("coverage", "Coverage per media file: the expected span [0, frames/fps] and each stream's first and "
@@ -338,12 +359,15 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         "<meta http-equiv=Content-Security-Policy content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">",
         f"<title>verify: {_e(report.verdict)}: {_e(report.subject)}</title><style>{CSS}</style></head><body>",
         f"<h1>verify {_e(report.verifier_version)}: <span class=mono>{_e(report.subject)}</span></h1>",
-        f'<p><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
+        f'<p id=head><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
         f"exit {int(report.exit_code)}; {', '.join(f'{n} {s.value}' for s, n in counts.items())}; "
         f"reader {_e(report.kind)}"
         + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code class=digest>{_e(report.gate_sha256)}</code>" if judge else "")
         + "</p>",
     ]
+    warning = trust_warning(report)
+    if warning:
+        parts.append(f'<p class="trust-differs" id="trust-differs"><span class="st UNVERIFIED">TRUST ROOT DIFFERS</span> {_e(warning)}</p>')
     lines = trust_lines(report)
     if lines:
         parts.append("<h2>Trust</h2><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")

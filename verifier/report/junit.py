@@ -22,7 +22,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, trust_warning, visible
 
 __all__ = ["NAME", "render"]
 
@@ -52,7 +52,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     props = ET.SubElement(suite, "properties")
     for key, value in (("verdict", report.verdict), ("exit_code", str(int(report.exit_code))), ("kind", report.kind),
                        ("gate", report.gate or ""), ("gate_sha256", report.gate_sha256 or ""),
-                       ("verifier_version", report.verifier_version)):
+                       ("verifier_version", report.verifier_version),
+                       *((("trust_warning", trust_warning(report) or ""),) if trust_warning(report) else ())):
         ET.SubElement(props, "property", name=key, value=visible(value))
     failures = errors = 0
     grouped: dict[str, list] = {}  # type: ignore[type-arg]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from verifier.model import Report, Status
-from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, trust_warning, visible
 from verifier.report.statements import statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
@@ -62,7 +62,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         f"### {VERDICT_ICONS[report.verdict]} verify: {report.verdict} — {code(report.subject)}",
         "",
         f"**Verdict: {report.verdict}** (exit {int(report.exit_code)}) · {cell(report.kind)}{gate} · "
-        + ", ".join(f"{n} {s.value}" for s, n in counts.items()),
+        + ", ".join(f"{n} {s.value}" for s, n in counts.items())
+        + (f" · ⚠️ **{cell(trust_warning(report))}**" if trust_warning(report) else ""),
         "",
     ]
     trust = trust_lines(report)

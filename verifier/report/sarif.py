@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, json_text, split_path, titles, visible_json
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, json_text, split_path, titles, trust_warning, visible_json
 
 __all__ = ["NAME", "SARIF_SCHEMA", "render"]
 
@@ -101,7 +101,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     invocation: dict[str, Any] = {
         "executionSuccessful": not errors,
         "exitCode": int(report.exit_code),
-        "properties": {"verdict": report.verdict},
+        "properties": {"verdict": report.verdict, **({"trust_warning": trust_warning(report)} if trust_warning(report) else {})},
     }
     if errors:
         invocation["toolExecutionNotifications"] = [

@@ -13,7 +13,7 @@ verdict close the report.
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, trust_warning, visible
 from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
@@ -105,5 +105,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
                      + " (each such finding line is marked \"(cached ...)\"; PASS lines show with -v; --no-cache to recompute everything)")
     verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
     total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
-    lines.append(f"verdict: {verdict} ({', '.join(f'{n} {s.value}' for s, n in total.items())}; exit {int(report.exit_code)})")
+    warning = trust_warning(report)
+    lines.append(f"verdict: {verdict} ({', '.join(f'{n} {s.value}' for s, n in total.items())}; exit {int(report.exit_code)})"
+                 + (f" -- {_safe(warning)}" if warning else ""))
     return "\n".join(lines) + "\n"

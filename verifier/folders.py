@@ -1,0 +1,100 @@
+"""
+Whether a directory given to `verify DIR` is one bundle, decided before a broad profile reads every file below it.
+
+A profile whose detection is only a glob (`hyperfine`: `**/*.json` holding
+`/results/0/command`) matches any folder with one such file somewhere below
+it: a source checkout, an evidence repository's root or /tmp would be read
+file by file (10,911 UNVERIFIED findings for this repository, minutes of
+silence for /tmp). `not_one_bundle` says what such a folder holds instead,
+within a second, and `core.verify_path` turns it into a usage error (exit 2)
+pointing to `verify DIR/SUB` and `verify inventory`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CHECKOUT_MARKERS", "MANY_FILES", "SUBDIR_LIMIT", "not_one_bundle"]
+
+#: What marks a source checkout rather than evidence (a version-control directory or a project's build file).
+CHECKOUT_MARKERS = (".git", "pyproject.toml", "setup.py", "package.json", "Cargo.toml", "go.mod", "pom.xml")
+#: A folder holding more files than this (counted up to it) that no profile names by its files is not one bundle.
+MANY_FILES = 2000
+#: A source checkout holding more JSON files than this is not one bundle (a hyperfine export holds one to a few).
+CHECKOUT_JSON = 20
+#: How many sub-folders of each folder are looked at (the directory's, and each of theirs: `evidence/NAME`, `corpus/NAME`).
+SUBDIR_LIMIT = 64
+
+
+def _subdirs(folder: Path) -> list[Path]:
+    try:
+        return sorted(e for e in folder.iterdir() if e.is_dir() and not e.is_symlink() and not e.name.startswith("."))[:SUBDIR_LIMIT]
+    except OSError:
+        return []
+
+
+def _count(target: Path) -> tuple[int, int]:
+    """Return `(files, json files)` below `target` (`.git` skipped), counting stopped past `MANY_FILES` files."""
+    files = jsons = 0
+    for _dirpath, dirnames, filenames in os.walk(target):
+        dirnames[:] = [d for d in dirnames if d != ".git"]
+        files += len(filenames)
+        jsons += sum(1 for n in filenames if n.endswith((".json", ".jsonl")))
+        if files > MANY_FILES:
+            break
+    return files, jsons
+
+
+def not_one_bundle(target: Path, trusted: Any) -> str | None:
+    """
+    Return why directory `target` is not read as one bundle (a sentence naming what it holds), or None to read it.
+
+    `trusted` is the run's `TrustSet` (its profiles are read for detection).
+    None when a shipped profile that names files in its detection (`files`)
+    reads `target` itself. Otherwise a sentence when `target`, or its
+    sub-folders (`evidence/NAME`), hold two or more bundles (a sub-folder with a
+    `manifest.json`, or one such a profile reads; the sentence names each and
+    its profile), when it is a source checkout (`CHECKOUT_MARKERS`) with more
+    than `CHECKOUT_JSON` JSON files, or when it holds more than `MANY_FILES`
+    files. Bounded: at most `MANY_FILES + 1` files counted and `2 * SUBDIR_LIMIT`
+    sub-folders (two levels) looked at, each by file existence and a few JSON Pointers.
+    Raises nothing (unreadable entries are skipped).
+    """
+    from verifier.profiles import Tree, matches
+
+    specific = {}
+    for pid in trusted.profile_ids():
+        profile = trusted.profile(pid, shared=True)
+        if profile.get("detect", {}).get("files"):
+            specific[pid] = profile
+    def readers(folder: Path) -> list[str]:  # the named files first (a stat each), the tree only when they are all there
+        named = [pid for pid, p in sorted(specific.items()) if all(os.path.isfile(folder / rel) for rel in p["detect"]["files"])]
+        return [pid for pid in named if matches(specific[pid], Tree(root=folder))] if named else []
+
+    if readers(target):
+        return None
+    found = []
+    first = _subdirs(target)
+    second = [s for d in first if not any(d.name == m for m in CHECKOUT_MARKERS) for s in _subdirs(d)]
+    for sub in (first + second)[:SUBDIR_LIMIT * 2]:
+        read = readers(sub)
+        rel = sub.relative_to(target).as_posix()
+        if read:
+            found.append(f"{rel}/ (profile {', '.join(read)})")
+        elif os.path.lexists(sub / "manifest.json"):
+            found.append(f"{rel}/ (a manifest.json)")
+    markers = [m for m in CHECKOUT_MARKERS if os.path.lexists(target / m)]
+    files, jsons = _count(target)
+    what = []
+    if markers and jsons > CHECKOUT_JSON:
+        what.append(f"a source checkout ({', '.join(markers)}; {jsons}{'+' if files > MANY_FILES else ''} JSON files)")
+    elif files > MANY_FILES:
+        what.append(f"a folder of more than {MANY_FILES} files that no profile names")
+    if len(found) >= 2 or (found and what):
+        what.append(f"{len(found)} bundle(s): " + "; ".join(found[:8]) + (f"; and {len(found) - 8} more" if len(found) > 8 else ""))
+    if not what:
+        return None
+    return (" holding ".join(what) + "; verify one bundle by its folder (verify DIR/SUB), an evidence repository's registered "
+            "bundles with `verify inventory DIR`, or read this whole folder with --profile NAME")
