@@ -233,6 +233,13 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
             what = "no shipped profile matches it" if not found else f"several profiles match it: {', '.join(found)}"
             broken = unparsed_files(target) if not found and target.is_dir() else []
             what += f" (not strict JSON, so no profile could read it: {'; '.join(broken)})" if broken else ""
+            if not found and target.is_dir():  # discovery: what the directory states, bound to derivations where it can (never PASS)
+                _no_claims_text(path, (options or {}).get("claims_text"))
+                from verifier.discovery import discover
+                from verifier.discovery.report import discovery_report
+
+                why = f"{what} (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
+                return discovery_report(path, discover(target), why, trusted.describe([]))
             raise UsageError(
                 f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"

@@ -1,0 +1,72 @@
+"""
+Discovery's judgement of each stated number: bound, ambiguous, near-miss or unexplained.
+
+- bound: after the context's preferences (a statistic its labels name, a
+  member its labels name, the rawest set: rank 0 before 1), exactly one
+  derivation reproduces the number, its selection is named by the context,
+  and a number of fewer than `MIN_DIGITS` significant digits is bound only
+  when its context names that derivation fully (statistic or a single
+  value, member, selection);
+- ambiguous: several derivations fit (listed, none bound);
+- near-miss: the context names one derivation and the number is not its
+  value (beyond `verifier.stats.compare`'s tolerance), or the number is the
+  value of another member or statistic than its label names (both named);
+- unexplained: none of the above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verifier.discovery.context import Stated
+from verifier.discovery.search import Derivation, Search
+
+__all__ = ["MIN_DIGITS", "Verdict", "classify", "label"]
+
+MIN_DIGITS = 3
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of one stated number: `kind` (bound, ambiguous, near-miss, unexplained) and the derivations shown."""
+
+    kind: str
+    derivations: tuple[Derivation, ...] = ()
+    named: tuple[Derivation, ...] = ()
+
+
+def label(d: Derivation) -> str:
+    """Return the statistic's short name (`p95` for a percentile) as labels name it."""
+    return f"p{d.q}" if d.statistic == "percentile" else d.statistic
+
+
+def _digits(st: Stated) -> int:
+    return len(st.value.normalize().as_tuple().digits) if st.value else 1
+
+
+def classify(st: Stated, found: Search) -> Verdict:
+    """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
+    fits = [f for f in found.fits if f.selection]
+    agree = fits
+    if found.stat_named:
+        agree = [f for f in agree if label(f) == found.stat_named or (f.n == 1 and f.statistic == "first")]
+    named_sets = {sid for sid, _ in found.member_named}
+    agree = [f for f in agree if f.sid not in named_sets or (f.sid, f.member) in found.member_named]
+    if agree:
+        rank = min(f.rank for f in agree)
+        agree = [f for f in agree if f.rank == rank]
+    if len(agree) == 1:
+        f = agree[0]
+        full = (found.stat_named is not None or f.n == 1 or f.statistic in ("speedup", "relative_reduction_pct", "difference", "ratio", "relative_change_pct"))
+        if _digits(st) >= MIN_DIGITS or full:
+            return Verdict("bound", (f,))
+        return Verdict("ambiguous", (f,))
+    if len(agree) > 1:
+        return Verdict("ambiguous", tuple(agree[:8]))
+    if fits:  # reproduced, but by another member or statistic than the context names
+        named = [n for n in found.named if n.sid in {f.sid for f in fits}]
+        if named:
+            return Verdict("near-miss", tuple(fits[:4]), tuple(named[:4]))
+    if len(found.named) == 1:
+        return Verdict("near-miss", (), tuple(found.named))
+    return Verdict("unexplained")
