@@ -14,6 +14,7 @@ Bounds of the reading and the search are stated in `docs/profiles.md`,
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,10 @@ from verifier.discovery.recordsets import RecordSet, find_record_sets
 from verifier.discovery.search import search
 from verifier.discovery.sources import Skip, Source, read_sources
 
-__all__ = ["Discovery", "discover"]
+__all__ = ["SEARCH_SECONDS", "Discovery", "discover"]
+
+#: The search stops this many seconds after discovery started; the numbers it did not reach are counted as left out (a bound of the search).
+SEARCH_SECONDS = 7.0
 
 
 @dataclass
@@ -47,16 +51,24 @@ class Discovery:
         return out
 
 
-def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = None) -> Discovery:
+def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = None, seconds: float | None = None) -> Discovery:
     """
     Return the `Discovery` of directory `root`: read, record sets, stated numbers and the verdict of each.
 
     Raises `OSError` only when `root` cannot be listed; never writes.
     `progress` (callable `(done, total)` or None) is called while files are read.
+    `seconds` replaces `SEARCH_SECONDS` (tests give the search all the time it needs).
     """
+    started = time.monotonic()
     sources, skips, _tree = read_sources(root, bounds, progress)
     sets = find_record_sets(sources)
     stated, dropped = stated_numbers(sources, sets) if sets else ([], 0)
     memo: dict[Any, Any] = {}
-    verdicts = [classify(st, search(st, sets, memo)) for st in stated]
-    return Discovery(root, sources, skips, sets, stated, verdicts, dropped)
+    verdicts = []
+    deadline = started + (SEARCH_SECONDS if seconds is None else seconds)
+    for st in stated:
+        if time.monotonic() > deadline:
+            break
+        verdicts.append(classify(st, search(st, sets, memo)))
+    dropped += len(stated) - len(verdicts)
+    return Discovery(root, sources, skips, sets, stated[: len(verdicts)], verdicts, dropped)

@@ -51,7 +51,12 @@ def classify(st: Stated, found: Search) -> Verdict:
     if found.stat_named:
         agree = [f for f in agree if label(f) == found.stat_named or (f.n == 1 and f.statistic == "first")]
     named_sets = {sid for sid, _ in found.member_named}
+    other = [f for f in agree if f.sid in named_sets and (f.sid, f.member) not in found.member_named]
     agree = [f for f in agree if f.sid not in named_sets or (f.sid, f.member) in found.member_named]
+    if other and (not agree or min(f.rank for f in other) < min(f.rank for f in agree)):
+        named = [n for n in found.named if n.sid in {f.sid for f in other}]
+        if named:  # the rawest source holds it under another member than the label names: a copy elsewhere does not explain it
+            return Verdict("near-miss", tuple(other[:4]), tuple(named[:4]))
     if agree:
         rank = min(f.rank for f in agree)
         agree = [f for f in agree if f.rank == rank]

@@ -15,6 +15,7 @@ At most `MAX_STATED` numbers are listed (a bound of the search).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -41,6 +42,7 @@ def tokens(text: str) -> set[str]:
     return {t for t in _SPLIT.split(text.lower()) if t}
 
 
+@functools.lru_cache(maxsize=4096)
 def unit_of(label: str) -> str | None:
     """Return the unit a member name or label ends with (`mean_ms` -> ms, `Peak GPU MiB` -> MiB, `Mean latency (ns)` -> ns), or None."""
     inner = units.unit_in_label(label)

@@ -34,10 +34,12 @@ from typing import Any
 from verifier.discovery.sources import Source
 from verifier.grammars import quantity
 
-__all__ = ["MAX_INT_DIM", "MAX_SETS", "Record", "RecordSet", "find_record_sets"]
+__all__ = ["MAX_DIM_VALUES", "MAX_INT_DIM", "MAX_SETS", "Record", "RecordSet", "find_record_sets"]
 
 #: An integer member with at most this many distinct values is also a dimension.
 MAX_INT_DIM = 12
+#: A text member with more distinct values than this (a timestamp, an id) is no dimension: no context selects by it.
+MAX_DIM_VALUES = 64
 #: At most this many record sets are kept (the largest first), a bound of the search.
 MAX_SETS = 400
 
@@ -116,7 +118,7 @@ def _finish(rs: RecordSet) -> RecordSet | None:
     if not members:
         return None
     rs.members = tuple(members)
-    rs.dims = {k: tuple(sorted(v)) for k, v in dims.items() if 2 <= len(v) and (k not in members or len(v) <= MAX_INT_DIM)}
+    rs.dims = {k: tuple(sorted(v)) for k, v in dims.items() if 2 <= len(v) <= MAX_DIM_VALUES and (k not in members or len(v) <= MAX_INT_DIM)}
     for r in rs.records:  # an integer member with many values is a member only
         for k in [k for k in r.dims if k in members and k not in rs.dims]:
             del r.dims[k]

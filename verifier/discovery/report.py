@@ -21,7 +21,7 @@ from verifier.discovery.classify import Verdict, label
 from verifier.discovery.search import Derivation
 from verifier.model import CheckInfo, Finding, Report, Status
 
-__all__ = ["CHECK", "discovery_report", "rule_words"]
+__all__ = ["CHECK", "discovery_report", "rule_words", "run_discovery"]
 
 CHECK = "discovery.claims"
 READ = "discovery.read"
@@ -92,3 +92,20 @@ def discovery_report(path: str, disc: Discovery, why: str, trust: dict[str, Any]
     roster = (CheckInfo(check=READ, title="Files read by discovery (binary, huge, deep and linked files skipped)", counts=tally[READ]),
               CheckInfo(check=CHECK, title="Stated numbers bound to derivations by discovery", counts=tally[CHECK]))
     return Report(subject=path, kind="discovery", verifier_version=__version__, findings=tuple(findings), roster=roster, trust=trust)
+
+
+def run_discovery(path: str, target: Any, why: str, trust: dict[str, Any] | None = None, refuse: Any = None, options: Any = None) -> Report:
+    """
+    Run discovery on directory `target` (given as `path`) and return its `Report` (`verifier.core` calls this when no profile matches).
+
+    `refuse(path, claims_text)` (the core's `_no_claims_text`) raises `UsageError` when the run `options` carry a
+    `--claims-text`: discovery derives nothing a pull-request body could be bound to.
+    """
+    from pathlib import Path
+
+    from verifier.discovery import discover
+
+    if refuse is not None:
+        refuse(path, (options or {}).get("claims_text"))
+
+    return discovery_report(path, discover(Path(target)), why, trust)

@@ -20,11 +20,13 @@ both units are known (`verifier.units`) and compared with
 stated number's own place is never used.
 
 Bounds: `MAX_PAIR_VALUES` values of a dimension are paired when the
-context names none; `MAX_DERIVATIONS` derivations per stated number.
+context names none; comparisons only in sets of at most `MAX_PAIR_RECORDS`
+records; `MAX_DERIVATIONS` derivations per stated number.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -37,6 +39,8 @@ __all__ = ["Derivation", "STATISTICS_TRIED", "Search", "search"]
 
 MAX_PAIR_VALUES = 4
 MAX_DERIVATIONS = 20000
+#: Comparisons of two selections are searched only in sets of at most this many records.
+MAX_PAIR_RECORDS = 2000
 
 #: `(statistic, q, method)` tried over a sample of two or more values.
 STATISTICS_TRIED = (("mean", None, None), ("median", None, None), ("min", None, None), ("max", None, None), ("sum", None, None),
@@ -124,11 +128,17 @@ def _select(rs: RecordSet, st: Stated) -> tuple[dict[str, str], dict[str, list[s
 
 def _scale(member: str, st: Stated) -> tuple[Decimal, str | None]:
     """Return the factor from the member's unit to the stated unit (1 when either is unknown or they differ in dimension) and the member's unit."""
+    return _scale_of(member, st.unit)
+
+
+@functools.lru_cache(maxsize=4096)
+def _scale_of(member: str, unit: str | None) -> tuple[Decimal, str | None]:
+    """Return `_scale` for a member name and a stated unit (cached: a run has few of each)."""
     mu = unit_of(member)
-    if mu is None or st.unit is None or not units.known(st.unit):
+    if mu is None or unit is None or not units.known(unit):
         return Decimal(1), mu
     try:
-        return units.convert(Decimal(1), mu, st.unit), mu
+        return units.convert(Decimal(1), mu, unit), mu
     except (units.UnitError, units.UnitMismatch):
         return Decimal(1), mu
 
@@ -177,13 +187,16 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
                 continue
             sel["#at"] = parents[-1]
         if sel:
-            records = [r for r in records if all(r.dims.get(d) == v for d, v in sel.items())]
+            fkey = ("records", rs.sid, tuple(sorted(sel.items())))
+            if fkey not in memo:
+                memo[fkey] = [r for r in records if all(r.dims.get(d) == v for d, v in sel.items())]
+            records = memo[fkey]
         if not records:
             continue
         complete = bool(sel)
         if not sel and any(d != "#at" for d in rs.dims) and len(records) > 1:
-            if pair_stats and budget > 0:
-                budget -= _pairs(st, rs, sel, several, pair_stats, fits, named)
+            if pair_stats and budget > 0 and len(rs.records) <= MAX_PAIR_RECORDS:
+                budget -= _pairs(st, rs, sel, several, pair_stats, fits, named, memo)
             continue  # a set with dimensions the context names none of: only its comparisons are tried
         selection = tuple(sorted(sel.items()))
         for member in rs.members:
@@ -224,8 +237,8 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
                 named.append(der)
             if n and _fits(st, Decimal(n), "count", [], Decimal(1)):
                 fits.append(der)
-        if pair_stats and budget > 0:
-            budget -= _pairs(st, rs, sel, several, pair_stats, fits, named)
+        if pair_stats and budget > 0 and len(rs.records) <= MAX_PAIR_RECORDS:
+            budget -= _pairs(st, rs, sel, several, pair_stats, fits, named, memo)
     return Search(_dedupe(fits), _dedupe(named), stat, member_named)
 
 
@@ -246,7 +259,7 @@ def _dedupe(found: list[Derivation]) -> list[Derivation]:
 
 
 def _pairs(st: Stated, rs: RecordSet, sel: dict[str, str], several: dict[str, list[str]], pair_stats: set[str],
-           fits: list[Derivation], named: list[Derivation]) -> int:
+           fits: list[Derivation], named: list[Derivation], memo: dict[Any, Any]) -> int:
     """Append the comparisons of two selections of `rs` that reproduce `st` to `fits`; return how many derivations were tried."""
     tried = 0
     for dim, values in rs.dims.items():
@@ -276,13 +289,19 @@ def _pairs(st: Stated, rs: RecordSet, sel: dict[str, str], several: dict[str, li
                     continue
                 for statistic in sorted(pair_stats):
                     tried += 1
-                    try:
-                        if statistic in stats.ARM_STATISTICS:
-                            d = stats.derive(statistic, {b_val: {"all": bx}, c_val: {"all": cx}}, baseline=b_val, candidate=c_val, of=member)
-                        else:
-                            mb, mc = stats.derive("mean", bx).value, stats.derive("mean", cx).value
-                            d = stats.derive(statistic, (mb, mc) if statistic == "relative_change_pct" else (mc, mb), of=member)
-                    except stats.Underivable:
+                    pkey = ("pair", rs.sid, member, statistic, dim, b_val, c_val, tuple(sorted(rest.items())), len(bx), len(cx))
+                    d = memo.get(pkey)
+                    if d is None:
+                        try:
+                            if statistic in stats.ARM_STATISTICS:
+                                d = stats.derive(statistic, {b_val: {"all": bx}, c_val: {"all": cx}}, baseline=b_val, candidate=c_val, of=member)
+                            else:
+                                mb, mc = stats.derive("mean", bx).value, stats.derive("mean", cx).value
+                                d = stats.derive(statistic, (mb, mc) if statistic == "relative_change_pct" else (mc, mb), of=member)
+                        except stats.Underivable:
+                            d = False
+                        memo[pkey] = d
+                    if d is False:
                         continue
                     k = scale if statistic == "difference" else Decimal(1)
                     value = d.value * k
