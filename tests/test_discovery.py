@@ -61,7 +61,7 @@ def test_discovery_binds_what_the_shipped_profile_binds_and_nothing_wrong(folder
             else:
                 wrong += 1
     assert wrong == 0
-    floor = {"hyperfine-3em": 25, "vllm-omni-rankings-fasth3-vae-int8": 2, "system1-omni-gdn-20261003": 18, "vllm-omni-pr6540": 0}[folder.name]
+    floor = {"hyperfine-3em": 25, "vllm-omni-rankings-fasth3-vae-int8": 6, "system1-omni-gdn-20261003": 19, "vllm-omni-pr6540": 36}[folder.name]
     assert same >= floor, (same, len(shipped))  # measured on this commit; the 90 % target is not reached (see docs/profiles.md)
 
 
@@ -83,19 +83,20 @@ def test_a_number_changed_in_its_last_place_is_never_bound(tmp_path):
     assert verdict.kind in ("near-miss", "unexplained")
 
 
-def test_a_selection_changed_in_its_last_place_is_never_bound(tmp_path):
-    folder = tmp_path / "pr"
-    shutil.copytree(PR6540, folder)
-    results = folder / "artifacts" / "results.json"
-    doc = json.loads(results.read_text())
-    stated = doc["measured_summary_by_duration"]["5"]["wall_mean_s"]
-    raw = results.read_text()
-    changed = raw.replace(repr(stated), repr(stated)[:-1] + str((int(repr(stated)[-1]) + 1) % 10), 1)
-    assert changed != raw
-    results.write_text(changed)
+def test_a_comparison_changed_in_its_last_place_is_never_bound(tmp_path):
+    """fasth3's `request_1_s` (first run) and `saved_s` (baseline - candidate means) bind; one digit more in the last place does not."""
+    disc = _discover(FASTH3)
+    kinds = {s.pointer: v.kind for s, v in zip(disc.stated, disc.verdicts) if s.rel == "comparison.json"}
+    assert kinds["/videos/0/request_1_s"] == "bound" and kinds["/saved_s"] == "bound"
+    folder = tmp_path / "fasth3"
+    shutil.copytree(FASTH3, folder)
+    doc = folder / "comparison.json"
+    text = doc.read_text()
+    assert text.count('"request_1_s": 17.451') == 1
+    doc.write_text(text.replace('"request_1_s": 17.451', '"request_1_s": 17.452'))
     disc = _discover(folder)
-    verdict = {(s.rel, s.pointer): v for s, v in zip(disc.stated, disc.verdicts)}[("artifacts/results.json", "/measured_summary_by_duration/5/wall_mean_s")]
-    assert verdict.kind != "bound"
+    kinds = {s.pointer: v.kind for s, v in zip(disc.stated, disc.verdicts) if s.rel == "comparison.json"}
+    assert kinds["/videos/0/request_1_s"] in ("near-miss", "unexplained")
 
 
 def test_verify_on_a_folder_no_profile_matches_runs_discovery_and_is_never_pass(run, tmp_path):
@@ -137,7 +138,6 @@ def test_binary_huge_and_linked_files_are_skipped_with_a_note(tmp_path):
     assert "binary" in reasons["bin.json"] and "bytes" in reasons["big.json"] and "symbolic link" in reasons["link.json"]
 
 
-@pytest.mark.xfail(reason="issue 37: the row binds to its own copy in summary.csv/README (rank-1 rows sets); not fixed by the deadline", strict=True)
 def test_mlperf_mixtral_tokens_published_as_samples_is_a_near_miss_naming_both():
     disc = _discover(MLPERF)
     verdict = {(s.rel, s.pointer): v for s, v in zip(disc.stated, disc.verdicts)}.get(("summary.json", "/1/Result"))

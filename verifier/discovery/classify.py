@@ -2,7 +2,8 @@
 Discovery's judgement of each stated number: bound, ambiguous, near-miss or unexplained.
 
 - bound: after the context's preferences (a statistic its labels name, a
-  member its labels name, the rawest set: rank 0 before 1), exactly one
+  member its labels name, the rawest set: rank 0 before 1, then a set of
+  the number's own file), exactly one
   derivation reproduces the number, its selection is named by the context,
   and a number of fewer than `MIN_DIGITS` significant digits is bound only
   when its context names that derivation fully (statistic or a single
@@ -46,10 +47,11 @@ def _digits(st: Stated) -> int:
 
 def classify(st: Stated, found: Search) -> Verdict:
     """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
-    fits = [f for f in found.fits if f.selection]
+    fits = [f for f in found.fits if f.selection or f.baseline is not None]
     agree = fits
     if found.stat_named:
-        agree = [f for f in agree if label(f) == found.stat_named or (f.n == 1 and f.statistic == "first")]
+        exact = [f for f in agree if label(f) == found.stat_named]
+        agree = exact or [f for f in agree if f.n == 1 and f.statistic == "first"]  # the named statistic, else a copy of one value
     named_sets = {sid for sid, _ in found.member_named}
     other = [f for f in agree if f.sid in named_sets and (f.sid, f.member) not in found.member_named]
     agree = [f for f in agree if f.sid not in named_sets or (f.sid, f.member) in found.member_named]
@@ -60,6 +62,8 @@ def classify(st: Stated, found: Search) -> Verdict:
     if agree:
         rank = min(f.rank for f in agree)
         agree = [f for f in agree if f.rank == rank]
+        own = [f for f in agree if f.rel == st.rel]
+        agree = own or agree  # a set of the number's own file before the same shape elsewhere
     if len(agree) == 1:
         f = agree[0]
         full = (found.stat_named is not None or f.n == 1 or f.statistic in ("speedup", "relative_reduction_pct", "difference", "ratio", "relative_change_pct"))

@@ -13,8 +13,10 @@ is never derived from itself. Four shapes are found:
   (`/results/*/times`), one record per element, the enclosing object's
   text members as dimensions; rank 0;
 - `files`: one object per file: files at the same depth with the same name
-  pattern and the same member names, their varying path components as
-  dimensions `path<i>` and `name`; rank 0;
+  pattern (what follows the first dot of the name), their varying path
+  components as dimensions `path<i>` and `name` (and `name<j>` for the
+  `-`/`_` parts of names that split alike); rank 0; whole CSV files and
+  JSON Lines files of one pattern are merged the same way;
 - `lines`: the objects of a JSON Lines file; rank 0.
 
 Members nested one object deep are flattened as `a/b`. Integer members
@@ -197,13 +199,13 @@ def _path_dims(dims: dict[str, str], parts: list[str], varying: list[int], depth
 
 
 def _file_sets(sources: list[Source]) -> list[RecordSet]:
-    """Return the `files` sets: one object per file, grouped by depth, name pattern and member names (2+ files)."""
+    """Return the `files` sets: one object per file, grouped by depth and name pattern (2+ files)."""
     groups: dict[tuple[Any, ...], list[Source]] = defaultdict(list)
     for src in sources:
         if isinstance(src.doc, dict) and not {"tables", "prose"} <= set(src.doc):
             parts = src.rel.split("/")
             name = parts[-1].split(".", 1)
-            groups[(len(parts), name[1] if len(name) > 1 else "", frozenset(src.doc))].append(src)
+            groups[(len(parts), name[1] if len(name) > 1 else "", src.kind)].append(src)
     out = []
     for (depth, tail, _), members in groups.items():
         if len(members) < 2:

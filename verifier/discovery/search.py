@@ -57,6 +57,7 @@ _PAIR_WORDS = {"speedup": ("speedup", "ratio"), "faster": ("speedup",), "ratio":
                "lower": ("relative_reduction_pct", "difference"), "change": ("relative_change_pct", "difference"),
                "delta": ("difference", "relative_change_pct"), "diff": ("difference",), "difference": ("difference",),
                "improvement": ("relative_reduction_pct", "speedup"), "vs": ("relative_change_pct", "ratio", "speedup")}
+_ORDINAL = {"request", "run", "iteration", "trial", "attempt", "repeat"}
 _STOP = {"per", "of", "the", "a", "in", "s", "ms", "ns", "us", "mib", "gib", "mb", "gb", "b", "pct", "percent", "x", "vs", "to"}
 
 
@@ -84,6 +85,7 @@ class Derivation:
     groups: str | None = None
     unit: str | None = None
     key: tuple[Any, ...] = ()
+    rel: str = ""  # the one file of the set (empty for a set across files)
 
 
 @dataclass
@@ -98,8 +100,10 @@ class Search:
 
 def _stat_named(st: Stated) -> str | None:
     """Return the statistic the stated number's labels name (`mean`, `p95`, `count`...), or None (or when they name several)."""
-    found = {_NAMED[w] for w in st.labels & _NAMED.keys()}
-    found |= {w for w in st.labels if w in ("p90", "p95", "p99")}
+    words = tokens(st.label)
+    found = {_NAMED[w] for w in words & _NAMED.keys()}
+    if "1" in words and words & _ORDINAL:
+        found.add("first")  # `request_1_s`, `run 1`
     return found.pop() if len(found) == 1 else None
 
 
@@ -168,7 +172,7 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
     memo = {} if memo is None else memo
     stat = _stat_named(st)
     pair_stats: set[str] = set()
-    for w in st.labels:
+    for w in tokens(st.label):
         pair_stats.update(_PAIR_WORDS.get(w, ()))
     fits: list[Derivation] = []
     named: list[Derivation] = []
@@ -184,7 +188,9 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
         if rs.kind == "values":
             parents = [p for p in rs.dims.get("#at", (records[0].pointer,)) if st.pointer.startswith(p + "/")]
             if not parents:
-                continue
+                if pair_stats and budget > 0 and len(rs.records) <= MAX_PAIR_RECORDS:
+                    budget -= _pairs(st, rs, sel, several, pair_stats, fits, named, memo)
+                continue  # arrays of other objects: only their comparisons (`saved_s` of two arms' runs)
             sel["#at"] = parents[-1]
         if sel:
             fkey = ("records", rs.sid, tuple(sorted(sel.items())))
@@ -224,7 +230,7 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
                 value = d.value * scale
                 label = f"p{q}" if statistic == "percentile" else statistic
                 der = Derivation(rs.sid, member, statistic, selection, value, len(xs), rs.rank, f"{d.text} [{rs.origin}]",
-                                 q, method, unit=mu, key=(rs.sid, member, label, selection, q, method))
+                                 q, method, unit=mu, key=(rs.sid, member, label, selection, q, method), rel=rs.rel)
                 if complete and is_named and (stat == label or (stat is None and len(xs) == 1)):
                     named.append(der)
                 if _fits(st, value, statistic, xs, scale):
@@ -232,7 +238,7 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
         if stat == "count" and records:
             n = len([r for r in records if not (r.rel == st.rel and st.pointer.startswith(r.pointer + "/"))])
             der = Derivation(rs.sid, "", "count", selection, Decimal(n), n, rs.rank, f"count of {n} records ({', '.join(f'{k}={v}' for k, v in selection) or 'all'}) [{rs.origin}]",
-                             key=(rs.sid, "", "count", selection))
+                             key=(rs.sid, "", "count", selection), rel=rs.rel)
             if complete:
                 named.append(der)
             if n and _fits(st, Decimal(n), "count", [], Decimal(1)):
@@ -248,7 +254,7 @@ def _other_branch(set_pointer: str, pointer: str) -> bool:
     common = 0
     while common < min(len(a), len(b)) and a[common] == b[common]:
         common += 1
-    return common < len(a) and len(b) > common + 1
+    return 0 < common < len(a) and len(b) > common + 1
 
 
 def _dedupe(found: list[Derivation]) -> list[Derivation]:
@@ -308,7 +314,7 @@ def _pairs(st: Stated, rs: RecordSet, sel: dict[str, str], several: dict[str, li
                     selection = tuple(sorted(rest.items()))
                     der = Derivation(rs.sid, member, statistic, selection, value, len(bx) + len(cx), rs.rank, f"{d.text} [{rs.origin}]",
                                      over=dim, baseline=b_val, candidate=c_val, unit=mu,
-                                     key=(rs.sid, member, statistic, selection, frozenset(map(id, bs)), frozenset(map(id, cs))))
+                                     key=(rs.sid, member, statistic, selection, frozenset(map(id, bs)), frozenset(map(id, cs))), rel=rs.rel)
                     if _fits(st, value, statistic, bx + cx, k):
                         fits.append(der)
     return tried
