@@ -63,6 +63,7 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
     sources, skips, _tree = read_sources(root, bounds, progress)
     sets = find_record_sets(sources)
     stated, dropped = stated_numbers(sources, sets) if sets else ([], 0)
+    stated.sort(key=lambda st: st.rel.rsplit(".", 1)[-1].lower() not in ("json", "csv"))  # data documents first, then pages (stable)
     memo: dict[Any, Any] = {}
     verdicts = []
     deadline = started + (SEARCH_SECONDS if seconds is None else seconds)

@@ -1,13 +1,15 @@
 """
 Discovery's judgement of each stated number: bound, ambiguous, near-miss or unexplained.
 
+- a single value read elsewhere explains a number only when the number's
+  labels share a word with that value's member name (a date is not a seed);
 - bound: after the context's preferences (a statistic its labels name, a
   member its labels name, the rawest set: rank 0 before 1, then a set of
   the number's own file), exactly one
   derivation reproduces the number, its selection is named by the context,
   and a number of fewer than `MIN_DIGITS` significant digits is bound only
-  when its context names that derivation fully (statistic or a single
-  value, member, selection);
+  when its context names that derivation fully (its labels name the
+  member, or the set has one; and the statistic, or it is a single value);
 - ambiguous: several derivations fit (listed, none bound);
 - near-miss: the context names one derivation and the number is not its
   value (beyond `verifier.stats.compare`'s tolerance), or the number is the
@@ -47,7 +49,7 @@ def _digits(st: Stated) -> int:
 
 def classify(st: Stated, found: Search) -> Verdict:
     """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
-    fits = [f for f in found.fits if f.selection or f.baseline is not None]
+    fits = [f for f in found.fits if (f.selection or f.baseline is not None) and not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
     if found.stat_named:
         exact = [f for f in agree if label(f) == found.stat_named]
@@ -66,7 +68,7 @@ def classify(st: Stated, found: Search) -> Verdict:
         agree = own or agree  # a set of the number's own file before the same shape elsewhere
     if len(agree) == 1:
         f = agree[0]
-        full = (found.stat_named is not None or f.n == 1 or f.statistic in ("speedup", "relative_reduction_pct", "difference", "ratio", "relative_change_pct"))
+        full = f.member_named and (found.stat_named is not None or f.n == 1)
         if _digits(st) >= MIN_DIGITS or full:
             return Verdict("bound", (f,))
         return Verdict("ambiguous", (f,))

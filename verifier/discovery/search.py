@@ -86,6 +86,8 @@ class Derivation:
     unit: str | None = None
     key: tuple[Any, ...] = ()
     rel: str = ""  # the one file of the set (empty for a set across files)
+    member_named: bool = False  # the number's labels name the member (or the set has one member)
+    member_hint: bool = False  # the number's labels share a word with the member's name
 
 
 @dataclass
@@ -230,7 +232,7 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
                 value = d.value * scale
                 label = f"p{q}" if statistic == "percentile" else statistic
                 der = Derivation(rs.sid, member, statistic, selection, value, len(xs), rs.rank, f"{d.text} [{rs.origin}]",
-                                 q, method, unit=mu, key=(rs.sid, member, label, selection, q, method), rel=rs.rel)
+                                 q, method, unit=mu, key=(rs.sid, member, label, selection, q, method), rel=rs.rel, member_named=is_named, member_hint=is_named or bool(words & st.labels))
                 if complete and is_named and (stat == label or (stat is None and len(xs) == 1)):
                     named.append(der)
                 if _fits(st, value, statistic, xs, scale):
@@ -238,7 +240,7 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
         if stat == "count" and records:
             n = len([r for r in records if not (r.rel == st.rel and st.pointer.startswith(r.pointer + "/"))])
             der = Derivation(rs.sid, "", "count", selection, Decimal(n), n, rs.rank, f"count of {n} records ({', '.join(f'{k}={v}' for k, v in selection) or 'all'}) [{rs.origin}]",
-                             key=(rs.sid, "", "count", selection), rel=rs.rel)
+                             key=(rs.sid, "", "count", selection), rel=rs.rel, member_named=True)
             if complete:
                 named.append(der)
             if n and _fits(st, Decimal(n), "count", [], Decimal(1)):
