@@ -144,3 +144,50 @@ def test_mlperf_mixtral_tokens_published_as_samples_is_a_near_miss_naming_both()
     assert verdict is not None and verdict.kind == "near-miss", verdict
     members = {d.member for d in verdict.derivations + verdict.named}
     assert "Tokens per second" in members and "Samples per second" in members
+
+
+def _renamed_hyperfine(folder: Path) -> Path:
+    """A hyperfine export no shipped profile detects: `results` renamed `runs`."""
+    folder.mkdir()
+    data = json.loads((HYPERFINE / "tools" / "benchmarks" / "results.json").read_text())
+    (folder / "export.json").write_text(json.dumps({"runs": data["results"]}, indent=1))
+    return folder
+
+
+def test_profile_draft_writes_a_profile_that_judges_with_real_verdicts(run, tmp_path):
+    folder = _renamed_hyperfine(tmp_path / "bench")
+    out = tmp_path / "drafted.json"
+    result = run("profile", "draft", str(folder), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    profile = json.loads(out.read_text())
+    assert len(profile["claims"]) == 25 and "found by discovery" in profile["description"]
+    assert sorted(p.name for p in folder.iterdir()) == ["export.json"]  # nothing written into the directory
+    judged = run("--profile", str(out), str(folder), "-f", "json")
+    report = json.loads(judged.stdout)
+    claims = [f for f in report["findings"] if f["check"] == "profile.claims"]
+    assert len(claims) == 25 and all(f["status"] == "PASS" for f in claims)
+    assert report["verdict"] != "FAIL"
+    # the drafted rules are real: a median changed in its last place FAILs naming its claim
+    text = (folder / "export.json").read_text()
+    (folder / "export.json").write_text(text.replace('"median": 2.33984530584', '"median": 2.33984530585', 1))
+    judged = run("--profile", str(out), str(folder), "-f", "json")
+    failed = [f for f in json.loads(judged.stdout)["findings"] if f["status"] == "FAIL"]
+    assert judged.exit_code == 1 and [f["pointer"] for f in failed] == ["/runs/0/median"]
+
+
+def test_profile_draft_never_writes_into_the_directory(run, tmp_path):
+    folder = _renamed_hyperfine(tmp_path / "bench")
+    result = run("profile", "draft", str(folder), "-o", str(folder / "p.json"))
+    assert result.exit_code == 2 and "never writes into" in result.stderr
+    assert not (folder / "p.json").exists()
+
+
+def test_the_drafted_profile_validates_against_the_profile_schema(tmp_path):
+    from verifier.discovery import discover
+    from verifier.discovery.draft import draft_profile
+    from verifier.validation import schema_validator
+
+    profile, _ = draft_profile(discover(FASTH3, seconds=600), "fasth3-draft")
+    schema = json.loads((ROOT / "schemas" / "profile.schema.json").read_text())
+    assert not list(schema_validator(schema).iter_errors(json.loads(json.dumps(profile))))
+    assert {c["statistic"] for c in profile["claims"]} >= {"mean", "first", "difference", "relative_reduction_pct"}
