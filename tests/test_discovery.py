@@ -191,3 +191,30 @@ def test_the_drafted_profile_validates_against_the_profile_schema(tmp_path):
     schema = json.loads((ROOT / "schemas" / "profile.schema.json").read_text())
     assert not list(schema_validator(schema).iter_errors(json.loads(json.dumps(profile))))
     assert {c["statistic"] for c in profile["claims"]} >= {"mean", "first", "difference", "relative_reduction_pct"}
+
+
+def test_discovery_is_never_pass_even_when_every_number_is_bound(tmp_path):
+    from verifier.core import verify_path
+
+    (tmp_path / "export.json").write_text(json.dumps({"runs": [{"command": "a", "mean": 2.5, "times": [2.25, 2.75]},
+                                                               {"command": "b", "mean": 3.5, "times": [3.25, 3.75]}]}))
+    report = verify_path(str(tmp_path))
+    codes = [f.code for f in report.findings if f.check == "discovery.claims"]
+    assert codes.count("bound") == 2 and "unexplained" not in codes and "ambiguous" not in codes
+    assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
+
+
+def test_a_number_of_fewer_than_three_digits_binds_only_when_its_context_names_the_derivation():
+    from verifier.discovery.classify import classify
+    from verifier.discovery.context import Stated
+    from verifier.discovery.search import Derivation, Search
+
+    def stated(text):
+        return Stated("a.json", "/x", text, Decimal(text), None, {"x"}, set(), set(), set(), "x")
+
+    def fit(value, named):
+        return Derivation("s1", "x_total", "first", (("k", "a"),), Decimal(value), 1, 0, "first of 1", member_named=named, member_hint=True)
+
+    assert classify(stated("74.5"), Search([fit("74.5", False)], [], None, set())).kind == "bound"
+    assert classify(stated("74"), Search([fit("74", False)], [], None, set())).kind == "ambiguous"  # a coincidence is likely
+    assert classify(stated("74"), Search([fit("74", True)], [], None, set())).kind == "bound"  # the label names its member

@@ -3,6 +3,8 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
 
 - a single value read elsewhere explains a number only when the number's
   labels share a word with that value's member name (a date is not a seed);
+- a statistic over several values binds only when the label names it (a
+  comparison of two selections needs its label's word, `speedup`...);
 - bound: after the context's preferences (a statistic its labels name, a
   member its labels name, the rawest set: rank 0 before 1, then a set of
   the number's own file), exactly one
@@ -49,13 +51,19 @@ def _digits(st: Stated) -> int:
 
 def classify(st: Stated, found: Search) -> Verdict:
     """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
-    fits = [f for f in found.fits if (f.selection or f.baseline is not None) and not (f.n == 1 and not f.member_hint and f.member)]
+    selected = [f for f in found.fits if f.selection or f.baseline is not None]
+    fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
     if found.stat_named:
         exact = [f for f in agree if label(f) == found.stat_named]
         agree = exact or [f for f in agree if f.n == 1 and f.statistic == "first"]  # the named statistic, else a copy of one value
+    else:  # a statistic over several values that nothing names is a coincidence until the label says which
+        unnamed = [f for f in agree if f.n > 1 and f.baseline is None]
+        agree = [f for f in agree if f.n == 1 or f.baseline is not None]
+        if not agree and unnamed:
+            return Verdict("ambiguous", tuple(unnamed[:8]))
     named_sets = {sid for sid, _ in found.member_named}
-    other = [f for f in agree if f.sid in named_sets and (f.sid, f.member) not in found.member_named]
+    other = [f for f in selected if f.sid in named_sets and (f.sid, f.member) not in found.member_named]
     agree = [f for f in agree if f.sid not in named_sets or (f.sid, f.member) in found.member_named]
     if other and (not agree or min(f.rank for f in other) < min(f.rank for f in agree)):
         named = [n for n in found.named if n.sid in {f.sid for f in other}]

@@ -125,6 +125,9 @@ def _select(rs: RecordSet, st: Stated) -> tuple[dict[str, str], dict[str, list[s
         named = [v for v in values if v.lower() in st.chunks or f"{dim}={v}" in st.pairs
                  or (part and v.isdigit() and any(p.endswith("=" + v) for p in st.pairs))
                  or (v.isdigit() and v in st.chunks) or (" " not in v and len(v) > 2 and not v.isdigit() and v.lower() in st.names)]
+        if len(named) > 1:  # a value the number's record states whole before one its words only mention
+            whole = [v for v in named if v.lower() in st.chunks or f"{dim}={v}" in st.pairs]
+            named = whole if len(whole) == 1 else named
         if len(named) == 1:
             sel[dim] = named[0]
         elif len(named) > 1:
