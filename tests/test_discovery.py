@@ -46,23 +46,40 @@ def _same(shipped, derivation) -> bool:
     return close and (stat == label(derivation) or (derivation.n == 1 and derivation.statistic == "first"))
 
 
-@pytest.mark.parametrize("folder", [HYPERFINE, FASTH3, SYSTEM1, PR6540], ids=lambda p: p.name)
+def _by_place(disc) -> dict[tuple[str, str], object]:
+    """Verdicts by (file, pointer); a number inside a string also under the profile's `#NAME` spelling (`/3/Accuracy#acc` for `acc: 76.000`)."""
+    import re
+
+    out = {}
+    for s, v in zip(disc.stated, disc.verdicts):
+        out[(s.rel, s.pointer)] = v
+        base, _, rest = s.pointer.partition("#numbers/")
+        if rest:
+            for chunk in s.chunks:
+                m = re.search(r"([A-Za-z_][\w.]*)\s*:\s*" + re.escape(s.text), chunk, re.IGNORECASE)
+                if m:
+                    out.setdefault((s.rel, f"{base}#{m.group(1)}"), v)
+    return out
+
+
+@pytest.mark.parametrize("folder", [HYPERFINE, FASTH3, SYSTEM1, PR6540, MLPERF], ids=lambda p: p.name)
 def test_discovery_binds_what_the_shipped_profile_binds_and_nothing_wrong(folder):
     """With the shipped profiles set aside (discovery is called directly), every binding it makes of a number the shipped profile binds is the same derivation."""
     shipped = _shipped_bound(folder)
     disc = _discover(folder)
-    got = {(s.rel, s.pointer): v for s, v in zip(disc.stated, disc.verdicts)}
+    got = _by_place(disc)
     same = wrong = 0
     for key, finding in shipped.items():
-        verdict = got.get(key)
+        base, _, name = key[1].partition("#")
+        verdict = got.get(key) or (got.get((key[0], f"{base}#{name.lower()}")) if name else None)
         if verdict is not None and verdict.kind == "bound":
             if _same(finding, verdict.derivations[0]):
                 same += 1
             else:
                 wrong += 1
     assert wrong == 0
-    floor = {"hyperfine-3em": 25, "vllm-omni-rankings-fasth3-vae-int8": 6, "system1-omni-gdn-20261003": 19, "vllm-omni-pr6540": 36}[folder.name]
-    assert same >= floor, (same, len(shipped))  # measured on this commit; the 90 % target is not reached (see docs/profiles.md)
+    floor = {"mlperf-inference-test-submissions-v5.0": 219, "hyperfine-3em": 25, "vllm-omni-rankings-fasth3-vae-int8": 6, "system1-omni-gdn-20261003": 19, "vllm-omni-pr6540": 36}[folder.name]
+    assert same >= floor, (same, len(shipped))  # measured on this commit (docs/profiles.md, "Discovery against the shipped profiles")
 
 
 def test_hyperfine_binds_every_statistic_the_profile_does():

@@ -12,7 +12,8 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
   and a number of fewer than `MIN_DIGITS` significant digits is bound only
   when its context names that derivation fully (its labels name the
   member, or the set has one; and the statistic, or it is a single value);
-- ambiguous: several derivations fit (listed, none bound);
+- ambiguous: several derivations fit (listed, none bound), or a stated
+  zero is reproduced only by a small non-zero value;
 - near-miss: the context names one derivation and the number is not its
   value (beyond `verifier.stats.compare`'s tolerance), or the number is the
   value of another member or statistic than its label names (both named);
@@ -54,7 +55,9 @@ def classify(st: Stated, found: Search) -> Verdict:
     selected = [f for f in found.fits if f.selection or f.baseline is not None]
     fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
-    if found.stat_named:
+    if found.pair_named and any(f.baseline is not None for f in agree):
+        agree = [f for f in agree if f.baseline is not None]  # `speedup_vs_bf16`: the comparison, not a copy of it elsewhere
+    elif found.stat_named:
         exact = [f for f in agree if label(f) == found.stat_named]
         agree = exact or [f for f in agree if f.n == 1 and f.statistic == "first"]  # the named statistic, else a copy of one value
     else:  # a statistic over several values that nothing names is a coincidence until the label says which
@@ -74,6 +77,8 @@ def classify(st: Stated, found: Search) -> Verdict:
         agree = [f for f in agree if f.rank == rank]
         own = [f for f in agree if f.rel == st.rel]
         agree = own or agree  # a set of the number's own file before the same shape elsewhere
+    if len(agree) == 1 and st.value == 0 and agree[0].value != 0 and agree[0].statistic != "count":
+        return Verdict("ambiguous", tuple(agree))  # a stated 0.0 is any small value at its precision: no binding
     if len(agree) == 1:
         f = agree[0]
         full = f.member_named and (found.stat_named is not None or f.n == 1)

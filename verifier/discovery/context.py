@@ -149,6 +149,9 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
             last = keys[-1] if keys else ""
             heading = keys[1] if page and len(keys) > 1 and keys[0] == "tables" else ""
             label_text = " ".join(k for k in ([last, heading] if not prose else [prose]) if k)
+            if "#numbers/" in pointer and isinstance(holder, str):  # `ROUGE1: 31.4286  mbxp_accuracy: 0.0`: the name before the number is its label
+                m = re.search(r"([A-Za-z_][\w.]*)\s*[:=]\s*" + re.escape(str(value)), holder)
+                label_text = f"{m.group(1)} {label_text}" if m else label_text
             unit = q[1] if q[1] else unit_of(last)
             rec = {k: v for k, v in (record or {}).items() if k != "#line"}
             texts = [v for v in rec.values() if isinstance(v, str)]

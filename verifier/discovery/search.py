@@ -98,6 +98,7 @@ class Search:
     named: list[Derivation]
     stat_named: str | None
     member_named: set[tuple[str, str]]
+    pair_named: bool = False
 
 
 def _stat_named(st: Stated) -> str | None:
@@ -250,7 +251,7 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
                 fits.append(der)
         if pair_stats and budget > 0 and len(rs.records) <= MAX_PAIR_RECORDS:
             budget -= _pairs(st, rs, sel, several, pair_stats, fits, named, memo)
-    return Search(_dedupe(fits), _dedupe(named), stat, member_named)
+    return Search(_dedupe(fits), _dedupe(named), stat, member_named, bool(pair_stats))
 
 
 def _other_branch(set_pointer: str, pointer: str) -> bool:

@@ -6,7 +6,7 @@ is never read: it may point out of the directory), reads each file with the
 readers the profile language has (`verifier.readers.tree.Tree.json`: strict
 JSON, CSV, Markdown and HTML into one JSON-like shape; `verifier.jsonio.
 loads_strict_lines` for JSON Lines; `verifier.grammars.parse` with the
-`key-value` line grammar for text logs) and returns `Source`s and `Skip`
+`TEXT_LINES` line grammars for text logs) and returns `Source`s and `Skip`
 notes. Nothing is written into `root`.
 
 Bounds (`BOUNDS`, stated in `docs/profiles.md`, "Discovery"): at most
@@ -27,7 +27,10 @@ from typing import Any
 from verifier.jsonio import JSONProblem, loads_strict_lines
 from verifier.readers.tree import Tree
 
-__all__ = ["BOUNDS", "KINDS", "Skip", "Source", "read_sources"]
+__all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "read_sources"]
+
+#: The line grammars of `verifier.grammars` a text file is read with, tried in order on each line.
+TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
 
 #: The search's reading bounds (see the module docstring).
 BOUNDS = {"max_files": 20000, "max_read": 4000, "max_bytes": 8 * 2**20, "max_depth": 16}
@@ -62,11 +65,11 @@ def _suffix(rel: str) -> str:
 
 
 def _text_record(data: bytes) -> dict[str, Any] | None:
-    """Return the `key: value` lines of a text file as one object (the `key-value` grammar), or None when it has none."""
+    """Return the lines of a text file that `TEXT_LINES` read as one object (the first value of each member), or None when none does."""
     from verifier.grammars import GrammarError, parse
 
     try:
-        pairs = parse(data, {"encoding": "text", "lines": ["key-value"]})
+        pairs = parse(data, {"encoding": "text", "lines": list(TEXT_LINES)})
     except GrammarError:
         return None
     record: dict[str, Any] = {}
