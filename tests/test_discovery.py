@@ -235,3 +235,21 @@ def test_a_number_of_fewer_than_three_digits_binds_only_when_its_context_names_t
     assert classify(stated("74.5"), Search([fit("74.5", False)], [], None, set())).kind == "bound"
     assert classify(stated("74"), Search([fit("74", False)], [], None, set())).kind == "ambiguous"  # a coincidence is likely
     assert classify(stated("74"), Search([fit("74", True)], [], None, set())).kind == "bound"  # the label names its member
+
+
+def test_the_loop_draft_pin_then_verify_detects_and_judges(run, tmp_path, monkeypatch):
+    """docs/profiles.md "Start here": draft into a trust root's profiles/, `verify pin`, and `verify DIR` then judges with it."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert run("init", str(repo)).exit_code == 0
+    folder = _renamed_hyperfine(repo / "evidence")
+    assert run("profile", "draft", str(folder), "-o", str(repo / "verify" / "profiles" / "bench.json"), "--id", "bench").exit_code == 0
+    assert run("pin", str(repo)).exit_code == 0
+    result = run(str(folder), "--no-cache", "-f", "json")
+    report = json.loads(result.stdout)
+    assert report["kind"] == "profile:bench", report["kind"]
+    assert report["verdict"] == "INCOMPLETE" and report["counts"]["FAIL"] == 0
+    assert sum(1 for f in report["findings"] if f["check"] == "profile.claims" and f["status"] == "PASS") == 25

@@ -297,8 +297,8 @@ def _pairs(st: Stated, rs: RecordSet, sel: dict[str, str], several: dict[str, li
                 bs = [r for r in base if r.dims.get(dim) == b_val]
                 cs = [r for r in base if r.dims.get(dim) == c_val]
                 bx, cx = _values(bs, member, st), _values(cs, member, st)
-                if not bx or not cx:
-                    continue
+                if not bx or not cx or not any(bx) or not any(cx):
+                    continue  # a side of zeros makes a difference a copy of the other side, and a ratio undefined
                 for statistic in sorted(pair_stats):
                     tried += 1
                     pkey = ("pair", rs.sid, member, statistic, dim, b_val, c_val, tuple(sorted(rest.items())), len(bx), len(cx))
