@@ -253,3 +253,15 @@ def test_the_loop_draft_pin_then_verify_detects_and_judges(run, tmp_path, monkey
     assert report["kind"] == "profile:bench", report["kind"]
     assert report["verdict"] == "INCOMPLETE" and report["counts"]["FAIL"] == 0
     assert sum(1 for f in report["findings"] if f["check"] == "profile.claims" and f["status"] == "PASS") == 25
+
+
+def test_discovery_shows_its_reading_as_progress(tmp_path):
+    import io
+
+    from verifier.core import verify_path
+    from verifier.progress import Progress
+
+    (tmp_path / "export.json").write_text(json.dumps({"runs": [{"command": "a", "mean": 2.5, "times": [2.25, 2.75]}]}))
+    stream = io.StringIO()
+    verify_path(str(tmp_path), progress=Progress(stream, bar=False))
+    assert "verify: discovery: reading 1 file(s)" in stream.getvalue() and "done" in stream.getvalue()

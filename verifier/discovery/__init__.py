@@ -56,7 +56,7 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
     Return the `Discovery` of directory `root`: read, record sets, stated numbers and the verdict of each.
 
     Raises `OSError` only when `root` cannot be listed; never writes.
-    `progress` (callable `(done, total)` or None) is called while files are read.
+    `progress` (a `verifier.progress.Progress` or None) shows the files being read.
     `seconds` replaces `SEARCH_SECONDS` (tests give the search all the time it needs).
     """
     started = time.monotonic()

@@ -108,4 +108,4 @@ def run_discovery(path: str, target: Any, why: str, trust: dict[str, Any] | None
     if refuse is not None:
         refuse(path, (options or {}).get("claims_text"))
 
-    return discovery_report(path, discover(Path(target)), why, trust)
+    return discovery_report(path, discover(Path(target), progress=(options or {}).get("progress")), why, trust)

@@ -87,8 +87,8 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     `sources` are in path order; `skips` name every file not read and why
     (binary, too large, too deep, unreadable, not parsable, a symbolic link,
     over the file budget); `tree` is the `Tree` the files were read through
-    (root-confined, `O_NOFOLLOW`). `progress` (a callable taking `(done,
-    total)` or None) is called as files are read. Never raises for a bad
+    (root-confined, `O_NOFOLLOW`). `progress` (a `verifier.progress.Progress`
+    or None) shows the bytes read (a bar on a terminal). Never raises for a bad
     file; raises `OSError` only when `root` itself cannot be listed.
     """
     limits = {**BOUNDS, **(bounds or {})}
@@ -102,36 +102,53 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
         skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped"))
         wanted = wanted[: limits["max_read"]]
     sources: list[Source] = []
-    for done, rel in enumerate(wanted, 1):
+    sizes = {}
+    for rel in wanted:
+        try:
+            sizes[rel] = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
+        except OSError:
+            sizes[rel] = 0
+    if progress is not None:
+        progress.start(f"discovery: reading {len(wanted)} file(s)", sum(min(n, limits["max_bytes"]) for n in sizes.values()))
+    try:
+        for rel in wanted:
+            if progress is not None:
+                progress.advance(min(sizes[rel], limits["max_bytes"]))
+            _read_one(tree, root, rel, limits, sources, skips)
+    finally:
         if progress is not None:
-            progress(done, len(wanted))
-        if rel.count("/") > limits["max_depth"]:
-            skips.append(Skip(rel, f"deeper than {limits['max_depth']} directories"))
-            continue
-        try:
-            size = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
-            if size > limits["max_bytes"]:
-                skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold"))
-                continue
-            data = tree.read_bytes(rel)
-        except OSError as exc:
-            skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
-            continue
-        if b"\0" in data[:8192]:
-            skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)"))
-            continue
-        kind = KINDS[_suffix(rel)]
-        try:
-            if kind == "document":
-                doc = tree.json(rel)
-            elif kind == "lines":
-                doc = loads_strict_lines(data)
-            else:
-                doc = _text_record(data)
-                if doc is None:
-                    continue  # a text file without `key: value` lines states nothing discovery can read
-        except (JSONProblem, ValueError, RecursionError) as exc:
-            skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"))
-            continue
-        sources.append(Source(rel, kind, doc))
+            progress.finish()
     return sources, skips, tree
+
+
+def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources: list[Source], skips: list[Skip]) -> None:
+    """Read one file of `read_sources` into `sources`, or note in `skips` why not."""
+    if rel.count("/") > limits["max_depth"]:
+        skips.append(Skip(rel, f"deeper than {limits['max_depth']} directories"))
+        return
+    try:
+        size = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
+        if size > limits["max_bytes"]:
+            skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold"))
+            return
+        data = tree.read_bytes(rel)
+    except OSError as exc:
+        skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
+        return
+    if b"\0" in data[:8192]:
+        skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)"))
+        return
+    kind = KINDS[_suffix(rel)]
+    try:
+        if kind == "document":
+            doc = tree.json(rel)
+        elif kind == "lines":
+            doc = loads_strict_lines(data)
+        else:
+            doc = _text_record(data)
+            if doc is None:
+                return  # a text file without `key: value` lines states nothing discovery can read
+    except (JSONProblem, ValueError, RecursionError) as exc:
+        skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"))
+        return
+    sources.append(Source(rel, kind, doc))
