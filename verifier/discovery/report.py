@@ -38,7 +38,7 @@ def rule_words(d: Derivation) -> str:
 
 
 def _finding(st: Any, v: Verdict) -> Finding:
-    shown = f"{st.rel} {st.pointer}: stated {st.text}"
+    shown = f"stated {st.text}"
     if v.kind == "bound":
         d = v.derivations[0]
         return Finding(check=CHECK, status=Status.PASS, code="bound", message=f"{shown} = {rule_words(d)}", path=st.rel, pointer=st.pointer,
