@@ -6,8 +6,10 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
 - a statistic over several values binds only when the label names it (a
   comparison of two selections needs its label's word, `speedup`...);
 - bound: after the context's preferences (a statistic its labels name, a
-  member its labels name, the rawest set: rank 0 before 1, then a set of
-  the number's own file), exactly one
+  member its labels name, a comparison its label names (a speedup of
+  times), the rawest set: rank 0 before 1, then a set of the number's own
+  file, then, among sets giving the same value, the selection the context
+  names most fully), exactly one
   derivation reproduces the number, its selection is named by the context,
   and a number of fewer than `MIN_DIGITS` significant digits is bound only
   when its context names that derivation fully (its labels name the
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verifier import units
 from verifier.discovery.context import Stated
 from verifier.discovery.search import Derivation, Search
 
@@ -55,8 +58,12 @@ def classify(st: Stated, found: Search) -> Verdict:
     selected = [f for f in found.fits if f.selection or f.baseline is not None]
     fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
-    if found.pair_named and any(f.baseline is not None for f in agree):
+    if found.pair_named and not found.stat_named and any(f.baseline is not None for f in agree):
         agree = [f for f in agree if f.baseline is not None]  # `speedup_vs_bf16`: the comparison, not a copy of it elsewhere
+        timed = [f for f in agree if f.statistic == "speedup" and f.unit and units.known(f.unit) and units.parse(f.unit).dimension == "time"]
+        agree = timed or agree  # a speedup is of times
+        if st.value == 1 and any(f.statistic in ("speedup", "ratio") for f in agree):
+            return Verdict("ambiguous", tuple(agree[:8]))  # 1.0 is any two equal values: no binding
     elif found.stat_named:
         exact = [f for f in agree if label(f) == found.stat_named]
         agree = exact or [f for f in agree if f.n == 1 and f.statistic == "first"]  # the named statistic, else a copy of one value
@@ -77,6 +84,9 @@ def classify(st: Stated, found: Search) -> Verdict:
         agree = [f for f in agree if f.rank == rank]
         own = [f for f in agree if f.rel == st.rel]
         agree = own or agree  # a set of the number's own file before the same shape elsewhere
+        if len({f.value for f in agree}) == 1:  # the same value by several sets: the one whose selection the context names most fully
+            most = max(len(f.selection) for f in agree)
+            agree = [f for f in agree if len(f.selection) == most]
     if len(agree) == 1 and st.value == 0 and agree[0].value != 0 and agree[0].statistic != "count":
         return Verdict("ambiguous", tuple(agree))  # a stated 0.0 is any small value at its precision: no binding
     if len(agree) == 1:
