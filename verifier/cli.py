@@ -487,6 +487,23 @@ def profile_check(directory: str, profile: str, artifacts: str | None) -> None:
     sys.exit(exit_code)
 
 
+@profile_group.command("draft")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=str))
+@click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
+              help="Where to write the drafted profile (never inside DIRECTORY).")
+@click.option("--id", "profile_id", default=None, help="The profile's id (default: the directory's name).")
+def profile_draft(directory: str, output: str, profile_id: str | None) -> None:
+    """Write what discovery binds in DIRECTORY as a profile (then `verify --profile OUTPUT DIRECTORY`, review, `verify pin`)."""
+    from verifier.discovery.drafting import write_draft
+
+    try:
+        path, claims, left = write_draft(directory, output, profile_id)
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+    click.echo(f"wrote {path}: {claims} claim(s) from discovery" + (f", {left} bound number(s) left out (see its description)" if left else ""))
+    click.echo(f"verify: next: `verify --profile {path} {directory}`, review the claims, then copy it into your trust root and `verify pin`", err=True)
+
+
 @main.command("media")
 @click.argument("files", nargs=-1, required=True, type=_Input(path_type=str))
 @click.option("--frames", type=click.IntRange(min=1), help="Expected video frames N.")

@@ -10,12 +10,11 @@ Readers:
   receipt) is given to that reader;
 - any other directory is a foreign bundle, read through the one shipped
   profile whose detection rules it matches (`--profile NAME` chooses it
-  explicitly); several matches, or none for a directory without a
-  `manifest.json`, is a usage error listing the candidates (exit 2); a
-  `manifest.json` no profile claims is read natively, so its problems are
-  reported as findings; a directory no profile claims that holds receipt
-  files is read file by file through their readers
-  (`_verify_receipt_folder`). See `verifier.profiles` and `docs/profiles.md`;
+  explicitly); several matches is a usage error listing them (exit 2); a
+  `manifest.json` no profile claims is read natively; a directory no profile
+  claims that holds receipt files is read file by file through their readers
+  (`_verify_receipt_folder`), any other is read by discovery (`verifier.discovery`:
+  never PASS). See `verifier.profiles` and `docs/profiles.md`;
 - a file is read as strict JSON and given to the adapter whose detection
   matches what it records about its producer (`verifier.adapters.ADAPTERS`);
   no match is a usage error (exit 2).
@@ -207,8 +206,8 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
 
     Returns None when detection finds no profile for a directory that has a
     `manifest.json` (the caller then reads it as a native bundle, whose
-    integrity check reports the manifest's problems). Raises `UsageError`
-    when several profiles match, or none matches a directory without a manifest.
+    integrity check reports the manifest's problems); runs discovery when none matches a directory
+    without one. Raises `UsageError` when several profiles match, or none matches a single file.
     A profile with a `bundle` section reads the layout onto bundle format v1
     (`verifier.readers.mapped`) and runs the native check families under
     their own ids, with the run `options` (artifacts, weights, device).
@@ -234,6 +233,10 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
             what = "no shipped profile matches it" if not found else f"several profiles match it: {', '.join(found)}"
             broken = unparsed_files(target) if not found and target.is_dir() else []
             what += f" (not strict JSON, so no profile could read it: {'; '.join(broken)})" if broken else ""
+            if not found and target.is_dir():  # discovery: what the directory states, bound to derivations where it can (never PASS)
+                from verifier.discovery.report import run_discovery
+
+                return run_discovery(path, target, f"{what} (shipped profiles: {', '.join(sorted(shipped)) or 'none'})", trusted.describe([]), _no_claims_text, options)
             raise UsageError(
                 f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
@@ -297,17 +300,15 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     re-scoring reuse scores from earlier runs (`docs/cache.md`). `executor`,
     a Dask scheduler address (`verifier.fanout`), re-scores the comparisons
     as tasks there (the report is the same as without it).
-    `profile` reads `path` (a directory, or a single file) through that
-    pinned profile instead of detecting the format; a value naming a file
-    (`./mine.json`) loads that profile unpinned, and the report's `trust`
-    section marks it so. `trust` is what judges (`verifier.trustroot.locate`:
+    `profile` reads `path` (a directory, or a single file) through that pinned profile instead of
+    detecting the format; a value naming a file (`./mine.json`) loads it unpinned (marked in `trust`). `trust` is what judges (`verifier.trustroot.locate`:
     shipped assets plus an evidence repository's trust root); default: the
     shipped assets only (under `asset_root` when given).
-    Raises `UsageError` for a missing or unreadable path, an unrecognised file, a foreign directory
-    matching no profile or several, or one that is not one bundle (`folders.not_one_bundle`);
-    `ConfigError`/`PinMismatch` when our own assets (schemas, gates,
-    profiles) fail their pins or their schema.
-    Side effects: reads the bundle; never writes.
+    Raises `UsageError` for a missing or unreadable path, an unrecognised file, a foreign
+    directory matching several profiles, or one that is not one bundle (`folders.not_one_bundle`);
+    a foreign directory matching none goes to discovery (`verifier.discovery`);
+    `ConfigError`/`PinMismatch` when our own assets (schemas, gates, profiles) fail their pins or
+    their schema. Reads the bundle; never writes.
     """
     trusted = trust if trust is not None else TrustSet(assets(asset_root))
     run_options = {"artifacts": artifacts, "gate": gate_id, "progress": progress, "weights_dir": weights_dir,

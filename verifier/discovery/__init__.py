@@ -1,0 +1,75 @@
+"""
+Discovery: what `verify DIR` does when no profile matches DIR.
+
+It reads the directory (`sources`), finds its record sets (`recordsets`),
+lists the numbers it states (`context`), searches the engine's derivations
+for each (`search`, calling `verifier.stats.derive` and `verifier.stats.compare`)
+and judges each number bound, ambiguous, near-miss or unexplained
+(`classify`). `report` turns that into findings under the check id
+`discovery.claims`; discovery never gives PASS (nobody pinned its rules), so
+its best verdict is INCOMPLETE. `draft` writes what it bound as a profile.
+Bounds of the reading and the search are stated in `docs/profiles.md`,
+"Discovery".
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier.discovery.classify import Verdict, classify
+from verifier.discovery.context import Stated, stated_numbers
+from verifier.discovery.recordsets import RecordSet, find_record_sets
+from verifier.discovery.search import search
+from verifier.discovery.sources import Skip, Source, read_sources
+
+__all__ = ["SEARCH_SECONDS", "Discovery", "discover"]
+
+#: The search stops this many seconds after discovery started; the numbers it did not reach are counted as left out (a bound of the search).
+SEARCH_SECONDS = 7.0
+
+
+@dataclass
+class Discovery:
+    """What discovery found in one directory: `sources` read, `skips`, record `sets`, `stated` numbers with their `verdicts` (parallel), `dropped` numbers over the bound."""
+
+    root: Path
+    sources: list[Source]
+    skips: list[Skip]
+    sets: list[RecordSet]
+    stated: list[Stated]
+    verdicts: list[Verdict]
+    dropped: int = 0
+
+    def counts(self) -> dict[str, int]:
+        """Return `{bound, ambiguous, near-miss, unexplained}` counts."""
+        out = dict.fromkeys(("bound", "ambiguous", "near-miss", "unexplained"), 0)
+        for v in self.verdicts:
+            out[v.kind] += 1
+        return out
+
+
+def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = None, seconds: float | None = None) -> Discovery:
+    """
+    Return the `Discovery` of directory `root`: read, record sets, stated numbers and the verdict of each.
+
+    Raises `OSError` only when `root` cannot be listed; never writes.
+    `progress` (a `verifier.progress.Progress` or None) shows the files being read.
+    `seconds` replaces `SEARCH_SECONDS` (tests give the search all the time it needs).
+    """
+    started = time.monotonic()
+    sources, skips, _tree = read_sources(root, bounds, progress)
+    sets = find_record_sets(sources)
+    stated, dropped = stated_numbers(sources, sets) if sets else ([], 0)
+    stated.sort(key=lambda st: st.rel.rsplit(".", 1)[-1].lower() not in ("json", "csv"))  # data documents first, then pages (stable)
+    memo: dict[Any, Any] = {}
+    verdicts = []
+    deadline = started + (SEARCH_SECONDS if seconds is None else seconds)
+    for st in stated:
+        if time.monotonic() > deadline:
+            break
+        verdicts.append(classify(st, search(st, sets, memo)))
+    dropped += len(stated) - len(verdicts)
+    return Discovery(root, sources, skips, sets, stated[: len(verdicts)], verdicts, dropped)

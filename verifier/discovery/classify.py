@@ -1,0 +1,106 @@
+"""
+Discovery's judgement of each stated number: bound, ambiguous, near-miss or unexplained.
+
+- a single value read elsewhere explains a number only when the number's
+  labels share a word with that value's member name (a date is not a seed);
+- a statistic over several values binds only when the label names it (a
+  comparison of two selections needs its label's word, `speedup`...);
+- bound: after the context's preferences (a statistic its labels name, a
+  member its labels name, a comparison its label names (a speedup of
+  times), the rawest set: rank 0 before 1, then a set of the number's own
+  file, then, among sets giving the same value, the selection the context
+  names most fully), exactly one
+  derivation reproduces the number, its selection is named by the context,
+  and a number of fewer than `MIN_DIGITS` significant digits is bound only
+  when its context names that derivation fully (its labels name the
+  member, or the set has one; and the statistic, or it is a single value);
+- ambiguous: several derivations fit (listed, none bound), or a stated
+  zero is reproduced only by a small non-zero value;
+- near-miss: the context names one derivation and the number is not its
+  value (beyond `verifier.stats.compare`'s tolerance), or the number is the
+  value of another member or statistic than its label names (both named);
+- unexplained: none of the above.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from verifier import units
+from verifier.discovery.context import Stated
+from verifier.discovery.search import Derivation, Search
+
+__all__ = ["MIN_DIGITS", "Verdict", "classify", "label"]
+
+MIN_DIGITS = 3
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of one stated number: `kind` (bound, ambiguous, near-miss, unexplained) and the derivations shown."""
+
+    kind: str
+    derivations: tuple[Derivation, ...] = ()
+    named: tuple[Derivation, ...] = ()
+
+
+def label(d: Derivation) -> str:
+    """Return the statistic's short name (`p95` for a percentile) as labels name it."""
+    return f"p{d.q}" if d.statistic == "percentile" else d.statistic
+
+
+def _digits(st: Stated) -> int:
+    return len(st.value.normalize().as_tuple().digits) if st.value else 1
+
+
+def classify(st: Stated, found: Search) -> Verdict:
+    """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
+    selected = [f for f in found.fits if f.selection or f.baseline is not None]
+    fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
+    agree = fits
+    if found.pair_named and not found.stat_named and any(f.baseline is not None for f in agree):
+        agree = [f for f in agree if f.baseline is not None]  # `speedup_vs_bf16`: the comparison, not a copy of it elsewhere
+        timed = [f for f in agree if f.statistic == "speedup" and f.unit and units.known(f.unit) and units.parse(f.unit).dimension == "time"]
+        agree = timed or agree  # a speedup is of times
+        if st.value == 1 and any(f.statistic in ("speedup", "ratio") for f in agree):
+            return Verdict("ambiguous", tuple(agree[:8]))  # 1.0 is any two equal values: no binding
+    elif found.stat_named:
+        exact = [f for f in agree if label(f) == found.stat_named]
+        agree = exact or [f for f in agree if f.n == 1 and f.statistic == "first"]  # the named statistic, else a copy of one value
+    else:  # a statistic over several values that nothing names is a coincidence until the label says which
+        unnamed = [f for f in agree if f.n > 1 and f.baseline is None]
+        agree = [f for f in agree if f.n == 1 or f.baseline is not None]
+        if not agree and unnamed:
+            return Verdict("ambiguous", tuple(unnamed[:8]))
+    named_sets = {sid for sid, _ in found.member_named}
+    other = [f for f in selected if f.sid in named_sets and (f.sid, f.member) not in found.member_named]
+    agree = [f for f in agree if f.sid not in named_sets or (f.sid, f.member) in found.member_named]
+    if other and (not agree or min(f.rank for f in other) < min(f.rank for f in agree)):
+        named = [n for n in found.named if n.sid in {f.sid for f in other}]
+        if named:  # the rawest source holds it under another member than the label names: a copy elsewhere does not explain it
+            return Verdict("near-miss", tuple(other[:4]), tuple(named[:4]))
+    if agree:
+        rank = min(f.rank for f in agree)
+        agree = [f for f in agree if f.rank == rank]
+        own = [f for f in agree if f.rel == st.rel]
+        agree = own or agree  # a set of the number's own file before the same shape elsewhere
+        if len({f.value for f in agree}) == 1:  # the same value by several sets: the one whose selection the context names most fully
+            most = max(len(f.selection) for f in agree)
+            agree = [f for f in agree if len(f.selection) == most]
+    if len(agree) == 1 and st.value == 0 and agree[0].value != 0 and agree[0].statistic != "count":
+        return Verdict("ambiguous", tuple(agree))  # a stated 0.0 is any small value at its precision: no binding
+    if len(agree) == 1:
+        f = agree[0]
+        full = f.member_named and (found.stat_named is not None or f.n == 1)
+        if _digits(st) >= MIN_DIGITS or full:
+            return Verdict("bound", (f,))
+        return Verdict("ambiguous", (f,))
+    if len(agree) > 1:
+        return Verdict("ambiguous", tuple(agree[:8]))
+    if fits:  # reproduced, but by another member or statistic than the context names
+        named = [n for n in found.named if n.sid in {f.sid for f in fits}]
+        if named:
+            return Verdict("near-miss", tuple(fits[:4]), tuple(named[:4]))
+    if len(found.named) == 1:
+        return Verdict("near-miss", (), tuple(found.named))
+    return Verdict("unexplained")

@@ -1,0 +1,177 @@
+"""
+The numbers a directory states, each with the context discovery matches derivations against.
+
+`stated_numbers(sources, sets)` lists every number `verifier.readers.claimdocs.
+stated_numbers` finds in a JSON, CSV, Markdown or HTML document (JSON
+numbers, table cells, prose numbers), except raw data: the elements of a
+numeric array, the members of a `files` or `lines` record set, and the rows
+of a set of more than `MAX_STATED_ROWS` rows. Each `Stated` carries its
+context: `labels` (the member names on its JSON Pointer, a table's column
+and heading, a prose item's words: what the number is), `names` (the text
+of the record it sits in and the object names on its path: which
+selection it is) and `pairs` (its record's integer members, `name=value`).
+At most `MAX_STATED` numbers are listed (a bound of the search).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from verifier import units
+from verifier.discovery.recordsets import RecordSet
+from verifier.discovery.sources import Source
+from verifier.grammars import quantity
+from verifier.readers.claimdocs import stated_numbers as claimdoc_numbers
+
+__all__ = ["MAX_STATED", "MAX_STATED_ROWS", "Stated", "stated_numbers", "tokens", "unit_of"]
+
+MAX_STATED = 20000
+MAX_STATED_ROWS = 200
+
+_SPLIT = re.compile(r"[^a-z0-9]+")
+_CHUNK = re.compile(r"[\s,;:()\[\]{}|=\"'`]+")
+_BYTES = {"mib": "MiB", "gib": "GiB", "kib": "KiB", "mb": "MB", "gb": "GB", "kb": "kB", "b": "B", "bytes": "B"}
+
+
+def tokens(text: str) -> set[str]:
+    """Return the lowercase words of `text` (split at every non-alphanumeric character)."""
+    return {t for t in _SPLIT.split(text.lower()) if t}
+
+
+@functools.lru_cache(maxsize=4096)
+def unit_of(label: str) -> str | None:
+    """Return the unit a member name or label ends with (`mean_ms` -> ms, `Peak GPU MiB` -> MiB, `Mean latency (ns)` -> ns), or None."""
+    inner = units.unit_in_label(label)
+    if inner != label and units.known(inner):
+        return inner
+    words = [w for w in re.split(r"[^A-Za-z%]+", label) if w]
+    if len(words) < 2:
+        return None  # a bare `min` or `s` names a statistic or nothing, not a unit
+    last = words[-1]
+    for cand in (last, _BYTES.get(last.lower(), "")):
+        if cand and cand not in ("x",) and units.known(cand) and units.parse(cand).dimension in ("time", "bytes", "percent"):
+            return cand
+    if "%" in label or last.lower() in ("pct", "percent"):
+        return "%"
+    return None
+
+
+@dataclass
+class Stated:
+    """
+    One stated number: `rel` and `pointer` where, `text` as written, `value` (Decimal), `unit` (or None),
+    `labels` and `names` (word sets), `chunks` (the record's whole texts, lowercase), `pairs` (`name=value` of integer members).
+    """
+
+    rel: str
+    pointer: str
+    text: str
+    value: Decimal
+    unit: str | None
+    labels: set[str]
+    names: set[str]
+    chunks: set[str]
+    pairs: set[str]
+    label: str
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _context(doc: Any, pointer: str) -> tuple[list[str], list[tuple[str, bool]], dict[str, Any] | None, str]:
+    """Return `(keys on the path, (token, is-array-index) per step, the innermost object holding the number, prose text)`."""
+    path = pointer.split("#", 1)[0]
+    steps = [_unescape(t) for t in path.split("/")[1:]] if path else []
+    node, keys, kinds, record, prose = doc, [], [], None, ""
+    for tok in steps:
+        if isinstance(node, dict):
+            record = node
+            keys.append(tok)
+            kinds.append((tok, False))
+            node = node.get(tok)
+        elif isinstance(node, list):
+            kinds.append((tok, True))
+            try:
+                node = node[int(tok)]
+            except (ValueError, IndexError):
+                break
+        else:
+            break
+        if isinstance(node, dict) and "text" in node and "numbers" in node and isinstance(node.get("text"), str):
+            prose = node["text"]
+    return keys, kinds, record, prose
+
+
+def _data_files(sets: list[RecordSet]) -> tuple[set[str], set[tuple[str, str]]]:
+    """Return the files that are raw data (members of `files`/`lines` sets) and the `(file, row pointer)` of large row sets."""
+    files: set[str] = set()
+    rows: set[tuple[str, str]] = set()
+    for rs in sets:
+        if rs.kind == "lines" or (rs.kind == "files" and not rs.rel):
+            files.update(r.rel for r in rs.records if r.pointer.startswith("#line=") or not r.rel.lower().endswith(".json"))
+        elif rs.kind == "rows" and len(rs.records) > MAX_STATED_ROWS:
+            rows.update((r.rel, r.pointer) for r in rs.records)
+    return files, rows
+
+
+def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[Stated], int]:
+    """Return `(stated numbers in file order, how many more were left out by MAX_STATED)` (see the module docstring)."""
+    data, big_rows = _data_files(sets)
+    big_files = {rel for rel, _ in big_rows}
+    out: list[Stated] = []
+    dropped = 0
+    memo: dict[str, Any] = {}
+    for src in sources:
+        if src.kind != "document" or src.rel in data:
+            continue
+        page = isinstance(src.doc, dict) and "prose" in src.doc and "tables" in src.doc
+        skip = frozenset({"#line", "#html", "headings"}) if page else frozenset()
+        for pointer, value in claimdoc_numbers(src.doc, memo=memo, skip=skip):
+            if isinstance(value, bool):
+                continue
+            q = quantity(value) if not isinstance(value, str) else quantity(value) or _embedded(value)
+            if q is None:
+                continue
+            keys, kinds, record, prose = _context(src.doc, pointer)
+            holder = record.get(keys[-1]) if isinstance(record, dict) and keys else None
+            if kinds and kinds[-1][1] and isinstance(holder, list) and not isinstance(value, str):
+                continue  # an element of a numeric array: raw data
+            if src.rel in big_files and any((src.rel, "/" + "/".join(t for t, _ in kinds[:i])) in big_rows for i in range(1, len(kinds) + 1)):
+                continue
+            if len(out) >= MAX_STATED:
+                dropped += 1
+                continue
+            last = keys[-1] if keys else ""
+            heading = keys[1] if page and len(keys) > 1 and keys[0] == "tables" else ""
+            label_text = " ".join(k for k in ([last, heading] if not prose else [prose]) if k)
+            if "#numbers/" in pointer and isinstance(holder, str):  # `ROUGE1: 31.4286  mbxp_accuracy: 0.0`: the name before the number is its label
+                m = re.search(r"([A-Za-z_][\w.]*)\s*[:=]\s*" + re.escape(str(value)), holder)
+                label_text = f"{m.group(1)} {label_text}" if m else label_text
+            unit = q[1] if q[1] else unit_of(last)
+            rec = {k: v for k, v in (record or {}).items() if k != "#line"}
+            texts = [v for v in rec.values() if isinstance(v, str)]
+            short = [t for t in texts if len(t.split()) <= 3]
+            if unit is None:
+                for k, v in rec.items():
+                    if k.lower() in ("unit", "units") and isinstance(v, str) and units.known(units.unit_in_label(v)):
+                        unit = units.unit_in_label(v)
+            labels = tokens(label_text) | set().union(*(tokens(t) for t in short)) if short else tokens(label_text)
+            names = set().union(*(tokens(t) for t in texts)) if texts else set()
+            names |= {t for k in keys for t in tokens(k)} | tokens(prose)
+            chunks = {t.lower().strip() for t in texts} | {k.lower() for k, idx in kinds if not idx} | {c for c in _CHUNK.split(prose.lower()) if c}
+            pairs = {f"{k}={v}" for k, v in rec.items() if isinstance(v, int) and not isinstance(v, bool)}
+            out.append(Stated(src.rel, pointer, str(value), q[0], unit, labels, names, chunks, pairs, label_text))
+    return out, dropped
+
+
+def _embedded(text: str) -> tuple[Decimal, str | None] | None:
+    """Return the `(number, unit)` of a number stated inside a longer string (`stated_numbers` gives it as its own text)."""
+    from verifier.grammars import numbers_in
+
+    found = numbers_in(text)
+    return (found[0][2], found[0][3]) if found else None

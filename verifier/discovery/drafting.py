@@ -1,0 +1,86 @@
+"""`verify profile draft`: run discovery on a directory and write its bindings as a validated profile file (never into the directory)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from verifier.errors import ConfigError, UsageError
+
+__all__ = ["DRAFT_SECONDS", "write_draft"]
+
+#: Drafting is done once per format, so its search may take longer than `verify DIR`'s (`verifier.discovery.SEARCH_SECONDS`).
+DRAFT_SECONDS = 120.0
+
+
+def write_draft(directory: str, output: str, profile_id: str | None = None) -> tuple[str, int, int]:
+    """
+    Discover `directory`, draft the profile (`verifier.discovery.draft.draft_profile`), validate it and write it to `output`.
+
+    Returns `(output, claims written, bound numbers left out)`. Before writing, the draft judges the
+    directory once and every claim that FAILs through it is left out (`_self_check`), so the draft
+    gives no false FAIL on the evidence it was drafted from. Raises `UsageError` when `output`
+    lies inside `directory` (nothing is written into the evidence), when discovery bound nothing a
+    profile can state, or when the file cannot be written; `ConfigError` when the draft fails the
+    profile schema or its cross-checks (`verifier.profiles.load_profile`: a bug of ours).
+    """
+    from verifier.discovery import discover
+    from verifier.discovery.draft import _id, draft_profile
+    from verifier.jsonio import loads_strict
+    from verifier.profiles import load_profile
+    from verifier.trust import assets
+
+    root = Path(directory).resolve()
+    target = Path(output).resolve()
+    if target == root or root in target.parents:
+        raise UsageError(f"-o {output}: inside {directory}; discovery never writes into the directory it reads")
+    disc = discover(root, seconds=DRAFT_SECONDS)
+    try:
+        profile, left = draft_profile(disc, _id(profile_id or root.name))
+    except ValueError as exc:
+        raise UsageError(f"{directory}: {exc}") from None
+    try:
+        load_profile(loads_strict(json.dumps(profile).encode()), assets().schema("profile"), origin=output)
+    except ConfigError as exc:
+        raise ConfigError(f"the drafted profile does not validate (a bug of verify): {exc}") from None
+    left += _self_check(profile, root)
+    if not profile["claims"]:
+        raise UsageError(f"{directory}: no drafted claim re-derives through the profile language ({len(left)} left out)")
+    try:
+        with open(target, "w", encoding="utf-8") as fh:
+            json.dump(profile, fh, indent=1, ensure_ascii=False)
+            fh.write("\n")
+    except OSError as exc:
+        raise UsageError(f"-o {output}: cannot write: {exc.strerror or exc}") from None
+    return os.fspath(output), len(profile["claims"]), len(left)
+
+
+def _self_check(profile: dict[str, Any], root: Path) -> list[str]:
+    """
+    Judge `root` with the draft (written to a temporary file outside it) and drop every claim that FAILs.
+
+    Returns a note per dropped claim: the profile language read its records otherwise than discovery did (a
+    member some records lack, a selection it spells differently), so it is left out rather than written as a false FAIL.
+    """
+    import tempfile
+
+    from verifier.core import verify_path
+
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / f"{profile['id']}.json"
+        path.write_text(json.dumps(profile), encoding="utf-8")
+        report = verify_path(str(root), profile=str(path))
+    ids = {c["id"] for c in profile["claims"]}
+    failed: dict[str, str] = {}
+    for f in report.findings:
+        if f.check == "profile.claims" and f.status.value == "FAIL":
+            cid = re.split(r"[:\[]", f.message, maxsplit=1)[0]
+            if cid in ids:
+                failed.setdefault(cid, f.message)
+    profile["claims"] = [c for c in profile["claims"] if c["id"] not in failed]
+    used = {c["receipts"] for c in profile["claims"]}
+    profile["receipts"] = {rid: spec for rid, spec in profile["receipts"].items() if rid in used}
+    return [f"{cid}: the profile language does not reproduce discovery's derivation ({message[:160]})" for cid, message in failed.items()]

@@ -1,0 +1,154 @@
+"""
+Discovery's reading of a directory: every file it can read, bounded, with a note for every file it skipped.
+
+`read_sources(root)` walks `root` without following a symbolic link (a link
+is never read: it may point out of the directory), reads each file with the
+readers the profile language has (`verifier.readers.tree.Tree.json`: strict
+JSON, CSV, Markdown and HTML into one JSON-like shape; `verifier.jsonio.
+loads_strict_lines` for JSON Lines; `verifier.grammars.parse` with the
+`TEXT_LINES` line grammars for text logs) and returns `Source`s and `Skip`
+notes. Nothing is written into `root`.
+
+Bounds (`BOUNDS`, stated in `docs/profiles.md`, "Discovery"): at most
+`max_files` files are read (the rest are skipped with one note), a file
+over `max_bytes` is skipped unread (its size comes from `stat`), a file
+deeper than `max_depth` directories is skipped, a file whose first 8 KiB
+hold a NUL byte is binary and skipped, and a JSON document nested deeper
+than the strict loader's limit is refused by it (a note).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier.jsonio import JSONProblem, loads_strict_lines
+from verifier.readers.tree import Tree
+
+__all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "read_sources"]
+
+#: The line grammars of `verifier.grammars` a text file is read with, tried in order on each line.
+TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
+
+#: The search's reading bounds (see the module docstring).
+BOUNDS = {"max_files": 20000, "max_read": 4000, "max_bytes": 8 * 2**20, "max_depth": 16}
+
+#: File kind by suffix: `document` files are read into the JSON-like shape of `Tree.json`, `lines` as JSON Lines,
+#: `text` as `key: value` lines (LoadGen summaries, logs).
+KINDS = {"json": "document", "csv": "document", "tsv": "document", "md": "document", "markdown": "document", "html": "document",
+         "htm": "document", "jsonl": "lines", "ndjson": "lines", "txt": "text", "log": "text"}
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file read: `rel` (root-relative POSIX), `kind` (`document`, `lines`, `text`, see `KINDS`), `doc` its JSON-like shape."""
+
+    rel: str
+    kind: str
+    doc: Any
+
+
+@dataclass(frozen=True)
+class Skip:
+    """One file (or group of files) not read, with the `reason` shown in the report."""
+
+    rel: str
+    reason: str
+
+
+def _suffix(rel: str) -> str:
+    """Return the lowercase suffix of `rel` without its dot ("" when it has none)."""
+    name = rel.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[-1].lower() if "." in name else ""
+
+
+def _text_record(data: bytes) -> dict[str, Any] | None:
+    """Return the lines of a text file that `TEXT_LINES` read as one object (the first value of each member), or None when none does."""
+    from verifier.grammars import GrammarError, parse
+
+    try:
+        pairs = parse(data, {"encoding": "text", "lines": list(TEXT_LINES)})
+    except GrammarError:
+        return None
+    record: dict[str, Any] = {}
+    for _, value in pairs:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                record.setdefault(key, item)
+    return record or None
+
+
+def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any = None) -> tuple[list[Source], list[Skip], Tree]:
+    """
+    Return `(sources, skips, tree)` for the directory `root`, read within `bounds` (default `BOUNDS`).
+
+    `sources` are in path order; `skips` name every file not read and why
+    (binary, too large, too deep, unreadable, not parsable, a symbolic link,
+    over the file budget); `tree` is the `Tree` the files were read through
+    (root-confined, `O_NOFOLLOW`). `progress` (a `verifier.progress.Progress`
+    or None) shows the bytes read (a bar on a terminal). Never raises for a bad
+    file; raises `OSError` only when `root` itself cannot be listed.
+    """
+    limits = {**BOUNDS, **(bounds or {})}
+    tree = Tree(root=root)
+    files = tree.files()
+    skips = [Skip(link, "a symbolic link: never followed") for link in tree.links("**")]
+    wanted = [rel for rel in files if _suffix(rel) in KINDS]
+    if len(files) > limits["max_files"]:
+        skips.append(Skip(".", f"{len(files)} files, more than the {limits['max_files']} discovery lists; only the first are read"))
+    if len(wanted) > limits["max_read"]:
+        skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped"))
+        wanted = wanted[: limits["max_read"]]
+    sources: list[Source] = []
+    sizes = {}
+    for rel in wanted:
+        try:
+            sizes[rel] = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
+        except OSError:
+            sizes[rel] = 0
+    if progress is not None:
+        progress.start(f"discovery: reading {len(wanted)} file(s)", sum(min(n, limits["max_bytes"]) for n in sizes.values()))
+    try:
+        for rel in wanted:
+            if progress is not None:
+                progress.advance(min(sizes[rel], limits["max_bytes"]))
+            _read_one(tree, root, rel, limits, sources, skips)
+    finally:
+        if progress is not None:
+            progress.finish()
+    return sources, skips, tree
+
+
+def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources: list[Source], skips: list[Skip]) -> None:
+    """Read one file of `read_sources` into `sources`, or note in `skips` why not."""
+    if rel.count("/") > limits["max_depth"]:
+        skips.append(Skip(rel, f"deeper than {limits['max_depth']} directories"))
+        return
+    try:
+        size = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
+        if size > limits["max_bytes"]:
+            skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold"))
+            return
+        data = tree.read_bytes(rel)
+    except OSError as exc:
+        skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
+        return
+    if b"\0" in data[:8192]:
+        skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)"))
+        return
+    kind = KINDS[_suffix(rel)]
+    try:
+        if kind == "document":
+            doc = tree.json(rel)
+        elif kind == "lines":
+            doc = loads_strict_lines(data)
+        else:
+            doc = _text_record(data)
+            if doc is None:
+                return  # a text file without `key: value` lines states nothing discovery can read
+    except (JSONProblem, ValueError, RecursionError) as exc:
+        skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"))
+        return
+    sources.append(Source(rel, kind, doc))
