@@ -17,11 +17,16 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> int:
-    """Rewrite inventory.json's `assets` digests; return 0 (1 when an asset file is missing)."""
+    """Rewrite inventory.json's `assets` digests; return 0, 1 when an asset file is missing, 2 when inventory.json is unreadable."""
     path = ROOT / "inventory.json"
-    inventory = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        inventory = json.loads(path.read_text(encoding="utf-8"))
+        assets = inventory["assets"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        print(f"{path}: not a readable inventory ({exc.__class__.__name__}: {exc}); resolve it by hand first", file=sys.stderr)
+        return 2
     missing = 0
-    for name, digest in sorted(inventory["assets"].items()):
+    for name, digest in sorted(assets.items()):
         asset = ROOT / name
         if not asset.is_file():
             print(f"missing: {name}", file=sys.stderr)
