@@ -102,3 +102,24 @@ def test_detection_needs_lm_evals_members_and_never_reaches_a_source_checkout(tm
     (other / "results_x.json").write_text(json.dumps({"results": {"t": {"acc,none": 0.5}}}))  # no configs, versions, n-samples
     assert "lm-eval" not in candidates(_shipped(), Tree(root=tmp_path / "other"))
     assert "lm-eval" not in candidates(_shipped(), Tree(root=ROOT))  # tests/data/lm-eval/results-only/<model>/ is four down
+
+
+def test_a_generative_task_with_two_filters_and_a_group_row_beside_it(tmp_path):
+    # gsm8k logs one samples line per document and filter; a group (`mmlu`) has no samples file: its pooled numbers are unchecked, never failed
+    def change(doc):
+        doc["results"]["gsm8k"] = {"alias": "gsm8k", "exact_match,strict-match": 0.25, "exact_match_stderr,strict-match": 0.25,
+                                   "exact_match,flexible-extract": 0.5, "exact_match_stderr,flexible-extract": 0.28867513459481287}
+        doc["results"]["mmlu"] = {"alias": "mmlu", "acc,none": 0.3, "acc_stderr,none": 0.004}
+        doc["n-samples"]["gsm8k"] = {"original": 1319, "effective": 4}
+    out = _run(tmp_path, change)
+    lines = [{"doc_id": i, "filter": f, "exact_match": v} for f, values in (("strict-match", [1.0, 0.0, 0.0, 0.0]), ("flexible-extract", [1.0, 1.0, 0.0, 0.0]))
+             for i, v in enumerate(values)]
+    (out / MODEL / f"samples_gsm8k_{TS}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = verify_path(str(out))
+    claims = _claims(report)
+    gsm8k = {label.split("[")[0] + "/" + label.split("[filter=")[1].rstrip("]"): f.status for label, f in claims.items() if "[task=gsm8k]" in label}
+    assert gsm8k == {"exact_match/strict-match": "PASS", "exact_match_stderr/strict-match": "PASS", "n-samples/strict-match": "PASS",
+                     "exact_match/flexible-extract": "PASS", "exact_match_stderr/flexible-extract": "PASS", "n-samples/flexible-extract": "PASS"}
+    unchecked = {f.pointer for f in report.findings if f.code == "unchecked-claim"}
+    assert unchecked == {"/results/mmlu/acc,none", "/results/mmlu/acc_stderr,none"}
+    assert not any(f.status == "FAIL" for f in report.findings)
