@@ -123,3 +123,15 @@ def test_a_generative_task_with_two_filters_and_a_group_row_beside_it(tmp_path):
     unchecked = {f.pointer for f in report.findings if f.code == "unchecked-claim"}
     assert unchecked == {"/results/mmlu/acc,none", "/results/mmlu/acc_stderr,none"}
     assert not any(f.status == "FAIL" for f in report.findings)
+
+
+def test_a_samples_line_without_a_filter_is_read_as_filter_none(tmp_path):
+    out = _run(tmp_path)
+    path = out / MODEL / f"samples_{TASK}_{TS}.jsonl"
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    for line in lines:
+        del line["filter"]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = verify_path(str(out))
+    assert sorted(label for label, f in _claims(report).items() if f.status == "PASS") == [f"acc{KEY}", f"acc_stderr{KEY}", f"n-samples{KEY}"]
+    assert not any(f.status == "FAIL" for f in report.findings)
