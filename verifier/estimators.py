@@ -93,6 +93,17 @@ def sample_sd(values: Sequence[Decimal]) -> Decimal:
     return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs) - 1)))
 
 
+def sem(values: Sequence[Decimal]) -> Decimal:
+    """
+    Return the standard error of the mean, sample SD (n - 1) / sqrt(n); raises `ValueError` for fewer than 2 values.
+
+    lm-evaluation-harness's `mean_stderr` (`lm_eval/api/metrics.py`: `sample_stddev(arr) / math.sqrt(len(arr))`,
+    `sample_stddev` dividing by n - 1), the `<metric>_stderr` it writes for every metric aggregated by `mean`.
+    """
+    xs = _need(values, 2)
+    return CONTEXT.divide(sample_sd(xs), CONTEXT.sqrt(Decimal(len(xs))))
+
+
 def median_abs_deviation(values: Sequence[Decimal]) -> Decimal:
     """Return median(|x - median(x)|), unscaled (scipy `median_abs_deviation` with `scale=1.0`); raises `ValueError` on empty input."""
     xs = _need(values)

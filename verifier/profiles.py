@@ -18,6 +18,7 @@ checks that turn these into findings are in `verifier.checks.profile`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -174,6 +175,13 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
         from_name = {v["from_name"] for v in [*spec["fields"].values(), *spec.get("dimensions", {}).values()] if "from_name" in v}
         if from_name - names:
             raise _refuse(origin, f"{here}/name", f"fields taken from the file name {sorted(from_name - names)} are not in its name template {spec.get('name')!r}")
+        for name, pattern in spec.get("name_patterns", {}).items():
+            if name not in names:
+                raise _refuse(origin, f"{here}/name_patterns/{name}", f"{name!r} is not a placeholder of the name template {spec.get('name')!r}")
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression ({exc})") from None
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
         for section in ("fields", "dimensions"):
             for name, mapping in spec.get(section, {}).items():
@@ -269,7 +277,7 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
 VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
-                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean")
+                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean", "sem")
 #: Regression slopes: value per x, in a unit of the dimension value / x.
 SLOPE_STATISTICS = ("slope", "slope_through_origin")
 #: Statistics comparing two arms (`baseline`, `candidate`): `ratio` and `relative_change_pct` take the arms' means as their pair.

@@ -14,7 +14,7 @@ any stated precision. Definitions and their sources:
 - `percentile_linear`: linear interpolation between closest ranks at
   position (n - 1) * q / 100, 0-based (Hyndman & Fan definition 7; numpy's
   default `method="linear"`).
-- `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction).
+- `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction); `sem`: it / sqrt(n) (lm-eval's `mean_stderr`).
 - `population_sd`: square root of sum((x - mean)^2) / n (numpy `std` with
   `ddof=0`, the default of `numpy.std`).
 - `mad`: the median absolute deviation, median(|x - median(x)|), unscaled;
@@ -99,6 +99,7 @@ from verifier.estimators import (  # noqa: E402  the elementary estimators, re-e
     percentile_nearest_rank,
     population_sd,
     sample_sd,
+    sem,
 )
 
 
@@ -134,7 +135,7 @@ class Derived:
 
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
-SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile")
+SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile", "sem")
 #: Robust spreads and the geometric mean over one sample (`values`: a sequence of Decimal; the geometric mean's all > 0).
 ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean")
 #: Least-squares line of y on x (`values`: `(xs, ys)`, two sequences of one length).
@@ -186,10 +187,11 @@ def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, o
         return Derived(statistic, values[0], f"first (in file order) of {text}", inputs)
     if statistic == "last":
         return Derived(statistic, values[-1], f"last (in file order) of {text}", inputs)
-    if statistic == "sd":
+    if statistic in ("sd", "sem"):
         if n < 2:
             raise Underivable(f"a sample SD needs at least two values, {of} has {n}", "empty-selection", fail=False)
-        return Derived(statistic, sample_sd(values), f"sample SD (n-1) of {text}", inputs)
+        sd_or_sem, words = (sem, "standard error of the mean (sample SD (n-1) / sqrt(n))") if statistic == "sem" else (sample_sd, "sample SD (n-1)")
+        return Derived(statistic, sd_or_sem(values), f"{words} of {text}", inputs)
     if statistic == "population_sd":
         return Derived(statistic, population_sd(values), f"population SD (n, numpy ddof=0) of {text}", inputs)
     if q is None or method not in PERCENTILE_METHODS:
@@ -410,7 +412,7 @@ EPS = Decimal(2) ** -52
 U = EPS / 2
 QUANTILE_ERROR = Decimal("1e-9")  # a critical value found by a root solver (commons-math `TDistribution`, JMH): its absolute accuracy, <= relative at c >= 1
 #: Statistics whose float computation (mean subtraction, squares, summation) carries a cancellation term.
-_SPREAD = ("sd", "population_sd", "sd_of_server_means")
+_SPREAD = ("sd", "population_sd", "sd_of_server_means", "sem")  # sem: the SD's bound with SD taken as |sem| (looser by sqrt(n))
 #: Statistics that pick one input (or interpolate between two neighbours) rather than accumulate.
 _PICK = ("median", "percentile", "min", "max", "first", "last")
 
@@ -441,7 +443,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     - `median`/`percentile`/`min`/`max`/`first`/`last`: the inputs' error, plus for
       interpolation eps (2 max|x| + n range) (the position (n-1) q/100 and
       the lerp a + t (b - a) each rounded; numpy `_lerp`);
-    - `sd`, `population_sd`, `sd_of_server_means`: the cancellation term
+    - `sd`, `population_sd`, `sd_of_server_means`, `sem` (SD taken as |sem|): the cancellation term
       n eps sum x^2 / (2 d SD) (the textbook one-pass formula's bound,
       Chan, Golub & LeVeque 1983; relative to SD it grows with
       (mean/SD)^2), SD taken as |stated|, d = n - 1 (n for the population

@@ -82,15 +82,21 @@ class Problem:
 
 
 @functools.lru_cache(maxsize=256)
-def _name_regex(template: str, spans: frozenset[str] = frozenset()) -> re.Pattern[str]:
+def _name_regex(template: str, spans: frozenset[str] = frozenset(), patterns: tuple[tuple[str, str], ...] = ()) -> re.Pattern[str]:
     """
     Return the compiled regex of a file-name template, built once per template: `{arm}` -> a named group within one
     path component, or across directories for a placeholder in `spans` (a dimension mapped `"spans_directories": true`:
-    criterion's `{bench}/new/sample.json`, where a benchmark id `group/function/param` is three directories).
+    criterion's `{bench}/new/sample.json`, where a benchmark id `group/function/param` is three directories), or
+    the receipt set's `name_patterns` regex for that placeholder (`patterns`: sorted `(placeholder, regex)` pairs;
+    lm-eval's `samples_{task}_{ts}.jsonl` with `ts` a timestamp pattern, so `{task}` keeps its `_`s).
+    Raises `re.error` for a pattern that does not compile (the profile loader refuses such a profile first).
     """
+    given = dict(patterns)
+
+    def group(p: str) -> str:
+        return f"(?:{given[p]})" if p in given else "[^/].*?" if p in spans else "[^/]+?"
     parts = PLACEHOLDER.split(template)
-    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>{'[^/].*?' if p in spans else '[^/]+?'})"
-                              for i, p in enumerate(parts)))
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>{group(p)})" for i, p in enumerate(parts)))
 
 
 def _spans(spec: dict[str, Any]) -> frozenset[str]:
@@ -99,11 +105,16 @@ def _spans(spec: dict[str, Any]) -> frozenset[str]:
     return frozenset(m["from_name"] for m in mappings if m.get("spans_directories") and "from_name" in m)
 
 
-def _name_values(template: str, rel: str, spans: frozenset[str] = frozenset()) -> dict[str, str] | None:
+def _name_values(template: str, rel: str, spans: frozenset[str] = frozenset(), patterns: tuple[tuple[str, str], ...] = ()) -> dict[str, str] | None:
     if not template:
         return {}
-    m = _name_regex(template, spans).fullmatch(rel)
+    m = _name_regex(template, spans, patterns).fullmatch(rel)
     return m.groupdict() if m else None
+
+
+def _patterns(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """Return a receipt set's `name_patterns` as sorted `(placeholder, regex)` pairs (hashable, for `_name_regex`'s cache)."""
+    return tuple(sorted(spec.get("name_patterns", {}).items()))
 
 
 def _documents(tree: Tree, rel: str, spec: dict[str, Any]) -> list[tuple[str, Any]]:
@@ -182,7 +193,7 @@ def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None
 
 def _stand_in(rid: str, spec: dict[str, Any], rel: str, reason: str, code: str, *, pointer: str = "", record: Any = None) -> Receipt:
     """Return the stand-in `Receipt` for receipts of `rel` that could not be read (see `Receipt.unread`)."""
-    dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel, _spans(spec)), record)
+    dims = _known_dims(spec, rel, _name_values(spec.get("name", ""), rel, _spans(spec), _patterns(spec)), record)
     return Receipt(dims=dims, quantities={}, location=Location(rel, pointer or None), ok=False, receipt_set=rid, unread=reason, unread_code=code)
 
 
@@ -231,13 +242,13 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     # per value, read once per set (every unit was parsed above): whether it may be absent, its scale to the base unit, whether it is a time
     value_getters = [(name, mapping, _getter(mapping), bool(mapping.get("optional")), unit_scale(mapping["unit"]),
                       units.parse(mapping["unit"]).dimension == "time") for name, mapping in values_spec.items()]
-    spans = _spans(spec)
+    spans, patterns = _spans(spec), _patterns(spec)
     for rel in files:
         if rel in tree.blocked:
             problems.append(Problem("UNVERIFIED", "blocked-by-integrity", f"{rel}: {tree.blocked[rel]}; its receipts are not read", rel))
             records.append(_stand_in(rid, spec, rel, f"blocked by integrity: {tree.blocked[rel]}", "blocked-by-integrity"))
             continue
-        from_name = _name_values(spec.get("name", ""), rel, spans)
+        from_name = _name_values(spec.get("name", ""), rel, spans, patterns)
         if from_name is None:
             problems.append(Problem("FAIL", "name-mismatch", f"{rel} does not match the file-name template {spec['name']!r}, so its arm/server/phase are unknown", rel))
             records.append(_stand_in(rid, spec, rel, "its name does not match the file-name template", "incomplete-denominator"))
