@@ -19,9 +19,12 @@ from collections.abc import Callable
 from typing import Any
 
 from verifier.evidence import Evidence, Receipt
-from verifier.readers.select import instances, select
+from verifier.readers.select import RECEIPTS, instances, select
 
-__all__ = ["NOTHING", "rule_lines"]
+__all__ = ["NOTHING", "PROBLEM", "rule_lines"]
+
+#: The words that end the line of a rule that matched something yet names a problem of the profile (an optional value absent, ...).
+PROBLEM = "an authoring problem (see above)"
 
 #: The word that marks a rule that matched nothing in the evidence (an authoring problem until shown otherwise).
 NOTHING = "matches nothing"
@@ -35,6 +38,24 @@ def _many(n: int, noun: str) -> str:
 def _plain(selection: dict[str, Any]) -> dict[str, Any]:
     """Return `selection` without its joins (resolved per instance at run time; here every record may match one)."""
     return {k: v for k, v in selection.items() if not isinstance(v, dict)}
+
+
+def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[str, int, int]]:
+    """
+    Return `(value, absent, of)` for each value `rule` derives from (`value`, `x`, `numerator`, `denominator`) that is
+    absent on some read receipts of `chosen`: an `optional` value the record does not state is left out of its
+    `quantities` (`verifier.readers.records`), and a statistic over such a receipt is UNVERIFIED `value-absent`.
+    """
+    if rule["statistic"] in ("count", "count_ok"):
+        return []
+    names = [rule.get("value", "latency"), rule.get("x"), rule.get("numerator"), rule.get("denominator")]
+    read = [r for r in chosen if r.unread is None and not r.unknown]
+    out = []
+    for name in dict.fromkeys(n for n in names if n and n != RECEIPTS):
+        n = sum(name not in r.quantities for r in read)
+        if n:
+            out.append((name, n, len(read)))
+    return out
 
 
 def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]]) -> tuple[list[str], int]:
@@ -54,10 +75,12 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
     lines: list[str] = []
     nothing = 0
 
-    def say(where: str, text: str, empty: bool) -> None:
+    def say(where: str, text: str, empty: bool, problem: bool = False) -> None:
+        """Add the line of one rule; `empty`: it matched nothing, `problem`: it matched something but names an authoring problem (said in `text`)."""
         nonlocal nothing
-        nothing += empty
-        lines.append(f"  {where}: {text}" + (f": {NOTHING} (an authoring problem, unless this evidence lacks it)" if empty else ""))
+        nothing += empty or problem
+        lines.append(f"  {where}: {text}" + (f": {NOTHING} (an authoring problem, unless this evidence lacks it)" if empty
+                                             else f": {PROBLEM}" if problem else ""))
 
     for rid, spec in document.get("receipts", {}).items():
         got = by_set.get(rid, [])
@@ -79,6 +102,13 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             text, empty = f"selection {selection or 'all'} selects {_many(chosen, 'receipt')}", not chosen
         if rule.get("per") and not empty:
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
+        problem = False
+        absent = _absent_values(rule, select(records, {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}))
+        if absent:
+            text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} (it is `optional`: "
+                            "those instances will be UNVERIFIED `value-absent`; narrow the selection)" for name, n, m in absent
+                            for kind in ["claim" if pointer.startswith("/claims/") else "gate rule"])
+            problem = bool(absent)
         role = "named" if "pick" in rule else "claim" if pointer.startswith("/claims/") else "recorded" if "recorded" in rule else "bounds" if "bounds_at" in rule else None
         sites = model.sites_of(pointer, role) if model is not None and role else []
         if sites:
@@ -92,7 +122,7 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                 first = missing[0]
                 text += f" (first not found: {first.location.file} {first.location.pointer or ''}: {first.problem}{', ' + first.detail if first.detail else ''})"
             empty = empty or not found
-        say(f"{pointer[1:]} ({rule['id']})", text, empty)
+        say(f"{pointer[1:]} ({rule['id']})", text, empty, problem)
     for i, identity in enumerate(document.get("identities", [])):
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]
         n = sum(len([r for r in by_set.get(rid, []) if r.unread is None]) for rid in sets)

@@ -278,9 +278,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                 for name, mapping, get, optional, scale, timed in value_getters:
                     found, value = get(record, element, parallel, from_name)
                     if not found or value is None:
-                        if not optional:
-                            problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
-                        values[name] = None  # absence is not zero; an optional value not stated is no problem, but a statistic over it is underivable
+                        if optional:
+                            continue  # left out of `quantities` (not None): an optional value not stated is no problem, but a statistic over it is underivable (`select.ABSENT`)
+                        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
+                        values[name] = None  # absence is not zero
                         continue
                     number = to_decimal(value)
                     if number is None and isinstance(value, str) and (q := quantity(value)) is not None:

@@ -1,0 +1,64 @@
+"""Issue 38, the newcomer trial (jmh-java21, ecs-bench): each authoring mistake it made is named at load or by `profile check`, never as evidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import make_assets
+from helpers import by_check as _by
+from helpers import one_claim as _claim
+from helpers import write_tree
+
+from verifier.core import verify_path
+
+
+def _est_doc(claims: list[dict], **receipts_extra) -> dict:
+    """Return a profile `est` reading `est/{k}.json` (one object per file: an optional `slope`, a `mean`) with `claims`."""
+    return {
+        "id": "est", "version": 1, "description": "test profile",
+        "detect": {"files": ["summary.json"]},
+        "manifest": {"kind": "none", "reason": "no digests"},
+        "receipts": {"est": {"glob": "est/*.json", "encoding": "json", "name": "est/{k}.json",
+                             "fields": {"phase": {"value": "measured"}}, "dimensions": {"k": {"from_name": "k"}},
+                             "values": {"slope": {"pointer": "/slope", "unit": "s", "optional": True}, "mean": {"pointer": "/mean", "unit": "s"}},
+                             **receipts_extra}},
+        "claims": claims,
+    }
+
+
+SLOPE = {"id": "slope", "receipts": "est", "statistic": "first", "value": "slope", "selection": {"phase": "measured"}, "per": ["k"], "unit": "s",
+         "at": {"file": "summary.json", "pointer": "/{k}"}}
+OPTIONAL = {"summary.json": '{"a": 2.0, "b": 3.0}', "est/a.json": '{"slope": 2.0, "mean": 1.0}', "est/b.json": '{"mean": 3.0}'}
+
+
+def _check(run, tmp_path: Path, files: dict[str, str], doc: dict):
+    """Return the CLI result of `verify profile check` over `files` with the draft `doc`."""
+    bundle = write_tree(tmp_path / "bundle", files)
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(doc | {"id": "draft-" + doc["id"]}))
+    return run("profile", "check", str(bundle), "--profile", str(draft))
+
+
+# ---------------------------------------------------------------- D1. an optional value absent is underivable, never FAIL
+
+def test_an_optional_value_absent_on_the_receipts_of_a_claim_is_unverified_naming_it(tmp_path):
+    report = verify_path(str(write_tree(tmp_path / "b", OPTIONAL)), asset_root=make_assets(tmp_path, {"est": _est_doc([SLOPE])}))
+    absent = _claim(report, "slope[k=b]")
+    assert absent.status == "UNVERIFIED" and absent.code == "value-absent", (absent.status, absent.code, absent.message)
+    assert "slope" in absent.message and "est/b.json" in absent.message and "''" not in absent.message, absent.message
+    assert _claim(report, "slope[k=a]").status == "PASS"
+
+
+def test_a_required_value_absent_is_still_fail(tmp_path):
+    doc = _est_doc([{**SLOPE, "value": "mean", "id": "mean"}])
+    files = {**OPTIONAL, "summary.json": '{"a": 1.0, "b": 3.0}', "est/b.json": '{"slope": 1.0}'}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
+    missing = _claim(report, "mean[k=b]")
+    assert missing.status == "FAIL" and missing.code == "incomplete-denominator" and "est/b.json" in missing.message, missing.message
+
+
+def test_profile_check_says_an_optional_value_is_absent_on_a_claims_receipts(tmp_path, run):
+    result = _check(run, tmp_path, OPTIONAL, _est_doc([SLOPE]))
+    assert result.exit_code == 1, result.stdout
+    assert "value slope is absent on 1 of 2 receipts of claim slope" in result.stdout, result.stdout
