@@ -62,3 +62,26 @@ def test_profile_check_says_an_optional_value_is_absent_on_a_claims_receipts(tmp
     result = _check(run, tmp_path, OPTIONAL, _est_doc([SLOPE]))
     assert result.exit_code == 1, result.stdout
     assert "value slope is absent on 1 of 2 receipts of claim slope" in result.stdout, result.stdout
+
+
+# ---------------------------------------------------------------- D2. a file whose records `where` leaves out was read
+
+def test_a_file_whose_records_the_where_leaves_out_was_read_and_contributes_nothing(tmp_path, run):
+    files = {**OPTIONAL, "summary.json": '{"a": 2.0}'}
+    doc = _est_doc([SLOPE], where={"slope": {"present": True}})
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
+    assert not _by(report, "profile.receipts", "no-records"), [f.message for f in _by(report, "profile.receipts")]
+    assert _claim(report, "slope[k=a]").status == "PASS"
+    assert not [f for f in _by(report, "profile.claims") if f.code == "incomplete-denominator"]
+    result = _check(run, tmp_path / "c", files, doc)
+    line = next(x for x in result.stdout.splitlines() if "receipts.est:" in x)
+    assert "names 2 files, 1 record read (1 file whose every record `where` leaves out)" in line, line
+    assert "selects 1 receipt, 1 instance" in result.stdout and result.exit_code == 0, result.stdout
+
+
+def test_a_file_holding_no_records_at_all_is_still_no_records(tmp_path):
+    files = {**OPTIONAL, "summary.json": '{"a": 2.0}', "est/b.json": "[]"}
+    doc = _est_doc([SLOPE], records="")
+    doc["receipts"]["est"]["where"] = {"slope": {"present": True}}
+    report = verify_path(str(write_tree(tmp_path / "b", {**files, "est/a.json": '[{"slope": 2.0, "mean": 1.0}]'})), asset_root=make_assets(tmp_path, {"est": doc}))
+    assert [f.path for f in _by(report, "profile.receipts", "no-records")] == ["est/b.json"]

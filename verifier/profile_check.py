@@ -86,8 +86,11 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         got = by_set.get(rid, [])
         read = [r for r in got if r.unread is None]
         matched = glob(spec["glob"])
+        unread = len({r.path for r in got if r.unread is not None})  # one stand-in per file, or per record whose `unnest` array is missing
+        left_out = len(set(matched) - {r.path for r in got}) if "where" in spec else 0  # read, each record left out by the set's `where`
+        notes = ([f"{_many(unread, 'file')} not read"] if unread else []) + ([f"{_many(left_out, 'file')} whose every record `where` leaves out"] if left_out else [])
         say(f"receipts.{rid}", f"glob {spec['glob']!r} names {_many(len(matched), 'file')}, {_many(len(read), 'record')} read"
-            + (f" ({_many(len(got) - len(read), 'file')} not read)" if len(got) > len(read) else ""), not read)
+            + (f" ({'; '.join(notes)})" if notes else ""), not read)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
     for pointer, rule in rules:
