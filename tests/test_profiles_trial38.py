@@ -85,3 +85,14 @@ def test_a_file_holding_no_records_at_all_is_still_no_records(tmp_path):
     doc["receipts"]["est"]["where"] = {"slope": {"present": True}}
     report = verify_path(str(write_tree(tmp_path / "b", {**files, "est/a.json": '[{"slope": 2.0, "mean": 1.0}]'})), asset_root=make_assets(tmp_path, {"est": doc}))
     assert [f.path for f in _by(report, "profile.receipts", "no-records")] == ["est/b.json"]
+
+
+# ---------------------------------------------------------------- D3. a claim at `#numbers/0` of a string that is wholly one number accounts for it
+
+def test_a_claim_at_number_0_of_a_string_wholly_one_number_covers_it(tmp_path):
+    claim = {**SLOPE, "value": "mean", "id": "mean", "at": {"file": "summary.json", "pointer": "/{k}", "number": 0}}
+    files = {**OPTIONAL, "summary.json": '{"a": "1.0s", "b": "3.0 s (fast)"}', "est/a.json": '{"mean": 1.0}'}
+    doc = _est_doc([claim]) | {"claim_documents": [{"file": "summary.json"}]}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
+    assert _claim(report, "mean[k=a]").status == "PASS" and _claim(report, "mean[k=b]").status == "PASS"
+    assert [f.code for f in _by(report, "profile.coverage")] == ["covered"], [f.message for f in _by(report, "profile.coverage")]
