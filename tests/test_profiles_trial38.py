@@ -96,3 +96,28 @@ def test_a_claim_at_number_0_of_a_string_wholly_one_number_covers_it(tmp_path):
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
     assert _claim(report, "mean[k=a]").status == "PASS" and _claim(report, "mean[k=b]").status == "PASS"
     assert [f.code for f in _by(report, "profile.coverage")] == ["covered"], [f.message for f in _by(report, "profile.coverage")]
+
+
+# ---------------------------------------------------------------- D4. "-", "N/A" and the like state no number
+
+def test_a_dash_cell_read_backwards_states_nothing(tmp_path):
+    claim = {**SLOPE, "value": "mean", "id": "mean"}
+    files = {**OPTIONAL, "summary.json": '{"a": 1.0, "b": 3.0, "c": "-", "d": "N/A"}'}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
+    said = [f.message for f in _by(report, "profile.claims") if f.status != "PASS"]
+    assert not said, said
+
+
+def test_a_claim_instance_stating_n_a_is_one_unstated_finding_and_the_set_extends(tmp_path):
+    claim = {**SLOPE, "value": "mean", "id": "mean"}
+    files = {**OPTIONAL, "summary.json": '{"a": "n/a", "b": "—"}'}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
+    found = [(f.status, f.code) for f in _by(report, "profile.claims")]
+    assert found == [("UNVERIFIED", "claim-unstated")], [f.message for f in _by(report, "profile.claims")]
+    assert "state no number" in _by(report, "profile.claims")[0].message
+    files["summary.json"] = '{"a": "not significant", "b": "—"}'
+    report = verify_path(str(write_tree(tmp_path / "c", files)), asset_root=make_assets(tmp_path / "c", {"est": _est_doc([claim])}))
+    assert sorted(f.code for f in _by(report, "profile.claims")) == ["claim-not-stated", "claim-unstated"]
+    doc = _est_doc([claim]) | {"no_number": ["Not significant"]}
+    report = verify_path(str(write_tree(tmp_path / "d", files)), asset_root=make_assets(tmp_path / "d", {"est": doc}))
+    assert [f.code for f in _by(report, "profile.claims")] == ["claim-unstated"], [f.message for f in _by(report, "profile.claims")]
