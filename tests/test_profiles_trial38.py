@@ -121,3 +121,17 @@ def test_a_claim_instance_stating_n_a_is_one_unstated_finding_and_the_set_extend
     doc = _est_doc([claim]) | {"no_number": ["Not significant"]}
     report = verify_path(str(write_tree(tmp_path / "d", files)), asset_root=make_assets(tmp_path / "d", {"est": doc}))
     assert [f.code for f in _by(report, "profile.claims")] == ["claim-unstated"], [f.message for f in _by(report, "profile.claims")]
+
+
+# ---------------------------------------------------------------- D5. an informational pattern that matches no stated number is named
+
+def test_profile_check_names_an_informational_pattern_matching_no_stated_number(tmp_path, run):
+    claim = {**SLOPE, "value": "mean", "id": "mean"}
+    files = {**OPTIONAL, "summary.json": '{"a": 1.0, "b": 3.0, "seed": 7}', "est/a.json": '{"mean": 1.0}'}
+    doc = _est_doc([claim]) | {"claim_documents": [{"file": "summary.json", "informational": [
+        {"pointer": "/seed", "reason": "the seed"}, {"pointer": "/sed", "reason": "a typo"}]}]}
+    result = _check(run, tmp_path, files, doc)
+    assert result.exit_code == 1, result.stdout
+    line = next(x for x in result.stdout.splitlines() if "claim_documents/0/informational/1" in x)
+    assert "'/sed' matches no stated number" in line, line
+    assert "informational/0" not in result.stdout, result.stdout

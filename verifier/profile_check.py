@@ -18,7 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from verifier.evidence import Evidence, Receipt
+from verifier.checks.profile_coverage import pointer_matches
+from verifier.evidence import Evidence, Receipt, StatedClaim
 from verifier.readers.select import RECEIPTS, instances, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
@@ -133,7 +134,15 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
     for i, entry in enumerate(document.get("matches", [])):
         n = len([r for r in select(by_set.get(entry["receipts"], []), entry.get("selection", {})) if r.unread is None])
         say(f"matches/{i} ({entry['id']})", f"{_many(n, 'record')} of {entry['receipts']} selected", not n)
+    stated: dict[str, list[str]] = {}  # file -> the pointers of the numbers and outcomes it states
+    for item in [*(model.claims if model is not None else ()), *(model.outcomes if model is not None else ())]:
+        stated.setdefault(item.location.file, []).append(item.id if isinstance(item, StatedClaim) else item.location.pointer or "")
     for i, declared in enumerate(document.get("claim_documents", [])):
-        n = len(glob(declared["file"]))
-        say(f"claim_documents/{i}", f"{declared['file']!r} names {_many(n, 'file')}", not n)
+        named = glob(declared["file"])
+        say(f"claim_documents/{i}", f"{declared['file']!r} names {_many(len(named), 'file')}", not named)
+        pointers = [p for rel in named for p in stated.get(rel, ())]
+        for kind in ("informational", "needs_external"):
+            for j, item in enumerate(declared.get(kind, [])):
+                if named and not any(pointer_matches(item["pointer"], p) for p in pointers):  # a pattern declaring nothing: a typo, or a layout it was not written for
+                    say(f"claim_documents/{i}/{kind}/{j}", f"{item['pointer']!r} matches no stated number of {_many(len(named), 'file')} ({_many(len(pointers), 'stated number')})", True)
     return lines, nothing
