@@ -135,3 +135,38 @@ def test_profile_check_names_an_informational_pattern_matching_no_stated_number(
     line = next(x for x in result.stdout.splitlines() if "claim_documents/0/informational/1" in x)
     assert "'/sed' matches no stated number" in line, line
     assert "informational/0" not in result.stdout, result.stdout
+
+
+# ---------------------------------------------------------------- D7. messages say what the author wrote and what to write
+
+def test_a_pointer_without_its_slash_says_it_must_start_with_one():
+    import pytest
+    from conftest import ROOT
+
+    from verifier.errors import ConfigError
+    from verifier.profiles import load_profile
+    schema = json.loads((ROOT / "schemas" / "profile.schema.json").read_text())
+    doc = _est_doc([{**SLOPE, "at": {"file": "summary.json", "pointer": "{k}"}}])
+    with pytest.raises(ConfigError) as info:
+        load_profile(doc, schema, origin="draft.json")
+    assert "it must start with '/'" in str(info.value), str(info.value)
+    doc = _est_doc([SLOPE])
+    doc["receipts"]["est"]["values"]["mean"]["pointer"] = "mean"
+    with pytest.raises(ConfigError) as info:
+        load_profile(doc, schema, origin="draft.json")
+    assert "it must start with '/'" in str(info.value), str(info.value)
+
+
+def test_profile_check_names_the_filled_place_and_an_absent_file(tmp_path, run):
+    doc = _est_doc([{**SLOPE, "at": {"file": "sumary/{k}.json", "pointer": "/{k}"}}])
+    result = _check(run, tmp_path, OPTIONAL, doc)
+    line = next(x for x in result.stdout.splitlines() if "claims/0" in x)
+    assert "first not found: sumary/a.json /a: absent (no such file in this folder)" in line, line
+
+
+def test_an_empty_pointer_is_written_as_the_document_root(tmp_path):
+    claim = {**SLOPE, "at": {"file": "summary.json", "pointer": "", "where": {"id": "{k}"}, "then": "/v"}}
+    files = {**OPTIONAL, "summary.json": '[{"id": "a", "v": 2.0}, {"id": "a", "v": 2.0}]'}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
+    message = _claim(report, "slope[k=a]").message
+    assert 'elements of "" match' in message, message

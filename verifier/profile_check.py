@@ -41,6 +41,13 @@ def _plain(selection: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in selection.items() if not isinstance(v, dict)}
 
 
+def _filled(template: str, key: dict[str, str]) -> str:
+    """Return `template` with each `{dim}` of `key` replaced by its value (the instance a place was sought for; other placeholders kept)."""
+    for dim, value in key.items():
+        template = template.replace("{" + dim + "}", value)
+    return template
+
+
 def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[str, int, int]]:
     """
     Return `(value, absent, of)` for each value `rule` derives from (`value`, `x`, `numerator`, `denominator`) that is
@@ -124,7 +131,10 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                 text += f" ({len(found)} instances at {_many(len(places), 'place')}: a `per` dimension the location does not name, or a `where` that binds the wrong column?)"
             if missing:
                 first = missing[0]
-                text += f" (first not found: {first.location.file} {first.location.pointer or ''}: {first.problem}{', ' + first.detail if first.detail else ''})"
+                rel, where = (_filled(t, dict(first.key)) for t in (first.location.file, first.location.pointer or ""))
+                why = ("absent (no such file in this folder)" if first.problem == "unreadable" and "{" not in rel and not glob(rel)
+                       else f"{first.problem}{', ' + first.detail if first.detail else ''}")  # a misspelled `at.file` is absent, not unreadable
+                text += f" (first not found: {rel} {where or chr(34) * 2}: {why})"
             empty = empty or not found
         say(f"{pointer[1:]} ({rule['id']})", text, empty, problem)
     for i, identity in enumerate(document.get("identities", [])):

@@ -129,7 +129,7 @@ def _location_pointers(document: dict[str, Any], origin: str) -> None:
         for part in ("pointer", "then", "unit"):
             text = at.get(part, "")
             if text and not text.startswith("/"):
-                raise _refuse(origin, f"{pointer}/{part}", f"{text!r} is not a JSON Pointer: it starts with '/' (write {'/' + text!r}; '' is the whole document)")
+                raise _refuse(origin, f"{pointer}/{part}", f"{text!r} is not a JSON Pointer: it must start with '/' (write {'/' + text!r}; '' is the whole document)")
         _table_location(origin, pointer, at)
 
 

@@ -157,7 +157,7 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     hits = index.get(wanted, [])
     if len(hits) != 1:
         want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
-        raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
+        raise LookupError(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
     return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
 
 
