@@ -170,3 +170,14 @@ def test_an_empty_pointer_is_written_as_the_document_root(tmp_path):
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
     message = _claim(report, "slope[k=a]").message
     assert 'elements of "" match' in message, message
+
+
+# ---------------------------------------------------------------- D6. profile check previews the places verify will report `not-derivable`
+
+def test_profile_check_previews_the_stated_places_no_instance_derives(tmp_path, run):
+    claim = {**SLOPE, "value": "mean", "id": "mean"}
+    files = {**OPTIONAL, "summary.json": '{"a": 1.0, "b": 3.0, "c": 4.5, "d": "-"}'}
+    doc = _est_doc([claim]) | {"receipts": {"est": {**_est_doc([])["receipts"]["est"], "name": "est/{k}.json"}}}
+    result = _check(run, tmp_path, files, doc)
+    line = next(x for x in result.stdout.splitlines() if "claims/0" in x)
+    assert "1 stated place no instance derives (verify reports it UNVERIFIED `not-derivable` or `receipt-absent`; first: summary.json /c states 4.5 for k=c)" in line, line

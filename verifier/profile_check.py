@@ -20,7 +20,7 @@ from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
 from verifier.evidence import Evidence, Receipt, StatedClaim
-from verifier.readers.select import RECEIPTS, instances, select
+from verifier.readers.select import RECEIPTS, instances, left_out, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
 
@@ -46,6 +46,31 @@ def _filled(template: str, key: dict[str, str]) -> str:
     for dim, value in key.items():
         template = template.replace("{" + dim + "}", value)
     return template
+
+
+def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], selection: dict[str, Any]) -> str:
+    """
+    Return the text previewing the places a claim's location states (read backwards: `Site`s of role "stated") for
+    dimension values no receipt of its selection has: `verify` reports each UNVERIFIED `not-derivable` or `receipt-absent`
+    (`verifier.checks.profile_unreached`). A text without a digit ("-", "N/A") states no number and is not counted; a
+    place bound by `{dim.index}` is left to `verify`. "" when there is none.
+    """
+    derived = {tuple(sorted(k.items())) for k in instances(rule, records)}
+    base = {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}
+    places = []
+    for site in stated:
+        key = dict(site.key)
+        if site.problem is not None or any(k.endswith(".index") for k in key) or tuple(sorted(key.items())) in derived:
+            continue
+        if (type(site.value) is str and not any(c.isdigit() for c in site.value)) or left_out(base, key) or select(records, {**base, **key}):
+            continue
+        places.append(site)
+    if not places:
+        return ""
+    first = places[0]
+    said = ", ".join(f"{k}={v}" for k, v in first.key)
+    return (f"; {_many(len(places), 'stated place')} no instance derives (verify reports {'it' if len(places) == 1 else 'each'} UNVERIFIED "
+            f"`not-derivable` or `receipt-absent`; first: {first.location.file} {first.location.pointer or chr(34) * 2} states {first.value} for {said})")
 
 
 def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[str, int, int]]:
@@ -136,6 +161,8 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                        else f"{first.problem}{', ' + first.detail if first.detail else ''}")  # a misspelled `at.file` is absent, not unreadable
                 text += f" (first not found: {rel} {where or chr(34) * 2}: {why})"
             empty = empty or not found
+        if model is not None and pointer.startswith("/claims/") and "pick" not in rule:
+            text += _unreached(rule, model.sites_of(pointer, "stated"), records, selection)
         say(f"{pointer[1:]} ({rule['id']})", text, empty, problem)
     for i, identity in enumerate(document.get("identities", [])):
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]
