@@ -181,3 +181,24 @@ def test_profile_check_previews_the_stated_places_no_instance_derives(tmp_path, 
     result = _check(run, tmp_path, files, doc)
     line = next(x for x in result.stdout.splitlines() if "claims/0" in x)
     assert "1 stated place no instance derives (verify reports it UNVERIFIED `not-derivable` or `receipt-absent`; first: summary.json /c states 4.5 for k=c)" in line, line
+
+
+# ---------------------------------------------------------------- G1. a location `where` compares a nested member by its JSON Pointer
+
+JMH = ('[{"benchmark": "x.Sum", "params": {"n": "10"}, "primaryMetric": {"score": 2.0}},'
+       ' {"benchmark": "x.Sum", "params": {"n": "20"}, "primaryMetric": {"score": 3.0}}]')
+
+
+def test_a_location_where_compares_a_nested_member_by_pointer(tmp_path):
+    claim = {**SLOPE, "value": "mean", "id": "mean",
+             "at": {"file": "summary.json", "pointer": "", "where": {"benchmark": "x.Sum", "/params/n": "{k}"}, "then": "/primaryMetric/score"}}
+    files = {"summary.json": JMH, "est/10.json": '{"mean": 2.0}', "est/20.json": '{"mean": 3.0}'}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
+    assert _claim(report, "mean[k=10]").status == "PASS" and _claim(report, "mean[k=20]").status == "PASS"
+    files["summary.json"] = JMH.replace("3.0", "3.5")
+    report = verify_path(str(write_tree(tmp_path / "c", files)), asset_root=make_assets(tmp_path / "c", {"est": _est_doc([claim])}))
+    assert _claim(report, "mean[k=20]").status == "FAIL"
+    files["summary.json"] = JMH.replace('"20"', '"30"')  # a stated row no receipt backs, read backwards through the nested member
+    report = verify_path(str(write_tree(tmp_path / "d", files)), asset_root=make_assets(tmp_path / "d", {"est": _est_doc([claim])}))
+    assert [f.code for f in _by(report, "profile.claims") if f.status != "PASS"] == ["claim-missing", "receipt-absent"], \
+        [f.message for f in _by(report, "profile.claims")]

@@ -344,9 +344,22 @@ def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tu
         index: dict[tuple[Any, ...], list[Any]] = {}
         for i, e in _elements(container):
             if isinstance(e, dict):
-                index.setdefault(tuple(_folded(dim_text(e.get(m))) if m in fold else dim_text(e.get(m)) for m in members), []).append(i)
+                index.setdefault(tuple(_folded(dim_text(_member(e, m))) if m in fold else dim_text(_member(e, m)) for m in members), []).append(i)
         cache[key] = index
     return cache[key]  # type: ignore[no-any-return]
+
+
+def _member(element: dict[str, Any], member: str) -> Any:
+    """
+    Return what a location `where` compares in `element`: its member `member`, else, for a JSON Pointer of more than one
+    token (`/params/n`, kept as written by `verifier.profile_lint`), the nested value it names; None when absent.
+    """
+    if member in element or member[:1] != "/":
+        return element.get(member)
+    try:
+        return resolve(element, member)
+    except KeyError:
+        return None
 
 
 def _folded(text: str | None) -> str | None:
@@ -485,7 +498,7 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
                 continue
             b2 = dict(b1)  # extended by every member in turn; dropped at the first that does not bind
             for member, folded, pattern, names, whole in tests:
-                text = dim_text(element.get(member))
+                text = dim_text(_member(element, member))
                 if text is None:
                     break
                 if folded:
