@@ -202,3 +202,21 @@ def test_a_location_where_compares_a_nested_member_by_pointer(tmp_path):
     report = verify_path(str(write_tree(tmp_path / "d", files)), asset_root=make_assets(tmp_path / "d", {"est": _est_doc([claim])}))
     assert [f.code for f in _by(report, "profile.claims") if f.status != "PASS"] == ["claim-missing", "receipt-absent"], \
         [f.message for f in _by(report, "profile.claims")]
+
+
+# ---------------------------------------------------------------- G6. numbers in Markdown code blocks are shown, so they are stated
+
+README = "# Results\n\nRun it:\n\n```\nBenchmark  Score\nsum        2.0 ms\n```\n\n```text\nmax 7.5\n```\n"
+
+
+def test_numbers_in_markdown_code_blocks_are_stated_and_addressable(tmp_path):
+    from verifier.readers.markdown_doc import markdown_document
+    doc = markdown_document(README.encode())
+    assert [(b["text"].strip().splitlines()[-1], b["numbers"]) for b in doc["literal"]] == [("sum        2.0 ms", ["2.0 ms"]), ("max 7.5", ["7.5"])], doc
+    claim = {k: v for k, v in SLOPE.items() if k != "per"} | {"value": "mean", "id": "mean", "at": {"file": "README.md", "pointer": "/literal/0/numbers/0"}}
+    files = {"README.md": README, "est/a.json": '{"mean": 0.002}', "summary.json": "{}"}
+    doc = _est_doc([claim]) | {"claim_documents": [{"file": "README.md"}]}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
+    assert _claim(report, "mean").status == "PASS"
+    unchecked = [f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")]
+    assert unchecked == ["/literal/1/numbers/0"], unchecked
