@@ -71,6 +71,7 @@ def test_a_file_whose_records_the_where_leaves_out_was_read_and_contributes_noth
     doc = _est_doc([SLOPE], where={"slope": {"present": True}})
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
     assert not _by(report, "profile.receipts", "no-records"), [f.message for f in _by(report, "profile.receipts")]
+    assert [f.path for f in _by(report, "profile.receipts", "mapped")] == ["est/a.json"]  # never a PASS over no record
     assert _claim(report, "slope[k=a]").status == "PASS"
     assert not [f for f in _by(report, "profile.claims") if f.code == "incomplete-denominator"]
     result = _check(run, tmp_path / "c", files, doc)
