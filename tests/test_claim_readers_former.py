@@ -260,7 +260,10 @@ def _plain(value: Any) -> Any:
 def _same_markdown(text: str) -> None:
     assert _plain(tokens(text)) == _plain(_former_tokens(text))
     data = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
-    assert _plain(markdown_doc.markdown_document(data)) == _plain(_former_markdown_document(data))
+    ours = markdown_doc.markdown_document(data)
+    fenced = ours.pop("literal", [])  # issue 38: code blocks other than rendered ones are shown, so stated (the former reader left them out)
+    assert all(set(block) == {"#line", "text", "numbers"} for block in fenced)
+    assert _plain(ours) == _plain(_former_markdown_document(data))
     for toks in (tokens(text), REFERENCE.parse(text)):  # table_rows also reads markdown-it's tokens (tests/test_markdown_parser.py)
         ours: dict = {}
         theirs: dict = {}

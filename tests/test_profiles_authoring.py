@@ -144,9 +144,11 @@ def test_an_escaped_slash_in_a_table_location_loads():
     load_profile(_with(lambda d: d["claims"][0].update(at=at)), SCHEMA, origin="draft.json")
 
 
-def test_a_location_where_key_of_two_tokens_is_refused():
-    at = {"file": "summary.json", "pointer": "/runs", "where": {"/meta/arm": "{arm}"}, "then": "/mean"}
-    _refused(_with(lambda d: d["claims"][0].update(at=at)), "/claims/0/at/where", "compares one member", "`then`")
+def test_a_location_where_key_of_two_tokens_into_a_table_row_is_refused():
+    at = {"file": "RESULTS.md", "pointer": "/tables/Results", "where": {"/ms/req": "{arm}"}, "then": "/mean"}
+    _refused(_with(lambda d: d["claims"][0].update(at=at)), "/claims/0/at/where", "a table row is flat", "'/ms~1req'")
+    at = {"file": "summary.json", "pointer": "/runs", "where": {"/meta/arm": "{arm}"}, "then": "/mean"}  # a nested member of a JSON element: compared
+    load_profile(_with(lambda d: d["claims"][0].update(at=at)), SCHEMA, origin="draft.json")
 
 
 def test_two_placeholders_side_by_side_are_refused():

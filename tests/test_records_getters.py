@@ -59,8 +59,8 @@ def test_each_getter_reads_as_map():
     assert {("pointer", True), ("pointer", False), ("from_name", True), ("from_name", False), ("value", True)} <= kinds
 
 
-def test_a_value_not_stated_is_none_in_the_receipt_and_missing_only_when_required(tmp_path):
-    """A mapped value a record does not state (absent or null) is held as None; only a required one is a FAIL `missing-field`."""
+def test_a_value_not_stated_is_none_or_left_out_and_missing_only_when_required(tmp_path):
+    """A mapped value a record does not state (absent or null): a required one is None and FAIL `missing-field`; an optional one is left out of `quantities` (`select.ABSENT`)."""
     from pathlib import Path
 
     from verifier.readers.records import read_receipts
@@ -72,7 +72,7 @@ def test_a_value_not_stated_is_none_in_the_receipt_and_missing_only_when_require
                        "n": {"pointer": "/a", "unit": "s"}, "m": {"pointer": "/b", "unit": "s"}, "c": {"pointer": "/c", "unit": "s"}}}
     records, problems, _files = read_receipts(Tree(Path(tmp_path)), "r", spec)
     assert [(p.code, p.field) for p in problems] == [("missing-field", "n"), ("missing-field", "m")]
-    assert {k: (None if v is None else str(v.value)) for k, v in records[0].quantities.items()} == {"a": None, "b": None, "n": None, "m": None, "c": "2"}
+    assert {k: (None if v is None else str(v.value)) for k, v in records[0].quantities.items()} == {"n": None, "m": None, "c": "2"}
 
 
 def test_file_name_dimensions_read_in_the_record_loop_as_their_getters_read_them(tmp_path):

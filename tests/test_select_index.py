@@ -81,14 +81,21 @@ def _reference_values(records: list[Receipt], name: str, label: str) -> list:
     if not records:
         raise sel.Underivable(f"no receipts match {label}", "empty-selection")
     got = [r.value(name) for r in records]
-    missing = [r.pointer for r, v in zip(records, got, strict=True) if v is None or r.unknown]
-    failed = [r.pointer for r in records if not r.ok]
+    place = [f"{r.path} {r.pointer}" if r.pointer else r.path for r in records]  # file and pointer: "" alone names no receipt
+    missing = [p for r, v, p in zip(records, got, place, strict=True) if (v is None and name in r.quantities) or r.unknown]
+    failed = [p for r, p in zip(records, place, strict=True) if not r.ok]
     if missing or failed:
         raise sel.Underivable(
             f"{len(records) - len(set(missing) | set(failed))}/{len(records)} receipts of {label} have a usable {name} "
             f"(missing: {missing[:3] or 'none'}; not ok: {failed[:3] or 'none'}); a statistic over the survivors is not one over all",
             "incomplete-denominator",
         )
+    absent = [p for r, p in zip(records, place, strict=True) if name not in r.quantities and not r.unknown]  # an `optional` value not stated
+    if absent:
+        raise sel.Underivable(
+            f"value {name} is absent on {len(absent)} of {len(records)} receipts of {label} ({', '.join(absent[:3])}"
+            f"{f' and {len(absent) - 3} more' if len(absent) > 3 else ''}); it is mapped `optional`, so a statistic over them is underivable "
+            "(narrow the selection, e.g. a receipt-set `where` {\"present\": true})", sel.ABSENT, fail=False)
     return got
 
 
@@ -113,4 +120,4 @@ def test_values_reads_as_the_check_by_check_definition():
         got, expected = _outcome(sel._values, records, "x"), _outcome(_reference_values, records, "x")
         assert got == expected, records
         seen.add(got[0] if got[0] == "ok" else got[2])
-    assert seen == {"ok", "empty-selection", "incomplete-denominator"}
+    assert seen == {"ok", "empty-selection", "incomplete-denominator", sel.ABSENT}

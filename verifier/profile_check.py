@@ -18,10 +18,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from verifier.evidence import Evidence, Receipt
-from verifier.readers.select import instances, select
+from verifier.checks.profile_coverage import pointer_matches
+from verifier.evidence import Evidence, Receipt, StatedClaim
+from verifier.readers.select import RECEIPTS, instances, left_out, select
 
-__all__ = ["NOTHING", "rule_lines"]
+__all__ = ["NOTHING", "PROBLEM", "rule_lines"]
+
+#: The words that end the line of a rule that matched something yet names a problem of the profile (an optional value absent, ...).
+PROBLEM = "an authoring problem (see above)"
 
 #: The word that marks a rule that matched nothing in the evidence (an authoring problem until shown otherwise).
 NOTHING = "matches nothing"
@@ -35,6 +39,56 @@ def _many(n: int, noun: str) -> str:
 def _plain(selection: dict[str, Any]) -> dict[str, Any]:
     """Return `selection` without its joins (resolved per instance at run time; here every record may match one)."""
     return {k: v for k, v in selection.items() if not isinstance(v, dict)}
+
+
+def _filled(template: str, key: dict[str, str]) -> str:
+    """Return `template` with each `{dim}` of `key` replaced by its value (the instance a place was sought for; other placeholders kept)."""
+    for dim, value in key.items():
+        template = template.replace("{" + dim + "}", value)
+    return template
+
+
+def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], selection: dict[str, Any]) -> str:
+    """
+    Return the text previewing the places a claim's location states (read backwards: `Site`s of role "stated") for
+    dimension values no receipt of its selection has: `verify` reports each UNVERIFIED `not-derivable` or `receipt-absent`
+    (`verifier.checks.profile_unreached`). A text without a digit ("-", "N/A") states no number and is not counted; a
+    place bound by `{dim.index}` is left to `verify`. "" when there is none.
+    """
+    derived = {tuple(sorted(k.items())) for k in instances(rule, records)}
+    base = {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}
+    places = []
+    for site in stated:
+        key = dict(site.key)
+        if site.problem is not None or any(k.endswith(".index") for k in key) or tuple(sorted(key.items())) in derived:
+            continue
+        if (type(site.value) is str and not any(c.isdigit() for c in site.value)) or left_out(base, key) or select(records, {**base, **key}):
+            continue
+        places.append(site)
+    if not places:
+        return ""
+    first = places[0]
+    said = ", ".join(f"{k}={v}" for k, v in first.key)
+    return (f"; {_many(len(places), 'stated place')} no instance derives (verify reports {'it' if len(places) == 1 else 'each'} UNVERIFIED "
+            f"`not-derivable` or `receipt-absent`; first: {first.location.file} {first.location.pointer or chr(34) * 2} states {first.value} for {said})")
+
+
+def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[str, int, int]]:
+    """
+    Return `(value, absent, of)` for each value `rule` derives from (`value`, `x`, `numerator`, `denominator`) that is
+    absent on some read receipts of `chosen`: an `optional` value the record does not state is left out of its
+    `quantities` (`verifier.readers.records`), and a statistic over such a receipt is UNVERIFIED `value-absent`.
+    """
+    if rule["statistic"] in ("count", "count_ok"):
+        return []
+    names = [rule.get("value", "latency"), rule.get("x"), rule.get("numerator"), rule.get("denominator")]
+    read = [r for r in chosen if r.unread is None and not r.unknown]
+    out = []
+    for name in dict.fromkeys(n for n in names if n and n != RECEIPTS):
+        n = sum(name not in r.quantities for r in read)
+        if n:
+            out.append((name, n, len(read)))
+    return out
 
 
 def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]]) -> tuple[list[str], int]:
@@ -54,17 +108,22 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
     lines: list[str] = []
     nothing = 0
 
-    def say(where: str, text: str, empty: bool) -> None:
+    def say(where: str, text: str, empty: bool, problem: bool = False) -> None:
+        """Add the line of one rule; `empty`: it matched nothing, `problem`: it matched something but names an authoring problem (said in `text`)."""
         nonlocal nothing
-        nothing += empty
-        lines.append(f"  {where}: {text}" + (f": {NOTHING} (an authoring problem, unless this evidence lacks it)" if empty else ""))
+        nothing += empty or problem
+        lines.append(f"  {where}: {text}" + (f": {NOTHING} (an authoring problem, unless this evidence lacks it)" if empty
+                                             else f": {PROBLEM}" if problem else ""))
 
     for rid, spec in document.get("receipts", {}).items():
         got = by_set.get(rid, [])
         read = [r for r in got if r.unread is None]
         matched = glob(spec["glob"])
+        unread = len({r.path for r in got if r.unread is not None})  # one stand-in per file, or per record whose `unnest` array is missing
+        left_out = len(set(matched) - {r.path for r in got}) if "where" in spec else 0  # read, each record left out by the set's `where`
+        notes = ([f"{_many(unread, 'file')} not read"] if unread else []) + ([f"{_many(left_out, 'file')} whose every record `where` leaves out"] if left_out else [])
         say(f"receipts.{rid}", f"glob {spec['glob']!r} names {_many(len(matched), 'file')}, {_many(len(read), 'record')} read"
-            + (f" ({_many(len(got) - len(read), 'file')} not read)" if len(got) > len(read) else ""), not read)
+            + (f" ({'; '.join(notes)})" if notes else ""), not read)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
     for pointer, rule in rules:
@@ -79,6 +138,13 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             text, empty = f"selection {selection or 'all'} selects {_many(chosen, 'receipt')}", not chosen
         if rule.get("per") and not empty:
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
+        problem = False
+        absent = _absent_values(rule, select(records, {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}))
+        if absent:
+            text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} (it is `optional`: "
+                            "those instances will be UNVERIFIED `value-absent`; narrow the selection)" for name, n, m in absent
+                            for kind in ["claim" if pointer.startswith("/claims/") else "gate rule"])
+            problem = bool(absent)
         role = "named" if "pick" in rule else "claim" if pointer.startswith("/claims/") else "recorded" if "recorded" in rule else "bounds" if "bounds_at" in rule else None
         sites = model.sites_of(pointer, role) if model is not None and role else []
         if sites:
@@ -90,9 +156,14 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                 text += f" ({len(found)} instances at {_many(len(places), 'place')}: a `per` dimension the location does not name, or a `where` that binds the wrong column?)"
             if missing:
                 first = missing[0]
-                text += f" (first not found: {first.location.file} {first.location.pointer or ''}: {first.problem}{', ' + first.detail if first.detail else ''})"
+                rel, where = (_filled(t, dict(first.key)) for t in (first.location.file, first.location.pointer or ""))
+                why = ("absent (no such file in this folder)" if first.problem == "unreadable" and "{" not in rel and not glob(rel)
+                       else f"{first.problem}{', ' + first.detail if first.detail else ''}")  # a misspelled `at.file` is absent, not unreadable
+                text += f" (first not found: {rel} {where or chr(34) * 2}: {why})"
             empty = empty or not found
-        say(f"{pointer[1:]} ({rule['id']})", text, empty)
+        if model is not None and pointer.startswith("/claims/") and "pick" not in rule:
+            text += _unreached(rule, model.sites_of(pointer, "stated"), records, selection)
+        say(f"{pointer[1:]} ({rule['id']})", text, empty, problem)
     for i, identity in enumerate(document.get("identities", [])):
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]
         n = sum(len([r for r in by_set.get(rid, []) if r.unread is None]) for rid in sets)
@@ -100,7 +171,15 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
     for i, entry in enumerate(document.get("matches", [])):
         n = len([r for r in select(by_set.get(entry["receipts"], []), entry.get("selection", {})) if r.unread is None])
         say(f"matches/{i} ({entry['id']})", f"{_many(n, 'record')} of {entry['receipts']} selected", not n)
+    stated: dict[str, list[str]] = {}  # file -> the pointers of the numbers and outcomes it states
+    for item in [*(model.claims if model is not None else ()), *(model.outcomes if model is not None else ())]:
+        stated.setdefault(item.location.file, []).append(item.id if isinstance(item, StatedClaim) else item.location.pointer or "")
     for i, declared in enumerate(document.get("claim_documents", [])):
-        n = len(glob(declared["file"]))
-        say(f"claim_documents/{i}", f"{declared['file']!r} names {_many(n, 'file')}", not n)
+        named = glob(declared["file"])
+        say(f"claim_documents/{i}", f"{declared['file']!r} names {_many(len(named), 'file')}", not named)
+        pointers = [p for rel in named for p in stated.get(rel, ())]
+        for kind in ("informational", "needs_external"):
+            for j, item in enumerate(declared.get(kind, [])):
+                if named and not any(pointer_matches(item["pointer"], p) for p in pointers):  # a pattern declaring nothing: a typo, or a layout it was not written for
+                    say(f"claim_documents/{i}/{kind}/{j}", f"{item['pointer']!r} matches no stated number of {_many(len(named), 'file')} ({_many(len(pointers), 'stated number')})", True)
     return lines, nothing

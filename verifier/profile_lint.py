@@ -13,12 +13,13 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
   table of a claim document with more tokens than the row has: a "/" inside
   a column name or heading left unescaped (`/ms/req` for `/ms~1req`, RFC
   6901 section 3);
-- a location `where` key that is a pointer of more than one token (it
-  compares members of each element); both kinds of `where` take a member
-  name as written (`"Wall s"`, `"ms/req"`) or a one-token JSON Pointer
-  (`"/Wall s"`, `"/ms~1req"`), and a receipt set's `where` also a deeper
-  pointer (`"/meta/kind"`): `normalise` writes each in the form its reader
-  reads;
+- a location `where` key that is a pointer of more than one token into a
+  table's rows (a row is flat: a "/" inside the column name left
+  unescaped); both kinds of `where` take a member name as written
+  (`"Wall s"`, `"ms/req"`), a one-token JSON Pointer (`"/Wall s"`,
+  `"/ms~1req"`) or a deeper pointer to a nested member (`"/meta/kind"`,
+  JMH's `"/params/collectionSize"`): `normalise` writes each in the form its
+  reader reads;
 - a template with two placeholders side by side (`{arm}{server}`): where one
   value ends and the next begins is ambiguous by construction;
 - `labels` or `absent` on a value, `divide_by` on a dimension, a `divide_by.parallel` that is no `unnest.parallel` array;
@@ -77,9 +78,9 @@ def normalise(document: dict[str, Any], origin: str) -> None:
     Write every `where` key of `document` in the form its reader reads, in place (idempotent).
 
     A receipt set's `where` keys become JSON Pointers (a member name `phase` -> `/phase`, `ms/req` -> `/ms~1req`); a
-    location's `where` keys (and its `fold_case` names) become member names (`/Wall s` -> `Wall s`). A location key
-    that is a pointer of more than one token is refused (`ConfigError`): a location's `where` compares members of each
-    element it chooses among.
+    location's one-token keys (and its `fold_case` names) become member names (`/Wall s` -> `Wall s`), and a deeper
+    pointer stays one (`/params/n`: the nested member, `verifier.readers.locate`). A location key of more than one token
+    into a table's rows is refused (`ConfigError`): a row is flat, so it is a "/" left unescaped.
     """
     for rid, spec in document.get("receipts", {}).items():
         if "where" in spec:
@@ -91,11 +92,11 @@ def normalise(document: dict[str, Any], origin: str) -> None:
         for key in at["where"]:
             if key.startswith("/"):
                 tokens = _tokens(key)
-                if len(tokens) != 1:
-                    raise _refuse(origin, f"{pointer}/where", f"key {key!r} is a pointer of {len(tokens)} tokens, but a location's `where` compares one member of each "
-                                  f"element: write the member's name ({'/'.join(_unescape(t) for t in tokens)!r} if that is one column) or a one-token pointer "
-                                  f"({'/' + '~1'.join(tokens)!r}), and reach deeper with `then`")
-                named[key] = _unescape(tokens[0])
+                if len(tokens) != 1 and _is_table(at):
+                    raise _refuse(origin, f"{pointer}/where", f"key {key!r} is a pointer of {len(tokens)} tokens, but a table row is flat (column -> cell): "
+                                  f"write the column's name ({'/'.join(_unescape(t) for t in tokens)!r}) or a one-token pointer ({'/' + '~1'.join(tokens)!r})")
+                if len(tokens) == 1:
+                    named[key] = _unescape(tokens[0])  # a deeper pointer stays one: the nested member it names is compared (`/params/n`)
         if named:
             at["where"] = {named.get(key, key): value for key, value in at["where"].items()}
             if "fold_case" in at:
@@ -135,8 +136,14 @@ def _location_pointers(document: dict[str, Any], origin: str) -> None:
         for part in ("pointer", "then", "unit"):
             text = at.get(part, "")
             if text and not text.startswith("/"):
-                raise _refuse(origin, f"{pointer}/{part}", f"{text!r} is not a JSON Pointer: it starts with '/' (write {'/' + text!r}; '' is the whole document)")
+                raise _refuse(origin, f"{pointer}/{part}", f"{text!r} is not a JSON Pointer: it must start with '/' (write {'/' + text!r}; '' is the whole document)")
         _table_location(origin, pointer, at)
+
+
+def _is_table(at: dict[str, Any]) -> bool:
+    """Return whether location `at` chooses among the rows of a table (a CSV claim document, or `/tables/...` of a Markdown, HTML or rst one): flat rows."""
+    name = at["file"].lower()
+    return name.endswith(".csv") or (name.endswith(_TABLE_DOCUMENTS) and (at["pointer"] + "/").startswith("/tables/"))
 
 
 def _table_location(origin: str, pointer: str, at: dict[str, Any]) -> None:

@@ -97,7 +97,7 @@ def _schema_problem(first: Any, errors: list[Any]) -> str:
         stray = [e.message for e in errors if e.validator == "unevaluatedProperties" and list(e.absolute_path) == list(first.absolute_path)]
         return said + (f"; {stray[0]}" if stray else "")
     if first.validator == "pattern" and first.validator_value == _POINTER_PATTERN and isinstance(first.instance, str):
-        return f"{first.instance!r} is not a JSON Pointer: it starts with '/' (write {'/' + first.instance!r})"
+        return f"{first.instance!r} is not a JSON Pointer: it must start with '/' (write {'/' + first.instance!r})"
     return schema_message(first)
 
 

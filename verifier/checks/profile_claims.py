@@ -16,6 +16,7 @@ from verifier.evidence import Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.readers.claimdocs import no_number_texts, states_no_number
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
 from verifier.derive import derive_rule
@@ -85,6 +86,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     seen = examined(ctx)
     memo = _derivations(ctx)
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
+    no_number = no_number_texts(_profile(ctx))
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -101,6 +103,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         handled: set[tuple[str, str]] = set()
         blocked: set[str] = set()
         unstated: list[tuple[str, str]] = []  # (label, file) of the instances whose location states nothing, under `"unstated": "skip"`
+        said_none: list[tuple[str, str]] = []  # (label, text) of the instances whose location writes "N/A", "-", ... (`claimdocs.no_number_texts`)
         # what every instance of the rule shares, read once per rule rather than once per stated value
         rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
         stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
@@ -125,6 +128,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
             handled.add(place)
             seen.add(place)
             claimed, stated_unit = _stated(stated_value)
+            if claimed is None and states_no_number(stated_value, no_number):  # "N/A", "-": the bundle says it states no number here
+                said_none.append((label, stated_value))
+                continue
             if claimed is None:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
@@ -177,6 +183,11 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.UNVERIFIED, "claim-unstated", f"{rule_id}: {len(unstated)} instance(s) state no value at the mapped location, which the profile "
                      f"allows (`unstated: skip`), so they are not claimed: {', '.join(label for label, _ in unstated[:5])}"
                      + (f" and {len(unstated) - 5} more" if len(unstated) > 5 else ""), path=files[0] if len(files) == 1 else rule["at"]["file"])
+        if said_none:
+            written = sorted({text.strip() for _, text in said_none})
+            yield _f(cid, Status.UNVERIFIED, "claim-unstated", f"{rule_id}: {len(said_none)} instance(s) state no number at the mapped location (they write "
+                     f"{', '.join(repr(t) for t in written[:5])}: a text of the no-number set, `NO_NUMBER` and the profile's `no_number`), so they are not claimed: "
+                     f"{', '.join(label for label, _ in said_none[:5])}" + (f" and {len(said_none) - 5} more" if len(said_none) > 5 else ""), path=rule["at"]["file"])
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
 
 

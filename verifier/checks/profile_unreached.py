@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -13,6 +14,9 @@ from verifier.pipeline import Context
 from verifier.readers.select import Underivable, check_complete, left_out, select
 
 __all__ = ["_underived"]
+
+#: A digit: a text read backwards without one ("-", "N/A", "—") states no number, so it is no value to derive.
+_DIGIT = re.compile(r"\d")
 
 
 def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt], keys: list[dict[str, str]], ranked: Callable[[], dict[str, Any]],
@@ -36,8 +40,8 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
         if site.problem is not None:
             continue
         bound, rel, pointer, value = dict(site.key), site.location.file, site.location.pointer or "", site.value
-        if (rel, pointer) in handled:
-            continue
+        if (rel, pointer) in handled or (type(value) is str and not _DIGIT.search(value)):
+            continue  # judged above, or a text stating no number ("-", "N/A", "not run"): nothing stated to derive
         key: dict[str, str] = {}
         unknown: dict[str, str] = {}
         for name, text in bound.items():

@@ -149,6 +149,22 @@ def _string_at(document: Any, pointer: str, fallback: str) -> str:
 _SHOWN_KEYS = frozenset({"#line"})
 
 
+#: Texts a claim document writes for "no number here" (compared after `strip()` and `casefold()`): a claim instance whose place
+#: states one of them claims nothing (one UNVERIFIED `claim-unstated` per rule counts them), and a value read backwards at a
+#: claim's location that states no number is no stated value. A profile's top-level `no_number` list adds its own texts.
+NO_NUMBER = ("", "-", "–", "—", "n/a", "na", "n.a.")
+
+
+def no_number_texts(profile: dict[str, Any]) -> frozenset[str]:
+    """Return the casefolded texts that state no number under `profile`: `NO_NUMBER` and the profile's own `no_number` list."""
+    return frozenset([*NO_NUMBER, *(t.strip().casefold() for t in profile.get("no_number", ()))])
+
+
+def states_no_number(value: Any, texts: frozenset[str]) -> bool:
+    """Return whether `value` is a string in `texts` (`no_number_texts`), compared after `strip()` and `casefold()`: "N/A", " - ", "—"."""
+    return type(value) is str and value.strip().casefold() in texts
+
+
 def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = None, skip: frozenset[str] = _SHOWN_KEYS) -> Iterator[tuple[str, Any]]:
     """
     Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.

@@ -134,7 +134,7 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     hits = index.get(wanted, [])
     if len(hits) != 1:
         want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
-        raise LookupError(f"{len(hits)} elements of {pointer} match {want}")
+        raise LookupError(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
     return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
 
 
@@ -292,10 +292,23 @@ def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tu
         index: dict[tuple[Any, ...], list[Any]] = {}
         for i, e in _elements(container):
             if isinstance(e, dict):
-                texts = ("" if e.get(m) is None else dim_text(e.get(m)) for m in members)
+                texts = ("" if _member(e, m) is None else dim_text(_member(e, m)) for m in members)
                 index.setdefault(tuple(_folded(t) if m in fold else t for m, t in zip(members, texts, strict=True)), []).append(i)
         cache[key] = index
     return cache[key]  # type: ignore[no-any-return]
+
+
+def _member(element: dict[str, Any], member: str) -> Any:
+    """
+    Return what a location `where` compares in `element`: its member `member`, else, for a JSON Pointer of more than one
+    token (`/params/n`, kept as written by `verifier.profile_lint`), the nested value it names; None when absent.
+    """
+    if member in element or member[:1] != "/":
+        return element.get(member)
+    try:
+        return resolve(element, member)
+    except KeyError:
+        return None
 
 
 def _folded(text: str | None) -> str | None:
@@ -422,7 +435,7 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
                 continue
             b2 = dict(b1)  # extended by every member in turn; dropped at the first that does not bind
             for member, folded, pattern, names in tests:
-                text = dim_text(element.get(member))
+                text = dim_text(_member(element, member))
                 if text is None:
                     break
                 if folded:

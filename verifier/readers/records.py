@@ -210,7 +210,9 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     UNVERIFIED `blocked-by-integrity` for a file whose bytes failed the
     manifest, UNVERIFIED `unreadable-receipt` for a file that breaks the
     grammar of its `encoding` (we could not read it: not evidence against a
-    claim), UNVERIFIED `no-records` for a file holding no records. Values
+    claim), UNVERIFIED `no-records` for a file holding no records (a file
+    whose every record the set's `where` leaves out holds records: it was
+    read and contributes none, with no finding). Values
     are stored in the base unit of their dimension (`unit_scale`).
     A record with a missing field is kept (absence is not zero): statistics
     over a selection containing it cannot be derived. A file that is not
@@ -265,8 +267,9 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
             problems.append(Problem("UNVERIFIED", "unreadable-receipt", f"{rel}: cannot be read: {exc}", rel))
             records.append(_stand_in(rid, spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
             continue
-        count = 0
+        count = stated = 0
         for pointer, record in documents:
+            stated += 1
             if filtered and not _kept(record, where_spec):
                 continue
             count += 1
@@ -303,9 +306,10 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                 for name, mapping, get, optional, scale, timed in value_getters:
                     found, value = get(record, element, parallel, from_name)
                     if not found or value is None:
-                        if not optional:
-                            problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
-                        values[name] = None  # absence is not zero; an optional value not stated is no problem, but a statistic over it is underivable
+                        if optional:
+                            continue  # left out of `quantities` (not None): an optional value not stated is no problem, but a statistic over it is underivable (`select.ABSENT`)
+                        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is missing", rel, where, name))
+                        values[name] = None  # absence is not zero
                         continue
                     number = to_decimal(value)
                     if number is None and isinstance(value, str) and (q := quantity(value)) is not None:
@@ -333,11 +337,11 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                     values[name] = None if number is None else Quantity(stats.CONTEXT.multiply(number, scale), base[name])
                 records.append(Receipt(dims=dims, quantities=values, location=Location(rel, where or None), ok=ok, receipt_set=rid, raw=record,
                                        unknown=frozenset(unknown)))
-        if count == 0:
+        if stated == 0:
             # a receipt file with no records proves nothing: never a PASS, and whatever
-            # its selection may cover is underivable rather than computed without it
-            problems.append(Problem("UNVERIFIED", "no-records", f"receipts.{rid}: {rel} holds no records"
-                                    + (f" matching {spec['where']}" if "where" in spec else ""), rel))
+            # its selection may cover is underivable rather than computed without it.
+            # (A file whose every record the set's own `where` leaves out was read: it contributes no receipt, and nothing is missing.)
+            problems.append(Problem("UNVERIFIED", "no-records", f"receipts.{rid}: {rel} holds no records", rel))
             records.append(_stand_in(rid, spec, rel, "it holds no records", "incomplete-denominator"))
         expected = spec.get("records_per_file")
         if expected is not None and count != expected:

@@ -9,7 +9,7 @@ from typing import Any
 from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
-__all__ = ["RecordSource", "Underivable", "check_complete", "instances", "key_values", "left_out", "ranks", "select", "select_records"]
+__all__ = ["ABSENT", "RecordSource", "Underivable", "check_complete", "instances", "key_values", "left_out", "ranks", "select", "select_records"]
 
 
 #: A dimension value that sorts as a number ("2", "-0.5"), compiled once rather than looked up per value.
@@ -133,15 +133,32 @@ def _values(records: list[Receipt], name: str, label: str) -> list[Decimal]:
             usable = False
     if usable:
         return got  # type: ignore[return-value]
-    missing = [r.pointer for r, v in zip(records, got, strict=True) if v is None or r.unknown]
-    failed = [r.pointer for r in records if not r.ok]
-    if missing or failed:
+    absent = [r for r in records if name not in r.quantities and not r.unknown]  # an `optional` value the record does not state
+    missing = [_place(r) for r, v in zip(records, got, strict=True) if (v is None and name in r.quantities) or r.unknown]
+    failed = [_place(r) for r in records if not r.ok]
+    if missing or failed:  # the evidence lacks a required value or holds a failed receipt: FAIL
         raise Underivable(
             f"{len(records) - len(set(missing) | set(failed))}/{len(records)} receipts of {label} have a usable {name} "
             f"(missing: {missing[:3] or 'none'}; not ok: {failed[:3] or 'none'}); a statistic over the survivors is not one over all",
             "incomplete-denominator",
         )
+    if absent:  # only optional absences: the profile says the value may be left out, so this statistic cannot be derived (UNVERIFIED)
+        raise Underivable(
+            f"value {name} is absent on {len(absent)} of {len(records)} receipts of {label} ({', '.join(_place(r) for r in absent[:3])}"
+            f"{f' and {len(absent) - 3} more' if len(absent) > 3 else ''}); it is mapped `optional`, so a statistic over them is underivable "
+            "(narrow the selection, e.g. a receipt-set `where` {\"present\": true})",
+            ABSENT, fail=False,
+        )
     return got  # type: ignore[return-value]
+
+
+#: The code of a statistic over receipts lacking an `optional` value (left out of their `quantities`, never None): UNVERIFIED, naming the value.
+ABSENT = "value-absent"
+
+
+def _place(r: Receipt) -> str:
+    """Return where receipt `r` was read, as findings name it: its file and, inside it, its pointer ("est/b.json", "runs.json /3")."""
+    return f"{r.path} {r.pointer}" if r.pointer else r.path
 
 
 def _label(selection: dict[str, Any]) -> str:
