@@ -143,3 +143,27 @@ def test_underived_says_nothing_of_a_row_the_selection_leaves_out():
 
 def test_underived_says_nothing_of_a_place_an_instance_already_judged():
     assert _underived_on([({"model": "m1", "arm": "c"}, "/mean/m1/c", 5)], {("summary.json", "/mean/m1/c")}) == []
+
+
+# binding.py `_narrow`: `if statistic == "mean" and re.search(r"\bserver means?\b", local) and not ...:` negated ("server
+# mean" would no longer keep only server-level values, so an arm's mean would pass for a server's), and `if used and not
+# statistic:` negated (a number no wording narrows would be bound among the primary values only)
+@pytest.mark.parametrize(("text", "status", "evidence"), [
+    ("The server mean is 407.27 s.", "UNVERIFIED", None),  # 407.27 is the baseline arm's mean, which no server has
+    ("Its mean is 407.27 s.", "PASS", "arm_mean_s.baseline"),
+    ("We saw 396.30 s.", "PASS", "server_mean_s.A1"),
+    ("The mean is 396.30 s.", "PASS", "server_mean_s.A1"),  # a statistic named: every mean, not only the headline's
+    ("A1 took 396.30 s.", "PASS", "server_mean_s.A1"),
+])
+def test_the_wording_narrows_the_values_a_number_may_be(text, status, evidence, example_evidence):
+    [outcome] = bind(extract(text, "pr.md"), *example_evidence)
+    assert (outcome.status, outcome.evidence) == (status, evidence), outcome.message
+
+
+# binding.py `_fmt`: `if not value.is_finite(): return str(value)` negated (every finite value shown with all its digits)
+def test_a_derived_value_is_shown_to_twelve_significant_digits(example_evidence):
+    from verifier.binding import _fmt
+
+    [outcome] = bind(extract("The speedup is 3.77x.", "pr.md"), *example_evidence)
+    assert "re-derives: 3.76683314835 from" in outcome.message, outcome.message
+    assert (_fmt(Decimal("1E+3")), _fmt(Decimal("1.23456789012345")), _fmt(Decimal("Infinity"))) == ("1000", "1.23456789012", "Infinity")
