@@ -167,3 +167,13 @@ def test_a_derived_value_is_shown_to_twelve_significant_digits(example_evidence)
     [outcome] = bind(extract("The speedup is 3.77x.", "pr.md"), *example_evidence)
     assert "re-derives: 3.76683314835 from" in outcome.message, outcome.message
     assert (_fmt(Decimal("1E+3")), _fmt(Decimal("1.23456789012345")), _fmt(Decimal("Infinity"))) == ("1000", "1.23456789012", "Infinity")
+
+
+# binding.py `_bind_arrow`: `if statistic:` negated (an arrow whose wording names the mean would be matched against every
+# pair, so the SD pair's values would pass for the means)
+@pytest.mark.parametrize(("text", "statuses"), [
+    ("The mean went 15.51 -> 2.06 s.", ["FAIL", "FAIL"]),
+    ("The SD went 15.51 -> 2.06 s.", ["PASS", "PASS"]),
+])
+def test_an_arrow_is_matched_against_the_pairs_of_the_statistic_it_names(text, statuses, example_evidence):
+    assert [o.status for o in bind(extract(text, "pr.md"), *example_evidence)] == statuses
