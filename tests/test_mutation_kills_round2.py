@@ -183,3 +183,12 @@ def test_an_arrow_is_matched_against_the_pairs_of_the_statistic_it_names(text, s
 def test_a_plain_number_beside_a_relative_phrase_does_not_tie_it_to_a_pair(example_evidence):
     outcomes = bind(extract("It is 108.12 s: 73.45% lower.", "pr.md"), *example_evidence)
     assert [(o.status, o.code) for o in outcomes] == [("PASS", "bound"), ("UNVERIFIED", "unchecked-claim")]
+
+
+# binding.py `_bind_relative`, a relative number with no wording: `if stats.compare(q.value, derived, ...).holds:` negated
+# (the first formula it does NOT equal would pass it)
+@pytest.mark.parametrize(("text", "status"), [("Latency ratio: 3.77x.", "PASS"), ("Latency ratio: 9.99x.", "UNVERIFIED"),
+                                              ("Latency change: 73.45%.", "PASS"), ("Latency change: 12.00%.", "UNVERIFIED")])
+def test_a_relative_number_without_wording_passes_only_when_some_formula_gives_it(text, status, example_evidence):
+    [outcome] = bind(extract(text, "pr.md"), *example_evidence)
+    assert outcome.status == status, outcome.message
