@@ -143,3 +143,52 @@ def test_underived_says_nothing_of_a_row_the_selection_leaves_out():
 
 def test_underived_says_nothing_of_a_place_an_instance_already_judged():
     assert _underived_on([({"model": "m1", "arm": "c"}, "/mean/m1/c", 5)], {("summary.json", "/mean/m1/c")}) == []
+
+
+# binding.py `_narrow`: `if statistic == "mean" and re.search(r"\bserver means?\b", local) and not ...:` negated ("server
+# mean" would no longer keep only server-level values, so an arm's mean would pass for a server's), and `if used and not
+# statistic:` negated (a number no wording narrows would be bound among the primary values only)
+@pytest.mark.parametrize(("text", "status", "evidence"), [
+    ("The server mean is 407.27 s.", "UNVERIFIED", None),  # 407.27 is the baseline arm's mean, which no server has
+    ("Its mean is 407.27 s.", "PASS", "arm_mean_s.baseline"),
+    ("We saw 396.30 s.", "PASS", "server_mean_s.A1"),
+    ("The mean is 396.30 s.", "PASS", "server_mean_s.A1"),  # a statistic named: every mean, not only the headline's
+    ("A1 took 396.30 s.", "PASS", "server_mean_s.A1"),
+])
+def test_the_wording_narrows_the_values_a_number_may_be(text, status, evidence, example_evidence):
+    [outcome] = bind(extract(text, "pr.md"), *example_evidence)
+    assert (outcome.status, outcome.evidence) == (status, evidence), outcome.message
+
+
+# binding.py `_fmt`: `if not value.is_finite(): return str(value)` negated (every finite value shown with all its digits)
+def test_a_derived_value_is_shown_to_twelve_significant_digits(example_evidence):
+    from verifier.binding import _fmt
+
+    [outcome] = bind(extract("The speedup is 3.77x.", "pr.md"), *example_evidence)
+    assert "re-derives: 3.76683314835 from" in outcome.message, outcome.message
+    assert (_fmt(Decimal("1E+3")), _fmt(Decimal("1.23456789012345")), _fmt(Decimal("Infinity"))) == ("1000", "1.23456789012", "Infinity")
+
+
+# binding.py `_bind_arrow`: `if statistic:` negated (an arrow whose wording names the mean would be matched against every
+# pair, so the SD pair's values would pass for the means)
+@pytest.mark.parametrize(("text", "statuses"), [
+    ("The mean went 15.51 -> 2.06 s.", ["FAIL", "FAIL"]),
+    ("The SD went 15.51 -> 2.06 s.", ["PASS", "PASS"]),
+])
+def test_an_arrow_is_matched_against_the_pairs_of_the_statistic_it_names(text, statuses, example_evidence):
+    assert [o.status for o in bind(extract(text, "pr.md"), *example_evidence)] == statuses
+
+
+# binding.py `_arrows_of`: `if o.role:` negated (every number that is no arrow end would tie a relative phrase to a pair)
+def test_a_plain_number_beside_a_relative_phrase_does_not_tie_it_to_a_pair(example_evidence):
+    outcomes = bind(extract("It is 108.12 s: 73.45% lower.", "pr.md"), *example_evidence)
+    assert [(o.status, o.code) for o in outcomes] == [("PASS", "bound"), ("UNVERIFIED", "unchecked-claim")]
+
+
+# binding.py `_bind_relative`, a relative number with no wording: `if stats.compare(q.value, derived, ...).holds:` negated
+# (the first formula it does NOT equal would pass it)
+@pytest.mark.parametrize(("text", "status"), [("Latency ratio: 3.77x.", "PASS"), ("Latency ratio: 9.99x.", "UNVERIFIED"),
+                                              ("Latency change: 73.45%.", "PASS"), ("Latency change: 12.00%.", "UNVERIFIED")])
+def test_a_relative_number_without_wording_passes_only_when_some_formula_gives_it(text, status, example_evidence):
+    [outcome] = bind(extract(text, "pr.md"), *example_evidence)
+    assert outcome.status == status, outcome.message
