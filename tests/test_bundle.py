@@ -677,3 +677,40 @@ def test_claims_blocked_by_integrity_are_reported_as_such(example_copy):
     blocked = [f for f in report.findings if f.check == "derivation.claims"]
     assert blocked and blocked[0].code == "blocked-by-integrity"
     assert blocked[0].message.count("claims.json") == 1
+
+
+def test_parsed_receipts_and_their_bytes_are_not_kept_once_the_model_holds_them(example_copy, monkeypatch):
+    """Issue 40: the kept bytes go once parsed, the parsed lines once the evidence model is built; findings do not change."""
+    from verifier.bundle import Bundle
+
+    seen = []
+    real_release = Bundle.release
+
+    def spy(self, kind):
+        real_release(self, kind)
+        seen.append((kind, kind in self._cache, "receipts.jsonl" in self.contents))
+
+    monkeypatch.setattr(Bundle, "release", spy)
+    report = verify(example_copy)
+    assert seen == [("receipts", False, False)]
+    assert any(f.check == "plan.conformance" and f.status is Status.PASS for f in report.findings)
+
+
+def test_a_released_document_is_parsed_again_only_if_its_bytes_still_match(example_copy):
+    import hashlib
+
+    from verifier.bundle import Bundle
+    from verifier.errors import Unverifiable
+
+    data = (example_copy / "receipts.jsonl").read_bytes()
+    bundle = Bundle(example_copy, verified={"receipts.jsonl": "receipts.jsonl"},
+                    digests={"receipts.jsonl": hashlib.sha256(data).hexdigest()}, contents={"receipts.jsonl": data})
+    first = bundle.raw_document("receipts")
+    assert "receipts.jsonl" not in bundle.contents
+    bundle.release("receipts")
+    assert bundle.raw_document("receipts") == first  # read again from disk, same bytes
+    bundle.release("receipts")
+    (example_copy / "receipts.jsonl").write_bytes(data.replace(b'"ok"', b'"error"', 1))
+    with pytest.raises(Unverifiable) as caught:
+        bundle.raw_document("receipts")
+    assert caught.value.code == "changed-during-verification"
