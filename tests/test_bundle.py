@@ -688,11 +688,11 @@ def test_parsed_receipts_and_their_bytes_are_not_kept_once_the_model_holds_them(
 
     def spy(self, kind):
         real_release(self, kind)
-        seen.append((kind, kind in self._cache, "receipts.jsonl" in self.contents))
+        seen.append((kind, kind in self._cache, self.kinds[kind][0] in self.contents))
 
     monkeypatch.setattr(Bundle, "release", spy)
     report = verify(example_copy)
-    assert seen == [("receipts", False, False)]
+    assert seen == [("plan", False, False), ("receipts", False, False)]
     assert any(f.check == "plan.conformance" and f.status is Status.PASS for f in report.findings)
 
 
