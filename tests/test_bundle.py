@@ -714,3 +714,24 @@ def test_a_released_document_is_parsed_again_only_if_its_bytes_still_match(examp
     with pytest.raises(Unverifiable) as caught:
         bundle.raw_document("receipts")
     assert caught.value.code == "changed-during-verification"
+
+
+def test_a_receipt_line_that_breaks_strict_json_or_its_schema_is_a_finding_naming_its_line(example_copy):
+    """Issue 40 "Bad input": the line is named (message and pointer); schema reading goes on past a bad line to every other one."""
+    path = example_copy / "receipts.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    original = list(lines)
+    lines[3] = lines[3].replace(b"{", b"{,", 1)  # line 4 is not JSON
+    path.write_bytes(b"\n".join(lines))
+    rehash(example_copy)
+    report = verify(example_copy)
+    bad = [f for f in report.findings if f.check == "schema.documents" and f.status is Status.FAIL]
+    assert [(f.code, f.path, f.pointer) for f in bad] == [("invalid-json", "receipts.jsonl", "/3")] and "line 4" in bad[0].message
+    assert all(f.status is not Status.PASS for f in report.findings if f.check == "plan.conformance")  # no verdict from part of the lines
+    rows = [json.loads(x) for x in original if x.strip()]
+    del rows[1]["phase"]
+    rows[4]["elapsed_s"] = "fast"
+    write_lines(path, rows)
+    rehash(example_copy)
+    report = verify(example_copy)
+    assert [f.pointer for f in report.findings if f.code == "schema-violation"] == ["/1", "/4/elapsed_s"]
