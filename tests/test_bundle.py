@@ -735,3 +735,13 @@ def test_a_receipt_line_that_breaks_strict_json_or_its_schema_is_a_finding_namin
     rehash(example_copy)
     report = verify(example_copy)
     assert [f.pointer for f in report.findings if f.code == "schema-violation"] == ["/1", "/4/elapsed_s"]
+
+
+def test_a_mapped_bundle_keeps_its_documents_on_release(tmp_path):
+    """Its records are the model's `raw`, and reading them again would add the unmapped fields twice."""
+    from verifier.readers.mapped import MappedBundle
+
+    bundle = MappedBundle(root=tmp_path)
+    bundle._cache["receipts"] = records = [{"kind": "request"}]
+    bundle.release("receipts")
+    assert bundle._cache["receipts"] is records
