@@ -677,3 +677,71 @@ def test_claims_blocked_by_integrity_are_reported_as_such(example_copy):
     blocked = [f for f in report.findings if f.check == "derivation.claims"]
     assert blocked and blocked[0].code == "blocked-by-integrity"
     assert blocked[0].message.count("claims.json") == 1
+
+
+def test_parsed_receipts_and_their_bytes_are_not_kept_once_the_model_holds_them(example_copy, monkeypatch):
+    """Issue 40: the kept bytes go once parsed, the parsed lines once the evidence model is built; findings do not change."""
+    from verifier.bundle import Bundle
+
+    seen = []
+    real_release = Bundle.release
+
+    def spy(self, kind):
+        real_release(self, kind)
+        seen.append((kind, kind in self._cache, self.kinds[kind][0] in self.contents))
+
+    monkeypatch.setattr(Bundle, "release", spy)
+    report = verify(example_copy)
+    assert seen == [("plan", False, False), ("receipts", False, False)]
+    assert any(f.check == "plan.conformance" and f.status is Status.PASS for f in report.findings)
+
+
+def test_a_released_document_is_parsed_again_only_if_its_bytes_still_match(example_copy):
+    import hashlib
+
+    from verifier.bundle import Bundle
+    from verifier.errors import Unverifiable
+
+    data = (example_copy / "receipts.jsonl").read_bytes()
+    bundle = Bundle(example_copy, verified={"receipts.jsonl": "receipts.jsonl"},
+                    digests={"receipts.jsonl": hashlib.sha256(data).hexdigest()}, contents={"receipts.jsonl": data})
+    first = bundle.raw_document("receipts")
+    assert "receipts.jsonl" not in bundle.contents
+    bundle.release("receipts")
+    assert bundle.raw_document("receipts") == first  # read again from disk, same bytes
+    bundle.release("receipts")
+    (example_copy / "receipts.jsonl").write_bytes(data.replace(b'"ok"', b'"error"', 1))
+    with pytest.raises(Unverifiable) as caught:
+        bundle.raw_document("receipts")
+    assert caught.value.code == "changed-during-verification"
+
+
+def test_a_receipt_line_that_breaks_strict_json_or_its_schema_is_a_finding_naming_its_line(example_copy):
+    """Issue 40 "Bad input": the line is named (message and pointer); schema reading goes on past a bad line to every other one."""
+    path = example_copy / "receipts.jsonl"
+    lines = path.read_bytes().split(b"\n")
+    original = list(lines)
+    lines[3] = lines[3].replace(b"{", b"{,", 1)  # line 4 is not JSON
+    path.write_bytes(b"\n".join(lines))
+    rehash(example_copy)
+    report = verify(example_copy)
+    bad = [f for f in report.findings if f.check == "schema.documents" and f.status is Status.FAIL]
+    assert [(f.code, f.path, f.pointer) for f in bad] == [("invalid-json", "receipts.jsonl", "/3")] and "line 4" in bad[0].message
+    assert all(f.status is not Status.PASS for f in report.findings if f.check == "plan.conformance")  # no verdict from part of the lines
+    rows = [json.loads(x) for x in original if x.strip()]
+    del rows[1]["phase"]
+    rows[4]["elapsed_s"] = "fast"
+    write_lines(path, rows)
+    rehash(example_copy)
+    report = verify(example_copy)
+    assert [f.pointer for f in report.findings if f.code == "schema-violation"] == ["/1", "/4/elapsed_s"]
+
+
+def test_a_mapped_bundle_keeps_its_documents_on_release(tmp_path):
+    """Its records are the model's `raw`, and reading them again would add the unmapped fields twice."""
+    from verifier.readers.mapped import MappedBundle
+
+    bundle = MappedBundle(root=tmp_path)
+    bundle._cache["receipts"] = records = [{"kind": "request"}]
+    bundle.release("receipts")
+    assert bundle._cache["receipts"] is records

@@ -199,3 +199,11 @@ def test_a_member_number_the_words_do_not_hold_is_unchecked_not_a_crash(tmp_path
                   data={"evidence": Evidence(reader="profile:toy", files=(FileEntry("s.json", None, None),), claims=(claim,)),
                         "examined": {("s.json", "/r#ROUGE1")}})
     assert [(f.status.value, f.code, f.pointer) for f in coverage(ctx)] == [("UNVERIFIED", "unchecked-claim", "/r#numbers/5")]
+
+
+def test_a_quantity_in_the_asked_unit_is_returned_without_a_conversion(monkeypatch):
+    """Issue 40: `Quantity.to` in its own unit (every receipt's `elapsed` to s) skips `units.convert`; other units still convert."""
+    q = Quantity(Decimal("0.0050"), "s")
+    assert q.to("ms") == Decimal(5)
+    monkeypatch.setattr(units, "convert", lambda *a: (_ for _ in ()).throw(AssertionError("converted")))
+    assert q.to("s") == Decimal("0.0050") and str(q.to("s")) == "0.0050"

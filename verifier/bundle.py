@@ -237,14 +237,27 @@ class Bundle:
                 path=name,
             )
         if name in self.contents:
-            data = self.contents[name]  # the very bytes whose sha256 matched: no second read to race with
+            data = self.contents.pop(name)  # the very bytes whose sha256 matched: no second read to race with; parsed once, not kept
         else:
             with os.fdopen(open_regular(self.root / name), "rb") as handle:
                 data = handle.read()
+            if kind != "manifest" and name in self.digests and hashlib.sha256(data).hexdigest() != self.digests[name]:
+                raise Unverifiable(f"{name} changed after integrity.files matched its sha256, so it is not parsed",
+                                   code="changed-during-verification", path=name)
         value = loads_strict_lines(data) if lines else loads_strict(data)
         self.parsed_sha256[kind] = hashlib.sha256(data).hexdigest() + (":lines" if lines else ":json")
         self._cache[kind] = value
         return value
+
+    def release(self, kind: str) -> None:
+        """
+        Drop the parsed document of `kind` (once the evidence model holds what the checks read from it), to free its memory.
+
+        A later `raw_document(kind)` reads the file again and parses it only if
+        its sha256 is still the one `integrity.files` matched (else
+        `Unverifiable`, code `changed-during-verification`).
+        """
+        self._cache.pop(kind, None)
 
     def document(self, kind: str) -> Any:
         """

@@ -17,9 +17,13 @@ into a more lenient whole; so it must decide exactly as the reference does.
 meaning both share on strict-JSON values (`verifier.jsonio`: dict, list, str,
 int, `Decimal`, bool, None), and adjusts the three places where they differ:
 
-- `format`: the compiled validator calls the reference's own checkers
-  (`Draft202012Validator.FORMAT_CHECKER`), so `date-time` and `uri` mean
-  exactly what they mean today;
+- `format`: `date-time` becomes the Rust pattern `DATE_TIME_PATTERN`, which
+  accepts exactly the strings the reference's checker does (jsonschema's
+  `is_datetime`: rfc3339-validator's regex on `instance.upper()`, year 0
+  refused, the day within its month, no leap second; proven against the
+  installed checker by `tests/test_date_time_pattern.py`), so a receipt line
+  calls back into Python for no format; every other format (`uri`) calls the
+  reference's own checker (`Draft202012Validator.FORMAT_CHECKER`);
 - `type` naming `integer`: the reference calls no `Decimal` an integer
   (`Decimal('1.0')` from `1.0` in the evidence is a number only), jsonschema-rs
   calls every integral number one (JSON Schema 2020-12 Validation section
@@ -49,7 +53,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Checked", "checked_validator", "compiled_copy", "rust_pattern"]
+__all__ = ["DATE_TIME_PATTERN", "Checked", "checked_validator", "compiled_copy", "rust_pattern"]
 
 #: Keywords whose values are compared or copied as they are: both validators read them alike on strict-JSON values.
 _SAME = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated",
@@ -95,6 +99,17 @@ def rust_pattern(pattern: str) -> str | None:
             return None  # a quantifier needs an atom before it: `(?=`, `a**` and the like are not in the syntax
         pos, previous = match.end(), token
     return body + end
+
+
+_YEAR = "(?:[0-9]{3}[1-9]|[0-9]{2}[1-9][0-9]|[0-9][1-9][0-9]{2}|[1-9][0-9]{3})"  # 0001-9999: the reference refuses year 0
+_DAYS = ("(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+         "|02-(?:0[1-9]|1[0-9]|2[0-8])")  # calendar.monthrange outside February 29
+_MULTIPLE_OF_4 = "(?:0[48]|[2468][048]|[13579][26])"  # two digits divisible by 4, 00 excepted
+_LEAP = f"(?:[0-9]{{2}}{_MULTIPLE_OF_4}|{_MULTIPLE_OF_4}00)"  # Gregorian: by 4, not by 100 unless by 400 (0400, 2000; not 0000)
+#: The strings jsonschema's `date-time` checker accepts, for the Rust `regex` crate: `validate_rfc3339(s.upper())`
+#: (`t`/`z` are the only characters whose upper case is in its ASCII syntax), with Python's final `$` as `\n?\z`.
+DATE_TIME_PATTERN = (f"^(?:{_YEAR}-(?:{_DAYS})|{_LEAP}-02-29)[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]+)?"
+                     "(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\\n?\\z")
 
 
 def _scalar(value: Any) -> bool:
@@ -164,10 +179,14 @@ def compiled_copy(schema: Any) -> Any:
                     return None
                 mapped[name] = sub
             out[key] = mapped
+        elif key == "format" and value == "date-time":
+            continue  # the pattern below, added after the loop so an `allOf` of the schema cannot replace it
         elif key in _SAME:
             out[key] = value
         else:
             return None
+    if schema.get("format") == "date-time":
+        out["allOf"] = [*out.get("allOf", []), {"pattern": DATE_TIME_PATTERN}]
     return out
 
 

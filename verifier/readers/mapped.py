@@ -120,6 +120,9 @@ class MappedBundle(Bundle):
         self._cache[kind] = value
         return value
 
+    def release(self, kind: str) -> None:
+        """Keep the mapped document: the records are the model's `raw`, and a second read would add its unmapped fields again."""
+
     def _hashed(self, name: str) -> bytes:
         """Return the bytes of `name`, read again, only if their sha256 is the one `integrity.files` matched (else `Unverifiable`)."""
         data = self.tree.read_bytes(name)  # type: ignore[union-attr]
