@@ -1,0 +1,145 @@
+"""
+Issue 41, second reviewer trial: what a reviewer who had not written the code found in the reports.
+
+Each test was red before its fix: integrity locations name the manifest their
+pointer is into; a stated number's location carries its line and column (and
+the message does not repeat it); the arrow wording is English; a bounded scan
+of a folder of bundles says "at least N"; GitHub annotations carry `line=`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from bundlekit import rehash
+from conftest import EXAMPLE
+
+from verifier.core import verify_path
+from verifier.report import render
+
+
+@pytest.fixture(scope="module")
+def tampered(tmp_path_factory) -> Path:
+    """The example with receipts.jsonl changed after hashing (sha256-mismatch) and README's headline 108.12 s stated as 108.21 s."""
+    bundle = tmp_path_factory.mktemp("trial") / "ex"
+    shutil.copytree(EXAMPLE, bundle)
+    readme = bundle / "README.md"
+    readme.write_text(readme.read_text().replace("-> 108.12 s", "-> 108.21 s", 1))
+    rehash(bundle)
+    return bundle
+
+
+@pytest.fixture(scope="module")
+def stated_report(tampered):
+    return verify_path(str(tampered))
+
+
+@pytest.fixture(scope="module")
+def integrity_report(tampered, tmp_path_factory):
+    bundle = tmp_path_factory.mktemp("trial-integrity") / "ex"
+    shutil.copytree(tampered, bundle)
+    data = (bundle / "receipts.jsonl").read_bytes()
+    (bundle / "receipts.jsonl").write_bytes(data.replace(b"1", b"2", 1))  # same size, another sha256
+    return verify_path(str(bundle))
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html", "github", "junit"])
+def test_an_integrity_location_names_the_manifest_its_pointer_is_into(integrity_report, fmt):
+    page = render(integrity_report, fmt)
+    index = json.loads((Path(integrity_report.subject) / "manifest.json").read_text())
+    number = [e["path"] for e in index["files"]].index("receipts.jsonl")
+    assert f"manifest.json#/files/{number}" in page
+    assert f"receipts.jsonl#/files/{number}" not in page
+    assert "receipts.jsonl sha256" in page  # the data file is still named
+
+
+def test_a_stated_number_is_located_at_its_line_and_column_once(stated_report, monkeypatch):
+    text = render(stated_report, "text")
+    line = next(x for x in text.splitlines() if "claims.stated [claim-mismatch]" in x and x.startswith("FAIL"))
+    assert " README.md:3:23: states 108.21 s" in line and "README.md: README.md" not in line
+    assert "README.md:3:23" in render(stated_report, "html").split('id="act"', 1)[1].split("</details>", 1)[0]
+    monkeypatch.chdir(Path(stated_report.subject).parent)  # where a CI job runs verify: the bundle below it
+    github = render(stated_report, "github")
+    assert any("file=" in x and "line=3" in x and "claim-mismatch" in x for x in github.splitlines())
+    assert "file=/" not in github  # GitHub wants paths relative to the checkout, never absolute
+
+
+def test_the_arrow_wording_is_english(stated_report):
+    text = render(stated_report, "text")
+    assert "as the end of an arrow (the candidate) it is arm_mean_s.candidate" in text
+    assert "the to end" not in text and "the from end" not in text
+
+
+def test_a_bounded_folder_scan_says_at_least(tmp_path, monkeypatch):
+    from verifier import folders
+    from verifier.trust import assets
+    from verifier.trustroot import TrustSet
+
+    for i in range(6):
+        (tmp_path / f"b{i}").mkdir()
+        (tmp_path / f"b{i}" / "manifest.json").write_text("{}")
+    trusted = TrustSet(assets(None))
+    assert "6 bundle(s) in its first two folder levels:" in folders.not_one_bundle(tmp_path, trusted)
+    monkeypatch.setattr(folders, "SUBDIR_LIMIT", 3)
+    assert "at least 3 bundle(s) in its first two folder levels (the scan stopped" in folders.not_one_bundle(tmp_path, trusted)
+    monkeypatch.setattr(folders, "SUBDIR_LIMIT", 64)
+    monkeypatch.setattr(folders, "SCAN_SECONDS", -1.0)
+    assert "at least 0 bundle(s)" not in (folders.not_one_bundle(tmp_path, trusted) or "")  # nothing found: no bundle claim
+
+
+def test_a_blocked_claims_document_is_no_fake_row_but_one_sentence(integrity_report):
+    for fmt in ("text", "markdown", "html"):
+        page = render(integrity_report, fmt)
+        assert "claimed -, derived -" not in page and "| `receipts.jsonl` | - | - |" not in page, fmt
+        assert "claims not judged: 1 blocked by integrity" in page, fmt
+
+
+def test_unverified_claim_rows_are_capped_like_the_groups():
+    from verifier.model import Finding, Report, Status
+
+    findings = tuple(Finding(check="profile.claims", status=Status.UNVERIFIED, code="needs-external", message=f"c{i}: stated 1",
+                             path="r.json", pointer=f"/{i}", observed="1") for i in range(30))
+    report = Report(subject="x", kind="profile:x", verifier_version="0", roster=(), findings=findings)
+    text = render(report, "text")
+    assert text.count("claimed 1, derived -") == 5 and "...and 25 more UNVERIFIED [needs-external] claim(s)" in text
+    assert render(report, "html").count("<td class=num>1</td>") == 5
+    assert render(report, "markdown").count("| ⚠️ UNVERIFIED | `c") == 5
+
+
+def test_stated_pass_rows_are_collapsed_and_fail_rows_first(stated_report):
+    page = render(stated_report, "html")
+    stated = page.split("<h3>Stated in the prose</h3>", 1)[1]
+    table = stated.split("</table>", 1)[0]
+    assert 'id="stated-claims"' in table and "claim-mismatch" not in table and "108.21" in table and "st PASS" not in table
+    assert "PASS stated number(s)</summary>" in stated
+
+
+def test_the_plots_label_their_lines_and_count_as_the_table(stated_report, tmp_path):
+    pytest.importorskip("matplotlib")
+    from verifier.report import html
+
+    plots = {ident: (caption, svg) for ident, caption, svg in html._plots(stated_report)}
+    caption, _svg = plots[html.CLAIM_PLOT]
+    assert "a point off the dashed line" not in caption and "the table gives the delta" in caption
+    import matplotlib.figure
+
+    seen = []
+    real = matplotlib.figure.Figure.add_subplot
+
+    def spy(self, *a, **k):
+        ax = real(self, *a, **k)
+        seen.append(ax)
+        return ax
+
+    import unittest.mock
+
+    with unittest.mock.patch.object(matplotlib.figure.Figure, "add_subplot", spy):
+        html._frame_scores(matplotlib.figure.Figure, stated_report.figures["frames"])
+        html._claims_plot(matplotlib.figure.Figure, [(1.0, 1.0, "PASS"), (2.0, 2.5, "FAIL")], {"PASS": 4, "FAIL": 1})
+    ssim = next(ax for ax in seen if "ssim" in ax.get_title())
+    labels = [t.get_text() for t in ssim.get_legend().get_texts()]
+    assert len([x for x in labels if not x.startswith("gate")]) == 14  # every comparison line is named
+    assert [t.get_text() for t in seen[-1].get_legend().get_texts()][1:] == ["PASS (1 drawn of 4)", "FAIL (1)"]
