@@ -86,8 +86,16 @@ def test_a_bounded_folder_scan_says_at_least(tmp_path, monkeypatch):
     monkeypatch.setattr(folders, "SUBDIR_LIMIT", 3)
     assert "at least 3 bundle(s) in its first two folder levels (the scan stopped" in folders.not_one_bundle(tmp_path, trusted)
     monkeypatch.setattr(folders, "SUBDIR_LIMIT", 64)
-    monkeypatch.setattr(folders, "SCAN_SECONDS", -1.0)
-    assert "at least 0 bundle(s)" not in (folders.not_one_bundle(tmp_path, trusted) or "")  # nothing found: no bundle claim
+
+    class Clock:  # each reading 0.2 s later: the 0.5 s scan stops after two sub-folders
+        now = 0.0
+
+        def monotonic(self) -> float:
+            Clock.now += 0.2
+            return Clock.now
+
+    monkeypatch.setattr(folders, "time", Clock())
+    assert "at least 2 bundle(s) in its first two folder levels (the scan stopped" in folders.not_one_bundle(tmp_path, trusted)
 
 
 def test_a_blocked_claims_document_is_no_fake_row_but_one_sentence(integrity_report):
