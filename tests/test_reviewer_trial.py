@@ -151,3 +151,17 @@ def test_the_plots_label_their_lines_and_count_as_the_table(stated_report, tmp_p
     labels = [t.get_text() for t in ssim.get_legend().get_texts()]
     assert len([x for x in labels if not x.startswith("gate")]) == 14  # every comparison line is named
     assert [t.get_text() for t in seen[-1].get_legend().get_texts()][1:] == ["PASS (1 drawn of 4)", "FAIL (1)"]
+
+
+MLPERF = Path("/work/shared/corpus/mlperf-inference-test-submissions-v5.0")
+
+
+@pytest.mark.skipif(not MLPERF.is_dir(), reason="the shared corpus is not here")
+def test_a_gate_fail_on_a_stated_bound_is_located_at_the_readme_stating_it(monkeypatch):
+    report = verify_path(str(MLPERF))
+    failed = [f for f in report.findings if f.check == "profile.gate" and f.code == "rule-not-met"]
+    assert failed and all(f.path and f.path.endswith("README.md") and f.path in f.message for f in failed)
+    monkeypatch.chdir(MLPERF.parent)
+    report = verify_path(MLPERF.name)
+    github = [x for x in render(report, "github").splitlines() if "rule-not-met" in x]
+    assert github and all(x.startswith(f"::error file={MLPERF.name}/open/") for x in github)
