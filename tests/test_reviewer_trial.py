@@ -165,3 +165,18 @@ def test_a_gate_fail_on_a_stated_bound_is_located_at_the_readme_stating_it(monke
     report = verify_path(MLPERF.name)
     github = [x for x in render(report, "github").splitlines() if "rule-not-met" in x]
     assert github and all(x.startswith(f"::error file={MLPERF.name}/open/") for x in github)
+
+
+def test_no_stray_space_before_a_comma_and_the_derived_value_keeps_its_unit(tmp_path):
+    from bundlekit import edit_json
+
+    gdn = Path("/work/shared/corpus/system1-omni-gdn-20261003")
+    if gdn.is_dir():
+        page = render(verify_path(str(gdn)), "text", verbose=True)
+        assert " , " not in page and "stated 74, derived 74 (tolerance" in page
+    bundle = tmp_path / "ex"
+    shutil.copytree(EXAMPLE, bundle)
+    edit_json(bundle / "claims.json", lambda d: d["claims"][0].update(value=__import__("decimal").Decimal("380.00")))
+    rehash(bundle)
+    text = render(verify_path(str(bundle)), "text")
+    assert "claims 380.00 s, the receipts give 396.30 s (delta" in text

@@ -170,7 +170,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
-                          message=f"{label}: stated {claimed} {unit}, derived {shown[0]} {unit} (tolerance {shown[1]})".replace("  ", " "),
+                          message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} (tolerance {shown[1]})",
                           path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         if unstated:
             files = sorted({rel for _, rel in unstated})
