@@ -180,3 +180,11 @@ def test_no_stray_space_before_a_comma_and_the_derived_value_keeps_its_unit(tmp_
     rehash(bundle)
     text = render(verify_path(str(bundle)), "text")
     assert "claims 380.00 s, the receipts give 396.30 s (delta" in text
+
+
+def test_one_derived_value_reads_the_same_in_the_claims_and_the_stated_tables(stated_report):
+    from verifier.report.statements import statement_rows
+
+    rows = {r.stated: r.derived for r in statement_rows(stated_report)}
+    assert rows["108.21 s"] == "108.12" and rows["73.45 %"] == "73.4525"  # two places past the stated number's, as the claims table
+    assert rows["3.77 x"] == "3.7668"  # was 3.76676... at 12 significant digits
