@@ -180,7 +180,14 @@ PROBE = """(function(){
  }
  const first = document.querySelector('details.group.g-FAIL > summary');
  const wrapped = [];
- for (const e of document.querySelectorAll('.loc code, code.digest, #head code')) { if (e.getClientRects().length > 1) wrapped.push(e.textContent); }
+ for (const e of document.querySelectorAll('code.digest, #head code')) { if (e.getClientRects().length > 1) wrapped.push(e.textContent); }
+ for (const e of document.querySelectorAll('.loc code')) {  // a location may wrap after a '/' (its <wbr>), never inside a part
+   for (const t of e.childNodes) {
+     const range = document.createRange(); range.selectNodeContents(t);
+     const tops = Array.from(range.getClientRects()).filter(x => x.width > 0).map(x => x.top);
+     if (tops.length && Math.max(...tops) - Math.min(...tops) > 4) { wrapped.push(e.textContent); break; }  // a second line, not a 1 px run offset
+   }
+ }
  const clipped = [];
  for (const t of document.querySelectorAll('table#claims, table#stated-claims')) {
    const box = t.closest('div.scroll') || document.documentElement, b = box.getBoundingClientRect();
@@ -291,3 +298,7 @@ def test_the_geometry_check_can_fail(tmp_path):
                     "style-src 'unsafe-inline'\"></head><body><table id=claims><tr><td class=name style='width:3em;overflow-wrap:anywhere'>"
                     "averagelongclaimname</td></tr></table></body></html>")
     assert any(c.startswith("split:") for c in geometry(page, 900, tmp_path / "g5")["clipped"])
+    page.write_text("<!DOCTYPE html><html><head><meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
+                    "style-src 'unsafe-inline'\"></head><body><table><tr><td class=loc style='width:3em'>"
+                    "<code style='white-space:normal;overflow-wrap:anywhere'>dir/<wbr>README.md:11:14</code></td></tr></table></body></html>")
+    assert geometry(page, 900, tmp_path / "g6")["wrapped"] == ["dir/README.md:11:14"]

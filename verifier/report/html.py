@@ -14,7 +14,7 @@ PASS findings collapsed, and the roster. Plots: claimed against derived for
 every claim with both numbers, and from `Report.figures` (`verifier.figures`)
 latency per request in run order, per-server means with arm means, per-frame
 quality against the gate's threshold, and stream coverage per media file.
-Layout: locations and digests never wrap; every table scrolls inside its own
+Layout: locations wrap only after a `/` (a long path at its folders), digests never; every table scrolls inside its own
 `div.scroll` (`overflow-x:auto`), so the page holds at 900 px and wider.
 Every string from evidence is HTML-escaped (after control and bidi
 characters are made visible); text in plots is drawn as paths, never as markup.
@@ -48,7 +48,7 @@ table{border-collapse:collapse;width:100%;margin:0}td,th{border:1px solid #d0d7d
 vertical-align:top}th{background:#f6f8fa}td.num{font-family:ui-monospace,monospace;white-space:nowrap}
 div.scroll{overflow-x:auto;max-width:100%;margin:6px 0}div.scroll.tall{overflow:auto;max-height:70vh}
 td.name{overflow-wrap:normal;min-width:10em}td.msg{overflow-wrap:anywhere;min-width:16em}
-.loc,.digest,#head code{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600;background:#f6f8fa;border:1px solid #d0d7de;padding:3px 6px}
+.loc{white-space:nowrap}.loc code{white-space:normal}.loc code span{white-space:nowrap}.digest,#head code{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600;background:#f6f8fa;border:1px solid #d0d7de;padding:3px 6px}
 .st{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:12px}
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
@@ -73,6 +73,15 @@ def _name(value: object) -> str:
     return re.sub(r"([./_:,=-]|(?=\[))", r"\1<wbr>", _e(value))
 
 
+#: Splits a location after each `/`, keeping the slash with the part before it.
+_SLASH = __import__("re").compile(r"(?<=/)")
+
+
+def _loc(value: object) -> str:
+    """Return a location escaped, with a break opportunity (`<wbr>`) after each `/` only: a long path wraps at its folders, `README.md:11:14` never."""
+    return "<wbr>".join(f"<span>{_e(part)}</span>" for part in _SLASH.split(str(value)) if part)
+
+
 def _status(status: str) -> str:
     return f'<span class="st {_e(status)}">{_e(status)}</span>'
 
@@ -88,7 +97,7 @@ def _table(head: str, rows: str, ident: str = "", tall: bool = False) -> str:
 
 
 def _finding_rows(findings: Any) -> str:
-    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc><code>{_e(location(f))}</code></td>"
+    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc><code>{_loc(location(f))}</code></td>"
                    f"<td class=msg>{_e(message(f))}</td></tr>" for f in findings)
 
 
@@ -345,7 +354,7 @@ def _claims(report: Report, verbose: bool = False) -> str:
         parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
     if rows:
         head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
-        row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_e(r.where)}</code></td><td class=name>{_name(r.claim)}</td>"
+        row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=name>{_name(r.claim)}</td>"
                          f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
@@ -368,7 +377,7 @@ def _claims(report: Report, verbose: bool = False) -> str:
         deltas = [_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
                   if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
         head = "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
-        line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_e(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
+        line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
                              f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
                              f"<td class=msg>{_e(r.sentence)}</td></tr>")
         paired = sorted(zip(stated, deltas, strict=False), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable
@@ -423,7 +432,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     parts.append(f"<h2>PASS findings</h2><details{' open' if verbose else ''}><summary>{len(passed)} PASS finding(s)</summary>"
                  + (_table("<tr><th>status</th><th>check</th><th>code</th><th>where</th><th>message</th></tr>", "".join(
                      f"<tr><td>{_status(f.status.value)}</td><td>{_e(f.check)}</td><td>{_e(f.code or '-')}</td>"
-                     f"<td class=loc><code>{_e(location(f))}</code></td><td class=msg>{_e(message(f))}</td></tr>" for f in passed))
+                     f"<td class=loc><code>{_loc(location(f))}</code></td><td class=msg>{_e(message(f))}</td></tr>" for f in passed))
                     if passed else '<p class="note">None.</p>') + "</details>")
     parts.append("<h2>Roster (every check that ran)</h2>" + _table("<tr><th>check</th><th>counts</th><th>title</th></tr>", "".join(
         f"<tr><td class=loc>{_e(c.check)}</td><td class=num>{_e(', '.join(f'{n} {s}' for s, n in sorted(c.counts.items())))}</td>"
