@@ -49,6 +49,8 @@ def integrity_report(tampered, tmp_path_factory):
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html", "github", "junit"])
 def test_an_integrity_location_names_the_manifest_its_pointer_is_into(integrity_report, fmt):
     page = render(integrity_report, fmt)
+    if fmt == "html":  # a location is split into spans at its slashes (a break opportunity, not text)
+        page = page.replace("</span><wbr><span>", "")
     index = json.loads((Path(integrity_report.subject) / "manifest.json").read_text())
     number = [e["path"] for e in index["files"]].index("receipts.jsonl")
     assert f"manifest.json#/files/{number}" in page
