@@ -62,7 +62,10 @@ def test_json_and_sarif_carry_sentence_binding_claimed_and_derived(report):
     assert any(r["properties"]["observed"].get("sentence", "").startswith("Peak HBM") for r in results)
 
 
-def test_github_annotations_and_junit_name_the_numbers(report):
+def test_github_annotations_and_junit_name_the_numbers(report, monkeypatch):
+    from pathlib import Path
+
+    monkeypatch.chdir(Path(report.subject).parent)  # GitHub's file= is relative to where verify runs
     gh = render(report, "github")
     assert any(line.startswith("::error file=") and "claims.stated [wording-mismatch]" in line and "73.45 %" in line
                for line in gh.splitlines())

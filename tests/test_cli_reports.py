@@ -55,9 +55,11 @@ def test_github_format_appends_step_summary(tiny_assets, tmp_path, run, monkeypa
     summary.write_text("# earlier step\n")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
     bundle = write_bundle(tmp_path / "b", baseline_mean="10.5")
+    monkeypatch.chdir(tmp_path)  # GitHub's file= is relative to where verify runs, never absolute
     result = run(str(bundle), "--format", "github")
     assert result.exit_code == 1
-    assert f"::error file={bundle}/claims.json,title=verify FAIL%3A derivation.claims [claim-mismatch]::" in result.stdout
+    assert "::error file=b/claims.json,title=verify FAIL%3A derivation.claims [claim-mismatch]::" in result.stdout
+    assert "file=/" not in result.stdout
     text = summary.read_text()
     assert text.startswith("# earlier step\n") and "**Verdict: FAIL**" in text and "`arm_mean_s.baseline`" in text
 

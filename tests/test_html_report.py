@@ -180,9 +180,32 @@ PROBE = """(function(){
  }
  const first = document.querySelector('details.group.g-FAIL > summary');
  const wrapped = [];
- for (const e of document.querySelectorAll('.loc code, code.digest, #head code')) { if (e.getClientRects().length > 1) wrapped.push(e.textContent); }
+ for (const e of document.querySelectorAll('code.digest, #head code')) { if (e.getClientRects().length > 1) wrapped.push(e.textContent); }
+ for (const e of document.querySelectorAll('.loc code')) {  // a location may wrap after a '/' (its <wbr>), never inside a part
+   for (const t of e.childNodes) {
+     const range = document.createRange(); range.selectNodeContents(t);
+     const tops = Array.from(range.getClientRects()).filter(x => x.width > 0).map(x => x.top);
+     if (tops.length && Math.max(...tops) - Math.min(...tops) > 4) { wrapped.push(e.textContent); break; }  // a second line, not a 1 px run offset
+   }
+ }
+ const clipped = [];
+ for (const t of document.querySelectorAll('table#claims, table#stated-claims')) {
+   const box = t.closest('div.scroll') || document.documentElement, b = box.getBoundingClientRect();
+   const scrolls = ['auto', 'scroll'].includes(getComputedStyle(box).overflowX) && box.scrollWidth > box.clientWidth + 1 && b.height <= vh;  // its scrollbar on the table's first screen
+   for (const c of t.querySelectorAll('td')) {
+     const r = c.getBoundingClientRect();
+     if ((r.right > b.right + 1 || c.scrollWidth > c.clientWidth + 1) && !scrolls) clipped.push(t.id + ':' + c.textContent.slice(0, 40));
+   }
+   for (const c of t.querySelectorAll('td.name')) {  // a claim name breaks at its separators, never inside a word
+     const words = c.textContent.split(/[-./_:=, []/).filter(w => w.length > 0);
+     const range = document.createRange(); range.selectNodeContents(c);
+     const rows = new Set(Array.from(range.getClientRects()).filter(x => x.width > 0).map(x => Math.round(x.top)));
+     if (rows.size > words.length) clipped.push('split:' + c.textContent.slice(0, 40));
+   }
+ }
  document.body.setAttribute('data-geometry', JSON.stringify({vw, vh, scrollWidth: document.documentElement.scrollWidth,
-   wide: wide.slice(0, 10), firstFail: first ? Math.round(first.getBoundingClientRect().top) : null, wrapped: wrapped.slice(0, 10)}));
+   wide: wide.slice(0, 10), firstFail: first ? Math.round(first.getBoundingClientRect().top) : null, wrapped: wrapped.slice(0, 10),
+   clipped: clipped.slice(0, 10)}));
 })();"""
 #: The widths the layout must hold at, and the height of the "first screen".
 WIDTHS, FIRST_SCREEN = (900, 1400), 1000
@@ -247,6 +270,7 @@ def test_layout_holds_at_900_and_1400_px_with_the_first_fail_in_the_first_screen
             got = geometry(page, width, tmp_path / f"{name}-geometry", shots / f"{name}-{width}.png" if shots else None)
             assert got["vw"] == width and got["scrollWidth"] <= width and got["wide"] == [], (name, width, got)
             assert got["wrapped"] == [], (name, width, got)
+            assert got["clipped"] == [], (name, width, got)  # every claims cell visible, or its box visibly scrolls
             if report.verdict == "FAIL":
                 assert got["firstFail"] is not None and got["firstFail"] < got["vh"] - 40, (name, width, got)
 
@@ -262,3 +286,19 @@ def test_the_geometry_check_can_fail(tmp_path):
     assert got["wide"] and got["scrollWidth"] > 900
     page.write_text(page.read_text().replace("<details", "<div style='height:3000px'></div><details"))
     assert geometry(page, 900, tmp_path / "g2")["firstFail"] > 1000
+    # a claims table taller than the screen whose cells run past its box: the scrollbar is out of sight, so it counts as clipped
+    rows = "".join(f"<tr><td class=name>claim_{i}</td><td>{'w' * 300}</td></tr>" for i in range(80))
+    page.write_text("<!DOCTYPE html><html><head><meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
+                    "style-src 'unsafe-inline'\"></head><body><div class=scroll style='overflow-x:auto;max-width:100%'>"
+                    f"<table id=claims>{rows}</table></div></body></html>")
+    assert geometry(page, 900, tmp_path / "g3")["clipped"]
+    page.write_text(page.read_text().replace("overflow-x:auto;", "overflow:auto;max-height:70vh;"))
+    assert geometry(page, 900, tmp_path / "g4")["clipped"] == []
+    page.write_text("<!DOCTYPE html><html><head><meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
+                    "style-src 'unsafe-inline'\"></head><body><table id=claims><tr><td class=name style='width:3em;overflow-wrap:anywhere'>"
+                    "averagelongclaimname</td></tr></table></body></html>")
+    assert any(c.startswith("split:") for c in geometry(page, 900, tmp_path / "g5")["clipped"])
+    page.write_text("<!DOCTYPE html><html><head><meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
+                    "style-src 'unsafe-inline'\"></head><body><table><tr><td class=loc style='width:3em'>"
+                    "<code style='white-space:normal;overflow-wrap:anywhere'>dir/<wbr>README.md:11:14</code></td></tr></table></body></html>")
+    assert geometry(page, 900, tmp_path / "g6")["wrapped"] == ["dir/README.md:11:14"]

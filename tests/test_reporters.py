@@ -120,8 +120,10 @@ def test_every_bundle_case_renders_in_every_format(tiny_assets, tmp_path):
         assert_valid_everywhere(report)
 
 
-def test_example_bundle_renders_in_every_format(example_copy):
+def test_example_bundle_renders_in_every_format(example_copy, monkeypatch):
     from verifier.core import verify_path
+
+    monkeypatch.chdir(example_copy.parent)  # GitHub's file= is relative to where verify runs; a file outside it gets none
 
     report = verify_path(str(EXAMPLE))
     assert report.verdict == "PASS"

@@ -516,8 +516,8 @@ def _bind_arrow(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pai
     e = mine(chosen)
     ok, derived, tol = _holds(q, e)
     if ok:
-        return _pass(q, e, "bound", derived, tol, f"; the {q.role} end of an arrow is the {'baseline' if q.role == 'from' else 'candidate'}")
-    return _mismatch(q, e, derived, tol, f"as the {q.role} end of an arrow")
+        return _pass(q, e, "bound", derived, tol, f"; the {'start' if q.role == 'from' else 'end'} of an arrow is the {'baseline' if q.role == 'from' else 'candidate'}")
+    return _mismatch(q, e, derived, tol, f"as the {'start' if q.role == 'from' else 'end'} of an arrow (the {'baseline' if q.role == 'from' else 'candidate'})")
 
 
 _ARROW_CACHE: dict[int, tuple[Sequence[Quantity], dict[tuple[str, int, str], list[Quantity]]]] = {}

@@ -13,6 +13,7 @@ pointing to `verify DIR/SUB` and `verify inventory`.
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,8 @@ MANY_FILES = 2000
 CHECKOUT_JSON = 20
 #: How many sub-folders of each folder are looked at (the directory's, and each of theirs: `evidence/NAME`, `corpus/NAME`).
 SUBDIR_LIMIT = 64
+#: How long the sub-folder scan may take (seconds) before it stops and the count it gives is a lower bound ("at least N").
+SCAN_SECONDS = 0.5
 
 
 def _subdirs(folder: Path) -> list[Path]:
@@ -35,14 +38,14 @@ def _subdirs(folder: Path) -> list[Path]:
         return []
 
 
-def _count(target: Path) -> tuple[int, int]:
-    """Return `(files, json files)` below `target` (`.git` skipped), counting stopped past `MANY_FILES` files."""
+def _count(target: Path, deadline: float | None = None) -> tuple[int, int]:
+    """Return `(files, json files)` below `target` (`.git` skipped), counting stopped past `MANY_FILES` files or at `deadline` (`time.monotonic`)."""
     files = jsons = 0
     for _dirpath, dirnames, filenames in os.walk(target):
         dirnames[:] = [d for d in dirnames if d != ".git"]
         files += len(filenames)
         jsons += sum(1 for n in filenames if n.endswith((".json", ".jsonl")))
-        if files > MANY_FILES:
+        if files > MANY_FILES or (deadline is not None and time.monotonic() > deadline):
             break
     return files, jsons
 
@@ -59,7 +62,9 @@ def not_one_bundle(target: Path, trusted: Any) -> str | None:
     its profile), when it is a source checkout (`CHECKOUT_MARKERS`) with more
     than `CHECKOUT_JSON` JSON files, or when it holds more than `MANY_FILES`
     files. Bounded: at most `MANY_FILES + 1` files counted and `2 * SUBDIR_LIMIT`
-    sub-folders (two levels) looked at, each by file existence and a few JSON Pointers.
+    sub-folders (two levels) looked at, each by file existence and a few JSON Pointers,
+    for at most `SCAN_SECONDS`; when a bound cut the scan short the sentence says
+    "at least N bundle(s)", never a partial count as if complete.
     Raises nothing (unreadable entries are skipped).
     """
     from verifier.profiles import Tree, matches
@@ -77,8 +82,14 @@ def not_one_bundle(target: Path, trusted: Any) -> str | None:
         return None
     found = []
     first = _subdirs(target)
-    second = [s for d in first if not any(d.name == m for m in CHECKOUT_MARKERS) for s in _subdirs(d)]
-    for sub in (first + second)[:SUBDIR_LIMIT * 2]:
+    below = [_subdirs(d) for d in first if not any(d.name == m for m in CHECKOUT_MARKERS)]
+    every = first + [s for subs in below for s in subs]
+    bounded = len(first) >= SUBDIR_LIMIT or len(every) > SUBDIR_LIMIT * 2 or any(len(subs) >= SUBDIR_LIMIT for subs in below)
+    deadline = time.monotonic() + SCAN_SECONDS
+    for sub in every[:SUBDIR_LIMIT * 2]:
+        if time.monotonic() > deadline:
+            bounded = True
+            break
         read = readers(sub)
         rel = sub.relative_to(target).as_posix()
         if read:
@@ -86,14 +97,15 @@ def not_one_bundle(target: Path, trusted: Any) -> str | None:
         elif os.path.lexists(sub / "manifest.json"):
             found.append(f"{rel}/ (a manifest.json)")
     markers = [m for m in CHECKOUT_MARKERS if os.path.lexists(target / m)]
-    files, jsons = _count(target)
+    files, jsons = _count(target, deadline)
     what = []
     if markers and jsons > CHECKOUT_JSON:
         what.append(f"a source checkout ({', '.join(markers)}; {jsons}{'+' if files > MANY_FILES else ''} JSON files)")
     elif files > MANY_FILES:
         what.append(f"a folder of more than {MANY_FILES} files that no profile names")
     if len(found) >= 2 or (found and what):
-        what.append(f"{len(found)} bundle(s): " + "; ".join(found[:8]) + (f"; and {len(found) - 8} more" if len(found) > 8 else ""))
+        what.append(f"{'at least ' if bounded else ''}{len(found)} bundle(s) in its first two folder levels"
+                    + (" (the scan stopped at its bound; `verify inventory` lists them all)" if bounded else "") + ": " + "; ".join(found[:8]) + (f"; and {len(found) - 8} more" if len(found) > 8 else ""))
     if not what:
         return None
     return (" holding ".join(what) + "; verify one bundle by its folder (verify DIR/SUB), an evidence repository's registered "

@@ -197,7 +197,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {_fmt(cmp.tolerance, 3)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
             else:
-                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)} (delta {_fmt(cmp.delta)}, tolerance {_fmt(cmp.tolerance, 3)})",
+                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)}{unit} (delta {_fmt(cmp.delta)}, tolerance {_fmt(cmp.tolerance, 3)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
     for claim_id in sorted(set(by_id) - covered):
         index, claim = by_id[claim_id]

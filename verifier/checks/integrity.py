@@ -274,7 +274,7 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
         if key in disk.regular:
             to_hash[key] = root / disk.regular[key]
             continue
-        expected = {"sha256": entry.sha256, "size": entry.size}
+        expected = {"sha256": entry.sha256, "size": entry.size, "listed_in": name}
         if spec["missing"] == "fail":
             yield _f(Status.FAIL, "missing-file", f"{entry.path} is listed in {name} but not in the bundle",
                      path=key, pointer=entry.pointer, expected=expected, check=cid)
@@ -299,7 +299,7 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
         rel = disk.regular[key]
         result = hashed[disk_path]
         loc = {"path": key, "pointer": entry.pointer, "check": cid}
-        expected = {"sha256": entry.sha256, "size": entry.size}
+        expected = {"sha256": entry.sha256, "size": entry.size, "listed_in": name}  # `pointer` is into `listed_in`, not `path`
         if isinstance(result, OSError):
             outcome.blocked[rel] = "unreadable"
             yield _f(Status.FAIL, "unreadable-file", f"{key} cannot be read: {result.strerror or result}", **loc)

@@ -176,7 +176,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
-                          message=f"{label}: stated {claimed} {unit}, derived {shown[0]} {unit} (tolerance {shown[1]})".replace("  ", " "),
+                          message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} (tolerance {shown[1]})",
                           path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         if unstated:
             files = sorted({rel for _, rel in unstated})
@@ -369,9 +369,13 @@ def gate(ctx: Context) -> Iterator[Finding]:
                 yield from _recorded_per_instance(ctx, ptr, rule, records, each)
             continue
         outcomes.append(met)
+        at = where
+        if not met and not where["path"] and isinstance(observed, dict):  # a stated bound: the file of the first instance that misses it
+            first = next((o for o in observed.values() if isinstance(o, dict) and o.get("met") is False and o.get("file")), None)
+            at = {"path": first["file"], "pointer": None} if first else where
         yield _f(cid, Status.PASS if met else Status.FAIL, "rule-met" if met else "rule-not-met",
                  f"{rule['id']} (over {covers}): {'met' if met else 'not met'}: {_BRACKETED.sub('', text)}",
-                 expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text, **where)
+                 expected={k: rule[k] for k in ("min", "max", "below_baseline") if k in rule}, observed=observed, derivation=text, **at)
         if "recorded" in rule:
             yield from _recorded_per_instance(ctx, ptr, rule, records, each)
     if "recorded" in spec:
@@ -504,7 +508,7 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
         met = met and ok
         shown = " and ".join(f"{op} {b}" for op, b in bounds)
         lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
-        observed[label] = {"value": str(value), "bounds": shown, "met": ok}
+        observed[label] = {"value": str(value), "bounds": shown, "met": ok, "file": rel}
     failing = [line for line in lines if "does not meet" in line]
     not_judged = (f"; {len(skipped)} run(s) quote no range and are not judged" if skipped else "") + (f"; {len(missing)} unverified" if missing else "")
     if not failing and missing:

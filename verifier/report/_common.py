@@ -15,7 +15,7 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, Inval
 from verifier.model import Finding, Report, Status
 from verifier.numtext import PLAIN_RANGE, number
 
-__all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "groups", "location", "number",
+__all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "groups", "location", "message", "not_judged", "number", "shown_claims",
            "repo_path", "split_path", "titles", "json_text", "trust_lines", "trust_warning", "visible", "visible_json"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
@@ -102,11 +102,35 @@ def location(f: Finding) -> str:
     Return `path#pointer`, `path`, or `-` for a finding.
 
     A pointer is a JSON Pointer (`/a/0`) or a fragment that already carries its `#` (`#line=3`, `#row=2`,
-    `verifier.evidence.Location`); either gives one `#`.
+    `verifier.evidence.Location`); either gives one `#`. An integrity finding on a listed file keeps the
+    file in `path` and the manifest's entry in `pointer`, with the manifest named in `expected["listed_in"]`
+    (`verifier.checks.integrity.compare`): its location is `manifest.json#/files/24`, never the data file's
+    name before a pointer into another file.
     """
+    listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
+    if isinstance(listed_in, str) and f.pointer:
+        return f"{listed_in}{'' if f.pointer.startswith('#') else '#'}{f.pointer}"
+    stated = _stated_where(f)
+    if stated:
+        return stated
     if f.path and f.pointer:
         return f"{f.path}{'' if f.pointer.startswith('#') else '#'}{f.pointer}"
     return f.path or "-"
+
+
+def _stated_where(f: Finding) -> str | None:
+    """Return `source:line:column` of a stated number (`claims.stated`, whose message starts with it), else None."""
+    detail = f.observed if isinstance(f.observed, dict) else {}
+    if not (detail.get("source") and detail.get("line") is not None and detail.get("column") is not None):
+        return None
+    where = f"{detail['source']}:{detail['line']}:{detail['column']}"
+    return where if f.message.startswith(where + ": ") else None
+
+
+def message(f: Finding) -> str:
+    """Return the finding's message without a leading `location(f): ` it repeats (a stated number's `README.md:3:23: `)."""
+    where = location(f)
+    return f.message[len(where) + 2:] if where != "-" and f.message.startswith(where + ": ") else f.message
 
 
 def split_path(report: Report, f: Finding) -> tuple[str | None, str] | None:
@@ -270,9 +294,61 @@ def claim_rows(report: Report) -> list[ClaimRow]:
         places = _places(claimed.partition(" ")[0])
         unit = claimed.partition(" ")[2]
         shown = _shown(derived.partition(" ")[0], places) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
+        if _not_judged(f, claimed, derived):
+            continue  # no number on either side: counted once by `not_judged`, never a row "receipts.jsonl: claimed -, derived -"
         rows.append(ClaimRow(name, f.status, claimed, shown, _shown(delta, places) + (f" {unit}" if unit and delta != "-" else ""),
                              location(f), f))
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
+
+
+def _not_judged(f: Finding, claimed: str, derived: str) -> bool:
+    """Return whether a claim-check finding is about no claim at all: UNVERIFIED with neither a claimed nor a derived number (a blocked document)."""
+    return f.status is Status.UNVERIFIED and claimed == "-" and derived == "-" and f.code != "claim-missing"
+
+
+def not_judged(report: Report) -> str | None:
+    """
+    Return the one sentence on claim findings that judged no claim (`claims not judged: 1 blocked by integrity`), or None.
+
+    They are the claim-check findings `claim_rows` leaves out (UNVERIFIED,
+    with no claimed and no derived number), counted by code. Plain text.
+    """
+    counts: dict[str, int] = {}
+    for f in report.findings:
+        if f.check in CLAIM_CHECKS and f.status is Status.UNVERIFIED and f.code != "claim-missing":
+            if f.check == "profile.claims":
+                _name, claimed, derived = _profile_claim(f)
+            else:
+                detail = f.observed if isinstance(f.observed, dict) else {}
+                claimed = str(detail.get("claimed", f.observed if not isinstance(f.observed, dict | list) and f.observed is not None else "-"))
+                derived = str(detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None else "-"))
+            if _not_judged(f, claimed, derived):
+                counts[f.code] = counts.get(f.code, 0) + 1
+    if not counts:
+        return None
+    return "claims not judged: " + ", ".join(f"{n} {code.replace('-', ' ')}" for code, n in counts.items())
+
+
+def shown_claims(rows: list[ClaimRow], every: bool = False) -> tuple[list[ClaimRow], list[str]]:
+    """
+    Return `(rows to list, notes)` of the non-PASS claim rows: every FAIL and ERROR row, and of the UNVERIFIED ones the first `FEW` per code.
+
+    `notes` holds one plain sentence per capped code (`...and 526 more UNVERIFIED [needs-external] claim(s)`);
+    with `every`, every row and no note.
+    """
+    bad = [r for r in rows if r.status is not Status.PASS]
+    if every:
+        return bad, []
+    out, seen = [], {}
+    for r in bad:
+        code = r.finding.code if r.finding is not None else ""
+        if r.status is Status.UNVERIFIED:
+            seen[code] = seen.get(code, 0) + 1
+            if seen[code] > FEW:
+                continue
+        out.append(r)
+    notes = [f"...and {n - FEW} more UNVERIFIED [{code}] claim(s) (-v, or the JSON report, lists every one)" for code, n in seen.items() if n > FEW]
+    return out, notes
 
 
 @dataclass(frozen=True, slots=True)

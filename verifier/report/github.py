@@ -20,8 +20,10 @@ reorder what a reader sees. The Markdown step summary is written by the CLI
 
 from __future__ import annotations
 
+import os
+
 from verifier.model import Finding, Report, Status
-from verifier.report._common import Group, claim_rows, groups, location, repo_path, trust_lines, trust_warning, visible
+from verifier.report._common import Group, claim_rows, groups, location, message, repo_path, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "escape_data", "escape_property", "render"]
 
@@ -42,30 +44,39 @@ def escape_property(text: str) -> str:
 
 def _command(report: Report, f: Finding) -> str:
     kind = COMMANDS[f.status]
-    message = f"{f.status.value} {f.check} [{f.code}] {location(f)}: {f.message}"
+    text = f"{f.status.value} {f.check} [{f.code}] {location(f)}: {message(f)}"
     if kind == "debug":
-        return f"::debug::{escape_data(message)}"
+        return f"::debug::{escape_data(text)}"
+    props = _place(report, f)
+    props.append(f"title={escape_property(f'verify {f.status.value}: {f.check} [{f.code}]')}")
+    return f"::{kind} {','.join(props)}::{escape_data(text)}"
+
+
+def _place(report: Report, f: Finding) -> list[str]:
+    """Return the `file=` (relative to where verify ran; none for a file outside it) and `line=` (a stated number's line) properties of `f`'s annotation."""
     props = []
     path = repo_path(report, f)
+    if path and os.path.isabs(path):  # GitHub resolves `file=` against the checkout: a path outside the working folder names nothing
+        rel = os.path.relpath(path)
+        path = None if rel.startswith("..") else rel
     if path:
         props.append(f"file={escape_property(path)}")
-    props.append(f"title={escape_property(f'verify {f.status.value}: {f.check} [{f.code}]')}")
-    return f"::{kind} {','.join(props)}::{escape_data(message)}"
+        detail = f.observed if isinstance(f.observed, dict) else {}
+        if isinstance(detail.get("line"), int) and not isinstance(detail.get("line"), bool) and detail["line"] > 0:
+            props.append(f"line={detail['line']}")
+    return props
 
 
 def _group(report: Report, g: Group) -> str:
     """Return the one annotation of a group: on its first file, titled `verify STATUS: check [code] rule (N)` (no `(N)` for one)."""
     first = g.findings[0]
     others = [location(f) for f in g.findings[1:5]]
-    message = f"{g.status.value} {g.title}: {g.count} finding(s). {location(first)}: {first.message}"
+    text = f"{g.status.value} {g.title}: {g.count} finding(s). {location(first)}: {message(first)}"
     if others:
-        message += "\nalso at: " + ", ".join(others) + (f" and {g.count - 1 - len(others)} more" if g.count - 1 > len(others) else "")
-    props = []
-    path = repo_path(report, first)
-    if path:
-        props.append(f"file={escape_property(path)}")
+        text += "\nalso at: " + ", ".join(others) + (f" and {g.count - 1 - len(others)} more" if g.count - 1 > len(others) else "")
+    props = _place(report, first)
     props.append(f"title={escape_property(f'verify {g.status.value}: {g.title}' + (f' ({g.count})' if g.count > 1 else ''))}")
-    return f"::{COMMANDS[g.status]} {','.join(props)}::{escape_data(message)}"
+    return f"::{COMMANDS[g.status]} {','.join(props)}::{escape_data(text)}"
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:

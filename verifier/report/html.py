@@ -14,7 +14,7 @@ PASS findings collapsed, and the roster. Plots: claimed against derived for
 every claim with both numbers, and from `Report.figures` (`verifier.figures`)
 latency per request in run order, per-server means with arm means, per-frame
 quality against the gate's threshold, and stream coverage per media file.
-Layout: locations and digests never wrap; every table scrolls inside its own
+Layout: locations wrap only after a `/` (a long path at its folders), digests never; every table scrolls inside its own
 `div.scroll` (`overflow-x:auto`), so the page holds at 900 px and wider.
 Every string from evidence is HTML-escaped (after control and bidi
 characters are made visible); text in plots is drawn as paths, never as markup.
@@ -27,7 +27,7 @@ import io
 from typing import Any
 
 from verifier.model import Report, Status
-from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, trust_warning, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
 
@@ -40,14 +40,15 @@ CLAIM_PLOT = "claims"
 RECEIPTS_PLOT = "receipt-sets"
 
 CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1100px;color:#1b1f24;padding:0 16px}
+body{font:14px/1.45 system-ui,sans-serif;margin:24px auto;max-width:1600px;color:#1b1f24;padding:0 16px}
 h1{font-size:20px;margin:0 0 4px}h3{font-size:14px;margin:14px 0 4px}h2{font-size:16px;margin:28px 0 8px;border-bottom:1px solid #d0d7de}
 .verdict{display:inline-block;padding:6px 14px;border-radius:6px;font-weight:700;font-size:18px;color:#fff}
 .PASS{background:#1a7f37}.FAIL{background:#cf222e}.INCOMPLETE,.UNVERIFIED{background:#9a6700}.ERROR{background:#8250df}
 table{border-collapse:collapse;width:100%;margin:0}td,th{border:1px solid #d0d7de;padding:3px 6px;text-align:left;
 vertical-align:top}th{background:#f6f8fa}td.num{font-family:ui-monospace,monospace;white-space:nowrap}
-div.scroll{overflow-x:auto;max-width:100%;margin:6px 0}td.msg{overflow-wrap:anywhere;min-width:16em}
-.loc,.digest,#head code{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600;background:#f6f8fa;border:1px solid #d0d7de;padding:3px 6px}
+div.scroll{overflow-x:auto;max-width:100%;margin:6px 0}div.scroll.tall{overflow:auto;max-height:70vh}
+td.name{overflow-wrap:normal;min-width:10em}td.msg{overflow-wrap:anywhere;min-width:16em}
+.loc{white-space:nowrap}.loc code{white-space:normal}.loc code span{white-space:nowrap}.digest,#head code{white-space:nowrap}details{margin:4px 0}summary{cursor:pointer}details.group>summary{font-weight:600;background:#f6f8fa;border:1px solid #d0d7de;padding:3px 6px}
 .st{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:12px}
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
@@ -65,18 +66,39 @@ def _label(value: object) -> str:
     return visible(str(value)).replace("$", r"\$")
 
 
+def _name(value: object) -> str:
+    """Return a claim name escaped, with a break opportunity (`<wbr>`) after each `.`, `/`, `_`, `-`, `:`, `,`, `=` and before `[`, so it wraps at its separators, never inside a word."""
+    import re
+
+    return re.sub(r"([./_:,=-]|(?=\[))", r"\1<wbr>", _e(value))
+
+
+#: Splits a location after each `/`, keeping the slash with the part before it.
+_SLASH = __import__("re").compile(r"(?<=/)")
+
+
+def _loc(value: object) -> str:
+    """Return a location escaped, with a break opportunity (`<wbr>`) after each `/` only: a long path wraps at its folders, `README.md:11:14` never."""
+    return "<wbr>".join(f"<span>{_e(part)}</span>" for part in _SLASH.split(str(value)) if part)
+
+
 def _status(status: str) -> str:
     return f'<span class="st {_e(status)}">{_e(status)}</span>'
 
 
-def _table(head: str, rows: str, ident: str = "") -> str:
-    """Return a table in its own horizontal scroller (`div.scroll`), so a wide table never widens the page."""
-    return f'<div class=scroll><table{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}>{head}{rows}</table></div>'
+def _table(head: str, rows: str, ident: str = "", tall: bool = False) -> str:
+    """
+    Return a table in its own scroller (`div.scroll`), so a wide table never widens the page.
+
+    A `tall` table (the claims) scrolls in a box at most 70 % of the viewport high, so its horizontal
+    scrollbar is on the first screen of the table, not under hundreds of rows.
+    """
+    return f'<div class="scroll{" tall" if tall else ""}"><table{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}>{head}{rows}</table></div>'
 
 
 def _finding_rows(findings: Any) -> str:
-    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc><code>{_e(location(f))}</code></td>"
-                   f"<td class=msg>{_e(f.message)}</td></tr>" for f in findings)
+    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc><code>{_loc(location(f))}</code></td>"
+                   f"<td class=msg>{_e(message(f))}</td></tr>" for f in findings)
 
 
 def _groups(report: Report, verbose: bool) -> str:
@@ -112,8 +134,12 @@ def _claim_points(report: Report) -> list[tuple[float, float, str]]:
     return points
 
 
-def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]]) -> str:
-    """Return the claimed-against-derived plot: one point per claim, log-log, the line derived = claimed, coloured by status."""
+def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]], table: dict[str, int] | None = None) -> str:
+    """
+    Return the claimed-against-derived plot: one point per claim, log-log, the line derived = claimed, coloured by status.
+
+    `table` holds the claims table's count per status: a legend entry says `PASS (237 drawn of 240)` when fewer are drawn.
+    """
     colors = {"PASS": "#1a7f37", "FAIL": "#cf222e", "UNVERIFIED": "#9a6700", "ERROR": "#8250df"}
     fig = figure_cls(figsize=(7, 4.2))
     ax = fig.add_subplot()
@@ -124,7 +150,8 @@ def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]]) -> str
         mine = [p for p in points if p[2] == status]
         if mine:
             ax.plot([p[0] for p in mine], [p[1] for p in mine], marker="o" if status == "PASS" else "X", linestyle="none",
-                    markersize=5 if status == "PASS" else 9, color=colors[status], label=f"{status} ({len(mine)})")
+                    markersize=5 if status == "PASS" else 9, color=colors[status],
+                    label=f"{status} ({len(mine)}" + (f" drawn of {table[status]})" if table and table.get(status, 0) != len(mine) else ")"))
     if high / low > 100:
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -235,8 +262,9 @@ def _frame_scores(figure_cls: Any, entries: list[dict[str, Any]]) -> str | None:
     fig = figure_cls(figsize=(10, 3.0 * len(metrics)))
     for i, (metric, items) in enumerate(sorted(metrics.items())):
         ax = fig.add_subplot(len(metrics), 1, i + 1)
-        for e in items:
-            ax.plot(range(1, len(e["scores"]) + 1), e["scores"], linewidth=0.8, alpha=0.7)
+        for j, e in enumerate(items):  # each line labelled by its comparison (issue 41: 14 unlabelled lines say nothing)
+            ax.plot(range(1, len(e["scores"]) + 1), e["scores"], linewidth=0.8, alpha=0.8, linestyle=("-", "--", ":")[j // 10 % 3],
+                    label=_label(e.get("comparison") or f"comparison {j + 1}"))
         threshold = items[0].get("threshold") or {}
         for bound in ("min", "max"):
             if isinstance(threshold.get(bound), int | float):
@@ -246,7 +274,7 @@ def _frame_scores(figure_cls: Any, entries: list[dict[str, Any]]) -> str | None:
         ax.set_xlabel("frame")
         ax.set_ylabel(_label(metric))
         if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize=8, loc="lower left")
+            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncols=1 + len(items) // 16, title="comparison", title_fontsize=7)
     fig.tight_layout()
     return _svg(fig)
 
@@ -288,8 +316,11 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
     out = []
     if points:
-        out.append((CLAIM_PLOT, f"Claimed against derived, one point per claim with both numbers ({len(points)}); a point off the "
-                                "dashed line is a claim its receipts do not give.", _claims_plot(Figure, points)))
+        table = claim_rows(report)
+        out.append((CLAIM_PLOT, f"Claimed against derived, one point per claim with a number on both sides ({len(points)} of the "
+                                f"{len(table)} claims of the table; the legend gives both counts). A FAIL is drawn as a cross even "
+                                "where its difference is too small to leave the dashed line at this scale: the table gives the delta.",
+                    _claims_plot(Figure, points, {s: sum(r.status.value == s for r in table) for s in ("PASS", "UNVERIFIED", "ERROR", "FAIL")})))
     rows = figures.get("requests") or []
     if rows:
         out.append(("latency", "Latency per request in run order, by server and arm (hollow markers: warmups).",
@@ -311,38 +342,53 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
     return out
 
 
-def _claims(report: Report) -> str:
+def _claims(report: Report, verbose: bool = False) -> str:
     """Return the claims table (claims.json and receipt claims) and the stated-claims table (numbers of the prose)."""
     from verifier.report.statements import CHECK as STATED
     from verifier.report.statements import statement_rows
 
     parts = []
     rows = claim_rows(report)
+    skipped = not_judged(report)
+    if skipped and not rows:
+        parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
     if rows:
-        head = "<tr><th>claim</th><th>status</th><th>claimed</th><th>derived</th><th>delta</th><th>where</th></tr>"
-        row = (lambda r: f"<tr><td class=msg>{_e(r.claim)}</td><td>{_status(r.status.value)}</td><td class=num>{_e(r.claimed)}</td>"
-                         f"<td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td><td class=loc><code>{_e(r.where)}</code></td></tr>")
+        head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
+        row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=name>{_name(r.claim)}</td>"
+                         f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
         counts = ", ".join(f"{n} {s}" for s, n in (("FAIL", sum(r.status is Status.FAIL for r in rows)),
                            ("ERROR", sum(r.status is Status.ERROR for r in rows)), ("UNVERIFIED", len(bad) - sum(r.status in (
                                Status.FAIL, Status.ERROR) for r in rows)), ("PASS", len(good))) if n)
         parts.append(f'<p id="claims-count">{len(rows)} claim(s): {counts}</p>')
-        parts.append(_table(head, "".join(row(r) for r in bad), "claims") if bad else "")
+        if skipped:
+            parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
+        shown, notes = shown_claims(rows, verbose)
+        parts.append(_table(head, "".join(row(r) for r in shown), "claims", tall=True) if bad else "")
+        parts += [f'<p class="note">{_e(n)}</p>' for n in notes]
         if good:
             parts.append(f"<details><summary>{len(good)} PASS claim(s)</summary>"
-                         + _table(head, "".join(row(r) for r in good), "" if bad else "claims") + "</details>")
+                         + _table(head, "".join(row(r) for r in good), "" if bad else "claims", tall=True) + "</details>")
     stated = statement_rows(report)
     if stated:
         from verifier.report._common import _places, _shown  # the claims table's rounding: two places past the claim
 
         deltas = [_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
                   if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
-        parts.append("<h3>Stated in the prose</h3>" + _table(
-            "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>",
-            "".join(f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_e(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
-                    f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
-                    f"<td class=msg>{_e(r.sentence)}</td></tr>" for r, d in zip(stated, deltas, strict=False)), "stated-claims"))
+        head = "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
+        line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
+                             f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
+                             f"<td class=msg>{_e(r.sentence)}</td></tr>")
+        paired = sorted(zip(stated, deltas, strict=False), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable
+        bad_rows = [p for p in paired if p[0].status is not Status.PASS]
+        good_rows = [p for p in paired if p[0].status is Status.PASS]
+        parts.append("<h3>Stated in the prose</h3>" + (_table(head, "".join(line(r, d) for r, d in bad_rows), "stated-claims", tall=True)
+                                                         if bad_rows else ""))
+        if good_rows:  # PASS detail collapsed (issue 41: what to act on first)
+            parts.append(f"<details><summary>{len(good_rows)} PASS stated number(s)</summary>"
+                         + _table(head, "".join(line(r, d) for r, d in good_rows), "" if bad_rows else "stated-claims", tall=True)
+                         + "</details>")
     return "".join(parts) or '<p class="note">No claim findings in this report.</p>'
 
 
@@ -372,7 +418,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     if lines:
         parts.append("<h2>Trust</h2><ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>")
     parts.append(_groups(report, verbose))
-    parts.append("<h2>Claims</h2>" + _claims(report))
+    parts.append("<h2>Claims</h2>" + _claims(report, verbose))
     try:
         plots = _plots(report)
     except ImportError:
@@ -386,7 +432,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     parts.append(f"<h2>PASS findings</h2><details{' open' if verbose else ''}><summary>{len(passed)} PASS finding(s)</summary>"
                  + (_table("<tr><th>status</th><th>check</th><th>code</th><th>where</th><th>message</th></tr>", "".join(
                      f"<tr><td>{_status(f.status.value)}</td><td>{_e(f.check)}</td><td>{_e(f.code or '-')}</td>"
-                     f"<td class=loc><code>{_e(location(f))}</code></td><td class=msg>{_e(f.message)}</td></tr>" for f in passed))
+                     f"<td class=loc><code>{_loc(location(f))}</code></td><td class=msg>{_e(message(f))}</td></tr>" for f in passed))
                     if passed else '<p class="note">None.</p>') + "</details>")
     parts.append("<h2>Roster (every check that ran)</h2>" + _table("<tr><th>check</th><th>counts</th><th>title</th></tr>", "".join(
         f"<tr><td class=loc>{_e(c.check)}</td><td class=num>{_e(', '.join(f'{n} {s}' for s, n in sorted(c.counts.items())))}</td>"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, trust_warning, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, message, trust_warning, visible
 
 __all__ = ["NAME", "render"]
 
@@ -30,7 +30,7 @@ NAME = "junit"
 
 
 def _line(f) -> str:  # type: ignore[no-untyped-def]
-    return visible(f"{f.status.value} [{f.code}] {location(f)}: {f.message}")
+    return visible(f"{f.status.value} [{f.code}] {location(f)}: {message(f)}")
 
 
 def _group_text(g, verbose: bool) -> str:  # type: ignore[no-untyped-def]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 
 from verifier.model import Report, Status
-from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, trust_warning, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
 from verifier.report.statements import statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
@@ -79,11 +79,14 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
             lines += [f"<details{opened}><summary>{ICONS[g.status]} {g.status.value} "
                       f"{code(g.check)} [{code(g.code)}]{' ' + code(g.rule) if g.rule else ''}: {g.count} finding(s){more}</summary>", "",
                       "| Location | Message |", "|---|---|"]
-            lines += [f"| {code(location(f))} | {cell(f.message)} |" for f in shown]
+            lines += [f"| {code(location(f))} | {cell(message(f))} |" for f in shown]
             if len(shown) < g.count:
                 lines += ["", f"…and {g.count - len(shown)} more (`-v`, or the JSON and SARIF reports, list every one)."]
             lines += ["", "</details>", ""]
     rows = claim_rows(report)
+    skipped = not_judged(report)
+    if skipped and not rows:
+        lines += ["#### Claims", "", cell(skipped), ""]
     if rows:
         header = ["| Status | Claim | Claimed | Derived | Delta | Where |", "|---|---|---:|---:|---:|---|"]
         row = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} "
@@ -93,21 +96,29 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         lines += ["#### Claims", "", f"{len(rows)} claim(s): " + ", ".join(f"{n} {s}" for s, n in
                   (("FAIL", sum(r.status is Status.FAIL for r in rows)), ("ERROR", sum(r.status is Status.ERROR for r in rows)),
                    ("UNVERIFIED", sum(r.status is Status.UNVERIFIED for r in rows)), ("PASS", len(good))) if n), ""]
+        if skipped:
+            lines += [cell(skipped), ""]
+        shown, notes = shown_claims(rows, verbose)
         if bad:
-            lines += header + [row(r) for r in bad] + [""]
+            lines += header + [row(r) for r in shown] + [""] + [cell(n) for n in notes] + ([""] if notes else [])
         if good:
             lines += [f"<details><summary>{len(good)} PASS claim(s)</summary>", ""] + header + [row(r) for r in good] + ["", "</details>", ""]
     stated = [r for r in statement_rows(report) if r.code != "informational"]
     if stated:
-        lines += ["#### Stated claims", "", "| Status | Where | Stated | Bound to | Derived | Sentence |", "|---|---|---:|---|---:|---|"]
-        lines += [f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived)} | {cell(r.sentence)} |"
-                  for r in stated]
-        lines.append("")
+        head = ["| Status | Where | Stated | Bound to | Derived | Sentence |", "|---|---|---:|---|---:|---|"]
+        line = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived)} "
+                          f"| {cell(r.sentence)} |")
+        ordered = sorted(stated, key=lambda r: STATUS_ORDER[r.status])  # FAIL rows first; PASS rows collapsed
+        bad = [r for r in ordered if r.status is not Status.PASS]
+        good = [r for r in ordered if r.status is Status.PASS]
+        lines += ["#### Stated claims", ""] + ((head + [line(r) for r in bad] + [""]) if bad else [])
+        if good:
+            lines += [f"<details><summary>{len(good)} PASS stated number(s)</summary>", ""] + head + [line(r) for r in good] + ["", "</details>", ""]
     passed = [f for f in report.findings if f.status is Status.PASS]
     if verbose and passed:
         lines += [f"<details><summary>{len(passed)} PASS finding(s)</summary>", "",
                   "| Status | Check | Code | Location | Message |", "|---|---|---|---|---|"]
-        lines += [f"| {ICONS[f.status]} {f.status.value} | {code(f.check)} | {code(f.code)} | {code(location(f))} | {cell(f.message)} |"
+        lines += [f"| {ICONS[f.status]} {f.status.value} | {code(f.check)} | {code(f.code)} | {code(location(f))} | {cell(message(f))} |"
                   for f in passed]
         lines += ["", "</details>", ""]
     lines += ["<details><summary>Checks run</summary>", "", "| Check | " + " | ".join(s.value for s in Status) + " | Title |",

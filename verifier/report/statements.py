@@ -43,7 +43,7 @@ def statement_rows(report: Report) -> list[StatementRow]:
         rows.append(StatementRow(
             status=f.status, code=f.code, where=f"{detail.get('source')}:{detail.get('line')}:{detail.get('column')}",
             stated=str(detail.get("stated")), bound=_bound(detail),
-            derived=_short(str(detail["derived"])) if detail.get("derived") is not None else "-",
+            derived=_derived(str(detail["derived"]), str(detail.get("stated"))) if detail.get("derived") is not None else "-",
             formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or "")))
     return rows
 
@@ -55,6 +55,18 @@ def _bound(detail: dict) -> str:  # type: ignore[type-arg]
     if " on " in formula and formula.split(" on ", 1)[1].startswith(f"{name}:"):
         return f"{formula.split(' on ', 1)[0]} of {name}"
     return name
+
+
+def _derived(text: str, stated: str) -> str:
+    """
+    Return a derived number at the claims table's precision: two places past the stated number's (`_common._shown`), so one value reads the same in both tables.
+
+    A stated text that is not a plain number (`~1.2k`) gives `_short`'s 12 significant digits.
+    """
+    from verifier.report._common import _places, _shown
+
+    places = _places(stated.split(" ", 1)[0].replace(",", ""))
+    return _shown(text, places) if places is not None else _short(text)
 
 
 def _short(text: str) -> str:

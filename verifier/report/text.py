@@ -13,7 +13,7 @@ verdict close the report.
 from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import claim_rows, groups, judged_by, location, trust_lines, trust_warning, visible
+from verifier.report._common import claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
 from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
@@ -47,7 +47,7 @@ def _finding_lines(findings: list[Finding] | tuple[Finding, ...], verbose: bool,
     for f in findings:
         status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
         mark = f" (cached {f.cached})" if f.cached else ""
-        lines.append(f"{indent}{status} {_safe(f.check)} [{_safe(f.code)}]{mark} {_location(f)}: {_safe(f.message)}")
+        lines.append(f"{indent}{status} {_safe(f.check)} [{_safe(f.code)}]{mark} {_location(f)}: {_safe(message(f))}")
         if verbose and f.derivation:
             for row in f.derivation.rstrip().splitlines():
                 lines.append(f"{indent}{'':11}  derivation: {_safe(row)}")
@@ -57,13 +57,19 @@ def _finding_lines(findings: list[Finding] | tuple[Finding, ...], verbose: bool,
 def _claim_lines(report: Report, every: bool) -> list[str]:
     """Return the claims section: a count line, then `STATUS claim: claimed -> derived (delta) at where`, PASS rows only with `every`."""
     rows = claim_rows(report)
+    skipped = not_judged(report)
     if not rows:
-        return []
+        return [skipped] if skipped else []
     counts = {s: sum(1 for r in rows if r.status is s) for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS)}
     lines = [f"claims: {len(rows)} ({', '.join(f'{n} {s.value}' for s, n in counts.items() if n)}"
              + ("" if every or not counts[Status.PASS] else "; PASS rows with -v") + ")"]
-    lines += [f"  {r.status.value:<10} {_safe(r.claim)}: claimed {_safe(r.claimed)}, derived {_safe(r.derived)}, delta {_safe(r.delta)} "
-              f"at {_safe(r.where)}" for r in rows if every or r.status is not Status.PASS]
+    if skipped:
+        lines.append(f"  {skipped}")
+    shown, notes = shown_claims(rows, every)
+    line = (lambda r: f"  {r.status.value:<10} {_safe(r.claim)}: claimed {_safe(r.claimed)}, derived {_safe(r.derived)}, "
+                      f"delta {_safe(r.delta)} at {_safe(r.where)}")
+    lines += [line(r) for r in shown] + [f"  {note}" for note in notes]
+    lines += [line(r) for r in rows if every and r.status is Status.PASS]
     return lines
 
 
