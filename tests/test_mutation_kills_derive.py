@@ -1,0 +1,86 @@
+"""
+Kill tests for `verifier/derive.py` (issue 42): survivors of the cosmic-ray session `tools/cosmic-ray/derive.toml`.
+
+`derive_rule` over a hand-made `Source`: `count` counts items and `count_ok`
+their successes; `ratio` is candidate / baseline and `relative_change_pct`
+(candidate - baseline) / baseline * 100; an `of` rule keeps the selection's
+other dimensions; a memoised rule returns the derived value again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from verifier.derive import derive_rule
+from verifier.stats import Underivable
+
+D = Decimal
+
+
+@dataclass
+class Item:
+    ok: bool
+
+
+class StubSource:
+    """Arm `a`: server means 10 and 20 (mean 15); arm `b`: 6; counts: three items, two ok. Records every selection asked for."""
+
+    def __init__(self) -> None:
+        self.basis = object()
+        self.asked: list[dict[str, Any]] = []
+
+    def label(self, selection):
+        return ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
+
+    def count(self, rule, selection):
+        return [Item(True), Item(False), Item(True)], "items"
+
+    def arms(self, selection, name, baseline, candidate):
+        self.asked.append(dict(selection))
+        data = {"a": {"s1": [D(10)], "s2": [D(20)]}, "b": {"s1": [D(6)]}}
+        return {baseline: data[baseline], candidate: data[candidate]}, "values"
+
+    def values(self, selection, name):
+        self.asked.append(dict(selection))
+        return {"a": [D(10), D(20)], "b": [D(6)]}[selection["arm"]], "values"
+
+
+def test_count_counts_items_and_count_ok_their_successes():
+    assert derive_rule({"statistic": "count"}, StubSource(), {}).value == 3
+    assert derive_rule({"statistic": "count_ok"}, StubSource(), {}).value == 2
+
+
+def test_ratio_is_candidate_over_baseline_and_relative_change_is_against_the_baseline():
+    rule = {"baseline": "a", "candidate": "b"}
+    assert derive_rule({**rule, "statistic": "ratio"}, StubSource(), {}).value == D("0.4")
+    assert derive_rule({**rule, "statistic": "relative_change_pct"}, StubSource(), {}).value == D(-60)
+
+
+def test_an_of_rule_keeps_every_selected_dimension_but_the_arm():
+    source = StubSource()
+    rule = {"statistic": "speedup", "baseline": "a", "candidate": "b", "of": {"statistic": "max"},
+            "selection": {"arm": "z", "phase": "measured"}}
+    derived = derive_rule(rule, source, {})
+    assert str(derived.value).startswith("3.33333333333")  # max 20 of arm a over max 6 of arm b
+    assert source.asked == [{"phase": "measured", "arm": "a"}, {"phase": "measured", "arm": "b"}]
+
+
+def test_a_memoised_rule_returns_its_derivation_and_its_refusal_again():
+    memo: dict[Any, Any] = {}
+    source = StubSource()
+    first = derive_rule({"statistic": "count"}, source, {}, memo)
+    assert first.value == 3 and derive_rule({"statistic": "count"}, source, {}, memo) is first
+    bad = {"statistic": "max", "selection": {"arm": "c"}}
+
+    class Empty(StubSource):
+        def values(self, selection, name):
+            raise Underivable("empty", "no values")
+
+    empty = Empty()
+    for _ in range(2):
+        with pytest.raises(Underivable, match="empty"):
+            derive_rule(bad, empty, {}, memo)
