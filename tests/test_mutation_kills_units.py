@@ -77,3 +77,10 @@ def test_case_folding_never_reaches_the_byte_prefixes():
     for name in ("mb", "gb", "kib", "Mib"):
         with pytest.raises(UnitError):
             parse(name)
+
+
+def test_units_are_compatible_exactly_when_their_dimensions_agree():
+    assert parse("ms").compatible(parse("h"))
+    assert parse("tokens/s").compatible(parse("tokens/min"))
+    assert not parse("ms").compatible(parse("tokens"))
+    assert not parse("tokens").compatible(parse("ms"))
