@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from verifier.derive import derive_rule
+from verifier.derive import arm_name, derive_rule
 from verifier.stats import Underivable
 
 D = Decimal
@@ -63,10 +63,18 @@ def test_ratio_is_candidate_over_baseline_and_relative_change_is_against_the_bas
 def test_an_of_rule_keeps_every_selected_dimension_but_the_arm():
     source = StubSource()
     rule = {"statistic": "speedup", "baseline": "a", "candidate": "b", "of": {"statistic": "max"},
-            "selection": {"arm": "z", "phase": "measured"}}
+            "selection": {"arm": "z", "aa": "1", "phase": "measured"}}  # "aa" sorts before "arm", "phase" after
     derived = derive_rule(rule, source, {})
     assert str(derived.value).startswith("3.33333333333")  # max 20 of arm a over max 6 of arm b
-    assert source.asked == [{"phase": "measured", "arm": "a"}, {"phase": "measured", "arm": "b"}]
+    assert source.asked == [{"aa": "1", "phase": "measured", "arm": "a"}, {"aa": "1", "phase": "measured", "arm": "b"}]
+
+
+def test_arm_name_takes_a_braced_dimension_from_the_key_and_anything_else_literally():
+    assert arm_name("{case}", {"case": "bf16"}) == "bf16"
+    assert arm_name("{case}", {}) == "{case}"
+    assert arm_name("{case", {"case": "bf16"}) == "{case"
+    assert arm_name("case}", {"case": "bf16"}) == "case}"
+    assert arm_name("base", {"base": "x"}) == "base"
 
 
 def test_a_memoised_rule_returns_its_derivation_and_its_refusal_again():

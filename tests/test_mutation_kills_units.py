@@ -9,12 +9,13 @@ percentage).
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from fractions import Fraction
 
 import pytest
 
-from verifier.units import UnitError, UnitMismatch, base_symbol, convert, parse, pure_scale, to_base
+from verifier.units import UnitError, UnitMismatch, base_symbol, convert, parse, pure_scale, to_base, unit_in_label
 
 SCALES = {
     "ns": ("time", Fraction(1, 10**9)), "nanoseconds": ("time", Fraction(1, 10**9)),
@@ -84,3 +85,17 @@ def test_units_are_compatible_exactly_when_their_dimensions_agree():
     assert parse("tokens/s").compatible(parse("tokens/min"))
     assert not parse("ms").compatible(parse("tokens"))
     assert not parse("tokens").compatible(parse("ms"))
+
+
+def test_a_unit_is_immutable_and_hashable():
+    unit = parse("ms")
+    assert hash(unit) == hash(parse("ms"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        unit.scale = Fraction(1)  # type: ignore[misc]
+
+
+def test_unit_in_label_returns_the_parenthesised_unit_of_a_label():
+    assert unit_in_label("Latency (ms)") == "ms"
+    assert unit_in_label("Mean latency (ns)") == "ns"
+    assert unit_in_label("tokens/s") == "tokens/s"
+    assert unit_in_label("Latency (parsecs)") == "Latency (parsecs)"
