@@ -48,3 +48,12 @@ def test_the_coverage_guided_driver_runs(tmp_path):
                            "--work", str(tmp_path)], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "cache-entry" in done.stdout and "0 crash(es)" in done.stdout, done.stdout
+
+
+def test_a_python_dict_line_holding_an_unhashable_literal_is_no_record_line():
+    """Found by `tools/fuzz_cov.py` (grammars, 6 Dec 2026): `{{}}` made `ast.literal_eval` raise `TypeError` (a set of dicts)."""
+    from verifier.grammars import parse
+
+    spec = {"encoding": "text", "lines": ["json-object", "python-dict", "assignments"]}  # MLPerf accuracy.txt
+    for line in (b"{{}}", b"{[1]: 2}", b"{{'a': 1}: 2}", b"Accuracy: {{}}"):
+        assert parse(line + b"\nmAP=37.5\n", spec) == [("", {"mAP": "37.5"})], line
