@@ -92,3 +92,21 @@ def test_a_memoised_rule_returns_its_derivation_and_its_refusal_again():
     for _ in range(2):
         with pytest.raises(Underivable, match="empty"):
             derive_rule(bad, empty, {}, memo)
+
+
+def test_statistic_names_read_from_a_file_select_the_same_branch():
+    """Rule members come from JSON: equal to the code's names, not the same objects (`==`, never `is`)."""
+    assert derive_rule({"statistic": "".join(["co", "unt"])}, StubSource(), {}).value == 3
+    rule = {"baseline": "a", "candidate": "b", "statistic": "".join(["ra", "tio"])}
+    assert derive_rule(rule, StubSource(), {}).value == D("0.4")
+
+
+def test_not_derivable_says_why_a_statistic_is_refused():
+    from verifier.derive import CAMPAIGN_STATISTICS, not_derivable
+
+    rules = [{"statistic": "max"}, {"statistic": "ratio"}]
+    index, why = not_derivable(rules, CAMPAIGN_STATISTICS, "a native campaign")
+    assert index == 1 and "takes two given numbers" in why
+    index, why = not_derivable([{"statistic": "ratio_of_sums"}], CAMPAIGN_STATISTICS, "a native campaign")
+    assert index == 0 and "a native campaign derives only" in why
+    assert not_derivable([{"statistic": "max"}, {"statistic": "nonsense"}], CAMPAIGN_STATISTICS, "x") is None

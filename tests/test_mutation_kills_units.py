@@ -99,3 +99,13 @@ def test_unit_in_label_returns_the_parenthesised_unit_of_a_label():
     assert unit_in_label("Mean latency (ns)") == "ns"
     assert unit_in_label("tokens/s") == "tokens/s"
     assert unit_in_label("Latency (parsecs)") == "Latency (parsecs)"
+
+
+def test_convert_between_scaled_units_keeps_34_significant_digits():
+    assert convert(Decimal(2), "tokens/min", "tokens/s") == Decimal("0.03333333333333333333333333333333333")
+
+
+def test_pure_scale_compares_dimensions_by_value_not_identity():
+    dimension = "".join(["per", "cent"])  # as read from a file: equal to "percent", not the same object
+    assert pure_scale(dimension, "%") == 1
+    assert pure_scale("".join(["dimension", "less"]), "x") == 1
