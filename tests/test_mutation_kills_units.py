@@ -109,3 +109,27 @@ def test_pure_scale_compares_dimensions_by_value_not_identity():
     dimension = "".join(["per", "cent"])  # as read from a file: equal to "percent", not the same object
     assert pure_scale(dimension, "%") == 1
     assert pure_scale("".join(["dimension", "less"]), "x") == 1
+
+
+def test_convert_refuses_every_dimension_mismatch_in_either_direction():
+    for source, target in (("ms", "tokens"), ("tokens", "ms"), ("B", "%"), ("%", "B")):
+        with pytest.raises(UnitMismatch):
+            convert(Decimal(1), source, target)
+
+
+def test_a_unit_that_is_not_text_is_refused_as_unknown():
+    for value in (None, 12, ["ms"], "", "   "):
+        with pytest.raises(UnitError):
+            parse(value)  # type: ignore[arg-type]
+
+
+def test_an_unknown_unit_is_named_in_60_characters():
+    from verifier.units import shown
+
+    assert len(shown("a" * 5000)) == 60
+    assert shown("ms") == "'ms'"
+
+
+def test_a_ratio_read_from_a_file_is_written_as_a_percentage_times_100():
+    assert pure_scale("".join(["dimension", "less"]), "%") == 100
+    assert pure_scale("".join(["per", "cent"]), "x") == Fraction(1, 100)
