@@ -7,7 +7,7 @@ contract, so the same function serves two drivers:
 - `tests/test_fuzz_readers.py`: a short Hypothesis pass in the suite (seed
   inputs with byte edits, and raw bytes);
 - `tools/fuzz_cov.py`: the long coverage-guided pass under atheris
-  (libFuzzer), starting from `SEEDS` (docs/testing.md).
+  (libFuzzer), starting from each target's seeds (docs/testing.md).
 
 `TARGETS` maps a target's name to `(function, seeds)`; `CALLS` counts inputs tried per target.
 Contracts: a reader returns a value or raises its own documented error
