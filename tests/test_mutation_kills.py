@@ -1,12 +1,12 @@
 """
-Tests that kill the mutants issue 14 found surviving (and those `tools/mutate.py` found since), on tiny bundles.
+Tests that kill the mutants issue 14 found surviving (and those mutation runs found since: docs/testing.md), on tiny bundles.
 
 Each test pins one rule at its boundary, so weakening the rule (a swapped
 comparison, a deleted `yield`, `n - 1` -> `n`) turns it red: the `--gate`
 override, the gate's required comparison count and thresholds, the receipt
 time order, NFC and case-fold collisions, a manifest listing itself, the
 sample SD's Bessel correction, and the loader's bounds. Fast by design: one
-mutant run of `tools/mutate.py` costs seconds.
+mutant run costs seconds.
 """
 
 from __future__ import annotations

@@ -252,7 +252,7 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
             return None
         try:
             value = ast.literal_eval(stripped)  # literals only: nothing is evaluated
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):  # TypeError: `{{}}`, a set of dicts
             return None
         if not isinstance(value, dict):
             return None

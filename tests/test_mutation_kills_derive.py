@@ -1,0 +1,112 @@
+"""
+Kill tests for `verifier/derive.py` (issue 42): survivors of the cosmic-ray session `tools/cosmic-ray/derive.toml`.
+
+`derive_rule` over a hand-made `Source`: `count` counts items and `count_ok`
+their successes; `ratio` is candidate / baseline and `relative_change_pct`
+(candidate - baseline) / baseline * 100; an `of` rule keeps the selection's
+other dimensions; a memoised rule returns the derived value again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from verifier.derive import arm_name, derive_rule
+from verifier.stats import Underivable
+
+D = Decimal
+
+
+@dataclass
+class Item:
+    ok: bool
+
+
+class StubSource:
+    """Arm `a`: server means 10 and 20 (mean 15); arm `b`: 6; counts: three items, two ok. Records every selection asked for."""
+
+    def __init__(self) -> None:
+        self.basis = object()
+        self.asked: list[dict[str, Any]] = []
+
+    def label(self, selection):
+        return ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
+
+    def count(self, rule, selection):
+        return [Item(True), Item(False), Item(True)], "items"
+
+    def arms(self, selection, name, baseline, candidate):
+        self.asked.append(dict(selection))
+        data = {"a": {"s1": [D(10)], "s2": [D(20)]}, "b": {"s1": [D(6)]}}
+        return {baseline: data[baseline], candidate: data[candidate]}, "values"
+
+    def values(self, selection, name):
+        self.asked.append(dict(selection))
+        return {"a": [D(10), D(20)], "b": [D(6)]}[selection["arm"]], "values"
+
+
+def test_count_counts_items_and_count_ok_their_successes():
+    assert derive_rule({"statistic": "count"}, StubSource(), {}).value == 3
+    assert derive_rule({"statistic": "count_ok"}, StubSource(), {}).value == 2
+
+
+def test_ratio_is_candidate_over_baseline_and_relative_change_is_against_the_baseline():
+    rule = {"baseline": "a", "candidate": "b"}
+    assert derive_rule({**rule, "statistic": "ratio"}, StubSource(), {}).value == D("0.4")
+    assert derive_rule({**rule, "statistic": "relative_change_pct"}, StubSource(), {}).value == D(-60)
+
+
+def test_an_of_rule_keeps_every_selected_dimension_but_the_arm():
+    source = StubSource()
+    rule = {"statistic": "speedup", "baseline": "a", "candidate": "b", "of": {"statistic": "max"},
+            "selection": {"arm": "z", "aa": "1", "phase": "measured"}}  # "aa" sorts before "arm", "phase" after
+    derived = derive_rule(rule, source, {})
+    assert str(derived.value).startswith("3.33333333333")  # max 20 of arm a over max 6 of arm b
+    assert source.asked == [{"aa": "1", "phase": "measured", "arm": "a"}, {"aa": "1", "phase": "measured", "arm": "b"}]
+
+
+def test_arm_name_takes_a_braced_dimension_from_the_key_and_anything_else_literally():
+    assert arm_name("{case}", {"case": "bf16"}) == "bf16"
+    assert arm_name("{case}", {}) == "{case}"
+    assert arm_name("{case", {"case": "bf16"}) == "{case"
+    assert arm_name("case}", {"case": "bf16"}) == "case}"
+    assert arm_name("base", {"base": "x"}) == "base"
+
+
+def test_a_memoised_rule_returns_its_derivation_and_its_refusal_again():
+    memo: dict[Any, Any] = {}
+    source = StubSource()
+    first = derive_rule({"statistic": "count"}, source, {}, memo)
+    assert first.value == 3 and derive_rule({"statistic": "count"}, source, {}, memo) is first
+    bad = {"statistic": "max", "selection": {"arm": "c"}}
+
+    class Empty(StubSource):
+        def values(self, selection, name):
+            raise Underivable("empty", "no values")
+
+    empty = Empty()
+    for _ in range(2):
+        with pytest.raises(Underivable, match="empty"):
+            derive_rule(bad, empty, {}, memo)
+
+
+def test_statistic_names_read_from_a_file_select_the_same_branch():
+    """Rule members come from JSON: equal to the code's names, not the same objects (`==`, never `is`)."""
+    assert derive_rule({"statistic": "".join(["co", "unt"])}, StubSource(), {}).value == 3
+    rule = {"baseline": "a", "candidate": "b", "statistic": "".join(["ra", "tio"])}
+    assert derive_rule(rule, StubSource(), {}).value == D("0.4")
+
+
+def test_not_derivable_says_why_a_statistic_is_refused():
+    from verifier.derive import CAMPAIGN_STATISTICS, not_derivable
+
+    rules = [{"statistic": "max"}, {"statistic": "ratio"}]
+    index, why = not_derivable(rules, CAMPAIGN_STATISTICS, "a native campaign")
+    assert index == 1 and "takes two given numbers" in why
+    index, why = not_derivable([{"statistic": "ratio_of_sums"}], CAMPAIGN_STATISTICS, "a native campaign")
+    assert index == 0 and "a native campaign derives only" in why
+    assert not_derivable([{"statistic": "max"}, {"statistic": "nonsense"}], CAMPAIGN_STATISTICS, "x") is None

@@ -1,0 +1,80 @@
+"""
+Write one cosmic-ray session config per module that judges (docs/testing.md, "Mutation testing").
+
+Usage: `python tools/cosmic-ray/make_configs.py` from the repository root; rewrites `tools/cosmic-ray/NAME.toml`
+for every module of `MODULES` whose config does not exist yet (a hand-tuned config is kept; delete it to regenerate).
+
+The test command of a module runs, with `-x`, its kill tests (`tests/test_mutation_kills_NAME.py`) first, then the
+test files named after it (`tests/test_NAME*.py`), then up to `MAX_FILES` other test files that import it (by
+`verifier.X` / `from verifier.P import X`), smallest first: cosmic-ray has no per-mutant test selection and starts one
+interpreter per mutant, so the selection is what keeps a session within minutes on two shared cores.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks").glob("*.py") if p.name != "__init__.py") + [
+    f"verifier/{m}.py" for m in ("stats", "estimators", "derive", "units", "binding", "subjects", "trustroot", "claimtext", "grammars")]
+MAX_FILES = 6
+#: Test files of modules no test file names or imports directly (reached through another module).
+EXTRA = {
+    "estimators": ["tests/test_mutation_kills_stats.py", "tests/test_stats_engine.py", "tests/test_statistics_vocabulary.py"],
+    "subjects": ["tests/test_claim_subjects.py", "tests/test_claims_text.py", "tests/test_claim_phrasings.py"],
+    "profile_statements": ["tests/test_profile_claims_text.py"],
+    "profile_unreached": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profile_claims_text.py", "tests/test_profiles_recorded.py"],
+}
+HEADER = """\
+# cosmic-ray session for {module} (docs/testing.md, "Mutation testing"); run: tools/cosmic-ray/run.sh {name}
+[cosmic-ray]
+module-path = "{module}"
+timeout = 120.0
+excluded-modules = []
+test-command = "python -m pytest -x -q -p no:cacheprovider {tests}"
+
+[cosmic-ray.distributor]
+name = "local"
+
+[cosmic-ray.filters.operators-filter]
+# one alternative per operator kind, not eleven (docs/testing.md): bit shifts, bitwise ops, %, // and ** as
+# replacements add mutants that a test kills for the same reason as the kept +, -, *, / swaps
+exclude-operators = [
+    "core/ReplaceBinaryOperator_.*_(FloorDiv|Mod|Pow|RShift|LShift|BitOr|BitAnd|BitXor)$",
+    "core/ReplaceBinaryOperator_(FloorDiv|Mod|Pow|RShift|LShift|BitOr|BitAnd|BitXor)_.*",
+]
+"""
+
+
+def name_of(module: str) -> str:
+    """Return the config name of `module`: `verifier/checks/gate.py` -> `checks_gate`, `verifier/units.py` -> `units`."""
+    return module.removeprefix("verifier/").removesuffix(".py").replace("/", "_")
+
+
+def tests_for(module: str) -> list[str]:
+    """Return the test files of `module`, in the order described in the module docstring."""
+    stem = Path(module).stem
+    dotted = module.removesuffix(".py").replace("/", ".")
+    package, _, leaf = dotted.rpartition(".")
+    kills = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_mutation_kills_{stem}.py"))
+    named = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_{stem}*.py") if "mutation_kills" not in p.name)[:MAX_FILES]
+    imports = re.compile(rf"\b{re.escape(dotted)}\b|from {re.escape(package)} import [^\n]*\b{leaf}\b")
+    others = sorted((p for p in (ROOT / "tests").glob("test_*.py")
+                     if str(p.relative_to(ROOT)) not in kills + named and imports.search(p.read_text())), key=lambda p: p.stat().st_size)
+    chosen = kills + named + [t for t in EXTRA.get(stem, []) if t not in kills + named]
+    return chosen + [str(p.relative_to(ROOT)) for p in others if str(p.relative_to(ROOT)) not in chosen][:MAX_FILES]
+
+
+def main() -> None:
+    """Write the missing configs and print each module's test files."""
+    for module in MODULES:
+        path = ROOT / "tools" / "cosmic-ray" / f"{name_of(module)}.toml"
+        tests = tests_for(module)
+        if not path.exists():
+            path.write_text(HEADER.format(module=module, name=name_of(module), tests=" ".join(tests)))
+        print(f"{module}: {' '.join(tests) or 'NO TESTS'}")
+
+
+if __name__ == "__main__":
+    main()
