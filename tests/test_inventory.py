@@ -104,13 +104,15 @@ def test_no_evidence_folder_is_one_line_exit_2(tmp_path, run):
     assert result.exit_code == 2 and result.stderr.count("\n") == 1 and "no evidence/ folder" in result.stderr
 
 
-def test_repository_report_renders_everywhere_with_repo_relative_paths(tiny_assets, tmp_path):
+def test_repository_report_renders_everywhere_with_repo_relative_paths(tiny_assets, tmp_path, monkeypatch):
     from test_reporters import assert_valid_everywhere
 
     repo = write_repository(tmp_path / "repo", register=("campaign-a",))
+    monkeypatch.chdir(tmp_path)  # GitHub annotations name files relative to where verify runs (a workflow's checkout), never absolutely
     report = verify_repository(str(repo))
     out = assert_valid_everywhere(report)
-    assert f"::error file={repo}/evidence/pilot-b," in out["github"]
+    assert "::error file=repo/evidence/pilot-b," in out["github"]
+    assert f"file={tmp_path}" not in out["github"]
 
 
 def _listing_sha256(bundle):
