@@ -43,6 +43,9 @@ class _Bundle:
     def path_of(self, name: str) -> Path | None:
         return self.files.get(name)
 
+    def release(self, kind: str) -> None:
+        """The native reader frees a parsed document once the model holds it (`Bundle.release`); nothing is kept here."""
+
     def document(self, kind: str) -> dict:
         if kind == "plan":
             return json.loads((EXAMPLE / "plan.json").read_text())

@@ -137,9 +137,10 @@ def joined(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> dict[str,
             raise Underivable(f"selection {dim} joins receipts.{value['receipts']} on {want}, which {len(hits)} records match", "join-unresolved", fail=False)
         (record,) = hits.values()
         try:
-            text = dim_text(resolve(record.raw, value["pointer"]))
+            found = resolve(record.raw, value["pointer"])
         except KeyError:
-            text = None
+            found = None
+        text = None if isinstance(found, dict | list) else dim_text(found)  # a joined value selects by a scalar; an object or array states none
         if text is None:
             if value.get("absent") == "all":
                 del selection[dim]
