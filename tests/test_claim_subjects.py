@@ -123,3 +123,27 @@ def test_a_headline_without_a_number_is_nothing_to_check(headline, example_copy)
     mine = stated(findings)
     assert [(f.status.value, f.code) for f in mine] == [("PASS", "no-claim-text")], [f.message for f in mine]
     assert verdict_of(findings) == "PASS"
+
+
+@pytest.mark.parametrize("sentence", ["The baseline server means are 396.30 s and 418.24 s.",
+                                      "The candidate server means are 106.66 s and 109.58 s."])
+def test_an_arm_with_server_means_binds_to_that_arms_server_means(sentence, shared_example):
+    """An arm named with "server means": each number is one of that arm's server means (A1 396.30 s, A2 418.24 s), not the arm mean (407.27 s)."""
+    found = _bind(shared_example, sentence)
+    assert [f.status for f in found] == ["PASS", "PASS"], [f.message for f in found]
+    assert all(f.observed["binding"].startswith("server_mean_s.") for f in found), [f.observed["binding"] for f in found]
+
+
+@pytest.mark.parametrize("sentence", ["The baseline server means are 400.00 s and 418.24 s.",
+                                      "The baseline server means are 109.58 s and 418.24 s."])  # the candidate's B2 mean is not the baseline's
+def test_an_arm_server_mean_matching_none_is_unbound_never_fail(sentence, shared_example):
+    """Which of the arm's two servers a wrong number means is not said: UNVERIFIED `unbound-claim` with both server means listed."""
+    found = _bind(shared_example, sentence)
+    assert [(f.status, f.code) for f in found] == [("UNVERIFIED", "unbound-claim"), ("PASS", "bound")], [f.message for f in found]
+    assert set(found[0].observed["candidates"].split(", ")) == {"server_mean_s.A1", "server_mean_s.A2"}
+
+
+def test_a_later_number_of_an_arm_server_mean_sentence_is_never_fail(shared_example):
+    """The arm is named before the first number only; a wrong second number is UNVERIFIED (no one value is determined), never FAIL."""
+    found = _bind(shared_example, "The baseline server means are 396.30 s and 500.00 s.")
+    assert [f.status for f in found] == ["PASS", "UNVERIFIED"], [f.message for f in found]

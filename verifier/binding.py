@@ -405,6 +405,11 @@ def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str) -> Outcome:
                    tolerance=stats.tolerance(q.value), formula="recorded scores of quality-index.json")
 
 
+def _server_means(local: str) -> bool:
+    """Return whether `local` names server means ("the baseline server means"), not their SD."""
+    return bool(re.search(r"\bserver means?\b", local)) and not re.search(r"\bsd\b|standard deviation", local)
+
+
 def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], keys: dict[str, str],
             local: str) -> tuple[list[Evidence], list[str]]:
     """Return the evidence values the wording of `q` singles out, and the wording used (empty when nothing narrows)."""
@@ -414,13 +419,13 @@ def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evid
     if found:
         key = keys[found[0]]
         pool = [e for e in pool if key in e.keys]
-        if any(e.level == "arm" and key in e.keys for e in pool):  # an arm named (not a server): its arm-level values
+        if any(e.level == "arm" and key in e.keys for e in pool) and not _server_means(local):  # an arm named: its arm-level values
             pool = [e for e in pool if e.level != "server"] or pool
         used.append(f"'{found[0]}'")
     statistic = _statistic(local) or (_statistic(q.sentence.lower()) if not q.role else None)
     if statistic:
         narrowed = [e for e in pool if e.statistic == statistic or (statistic == "mean" and e.statistic == "mean")]
-        if statistic == "mean" and re.search(r"\bserver means?\b", local) and not re.search(r"\bsd\b|standard deviation", local):
+        if statistic == "mean" and _server_means(local):
             narrowed = [e for e in narrowed if e.level == "server"] or narrowed
         pool = narrowed
         used.append(f"'{statistic}'")
@@ -469,6 +474,8 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
             key = keys[_keys_of(q, set(keys))[0]]
             return _unbound(q, [used[0].strip("'")], [e for e in evidence if key in e.keys and e.source in ("derived", "receipts")
                                                      and _compatible(q, e)] or fits)
+        if len(fits) > 1 and all(e.level == "server" for e in fits) and _server_means(local):  # which server's mean is not said
+            return _unbound(q, [u.strip("'") for u in used], fits)
         named_only_by_key = q.unit is None and only_key
         if len({(e.value, e.unit) for e in fits}) == 1 and not named_only_by_key:  # a bare number near an arm's name is not yet its latency
             e = fits[0]
