@@ -321,3 +321,43 @@ def test_the_verify_process_raises_the_gc_threshold_and_the_library_does_not(mon
     finally:
         gc.set_threshold(*before)
     assert seen == [(fastpath.CLI_GC_THRESHOLD0, *before[1:])] and fastpath.CLI_GC_THRESHOLD0 >= 10_000
+
+
+def test_a_folder_of_too_many_files_is_not_fingerprinted_but_said_to_be_no_bundle(tmp_path, monkeypatch, capsys):
+    """Issue 41: `verify /tmp` fingerprinted every file below (seconds, twice) before the folder check said "not one bundle"."""
+    from verifier import cli, folders
+
+    big = tmp_path / "big"
+    (big / "files").mkdir(parents=True)
+    for i in range(folders.MANY_FILES + 500):
+        (big / "files" / f"f{i}.txt").write_text("x")
+    for name in ("b1", "b2"):
+        (big / name).mkdir()
+        (big / name / "manifest.json").write_text("{}")
+    seen = []
+    entry = fastpath._entry
+
+    def counted(path, st):
+        if path.startswith(str(big)):
+            seen.append(path)
+        return entry(path, st)
+
+    monkeypatch.setattr(fastpath, "_entry", counted)
+    monkeypatch.setattr(cli, "report_keeper", None, raising=False)
+    monkeypatch.setattr(sys, "argv", ["verify", str(big)])
+    for key in ("CI", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    gc_threshold = __import__("gc").get_threshold()
+    try:
+        with pytest.raises(SystemExit) as stop:
+            fastpath.main()
+    finally:
+        __import__("gc").set_threshold(*gc_threshold)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "not one bundle" in err and "verify inventory" in err and len(err.strip().splitlines()) == 1
+    assert 0 < len(seen) <= 2 * (folders.MANY_FILES + 10)  # each of two walks stops past the bound, never all 2,505 files twice
+    assert fastpath.FOLDER_FILES == folders.MANY_FILES
+    assert fastpath.fingerprint([str(big)], {}) is None and not fastpath.pending()
+    (big / "manifest.json").write_text("{}")  # a native bundle of many files keeps its replay
+    assert fastpath.fingerprint([str(big)], {}) is not None

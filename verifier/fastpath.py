@@ -42,7 +42,10 @@ cache off (`--no-cache`, or `CI=true` without `--cache`); `--report`,
 `-f github` (they write files), `--trust-ref` (a git ref can move),
 `--executor`, `--device cuda`, `--profile FILE`, `--help`, `--version`, `--`
 or any argument this parser does not know (spelled differently from
-`--name value`, `--name=value` or `-f value`).
+`--name value`, `--name=value` or `-f value`); and (`fingerprint` returns
+None) a directory without a `manifest.json` holding more than `FOLDER_FILES`
+files, whose walk stops there (the run is exit 2 at `folders.not_one_bundle`
+unless a profile reads the folder).
 
 Standard library only: nothing here may import the verification machinery
 (a warm run's whole cost is this module and the interpreter's start-up).
@@ -87,6 +90,9 @@ _ENV = ("CI", "GITHUB_ACTIONS", "VERIFY_PINNED_ONLY", "NO_COLOR", "TORCH_HOME", 
 _ASSETS = ("schemas", "gates", "profiles", "inventory.json")
 _TRUST_MARKERS = ("verify.toml", "pyproject.toml", ".git")
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
+#: A directory without a `manifest.json` holding more files than this is not fingerprinted (no replay, nothing stored):
+#: `verifier.folders.MANY_FILES`, past which `not_one_bundle` makes the run a usage error unless a profile reads it.
+FOLDER_FILES = 2000
 
 #: The fingerprint taken by `main` before a full run, for `store`: (argv, fingerprint, started_ns).
 _PENDING: list[tuple[list[str], Any, int]] = []
@@ -149,9 +155,17 @@ def _entry(path: str, st: os.stat_result) -> list[Any]:
     return out
 
 
-def _tree(path: str, out: list[Any], skip: tuple[str, ...] = (), _followed: set[str] | None = None) -> None:
+class _NotOneBundle(Exception):
+    """A bundle walk passed `FOLDER_FILES` files in a directory without a `manifest.json` (`fingerprint` gives up)."""
+
+
+def _tree(path: str, out: list[Any], skip: tuple[str, ...] = (), _followed: set[str] | None = None,
+          budget: list[int] | None = None) -> None:
     """
     Append `[path, identity]` of `path` and, for a directory, of every entry below it (sorted).
+
+    `budget`, when given, is `[n]`: the walk lowers `n` for each entry that is
+    not a directory and raises `_NotOneBundle` once it goes below zero.
 
     A symlink is listed as itself (its `lstat` identity and target text) and
     then, once per resolved target (so a loop ends), whatever it resolves to
@@ -166,17 +180,21 @@ def _tree(path: str, out: list[Any], skip: tuple[str, ...] = (), _followed: set[
         out.append([path, None])
         return
     out.append([path, _entry(path, st)])
+    if budget is not None and not stat.S_ISDIR(st.st_mode):
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _NotOneBundle(path)
     if stat.S_ISLNK(st.st_mode):
         target = os.path.realpath(path)
         if target not in followed:
             followed.add(target)
-            _tree(target, out, skip, followed)
+            _tree(target, out, skip, followed, budget)
     elif stat.S_ISDIR(st.st_mode):
         with os.scandir(path) as entries:
             names = sorted(e.name for e in entries)
         for name in names:
             if name not in skip:
-                _tree(os.path.join(path, name), out, skip, followed)
+                _tree(os.path.join(path, name), out, skip, followed, budget)
 
 
 def _trust_markers(start: str, out: list[Any]) -> None:
@@ -207,7 +225,8 @@ def _hub_checkpoints(env: dict[str, str]) -> str:
 def fingerprint(argv: list[str], env: dict[str, str], *, package: str = _PACKAGE,
                 asset_roots: tuple[str, ...] | None = None) -> Any:
     """
-    Return the fingerprint of a run of `argv` under `env` in the current directory (a JSON value), or None when not `eligible`.
+    Return the fingerprint of a run of `argv` under `env` in the current directory (a JSON value), or None when not `eligible`
+    or when the path is a directory without a `manifest.json` holding more than `FOLDER_FILES` files (its walk stops there).
 
     `package` is the verifier's package directory and `asset_roots` the
     directories holding `schemas/`, `gates/`, `profiles/` and
@@ -220,7 +239,14 @@ def fingerprint(argv: list[str], env: dict[str, str], *, package: str = _PACKAGE
         return None
     roots = asset_roots if asset_roots is not None else (os.path.dirname(package), os.path.join(package, "_assets"))
     files: list[Any] = []
-    _tree(run["path"], files)
+    path = run["path"]
+    if os.path.isdir(path) and not os.path.lexists(os.path.join(path, "manifest.json")):
+        try:  # a folder of more files than `folders.not_one_bundle` allows: the run stops at that check (exit 2)
+            _tree(path, files, budget=[FOLDER_FILES])
+        except _NotOneBundle:
+            return None
+    else:
+        _tree(path, files)
     for tree in run["trees"]:
         _tree(tree, files)
     _tree(package, files, skip=("__pycache__", "_assets"))
