@@ -198,20 +198,30 @@ def _path_dims(dims: dict[str, str], parts: list[str], varying: list[int], depth
                 dims[f"name{j}"] = piece
 
 
-def _file_sets(sources: list[Source]) -> list[RecordSet]:
-    """Return the `files` sets: one object per file, grouped by depth and name pattern (2+ files)."""
-    groups: dict[tuple[Any, ...], list[Source]] = defaultdict(list)
-    for src in sources:
-        if isinstance(src.doc, dict) and not {"tables", "prose"} <= set(src.doc):
-            parts = src.rel.split("/")
-            name = parts[-1].split(".", 1)
-            groups[(len(parts), name[1] if len(name) > 1 else "", src.kind)].append(src)
+def _by_name_pattern(items: list[Any], shape: Any) -> list[tuple[int, str, list[Any], list[list[str]], list[int]]]:
+    """
+    Group `items` (each with a bundle-relative `rel`) by path depth, file-name extension and `shape(item)`; for each group
+    of 2 or more return `(depth, extension, items, their split paths, the path positions that vary)`.
+    """
+    groups: dict[tuple[Any, ...], list[Any]] = defaultdict(list)
+    for item in items:
+        parts = item.rel.split("/")
+        name = parts[-1].split(".", 1)
+        groups[(len(parts), name[1] if len(name) > 1 else "", shape(item))].append(item)
     out = []
     for (depth, tail, _), members in groups.items():
         if len(members) < 2:
             continue
         split = [m.rel.split("/") for m in members]
-        varying = [i for i in range(depth) if len({p[i] for p in split}) > 1]
+        out.append((depth, tail, members, split, [i for i in range(depth) if len({p[i] for p in split}) > 1]))
+    return out
+
+
+def _file_sets(sources: list[Source]) -> list[RecordSet]:
+    """Return the `files` sets: one object per file, grouped by depth and name pattern (2+ files)."""
+    out = []
+    for depth, tail, members, split, varying in _by_name_pattern(
+            [src for src in sources if isinstance(src.doc, dict) and not {"tables", "prose"} <= set(src.doc)], lambda src: src.kind):
         records = []
         for m, parts in zip(members, split):
             dims, values, where = _flatten(m.doc, "")
@@ -241,18 +251,10 @@ def _headerless(src: Source) -> Source:
 
 def _merged_tables(sets: list[RecordSet]) -> list[RecordSet]:
     """Merge the `rows` sets of whole CSV files at the same depth, with the same name pattern and columns, into one set with path dimensions."""
-    groups: dict[tuple[Any, ...], list[RecordSet]] = defaultdict(list)
-    for rs in sets:
-        if (rs.kind == "rows" and rs.pointer == "" and rs.rel.lower().endswith(".csv")) or rs.kind == "lines":
-            parts = rs.rel.split("/")
-            name = parts[-1].split(".", 1)
-            groups[(len(parts), name[1] if len(name) > 1 else "", rs.members)].append(rs)
     out = []
-    for (depth, tail, _), members in groups.items():
-        if len(members) < 2:
-            continue
-        split = [m.rel.split("/") for m in members]
-        varying = [i for i in range(depth) if len({p[i] for p in split}) > 1]
+    for depth, _, members, split, varying in _by_name_pattern(
+            [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and rs.rel.lower().endswith(".csv")) or rs.kind == "lines"],
+            lambda rs: rs.members):
         records = []
         for m, parts in zip(members, split):
             for r in m.records:
