@@ -225,3 +225,11 @@ def test_run_context_exponent_limits():
     assert not ctx.flags[decimal.Subnormal]                  # Emin itself is normal
     ctx.create_decimal("1E-1000000")                          # below Emin: subnormal, flagged
     assert ctx.flags[decimal.Subnormal]
+
+
+def test_run_context_spelling_and_clamp():
+    import decimal
+    with decimal.localcontext(est.RUN_CONTEXT):
+        assert str(Decimal("1E+30")) == "1E+30"                # capitals=1: an upper-case exponent
+    ctx = est.RUN_CONTEXT.copy()
+    assert ctx.create_decimal("1E+999999").as_tuple().exponent == 999999  # clamp=0: the exponent is kept
