@@ -199,8 +199,14 @@ def _placeholders(at: dict[str, Any]) -> set[str]:
 
 
 def _ambiguous(document: dict[str, Any], origin: str) -> None:
-    """Refuse a template with two placeholders side by side (`{arm}{server}`): where one value ends and the next begins is ambiguous by construction."""
-    places = [(f"/receipts/{rid}/name", spec.get("name", "")) for rid, spec in document.get("receipts", {}).items()]
+    """
+    Refuse a template with two placeholders side by side (`{arm}{server}`): where one value ends and the next begins is ambiguous by construction.
+
+    In a receipt set's `name` a placeholder its `name_patterns` gives a regex does not count: the regex says where it ends.
+    """
+    # a placeholder the set's `name_patterns` gives a regex is delimited by it (pyperf's `{dir}{suite}.json`, `dir` a run of whole directories)
+    places = [(f"/receipts/{rid}/name", PLACEHOLDER.sub(lambda m, given=spec.get("name_patterns", {}): "(pattern)" if m.group(1) in given else m.group(0),
+                                                        spec.get("name", ""))) for rid, spec in document.get("receipts", {}).items()]
     for pointer, at, _rule in locations(document):
         places += [(f"{pointer}/{part}", at.get(part, "")) for part in ("file", "pointer", "then")]
         places += [(f"{pointer}/where/{_escape(k)}", v) for k, v in at.get("where", {}).items()]
