@@ -183,6 +183,9 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
             except re.error as exc:
                 raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression ({exc})") from None
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
+        for name, mapping in spec.get("values", {}).items():
+            if "record" in mapping:
+                raise _refuse(origin, f"{here}/values/{name}", "`record` (the record's index in its file) is a dimension, not a value: map it under `dimensions`")
         for section in ("fields", "dimensions"):
             for name, mapping in spec.get(section, {}).items():
                 if "element" in mapping and "unnest" not in spec:
@@ -397,6 +400,8 @@ def _check_match(origin: str, where: str, entry: dict[str, Any], receipts: dict[
 def matches(profile: dict[str, Any], tree: Tree) -> bool:
     """Return whether `tree` satisfies every detection rule of `profile` (files exist, pointers resolve)."""
     detect = profile["detect"]
+    if profile.get("non_finite") == "text" and not tree.non_finite:  # its files read with bare NaN/Infinity as text, as its run will
+        tree = Tree(root=tree.root, only=tree.only, blocked=tree.blocked, non_finite=True)
     for rel in detect.get("files", []):
         if not tree.exists(rel):
             return False
