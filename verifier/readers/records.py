@@ -337,6 +337,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         number = None
                     elif "divide_by" in mapping and (number := _divided(number, record, parallel, mapping, rel, where, name, problems)) is None:
                         pass  # the divisor is missing, not a number or not > 0: a problem was recorded, and the value is not used
+                    elif "subtract" in mapping and (number := _less(number, record, mapping, rel, where, name, problems)) is None:
+                        pass  # the subtrahend is missing or not a number: a problem was recorded, and the value is not used
                     elif name not in CLOCKS and number <= 0 and timed:
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
@@ -387,6 +389,26 @@ def _divided(number: Decimal, record: Any, parallel: dict[str, Any], mapping: di
                                 "so it is not used", rel, where, name))
         return None
     return quotient
+
+
+def _less(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where: str, name: str, problems: list[Problem]) -> Decimal | None:
+    """
+    Return `number` less the number at `mapping["subtract"]["pointer"]` of `record`, in the value's unit (an interval
+    from two clocks: MLPerf's run_stop - run_start); None after recording FAIL `missing-field` or `not-a-number`.
+    """
+    pointer = mapping["subtract"]["pointer"]
+    try:
+        raw = resolve(record, pointer)
+    except KeyError:
+        raw = None
+    if raw is None:
+        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: {pointer}, subtracted from mapped field {name}, is missing", rel, where, name))
+        return None
+    other = to_decimal(raw)
+    if other is None or not other.is_finite():
+        problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: {pointer}, subtracted from mapped field {name}, is {raw!r}, not a number", rel, where, name))
+        return None
+    return stats.CONTEXT.subtract(number, other)
 
 
 def _kept(record: Any, where: dict[str, Any]) -> bool:
