@@ -137,3 +137,11 @@ def test_a_bare_infinity_is_text_only_for_a_profile_that_says_so(tmp_path):
     assert Tree(root=tmp_path, non_finite=True).json("f.jsonl")[0]["request_rate"] == "Infinity"
     with pytest.raises(ValueError, match="non-finite"):
         Tree(root=tmp_path).json("f.jsonl")
+
+
+def test_detection_reading_infinity_as_text_shares_the_folders_one_walk(tmp_path):
+    # the profile's own reading (`non_finite`) takes a second view of the tree, never a second walk of a large folder
+    tree = Tree(root=DATA)
+    assert "sglang-bench-serving" in candidates(_shipped(), tree)
+    assert f"json-nf:{OFFLINE}" in tree._cache or f"json-nf:{ONLINE}" in tree._cache  # noqa: SLF001 - the shared cache is what this test is about
+    assert "files" in tree._cache  # noqa: SLF001

@@ -403,7 +403,7 @@ def matches(profile: dict[str, Any], tree: Tree) -> bool:
     """Return whether `tree` satisfies every detection rule of `profile` (files exist, pointers resolve)."""
     detect = profile["detect"]
     if profile.get("non_finite") == "text" and not tree.non_finite:  # its files read with bare NaN/Infinity as text, as its run will
-        tree = Tree(root=tree.root, only=tree.only, blocked=tree.blocked, non_finite=True)
+        tree = Tree(root=tree.root, only=tree.only, blocked=tree.blocked, non_finite=True, _cache=tree._cache)  # one walk of the folder for both
     for rel in detect.get("files", []):
         if not tree.exists(rel):
             return False

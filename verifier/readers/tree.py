@@ -153,7 +153,7 @@ class Tree:
         code `too-large` a file over `MAX_PAGE_BYTES` (Markdown, HTML) or
         `MAX_DOCUMENT_BYTES` (JSON, CSV)).
         """
-        key = "json:" + rel
+        key = ("json-nf:" if self.non_finite else "json:") + rel  # a tree reading NaN/Infinity as text may share this cache
         if key not in self._cache:
             data = self.read_bytes(rel)
             suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
