@@ -208,9 +208,8 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     `manifest.json` (the caller then reads it as a native bundle, whose
     integrity check reports the manifest's problems); runs discovery when none matches a directory
     without one. Raises `UsageError` when several profiles match, or none matches a single file.
-    A profile with a `bundle` section reads the layout onto bundle format v1
-    (`verifier.readers.mapped`) and runs the native check families under
-    their own ids, with the run `options` (artifacts, weights, device).
+    A profile with a `bundle` section reads the layout onto bundle format v1 (`verifier.readers.mapped`)
+    and runs the native check families under their own ids, with the run `options` (artifacts, weights, device).
     """
     from verifier.checks.profile import pinned as profile_pinned
     from verifier.checks.profile import pipeline_for
@@ -242,7 +241,8 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
             )
         profile_id = found[0]
-    profile = trusted.profile(profile_id)  # the run's own copy (validated once per process)
+    profile = trusted.profile(profile_id)  # the run's own copy (validated once per process); its `non_finite` set before the run reads a file:
+    tree.non_finite = profile.get("non_finite") == "text"
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})

@@ -81,7 +81,7 @@ def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[st
     """
     if rule["statistic"] in ("count", "count_ok"):
         return []
-    names = [rule.get("value", "latency"), rule.get("x"), rule.get("numerator"), rule.get("denominator")]
+    names = [None if rule["statistic"] == "ratio_of_sums" else rule.get("value", "latency"), rule.get("x"), rule.get("numerator"), rule.get("denominator")]
     read = [r for r in chosen if r.unread is None and not r.unknown]
     out = []
     for name in dict.fromkeys(n for n in names if n and n != RECEIPTS):

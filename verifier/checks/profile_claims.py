@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, joined
+from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, joined
 from verifier.checks.profile_matches import outcome_of
 from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Receipt, Site
@@ -17,6 +17,7 @@ from verifier.grammars import quantity
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
+from verifier.readers.locate import fill_named
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
 from verifier.derive import derive_rule
@@ -98,7 +99,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield from _pick(ctx, ptr, rule, records)
             continue
         ranked = _ranked(records, rule)  # computed when first asked: only unranked instances and `{dim.index}` places need it
-        targets = {t.key: t for t in model.sites_of(ptr, "target")}
+        targets, factors = {t.key: t for t in model.sites_of(ptr, "target")}, {t.key: t for t in model.sites_of(ptr, "factor")}
         keys: list[dict[str, str]] = []
         handled: set[tuple[str, str]] = set()
         blocked: set[str] = set()
@@ -152,6 +153,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                     continue
                 derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
+            if "times" in rule:  # a factor the bundle states (MLPerf Training's scaling.json), or the profile's default when its file is absent
+                try:
+                    factor, where_factor = _factor(ctx, rule, factors.get(site.key))
+                except Underivable as exc:
+                    yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                    continue
+                derived, text = stats.CONTEXT.multiply(derived, factor), f"{text}; times the factor {fmt(factor)} {where_factor}"
             if stated_unit is not None and stated_unit != unit:
                 try:
                     derived = units.convert(derived, unit or "1", stated_unit)
@@ -217,6 +225,25 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
     if site.problem == "missing":
         return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
     return _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
+
+
+def _factor(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Decimal, str]:
+    """
+    Return `(factor, said)`: the pure number stated at the claim's `times.at` (examined: a changed factor changes the claim),
+    or its `absent` default when the file is not there. Raises `Underivable` UNVERIFIED `factor-not-stated` otherwise.
+    """
+    times = rule["times"]
+    if site is not None and site.problem is None:
+        number = to_decimal(site.value)
+        if number is not None and number.is_finite():
+            examined(ctx).add((site.location.file, site.location.pointer or ""))
+            return number, f"stated at {site.location.file} {site.location.pointer}"
+        raise Underivable(f"the factor at {site.location.file} {site.location.pointer} is {site.value!r}, not a number", "factor-not-stated", fail=False)
+    rel = fill_named(times["at"]["file"], dict(site.key)) if site is not None else times["at"]["file"]
+    if "absent" in times and site is not None and not _tree(ctx).exists(rel):  # the file is not there: the profile's default
+        return Decimal(times["absent"]), f"(the default: {rel} is absent)"
+    why = site.detail if site is not None else "not read"
+    raise Underivable(f"the factor is not stated at {times['at']['file']} {times['at']['pointer']} ({why})", "factor-not-stated", fail=False)
 
 
 def _target(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Decimal, str]:
@@ -445,7 +472,7 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
     chosen = select(records, rule["selection"])
     check_complete(chosen, "the selection")
     keys = instances(rule, records)
-    if rule["statistic"] in stats.COUNT_RESULTS and records and not chosen:  # the set was read and nothing matches: the count is 0, judged like any other
+    if rule["statistic"] in stats.COUNT_RESULTS and records and not chosen and not rule.get("per"):  # read, nothing matches: the count is 0 (with `per`: no instance)
         ok = (low is None or low <= 0) and (high is None or high >= 0)
         text = f"{rule['statistic']} = 0 (needs {bound}): no receipt of the {len(records)} read matches {rule['selection']}"
         if each is not None and not rule.get("per"):

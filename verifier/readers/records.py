@@ -119,7 +119,8 @@ def _patterns(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 def _documents(tree: Tree, rel: str, spec: dict[str, Any]) -> list[tuple[str, Any]]:
     """Return the `(location, record)` pairs of `rel` read with its grammar (`verifier.grammars`); raises `GrammarError` or `OSError`."""
-    return parse(tree.read_bytes(rel), spec)
+    data = tree.read_bytes(rel)
+    return parse(tree.text_constants(data) if spec["encoding"] in ("json", "jsonl") else data, spec)
 
 
 def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str, Any], from_name: dict[str, str]) -> tuple[bool, Any]:
@@ -131,6 +132,8 @@ def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str,
         return (key in from_name), from_name.get(key)
     if "element" in mapping:
         return True, element
+    if "record" in mapping:  # the record's index in its file, which `read_receipts` passes as `from_name["#record"]`
+        return ("#record" in from_name), from_name.get("#record")
     if "parallel" in mapping:
         name = mapping["parallel"]
         return (name in parallel), parallel.get(name)
@@ -159,7 +162,7 @@ def _getter(mapping: dict[str, Any]) -> Any:
     if "from_name" in mapping:
         key = mapping["from_name"].replace(".", "_")
         return lambda record, element, parallel, from_name: ((key in from_name), from_name.get(key))
-    if "element" in mapping or "parallel" in mapping:
+    if "element" in mapping or "parallel" in mapping or "record" in mapping:
         return functools.partial(_map, mapping)
     pointer = mapping["pointer"]
     token = pointer[1:]
@@ -238,6 +241,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     ok_outcomes = set(spec.get("ok_outcomes", []))
     labels = {name: mapping["labels"] for name, mapping in dims_spec.items() if "labels" in mapping}
     filtered, where_spec, nested = "where" in spec, spec.get("where"), "unnest" in spec
+    indexed = any("record" in mapping for mapping in dims_spec.values())
     # a file-name placeholder's dimension is read here as its `_getter` reads it (its group name kept), without a call per record
     dim_getters = [(name, mapping, _getter(mapping), mapping["from_name"].replace(".", "_") if "from_name" in mapping and "value" not in mapping else None)
                    for name, mapping in dims_spec.items()]
@@ -268,8 +272,11 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
             records.append(_stand_in(rid, spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
             continue
         count = stated = 0
+        named = from_name
         for pointer, record in documents:
             stated += 1
+            if indexed:
+                from_name = {**named, "#record": str(stated - 1)}  # a dimension mapped `"record": true`: the record's index in its file
             if filtered and not _kept(record, where_spec):
                 continue
             count += 1
@@ -330,6 +337,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         number = None
                     elif "divide_by" in mapping and (number := _divided(number, record, parallel, mapping, rel, where, name, problems)) is None:
                         pass  # the divisor is missing, not a number or not > 0: a problem was recorded, and the value is not used
+                    elif "subtract" in mapping and (number := _less(number, record, mapping, rel, where, name, problems)) is None:
+                        pass  # the subtrahend is missing or not a number: a problem was recorded, and the value is not used
                     elif name not in CLOCKS and number <= 0 and timed:
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
@@ -380,6 +389,26 @@ def _divided(number: Decimal, record: Any, parallel: dict[str, Any], mapping: di
                                 "so it is not used", rel, where, name))
         return None
     return quotient
+
+
+def _less(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where: str, name: str, problems: list[Problem]) -> Decimal | None:
+    """
+    Return `number` less the number at `mapping["subtract"]["pointer"]` of `record`, in the value's unit (an interval
+    from two clocks: MLPerf's run_stop - run_start); None after recording FAIL `missing-field` or `not-a-number`.
+    """
+    pointer = mapping["subtract"]["pointer"]
+    try:
+        raw = resolve(record, pointer)
+    except KeyError:
+        raw = None
+    if raw is None:
+        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: {pointer}, subtracted from mapped field {name}, is missing", rel, where, name))
+        return None
+    other = to_decimal(raw)
+    if other is None or not other.is_finite():
+        problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: {pointer}, subtracted from mapped field {name}, is {raw!r}, not a number", rel, where, name))
+        return None
+    return stats.CONTEXT.subtract(number, other)
 
 
 def _kept(record: Any, where: dict[str, Any]) -> bool:
@@ -446,6 +475,8 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
                 values = resolve(element, inner)
             except KeyError:
                 values = None
+            if values is None and unnest.get("then_optional"):
+                continue  # an element stating no inner array holds no records (pyperf's calibration runs write only `warmups`)
             if not isinstance(values, list):
                 problems.append(Problem("FAIL", "missing-field", f"{rel} {pointer}: array {unnest['array']}/{i}{inner} is missing", rel, f"{pointer}{unnest['array']}/{i}", inner))
                 continue

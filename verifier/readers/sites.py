@@ -8,7 +8,7 @@ claim's instances are the dimension values of its selected receipts, and a
 
 - per claim instance, the stated value at `at` (`claim`, with the unit
   stated at `at.unit` when the claim maps one) and, for a margin, the
-  target at `minus` (`target`, only when the claim itself was found);
+  target at `minus` (`target`) and the factor at `times` (`factor`), each only when the claim itself was found;
 - per ranking claim (`pick`), the name stated at `at` (`named`);
 - per claim, every other value the bundle states at the claim's templated
   place (`stated`: read backwards, `verifier.readers.locate.stated`; a
@@ -140,6 +140,8 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         found.add((rel, pointer))
         if margin:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
+        if "times" in rule:
+            yield _site(tree, rid, "factor", rule["times"]["at"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     for rel in files or [at["file"]]:
         if rel in tree.blocked:
