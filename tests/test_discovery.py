@@ -140,6 +140,34 @@ def test_a_directory_with_no_numbers_is_one_finding_exit_3(run, tmp_path):
     assert len(lines) == 1 and "nothing could be bound" in lines[0]
 
 
+def _one_line(result) -> str:
+    """The one UNVERIFIED finding line of a nothing-to-bind run (asserting it is the only one, and no traceback)."""
+    assert "Traceback" not in result.output + result.stderr
+    lines = [line for line in result.stdout.splitlines() if line.startswith(("UNVERIFIED", "FAIL", "PASS", "ERROR"))]
+    assert len(lines) == 1, result.stdout
+    return lines[0]
+
+
+def test_an_empty_directory_is_nothing_to_check_exit_3(run, tmp_path):
+    """An empty directory is no bundle (none has a manifest.json) and states nothing: INCOMPLETE, one line, exit 3 (H-19: never a vacuous PASS)."""
+    (tmp_path / "empty").mkdir()
+    result = run(str(tmp_path / "empty"))
+    assert result.exit_code == 3, result.output
+    line = _one_line(result)
+    assert "nothing-to-bind" in line and "the directory is empty" in line
+    assert list((tmp_path / "empty").iterdir()) == []  # nothing written into it
+
+
+def test_a_directory_of_binary_files_says_they_were_skipped_in_its_one_line(run, tmp_path):
+    (tmp_path / "run.log").write_bytes(b"x: 1\0\1")  # (a .json with a NUL is a receipt folder's json.strict FAIL, not discovery's)
+    (tmp_path / "blob.bin").write_bytes(bytes(range(256)) * 8)
+    (tmp_path / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    result = run(str(tmp_path))
+    assert result.exit_code == 3, result.output
+    line = _one_line(result)
+    assert "1 binary" in line and "2 of kinds discovery does not read" in line and "nothing could be bound" in line
+
+
 def test_binary_huge_and_linked_files_are_skipped_with_a_note(tmp_path):
     from verifier.discovery.sources import read_sources
 

@@ -52,10 +52,18 @@ class Source:
 
 @dataclass(frozen=True)
 class Skip:
-    """One file (or group of files) not read, with the `reason` shown in the report."""
+    """
+    One file (or group of `count` files) not read, with the `reason` shown in the report.
+
+    `kind` names the reason in one word for the one-line summary of a directory where nothing
+    could be bound (`discovery.report`): `binary`, `large`, `deep`, `link`, `unreadable`,
+    `unparsable`, `other-kind` (a suffix not in `KINDS`) or `budget` (over `max_read`).
+    """
 
     rel: str
     reason: str
+    kind: str = ""
+    count: int = 1
 
 
 def _suffix(rel: str) -> str:
@@ -94,12 +102,20 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     limits = {**BOUNDS, **(bounds or {})}
     tree = Tree(root=root)
     files = tree.files()
-    skips = [Skip(link, "a symbolic link: never followed") for link in tree.links("**")]
+    skips = [Skip(link, "a symbolic link: never followed", "link") for link in tree.links("**")]
     wanted = [rel for rel in files if _suffix(rel) in KINDS]
+    if len(wanted) < len(files):
+        others: dict[str, int] = {}
+        for rel in files:
+            name = "." + _suffix(rel) if _suffix(rel) else "no suffix"
+            others[name] = others.get(name, 0) + 1
+        listed = ", ".join(f"{name} {n}" for name, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
+        skips.append(Skip(".", f"{len(files) - len(wanted)} file(s) of kinds discovery does not read ({listed}{', ...' if len(others) > 8 else ''}): "
+                               "not JSON, JSON Lines, CSV/TSV, Markdown, HTML or text", "other-kind", len(files) - len(wanted)))
     if len(files) > limits["max_files"]:
-        skips.append(Skip(".", f"{len(files)} files, more than the {limits['max_files']} discovery lists; only the first are read"))
+        skips.append(Skip(".", f"{len(files)} files, more than the {limits['max_files']} discovery lists; only the first are read", "budget"))
     if len(wanted) > limits["max_read"]:
-        skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped"))
+        skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped", "budget", len(wanted) - limits["max_read"]))
         wanted = wanted[: limits["max_read"]]
     sources: list[Source] = []
     sizes = {}
@@ -124,19 +140,19 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
 def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources: list[Source], skips: list[Skip]) -> None:
     """Read one file of `read_sources` into `sources`, or note in `skips` why not."""
     if rel.count("/") > limits["max_depth"]:
-        skips.append(Skip(rel, f"deeper than {limits['max_depth']} directories"))
+        skips.append(Skip(rel, f"deeper than {limits['max_depth']} directories", "deep"))
         return
     try:
         size = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
         if size > limits["max_bytes"]:
-            skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold"))
+            skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold", "large"))
             return
         data = tree.read_bytes(rel)
     except OSError as exc:
-        skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
+        skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}", "unreadable"))
         return
     if b"\0" in data[:8192]:
-        skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)"))
+        skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)", "binary"))
         return
     kind = KINDS[_suffix(rel)]
     try:
@@ -149,6 +165,6 @@ def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources:
             if doc is None:
                 return  # a text file without `key: value` lines states nothing discovery can read
     except (JSONProblem, ValueError, RecursionError) as exc:
-        skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"))
+        skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", "unparsable"))
         return
     sources.append(Source(rel, kind, doc))
