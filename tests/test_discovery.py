@@ -166,6 +166,10 @@ def test_a_directory_of_binary_files_says_they_were_skipped_in_its_one_line(run,
     assert result.exit_code == 3, result.output
     line = _one_line(result)
     assert "1 binary" in line and "2 of kinds discovery does not read" in line and "nothing could be bound" in line
+    from verifier.discovery.sources import read_sources
+
+    notes = [s.reason for s in read_sources(tmp_path)[1] if s.kind == "other-kind"]
+    assert len(notes) == 1 and "2 file(s)" in notes[0] and "(.bin 1, .png 1)" in notes[0], notes  # by suffix, the files it reads left out
 
 
 def test_binary_huge_and_linked_files_are_skipped_with_a_note(tmp_path):
@@ -181,6 +185,66 @@ def test_binary_huge_and_linked_files_are_skipped_with_a_note(tmp_path):
     assert [s.rel for s in sources] == ["a.json"]
     reasons = {s.rel: s.reason for s in skips}
     assert "binary" in reasons["bin.json"] and "bytes" in reasons["big.json"] and "symbolic link" in reasons["link.json"]
+
+
+def test_every_file_of_a_directory_past_the_old_4000_is_read(tmp_path):
+    """Issue 37: discovery read only the first 4,000 files; 4,500 small ones are all read now (the bounds are bytes, files and seconds)."""
+    from verifier.discovery.sources import BOUNDS, read_sources
+
+    for i in range(4500):
+        (tmp_path / f"case{i:05d}.json").write_text(f'{{"latency_s": {1 + i % 7 / 10}}}')
+    sources, skips, _ = read_sources(tmp_path)
+    assert len(sources) == 4500 and not skips
+    assert BOUNDS["max_read"] >= 10_000 and BOUNDS["max_files"] >= 10_000
+
+
+@pytest.mark.parametrize("bound, word", [({"max_read": 3}, "more than the 3 discovery reads"), ({"max_total": 25}, "25 bytes read in all"),
+                                          ({"max_seconds": -1}, "-1 s of reading"), ({"max_files": 2}, "more than the 2 discovery lists")])
+def test_the_reading_bounds_stop_with_one_note_naming_the_bound(tmp_path, bound, word):
+    from verifier.discovery.sources import read_sources
+
+    for i in range(5):
+        (tmp_path / f"case{i}.json").write_text('{"latency_s": 1.5}')  # 18 bytes each
+    sources, skips, _ = read_sources(tmp_path, bound)
+    notes = [s for s in skips if s.kind == "budget"]
+    assert len(notes) == 1 and word in notes[0].reason, skips
+    assert len(sources) == {"max_read": 3, "max_total": 1, "max_seconds": 0, "max_files": 2}[next(iter(bound))]
+
+
+def test_a_binary_file_is_never_read_whole(tmp_path, monkeypatch):
+    """Only its first 8 KiB are read to find the NUL byte; `Tree.read_bytes` (the whole file) is never called for it."""
+    from verifier.discovery.sources import read_sources
+    from verifier.readers.tree import Tree
+
+    (tmp_path / "data.json").write_bytes(b"\0" + b"x" * 2**20)
+    (tmp_path / "ok.json").write_text('{"a": 1.5}')
+    whole = []
+    original = Tree.read_bytes
+    monkeypatch.setattr(Tree, "read_bytes", lambda self, rel: whole.append(rel) or original(self, rel))
+    sources, skips, _ = read_sources(tmp_path)
+    assert [s.rel for s in sources] == ["ok.json"] and [s.kind for s in skips] == ["binary"]
+    assert "data.json" not in whole
+
+
+def test_a_deep_file_and_a_linked_directory_out_of_the_tree_are_skipped_and_nothing_is_written(tmp_path, run):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.json").write_text('[{"k": "a", "x": 41.5}, {"k": "b", "x": 42.5}]')
+    folder = tmp_path / "dir"
+    deep = folder.joinpath(*[f"d{i}" for i in range(20)])
+    deep.mkdir(parents=True)
+    (deep / "deep.json").write_text('[{"k": "a", "x": 1.5}, {"k": "b", "x": 2.5}]')
+    (folder / "linked").symlink_to(outside, target_is_directory=True)
+    (folder / "notes.md").write_text("The mean x is 42.0.\n")
+    before = sorted((p.relative_to(folder).as_posix(), p.lstat().st_mtime_ns) for p in folder.rglob("*"))
+    from verifier.discovery.sources import read_sources
+
+    sources, skips, _ = read_sources(folder)
+    assert {s.rel: s.kind for s in skips} == {"linked": "link", "/".join(f"d{i}" for i in range(20)) + "/deep.json": "deep"}
+    assert [s.rel for s in sources] == ["notes.md"]
+    result = run(str(folder), "-f", "json")
+    assert result.exit_code == 3 and "Traceback" not in result.output + result.stderr and "41.5" not in result.stdout
+    assert sorted((p.relative_to(folder).as_posix(), p.lstat().st_mtime_ns) for p in folder.rglob("*")) == before
 
 
 def test_mlperf_mixtral_tokens_published_as_samples_is_a_near_miss_naming_both():

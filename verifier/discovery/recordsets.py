@@ -184,18 +184,23 @@ def _value_sets(src: Source, arrays: dict[str, list[tuple[str, str, list[Any], d
 _NAME_PARTS = re.compile(r"[-_]")
 
 
-def _path_dims(dims: dict[str, str], parts: list[str], varying: list[int], depth: int, split: list[list[str]]) -> None:
-    """Add a file's varying path components to `dims`: `path<i>` per directory, `name` for the file's stem, and `name<j>` per `-`/`_` part of stems that split alike."""
+def _path_dims(dims: dict[str, str], parts: list[str], varying: list[int], depth: int, alike: bool) -> None:
+    """Add a file's varying path components to `dims`: `path<i>` per directory, `name` for the file's stem, and `name<j>` per `-`/`_` part of stems that split alike (`alike`, from `_split_alike`)."""
     for i in varying:
         if i < depth - 1:
             dims[f"path{i}"] = parts[i]
             continue
         stem = parts[i].split(".", 1)[0]
         dims["name"] = stem
-        counts = {len(_NAME_PARTS.split(p[i].split(".", 1)[0])) for p in split}
-        if len(counts) == 1 and counts.pop() > 1:
+        if alike:
             for j, piece in enumerate(_NAME_PARTS.split(stem)):
                 dims[f"name{j}"] = piece
+
+
+def _split_alike(split: list[list[str]], depth: int) -> bool:
+    """Return whether the file stems of a group (its `split` paths, `depth` parts each) split at `-`/`_` into one same number (> 1) of parts (once per group: linear in its files)."""
+    counts = {len(_NAME_PARTS.split(p[depth - 1].split(".", 1)[0])) for p in split}
+    return len(counts) == 1 and counts.pop() > 1
 
 
 def _by_name_pattern(items: list[Any], shape: Any) -> list[tuple[int, str, list[Any], list[list[str]], list[int]]]:
@@ -223,9 +228,10 @@ def _file_sets(sources: list[Source]) -> list[RecordSet]:
     for depth, tail, members, split, varying in _by_name_pattern(
             [src for src in sources if isinstance(src.doc, dict) and not {"tables", "prose"} <= set(src.doc)], lambda src: src.kind):
         records = []
+        alike = _split_alike(split, depth)
         for m, parts in zip(members, split):
             dims, values, where = _flatten(m.doc, "")
-            _path_dims(dims, parts, varying, depth, split)
+            _path_dims(dims, parts, varying, depth, alike)
             records.append(Record(m.rel, "", dims, values, {k: v for k, v in where.items()}))
         pattern = "/".join("*" if i in varying else p for i, p in enumerate(split[0]))
         if tail and depth - 1 in varying:
@@ -256,10 +262,11 @@ def _merged_tables(sets: list[RecordSet]) -> list[RecordSet]:
             [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and rs.rel.lower().endswith(".csv")) or rs.kind == "lines"],
             lambda rs: rs.members):
         records = []
+        alike = _split_alike(split, depth)
         for m, parts in zip(members, split):
             for r in m.records:
                 dims = dict(r.dims)
-                _path_dims(dims, parts, varying, depth, split)
+                _path_dims(dims, parts, varying, depth, alike)
                 records.append(Record(r.rel, r.pointer, dims, r.values, r.where))
         pattern = "/".join("*" if i in varying else p for i, p in enumerate(split[0]))
         done = _finish(RecordSet("", "files", 0, pattern, records))

@@ -9,17 +9,21 @@ loads_strict_lines` for JSON Lines; `verifier.grammars.parse` with the
 `TEXT_LINES` line grammars for text logs) and returns `Source`s and `Skip`
 notes. Nothing is written into `root`.
 
-Bounds (`BOUNDS`, stated in `docs/profiles.md`, "Discovery"): at most
-`max_files` files are read (the rest are skipped with one note), a file
+Bounds (`BOUNDS`, stated in `docs/profiles.md`, "Discovery"): the first
+`max_files` files (path order) are considered and at most `max_read` of
+them read, `max_total` bytes in all and for `max_seconds` of reading (the
+files not reached are one note saying which bound stopped it), a file
 over `max_bytes` is skipped unread (its size comes from `stat`), a file
 deeper than `max_depth` directories is skipped, a file whose first 8 KiB
-hold a NUL byte is binary and skipped, and a JSON document nested deeper
-than the strict loader's limit is refused by it (a note).
+hold a NUL byte is binary and skipped after reading those 8 KiB alone,
+and a JSON document nested deeper than the strict loader's limit is
+refused by it (a note). Measured by `benchmarks/bench_discovery.py`.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +37,7 @@ __all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "read_sources"]
 TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
 
 #: The search's reading bounds (see the module docstring).
-BOUNDS = {"max_files": 20000, "max_read": 4000, "max_bytes": 8 * 2**20, "max_depth": 16}
+BOUNDS = {"max_files": 100_000, "max_read": 50_000, "max_bytes": 8 * 2**20, "max_total": 256 * 2**20, "max_seconds": 30, "max_depth": 16}
 
 #: File kind by suffix: `document` files are read into the JSON-like shape of `Tree.json`, `lines` as JSON Lines,
 #: `text` as `key: value` lines (LoadGen summaries, logs).
@@ -107,15 +111,21 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     if len(wanted) < len(files):
         others: dict[str, int] = {}
         for rel in files:
+            if _suffix(rel) in KINDS:
+                continue
             name = "." + _suffix(rel) if _suffix(rel) else "no suffix"
             others[name] = others.get(name, 0) + 1
         listed = ", ".join(f"{name} {n}" for name, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
         skips.append(Skip(".", f"{len(files) - len(wanted)} file(s) of kinds discovery does not read ({listed}{', ...' if len(others) > 8 else ''}): "
                                "not JSON, JSON Lines, CSV/TSV, Markdown, HTML or text", "other-kind", len(files) - len(wanted)))
     if len(files) > limits["max_files"]:
-        skips.append(Skip(".", f"{len(files)} files, more than the {limits['max_files']} discovery lists; only the first are read", "budget"))
+        skips.append(Skip(".", f"{len(files)} files, more than the {limits['max_files']} discovery lists; only the first "
+                               f"{limits['max_files']} in path order are considered", "budget", len(files) - limits["max_files"]))
+        keep = set(files[: limits["max_files"]])
+        wanted = [rel for rel in wanted if rel in keep]
     if len(wanted) > limits["max_read"]:
-        skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped", "budget", len(wanted) - limits["max_read"]))
+        skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped",
+                          "budget", len(wanted) - limits["max_read"]))
         wanted = wanted[: limits["max_read"]]
     sources: list[Source] = []
     sizes = {}
@@ -126,15 +136,33 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
             sizes[rel] = 0
     if progress is not None:
         progress.start(f"discovery: reading {len(wanted)} file(s)", sum(min(n, limits["max_bytes"]) for n in sizes.values()))
+    total, deadline = 0, time.monotonic() + limits["max_seconds"]
     try:
-        for rel in wanted:
+        for n, rel in enumerate(wanted):
             if progress is not None:
                 progress.advance(min(sizes[rel], limits["max_bytes"]))
+            over = ("bytes" if total + min(sizes[rel], limits["max_bytes"]) > limits["max_total"]
+                    else "seconds" if time.monotonic() > deadline else None)
+            if over is not None:
+                bound = f"{limits['max_total']} bytes read in all" if over == "bytes" else f"{limits['max_seconds']} s of reading"
+                skips.append(Skip(".", f"{len(wanted) - n} readable file(s) from {rel} on not read: over the {bound} discovery allows", "budget", len(wanted) - n))
+                break
+            if sizes[rel] <= limits["max_bytes"]:
+                total += sizes[rel]
             _read_one(tree, root, rel, limits, sources, skips)
     finally:
         if progress is not None:
             progress.finish()
     return sources, skips, tree
+
+
+def _head(root: Path, rel: str, size: int = 8192) -> bytes:
+    """Return the first `size` bytes of `root/rel` (a file `Tree.files` listed), opened with `O_NOFOLLOW`; raises `OSError`."""
+    fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
 
 
 def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources: list[Source], skips: list[Skip]) -> None:
@@ -147,12 +175,12 @@ def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources:
         if size > limits["max_bytes"]:
             skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold", "large"))
             return
+        if b"\0" in _head(root, rel):
+            skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)", "binary"))
+            return
         data = tree.read_bytes(rel)
     except OSError as exc:
         skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}", "unreadable"))
-        return
-    if b"\0" in data[:8192]:
-        skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)", "binary"))
         return
     kind = KINDS[_suffix(rel)]
     try:
