@@ -357,3 +357,48 @@ def test_discovery_shows_its_reading_as_progress(tmp_path):
     stream = io.StringIO()
     verify_path(str(tmp_path), progress=Progress(stream, bar=False))
     assert "verify: discovery: reading 1 file(s)" in stream.getvalue() and "done" in stream.getvalue()
+
+
+def _summary_and_raw(folder: Path) -> Path:
+    """LLMPerf's layout: `individual/<run>.json` (an array of requests) and `summary/<run>.json` stating their statistics."""
+    for run_name, lat, tokens in (("prov_a", [0.5, 0.75, 1.25, 1.0], [3, 3, 2, 3]), ("prov_b", [2.5, 2.25, 3.5, 3.0], [3, 2, 3, 3])):
+        (folder / "individual").mkdir(parents=True, exist_ok=True)
+        (folder / "summary").mkdir(exist_ok=True)
+        (folder / "individual" / f"{run_name}.json").write_text(json.dumps([{"ttft_s": x, "tokens": t} for x, t in zip(lat, tokens)]))
+        mean = sum(Decimal(str(x)) for x in lat) / len(lat)
+        (folder / "summary" / f"{run_name}.json").write_text(json.dumps({"framework": run_name.split("_")[1], "tokens_max": "3", "ttft_s_mean": float(mean),
+                                                                         "ttft_s_max": max(lat), "tokens_min": min(tokens)}))
+    return folder
+
+
+def test_a_summary_binds_to_the_raw_file_of_its_own_name_and_the_raw_rows_are_data(tmp_path):
+    """The summary's file name selects `name=prov_a` of the merged `individual/*.json`; its string "3" selects nothing; the requests state nothing."""
+    disc = _discover(_summary_and_raw(tmp_path / "d"))
+    got = {(s.rel, s.pointer): v for s, v in zip(disc.stated, disc.verdicts)}
+    assert not [rel for rel, _ in got if rel.startswith("individual/")]  # rows of JSON arrays merged across files are data
+    for run_name, mean in (("prov_a", "0.875"), ("prov_b", "2.8125")):
+        v = got[(f"summary/{run_name}.json", "/ttft_s_mean")]
+        assert v.kind == "bound", v
+        d = v.derivations[0]
+        assert d.statistic == "mean" and d.value == Decimal(mean) and dict(d.selection).get("name") == run_name
+        assert "tokens" not in dict(d.selection)  # `"tokens_max": "3"` is a value, not a name of `tokens=3`
+    assert got[("summary/prov_a.json", "/tokens_min")].kind == "bound"  # `_min` is a minimum, not minutes
+
+
+def test_unit_of_reads_no_minutes_in_a_minimum_and_no_seconds_in_a_rate():
+    from verifier.discovery.context import unit_of
+
+    assert unit_of("results_number_input_tokens_min") is None and unit_of("request_output_throughput_token_per_s") is None
+    assert unit_of("ttft_s_mean") is None and unit_of("end_to_end_latency_s") == "s" and unit_of("mean_ms") == "ms"
+
+
+def test_the_draft_of_a_summary_and_raw_layout_reads_each_file_as_records_and_judges(run, tmp_path):
+    folder = _summary_and_raw(tmp_path / "d")
+    out = tmp_path / "p.json"
+    assert run("profile", "draft", str(folder), "-o", str(out)).exit_code == 0
+    profile = json.loads(out.read_text())
+    sets = list(profile["receipts"].values())
+    assert [s.get("glob") for s in sets] == ["individual/*.json"] and sets[0]["records"] == "" and sets[0]["dimensions"] == {"name": {"from_name": "name"}}
+    judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
+    claims = [f for f in judged["findings"] if f["check"] == "profile.claims"]
+    assert claims and all(f["status"] == "PASS" for f in claims) and judged["counts"]["FAIL"] == 0

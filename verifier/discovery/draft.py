@@ -60,7 +60,9 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
         if enc is None:
             return None, f"{rs.origin}: not a file kind a receipt set reads"
         spec = {"glob": rs.origin, **enc}
-        if any(d.startswith("name") and d != "name" for d in names):
+        if enc["encoding"] == "json" and rs.records and rs.records[0].pointer:
+            spec["records"] = ""  # each file one array of records (merged across files), not one object per file
+        if any(_name_part(d) for d in names):
             return None, f"{rs.origin}: a dimension read from part of a file name"
         parts = rs.origin.split("/")
         template = []
@@ -95,11 +97,16 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
     return spec, ""
 
 
+def _name_part(dim: str) -> bool:
+    """Return whether `dim` is a `name<j>` dimension (a `-`/`_` part of a file name, which `_receipt_set` cannot write)."""
+    return dim.startswith("name") and dim != "name"
+
+
 def _minimal(rs: RecordSet, selection: tuple[tuple[str, str], ...], over: str | None) -> list[tuple[str, str]]:
-    """Return the fewest of `selection`'s dimensions (text ones first) that select the same records of `rs`."""
+    """Return the fewest of `selection`'s dimensions (text ones first, a `name<j>` part of a file name last) that select the same records of `rs`."""
     wanted = [(k, v) for k, v in selection if k != "#at"]
     target = {id(r) for r in rs.records if all(r.dims.get(k) == v for k, v in selection)}
-    order = sorted(wanted, key=lambda kv: (kv[1].isdigit(), len(kv[1])))
+    order = sorted(wanted, key=lambda kv: (_name_part(kv[0]), kv[1].isdigit(), len(kv[1])))  # a part of a file name last: no receipt set reads it
     kept: list[tuple[str, str]] = []
     for k, v in order:
         now = {id(r) for r in rs.records if all(r.dims.get(a) == b for a, b in kept)}

@@ -256,10 +256,10 @@ def _headerless(src: Source) -> Source:
 
 
 def _merged_tables(sets: list[RecordSet]) -> list[RecordSet]:
-    """Merge the `rows` sets of whole CSV files at the same depth, with the same name pattern and columns, into one set with path dimensions."""
+    """Merge the `rows` sets of whole CSV files (and JSON files that are one array of objects) at the same depth, with the same name pattern and columns, into one set with path dimensions."""
     out = []
-    for depth, _, members, split, varying in _by_name_pattern(
-            [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and rs.rel.lower().endswith(".csv")) or rs.kind == "lines"],
+    for depth, tail, members, split, varying in _by_name_pattern(
+            [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and rs.rel.lower().endswith((".csv", ".json"))) or rs.kind == "lines"],
             lambda rs: rs.members):
         records = []
         alike = _split_alike(split, depth)
@@ -269,6 +269,8 @@ def _merged_tables(sets: list[RecordSet]) -> list[RecordSet]:
                 _path_dims(dims, parts, varying, depth, alike)
                 records.append(Record(r.rel, r.pointer, dims, r.values, r.where))
         pattern = "/".join("*" if i in varying else p for i, p in enumerate(split[0]))
+        if tail and depth - 1 in varying:
+            pattern = pattern[:-1] + "*." + tail  # `individual/*.json`: a glob a receipt set reads
         done = _finish(RecordSet("", "files", 0, pattern, records))
         if done:
             out.append(done)
