@@ -402,3 +402,34 @@ def test_the_draft_of_a_summary_and_raw_layout_reads_each_file_as_records_and_ju
     judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
     claims = [f for f in judged["findings"] if f["check"] == "profile.claims"]
     assert claims and all(f["status"] == "PASS" for f in claims) and judged["counts"]["FAIL"] == 0
+
+
+def _phases_report(folder: Path) -> Path:
+    """optimum-benchmark's shape: per phase an object with `values` and their count, total, mean and numpy's (population) stdev, and memory maxima."""
+    import statistics
+
+    folder.mkdir()
+    doc = {}
+    for phase, xs in (("prefill", [0.125, 0.25, 0.5, 0.75, 1.5]), ("decode", [2.25, 2.5, 3.0, 4.25, 5.5])):
+        doc[phase] = {"memory": {"unit": "MB", "max_ram": 1449.189376},
+                      "latency": {"unit": "s", "values": xs, "count": len(xs), "total": sum(xs), "mean": statistics.fmean(xs),
+                                  "stdev": statistics.pstdev(xs)}}
+    (folder / "benchmark_report.json").write_text(json.dumps(doc, indent=1))
+    return folder
+
+
+def test_a_stdev_label_binds_the_population_sd_and_the_draft_unnests_a_fixed_array(run, tmp_path):
+    """`stdev` names the SD family (numpy's std is the population SD); the draft reads `/decode/latency/values` as one record unnested, writes `sum` and `population_sd`, and leaves the object of objects out."""
+    folder = _phases_report(tmp_path / "d")
+    disc = _discover(folder)
+    got = {s.pointer: v for s, v in zip(disc.stated, disc.verdicts)}
+    assert got["/decode/latency/stdev"].kind == "bound" and got["/decode/latency/stdev"].derivations[0].statistic == "population_sd"
+    out = tmp_path / "p.json"
+    assert run("profile", "draft", str(folder), "-o", str(out)).exit_code == 0
+    profile = json.loads(out.read_text())
+    assert {json.dumps(s.get("unnest")) for s in profile["receipts"].values()} == {'{"array": "/prefill/latency/values"}', '{"array": "/decode/latency/values"}'}
+    assert {c["statistic"] for c in profile["claims"]} >= {"sum", "population_sd", "mean"}
+    assert "an object of objects keyed by name" in profile["description"]
+    judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
+    claims = [f for f in judged["findings"] if f["check"] == "profile.claims"]
+    assert claims and all(f["status"] == "PASS" for f in claims), [f["message"] for f in claims if f["status"] != "PASS"]

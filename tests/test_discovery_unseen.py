@@ -26,6 +26,8 @@ SETS = {
     "llmperf-leaderboard": (70, 86, ("raw_data/summary/anyscale_70b.json", '"results_ttft_s_mean": 0.24890269464666667',
                                      '"results_ttft_s_mean": 0.24890369464666667',
                                      "raw_data_summary_anyscale_70b.json_results_ttft_s_mean")),
+    "optimum-benchmark-quantization": (30, 24, ("benchmark_report.json", '"mean": 1.4620818969726563', '"mean": 1.4620818969736563',
+                                                "benchmark_report.json_decode_latency_mean")),
 }
 
 

@@ -10,7 +10,10 @@ statistic, member and selection discovery found. The profile's
 language take no note of their own). A detection rule names the file with
 the most bound numbers and two of their pointers. Bindings of a shape the
 language cannot say (an object of objects keyed by name, a dimension read
-from part of a file name) are left out and listed in the description.
+from part of a file name) are left out and listed in the description. A
+numeric array at one fixed place of a JSON document (optimum-benchmark's
+`/prefill/latency/values`) is the document as one record with that array
+unnested.
 The result validates against `schemas/profile.schema.json`; `verify
 --profile PROFILE.json DIR` then judges with real verdicts, and `verify
 pin` pins it once it has been reviewed (`docs/profiles.md`, "Start here").
@@ -31,7 +34,7 @@ from verifier.discovery.search import Derivation
 __all__ = ["draft_profile"]
 
 _ID = re.compile(r"[^A-Za-z0-9._-]+")
-_DRAFTED = ("mean", "median", "percentile", "min", "max", "sd", "count", "first", "last", "relative_reduction_pct", "speedup", "difference")
+_DRAFTED = ("mean", "median", "percentile", "min", "max", "sd", "population_sd", "sum", "count", "first", "last", "relative_reduction_pct", "speedup", "difference")
 
 
 def _id(text: str) -> str:
@@ -82,7 +85,7 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
         return None, f"{rs.rel}: not a file kind a receipt set reads"
     spec = {"glob": rs.rel, **enc}
     if rs.kind == "rows":
-        if "#key" in names:
+        if "#key" in names or "#key" in rs.dims:
             return None, f"{rs.origin}: an object of objects keyed by name (the language reads arrays of records)"
         if enc["encoding"] == "json":
             if any(not isinstance(r.pointer, str) for r in rs.records):
@@ -90,6 +93,9 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
             spec["records"] = rs.pointer
     elif rs.kind == "values":
         head, _, key = rs.pointer.rpartition("/")
+        if "*" not in rs.pointer and enc["encoding"] == "json":  # one array at a fixed place: the document is one record, its elements unnested
+            spec["unnest"] = {"array": rs.pointer}
+            return spec, ""
         if not head.endswith("/*"):
             return None, f"{rs.origin}: an array not inside an array of objects"
         spec["records"] = head[:-2]
