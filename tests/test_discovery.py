@@ -433,3 +433,48 @@ def test_a_stdev_label_binds_the_population_sd_and_the_draft_unnests_a_fixed_arr
     judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
     claims = [f for f in judged["findings"] if f["check"] == "profile.claims"]
     assert claims and all(f["status"] == "PASS" for f in claims), [f["message"] for f in claims if f["status"] != "PASS"]
+
+
+def test_the_draft_reads_a_jmeter_log_as_csv_and_judges(run, tmp_path):
+    folder = tmp_path / "jm"
+    folder.mkdir()
+    rows = ["timeStamp,elapsed,label,threadName"] + [f"{1752745569304 + i},{e},HTTP Request,T-{i % 3}" for i, e in enumerate([100, 73, 38, 42])]
+    (folder / "results.jtl").write_text("\n".join(rows) + "\n")
+    (folder / "statistics.json").write_text(json.dumps({"HTTP Request": {"transaction": "HTTP Request", "meanResTime": 63.25}}))
+    out = tmp_path / "p.json"
+    assert run("profile", "draft", str(folder), "-o", str(out)).exit_code == 0
+    profile = json.loads(out.read_text())
+    assert [(s["glob"], s["encoding"]) for s in profile["receipts"].values()] == [("results.jtl", "csv")]
+    judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
+    assert [f["status"] for f in judged["findings"] if f["check"] == "profile.claims"] == ["PASS"]
+
+
+def test_a_jmeter_csv_log_is_data_its_statistics_bind_and_an_xml_one_is_skipped(tmp_path):
+    """A `.jtl` sample log (CSV) is read as rows of data; `meanResTime` (camelCase) names the mean; the constant `label` named by `transaction` selects every sample."""
+    rows = ["timeStamp,elapsed,label,responseCode,threadName,Latency"]
+    rows += [f"{1752745569304 + i},{e},HTTP Request,200,Thread Group 1-{i % 3 + 1},{e - 1}" for i, e in enumerate([100, 73, 38, 41, 39, 36])]
+    (tmp_path / "results.jtl").write_text("\n".join(rows) + "\n")
+    (tmp_path / "statistics.json").write_text(json.dumps({"HTTP Request": {"transaction": "HTTP Request", "sampleCount": 6, "meanResTime": 54.5}}))
+    (tmp_path / "old.jtl").write_text('<?xml version="1.0"?>\n<testResults version="1.2"/>\n')
+    disc = _discover(tmp_path)
+    assert {s.rel for s in disc.stated} == {"statistics.json"}  # the samples state nothing
+    got = {s.pointer: v for s, v in zip(disc.stated, disc.verdicts)}
+    mean = got["/HTTP Request/meanResTime"]
+    assert mean.kind == "bound" and mean.derivations[0].member == "elapsed" and dict(mean.derivations[0].selection) == {"label": "HTTP Request"}
+    assert got["/HTTP Request/sampleCount"].kind == "bound"
+    assert [s.kind for s in disc.skips if s.rel == "old.jtl"] == ["unparsable"]
+
+
+def test_tokens_split_camel_case_words_but_not_a_trailing_capital():
+    from verifier.discovery.context import tokens
+
+    assert tokens("meanResTime") == {"mean", "res", "time"} and tokens("sampleCount") == {"sample", "count"}
+    assert tokens("rougeL") == {"rougel"} and tokens("mean_ttft_ms") == {"mean", "ttft", "ms"}
+
+
+def test_a_restructuredtext_page_is_read(tmp_path):
+    from verifier.discovery.sources import read_sources
+
+    (tmp_path / "results.rst").write_text("Results\n=======\n\nThe mean latency was 12.5 ms.\n")
+    sources, skips, _ = read_sources(tmp_path)
+    assert [s.rel for s in sources] == ["results.rst"] and not skips

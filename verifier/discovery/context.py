@@ -40,13 +40,14 @@ MAX_STATED = 20000
 MAX_STATED_ROWS = 200
 
 _SPLIT = re.compile(r"[^a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2,})")  # `meanResTime`, not `rougeL`
 _CHUNK = re.compile(r"[\s,;:()\[\]{}|=\"'`]+")
 _BYTES = {"mib": "MiB", "gib": "GiB", "kib": "KiB", "mb": "MB", "gb": "GB", "kb": "kB", "b": "B", "bytes": "B"}
 
 
 def tokens(text: str) -> set[str]:
-    """Return the lowercase words of `text` (split at every non-alphanumeric character)."""
-    return {t for t in _SPLIT.split(text.lower()) if t}
+    """Return the lowercase words of `text`, split at every non-alphanumeric character and before a capitalised word of three or more letters after two lowercase ones (`meanResTime`: mean, res, time; `rougeL` stays one word)."""
+    return {t for t in _SPLIT.split(_CAMEL.sub(" ", text).lower()) if t}
 
 
 @functools.lru_cache(maxsize=4096)

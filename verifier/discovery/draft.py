@@ -47,7 +47,7 @@ def _encoding(rel: str) -> dict[str, Any] | None:
     suffix = rel.rsplit(".", 1)[-1].lower()
     if suffix == "json":
         return {"encoding": "json"}
-    if suffix == "csv":
+    if suffix in ("csv", "jtl"):  # a `.jtl` sample log is read by discovery only when it is CSV (`sources._csv_log`)
         return {"encoding": "csv"}
     if suffix in ("jsonl", "ndjson"):
         return {"encoding": "jsonl"}

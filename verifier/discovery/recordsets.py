@@ -19,7 +19,9 @@ is never derived from itself. Four shapes are found:
   JSON Lines files of one pattern are merged the same way;
 - `lines`: the objects of a JSON Lines file; rank 0.
 
-Members nested one object deep are flattened as `a/b`. Integer members
+A text member of one value in every record is a constant of the set
+(`consts`: JMeter's `label` column when one sampler ran): a context that
+names it names the whole set. Members nested one object deep are flattened as `a/b`. Integer members
 with at most `MAX_INT_DIM` distinct values are also dimensions (a server
 number, a requested duration). Rank orders the sources from raw (0) to
 derived (1): `verifier.discovery.search` prefers the rawest fit.
@@ -68,6 +70,7 @@ class RecordSet:
     records: list[Record]
     members: tuple[str, ...] = ()
     dims: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    consts: dict[str, str] = field(default_factory=dict)  # text members of one value in every record (JMeter's `label`): a context naming it names the whole set
     rel: str = ""  # the one file of a `rows`, `values` or `lines` set
     pointer: str = ""  # the array's pointer (with `*` for the varying index of a `values` set)
 
@@ -121,6 +124,8 @@ def _finish(rs: RecordSet) -> RecordSet | None:
         return None
     rs.members = tuple(members)
     rs.dims = {k: tuple(sorted(v)) for k, v in dims.items() if 2 <= len(v) <= MAX_DIM_VALUES and (k not in members or len(v) <= MAX_INT_DIM)}
+    rs.consts = {k: next(iter(v)) for k, v in dims.items() if len(v) == 1 and k not in members and k != "#at"
+                 and all(k in r.dims for r in rs.records)}
     for r in rs.records:  # an integer member with many values is a member only
         for k in [k for k in r.dims if k in members and k not in rs.dims]:
             del r.dims[k]
@@ -255,11 +260,16 @@ def _headerless(src: Source) -> Source:
     return Source(src.rel, src.kind, body)
 
 
+def _json_array(rs: RecordSet) -> bool:
+    """Return whether `rs` is the rows of a JSON document that is one array of objects (not an object of objects keyed by name)."""
+    return rs.rel.lower().endswith(".json") and all("#key" not in r.dims for r in rs.records)
+
+
 def _merged_tables(sets: list[RecordSet]) -> list[RecordSet]:
     """Merge the `rows` sets of whole CSV files (and JSON files that are one array of objects) at the same depth, with the same name pattern and columns, into one set with path dimensions."""
     out = []
     for depth, tail, members, split, varying in _by_name_pattern(
-            [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and rs.rel.lower().endswith((".csv", ".json"))) or rs.kind == "lines"],
+            [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and (rs.rel.lower().endswith(".csv") or _json_array(rs))) or rs.kind == "lines"],
             lambda rs: rs.members):
         records = []
         alike = _split_alike(split, depth)

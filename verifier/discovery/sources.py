@@ -40,9 +40,10 @@ TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
 BOUNDS = {"max_files": 100_000, "max_read": 50_000, "max_bytes": 8 * 2**20, "max_total": 256 * 2**20, "max_seconds": 30, "max_depth": 16}
 
 #: File kind by suffix: `document` files are read into the JSON-like shape of `Tree.json`, `lines` as JSON Lines,
-#: `text` as `key: value` lines (LoadGen summaries, logs).
+#: `text` as `key: value` lines (LoadGen summaries, logs), `csv-log` as a CSV sample log whose rows are data like JSON Lines (JMeter's `.jtl`,
+#: CSV by default; an XML one is skipped with a note).
 KINDS = {"json": "document", "csv": "document", "tsv": "document", "md": "document", "markdown": "document", "html": "document",
-         "htm": "document", "jsonl": "lines", "ndjson": "lines", "txt": "text", "log": "text"}
+         "htm": "document", "rst": "document", "jsonl": "lines", "ndjson": "lines", "txt": "text", "log": "text", "jtl": "csv-log"}
 
 
 @dataclass(frozen=True)
@@ -156,6 +157,18 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     return sources, skips, tree
 
 
+def _csv_log(data: bytes) -> list[dict[str, Any]] | None:
+    """Return the rows of a CSV sample log (header -> cell) by `verifier.grammars.parse`, or None for an XML one (its first byte `<`); raises `ValueError` when it is not CSV."""
+    from verifier.grammars import GrammarError, parse
+
+    if data.lstrip()[:1] == b"<":
+        return None
+    try:
+        return [row for _, row in parse(data, {"encoding": "csv"})]
+    except GrammarError as exc:
+        raise ValueError(str(exc)) from None
+
+
 def _head(root: Path, rel: str, size: int = 8192) -> bytes:
     """Return the first `size` bytes of `root/rel` (a file `Tree.files` listed), opened with `O_NOFOLLOW`; raises `OSError`."""
     fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -188,6 +201,12 @@ def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources:
             doc = tree.json(rel)
         elif kind == "lines":
             doc = loads_strict_lines(data)
+        elif kind == "csv-log":
+            doc = _csv_log(data)
+            if doc is None:
+                skips.append(Skip(rel, "an XML sample log: discovery reads CSV ones only", "unparsable"))
+                return
+            kind = "lines"  # its rows are raw samples (data), as a JSON Lines file's objects are
         else:
             doc = _text_record(data)
             if doc is None:
