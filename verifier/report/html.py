@@ -376,9 +376,9 @@ def _claims(report: Report, verbose: bool = False) -> str:
                          + _table(head, "".join(row(r) for r in good), "" if bad else "claims", tall=True) + "</details>")
     stated = statement_rows(report)
     if stated:
-        from verifier.report._common import _places, _shown  # the claims table's rounding: two places past the claim
+        from verifier.report._common import _places, delta_shown  # the claims table's rounding: two places past the claim
 
-        deltas = [_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
+        deltas = [delta_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
                   if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
         head = "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
         line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
