@@ -69,6 +69,28 @@ def test_the_fail_copy_states_delta_and_tolerance_in_the_one_notation(example_an
     assert rescored and all(re.search(r"\(delta (0|-?0\.0000\d+), tolerance 0\.000001\)$", m) for m in rescored), rescored[:2]
 
 
+def test_a_count_claim_writes_no_dimensionless_unit(tmp_path):
+    """Issue 41, Why: "count = 5 1" (a count stated with the dimensionless unit `1` wrote it after the number)."""
+    from verifier.core import verify_path
+
+    bundle = tmp_path / "unit-one"
+    shutil.copytree(EXAMPLE, bundle)
+
+    def unit_one(doc):
+        for claim in doc["claims"]:
+            if claim["id"] == "count.requests":
+                claim["unit"] = "1"
+            elif claim["id"] == "count.comparisons":
+                claim.update(unit="1", value=15)
+    edit_json(bundle / "claims.json", unit_one)
+    rehash(bundle)
+    report = verify_path(str(bundle))
+    found = {f.message.split(" ", 1)[0]: f.message for f in report.findings if f.check == "derivation.claims" and f.message.startswith("count.")}
+    assert found["count.requests"] == "count.requests = 20 re-derives (20, tolerance 0.5)", found
+    assert found["count.comparisons"] == "count.comparisons claims 15, the receipts give 14 (delta 1, tolerance 0.5)", found
+    assert not re.search(r"\b1[45] 1\b|\b20 1\b", _human_text(report))
+
+
 def test_the_checker_itself_flags_exponents_and_long_digits():
     assert _bad_numbers("(|diff| 2.6e-07 <= 1e-06)") and _bad_numbers("tolerance 0.005000000000016") and _bad_numbers("delta 1E+2")
     assert _bad_numbers("(tolerance 1e-06)") and not _bad_numbers("(delta -0.05 s, tolerance 0.005 s)")
