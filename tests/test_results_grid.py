@@ -154,3 +154,22 @@ def test_the_h3_results_md_tables_get_their_grids():
     assert "| 1 | ✅ 39884 | ❌ 32.1 → 32.050 |" in md
     page = render(report, "html")
     assert re.search(r'<td class="c-FAIL" title="dlo\.saved_pct_streaming: stated 32\.1, derived 32\.050, delta 0\.050 \(FAIL\)">✗ 32\.1 → 32\.050</td>', page)
+
+
+@pytest.mark.skipif(not MLPERF.is_dir(), reason="the shared corpus is not here")
+def test_a_changed_cell_of_a_copied_results_table_turns_red_in_its_grid_only(tmp_path):
+    """A FAIL copy of the MLPerf tree (one README cell changed): its grid cell is the FAIL, the CSV's same cell stays PASS."""
+    import shutil
+
+    from verifier.core import verify_path
+
+    bundle = tmp_path / "mlperf"
+    shutil.copytree(MLPERF, bundle)
+    readme = bundle / "README.md"
+    text = readme.read_text()
+    assert text.count("|  0.421941  |") == 1
+    readme.write_text(text.replace("|  0.421941  |", "|  0.521941  |"))
+    page = render(verify_path(str(bundle)), "html").split('id="grids"', 1)[1]
+    readme_grid, csv_grid = (page.split(f"<code>{name}</code>", 1)[1].split("</table>", 1)[0] for name in ("README.md: (top)", "summary.csv"))
+    assert re.search(r'<th class="row">0: [^<]*</th><td class="c-FAIL" title="readme\.Result[^"]*stated 0\.521941[^"]*">✗ 0\.521941 → 0\.421941', readme_grid)
+    assert re.search(r'<th class="row">0: [^<]*</th><td class="c-PASS" title="csv\.Result[^"]*">✓ 0\.421941</td>', csv_grid)
