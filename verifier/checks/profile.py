@@ -25,6 +25,7 @@ from verifier.checks.integrity import listed as integrity
 from verifier.checks.profile_matches import matches
 from verifier.checks.profile_media import judged_sets, streams
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
@@ -213,12 +214,12 @@ def identities(ctx: Context) -> Iterator[Finding]:
                 worst = max(worst, gap)
                 if not judged.holds:
                     broken.append(_f(cid, Status.FAIL, "identity-mismatch",
-                                     f"{identity['id']}: {r.path} {r.pointer}: {text}; |difference| {fmt(gap)} > tolerance {fmt(tolerance)}",
+                                     f"{identity['id']}: {r.path} {r.pointer}: {text} ({delta_text(judged.delta)}, {tolerance_text(tolerance)})",
                                      path=r.path, pointer=r.pointer + identity["left"]["pointer"], expected=str(right), observed=str(left), derivation=text))
             if broken:
                 yield from broken
             else:
-                yield _f(cid, Status.PASS, "identity-holds", f"{identity['id']}: holds on all {len(records)} records of {rid} (largest difference {fmt(worst)})"
+                yield _f(cid, Status.PASS, "identity-holds", f"{identity['id']}: holds on all {len(records)} records of {rid} (largest {delta_text(worst)})"
                          + (f"; {skipped} records state none of its terms and are not checked" if skipped else ""),
                          path=_profile(ctx)["receipts"][rid]["glob"], observed=len(records))
 

@@ -15,6 +15,7 @@ from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
 from verifier.readers.locate import fill_named
@@ -174,7 +175,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
             cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
                                 scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
             ok, tolerance = cmp.holds, cmp.tolerance
-            shown = (fmt(derived), fmt(tolerance, 3), str(derived))
+            bound = tolerance_text(tolerance, unit or None) if ok else f"{delta_text(cmp.delta, unit or None)}, {tolerance_text(tolerance, unit or None)}"
+            shown = (fmt(derived), bound, str(derived))
             other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other
@@ -184,7 +186,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
-                          message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} (tolerance {shown[1]})",
+                          message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} ({shown[1]})",
                           path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         if unstated:
             files = sorted({rel for _, rel in unstated})
