@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, joined
+from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, files_matching, joined
 from verifier.checks.profile_matches import outcome_of
 from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Receipt, Site
@@ -65,6 +65,20 @@ def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     return found
 
 
+def _absent_optional_documents(ctx: Context) -> set[str]:
+    """
+    Return the `file` of each claim document the profile declares `optional` that the tree does not hold.
+
+    A claim located in one of them (`at.file` equal to it) is no claim of
+    this tree (MLPerf's root `summary.json`: the official results
+    repositories publish none). A document present as a symbolic link is
+    not absent (it is reported `symlink-not-followed`).
+    """
+    linked = {u.where.file for u in evidence(ctx).unmapped if u.where is not None}
+    return {doc["file"] for doc in _profile(ctx).get("claim_documents", [])
+            if doc.get("optional") and doc["file"] not in linked and not files_matching(ctx, doc["file"])}
+
+
 @check("profile.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
 def claims(ctx: Context) -> Iterator[Finding]:
     """
@@ -87,8 +101,11 @@ def claims(ctx: Context) -> Iterator[Finding]:
     memo = _derivations(ctx)
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
     no_number = no_number_texts(_profile(ctx))
+    absent = _absent_optional_documents(ctx)
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
+        if rule["at"]["file"] in absent:  # the tree does not publish this optional document: it claims nothing there
+            continue
         rid = rule["receipts"]
         records = _all_records(ctx, rid)
         if not records:
@@ -354,6 +371,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
         ptr = f"/gate/rules/{i}"  # the rule's sites in the model (`Site.rule`)
         records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
+        if rule.get("unmatched") == "skip" and not select(records, rule["selection"]):
+            continue  # a rule for a benchmark this tree does not hold (`unmatched: skip`): not applicable, no finding
         each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
         try:
             if "below_baseline" in rule:
