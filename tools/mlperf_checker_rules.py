@@ -6,7 +6,7 @@ Usage::
     python tools/mlperf_checker_rules.py /tmp/constants.py COMMIT
 
 Reads `MODEL_CONFIG` (per round: `accuracy-target`, `accuracy-upper-limit`,
-`latency-constraint`), `OFFLINE_MIN_SPQ_SINCE_V4`, `TEST_DURATION_MS` and
+`latency-constraint`, `performance-sample-count`), `OFFLINE_MIN_SPQ_SINCE_V4`, `TEST_DURATION_MS` and
 `LLM_LATENCY_LIMITS` of mlcommons/inference
 `tools/submission/submission_checker/constants.py` as data (`ast`; numbers and
 products, sums and differences of numbers only, nothing is executed), and replaces every gate rule
@@ -169,7 +169,7 @@ def rules(names: dict[str, Any], where: dict[str, Any], commit: str) -> tuple[li
 
 
 def performance_rules(names: dict[str, Any], where: dict[str, Any], commit: str) -> list[dict[str, Any]]:
-    """The per-run rules of performance_check that do not depend on the round: duration, Offline samples per query, LLM TTFT/TPOT."""
+    """The per-run rules of performance_check that do not depend on the round: duration, Offline samples per query, performance sample count, LLM TTFT/TPOT."""
     config = names["MODEL_CONFIG"]
     models = sorted({m for r in config.values() for m in r["models"]})
     every = sorted({n for m in models if m not in ("e2e-rag-qna", "e2e-rag-db") for n in [m, *ALIASES.get(m, [])]})
@@ -187,6 +187,19 @@ def performance_rules(names: dict[str, Any], where: dict[str, Any], commit: str)
                          f"effective_samples_per_query of each closed-division Offline run of {', '.join(sorted(ms))} >= {spq} "
                          f"(performance_check.min_query_count_check, closed division): {SOURCE} @ {commit[:12]}, OFFLINE_MIN_SPQ_SINCE_V4 "
                          f"(line {where['OFFLINE_MIN_SPQ_SINCE_V4'][ms[0]]})", low=spq, divisions=["closed"]))
+    counts: dict[int, list[str]] = {}
+    cited: dict[int, tuple[str, str]] = {}
+    for r in sorted(config, key=_round_order):
+        for model, n in config[r]["performance-sample-count"].items():
+            if model not in counts.get(n, []):
+                counts.setdefault(n, []).extend([model, *ALIASES.get(model, [])])
+                cited.setdefault(n, (r, model))
+    for n, ms in sorted(counts.items()):
+        r, m = cited[n]
+        out.append(_rule(f"checker-performance-sample-count-{n}", "detail", "performance_sample_count", "samples", {"model": sorted(set(ms))},
+                         f"effective_performance_sample_count of each closed- or network-division run of {', '.join(sorted(set(ms)))} >= {n} "
+                         f"(performance_check.performance_sample_count_check): {SOURCE} @ {commit[:12]}, MODEL_CONFIG['{r}']['performance-sample-count']['{m}'] "
+                         f"(line {where[r]['performance-sample-count'][m]}); one number per model in every round", low=n))
     for model, by_scenario in names["LLM_LATENCY_LIMITS"].items():
         for scenario, limits in by_scenario.items():
             for which, value in (("ttft", "ttft_p99"), ("tpot", "tpot_p99")):
