@@ -296,3 +296,48 @@ def test_a_labelled_value_before_assignments_is_the_label_s_member(line, members
     records = parse(line.encode() + b"\n", {"encoding": "text", "lines": ["assignments"]})
     got = {k: v for k, v in records[0][1].items() if not k.startswith("#")} if records else {}
     assert (got or None) == members
+
+
+# --- a layout glob names the format, as `detect.files` does: an official results repository is one bundle, even of thousands of files
+
+
+def test_a_results_tree_of_more_than_2000_files_without_a_summary_table_is_read_as_one(tmp_path):
+    from verifier.folders import MANY_FILES
+
+    root = write_official_tree(tmp_path / "repo", "resnet")
+    extra = root / "closed" / "Org" / "code"
+    extra.mkdir(parents=True)
+    for i in range(MANY_FILES + 1):
+        (extra / f"f{i}.py").write_text("")
+    report = verify_path(str(root))
+    assert report.kind == "profile:mlperf-inference" and _gate(report)["checker-accuracy-resnet-acc"].status == "PASS"
+
+
+def test_two_results_trees_side_by_side_are_two_bundles(tmp_path):
+    for name in ("a", "b"):
+        write_official_tree(tmp_path / "evidence" / name, "resnet")
+    with pytest.raises(Exception, match=r"not one bundle: it is 2 bundle\(s\).*evidence/a/ \(profile mlperf-inference\)"):
+        verify_path(str(tmp_path))
+
+
+@pytest.mark.parametrize("detect, named", [
+    ({"glob": "*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt"}, True),
+    ({"glob": "{,*/,*/*/}*.json"}, False),  # any JSON file near the folder: not a layout
+    ({"glob": "**/results/x.json"}, False),
+    ({"glob": "*/*.json"}, False),  # no literal directory
+    ({"files": ["summary.json"]}, False),
+])
+def test_only_a_fixed_depth_glob_with_a_literal_directory_names_a_layout(detect, named):
+    from verifier.folders import names_a_layout
+
+    assert names_a_layout(detect) is named
+
+
+def test_the_layout_walk_does_not_follow_symbolic_links(tmp_path):
+    from verifier.folders import _layout_match
+
+    real = write_official_tree(tmp_path / "real", "resnet")
+    (tmp_path / "linked").mkdir()
+    (tmp_path / "linked" / "closed").symlink_to(real / "closed")
+    pattern = "*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt"
+    assert _layout_match(real, pattern) and not _layout_match(tmp_path / "linked", pattern)
