@@ -341,3 +341,26 @@ def test_the_layout_walk_does_not_follow_symbolic_links(tmp_path):
     (tmp_path / "linked" / "closed").symlink_to(real / "closed")
     pattern = "*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt"
     assert _layout_match(real, pattern) and not _layout_match(tmp_path / "linked", pattern)
+
+
+def test_a_capitalised_scenario_s_summary_is_joined_to_its_detail_log(tmp_path):
+    """The official layout writes `Server/`, not `server/`: the summary-equals-detail joins select it too."""
+    root = _real(tmp_path)
+    joins = by_check(verify_path(str(root)), "profile.matches")
+    assert len(joins) == 12 and all(f.status == "PASS" for f in joins), [f.message for f in joins]  # validity, 9 latencies, completed and scheduled samples/s
+    summary = next(root.rglob("mlperf_log_summary.txt"))
+    summary.write_text(summary.read_text().replace("Mean latency (ns)               : 43579602295", "Mean latency (ns)               : 43579602296"))
+    bad = [f for f in by_check(verify_path(str(root)), "profile.matches") if f.status != "PASS"]
+    assert [(f.status, f.code) for f in bad] == [("FAIL", "not-equal")] and "mean-latency" in bad[0].message
+
+
+def test_profile_check_says_a_skipped_rule_and_an_absent_optional_document_are_not_applicable(tmp_path):
+    from verifier.explain import check
+
+    text, _code = check("mlperf-inference", str(write_official_tree(tmp_path, "resnet")))
+    assert "gate/rules/" in text and "(checker-accuracy-bert-99-F1): selection" in text
+    line = next(x for x in text.splitlines() if "(checker-accuracy-bert-99-F1)" in x)
+    assert "not applicable to this evidence (`unmatched: skip`)" in line and "authoring problem" not in line
+    assert "claim_documents/0: 'summary.json' names no file: matches nothing, not applicable to this evidence (`optional`)" in text
+    line = next(x for x in text.splitlines() if "(checker-accuracy-resnet-acc)" in x)
+    assert "selects 2 receipts" in line and "not applicable" not in line  # Offline and Server
