@@ -72,6 +72,10 @@ SPQ = {"resnet": 24576, "retinanet": 24576, "bert-99": 10833, "bert-99.9": 10833
 PSC = {"resnet": 1024, "retinanet": 64, "bert-99": 10833, "bert-99.9": 10833, "dlrm-v2-99": 204800, "3d-unet-99.9": 43, "gptj-99": 13368,
        "llama2-70b-99": 24576, "mixtral-8x7b": 15000, "llama3.1-405b": 8313, "llama3.1-8b": 13368, "deepseek-r1": 4388, "gpt-oss-120b": 6396,
        "stable-diffusion-xl": 5000, "rgat": 788379, "whisper": 1633, "wan-2.2-t2v-a14b": 50, "qwen3-vl-235b-a22b": 48289, "yolo-99": 64}
+#: model -> the accuracy run's sample count (accuracy-sample-count, else dataset-size)
+DATASET = {"resnet": 50000, "retinanet": 24781, "bert-99": 10833, "bert-99.9": 10833, "dlrm-v2-99": 330067, "3d-unet-99.9": 43, "gptj-99": 13368,
+           "llama2-70b-99": 24576, "mixtral-8x7b": 15000, "llama3.1-405b": 8313, "llama3.1-8b": 13368, "deepseek-r1": 4388, "gpt-oss-120b": 4395,
+           "stable-diffusion-xl": 5000, "rgat": 788379, "whisper": 1633, "wan-2.2-t2v-a14b": 248, "qwen3-vl-235b-a22b": 48289, "yolo-99": 1525}
 SERVER = {"resnet": 15_000_000, "retinanet": 100_000_000, "dlrm-v2-99": 60_000_000, "gptj-99": 20_000_000_000, "llama2-70b-99": 20_000_000_000,
           "mixtral-8x7b": 20_000_000_000, "llama3.1-405b": 60_000_000_000, "llama3.1-8b": 20_000_000_000, "deepseek-r1": 60_000_000_000,
           "gpt-oss-120b": 60_000_000_000, "stable-diffusion-xl": 20_000_000_000, "qwen3-vl-235b-a22b": 12_000_000_000}
@@ -99,7 +103,8 @@ def _run(model: str, scenario: str, **over: object) -> dict[str, object]:
     return entries
 
 
-def write_official_tree(root: Path, model: str, *, accuracy: str | None = None, runs: dict[str, dict[str, object]] | None = None) -> Path:
+def write_official_tree(root: Path, model: str, *, accuracy: str | None = None, runs: dict[str, dict[str, object]] | None = None,
+                        accuracy_log: dict[str, object] | None = None) -> Path:
     """Write a closed-division tree of `model` (Offline, and Server where the checker constrains it), no root summary table; return `root`."""
     runs = runs if runs is not None else {"Offline": _run(model, "Offline"), **({"Server": _run(model, "Server")} if model in SERVER else {})}
     files: dict[str, str] = {}
@@ -110,6 +115,8 @@ def write_official_tree(root: Path, model: str, *, accuracy: str | None = None, 
             f"SUT name : PySUT\nScenario : {scenario}\nMode     : PerformanceOnly\nResult is : VALID\nMean latency (ns)               : 43579602295\n")
         files[f"{base}/performance/run_1/mlperf_log_detail.txt"] = _detail(entries)
         files[f"{base}/accuracy/accuracy.txt"] = (ACCURACY[model][0] if accuracy is None else accuracy) + "\nhash=0123abcd\n"
+        files[f"{base}/accuracy/mlperf_log_detail.txt"] = _detail(accuracy_log if accuracy_log is not None else {
+            "effective_scenario": scenario, "effective_test_mode": "AccuracyOnly", "qsl_reported_total_count": DATASET[model]})
     return write_tree(root, files)
 
 
@@ -131,6 +138,7 @@ def test_a_closed_run_meeting_the_checker_passes_its_rules_without_a_summary_tab
     assert gate[ACCURACY[model][2]].status == "PASS", gate[ACCURACY[model][2]].message
     assert gate["checker-min-duration"].status == "PASS"
     assert gate[f"checker-performance-sample-count-{PSC[model]}"].status == "PASS"
+    assert gate[f"checker-accuracy-samples-{DATASET[model]}" + ("-Offline" if model == "qwen3-vl-235b-a22b" else "")].status == "PASS"
     if model in SPQ:
         assert gate[f"checker-offline-samples-per-query-{SPQ[model]}"].status == "PASS"
     if model in SERVER and model not in LLM:
@@ -364,3 +372,33 @@ def test_profile_check_says_a_skipped_rule_and_an_absent_optional_document_are_n
     assert "claim_documents/0: 'summary.json' names no file: matches nothing, not applicable to this evidence (`optional`)" in text
     line = next(x for x in text.splitlines() if "(checker-accuracy-resnet-acc)" in x)
     assert "selects 2 receipts" in line and "not applicable" not in line  # Offline and Server
+
+
+def test_a_closed_run_without_its_accuracy_txt_is_a_gap_not_a_rule_that_does_not_apply(tmp_path):
+    root = write_official_tree(tmp_path, "resnet")
+    for f in root.rglob("accuracy.txt"):
+        f.unlink()
+    f = _gate(verify_path(str(root)))["checker-accuracy-resnet-acc"]
+    assert (f.status, f.code) == ("UNVERIFIED", "empty-selection"), f.message
+
+
+@pytest.mark.parametrize("log, rule, status", [
+    ({"qsl_reported_total_count": 49999}, "checker-accuracy-samples-50000", "FAIL"),  # the accuracy run left samples out
+    ({"qsl_reported_total_count": 500, "effective_accuracy_sample_count": 50000}, "checker-accuracy-samples-50000-effective", "PASS"),  # the checker reads this one
+    ({"qsl_reported_total_count": 50000, "effective_accuracy_sample_count": 500}, "checker-accuracy-samples-50000-effective", "FAIL"),
+])
+def test_the_accuracy_run_must_cover_the_dataset(tmp_path, log, rule, status):
+    report = verify_path(str(write_official_tree(tmp_path, "resnet", accuracy_log={"effective_test_mode": "AccuracyOnly", **log})))
+    f = _gate(report)[rule]
+    assert f.status == status, f.message
+    other = rule[:-len("-effective")] if rule.endswith("-effective") else rule + "-effective"
+    assert other not in _gate(report)  # the other way of counting is not the checker's for this log: its set leaves the log out
+
+
+def test_a_closed_run_without_its_accuracy_log_is_a_gap_for_the_dataset_rule(tmp_path):
+    root = write_official_tree(tmp_path, "resnet")
+    for f in root.rglob("accuracy/mlperf_log_detail.txt"):
+        f.unlink()
+    gate = _gate(verify_path(str(root)))
+    assert (gate["checker-accuracy-samples-50000"].status, gate["checker-accuracy-samples-50000"].code) == ("UNVERIFIED", "empty-selection")
+    assert gate["checker-accuracy-resnet-acc"].status == "PASS"

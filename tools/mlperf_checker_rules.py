@@ -6,7 +6,7 @@ Usage::
     python tools/mlperf_checker_rules.py /tmp/constants.py COMMIT
 
 Reads `MODEL_CONFIG` (per round: `accuracy-target`, `accuracy-upper-limit`,
-`latency-constraint`, `performance-sample-count`), `OFFLINE_MIN_SPQ_SINCE_V4`, `TEST_DURATION_MS` and
+`latency-constraint`, `performance-sample-count`, `accuracy-sample-count`, `dataset-size`), `OFFLINE_MIN_SPQ_SINCE_V4`, `TEST_DURATION_MS` and
 `LLM_LATENCY_LIMITS` of mlcommons/inference
 `tools/submission/submission_checker/constants.py` as data (`ast`; numbers and
 products, sums and differences of numbers only, nothing is executed), and replaces every gate rule
@@ -200,6 +200,7 @@ def performance_rules(names: dict[str, Any], where: dict[str, Any], commit: str)
                          f"effective_performance_sample_count of each closed- or network-division run of {', '.join(sorted(set(ms)))} >= {n} "
                          f"(performance_check.performance_sample_count_check): {SOURCE} @ {commit[:12]}, MODEL_CONFIG['{r}']['performance-sample-count']['{m}'] "
                          f"(line {where[r]['performance-sample-count'][m]}); one number per model in every round", low=n))
+    out += dataset_rules(names, where, commit)
     for model, by_scenario in names["LLM_LATENCY_LIMITS"].items():
         for scenario, limits in by_scenario.items():
             for which, value in (("ttft", "ttft_p99"), ("tpot", "tpot_p99")):
@@ -208,6 +209,47 @@ def performance_rules(names: dict[str, Any], where: dict[str, Any], commit: str)
                                  f"the 99th percentile {which.upper()} of each closed- or network-division {model} {scenario} run < {limits[which]} ns, "
                                  f"written <= {limits[which] - 1} ns (LoadGen writes whole nanoseconds) (performance_check.llm_check): {SOURCE} @ {commit[:12]}, "
                                  f"LLM_LATENCY_LIMITS['{model}'] (line {where['LLM_LATENCY_LIMITS'][model]})", high=limits[which] - 1))
+    return out
+
+
+def dataset_rules(names: dict[str, Any], where: dict[str, Any], commit: str) -> list[dict[str, Any]]:
+    """
+    The accuracy run's sample count must be the model's accuracy-sample-count, else its dataset-size (accuracy_check.dataset_check).
+
+    The checker reads LoadGen's `effective_accuracy_sample_count` where the log
+    states it, else `qsl_reported_total_count`: two receipt sets of
+    `accuracy/mlperf_log_detail.txt` split by that member's presence, each with
+    its rule. Where rounds disagree (qwen3-vl Interactive) the newest is judged.
+    """
+    config = names["MODEL_CONFIG"]
+    expected: dict[tuple[str, str | None], tuple[int, str, str]] = {}  # (model, scenario or None) -> (count, round, section)
+    for r in sorted(config, key=_round_order):
+        for model in config[r]["models"]:
+            asc = config[r]["accuracy-sample-count"].get(model)
+            if isinstance(asc, dict):
+                for scenario, n in asc.items():
+                    expected[(model, scenario)] = (n, r, "accuracy-sample-count")
+                expected.pop((model, None), None)
+            elif asc is not None:
+                expected[(model, None)] = (asc, r, "accuracy-sample-count")
+            else:
+                expected[(model, None)] = (config[r]["dataset-size"][model], r, "dataset-size")
+    groups: dict[tuple[int, str | None], list[tuple[str, str, str]]] = {}
+    for (model, scenario), (n, r, section) in sorted(expected.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        groups.setdefault((n, scenario), []).append((model, r, section))
+    out = []
+    for (n, scenario), members in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        ms = sorted({a for m, _r, _s in members for a in [m, *ALIASES.get(m, [])]})
+        cites = "; ".join(f"MODEL_CONFIG['{r}']['{section}']['{m}'] (line {where[r][section][m]})" for m, r, section in members)
+        sel: dict[str, Any] = {"model": ms, **({"scenario": SCENARIOS[scenario]} if scenario else {})}
+        for receipts, value, key in (("accuracy_log_counted", "accuracy_sample_count", "effective_accuracy_sample_count"),
+                                     ("accuracy_log", "qsl_total_count", "qsl_reported_total_count")):
+            tag = f"{n}" + (f"-{scenario}" if scenario else "")
+            out.append(_rule(f"checker-accuracy-samples-{tag}" + ("" if receipts == "accuracy_log" else "-effective"), receipts, value, "samples", sel,
+                             f"{key} of each closed- or network-division accuracy run (accuracy/mlperf_log_detail.txt) of {', '.join(ms)}"
+                             f"{' in ' + scenario if scenario else ''} = {n} (accuracy_check.dataset_check; the checker reads "
+                             f"{'effective_accuracy_sample_count where the log states it' if receipts != 'accuracy_log' else 'qsl_reported_total_count where the log states no effective_accuracy_sample_count'}): "
+                             f"{SOURCE} @ {commit[:12]}, {cites}", low=n, high=n))
     return out
 
 

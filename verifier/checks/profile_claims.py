@@ -65,6 +65,25 @@ def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     return found
 
 
+def _held(ctx: Context, rule: dict[str, Any]) -> bool:
+    """
+    Return whether a receipt of a set reading other files than the rule's own (another `glob`) matches the rule's selection (`unmatched: skip`).
+
+    The tree holds the benchmark a rule is for when such a receipt does (an
+    MLPerf run's performance logs without its `accuracy.txt`): then the rule's
+    own set matching nothing is a gap, UNVERIFIED `empty-selection`, never a
+    rule that does not apply. A set with the same glob reads the same files,
+    split by its `where` (LoadGen logs that state `effective_accuracy_sample_count`
+    and those that do not): when its receipts match, the files are there, so
+    there is no gap.
+    """
+    sets = _profile(ctx).get("receipts", {})
+    glob = sets[rule["receipts"]]["glob"]
+    if any(select(_all_records(ctx, rid), rule["selection"]) for rid, spec in sets.items() if spec["glob"] == glob):
+        return False  # the rule's files are there, and a sibling set's `where` took them
+    return any(select(_all_records(ctx, rid), rule["selection"]) for rid, spec in sets.items() if spec["glob"] != glob)
+
+
 def _absent_optional_documents(ctx: Context) -> set[str]:
     """
     Return the `file` of each claim document the profile declares `optional` that the tree does not hold.
@@ -371,7 +390,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
         ptr = f"/gate/rules/{i}"  # the rule's sites in the model (`Site.rule`)
         records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
-        if rule.get("unmatched") == "skip" and not select(records, rule["selection"]):
+        if rule.get("unmatched") == "skip" and not select(records, rule["selection"]) and not _held(ctx, rule):
             continue  # a rule for a benchmark this tree does not hold (`unmatched: skip`): not applicable, no finding
         each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
         try:
