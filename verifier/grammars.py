@@ -172,11 +172,17 @@ def _assignments(line: str) -> dict[str, str] | None:
     Return the `k=v, k2=v2` members of `line`, or None when the line is not wholly assignments.
 
     A label may come first (`Accuracy: mean = 0.86236, kidney = 0.9350`, MLPerf 3d-unet's accuracy script): its members are the assignments after it.
+    A label may state a value of its own before them (`Word Error Rate: 2.0671%, accuracy=97.9329%`, MLPerf whisper's
+    `speech2text/accuracy_eval.py`): that value is the member named by the label (`Word Error Rate`).
     """
     stripped = line.strip()
     found = _assignment_members(stripped)
     if found is None and (label := _LABEL.match(stripped)) is not None:
-        found = _assignment_members(stripped[label.end():])
+        rest = stripped[label.end():]
+        found = _assignment_members(rest)
+        head, comma, tail = rest.partition(",")
+        if found is None and comma and head.strip() and "=" not in head and (more := _assignment_members(tail.strip())) is not None:
+            found = {label.group().strip().rstrip(":").strip(): head.strip(), **more}
     return found
 
 

@@ -126,8 +126,12 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             + (f" ({'; '.join(notes)})" if notes else ""), not read)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
+    absent = {d["file"] for d in document.get("claim_documents", []) if d.get("optional") and not glob(d["file"])}
     for pointer, rule in rules:
         records = by_set.get(rule["receipts"], [])
+        if "at" in rule and rule["at"]["file"] in absent:  # claimed in an optional document this evidence does not publish
+            lines.append(f"  {pointer[1:]} ({rule['id']}): not a claim of this evidence: {rule['at']['file']!r} is an `optional` claim document it does not hold")
+            continue
         selection = _plain(rule["selection"])
         if "baseline" in rule and "{" not in rule["baseline"] + rule["candidate"]:
             arms = {arm: len(select(records, {**selection, "arm": arm})) for arm in (rule["baseline"], rule["candidate"])}
@@ -136,6 +140,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         else:
             chosen = len(select(records, selection))
             text, empty = f"selection {selection or 'all'} selects {_many(chosen, 'receipt')}", not chosen
+        if empty and rule.get("unmatched") == "skip":  # declared: a rule for a benchmark the evidence need not hold
+            lines.append(f"  {pointer[1:]} ({rule['id']}): {text}: {NOTHING}, not applicable to this evidence (`unmatched: skip`)")
+            continue
         if rule.get("per") and not empty:
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
         problem = False
@@ -176,6 +183,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         stated.setdefault(item.location.file, []).append(item.id if isinstance(item, StatedClaim) else item.location.pointer or "")
     for i, declared in enumerate(document.get("claim_documents", [])):
         named = glob(declared["file"])
+        if not named and declared.get("optional"):
+            lines.append(f"  claim_documents/{i}: {declared['file']!r} names no file: {NOTHING}, not applicable to this evidence (`optional`)")
+            continue
         say(f"claim_documents/{i}", f"{declared['file']!r} names {_many(len(named), 'file')}", not named)
         pointers = [p for rel in named for p in stated.get(rel, ())]
         for kind in ("informational", "needs_external"):

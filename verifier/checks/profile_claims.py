@@ -9,7 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, joined
+from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, files_matching, joined
 from verifier.checks.profile_matches import outcome_of
 from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Receipt, Site
@@ -67,6 +67,39 @@ def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     return found
 
 
+def _held(ctx: Context, rule: dict[str, Any]) -> bool:
+    """
+    Return whether a receipt of a set reading other files than the rule's own (another `glob`) matches the rule's selection (`unmatched: skip`).
+
+    The tree holds the benchmark a rule is for when such a receipt does (an
+    MLPerf run's performance logs without its `accuracy.txt`): then the rule's
+    own set matching nothing is a gap, UNVERIFIED `empty-selection`, never a
+    rule that does not apply. A set with the same glob reads the same files,
+    split by its `where` (LoadGen logs that state `effective_accuracy_sample_count`
+    and those that do not): when its receipts match, the files are there, so
+    there is no gap.
+    """
+    sets = _profile(ctx).get("receipts", {})
+    glob = sets[rule["receipts"]]["glob"]
+    if any(select(_all_records(ctx, rid), rule["selection"]) for rid, spec in sets.items() if spec["glob"] == glob):
+        return False  # the rule's files are there, and a sibling set's `where` took them
+    return any(select(_all_records(ctx, rid), rule["selection"]) for rid, spec in sets.items() if spec["glob"] != glob)
+
+
+def _absent_optional_documents(ctx: Context) -> set[str]:
+    """
+    Return the `file` of each claim document the profile declares `optional` that the tree does not hold.
+
+    A claim located in one of them (`at.file` equal to it) is no claim of
+    this tree (MLPerf's root `summary.json`: the official results
+    repositories publish none). A document present as a symbolic link is
+    not absent (it is reported `symlink-not-followed`).
+    """
+    linked = {u.where.file for u in evidence(ctx).unmapped if u.where is not None}
+    return {doc["file"] for doc in _profile(ctx).get("claim_documents", [])
+            if doc.get("optional") and doc["file"] not in linked and not files_matching(ctx, doc["file"])}
+
+
 @check("profile.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
 def claims(ctx: Context) -> Iterator[Finding]:
     """
@@ -89,8 +122,11 @@ def claims(ctx: Context) -> Iterator[Finding]:
     memo = _derivations(ctx)
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
     no_number = no_number_texts(_profile(ctx))
+    absent = _absent_optional_documents(ctx)
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
+        if rule["at"]["file"] in absent:  # the tree does not publish this optional document: it claims nothing there
+            continue
         rid = rule["receipts"]
         records = _all_records(ctx, rid)
         if not records:
@@ -383,6 +419,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
         ptr = f"/gate/rules/{i}"  # the rule's sites in the model (`Site.rule`)
         records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
+        if rule.get("unmatched") == "skip" and not select(records, rule["selection"]) and not _held(ctx, rule):
+            continue  # a rule for a benchmark this tree does not hold (`unmatched: skip`): not applicable, no finding
         each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
         try:
             if "below_baseline" in rule:

@@ -50,7 +50,8 @@ UNITS: dict[str, Decimal] = _Scales()
 #: Dimensions every receipt set has: `file` (bundle-relative path of the receipt file) plus the mapped ones.
 STANDARD_DIMENSIONS = ("arm", "server", "phase")
 PHASES = ("warmup", "measured")
-#: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0.
+#: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0
+#: (>= 0 for a value mapped `may_be_zero`: a configured duration whose 0 means none, LoadGen's `effective_min_duration_ms`).
 CLOCKS = ("start", "end")
 
 
@@ -339,7 +340,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         pass  # the divisor is missing, not a number or not > 0: a problem was recorded, and the value is not used
                     elif "subtract" in mapping and (number := _less(number, record, mapping, rel, where, name, problems)) is None:
                         pass  # the subtrahend is missing or not a number: a problem was recorded, and the value is not used
-                    elif name not in CLOCKS and number <= 0 and timed:
+                    elif name not in CLOCKS and timed and (number < 0 or (number == 0 and not mapping.get("may_be_zero"))):  # `may_be_zero`: a setting, 0 = none
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
                         number = None  # never a term of any statistic
