@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import make_assets
 from helpers import by_check as _by
 from helpers import one_claim as _claim
@@ -77,3 +78,120 @@ def test_a_restructuredtext_claim_document_is_read_as_rst_never_as_json(tmp_path
     unchecked = [f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")]
     assert unchecked == ["/prose/1/numbers/1", "/literal/0/numbers/0", "/literal/1/numbers/0", "/literal/1/numbers/1", "/literal/1/numbers/2",
                          "/literal/2/numbers/0"], unchecked
+
+
+# ---------------------------------------------------------------- one declared pattern set makes identifiers and "no value" texts informational
+
+SUMMARY = ('{"model": "llama-3-8b", "engine": "vLLM 0.6.3", "started": "2026-09-14T10:00:00Z", "commit": "abc1234f", '
+           '"tp8": "N/A (OOM at 64)", "note": "25.1 tok/s on vLLM 0.6.3", "mean": "2.0 s"}')  # the JSON reader states no number glued to a word
+NOTES = "# Notes\n\nWe ran with seed 1101 on llama-3-8b and saw 2.0 ms.\n\nvLLM 0.6.3 at commit 1a2b3c4d5, 2026-09-14, from 10:42.\n"
+SET = {"classes": ["not-applicable", "date", "time-of-day", "version", "commit", "identifier"],
+       "regexes": [{"regex": r"(?i)seed \d+", "reason": "the generation seed: configuration"}]}
+
+
+def _patterns_report(tmp_path, pattern_set):
+    claim = {k: v for k, v in SLOPE.items() if k != "per"} | {"value": "mean", "id": "mean", "at": {"file": "summary.json", "pointer": "/mean"}}
+    files = {"summary.json": SUMMARY, "NOTES.md": NOTES, "est/a.json": '{"mean": 2.0}'}
+    doc = _est_doc([claim]) | {"claim_documents": [{"file": "summary.json"}, {"file": "NOTES.md"}]}
+    if pattern_set is not None:
+        doc["informational"] = pattern_set
+    return verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
+
+
+def test_without_a_pattern_set_every_identifier_number_is_unchecked(tmp_path):
+    report = _patterns_report(tmp_path, None)
+    unchecked = sorted((f.path, f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim"))
+    assert unchecked == [("NOTES.md", "/prose/0/numbers/0", "1101"), ("NOTES.md", "/prose/0/numbers/1", "3"), ("NOTES.md", "/prose/0/numbers/2", "8"),
+                         ("NOTES.md", "/prose/0/numbers/3", "2.0 ms"), ("NOTES.md", "/prose/1/numbers/0", "0.6"), ("NOTES.md", "/prose/1/numbers/1", "1"),
+                         ("NOTES.md", "/prose/1/numbers/2", "2026"), ("NOTES.md", "/prose/1/numbers/3", "09"), ("NOTES.md", "/prose/1/numbers/4", "14"),
+                         ("NOTES.md", "/prose/1/numbers/5", "10"), ("NOTES.md", "/prose/1/numbers/6", "42"),
+                         ("summary.json", "/note#numbers/0", "25.1 tok/s"), ("summary.json", "/started#numbers/0", "2026"),
+                         ("summary.json", "/started#numbers/1", "09"), ("summary.json", "/started#numbers/2", "00"), ("summary.json", "/tp8#numbers/0", "64")], unchecked
+
+
+def test_one_pattern_set_accounts_for_identifiers_in_every_claim_document_and_nothing_else(tmp_path):
+    report = _patterns_report(tmp_path, SET)
+    unchecked = sorted((f.path, f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim"))
+    # the measurement inside the note and the README's 2.0 ms stay claims; the version beside it, the model's digits, the date,
+    # the commit, the number inside an N/A cell and the seed (the profile's own regex) are informational
+    assert unchecked == [("NOTES.md", "/prose/0/numbers/3", "2.0 ms"), ("summary.json", "/note#numbers/0", "25.1 tok/s")], unchecked
+    assert _claim(report, "mean").status == "PASS"
+
+
+ALL = ["/prose/0/numbers/0", "/prose/0/numbers/1", "/prose/0/numbers/2", "/prose/0/numbers/3", *(f"/prose/1/numbers/{i}" for i in range(7)), "/note#numbers/0", "/started#numbers/0", "/started#numbers/1", "/started#numbers/2", "/tp8#numbers/0"]
+
+
+@pytest.mark.parametrize(("pattern_set", "held"), [
+    ({"classes": ["version"]}, ["/prose/1/numbers/0"]),
+    ({"classes": ["commit"]}, ["/prose/1/numbers/1"]),
+    ({"classes": ["date"]}, [*(f"/prose/1/numbers/{i}" for i in range(2, 5)), "/started#numbers/0", "/started#numbers/1", "/started#numbers/2"]),
+    ({"classes": ["identifier"]}, ["/prose/0/numbers/1", "/prose/0/numbers/2"]),
+    ({"classes": ["not-applicable"]}, ["/tp8#numbers/0"]),
+    ({"classes": ["time-of-day"]}, ["/prose/1/numbers/5", "/prose/1/numbers/6"]),
+    ({"regexes": [{"regex": r"(?i)seed \d+", "reason": "the seed"}]}, ["/prose/0/numbers/0"]),
+])
+def test_each_class_holds_only_its_own_numbers(tmp_path, pattern_set, held):
+    report = _patterns_report(tmp_path, pattern_set)
+    unchecked = [f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")]
+    assert sorted(unchecked) == sorted(p for p in ALL if p not in held), unchecked
+
+
+
+def test_the_schema_classes_are_the_one_vocabulary():
+    import json as _json
+    from pathlib import Path
+
+    from verifier.readers.informational import CLASSES
+    schema = _json.loads((Path(__file__).resolve().parent.parent / "schemas" / "profile.schema.json").read_text())
+    assert schema["properties"]["informational"]["properties"]["classes"]["items"]["enum"] == list(CLASSES)
+
+
+def test_a_regex_re2_refuses_stops_at_load_naming_file_and_pointer(tmp_path, run):
+    import json as _json
+    for regex, said in ((r"(seed) \1", "backreferences"), (r"(?<=seed )\d+", "lookarounds"), (r"seed (\d+", "not an RE2 regex")):
+        draft = tmp_path / "draft.json"
+        doc = _est_doc([]) | {"id": "draft-est", "informational": {"regexes": [{"regex": r"\d+ GPUs", "reason": "ok"}, {"regex": regex, "reason": "seed"}]}}
+        draft.write_text(_json.dumps(doc))
+        bundle = write_tree(tmp_path / "b", {"summary.json": "{}", "est/a.json": '{"mean": 1.0}'})
+        result = run("profile", "check", str(bundle), "--profile", str(draft))
+        assert result.exit_code == 2, result.stdout + result.stderr
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and str(draft) in lines[0] and "/informational/regexes/1/regex" in lines[0] and said in lines[0], result.stderr
+
+
+def test_an_unknown_class_is_refused_at_load(tmp_path, run):
+    import json as _json
+    draft = tmp_path / "draft.json"
+    draft.write_text(_json.dumps(_est_doc([]) | {"id": "draft-est", "informational": {"classes": ["hash"]}}))
+    result = run("profile", "check", str(write_tree(tmp_path / "b", {"summary.json": "{}"})), "--profile", str(draft))
+    assert result.exit_code == 2 and "/informational/classes/0" in result.stderr and len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+def test_a_number_is_placed_in_its_items_text_by_the_reader_that_stated_it(tmp_path):
+    # rST prose numbers are `numbers_in`'s (no digits glued to a word), Markdown's its own: the 2.0 ms of an rST item is its
+    # number 0, which Markdown's reading would place on the 3 of llama-3-8b (an identifier), so it must stay a claim
+    files = {"RESULTS.rst": "Results\n=======\n\nWe ran llama-3-8b and saw 2.0 ms.\n", "summary.json": "{}", "est/a.json": '{"mean": 1.0}'}
+    doc = _est_doc([]) | {"claim_documents": [{"file": "RESULTS.rst"}], "informational": {"classes": ["identifier"]}}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
+    assert [(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")] == [("/prose/0/numbers/0", "2.0 ms")]
+
+
+# ---------------------------------------------------------------- a shipped profile: the fasth3 page's per-position list became one pattern set
+
+
+def test_the_comparison_profile_holds_its_page_configuration_by_pattern_wherever_it_stands():
+    from conftest import profile_document
+
+    from verifier.readers.claimdocs import stated_numbers
+    from verifier.readers.html import html_document
+    from verifier.readers.informational import compile_patterns, informational_numbers
+
+    patterns = compile_patterns(profile_document("vllm-omni-rankings-comparison")["informational"])
+    # the page's texts, in another order than the corpus page (where they were declared by position: /prose/3/numbers/0, ...)
+    page = html_document("<p>FastH3 · 2026-09-14</p><p>0.25×</p><p>17.451 / 17.396 s</p><p>茶馆 · seed 1101 362 帧 · 4 步</p><p>00:00.00</p>"
+                         "<p>当前视频：正式请求 1 17.451 s</p><p>在线 W8A8 · 分组 256</p><p>两边展示各自第 1 次正式请求</p><p>00:15.08</p>".encode())
+    found = [(p, v) for p, v in stated_numbers(page) if isinstance(v, str)]
+    held = informational_numbers(page, found, patterns)
+    shown = {dict(found)[p] for p in held}
+    assert sorted(dict(found)[p] for p in held) == sorted(["2026", "09", "14", "0.25×", "1101", "4", "00", "00.00", "1", "256", "1"]), shown
+    assert all(p not in held for p, v in found if v in ("17.451", "17.396 s", "362 帧", "17.451 s", "00:15.08", "15.08"))

@@ -406,7 +406,10 @@ class Evidence:
     the evidence brings); `scorers` the scorer identity recorded per quality
     metric; `prose` the texts stated in words; `outcomes` the recorded gate
     outcomes; `sites` where the bundle states each value a profile's claims
-    and gate compare. Every other field is one of the shapes above.
+    and gate compare; `informational` the stated numbers of claim documents
+    a profile's pattern set declares informational (`(file, JSON Pointer)` ->
+    the pattern class or regex that holds it, `verifier.readers.informational`).
+    Every other field is one of the shapes above.
     """
 
     reader: str
@@ -425,6 +428,7 @@ class Evidence:
     prose: tuple[Prose, ...] = ()
     outcomes: tuple[RecordedOutcome, ...] = ()
     sites: tuple[Site, ...] = ()
+    informational: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def sites_of(self, rule: str, role: str) -> list[Site]:
         """Return the `Site`s of `rule` (its profile pointer, `Site.rule`) with `role` (see `SITE_ROLES`), in the order the reader found them (instance order)."""
