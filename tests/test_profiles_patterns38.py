@@ -195,3 +195,39 @@ def test_the_comparison_profile_holds_its_page_configuration_by_pattern_wherever
     shown = {dict(found)[p] for p in held}
     assert sorted(dict(found)[p] for p in held) == sorted(["2026", "09", "14", "0.25×", "1101", "4", "00", "00.00", "1", "256", "1"]), shown
     assert all(p not in held for p, v in found if v in ("17.451", "17.396 s", "362 帧", "17.451 s", "00:15.08", "15.08"))
+
+
+# ---------------------------------------------------------------- a `where` matching several elements is the profile's fault, never FAIL claim-missing
+
+ROWS = {"rows": [{"arm": "baseline", "run": 1, "mean": 1.2}, {"arm": "baseline", "run": 2, "mean": 9.0}, {"arm": "candidate", "run": 1, "mean": 1.0}]}
+
+
+def _where_several(tmp_path, where: dict):
+    import json as _json
+
+    from test_profiles_authoring import RUNS, _doc
+    claim = {"id": "mean", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"], "unit": "s",
+             "at": {"file": "summary.json", "pointer": "/rows", "where": where, "then": "/mean"}}
+    bundle = write_tree(tmp_path / "run", {**RUNS, "summary.json": _json.dumps(ROWS)})
+    return bundle, _doc([claim])
+
+
+def test_a_where_matching_several_elements_is_unverified_ambiguous_not_claim_missing(tmp_path):
+    bundle, doc = _where_several(tmp_path, {"arm": "{arm}"})
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
+    found = _claim(report, "mean[arm=baseline]")
+    assert (found.status, found.code) == ("UNVERIFIED", "ambiguous-location") and "2 elements of /rows match" in found.message, found.message
+    assert _claim(report, "mean[arm=candidate]").status == "PASS"
+    bundle, doc = _where_several(tmp_path / "one", {"arm": "{arm}", "run": "1"})  # a member that tells them apart: one element, compared
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "one", {"run": doc}))
+    assert [f.status for f in _by(report, "profile.claims")] == ["PASS", "PASS"]
+
+
+def test_profile_check_names_a_where_matching_several_elements_as_an_authoring_problem(tmp_path, run):
+    import json as _json
+    bundle, doc = _where_several(tmp_path, {"arm": "{arm}"})
+    draft = tmp_path / "draft.json"
+    draft.write_text(_json.dumps(doc | {"id": "draft-run"}))
+    result = run("profile", "check", str(bundle), "--profile", str(draft))
+    line = next(line for line in result.stdout.splitlines() if "claims/0 (mean)" in line)
+    assert result.exit_code == 1 and "`where` matches several elements for 1 instance" in line and "an authoring problem" in line, result.stdout

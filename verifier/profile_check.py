@@ -154,6 +154,12 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             places = {(s.location.file, s.location.pointer) for s in found}
             if len(places) < len(found):  # a `per` dimension its location does not name: several instances compared with one stated value
                 text += f" ({len(found)} instances at {_many(len(places), 'place')}: a `per` dimension the location does not name, or a `where` that binds the wrong column?)"
+            several = [s for s in missing if s.problem == "ambiguous"]
+            if several:  # the profile's `where` chooses no single element: its fault whatever the evidence holds
+                text += (f"; its `where` matches several elements for {_many(len(several), 'instance')} (first: {several[0].detail}): "
+                         "add a member that tells them apart")
+                problem = True
+            missing = [s for s in missing if s.problem != "ambiguous"]
             if missing:
                 first = missing[0]
                 rel, where = (_filled(t, dict(first.key)) for t in (first.location.file, first.location.pointer or ""))

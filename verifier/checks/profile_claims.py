@@ -192,7 +192,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
 
 
 #: The `Site.problem`s of a claim instance whose stated value was not found (`_site_problem` reports each).
-_SITE_PROBLEMS = ("unranked", "blocked", "missing", "unreadable")
+_SITE_PROBLEMS = ("unranked", "blocked", "missing", "ambiguous", "unreadable")
 
 
 def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str], label: str,
@@ -203,7 +203,9 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
     UNVERIFIED `blocked-by-integrity` or `incomplete-denominator` (`unranked`:
     the instance exists only through receipts that were not read; `blocked`:
     its file is never parsed, which is added to `blocked`), FAIL
-    `claim-missing`, UNVERIFIED `claim-unreadable`.
+    `claim-missing`, UNVERIFIED `ambiguous-location` (several elements match
+    the location's `where`: the profile chooses no single value to compare, so
+    nothing was checked; `verify profile check` names it), UNVERIFIED `claim-unreadable`.
     """
     if site.problem == "unranked":  # the instance exists only through receipts that were not read (integrity, grammar)
         unread = [f"{d}={v}" for d, v in key.items() if v not in ranked().get(d, {})]
@@ -216,6 +218,10 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
         return _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {site.location.file} is not parsed because {site.detail}", path=site.location.file)
     if site.problem == "missing":
         return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
+    if site.problem == "ambiguous":
+        return _f(cid, Status.UNVERIFIED, "ambiguous-location", f"{label}: the location names no single place ({site.detail}), so no stated value "
+                  "is compared: the bundle states the instance more than once, or the profile's `where` should hold a member that tells them apart",
+                  path=rule["at"]["file"])
     return _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
 
 
