@@ -231,3 +231,113 @@ def test_profile_check_names_a_where_matching_several_elements_as_an_authoring_p
     result = run("profile", "check", str(bundle), "--profile", str(draft))
     line = next(line for line in result.stdout.splitlines() if "claims/0 (mean)" in line)
     assert result.exit_code == 1 and "`where` matches several elements for 1 instance" in line and "an authoring problem" in line, result.stdout
+
+
+# ---------------------------------------------------------------- Why: "geometric mean of ratios"; "a template that binds the wrong columns"
+
+RATIOS = {"runs/baseline.json": '{"benchmarks": [{"name": "a", "new": 2.0, "old": 1.0}, {"name": "b", "new": 9.0, "old": 1.0}, {"name": "c", "new": 1.0, "old": 3.0}]}'}
+
+
+def test_a_geometric_mean_of_per_record_ratios(tmp_path):
+    import json as _json
+
+    from scipy.stats import gmean
+    from test_profiles_authoring import _json_doc
+    expected = gmean([2.0, 9.0, 1.0 / 3.0])  # 1.817..., not the ratio of the means (4.0 / 1.667 = 2.4) nor their mean ratio (3.78)
+    claim = {"id": "gm", "receipts": "runs", "statistic": "geometric_mean", "value": "r", "selection": {"phase": "measured"}, "unit": "x",
+             "at": {"file": "summary.json", "pointer": "/gm"}}
+    runs = {"values": {"r": {"pointer": "/new", "unit": "1", "divide_by": {"pointer": "/old"}}}}
+    for stated, status in ((round(expected, 4), "PASS"), (2.4, "FAIL"), (round((2.0 + 9.0 + 1 / 3) / 3, 4), "FAIL")):
+        bundle = write_tree(tmp_path / f"{stated}" / "run", {**RATIOS, "summary.json": _json.dumps({"gm": stated})})
+        report = verify_path(str(bundle), asset_root=make_assets(tmp_path / f"{stated}", {"run": _json_doc([claim], runs)}))
+        assert _claim(report, "gm").status == status, (stated, _claim(report, "gm").message)
+
+
+def test_profile_check_names_a_where_binding_the_wrong_columns(tmp_path, run):
+    import json as _json
+
+    from test_profiles_authoring import RUNS, _doc
+    table = "# Results\n\n| Arm | Mean s |\n|---|---|\n| baseline | 1.2 |\n| candidate | 1.0 |\n"
+    claim = {"id": "mean", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"], "unit": "s",
+             "at": {"file": "RESULTS.md", "pointer": "/tables/Results", "where": {"Mean s": "{arm}"}, "then": "/Arm"}}  # the columns swapped
+    bundle = write_tree(tmp_path / "run", {**RUNS, "RESULTS.md": table, "summary.json": "{}"})
+    draft = tmp_path / "draft.json"
+    draft.write_text(_json.dumps(_doc([claim]) | {"id": "draft-run"}))
+    result = run("profile", "check", str(bundle), "--profile", str(draft))
+    line = next(line for line in result.stdout.splitlines() if "claims/0 (mean)" in line)
+    assert result.exit_code == 1 and "stated for 0 of 2" in line and "0 elements of /tables/Results match {'Mean s': 'baseline'}" in line and \
+        "an authoring problem" in line, line
+    claim["at"] |= {"where": {"Arm": "{arm}"}, "then": "/Mean s"}
+    draft.write_text(_json.dumps(_doc([claim]) | {"id": "draft-run"}))
+    assert run("profile", "check", str(bundle), "--profile", str(draft)).exit_code == 0
+
+
+# ---------------------------------------------------------------- Bad input: a profile never reads outside the folder, runs code, or takes unbounded time
+
+DEEP = "/".join(["a" * 10] * 12)  # a 131-character path
+
+
+def _timed(call) -> float:
+    import time
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+def test_a_glob_of_many_wildcards_is_matched_in_linear_time():
+    from verifier.readers.tree import glob_regex
+    pattern = "**/" * 8 + "*a" * 8 + "b"  # Python's backtracking re: 2.9 s on this one path (ten of each: 12 s)
+    assert _timed(lambda: glob_regex(pattern).fullmatch(DEEP)) < 0.5
+    assert glob_regex("runs/**/*.json").fullmatch("runs/x/y/a.json") and not glob_regex("runs/*.json").fullmatch("runs/x/a.json")
+
+
+def test_a_pointer_pattern_and_a_name_template_of_many_wildcards_are_matched_in_linear_time():
+    from verifier.checks.profile_coverage import pointer_matches
+    from verifier.readers.records import _name_values
+    assert _timed(lambda: pointer_matches("/" + "*a" * 7 + "b", "/" + "a" * 50)) < 0.5  # backtracking re: 1.7 s (eight and 60: 43 s)
+    template = "-".join(f"{{p{i}}}" for i in range(6)) + ".csv"  # backtracking re: 1.8 s (seven: 24 s)
+    assert _timed(lambda: _name_values(template, "-".join(["x"] * 60) + ".json")) < 0.5
+    assert _name_values("runs/{arm}-{phase}.csv", "runs/a-b-c.csv") == {"arm": "a", "phase": "b-c"}  # leftmost-first, as before
+
+
+@pytest.mark.parametrize("pattern", [r"(\d+)_\1", r"(?=\d)\d+"])
+def test_a_name_pattern_re2_refuses_is_refused_at_load(pattern):
+    from test_profiles_authoring import SCHEMA, _refused
+    doc = _est_doc([])
+    doc["receipts"]["est"]["name_patterns"] = {"k": pattern}
+    line = _refused(doc, "/receipts/est/name_patterns/k", "not a regular expression RE2 accepts")
+    assert SCHEMA and "\n" not in line
+
+
+@pytest.mark.parametrize(("edit", "pointer"), [
+    (lambda d: d["receipts"]["est"].__setitem__("glob", "/etc/*.json"), "/receipts/est/glob"),
+    (lambda d: d["claims"].append({**SLOPE, "at": {"file": "/etc/passwd", "pointer": "/{k}"}}), "/claims/0/at/file"),
+    (lambda d: d["detect"].__setitem__("files", ["../summary.json"]), "/detect/files/0"),
+])
+def test_an_absolute_path_or_a_parent_segment_is_refused_at_load(edit, pointer):
+    from test_profiles_authoring import _refused
+    doc = _est_doc([])
+    edit(doc)
+    _refused(doc, pointer)
+
+
+def test_a_directory_symlinked_out_of_the_folder_is_never_read(tmp_path):
+    import os
+    outside = write_tree(tmp_path / "outside", {"a.json": '{"mean": 2.0}'})
+    bundle = write_tree(tmp_path / "b", {"summary.json": '{"a": 2.0}'})
+    os.symlink(outside, bundle / "est")
+    claim = {**SLOPE, "value": "mean", "id": "mean"}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
+    assert not [f for f in report.findings if f.status == "PASS" and f.check in ("profile.claims", "profile.receipts")], [f.message for f in report.findings]
+    assert [f.code for f in _by(report, "profile.receipts")] == ["no-receipts"]
+
+
+def test_a_placeholder_filled_from_the_evidence_never_names_a_file_outside(tmp_path):
+    write_tree(tmp_path / "outside", {"secret.json": '{"v": 2.0}'})
+    claim = {**SLOPE, "value": "mean", "id": "mean", "at": {"file": "{k}.json", "pointer": "/v"}}
+    doc = _est_doc([claim])
+    doc["receipts"]["est"] |= {"name": "est/{n}.json", "dimensions": {"k": {"pointer": "/k"}, "n": {"from_name": "n"}}}
+    bundle = write_tree(tmp_path / "b", {"summary.json": "{}", "est/a.json": '{"mean": 2.0, "k": "../outside/secret"}'})
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"est": doc}))
+    found = _claim(report, "mean[k=../outside/secret]")
+    assert found.status != "PASS" and "2" not in (found.message.split(":")[-1]), found.message

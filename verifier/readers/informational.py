@@ -87,18 +87,16 @@ def compile_patterns(section: dict[str, Any] | None) -> Patterns:
     regexes = section.get("regexes", [])
     if len(regexes) > MAX_REGEXES:
         raise ValueError((f"/informational/regexes/{MAX_REGEXES}", f"at most {MAX_REGEXES} regexes (write one alternation, or a class)"))
-    import re2  # RE2: linear-time matching, so a profile cannot make verify take unbounded time
+    from verifier.linear_regex import RegexError, compile_linear  # RE2: linear-time matching, so a profile cannot make verify take unbounded time
 
-    options = re2.Options()
-    options.log_errors = False  # the one-line refusal says it, not RE2's own log on stderr
     for i, item in enumerate(regexes):
         text = item["regex"]
         if len(text) > MAX_REGEX_CHARS:
             raise ValueError((f"/informational/regexes/{i}/regex", f"a regex of {len(text)} characters; at most {MAX_REGEX_CHARS}"))
         try:
-            compiled = re2.compile(text, options=options)
-        except re2.error as exc:
-            reason = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+            compiled = compile_linear(text)
+        except RegexError as exc:
+            reason = str(exc)
             raise ValueError((f"/informational/regexes/{i}/regex", f"{text!r} is not an RE2 regex ({reason}); "
                               "RE2 has no backreferences or lookarounds: match the text around the number instead")) from None
         out.append((f"regex {i} ({item['reason']})", _regex_search(compiled)))

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple
 
 from verifier.grammars import numbers_in
 from verifier.jsonio import JSONProblem
+from verifier.linear_regex import compile_linear
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
@@ -247,8 +248,8 @@ def _member_pattern(name: str) -> re.Pattern[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _template(text: str, value: str) -> re.Pattern[str]:
-    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern."""
+def _template(text: str, value: str) -> Any:
+    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern. Matched by RE2 (`verifier.linear_regex`), in time linear in the text."""
     parts = _PLACEHOLDER.split(text)
     out = []
     for i, part in enumerate(parts):
@@ -257,7 +258,7 @@ def _template(text: str, value: str) -> re.Pattern[str]:
         else:
             group = f"g{i}_" + re.sub(r"[^A-Za-z0-9_]", "_", part)
             out.append(f"(?P<{group}>{r'[0-9]+' if part.endswith('.index') else value})")
-    return re.compile("".join(out))
+    return compile_linear("".join(out))
 
 
 def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str, str]) -> dict[str, str] | None:
