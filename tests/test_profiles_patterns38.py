@@ -341,3 +341,20 @@ def test_a_placeholder_filled_from_the_evidence_never_names_a_file_outside(tmp_p
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"est": doc}))
     found = _claim(report, "mean[k=../outside/secret]")
     assert found.status != "PASS" and "2" not in (found.message.split(":")[-1]), found.message
+
+
+def test_profile_check_counts_what_each_pattern_holds_and_names_one_holding_nothing(tmp_path, run):
+    import json as _json
+    claim = {k: v for k, v in SLOPE.items() if k != "per"} | {"value": "mean", "id": "mean", "at": {"file": "summary.json", "pointer": "/mean"}}
+    files = {"summary.json": SUMMARY, "NOTES.md": NOTES, "est/a.json": '{"mean": 2.0}'}
+    pattern_set = {"classes": ["date", "not-applicable"], "regexes": [{"regex": r"seed \d+", "reason": "seed"}, {"regex": r"sede \d+", "reason": "a typo"}]}
+    doc = _est_doc([claim]) | {"id": "draft-est", "claim_documents": [{"file": "summary.json"}, {"file": "NOTES.md"}], "informational": pattern_set}
+    draft = tmp_path / "draft.json"
+    draft.write_text(_json.dumps(doc))
+    result = run("profile", "check", str(write_tree(tmp_path / "b", files)), "--profile", str(draft))
+    lines = {line.split(":")[0].strip(): line for line in result.stdout.splitlines() if "informational/" in line}
+    assert "holds 1 stated number of 17" in lines["informational/classes (not-applicable)"], result.stdout
+    assert "holds 6 stated numbers of 17" in lines["informational/classes (date)"]
+    assert "holds 1 stated number of 17" in lines["informational/regexes/0"] and "matches nothing" not in lines["informational/regexes/0"]
+    assert "holds 0 stated numbers" in lines["informational/regexes/1"] and "matches nothing" in lines["informational/regexes/1"]
+    assert result.exit_code == 1

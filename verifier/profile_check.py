@@ -15,11 +15,13 @@ receipts with their set, and the `Site`s where claims and gate rules are stated)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
 from verifier.evidence import Evidence, Receipt, StatedClaim
+from verifier.readers.informational import pattern_names
 from verifier.readers.select import RECEIPTS, instances, left_out, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
@@ -188,4 +190,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             for j, item in enumerate(declared.get(kind, [])):
                 if named and not any(pointer_matches(item["pointer"], p) for p in pointers):  # a pattern declaring nothing: a typo, or a layout it was not written for
                     say(f"claim_documents/{i}/{kind}/{j}", f"{item['pointer']!r} matches no stated number of {_many(len(named), 'file')} ({_many(len(pointers), 'stated number')})", True)
+    if model is not None and stated:  # the one pattern set: a class or regex holding nothing is a typo, or a layout it was not written for
+        held = Counter(model.informational.values())
+        total = sum(len(pointers) for pointers in stated.values())
+        for where, name in pattern_names(document.get("informational")):
+            say(where[1:], f"holds {_many(held[name], 'stated number')} of {total}" + ("" if held[name] else " (none that a pattern before it left)"), not held[name])
     return lines, nothing

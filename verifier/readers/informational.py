@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CLASSES", "MAX_REGEXES", "MAX_REGEX_CHARS", "Patterns", "compile_patterns", "informational_numbers"]
+__all__ = ["CLASSES", "MAX_REGEXES", "MAX_REGEX_CHARS", "Patterns", "compile_patterns", "informational_numbers", "pattern_names"]
 
 #: The closed vocabulary of pattern classes (name -> what it holds), the schema's enum (tests keep them equal).
 CLASSES = {
@@ -67,6 +67,17 @@ def _identifier_search(names: frozenset[str]) -> Callable[[str], list[tuple[int,
 
 def _regex_search(compiled: Any) -> Callable[[str], list[tuple[int, int]]]:
     return lambda text: [m.span() for m in compiled.finditer(text) if m.end() > m.start()]
+
+
+def pattern_names(section: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """Return `(profile pointer, name)` of each pattern of an `informational` section, in the order `compile_patterns` tries them (the names `informational_numbers` gives)."""
+    if not section:
+        return []
+    classes = section.get("classes", [])
+    named = sorted(set(classes) - {"not-applicable"})
+    out = [("/informational/classes (not-applicable)", "not-applicable")] if "not-applicable" in classes else []
+    out += [(f"/informational/classes ({', '.join(named)})", f"class {'/'.join(named)}")] if named else []
+    return out + [(f"/informational/regexes/{i}", f"regex {i} ({item['reason']})") for i, item in enumerate(section.get("regexes", []))]
 
 
 def compile_patterns(section: dict[str, Any] | None) -> Patterns:
