@@ -358,3 +358,16 @@ def test_profile_check_counts_what_each_pattern_holds_and_names_one_holding_noth
     assert "holds 1 stated number of 17" in lines["informational/regexes/0"] and "matches nothing" not in lines["informational/regexes/0"]
     assert "holds 0 stated numbers" in lines["informational/regexes/1"] and "matches nothing" in lines["informational/regexes/1"]
     assert result.exit_code == 1
+
+
+def test_the_not_applicable_class_makes_a_claim_instance_writing_n_a_with_a_note_state_no_number(tmp_path):
+    from test_profiles_trial38 import OPTIONAL
+    claim = {**SLOPE, "value": "mean", "id": "mean"}
+    files = {**OPTIONAL, "summary.json": '{"a": "N/A (OOM at 64)", "b": "not significant (p = 0.21)"}'}
+    report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
+    assert sorted(f.code for f in _by(report, "profile.claims")) == ["claim-not-stated", "claim-not-stated"]  # undeclared: each a text, not a number
+    doc = _est_doc([claim]) | {"informational": {"classes": ["not-applicable"]}, "claim_documents": [{"file": "summary.json"}]}
+    report = verify_path(str(write_tree(tmp_path / "c", files)), asset_root=make_assets(tmp_path / "c", {"est": doc}))
+    (found,) = _by(report, "profile.claims")
+    assert (found.status, found.code) == ("UNVERIFIED", "claim-unstated") and "mean[k=a], mean[k=b]" in found.message, found.message
+    assert [f.code for f in _by(report, "profile.coverage")] == ["covered"]  # the 64 and the 0.21 inside them are informational

@@ -17,6 +17,7 @@ from verifier.grammars import quantity
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
+from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
 from verifier.derive import derive_rule
@@ -87,6 +88,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     memo = _derivations(ctx)
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
     no_number = no_number_texts(_profile(ctx))
+    said_na = "not-applicable" in (_profile(ctx).get("informational") or {}).get("classes", ())  # "N/A (OOM at 64)": the pattern set's class, at claim places too
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         rid = rule["receipts"]
@@ -128,7 +130,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             handled.add(place)
             seen.add(place)
             claimed, stated_unit = _stated(stated_value)
-            if claimed is None and states_no_number(stated_value, no_number):  # "N/A", "-": the bundle says it states no number here
+            if claimed is None and (states_no_number(stated_value, no_number) or (said_na and not_applicable(stated_value))):  # "N/A", "-": it states no number here
                 said_none.append((label, stated_value))
                 continue
             if claimed is None:

@@ -9,7 +9,9 @@ of one of them, searched in the text the number is written in (the string or
 table cell; a Markdown, HTML or rST item's `text`; a JSON number's own
 digits), covers the number: `llama-3-8b` holds 3 and 8 as an `identifier`,
 `vLLM 0.6.3` holds 0.6.3 as a `version`, the cell `N/A (OOM at 64)` holds 64
-as `not-applicable`. `profile.coverage` counts such a number declared
+as `not-applicable` (and a claim instance whose place writes such a text
+states no number, as one of the `no_number` texts: `not_applicable`).
+`profile.coverage` counts such a number declared
 informational (never compared), after the checks and the pointer-pattern
 declarations of `claim_documents`, and before `unchecked-claim`.
 
@@ -28,7 +30,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CLASSES", "MAX_REGEXES", "MAX_REGEX_CHARS", "Patterns", "compile_patterns", "informational_numbers", "pattern_names"]
+__all__ = ["CLASSES", "MAX_REGEXES", "MAX_REGEX_CHARS", "Patterns", "compile_patterns", "informational_numbers", "not_applicable", "pattern_names"]
 
 #: The closed vocabulary of pattern classes (name -> what it holds), the schema's enum (tests keep them equal).
 CLASSES = {
@@ -48,6 +50,11 @@ _NOT_APPLICABLE = re.compile(r"\s*(?:n/a|n\.a\.|na|not\s+applicable|not\s+availa
 
 #: One compiled pattern set: `(name, search)` pairs, `search(text)` giving the `(start, end)` spans it holds.
 Patterns = tuple[tuple[str, Callable[[str], list[tuple[int, int]]]], ...]
+
+
+def not_applicable(text: Any) -> bool:
+    """Return whether `text` is a string that begins with a no-value word (the `not-applicable` class: "N/A (OOM at 64)", "not significant (p = 0.21)")."""
+    return isinstance(text, str) and _NOT_APPLICABLE.match(text) is not None
 
 
 def _not_applicable(text: str) -> list[tuple[int, int]]:
