@@ -62,7 +62,7 @@ def _not_applicable(text: str) -> list[tuple[int, int]]:
 
 
 def _identifier_search(names: frozenset[str]) -> Callable[[str], list[tuple[int, int]]]:
-    """Return a search giving the identifier spans (`verifier.claimtext.identifier_spans`) whose rule is in `names`, each minus the spans of other rules wider than it inside it (a date's `-09` is a date, not an `identifier`: the widest span names the rule, as the claim text reader decides)."""
+    """Return a search giving the identifier spans (`verifier.claimtext.identifier_spans`) whose rule is in `names`, except those inside a wider span of a rule not in `names` (the widest span names the rule, as the claim text reader decides: a date's `-09` is a `date`, not an `identifier`)."""
     from verifier.claimtext import identifier_spans
 
     def search(text: str) -> list[tuple[int, int]]:
