@@ -15,11 +15,13 @@ receipts with their set, and the `Site`s where claims and gate rules are stated)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
 from verifier.evidence import Evidence, Receipt, StatedClaim
+from verifier.readers.informational import pattern_names
 from verifier.readers.select import RECEIPTS, instances, left_out, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
@@ -161,6 +163,12 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             places = {(s.location.file, s.location.pointer) for s in found}
             if len(places) < len(found):  # a `per` dimension its location does not name: several instances compared with one stated value
                 text += f" ({len(found)} instances at {_many(len(places), 'place')}: a `per` dimension the location does not name, or a `where` that binds the wrong column?)"
+            several = [s for s in missing if s.problem == "ambiguous"]
+            if several:  # the profile's `where` chooses no single element: its fault whatever the evidence holds
+                text += (f"; its `where` matches several elements for {_many(len(several), 'instance')} (first: {several[0].detail}): "
+                         "add a member that tells them apart")
+                problem = True
+            missing = [s for s in missing if s.problem != "ambiguous"]
             if missing:
                 first = missing[0]
                 rel, where = (_filled(t, dict(first.key)) for t in (first.location.file, first.location.pointer or ""))
@@ -192,4 +200,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             for j, item in enumerate(declared.get(kind, [])):
                 if named and not any(pointer_matches(item["pointer"], p) for p in pointers):  # a pattern declaring nothing: a typo, or a layout it was not written for
                     say(f"claim_documents/{i}/{kind}/{j}", f"{item['pointer']!r} matches no stated number of {_many(len(named), 'file')} ({_many(len(pointers), 'stated number')})", True)
+    if model is not None and stated:  # the one pattern set: a class or regex holding nothing is a typo, or a layout it was not written for
+        held = Counter(model.informational.values())
+        total = sum(len(pointers) for pointers in stated.values())
+        for where, name in pattern_names(document.get("informational")):
+            say(where[1:], f"holds {_many(held[name], 'stated number')} of {total}" + ("" if held[name] else " (none that a pattern before it left)"), not held[name])
     return lines, nothing

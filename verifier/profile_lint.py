@@ -26,7 +26,9 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
 - a `selection` value holding a `{placeholder}` (selections are literal; the
   text would match no receipt), and a `baseline` or `candidate` `{dim}`, or a
   `bounds_at.file` placeholder, that is not a `per` dimension (it would name
-  an arm, or a file, called "{dim}").
+  an arm, or a file, called "{dim}");
+- a regex of the `informational` pattern set that RE2 does not compile (a
+  backreference, a lookaround, a syntax error) or longer than 200 characters.
 """
 
 from __future__ import annotations
@@ -110,6 +112,18 @@ def lint(document: dict[str, Any], origin: str) -> None:
     _flat_records(document, origin)
     _ambiguous(document, origin)
     _literal_selections(document, origin)
+    _informational(document, origin)
+
+
+def _informational(document: dict[str, Any], origin: str) -> None:
+    """Refuse a regex of the `informational` pattern set that RE2 does not compile, or one too long (`verifier.readers.informational.compile_patterns`)."""
+    from verifier.readers.informational import compile_patterns
+
+    try:
+        compile_patterns(document.get("informational"))
+    except ValueError as exc:
+        pointer, message = exc.args[0]
+        raise _refuse(origin, pointer, message) from None
 
 
 def _mapping_kinds(document: dict[str, Any], origin: str) -> None:

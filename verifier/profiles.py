@@ -18,13 +18,13 @@ checks that turn these into findings are in `verifier.checks.profile`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 
 from verifier import profile_lint, stats, units
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
+from verifier.linear_regex import RegexError, compile_linear
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
@@ -66,7 +66,7 @@ __all__ = [
 
 
 def _paths(document: Any, origin: str) -> None:
-    """Refuse a file name or glob of the profile (`file`, `glob`, `files`, `ignore`) with a `..` segment: it would name a file outside the folder read."""
+    """Refuse a file name or glob of the profile (`file`, `glob`, `files`, `ignore`) with a `..` segment or an absolute start (`/`, `\\`, `C:`): it would name a file outside the folder read."""
     stack: list[tuple[str, Any]] = [("", document)]
     while stack:
         where, node = stack.pop()
@@ -82,6 +82,8 @@ def _paths(document: Any, origin: str) -> None:
             for pointer, name in names:
                 if ".." in name.replace("\\", "/").split("/"):
                     raise _refuse(origin, pointer, f"{name!r} has a '..' segment: a profile names files inside the folder it reads, never outside it")
+                if name.startswith(("/", "\\")) or name[1:2] == ":":
+                    raise _refuse(origin, pointer, f"{name!r} is an absolute path: a profile names files relative to the folder it reads, never outside it")
             stack.append((here, value))
 
 
@@ -179,9 +181,9 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
             if name not in names:
                 raise _refuse(origin, f"{here}/name_patterns/{name}", f"{name!r} is not a placeholder of the name template {spec.get('name')!r}")
             try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression ({exc})") from None
+                compile_linear(pattern)  # RE2, as the reader matches it: linear time, so no backreferences or lookarounds
+            except RegexError as exc:
+                raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression RE2 accepts ({exc}; no backreferences or lookarounds)") from None
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
         for name, mapping in spec.get("values", {}).items():
             if "record" in mapping:

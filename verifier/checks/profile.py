@@ -30,6 +30,7 @@ from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
 from verifier.readers.claimdocs import read_claim_documents
+from verifier.readers.informational import compile_patterns
 from verifier.readers.records import UNITS, read_receipts
 from verifier.readers.sites import read_sites
 
@@ -84,10 +85,10 @@ def receipts(ctx: Context) -> Iterator[Finding]:
             if not n:
                 continue  # read, and every record left out by the set's own `where`: no receipt, so nothing mapped to pass (`read_receipts`)
             yield _f(cid, Status.PASS, "mapped", f"receipts.{rid}: {rel} maps {n} records with every mapped field", path=rel, observed=n)
-    stated = read_claim_documents(tree, profile.get("claim_documents", []))
+    stated = read_claim_documents(tree, profile.get("claim_documents", []), compile_patterns(profile.get("informational")))
     model = Evidence(reader=f"profile:{profile['id']}", files=tuple(FileEntry(rel, None, None) for rel in tree.files()),
                      receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
-                     unmapped=(*unmapped, *stated.unmapped), gate=profile["id"])
+                     unmapped=(*unmapped, *stated.unmapped), gate=profile["id"], informational=stated.informational)
     ctx.data["evidence"] = model  # stored first: should reading the sites fail (an ERROR here), every later check still has the receipts
     ctx.data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, profile, every))
 

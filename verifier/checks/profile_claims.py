@@ -19,6 +19,7 @@ from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
 from verifier.readers.locate import fill_named
+from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
 from verifier.derive import derive_rule
@@ -123,6 +124,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
     no_number = no_number_texts(_profile(ctx))
     absent = _absent_optional_documents(ctx)
+    said_na = "not-applicable" in (_profile(ctx).get("informational") or {}).get("classes", ())  # "N/A (OOM at 64)": the pattern set's class, at claim places too
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         if rule["at"]["file"] in absent:  # the tree does not publish this optional document: it claims nothing there
@@ -166,7 +168,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             handled.add(place)
             seen.add(place)
             claimed, stated_unit = _stated(stated_value)
-            if claimed is None and states_no_number(stated_value, no_number):  # "N/A", "-": the bundle says it states no number here
+            if claimed is None and (states_no_number(stated_value, no_number) or (said_na and not_applicable(stated_value))):  # "N/A", "-": it states no number here
                 said_none.append((label, stated_value))
                 continue
             if claimed is None:
@@ -238,7 +240,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
 
 
 #: The `Site.problem`s of a claim instance whose stated value was not found (`_site_problem` reports each).
-_SITE_PROBLEMS = ("unranked", "blocked", "missing", "unreadable")
+_SITE_PROBLEMS = ("unranked", "blocked", "missing", "ambiguous", "unreadable")
 
 
 def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str], label: str,
@@ -249,7 +251,9 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
     UNVERIFIED `blocked-by-integrity` or `incomplete-denominator` (`unranked`:
     the instance exists only through receipts that were not read; `blocked`:
     its file is never parsed, which is added to `blocked`), FAIL
-    `claim-missing`, UNVERIFIED `claim-unreadable`.
+    `claim-missing`, UNVERIFIED `ambiguous-location` (several elements match
+    the location's `where`: the profile chooses no single value to compare, so
+    nothing was checked; `verify profile check` names it), UNVERIFIED `claim-unreadable`.
     """
     if site.problem == "unranked":  # the instance exists only through receipts that were not read (integrity, grammar)
         unread = [f"{d}={v}" for d, v in key.items() if v not in ranked().get(d, {})]
@@ -262,6 +266,10 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
         return _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {site.location.file} is not parsed because {site.detail}", path=site.location.file)
     if site.problem == "missing":
         return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
+    if site.problem == "ambiguous":
+        return _f(cid, Status.UNVERIFIED, "ambiguous-location", f"{label}: the location names no single place ({site.detail}), so no stated value "
+                  "is compared: the bundle states the instance more than once, or the profile's `where` should hold a member that tells them apart",
+                  path=rule["at"]["file"])
     return _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
 
 

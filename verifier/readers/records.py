@@ -12,6 +12,7 @@ from typing import Any
 from verifier import stats, units
 from verifier.evidence import Location, Quantity, Receipt
 from verifier.grammars import GrammarError, parse, quantity
+from verifier.linear_regex import compile_linear
 from verifier.jsonio import JSONProblem, in_binary64, shown_literal
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.tree import Tree
@@ -83,21 +84,22 @@ class Problem:
 
 
 @functools.lru_cache(maxsize=256)
-def _name_regex(template: str, spans: frozenset[str] = frozenset(), patterns: tuple[tuple[str, str], ...] = ()) -> re.Pattern[str]:
+def _name_regex(template: str, spans: frozenset[str] = frozenset(), patterns: tuple[tuple[str, str], ...] = ()) -> Any:
     """
     Return the compiled regex of a file-name template, built once per template: `{arm}` -> a named group within one
     path component, or across directories for a placeholder in `spans` (a dimension mapped `"spans_directories": true`:
     criterion's `{bench}/new/sample.json`, where a benchmark id `group/function/param` is three directories), or
     the receipt set's `name_patterns` regex for that placeholder (`patterns`: sorted `(placeholder, regex)` pairs;
     lm-eval's `samples_{task}_{ts}.jsonl` with `ts` a timestamp pattern, so `{task}` keeps its `_`s).
-    Raises `re.error` for a pattern that does not compile (the profile loader refuses such a profile first).
+    Matched by RE2 (`verifier.linear_regex`), in time linear in the path. Raises `RegexError` for a pattern RE2 refuses
+    (the profile loader refuses such a profile first).
     """
     given = dict(patterns)
 
     def group(p: str) -> str:
         return f"(?:{given[p]})" if p in given else "[^/].*?" if p in spans else "[^/]+?"
     parts = PLACEHOLDER.split(template)
-    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>{group(p)})" for i, p in enumerate(parts)))
+    return compile_linear("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>{group(p)})" for i, p in enumerate(parts)))
 
 
 def _spans(spec: dict[str, Any]) -> frozenset[str]:

@@ -41,7 +41,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
-from verifier.readers.locate import fill_file, fill_named, locate, locate_beside, stated
+from verifier.readers.locate import AmbiguousPlace, fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
 
@@ -130,6 +130,9 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
                 rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
             else:
                 (rel, pointer, value), unit = locate(tree, at, key, indexes), None
+        except AmbiguousPlace as exc:  # the profile's `where` chooses no single element
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="ambiguous", detail=str(exc))
+            continue
         except _MISSING as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
             continue
@@ -162,6 +165,8 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     pairs = tuple(key.items())
     try:
         rel, pointer, value = locate(tree, at, key, indexes())
+    except AmbiguousPlace as exc:
+        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="ambiguous", detail=str(exc))
     except _MISSING as exc:
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
     except _UNREADABLE as exc:
