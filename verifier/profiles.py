@@ -184,12 +184,6 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression ({exc})") from None
         if isinstance(spec.get("records"), dict) and spec["encoding"] != "json":
             raise _refuse(origin, f"{here}/records", f"`members_of` takes the members of a JSON object as records; encoding {spec['encoding']!r} has none")
-        for key, wanted in spec.get("where", {}).items():
-            try:
-                if isinstance(wanted, dict) and "matches" in wanted:
-                    re.compile(wanted["matches"])
-            except re.error as exc:
-                raise _refuse(origin, f"{here}/where", f"{wanted['matches']!r} ({key}) is not a regular expression ({exc})") from None
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
         for name, mapping in spec.get("values", {}).items():
             if "record" in mapping:
