@@ -123,3 +123,20 @@ def test_members_of_outside_json_a_bad_regex_and_join_without_element_are_refuse
     _refused(doc, "/receipts/runs/unnest")
     doc = _doc([_claim({})], {"records": {"members_of": "/results", "columns": ["#key"]}})
     _refused(doc, "/receipts/runs/records")
+
+
+def test_discovery_drafts_an_object_of_objects_keyed_by_name_as_members_of(run, tmp_path):
+    folder = write_tree(tmp_path / "bench", {
+        "bench.json": json.dumps({"results": {"alpha": {"time": 1.25, "n": 10}, "beta": {"time": 2.5, "n": 10}, "gamma": {"time": 3.75, "n": 10}}}),
+        "README.md": "| Benchmark | time |\n|---|---|\n| alpha | 1.25 |\n| beta | 2.5 |\n| gamma | 3.75 |\n"})
+    out = tmp_path / "drafted.json"
+    assert run("profile", "draft", str(folder), "-o", str(out)).exit_code == 0
+    profile = json.loads(out.read_text())
+    (spec,) = profile["receipts"].values()
+    assert spec["records"] == {"members_of": "/results"} and {"pointer": "/#key"} in spec["dimensions"].values()
+    report = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
+    claims = [f for f in report["findings"] if f["check"] == "profile.claims"]
+    assert len(claims) == 3 and all(f["status"] == "PASS" for f in claims)
+    (folder / "README.md").write_text((folder / "README.md").read_text().replace("| 2.5 |", "| 2.6 |"))
+    judged = run("--profile", str(out), str(folder), "-f", "json")
+    assert judged.exit_code == 1 and [f["pointer"] for f in json.loads(judged.stdout)["findings"] if f["status"] == "FAIL"] == ["/tables/(top)/1/time"]
