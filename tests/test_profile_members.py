@@ -11,7 +11,7 @@ from helpers import by_check, one_claim, write_tree
 
 from verifier.core import verify_path
 from verifier.errors import ConfigError
-from verifier.grammars import GrammarError, members
+from verifier.readers.members import MembersError, members
 from verifier.profiles import load_profile
 
 SCHEMA = json.loads((ROOT / "schemas" / "profile.schema.json").read_text())
@@ -70,9 +70,15 @@ def test_each_member_is_a_record_with_its_key_and_its_positional_columns():
     ({"r": {"a": {"t": 1}}}, {"members_of": "/r", "columns": ["t"]}, "not an array of the columns"),
 ])
 def test_a_document_that_breaks_members_of_is_unreadable(document, spec, words):
-    with pytest.raises(GrammarError) as info:
+    with pytest.raises(MembersError) as info:
         members(document, spec)
     assert words in str(info.value)
+
+
+def test_a_file_whose_results_are_no_object_is_unreadable_never_failed(tmp_path):
+    report = _report(tmp_path, 0.5, {"benchmark": "m.time_c"}, {"result_columns": ["result"], "results": [[0.5]]})
+    assert [(f.status, f.code) for f in by_check(report, "profile.receipts") if f.status != "PASS"] == [("UNVERIFIED", "unreadable-receipt")]
+    assert one_claim(report, "c").status == "UNVERIFIED" and report.verdict == "INCOMPLETE"
 
 
 @pytest.mark.parametrize("params, stated, status", [

@@ -14,7 +14,7 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
 
 - `json`: one strict JSON document; `records` points at an array of records,
   or is `{"members_of": POINTER}` to take each member of an object as one record
-  (`members`: an object keyed by benchmark name, asv's `results`), or is omitted to take the whole document as one record ("one JSON object
+  (`verifier.readers.members`: an object keyed by benchmark name, asv's `results`), or is omitted to take the whole document as one record ("one JSON object
   per file as one receipt");
 - `jsonl`: strict JSON Lines, one record per line; with `prefix`, only the
   lines starting with it, each the strict JSON after it (MLPerf's `:::MLLOG`
@@ -62,9 +62,10 @@ from typing import Any
 
 from verifier.jsonio import JSONProblem, array_index, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
 from verifier.mdtables import markdown_tables
+from verifier.readers.members import MembersError, members
 from verifier.readers.pointers import resolve
 
-__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "members", "numbers_in", "parse", "quantity", "unpivot", "utf8_text"]
+__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "numbers_in", "parse", "quantity", "unpivot", "utf8_text"]
 
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
@@ -110,7 +111,10 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
             if "records" not in spec:
                 pairs = [("", document)]
             elif isinstance(spec["records"], dict):  # {"members_of": ...}: each member of an object is one record (asv's `results`)
-                pairs = members(document, spec["records"])
+                try:
+                    pairs = members(document, spec["records"])
+                except MembersError as exc:
+                    raise GrammarError("missing-records", str(exc)) from None
             else:
                 try:
                     records = resolve(document, spec["records"])
@@ -131,47 +135,6 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
         raise GrammarError(getattr(exc, "code", "not-json"), str(exc)) from None
     if "unpivot" in spec:
         pairs = unpivot(pairs, spec["unpivot"])
-    return pairs
-
-
-def members(document: Any, spec: dict[str, Any]) -> list[tuple[str, Any]]:
-    """
-    Return one `(pointer, record)` pair per member of the object at `spec["members_of"]` of `document`, in file order.
-
-    Each record holds `#key` (the member's name, mapped as a dimension with the pointer `/#key`) and: with `columns`
-    (a list of names, or a JSON Pointer to an array of names in the same document: asv's `result_columns`), the
-    member's array read positionally (`{columns[i]: value[i]}`; a shorter array leaves the trailing columns unstated,
-    as asv writes them); without it, the member's own members when it is an object, else `#value` (the member).
-    Raises `GrammarError` `missing-records` for no object at `members_of`, a `columns` pointer that names no array of
-    strings, or a member that is not an array while `columns` is given.
-    """
-    where = spec["members_of"]
-    try:
-        holder = resolve(document, where)
-    except KeyError:
-        raise GrammarError("missing-records", f"no records at {where!r}") from None
-    if not isinstance(holder, dict):
-        raise GrammarError("missing-records", f"{where!r} is not an object whose members are records")
-    columns = spec.get("columns")
-    if isinstance(columns, str):
-        try:
-            columns = resolve(document, columns)
-        except KeyError:
-            raise GrammarError("missing-records", f"no column names at {spec['columns']!r}") from None
-        if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-            raise GrammarError("missing-records", f"{spec['columns']!r} is not an array of column names")
-    pairs = []
-    for key, value in holder.items():
-        pointer = f"{where}/{key.replace('~', '~0').replace('/', '~1')}"
-        if columns is not None:
-            if not isinstance(value, list):
-                raise GrammarError("missing-records", f"{pointer} is not an array of the columns it is read by")
-            record = {"#key": key, **dict(zip(columns, value))}
-        elif isinstance(value, dict):
-            record = {"#key": key, **value}
-        else:
-            record = {"#key": key, "#value": value}
-        pairs.append((pointer, record))
     return pairs
 
 
