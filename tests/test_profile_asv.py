@@ -111,3 +111,28 @@ def test_the_profile_does_not_claim_this_repository_or_other_tools_output():
     assert "asv" not in candidates(_shipped(), Tree(root=ROOT))
     for tool in ("pyperf", "pytest-benchmark", "google-benchmark", "jmh", "hyperfine", "lm-eval", "criterion", "mlperf-training"):
         assert "asv" not in candidates(_shipped(), Tree(root=ROOT / "tests" / "data" / tool)), tool
+
+
+def _with_samples(folder: Path, samples: list[float]) -> None:
+    """Give the 2cadb710 file's time benchmark the `samples` column `asv run --record-samples` writes (one list per combination)."""
+    path = folder / "results" / MACHINE / FILES["2cadb710"]
+    doc = json.loads(path.read_text())
+    entry = doc["results"][TIME]
+    assert doc["result_columns"][len(entry)] == "samples"
+    entry.append([samples])
+    path.write_text(json.dumps(doc))
+
+
+def test_recorded_samples_rederive_the_cell_as_their_median(tmp_path):
+    folder = _folder(tmp_path)
+    _with_samples(folder, [0.00038, 0.00039153393892640316, 0.000395, 0.0004, 0.00037])  # median: asv's result
+    claims = _claims(verify_path(str(folder)))
+    assert claims[_label("time_samples", "2cadb710", TIME)].status == "PASS" and all(f.status == "PASS" for f in claims.values())
+    assert _label("time_samples", "f772d735", TIME) not in claims  # no samples recorded there: nothing to re-derive
+
+
+def test_a_result_that_is_not_the_median_of_its_samples_fails(tmp_path):
+    folder = _folder(tmp_path)
+    _with_samples(folder, [0.00038, 0.00041, 0.000395, 0.0004, 0.00037])  # median 0.000395: 395us, the table (and `result`) say 392us
+    failed = [label for label, f in _claims(verify_path(str(folder))).items() if f.status == "FAIL"]
+    assert failed == [_label("time_samples", "2cadb710", TIME)]

@@ -146,3 +146,21 @@ def test_discovery_drafts_an_object_of_objects_keyed_by_name_as_members_of(run, 
     (folder / "README.md").write_text((folder / "README.md").read_text().replace("| 2.5 |", "| 2.6 |"))
     judged = run("--profile", str(out), str(folder), "-f", "json")
     assert judged.exit_code == 1 and [f["pointer"] for f in json.loads(judged.stdout)["findings"] if f["status"] == "FAIL"] == ["/tables/(top)/1/time"]
+
+
+def test_each_flattens_a_parallel_array_per_combination_into_one_record_per_entry(tmp_path):
+    results = {"result_columns": ["result", "params", "samples"],
+               "results": {"m.time_a": [[2.0, 9.0], [["1", "2"]], [[1.0, 2.0, 30.0], None]], "m.time_c": [[0.5], []]}}
+    runs = {"unnest": {"product_of": "/params", "parallel": {"samples": "/samples"}, "each": "samples"},
+            "fields": {"latency": {"parallel": "samples", "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}
+    # params 1: the mean of its three samples; params 2 states null samples and time_c none: no records, not a problem
+    assert one_claim(_report(tmp_path / "p", 11.0, {"benchmark": "m.time_a"}, results, runs), "c").status == "PASS"
+    assert one_claim(_report(tmp_path / "f", 2.0, {"benchmark": "m.time_a"}, results, runs), "c").status == "FAIL"
+    results["results"]["m.time_a"][2][1] = 4.0  # an entry that is no array
+    report = _report(tmp_path / "m", 11.0, {"benchmark": "m.time_a"}, results, runs)
+    assert [f.code for f in by_check(report, "profile.receipts") if f.status == "FAIL"] == ["missing-field"]
+
+
+def test_each_naming_no_parallel_array_is_refused():
+    doc = _doc([_claim({})], {"unnest": {"product_of": "/params", "parallel": {"result": "/result"}, "each": "samples"}})
+    _refused(doc, "/receipts/runs/unnest/each", "unnest.parallel")

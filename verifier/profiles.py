@@ -185,6 +185,8 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
         if isinstance(spec.get("records"), dict) and spec["encoding"] != "json":
             raise _refuse(origin, f"{here}/records", f"`members_of` takes the members of a JSON object as records; encoding {spec['encoding']!r} has none")
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
+        if "each" in spec.get("unnest", {}) and spec["unnest"]["each"] not in parallel:
+            raise _refuse(origin, f"{here}/unnest/each", f"{spec['unnest']['each']!r} is not declared in `unnest.parallel`")
         for name, mapping in spec.get("values", {}).items():
             if "record" in mapping:
                 raise _refuse(origin, f"{here}/values/{name}", "`record` (the record's index in its file) is a dimension, not a value: map it under `dimensions`")

@@ -511,6 +511,9 @@ def _product(unnest: dict[str, Any], record: Any, rel: str, pointer: str, proble
     arrays: asv's `params`), in `itertools.product` order (the last array varies fastest), the combination an array
     of its entries ([] for an empty `product_of`: one combination); each `parallel` array must hold one entry per
     combination. Records FAIL `missing-field` (no array of arrays) or `parallel-mismatch` (another length) and yields nothing.
+    With `each` (a `parallel` name: asv's `samples`), each entry of that array's entry for a combination is one record,
+    that parallel name then holding the entry; a combination whose entry is null or unstated holds no records, one that
+    is no array is FAIL `missing-field`.
     """
     where = unnest["product_of"]
     try:
@@ -532,5 +535,17 @@ def _product(unnest: dict[str, Any], record: Any, rel: str, pointer: str, proble
             problems.append(Problem("FAIL", "parallel-mismatch", f"{rel} {pointer}: {p} {have}, {where} has {len(combinations)} combinations", rel, pointer + p, name))
             return
         columns[name] = column
+    each = unnest.get("each")
     for i, combination in enumerate(combinations):
-        yield f"#combination={i}", list(combination), {name: column[i] for name, column in columns.items()}
+        entries = {name: column[i] for name, column in columns.items()}
+        if each is None:
+            yield f"#combination={i}", list(combination), entries
+            continue
+        inner = entries.get(each)
+        if inner is None:
+            continue  # a combination stating no samples (null, or an array the record leaves out) holds no records
+        if not isinstance(inner, list):
+            problems.append(Problem("FAIL", "missing-field", f"{rel} {pointer}: {unnest['parallel'][each]}/{i} is not an array", rel, pointer, each))
+            continue
+        for j, value in enumerate(inner):
+            yield f"#combination={i}&{each}={j}", list(combination), {**entries, each: value}
