@@ -1,5 +1,6 @@
 """
-Re-pin `inventory.json`: set every asset's sha256 to the digest of the file as it is now.
+Re-pin `inventory.json`: set every asset's sha256 to the digest of the file as it is now, and pin
+every shipped `gates/`, `profiles/` and `schemas/` JSON file not yet listed (a profile just added).
 
 Run after editing a shipped gate, profile or schema on purpose (`python tools/repin.py`);
 it prints each digest it changed. The inventory is the trust root's pin list
@@ -36,6 +37,13 @@ def main() -> int:
         if now != digest:
             inventory["assets"][name] = now
             print(f"re-pinned {name}: {digest[:12]} -> {now[:12]}")
+    for folder in ("gates", "profiles", "schemas"):
+        for asset in sorted((ROOT / folder).rglob("*.json")):
+            name = asset.relative_to(ROOT).as_posix()
+            if name not in assets:
+                assets[name] = hashlib.sha256(asset.read_bytes()).hexdigest()
+                print(f"pinned new {name}: {assets[name][:12]}")
+    inventory["assets"] = dict(sorted(assets.items()))
     path.write_text(json.dumps(inventory, indent=2) + "\n", encoding="utf-8")
     return 1 if missing else 0
 

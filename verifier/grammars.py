@@ -13,7 +13,8 @@ claim). Nothing is evaluated: Python literals are read with
 Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
 
 - `json`: one strict JSON document; `records` points at an array of records,
-  or is omitted to take the whole document as one record ("one JSON object
+  or is `{"members_of": POINTER}` to take each member of an object as one record
+  (`verifier.readers.members`: an object keyed by benchmark name, asv's `results`), or is omitted to take the whole document as one record ("one JSON object
   per file as one receipt");
 - `jsonl`: strict JSON Lines, one record per line; with `prefix`, only the
   lines starting with it, each the strict JSON after it (MLPerf's `:::MLLOG`
@@ -61,6 +62,7 @@ from typing import Any
 
 from verifier.jsonio import JSONProblem, array_index, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
 from verifier.mdtables import markdown_tables
+from verifier.readers.members import MembersError, members
 from verifier.readers.pointers import resolve
 
 __all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "numbers_in", "parse", "quantity", "unpivot", "utf8_text"]
@@ -108,6 +110,11 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
             document = loads_strict(data)
             if "records" not in spec:
                 pairs = [("", document)]
+            elif isinstance(spec["records"], dict):  # {"members_of": ...}: each member of an object is one record (asv's `results`)
+                try:
+                    pairs = members(document, spec["records"])
+                except MembersError as exc:
+                    raise GrammarError("missing-records", str(exc)) from None
             else:
                 try:
                     records = resolve(document, spec["records"])

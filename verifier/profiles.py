@@ -184,7 +184,18 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 compile_linear(pattern)  # RE2, as the reader matches it: linear time, so no backreferences or lookarounds
             except RegexError as exc:
                 raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression RE2 accepts ({exc}; no backreferences or lookarounds)") from None
+        for ptr, wanted in (spec.get("where") or {}).items():
+            if isinstance(wanted, dict) and "matches" in wanted:
+                try:
+                    compile_linear(wanted["matches"])
+                except RegexError as exc:
+                    raise _refuse(origin, f"{here}/where/{ptr.replace('~', '~0').replace('/', '~1')}/matches",
+                                  f"{wanted['matches']!r} is not a regular expression RE2 accepts ({exc}; no backreferences or lookarounds)") from None
+        if isinstance(spec.get("records"), dict) and spec["encoding"] != "json":
+            raise _refuse(origin, f"{here}/records", f"`members_of` takes the members of a JSON object as records; encoding {spec['encoding']!r} has none")
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
+        if "each" in spec.get("unnest", {}) and spec["unnest"]["each"] not in parallel:
+            raise _refuse(origin, f"{here}/unnest/each", f"{spec['unnest']['each']!r} is not declared in `unnest.parallel`")
         for name, mapping in spec.get("values", {}).items():
             if "record" in mapping:
                 raise _refuse(origin, f"{here}/values/{name}", "`record` (the record's index in its file) is a dimension, not a value: map it under `dimensions`")

@@ -9,9 +9,10 @@ statistic, member and selection discovery found. The profile's
 `description` says how each claim was found (the claims of the profile
 language take no note of their own). A detection rule names the file with
 the most bound numbers and two of their pointers. Bindings of a shape the
-language cannot say (an object of objects keyed by name, a dimension read
-from part of a file name) are left out and listed in the description. A
-numeric array at one fixed place of a JSON document (optimum-benchmark's
+language cannot say (a dimension read from part of a file name, an object
+of objects outside JSON) are left out and listed in the description; an
+object of objects keyed by name in JSON is read with `records.members_of`.
+A numeric array at one fixed place of a JSON document (optimum-benchmark's
 `/prefill/latency/values`) is the document as one record with that array
 unnested.
 The result validates against `schemas/profile.schema.json`; `verify
@@ -85,9 +86,12 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
         return None, f"{rs.rel}: not a file kind a receipt set reads"
     spec = {"glob": rs.rel, **enc}
     if rs.kind == "rows":
-        if "#key" in names or "#key" in rs.dims:
-            return None, f"{rs.origin}: an object of objects keyed by name (the language reads arrays of records)"
-        if enc["encoding"] == "json":
+        keyed = "#key" in names or "#key" in rs.dims
+        if keyed and enc["encoding"] != "json":
+            return None, f"{rs.origin}: an object of objects keyed by name outside a JSON file"
+        if keyed:  # an object of objects keyed by name: each member one record, its name `/#key` (`records.members_of`)
+            spec["records"] = {"members_of": rs.pointer}
+        elif enc["encoding"] == "json":
             if any(not isinstance(r.pointer, str) for r in rs.records):
                 return None, rs.origin
             spec["records"] = rs.pointer

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -134,6 +135,9 @@ def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str,
         key = mapping["from_name"].replace(".", "_")
         return (key in from_name), from_name.get(key)
     if "element" in mapping:
+        if "join" in mapping and isinstance(element, list):  # a combination (`unnest.product_of`): its entries' texts joined, [] -> ""
+            texts = [dim_text(entry) for entry in element]
+            return (None not in texts), (mapping["join"].join(texts) if None not in texts else None)  # type: ignore[arg-type]
         return True, element
     if "record" in mapping:  # the record's index in its file, which `read_receipts` passes as `from_name["#record"]`
         return ("#record" in from_name), from_name.get("#record")
@@ -416,12 +420,17 @@ def _less(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where
 
 def _kept(record: Any, where: dict[str, Any]) -> bool:
     """
-    Return whether `record` passes a receipt set's `where`: each pointer's text equals its string, or for
-    `{"present": true}` / `{"present": false}` the member is stated (not null) / not stated (calibration runs without it).
+    Return whether `record` passes a receipt set's `where`: each pointer's text equals its string, for
+    `{"present": true}` / `{"present": false}` the member is stated (not null) / not stated (calibration runs without it),
+    for `{"matches": REGEX}` its text matches the regex whole (asv's `time_` benchmarks by their name).
     """
     for pointer, wanted in where.items():
         if type(wanted) is str:
             if _safe(record, pointer) != wanted:
+                return False
+        elif "matches" in wanted:
+            text = _safe(record, pointer)
+            if text is None or _where_regex(wanted["matches"]).fullmatch(text) is None:
                 return False
         else:
             try:
@@ -431,6 +440,12 @@ def _kept(record: Any, where: dict[str, Any]) -> bool:
             if stated != wanted["present"]:
                 return False
     return True
+
+
+@functools.lru_cache(maxsize=64)
+def _where_regex(pattern: str) -> Any:
+    """Return `where`'s `{"matches": pattern}` compiled once by RE2 (linear time; the loader refused a pattern RE2 does not take)."""
+    return compile_linear(pattern)
 
 
 def _safe(record: Any, pointer: str) -> str | None:
@@ -451,6 +466,9 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
     unnest = spec.get("unnest")
     if not unnest:
         yield "", None, {}
+        return
+    if "product_of" in unnest:
+        yield from _product(unnest, record, rel, pointer, problems)
         return
     try:
         array = resolve(record, unnest["array"])
@@ -488,3 +506,49 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
             continue
         parallel = {name: col[i] for name, col in columns.items() if col is not None}
         yield f"{unnest['array']}/{i}", element, parallel
+
+
+def _product(unnest: dict[str, Any], record: Any, rel: str, pointer: str, problems: list[Problem]) -> Iterable[tuple[str, Any, dict[str, Any]]]:
+    """
+    Yield `(element pointer, combination, parallel entries)` per combination of `unnest["product_of"]` (an array of
+    arrays: asv's `params`), in `itertools.product` order (the last array varies fastest), the combination an array
+    of its entries ([] for an empty `product_of`: one combination); each `parallel` array must hold one entry per
+    combination. Records FAIL `missing-field` (no array of arrays) or `parallel-mismatch` (another length) and yields nothing.
+    With `each` (a `parallel` name: asv's `samples`), each entry of that array's entry for a combination is one record,
+    that parallel name then holding the entry; a combination whose entry is null or unstated holds no records, one that
+    is no array is FAIL `missing-field`.
+    """
+    where = unnest["product_of"]
+    try:
+        axes = resolve(record, where)
+    except KeyError:
+        axes = None
+    if not isinstance(axes, list) or not all(isinstance(axis, list) for axis in axes):
+        problems.append(Problem("FAIL", "missing-field", f"{rel} {pointer}: {where} is not an array of arrays", rel, pointer, where))
+        return
+    combinations = list(itertools.product(*axes))
+    columns: dict[str, list[Any]] = {}
+    for name, p in unnest.get("parallel", {}).items():
+        try:
+            column = resolve(record, p)
+        except KeyError:
+            continue  # an array this record does not state (asv leaves trailing columns out): a value mapped to it is missing
+        if not isinstance(column, list) or len(column) != len(combinations):
+            have = f"has {len(column)} entries" if isinstance(column, list) else f"is a {type(column).__name__}, not an array"
+            problems.append(Problem("FAIL", "parallel-mismatch", f"{rel} {pointer}: {p} {have}, {where} has {len(combinations)} combinations", rel, pointer + p, name))
+            return
+        columns[name] = column
+    each = unnest.get("each")
+    for i, combination in enumerate(combinations):
+        entries = {name: column[i] for name, column in columns.items()}
+        if each is None:
+            yield f"#combination={i}", list(combination), entries
+            continue
+        inner = entries.get(each)
+        if inner is None:
+            continue  # a combination stating no samples (null, or an array the record leaves out) holds no records
+        if not isinstance(inner, list):
+            problems.append(Problem("FAIL", "missing-field", f"{rel} {pointer}: {unnest['parallel'][each]}/{i} is not an array", rel, pointer, each))
+            continue
+        for j, value in enumerate(inner):
+            yield f"#combination={i}&{each}={j}", list(combination), {**entries, each: value}
