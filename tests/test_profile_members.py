@@ -164,3 +164,9 @@ def test_each_flattens_a_parallel_array_per_combination_into_one_record_per_entr
 def test_each_naming_no_parallel_array_is_refused():
     doc = _doc([_claim({})], {"unnest": {"product_of": "/params", "parallel": {"result": "/result"}, "each": "samples"}})
     _refused(doc, "/receipts/runs/unnest/each", "unnest.parallel")
+
+
+def test_a_where_regex_re2_refuses_stops_at_load():
+    # Python's `re` takes a backreference (the schema's `format: regex` passes it); the reader matches with RE2, which does not
+    doc = _doc([_claim({})], {"where": {"/#key": {"matches": r"(time)_\1"}}})
+    _refused(doc, "/receipts/runs/where/~1#key/matches", "RE2")
