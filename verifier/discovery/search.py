@@ -61,6 +61,7 @@ _PAIR_WORDS = {"speedup": ("speedup", "ratio"), "faster": ("speedup",), "ratio":
                "improvement": ("relative_reduction_pct", "speedup"), "vs": ("relative_change_pct", "ratio", "speedup")}
 _ORDINAL = {"request", "run", "iteration", "trial", "attempt", "repeat"}
 _UNIT_WORDS = {"s", "ms", "us", "ns", "mib", "gib", "kib", "mb", "gb", "kb", "pct", "percent", "db", "fps", "hz"}
+_COMPARED = set(_PAIR_WORDS) | {"speedup", "reduction", "saved", "saving", "ratio"}
 _EACH = {"each", "per", "every"}
 _STOP = {"per", "of", "the", "a", "in", "s", "ms", "ns", "us", "mib", "gib", "mb", "gb", "b", "pct", "percent", "x", "vs", "to"}
 
@@ -133,9 +134,12 @@ def _select(rs: RecordSet, st: Stated) -> tuple[dict[str, str], dict[str, list[s
                  or (part and v.isdigit() and any(p.endswith("=" + v) for p in st.pairs))
                  or (v.isdigit() and v in st.chunks)
                  or (" " not in v and len(v) > 2 and not v.isdigit() and v.lower() in st.names and v.lower() not in st.versus)]
-        if len(named) > 1:  # a value the number's record states whole before one its words only mention
-            whole = [v for v in named if v.lower() in st.chunks or f"{dim}={v}" in st.pairs]
-            named = whole if len(whole) == 1 else named
+        if len(named) > 1:  # the value its record's member of that name states, else the one its texts state as written, else whole before mentioned
+            for picked in ([v for v in named if f"{dim}={v}" in st.pairs], [v for v in named if v in st.texts],
+                           [v for v in named if v.lower() in st.chunks or f"{dim}={v}" in st.pairs]):
+                if len(picked) == 1:
+                    named = picked
+                    break
         if len(named) == 1:
             sel[dim] = named[0]
         elif len(named) > 1:
@@ -400,6 +404,8 @@ def _pairs(st: Stated, rs: RecordSet, sel: dict[str, str], several: dict[str, li
         rest = {d: v for d, v in sel.items() if d != dim and d not in attrs}
         base = [r for r in rs.records if all(r.dims.get(d) == v for d, v in rest.items())]
         for member in rs.members:
+            if tokens(member) & _COMPARED:
+                continue  # `speedup_vs_bf16` is a comparison already: a comparison of two of them is no derivation anyone states
             scale, mu = _scale(member, st)
             if st.unit == "%":
                 scale = Decimal(1)
