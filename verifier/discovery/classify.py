@@ -76,7 +76,7 @@ def _member_agrees(f: Derivation, found: Search, named_sets: set[str]) -> bool:
 
 def classify(st: Stated, found: Search) -> Verdict:
     """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
-    selected = _copies_once([f for f in found.fits if f.selection or f.baseline is not None])
+    selected = _copies_once([f for f in found.fits if f.selection or f.baseline is not None or f.groups is not None])
     fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
     named_sets = {sid for sid, _ in found.member_named}

@@ -10,7 +10,7 @@ statistic, member and selection discovery found. The profile's
 language take no note of their own). A detection rule names the file with
 the most bound numbers and two of their pointers. Bindings of a shape the
 language cannot say (an object of objects keyed by name, a dimension read
-from part of a file name) are left out and listed in the description.
+from part of a file name, a statistic of per-group means) are left out and listed in the description.
 The result validates against `schemas/profile.schema.json`; `verify
 --profile PROFILE.json DIR` then judges with real verdicts, and `verify
 pin` pins it once it has been reviewed (`docs/profiles.md`, "Start here").
@@ -138,6 +138,9 @@ def draft_profile(disc: Discovery, profile_id: str) -> tuple[dict[str, Any], lis
         rs = by_sid[d.sid]
         if d.statistic not in _DRAFTED:
             left.append(f"{st.rel} {st.pointer}: {d.statistic} has no rule in the profile language")
+            continue
+        if d.groups is not None:
+            left.append(f"{st.rel} {st.pointer}: a {d.statistic} of per-{d.groups} means has no claim rule in the profile language (a claim derives one statistic of the selected receipts)")
             continue
         chosen = [r for r in rs.records if all(r.dims.get(k) == v for k, v in d.selection)]
         if d.member and d.over is None and any(d.member not in r.values for r in chosen):

@@ -239,6 +239,8 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
                 budget -= _pairs(st, rs, sel, several, pair_stats, fits, named, memo)
             if stat is not None and budget > 0:
                 budget -= _groups(st, rs, stat, fits, memo)
+            if budget > 0 and len(records) <= MAX_PAIR_RECORDS:
+                budget -= _two_step(st, rs, records, (), fits, memo)
             continue  # a set with dimensions the context names none of: only its comparisons and the groups of its named statistic are tried
         selection = tuple(sorted(sel.items()))
         for member in rs.members:
@@ -272,6 +274,8 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
                     named.append(der)
                 if _fits(st, value, statistic, xs, scale):
                     fits.append(der)
+        if budget > 0 and len(records) <= MAX_PAIR_RECORDS:
+            budget -= _two_step(st, rs, records, selection, fits, memo)
         if stat == "count" and records:
             n = len([r for r in records if not (r.rel == st.rel and st.pointer.startswith(r.pointer + "/"))])
             der = Derivation(rs.sid, "", "count", selection, Decimal(n), n, rs.rank, f"count of {n} records ({', '.join(f'{k}={v}' for k, v in selection) or 'all'}) [{rs.origin}]",
@@ -283,6 +287,53 @@ def search(st: Stated, sets: list[RecordSet], memo: dict[Any, Any] | None = None
         if pair_stats and budget > 0 and len(rs.records) <= MAX_PAIR_RECORDS:
             budget -= _pairs(st, rs, sel, several, pair_stats, fits, named, memo)
     return Search(_dedupe(fits), _dedupe(named), stat, member_named, bool(pair_stats), ordinal_used)
+
+
+def _two_step(st: Stated, rs: RecordSet, records: list[Record], selection: tuple[tuple[str, str], ...], fits: list[Derivation], memo: dict[Any, Any]) -> int:
+    """
+    Append to `fits` the two-step derivations of `st`: a statistic of the per-group means across a dimension its labels name (`mean of server means`, `sd across pass means`); return how many were tried.
+
+    Tried only when the labels name the dimension (its name's words, `server`, `task`) and one outer statistic (`mean`, or one other beside `mean`),
+    the dimension has 2..`MAX_GROUPS` values among `records`, and the member is named (or the set has one); a two-step value equal to
+    the one-step statistic of the same values (balanced groups) is left to the one-step derivation.
+    """
+    named = {_NAMED[w] for w in tokens(st.label) & _NAMED.keys()} - {"count", "first", "last"}
+    outer = named.pop() if len(named) == 1 else (named - {"mean"}).pop() if len(named) == 2 and "mean" in named else None
+    if outer is None:
+        return 0
+    tried = 0
+    for dim in rs.dims:
+        if dim == "#at" or dim in dict(selection) or not (tokens(dim) - _STOP) or not (tokens(dim) - _STOP) <= st.labels:
+            continue
+        groups: dict[str, list[Record]] = {}
+        for r in records:
+            if dim in r.dims:
+                groups.setdefault(r.dims[dim], []).append(r)
+        if not 2 <= len(groups) <= MAX_GROUPS:
+            continue
+        for member in rs.members:
+            if member == dim or not (len(rs.members) == 1 or (_member_words(member) and _member_words(member) <= st.labels)):
+                continue
+            inner = [_values(g, member, st) for g in groups.values()]
+            if any(not xs for xs in inner):
+                continue
+            scale, mu = _scale(member, st)
+            means = [stats.derive("mean", xs).value for xs in inner]
+            for statistic, q, method in _named_statistics(outer):
+                tried += 1
+                try:
+                    d = stats.derive(statistic, means, q=q, method=method, of=f"{member} per-{dim} means")
+                    one = stats.derive(statistic, [x for xs in inner for x in xs], q=q, method=method).value
+                except stats.Underivable:
+                    continue
+                value = d.value * scale
+                if one == d.value or not _fits(st, value, statistic, means, scale):
+                    continue
+                fits.append(Derivation(rs.sid, member, statistic, selection, value, len(means), rs.rank,
+                                       f"{d.text} (the means per {dim}: {', '.join(f'{k}={m}' for k, m in zip(groups, means))}) [{rs.origin}]",
+                                       q, method, groups=dim, unit=mu, key=(rs.sid, member, "two-step", statistic, q, selection, dim), rel=rs.rel,
+                                       member_named=True, member_hint=True))
+    return tried
 
 
 def _named_statistics(stat: str) -> list[tuple[str, int | None, str | None]]:
