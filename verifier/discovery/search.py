@@ -295,7 +295,7 @@ def _two_step(st: Stated, rs: RecordSet, records: list[Record], selection: tuple
 
     Tried only when the labels name the dimension (its name's words, `server`, `task`) and one outer statistic (`mean`, or one other beside `mean`),
     the dimension has 2..`MAX_GROUPS` values among `records`, and the member is named (or the set has one); a two-step value equal to
-    the one-step statistic of the same values (balanced groups) is left to the one-step derivation.
+    a one-step fit of the same member and selection (balanced groups) is left to the one-step derivation.
     """
     named = {_NAMED[w] for w in tokens(st.label) & _NAMED.keys()} - {"count", "first", "last"}
     outer = named.pop() if len(named) == 1 else (named - {"mean"}).pop() if len(named) == 2 and "mean" in named else None
@@ -323,12 +323,12 @@ def _two_step(st: Stated, rs: RecordSet, records: list[Record], selection: tuple
                 tried += 1
                 try:
                     d = stats.derive(statistic, means, q=q, method=method, of=f"{member} per-{dim} means")
-                    one = stats.derive(statistic, [x for xs in inner for x in xs], q=q, method=method).value
                 except stats.Underivable:
                     continue
                 value = d.value * scale
-                if one == d.value or not _fits(st, value, statistic, means, scale):
-                    continue
+                if not _fits(st, value, statistic, means, scale) or any(
+                        f.sid == rs.sid and f.member == member and f.statistic == statistic and f.selection == selection and f.groups is None and f.value == value for f in fits):
+                    continue  # balanced groups: the one-step statistic of the same values already says it
                 fits.append(Derivation(rs.sid, member, statistic, selection, value, len(means), rs.rank,
                                        f"{d.text} (the means per {dim}: {', '.join(f'{k}={m}' for k, m in zip(groups, means))}) [{rs.origin}]",
                                        q, method, groups=dim, unit=mu, key=(rs.sid, member, "two-step", statistic, q, selection, dim), rel=rs.rel,
