@@ -71,6 +71,7 @@ def test_chinese_prose_names_the_mean_the_first_request_the_saving_and_the_count
     assert kinds["/prose/9/numbers/1"] == "bound"  # 正式请求 1 17.451 s: the first
     assert kinds["/prose/34/numbers/0"] == "bound" and kinds["/prose/34/numbers/1"] == "bound"  # 平均减少 1.344 秒（7.72%）
     assert kinds["/tables/当前最佳 + INT8 ConvRot/5/对比条件#numbers/1"] == "bound"  # 每组 ... 5 次正式请求
+    assert kinds["/tables/当前最佳 + INT8 ConvRot/5/对比条件#numbers/0"] != "bound"  # 每组 1 次预热: one warm-up each, no record set holds them
 
 
 @pytest.mark.parametrize(("old", "new", "pointer"), [
@@ -213,3 +214,21 @@ def test_a_group_found_by_value_binds_a_number_of_fewer_than_three_digits_never(
     fit = Derivation("s1", "x", "mean", (("#at", "/0"),), Decimal("5.5"), 4, 0, "mean of 4", member_named=True, member_hint=True, enumerated=True)
     assert classify(st, Search([fit], [], "mean", set())).kind == "ambiguous"
     assert classify(st, Search([Derivation(**{**fit.__dict__, "enumerated": False})], [], "mean", set())).kind == "bound"
+
+
+def test_a_count_for_each_group_needs_its_context_to_say_each(tmp_path):
+    folder = _changed(tmp_path, FASTH3, "index.html", "每组 1 次预热、5 次正式请求", "1 次预热、5 次正式请求")
+    kinds = _kinds(folder, "index.html")
+    assert kinds["/tables/当前最佳 + INT8 ConvRot/5/对比条件#numbers/1"] != "bound"  # 5 requests, but of which group the context does not say
+    assert kinds["/tables/当前最佳 + INT8 ConvRot/5/对比条件#numbers/0"] != "bound"  # nor 1 warm-up (1 record of each side is a coincidence)
+
+
+@pytest.mark.parametrize(("stated", "kind"), [("22.73", "bound"), ("22.74", "unexplained")])
+def test_a_mean_reduction_with_no_mean_of_reductions_is_the_reduction_of_the_means(tmp_path, stated, kind):
+    (tmp_path / "runs.json").write_text(json.dumps([{"arm": "base", "latency_s": 10.0}, {"arm": "base", "latency_s": 12.0},
+                                                    {"arm": "fast", "latency_s": 8.0}, {"arm": "fast", "latency_s": 9.0}]))
+    (tmp_path / "summary.json").write_text('{"mean_latency_reduction_pct": ' + stated + "}")  # (1 - 8.5 / 11) * 100 = 22.727...
+    verdict = _verdicts(tmp_path, "summary.json")["/mean_latency_reduction_pct"]
+    assert verdict.kind == kind, verdict
+    if kind == "bound":
+        assert verdict.derivations[0].statistic == "relative_reduction_pct"

@@ -371,7 +371,7 @@ def _groups(st: Stated, rs: RecordSet, stat: str, fits: list[Derivation], memo: 
         if stat == "count":
             sizes = {len(g) for g in groups.values()}
             tried += 1
-            if len(sizes) == 1 and st.labels & _EACH and _fits(st, Decimal(sizes.pop()), "count", [], Decimal(1)):
+            if len(sizes) == 1 and min(sizes) > 1 and st.labels & _EACH and _fits(st, Decimal(sizes.pop()), "count", [], Decimal(1)):  # one record each is any set
                 value, first = next(iter(groups.items()))
                 fits.append(Derivation(rs.sid, "", "count", ((dim, value),), Decimal(len(first)), len(first), rs.rank,
                                        f"count of records of each {dim} ({len(first)} each) [{rs.origin}]", key=(rs.sid, "", "count", dim), rel=rs.rel, member_named=True))
