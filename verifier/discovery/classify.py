@@ -7,13 +7,17 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
   comparison of two selections needs its label's word, `speedup`...);
 - bound: after the context's preferences (a statistic its labels name, a
   member its labels name, a comparison its label names (a speedup of
-  times), the rawest set: rank 0 before 1, then a set of the number's own
+  times; with `mean` named, a mean of the comparison member before the
+  comparison of the means), a member sharing a word with the label, the
+  rawest set: rank 0 before 1, then a set of the number's own
   file, then, among sets giving the same value, the selection the context
-  names most fully), exactly one
+  names most fully; one derivation over a table restated in two files
+  counts once), exactly one
   derivation reproduces the number, its selection is named by the context,
   and a number of fewer than `MIN_DIGITS` significant digits is bound only
   when its context names that derivation fully (its labels name the
-  member, or the set has one; and the statistic, or it is a single value);
+  member, or the set has one; and the statistic, or it is a single value;
+  and its group was not found by value); digits count as written;
 - ambiguous: several derivations fit (listed, none bound), or a stated
   zero is reproduced only by a small non-zero value;
 - near-miss: the context names one derivation and the number is not its

@@ -4,12 +4,15 @@ The numbers a directory states, each with the context discovery matches derivati
 `stated_numbers(sources, sets)` lists every number `verifier.readers.claimdocs.
 stated_numbers` finds in a JSON, CSV, Markdown or HTML document (JSON
 numbers, table cells, prose numbers), except raw data: the elements of a
-numeric array, the members of a `files` or `lines` record set, and the rows
+numeric array of more than `MAX_ORDINAL_ARRAY` elements (a shorter one's
+elements carry their `ordinal`), the members of a `files` or `lines` record set, and the rows
 of a set of more than `MAX_STATED_ROWS` rows. Each `Stated` carries its
 context: `labels` (the member names on its JSON Pointer, a table's column
 and heading, a prose item's words: what the number is), `names` (the text
 of the record it sits in and the object names on its path: which
-selection it is) and `pairs` (its record's integer members, `name=value`).
+selection it is) and `pairs` (its record's integer and text members, `name=value`).
+Words of other languages count through the closed `VOCABULARY` (`tokens`),
+and a count stated in words (`五次`) is `Stated.n`.
 At most `MAX_STATED` numbers are listed (a bound of the search).
 """
 

@@ -14,14 +14,22 @@ labels name a comparison (speedup, reduction, saved, ratio, change, vs), the
 arm statistics and pair statistics of two selections that differ in one
 dimension (`relative_reduction_pct`, `speedup`, `difference`, `ratio`,
 `relative_change_pct`; both sides' means, or means of group means per
-another dimension). A derived value is converted to the stated unit when
+another dimension; the dimensions that go with the compared one, one value
+per value of it, are left to each side; a member that is a comparison
+already is not compared). When the context names a statistic but no
+selection, the groups of one dimension are tried by value (`_groups`,
+`Derivation.enumerated`); when the label names a dimension, a statistic of
+the per-group means across it (`_two_step`, `Derivation.groups`). An element
+of a short array selects the ordinal dimension its position names (1..length).
+A derived value is converted to the stated unit when
 both units are known (`verifier.units`) and compared with
 `verifier.stats.compare` at the stated precision. A value read at the
 stated number's own place is never used.
 
 Bounds: `MAX_PAIR_VALUES` values of a dimension are paired when the
 context names none; comparisons only in sets of at most `MAX_PAIR_RECORDS`
-records; `MAX_DERIVATIONS` derivations per stated number.
+records; `MAX_DERIVATIONS` derivations per stated number; groups by value
+and two-step groups only over dimensions of at most `MAX_GROUPS` values.
 """
 
 from __future__ import annotations
