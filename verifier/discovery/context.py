@@ -92,7 +92,7 @@ def unit_of(label: str) -> str | None:
 class Stated:
     """
     One stated number: `rel` and `pointer` where, `text` as written, `value` (Decimal), `unit` (or None),
-    `labels` and `names` (word sets), `chunks` (the record's whole texts, lowercase), `pairs` (`name=value` of integer members).
+    `labels` and `names` (word sets), `chunks` (the record's whole texts, lowercase), `pairs` (`name=value` of integer and text members), `ordinal`, `versus`, `n` (below).
     """
 
     rel: str
@@ -108,7 +108,6 @@ class Stated:
     ordinal: tuple[int, int] | None = None  # (position from 1, length) of an element of a short numeric array
     versus: frozenset[str] = frozenset()  # the words after `vs` in its label: the other side of a comparison, not a selection
     n: int | None = None  # how many values its context says it is over (`五次...平均`: 5)
-    texts: frozenset[str] = frozenset()  # its record's short texts as written (case kept: `BF16` is not the case `bf16`)
 
 
 def _unescape(token: str) -> str:
@@ -205,8 +204,7 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
             chunks = {t.lower().strip() for t in texts} | {k.lower() for k, idx in kinds if not idx} | {c for c in _CHUNK.split(prose.lower()) if c}
             pairs = {f"{k}={v}" for k, v in rec.items() if (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and len(v) <= 200)}
             versus = _versus(label_text)
-            out.append(Stated(src.rel, pointer, str(value), q[0], unit, labels, names, chunks, pairs, label_text, ordinal, versus, counted(label_text),
-                              frozenset(t.strip() for t in short)))
+            out.append(Stated(src.rel, pointer, str(value), q[0], unit, labels, names, chunks, pairs, label_text, ordinal, versus, counted(label_text)))
     return out, dropped
 
 

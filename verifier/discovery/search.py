@@ -142,9 +142,8 @@ def _select(rs: RecordSet, st: Stated) -> tuple[dict[str, str], dict[str, list[s
                  or (part and v.isdigit() and any(p.endswith("=" + v) for p in st.pairs))
                  or (v.isdigit() and v in st.chunks)
                  or (" " not in v and len(v) > 2 and not v.isdigit() and v.lower() in st.names and v.lower() not in st.versus)]
-        if len(named) > 1:  # the value its record's member of that name states, else the one its texts state as written, else whole before mentioned
-            for picked in ([v for v in named if f"{dim}={v}" in st.pairs], [v for v in named if v in st.texts],
-                           [v for v in named if v.lower() in st.chunks or f"{dim}={v}" in st.pairs]):
+        if len(named) > 1:  # the value its record's member of that name states, else the one it states whole before one its words only mention
+            for picked in ([v for v in named if f"{dim}={v}" in st.pairs], [v for v in named if v.lower() in st.chunks or f"{dim}={v}" in st.pairs]):
                 if len(picked) == 1:
                     named = picked
                     break
