@@ -256,3 +256,11 @@ def test_mean_memory_saved_is_the_mean_of_the_savings_before_the_saving_of_the_m
     assert verdict.kind == kind or (kind == "not bound" and verdict.kind in ("near-miss", "unexplained")), verdict
     if kind == "bound":
         assert verdict.derivations[0].statistic == "mean" and verdict.derivations[0].member == "reduction_pct"
+
+
+def test_a_mean_of_balanced_server_means_in_a_named_arm_is_the_one_step_mean(tmp_path):
+    (tmp_path / "runs.json").write_text(json.dumps([{"arm": a, "server": s, "latency_s": x} for a, s, x in (
+        ("base", 1, 1.0), ("base", 1, 3.0), ("base", 2, 10.0), ("base", 2, 12.0), ("fast", 1, 0.5), ("fast", 2, 0.75))]))
+    (tmp_path / "summary.json").write_text(json.dumps({"arms": [{"arm": "base", "latency_mean_of_server_means_s": 6.500}]}))
+    verdict = _verdicts(tmp_path, "summary.json")["/arms/0/latency_mean_of_server_means_s"]
+    assert verdict.kind == "bound" and verdict.derivations[0].groups is None, verdict  # equal groups: (2 + 11) / 2 is the mean of all four
