@@ -264,3 +264,17 @@ def test_a_mean_of_balanced_server_means_in_a_named_arm_is_the_one_step_mean(tmp
     (tmp_path / "summary.json").write_text(json.dumps({"arms": [{"arm": "base", "latency_mean_of_server_means_s": 6.500}]}))
     verdict = _verdicts(tmp_path, "summary.json")["/arms/0/latency_mean_of_server_means_s"]
     assert verdict.kind == "bound" and verdict.derivations[0].groups is None, verdict  # equal groups: (2 + 11) / 2 is the mean of all four
+
+
+def test_a_member_that_is_a_comparison_already_is_not_compared_again(tmp_path):
+    folder = _h3_like(tmp_path / "a", {}, speedups=False)
+    rows = json.loads((folder / "results.json").read_text())
+    for r, peak, psnr in zip(rows, (200.0, 210.0, 150.0, 160.0), (None, None, 30.0, 40.0)):
+        r["peak_mib"] = peak
+        if psnr is not None:
+            r["psnr_vs_bf16"] = psnr  # fp8's t2v against its i2v: (1 - 30 / 40) * 100 = 25.0 as well, a coincidence of two comparisons
+    (folder / "results.json").write_text(json.dumps(rows))
+    (folder / "results.csv").unlink()
+    (folder / "RESULTS.md").write_text("| Case | Task | DiT | Memory saved |\n|---|---|---|---:|\n| `fp8` | `t2v` | FP8 | 25.0% |\n")
+    verdict = next(v for p, v in _verdicts(folder, "RESULTS.md").items() if p.endswith("Memory saved"))
+    assert verdict.kind == "bound" and verdict.derivations[0].member == "peak_mib", verdict  # (1 - 150 / 200) * 100
