@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -17,6 +18,7 @@ FASTH3 = CORPUS / "vllm-omni-rankings-fasth3-vae-int8"
 SYSTEM1 = CORPUS / "system1-omni-gdn-20261003"
 PR6540 = CORPUS / "vllm-omni-pr6540"
 MLPERF = CORPUS / "mlperf-inference-test-submissions-v5.0"
+H3 = CORPUS / "vllm-omni-rankings-h3-online-fp8"
 
 
 def _discover(path: Path):
@@ -78,8 +80,16 @@ def test_discovery_binds_what_the_shipped_profile_binds_and_nothing_wrong(folder
             else:
                 wrong += 1
     assert wrong == 0
-    floor = {"mlperf-inference-test-submissions-v5.0": 233, "hyperfine-3em": 25, "vllm-omni-rankings-fasth3-vae-int8": 6, "system1-omni-gdn-20261003": 19, "vllm-omni-pr6540": 36}[folder.name]
+    floor = {"mlperf-inference-test-submissions-v5.0": 233, "hyperfine-3em": 25, "vllm-omni-rankings-fasth3-vae-int8": 13, "system1-omni-gdn-20261003": 37,
+             "vllm-omni-pr6540": 36, "vllm-omni-rankings-h3-online-fp8": 707}[folder.name]
     assert same >= floor, (same, len(shipped))  # measured on this commit (docs/profiles.md, "Discovery against the shipped profiles")
+    assert same >= 0.9 * len(shipped), (same, len(shipped))  # issue 37: at least 90 % of each corpus folder
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("VERIFY_SLOW_DISCOVERY"), reason="h3 takes minutes: run with VERIFY_SLOW_DISCOVERY=1 (its figure is in docs/profiles.md)")
+def test_discovery_binds_what_the_shipped_profile_binds_on_h3():
+    test_discovery_binds_what_the_shipped_profile_binds_and_nothing_wrong(H3)
 
 
 def test_hyperfine_binds_every_statistic_the_profile_does():

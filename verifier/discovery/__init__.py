@@ -66,11 +66,17 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
     stated, dropped = stated_numbers(sources, sets) if sets else ([], 0)
     stated.sort(key=lambda st: st.rel.rsplit(".", 1)[-1].lower() not in ("json", "csv"))  # data documents first, then pages (stable)
     memo: dict[Any, Any] = {}
-    verdicts = []
+    verdicts, kept = [], []
     deadline = started + (SEARCH_SECONDS if seconds is None else seconds)
+    reached = 0
     for st in stated:
         if time.monotonic() > deadline:
             break
-        verdicts.append(classify(st, search(st, sets, memo)))
-    dropped += len(stated) - len(verdicts)
-    return Discovery(root, sources, skips, sets, stated[: len(verdicts)], verdicts, dropped, len(tree.files()) + len(tree.links("**")))
+        reached += 1
+        found = search(st, sets, memo)
+        if st.ordinal is not None and not found.ordinal_used:
+            continue  # an element of a short array that enumerates no dimension of any set: raw data, not a stated number
+        kept.append(st)
+        verdicts.append(classify(st, found))
+    dropped += len(stated) - reached
+    return Discovery(root, sources, skips, sets, kept, verdicts, dropped, len(tree.files()) + len(tree.links("**")))

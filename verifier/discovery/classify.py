@@ -9,13 +9,17 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
   alike: numpy's `std` is the population one);
 - bound: after the context's preferences (a statistic its labels name, a
   member its labels name, a comparison its label names (a speedup of
-  times), the rawest set: rank 0 before 1, then a set of the number's own
+  times; with `mean` named, a mean of the comparison member before the
+  comparison of the means), a member sharing a word with the label, the
+  rawest set: rank 0 before 1, then a set of the number's own
   file, then, among sets giving the same value, the selection the context
-  names most fully), exactly one
+  names most fully; one derivation over a table restated in two files
+  counts once), exactly one
   derivation reproduces the number, its selection is named by the context,
   and a number of fewer than `MIN_DIGITS` significant digits is bound only
   when its context names that derivation fully (its labels name the
-  member, or the set has one; and the statistic, or it is a single value);
+  member, or the set has one; and the statistic, or it is a single value;
+  and its group was not found by value); digits count as written;
 - ambiguous: several derivations fit (listed, none bound), or a stated
   zero is reproduced only by a small non-zero value;
 - near-miss: the context names one derivation and the number is not its
@@ -52,18 +56,41 @@ def label(d: Derivation) -> str:
 
 
 def _digits(st: Stated) -> int:
-    return len(st.value.normalize().as_tuple().digits) if st.value else 1
+    """Return the significant digits of `st` as written: zeros after the decimal point count (`59.00`: 4), an integer's trailing zeros do not (`120`: 2)."""
+    if not st.value:
+        return 1
+    exact = st.value.as_tuple()
+    return len(exact.digits) if isinstance(exact.exponent, int) and exact.exponent < 0 else len(st.value.normalize().as_tuple().digits)
+
+
+def _copies_once(fits: list[Derivation]) -> list[Derivation]:
+    """Return `fits` with each derivation over a copy of one table in another file left out (`results.csv` and `results.json`: the same member, statistic, selection and value)."""
+    seen: set[tuple[object, ...]] = set()
+    out = []
+    for f in fits:
+        same = (f.member, f.statistic, f.q, f.method, f.selection, f.over, f.baseline, f.candidate, f.value, f.n, f.rank, f.enumerated)
+        if same not in seen:
+            seen.add(same)
+            out.append(f)
+    return out
+
+
+def _member_agrees(f: Derivation, found: Search, named_sets: set[str]) -> bool:
+    """Return whether `f` is of the member its set's name the labels give (or its set has no member the labels name)."""
+    return f.sid not in named_sets or (f.sid, f.member) in found.member_named
 
 
 def classify(st: Stated, found: Search) -> Verdict:
     """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
-    selected = [f for f in found.fits if f.selection or f.baseline is not None]
+    selected = _copies_once([f for f in found.fits if f.selection or f.baseline is not None or f.groups is not None])
     fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
-    if found.pair_named and not found.stat_named and any(f.baseline is not None for f in agree):
-        agree = [f for f in agree if f.baseline is not None]  # `speedup_vs_bf16`: the comparison, not a copy of it elsewhere
-        timed = [f for f in agree if f.statistic == "speedup" and f.unit and units.known(f.unit) and units.parse(f.unit).dimension == "time"]
-        agree = timed or agree  # a speedup is of times
+    named_sets = {sid for sid, _ in found.member_named}
+    if found.pair_named and found.stat_named in (None, "mean") and any(f.baseline is not None and _member_agrees(f, found, named_sets) for f in agree):
+        pairs = [f for f in agree if f.baseline is not None]  # `speedup_vs_bf16`: the comparison, not a copy of it elsewhere
+        timed = [f for f in pairs if f.statistic == "speedup" and f.unit and units.known(f.unit) and units.parse(f.unit).dimension == "time"]
+        means = [f for f in agree if found.stat_named == "mean" and f.baseline is None and f.statistic == "mean"]
+        agree = means or timed or pairs  # `mean memory saved`: the mean of the savings; `平均减少` with no such mean: of the means; a speedup is of times
         if st.value == 1 and any(f.statistic in ("speedup", "ratio") for f in agree):
             return Verdict("ambiguous", tuple(agree[:8]))  # 1.0 is any two equal values: no binding
     elif found.stat_named:
@@ -75,13 +102,14 @@ def classify(st: Stated, found: Search) -> Verdict:
         agree = [f for f in agree if f.n == 1 or f.baseline is not None]
         if not agree and unnamed:
             return Verdict("ambiguous", tuple(unnamed[:8]))
-    named_sets = {sid for sid, _ in found.member_named}
     other = [f for f in selected if f.sid in named_sets and (f.sid, f.member) not in found.member_named]
-    agree = [f for f in agree if f.sid not in named_sets or (f.sid, f.member) in found.member_named]
+    agree = [f for f in agree if _member_agrees(f, found, named_sets)]
     if other and (not agree or min(f.rank for f in other) < min(f.rank for f in agree)):
         named = [n for n in found.named if n.sid in {f.sid for f in other}]
         if named:  # the rawest source holds it under another member than the label names: a copy elsewhere does not explain it
             return Verdict("near-miss", tuple(other[:4]), tuple(named[:4]))
+    hinted = [f for f in agree if f.member_hint]
+    agree = hinted or agree  # `Mean speedup`: of `speedup_vs_bf16`, not of `audio_corr_vs_bf16` that happens to round alike
     if agree:
         rank = min(f.rank for f in agree)
         agree = [f for f in agree if f.rank == rank]
@@ -94,7 +122,7 @@ def classify(st: Stated, found: Search) -> Verdict:
         return Verdict("ambiguous", tuple(agree))  # a stated 0.0 is any small value at its precision: no binding
     if len(agree) == 1:
         f = agree[0]
-        full = f.member_named and (found.stat_named is not None or f.n == 1)
+        full = f.member_named and (found.stat_named is not None or f.n == 1) and not f.enumerated
         if _digits(st) >= MIN_DIGITS or full:
             return Verdict("bound", (f,))
         return Verdict("ambiguous", (f,))

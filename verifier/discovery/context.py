@@ -4,7 +4,8 @@ The numbers a directory states, each with the context discovery matches derivati
 `stated_numbers(sources, sets)` lists every number `verifier.readers.claimdocs.
 stated_numbers` finds in a JSON, CSV, Markdown or HTML document (JSON
 numbers, table cells, prose numbers), except raw data: the elements of a
-numeric array, the members of a `lines` record set or of a `files` set
+numeric array of more than `MAX_ORDINAL_ARRAY` elements (a shorter one's
+elements carry their `ordinal`), the members of a `lines` record set or of a `files` set
 (except one JSON object per file: a per-run summary states its numbers),
 the rows of CSV, JSON Lines or JSON-array files merged across files of one
 name pattern, and the rows of a set of more than `MAX_STATED_ROWS` rows.
@@ -16,7 +17,9 @@ the file's stem are chunks a dimension value can be named by
 context: `labels` (the member names on its JSON Pointer, a table's column
 and heading, a prose item's words: what the number is), `names` (the text
 of the record it sits in and the object names on its path: which
-selection it is) and `pairs` (its record's integer members, `name=value`).
+selection it is) and `pairs` (its record's integer and text members, `name=value`).
+Words of other languages count through the closed `VOCABULARY` (`tokens`),
+and a count stated in words (`五次`) is `Stated.n`.
 At most `MAX_STATED` numbers are listed (a bound of the search).
 """
 
@@ -34,10 +37,24 @@ from verifier.discovery.sources import Source
 from verifier.grammars import quantity
 from verifier.readers.claimdocs import stated_numbers as claimdoc_numbers
 
-__all__ = ["MAX_STATED", "MAX_STATED_ROWS", "Stated", "stated_numbers", "tokens", "unit_of"]
+__all__ = ["MAX_ORDINAL_ARRAY", "MAX_STATED", "MAX_STATED_ROWS", "Stated", "VOCABULARY", "stated_numbers", "tokens", "unit_of"]
 
 MAX_STATED = 20000
 MAX_STATED_ROWS = 200
+#: The elements of a numeric array of at most this many elements are stated numbers (`baseline_ms: [0.0513, 0.0510]`, one per server), each with its ordinal; longer arrays are raw data.
+MAX_ORDINAL_ARRAY = 8
+
+#: The closed vocabulary of statistic, comparison and count words of other languages than English (Chinese, Japanese), as the English word `tokens` adds:
+#: text in these scripts has no spaces, so a word is found as a substring.
+VOCABULARY = {"平均": "mean", "均值": "mean", "中位数": "median", "中央値": "median", "最大": "max", "最小": "min", "标准差": "sd", "標準偏差": "sd",
+              "总计": "sum", "合计": "sum", "合計": "sum", "总和": "sum", "次数": "count", "请求": "request", "リクエスト": "request",
+              "减少": "reduction", "降低": "reduction", "削減": "reduction", "加速比": "speedup", "高速化": "speedup", "提升": "improvement",
+              "首次": "first", "第一次": "first", "每": "each", "各": "each", "P99": "p99", "P95": "p95", "P90": "p90", "P50": "median"}
+#: Numerals of that vocabulary, for a count stated in words (`五次` five times).
+_NUMERALS = {"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_COUNTED = re.compile(r"(\d+|[一两二三四五六七八九十])\s*(?:次|回|个|組|组)")
+#: Words after a number that say it counts something (`5 次正式请求` five formal requests, `74 requests`).
+COUNT_WORDS = ("次", "回", "个", "requests", "runs", "repeats", "iterations", "trials", "tasks")
 
 _SPLIT = re.compile(r"[^a-z0-9]+")
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2,})")  # `meanResTime`, not `rougeL`
@@ -46,8 +63,19 @@ _BYTES = {"mib": "MiB", "gib": "GiB", "kib": "KiB", "mb": "MB", "gb": "GB", "kb"
 
 
 def tokens(text: str) -> set[str]:
-    """Return the lowercase words of `text`, split at every non-alphanumeric character and before a capitalised word of three or more letters after two lowercase ones (`meanResTime`: mean, res, time; `rougeL` stays one word)."""
-    return {t for t in _SPLIT.split(_CAMEL.sub(" ", text).lower()) if t}
+    """Return the lowercase words of `text`, split at every non-alphanumeric character and before a capitalised word of three or more letters after two lowercase ones (`meanResTime`: mean, res, time; `rougeL` stays one), and the English word of each `VOCABULARY` word it holds."""
+    words = {t for t in _SPLIT.split(_CAMEL.sub(" ", text).lower()) if t}
+    if not text.isascii():
+        words.update(english for word, english in VOCABULARY.items() if word in text)
+    return words
+
+
+def counted(text: str) -> int | None:
+    """Return the count a text states in words of `VOCABULARY` (`五次完整请求平均` -> 5), or None; one count only (several: None)."""
+    if text.isascii():
+        return None
+    found = {int(m.group(1)) if m.group(1).isdigit() else _NUMERALS[m.group(1)] for m in _COUNTED.finditer(text)}
+    return found.pop() if len(found) == 1 else None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -74,7 +102,7 @@ def unit_of(label: str) -> str | None:
 class Stated:
     """
     One stated number: `rel` and `pointer` where, `text` as written, `value` (Decimal), `unit` (or None),
-    `labels` and `names` (word sets), `chunks` (the record's whole texts, lowercase), `pairs` (`name=value` of integer members).
+    `labels` and `names` (word sets), `chunks` (the record's whole texts, lowercase), `pairs` (`name=value` of integer and text members), `ordinal`, `versus`, `n` (below).
     """
 
     rel: str
@@ -87,6 +115,9 @@ class Stated:
     chunks: set[str]
     pairs: set[str]
     label: str
+    ordinal: tuple[int, int] | None = None  # (position from 1, length) of an element of a short numeric array
+    versus: frozenset[str] = frozenset()  # the words after `vs` in its label: the other side of a comparison, not a selection
+    n: int | None = None  # how many values its context says it is over (`五次...平均`: 5)
 
 
 def _unescape(token: str) -> str:
@@ -151,8 +182,11 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
                 continue
             keys, kinds, record, prose = _context(src.doc, pointer)
             holder = record.get(keys[-1]) if isinstance(record, dict) and keys else None
+            ordinal = None
             if kinds and kinds[-1][1] and isinstance(holder, list) and not isinstance(value, str):
-                continue  # an element of a numeric array: raw data
+                if len(holder) > MAX_ORDINAL_ARRAY or len(kinds) < 2 or kinds[-2][1]:
+                    continue  # an element of a long numeric array: raw data
+                ordinal = (int(kinds[-1][0]) + 1, len(holder))
             if src.rel in big_files and any((src.rel, "/" + "/".join(t for t, _ in kinds[:i])) in big_rows for i in range(1, len(kinds) + 1)):
                 continue
             if len(out) >= MAX_STATED:
@@ -164,6 +198,10 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
             if "#numbers/" in pointer and isinstance(holder, str):  # `ROUGE1: 31.4286  mbxp_accuracy: 0.0`: the name before the number is its label
                 m = re.search(r"([A-Za-z_][\w.]*)\s*[:=]\s*" + re.escape(str(value)), holder)
                 label_text = f"{m.group(1)} {label_text}" if m else label_text
+                after = re.search(re.escape(str(value)) + r"\s*(\S+)", holder)
+                if after and after.group(1).startswith(COUNT_WORDS):  # `5 次正式请求`: the number counts (`每组 ... 5 次`: in each group)
+                    each = tokens(holder[: after.start()]) & {"each", "per", "every"}
+                    label_text = f"{label_text} count" + (" each" if each else "")
             unit = q[1] if q[1] else unit_of(last)
             rec = {k: v for k, v in (record or {}).items() if k != "#line"}
             texts = [v for v in rec.values() if isinstance(v, str) and not (json_doc and quantity(v) is not None)]  # JSON's "151" is a value, not a name
@@ -177,9 +215,16 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
             names |= {t for k in keys for t in tokens(k)} | tokens(prose)
             chunks = {t.lower().strip() for t in texts} | {k.lower() for k, idx in kinds if not idx} | {c for c in _CHUNK.split(prose.lower()) if c}
             chunks |= own_path  # `summary/anyscale_70b.json` names the `name=anyscale_70b` of `individual/*.json`
-            pairs = {f"{k}={v}" for k, v in rec.items() if isinstance(v, int) and not isinstance(v, bool)}
-            out.append(Stated(src.rel, pointer, str(value), q[0], unit, labels, names, chunks, pairs, label_text))
+            pairs = {f"{k}={v}" for k, v in rec.items() if (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and len(v) <= 200)}
+            versus = _versus(label_text)
+            out.append(Stated(src.rel, pointer, str(value), q[0], unit, labels, names, chunks, pairs, label_text, ordinal, versus, counted(label_text)))
     return out, dropped
+
+
+def _versus(label: str) -> frozenset[str]:
+    """Return the words after `vs`/`versus`/`against` in a label (`speedup_vs_bf16` -> {bf16}): they name a comparison's other side."""
+    words = [t for t in _SPLIT.split(label.lower()) if t]
+    return frozenset(words[i + 1] for i, w in enumerate(words[:-1]) if w in ("vs", "versus", "against"))
 
 
 def _path_names(rel: str) -> set[str]:

@@ -10,7 +10,7 @@ statistic, member and selection discovery found. The profile's
 language take no note of their own). A detection rule names the file with
 the most bound numbers and two of their pointers. Bindings of a shape the
 language cannot say (a dimension read from part of a file name, an object
-of objects outside JSON) are left out and listed in the description; an
+of objects outside JSON, a statistic of per-group means) are left out and listed in the description; an
 object of objects keyed by name in JSON is read with `records.members_of`.
 A numeric array at one fixed place of a JSON document (optimum-benchmark's
 `/prefill/latency/values`) is the document as one record with that array
@@ -155,6 +155,9 @@ def draft_profile(disc: Discovery, profile_id: str) -> tuple[dict[str, Any], lis
         rs = by_sid[d.sid]
         if d.statistic not in _DRAFTED:
             left.append(f"{st.rel} {st.pointer}: {d.statistic} has no rule in the profile language")
+            continue
+        if d.groups is not None:
+            left.append(f"{st.rel} {st.pointer}: a {d.statistic} of per-{d.groups} means has no claim rule in the profile language (a claim derives one statistic of the selected receipts)")
             continue
         chosen = [r for r in rs.records if all(r.dims.get(k) == v for k, v in d.selection)]
         if d.member and d.over is None and any(d.member not in r.values for r in chosen):
