@@ -112,6 +112,7 @@ def _offline(doc) -> dict:
 @pytest.mark.parametrize("change, where", [
     (lambda c: c["value_by_unit"][0].update(value="no_such_value"), "/value_by_unit/0/value"),  # not a declared value
     (lambda c: c["value_by_unit"][0].update(unit="ms"), "/value_by_unit/0/unit"),  # not of the dimension of tokens_per_second
+    (lambda c: c["value_by_unit"][0].update(unit="furlongs/s"), "/value_by_unit/0/unit: unknown unit"),  # one line, never a traceback
     (lambda c: c["value_by_unit"].append({"value": "samples_per_second", "unit": "samples/min"}), "/value_by_unit/1/unit"),  # the claim's own unit's dimension
     (lambda c: c.update(pick="max", per=["model"]), "/value_by_unit"),  # a pick names an instance, no value to choose
 ])
@@ -131,3 +132,20 @@ def test_without_value_by_unit_a_tokens_row_is_a_unit_mismatch(tmp_path):
     report = verify_path(str(_tree(tmp_path)), asset_root=make_assets(tmp_path / "assets", {"mlperf-inference": doc}))
     mixtral = next(f for label, f in _results(report).items() if "[model=mixtral-8x7b][scenario=Offline]" in label)
     assert (mixtral.status, mixtral.code) == ("FAIL", "unit-mismatch")
+
+
+@pytest.mark.parametrize("result, status", [("27.384519297", "PASS"), ("27384.519297", "FAIL")])
+def test_a_latency_in_seconds_is_the_early_stopping_estimate_in_seconds(tmp_path, result, status):
+    # wan-2.2-t2v-a14b SingleStream: SPECIAL_UNIT_DICT says `Latency (s)`; the checker divides the ns estimate by 10^6 and again by 10^3
+    from test_mlperf_profile_checker import _run, write_official_tree
+    model = "wan-2.2-t2v-a14b"
+    root = write_official_tree(tmp_path, model, runs={"SingleStream": _run(model, "SingleStream", early_stopping_latency_ss=27384519297)})
+    header = next(csv.reader(io.StringIO(SNAPSHOT.read_text())))
+    out = io.StringIO()
+    writer = csv.DictWriter(out, header, quoting=csv.QUOTE_ALL, lineterminator="\n")
+    writer.writeheader()
+    writer.writerow({**{k: "" for k in header}, "Organization": "Org", "Division": "closed", "Platform": "sut-1", "Model": model, "MlperfModel": model,
+                     "Scenario": "SingleStream", "Result": result, "Accuracy": "vbench_score: 70.48", "Units": "Latency (s)"})
+    (root / "summary.csv").write_text(out.getvalue())
+    (f,) = [f for f in by_check(verify_path(str(root)), "profile.claims") if f.message.startswith("csv.Result.singlestream[")]
+    assert f.status == status, f.message

@@ -128,6 +128,7 @@ def _units(document: dict[str, Any], origin: str) -> None:
     for kind, items in (("claims", document.get("claims", [])), ("gate/rules", document.get("gate", {}).get("rules", []))):
         for index, item in enumerate(items):
             places.append((f"/{kind}/{index}/unit", item.get("unit")))
+            places.extend((f"/{kind}/{index}/value_by_unit/{j}/unit", alt["unit"]) for j, alt in enumerate(item.get("value_by_unit", [])))
     for index, identity in enumerate(document.get("identities", [])):
         places.append((f"/identities/{index}/left/unit", identity["left"].get("unit")))
         places.extend((f"/identities/{index}/terms/{j}/unit", t.get("unit")) for j, t in enumerate(identity["terms"]))
