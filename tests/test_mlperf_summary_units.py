@@ -5,7 +5,7 @@ The official submission checker (mlcommons/inference
 `tools/submission/submission_checker/`, b66003e) writes each row's `Result`
 from the detail log's `RESULT_FIELD_NEW` member, replaced for the LLMs by
 `RESULT_FIELD_BENCHMARK_OVERWRITE` (`checks/performance_check.py` lines
-564-573), and its `Units` from `SPECIAL_UNIT_DICT`, else `UNIT_DICT`
+564-578), and its `Units` from `SPECIAL_UNIT_DICT`, else `UNIT_DICT`
 (`results.py` lines 122-127): an LLM's Offline, Server and Interactive rows
 state tokens per second in `Tokens/s`. `tests/data/mlperf-inference/checker-summary-snapshot.csv`
 holds rows of the checker's own snapshot of such a table (header and units as
