@@ -26,10 +26,10 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any, Protocol
 
-from verifier import stats
+from verifier import stats, units
 from verifier.stats import Underivable
 
-__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Underivable", "arm_name", "derive_rule", "not_derivable"]
+__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Underivable", "arm_name", "derive_rule", "for_stated_unit", "not_derivable"]
 
 #: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): the whole vocabulary
 #: `stats.STATISTICS` (the pair statistics `ratio` and `relative_change_pct` take the two arms' means of server means).
@@ -98,7 +98,7 @@ def arm_name(template: str, key: dict[str, str]) -> str:
 
 #: Members of a claim or gate rule that say where a value is stated or how it is judged, not what is derived: rules that
 #: differ only in these (one table published as JSON, CSV and Markdown) derive the same value, which `derive_rule` memoises.
-_NOT_DERIVED = frozenset({"id", "at", "minus", "unit", "tolerance", "description", "per", "min", "max", "bounds_at", "recorded", "pick", "below_baseline"})
+_NOT_DERIVED = frozenset({"id", "at", "minus", "unit", "tolerance", "description", "per", "min", "max", "bounds_at", "recorded", "pick", "below_baseline", "value_by_unit"})
 
 
 def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo: dict[Any, Any] | None = None) -> stats.Derived:
@@ -173,3 +173,25 @@ def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo:
         return stats.derive(statistic, parts, of=of)
     values, of = source.values(selection, name)
     return stats.derive(statistic, values, q=rule.get("q"), method=rule.get("method"), confidence=rule.get("confidence"), scale=rule.get("scale"), of=of)
+
+
+def for_stated_unit(rule: dict[str, Any], stated_unit: str | None) -> dict[str, Any]:
+    """
+    Return the claim `rule` deriving the value its `value_by_unit` names for `stated_unit`, or `rule` itself.
+
+    The alternative whose `unit` has the dimension of `stated_unit` replaces
+    the rule's `value` and `unit` (MLPerf's `Units` column: a row in
+    `Tokens/s` derives the tokens per second, one in `Samples/s` the claim's
+    own samples per second). No stated unit, an unknown one, or one no
+    alternative has (the claim's own dimension, or another: then the
+    comparison reports `unit-mismatch`) keeps `rule`. The load
+    (`verifier.profiles`) made each alternative's dimension its own, so at
+    most one matches.
+    """
+    if stated_unit is None or "value_by_unit" not in rule or not units.known(stated_unit):
+        return rule
+    dimension = units.parse(stated_unit).dimension
+    for alt in rule["value_by_unit"]:
+        if units.parse(alt["unit"]).dimension == dimension:
+            return {**rule, "value": alt["value"], "unit": alt["unit"]}
+    return rule

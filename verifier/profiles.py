@@ -130,6 +130,7 @@ def _units(document: dict[str, Any], origin: str) -> None:
     for kind, items in (("claims", document.get("claims", [])), ("gate/rules", document.get("gate", {}).get("rules", []))):
         for index, item in enumerate(items):
             places.append((f"/{kind}/{index}/unit", item.get("unit")))
+            places.extend((f"/{kind}/{index}/value_by_unit/{j}/unit", alt["unit"]) for j, alt in enumerate(item.get("value_by_unit", [])))
     for index, identity in enumerate(document.get("identities", [])):
         places.append((f"/identities/{index}/left/unit", identity["left"].get("unit")))
         places.extend((f"/identities/{index}/terms/{j}/unit", t.get("unit")) for j, t in enumerate(identity["terms"]))
@@ -226,6 +227,8 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
             if kind == "claims" and "pick" in item and len(item.get("per", [])) != 1:
                 raise _refuse(origin, f"{where}/per", "a `pick` claim ranks the instances of exactly one `per` dimension")
             if kind == "claims":
+                if "value_by_unit" in item:
+                    _check_value_by_unit(origin, where, item, value_units(receipts[item["receipts"]]))
                 allowed = set(item.get("per", [])) if "pick" not in item else set()
                 for part in ("minus", "times"):
                     if part in item and ("pick" in item or item["statistic"] not in VALUE_STATISTICS):
@@ -347,6 +350,32 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
         raise _refuse(origin, where, f"{item['statistic']} compares arms, but receipt set {rid!r} maps no `arm`")
     if item["statistic"] == "mean_of_server_means" and "server" not in dims:
         raise _refuse(origin, where, f"mean_of_server_means needs a `server` field in receipt set {rid!r}")
+
+
+def _check_value_by_unit(origin: str, where: str, item: dict[str, Any], numeric: dict[str, dict[str, Any]]) -> None:
+    """
+    Refuse a claim's `value_by_unit` that cannot choose one value by the stated unit's dimension.
+
+    It needs a statistic of a value (`VALUE_STATISTICS`) with its own `unit`,
+    no `pick`; each alternative a declared value, its `unit` of that value's
+    dimension, and a dimension neither the claim's own unit nor another
+    alternative has (else two values would answer the same stated unit).
+    """
+    if "pick" in item or item["statistic"] not in VALUE_STATISTICS or "unit" not in item:
+        raise _refuse(origin, f"{where}/value_by_unit", f"`value_by_unit` chooses the value of a statistic in its unit ({', '.join(VALUE_STATISTICS)}) "
+                      "with the claim's own `unit`, not a pick, a count or a ratio")
+    taken = {units.parse(item["unit"]).dimension: "the claim's own unit"}
+    for k, alt in enumerate(item["value_by_unit"]):
+        here = f"{where}/value_by_unit/{k}"
+        if alt["value"] not in numeric:
+            raise _refuse(origin, f"{here}/value", f"{alt['value']!r} is not a declared value of receipt set {item['receipts']!r} (values: {sorted(numeric)})")
+        stated, have = units.parse(alt["unit"]), units.parse(numeric[alt["value"]]["unit"])
+        if not stated.compatible(have):
+            raise _refuse(origin, f"{here}/unit", f"unit {alt['unit']!r} ({stated.dimension}) is not of the dimension of {alt['value']} ({have.dimension})")
+        if stated.dimension in taken:
+            raise _refuse(origin, f"{here}/unit", f"unit {alt['unit']!r} ({stated.dimension}) is of the dimension of {taken[stated.dimension]}: "
+                          "a stated unit must name one value; give each alternative a unit of its own dimension")
+        taken[stated.dimension] = f"alternative {k}"
 
 
 def _check_result_unit(origin: str, where: str, statistic: str, unit: str) -> None:

@@ -22,7 +22,7 @@ from verifier.readers.locate import fill_named
 from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.derive import derive_rule
+from verifier.derive import derive_rule, for_stated_unit
 from verifier.readers.select import RecordSource, Underivable, check_complete, instances, ranks, select, select_records
 
 __all__ = ["claims", "gate", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
@@ -145,7 +145,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
         unstated: list[tuple[str, str]] = []  # (label, file) of the instances whose location states nothing, under `"unstated": "skip"`
         said_none: list[tuple[str, str]] = []  # (label, text) of the instances whose location writes "N/A", "-", ... (`claimdocs.no_number_texts`)
         # what every instance of the rule shares, read once per rule rather than once per stated value
-        rule_id, statistic, rule_unit, unit_text, declared = rule["id"], rule["statistic"], rule.get("unit"), rule.get("unit", ""), rule.get("tolerance")
+        rule_id, statistic, declared = rule["id"], rule["statistic"], rule.get("tolerance")  # the unit: the chosen value's (`for_stated_unit`)
         stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
@@ -175,16 +175,16 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
                 continue
-            if stated_unit_at:
-                stated_unit = site.unit or stated_unit
+            stated_unit = (site.unit or stated_unit) if stated_unit_at else stated_unit
+            chosen = for_stated_unit(rule, stated_unit)  # the value the stated unit names (`value_by_unit`), else the rule's own
             try:
-                result = derive_rule(rule if plain else joined(ctx, rule, key), RecordSource(records), key, memo)  # `joined` returns a rule without joins as it is
+                result = derive_rule(chosen if plain else joined(ctx, chosen, key), RecordSource(records), key, memo)  # `joined` returns a rule without joins as it is
             except Underivable as exc:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
             text = result.text
-            derived = _convert(result.value, statistic, rule_unit)
-            unit = unit_text
+            derived = _convert(result.value, statistic, chosen.get("unit"))
+            unit = chosen.get("unit", "")
             if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
                 try:
                     target, where_target = _target(ctx, rule, targets.get(site.key))
@@ -215,12 +215,12 @@ def claims(ctx: Context) -> Iterator[Finding]:
             ok, tolerance = cmp.holds, cmp.tolerance
             bound = tolerance_text(tolerance, unit or None) if ok else f"{delta_text(cmp.delta, unit or None)}, {tolerance_text(tolerance, unit or None)}"
             shown = (fmt(derived), bound, str(derived))
-            other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
+            other = None if ok else _other_value(ctx, chosen, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other
                 yield _f(cid, Status.FAIL, "unit-mismatch",
                          f"{label}: {rel} {pointer} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(value)} {its_unit}), "
-                         f"not its {rule.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
+                         f"not its {chosen.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
