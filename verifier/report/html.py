@@ -345,7 +345,7 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 def _claims(report: Report, verbose: bool = False) -> str:
     """Return the claims table (claims.json and receipt claims) and the stated-claims table (numbers of the prose)."""
     from verifier.report.statements import CHECK as STATED
-    from verifier.report.statements import statement_rows
+    from verifier.report.statements import blocked, statement_rows
 
     parts = []
     rows = claim_rows(report)
@@ -371,6 +371,7 @@ def _claims(report: Report, verbose: bool = False) -> str:
             parts.append(f"<details><summary>{len(good)} PASS claim(s)</summary>"
                          + _table(head, "".join(row(r) for r in good), "" if bad else "claims", tall=True) + "</details>")
     stated = statement_rows(report)
+    parts += [f'<p class="note stated-blocked">{_e(b)}</p>' for b in blocked(report)]  # counted, not judged: never dropped silently
     if stated:
         from verifier.report._common import _places, _shown  # the claims table's rounding: two places past the claim
 

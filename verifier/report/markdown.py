@@ -25,7 +25,7 @@ import re
 
 from verifier.model import Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
-from verifier.report.statements import statement_rows
+from verifier.report.statements import blocked, statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
 
@@ -112,8 +112,10 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         bad = [r for r in ordered if r.status is not Status.PASS]
         good = [r for r in ordered if r.status is Status.PASS]
         lines += ["#### Stated claims", ""] + ((head + [line(r) for r in bad] + [""]) if bad else [])
-        if good:
-            lines += [f"<details><summary>{len(good)} PASS stated number(s)</summary>", ""] + head + [line(r) for r in good] + ["", "</details>", ""]
+    if blocked(report):  # a claim text integrity blocked: its numbers counted, never dropped silently
+        lines += ([] if stated else ["#### Stated claims", ""]) + [f"- {cell(b)}" for b in blocked(report)] + [""]
+    if stated and good:
+        lines += [f"<details><summary>{len(good)} PASS stated number(s)</summary>", ""] + head + [line(r) for r in good] + ["", "</details>", ""]
     passed = [f for f in report.findings if f.status is Status.PASS]
     if verbose and passed:
         lines += [f"<details><summary>{len(passed)} PASS finding(s)</summary>", "",

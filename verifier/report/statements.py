@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from verifier.model import Report, Status
 
-__all__ = ["CHECK", "StatementRow", "statement_rows", "text_lines"]
+__all__ = ["CHECK", "StatementRow", "blocked", "statement_rows", "text_lines"]
 
 #: The check whose findings are stated quantities (`verifier.checks.statements.CHECK`).
 CHECK = "claims.stated"
@@ -46,6 +46,11 @@ def statement_rows(report: Report) -> list[StatementRow]:
             derived=_derived(str(detail["derived"]), str(detail.get("stated"))) if detail.get("derived") is not None else "-",
             formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or "")))
     return rows
+
+
+def blocked(report: Report) -> list[str]:
+    """Return one plain sentence per claim text whose numbers were counted but not judged (`README.md: 25 numbers not judged (blocked by integrity.files...)`)."""
+    return [f.message for f in report.findings if f.check == CHECK and f.code == "blocked-by-integrity"]
 
 
 def _bound(detail: dict) -> str:  # type: ignore[type-arg]
@@ -87,11 +92,12 @@ def text_lines(report: Report, safe, verbose: bool = False) -> list[str]:  # typ
     """
     rows = statement_rows(report)
     if not rows:
-        return []
+        return [f"stated claims: {safe(line)}" for line in blocked(report)]
     counts = {s: sum(1 for r in rows if r.status is s) for s in Status}
     informational = sum(1 for r in rows if r.code == "informational")
     lines = [f"stated claims: {len(rows)} number(s) ({', '.join(f'{n} {s.value}' for s, n in counts.items() if n)}; "
              f"{informational} identifier(s) not listed{'' if verbose else '; PASS rows with -v'})"]
+    lines += [f"  {safe(line)}" for line in blocked(report)]  # never dropped silently
     for r in rows:
         if r.code == "informational" or (r.status is Status.PASS and not verbose):
             continue
