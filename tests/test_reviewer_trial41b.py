@@ -50,3 +50,28 @@ def test_1_readme_numbers_blocked_by_integrity_are_counted_not_dropped(nohash):
     assert '<p class="note stated-blocked">README.md: 25 numbers not judged' in render(nohash, "html")
     md = render(nohash, "markdown")
     assert "- README.md: 25 numbers not judged" in md[md.index("#### Stated claims"):]
+
+
+def _stated_fail() -> Report:
+    """A report like the FAIL example's: 2 derivation PASS claims and one stated README number that FAILs (75.45 against 73.45)."""
+    findings = [Finding(check="derivation.claims", status=Status.PASS, code="derived", message=f"c{i} = {v}: matches",
+                        path="claims.json", pointer=f"/claims/{i}/value",
+                        observed={"claim": f"c{i}", "claimed": v, "derived": v, "delta": "0"}) for i, v in enumerate(("396.30", "3.77"))]
+    findings.append(Finding(check="claims.stated", status=Status.FAIL, code="claim-mismatch", path="README.md",
+                            message="README.md:3:55: states 75.45 %, but the evidence gives 73.4525 %",
+                            expected="73.4525007979964151545657671800",
+                            observed={"claimed": "75.45", "derived": "73.4525007979964151545657671800", "delta": "1.9975",
+                                      "stated": "75.45 %", "source": "README.md", "line": 3, "column": 55, "binding": "arm_mean_s",
+                                      "sentence": "75.45 % lower"}))
+    roster = (CheckInfo(check="derivation.claims", title="d", counts={"PASS": 2}), CheckInfo(check="claims.stated", title="s", counts={"FAIL": 1}))
+    return Report(subject="bundle", kind="bundle-v1", verifier_version="0", roster=roster, findings=tuple(findings))
+
+
+def test_5_the_claims_plot_draws_the_failing_stated_number_in_red():
+    pytest.importorskip("matplotlib")
+    from verifier.report.html import _claim_points, _plots
+
+    points = _claim_points(_stated_fail())
+    assert (75.45, 73.4525007979964151545657671800, "FAIL") in points and len(points) == 3
+    plot = dict((ident, svg) for ident, _caption, svg in _plots(_stated_fail()))["claims"]
+    assert "#cf222e" in plot  # the FAIL cross, red

@@ -120,17 +120,25 @@ def _groups(report: Report, verbose: bool) -> str:
 
 
 def _claim_points(report: Report) -> list[tuple[float, float, str]]:
-    """Return `(claimed, derived, status)` of every claim row whose claimed and derived values are both numbers in (1e-100, 1e100)."""
+    """
+    Return `(claimed, derived, status)` of every claim whose claimed and derived values are both numbers in (1e-100, 1e100).
+
+    The claims table's rows and every stated number of the prose bound to a derived value (`claims.stated`:
+    a README's failing 75.45 % against 73.45 is drawn, in red).
+    """
     from decimal import Decimal, InvalidOperation
 
+    pairs = [(r.claimed, r.derived, r.status) for r in claim_rows(report)]
+    pairs += [(str(f.observed["claimed"]), str(f.observed["derived"]), f.status) for f in report.findings
+              if f.check == "claims.stated" and isinstance(f.observed, dict) and "claimed" in f.observed and "derived" in f.observed]
     points = []
-    for r in claim_rows(report):
+    for claimed, derived, status in pairs:
         try:
-            a, b = Decimal(r.claimed.partition(" ")[0]), Decimal(r.derived.partition(" ")[0])
+            a, b = Decimal(claimed.partition(" ")[0]), Decimal(derived.partition(" ")[0])
         except (InvalidOperation, ValueError):
             continue
         if a.is_finite() and b.is_finite() and all(Decimal("1e-100") < v < Decimal("1e100") for v in (a, b)):  # a log axis can draw them
-            points.append((float(a), float(b), r.status.value))
+            points.append((float(a), float(b), status.value))
     return points
 
 
@@ -308,6 +316,8 @@ def _coverage(figure_cls: Any, entries: list[dict[str, Any]]) -> str | None:
 
 def _plots(report: Report) -> list[tuple[str, str, str]]:
     """Return `(id, caption, svg)` for each plot the report's figures support."""
+    from verifier.report.statements import statement_rows
+
     figures = report.figures or {}
     points = _claim_points(report)
     if not figures and not points:
@@ -316,11 +326,12 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
     out = []
     if points:
-        table = claim_rows(report)
-        out.append((CLAIM_PLOT, f"Claimed against derived, one point per claim with a number on both sides ({len(points)} of the "
-                                f"{len(table)} claims of the table; the legend gives both counts). A FAIL is drawn as a cross even "
-                                "where its difference is too small to leave the dashed line at this scale: the table gives the delta.",
-                    _claims_plot(Figure, points, {s: sum(r.status.value == s for r in table) for s in ("PASS", "UNVERIFIED", "ERROR", "FAIL")})))
+        table = [r.status for r in claim_rows(report)] + [r.status for r in statement_rows(report) if r.code != "informational"]
+        out.append((CLAIM_PLOT, f"Claimed against derived, one point per claim or stated number with a number on both sides "
+                                f"({len(points)} of the {len(table)} claims and stated numbers of the tables; the legend gives both counts). "
+                                "A FAIL is drawn as a red cross even where its difference is too small to leave the dashed line at this "
+                                "scale: the table gives the delta.",
+                    _claims_plot(Figure, points, {s: sum(t.value == s for t in table) for s in ("PASS", "UNVERIFIED", "ERROR", "FAIL")})))
     rows = figures.get("requests") or []
     if rows:
         out.append(("latency", "Latency per request in run order, by server and arm (hollow markers: warmups).",
