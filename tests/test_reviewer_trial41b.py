@@ -75,3 +75,45 @@ def test_5_the_claims_plot_draws_the_failing_stated_number_in_red():
     assert (75.45, 73.4525007979964151545657671800, "FAIL") in points and len(points) == 3
     plot = dict((ident, svg) for ident, _caption, svg in _plots(_stated_fail()))["claims"]
     assert "#cf222e" in plot  # the FAIL cross, red
+
+
+def _captured(monkeypatch):
+    """Make the HTML reporter's `_svg` keep each figure instead of drawing it; return the list the figures go to."""
+    import verifier.report.html as html
+
+    figures: list = []
+    monkeypatch.setattr(html, "_svg", lambda fig: figures.append(fig) or "<svg/>")
+    return figures
+
+
+def test_4_receipt_plots_use_the_mapped_unit_and_plain_ticks(monkeypatch):
+    pytest.importorskip("matplotlib")
+    from decimal import Decimal
+
+    from matplotlib.figure import Figure
+
+    from verifier.evidence import Quantity
+    from verifier.figures import receipt_sets
+    from verifier.report.html import _receipt_sets
+
+    class _R:  # a receipt as the evidence model holds it: values in the base unit (105278 MiB as bytes)
+        def __init__(self, mib: str, width: str):
+            self.unread, self.receipt_set = None, "gpu"
+            self.quantities = {"mib": Quantity(Decimal(mib) * 1048576, "B"), "width": Quantity(Decimal(width), "1")}
+
+    class _Model:
+        reader = "profile:x"
+        receipts = (_R("105278.0", "1280"), _R("105290.5", "1280"))
+
+    profile = {"receipts": {"gpu": {"values": {"mib": {"pointer": "/mib", "unit": "MiB"}, "width": {"pointer": "/w", "unit": "1"}}}}}
+    series = receipt_sets(_Model(), profile)["receipt_sets"]
+    assert [(s["quantity"], s["unit"], s["values"]) for s in series] == [("mib", "MiB", [105278.0, 105290.5]), ("width", "1", [1280.0, 1280.0])]
+    figures = _captured(monkeypatch)
+    _receipt_sets(Figure, series)
+    axes = figures[0].axes
+    assert [ax.get_title() for ax in axes] == ["gpu: mib (MiB)", "gpu: width"]  # no "(1)" for a dimensionless value
+    for ax in axes:
+        formatter = ax.yaxis.get_major_formatter()
+        formatter.set_locs(ax.get_yticks())
+        assert formatter.get_offset() == "", ax.get_title()  # no "1e10" or "+1.0528e5" above the axis
+        assert all("e" not in formatter(t).lower() for t in ax.get_yticks())

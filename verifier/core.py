@@ -266,7 +266,7 @@ def _figures(ctx: Context) -> dict[str, Any]:
     """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets."""
     from verifier.figures import receipt_sets, requests
 
-    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"))}
+    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"), ctx.options.get("profile"))}
     if ctx.data.get("campaign") is not None:
         out["requests"] = requests(ctx.data["campaign"])
     return out

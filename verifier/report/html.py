@@ -14,6 +14,8 @@ PASS findings collapsed, and the roster. Plots: claimed against derived for
 every claim with both numbers, and from `Report.figures` (`verifier.figures`)
 latency per request in run order, per-server means with arm means, per-frame
 quality against the gate's threshold, and stream coverage per media file.
+Ticks are plain numbers in the unit a value was mapped in (`MiB`, never
+bytes times `1e10`; no axis offset), SI prefixes beyond 1e9 (`_plain`).
 Layout: locations wrap only after a `/` (a long path at its folders), digests never; every table scrolls inside its own
 `div.scroll` (`overflow-x:auto`), so the page holds at 900 px and wider.
 Every string from evidence is HTML-escaped (after control and bidi
@@ -163,6 +165,9 @@ def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]], table:
     if high / low > 100:
         ax.set_xscale("log")
         ax.set_yscale("log")
+    else:  # close values (1000000 and 1000001) keep their digits: no offset above the axis
+        _plain(ax, [low, high], ax.xaxis)
+        _plain(ax, [low, high])
     ax.set_xlabel("claimed (as stated)")
     ax.set_ylabel("derived from the receipts")
     ax.legend(fontsize=8, loc="upper left")
@@ -177,11 +182,31 @@ def _receipt_sets(figure_cls: Any, series: list[dict[str, Any]]) -> str:
     for i, s in enumerate(series):
         ax = fig.add_subplot(rows, cols, i + 1)
         ax.plot(range(1, len(s["values"]) + 1), s["values"], marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
-        ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])} ({_label(s['unit'])})", fontsize=9)
+        unit = "" if str(s["unit"]) in ("1", "") else f" ({_label(s['unit'])})"  # a dimensionless count or ratio names no unit
+        ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])}{unit}", fontsize=9)
+        _plain(ax, s["values"])
         ax.tick_params(labelsize=7)
         ax.set_xlabel("record", fontsize=7)
     fig.tight_layout()
     return _svg(fig)
+
+
+def _plain(ax: Any, values: list[float], axis: Any = None) -> None:
+    """
+    Write the ticks of `axis` (default: y) as plain numbers in the plotted unit: no offset (`+1e6`), no `1e10` multiplier above it.
+
+    Magnitudes beyond what plain digits read well (>= 1e9 or < 1e-4) take SI prefixes instead (`EngFormatter`: `1.2 G`).
+    """
+    from matplotlib.ticker import EngFormatter, ScalarFormatter
+
+    axis = ax.yaxis if axis is None else axis
+    largest = max((abs(v) for v in values), default=0.0)
+    if largest >= 1e9 or 0 < largest < 1e-4:
+        axis.set_major_formatter(EngFormatter(sep=" "))
+        return
+    plain = ScalarFormatter(useOffset=False)
+    plain.set_scientific(False)
+    axis.set_major_formatter(plain)
 
 
 def _svg(fig: Any) -> str:
