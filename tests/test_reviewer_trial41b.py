@@ -117,3 +117,25 @@ def test_4_receipt_plots_use_the_mapped_unit_and_plain_ticks(monkeypatch):
         formatter.set_locs(ax.get_yticks())
         assert formatter.get_offset() == "", ax.get_title()  # no "1e10" or "+1.0528e5" above the axis
         assert all("e" not in formatter(t).lower() for t in ax.get_yticks())
+
+
+def test_6_a_manifest_map_entry_is_located_readably():
+    from verifier.report._common import location
+
+    keyed = Finding(check="profile.integrity", status=Status.FAIL, code="missing-file", path="kernel/harness/compare.py",
+                    pointer="/files/kernel~1harness~1compare.py", expected={"listed_in": "manifest.json"},
+                    message="kernel/harness/compare.py is listed in manifest.json but not in the bundle")
+    assert location(keyed) == 'manifest.json: files["kernel/harness/compare.py"]'
+    listed = Finding(check="integrity.files", status=Status.FAIL, code="sha256-mismatch", path="README.md", pointer="/files/0",
+                     expected={"listed_in": "manifest.json"}, message="README.md sha256 differs")
+    assert location(listed) == "manifest.json#/files/0"
+
+
+def test_6_a_message_names_a_place_as_its_location_does(tmp_path):
+    """`summary.json#/1/Result` in the where column and in the message, never `summary.json /1/Result` (one form)."""
+    from verifier.core import verify_path
+
+    report = verify_path(str(MLPERF))
+    mismatch = [f for f in report.findings if f.code == "unit-mismatch" and f.check == "profile.claims"]
+    assert mismatch and all(re.search(r"\S+#/\S+ states", f.message) for f in mismatch)
+    assert not any(re.search(r"\.(json|csv|md) /", f.message) for f in report.findings if f.check == "profile.claims")

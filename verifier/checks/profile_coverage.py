@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Iterator
 
 from verifier.checks.profile_base import _f, _profile, evidence, examined, files_matching
-from verifier.evidence import Evidence, RecordedOutcome, StatedClaim
+from verifier.evidence import Evidence, Location, RecordedOutcome, StatedClaim
 from verifier.grammars import numbers_in
 from verifier.jsonio import shown_literal
 from verifier.model import Finding, Status
@@ -161,10 +161,10 @@ def coverage(ctx: Context) -> Iterator[Finding]:
                     unchecked += 1
                     need = next((d for d in doc.get("needs_external", []) if pointer_matches(d["pointer"], pointer)), None)
                     if need:
-                        yield _f(cid, Status.UNVERIFIED, "needs-external", f"{rel} {pointer} states {shown}: {need['reason']}", path=rel, pointer=pointer, observed=shown)
+                        yield _f(cid, Status.UNVERIFIED, "needs-external", f"{Location(rel, pointer)} states {shown}: {need['reason']}", path=rel, pointer=pointer, observed=shown)
                     else:
                         yield _f(cid, Status.UNVERIFIED, "unchecked-claim",
-                                 f"{rel} {pointer} states the {kind} {shown}, which no claim derives, no check examines and the profile does not declare informational",
+                                 f"{Location(rel, pointer)} states the {kind} {shown}, which no claim derives, no check examines and the profile does not declare informational",
                                  path=rel, pointer=pointer, observed=shown)
             if not unchecked:
                 yield _f(cid, Status.PASS, "covered",

@@ -6,6 +6,7 @@ Pure functions of a `Report`; no I/O.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -105,10 +106,14 @@ def location(f: Finding) -> str:
     `verifier.evidence.Location`); either gives one `#`. An integrity finding on a listed file keeps the
     file in `path` and the manifest's entry in `pointer`, with the manifest named in `expected["listed_in"]`
     (`verifier.checks.integrity.compare`): its location is `manifest.json#/files/24`, never the data file's
-    name before a pointer into another file.
+    name before a pointer into another file; an entry of a files map keyed by path reads
+    `manifest.json: files["kernel/harness/compare.py"]`, not `manifest.json#/files/kernel~1harness~1compare.py`.
     """
     listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
     if isinstance(listed_in, str) and f.pointer:
+        token = f.pointer[len("/files/"):] if f.pointer.startswith("/files/") else ""
+        if token and "/" not in token and not token.isdigit():  # a files map keyed by path: `files["kernel/harness/compare.py"]`, not `~1`
+            return f"{listed_in}: files[{json.dumps(token.replace('~1', '/').replace('~0', '~'), ensure_ascii=False)}]"
         return f"{listed_in}{'' if f.pointer.startswith('#') else '#'}{f.pointer}"
     stated = _stated_where(f)
     if stated:
