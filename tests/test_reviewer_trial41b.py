@@ -139,3 +139,54 @@ def test_6_a_message_names_a_place_as_its_location_does(tmp_path):
     mismatch = [f for f in report.findings if f.code == "unit-mismatch" and f.check == "profile.claims"]
     assert mismatch and all(re.search(r"\S+#/\S+ states", f.message) for f in mismatch)
     assert not any(re.search(r"\.(json|csv|md) /", f.message) for f in report.findings if f.check == "profile.claims")
+
+
+def _mlperf_report():
+    from verifier.core import verify_path
+
+    return verify_path(str(MLPERF))
+
+
+def test_9_a_rule_finding_over_two_platforms_says_so_and_a_unit_mismatch_has_no_delta():
+    report = _mlperf_report()
+    for fmt in ("text", "markdown", "html"):
+        assert "stated-range-F1" in render(report, fmt)
+        assert re.search(r"stated-range-F1(</code>|`)?: 1 finding\(s\), covering 2 instances not met", render(report, fmt)), fmt
+    from verifier.report._common import claim_rows
+
+    mismatch = [r for r in claim_rows(report) if r.finding is not None and r.finding.code == "unit-mismatch"]
+    assert mismatch and {r.delta for r in mismatch} == {"- (unit-mismatch)"}  # tokens/s minus Samples/s is no quantity
+
+
+#: Measures, in each group's table, the share of the table's width the where column takes and the message's lines.
+WHERE_PROBE = """(function(){
+ const out = [];
+ for (const t of document.querySelectorAll('details.group table')) {
+   const loc = t.querySelector('td.loc'), msg = t.querySelector('td.msg');
+   if (!loc || !msg) continue;
+   const lh = parseFloat(getComputedStyle(msg).lineHeight) || 20;
+   out.push([loc.getBoundingClientRect().width / t.getBoundingClientRect().width, Math.round(msg.getBoundingClientRect().height / lh)]);
+ }
+ document.body.setAttribute('data-where', JSON.stringify(out));
+})();"""
+
+
+def test_9_the_where_column_stays_narrow_at_900_px(tmp_path):
+    import html as html_lib
+    import subprocess
+
+    from test_html_report import BROWSER
+
+    if BROWSER is None:
+        pytest.skip("no chromium on PATH")
+    page = tmp_path / "mlperf.html"
+    page.write_text(render(_mlperf_report(), "html").replace("default-src 'none';", "default-src 'none'; script-src 'unsafe-inline';", 1)
+                    .replace("</body>", f"<script>{WHERE_PROBE}</script></body>", 1))
+    done = subprocess.run([BROWSER, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                           f"--user-data-dir={tmp_path / 'p'}", "--window-size=900,1000", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=180, check=False)
+    found = re.search(r'data-where="([^"]*)"', done.stdout)
+    assert found, done.stderr[-500:]
+    shares = json.loads(html_lib.unescape(found.group(1)))
+    assert shares and max(s for s, _lines in shares) <= 0.3, shares  # was 0.6, the message wrapping to 18 lines
+    assert max(lines for _s, lines in shares) <= 12, shares

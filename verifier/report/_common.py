@@ -301,8 +301,10 @@ def claim_rows(report: Report) -> list[ClaimRow]:
         shown = _shown(derived.partition(" ")[0], places) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
         if _not_judged(f, claimed, derived):
             continue  # no number on either side: counted once by `not_judged`, never a row "receipts.jsonl: claimed -, derived -"
-        rows.append(ClaimRow(name, f.status, claimed, shown, _shown(delta, places) + (f" {unit}" if unit and delta != "-" else ""),
-                             location(f), f))
+        difference = _shown(delta, places) + (f" {unit}" if unit and delta != "-" else "")
+        if f.code == "unit-mismatch":  # a stated tokens/s against a derived Samples/s: their difference is no quantity
+            difference = "- (unit-mismatch)"
+        rows.append(ClaimRow(name, f.status, claimed, shown, difference, location(f), f))
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
 
 
@@ -381,11 +383,23 @@ class Group:
         """`check [code] rule` as plain text (not escaped)."""
         return f"{self.check} [{self.code}]" + (f" {self.rule}" if self.rule else "")
 
+    @property
+    def instances(self) -> int:
+        """The instances the group's findings judge as failing: a rule's one finding over 2 platforms (`(2 judged, 2 not met)`) counts 2."""
+        return sum(int(m.group(1)) if (m := _NOT_MET.search(f.message)) else 1 for f in self.findings)
+
+    @property
+    def counted(self) -> str:
+        """`N finding(s)`, and `covering M instances not met` when one finding states several (plain text)."""
+        return f"{self.count} finding(s)" + (f", covering {self.instances} instances not met" if self.instances > self.count else "")
+
     def first(self, n: int = FEW) -> tuple[Finding, ...]:
         """Return the first `n` findings of the group."""
         return self.findings[:n]
 
 
+#: The tally a rule's finding ends with when it judged several instances (`verifier.checks.profile_claims`): `(2 judged, 2 not met)`.
+_NOT_MET = re.compile(r"\(\d+ judged, (\d+) not met[;)]")
 #: A rule or set id a message starts with: an identifier followed by ` (over ` or `: ` (no spaces, brackets or slashes).
 _RULE = re.compile(r"([A-Za-z][\w.-]*)(?: \(over |: )")
 

@@ -80,8 +80,21 @@ _SLASH = __import__("re").compile(r"(?<=/)")
 
 
 def _loc(value: object) -> str:
-    """Return a location escaped, with a break opportunity (`<wbr>`) after each `/` only: a long path wraps at its folders, `README.md:11:14` never."""
-    return "<wbr>".join(f"<span>{_e(part)}</span>" for part in _SLASH.split(str(value)) if part)
+    """
+    Return a location escaped, with a break opportunity (`<wbr>`) after each `/`: a long path wraps at its folders, `README.md:11:14` never.
+
+    A folder name longer than 32 characters also breaks after its
+    `_` and `-` (`gh_macos-latest_x86-reference-cpu-deepsparse_v1.8.0-default_config/`), so the column stays narrow
+    and the message beside it keeps its width.
+    """
+    parts = []
+    for part in _SLASH.split(str(value)):
+        parts += _WORDS.split(part) if len(part) > 32 else [part]
+    return "<wbr>".join(f"<span>{_e(part)}</span>" for part in parts if part)
+
+
+#: Splits a long folder name after each `_` and `-`.
+_WORDS = __import__("re").compile(r"(?<=[_-])")
 
 
 def _status(status: str) -> str:
@@ -114,7 +127,7 @@ def _groups(report: Report, verbose: bool) -> str:
         more = f", first {len(shown)} shown" if len(shown) < g.count else ""
         parts.append(f'<details class="group g-{g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
                      f"{_status(g.status.value)} <code>{_e(g.check)}</code> [<code>{_e(g.code)}</code>]"
-                     + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {g.count} finding(s){more}</summary>"
+                     + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {_e(g.counted)}{more}</summary>"
                      + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(shown))
                      + (f'<p class="note">…and {g.count - len(shown)} more (<code>-v</code>, or the JSON and SARIF reports, '
                         "list every one).</p>" if len(shown) < g.count else "") + "</details>")

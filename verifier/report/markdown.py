@@ -77,7 +77,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
             more = "" if len(shown) == g.count else f", first {len(shown)} shown"
             opened = ' open="open"' if g.status.value in ("FAIL", "ERROR") else ""
             lines += [f"<details{opened}><summary>{ICONS[g.status]} {g.status.value} "
-                      f"{code(g.check)} [{code(g.code)}]{' ' + code(g.rule) if g.rule else ''}: {g.count} finding(s){more}</summary>", "",
+                      f"{code(g.check)} [{code(g.code)}]{' ' + code(g.rule) if g.rule else ''}: {g.counted}{more}</summary>", "",
                       "| Location | Message |", "|---|---|"]
             lines += [f"| {code(location(f))} | {cell(message(f))} |" for f in shown]
             if len(shown) < g.count:

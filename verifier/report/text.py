@@ -91,7 +91,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     for group in act:
         shown = group.findings if verbose else group.first()
         lines.append(f"== {_paint(group.status.value, COLORS[group.status], color)} {_safe(group.title)}: "
-                     f"{group.count} finding(s)" + (f", first {len(shown)} below (-v lists every one)" if len(shown) < group.count else ""))
+                     f"{group.counted}" + (f", first {len(shown)} below (-v lists every one)" if len(shown) < group.count else ""))
         lines += _finding_lines(shown, verbose, color, "")
     lines += _claim_lines(report, verbose or show_pass)
     lines += statement_lines(report, _safe, verbose)
