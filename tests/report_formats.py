@@ -94,7 +94,7 @@ def _markdown(text: str, report: Report, verbose: bool) -> None:
             cells[-1] += 1
         elif t.type == "tbody_open":
             pass
-    widths = {2, 5, 6, 1 + len(Status) + 1}  # a group's where/message, findings, claims and stated claims, the roster
+    widths = {2, 5, 6, 7, 1 + len(Status) + 1}  # a group's where/message, findings, claims, stated claims, the roster
     assert all(n in widths for n in cells), cells
     rows = sum(1 for t in tokens if t.type == "tr_open") - sum(1 for t in tokens if t.type == "thead_open")
     shown = [f for g in groups(report) for f in (g.findings if verbose else g.first())]

@@ -137,7 +137,7 @@ def test_the_gdn_bundle_shows_claimed_against_derived():
     series = {(s["set"], s["quantity"]): s for s in report.figures["receipt_sets"]}
     assert ("e2e", "latency") in series and len(series[("e2e", "latency")]["values"]) == 296, sorted(series)
     assert re.search(r"pass_<wbr>mean_<wbr>ms<wbr>\[arm=<wbr>baseline\]<wbr>\[server=<wbr>1\]</td>"
-                     r"<td class=num>48\.37519689189189</td><td class=num>48\.3751968918918919</td>", page)
+                     r"<td class=num>48\.37519689189189 ms</td><td class=num>48\.3751968918918919 ms</td>", page)  # with the unit
 
 
 @pytest.mark.parametrize(("value", "kwargs", "shown"), [

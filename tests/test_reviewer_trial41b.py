@@ -190,3 +190,33 @@ def test_9_the_where_column_stays_narrow_at_900_px(tmp_path):
     shares = json.loads(html_lib.unescape(found.group(1)))
     assert shares and max(s for s, _lines in shares) <= 0.3, shares  # was 0.6, the message wrapping to 18 lines
     assert max(lines for _s, lines in shares) <= 12, shares
+
+
+@pytest.fixture(scope="module")
+def h3() -> Report:
+    from verifier.core import verify_path
+
+    return verify_path(str(H3))
+
+
+def test_10_claims_tables_keep_their_units_in_every_format(h3):
+    from verifier.report._common import claim_rows
+
+    rows = {r.where: r for r in claim_rows(h3)}
+    pct = rows["RESULTS.md#/tables/DLO cold-start memory/1/Saved vs. original#numbers/1"]
+    assert (pct.claimed, pct.derived, pct.delta) == ("32.1 %", "32.050 %", "0.050 %")
+    absent = rows["results/results.json#/2/peak_gpu_memory_mib"]
+    assert (absent.claimed, absent.derived) == ("105278.0 MiB", "-")
+    for fmt in ("text", "markdown", "html"):
+        out = render(h3, fmt, verbose=True)
+        assert "32.1 %" in out and "105278.0 MiB" in out, fmt
+
+
+def test_10_the_stated_claims_table_has_one_shape_with_delta_and_unit():
+    md = render(_stated_fail(), "markdown")
+    assert "| Status | Where | Claimed | Bound to | Derived | Delta | Sentence |" in md
+    assert "| 75.45 % | `arm_mean_s` | 73.4525 % | 1.9975 % |" in md
+    assert "| Status | Claim | Claimed | Derived | Delta | Where |" in md  # the claims table: claimed, derived and delta, as in HTML
+    page = render(_stated_fail(), "html")
+    assert "<td class=num>73.4525 %</td><td class=num>1.9975 %</td>" in page
+    assert "75.45 % -> arm_mean_s = 73.4525 % (delta 1.9975 %)" in render(_stated_fail(), "text")

@@ -253,6 +253,12 @@ def _difference(claimed: str, derived: str) -> str:
         return "-"
 
 
+#: The stated number and its unit in a compared profile claim's message (`verifier.checks.profile_claims`): `: stated 18812 MiB, derived `.
+_STATED_UNIT = re.compile(r": stated (\S+)(?: ([^,]+))?, derived ")
+#: The same of an underived one (`verifier.checks.profile_unreached`): `states 105278.0 MiB, but `.
+_UNREACHED_UNIT = re.compile(r" states (\S+)(?: ([^,]+))?, but ")
+
+
 def _profile_claim(f: Finding) -> tuple[str, str, str]:
     """
     Return `(claim, claimed, derived)` of a `profile.claims` finding (`verifier.checks.profile_claims`).
@@ -265,10 +271,16 @@ def _profile_claim(f: Finding) -> tuple[str, str, str]:
     name = f.message.split(": ", 1)[0]
     scalar = (lambda v: None if v is None or isinstance(v, dict | list) else str(v))
     if f.code in ("derived", "claim-mismatch"):
-        return name, scalar(f.expected) or "-", scalar(f.observed) or "-"
+        claimed, derived = scalar(f.expected) or "-", scalar(f.observed) or "-"
+        said = _STATED_UNIT.search(f.message)  # `stated 32.1 %, derived 32.0499 % (tolerance ...)`: the unit both are in
+        if said and said.group(1) == claimed and said.group(2) and " " not in claimed + derived and derived != "-":
+            return name, f"{claimed} {said.group(2)}", f"{derived} {said.group(2)}"
+        return name, claimed, derived
     if f.code == "unit-mismatch":
         return name, scalar(f.observed) or "-", scalar(f.expected) or "-"
-    return name, scalar(f.observed) or "-", "-"
+    claimed = scalar(f.observed) or "-"
+    said = _UNREACHED_UNIT.search(f.message)  # `states 105278.0 MiB, but its receipt file ...`
+    return name, (f"{claimed} {said.group(2)}" if said and said.group(1) == claimed and said.group(2) else claimed), "-"
 
 
 def claim_rows(report: Report) -> list[ClaimRow]:

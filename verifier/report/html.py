@@ -393,7 +393,6 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
 def _claims(report: Report, verbose: bool = False) -> str:
     """Return the claims table (claims.json and receipt claims) and the stated-claims table (numbers of the prose)."""
-    from verifier.report.statements import CHECK as STATED
     from verifier.report.statements import blocked, statement_rows
 
     parts = []
@@ -422,15 +421,11 @@ def _claims(report: Report, verbose: bool = False) -> str:
     stated = statement_rows(report)
     parts += [f'<p class="note stated-blocked">{_e(b)}</p>' for b in blocked(report)]  # counted, not judged: never dropped silently
     if stated:
-        from verifier.report._common import _places, _shown  # the claims table's rounding: two places past the claim
-
-        deltas = [_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
-                  if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
         head = "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
         line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
-                             f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
+                             f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived_shown)}</td><td class=num>{_e(d)}</td>"
                              f"<td class=msg>{_e(r.sentence)}</td></tr>")
-        paired = sorted(zip(stated, deltas, strict=False), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable
+        paired = sorted(((r, r.delta_shown) for r in stated), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable
         bad_rows = [p for p in paired if p[0].status is not Status.PASS]
         good_rows = [p for p in paired if p[0].status is Status.PASS]
         parts.append("<h3>Stated in the prose</h3>" + (_table(head, "".join(line(r, d) for r, d in bad_rows), "stated-claims", tall=True)

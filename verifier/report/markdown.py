@@ -7,7 +7,7 @@ collapsible `<details>` per group with its count and first `FEW` findings
 (every one with `verbose`; FAIL and ERROR groups open). Then the claims
 table (claimed / derived / delta / where, failures first, the PASS rows
 collapsed), then the stated claims (every number of the prose: where,
-stated, bound value, derived value, sentence; identifiers are left out),
+claimed, bound value, derived value and delta with the unit, sentence, as the HTML table; identifiers are left out),
 then, with `verbose`, the PASS findings (collapsed), then the roster with
 counts per status.
 
@@ -105,9 +105,9 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
             lines += [f"<details><summary>{len(good)} PASS claim(s)</summary>", ""] + header + [row(r) for r in good] + ["", "</details>", ""]
     stated = [r for r in statement_rows(report) if r.code != "informational"]
     if stated:
-        head = ["| Status | Where | Stated | Bound to | Derived | Sentence |", "|---|---|---:|---|---:|---|"]
-        line = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived)} "
-                          f"| {cell(r.sentence)} |")
+        head = ["| Status | Where | Claimed | Bound to | Derived | Delta | Sentence |", "|---|---|---:|---|---:|---:|---|"]  # the HTML table's shape
+        line = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived_shown)} "
+                          f"| {cell(r.delta_shown)} | {cell(r.sentence)} |")
         ordered = sorted(stated, key=lambda r: STATUS_ORDER[r.status])  # FAIL rows first; PASS rows collapsed
         bad = [r for r in ordered if r.status is not Status.PASS]
         good = [r for r in ordered if r.status is Status.PASS]

@@ -21,7 +21,7 @@ CHECK = "claims.stated"
 
 @dataclass(frozen=True, slots=True)
 class StatementRow:
-    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence."""
+    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence, delta (or `-`)."""
 
     status: Status
     code: str
@@ -31,6 +31,22 @@ class StatementRow:
     derived: str
     formula: str
     sentence: str
+    delta: str = "-"
+
+    @property
+    def unit(self) -> str:
+        """The unit or noun the number is stated with (`%` of `75.45 %`, `s`, `requests`), `""` when none."""
+        return self.stated.partition(" ")[2]
+
+    @property
+    def derived_shown(self) -> str:
+        """The derived value with the stated number's unit (the derivation is compared in it): `73.4525 %`, `-` when none."""
+        return self.derived + (f" {self.unit}" if self.unit and self.derived != "-" else "")
+
+    @property
+    def delta_shown(self) -> str:
+        """`stated - derived` at the table's precision with the unit (`1.9975 %`), `-` when there is no derived value."""
+        return self.delta + (f" {self.unit}" if self.unit and self.delta != "-" else "")
 
 
 def statement_rows(report: Report) -> list[StatementRow]:
@@ -44,7 +60,8 @@ def statement_rows(report: Report) -> list[StatementRow]:
             status=f.status, code=f.code, where=f"{detail.get('source')}:{detail.get('line')}:{detail.get('column')}",
             stated=str(detail.get("stated")), bound=_bound(detail),
             derived=_derived(str(detail["derived"]), str(detail.get("stated"))) if detail.get("derived") is not None else "-",
-            formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or "")))
+            formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or ""),
+            delta=_delta(detail)))
     return rows
 
 
@@ -60,6 +77,15 @@ def _bound(detail: dict) -> str:  # type: ignore[type-arg]
     if " on " in formula and formula.split(" on ", 1)[1].startswith(f"{name}:"):
         return f"{formula.split(' on ', 1)[0]} of {name}"
     return name
+
+
+def _delta(detail: dict) -> str:  # type: ignore[type-arg]
+    """Return `stated - derived` at the claims table's precision (`_common._shown`: two places past the stated number's), `-` when not derived."""
+    from verifier.report._common import _places, _shown
+
+    if detail.get("delta") is None:
+        return "-"
+    return _shown(str(detail["delta"]), _places(str(detail.get("claimed", ""))))
 
 
 def _derived(text: str, stated: str) -> str:
@@ -101,6 +127,6 @@ def text_lines(report: Report, safe, verbose: bool = False) -> list[str]:  # typ
     for r in rows:
         if r.code == "informational" or (r.status is Status.PASS and not verbose):
             continue
-        bound = f"{r.bound} = {r.derived}" if r.derived != "-" else r.bound
+        bound = f"{r.bound} = {r.derived_shown} (delta {r.delta_shown})" if r.derived != "-" else r.bound
         lines.append(f"  {r.status.value:<10} {safe(r.where)}  {safe(r.stated)} -> {safe(bound)}  [{safe(r.code)}]  \"{safe(r.sentence)}\"")
     return lines
