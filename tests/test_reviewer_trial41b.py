@@ -220,3 +220,36 @@ def test_10_the_stated_claims_table_has_one_shape_with_delta_and_unit():
     page = render(_stated_fail(), "html")
     assert "<td class=num>73.4525 %</td><td class=num>1.9975 %</td>" in page
     assert "75.45 % -> arm_mean_s = 73.4525 % (delta 1.9975 %)" in render(_stated_fail(), "text")
+
+
+def _bundle_report(subject: str) -> Report:
+    findings = (Finding(check="claims.stated", status=Status.FAIL, code="claim-mismatch", path="README.md", message="README.md:3:55: states 75.45 %",
+                        observed={"source": "README.md", "line": 3, "column": 55, "claimed": "75.45", "derived": "73.45", "stated": "75.45 %"}),
+                Finding(check="integrity.files", status=Status.FAIL, code="missing-file", path="kernel/harness/compare.py",
+                        pointer="/files/kernel~1harness~1compare.py", expected={"listed_in": "manifest.json"},
+                        message="kernel/harness/compare.py is listed in manifest.json but not in the bundle"))
+    return Report(subject=subject, kind="bundle-v1", verifier_version="0", roster=(), findings=findings)
+
+
+def test_11_github_annotations_name_the_file_for_an_absolute_bundle_path_and_place_a_missing_file_on_the_manifest(tmp_path, monkeypatch):
+    from verifier.report.github import unplaced
+
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    report = _bundle_report(str(tmp_path / "evidence" / "bundle"))
+    out = render(report, "github")
+    assert "::error file=evidence/bundle/README.md,line=3," in out
+    assert "::error file=evidence/bundle/manifest.json," in out and "file=evidence/bundle/kernel" not in out  # GitHub cannot place a missing file
+    assert unplaced(report) is None
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(tmp_path / "evidence"))  # in Actions: relative to the checkout, wherever verify runs
+    assert "::error file=bundle/README.md,line=3," in render(report, "github")
+    outside = _bundle_report("/elsewhere/bundle")
+    assert "file=" not in render(outside, "github") and "outside" in unplaced(outside)
+
+
+def test_11_the_cli_says_once_on_stderr_why_annotations_name_no_file(tmp_path, monkeypatch, run):
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    result = run("-f", "github", str(MLPERF))
+    assert result.stderr.count("so the annotations name no file") == 1, result.stderr
+    assert "file=" not in result.stdout
