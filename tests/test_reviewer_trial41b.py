@@ -253,3 +253,14 @@ def test_11_the_cli_says_once_on_stderr_why_annotations_name_no_file(tmp_path, m
     result = run("-f", "github", str(MLPERF))
     assert result.stderr.count("so the annotations name no file") == 1, result.stderr
     assert "file=" not in result.stdout
+
+
+def test_12b_sarif_gives_a_stated_number_its_region_and_stays_schema_valid():
+    from test_reporters import sarif_validator
+
+    log = json.loads(render(_bundle_report("evidence/bundle"), "sarif"))
+    sarif_validator().validate(log)
+    stated = next(r for r in log["runs"][0]["results"] if r["properties"]["check"] == "claims.stated")
+    assert stated["locations"][0]["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 55}
+    missing = next(r for r in log["runs"][0]["results"] if r["properties"]["check"] == "integrity.files")
+    assert "region" not in missing["locations"][0]["physicalLocation"]  # no line known: no region
