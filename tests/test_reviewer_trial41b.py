@@ -264,3 +264,16 @@ def test_12b_sarif_gives_a_stated_number_its_region_and_stays_schema_valid():
     assert stated["locations"][0]["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 55}
     missing = next(r for r in log["runs"][0]["results"] if r["properties"]["check"] == "integrity.files")
     assert "region" not in missing["locations"][0]["physicalLocation"]  # no line known: no region
+
+
+def test_13_markdown_fits_a_github_comment_leading_with_what_to_act_on(h3):
+    from verifier.report.markdown import LIMIT
+
+    assert LIMIT < 65_536
+    plain = render(_mlperf_report(), "markdown")
+    assert len(plain) <= LIMIT and "…240 PASS claim row(s) cut to keep this report under 65,000 characters" in plain
+    assert "`-f json` or `-f html` lists every one" in plain and plain.index("To act on") < plain.index("#### Claims")
+    every = render(h3, "markdown", verbose=True)  # 531 UNVERIFIED instances listed one by one: still too long once PASS is cut
+    assert len(every) <= LIMIT and every.rstrip().endswith("`-f json` or `-f html` has all of it.")
+    assert every.count("<details") == every.count("</details>")  # nothing left open by the cut
+    assert every.index("To act on") < every.index("…this report is cut")
