@@ -220,7 +220,7 @@ def test_a_folder_of_several_bundles_is_not_read_as_one(tmp_path, run):
     result = run(str(root))
     assert result.exit_code == 2 and time.monotonic() - started < 10  # within a second of work; slack for a loaded machine
     line = (result.output + (result.stderr if result.stderr_bytes is not None else "")).strip().splitlines()[-1]
-    assert "not one bundle" in line and "2 bundle(s)" in line and "verify inventory" in line
+    assert "not one bundle" in line and "hold 2 bundles:" in line and "verify inventory" in line
     assert "evidence/mlperf-inference-test-submissions-v5.0/ (profile mlperf-inference)" in line
     assert "evidence/system1-omni-gdn-20261003/ (profile system1-omni-gdn)" in line
     assert run(str(root / "evidence" / "hyperfine-3em")).exit_code == 3  # one bundle is still read
@@ -241,7 +241,7 @@ def test_a_source_checkout_is_not_read_as_one_bundle(tmp_path, run):
     shutil.copytree(EXAMPLE, repo / "examples" / "ex")
     result = run(str(repo))
     assert result.exit_code == 2, result.output[-500:]
-    assert "a source checkout (.git, pyproject.toml" in result.output + str(result.stderr) and "verify inventory" in result.output + str(result.stderr)
+    assert "It is a source checkout (.git, pyproject.toml" in result.output + str(result.stderr) and "verify inventory" in result.output + str(result.stderr)
     assert run(str(repo), "--profile", "hyperfine").exit_code != 2  # the reader asked for by name still reads it
 
 

@@ -277,3 +277,20 @@ def test_13_markdown_fits_a_github_comment_leading_with_what_to_act_on(h3):
     assert len(every) <= LIMIT and every.rstrip().endswith("`-f json` or `-f html` has all of it.")
     assert every.count("<details") == every.count("</details>")  # nothing left open by the cut
     assert every.index("To act on") < every.index("…this report is cut")
+
+
+def test_14_a_folder_that_is_not_one_bundle_is_told_in_plain_sentences(tmp_path, monkeypatch):
+    from verifier import folders
+    from verifier.trust import assets
+    from verifier.trustroot import TrustSet
+
+    monkeypatch.setattr(folders, "MANY_FILES", 5)
+    for i in range(3):
+        (tmp_path / f"b{i}").mkdir()
+        (tmp_path / f"b{i}" / "manifest.json").write_text("{}")
+    for i in range(6):
+        (tmp_path / f"f{i}.txt").write_text("x")
+    said = folders.not_one_bundle(tmp_path, TrustSet(assets(None)))
+    assert said.startswith("It holds more than 5 files, and no profile recognises the folder by its files. Its first two folder levels hold 3 bundles: ")
+    assert " holding " not in said and "bundle(s)" not in said  # was "a folder of more than 5 files that no profile names holding 3 bundle(s)"
+    assert said.endswith("To read this whole folder as one bundle, add --profile NAME.")

@@ -338,7 +338,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
                           roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]))
     if target.is_dir() and not _is_native(target):
         if not os.path.lexists(target / "manifest.json") and (why := not_one_bundle(target, trusted)):  # before detection reads it all
-            raise UsageError(f"{path}: not one bundle: it is {why}")
+            raise UsageError(f"{path}: not one bundle. {why}")
         report = _verify_profile(path, target, trusted, None, debug, run_options)
         if report is not None:
             return report
