@@ -294,3 +294,15 @@ def test_14_a_folder_that_is_not_one_bundle_is_told_in_plain_sentences(tmp_path,
     assert said.startswith("It holds more than 5 files, and no profile recognises the folder by its files. Its first two folder levels hold 3 bundles: ")
     assert " holding " not in said and "bundle(s)" not in said  # was "a folder of more than 5 files that no profile names holding 3 bundle(s)"
     assert said.endswith("To read this whole folder as one bundle, add --profile NAME.")
+
+
+def test_15_text_finding_lines_carry_no_cache_marker_the_footer_counts_it():
+    import dataclasses
+
+    report = _stated_fail()
+    report = dataclasses.replace(report, findings=tuple(dataclasses.replace(f, cached="markdown") if f.check == "claims.stated" else f
+                                                        for f in report.findings))
+    text = render(report, "text", verbose=True)
+    fail = next(line for line in text.splitlines() if line.startswith("FAIL ") and "claims.stated" in line)
+    assert "(cached" not in fail and "(cached" not in text
+    assert "cache: 1 finding(s) reused a cached Markdown parse" in text
