@@ -306,3 +306,16 @@ def test_15_text_finding_lines_carry_no_cache_marker_the_footer_counts_it():
     fail = next(line for line in text.splitlines() if line.startswith("FAIL ") and "claims.stated" in line)
     assert "(cached" not in fail and "(cached" not in text
     assert "cache: 1 finding(s) reused a cached Markdown parse" in text
+
+
+def test_7_html_locations_link_to_their_file_and_each_group_has_an_anchor():
+    report = _bundle_report("evidence/bundle")
+    page = render(report, "html")
+    assert '<td class=loc><a href="./evidence/bundle/README.md"><code>' in page
+    assert '<a href="./evidence/bundle/manifest.json">' in page  # a missing listed file: its manifest entry
+    ids = re.findall(r'<details class="group g-FAIL" id="([^"]+)"', page)
+    assert ids == ["FAIL-claims.stated-claim-mismatch", "FAIL-integrity.files-missing-file"]
+    hostile = Report(subject="//evil.example/x", kind="bundle-v1", verifier_version="0", roster=(), findings=(
+        Finding(check="a.b", status=Status.FAIL, code="c", message="m", path='javascript:alert(1)"<b>'),))
+    links = re.findall(r'href="([^"]*)"', render(hostile, "html"))
+    assert links == ["/evil.example/x/javascript%3Aalert%281%29%22%3Cb%3E"]  # no host, no scheme, no markup

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import html
 import io
+import posixpath
+import re
 from typing import Any
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, split_path, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
 
@@ -94,7 +96,7 @@ def _loc(value: object) -> str:
 
 
 #: Splits a long folder name after each `_` and `-`.
-_WORDS = __import__("re").compile(r"(?<=[_-])")
+_WORDS = re.compile(r"(?<=[_-])")
 
 
 def _status(status: str) -> str:
@@ -111,8 +113,41 @@ def _table(head: str, rows: str, ident: str = "", tall: bool = False) -> str:
     return f'<div class="scroll{" tall" if tall else ""}"><table{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}>{head}{rows}</table></div>'
 
 
-def _finding_rows(findings: Any) -> str:
-    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc><code>{_loc(location(f))}</code></td>"
+def _href(report: Report, f: Any) -> str | None:
+    """
+    Return a relative link to the file a finding's location names first (the manifest for a listed entry), or None.
+
+    The path is the bundle path as given joined with the file (`_common.split_path`), percent-encoded with only `/`
+    kept, so it never reads as a scheme (`javascript:`) or a host (`//host`): it opens the file next to a report
+    saved where `verify` ran. No `#L` line anchor (a browser shows a local file without one).
+    """
+    from urllib.parse import quote
+
+    from verifier.model import Finding
+
+    listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
+    target = Finding(check=f.check, status=f.status, code=f.code, message="", path=listed_in if isinstance(listed_in, str) else f.path)
+    where = split_path(report, target)
+    if where is None:
+        return None
+    base, rel = where
+    path = rel if base is None else posixpath.normpath(posixpath.join(base, rel))
+    try:  # a file name read as bytes that are not UTF-8 (`surrogateescape`) links to those very bytes
+        encoded = quote(path.lstrip("/"), safe="/", errors="surrogateescape")
+    except UnicodeEncodeError:
+        encoded = quote(visible(path.lstrip("/")), safe="/")
+    return ("/" if path.startswith("/") else "./") + encoded
+
+
+def _where(report: Report, f: Any, text: str) -> str:
+    """Return the where cell's content: the location, a link to its file when it names one (`_href`)."""
+    href = _href(report, f) if f is not None else None
+    inner = f"<code>{_loc(text)}</code>"
+    return f'<a href="{html.escape(href, quote=True)}">{inner}</a>' if href else inner
+
+
+def _finding_rows(report: Report, findings: Any) -> str:
+    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc>{_where(report, f, location(f))}</td>"
                    f"<td class=msg>{_e(message(f))}</td></tr>" for f in findings)
 
 
@@ -122,16 +157,28 @@ def _groups(report: Report, verbose: bool) -> str:
     if not act:
         return '<h2 id="act">To act on</h2><p class="note">Nothing: no FAIL, ERROR or UNVERIFIED finding.</p>'
     parts = ['<h2 id="act">To act on (FAIL, then ERROR, then UNVERIFIED)</h2>']
+    ids: set[str] = set()
     for g in act:
         shown = g.findings if verbose else g.first()
         more = f", first {len(shown)} shown" if len(shown) < g.count else ""
-        parts.append(f'<details class="group g-{g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
+        parts.append(f'<details class="group g-{g.status.value}" id="{_anchor(g, ids)}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
                      f"{_status(g.status.value)} <code>{_e(g.check)}</code> [<code>{_e(g.code)}</code>]"
                      + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {_e(g.counted)}{more}</summary>"
-                     + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(shown))
+                     + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(report, shown))
                      + (f'<p class="note">…and {g.count - len(shown)} more (<code>-v</code>, or the JSON and SARIF reports, '
                         "list every one).</p>" if len(shown) < g.count else "") + "</details>")
     return "".join(parts)
+
+
+def _anchor(g: Any, taken: set[str]) -> str:
+    """Return a page-unique anchor id for a group (`FAIL-profile.gate-rule-not-met-stated-range-F1`), to link to it as `#ID`."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", "-".join(p for p in (g.status.value, g.check, g.code, g.rule) if p)).strip("-")
+    ident, n = base, 1
+    while ident in taken:
+        n += 1
+        ident = f"{base}-{n}"
+    taken.add(ident)
+    return ident
 
 
 def _claim_points(report: Report) -> list[tuple[float, float, str]]:
@@ -402,7 +449,7 @@ def _claims(report: Report, verbose: bool = False) -> str:
         parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
     if rows:
         head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
-        row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=name>{_name(r.claim)}</td>"
+        row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc>{_where(report, r.finding, r.where)}</td><td class=name>{_name(r.claim)}</td>"
                          f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
