@@ -319,3 +319,12 @@ def test_7_html_locations_link_to_their_file_and_each_group_has_an_anchor():
         Finding(check="a.b", status=Status.FAIL, code="c", message="m", path='javascript:alert(1)"<b>'),))
     links = re.findall(r'href="([^"]*)"', render(hostile, "html"))
     assert links == ["/evil.example/x/javascript%3Aalert%281%29%22%3Cb%3E"]  # no host, no scheme, no markup
+
+
+def test_10_a_dimensionless_claim_names_no_unit():
+    from verifier.report._common import claim_rows
+
+    f = Finding(check="profile.claims", status=Status.PASS, code="derived", message="n: stated 768 1, derived 768 1 (tolerance 0.5)",
+                expected="768", observed="768", path="r.json", pointer="/0")
+    row = claim_rows(Report(subject="b", kind="profile:x", verifier_version="0", roster=(), findings=(f,)))[0]
+    assert (row.claimed, row.derived, row.delta) == ("768", "768", "0")

@@ -273,14 +273,14 @@ def _profile_claim(f: Finding) -> tuple[str, str, str]:
     if f.code in ("derived", "claim-mismatch"):
         claimed, derived = scalar(f.expected) or "-", scalar(f.observed) or "-"
         said = _STATED_UNIT.search(f.message)  # `stated 32.1 %, derived 32.0499 % (tolerance ...)`: the unit both are in
-        if said and said.group(1) == claimed and said.group(2) and " " not in claimed + derived and derived != "-":
+        if said and said.group(1) == claimed and said.group(2) not in (None, "1") and " " not in claimed + derived and derived != "-":
             return name, f"{claimed} {said.group(2)}", f"{derived} {said.group(2)}"
         return name, claimed, derived
     if f.code == "unit-mismatch":
         return name, scalar(f.observed) or "-", scalar(f.expected) or "-"
     claimed = scalar(f.observed) or "-"
     said = _UNREACHED_UNIT.search(f.message)  # `states 105278.0 MiB, but its receipt file ...`
-    return name, (f"{claimed} {said.group(2)}" if said and said.group(1) == claimed and said.group(2) else claimed), "-"
+    return name, (f"{claimed} {said.group(2)}" if said and said.group(1) == claimed and said.group(2) not in (None, "1") else claimed), "-"
 
 
 def claim_rows(report: Report) -> list[ClaimRow]:
