@@ -220,12 +220,27 @@ def test_file_removed_fails_h08(example_copy):
     assert report.exit_code == 1
 
 
-def test_empty_bundle_directory_fails_h19(tmp_path, run):
+def test_empty_directory_is_never_a_pass_h19(tmp_path, run):
+    """H-19 (an empty submission root validated "successfully"): `verify EMPTY` is INCOMPLETE, exit 3 (no bundle: nothing to check, docs/exit-codes.md)."""
     (tmp_path / "empty").mkdir()
     report = verify(tmp_path / "empty")
-    assert report.verdict == "FAIL"
-    assert ("integrity.files", "FAIL", "no-evidence") in codes(report)
-    assert run(str(tmp_path / "empty")).exit_code == 1
+    assert report.verdict == "INCOMPLETE" and report.kind == "discovery"
+    assert codes(report) == {("discovery.claims", "UNVERIFIED", "nothing-to-bind")}
+    assert run(str(tmp_path / "empty")).exit_code == 3
+
+
+def test_the_bundle_pipeline_on_an_empty_directory_fails_no_evidence_h19(tmp_path):
+    """A caller running the bundle pipeline itself on an empty directory gets integrity's FAIL `no-evidence`."""
+    from verifier.bundle import Bundle
+    from verifier.core import BUNDLE_PIPELINE
+    from verifier.pipeline import Context, run_pipeline
+    from verifier.trust import assets
+    from verifier.trustroot import TrustSet
+
+    (tmp_path / "empty").mkdir()
+    ctx = Context(subject=tmp_path / "empty", assets=TrustSet(assets(None)), bundle=Bundle(root=tmp_path / "empty"), options={})
+    findings, _ = run_pipeline(BUNDLE_PIPELINE, ctx)
+    assert ("integrity.files", "FAIL", "no-evidence") in {(f.check, f.status.value, f.code) for f in findings}
 
 
 # --- schema --------------------------------------------------------------------

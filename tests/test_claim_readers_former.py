@@ -258,7 +258,8 @@ def _plain(value: Any) -> Any:
 
 
 def _same_markdown(text: str) -> None:
-    assert _plain(tokens(text)) == _plain(_former_tokens(text))
+    # issue 38: an indented code block is a `code_block` token (shown, so stated in a profile's claim document); the former reader skipped it
+    assert _plain([tok for tok in tokens(text) if tok.type != "code_block"]) == _plain(_former_tokens(text))
     data = text.encode("utf-8", "surrogatepass").decode("utf-8", "replace").encode("utf-8")
     ours = markdown_doc.markdown_document(data)
     fenced = ours.pop("literal", [])  # issue 38: code blocks other than rendered ones are shown, so stated (the former reader left them out)

@@ -304,3 +304,18 @@ def test_the_geometry_check_can_fail(tmp_path):
                     "style-src 'unsafe-inline'\"></head><body><table><tr><td class=loc style='width:3em'>"
                     "<code style='white-space:normal;overflow-wrap:anywhere'>dir/<wbr>README.md:11:14</code></td></tr></table></body></html>")
     assert geometry(page, 900, tmp_path / "g6")["wrapped"] == ["dir/README.md:11:14"]
+
+
+@needs_browser
+def test_the_wrap_check_can_fail(tmp_path):
+    """Issue 41, Why: `README.md:11:14` wrapped in a squeezed location column (reads like line 1) and the gate digest wrapped in the header."""
+    page = tmp_path / "wrap.html"
+    page.write_text("<!DOCTYPE html><html><head><meta http-equiv=Content-Security-Policy content=\"default-src 'none'; "
+                    "style-src 'unsafe-inline'\"></head><body><p id=head style='width:160px'>gate sha256 <code class=digest "
+                    "style='overflow-wrap:anywhere'>" + "0123456789abcdef" * 4 + "</code></p><table style='width:120px'><tr>"
+                    "<td class=loc style='width:40px'><code style='overflow-wrap:anywhere'><span>README.md:11:14</span></code></td>"
+                    "<td>message</td></tr></table></body></html>")
+    wrapped = geometry(page, 900, tmp_path / "w")["wrapped"]
+    assert "0123456789abcdef" * 4 in wrapped and "README.md:11:14" in wrapped, wrapped
+    page.write_text(page.read_text().replace("overflow-wrap:anywhere", "white-space:nowrap"))
+    assert geometry(page, 900, tmp_path / "w2")["wrapped"] == []

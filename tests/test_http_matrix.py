@@ -202,7 +202,7 @@ def test_directory_with_manifest_stays_a_bundle(tmp_path):
     assert verify_path(str(d)).kind == "bundle-v1"
     empty = tmp_path / "empty"
     empty.mkdir()
-    assert verify_path(str(empty)).kind == "bundle-v1"
+    assert verify_path(str(empty)).kind == "discovery"  # an empty directory is no bundle: nothing to check (exit 3)
 
 
 def test_committed_fixtures_match_their_generator():

@@ -211,3 +211,25 @@ def test_percentile_methods_table():
     assert est.PERCENTILE_METHODS["nearest-rank"][0](xs, D(30)) == D(20)
     assert est.PERCENTILE_METHODS["linear"][0](xs, D(30)) == D(19)
     assert est.PERCENTILE_METHODS["weibull"][0](xs, D(30)) == D(15)
+
+
+def test_run_context_exponent_limits():
+    import decimal
+    ctx = est.RUN_CONTEXT.copy()
+    ctx.clear_flags()
+    assert ctx.create_decimal("9E+999999") == Decimal("9E+999999")
+    with pytest.raises(decimal.Overflow):
+        ctx.create_decimal("1E+1000000")
+    ctx.clear_flags()
+    assert ctx.create_decimal("1E-999999") == Decimal("1E-999999")
+    assert not ctx.flags[decimal.Subnormal]                  # Emin itself is normal
+    ctx.create_decimal("1E-1000000")                          # below Emin: subnormal, flagged
+    assert ctx.flags[decimal.Subnormal]
+
+
+def test_run_context_spelling_and_clamp():
+    import decimal
+    with decimal.localcontext(est.RUN_CONTEXT):
+        assert str(Decimal("1E+30")) == "1E+30"                # capitals=1: an upper-case exponent
+    ctx = est.RUN_CONTEXT.copy()
+    assert ctx.create_decimal("1E+999999").as_tuple().exponent == 999999  # clamp=0: the exponent is kept

@@ -153,6 +153,9 @@ def test_a_location_where_key_of_two_tokens_into_a_table_row_is_refused():
 
 def test_two_placeholders_side_by_side_are_refused():
     _refused(_with(lambda d: d["receipts"]["runs"].update(name="runs/{arm}{phase}.csv")), "/receipts/runs/name", "side by side")
+    _refused(_with(lambda d: d["receipts"]["runs"].update(name="runs/{arm}{phase}.csv", name_patterns={"server": "[a-z]+"})), "/receipts/runs/name", "side by side")
+    # a placeholder given a regex by `name_patterns` ends where its regex says (pyperf's `{dir}{suite}.json`)
+    load_profile(_with(lambda d: d["receipts"]["runs"].update(name="runs/{arm}{phase}.csv", name_patterns={"arm": "(?:[^/]+/)*"})), SCHEMA, origin="draft.json")
 
 
 def test_a_placeholder_in_a_selection_value_is_refused():
@@ -441,6 +444,19 @@ def test_nested_arrays_are_flattened(tmp_path):
         bundle = write_tree(tmp_path / status / "run", {**NESTED, "summary.json": json.dumps({"m": float(stated)})})
         report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": _json_doc([claim], runs)}))
         assert _claim(report, "mean").status == status
+
+
+def test_an_element_without_the_inner_array_is_no_record_only_when_then_optional(tmp_path):
+    # pyperf writes no `values` for a calibration run (only `warmups`): with `then_optional` it holds no records, else FAIL missing-field
+    files = {"runs/baseline.json": json.dumps({"benchmarks": [{"forks": [{"warmups": [9]}, {"samples": [1, 2]}, {"samples": [3, 6]}]}]})}
+    claim = {"id": "mean", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "unit": "s", "at": {"file": "summary.json", "pointer": "/m"}}
+    for optional, status in ((True, "PASS"), (False, "FAIL")):
+        unnest = {"array": "/forks", "then": "/samples", **({"then_optional": True} if optional else {})}
+        runs = {"unnest": unnest, "fields": {"latency": {"element": True, "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}
+        bundle = write_tree(tmp_path / status / "run", {**files, "summary.json": json.dumps({"m": 3.0})})
+        report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": _json_doc([claim], runs)}))
+        assert [f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"] == ([] if optional else ["missing-field"])
+        assert _claim(report, "mean").status == "PASS" and (report.verdict == "FAIL") is not optional
 
 
 def test_labels_map_what_records_write_onto_one_dimension_value(tmp_path):

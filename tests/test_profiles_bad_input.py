@@ -132,7 +132,7 @@ def test_no_matching_profile_runs_discovery_listing_the_shipped_ones(tmp_path):
     (tmp_path / "notes.json").write_text('{"hello": 1}')
     report = verify_path(str(tmp_path))  # discovery (issue 37), never a PASS
     assert report.kind == "discovery" and report.verdict == "INCOMPLETE"
-    assert re.search("no shipped profile matches it.*criterion, google-benchmark, hyperfine, jmh, lm-eval, mlperf-inference, pytest-benchmark, system1-omni-gdn, vllm-omni-pr6540, vllm-omni-rankings-comparison, vllm-omni-rankings-study",
+    assert re.search("no shipped profile matches it.*criterion, google-benchmark, hyperfine, jmh, lm-eval, mlperf-inference, mlperf-training, pyperf, pytest-benchmark, sglang-bench-serving, system1-omni-gdn, vllm-omni-pr6540, vllm-omni-rankings-comparison, vllm-omni-rankings-study",
                      report.findings[0].message)
 
 

@@ -207,8 +207,8 @@ def test_an_inline_html_tag_between_two_numbers_keeps_them_two_numbers(tmp_path)
 def test_fenced_blocks_github_renders_state_their_numbers_other_fenced_code_blocks_too(tmp_path):
     fences = "\n```math\n5 ms\n```\n\n```python\nsleep(9)\n```\n\n    indented 8\n\n```Mermaid graph\nA[2 s]\n```\n"
     report = _verify(tmp_path, TABLE.format(head="ok") + fences)
-    # issue 38: a fenced code block is shown, so its numbers are stated (`literal`); an indented one is not read yet
-    assert _unchecked(report) == [("/rendered/0/numbers/0", "5 ms"), ("/rendered/1/numbers/0", "2 s"), ("/literal/0/numbers/0", "9")]
+    # issue 38: a fenced code block is shown, so its numbers are stated (`literal`); an indented one too, in document order
+    assert _unchecked(report) == [("/rendered/0/numbers/0", "5 ms"), ("/rendered/1/numbers/0", "2 s"), ("/literal/0/numbers/0", "9"), ("/literal/1/numbers/0", "8")]
     assert [(q.number, q.unit, q.line) for q in extract(fences, "t")] == [("5", "ms", 3), ("2", "s", 13)]
     assert "rendered" not in markdown_document(b"```python\n9\n```\n") and markdown_document(b"```python\n9\n```\n")["literal"][0]["numbers"] == ["9"]
     assert markdown_document(b"x\n\n```math\n5 ms\n```\n")["rendered"] == [{"#line": 3, "text": "5 ms\n", "numbers": ["5 ms"]}]  # the fence's line

@@ -294,3 +294,17 @@ def test_the_ascend_folder_reads_every_result_through_the_serving_reader(tmp_pat
     doc["request_throughput"] = doc["request_throughput"] * 2
     one.write_text(json.dumps(doc))
     assert _verify(str(copy)).verdict == "FAIL"
+
+
+def test_a_result_written_before_goodput_is_recognised_but_nothing_in_it_is_rederived(tmp_path):
+    # benchmarks/benchmark_serving.py --save-result up to vLLM 0.6.3 (issue 37's check): `input_throughput`, no
+    # `request_goodput:` nor `total_token_throughput`. No version profile knows that field set (docs/profiles.md says so):
+    # UNVERIFIED `unknown-producer-version`, never a PASS and never a FAIL
+    doc = {k: v for k, v in _load(CORPUS / sorted(p.name for p in CORPUS.glob("*.json"))[0]).items()
+           if k not in ("request_goodput:", "total_token_throughput")}
+    doc["input_throughput"] = doc["total_input_tokens"] / doc["duration"]
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert report.kind == "vllm-bench-serve"
+    (producer,) = _by(report, "vllm.producer")
+    assert (producer.status, producer.code) == ("UNVERIFIED", "unknown-producer-version")
+    assert not any(f.status in ("PASS", "FAIL") for f in report.findings if f.check.startswith("vllm.")) and report.verdict == "INCOMPLETE"

@@ -35,7 +35,7 @@ from decimal import Decimal
 
 from verifier import stats, subjects, units
 from verifier.claimtext import Quantity
-from verifier.numtext import number
+from verifier.numtext import number, tolerance_text
 from verifier.wording import DIFFERENCE_AFTER as _DIFFERENCE_AFTER
 from verifier.wording import DIFFERENCE_BEFORE as _DIFFERENCE_BEFORE
 from verifier.wording import EXTREMES as _EXTREMES
@@ -185,7 +185,7 @@ def _mismatch(q: Quantity, e: Evidence, derived: Decimal, tol: Decimal, why: str
     unit = f" {q.unit}" if q.unit else ""
     return Outcome(q, "FAIL", "claim-mismatch",
                    f"states {q.stated}, but {why} it is {e.name}, which the evidence gives as {_fmt(derived)}{unit} "
-                   f"({e.derivation}; tolerance {tol})", evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
+                   f"({e.derivation}; {tolerance_text(tol, q.unit or None)})", evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
 
 
 def _unchecked(q: Quantity, why: str) -> Outcome:
@@ -322,7 +322,7 @@ def _bind_difference(q: Quantity, pairs: Sequence[Pair]) -> Outcome | None:
     derived = units.parse(chosen.base.unit).convert(chosen.base.value - chosen.cand.value, units.parse(q.unit))
     return Outcome(q, "FAIL", "claim-mismatch", f"states a difference of {q.stated}, but baseline - candidate of {chosen.name} is "
                                                 f"{_fmt(derived)} {q.unit} ({_fmt(chosen.base.value)} - {_fmt(chosen.cand.value)} {chosen.base.unit}; "
-                                                f"tolerance {_fmt(tol)})", evidence=chosen.name, derived=derived, tolerance=tol,
+                                                f"{tolerance_text(tol, q.unit or None)})", evidence=chosen.name, derived=derived, tolerance=tol,
                    formula=f"baseline - candidate of {chosen.name}")
 
 
@@ -595,7 +595,7 @@ def _bind_relative(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[
         status = "FAIL" if tied or speedish else "UNVERIFIED"
         code = "claim-mismatch" if status == "FAIL" else "unchecked-claim"
         return Outcome(q, status, code, f'states {q.stated} ("{meaning}" = {text}), but the evidence gives {_fmt(derived)} {q.unit} '
-                                        f'({where}; tolerance {tol})', evidence=pair.name, derived=derived, tolerance=tol,
+                                        f'({where}; {tolerance_text(tol, q.unit or None)})', evidence=pair.name, derived=derived, tolerance=tol,
                        formula=f"{text} on {where}")
     for key, (meaning, text, formula, _) in same_unit.items():
         derived = formula(b, c)

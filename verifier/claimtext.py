@@ -396,6 +396,17 @@ def _header_unit(context: str) -> str | None:
     return None
 
 
+def identifier_spans(sentence: str) -> list[tuple[int, int, str]]:
+    """
+    Return `(start, end, rule)` of every identifier span of `sentence`, sorted: the rules `date`, `time-of-day`, `version`, `reference`, `commit`, `identifier`, `percentile-name`.
+
+    A number inside such a span is an identifier, not a quantity (what marks a
+    `Quantity` `informational`); a profile's `informational` classes
+    (`verifier.readers.informational`) are these rules by name.
+    """
+    return _rule_spans(sentence)
+
+
 def _rule_spans(sentence: str) -> list[tuple[int, int, str]]:
     spans: list[tuple[int, int, str]] = []
     for rule, rx in (("date", _DATE), ("time-of-day", _TIME), ("version", _VERSION)):

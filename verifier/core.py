@@ -3,7 +3,7 @@ The core: choose the reader for a path, run its pipeline, return a `Report`.
 
 Readers:
 - a directory with our `manifest.json` (`"format": "verify-bundle"`), or
-  one that is empty or holds our documents without a manifest, is a bundle
+  one that holds our documents without a manifest, is a bundle
   (format v1, `BUNDLE_PIPELINE`; the bundle checks report what is missing);
 - a directory without a manifest whose files a receipt-directory reader
   recognises (`detect_directory`: frozen HTTP matrix output, telemetry
@@ -85,17 +85,16 @@ def _is_native(target: Path) -> bool:
     """
     Return whether directory `target` is read as a bundle of ours.
 
-    True when it holds our `manifest.json` (or one too broken to tell, which
-    the native pipeline reports), or no manifest but is empty or holds one of
-    our documents (so "no evidence" and "manifest missing" are FAIL findings,
-    not usage errors).
+    True when it holds our `manifest.json` (or one too broken to tell, which the native pipeline
+    reports), or no manifest but one of our documents (so "manifest missing" is a FAIL finding).
+    An empty directory is not one: discovery reports nothing to check, exit 3 (`docs/exit-codes.md`).
     """
     manifest = target / "manifest.json"
     if manifest.is_symlink():
         return True  # never followed; the native integrity check reports it
     if not os.path.lexists(manifest):
         names = {entry.name for entry in os.scandir(target)}
-        return not names or bool(names & {name for name, *_ in DOCUMENTS.values()})
+        return bool(names & {name for name, *_ in DOCUMENTS.values()})  # an empty one is no bundle: discovery says there is nothing to check
     if not manifest.is_file():
         return True
     try:
@@ -208,9 +207,8 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     `manifest.json` (the caller then reads it as a native bundle, whose
     integrity check reports the manifest's problems); runs discovery when none matches a directory
     without one. Raises `UsageError` when several profiles match, or none matches a single file.
-    A profile with a `bundle` section reads the layout onto bundle format v1
-    (`verifier.readers.mapped`) and runs the native check families under
-    their own ids, with the run `options` (artifacts, weights, device).
+    A profile with a `bundle` section reads the layout onto bundle format v1 (`verifier.readers.mapped`)
+    and runs the native check families under their own ids, with the run `options` (artifacts, weights, device).
     """
     from verifier.checks.profile import pinned as profile_pinned
     from verifier.checks.profile import pipeline_for
@@ -242,7 +240,8 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                 f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
             )
         profile_id = found[0]
-    profile = trusted.profile(profile_id)  # the run's own copy (validated once per process)
+    profile = trusted.profile(profile_id)  # the run's own copy (validated once per process); its `non_finite` set before the run reads a file:
+    tree.non_finite = profile.get("non_finite") == "text"
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})

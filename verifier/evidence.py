@@ -296,7 +296,8 @@ class Site:
     the stated value as parsed (for `bounds`, a tuple of `(operator,
     Decimal)`); `unit` the unit the bundle states beside a claim (`at.unit`),
     else None. `problem` is None when the value was found, else `missing`
-    (no value at the place, or no single `where` element), `unreadable` (the
+    (no value at the place, or no `where` element), `ambiguous` (several
+    elements match the location's `where`: the profile chooses none), `unreadable` (the
     file cannot be read or parsed), `blocked` (integrity refused the file) or
     `unranked` (the instance exists only through receipts that were not
     read, so its `{dim.index}` places are unknown); `detail` says why (for
@@ -406,7 +407,10 @@ class Evidence:
     the evidence brings); `scorers` the scorer identity recorded per quality
     metric; `prose` the texts stated in words; `outcomes` the recorded gate
     outcomes; `sites` where the bundle states each value a profile's claims
-    and gate compare. Every other field is one of the shapes above.
+    and gate compare; `informational` the stated numbers of claim documents
+    a profile's pattern set declares informational (`(file, JSON Pointer)` ->
+    the pattern class or regex that holds it, `verifier.readers.informational`).
+    Every other field is one of the shapes above.
     """
 
     reader: str
@@ -425,6 +429,7 @@ class Evidence:
     prose: tuple[Prose, ...] = ()
     outcomes: tuple[RecordedOutcome, ...] = ()
     sites: tuple[Site, ...] = ()
+    informational: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def sites_of(self, rule: str, role: str) -> list[Site]:
         """Return the `Site`s of `rule` (its profile pointer, `Site.rule`) with `role` (see `SITE_ROLES`), in the order the reader found them (instance order)."""

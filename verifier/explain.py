@@ -58,7 +58,7 @@ def _run(profile: str, directory: str, asset_root: str | None, artifacts: str | 
         raise UsageError(f"{directory}: not a directory")
     trusted = TrustSet(assets(asset_root))
     pid, document = _load(profile, trusted)
-    tree = Tree(root=root)
+    tree = Tree(root=root, non_finite=document.get("non_finite") == "text")
     ctx = Context(subject=root, assets=trusted, bundle=tree, options={"profile": document, "coverage_gates": coverage_gates(trusted, document),
                                                                  "artifacts": artifacts})
     findings, _roster = run_pipeline(pipeline_for(document), ctx)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CHECKOUT_MARKERS", "MANY_FILES", "SUBDIR_LIMIT", "not_one_bundle"]
+__all__ = ["CHECKOUT_MARKERS", "LAYOUT_DIRS", "MANY_FILES", "SUBDIR_LIMIT", "names_a_layout", "not_one_bundle"]
 
 #: What marks a source checkout rather than evidence (a version-control directory or a project's build file).
 CHECKOUT_MARKERS = (".git", "pyproject.toml", "setup.py", "package.json", "Cargo.toml", "go.mod", "pom.xml")
@@ -50,13 +50,65 @@ def _count(target: Path, deadline: float | None = None) -> tuple[int, int]:
     return files, jsons
 
 
+#: How many directories `_layout_match` may list looking for a file of a profile's layout glob.
+LAYOUT_DIRS = 10_000
+
+
+def names_a_layout(detect: dict[str, Any]) -> bool:
+    """
+    Return whether a profile's `detect` names its format by a fixed layout: a `glob` of fixed depth (no `**`, braces or brackets) with a literal directory.
+
+    MLPerf's `*/*/results/*/*/*/performance/run_1/mlperf_log_summary.txt` does;
+    hyperfine's `{,*/,*/*/}*.json` (any JSON file near the folder) does not.
+    Such a profile counts like one naming `files` when a folder is judged to be
+    one bundle or several.
+    """
+    glob = detect.get("glob")
+    if not isinstance(glob, str) or "**" in glob or any(c in glob for c in "{}[]"):
+        return False
+    parts = glob.split("/")
+    return len(parts) > 1 and any(not any(c in part for c in "*?") for part in parts[:-1])
+
+
+def _layout_match(folder: Path, pattern: str) -> bool:
+    """
+    Return whether a regular file below `folder` matches fixed-depth glob `pattern`, walking only the directories its components match.
+
+    Components match as `verifier.readers.tree.glob_regex` does (`*` and `?`
+    within one component); symbolic links are never followed (as `Tree`).
+    Bounded: at most `LAYOUT_DIRS` directories listed (then False).
+    """
+    import fnmatch
+
+    *dirs, name = pattern.split("/")
+    pending: list[tuple[str, int]] = [(str(folder), 0)]
+    listed = 0
+    while pending:
+        directory, depth = pending.pop()
+        listed += 1
+        if listed > LAYOUT_DIRS:
+            return False
+        try:
+            with os.scandir(directory) as entries:
+                found = list(entries)
+        except OSError:
+            continue
+        if depth == len(dirs):
+            if any(fnmatch.fnmatchcase(e.name, name) and e.is_file(follow_symlinks=False) for e in found):
+                return True
+            continue
+        pending.extend((e.path, depth + 1) for e in sorted(found, key=lambda e: e.name, reverse=True)
+                       if e.is_dir(follow_symlinks=False) and fnmatch.fnmatchcase(e.name, dirs[depth]))
+    return False
+
+
 def not_one_bundle(target: Path, trusted: Any) -> str | None:
     """
     Return why directory `target` is not read as one bundle (plain sentences: what it holds, then what to run instead), or None to read it.
 
     `trusted` is the run's `TrustSet` (its profiles are read for detection).
-    None when a shipped profile that names files in its detection (`files`)
-    reads `target` itself. Otherwise a sentence when `target`, or its
+    None when a shipped profile that names files in its detection (`files`,
+    or a layout glob: `names_a_layout`) reads `target` itself. Otherwise a sentence when `target`, or its
     sub-folders (`evidence/NAME`), hold two or more bundles (a sub-folder with a
     `manifest.json`, or one such a profile reads; the sentence names each and
     its profile), when it is a source checkout (`CHECKOUT_MARKERS`) with more
@@ -72,11 +124,13 @@ def not_one_bundle(target: Path, trusted: Any) -> str | None:
     specific = {}
     for pid in trusted.profile_ids():
         profile = trusted.profile(pid, shared=True)
-        if profile.get("detect", {}).get("files"):
+        if profile.get("detect", {}).get("files") or names_a_layout(profile.get("detect", {})):
             specific[pid] = profile
+
     def readers(folder: Path) -> list[str]:  # the named files first (a stat each), the tree only when they are all there
-        named = [pid for pid, p in sorted(specific.items()) if all(os.path.isfile(folder / rel) for rel in p["detect"]["files"])]
-        return [pid for pid in named if matches(specific[pid], Tree(root=folder))] if named else []
+        named = [pid for pid, p in sorted(specific.items()) if all(os.path.isfile(folder / rel) for rel in p["detect"].get("files", []))
+                 and (not names_a_layout(p["detect"]) or _layout_match(folder, p["detect"]["glob"]))]
+        return [pid for pid in named if set(specific[pid]["detect"]) <= {"glob"} or matches(specific[pid], Tree(root=folder))]
 
     if readers(target):
         return None

@@ -15,7 +15,9 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
 - `json`: one strict JSON document; `records` points at an array of records,
   or is omitted to take the whole document as one record ("one JSON object
   per file as one receipt");
-- `jsonl`: strict JSON Lines, one record per line;
+- `jsonl`: strict JSON Lines, one record per line; with `prefix`, only the
+  lines starting with it, each the strict JSON after it (MLPerf's `:::MLLOG`
+  lines, one record per event), other lines being no records;
 - `csv`: RFC 4180 rows; with `columns` the file has no header row and the
   columns are named in order (`nvidia-smi --format=csv,noheader`); cells are
   stripped of surrounding blanks;
@@ -98,7 +100,9 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
     """
     encoding = spec["encoding"]
     try:
-        if encoding == "jsonl":
+        if encoding == "jsonl" and "prefix" in spec:  # only the lines starting with the prefix, each the JSON after it (MLPerf's `:::MLLOG {...}`)
+            pairs = _prefixed_lines(utf8_text(data), spec["prefix"])
+        elif encoding == "jsonl":
             pairs = [(f"#line={n}", doc) for n, doc in enumerate(loads_strict_lines(data), start=1)]
         elif encoding == "json":
             document = loads_strict(data)
@@ -125,6 +129,17 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
     if "unpivot" in spec:
         pairs = unpivot(pairs, spec["unpivot"])
     return pairs
+
+
+def _prefixed_lines(text: str, prefix: str) -> list[tuple[str, Any]]:
+    """Return `(#line=N, document)` for each line of `text` that starts with `prefix` (the strict JSON after it); other lines are not records."""
+    numbered = [(n, line[len(prefix):]) for n, line in enumerate(text.split("\n"), start=1) if line.startswith(prefix)]
+    out = []
+    for (n, _), document in zip(numbered, loads_strict_each([rest.rstrip("\r") for _, rest in numbered]), strict=True):
+        if type(document) is JSONProblem:
+            raise GrammarError("bad-line", f"line {n}: a {prefix.strip()!r} line is not strict JSON: {document}")
+        out.append((f"#line={n}", document))
+    return out
 
 
 def _csv(text: str, columns: list[str] | None) -> list[tuple[str, Any]]:
@@ -157,11 +172,17 @@ def _assignments(line: str) -> dict[str, str] | None:
     Return the `k=v, k2=v2` members of `line`, or None when the line is not wholly assignments.
 
     A label may come first (`Accuracy: mean = 0.86236, kidney = 0.9350`, MLPerf 3d-unet's accuracy script): its members are the assignments after it.
+    A label may state a value of its own before them (`Word Error Rate: 2.0671%, accuracy=97.9329%`, MLPerf whisper's
+    `speech2text/accuracy_eval.py`): that value is the member named by the label (`Word Error Rate`).
     """
     stripped = line.strip()
     found = _assignment_members(stripped)
     if found is None and (label := _LABEL.match(stripped)) is not None:
-        found = _assignment_members(stripped[label.end():])
+        rest = stripped[label.end():]
+        found = _assignment_members(rest)
+        head, comma, tail = rest.partition(",")
+        if found is None and comma and head.strip() and "=" not in head and (more := _assignment_members(tail.strip())) is not None:
+            found = {label.group().strip().rstrip(":").strip(): head.strip(), **more}
     return found
 
 

@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "quote_non_finite", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -68,6 +68,28 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _constant(name: str) -> Any:
     raise JSONProblem("non-finite-number", f"non-finite number {name} is not JSON")
+
+
+#: A JSON string (skipped whole, escapes included) or a bare non-finite constant outside one (group 1).
+_NON_FINITE = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)')
+
+
+def quote_non_finite(data: bytes) -> bytes:
+    """
+    Return `data` with every bare `NaN`, `Infinity` and `-Infinity` outside a string written as a JSON string (`"Infinity"`).
+
+    Python's `json.dumps` writes a float that is not finite that way (sglang.bench_serving's
+    `"request_rate": Infinity` for an unthrottled run), which is not JSON. Read as text, such a
+    value is never a number; everything else is then read by the strict readers as before.
+    `data` that is not UTF-8 or holds no such word is returned unchanged (the strict reader judges it).
+    """
+    if b"Infinity" not in data and b"NaN" not in data:
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    return _NON_FINITE.sub(lambda m: f'"{m.group(1)}"' if m.group(1) else m.group(0), text).encode("utf-8")
 
 
 #: Largest magnitude accepted for a JSON number: IEEE 754 binary64's range, which every

@@ -12,7 +12,10 @@ them, holding only what the readers of tables and prose
   `tr_close`, `thead_close`, `table_close`;
 - `html_block` (its `content`: the raw HTML block, leading indentation included);
 - `fence`: a fenced code block, its `content` the code and `info` its info
-  string (`math`, `mermaid`: GitHub renders some; the readers decide).
+  string (`math`, `mermaid`: GitHub renders some; the readers decide);
+- `code_block`: an indented code block (four spaces), its `content` the code
+  (markdown-it's name; `verifier.claimtext` states nothing from it, a
+  profile's claim document lists it under `literal` as a fenced one).
 
 An `inline` token's `children` are `text` (adjacent runs joined: link texts
 and emphasised text included), `code_inline`, `softbreak`, `hardbreak` and
@@ -22,14 +25,14 @@ text, as GitHub's footnotes) is an `html_inline` with empty content: github.com
 shows a superscript link numbered by order, never the label, so it states
 nothing but parts the words; a reference whose label no definition names stays
 text, as on github.com. A footnote definition's paragraphs are paragraphs (its
-label is not kept). Left out, as no reader states anything from them: indented code blocks, images (their
+label is not kept). Left out, as no reader states anything from them: images (their
 alt text), link targets, thematic breaks, the closing
 tokens of paragraphs, headings and cells, and the tokens of lists, list
 items and block quotes (their paragraphs are kept).
 
 `Token.map` is `[line]`: the 0-based source line where the token starts (a
 table cell: its row's line), what the readers read of markdown-it's `map`;
-every opening token, `inline`, `html_block` and `fence` has one (closing
+every opening token, `inline`, `html_block`, `fence` and `code_block` has one (closing
 tokens and an `inline`'s children have None).
 Before parsing, `\\r\\n` and `\\r` become `\\n` and NUL becomes U+FFFD, as
 markdown-it's `normalize` rule does (CommonMark 0.31 section 2.3), so lines
@@ -119,9 +122,10 @@ def tokens(text: str) -> list[Token]:
     children: list[Token] | None = None  # the open inline run
     cell = ("td_open", [0])  # the open row's cell opener type and line: its cells are all on its line
     skipping, depth = "", 0  # inside an image or a code block (nested images counted): nothing stated
-    html: list[str] | None = None  # the parts of the open raw HTML block or fenced code block
+    html: list[str] | None = None  # the parts of the open raw HTML block or code block
     html_line = 0
     fence: str | None = None  # the open fenced code block's info string
+    block = "html_block"  # the type of the open block `html` collects: `html_block`, `fence` or `code_block`
 
     def line(offset: int) -> int:
         return bisect.bisect_right(breaks, offset - 1)
@@ -154,9 +158,9 @@ def tokens(text: str) -> list[Token]:
             if (kind == "Start" or kind == "End") and _name(payload) == skipping:
                 depth += 1 if kind == "Start" else -1
             continue
-        if html is not None:  # a raw HTML block or a fenced code block: its lines (and the indentation pulldown-cmark gives as text)
+        if html is not None:  # a raw HTML block or a code block: its lines (and the indentation pulldown-cmark gives as text)
             if kind == "End":
-                out.append(Token("html_block", [html_line], "".join(html)) if fence is None else Token("fence", [html_line], "".join(html), info=fence))
+                out.append(Token(block, [html_line], "".join(html), info=fence or ""))
                 html, fence = None, None
             else:
                 html.append(payload)
@@ -195,11 +199,11 @@ def tokens(text: str) -> list[Token]:
             elif tag == "Table":
                 out.append(Token("table_open", [start]))
             elif tag == "HtmlBlock":
-                html, html_line = [], start
+                html, html_line, block = [], start, "html_block"
             elif tag == "CodeBlock" and isinstance(payload["CodeBlock"], dict):  # fenced: its text and info string (```math)
-                html, html_line, fence = [], start, payload["CodeBlock"]["Fenced"]
-            elif tag == "CodeBlock":
-                skipping, depth = tag, 1
+                html, html_line, fence, block = [], start, payload["CodeBlock"]["Fenced"], "fence"
+            elif tag == "CodeBlock":  # indented (four spaces): its text
+                html, html_line, block = [], start, "code_block"
         elif kind == "Code":
             (run(where["start"]) if children is None else children).append(Token("code_inline", None, payload))
         elif kind == "SoftBreak" or kind == "HardBreak":

@@ -41,7 +41,7 @@ def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | No
     with a header and no body row has no row but does have its header. A
     row's members: `#table`, `#row`, `#line`, `#heading`, then its cells.
     `blocks`, when given, gets in order what else a document reader reads, so it walks the tokens
-    once: `(opener type, inline)` of each paragraph and heading, `(type, token)` of each `fence` and `html_block`.
+    once: `(opener type, inline)` of each paragraph and heading, `(type, token)` of each `fence`, `code_block` and `html_block`.
     """
     rows: list[dict[str, Any]] = []
     heading, table, in_head = "", 0, False
@@ -86,7 +86,7 @@ def table_rows(tokens: list[Any], headers: dict[int, tuple[str, list[str]]] | No
             in_head = True
         elif kind == "thead_close":
             in_head = False
-        elif (kind == "fence" or kind == "html_block") and blocks is not None:
+        elif (kind == "fence" or kind == "html_block" or kind == "code_block") and blocks is not None:
             blocks.append((kind, tok))
         before = kind
     return rows

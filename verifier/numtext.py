@@ -4,7 +4,10 @@ The one way a number is written for people: in findings' messages and in every r
 `number` writes a value at the precision it was stated or derived at, in
 plain decimal notation for ordinary magnitudes (never `0E-8`, `5E+2`,
 `1.99749920200`); `quantity` adds a unit, leaving out the dimensionless
-unit `1` (never "count = 5 1"). Display only: findings keep exact values
+unit `1` (never "count = 5 1"). `tolerance_text` and `delta_text` are the one
+notation of a comparison's bound and difference in every message and
+report: `(delta 0.05 s, tolerance 0.005 s)`, never `|diff| 2.6e-07 <= 1e-06`
+or `tolerance 0.00500000000016`. Display only: findings keep exact values
 in `expected` and `observed`, and comparisons never read this text.
 """
 
@@ -13,10 +16,12 @@ from __future__ import annotations
 import decimal
 from decimal import Decimal
 
-__all__ = ["PLAIN_RANGE", "fmt", "number", "quantity"]
+__all__ = ["PLAIN_RANGE", "TOLERANCE_DIGITS", "delta_text", "fmt", "number", "plain", "quantity", "tolerance_text"]
 
 #: Adjusted exponents (`Decimal.adjusted()`) written in plain notation: 1e-9 up to below 1e21.
 PLAIN_RANGE = (-9, 21)
+#: Significant digits of a tolerance: a bound, not a measurement (`0.00500000000016` -> `0.005`).
+TOLERANCE_DIGITS = 3
 #: Rounding contexts by significant digits, built once (only their flags change with use).
 _CONTEXTS: dict[int, decimal.Context] = {}
 
@@ -92,3 +97,51 @@ def fmt(value: Decimal, digits: int = 12) -> str:
     if not value.is_finite():
         return str(value)
     return number(value.normalize(), digits=digits)
+
+
+def plain(value: object, digits: int = 12) -> str:
+    """
+    Return `value` rounded half-even to `digits` significant digits, trailing zeros dropped, in plain decimal notation however small.
+
+    What a tolerance or a delta is written as (`tolerance_text`, `delta_text`, the claims table's delta column): `-7E-17` ->
+    `-0.00000000000000007`, `8.35E-13` -> `0.000000000000835`, `0E-8` -> `0`; from 1e21 up scientific, as `number`
+    writes it. NaN, infinities and non-numbers as `str` gives them. Raises nothing.
+    """
+    d = _decimal(value)
+    if d is None or not d.is_finite():
+        return str(value)
+    text = fmt(d, digits)
+    if "E" in text and not d.is_zero() and Decimal(text).adjusted() < PLAIN_RANGE[0]:
+        return format(Decimal(text), "f")
+    return text
+
+
+def _trimmed(value: object, unit: str | None, digits: int) -> str:
+    """Return `plain(value, digits)` followed by ` unit` (none for None, `""` or `"1"`)."""
+    text = plain(value, digits)
+    return f"{text} {unit}" if unit and unit != "1" else text
+
+
+def tolerance_text(value: object, unit: str | None = None) -> str:
+    """
+    Return `tolerance T[ unit]`: the words every message and report uses for a comparison's bound.
+
+    `T` is `value` (Decimal, int, float or numeric text) at `TOLERANCE_DIGITS`
+    significant digits, trailing zeros dropped, in plain notation inside
+    `PLAIN_RANGE` (`1e-06` -> `tolerance 0.000001`, `Decimal("0.00500000000016")`
+    with `"s"` -> `tolerance 0.005 s`); the dimensionless unit `1` is left
+    out. Raises nothing; a non-number is written as `str` gives it.
+    """
+    return "tolerance " + _trimmed(value, unit, TOLERANCE_DIGITS)
+
+
+def delta_text(value: object, unit: str | None = None, digits: int = 12) -> str:
+    """
+    Return `delta D[ unit]`: the words every message and report uses for a comparison's difference (stated - derived, or |difference|).
+
+    `D` is `value` at most `digits` significant digits (12; a re-scored
+    float's difference at 2), trailing zeros dropped, in plain notation
+    inside `PLAIN_RANGE` (`Decimal("1.99749920200")` -> `delta 1.997499202`,
+    `2.6e-07` -> `delta 0.00000026`, `0E-8` -> `delta 0`). Raises nothing.
+    """
+    return "delta " + _trimmed(value, unit, digits)

@@ -15,11 +15,13 @@ receipts with their set, and the `Site`s where claims and gate rules are stated)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
 from verifier.evidence import Evidence, Receipt, StatedClaim
+from verifier.readers.informational import pattern_names
 from verifier.readers.select import RECEIPTS, instances, left_out, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
@@ -81,7 +83,7 @@ def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[st
     """
     if rule["statistic"] in ("count", "count_ok"):
         return []
-    names = [rule.get("value", "latency"), rule.get("x"), rule.get("numerator"), rule.get("denominator")]
+    names = [None if rule["statistic"] == "ratio_of_sums" else rule.get("value", "latency"), rule.get("x"), rule.get("numerator"), rule.get("denominator")]
     read = [r for r in chosen if r.unread is None and not r.unknown]
     out = []
     for name in dict.fromkeys(n for n in names if n and n != RECEIPTS):
@@ -126,8 +128,12 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             + (f" ({'; '.join(notes)})" if notes else ""), not read)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
+    absent = {d["file"] for d in document.get("claim_documents", []) if d.get("optional") and not glob(d["file"])}
     for pointer, rule in rules:
         records = by_set.get(rule["receipts"], [])
+        if "at" in rule and rule["at"]["file"] in absent:  # claimed in an optional document this evidence does not publish
+            lines.append(f"  {pointer[1:]} ({rule['id']}): not a claim of this evidence: {rule['at']['file']!r} is an `optional` claim document it does not hold")
+            continue
         selection = _plain(rule["selection"])
         if "baseline" in rule and "{" not in rule["baseline"] + rule["candidate"]:
             arms = {arm: len(select(records, {**selection, "arm": arm})) for arm in (rule["baseline"], rule["candidate"])}
@@ -136,6 +142,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         else:
             chosen = len(select(records, selection))
             text, empty = f"selection {selection or 'all'} selects {_many(chosen, 'receipt')}", not chosen
+        if empty and rule.get("unmatched") == "skip":  # declared: a rule for a benchmark the evidence need not hold
+            lines.append(f"  {pointer[1:]} ({rule['id']}): {text}: {NOTHING}, not applicable to this evidence (`unmatched: skip`)")
+            continue
         if rule.get("per") and not empty:
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
         problem = False
@@ -154,6 +163,12 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             places = {(s.location.file, s.location.pointer) for s in found}
             if len(places) < len(found):  # a `per` dimension its location does not name: several instances compared with one stated value
                 text += f" ({len(found)} instances at {_many(len(places), 'place')}: a `per` dimension the location does not name, or a `where` that binds the wrong column?)"
+            several = [s for s in missing if s.problem == "ambiguous"]
+            if several:  # the profile's `where` chooses no single element: its fault whatever the evidence holds
+                text += (f"; its `where` matches several elements for {_many(len(several), 'instance')} (first: {several[0].detail}): "
+                         "add a member that tells them apart")
+                problem = True
+            missing = [s for s in missing if s.problem != "ambiguous"]
             if missing:
                 first = missing[0]
                 rel, where = (_filled(t, dict(first.key)) for t in (first.location.file, first.location.pointer or ""))
@@ -176,10 +191,18 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         stated.setdefault(item.location.file, []).append(item.id if isinstance(item, StatedClaim) else item.location.pointer or "")
     for i, declared in enumerate(document.get("claim_documents", [])):
         named = glob(declared["file"])
+        if not named and declared.get("optional"):
+            lines.append(f"  claim_documents/{i}: {declared['file']!r} names no file: {NOTHING}, not applicable to this evidence (`optional`)")
+            continue
         say(f"claim_documents/{i}", f"{declared['file']!r} names {_many(len(named), 'file')}", not named)
         pointers = [p for rel in named for p in stated.get(rel, ())]
         for kind in ("informational", "needs_external"):
             for j, item in enumerate(declared.get(kind, [])):
                 if named and not any(pointer_matches(item["pointer"], p) for p in pointers):  # a pattern declaring nothing: a typo, or a layout it was not written for
                     say(f"claim_documents/{i}/{kind}/{j}", f"{item['pointer']!r} matches no stated number of {_many(len(named), 'file')} ({_many(len(pointers), 'stated number')})", True)
+    if model is not None and stated:  # the one pattern set: a class or regex holding nothing is a typo, or a layout it was not written for
+        held = Counter(model.informational.values())
+        total = sum(len(pointers) for pointers in stated.values())
+        for where, name in pattern_names(document.get("informational")):
+            say(where[1:], f"holds {_many(held[name], 'stated number')} of {total}" + ("" if held[name] else " (none that a pattern before it left)"), not held[name])
     return lines, nothing

@@ -22,11 +22,13 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
   reader reads;
 - a template with two placeholders side by side (`{arm}{server}`): where one
   value ends and the next begins is ambiguous by construction;
-- `labels` or `absent` on a value, `divide_by` on a dimension, a `divide_by.parallel` that is no `unnest.parallel` array;
+- `labels` or `absent` on a value, `divide_by` or `subtract` on a dimension, a `divide_by.parallel` that is no `unnest.parallel` array;
 - a `selection` value holding a `{placeholder}` (selections are literal; the
   text would match no receipt), and a `baseline` or `candidate` `{dim}`, or a
   `bounds_at.file` placeholder, that is not a `per` dimension (it would name
-  an arm, or a file, called "{dim}").
+  an arm, or a file, called "{dim}");
+- a regex of the `informational` pattern set that RE2 does not compile (a
+  backreference, a lookaround, a syntax error) or longer than 200 characters.
 """
 
 from __future__ import annotations
@@ -110,10 +112,22 @@ def lint(document: dict[str, Any], origin: str) -> None:
     _flat_records(document, origin)
     _ambiguous(document, origin)
     _literal_selections(document, origin)
+    _informational(document, origin)
+
+
+def _informational(document: dict[str, Any], origin: str) -> None:
+    """Refuse a regex of the `informational` pattern set that RE2 does not compile, or one too long (`verifier.readers.informational.compile_patterns`)."""
+    from verifier.readers.informational import compile_patterns
+
+    try:
+        compile_patterns(document.get("informational"))
+    except ValueError as exc:
+        pointer, message = exc.args[0]
+        raise _refuse(origin, pointer, message) from None
 
 
 def _mapping_kinds(document: dict[str, Any], origin: str) -> None:
-    """Refuse `labels` on a value (they name dimension values) and `divide_by` on a dimension (it divides a number)."""
+    """Refuse `labels` on a value (they name dimension values) and `divide_by` or `subtract` on a dimension (they compute a number)."""
     for rid, spec in document.get("receipts", {}).items():
         for section, mappings in (("fields", spec["fields"]), ("dimensions", spec.get("dimensions", {})), ("values", spec.get("values", {}))):
             for name, mapping in mappings.items():
@@ -122,8 +136,9 @@ def _mapping_kinds(document: dict[str, Any], origin: str) -> None:
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/labels", "`labels` map texts onto dimension values; a number is read as written (map it under `dimensions`)")
                 if "absent" in mapping and section == "values":
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/absent", "`absent` names the dimension value of a record not stating the member; a number that is absent is not zero (map it under `dimensions`)")
-                if "divide_by" in mapping and section != "values":
-                    raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/divide_by", "`divide_by` computes a per-record number: declare it under `values` (with the unit of the result)")
+                for computed in ("divide_by", "subtract"):
+                    if computed in mapping and section != "values":
+                        raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/{computed}", f"`{computed}` computes a per-record number: declare it under `values` (with the unit of the result)")
                 parallel = mapping.get("divide_by", {}).get("parallel")
                 if parallel is not None and parallel not in spec.get("unnest", {}).get("parallel", {}):
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/divide_by/parallel",
@@ -199,8 +214,14 @@ def _placeholders(at: dict[str, Any]) -> set[str]:
 
 
 def _ambiguous(document: dict[str, Any], origin: str) -> None:
-    """Refuse a template with two placeholders side by side (`{arm}{server}`): where one value ends and the next begins is ambiguous by construction."""
-    places = [(f"/receipts/{rid}/name", spec.get("name", "")) for rid, spec in document.get("receipts", {}).items()]
+    """
+    Refuse a template with two placeholders side by side (`{arm}{server}`): where one value ends and the next begins is ambiguous by construction.
+
+    In a receipt set's `name` a placeholder its `name_patterns` gives a regex does not count: the regex says where it ends.
+    """
+    # a placeholder the set's `name_patterns` gives a regex is delimited by it (pyperf's `{dir}{suite}.json`, `dir` a run of whole directories)
+    places = [(f"/receipts/{rid}/name", PLACEHOLDER.sub(lambda m, given=spec.get("name_patterns", {}): "(pattern)" if m.group(1) in given else m.group(0),
+                                                        spec.get("name", ""))) for rid, spec in document.get("receipts", {}).items()]
     for pointer, at, _rule in locations(document):
         places += [(f"{pointer}/{part}", at.get(part, "")) for part in ("file", "pointer", "then")]
         places += [(f"{pointer}/where/{_escape(k)}", v) for k, v in at.get("where", {}).items()]

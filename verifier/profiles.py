@@ -18,13 +18,13 @@ checks that turn these into findings are in `verifier.checks.profile`.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 
 from verifier import profile_lint, stats, units
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
+from verifier.linear_regex import RegexError, compile_linear
 from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
@@ -66,7 +66,7 @@ __all__ = [
 
 
 def _paths(document: Any, origin: str) -> None:
-    """Refuse a file name or glob of the profile (`file`, `glob`, `files`, `ignore`) with a `..` segment: it would name a file outside the folder read."""
+    """Refuse a file name or glob of the profile (`file`, `glob`, `files`, `ignore`) with a `..` segment or an absolute start (`/`, `\\`, `C:`): it would name a file outside the folder read."""
     stack: list[tuple[str, Any]] = [("", document)]
     while stack:
         where, node = stack.pop()
@@ -82,6 +82,8 @@ def _paths(document: Any, origin: str) -> None:
             for pointer, name in names:
                 if ".." in name.replace("\\", "/").split("/"):
                     raise _refuse(origin, pointer, f"{name!r} has a '..' segment: a profile names files inside the folder it reads, never outside it")
+                if name.startswith(("/", "\\")) or name[1:2] == ":":
+                    raise _refuse(origin, pointer, f"{name!r} is an absolute path: a profile names files relative to the folder it reads, never outside it")
             stack.append((here, value))
 
 
@@ -179,10 +181,13 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
             if name not in names:
                 raise _refuse(origin, f"{here}/name_patterns/{name}", f"{name!r} is not a placeholder of the name template {spec.get('name')!r}")
             try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression ({exc})") from None
+                compile_linear(pattern)  # RE2, as the reader matches it: linear time, so no backreferences or lookarounds
+            except RegexError as exc:
+                raise _refuse(origin, f"{here}/name_patterns/{name}", f"{pattern!r} is not a regular expression RE2 accepts ({exc}; no backreferences or lookarounds)") from None
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
+        for name, mapping in spec.get("values", {}).items():
+            if "record" in mapping:
+                raise _refuse(origin, f"{here}/values/{name}", "`record` (the record's index in its file) is a dimension, not a value: map it under `dimensions`")
         for section in ("fields", "dimensions"):
             for name, mapping in spec.get(section, {}).items():
                 if "element" in mapping and "unnest" not in spec:
@@ -211,11 +216,12 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 raise _refuse(origin, f"{where}/per", "a `pick` claim ranks the instances of exactly one `per` dimension")
             if kind == "claims":
                 allowed = set(item.get("per", [])) if "pick" not in item else set()
-                if "minus" in item and ("pick" in item or item["statistic"] not in VALUE_STATISTICS):
-                    raise _refuse(origin, f"{where}/minus", "`minus` (a margin to a stated target) needs a statistic of a value in its unit "
-                                  f"({', '.join(VALUE_STATISTICS)}), not {'a pick' if 'pick' in item else item['statistic']}")
-                for part in ("at", "minus"):
-                    at = item.get(part)
+                for part in ("minus", "times"):
+                    if part in item and ("pick" in item or item["statistic"] not in VALUE_STATISTICS):
+                        raise _refuse(origin, f"{where}/{part}", f"`{part}` (a stated target or factor) needs a statistic of a value in its unit "
+                                      f"({', '.join(VALUE_STATISTICS)}), not {'a pick' if 'pick' in item else item['statistic']}")
+                for part in ("at", "minus", "times"):
+                    at = item.get(part, {}).get("at") if part == "times" else item.get(part)
                     if at is None:
                         continue
                     text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
@@ -277,7 +283,8 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
 VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
-                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean", "sem")
+                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean", "sem",
+                    "olympic_mean")
 #: Regression slopes: value per x, in a unit of the dimension value / x.
 SLOPE_STATISTICS = ("slope", "slope_through_origin")
 #: Statistics comparing two arms (`baseline`, `candidate`): `ratio` and `relative_change_pct` take the arms' means as their pair.
@@ -397,6 +404,8 @@ def _check_match(origin: str, where: str, entry: dict[str, Any], receipts: dict[
 def matches(profile: dict[str, Any], tree: Tree) -> bool:
     """Return whether `tree` satisfies every detection rule of `profile` (files exist, pointers resolve)."""
     detect = profile["detect"]
+    if profile.get("non_finite") == "text" and not tree.non_finite:  # its files read with bare NaN/Infinity as text, as its run will
+        tree = Tree(root=tree.root, only=tree.only, blocked=tree.blocked, non_finite=True, _cache=tree._cache)  # one walk of the folder for both
     for rel in detect.get("files", []):
         if not tree.exists(rel):
             return False

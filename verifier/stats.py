@@ -5,7 +5,8 @@ Inputs are sequences of `Decimal` (as read by `verifier.jsonio`); results are
 `Decimal` computed in a 50-digit context, so the only rounding is far below
 any stated precision. Definitions and their sources:
 
-- `mean`: arithmetic mean, sum / n.
+- `mean`: arithmetic mean, sum / n; `olympic_mean`: the mean after dropping one smallest and one largest value (n >= 3;
+  MLPerf Training's score over a benchmark's runs, `mlperf_logging/result_summarizer` `_compute_olympic_average`).
 - `median`: the middle value, or the mean of the two middle values (`percentile_linear(q=50)`).
 - `percentile_nearest_rank`: the value at rank ceil(q/100 * n) of the sorted
   sample, 1-based (Hyndman & Fan 1996 definition 1; "nearest-rank" in NIST
@@ -61,30 +62,8 @@ from verifier.numtext import fmt  # re-exported: a derived number for a message 
 from verifier.sweep import peak_in_flight, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
 
 __all__ = [
-    "STATISTICS",
-    "RUN_CONTEXT",
-    "Comparison",
-    "Derived",
-    "Underivable",
-    "Undefined",
-    "agree",
-    "compare",
-    "critical_value",
-    "derive",
-    "fmt",
-    "half_unit",
-    "identity",
-    "mean",
-    "median",
-    "peak_in_flight",
-    "percentile_linear",
-    "median_abs_deviation",
-    "percentile_nearest_rank",
-    "population_sd",
-    "sample_sd",
-    "spread",
-    "sweep_peak",
-    "tolerance",
+    "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "compare", "critical_value", "derive", "fmt", "half_unit",
+    "identity", "mean", "median", "peak_in_flight", "percentile_linear", "median_abs_deviation", "percentile_nearest_rank", "population_sd", "sample_sd", "spread", "sweep_peak", "tolerance",
 ]
 
 from verifier.estimators import (  # noqa: E402  the elementary estimators, re-exported: stats.mean, stats.CONTEXT, ...
@@ -135,7 +114,7 @@ class Derived:
 
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
-SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile", "sem")
+SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile", "sem", "olympic_mean")
 #: Robust spreads and the geometric mean over one sample (`values`: a sequence of Decimal; the geometric mean's all > 0).
 ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean")
 #: Least-squares line of y on x (`values`: `(xs, ys)`, two sequences of one length).
@@ -177,6 +156,11 @@ def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, o
         return Derived(statistic, sum(values, Decimal(0)), f"sum of {text}", inputs)
     if statistic == "mean":
         return Derived(statistic, mean(values), f"mean of {text}", inputs)
+    if statistic == "olympic_mean":  # MLPerf Training's score: the fastest and the slowest run dropped (mlperf_logging result_summarizer)
+        if n < 3:
+            raise Underivable(f"an olympic mean drops two values and needs at least three, {of} has {n}", "empty-selection", fail=False)
+        kept = sorted(values)[1:-1]
+        return Derived(statistic, mean(kept), f"olympic mean (smallest and largest dropped) of {text}", tuple(kept))
     if statistic == "median":
         return Derived(statistic, median(values), f"median of {text}", inputs)
     if statistic == "min":
@@ -438,7 +422,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     - inputs: each within u |x| of its decimal (u = 2**-53), plus
       `input_error` (an absolute bound on each input's own upstream float
       error, e.g. TPOT = (latency - ttft) / (n - 1) computed in float);
-    - `sum`: n eps sum|x|; `mean` and `mean_of_server_means`: eps sum|x|
+    - `sum`: n eps sum|x|; `mean`, `olympic_mean` (over the values kept) and `mean_of_server_means`: eps sum|x|
       (recursive summation, (n-1) u sum|x|, Higham 2002 eq. 4.4, divided by n);
     - `median`/`percentile`/`min`/`max`/`first`/`last`: the inputs' error, plus for
       interpolation eps (2 max|x| + n range) (the position (n-1) q/100 and
@@ -491,7 +475,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     per_input = U * biggest + upstream  # how far one input may be from the decimal we read
     if statistic == "sum":
         work = n * EPS * total + n * per_input
-    elif statistic in ("mean", "mean_of_server_means"):
+    elif statistic in ("mean", "mean_of_server_means", "olympic_mean"):
         work = EPS * total + per_input
     elif statistic in _PICK:
         spread = biggest - min(xs)

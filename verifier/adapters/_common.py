@@ -18,6 +18,7 @@ from typing import Any
 from verifier import stats
 from verifier.jsonio import schema_message
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.trust import schema_validator
 
 __all__ = ["claim_finding", "f", "matching_profile", "profile_of", "schema_findings"]
@@ -85,5 +86,5 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, p
         return f(check_id, Status.PASS, "derived", f"{label} = {c} re-derives ({derived}) from {how}",
                  path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
     return f(check_id, Status.FAIL, "claim-mismatch",
-             f"{label} = {c}, but {how} gives {derived} (delta {cmp.delta:.3g}, tolerance {cmp.tolerance:.3g}: docs/tolerances.md)",
+             f"{label} = {c}, but {how} gives {derived} ({delta_text(cmp.delta)}, {tolerance_text(cmp.tolerance)}: docs/tolerances.md)",
              path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

@@ -19,6 +19,7 @@ from verifier import stats
 from verifier.adapters._common import f
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Context, check
 
 __all__ = ["RULES", "plan_rules", "response_rules", "spread"]
@@ -157,10 +158,10 @@ def response_rules(ctx: Context) -> Iterator[Finding]:
         # binary64 clocks: 2 ulps at the clocks' magnitude, plus half a unit of the latency's stated last place
         judged = stats.compare(lat, done - sent, statistic="difference", values=(done, sent))
         if not judged.holds:
-            worst = (i, lat, done - sent, judged.tolerance)
+            worst = (i, lat, done - sent, judged.tolerance, judged.delta)
             break
     yield _rule(worst is None, "latency-disagrees-with-clocks",
-                f"line {worst[0] + 1}: latency_seconds {worst[1]} but completed - dispatched = {worst[2]} (tolerance {worst[3]} s)"
+                f"line {worst[0] + 1}: latency_seconds {worst[1]} but completed - dispatched = {worst[2]} ({delta_text(worst[4], 's')}, {tolerance_text(worst[3], 's')})"
                 if worst else "", name, f"/{worst[0]}/latency_seconds" if worst else None,
                 **({"expected": str(worst[2]), "observed": {"latency": str(worst[1]), "tolerance": str(worst[3])}} if worst else {}))
     cases = {c["id"]: c for c in plan["cases"]}

@@ -15,6 +15,7 @@ from verifier.media.demux import AudioFacts, MediaFacts, VideoFacts, audio_span,
 from verifier.media.demux import seconds as _s
 from verifier.media.policy import Expectation, Policy
 from verifier.model import Finding, Status
+from verifier.numtext import quantity
 
 __all__ = ["CHECK", "judge"]
 
@@ -22,7 +23,8 @@ CHECK = "coverage.streams"
 
 
 def _ms(t: Fraction) -> str:
-    return f"{float(t) * 1000:.1f} ms"
+    """Return seconds `t` as milliseconds at one decimal place (`numtext.quantity`: `32.0 ms`, never `-0.0` or an exponent)."""
+    return quantity(float(t) * 1000, "ms", places=1)
 
 
 

@@ -24,6 +24,7 @@ from verifier.stats import Underivable
 from verifier.campaign import Campaign, campaign_of, elapsed, select
 from verifier.readers.native import evidence_of
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.numtext import number
 from verifier.pipeline import Context, check
 
@@ -194,10 +195,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
             unit = f" {shown_unit}" if shown_unit and shown_unit != "1" else ""  # the dimensionless unit is not written ("count = 5")
             claimed = _fmt(claimed)
             if cmp.holds:
-                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, |delta| <= {_fmt(cmp.tolerance, 3)})",
+                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, {tolerance_text(cmp.tolerance, shown_unit)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
             else:
-                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)}{unit} (delta {_fmt(cmp.delta)}, tolerance {_fmt(cmp.tolerance, 3)})",
+                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)}{unit} ({delta_text(cmp.delta, shown_unit)}, {tolerance_text(cmp.tolerance, shown_unit)})",
                          pointer=pointer, expected=str(derived), observed=detail, derivation=text)
     for claim_id in sorted(set(by_id) - covered):
         index, claim = by_id[claim_id]

@@ -23,6 +23,7 @@ from verifier.readers.native import evidence_of
 from verifier import stats
 from verifier.stats import peak_in_flight
 from verifier.model import Finding, Status
+from verifier.numtext import tolerance_text
 from verifier.pipeline import Context, check
 
 __all__ = ["conformance"]
@@ -171,7 +172,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
                             f"{peak} requests were in flight at once (rebuilt from receipt intervals), above max_concurrency {plan.concurrency}",
                             path=rfile, expected=plan.concurrency, observed=peak))
     if len(found) == failures_before:
-        found.append(_f(Status.PASS, "timing", f"elapsed_s agrees with timestamps (tolerance {tolerance} s); warmups precede measured requests; arm order {''.join(observed_order)} as planned",
+        found.append(_f(Status.PASS, "timing", f"elapsed_s agrees with timestamps ({tolerance_text(tolerance, 's')}); warmups precede measured requests; arm order {''.join(observed_order)} as planned",
                         path=rfile, observed=observed_order))
     failures_before = len(found)
 

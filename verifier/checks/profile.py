@@ -25,10 +25,12 @@ from verifier.checks.integrity import listed as integrity
 from verifier.checks.profile_matches import matches
 from verifier.checks.profile_media import judged_sets, streams
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
 from verifier.readers.claimdocs import read_claim_documents
+from verifier.readers.informational import compile_patterns
 from verifier.readers.records import UNITS, read_receipts
 from verifier.readers.sites import read_sites
 
@@ -83,10 +85,10 @@ def receipts(ctx: Context) -> Iterator[Finding]:
             if not n:
                 continue  # read, and every record left out by the set's own `where`: no receipt, so nothing mapped to pass (`read_receipts`)
             yield _f(cid, Status.PASS, "mapped", f"receipts.{rid}: {rel} maps {n} records with every mapped field", path=rel, observed=n)
-    stated = read_claim_documents(tree, profile.get("claim_documents", []))
+    stated = read_claim_documents(tree, profile.get("claim_documents", []), compile_patterns(profile.get("informational")))
     model = Evidence(reader=f"profile:{profile['id']}", files=tuple(FileEntry(rel, None, None) for rel in tree.files()),
                      receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
-                     unmapped=(*unmapped, *stated.unmapped), gate=profile["id"])
+                     unmapped=(*unmapped, *stated.unmapped), gate=profile["id"], informational=stated.informational)
     ctx.data["evidence"] = model  # stored first: should reading the sites fail (an ERROR here), every later check still has the receipts
     ctx.data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, profile, every))
 
@@ -213,12 +215,12 @@ def identities(ctx: Context) -> Iterator[Finding]:
                 worst = max(worst, gap)
                 if not judged.holds:
                     broken.append(_f(cid, Status.FAIL, "identity-mismatch",
-                                     f"{identity['id']}: {r.path} {r.pointer}: {text}; |difference| {fmt(gap)} > tolerance {fmt(tolerance)}",
+                                     f"{identity['id']}: {r.path} {r.pointer}: {text} ({delta_text(judged.delta)}, {tolerance_text(tolerance)})",
                                      path=r.path, pointer=r.pointer + identity["left"]["pointer"], expected=str(right), observed=str(left), derivation=text))
             if broken:
                 yield from broken
             else:
-                yield _f(cid, Status.PASS, "identity-holds", f"{identity['id']}: holds on all {len(records)} records of {rid} (largest difference {fmt(worst)})"
+                yield _f(cid, Status.PASS, "identity-holds", f"{identity['id']}: holds on all {len(records)} records of {rid} (largest {delta_text(worst)})"
                          + (f"; {skipped} records state none of its terms and are not checked" if skipped else ""),
                          path=_profile(ctx)["receipts"][rid]["glob"], observed=len(records))
 

@@ -9,14 +9,17 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, evidence, examined, joined
+from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, files_matching, joined
 from verifier.checks.profile_matches import outcome_of
 from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Location, Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
+from verifier.readers.locate import fill_named
+from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
 from verifier.derive import derive_rule
@@ -65,6 +68,39 @@ def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     return found
 
 
+def _held(ctx: Context, rule: dict[str, Any]) -> bool:
+    """
+    Return whether a receipt of a set reading other files than the rule's own (another `glob`) matches the rule's selection (`unmatched: skip`).
+
+    The tree holds the benchmark a rule is for when such a receipt does (an
+    MLPerf run's performance logs without its `accuracy.txt`): then the rule's
+    own set matching nothing is a gap, UNVERIFIED `empty-selection`, never a
+    rule that does not apply. A set with the same glob reads the same files,
+    split by its `where` (LoadGen logs that state `effective_accuracy_sample_count`
+    and those that do not): when its receipts match, the files are there, so
+    there is no gap.
+    """
+    sets = _profile(ctx).get("receipts", {})
+    glob = sets[rule["receipts"]]["glob"]
+    if any(select(_all_records(ctx, rid), rule["selection"]) for rid, spec in sets.items() if spec["glob"] == glob):
+        return False  # the rule's files are there, and a sibling set's `where` took them
+    return any(select(_all_records(ctx, rid), rule["selection"]) for rid, spec in sets.items() if spec["glob"] != glob)
+
+
+def _absent_optional_documents(ctx: Context) -> set[str]:
+    """
+    Return the `file` of each claim document the profile declares `optional` that the tree does not hold.
+
+    A claim located in one of them (`at.file` equal to it) is no claim of
+    this tree (MLPerf's root `summary.json`: the official results
+    repositories publish none). A document present as a symbolic link is
+    not absent (it is reported `symlink-not-followed`).
+    """
+    linked = {u.where.file for u in evidence(ctx).unmapped if u.where is not None}
+    return {doc["file"] for doc in _profile(ctx).get("claim_documents", [])
+            if doc.get("optional") and doc["file"] not in linked and not files_matching(ctx, doc["file"])}
+
+
 @check("profile.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
 def claims(ctx: Context) -> Iterator[Finding]:
     """
@@ -87,8 +123,12 @@ def claims(ctx: Context) -> Iterator[Finding]:
     memo = _derivations(ctx)
     suffixes: dict[tuple[tuple[str, str], ...], str] = {}  # an instance's key -> its part of a label, "[dim=value]..."
     no_number = no_number_texts(_profile(ctx))
+    absent = _absent_optional_documents(ctx)
+    said_na = "not-applicable" in (_profile(ctx).get("informational") or {}).get("classes", ())  # "N/A (OOM at 64)": the pattern set's class, at claim places too
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
+        if rule["at"]["file"] in absent:  # the tree does not publish this optional document: it claims nothing there
+            continue
         rid = rule["receipts"]
         records = _all_records(ctx, rid)
         if not records:
@@ -98,7 +138,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield from _pick(ctx, ptr, rule, records)
             continue
         ranked = _ranked(records, rule)  # computed when first asked: only unranked instances and `{dim.index}` places need it
-        targets = {t.key: t for t in model.sites_of(ptr, "target")}
+        targets, factors = {t.key: t for t in model.sites_of(ptr, "target")}, {t.key: t for t in model.sites_of(ptr, "factor")}
         keys: list[dict[str, str]] = []
         handled: set[tuple[str, str]] = set()
         blocked: set[str] = set()
@@ -128,7 +168,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             handled.add(place)
             seen.add(place)
             claimed, stated_unit = _stated(stated_value)
-            if claimed is None and states_no_number(stated_value, no_number):  # "N/A", "-": the bundle says it states no number here
+            if claimed is None and (states_no_number(stated_value, no_number) or (said_na and not_applicable(stated_value))):  # "N/A", "-": it states no number here
                 said_none.append((label, stated_value))
                 continue
             if claimed is None:
@@ -152,6 +192,13 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                     continue
                 derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
+            if "times" in rule:  # a factor the bundle states (MLPerf Training's scaling.json), or the profile's default when its file is absent
+                try:
+                    factor, where_factor = _factor(ctx, rule, factors.get(site.key))
+                except Underivable as exc:
+                    yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
+                    continue
+                derived, text = stats.CONTEXT.multiply(derived, factor), f"{text}; times the factor {fmt(factor)} {where_factor}"
             if stated_unit is not None and stated_unit != unit:
                 try:
                     derived = units.convert(derived, unit or "1", stated_unit)
@@ -166,7 +213,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
             cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
                                 scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
             ok, tolerance = cmp.holds, cmp.tolerance
-            shown = (fmt(derived), fmt(tolerance, 3), str(derived))
+            bound = tolerance_text(tolerance, unit or None) if ok else f"{delta_text(cmp.delta, unit or None)}, {tolerance_text(tolerance, unit or None)}"
+            shown = (fmt(derived), bound, str(derived))
             other = None if ok else _other_value(ctx, rule, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other
@@ -176,7 +224,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
-                          message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} (tolerance {shown[1]})",
+                          message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} ({shown[1]})",
                           path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         if unstated:
             files = sorted({rel for _, rel in unstated})
@@ -192,7 +240,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
 
 
 #: The `Site.problem`s of a claim instance whose stated value was not found (`_site_problem` reports each).
-_SITE_PROBLEMS = ("unranked", "blocked", "missing", "unreadable")
+_SITE_PROBLEMS = ("unranked", "blocked", "missing", "ambiguous", "unreadable")
 
 
 def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str], label: str,
@@ -203,7 +251,9 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
     UNVERIFIED `blocked-by-integrity` or `incomplete-denominator` (`unranked`:
     the instance exists only through receipts that were not read; `blocked`:
     its file is never parsed, which is added to `blocked`), FAIL
-    `claim-missing`, UNVERIFIED `claim-unreadable`.
+    `claim-missing`, UNVERIFIED `ambiguous-location` (several elements match
+    the location's `where`: the profile chooses no single value to compare, so
+    nothing was checked; `verify profile check` names it), UNVERIFIED `claim-unreadable`.
     """
     if site.problem == "unranked":  # the instance exists only through receipts that were not read (integrity, grammar)
         unread = [f"{d}={v}" for d, v in key.items() if v not in ranked().get(d, {})]
@@ -216,7 +266,30 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
         return _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {site.location.file} is not parsed because {site.detail}", path=site.location.file)
     if site.problem == "missing":
         return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
+    if site.problem == "ambiguous":
+        return _f(cid, Status.UNVERIFIED, "ambiguous-location", f"{label}: the location names no single place ({site.detail}), so no stated value "
+                  "is compared: the bundle states the instance more than once, or the profile's `where` should hold a member that tells them apart",
+                  path=rule["at"]["file"])
     return _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
+
+
+def _factor(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Decimal, str]:
+    """
+    Return `(factor, said)`: the pure number stated at the claim's `times.at` (examined: a changed factor changes the claim),
+    or its `absent` default when the file is not there. Raises `Underivable` UNVERIFIED `factor-not-stated` otherwise.
+    """
+    times = rule["times"]
+    if site is not None and site.problem is None:
+        number = to_decimal(site.value)
+        if number is not None and number.is_finite():
+            examined(ctx).add((site.location.file, site.location.pointer or ""))
+            return number, f"stated at {site.location.file} {site.location.pointer}"
+        raise Underivable(f"the factor at {site.location.file} {site.location.pointer} is {site.value!r}, not a number", "factor-not-stated", fail=False)
+    rel = fill_named(times["at"]["file"], dict(site.key)) if site is not None else times["at"]["file"]
+    if "absent" in times and site is not None and not _tree(ctx).exists(rel):  # the file is not there: the profile's default
+        return Decimal(times["absent"]), f"(the default: {rel} is absent)"
+    why = site.detail if site is not None else "not read"
+    raise Underivable(f"the factor is not stated at {times['at']['file']} {times['at']['pointer']} ({why})", "factor-not-stated", fail=False)
 
 
 def _target(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Decimal, str]:
@@ -354,6 +427,8 @@ def gate(ctx: Context) -> Iterator[Finding]:
         ptr = f"/gate/rules/{i}"  # the rule's sites in the model (`Site.rule`)
         records = _all_records(ctx, rule["receipts"])
         covers = ", ".join(f"{k}={v}" for k, v in sorted(rule["selection"].items()))
+        if rule.get("unmatched") == "skip" and not select(records, rule["selection"]) and not _held(ctx, rule):
+            continue  # a rule for a benchmark this tree does not hold (`unmatched: skip`): not applicable, no finding
         each: dict[tuple[tuple[str, str], ...], bool] = {}  # instance key -> met, for the outcomes the bundle records per instance
         try:
             if "below_baseline" in rule:
@@ -445,7 +520,7 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
     chosen = select(records, rule["selection"])
     check_complete(chosen, "the selection")
     keys = instances(rule, records)
-    if rule["statistic"] in stats.COUNT_RESULTS and records and not chosen:  # the set was read and nothing matches: the count is 0, judged like any other
+    if rule["statistic"] in stats.COUNT_RESULTS and records and not chosen and not rule.get("per"):  # read, nothing matches: the count is 0 (with `per`: no instance)
         ok = (low is None or low <= 0) and (high is None or high >= 0)
         text = f"{rule['statistic']} = 0 (needs {bound}): no receipt of the {len(records)} read matches {rule['selection']}"
         if each is not None and not rule.get("per"):

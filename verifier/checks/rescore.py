@@ -36,6 +36,7 @@ from verifier.checks import coverage
 from verifier.errors import Unverifiable
 from verifier.evidence import QualityComparison
 from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Context, check
 from verifier.readers.native import evidence_of
 from verifier.scorers.weights import WeightsProblem
@@ -112,7 +113,7 @@ def rescore(ctx: Context) -> Iterator[Finding]:
             continue
         available.append(metric)
         yield _f(Status.PASS, "scorer-ready", f"{metric}: scorer {identity['id']} ready with the gate's pins "
-                                              f"(tolerance {tolerance}); {_describe(identity)}",
+                                              f"({tolerance_text(tolerance)}); {_describe(identity)}",
                  path=None, expected=_public(scorers.pin(metric)), observed=_public(identity))
     if not available:
         return
@@ -272,12 +273,14 @@ def _comparison(ctx: Context, i: int, comp: QualityComparison, metrics: list[str
                                    f"{'meets' if ok else 'does not meet'} {bound}",
                      pointer=pointer, expected=thresholds.get(metric), observed=value, derivation=derivation, cached=cached)
             continue
-        diff = abs(float(Decimal(str(recorded))) - value)
+        signed = float(Decimal(str(recorded))) - value
+        diff = abs(signed)
+        shown = f"({delta_text(signed, digits=2)}, {tolerance_text(tol)})"  # the one notation (numtext): never `2.6e-07 <= 1e-06`
         if diff <= tol:
             yield _f(Status.PASS, "rescore-match", f"comparison {cid}: recorded {metric} {recorded} re-computes to "
-                                                   f"{value:.7f} (|diff| {diff:.1e} <= {tol})",
+                                                   f"{value:.7f} {shown}",
                      pointer=where, expected=value, observed=str(recorded), derivation=derivation, cached=cached)
         else:
             yield _f(Status.FAIL, "rescore-mismatch", f"comparison {cid}: recorded {metric} {recorded} but the media "
-                                                      f"re-compute to {value:.7f} (|diff| {diff:.2e} > tolerance {tol})",
+                                                      f"re-compute to {value:.7f} {shown}",
                      pointer=where, expected=value, observed=str(recorded), derivation=derivation, cached=cached)

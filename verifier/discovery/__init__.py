@@ -33,7 +33,7 @@ SEARCH_SECONDS = 7.0
 
 @dataclass
 class Discovery:
-    """What discovery found in one directory: `sources` read, `skips`, record `sets`, `stated` numbers with their `verdicts` (parallel), `dropped` numbers over the bound."""
+    """What discovery found in one directory: `sources` read, `skips`, record `sets`, `stated` numbers with their `verdicts` (parallel), `dropped` numbers over the bound, `listed` entries (files and links) under `root`."""
 
     root: Path
     sources: list[Source]
@@ -42,6 +42,7 @@ class Discovery:
     stated: list[Stated]
     verdicts: list[Verdict]
     dropped: int = 0
+    listed: int = 0
 
     def counts(self) -> dict[str, int]:
         """Return `{bound, ambiguous, near-miss, unexplained}` counts."""
@@ -60,7 +61,7 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
     `seconds` replaces `SEARCH_SECONDS` (tests give the search all the time it needs).
     """
     started = time.monotonic()
-    sources, skips, _tree = read_sources(root, bounds, progress)
+    sources, skips, tree = read_sources(root, bounds, progress)
     sets = find_record_sets(sources)
     stated, dropped = stated_numbers(sources, sets) if sets else ([], 0)
     stated.sort(key=lambda st: st.rel.rsplit(".", 1)[-1].lower() not in ("json", "csv"))  # data documents first, then pages (stable)
@@ -72,4 +73,4 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
             break
         verdicts.append(classify(st, search(st, sets, memo)))
     dropped += len(stated) - len(verdicts)
-    return Discovery(root, sources, skips, sets, stated[: len(verdicts)], verdicts, dropped)
+    return Discovery(root, sources, skips, sets, stated[: len(verdicts)], verdicts, dropped, len(tree.files()) + len(tree.links("**")))

@@ -4,7 +4,9 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
 - a single value read elsewhere explains a number only when the number's
   labels share a word with that value's member name (a date is not a seed);
 - a statistic over several values binds only when the label names it (a
-  comparison of two selections needs its label's word, `speedup`...);
+  comparison of two selections needs its label's word, `speedup`...; a
+  label's `std`, `stdev`, `sd` names the sample and the population SD
+  alike: numpy's `std` is the population one);
 - bound: after the context's preferences (a statistic its labels name, a
   member its labels name, a comparison its label names (a speedup of
   times), the rawest set: rank 0 before 1, then a set of the number's own
@@ -65,7 +67,8 @@ def classify(st: Stated, found: Search) -> Verdict:
         if st.value == 1 and any(f.statistic in ("speedup", "ratio") for f in agree):
             return Verdict("ambiguous", tuple(agree[:8]))  # 1.0 is any two equal values: no binding
     elif found.stat_named:
-        exact = [f for f in agree if label(f) == found.stat_named]
+        family = {found.stat_named, "population_sd"} if found.stat_named == "sd" else {found.stat_named}  # `stdev`: numpy's std is the population SD
+        exact = [f for f in agree if label(f) in family]
         agree = exact or [f for f in agree if f.n == 1 and f.statistic == "first"]  # the named statistic, else a copy of one value
     else:  # a statistic over several values that nothing names is a coincidence until the label says which
         unnamed = [f for f in agree if f.n > 1 and f.baseline is None]

@@ -4,8 +4,15 @@ The numbers a directory states, each with the context discovery matches derivati
 `stated_numbers(sources, sets)` lists every number `verifier.readers.claimdocs.
 stated_numbers` finds in a JSON, CSV, Markdown or HTML document (JSON
 numbers, table cells, prose numbers), except raw data: the elements of a
-numeric array, the members of a `files` or `lines` record set, and the rows
-of a set of more than `MAX_STATED_ROWS` rows. Each `Stated` carries its
+numeric array, the members of a `lines` record set or of a `files` set
+(except one JSON object per file: a per-run summary states its numbers),
+the rows of CSV, JSON Lines or JSON-array files merged across files of one
+name pattern, and the rows of a set of more than `MAX_STATED_ROWS` rows.
+A number's context includes its own file's path: the directory names and
+the file's stem are chunks a dimension value can be named by
+(`summary/anyscale_70b.json` selects `name=anyscale_70b` of
+`individual/*.json`); in a JSON document a number written as a string
+(`"max": "151"`) is a value, never a name. Each `Stated` carries its
 context: `labels` (the member names on its JSON Pointer, a table's column
 and heading, a prose item's words: what the number is), `names` (the text
 of the record it sits in and the object names on its path: which
@@ -33,13 +40,14 @@ MAX_STATED = 20000
 MAX_STATED_ROWS = 200
 
 _SPLIT = re.compile(r"[^a-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z]{2,})")  # `meanResTime`, not `rougeL`
 _CHUNK = re.compile(r"[\s,;:()\[\]{}|=\"'`]+")
 _BYTES = {"mib": "MiB", "gib": "GiB", "kib": "KiB", "mb": "MB", "gb": "GB", "kb": "kB", "b": "B", "bytes": "B"}
 
 
 def tokens(text: str) -> set[str]:
-    """Return the lowercase words of `text` (split at every non-alphanumeric character)."""
-    return {t for t in _SPLIT.split(text.lower()) if t}
+    """Return the lowercase words of `text`, split at every non-alphanumeric character and before a capitalised word of three or more letters after two lowercase ones (`meanResTime`: mean, res, time; `rougeL` stays one word)."""
+    return {t for t in _SPLIT.split(_CAMEL.sub(" ", text).lower()) if t}
 
 
 @functools.lru_cache(maxsize=4096)
@@ -52,6 +60,8 @@ def unit_of(label: str) -> str | None:
     if len(words) < 2:
         return None  # a bare `min` or `s` names a statistic or nothing, not a unit
     last = words[-1]
+    if last.lower() == "min" or words[-2].lower() == "per":
+        return None  # `tokens_min` is a minimum, not minutes; `token_per_s` a rate, not seconds
     for cand in (last, _BYTES.get(last.lower(), "")):
         if cand and cand not in ("x",) and units.known(cand) and units.parse(cand).dimension in ("time", "bytes", "percent"):
             return cand
@@ -108,12 +118,12 @@ def _context(doc: Any, pointer: str) -> tuple[list[str], list[tuple[str, bool]],
 
 
 def _data_files(sets: list[RecordSet]) -> tuple[set[str], set[tuple[str, str]]]:
-    """Return the files that are raw data (members of `files`/`lines` sets) and the `(file, row pointer)` of large row sets."""
+    """Return the files that are raw data (members of `lines` sets, of `files` sets other than one JSON object per file: rows of CSV, JSON Lines or JSON arrays merged across files) and the `(file, row pointer)` of large row sets."""
     files: set[str] = set()
     rows: set[tuple[str, str]] = set()
     for rs in sets:
         if rs.kind == "lines" or (rs.kind == "files" and not rs.rel):
-            files.update(r.rel for r in rs.records if r.pointer.startswith("#line=") or not r.rel.lower().endswith(".json"))
+            files.update(r.rel for r in rs.records if r.pointer or not r.rel.lower().endswith(".json"))  # rows merged across files are data
         elif rs.kind == "rows" and len(rs.records) > MAX_STATED_ROWS:
             rows.update((r.rel, r.pointer) for r in rs.records)
     return files, rows
@@ -130,6 +140,8 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
         if src.kind != "document" or src.rel in data:
             continue
         page = isinstance(src.doc, dict) and "prose" in src.doc and "tables" in src.doc
+        json_doc = src.rel.lower().endswith(".json")
+        own_path = _path_names(src.rel)
         skip = frozenset({"#line", "#html", "headings"}) if page else frozenset()
         for pointer, value in claimdoc_numbers(src.doc, memo=memo, skip=skip):
             if isinstance(value, bool):
@@ -154,7 +166,7 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
                 label_text = f"{m.group(1)} {label_text}" if m else label_text
             unit = q[1] if q[1] else unit_of(last)
             rec = {k: v for k, v in (record or {}).items() if k != "#line"}
-            texts = [v for v in rec.values() if isinstance(v, str)]
+            texts = [v for v in rec.values() if isinstance(v, str) and not (json_doc and quantity(v) is not None)]  # JSON's "151" is a value, not a name
             short = [t for t in texts if len(t.split()) <= 3]
             if unit is None:
                 for k, v in rec.items():
@@ -164,9 +176,16 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
             names = set().union(*(tokens(t) for t in texts)) if texts else set()
             names |= {t for k in keys for t in tokens(k)} | tokens(prose)
             chunks = {t.lower().strip() for t in texts} | {k.lower() for k, idx in kinds if not idx} | {c for c in _CHUNK.split(prose.lower()) if c}
+            chunks |= own_path  # `summary/anyscale_70b.json` names the `name=anyscale_70b` of `individual/*.json`
             pairs = {f"{k}={v}" for k, v in rec.items() if isinstance(v, int) and not isinstance(v, bool)}
             out.append(Stated(src.rel, pointer, str(value), q[0], unit, labels, names, chunks, pairs, label_text))
     return out, dropped
+
+
+def _path_names(rel: str) -> set[str]:
+    """Return the lowercase directory names and file stem of `rel` (what the file's own path names: a number's context too)."""
+    parts = rel.lower().split("/")
+    return {*parts[:-1], parts[-1].split(".", 1)[0]} - {""}
 
 
 def _embedded(text: str) -> tuple[Decimal, str | None] | None:

@@ -10,7 +10,10 @@ statistic, member and selection discovery found. The profile's
 language take no note of their own). A detection rule names the file with
 the most bound numbers and two of their pointers. Bindings of a shape the
 language cannot say (an object of objects keyed by name, a dimension read
-from part of a file name) are left out and listed in the description.
+from part of a file name) are left out and listed in the description. A
+numeric array at one fixed place of a JSON document (optimum-benchmark's
+`/prefill/latency/values`) is the document as one record with that array
+unnested.
 The result validates against `schemas/profile.schema.json`; `verify
 --profile PROFILE.json DIR` then judges with real verdicts, and `verify
 pin` pins it once it has been reviewed (`docs/profiles.md`, "Start here").
@@ -31,7 +34,7 @@ from verifier.discovery.search import Derivation
 __all__ = ["draft_profile"]
 
 _ID = re.compile(r"[^A-Za-z0-9._-]+")
-_DRAFTED = ("mean", "median", "percentile", "min", "max", "sd", "count", "first", "last", "relative_reduction_pct", "speedup", "difference")
+_DRAFTED = ("mean", "median", "percentile", "min", "max", "sd", "population_sd", "sum", "count", "first", "last", "relative_reduction_pct", "speedup", "difference")
 
 
 def _id(text: str) -> str:
@@ -44,7 +47,7 @@ def _encoding(rel: str) -> dict[str, Any] | None:
     suffix = rel.rsplit(".", 1)[-1].lower()
     if suffix == "json":
         return {"encoding": "json"}
-    if suffix == "csv":
+    if suffix in ("csv", "jtl"):  # a `.jtl` sample log is read by discovery only when it is CSV (`sources._csv_log`)
         return {"encoding": "csv"}
     if suffix in ("jsonl", "ndjson"):
         return {"encoding": "jsonl"}
@@ -60,7 +63,9 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
         if enc is None:
             return None, f"{rs.origin}: not a file kind a receipt set reads"
         spec = {"glob": rs.origin, **enc}
-        if any(d.startswith("name") and d != "name" for d in names):
+        if enc["encoding"] == "json" and rs.records and rs.records[0].pointer:
+            spec["records"] = ""  # each file one array of records (merged across files), not one object per file
+        if any(_name_part(d) for d in names):
             return None, f"{rs.origin}: a dimension read from part of a file name"
         parts = rs.origin.split("/")
         template = []
@@ -80,7 +85,7 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
         return None, f"{rs.rel}: not a file kind a receipt set reads"
     spec = {"glob": rs.rel, **enc}
     if rs.kind == "rows":
-        if "#key" in names:
+        if "#key" in names or "#key" in rs.dims:
             return None, f"{rs.origin}: an object of objects keyed by name (the language reads arrays of records)"
         if enc["encoding"] == "json":
             if any(not isinstance(r.pointer, str) for r in rs.records):
@@ -88,6 +93,9 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
             spec["records"] = rs.pointer
     elif rs.kind == "values":
         head, _, key = rs.pointer.rpartition("/")
+        if "*" not in rs.pointer and enc["encoding"] == "json":  # one array at a fixed place: the document is one record, its elements unnested
+            spec["unnest"] = {"array": rs.pointer}
+            return spec, ""
         if not head.endswith("/*"):
             return None, f"{rs.origin}: an array not inside an array of objects"
         spec["records"] = head[:-2]
@@ -95,11 +103,16 @@ def _receipt_set(rs: RecordSet, names: dict[str, str]) -> tuple[dict[str, Any] |
     return spec, ""
 
 
+def _name_part(dim: str) -> bool:
+    """Return whether `dim` is a `name<j>` dimension (a `-`/`_` part of a file name, which `_receipt_set` cannot write)."""
+    return dim.startswith("name") and dim != "name"
+
+
 def _minimal(rs: RecordSet, selection: tuple[tuple[str, str], ...], over: str | None) -> list[tuple[str, str]]:
-    """Return the fewest of `selection`'s dimensions (text ones first) that select the same records of `rs`."""
+    """Return the fewest of `selection`'s dimensions (text ones first, a `name<j>` part of a file name last) that select the same records of `rs`."""
     wanted = [(k, v) for k, v in selection if k != "#at"]
     target = {id(r) for r in rs.records if all(r.dims.get(k) == v for k, v in selection)}
-    order = sorted(wanted, key=lambda kv: (kv[1].isdigit(), len(kv[1])))
+    order = sorted(wanted, key=lambda kv: (_name_part(kv[0]), kv[1].isdigit(), len(kv[1])))  # a part of a file name last: no receipt set reads it
     kept: list[tuple[str, str]] = []
     for k, v in order:
         now = {id(r) for r in rs.records if all(r.dims.get(a) == b for a, b in kept)}

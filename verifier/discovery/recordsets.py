@@ -19,7 +19,9 @@ is never derived from itself. Four shapes are found:
   JSON Lines files of one pattern are merged the same way;
 - `lines`: the objects of a JSON Lines file; rank 0.
 
-Members nested one object deep are flattened as `a/b`. Integer members
+A text member of one value in every record is a constant of the set
+(`consts`: JMeter's `label` column when one sampler ran): a context that
+names it names the whole set. Members nested one object deep are flattened as `a/b`. Integer members
 with at most `MAX_INT_DIM` distinct values are also dimensions (a server
 number, a requested duration). Rank orders the sources from raw (0) to
 derived (1): `verifier.discovery.search` prefers the rawest fit.
@@ -68,6 +70,7 @@ class RecordSet:
     records: list[Record]
     members: tuple[str, ...] = ()
     dims: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    consts: dict[str, str] = field(default_factory=dict)  # text members of one value in every record (JMeter's `label`): a context naming it names the whole set
     rel: str = ""  # the one file of a `rows`, `values` or `lines` set
     pointer: str = ""  # the array's pointer (with `*` for the varying index of a `values` set)
 
@@ -121,6 +124,8 @@ def _finish(rs: RecordSet) -> RecordSet | None:
         return None
     rs.members = tuple(members)
     rs.dims = {k: tuple(sorted(v)) for k, v in dims.items() if 2 <= len(v) <= MAX_DIM_VALUES and (k not in members or len(v) <= MAX_INT_DIM)}
+    rs.consts = {k: next(iter(v)) for k, v in dims.items() if len(v) == 1 and k not in members and k != "#at"
+                 and all(k in r.dims for r in rs.records)}
     for r in rs.records:  # an integer member with many values is a member only
         for k in [k for k in r.dims if k in members and k not in rs.dims]:
             del r.dims[k]
@@ -184,18 +189,23 @@ def _value_sets(src: Source, arrays: dict[str, list[tuple[str, str, list[Any], d
 _NAME_PARTS = re.compile(r"[-_]")
 
 
-def _path_dims(dims: dict[str, str], parts: list[str], varying: list[int], depth: int, split: list[list[str]]) -> None:
-    """Add a file's varying path components to `dims`: `path<i>` per directory, `name` for the file's stem, and `name<j>` per `-`/`_` part of stems that split alike."""
+def _path_dims(dims: dict[str, str], parts: list[str], varying: list[int], depth: int, alike: bool) -> None:
+    """Add a file's varying path components to `dims`: `path<i>` per directory, `name` for the file's stem, and `name<j>` per `-`/`_` part of stems that split alike (`alike`, from `_split_alike`)."""
     for i in varying:
         if i < depth - 1:
             dims[f"path{i}"] = parts[i]
             continue
         stem = parts[i].split(".", 1)[0]
         dims["name"] = stem
-        counts = {len(_NAME_PARTS.split(p[i].split(".", 1)[0])) for p in split}
-        if len(counts) == 1 and counts.pop() > 1:
+        if alike:
             for j, piece in enumerate(_NAME_PARTS.split(stem)):
                 dims[f"name{j}"] = piece
+
+
+def _split_alike(split: list[list[str]], depth: int) -> bool:
+    """Return whether the file stems of a group (its `split` paths, `depth` parts each) split at `-`/`_` into one same number (> 1) of parts (once per group: linear in its files)."""
+    counts = {len(_NAME_PARTS.split(p[depth - 1].split(".", 1)[0])) for p in split}
+    return len(counts) == 1 and counts.pop() > 1
 
 
 def _by_name_pattern(items: list[Any], shape: Any) -> list[tuple[int, str, list[Any], list[list[str]], list[int]]]:
@@ -223,9 +233,10 @@ def _file_sets(sources: list[Source]) -> list[RecordSet]:
     for depth, tail, members, split, varying in _by_name_pattern(
             [src for src in sources if isinstance(src.doc, dict) and not {"tables", "prose"} <= set(src.doc)], lambda src: src.kind):
         records = []
+        alike = _split_alike(split, depth)
         for m, parts in zip(members, split):
             dims, values, where = _flatten(m.doc, "")
-            _path_dims(dims, parts, varying, depth, split)
+            _path_dims(dims, parts, varying, depth, alike)
             records.append(Record(m.rel, "", dims, values, {k: v for k, v in where.items()}))
         pattern = "/".join("*" if i in varying else p for i, p in enumerate(split[0]))
         if tail and depth - 1 in varying:
@@ -249,19 +260,27 @@ def _headerless(src: Source) -> Source:
     return Source(src.rel, src.kind, body)
 
 
+def _json_array(rs: RecordSet) -> bool:
+    """Return whether `rs` is the rows of a JSON document that is one array of objects (not an object of objects keyed by name)."""
+    return rs.rel.lower().endswith(".json") and all("#key" not in r.dims for r in rs.records)
+
+
 def _merged_tables(sets: list[RecordSet]) -> list[RecordSet]:
-    """Merge the `rows` sets of whole CSV files at the same depth, with the same name pattern and columns, into one set with path dimensions."""
+    """Merge the `rows` sets of whole CSV files (and JSON files that are one array of objects) at the same depth, with the same name pattern and columns, into one set with path dimensions."""
     out = []
-    for depth, _, members, split, varying in _by_name_pattern(
-            [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and rs.rel.lower().endswith(".csv")) or rs.kind == "lines"],
+    for depth, tail, members, split, varying in _by_name_pattern(
+            [rs for rs in sets if (rs.kind == "rows" and rs.pointer == "" and (rs.rel.lower().endswith(".csv") or _json_array(rs))) or rs.kind == "lines"],
             lambda rs: rs.members):
         records = []
+        alike = _split_alike(split, depth)
         for m, parts in zip(members, split):
             for r in m.records:
                 dims = dict(r.dims)
-                _path_dims(dims, parts, varying, depth, split)
+                _path_dims(dims, parts, varying, depth, alike)
                 records.append(Record(r.rel, r.pointer, dims, r.values, r.where))
         pattern = "/".join("*" if i in varying else p for i, p in enumerate(split[0]))
+        if tail and depth - 1 in varying:
+            pattern = pattern[:-1] + "*." + tail  # `individual/*.json`: a glob a receipt set reads
         done = _finish(RecordSet("", "files", 0, pattern, records))
         if done:
             out.append(done)

@@ -21,7 +21,7 @@ from verifier.discovery.classify import Verdict, label
 from verifier.discovery.search import Derivation
 from verifier.model import CheckInfo, Finding, Report, Status
 
-__all__ = ["CHECK", "discovery_report", "rule_words", "run_discovery"]
+__all__ = ["CHECK", "discovery_report", "nothing_to_bind", "rule_words", "run_discovery"]
 
 CHECK = "discovery.claims"
 READ = "discovery.read"
@@ -64,6 +64,30 @@ def _finding(st: Any, v: Verdict) -> Finding:
                    path=st.rel, pointer=st.pointer, expected=str(st.value))
 
 
+def nothing_to_bind(disc: Discovery) -> str:
+    """
+    Return why nothing could be bound in `disc` (no record set or no stated number), in words for one line.
+
+    An empty directory says so; otherwise the files read and the skipped ones by reason
+    (`Skip.kind`: "1 binary, 2 of kinds discovery does not read").
+    """
+    if not disc.listed:
+        return "the directory is empty (no file, no link): nothing to check, so nothing could be bound"
+    missing = "no record sets (arrays of objects, table rows, one object per file)" if not disc.sets else "no stated numbers"
+    tally: dict[str, int] = {}
+    for s in disc.skips:
+        tally[s.kind] = tally.get(s.kind, 0) + s.count
+    skipped = ", ".join(f"{n} {_SKIP_WORDS.get(kind, kind or 'other')}" for kind, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0])))
+    return (f"discovery read {len(disc.sources)} file(s)" + (f" (skipped: {skipped})" if skipped else "")
+            + f" and found {missing}, so nothing could be bound")
+
+
+#: How `nothing_to_bind` names each `Skip.kind`.
+_SKIP_WORDS = {"binary": "binary", "large": "over the size bound", "deep": "too deep", "link": "symbolic link(s), not followed",
+               "unreadable": "unreadable", "unparsable": "not parsable", "other-kind": "of kinds discovery does not read",
+               "budget": "over the file budget"}
+
+
 def discovery_report(path: str, disc: Discovery, why: str, trust: dict[str, Any] | None = None) -> Report:
     """
     Return the `Report` of a discovery run on `path` (kind `discovery`).
@@ -73,9 +97,7 @@ def discovery_report(path: str, disc: Discovery, why: str, trust: dict[str, Any]
     """
     counts = disc.counts()
     if not disc.sets or not disc.stated:
-        missing = "no record sets (arrays of objects, table rows, one object per file)" if not disc.sets else "no stated numbers"
-        f = Finding(check=CHECK, status=Status.UNVERIFIED, code="nothing-to-bind",
-                    message=f"{path}: {why}; discovery read {len(disc.sources)} file(s) and found {missing}, so nothing could be bound")
+        f = Finding(check=CHECK, status=Status.UNVERIFIED, code="nothing-to-bind", message=f"{path}: {why}; {nothing_to_bind(disc)}")
         return Report(subject=path, kind="discovery", verifier_version=__version__, findings=(f,),
                       roster=(CheckInfo(check=CHECK, title="Stated numbers bound to derivations by discovery", counts={"UNVERIFIED": 1}),), trust=trust)
     findings = [Finding(check=READ, status=Status.UNVERIFIED, code="skipped", message=f"{s.rel}: skipped: {s.reason}", path=s.rel)

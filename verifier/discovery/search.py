@@ -116,7 +116,7 @@ def _member_words(member: str) -> set[str]:
 
 
 def _select(rs: RecordSet, st: Stated) -> tuple[dict[str, str], dict[str, list[str]]]:
-    """Return `(selection, several)`: the dimension values the context names once, and those it names more than once."""
+    """Return `(selection, several)`: the dimension values the context names once, and those it names more than once (else a constant of the set it names whole: all records)."""
     sel: dict[str, str] = {}
     several: dict[str, list[str]] = {}
     for dim, values in rs.dims.items():
@@ -133,6 +133,11 @@ def _select(rs: RecordSet, st: Stated) -> tuple[dict[str, str], dict[str, list[s
             sel[dim] = named[0]
         elif len(named) > 1:
             several[dim] = named
+    if not sel and not several:  # a constant the context names (`"transaction": "HTTP Request"`, every row's `label`) selects every record
+        for dim, v in rs.consts.items():
+            if len(v) > 2 and not v.isdigit() and v.lower() in st.chunks:
+                sel[dim] = v
+                break
     return sel, several
 
 

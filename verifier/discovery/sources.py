@@ -9,17 +9,21 @@ loads_strict_lines` for JSON Lines; `verifier.grammars.parse` with the
 `TEXT_LINES` line grammars for text logs) and returns `Source`s and `Skip`
 notes. Nothing is written into `root`.
 
-Bounds (`BOUNDS`, stated in `docs/profiles.md`, "Discovery"): at most
-`max_files` files are read (the rest are skipped with one note), a file
+Bounds (`BOUNDS`, stated in `docs/profiles.md`, "Discovery"): the first
+`max_files` files (path order) are considered and at most `max_read` of
+them read, `max_total` bytes in all and for `max_seconds` of reading (the
+files not reached are one note saying which bound stopped it), a file
 over `max_bytes` is skipped unread (its size comes from `stat`), a file
 deeper than `max_depth` directories is skipped, a file whose first 8 KiB
-hold a NUL byte is binary and skipped, and a JSON document nested deeper
-than the strict loader's limit is refused by it (a note).
+hold a NUL byte is binary and skipped after reading those 8 KiB alone,
+and a JSON document nested deeper than the strict loader's limit is
+refused by it (a note). Measured by `benchmarks/bench_discovery.py`.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,12 +37,13 @@ __all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "read_sources"]
 TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
 
 #: The search's reading bounds (see the module docstring).
-BOUNDS = {"max_files": 20000, "max_read": 4000, "max_bytes": 8 * 2**20, "max_depth": 16}
+BOUNDS = {"max_files": 100_000, "max_read": 50_000, "max_bytes": 8 * 2**20, "max_total": 256 * 2**20, "max_seconds": 30, "max_depth": 16}
 
 #: File kind by suffix: `document` files are read into the JSON-like shape of `Tree.json`, `lines` as JSON Lines,
-#: `text` as `key: value` lines (LoadGen summaries, logs).
+#: `text` as `key: value` lines (LoadGen summaries, logs), `csv-log` as a CSV sample log whose rows are data like JSON Lines (JMeter's `.jtl`,
+#: CSV by default; an XML one is skipped with a note).
 KINDS = {"json": "document", "csv": "document", "tsv": "document", "md": "document", "markdown": "document", "html": "document",
-         "htm": "document", "jsonl": "lines", "ndjson": "lines", "txt": "text", "log": "text"}
+         "htm": "document", "rst": "document", "jsonl": "lines", "ndjson": "lines", "txt": "text", "log": "text", "jtl": "csv-log"}
 
 
 @dataclass(frozen=True)
@@ -52,10 +57,18 @@ class Source:
 
 @dataclass(frozen=True)
 class Skip:
-    """One file (or group of files) not read, with the `reason` shown in the report."""
+    """
+    One file (or group of `count` files) not read, with the `reason` shown in the report.
+
+    `kind` names the reason in one word for the one-line summary of a directory where nothing
+    could be bound (`discovery.report`): `binary`, `large`, `deep`, `link`, `unreadable`,
+    `unparsable`, `other-kind` (a suffix not in `KINDS`) or `budget` (over `max_read`).
+    """
 
     rel: str
     reason: str
+    kind: str = ""
+    count: int = 1
 
 
 def _suffix(rel: str) -> str:
@@ -94,12 +107,26 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     limits = {**BOUNDS, **(bounds or {})}
     tree = Tree(root=root)
     files = tree.files()
-    skips = [Skip(link, "a symbolic link: never followed") for link in tree.links("**")]
+    skips = [Skip(link, "a symbolic link: never followed", "link") for link in tree.links("**")]
     wanted = [rel for rel in files if _suffix(rel) in KINDS]
+    if len(wanted) < len(files):
+        others: dict[str, int] = {}
+        for rel in files:
+            if _suffix(rel) in KINDS:
+                continue
+            name = "." + _suffix(rel) if _suffix(rel) else "no suffix"
+            others[name] = others.get(name, 0) + 1
+        listed = ", ".join(f"{name} {n}" for name, n in sorted(others.items(), key=lambda kv: (-kv[1], kv[0]))[:8])
+        skips.append(Skip(".", f"{len(files) - len(wanted)} file(s) of kinds discovery does not read ({listed}{', ...' if len(others) > 8 else ''}): "
+                               "not JSON, JSON Lines, CSV/TSV, Markdown, HTML or text", "other-kind", len(files) - len(wanted)))
     if len(files) > limits["max_files"]:
-        skips.append(Skip(".", f"{len(files)} files, more than the {limits['max_files']} discovery lists; only the first are read"))
+        skips.append(Skip(".", f"{len(files)} files, more than the {limits['max_files']} discovery lists; only the first "
+                               f"{limits['max_files']} in path order are considered", "budget", len(files) - limits["max_files"]))
+        keep = set(files[: limits["max_files"]])
+        wanted = [rel for rel in wanted if rel in keep]
     if len(wanted) > limits["max_read"]:
-        skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped"))
+        skips.append(Skip(".", f"{len(wanted)} readable files, more than the {limits['max_read']} discovery reads; the rest are skipped",
+                          "budget", len(wanted) - limits["max_read"]))
         wanted = wanted[: limits["max_read"]]
     sources: list[Source] = []
     sizes = {}
@@ -110,10 +137,19 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
             sizes[rel] = 0
     if progress is not None:
         progress.start(f"discovery: reading {len(wanted)} file(s)", sum(min(n, limits["max_bytes"]) for n in sizes.values()))
+    total, deadline = 0, time.monotonic() + limits["max_seconds"]
     try:
-        for rel in wanted:
+        for n, rel in enumerate(wanted):
             if progress is not None:
                 progress.advance(min(sizes[rel], limits["max_bytes"]))
+            over = ("bytes" if total + min(sizes[rel], limits["max_bytes"]) > limits["max_total"]
+                    else "seconds" if time.monotonic() > deadline else None)
+            if over is not None:
+                bound = f"{limits['max_total']} bytes read in all" if over == "bytes" else f"{limits['max_seconds']} s of reading"
+                skips.append(Skip(".", f"{len(wanted) - n} readable file(s) from {rel} on not read: over the {bound} discovery allows", "budget", len(wanted) - n))
+                break
+            if sizes[rel] <= limits["max_bytes"]:
+                total += sizes[rel]
             _read_one(tree, root, rel, limits, sources, skips)
     finally:
         if progress is not None:
@@ -121,22 +157,43 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     return sources, skips, tree
 
 
+def _csv_log(data: bytes) -> list[dict[str, Any]] | None:
+    """Return the rows of a CSV sample log (header -> cell) by `verifier.grammars.parse`, or None for an XML one (its first byte `<`); raises `ValueError` when it is not CSV."""
+    from verifier.grammars import GrammarError, parse
+
+    if data.lstrip()[:1] == b"<":
+        return None
+    try:
+        return [row for _, row in parse(data, {"encoding": "csv"})]
+    except GrammarError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _head(root: Path, rel: str, size: int = 8192) -> bytes:
+    """Return the first `size` bytes of `root/rel` (a file `Tree.files` listed), opened with `O_NOFOLLOW`; raises `OSError`."""
+    fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
 def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources: list[Source], skips: list[Skip]) -> None:
     """Read one file of `read_sources` into `sources`, or note in `skips` why not."""
     if rel.count("/") > limits["max_depth"]:
-        skips.append(Skip(rel, f"deeper than {limits['max_depth']} directories"))
+        skips.append(Skip(rel, f"deeper than {limits['max_depth']} directories", "deep"))
         return
     try:
         size = os.stat(os.path.join(root, rel), follow_symlinks=False).st_size
         if size > limits["max_bytes"]:
-            skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold"))
+            skips.append(Skip(rel, f"{size} bytes, more than the {limits['max_bytes']} a file read by discovery may hold", "large"))
+            return
+        if b"\0" in _head(root, rel):
+            skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)", "binary"))
             return
         data = tree.read_bytes(rel)
     except OSError as exc:
-        skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}"))
-        return
-    if b"\0" in data[:8192]:
-        skips.append(Skip(rel, "binary (a NUL byte in its first 8 KiB)"))
+        skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}", "unreadable"))
         return
     kind = KINDS[_suffix(rel)]
     try:
@@ -144,11 +201,17 @@ def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources:
             doc = tree.json(rel)
         elif kind == "lines":
             doc = loads_strict_lines(data)
+        elif kind == "csv-log":
+            doc = _csv_log(data)
+            if doc is None:
+                skips.append(Skip(rel, "an XML sample log: discovery reads CSV ones only", "unparsable"))
+                return
+            kind = "lines"  # its rows are raw samples (data), as a JSON Lines file's objects are
         else:
             doc = _text_record(data)
             if doc is None:
                 return  # a text file without `key: value` lines states nothing discovery can read
     except (JSONProblem, ValueError, RecursionError) as exc:
-        skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"))
+        skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", "unparsable"))
         return
     sources.append(Source(rel, kind, doc))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import compress
 from typing import Any
@@ -25,6 +25,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Quantity, RecordedOutcome, StatedClaim, Unmapped
 from verifier.grammars import numbers_in, quantity
+from verifier.readers.informational import Patterns, informational_numbers
 from verifier.jsonio import JSONProblem
 
 __all__ = ["ClaimDocuments", "read_claim_documents", "stated_numbers"]
@@ -37,14 +38,15 @@ MAX_STATED = 100_000
 
 @dataclass(frozen=True)
 class ClaimDocuments:
-    """What `read_claim_documents` read: the stated numbers (`claims`), the stated true/false (`outcomes`) and what it could not read (`unmapped`)."""
+    """What `read_claim_documents` read: the stated numbers (`claims`), the stated true/false (`outcomes`), what it could not read (`unmapped`) and the numbers the pattern set holds (`informational`: `(file, pointer)` -> pattern)."""
 
     claims: tuple[StatedClaim, ...]
     outcomes: tuple[RecordedOutcome, ...]
     unmapped: tuple[Unmapped, ...]
+    informational: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
-def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDocuments:
+def read_claim_documents(tree: Any, documents: list[dict[str, Any]], patterns: Patterns = ()) -> ClaimDocuments:
     """
     Read every file matched by the `file` glob of each of `documents` (a profile's `claim_documents`) from `tree` (`verifier.readers.tree.Tree`).
 
@@ -56,9 +58,12 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
     registry (`verifier.units`; no unit: dimensionless "1"). A stated
     true/false is a `RecordedOutcome` (`gate`: its member name, `covers`
     None). Never raises for the bundle's content: a file that cannot be read
-    is an `Unmapped` entry naming it.
+    is an `Unmapped` entry naming it. `patterns` (a profile's compiled
+    `informational` set, `verifier.readers.informational.compile_patterns`)
+    marks the stated numbers it holds in `ClaimDocuments.informational`.
     """
     claims: list[StatedClaim] = []
+    informational: dict[tuple[str, str], str] = {}
     outcomes: list[RecordedOutcome] = []
     unmapped: list[Unmapped] = []
     memo: dict[str, Any] = {}  # cell text -> what it states (`_string_numbers`), shared by this run's claim documents
@@ -70,7 +75,7 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
         for link in tree.links(doc["file"]):
             unmapped.append(Unmapped(WHAT, Location(link), f"{link} is a symbolic link, which is never followed, so none of its numbers is checked",
                                      code="symlink-not-followed"))
-        if not files:
+        if not files and not doc.get("optional"):  # an `optional` document the tree does not hold states nothing (MLPerf's root summary table)
             unmapped.append(Unmapped(WHAT, Location(doc["file"]), f"claim document {doc['file']!r} is not in the bundle, so what it states cannot be checked",
                                      code="no-claim-document"))
         for rel in files:
@@ -103,7 +108,10 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]]) -> ClaimDoc
                     outcomes.append(RecordedOutcome(pointer.rpartition("/")[2], value, None, Location(rel, pointer)))
                 else:
                     claims.append(_number_claim(pointer, value, Location(rel, pointer), numbers))
-    return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped))
+            if patterns:
+                held = informational_numbers(document, [(p, v if parsed is not None else str(v)) for p, v, parsed, _s in found if parsed is not None or not isinstance(v, bool)], patterns)
+                informational.update(((rel, p), name) for p, name in held.items())
+    return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped), informational)
 
 
 def _number_claim(pointer: str, value: int | Decimal, where: Location, numbers: dict[str, Quantity]) -> StatedClaim:

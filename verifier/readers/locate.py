@@ -9,11 +9,12 @@ from typing import Any, NamedTuple
 
 from verifier.grammars import numbers_in
 from verifier.jsonio import JSONProblem
+from verifier.linear_regex import compile_linear
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
+__all__ = ["AmbiguousPlace", "fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
 
 
 def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> str:
@@ -79,8 +80,9 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     a table keyed by row number) and the element whose members equal every `where` value
     is taken (exactly one must match; the members `fold_case` lists are
     compared casefolded), then `then` is resolved inside it.
-    Raises `KeyError` (pointer not found), `LookupError` (no or several
-    elements match), `OSError` or `JSONProblem` (file unreadable).
+    Raises `KeyError` (pointer not found), `LookupError` (no element
+    matches), `AmbiguousPlace` (a `LookupError`: several match, so the
+    profile's `where` does not choose one), `OSError` or `JSONProblem` (file unreadable).
     What `at` says is read once per `at` object and tree (`_spot`), so `at`
     must not change while the tree is in use.
     """
@@ -112,6 +114,10 @@ def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: 
     return rel, pointer, value, there
 
 
+class AmbiguousPlace(LookupError):
+    """Raised by `locate` when several elements match a location's `where`: the profile names no single place (an authoring problem `verify profile check` names)."""
+
+
 def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any, _Spot, str, Any]:
     """
     Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
@@ -134,7 +140,7 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     hits = index.get(wanted, [])
     if len(hits) != 1:
         want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
-        raise LookupError(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
+        raise (AmbiguousPlace if hits else LookupError)(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
     return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
 
 
@@ -242,8 +248,8 @@ def _member_pattern(name: str) -> re.Pattern[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _template(text: str, value: str) -> re.Pattern[str]:
-    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern."""
+def _template(text: str, value: str) -> Any:
+    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern. Matched by RE2 (`verifier.linear_regex`), in time linear in the text."""
     parts = _PLACEHOLDER.split(text)
     out = []
     for i, part in enumerate(parts):
@@ -252,7 +258,7 @@ def _template(text: str, value: str) -> re.Pattern[str]:
         else:
             group = f"g{i}_" + re.sub(r"[^A-Za-z0-9_]", "_", part)
             out.append(f"(?P<{group}>{r'[0-9]+' if part.endswith('.index') else value})")
-    return re.compile("".join(out))
+    return compile_linear("".join(out))
 
 
 def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str, str]) -> dict[str, str] | None:

@@ -40,8 +40,9 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     heading is added). Code blocks are not prose; a fenced block github.com
     renders (```math, ```mermaid: `verifier.markdown.rendered_fence`) is listed
     under `rendered` (`{"#line", "text", "numbers"}`) when there is one, and
-    every other fenced code block under `literal` (the same
-    shape, as `verifier.readers.rst_doc` lists literal blocks): shown, so stated. Raw HTML blocks are listed
+    every other code block, fenced or indented (four spaces), under `literal` in
+    document order (the same shape, as `verifier.readers.rst_doc` lists literal
+    blocks; `#line` a fence's opening line, an indented block's first line): shown, so stated. Raw HTML blocks are listed
     as they stand under `#html` (`{"#line", "source", "heading"}`: its line,
     its source, the heading above it), only when there are some, for
     `verifier.readers.html.with_html_blocks` to read (this module does
@@ -83,7 +84,7 @@ def markdown_document(data: bytes) -> dict[str, Any]:
             html.append({"#line": tok.map[0] + 1, "source": tok.content, "heading": headings[-1]["text"] if headings else ""})
         elif rendered_fence(tok):
             rendered.append({"#line": tok.map[0] + 1, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
-        elif kind == "fence":  # any other fenced code block: shown as written, so its numbers are stated (as rst's `literal`)
+        elif kind == "fence" or kind == "code_block":  # any other code block: shown as written, so its numbers are stated (as rst's `literal`)
             literal.append({"#line": tok.map[0] + 1, "text": tok.content, "numbers": [m.group(0) for m in _NUMBER_IN_TEXT.finditer(tok.content)]})
     document = {"tables": tables, "headers": headers, "prose": prose, "headings": headings}
     if rendered:

@@ -12,6 +12,7 @@ from typing import Any
 from verifier import stats, units
 from verifier.evidence import Location, Quantity, Receipt
 from verifier.grammars import GrammarError, parse, quantity
+from verifier.linear_regex import compile_linear
 from verifier.jsonio import JSONProblem, in_binary64, shown_literal
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.tree import Tree
@@ -50,7 +51,8 @@ UNITS: dict[str, Decimal] = _Scales()
 #: Dimensions every receipt set has: `file` (bundle-relative path of the receipt file) plus the mapped ones.
 STANDARD_DIMENSIONS = ("arm", "server", "phase")
 PHASES = ("warmup", "measured")
-#: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0.
+#: Timed fields that are clock readings, not durations: any finite value is possible. Every other timed field must be > 0
+#: (>= 0 for a value mapped `may_be_zero`: a configured duration whose 0 means none, LoadGen's `effective_min_duration_ms`).
 CLOCKS = ("start", "end")
 
 
@@ -82,21 +84,22 @@ class Problem:
 
 
 @functools.lru_cache(maxsize=256)
-def _name_regex(template: str, spans: frozenset[str] = frozenset(), patterns: tuple[tuple[str, str], ...] = ()) -> re.Pattern[str]:
+def _name_regex(template: str, spans: frozenset[str] = frozenset(), patterns: tuple[tuple[str, str], ...] = ()) -> Any:
     """
     Return the compiled regex of a file-name template, built once per template: `{arm}` -> a named group within one
     path component, or across directories for a placeholder in `spans` (a dimension mapped `"spans_directories": true`:
     criterion's `{bench}/new/sample.json`, where a benchmark id `group/function/param` is three directories), or
     the receipt set's `name_patterns` regex for that placeholder (`patterns`: sorted `(placeholder, regex)` pairs;
     lm-eval's `samples_{task}_{ts}.jsonl` with `ts` a timestamp pattern, so `{task}` keeps its `_`s).
-    Raises `re.error` for a pattern that does not compile (the profile loader refuses such a profile first).
+    Matched by RE2 (`verifier.linear_regex`), in time linear in the path. Raises `RegexError` for a pattern RE2 refuses
+    (the profile loader refuses such a profile first).
     """
     given = dict(patterns)
 
     def group(p: str) -> str:
         return f"(?:{given[p]})" if p in given else "[^/].*?" if p in spans else "[^/]+?"
     parts = PLACEHOLDER.split(template)
-    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>{group(p)})" for i, p in enumerate(parts)))
+    return compile_linear("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p.replace('.', '_')}>{group(p)})" for i, p in enumerate(parts)))
 
 
 def _spans(spec: dict[str, Any]) -> frozenset[str]:
@@ -119,7 +122,8 @@ def _patterns(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 def _documents(tree: Tree, rel: str, spec: dict[str, Any]) -> list[tuple[str, Any]]:
     """Return the `(location, record)` pairs of `rel` read with its grammar (`verifier.grammars`); raises `GrammarError` or `OSError`."""
-    return parse(tree.read_bytes(rel), spec)
+    data = tree.read_bytes(rel)
+    return parse(tree.text_constants(data) if spec["encoding"] in ("json", "jsonl") else data, spec)
 
 
 def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str, Any], from_name: dict[str, str]) -> tuple[bool, Any]:
@@ -131,6 +135,8 @@ def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str,
         return (key in from_name), from_name.get(key)
     if "element" in mapping:
         return True, element
+    if "record" in mapping:  # the record's index in its file, which `read_receipts` passes as `from_name["#record"]`
+        return ("#record" in from_name), from_name.get("#record")
     if "parallel" in mapping:
         name = mapping["parallel"]
         return (name in parallel), parallel.get(name)
@@ -159,7 +165,7 @@ def _getter(mapping: dict[str, Any]) -> Any:
     if "from_name" in mapping:
         key = mapping["from_name"].replace(".", "_")
         return lambda record, element, parallel, from_name: ((key in from_name), from_name.get(key))
-    if "element" in mapping or "parallel" in mapping:
+    if "element" in mapping or "parallel" in mapping or "record" in mapping:
         return functools.partial(_map, mapping)
     pointer = mapping["pointer"]
     token = pointer[1:]
@@ -238,6 +244,7 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     ok_outcomes = set(spec.get("ok_outcomes", []))
     labels = {name: mapping["labels"] for name, mapping in dims_spec.items() if "labels" in mapping}
     filtered, where_spec, nested = "where" in spec, spec.get("where"), "unnest" in spec
+    indexed = any("record" in mapping for mapping in dims_spec.values())
     # a file-name placeholder's dimension is read here as its `_getter` reads it (its group name kept), without a call per record
     dim_getters = [(name, mapping, _getter(mapping), mapping["from_name"].replace(".", "_") if "from_name" in mapping and "value" not in mapping else None)
                    for name, mapping in dims_spec.items()]
@@ -268,8 +275,11 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
             records.append(_stand_in(rid, spec, rel, f"cannot be read: {exc}", "incomplete-denominator"))
             continue
         count = stated = 0
+        named = from_name
         for pointer, record in documents:
             stated += 1
+            if indexed:
+                from_name = {**named, "#record": str(stated - 1)}  # a dimension mapped `"record": true`: the record's index in its file
             if filtered and not _kept(record, where_spec):
                 continue
             count += 1
@@ -330,7 +340,9 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                         number = None
                     elif "divide_by" in mapping and (number := _divided(number, record, parallel, mapping, rel, where, name, problems)) is None:
                         pass  # the divisor is missing, not a number or not > 0: a problem was recorded, and the value is not used
-                    elif name not in CLOCKS and number <= 0 and timed:
+                    elif "subtract" in mapping and (number := _less(number, record, mapping, rel, where, name, problems)) is None:
+                        pass  # the subtrahend is missing or not a number: a problem was recorded, and the value is not used
+                    elif name not in CLOCKS and timed and (number < 0 or (number == 0 and not mapping.get("may_be_zero"))):  # `may_be_zero`: a setting, 0 = none
                         problems.append(Problem("FAIL", "impossible-value", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value}, "
                                                 f"but a latency or duration must be > 0", rel, where, name))
                         number = None  # never a term of any statistic
@@ -380,6 +392,26 @@ def _divided(number: Decimal, record: Any, parallel: dict[str, Any], mapping: di
                                 "so it is not used", rel, where, name))
         return None
     return quotient
+
+
+def _less(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where: str, name: str, problems: list[Problem]) -> Decimal | None:
+    """
+    Return `number` less the number at `mapping["subtract"]["pointer"]` of `record`, in the value's unit (an interval
+    from two clocks: MLPerf's run_stop - run_start); None after recording FAIL `missing-field` or `not-a-number`.
+    """
+    pointer = mapping["subtract"]["pointer"]
+    try:
+        raw = resolve(record, pointer)
+    except KeyError:
+        raw = None
+    if raw is None:
+        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: {pointer}, subtracted from mapped field {name}, is missing", rel, where, name))
+        return None
+    other = to_decimal(raw)
+    if other is None or not other.is_finite():
+        problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: {pointer}, subtracted from mapped field {name}, is {raw!r}, not a number", rel, where, name))
+        return None
+    return stats.CONTEXT.subtract(number, other)
 
 
 def _kept(record: Any, where: dict[str, Any]) -> bool:
@@ -446,6 +478,8 @@ def _unnest(spec: dict[str, Any], record: Any, rel: str, pointer: str, problems:
                 values = resolve(element, inner)
             except KeyError:
                 values = None
+            if values is None and unnest.get("then_optional"):
+                continue  # an element stating no inner array holds no records (pyperf's calibration runs write only `warmups`)
             if not isinstance(values, list):
                 problems.append(Problem("FAIL", "missing-field", f"{rel} {pointer}: array {unnest['array']}/{i}{inner} is missing", rel, f"{pointer}{unnest['array']}/{i}", inner))
                 continue

@@ -4,9 +4,10 @@ reStructuredText claim documents: an `.rst` file read into the JSON-like shape o
 `rst_document` is what `verifier.readers.tree.Tree.json` reads a `.rst` file with, so claim locations, backward
 reading and stated-number coverage point into it as into Markdown (`verifier.readers.markdown_doc`): `tables`
 (rows of every grid, simple, `csv-table` and `list-table` table, header -> cell, under the section title above it or
-the table's own title), `headers`, `prose` (each paragraph outside tables, with its inline literals as `code` and the
-numbers it states), `headings` (section titles), and `literal` (each literal or code block, with the numbers it
-states: a reviewer sees them, so they are accounted for). The parser is docutils (the reference implementation of
+the table's own title), `headers`, `prose` (each paragraph and each line block (`| ...` lines, as one item) outside
+tables, with its inline literals as `code` and the numbers it states), `headings` (section titles), and `literal`
+(each literal, code, doctest (`>>>`) or math block, with the numbers it states: a reviewer sees them, so they are
+accounted for). The parser is docutils (the reference implementation of
 reStructuredText, `docutils.core.publish_doctree`); nothing is rendered, and with `file_insertion_enabled` and
 `raw_enabled` off no `include`, `raw` or `:file:`/`:url:` option reads anything but the bytes given. Without docutils
 installed (the `rst` extra), `RstUnavailable` says so.
@@ -66,7 +67,7 @@ def rst_document(data: bytes) -> dict[str, Any]:
             node = node.parent
         return int(node.line) if node is not None else 0
 
-    def inside(node: Any, kind: type) -> bool:
+    def inside(node: Any, kind: type | tuple[type, ...]) -> bool:
         parent = node.parent
         while parent is not None:
             if isinstance(parent, kind):
@@ -74,16 +75,17 @@ def rst_document(data: bytes) -> dict[str, Any]:
             parent = parent.parent
         return False
 
-    for node in tree.findall(lambda n: isinstance(n, (nodes.title, nodes.paragraph, nodes.literal_block, nodes.table))):
+    shown = (nodes.title, nodes.paragraph, nodes.line_block, nodes.literal_block, nodes.doctest_block, nodes.math_block, nodes.table)
+    for node in tree.findall(lambda n: isinstance(n, shown)):
         if isinstance(node, nodes.system_message) or inside(node, nodes.system_message):
             continue
         if isinstance(node, nodes.title) and isinstance(node.parent, nodes.section):
             heading = node.astext()
             headings.append({"#line": line_of(node), "text": heading, "numbers": _numbers(heading)})
-        elif isinstance(node, nodes.paragraph) and not inside(node, nodes.table):
+        elif isinstance(node, (nodes.paragraph, nodes.line_block)) and not inside(node, (nodes.table, nodes.line_block)):  # a nested line block is in its outer one
             content = " ".join(node.astext().split())
             prose.append({"#line": line_of(node), "text": content, "code": [c.astext() for c in node.findall(nodes.literal)], "numbers": _numbers(content)})
-        elif isinstance(node, nodes.literal_block) and not inside(node, nodes.table):
+        elif isinstance(node, (nodes.literal_block, nodes.doctest_block, nodes.math_block)) and not inside(node, nodes.table):
             literal.append({"#line": line_of(node), "text": node.astext(), "numbers": _numbers(node.astext())})
         elif isinstance(node, nodes.table):
             titles = [t.astext() for t in node.children if isinstance(t, nodes.title)]

@@ -8,7 +8,7 @@ claim's instances are the dimension values of its selected receipts, and a
 
 - per claim instance, the stated value at `at` (`claim`, with the unit
   stated at `at.unit` when the claim maps one) and, for a margin, the
-  target at `minus` (`target`, only when the claim itself was found);
+  target at `minus` (`target`) and the factor at `times` (`factor`), each only when the claim itself was found;
 - per ranking claim (`pick`), the name stated at `at` (`named`);
 - per claim, every other value the bundle states at the claim's templated
   place (`stated`: read backwards, `verifier.readers.locate.stated`; a
@@ -41,7 +41,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
-from verifier.readers.locate import fill_file, fill_named, locate, locate_beside, stated
+from verifier.readers.locate import AmbiguousPlace, fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
 
@@ -130,6 +130,9 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
                 rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
             else:
                 (rel, pointer, value), unit = locate(tree, at, key, indexes), None
+        except AmbiguousPlace as exc:  # the profile's `where` chooses no single element
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="ambiguous", detail=str(exc))
+            continue
         except _MISSING as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
             continue
@@ -140,6 +143,8 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         found.add((rel, pointer))
         if margin:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
+        if "times" in rule:
+            yield _site(tree, rid, "factor", rule["times"]["at"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     for rel in files or [at["file"]]:
         if rel in tree.blocked:
@@ -160,6 +165,8 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     pairs = tuple(key.items())
     try:
         rel, pointer, value = locate(tree, at, key, indexes())
+    except AmbiguousPlace as exc:
+        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="ambiguous", detail=str(exc))
     except _MISSING as exc:
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
     except _UNREADABLE as exc:

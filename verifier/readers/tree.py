@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from verifier.bundle import unsafe_reason
-from verifier.jsonio import JSONProblem, loads_strict
+from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines, quote_non_finite
+from verifier.linear_regex import compile_linear
 
 __all__ = ["Tree", "glob_regex"]
 
@@ -31,12 +32,15 @@ class Tree:
     `only`, when set, restricts the tree to those bundle-relative files (a
     single receipt file given on the command line). `blocked` maps a file to
     the reason it must not be parsed (set by the integrity check when its
-    bytes do not match the manifest).
+    bytes do not match the manifest). `non_finite` (a profile's `"non_finite":
+    "text"`) reads a bare `NaN`/`Infinity` in its JSON and JSON Lines files as
+    text (`verifier.jsonio.quote_non_finite`), never a number.
     """
 
     root: Path
     only: frozenset[str] | None = None
     blocked: dict[str, str] = field(default_factory=dict)
+    non_finite: bool = False
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def files(self) -> list[str]:
@@ -127,13 +131,17 @@ class Tree:
             os.close(fd)
         return b"".join(parts)
 
+    def text_constants(self, data: bytes) -> bytes:
+        """Return JSON bytes `data` as this tree reads them: with `non_finite` set, bare `NaN`/`Infinity` quoted (`quote_non_finite`), else unchanged."""
+        return quote_non_finite(data) if self.non_finite else data
+
     def read(self) -> frozenset[str]:
         """Return the files whose bytes `read_bytes` (and so `json`) has read from this tree so far."""
         return frozenset(self._cache.get("read", ()))
 
     def json(self, rel: str) -> Any:
         """
-        Return `rel` as a JSON-like document (cached): strict JSON, or for `.md`, `.html`/`.htm` and `.csv` files their table view.
+        Return `rel` as a JSON-like document (cached): strict JSON, a `.jsonl`/`.ndjson` file as the array of its lines' documents, or for `.md`, `.html`/`.htm` and `.csv` files their table view.
 
         A Markdown file reads as `verifier.readers.markdown_doc.markdown_document` with its raw HTML blocks read in (`verifier.readers.html.with_html_blocks`; its
         tables by heading, its prose with the numbers and code spans each
@@ -146,7 +154,7 @@ class Tree:
         code `too-large` a file over `MAX_PAGE_BYTES` (Markdown, HTML) or
         `MAX_DOCUMENT_BYTES` (JSON, CSV)).
         """
-        key = "json:" + rel
+        key = ("json-nf:" if self.non_finite else "json:") + rel  # a tree reading NaN/Infinity as text may share this cache
         if key not in self._cache:
             data = self.read_bytes(rel)
             suffix = rel.rsplit(".", 1)[-1].lower() if "." in rel else ""
@@ -177,8 +185,10 @@ class Tree:
                         self._cache[key] = [row for _, row in parse(data, {"encoding": "csv"})]
                 except GrammarError as exc:
                     raise JSONProblem(exc.code, str(exc)) from None
+            elif suffix in ("jsonl", "ndjson"):
+                self._cache[key] = loads_strict_lines(self.text_constants(data))  # JSON Lines: the array of its lines' documents (`/0` is the first line)
             else:
-                self._cache[key] = loads_strict(data)
+                self._cache[key] = loads_strict(self.text_constants(data))
         return self._cache[key]
 
 
@@ -192,7 +202,7 @@ def _braces(pattern: str, i: int) -> int:
 
 
 @functools.lru_cache(maxsize=512)
-def _glob_parts(pattern: str) -> tuple[str, str, re.Pattern[str] | None]:
+def _glob_parts(pattern: str) -> tuple[str, str, Any]:
     """
     Return `(head, tail, regex)` of glob `pattern`: its literal text before the first and after the last wildcard (`*`, `?`, `**/`, `{a,b}`), and `glob_regex(pattern)`.
 
@@ -214,9 +224,9 @@ def _glob_parts(pattern: str) -> tuple[str, str, re.Pattern[str] | None]:
 
 
 @functools.lru_cache(maxsize=512)
-def glob_regex(pattern: str) -> re.Pattern[str]:
+def glob_regex(pattern: str) -> Any:
     """
-    Return the compiled regex of glob `pattern`, built once per pattern.
+    Return the compiled regex of glob `pattern`, built once per pattern, matched by RE2 in time linear in the path (`verifier.linear_regex`: a glob of many `*` cannot make a run take unbounded time).
 
     `*` and `?` match within one path component, `**/` across them (zero or
     more directories), and `{a,b}` any one of its comma-separated
@@ -244,4 +254,4 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out))
+    return compile_linear("".join(out))

@@ -14,10 +14,10 @@ from typing import Any
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
-from verifier.numtext import PLAIN_RANGE, number
+from verifier.numtext import PLAIN_RANGE, number, plain
 
-__all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "groups", "location", "message", "not_judged", "number", "shown_claims",
-           "repo_path", "split_path", "titles", "json_text", "trust_lines", "trust_warning", "visible", "visible_json"]
+__all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "delta_shown", "groups", "location", "message", "not_judged", "number", "shown_claims",
+           "relative_subject", "repo_path", "split_path", "titles", "json_text", "trust_lines", "trust_warning", "visible", "visible_json"]
 
 #: Worst first, matching the verdict precedence FAIL > ERROR > UNVERIFIED > PASS.
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
@@ -154,6 +154,17 @@ def split_path(report: Report, f: Finding) -> tuple[str | None, str] | None:
     return report.subject, f.path
 
 
+def relative_subject(path: str) -> str:
+    """
+    Return a report's subject as the machine formats record it: `path` as given, or its last component when it is absolute.
+
+    `/a/b/` -> `b`, `evidence/b/` -> `evidence/b`, `/` -> `/`: SARIF and JUnit record no absolute path
+    (a CI log or code-scanning upload would otherwise carry the runner's home directory).
+    """
+    path = path.rstrip("/") or ("/" if path.startswith("/") else ".")
+    return (path.rsplit("/", 1)[-1] or ".") if path.startswith("/") else path
+
+
 def repo_path(report: Report, f: Finding) -> str | None:
     """
     Return the finding's file as a path relative to where `verify` ran, or None.
@@ -222,6 +233,21 @@ def _rounded(text: str, places: int | None) -> str:
     except InvalidOperation:
         return text
     return text if len(text) <= len(str(shown)) else str(shown)
+
+
+def delta_shown(delta: str, places: int | None) -> str:
+    """
+    Return a claim's delta for a table: at the derived value's precision (`_shown`: `0.050`), but never in exponent form
+    and never past 12 significant digits (then `numtext.plain`: `-7E-17` -> `-0.00000000000000007`), as `delta_text` writes it.
+    """
+    out = _shown(delta, places)
+    try:
+        value = Decimal(out)
+    except InvalidOperation:
+        return out
+    if value.is_finite() and ("E" in out.upper() or len(value.as_tuple().digits) > 12):
+        return plain(value)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,7 +339,7 @@ def claim_rows(report: Report) -> list[ClaimRow]:
         shown = _shown(derived.partition(" ")[0], places) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
         if _not_judged(f, claimed, derived):
             continue  # no number on either side: counted once by `not_judged`, never a row "receipts.jsonl: claimed -, derived -"
-        difference = _shown(delta, places) + (f" {unit}" if unit and delta != "-" else "")
+        difference = delta_shown(delta, places) + (f" {unit}" if unit and delta != "-" else "")
         if f.code == "unit-mismatch":  # a stated tokens/s against a derived Samples/s: their difference is no quantity
             difference = "- (unit-mismatch)"
         rows.append(ClaimRow(name, f.status, claimed, shown, difference, location(f), f))

@@ -9,7 +9,8 @@ the gate and profile came from (`trust`), then what a reviewer must act on
 (the FAIL, ERROR and UNVERIFIED findings grouped by check, code and rule,
 `_common.groups`: one `<details>` per group with its count and first `FEW`
 findings, FAIL and ERROR open), the claims of every reader (claimed, derived,
-delta, where, and the sentence a stated claim came from), the plots, the
+delta, where, and the sentence a stated claim came from; a grid of each results table the claims were read
+from, `grids.grids`, each cell classed `c-STATUS` and marked, its values in its title), the plots, the
 PASS findings collapsed, and the roster. Plots: claimed against derived for
 every claim with both numbers, and from `Report.figures` (`verifier.figures`)
 latency per request in run order, per-server means with arm means, per-frame
@@ -56,6 +57,9 @@ td.name{overflow-wrap:normal;min-width:10em}td.msg{overflow-wrap:anywhere;min-wi
 .st{font-weight:700;color:#fff;border-radius:4px;padding:0 5px;font-size:12px}
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
+table.grid{width:auto}table.grid td,table.grid th{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap;text-align:right}
+table.grid th.row{text-align:left;font-weight:400}td.c-PASS{background:#dafbe1}td.c-FAIL{background:#ffebe9;color:#a40e26;font-weight:700}
+td.c-UNVERIFIED{background:#fff8c5}td.c-ERROR{background:#fbefff}
 """
 ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
@@ -481,7 +485,43 @@ def _claims(report: Report, verbose: bool = False) -> str:
             parts.append(f"<details><summary>{len(good_rows)} PASS stated number(s)</summary>"
                          + _table(head, "".join(line(r, d) for r, d in good_rows), "" if bad_rows else "stated-claims", tall=True)
                          + "</details>")
+    parts.append(_grids(report))
     return "".join(parts) or '<p class="note">No claim findings in this report.</p>'
+
+
+#: The mark a grid cell carries besides its colour, so a status reads without colour too.
+MARKS = {Status.PASS: "✓", Status.FAIL: "✗", Status.UNVERIFIED: "?", Status.ERROR: "!"}
+
+
+def _grid_cell(cell: Any, unit: str | None) -> str:
+    """Return one `<td>` of a results grid: classed and marked by status, the stated value(s) shown (with the derived one for FAIL and ERROR), every value in its title."""
+    if cell is None:
+        return "<td></td>"
+    loud = cell.status in (Status.FAIL, Status.ERROR)
+    shown = " · ".join(stated + (f" → {derived}" if loud and stated != derived else "") for stated, derived in cell.values(unit))
+    return f'<td class="c-{cell.status.value}" title="{_e(cell.detail())}">{MARKS[cell.status]} {_e(shown)}</td>'
+
+
+def _grids(report: Report) -> str:
+    """Return the results-table grids (`grids.grids`): one table per results table of the bundle, rows by columns, one cell per judged value."""
+    from verifier.report.grids import grids
+
+    found, left = grids(report)
+    if not found:
+        return ""
+    parts = ['<h3 id="grids">Results tables, as the bundle states them (cell colour and mark: status; hover a cell for stated, derived and delta)</h3>']
+    for g in found:
+        counts = ", ".join(f"{n} {s}" for s, n in g.counts.items())
+        head = "<tr><th>row</th>" + "".join(f"<th>{_e(c)}{f' ({_e(u)})' if u else ''}</th>" for c, u in zip(g.columns, g.units, strict=True)) + "</tr>"
+        body = "".join(f'<tr><th class="row">{_e(label)}</th>' + "".join(_grid_cell(c, u) for c, u in zip(cells, g.units, strict=True)) + "</tr>"
+                       for label, cells in g.rows)
+        more = [f"{n} more {what} not drawn" for n, what in ((g.more_rows, "row(s)"), (g.more_columns, "column(s)")) if n]
+        parts.append(f'<p class="grid-title"><code>{_e(g.title)}</code>: {sum(g.counts.values())} claim(s): {counts}</p>'
+                     + _table(head, body, tall=True).replace("<table>", '<table class="grid">', 1)
+                     + (f'<p class="note">…{_e("; ".join(more))} (the claims table lists every claim).</p>' if more else ""))
+    if left:
+        parts.append(f'<p class="note">…and {left} more results table(s) not drawn (the claims table lists every claim).</p>')
+    return "".join(parts)
 
 
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:

@@ -10,7 +10,8 @@ lists the check's groups of findings that are not PASS (`_common.groups`:
 code and rule, the count, the first `FEW` findings; every one with
 `verbose`); PASS findings go to `<system-out>` when `verbose`. The suite's
 `<system-out>` holds the claims table (claimed, derived, delta, where),
-non-PASS rows first, PASS rows with `verbose`. No timestamps or absolute paths: output is
+non-PASS rows first, PASS rows with `verbose`. No timestamps or absolute paths (a bundle given
+absolutely is named by its last component, `_common.relative_subject`, as in SARIF): output is
 deterministic. Every string from the report passes through `visible`, so
 control characters (which XML 1.0 forbids even as character references),
 lone surrogates and U+FFFE/U+FFFF are written as printable escapes and the
@@ -22,7 +23,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, message, trust_warning, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, message, relative_subject, trust_warning, visible
 
 __all__ = ["NAME", "render"]
 
@@ -48,7 +49,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     for f in report.findings:
         by_check.setdefault(f.check, []).append(f)
     suites = ET.Element("testsuites", name="verify")
-    suite = ET.SubElement(suites, "testsuite", name=visible(report.subject))
+    suite = ET.SubElement(suites, "testsuite", name=visible(relative_subject(report.subject)))  # no absolute path (as SARIF)
     props = ET.SubElement(suite, "properties")
     for key, value in (("verdict", report.verdict), ("exit_code", str(int(report.exit_code))), ("kind", report.kind),
                        ("gate", report.gate or ""), ("gate_sha256", report.gate_sha256 or ""),

@@ -8,6 +8,7 @@ collapsible `<details>` per group with its count and first `FEW` findings
 table (claimed / derived / delta / where, failures first, the PASS rows
 collapsed), then the stated claims (every number of the prose: where,
 claimed, bound value, derived value and delta with the unit, sentence, as the HTML table; identifiers are left out),
+then a grid of each results table the claims were read from (`grids.grids`),
 then, with `verbose`, the PASS findings (collapsed), then the roster with
 counts per status.
 
@@ -146,6 +147,7 @@ def _render(report: Report, verbose: bool, cut: bool) -> str:
         lines += [_CUT.format(n=len(good), what="stated number(s)", limit=LIMIT), ""]
     elif stated and good:
         lines += [f"<details><summary>{len(good)} PASS stated number(s)</summary>", ""] + head + [line(r) for r in good] + ["", "</details>", ""]
+    lines += _grids(report)
     passed = [f for f in report.findings if f.status is Status.PASS]
     if verbose and passed and cut:
         lines += [_CUT.format(n=len(passed), what="finding(s)", limit=LIMIT), ""]
@@ -161,3 +163,35 @@ def _render(report: Report, verbose: bool, cut: bool) -> str:
               for c in report.roster]
     lines += ["", "</details>", ""]
     return "\n".join(lines)
+
+
+def _grids(report: Report) -> list[str]:
+    """
+    Return the "Results tables" section (`grids.grids`): per results table of the bundle, a table of its rows by columns.
+
+    Each judged cell reads `ICON stated → derived`, or `ICON stated` when the derived value reads the same
+    (several values of one cell joined by `;`); a grid with a FAIL
+    or ERROR is open, the others collapsed; what the bounds left out is said under the grid.
+    """
+    from verifier.report.grids import grids
+
+    found, left = grids(report)
+    if not found:
+        return []
+    lines = ["#### Results tables", "", "As the bundle states them: one cell per judged value with its status, `stated → derived` (one number when both read the same).", ""]
+    for g in found:
+        counts = ", ".join(f"{n} {s}" for s, n in g.counts.items())
+        opened = ' open="open"' if "FAIL" in g.counts or "ERROR" in g.counts else ""
+        worst = next(s for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS) if s.value in g.counts)
+        lines += [f"<details{opened}><summary>{ICONS[worst]} {code(g.title)}: {sum(g.counts.values())} claim(s): {counts}</summary>", "",
+                  "| Row | " + " | ".join(cell(c) + (f" ({cell(u)})" if u else "") for c, u in zip(g.columns, g.units, strict=True)) + " |",
+                  "|---|" + "---:|" * len(g.columns)]
+        for label, cells in g.rows:
+            lines.append(f"| {cell(label)} | " + " | ".join(
+                "" if c is None else f"{ICONS[c.status]} " + cell("; ".join(a if a == b else f"{a} → {b}" for a, b in c.values(u)))
+                for c, u in zip(cells, g.units, strict=True)) + " |")
+        more = [f"{n} more {what} not drawn" for n, what in ((g.more_rows, "row(s)"), (g.more_columns, "column(s)")) if n]
+        lines += ([""] + [f"…{cell('; '.join(more))} (the claims table lists every claim)."] if more else []) + ["", "</details>", ""]
+    if left:
+        lines += [f"…and {left} more results table(s) not drawn (the claims table lists every claim).", ""]
+    return lines

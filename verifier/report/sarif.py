@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import quote
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, json_text, split_path, titles, trust_warning, visible_json
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, json_text, relative_subject, split_path, titles, trust_warning, visible_json
 
 __all__ = ["NAME", "SARIF_SCHEMA", "render"]
 
@@ -44,10 +44,8 @@ def _uri(path: str) -> str:
     return quote(path, safe="/", errors="surrogateescape")
 
 
-def _relative(path: str) -> str:
-    """Return `path` as given, or its last component when it is absolute (`/a/b/` -> `b`): SARIF records no absolute path."""
-    path = path.rstrip("/") or ("/" if path.startswith("/") else ".")
-    return (path.rsplit("/", 1)[-1] or ".") if path.startswith("/") else path
+#: `path` as given, or its last component when it is absolute (`/a/b/` -> `b`): SARIF records no absolute path.
+_relative = relative_subject
 
 
 def _base(report: Report) -> str:

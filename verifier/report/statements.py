@@ -81,11 +81,11 @@ def _bound(detail: dict) -> str:  # type: ignore[type-arg]
 
 def _delta(detail: dict) -> str:  # type: ignore[type-arg]
     """Return `stated - derived` at the claims table's precision (`_common._shown`: two places past the stated number's), `-` when not derived."""
-    from verifier.report._common import _places, _shown
+    from verifier.report._common import _places, delta_shown
 
     if detail.get("delta") is None:
         return "-"
-    return _shown(str(detail["delta"]), _places(str(detail.get("claimed", ""))))
+    return delta_shown(str(detail["delta"]), _places(str(detail.get("claimed", ""))))
 
 
 def _derived(text: str, stated: str) -> str:

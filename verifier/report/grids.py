@@ -1,0 +1,168 @@
+"""
+Results-table grids shared by the HTML and Markdown reporters: the claims of one table of the bundle, drawn as that table.
+
+Pure functions of a `Report`; no I/O. A claim comes from a table when its
+finding's location is a cell of one: `/tables/HEADING/ROW/COLUMN` of a
+Markdown, HTML or reStructuredText document (the tables `verifier.readers`
+read, `verifier.profile_lint._TABLE_DOCUMENTS`), or `/ROW/COLUMN` of a CSV
+file; a `#fragment` after the cell (`#acc`, `#numbers/1`: one of several
+values in the cell) becomes part of the column (`Accuracy#acc`). Each such
+table gives one `Grid`: its rows by its columns, one `Cell` per judged
+place holding the claim rows there (`_common.claim_rows`), coloured by
+their worst status. A grid holds at most `MAX_ROWS` rows and `MAX_COLUMNS`
+columns (rows and columns with a claim that is not PASS are kept first, in
+table order) and the report at most `MAX_GRIDS` grids; what is left out is
+counted (`more_rows`, `more_columns`, `grids`' second value) for the marker.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from verifier.model import Report, Status
+from verifier.report._common import STATUS_ORDER, ClaimRow, claim_rows
+
+__all__ = ["MAX_COLUMNS", "MAX_GRIDS", "MAX_ROWS", "Cell", "Grid", "cell_of", "grids"]
+
+#: Bounds of what one report draws: rows and columns of a grid, grids of a report.
+MAX_ROWS, MAX_COLUMNS, MAX_GRIDS = 40, 12, 8
+#: Documents whose `/tables/HEADING/ROW/COLUMN` are table cells (`verifier.profile_lint._TABLE_DOCUMENTS`).
+TABLE_DOCUMENTS = (".md", ".markdown", ".html", ".htm", ".rst")
+#: A dimension of a claim's name: `[arm=bf16]`.
+_DIMENSION = re.compile(r"\[([^\]=]+)=([^\]]*)\]")
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """Represents one judged place of a results table: its claim rows (one or more values stated there) and their worst status."""
+
+    claims: tuple[ClaimRow, ...]
+
+    @property
+    def status(self) -> Status:
+        """The worst status of the cell's claims (FAIL > ERROR > UNVERIFIED > PASS)."""
+        return min((r.status for r in self.claims), key=STATUS_ORDER.__getitem__)
+
+    def values(self, unit: str | None = None) -> list[tuple[str, str]]:
+        """Return `(stated, derived)` per claim, plain text; `unit` (the column's shared one) is left out of both."""
+        cut = (lambda v: v[: -len(unit) - 1] if unit and v.endswith(" " + unit) else v)
+        return [(cut(r.claimed), cut(r.derived)) for r in self.claims]
+
+    def detail(self) -> str:
+        """Return one plain line per claim: `NAME: stated X, derived Y, delta D (STATUS)` (a tooltip; not escaped)."""
+        return "\n".join(f"{r.claim}: stated {r.claimed}, derived {r.derived}, delta {r.delta} ({r.status.value})" for r in self.claims)
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """
+    Represents one results table of the bundle: `file`, `table` (its heading, `""` for a CSV file), `columns`
+    (labels) with the `units` their cells share (or None), and `rows` of `(label, cells)` with one `Cell` or None
+    per column; `more_rows` and `more_columns` count what the bounds left out, `counts` the claims per status.
+    """
+
+    file: str
+    table: str
+    columns: tuple[str, ...]
+    units: tuple[str | None, ...]
+    rows: tuple[tuple[str, tuple[Cell | None, ...]], ...]
+    more_rows: int
+    more_columns: int
+    counts: dict[str, int]
+
+    @property
+    def title(self) -> str:
+        """`FILE` or `FILE: HEADING`, plain text."""
+        return f"{self.file}: {self.table}" if self.table else self.file
+
+
+def _unescape(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def cell_of(path: str | None, pointer: str | None) -> tuple[str, int, str] | None:
+    """
+    Return `(table heading, row index, column label)` when `path#pointer` is a cell of a results table, else None.
+
+    `README.md` with `/tables/(top)/3/Result#acc` -> `("(top)", 3, "Result#acc")`; `summary.csv` with `/3/Result`
+    -> `("", 3, "Result")`. Row indexes are the pointer's (0 = the first row under the header).
+    """
+    if not path or not pointer or not pointer.startswith("/"):
+        return None
+    main, _, fragment = pointer.partition("#")
+    tokens = [_unescape(t) for t in main.split("/")[1:]]
+    name = path.lower()
+    if name.endswith(TABLE_DOCUMENTS) and len(tokens) == 4 and tokens[0] == "tables" and tokens[2].isdigit():
+        heading, row, column = tokens[1], int(tokens[2]), tokens[3]
+    elif name.endswith(".csv") and len(tokens) == 2 and tokens[0].isdigit():
+        heading, row, column = "", int(tokens[0]), tokens[1]
+    else:
+        return None
+    return heading, row, column + (f"#{fragment}" if fragment else "")
+
+
+def _kept(order: list, bad: set, limit: int) -> list:  # type: ignore[type-arg]
+    """Return at most `limit` of `order`: those in `bad` first, then the rest, each kept in `order`'s order."""
+    if len(order) <= limit:
+        return order
+    chosen = set([k for k in order if k in bad][:limit])
+    chosen.update([k for k in order if k not in chosen][: limit - len(chosen)])
+    return [k for k in order if k in chosen]
+
+
+def _dimensions(claim: str) -> dict[str, str]:
+    return dict(_DIMENSION.findall(claim))
+
+
+def _row_labels(rows: dict[int, dict[str, list[ClaimRow]]]) -> dict[int, str]:
+    """Return each row's label: its index, then the `[dim=value]` its claims share and that vary between rows (`3: arm=bf16, task=i2va`)."""
+    shared: dict[int, dict[str, str]] = {}
+    for index, cells in rows.items():
+        dims = [_dimensions(r.claim) for claims in cells.values() for r in claims]
+        shared[index] = {k: v for k, v in dims[0].items() if all(d.get(k) == v for d in dims[1:])} if dims else {}
+    keys = dict.fromkeys(k for d in shared.values() for k in d)
+    varying = [k for k in keys if len({d.get(k) for d in shared.values()}) > 1]
+    return {i: str(i) + (": " + ", ".join(f"{k}={d[k]}" for k in varying if k in d) if any(k in d for k in varying) else "")
+            for i, d in shared.items()}
+
+
+def _unit(cells: list[Cell]) -> str | None:
+    """Return the unit every stated and derived value of `cells` names after a space, when they share one, else None."""
+    units = {v.partition(" ")[2] for c in cells for r in c.claims for v in (r.claimed, r.derived) if v != "-"}
+    return units.pop() if len(units) == 1 and "" not in units else None
+
+
+def grids(report: Report) -> tuple[list[Grid], int]:
+    """
+    Return `(grids, left out)`: one `Grid` per results table that holds a judged claim, failures first, at most `MAX_GRIDS`.
+
+    Tables come in the order of their first claim row (`claim_rows` lists failures first, so a table with a FAIL
+    comes before one without); `left out` counts the tables past `MAX_GRIDS`. A report with no claim read from a table cell gives `([], 0)`.
+    """
+    tables: dict[tuple[str, str], dict[int, dict[str, list[ClaimRow]]]] = {}
+    for r in claim_rows(report):
+        f = r.finding
+        where = cell_of(f.path, f.pointer) if f is not None else None
+        if where is None or f is None or f.path is None:
+            continue
+        heading, row, column = where
+        tables.setdefault((f.path, heading), {}).setdefault(row, {}).setdefault(column, []).append(r)
+    order = {id(f): i for i, f in enumerate(report.findings)}
+    out = []
+    for (path, heading), rows in tables.items():
+        rows = dict(sorted(rows.items()))
+        for cells in rows.values():  # claim_rows gives failures first; a cell lists its values in report order
+            for claims in cells.values():
+                claims.sort(key=lambda r: order.get(id(r.finding), 0))
+        columns = list(dict.fromkeys(c for cells in rows.values() for c in cells))
+        bad_rows = {i for i, cells in rows.items() if any(r.status is not Status.PASS for cl in cells.values() for r in cl)}
+        bad_columns = {c for cells in rows.values() for c, cl in cells.items() if any(r.status is not Status.PASS for r in cl)}
+        kept_rows, kept_columns = _kept(list(rows), bad_rows, MAX_ROWS), _kept(columns, bad_columns, MAX_COLUMNS)
+        labels = _row_labels(rows)
+        body = tuple((labels[i], tuple(Cell(tuple(rows[i][c])) if c in rows[i] else None for c in kept_columns)) for i in kept_rows)
+        units = tuple(_unit([cells[j] for _l, cells in body if cells[j] is not None]) for j in range(len(kept_columns)))
+        claims = [r for cells in rows.values() for cl in cells.values() for r in cl]
+        counts = {s.value: n for s in sorted(Status, key=STATUS_ORDER.__getitem__) if (n := sum(r.status is s for r in claims))}
+        out.append(Grid(path, heading, tuple(kept_columns), units, body, len(rows) - len(kept_rows), len(columns) - len(kept_columns), counts))
+    return out[:MAX_GRIDS], max(0, len(out) - MAX_GRIDS)
