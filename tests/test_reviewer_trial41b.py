@@ -328,3 +328,17 @@ def test_10_a_dimensionless_claim_names_no_unit():
                 expected="768", observed="768", path="r.json", pointer="/0")
     row = claim_rows(Report(subject="b", kind="profile:x", verifier_version="0", roster=(), findings=(f,)))[0]
     assert (row.claimed, row.derived, row.delta) == ("768", "768", "0")
+
+
+def test_10_a_native_claim_row_carries_the_unit_it_states():
+    from verifier.report._common import claim_rows
+
+    def one(message: str, claimed: str, derived: str, delta: str):
+        f = Finding(check="derivation.claims", status=Status.FAIL, code="claim-mismatch", message=message, path="claims.json",
+                    pointer="/claims/0/value", observed={"claim": "c", "claimed": claimed, "derived": derived, "delta": delta})
+        return claim_rows(Report(subject="b", kind="bundle-v1", verifier_version="0", roster=(), findings=(f,)))[0]
+
+    row = one("server_mean_s.A1 claims 380.00 s, the receipts give 396.30 s (delta -16.3, tolerance 0.005)", "380.00", "396.30", "-16.30")
+    assert (row.claimed, row.derived, row.delta) == ("380.00 s", "396.30 s", "-16.30 s")
+    row = one("count.requests = 20 re-derives (20, |delta| <= 0.5)", "20", "20", "0")
+    assert (row.claimed, row.derived) == ("20", "20")  # a count states no unit

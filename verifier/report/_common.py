@@ -281,6 +281,8 @@ def _difference(claimed: str, derived: str) -> str:
 
 #: The stated number and its unit in a compared profile claim's message (`verifier.checks.profile_claims`): `: stated 18812 MiB, derived `.
 _STATED_UNIT = re.compile(r": stated (\S+)(?: ([^,]+))?, derived ")
+#: The same of a native claim (`verifier.checks.derivation`): `NAME = 396.30 s re-derives`, `NAME claims 380.00 s, the receipts give`.
+_NATIVE_UNIT = re.compile(r"\S+ (?:=|claims) (\S+) ([^\s(,]+)(?: re-derives|, the receipts give)")
 #: The same of an underived one (`verifier.checks.profile_unreached`): `states 105278.0 MiB, but `.
 _UNREACHED_UNIT = re.compile(r" states (\S+)(?: ([^,]+))?, but ")
 
@@ -334,6 +336,9 @@ def claim_rows(report: Report) -> list[ClaimRow]:
             derived = str(detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None
                                      and f.code != "claim-missing" else "-"))
             delta = str(detail.get("delta", "-"))
+            said = _NATIVE_UNIT.match(f.message)  # `server_mean_s.A1 = 396.30 s re-derives`: the unit the claim states
+            if said and said.group(1) == claimed and derived != "-" and " " not in claimed + derived:
+                claimed, derived = f"{claimed} {said.group(2)}", f"{derived} {said.group(2)}"
         places = _places(claimed.partition(" ")[0])
         unit = claimed.partition(" ")[2]
         shown = _shown(derived.partition(" ")[0], places) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
