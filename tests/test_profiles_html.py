@@ -55,7 +55,7 @@ def test_fasth3_page_restates_means_first_requests_saving_reduction_margin_and_c
                                          "/prose/34/numbers/0", "/prose/34/numbers/1", "/prose/34/numbers/3",
                                          "/tables/当前最佳 + INT8 ConvRot/5/对比条件#numbers/1"}
     margin = _claim(fasth3, "html.margin_to_15_s")
-    assert margin.expected == "1.073" and "minus the target 15 s stated at index.html /prose/34/numbers/2" in margin.derivation
+    assert margin.expected == "1.073" and "minus the target 15 s stated at index.html#/prose/34/numbers/2" in margin.derivation
 
 
 def test_fasth3_page_leaves_no_stated_number_unchecked(fasth3):

@@ -128,7 +128,7 @@ def test_example_bundle_renders_in_every_format(example_copy, monkeypatch):
     report = verify_path(str(EXAMPLE))
     assert report.verdict == "PASS"
     out = assert_valid_everywhere(report)
-    assert "| ✅ PASS | `reduction_pct` | 73.45 | 73.4525 | -0.0025 |" in out["markdown"]
+    assert "| ✅ PASS | `reduction_pct` | 73.45 % | 73.4525 % | -0.0025 % |" in out["markdown"]
     (example_copy / "claims.json").write_text((example_copy / "claims.json").read_text().replace("73.45", "74.45"))
     tampered = verify_path(str(example_copy))
     assert tampered.verdict == "FAIL"
@@ -181,7 +181,7 @@ def test_markdown_claims_table_lists_failures_first(tiny_assets, tmp_path):
     text = render(report, "markdown")
     assert "**Verdict: FAIL**" in text
     rows = [line for line in text.splitlines() if line.startswith("| ") and "`arm_mean_s" in line or "`count." in line]
-    assert rows[0].startswith("| ❌ FAIL | `arm_mean_s.baseline` | 10.5 | 10.0 | 0.5 |")
+    assert rows[0].startswith("| ❌ FAIL | `arm_mean_s.baseline` | 10.5 s | 10.0 s | 0.5 s |")
     assert all("PASS" in r for r in rows[1:])
     assert "| a&#124;b |" in render(Report(subject="s", kind="bundle-v1", verifier_version="0", roster=(), findings=(
         Finding(check="x.y", status=Status.FAIL, code="c", message="a|b"),)), "markdown")

@@ -153,7 +153,7 @@ def test_the_h3_results_md_tables_get_their_grids():
     assert "❌ `RESULTS.md: DLO cold-start memory`: 9 claim(s): 1 FAIL, 8 PASS" in md
     assert "| 1 | ✅ 39884 | ❌ 32.1 → 32.050 |" in md
     page = render(report, "html")
-    assert re.search(r'<td class="c-FAIL" title="dlo\.saved_pct_streaming: stated 32\.1, derived 32\.050, delta 0\.050 \(FAIL\)">✗ 32\.1 → 32\.050</td>', page)
+    assert re.search(r'<td class="c-FAIL" title="dlo\.saved_pct_streaming: stated 32\.1 %, derived 32\.050 %, delta 0\.050 % \(FAIL\)">✗ 32\.1 → 32\.050</td>', page)
 
 
 @pytest.mark.skipif(not MLPERF.is_dir(), reason="the shared corpus is not here")
@@ -171,5 +171,5 @@ def test_a_changed_cell_of_a_copied_results_table_turns_red_in_its_grid_only(tmp
     readme.write_text(text.replace("|  0.421941  |", "|  0.521941  |"))
     page = render(verify_path(str(bundle)), "html").split('id="grids"', 1)[1]
     readme_grid, csv_grid = (page.split(f"<code>{name}</code>", 1)[1].split("</table>", 1)[0] for name in ("README.md: (top)", "summary.csv"))
-    assert re.search(r'<th class="row">0: [^<]*</th><td class="c-FAIL" title="readme\.Result[^"]*stated 0\.521941[^"]*">✗ 0\.521941 → 0\.421941', readme_grid)
-    assert re.search(r'<th class="row">0: [^<]*</th><td class="c-PASS" title="csv\.Result[^"]*">✓ 0\.421941</td>', csv_grid)
+    assert re.search(r'<th class="row">0: [^<]*</th><td class="c-FAIL" title="readme\.Result[^"]*stated 0\.521941[^"]*">✗ 0\.521941 Samples/s → 0\.421941 Samples/s', readme_grid)
+    assert re.search(r'<th class="row">0: [^<]*</th><td class="c-PASS" title="csv\.Result[^"]*">✓ 0\.421941 Samples/s</td>', csv_grid)

@@ -84,9 +84,9 @@ def test_a_bounded_folder_scan_says_at_least(tmp_path, monkeypatch):
         (tmp_path / f"b{i}").mkdir()
         (tmp_path / f"b{i}" / "manifest.json").write_text("{}")
     trusted = TrustSet(assets(None))
-    assert "6 bundle(s) in its first two folder levels:" in folders.not_one_bundle(tmp_path, trusted)
+    assert "Its first two folder levels hold 6 bundles:" in folders.not_one_bundle(tmp_path, trusted)
     monkeypatch.setattr(folders, "SUBDIR_LIMIT", 3)
-    assert "at least 3 bundle(s) in its first two folder levels (the scan stopped" in folders.not_one_bundle(tmp_path, trusted)
+    assert "Its first two folder levels hold at least 3 bundles (the scan stopped" in folders.not_one_bundle(tmp_path, trusted)
     monkeypatch.setattr(folders, "SUBDIR_LIMIT", 64)
 
     class Clock:  # each reading 0.2 s later: the 0.5 s scan stops after two sub-folders
@@ -97,7 +97,7 @@ def test_a_bounded_folder_scan_says_at_least(tmp_path, monkeypatch):
             return Clock.now
 
     monkeypatch.setattr(folders, "time", Clock())
-    assert "at least 2 bundle(s) in its first two folder levels (the scan stopped" in folders.not_one_bundle(tmp_path, trusted)
+    assert "Its first two folder levels hold at least 2 bundles (the scan stopped" in folders.not_one_bundle(tmp_path, trusted)
 
 
 def test_a_blocked_claims_document_is_no_fake_row_but_one_sentence(integrity_report):

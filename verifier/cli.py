@@ -183,6 +183,11 @@ def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, tar
             append_step_summary(report)
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
+    if fmt == "github" or any(t.fmt == "github" for t in targets):
+        from verifier.report.github import unplaced
+
+        if unplaced(report):
+            click.echo(f"verify: {visible(unplaced(report) or '')}", err=True)
     click.echo(f"verify: {report.verdict}: {visible(report.subject)}", err=True)
     sys.exit(int(report.exit_code))
 

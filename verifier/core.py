@@ -265,7 +265,7 @@ def _figures(ctx: Context) -> dict[str, Any]:
     """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets."""
     from verifier.figures import receipt_sets, requests
 
-    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"))}
+    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"), ctx.options.get("profile"))}
     if ctx.data.get("campaign") is not None:
         out["requests"] = requests(ctx.data["campaign"])
     return out
@@ -337,7 +337,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
                           roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]))
     if target.is_dir() and not _is_native(target):
         if not os.path.lexists(target / "manifest.json") and (why := not_one_bundle(target, trusted)):  # before detection reads it all
-            raise UsageError(f"{path}: not one bundle: it is {why}")
+            raise UsageError(f"{path}: not one bundle. {why}")
         report = _verify_profile(path, target, trusted, None, debug, run_options)
         if report is not None:
             return report

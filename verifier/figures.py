@@ -76,18 +76,34 @@ def requests(campaign: Any) -> list[dict[str, Any]]:
 MAX_SERIES, MAX_VALUES = 12, 2000
 
 
-def receipt_sets(model: Any) -> dict[str, Any]:
+def _source_units(profile: Any) -> dict[tuple[str, str], str]:
+    """Return `{(receipt set, quantity): unit}` as the profile maps each value (`receipts.SET.values.NAME.unit`: `MiB`, not the base `B`)."""
+    out: dict[tuple[str, str], str] = {}
+    sets = profile.get("receipts") if isinstance(profile, dict) else None
+    for rid, spec in (sets.items() if isinstance(sets, dict) else ()):
+        for name, mapping in ((spec or {}).get("values") or {}).items() if isinstance(spec, dict) else ():
+            if isinstance(mapping, dict) and isinstance(mapping.get("unit"), str):
+                out[(rid, name)] = mapping["unit"]
+    return out
+
+
+def receipt_sets(model: Any, profile: Any = None) -> dict[str, Any]:
     """
     Return `{"receipt_sets": [{set, quantity, unit, values}]}` from a profile run's evidence model, or `{}`.
 
     One series per receipt set and quantity with at least one number, in the
-    order first read; `values` (floats, in the quantity's base unit) in
-    record order. At most `MAX_SERIES` series of `MAX_VALUES` values each.
-    `model` is a `verifier.evidence.Evidence` read by a profile (reader
+    order first read; `values` (floats) in record order, in the unit the
+    `profile` (its JSON document, optional) maps the value in (`MiB` for a
+    MiB field, so a plot reads 105278, not 1.1e11 B), else in the
+    quantity's base unit. At most `MAX_SERIES` series of `MAX_VALUES` values
+    each. `model` is a `verifier.evidence.Evidence` read by a profile (reader
     `profile:ID`; anything else gives `{}`).
     """
+    from verifier import units
+
     if not str(getattr(model, "reader", "")).startswith("profile:"):
         return {}  # a native bundle's receipts are drawn as latency per request (`requests`)
+    source = _source_units(profile)
     series: dict[tuple[str, str], dict[str, Any]] = {}
     for receipt in getattr(model, "receipts", None) or ():
         if getattr(receipt, "unread", None):
@@ -99,7 +115,11 @@ def receipt_sets(model: Any) -> dict[str, Any]:
             if key not in series:
                 if len(series) >= MAX_SERIES:
                     continue
-                series[key] = {"set": key[0], "quantity": name, "unit": q.unit, "values": []}
+                series[key] = {"set": key[0], "quantity": name, "unit": source.get(key, q.unit), "values": []}
             if len(series[key]["values"]) < MAX_VALUES:
-                series[key]["values"].append(float(q.value))
+                try:
+                    value = q.to(series[key]["unit"])
+                except (units.UnitError, units.UnitMismatch):
+                    value = q.value  # cannot happen for a unit the profile mapped; the base unit's value is still a value
+                series[key]["values"].append(float(value))
     return {"receipt_sets": list(series.values())} if series else {}

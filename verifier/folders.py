@@ -104,7 +104,7 @@ def _layout_match(folder: Path, pattern: str) -> bool:
 
 def not_one_bundle(target: Path, trusted: Any) -> str | None:
     """
-    Return why directory `target` is not read as one bundle (a sentence naming what it holds), or None to read it.
+    Return why directory `target` is not read as one bundle (plain sentences: what it holds, then what to run instead), or None to read it.
 
     `trusted` is the run's `TrustSet` (its profiles are read for detection).
     None when a shipped profile that names files in its detection (`files`,
@@ -116,7 +116,7 @@ def not_one_bundle(target: Path, trusted: Any) -> str | None:
     files. Bounded: at most `MANY_FILES + 1` files counted and `2 * SUBDIR_LIMIT`
     sub-folders (two levels) looked at, each by file existence and a few JSON Pointers,
     for at most `SCAN_SECONDS`; when a bound cut the scan short the sentence says
-    "at least N bundle(s)", never a partial count as if complete.
+    "at least N bundles", never a partial count as if complete.
     Raises nothing (unreadable entries are skipped).
     """
     from verifier.profiles import Tree, matches
@@ -154,13 +154,15 @@ def not_one_bundle(target: Path, trusted: Any) -> str | None:
     files, jsons = _count(target, deadline)
     what = []
     if markers and jsons > CHECKOUT_JSON:
-        what.append(f"a source checkout ({', '.join(markers)}; {jsons}{'+' if files > MANY_FILES else ''} JSON files)")
+        what.append(f"It is a source checkout ({', '.join(markers)}) with {jsons}{' or more' if files > MANY_FILES else ''} JSON files.")
     elif files > MANY_FILES:
-        what.append(f"a folder of more than {MANY_FILES} files that no profile names")
+        what.append(f"It holds more than {MANY_FILES} files, and no profile recognises the folder by its files.")
     if len(found) >= 2 or (found and what):
-        what.append(f"{'at least ' if bounded else ''}{len(found)} bundle(s) in its first two folder levels"
-                    + (" (the scan stopped at its bound; `verify inventory` lists them all)" if bounded else "") + ": " + "; ".join(found[:8]) + (f"; and {len(found) - 8} more" if len(found) > 8 else ""))
+        count = f"{'at least ' if bounded else ''}{len(found)} bundle{'' if len(found) == 1 else 's'}"
+        what.append(f"Its first two folder levels hold {count}"
+                    + (" (the scan stopped at its bound; `verify inventory` lists them all)" if bounded else "") + ": "
+                    + "; ".join(found[:8]) + (f"; and {len(found) - 8} more" if len(found) > 8 else "") + ".")
     if not what:
         return None
-    return (" holding ".join(what) + "; verify one bundle by its folder (verify DIR/SUB), an evidence repository's registered "
-            "bundles with `verify inventory DIR`, or read this whole folder with --profile NAME")
+    return (" ".join(what) + " To verify one bundle, give its folder (verify DIR/SUB). To verify the bundles an evidence repository "
+            "registers, run `verify inventory DIR`. To read this whole folder as one bundle, add --profile NAME.")

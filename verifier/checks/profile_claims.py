@@ -12,7 +12,7 @@ from verifier import stats, units
 from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, files_matching, joined
 from verifier.checks.profile_matches import outcome_of
 from verifier.checks.profile_unreached import _underived
-from verifier.evidence import Receipt, Site
+from verifier.evidence import Location, Receipt, Site
 from verifier.grammars import quantity
 from verifier.model import Finding, Status
 from verifier.numtext import delta_text, tolerance_text
@@ -172,7 +172,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 said_none.append((label, stated_value))
                 continue
             if claimed is None:
-                yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {rel} {pointer} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
+                yield _f(cid, Status.UNVERIFIED, "claim-not-stated", f"{label}: {Location(rel, pointer)} holds {stated_value!r}, not a number", path=rel, pointer=pointer,
                          observed=stated_value)
                 continue
             stated_unit = (site.unit or stated_unit) if stated_unit_at else stated_unit
@@ -206,7 +206,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
                     stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
                     yield _f(cid, Status.FAIL, "unit-mismatch",
-                             f"{label}: {rel} {pointer} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
+                             f"{label}: {Location(rel, pointer)} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
                              f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
                     continue
                 unit = stated_unit
@@ -219,7 +219,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other
                 yield _f(cid, Status.FAIL, "unit-mismatch",
-                         f"{label}: {rel} {pointer} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(value)} {its_unit}), "
+                         f"{label}: {Location(rel, pointer)} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(value)} {its_unit}), "
                          f"not its {chosen.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
@@ -307,15 +307,15 @@ def _target(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Deci
     rel, pointer, value = site.location.file, site.location.pointer or "", site.value
     number, written = _stated(value)
     if number is None:
-        raise Underivable(f"the target of its margin at {rel} {pointer} is {value!r}, not a number", "target-not-stated", fail=False)
+        raise Underivable(f"the target of its margin at {Location(rel, pointer)} is {value!r}, not a number", "target-not-stated", fail=False)
     examined(ctx).add((rel, pointer))
     unit = rule.get("unit") or "1"
     if written is not None and written != unit:
         try:
             number = units.convert(number, written, unit)
         except (units.UnitError, units.UnitMismatch):
-            raise Underivable(f"the target at {rel} {pointer} is stated in {written}, not of the dimension of {unit}", "unit-mismatch", fail=True) from None
-    return number, f"{rel} {pointer}"
+            raise Underivable(f"the target at {Location(rel, pointer)} is stated in {written}, not of the dimension of {unit}", "unit-mismatch", fail=True) from None
+    return number, f"{Location(rel, pointer)}"
 
 
 def _other_value(ctx: Context, rule: dict[str, Any], records: list[Receipt], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
@@ -382,12 +382,12 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
     word = "largest" if rule["pick"] == "max" else "smallest"
     text = f"{rule['statistic']} of {rule.get('value', 'latency')} per {dim} ({word} first): {ranking}"
     if len(winners) > 1:
-        yield _f(cid, Status.FAIL, "tie", f"{rule['id']}: {rel} {pointer} names {named}, but {', '.join(winners)} share the {word} value", path=rel, pointer=pointer,
+        yield _f(cid, Status.FAIL, "tie", f"{rule['id']}: {Location(rel, pointer)} names {named}, but {', '.join(winners)} share the {word} value", path=rel, pointer=pointer,
                  expected=winners, observed=named, derivation=text)
         return
     ok = named == winners[0]
     yield _f(cid, Status.PASS if ok else Status.FAIL, "derived" if ok else "claim-mismatch",
-             f"{rule['id']}: {rel} {pointer} names {named}; the {word} is {winners[0]} ({fmt(values[winners[0]])})"
+             f"{rule['id']}: {Location(rel, pointer)} names {named}; the {word} is {winners[0]} ({fmt(values[winners[0]])})"
              + ("" if ok or named not in values else f", {named} has {fmt(values[named])}"),
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
 
@@ -466,7 +466,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", "a rule could not be judged, so the recorded outcome is not compared", path=rel, pointer=pointer)
         elif said is None:
             words = sorted(w for ws in at.get("outcomes", {}).values() for w in ws)
-            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{rel} {pointer} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
+            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{Location(rel, pointer)} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
                      path=rel, pointer=pointer)
         else:
             ours = all(outcomes)
@@ -500,16 +500,16 @@ def _recorded_per_instance(ctx: Context, ptr: str, rule: dict[str, Any], records
         ours = each.get(tuple(key.items()))
         said = outcome_of(recorded, at.get("outcomes"))
         if ours is None:
-            yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", f"{label}: this instance was not judged, so the outcome {rel} {pointer} records is not compared",
+            yield _f(cid, Status.UNVERIFIED, "recorded-not-compared", f"{label}: this instance was not judged, so the outcome {Location(rel, pointer)} records is not compared",
                      path=rel, pointer=pointer, observed=recorded)
         elif said is None:
             words = sorted(w for ws in at.get("outcomes", {}).values() for w in ws)
-            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{label}: {rel} {pointer} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
+            yield _f(cid, Status.FAIL, "recorded-not-boolean", f"{label}: {Location(rel, pointer)} holds {recorded!r}, not true/false" + (f" or one of the outcome words {words}" if words else ""),
                      path=rel, pointer=pointer, observed=recorded)
         else:
             shown = str(said).lower() if isinstance(recorded, bool) else f"{recorded!r} ({str(said).lower()})"
             yield _f(cid, Status.PASS if ours == said else Status.FAIL, "recorded-agrees" if ours == said else "recorded-disagrees",
-                     f"{label}: {rel} {pointer} records {shown}; re-derived outcome is {str(ours).lower()}", path=rel, pointer=pointer, expected=ours, observed=recorded)
+                     f"{label}: {Location(rel, pointer)} records {shown}; re-derived outcome is {str(ours).lower()}", path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
 def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None,

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, evidence, examined, files_matching
-from verifier.evidence import Evidence, RecordedOutcome, StatedClaim
+from verifier.evidence import Evidence, Location, RecordedOutcome, StatedClaim
 from verifier.grammars import numbers_in
 from verifier.jsonio import shown_literal
 from verifier.linear_regex import compile_linear
@@ -163,13 +163,13 @@ def coverage(ctx: Context) -> Iterator[Finding]:
                     need = next((d for d in doc.get("needs_external", []) if pointer_matches(d["pointer"], pointer)), None)
                     if need:
                         unchecked += 1
-                        yield _f(cid, Status.UNVERIFIED, "needs-external", f"{rel} {pointer} states {shown}: {need['reason']}", path=rel, pointer=pointer, observed=shown)
+                        yield _f(cid, Status.UNVERIFIED, "needs-external", f"{Location(rel, pointer)} states {shown}: {need['reason']}", path=rel, pointer=pointer, observed=shown)
                     elif (rel, pointer) in model.informational:  # the profile's one pattern set (`informational`: classes and regexes) holds it
                         declared += 1
                     else:
                         unchecked += 1
                         yield _f(cid, Status.UNVERIFIED, "unchecked-claim",
-                                 f"{rel} {pointer} states the {kind} {shown}, which no claim derives, no check examines and the profile does not declare informational",
+                                 f"{Location(rel, pointer)} states the {kind} {shown}, which no claim derives, no check examines and the profile does not declare informational",
                                  path=rel, pointer=pointer, observed=shown)
             if not unchecked:
                 yield _f(cid, Status.PASS, "covered",

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.checks.profile_base import _PLACEHOLDER_RE, _f, _profile, evidence, examined, exists
-from verifier.evidence import Receipt
+from verifier.evidence import Location, Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context
 from verifier.readers.select import Underivable, check_complete, left_out, select
@@ -71,15 +71,16 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
             continue
         over = ", ".join(f"{k}={_said(v)}" for k, v in sorted({**selection, **unknown}.items()))
         shown = str(value) if isinstance(value, Decimal) else value
+        said = f"{shown} {rule['unit']}" if isinstance(value, Decimal) and rule.get("unit") not in (None, "", "1") else shown  # as `stated 32.1 %`
         absent = _absent_file(ctx, rule, key)
         if absent is not None:
             yield _f(cid, Status.UNVERIFIED, "receipt-absent",
-                     f"{label}: {rel} {pointer} states {shown!s}, but its receipt file {absent} (receipt set {rule['receipts']}: "
+                     f"{label}: {Location(rel, pointer)} states {said!s}, but its receipt file {absent} (receipt set {rule['receipts']}: "
                      f"{_profile(ctx)['receipts'][rule['receipts']]['name']}) is not in this bundle, so it cannot be derived or checked",
                      path=rel, pointer=pointer, observed=shown, expected=absent)
             continue
         yield _f(cid, Status.UNVERIFIED, "not-derivable",
-                 f"{label}: {rel} {pointer} states {shown!s}, but no receipt matches {over}, so it cannot be derived or checked",
+                 f"{label}: {Location(rel, pointer)} states {said!s}, but no receipt matches {over}, so it cannot be derived or checked",
                  path=rel, pointer=pointer, observed=shown)
 
 

@@ -291,6 +291,35 @@ def texts(ctx: Context) -> list[tuple[str, str | None, str]]:
     return out
 
 
+def blocked_texts(ctx: Context) -> list[tuple[str, int | None]]:
+    """
+    Return `(name, numbers)` for each root README/RESULTS file the manifest lists but `integrity.files` did not match.
+
+    Its numbers are never judged (its bytes are not the ones the manifest
+    pins), but they are counted, so a report says how many were left out
+    instead of dropping them silently (issue 41). `numbers` is None when the
+    file is absent, unreadable, larger than a claim text may be, or not UTF-8.
+    """
+    try:
+        manifest = ctx.bundle.raw_document("manifest")
+    except Exception:  # noqa: BLE001 - no usable manifest: integrity.files says so, and no file is read at all
+        return []
+    out: list[tuple[str, int | None]] = []
+    listed = [e.get("path") for e in (manifest.get("files") or []) if isinstance(e, dict)] if isinstance(manifest, dict) else []
+    for name in sorted({n for n in listed if isinstance(n, str)}):
+        if "/" in name or not TEXT_FILES.fullmatch(name) or name in ctx.bundle.verified:
+            continue
+        count: int | None = None
+        try:
+            path = ctx.bundle.root / name
+            if path.is_file() and not path.is_symlink() and path.stat().st_size <= MAX_TEXT_BYTES:
+                count = len(extract(path.read_bytes().decode("utf-8").removeprefix("\ufeff"), name, None, set(), limit=MAX_QUANTITIES))
+        except (OSError, UnicodeDecodeError):
+            count = None
+        out.append((name, count))
+    return out
+
+
 def _finding(o: Outcome, path: str | None) -> Finding:
     q = o.quantity
     status = {"PASS": Status.PASS, "FAIL": Status.FAIL, "UNVERIFIED": Status.UNVERIFIED}[o.status]
@@ -317,7 +346,8 @@ def stated(ctx: Context) -> Iterator[Finding]:
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
     `informational`, `no-claim-text`; FAIL `claim-mismatch`,
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
-    UNVERIFIED `unchecked-claim`, `unbound-claim`, `claim-text-too-long`, `claim-text-too-large`. Recorded gate outcomes of `claims.json`
+    UNVERIFIED `unchecked-claim`, `unbound-claim`, `claim-text-too-long`, `claim-text-too-large`,
+    `blocked-by-integrity` (a README/RESULTS the manifest lists whose bytes do not match: its numbers counted, not judged). Recorded gate outcomes of `claims.json`
     are judged first (`verifier.checks.outcomes`).
     """
     yield from outcomes(ctx)
@@ -351,6 +381,11 @@ def stated(ctx: Context) -> Iterator[Finding]:
             yield dataclasses.replace(finding, cached="markdown") if reused else finding  # parsed by an earlier run
         if quantities:
             numbered.append(name)
+    for name, count in blocked_texts(ctx):  # listed, but its bytes are not the manifest's: counted, never judged, never dropped silently
+        numbers = f"{count} number{'' if count == 1 else 's'}" if count is not None else "its numbers"
+        yield Finding(check=CHECK, status=Status.UNVERIFIED, code="blocked-by-integrity", path=name,
+                      message=f"{name}: {numbers} not judged (blocked by integrity.files: its bytes do not match the manifest's sha256 and size)")
+        numbered.append(name)
     if not numbered:  # a headline "Faster video generation" (or "") states nothing to check: as if there were no prose
         yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
                       message=f"the prose ({', '.join(name for name, _, _ in sources)}) states no number, so there is nothing to bind")

@@ -6,6 +6,7 @@ Pure functions of a `Report`; no I/O.
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from dataclasses import dataclass
@@ -105,10 +106,14 @@ def location(f: Finding) -> str:
     `verifier.evidence.Location`); either gives one `#`. An integrity finding on a listed file keeps the
     file in `path` and the manifest's entry in `pointer`, with the manifest named in `expected["listed_in"]`
     (`verifier.checks.integrity.compare`): its location is `manifest.json#/files/24`, never the data file's
-    name before a pointer into another file.
+    name before a pointer into another file; an entry of a files map keyed by path reads
+    `manifest.json: files["kernel/harness/compare.py"]`, not `manifest.json#/files/kernel~1harness~1compare.py`.
     """
     listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
     if isinstance(listed_in, str) and f.pointer:
+        token = f.pointer[len("/files/"):] if f.pointer.startswith("/files/") else ""
+        if token and "/" not in token and not token.isdigit():  # a files map keyed by path: `files["kernel/harness/compare.py"]`, not `~1`
+            return f"{listed_in}: files[{json.dumps(token.replace('~1', '/').replace('~0', '~'), ensure_ascii=False)}]"
         return f"{listed_in}{'' if f.pointer.startswith('#') else '#'}{f.pointer}"
     stated = _stated_where(f)
     if stated:
@@ -274,6 +279,14 @@ def _difference(claimed: str, derived: str) -> str:
         return "-"
 
 
+#: The stated number and its unit in a compared profile claim's message (`verifier.checks.profile_claims`): `: stated 18812 MiB, derived `.
+_STATED_UNIT = re.compile(r": stated (\S+)(?: ([^,]+))?, derived ")
+#: The same of a native claim (`verifier.checks.derivation`): `NAME = 396.30 s re-derives`, `NAME claims 380.00 s, the receipts give`.
+_NATIVE_UNIT = re.compile(r"\S+ (?:=|claims) (\S+) ([^\s(,]+)(?: re-derives|, the receipts give)")
+#: The same of an underived one (`verifier.checks.profile_unreached`): `states 105278.0 MiB, but `.
+_UNREACHED_UNIT = re.compile(r" states (\S+)(?: ([^,]+))?, but ")
+
+
 def _profile_claim(f: Finding) -> tuple[str, str, str]:
     """
     Return `(claim, claimed, derived)` of a `profile.claims` finding (`verifier.checks.profile_claims`).
@@ -286,10 +299,16 @@ def _profile_claim(f: Finding) -> tuple[str, str, str]:
     name = f.message.split(": ", 1)[0]
     scalar = (lambda v: None if v is None or isinstance(v, dict | list) else str(v))
     if f.code in ("derived", "claim-mismatch"):
-        return name, scalar(f.expected) or "-", scalar(f.observed) or "-"
+        claimed, derived = scalar(f.expected) or "-", scalar(f.observed) or "-"
+        said = _STATED_UNIT.search(f.message)  # `stated 32.1 %, derived 32.0499 % (tolerance ...)`: the unit both are in
+        if said and said.group(1) == claimed and said.group(2) not in (None, "1") and " " not in claimed + derived and derived != "-":
+            return name, f"{claimed} {said.group(2)}", f"{derived} {said.group(2)}"
+        return name, claimed, derived
     if f.code == "unit-mismatch":
         return name, scalar(f.observed) or "-", scalar(f.expected) or "-"
-    return name, scalar(f.observed) or "-", "-"
+    claimed = scalar(f.observed) or "-"
+    said = _UNREACHED_UNIT.search(f.message)  # `states 105278.0 MiB, but its receipt file ...`
+    return name, (f"{claimed} {said.group(2)}" if said and said.group(1) == claimed and said.group(2) not in (None, "1") else claimed), "-"
 
 
 def claim_rows(report: Report) -> list[ClaimRow]:
@@ -317,13 +336,18 @@ def claim_rows(report: Report) -> list[ClaimRow]:
             derived = str(detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None
                                      and f.code != "claim-missing" else "-"))
             delta = str(detail.get("delta", "-"))
+            said = _NATIVE_UNIT.match(f.message)  # `server_mean_s.A1 = 396.30 s re-derives`: the unit the claim states
+            if said and said.group(1) == claimed and derived != "-" and " " not in claimed + derived:
+                claimed, derived = f"{claimed} {said.group(2)}", f"{derived} {said.group(2)}"
         places = _places(claimed.partition(" ")[0])
         unit = claimed.partition(" ")[2]
         shown = _shown(derived.partition(" ")[0], places) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
         if _not_judged(f, claimed, derived):
             continue  # no number on either side: counted once by `not_judged`, never a row "receipts.jsonl: claimed -, derived -"
-        rows.append(ClaimRow(name, f.status, claimed, shown, delta_shown(delta, places) + (f" {unit}" if unit and delta != "-" else ""),
-                             location(f), f))
+        difference = delta_shown(delta, places) + (f" {unit}" if unit and delta != "-" else "")
+        if f.code == "unit-mismatch":  # a stated tokens/s against a derived Samples/s: their difference is no quantity
+            difference = "- (unit-mismatch)"
+        rows.append(ClaimRow(name, f.status, claimed, shown, difference, location(f), f))
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
 
 
@@ -402,11 +426,23 @@ class Group:
         """`check [code] rule` as plain text (not escaped)."""
         return f"{self.check} [{self.code}]" + (f" {self.rule}" if self.rule else "")
 
+    @property
+    def instances(self) -> int:
+        """The instances the group's findings judge as failing: a rule's one finding over 2 platforms (`(2 judged, 2 not met)`) counts 2."""
+        return sum(int(m.group(1)) if (m := _NOT_MET.search(f.message)) else 1 for f in self.findings)
+
+    @property
+    def counted(self) -> str:
+        """`N finding(s)`, and `covering M instances not met` when one finding states several (plain text)."""
+        return f"{self.count} finding(s)" + (f", covering {self.instances} instances not met" if self.instances > self.count else "")
+
     def first(self, n: int = FEW) -> tuple[Finding, ...]:
         """Return the first `n` findings of the group."""
         return self.findings[:n]
 
 
+#: The tally a rule's finding ends with when it judged several instances (`verifier.checks.profile_claims`): `(2 judged, 2 not met)`.
+_NOT_MET = re.compile(r"\(\d+ judged, (\d+) not met[;)]")
 #: A rule or set id a message starts with: an identifier followed by ` (over ` or `: ` (no spaces, brackets or slashes).
 _RULE = re.compile(r"([A-Za-z][\w.-]*)(?: \(over |: )")
 

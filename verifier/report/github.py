@@ -8,8 +8,11 @@ finding's message and where the next few are (GitHub shows only a handful
 of annotations per step, so 531 alike findings are one annotation, not 531).
 A `::notice` counts the claims (claimed against derived); PASS findings are
 `::debug` (visible only with step debug logging); a closing `::notice` (or
-`::error`) carries the verdict. `file=` is the path relative to where `verify` ran, so
-annotations land on the changed file. Escaping follows GitHub's runner
+`::error`) carries the verdict. `file=` is the path relative to the checkout
+(`GITHUB_WORKSPACE`, else where `verify` ran), whether the bundle was given by a
+relative or an absolute path, so annotations land on the changed file; a file
+the manifest lists but the bundle lacks is placed on the manifest; a bundle
+outside the checkout gets no `file=` (the CLI says so once on stderr). Escaping follows GitHub's runner
 (`@actions/core` `toCommandValue`/`escapeData`/`escapeProperty`): in data,
 `%` -> `%25`, CR -> `%0D`, LF -> `%0A`; in properties additionally `:` ->
 `%3A` and `,` -> `%2C`. Other control characters and bidi controls become
@@ -25,7 +28,7 @@ import os
 from verifier.model import Finding, Report, Status
 from verifier.report._common import Group, claim_rows, groups, location, message, repo_path, trust_lines, trust_warning, visible
 
-__all__ = ["NAME", "escape_data", "escape_property", "render"]
+__all__ = ["NAME", "escape_data", "escape_property", "render", "root", "unplaced"]
 
 NAME = "github"
 
@@ -52,13 +55,40 @@ def _command(report: Report, f: Finding) -> str:
     return f"::{kind} {','.join(props)}::{escape_data(text)}"
 
 
+def root() -> str:
+    """Return the folder `file=` paths are relative to: `GITHUB_WORKSPACE` (the checkout, in Actions), else where verify runs."""
+    return os.environ.get("GITHUB_WORKSPACE") or os.getcwd()
+
+
+def unplaced(report: Report) -> str | None:
+    """
+    Return one plain sentence when `report`'s subject lies outside `root()`, so no annotation can name a file (else None).
+
+    GitHub places an annotation only on a file of the checkout; the CLI prints this once on stderr.
+    """
+    subject = os.path.abspath(report.subject)
+    if os.path.relpath(subject, root()).startswith(".."):
+        return (f"{report.subject} is outside {root()} (GITHUB_WORKSPACE, else the working folder), so the annotations name no file: "
+                "run verify from the repository that holds the bundle")
+    return None
+
+
 def _place(report: Report, f: Finding) -> list[str]:
-    """Return the `file=` (relative to where verify ran; none for a file outside it) and `line=` (a stated number's line) properties of `f`'s annotation."""
+    """
+    Return the `file=` and `line=` (a stated number's line) properties of `f`'s annotation.
+
+    `file=` is relative to `root()`, for a bundle given by a relative or an absolute path alike (none for a file
+    outside it). A file the manifest lists but the bundle lacks (`missing-file`) cannot carry an annotation: it
+    is placed on the manifest that lists it (`expected["listed_in"]`).
+    """
     props = []
+    listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
+    if f.code == "missing-file" and isinstance(listed_in, str):
+        f = Finding(check=f.check, status=f.status, code=f.code, message=f.message, path=listed_in)
     path = repo_path(report, f)
-    if path and os.path.isabs(path):  # GitHub resolves `file=` against the checkout: a path outside the working folder names nothing
-        rel = os.path.relpath(path)
-        path = None if rel.startswith("..") else rel
+    if path:  # GitHub resolves `file=` against the checkout: a path outside it names nothing
+        rel = os.path.relpath(os.path.abspath(path), root())
+        path = None if rel.startswith("..") else rel.replace(os.sep, "/")
     if path:
         props.append(f"file={escape_property(path)}")
         detail = f.observed if isinstance(f.observed, dict) else {}

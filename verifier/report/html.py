@@ -15,6 +15,8 @@ PASS findings collapsed, and the roster. Plots: claimed against derived for
 every claim with both numbers, and from `Report.figures` (`verifier.figures`)
 latency per request in run order, per-server means with arm means, per-frame
 quality against the gate's threshold, and stream coverage per media file.
+Ticks are plain numbers in the unit a value was mapped in (`MiB`, never
+bytes times `1e10`; no axis offset), SI prefixes beyond 1e9 (`_plain`).
 Layout: locations wrap only after a `/` (a long path at its folders), digests never; every table scrolls inside its own
 `div.scroll` (`overflow-x:auto`), so the page holds at 900 px and wider.
 Every string from evidence is HTML-escaped (after control and bidi
@@ -25,10 +27,12 @@ from __future__ import annotations
 
 import html
 import io
+import posixpath
+import re
 from typing import Any
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, split_path, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
 
@@ -82,8 +86,21 @@ _SLASH = __import__("re").compile(r"(?<=/)")
 
 
 def _loc(value: object) -> str:
-    """Return a location escaped, with a break opportunity (`<wbr>`) after each `/` only: a long path wraps at its folders, `README.md:11:14` never."""
-    return "<wbr>".join(f"<span>{_e(part)}</span>" for part in _SLASH.split(str(value)) if part)
+    """
+    Return a location escaped, with a break opportunity (`<wbr>`) after each `/`: a long path wraps at its folders, `README.md:11:14` never.
+
+    A folder name longer than 32 characters also breaks after its
+    `_` and `-` (`gh_macos-latest_x86-reference-cpu-deepsparse_v1.8.0-default_config/`), so the column stays narrow
+    and the message beside it keeps its width.
+    """
+    parts = []
+    for part in _SLASH.split(str(value)):
+        parts += _WORDS.split(part) if len(part) > 32 else [part]
+    return "<wbr>".join(f"<span>{_e(part)}</span>" for part in parts if part)
+
+
+#: Splits a long folder name after each `_` and `-`.
+_WORDS = re.compile(r"(?<=[_-])")
 
 
 def _status(status: str) -> str:
@@ -100,8 +117,41 @@ def _table(head: str, rows: str, ident: str = "", tall: bool = False) -> str:
     return f'<div class="scroll{" tall" if tall else ""}"><table{f" id={chr(34)}{ident}{chr(34)}" if ident else ""}>{head}{rows}</table></div>'
 
 
-def _finding_rows(findings: Any) -> str:
-    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc><code>{_loc(location(f))}</code></td>"
+def _href(report: Report, f: Any) -> str | None:
+    """
+    Return a relative link to the file a finding's location names first (the manifest for a listed entry), or None.
+
+    The path is the bundle path as given joined with the file (`_common.split_path`), percent-encoded with only `/`
+    kept, so it never reads as a scheme (`javascript:`) or a host (`//host`): it opens the file next to a report
+    saved where `verify` ran. No `#L` line anchor (a browser shows a local file without one).
+    """
+    from urllib.parse import quote
+
+    from verifier.model import Finding
+
+    listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
+    target = Finding(check=f.check, status=f.status, code=f.code, message="", path=listed_in if isinstance(listed_in, str) else f.path)
+    where = split_path(report, target)
+    if where is None:
+        return None
+    base, rel = where
+    path = rel if base is None else posixpath.normpath(posixpath.join(base, rel))
+    try:  # a file name read as bytes that are not UTF-8 (`surrogateescape`) links to those very bytes
+        encoded = quote(path.lstrip("/"), safe="/", errors="surrogateescape")
+    except UnicodeEncodeError:
+        encoded = quote(visible(path.lstrip("/")), safe="/")
+    return ("/" if path.startswith("/") else "./") + encoded
+
+
+def _where(report: Report, f: Any, text: str) -> str:
+    """Return the where cell's content: the location, a link to its file when it names one (`_href`)."""
+    href = _href(report, f) if f is not None else None
+    inner = f"<code>{_loc(text)}</code>"
+    return f'<a href="{html.escape(href, quote=True)}">{inner}</a>' if href else inner
+
+
+def _finding_rows(report: Report, findings: Any) -> str:
+    return "".join(f"<tr><td>{_status(f.status.value)}</td><td class=loc>{_where(report, f, location(f))}</td>"
                    f"<td class=msg>{_e(message(f))}</td></tr>" for f in findings)
 
 
@@ -111,30 +161,50 @@ def _groups(report: Report, verbose: bool) -> str:
     if not act:
         return '<h2 id="act">To act on</h2><p class="note">Nothing: no FAIL, ERROR or UNVERIFIED finding.</p>'
     parts = ['<h2 id="act">To act on (FAIL, then ERROR, then UNVERIFIED)</h2>']
+    ids: set[str] = set()
     for g in act:
         shown = g.findings if verbose else g.first()
         more = f", first {len(shown)} shown" if len(shown) < g.count else ""
-        parts.append(f'<details class="group g-{g.status.value}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
+        parts.append(f'<details class="group g-{g.status.value}" id="{_anchor(g, ids)}"{" open" if g.status.value in ("FAIL", "ERROR") else ""}><summary>'
                      f"{_status(g.status.value)} <code>{_e(g.check)}</code> [<code>{_e(g.code)}</code>]"
-                     + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {g.count} finding(s){more}</summary>"
-                     + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(shown))
+                     + (f" <code>{_e(g.rule)}</code>" if g.rule else "") + f": {_e(g.counted)}{more}</summary>"
+                     + _table("<tr><th>status</th><th>where</th><th>message</th></tr>", _finding_rows(report, shown))
                      + (f'<p class="note">…and {g.count - len(shown)} more (<code>-v</code>, or the JSON and SARIF reports, '
                         "list every one).</p>" if len(shown) < g.count else "") + "</details>")
     return "".join(parts)
 
 
+def _anchor(g: Any, taken: set[str]) -> str:
+    """Return a page-unique anchor id for a group (`FAIL-profile.gate-rule-not-met-stated-range-F1`), to link to it as `#ID`."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "-", "-".join(p for p in (g.status.value, g.check, g.code, g.rule) if p)).strip("-")
+    ident, n = base, 1
+    while ident in taken:
+        n += 1
+        ident = f"{base}-{n}"
+    taken.add(ident)
+    return ident
+
+
 def _claim_points(report: Report) -> list[tuple[float, float, str]]:
-    """Return `(claimed, derived, status)` of every claim row whose claimed and derived values are both numbers in (1e-100, 1e100)."""
+    """
+    Return `(claimed, derived, status)` of every claim whose claimed and derived values are both numbers in (1e-100, 1e100).
+
+    The claims table's rows and every stated number of the prose bound to a derived value (`claims.stated`:
+    a README's failing 75.45 % against 73.45 is drawn, in red).
+    """
     from decimal import Decimal, InvalidOperation
 
+    pairs = [(r.claimed, r.derived, r.status) for r in claim_rows(report)]
+    pairs += [(str(f.observed["claimed"]), str(f.observed["derived"]), f.status) for f in report.findings
+              if f.check == "claims.stated" and isinstance(f.observed, dict) and "claimed" in f.observed and "derived" in f.observed]
     points = []
-    for r in claim_rows(report):
+    for claimed, derived, status in pairs:
         try:
-            a, b = Decimal(r.claimed.partition(" ")[0]), Decimal(r.derived.partition(" ")[0])
+            a, b = Decimal(claimed.partition(" ")[0]), Decimal(derived.partition(" ")[0])
         except (InvalidOperation, ValueError):
             continue
         if a.is_finite() and b.is_finite() and all(Decimal("1e-100") < v < Decimal("1e100") for v in (a, b)):  # a log axis can draw them
-            points.append((float(a), float(b), r.status.value))
+            points.append((float(a), float(b), status.value))
     return points
 
 
@@ -159,6 +229,9 @@ def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]], table:
     if high / low > 100:
         ax.set_xscale("log")
         ax.set_yscale("log")
+    else:  # close values (1000000 and 1000001) keep their digits: no offset above the axis
+        _plain(ax, [low, high], ax.xaxis)
+        _plain(ax, [low, high])
     ax.set_xlabel("claimed (as stated)")
     ax.set_ylabel("derived from the receipts")
     ax.legend(fontsize=8, loc="upper left")
@@ -173,11 +246,31 @@ def _receipt_sets(figure_cls: Any, series: list[dict[str, Any]]) -> str:
     for i, s in enumerate(series):
         ax = fig.add_subplot(rows, cols, i + 1)
         ax.plot(range(1, len(s["values"]) + 1), s["values"], marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
-        ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])} ({_label(s['unit'])})", fontsize=9)
+        unit = "" if str(s["unit"]) in ("1", "") else f" ({_label(s['unit'])})"  # a dimensionless count or ratio names no unit
+        ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])}{unit}", fontsize=9)
+        _plain(ax, s["values"])
         ax.tick_params(labelsize=7)
         ax.set_xlabel("record", fontsize=7)
     fig.tight_layout()
     return _svg(fig)
+
+
+def _plain(ax: Any, values: list[float], axis: Any = None) -> None:
+    """
+    Write the ticks of `axis` (default: y) as plain numbers in the plotted unit: no offset (`+1e6`), no `1e10` multiplier above it.
+
+    Magnitudes beyond what plain digits read well (>= 1e9 or < 1e-4) take SI prefixes instead (`EngFormatter`: `1.2 G`).
+    """
+    from matplotlib.ticker import EngFormatter, ScalarFormatter
+
+    axis = ax.yaxis if axis is None else axis
+    largest = max((abs(v) for v in values), default=0.0)
+    if largest >= 1e9 or 0 < largest < 1e-4:
+        axis.set_major_formatter(EngFormatter(sep=" "))
+        return
+    plain = ScalarFormatter(useOffset=False)
+    plain.set_scientific(False)
+    axis.set_major_formatter(plain)
 
 
 def _svg(fig: Any) -> str:
@@ -312,6 +405,8 @@ def _coverage(figure_cls: Any, entries: list[dict[str, Any]]) -> str | None:
 
 def _plots(report: Report) -> list[tuple[str, str, str]]:
     """Return `(id, caption, svg)` for each plot the report's figures support."""
+    from verifier.report.statements import statement_rows
+
     figures = report.figures or {}
     points = _claim_points(report)
     if not figures and not points:
@@ -320,11 +415,12 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
     out = []
     if points:
-        table = claim_rows(report)
-        out.append((CLAIM_PLOT, f"Claimed against derived, one point per claim with a number on both sides ({len(points)} of the "
-                                f"{len(table)} claims of the table; the legend gives both counts). A FAIL is drawn as a cross even "
-                                "where its difference is too small to leave the dashed line at this scale: the table gives the delta.",
-                    _claims_plot(Figure, points, {s: sum(r.status.value == s for r in table) for s in ("PASS", "UNVERIFIED", "ERROR", "FAIL")})))
+        table = [r.status for r in claim_rows(report)] + [r.status for r in statement_rows(report) if r.code != "informational"]
+        out.append((CLAIM_PLOT, f"Claimed against derived, one point per claim or stated number with a number on both sides "
+                                f"({len(points)} of the {len(table)} claims and stated numbers of the tables; the legend gives both counts). "
+                                "A FAIL is drawn as a red cross even where its difference is too small to leave the dashed line at this "
+                                "scale: the table gives the delta.",
+                    _claims_plot(Figure, points, {s: sum(t.value == s for t in table) for s in ("PASS", "UNVERIFIED", "ERROR", "FAIL")})))
     rows = figures.get("requests") or []
     if rows:
         out.append(("latency", "Latency per request in run order, by server and arm (hollow markers: warmups).",
@@ -348,8 +444,7 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
 def _claims(report: Report, verbose: bool = False) -> str:
     """Return the claims table (claims.json and receipt claims) and the stated-claims table (numbers of the prose)."""
-    from verifier.report.statements import CHECK as STATED
-    from verifier.report.statements import statement_rows
+    from verifier.report.statements import blocked, statement_rows
 
     parts = []
     rows = claim_rows(report)
@@ -358,7 +453,7 @@ def _claims(report: Report, verbose: bool = False) -> str:
         parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
     if rows:
         head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
-        row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=name>{_name(r.claim)}</td>"
+        row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc>{_where(report, r.finding, r.where)}</td><td class=name>{_name(r.claim)}</td>"
                          f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
@@ -375,16 +470,13 @@ def _claims(report: Report, verbose: bool = False) -> str:
             parts.append(f"<details><summary>{len(good)} PASS claim(s)</summary>"
                          + _table(head, "".join(row(r) for r in good), "" if bad else "claims", tall=True) + "</details>")
     stated = statement_rows(report)
+    parts += [f'<p class="note stated-blocked">{_e(b)}</p>' for b in blocked(report)]  # counted, not judged: never dropped silently
     if stated:
-        from verifier.report._common import _places, delta_shown  # the claims table's rounding: two places past the claim
-
-        deltas = [delta_shown(str(f.observed.get("delta", "-")), _places(str(f.observed.get("claimed", "")))) for f in report.findings
-                  if f.check == STATED and isinstance(f.observed, dict) and "stated" in f.observed]
         head = "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
         line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
-                             f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(d)}</td>"
+                             f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived_shown)}</td><td class=num>{_e(d)}</td>"
                              f"<td class=msg>{_e(r.sentence)}</td></tr>")
-        paired = sorted(zip(stated, deltas, strict=False), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable
+        paired = sorted(((r, r.delta_shown) for r in stated), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable
         bad_rows = [p for p in paired if p[0].status is not Status.PASS]
         good_rows = [p for p in paired if p[0].status is Status.PASS]
         parts.append("<h3>Stated in the prose</h3>" + (_table(head, "".join(line(r, d) for r, d in bad_rows), "stated-claims", tall=True)

@@ -7,7 +7,7 @@ collapsible `<details>` per group with its count and first `FEW` findings
 (every one with `verbose`; FAIL and ERROR groups open). Then the claims
 table (claimed / derived / delta / where, failures first, the PASS rows
 collapsed), then the stated claims (every number of the prose: where,
-stated, bound value, derived value, sentence; identifiers are left out),
+claimed, bound value, derived value and delta with the unit, sentence, as the HTML table; identifiers are left out),
 then a grid of each results table the claims were read from (`grids.grids`),
 then, with `verbose`, the PASS findings (collapsed), then the roster with
 counts per status.
@@ -26,7 +26,7 @@ import re
 
 from verifier.model import Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
-from verifier.report.statements import statement_rows
+from verifier.report.statements import blocked, statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
 
@@ -54,8 +54,34 @@ def code(value: object) -> str:
     return f"`{text}`" if _PLAIN.match(text) else text.translate(_REFERENCES)
 
 
+#: At most this many characters: GitHub refuses a comment over 65,536, and the step summary shows 1 MiB.
+LIMIT = 65_000
+#: The line that stands for PASS rows left out to stay under `LIMIT`.
+_CUT = "…{n} PASS {what} cut to keep this report under {limit:,} characters (a GitHub comment holds 65,536): `-f json` or `-f html` lists every one."
+
+
 def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
-    """Return the Markdown summary of `report` (`color` is ignored)."""
+    """
+    Return the Markdown summary of `report` (`color` is ignored), at most `LIMIT` characters.
+
+    When the whole summary is longer, the PASS tables (claims, stated numbers, PASS findings) are each cut to one line
+    saying how many rows were left out and how to get them; if what remains is still too long, it is cut at a line
+    with one closing line saying so (what to act on comes first, so it is what stays).
+    """
+    text = _render(report, verbose, cut=False)
+    if len(text) <= LIMIT:
+        return text
+    text = _render(report, verbose, cut=True)
+    if len(text) <= LIMIT:
+        return text
+    tail = f"\n\n…this report is cut at {LIMIT:,} characters (a GitHub comment holds 65,536): `-f json` or `-f html` has all of it.\n"
+    kept = text[:text.rfind("\n", 0, LIMIT - len(tail) - 200)]
+    kept += "\n\n</details>" * max(0, kept.count("<details") - kept.count("</details>"))  # close what the cut left open
+    return kept + tail
+
+
+def _render(report: Report, verbose: bool, cut: bool) -> str:
+    """Return the Markdown summary; with `cut`, each PASS table is one `_CUT` line."""
     counts = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
     judge = judged_by(report)
     gate = f" · {judge[0]} {code(judge[1])} (sha256 {code(report.gate_sha256[:12])}…)" if judge and report.gate_sha256 else ""
@@ -78,7 +104,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
             more = "" if len(shown) == g.count else f", first {len(shown)} shown"
             opened = ' open="open"' if g.status.value in ("FAIL", "ERROR") else ""
             lines += [f"<details{opened}><summary>{ICONS[g.status]} {g.status.value} "
-                      f"{code(g.check)} [{code(g.code)}]{' ' + code(g.rule) if g.rule else ''}: {g.count} finding(s){more}</summary>", "",
+                      f"{code(g.check)} [{code(g.code)}]{' ' + code(g.rule) if g.rule else ''}: {g.counted}{more}</summary>", "",
                       "| Location | Message |", "|---|---|"]
             lines += [f"| {code(location(f))} | {cell(message(f))} |" for f in shown]
             if len(shown) < g.count:
@@ -102,22 +128,30 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         shown, notes = shown_claims(rows, verbose)
         if bad:
             lines += header + [row(r) for r in shown] + [""] + [cell(n) for n in notes] + ([""] if notes else [])
-        if good:
+        if good and cut:
+            lines += [_CUT.format(n=len(good), what="claim row(s)", limit=LIMIT), ""]
+        elif good:
             lines += [f"<details><summary>{len(good)} PASS claim(s)</summary>", ""] + header + [row(r) for r in good] + ["", "</details>", ""]
     stated = [r for r in statement_rows(report) if r.code != "informational"]
     if stated:
-        head = ["| Status | Where | Stated | Bound to | Derived | Sentence |", "|---|---|---:|---|---:|---|"]
-        line = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived)} "
-                          f"| {cell(r.sentence)} |")
+        head = ["| Status | Where | Claimed | Bound to | Derived | Delta | Sentence |", "|---|---|---:|---|---:|---:|---|"]  # the HTML table's shape
+        line = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.where)} | {cell(r.stated)} | {code(r.bound)} | {cell(r.derived_shown)} "
+                          f"| {cell(r.delta_shown)} | {cell(r.sentence)} |")
         ordered = sorted(stated, key=lambda r: STATUS_ORDER[r.status])  # FAIL rows first; PASS rows collapsed
         bad = [r for r in ordered if r.status is not Status.PASS]
         good = [r for r in ordered if r.status is Status.PASS]
         lines += ["#### Stated claims", ""] + ((head + [line(r) for r in bad] + [""]) if bad else [])
-        if good:
-            lines += [f"<details><summary>{len(good)} PASS stated number(s)</summary>", ""] + head + [line(r) for r in good] + ["", "</details>", ""]
+    if blocked(report):  # a claim text integrity blocked: its numbers counted, never dropped silently
+        lines += ([] if stated else ["#### Stated claims", ""]) + [f"- {cell(b)}" for b in blocked(report)] + [""]
+    if stated and good and cut:
+        lines += [_CUT.format(n=len(good), what="stated number(s)", limit=LIMIT), ""]
+    elif stated and good:
+        lines += [f"<details><summary>{len(good)} PASS stated number(s)</summary>", ""] + head + [line(r) for r in good] + ["", "</details>", ""]
     lines += _grids(report)
     passed = [f for f in report.findings if f.status is Status.PASS]
-    if verbose and passed:
+    if verbose and passed and cut:
+        lines += [_CUT.format(n=len(passed), what="finding(s)", limit=LIMIT), ""]
+    elif verbose and passed:
         lines += [f"<details><summary>{len(passed)} PASS finding(s)</summary>", "",
                   "| Status | Check | Code | Location | Message |", "|---|---|---|---|---|"]
         lines += [f"| {ICONS[f.status]} {f.status.value} | {code(f.check)} | {code(f.code)} | {code(location(f))} | {cell(message(f))} |"

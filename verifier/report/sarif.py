@@ -15,7 +15,8 @@ as given, relative to `SRCROOT` (the directory `verify` ran in, left without
 a `uri` so no absolute path is recorded); a bundle given by an absolute path
 is recorded by its last component only (`BUNDLE` is then `NAME/`), so no
 absolute path is recorded either way. The JSON Pointer and status are in
-`properties`. Results come worst first (FAIL, ERROR, UNVERIFIED, PASS, report
+`properties`; a stated number's line and column (`README.md:3:55`) are also its
+`region` (`startLine`, `startColumn`). Results come worst first (FAIL, ERROR, UNVERIFIED, PASS, report
 order within each); the run's `properties` add `groups` (status, check, code,
 rule and count of each group to act on, `_common.groups`) and `claims`
 (claim, status, claimed, derived, delta, where).
@@ -72,6 +73,10 @@ def _result(report: Report, f: Finding, rule_index: int) -> dict[str, Any]:
         base, rel = where
         location = {"uri": _uri(_relative(rel))} if base is None else {"uri": _uri(rel), "uriBaseId": "BUNDLE"}
         physical: dict[str, Any] = {"artifactLocation": location}
+        detail = f.observed if isinstance(f.observed, dict) else {}
+        line, column = detail.get("line"), detail.get("column")
+        if type(line) is int and line >= 1:  # a stated number's place (`README.md:3:55`): SARIF §3.30 region, 1-based
+            physical["region"] = {"startLine": line, **({"startColumn": column} if type(column) is int and column >= 1 else {})}
         result["locations"] = [{"physicalLocation": physical}]
     return result
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from verifier.model import Report, Status
 
-__all__ = ["CHECK", "StatementRow", "statement_rows", "text_lines"]
+__all__ = ["CHECK", "StatementRow", "blocked", "statement_rows", "text_lines"]
 
 #: The check whose findings are stated quantities (`verifier.checks.statements.CHECK`).
 CHECK = "claims.stated"
@@ -21,7 +21,7 @@ CHECK = "claims.stated"
 
 @dataclass(frozen=True, slots=True)
 class StatementRow:
-    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence."""
+    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence, delta (or `-`)."""
 
     status: Status
     code: str
@@ -31,6 +31,22 @@ class StatementRow:
     derived: str
     formula: str
     sentence: str
+    delta: str = "-"
+
+    @property
+    def unit(self) -> str:
+        """The unit or noun the number is stated with (`%` of `75.45 %`, `s`, `requests`), `""` when none."""
+        return self.stated.partition(" ")[2]
+
+    @property
+    def derived_shown(self) -> str:
+        """The derived value with the stated number's unit (the derivation is compared in it): `73.4525 %`, `-` when none."""
+        return self.derived + (f" {self.unit}" if self.unit and self.derived != "-" else "")
+
+    @property
+    def delta_shown(self) -> str:
+        """`stated - derived` at the table's precision with the unit (`1.9975 %`), `-` when there is no derived value."""
+        return self.delta + (f" {self.unit}" if self.unit and self.delta != "-" else "")
 
 
 def statement_rows(report: Report) -> list[StatementRow]:
@@ -44,8 +60,14 @@ def statement_rows(report: Report) -> list[StatementRow]:
             status=f.status, code=f.code, where=f"{detail.get('source')}:{detail.get('line')}:{detail.get('column')}",
             stated=str(detail.get("stated")), bound=_bound(detail),
             derived=_derived(str(detail["derived"]), str(detail.get("stated"))) if detail.get("derived") is not None else "-",
-            formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or "")))
+            formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or ""),
+            delta=_delta(detail)))
     return rows
+
+
+def blocked(report: Report) -> list[str]:
+    """Return one plain sentence per claim text whose numbers were counted but not judged (`README.md: 25 numbers not judged (blocked by integrity.files...)`)."""
+    return [f.message for f in report.findings if f.check == CHECK and f.code == "blocked-by-integrity"]
 
 
 def _bound(detail: dict) -> str:  # type: ignore[type-arg]
@@ -55,6 +77,15 @@ def _bound(detail: dict) -> str:  # type: ignore[type-arg]
     if " on " in formula and formula.split(" on ", 1)[1].startswith(f"{name}:"):
         return f"{formula.split(' on ', 1)[0]} of {name}"
     return name
+
+
+def _delta(detail: dict) -> str:  # type: ignore[type-arg]
+    """Return `stated - derived` at the claims table's precision (`_common._shown`: two places past the stated number's), `-` when not derived."""
+    from verifier.report._common import _places, delta_shown
+
+    if detail.get("delta") is None:
+        return "-"
+    return delta_shown(str(detail["delta"]), _places(str(detail.get("claimed", ""))))
 
 
 def _derived(text: str, stated: str) -> str:
@@ -87,14 +118,15 @@ def text_lines(report: Report, safe, verbose: bool = False) -> list[str]:  # typ
     """
     rows = statement_rows(report)
     if not rows:
-        return []
+        return [f"stated claims: {safe(line)}" for line in blocked(report)]
     counts = {s: sum(1 for r in rows if r.status is s) for s in Status}
     informational = sum(1 for r in rows if r.code == "informational")
     lines = [f"stated claims: {len(rows)} number(s) ({', '.join(f'{n} {s.value}' for s, n in counts.items() if n)}; "
              f"{informational} identifier(s) not listed{'' if verbose else '; PASS rows with -v'})"]
+    lines += [f"  {safe(line)}" for line in blocked(report)]  # never dropped silently
     for r in rows:
         if r.code == "informational" or (r.status is Status.PASS and not verbose):
             continue
-        bound = f"{r.bound} = {r.derived}" if r.derived != "-" else r.bound
+        bound = f"{r.bound} = {r.derived_shown} (delta {r.delta_shown})" if r.derived != "-" else r.bound
         lines.append(f"  {r.status.value:<10} {safe(r.where)}  {safe(r.stated)} -> {safe(bound)}  [{safe(r.code)}]  \"{safe(r.sentence)}\"")
     return lines

@@ -46,8 +46,7 @@ def _finding_lines(findings: list[Finding] | tuple[Finding, ...], verbose: bool,
     lines = []
     for f in findings:
         status = _paint(f"{f.status.value:<10}", COLORS[f.status], color)
-        mark = f" (cached {f.cached})" if f.cached else ""
-        lines.append(f"{indent}{status} {_safe(f.check)} [{_safe(f.code)}]{mark} {_location(f)}: {_safe(message(f))}")
+        lines.append(f"{indent}{status} {_safe(f.check)} [{_safe(f.code)}] {_location(f)}: {_safe(message(f))}")  # cache state: the `cache:` footer
         if verbose and f.derivation:
             for row in f.derivation.rstrip().splitlines():
                 lines.append(f"{indent}{'':11}  derivation: {_safe(row)}")
@@ -91,7 +90,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
     for group in act:
         shown = group.findings if verbose else group.first()
         lines.append(f"== {_paint(group.status.value, COLORS[group.status], color)} {_safe(group.title)}: "
-                     f"{group.count} finding(s)" + (f", first {len(shown)} below (-v lists every one)" if len(shown) < group.count else ""))
+                     f"{group.counted}" + (f", first {len(shown)} below (-v lists every one)" if len(shown) < group.count else ""))
         lines += _finding_lines(shown, verbose, color, "")
     lines += _claim_lines(report, verbose or show_pass)
     lines += statement_lines(report, _safe, verbose)
@@ -108,7 +107,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False, show_p
             reused[f.cached] = reused.get(f.cached, 0) + 1
     if reused:  # the warm re-verify cache (docs/cache.md): which findings reused a cached digest, score, validation or demux
         lines.append("cache: " + ", ".join(f"{n} finding(s) reused a cached {_REUSED.get(kind, kind)}" for kind, n in sorted(reused.items()))
-                     + " (each such finding line is marked \"(cached ...)\"; PASS lines show with -v; --no-cache to recompute everything)")
+                     + " (the JSON report marks each such finding \"cached\"; --no-cache to recompute everything)")
     verdict = _paint(report.verdict, VERDICT_COLORS[report.verdict], color)
     total = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
     warning = trust_warning(report)
