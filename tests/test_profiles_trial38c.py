@@ -1,0 +1,103 @@
+"""Issue 38, the third newcomer trial (JMeter JTL + dashboard + COMPARISON.md; coherent_benchmarks per-run JSON + README tables).
+
+Every authoring mistake the trial made is named at load (exit 2, one line: file, JSON Pointer, what to write) or by
+`verify profile check`, never as an evidence FAIL. The bundles are small and made up, shaped like the two real sets
+(harshapilli369/intellicare-assignment3 jmeter/results, alb3rtjarvis/coherent_benchmarks results/).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, make_assets
+from helpers import by_check as _by
+from helpers import one_claim as _claim
+from helpers import write_tree
+
+from verifier.core import verify_path
+from verifier.errors import ConfigError
+from verifier.profiles import load_profile
+
+SCHEMA = json.loads((ROOT / "schemas" / "profile.schema.json").read_text())
+
+#: A JTL CSV per arm: label, elapsed (ms), success. Baseline login: 10, 10, 40 (mean 20, median 10); optimized: 5, 5, 50
+#: (mean 20, median 5). The change of the means is 0 %, of the medians -50 %.
+JTL = {
+    "baseline/light.csv": "timeStamp,elapsed,label,success\n1,10,login,true\n2,10,login,true\n3,40,login,true\n4,8,index,true\n",
+    "optimized/light.csv": "timeStamp,elapsed,label,success\n1,5,login,true\n2,5,login,true\n3,50,login,true\n4,4,index,true\n",
+}
+
+
+def _jm(claims: list[dict], **extra) -> dict:
+    """Return a profile `jm` reading `{arm}/{load}.csv` JTL samples (latency `elapsed` ms, dimension `label`) with `claims`."""
+    return {
+        "id": "jm", "version": 1, "description": "test profile shaped like a JMeter results folder",
+        "detect": {"files": ["COMPARISON.md"]},
+        "manifest": {"kind": "none", "reason": "no digests"},
+        "receipts": {"samples": {"glob": "*/*.csv", "encoding": "csv", "name": "{arm}/{load}.csv",
+                                 "fields": {"latency": {"pointer": "/elapsed", "unit": "ms"}, "arm": {"from_name": "arm"}, "outcome": {"pointer": "/success"}},
+                                 "dimensions": {"load": {"from_name": "load"}, "label": {"pointer": "/label"}},
+                                 "ok_outcomes": ["true"]}},
+        "claims": claims,
+        **extra,
+    }
+
+
+def _verify(tmp_path: Path, files: dict[str, str], doc: dict):
+    """Return the report of `verify` over `files` judged by the profile `doc`."""
+    bundle = write_tree(tmp_path / "bundle", files)
+    return verify_path(str(bundle), asset_root=make_assets(tmp_path, {doc["id"]: doc}))
+
+
+def _check(run, tmp_path: Path, files: dict[str, str], doc: dict):
+    """Return the CLI result of `verify profile check` over `files` with the draft `doc`."""
+    bundle = write_tree(tmp_path / "bundle", files)
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(doc | {"id": "draft-" + doc["id"]}))
+    return run("profile", "check", str(bundle), "--profile", str(draft))
+
+
+def _refused(doc: dict, pointer: str, *words: str) -> str:
+    """Assert `doc` is refused at load with one line naming the file and `pointer` (and each of `words`); return the line."""
+    with pytest.raises(ConfigError) as info:
+        load_profile(doc, SCHEMA, origin="draft.json")
+    line = str(info.value)
+    assert "\n" not in line and line.startswith(f"draft.json: invalid profile at {pointer}:"), line
+    for word in words:
+        assert word in line, (word, line)
+    return line
+
+
+# ---------------------------------------------------------------- D2: `of` on every two-selection statistic
+
+def _change(statistic: str, of: dict | None, unit: str = "%") -> dict:
+    claim = {"id": "change", "receipts": "samples", "statistic": statistic, "baseline": "baseline", "candidate": "optimized",
+             "selection": {"load": "light", "label": "login"}, "unit": unit, "at": {"file": "summary.json", "pointer": "/change"}}
+    return claim | ({"of": of} if of else {})
+
+
+@pytest.mark.parametrize(("statistic", "unit", "of_median", "of_mean"), [
+    ("relative_change_pct", "%", "-50", "0"),       # (5 - 10) / 10
+    ("ratio", "1", "0.5", "1.0"),                    # 5 / 10
+    ("relative_reduction_pct", "%", "50", "0"),      # (10 - 5) / 10
+    ("speedup", "x", "2", "1"),                      # 10 / 5
+    ("difference", "ms", "5", "0"),                  # 10 - 5
+])
+def test_of_names_the_statistic_every_two_selection_statistic_compares(tmp_path, statistic, unit, of_median, of_mean):
+    doc = _jm([_change(statistic, {"statistic": "median"}, unit)])
+    report = _verify(tmp_path, {**JTL, "COMPARISON.md": "", "summary.json": f'{{"change": {of_median}}}'}, doc)
+    assert _claim(report, "change").status == "PASS", _claim(report, "change").message
+    report = _verify(tmp_path / "b", {**JTL, "COMPARISON.md": "", "summary.json": f'{{"change": {of_mean}}}'}, doc)
+    assert _claim(report, "change").status == "FAIL", _claim(report, "change").message
+
+
+@pytest.mark.parametrize("statistic", ["mean", "count", "percentile", "sd"])
+def test_of_on_a_statistic_of_one_selection_is_refused_at_load(statistic):
+    claim = {"id": "one", "receipts": "samples", "statistic": statistic, "selection": {"load": "light"}, "of": {"statistic": "median"},
+             "at": {"file": "summary.json", "pointer": "/one"}}
+    claim |= {"q": 95, "method": "linear"} if statistic == "percentile" else {}
+    claim |= {} if statistic == "count" else {"unit": "ms"}
+    _refused(_jm([claim]), "/claims/0/of", statistic, "relative_change_pct")
