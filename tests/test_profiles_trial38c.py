@@ -101,3 +101,35 @@ def test_of_on_a_statistic_of_one_selection_is_refused_at_load(statistic):
     claim |= {"q": 95, "method": "linear"} if statistic == "percentile" else {}
     claim |= {} if statistic == "count" else {"unit": "ms"}
     _refused(_jm([claim]), "/claims/0/of", statistic, "relative_change_pct")
+
+
+# ---------------------------------------------------------------- D4: `profile check` resolves the arms an instance names
+
+def _speedup(baseline: str, candidate: str, per: list[str]) -> dict:
+    return {"id": "speedup", "receipts": "samples", "statistic": "speedup", "baseline": baseline, "candidate": candidate,
+            "selection": {"load": "light"}, "per": per, "unit": "x",
+            "at": {"file": "summary.json", "pointer": "/{" + per[0] + "}/{label}"}}
+
+
+def _line(result, where: str) -> str:
+    return next(x for x in result.stdout.splitlines() if x.strip().startswith(where)), result.stdout
+
+
+def test_profile_check_names_a_misspelled_baseline_beside_a_per_arm_candidate(tmp_path, run):
+    files = {**JTL, "COMPARISON.md": "", "summary.json": '{"baseline": {"login": 1, "index": 1}, "optimized": {"login": 1, "index": 2}}'}
+    result = _check(run, tmp_path, files, _jm([_speedup("basline", "{arm}", ["arm", "label"])]))
+    line = _line(result, "claims/0")[0]
+    assert result.exit_code == 1 and "baseline arm 'basline'" in line and "matches nothing" in line, result.stdout
+    result = _check(run, tmp_path / "good", files, _jm([_speedup("baseline", "{arm}", ["arm", "label"])]))
+    assert result.exit_code == 0 and "baseline arm 'baseline'" in _line(result, "claims/0")[0], result.stdout
+
+
+def test_profile_check_names_an_instance_whose_other_dimension_excludes_the_baseline_arm(tmp_path, run):
+    # the trial's `candidate: "{pkg}"` with `pkg` (the same name part as the arm) in `per`: the baseline selection keeps
+    # pkg=optimized and so selects nothing for every instance but the baseline's own
+    doc = _jm([_speedup("baseline", "{pkg}", ["pkg", "label"])])
+    doc["receipts"]["samples"]["dimensions"]["pkg"] = {"from_name": "arm"}
+    files = {**JTL, "COMPARISON.md": "", "summary.json": '{"baseline": {"login": 1, "index": 1}, "optimized": {"login": 2, "index": 2}}'}
+    result = _check(run, tmp_path, files, doc)
+    line = _line(result, "claims/0")[0]
+    assert result.exit_code == 1 and "baseline arm 'baseline' selects no receipt for 2 of 4 instances" in line and "pkg=optimized" in line, result.stdout

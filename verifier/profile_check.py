@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
+from verifier.derive import arm_name
 from verifier.evidence import Evidence, Receipt, StatedClaim
 from verifier.readers.select import RECEIPTS, instances, left_out, select
 
@@ -91,6 +92,32 @@ def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[st
     return out
 
 
+def _instance_arms(rule: dict[str, Any], records: list[Receipt], selection: dict[str, Any]) -> tuple[str, bool, bool]:
+    """
+    Return `(text, empty, problem)` for an arm comparison whose `baseline` or `candidate` is a `{dim}` of its `per`:
+    each instance's two arms resolved (`derive.arm_name`) and selected as `derive.derive_rule` selects them (the
+    selection, the instance's other dimensions, `arm` replaced). `empty`: no instance has both arms; `problem`: some
+    instance has an arm that selects no receipt (`verify` reports FAIL `empty-selection` for it). The text names the
+    first such arm and instance, and how many instances it misses in.
+    """
+    keys = instances(rule, records)
+    missed: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for key in keys:
+        base = {**selection, **{k: v for k, v in key.items() if k != "arm"}}
+        for role in ("baseline", "candidate"):
+            arm = arm_name(rule[role], key)
+            if not select(records, {**base, "arm": arm}):
+                missed.setdefault((role, arm), []).append(key)
+    text = f"selection {selection or 'all'} selects {_many(len(select(records, selection)), 'receipt')}, {_many(len(keys), 'instance')} of per {rule['per']}"
+    for (role, arm), where in missed.items():
+        said = ", ".join(f"{k}={v}" for k, v in where[0].items())
+        text += f"; {role} arm {arm!r} selects no receipt for {len(where)} of {_many(len(keys), 'instance')} (first: {said})"
+    if not missed:
+        text += f"; baseline arm {rule['baseline']!r}, candidate arm {rule['candidate']!r}: both select receipts in every instance"
+    hit = {tuple(sorted(k.items())) for w in missed.values() for k in w}
+    return text, not keys or len(hit) == len(keys), bool(missed)
+
+
 def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]]) -> tuple[list[str], int]:
     """
     Return `(lines, nothing)`: one line per receipt set, claim, gate rule, identity, `matches` entry and claim document of
@@ -129,22 +156,24 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
     for pointer, rule in rules:
         records = by_set.get(rule["receipts"], [])
         selection = _plain(rule["selection"])
+        problem = False
         if "baseline" in rule and "{" not in rule["baseline"] + rule["candidate"]:
             arms = {arm: len(select(records, {**selection, "arm": arm})) for arm in (rule["baseline"], rule["candidate"])}
             text = "; ".join(f"{'baseline' if arm == rule['baseline'] else 'candidate'} arm {arm!r}: {_many(n, 'receipt')}" for arm, n in arms.items())
             empty = not all(arms.values())
+        elif "baseline" in rule:  # an arm named by `{dim}`: resolved per instance, as `derive.derive_rule` does
+            text, empty, problem = _instance_arms(rule, records, selection)
         else:
             chosen = len(select(records, selection))
             text, empty = f"selection {selection or 'all'} selects {_many(chosen, 'receipt')}", not chosen
-        if rule.get("per") and not empty:
+        if rule.get("per") and not empty and not ("baseline" in rule and "{" in rule["baseline"] + rule["candidate"]):
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
-        problem = False
         absent = _absent_values(rule, select(records, {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}))
         if absent:
             text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} (it is `optional`: "
                             "those instances will be UNVERIFIED `value-absent`; narrow the selection)" for name, n, m in absent
                             for kind in ["claim" if pointer.startswith("/claims/") else "gate rule"])
-            problem = bool(absent)
+            problem = True
         role = "named" if "pick" in rule else "claim" if pointer.startswith("/claims/") else "recorded" if "recorded" in rule else "bounds" if "bounds_at" in rule else None
         sites = model.sites_of(pointer, role) if model is not None and role else []
         if sites:
