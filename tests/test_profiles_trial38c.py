@@ -133,3 +133,81 @@ def test_profile_check_names_an_instance_whose_other_dimension_excludes_the_base
     result = _check(run, tmp_path, files, doc)
     line = _line(result, "claims/0")[0]
     assert result.exit_code == 1 and "baseline arm 'baseline' selects no receipt for 2 of 4 instances" in line and "pkg=optimized" in line, result.stdout
+
+
+# ---------------------------------------------------------------- D5, D6: a mapping that matches no record of its set
+
+MEAN = {"id": "mean", "receipts": "samples", "statistic": "mean", "selection": {"load": "light"}, "per": ["arm", "label"], "unit": "ms",
+        "at": {"file": "summary.json", "pointer": "/{arm}/{label}"}}
+MEANS = {**JTL, "COMPARISON.md": "", "summary.json": '{"baseline": {"login": 20, "index": 8}, "optimized": {"login": 20, "index": 4}}'}
+
+
+def _typo_latency() -> dict:
+    doc = _jm([MEAN])
+    doc["receipts"]["samples"]["fields"]["latency"]["pointer"] = "/elapsd"
+    return doc
+
+
+def test_a_field_pointer_matching_no_record_is_one_unverified_finding_naming_it_not_a_fail_per_record(tmp_path):
+    report = _verify(tmp_path, MEANS, _typo_latency())
+    found = _by(report, "profile.receipts")
+    assert not [f for f in found if f.status == "FAIL"], [f.message for f in found if f.status == "FAIL"][:3]
+    [one] = [f for f in found if f.code == "mapping-matches-nothing"]
+    assert one.status == "UNVERIFIED" and "'/elapsd'" in one.message and "8 records" in one.message and "/elapsed" in one.message, one.message
+    assert not [f.message for f in found if f.code == "mapped"]  # no file "maps every mapped field"
+    claims = _by(report, "profile.claims")
+    assert claims and all(f.status == "UNVERIFIED" for f in claims), [(f.status, f.code) for f in claims]
+    assert report.verdict != "FAIL" and report.exit_code == 3
+
+
+def test_a_field_missing_on_some_records_only_is_still_evidence(tmp_path):
+    timings = json.loads(RUNS["results/dynlab_dg_results.json"])
+    del timings["timings"]["loop_times"]  # one file of two lacks the loop times: the evidence is incomplete, FAIL
+    report = _verify(tmp_path, {**RUNS, "results/dynlab_dg_results.json": json.dumps(timings)}, _cb("/timings/loop_times"))
+    assert {f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"} == {"missing-field", "parallel-mismatch"}
+    assert not [f for f in _by(report, "profile.receipts") if f.code == "mapping-matches-nothing"]
+    assert _claim(report, "mean_loop_time[file=results/dynlab_dg_results.json]").status == "FAIL"
+    assert _claim(report, "mean_loop_time[file=results/numbacs_dg_results.json]").status == "PASS"
+
+
+def test_profile_check_names_a_field_pointer_matching_no_record(tmp_path, run):
+    result = _check(run, tmp_path, MEANS, _typo_latency())
+    line = _line(result, "receipts.samples/fields/latency")[0]
+    assert result.exit_code == 1 and "pointer '/elapsd' matches no record of set samples (8 records)" in line and "/elapsed" in line, result.stdout
+
+
+def test_profile_check_names_a_dimension_pointer_matching_no_record(tmp_path, run):
+    doc = _jm([MEAN])
+    doc["receipts"]["samples"]["dimensions"]["label"]["pointer"] = "/lable"
+    result = _check(run, tmp_path, MEANS, doc)
+    line = _line(result, "receipts.samples/dimensions/label")[0]
+    assert result.exit_code == 1 and "pointer '/lable' matches no record of set samples" in line and "/label" in line, result.stdout
+
+
+#: coherent_benchmarks' per-run JSON: per-iteration times and the loop times beside them (unnest with a parallel array).
+RUNS = {"results/numbacs_dg_results.json": json.dumps({"metadata": {"package_name": "NumbaCS"}, "timings": {
+            "per_iter_times": [0.2, 0.4, 0.6], "loop_times": [10, 20, 30], "mean_loop_time": 20}}),
+        "results/dynlab_dg_results.json": json.dumps({"metadata": {"package_name": "Dynlab"}, "timings": {
+            "per_iter_times": [2, 4, 6], "loop_times": [100, 200, 300], "mean_loop_time": 200}})}
+
+
+def _cb(parallel: str) -> dict:
+    return {"id": "cb", "version": 1, "description": "test profile shaped like coherent_benchmarks", "detect": {"files": ["results/numbacs_dg_results.json"]},
+            "manifest": {"kind": "none", "reason": "no digests"},
+            "receipts": {"runs": {"glob": "results/*_results.json", "encoding": "json",
+                                  "unnest": {"array": "/timings/per_iter_times", "parallel": {"loop": parallel}},
+                                  "fields": {"phase": {"value": "measured"}, "arm": {"pointer": "/metadata/package_name"}},
+                                  "values": {"per_iter": {"element": True, "unit": "s"}, "loop": {"parallel": "loop", "unit": "s"}}}},
+            "claims": [{"id": "mean_loop_time", "receipts": "runs", "statistic": "mean", "value": "loop", "selection": {"phase": "measured"},
+                        "per": ["file"], "unit": "s", "at": {"file": "{file}", "pointer": "/timings/mean_loop_time"}}]}
+
+
+def test_a_parallel_pointer_matching_no_record_is_named_by_check_and_never_a_fail(tmp_path, run):
+    report = _verify(tmp_path, RUNS, _cb("/timings/loop_time"))
+    assert not [f for f in report.findings if f.status == "FAIL"], [(f.check, f.code, f.message) for f in report.findings if f.status == "FAIL"][:3]
+    [one] = [f for f in _by(report, "profile.receipts") if f.code == "mapping-matches-nothing"]
+    assert "'/timings/loop_time'" in one.message, one.message
+    result = _check(run, tmp_path / "c", RUNS, _cb("/timings/loop_time"))
+    line = _line(result, "receipts.runs/unnest/parallel/loop")[0]
+    assert result.exit_code == 1 and "matches no record of set runs" in line, result.stdout
+    assert _check(run, tmp_path / "d", RUNS, _cb("/timings/loop_times")).exit_code == 0

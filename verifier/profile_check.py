@@ -21,6 +21,7 @@ from typing import Any
 from verifier.checks.profile_coverage import pointer_matches
 from verifier.derive import arm_name
 from verifier.evidence import Evidence, Receipt, StatedClaim
+from verifier.readers.records import members_near, stated_nowhere
 from verifier.readers.select import RECEIPTS, instances, left_out, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
@@ -151,6 +152,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         notes = ([f"{_many(unread, 'file')} not read"] if unread else []) + ([f"{_many(left_out, 'file')} whose every record `where` leaves out"] if left_out else [])
         say(f"receipts.{rid}", f"glob {spec['glob']!r} names {_many(len(matched), 'file')}, {_many(len(read), 'record')} read"
             + (f" ({'; '.join(notes)})" if notes else ""), not read)
+        for where, _name, pointer in stated_nowhere(spec, read):
+            say(f"receipts.{rid}/{where}", f"pointer {pointer!r} matches no record of set {rid} ({_many(len(read), 'record')}); "
+                f"members seen there: {members_near(read[0].raw, pointer) or 'none'}", True)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
     for pointer, rule in rules:
