@@ -211,3 +211,31 @@ def test_a_parallel_pointer_matching_no_record_is_named_by_check_and_never_a_fai
     line = _line(result, "receipts.runs/unnest/parallel/loop")[0]
     assert result.exit_code == 1 and "matches no record of set runs" in line, result.stdout
     assert _check(run, tmp_path / "d", RUNS, _cb("/timings/loop_times")).exit_code == 0
+
+
+# ---------------------------------------------------------------- D7: a `where` matching several rows is the profile's fault
+
+#: COMPARISON.md as summarise.py writes it: one table per load, a row per endpoint and a Total row; "Change" columns
+#: repeated ("Change", "Change (2)" once read).
+COMPARISON = """# JMeter Comparison - Baseline vs Optimized
+
+## Light load - 10 users
+
+| Endpoint | Avg (ms) before | Avg (ms) after | Change | Median (ms) before | Median (ms) after | Change | Error % before |
+| -------- | --------------- | -------------- | ------ | ------------------ | ----------------- | ------ | -------------- |
+| login    | 20              | 20             | +0.0%  | 10                 | 5                 | -50.0% | 0.00           |
+| index    | 8               | 4              | -50.0% | 8                  | 4                 | -50.0% | 0.00           |
+| Total    | 17              | 16             | -5.9%  | 10                 | 5                 | -50.0% | 0.00           |
+"""
+TABLE = "/tables/Light load - 10 users"
+
+
+def test_a_where_matching_several_rows_is_unverified_ambiguous_location_never_claim_missing(tmp_path):
+    total = {"id": "total", "receipts": "samples", "statistic": "mean", "selection": {"load": "light", "arm": "baseline"}, "unit": "ms",
+             "at": {"file": "COMPARISON.md", "pointer": TABLE, "where": {"Error % before": "0.00"}, "then": "/Avg (ms) before"}}
+    report = _verify(tmp_path, {**JTL, "COMPARISON.md": COMPARISON}, _jm([total]))
+    found = _claim(report, "total")
+    assert (found.status, found.code) == ("UNVERIFIED", "ambiguous-location"), (found.status, found.code, found.message)
+    assert "3 elements" in found.message and "Error % before" in found.message and "profile" in found.message, found.message
+    fixed = {**total, "at": {**total["at"], "where": {"Endpoint": "Total"}}}
+    assert _claim(_verify(tmp_path / "b", {**JTL, "COMPARISON.md": COMPARISON}, _jm([fixed])), "total").status == "PASS"

@@ -296,7 +296,8 @@ class Site:
     the stated value as parsed (for `bounds`, a tuple of `(operator,
     Decimal)`); `unit` the unit the bundle states beside a claim (`at.unit`),
     else None. `problem` is None when the value was found, else `missing`
-    (no value at the place, or no single `where` element), `unreadable` (the
+    (no value at the place, or no `where` element), `ambiguous` (several
+    `where` elements: the profile names no one place), `unreadable` (the
     file cannot be read or parsed), `blocked` (integrity refused the file) or
     `unranked` (the instance exists only through receipts that were not
     read, so its `{dim.index}` places are unknown); `detail` says why (for

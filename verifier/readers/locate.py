@@ -13,7 +13,11 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
+__all__ = ["AmbiguousLocation", "fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
+
+
+class AmbiguousLocation(LookupError):
+    """A location's `where` matches several elements: the profile names no one place (its fault, never the evidence's)."""
 
 
 def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> str:
@@ -79,7 +83,8 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     a table keyed by row number) and the element whose members equal every `where` value
     is taken (exactly one must match; the members `fold_case` lists are
     compared casefolded), then `then` is resolved inside it.
-    Raises `KeyError` (pointer not found), `LookupError` (no or several
+    Raises `KeyError` (pointer not found), `LookupError` (no or several,
+    `AmbiguousLocation` for several
     elements match), `OSError` or `JSONProblem` (file unreadable).
     What `at` says is read once per `at` object and tree (`_spot`), so `at`
     must not change while the tree is in use.
@@ -134,7 +139,7 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     hits = index.get(wanted, [])
     if len(hits) != 1:
         want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
-        raise LookupError(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
+        raise (AmbiguousLocation if hits else LookupError)(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
     return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
 
 

@@ -41,7 +41,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
-from verifier.readers.locate import fill_file, fill_named, locate, locate_beside, stated
+from verifier.readers.locate import AmbiguousLocation, fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
 
@@ -50,6 +50,11 @@ __all__ = ["read_sites", "stated_bounds"]
 #: Exceptions `locate` raises for a place with no value (`missing`) and for a file that cannot be read (`unreadable`).
 _MISSING = (KeyError, LookupError)
 _UNREADABLE = (OSError, JSONProblem)
+
+
+def _missing(exc: Exception) -> str:
+    """Return the `Site.problem` of a place not found: `ambiguous` when its `where` matched several elements, else `missing`."""
+    return "ambiguous" if isinstance(exc, AmbiguousLocation) else "missing"
 
 
 def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt]) -> tuple[Site, ...]:
@@ -130,8 +135,8 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
                 rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
             else:
                 (rel, pointer, value), unit = locate(tree, at, key, indexes), None
-        except _MISSING as exc:
-            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
+        except _MISSING as exc:  # several elements matching its `where`: the profile names no one place (`ambiguous`)
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
             continue
         except _UNREADABLE as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
@@ -161,7 +166,7 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     try:
         rel, pointer, value = locate(tree, at, key, indexes())
     except _MISSING as exc:
-        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
+        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
     except _UNREADABLE as exc:
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
     return Site(rule, role, pairs, Location(rel, pointer), value)
