@@ -239,3 +239,73 @@ def test_a_where_matching_several_rows_is_unverified_ambiguous_location_never_cl
     assert "3 elements" in found.message and "Error % before" in found.message and "profile" in found.message, found.message
     fixed = {**total, "at": {**total["at"], "where": {"Endpoint": "Total"}}}
     assert _claim(_verify(tmp_path / "b", {**JTL, "COMPARISON.md": COMPARISON}, _jm([fixed])), "total").status == "PASS"
+
+
+# ---------------------------------------------------------------- D3: a place another claim binds is not this claim's underived value
+
+def _avg(label: str = "{label}", per: tuple[str, ...] = ("label",)) -> dict:
+    return {"id": f"avg.before.{'label' if per else 'total'}", "receipts": "samples", "statistic": "mean", "selection": {"load": "light", "arm": "baseline"},
+            "per": list(per), "unit": "ms", "at": {"file": "COMPARISON.md", "pointer": TABLE, "where": {"Endpoint": label}, "then": "/Avg (ms) before"}}
+
+
+def test_the_total_row_a_total_claim_binds_is_not_read_backwards_as_not_derivable_by_the_per_label_claim(tmp_path):
+    per_label, total = _avg(), {k: v for k, v in _avg("Total", ()).items() if k != "per"}
+    report = _verify(tmp_path, {**JTL, "COMPARISON.md": COMPARISON}, _jm([per_label, total]))
+    assert _claim(report, "avg.before.total").status == "PASS"
+    assert [_claim(report, f"avg.before.label[label={x}]").status for x in ("index", "login")] == ["PASS", "PASS"]
+    assert not [f.message for f in _by(report, "profile.claims") if f.code == "not-derivable"]
+    # without the Total claim, the Total row is still a stated number no instance derives: reported, never passed over
+    report = _verify(tmp_path / "b", {**JTL, "COMPARISON.md": COMPARISON}, _jm([per_label]))
+    assert [f.code for f in _by(report, "profile.claims") if f.status != "PASS"] == ["not-derivable"]
+
+
+def _split(pkg: str) -> dict:
+    return {"id": f"mean_loop_time.{pkg}", "receipts": "runs", "statistic": "mean", "value": "loop", "selection": {"phase": "measured", "pkg": pkg},
+            "per": ["file"], "unit": "s", "at": {"file": "{file}", "pointer": "/timings/mean_loop_time"}}
+
+
+def test_claims_split_by_selection_at_file_do_not_report_each_others_files(tmp_path, run):
+    doc = _cb("/timings/loop_times")
+    doc["receipts"]["runs"]["dimensions"] = {"pkg": {"pointer": "/metadata/package_name"}}
+    doc["claims"] = [_split("NumbaCS"), _split("Dynlab")]
+    report = _verify(tmp_path, RUNS, doc)
+    assert sorted((f.status.value if hasattr(f.status, "value") else f.status, f.code) for f in _by(report, "profile.claims")) == [("PASS", "derived")] * 2
+    result = _check(run, tmp_path / "c", RUNS, doc)
+    assert result.exit_code == 0 and "no instance derives" not in result.stdout, result.stdout
+    # a third package's file neither claim selects is still a stated number no instance derives: reported, never passed over
+    third = {**RUNS, "results/lcstool_dg_results.json": RUNS["results/dynlab_dg_results.json"].replace("Dynlab", "LCStool")}
+    report = _verify(tmp_path / "d", third, doc)
+    assert {(f.code, f.path) for f in _by(report, "profile.claims") if f.status != "PASS"} == {("not-derivable", "results/lcstool_dg_results.json")}
+
+
+def test_where_not_leaves_a_row_out_of_a_claims_location_and_of_its_reading_backwards(tmp_path):
+    per_label = {**_avg(), "at": {**_avg()["at"], "where_not": {"Endpoint": ["Total"]}}}
+    doc = _jm([per_label], claim_documents=[{"file": "COMPARISON.md"}])
+    report = _verify(tmp_path, {**JTL, "COMPARISON.md": COMPARISON}, doc)
+    assert [(f.status, f.code) for f in _by(report, "profile.claims")] == [("PASS", "derived")] * 2, [f.message for f in _by(report, "profile.claims")]
+    unchecked = [f.pointer for f in _by(report, "profile.coverage") if f.code == "unchecked-claim"]
+    assert f"{TABLE}/2/Avg (ms) before" in unchecked, unchecked  # the Total row is no claim's: unchecked, never passed over
+    # a `where` whose only match is a row `where_not` leaves out states nothing there
+    total = {**_avg("Total", ()), "at": {**_avg("Total", ())["at"], "where_not": {"/Endpoint": ["Total"]}}}
+    total.pop("per")
+    found = _claim(_verify(tmp_path / "b", {**JTL, "COMPARISON.md": COMPARISON}, _jm([total])), "avg.before.total")
+    assert (found.status, found.code) == ("FAIL", "claim-missing"), found.message
+
+
+def test_where_not_without_a_where_is_refused_at_load():
+    claim = {**_avg(), "at": {"file": "COMPARISON.md", "pointer": TABLE + "/0/Avg (ms) before", "where_not": {"Endpoint": ["Total"]}}}
+    claim.pop("per")
+    _refused(_jm([claim]), "/claims/0/at/where_not", "add the `where`")
+
+
+def test_one_row_stated_twice_is_the_evidences_fault_claim_missing_not_ambiguous(tmp_path):
+    # rows equal in every member but the one read: the bundle states one row twice (MLPerf's summary listing a run
+    # twice), not a `where` too loose to tell rows apart
+    twice = COMPARISON + "| login    | 20              | 20             | +0.0%  | 10                 | 5                 | -50.0% | 0.00           |\n"
+    claim = {**_avg(), "at": {**_avg()["at"], "where_not": {"Endpoint": ["Total"]}}}
+    found = _claim(_verify(tmp_path, {**JTL, "COMPARISON.md": twice}, _jm([claim])), "avg.before.label[label=login]")
+    assert (found.status, found.code) == ("FAIL", "claim-missing") and "2 elements" in found.message, found.message
+    # stated twice with two values in the column read: still one row twice (a contradiction of the evidence)
+    twice = twice[:twice.rindex("| 20              | 20")] + "| 21              | 20             | +0.0%  | 10                 | 5                 | -50.0% | 0.00           |\n"
+    found = _claim(_verify(tmp_path / "b", {**JTL, "COMPARISON.md": twice}, _jm([claim])), "avg.before.label[label=login]")
+    assert (found.status, found.code) == ("FAIL", "claim-missing"), found.message

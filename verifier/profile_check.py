@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
+from verifier.checks.profile_unreached import claimed_places
 from verifier.derive import arm_name
 from verifier.evidence import Evidence, Receipt, StatedClaim
 from verifier.readers.records import members_near, stated_nowhere
@@ -50,7 +51,7 @@ def _filled(template: str, key: dict[str, str]) -> str:
     return template
 
 
-def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], selection: dict[str, Any]) -> str:
+def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], selection: dict[str, Any], others: set[tuple[str, str]] = frozenset()) -> str:
     """
     Return the text previewing the places a claim's location states (read backwards: `Site`s of role "stated") for
     dimension values no receipt of its selection has: `verify` reports each UNVERIFIED `not-derivable` or `receipt-absent`
@@ -64,6 +65,8 @@ def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], 
         key = dict(site.key)
         if site.problem is not None or any(k.endswith(".index") for k in key) or tuple(sorted(key.items())) in derived:
             continue
+        if (site.location.file, site.location.pointer or "") in others:
+            continue  # another claim's own place (`claimed_places`): judged there
         if (type(site.value) is str and not any(c.isdigit() for c in site.value)) or left_out(base, key) or select(records, {**base, **key}):
             continue
         places.append(site)
@@ -157,6 +160,7 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                 f"members seen there: {members_near(read[0].raw, pointer) or 'none'}", True)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
+    claimed = claimed_places(model) if model is not None else {}
     for pointer, rule in rules:
         records = by_set.get(rule["receipts"], [])
         selection = _plain(rule["selection"])
@@ -195,7 +199,8 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                 text += f" (first not found: {rel} {where or chr(34) * 2}: {why})"
             empty = empty or not found
         if model is not None and pointer.startswith("/claims/") and "pick" not in rule:
-            text += _unreached(rule, model.sites_of(pointer, "stated"), records, selection)
+            others = {place for place, rules in claimed.items() if rules - {pointer}}
+            text += _unreached(rule, model.sites_of(pointer, "stated"), records, selection, others)
         say(f"{pointer[1:]} ({rule['id']})", text, empty, problem)
     for i, identity in enumerate(document.get("identities", [])):
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]

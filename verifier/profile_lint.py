@@ -90,6 +90,11 @@ def normalise(document: dict[str, Any], origin: str) -> None:
         if "where" in spec:
             spec["where"] = {(key if key.startswith("/") else "/" + _escape(key)): value for key, value in spec["where"].items()}
     for pointer, at, _rule in locations(document):
+        if "where_not" in at:  # its keys as `where`'s: a member name, a one-token pointer read as the name, a deeper pointer kept
+            at["where_not"] = {(_unescape(k[1:]) if k.startswith("/") and len(_tokens(k)) == 1 else k): v for k, v in at["where_not"].items()}
+            if "where" not in at:
+                raise _refuse(origin, f"{pointer}/where_not", "`where_not` leaves out elements a `where` chooses among: add the `where` "
+                              "(e.g. {\"Endpoint\": \"{label}\"}) or remove `where_not`")
         if "where" not in at:
             continue
         named: dict[str, str] = {}
