@@ -309,3 +309,29 @@ def test_one_row_stated_twice_is_the_evidences_fault_claim_missing_not_ambiguous
     twice = twice[:twice.rindex("| 20              | 20")] + "| 21              | 20             | +0.0%  | 10                 | 5                 | -50.0% | 0.00           |\n"
     found = _claim(_verify(tmp_path / "b", {**JTL, "COMPARISON.md": twice}, _jm([claim])), "avg.before.label[label=login]")
     assert (found.status, found.code) == ("FAIL", "claim-missing"), found.message
+
+
+# ---------------------------------------------------------------- D8: a schema pattern is said in a sentence, never as the raw regex
+
+def _patterns(node) -> set[str]:
+    if isinstance(node, dict):
+        return ({node["pattern"]} if isinstance(node.get("pattern"), str) else set()) | {p for v in node.values() for p in _patterns(v)}
+    return {p for v in node for p in _patterns(v)} if isinstance(node, list) else set()
+
+
+@pytest.mark.parametrize(("change", "pointer", "words"), [
+    (lambda d: d["receipts"]["samples"].update(glob="/tmp/trial/jmeter/*/*.csv"), "/receipts/samples/glob", ("absolute path", "'*/*.csv'")),
+    (lambda d: d["receipts"]["samples"].update(glob="baseline\\light.csv"), "/receipts/samples/glob", ("a backslash", "'baseline/light.csv'")),
+    (lambda d: d.update(id="jmeter dashboard"), "/id", ("not an id", "'jmeter-dashboard'")),
+    (lambda d: d["claims"][0].update(tolerance="0,5"), "/claims/0/tolerance", ("decimal", "\"0.5\"")),
+])
+def test_a_schema_pattern_a_value_breaks_is_said_in_a_sentence(change, pointer, words):
+    doc = _jm([copy.deepcopy(MEAN)])
+    change(doc)
+    line = _refused(doc, pointer, *words)
+    assert "does not match" not in line and "^" not in line, line
+
+
+def test_every_pattern_of_the_profile_schema_has_its_sentence():
+    from verifier.profiles import PATTERN_SENTENCES
+    assert _patterns(SCHEMA) <= set(PATTERN_SENTENCES), _patterns(SCHEMA) - set(PATTERN_SENTENCES)
