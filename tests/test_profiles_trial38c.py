@@ -335,3 +335,64 @@ def test_a_schema_pattern_a_value_breaks_is_said_in_a_sentence(change, pointer, 
 def test_every_pattern_of_the_profile_schema_has_its_sentence():
     from verifier.profiles import PATTERN_SENTENCES
     assert _patterns(SCHEMA) <= set(PATTERN_SENTENCES), _patterns(SCHEMA) - set(PATTERN_SENTENCES)
+
+
+# ---------------------------------------------------------------- D9: what is not a plain number is not read as one
+
+def test_digits_glued_to_a_name_and_a_superscript_exponent_are_no_plain_number():
+    from verifier.grammars import numbers_in
+    from verifier.readers.markdown_doc import markdown_document
+    hardware = "Hardware: Intel(R) Core(TM) i7-3770K CPU @ 3.50GHz, Cores = 4, Threads = 8."
+    doc = markdown_document(f"# Bench\n\n{hardware}\n\nSpeedup (117.88)⁻¹ and 10⁻³ of 2.5 s.\n\nAn i7-3770 runs it.\n".encode())
+    assert [p["numbers"] for p in doc["prose"]] == [["4", "8"], ["2.5 s"], []]
+    assert [str(n) for _s, _e, n, _u in numbers_in("(117.88)⁻¹, 10⁻³ or 41.47")] == ["41.47"]
+
+
+#: coherent_benchmarks' README table: the slower package's speedup written as an inverse, "(117.88)⁻¹".
+SPEEDUPS = """# Coherent Benchmarks
+
+## Double Gyre FTLE (Iter/Run: 3, Num Runs: 1)
+
+| Package | Speedup (vs NumbaCS) |
+| ------- | -------------------- |
+| NumbaCS | 1.00 |
+| Dynlab  | (10.00)⁻¹ |
+"""
+
+
+def test_a_speedup_written_with_an_inverse_exponent_is_unverified_never_read_as_the_plain_number(tmp_path):
+    doc = _cb("/timings/loop_times")
+    doc["detect"] = {"files": ["README.md"]}
+    doc["claims"] = [{"id": "speedup", "receipts": "runs", "statistic": "speedup", "value": "per_iter", "baseline": "NumbaCS", "candidate": "{arm}",
+                      "selection": {"phase": "measured"}, "per": ["arm"], "unit": "x",
+                      "at": {"file": "README.md", "pointer": "/tables/Double Gyre FTLE (Iter~1Run: 3, Num Runs: 1)", "where": {"Package": "{arm}"},
+                             "then": "/Speedup (vs NumbaCS)", "number": 0}}]
+    report = _verify(tmp_path, {**RUNS, "README.md": SPEEDUPS}, doc)  # Dynlab per-iteration mean 4 s, NumbaCS 0.4 s: speedup 0.1 = (10)⁻¹
+    found = _claim(report, "speedup[arm=Dynlab]")
+    assert found.status == "UNVERIFIED" and "(10.00)⁻¹" in found.message, (found.status, found.code, found.message)
+    assert _claim(report, "speedup[arm=NumbaCS]").status == "PASS"
+
+
+def test_heading_numbers_a_claims_pointer_template_binds_are_compared_not_unchecked(tmp_path):
+    # coherent_benchmarks' README headings "Double Gyre FTLE (Iter/Run: 3, Num Runs: 1)": {iters} and {nruns} of the
+    # table pointer bind the instance's dimension values, so the heading's 3 and 1 are compared (the table is found only
+    # for receipts stating them)
+    doc = _cb("/timings/loop_times")
+    doc["detect"] = {"files": ["README.md"]}
+    doc["receipts"]["runs"]["dimensions"] = {"iters": {"pointer": "/timings/iters"}, "nruns": {"pointer": "/timings/nruns"}}
+    doc["claim_documents"] = [{"file": "README.md", "informational": [{"pointer": "/tables/*/*/Speedup (vs NumbaCS)", "reason": "not claimed here"},
+                                                                      {"pointer": "/tables/*/*/Speedup (vs NumbaCS)#numbers/*", "reason": "not claimed here"}]}]
+    doc["claims"] = [{"id": "loop", "receipts": "runs", "statistic": "mean", "value": "loop", "selection": {"phase": "measured"},
+                      "per": ["arm", "iters", "nruns"], "unit": "s",
+                      "at": {"file": "README.md", "pointer": "/tables/Double Gyre FTLE (Iter~1Run: {iters}, Num Runs: {nruns})", "where": {"Package": "{arm}"},
+                             "then": "/Loop (s)"}}]
+    runs = {rel: json.dumps({**json.loads(text), "timings": {**json.loads(text)["timings"], "iters": 3, "nruns": 1}}) for rel, text in RUNS.items()}
+    readme = SPEEDUPS.replace("| Speedup (vs NumbaCS) |\n| ------- | -------------------- |", "| Speedup (vs NumbaCS) | Loop (s) |\n| ------- | ---- | ---- |")
+    readme = readme.replace("| 1.00 |", "| 1.00 | 20 |").replace("| (10.00)⁻¹ |", "| (10.00)⁻¹ | 200 |")
+    report = _verify(tmp_path, {**runs, "README.md": readme}, doc)
+    assert [f.status for f in _by(report, "profile.claims")] == ["PASS", "PASS"], [f.message for f in _by(report, "profile.claims")]
+    assert [(f.status, f.code) for f in _by(report, "profile.coverage")] == [("PASS", "covered")], [f.message for f in _by(report, "profile.coverage")]
+    # a number of the heading the template writes literally is no instance's value: still unchecked
+    doc["claims"][0]["at"]["pointer"] += " grid 64"
+    report = _verify(tmp_path / "b", {**runs, "README.md": readme.replace("Num Runs: 1)\n", "Num Runs: 1) grid 64\n")}, doc)
+    assert [f.pointer for f in _by(report, "profile.coverage") if f.code == "unchecked-claim"] == ["/headings/1/numbers/2"]

@@ -206,13 +206,21 @@ def _whole(template: str) -> str | None:
     return parts[1] if len(parts) == 3 and not parts[0] and not parts[2] else None
 
 
+#: A superscript exponent sign or digit ("⁻¹"): a number carrying one is not stated plainly.
+_EXPONENT = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]")
+
+
 def number_of(text: Any, index: int) -> str:
     """
     Return the `index`-th number inside `text` as written, with its unit ("18,812 MiB (32.1%)", 1 -> "32.1%"; `grammars.numbers_in`).
 
-    Raises `KeyError` when `text` is not a string or states fewer numbers.
+    Raises `KeyError` when `text` is not a string or states fewer numbers. A text carrying a superscript exponent
+    (`"(117.88)⁻¹"`: 1/117.88, which `numbers_in` reads as no number) is returned whole for a number it does not
+    state plainly: not a number, so the claim there is UNVERIFIED (never judged as 117.88, never FAIL `claim-missing`).
     """
     found = numbers_in(text) if isinstance(text, str) else []
+    if index >= len(found) and isinstance(text, str) and _EXPONENT.search(text):
+        return text
     if index >= len(found):
         raise KeyError(f"#numbers/{index}: {text!r} states {len(found)} number(s)")
     start, end, _number, _unit = found[index]

@@ -119,6 +119,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         chosen[signature] = every
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
     file, beside, margin = at["file"], "unit" in at, "minus" in rule  # what every instance reads alike, read once
+    templated_heading = at["pointer"].startswith("/tables/") and "{" in at["pointer"].split("/")[2]
     for key, pairs, indexes in chosen[signature]:
         if indexes is None:
             yield Site(rid, "claim", pairs, Location(file), problem="unranked", detail=", ".join(sorted(tree.blocked)))
@@ -143,6 +144,8 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
             continue
         yield Site(rid, "claim", pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)  # `_unit_in(unit)`
         found.add((rel, pointer))
+        if templated_heading:
+            yield from _heading_numbers(tree, rid, pairs, rel, pointer, found)
         if margin:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
@@ -153,6 +156,28 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     for bound, rel, pointer, value in stated(tree, at, files):
         if (rel, pointer) not in found and not left_out(selection, bound):  # another claim's row, or unchecked-claim
             yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
+
+
+def _heading_numbers(tree: Tree, rid: str, pairs: tuple[tuple[str, str], ...], rel: str, pointer: str, found: set[tuple[str, str]]) -> Iterator[Site]:
+    """
+    Yield a `heading` site for each number of the heading whose table a claim instance located through a templated
+    `/tables/{dim} ...` pointer that equals a value the instance binds ("Double Gyre FTLE (Iter/Run: 50, Num Runs: 3)"
+    through `{iters}`, `{nruns}`): the table is found only for receipts stating them, so those numbers are compared
+    (`profile.coverage` counts them), once per place (`found`).
+    """
+    heading = pointer.split("/")[2].replace("~1", "/").replace("~0", "~")
+    values = {value for _dim, value in pairs}
+    try:
+        headings = tree.json(rel).get("headings", [])
+    except (OSError, JSONProblem, AttributeError):
+        return
+    for i, entry in enumerate(headings):
+        if isinstance(entry, dict) and entry.get("text") == heading:
+            for j, number in enumerate(entry.get("numbers", [])):
+                place = (rel, f"/headings/{i}/numbers/{j}")
+                if number in values and place not in found:
+                    found.add(place)
+                    yield Site(rid, "heading", pairs, Location(*place), number)
 
 
 def _signature(rule: dict[str, Any]) -> tuple[str, str, str, bool]:
