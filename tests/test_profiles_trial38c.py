@@ -396,3 +396,36 @@ def test_heading_numbers_a_claims_pointer_template_binds_are_compared_not_unchec
     doc["claims"][0]["at"]["pointer"] += " grid 64"
     report = _verify(tmp_path / "b", {**runs, "README.md": readme.replace("Num Runs: 1)\n", "Num Runs: 1) grid 64\n")}, doc)
     assert [f.pointer for f in _by(report, "profile.coverage") if f.code == "unchecked-claim"] == ["/headings/1/numbers/2"]
+
+
+# ---------------------------------------------------------------- D10: discovery's "ambiguous" says why one fitting derivation is not bound
+
+def test_an_ambiguous_number_with_one_fitting_derivation_says_why_it_is_not_bound():
+    from decimal import Decimal
+
+    from verifier.discovery.classify import classify
+    from verifier.discovery.context import Stated
+    from verifier.discovery.report import _finding
+    from verifier.discovery.search import Derivation, Search
+
+    stated = Stated("a.json", "/x", "74", Decimal("74"), None, {"x"}, set(), set(), set(), "x")
+    fit = Derivation("s1", "x_total", "first", (("k", "a"),), Decimal("74"), 1, 0, "first of 1", member_named=False, member_hint=True)
+    message = _finding(stated, classify(stated, Search([fit], [], None, set()))).message
+    assert "one derivation fits, not bound: a number of fewer than 3 significant digits" in message and "1 derivations" not in message, message
+    twice = Derivation("s2", "x_total", "first", (("k", "b"),), Decimal("74"), 1, 0, "first of 1", member_named=False, member_hint=True)
+    message = _finding(stated, classify(stated, Search([fit, twice], [], None, set()))).message
+    assert "2 derivations fit, not bound" in message, message
+
+
+def test_a_placeholder_value_holding_a_slash_is_escaped_in_a_pointer_and_written_as_is_in_where(tmp_path):
+    # JMeter's statistics.json keys its rows by the sampler label, "01 POST /api/auth/login"
+    files = {"baseline/light.csv": "timeStamp,elapsed,label,success\n1,10,01 POST /api/auth/login,true\n2,30,01 POST /api/auth/login,true\n",
+             "COMPARISON.md": "| Endpoint | Avg |\n| --- | --- |\n| 01 POST /api/auth/login | 20 |\n",
+             "baseline/light-report/statistics.json": '{"01 POST /api/auth/login": {"transaction": "01 POST /api/auth/login", "meanResTime": 20.0}}'}
+    by_pointer = {**MEAN, "id": "by_pointer", "per": ["label"], "selection": {"load": "light", "arm": "baseline"},
+                  "at": {"file": "baseline/light-report/statistics.json", "pointer": "/{label}/meanResTime"}}
+    by_where = {**by_pointer, "id": "by_where", "at": {"file": "baseline/light-report/statistics.json", "pointer": "", "where": {"transaction": "{label}"}, "then": "/meanResTime"}}
+    report = _verify(tmp_path, files, _jm([by_pointer, by_where]))
+    found = _claim(report, "by_pointer[label=01 POST /api/auth/login]")
+    assert found.status == "PASS" and found.pointer == "/01 POST ~1api~1auth~1login/meanResTime", (found.status, found.pointer)
+    assert _claim(report, "by_where[label=01 POST /api/auth/login]").status == "PASS"
