@@ -429,3 +429,58 @@ def test_a_placeholder_value_holding_a_slash_is_escaped_in_a_pointer_and_written
     found = _claim(report, "by_pointer[label=01 POST /api/auth/login]")
     assert found.status == "PASS" and found.pointer == "/01 POST ~1api~1auth~1login/meanResTime", (found.status, found.pointer)
     assert _claim(report, "by_where[label=01 POST /api/auth/login]").status == "PASS"
+
+
+# ---------------------------------------------------------------- D1: `profile draft` says why it left numbers out, grouped
+
+NOTES = ["baseline/light-report/statistics.json /login/meanResTime -- baseline/light-report/statistics.json#/: an object of objects keyed by name "
+         "(the language reads arrays of records)",
+         "optimized/light-report/statistics.json /index/meanResTime -- optimized/light-report/statistics.json#/: an object of objects keyed by name "
+         "(the language reads arrays of records)",
+         "claim COMPARISON.md_tables_0_Avg -- the profile language does not reproduce discovery's derivation (x: 0/4 receipts of arm=optimized have a usable y)",
+         "claim COMPARISON.md_tables_4_Avg -- the profile language does not reproduce discovery's derivation (x: stated 1 %, derived 2 % at 'Change')"]
+
+
+def _drafting(monkeypatch, keep: bool) -> None:
+    """Make `write_draft` draft `_jm([MEAN])` with `NOTES` left out (the first two by the draft, the last by its self-check; `keep`: the claim stays)."""
+    import verifier.discovery
+    import verifier.discovery.draft
+    from verifier.discovery import drafting
+
+    monkeypatch.setattr(verifier.discovery, "discover", lambda root, seconds: None)
+    monkeypatch.setattr(verifier.discovery.draft, "draft_profile", lambda disc, pid: (_jm([copy.deepcopy(MEAN)]), NOTES[:2]))  # (a fresh list each call)
+
+    def self_check(profile, root):
+        if not keep:
+            profile["claims"] = []
+        return list(NOTES[2:])
+    monkeypatch.setattr(drafting, "_self_check", self_check)
+
+
+def test_a_draft_with_no_claim_left_says_why_grouped_by_reason(tmp_path, run, monkeypatch):
+    _drafting(monkeypatch, keep=False)
+    result = run("profile", "draft", str(write_tree(tmp_path / "d", MEANS)), "-o", str(tmp_path / "draft.json"))
+    assert result.exit_code == 2 and not (tmp_path / "draft.json").exists()
+    lines = result.stderr.splitlines()
+    assert lines[0] == "verify: left out of the draft: 4 bound number(s), for 2 reason(s):", lines
+    assert lines[1].startswith("  2 x an object of objects keyed by name (the language reads arrays of records) (first: baseline/light-report/statistics.json"), lines
+    assert lines[2].startswith("  2 x the profile language does not reproduce discovery's derivation (first: claim COMPARISON.md_tables_0_Avg)"), lines
+    assert "no drafted claim re-derives" in lines[-1] and "most for: an object of objects keyed by name" in lines[-1], lines
+
+
+def test_profile_draft_explain_lists_every_number_left_out_and_still_writes_the_draft(tmp_path, run, monkeypatch):
+    _drafting(monkeypatch, keep=True)
+    result = run("profile", "draft", str(write_tree(tmp_path / "d", MEANS)), "-o", str(tmp_path / "draft.json"), "--explain")
+    assert result.exit_code == 0 and (tmp_path / "draft.json").exists(), result.stderr
+    assert "      optimized/light-report/statistics.json /index/meanResTime: optimized/light-report/statistics.json#/: an object" in result.stderr
+    assert "4 bound number(s) left out (see its description; `--explain` lists why, grouped)" in result.stdout
+
+
+def test_left_out_notes_group_by_reason_whatever_name_they_quote():
+    from verifier.discovery.drafting import grouped
+    notes = ["a.json /x -- some records of its selection lack 'elapsed' (a profile would count them as missing)",
+             "a.json /y -- some records of its selection lack 'Latency' (a profile would count them as missing)", *NOTES]
+    assert [(kind, n) for kind, n, _first in grouped(notes)] == [
+        ("an object of objects keyed by name (the language reads arrays of records)", 2),
+        ("some records of its selection lack '…' (a profile would count them as missing)", 2),
+        ("the profile language does not reproduce discovery's derivation", 2)]
