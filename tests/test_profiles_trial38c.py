@@ -484,3 +484,16 @@ def test_left_out_notes_group_by_reason_whatever_name_they_quote():
         ("an object of objects keyed by name (the language reads arrays of records)", 2),
         ("some records of its selection lack '…' (a profile would count them as missing)", 2),
         ("the profile language does not reproduce discovery's derivation", 2)]
+
+
+def test_a_dimension_pointer_matching_no_record_makes_its_claims_unverified_never_fail(tmp_path):
+    # coherent_benchmarks' `/metadata/packge_name`: every claim over the set, also one not naming the dimension, was FAIL
+    every = {**MEAN, "id": "every", "per": ["arm"], "at": {"file": "summary.json", "pointer": "/{arm}/all"}}
+    doc = _jm([MEAN, every])
+    doc["receipts"]["samples"]["dimensions"]["label"]["pointer"] = "/lable"
+    files = {**MEANS, "summary.json": '{"baseline": {"login": 20, "index": 8, "all": 17}, "optimized": {"login": 20, "index": 4, "all": 16}}'}
+    report = _verify(tmp_path, files, doc)
+    assert not [f for f in report.findings if f.status == "FAIL"], [(f.check, f.code, f.message[:160]) for f in report.findings if f.status == "FAIL"][:3]
+    [one] = [f for f in _by(report, "profile.receipts") if f.code == "mapping-matches-nothing"]
+    assert "'/lable'" in one.message and "/label" in one.message, one.message
+    assert report.exit_code == 3

@@ -148,9 +148,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
 
     for rid, spec in document.get("receipts", {}).items():
         got = by_set.get(rid, [])
-        read = [r for r in got if r.unread is None]
+        read = [r for r in got if r.unread is None or r.raw is not None]  # a record kept as a stand-in for a mapping matching nothing was read
         matched = glob(spec["glob"])
-        unread = len({r.path for r in got if r.unread is not None})  # one stand-in per file, or per record whose `unnest` array is missing
+        unread = len({r.path for r in got if r.unread is not None and r.raw is None})  # one stand-in per file, or per record whose `unnest` array is missing
         left_out = len(set(matched) - {r.path for r in got}) if "where" in spec else 0  # read, each record left out by the set's `where`
         notes = ([f"{_many(unread, 'file')} not read"] if unread else []) + ([f"{_many(left_out, 'file')} whose every record `where` leaves out"] if left_out else [])
         say(f"receipts.{rid}", f"glob {spec['glob']!r} names {_many(len(matched), 'file')}, {_many(len(read), 'record')} read"

@@ -418,7 +418,8 @@ def _never_stated(rid: str, spec: dict[str, Any], records: list[Receipt], proble
     that maps a member this set never has (`/elapsd` for `/elapsed`, a parallel array misspelled): not evidence against
     any claim. (A set of one record cannot tell the two apart: its FAIL stays.) Its value is then left out of every
     receipt's `quantities` (as an `optional` value not stated), so a statistic over it is UNVERIFIED `value-absent`,
-    never FAIL; a dimension stays `unknown` on the receipts (every statistic over them underivable).
+    never FAIL; for a dimension, what any selection takes is unknown, so every receipt of the set becomes a stand-in
+    (`Receipt.unread`, its `raw` kept) and every statistic over them is UNVERIFIED `incomplete-denominator`.
     """
     read = [r for r in records if r.unread is None]
     never = {name: pointer for _where, name, pointer in stated_nowhere(spec, read)} if len(read) > 1 else {}
@@ -438,6 +439,10 @@ def _never_stated(rid: str, spec: dict[str, Any], records: list[Receipt], proble
     values = set(never) & set(value_units(spec))
     if values:
         records = [dataclasses.replace(r, quantities={k: v for k, v in r.quantities.items() if k not in values}) if r.unread is None else r for r in records]
+    dims = [name for name in never if name not in values and name not in ("outcome", "request_id")]
+    if dims:  # what any selection of the set takes is unknown: every statistic over it UNVERIFIED, never FAIL (the record is kept, `raw` with it)
+        why = f"its {dims[0]} ({_describe(mappings[dims[0]])}) matches no record of receipts.{rid}, so what a selection takes is unknown"
+        records = [dataclasses.replace(r, unread=why, unread_code="incomplete-denominator") if r.unread is None else r for r in records]
     return records, kept
 
 
