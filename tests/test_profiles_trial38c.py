@@ -497,3 +497,15 @@ def test_a_dimension_pointer_matching_no_record_makes_its_claims_unverified_neve
     [one] = [f for f in _by(report, "profile.receipts") if f.code == "mapping-matches-nothing"]
     assert "'/lable'" in one.message and "/label" in one.message, one.message
     assert report.exit_code == 3
+
+
+def test_profile_check_names_two_claims_comparing_one_stated_value(tmp_path, run):
+    # the trial's copy-paste: the LCStool std claim kept the NumbaCS row's `where`, so two claims read one cell
+    def row(label: str, where: str) -> dict:
+        return {"id": f"avg.{label}", "receipts": "samples", "statistic": "mean", "selection": {"load": "light", "arm": "baseline", "label": label},
+                "unit": "ms", "at": {"file": "COMPARISON.md", "pointer": TABLE, "where": {"Endpoint": where}, "then": "/Avg (ms) before"}}
+    files = {**JTL, "COMPARISON.md": COMPARISON}
+    result = _check(run, tmp_path, files, _jm([row("login", "login"), row("index", "login")]))
+    line = _line(result, "claims/1")[0]
+    assert result.exit_code == 1 and "its place is also compared by claims/0 (avg.login)" in line and "Light load - 10 users/0/Avg (ms) before" in line, result.stdout
+    assert _check(run, tmp_path / "ok", files, _jm([row("login", "login"), row("index", "index")])).exit_code == 0

@@ -122,6 +122,12 @@ def _instance_arms(rule: dict[str, Any], records: list[Receipt], selection: dict
     return text, not keys or len(hit) == len(keys), bool(missed)
 
 
+def _rule_id(document: dict[str, Any], pointer: str) -> str:
+    """Return the `id` of the rule at profile pointer `pointer` (`/claims/3`)."""
+    _, section, index = pointer.split("/")
+    return str(document[section][int(index)]["id"])
+
+
 def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]]) -> tuple[list[str], int]:
     """
     Return `(lines, nothing)`: one line per receipt set, claim, gate rule, identity, `matches` entry and claim document of
@@ -198,6 +204,13 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                        else f"{first.problem}{', ' + first.detail if first.detail else ''}")  # a misspelled `at.file` is absent, not unreadable
                 text += f" (first not found: {rel} {where or chr(34) * 2}: {why})"
             empty = empty or not found
+        shared = sorted((place, sorted(rules - {pointer})) for place, rules in claimed.items() if pointer in rules and rules - {pointer})
+        if shared:  # two claims comparing one stated value: one of them binds the wrong row or place (a copied `where`)
+            (rel, where_), owners = shared[0]
+            named = ", ".join(f"{o[1:]} ({_rule_id(document, o)})" for o in owners)
+            text += (f"; its place is also compared by {named} ({_many(len(shared), 'place')}, first: {rel} {where_ or chr(34) * 2}): "
+                     "two claims compare one stated value (a `where` or template binding another row?)")
+            problem = True
         if model is not None and pointer.startswith("/claims/") and "pick" not in rule:
             others = {place for place, rules in claimed.items() if rules - {pointer}}
             text += _unreached(rule, model.sites_of(pointer, "stated"), records, selection, others)
