@@ -509,3 +509,32 @@ def test_profile_check_names_two_claims_comparing_one_stated_value(tmp_path, run
     line = _line(result, "claims/1")[0]
     assert result.exit_code == 1 and "its place is also compared by claims/0 (avg.login)" in line and "Light load - 10 users/0/Avg (ms) before" in line, result.stdout
     assert _check(run, tmp_path / "ok", files, _jm([row("login", "login"), row("index", "index")])).exit_code == 0
+
+
+def test_profile_check_names_a_claim_whose_every_instance_differs_from_the_bundle(tmp_path, run):
+    # the trial's ratio mapped `%` against a column stated in `x` (S2), and a change of the means against a column of the
+    # change of the medians (M11): each instance FAILs at verify, so the rule, not the evidence, is the first suspect
+    files = {**JTL, "COMPARISON.md": "", "summary.json": '{"change": 0.5}'}
+    result = _check(run, tmp_path, files, _jm([_change("ratio", {"statistic": "median"}, unit="%")]))
+    line = _line(result, "claims/0")[0]
+    assert result.exit_code == 1 and "every one of its 1 compared instance differs from what the bundle states" in line, result.stdout
+    assert "stated 0.5, derived 50.0: a factor of 100" in line, line
+    result = _check(run, tmp_path / "b", {**files, "summary.json": '{"change": -50}'}, _jm([_change("relative_change_pct", None)]))
+    line = _line(result, "claims/0")[0]
+    assert result.exit_code == 1 and "differs from what the bundle states (first: stated -50, derived 0)" in line, result.stdout
+    result = _check(run, tmp_path / "c", {**files, "summary.json": '{"change": -50}'}, _jm([_change("relative_change_pct", {"statistic": "median"})]))
+    assert result.exit_code == 0, result.stdout
+
+
+@pytest.mark.parametrize(("n", "wrong", "flagged"), [(4, 3, True), (4, 1, False), (3, 2, False), (8, 3, False), (3, 3, True)])
+def test_profile_check_names_a_claim_most_of_whose_instances_differ_and_not_a_few_of_many(tmp_path, run, n, wrong, flagged):
+    # the trial's percentile with another method than the tool's (M8): most instances differ, a few agree by chance;
+    # flagged when every instance differs, or at least half of them and three or more
+    labels = [f"l{i}" for i in range(n)]
+    csv = "timeStamp,elapsed,label,success\n" + "".join(f"{j},{v},{lab},true\n" for lab in labels for j, v in enumerate((10, 20, 30, 40)))
+    claim = {**MEAN, "per": ["label"], "selection": {"load": "light", "arm": "baseline"}, "at": {"file": "summary.json", "pointer": "/{label}"}}
+    stated = json.dumps({lab: (30 if i < wrong else 25) for i, lab in enumerate(labels)})  # the mean is 25
+    result = _check(run, tmp_path, {"baseline/light.csv": csv, "COMPARISON.md": "", "summary.json": stated}, _jm([claim]))
+    assert result.exit_code == (1 if flagged else 0), result.stdout
+    if flagged and wrong < n:
+        assert f"{wrong} of its {n} compared instances differ from what the bundle states" in _line(result, "claims/0")[0]

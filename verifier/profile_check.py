@@ -15,13 +15,16 @@ receipts with their set, and the `Site`s where claims and gate rules are stated)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
 from verifier.checks.profile_unreached import claimed_places
 from verifier.derive import arm_name
 from verifier.evidence import Evidence, Receipt, StatedClaim
+from verifier.numtext import number
 from verifier.readers.records import members_near, stated_nowhere
 from verifier.readers.select import RECEIPTS, instances, left_out, select
 
@@ -128,7 +131,31 @@ def _rule_id(document: dict[str, Any], pointer: str) -> str:
     return str(document[section][int(index)]["id"])
 
 
-def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]]) -> tuple[list[str], int]:
+def _every_mismatch(rule: dict[str, Any], judged: dict[str, list[Any]]) -> str:
+    """
+    Return the text naming a claim whose every compared instance differs from what the bundle states, or at least
+    half of them and three or more (`verify` FAILs each `claim-mismatch`): on evidence the author trusts, the rule is the first suspect (a statistic, `of`, `method`,
+    unit or place the bundle does not use), with a factor of 100 named ("%" for a value stated in `x` or `1`). "" else.
+    """
+    found = judged.get(rule["id"], [])
+    differ = [f for f in found if f.code == "claim-mismatch"]
+    if not differ or (len(differ) < len(found) and (len(differ) < 3 or 2 * len(differ) < len(found))):
+        return ""  # none, or a few of many: what evidence with some wrong numbers looks like
+    first = differ[0]
+    hint = ""
+    try:
+        stated, derived = Decimal(str(first.expected)), Decimal(str(first.observed))
+        if stated and derived and any(abs(derived / stated - k) <= k / 50 for k in (Decimal(100), Decimal("0.01"))):
+            hint = ": a factor of 100 (a `%` unit for a value the bundle states as a fraction or `x`, or the reverse?)"
+    except (InvalidOperation, ValueError, ZeroDivisionError):
+        pass
+    said = f"every one of its {_many(len(found), 'compared instance')} differs" if len(differ) == len(found) else \
+        f"{len(differ)} of its {_many(len(found), 'compared instance')} differ"
+    return (f"; {said} from what the bundle states (first: stated {first.expected}, "
+            f"derived {number(first.observed)}{hint}): a statistic, `of`, `method`, unit or place the bundle does not use? (verify reports each FAIL claim-mismatch)")
+
+
+def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]], findings: Sequence[Any] = ()) -> tuple[list[str], int]:
     """
     Return `(lines, nothing)`: one line per receipt set, claim, gate rule, identity, `matches` entry and claim document of
     the profile `document`, saying what it matched in `model` (the evidence the profile pipeline read from a directory
@@ -167,6 +194,10 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
     claimed = claimed_places(model) if model is not None else {}
+    judged: dict[str, list[Any]] = {}  # claim id -> its compared instances (PASS `derived`, FAIL `claim-mismatch`)
+    for f in findings:
+        if f.check == "profile.claims" and f.code in ("derived", "claim-mismatch"):
+            judged.setdefault(re.split(r"[:\[]", f.message, maxsplit=1)[0], []).append(f)
     for pointer, rule in rules:
         records = by_set.get(rule["receipts"], [])
         selection = _plain(rule["selection"])
@@ -210,6 +241,10 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             named = ", ".join(f"{o[1:]} ({_rule_id(document, o)})" for o in owners)
             text += (f"; its place is also compared by {named} ({_many(len(shared), 'place')}, first: {rel} {where_ or chr(34) * 2}): "
                      "two claims compare one stated value (a `where` or template binding another row?)")
+            problem = True
+        mismatch = _every_mismatch(rule, judged) if pointer.startswith("/claims/") else ""
+        if mismatch:
+            text += mismatch
             problem = True
         if model is not None and pointer.startswith("/claims/") and "pick" not in rule:
             others = {place for place, rules in claimed.items() if rules - {pointer}}
