@@ -35,6 +35,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("checks/profile.py", "context-arith"): (1, _CONVERSION),
     ("checks/profile_claims.py", "context-arith"): (5, "converts a derived value from its base unit to the claim's stated unit before stats.compare (a pure number's factor: 1, x or % with 100)"),
     ("media/demux.py", "abs-diff-compare"): (2, _MEDIA),
+    ("profile_check.py", "abs-diff-compare"): (1, "a hint of `verify profile check` on claims that already FAILed stats.compare: whether stated and derived are a factor of 100 apart (a `%` unit for `x`); it judges nothing"),
     ("readers/pointers.py", "context-arith"): (1, "reads a rational string such as \"24/1\" as its number"),
     ("readers/records.py", "context-arith"): (3, _CONVERSION + "; and a mapping's `divide_by` (time / iterations), the value per record a statistic then takes"),
     ("scorers/audio.py", "abs-diff-compare"): (1, "sample counts of two audio signals against the scorer's length tolerance: not a stated number"),
