@@ -538,3 +538,11 @@ def test_profile_check_names_a_claim_most_of_whose_instances_differ_and_not_a_fe
     assert result.exit_code == (1 if flagged else 0), result.stdout
     if flagged and wrong < n:
         assert f"{wrong} of its {n} compared instances differ from what the bundle states" in _line(result, "claims/0")[0]
+
+
+def test_profile_explain_names_the_claim_whose_every_instance_differs_too(tmp_path, run):
+    bundle = write_tree(tmp_path / "bundle", {**JTL, "COMPARISON.md": "", "summary.json": '{"change": 0.5}'})
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(_jm([_change("ratio", {"statistic": "median"}, unit="%")]) | {"id": "draft-jm"}))
+    result = run("profile", "explain", str(draft), str(bundle))
+    assert "every one of its 1 compared instance differs" in result.stdout and "what each rule matched (1 matches nothing)" in result.stdout, result.stdout

@@ -158,7 +158,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     if general:
         lines.append("not tied to one file:")
         lines.extend(general)
-    ruled, nothing = rule_lines(document, evidence, tree.glob)
+    ruled, nothing = rule_lines(document, evidence, tree.glob, findings)
     lines.append(f"what each rule matched ({nothing} {NOTHING}):")
     lines.extend(ruled)
     unchecked = sum(1 for f in findings if f.code == "unchecked-claim")
