@@ -36,6 +36,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("checks/profile_claims.py", "context-arith"): (6, "converts a derived value from its base unit to the claim's stated unit before stats.compare (a pure number's factor: 1, x or % with 100); "
                                                        "and a claim's `times`: the derived value times the factor the bundle states (MLPerf Training's scaling_factor)"),
     ("media/demux.py", "abs-diff-compare"): (2, _MEDIA),
+    ("profile_check.py", "abs-diff-compare"): (1, "a hint of `verify profile check` on claims that already FAILed stats.compare: whether stated and derived are a factor of 100 apart (a `%` unit for `x`); it judges nothing"),
     ("readers/pointers.py", "context-arith"): (1, "reads a rational string such as \"24/1\" as its number"),
     ("readers/records.py", "context-arith"): (4, _CONVERSION + "; and a mapping's `divide_by` (time / iterations) or `subtract` (run_stop - run_start), the value per record a statistic then takes"),
     ("scorers/audio.py", "abs-diff-compare"): (1, "sample counts of two audio signals against the scorer's length tolerance: not a stated number"),

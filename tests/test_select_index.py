@@ -94,7 +94,8 @@ def _reference_values(records: list[Receipt], name: str, label: str) -> list:
     if absent:
         raise sel.Underivable(
             f"value {name} is absent on {len(absent)} of {len(records)} receipts of {label} ({', '.join(absent[:3])}"
-            f"{f' and {len(absent) - 3} more' if len(absent) > 3 else ''}); it is mapped `optional`, so a statistic over them is underivable "
+            f"{f' and {len(absent) - 3} more' if len(absent) > 3 else ''}); it is mapped `optional` (or its mapping matches no record of its set: "
+            "`mapping-matches-nothing`), so a statistic over them is underivable "
             "(narrow the selection, e.g. a receipt-set `where` {\"present\": true})", sel.ABSENT, fail=False)
     return got
 

@@ -497,16 +497,41 @@ def profile_check(directory: str, profile: str, artifacts: str | None) -> None:
 @click.option("-o", "--output", "output", required=True, type=click.Path(dir_okay=False, path_type=str),
               help="Where to write the drafted profile (never inside DIRECTORY).")
 @click.option("--id", "profile_id", default=None, help="The profile's id (default: the directory's name).")
-def profile_draft(directory: str, output: str, profile_id: str | None) -> None:
+@click.option("--explain", is_flag=True, help="List every bound number left out of the draft and why, grouped by reason (on stderr).")
+def profile_draft(directory: str, output: str, profile_id: str | None, explain: bool) -> None:
     """Write what discovery binds in DIRECTORY as a profile (then `verify --profile OUTPUT DIRECTORY`, review, `verify pin`)."""
-    from verifier.discovery.drafting import write_draft
+    from verifier.discovery.drafting import DraftRefused, write_draft
 
     try:
         path, claims, left = write_draft(directory, output, profile_id)
+    except DraftRefused as exc:
+        _left_out(exc.notes, every=explain)  # why nothing is left to write, grouped: never a bare count
+        _fail_usage(exc.diagnostics())
     except VerifierError as exc:
         _fail_usage(exc.diagnostics())
-    click.echo(f"wrote {path}: {claims} claim(s) from discovery" + (f", {left} bound number(s) left out (see its description)" if left else ""))
+    if explain:
+        _left_out(left, every=True)
+    click.echo(f"wrote {path}: {claims} claim(s) from discovery" + (f", {len(left)} bound number(s) left out (see its description; "
+                                                                     "`--explain` lists why, grouped)" if left else ""))
     click.echo(f"verify: next: `verify --profile {path} {directory}`, review the claims, then copy it into your trust root and `verify pin`", err=True)
+
+
+def _left_out(notes: list[str], every: bool) -> None:
+    """Print, on stderr, why the bound numbers `notes` name were left out of a draft: per reason its count and first place (`every`: each place)."""
+    from verifier.discovery.drafting import grouped
+    from verifier.report._common import visible
+
+    groups = grouped(notes)
+    click.echo(f"verify: left out of the draft: {len(notes)} bound number(s), for {len(groups)} reason(s):", err=True)
+    for kind, n, first in groups if every else groups[:8]:
+        click.echo(visible(f"  {n} x {kind} (first: {first})"), err=True)
+        if every:
+            for note in notes:
+                place, _, reason = note.partition(" -- ")
+                if grouped([note])[0][0] == kind:
+                    click.echo(visible(f"      {place}: {reason}"), err=True)
+    if not every and len(groups) > 8:
+        click.echo(f"  ... {len(groups) - 8} more reason(s) (`--explain` lists every one)", err=True)
 
 
 @main.command("media")

@@ -108,9 +108,10 @@ def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo:
     `key` holds the `per` dimension values of this instance (e.g.
     `{"server": "s1"}`); they join the rule's `selection`. Statistics of a
     value are in the base unit of its dimension (seconds, bytes, ...; callers
-    convert to the claim's unit). `relative_reduction_pct`, `speedup` and
-    `difference` (baseline minus candidate) compare each arm's mean of server
-    means, or, with `of`, the statistic `of` names derived per arm;
+    convert to the claim's unit). `relative_reduction_pct`, `speedup`,
+    `difference` (baseline minus candidate), `ratio` and `relative_change_pct`
+    compare each arm's mean of server means, or, with `of`, the statistic `of`
+    names derived per arm;
     `baseline`/`candidate` may be `{dim}`, taken from `key` (`arm_name`).
 
     With `memo` (a dict the caller keeps for one run), a rule whose every
@@ -144,15 +145,20 @@ def derive_rule(rule: dict[str, Any], source: Source, key: dict[str, str], memo:
     if statistic in stats.COUNT_RESULTS:  # `count_ok`: the successes only (a failed receipt's outcome is not in `ok_outcomes`)
         items, of = source.count(rule, selection)
         return stats.derive(statistic, items if statistic == "count" else [item.ok for item in items], of=of)
-    if statistic in stats.ARM_STATISTICS:
+    if statistic in stats.ARM_STATISTICS + stats.PAIR_STATISTICS and isinstance(rule.get("of"), dict):
+        # the change of another statistic (e.g. of the median, the max) per arm, not of the arms' means of server means
         base_sel = {k: v for k, v in selection.items() if k != "arm"}
         baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
-        if isinstance(rule.get("of"), dict):  # the relative change of another statistic (e.g. of the max), not of the mean of server means
-            inner = {k: v for k, v in rule.items() if k not in ("of", "baseline", "candidate")}
-            inner = {**inner, **rule["of"], "selection": base_sel}
-            b, c = derive_rule(inner, source, {"arm": baseline}), derive_rule(inner, source, {"arm": candidate})
+        inner = {k: v for k, v in rule.items() if k not in ("of", "baseline", "candidate")}
+        inner = {**inner, **rule["of"], "selection": base_sel}
+        b, c = derive_rule(inner, source, {"arm": baseline}), derive_rule(inner, source, {"arm": candidate})
+        if statistic in stats.ARM_STATISTICS:
             result = stats.derive(statistic, {baseline: {"": [b.value]}, candidate: {"": [c.value]}}, baseline=baseline, candidate=candidate, of=source.label(selection))
-            return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
+        else:  # ratio = candidate / baseline, relative_change_pct = (candidate - baseline) / baseline * 100
+            result = stats.derive(statistic, (c.value, b.value) if statistic == "ratio" else (b.value, c.value), of=source.label(selection))
+        return dataclasses.replace(result, text=f"{result.text}; baseline: {b.text}; candidate: {c.text}", inputs=b.inputs + c.inputs)
+    if statistic in stats.ARM_STATISTICS:
+        baseline, candidate = arm_name(rule["baseline"], key), arm_name(rule["candidate"], key)
         arms, of = source.arms(selection, name, baseline, candidate)
         return stats.derive(statistic, arms, baseline=baseline, candidate=candidate, of=of)
     if statistic in stats.PAIR_STATISTICS:  # the arms' means of server means as the pair: ratio = candidate / baseline, relative_change_pct = (candidate - baseline) / baseline * 100

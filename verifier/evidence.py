@@ -291,7 +291,9 @@ class Site:
     `rule` is the rule's JSON Pointer in the profile (`/claims/3`,
     `/gate/rules/0`; `/gate` for the gate's own recorded outcome); `role` one of `SITE_ROLES`; `key` the instance as
     `(dimension, value)` pairs (empty for a rule without instances, and for
-    `stated` the placeholders bound by reading backwards); `location` the file
+    `stated` the placeholders bound by reading backwards; for `heading`, a
+    number of the heading a claim's `/tables/{dim} ...` pointer located, equal
+    to the instance's value it binds); `location` the file
     and JSON Pointer read (the file tried when nothing was found); `value`
     the stated value as parsed (for `bounds`, a tuple of `(operator,
     Decimal)`); `unit` the unit the bundle states beside a claim (`at.unit`),
@@ -317,7 +319,7 @@ class Site:
 #: What a `Site` locates: a claim's stated value (`claim`), the target its margin subtracts (`target`), the name a ranking
 #: claim states (`named`), any other value stated at a claim's templated place (`stated`, found by reading backwards), a
 #: recorded gate outcome (`recorded`, the gate's own or one rule instance's) and the bounds a bundle states (`bounds`).
-SITE_ROLES = ("claim", "target", "named", "stated", "recorded", "bounds")
+SITE_ROLES = ("claim", "target", "named", "stated", "recorded", "bounds", "heading")
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,7 +74,7 @@ def check(profile: str, directory: str, *, asset_root: str | None = None, artifa
     verdict), else 0. Raises `UsageError` and `ConfigError` (exit 2) as `explain` does.
     """
     pid, document, tree, ctx, findings = _run(profile, directory, asset_root, artifacts)
-    lines, nothing = rule_lines(document, ctx.data.get("evidence"), tree.glob)
+    lines, nothing = rule_lines(document, ctx.data.get("evidence"), tree.glob, findings)
     text = [f"profile {pid} on {directory}: what each rule matched", *lines, f"{nothing} rule(s) matched nothing or name an authoring problem"]
     failed = any(str(f.status.value if hasattr(f.status, "value") else f.status) == "ERROR" for f in findings)
     return "\n".join(visible(line) for line in text) + "\n", 4 if failed else 1 if nothing else 0
@@ -158,7 +158,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     if general:
         lines.append("not tied to one file:")
         lines.extend(general)
-    ruled, nothing = rule_lines(document, evidence, tree.glob)
+    ruled, nothing = rule_lines(document, evidence, tree.glob, findings)
     lines.append(f"what each rule matched ({nothing} {NOTHING}):")
     lines.extend(ruled)
     unchecked = sum(1 for f in findings if f.code == "unchecked-claim")

@@ -558,6 +558,8 @@ _EMBEDDED = re.compile(r"(?<![\w.])(?<![A-Za-z_]-)(?P<number>(?:(?<!\S)[-+])?(?:
 
 
 _DIGIT = re.compile(r"\d")
+#: A superscript exponent right after a number, or after the parenthesis closing it: "10⁻³", "(117.88)⁻¹".
+_SUPERSCRIPT = re.compile(r"\)?[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]")
 #: For `numbers_in` on an ASCII text: each digit -> "0", each word character other than a digit and "." -> "a" (a number's
 #: first character never follows one), every other byte -> " "; so a number starts only where " 0" or a leading "0" is.
 _STARTS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x61 if b == 0x2E or b == 0x5F or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A else 0x20
@@ -571,7 +573,8 @@ def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
     "18,812 MiB (32.1%)" -> [(0, 10, 18812, "MiB"), (12, 17, 32.1, "%")];
     "144 VAE decoder linears" -> [(0, 3, 144, None)] (a word after a number
     is its unit only when `verifier.units` knows it); "ConvRot-256",
-    "v2.6.0", "W8A8" and "3em" state no number (they are names). `start`
+    "v2.6.0", "W8A8" and "3em" state no number (they are names), nor do
+    "10⁻³" and "(117.88)⁻¹" (a superscript exponent: not the plain number). `start`
     and `end` are offsets of the number (and its unit) in `text`.
     """
     first = 0
@@ -593,6 +596,8 @@ def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
         end = m.end() if unit is not None else m.end("number")
         if unit is None and end < len(text) and (text[end].isalnum() or text[end] == "_"):
             continue  # glued to a word after it: a name ("3em")
+        if _SUPERSCRIPT.match(text, m.end("number")):
+            continue  # a superscript exponent ("10⁻³", "(117.88)⁻¹"): not the plain number, so no number read
         try:
             number = Decimal(m["number"].replace(",", ""))
         except InvalidOperation:

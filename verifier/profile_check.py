@@ -15,13 +15,19 @@ receipts with their set, and the `Site`s where claims and gate rules are stated)
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from verifier.checks.profile_coverage import pointer_matches
+from verifier.checks.profile_unreached import claimed_places
+from verifier.derive import arm_name
 from verifier.evidence import Evidence, Receipt, StatedClaim
 from verifier.readers.informational import pattern_names
+from verifier.numtext import number
+from verifier.readers.records import members_near, stated_nowhere
 from verifier.readers.select import RECEIPTS, instances, left_out, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
@@ -50,7 +56,7 @@ def _filled(template: str, key: dict[str, str]) -> str:
     return template
 
 
-def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], selection: dict[str, Any]) -> str:
+def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], selection: dict[str, Any], others: set[tuple[str, str]] = frozenset()) -> str:
     """
     Return the text previewing the places a claim's location states (read backwards: `Site`s of role "stated") for
     dimension values no receipt of its selection has: `verify` reports each UNVERIFIED `not-derivable` or `receipt-absent`
@@ -64,6 +70,8 @@ def _unreached(rule: dict[str, Any], stated: list[Any], records: list[Receipt], 
         key = dict(site.key)
         if site.problem is not None or any(k.endswith(".index") for k in key) or tuple(sorted(key.items())) in derived:
             continue
+        if (site.location.file, site.location.pointer or "") in others:
+            continue  # another claim's own place (`claimed_places`): judged there
         if (type(site.value) is str and not any(c.isdigit() for c in site.value)) or left_out(base, key) or select(records, {**base, **key}):
             continue
         places.append(site)
@@ -93,7 +101,63 @@ def _absent_values(rule: dict[str, Any], chosen: list[Receipt]) -> list[tuple[st
     return out
 
 
-def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]]) -> tuple[list[str], int]:
+def _instance_arms(rule: dict[str, Any], records: list[Receipt], selection: dict[str, Any]) -> tuple[str, bool, bool]:
+    """
+    Return `(text, empty, problem)` for an arm comparison whose `baseline` or `candidate` is a `{dim}` of its `per`:
+    each instance's two arms resolved (`derive.arm_name`) and selected as `derive.derive_rule` selects them (the
+    selection, the instance's other dimensions, `arm` replaced). `empty`: no instance has both arms; `problem`: some
+    instance has an arm that selects no receipt (`verify` reports FAIL `empty-selection` for it). The text names the
+    first such arm and instance, and how many instances it misses in.
+    """
+    keys = instances(rule, records)
+    missed: dict[tuple[str, str], list[dict[str, str]]] = {}
+    for key in keys:
+        base = {**selection, **{k: v for k, v in key.items() if k != "arm"}}
+        for role in ("baseline", "candidate"):
+            arm = arm_name(rule[role], key)
+            if not select(records, {**base, "arm": arm}):
+                missed.setdefault((role, arm), []).append(key)
+    text = f"selection {selection or 'all'} selects {_many(len(select(records, selection)), 'receipt')}, {_many(len(keys), 'instance')} of per {rule['per']}"
+    for (role, arm), where in missed.items():
+        said = ", ".join(f"{k}={v}" for k, v in where[0].items())
+        text += f"; {role} arm {arm!r} selects no receipt for {len(where)} of {_many(len(keys), 'instance')} (first: {said})"
+    if not missed:
+        text += f"; baseline arm {rule['baseline']!r}, candidate arm {rule['candidate']!r}: both select receipts in every instance"
+    hit = {tuple(sorted(k.items())) for w in missed.values() for k in w}
+    return text, not keys or len(hit) == len(keys), bool(missed)
+
+
+def _rule_id(document: dict[str, Any], pointer: str) -> str:
+    """Return the `id` of the rule at profile pointer `pointer` (`/claims/3`)."""
+    _, section, index = pointer.split("/")
+    return str(document[section][int(index)]["id"])
+
+
+def _every_mismatch(rule: dict[str, Any], judged: dict[str, list[Any]]) -> str:
+    """
+    Return the text naming a claim whose every compared instance differs from what the bundle states, or at least
+    half of them and three or more (`verify` FAILs each `claim-mismatch`): on evidence the author trusts, the rule is the first suspect (a statistic, `of`, `method`,
+    unit or place the bundle does not use), with a factor of 100 named ("%" for a value stated in `x` or `1`). "" else.
+    """
+    found = judged.get(rule["id"], [])
+    differ = [f for f in found if f.code == "claim-mismatch"]
+    if not differ or (len(differ) < len(found) and (len(differ) < 3 or 2 * len(differ) < len(found))):
+        return ""  # none, or a few of many: what evidence with some wrong numbers looks like
+    first = differ[0]
+    hint = ""
+    try:
+        stated, derived = Decimal(str(first.expected)), Decimal(str(first.observed))
+        if stated and derived and any(abs(derived / stated - k) <= k / 50 for k in (Decimal(100), Decimal("0.01"))):
+            hint = ": a factor of 100 (a `%` unit for a value the bundle states as a fraction or `x`, or the reverse?)"
+    except (InvalidOperation, ValueError, ZeroDivisionError):
+        pass
+    said = f"every one of its {_many(len(found), 'compared instance')} differs" if len(differ) == len(found) else \
+        f"{len(differ)} of its {_many(len(found), 'compared instance')} differ"
+    return (f"; {said} from what the bundle states (first: stated {first.expected}, "
+            f"derived {number(first.observed)}{hint}): a statistic, `of`, `method`, unit or place the bundle does not use? (verify reports each FAIL claim-mismatch)")
+
+
+def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[[str], list[str]], findings: Sequence[Any] = ()) -> tuple[list[str], int]:
     """
     Return `(lines, nothing)`: one line per receipt set, claim, gate rule, identity, `matches` entry and claim document of
     the profile `document`, saying what it matched in `model` (the evidence the profile pipeline read from a directory
@@ -119,41 +183,51 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
 
     for rid, spec in document.get("receipts", {}).items():
         got = by_set.get(rid, [])
-        read = [r for r in got if r.unread is None]
+        read = [r for r in got if r.unread is None or r.raw is not None]  # a record kept as a stand-in for a mapping matching nothing was read
         matched = glob(spec["glob"])
-        unread = len({r.path for r in got if r.unread is not None})  # one stand-in per file, or per record whose `unnest` array is missing
+        unread = len({r.path for r in got if r.unread is not None and r.raw is None})  # one stand-in per file, or per record whose `unnest` array is missing
         left_out = len(set(matched) - {r.path for r in got}) if "where" in spec else 0  # read, each record left out by the set's `where`
         notes = ([f"{_many(unread, 'file')} not read"] if unread else []) + ([f"{_many(left_out, 'file')} whose every record `where` leaves out"] if left_out else [])
         say(f"receipts.{rid}", f"glob {spec['glob']!r} names {_many(len(matched), 'file')}, {_many(len(read), 'record')} read"
             + (f" ({'; '.join(notes)})" if notes else ""), not read)
+        for where, _name, pointer in stated_nowhere(spec, read):
+            say(f"receipts.{rid}/{where}", f"pointer {pointer!r} matches no record of set {rid} ({_many(len(read), 'record')}); "
+                f"members seen there: {members_near(read[0].raw, pointer) or 'none'}", True)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
     absent = {d["file"] for d in document.get("claim_documents", []) if d.get("optional") and not glob(d["file"])}
+    claimed = claimed_places(model) if model is not None else {}
+    judged: dict[str, list[Any]] = {}  # claim id -> its compared instances (PASS `derived`, FAIL `claim-mismatch`)
+    for f in findings:
+        if f.check == "profile.claims" and f.code in ("derived", "claim-mismatch"):
+            judged.setdefault(re.split(r"[:\[]", f.message, maxsplit=1)[0], []).append(f)
     for pointer, rule in rules:
         records = by_set.get(rule["receipts"], [])
         if "at" in rule and rule["at"]["file"] in absent:  # claimed in an optional document this evidence does not publish
             lines.append(f"  {pointer[1:]} ({rule['id']}): not a claim of this evidence: {rule['at']['file']!r} is an `optional` claim document it does not hold")
             continue
         selection = _plain(rule["selection"])
+        problem = False
         if "baseline" in rule and "{" not in rule["baseline"] + rule["candidate"]:
             arms = {arm: len(select(records, {**selection, "arm": arm})) for arm in (rule["baseline"], rule["candidate"])}
             text = "; ".join(f"{'baseline' if arm == rule['baseline'] else 'candidate'} arm {arm!r}: {_many(n, 'receipt')}" for arm, n in arms.items())
             empty = not all(arms.values())
+        elif "baseline" in rule:  # an arm named by `{dim}`: resolved per instance, as `derive.derive_rule` does
+            text, empty, problem = _instance_arms(rule, records, selection)
         else:
             chosen = len(select(records, selection))
             text, empty = f"selection {selection or 'all'} selects {_many(chosen, 'receipt')}", not chosen
         if empty and rule.get("unmatched") == "skip":  # declared: a rule for a benchmark the evidence need not hold
             lines.append(f"  {pointer[1:]} ({rule['id']}): {text}: {NOTHING}, not applicable to this evidence (`unmatched: skip`)")
             continue
-        if rule.get("per") and not empty:
+        if rule.get("per") and not empty and not ("baseline" in rule and "{" in rule["baseline"] + rule["candidate"]):
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
-        problem = False
         absent = _absent_values(rule, select(records, {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}))
         if absent:
             text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} (it is `optional`: "
                             "those instances will be UNVERIFIED `value-absent`; narrow the selection)" for name, n, m in absent
                             for kind in ["claim" if pointer.startswith("/claims/") else "gate rule"])
-            problem = bool(absent)
+            problem = True
         role = "named" if "pick" in rule else "claim" if pointer.startswith("/claims/") else "recorded" if "recorded" in rule else "bounds" if "bounds_at" in rule else None
         sites = model.sites_of(pointer, role) if model is not None and role else []
         if sites:
@@ -176,8 +250,20 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                        else f"{first.problem}{', ' + first.detail if first.detail else ''}")  # a misspelled `at.file` is absent, not unreadable
                 text += f" (first not found: {rel} {where or chr(34) * 2}: {why})"
             empty = empty or not found
+        shared = sorted((place, sorted(rules - {pointer})) for place, rules in claimed.items() if pointer in rules and rules - {pointer})
+        if shared:  # two claims comparing one stated value: one of them binds the wrong row or place (a copied `where`)
+            (rel, where_), owners = shared[0]
+            named = ", ".join(f"{o[1:]} ({_rule_id(document, o)})" for o in owners)
+            text += (f"; its place is also compared by {named} ({_many(len(shared), 'place')}, first: {rel} {where_ or chr(34) * 2}): "
+                     "two claims compare one stated value (a `where` or template binding another row?)")
+            problem = True
+        mismatch = _every_mismatch(rule, judged) if pointer.startswith("/claims/") else ""
+        if mismatch:
+            text += mismatch
+            problem = True
         if model is not None and pointer.startswith("/claims/") and "pick" not in rule:
-            text += _unreached(rule, model.sites_of(pointer, "stated"), records, selection)
+            others = {place for place, rules in claimed.items() if rules - {pointer}}
+            text += _unreached(rule, model.sites_of(pointer, "stated"), records, selection, others)
         say(f"{pointer[1:]} ({rule['id']})", text, empty, problem)
     for i, identity in enumerate(document.get("identities", [])):
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]

@@ -23,6 +23,9 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
 - a template with two placeholders side by side (`{arm}{server}`): where one
   value ends and the next begins is ambiguous by construction;
 - `labels` or `absent` on a value, `divide_by` or `subtract` on a dimension, a `divide_by.parallel` that is no `unnest.parallel` array;
+- `of` on a statistic of one selection (it applies to the two-arm
+  comparisons `relative_reduction_pct`, `speedup`, `difference`, `ratio`,
+  `relative_change_pct` only; elsewhere it would be silently ignored);
 - a `selection` value holding a `{placeholder}` (selections are literal; the
   text would match no receipt), and a `baseline` or `candidate` `{dim}`, or a
   `bounds_at.file` placeholder, that is not a `per` dimension (it would name
@@ -36,6 +39,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from verifier import stats
 from verifier.errors import ConfigError
 from verifier.readers.pointers import PLACEHOLDER
 
@@ -88,6 +92,11 @@ def normalise(document: dict[str, Any], origin: str) -> None:
         if "where" in spec:
             spec["where"] = {(key if key.startswith("/") else "/" + _escape(key)): value for key, value in spec["where"].items()}
     for pointer, at, _rule in locations(document):
+        if "where_not" in at:  # its keys as `where`'s: a member name, a one-token pointer read as the name, a deeper pointer kept
+            at["where_not"] = {(_unescape(k[1:]) if k.startswith("/") and len(_tokens(k)) == 1 else k): v for k, v in at["where_not"].items()}
+            if "where" not in at:
+                raise _refuse(origin, f"{pointer}/where_not", "`where_not` leaves out elements a `where` chooses among: add the `where` "
+                              "(e.g. {\"Endpoint\": \"{label}\"}) or remove `where_not`")
         if "where" not in at:
             continue
         named: dict[str, str] = {}
@@ -113,6 +122,7 @@ def lint(document: dict[str, Any], origin: str) -> None:
     _ambiguous(document, origin)
     _literal_selections(document, origin)
     _informational(document, origin)
+    _members_that_apply(document, origin)
 
 
 def _informational(document: dict[str, Any], origin: str) -> None:
@@ -124,6 +134,21 @@ def _informational(document: dict[str, Any], origin: str) -> None:
     except ValueError as exc:
         pointer, message = exc.args[0]
         raise _refuse(origin, pointer, message) from None
+
+
+#: The statistics that compare two selections (the baseline and candidate arms): the only ones `of` applies to.
+TWO_SELECTIONS = stats.ARM_STATISTICS + stats.PAIR_STATISTICS
+
+
+def _members_that_apply(document: dict[str, Any], origin: str) -> None:
+    """Refuse `of` on a statistic of one selection: it names what each arm's statistic is, and would be ignored (never silently)."""
+    rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
+    rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
+    for where, rule in rules:
+        if "of" in rule and rule["statistic"] not in TWO_SELECTIONS:
+            raise _refuse(origin, f"{where}/of", f"`of` names the statistic each arm is compared by, for {', '.join(TWO_SELECTIONS)}; "
+                          f"{rule['statistic']} derives over one selection, so `of` would be ignored: remove it, or write "
+                          f"\"statistic\": \"{rule['of'].get('statistic', 'median')}\" for the statistic itself")
 
 
 def _mapping_kinds(document: dict[str, Any], origin: str) -> None:

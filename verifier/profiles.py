@@ -98,13 +98,41 @@ def _schema_problem(first: Any, errors: list[Any]) -> str:
         said = f"it states none of {', '.join(f'`{n}`' for n in wanted)} (one of them is required)"
         stray = [e.message for e in errors if e.validator == "unevaluatedProperties" and list(e.absolute_path) == list(first.absolute_path)]
         return said + (f"; {stray[0]}" if stray else "")
-    if first.validator == "pattern" and first.validator_value == _POINTER_PATTERN and isinstance(first.instance, str):
-        return f"{first.instance!r} is not a JSON Pointer: it must start with '/' (write {'/' + first.instance!r})"
+    if first.validator == "pattern" and first.validator_value in PATTERN_SENTENCES and isinstance(first.instance, str):
+        return PATTERN_SENTENCES[first.validator_value](first.instance)
     return schema_message(first)
 
 
-#: The pattern `schemas/profile.schema.json` gives a JSON Pointer.
-_POINTER_PATTERN = "^(/[^/]*)*$"
+def _relpath(text: str) -> str:
+    if text.startswith("/"):
+        return (f"{text!r} is an absolute path: a profile names files relative to the folder it reads, whatever its place "
+                f"(write the part inside that folder, e.g. {'/'.join(text.split('/')[-2:])!r})")
+    return f"{text!r} uses '\\' (a backslash): a profile writes every path separator as '/' (write {text.replace(chr(92), '/')!r})"
+
+
+def _id(text: str) -> str:
+    fixed = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("._-") or "id"
+    return f"{text!r} is not an id: an id is letters, digits, '.', '_' and '-', starting with a letter or digit (write {fixed!r})"
+
+
+def _decimal(text: str) -> str:
+    fixed = re.sub(r"[^0-9.eE-]", "", text.replace(",", ".").strip().lstrip("+")) or "0.5"
+    return f"{text!r} is not a decimal string: digits, an optional '.' and fraction, an optional exponent, no sign or separator (write \"{fixed}\")"
+
+
+def _summed(text: str) -> str:
+    return f"{text!r} is neither the name of a declared value nor #receipts (write a name under the set's `values`, or \"#receipts\" to count receipts)"
+
+
+#: Each `pattern` of `schemas/profile.schema.json`, said in a sentence naming what to write instead (never the raw regex a
+#: new author cannot read: `'/tmp/x/*.csv' does not match '^[^/\\\\][^\\\\]*$'`). A test keeps every pattern of the schema here.
+PATTERN_SENTENCES = {
+    "^(/[^/]*)*$": lambda text: f"{text!r} is not a JSON Pointer: it must start with '/' (write {'/' + text!r})",
+    "^[^/\\\\][^\\\\]*$": _relpath,
+    "^[A-Za-z0-9][A-Za-z0-9._-]*$": _id,
+    "^[0-9]+(\\.[0-9]+)?([eE]-?[0-9]+)?$": _decimal,
+    "^(#receipts|[A-Za-z0-9][A-Za-z0-9._-]*)$": _summed,
+}
 
 
 def _refuse(origin: str, pointer: str, message: str) -> ConfigError:

@@ -31,7 +31,7 @@ from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
 from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.informational import compile_patterns
-from verifier.readers.records import UNITS, read_receipts
+from verifier.readers.records import NEVER_STATED, UNITS, read_receipts
 from verifier.readers.sites import read_sites
 
 
@@ -54,7 +54,8 @@ def receipts(ctx: Context) -> Iterator[Finding]:
     count); FAIL `missing-field`, `not-a-number`, `impossible-value`
     (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
     `name-mismatch`, `unit-mismatch`, `parallel-mismatch`; UNVERIFIED
-    `no-receipts` (glob matched nothing), `no-records`,
+    `no-receipts` (glob matched nothing), `no-records`, `mapping-matches-nothing`
+    (one finding for a mapped field missing on every record of its set, instead of a FAIL `missing-field` per record),
     `unreadable-receipt` and `blocked-by-integrity`.
     Side effects: reads the receipt files.
     """
@@ -71,7 +72,7 @@ def receipts(ctx: Context) -> Iterator[Finding]:
             media.extend(_media_of(records, spec["media"]["pointer"]))
         bad_files = set()
         for p in problems:
-            bad_files.add(p.path)
+            bad_files.update(files if p.code == NEVER_STATED else (p.path,))  # a field no record states: no file maps "every mapped field"
             if p.code in _NOT_READ:
                 unmapped.append(Unmapped(what=f"receipts.{rid}", where=Location(p.path), why=p.message, code=p.code))
             yield _f(cid, Status(p.status), p.code, p.message, path=p.path, pointer=p.pointer, expected=p.field)

@@ -239,6 +239,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
 
 
+#: The code of a claim whose location's `where` matches several elements: the profile's fault, UNVERIFIED, never FAIL `claim-missing`.
+AMBIGUOUS = "ambiguous-location"
+
 #: The `Site.problem`s of a claim instance whose stated value was not found (`_site_problem` reports each).
 _SITE_PROBLEMS = ("unranked", "blocked", "missing", "ambiguous", "unreadable")
 
@@ -264,6 +267,9 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
     if site.problem == "blocked":  # never parsed, not even to find the value
         blocked.add(site.location.file)
         return _f(cid, Status.UNVERIFIED, "blocked-by-integrity", f"{label}: {site.location.file} is not parsed because {site.detail}", path=site.location.file)
+    if site.problem == "ambiguous":  # the profile names no one place: its fault, not the evidence's
+        return _f(cid, Status.UNVERIFIED, AMBIGUOUS, f"{label}: the profile's location is ambiguous ({site.detail}): a location names one place, so nothing "
+                  "is compared; add a member to `where` that tells the rows apart (`verify profile check` names it too)", path=rule["at"]["file"])
     if site.problem == "missing":
         return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
     if site.problem == "ambiguous":
@@ -359,6 +365,10 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
     site = _one_site(ctx, ptr, "named")
     if site.problem == "unreadable":
         yield _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{rule['id']}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
+        return
+    if site.problem == "ambiguous":
+        yield _f(cid, Status.UNVERIFIED, AMBIGUOUS, f"{rule['id']}: the profile's location is ambiguous ({site.detail}): a location names one place",
+                 path=rule["at"]["file"])
         return
     if site.problem is not None:
         yield _f(cid, Status.FAIL, "claim-missing", f"{rule['id']}: the bundle states no name at the mapped location ({site.detail})", path=rule["at"]["file"])

@@ -4,7 +4,8 @@ Profile check (9) `profile.coverage`: every number a claim document states is ac
 The stated numbers and true/false outcomes of the profile's claim documents
 are in the evidence model (`verifier.readers.claimdocs`, read by
 `profile.receipts`). Each must be one of: compared by a check (a claim
-instance or a value read backwards from a claim's location, the recorded
+instance or a value read backwards from a claim's location, a heading's
+number a claim's `/tables/{dim} ...` pointer binds to its instance, the recorded
 gate outcome, a manifest entry's digest or size), declared `informational` by
 the profile (ids, dates, seeds, configuration, with a reason), or declared
 `needs_external` (a score that only the absent media could re-derive:
@@ -134,6 +135,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     gaps = {u.where.file: u for u in model.unmapped if u.what == WHAT and u.where is not None}
     stated = _by_file(model)
     member_names = _member_names(seen)  # the checks that examine places all ran before this one
+    headings = {(site.location.file, site.location.pointer or "") for site in model.sites if site.role == "heading"}  # `readers.sites._heading_numbers`
     for rel, gap in gaps.items():  # a claim document that is a symlink is in no file list below: said here
         if gap.code == "symlink-not-followed":
             yield _f(cid, Status.UNVERIFIED, gap.code, gap.why, path=rel)
@@ -152,7 +154,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
             claims, outcomes = stated.get(rel, ([], []))
             members = _member_numbers(member_names.get(rel, {}), claims)
             for pointer, item in [(c.id, c) for c in claims] + [(o.location.pointer or "", o) for o in outcomes]:
-                if (rel, pointer) in seen or pointer in members or (type(item) is StatedClaim and "#" not in pointer and (rel, pointer + _FIRST) in seen):
+                if (rel, pointer) in seen or (rel, pointer) in headings or pointer in members or (type(item) is StatedClaim and "#" not in pointer and (rel, pointer + _FIRST) in seen):
                     # (a claim at `#numbers/0` of a string that is wholly one number, "0.434ms", compared the number the string states)
                     compared += 1
                 elif informational is not None and informational.fullmatch(pointer):

@@ -8,12 +8,26 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.checks.profile_base import _PLACEHOLDER_RE, _f, _profile, evidence, examined, exists
-from verifier.evidence import Location, Receipt
+from verifier.evidence import Evidence, Location, Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context
 from verifier.readers.select import Underivable, check_complete, left_out, select
 
-__all__ = ["_underived"]
+__all__ = ["_underived", "claimed_places"]
+
+
+def claimed_places(model: Evidence) -> dict[tuple[str, str], set[str]]:
+    """
+    Return `(file, pointer) -> the rules` whose own instances found their stated value there (`Site` role `claim`,
+    found): a place one claim binds is that claim's to judge, so another claim whose location template also reads it
+    backwards (a per-label `where` meeting the table's Total row a Total claim checks; claims split by selection at
+    `{file}`) does not report it `not-derivable` (`_underived`, and `verify profile check`'s preview).
+    """
+    places: dict[tuple[str, str], set[str]] = {}
+    for site in model.sites:
+        if site.role == "claim" and site.problem is None:
+            places.setdefault((site.location.file, site.location.pointer or ""), set()).add(site.rule)
+    return places
 
 #: A digit: a text read backwards without one ("-", "N/A", "—") states no number, so it is no value to derive.
 _DIGIT = re.compile(r"\d")
@@ -26,11 +40,17 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
 
     UNVERIFIED `blocked-by-integrity` / `incomplete-denominator` when receipts
     that were not read may cover it, else UNVERIFIED `not-derivable`: the
-    bundle states a number no receipt backs. A claim file that is blocked is
-    reported once, unread.
+    bundle states a number no receipt backs. A place another claim's instance
+    found its value at is that claim's (`claimed_places`), not reported here.
+    A claim file that is blocked is reported once, unread.
     """
     cid = "profile.claims"
-    found = evidence(ctx).sites_of(ptr, "stated")
+    model = evidence(ctx)
+    found = model.sites_of(ptr, "stated")
+    kept = ctx.data.get("claimed_places")
+    if kept is None or kept[0] is not model:  # once per model, not once per claim
+        kept = ctx.data["claimed_places"] = (model, claimed_places(model))
+    claimed = kept[1]
     for site in found:
         rel = site.location.file
         if site.problem == "blocked" and rel not in {done for done, _ in handled} | blocked:  # the files reported above, built only when one is blocked
@@ -42,6 +62,8 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
         bound, rel, pointer, value = dict(site.key), site.location.file, site.location.pointer or "", site.value
         if (rel, pointer) in handled or (type(value) is str and not _DIGIT.search(value)):
             continue  # judged above, or a text stating no number ("-", "N/A", "not run"): nothing stated to derive
+        if claimed.get((rel, pointer), {ptr}) - {ptr}:
+            continue  # another claim's own place (the Total row a Total claim checks): that claim judges it
         key: dict[str, str] = {}
         unknown: dict[str, str] = {}
         for name, text in bound.items():

@@ -48,6 +48,7 @@ class Verdict:
     kind: str
     derivations: tuple[Derivation, ...] = ()
     named: tuple[Derivation, ...] = ()
+    why: str = ""  # ambiguous: why the derivations that fit are not bound (several fit; or the one that fits is not enough)
 
 
 def label(d: Derivation) -> str:
@@ -92,7 +93,7 @@ def classify(st: Stated, found: Search) -> Verdict:
         means = [f for f in agree if found.stat_named == "mean" and f.baseline is None and f.statistic == "mean"]
         agree = means or timed or pairs  # `mean memory saved`: the mean of the savings; `平均减少` with no such mean: of the means; a speedup is of times
         if st.value == 1 and any(f.statistic in ("speedup", "ratio") for f in agree):
-            return Verdict("ambiguous", tuple(agree[:8]))  # 1.0 is any two equal values: no binding
+            return Verdict("ambiguous", tuple(agree[:8]), why="1.0 is the ratio of any two equal values")  # no binding
     elif found.stat_named:
         family = {found.stat_named, "population_sd"} if found.stat_named == "sd" else {found.stat_named}  # `stdev`: numpy's std is the population SD
         exact = [f for f in agree if label(f) in family]
@@ -101,7 +102,7 @@ def classify(st: Stated, found: Search) -> Verdict:
         unnamed = [f for f in agree if f.n > 1 and f.baseline is None]
         agree = [f for f in agree if f.n == 1 or f.baseline is not None]
         if not agree and unnamed:
-            return Verdict("ambiguous", tuple(unnamed[:8]))
+            return Verdict("ambiguous", tuple(unnamed[:8]), why="its context names no statistic, and a statistic over several values nothing names is a coincidence")
     other = [f for f in selected if f.sid in named_sets and (f.sid, f.member) not in found.member_named]
     agree = [f for f in agree if _member_agrees(f, found, named_sets)]
     if other and (not agree or min(f.rank for f in other) < min(f.rank for f in agree)):
@@ -119,13 +120,13 @@ def classify(st: Stated, found: Search) -> Verdict:
             most = max(len(f.selection) for f in agree)
             agree = [f for f in agree if len(f.selection) == most]
     if len(agree) == 1 and st.value == 0 and agree[0].value != 0 and agree[0].statistic != "count":
-        return Verdict("ambiguous", tuple(agree))  # a stated 0.0 is any small value at its precision: no binding
+        return Verdict("ambiguous", tuple(agree), why="a stated 0 is any small value at its precision")
     if len(agree) == 1:
         f = agree[0]
         full = f.member_named and (found.stat_named is not None or f.n == 1) and not f.enumerated
         if _digits(st) >= MIN_DIGITS or full:
             return Verdict("bound", (f,))
-        return Verdict("ambiguous", (f,))
+        return Verdict("ambiguous", (f,), why=f"a number of fewer than {MIN_DIGITS} significant digits binds only when its context names the member and the statistic")
     if len(agree) > 1:
         return Verdict("ambiguous", tuple(agree[:8]))
     if fits:  # reproduced, but by another member or statistic than the context names

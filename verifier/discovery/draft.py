@@ -35,7 +35,8 @@ from verifier.discovery.search import Derivation
 __all__ = ["draft_profile"]
 
 _ID = re.compile(r"[^A-Za-z0-9._-]+")
-_DRAFTED = ("mean", "median", "percentile", "min", "max", "sd", "population_sd", "sum", "count", "first", "last", "relative_reduction_pct", "speedup", "difference")
+_DRAFTED = ("mean", "median", "percentile", "min", "max", "sd", "population_sd", "sum", "count", "first", "last", "relative_reduction_pct", "speedup",
+            "difference", "ratio", "relative_change_pct")  # the pair statistics take `of` too (`derive.derive_rule`)
 
 
 def _id(text: str) -> str:
@@ -138,7 +139,8 @@ def _unit(d: Derivation, stated_unit: str | None) -> str:
 
 def draft_profile(disc: Discovery, profile_id: str) -> tuple[dict[str, Any], list[str]]:
     """
-    Return `(profile, notes)`: the bound numbers of `disc` as a profile with id `profile_id`, and what was left out and why.
+    Return `(profile, notes)`: the bound numbers of `disc` as a profile with id `profile_id`, and what was left out and
+    why, one note per bound number, `"<file> <pointer> -- <reason>"` (`verifier.discovery.drafting.grouped` groups them).
 
     Raises `ValueError` when discovery bound nothing a profile can say (no claim to write).
     """
@@ -154,25 +156,25 @@ def draft_profile(disc: Discovery, profile_id: str) -> tuple[dict[str, Any], lis
         d = v.derivations[0]
         rs = by_sid[d.sid]
         if d.statistic not in _DRAFTED:
-            left.append(f"{st.rel} {st.pointer}: {d.statistic} has no rule in the profile language")
+            left.append(f"{st.rel} {st.pointer} -- {d.statistic} has no rule in the profile language")
             continue
         if d.groups is not None:
             left.append(f"{st.rel} {st.pointer}: a {d.statistic} of per-{d.groups} means has no claim rule in the profile language (a claim derives one statistic of the selected receipts)")
             continue
         chosen = [r for r in rs.records if all(r.dims.get(k) == v for k, v in d.selection)]
         if d.member and d.over is None and any(d.member not in r.values for r in chosen):
-            left.append(f"{st.rel} {st.pointer}: some records of its selection lack {d.member!r} (a profile would count them as missing)")
+            left.append(f"{st.rel} {st.pointer} -- some records of its selection lack {d.member!r} (a profile would count them as missing)")
             continue
         dims = {k: _id(k) for k, _ in _minimal(rs, d.selection, d.over)}
         if d.over:
             dims[d.over] = "arm"
         gaps = [raw for raw in dims if raw != d.over and not raw.startswith(("path", "name")) and any(raw not in r.dims for r in rs.records)]
         if gaps:
-            left.append(f"{st.rel} {st.pointer}: dimension {gaps[0]!r} is absent from some records of its set (a profile requires it in all)")
+            left.append(f"{st.rel} {st.pointer} -- dimension {gaps[0]!r} is absent from some records of its set (a profile requires it in all)")
             continue
         base, why = _receipt_set(rs, dims)
         if base is None:
-            left.append(f"{st.rel} {st.pointer}: {why}")
+            left.append(f"{st.rel} {st.pointer} -- {why}")
             continue
         rid = _id(f"set-{d.sid}")
         spec = receipts.setdefault(rid, {**base, "fields": {"phase": {"value": "measured"}}})

@@ -10,21 +10,46 @@ from typing import Any
 
 from verifier.errors import ConfigError, UsageError
 
-__all__ = ["DRAFT_SECONDS", "write_draft"]
+__all__ = ["DRAFT_SECONDS", "DraftRefused", "grouped", "write_draft"]
 
 #: Drafting is done once per format, so its search may take longer than `verify DIR`'s (`verifier.discovery.SEARCH_SECONDS`).
 DRAFT_SECONDS = 120.0
 
 
-def write_draft(directory: str, output: str, profile_id: str | None = None) -> tuple[str, int, int]:
+class DraftRefused(UsageError):
+    """No drafted claim is left to write (exit 2); `notes` says, per bound number, why it was left out (`grouped` groups them)."""
+
+    def __init__(self, message: str, notes: list[str]) -> None:
+        super().__init__(message)
+        self.notes = notes
+
+
+def grouped(notes: list[str]) -> list[tuple[str, int, str]]:
+    """
+    Return `(reason, count, first place)` per kind of reason among the left-out `notes` ("<place> -- <reason>"), most
+    frequent first: a reason with what varies between numbers written `…` (quoted names, the file a receipt set is
+    read from, a finding's details in parentheses), so 191 left-out numbers read as a few causes.
+    """
+    groups: dict[str, list[str]] = {}
+    for note in notes:
+        place, _, reason = note.partition(" -- ")
+        kind = re.sub(r"^\S+#\S*: ", "", reason)  # "<file>#<pointer>: an object of objects keyed by name ..." -> its words
+        kind = re.sub(r" \(.*\)$", "", kind) if kind.startswith("the profile language does not reproduce") else kind  # the finding's details
+        kind = re.sub(r"'[^']*'", "'…'", kind)  # a quoted name ('elapsed'); the details holding "discovery's" are gone above
+        groups.setdefault(kind, []).append(place)
+    return sorted(((kind, len(places), places[0]) for kind, places in groups.items()), key=lambda g: (-g[1], g[0]))
+
+
+def write_draft(directory: str, output: str, profile_id: str | None = None) -> tuple[str, int, list[str]]:
     """
     Discover `directory`, draft the profile (`verifier.discovery.draft.draft_profile`), validate it and write it to `output`.
 
-    Returns `(output, claims written, bound numbers left out)`. Before writing, the draft judges the
+    Returns `(output, claims written, the notes of the bound numbers left out and why)`. Before writing, the draft judges the
     directory once and every claim that FAILs through it is left out (`_self_check`), so the draft
     gives no false FAIL on the evidence it was drafted from. Raises `UsageError` when `output`
     lies inside `directory` (nothing is written into the evidence), when discovery bound nothing a
-    profile can state, or when the file cannot be written; `ConfigError` when the draft fails the
+    profile can state, or when the file cannot be written; `DraftRefused` (a `UsageError` carrying
+    the notes of what was left out and why) when no drafted claim is left; `ConfigError` when the draft fails the
     profile schema or its cross-checks (`verifier.profiles.load_profile`: a bug of ours).
     """
     from verifier.discovery import discover
@@ -48,14 +73,16 @@ def write_draft(directory: str, output: str, profile_id: str | None = None) -> t
         raise ConfigError(f"the drafted profile does not validate (a bug of verify): {exc}") from None
     left += _self_check(profile, root)
     if not profile["claims"]:
-        raise UsageError(f"{directory}: no drafted claim re-derives through the profile language ({len(left)} left out)")
+        kind, n, _first = grouped(left)[0]
+        raise DraftRefused(f"{directory}: no drafted claim re-derives through the profile language ({len(left)} left out, "
+                           f"most for: {kind} ({n}); the reasons are listed above, grouped)", left)
     try:
         with open(target, "w", encoding="utf-8") as fh:
             json.dump(profile, fh, indent=1, ensure_ascii=False)
             fh.write("\n")
     except OSError as exc:
         raise UsageError(f"-o {output}: cannot write: {exc.strerror or exc}") from None
-    return os.fspath(output), len(profile["claims"]), len(left)
+    return os.fspath(output), len(profile["claims"]), left
 
 
 def _self_check(profile: dict[str, Any], root: Path) -> list[str]:
@@ -83,4 +110,4 @@ def _self_check(profile: dict[str, Any], root: Path) -> list[str]:
     profile["claims"] = [c for c in profile["claims"] if c["id"] not in failed]
     used = {c["receipts"] for c in profile["claims"]}
     profile["receipts"] = {rid: spec for rid, spec in profile["receipts"].items() if rid in used}
-    return [f"{cid}: the profile language does not reproduce discovery's derivation ({message[:160]})" for cid, message in failed.items()]
+    return [f"claim {cid} -- the profile language does not reproduce discovery's derivation ({message[:160]})" for cid, message in failed.items()]

@@ -45,7 +45,9 @@ def _finding(st: Any, v: Verdict) -> Finding:
                        expected=str(st.value), observed=str(d.value), derivation=d.text)
     if v.kind == "ambiguous":
         listed = "; ".join(f"{rule_words(d)} = {d.value.normalize():f}" for d in v.derivations[:5])
-        message = f"{shown}: {len(v.derivations)} derivations fit, none bound: {listed}"
+        n = len(v.derivations)
+        fit = "one derivation fits" if n == 1 else f"{n} derivations fit"
+        message = f"{shown}: {fit}, not bound: {v.why or 'the context does not tell which'}: {listed}"
         return Finding(check=CHECK, status=Status.UNVERIFIED, code="ambiguous", message=message, path=st.rel, pointer=st.pointer,
                        expected=str(st.value), observed=[str(d.value) for d in v.derivations])
     if v.kind == "near-miss":

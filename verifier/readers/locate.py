@@ -14,7 +14,11 @@ from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["AmbiguousPlace", "fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
+__all__ = ["AmbiguousLocation", "excluded", "fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of", "stated"]
+
+
+class AmbiguousLocation(LookupError):
+    """A location's `where` matches several different elements (`_distinct`): the profile names no one place (its fault, never the evidence's)."""
 
 
 def fill_file(template: str, key: dict[str, str], indexes: dict[str, int]) -> str:
@@ -80,9 +84,9 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     a table keyed by row number) and the element whose members equal every `where` value
     is taken (exactly one must match; the members `fold_case` lists are
     compared casefolded), then `then` is resolved inside it.
-    Raises `KeyError` (pointer not found), `LookupError` (no element
-    matches), `AmbiguousPlace` (a `LookupError`: several match, so the
-    profile's `where` does not choose one), `OSError` or `JSONProblem` (file unreadable).
+    Raises `KeyError` (pointer not found), `LookupError` (no or several,
+    `AmbiguousLocation` for several
+    elements match), `OSError` or `JSONProblem` (file unreadable).
     What `at` says is read once per `at` object and tree (`_spot`), so `at`
     must not change while the tree is in use.
     """
@@ -114,10 +118,6 @@ def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: 
     return rel, pointer, value, there
 
 
-class AmbiguousPlace(LookupError):
-    """Raised by `locate` when several elements match a location's `where`: the profile names no single place (an authoring problem `verify profile check` names)."""
-
-
 def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any, _Spot, str, Any]:
     """
     Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
@@ -138,9 +138,12 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     index = _where_index(tree, rel, pointer, value, spot.members, spot.fold)
     wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
     hits = index.get(wanted, [])
+    if "where_not" in at:
+        hits = [h for h in hits if not excluded(value[h], at)]
     if len(hits) != 1:
         want = {member: text for (member, _template, _name), text in zip(spot.where, texts, strict=True)}
-        raise (AmbiguousPlace if hits else LookupError)(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
+        kind = AmbiguousLocation if hits and _distinct([value[h] for h in hits], spot.then) else LookupError
+        raise kind(f"{len(hits)} elements of {pointer or chr(34) * 2} match {want}")  # "" (the whole document), never a blank
     return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
 
 
@@ -204,13 +207,21 @@ def _whole(template: str) -> str | None:
     return parts[1] if len(parts) == 3 and not parts[0] and not parts[2] else None
 
 
+#: A superscript exponent sign or digit ("⁻¹"): a number carrying one is not stated plainly.
+_EXPONENT = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]")
+
+
 def number_of(text: Any, index: int) -> str:
     """
     Return the `index`-th number inside `text` as written, with its unit ("18,812 MiB (32.1%)", 1 -> "32.1%"; `grammars.numbers_in`).
 
-    Raises `KeyError` when `text` is not a string or states fewer numbers.
+    Raises `KeyError` when `text` is not a string or states fewer numbers. A text carrying a superscript exponent
+    (`"(117.88)⁻¹"`: 1/117.88, which `numbers_in` reads as no number) is returned whole for a number it does not
+    state plainly: not a number, so the claim there is UNVERIFIED (never judged as 117.88, never FAIL `claim-missing`).
     """
     found = numbers_in(text) if isinstance(text, str) else []
+    if index >= len(found) and isinstance(text, str) and _EXPONENT.search(text):
+        return text
     if index >= len(found):
         raise KeyError(f"#numbers/{index}: {text!r} states {len(found)} number(s)")
     start, end, _number, _unit = found[index]
@@ -302,6 +313,43 @@ def _where_index(tree: Tree, rel: str, pointer: str, container: Any, members: tu
                 index.setdefault(tuple(_folded(t) if m in fold else t for m, t in zip(members, texts, strict=True)), []).append(i)
         cache[key] = index
     return cache[key]  # type: ignore[no-any-return]
+
+
+def _distinct(elements: list[Any], then: str) -> bool:
+    """
+    Return whether `elements` (several matching one `where`) are different rows: they differ in a member besides the
+    one `then` reads (and the `#line` a Markdown reader adds). Then the `where` does not tell apart rows the bundle keeps apart: the profile's fault
+    (`AmbiguousLocation`). Rows equal in every other member are one row the bundle states twice (MLPerf's summary
+    listing a run twice, with one result or two): the evidence's, a FAIL `claim-missing`.
+    """
+    head = _unescape_token(then[1:].split("/")[0]) if then else None
+    rows = [{k: v for k, v in e.items() if k != head and not str(k).startswith("#")} if isinstance(e, dict) else e for e in elements]  # `#line`: where, not what
+    return any(row != rows[0] for row in rows[1:])
+
+
+def _unescape_token(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def excluded(element: Any, at: dict[str, Any]) -> bool:
+    """
+    Return whether location `at`'s `where_not` leaves `element` out: one of its members states one of the texts listed
+    for it (compared as `where` compares: `dim_text`, casefolded for a `fold_case` member). An element left out is
+    never located and never read backwards (a table's Total row beside the per-endpoint rows).
+    """
+    if not isinstance(element, dict):
+        return False
+    fold = at.get("fold_case", ())
+    for member, texts in at.get("where_not", {}).items():
+        text = dim_text(_member(element, member))
+        if text is None:
+            continue
+        if member in fold:
+            text = text.casefold()
+            texts = [t.casefold() for t in texts]
+        if text in texts:
+            return True
+    return False
 
 
 def _member(element: dict[str, Any], member: str) -> Any:
@@ -418,7 +466,8 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
     if "where" not in at:
         return [(b1, rel, pointer, node) for b1, pointer, node in _walk(document, at["pointer"], "", bound)
                 if node is not None and not isinstance(node, (dict, list))]
-    where = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(at.get("fold_case", ())), tuple(sorted(bound.items())))
+    where = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(at.get("fold_case", ())), tuple(sorted(bound.items())),
+             repr(sorted(at.get("where_not", {}).items())))
     key = (*where, at.get("then", ""))
     if key not in cache:
         if where not in cache:
@@ -437,7 +486,7 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
         if not isinstance(node, (list, dict)):
             continue
         for i, element in _elements(node):
-            if not isinstance(element, dict):
+            if not isinstance(element, dict) or ("where_not" in at and excluded(element, at)):
                 continue
             b2 = dict(b1)  # extended by every member in turn; dropped at the first that does not bind
             for member, folded, pattern, names in tests:

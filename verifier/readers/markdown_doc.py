@@ -18,7 +18,10 @@ from typing import Any
 from verifier import grammars, mdtables
 from verifier.markdown import rendered_fence
 
-_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:%|x\b|s\b|ms\b|MiB\b|GiB\b|dB\b))?")
+#: A number stated in prose or a heading, with the unit written right after it. Digits glued to a name are no number
+#: ("i7-3770K", "3.50GHz"), nor is one carrying a superscript exponent ("(117.88)⁻¹", "10⁻³": not the plain value).
+_NUMBER_IN_TEXT = re.compile(r"(?<![\w.])(?<!\w-)[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s?(?:%|x\b|s\b|ms\b|MiB\b|GiB\b|dB\b))?"
+                             r"(?![\w⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]|\.\d|\)[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺])")
 
 
 def markdown_document(data: bytes) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -18,7 +19,7 @@ from verifier.jsonio import JSONProblem, in_binary64, shown_literal
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.tree import Tree
 
-__all__ = ["CLOCKS", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "read_receipts", "receipt_dims", "unit_scale", "value_units"]
+__all__ = ["CLOCKS", "NEVER_STATED", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "Problem", "members_near", "read_receipts", "stated_nowhere", "receipt_dims", "unit_scale", "value_units"]
 
 
 
@@ -362,7 +363,103 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
         expected = spec.get("records_per_file")
         if expected is not None and count != expected:
             problems.append(Problem("FAIL", "record-count", f"{rel}: {count} records, the profile says {expected} per file", rel))
-    return records, problems, files
+    return (*_never_stated(rid, spec, records, problems), files)
+
+
+#: The code of the one finding of a mapped field missing on every record of its set: the profile's fault (a misspelled
+#: pointer), UNVERIFIED, instead of one FAIL `missing-field` per record.
+NEVER_STATED = "mapping-matches-nothing"
+
+
+def members_near(record: Any, pointer: str, limit: int = 12) -> str:
+    """
+    Return the members `record` does have where `pointer` leads ("/timeStamp, /elapsed, ..."): those of the deepest
+    object or array on its path, as pointers, at most `limit` (a reader of "pointer '/elapsd' matches no record" sees
+    the member meant). "" when `record` has none there.
+    """
+    tokens = pointer[1:].split("/") if pointer else []
+    node, prefix = record, ""
+    for token in tokens[:-1]:
+        try:
+            node = resolve(node, "/" + token)
+        except KeyError:
+            break
+        prefix += "/" + token
+    if isinstance(node, dict):
+        names = [prefix + "/" + str(k).replace("~", "~0").replace("/", "~1") for k in node]
+    elif isinstance(node, list):
+        names = [f"{prefix}/{i}" for i in range(len(node))]
+    else:
+        return ""
+    return ", ".join(names[:limit]) + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def stated_nowhere(spec: dict[str, Any], read: list[Receipt]) -> list[tuple[str, str, str]]:
+    """
+    Return `(where, name, pointer)` for each pointer of receipt set `spec` (a field, dimension or value `pointer`, an
+    `unnest.parallel` array) that no record of `read` has (the member absent, not null): a misspelled member (`/elapsd`,
+    `/metadata/packge_name`). `where` is the mapping's place in the set (`fields/latency`, `unnest/parallel/loop`),
+    `name` the mapped field (for a parallel array, each value read from it). An `optional` or `absent` mapping may be
+    missing everywhere and is left out. [] when `read` is empty. `verify profile check` names each; `read_receipts`
+    folds their FAIL `missing-field` findings into one `mapping-matches-nothing`.
+    """
+    if not read:
+        return []
+    places = [(f"{section}/{name}", name, m["pointer"]) for section in ("fields", "dimensions", "values") for name, m in spec.get(section, {}).items()
+              if "pointer" in m and not m.get("optional") and "absent" not in m]
+    parallel = spec.get("unnest", {}).get("parallel", {})
+    places += [(f"unnest/parallel/{array}", name, parallel[m["parallel"]]) for name, m in spec.get("values", {}).items()
+               if m.get("parallel") in parallel and not m.get("optional") for array in [m["parallel"]]]
+    raws = list({id(r.raw): r.raw for r in read}.values())  # an unnested record's elements share one raw record
+    out = []
+    for where, name, pointer in places:
+        for raw in raws:
+            try:
+                resolve(raw, pointer)
+                break
+            except KeyError:
+                continue
+        else:
+            out.append((where, name, pointer))
+    return out
+
+
+def _never_stated(rid: str, spec: dict[str, Any], records: list[Receipt], problems: list[Problem]) -> tuple[list[Receipt], list[Problem]]:
+    """
+    Return `(records, problems)` with each mapped field whose member no record of the set has (`stated_nowhere`), in a
+    set of two records or more, folded into one UNVERIFIED `mapping-matches-nothing` problem naming its pointer and
+    the members the records have there.
+
+    A field missing on some records is evidence (FAIL `missing-field` each, kept); one no record states is a profile
+    that maps a member this set never has (`/elapsd` for `/elapsed`, a parallel array misspelled): not evidence against
+    any claim. (A set of one record cannot tell the two apart: its FAIL stays.) Its value is then left out of every
+    receipt's `quantities` (as an `optional` value not stated), so a statistic over it is UNVERIFIED `value-absent`,
+    never FAIL; for a dimension, what any selection takes is unknown, so every receipt of the set becomes a stand-in
+    (`Receipt.unread`, its `raw` kept) and every statistic over them is UNVERIFIED `incomplete-denominator`.
+    """
+    read = [r for r in records if r.unread is None]
+    never = {name: pointer for _where, name, pointer in stated_nowhere(spec, read)} if len(read) > 1 else {}
+    if not never:
+        return records, problems
+    mappings = {**spec["fields"], **spec.get("dimensions", {}), **spec.get("values", {})}
+    kept = [p for p in problems if not (p.field in never and (p.code == "missing-field" or (p.code == "parallel-mismatch" and "is missing" in p.message)))]
+    files = sorted({r.path for r in read})
+    for name, pointer in never.items():
+        mapping = mappings[name]
+        seen = members_near(read[0].raw, pointer)
+        kept.append(Problem("UNVERIFIED", NEVER_STATED,
+                            f"receipts.{rid}: mapped field {name} ({_describe(mapping)}{f', {pointer!r}' if 'parallel' in mapping else ''}) is missing on every one of "
+                            f"its {len(read)} records ({len(files)} file{'s' if len(files) != 1 else ''}): the profile maps a member no record of the set states "
+                            f"(a misspelled pointer?), so it is not evidence against any claim" + (f"; members seen there: {seen}" if seen else ""),
+                            files[0], pointer, name))
+    values = set(never) & set(value_units(spec))
+    if values:
+        records = [dataclasses.replace(r, quantities={k: v for k, v in r.quantities.items() if k not in values}) if r.unread is None else r for r in records]
+    dims = [name for name in never if name not in values and name not in ("outcome", "request_id")]
+    if dims:  # what any selection of the set takes is unknown: every statistic over it UNVERIFIED, never FAIL (the record is kept, `raw` with it)
+        why = f"its {dims[0]} ({_describe(mappings[dims[0]])}) matches no record of receipts.{rid}, so what a selection takes is unknown"
+        records = [dataclasses.replace(r, unread=why, unread_code="incomplete-denominator") if r.unread is None else r for r in records]
+    return records, kept
 
 
 def _divided(number: Decimal, record: Any, parallel: dict[str, Any], mapping: dict[str, Any], rel: str, where: str, name: str,

@@ -145,7 +145,8 @@ def _values(records: list[Receipt], name: str, label: str) -> list[Decimal]:
     if absent:  # only optional absences: the profile says the value may be left out, so this statistic cannot be derived (UNVERIFIED)
         raise Underivable(
             f"value {name} is absent on {len(absent)} of {len(records)} receipts of {label} ({', '.join(_place(r) for r in absent[:3])}"
-            f"{f' and {len(absent) - 3} more' if len(absent) > 3 else ''}); it is mapped `optional`, so a statistic over them is underivable "
+            f"{f' and {len(absent) - 3} more' if len(absent) > 3 else ''}); it is mapped `optional` (or its mapping matches no record of its set: "
+            f"`mapping-matches-nothing`), so a statistic over them is underivable "
             "(narrow the selection, e.g. a receipt-set `where` {\"present\": true})",
             ABSENT, fail=False,
         )

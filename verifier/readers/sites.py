@@ -41,7 +41,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Receipt, Site
 from verifier.jsonio import JSONProblem
-from verifier.readers.locate import AmbiguousPlace, fill_file, fill_named, locate, locate_beside, stated
+from verifier.readers.locate import AmbiguousLocation, fill_file, fill_named, locate, locate_beside, stated
 from verifier.readers.select import instances, left_out, ranks, select_records
 from verifier.readers.tree import Tree
 
@@ -50,6 +50,11 @@ __all__ = ["read_sites", "stated_bounds"]
 #: Exceptions `locate` raises for a place with no value (`missing`) and for a file that cannot be read (`unreadable`).
 _MISSING = (KeyError, LookupError)
 _UNREADABLE = (OSError, JSONProblem)
+
+
+def _missing(exc: Exception) -> str:
+    """Return the `Site.problem` of a place not found: `ambiguous` when its `where` matched several elements, else `missing`."""
+    return "ambiguous" if isinstance(exc, AmbiguousLocation) else "missing"
 
 
 def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt]) -> tuple[Site, ...]:
@@ -114,6 +119,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         chosen[signature] = every
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
     file, beside, margin = at["file"], "unit" in at, "minus" in rule  # what every instance reads alike, read once
+    templated_heading = at["pointer"].startswith("/tables/") and "{" in at["pointer"].split("/")[2]
     for key, pairs, indexes in chosen[signature]:
         if indexes is None:
             yield Site(rid, "claim", pairs, Location(file), problem="unranked", detail=", ".join(sorted(tree.blocked)))
@@ -130,17 +136,16 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
                 rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
             else:
                 (rel, pointer, value), unit = locate(tree, at, key, indexes), None
-        except AmbiguousPlace as exc:  # the profile's `where` chooses no single element
-            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="ambiguous", detail=str(exc))
-            continue
-        except _MISSING as exc:
-            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
+        except _MISSING as exc:  # several elements matching its `where`: the profile names no one place (`ambiguous`)
+            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
             continue
         except _UNREADABLE as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
             continue
         yield Site(rid, "claim", pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)  # `_unit_in(unit)`
         found.add((rel, pointer))
+        if templated_heading:
+            yield from _heading_numbers(tree, rid, pairs, rel, pointer, found)
         if margin:
             yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
         if "times" in rule:
@@ -155,6 +160,28 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
             yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
 
 
+def _heading_numbers(tree: Tree, rid: str, pairs: tuple[tuple[str, str], ...], rel: str, pointer: str, found: set[tuple[str, str]]) -> Iterator[Site]:
+    """
+    Yield a `heading` site for each number of the heading whose table a claim instance located through a templated
+    `/tables/{dim} ...` pointer that equals a value the instance binds ("Double Gyre FTLE (Iter/Run: 50, Num Runs: 3)"
+    through `{iters}`, `{nruns}`): the table is found only for receipts stating them, so those numbers are compared
+    (`profile.coverage` counts them), once per place (`found`).
+    """
+    heading = pointer.split("/")[2].replace("~1", "/").replace("~0", "~")
+    values = {value for _dim, value in pairs}
+    try:
+        headings = tree.json(rel).get("headings", [])
+    except (OSError, JSONProblem, AttributeError):
+        return
+    for i, entry in enumerate(headings):
+        if isinstance(entry, dict) and entry.get("text") == heading:
+            for j, number in enumerate(entry.get("numbers", [])):
+                place = (rel, f"/headings/{i}/numbers/{j}")
+                if number in values and place not in found:
+                    found.add(place)
+                    yield Site(rid, "heading", pairs, Location(*place), number)
+
+
 def _signature(rule: dict[str, Any]) -> tuple[str, str, str, bool]:
     """Return what `select_records`, `ranks` and `instances` read of a claim or gate rule: its receipt set, selection, `per` and whether it compares arms."""
     return rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule
@@ -165,10 +192,8 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     pairs = tuple(key.items())
     try:
         rel, pointer, value = locate(tree, at, key, indexes())
-    except AmbiguousPlace as exc:
-        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="ambiguous", detail=str(exc))
     except _MISSING as exc:
-        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="missing", detail=str(exc))
+        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
     except _UNREADABLE as exc:
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
     return Site(rule, role, pairs, Location(rel, pointer), value)
