@@ -18,6 +18,7 @@ checks that turn these into findings are in `verifier.checks.profile`.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
