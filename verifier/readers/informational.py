@@ -7,8 +7,9 @@ closed vocabulary (`CLASSES`) and regexes of its own (RE2 syntax,
 lookarounds). A number a claim document states is informational when a match
 of one of them, searched in the text the number is written in (the string or
 table cell; a Markdown, HTML or rST item's `text`; a JSON number's own
-digits), covers the number: `llama-3-8b` holds 3 and 8 as an `identifier`,
-`vLLM 0.6.3` holds 0.6.3 as a `version`, the cell `N/A (OOM at 64)` holds 64
+digits), covers the number: where a reader states them, `llama-3-8b`'s 3
+and 8 are held as an `identifier` and `vLLM 0.6.3`'s 0.6.3 as a `version`
+(the Markdown prose, JSON and CSV readers state neither), the cell `N/A (OOM at 64)` holds 64
 as `not-applicable` (and a claim instance whose place writes such a text
 states no number, as one of the `no_number` texts: `not_applicable`).
 `profile.coverage` counts such a number declared
