@@ -30,7 +30,7 @@ def _shipped_bound(folder: Path) -> dict[tuple[str, str], object]:
     from verifier.core import verify_path
 
     report = verify_path(str(folder))
-    return {(f.path, f.pointer): f for f in report.findings if f.check == "profile.claims" and f.status.value == "PASS" and f.code == "derived"}
+    return {(f.path, f.pointer): f for f in report.findings if f.check == "derivation.claims" and f.status.value == "PASS" and f.code == "derived"}
 
 
 def _same(shipped, derivation) -> bool:
@@ -181,7 +181,7 @@ def test_profile_draft_writes_a_profile_that_judges_with_real_verdicts(run, tmp_
     assert sorted(p.name for p in folder.iterdir()) == ["export.json"]  # nothing written into the directory
     judged = run("--profile", str(out), str(folder), "-f", "json")
     report = json.loads(judged.stdout)
-    claims = [f for f in report["findings"] if f["check"] == "profile.claims"]
+    claims = [f for f in report["findings"] if f["check"] == "derivation.claims"]
     assert len(claims) == 25 and all(f["status"] == "PASS" for f in claims)
     assert report["verdict"] != "FAIL"
     # the drafted rules are real: a median changed in its last place FAILs naming its claim
@@ -252,7 +252,7 @@ def test_the_loop_draft_pin_then_verify_detects_and_judges(run, tmp_path, monkey
     report = json.loads(result.stdout)
     assert report["kind"] == "profile:bench", report["kind"]
     assert report["verdict"] == "INCOMPLETE" and report["counts"]["FAIL"] == 0
-    assert sum(1 for f in report["findings"] if f["check"] == "profile.claims" and f["status"] == "PASS") == 25
+    assert sum(1 for f in report["findings"] if f["check"] == "derivation.claims" and f["status"] == "PASS") == 25
 
 
 def test_discovery_shows_its_reading_as_progress(tmp_path):

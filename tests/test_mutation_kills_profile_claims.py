@@ -111,7 +111,7 @@ def test_a_stated_value_that_is_no_number_is_unverified_claim_not_stated(tmp_pat
 
 def _gate_findings(tmp_path: Path, gate: dict, summary: dict) -> list:
     report = _run(tmp_path, summary, [_claim("m", "/mean")], gate=gate)
-    return [f for f in report.findings if f.check == "profile.gate"]
+    return [f for f in report.findings if f.check == "gate.rules"]
 
 
 RULE = {"id": "mean-under-6s", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "unit": "s", "max": 6}

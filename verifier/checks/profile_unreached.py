@@ -1,4 +1,4 @@
-"""Profile check (7) `profile.claims`, its last step: every value the bundle states at a claim's location that no derived instance reached is reported, never passed over."""
+"""Profile check (7) `derivation.claims`, its last step: every value the bundle states at a claim's location that no derived instance reached is reported, never passed over."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
     bundle states a number no receipt backs. A claim file that is blocked is
     reported once, unread.
     """
-    cid = "profile.claims"
+    cid = "derivation.claims"
     found = evidence(ctx).sites_of(ptr, "stated")
     for site in found:
         rel = site.location.file

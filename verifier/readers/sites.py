@@ -22,11 +22,11 @@ claim's instances are the dimension values of its selected receipts, and a
 Each site names its rule by the rule's JSON Pointer in the profile
 (`/claims/3`, `/gate/rules/0`, `/gate`): rule ids need not be unique.
 
-So `profile.claims` and `profile.gate` compare what the model holds and read
+So `derivation.claims` and `gate.rules` compare what the model holds and read
 no document themselves. A place with no value, or in a file that cannot be
 read or parsed (the grammar errors of `verifier.grammars` and the reasons
 `verifier.jsonio` refuses JSON), is a `Site` with its `problem` and the
-reason in `detail`, not an exception; `profile.receipts` stores the model
+reason in `detail`, not an exception; `schema.receipts` stores the model
 before calling `read_sites`, so anything else it raises is one ERROR.
 """
 
