@@ -13,7 +13,7 @@ Bundle format v1 (and a profile with a `bundle` section, which runs the
 same checks) has a member in every family; its gates state their rules
 as plan, claim, coverage and quality sections, so its gate rules are the
 thresholds `quality.recorded` judges. A profile without a `bundle` section
-runs the `profile.*` checks, and stands in for what the profile language
+runs the profile checks (under the same family ids), and stands in for what the profile language
 does not map (plan, quality comparisons, re-scoring).
 
 The receipt readers of `verifier/adapters/` run their own checks, each a
