@@ -32,7 +32,7 @@ base and this checkout alternate, each in a fresh child process, for
 `--rounds` rounds, so load drifting on a shared machine hits both alike; it
 prints each round and the medians over rounds of both ratios.
 `--phases` prints instead where one run's time goes: the median over
-`--reps` runs of each reading step of `profile.receipts` (receipt sets, claim
+`--reps` runs of each reading step of `schema.receipts` (receipt sets, claim
 documents, of which the Markdown parse, claim sites) and of each check,
 timed by wrapping those functions (each wrapper adds its own call to the time it reports).
 Usage: `python benchmarks/bench_profile_mlperf.py [TREE] [--reps N] [--base REF [--rounds N] | --phases]`.
@@ -138,7 +138,7 @@ def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
             json.loads(text)
         plain.append(time.perf_counter() - start)
     return {
-        "rows": sum(1 for f in report.findings if f.check == "profile.claims" and f.message.startswith("Result[")),
+        "rows": sum(1 for f in report.findings if f.check == "derivation.claims" and f.message.startswith("Result[")),
         "values": values, "verdict": str(report.verdict), "findings": len(report.findings), "readme_bytes": len(readme),
         "stdlib_median": statistics.median(theirs), "stdlib_min": min(theirs),
         "verify_median": statistics.median(ours), "verify_min": min(ours), "markdown_median": statistics.median(markdown),
@@ -165,8 +165,8 @@ def phases(tree: Path, reps: int) -> None:
         return run
 
     for name in ("read_receipts", "read_claim_documents", "read_sites"):
-        setattr(profile_check, name, timed(f"profile.receipts: {name}", getattr(profile_check, name)))
-    markdown_doc.markdown_document = timed("profile.receipts: read_claim_documents: markdown_document", markdown_doc.markdown_document)
+        setattr(profile_check, name, timed(f"schema.receipts: {name}", getattr(profile_check, name)))
+    markdown_doc.markdown_document = timed("schema.receipts: read_claim_documents: markdown_document", markdown_doc.markdown_document)
 
     class Timed:
         def __init__(self, chk: Any) -> None:

@@ -95,9 +95,9 @@ def by_check(report, check: str, code: str | None = None) -> list:
 
 
 def one_claim(report, label: str):
-    """Return the one `profile.claims` finding whose message starts with `label:`; assert there is exactly one."""
-    hits = [f for f in by_check(report, "profile.claims") if f.message.startswith(label + ":")]
-    assert len(hits) == 1, (label, [f.message for f in by_check(report, "profile.claims")])
+    """Return the one `derivation.claims` finding whose message starts with `label:`; assert there is exactly one."""
+    hits = [f for f in by_check(report, "derivation.claims") if f.message.startswith(label + ":")]
+    assert len(hits) == 1, (label, [f.message for f in by_check(report, "derivation.claims")])
     return hits[0]
 
 

@@ -28,11 +28,11 @@ def _discover(path: Path):
 
 
 def _shipped_bound(folder: Path) -> dict[tuple[str, str], object]:
-    """The stated numbers the shipped profile binds (PASS `derived` findings of profile.claims) by (file, pointer)."""
+    """The stated numbers the shipped profile binds (PASS `derived` findings of derivation.claims) by (file, pointer)."""
     from verifier.core import verify_path
 
     report = verify_path(str(folder))
-    return {(f.path, f.pointer): f for f in report.findings if f.check == "profile.claims" and f.status.value == "PASS" and f.code == "derived"}
+    return {(f.path, f.pointer): f for f in report.findings if f.check == "derivation.claims" and f.status.value == "PASS" and f.code == "derived"}
 
 
 def _same(shipped, derivation) -> bool:
@@ -283,7 +283,7 @@ def test_profile_draft_writes_a_profile_that_judges_with_real_verdicts(run, tmp_
     assert sorted(p.name for p in folder.iterdir()) == ["export.json"]  # nothing written into the directory
     judged = run("--profile", str(out), str(folder), "-f", "json")
     report = json.loads(judged.stdout)
-    claims = [f for f in report["findings"] if f["check"] == "profile.claims"]
+    claims = [f for f in report["findings"] if f["check"] == "derivation.claims"]
     assert len(claims) == 25 and all(f["status"] == "PASS" for f in claims)
     assert report["verdict"] != "FAIL"
     # the drafted rules are real: a median changed in its last place FAILs naming its claim
@@ -354,7 +354,7 @@ def test_the_loop_draft_pin_then_verify_detects_and_judges(run, tmp_path, monkey
     report = json.loads(result.stdout)
     assert report["kind"] == "profile:bench", report["kind"]
     assert report["verdict"] == "INCOMPLETE" and report["counts"]["FAIL"] == 0
-    assert sum(1 for f in report["findings"] if f["check"] == "profile.claims" and f["status"] == "PASS") == 25
+    assert sum(1 for f in report["findings"] if f["check"] == "derivation.claims" and f["status"] == "PASS") == 25
 
 
 def test_discovery_shows_its_reading_as_progress(tmp_path):
@@ -410,7 +410,7 @@ def test_the_draft_of_a_summary_and_raw_layout_reads_each_file_as_records_and_ju
     sets = list(profile["receipts"].values())
     assert [s.get("glob") for s in sets] == ["individual/*.json"] and sets[0]["records"] == "" and sets[0]["dimensions"] == {"name": {"from_name": "name"}}
     judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
-    claims = [f for f in judged["findings"] if f["check"] == "profile.claims"]
+    claims = [f for f in judged["findings"] if f["check"] == "derivation.claims"]
     assert claims and all(f["status"] == "PASS" for f in claims) and judged["counts"]["FAIL"] == 0
 
 
@@ -442,7 +442,7 @@ def test_a_stdev_label_binds_the_population_sd_and_the_draft_unnests_a_fixed_arr
     assert all("members_of" in s["records"] and "unnest" not in s for s in keyed)
     assert {c["statistic"] for c in profile["claims"]} >= {"sum", "population_sd", "mean"}
     judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
-    claims = [f for f in judged["findings"] if f["check"] == "profile.claims"]
+    claims = [f for f in judged["findings"] if f["check"] == "derivation.claims"]
     assert claims and all(f["status"] == "PASS" for f in claims), [f["message"] for f in claims if f["status"] != "PASS"]
 
 
@@ -457,7 +457,7 @@ def test_the_draft_reads_a_jmeter_log_as_csv_and_judges(run, tmp_path):
     profile = json.loads(out.read_text())
     assert [(s["glob"], s["encoding"]) for s in profile["receipts"].values()] == [("results.jtl", "csv")]
     judged = json.loads(run("--profile", str(out), str(folder), "-f", "json").stdout)
-    assert [f["status"] for f in judged["findings"] if f["check"] == "profile.claims"] == ["PASS"]
+    assert [f["status"] for f in judged["findings"] if f["check"] == "derivation.claims"] == ["PASS"]
 
 
 def test_a_jmeter_csv_log_is_data_its_statistics_bind_and_an_xml_one_is_skipped(tmp_path):

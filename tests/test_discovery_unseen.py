@@ -51,7 +51,7 @@ def test_discovery_binds_the_set_and_is_never_pass(name):
 def test_the_drafted_profile_judges_the_untouched_set_with_no_fail(run, name):
     result = run("--profile", str(UNSEEN / name / "profile.json"), str(UNSEEN / name / "evidence"), "-f", "json")
     report = json.loads(result.stdout)
-    claims = [f for f in report["findings"] if f["check"] == "profile.claims"]
+    claims = [f for f in report["findings"] if f["check"] == "derivation.claims"]
     assert report["counts"]["FAIL"] == 0 and result.exit_code == 3, result.stdout[:2000]
     assert len(claims) == SETS[name][1] and all(f["status"] == "PASS" for f in claims)
 

@@ -1,7 +1,7 @@
 """
 Issue 10: a profile's receipt sets are read onto the evidence model (`verifier.evidence`), the one every later check reads.
 
-`profile.receipts` builds `ctx.data["evidence"]`: reader `profile:<id>`, the
+`schema.receipts` builds `ctx.data["evidence"]`: reader `profile:<id>`, the
 receipts of every set tagged with their set, quantities in their base unit
 (ms becomes s exactly), a stand-in for a file that was read but held no
 records, the output media the receipts name, and an `Unmapped` entry for what

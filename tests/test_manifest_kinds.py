@@ -54,7 +54,7 @@ def _run(tree: Tree, spec: dict) -> list[tuple[str, str, str | None]]:
 
 def test_the_parallel_integrity_road_is_gone():
     assert not (PACKAGE / "checks" / "profile_integrity.py").exists()
-    assert integrity.listed.id == "profile.integrity" and integrity.files.id == "integrity.files"
+    assert integrity.listed.id == "integrity.files" and integrity.files.id == "integrity.files"
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

@@ -121,7 +121,7 @@ def write_official_tree(root: Path, model: str, *, accuracy: str | None = None, 
 
 
 def _gate(report) -> dict[str, object]:
-    return {f.message.split(" ")[0]: f for f in by_check(report, "profile.gate")}
+    return {f.message.split(" ")[0]: f for f in by_check(report, "gate.rules")}
 
 
 def _no_fail(report) -> None:
@@ -144,8 +144,8 @@ def test_a_closed_run_meeting_the_checker_passes_its_rules_without_a_summary_tab
     if model in SERVER and model not in LLM:
         assert gate[f"checker-latency-{model}-Server"].status == "PASS"
     # rules for benchmarks this tree does not hold are not applicable: no finding, never UNVERIFIED empty-selection
-    assert not by_check(report, "profile.gate", "empty-selection")
-    assert not [f for f in report.findings if f.check in ("profile.claims", "profile.coverage") and f.code != "no-findings"]
+    assert not by_check(report, "gate.rules", "empty-selection")
+    assert not [f for f in report.findings if f.check in ("derivation.claims", "claims.coverage") and f.code != "no-findings"]
 
 
 @pytest.mark.parametrize("model", sorted(ACCURACY))
@@ -160,7 +160,7 @@ def test_the_open_division_is_not_judged_by_the_checker_accuracy_rules(tmp_path)
     root = write_official_tree(tmp_path, "resnet", accuracy=ACCURACY["resnet"][1])
     shutil.move(str(root / "closed"), str(root / "open"))
     report = verify_path(str(root))
-    assert not [f for f in by_check(report, "profile.gate") if f.message.startswith("checker-")]
+    assert not [f for f in by_check(report, "gate.rules") if f.message.startswith("checker-")]
 
 
 @pytest.mark.parametrize("model, scenario, over, rule", [
@@ -276,7 +276,7 @@ def test_without_optional_an_absent_summary_table_is_unverified(tmp_path):
         for d in doc["claim_documents"]:
             d.pop("optional")
     report = verify_path(str(write_official_tree(tmp_path / "t", "resnet")), asset_root=_assets_with(tmp_path, required))
-    assert [f.code for f in by_check(report, "profile.coverage")] == ["no-claim-document"] * 3
+    assert [f.code for f in by_check(report, "claims.coverage")] == ["no-claim-document"] * 3
 
 
 @pytest.mark.parametrize("value, may, status", [(0, True, None), (0, False, "impossible-value"), (-1, True, "impossible-value")])
@@ -287,7 +287,7 @@ def test_a_setting_of_zero_ms_is_read_only_when_mapped_may_be_zero(tmp_path, val
             doc["receipts"]["detail"]["values"]["min_duration"]["may_be_zero"] = True
     root = write_official_tree(tmp_path / "t", "resnet", runs={"Offline": _run("resnet", "Offline", effective_min_duration_ms=value)})
     report = verify_path(str(root), asset_root=_assets_with(tmp_path, change))
-    codes = [f.code for f in by_check(report, "profile.receipts") if f.status == "FAIL"]
+    codes = [f.code for f in by_check(report, "schema.receipts") if f.status == "FAIL"]
     assert codes == ([] if status is None else [status])
     assert _gate(report)["checker-min-duration"].status == ("FAIL" if status is None else "UNVERIFIED")
 
@@ -354,11 +354,11 @@ def test_the_layout_walk_does_not_follow_symbolic_links(tmp_path):
 def test_a_capitalised_scenario_s_summary_is_joined_to_its_detail_log(tmp_path):
     """The official layout writes `Server/`, not `server/`: the summary-equals-detail joins select it too."""
     root = _real(tmp_path)
-    joins = [f for f in by_check(verify_path(str(root)), "profile.matches") if "/llama2-70b-99/Server/" in f.path]
+    joins = [f for f in by_check(verify_path(str(root)), "derivation.matches") if "/llama2-70b-99/Server/" in f.path]
     assert len(joins) == 12 and all(f.status == "PASS" for f in joins), [f.message for f in joins]  # validity, 9 latencies, completed and scheduled samples/s
     summary = next(root.rglob("llama2-70b-99/Server/**/mlperf_log_summary.txt"))
     summary.write_text(summary.read_text().replace("Mean latency (ns)               : 43579602295", "Mean latency (ns)               : 43579602296"))
-    bad = [f for f in by_check(verify_path(str(root)), "profile.matches") if f.status != "PASS"]
+    bad = [f for f in by_check(verify_path(str(root)), "derivation.matches") if f.status != "PASS"]
     assert [(f.status, f.code) for f in bad] == [("FAIL", "not-equal")] and "mean-latency" in bad[0].message
 
 

@@ -115,9 +115,9 @@ def test_every_scenario_result_re_derives_in_its_units_in_all_three_copies(four)
 
 
 def test_multistream_summaries_are_joined_to_the_per_query_latencies(four):
-    query = [f for f in by_check(four, "profile.matches") if "-query-latency-" in f.message]
+    query = [f for f in by_check(four, "derivation.matches") if "-query-latency-" in f.message]
     assert len(query) == 9 and all(f.status == "PASS" and "multistream" in f.path for f in query), [f.message for f in query]
-    sample = [f for f in by_check(four, "profile.matches") if "-latency-equals" in f.message and "-query-" not in f.message]
+    sample = [f for f in by_check(four, "derivation.matches") if "-latency-equals" in f.message and "-query-" not in f.message]
     assert len(sample) == 27 and not [f for f in sample if "multistream" in f.path]
 
 
@@ -135,7 +135,7 @@ def test_a_multistream_summary_latency_that_is_not_the_per_query_one_fails(tmp_p
     summary = root / ROW.format(model="resnet50", scenario="multistream") / "performance/run_1/mlperf_log_summary.txt"
     summary.write_text(summary.read_text().replace("Mean latency (ns)               : 402000", "Mean latency (ns)               : 302000"))
     report = verify_path(str(root))
-    bad = [f for f in by_check(report, "profile.matches") if f.status == "FAIL"]
+    bad = [f for f in by_check(report, "derivation.matches") if f.status == "FAIL"]
     assert [f.message.split(":")[0] for f in bad] == ["summary-mean-query-latency-equals-the-detail-log"], [f.message for f in bad]
 
 
@@ -155,8 +155,8 @@ def test_without_fold_case_a_capitalised_scenario_is_not_found(tmp_path):
     draft = tmp_path / "draft.json"
     draft.write_text(json.dumps({**profile, "id": "mlperf-draft"}))
     report = verify_path(str(write_mlperf_tree(tmp_path / "tree")), profile=str(draft))
-    assert by_check(report, "profile.claims", "claim-missing")
-    assert not by_check(verify_path(str(tmp_path / "tree")), "profile.claims", "claim-missing")
+    assert by_check(report, "derivation.claims", "claim-missing")
+    assert not by_check(verify_path(str(tmp_path / "tree")), "derivation.claims", "claim-missing")
 
 
 def test_fold_case_must_name_a_member_the_location_compares(tmp_path):
@@ -192,15 +192,15 @@ def test_a_python_dict_line_may_follow_a_label(line, members):
 
 
 def test_the_tree_states_no_number_that_is_left_unchecked(four):
-    assert not [f for f in four.findings if f.status == "UNVERIFIED" and f.check in ("profile.claims", "profile.coverage", "profile.matches")], \
+    assert not [f for f in four.findings if f.status == "UNVERIFIED" and f.check in ("derivation.claims", "claims.coverage", "derivation.matches")], \
         [f.message for f in four.findings if f.status == "UNVERIFIED"]
 
 
 def test_a_row_no_claim_selects_is_reported_unchecked_never_dropped(tmp_path):
-    """A row whose scenario no `Result` claim selects ("Ofline") is no claim's value: profile.coverage reports its numbers."""
+    """A row whose scenario no `Result` claim selects ("Ofline") is no claim's value: claims.coverage reports its numbers."""
     rows = _rows() + [{**_rows()[0], "Scenario": "Ofline", "Result": "44252.8"}]
     report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
-    unchecked = [f for f in by_check(report, "profile.coverage", "unchecked-claim") if f.pointer.endswith("/Result")]
+    unchecked = [f for f in by_check(report, "claims.coverage", "unchecked-claim") if f.pointer.endswith("/Result")]
     assert sorted(f.path for f in unchecked) == ["README.md", "summary.csv", "summary.json"], [f.message for f in unchecked]
     assert report.verdict == "INCOMPLETE"
 
@@ -222,7 +222,7 @@ def test_a_row_without_receipts_is_read_back_under_its_scenario_claim_once(tmp_p
     rows = _rows() + [{**_rows()[2], "Platform": "other-sut", "Result": "1.5"}]
     report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
     about = [f for f in report.findings if f.path == "summary.json" and (f.pointer or "").startswith("/4/Result")]
-    assert [(f.check, f.status, f.code) for f in about] == [("profile.claims", "UNVERIFIED", "receipt-absent")], [f.message for f in about]
+    assert [(f.check, f.status, f.code) for f in about] == [("derivation.claims", "UNVERIFIED", "receipt-absent")], [f.message for f in about]
     assert about[0].message.startswith("Result.singlestream[division=open][org=MLCommons][platform=other-sut][model=resnet50][scenario=singlestream]")
 
 
@@ -231,9 +231,9 @@ def test_two_rows_for_one_run_fail_once_and_are_not_also_unchecked(tmp_path):
     # different rows matching a `where` are the profile's (UNVERIFIED ambiguous-location, tests/test_profiles_trial38c.py)
     rows = _rows() + [dict(_rows()[0])]
     report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
-    missing = [f for f in by_check(report, "profile.claims", "claim-missing") if f.path == "summary.json" and "Result[" in f.message]
+    missing = [f for f in by_check(report, "derivation.claims", "claim-missing") if f.path == "summary.json" and "Result[" in f.message]
     assert len(missing) == 1 and "2 elements" in missing[0].message, [f.message for f in missing]
-    assert not [f for f in by_check(report, "profile.coverage", "unchecked-claim") if (f.pointer or "").endswith("/Result")]
+    assert not [f for f in by_check(report, "claims.coverage", "unchecked-claim") if (f.pointer or "").endswith("/Result")]
 
 
 def test_a_claim_document_larger_than_a_page_may_be_is_unread_and_named(tmp_path):
@@ -243,9 +243,9 @@ def test_a_claim_document_larger_than_a_page_may_be_is_unread_and_named(tmp_path
     readme = root / "README.md"
     readme.write_text(readme.read_text() + "\n" + "x" * MAX_PAGE_BYTES + "\n")
     report = verify_path(str(root))
-    about = [f for f in by_check(report, "profile.coverage") if f.path == "README.md"]
+    about = [f for f in by_check(report, "claims.coverage") if f.path == "README.md"]
     assert [(f.status, f.code) for f in about] == [("UNVERIFIED", "claim-unreadable")] and "more than the 4 MiB" in about[0].message
-    assert {f.status for f in by_check(report, "profile.claims") if f.path == "README.md"} == {"UNVERIFIED"}
+    assert {f.status for f in by_check(report, "derivation.claims") if f.path == "README.md"} == {"UNVERIFIED"}
     assert report.verdict == "INCOMPLETE"
 
 
@@ -256,7 +256,7 @@ def test_a_claim_document_stating_too_many_numbers_is_one_finding(tmp_path):
     readme = root / "README.md"
     readme.write_text(readme.read_text() + "\n" + "1 " * MAX_STATED + "\n")
     report = verify_path(str(root))
-    about = [(f.status, f.code) for f in by_check(report, "profile.coverage") if f.path == "README.md"]
+    about = [(f.status, f.code) for f in by_check(report, "claims.coverage") if f.path == "README.md"]
     assert about == [("UNVERIFIED", "too-many-numbers")]
 
 
@@ -264,7 +264,7 @@ def test_a_long_unchecked_number_is_shown_shortened(tmp_path):
     rows = _rows()
     rows[0]["Extra"] = "7" * 5000
     report = verify_path(str(write_mlperf_tree(tmp_path, rows)))
-    long = [f for f in by_check(report, "profile.coverage", "unchecked-claim") if f.path == "summary.json"]
+    long = [f for f in by_check(report, "claims.coverage", "unchecked-claim") if f.path == "summary.json"]
     assert len(long) == 1 and "(5000 characters)" in long[0].message and len(long[0].message) < 300, long[0].message[:300]
 
 
@@ -298,13 +298,13 @@ def test_a_receipt_figure_of_5000_digits_is_not_derived_from(tmp_path):
     report = verify_path(str(root))
     f = one_claim(report, "Result[division=open][org=MLCommons][platform=demo-sut][model=resnet50][scenario=offline]")
     assert f.status != "PASS", f.message
-    (bad,) = by_check(report, "profile.receipts", "number-out-of-range")
+    (bad,) = by_check(report, "schema.receipts", "number-out-of-range")
     assert bad.status == "UNVERIFIED" and "(5000 characters)" in bad.message and len(bad.message) < 400
 
 
 def test_a_server_summary_printed_with_two_decimals_is_joined_at_its_precision(four):
     """LoadGen's summary prints 637.54 of the detail log's 637.535 (the real tree's retinanet Server row): equal at 0.005."""
-    joins = [f for f in by_check(four, "profile.matches") if "samples-per-second" in f.message and "server" in f.path]
+    joins = [f for f in by_check(four, "derivation.matches") if "samples-per-second" in f.message and "server" in f.path]
     assert sorted((f.status, f.message.split(":")[0]) for f in joins) == [
         ("PASS", "summary-completed-samples-per-second-equals-the-detail-log"), ("PASS", "summary-scheduled-samples-per-second-equals-the-detail-log")]
 
@@ -315,7 +315,7 @@ def test_a_server_summary_off_by_more_than_its_last_place_fails(tmp_path, printe
     summary = root / ROW.format(model="resnet50", scenario="server") / "performance/run_1/mlperf_log_summary.txt"
     summary.write_text(summary.read_text().replace("Completed samples per second    : 637.54", f"Completed samples per second    : {printed}"))
     report = verify_path(str(root))
-    bad = [f.message.split(":")[0] for f in by_check(report, "profile.matches") if f.status == "FAIL"]
+    bad = [f.message.split(":")[0] for f in by_check(report, "derivation.matches") if f.status == "FAIL"]
     assert bad == ["summary-completed-samples-per-second-equals-the-detail-log"] and report.verdict == "FAIL"
 
 
@@ -323,7 +323,7 @@ def test_a_detail_figure_beyond_the_printed_precision_fails_the_server_join(tmp_
     root = write_mlperf_tree(tmp_path)
     detail = root / ROW.format(model="resnet50", scenario="server") / "performance/run_1/mlperf_log_detail.txt"
     detail.write_text(detail.read_text().replace('"value": 637.535', '"value": 637.532'))  # 637.54 printed: 0.008 off, beyond 0.005
-    bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "profile.matches") if f.status == "FAIL"]
+    bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "derivation.matches") if f.status == "FAIL"]
     assert bad == ["summary-completed-samples-per-second-equals-the-detail-log"]
 
 
@@ -331,7 +331,7 @@ def test_joins_without_precision_stay_exact(tmp_path):
     root = write_mlperf_tree(tmp_path)
     detail = root / ROW.format(model="resnet50", scenario="offline") / "performance/run_1/mlperf_log_detail.txt"
     detail.write_text(detail.read_text().replace('"value": 44252.9', '"value": 44252.94'))  # within the summary's last place, but not equal
-    bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "profile.matches") if f.status == "FAIL"]
+    bad = [f.message.split(":")[0] for f in by_check(verify_path(str(root)), "derivation.matches") if f.status == "FAIL"]
     assert bad == ["summary-samples-per-second-equals-the-detail-log"]
 
 
@@ -342,7 +342,7 @@ def test_a_log_printing_fewer_digits_than_the_summary_is_joined_at_the_log_s_pre
     (run / "mlperf_log_summary.txt").write_text((run / "mlperf_log_summary.txt").read_text().replace(
         "Scheduled samples per second : 637.55", "Scheduled samples per second : 35342.64"))
     (run / "mlperf_log_detail.txt").write_text((run / "mlperf_log_detail.txt").read_text().replace('"value": 637.547', '"value": 35342.6'))
-    joins = [f for f in by_check(verify_path(str(root)), "profile.matches") if f.message.startswith("summary-scheduled")]
+    joins = [f for f in by_check(verify_path(str(root)), "derivation.matches") if f.message.startswith("summary-scheduled")]
     assert [f.status for f in joins] == ["PASS"], [f.message for f in joins]
 
 
@@ -355,7 +355,7 @@ def test_3d_unet_dice_is_read_from_its_labelled_assignment_line(tmp_path, stated
     report = verify_path(str(root))
     f = one_claim(report, "Accuracy.DICE[division=open][org=MLCommons][platform=demo-sut][model=3d-unet-99][scenario=offline]")
     assert f.status == status, f.message
-    assert not by_check(report, "profile.coverage", "unchecked-claim")
+    assert not by_check(report, "claims.coverage", "unchecked-claim")
 
 
 @pytest.mark.parametrize("line, members", [

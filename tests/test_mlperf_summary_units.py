@@ -57,7 +57,7 @@ def _tree(tmp_path: Path, rows: dict[tuple[str, str], tuple[str, str, str]] | No
 
 
 def _results(report) -> dict[str, object]:
-    return {f.message.split(":")[0]: f for f in by_check(report, "profile.claims") if f.message.startswith("csv.Result")}
+    return {f.message.split(":")[0]: f for f in by_check(report, "derivation.claims") if f.message.startswith("csv.Result")}
 
 
 def test_the_checker_s_snapshot_states_llm_rows_in_tokens_per_second_in_every_scenario():
@@ -74,7 +74,7 @@ def test_a_table_in_tokens_per_second_rederives_every_llm_row_from_its_tokens_me
     assert "24593.8 Tokens/s" in found[f"csv.Result.server[division=closed][org=AMD][platform={PLATFORM}][model=llama2-70b-99][scenario=Server]"].message
     assert f"csv.Result.interactive[division=closed][org=AMD][platform={PLATFORM}][model=llama2-70b-99][scenario=Interactive]" in found
     assert not [f for f in report.findings if f.status in ("FAIL", "ERROR")], [f.message[:200] for f in report.findings if f.status == "FAIL"]
-    assert not by_check(report, "profile.coverage", "unchecked-claim")
+    assert not by_check(report, "claims.coverage", "unchecked-claim")
 
 
 @pytest.mark.parametrize("model, scenario, result, unit", [
@@ -96,8 +96,8 @@ def test_a_row_whose_number_is_not_the_member_its_units_name_fails(tmp_path, mod
 
 def test_a_closed_run_judged_by_the_checker_need_not_quote_its_range(tmp_path):
     report = verify_path(str(_tree(tmp_path)))
-    gate = {f.message.split(" ")[0]: f for f in by_check(report, "profile.gate")}
-    assert not by_check(report, "profile.gate", "bounds-not-stated"), [f.message[:160] for f in by_check(report, "profile.gate", "bounds-not-stated")]
+    gate = {f.message.split(" ")[0]: f for f in by_check(report, "gate.rules")}
+    assert not by_check(report, "gate.rules", "bounds-not-stated"), [f.message[:160] for f in by_check(report, "gate.rules", "bounds-not-stated")]
     for metric in ("ROUGE1", "ROUGE2", "ROUGEL", "TOKENS_PER_SAMPLE", "gsm8k_accuracy", "mbxp_accuracy"):
         assert gate[f"checker-accuracy-mixtral-8x7b-{metric}"].status == "PASS", gate[f"checker-accuracy-mixtral-8x7b-{metric}"].message
 
@@ -147,5 +147,5 @@ def test_a_latency_in_seconds_is_the_early_stopping_estimate_in_seconds(tmp_path
     writer.writerow({**{k: "" for k in header}, "Organization": "Org", "Division": "closed", "Platform": "sut-1", "Model": model, "MlperfModel": model,
                      "Scenario": "SingleStream", "Result": result, "Accuracy": "vbench_score: 70.48", "Units": "Latency (s)"})
     (root / "summary.csv").write_text(out.getvalue())
-    (f,) = [f for f in by_check(verify_path(str(root)), "profile.claims") if f.message.startswith("csv.Result.singlestream[")]
+    (f,) = [f for f in by_check(verify_path(str(root)), "derivation.claims") if f.message.startswith("csv.Result.singlestream[")]
     assert f.status == status, f.message

@@ -61,7 +61,7 @@ def _profile_run(tmp_path: Path, manifest: dict, files: dict[str, str]):
                                             "phase": {"value": "measured"}}}}}
     report = verify_path(str(bundle), asset_root=profile_assets(tmp_path, {"run": doc}))
     assert not [f for f in report.findings if f.status == "ERROR"], [f.message for f in report.findings if f.status == "ERROR"]
-    return [(f.status.value, f.code, f.pointer) for f in by_check(report, "profile.integrity")]
+    return [(f.status.value, f.code, f.pointer) for f in by_check(report, "integrity.files")]
 
 
 def test_a_format_without_a_manifest_is_one_unverified_finding(tmp_path):
@@ -139,5 +139,5 @@ def test_a_scan_of_named_files_leaves_the_manifest_out(tmp_path):
     from verifier.pipeline import Context
 
     ctx = Context(subject=tmp_path, assets=None)
-    disk = integrity.scan(ctx, "profile.integrity", tmp_path, frozenset({"a.txt", "SHA256SUMS"}), "SHA256SUMS")
+    disk = integrity.scan(ctx, "integrity.files", tmp_path, frozenset({"a.txt", "SHA256SUMS"}), "SHA256SUMS")
     assert disk.regular == {"a.txt": "a.txt"}

@@ -111,7 +111,7 @@ def test_a_stated_value_that_is_no_number_is_unverified_claim_not_stated(tmp_pat
 
 def _gate_findings(tmp_path: Path, gate: dict, summary: dict) -> list:
     report = _run(tmp_path, summary, [_claim("m", "/mean")], gate=gate)
-    return [f for f in report.findings if f.check == "profile.gate"]
+    return [f for f in report.findings if f.check == "gate.rules"]
 
 
 RULE = {"id": "mean-under-6s", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "unit": "s", "max": 6}
@@ -145,7 +145,7 @@ class _Bounds:
 
 
 def _bounds(files: dict[str, str], rule: dict, records: list[Receipt]) -> dict:
-    """Return the `bounds` sites the claim-site reader finds for `rule` over `files`, by instance key (what profile.gate hands `_stated_bounds`)."""
+    """Return the `bounds` sites the claim-site reader finds for `rule` over `files`, by instance key (what gate.rules hands `_stated_bounds`)."""
     found = read_sites(_Bounds(files), {"receipts": {}, "gate": {"rules": [rule]}}, [dataclasses.replace(r, receipt_set="runs") for r in records])
     return {site.key: site for site in found}
 
@@ -199,7 +199,7 @@ def _claims_on(tree: _Tree, claim: dict, records: list[Receipt]) -> list[tuple[s
     data = profile_evidence(runs=records)
     model = data["evidence"]
     data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, profile, model.receipts),
-                                           files=tuple(FileEntry(rel, None, None) for rel in [*tree.files, *tree.blocked]))  # as profile.receipts lists the tree
+                                           files=tuple(FileEntry(rel, None, None) for rel in [*tree.files, *tree.blocked]))  # as schema.receipts lists the tree
     ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data)
     return [(f.status.value, f.code, f.path, f.pointer) for f in claims(ctx)]
 

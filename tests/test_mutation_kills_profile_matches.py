@@ -5,7 +5,7 @@ Tests that kill surviving mutants of `verifier/checks/profile_matches.py` (issue
 value and text as text; a join needs exactly one record of the other set
 sharing the `on` dimensions; an absent value or an undeclared flag word is
 UNVERIFIED `not-stated`; a flag is judged against the re-derived equality;
-every compared place is marked examined (for `profile.coverage`).
+every compared place is marked examined (for `claims.coverage`).
 """
 
 from __future__ import annotations

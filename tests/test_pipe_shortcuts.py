@@ -63,7 +63,7 @@ def test_a_member_is_read_backwards_only_where_its_name_is_written():
 
 
 def test_one_derivation_stated_at_two_precisions_is_compared_at_each(tmp_path):
-    """profile.claims compares a derivation with a stated number once per run; "3.00" and "3.000" are equal numbers of other precisions."""
+    """derivation.claims compares a derivation with a stated number once per run; "3.00" and "3.000" are equal numbers of other precisions."""
     import json
 
     from conftest import make_assets

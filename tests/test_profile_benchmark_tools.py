@@ -24,7 +24,7 @@ TEST_SLEEP = "tests/adapters/test_pytest.py::test_sleep"
 
 
 def _claims(report) -> dict[str, object]:
-    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "profile.claims" and f.code != "claim-unstated"}
+    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "derivation.claims" and f.code != "claim-unstated"}
 
 
 def _variant(tmp_path: Path, source: Path, change, name: str = "bench.json") -> Path:
@@ -68,7 +68,7 @@ def test_gbench_real_output_rederives_every_aggregate_and_skips_the_unaggregated
     assert "sample SD (n-1)" in claims[f"stddev.real_time[file={GBENCH.name}][arm={FAMILY}][time_unit=ns]"].derivation
     unstated = [f for f in report.findings if f.code == "claim-unstated"]
     assert len(unstated) == 14 and all(f.status == "UNVERIFIED" and UNAGGREGATED in f.message and f.path == GBENCH.name for f in unstated)
-    (coverage,) = [f for f in report.findings if f.check == "profile.coverage"]
+    (coverage,) = [f for f in report.findings if f.check == "claims.coverage"]
     assert coverage.status == "PASS"
     assert report.verdict == "INCOMPLETE" and not any(f.status == "FAIL" for f in report.findings)
     assert run(str(GBENCH)).exit_code == 3
@@ -131,7 +131,7 @@ def test_gbench_aggregates_only_output_is_never_passed_nor_failed(tmp_path):
         doc["benchmarks"] = [r for r in doc["benchmarks"] if r["run_type"] == "aggregate"]
     report = verify_path(str(_variant(tmp_path, GBENCH, change)))
     assert report.kind == "profile:google-benchmark"
-    assert not any(f.status in ("PASS", "FAIL") for f in report.findings if f.check in ("profile.claims", "profile.receipts"))
+    assert not any(f.status in ("PASS", "FAIL") for f in report.findings if f.check in ("derivation.claims", "schema.receipts"))
     assert report.verdict == "INCOMPLETE"
 
 
@@ -184,7 +184,7 @@ def test_pytest_benchmark_real_output_rederives_every_mapped_statistic(run):
     assert report.kind == "profile:pytest-benchmark"
     claims = _claims(report)
     assert len(claims) == 14 and all(f.status == "PASS" for f in claims.values()), [f.message for f in claims.values() if f.status != "PASS"]
-    (coverage,) = [f for f in report.findings if f.check == "profile.coverage"]
+    (coverage,) = [f for f in report.findings if f.check == "claims.coverage"]
     assert coverage.status == "PASS"
     assert report.verdict == "INCOMPLETE" and run(str(PYTEST_BENCHMARK)).exit_code == 3
 
@@ -230,7 +230,7 @@ def test_pytest_benchmark_saved_without_data_is_not_read_and_never_passed(tmp_pa
     out = _variant(tmp_path, PYTEST_BENCHMARK, change)
     assert "pytest-benchmark" not in candidates(_shipped(), Tree(root=tmp_path))
     report = verify_path(str(out), profile="pytest-benchmark")
-    assert not any(f.status == "PASS" for f in report.findings if f.check == "profile.claims")
+    assert not any(f.status == "PASS" for f in report.findings if f.check == "derivation.claims")
     assert report.verdict != "PASS"
 
 

@@ -34,7 +34,7 @@ def _shipped() -> dict[str, dict]:
 
 
 def _claims(report) -> dict[str, object]:
-    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "profile.claims" and f.code != "claim-unstated"}
+    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "derivation.claims" and f.code != "claim-unstated"}
 
 
 def _copy(tmp_path: Path, source: Path = V03) -> Path:
@@ -65,7 +65,7 @@ def test_real_output_rederives_every_point_estimate(run, tree, passed, unstated)
     assert len(claims) == passed and all(f.status == "PASS" for f in claims.values()), [f.message for f in claims.values() if f.status != "PASS"]
     skipped = [f for f in report.findings if f.code == "claim-unstated"]
     assert len(skipped) == unstated and all(f.status == "UNVERIFIED" and FLAT in f.message and f.message.startswith("slope:") for f in skipped)
-    coverage = [f for f in report.findings if f.check == "profile.coverage"]
+    coverage = [f for f in report.findings if f.check == "claims.coverage"]
     assert coverage and all(f.status == "PASS" for f in coverage)
     assert report.verdict == "INCOMPLETE" and not any(f.status == "FAIL" for f in report.findings)
     assert run(str(tree / "target" / "criterion")).exit_code == 3
@@ -130,7 +130,7 @@ def test_a_first_run_without_change_estimates_is_complete(tmp_path):
     for bench in home.iterdir():
         shutil.rmtree(bench / "change")
     report = verify_path(str(home))
-    assert all(f.status == "PASS" for f in report.findings if f.check in ("profile.claims", "profile.coverage"))
+    assert all(f.status == "PASS" for f in report.findings if f.check in ("derivation.claims", "claims.coverage"))
 
 
 def test_a_flat_run_states_no_slope_and_is_never_failed_for_it():

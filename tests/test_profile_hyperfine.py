@@ -22,7 +22,7 @@ def _variant(tmp_path: Path, change) -> Path:
 
 
 def _claims(report):
-    return {f.message.split(":")[0]: f for f in report.findings if f.check == "profile.claims"}
+    return {f.message.split(":")[0]: f for f in report.findings if f.check == "derivation.claims"}
 
 
 def test_export_rederives_every_statistic_and_is_incomplete_without_a_manifest(run):
@@ -31,7 +31,7 @@ def test_export_rederives_every_statistic_and_is_incomplete_without_a_manifest(r
     assert len(claims) == 10  # mean, stddev, median, min, max for two commands
     assert all(f.status == "PASS" for f in claims.values()), [f.message for f in claims.values() if f.status != "PASS"]
     assert "sample SD (n-1)" in claims["stddev[file=export.json][arm=sleep 0.1]"].derivation
-    (no_manifest,) = [f for f in report.findings if f.check == "profile.integrity"]
+    (no_manifest,) = [f for f in report.findings if f.check == "integrity.files"]
     assert (no_manifest.status, no_manifest.code) == ("UNVERIFIED", "no-manifest")
     assert report.verdict == "INCOMPLETE"
     result = run("--profile", "hyperfine", str(EXPORT))

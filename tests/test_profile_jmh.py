@@ -31,7 +31,7 @@ def _shipped() -> dict[str, dict]:
 
 
 def _claims(report) -> dict[str, object]:
-    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "profile.claims" and f.code != "claim-unstated"}
+    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "derivation.claims" and f.code != "claim-unstated"}
 
 
 def _variant(tmp_path: Path, change) -> Path:
@@ -47,7 +47,7 @@ def test_real_output_rederives_every_number_of_the_primary_metric(run):
     assert report.kind == "profile:jmh"
     claims = _claims(report)
     assert len(claims) == 42 and all(f.status == "PASS" for f in claims.values()), [f.message for f in claims.values() if f.status != "PASS"]
-    (coverage,) = [f for f in report.findings if f.check == "profile.coverage"]
+    (coverage,) = [f for f in report.findings if f.check == "claims.coverage"]
     assert coverage.status == "PASS"
     assert report.verdict == "INCOMPLETE" and run(str(JMH)).exit_code == 3
 
@@ -113,7 +113,7 @@ def test_a_run_too_short_for_an_error_states_nan_and_is_never_failed(tmp_path):
         metric["scorePercentiles"] = {q: (min(xs) if q == "0.0" else metric["score"] if q == "50.0" else max(xs)) for q in metric["scorePercentiles"]}
     report = verify_path(str(_variant(tmp_path, change)))
     assert not any(f.status == "FAIL" for f in report.findings), [f.message for f in report.findings if f.status == "FAIL"]
-    unstated = [f for f in report.findings if f.check == "profile.claims" and f.status == "UNVERIFIED"]
+    unstated = [f for f in report.findings if f.check == "derivation.claims" and f.status == "UNVERIFIED"]
     assert {f.message.split("[")[0] for f in unstated} == {"scoreError", "scoreConfidence.low", "scoreConfidence.high"}
 
 

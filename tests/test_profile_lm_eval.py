@@ -33,7 +33,7 @@ def _shipped() -> dict[str, dict]:
 
 
 def _claims(report) -> dict[str, object]:
-    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "profile.claims" and f.code not in ("claim-unstated", "no-receipts")}
+    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "derivation.claims" and f.code not in ("claim-unstated", "no-receipts")}
 
 
 def _run(tmp_path: Path, change=None, ones: int = 34, docs: int = 100) -> Path:
@@ -65,7 +65,7 @@ def test_with_its_samples_the_metric_its_stderr_and_the_sample_count_rederive(tm
     assert sorted(claims) == [f"acc{KEY}", f"acc_stderr{KEY}", f"n-samples{KEY}"]  # the task name's `_`s read whole (`name_patterns`)
     assert all(f.status == "PASS" for f in claims.values()), [f.message for f in claims.values()]
     assert "sample SD (n-1) / sqrt(n)" in claims[f"acc_stderr{KEY}"].derivation
-    (coverage,) = [f for f in report.findings if f.check == "profile.coverage"]
+    (coverage,) = [f for f in report.findings if f.check == "claims.coverage"]
     assert coverage.status == "PASS"
     assert report.verdict == "INCOMPLETE" and not any(f.status == "FAIL" for f in report.findings)
 

@@ -101,7 +101,7 @@ def test_a_supplied_clip_that_covers_its_records_shape_passes_under_the_native_i
     assert set(mine) == _native_codes(clips["covers"])  # the very findings the native loop gives this file
     others = [(s, c) for s, c, p in _coverage(report) if p != f"videos/{RECORD}.mp4"]
     assert others and set(others) == {("UNVERIFIED", "media-not-verified")}  # published elsewhere, not supplied
-    assert not [f for f in report.findings if f.check == "profile.media" and f.path == "artifacts/results.json"]  # judged, not just present
+    assert not [f for f in report.findings if f.check == "coverage.media" and f.path == "artifacts/results.json"]  # judged, not just present
     assert report.verdict == "INCOMPLETE"
 
 
@@ -130,14 +130,14 @@ def test_an_expected_shape_the_record_cannot_give_is_unverified(tmp_path, clips)
 def test_the_shipped_profile_judges_the_media_and_without_an_expected_shape_keeps_presence_only(tmp_path):
     shipped = verify_path(str(_bundle(tmp_path, None)))
     assert {(s, c) for s, c, _p in _coverage(shipped)} == {("UNVERIFIED", "media-not-verified")}  # the MP4s are published elsewhere
-    assert not [f for f in shipped.findings if f.check == "profile.media"] and shipped.verdict == "INCOMPLETE"
+    assert not [f for f in shipped.findings if f.check == "coverage.media"] and shipped.verdict == "INCOMPLETE"
     doc = copy.deepcopy(profile_document(PID))
     for spec in doc["receipts"].values():
         if "media" in spec:
             spec["media"] = {"pointer": spec["media"]["pointer"]}
     report = verify_path(str(_bundle(tmp_path / "bare", None)), asset_root=make_assets(tmp_path, {PID: doc}))
     assert all(c == "not-in-evidence" for _s, c, _p in _coverage(report))
-    assert {f.code for f in report.findings if f.check == "profile.media"} == {"media-absent"}
+    assert {f.code for f in report.findings if f.check == "coverage.media"} == {"media-absent"}
 
 
 def test_a_coverage_gate_that_is_unknown_or_states_no_policy_stops_the_run(tmp_path):
@@ -213,7 +213,7 @@ def _published_elsewhere(tmp_path: Path, clip: Path) -> tuple[Path, Path]:
 
 
 def _integrity(report, path: str) -> set[tuple[str, str]]:
-    return {(f.status.value, f.code) for f in report.findings if f.check == "profile.integrity" and f.path == path}
+    return {(f.status.value, f.code) for f in report.findings if f.check == "integrity.files" and f.path == path}
 
 
 @pytest.mark.parametrize("clip,verdict", [("covers", "INCOMPLETE"), ("short_audio", "FAIL")])
@@ -246,7 +246,7 @@ def test_a_directory_that_lacks_a_listed_file_says_where_it_looked(tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
     report = verify_path(str(_bundle(tmp_path, None)), artifacts=str(empty))
-    found = [f for f in report.findings if f.check == "profile.integrity" and f.code == "external-not-supplied"]
+    found = [f for f in report.findings if f.check == "integrity.files" and f.code == "external-not-supplied"]
     assert found and all(f"not found at {empty / f.path}" in f.message for f in found) and report.verdict == "INCOMPLETE"
 
 

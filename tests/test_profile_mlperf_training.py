@@ -51,12 +51,12 @@ def test_real_tree_scores_the_olympic_mean_times_its_scaling_factor_and_meets_ev
     folder = _tree(tmp_path)
     report = verify_path(str(folder))
     assert report.kind == "profile:mlperf-training"
-    (claim,) = [f for f in _by(report, "profile.claims") if f.code == "derived"]
+    (claim,) = [f for f in _by(report, "derivation.claims") if f.code == "derived"]
     assert claim.status == "PASS" and claim.message.startswith(LABEL) and "olympic mean" in claim.derivation and "1.00336700337" in claim.derivation
-    met = {f.message.split(" ")[0] for f in _by(report, "profile.gate", "PASS")}
+    met = {f.message.split(" ")[0] for f in _by(report, "gate.rules", "PASS")}
     assert met == {"quality-llama2_70b_lora", "runs-llama2_70b_lora", "run-stop-success"}
     # the rules of benchmarks this tree does not hold judge nothing: UNVERIFIED, never FAIL
-    assert all(f.code == "empty-selection" for f in _by(report, "profile.gate", "UNVERIFIED"))
+    assert all(f.code == "empty-selection" for f in _by(report, "gate.rules", "UNVERIFIED"))
     assert not any(f.status in ("FAIL", "ERROR") for f in report.findings)
     assert report.verdict == "INCOMPLETE" and run(str(folder)).exit_code == 3
 
@@ -65,30 +65,30 @@ def test_real_tree_scores_the_olympic_mean_times_its_scaling_factor_and_meets_ev
                                          ("78.69", "the plain mean of all ten runs, times the factor")])
 def test_a_wrong_score_fails_naming_its_claim(tmp_path, stated, why):
     report = verify_path(str(_tree(tmp_path, stated)))
-    (claim,) = [f for f in _by(report, "profile.claims") if f.code in ("derived", "claim-mismatch")]
+    (claim,) = [f for f in _by(report, "derivation.claims") if f.code in ("derived", "claim-mismatch")]
     assert (claim.status, claim.code) == ("FAIL", "claim-mismatch") and claim.message.startswith(LABEL), why
 
 
 def test_without_scaling_json_the_factor_is_one(tmp_path):
     folder = _tree(tmp_path, f"{OLYMPIC:.2f}")
     (folder / BENCH / "scaling.json").unlink()
-    (claim,) = [f for f in _by(verify_path(str(folder)), "profile.claims") if f.code == "derived"]
+    (claim,) = [f for f in _by(verify_path(str(folder)), "derivation.claims") if f.code == "derived"]
     assert claim.status == "PASS" and "scaling.json is absent" in claim.derivation
     _edit(folder / "README.md", f"{OLYMPIC:.2f}", SCORE)
-    assert [f.status for f in _by(verify_path(str(folder)), "profile.claims") if f.code in ("derived", "claim-mismatch")] == ["FAIL"]
+    assert [f.status for f in _by(verify_path(str(folder)), "derivation.claims") if f.code in ("derived", "claim-mismatch")] == ["FAIL"]
 
 
 def test_a_changed_scaling_factor_fails_the_score(tmp_path):
     folder = _tree(tmp_path)
     (folder / BENCH / "scaling.json").write_text('{"scaling_factor": 1.01}')
-    assert [f.status for f in _by(verify_path(str(folder)), "profile.claims") if f.code in ("derived", "claim-mismatch")] == ["FAIL"]
+    assert [f.status for f in _by(verify_path(str(folder)), "derivation.claims") if f.code in ("derived", "claim-mismatch")] == ["FAIL"]
 
 
 def test_a_run_that_never_reached_the_target_fails_the_quality_rule_naming_it(tmp_path):
     folder = _tree(tmp_path)
     # run 1's only eval at or below 0.925 is its last (0.9249573349952698): raised above the target
     _edit(folder / BENCH / "result_1.txt", '"key": "eval_accuracy", "value": 0.9249573349952698', '"key": "eval_accuracy", "value": 0.9259573349952698')
-    (failed,) = _by(verify_path(str(folder)), "profile.gate", "FAIL")
+    (failed,) = _by(verify_path(str(folder)), "gate.rules", "FAIL")
     assert failed.message.startswith("quality-llama2_70b_lora") and "run=1: min = 0.925957334995" in failed.message
 
 
@@ -96,14 +96,14 @@ def test_a_missing_run_fails_the_count_of_runs(tmp_path):
     folder = _tree(tmp_path)
     (folder / BENCH / "result_9.txt").unlink()
     report = verify_path(str(folder))
-    (failed,) = _by(report, "profile.gate", "FAIL")
+    (failed,) = _by(report, "gate.rules", "FAIL")
     assert failed.message.startswith("runs-llama2_70b_lora") and "count = 9 (needs >= 10)" in failed.message
 
 
 def test_an_aborted_run_fails_the_stop_status_rule(tmp_path):
     folder = _tree(tmp_path)
     _edit(folder / BENCH / "result_4.txt", '"status": "success"', '"status": "aborted"')
-    (failed,) = _by(verify_path(str(folder)), "profile.gate", "FAIL")
+    (failed,) = _by(verify_path(str(folder)), "gate.rules", "FAIL")
     assert failed.message.startswith("run-stop-success") and "run=4: count_ok = 0" in failed.message
 
 
@@ -114,7 +114,7 @@ def test_a_changed_run_stop_clock_moves_the_score(tmp_path):
     stamp = json.loads(stop.removeprefix(":::MLLOG "))["time_ms"]
     _edit(folder / BENCH / "result_5.txt", f'"time_ms": {stamp}, "event_type": "INTERVAL_END", "key": "run_stop"',
           f'"time_ms": {stamp + 60000}, "event_type": "INTERVAL_END", "key": "run_stop"')  # one minute longer: +0.125 min on the mean of 8
-    assert [f.status for f in _by(verify_path(str(folder)), "profile.claims") if f.code in ("derived", "claim-mismatch")] == ["FAIL"]
+    assert [f.status for f in _by(verify_path(str(folder)), "derivation.claims") if f.code in ("derived", "claim-mismatch")] == ["FAIL"]
 
 
 def test_detected_given_the_organisation_or_the_folder_holding_it_never_deeper(tmp_path):

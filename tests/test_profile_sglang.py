@@ -27,7 +27,7 @@ def _shipped() -> dict[str, dict]:
 
 
 def _claims(report) -> dict[str, object]:
-    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "profile.claims" and f.code in ("derived", "claim-mismatch")}
+    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "derivation.claims" and f.code in ("derived", "claim-mismatch")}
 
 
 def _lines(name: str) -> list[dict]:

@@ -79,9 +79,9 @@ def test_a_reduction_in_percent_stated_as_a_fraction_with_unit_1(tmp_path):
 def test_a_speedup_gate_in_percent_applies_the_factor(tmp_path):
     rule = {k: v for k, v in SPEEDUP.items() if k != "at"} | {"id": "at-least-110-pct", "min": 110}
     report = _run(tmp_path, {**RUNS, "summary.json": "{}"}, [], gate={"rules": [rule]})
-    assert [f.status for f in _by(report, "profile.gate")] == ["PASS"]
+    assert [f.status for f in _by(report, "gate.rules")] == ["PASS"]
     report = _run(tmp_path / "b", {**RUNS, "summary.json": "{}"}, [], gate={"rules": [rule | {"min": 130}]})
-    assert [f.status for f in _by(report, "profile.gate")] == ["FAIL"]
+    assert [f.status for f in _by(report, "gate.rules")] == ["FAIL"]
 
 
 @pytest.mark.parametrize(("statistic", "unit", "instead"), [
@@ -180,7 +180,7 @@ def test_both_kinds_of_where_take_a_member_name_or_a_one_token_pointer(tmp_path,
     doc = _doc([claim])
     doc["receipts"]["runs"]["where"] = doc_where
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
-    assert [f.status for f in _by(report, "profile.claims")] == ["PASS", "PASS"], [f.message for f in _by(report, "profile.claims")]
+    assert [f.status for f in _by(report, "derivation.claims")] == ["PASS", "PASS"], [f.message for f in _by(report, "derivation.claims")]
 
 
 # ---------------------------------------------------------------- 3. `optional: true` on a dimension works
@@ -203,17 +203,17 @@ def test_an_optional_dimension_absent_from_a_record_is_read_without_it(tmp_path)
     claims = [{**MEAN, "id": "all"}, {**MEAN, "id": "batch8", "selection": {"phase": "measured", "batch": "8"}, "at": {"file": "summary.json", "pointer": "/{arm}/b8"}}]
     bundle = write_tree(tmp_path / "run", {**OPTIONAL_RUNS, "summary.json": '{"baseline": {"mean": 3.0, "b8": 3.0}, "candidate": {"mean": 1.0, "b8": 1.0}}'})
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _optional_doc(True, claims)}))
-    assert not [f for f in _by(report, "profile.receipts") if f.status == "FAIL"], [f.message for f in _by(report, "profile.receipts")]
-    assert [f.status for f in _by(report, "profile.claims")] == ["PASS"] * 4, [f.message for f in _by(report, "profile.claims")]
+    assert not [f for f in _by(report, "schema.receipts") if f.status == "FAIL"], [f.message for f in _by(report, "schema.receipts")]
+    assert [f.status for f in _by(report, "derivation.claims")] == ["PASS"] * 4, [f.message for f in _by(report, "derivation.claims")]
     (bundle / "summary.json").write_text('{"baseline": {"mean": 3.0, "b8": 2.0}, "candidate": {"mean": 1.0, "b8": 1.0}}')
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "b", {"run": _optional_doc(True, claims)}))
-    assert sorted(f.status for f in _by(report, "profile.claims")) == ["FAIL", "PASS", "PASS", "PASS"]
+    assert sorted(f.status for f in _by(report, "derivation.claims")) == ["FAIL", "PASS", "PASS", "PASS"]
 
 
 def test_a_required_dimension_absent_from_a_record_is_still_missing(tmp_path):
     bundle = write_tree(tmp_path / "run", {**OPTIONAL_RUNS, "summary.json": '{"baseline": {"mean": 3.0}, "candidate": {"mean": 1.0}}'})
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _optional_doc(False, [MEAN])}))
-    assert [f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"] == ["missing-field"]
+    assert [f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"] == ["missing-field"]
 
 
 # ---------------------------------------------------------------- 4. counting
@@ -231,7 +231,7 @@ def _counting(gate_rules: list[dict], claims: list[dict] = ()) -> dict:
 def _gate(tmp_path: Path, files: dict[str, str], doc: dict) -> list[tuple[str, str]]:
     bundle = write_tree(tmp_path / "run", {**files, "summary.json": "{}"})
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
-    return [(f.status.value, f.code) for f in _by(report, "profile.gate")]
+    return [(f.status.value, f.code) for f in _by(report, "gate.rules")]
 
 
 def test_a_count_gate_asking_for_one_over_an_empty_selection_fails(tmp_path):
@@ -429,7 +429,7 @@ def test_a_divisor_of_zero_is_no_value(tmp_path):
     claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
              "at": {"file": "summary.json", "pointer": "/per_iter"}}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], {"values": PER_ITERATION["values"]})}))
-    assert [f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"] == ["not-a-number"]
+    assert [f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"] == ["not-a-number"]
     assert _claim(report, "per_iter").status != "PASS"
 
 
@@ -455,7 +455,7 @@ def test_an_element_without_the_inner_array_is_no_record_only_when_then_optional
         runs = {"unnest": unnest, "fields": {"latency": {"element": True, "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}
         bundle = write_tree(tmp_path / status / "run", {**files, "summary.json": json.dumps({"m": 3.0})})
         report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": _json_doc([claim], runs)}))
-        assert [f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"] == ([] if optional else ["missing-field"])
+        assert [f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"] == ([] if optional else ["missing-field"])
         assert _claim(report, "mean").status == "PASS" and (report.verdict == "FAIL") is not optional
 
 
@@ -508,8 +508,8 @@ def test_a_restructuredtext_claim_document_is_read_by_its_tables(tmp_path):
         bundle = write_tree(tmp_path / status / "run", {**RUNS, "summary.json": "{}", "RESULTS.rst": RST.format(b=b, inc=inc), "other.txt": "99 included numbers"})
         doc = _doc([claim], claim_documents=[{"file": "RESULTS.rst"}])
         report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": doc}))
-        assert sorted(f.status.value for f in _by(report, "profile.claims")) == sorted(["PASS", status]), [f.message for f in _by(report, "profile.claims")]
-    unchecked = sorted(f.pointer for f in _by(report, "profile.coverage", "unchecked-claim"))
+        assert sorted(f.status.value for f in _by(report, "derivation.claims")) == sorted(["PASS", status]), [f.message for f in _by(report, "derivation.claims")]
+    unchecked = sorted(f.pointer for f in _by(report, "claims.coverage", "unchecked-claim"))
     assert unchecked == ["/literal/0/numbers/0", "/prose/0/numbers/0"], unchecked  # the code block's number is stated; the include read nothing
 
 
@@ -541,7 +541,7 @@ def test_a_quotient_beyond_binary64_is_not_used(tmp_path):
     claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
              "at": {"file": "summary.json", "pointer": "/per_iter"}}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], {"values": PER_ITERATION["values"]})}))
-    assert [f.code for f in _by(report, "profile.receipts") if f.status == "UNVERIFIED"] == ["number-out-of-range"]
+    assert [f.code for f in _by(report, "schema.receipts") if f.status == "UNVERIFIED"] == ["number-out-of-range"]
 
 
 # The first 11 samples of Criterion.rs's documented raw.csv (its user guide, "CSV Output": "To calculate the time-per-iteration,

@@ -147,7 +147,7 @@ def test_receipt_missing_a_mapped_field_fails_naming_file_and_field(tmp_path, ru
     (bundle / rel).write_text("\n".join(lines))
     repin_files_map(bundle, rel)
     report = verify_path(str(bundle))
-    (missing,) = [f for f in report.findings if f.code == "missing-field" and f.check == "profile.receipts"]
+    (missing,) = [f for f in report.findings if f.code == "missing-field" and f.check == "schema.receipts"]
     assert (missing.status, missing.path, missing.pointer, missing.expected) == ("FAIL", rel, "#line=6", "latency")
     assert "/latency_s" in missing.message
     mean = next(f for f in report.findings if f.message.startswith("pass_mean_ms[arm=candidate][server=2]"))
@@ -159,10 +159,10 @@ def test_receipt_missing_a_mapped_field_fails_naming_file_and_field(tmp_path, ru
 def test_glob_matching_nothing_is_unverified_naming_the_glob(tmp_path):
     doc = _system1(lambda d: d["receipts"]["e2e"].update(glob="e2e/*-measured-*.json"))
     report = verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
-    (empty,) = [f for f in report.findings if f.code == "no-receipts" and f.check == "profile.receipts"]
+    (empty,) = [f for f in report.findings if f.code == "no-receipts" and f.check == "schema.receipts"]
     assert empty.status == "UNVERIFIED" and empty.path == "e2e/*-measured-*.json"
     assert all(f.status == "UNVERIFIED" for f in report.findings if f.message.startswith("pass_mean_ms"))
-    gate = [f for f in report.findings if f.check == "profile.gate"]
+    gate = [f for f in report.findings if f.check == "gate.rules"]
     assert gate and all(f.status != "PASS" for f in gate)
 
 
@@ -204,7 +204,7 @@ def test_symlinked_receipt_is_never_read(tmp_path):
     rel.symlink_to(outside)
     report = verify_path(str(bundle))
     # one integrity road: a symlink is reported as such (as in a native bundle), never followed, never hashed
-    assert any(f.check == "profile.integrity" and f.code == "symlink-escape" and f.path == "e2e/candidate-measured-1.jsonl"
+    assert any(f.check == "integrity.files" and f.code == "symlink-escape" and f.path == "e2e/candidate-measured-1.jsonl"
                for f in report.findings)
     assert not any(f.path == "e2e/candidate-measured-1.jsonl" and f.code in ("mapped", "match") for f in report.findings)
 

@@ -166,21 +166,21 @@ REFS = [{"task": "a", "sha256": DIGEST_A}, {"task": "b", "sha256": DIGEST_B}]
 
 def test_a_value_equal_to_the_value_in_another_file_passes(tmp_path):
     bundle, assets = _outputs(tmp_path, {"a": {"sha256": DIGEST_A}, "b": {"sha256": DIGEST_B}}, REFS, [JOIN])
-    found = _by(verify_path(str(bundle), asset_root=assets), "profile.matches")
+    found = _by(verify_path(str(bundle), asset_root=assets), "derivation.matches")
     assert [(f.status, f.code, f.path) for f in found] == [("PASS", "equal", "outputs/a.json"), ("PASS", "equal", "outputs/b.json")]
 
 
 def test_a_value_differing_from_the_value_in_another_file_fails_naming_both(tmp_path):
     bundle, assets = _outputs(tmp_path, {"a": {"sha256": DIGEST_A}, "b": {"sha256": DIGEST_A}}, REFS, [JOIN])
     report = verify_path(str(bundle), asset_root=assets)
-    (bad,) = [f for f in _by(report, "profile.matches") if f.status != "PASS"]
+    (bad,) = [f for f in _by(report, "derivation.matches") if f.status != "PASS"]
     assert (bad.status, bad.code, bad.path) == ("FAIL", "not-equal", "outputs/b.json") and "references.json /refs/1/sha256" in bad.message
     assert report.verdict == "FAIL"
 
 
 def test_a_join_that_finds_no_single_record_is_unverified(tmp_path):
     bundle, assets = _outputs(tmp_path, {"a": {"sha256": DIGEST_A}, "b": {"sha256": DIGEST_B}}, REFS[:1], [JOIN])
-    (b,) = [f for f in _by(verify_path(str(bundle), asset_root=assets), "profile.matches") if f.path == "outputs/b.json"]
+    (b,) = [f for f in _by(verify_path(str(bundle), asset_root=assets), "derivation.matches") if f.path == "outputs/b.json"]
     assert (b.status, b.code) == ("UNVERIFIED", "join-unresolved")
 
 
@@ -197,7 +197,7 @@ FLAG = {"id": "byteexact", "receipts": "outputs", "pointer": "/sha256", "equals"
 def test_a_per_record_flag_is_checked_against_what_re_derives(tmp_path, flag, digest, status, code):
     record = {"sha256": digest, "reference_sha256": DIGEST_A, "byteexact": flag}
     bundle, assets = _outputs(tmp_path, {"a": record}, REFS, [FLAG])
-    (f,) = _by(verify_path(str(bundle), asset_root=assets), "profile.matches")
+    (f,) = _by(verify_path(str(bundle), asset_root=assets), "derivation.matches")
     assert (f.status, f.code) == (status, code), f.message
 
 
@@ -205,7 +205,7 @@ def test_a_per_record_flag_is_checked_against_what_re_derives(tmp_path, flag, di
 def test_a_per_record_outcome_word_is_checked_against_what_re_derives(tmp_path, word, status, code):
     entry = {**FLAG, "flag": "/status", "outcomes": {"true": ["passed"], "false": ["failed"]}}
     bundle, assets = _outputs(tmp_path, {"a": {"sha256": DIGEST_A, "reference_sha256": DIGEST_A, "status": word}}, REFS, [entry])
-    (f,) = _by(verify_path(str(bundle), asset_root=assets), "profile.matches")
+    (f,) = _by(verify_path(str(bundle), asset_root=assets), "derivation.matches")
     assert (f.status, f.code) == (status, code), f.message
 
 
@@ -213,10 +213,10 @@ def test_flags_the_matches_compare_are_covered_and_unmapped_ones_are_unchecked(t
     record = {"sha256": DIGEST_A, "reference_sha256": DIGEST_A, "byteexact": True}
     documents = [{"file": "outputs/*.json"}]
     bundle, assets = _outputs(tmp_path, {"a": record}, REFS, [FLAG], claim_documents=documents)
-    (covered,) = _by(verify_path(str(bundle), asset_root=assets), "profile.coverage")
+    (covered,) = _by(verify_path(str(bundle), asset_root=assets), "claims.coverage")
     assert covered.code == "covered"
     bundle, assets = _outputs(tmp_path / "no-flag", {"a": record}, REFS, [{k: v for k, v in FLAG.items() if k != "flag"}], claim_documents=documents)
-    (unchecked,) = _by(verify_path(str(bundle), asset_root=assets), "profile.coverage")
+    (unchecked,) = _by(verify_path(str(bundle), asset_root=assets), "claims.coverage")
     assert (unchecked.code, unchecked.pointer) == ("unchecked-claim", "/byteexact")
 
 
@@ -229,7 +229,7 @@ GATE = {"rules": [{"id": "mean-under-6s", "receipts": "runs", "statistic": "mean
 def test_a_recorded_gate_outcome_written_as_a_word_is_compared(tmp_path, word, status, code):
     summary = json.dumps({"rate": 2.0, "gate": word})
     bundle, assets = _bundle(tmp_path, {"runs/a.csv": RUNS, "summary.json": summary}, [RATE], gate=GATE)
-    (f,) = _by(verify_path(str(bundle), asset_root=assets), "profile.gate", code)
+    (f,) = _by(verify_path(str(bundle), asset_root=assets), "gate.rules", code)
     assert f.status == status, f.message
 
 
@@ -274,7 +274,7 @@ def test_numbers_with_units_inside_strings_are_claims_coverage_accounts_for(tmp_
     bundle, assets = _bundle(tmp_path, files, [claim], claim_documents=[{"file": "summary.json"}])
     report = verify_path(str(bundle), asset_root=assets)
     assert _claim(report, "rate").status == "PASS"  # "2.0 samples/s": the number and its unit read from the string
-    unchecked = {(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")}
+    unchecked = {(f.pointer, f.observed) for f in _by(report, "claims.coverage", "unchecked-claim")}
     assert unchecked == {("/wall", "244.6s"), ("/util", "75%")}
     (bundle / "summary.json").write_text(json.dumps({"rate": "2.1 samples/s", "wall": "244.6s", "util": "75%"}))
     assert _claim(verify_path(str(bundle), asset_root=assets), "rate").status == "FAIL"
@@ -301,7 +301,7 @@ def test_each_number_inside_a_longer_string_is_a_claim_with_its_unit(tmp_path):
     saved, pct = _claim(report, "saved_s"), _claim(report, "saved_pct")
     assert (saved.status, saved.pointer, saved.expected) == ("PASS", "/saved#numbers/0", "2000")  # stated in ms, derived in s, converted exactly
     assert (pct.status, pct.pointer) == ("PASS", "/saved#numbers/1")
-    unchecked = [(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")]
+    unchecked = [(f.pointer, f.observed) for f in _by(report, "claims.coverage", "unchecked-claim")]
     assert unchecked == [("/note#numbers/0", "4")]  # the number inside the note is stated too, and nothing accounts for it
 
 
@@ -318,7 +318,7 @@ def test_a_number_inside_a_longer_string_that_does_not_rederive_fails(tmp_path):
 def test_a_number_inside_a_string_declared_informational_is_accounted_for(tmp_path):
     bundle, assets = _bundle(tmp_path, _inside("2,000 ms (20.0%) less"), SAVED, claim_documents=[
         {"file": "summary.json", "informational": [{"pointer": "/note#numbers/*", "reason": "how many GPUs ran it (configuration)"}]}])
-    (covered,) = _by(verify_path(str(bundle), asset_root=assets), "profile.coverage")
+    (covered,) = _by(verify_path(str(bundle), asset_root=assets), "claims.coverage")
     assert (covered.status, covered.observed) == ("PASS", {"compared": 2, "informational": 1})
 
 

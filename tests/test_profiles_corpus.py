@@ -22,8 +22,8 @@ def _by(report, check, code=None):
 
 
 def _claim(report, label):
-    hits = [f for f in _by(report, "profile.claims") if f.message.startswith(label + ":")]
-    assert len(hits) == 1, (label, [f.message for f in _by(report, "profile.claims")][:5])
+    hits = [f for f in _by(report, "derivation.claims") if f.message.startswith(label + ":")]
+    assert len(hits) == 1, (label, [f.message for f in _by(report, "derivation.claims")][:5])
     return hits[0]
 
 
@@ -44,24 +44,24 @@ def test_system1_is_detected_and_fails_with_exactly_two_fail_findings(system1):
     assert system1.kind == "profile:system1-omni-gdn"
     assert system1.verdict == "FAIL" and int(system1.exit_code) == 1
     fails = [f for f in system1.findings if f.status == "FAIL"]
-    assert [(f.check, f.code) for f in fails] == [("profile.integrity", "missing-file"), ("profile.gate", "rule-not-met")]
+    assert [(f.check, f.code) for f in fails] == [("integrity.files", "missing-file"), ("gate.rules", "rule-not-met")]
     assert fails[0].path == "kernel/harness/compare.py"
     assert "aggregate-mean-reduction-at-least-2pct" in fails[1].message
     assert not [f for f in system1.findings if f.status == "ERROR"]
 
 
 def test_system1_integrity_14_match_one_missing_13_external(system1):
-    matched = _by(system1, "profile.integrity", "match")
+    matched = _by(system1, "integrity.files", "match")
     assert len(matched) == 14 and all(f.status == "PASS" for f in matched)
     assert "e2e/baseline-measured-1.jsonl" in {f.path for f in matched}
     assert matched[0].observed["size"] == matched[0].expected["size"]
-    external = _by(system1, "profile.integrity", "external-not-supplied")
+    external = _by(system1, "integrity.files", "external-not-supplied")
     assert len(external) == 13 and all(f.status == "UNVERIFIED" for f in external)
     assert {f.pointer for f in external} == {f"/full_local_archives/{i}" for i in range(13)}
 
 
 def test_system1_four_receipt_files_of_74_requests(system1):
-    mapped = {f.path: f.observed for f in _by(system1, "profile.receipts", "mapped")}
+    mapped = {f.path: f.observed for f in _by(system1, "schema.receipts", "mapped")}
     for arm in ("baseline", "candidate"):
         for p in (1, 2):
             assert mapped[f"e2e/{arm}-measured-{p}.jsonl"] == 74
@@ -109,25 +109,25 @@ def test_system1_aggregates_are_means_of_pass_means_and_reduction_rederives(syst
 
 
 def test_system1_clock_identity_within_1e_9_s_and_no_overlap(system1):
-    (clock,) = _by(system1, "profile.identities")
+    (clock,) = _by(system1, "derivation.identities")
     assert (clock.status, clock.code) == ("PASS", "identity-holds") and clock.observed == 296
-    overlap = _by(system1, "profile.overlap")
+    overlap = _by(system1, "plan.overlap")
     assert len(overlap) == 4 and all(f.status == "PASS" and f.observed == 74 for f in overlap)
     tolerance = next(i for i in profile_document("system1-omni-gdn")["identities"] if i["id"] == "clock-span-equals-latency")["tolerance"]
     assert tolerance == "1e-9"
 
 
 def test_system1_gate_reduction_fails_per_pass_rule_passes_and_agrees_with_bundle(system1):
-    rules = {f.message.split(" ")[0]: f for f in _by(system1, "profile.gate") if f.code.startswith("rule")}
+    rules = {f.message.split(" ")[0]: f for f in _by(system1, "gate.rules") if f.code.startswith("rule")}
     assert rules["aggregate-mean-reduction-at-least-2pct"].status == "FAIL"
     assert rules["aggregate-mean-reduction-at-least-2pct"].observed.startswith("0.42005871365966")
     assert rules["each-candidate-pass-mean-below-baseline"].status == "PASS"
-    (recorded,) = _by(system1, "profile.gate", "recorded-agrees")
+    (recorded,) = _by(system1, "gate.rules", "recorded-agrees")
     assert recorded.status == "PASS" and recorded.observed is False and recorded.expected is False
 
 
 def test_system1_kernel_six_reductions_rederive(system1):
-    reductions = [f for f in _by(system1, "profile.claims") if f.message.startswith("kernel_reduction_percent[")]
+    reductions = [f for f in _by(system1, "derivation.claims") if f.message.startswith("kernel_reduction_percent[")]
     assert len(reductions) == 6 and all(f.status == "PASS" for f in reductions)
     assert _claim(system1, "kernel_reduction_percent[tokens=936][server=1]").expected == "13.48696850733544"
 
@@ -163,10 +163,10 @@ def test_system1_overlapping_requests_fail(tmp_path):
     (bundle / "e2e/candidate-measured-1.jsonl").write_text("\n".join(lines))
     repin_files_map(bundle, "e2e/candidate-measured-1.jsonl")
     report = verify_path(str(bundle))
-    (fail,) = [f for f in _by(report, "profile.overlap") if f.status == "FAIL"]
+    (fail,) = [f for f in _by(report, "plan.overlap") if f.status == "FAIL"]
     assert fail.code == "overlap" and fail.path == "e2e/candidate-measured-1.jsonl"
     # and the clock identity catches the edited start too
-    assert any(f.code == "identity-mismatch" for f in _by(report, "profile.identities"))
+    assert any(f.code == "identity-mismatch" for f in _by(report, "derivation.identities"))
 
 
 def test_system1_clock_two_ns_off_fails_identity(tmp_path):
@@ -175,7 +175,7 @@ def test_system1_clock_two_ns_off_fails_identity(tmp_path):
     end = json.loads((bundle / rel).read_text().split("\n")[0])["client_end_monotonic_ns"]
     _edit(bundle, rel, f'"client_end_monotonic_ns": {end}', f'"client_end_monotonic_ns": {end + 2}')
     report = verify_path(str(bundle))
-    (bad,) = [f for f in _by(report, "profile.identities") if f.status == "FAIL"]
+    (bad,) = [f for f in _by(report, "derivation.identities") if f.status == "FAIL"]
     assert bad.code == "identity-mismatch" and bad.path == rel and bad.pointer == "#line=1/latency_s"
 
 
@@ -184,7 +184,7 @@ def test_system1_per_pass_rule_fails_when_a_candidate_pass_is_not_below(tmp_path
     rule = doc["gate"]["rules"][1]
     rule["below_baseline"] = {"baseline": "candidate", "candidate": "baseline"}  # baseline passes are the slower ones
     report = verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
-    rules = {f.message.split(" ")[0]: f for f in _by(report, "profile.gate") if f.code.startswith("rule")}
+    rules = {f.message.split(" ")[0]: f for f in _by(report, "gate.rules") if f.code.startswith("rule")}
     assert rules["each-candidate-pass-mean-below-baseline"].status == "FAIL"
     assert set(rules["each-candidate-pass-mean-below-baseline"].observed) == {"server=1", "server=2"}
 
@@ -195,9 +195,9 @@ def test_system1_tampered_receipt_is_not_parsed(tmp_path):
     path.write_text(path.read_text().replace('"latency_s": 0.0205433', '"latency_s": 0.0105433', 1))  # manifest not re-pinned
     report = verify_path(str(bundle))
     assert any(f.code == "sha256-mismatch" and f.path == "e2e/baseline-measured-1.jsonl" for f in report.findings)
-    assert any(f.code == "blocked-by-integrity" and f.status == "UNVERIFIED" for f in _by(report, "profile.receipts"))
+    assert any(f.code == "blocked-by-integrity" and f.status == "UNVERIFIED" for f in _by(report, "schema.receipts"))
     assert _claim(report, "pass_mean_ms[arm=baseline][server=2]").status == "PASS"
-    blocked = [f for f in _by(report, "profile.claims") if "[arm=baseline][server=1]" in f.message]
+    blocked = [f for f in _by(report, "derivation.claims") if "[arm=baseline][server=1]" in f.message]
     assert len(blocked) == 4  # mean, p50, p95, requests of the blocked pass: each UNVERIFIED naming the file, never dropped
     assert all(f.status == "UNVERIFIED" and f.code == "blocked-by-integrity" and "e2e/baseline-measured-1.jsonl" in f.message for f in blocked)
 
@@ -206,7 +206,7 @@ def test_system1_recorded_gate_outcome_disagreeing_fails(tmp_path):
     bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
     _edit(bundle, "e2e/summary.json", '"accepted_e2e_latency_gate": false', '"accepted_e2e_latency_gate": true')
     report = verify_path(str(bundle))
-    (f,) = _by(report, "profile.gate", "recorded-disagrees")
+    (f,) = _by(report, "gate.rules", "recorded-disagrees")
     assert f.status == "FAIL"
 
 
@@ -220,7 +220,7 @@ def test_pr6540_is_incomplete_without_fail(pr6540):
 
 
 def test_pr6540_summaries_rederive_from_measured_records_only(pr6540):
-    claims = _by(pr6540, "profile.claims")
+    claims = _by(pr6540, "derivation.claims")
     assert claims and all(f.status == "PASS" for f in claims)
     ten = _claim(pr6540, "wall_mean_s[file=artifacts/results.json][duration=10]")
     assert ten.expected == "18.160357077606022" and "phase=measured" in ten.derivation
@@ -252,22 +252,22 @@ def test_pr6540_profile_that_forgets_the_phase_selection_fails(tmp_path):
 
 
 def test_pr6540_identities_hold(pr6540):
-    found = {(f.message.split(":")[0], f.status) for f in _by(pr6540, "profile.identities")}
+    found = {(f.message.split(":")[0], f.status) for f in _by(pr6540, "derivation.identities")}
     for name in ("stage-sum", "orchestration-residual", "stage-0-ms", "stage-1-ms", "frames-over-fps-is-duration"):
         assert (name, "PASS") in found
-    assert len(_by(pr6540, "profile.identities")) == 10  # five identities on two receipt sets
+    assert len(_by(pr6540, "derivation.identities")) == 10  # five identities on two receipt sets
 
 
 def test_pr6540_output_digests_are_in_sha256sums_and_media_unverified(pr6540):
-    listed = _by(pr6540, "profile.digests")
+    listed = _by(pr6540, "derivation.digests")
     assert len(listed) == 5 and all(f.status == "PASS" for f in listed)
     assert sum(f.observed for f in listed) == 24
     # the 24 records name 24 outputs, but seeded repeats wrote identical bytes: SHA256SUMS lists their digests under
     # 9 distinct byte streams, each judged (once) by the coverage family, none supplied in this copy
     media = _by(pr6540, "coverage.streams")
     assert len(media) == 9 and all(f.status == "UNVERIFIED" and f.code == "media-not-verified" for f in media)
-    assert all(f.path.startswith("videos/") for f in media) and not _by(pr6540, "profile.media")
-    absent = _by(pr6540, "profile.integrity", "external-not-supplied")
+    assert all(f.path.startswith("videos/") for f in media) and not _by(pr6540, "coverage.media")
+    absent = _by(pr6540, "integrity.files", "external-not-supplied")
     assert len(absent) == 28 and all(f.path.endswith(".mp4") for f in absent)
 
 
@@ -276,7 +276,7 @@ def test_pr6540_digest_not_in_sha256sums_fails(tmp_path):
     path = bundle / "artifacts/native-2k/results.json"
     path.write_text(path.read_text().replace("0e9a1ba2ef27", "0e9a1ba2ef28", 1))
     report = verify_path(str(bundle))
-    (f,) = _by(report, "profile.digests", "digest-unlisted")
+    (f,) = _by(report, "derivation.digests", "digest-unlisted")
     assert f.status == "FAIL" and f.path == "artifacts/native-2k/results.json" and f.pointer.endswith("/sha256")
 
 
@@ -287,7 +287,7 @@ def test_pr6540_stage_sum_that_does_not_add_up_fails(tmp_path):
     doc["records"][2]["stage_sum_s"] += 0.001
     path.write_text(json.dumps(doc, indent=2))
     report = verify_path(str(bundle))
-    bad = [f for f in _by(report, "profile.identities") if f.status == "FAIL"]
+    bad = [f for f in _by(report, "derivation.identities") if f.status == "FAIL"]
     assert any(f.message.startswith("stage-sum") and f.path == "artifacts/alignment-after/results.json" for f in bad)
 
 
@@ -298,7 +298,7 @@ def test_pr6540_frames_over_fps_more_than_one_frame_off_fails(tmp_path):
     doc["records"][1]["validation"]["frames"] = 123  # 123/24 = 5.125 s vs 5.042 s: two frames off
     path.write_text(json.dumps(doc, indent=2))
     report = verify_path(str(bundle))
-    assert any(f.message.startswith("frames-over-fps-is-duration") and f.status == "FAIL" for f in _by(report, "profile.identities"))
+    assert any(f.message.startswith("frames-over-fps-is-duration") and f.status == "FAIL" for f in _by(report, "derivation.identities"))
 
 
 # ---------------------------------------------------------------- vllm-save-result-ascend

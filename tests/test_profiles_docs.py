@@ -66,9 +66,9 @@ def test_worked_example_passes_every_check_it_declares(tmp_path, acme_assets):
     assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
     assert [(f.check, f.code) for f in report.findings if f.status != "PASS"] == [
         ("plan.conformance", "not-in-evidence"), ("coverage.streams", "not-in-evidence"), ("quality.recorded", "not-in-evidence"), ("quality.rescore", "not-in-evidence")]
-    claims = {f.message.split(":")[0]: f for f in report.findings if f.check == "profile.claims"}
+    claims = {f.message.split(":")[0]: f for f in report.findings if f.check == "derivation.claims"}
     assert set(claims) == {"mean_ms[arm=baseline]", "mean_ms[arm=candidate]", "p95_ms[arm=baseline]", "p95_ms[arm=candidate]", "speedup"}
-    assert [f.code for f in report.findings if f.check == "profile.gate"] == ["rule-met"]
+    assert [f.code for f in report.findings if f.check == "gate.rules"] == ["rule-met"]
 
 
 def test_worked_example_with_interpolated_p95_fails(tmp_path, acme_assets):
@@ -84,10 +84,10 @@ def test_worked_example_tampered_receipt_is_blocked(tmp_path, acme_assets):
     assert report.verdict == "FAIL" and not [f for f in report.findings if f.status == "ERROR"]
     # every claim of the tampered arm is UNVERIFIED naming the unread file, never a crash and never dropped
     # (a newcomer's trial hit a KeyError here when the tampered arm had no readable record)
-    blocked = {f.message.split(":")[0] for f in report.findings if f.check == "profile.claims" and f.status == "UNVERIFIED"}
+    blocked = {f.message.split(":")[0] for f in report.findings if f.check == "derivation.claims" and f.status == "UNVERIFIED"}
     assert {"mean_ms[arm=candidate]", "p95_ms[arm=candidate]", "speedup"} <= blocked
     assert all("receipts/candidate.csv" in f.message for f in report.findings
-               if f.check == "profile.claims" and f.status == "UNVERIFIED")
+               if f.check == "derivation.claims" and f.status == "UNVERIFIED")
 
 
 def test_worked_example_is_not_detected_without_the_profile(tmp_path):

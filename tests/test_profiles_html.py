@@ -49,7 +49,7 @@ def fasth3():
 
 
 def test_fasth3_page_restates_means_first_requests_saving_reduction_margin_and_counts_and_all_pass(fasth3):
-    page = [f for f in _by(fasth3, "profile.claims") if f.path == "index.html"]
+    page = [f for f in _by(fasth3, "derivation.claims") if f.path == "index.html"]
     assert len(page) == 9 and all(f.status == "PASS" for f in page)
     assert {f.pointer for f in page} == {"/prose/8/numbers/0", "/prose/15/numbers/0", "/prose/9/numbers/1", "/prose/16/numbers/1",
                                          "/prose/34/numbers/0", "/prose/34/numbers/1", "/prose/34/numbers/3",
@@ -59,8 +59,8 @@ def test_fasth3_page_restates_means_first_requests_saving_reduction_margin_and_c
 
 
 def test_fasth3_page_leaves_no_stated_number_unchecked(fasth3):
-    assert not [f for f in _by(fasth3, "profile.coverage") if f.path == "index.html" and f.code != "needs-external"]
-    needs = {f.pointer for f in _by(fasth3, "profile.coverage", "needs-external") if f.path == "index.html"}
+    assert not [f for f in _by(fasth3, "claims.coverage") if f.path == "index.html" and f.code != "needs-external"]
+    needs = {f.pointer for f in _by(fasth3, "claims.coverage", "needs-external") if f.path == "index.html"}
     assert "/prose/34/numbers/4" in needs and "/prose/34/numbers/5" in needs  # SSIM and PSNR of the absent MP4s
     assert fasth3.verdict == "INCOMPLETE" and not [f for f in fasth3.findings if f.status in ("FAIL", "ERROR")]
 
@@ -91,7 +91,7 @@ def test_fasth3_page_stating_a_new_number_is_an_unchecked_claim(tmp_path):
     # appended after the last block: prose items are addressed by document order (as in Markdown), so the others keep their places
     page.write_text(page.read_text(encoding="utf-8").replace("</main>", "<p>Speedup 1.0836x</p></main>"), encoding="utf-8")
     report = verify_path(str(bundle))
-    (f,) = [f for f in _by(report, "profile.coverage", "unchecked-claim") if f.path == "index.html"]
+    (f,) = [f for f in _by(report, "claims.coverage", "unchecked-claim") if f.path == "index.html"]
     assert f.observed == "1.0836x" and f.pointer.startswith("/prose/") and report.verdict == "INCOMPLETE"
 
 
@@ -99,7 +99,7 @@ def test_fasth3_page_that_is_not_utf8_is_unverified_never_a_traceback(tmp_path):
     bundle = copy_bundle("vllm-omni-rankings-fasth3-vae-int8", tmp_path)
     (bundle / "index.html").write_bytes((bundle / "index.html").read_bytes().replace("当前".encode(), b"\xff\xfe", 1))
     report = verify_path(str(bundle))
-    page = [f for f in report.findings if f.path == "index.html" and f.check in ("profile.claims", "profile.coverage")]
+    page = [f for f in report.findings if f.path == "index.html" and f.check in ("derivation.claims", "claims.coverage")]
     assert page and all(f.status == "UNVERIFIED" and f.code == "claim-unreadable" for f in page), [(f.status, f.code) for f in page]
     assert "not UTF-8" in page[0].message and report.verdict == "INCOMPLETE"
 

@@ -28,7 +28,7 @@ def test_an_indented_code_block_number_is_derived_and_the_rest_is_unchecked(tmp_
     doc = _est_doc([claim]) | {"claim_documents": [{"file": "README.md"}]}
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
     assert _claim(report, "mean").status == "PASS"
-    assert [f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")] == ["/literal/1/numbers/0"]
+    assert [f.pointer for f in _by(report, "claims.coverage", "unchecked-claim")] == ["/literal/1/numbers/0"]
     files["est/a.json"] = '{"mean": 0.003}'  # the indented block's 2.0 ms no longer re-derives
     report = verify_path(str(write_tree(tmp_path / "c", files)), asset_root=make_assets(tmp_path / "c", {"est": doc}))
     assert _claim(report, "mean").status == "FAIL"
@@ -75,7 +75,7 @@ def test_a_restructuredtext_claim_document_is_read_as_rst_never_as_json(tmp_path
         report = verify_path(str(write_tree(tmp_path / status / "b", files)), asset_root=make_assets(tmp_path / status, {"est": doc}))
         assert _claim(report, "mean").status == status
         assert not [f for f in report.findings if "JSON" in f.message and "RESULTS.rst" in f.message], [f.message for f in report.findings]
-    unchecked = [f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")]
+    unchecked = [f.pointer for f in _by(report, "claims.coverage", "unchecked-claim")]
     assert unchecked == ["/prose/1/numbers/1", "/literal/0/numbers/0", "/literal/1/numbers/0", "/literal/1/numbers/1", "/literal/1/numbers/2",
                          "/literal/2/numbers/0"], unchecked
 
@@ -100,7 +100,7 @@ def _patterns_report(tmp_path, pattern_set):
 
 def test_without_a_pattern_set_every_identifier_number_is_unchecked(tmp_path):
     report = _patterns_report(tmp_path, None)
-    unchecked = sorted((f.path, f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim"))
+    unchecked = sorted((f.path, f.pointer, f.observed) for f in _by(report, "claims.coverage", "unchecked-claim"))
     # the Markdown prose reader states no digits glued to a name or a version (`llama-3-8b`, `0.6.3`, `1a2b3c4d5`, `-09`: issue 38 D9)
     assert unchecked == [("NOTES.md", "/prose/0/numbers/0", "1101"), ("NOTES.md", "/prose/0/numbers/1", "2.0 ms"),
                          ("NOTES.md", "/prose/1/numbers/0", "2026"), ("NOTES.md", "/prose/1/numbers/1", "10"), ("NOTES.md", "/prose/1/numbers/2", "42"),
@@ -110,7 +110,7 @@ def test_without_a_pattern_set_every_identifier_number_is_unchecked(tmp_path):
 
 def test_one_pattern_set_accounts_for_identifiers_in_every_claim_document_and_nothing_else(tmp_path):
     report = _patterns_report(tmp_path, SET)
-    unchecked = sorted((f.path, f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim"))
+    unchecked = sorted((f.path, f.pointer, f.observed) for f in _by(report, "claims.coverage", "unchecked-claim"))
     # the measurement inside the note and the README's 2.0 ms stay claims; the version beside it, the model's digits, the date,
     # the commit, the number inside an N/A cell and the seed (the profile's own regex) are informational
     assert unchecked == [("NOTES.md", "/prose/0/numbers/1", "2.0 ms"), ("summary.json", "/note#numbers/0", "25.1 tok/s")], unchecked
@@ -131,7 +131,7 @@ ALL = ["/prose/0/numbers/0", "/prose/0/numbers/1", *(f"/prose/1/numbers/{i}" for
 ])
 def test_each_class_holds_only_its_own_numbers(tmp_path, pattern_set, held):
     report = _patterns_report(tmp_path, pattern_set)
-    unchecked = [f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")]
+    unchecked = [f.pointer for f in _by(report, "claims.coverage", "unchecked-claim")]
     assert sorted(unchecked) == sorted(p for p in ALL if p not in held), unchecked
 
 
@@ -172,7 +172,7 @@ def test_a_number_is_placed_in_its_items_text_by_the_reader_that_stated_it(tmp_p
     files = {"RESULTS.rst": "Results\n=======\n\nWe ran llama-3-8b and saw 2.0 ms.\n", "summary.json": "{}", "est/a.json": '{"mean": 1.0}'}
     doc = _est_doc([]) | {"claim_documents": [{"file": "RESULTS.rst"}], "informational": {"classes": ["identifier"]}}
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
-    assert [(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")] == [("/prose/0/numbers/0", "2.0 ms")]
+    assert [(f.pointer, f.observed) for f in _by(report, "claims.coverage", "unchecked-claim")] == [("/prose/0/numbers/0", "2.0 ms")]
 
 
 # ---------------------------------------------------------------- a shipped profile: the fasth3 page's per-position list became one pattern set
@@ -219,7 +219,7 @@ def test_a_where_matching_several_elements_is_unverified_ambiguous_not_claim_mis
     assert _claim(report, "mean[arm=candidate]").status == "PASS"
     bundle, doc = _where_several(tmp_path / "one", {"arm": "{arm}", "run": "1"})  # a member that tells them apart: one element, compared
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "one", {"run": doc}))
-    assert [f.status for f in _by(report, "profile.claims")] == ["PASS", "PASS"]
+    assert [f.status for f in _by(report, "derivation.claims")] == ["PASS", "PASS"]
 
 
 def test_profile_check_names_a_where_matching_several_elements_as_an_authoring_problem(tmp_path, run):
@@ -327,8 +327,8 @@ def test_a_directory_symlinked_out_of_the_folder_is_never_read(tmp_path):
     os.symlink(outside, bundle / "est")
     claim = {**SLOPE, "value": "mean", "id": "mean"}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
-    assert not [f for f in report.findings if f.status == "PASS" and f.check in ("profile.claims", "profile.receipts")], [f.message for f in report.findings]
-    assert [f.code for f in _by(report, "profile.receipts")] == ["no-receipts"]
+    assert not [f for f in report.findings if f.status == "PASS" and f.check in ("derivation.claims", "schema.receipts")], [f.message for f in report.findings]
+    assert [f.code for f in _by(report, "schema.receipts")] == ["no-receipts"]
 
 
 def test_a_placeholder_filled_from_the_evidence_never_names_a_file_outside(tmp_path):
@@ -364,9 +364,9 @@ def test_the_not_applicable_class_makes_a_claim_instance_writing_n_a_with_a_note
     claim = {**SLOPE, "value": "mean", "id": "mean"}
     files = {**OPTIONAL, "summary.json": '{"a": "N/A (OOM at 64)", "b": "not significant (p = 0.21)"}'}
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
-    assert sorted(f.code for f in _by(report, "profile.claims")) == ["claim-not-stated", "claim-not-stated"]  # undeclared: each a text, not a number
+    assert sorted(f.code for f in _by(report, "derivation.claims")) == ["claim-not-stated", "claim-not-stated"]  # undeclared: each a text, not a number
     doc = _est_doc([claim]) | {"informational": {"classes": ["not-applicable"]}, "claim_documents": [{"file": "summary.json"}]}
     report = verify_path(str(write_tree(tmp_path / "c", files)), asset_root=make_assets(tmp_path / "c", {"est": doc}))
-    (found,) = _by(report, "profile.claims")
+    (found,) = _by(report, "derivation.claims")
     assert (found.status, found.code) == ("UNVERIFIED", "claim-unstated") and "mean[k=a], mean[k=b]" in found.message, found.message
-    assert [f.code for f in _by(report, "profile.coverage")] == ["covered"]  # the 64 and the 0.21 inside them are informational
+    assert [f.code for f in _by(report, "claims.coverage")] == ["covered"]  # the 64 and the 0.21 inside them are informational

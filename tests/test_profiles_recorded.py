@@ -36,21 +36,21 @@ def _bundle(tmp_path, outcomes: dict, *, rule_extra: dict | None = None, claim_d
 
 
 def _recorded(report):
-    return {f.message.split(":")[0]: (f.status, f.code) for f in _by(report, "profile.gate") if f.code.startswith("recorded")}
+    return {f.message.split(":")[0]: (f.status, f.code) for f in _by(report, "gate.rules") if f.code.startswith("recorded")}
 
 
 def test_each_instance_recorded_outcome_that_agrees_passes_and_is_covered(tmp_path):
     bundle, assets = _bundle(tmp_path, {"a": False, "b": True})
     report = verify_path(str(bundle), asset_root=assets)
     assert _recorded(report) == {"mean-under-1.5-s[arm=a]": ("PASS", "recorded-agrees"), "mean-under-1.5-s[arm=b]": ("PASS", "recorded-agrees")}
-    assert not _by(report, "profile.coverage", "unchecked-claim") and [f.code for f in _by(report, "profile.coverage")] == ["covered"]
+    assert not _by(report, "claims.coverage", "unchecked-claim") and [f.code for f in _by(report, "claims.coverage")] == ["covered"]
 
 
 def test_an_instance_recording_a_pass_the_evidence_does_not_give_fails(tmp_path):
     bundle, assets = _bundle(tmp_path, {"a": True, "b": True})  # arm a's mean 2.0 s is not under 1.5 s
     report = verify_path(str(bundle), asset_root=assets)
     assert _recorded(report) == {"mean-under-1.5-s[arm=a]": ("FAIL", "recorded-disagrees"), "mean-under-1.5-s[arm=b]": ("PASS", "recorded-agrees")}
-    (bad,) = [f for f in _by(report, "profile.gate", "recorded-disagrees")]
+    (bad,) = [f for f in _by(report, "gate.rules", "recorded-disagrees")]
     assert (bad.path, bad.pointer, bad.expected, bad.observed) == ("summary.json", "/arms/a/under_1_5_s", False, True) and report.verdict == "FAIL"
 
 
@@ -73,8 +73,8 @@ def test_without_recorded_the_outcomes_are_unexamined_stated_outcomes(tmp_path):
     del doc["gate"]["rules"][0]["recorded"]
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "q", {"acme": doc}))
     assert not _recorded(report)
-    assert {f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")} == {"/arms/a/under_1_5_s", "/arms/b/under_1_5_s"}
-    assert [f.code for f in _by(report, "profile.gate")] == ["rule-not-met"]  # the rule itself still judged: arm a's 2.0 s
+    assert {f.pointer for f in _by(report, "claims.coverage", "unchecked-claim")} == {"/arms/a/under_1_5_s", "/arms/b/under_1_5_s"}
+    assert [f.code for f in _by(report, "gate.rules")] == ["rule-not-met"]  # the rule itself still judged: arm a's 2.0 s
 
 
 def test_a_recorded_placeholder_that_is_not_a_per_dimension_is_refused(tmp_path):

@@ -16,11 +16,11 @@ def _by(report, check, code=None):
 
 
 def _claims(report, label):
-    return [f for f in _by(report, "profile.claims") if f.message.startswith(label + ":")]
+    return [f for f in _by(report, "derivation.claims") if f.message.startswith(label + ":")]
 
 
 def _rule(report, rule_id):
-    (f,) = [f for f in _by(report, "profile.gate") if f.message.startswith(rule_id + " ")]
+    (f,) = [f for f in _by(report, "gate.rules") if f.message.startswith(rule_id + " ")]
     return f
 
 
@@ -52,7 +52,7 @@ def test_blocked_candidate_pass_makes_every_derivation_over_it_unverified(tmp_pa
     for rule_id in ("aggregate-mean-reduction-at-least-2pct", "each-candidate-pass-mean-below-baseline"):
         f = _rule(report, rule_id)
         assert f.status == "UNVERIFIED" and rel in f.message, (rule_id, f.status, f.message)
-    assert not [f for f in _by(report, "profile.gate") if f.status == "PASS"]
+    assert not [f for f in _by(report, "gate.rules") if f.status == "PASS"]
 
 
 def test_unreadable_receipt_makes_the_statistics_over_it_unverified_not_computed_on_the_rest(tmp_path):
@@ -71,7 +71,7 @@ def test_blocked_kernel_results_leave_every_kernel_claim_unverified(tmp_path):
     rel = "kernel/analysis/results.jsonl"
     _flip_one_byte(bundle / rel, b"7", b"8")
     report = verify_path(str(bundle))
-    kernel = [f for f in _by(report, "profile.claims") if f.message.startswith("kernel_")]
+    kernel = [f for f in _by(report, "derivation.claims") if f.message.startswith("kernel_")]
     assert kernel and all(f.status == "UNVERIFIED" and rel in f.message for f in kernel), [f.message for f in kernel if f.status != "UNVERIFIED"][:3]
 
 
@@ -85,7 +85,7 @@ def test_stated_pass_without_receipts_is_not_derivable(tmp_path):
     (bundle / "e2e/summary.json").write_text(json.dumps(summary, indent=2))
     repin_files_map(bundle, "e2e/summary.json")
     report = verify_path(str(bundle))
-    stated = {f.pointer: f for f in _by(report, "profile.claims") if f.pointer and f.pointer.startswith("/arms/candidate/passes/2/")}
+    stated = {f.pointer: f for f in _by(report, "derivation.claims") if f.pointer and f.pointer.startswith("/arms/candidate/passes/2/")}
     assert set(stated) == {"/arms/candidate/passes/2/mean_ms", "/arms/candidate/passes/2/requests"}, sorted(stated)
     for f in stated.values():
         assert (f.status, f.code, f.path) == ("UNVERIFIED", "not-derivable", "e2e/summary.json"), f.message
@@ -100,7 +100,7 @@ def test_hyperfine_command_with_no_times_but_stated_statistics_is_not_derivable(
     out = tmp_path / "bench.json"
     out.write_text(json.dumps(doc, indent=2))
     report = verify_path(str(out), profile="hyperfine")
-    stated = {f.pointer: f for f in _by(report, "profile.claims") if f.pointer and f.pointer.startswith("/results/1/")}
+    stated = {f.pointer: f for f in _by(report, "derivation.claims") if f.pointer and f.pointer.startswith("/results/1/")}
     assert {"/results/1/mean", "/results/1/min", "/results/1/max", "/results/1/median"} <= set(stated), sorted(stated)
     assert all(f.status == "UNVERIFIED" and f.code == "not-derivable" and f.path == "bench.json" for f in stated.values())
     assert report.verdict != "PASS"
@@ -114,7 +114,7 @@ def test_extra_stated_kernel_pass_and_extra_duration_are_not_derivable(tmp_path)
     (bundle / rel).write_text(json.dumps(summary, indent=2))
     repin_files_map(bundle, rel)
     report = verify_path(str(bundle))
-    (f,) = [f for f in _by(report, "profile.claims") if f.pointer == "/shapes/0/baseline_ms/2"]
+    (f,) = [f for f in _by(report, "derivation.claims") if f.pointer == "/shapes/0/baseline_ms/2"]
     assert (f.status, f.code) == ("UNVERIFIED", "not-derivable")
 
     pr = copy_bundle("vllm-omni-pr6540", tmp_path)
@@ -124,7 +124,7 @@ def test_extra_stated_kernel_pass_and_extra_duration_are_not_derivable(tmp_path)
     by_duration["99"] = dict(next(iter(by_duration.values())))
     (pr / rel).write_text(json.dumps(results, indent=2))
     report = verify_path(str(pr))
-    extra = [f for f in _by(report, "profile.claims") if f.pointer and f.pointer.startswith("/measured_summary_by_duration/99/")]
+    extra = [f for f in _by(report, "derivation.claims") if f.pointer and f.pointer.startswith("/measured_summary_by_duration/99/")]
     assert len(extra) == 6 and all(f.status == "UNVERIFIED" and f.code == "not-derivable" for f in extra), [f.message for f in extra]
 
 
@@ -133,7 +133,7 @@ def test_blocked_kernel_results_yield_a_finding_per_stated_kernel_value(tmp_path
     rel = "kernel/analysis/results.jsonl"
     _flip_one_byte(bundle / rel, b"7", b"8")
     report = verify_path(str(bundle))
-    kernel = [f for f in _by(report, "profile.claims") if f.message.startswith("kernel_")]
+    kernel = [f for f in _by(report, "derivation.claims") if f.message.startswith("kernel_")]
     assert len(kernel) == 18  # 3 shapes x 2 passes x (baseline, candidate, reduction)
     assert all(f.status == "UNVERIFIED" and rel in f.message for f in kernel)
 
@@ -148,10 +148,10 @@ def test_negative_hyperfine_times_fail_as_impossible_values(tmp_path):
     out = tmp_path / "bench.json"
     out.write_text(json.dumps(doc, indent=2))
     report = verify_path(str(out), profile="hyperfine")
-    bad = _by(report, "profile.receipts", "impossible-value")
+    bad = _by(report, "schema.receipts", "impossible-value")
     assert len(bad) == 3 and all(f.status == "FAIL" and f.path == "bench.json" and f.expected == "latency" for f in bad)
     assert {f.pointer for f in bad} == {"/results/0/times/0", "/results/0/times/1", "/results/0/times/2"}
-    derived = [f for f in _by(report, "profile.claims") if "[arm=sleep 0.1]" in f.message]
+    derived = [f for f in _by(report, "derivation.claims") if "[arm=sleep 0.1]" in f.message]
     assert derived and not [f for f in derived if f.status == "PASS"], [f.message for f in derived if f.status == "PASS"]
     assert report.verdict == "FAIL"
 
@@ -166,7 +166,7 @@ def test_zero_latency_and_zero_stage_duration_fail(tmp_path):
     (bundle / rel).write_text("\n".join(lines))
     repin_files_map(bundle, rel)
     report = verify_path(str(bundle))
-    (bad,) = _by(report, "profile.receipts", "impossible-value")
+    (bad,) = _by(report, "schema.receipts", "impossible-value")
     assert (bad.status, bad.path, bad.pointer, bad.expected) == ("FAIL", rel, "#line=4", "latency")
     assert _claims(report, "pass_mean_ms[arm=baseline][server=2]")[0].status != "PASS"
 
@@ -176,7 +176,7 @@ def test_zero_latency_and_zero_stage_duration_fail(tmp_path):
     doc["records"][-1]["stage_0_draft_s"] = -0.5
     (pr / rel).write_text(json.dumps(doc, indent=2))
     report = verify_path(str(pr))
-    (bad,) = _by(report, "profile.receipts", "impossible-value")
+    (bad,) = _by(report, "schema.receipts", "impossible-value")
     assert (bad.status, bad.path, bad.expected) == ("FAIL", rel, "stage_0")
 
 
@@ -232,6 +232,6 @@ def test_a_blocked_claim_file_is_never_parsed(tmp_path):
     bundle = copy_bundle("system1-omni-gdn-20261003", tmp_path)
     _flip_one_byte(bundle / "e2e/summary.json", b"{", b"[")  # no longer JSON, and not what the manifest pinned
     report = verify_path(str(bundle), profile="system1-omni-gdn")
-    on_summary = [f for f in _by(report, "profile.claims") if f.path == "e2e/summary.json"]
+    on_summary = [f for f in _by(report, "derivation.claims") if f.path == "e2e/summary.json"]
     assert on_summary and all(f.status == "UNVERIFIED" and f.code == "blocked-by-integrity" for f in on_summary), \
         sorted({(f.code, f.status) for f in on_summary})

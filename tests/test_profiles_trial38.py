@@ -70,10 +70,10 @@ def test_a_file_whose_records_the_where_leaves_out_was_read_and_contributes_noth
     files = {**OPTIONAL, "summary.json": '{"a": 2.0}'}
     doc = _est_doc([SLOPE], where={"slope": {"present": True}})
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
-    assert not _by(report, "profile.receipts", "no-records"), [f.message for f in _by(report, "profile.receipts")]
-    assert [f.path for f in _by(report, "profile.receipts", "mapped")] == ["est/a.json"]  # never a PASS over no record
+    assert not _by(report, "schema.receipts", "no-records"), [f.message for f in _by(report, "schema.receipts")]
+    assert [f.path for f in _by(report, "schema.receipts", "mapped")] == ["est/a.json"]  # never a PASS over no record
     assert _claim(report, "slope[k=a]").status == "PASS"
-    assert not [f for f in _by(report, "profile.claims") if f.code == "incomplete-denominator"]
+    assert not [f for f in _by(report, "derivation.claims") if f.code == "incomplete-denominator"]
     result = _check(run, tmp_path / "c", files, doc)
     line = next(x for x in result.stdout.splitlines() if "receipts.est:" in x)
     assert "names 2 files, 1 record read (1 file whose every record `where` leaves out)" in line, line
@@ -85,7 +85,7 @@ def test_a_file_holding_no_records_at_all_is_still_no_records(tmp_path):
     doc = _est_doc([SLOPE], records="")
     doc["receipts"]["est"]["where"] = {"slope": {"present": True}}
     report = verify_path(str(write_tree(tmp_path / "b", {**files, "est/a.json": '[{"slope": 2.0, "mean": 1.0}]'})), asset_root=make_assets(tmp_path, {"est": doc}))
-    assert [f.path for f in _by(report, "profile.receipts", "no-records")] == ["est/b.json"]
+    assert [f.path for f in _by(report, "schema.receipts", "no-records")] == ["est/b.json"]
 
 
 # ---------------------------------------------------------------- D3. a claim at `#numbers/0` of a string that is wholly one number accounts for it
@@ -96,7 +96,7 @@ def test_a_claim_at_number_0_of_a_string_wholly_one_number_covers_it(tmp_path):
     doc = _est_doc([claim]) | {"claim_documents": [{"file": "summary.json"}]}
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
     assert _claim(report, "mean[k=a]").status == "PASS" and _claim(report, "mean[k=b]").status == "PASS"
-    assert [f.code for f in _by(report, "profile.coverage")] == ["covered"], [f.message for f in _by(report, "profile.coverage")]
+    assert [f.code for f in _by(report, "claims.coverage")] == ["covered"], [f.message for f in _by(report, "claims.coverage")]
 
 
 # ---------------------------------------------------------------- D4. "-", "N/A" and the like state no number
@@ -105,7 +105,7 @@ def test_a_dash_cell_read_backwards_states_nothing(tmp_path):
     claim = {**SLOPE, "value": "mean", "id": "mean"}
     files = {**OPTIONAL, "summary.json": '{"a": 1.0, "b": 3.0, "c": "-", "d": "N/A"}'}
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
-    said = [f.message for f in _by(report, "profile.claims") if f.status != "PASS"]
+    said = [f.message for f in _by(report, "derivation.claims") if f.status != "PASS"]
     assert not said, said
 
 
@@ -113,15 +113,15 @@ def test_a_claim_instance_stating_n_a_is_one_unstated_finding_and_the_set_extend
     claim = {**SLOPE, "value": "mean", "id": "mean"}
     files = {**OPTIONAL, "summary.json": '{"a": "n/a", "b": "—"}'}
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
-    found = [(f.status, f.code) for f in _by(report, "profile.claims")]
-    assert found == [("UNVERIFIED", "claim-unstated")], [f.message for f in _by(report, "profile.claims")]
-    assert "state no number" in _by(report, "profile.claims")[0].message
+    found = [(f.status, f.code) for f in _by(report, "derivation.claims")]
+    assert found == [("UNVERIFIED", "claim-unstated")], [f.message for f in _by(report, "derivation.claims")]
+    assert "state no number" in _by(report, "derivation.claims")[0].message
     files["summary.json"] = '{"a": "not significant", "b": "—"}'
     report = verify_path(str(write_tree(tmp_path / "c", files)), asset_root=make_assets(tmp_path / "c", {"est": _est_doc([claim])}))
-    assert sorted(f.code for f in _by(report, "profile.claims")) == ["claim-not-stated", "claim-unstated"]
+    assert sorted(f.code for f in _by(report, "derivation.claims")) == ["claim-not-stated", "claim-unstated"]
     doc = _est_doc([claim]) | {"no_number": ["Not significant"]}
     report = verify_path(str(write_tree(tmp_path / "d", files)), asset_root=make_assets(tmp_path / "d", {"est": doc}))
-    assert [f.code for f in _by(report, "profile.claims")] == ["claim-unstated"], [f.message for f in _by(report, "profile.claims")]
+    assert [f.code for f in _by(report, "derivation.claims")] == ["claim-unstated"], [f.message for f in _by(report, "derivation.claims")]
 
 
 # ---------------------------------------------------------------- D5. an informational pattern that matches no stated number is named
@@ -201,8 +201,8 @@ def test_a_location_where_compares_a_nested_member_by_pointer(tmp_path):
     assert _claim(report, "mean[k=20]").status == "FAIL"
     files["summary.json"] = JMH.replace('"20"', '"30"')  # a stated row no receipt backs, read backwards through the nested member
     report = verify_path(str(write_tree(tmp_path / "d", files)), asset_root=make_assets(tmp_path / "d", {"est": _est_doc([claim])}))
-    assert [f.code for f in _by(report, "profile.claims") if f.status != "PASS"] == ["claim-missing", "receipt-absent"], \
-        [f.message for f in _by(report, "profile.claims")]
+    assert [f.code for f in _by(report, "derivation.claims") if f.status != "PASS"] == ["claim-missing", "receipt-absent"], \
+        [f.message for f in _by(report, "derivation.claims")]
 
 
 # ---------------------------------------------------------------- G6. numbers in Markdown code blocks are shown, so they are stated
@@ -219,5 +219,5 @@ def test_numbers_in_markdown_code_blocks_are_stated_and_addressable(tmp_path):
     doc = _est_doc([claim]) | {"claim_documents": [{"file": "README.md"}]}
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
     assert _claim(report, "mean").status == "PASS"
-    unchecked = [f.pointer for f in _by(report, "profile.coverage", "unchecked-claim")]
+    unchecked = [f.pointer for f in _by(report, "claims.coverage", "unchecked-claim")]
     assert unchecked == ["/literal/1/numbers/0"], unchecked

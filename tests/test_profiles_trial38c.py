@@ -150,12 +150,12 @@ def _typo_latency() -> dict:
 
 def test_a_field_pointer_matching_no_record_is_one_unverified_finding_naming_it_not_a_fail_per_record(tmp_path):
     report = _verify(tmp_path, MEANS, _typo_latency())
-    found = _by(report, "profile.receipts")
+    found = _by(report, "schema.receipts")
     assert not [f for f in found if f.status == "FAIL"], [f.message for f in found if f.status == "FAIL"][:3]
     [one] = [f for f in found if f.code == "mapping-matches-nothing"]
     assert one.status == "UNVERIFIED" and "'/elapsd'" in one.message and "8 records" in one.message and "/elapsed" in one.message, one.message
     assert not [f.message for f in found if f.code == "mapped"]  # no file "maps every mapped field"
-    claims = _by(report, "profile.claims")
+    claims = _by(report, "derivation.claims")
     assert claims and all(f.status == "UNVERIFIED" for f in claims), [(f.status, f.code) for f in claims]
     assert report.verdict != "FAIL" and report.exit_code == 3
 
@@ -164,8 +164,8 @@ def test_a_field_missing_on_some_records_only_is_still_evidence(tmp_path):
     timings = json.loads(RUNS["results/dynlab_dg_results.json"])
     del timings["timings"]["loop_times"]  # one file of two lacks the loop times: the evidence is incomplete, FAIL
     report = _verify(tmp_path, {**RUNS, "results/dynlab_dg_results.json": json.dumps(timings)}, _cb("/timings/loop_times"))
-    assert {f.code for f in _by(report, "profile.receipts") if f.status == "FAIL"} == {"missing-field", "parallel-mismatch"}
-    assert not [f for f in _by(report, "profile.receipts") if f.code == "mapping-matches-nothing"]
+    assert {f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"} == {"missing-field", "parallel-mismatch"}
+    assert not [f for f in _by(report, "schema.receipts") if f.code == "mapping-matches-nothing"]
     assert _claim(report, "mean_loop_time[file=results/dynlab_dg_results.json]").status == "FAIL"
     assert _claim(report, "mean_loop_time[file=results/numbacs_dg_results.json]").status == "PASS"
 
@@ -205,7 +205,7 @@ def _cb(parallel: str) -> dict:
 def test_a_parallel_pointer_matching_no_record_is_named_by_check_and_never_a_fail(tmp_path, run):
     report = _verify(tmp_path, RUNS, _cb("/timings/loop_time"))
     assert not [f for f in report.findings if f.status == "FAIL"], [(f.check, f.code, f.message) for f in report.findings if f.status == "FAIL"][:3]
-    [one] = [f for f in _by(report, "profile.receipts") if f.code == "mapping-matches-nothing"]
+    [one] = [f for f in _by(report, "schema.receipts") if f.code == "mapping-matches-nothing"]
     assert "'/timings/loop_time'" in one.message, one.message
     result = _check(run, tmp_path / "c", RUNS, _cb("/timings/loop_time"))
     line = _line(result, "receipts.runs/unnest/parallel/loop")[0]
@@ -253,10 +253,10 @@ def test_the_total_row_a_total_claim_binds_is_not_read_backwards_as_not_derivabl
     report = _verify(tmp_path, {**JTL, "COMPARISON.md": COMPARISON}, _jm([per_label, total]))
     assert _claim(report, "avg.before.total").status == "PASS"
     assert [_claim(report, f"avg.before.label[label={x}]").status for x in ("index", "login")] == ["PASS", "PASS"]
-    assert not [f.message for f in _by(report, "profile.claims") if f.code == "not-derivable"]
+    assert not [f.message for f in _by(report, "derivation.claims") if f.code == "not-derivable"]
     # without the Total claim, the Total row is still a stated number no instance derives: reported, never passed over
     report = _verify(tmp_path / "b", {**JTL, "COMPARISON.md": COMPARISON}, _jm([per_label]))
-    assert [f.code for f in _by(report, "profile.claims") if f.status != "PASS"] == ["not-derivable"]
+    assert [f.code for f in _by(report, "derivation.claims") if f.status != "PASS"] == ["not-derivable"]
 
 
 def _split(pkg: str) -> dict:
@@ -269,21 +269,21 @@ def test_claims_split_by_selection_at_file_do_not_report_each_others_files(tmp_p
     doc["receipts"]["runs"]["dimensions"] = {"pkg": {"pointer": "/metadata/package_name"}}
     doc["claims"] = [_split("NumbaCS"), _split("Dynlab")]
     report = _verify(tmp_path, RUNS, doc)
-    assert sorted((f.status.value if hasattr(f.status, "value") else f.status, f.code) for f in _by(report, "profile.claims")) == [("PASS", "derived")] * 2
+    assert sorted((f.status.value if hasattr(f.status, "value") else f.status, f.code) for f in _by(report, "derivation.claims")) == [("PASS", "derived")] * 2
     result = _check(run, tmp_path / "c", RUNS, doc)
     assert result.exit_code == 0 and "no instance derives" not in result.stdout, result.stdout
     # a third package's file neither claim selects is still a stated number no instance derives: reported, never passed over
     third = {**RUNS, "results/lcstool_dg_results.json": RUNS["results/dynlab_dg_results.json"].replace("Dynlab", "LCStool")}
     report = _verify(tmp_path / "d", third, doc)
-    assert {(f.code, f.path) for f in _by(report, "profile.claims") if f.status != "PASS"} == {("not-derivable", "results/lcstool_dg_results.json")}
+    assert {(f.code, f.path) for f in _by(report, "derivation.claims") if f.status != "PASS"} == {("not-derivable", "results/lcstool_dg_results.json")}
 
 
 def test_where_not_leaves_a_row_out_of_a_claims_location_and_of_its_reading_backwards(tmp_path):
     per_label = {**_avg(), "at": {**_avg()["at"], "where_not": {"Endpoint": ["Total"]}}}
     doc = _jm([per_label], claim_documents=[{"file": "COMPARISON.md"}])
     report = _verify(tmp_path, {**JTL, "COMPARISON.md": COMPARISON}, doc)
-    assert [(f.status, f.code) for f in _by(report, "profile.claims")] == [("PASS", "derived")] * 2, [f.message for f in _by(report, "profile.claims")]
-    unchecked = [f.pointer for f in _by(report, "profile.coverage") if f.code == "unchecked-claim"]
+    assert [(f.status, f.code) for f in _by(report, "derivation.claims")] == [("PASS", "derived")] * 2, [f.message for f in _by(report, "derivation.claims")]
+    unchecked = [f.pointer for f in _by(report, "claims.coverage") if f.code == "unchecked-claim"]
     assert f"{TABLE}/2/Avg (ms) before" in unchecked, unchecked  # the Total row is no claim's: unchecked, never passed over
     # a `where` whose only match is a row `where_not` leaves out states nothing there
     total = {**_avg("Total", ()), "at": {**_avg("Total", ())["at"], "where_not": {"/Endpoint": ["Total"]}}}
@@ -390,12 +390,12 @@ def test_heading_numbers_a_claims_pointer_template_binds_are_compared_not_unchec
     readme = SPEEDUPS.replace("| Speedup (vs NumbaCS) |\n| ------- | -------------------- |", "| Speedup (vs NumbaCS) | Loop (s) |\n| ------- | ---- | ---- |")
     readme = readme.replace("| 1.00 |", "| 1.00 | 20 |").replace("| (10.00)⁻¹ |", "| (10.00)⁻¹ | 200 |")
     report = _verify(tmp_path, {**runs, "README.md": readme}, doc)
-    assert [f.status for f in _by(report, "profile.claims")] == ["PASS", "PASS"], [f.message for f in _by(report, "profile.claims")]
-    assert [(f.status, f.code) for f in _by(report, "profile.coverage")] == [("PASS", "covered")], [f.message for f in _by(report, "profile.coverage")]
+    assert [f.status for f in _by(report, "derivation.claims")] == ["PASS", "PASS"], [f.message for f in _by(report, "derivation.claims")]
+    assert [(f.status, f.code) for f in _by(report, "claims.coverage")] == [("PASS", "covered")], [f.message for f in _by(report, "claims.coverage")]
     # a number of the heading the template writes literally is no instance's value: still unchecked
     doc["claims"][0]["at"]["pointer"] += " grid 64"
     report = _verify(tmp_path / "b", {**runs, "README.md": readme.replace("Num Runs: 1)\n", "Num Runs: 1) grid 64\n")}, doc)
-    assert [f.pointer for f in _by(report, "profile.coverage") if f.code == "unchecked-claim"] == ["/headings/1/numbers/2"]
+    assert [f.pointer for f in _by(report, "claims.coverage") if f.code == "unchecked-claim"] == ["/headings/1/numbers/2"]
 
 
 # ---------------------------------------------------------------- D10: discovery's "ambiguous" says why one fitting derivation is not bound
@@ -494,7 +494,7 @@ def test_a_dimension_pointer_matching_no_record_makes_its_claims_unverified_neve
     files = {**MEANS, "summary.json": '{"baseline": {"login": 20, "index": 8, "all": 17}, "optimized": {"login": 20, "index": 4, "all": 16}}'}
     report = _verify(tmp_path, files, doc)
     assert not [f for f in report.findings if f.status == "FAIL"], [(f.check, f.code, f.message[:160]) for f in report.findings if f.status == "FAIL"][:3]
-    [one] = [f for f in _by(report, "profile.receipts") if f.code == "mapping-matches-nothing"]
+    [one] = [f for f in _by(report, "schema.receipts") if f.code == "mapping-matches-nothing"]
     assert "'/lable'" in one.message and "/label" in one.message, one.message
     assert report.exit_code == 3
 

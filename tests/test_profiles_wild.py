@@ -51,16 +51,16 @@ def hyperfine():
 
 def test_hyperfine_3em_directory_is_detected_and_all_25_statistics_pass(hyperfine):
     assert hyperfine.kind == "profile:hyperfine"
-    claims = _by(hyperfine, "profile.claims")
+    claims = _by(hyperfine, "derivation.claims")
     assert len(claims) == 25 and all(f.status == "PASS" for f in claims), [f.message for f in claims if f.status != "PASS"]
 
 
 def test_hyperfine_3em_is_incomplete_only_for_the_missing_digest_manifest(hyperfine):
     assert hyperfine.verdict == "INCOMPLETE"
     not_passed = [(f.check, f.status, f.code) for f in hyperfine.findings if f.status != "PASS"]
-    assert not_passed == [("profile.integrity", "UNVERIFIED", "no-manifest")] + [  # and the roster's stand-ins (verifier/roster.py)
+    assert not_passed == [("integrity.files", "UNVERIFIED", "no-manifest")] + [  # and the roster's stand-ins (verifier/roster.py)
         (family, "UNVERIFIED", "not-in-evidence") for family in ("plan.conformance", "coverage.streams", "quality.recorded", "quality.rescore", "integrity.unchanged")]
-    (covered,) = _by(hyperfine, "profile.coverage")
+    (covered,) = _by(hyperfine, "claims.coverage")
     assert covered.code == "covered" and covered.observed == {"compared": 25, "informational": 210}
 
 
@@ -77,7 +77,7 @@ def test_hyperfine_user_time_not_declared_informational_is_an_unchecked_claim(tm
     doc = copy.deepcopy(profile_document("hyperfine"))
     doc["claim_documents"][0]["informational"] = [d for d in doc["claim_documents"][0]["informational"] if not d["pointer"].endswith("/user")]
     report = verify_path(str(HYPERFINE), asset_root=make_assets(tmp_path, {"hyperfine": doc}))
-    unchecked = _by(report, "profile.coverage", "unchecked-claim")
+    unchecked = _by(report, "claims.coverage", "unchecked-claim")
     assert len(unchecked) == 5 and all(f.status == "UNVERIFIED" for f in unchecked)
     assert unchecked[0].path == "tools/benchmarks/results.json" and unchecked[0].pointer == "/results/0/user"
     assert report.verdict == "INCOMPLETE"
@@ -93,18 +93,18 @@ def fasth3():
 
 def test_fasth3_every_claim_passes_and_the_absent_mp4s_make_it_incomplete(fasth3):
     assert fasth3.kind == "profile:vllm-omni-rankings-comparison"
-    claims = _by(fasth3, "profile.claims")
+    claims = _by(fasth3, "derivation.claims")
     assert [f.status for f in claims] == ["PASS"] * 15  # 6 in comparison.json, 9 restated by the page (tests/test_profiles_html.py)
     assert {f.pointer for f in claims if f.path == "comparison.json"} == {"/videos/0/mean_s", "/videos/1/mean_s", "/videos/0/request_1_s", "/videos/1/request_1_s", "/saved_s", "/reduction_percent"}
     assert fasth3.verdict == "INCOMPLETE" and not [f for f in fasth3.findings if f.status in ("FAIL", "ERROR")]
-    external = _by(fasth3, "profile.integrity", "external-not-supplied")
+    external = _by(fasth3, "integrity.files", "external-not-supplied")
     assert sorted(f.path for f in external) == ["videos/baseline.mp4", "videos/candidate.mp4"]
     assert external[0].expected == {"sha256": "58c439dc38ef48a5912b406ed42b5d54c5f4884a993b5941c1350cd8e1c5d1fb", "size": 25676695}
 
 
 def test_fasth3_nothing_is_an_unchecked_claim_and_media_scores_need_the_mp4s(fasth3):
-    assert not _by(fasth3, "profile.coverage", "unchecked-claim")
-    needs = {f.pointer for f in _by(fasth3, "profile.coverage", "needs-external") if f.path == "comparison.json"}
+    assert not _by(fasth3, "claims.coverage", "unchecked-claim")
+    needs = {f.pointer for f in _by(fasth3, "claims.coverage", "needs-external") if f.path == "comparison.json"}
     assert needs == {"/frames", "/fps", "/video_metrics/frames", "/video_metrics/ssim_all", "/video_metrics/psnr_average", "/audio_pcm_identical"}
 
 
@@ -146,7 +146,7 @@ def test_fasth3_a_new_stated_number_is_an_unchecked_claim(tmp_path):
     doc["speedup_x"] = 1.0836
     path.write_text(json.dumps(doc, indent=2))
     report = verify_path(str(bundle))
-    (f,) = _by(report, "profile.coverage", "unchecked-claim")
+    (f,) = _by(report, "claims.coverage", "unchecked-claim")
     assert (f.status, f.path, f.pointer, f.observed) == ("UNVERIFIED", "comparison.json", "/speedup_x", "1.0836")
     assert report.verdict == "INCOMPLETE"
 
@@ -178,7 +178,7 @@ def test_claim_in_seconds_rederives_from_receipts_in_milliseconds(tmp_path):
 def test_unreadable_receipt_is_unverified_never_fail_and_stays_in_the_denominator(tmp_path):
     bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n1500\n2500\n", "runs/b.csv": "ms\n1500,3\n", "summary.json": '{"mean_s": 2.0}'})
     report = verify_path(str(bundle), asset_root=assets)
-    (bad,) = _by(report, "profile.receipts", "unreadable-receipt")
+    (bad,) = _by(report, "schema.receipts", "unreadable-receipt")
     assert (bad.status, bad.path) == ("UNVERIFIED", "runs/b.csv") and "csv" in bad.message
     mean = _claim(report, "mean_s")
     assert (mean.status, mean.code) == ("UNVERIFIED", "incomplete-denominator") and "runs/b.csv" in mean.message
@@ -188,9 +188,9 @@ def test_unreadable_receipt_is_unverified_never_fail_and_stays_in_the_denominato
 def test_receipt_file_with_no_records_is_unverified_never_pass(tmp_path):
     bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n1500\n2500\n", "runs/b.csv": "ms\n", "summary.json": '{"mean_s": 2.0}'})
     report = verify_path(str(bundle), asset_root=assets)
-    (empty,) = _by(report, "profile.receipts", "no-records")
+    (empty,) = _by(report, "schema.receipts", "no-records")
     assert (empty.status, empty.path) == ("UNVERIFIED", "runs/b.csv")
-    assert {f.path for f in _by(report, "profile.receipts", "mapped")} == {"runs/a.csv"}
+    assert {f.path for f in _by(report, "schema.receipts", "mapped")} == {"runs/a.csv"}
     assert _claim(report, "mean_s").status == "UNVERIFIED" and report.verdict == "INCOMPLETE"
 
 
@@ -200,7 +200,7 @@ def test_externals_declared_without_a_manifest_are_reported(tmp_path):
     doc = json.loads(Path(_acme(tmp_path / "x", files)[1], "profiles", "acme.json").read_text())
     doc["manifest"]["external"] = [{"file": "summary.json", "pointer": "/weights", "reason": "model weights kept elsewhere"}]
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "y", {"acme": doc}))
-    external = _by(report, "profile.integrity", "external-not-supplied")
+    external = _by(report, "integrity.files", "external-not-supplied")
     assert [f.observed for f in external] == ["w1.bin", "w2.bin"] and all(f.status == "UNVERIFIED" for f in external)
 
 
@@ -238,15 +238,15 @@ def test_h3_study_fails_only_the_saving_its_table_rounds_twice_and_has_no_unchec
     # checked by hand: RESULTS.md's DLO table states "18,812 MiB (32.1%)" for 58,696 -> 39,884 MiB/GPU;
     # 18812 / 58696 = 32.0499 %, which is 32.0 % at the stated place (32.1 is 32.05 rounded again)
     bad = [f for f in h3.findings if f.status in ("FAIL", "ERROR")]
-    assert [(f.check, f.code, f.pointer) for f in bad] == [("profile.claims", "claim-mismatch", "/tables/DLO cold-start memory/1/Saved vs. original#numbers/1")]
+    assert [(f.check, f.code, f.pointer) for f in bad] == [("derivation.claims", "claim-mismatch", "/tables/DLO cold-start memory/1/Saved vs. original#numbers/1")]
     assert "stated 32.1 %, derived 32.0498841488 %" in bad[0].message and h3.verdict == "FAIL"
-    assert not _by(h3, "profile.coverage", "unchecked-claim")
-    external = _by(h3, "profile.integrity", "external-not-supplied")
+    assert not _by(h3, "claims.coverage", "unchecked-claim")
+    external = _by(h3, "integrity.files", "external-not-supplied")
     assert len(external) == 29 and all(f.path.endswith(".mp4") for f in external)
 
 
 def test_h3_every_derivable_claim_passes_and_only_ref2va_peaks_lack_telemetry(h3):
-    claims = _by(h3, "profile.claims")
+    claims = _by(h3, "derivation.claims")
     passed = [f for f in claims if f.status == "PASS"]
     rest = [f for f in claims if f.status == "UNVERIFIED"]
     assert len(passed) >= 750
@@ -273,7 +273,7 @@ def test_h3_peaks_with_their_telemetry_present_are_derived_over_the_jobs_gpus(tm
 
 
 def test_h3_wall_times_agree_with_nanosecond_clocks_within_float_resolution(h3):
-    clock = next(f for f in _by(h3, "profile.identities") if f.message.startswith("wall-time-equals-clock-span"))
+    clock = next(f for f in _by(h3, "derivation.identities") if f.message.startswith("wall-time-equals-clock-span"))
     assert clock.status == "PASS" and "7 records state none of its terms" in clock.message
 
 
@@ -309,7 +309,7 @@ def test_h3_a_removed_receipt_file_leaves_its_claims_unverified(tmp_path):
     bundle = copy_bundle("vllm-omni-rankings-h3-online-fp8", tmp_path)
     (bundle / "measurements/dit_fp8/i2va.time.json").unlink()
     report = verify_path(str(bundle))
-    f = [x for x in _by(report, "profile.claims") if x.message.startswith("json.wall_time_s[arm=dit_fp8][task=i2va]")]
+    f = [x for x in _by(report, "derivation.claims") if x.message.startswith("json.wall_time_s[arm=dit_fp8][task=i2va]")]
     assert [(x.status, x.code) for x in f] == [("UNVERIFIED", "receipt-absent")]
     assert "measurements/dit_fp8/i2va.time.json" in f[0].message
     assert not [x for x in report.findings if x.status == "FAIL" and "dit_fp8" in x.message]
@@ -321,7 +321,7 @@ def test_h3_a_wall_time_recorded_in_milliseconds_fails(tmp_path):
     path.write_text(path.read_text().replace('"wall_time_s": 65.603885312', '"wall_time_s": 65603.885312'))
     report = verify_path(str(bundle))
     assert _claim(report, "json.wall_time_s[arm=bf16][task=t2va]").status == "FAIL"
-    clock = next(f for f in _by(report, "profile.identities") if f.message.startswith("wall-time-equals-clock-span"))
+    clock = next(f for f in _by(report, "derivation.identities") if f.message.startswith("wall-time-equals-clock-span"))
     assert (clock.status, clock.code, clock.path) == ("FAIL", "identity-mismatch", "measurements/bf16/t2va.time.json")
 
 
@@ -330,7 +330,7 @@ def test_h3_clock_span_300_ns_off_fails(tmp_path):
     path = bundle / "measurements/bf16/t2va.time.json"
     path.write_text(path.read_text().replace("1786112620439040309", "1786112620439040609"))
     report = verify_path(str(bundle))
-    clock = next(f for f in _by(report, "profile.identities") if f.message.startswith("wall-time-equals-clock-span"))
+    clock = next(f for f in _by(report, "derivation.identities") if f.message.startswith("wall-time-equals-clock-span"))
     assert (clock.status, clock.code) == ("FAIL", "identity-mismatch")
 
 
@@ -355,11 +355,11 @@ def test_mlperf_mixtral_publishes_tokens_per_second_as_samples_per_second_and_fa
 
 
 def test_mlperf_every_other_row_with_logs_rederives_result_and_accuracy(mlperf):
-    claims = _by(mlperf, "profile.claims")
+    claims = _by(mlperf, "derivation.claims")
     fails = [f for f in claims if f.status == "FAIL"]
     assert len(fails) == 3 and all("mixtral-8x7b" in f.message for f in fails)
     # checked by hand: both deepsparse bert-99 runs' accuracy.txt say {"exact_match": 80.0, "f1": 80.0}; their READMEs quote `>= 89.96526`
-    (f1,) = [f for f in _by(mlperf, "profile.gate") if f.message.startswith("stated-range-F1 ")]
+    (f1,) = [f for f in _by(mlperf, "gate.rules") if f.message.startswith("stated-range-F1 ")]
     assert (f1.status, f1.code) == ("FAIL", "rule-not-met") and "f1 = 80 (does not meet >= 89.96526" in f1.message and "(2 judged, 2 not met)" in f1.message
     results = [f for f in claims if f.message.startswith("Result[")]
     assert len(results) == 39 and sum(f.status == "PASS" for f in results) == 37
@@ -368,14 +368,14 @@ def test_mlperf_every_other_row_with_logs_rederives_result_and_accuracy(mlperf):
 
 
 def test_mlperf_rows_whose_logs_are_absent_are_unverified(mlperf):
-    sdxl = [f for f in _by(mlperf, "profile.claims") if "stable-diffusion-xl" in f.message]
+    sdxl = [f for f in _by(mlperf, "derivation.claims") if "stable-diffusion-xl" in f.message]
     assert len(sdxl) == 9 and all((f.status, f.code) == ("UNVERIFIED", "receipt-absent") for f in sdxl)
     assert "stable-diffusion-xl/offline/" in sdxl[0].message and "is not in this bundle" in sdxl[0].message
 
 
 def test_mlperf_mixtral_accuracy_fails_the_ranges_its_own_measurements_readme_quotes(mlperf):
     # owner decision: a run whose own README quotes the ranges has stated them as its target, in any division
-    gate = {f.message.split(" ")[0]: f for f in _by(mlperf, "profile.gate")}
+    gate = {f.message.split(" ")[0]: f for f in _by(mlperf, "gate.rules")}
     for name, value, bound in (("ROUGE1", "31.4286", ">= 45.14291"), ("ROUGE2", "5.8824", ">= 23.11907"),
                                ("ROUGEL", "28.5714", ">= 30.15619"), ("mbxp_accuracy", "0", ">= 59.5584")):
         f = gate[f"stated-range-{name}"]
@@ -389,7 +389,7 @@ def test_mlperf_a_run_whose_readme_quotes_no_range_is_not_judged(tmp_path):
     bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
     readme = bundle / "open/MLCommons/measurements/gh_action-reference-cpu-pytorch_v2.6.0-default_config/mixtral-8x7b/offline/README.md"
     readme.write_text("\n".join(line for line in readme.read_text().splitlines() if "Required accuracy" not in line))
-    gate = {f.message.split(" ")[0]: f for f in _by(verify_path(str(bundle)), "profile.gate")}
+    gate = {f.message.split(" ")[0]: f for f in _by(verify_path(str(bundle)), "gate.rules")}
     f = gate["stated-range-ROUGE1"]
     assert (f.status, f.code) == ("UNVERIFIED", "bounds-not-stated") and "1 run(s) quote no range" in f.message
 
@@ -402,7 +402,7 @@ def test_mlperf_a_closed_division_run_is_judged_against_the_checker_s_targets_no
     target = bundle / "closed/MLCommons/results" / platform / "mixtral-8x7b"
     target.parent.mkdir(parents=True)
     source.rename(target)
-    gate = {f.message.split(" ")[0]: f for f in _by(verify_path(str(bundle)), "profile.gate")}
+    gate = {f.message.split(" ")[0]: f for f in _by(verify_path(str(bundle)), "gate.rules")}
     assert "stated-range-ROUGE1" not in gate  # its runs are the open division's: none left
     f = gate["checker-accuracy-mixtral-8x7b-ROUGE1"]
     assert (f.status, f.code) == ("FAIL", "rule-not-met") and "division=closed" in f.message and "31.4286" in f.message, f.message
@@ -423,7 +423,7 @@ def test_a_broken_bounds_rule_is_refused_naming_file_and_pointer(tmp_path, chang
 
 
 def test_mlperf_summary_figures_equal_the_detail_log_of_every_row(mlperf):
-    found = _by(mlperf, "profile.matches")
+    found = _by(mlperf, "derivation.matches")
     assert len(found) == 11 * 38 and all((f.status, f.code) == ("PASS", "equal") for f in found)  # samples/s, validity, 9 latencies
 
 
@@ -434,7 +434,7 @@ def test_mlperf_a_detail_log_disagreeing_with_its_summary_fails_naming_both_file
     text = detail.read_text()
     assert '"key": "result_samples_per_second", "value": 8.60445,' in text
     detail.write_text(text.replace('"key": "result_samples_per_second", "value": 8.60445,', '"key": "result_samples_per_second", "value": 8.60446,'))
-    bad = [f for f in _by(verify_path(str(bundle)), "profile.matches") if f.status != "PASS"]
+    bad = [f for f in _by(verify_path(str(bundle)), "derivation.matches") if f.status != "PASS"]
     assert [(f.status, f.code, f.path) for f in bad] == [("FAIL", "not-equal", run + "mlperf_log_summary.txt")]
     assert run + "mlperf_log_detail.txt" in bad[0].message and "8.60446" in bad[0].message
 
@@ -463,7 +463,7 @@ def test_mlperf_a_result_changed_in_its_last_place_fails(tmp_path):
     assert '"Result":8.60445,' in text
     path.write_text(text.replace('"Result":8.60445,', '"Result":8.60446,', 1))
     report = verify_path(str(bundle))
-    bad = [f for f in _by(report, "profile.claims") if f.status == "FAIL" and f.path == "summary.json" and f.pointer == "/3/Result"]
+    bad = [f for f in _by(report, "derivation.claims") if f.status == "FAIL" and f.path == "summary.json" and f.pointer == "/3/Result"]
     assert len(bad) == 1 and bad[0].code == "claim-mismatch"
 
 
@@ -471,7 +471,7 @@ def test_mlperf_a_removed_accuracy_log_leaves_that_row_unverified(tmp_path):
     bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
     (bundle / "open/MLCommons/results/gh_macos-latest_x86-mlcommons_cpp-cpu-onnxruntime-default_config/resnet50/offline/accuracy/accuracy.txt").unlink()
     report = verify_path(str(bundle))
-    row = [f for f in _by(report, "profile.claims") if f.path == "summary.json" and f.pointer == "/3/Accuracy#acc"]
+    row = [f for f in _by(report, "derivation.claims") if f.path == "summary.json" and f.pointer == "/3/Accuracy#acc"]
     assert [(f.status, f.code) for f in row] == [("UNVERIFIED", "receipt-absent")] and row[0].expected.endswith("offline/accuracy/accuracy.txt")
 
 
@@ -584,7 +584,7 @@ def test_profile_explain_exits_4_when_a_check_failed_inside(run, monkeypatch):
     from verifier.model import Finding, Status
 
     def broken(_pipeline, _ctx, debug=False):
-        return [Finding(check="profile.claims", status=Status.ERROR, code="verifier-error", message="boom")], []
+        return [Finding(check="derivation.claims", status=Status.ERROR, code="verifier-error", message="boom")], []
 
     monkeypatch.setattr(pipeline, "run_pipeline", broken)
     result = run("profile", "explain", "vllm-omni-rankings-comparison", str(FASTH3))
@@ -592,13 +592,13 @@ def test_profile_explain_exits_4_when_a_check_failed_inside(run, monkeypatch):
 
 
 def test_mlperf_accuracy_re_derives_from_its_good_and_total_counts(mlperf, tmp_path):
-    (held,) = [f for f in _by(mlperf, "profile.identities") if f.message.startswith("accuracy-from-counts")]
+    (held,) = [f for f in _by(mlperf, "derivation.identities") if f.message.startswith("accuracy-from-counts")]
     assert held.status.value == "PASS" and held.observed == 23  # every accuracy.txt that states good= and total=
     bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
     target = next(p for p in sorted(bundle.rglob("accuracy.txt")) if "good=380" in p.read_text())
     target.write_text(target.read_text().replace("good=380", "good=381"))  # one count changed, its stated percentage kept
     report = verify_path(str(bundle))
-    (broken,) = [f for f in _by(report, "profile.identities") if f.status.value == "FAIL"]
+    (broken,) = [f for f in _by(report, "derivation.identities") if f.status.value == "FAIL"]
     assert broken.code == "identity-mismatch" and broken.path == target.relative_to(bundle).as_posix()
     assert "76.2" in broken.message and report.verdict == "FAIL"
 
@@ -628,7 +628,7 @@ def test_a_percentage_of_counts_is_judged_at_the_percentage_s_own_precision():
                                   "99.90 percentile latency (ns)"])
 def test_mlperf_each_latency_the_summary_states_equals_its_detail_log(mlperf, tmp_path, line):
     pid = "summary-" + {"Min": "min", "Max": "max"}.get(line.split()[0], "p" + line.split()[0].removesuffix(".00")) + "-latency-equals-the-detail-log"
-    held = [f for f in _by(mlperf, "profile.matches") if f.message.startswith(pid + ":") or f": {pid}:" in f.message]
+    held = [f for f in _by(mlperf, "derivation.matches") if f.message.startswith(pid + ":") or f": {pid}:" in f.message]
     assert len(held) == 38 and {f.status.value for f in held} == {"PASS"}  # every row whose logs this copy holds
     bundle = copy_bundle("mlperf-inference-test-submissions-v5.0", tmp_path)
     run = "open/MLCommons/results/gh_macos-latest_x86-mlcommons_cpp-cpu-onnxruntime-default_config/resnet50/offline/performance/run_1/"
@@ -637,7 +637,7 @@ def test_mlperf_each_latency_the_summary_states_equals_its_detail_log(mlperf, tm
     (stated,) = [x for x in text.splitlines() if x.startswith(line)]
     value = stated.rsplit(":", 1)[1].strip()
     summary.write_text(text.replace(stated, stated.replace(value, str(int(value) + 1))))  # changed in its last place
-    bad = [f for f in _by(verify_path(str(bundle)), "profile.matches") if f.status.value != "PASS"]
+    bad = [f for f in _by(verify_path(str(bundle)), "derivation.matches") if f.status.value != "PASS"]
     assert [(f.status.value, f.code, f.path) for f in bad] == [("FAIL", "not-equal", run + "mlperf_log_summary.txt")] and pid in bad[0].message
 
 
@@ -667,7 +667,7 @@ def test_an_identity_that_has_no_value_for_a_record_is_unverified_never_an_error
     (tmp_path / "b" / "runs.json").write_text(json.dumps({"runs": [{**record, "wall": 1.5}]}).replace('"1e999999"', '"1e999999"'))
     (tmp_path / "p.json").write_text(json.dumps(profile))
     report = verify_path(str(tmp_path / "b"), profile=str(tmp_path / "p.json"))
-    found = [f for f in report.findings if f.check == "profile.identities"]
+    found = [f for f in report.findings if f.check == "derivation.identities"]
     assert [f.code for f in found] == [code] and not [f for f in report.findings if f.status.value == "ERROR"]
 
 
@@ -727,7 +727,7 @@ def test_a_mean_restated_in_another_time_unit_is_judged_by_the_bound_in_that_uni
     copy = copy_bundle("hyperfine-3em", tmp_path)
     results = copy / "tools" / "benchmarks" / "results.json"
     results.write_text(results.read_text().replace('"mean": 2.3461116391399996', f'"mean": {stated}', 1))
-    hits = [f for f in _by(verify_path(str(copy)), "profile.claims") if f.pointer == "/results/0/mean"]
+    hits = [f for f in _by(verify_path(str(copy)), "derivation.claims") if f.pointer == "/results/0/mean"]
     assert [f.status for f in hits] == [verdict], [f.message for f in hits]
 
 
@@ -752,6 +752,6 @@ def test_a_symlinked_export_in_a_folder_without_manifest_is_named_as_a_symlink(t
     results.symlink_to(outside)
     report = verify_path(str(copy), profile="hyperfine")
     named = [(f.check, f.status, f.code, f.path) for f in report.findings if f.code == "symlink-not-followed"]
-    assert named == [("profile.receipts", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json"),
-                     ("profile.coverage", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json")], named
+    assert named == [("schema.receipts", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json"),
+                     ("claims.coverage", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json")], named
     assert report.verdict == "INCOMPLETE" and outside.read_text()  # never written, never followed

@@ -325,10 +325,10 @@ def test_bidi_overrides_are_escaped_in_human_formats(fmt):
 
 def test_a_line_fragment_pointer_is_written_with_one_hash_in_every_human_format():
     """`#line=3` pointers (text receipts, SHA256SUMS lines) carry their own `#`; a newcomer saw `summary.json##line=1`."""
-    info = CheckInfo(check="profile.claims", title="claims", counts={"FAIL": 2})
-    findings = (Finding(check="profile.claims", status=Status.FAIL, code="claim-mismatch", message="m",
+    info = CheckInfo(check="derivation.claims", title="claims", counts={"FAIL": 2})
+    findings = (Finding(check="derivation.claims", status=Status.FAIL, code="claim-mismatch", message="m",
                         path="summary.txt", pointer="#line=3"),
-                Finding(check="profile.claims", status=Status.FAIL, code="claim-mismatch", message="m",
+                Finding(check="derivation.claims", status=Status.FAIL, code="claim-mismatch", message="m",
                         path="summary.json", pointer="/a/0"))
     report = Report(subject="b", kind="profile:x", verifier_version="0", findings=findings, roster=(info,))
     for fmt in ("text", "markdown", "github"):

@@ -21,12 +21,12 @@ H3 = CORPUS / "vllm-omni-rankings-h3-online-fp8"
 
 
 def _claim(status: Status, name: str, stated: str, derived: str | None, path: str, pointer: str) -> Finding:
-    """A `profile.claims` finding as `verifier.checks.profile_claims` writes it (stated in `expected`, derived in `observed`)."""
+    """A `derivation.claims` finding as `verifier.checks.profile_claims` writes it (stated in `expected`, derived in `observed`)."""
     if derived is None:
-        return Finding(check="profile.claims", status=status, code="receipt-absent", message=f"{name}: states {stated}",
+        return Finding(check="derivation.claims", status=status, code="receipt-absent", message=f"{name}: states {stated}",
                        expected="r.csv", observed=stated, path=path, pointer=pointer)
     code = "derived" if status is Status.PASS else "claim-mismatch"
-    return Finding(check="profile.claims", status=status, code=code, message=f"{name}: stated {stated} s, derived {derived} s",
+    return Finding(check="derivation.claims", status=status, code=code, message=f"{name}: stated {stated} s, derived {derived} s",
                    expected=f"{stated} s", observed=f"{derived} s", path=path, pointer=pointer)
 
 

@@ -25,17 +25,17 @@ GDN = CORPUS / "system1-omni-gdn-20261003"
 
 def _crowd() -> Report:
     """A report like the rankings study's: many PASS, 531 alike UNVERIFIED, one ERROR and two FAIL found last."""
-    findings = [Finding(check="profile.claims", status=Status.PASS, code="derived", message=f"c{i}: stated 1 s, derived 1 s",
+    findings = [Finding(check="derivation.claims", status=Status.PASS, code="derived", message=f"c{i}: stated 1 s, derived 1 s",
                         path="r.json", pointer=f"/{i}") for i in range(40)]
-    findings += [Finding(check="profile.coverage", status=Status.UNVERIFIED, code="needs-external",
+    findings += [Finding(check="claims.coverage", status=Status.UNVERIFIED, code="needs-external",
                          message=f"results.json /{i}/ssim states 1.0: needs the MP4s", path="results.json", pointer=f"/{i}/ssim")
                  for i in range(531)]
     findings.append(Finding(check="quality.rescore", status=Status.ERROR, code="scorer-crashed", message="boom <b>"))
-    findings += [Finding(check="profile.gate", status=Status.FAIL, code="rule-not-met",
+    findings += [Finding(check="gate.rules", status=Status.FAIL, code="rule-not-met",
                          message=f"min-speedup (over phase=measured): not met in case {i}", path="plan.json", pointer="/gate")
                  for i in range(2)]
-    roster = tuple(CheckInfo(check=c, title=c, counts=n) for c, n in (("profile.claims", {"PASS": 40}), ("profile.coverage", {"UNVERIFIED": 531}),
-                                                                      ("quality.rescore", {"ERROR": 1}), ("profile.gate", {"FAIL": 2})))
+    roster = tuple(CheckInfo(check=c, title=c, counts=n) for c, n in (("derivation.claims", {"PASS": 40}), ("claims.coverage", {"UNVERIFIED": 531}),
+                                                                      ("quality.rescore", {"ERROR": 1}), ("gate.rules", {"FAIL": 2})))
     return Report(subject="evidence/study", kind="profile:x", verifier_version="0", roster=roster, findings=tuple(findings))
 
 
@@ -48,8 +48,8 @@ def test_the_grouping_is_one_function_worst_first():
 
     found = groups(_crowd())
     assert [(g.status, g.check, g.rule, g.count) for g in found] == [
-        (Status.FAIL, "profile.gate", "min-speedup", 2), (Status.ERROR, "quality.rescore", "", 1),
-        (Status.UNVERIFIED, "profile.coverage", "", 531)]
+        (Status.FAIL, "gate.rules", "min-speedup", 2), (Status.ERROR, "quality.rescore", "", 1),
+        (Status.UNVERIFIED, "claims.coverage", "", 531)]
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
@@ -85,13 +85,13 @@ def test_github_gives_one_annotation_per_group_not_531():
 def test_junit_and_sarif_lead_with_failures_and_stay_well_formed():
     suite = ET.fromstring(render(_crowd(), "junit")).find("testsuite")
     names = [c.get("name") for c in suite.iter("testcase")]
-    assert names == ["profile.gate", "quality.rescore", "profile.coverage", "profile.claims"]
-    text = next(c for c in suite.iter("testcase") if c.get("name") == "profile.coverage").find("failure").text
+    assert names == ["gate.rules", "quality.rescore", "claims.coverage", "derivation.claims"]
+    text = next(c for c in suite.iter("testcase") if c.get("name") == "claims.coverage").find("failure").text
     assert "needs-external]: 531 finding(s)" in text and "... and 526 more" in text and text.count("needs the MP4s") == 5
     sarif = json.loads(render(_crowd(), "sarif"))
     run = sarif["runs"][0]
     assert [r["properties"]["status"] for r in run["results"][:3]] == ["FAIL", "FAIL", "ERROR"]
-    assert run["properties"]["groups"][0] == {"status": "FAIL", "check": "profile.gate", "code": "rule-not-met",
+    assert run["properties"]["groups"][0] == {"status": "FAIL", "check": "gate.rules", "code": "rule-not-met",
                                              "rule": "min-speedup", "count": 2}
     assert len(run["properties"]["claims"]) == 40
 

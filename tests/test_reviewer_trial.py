@@ -110,7 +110,7 @@ def test_a_blocked_claims_document_is_no_fake_row_but_one_sentence(integrity_rep
 def test_unverified_claim_rows_are_capped_like_the_groups():
     from verifier.model import Finding, Report, Status
 
-    findings = tuple(Finding(check="profile.claims", status=Status.UNVERIFIED, code="needs-external", message=f"c{i}: stated 1",
+    findings = tuple(Finding(check="derivation.claims", status=Status.UNVERIFIED, code="needs-external", message=f"c{i}: stated 1",
                              path="r.json", pointer=f"/{i}", observed="1") for i in range(30))
     report = Report(subject="x", kind="profile:x", verifier_version="0", roster=(), findings=findings)
     text = render(report, "text")
@@ -161,7 +161,7 @@ MLPERF = Path("/work/shared/corpus/mlperf-inference-test-submissions-v5.0")
 @pytest.mark.skipif(not MLPERF.is_dir(), reason="the shared corpus is not here")
 def test_a_gate_fail_on_a_stated_bound_is_located_at_the_readme_stating_it(monkeypatch):
     report = verify_path(str(MLPERF))
-    failed = [f for f in report.findings if f.check == "profile.gate" and f.code == "rule-not-met"]
+    failed = [f for f in report.findings if f.check == "gate.rules" and f.code == "rule-not-met"]
     assert failed and all(f.path and f.path.endswith("README.md") and f.path in f.message for f in failed)
     monkeypatch.chdir(MLPERF.parent)
     report = verify_path(MLPERF.name)

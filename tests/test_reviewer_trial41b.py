@@ -122,7 +122,7 @@ def test_4_receipt_plots_use_the_mapped_unit_and_plain_ticks(monkeypatch):
 def test_6_a_manifest_map_entry_is_located_readably():
     from verifier.report._common import location
 
-    keyed = Finding(check="profile.integrity", status=Status.FAIL, code="missing-file", path="kernel/harness/compare.py",
+    keyed = Finding(check="integrity.files", status=Status.FAIL, code="missing-file", path="kernel/harness/compare.py",
                     pointer="/files/kernel~1harness~1compare.py", expected={"listed_in": "manifest.json"},
                     message="kernel/harness/compare.py is listed in manifest.json but not in the bundle")
     assert location(keyed) == 'manifest.json: files["kernel/harness/compare.py"]'
@@ -136,9 +136,9 @@ def test_6_a_message_names_a_place_as_its_location_does(tmp_path):
     from verifier.core import verify_path
 
     report = verify_path(str(MLPERF))
-    mismatch = [f for f in report.findings if f.code == "unit-mismatch" and f.check == "profile.claims"]
+    mismatch = [f for f in report.findings if f.code == "unit-mismatch" and f.check == "derivation.claims"]
     assert mismatch and all(re.search(r"\S+#/\S+ states", f.message) for f in mismatch)
-    assert not any(re.search(r"\.(json|csv|md) /", f.message) for f in report.findings if f.check == "profile.claims")
+    assert not any(re.search(r"\.(json|csv|md) /", f.message) for f in report.findings if f.check == "derivation.claims")
 
 
 def _mlperf_report():
@@ -324,7 +324,7 @@ def test_7_html_locations_link_to_their_file_and_each_group_has_an_anchor():
 def test_10_a_dimensionless_claim_names_no_unit():
     from verifier.report._common import claim_rows
 
-    f = Finding(check="profile.claims", status=Status.PASS, code="derived", message="n: stated 768 1, derived 768 1 (tolerance 0.5)",
+    f = Finding(check="derivation.claims", status=Status.PASS, code="derived", message="n: stated 768 1, derived 768 1 (tolerance 0.5)",
                 expected="768", observed="768", path="r.json", pointer="/0")
     row = claim_rows(Report(subject="b", kind="profile:x", verifier_version="0", roster=(), findings=(f,)))[0]
     assert (row.claimed, row.derived, row.delta) == ("768", "768", "0")

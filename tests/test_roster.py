@@ -77,3 +77,46 @@ def test_a_native_bundle_without_its_quality_index_reports_the_quality_families_
     assert "quality-index.json is absent" in recorded[0].message
     rescored = [f for f in report.findings if f.check == "quality.rescore"]
     assert [(f.status, f.code) for f in rescored] == [("UNVERIFIED", "no-quality-index")]
+
+
+# --- one roster of family ids, whatever the reader (issue 36) -------------------------------------------------------
+
+def _profile_pipelines():
+    import json
+    from pathlib import Path
+
+    from verifier.checks.profile import pipeline_for
+
+    root = Path(__file__).resolve().parents[1] / "profiles"
+    for path in sorted(root.glob("*.json")):
+        profile = json.loads(path.read_text())
+        if "bundle" not in profile:
+            for claims_text in (False, True):
+                yield path.stem, pipeline_for(profile, claims_text=claims_text)
+
+
+def test_no_roster_has_a_profile_only_check_id():
+    from verifier.core import BUNDLE_PIPELINE
+
+    pipelines = [("bundle-v1", BUNDLE_PIPELINE), *_profile_pipelines()]
+    assert len(pipelines) > 10
+    for name, pipeline in pipelines:
+        ids = [c.id for c in pipeline]
+        assert not [i for i in ids if i.startswith("profile.")], name
+        assert len(ids) == len(set(ids)), (name, sorted(i for i in ids if ids.count(i) > 1))
+        assert all(i.split(".")[0] in FAMILY_PREFIXES for i in ids), (name, ids)
+
+
+FAMILY_PREFIXES = {"integrity", "gate", "schema", "plan", "receipts", "attempts", "coverage", "derivation", "claims", "quality"}
+
+
+def test_the_gdn_bundle_reports_under_the_native_family_ids():
+    from pathlib import Path
+
+    from verifier.core import verify_path
+
+    gdn = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "system1-omni-gdn-20261003"
+    report = verify_path(str(gdn))
+    ids = {entry.check if hasattr(entry, "check") else entry["check"] for entry in report.roster}
+    assert {"integrity.files", "derivation.claims", "gate.rules"} <= ids
+    assert not {i for i in ids if i.startswith("profile.")}

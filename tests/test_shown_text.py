@@ -44,7 +44,7 @@ def _verify(tmp_path: Path, document: str, name: str = "RESULTS.md", pointer: st
 
 
 def _unchecked(report) -> list[tuple[str, str]]:
-    return [(f.pointer, f.observed) for f in _by(report, "profile.coverage", "unchecked-claim")]
+    return [(f.pointer, f.observed) for f in _by(report, "claims.coverage", "unchecked-claim")]
 
 
 TABLE = "## Results\n\n| rate | {head} |\n|---|---|\n| 2.0 samples/s | yes |\n"
@@ -60,13 +60,13 @@ def test_a_markdown_table_header_stating_a_number_is_an_unchecked_claim(tmp_path
 def test_a_markdown_table_header_without_numbers_leaves_the_document_covered(tmp_path):
     report = _verify(tmp_path, TABLE.format(head="faster"))
     assert _unchecked(report) == []
-    assert [f.code for f in _by(report, "profile.coverage", "covered")] == ["covered"]
+    assert [f.code for f in _by(report, "claims.coverage", "covered")] == ["covered"]
 
 
 def test_a_header_number_declared_informational_is_accounted_for(tmp_path):
     report = _verify(tmp_path, TABLE.format(head="on 4 GPUs"), informational=[{"pointer": "/headers/*/*#numbers/*", "reason": "configuration"}])
     assert _unchecked(report) == []
-    assert "1 declared informational" in _by(report, "profile.coverage", "covered")[0].message
+    assert "1 declared informational" in _by(report, "claims.coverage", "covered")[0].message
 
 
 def test_a_header_only_table_still_states_its_header(tmp_path):

@@ -1,8 +1,8 @@
 """
 The claim-site reader (`verifier.readers.sites`): the profile's claims and gate checks read the evidence model, never a document.
 
-On real evidence (the corpus, read in place), `profile.claims` and
-`profile.gate` run with the directory taken away after `profile.receipts`
+On real evidence (the corpus, read in place), `derivation.claims` and
+`gate.rules` run with the directory taken away after `schema.receipts`
 built the model: any read through the tree raises, so an equal report proves
 that both checks compare only what the model holds.
 """
@@ -22,11 +22,11 @@ from verifier.readers.sites import read_sites
 from verifier.readers.tree import Tree
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
-NO_DOCUMENTS = ("profile.claims", "profile.gate")
+NO_DOCUMENTS = ("derivation.claims", "gate.rules")
 
 
 class _NoTree:
-    """A bundle that refuses every use: what `profile.claims` and `profile.gate` see once the model is built."""
+    """A bundle that refuses every use: what `derivation.claims` and `gate.rules` see once the model is built."""
 
     def __getattr__(self, name: str):
         raise AssertionError(f"a check read the tree ({name}) instead of the evidence model")
@@ -78,7 +78,7 @@ def test_files_integrity_refused_are_reported_from_the_model_alone(tampered, tmp
     target = _bundle(tmp_path / "acme-run")
     (target / tampered).write_bytes((target / tampered).read_bytes().replace(b"1", b"7", 1))
     plain = _report(target, assets=assets)
-    assert any(f["check"] == "profile.claims" and f["code"] == "blocked-by-integrity" and tampered in f["message"] for f in plain)
+    assert any(f["check"] == "derivation.claims" and f["code"] == "blocked-by-integrity" and tampered in f["message"] for f in plain)
     assert _report(target, monkeypatch, assets=assets) == plain
 
 
@@ -140,7 +140,7 @@ def test_the_model_finds_sites_by_rule_and_role_in_reader_order():
 
 def test_markup_html_parser_refuses_is_an_unreadable_claim_document_not_a_crash(tmp_path):
     # html.parser raises AssertionError on a marked section it does not know; it was an ERROR in claims (and, once the
-    # sites were read in profile.receipts, an ERROR that left every later check without receipts)
+    # sites were read in schema.receipts, an ERROR that left every later check without receipts)
     from verifier.grammars import GrammarError
     from verifier.jsonio import JSONProblem
     from verifier.readers.html import html_document
@@ -182,7 +182,7 @@ def test_a_failure_reading_the_sites_leaves_the_receipts_to_every_later_check(mo
     target = CORPUS / "mlperf-inference-test-submissions-v5.0"
     if not target.is_dir():
         pytest.skip(f"{target} is not here")
-    plain = [f for f in _report(target) if f["check"] in ("profile.identities", "profile.matches")]
+    plain = [f for f in _report(target) if f["check"] in ("derivation.identities", "derivation.matches")]
 
     def broken(*_args, **_kw):
         raise RuntimeError("a bug in the sites reader")
@@ -190,4 +190,4 @@ def test_a_failure_reading_the_sites_leaves_the_receipts_to_every_later_check(mo
     monkeypatch.setattr(profile, "read_sites", broken)
     report = _report(target)
     assert [f["code"] for f in report if f["status"] == "ERROR"] == ["verifier-error"]
-    assert [f for f in report if f["check"] in ("profile.identities", "profile.matches")] == plain and plain
+    assert [f for f in report if f["check"] in ("derivation.identities", "derivation.matches")] == plain and plain

@@ -97,7 +97,7 @@ def test_uppercase_digest_in_a_files_map_manifest_is_the_same_digest(tmp_path):
     manifest["files"][rel]["sha256"] = manifest["files"][rel]["sha256"].upper()
     (bundle / "manifest.json").write_text(json.dumps(manifest, indent=2))
     report = verify_path(str(bundle))
-    match = [f for f in report.findings if f.check == "profile.integrity" and f.path == rel]
+    match = [f for f in report.findings if f.check == "integrity.files" and f.path == rel]
     assert [(f.status, f.code) for f in match] == [("PASS", "match")]
 
 

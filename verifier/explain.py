@@ -25,7 +25,7 @@ from verifier.report._common import visible
 __all__ = ["check", "explain"]
 
 
-#: `profile.coverage` codes of a claim document whose numbers were never read (`verifier.readers.claimdocs`).
+#: `claims.coverage` codes of a claim document whose numbers were never read (`verifier.readers.claimdocs`).
 UNREAD_DOCUMENT = frozenset({"claim-unreadable", "no-claim-document", "blocked-by-integrity", "too-many-numbers"})
 
 
@@ -105,13 +105,13 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
         if f.path is None or f.path not in set(tree.files()) and not f.path.endswith((".mp4", ".MP4")):
             general.append(f"  {status:<10} {f.check} [{f.code}] {f.message}")
             continue
-        if f.check == "profile.receipts" and f.code == "mapped":
+        if f.check == "schema.receipts" and f.code == "mapped":
             per_file[f.path].append(f"  receipts: {f.message.split(': ', 1)[-1]}")
-        elif f.check == "profile.claims" and status == "PASS":
+        elif f.check == "derivation.claims" and status == "PASS":
             counts[f.path]["claims PASS"] += 1
-        elif f.check == "profile.integrity" and f.code == "no-published-digest":
+        elif f.check == "integrity.files" and f.code == "no-published-digest":
             counts[f.path]["no digest"] += 1
-        elif f.check == "profile.coverage" and f.code == "covered":
+        elif f.check == "claims.coverage" and f.code == "covered":
             per_file[f.path].append(f"  coverage: {f.message.split(': ', 1)[-1]}")
         else:
             per_file[f.path].append(f"  {status:<10} {f.check} [{f.code}] {f.pointer or ''} {f.message}".rstrip())
@@ -162,7 +162,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
     lines.append(f"what each rule matched ({nothing} {NOTHING}):")
     lines.extend(ruled)
     unchecked = sum(1 for f in findings if f.code == "unchecked-claim")
-    unread = sorted({f.path or "-" for f in findings if f.check == "profile.coverage" and f.code in UNREAD_DOCUMENT})
+    unread = sorted({f.path or "-" for f in findings if f.check == "claims.coverage" and f.code in UNREAD_DOCUMENT})
     if unread:  # their numbers were never counted: "0 left unchecked" would say the bundle states nothing unchecked
         lines.append(f"{len(unread)} claim document(s) not read, so their numbers are not counted: {', '.join(unread)}")
     lines.append(f"{unchecked} stated number(s) left unchecked (unchecked-claim)")
@@ -183,7 +183,7 @@ def unread_members(profile: dict[str, Any], rid: str, records: list[tuple[str, A
 
     `records` are `(pointer of the record in its file, parsed record)` of
     receipt set `rid`; `stated` the pointers, in the same file, of the
-    numbers and true/false its claim documents state (`profile.coverage`
+    numbers and true/false its claim documents state (`claims.coverage`
     accounts for those) and of the places a check compared (a manifest
     entry's path, digest and size). A member is read when a `pointer` (or an `unnest`
     `array` or `parallel` pointer) of the set's own spec, or of an item

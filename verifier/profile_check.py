@@ -199,7 +199,7 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
     claimed = claimed_places(model) if model is not None else {}
     judged: dict[str, list[Any]] = {}  # claim id -> its compared instances (PASS `derived`, FAIL `claim-mismatch`)
     for f in findings:
-        if f.check == "profile.claims" and f.code in ("derived", "claim-mismatch"):
+        if f.check == "derivation.claims" and f.code in ("derived", "claim-mismatch"):
             judged.setdefault(re.split(r"[:\[]", f.message, maxsplit=1)[0], []).append(f)
     for pointer, rule in rules:
         records = by_set.get(rule["receipts"], [])

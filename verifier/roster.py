@@ -13,7 +13,7 @@ Bundle format v1 (and a profile with a `bundle` section, which runs the
 same checks) has a member in every family; its gates state their rules
 as plan, claim, coverage and quality sections, so its gate rules are the
 thresholds `quality.recorded` judges. A profile without a `bundle` section
-runs the `profile.*` checks, and stands in for what the profile language
+runs the profile checks (under the same family ids), and stands in for what the profile language
 does not map (plan, quality comparisons, re-scoring).
 
 The receipt readers of `verifier/adapters/` run their own checks, each a
@@ -70,23 +70,23 @@ ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
 
 FAMILIES: tuple[Family, ...] = (
     Family("integrity", "integrity.files", "Files match the evidence's manifest (sha256 and size)", ("files",),
-           frozenset({"integrity.files", "profile.integrity"})),
+           frozenset({"integrity.files", "integrity.files"})),
     Family("gate", "gate.pinned", "The evidence is judged by a pinned gate or profile", ("gate",), frozenset({"gate.pinned"})),
     Family("schema", "schema.documents", "Documents and receipts have the shape their format requires", ("receipts",),
-           frozenset({"schema.documents", "profile.receipts"}) | ADAPTER_MEMBERS["schema"]),
+           frozenset({"schema.documents", "schema.receipts"}) | ADAPTER_MEMBERS["schema"]),
     Family("plan", "plan.conformance", "Receipts conform to the frozen plan", ("plan", "receipts"),
-           frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "profile.overlap"}) | ADAPTER_MEMBERS["plan"]),
+           frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "plan.overlap"}) | ADAPTER_MEMBERS["plan"]),
     Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
-           frozenset({"coverage.streams", "profile.media"})),
+           frozenset({"coverage.streams", "coverage.media"})),
     Family("derivation", "derivation.claims", "Claims re-derive from the receipts", ("claims", "receipts"),
-           frozenset({"derivation.claims", "claims.stated", "profile.identities", "profile.matches", "profile.digests", "profile.claims"})
+           frozenset({"derivation.claims", "claims.stated", "derivation.identities", "derivation.matches", "derivation.digests", "derivation.claims"})
            | ADAPTER_MEMBERS["derivation"]),
     Family("quality", "quality.recorded", "Recorded quality scores meet the gate's thresholds", ("quality",),
            frozenset({"quality.recorded"})),
     Family("rescore", "quality.rescore", "Quality scores re-computed from the media", ("quality", "media"),
            frozenset({"quality.rescore"})),
     Family("rules", "gate.rules", "The gate's rules hold on re-derived numbers", ("gate", "claims"),
-           frozenset({"quality.recorded", "profile.gate", "profile.coverage"}) | ADAPTER_MEMBERS["rules"]),
+           frozenset({"quality.recorded", "gate.rules", "claims.coverage"}) | ADAPTER_MEMBERS["rules"]),
     Family("unchanged", "integrity.unchanged", "Files read by later checks still have their matched sha256", ("files",),
            frozenset({"integrity.unchanged"})),
 )

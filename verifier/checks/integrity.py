@@ -6,7 +6,7 @@ its kind (`verifier.readers.manifests`: our `manifest.json`, a files-map,
 `sha256sums`, a list of `{path, digest, bytes}` entries) into one `Listing`,
 the disk is scanned once (`scan`), and the two are compared. `files` runs it
 for bundle format v1 (check `integrity.files`), `listed` for a profile's
-manifest (check `profile.integrity`; under a mapped profile it reports as
+manifest (check `integrity.files`; under a mapped profile it reports as
 `integrity.files`, `verifier.readers.mapped`).
 
 Every manifest entry is on disk with the same size and sha256, every file on
@@ -370,7 +370,7 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     return _f(Status.PASS, "external-match", f"external {key} supplied and matches", expected=expected, observed=observed, **loc)
 
 
-@check("profile.integrity", title="Bundle files match the manifest the profile names (sha256 and size)")
+@check("integrity.files", title="Bundle files match the manifest the profile names (sha256 and size)")
 def listed(ctx: Context) -> Iterator[Finding]:
     """
     Compare a foreign bundle's files with its own manifest, of the kind the profile declares (`compare`).
@@ -383,7 +383,7 @@ def listed(ctx: Context) -> Iterator[Finding]:
     contradict the manifest is marked in `Tree.blocked` so later checks
     never parse it. Side effects: reads every listed file once.
     """
-    cid = "profile.integrity"
+    cid = "integrity.files"
     spec = ctx.options["profile"]["manifest"]
     tree = ctx.bundle
     if spec["kind"] == "none":
@@ -431,13 +431,13 @@ def _declared_externals(ctx: Context, spec: dict[str, Any], manifest: str | None
         name = item.get("file", manifest)
         if name is None:
             yield _f(Status.UNVERIFIED, "external-not-supplied", f"external artifacts ({item['reason']}) are declared but not supplied",
-                     pointer=item["pointer"], check="profile.integrity")
+                     pointer=item["pointer"], check="integrity.files")
             continue
         try:
             found = resolve(tree.json(name), item["pointer"])
         except (KeyError, OSError, JSONProblem):
             yield _f(Status.FAIL, "external-list-missing", f"{name} has no external list at {item['pointer']}", path=name,
-                     pointer=item["pointer"], check="profile.integrity")
+                     pointer=item["pointer"], check="integrity.files")
             continue
         if "sha256" in item:
             yield from _digested_externals(ctx, item, name, found if isinstance(found, list) else [], listed)
@@ -445,7 +445,7 @@ def _declared_externals(ctx: Context, spec: dict[str, Any], manifest: str | None
         for index, entry in enumerate(found if isinstance(found, list) else []):
             yield _f(Status.UNVERIFIED, "external-not-supplied",
                      f"external artifact {entry} ({item['reason']}) is not supplied and {name} records no digest for it",
-                     path=name, pointer=f"{item['pointer']}/{index}", observed=entry, check="profile.integrity")
+                     path=name, pointer=f"{item['pointer']}/{index}", observed=entry, check="integrity.files")
 
 
 def _digested_externals(ctx: Context, item: dict[str, Any], name: str, found: list[Any], listed: set[str]) -> Iterator[Finding]:
@@ -457,13 +457,13 @@ def _digested_externals(ctx: Context, item: dict[str, Any], name: str, found: li
         size = values["size"]
         if not isinstance(values["path"], str) or not isinstance(values["sha256"], str) or not isinstance(size, int) or isinstance(size, bool):
             yield _f(Status.FAIL, "manifest-entry", f"external entry {index} of {name} lacks a path ({item['path']}), a sha256 "
-                     f"({item['sha256']}) or an integer size ({item['size']})", path=name, pointer=pointer, check="profile.integrity")
+                     f"({item['sha256']}) or an integer size ({item['size']})", path=name, pointer=pointer, check="integrity.files")
             continue
         reason = entry.get(item["reason_member"]) if "reason_member" in item else None
         entries.append({**values, "reason": reason if isinstance(reason, str) and reason else item["reason"]})
         where.append(pointer)
     ctx.data.setdefault("listed_externals", []).extend(entries)
-    yield from _externals(ctx, {"external": entries}, listed, name=name, pointers=where, check="profile.integrity")
+    yield from _externals(ctx, {"external": entries}, listed, name=name, pointers=where, check="integrity.files")
 
 
 def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str], *, name: str = MANIFEST,
@@ -514,7 +514,7 @@ def unchanged(ctx: Context) -> Iterator[Finding]:
 @check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
 def unchanged_listed(ctx: Context) -> Iterator[Finding]:
     """
-    Re-hash every file `profile.integrity` matched, and every supplied external artifact that matched (a profile's checks read files from disk, not from the hashed bytes).
+    Re-hash every file `integrity.files` matched, and every supplied external artifact that matched (a profile's checks read files from disk, not from the hashed bytes).
 
     FAIL `changed-during-verification` per file whose sha256 changed while
     `verify` ran; PASS `unchanged` otherwise. Side effects: reads those files again.

@@ -40,7 +40,7 @@ from verifier.readers.sites import read_sites
 # ---------------------------------------------------------------- (2) receipts
 
 
-@check("profile.receipts", title="Receipt files exist and every mapped field is present")
+@check("schema.receipts", title="Receipt files exist and every mapped field is present")
 def receipts(ctx: Context) -> Iterator[Finding]:
     """
     Read every receipt set the profile maps onto the evidence model (`ctx.data["evidence"]`), which every later check reads.
@@ -49,7 +49,7 @@ def receipts(ctx: Context) -> Iterator[Finding]:
     stand-ins for files that were not read (`Receipt.unread`), the output
     media the receipts name, the stated numbers and true/false outcomes of
     the claim documents (`verifier.readers.claimdocs`, judged by
-    `profile.coverage`), and an `Unmapped` entry per file or glob that gave
+    `claims.coverage`), and an `Unmapped` entry per file or glob that gave
     no receipts and per claim document that could not be read. PASS `mapped` per receipt file (with its record
     count); FAIL `missing-field`, `not-a-number`, `impossible-value`
     (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
@@ -59,7 +59,7 @@ def receipts(ctx: Context) -> Iterator[Finding]:
     `unreadable-receipt` and `blocked-by-integrity`.
     Side effects: reads the receipt files.
     """
-    cid = "profile.receipts"
+    cid = "schema.receipts"
     tree = _tree(ctx)
     profile = _profile(ctx)
     every: list[Receipt] = []
@@ -129,7 +129,7 @@ def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, b
     Raises `KeyError` when the pointer is absent.
     """
     raw = resolve(record, term["pointer"])
-    number, written = _stated(raw)  # the one reading of a stated value, as profile.claims reads it
+    number, written = _stated(raw)  # the one reading of a stated value, as derivation.claims reads it
     if number is None:
         return None, False
     if written is None or written == term.get("unit", "1"):
@@ -160,7 +160,7 @@ def _has(raw: Any, pointer: str) -> bool:
     return True
 
 
-@check("profile.identities", title="Recorded fields agree with each other (sums, differences, unit conversions)")
+@check("derivation.identities", title="Recorded fields agree with each other (sums, differences, unit conversions)")
 def identities(ctx: Context) -> Iterator[Finding]:
     """
     Check each per-record identity the profile declares, within its tolerance.
@@ -178,7 +178,7 @@ def identities(ctx: Context) -> Iterator[Finding]:
     zero divisor, counts that are no counts: `_identity`). With `when_present`,
     records stating none of the terms are skipped and counted in the message.
     """
-    cid = "profile.identities"
+    cid = "derivation.identities"
     for identity in _profile(ctx)["identities"]:
         sets = identity["receipts"] if isinstance(identity["receipts"], list) else [identity["receipts"]]
         for rid in sets:
@@ -276,7 +276,7 @@ def _evaluate(identity: dict[str, Any], raw: Any) -> tuple[Decimal, Decimal, Dec
 # ---------------------------------------------------------------- (4) clocks
 
 
-@check("profile.overlap", title="Requests of one group do not overlap in time")
+@check("plan.overlap", title="Requests of one group do not overlap in time")
 def overlap(ctx: Context) -> Iterator[Finding]:
     """
     For receipt sets with `no_overlap`, check that within each group no request starts before the previous one ended.
@@ -284,7 +284,7 @@ def overlap(ctx: Context) -> Iterator[Finding]:
     PASS `sequential` per group; FAIL `overlap` naming both requests;
     UNVERIFIED `missing-field` when a clock field is missing.
     """
-    cid = "profile.overlap"
+    cid = "plan.overlap"
     for rid, spec in _profile(ctx)["receipts"].items():
         dims = spec.get("no_overlap")
         if not dims:
@@ -311,7 +311,7 @@ def overlap(ctx: Context) -> Iterator[Finding]:
 # ---------------------------------------------------------------- (5) digests, (6) media
 
 
-@check("profile.digests", title="Every recorded output digest is listed in the bundle's digest list")
+@check("derivation.digests", title="Every recorded output digest is listed in the bundle's digest list")
 def digests(ctx: Context) -> Iterator[Finding]:
     """
     For receipt sets with `listed_digest`, check each record's output sha256 appears in the manifest.
@@ -319,7 +319,7 @@ def digests(ctx: Context) -> Iterator[Finding]:
     PASS `digest-listed` per receipt file; FAIL `digest-unlisted` per record;
     UNVERIFIED `no-digest-list` when the manifest could not be read.
     """
-    cid = "profile.digests"
+    cid = "derivation.digests"
     listed = ctx.data.get("listed_digests")
     for rid, spec in _profile(ctx)["receipts"].items():
         if "listed_digest" not in spec:
@@ -346,7 +346,7 @@ def digests(ctx: Context) -> Iterator[Finding]:
                 yield _f(cid, Status.PASS, "digest-listed", f"{rel}: all {len(records)} output digests are in the digest list", path=rel, observed=len(records))
 
 
-@check("profile.media", title="Output media are present for decode and coverage checks")
+@check("coverage.media", title="Output media are present for decode and coverage checks")
 def media(ctx: Context) -> Iterator[Finding]:
     """
     For receipt sets with `media` but no `expected` shape, report each output file; absent media leave decode and coverage UNVERIFIED.
@@ -356,7 +356,7 @@ def media(ctx: Context) -> Iterator[Finding]:
     file must cover: `media.expected`, judged by
     `verifier.checks.profile_media.streams`).
     """
-    cid = "profile.media"
+    cid = "coverage.media"
     tree = _tree(ctx)
     for rid, spec in _profile(ctx)["receipts"].items():
         if "media" not in spec or "expected" in spec["media"]:  # a set with an expected shape is judged by coverage.streams

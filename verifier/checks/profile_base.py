@@ -32,7 +32,7 @@ def _tree(ctx: Context) -> Tree:
 
 def evidence(ctx: Context) -> Evidence:
     """
-    Return the evidence model of this run (`ctx.data["evidence"]`), built by `profile.receipts` from the receipt sets it read.
+    Return the evidence model of this run (`ctx.data["evidence"]`), built by `schema.receipts` from the receipt sets it read.
 
     Before that check ran (or when it did not), it is a model holding no receipts.
     """
@@ -40,7 +40,7 @@ def evidence(ctx: Context) -> Evidence:
     return found if isinstance(found, Evidence) else _EMPTY
 
 
-_EMPTY = Evidence(reader="profile")  # the model before `profile.receipts` built one: no receipts
+_EMPTY = Evidence(reader="profile")  # the model before `schema.receipts` built one: no receipts
 
 
 def _records(ctx: Context, rid: str) -> list[Receipt]:

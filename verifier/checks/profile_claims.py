@@ -101,7 +101,7 @@ def _absent_optional_documents(ctx: Context) -> set[str]:
             if doc.get("optional") and doc["file"] not in linked and not files_matching(ctx, doc["file"])}
 
 
-@check("profile.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
+@check("derivation.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
 def claims(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive each claim instance and compare it with the number the bundle states.
@@ -117,7 +117,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     the file the receipt set's `name` template gives for it: a stated number
     is never passed over in silence.
     """
-    cid = "profile.claims"
+    cid = "derivation.claims"
     model = evidence(ctx)
     seen = examined(ctx)
     memo = _derivations(ctx)
@@ -360,7 +360,7 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
     UNVERIFIED when an instance cannot be derived (the ranking would be over
     survivors) or the statement cannot be read.
     """
-    cid = "profile.claims"
+    cid = "derivation.claims"
     (dim,) = rule["per"]
     site = _one_site(ctx, ptr, "named")
     if site.problem == "unreadable":
@@ -416,7 +416,7 @@ def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[s
 # ---------------------------------------------------------------- (8) gate
 
 
-@check("profile.gate", title="The profile's gate rules, each over the selection it declares")
+@check("gate.rules", title="The profile's gate rules, each over the selection it declares")
 def gate(ctx: Context) -> Iterator[Finding]:
     """
     Judge each gate rule on re-derived numbers, then compare with the outcome the bundle records.
@@ -428,7 +428,7 @@ def gate(ctx: Context) -> Iterator[Finding]:
     `recorded-agrees` or FAIL `recorded-disagrees` (for the whole gate, and
     per instance for a rule with its own `recorded`: `_recorded_per_instance`).
     """
-    cid = "profile.gate"
+    cid = "gate.rules"
     spec = _profile(ctx)["gate"]
     source, _, source_pointer = spec.get("source", "").partition("#")
     where = {"path": source or None, "pointer": source_pointer or None}
@@ -497,7 +497,7 @@ def _recorded_per_instance(ctx: Context, ptr: str, rule: dict[str, Any], records
     instance's place), UNVERIFIED `recorded-not-compared` (the instance was
     not judged). Every place read counts as examined for coverage.
     """
-    cid = "profile.gate"
+    cid = "gate.rules"
     at = rule["recorded"]
     for site in evidence(ctx).sites_of(ptr, "recorded"):
         key = dict(site.key)

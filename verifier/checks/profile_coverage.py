@@ -1,9 +1,9 @@
 """
-Profile check (9) `profile.coverage`: every number a claim document states is accounted for.
+Profile check (9) `claims.coverage`: every number a claim document states is accounted for.
 
 The stated numbers and true/false outcomes of the profile's claim documents
 are in the evidence model (`verifier.readers.claimdocs`, read by
-`profile.receipts`). Each must be one of: compared by a check (a claim
+`schema.receipts`). Each must be one of: compared by a check (a claim
 instance or a value read backwards from a claim's location, a heading's
 number a claim's `/tables/{dim} ...` pointer binds to its instance, the recorded
 gate outcome, a manifest entry's digest or size), declared `informational` by
@@ -116,7 +116,7 @@ _FILE = operator.attrgetter("location.file")
 _FIRST = "#numbers/0"
 
 
-@check("profile.coverage", title="Every number a claim document states is derived, examined, or declared informational")
+@check("claims.coverage", title="Every number a claim document states is derived, examined, or declared informational")
 def coverage(ctx: Context) -> Iterator[Finding]:
     """
     Account for every stated number of the profile's claim documents.
@@ -129,7 +129,7 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     `claim-unreadable`, `too-many-numbers` or `symlink-not-followed` for a
     claim document that cannot be read (its numbers are then unchecked as a whole).
     """
-    cid = "profile.coverage"
+    cid = "claims.coverage"
     seen = examined(ctx)
     model = evidence(ctx)
     gaps = {u.where.file: u for u in model.unmapped if u.what == WHAT and u.where is not None}

@@ -1,5 +1,5 @@
 """
-Profile check `profile.matches`: per-record equalities, within a record or joined across files, and the flags records state about them.
+Profile check `derivation.matches`: per-record equalities, within a record or joined across files, and the flags records state about them.
 
 A profile's `matches` say that a value of each receipt must equal another
 value: in the same record (`equals.pointer`, e.g. an output digest and the
@@ -66,7 +66,7 @@ def _at(raw: Any, pointer: str) -> Any:
         return None
 
 
-@check("profile.matches", title="Every per-record equality (within a record or joined across files) holds, and every flag stating it agrees")
+@check("derivation.matches", title="Every per-record equality (within a record or joined across files) holds, and every flag stating it agrees")
 def matches(ctx: Context) -> Iterator[Finding]:
     """
     Check each `matches` entry on every read record of its receipt set (with `selection`: of those records whose dimensions it selects).
@@ -79,9 +79,9 @@ def matches(ctx: Context) -> Iterator[Finding]:
     dimensions, `no-receipts` when the set has no records (an entry whose
     `selection` selects none of them has nothing to check and reports
     nothing). The compared
-    places are marked examined, so `profile.coverage` counts them.
+    places are marked examined, so `claims.coverage` counts them.
     """
-    cid = "profile.matches"
+    cid = "derivation.matches"
     indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
     seen = examined(ctx)
     selected: dict[tuple[str, str], list[Receipt]] = {}  # (receipt set, selection) -> its read records selected
@@ -109,7 +109,7 @@ def matches(ctx: Context) -> Iterator[Finding]:
 
 def _one(entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]]) -> Finding:
     """Return the finding of one record `r` of `entry` (`joined`: the other set's records by their `on` values); the places compared go into `seen`."""
-    cid = "profile.matches"
+    cid = "derivation.matches"
     equals, pointer, other_pointer = entry["equals"], entry["pointer"], entry["equals"]["pointer"]
     path, at = r.path, r.pointer
     named = f"{path}{' ' + at if at else ''}"

@@ -10,7 +10,7 @@ native check id `coverage.streams` by the one coverage loop
 lists and whose sha256 matched are read (found by the digest the record
 states when the set maps `listed_digest`, else by the output's path); any
 other output is UNVERIFIED `media-not-verified`. A profile whose media mapping gives no expected shape
-keeps `profile.media` (presence only).
+keeps `coverage.media` (presence only).
 """
 
 from __future__ import annotations

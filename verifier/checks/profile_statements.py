@@ -2,7 +2,7 @@
 `claims.stated` for a bundle a profile reads (no `bundle` section): every number of a `verify --claims-text FILE` bound to the values the profile's claims derive.
 
 The values are the profile's claim rules, each instance derived as
-`profile.claims` derives it (`verifier.derive.derive_rule` over the receipt
+`derivation.claims` derives it (`verifier.derive.derive_rule` over the receipt
 set, the run's memo) in the rule's unit; the binding and its wording rules
 are the native bundle's (`verifier.binding.bind`, `docs/claims.md`). A
 value of one arm (a rule whose `per` is `["arm"]`) pairs with the other

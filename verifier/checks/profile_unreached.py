@@ -1,4 +1,4 @@
-"""Profile check (7) `profile.claims`, its last step: every value the bundle states at a claim's location that no derived instance reached is reported, never passed over."""
+"""Profile check (7) `derivation.claims`, its last step: every value the bundle states at a claim's location that no derived instance reached is reported, never passed over."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
     found its value at is that claim's (`claimed_places`), not reported here.
     A claim file that is blocked is reported once, unread.
     """
-    cid = "profile.claims"
+    cid = "derivation.claims"
     model = evidence(ctx)
     found = model.sites_of(ptr, "stated")
     kept = ctx.data.get("claimed_places")

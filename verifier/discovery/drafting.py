@@ -103,7 +103,7 @@ def _self_check(profile: dict[str, Any], root: Path) -> list[str]:
     ids = {c["id"] for c in profile["claims"]}
     failed: dict[str, str] = {}
     for f in report.findings:
-        if f.check == "profile.claims" and f.status.value == "FAIL":
+        if f.check == "derivation.claims" and f.status.value == "FAIL":
             cid = re.split(r"[:\[]", f.message, maxsplit=1)[0]
             if cid in ids:
                 failed.setdefault(cid, f.message)

@@ -8,7 +8,7 @@ the cell "18,812 MiB (32.1%)") becomes a `verifier.evidence.StatedClaim`, and
 every true/false a `verifier.evidence.RecordedOutcome`, each at its file and
 JSON Pointer. A document that is not in the bundle, is blocked by integrity or
 cannot be parsed is an `Unmapped` entry with the reason code
-`profile.coverage` reports (`no-claim-document`, `blocked-by-integrity`,
+`claims.coverage` reports (`no-claim-document`, `blocked-by-integrity`,
 `claim-unreadable`; `too-many-numbers` for one stating more than `MAX_STATED`).
 """
 

@@ -12,7 +12,7 @@ and 8 are held as an `identifier` and `vLLM 0.6.3`'s 0.6.3 as a `version`
 (the Markdown prose, JSON and CSV readers state neither), the cell `N/A (OOM at 64)` holds 64
 as `not-applicable` (and a claim instance whose place writes such a text
 states no number, as one of the `no_number` texts: `not_applicable`).
-`profile.coverage` counts such a number declared
+`claims.coverage` counts such a number declared
 informational (never compared), after the checks and the pointer-pattern
 declarations of `claim_documents`, and before `unchecked-claim`.
 

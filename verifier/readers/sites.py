@@ -22,11 +22,11 @@ claim's instances are the dimension values of its selected receipts, and a
 Each site names its rule by the rule's JSON Pointer in the profile
 (`/claims/3`, `/gate/rules/0`, `/gate`): rule ids need not be unique.
 
-So `profile.claims` and `profile.gate` compare what the model holds and read
+So `derivation.claims` and `gate.rules` compare what the model holds and read
 no document themselves. A place with no value, or in a file that cannot be
 read or parsed (the grammar errors of `verifier.grammars` and the reasons
 `verifier.jsonio` refuses JSON), is a `Site` with its `problem` and the
-reason in `detail`, not an exception; `profile.receipts` stores the model
+reason in `detail`, not an exception; `schema.receipts` stores the model
 before calling `read_sites`, so anything else it raises is one ERROR.
 """
 
@@ -165,7 +165,7 @@ def _heading_numbers(tree: Tree, rid: str, pairs: tuple[tuple[str, str], ...], r
     Yield a `heading` site for each number of the heading whose table a claim instance located through a templated
     `/tables/{dim} ...` pointer that equals a value the instance binds ("Double Gyre FTLE (Iter/Run: 50, Num Runs: 3)"
     through `{iters}`, `{nruns}`): the table is found only for receipts stating them, so those numbers are compared
-    (`profile.coverage` counts them), once per place (`found`).
+    (`claims.coverage` counts them), once per place (`found`).
     """
     heading = pointer.split("/")[2].replace("~1", "/").replace("~0", "~")
     values = {value for _dim, value in pairs}

@@ -23,7 +23,7 @@ __all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group"
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
 
 #: Checks whose findings are claims (re-derived numbers), shown in the claims table.
-CLAIM_CHECKS = ("derivation.claims", "serving.metrics", "serving.counts", "profile.claims")
+CLAIM_CHECKS = ("derivation.claims", "serving.metrics", "serving.counts")
 #: What a reviewer must act on, in the order every format lists it (then the claims, then PASS detail).
 ACT_ON = (Status.FAIL, Status.ERROR, Status.UNVERIFIED)
 #: How many instances of a group every format shows before "and N more".
@@ -287,9 +287,20 @@ _NATIVE_UNIT = re.compile(r"\S+ (?:=|claims) (\S+) ([^\s(,]+)(?: re-derives|, th
 _UNREACHED_UNIT = re.compile(r" states (\S+)(?: ([^,]+))?, but ")
 
 
+def _profile_read(report: Report) -> bool:
+    """
+    Return whether `report` was judged by a profile's own checks, whose claim findings `_profile_claim` reads.
+
+    That is a profile-read report (`kind` `profile:ID`) judged by no native gate: its gate is `profile:ID` or none. A profile
+    with a `bundle` section runs the native checks under the bundle's own gate, and its claim findings are native.
+    """
+    gate = str(report.gate or "")
+    return str(report.kind).startswith("profile:") and (not gate or gate.startswith("profile:"))
+
+
 def _profile_claim(f: Finding) -> tuple[str, str, str]:
     """
-    Return `(claim, claimed, derived)` of a `profile.claims` finding (`verifier.checks.profile_claims`).
+    Return `(claim, claimed, derived)` of a `derivation.claims` finding (`verifier.checks.profile_claims`).
 
     Its message starts `LABEL: `; a compared claim (`derived`, `claim-mismatch`)
     keeps the stated number in `expected` and the derivation in `observed`, a
@@ -321,11 +332,12 @@ def claim_rows(report: Report) -> list[ClaimRow]:
     decimal places past the claim (`_shown`), in plain notation.
     """
     rows = []
+    profile_read = _profile_read(report)
     for f in report.findings:
         detail = f.observed if isinstance(f.observed, dict) else {}
         if f.check not in CLAIM_CHECKS and not ("claimed" in detail and "derived" in detail) or f.check == "claims.stated":
             continue  # stated numbers of the prose have their own section (verifier.report.statements)
-        if f.check == "profile.claims":
+        if f.check == "derivation.claims" and profile_read:
             name, claimed, derived = _profile_claim(f)
             delta = _difference(claimed, derived)
         else:
@@ -364,9 +376,10 @@ def not_judged(report: Report) -> str | None:
     with no claimed and no derived number), counted by code. Plain text.
     """
     counts: dict[str, int] = {}
+    profile_read = _profile_read(report)
     for f in report.findings:
         if f.check in CLAIM_CHECKS and f.status is Status.UNVERIFIED and f.code != "claim-missing":
-            if f.check == "profile.claims":
+            if f.check == "derivation.claims" and profile_read:
                 _name, claimed, derived = _profile_claim(f)
             else:
                 detail = f.observed if isinstance(f.observed, dict) else {}

@@ -175,7 +175,7 @@ def _groups(report: Report, verbose: bool) -> str:
 
 
 def _anchor(g: Any, taken: set[str]) -> str:
-    """Return a page-unique anchor id for a group (`FAIL-profile.gate-rule-not-met-stated-range-F1`), to link to it as `#ID`."""
+    """Return a page-unique anchor id for a group (`FAIL-gate.rules-rule-not-met-stated-range-F1`), to link to it as `#ID`."""
     base = re.sub(r"[^A-Za-z0-9._-]+", "-", "-".join(p for p in (g.status.value, g.check, g.code, g.rule) if p)).strip("-")
     ident, n = base, 1
     while ident in taken:
