@@ -21,7 +21,8 @@ from pathlib import Path
 from conftest import make_assets
 from helpers import by_check, one_claim, profile_evidence, profile_receipt, write_tree
 
-from verifier.checks.profile_claims import _threshold, select_records
+from verifier.checks.profile_claims import select_records
+from verifier.checks.profile_gate import _threshold
 from verifier.core import verify_path
 from verifier.evidence import FileEntry, Receipt
 from verifier.readers.sites import read_sites
@@ -155,7 +156,7 @@ BOUNDS_RULE = {"id": "within", "receipts": "runs", "statistic": "mean", "selecti
 
 
 def test_stated_bounds_one_instance_outside_its_bounds_makes_the_rule_not_met():
-    from verifier.checks.profile_claims import _stated_bounds
+    from verifier.checks.profile_gate import _stated_bounds
 
     records = [_rec("a", "2"), _rec("b", "5")]
     met, text, observed = _stated_bounds(_bounds({"a.md": "latency >= 1", "b.md": "latency <= 4"}, BOUNDS_RULE, records), BOUNDS_RULE, records)
@@ -166,7 +167,7 @@ def test_stated_bounds_one_instance_outside_its_bounds_makes_the_rule_not_met():
 
 
 def test_stated_bounds_all_met_show_the_first_instance_and_the_count():
-    from verifier.checks.profile_claims import _stated_bounds
+    from verifier.checks.profile_gate import _stated_bounds
 
     met, text, _ = _stated_bounds(_bounds({"a.md": "latency >= 1", "b.md": "latency <= 6"}, BOUNDS_RULE, [_rec("a", "2"), _rec("b", "5")]), BOUNDS_RULE, [_rec("a", "2"), _rec("b", "5")])
     assert met and text.startswith("arm=a: mean = 2 (meets >= 1 stated in a.md)") and "arm=b" not in text
@@ -246,7 +247,7 @@ def test_a_blocked_claim_file_is_reported_when_no_instance_was_derived():
 
 
 def test_stated_bounds_of_one_judged_instance_need_no_count_unless_some_were_not_judged():
-    from verifier.checks.profile_claims import _stated_bounds
+    from verifier.checks.profile_gate import _stated_bounds
 
     met, text, _ = _stated_bounds(_bounds({"a.md": "latency >= 1"}, BOUNDS_RULE, [_rec("a", "2")]), BOUNDS_RULE, [_rec("a", "2")])
     assert met and text.startswith("arm=a: mean = 2 (meets >= 1 stated in a.md)") and "judged" not in text, text

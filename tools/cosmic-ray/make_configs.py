@@ -24,6 +24,7 @@ EXTRA = {
     "estimators": ["tests/test_mutation_kills_stats.py", "tests/test_stats_engine.py", "tests/test_statistics_vocabulary.py"],
     "subjects": ["tests/test_claim_subjects.py", "tests/test_claims_text.py", "tests/test_claim_phrasings.py"],
     "profile_statements": ["tests/test_profile_claims_text.py"],
+    "profile_gate": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profiles_recorded.py", "tests/test_profiles_authoring.py"],
     "profile_unreached": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profile_claims_text.py", "tests/test_profiles_recorded.py"],
 }
 HEADER = """\

@@ -19,7 +19,8 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
-from verifier.checks.profile_claims import _stated, claims, gate, select_records  # noqa: F401 - public here
+from verifier.checks.profile_claims import _stated, claims, select_records  # noqa: F401 - public here
+from verifier.checks.profile_gate import gate
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import listed as integrity
 from verifier.checks.profile_matches import matches

@@ -454,7 +454,7 @@ class Group:
         return self.findings[:n]
 
 
-#: The tally a rule's finding ends with when it judged several instances (`verifier.checks.profile_claims`): `(2 judged, 2 not met)`.
+#: The tally a rule's finding ends with when it judged several instances (`verifier.checks.profile_gate`): `(2 judged, 2 not met)`.
 _NOT_MET = re.compile(r"\(\d+ judged, (\d+) not met[;)]")
 #: A rule or set id a message starts with: an identifier followed by ` (over ` or `: ` (no spaces, brackets or slashes).
 _RULE = re.compile(r"([A-Za-z][\w.-]*)(?: \(over |: )")
