@@ -7,7 +7,8 @@ from decimal import Decimal
 import pytest
 from conftest import CORPUS
 
-from verifier.grammars import GrammarError, parse, quantity, unpivot
+from verifier.grammars import GrammarError, parse, unpivot
+from verifier.textnumbers import quantity
 from verifier.mdtables import markdown_tables
 
 MLPERF = CORPUS / "mlperf-inference-test-submissions-v5.0"

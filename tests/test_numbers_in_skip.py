@@ -1,4 +1,4 @@
-"""`grammars.numbers_in` skips an ASCII text to its first possible number start (`_STARTS`): pinned equal to the full scan it replaced."""
+"""`textnumbers.numbers_in` skips an ASCII text to its first possible number start (`_STARTS`): pinned equal to the full scan it replaced."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import random
 import re
 from decimal import Decimal, InvalidOperation
 
-from verifier import grammars, units
-from verifier.grammars import numbers_in
+from verifier import textnumbers, units
+from verifier.textnumbers import numbers_in
 
 _DIGIT = re.compile(r"\d")
 
@@ -17,7 +17,7 @@ def _numbers_in_as_it_was(text: str) -> list[tuple[int, int, Decimal, str | None
     if not _DIGIT.search(text):
         return []
     out = []
-    for m in grammars._EMBEDDED.finditer(text):
+    for m in textnumbers._EMBEDDED.finditer(text):
         word = m["unit"]
         if word is not None and m.end() < len(text) and (text[m.end()].isalnum() or text[m.end()] == "_"):
             word = None

@@ -340,7 +340,7 @@ def test_every_pattern_of_the_profile_schema_has_its_sentence():
 # ---------------------------------------------------------------- D9: what is not a plain number is not read as one
 
 def test_digits_glued_to_a_name_and_a_superscript_exponent_are_no_plain_number():
-    from verifier.grammars import numbers_in
+    from verifier.textnumbers import numbers_in
     from verifier.readers.markdown_doc import markdown_document
     hardware = "Hardware: Intel(R) Core(TM) i7-3770K CPU @ 3.50GHz, Cores = 4, Threads = 8."
     doc = markdown_document(f"# Bench\n\n{hardware}\n\nSpeedup (117.88)⁻¹ and 10⁻³ of 2.5 s.\n\nAn i7-3770 runs it.\n".encode())

@@ -11,7 +11,7 @@ from typing import Any
 
 from verifier.checks import profile_coverage, profile_matches
 from verifier.evidence import Location, StatedClaim
-from verifier.grammars import numbers_in
+from verifier.textnumbers import numbers_in
 from verifier.readers import locate, sites
 from verifier.readers.pointers import to_decimal
 from verifier.readers.tree import Tree

@@ -44,8 +44,8 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
 records: each listed column becomes a record holding the row's `keep`
 columns plus `{dimension: column label, value: cell}`.
 
-`quantity(text)` reads a number written with its unit inside a string
-("244.6s", "75%", "1.066x", "58,696 MiB").
+Numbers written inside a string (`quantity`, `numbers_in`) are
+`verifier.textnumbers`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ import csv
 import io
 import re
 from collections import Counter
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from itertools import compress, count, repeat
 from operator import getitem, itemgetter
 from typing import Any
@@ -65,7 +65,7 @@ from verifier.mdtables import markdown_tables
 from verifier.readers.members import MembersError, members
 from verifier.readers.pointers import resolve
 
-__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "numbers_in", "parse", "quantity", "unpivot", "utf8_text"]
+__all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "parse", "unpivot", "utf8_text"]
 
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
@@ -518,89 +518,4 @@ def unpivot(pairs: list[tuple[str, Any]], spec: dict[str, Any]) -> list[tuple[st
             if column in row and row[column] not in ("", None):
                 record["value"] = row[column]
             out.append((f"{location}&column={column}", record))
-    return out
-
-
-_QUANTITY = re.compile(r"^\s*(?P<number>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*(?P<unit>[A-Za-z%µμ×][A-Za-z%µμ×]*(?:\s*/\s*[A-Za-z]+)?)?\s*$")
-
-
-def quantity(text: Any) -> tuple[Decimal, str | None] | None:
-    """
-    Return `(number, unit)` for a number written with an optional unit inside a string, or None.
-
-    "244.6s" -> (244.6, "s"); "75%" -> (75, "%"); "1.066x" -> (1.066, "x");
-    "58,696" -> (58696, None) (comma thousands separators, only in groups of
-    three); "-0.7%" -> (-0.7, "%"). The unit is returned as written; the
-    caller checks it against `verifier.units`. Numbers (int, Decimal) are
-    returned with unit None; booleans, None and other text give None.
-    """
-    if isinstance(text, bool) or text is None:
-        return None
-    if isinstance(text, (int, Decimal)):
-        return Decimal(text), None
-    if not isinstance(text, str):
-        return None
-    m = _QUANTITY.match(text)
-    if not m:
-        return None
-    try:
-        number = Decimal(m["number"].replace(",", ""))
-    except InvalidOperation:
-        return None
-    unit = m["unit"].strip() if m["unit"] else None
-    return number, unit
-
-
-#: A number inside a longer string: not glued to a word, a dot or a hyphenated name before it ("ConvRot-256", "v2.6.0", "W8A8",
-#: "l0_9" are names; "0-9" is two numbers), nor to a word or a further ".digit" after it ("3em", "2026.09.14"); a sign only after a blank.
-_EMBEDDED = re.compile(r"(?<![\w.])(?<![A-Za-z_]-)(?P<number>(?:(?<!\S)[-+])?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\d_]|\.\d)"
-                       r"(?:\s?(?P<unit>[A-Za-z%µμ×][A-Za-z%µμ×]*(?:/[A-Za-z]+)?))?")
-
-
-_DIGIT = re.compile(r"\d")
-#: A superscript exponent right after a number, or after the parenthesis closing it: "10⁻³", "(117.88)⁻¹".
-_SUPERSCRIPT = re.compile(r"\)?[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]")
-#: For `numbers_in` on an ASCII text: each digit -> "0", each word character other than a digit and "." -> "a" (a number's
-#: first character never follows one), every other byte -> " "; so a number starts only where " 0" or a leading "0" is.
-_STARTS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x61 if b == 0x2E or b == 0x5F or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A else 0x20
-                for b in range(256))
-
-
-def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
-    """
-    Return `(start, end, number, unit)` for every number stated inside a longer string, in order.
-
-    "18,812 MiB (32.1%)" -> [(0, 10, 18812, "MiB"), (12, 17, 32.1, "%")];
-    "144 VAE decoder linears" -> [(0, 3, 144, None)] (a word after a number
-    is its unit only when `verifier.units` knows it); "ConvRot-256",
-    "v2.6.0", "W8A8" and "3em" state no number (they are names), nor do
-    "10⁻³" and "(117.88)⁻¹" (a superscript exponent: not the plain number). `start`
-    and `end` are offsets of the number (and its unit) in `text`.
-    """
-    first = 0
-    if text.isascii():  # a match starts at a digit after " " or the start (`_STARTS`), or at a sign before a digit: skip to the first such place
-        starts = text.encode().translate(_STARTS)
-        first = 0 if starts[:1] == b"0" else starts.find(b" 0")
-        if first < 0:
-            return []  # most strings state no number: C-speed scans instead of the full pattern
-    elif not _DIGIT.search(text):
-        return []
-    from verifier import units  # imported here (past the texts stating no number): the grammars stay importable without the unit registry's cost
-
-    out = []
-    for m in _EMBEDDED.finditer(text, first):  # its lookbehinds see the text before `first`
-        word = m["unit"]
-        if word is not None and m.end() < len(text) and (text[m.end()].isalnum() or text[m.end()] == "_"):
-            word = None
-        unit = word if word is not None and units.known(word) else None
-        end = m.end() if unit is not None else m.end("number")
-        if unit is None and end < len(text) and (text[end].isalnum() or text[end] == "_"):
-            continue  # glued to a word after it: a name ("3em")
-        if _SUPERSCRIPT.match(text, m.end("number")):
-            continue  # a superscript exponent ("10⁻³", "(117.88)⁻¹"): not the plain number, so no number read
-        try:
-            number = Decimal(m["number"].replace(",", ""))
-        except InvalidOperation:
-            continue
-        out.append((m.start("number"), end, number, unit))
     return out

@@ -11,7 +11,7 @@ from verifier import stats, units
 from verifier.checks.profile_base import _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, files_matching, joined
 from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Location, Receipt, Site
-from verifier.grammars import quantity
+from verifier.textnumbers import quantity
 from verifier.model import Finding, Status
 from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Context, check

@@ -25,7 +25,7 @@ from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, evidence, examined, files_matching
 from verifier.evidence import Evidence, Location, RecordedOutcome, StatedClaim
-from verifier.grammars import numbers_in
+from verifier.textnumbers import numbers_in
 from verifier.jsonio import shown_literal
 from verifier.linear_regex import compile_linear
 from verifier.model import Finding, Status

@@ -24,7 +24,7 @@ from typing import Any
 
 from verifier import units
 from verifier.evidence import Location, Quantity, RecordedOutcome, StatedClaim, Unmapped
-from verifier.grammars import numbers_in, quantity
+from verifier.textnumbers import numbers_in, quantity
 from verifier.readers.informational import Patterns, informational_numbers
 from verifier.jsonio import JSONProblem
 
@@ -178,8 +178,8 @@ def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = 
     Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
 
     Numbers are JSON numbers and strings that are wholly a quantity
-    (`verifier.grammars.quantity`: "244.6s", "75%", "58,696"), and every
-    number inside a longer string (`verifier.grammars.numbers_in`: the cell
+    (`verifier.textnumbers.quantity`: "244.6s", "75%", "58,696"), and every
+    number inside a longer string (`verifier.textnumbers.numbers_in`: the cell
     "18,812 MiB (32.1%)" states "18,812 MiB" at `pointer#numbers/0` and
     "32.1%" at `pointer#numbers/1`); null is not stated. A Markdown prose
     item's `text` and `code` are not walked: its `numbers` list states them.
@@ -209,8 +209,8 @@ def _string_numbers(text: str) -> list[tuple[str, str, tuple[Decimal | None, str
     """
     Return `(pointer suffix, stated text, (number, unit))` for what string `text` states.
 
-    `("", text, ...)` when it is wholly a quantity (`verifier.grammars.quantity`),
-    else one `#numbers/N` per number inside it (`verifier.grammars.numbers_in`).
+    `("", text, ...)` when it is wholly a quantity (`verifier.textnumbers.quantity`),
+    else one `#numbers/N` per number inside it (`verifier.textnumbers.numbers_in`).
     """
     if not _DIGIT.search(text):
         return []  # most strings state no number: one C-speed scan, no grammar

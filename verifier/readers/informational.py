@@ -127,7 +127,7 @@ _NUMBERS_ITEM = re.compile(r"^(?P<item>.*)/numbers/(?P<n>\d+)$")
 
 def _text_and_span(document: Any, pointer: str, written: str) -> tuple[str, tuple[int, int]] | None:
     """Return the text the number stated at `pointer` (as `written`) is written in and its span there, or None when it cannot be placed."""
-    from verifier.grammars import numbers_in
+    from verifier.textnumbers import numbers_in
     from verifier.readers.markdown_doc import _NUMBER_IN_TEXT
     from verifier.readers.pointers import resolve
 

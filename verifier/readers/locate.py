@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-from verifier.grammars import numbers_in
+from verifier.textnumbers import numbers_in
 from verifier.jsonio import JSONProblem
 from verifier.linear_regex import compile_linear
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
@@ -213,7 +213,7 @@ _EXPONENT = re.compile(r"[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]")
 
 def number_of(text: Any, index: int) -> str:
     """
-    Return the `index`-th number inside `text` as written, with its unit ("18,812 MiB (32.1%)", 1 -> "32.1%"; `grammars.numbers_in`).
+    Return the `index`-th number inside `text` as written, with its unit ("18,812 MiB (32.1%)", 1 -> "32.1%"; `textnumbers.numbers_in`).
 
     Raises `KeyError` when `text` is not a string or states fewer numbers. A text carrying a superscript exponent
     (`"(117.88)⁻¹"`: 1/117.88, which `numbers_in` reads as no number) is returned whole for a number it does not

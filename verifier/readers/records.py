@@ -13,7 +13,8 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.evidence import Location, Quantity, Receipt
-from verifier.grammars import GrammarError, parse, quantity
+from verifier.grammars import GrammarError, parse
+from verifier.textnumbers import quantity
 from verifier.linear_regex import compile_linear
 from verifier.jsonio import JSONProblem, in_binary64, shown_literal
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal

@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from verifier import grammars, mdtables
+from verifier import grammars, mdtables, textnumbers
 
 __all__ = ["RstUnavailable", "rst_document"]
 
@@ -32,7 +32,7 @@ class RstUnavailable(RuntimeError):
 
 
 def _numbers(text: str) -> list[str]:
-    return [text[start:end] for start, end, _number, _unit in grammars.numbers_in(text)]
+    return [text[start:end] for start, end, _number, _unit in textnumbers.numbers_in(text)]
 
 
 def rst_document(data: bytes) -> dict[str, Any]:
