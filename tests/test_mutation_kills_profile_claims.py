@@ -266,9 +266,13 @@ def test_a_margin_target_stated_in_another_unit_of_its_dimension_is_converted():
 
 
 def test_a_value_at_an_already_judged_instance_is_not_reported_again():
-    # two rows match arm a (an ambiguous `where`): ambiguous-location once for a (issue 38: the profile's fault), nothing more for those rows
+    # two rows match arm a: one row the file states twice is FAIL claim-missing once (the evidence's fault; rows that differ
+    # elsewhere would be the profile's, UNVERIFIED ambiguous-location), and nothing more for those rows
     claim = {**INDEXED, "at": {"file": "t.json", "pointer": "/rows", "where": {"arm": "{arm}"}, "then": "/mean"}}
     rows = [{"arm": "a", "mean": Decimal(3)}, {"arm": "a", "mean": Decimal(3)}, {"arm": "b", "mean": Decimal(1)}]
+    found = _claims_on(_Tree({"t.json": {"rows": rows}}), claim, ARMS)
+    assert [f[:2] for f in found] == [("FAIL", "claim-missing"), ("PASS", "derived")]
+    rows[1] = {"arm": "a", "mean": Decimal(3), "run": 2}
     found = _claims_on(_Tree({"t.json": {"rows": rows}}), claim, ARMS)
     assert [f[:2] for f in found] == [("UNVERIFIED", "ambiguous-location"), ("PASS", "derived")]
 
