@@ -22,7 +22,7 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
   reader reads;
 - a template with two placeholders side by side (`{arm}{server}`): where one
   value ends and the next begins is ambiguous by construction;
-- `labels` or `absent` on a value, `divide_by` or `subtract` on a dimension, a `divide_by.parallel` that is no `unnest.parallel` array;
+- `labels` or `absent` on a value, `divide_by`, `subtract` or `unit_from` on a dimension, a `unit_from.one_of` unit of another dimension than the value's `unit`, a `divide_by.parallel` that is no `unnest.parallel` array;
 - a `selection` value holding a `{placeholder}` (selections are literal; the
   text would match no receipt), and a `baseline` or `candidate` `{dim}`, or a
   `bounds_at.file` placeholder, that is not a `per` dimension (it would name
@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from verifier import units
 from verifier.errors import ConfigError
 from verifier.readers.pointers import PLACEHOLDER
 
@@ -136,9 +137,13 @@ def _mapping_kinds(document: dict[str, Any], origin: str) -> None:
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/labels", "`labels` map texts onto dimension values; a number is read as written (map it under `dimensions`)")
                 if "absent" in mapping and section == "values":
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/absent", "`absent` names the dimension value of a record not stating the member; a number that is absent is not zero (map it under `dimensions`)")
-                for computed in ("divide_by", "subtract"):
+                for computed in ("divide_by", "subtract", "unit_from"):
                     if computed in mapping and section != "values":
                         raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/{computed}", f"`{computed}` computes a per-record number: declare it under `values` (with the unit of the result)")
+                for index, written in enumerate(mapping.get("unit_from", {}).get("one_of", [])):
+                    if units.known(written) and units.known(mapping.get("unit", "")) and units.parse(written).dimension != units.parse(mapping["unit"]).dimension:
+                        raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/unit_from/one_of/{index}",
+                                      f"{written!r} is not a unit of {mapping['unit']!r}'s dimension ({units.parse(mapping['unit']).dimension}): a record stating it could not be converted")
                 parallel = mapping.get("divide_by", {}).get("parallel")
                 if parallel is not None and parallel not in spec.get("unnest", {}).get("parallel", {}):
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/divide_by/parallel",

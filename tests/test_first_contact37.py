@@ -1,0 +1,115 @@
+"""
+Defects of the first-contact trial on three public sets (issue 37, trial of 6 Dec 2026: SIMD-Exploration's
+Google Benchmark output, rust-compression-comparison, woosh-benchmarks), each red before its fix.
+
+Inputs are small and made up, modelled on those sets (the sets themselves are described in the tests'
+docstrings); none is copied from the corpus.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from verifier.binding import Evidence, bind
+from verifier.claimtext import extract
+
+
+def _median(name: str, value: str, unit: str | None) -> Evidence:
+    return Evidence(name, Decimal(value), unit, "derived", f"median of {name}", statistic="median", keys=frozenset({name}))
+
+
+def test_a_time_stated_where_the_wording_leaves_several_values_of_another_unit_is_not_a_unit_mismatch():
+    """SIMD-Exploration's README: "The median execution time ... was 1.407 nanoseconds." against 84 medians in unit 1."""
+    evidence = [_median(f"median.real_time[arm=BM_{i}]", str(i), "1") for i in range(1, 5)]
+    [outcome] = bind(extract("The median execution time for the baseline was 1.407 nanoseconds.", "README.md"), evidence, [], {})
+    assert (outcome.status, outcome.code) == ("UNVERIFIED", "unchecked-claim"), outcome.message
+    assert "4 values" in outcome.message
+
+
+def test_a_time_stated_where_the_wording_names_one_value_of_another_unit_is_still_a_unit_mismatch():
+    evidence = [_median("median.throughput", "7", "tokens/s")]
+    [outcome] = bind(extract("The median execution time was 1.407 nanoseconds.", "README.md"), evidence, [], {})
+    assert (outcome.status, outcome.code) == ("FAIL", "unit-mismatch"), outcome.message
+
+
+# ---------------------------------------------------------------- 1. a value's unit read from its record (`unit_from`)
+
+import json  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+from conftest import ROOT  # noqa: E402
+
+from verifier.core import verify_path  # noqa: E402
+from verifier.errors import ConfigError  # noqa: E402
+
+GBENCH = ROOT / "tests" / "data" / "google-benchmark" / "arrow-tensor-conversion-benchmark.json"
+FAMILY = "Int8RowMajorTensorConversionFixture<Int32Type>/ConvertToSparseCOOTensorInt32"
+
+
+def _gbench(tmp_path: Path, change=None, name: str = "bench.json") -> Path:
+    doc = json.loads(GBENCH.read_text())
+    if change:
+        change(doc)
+    out = tmp_path / name
+    out.write_text(json.dumps(doc, indent=2))
+    return out
+
+
+def _in_us(doc):
+    """The family's rows written in microseconds (`--benchmark_time_unit=us`): every time / 1000, and its `time_unit` us."""
+    for row in doc["benchmarks"]:
+        if row["run_name"] == FAMILY:
+            row["time_unit"] = "us"
+            for member in ("real_time", "cpu_time"):
+                row[member] = row[member] / 1000
+
+
+def _claims(report):
+    return {f.message.split(": ")[0]: f for f in report.findings if f.check == "profile.claims" and f.code != "claim-unstated"}
+
+
+def test_gbench_times_are_time_quantities_read_in_each_rows_time_unit(tmp_path):
+    report = verify_path(str(_gbench(tmp_path, _in_us)))
+    claims = _claims(report)
+    us = claims[f"median.real_time[file=bench.json][arm={FAMILY}][time_unit=us]"]
+    assert us.status == "PASS" and " us" in us.message, us.message
+    assert not any(f.status == "FAIL" for f in report.findings)
+
+
+def test_gbench_a_row_whose_time_unit_is_no_time_unit_fails_naming_it(tmp_path):
+    def change(doc):
+        _in_us(doc)
+        doc["benchmarks"][0]["time_unit"] = "furlongs"
+    report = verify_path(str(_gbench(tmp_path, change)))
+    bad = [f for f in report.findings if f.check == "profile.receipts" and f.code == "unit-mismatch"]
+    assert bad and bad[0].status == "FAIL" and "'furlongs'" in bad[0].message and "/time_unit" in bad[0].message
+
+
+def test_gbench_a_median_stated_in_nanoseconds_in_a_write_up_binds_to_the_row_in_microseconds(tmp_path):
+    path = _gbench(tmp_path, _in_us)
+    doc = json.loads(path.read_text())
+    (median,) = [r for r in doc["benchmarks"] if r["run_name"] == FAMILY and r.get("aggregate_name") == "median"]
+    text = f"The median execution time was {median['real_time'] * 1000:.0f} nanoseconds."
+    report = verify_path(str(path.parent), claims_text=("pr.md", text))
+    stated = [f for f in report.findings if f.check == "claims.stated"]
+    assert stated and all(f.status != "FAIL" for f in stated), [f.message for f in stated]
+    assert any(f.status == "PASS" and "median.real_time" in f.message for f in stated), [f.message for f in stated]
+
+
+def _profile_with(unit_from: dict, unit: str = "s") -> dict:
+    doc = json.loads((ROOT / "profiles" / "google-benchmark.json").read_text())
+    doc["receipts"]["repetitions"]["values"]["real_time"].update(unit=unit, unit_from=unit_from)
+    return doc
+
+
+@pytest.mark.parametrize("unit_from, words", [
+    ({"pointer": "/time_unit", "one_of": ["ns", "MB"]}, "one_of/1"),
+    ({"pointer": "/time_unit", "one_of": ["ns", "fortnights?"]}, "unknown unit"),
+])
+def test_a_unit_from_admitting_a_unit_of_another_dimension_or_an_unknown_one_is_refused_at_load(unit_from, words):
+    from verifier.profiles import load_profile
+    from verifier.trust import assets
+    with pytest.raises(ConfigError) as exc:
+        load_profile(_profile_with(unit_from), assets(str(ROOT)).schema("profile"), origin="p.json")
+    assert words in str(exc.value)
