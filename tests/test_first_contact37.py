@@ -113,3 +113,25 @@ def test_a_unit_from_admitting_a_unit_of_another_dimension_or_an_unknown_one_is_
     with pytest.raises(ConfigError) as exc:
         load_profile(_profile_with(unit_from), assets(str(ROOT)).schema("profile"), origin="p.json")
     assert words in str(exc.value)
+
+
+# ---------------------------------------------------------------- 10. a counter no entry sets is no claim of the evidence
+
+def test_gbench_counters_the_benchmark_never_sets_give_no_claim_unstated_group(tmp_path):
+    """SIMD-Exploration's runs set no `SetBytesProcessed`: six `claim-unstated` groups for bytes/items per second were noise."""
+    def change(doc):
+        for row in doc["benchmarks"]:
+            del row["bytes_per_second"], row["items_per_second"]
+    report = verify_path(str(_gbench(tmp_path, change)))
+    unstated = [f.message.split(":")[0] for f in report.findings if f.code == "claim-unstated"]
+    assert not [m for m in unstated if "per_second" in m], unstated
+    assert not any(f.status == "FAIL" for f in report.findings)
+
+
+def test_gbench_a_counter_set_by_some_entries_is_still_claimed_where_stated(tmp_path):
+    def change(doc):
+        for row in doc["benchmarks"]:
+            if row["run_name"] != FAMILY:
+                row.pop("bytes_per_second", None)
+    claims = _claims(verify_path(str(_gbench(tmp_path, change))))
+    assert claims[f"mean.bytes_per_second[file=bench.json][arm={FAMILY}][time_unit=ns]"].status == "PASS"
