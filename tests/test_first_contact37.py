@@ -135,3 +135,56 @@ def test_gbench_a_counter_set_by_some_entries_is_still_claimed_where_stated(tmp_
                 row.pop("bytes_per_second", None)
     claims = _claims(verify_path(str(_gbench(tmp_path, change))))
     assert claims[f"mean.bytes_per_second[file=bench.json][arm={FAMILY}][time_unit=ns]"].status == "PASS"
+
+
+# ---------------------------------------------------------------- 6. a repository's pinned profile before a shipped one
+
+def test_a_pinned_repository_profile_is_chosen_over_a_shipped_one_that_also_matches(tmp_path):
+    """The trial's trust root: `verify init`, a hand profile of Google Benchmark files pinned, `verify evidence/simd` -> exit 2."""
+    from trustkit import git
+
+    from verifier.trust import assets
+    from verifier.trustroot import locate
+    from verifier.trustroot_cmds import init, pin
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    init(str(repo))
+    own = json.loads((ROOT / "profiles" / "google-benchmark.json").read_text())
+    own.update(id="team-gbench", description="the team's reading of its Google Benchmark files")
+    (repo / "verify" / "profiles" / "team-gbench.json").write_text(json.dumps(own))
+    pin(str(repo), assets())
+    (repo / "evidence" / "simd").mkdir(parents=True)
+    _gbench(repo / "evidence" / "simd")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "trust root")
+    report = verify_path(str(repo / "evidence" / "simd"), trust=locate(repo / "evidence" / "simd", shipped=assets()))
+    assert report.kind == "profile:team-gbench"
+
+
+def test_several_matching_profiles_are_named_as_repository_or_shipped(tmp_path):
+    from trustkit import git
+
+    from verifier.errors import UsageError
+    from verifier.trust import assets
+    from verifier.trustroot import locate
+    from verifier.trustroot_cmds import init, pin
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    init(str(repo))
+    own = json.loads((ROOT / "profiles" / "google-benchmark.json").read_text())
+    for ident in ("team-a", "team-b"):
+        (repo / "verify" / "profiles" / f"{ident}.json").write_text(json.dumps({**own, "id": ident}))
+    pin(str(repo), assets())
+    (repo / "evidence" / "simd").mkdir(parents=True)
+    _gbench(repo / "evidence" / "simd")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "trust root")
+    with pytest.raises(UsageError) as exc:
+        verify_path(str(repo / "evidence" / "simd"), trust=locate(repo / "evidence" / "simd", shipped=assets()))
+    message = str(exc.value)
+    assert "repository profiles: team-a, team-b" in message and "shipped profiles:" in message
+    assert "team-a" not in message.split("shipped profiles:")[1]
