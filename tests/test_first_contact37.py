@@ -188,3 +188,27 @@ def test_several_matching_profiles_are_named_as_repository_or_shipped(tmp_path):
     message = str(exc.value)
     assert "repository profiles: team-a, team-b" in message and "shipped profiles:" in message
     assert "team-a" not in message.split("shipped profiles:")[1]
+
+
+# ---------------------------------------------------------------- 2. files without a suffix: sniffed, and a look-alike named
+
+def test_discovery_reads_json_and_csv_files_without_a_suffix_by_their_content(tmp_path):
+    """SIMD-Exploration writes `BENCHMARK_OUT=auto-vec-data`: nine JSON files with no suffix were skipped as of unread kinds."""
+    from verifier.discovery.sources import read_sources
+
+    (tmp_path / "auto-vec-data").write_text(json.dumps({"benchmarks": [{"name": "a", "real_time": 1.5}, {"name": "b", "real_time": 2.5}]}))
+    (tmp_path / "timings").write_text("name,seconds\na,1.5\nb,2.5\n")
+    (tmp_path / "LICENSE").write_text("Permission is hereby granted, free of charge, to any person\n")
+    sources, skips, _tree = read_sources(tmp_path)
+    read = {s.rel: s for s in sources}
+    assert read["auto-vec-data"].doc["benchmarks"][1]["real_time"] == 2.5
+    assert read["timings"].doc == [{"name": "a", "seconds": "1.5"}, {"name": "b", "seconds": "2.5"}]
+    assert "LICENSE" not in read and any(s.rel == "LICENSE" and s.kind == "other-kind" for s in skips)
+
+
+def test_discovery_names_the_shipped_profile_files_without_a_suffix_look_like(tmp_path):
+    _gbench(tmp_path, name="auto-vec-data")
+    report = verify_path(str(tmp_path))
+    assert report.kind == "discovery"
+    text = " ".join(f.message for f in report.findings)
+    assert "look like google-benchmark output" in text and "auto-vec-data" in text and "*.json" in text, text

@@ -250,7 +250,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
             if not found and target.is_dir():  # discovery: what the directory states, bound to derivations where it can (never PASS)
                 from verifier.discovery.report import run_discovery
 
-                return run_discovery(path, target, f"{what} ({_listed(trusted, shipped)})", trusted.describe([]), _no_claims_text, options)
+                return run_discovery(path, target, f"{what} ({_listed(trusted, shipped)})", trusted.describe([]), _no_claims_text, options, shipped)
             raise UsageError(
                 f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
                 f"choose one with --profile NAME ({_listed(trusted, shipped)})"

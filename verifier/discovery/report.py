@@ -116,18 +116,28 @@ def discovery_report(path: str, disc: Discovery, why: str, trust: dict[str, Any]
     return Report(subject=path, kind="discovery", verifier_version=__version__, findings=tuple(findings), roster=roster, trust=trust)
 
 
-def run_discovery(path: str, target: Any, why: str, trust: dict[str, Any] | None = None, refuse: Any = None, options: Any = None) -> Report:
+def run_discovery(path: str, target: Any, why: str, trust: dict[str, Any] | None = None, refuse: Any = None, options: Any = None,
+                  profiles: dict[str, dict[str, Any]] | None = None) -> Report:
     """
     Run discovery on directory `target` (given as `path`) and return its `Report` (`verifier.core` calls this when no profile matches).
 
+    `profiles` are the profiles detection tried: one whose detection pointers resolve in files read without a
+    suffix is named in the summary (`verifier.discovery.sources.look_alike`).
     `refuse(path, claims_text)` (the core's `_no_claims_text`) raises `UsageError` when the run `options` carry a
     `--claims-text`: discovery derives nothing a pull-request body could be bound to.
     """
     from pathlib import Path
 
     from verifier.discovery import discover
+    from verifier.discovery.sources import look_alike
 
     if refuse is not None:
         refuse(path, (options or {}).get("claims_text"))
 
-    return discovery_report(path, discover(Path(target), progress=(options or {}).get("progress")), why, trust)
+    disc = discover(Path(target), progress=(options or {}).get("progress"))
+    for pid, rels in look_alike(disc.sources, profiles or {}).items():  # its glob names a suffix these files lack (`BENCHMARK_OUT=auto-vec-data`)
+        shown = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
+        suffix = str(profiles[pid]["detect"]["glob"]).rsplit("*", 1)[-1] if profiles else ""
+        why += (f"; {len(rels)} file(s) without a suffix look like {pid} output ({shown}): name them *{suffix} "
+                f"so that `verify DIR` (or `verify --profile {pid} DIR`) reads them")
+    return discovery_report(path, disc, why, trust)
