@@ -212,3 +212,25 @@ def test_discovery_names_the_shipped_profile_files_without_a_suffix_look_like(tm
     assert report.kind == "discovery"
     text = " ".join(f.message for f in report.findings)
     assert "look like google-benchmark output" in text and "auto-vec-data" in text and "*.json" in text, text
+
+
+# ---------------------------------------------------------------- 3. one object per file, many files: data, not statements
+
+def test_a_thousand_per_run_files_of_one_name_pattern_are_data_not_stated_numbers(tmp_path):
+    """The trial's `run0000.json` .. `run0999.json` (one object each): "2000 stated number(s): 2000 unexplained"."""
+    from verifier.discovery import discover
+
+    for i in range(1000):
+        (tmp_path / f"run{i:04d}.json").write_text(json.dumps({"latency_ms": 100 + i % 7, "tokens": 50 + i % 3}))
+    disc = discover(tmp_path, seconds=60)
+    assert disc.sets and not disc.stated, len(disc.stated)
+    report = verify_path(str(tmp_path))
+    assert [f.code for f in report.findings if f.check == "discovery.claims"] == ["nothing-to-bind"]
+
+
+def test_a_few_per_run_summary_files_still_state_their_numbers(tmp_path):
+    from verifier.discovery import discover
+
+    for i in range(3):
+        (tmp_path / f"run{i}.json").write_text(json.dumps({"latency_ms": 100 + i, "tokens": 50 + i}))
+    assert len(discover(tmp_path, seconds=60).stated) == 6
