@@ -234,3 +234,41 @@ def test_a_few_per_run_summary_files_still_state_their_numbers(tmp_path):
     for i in range(3):
         (tmp_path / f"run{i}.json").write_text(json.dumps({"latency_ms": 100 + i, "tokens": 50 + i}))
     assert len(discover(tmp_path, seconds=60).stated) == 6
+
+
+# ---------------------------------------------------------------- 4. code blocks are shown text; small integers bind once
+
+def _gbench_with_readme(tmp_path: Path, readme: str) -> Path:
+    _gbench(tmp_path, lambda doc: doc["context"].update(json_schema_version=1, date="2022-09-02T16:11:56+01:00"), name="auto-vec-data.json")
+    (tmp_path / "README.md").write_text(readme)
+    return tmp_path
+
+
+def test_discovery_lists_no_number_of_a_fenced_code_block(tmp_path):
+    """SIMD-Exploration's README shows an example output in a fenced block: its `+01:00` and `"json_schema_version": 1` were drafted."""
+    from verifier.discovery import discover
+
+    readme = ('# Results\n\nAn example of the output:\n\n```json\n{"context": {"date": "2022-09-02T16:11:56+01:00", "json_schema_version": 1,\n'
+              ' "num_cpus": 10}}\n```\n')
+    disc = discover(_gbench_with_readme(tmp_path, readme), seconds=60)
+    assert not [st for st in disc.stated if st.rel == "README.md"], [(st.pointer, st.text) for st in disc.stated if st.rel == "README.md"]
+
+
+def test_several_small_numbers_are_never_bound_to_one_value_by_coincidence():
+    """Ten `1`s of the README's example block were each bound to `json_schema_version`: a small integer recurs by chance."""
+    from verifier.discovery import coincidences
+    from verifier.discovery.classify import Verdict
+    from verifier.discovery.context import Stated
+    from verifier.discovery.search import Derivation
+
+    def stated(pointer, text):  # one page
+        return Stated("README.md", pointer, text, Decimal(text), None, {"json_schema_version"}, set(), set(), set(), "json_schema_version")
+
+    version = Derivation("s1", "context/json_schema_version", "first", (), Decimal(1), 1, 0, "first of json_schema_version")
+    cpus = Derivation("s1", "context/num_cpus", "first", (), Decimal(4), 1, 0, "first of num_cpus")
+    mhz = Derivation("s1", "context/mhz_per_cpu", "first", (), Decimal(1805), 1, 0, "first of mhz_per_cpu")
+    found = [stated("/prose/0/numbers/0", "1"), stated("/prose/1/numbers/0", "1"), stated("/prose/2/numbers/0", "4"),
+             stated("/prose/3/numbers/0", "1805"), stated("/prose/4/numbers/0", "1805")]
+    verdicts = [Verdict("bound", (version,)), Verdict("bound", (version,)), Verdict("bound", (cpus,)), Verdict("bound", (mhz,)), Verdict("bound", (mhz,))]
+    kinds = [v.kind for v in coincidences(found, verdicts)]
+    assert kinds == ["ambiguous", "ambiguous", "bound", "bound", "bound"]

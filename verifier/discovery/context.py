@@ -146,7 +146,7 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
         page = isinstance(src.doc, dict) and "prose" in src.doc and "tables" in src.doc
         json_doc = src.rel.lower().endswith(".json")
         own_path = _path_names(src.rel)
-        skip = frozenset({"#line", "#html", "headings"}) if page else frozenset()
+        skip = frozenset({"#line", "#html", "headings", "literal"}) if page else frozenset()  # `literal`: a fenced code block shows text, states nothing
         for pointer, value in claimdoc_numbers(src.doc, memo=memo, skip=skip):
             if isinstance(value, bool):
                 continue
