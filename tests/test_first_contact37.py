@@ -272,3 +272,39 @@ def test_several_small_numbers_are_never_bound_to_one_value_by_coincidence():
     verdicts = [Verdict("bound", (version,)), Verdict("bound", (version,)), Verdict("bound", (cpus,)), Verdict("bound", (mhz,)), Verdict("bound", (mhz,))]
     kinds = [v.kind for v in coincidences(found, verdicts)]
     assert kinds == ["ambiguous", "ambiguous", "bound", "bound", "bound"]
+
+
+# ---------------------------------------------------------------- 5. a fit's dimension agrees with the stated unit
+
+def _fit(statistic: str, value: str, unit: str | None):
+    from verifier.discovery.search import Derivation
+
+    return Derivation("s1", "speed", statistic, (), Decimal(value), 10, 0, f"{statistic} of speed", unit=unit)
+
+
+def test_a_percent_is_not_fit_by_a_difference_of_rates_nor_a_time_by_a_unitless_sum():
+    """rust-compression-comparison: "50%" listed as a fit for a difference of MB/s; woosh: "1ms" for a sum of 'mean' = 1.1015."""
+    from verifier.discovery.classify import unit_agrees
+    from verifier.discovery.context import Stated
+
+    def stated(text, unit):
+        return Stated("README.md", "/prose/0/numbers/0", text, Decimal(text), unit, set(), set(), set(), set(), "")
+
+    assert not unit_agrees(stated("50", "%"), _fit("difference", "50.09", "MB/s"))
+    assert unit_agrees(stated("55", "%"), _fit("relative_reduction_pct", "55.4", "MB/s"))
+    assert not unit_agrees(stated("1", "ms"), _fit("sum", "1.1015", None))
+    assert unit_agrees(stated("1.1", "ms"), _fit("mean", "1.1", "s"))
+    assert not unit_agrees(stated("2.19", "ms"), _fit("speedup", "2.19", "s"))
+    assert unit_agrees(stated("0.18", "s"), _fit("mean", "0.1795", None))  # a member of no unit read in the base unit
+    assert unit_agrees(stated("7", None), _fit("sum", "7", None))
+
+
+def test_one_fit_is_not_called_several(tmp_path):
+    """'1 derivations fit, none bound' labelled ambiguous contradicted the docs' "several derivations fit"."""
+    from verifier.discovery.classify import Verdict
+    from verifier.discovery.context import Stated
+    from verifier.discovery.report import _finding
+
+    st = Stated("README.md", "/prose/0/numbers/0", "5", Decimal(5), None, set(), set(), set(), set(), "")
+    message = _finding(st, Verdict("ambiguous", (_fit("sum", "5", None),))).message
+    assert "1 derivations" not in message, message

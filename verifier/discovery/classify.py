@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier import units
+from verifier import stats, units
 from verifier.discovery.context import Stated
 from verifier.discovery.search import Derivation, Search
 
-__all__ = ["MIN_DIGITS", "Verdict", "classify", "label"]
+__all__ = ["MIN_DIGITS", "Verdict", "classify", "label", "unit_agrees"]
 
 MIN_DIGITS = 3
 
@@ -55,9 +55,37 @@ def _digits(st: Stated) -> int:
     return len(st.value.normalize().as_tuple().digits) if st.value else 1
 
 
+def unit_agrees(st: Stated, f: Derivation) -> bool:
+    """
+    Return whether derivation `f` is of the dimension `st`'s unit states (True when no unit, or one the registry does not know, is stated).
+
+    A percentage is a relative statistic (`stats.PERCENT_RESULTS`) or a value of a percent member, never a
+    difference of MB/s that happens to be 50.09; a unit of another dimension (a time, a size, a rate) is never a
+    ratio or a percentage, nor a value of a member whose name gives a unit of another dimension; a time is a value
+    a page states (a README's "1ms") is a value of a member whose name gives a time unit (converted to the stated
+    one), never one of no known unit (1.1015 of `mean` is not "1ms"; a data document's number takes its unit from
+    its own record, `"unit": "s"`, which the values beside it share); a member of no known unit may hold any other
+    dimension (`Samples per second`).
+    """
+    if st.unit is None or not units.known(st.unit):
+        return True
+    member = units.parse(f.unit).dimension if f.unit and units.known(f.unit) else None
+    relative = f.statistic in stats.PERCENT_RESULTS or f.statistic in stats.RATIO_RESULTS
+    if units.parse(st.unit).dimension == "percent":
+        return f.statistic in stats.PERCENT_RESULTS or (member == "percent" and not relative)
+    if units.parse(st.unit).dimension in units.PURE:
+        return True
+    dimension = units.parse(st.unit).dimension
+    if relative or (member is not None and member != dimension):
+        return False
+    page = st.rel.rsplit(".", 1)[-1].lower() in ("md", "markdown", "html", "htm", "rst", "txt")
+    scaled = dimension == "time" and units.base_symbol(st.unit) != st.unit  # ms, us, ns: not the base unit a member of no unit is read in
+    return member is not None or not (page and scaled)  # a page's "1ms" against a member of no unit: nothing converted it
+
+
 def classify(st: Stated, found: Search) -> Verdict:
-    """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
-    selected = [f for f in found.fits if f.selection or f.baseline is not None]
+    """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found (fits of another dimension than its unit left out)."""
+    selected = [f for f in found.fits if (f.selection or f.baseline is not None) and unit_agrees(st, f)]
     fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
     if found.pair_named and not found.stat_named and any(f.baseline is not None for f in agree):

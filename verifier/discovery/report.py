@@ -45,7 +45,8 @@ def _finding(st: Any, v: Verdict) -> Finding:
                        expected=str(st.value), observed=str(d.value), derivation=d.text)
     if v.kind == "ambiguous":
         listed = "; ".join(f"{rule_words(d)} = {d.value.normalize():f}" for d in v.derivations[:5])
-        message = f"{shown}: {len(v.derivations)} derivations fit, none bound: {listed}"
+        message = (f"{shown}: {len(v.derivations)} derivations fit, none bound: {listed}" if len(v.derivations) > 1 else
+                   f"{shown}: one derivation fits, but a number this short binds only when its context names that derivation, so none is bound: {listed}")
         return Finding(check=CHECK, status=Status.UNVERIFIED, code="ambiguous", message=message, path=st.rel, pointer=st.pointer,
                        expected=str(st.value), observed=[str(d.value) for d in v.derivations])
     if v.kind == "near-miss":
