@@ -308,3 +308,14 @@ def test_one_fit_is_not_called_several(tmp_path):
     st = Stated("README.md", "/prose/0/numbers/0", "5", Decimal(5), None, set(), set(), set(), set(), "")
     message = _finding(st, Verdict("ambiguous", (_fit("sum", "5", None),))).message
     assert "1 derivations" not in message, message
+
+
+# ---------------------------------------------------------------- 7. small integers of a range phrase are configuration
+
+def test_the_ends_of_a_range_of_settings_are_never_a_near_miss():
+    """rust-compression-comparison (a real excerpt): "specific levels (1 to 10 inclusive)" was a near-miss against an sd of 40.43."""
+    from verifier.discovery import discover
+
+    disc = discover(ROOT / "tests" / "data" / "rust-compression-comparison", seconds=60)
+    got = {st.text: v.kind for st, v in zip(disc.stated, disc.verdicts) if st.rel == "README.md" and "inclusive" in st.label and "1 to 10" in st.label}
+    assert set(got) == {"1", "10"} and all(kind not in ("near-miss", "bound") for kind in got.values()), got

@@ -21,18 +21,21 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
 - near-miss: the context names one derivation and the number is not its
   value (beyond `verifier.stats.compare`'s tolerance), or the number is the
   value of another member or statistic than its label names (both named);
-- unexplained: none of the above.
+- unexplained: none of the above, and a small integer without a unit at an
+  end of a range its text states ("specific levels (1 to 10 inclusive)":
+  settings, not a measurement; `in_range_of_settings`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from verifier import stats, units
 from verifier.discovery.context import Stated
 from verifier.discovery.search import Derivation, Search
 
-__all__ = ["MIN_DIGITS", "Verdict", "classify", "label", "unit_agrees"]
+__all__ = ["MIN_DIGITS", "Verdict", "classify", "in_range_of_settings", "label", "unit_agrees"]
 
 MIN_DIGITS = 3
 
@@ -83,8 +86,21 @@ def unit_agrees(st: Stated, f: Derivation) -> bool:
     return member is not None or not (page and scaled)  # a page's "1ms" against a member of no unit: nothing converted it
 
 
+def in_range_of_settings(st: Stated) -> bool:
+    """
+    Return whether `st` is a small integer without a unit at an end of a range its text states ("levels 1 to 10",
+    "0-9 inclusive", "between 2 and 8", "from 1 through 4"): a span of settings, not a measurement.
+    """
+    if st.unit is not None or not re.fullmatch(r"-?\d+", st.text) or _digits(st) >= MIN_DIGITS:
+        return False
+    n, link = re.escape(st.text), r"\s*(?:to|through|-|\u2013|\u2014|\.\.)\s*"
+    return bool(re.search(rf"(?<![\w.]){n}{link}-?\d|\d{link}{n}(?![\w.])|\bbetween\s+{n}\s+and\s+\d|\bbetween\s+-?\d+\s+and\s+{n}(?![\w.])", st.label))
+
+
 def classify(st: Stated, found: Search) -> Verdict:
     """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found (fits of another dimension than its unit left out)."""
+    if in_range_of_settings(st):
+        return Verdict("unexplained")  # "levels (1 to 10 inclusive)": settings; a near-miss needs a measurement its context names
     selected = [f for f in found.fits if (f.selection or f.baseline is not None) and unit_agrees(st, f)]
     fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
