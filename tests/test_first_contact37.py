@@ -319,3 +319,29 @@ def test_the_ends_of_a_range_of_settings_are_never_a_near_miss():
     disc = discover(ROOT / "tests" / "data" / "rust-compression-comparison", seconds=60)
     got = {st.text: v.kind for st, v in zip(disc.stated, disc.verdicts) if st.rel == "README.md" and "inclusive" in st.label and "1 to 10" in st.label}
     assert set(got) == {"1", "10"} and all(kind not in ("near-miss", "bound") for kind in got.values()), got
+
+
+# ---------------------------------------------------------------- 8. locations printed in the form a profile takes
+
+WOOSH_README = "# Results\n\n## Fenestra\n\n| source | woosh | tokenize |\n|---|---|---|\n| bytes | 418μs 2.19x | 915μs |\n"
+
+
+def test_discovery_prints_a_number_inside_a_text_as_pointer_and_at_number(tmp_path):
+    (tmp_path / "README.md").write_text(WOOSH_README)
+    (tmp_path / "r.json").write_text(json.dumps({"benchmarks": [{"source": "bytes", "tokenizer": "woosh", "mean": 0.000418}] * 2}))
+    report = verify_path(str(tmp_path))
+    cells = [f for f in report.findings if f.check == "discovery.claims" and f.path == "README.md" and "418" in f.message]
+    assert cells and all("#" not in (f.pointer or "") for f in cells), [(f.pointer, f.message) for f in cells]
+    assert '"number": 0' in cells[0].message
+
+
+def test_a_pasted_numbers_pointer_is_refused_naming_at_number(tmp_path):
+    from verifier.profiles import load_profile
+    from verifier.trust import assets
+
+    doc = json.loads((ROOT / "profiles" / "google-benchmark.json").read_text())
+    doc["claims"] = [{"id": "c", "receipts": "repetitions", "statistic": "mean", "value": "real_time", "selection": {"phase": "measured"}, "unit": "s",
+                      "at": {"file": "README.md", "pointer": "/tables/Fenestra/0/woosh#numbers/0"}}]
+    with pytest.raises(ConfigError) as exc:
+        load_profile(doc, assets(str(ROOT)).schema("profile"), origin="p.json")
+    assert '"number": 0' in str(exc.value) and "/tables/Fenestra/0/woosh" in str(exc.value), str(exc.value)

@@ -8,7 +8,8 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
 `claim-missing` with no hint that the profile is at fault:
 
 - a location's `pointer` or `then` that is not a JSON Pointer (no leading
-  "/": `summary/mean` for `/summary/mean`);
+  "/": `summary/mean` for `/summary/mean`), and a `pointer` ending in
+  `#numbers/N` as reports print a number inside a text (`"number": N`);
 - a pointer into a flat record (a CSV row, a Markdown table row) or into a
   table of a claim document with more tokens than the row has: a "/" inside
   a column name or heading left unescaped (`/ms/req` for `/ms~1req`, RFC
@@ -157,6 +158,10 @@ def _location_pointers(document: dict[str, Any], origin: str) -> None:
             text = at.get(part, "")
             if text and not text.startswith("/"):
                 raise _refuse(origin, f"{pointer}/{part}", f"{text!r} is not a JSON Pointer: it must start with '/' (write {'/' + text!r}; '' is the whole document)")
+        inner = re.search(r"#numbers/(\d+)$", at.get("pointer", ""))
+        if inner:  # discovery's and coverage's way of printing the N-th number inside a text, pasted as it is
+            raise _refuse(origin, f"{pointer}/pointer", f"{at['pointer']!r} ends in '#numbers/{inner[1]}' (the N-th number inside the text there): "
+                          f"write \"pointer\": {at['pointer'][:inner.start()]!r}, \"number\": {inner[1]}")
         _table_location(origin, pointer, at)
 
 

@@ -13,6 +13,8 @@ alone (`nothing-to-bind`).
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from verifier import __version__
@@ -38,7 +40,9 @@ def rule_words(d: Derivation) -> str:
 
 
 def _finding(st: Any, v: Verdict) -> Finding:
-    shown = f"stated {st.text}"
+    inner = re.search(r"#numbers/(\d+)$", st.pointer)
+    shown = f"stated {st.text}" + (f" (number {inner[1]} inside the text there: `\"number\": {inner[1]}` in a profile's `at`)" if inner else "")
+    st = replace(st, pointer=st.pointer[:inner.start()]) if inner else st  # the location in the form a profile's `at.pointer` takes
     if v.kind == "bound":
         d = v.derivations[0]
         return Finding(check=CHECK, status=Status.PASS, code="bound", message=f"{shown} = {rule_words(d)}", path=st.rel, pointer=st.pointer,
