@@ -345,3 +345,24 @@ def test_a_pasted_numbers_pointer_is_refused_naming_at_number(tmp_path):
     with pytest.raises(ConfigError) as exc:
         load_profile(doc, assets(str(ROOT)).schema("profile"), origin="p.json")
     assert '"number": 0' in str(exc.value) and "/tables/Fenestra/0/woosh" in str(exc.value), str(exc.value)
+
+
+# ---------------------------------------------------------------- 9. an integer's trailing zeros in prose are not significant
+
+@pytest.mark.parametrize("text, derived, status", [
+    ("The median was 4100 nanoseconds.", "4104", "PASS"),     # 4100: two significant digits, +/- 50 ns
+    ("The median was 4110 nanoseconds.", "4113", "PASS"),     # 4110: three, +/- 5 ns
+    ("The median was 4110 nanoseconds.", "4116", "FAIL"),
+    ("The median was 4113 nanoseconds.", "4114", "FAIL"),     # no trailing zero: the units place
+    ("The median was 4100.0 nanoseconds.", "4104", "FAIL"),   # a decimal point says every digit is significant
+])
+def test_trailing_zeros_of_an_integer_in_prose_are_not_significant(text, derived, status):
+    evidence = [_median("median.real_time", derived, "ns")]
+    [outcome] = bind(extract(text, "README.md"), evidence, [], {})
+    assert outcome.status == status, outcome.message
+
+
+def test_a_count_stated_with_trailing_zeros_is_still_exact():
+    count = Evidence("count.requests", Decimal(104), None, "derived", "count of requests", statistic="count", keys=frozenset({"count"}))
+    [outcome] = bind(extract("The run counted 100 requests.", "README.md"), [count], [], {})
+    assert outcome.status != "PASS", outcome.message

@@ -172,7 +172,8 @@ def _holds(q: Quantity, e: Evidence) -> tuple[bool, Decimal, Decimal]:
     """Return (holds, derived value in the stated unit, tolerance in the stated unit)."""
     convertible = q.unit and e.unit and units.known(q.unit) and units.known(e.unit) and _compatible(q, e)
     derived = units.parse(e.unit).convert(e.value, units.parse(q.unit)) if convertible else e.value
-    tol = stats.tolerance(q.value)
+    exact = e.statistic in stats.COUNT_RESULTS or e.source == "plan"  # a count is exact: "100 requests" is not 104
+    tol = stats.tolerance(q.value, written=None if exact else q.number)
     return stats.compare(q.value, derived, declared=tol).holds, derived, tol
 
 
