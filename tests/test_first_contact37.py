@@ -366,3 +366,22 @@ def test_a_count_stated_with_trailing_zeros_is_still_exact():
     count = Evidence("count.requests", Decimal(104), None, "derived", "count of requests", statistic="count", keys=frozenset({"count"}))
     [outcome] = bind(extract("The run counted 100 requests.", "README.md"), [count], [], {})
     assert outcome.status != "PASS", outcome.message
+
+
+# ---------------------------------------------------------------- 11. what docs/exit-codes.md says of --claims-text and draft
+
+def test_claims_text_runs_on_a_profile_read_folder_and_exits_2_on_discovery(run, tmp_path):
+    (tmp_path / "g").mkdir()
+    _gbench(tmp_path / "g")
+    (tmp_path / "pr.md").write_text("The median was 88573 nanoseconds.\n")
+    assert run("--claims-text", str(tmp_path / "pr.md"), str(tmp_path / "g")).exit_code != 2
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "r.csv").write_text("a,b\n1,2\n3,4\n")
+    assert run("--claims-text", str(tmp_path / "pr.md"), str(tmp_path / "d")).exit_code == 2
+
+
+def test_profile_draft_with_nothing_bound_exits_2_and_writes_nothing(run, tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "README.md").write_text("# Notes\n\nNothing measured here.\n")
+    result = run("profile", "draft", str(tmp_path / "d"), "-o", str(tmp_path / "p.json"))
+    assert result.exit_code == 2 and not (tmp_path / "p.json").exists()
