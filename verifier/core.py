@@ -47,7 +47,7 @@ from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
 from verifier.roster import in_families
 from verifier.trust import assets
-from verifier.trustroot import TrustSet, is_profile_file
+from verifier.trustroot import TrustSet, is_profile_file, profile_origin, profiles_listed
 
 __all__ = ["BUNDLE_PIPELINE", "check_device", "score_media", "verify_media", "verify_path"]
 
@@ -198,20 +198,6 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
                   findings=tuple(findings), roster=tuple(roster), trust=trusted.describe([]))
 
 
-def _origin(trusted: Any, profile_id: str) -> str:
-    """Return where profile `profile_id` comes from: `repository`, `shipped` or `unpinned` (`TrustSet.origin`; `shipped` for bare `Assets`)."""
-    origin = getattr(trusted, "origin", None)
-    return str(origin("profile", profile_id)["origin"]) if origin is not None else "shipped"
-
-
-def _listed(trusted: Any, ids: Any) -> str:
-    """Return the profile ids `ids` as "repository profiles: a, b; shipped profiles: c, d" (a group only when it has ids; shipped always)."""
-    groups: dict[str, list[str]] = {"repository": [], "shipped": []}
-    for pid in sorted(ids):
-        groups.setdefault(_origin(trusted, pid), []).append(pid)
-    return "; ".join(f"{kind} profiles: {', '.join(pids) or 'none'}" for kind, pids in groups.items() if pids or kind == "shipped")
-
-
 def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str | None, debug: bool,
                     options: dict[str, Any] | None = None) -> Report | None:
     """
@@ -234,8 +220,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     if profile_id is None:
         shipped = {pid: trusted.profile(pid, shared=True) for pid in trusted.profile_ids()}  # read by detection only
         found = candidates(shipped, tree)
-        own = [pid for pid in found if _origin(trusted, pid) == "repository"]
-        found = own if own else found  # the repository's own pinned profile judges its evidence before a shipped one that also matches
+        found = [pid for pid in found if profile_origin(trusted, pid) == "repository"] or found  # the repository's own profile first
         if not found and tree.root.is_dir() and os.path.lexists(tree.root / "manifest.json") and target.is_dir():
             return None  # a manifest no profile claims: the native pipeline reports what is wrong with it
         if not found and target.is_dir():
@@ -250,10 +235,10 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
             if not found and target.is_dir():  # discovery: what the directory states, bound to derivations where it can (never PASS)
                 from verifier.discovery.report import run_discovery
 
-                return run_discovery(path, target, f"{what} ({_listed(trusted, shipped)})", trusted.describe([]), _no_claims_text, options, shipped)
+                return run_discovery(path, target, f"{what} ({profiles_listed(trusted, shipped)})", trusted.describe([]), _no_claims_text, options, shipped)
             raise UsageError(
                 f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
-                f"choose one with --profile NAME ({_listed(trusted, shipped)})"
+                f"choose one with --profile NAME ({profiles_listed(trusted, shipped)})"
             )
         profile_id = found[0]
     profile = trusted.profile(profile_id)  # the run's own copy (validated once per process); its `non_finite` set before the run reads a file:
