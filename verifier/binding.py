@@ -20,8 +20,9 @@ Outcome codes: PASS `bound` (a derived value), `plan-count`,
 `gate-threshold`, `recorded-score`, `informational` (an identifier rule);
 FAIL `claim-mismatch` (the wording singles out one value and the stated
 number is not it), `wording-mismatch` (the stated number is what another
-phrase's formula gives), `unit-mismatch` (the wording names a value of
-another dimension); UNVERIFIED `unchecked-claim` (nothing accounts for the number),
+phrase's formula gives), `unit-mismatch` (the wording singles out one value, of
+another dimension; when it leaves several, none in the stated unit's
+dimension, the number is `unchecked-claim`); UNVERIFIED `unchecked-claim` (nothing accounts for the number),
 `unbound-claim` (its subject words, `verifier.subjects`, leave several derivations
 that disagree, or none: the candidates are listed, never FAIL).
 """
@@ -171,7 +172,8 @@ def _holds(q: Quantity, e: Evidence) -> tuple[bool, Decimal, Decimal]:
     """Return (holds, derived value in the stated unit, tolerance in the stated unit)."""
     convertible = q.unit and e.unit and units.known(q.unit) and units.known(e.unit) and _compatible(q, e)
     derived = units.parse(e.unit).convert(e.value, units.parse(q.unit)) if convertible else e.value
-    tol = stats.tolerance(q.value)
+    exact = e.statistic in stats.COUNT_RESULTS or e.source == "plan"  # a count is exact: "100 requests" is not 104
+    tol = stats.tolerance(q.value, written=None if exact else q.number)
     return stats.compare(q.value, derived, declared=tol).holds, derived, tol
 
 
@@ -458,6 +460,8 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
             if len({(e.value, e.unit) for e in fits}) == 1 or all(_bound_holds(bound[0], bound[1], q.value, _holds(q, e)[1]) for e in fits):
                 return _judge_bound(q, fits, bound, "bound", f"the wording ({', '.join(used)}) names")
             return _unchecked(q, f"a bound, but the wording ({', '.join(used)}) leaves {len(fits)} values and not all lie on its side")
+        if not fits and len({e.name for e in pool}) > 1:  # the wording leaves several values: naming none, it contradicts none
+            return _unchecked(q, f"the wording ({', '.join(used)}) leaves {len({e.name for e in pool})} values, none in the dimension of {q.unit or 'no unit'}")
         if not fits:
             e = pool[0]
             return Outcome(q, "FAIL", "unit-mismatch",

@@ -47,7 +47,7 @@ from verifier.model import CheckInfo, Finding, Report, Status
 from verifier.pipeline import Context, run_pipeline
 from verifier.roster import in_families
 from verifier.trust import assets
-from verifier.trustroot import TrustSet, is_profile_file
+from verifier.trustroot import TrustSet, is_profile_file, profile_origin, profiles_listed
 
 __all__ = ["BUNDLE_PIPELINE", "check_device", "score_media", "verify_media", "verify_path"]
 
@@ -220,6 +220,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     if profile_id is None:
         shipped = {pid: trusted.profile(pid, shared=True) for pid in trusted.profile_ids()}  # read by detection only
         found = candidates(shipped, tree)
+        found = [pid for pid in found if profile_origin(trusted, pid) == "repository"] or found  # the repository's own profile first
         if not found and tree.root.is_dir() and os.path.lexists(tree.root / "manifest.json") and target.is_dir():
             return None  # a manifest no profile claims: the native pipeline reports what is wrong with it
         if not found and target.is_dir():
@@ -234,10 +235,10 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
             if not found and target.is_dir():  # discovery: what the directory states, bound to derivations where it can (never PASS)
                 from verifier.discovery.report import run_discovery
 
-                return run_discovery(path, target, f"{what} (shipped profiles: {', '.join(sorted(shipped)) or 'none'})", trusted.describe([]), _no_claims_text, options)
+                return run_discovery(path, target, f"{what} ({profiles_listed(trusted, shipped)})", trusted.describe([]), _no_claims_text, options, shipped)
             raise UsageError(
                 f"{path}: not a native bundle (no manifest.json with format verify-bundle) and {what}; "
-                f"choose one with --profile NAME (shipped profiles: {', '.join(sorted(shipped)) or 'none'})"
+                f"choose one with --profile NAME ({profiles_listed(trusted, shipped)})"
             )
         profile_id = found[0]
     profile = trusted.profile(profile_id)  # the run's own copy (validated once per process); its `non_finite` set before the run reads a file:

@@ -8,7 +8,8 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
 `claim-missing` with no hint that the profile is at fault:
 
 - a location's `pointer` or `then` that is not a JSON Pointer (no leading
-  "/": `summary/mean` for `/summary/mean`);
+  "/": `summary/mean` for `/summary/mean`), and a `pointer` ending in
+  `#numbers/N` as reports print a number inside a text (`"number": N`);
 - a pointer into a flat record (a CSV row, a Markdown table row) or into a
   table of a claim document with more tokens than the row has: a "/" inside
   a column name or heading left unescaped (`/ms/req` for `/ms~1req`, RFC
@@ -22,7 +23,7 @@ what to write instead (exit 2), never a run whose claims all come out FAIL
   reader reads;
 - a template with two placeholders side by side (`{arm}{server}`): where one
   value ends and the next begins is ambiguous by construction;
-- `labels` or `absent` on a value, `divide_by` or `subtract` on a dimension, a `divide_by.parallel` that is no `unnest.parallel` array;
+- `labels` or `absent` on a value, `divide_by`, `subtract` or `unit_from` on a dimension, a `unit_from.one_of` unit of another dimension than the value's `unit`, a `divide_by.parallel` that is no `unnest.parallel` array;
 - `of` on a statistic of one selection (it applies to the two-arm
   comparisons `relative_reduction_pct`, `speedup`, `difference`, `ratio`,
   `relative_change_pct` only; elsewhere it would be silently ignored);
@@ -39,7 +40,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from verifier import stats
+from verifier import stats, units
 from verifier.errors import ConfigError
 from verifier.readers.pointers import PLACEHOLDER
 
@@ -161,9 +162,13 @@ def _mapping_kinds(document: dict[str, Any], origin: str) -> None:
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/labels", "`labels` map texts onto dimension values; a number is read as written (map it under `dimensions`)")
                 if "absent" in mapping and section == "values":
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/absent", "`absent` names the dimension value of a record not stating the member; a number that is absent is not zero (map it under `dimensions`)")
-                for computed in ("divide_by", "subtract"):
+                for computed in ("divide_by", "subtract", "unit_from"):
                     if computed in mapping and section != "values":
                         raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/{computed}", f"`{computed}` computes a per-record number: declare it under `values` (with the unit of the result)")
+                for index, written in enumerate(mapping.get("unit_from", {}).get("one_of", [])):
+                    if units.known(written) and units.known(mapping.get("unit", "")) and units.parse(written).dimension != units.parse(mapping["unit"]).dimension:
+                        raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/unit_from/one_of/{index}",
+                                      f"{written!r} is not a unit of {mapping['unit']!r}'s dimension ({units.parse(mapping['unit']).dimension}): a record stating it could not be converted")
                 parallel = mapping.get("divide_by", {}).get("parallel")
                 if parallel is not None and parallel not in spec.get("unnest", {}).get("parallel", {}):
                     raise _refuse(origin, f"/receipts/{rid}/{section}/{name}/divide_by/parallel",
@@ -177,6 +182,10 @@ def _location_pointers(document: dict[str, Any], origin: str) -> None:
             text = at.get(part, "")
             if text and not text.startswith("/"):
                 raise _refuse(origin, f"{pointer}/{part}", f"{text!r} is not a JSON Pointer: it must start with '/' (write {'/' + text!r}; '' is the whole document)")
+        inner = re.search(r"#numbers/(\d+)$", at.get("pointer", ""))
+        if inner:  # discovery's and coverage's way of printing the N-th number inside a text, pasted as it is
+            raise _refuse(origin, f"{pointer}/pointer", f"{at['pointer']!r} ends in '#numbers/{inner[1]}' (the N-th number inside the text there): "
+                          f"write \"pointer\": {at['pointer'][:inner.start()]!r}, \"number\": {inner[1]}")
         _table_location(origin, pointer, at)
 
 

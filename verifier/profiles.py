@@ -148,6 +148,7 @@ def _units(document: dict[str, Any], origin: str) -> None:
         for section in ("fields", "values"):
             for name, mapping in spec.get(section, {}).items():
                 places.append((f"/receipts/{rid}/{section}/{name}/unit", mapping.get("unit")))
+                places += [(f"/receipts/{rid}/{section}/{name}/unit_from/one_of/{i}", u) for i, u in enumerate(mapping.get("unit_from", {}).get("one_of", []))]
     sources = document.get("bundle", {}).get("documents", {}).get("receipts", {}).get("sources", [])
     stack = [(f"/bundle/documents/receipts/sources/{i}/record/{k}", v) for i, s in enumerate(sources) if isinstance(s["record"], dict)
              for k, v in s["record"].items()]

@@ -407,7 +407,7 @@ def _ulp(x: Decimal) -> Decimal:
 
 
 def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Decimal] = (), scale: Any = 1,
-              declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None) -> Decimal:
+              declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None, written: str | None = None) -> Decimal:
     """
     Return how far a derived value may lie from the number a bundle states, in the stated number's unit.
 
@@ -452,6 +452,11 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     unit to the stated one (1000 for s -> ms). `declared` (a tolerance the
     gate or profile states) wins; `exact` (an integer count) is 0; `source`
     (the derived value as its own source printed it) widens by its half unit.
+    `written` is the number as a sentence writes it (claim text): an integer
+    written without a decimal point whose digits end in zeros states its
+    precision at its last non-zero digit ("4110 ns": +/- 5 ns, "4100": +/- 50;
+    `docs/tolerances.md`, "Trailing zeros"); a number a tool writes into a
+    data file states its units place (`half_unit`).
     """
     if declared is not None:
         return Decimal(str(declared))
@@ -459,6 +464,9 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
         return Decimal(0)
     stated = Decimal(stated) if not isinstance(stated, Decimal) else stated
     bound = half_unit(stated)
+    digits = (written or "").replace(",", "").lstrip("+-")
+    if digits.isdigit() and digits.rstrip("0") and digits.endswith("0"):  # "4110": its trailing zeros are not significant
+        bound = _half_unit_at(len(digits) - len(digits.rstrip("0")) - 1)
     if source is not None:
         bound = max(bound, half_unit(Decimal(source)))
     xs = [abs(x if isinstance(x, Decimal) else Decimal(x)) for x in values]

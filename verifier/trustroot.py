@@ -44,7 +44,7 @@ from verifier.profiles import load_profile
 from verifier.trust import Assets, schema_validator
 
 __all__ = ["CONFIG", "DEFAULTS", "Config", "GitCommit", "RepositoryTrust", "Source", "TrustSet", "WorkTree",
-           "changed_files", "find_repository", "is_profile_file", "locate", "pins_for"]
+           "changed_files", "find_repository", "is_profile_file", "locate", "pins_for", "profile_origin", "profiles_listed"]
 
 CONFIG = "verify.toml"
 #: The keys of the config and their defaults (repository-relative POSIX paths).
@@ -607,3 +607,17 @@ def locate(start: str | Path, *, ref: str | None = None, shipped: Assets) -> Tru
     changed = changed_files(root, commit, config)
     repository = RepositoryTrust(root, config, commit, shipped) if config else None
     return TrustSet(shipped, repository, ref={"ref": ref, "commit": commit.commit}, changed=changed)
+
+
+def profile_origin(trusted: Any, profile_id: str) -> str:
+    """Return where profile `profile_id` comes from: `repository`, `shipped` or `unpinned` (`TrustSet.origin`; `shipped` for bare `Assets`)."""
+    origin = getattr(trusted, "origin", None)
+    return str(origin("profile", profile_id)["origin"]) if origin is not None else "shipped"
+
+
+def profiles_listed(trusted: Any, ids: Any) -> str:
+    """Return the profile ids `ids` as "repository profiles: a, b; shipped profiles: c, d" (a group only when it has ids; shipped always)."""
+    groups: dict[str, list[str]] = {"repository": [], "shipped": []}
+    for pid in sorted(ids):
+        groups.setdefault(profile_origin(trusted, pid), []).append(pid)
+    return "; ".join(f"{kind} profiles: {', '.join(pids) or 'none'}" for kind, pids in groups.items() if pids or kind == "shipped")

@@ -148,3 +148,17 @@ def joined(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> dict[str,
             raise Underivable(f"{record.path} states no {value['pointer']} to select {dim} by", "join-unresolved", fail=False)
         selection[dim] = [part.strip() for part in text.split(value.get("split", ","))] if "split" in value else [text]
     return {**rule, "selection": selection}
+
+
+def never_stated(rule: dict[str, Any], records: list[Receipt]) -> bool:
+    """
+    Return whether the value `rule` runs over is stated by none of the receipts read from `records` (at least one read).
+
+    An optional value the run never sets (Google Benchmark's `bytes_per_second`
+    without `SetBytesProcessed`) is then no claim of this evidence: its
+    unstated instances give no `claim-unstated` group. False for a rule over
+    no named value (a count), or when no receipt was read.
+    """
+    value = rule.get("value")
+    read = [r for r in records if r.unread is None]
+    return value is not None and bool(read) and not any(value in r.quantities for r in read)

@@ -8,7 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.checks.profile_base import _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, files_matching, joined
+from verifier.checks.profile_base import _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, files_matching, joined, never_stated
 from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Location, Receipt, Site
 from verifier.textnumbers import quantity
@@ -224,7 +224,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
                           message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} ({shown[1]})",
                           path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
-        if unstated:
+        if unstated and not never_stated(rule, records):  # a counter no receipt states (never set by the run) is no claim of it
             files = sorted({rel for _, rel in unstated})
             yield _f(cid, Status.UNVERIFIED, "claim-unstated", f"{rule_id}: {len(unstated)} instance(s) state no value at the mapped location, which the profile "
                      f"allows (`unstated: skip`), so they are not claimed: {', '.join(label for label, _ in unstated[:5])}"

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifier.discovery.classify import Verdict, classify
+from verifier.discovery.classify import MIN_DIGITS, Verdict, classify
 from verifier.discovery.context import Stated, stated_numbers
 from verifier.discovery.recordsets import RecordSet, find_record_sets
 from verifier.discovery.search import search
 from verifier.discovery.sources import Skip, Source, read_sources
 
-__all__ = ["SEARCH_SECONDS", "Discovery", "discover"]
+__all__ = ["SEARCH_SECONDS", "Discovery", "coincidences", "discover"]
 
 #: The search stops this many seconds after discovery started; the numbers it did not reach are counted as left out (a bound of the search).
 SEARCH_SECONDS = 7.0
@@ -78,5 +78,30 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
             continue  # an element of a short array that enumerates no dimension of any set: raw data, not a stated number
         kept.append(st)
         verdicts.append(classify(st, found))
+    verdicts = coincidences(kept, verdicts)
     dropped += len(stated) - reached
     return Discovery(root, sources, skips, sets, kept, verdicts, dropped, len(tree.files()) + len(tree.links("**")))
+
+
+def coincidences(stated: list[Stated], verdicts: list[Verdict]) -> list[Verdict]:
+    """
+    Return `verdicts` with every `bound` one of a number of fewer than `MIN_DIGITS` significant digits made `ambiguous`
+    when another such number of the same file is bound to the same derivation (same set, member, statistic, selection
+    and comparison).
+
+    Ten `1`s of one page bound to one `json_schema_version` are a small integer recurring by chance, not ten
+    statements of it; a number of three or more digits binding twice (a figure repeated in prose) is kept.
+    """
+    def small(st: Stated) -> bool:
+        return len(st.value.normalize().as_tuple().digits) < MIN_DIGITS if st.value else True
+
+    def key(st: Stated, v: Verdict) -> tuple[object, ...]:
+        d = v.derivations[0]
+        return (st.rel, d.sid, d.member, d.statistic, d.selection, d.q, d.method, d.baseline, d.candidate, d.over)
+
+    seen: dict[tuple[object, ...], int] = {}
+    for st, v in zip(stated, verdicts):
+        if v.kind == "bound" and v.derivations and small(st):
+            seen[key(st, v)] = seen.get(key(st, v), 0) + 1
+    return [Verdict("ambiguous", v.derivations, v.named) if v.kind == "bound" and v.derivations and small(st) and seen[key(st, v)] > 1 else v
+            for st, v in zip(stated, verdicts)]

@@ -25,18 +25,21 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
 - near-miss: the context names one derivation and the number is not its
   value (beyond `verifier.stats.compare`'s tolerance), or the number is the
   value of another member or statistic than its label names (both named);
-- unexplained: none of the above.
+- unexplained: none of the above, and a small integer without a unit at an
+  end of a range its text states ("specific levels (1 to 10 inclusive)":
+  settings, not a measurement; `in_range_of_settings`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from verifier import units
+from verifier import stats, units
 from verifier.discovery.context import Stated
 from verifier.discovery.search import Derivation, Search
 
-__all__ = ["MIN_DIGITS", "Verdict", "classify", "label"]
+__all__ = ["MIN_DIGITS", "Verdict", "classify", "in_range_of_settings", "label", "unit_agrees"]
 
 MIN_DIGITS = 3
 
@@ -81,9 +84,50 @@ def _member_agrees(f: Derivation, found: Search, named_sets: set[str]) -> bool:
     return f.sid not in named_sets or (f.sid, f.member) in found.member_named
 
 
+def unit_agrees(st: Stated, f: Derivation) -> bool:
+    """
+    Return whether derivation `f` is of the dimension `st`'s unit states (True when no unit, or one the registry does not know, is stated).
+
+    A percentage is a relative statistic (`stats.PERCENT_RESULTS`) or a value of a percent member, never a
+    difference of MB/s that happens to be 50.09; a unit of another dimension (a time, a size, a rate) is never a
+    ratio or a percentage, nor a value of a member whose name gives a unit of another dimension; a time is a value
+    a page states (a README's "1ms") is a value of a member whose name gives a time unit (converted to the stated
+    one), never one of no known unit (1.1015 of `mean` is not "1ms"; a data document's number takes its unit from
+    its own record, `"unit": "s"`, which the values beside it share); a member of no known unit may hold any other
+    dimension (`Samples per second`).
+    """
+    if st.unit is None or not units.known(st.unit):
+        return True
+    member = units.parse(f.unit).dimension if f.unit and units.known(f.unit) else None
+    relative = f.statistic in stats.PERCENT_RESULTS or f.statistic in stats.RATIO_RESULTS
+    if units.parse(st.unit).dimension == "percent":
+        return f.statistic in stats.PERCENT_RESULTS or (member == "percent" and not relative)
+    if units.parse(st.unit).dimension in units.PURE:
+        return True
+    dimension = units.parse(st.unit).dimension
+    if relative or (member is not None and member != dimension):
+        return False
+    page = st.rel.rsplit(".", 1)[-1].lower() in ("md", "markdown", "html", "htm", "rst", "txt")
+    scaled = dimension == "time" and units.base_symbol(st.unit) != st.unit  # ms, us, ns: not the base unit a member of no unit is read in
+    return member is not None or not (page and scaled)  # a page's "1ms" against a member of no unit: nothing converted it
+
+
+def in_range_of_settings(st: Stated) -> bool:
+    """
+    Return whether `st` is a small integer without a unit at an end of a range its text states ("levels 1 to 10",
+    "0-9 inclusive", "between 2 and 8", "from 1 through 4"): a span of settings, not a measurement.
+    """
+    if st.unit is not None or not re.fullmatch(r"-?\d+", st.text) or _digits(st) >= MIN_DIGITS:
+        return False
+    n, link = re.escape(st.text), r"\s*(?:to|through|-|\u2013|\u2014|\.\.)\s*"
+    return bool(re.search(rf"(?<![\w.]){n}{link}-?\d|\d{link}{n}(?![\w.])|\bbetween\s+{n}\s+and\s+\d|\bbetween\s+-?\d+\s+and\s+{n}(?![\w.])", st.label))
+
+
 def classify(st: Stated, found: Search) -> Verdict:
-    """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found."""
-    selected = _copies_once([f for f in found.fits if f.selection or f.baseline is not None or f.groups is not None])
+    """Return the `Verdict` of stated number `st` from what `verifier.discovery.search.search` found (fits of another dimension than its unit left out)."""
+    if in_range_of_settings(st):
+        return Verdict("unexplained")  # "levels (1 to 10 inclusive)": settings; a near-miss needs a measurement its context names
+    selected = _copies_once([f for f in found.fits if (f.selection or f.baseline is not None or f.groups is not None) and unit_agrees(st, f)])
     fits = [f for f in selected if not (f.n == 1 and not f.member_hint and f.member)]
     agree = fits
     named_sets = {sid for sid, _ in found.member_named}

@@ -6,7 +6,9 @@ stated_numbers` finds in a JSON, CSV, Markdown or HTML document (JSON
 numbers, table cells, prose numbers), except raw data: the elements of a
 numeric array of more than `MAX_ORDINAL_ARRAY` elements (a shorter one's
 elements carry their `ordinal`), the members of a `lines` record set or of a `files` set
-(except one JSON object per file: a per-run summary states its numbers),
+(except one JSON object per file: a per-run summary states its numbers,
+unless the set holds more than `MAX_STATED_ROWS` files: then each file is
+one record of the run's data, as a large row set's rows are),
 the rows of CSV, JSON Lines or JSON-array files merged across files of one
 name pattern, and the rows of a set of more than `MAX_STATED_ROWS` rows.
 A number's context includes its own file's path: the directory names and
@@ -153,7 +155,9 @@ def _data_files(sets: list[RecordSet]) -> tuple[set[str], set[tuple[str, str]]]:
     files: set[str] = set()
     rows: set[tuple[str, str]] = set()
     for rs in sets:
-        if rs.kind == "lines" or (rs.kind == "files" and not rs.rel):
+        if rs.kind == "files" and not rs.rel and len(rs.records) > MAX_STATED_ROWS:
+            files.update(r.rel for r in rs.records)  # more per-run objects than a summary holds rows: each file is a record, data
+        elif rs.kind == "lines" or (rs.kind == "files" and not rs.rel):
             files.update(r.rel for r in rs.records if r.pointer or not r.rel.lower().endswith(".json"))  # rows merged across files are data
         elif rs.kind == "rows" and len(rs.records) > MAX_STATED_ROWS:
             rows.update((r.rel, r.pointer) for r in rs.records)
@@ -173,7 +177,7 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
         page = isinstance(src.doc, dict) and "prose" in src.doc and "tables" in src.doc
         json_doc = src.rel.lower().endswith(".json")
         own_path = _path_names(src.rel)
-        skip = frozenset({"#line", "#html", "headings"}) if page else frozenset()
+        skip = frozenset({"#line", "#html", "headings", "literal"}) if page else frozenset()  # `literal`: a fenced code block shows text, states nothing
         for pointer, value in claimdoc_numbers(src.doc, memo=memo, skip=skip):
             if isinstance(value, bool):
                 continue

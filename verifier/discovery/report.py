@@ -13,6 +13,8 @@ alone (`nothing-to-bind`).
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from verifier import __version__
@@ -38,7 +40,9 @@ def rule_words(d: Derivation) -> str:
 
 
 def _finding(st: Any, v: Verdict) -> Finding:
-    shown = f"stated {st.text}"
+    inner = re.search(r"#numbers/(\d+)$", st.pointer)
+    shown = f"stated {st.text}" + (f" (number {inner[1]} inside the text there: `\"number\": {inner[1]}` in a profile's `at`)" if inner else "")
+    st = replace(st, pointer=st.pointer[:inner.start()]) if inner else st  # the location in the form a profile's `at.pointer` takes
     if v.kind == "bound":
         d = v.derivations[0]
         return Finding(check=CHECK, status=Status.PASS, code="bound", message=f"{shown} = {rule_words(d)}", path=st.rel, pointer=st.pointer,
@@ -47,7 +51,8 @@ def _finding(st: Any, v: Verdict) -> Finding:
         listed = "; ".join(f"{rule_words(d)} = {d.value.normalize():f}" for d in v.derivations[:5])
         n = len(v.derivations)
         fit = "one derivation fits" if n == 1 else f"{n} derivations fit"
-        message = f"{shown}: {fit}, not bound: {v.why or 'the context does not tell which'}: {listed}"
+        why = v.why or ("a number this short binds only when its context names that derivation" if n == 1 else "the context does not tell which")
+        message = f"{shown}: {fit}, not bound: {why}: {listed}"
         return Finding(check=CHECK, status=Status.UNVERIFIED, code="ambiguous", message=message, path=st.rel, pointer=st.pointer,
                        expected=str(st.value), observed=[str(d.value) for d in v.derivations])
     if v.kind == "near-miss":
@@ -118,18 +123,28 @@ def discovery_report(path: str, disc: Discovery, why: str, trust: dict[str, Any]
     return Report(subject=path, kind="discovery", verifier_version=__version__, findings=tuple(findings), roster=roster, trust=trust)
 
 
-def run_discovery(path: str, target: Any, why: str, trust: dict[str, Any] | None = None, refuse: Any = None, options: Any = None) -> Report:
+def run_discovery(path: str, target: Any, why: str, trust: dict[str, Any] | None = None, refuse: Any = None, options: Any = None,
+                  profiles: dict[str, dict[str, Any]] | None = None) -> Report:
     """
     Run discovery on directory `target` (given as `path`) and return its `Report` (`verifier.core` calls this when no profile matches).
 
+    `profiles` are the profiles detection tried: one whose detection pointers resolve in files read without a
+    suffix is named in the summary (`verifier.discovery.sources.look_alike`).
     `refuse(path, claims_text)` (the core's `_no_claims_text`) raises `UsageError` when the run `options` carry a
     `--claims-text`: discovery derives nothing a pull-request body could be bound to.
     """
     from pathlib import Path
 
     from verifier.discovery import discover
+    from verifier.discovery.sources import look_alike
 
     if refuse is not None:
         refuse(path, (options or {}).get("claims_text"))
 
-    return discovery_report(path, discover(Path(target), progress=(options or {}).get("progress")), why, trust)
+    disc = discover(Path(target), progress=(options or {}).get("progress"))
+    for pid, rels in look_alike(disc.sources, profiles or {}).items():  # its glob names a suffix these files lack (`BENCHMARK_OUT=auto-vec-data`)
+        shown = ", ".join(rels[:3]) + (f" and {len(rels) - 3} more" if len(rels) > 3 else "")
+        suffix = str(profiles[pid]["detect"]["glob"]).rsplit("*", 1)[-1] if profiles else ""
+        why += (f"; {len(rels)} file(s) without a suffix look like {pid} output ({shown}): name them *{suffix} "
+                f"so that `verify DIR` (or `verify --profile {pid} DIR`) reads them")
+    return discovery_report(path, disc, why, trust)

@@ -31,7 +31,7 @@ from typing import Any
 from verifier.jsonio import JSONProblem, loads_strict_lines
 from verifier.readers.tree import Tree
 
-__all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "read_sources"]
+__all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "look_alike", "read_sources"]
 
 #: The line grammars of `verifier.grammars` a text file is read with, tried in order on each line.
 TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
@@ -39,7 +39,7 @@ TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
 #: The search's reading bounds (see the module docstring).
 BOUNDS = {"max_files": 100_000, "max_read": 50_000, "max_bytes": 8 * 2**20, "max_total": 256 * 2**20, "max_seconds": 30, "max_depth": 16}
 
-#: File kind by suffix: `document` files are read into the JSON-like shape of `Tree.json`, `lines` as JSON Lines,
+#: File kind by suffix (a file without one is sniffed by its content: `_sniffed`, JSON or CSV): `document` files are read into the JSON-like shape of `Tree.json`, `lines` as JSON Lines,
 #: `text` as `key: value` lines (LoadGen summaries, logs), `csv-log` as a CSV sample log whose rows are data like JSON Lines (JMeter's `.jtl`,
 #: CSV by default; an XML one is skipped with a note).
 KINDS = {"json": "document", "csv": "document", "tsv": "document", "md": "document", "markdown": "document", "html": "document",
@@ -108,11 +108,11 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     tree = Tree(root=root)
     files = tree.files()
     skips = [Skip(link, "a symbolic link: never followed", "link") for link in tree.links("**")]
-    wanted = [rel for rel in files if _suffix(rel) in KINDS]
+    wanted = [rel for rel in files if _suffix(rel) in KINDS or not _suffix(rel)]  # a file without a suffix is read by its content (`_sniffed`)
     if len(wanted) < len(files):
         others: dict[str, int] = {}
         for rel in files:
-            if _suffix(rel) in KINDS:
+            if _suffix(rel) in KINDS or not _suffix(rel):
                 continue
             name = "." + _suffix(rel) if _suffix(rel) else "no suffix"
             others[name] = others.get(name, 0) + 1
@@ -169,6 +169,23 @@ def _csv_log(data: bytes) -> list[dict[str, Any]] | None:
         raise ValueError(str(exc)) from None
 
 
+def _sniffed(data: bytes) -> str | None:
+    """
+    Return the kind of a file without a suffix by its content: `document` (its first non-blank byte opens a JSON object or array), `csv`
+    (its first two lines hold the same number > 0 of commas), or None (any other text: not read).
+
+    Google Benchmark writes `BENCHMARK_OUT=auto-vec-data` as JSON under that name. The whole file is then parsed by the
+    strict reader of its kind, so a text that only begins like JSON is a `not parsable` note, never a guess.
+    """
+    head = data.lstrip()[:1]
+    if head in (b"{", b"["):
+        return "document"
+    lines = data[:8192].splitlines()
+    if len(lines) >= 2 and lines[0].count(b",") > 0 and lines[0].count(b",") == lines[1].count(b","):
+        return "csv"
+    return None
+
+
 def _head(root: Path, rel: str, size: int = 8192) -> bytes:
     """Return the first `size` bytes of `root/rel` (a file `Tree.files` listed), opened with `O_NOFOLLOW`; raises `OSError`."""
     fd = os.open(os.path.join(root, rel), os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -195,9 +212,14 @@ def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources:
     except OSError as exc:
         skips.append(Skip(rel, f"unreadable: {exc.strerror or exc}", "unreadable"))
         return
-    kind = KINDS[_suffix(rel)]
+    kind = KINDS[_suffix(rel)] if _suffix(rel) else _sniffed(data)
+    if kind is None:
+        skips.append(Skip(rel, "no suffix, and its content is neither a JSON object or array nor CSV", "other-kind"))
+        return
     try:
-        if kind == "document":
+        if kind == "csv":
+            doc, kind = _csv_log(data) or [], "document"  # a CSV file without its suffix: its rows, as `Tree.json` reads a `.csv` one
+        elif kind == "document":
             doc = tree.json(rel)
         elif kind == "lines":
             doc = loads_strict_lines(data)
@@ -215,3 +237,31 @@ def _read_one(tree: Tree, root: Path, rel: str, limits: dict[str, int], sources:
         skips.append(Skip(rel, f"not read: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}", "unparsable"))
         return
     sources.append(Source(rel, kind, doc))
+
+
+def look_alike(sources: list[Source], profiles: dict[str, dict[str, Any]]) -> dict[str, list[str]]:
+    """
+    Return `{profile id: [rel, ...]}`: the files read without a suffix on which every detection pointer of a profile resolves.
+
+    Only profiles whose `detect` has a `glob` and `pointers` without a `file` count (the pointers are what
+    they look for inside each file); the profile's glob did not match these files (it names a suffix), so
+    the report suggests naming them so, or choosing the profile (`verifier.discovery.report`).
+    """
+    from verifier.readers.pointers import resolve
+
+    found: dict[str, list[str]] = {}
+    for pid, profile in sorted(profiles.items()):
+        detect = profile.get("detect", {})
+        pointers = [item["pointer"] for item in detect.get("pointers", []) if "file" not in item]
+        if "glob" not in detect or not pointers or detect.get("files"):
+            continue
+        for source in sources:
+            if _suffix(source.rel) or source.kind != "document":
+                continue
+            try:
+                for pointer in pointers:
+                    resolve(source.doc, pointer)
+            except (KeyError, TypeError, ValueError):
+                continue
+            found.setdefault(pid, []).append(source.rel)
+    return found

@@ -325,6 +325,9 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
                                                         f"not in a unit of {mapping['unit']}'s dimension", rel, where, name))
                                 values[name] = None
                                 continue
+                    if number is not None and "unit_from" in mapping and (number := _in_record_unit(number, record, mapping, rel, where, name, problems)) is None:
+                        values[name] = None  # its unit is not stated, or not one the profile admits: a problem was recorded
+                        continue
                     if number is None:
                         problems.append(Problem("FAIL", "not-a-number", f"{rel} {where}: mapped field {name} ({_describe(mapping)}) is {value!r}, not a number", rel, where, name))
                     elif not in_binary64(number):  # a CSV or text cell of 5000 digits: the range a JSON receipt's numbers are held to
@@ -448,6 +451,29 @@ def _never_stated(rid: str, spec: dict[str, Any], records: list[Receipt], proble
         why = f"its {dims[0]} ({_describe(mappings[dims[0]])}) matches no record of receipts.{rid}, so what a selection takes is unknown"
         records = [dataclasses.replace(r, unread=why, unread_code="incomplete-denominator") if r.unread is None else r for r in records]
     return records, kept
+
+
+def _in_record_unit(number: Decimal, record: Any, mapping: dict[str, Any], rel: str, where: str, name: str, problems: list[Problem]) -> Decimal | None:
+    """
+    Return `number`, written in the unit the record states at `mapping["unit_from"]["pointer"]`, in the value's `unit` (exact).
+
+    The unit stated must be one of `unit_from.one_of` (checked at load to be
+    registry units of `unit`'s dimension): Google Benchmark's rows state
+    `real_time` in their own `time_unit` (ns, us, ms or s). None after
+    recording FAIL `missing-field` (no unit stated) or `unit-mismatch` (a
+    unit the profile does not admit: never guessed).
+    """
+    spec = mapping["unit_from"]
+    try:
+        written = resolve(record, spec["pointer"])
+    except KeyError:
+        problems.append(Problem("FAIL", "missing-field", f"{rel} {where}: the unit {spec['pointer']} of mapped field {name} is missing", rel, where, name))
+        return None
+    if not isinstance(written, str) or written not in spec["one_of"]:
+        problems.append(Problem("FAIL", "unit-mismatch", f"{rel} {where}: the unit {spec['pointer']} of mapped field {name} is {written!r}, "
+                                f"not one of {spec['one_of']} the profile admits", rel, where, name))
+        return None
+    return units.convert(number, written, mapping["unit"])
 
 
 def _divided(number: Decimal, record: Any, parallel: dict[str, Any], mapping: dict[str, Any], rel: str, where: str, name: str,
