@@ -12,7 +12,9 @@ SingleStream `Result` from `result_90.00_percentile_latency_ns` (not the
 early-stopping estimate) and whisper's Offline `Result` from
 `result_tokens_per_second` (`RESULT_FIELD_BENCHMARK_OVERWRITE`, `constants.py`
 lines 1592 on; `checks/performance_check.py` lines 564-578), the latter under
-`Samples/s` (`SPECIAL_UNIT_DICT` names no whisper: `results.py` lines 122-127).
+`Samples/s` (`SPECIAL_UNIT_DICT` names no whisper: `results.py` lines 122-127),
+and gptj's (round v5.0) from the inferred tokens per second under `Samples/s`
+and `Queries/s` (`constants.py` lines 1610-1617).
 The rows' numbers are those of the checker's own snapshot of the table
 (`tests/data/mlperf-inference/checker-summary-snapshot.csv`, SOURCE.md).
 """
@@ -211,3 +213,27 @@ def test_without_the_exclusion_the_general_claim_fails_the_edge_row(tmp_path):
     doc = _with(lambda d: _claim(d, "csv.Result.singlestream")["selection"].pop("model"))
     report = verify_path(str(_edge_tree(tmp_path, "1357.552837")), asset_root=make_assets(tmp_path / "assets", {"mlperf-inference": doc}))
     assert "FAIL" in [f.status for f in _claims(report, "csv.Result.singlestream[").values()]
+
+
+# --- gptj (round v5.0): inferred tokens per second under Samples/s and Queries/s
+
+
+def _gptj_tree(tmp_path: Path, scenario: str, result: str, units: str) -> Path:
+    from test_mlperf_profile_checker import _run
+    member = "result_inferred_tokens_per_second" if scenario == "Offline" else "result_inferred_completed_tokens_per_second"
+    extra = {"result_samples_per_second": 30.1, "result_completed_samples_per_sec": 29.4} if scenario == "Offline" else {"result_completed_samples_per_sec": 29.4}
+    root = write_official_tree(tmp_path / "tree", "gptj-99", runs={scenario: _run("gptj-99", scenario, **{member: 3853.7, **extra})})
+    return _write_table(root, [{"Organization": "Org", "Division": "closed", "Platform": "sut-1", "Model": "gptj-99", "MlperfModel": "gptj-99",
+                                "Scenario": scenario, "Result": result, "Units": units, "Accuracy": "ROUGE1: 43.0  ROUGE2: 20.1  ROUGEL: 30.0  GEN_LEN: 4000000"}])
+
+
+@pytest.mark.parametrize("scenario, result, units, status", [
+    ("Offline", "3853.7", "Samples/s", "PASS"),  # RESULT_FIELD_BENCHMARK_OVERWRITE v5.0: the inferred tokens per second, under UNIT_DICT's Samples/s
+    ("Offline", "30.1", "Samples/s", "FAIL"),  # the samples per second: not what the checker writes for gptj
+    ("Server", "3853.7", "Queries/s", "PASS"),  # the inferred completed tokens per second, under Queries/s
+    ("Server", "29.4", "Queries/s", "FAIL"),
+])
+def test_gptj_s_row_is_its_inferred_tokens_per_second(tmp_path, scenario, result, units, status):
+    report = verify_path(str(_gptj_tree(tmp_path, scenario, result, units)))
+    found = _claims(report, "csv.Result")
+    assert [f.status for f in found.values()] == [status], [f.message[:200] for f in found.values()]
