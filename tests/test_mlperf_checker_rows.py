@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 from conftest import make_assets, profile_document
 from helpers import by_check
-from test_mlperf_profile_checker import _detail, write_official_tree
+from test_mlperf_profile_checker import write_official_tree
 from test_mlperf_summary_units import PLATFORM, ROWS
 
 from verifier.core import verify_path
@@ -102,6 +102,18 @@ def test_a_power_row_is_declared_informational_with_its_reason_never_unchecked_s
     rows = {d["pointer"]: d for d in doc["informational"] if "where" in d}
     assert set(rows) == {"/*/Result", "/*/Accuracy"} and all(d["where"] == {"Units": ["Watts", "millijoules"]} for d in rows.values())
     assert "spl.txt" in rows["/*/Result"]["reason"] and "power_check.py" in rows["/*/Result"]["reason"]
+
+
+@pytest.mark.parametrize("units, unchecked", [("Watts", []), ("kW", ["/tables/(top)/3/Result"])])
+def test_a_readme_table_s_power_row_is_declared_the_same_way(tmp_path, units, unchecked):
+    root = _sample_with_power(tmp_path, {("mixtral-8x7b", "Offline"): ("9964.51", units)})
+    rows = list(csv.DictReader(io.StringIO((root / "summary.csv").read_text())))
+    cols = ["Organization", "Division", "Platform", "Model", "Scenario", "Result", "Units", "Accuracy"]
+    (root / "README.md").write_text("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols) + "\n" + "".join("| " + " | ".join(r[c] for c in cols) + " |\n" for r in rows))
+    (root / "summary.csv").unlink()
+    report = verify_path(str(root))
+    assert [(f.status, f.code) for f in _claims(report, "readme.Result").values()] == [("PASS", "derived")] * 3
+    assert [f.pointer for f in by_check(report, "profile.coverage", "unchecked-claim") if f.pointer.endswith("/Result")] == unchecked
 
 
 def test_a_row_in_a_unit_the_checker_never_writes_is_still_unchecked(tmp_path):
