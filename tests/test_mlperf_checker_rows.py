@@ -13,8 +13,9 @@ early-stopping estimate) and whisper's Offline `Result` from
 `result_tokens_per_second` (`RESULT_FIELD_BENCHMARK_OVERWRITE`, `constants.py`
 lines 1592 on; `checks/performance_check.py` lines 564-578), the latter under
 `Samples/s` (`SPECIAL_UNIT_DICT` names no whisper: `results.py` lines 122-127),
-and gptj's (round v5.0) from the inferred tokens per second under `Samples/s`
-and `Queries/s` (`constants.py` lines 1610-1617).
+gptj's (round v5.0) from the inferred tokens per second under `Samples/s`
+and `Queries/s` (`constants.py` lines 1610-1617), and e2e-rag-qna's Offline
+samples per second under `Tasks/s` (`SPECIAL_UNIT_DICT`, lines 1995-1997).
 The rows' numbers are those of the checker's own snapshot of the table
 (`tests/data/mlperf-inference/checker-summary-snapshot.csv`, SOURCE.md).
 """
@@ -249,3 +250,25 @@ def test_gptj_s_row_is_its_inferred_tokens_per_second(tmp_path, scenario, result
     report = verify_path(str(_gptj_tree(tmp_path, scenario, result, units)))
     found = _claims(report, "csv.Result")
     assert [f.status for f in found.values()] == [status], [f.message[:200] for f in found.values()]
+
+
+# --- e2e-rag-qna Offline: samples per second under Tasks/s
+
+
+def _rag_tree(tmp_path: Path, model: str, result: str, units: str) -> Path:
+    root = write_official_tree(tmp_path / "tree", "whisper", runs={"Offline": {"effective_scenario": "Offline", "result_validity": "VALID"}})
+    summary = next(root.rglob("performance/run_1/mlperf_log_summary.txt"))
+    summary.write_text(summary.read_text() + "Samples per second: 12.4167\n")
+    shutil.move(root / "closed/Org/results/sut-1/whisper", root / f"closed/Org/results/sut-1/{model}")  # the run's logs, under the model's directory
+    return _write_table(root, [{"Organization": "Org", "Division": "closed", "Platform": "sut-1", "Model": model, "MlperfModel": model,
+                                "Scenario": "Offline", "Result": result, "Units": units, "Accuracy": ""}])
+
+
+@pytest.mark.parametrize("model, result, units, status, code", [
+    ("e2e-rag-qna", "12.4167", "Tasks/s", "PASS", "derived"),  # SPECIAL_UNIT_DICT: Tasks/s; RESULT_FIELD_NEW: result_samples_per_second
+    ("e2e-rag-qna", "12.4168", "Tasks/s", "FAIL", "claim-mismatch"),
+    ("resnet", "12.4167", "Tasks/s", "FAIL", "unit-mismatch"),  # the checker writes Tasks/s for e2e-rag-qna only
+])
+def test_e2e_rag_qna_s_row_is_its_samples_per_second_in_tasks(tmp_path, model, result, units, status, code):
+    found = _claims(verify_path(str(_rag_tree(tmp_path, model, result, units))), "csv.Result")
+    assert [(f.status, f.code) for f in found.values()] == [(status, code)], [f.message[:200] for f in found.values()]
