@@ -28,7 +28,7 @@ from verifier.evidence import Evidence, Receipt, StatedClaim
 from verifier.readers.informational import pattern_names
 from verifier.numtext import number
 from verifier.readers.records import members_near, stated_nowhere
-from verifier.readers.select import RECEIPTS, instances, left_out, select
+from verifier.readers.select import RECEIPTS, instances, is_join, left_out, select
 
 __all__ = ["NOTHING", "PROBLEM", "rule_lines"]
 
@@ -45,8 +45,8 @@ def _many(n: int, noun: str) -> str:
 
 
 def _plain(selection: dict[str, Any]) -> dict[str, Any]:
-    """Return `selection` without its joins (resolved per instance at run time; here every record may match one)."""
-    return {k: v for k, v in selection.items() if not isinstance(v, dict)}
+    """Return `selection` without its joins (resolved per instance at run time; here every record may match one); exclusions kept."""
+    return {k: v for k, v in selection.items() if not is_join(v)}
 
 
 def _filled(template: str, key: dict[str, str]) -> str:

@@ -243,7 +243,7 @@ def _flat_records(document: dict[str, Any], origin: str) -> None:
 
 def _placeholders(at: dict[str, Any]) -> set[str]:
     """Return the dimensions the `{dim}` / `{dim.index}` placeholders of location `at` name."""
-    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
+    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *[v for v in at.get("where", {}).values() if isinstance(v, str)]])
     return {name.removesuffix(".index") for name in PLACEHOLDER.findall(text)}
 
 
@@ -258,7 +258,7 @@ def _ambiguous(document: dict[str, Any], origin: str) -> None:
                                                         spec.get("name", ""))) for rid, spec in document.get("receipts", {}).items()]
     for pointer, at, _rule in locations(document):
         places += [(f"{pointer}/{part}", at.get(part, "")) for part in ("file", "pointer", "then")]
-        places += [(f"{pointer}/where/{_escape(k)}", v) for k, v in at.get("where", {}).items()]
+        places += [(f"{pointer}/where/{_escape(k)}", v) for k, v in at.get("where", {}).items() if isinstance(v, str)]
     places += [(f"/gate/rules/{i}/bounds_at/file", r["bounds_at"]["file"]) for i, r in enumerate((document.get("gate") or {}).get("rules", [])) if "bounds_at" in r]
     for pointer, text in places:
         if _ADJACENT.search(text):
@@ -278,7 +278,7 @@ def _literal_selections(document: dict[str, Any], origin: str) -> None:
     rules += [(f"/gate/rules/{i}", r) for i, r in enumerate((document.get("gate") or {}).get("rules", []))]
     for where, rule in rules:
         for dim, value in rule.get("selection", {}).items():
-            for text in value if isinstance(value, list) else [value] if isinstance(value, str) else []:
+            for text in value if isinstance(value, list) else [value] if isinstance(value, str) else value.get("not", []):
                 if PLACEHOLDER.search(text):
                     raise _refuse(origin, f"{where}/selection/{dim}", f"{text!r}: a selection value is literal text, matched as written (no receipt has it); "
                                   f"to derive once per {dim} value, put {dim!r} in `per`")

@@ -33,7 +33,7 @@ from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS,
 from verifier.readers.records import receipt_dims as _receipt_dims
 from verifier.readers.records import value_units
 from verifier.derive import RECORD_STATISTICS, derive_rule, not_derivable
-from verifier.readers.select import RecordSource, Underivable, check_complete, instances, key_values, select
+from verifier.readers.select import RecordSource, Underivable, check_complete, instances, is_join, key_values, select
 from verifier.readers.tree import Tree
 from verifier.validation import schema_validator
 
@@ -268,12 +268,12 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                     at = item.get(part, {}).get("at") if part == "times" else item.get(part)
                     if at is None:
                         continue
-                    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
+                    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *[v for v in at.get("where", {}).values() if isinstance(v, str)]])
                     for name in _PLACEHOLDER.findall(text):
                         base = name.removesuffix(".index")
                         if base not in allowed:
                             raise _refuse(origin, f"{where}/{part}", f"location placeholder {{{name}}} is not one of its `per` dimensions {sorted(allowed)}")
-            elif any(isinstance(v, dict) for v in item["selection"].values()):
+            elif any(is_join(v) for v in item["selection"].values()):
                 raise _refuse(origin, f"{where}/selection", "a gate rule cannot select through a join; judge the joined statistic as a claim")
             elif "recorded" in item and (bad := _foreign_placeholder(item["recorded"], set(item.get("per", [])))):
                 raise _refuse(origin, f"{where}/recorded", f"location placeholder {{{bad}}} is not one of its `per` dimensions {sorted(item.get('per', []))}")
@@ -289,6 +289,10 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     for index, entry in enumerate(document.get("matches", [])):
         _check_match(origin, f"/matches/{index}", entry, receipts)
     for pointer, at in _locations(document):
+        for member, value in at.get("where", {}).items():
+            if isinstance(value, list) and (text := next((t for t in value if _PLACEHOLDER.search(t)), None)):
+                raise _refuse(origin, f"{pointer}/where/{member.replace('~', '~0').replace('/', '~1')}",
+                              f"{text!r}: a list of alternatives is literal text, matched as written; a placeholder is written as the member's one value")
         for member in at.get("fold_case", []):
             if member not in at.get("where", {}):
                 raise _refuse(origin, f"{pointer}/fold_case", f"{member!r} is not a member its `where` compares ({sorted(at.get('where', {}))})")
@@ -321,7 +325,7 @@ def _locations(document: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
     """Return the first `{dim}` / `{dim.index}` placeholder of location `at` whose dimension is not in `allowed`, or None."""
-    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *at.get("where", {}).values()])
+    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *[v for v in at.get("where", {}).values() if isinstance(v, str)]])
     return next((name for name in _PLACEHOLDER.findall(text) if name.removesuffix(".index") not in allowed), None)
 
 
@@ -348,7 +352,7 @@ def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: d
             if key not in dims:
                 raise _refuse(origin, f"{where}/{section}", f"{key!r} is not a dimension of receipt set {rid!r} (dimensions: {sorted(dims)})")
     for key, value in item["selection"].items():
-        if isinstance(value, dict):
+        if is_join(value):
             if value["receipts"] not in receipts:
                 raise _refuse(origin, f"{where}/selection/{key}/receipts", f"unknown receipt set {value['receipts']!r}")
             for dim in value["on"]:

@@ -122,14 +122,15 @@ def joined(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> dict[str,
     restriction). Raises `Underivable` (UNVERIFIED) when no single record
     matches or the value is absent without `absent`.
     """
-    if not any(isinstance(value, dict) for value in rule["selection"].values()):
+    from verifier.readers.select import Underivable, is_join
+
+    if not any(is_join(value) for value in rule["selection"].values()):
         return rule  # no join: the rule as it is (callers never change it)
     from verifier.readers.pointers import dim_text, resolve
-    from verifier.readers.select import Underivable
 
     selection = dict(rule["selection"])
     for dim, value in rule["selection"].items():
-        if not isinstance(value, dict):
+        if not is_join(value):  # a value, a list or an exclusion: tested as written
             continue
         want = {d: key[d] for d in value.get("on", []) if d in key}
         hits = {id(r.raw): r for r in _records(ctx, value["receipts"]) if all(r.dims.get(d) == v for d, v in want.items())}

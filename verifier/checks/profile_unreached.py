@@ -107,7 +107,9 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
 
 
 def _said(value: Any) -> str:
-    """Return a selection value in words: a join (`{"receipts", "pointer", "on"}`) as where it reads, else the value itself."""
+    """Return a selection value in words: a join (`{"receipts", "pointer", "on"}`) as where it reads, an exclusion as "not in a,b", else the value itself."""
+    if isinstance(value, dict) and "not" in value:
+        return "not in " + ",".join(value["not"])
     if isinstance(value, dict):
         return f"<{value['pointer']} of the receipts.{value['receipts']} record with the same {'/'.join(value.get('on', []))}>"
     return str(value)

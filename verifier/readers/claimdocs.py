@@ -25,7 +25,7 @@ from typing import Any
 from verifier import units
 from verifier.evidence import Location, Quantity, RecordedOutcome, StatedClaim, Unmapped
 from verifier.textnumbers import numbers_in, quantity
-from verifier.readers.informational import Patterns, informational_numbers
+from verifier.readers.informational import Patterns, informational_numbers, rows_held
 from verifier.jsonio import JSONProblem
 
 __all__ = ["ClaimDocuments", "read_claim_documents", "stated_numbers"]
@@ -111,6 +111,8 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]], patterns: P
             if patterns:
                 held = informational_numbers(document, [(p, v if parsed is not None else str(v)) for p, v, parsed, _s in found if parsed is not None or not isinstance(v, bool)], patterns)
                 informational.update(((rel, p), name) for p, name in held.items())
+            if any("where" in d for d in doc.get("informational", [])):  # declarations that hold a row's numbers by what the row states (its `Units`)
+                informational.update(((rel, p), name) for p, name in rows_held(document, [p for p, _v, _parsed, _s in found], doc["informational"]).items())
     return ClaimDocuments(tuple(claims), tuple(outcomes), tuple(unmapped), informational)
 
 

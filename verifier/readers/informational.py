@@ -31,7 +31,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CLASSES", "MAX_REGEXES", "MAX_REGEX_CHARS", "Patterns", "compile_patterns", "informational_numbers", "not_applicable", "pattern_names"]
+from verifier.readers.pointers import dim_text, resolve
+
+__all__ = ["CLASSES", "MAX_REGEXES", "MAX_REGEX_CHARS", "Patterns", "compile_patterns", "informational_numbers", "not_applicable", "pattern_names", "rows_held"]
 
 #: The closed vocabulary of pattern classes (name -> what it holds), the schema's enum (tests keep them equal).
 CLASSES = {
@@ -176,6 +178,39 @@ def informational_numbers(document: Any, found: list[tuple[str, Any]], patterns:
             spans = cache[text] = [(name, search(text)) for name, search in patterns]
         for name, held in spans:
             if any(s <= start and end <= e for s, e in held):
+                out[pointer] = name
+                break
+    return out
+
+
+def rows_held(document: Any, pointers: list[str], declared: list[dict[str, Any]]) -> dict[str, str]:
+    """
+    Return `{pointer: "declared/N"}` for the stated numbers among `pointers` (of one parsed claim document) a row-filtered declaration holds.
+
+    `declared` is a claim document's `informational` list; an entry with a
+    `where` (member -> text or list of texts) holds a number when its pointer
+    (before any `#`) matches the entry's `pointer` (a `*` token: any one member
+    or index) and the object holding it (the pointer's parent: a table row)
+    states every `where` member as one of the texts given (MLPerf's power rows:
+    `{"Units": ["Watts", "millijoules"]}`). `N` is the entry's index. A row
+    that cannot be resolved, or lacks a member, is not held.
+    """
+    out: dict[str, str] = {}
+    entries = [(f"declared/{i}", re.compile("/".join("[^/]*" if t == "*" else re.escape(t) for t in d["pointer"].split("/"))),
+                {m: set(v) if isinstance(v, list) else {v} for m, v in d["where"].items()}) for i, d in enumerate(declared) if "where" in d]
+    if not entries:
+        return out
+    for pointer in pointers:
+        plain = pointer.partition("#")[0]
+        parent = plain.rpartition("/")[0]
+        for name, pattern, where in entries:
+            if not pattern.fullmatch(plain):
+                continue
+            try:
+                row = resolve(document, parent)
+            except LookupError:
+                continue
+            if isinstance(row, dict) and all(m in row and dim_text(row[m]) in texts for m, texts in where.items()):
                 out[pointer] = name
                 break
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
@@ -82,7 +83,8 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     0-based rank among the receipts' values of `dim`. With `where`, `pointer`
     names an array (or an object, whose member values are the elements, e.g.
     a table keyed by row number) and the element whose members equal every `where` value
-    is taken (exactly one must match; the members `fold_case` lists are
+    (a list of literal texts: one of them, e.g. the `Units` a table writes for results,
+    not for power) is taken (exactly one must match; the members `fold_case` lists are
     compared casefolded), then `then` is resolved inside it.
     Raises `KeyError` (pointer not found), `LookupError` (no or several,
     `AmbiguousLocation` for several
@@ -132,12 +134,16 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     value = resolve(document, pointer)
     if spot.where is None:
         return rel, document, spot, pointer, value
-    texts = [key[name] if name is not None else _fill(template, key, None, escape=False) for _member, template, name in spot.where]
+    texts = [template if isinstance(template, tuple) else key[name] if name is not None else _fill(template, key, None, escape=False)
+             for _member, template, name in spot.where]
     if not isinstance(value, (list, dict)):
         raise KeyError(pointer)
     index = _where_index(tree, rel, pointer, value, spot.members, spot.fold)
-    wanted = tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order])
-    hits = index.get(wanted, [])
+    if spot.listed:  # a member compared with a list of alternatives: every combination looked up, the hits of each kept
+        hits = [h for wanted in itertools.product(*[[_folded(t) if folded else t for t in _alternatives(texts[i])] for i, folded in spot.order])
+                for h in index.get(wanted, [])]
+    else:
+        hits = index.get(tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order]), [])
     if "where_not" in at:
         hits = [h for h in hits if not excluded(value[h], at)]
     if len(hits) != 1:
@@ -169,7 +175,8 @@ class _Spot(NamedTuple):
 
     `where` (None without one) holds `(member, template, name)` per `where` member in the
     profile's order (`name` is the dimension when the template is one whole
-    `{dim}` placeholder, so its text is `key[name]`, else None);
+    `{dim}` placeholder, so its text is `key[name]`, else None; a list of
+    literal alternatives is a tuple of texts, `listed` True when there is one);
     `members` the member names sorted and `fold` the `fold_case` names (the
     key of `_where_index`); `order` the `(position in where, casefolded)`
     pairs in `members` order, which turn the texts into an index key.
@@ -183,6 +190,7 @@ class _Spot(NamedTuple):
     then: str
     member: str | None
     number: int | None
+    listed: bool = False
 
 
 def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
@@ -192,13 +200,20 @@ def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
         spots = tree._cache["locate-spots"] = {}  # noqa: SLF001
     kept = spots.get(id(at))
     if kept is None or kept[0] is not at:
-        pairs = tuple((member, template, _whole(template)) for member, template in at.get("where", {}).items())
+        pairs = tuple((member, tuple(template), None) if isinstance(template, list) else (member, template, _whole(template))
+                      for member, template in at.get("where", {}).items())
         fold = tuple(at.get("fold_case", ()))
         members = tuple(sorted(member for member, _template, _name in pairs))
         position = {member: i for i, (member, _template, _name) in enumerate(pairs)}
         kept = spots[id(at)] = (at, _Spot(at["pointer"], pairs if "where" in at else None, members, fold, tuple((position[m], m in fold) for m in members),
-                                          at.get("then", ""), at.get("member"), at.get("number")))  # type: ignore[arg-type]
+                                          at.get("then", ""), at.get("member"), at.get("number"),
+                                          any(isinstance(t, tuple) for _m, t, _n in pairs)))  # type: ignore[arg-type]
     return kept[1]
+
+
+def _alternatives(text: str | tuple[str, ...]) -> tuple[str, ...]:
+    """Return the texts a `where` member accepts: its list of literal alternatives, or its one text."""
+    return text if isinstance(text, tuple) else (text,)
 
 
 def _whole(template: str) -> str | None:
@@ -466,8 +481,8 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
     if "where" not in at:
         return [(b1, rel, pointer, node) for b1, pointer, node in _walk(document, at["pointer"], "", bound)
                 if node is not None and not isinstance(node, (dict, list))]
-    where = ("stated-where", rel, at["pointer"], tuple(at["where"].items()), tuple(at.get("fold_case", ())), tuple(sorted(bound.items())),
-             repr(sorted(at.get("where_not", {}).items())))
+    where = ("stated-where", rel, at["pointer"], tuple((k, tuple(v) if isinstance(v, list) else v) for k, v in at["where"].items()),
+             tuple(at.get("fold_case", ())), tuple(sorted(bound.items())), repr(sorted(at.get("where_not", {}).items())))
     key = (*where, at.get("then", ""))
     if key not in cache:
         if where not in cache:
@@ -479,9 +494,15 @@ def _stated_in(document: Any, at: dict[str, Any], rel: str, bound: dict[str, str
 
 
 def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> Iterable[tuple[dict[str, str], str, Any]]:
-    """Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates (`fold_case` members casefolded)."""
+    """
+    Yield `(bindings, element_pointer, element)` for every element at `at.pointer` whose `where` members bind the templates (`fold_case` members casefolded).
+
+    A member given a list of literal alternatives matches when its text is one of them.
+    """
     fold = at.get("fold_case", ())
-    tests = [(member, member in fold, _template(template, ".+"), _PLACEHOLDER.findall(template)) for member, template in at["where"].items()]
+    tests = [(member, member in fold, *((None, frozenset(_folded(t) if member in fold else t for t in template)) if isinstance(template, list)
+                                        else (_template(template, ".+"), _PLACEHOLDER.findall(template))))
+             for member, template in at["where"].items()]
     for b1, pointer, node in _walk(document, at["pointer"], "", bound):
         if not isinstance(node, (list, dict)):
             continue
@@ -495,7 +516,10 @@ def _where_matches(document: Any, at: dict[str, Any], bound: dict[str, str]) -> 
                     break
                 if folded:
                     text = text.casefold()
-                if not _bind_into(pattern, text, names, b2):
+                if pattern is None:
+                    if text not in names:  # a list of alternatives (`names` holds them)
+                        break
+                elif not _bind_into(pattern, text, names, b2):
                     break
             else:
                 yield b2, f"{pointer}/{_escape(str(i))}", element

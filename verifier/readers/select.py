@@ -9,37 +9,56 @@ from typing import Any
 from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
-__all__ = ["ABSENT", "RecordSource", "Underivable", "check_complete", "instances", "key_values", "left_out", "ranks", "select", "select_records"]
+__all__ = ["ABSENT", "RecordSource", "Underivable", "check_complete", "instances", "is_join", "key_values", "left_out", "ranks", "select", "select_records"]
 
 
 #: A dimension value that sorts as a number ("2", "-0.5"), compiled once rather than looked up per value.
 _NUMERIC = re.compile(r"-?\d+(\.\d+)?")
 
 
+def is_join(value: Any) -> bool:
+    """Return whether selection value `value` is a join (`{"receipts", "pointer", "on"}`, resolved per instance), not a value, list or exclusion."""
+    return isinstance(value, dict) and "not" not in value
+
+
+def _tests(selection: dict[str, Any]) -> list[tuple[str, Any, int]]:
+    """
+    Return `(dimension, wanted, mode)` per key of `selection` a record is tested on (joins left out: resolved per instance).
+
+    Mode 0: the dimension equals `wanted`; 1: it is one of the list `wanted`;
+    2: an exclusion (`{"not": [...]}`): it is none of `wanted` (a frozenset).
+    """
+    return [(k, frozenset(v["not"]), 2) if isinstance(v, dict) else (k, v, 1 if isinstance(v, list) else 0) for k, v in selection.items() if not is_join(v)]
+
+
+def _outside(value: str | None, wanted: Any, mode: int) -> bool:
+    """Return whether dimension value `value` (None: the record lacks the dimension) fails one `_tests` test."""
+    return (value != wanted) if mode == 0 else (value not in wanted) if mode == 1 else (value is None or value in wanted)
+
+
 def left_out(selection: dict[str, Any], key: dict[str, str]) -> bool:
-    """Return whether dimension values `key` (read back from where a bundle states a value) are outside `selection` (joins aside)."""
-    for k, wanted in selection.items():  # the selection's few keys, not every bound dimension
-        if k in key and not isinstance(wanted, dict) and (key[k] not in wanted if isinstance(wanted, list) else key[k] != wanted):
-            return True
-    return False
+    """Return whether dimension values `key` (read back from where a bundle states a value) are outside `selection` (joins aside; an excluded value is outside)."""
+    return any(k in key and _outside(key[k], wanted, mode) for k, wanted, mode in _tests(selection))  # the selection's few keys, not every bound dimension
 
 
 def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     """
-    Return the records whose dimensions equal every key of `selection` (a list value: equal one of its members).
+    Return the records whose dimensions equal every key of `selection` (a list value: equal one of its members; `{"not": [...]}`: none of them).
 
     A stand-in for unread receipts, or a record whose dimension could not be
     mapped, is returned whenever it may belong to the selection (a dimension
     it lacks matches), so derivations see that their denominator is incomplete.
     """
-    tests = [(k, v, isinstance(v, list)) for k, v in selection.items() if not isinstance(v, dict)]  # a join (not resolved for an instance yet, `checks.profile_base.joined`) may match any record
-    if len(records) < _INDEX_FROM or not tests:
+    tests = _tests(selection)  # a join (not resolved for an instance yet, `checks.profile_base.joined`) may match any record
+    if len(records) < _INDEX_FROM or not any(mode < 2 for _k, _v, mode in tests):  # an exclusion narrows nothing: checked on the candidates
         return _matching(records, tests)
     index = _index(records)
     narrowest: tuple[int, int, dict[str, list[int]], list[int], list[Any]] | None = None
-    for at, (k, value, listed) in enumerate(tests):  # the narrowest candidate set of one key (counted, not built; none is narrower than one), then the other keys checked on it
+    for at, (k, value, mode) in enumerate(tests):  # the narrowest candidate set of one key (counted, not built; none is narrower than one), then the other keys checked on it
+        if mode == 2:
+            continue
         exact, maybe = index.get(k) or _index_key(records, index, k)
-        wanted = value if listed else [value]
+        wanted = value if mode else [value]
         size = (len(exact.get(wanted[0], ())) if len(wanted) == 1 else sum(len(exact.get(v, ())) for v in wanted)) + len(maybe)
         if narrowest is None or size < narrowest[0]:
             narrowest = (size, at, exact, maybe, wanted)
@@ -55,20 +74,20 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     return _matching([records[i] for i in sorted(set(found))], tests)
 
 
-def _matching(records: list[Receipt], tests: list[tuple[str, Any, bool]]) -> list[Receipt]:
+def _matching(records: list[Receipt], tests: list[tuple[str, Any, int]]) -> list[Receipt]:
     """
-    Return, in order, the records that may match every `(key, value, value is a list)` of `tests`.
+    Return, in order, the records that may match every `(key, value, mode)` of `tests` (`_tests`).
 
     A record matches a key when its dimension equals the value (a list: one
-    of its members); one lacking the dimension may match when it is a
+    of its members; an exclusion: none of them); one lacking the dimension may match when it is a
     stand-in for unread receipts or could not map that dimension (`unknown`).
     """
     out = []
     for r in records:
         dims = r.dims
-        for k, value, listed in tests:
+        for k, value, mode in tests:
             if k in dims:
-                if (dims[k] not in value) if listed else (dims[k] != value):
+                if (dims[k] != value) if mode == 0 else (dims[k] not in value) if mode == 1 else (dims[k] in value):
                     break
             elif r.unread is None and k not in r.unknown:
                 break
@@ -163,7 +182,8 @@ def _place(r: Receipt) -> str:
 
 
 def _label(selection: dict[str, Any]) -> str:
-    return ", ".join([f"{k}={v if isinstance(v, str) else ('in ' + ','.join(v) if isinstance(v, list) else 'joined')}" for k, v in sorted(selection.items())]) or "all receipts"
+    return ", ".join([f"{k}={v if isinstance(v, str) else ('in ' + ','.join(v) if isinstance(v, list) else 'joined' if is_join(v) else 'not in ' + ','.join(v['not']))}"
+                      for k, v in sorted(selection.items())]) or "all receipts"
 
 
 def key_values(records: list[Receipt], dim: str) -> list[str]:
@@ -202,7 +222,7 @@ class RecordSource:
         self.basis = records
 
     def label(self, selection: dict[str, Any]) -> str:
-        """The selection as derivation texts name it; a list value reads "in a,b", a join "joined"."""
+        """The selection as derivation texts name it; a list value reads "in a,b", an exclusion "not in a,b", a join "joined"."""
         return _label(selection)
 
     def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[list[Receipt], str]:
@@ -269,11 +289,11 @@ def _sort_key(value: str) -> tuple[int, Any, str]:
 
 def select_records(records: list[Receipt], rule: dict[str, Any]) -> list[Receipt]:
     """Return the records in the rule's selection (arm ignored for arm comparisons, so both arms rank alike; joins are per instance)."""
-    tests = [(k, v, isinstance(v, list)) for k, v in rule["selection"].items() if not (k == "arm" and "baseline" in rule) and not isinstance(v, dict)]
+    tests = [t for t in _tests(rule["selection"]) if not (t[0] == "arm" and "baseline" in rule)]
     out = []
     for r in records:
-        for k, v, listed in tests:
-            if (r.dims.get(k) not in v) if listed else (r.dims.get(k) != v):
+        for k, v, mode in tests:
+            if _outside(r.dims.get(k), v, mode):
                 break
         else:
             out.append(r)
