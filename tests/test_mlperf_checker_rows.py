@@ -124,11 +124,12 @@ def test_a_row_in_a_unit_the_checker_never_writes_is_still_unchecked(tmp_path):
     assert "9964.51" in unchecked["/3/Result"].message and "/3/Accuracy#numbers/0" in unchecked
 
 
-def test_two_performance_rows_of_one_run_stay_ambiguous(tmp_path):
-    # the Units filter chooses among the units the checker writes; two rows both in Tokens/s still name no single place
+def test_two_performance_rows_of_one_run_are_the_evidences_fault(tmp_path):
+    # the Units filter chooses among the units the checker writes; two rows of one run both in Tokens/s (equal but for the
+    # Result read) are one row the table states twice: FAIL claim-missing naming both, never a PASS on either
     report = verify_path(str(_sample_with_power(tmp_path, {("mixtral-8x7b", "Offline"): ("53017.3", "Tokens/s")})))
-    (f,) = [f for f in by_check(report, "derivation.claims", "ambiguous-location") if f.message.startswith("csv.Result[") and "[model=mixtral-8x7b]" in f.message]
-    assert f.status == "UNVERIFIED" and "2 elements" in f.message, f.message
+    (f,) = [f for f in by_check(report, "derivation.claims", "claim-missing") if f.message.startswith("csv.Result[") and "[model=mixtral-8x7b]" in f.message]
+    assert f.status == "FAIL" and "2 elements" in f.message, f.message
 
 
 # --- 2. llama3.1-8b-edge SingleStream: the 90th percentile latency
