@@ -407,7 +407,8 @@ def _ulp(x: Decimal) -> Decimal:
 
 
 def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Decimal] = (), scale: Any = 1,
-              declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None, written: str | None = None) -> Decimal:
+              declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None, written: str | None = None,
+              steps: int = 0) -> Decimal:
     """
     Return how far a derived value may lie from the number a bundle states, in the stated number's unit.
 
@@ -421,7 +422,11 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     - print: `half_unit(stated)`, always (a 17-digit `repr` gets ~1/2 ulp);
     - inputs: each within u |x| of its decimal (u = 2**-53), plus
       `input_error` (an absolute bound on each input's own upstream float
-      error, e.g. TPOT = (latency - ttft) / (n - 1) computed in float);
+      error, e.g. TPOT = (latency - ttft) / (n - 1) computed in float),
+      plus u |x| for each of the `steps` binary64 operations the producer
+      applied to each input before the statistic (a division by a count, a
+      subtraction, a unit conversion: each rounds once, IEEE 754 round to
+      nearest; `docs/tolerances.md`, "inputs");
     - `sum`: n eps sum|x|; `mean`, `olympic_mean` (over the values kept) and `mean_of_server_means`: eps sum|x|
       (recursive summation, (n-1) u sum|x|, Higham 2002 eq. 4.4, divided by n);
     - `median`/`percentile`/`min`/`max`/`first`/`last`: the inputs' error, plus for
@@ -480,7 +485,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     n = Decimal(len(xs))
     biggest, total = max(xs), (None if statistic in _PICK else sum(xs, Decimal(0)))  # a pick's bound does not use the sum
     upstream = Decimal(str(input_error)) if input_error is not None else Decimal(0)
-    per_input = U * biggest + upstream  # how far one input may be from the decimal we read
+    per_input = (1 + steps) * U * biggest + upstream  # how far one input may be from the decimal we read, after `steps` roundings
     if statistic == "sum":
         work = n * EPS * total + n * per_input
     elif statistic in ("mean", "mean_of_server_means", "olympic_mean"):

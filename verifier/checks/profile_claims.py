@@ -55,6 +55,24 @@ def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
     return stats.CONTEXT.divide(value, unit_scale(unit))  # divided, not multiplied by a rounded 1/60 (a value in `min` stays exact)
 
 
+#: The per-record arithmetic of a value mapping (`docs/profiles.md`): each is one binary64 operation of the producer.
+_COMPUTED = ("divide_by", "subtract", "unit_from")
+
+
+def _steps(profile: dict[str, Any], rule: dict[str, Any], unit: str | None) -> int:
+    """
+    Return how many binary64 roundings the producer's arithmetic put on each input of `rule` before its statistic.
+
+    One per `divide_by`, `subtract` or `unit_from` of the value mapping the rule reads, and one for the conversion from
+    the mapping's unit to the stated `unit` when they differ (ns / n_ops / 1000 printed as us: two roundings);
+    `stats.tolerance` (`steps`) adds u |x| per rounding (`docs/tolerances.md`, "inputs").
+    """
+    mapping = ((profile.get("receipts") or {}).get(rule.get("receipts")) or {}).get("values", {}).get(rule.get("value", ""))
+    if not isinstance(mapping, dict):
+        return 0
+    return sum(1 for key in _COMPUTED if key in mapping) + (1 if unit and mapping.get("unit") and mapping["unit"] != unit else 0)
+
+
 def _stated(value: Any) -> tuple[Decimal | None, str | None]:
     """Return `(number, unit)` of a stated value: a JSON number, a numeric string, or a number with its unit inside a string ("1.066x", "30.7%")."""
     number = to_decimal(value)
@@ -209,7 +227,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     continue
                 unit = stated_unit
             cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
+                                scale=_scale(statistic, unit or None), declared=declared, steps=_steps(_profile(ctx), chosen, unit))  # the unit compared in: the stated one after a conversion
             ok, tolerance = cmp.holds, cmp.tolerance
             bound = tolerance_text(tolerance, unit or None) if ok else f"{delta_text(cmp.delta, unit or None)}, {tolerance_text(tolerance, unit or None)}"
             shown = (fmt(derived), bound, str(derived))
