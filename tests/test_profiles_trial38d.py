@@ -84,3 +84,65 @@ def test_a_difference_in_the_last_written_place_of_min_still_fails(tmp_path):
     report = _verify(tmp_path, {"out/results_py.json": _results(wrong)}, _decent())
     bad = [f for f in _by(report, "derivation.claims") if f.status.value == "FAIL"]
     assert [f.code for f in bad] == ["claim-mismatch"] and bad[0].message.startswith("min[engine=DecentDB]"), [f.message for f in bad]
+
+
+# ---------------------------------------------------------------- D2, D3: an identity's places and its tolerance
+
+#: (name, gas, ns/iter): MGas/S = gas * 1000 / ns as postprocess_parity.py prints it (str of a Python 2 float: 12 digits).
+ROWS = [("alt_bn128_add_a", 500.0, 208.0), ("alt_bn128_add_b", 500.0, 1174.0), ("sha256_c", 60.0, 566.0)]
+
+
+def _table(change: dict | None = None) -> str:
+    """Return the processed table: Name, Gascost, Time (ns), MGas/S (12 significant digits, as Python 2's str prints)."""
+    lines = ["| Name | Gascost | Time (ns) | MGas/S |", "| ----- | ----- | ----- | ----- |"]
+    for name, gas, ns in ROWS:
+        mgas = (change or {}).get(name, f"{gas * 1000 / ns:.12g}")
+        lines.append(f"| {name} | {gas} | {ns:.2f} | {mgas} |")
+    return "\n".join(lines) + "\n"
+
+
+def _parity(**identity) -> dict:
+    """Return a profile like the trial's: the table's rows, MGas/S = Gascost / Time (ns) in ops/us, every other cell informational."""
+    return {
+        "id": "parity", "version": 1, "description": "test profile shaped like ethereum/benchmarking's processed Parity table",
+        "detect": {"files": ["processed/parity.txt.md"]},
+        "manifest": {"kind": "none", "reason": "no digests"},
+        "receipts": {"rows": {"glob": "processed/*.md", "encoding": "markdown-table", "fields": {"phase": {"value": "measured"}},
+                              "values": {"gas": {"pointer": "/Gascost", "unit": "ops"}, "time": {"pointer": "/Time (ns)", "unit": "ns"}},
+                              "dimensions": {"name": {"pointer": "/Name"}}}},
+        "identities": [{"id": "mgas-per-s", "receipts": "rows", "left": {"pointer": "/MGas~1S", "unit": "ops/us"}, "op": "ratio",
+                        "terms": [{"pointer": "/Gascost", "unit": "ops"}, {"pointer": "/Time (ns)", "unit": "ns"}], **identity}],
+        "claims": [],
+        "claim_documents": [{"file": "processed/*.md", "informational": [
+            {"pointer": "/tables/*/*/Gascost", "reason": "the gas price: a constant"},
+            {"pointer": "/tables/*/*/Time (ns)", "reason": "ns/iter of the raw bench lines"}]}],
+    }
+
+
+def test_cells_an_identity_compares_count_as_examined(tmp_path):
+    report = _verify(tmp_path, {"processed/parity.txt.md": _table()}, _parity())
+    assert [f.code for f in _by(report, "derivation.identities")] == ["identity-holds"]
+    unchecked = [f.message for f in _by(report, "claims.coverage") if f.status.value != "PASS"]
+    assert not unchecked, unchecked
+    assert [f.status.value for f in _by(report, "claims.coverage")] == ["PASS"]
+
+
+def _per_second(rate: str) -> tuple[dict[str, str], dict]:
+    """Return a table whose Gas/s = Gascost / Time (s) (both sides' base units alike, so a term's half unit converts 1:1) and its profile."""
+    table = f"| Name | Gascost | Time (s) | Gas/s |\n| --- | --- | --- | --- |\n| sha256_c | 500.0 | 2.08 | {rate} |\n"
+    doc = _parity()
+    doc["identities"][0] |= {"left": {"pointer": "/Gas~1s", "unit": "ops/s"}, "terms": [{"pointer": "/Gascost", "unit": "ops"}, {"pointer": "/Time (s)", "unit": "s"}]}
+    doc["claim_documents"][0]["informational"].append({"pointer": "/tables/*/*/Time (s)", "reason": "the time"})
+    return {"processed/parity.txt.md": table}, doc
+
+
+def test_identity_tolerance_is_the_stated_results_own_precision(tmp_path):
+    assert f"{500.0 / 2.08:.12g}" == "240.384615385"
+    honest = _verify(tmp_path / "a", *_per_second("240.384615385"))
+    assert [f.code for f in _by(honest, "derivation.identities")] == ["identity-holds"], [f.message for f in _by(honest, "derivation.identities")]
+    off = _verify(tmp_path / "b", *_per_second("240.380615385"))  # 0.004 off in a 12-digit value: not covered by "500.0"'s 0.05 ops
+    bad = _by(off, "derivation.identities")
+    assert [f.code for f in bad] == ["identity-mismatch"], [f.message for f in bad]
+    assert "tolerance 0.0000000005" in bad[0].message, bad[0].message
+    coarse = _verify(tmp_path / "c", *_per_second("240.38"))  # written with 5 digits: its own half unit (0.005) covers the rounding
+    assert [f.code for f in _by(coarse, "derivation.identities")] == ["identity-holds"]

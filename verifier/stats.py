@@ -577,7 +577,7 @@ def identity(op: str, left: Decimal, terms: Sequence[Decimal], stated: Sequence[
 
     `op`: value, sum, difference, ratio, percentage (100 part / whole, whole counts); `terms` in base units. Tolerance: `declared`,
     else 1 / `one_over()` (one frame = 1/fps, read only then), else the largest `tolerance` of the `stated` `(number, exact, base
-    units of its unit or None)`, left first (a percentage's part and whole exact), a difference's at least its clocks' binary64
+    units of its unit or None)`, left first (a percentage's and a ratio's: left's alone, its terms being of other units), a difference's at least its clocks' binary64
     spacing. Raises `Undefined` (a zero divisor, counts that are no counts)."""
     if op == "percentage" and (any(t < 0 or t != t.to_integral_value() for t in terms) or terms[1] == 0):
         raise Undefined(f"a percentage needs whole counts >= 0 and a whole above 0, not {fmt(terms[0])} of {fmt(terms[1])}")
@@ -590,7 +590,9 @@ def identity(op: str, left: Decimal, terms: Sequence[Decimal], stated: Sequence[
         return left, right, Decimal(declared)
     if one_over is not None:
         return left, right, CONTEXT.divide(Decimal(1), one_over())
-    involved = stated[:1] if op == "percentage" else stated  # `exact`: a rational string such as "24/1" states no precision
+    # a percentage's or a ratio's terms are of other units than the result, so their half units are no bound on it: the result's own
+    # stated precision is (docs/tolerances.md, "Identities"); `exact`: a rational string such as "24/1" states no precision
+    involved = stated[:1] if op in ("percentage", "ratio") else stated
     bound = max((tolerance(s) * (unit / scale if unit is not None else 1) for s, exact, unit in involved if s is not None and not exact), default=Decimal(0))
     if op == "difference" and stated[0][0] is not None:  # a difference of clocks: binary64 spacing at their magnitude (epoch s: ~2.4e-7 s), docs/tolerances.md
         bound = max(bound, tolerance(stated[0][0], statistic="difference", values=terms, scale=CONTEXT.divide(Decimal(1), scale)))
