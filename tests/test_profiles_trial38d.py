@@ -146,3 +146,41 @@ def test_identity_tolerance_is_the_stated_results_own_precision(tmp_path):
     assert "tolerance 0.0000000005" in bad[0].message, bad[0].message
     coarse = _verify(tmp_path / "c", *_per_second("240.38"))  # written with 5 digits: its own half unit (0.005) covers the rounding
     assert [f.code for f in _by(coarse, "derivation.identities")] == ["identity-holds"]
+
+
+# ---------------------------------------------------------------- D4: a divisor, subtrahend or unit pointer no record states
+
+def _check(run, tmp_path: Path, files: dict[str, str], doc: dict):
+    """Return the CLI result of `verify profile check` over `files` with the draft `doc`."""
+    bundle = write_tree(tmp_path / "bundle", files)
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps(doc | {"id": "draft-" + doc["id"]}))
+    return run("profile", "check", str(bundle), "--profile", str(draft))
+
+
+def _misspelled(computed: str) -> dict:
+    """Return the DecentDB profile with the value's `computed` operation (divide_by, subtract, unit_from) at a member no record has."""
+    doc = copy.deepcopy(_decent())
+    per_op = doc["receipts"]["iters"]["values"]["per_op"]
+    per_op[computed] = {"pointer": "/n_opss"} if computed != "unit_from" else {"pointer": "/unitt", "one_of": ["ns", "us"]}
+    if computed != "divide_by":
+        del per_op["divide_by"]
+    return doc
+
+
+def test_a_misspelled_divisor_is_one_unverified_mapping_matches_nothing(tmp_path):
+    for computed in ("divide_by", "subtract", "unit_from"):
+        report = _verify(tmp_path / computed, {"out/results_py.json": _results()}, _misspelled(computed))
+        fails = [f for f in report.findings if f.status.value == "FAIL"]
+        assert not fails, (computed, [f.message for f in fails][:3])
+        never = [f for f in report.findings if f.code == "mapping-matches-nothing"]
+        assert len(never) == 1 and never[0].status.value == "UNVERIFIED", (computed, [f.message for f in never])
+        assert "per_op" in never[0].message and ("/n_opss" in never[0].message or "/unitt" in never[0].message), never[0].message
+
+
+def test_profile_check_names_a_misspelled_divisor(run, tmp_path):
+    for computed, pointer in (("divide_by", "/n_opss"), ("subtract", "/n_opss"), ("unit_from", "/unitt")):
+        result = _check(run, tmp_path / computed, {"out/results_py.json": _results()}, _misspelled(computed))
+        assert result.exit_code == 1, (computed, result.stdout)
+        line = next(x for x in result.stdout.splitlines() if f"values/per_op/{computed}" in x)
+        assert repr(pointer) in line and "/n_ops" in line and "NOTHING" in line.upper(), line
