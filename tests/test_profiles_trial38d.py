@@ -184,3 +184,58 @@ def test_profile_check_names_a_misspelled_divisor(run, tmp_path):
         assert result.exit_code == 1, (computed, result.stdout)
         line = next(x for x in result.stdout.splitlines() if f"values/per_op/{computed}" in x)
         assert repr(pointer) in line and "/n_ops" in line and "NOTHING" in line.upper(), line
+
+
+# ---------------------------------------------------------------- D5, D6: a misspelled dimension pointer, a misspelled arm
+
+def _summary() -> str:
+    """Return summary.json: per engine, the speedup of DecentDB's mean us/op over the engine's, point_select at 1e6 ops."""
+    means = {engine: sum(s / n / 1000 for s in samples) / len(samples) for engine, bench, n, samples in RUNS if bench == "point_select"}
+    return json.dumps({"speedup": {engine: means["DecentDB"] / mean for engine, mean in means.items()}})
+
+
+def _with_speedup(baseline: str = "DecentDB", bench_pointer: str = "/bench") -> dict:
+    doc = copy.deepcopy(_decent())
+    iters = doc["receipts"]["iters"]
+    iters["fields"]["arm"] = {"pointer": "/engine"}
+    iters["dimensions"]["bench"]["pointer"] = bench_pointer
+    doc["claims"].append({"id": "speedup", "receipts": "iters", "statistic": "speedup", "baseline": baseline, "candidate": "{arm}", "value": "per_op",
+                          "of": {"statistic": "mean"}, "selection": {"phase": "measured", "bench": "point_select", "n_ops": "1000000"}, "per": ["arm"],
+                          "unit": "x", "at": {"file": "summary.json", "pointer": "/speedup/{arm}"}})
+    return doc
+
+
+def _files() -> dict[str, str]:
+    return {"out/results_py.json": _results(), "summary.json": _summary()}
+
+
+def test_the_speedup_fixture_passes_as_written(tmp_path):
+    report = _verify(tmp_path, _files(), _with_speedup())
+    assert {f.status.value for f in _by(report, "derivation.claims")} == {"PASS"}, [f.message for f in _by(report, "derivation.claims") if f.status.value != "PASS"]
+
+
+def test_profile_check_points_a_claim_at_its_unreadable_dimension(run, tmp_path):
+    result = _check(run, tmp_path, _files(), _with_speedup(bench_pointer="/bnech"))
+    assert result.exit_code == 1
+    lines = [x for x in result.stdout.splitlines() if x.strip().startswith("claims/")]
+    assert len(lines) == 4, result.stdout
+    for line in lines:
+        assert "dimension bench" in line and "'/bnech'" in line and "unranked" not in line, line
+
+
+def test_an_arm_that_selects_nothing_in_every_instance_is_unverified_with_the_arms_the_records_have(tmp_path):
+    report = _verify(tmp_path, _files(), _with_speedup(baseline="DecentBD"))
+    speedup = [f for f in _by(report, "derivation.claims") if f.message.startswith("speedup")]
+    assert len(speedup) == 2 and {f.status.value for f in speedup} == {"UNVERIFIED"}, [f.message for f in speedup]
+    assert all("misspelled arm?" in f.message and "'DecentDB'" in f.message and "'SQLite'" in f.message for f in speedup), speedup[0].message
+    assert not [f for f in report.findings if f.status.value == "FAIL"]
+
+
+def test_an_arm_that_selects_nothing_in_some_instances_stays_fail(tmp_path):
+    files = _files()
+    files["summary.json"] = json.dumps({"s": {"DecentDB-point_select": 1, "SQLite-point_select": 1, "DecentDB-insert": 1}})
+    doc = _with_speedup(baseline="SQLite")  # SQLite ran point_select only: its arm selects nothing in the instance bench=insert alone
+    doc["claims"][-1] |= {"selection": {"phase": "measured"}, "per": ["arm", "bench"], "at": {"file": "summary.json", "pointer": "/s/{arm}-{bench}"}}
+    report = _verify(tmp_path, files, doc)
+    insert = [f for f in _by(report, "derivation.claims") if f.message.startswith("speedup[arm=DecentDB][bench=insert]")]
+    assert [(f.status.value, f.code) for f in insert] == [("FAIL", "empty-selection")], [f.message for f in insert]

@@ -20,7 +20,7 @@ from verifier.readers.locate import fill_named
 from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.derive import derive_rule, for_stated_unit
+from verifier.derive import arm_name, derive_rule, for_stated_unit
 from verifier.readers.select import RecordSource, Underivable, instances, ranks, select, select_records
 
 __all__ = ["claims", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
@@ -141,6 +141,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     no_number = no_number_texts(_profile(ctx))
     absent = _absent_optional_documents(ctx)
     said_na = "not-applicable" in (_profile(ctx).get("informational") or {}).get("classes", ())  # "N/A (OOM at 64)": the pattern set's class, at claim places too
+    dead: dict[str, dict[str, str]] = {}  # rule id -> its arms that select nothing in every instance -> the arm values the records have
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         if rule["at"]["file"] in absent:  # the tree does not publish this optional document: it claims nothing there
@@ -196,6 +197,14 @@ def claims(ctx: Context) -> Iterator[Finding]:
             try:
                 result = derive_rule(chosen if plain else joined(ctx, chosen, key), RecordSource(records), key, memo)  # `joined` returns a rule without joins as it is
             except Underivable as exc:
+                if exc.code == "empty-selection" and "baseline" in rule:
+                    if rule_id not in dead:
+                        dead[rule_id] = _dead_arms(rule, records)
+                    arm = next((a for a in (arm_name(rule[role], key) for role in ("baseline", "candidate")) if a in dead[rule_id]), None)
+                    if arm is not None:  # an arm no instance has: the profile's name for it, not the evidence, is wrong
+                        yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}; arm {arm!r} selects no receipt in any of the rule's instances "
+                                 f"(misspelled arm? the records have {dead[rule_id][arm]})", path=rel, pointer=pointer, observed=str(claimed))
+                        continue
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
             text = result.text
@@ -416,6 +425,25 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
              f"{rule['id']}: {Location(rel, pointer)} names {named}; the {word} is {winners[0]} ({fmt(values[winners[0]])})"
              + ("" if ok or named not in values else f", {named} has {fmt(values[named])}"),
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
+
+
+def _dead_arms(rule: dict[str, Any], records: list[Receipt]) -> dict[str, str]:
+    """
+    Return `{arm: the arm values the records have, as text}` for each `baseline`/`candidate` arm of `rule` that selects no
+    receipt in any instance (with the rule's selection and the instance's other dimensions): a misspelled arm, the
+    profile's fault (UNVERIFIED); an arm missing in some instances only is evidence (FAIL `empty-selection`, kept).
+    """
+    selection = {k: v for k, v in rule["selection"].items() if k != "arm" and not isinstance(v, dict)}
+    keys = instances({**rule, "selection": selection}, records)
+    out: dict[str, str] = {}
+    for role in ("baseline", "candidate"):
+        arms = {arm_name(rule[role], key) for key in keys}
+        for arm in arms:
+            if not any(select(records, {**selection, **{k: v for k, v in key.items() if k != "arm"}, "arm": arm}) for key in keys
+                       if arm_name(rule[role], key) == arm):
+                have = sorted({str(r.dims["arm"]) for r in records if r.dims.get("arm") is not None})
+                out[arm] = ", ".join(repr(a) for a in have[:12]) + (f" ({len(have)} in all)" if len(have) > 12 else "") if have else "no arm values"
+    return out
 
 
 def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:
