@@ -239,3 +239,38 @@ def test_an_arm_that_selects_nothing_in_some_instances_stays_fail(tmp_path):
     report = _verify(tmp_path, files, doc)
     insert = [f for f in _by(report, "derivation.claims") if f.message.startswith("speedup[arm=DecentDB][bench=insert]")]
     assert [(f.status.value, f.code) for f in insert] == [("FAIL", "empty-selection")], [f.message for f in insert]
+
+
+# ---------------------------------------------------------------- D7: what docs/profiles.md now says, held
+
+def test_tables_without_a_heading_are_keyed_top_and_top_2_and_identity_rows_find_them():
+    from verifier.readers.markdown_doc import markdown_document, row_pointers
+    from verifier.mdtables import markdown_tables
+
+    text = "| a | b |\n| - | - |\n| 1 | 2 |\n\nbetween\n\n| a | b |\n| - | - |\n| 3 | 4 |\n\n# Later\n\n| a | b |\n| - | - |\n| 5 | 6 |\n"
+    tables = markdown_document(text.encode())["tables"]
+    assert list(tables) == ["(top)", "(top) (2)", "Later"]
+    rows = markdown_tables(text)
+    places = row_pointers(rows)
+    assert sorted(places.values()) == ["/tables/(top) (2)/0", "/tables/(top)/0", "/tables/Later/0"]
+    for row in rows:  # each place holds that row's cells
+        _, _, name, index = places[id(row)].split("/")
+        assert tables[name][int(index)]["a"] == row["a"]
+
+
+def test_divide_by_after_unnest_reads_the_outer_record_and_where_placeholders_match_json_numbers(tmp_path):
+    report = _verify(tmp_path, {"out/results_py.json": _results()}, _decent())
+    mean = _claim(report, "mean[engine=DecentDB][bench=insert][n_ops=10000]")  # n_ops is the JSON number 10000, `where` "{n_ops}" binds it
+    assert mean.status.value == "PASS" and "/n_ops" not in (mean.observed or "")
+    # the divisor /n_ops is a member of the record /results/2, not of the unnested element (a bare number): per_op = ns / n_ops
+    assert mean.derivation and "per_op" in mean.derivation
+
+
+def test_cells_a_matches_entry_compares_on_a_markdown_row_count_as_examined(tmp_path):
+    table = "| Name | Gascost | Time (ns) | MGas/S | Again |\n| - | - | - | - | - |\n| a | 500.0 | 208.00 | 2403.84615385 | 208 |\n"
+    doc = _parity()
+    doc["matches"] = [{"id": "time-twice", "receipts": "rows", "pointer": "/Again", "equals": {"pointer": "/Time (ns)"}}]
+    doc["claim_documents"][0]["informational"] = [{"pointer": "/tables/*/*/Gascost", "reason": "the gas price: a constant"}]
+    report = _verify(tmp_path, {"processed/parity.txt.md": table}, doc)
+    assert [f.status.value for f in _by(report, "derivation.matches")] == ["PASS"]
+    assert [f.status.value for f in _by(report, "claims.coverage")] == ["PASS"], [f.message for f in _by(report, "claims.coverage")]
