@@ -184,6 +184,8 @@ def test_profile_check_names_a_misspelled_divisor(run, tmp_path):
         assert result.exit_code == 1, (computed, result.stdout)
         line = next(x for x in result.stdout.splitlines() if f"values/per_op/{computed}" in x)
         assert repr(pointer) in line and "/n_ops" in line and "NOTHING" in line.upper(), line
+        claim = next(x for x in result.stdout.splitlines() if x.strip().startswith("claims/0"))
+        assert f"receipts.iters/values/per_op/{computed} matches no record" in claim and "optional" not in claim, claim
 
 
 # ---------------------------------------------------------------- D5, D6: a misspelled dimension pointer, a misspelled arm

@@ -183,6 +183,7 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
                                              else f": {PROBLEM}" if problem else ""))
 
     blind: dict[str, tuple[str, str]] = {}  # receipt set -> (dimension, pointer) of its first dimension no record states
+    unmapped: dict[str, dict[str, str]] = {}  # receipt set -> mapped name -> the first place of its mapping no record states
     for rid, spec in document.get("receipts", {}).items():
         got = by_set.get(rid, [])
         read = [r for r in got if r.unread is None or r.raw is not None]  # a record kept as a stand-in for a mapping matching nothing was read
@@ -195,6 +196,7 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         for where, _name, pointer in stated_nowhere(spec, read):
             if where.startswith("dimensions/"):
                 blind.setdefault(rid, (_name, pointer))
+            unmapped.setdefault(rid, {}).setdefault(_name, where)
             say(f"receipts.{rid}/{where}", f"pointer {pointer!r} matches no record of set {rid} ({_many(len(read), 'record')}); "
                 f"members seen there: {members_near(read[0].raw, pointer) or 'none'}", True)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
@@ -234,8 +236,11 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
         absent = _absent_values(rule, select(records, {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}))
         if absent:
-            text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} (it is `optional`: "
-                            "those instances will be UNVERIFIED `value-absent`; narrow the selection)" for name, n, m in absent
+            misspelled = unmapped.get(rule["receipts"], {})
+            text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} "
+                            + (f"(receipts.{rule['receipts']}/{misspelled[name]} matches no record: fix it; those instances will be UNVERIFIED `value-absent`)"
+                               if name in misspelled else "(it is `optional`: those instances will be UNVERIFIED `value-absent`; narrow the selection)")
+                            for name, n, m in absent
                             for kind in ["claim" if pointer.startswith("/claims/") else "gate rule"])
             problem = True
         role = "named" if "pick" in rule else "claim" if pointer.startswith("/claims/") else "recorded" if "recorded" in rule else "bounds" if "bounds_at" in rule else None
