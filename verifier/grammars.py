@@ -32,7 +32,13 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
   literal such as `{'rouge1': 31.4286}`, optionally after a label:
   `Accuracy Results: {'FID_SCORE': '23.52'}`) and `prefixed-json` (`PREFIX {json}`
   lines such as LoadGen's `:::MLLOG {...}`; with `fold` each line contributes
-  the member `fold.key` -> `fold.value`). A member stated twice with
+  the member `fold.key` -> `fold.value`), and the bench lines of
+  `verifier.bench_lines`: `libtest-bench` (`test NAME ... bench: 1,234
+  ns/iter (+/- 56)`) and `go-bench` (`BenchmarkX-8 1000000 1234 ns/op`), each
+  the member NAME holding an object of numbers; with `"records":
+  {"members_of": ""}` each member of the record is one record (a member
+  stated twice with different values is then `GrammarError`
+  `conflicting-members`). A member stated twice with
   different values is left out of the record and listed under
   `#conflicts` (member -> line numbers), so a field mapped to it is missing;
 - `markdown-table`: the rows of the pipe tables of a Markdown file (parsed
@@ -60,6 +66,7 @@ from itertools import compress, count, repeat
 from operator import getitem, itemgetter
 from typing import Any
 
+from verifier.bench_lines import BENCH_GRAMMARS
 from verifier.jsonio import JSONProblem, array_index, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
 from verifier.mdtables import markdown_tables
 from verifier.readers.members import MembersError, members
@@ -70,7 +77,7 @@ __all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "parse", "unpivot", "ut
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
 #: Line grammars of the `text` encoding.
-LINE_GRAMMARS = ("key-value", "assignments", "json-object", "python-dict", "prefixed-json")
+LINE_GRAMMARS = ("key-value", "assignments", "json-object", "python-dict", "prefixed-json", *BENCH_GRAMMARS)  # the bench lines: `verifier.bench_lines`
 
 
 class GrammarError(ValueError):
@@ -125,6 +132,14 @@ def parse(data: bytes, spec: dict[str, Any]) -> list[tuple[str, Any]]:
                 pairs = [(f"{spec['records']}/{i}", r) for i, r in enumerate(records)]
         elif encoding == "csv":
             pairs = _csv(utf8_text(data).removeprefix("\ufeff"), spec.get("columns"))  # the byte-order mark spreadsheets write is no header text
+        elif encoding == "text" and isinstance(spec.get("records"), dict):  # {"members_of": ""}: each member one record (a bench line per benchmark)
+            record = _text_record(utf8_text(data), spec)
+            if "#conflicts" in record:
+                raise GrammarError("conflicting-members", f"members stated twice with different values: {record['#conflicts']} (member -> line numbers)")
+            try:
+                pairs = members(record, spec["records"])
+            except MembersError as exc:
+                raise GrammarError("missing-records", str(exc)) from None
         elif encoding == "text":
             pairs = [("", _text_record(utf8_text(data), spec))]
         elif encoding == "markdown-table":
@@ -285,6 +300,8 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
         if not isinstance(value, dict):
             return None
         return {str(k): (Decimal(repr(v)) if isinstance(v, float) else v) for k, v in value.items()}
+    if grammar in BENCH_GRAMMARS:
+        return BENCH_GRAMMARS[grammar](line)  # type: ignore[no-any-return]
     if grammar == "assignments":
         return _assignments(stripped)
     if grammar == "key-value":

@@ -106,7 +106,8 @@ def _instance_arms(rule: dict[str, Any], records: list[Receipt], selection: dict
     Return `(text, empty, problem)` for an arm comparison whose `baseline` or `candidate` is a `{dim}` of its `per`:
     each instance's two arms resolved (`derive.arm_name`) and selected as `derive.derive_rule` selects them (the
     selection, the instance's other dimensions, `arm` replaced). `empty`: no instance has both arms; `problem`: some
-    instance has an arm that selects no receipt (`verify` reports FAIL `empty-selection` for it). The text names the
+    instance has an arm that selects no receipt (`verify` reports FAIL `empty-selection` for it, UNVERIFIED when the arm
+    selects none in every instance: a misspelled arm). The text names the
     first such arm and instance, and how many instances it misses in.
     """
     keys = instances(rule, records)
@@ -181,6 +182,8 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         lines.append(f"  {where}: {text}" + (f": {NOTHING} (an authoring problem, unless this evidence lacks it)" if empty
                                              else f": {PROBLEM}" if problem else ""))
 
+    blind: dict[str, tuple[str, str]] = {}  # receipt set -> (dimension, pointer) of its first dimension no record states
+    unmapped: dict[str, dict[str, str]] = {}  # receipt set -> mapped name -> the first place of its mapping no record states
     for rid, spec in document.get("receipts", {}).items():
         got = by_set.get(rid, [])
         read = [r for r in got if r.unread is None or r.raw is not None]  # a record kept as a stand-in for a mapping matching nothing was read
@@ -191,6 +194,9 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         say(f"receipts.{rid}", f"glob {spec['glob']!r} names {_many(len(matched), 'file')}, {_many(len(read), 'record')} read"
             + (f" ({'; '.join(notes)})" if notes else ""), not read)
         for where, _name, pointer in stated_nowhere(spec, read):
+            if where.startswith("dimensions/"):
+                blind.setdefault(rid, (_name, pointer))
+            unmapped.setdefault(rid, {}).setdefault(_name, where)
             say(f"receipts.{rid}/{where}", f"pointer {pointer!r} matches no record of set {rid} ({_many(len(read), 'record')}); "
                 f"members seen there: {members_near(read[0].raw, pointer) or 'none'}", True)
     rules = [(f"/claims/{i}", c) for i, c in enumerate(document.get("claims", []))]
@@ -205,6 +211,12 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
         records = by_set.get(rule["receipts"], [])
         if "at" in rule and rule["at"]["file"] in absent:  # claimed in an optional document this evidence does not publish
             lines.append(f"  {pointer[1:]} ({rule['id']}): not a claim of this evidence: {rule['at']['file']!r} is an `optional` claim document it does not hold")
+            continue
+        if rule["receipts"] in blind:  # every receipt of the set is a stand-in: name the cause, not "0 instances" or a site "unranked"
+            name, ptr = blind[rule["receipts"]]
+            say(f"{pointer[1:]} ({rule['id']})", f"receipt set {rule['receipts']}'s dimension {name} (pointer {ptr!r}) matches no record, so what any "
+                f"selection takes and which instances exist are unknown (verify: UNVERIFIED incomplete-denominator); fix receipts.{rule['receipts']}/dimensions/{name} first",
+                False, True)
             continue
         selection = _plain(rule["selection"])
         problem = False
@@ -224,8 +236,11 @@ def rule_lines(document: dict[str, Any], model: Evidence | None, glob: Callable[
             text += f", {_many(len(instances(rule, records)), 'instance')} of per {rule['per']}"
         absent = _absent_values(rule, select(records, {k: v for k, v in selection.items() if not ("baseline" in rule and k == "arm")}))
         if absent:
-            text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} (it is `optional`: "
-                            "those instances will be UNVERIFIED `value-absent`; narrow the selection)" for name, n, m in absent
+            misspelled = unmapped.get(rule["receipts"], {})
+            text += "".join(f"; value {name} is absent on {n} of {_many(m, 'receipt')} of {kind} {rule['id']} "
+                            + (f"(receipts.{rule['receipts']}/{misspelled[name]} matches no record: fix it; those instances will be UNVERIFIED `value-absent`)"
+                               if name in misspelled else "(it is `optional`: those instances will be UNVERIFIED `value-absent`; narrow the selection)")
+                            for name, n, m in absent
                             for kind in ["claim" if pointer.startswith("/claims/") else "gate rule"])
             problem = True
         role = "named" if "pick" in rule else "claim" if pointer.startswith("/claims/") else "recorded" if "recorded" in rule else "bounds" if "bounds_at" in rule else None

@@ -222,8 +222,9 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
                 except RegexError as exc:
                     raise _refuse(origin, f"{here}/where/{ptr.replace('~', '~0').replace('/', '~1')}/matches",
                                   f"{wanted['matches']!r} is not a regular expression RE2 accepts ({exc}; no backreferences or lookarounds)") from None
-        if isinstance(spec.get("records"), dict) and spec["encoding"] != "json":
-            raise _refuse(origin, f"{here}/records", f"`members_of` takes the members of a JSON object as records; encoding {spec['encoding']!r} has none")
+        if isinstance(spec.get("records"), dict) and spec["encoding"] not in ("json", "text"):  # text: the one record's members (bench lines)
+            raise _refuse(origin, f"{here}/records", f"`members_of` takes the members of a JSON object (or of a text file's record) as records; "
+                          f"encoding {spec['encoding']!r} has none")
         parallel = set(spec.get("unnest", {}).get("parallel", {}))
         if "each" in spec.get("unnest", {}) and spec["unnest"]["each"] not in parallel:
             raise _refuse(origin, f"{here}/unnest/each", f"{spec['unnest']['each']!r} is not declared in `unnest.parallel`")

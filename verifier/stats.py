@@ -407,7 +407,8 @@ def _ulp(x: Decimal) -> Decimal:
 
 
 def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Decimal] = (), scale: Any = 1,
-              declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None, written: str | None = None) -> Decimal:
+              declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None, written: str | None = None,
+              steps: int = 0) -> Decimal:
     """
     Return how far a derived value may lie from the number a bundle states, in the stated number's unit.
 
@@ -421,7 +422,11 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     - print: `half_unit(stated)`, always (a 17-digit `repr` gets ~1/2 ulp);
     - inputs: each within u |x| of its decimal (u = 2**-53), plus
       `input_error` (an absolute bound on each input's own upstream float
-      error, e.g. TPOT = (latency - ttft) / (n - 1) computed in float);
+      error, e.g. TPOT = (latency - ttft) / (n - 1) computed in float),
+      plus u |x| for each of the `steps` binary64 operations the producer
+      applied to each input before the statistic (a division by a count, a
+      subtraction, a unit conversion: each rounds once, IEEE 754 round to
+      nearest; `docs/tolerances.md`, "inputs");
     - `sum`: n eps sum|x|; `mean`, `olympic_mean` (over the values kept) and `mean_of_server_means`: eps sum|x|
       (recursive summation, (n-1) u sum|x|, Higham 2002 eq. 4.4, divided by n);
     - `median`/`percentile`/`min`/`max`/`first`/`last`: the inputs' error, plus for
@@ -480,7 +485,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     n = Decimal(len(xs))
     biggest, total = max(xs), (None if statistic in _PICK else sum(xs, Decimal(0)))  # a pick's bound does not use the sum
     upstream = Decimal(str(input_error)) if input_error is not None else Decimal(0)
-    per_input = U * biggest + upstream  # how far one input may be from the decimal we read
+    per_input = (1 + steps) * U * biggest + upstream  # how far one input may be from the decimal we read, after `steps` roundings
     if statistic == "sum":
         work = n * EPS * total + n * per_input
     elif statistic in ("mean", "mean_of_server_means", "olympic_mean"):
@@ -572,7 +577,7 @@ def identity(op: str, left: Decimal, terms: Sequence[Decimal], stated: Sequence[
 
     `op`: value, sum, difference, ratio, percentage (100 part / whole, whole counts); `terms` in base units. Tolerance: `declared`,
     else 1 / `one_over()` (one frame = 1/fps, read only then), else the largest `tolerance` of the `stated` `(number, exact, base
-    units of its unit or None)`, left first (a percentage's part and whole exact), a difference's at least its clocks' binary64
+    units of its unit or None)`, left first (a percentage's and a ratio's: left's alone, its terms being of other units), a difference's at least its clocks' binary64
     spacing. Raises `Undefined` (a zero divisor, counts that are no counts)."""
     if op == "percentage" and (any(t < 0 or t != t.to_integral_value() for t in terms) or terms[1] == 0):
         raise Undefined(f"a percentage needs whole counts >= 0 and a whole above 0, not {fmt(terms[0])} of {fmt(terms[1])}")
@@ -585,7 +590,9 @@ def identity(op: str, left: Decimal, terms: Sequence[Decimal], stated: Sequence[
         return left, right, Decimal(declared)
     if one_over is not None:
         return left, right, CONTEXT.divide(Decimal(1), one_over())
-    involved = stated[:1] if op == "percentage" else stated  # `exact`: a rational string such as "24/1" states no precision
+    # a percentage's or a ratio's terms are of other units than the result, so their half units are no bound on it: the result's own
+    # stated precision is (docs/tolerances.md, "Identities"); `exact`: a rational string such as "24/1" states no precision
+    involved = stated[:1] if op in ("percentage", "ratio") else stated
     bound = max((tolerance(s) * (unit / scale if unit is not None else 1) for s, exact, unit in involved if s is not None and not exact), default=Decimal(0))
     if op == "difference" and stated[0][0] is not None:  # a difference of clocks: binary64 spacing at their magnitude (epoch s: ~2.4e-7 s), docs/tolerances.md
         bound = max(bound, tolerance(stated[0][0], statistic="difference", values=terms, scale=CONTEXT.divide(Decimal(1), scale)))

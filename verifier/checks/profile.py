@@ -32,6 +32,7 @@ from verifier.readers.pointers import fmt, resolve, to_decimal
 from verifier.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
 from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.informational import compile_patterns
+from verifier.readers.markdown_doc import row_pointers
 from verifier.readers.records import NEVER_STATED, UNITS, read_receipts
 from verifier.readers.sites import read_sites
 
@@ -178,6 +179,9 @@ def identities(ctx: Context) -> Iterator[Finding]:
     `identity-undefined` when the operation has no value for a record (a
     zero divisor, counts that are no counts: `_identity`). With `when_present`,
     records stating none of the terms are skipped and counted in the message.
+    The places compared (`left` and each term, a Markdown table row's also at
+    its claim document place `/tables/<name>/<row>`) are marked examined, so
+    `claims.coverage` counts them.
     """
     cid = "derivation.identities"
     for identity in _profile(ctx)["identities"]:
@@ -198,6 +202,10 @@ def identities(ctx: Context) -> Iterator[Finding]:
                     continue
             else:
                 skipped = 0
+            by_file: dict[str, list[Any]] = {}
+            for r in records:
+                by_file.setdefault(r.path, []).append(r.raw)
+            in_documents = {k: v for raws in by_file.values() for k, v in row_pointers(raws).items()}  # a Markdown table row: its claim document's place
             for r in records:
                 try:
                     result = _identity(identity, r.raw)
@@ -211,6 +219,8 @@ def identities(ctx: Context) -> Iterator[Finding]:
                     continue
                 for term in (identity["left"], *identity["terms"]):  # stated values this check compares: a change to any of them is judged
                     examined(ctx).add((r.path, r.pointer + term["pointer"]))
+                    if id(r.raw) in in_documents:
+                        examined(ctx).add((r.path, in_documents[id(r.raw)] + term["pointer"]))
                 left, right, tolerance, text = result
                 judged = stats.compare(left, right, declared=tolerance)
                 gap = abs(judged.delta)

@@ -20,7 +20,7 @@ from verifier.readers.locate import fill_named
 from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.derive import derive_rule, for_stated_unit
+from verifier.derive import arm_name, derive_rule, for_stated_unit
 from verifier.readers.select import RecordSource, Underivable, instances, ranks, select, select_records
 
 __all__ = ["claims", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
@@ -53,6 +53,24 @@ def _convert(value: Decimal, statistic: str, unit: str | None) -> Decimal:
         factor = _scale(statistic, unit)  # 100, 1/100 or 1: exact in Decimal
         return value if factor == 1 else stats.CONTEXT.multiply(value, factor)
     return stats.CONTEXT.divide(value, unit_scale(unit))  # divided, not multiplied by a rounded 1/60 (a value in `min` stays exact)
+
+
+#: The per-record arithmetic of a value mapping (`docs/profiles.md`): each is one binary64 operation of the producer.
+_COMPUTED = ("divide_by", "subtract", "unit_from")
+
+
+def _steps(profile: dict[str, Any], rule: dict[str, Any], unit: str | None) -> int:
+    """
+    Return how many binary64 roundings the producer's arithmetic put on each input of `rule` before its statistic.
+
+    One per `divide_by`, `subtract` or `unit_from` of the value mapping the rule reads, and one for the conversion from
+    the mapping's unit to the stated `unit` when they differ (ns / n_ops / 1000 printed as us: two roundings);
+    `stats.tolerance` (`steps`) adds u |x| per rounding (`docs/tolerances.md`, "inputs").
+    """
+    mapping = ((profile.get("receipts") or {}).get(rule.get("receipts")) or {}).get("values", {}).get(rule.get("value", ""))
+    if not isinstance(mapping, dict):
+        return 0
+    return sum(1 for key in _COMPUTED if key in mapping) + (1 if unit and mapping.get("unit") and mapping["unit"] != unit else 0)
 
 
 def _stated(value: Any) -> tuple[Decimal | None, str | None]:
@@ -123,6 +141,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
     no_number = no_number_texts(_profile(ctx))
     absent = _absent_optional_documents(ctx)
     said_na = "not-applicable" in (_profile(ctx).get("informational") or {}).get("classes", ())  # "N/A (OOM at 64)": the pattern set's class, at claim places too
+    dead: dict[str, dict[str, str]] = {}  # rule id -> its arms that select nothing in every instance -> the arm values the records have
     for i, rule in enumerate(_profile(ctx)["claims"]):
         ptr = f"/claims/{i}"  # the rule's sites in the model (`Site.rule`)
         if rule["at"]["file"] in absent:  # the tree does not publish this optional document: it claims nothing there
@@ -178,6 +197,14 @@ def claims(ctx: Context) -> Iterator[Finding]:
             try:
                 result = derive_rule(chosen if plain else joined(ctx, chosen, key), RecordSource(records), key, memo)  # `joined` returns a rule without joins as it is
             except Underivable as exc:
+                if exc.code == "empty-selection" and "baseline" in rule:
+                    if rule_id not in dead:
+                        dead[rule_id] = _dead_arms(rule, records)
+                    arm = next((a for a in (arm_name(rule[role], key) for role in ("baseline", "candidate")) if a in dead[rule_id]), None)
+                    if arm is not None:  # an arm no instance has: the profile's name for it, not the evidence, is wrong
+                        yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}; arm {arm!r} selects no receipt in any of the rule's instances "
+                                 f"(misspelled arm? the records have {dead[rule_id][arm]})", path=rel, pointer=pointer, observed=str(claimed))
+                        continue
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
             text = result.text
@@ -209,7 +236,7 @@ def claims(ctx: Context) -> Iterator[Finding]:
                     continue
                 unit = stated_unit
             cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                scale=_scale(statistic, unit or None), declared=declared)  # the unit compared in: the stated one after a conversion
+                                scale=_scale(statistic, unit or None), declared=declared, steps=_steps(_profile(ctx), chosen, unit))  # the unit compared in: the stated one after a conversion
             ok, tolerance = cmp.holds, cmp.tolerance
             bound = tolerance_text(tolerance, unit or None) if ok else f"{delta_text(cmp.delta, unit or None)}, {tolerance_text(tolerance, unit or None)}"
             shown = (fmt(derived), bound, str(derived))
@@ -398,6 +425,25 @@ def _pick(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Receipt]) 
              f"{rule['id']}: {Location(rel, pointer)} names {named}; the {word} is {winners[0]} ({fmt(values[winners[0]])})"
              + ("" if ok or named not in values else f", {named} has {fmt(values[named])}"),
              path=rel, pointer=pointer, expected=named, observed=winners[0], derivation=text)
+
+
+def _dead_arms(rule: dict[str, Any], records: list[Receipt]) -> dict[str, str]:
+    """
+    Return `{arm: the arm values the records have, as text}` for each `baseline`/`candidate` arm of `rule` that selects no
+    receipt in any instance (with the rule's selection and the instance's other dimensions): a misspelled arm, the
+    profile's fault (UNVERIFIED); an arm missing in some instances only is evidence (FAIL `empty-selection`, kept).
+    """
+    selection = {k: v for k, v in rule["selection"].items() if k != "arm" and not isinstance(v, dict)}
+    keys = instances({**rule, "selection": selection}, records)
+    out: dict[str, str] = {}
+    for role in ("baseline", "candidate"):
+        arms = {arm_name(rule[role], key) for key in keys}
+        for arm in arms:
+            if not any(select(records, {**selection, **{k: v for k, v in key.items() if k != "arm"}, "arm": arm}) for key in keys
+                       if arm_name(rule[role], key) == arm):
+                have = sorted({str(r.dims["arm"]) for r in records if r.dims.get("arm") is not None})
+                out[arm] = ", ".join(repr(a) for a in have[:12]) + (f" ({len(have)} in all)" if len(have) > 12 else "") if have else "no arm values"
+    return out
 
 
 def _ranked(records: list[Receipt], rule: dict[str, Any]) -> Callable[[], dict[str, dict[str, int]]]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from verifier import stats
 from verifier.checks.profile_base import _f, _profile, _records, examined
+from verifier.readers.markdown_doc import row_pointers
 from verifier.evidence import Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
@@ -79,7 +80,8 @@ def matches(ctx: Context) -> Iterator[Finding]:
     dimensions, `no-receipts` when the set has no records (an entry whose
     `selection` selects none of them has nothing to check and reports
     nothing). The compared
-    places are marked examined, so `claims.coverage` counts them.
+    places are marked examined (a Markdown table row's also at its claim document place `/tables/<name>/<row>`), so
+    `claims.coverage` counts them.
     """
     cid = "derivation.matches"
     indexes: dict[tuple[str, tuple[str, ...]], dict[tuple[Any, ...], list[Receipt]]] = {}  # (other set, on) -> its records by their `on` values
@@ -103,8 +105,14 @@ def matches(ctx: Context) -> Iterator[Finding]:
                 joined = indexes[(entry["equals"]["receipts"], on)] = {}
                 for o in _records(ctx, entry["equals"]["receipts"]):
                     joined.setdefault(tuple(o.dims.get(d) for d in on), []).append(o)
+        by_file: dict[str, list[Any]] = {}
+        for r in records:
+            by_file.setdefault(r.path, []).append(r.raw)
+        in_documents = {k: v for raws in by_file.values() for k, v in row_pointers(raws).items()}  # a Markdown table row: its claim document's place
         for r in records:
             yield _one(entry, r, joined, seen)
+            if id(r.raw) in in_documents and (r.path, r.pointer + entry["pointer"]) in seen:
+                seen.add((r.path, in_documents[id(r.raw)] + entry["pointer"]))
 
 
 def _one(entry: dict[str, Any], r: Receipt, joined: dict[tuple[Any, ...], list[Receipt]], seen: set[tuple[str, str]]) -> Finding:

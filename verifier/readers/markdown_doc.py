@@ -97,3 +97,26 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     if html:
         document["#html"] = html
     return document
+
+
+def row_pointers(raws: list[Any]) -> dict[int, str]:
+    """
+    Return `id(raw) -> "/tables/<name>/<row index>"` for the Markdown table rows among `raws` (records read with encoding
+    `markdown-table` from one file: dicts holding `#table`, `#row`, `#heading`): where `markdown_document` puts that row.
+
+    A table is named by the heading above it, "(top)" with none, " (2)", " (3)", ... for a repeated name, in table order
+    (as `markdown_document` names them), escaped as a JSON Pointer token. Only tables with a row among `raws` are seen, so a
+    table of no body rows does not shift the numbering here (it holds no record to place). Other records are left out.
+    """
+    rows = [r for r in raws if isinstance(r, dict) and {"#table", "#row", "#heading"} <= set(r)]
+    names: dict[int, str] = {}
+    taken: set[str] = set()
+    for number, heading in sorted({(int(r["#table"]), str(r["#heading"] or "")) for r in rows}):
+        base = heading or "(top)"
+        name, n = base, 1
+        while name in taken:
+            n += 1
+            name = f"{base} ({n})"
+        taken.add(name)
+        names[number] = name.replace("~", "~0").replace("/", "~1")
+    return {id(r): f"/tables/{names[int(r['#table'])]}/{int(r['#row']) - 1}" for r in rows}

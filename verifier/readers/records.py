@@ -360,6 +360,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
 #: The code of the one finding of a mapped field missing on every record of its set: the profile's fault (a misspelled
 #: pointer), UNVERIFIED, instead of one FAIL `missing-field` per record.
 NEVER_STATED = "mapping-matches-nothing"
+#: The per-record arithmetic a value mapping may declare, each reading a second member of the record at its `pointer`.
+COMPUTED = ("divide_by", "subtract", "unit_from")
 
 
 def members_near(record: Any, pointer: str, limit: int = 12) -> str:
@@ -388,7 +390,8 @@ def members_near(record: Any, pointer: str, limit: int = 12) -> str:
 def stated_nowhere(spec: dict[str, Any], read: list[Receipt]) -> list[tuple[str, str, str]]:
     """
     Return `(where, name, pointer)` for each pointer of receipt set `spec` (a field, dimension or value `pointer`, an
-    `unnest.parallel` array) that no record of `read` has (the member absent, not null): a misspelled member (`/elapsd`,
+    `unnest.parallel` array, the `pointer` of a value's `divide_by`, `subtract` or `unit_from`: `values/per_op/divide_by`,
+    read from the record an unnested element came from) that no record of `read` has (the member absent, not null): a misspelled member (`/elapsd`,
     `/metadata/packge_name`). `where` is the mapping's place in the set (`fields/latency`, `unnest/parallel/loop`),
     `name` the mapped field (for a parallel array, each value read from it). An `optional` or `absent` mapping may be
     missing everywhere and is left out. [] when `read` is empty. `verify profile check` names each; `read_receipts`
@@ -401,6 +404,8 @@ def stated_nowhere(spec: dict[str, Any], read: list[Receipt]) -> list[tuple[str,
     parallel = spec.get("unnest", {}).get("parallel", {})
     places += [(f"unnest/parallel/{array}", name, parallel[m["parallel"]]) for name, m in spec.get("values", {}).items()
                if m.get("parallel") in parallel and not m.get("optional") for array in [m["parallel"]]]
+    places += [(f"{section}/{name}/{computed}", name, m[computed]["pointer"]) for section in ("fields", "values") for name, m in spec.get(section, {}).items()
+               for computed in COMPUTED if isinstance(m.get(computed), dict) and "pointer" in m[computed] and not m.get("optional") and "absent" not in m]
     raws = list({id(r.raw): r.raw for r in read}.values())  # an unnested record's elements share one raw record
     out = []
     for where, name, pointer in places:
@@ -429,7 +434,9 @@ def _never_stated(rid: str, spec: dict[str, Any], records: list[Receipt], proble
     (`Receipt.unread`, its `raw` kept) and every statistic over them is UNVERIFIED `incomplete-denominator`.
     """
     read = [r for r in records if r.unread is None]
-    never = {name: pointer for _where, name, pointer in stated_nowhere(spec, read)} if len(read) > 1 else {}
+    nowhere = stated_nowhere(spec, read) if len(read) > 1 else []
+    never = {name: pointer for _where, name, pointer in nowhere}
+    reads = {name: where.rpartition("/")[2] for where, name, _pointer in nowhere if where.rpartition("/")[2] in COMPUTED}  # a divisor, ... misspelled
     if not never:
         return records, problems
     mappings = {**spec["fields"], **spec.get("dimensions", {}), **spec.get("values", {})}
@@ -439,7 +446,8 @@ def _never_stated(rid: str, spec: dict[str, Any], records: list[Receipt], proble
         mapping = mappings[name]
         seen = members_near(read[0].raw, pointer)
         kept.append(Problem("UNVERIFIED", NEVER_STATED,
-                            f"receipts.{rid}: mapped field {name} ({_describe(mapping)}{f', {pointer!r}' if 'parallel' in mapping else ''}) is missing on every one of "
+                            f"receipts.{rid}: {f'the {reads[name]} pointer {pointer!r} of ' if name in reads else ''}mapped field {name} "
+                            f"({_describe(mapping)}{f', {pointer!r}' if 'parallel' in mapping else ''}) is missing on every one of "
                             f"its {len(read)} records ({len(files)} file{'s' if len(files) != 1 else ''}): the profile maps a member no record of the set states "
                             f"(a misspelled pointer?), so it is not evidence against any claim" + (f"; members seen there: {seen}" if seen else ""),
                             files[0], pointer, name))
