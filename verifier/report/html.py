@@ -511,12 +511,11 @@ def _grids(report: Report) -> str:
         return ""
     parts = ['<h3 id="grids">Results tables, as the bundle states them (cell colour and mark: status; hover a cell for stated, derived and delta)</h3>']
     for g in found:
-        counts = ", ".join(f"{n} {s}" for s, n in g.counts.items())
         head = "<tr><th>row</th>" + "".join(f"<th>{_e(c)}{f' ({_e(u)})' if u else ''}</th>" for c, u in zip(g.columns, g.units, strict=True)) + "</tr>"
         body = "".join(f'<tr><th class="row">{_e(label)}</th>' + "".join(_grid_cell(c, u) for c, u in zip(cells, g.units, strict=True)) + "</tr>"
                        for label, cells in g.rows)
         more = [f"{n} more {what} not drawn" for n, what in ((g.more_rows, "row(s)"), (g.more_columns, "column(s)")) if n]
-        parts.append(f'<p class="grid-title"><code>{_e(g.title)}</code>: {sum(g.counts.values())} claim(s): {counts}</p>'
+        parts.append(f'<p class="grid-title"><code>{_e(g.title)}</code>: {_e(g.counted)}</p>'
                      + _table(head, body, tall=True).replace("<table>", '<table class="grid">', 1)
                      + (f'<p class="note">…{_e("; ".join(more))} (the claims table lists every claim).</p>' if more else ""))
     if left:

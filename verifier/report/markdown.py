@@ -180,10 +180,9 @@ def _grids(report: Report) -> list[str]:
         return []
     lines = ["#### Results tables", "", "As the bundle states them: one cell per judged value with its status, `stated → derived` (one number when both read the same).", ""]
     for g in found:
-        counts = ", ".join(f"{n} {s}" for s, n in g.counts.items())
         opened = ' open="open"' if "FAIL" in g.counts or "ERROR" in g.counts else ""
         worst = next(s for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS) if s.value in g.counts)
-        lines += [f"<details{opened}><summary>{ICONS[worst]} {code(g.title)}: {sum(g.counts.values())} claim(s): {counts}</summary>", "",
+        lines += [f"<details{opened}><summary>{ICONS[worst]} {code(g.title)}: {cell(g.counted)}</summary>", "",
                   "| Row | " + " | ".join(cell(c) + (f" ({cell(u)})" if u else "") for c, u in zip(g.columns, g.units, strict=True)) + " |",
                   "|---|" + "---:|" * len(g.columns)]
         for label, cells in g.rows:

@@ -1,0 +1,73 @@
+"""
+Issue 41, second reviewer trial (trial41c): what a reviewer who did not write the code found wrong in the four FAIL reports.
+
+Each test was red before its fix; the numbers in the docstrings are the brief's items.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from verifier.model import Finding, Report, Status
+from verifier.report import render
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+if not CORPUS.is_dir():
+    CORPUS = Path("/work/shared/corpus")
+MLPERF = CORPUS / "mlperf-inference-test-submissions-v5.0"
+H3 = CORPUS / "vllm-omni-rankings-h3-online-fp8"
+
+#: How `verifier.checks.profile_claims` records where a claimed number comes from (the gate rule's `[...]` names the same).
+_DERIVED = "first (in file order) of 1 values of rouge1 (model=m, platform={p})"
+
+
+def _cell_claim(row: int, platform: str, value: str) -> Finding:
+    return Finding(check="derivation.claims", status=Status.PASS, code="derived", message=f"csv.ROUGE1[platform={platform}]: stated {value}, derived {value}",
+                   expected=value, observed=value, path="summary.csv", pointer=f"/{row}/Accuracy#ROUGE1", derivation=_DERIVED.format(p=platform))
+
+
+def _gated() -> Report:
+    """Two PASS claims of a CSV table's cells, a gate rule not met by the first one's quantity, and another check's FAIL at the second cell."""
+    gate = Finding(check="gate.rules", status=Status.FAIL, code="rule-not-met",
+                   message="stated-range-ROUGE1: not met: platform=a: rouge1 = 31.4286 (does not meet >= 45.14291 stated in a/README.md)",
+                   path="a/README.md", observed={"platform=a": {"value": "31.4286", "bounds": ">= 45.14291", "met": False, "file": "a/README.md"}},
+                   derivation=f"platform=a: rouge1 = 31.4286 (does not meet >= 45.14291 stated in a/README.md) [{_DERIVED.format(p='a')}]; "
+                              f"platform=b: rouge1 = 50 (meets >= 45.14291 stated in b/README.md) [{_DERIVED.format(p='b')}]")
+    other = Finding(check="claims.stated", status=Status.FAIL, code="stated-mismatch", message="summary.csv: a cell states 50.1, not 50",
+                    path="summary.csv", pointer="/1/Accuracy#ROUGE1")
+    findings = (_cell_claim(0, "a", "31.4286"), _cell_claim(1, "b", "50"), gate, other)
+    return Report(subject="evidence/made-up", kind="profile:made-up", verifier_version="0", roster=(), findings=findings)
+
+
+def test_a_grid_cell_takes_the_worst_status_of_every_finding_located_at_it():
+    """Item 1: a gate rule not met at a cell's quantity, or any finding at the cell, makes the cell FAIL and is counted."""
+    from verifier.report.grids import grids
+
+    (grid,), _left = grids(_gated())
+    (_l0, (first,)), (_l1, (second,)) = grid.rows
+    assert first.status is Status.FAIL and "stated-range-ROUGE1" in first.detail()  # the gate rule, through the shared derivation
+    assert second.status is Status.FAIL and "a cell states 50.1" in second.detail()  # located at the cell itself
+    assert grid.counts == {"FAIL": 2, "PASS": 2}
+    page = render(_gated(), "html").split('id="grids"', 1)[1]
+    assert page.count('<td class="c-FAIL"') == 2 and '<td class="c-PASS"' not in page
+    assert "2 claim(s) and 2 other finding(s) at its cells: 2 FAIL, 2 PASS" in page
+    md = render(_gated(), "markdown").split("#### Results tables", 1)[1]
+    assert md.count("❌ 31.4286") == 1 and "✅" not in md.split("</summary>", 1)[1]
+
+
+@pytest.mark.skipif(not MLPERF.is_dir(), reason="the shared corpus is not here")
+def test_the_mlperf_grid_shows_the_gate_rules_it_fails():
+    """Item 1 on the corpus: ROUGE1/2/L and mbxp of the mixtral row, F1 of the bert-99 rows fail their stated ranges."""
+    from verifier.core import verify_path
+    from verifier.report.grids import grids
+
+    found, _left = grids(verify_path(str(MLPERF)))
+    csv = next(g for g in found if g.title == "summary.csv")
+    failing = {(label.split(":")[0], column) for label, cells in csv.rows for column, c in zip(csv.columns, cells, strict=True)
+               if c is not None and c.status is Status.FAIL}
+    assert {("1", "Accuracy#ROUGE1"), ("1", "Accuracy#ROUGE2"), ("1", "Accuracy#ROUGEL"), ("1", "Accuracy#mbxp_accuracy"), ("1", "Result")} <= failing
+    assert sum(column == "Accuracy#F1" for _row, column in failing) == 2
+    assert csv.counts["FAIL"] == 6 and csv.others == 5  # one claim FAIL and five gate rules (F1 at two cells counts once)
