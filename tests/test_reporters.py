@@ -285,7 +285,7 @@ def test_markdown_renders_evidence_text_as_literal_text():
         assert text.count("<details") == text.count("</details>") >= 2  # the groups to act on, the roster
         assert text.count("<summary>") == text.count("</summary>") == text.count("</details>")
         assert not any(c in text for c in BIDI)
-        widths = {"| Status | Claim": 6, "| Status | Check": 5, "| Check |": 6, "| Location |": 2}
+        widths = {"| Status | Claim": 7, "| Status | Check": 5, "| Check |": 6, "| Location |": 2}
         width = None
         for line in text.splitlines():
             width = next((w for head, w in widths.items() if line.startswith(head)), width if line.startswith("|") else None)

@@ -71,3 +71,31 @@ def test_the_mlperf_grid_shows_the_gate_rules_it_fails():
     assert {("1", "Accuracy#ROUGE1"), ("1", "Accuracy#ROUGE2"), ("1", "Accuracy#ROUGEL"), ("1", "Accuracy#mbxp_accuracy"), ("1", "Result")} <= failing
     assert sum(column == "Accuracy#F1" for _row, column in failing) == 2
     assert csv.counts["FAIL"] == 6 and csv.others == 5  # one claim FAIL and five gate rules (F1 at two cells counts once)
+
+
+def test_compared_places_shows_a_delta_past_its_tolerance_as_past_it():
+    """Item 2: two places past the stated precision, and more until the shown delta compares with the tolerance as the exact one does."""
+    from verifier.numtext import compared_places
+
+    assert compared_places("0.0501158511653", "0.05", 1) == 4  # 0.050 would read as within 0.05: 0.0501
+    assert compared_places("-0.0501158511653", "0.05", 1) == 4  # the sign of a difference does not matter
+    assert compared_places("0.00", "0.005000000000308", 2) == 4  # a PASS within its tolerance: the two places past the claim
+    assert compared_places("0.04986", "0.0499", 2) == 5  # 0.0499 (4 places) reads as within 0.0499 only at 5: 0.04986
+    assert compared_places("0.9974992020035848", "0.005", 2) == 4 and compared_places("-", "0.05", 1) == 3
+    assert compared_places("0.0501", None, 1) == 3 and compared_places("0.0501", "0.05", None) is None
+
+
+@pytest.mark.skipif(not H3.is_dir(), reason="the shared corpus is not here")
+def test_the_h3_claim_row_shows_derived_delta_and_tolerance_at_digits_that_show_the_fail():
+    """Item 2 on the corpus: `32.1 % | 32.050 % | 0.050 %` hid that 0.0501 exceeds 0.05."""
+    from verifier.core import verify_path
+    from verifier.report._common import claim_rows
+
+    report = verify_path(str(H3))
+    row = next(r for r in claim_rows(report) if r.status is Status.FAIL and r.claim == "dlo.saved_pct_streaming")
+    assert (row.claimed, row.derived, row.delta, row.tolerance) == ("32.1 %", "32.0499 %", "0.0501 %", "0.05 %")
+    page = render(report, "html")
+    assert "<th>tolerance</th>" in page and "<td class=num>0.0501 %</td><td class=num>0.05 %</td>" in page
+    assert "dlo.saved_pct_streaming: stated 32.1 %, derived 32.0499 %, delta 0.0501 %, tolerance 0.05 % (FAIL)" in page
+    md = render(report, "markdown")
+    assert "| 32.1 % | 32.0499 % | 0.0501 % | 0.05 % |" in md

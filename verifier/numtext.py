@@ -16,7 +16,7 @@ from __future__ import annotations
 import decimal
 from decimal import Decimal
 
-__all__ = ["PLAIN_RANGE", "TOLERANCE_DIGITS", "delta_text", "fmt", "number", "plain", "quantity", "tolerance_text"]
+__all__ = ["PLAIN_RANGE", "TOLERANCE_DIGITS", "compared_places", "delta_text", "fmt", "number", "plain", "quantity", "tolerance_text"]
 
 #: Adjusted exponents (`Decimal.adjusted()`) written in plain notation: 1e-9 up to below 1e21.
 PLAIN_RANGE = (-9, 21)
@@ -145,3 +145,31 @@ def delta_text(value: object, unit: str | None = None, digits: int = 12) -> str:
     `2.6e-07` -> `delta 0.00000026`, `0E-8` -> `delta 0`). Raises nothing.
     """
     return "delta " + _trimmed(value, unit, digits)
+
+
+def compared_places(delta: object, tolerance: object, places: int | None, most: int = 12) -> int | None:
+    """
+    Return the decimal places to write a compared value's derived number and delta at, so the comparison's outcome shows.
+
+    At least `places + 2` (`places`: those the claim states; two more keep
+    the rounding visible), and more, up to `places + most`, while the
+    delta's magnitude at those places reads the same as the tolerance as
+    written (`tolerance_text`: `TOLERANCE_DIGITS` significant digits) though
+    the exact values differ, or reads on the other side of it: `0.0501158`
+    against `0.05` at one stated place gives 4 (`0.0501`, not `0.050`).
+    None when `places` is None (the claim states no decimal number); `places + 2` when `delta` or `tolerance` is no number.
+    Display only; raises nothing.
+    """
+    if places is None:
+        return None
+    d, t = _decimal(delta), _decimal(plain(tolerance, TOLERANCE_DIGITS)) if tolerance is not None else None
+    low = places + 2
+    if d is None or t is None or not d.is_finite() or not t.is_finite():
+        return low
+    d = abs(d)
+    for shown_places in range(low, places + most + 1):
+        context = decimal.Context(prec=max(28, d.adjusted() + shown_places + 3), rounding=decimal.ROUND_HALF_EVEN)
+        shown = d.quantize(Decimal(1).scaleb(-shown_places), context=context)
+        if (shown == t) == (d == t) and (shown <= t) == (d <= t):
+            return shown_places
+    return places + most

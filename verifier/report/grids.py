@@ -56,8 +56,9 @@ class Cell:
         return [(cut(r.claimed), cut(r.derived)) for r in self.claims]
 
     def detail(self) -> str:
-        """Return one plain line per claim: `NAME: stated X, derived Y, delta D (STATUS)` (a tooltip; not escaped)."""
-        lines = [f"{r.claim}: stated {r.claimed}, derived {r.derived}, delta {r.delta} ({r.status.value})" for r in self.claims]
+        """Return one plain line per claim, `NAME: stated X, derived Y, delta D, tolerance T (STATUS)`, then per other finding `CHECK: MESSAGE (STATUS)` (a tooltip; not escaped)."""
+        lines = [f"{r.claim}: stated {r.claimed}, derived {r.derived}, delta {r.delta}" + (f", tolerance {r.tolerance}" if r.tolerance != "-" else "")
+                 + f" ({r.status.value})" for r in self.claims]
         return "\n".join(lines + [f"{f.check}: {message(f)} ({f.status.value})" for f in self.others])
 
 

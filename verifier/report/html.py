@@ -452,9 +452,10 @@ def _claims(report: Report, verbose: bool = False) -> str:
     if skipped and not rows:
         parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
     if rows:
-        head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
+        head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th><th>tolerance</th></tr>"
         row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc>{_where(report, r.finding, r.where)}</td><td class=name>{_name(r.claim)}</td>"
-                         f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>")
+                         f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td>"
+                         f"<td class=num>{_e(r.tolerance)}</td></tr>")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
         counts = ", ".join(f"{n} {s}" for s, n in (("FAIL", sum(r.status is Status.FAIL for r in rows)),

@@ -115,8 +115,8 @@ def _render(report: Report, verbose: bool, cut: bool) -> str:
     if skipped and not rows:
         lines += ["#### Claims", "", cell(skipped), ""]
     if rows:
-        header = ["| Status | Claim | Claimed | Derived | Delta | Where |", "|---|---|---:|---:|---:|---|"]
-        row = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} "
+        header = ["| Status | Claim | Claimed | Derived | Delta | Tolerance | Where |", "|---|---|---:|---:|---:|---:|---|"]
+        row = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} | {cell(r.tolerance)} "
                          f"| {code(r.where)} |")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]

@@ -66,7 +66,7 @@ def _claim_lines(report: Report, every: bool) -> list[str]:
         lines.append(f"  {skipped}")
     shown, notes = shown_claims(rows, every)
     line = (lambda r: f"  {r.status.value:<10} {_safe(r.claim)}: claimed {_safe(r.claimed)}, derived {_safe(r.derived)}, "
-                      f"delta {_safe(r.delta)} at {_safe(r.where)}")
+                      f"delta {_safe(r.delta)}" + (f", tolerance {_safe(r.tolerance)}" if r.tolerance != "-" else "") + f" at {_safe(r.where)}")
     lines += [line(r) for r in shown] + [f"  {note}" for note in notes]
     lines += [line(r) for r in rows if every and r.status is Status.PASS]
     return lines
