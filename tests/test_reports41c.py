@@ -99,3 +99,39 @@ def test_the_h3_claim_row_shows_derived_delta_and_tolerance_at_digits_that_show_
     assert "dlo.saved_pct_streaming: stated 32.1 %, derived 32.0499 %, delta 0.0501 %, tolerance 0.05 % (FAIL)" in page
     md = render(report, "markdown")
     assert "| 32.1 % | 32.0499 % | 0.0501 % | 0.05 % |" in md
+
+
+def _fail_example(tmp_path: Path) -> Path:
+    """The example with its README's 73.45 % changed to 74.45 %, the manifest re-listed: one stated-number FAIL."""
+    import shutil
+
+    from bundlekit import rehash
+
+    bundle = tmp_path / "fail-example"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "examples" / "ref2va-5s", bundle)
+    readme = bundle / "README.md"
+    readme.write_text(readme.read_text().replace("73.45 % lower", "74.45 % lower", 1))
+    rehash(bundle)
+    return bundle
+
+
+def test_a_stated_number_fail_message_writes_derived_delta_and_tolerance_as_the_tables_do(tmp_path):
+    """Item 3 (a1): `73.452500798 %` with no delta in the message, `73.4525 %` in the table."""
+    from verifier.core import verify_path
+
+    report = verify_path(str(_fail_example(tmp_path)))
+    (bad,) = [f for f in report.findings if f.status is Status.FAIL]
+    assert "but the evidence gives 73.4525 % (delta 0.9975 %, tolerance 0.005 %; arm_mean_s: baseline 407.27 s, candidate 108.12 s)" in bad.message
+
+
+GDN = CORPUS / "system1-omni-gdn-20261003"
+
+
+@pytest.mark.skipif(not GDN.is_dir(), reason="the shared corpus is not here")
+def test_a_gate_comparison_message_names_both_arms_and_the_bound_with_its_unit():
+    """Item 3 (c): `relative_reduction_pct = 0.42005871366 % (needs >= 2)`: 11 digits, no unit on the bound, no arm means."""
+    from verifier.core import verify_path
+
+    report = verify_path(str(GDN))
+    (rule,) = [f for f in report.findings if f.status is Status.FAIL and f.check == "gate.rules"]
+    assert rule.message.endswith("relative_reduction_pct = 0.42 % (needs >= 2 %; baseline 0.0484081, candidate 0.0482048)")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import decimal
 from decimal import Decimal
 
-__all__ = ["PLAIN_RANGE", "TOLERANCE_DIGITS", "compared_places", "delta_text", "fmt", "number", "plain", "quantity", "tolerance_text"]
+__all__ = ["PLAIN_RANGE", "TOLERANCE_DIGITS", "at_places", "bound_places", "compared_places", "comparison_text", "delta_text", "fmt", "number", "plain", "quantity", "tolerance_text"]
 
 #: Adjusted exponents (`Decimal.adjusted()`) written in plain notation: 1e-9 up to below 1e21.
 PLAIN_RANGE = (-9, 21)
@@ -173,3 +173,54 @@ def compared_places(delta: object, tolerance: object, places: int | None, most: 
         if (shown == t) == (d == t) and (shown <= t) == (d <= t):
             return shown_places
     return places + most
+
+
+def _places_of(value: object) -> int | None:
+    """Return the decimal places `value` is written with (`"74.45"` -> 2, `2` -> 0), None for a non-number."""
+    d = _decimal(value)
+    if d is None or not d.is_finite():
+        return None
+    exponent = d.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def at_places(value: object, places: int | None) -> str:
+    """Return `number(value, places)`, but `value` as it is (`number(value)`) when it has no more places than that: never padded (`80.0` stays `80.0`)."""
+    have = _places_of(value)
+    if places is None or have is None or have <= places:
+        return number(value)
+    return number(value, places)
+
+
+def comparison_text(stated: object, derived: object, tolerance: object, unit: str | None = None) -> tuple[str, str]:
+    """
+    Return `(derived, "delta D, tolerance T")` of a stated number compared with its derivation, with `unit`, for a message.
+
+    Both at the decimal places `compared_places` picks for the difference `stated - derived` (those the claim
+    states plus two, more until the delta reads on its side of the tolerance): `("74.45", Decimal("73.4525007979"),
+    "0.005", "%")` -> `("73.4525 %", "delta 0.9975 %, tolerance 0.005 %")`, the digits the claims tables show.
+    A non-number `stated` or `derived` gives `number(derived)` and `tolerance T` alone. Raises nothing.
+    """
+    s, d = _decimal(stated), _decimal(derived)
+    suffix = f" {unit}" if unit and unit != "1" else ""
+    if s is None or d is None or not s.is_finite() or not d.is_finite():
+        return number(derived) + suffix, tolerance_text(tolerance, unit)
+    places = compared_places(s - d, tolerance, _places_of(stated))
+    return at_places(d, places) + suffix, f"delta {at_places(s - d, places)}{suffix}, {tolerance_text(tolerance, unit)}"
+
+
+def bound_places(value: object, bound: object, least: int = 2) -> int | None:
+    """
+    Return the decimal places to write a value judged against a bound at (a gate rule's `>= 2`): those of the bound plus `least`,
+    and more, up to 12 more, while the value at those places reads equal to the bound though it is not, or on the
+    bound's other side (`0.42005871366` against `2` -> 2: `0.42`). None for a non-number. Display only; raises nothing.
+    """
+    v, b, places = _decimal(value), _decimal(bound), _places_of(bound)
+    if v is None or b is None or places is None or not v.is_finite():
+        return None
+    for shown_places in range(places + least, places + least + 13):
+        context = decimal.Context(prec=max(28, v.adjusted() + shown_places + 3), rounding=decimal.ROUND_HALF_EVEN)
+        shown = v.quantize(Decimal(1).scaleb(-shown_places), context=context)
+        if (shown == b) == (v == b) and (shown < b) == (v < b):
+            return shown_places
+    return places + least + 12
