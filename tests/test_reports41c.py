@@ -135,3 +135,17 @@ def test_a_gate_comparison_message_names_both_arms_and_the_bound_with_its_unit()
     report = verify_path(str(GDN))
     (rule,) = [f for f in report.findings if f.status is Status.FAIL and f.check == "gate.rules"]
     assert rule.message.endswith("relative_reduction_pct = 0.42 % (needs >= 2 %; baseline 0.0484081, candidate 0.0482048)")
+
+
+def test_claim_counts_include_the_stated_numbers_of_the_prose(tmp_path):
+    """Item 4 (a1): `14 claim(s): 14 PASS` above a stated-number FAIL; github `14 claim(s) compared with their derivation: 0 FAIL`."""
+    from verifier.core import verify_path
+
+    report = verify_path(str(_fail_example(tmp_path)))
+    page = render(report, "html")
+    count = re.search(r'<p id="claims-count">([^<]*)</p>', page)
+    assert count and re.fullmatch(r"14 claim\(s\) and \d+ stated number\(s\) of the prose: 1 FAIL, \d+ PASS", count.group(1)), count
+    assert re.search(r"\n14 claim\(s\) and \d+ stated number\(s\) of the prose: 1 FAIL, \d+ PASS\n", render(report, "markdown"))
+    notice = next(line for line in render(report, "github").splitlines() if "title=verify claims" in line)
+    assert re.search(r"::14 claim\(s\) and \d+ stated number\(s\) of the prose compared with their derivation: 1 FAIL, 0 ERROR, \d+ UNVERIFIED, \d+ PASS$", notice), notice
+    assert re.search(r"claims: 14 and \d+ stated number\(s\) of the prose \(1 FAIL, ", render(report, "text"))

@@ -27,6 +27,7 @@ import os
 
 from verifier.model import Finding, Report, Status
 from verifier.report._common import Group, claim_rows, groups, location, message, repo_path, trust_lines, trust_warning, visible
+from verifier.report.statements import counted
 
 __all__ = ["NAME", "escape_data", "escape_property", "render", "root", "unplaced"]
 
@@ -114,8 +115,9 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     lines = [_group(report, g) for g in groups(report)]
     rows = claim_rows(report)
     if rows:
-        counts = ", ".join(f"{sum(1 for r in rows if r.status is s)} {s.value}" for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS))
-        lines.append(f"::notice title={escape_property('verify claims')}::{escape_data(f'{len(rows)} claim(s) compared with their derivation: {counts}')}")
+        words, every = counted(report, [r.status for r in rows])  # the stated numbers of the prose too
+        counts = ", ".join(f"{n} {s.value}" for s, n in every.items())
+        lines.append(f"::notice title={escape_property('verify claims')}::{escape_data(f'{len(rows)} claim(s){words} compared with their derivation: {counts}')}")
     lines += [_command(report, f) for f in report.findings if f.status is Status.PASS]
     changed = bool(isinstance(report.trust, dict) and report.trust.get("changed") and report.trust.get("ref"))
     for line in trust_lines(report):  # where the judge came from; trusted files a pull request edits are a warning

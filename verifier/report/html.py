@@ -444,7 +444,7 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
 def _claims(report: Report, verbose: bool = False) -> str:
     """Return the claims table (claims.json and receipt claims) and the stated-claims table (numbers of the prose)."""
-    from verifier.report.statements import blocked, statement_rows
+    from verifier.report.statements import blocked, counted, statement_rows
 
     parts = []
     rows = claim_rows(report)
@@ -458,10 +458,9 @@ def _claims(report: Report, verbose: bool = False) -> str:
                          f"<td class=num>{_e(r.tolerance)}</td></tr>")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
-        counts = ", ".join(f"{n} {s}" for s, n in (("FAIL", sum(r.status is Status.FAIL for r in rows)),
-                           ("ERROR", sum(r.status is Status.ERROR for r in rows)), ("UNVERIFIED", len(bad) - sum(r.status in (
-                               Status.FAIL, Status.ERROR) for r in rows)), ("PASS", len(good))) if n)
-        parts.append(f'<p id="claims-count">{len(rows)} claim(s): {counts}</p>')
+        words, every = counted(report, [r.status for r in rows])  # the stated numbers of the prose too: their FAIL is counted here
+        counts = ", ".join(f"{n} {s.value}" for s, n in every.items() if n)
+        parts.append(f'<p id="claims-count">{len(rows)} claim(s){_e(words)}: {counts}</p>')
         if skipped:
             parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
         shown, notes = shown_claims(rows, verbose)

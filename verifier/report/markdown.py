@@ -26,7 +26,7 @@ import re
 
 from verifier.model import Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
-from verifier.report.statements import blocked, statement_rows
+from verifier.report.statements import blocked, counted, statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
 
@@ -120,9 +120,8 @@ def _render(report: Report, verbose: bool, cut: bool) -> str:
                          f"| {code(r.where)} |")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
-        lines += ["#### Claims", "", f"{len(rows)} claim(s): " + ", ".join(f"{n} {s}" for s, n in
-                  (("FAIL", sum(r.status is Status.FAIL for r in rows)), ("ERROR", sum(r.status is Status.ERROR for r in rows)),
-                   ("UNVERIFIED", sum(r.status is Status.UNVERIFIED for r in rows)), ("PASS", len(good))) if n), ""]
+        words, every = counted(report, [r.status for r in rows])  # the stated numbers of the prose too
+        lines += ["#### Claims", "", f"{len(rows)} claim(s){cell(words)}: " + ", ".join(f"{n} {s.value}" for s, n in every.items() if n), ""]
         if skipped:
             lines += [cell(skipped), ""]
         shown, notes = shown_claims(rows, verbose)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from verifier.model import Report, Status
 
-__all__ = ["CHECK", "StatementRow", "blocked", "statement_rows", "text_lines"]
+__all__ = ["CHECK", "StatementRow", "blocked", "counted", "statement_rows", "text_lines"]
 
 #: The check whose findings are stated quantities (`verifier.checks.statements.CHECK`).
 CHECK = "claims.stated"
@@ -130,3 +130,17 @@ def text_lines(report: Report, safe, verbose: bool = False) -> list[str]:  # typ
         bound = f"{r.bound} = {r.derived_shown} (delta {r.delta_shown})" if r.derived != "-" else r.bound
         lines.append(f"  {r.status.value:<10} {safe(r.where)}  {safe(r.stated)} -> {safe(bound)}  [{safe(r.code)}]  \"{safe(r.sentence)}\"")
     return lines
+
+
+def counted(report: Report, statuses: list[Status]) -> tuple[str, dict[Status, int]]:
+    """
+    Return `(words, counts)` of the claims section's count line: `statuses` are the claim rows' (`_common.claim_rows`), to which
+    the judged stated numbers of the prose (`statement_rows`, informational ones aside) are added, so a stated-number FAIL is counted.
+
+    `words` is `" and N stated number(s) of the prose"` (`""` when there is none) to follow `M claim(s)`; `counts` maps every
+    status, FAIL first, to its count over both.
+    """
+    stated = [r.status for r in statement_rows(report) if r.code != "informational"]
+    every = statuses + stated
+    counts = {s: every.count(s) for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS)}
+    return (f" and {len(stated)} stated number(s) of the prose" if stated else ""), counts
