@@ -149,3 +149,24 @@ def test_claim_counts_include_the_stated_numbers_of_the_prose(tmp_path):
     notice = next(line for line in render(report, "github").splitlines() if "title=verify claims" in line)
     assert re.search(r"::14 claim\(s\) and \d+ stated number\(s\) of the prose compared with their derivation: 1 FAIL, 0 ERROR, \d+ UNVERIFIED, \d+ PASS$", notice), notice
     assert re.search(r"claims: 14 and \d+ stated number\(s\) of the prose \(1 FAIL, ", render(report, "text"))
+
+
+def _linked(subject: str) -> Report:
+    f = Finding(check="derivation.claims", status=Status.FAIL, code="claim-mismatch", message="wall: stated 2 s, derived 1 s",
+                expected="2", observed={"claim": "wall", "claimed": "2", "derived": "1", "delta": "1"}, path="claims.json", pointer="/claims/0/value")
+    return Report(subject=subject, kind="bundle-v1", verifier_version="0", roster=(), findings=(f,))
+
+
+def test_html_links_are_relative_to_the_report_file_and_never_absolute(tmp_path, monkeypatch):
+    """Item 5: `cd /work/shared && verify --report html=/tmp/x.html corpus/b` linked `./corpus/b/...` (resolving under /tmp); an absolute bundle linked `/abs/...`."""
+    from verifier.outputs import ReportTarget, write_targets
+
+    (tmp_path / "work" / "b").mkdir(parents=True)
+    (tmp_path / "out").mkdir()
+    monkeypatch.chdir(tmp_path / "work")
+    for subject in ("b", str(tmp_path / "work" / "b")):
+        write_targets(_linked(subject), [ReportTarget("html", tmp_path / "out" / "x.html")])
+        hrefs = re.findall(r'href="([^"#][^"]*)"', (tmp_path / "out" / "x.html").read_text())
+        assert hrefs and set(hrefs) == {"../work/b/claims.json"}, (subject, hrefs)
+        page = render(_linked(subject), "html")  # no report file (stdout): relative to the working folder
+        assert set(re.findall(r'href="([^"#][^"]*)"', page)) == {"./b/claims.json"}, subject

@@ -318,7 +318,7 @@ def test_7_html_locations_link_to_their_file_and_each_group_has_an_anchor():
     hostile = Report(subject="//evil.example/x", kind="bundle-v1", verifier_version="0", roster=(), findings=(
         Finding(check="a.b", status=Status.FAIL, code="c", message="m", path='javascript:alert(1)"<b>'),))
     links = re.findall(r'href="([^"]*)"', render(hostile, "html"))
-    assert links == ["/evil.example/x/javascript%3Aalert%281%29%22%3Cb%3E"]  # no host, no scheme, no markup
+    assert len(links) == 1 and links[0].startswith(("./", "../")) and links[0].endswith("evil.example/x/javascript%3Aalert%281%29%22%3Cb%3E")  # no host, no scheme, no markup; relative (trial41c item 5)
 
 
 def test_10_a_dimensionless_claim_names_no_unit():

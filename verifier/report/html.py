@@ -25,8 +25,10 @@ characters are made visible); text in plots is drawn as paths, never as markup.
 
 from __future__ import annotations
 
+import contextvars
 import html
 import io
+import os
 import posixpath
 import re
 from typing import Any
@@ -99,6 +101,8 @@ def _loc(value: object) -> str:
     return "<wbr>".join(f"<span>{_e(part)}</span>" for part in parts if part)
 
 
+#: The folder the page being rendered is written to (`render`'s `at`), which `_href` makes links relative to.
+_AT: contextvars.ContextVar[str | None] = contextvars.ContextVar("verify_html_at", default=None)
 #: Splits a long folder name after each `_` and `-`.
 _WORDS = re.compile(r"(?<=[_-])")
 
@@ -121,9 +125,10 @@ def _href(report: Report, f: Any) -> str | None:
     """
     Return a relative link to the file a finding's location names first (the manifest for a listed entry), or None.
 
-    The path is the bundle path as given joined with the file (`_common.split_path`), percent-encoded with only `/`
-    kept, so it never reads as a scheme (`javascript:`) or a host (`//host`): it opens the file next to a report
-    saved where `verify` ran. No `#L` line anchor (a browser shows a local file without one).
+    The path is the bundle path as given joined with the file (`_common.split_path`), made relative to the folder
+    the report file is written in (`render`'s `at`; the working folder when the page goes to stdout) with
+    `os.path.relpath`, never absolute, and percent-encoded with only `/` kept, so it never reads as a scheme
+    (`javascript:`) or a host (`//host`). No `#L` line anchor (a browser shows a local file without one).
     """
     from urllib.parse import quote
 
@@ -136,11 +141,15 @@ def _href(report: Report, f: Any) -> str | None:
         return None
     base, rel = where
     path = rel if base is None else posixpath.normpath(posixpath.join(base, rel))
+    try:  # from the report file's folder (`render(at=)`), else the working folder: never an absolute path
+        path = os.path.relpath(os.path.abspath(path), _AT.get() or os.getcwd()).replace(os.sep, "/")
+    except ValueError:  # another drive (Windows): no relative path leads there, so no link
+        return None
     try:  # a file name read as bytes that are not UTF-8 (`surrogateescape`) links to those very bytes
-        encoded = quote(path.lstrip("/"), safe="/", errors="surrogateescape")
+        encoded = quote(path, safe="/", errors="surrogateescape")
     except UnicodeEncodeError:
-        encoded = quote(visible(path.lstrip("/")), safe="/")
-    return ("/" if path.startswith("/") else "./") + encoded
+        encoded = quote(visible(path), safe="/")
+    return ("" if path.startswith("../") else "./") + encoded
 
 
 def _where(report: Report, f: Any, text: str) -> str:
@@ -523,12 +532,22 @@ def _grids(report: Report) -> str:
     return "".join(parts)
 
 
-def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
+def render(report: Report, *, verbose: bool = False, color: bool = False, at: str | None = None) -> str:
     """
-    Return the HTML page for `report` (a string; the CLI writes it). `color` is ignored; `verbose` also lists PASS findings.
+    Return the HTML page for `report` (a string; the CLI writes it). `color` is ignored; `verbose` also lists PASS findings;
+    `at` is the folder the page is written to, which its links to bundle files are relative to (None: the working folder).
 
     Without matplotlib the page carries a note naming the `html` extra in place of the plots.
     """
+    token = _AT.set(at)
+    try:
+        return _page(report, verbose)
+    finally:
+        _AT.reset(token)
+
+
+def _page(report: Report, verbose: bool) -> str:
+    """Return the page `render` returns, its links relative to `_AT`."""
     counts = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
     judge = judged_by(report)
     parts = [
