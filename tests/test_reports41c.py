@@ -170,3 +170,13 @@ def test_html_links_are_relative_to_the_report_file_and_never_absolute(tmp_path,
         assert hrefs and set(hrefs) == {"../work/b/claims.json"}, (subject, hrefs)
         page = render(_linked(subject), "html")  # no report file (stdout): relative to the working folder
         assert set(re.findall(r'href="([^"#][^"]*)"', page)) == {"./b/claims.json"}, subject
+
+
+def test_every_location_cell_of_a_stated_number_links_to_its_file(tmp_path):
+    """Item 6 (a1): `README.md:3:55` in the "Stated in the prose" FAIL row was plain text, a link in the group above."""
+    from verifier.core import verify_path
+
+    page = render(verify_path(str(_fail_example(tmp_path))), "html")
+    cells = re.findall(r"<td class=loc>(.*?)</td>", page)
+    stated = [c for c in cells if "3:55" in re.sub(r"<[^>]*>", "", c)]
+    assert len(stated) >= 2 and all(c.startswith('<a href="') and 'README.md">' in c for c in stated), stated

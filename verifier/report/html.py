@@ -482,7 +482,7 @@ def _claims(report: Report, verbose: bool = False) -> str:
     parts += [f'<p class="note stated-blocked">{_e(b)}</p>' for b in blocked(report)]  # counted, not judged: never dropped silently
     if stated:
         head = "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
-        line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
+        line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc>{_where(report, r.finding, r.where)}</td><td class=num>{_e(r.stated)}</td>"
                              f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived_shown)}</td><td class=num>{_e(d)}</td>"
                              f"<td class=msg>{_e(r.sentence)}</td></tr>")
         paired = sorted(((r, r.delta_shown) for r in stated), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable

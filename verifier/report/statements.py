@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.model import Report, Status
+from verifier.model import Finding, Report, Status
 
 __all__ = ["CHECK", "StatementRow", "blocked", "counted", "statement_rows", "text_lines"]
 
@@ -21,7 +21,7 @@ CHECK = "claims.stated"
 
 @dataclass(frozen=True, slots=True)
 class StatementRow:
-    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence, delta (or `-`)."""
+    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence, delta (or `-`), and the finding it comes from."""
 
     status: Status
     code: str
@@ -32,6 +32,7 @@ class StatementRow:
     formula: str
     sentence: str
     delta: str = "-"
+    finding: Finding | None = None
 
     @property
     def unit(self) -> str:
@@ -61,7 +62,7 @@ def statement_rows(report: Report) -> list[StatementRow]:
             stated=str(detail.get("stated")), bound=_bound(detail),
             derived=_derived(str(detail["derived"]), str(detail.get("stated"))) if detail.get("derived") is not None else "-",
             formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or ""),
-            delta=_delta(detail)))
+            delta=_delta(detail), finding=f))
     return rows
 
 
