@@ -180,3 +180,49 @@ def test_every_location_cell_of_a_stated_number_links_to_its_file(tmp_path):
     cells = re.findall(r"<td class=loc>(.*?)</td>", page)
     stated = [c for c in cells if "3:55" in re.sub(r"<[^>]*>", "", c)]
     assert len(stated) >= 2 and all(c.startswith('<a href="') and 'README.md">' in c for c in stated), stated
+
+
+def test_github_and_markdown_name_the_bundle_without_its_absolute_path():
+    """Item 10: `::error title=verify FAIL%3A /tmp/...::` and `### ❌ verify: FAIL — /work/shared/corpus/...`."""
+    report = _linked("/work/secret/home/bundle-x")
+    assert "/work/secret" not in render(report, "github") and "title=verify FAIL%3A bundle-x::" in render(report, "github")
+    heading = render(report, "markdown").splitlines()[0]
+    assert heading.endswith("verify: FAIL — `bundle-x`"), heading
+    assert render(_linked("evidence/b"), "markdown").splitlines()[0].endswith("— `evidence/b`")
+
+
+def _missing(subject: str) -> Report:
+    findings = (Finding(check="integrity.files", status=Status.FAIL, code="missing-file", path="kernel/compare.py", pointer="/files/kernel~1compare.py",
+                        expected={"listed_in": "manifest.json"}, message="kernel/compare.py is listed in manifest.json but not in the bundle"),
+                Finding(check="coverage.streams", status=Status.UNVERIFIED, code="no-file", path="*/*/results/*/mlperf_log_detail.txt",
+                        message="no file matches the pattern"),
+                Finding(check="integrity.files", status=Status.UNVERIFIED, code="external-not-supplied", path="dlo_smoke/t2va.mp4",
+                        message="dlo_smoke/t2va.mp4 is external and not supplied"))
+    return Report(subject=subject, kind="bundle-v1", verifier_version="0", roster=(), findings=findings)
+
+
+def test_sarif_places_a_missing_file_on_its_manifest_and_says_truly_what_srcroot_is(tmp_path, monkeypatch):
+    """Item 9: SARIF put a missing file on the absent file's uri (github/HTML: manifest.json); SRCROOT claimed the directory verify ran in."""
+    import json
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "manifest.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    for subject, root in (("b", "the directory verify ran in"), (str(tmp_path / "b"), "the directory that holds the bundle")):
+        run = json.loads(render(_missing(subject), "sarif"))["runs"][0]
+        missing = next(r for r in run["results"] if r["properties"]["code"] == "missing-file")
+        assert missing["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "manifest.json", "uriBaseId": "BUNDLE"}
+        assert run["originalUriBaseIds"]["SRCROOT"]["description"]["text"].startswith(root), (subject, run["originalUriBaseIds"])
+        assert run["originalUriBaseIds"]["BUNDLE"]["uri"] == "b/"
+
+
+def test_github_annotations_name_only_files_that_exist(tmp_path, monkeypatch):
+    """Item 7: `file=` named a glob (`*/*/results/*/...`) and an absent `dlo_smoke/t2va.mp4`."""
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "manifest.json").write_text("{}")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    out = render(_missing("b"), "github", verbose=True)
+    files = re.findall(r"file=([^,:]*)", out)
+    assert files and all((tmp_path / f).is_file() for f in files), files
+    assert "file=b/manifest.json" in out

@@ -236,6 +236,9 @@ def test_11_github_annotations_name_the_file_for_an_absolute_bundle_path_and_pla
 
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "evidence" / "bundle").mkdir(parents=True)
+    for name in ("README.md", "manifest.json"):  # `file=` names only a file that exists (trial41c item 7)
+        (tmp_path / "evidence" / "bundle" / name).write_text("")
     report = _bundle_report(str(tmp_path / "evidence" / "bundle"))
     out = render(report, "github")
     assert "::error file=evidence/bundle/README.md,line=3," in out

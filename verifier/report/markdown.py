@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, relative_subject, shown_claims, trust_lines, trust_warning, visible
 from verifier.report.statements import blocked, counted, statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
@@ -86,7 +86,7 @@ def _render(report: Report, verbose: bool, cut: bool) -> str:
     judge = judged_by(report)
     gate = f" · {judge[0]} {code(judge[1])} (sha256 {code(report.gate_sha256[:12])}…)" if judge and report.gate_sha256 else ""
     lines = [
-        f"### {VERDICT_ICONS[report.verdict]} verify: {report.verdict} — {code(report.subject)}",
+        f"### {VERDICT_ICONS[report.verdict]} verify: {report.verdict} — {code(relative_subject(report.subject))}",
         "",
         f"**Verdict: {report.verdict}** (exit {int(report.exit_code)}) · {cell(report.kind)}{gate} · "
         + ", ".join(f"{n} {s.value}" for s, n in counts.items())
