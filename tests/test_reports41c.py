@@ -226,3 +226,40 @@ def test_github_annotations_name_only_files_that_exist(tmp_path, monkeypatch):
     files = re.findall(r"file=([^,:]*)", out)
     assert files and all((tmp_path / f).is_file() for f in files), files
     assert "file=b/manifest.json" in out
+
+
+def test_grid_headers_values_and_marks_read_plainly():
+    """Item 12: `Saved vs. original#numbers/1 (%)`, `Max peak GPU MiB (MiB)`, 17-digit values, and Markdown `→ -` where HTML shows `?` alone."""
+    from verifier.report.grids import grids
+
+    def claim(status, column, stated, derived, unit="%"):
+        return Finding(check="derivation.claims", status=status, code="derived" if derived else "receipt-absent",
+                       message=f"c: stated {stated} {unit}, derived {derived} {unit}" if derived else f"c: states {stated}",
+                       expected=f"{stated}" if derived else "r.csv", observed=derived or stated, path="R.md", pointer=f"/tables/T/0/{column}")
+    findings = (claim(Status.PASS, "Saved vs. original#numbers/1", "32.1", "32.1"), claim(Status.PASS, "Max peak GPU MiB", "1.0752762466386638", "1.0752762466386638", "MiB"),
+                claim(Status.UNVERIFIED, "Other", "0.342746", None))
+    report = Report(subject="b", kind="profile:made-up", verifier_version="0", roster=(), findings=findings)
+    (grid,), _ = grids(report)
+    assert {grid.heading(j) for j in range(3)} == {"Saved vs. original (2nd number, %)", "Max peak GPU MiB", "Other"}
+    mib = grid.columns.index("Max peak GPU MiB")
+    assert grid.rows[0][1][mib].values(grid.units[mib]) == [("1.07527624664", "1.07527624664")]
+    page = render(report, "html")
+    assert "<th>Saved vs. original (2nd number, %)</th>" in page and "<th>Max peak GPU MiB</th>" in page
+    md = render(report, "markdown").split("#### Results tables", 1)[1]
+    assert "| Saved vs. original (2nd number, %) |" in md and "| Max peak GPU MiB |" in md and "MiB (MiB)" not in md
+    assert "⚠️ 0.342746 |" in md and "→ -" not in md  # as HTML: the derived value only for FAIL and ERROR
+
+
+def test_the_grid_label_column_is_capped_and_sticky_and_the_digest_is_short():
+    """Items 11 and 16: row labels ~730 px wide pushed the values off a 900 px screen; the 64-character sha256 wrapped onto its own line."""
+    import dataclasses
+
+    from verifier.report.html import CSS
+
+    rule = re.search(r"table\.grid th\.row\{([^}]*)\}", CSS)
+    assert rule and "position:sticky" in rule.group(1) and "left:0" in rule.group(1) and "max-width:" in rule.group(1) and "white-space:normal" in rule.group(1)
+    digest = "ab" * 32
+    report = dataclasses.replace(_linked("b"), gate="g.json", gate_sha256=digest)
+    page = render(report, "html")
+    if "sha256 <code" in page:  # a judged-by line is drawn: the digest's first 12 characters, the whole one in its title
+        assert f'<code class=digest title="{digest}">{digest[:12]}…</code>' in page and f">{digest}<" not in page

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
+from verifier.numtext import number
 from verifier.report._common import CLAIM_CHECKS, STATUS_ORDER, ClaimRow, claim_rows, message
 
 __all__ = ["MAX_COLUMNS", "MAX_GRIDS", "MAX_ROWS", "Cell", "Grid", "cell_of", "grids"]
@@ -51,9 +53,9 @@ class Cell:
         return min([r.status for r in self.claims] + [f.status for f in self.others], key=STATUS_ORDER.__getitem__)
 
     def values(self, unit: str | None = None) -> list[tuple[str, str]]:
-        """Return `(stated, derived)` per claim, plain text; `unit` (the column's shared one) is left out of both."""
+        """Return `(stated, derived)` per claim, plain text; `unit` (the column's shared one) is left out of both, a number past 12 significant digits rounded (`numtext.number`)."""
         cut = (lambda v: v[: -len(unit) - 1] if unit and v.endswith(" " + unit) else v)
-        return [(cut(r.claimed), cut(r.derived)) for r in self.claims]
+        return [(_short(cut(r.claimed)), _short(cut(r.derived))) for r in self.claims]
 
     def detail(self) -> str:
         """Return one plain line per claim, `NAME: stated X, derived Y, delta D, tolerance T (STATUS)`, then per other finding `CHECK: MESSAGE (STATUS)` (a tooltip; not escaped)."""
@@ -87,11 +89,41 @@ class Grid:
         """`FILE` or `FILE: HEADING`, plain text."""
         return f"{self.file}: {self.table}" if self.table else self.file
 
+    def heading(self, j: int) -> str:
+        """
+        Return column `j`'s header, plain text: its label, a `#numbers/N` fragment as `Nth number`, and the unit its cells
+        share unless the label names it already (`Saved vs. original#numbers/1` with `%` -> `Saved vs. original (2nd number, %)`,
+        `Max peak GPU MiB` with `MiB` -> itself).
+        """
+        label, _, fragment = self.columns[j].partition("#numbers/")
+        notes = [f"{_ordinal(int(fragment) + 1)} number"] if fragment.isdigit() else []
+        if not fragment.isdigit():
+            label = self.columns[j]
+        unit = self.units[j]
+        if unit and unit not in re.findall(r"[^\s()\[\]]+", label):
+            notes.append(unit)
+        return label + (f" ({', '.join(notes)})" if notes else "")
+
     @property
     def counted(self) -> str:
         """`N claim(s)[ and M other finding(s) at its cells]: 2 FAIL, 80 PASS`, plain text: what the grid's caption counts."""
         counts = ", ".join(f"{n} {s}" for s, n in self.counts.items())
         return f"{self.claims} claim(s)" + (f" and {self.others} other finding(s) at its cells" if self.others else "") + f": {counts}"
+
+
+def _short(text: str) -> str:
+    """Return `text` with its number at most 12 significant digits (`numtext.number`: `1.0752762466386638` -> `1.07527624664`); other text as it is."""
+    value, _, unit = text.partition(" ")
+    try:
+        digits = len(Decimal(value).as_tuple().digits)
+    except InvalidOperation:
+        return text
+    return text if digits <= 12 else number(value) + (f" {unit}" if unit else "")
+
+
+def _ordinal(n: int) -> str:
+    """`1` -> `1st`, `2` -> `2nd`, `11` -> `11th`, `23` -> `23rd`."""
+    return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
 def _unescape(token: str) -> str:

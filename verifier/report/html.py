@@ -60,7 +60,7 @@ td.name{overflow-wrap:normal;min-width:10em}td.msg{overflow-wrap:anywhere;min-wi
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
 table.grid{width:auto}table.grid td,table.grid th{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap;text-align:right}
-table.grid th.row{text-align:left;font-weight:400}td.c-PASS{background:#dafbe1}td.c-FAIL{background:#ffebe9;color:#a40e26;font-weight:700}
+table.grid th.row{text-align:left;font-weight:400;white-space:normal;overflow-wrap:anywhere;min-width:8em;max-width:16em;position:sticky;left:0;z-index:1;background:#f6f8fa}td.c-PASS{background:#dafbe1}td.c-FAIL{background:#ffebe9;color:#a40e26;font-weight:700}
 td.c-UNVERIFIED{background:#fff8c5}td.c-ERROR{background:#fbefff}
 """
 ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
@@ -150,6 +150,14 @@ def _href(report: Report, f: Any) -> str | None:
     except UnicodeEncodeError:
         encoded = quote(visible(path), safe="/")
     return ("" if path.startswith("../") else "./") + encoded
+
+
+def _digest(value: object) -> str:
+    """Return a sha256 as `<code>` of its first 12 characters and `…`, the whole digest in its title (a 64-character one wrapped onto its own line)."""
+    text = str(value or "")
+    if len(text) <= 16:
+        return f"<code class=digest>{_e(text)}</code>"
+    return f'<code class=digest title="{_e(text)}">{_e(text[:12])}…</code>'
 
 
 def _where(report: Report, f: Any, text: str) -> str:
@@ -520,7 +528,7 @@ def _grids(report: Report) -> str:
         return ""
     parts = ['<h3 id="grids">Results tables, as the bundle states them (cell colour and mark: status; hover a cell for stated, derived and delta)</h3>']
     for g in found:
-        head = "<tr><th>row</th>" + "".join(f"<th>{_e(c)}{f' ({_e(u)})' if u else ''}</th>" for c, u in zip(g.columns, g.units, strict=True)) + "</tr>"
+        head = "<tr><th>row</th>" + "".join(f"<th>{_e(g.heading(j))}</th>" for j in range(len(g.columns))) + "</tr>"
         body = "".join(f'<tr><th class="row">{_e(label)}</th>' + "".join(_grid_cell(c, u) for c, u in zip(cells, g.units, strict=True)) + "</tr>"
                        for label, cells in g.rows)
         more = [f"{n} more {what} not drawn" for n, what in ((g.more_rows, "row(s)"), (g.more_columns, "column(s)")) if n]
@@ -558,7 +566,7 @@ def _page(report: Report, verbose: bool) -> str:
         f'<p id=head><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
         f"exit {int(report.exit_code)}; {', '.join(f'{n} {s.value}' for s, n in counts.items())}; "
         f"reader {_e(report.kind)}"
-        + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code class=digest>{_e(report.gate_sha256)}</code>" if judge else "")
+        + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 {_digest(report.gate_sha256)}" if judge else "")
         + "</p>",
     ]
     warning = trust_warning(report)

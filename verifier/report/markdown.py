@@ -182,11 +182,12 @@ def _grids(report: Report) -> list[str]:
         opened = ' open="open"' if "FAIL" in g.counts or "ERROR" in g.counts else ""
         worst = next(s for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS) if s.value in g.counts)
         lines += [f"<details{opened}><summary>{ICONS[worst]} {code(g.title)}: {cell(g.counted)}</summary>", "",
-                  "| Row | " + " | ".join(cell(c) + (f" ({cell(u)})" if u else "") for c, u in zip(g.columns, g.units, strict=True)) + " |",
+                  "| Row | " + " | ".join(cell(g.heading(j)) for j in range(len(g.columns))) + " |",
                   "|---|" + "---:|" * len(g.columns)]
         for label, cells in g.rows:
             lines.append(f"| {cell(label)} | " + " | ".join(
-                "" if c is None else f"{ICONS[c.status]} " + cell("; ".join(a if a == b else f"{a} → {b}" for a, b in c.values(u)))
+                "" if c is None else f"{ICONS[c.status]} " + cell("; ".join(a if a == b or c.status not in (Status.FAIL, Status.ERROR) else f"{a} → {b}"
+                                                                   for a, b in c.values(u)))
                 for c, u in zip(cells, g.units, strict=True)) + " |")
         more = [f"{n} more {what} not drawn" for n, what in ((g.more_rows, "row(s)"), (g.more_columns, "column(s)")) if n]
         lines += ([""] + [f"…{cell('; '.join(more))} (the claims table lists every claim)."] if more else []) + ["", "</details>", ""]
