@@ -263,3 +263,24 @@ def test_the_grid_label_column_is_capped_and_sticky_and_the_digest_is_short():
     page = render(report, "html")
     if "sha256 <code" in page:  # a judged-by line is drawn: the digest's first 12 characters, the whole one in its title
         assert f'<code class=digest title="{digest}">{digest[:12]}…</code>' in page and f">{digest}<" not in page
+
+
+def test_plots_read_in_readable_units_with_plain_ticks():
+    """Item 14: `10 T` (tera-nanoseconds) on an ns axis, a single point's x axis 0.96-1.04 `record`, log axes in exponents."""
+    pytest.importorskip("matplotlib")
+    from matplotlib.figure import Figure
+
+    from verifier.report import html
+
+    assert html._readable([1.0e13, 1.5e13], "ns") == ([10000.0, 15000.0], "s")
+    assert html._readable([2.5e6, 3.0e6], "ns") == ([2.5, 3.0], "ms")
+    assert html._readable([5.0, 7.0], "MiB") == ([5.0, 7.0], "MiB")
+    assert "<svg" in html._receipt_sets(Figure, [{"set": "latency", "quantity": "wall", "unit": "ns", "values": [1.2e13]}])  # one point: no crash
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.plot([1], [5.0])
+    html._record_axis(ax, 1)
+    assert ax.get_xlim() == (0.0, 2.0) and list(ax.get_xticks()) == [1.0]
+    ax.set_xscale("log")
+    html._log_ticks(ax)
+    assert ax.xaxis.get_major_formatter()(100.0, 0) == "100" and ax.yaxis.get_major_formatter()(0.01, 0) == "0.01"

@@ -246,6 +246,7 @@ def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]], table:
     if high / low > 100:
         ax.set_xscale("log")
         ax.set_yscale("log")
+        _log_ticks(ax)
     else:  # close values (1000000 and 1000001) keep their digits: no offset above the axis
         _plain(ax, [low, high], ax.xaxis)
         _plain(ax, [low, high])
@@ -262,14 +263,55 @@ def _receipt_sets(figure_cls: Any, series: list[dict[str, Any]]) -> str:
     fig = figure_cls(figsize=(10, 2.4 * rows))
     for i, s in enumerate(series):
         ax = fig.add_subplot(rows, cols, i + 1)
-        ax.plot(range(1, len(s["values"]) + 1), s["values"], marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
-        unit = "" if str(s["unit"]) in ("1", "") else f" ({_label(s['unit'])})"  # a dimensionless count or ratio names no unit
+        values, shown_unit = _readable(s["values"], str(s["unit"]))  # 1.2e13 ns drawn as 12000 s, not `12 T`
+        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
+        unit = "" if shown_unit in ("1", "") else f" ({_label(shown_unit)})"  # a dimensionless count or ratio names no unit
         ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])}{unit}", fontsize=9)
-        _plain(ax, s["values"])
+        _plain(ax, values)
+        _record_axis(ax, len(values))
         ax.tick_params(labelsize=7)
         ax.set_xlabel("record", fontsize=7)
     fig.tight_layout()
     return _svg(fig)
+
+
+#: Time units a plot may convert between, as powers of ten of a second, smallest first (`_readable`).
+_TIME_UNITS = (("ns", -9), ("µs", -6), ("ms", -3), ("s", 0))
+
+
+def _readable(values: list[float], unit: str) -> tuple[list[float], str]:
+    """
+    Return `(values, unit)` for a plot's axis: a time (`ns`, `us`, `µs`, `ms`, `s`) in the largest unit its biggest magnitude
+    reaches 1 in (`[1e13] ns` -> `[10000.0] s`, `[2.5e6] ns` -> `[2.5] ms`), so no axis reads `10 T` of nanoseconds; any other unit as it is.
+    """
+    powers = dict(_TIME_UNITS) | {"us": -6}
+    if unit not in powers or not values:
+        return values, unit
+    largest = max(abs(v) for v in values)
+    name, power = next(((n, e) for n, e in reversed(_TIME_UNITS) if largest >= 10.0 ** (e - powers[unit])), _TIME_UNITS[0])
+    step = power - powers[unit]  # divide by 10**step (an exact integer power, so 1.5e13 ns is 15000.0 s, not 15000.000000000002)
+    return ([v / 10 ** step for v in values] if step >= 0 else [v * 10 ** -step for v in values]), name
+
+
+def _record_axis(ax: Any, count: int) -> None:
+    """Give a record-order x axis whole-number ticks; a single record sits at 1 between 0 and 2 (not on an axis from 0.96 to 1.04)."""
+    from matplotlib.ticker import MaxNLocator
+
+    if count == 1:
+        ax.set_xlim(0.0, 2.0)
+        ax.set_xticks([1.0])
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _log_ticks(ax: Any) -> None:
+    """Write both log axes' ticks as plain numbers (`numtext.plain`: `100`, `0.01`), not as powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+
+    from verifier.numtext import plain
+
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: plain(v, 6)))
 
 
 def _plain(ax: Any, values: list[float], axis: Any = None) -> None:
