@@ -151,7 +151,7 @@ def test_the_h3_results_md_tables_get_their_grids():
     report = verify_path(str(H3))
     md = render(report, "markdown").split("#### Results tables", 1)[1]
     assert "❌ `RESULTS.md: DLO cold-start memory`: 9 claim(s): 1 FAIL, 8 PASS" in md
-    assert "| 1 | ✅ 39884 | ❌ 32.1 → 32.0499 |" in md
+    assert "| Stream processed DiT FP8 layers to CPU | ✅ 39884 | ❌ 32.1 → 32.0499 |" in md
     page = render(report, "html")
     assert re.search(r'<td class="c-FAIL" title="dlo\.saved_pct_streaming: stated 32\.1 %, derived 32\.0499 %, delta 0\.0501 %, tolerance 0\.05 % \(FAIL\)">✗ 32\.1 → 32\.0499</td>', page)
 

@@ -164,8 +164,14 @@ def _dimensions(claim: str) -> dict[str, str]:
     return dict(_DIMENSION.findall(claim))
 
 
-def _row_labels(rows: dict[int, dict[str, list[ClaimRow]]]) -> dict[int, str]:
-    """Return each row's label: its index, then the `[dim=value]` its claims share and that vary between rows (`3: arm=bf16, task=i2va`)."""
+def _row_labels(rows: dict[int, dict[str, list[ClaimRow]]], first: list[str] | None = None) -> dict[int, str]:
+    """
+    Return each row's label: the text of the table's first column in that row (`first`, `verifier.figures.table_labels`)
+    when it differs from row to row and from the index; else its index, then the `[dim=value]` its claims share and
+    that vary between rows (`3: arm=bf16, task=i2va`).
+    """
+    if first and len(set(first)) == len(first) and all(t.strip() and t.strip() != str(i) for i, t in enumerate(first)) and max(rows) < len(first):
+        return {i: first[i].strip() for i in rows}
     shared: dict[int, dict[str, str]] = {}
     for index, cells in rows.items():
         dims = [_dimensions(r.claim) for claims in cells.values() for r in claims]
@@ -246,7 +252,7 @@ def grids(report: Report) -> tuple[list[Grid], int]:
         bad_rows = {i for i, cells in every.items() if any(cell.status is not Status.PASS for cell in cells.values())}
         bad_columns = {c for cells in every.values() for c, cell in cells.items() if cell.status is not Status.PASS}
         kept_rows, kept_columns = _kept(list(rows), bad_rows, MAX_ROWS), _kept(columns, bad_columns, MAX_COLUMNS)
-        labels = _row_labels(rows)
+        labels = _row_labels(rows, ((report.figures or {}).get("table_rows") or {}).get(path, {}).get(heading))
         body = tuple((labels[i], tuple(every[i].get(c) for c in kept_columns)) for i in kept_rows)
         units = tuple(_unit([cells[j] for _l, cells in body if cells[j] is not None]) for j in range(len(kept_columns)))
         claims = [r.status for cells in every.values() for cell in cells.values() for r in cell.claims]
