@@ -298,3 +298,14 @@ def test_grid_rows_are_labelled_by_the_tables_first_column():
     if MLPERF.is_dir():
         readme = next(g for g in grids(verify_path(str(MLPERF)))[0] if g.title == "README.md: (top)")
         assert readme.rows[0][0].startswith("0: platform=")  # its first column is the index itself: no better label
+
+
+def test_a_grid_cell_with_no_claim_reads_differently_from_one_with_nothing_derived():
+    """Item 12: blank "not judged" cells and `-` cells could not be told apart."""
+    page = render(_gated(), "html")
+    assert "td.c-none{" in page
+    md = render(_gated(), "markdown")
+    assert "blank: no claim was read from that cell" in md and "`stated → derived` for FAIL and ERROR" in md
+    from verifier.report.html import _grid_cell
+
+    assert _grid_cell(None, None) == '<td class="c-none" title="no claim was read from this cell"></td>'

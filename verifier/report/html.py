@@ -61,7 +61,7 @@ figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-widt
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
 table.grid{width:auto}table.grid td,table.grid th{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap;text-align:right}
 table.grid th.row{text-align:left;font-weight:400;white-space:normal;overflow-wrap:anywhere;min-width:8em;max-width:16em;position:sticky;left:0;z-index:1;background:#f6f8fa}td.c-PASS{background:#dafbe1}td.c-FAIL{background:#ffebe9;color:#a40e26;font-weight:700}
-td.c-UNVERIFIED{background:#fff8c5}td.c-ERROR{background:#fbefff}
+td.c-UNVERIFIED{background:#fff8c5}td.c-none{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f4f6 4px,#f3f4f6 8px)}td.c-ERROR{background:#fbefff}
 """
 ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
@@ -555,7 +555,7 @@ MARKS = {Status.PASS: "✓", Status.FAIL: "✗", Status.UNVERIFIED: "?", Status.
 def _grid_cell(cell: Any, unit: str | None) -> str:
     """Return one `<td>` of a results grid: classed and marked by status, the stated value(s) shown (with the derived one for FAIL and ERROR), every value in its title."""
     if cell is None:
-        return "<td></td>"
+        return '<td class="c-none" title="no claim was read from this cell"></td>'
     loud = cell.status in (Status.FAIL, Status.ERROR)
     shown = " · ".join(stated + (f" → {derived}" if loud and stated != derived else "") for stated, derived in cell.values(unit))
     return f'<td class="c-{cell.status.value}" title="{_e(cell.detail())}">{MARKS[cell.status]} {_e(shown)}</td>'
@@ -568,7 +568,7 @@ def _grids(report: Report) -> str:
     found, left = grids(report)
     if not found:
         return ""
-    parts = ['<h3 id="grids">Results tables, as the bundle states them (cell colour and mark: status; hover a cell for stated, derived and delta)</h3>']
+    parts = ['<h3 id="grids">Results tables, as the bundle states them (cell colour and mark: status; hover a cell for stated, derived, delta and tolerance; hatched: no claim was read from that cell)</h3>']
     for g in found:
         head = "<tr><th>row</th>" + "".join(f"<th>{_e(g.heading(j))}</th>" for j in range(len(g.columns))) + "</tr>"
         body = "".join(f'<tr><th class="row">{_e(label)}</th>' + "".join(_grid_cell(c, u) for c, u in zip(cells, g.units, strict=True)) + "</tr>"

@@ -177,7 +177,8 @@ def _grids(report: Report) -> list[str]:
     found, left = grids(report)
     if not found:
         return []
-    lines = ["#### Results tables", "", "As the bundle states them: one cell per judged value with its status, `stated → derived` (one number when both read the same).", ""]
+    lines = ["#### Results tables", "", "As the bundle states them: one cell per judged value with its status, `stated → derived` for FAIL and ERROR "
+             "(one number when both read the same; `-`: nothing derived); blank: no claim was read from that cell.", ""]
     for g in found:
         opened = ' open="open"' if "FAIL" in g.counts or "ERROR" in g.counts else ""
         worst = next(s for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS) if s.value in g.counts)
