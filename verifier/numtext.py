@@ -7,7 +7,10 @@ plain decimal notation for ordinary magnitudes (never `0E-8`, `5E+2`,
 unit `1` (never "count = 5 1"). `tolerance_text` and `delta_text` are the one
 notation of a comparison's bound and difference in every message and
 report: `(delta 0.05 s, tolerance 0.005 s)`, never `|diff| 2.6e-07 <= 1e-06`
-or `tolerance 0.00500000000016`. Display only: findings keep exact values
+or `tolerance 0.00500000000016`. `compared_places` and `comparison_text` pick the
+digits of a compared value so its outcome shows (`derived 32.0499 % (delta
+0.0501 %, tolerance 0.05 %)`, not `0.050 %`), `bound_places` those of a
+value judged against a bound (`0.42 % (needs >= 2 %)`). Display only: findings keep exact values
 in `expected` and `observed`, and comparisons never read this text.
 """
 
