@@ -111,10 +111,10 @@ def test_changed_bundles_are_found_and_verified_with_annotations_summary_and_sar
     code, out, files = runner("Verify bundles", repo, VERIFY_BUNDLES=bundles, VERIFY_SARIF_DIR=str(sarif_dir))
     assert code == 1, out
     assert "::error file=evidence/new-fail/claims.json,title=verify FAIL%3A derivation.claims [claim-mismatch]::" in out
-    assert "::warning file=evidence/new-incomplete/media/a.mp4,title=verify UNVERIFIED%3A integrity.files [external-not-supplied]::" in out
+    assert "::warning file=evidence/new-incomplete/manifest.json,title=verify UNVERIFIED%3A integrity.files [external-not-supplied]::" in out  # the absent external file: on its manifest (trial41c item 7)
     summary = files["GITHUB_STEP_SUMMARY"]
     assert "verify: FAIL — `evidence/new-fail`" in summary and "verify: INCOMPLETE — `evidence/new-incomplete`" in summary
-    assert "| ❌ FAIL | `arm_mean_s.baseline` | 10.5 s | 10.0 s | 0.5 s |" in summary
+    assert "| ❌ FAIL | `arm_mean_s.baseline` | 10.5 s | 10.0 s | 0.5 s | 0.05 s |" in summary  # claimed, derived, delta, tolerance
     assert "verdict=FAIL" in files["GITHUB_OUTPUT"]
     logs = sorted(p.name for p in sarif_dir.iterdir())
     assert logs == ["evidence_new-fail.sarif", "evidence_new-incomplete.sarif"]

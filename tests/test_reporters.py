@@ -151,7 +151,11 @@ def test_error_status_from_a_crashing_check_renders(tiny_assets, tmp_path, monke
     assert sarif["executionSuccessful"] is False and sarif["toolExecutionNotifications"]
 
 
-def test_github_escaping_follows_the_runner():
+def test_github_escaping_follows_the_runner(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    (tmp_path / "evidence" / "x" / "dir").mkdir(parents=True)
+    (tmp_path / "evidence" / "x" / "dir" / "a b.json").write_text("")  # `file=` names only a file that exists (trial41c item 7)
     assert escape_data("50% a\r\nb") == "50%25 a%0D%0Ab"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
     text = render(_one(Status.FAIL), "github")
@@ -285,7 +289,7 @@ def test_markdown_renders_evidence_text_as_literal_text():
         assert text.count("<details") == text.count("</details>") >= 2  # the groups to act on, the roster
         assert text.count("<summary>") == text.count("</summary>") == text.count("</details>")
         assert not any(c in text for c in BIDI)
-        widths = {"| Status | Claim": 6, "| Status | Check": 5, "| Check |": 6, "| Location |": 2}
+        widths = {"| Status | Claim": 7, "| Status | Check": 5, "| Check |": 6, "| Location |": 2}
         width = None
         for line in text.splitlines():
             width = next((w for head, w in widths.items() if line.startswith(head)), width if line.startswith("|") else None)

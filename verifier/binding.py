@@ -36,7 +36,7 @@ from decimal import Decimal
 
 from verifier import stats, subjects, units
 from verifier.claimtext import Quantity
-from verifier.numtext import number, tolerance_text
+from verifier.numtext import comparison_text, number
 from verifier.wording import DIFFERENCE_AFTER as _DIFFERENCE_AFTER
 from verifier.wording import DIFFERENCE_BEFORE as _DIFFERENCE_BEFORE
 from verifier.wording import EXTREMES as _EXTREMES
@@ -184,10 +184,10 @@ def _pass(q: Quantity, e: Evidence, code: str, derived: Decimal, tol: Decimal, n
 
 
 def _mismatch(q: Quantity, e: Evidence, derived: Decimal, tol: Decimal, why: str) -> Outcome:
-    unit = f" {q.unit}" if q.unit else ""
+    shown, compared = comparison_text(q.value, derived, tol, q.unit or None)  # the digits the claims tables show
     return Outcome(q, "FAIL", "claim-mismatch",
-                   f"states {q.stated}, but {why} it is {e.name}, which the evidence gives as {_fmt(derived)}{unit} "
-                   f"({e.derivation}; {tolerance_text(tol, q.unit or None)})", evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
+                   f"states {q.stated}, but {why} it is {e.name}, which the evidence gives as {shown} "
+                   f"({compared}; {e.derivation})", evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
 
 
 def _unchecked(q: Quantity, why: str) -> Outcome:
@@ -322,9 +322,10 @@ def _bind_difference(q: Quantity, pairs: Sequence[Pair]) -> Outcome | None:
     if chosen is None:
         return None
     derived = units.parse(chosen.base.unit).convert(chosen.base.value - chosen.cand.value, units.parse(q.unit))
+    shown, compared = comparison_text(q.value, derived, tol, q.unit or None)
     return Outcome(q, "FAIL", "claim-mismatch", f"states a difference of {q.stated}, but baseline - candidate of {chosen.name} is "
-                                                f"{_fmt(derived)} {q.unit} ({_fmt(chosen.base.value)} - {_fmt(chosen.cand.value)} {chosen.base.unit}; "
-                                                f"{tolerance_text(tol, q.unit or None)})", evidence=chosen.name, derived=derived, tolerance=tol,
+                                                f"{shown} ({compared}; {_fmt(chosen.base.value)} - {_fmt(chosen.cand.value)} {chosen.base.unit})",
+                   evidence=chosen.name, derived=derived, tolerance=tol,
                    formula=f"baseline - candidate of {chosen.name}")
 
 
@@ -598,8 +599,9 @@ def _bind_relative(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[
                                extra={"wording_means": text, "value_is": other_text})
         status = "FAIL" if tied or speedish else "UNVERIFIED"
         code = "claim-mismatch" if status == "FAIL" else "unchecked-claim"
-        return Outcome(q, status, code, f'states {q.stated} ("{meaning}" = {text}), but the evidence gives {_fmt(derived)} {q.unit} '
-                                        f'({where}; {tolerance_text(tol, q.unit or None)})', evidence=pair.name, derived=derived, tolerance=tol,
+        shown, compared = comparison_text(q.value, derived, tol, q.unit or None)
+        return Outcome(q, status, code, f'states {q.stated} ("{meaning}" = {text}), but the evidence gives {shown} '
+                                        f'({compared}; {where})', evidence=pair.name, derived=derived, tolerance=tol,
                        formula=f"{text} on {where}")
     for key, (meaning, text, formula, _) in same_unit.items():
         derived = formula(b, c)

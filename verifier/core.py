@@ -259,14 +259,14 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     findings, roster = run_pipeline(pipeline_for(profile, claims_text="claims_text" in run), ctx, debug=debug)
     return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                   roster=tuple(roster), gate=f"profile:{profile_id}", gate_sha256=trusted.profile_sha256(profile_id),
-                  trust=trusted.describe([("profile", profile_id)]), figures=_figures(ctx))
+                  trust=trusted.describe([("profile", profile_id)]), figures=_figures(ctx, findings))
 
 
-def _figures(ctx: Context) -> dict[str, Any]:
-    """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets."""
-    from verifier.figures import receipt_sets, requests
+def _figures(ctx: Context, findings: Any = ()) -> dict[str, Any]:
+    """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets, results tables' row labels."""
+    from verifier.figures import receipt_sets, requests, table_labels
 
-    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"), ctx.options.get("profile"))}
+    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"), ctx.options.get("profile")), **table_labels(ctx.subject, findings)}
     if ctx.data.get("campaign") is not None:
         out["requests"] = requests(ctx.data["campaign"])
     return out
@@ -359,7 +359,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         return Report(subject=path, kind="bundle-v1", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id,
                       gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None,
-                      trust=trusted.describe([("gate", ctx.gate_id)] if ctx.gate_id else []), figures=_figures(ctx))
+                      trust=trusted.describe([("gate", ctx.gate_id)] if ctx.gate_id else []), figures=_figures(ctx, findings))
     if not target.is_file():
         raise UsageError(f"{path}: not a regular file or directory")
     from verifier.adapters import ADAPTERS, detect

@@ -123,3 +123,45 @@ def receipt_sets(model: Any, profile: Any = None) -> dict[str, Any]:
                     value = q.value  # cannot happen for a unit the profile mapped; the base unit's value is still a value
                 series[key]["values"].append(float(value))
     return {"receipt_sets": list(series.values())} if series else {}
+
+
+#: Largest document `table_labels` reads for its row labels (bytes); a bigger one keeps numbered rows.
+MAX_LABEL_BYTES = 4 * 1024 * 1024
+
+
+def table_labels(root: Any, findings: Any, most: int = 8) -> dict[str, Any]:
+    """
+    Return `{"table_rows": {path: {heading: [first-column text per row]}}}` for the results tables findings point into, or `{}`.
+
+    A finding's `path#pointer` names a table cell when it is `/tables/HEADING/ROW/COLUMN` of a Markdown file or
+    `/ROW/COLUMN` of a CSV file (`verifier.report.grids.cell_of`; heading `""` for a CSV). Each such file, at most
+    `most` of them, is read once from `root` (the bundle directory), only when it is a regular file inside it of at
+    most `MAX_LABEL_BYTES`: the grids label their rows by that text (`Loader` names, not `0`, `1`, `2`). Anything
+    unreadable is left out; raises nothing.
+    """
+    import csv
+    import io
+    import os
+
+    from verifier.readers.markdown_doc import markdown_document
+    from verifier.report.grids import cell_of
+
+    paths = list(dict.fromkeys(f.path for f in findings if f.path and cell_of(f.path, f.pointer) is not None))[:most]
+    base = os.path.realpath(str(root))
+    out: dict[str, dict[str, list[str]]] = {}
+    for rel in paths:
+        full = os.path.realpath(os.path.join(base, rel))
+        try:
+            if not full.startswith(base + os.sep) or not os.path.isfile(full) or os.path.getsize(full) > MAX_LABEL_BYTES:
+                continue
+            with open(full, "rb") as handle:
+                data = handle.read()
+            if rel.lower().endswith(".csv"):
+                rows = list(csv.reader(io.StringIO(data.decode("utf-8-sig"))))
+                out[rel] = {"": [r[0] if r else "" for r in rows[1:]]}
+            elif rel.lower().endswith((".md", ".markdown")):
+                doc = markdown_document(data)
+                out[rel] = {h: [str(r.get(doc["headers"][h][0], "")) if doc["headers"].get(h) else "" for r in rows] for h, rows in doc["tables"].items()}
+        except (OSError, ValueError, KeyError, IndexError, TypeError, csv.Error):
+            continue
+    return {"table_rows": out} if out else {}

@@ -7,7 +7,10 @@ plain decimal notation for ordinary magnitudes (never `0E-8`, `5E+2`,
 unit `1` (never "count = 5 1"). `tolerance_text` and `delta_text` are the one
 notation of a comparison's bound and difference in every message and
 report: `(delta 0.05 s, tolerance 0.005 s)`, never `|diff| 2.6e-07 <= 1e-06`
-or `tolerance 0.00500000000016`. Display only: findings keep exact values
+or `tolerance 0.00500000000016`. `compared_places` and `comparison_text` pick the
+digits of a compared value so its outcome shows (`derived 32.0499 % (delta
+0.0501 %, tolerance 0.05 %)`, not `0.050 %`), `bound_places` those of a
+value judged against a bound (`0.42 % (needs >= 2 %)`). Display only: findings keep exact values
 in `expected` and `observed`, and comparisons never read this text.
 """
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 import decimal
 from decimal import Decimal
 
-__all__ = ["PLAIN_RANGE", "TOLERANCE_DIGITS", "delta_text", "fmt", "number", "plain", "quantity", "tolerance_text"]
+__all__ = ["PLAIN_RANGE", "TOLERANCE_DIGITS", "at_places", "bound_places", "compared_places", "comparison_text", "delta_text", "fmt", "number", "plain", "quantity", "tolerance_text"]
 
 #: Adjusted exponents (`Decimal.adjusted()`) written in plain notation: 1e-9 up to below 1e21.
 PLAIN_RANGE = (-9, 21)
@@ -145,3 +148,82 @@ def delta_text(value: object, unit: str | None = None, digits: int = 12) -> str:
     `2.6e-07` -> `delta 0.00000026`, `0E-8` -> `delta 0`). Raises nothing.
     """
     return "delta " + _trimmed(value, unit, digits)
+
+
+def compared_places(delta: object, tolerance: object, places: int | None, most: int = 12) -> int | None:
+    """
+    Return the decimal places to write a compared value's derived number and delta at, so the comparison's outcome shows.
+
+    At least `places + 2` (`places`: those the claim states; two more keep
+    the rounding visible), and more, up to `places + most`, while the
+    delta's magnitude at those places reads the same as the tolerance as
+    written (`tolerance_text`: `TOLERANCE_DIGITS` significant digits) though
+    the exact values differ, or reads on the other side of it: `0.0501158`
+    against `0.05` at one stated place gives 4 (`0.0501`, not `0.050`).
+    None when `places` is None (the claim states no decimal number); `places + 2` when `delta` or `tolerance` is no number.
+    Display only; raises nothing.
+    """
+    if places is None:
+        return None
+    d, t = _decimal(delta), _decimal(plain(tolerance, TOLERANCE_DIGITS)) if tolerance is not None else None
+    low = places + 2
+    if d is None or t is None or not d.is_finite() or not t.is_finite():
+        return low
+    d = abs(d)
+    for shown_places in range(low, places + most + 1):
+        context = decimal.Context(prec=max(28, d.adjusted() + shown_places + 3), rounding=decimal.ROUND_HALF_EVEN)
+        shown = d.quantize(Decimal(1).scaleb(-shown_places), context=context)
+        if (shown == t) == (d == t) and (shown <= t) == (d <= t):
+            return shown_places
+    return places + most
+
+
+def _places_of(value: object) -> int | None:
+    """Return the decimal places `value` is written with (`"74.45"` -> 2, `2` -> 0), None for a non-number."""
+    d = _decimal(value)
+    if d is None or not d.is_finite():
+        return None
+    exponent = d.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+def at_places(value: object, places: int | None) -> str:
+    """Return `number(value, places)`, but `value` as it is (`number(value)`) when it has no more places than that: never padded (`80.0` stays `80.0`)."""
+    have = _places_of(value)
+    if places is None or have is None or have <= places:
+        return number(value)
+    return number(value, places)
+
+
+def comparison_text(stated: object, derived: object, tolerance: object, unit: str | None = None) -> tuple[str, str]:
+    """
+    Return `(derived, "delta D, tolerance T")` of a stated number compared with its derivation, with `unit`, for a message.
+
+    Both at the decimal places `compared_places` picks for the difference `stated - derived` (those the claim
+    states plus two, more until the delta reads on its side of the tolerance): `("74.45", Decimal("73.4525007979"),
+    "0.005", "%")` -> `("73.4525 %", "delta 0.9975 %, tolerance 0.005 %")`, the digits the claims tables show.
+    A non-number `stated` or `derived` gives `number(derived)` and `tolerance T` alone. Raises nothing.
+    """
+    s, d = _decimal(stated), _decimal(derived)
+    suffix = f" {unit}" if unit and unit != "1" else ""
+    if s is None or d is None or not s.is_finite() or not d.is_finite():
+        return number(derived) + suffix, tolerance_text(tolerance, unit)
+    places = compared_places(s - d, tolerance, _places_of(stated))
+    return at_places(d, places) + suffix, f"delta {at_places(s - d, places)}{suffix}, {tolerance_text(tolerance, unit)}"
+
+
+def bound_places(value: object, bound: object, least: int = 2) -> int | None:
+    """
+    Return the decimal places to write a value judged against a bound at (a gate rule's `>= 2`): those of the bound plus `least`,
+    and more, up to 12 more, while the value at those places reads equal to the bound though it is not, or on the
+    bound's other side (`0.42005871366` against `2` -> 2: `0.42`). None for a non-number. Display only; raises nothing.
+    """
+    v, b, places = _decimal(value), _decimal(bound), _places_of(bound)
+    if v is None or b is None or places is None or not v.is_finite():
+        return None
+    for shown_places in range(places + least, places + least + 13):
+        context = decimal.Context(prec=max(28, v.adjusted() + shown_places + 3), rounding=decimal.ROUND_HALF_EVEN)
+        shown = v.quantize(Decimal(1).scaleb(-shown_places), context=context)
+        if (shown == b) == (v == b) and (shown < b) == (v < b):
+            return shown_places
+    return places + least + 12

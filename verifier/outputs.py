@@ -125,7 +125,8 @@ def write_targets(report: Report, targets: list[ReportTarget], *, verbose: bool 
             sys.stdout.flush()
             continue
         try:
-            target.path.write_text(render(report, target.fmt, verbose=verbose, color=False), encoding="utf-8")
+            at = {"at": os.path.dirname(os.path.abspath(target.path))} if target.fmt == "html" else {}  # its links: from the file's folder
+            target.path.write_text(render(report, target.fmt, verbose=verbose, color=False, **at), encoding="utf-8")
         except OSError as exc:
             raise UsageError(f"--report {target.fmt}={target.path}: cannot write: {exc.strerror or exc}") from None
 

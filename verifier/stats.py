@@ -104,13 +104,15 @@ class Underivable(Exception):
 class Derived:
     """
     Represents one derived number: the `statistic`, its exact `value`, how it was computed (`text`)
-    and the flat `inputs` it was computed from (what a forward-error bound needs).
+    and the flat `inputs` it was computed from (what a forward-error bound needs); `arms` the
+    `(baseline, candidate)` means a comparison of two arms (`ARM_STATISTICS`) compared, else None.
     """
 
     statistic: str
     value: Decimal
     text: str
     inputs: tuple[Decimal, ...] = ()
+    arms: tuple[Decimal, Decimal] | None = None
 
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
@@ -328,13 +330,13 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
         b, c = mean(b_means), mean(c_means)
         detail = f"baseline {fmt(b)} ({'; '.join(b_lines)}), candidate {fmt(c)} ({'; '.join(c_lines)})"
         if statistic == "difference":
-            return Derived(statistic, b - c, f"baseline - candidate: {detail}", b_in + c_in)
+            return Derived(statistic, b - c, f"baseline - candidate: {detail}", b_in + c_in, (b, c))
         if b == 0 or (statistic == "speedup" and c == 0):
             raise Underivable(f"an arm mean is zero ({of}), so the {statistic} is undefined", "empty-selection")
         if statistic == "speedup":
-            return Derived(statistic, CONTEXT.divide(b, c), f"baseline / candidate: {detail}", b_in + c_in)
+            return Derived(statistic, CONTEXT.divide(b, c), f"baseline / candidate: {detail}", b_in + c_in, (b, c))
         return Derived(statistic, CONTEXT.multiply(Decimal(1) - CONTEXT.divide(c, b), Decimal(100)),
-                       f"(1 - candidate/baseline) * 100: {detail}", b_in + c_in)
+                       f"(1 - candidate/baseline) * 100: {detail}", b_in + c_in, (b, c))
     if statistic in CI_STATISTICS:
         xs = [Decimal(x) for x in values]
         c = critical_value(method or "", Decimal(str(confidence)) if confidence is not None else Decimal(0), len(xs))

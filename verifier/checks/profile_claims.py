@@ -13,7 +13,7 @@ from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Location, Receipt, Site
 from verifier.textnumbers import quantity
 from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
+from verifier.numtext import comparison_text, delta_text, tolerance_text
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
 from verifier.readers.locate import fill_named
@@ -240,6 +240,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
             ok, tolerance = cmp.holds, cmp.tolerance
             bound = tolerance_text(tolerance, unit or None) if ok else f"{delta_text(cmp.delta, unit or None)}, {tolerance_text(tolerance, unit or None)}"
             shown = (fmt(derived), bound, str(derived))
+            if not ok:  # the digits the claims tables show: past the stated places until the delta reads on its side of the tolerance
+                compared = comparison_text(claimed, derived, tolerance, unit or None)
+                shown = (compared[0][: -len(unit) - 1] if unit and unit != "1" else compared[0], compared[1], str(derived))
             other = None if ok else _other_value(ctx, chosen, records, key, claimed, unit)
             if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
                 name, value, its_unit = other

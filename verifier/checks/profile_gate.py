@@ -14,6 +14,7 @@ from verifier.checks.profile_matches import outcome_of
 from verifier.evidence import Location, Receipt, Site
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.numtext import at_places, bound_places, number, quantity
 from verifier.readers.pointers import fmt
 from verifier.derive import derive_rule
 from verifier.readers.select import RecordSource, Underivable, check_complete, instances, select
@@ -127,6 +128,24 @@ def _recorded_per_instance(ctx: Context, ptr: str, rule: dict[str, Any], records
                      f"{label}: {Location(rel, pointer)} records {shown}; re-derived outcome is {str(ours).lower()}", path=rel, pointer=pointer, expected=ours, observed=recorded)
 
 
+def _with_unit(bound: str, unit: str | None) -> str:
+    """Return `>= 2 and <= 5` with the rule's unit after each number (`>= 2 % and <= 5 %`); none for no unit or the dimensionless `1`."""
+    if not unit or unit == "1":
+        return bound
+    return " and ".join(f"{part} {unit}" for part in bound.split(" and "))
+
+
+def _judged(value: Decimal, bound: Any, unit: str | None) -> str:
+    """Return a gate rule's derived value for its message: at the bound's places plus two, more until it reads on its side of the bound (`numtext.bound_places`), with its unit."""
+    value = value.normalize() if value.is_finite() and value == value.to_integral_value() else value  # `80.0` as `80`, as before
+    return quantity(value, unit) if bound is None else quantity(at_places(value, bound_places(value, str(bound))), None) + (f" {unit}" if unit and unit != "1" else "")
+
+
+def _arms(arms: tuple[Decimal, Decimal] | None) -> str:
+    """Return `; baseline X, candidate Y` (6 significant digits): the two sides a comparison statistic compared, or `""`."""
+    return "" if arms is None else f"; baseline {number(arms[0], digits=6)}, candidate {number(arms[1], digits=6)}"
+
+
 def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None,
                memo: dict[Any, Any] | None = None) -> tuple[bool, str, Any]:
     """Judge a `min`/`max` rule: once over its selection, or for every `per` instance (all must hold)."""
@@ -152,7 +171,8 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
             each[tuple(key.items())] = ok
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
-        lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {(fmt(value) + ' ' + rule.get('unit', '')).strip()} (needs {bound}) [{text}]")
+        lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {_judged(value, low if low is not None else high, rule.get('unit'))} "
+                     f"(needs {_with_unit(bound, rule.get('unit'))}{_arms(result.arms)}) [{text}]")
         observed[label or rule["statistic"]] = str(value)
     return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
 
@@ -197,7 +217,8 @@ def _stated_bounds(found: dict[tuple[tuple[str, str], ...], Site], rule: dict[st
             each[tuple(key.items())] = ok
         met = met and ok
         shown = " and ".join(f"{op} {b}" for op, b in bounds)
-        lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {fmt(value)} ({'meets' if ok else 'does not meet'} {shown} stated in {rel}) [{text}]")
+        lines.append(f"{label}: {rule.get('value', rule['statistic'])} = {_judged(value, bounds[0][1] if bounds else None, rule.get('unit'))} "
+                     f"({'meets' if ok else 'does not meet'} {_with_unit(shown, rule.get('unit'))} stated in {rel}) [{text}]")
         observed[label] = {"value": str(value), "bounds": shown, "met": ok, "file": rel}
     failing = [line for line in lines if "does not meet" in line]
     not_judged = (f"; {len(skipped)} run(s) quote no range and are not judged" if skipped else "") + (f"; {len(missing)} unverified" if missing else "")

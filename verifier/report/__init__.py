@@ -9,6 +9,7 @@ exit code. `REPORTERS` is the registry the CLI's `--format` chooses from.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from verifier.model import Report
 from verifier.report import github, html, json_report, junit, markdown, sarif, text
@@ -28,6 +29,6 @@ REPORTERS: dict[str, Renderer] = {
 }
 
 
-def render(report: Report, fmt: str, **options: bool) -> str:
-    """Return `report` rendered in format `fmt`; raises `KeyError` for an unknown format."""
+def render(report: Report, fmt: str, **options: Any) -> str:
+    """Return `report` rendered in format `fmt` (`options`: `verbose`, `color`, and `at` for `html`); raises `KeyError` for an unknown format."""
     return REPORTERS[fmt](report, **options)

@@ -14,7 +14,7 @@ from typing import Any
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
 from verifier.model import Finding, Report, Status
-from verifier.numtext import PLAIN_RANGE, number, plain
+from verifier.numtext import PLAIN_RANGE, TOLERANCE_DIGITS, compared_places, number, plain
 
 __all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "delta_shown", "groups", "location", "message", "not_judged", "number", "shown_claims",
            "relative_subject", "repo_path", "split_path", "titles", "json_text", "trust_lines", "trust_warning", "visible", "visible_json"]
@@ -195,9 +195,9 @@ def _places(text: str) -> int | None:
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
-def _shown(text: str, places: int | None) -> str:
-    """Return `_rounded(text, places)` in plain notation for ordinary magnitudes (`numtext.number`: `0E-8` -> `0`, `5E+2` -> `500`)."""
-    out = _rounded(text, places)
+def _shown(text: str, places: int | None, extra: int = 2) -> str:
+    """Return `_rounded(text, places, extra)` in plain notation for ordinary magnitudes (`numtext.number`: `0E-8` -> `0`, `5E+2` -> `500`)."""
+    out = _rounded(text, places, extra)
     if "E" not in out.upper():
         return out
     try:
@@ -207,9 +207,10 @@ def _shown(text: str, places: int | None) -> str:
     return number(out) if ordinary else out  # a value beyond binary64 keeps every digit it was stated with
 
 
-def _rounded(text: str, places: int | None) -> str:
+def _rounded(text: str, places: int | None, extra: int = 2) -> str:
     """
-    Return a derived number for display: two more decimal places than the claim states, so rounding stays visible.
+    Return a derived number for display: `extra` (two, or more from `numtext.compared_places`) more decimal places than the claim
+    states, so rounding and the comparison with the tolerance stay visible.
 
     Full-precision values stay in the JSON and SARIF reports; non-numbers pass through.
     """
@@ -221,7 +222,7 @@ def _rounded(text: str, places: int | None) -> str:
         return text
     if not value.is_finite():
         return text
-    digits = places + 2
+    digits = places + extra
     # The shown form has adjusted + 1 + digits digits; when that is not shorter than the text, the text is shown as
     # stated (also 1e30 or a 1000-digit value). Otherwise a context that wide quantizes exactly, whatever the exponent.
     width = value.adjusted() + 1 + digits
@@ -235,12 +236,12 @@ def _rounded(text: str, places: int | None) -> str:
     return text if len(text) <= len(str(shown)) else str(shown)
 
 
-def delta_shown(delta: str, places: int | None) -> str:
+def delta_shown(delta: str, places: int | None, extra: int = 2) -> str:
     """
-    Return a claim's delta for a table: at the derived value's precision (`_shown`: `0.050`), but never in exponent form
-    and never past 12 significant digits (then `numtext.plain`: `-7E-17` -> `-0.00000000000000007`), as `delta_text` writes it.
+    Return a claim's delta for a table: at the derived value's precision (`_shown`: `0.050`; `extra` as there), but never in
+    exponent form and never past 12 significant digits (then `numtext.plain`: `-7E-17` -> `-0.00000000000000007`), as `delta_text` writes it.
     """
-    out = _shown(delta, places)
+    out = _shown(delta, places, extra)
     try:
         value = Decimal(out)
     except InvalidOperation:
@@ -255,7 +256,8 @@ class ClaimRow:
     """
     Represents one row of the claims table: claim name, status, claimed, derived, delta and where (strings, `-` if none).
 
-    `where` is the stated number's place (`path#pointer`); `finding` the finding the row comes from.
+    `where` is the stated number's place (`path#pointer`); `finding` the finding the row comes from; `tolerance` the bound the
+    delta was held to (`numtext.tolerance_text`'s digits, with the claim's unit), `-` when the finding records none.
     """
 
     claim: str
@@ -265,6 +267,7 @@ class ClaimRow:
     delta: str
     where: str = "-"
     finding: Finding | None = None
+    tolerance: str = "-"
 
 
 def _difference(claimed: str, derived: str) -> str:
@@ -279,6 +282,8 @@ def _difference(claimed: str, derived: str) -> str:
         return "-"
 
 
+#: The tolerance a claim's message names (`numtext.tolerance_text`): `(tolerance 0.00005)`, `(delta 0.05 %, tolerance 0.05 %)`.
+_TOLERANCE = re.compile(r"\btolerance (-?[0-9][0-9.]*(?:[eE][-+]?[0-9]+)?)")
 #: The stated number and its unit in a compared profile claim's message (`verifier.checks.profile_claims`): `: stated 18812 MiB, derived `.
 _STATED_UNIT = re.compile(r": stated (\S+)(?: ([^,]+))?, derived ")
 #: The same of a native claim (`verifier.checks.derivation`): `NAME = 396.30 s re-derives`, `NAME claims 380.00 s, the receipts give`.
@@ -353,13 +358,18 @@ def claim_rows(report: Report) -> list[ClaimRow]:
                 claimed, derived = f"{claimed} {said.group(2)}", f"{derived} {said.group(2)}"
         places = _places(claimed.partition(" ")[0])
         unit = claimed.partition(" ")[2]
-        shown = _shown(derived.partition(" ")[0], places) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
+        said_tolerance = _TOLERANCE.search(f.message)
+        tolerance = str(detail.get("tolerance") or (said_tolerance.group(1) if said_tolerance else "-"))
+        wide = compared_places(delta, tolerance if tolerance != "-" else None, places)
+        extra = 2 if wide is None or places is None else wide - places
+        shown = _shown(derived.partition(" ")[0], places, extra) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
         if _not_judged(f, claimed, derived):
             continue  # no number on either side: counted once by `not_judged`, never a row "receipts.jsonl: claimed -, derived -"
-        difference = delta_shown(delta, places) + (f" {unit}" if unit and delta != "-" else "")
+        difference = delta_shown(delta, places, extra) + (f" {unit}" if unit and delta != "-" else "")
+        tolerance = "-" if tolerance == "-" else plain(tolerance, TOLERANCE_DIGITS) + (f" {unit}" if unit and unit != "1" else "")
         if f.code == "unit-mismatch":  # a stated tokens/s against a derived Samples/s: their difference is no quantity
             difference = "- (unit-mismatch)"
-        rows.append(ClaimRow(name, f.status, claimed, shown, difference, location(f), f))
+        rows.append(ClaimRow(name, f.status, claimed, shown, difference, location(f), f, tolerance))
     return sorted(rows, key=lambda r: STATUS_ORDER[r.status])
 
 

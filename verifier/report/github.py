@@ -26,7 +26,8 @@ from __future__ import annotations
 import os
 
 from verifier.model import Finding, Report, Status
-from verifier.report._common import Group, claim_rows, groups, location, message, repo_path, trust_lines, trust_warning, visible
+from verifier.report._common import Group, claim_rows, groups, location, message, relative_subject, repo_path, trust_lines, trust_warning, visible
+from verifier.report.statements import counted
 
 __all__ = ["NAME", "escape_data", "escape_property", "render", "root", "unplaced"]
 
@@ -79,13 +80,17 @@ def _place(report: Report, f: Finding) -> list[str]:
 
     `file=` is relative to `root()`, for a bundle given by a relative or an absolute path alike (none for a file
     outside it). A file the manifest lists but the bundle lacks (`missing-file`) cannot carry an annotation: it
-    is placed on the manifest that lists it (`expected["listed_in"]`).
+    is placed on the manifest that lists it (`expected["listed_in"]`); so is any other path that names no existing
+    file (a glob, an external file not supplied) in a native bundle, and elsewhere the annotation names no file.
     """
     props = []
     listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
     if f.code == "missing-file" and isinstance(listed_in, str):
         f = Finding(check=f.check, status=f.status, code=f.code, message=f.message, path=listed_in)
     path = repo_path(report, f)
+    if path and not os.path.isfile(path):  # a glob or an absent file: no annotation can sit on it, so on its manifest entry's file or none
+        manifest = repo_path(report, Finding(check=f.check, status=f.status, code=f.code, message=f.message, path="manifest.json"))
+        path = manifest if manifest and report.kind == "bundle-v1" and os.path.isfile(manifest) else None
     if path:  # GitHub resolves `file=` against the checkout: a path outside it names nothing
         rel = os.path.relpath(os.path.abspath(path), root())
         path = None if rel.startswith("..") else rel.replace(os.sep, "/")
@@ -114,8 +119,9 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     lines = [_group(report, g) for g in groups(report)]
     rows = claim_rows(report)
     if rows:
-        counts = ", ".join(f"{sum(1 for r in rows if r.status is s)} {s.value}" for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS))
-        lines.append(f"::notice title={escape_property('verify claims')}::{escape_data(f'{len(rows)} claim(s) compared with their derivation: {counts}')}")
+        words, every = counted(report, [r.status for r in rows])  # the stated numbers of the prose too
+        counts = ", ".join(f"{n} {s.value}" for s, n in every.items())
+        lines.append(f"::notice title={escape_property('verify claims')}::{escape_data(f'{len(rows)} claim(s){words} compared with their derivation: {counts}')}")
     lines += [_command(report, f) for f in report.findings if f.status is Status.PASS]
     changed = bool(isinstance(report.trust, dict) and report.trust.get("changed") and report.trust.get("ref"))
     for line in trust_lines(report):  # where the judge came from; trusted files a pull request edits are a warning
@@ -123,7 +129,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         lines.append(f"::{kind} title={escape_property('verify trust root')}::{escape_data(line)}")
     counts = ", ".join(f"{sum(1 for f in report.findings if f.status is s)} {s.value}" for s in Status)
     kind = "notice" if report.verdict == "PASS" else ("warning" if report.verdict == "INCOMPLETE" else "error")
-    title = escape_property(f"verify {report.verdict}: {report.subject}")
+    title = escape_property(f"verify {report.verdict}: {relative_subject(report.subject)}")  # no absolute path (as JUnit, SARIF)
     warning = trust_warning(report)
     verdict = f"verdict {report.verdict} ({counts}; exit {int(report.exit_code)})" + (f" -- {warning}" if warning else "")
     lines.append(f"::{kind} title={title}::{escape_data(verdict)}")

@@ -25,8 +25,10 @@ characters are made visible); text in plots is drawn as paths, never as markup.
 
 from __future__ import annotations
 
+import contextvars
 import html
 import io
+import os
 import posixpath
 import re
 from typing import Any
@@ -58,8 +60,8 @@ td.name{overflow-wrap:normal;min-width:10em}td.msg{overflow-wrap:anywhere;min-wi
 figure{margin:12px 0}figcaption{color:#57606a;font-size:13px}figure svg{max-width:100%;height:auto}
 code,.mono{font-family:ui-monospace,monospace;font-size:12.5px}p.note{color:#57606a}
 table.grid{width:auto}table.grid td,table.grid th{font-family:ui-monospace,monospace;font-size:12px;white-space:nowrap;text-align:right}
-table.grid th.row{text-align:left;font-weight:400}td.c-PASS{background:#dafbe1}td.c-FAIL{background:#ffebe9;color:#a40e26;font-weight:700}
-td.c-UNVERIFIED{background:#fff8c5}td.c-ERROR{background:#fbefff}
+table.grid th.row{text-align:left;font-weight:400;white-space:normal;overflow-wrap:anywhere;min-width:8em;max-width:16em;position:sticky;left:0;z-index:1;background:#f6f8fa}td.c-PASS{background:#dafbe1}td.c-FAIL{background:#ffebe9;color:#a40e26;font-weight:700}
+td.c-UNVERIFIED{background:#fff8c5}td.c-none{background:repeating-linear-gradient(45deg,#fff,#fff 4px,#f3f4f6 4px,#f3f4f6 8px)}td.c-ERROR{background:#fbefff}
 """
 ARM_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
@@ -99,6 +101,8 @@ def _loc(value: object) -> str:
     return "<wbr>".join(f"<span>{_e(part)}</span>" for part in parts if part)
 
 
+#: The folder the page being rendered is written to (`render`'s `at`), which `_href` makes links relative to.
+_AT: contextvars.ContextVar[str | None] = contextvars.ContextVar("verify_html_at", default=None)
 #: Splits a long folder name after each `_` and `-`.
 _WORDS = re.compile(r"(?<=[_-])")
 
@@ -121,9 +125,10 @@ def _href(report: Report, f: Any) -> str | None:
     """
     Return a relative link to the file a finding's location names first (the manifest for a listed entry), or None.
 
-    The path is the bundle path as given joined with the file (`_common.split_path`), percent-encoded with only `/`
-    kept, so it never reads as a scheme (`javascript:`) or a host (`//host`): it opens the file next to a report
-    saved where `verify` ran. No `#L` line anchor (a browser shows a local file without one).
+    The path is the bundle path as given joined with the file (`_common.split_path`), made relative to the folder
+    the report file is written in (`render`'s `at`; the working folder when the page goes to stdout) with
+    `os.path.relpath`, never absolute, and percent-encoded with only `/` kept, so it never reads as a scheme
+    (`javascript:`) or a host (`//host`). No `#L` line anchor (a browser shows a local file without one).
     """
     from urllib.parse import quote
 
@@ -136,11 +141,23 @@ def _href(report: Report, f: Any) -> str | None:
         return None
     base, rel = where
     path = rel if base is None else posixpath.normpath(posixpath.join(base, rel))
+    try:  # from the report file's folder (`render(at=)`), else the working folder: never an absolute path
+        path = os.path.relpath(os.path.abspath(path), _AT.get() or os.getcwd()).replace(os.sep, "/")
+    except ValueError:  # another drive (Windows): no relative path leads there, so no link
+        return None
     try:  # a file name read as bytes that are not UTF-8 (`surrogateescape`) links to those very bytes
-        encoded = quote(path.lstrip("/"), safe="/", errors="surrogateescape")
+        encoded = quote(path, safe="/", errors="surrogateescape")
     except UnicodeEncodeError:
-        encoded = quote(visible(path.lstrip("/")), safe="/")
-    return ("/" if path.startswith("/") else "./") + encoded
+        encoded = quote(visible(path), safe="/")
+    return ("" if path.startswith("../") else "./") + encoded
+
+
+def _digest(value: object) -> str:
+    """Return a sha256 as `<code>` of its first 12 characters and `…`, the whole digest in its title (a 64-character one wrapped onto its own line)."""
+    text = str(value or "")
+    if len(text) <= 16:
+        return f"<code class=digest>{_e(text)}</code>"
+    return f'<code class=digest title="{_e(text)}">{_e(text[:12])}…</code>'
 
 
 def _where(report: Report, f: Any, text: str) -> str:
@@ -229,6 +246,7 @@ def _claims_plot(figure_cls: Any, points: list[tuple[float, float, str]], table:
     if high / low > 100:
         ax.set_xscale("log")
         ax.set_yscale("log")
+        _log_ticks(ax)
     else:  # close values (1000000 and 1000001) keep their digits: no offset above the axis
         _plain(ax, [low, high], ax.xaxis)
         _plain(ax, [low, high])
@@ -245,14 +263,55 @@ def _receipt_sets(figure_cls: Any, series: list[dict[str, Any]]) -> str:
     fig = figure_cls(figsize=(10, 2.4 * rows))
     for i, s in enumerate(series):
         ax = fig.add_subplot(rows, cols, i + 1)
-        ax.plot(range(1, len(s["values"]) + 1), s["values"], marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
-        unit = "" if str(s["unit"]) in ("1", "") else f" ({_label(s['unit'])})"  # a dimensionless count or ratio names no unit
+        values, shown_unit = _readable(s["values"], str(s["unit"]))  # 1.2e13 ns drawn as 12000 s, not `12 T`
+        ax.plot(range(1, len(values) + 1), values, marker="o", markersize=3, linestyle="none", color=ARM_COLORS[i % len(ARM_COLORS)])
+        unit = "" if shown_unit in ("1", "") else f" ({_label(shown_unit)})"  # a dimensionless count or ratio names no unit
         ax.set_title(f"{_label(s['set'])}: {_label(s['quantity'])}{unit}", fontsize=9)
-        _plain(ax, s["values"])
+        _plain(ax, values)
+        _record_axis(ax, len(values))
         ax.tick_params(labelsize=7)
         ax.set_xlabel("record", fontsize=7)
     fig.tight_layout()
     return _svg(fig)
+
+
+#: Time units a plot may convert between, as powers of ten of a second, smallest first (`_readable`).
+_TIME_UNITS = (("ns", -9), ("µs", -6), ("ms", -3), ("s", 0))
+
+
+def _readable(values: list[float], unit: str) -> tuple[list[float], str]:
+    """
+    Return `(values, unit)` for a plot's axis: a time (`ns`, `us`, `µs`, `ms`, `s`) in the largest unit its biggest magnitude
+    reaches 1 in (`[1e13] ns` -> `[10000.0] s`, `[2.5e6] ns` -> `[2.5] ms`), so no axis reads `10 T` of nanoseconds; any other unit as it is.
+    """
+    powers = dict(_TIME_UNITS) | {"us": -6}
+    if unit not in powers or not values:
+        return values, unit
+    largest = max(abs(v) for v in values)
+    name, power = next(((n, e) for n, e in reversed(_TIME_UNITS) if largest >= 10.0 ** (e - powers[unit])), _TIME_UNITS[0])
+    step = power - powers[unit]  # divide by 10**step (an exact integer power, so 1.5e13 ns is 15000.0 s, not 15000.000000000002)
+    return ([v / 10 ** step for v in values] if step >= 0 else [v * 10 ** -step for v in values]), name
+
+
+def _record_axis(ax: Any, count: int) -> None:
+    """Give a record-order x axis whole-number ticks; a single record sits at 1 between 0 and 2 (not on an axis from 0.96 to 1.04)."""
+    from matplotlib.ticker import MaxNLocator
+
+    if count == 1:
+        ax.set_xlim(0.0, 2.0)
+        ax.set_xticks([1.0])
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+
+
+def _log_ticks(ax: Any) -> None:
+    """Write both log axes' ticks as plain numbers (`numtext.plain`: `100`, `0.01`), not as powers of ten."""
+    from matplotlib.ticker import FuncFormatter
+
+    from verifier.numtext import plain
+
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FuncFormatter(lambda v, _pos: plain(v, 6)))
 
 
 def _plain(ax: Any, values: list[float], axis: Any = None) -> None:
@@ -444,7 +503,7 @@ def _plots(report: Report) -> list[tuple[str, str, str]]:
 
 def _claims(report: Report, verbose: bool = False) -> str:
     """Return the claims table (claims.json and receipt claims) and the stated-claims table (numbers of the prose)."""
-    from verifier.report.statements import blocked, statement_rows
+    from verifier.report.statements import blocked, counted, statement_rows
 
     parts = []
     rows = claim_rows(report)
@@ -452,15 +511,15 @@ def _claims(report: Report, verbose: bool = False) -> str:
     if skipped and not rows:
         parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
     if rows:
-        head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th></tr>"
+        head = "<tr><th>status</th><th>where</th><th>claim</th><th>claimed</th><th>derived</th><th>delta</th><th>tolerance</th></tr>"
         row = (lambda r: f"<tr><td>{_status(r.status.value)}</td><td class=loc>{_where(report, r.finding, r.where)}</td><td class=name>{_name(r.claim)}</td>"
-                         f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td></tr>")
+                         f"<td class=num>{_e(r.claimed)}</td><td class=num>{_e(r.derived)}</td><td class=num>{_e(r.delta)}</td>"
+                         f"<td class=num>{_e(r.tolerance)}</td></tr>")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
-        counts = ", ".join(f"{n} {s}" for s, n in (("FAIL", sum(r.status is Status.FAIL for r in rows)),
-                           ("ERROR", sum(r.status is Status.ERROR for r in rows)), ("UNVERIFIED", len(bad) - sum(r.status in (
-                               Status.FAIL, Status.ERROR) for r in rows)), ("PASS", len(good))) if n)
-        parts.append(f'<p id="claims-count">{len(rows)} claim(s): {counts}</p>')
+        words, every = counted(report, [r.status for r in rows])  # the stated numbers of the prose too: their FAIL is counted here
+        counts = ", ".join(f"{n} {s.value}" for s, n in every.items() if n)
+        parts.append(f'<p id="claims-count">{len(rows)} claim(s){_e(words)}: {counts}</p>')
         if skipped:
             parts.append(f'<p class="note" id="claims-not-judged">{_e(skipped)}</p>')
         shown, notes = shown_claims(rows, verbose)
@@ -473,7 +532,7 @@ def _claims(report: Report, verbose: bool = False) -> str:
     parts += [f'<p class="note stated-blocked">{_e(b)}</p>' for b in blocked(report)]  # counted, not judged: never dropped silently
     if stated:
         head = "<tr><th>status</th><th>where</th><th>claimed</th><th>bound to</th><th>derived</th><th>delta</th><th>sentence</th></tr>"
-        line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc><code>{_loc(r.where)}</code></td><td class=num>{_e(r.stated)}</td>"
+        line = (lambda r, d: f"<tr><td>{_status(r.status.value)}</td><td class=loc>{_where(report, r.finding, r.where)}</td><td class=num>{_e(r.stated)}</td>"
                              f"<td>{_e(r.bound)}</td><td class=num>{_e(r.derived_shown)}</td><td class=num>{_e(d)}</td>"
                              f"<td class=msg>{_e(r.sentence)}</td></tr>")
         paired = sorted(((r, r.delta_shown) for r in stated), key=lambda p: STATUS_ORDER[p[0].status])  # FAIL rows first, stable
@@ -496,7 +555,7 @@ MARKS = {Status.PASS: "✓", Status.FAIL: "✗", Status.UNVERIFIED: "?", Status.
 def _grid_cell(cell: Any, unit: str | None) -> str:
     """Return one `<td>` of a results grid: classed and marked by status, the stated value(s) shown (with the derived one for FAIL and ERROR), every value in its title."""
     if cell is None:
-        return "<td></td>"
+        return '<td class="c-none" title="no claim was read from this cell"></td>'
     loud = cell.status in (Status.FAIL, Status.ERROR)
     shown = " · ".join(stated + (f" → {derived}" if loud and stated != derived else "") for stated, derived in cell.values(unit))
     return f'<td class="c-{cell.status.value}" title="{_e(cell.detail())}">{MARKS[cell.status]} {_e(shown)}</td>'
@@ -509,14 +568,13 @@ def _grids(report: Report) -> str:
     found, left = grids(report)
     if not found:
         return ""
-    parts = ['<h3 id="grids">Results tables, as the bundle states them (cell colour and mark: status; hover a cell for stated, derived and delta)</h3>']
+    parts = ['<h3 id="grids">Results tables, as the bundle states them (cell colour and mark: status; hover a cell for stated, derived, delta and tolerance; hatched: no claim was read from that cell)</h3>']
     for g in found:
-        counts = ", ".join(f"{n} {s}" for s, n in g.counts.items())
-        head = "<tr><th>row</th>" + "".join(f"<th>{_e(c)}{f' ({_e(u)})' if u else ''}</th>" for c, u in zip(g.columns, g.units, strict=True)) + "</tr>"
+        head = "<tr><th>row</th>" + "".join(f"<th>{_e(g.heading(j))}</th>" for j in range(len(g.columns))) + "</tr>"
         body = "".join(f'<tr><th class="row">{_e(label)}</th>' + "".join(_grid_cell(c, u) for c, u in zip(cells, g.units, strict=True)) + "</tr>"
                        for label, cells in g.rows)
         more = [f"{n} more {what} not drawn" for n, what in ((g.more_rows, "row(s)"), (g.more_columns, "column(s)")) if n]
-        parts.append(f'<p class="grid-title"><code>{_e(g.title)}</code>: {sum(g.counts.values())} claim(s): {counts}</p>'
+        parts.append(f'<p class="grid-title"><code>{_e(g.title)}</code>: {_e(g.counted)}</p>'
                      + _table(head, body, tall=True).replace("<table>", '<table class="grid">', 1)
                      + (f'<p class="note">…{_e("; ".join(more))} (the claims table lists every claim).</p>' if more else ""))
     if left:
@@ -524,12 +582,22 @@ def _grids(report: Report) -> str:
     return "".join(parts)
 
 
-def render(report: Report, *, verbose: bool = False, color: bool = False) -> str:
+def render(report: Report, *, verbose: bool = False, color: bool = False, at: str | None = None) -> str:
     """
-    Return the HTML page for `report` (a string; the CLI writes it). `color` is ignored; `verbose` also lists PASS findings.
+    Return the HTML page for `report` (a string; the CLI writes it). `color` is ignored; `verbose` also lists PASS findings;
+    `at` is the folder the page is written to, which its links to bundle files are relative to (None: the working folder).
 
     Without matplotlib the page carries a note naming the `html` extra in place of the plots.
     """
+    token = _AT.set(at)
+    try:
+        return _page(report, verbose)
+    finally:
+        _AT.reset(token)
+
+
+def _page(report: Report, verbose: bool) -> str:
+    """Return the page `render` returns, its links relative to `_AT`."""
     counts = {s: sum(1 for f in report.findings if f.status is s) for s in Status}
     judge = judged_by(report)
     parts = [
@@ -540,7 +608,7 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         f'<p id=head><span class="verdict {_e(report.verdict)}" id="verdict">{_e(report.verdict)}</span> '
         f"exit {int(report.exit_code)}; {', '.join(f'{n} {s.value}' for s, n in counts.items())}; "
         f"reader {_e(report.kind)}"
-        + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 <code class=digest>{_e(report.gate_sha256)}</code>" if judge else "")
+        + (f"; {judge[0]} <code>{_e(judge[1])}</code> sha256 {_digest(report.gate_sha256)}" if judge else "")
         + "</p>",
     ]
     warning = trust_warning(report)

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 
 from verifier.model import Report, Status
-from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
-from verifier.report.statements import blocked, statement_rows
+from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, relative_subject, shown_claims, trust_lines, trust_warning, visible
+from verifier.report.statements import blocked, counted, statement_rows
 
 __all__ = ["NAME", "cell", "code", "render"]
 
@@ -86,7 +86,7 @@ def _render(report: Report, verbose: bool, cut: bool) -> str:
     judge = judged_by(report)
     gate = f" · {judge[0]} {code(judge[1])} (sha256 {code(report.gate_sha256[:12])}…)" if judge and report.gate_sha256 else ""
     lines = [
-        f"### {VERDICT_ICONS[report.verdict]} verify: {report.verdict} — {code(report.subject)}",
+        f"### {VERDICT_ICONS[report.verdict]} verify: {report.verdict} — {code(relative_subject(report.subject))}",
         "",
         f"**Verdict: {report.verdict}** (exit {int(report.exit_code)}) · {cell(report.kind)}{gate} · "
         + ", ".join(f"{n} {s.value}" for s, n in counts.items())
@@ -115,14 +115,13 @@ def _render(report: Report, verbose: bool, cut: bool) -> str:
     if skipped and not rows:
         lines += ["#### Claims", "", cell(skipped), ""]
     if rows:
-        header = ["| Status | Claim | Claimed | Derived | Delta | Where |", "|---|---|---:|---:|---:|---|"]
-        row = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} "
+        header = ["| Status | Claim | Claimed | Derived | Delta | Tolerance | Where |", "|---|---|---:|---:|---:|---:|---|"]
+        row = (lambda r: f"| {ICONS[r.status]} {r.status.value} | {code(r.claim)} | {cell(r.claimed)} | {cell(r.derived)} | {cell(r.delta)} | {cell(r.tolerance)} "
                          f"| {code(r.where)} |")
         bad = [r for r in rows if r.status is not Status.PASS]
         good = [r for r in rows if r.status is Status.PASS]
-        lines += ["#### Claims", "", f"{len(rows)} claim(s): " + ", ".join(f"{n} {s}" for s, n in
-                  (("FAIL", sum(r.status is Status.FAIL for r in rows)), ("ERROR", sum(r.status is Status.ERROR for r in rows)),
-                   ("UNVERIFIED", sum(r.status is Status.UNVERIFIED for r in rows)), ("PASS", len(good))) if n), ""]
+        words, every = counted(report, [r.status for r in rows])  # the stated numbers of the prose too
+        lines += ["#### Claims", "", f"{len(rows)} claim(s){cell(words)}: " + ", ".join(f"{n} {s.value}" for s, n in every.items() if n), ""]
         if skipped:
             lines += [cell(skipped), ""]
         shown, notes = shown_claims(rows, verbose)
@@ -178,17 +177,18 @@ def _grids(report: Report) -> list[str]:
     found, left = grids(report)
     if not found:
         return []
-    lines = ["#### Results tables", "", "As the bundle states them: one cell per judged value with its status, `stated → derived` (one number when both read the same).", ""]
+    lines = ["#### Results tables", "", "As the bundle states them: one cell per judged value with its status, `stated → derived` for FAIL and ERROR "
+             "(one number when both read the same; `-`: nothing derived); blank: no claim was read from that cell.", ""]
     for g in found:
-        counts = ", ".join(f"{n} {s}" for s, n in g.counts.items())
         opened = ' open="open"' if "FAIL" in g.counts or "ERROR" in g.counts else ""
         worst = next(s for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS) if s.value in g.counts)
-        lines += [f"<details{opened}><summary>{ICONS[worst]} {code(g.title)}: {sum(g.counts.values())} claim(s): {counts}</summary>", "",
-                  "| Row | " + " | ".join(cell(c) + (f" ({cell(u)})" if u else "") for c, u in zip(g.columns, g.units, strict=True)) + " |",
+        lines += [f"<details{opened}><summary>{ICONS[worst]} {code(g.title)}: {cell(g.counted)}</summary>", "",
+                  "| Row | " + " | ".join(cell(g.heading(j)) for j in range(len(g.columns))) + " |",
                   "|---|" + "---:|" * len(g.columns)]
         for label, cells in g.rows:
             lines.append(f"| {cell(label)} | " + " | ".join(
-                "" if c is None else f"{ICONS[c.status]} " + cell("; ".join(a if a == b else f"{a} → {b}" for a, b in c.values(u)))
+                "" if c is None else f"{ICONS[c.status]} " + cell("; ".join(a if a == b or c.status not in (Status.FAIL, Status.ERROR) else f"{a} → {b}"
+                                                                   for a, b in c.values(u)))
                 for c, u in zip(cells, g.units, strict=True)) + " |")
         more = [f"{n} more {what} not drawn" for n, what in ((g.more_rows, "row(s)"), (g.more_columns, "column(s)")) if n]
         lines += ([""] + [f"…{cell('; '.join(more))} (the claims table lists every claim)."] if more else []) + ["", "</details>", ""]

@@ -68,7 +68,9 @@ def _result(report: Report, f: Finding, rule_index: int) -> dict[str, Any]:
         value = f.to_json()[key]
         if value is not None:
             result["properties"][key] = value
-    where = split_path(report, f)
+    listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
+    placed = Finding(check=f.check, status=f.status, code=f.code, message=f.message, path=listed_in) if f.code == "missing-file" and isinstance(listed_in, str) else f
+    where = split_path(report, placed)  # a file the bundle lacks is placed on the manifest that lists it, as github and HTML place it
     if where is not None:
         base, rel = where
         location = {"uri": _uri(_relative(rel))} if base is None else {"uri": _uri(rel), "uriBaseId": "BUNDLE"}
@@ -135,7 +137,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
         run["originalUriBaseIds"] = {
             "BUNDLE": {"uri": _base(report), "uriBaseId": "SRCROOT",
                        "description": {"text": "the bundle directory as given to verify"}},
-            "SRCROOT": {"description": {"text": "the directory verify ran in (no absolute paths are recorded)"}},
+            "SRCROOT": {"description": {"text": "the directory that holds the bundle (verify was given its absolute path, which is not recorded)"
+                                            if report.subject.startswith("/") else "the directory verify ran in (no absolute paths are recorded)"}},
         }
     log = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
     return json_text(json.dumps(visible_json(log), indent=2, sort_keys=False, ensure_ascii=False)) + "\n"

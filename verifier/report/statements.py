@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.model import Report, Status
+from verifier.model import Finding, Report, Status
 
-__all__ = ["CHECK", "StatementRow", "blocked", "statement_rows", "text_lines"]
+__all__ = ["CHECK", "StatementRow", "blocked", "counted", "statement_rows", "text_lines"]
 
 #: The check whose findings are stated quantities (`verifier.checks.statements.CHECK`).
 CHECK = "claims.stated"
@@ -21,7 +21,7 @@ CHECK = "claims.stated"
 
 @dataclass(frozen=True, slots=True)
 class StatementRow:
-    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence, delta (or `-`)."""
+    """Represents one stated quantity: status, code, where, stated, bound (value name or `-`), derived (or `-`), formula, sentence, delta (or `-`), and the finding it comes from."""
 
     status: Status
     code: str
@@ -32,6 +32,7 @@ class StatementRow:
     formula: str
     sentence: str
     delta: str = "-"
+    finding: Finding | None = None
 
     @property
     def unit(self) -> str:
@@ -61,7 +62,7 @@ def statement_rows(report: Report) -> list[StatementRow]:
             stated=str(detail.get("stated")), bound=_bound(detail),
             derived=_derived(str(detail["derived"]), str(detail.get("stated"))) if detail.get("derived") is not None else "-",
             formula=str(detail.get("formula") or "-"), sentence=str(detail.get("sentence") or ""),
-            delta=_delta(detail)))
+            delta=_delta(detail), finding=f))
     return rows
 
 
@@ -130,3 +131,17 @@ def text_lines(report: Report, safe, verbose: bool = False) -> list[str]:  # typ
         bound = f"{r.bound} = {r.derived_shown} (delta {r.delta_shown})" if r.derived != "-" else r.bound
         lines.append(f"  {r.status.value:<10} {safe(r.where)}  {safe(r.stated)} -> {safe(bound)}  [{safe(r.code)}]  \"{safe(r.sentence)}\"")
     return lines
+
+
+def counted(report: Report, statuses: list[Status]) -> tuple[str, dict[Status, int]]:
+    """
+    Return `(words, counts)` of the claims section's count line: `statuses` are the claim rows' (`_common.claim_rows`), to which
+    the judged stated numbers of the prose (`statement_rows`, informational ones aside) are added, so a stated-number FAIL is counted.
+
+    `words` is `" and N stated number(s) of the prose"` (`""` when there is none) to follow `M claim(s)`; `counts` maps every
+    status, FAIL first, to its count over both.
+    """
+    stated = [r.status for r in statement_rows(report) if r.code != "informational"]
+    every = statuses + stated
+    counts = {s: every.count(s) for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS)}
+    return (f" and {len(stated)} stated number(s) of the prose" if stated else ""), counts

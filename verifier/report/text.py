@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from verifier.model import Finding, Report, Status
 from verifier.report._common import claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
+from verifier.report.statements import counted
 from verifier.report.statements import text_lines as statement_lines
 
 __all__ = ["NAME", "render"]
@@ -59,14 +60,14 @@ def _claim_lines(report: Report, every: bool) -> list[str]:
     skipped = not_judged(report)
     if not rows:
         return [skipped] if skipped else []
-    counts = {s: sum(1 for r in rows if r.status is s) for s in (Status.FAIL, Status.ERROR, Status.UNVERIFIED, Status.PASS)}
-    lines = [f"claims: {len(rows)} ({', '.join(f'{n} {s.value}' for s, n in counts.items() if n)}"
+    words, counts = counted(report, [r.status for r in rows])  # the stated numbers of the prose too: their FAIL is counted here
+    lines = [f"claims: {len(rows)}{_safe(words)} ({', '.join(f'{n} {s.value}' for s, n in counts.items() if n)}"
              + ("" if every or not counts[Status.PASS] else "; PASS rows with -v") + ")"]
     if skipped:
         lines.append(f"  {skipped}")
     shown, notes = shown_claims(rows, every)
     line = (lambda r: f"  {r.status.value:<10} {_safe(r.claim)}: claimed {_safe(r.claimed)}, derived {_safe(r.derived)}, "
-                      f"delta {_safe(r.delta)} at {_safe(r.where)}")
+                      f"delta {_safe(r.delta)}" + (f", tolerance {_safe(r.tolerance)}" if r.tolerance != "-" else "") + f" at {_safe(r.where)}")
     lines += [line(r) for r in shown] + [f"  {note}" for note in notes]
     lines += [line(r) for r in rows if every and r.status is Status.PASS]
     return lines
