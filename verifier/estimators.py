@@ -6,6 +6,9 @@ Each takes a sequence of Decimal and returns a Decimal computed in
 derived number. `verifier.stats` (the one engine: `derive`, `tolerance`,
 `compare`) re-exports every name here; callers use `stats.mean` etc.
 Each raises `ValueError` on fewer values than it needs.
+
+- `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction); `sem`: it / sqrt(n) (lm-eval's `mean_stderr`).
+- `population_sd`: square root of sum((x - mean)^2) / n (numpy `std` with `ddof=0`, the default of `numpy.std`).
 """
 
 from __future__ import annotations

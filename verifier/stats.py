@@ -15,9 +15,7 @@ any stated precision. Definitions and their sources:
 - `percentile_linear`: linear interpolation between closest ranks at
   position (n - 1) * q / 100, 0-based (Hyndman & Fan definition 7; numpy's
   default `method="linear"`).
-- `sample_sd`: square root of sum((x - mean)^2) / (n - 1) (Bessel's correction); `sem`: it / sqrt(n) (lm-eval's `mean_stderr`).
-- `population_sd`: square root of sum((x - mean)^2) / n (numpy `std` with
-  `ddof=0`, the default of `numpy.std`).
+- `sample_sd`, `sem`, `population_sd`: `verifier.estimators` (its docstring gives their definitions).
 - `mad`: the median absolute deviation, median(|x - median(x)|), unscaled;
   `mad_scaled`: the same times 1 / Phi^-1(3/4) = 1.482602218505602, so it
   estimates the SD of normal data (Rousseeuw & Croux 1993; scipy
