@@ -125,10 +125,11 @@ def _html(text: str) -> None:
     for tag, attrs in seen:
         for name, value in attrs:
             assert not name.startswith("on"), (tag, name)
-            if name in ("href", "src", "xlink:href"):  # in-page, data:, or a relative link to a bundle file (`./`, `/`: no scheme, no host)
-                assert (value or "").startswith(("#", "data:", "./", "/")) and not (value or "").startswith("//"), (tag, name, value)
-                assert name == "href" or not (value or "").startswith(("./", "/")), (tag, name, value)
-                assert ":" not in (value or "").split("#")[0] or (value or "").startswith("data:"), (tag, name, value)
+            if name in ("href", "src", "xlink:href"):  # in-page, data:, or an href relative to the report's folder (no scheme, no host, never absolute)
+                v = value or ""
+                assert v and not v.startswith(("//", "/")), (tag, name, value)
+                assert name == "href" or v.startswith(("#", "data:")), (tag, name, value)
+                assert ":" not in v.split("#")[0] or v.startswith("data:"), (tag, name, value)
 
 
 def _text(text: str, report: Report) -> None:

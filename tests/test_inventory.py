@@ -111,7 +111,7 @@ def test_repository_report_renders_everywhere_with_repo_relative_paths(tiny_asse
     monkeypatch.chdir(tmp_path)  # GitHub annotations name files relative to where verify runs (a workflow's checkout), never absolutely
     report = verify_repository(str(repo))
     out = assert_valid_everywhere(report)
-    assert "::error file=repo/evidence/pilot-b," in out["github"]
+    assert "::error file=repo/evidence/pilot-b/manifest.json," in out["github"]  # a bundle folder's finding sits on its manifest
     assert f"file={tmp_path}" not in out["github"]
 
 

@@ -82,12 +82,15 @@ def _place(report: Report, f: Finding) -> list[str]:
     outside it). A file the manifest lists but the bundle lacks (`missing-file`) cannot carry an annotation: it
     is placed on the manifest that lists it (`expected["listed_in"]`); so is any other path that names no existing
     file (a glob, an external file not supplied) in a native bundle, and elsewhere the annotation names no file.
+    A finding on a bundle folder (`verify inventory`'s) is placed on the bundle's `manifest.json`.
     """
     props = []
     listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
     if f.code == "missing-file" and isinstance(listed_in, str):
         f = Finding(check=f.check, status=f.status, code=f.code, message=f.message, path=listed_in)
     path = repo_path(report, f)
+    if path and os.path.isdir(path) and os.path.isfile(os.path.join(path, "manifest.json")):  # a bundle (an inventory's finding): its manifest
+        path = os.path.join(path, "manifest.json")
     if path and not os.path.isfile(path):  # a glob or an absent file: no annotation can sit on it, so on its manifest entry's file or none
         manifest = repo_path(report, Finding(check=f.check, status=f.status, code=f.code, message=f.message, path="manifest.json"))
         path = manifest if manifest and report.kind == "bundle-v1" and os.path.isfile(manifest) else None
