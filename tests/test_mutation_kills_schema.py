@@ -8,7 +8,9 @@ index is required once the gate has a quality section; a missing required
 document is FAIL, an optional one nothing; unreadable, malformed and
 unverified documents are one finding each, with the line as pointer; an
 empty receipts file has no records; valid bytes known to a cache are PASS
-without validation, and an invalid document is never remembered.
+without validation, and an invalid document is never remembered. Issue 42:
+a missing document does not stop the ones after it, at most 50 schema
+errors are shown per document, and only an error with a pointer says where.
 """
 
 from __future__ import annotations
