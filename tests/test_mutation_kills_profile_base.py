@@ -5,7 +5,11 @@ A join reads, from the one record of a receipt set whose `on` dimensions
 equal the instance key, the value at `pointer` (split at `split`); no match,
 two matches, or an absent value without `"absent": "all"` is UNVERIFIED
 (`Underivable(..., fail=False)`, code `join-unresolved`). Unit level: a
-`Context` holding two hand-made records, no bundle.
+`Context` holding two hand-made records, no bundle. Issue 42's cosmic-ray
+survivors: a dropped `absent: all` join does not stop the joins after it;
+the receipt sets and file names are built once per model, the same list
+returned, and rebuilt when the model is replaced; `_one_site` falls back to
+a `missing` site; `never_stated` at each of its conditions.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from verifier.checks.profile_base import _all_records, _profile, _records, _tree, joined
+from verifier.checks.profile_base import _all_records, _one_site, _profile, _records, _tree, exists, joined, never_stated
 from verifier.pipeline import Context
-from verifier.evidence import Receipt
+from verifier.evidence import Evidence, FileEntry, Location, Receipt, Site
 from helpers import profile_evidence, profile_receipt
 from verifier.stats import Underivable
 
@@ -89,3 +93,59 @@ def test_the_accessors_return_what_the_run_holds():
     ctx.bundle = object()
     assert _profile(ctx) == {"id": "p"} and _tree(ctx) is ctx.bundle
     assert _records(Context(subject=Path("."), assets=None), "jobs") == []
+
+
+# --- issue 42, cosmic-ray run of record -------------------------------------------------------------------------------
+
+def test_a_join_dropped_by_absent_all_does_not_stop_the_joins_after_it():
+    """Kills `:148` `continue` -> `break` (the second join, `node`, would stay an unresolved dict in the selection)."""
+    rule = {"id": "r", "selection": {"gpu": {"receipts": "jobs", "pointer": "/gpus", "on": ["job"], "absent": "all"},
+                                     "node": {"receipts": "jobs", "pointer": "/node", "on": ["job"]}}}
+    ctx = _ctx(profile_receipt("jobs.json", "/a", {"job": "a", "node": "n7"}, dims={"job": "a"}))
+    assert joined(ctx, rule, {"job": "a"})["selection"] == {"node": ["n7"]}
+
+
+def test_read_receipts_are_one_list_per_model_and_rebuilt_for_a_new_model():
+    """
+    Kills `:55` `cached[0]` -> `cached[1]`, `cached[-1]` (a new list on every call, not the same one its docstring
+    promises) and `is not model` -> `is model` (a replaced model would still answer with the old one's receipts).
+    """
+    ctx = _ctx(_job("a", "0"))
+    first = _records(ctx, "jobs")
+    assert _records(ctx, "jobs") is first and [r.dims for r in first] == [{"job": "a"}]
+    ctx.data.update(profile_evidence(jobs=[_job("b", "1"), _job("c", "2")]))
+    assert [r.dims for r in _records(ctx, "jobs")] == [{"job": "b"}, {"job": "c"}]
+    assert [r.dims for r in _all_records(ctx, "jobs")] == [{"job": "b"}, {"job": "c"}]
+
+
+def test_exists_answers_for_the_model_it_is_asked_with():
+    """Kills `:84` `is not model` -> `is model` (after the model is replaced, its files would be the old model's)."""
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": Evidence(reader="profile:test", files=(FileEntry("a.json", 1, None),))})
+    assert exists(ctx, "a.json") and not exists(ctx, "b.json")
+    ctx.data["evidence"] = Evidence(reader="profile:test", files=(FileEntry("b.json", 1, None),))
+    assert exists(ctx, "b.json") and not exists(ctx, "a.json")
+
+
+def test_one_site_is_the_readers_site_else_a_missing_one():
+    """Kills `:105` `found[0] if found` -> `if not found` (an IndexError without a site, a `missing` site with one)."""
+    site = Site("/claims/0", "named", (), Location("summary.json", "/winner"), value="x")
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": Evidence(reader="profile:test", sites=(site,))})
+    assert _one_site(ctx, "/claims/0", "named") is site
+    assert _one_site(ctx, "/claims/1", "named") == Site("/claims/1", "named", (), Location(""), problem="missing",
+                                                        detail="the reader recorded no such place")
+
+
+def test_never_stated_needs_a_named_value_a_read_receipt_and_no_receipt_stating_it():
+    """
+    Kills `:164` `unread is None` -> `is not None`, and `:165` `value is not None` -> `is None`, each `and` -> `or`,
+    and `not any(...)` -> `any(...)`.
+    """
+    stating = profile_receipt("r.json", "/0", dims={}, bytes=5)
+    silent = profile_receipt("r.json", "/1", dims={})
+    unread = profile_receipt("r.json", "/2", dims={}, unread="blocked")
+    rule = {"id": "r", "value": "bytes"}
+    assert never_stated(rule, [silent, unread]) is True  # read, and none states bytes
+    assert never_stated(rule, [silent, stating]) is False  # one states it
+    assert never_stated(rule, [unread]) is False  # nothing read: unknown, not never
+    assert never_stated({"id": "n"}, [silent]) is False  # a count names no value
+    assert never_stated({"id": "n"}, []) is False

@@ -8,7 +8,9 @@ index is required once the gate has a quality section; a missing required
 document is FAIL, an optional one nothing; unreadable, malformed and
 unverified documents are one finding each, with the line as pointer; an
 empty receipts file has no records; valid bytes known to a cache are PASS
-without validation, and an invalid document is never remembered.
+without validation, and an invalid document is never remembered. Issue 42:
+a missing document does not stop the ones after it, at most 50 schema
+errors are shown per document, and only an error with a pointer says where.
 """
 
 from __future__ import annotations
@@ -124,3 +126,30 @@ def test_valid_bytes_known_to_the_cache_pass_and_invalid_ones_are_never_remember
     fresh = _Cache()
     assert ("FAIL", "schema-violation") in {(s, c) for s, c, *_ in _run({**GOOD, "plan": {"not": "a plan"}}, cache=fresh)}
     assert len(fresh.kept) == len(DOCUMENTS) - 1
+
+
+# --- issue 42, cosmic-ray run of record -------------------------------------------------------------------------------
+
+def test_a_missing_document_does_not_stop_the_documents_after_it():
+    """Kills `:60` `continue` -> `break` (the missing plan would end the loop: receipts, claims, quality never validated)."""
+    no_plan = {k: v for k, v in GOOD.items() if k != "plan"}
+    assert _run(no_plan) == _valid(["manifest"]) + [("FAIL", "missing-document", "plan.json", None)] + _valid(["receipts", "claims", "quality"])
+
+
+def test_at_most_50_schema_errors_are_reported_per_document_the_first_by_pointer():
+    """Kills `:26` `MAX_ERRORS_PER_DOCUMENT = 50` -> 51 and -> 49: 60 empty receipts give more than 50 errors, 50 are shown."""
+    bundle = _Bundle({**GOOD, "receipts": [{}] * 60})
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
+    bad = [f for f in documents(ctx) if f.code == "schema-violation"]
+    assert len(bad) == 50
+    assert [f.pointer for f in bad] == sorted(f.pointer for f in bad) and bad[0].pointer == "/0"
+    total = int(bundle.problems["receipts"].split()[0])
+    assert total > 51 and bundle.problems["receipts"] == f"{total} schema error(s)"
+
+
+def test_a_schema_error_message_names_its_pointer_and_a_document_level_one_does_not():
+    """Kills `:95` `where = ... if ptr` -> `if not ptr` (" at /frozen_at" dropped, " at " added to the pointer-less error)."""
+    bundle = _Bundle({**GOOD, "plan": {**GOOD["plan"], "frozen_at": "yesterday"}, "receipts": []})
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
+    assert [f.message for f in documents(ctx) if f.code == "schema-violation"] == [
+        "plan.json at /frozen_at: 'yesterday' is not a 'date-time'", "receipts.jsonl: no records"]
