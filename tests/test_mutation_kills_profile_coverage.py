@@ -19,7 +19,7 @@ import pytest
 
 from verifier.checks.profile_coverage import _any_of, coverage, pointer_matches
 from verifier.evidence import Evidence, FileEntry
-from verifier.readers.claimdocs import read_claim_documents, stated_numbers
+from verifier.readers.claimdocs import WHAT, read_claim_documents, stated_numbers
 from verifier.jsonio import JSONProblem
 from verifier.pipeline import Context
 
@@ -127,3 +127,86 @@ def test_a_member_claim_covers_the_number_of_its_member_in_its_own_file_only():
 def test_a_member_claim_at_a_pointer_the_document_lacks_covers_nothing_and_breaks_nothing():
     found = _run({"s.json": MEMBERS}, {}, seen={("s.json", "/missing#ROUGE1"), ("s.json", "/r#ROUGE2")})
     assert _codes(found) == [("UNVERIFIED", "unchecked-claim", "/r#numbers/0")]
+
+
+# --- survivors of the cosmic-ray run of record (issue 42) -----------------------------------------------------------
+
+def _cover(files: dict[str, Any], documents: list[dict[str, Any]], *, seen=frozenset(), blocked=None, links=(), sites=(),
+           informational=None, unmapped=()) -> list[tuple[str, str, str | None, str | None]]:
+    """Run `coverage` over `documents` read from a stand-in tree (with symbolic links `links`) onto a model that also holds `sites`, `informational` and `unmapped`."""
+    from verifier.readers.tree import glob_regex
+
+    class Linked(_Tree):
+        def links(self, pattern: str) -> list[str]:
+            return [link for link in links if glob_regex(pattern).fullmatch(link)]
+
+    tree = Linked(files, blocked)
+    stated = read_claim_documents(tree, documents)
+    model = Evidence(reader="profile:p", files=tuple(FileEntry(rel, None, None) for rel in tree.files), claims=stated.claims,
+                     outcomes=stated.outcomes, unmapped=(*stated.unmapped, *unmapped), sites=tuple(sites), informational=informational or {})
+    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": {"id": "p", "claim_documents": documents}},
+                  data={"examined": set(seen), "evidence": model})
+    return [(f.status.value, f.code, f.path, f.pointer) for f in coverage(ctx)]
+
+
+def test_a_gap_of_another_part_at_a_claim_documents_file_is_not_the_documents():
+    """Kills `:135` `u.what == WHAT and u.where is not None` -> `or`: a receipt file's gap does not make a claim document unread."""
+    from verifier.evidence import Location, Unmapped
+
+    gap = Unmapped("receipt file", Location("s.json"), "its record 3 names no arm", "receipts", "mapping-incomplete")
+    assert _cover({"s.json": {"a": D(1)}}, [{"file": "*.json"}], seen={("s.json", "/a")}, unmapped=[gap]) == [("PASS", "covered", "s.json", None)]
+
+
+def test_a_number_a_heading_site_binds_is_compared_and_one_only_read_backwards_is_not():
+    """Kills `:138` `site.role == "heading"` -> `!=` and `pointer or ""` -> `and`: only a `heading` site's own place counts."""
+    from verifier.evidence import Location, Site
+
+    sites = [Site("/claims/0", "heading", (("arm", "a"),), Location("s.json", "/h"), D(1)), Site("/claims/0", "stated", (), Location("s.json", "/x"), D(2))]
+    assert _cover({"s.json": {"h": D(1), "x": D(2)}}, [{"file": "*.json"}], sites=sites) == [("UNVERIFIED", "unchecked-claim", "s.json", "/x")]
+
+
+def test_a_symlinked_or_blocked_document_is_said_once_and_the_documents_after_it_are_read():
+    """Kills `:139` the loop over the gaps made empty (the symlink never said) and `:151` `continue` -> `break` (b.json after blocked a.json)."""
+    found = _cover({"a.json": {"v": D(1)}, "b.json": {"v": D(2)}}, [{"file": "*.json"}], blocked={"a.json": "its sha256 differs from the manifest"},
+                   links=("c.json",))
+    assert found == [("UNVERIFIED", "symlink-not-followed", "c.json", None), ("UNVERIFIED", "blocked-by-integrity", "a.json", None),
+                     ("UNVERIFIED", "unchecked-claim", "b.json", "/v")]
+
+
+def test_an_absent_optional_document_says_nothing_and_a_blocked_one_named_outright_is_said_once():
+    """Kills `:144` `not files and doc["file"] in gaps` -> `or` (a KeyError for the optional document, the blocked one said twice)."""
+    found = _cover({"s.json": {"v": D(1)}}, [{"file": "gone.json", "optional": True}, {"file": "s.json"}], blocked={"s.json": "its sha256 differs from the manifest"})
+    assert found == [("UNVERIFIED", "blocked-by-integrity", "s.json", None)]
+
+
+def test_a_missing_document_whose_gap_has_no_code_is_no_claim_document():
+    """Kills `:146` `gap.code or "no-claim-document"` -> `and`."""
+    from verifier.evidence import Location, Unmapped
+
+    gap = Unmapped(WHAT, Location("gone.json"), "gone.json was not found")
+    assert _cover({}, [{"file": "gone.json", "optional": True}], unmapped=[gap]) == [("UNVERIFIED", "no-claim-document", "gone.json", None)]
+
+
+def test_a_string_that_is_wholly_one_number_is_compared_at_its_first_number_but_an_outcome_is_not():
+    """Kills `:157` `type(item) is StatedClaim` -> `is not`: `/t#numbers/0` compared covers "0.434ms" at /t, never the outcome at /ok."""
+    found = _cover({"s.json": {"t": "0.434ms", "ok": True}}, [{"file": "*.json"}], seen={("s.json", "/t#numbers/0"), ("s.json", "/ok#numbers/0")})
+    assert found == [("UNVERIFIED", "unchecked-claim", "s.json", "/ok")]
+
+
+def test_a_number_needing_external_artifacts_is_not_covered():
+    """Kills `:167` `unchecked += 1` -> `+= 0`: a file whose only number needs external artifacts is not PASS `covered`."""
+    found = _cover({"s.json": {"a": D(1)}}, [{"file": "*.json", "needs_external": [{"pointer": "/a", "reason": "the raw logs are elsewhere"}]}])
+    assert found == [("UNVERIFIED", "needs-external", "s.json", "/a")]
+
+
+def test_a_number_the_pattern_set_holds_is_counted_once_as_informational():
+    """Kills `:170` `declared += 1` -> `+= 0` / `+= 2`."""
+    documents = [{"file": "*.json"}]
+    stated = read_claim_documents(_Tree({"s.json": {"date": D(20261206), "b": D(1)}}), documents)
+    model = Evidence(reader="profile:p", files=(FileEntry("s.json", None, None),), claims=stated.claims, outcomes=stated.outcomes,
+                     informational={("s.json", "/date"): "date"})
+    ctx = Context(subject=Path("."), assets=None, bundle=None, options={"profile": {"id": "p", "claim_documents": documents}},
+                  data={"examined": {("s.json", "/b")}, "evidence": model})
+    (f,) = coverage(ctx)
+    assert (f.code, f.observed, f.message) == ("covered", {"compared": 1, "informational": 1},
+                                               "s.json: every stated number is accounted for (1 compared by a check, 1 declared informational)")

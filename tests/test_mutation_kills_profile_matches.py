@@ -93,3 +93,69 @@ def test_a_flag_is_judged_against_the_rederived_equality():
     assert found == [("PASS", "flag-agrees", "/0/same"), ("FAIL", "flag-disagrees", "/1/same"), ("PASS", "flag-agrees", "/2/same"),
                      ("UNVERIFIED", "not-stated", "/3/same")]
     assert ("r.json", "/0/same") in seen and ("r.json", "/3/same") not in seen
+
+
+# --- survivors of the cosmic-ray run of record (issue 42) -----------------------------------------------------------
+
+
+def test_the_default_comparison_is_exact_and_stated_precision_only_when_the_entry_says_so():
+    """
+    Kills `:48` `stated_precision=False` -> `True` and `:141` `entry.get("precision") == "stated"` -> `!=`: 1.0 and 1.04
+    differ exactly but agree at the coarser precision the two state (half of 0.1).
+    """
+    assert _same(Decimal("1.0"), Decimal("1.04")) is False and _same(Decimal("1.0"), Decimal("1.04"), True) is True
+    runs = [_rec("r.json", "/0", {"a": Decimal("1.0"), "b": Decimal("1.04")})]
+    ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [
+        {"id": "exact", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}},
+        {"id": "stated", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}, "precision": "stated"}]}}, data=profile_evidence(runs=runs))
+    assert [(f.code, f.message) for f in matches(ctx)] == [
+        ("not-equal", "exact: r.json /0: /a Decimal('1.0') != /0/b Decimal('1.04')"),
+        ("equal", "stated: r.json /0: /a Decimal('1.0') == /0/b Decimal('1.04') (at the coarser precision the two state)")]
+
+
+def test_matches_is_the_registered_check_the_profile_pipeline_runs():
+    """Kills `:70` the `@check` decorator removed: `derivation.matches` is a check with its id and title, in the pipeline of a profile with `matches`."""
+    from verifier.checks.profile import pipeline_for
+
+    assert matches.id == "derivation.matches" and matches.title.startswith("Every per-record equality")
+    assert "derivation.matches" in [c.id for c in pipeline_for({"id": "p", "matches": [{"id": "m"}]})]
+
+
+def test_an_entry_over_no_records_does_not_stop_the_next_and_a_selection_is_kept_per_set():
+    """
+    Kills `:94` `continue` -> `break` (the entries after one over an empty set) and `:97` `if chosen not in selected:`
+    negated (a selection shared by two entries, selected once).
+    """
+    runs = [_rec("r.json", "/0", {"a": 1, "b": 1}, model="m1"), _rec("r.json", "/1", {"a": 1, "b": 2}, model="m2")]
+    sel = {"model": "m2"}
+    ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [
+        {"id": "none", "receipts": "jobs", "pointer": "/a", "equals": {"pointer": "/b"}},
+        {"id": "one", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}, "selection": sel},
+        {"id": "two", "receipts": "runs", "pointer": "/b", "equals": {"pointer": "/a"}, "selection": dict(sel)}]}},
+                  data=profile_evidence(runs=runs, jobs=[]))
+    assert [(f.status.value, f.code, f.message) for f in matches(ctx)] == [
+        ("UNVERIFIED", "no-receipts", "none: receipt set jobs has no records to check"),
+        ("FAIL", "not-equal", "one: r.json /1: /a 1 != /1/b 2"), ("FAIL", "not-equal", "two: r.json /1: /b 2 != /1/a 1")]
+
+
+def test_the_missing_side_is_named():
+    """Kills `:137` `mine is None` negated or `is not None`: the message names the pointer that states nothing."""
+    found = _run({"pointer": "/a", "equals": {"pointer": "/b"}}, [_rec("r.json", "/0", {"a": 1}), _rec("r.json", "/1", {"b": 1})])[0]
+    assert found == [("UNVERIFIED", "not-stated", "/0/a"), ("UNVERIFIED", "not-stated", "/1/a")]
+    ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [{"id": "m", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}}]}},
+                  data=profile_evidence(runs=[_rec("r.json", "/0", {"a": 1}), _rec("r.json", "/1", {"b": 1})]))
+    assert [f.message for f in matches(ctx)] == ["m: r.json /0: states no value at /b, so the equality cannot be checked",
+                                                 "m: r.json /1: states no value at /a, so the equality cannot be checked"]
+
+
+def test_a_compared_markdown_row_is_examined_also_at_its_claim_document_place():
+    """
+    Kills `:109` the loop over the records made empty (no file's rows seen), `:114` `r.pointer + entry["pointer"]` -> `-`
+    and `:115` `in_documents[...] + entry["pointer"]` -> `-`: a compared row of README.md's table under "Results" is also
+    examined at `/tables/Results/<row>/a`; a row not compared is not.
+    """
+    rows = [{"#table": 1, "#row": 1, "#heading": "Results", "a": Decimal(1), "b": Decimal(1)},
+            {"#table": 1, "#row": 2, "#heading": "Results", "b": Decimal(1)}]
+    found, seen = _run({"pointer": "/a", "equals": {"pointer": "/b"}}, [_rec("README.md", "/0", rows[0]), _rec("README.md", "/1", rows[1])])
+    assert found == [("PASS", "equal", "/0/a"), ("UNVERIFIED", "not-stated", "/1/a")]
+    assert seen == {("README.md", "/0/a"), ("README.md", "/0/b"), ("README.md", "/tables/Results/0/a")}
