@@ -113,3 +113,112 @@ def test_audio_may_end_1024_samples_short_or_3136_long(end, codes):
 def test_an_audio_end_without_a_duration_is_unknown_not_short():
     found = _judge(audio=_audio(last_duration=None, last_pts=100))
     assert _codes(found) == ["audio-timestamps"] and found[0].observed["audio"]["samples"] is None
+
+
+# --- cosmic-ray survivors (issue 42): exact messages, timelines and the rules no test above reached ------------------------
+
+from verifier.checks.coverage_rules import _ms  # noqa: E402
+
+
+def _shown(findings) -> list[tuple[str, str]]:
+    return [(f.code, f.message) for f in findings]
+
+
+def test_milliseconds_are_written_at_one_decimal_place():
+    """Kills :27 `*`->`/` and each number (1000 -> 999 / 1001, places 1 -> 0 / 2)."""
+    assert [_ms(Fraction(1, 10)), _ms(Fraction(-1, 48)), _ms(Fraction(0))] == ["100.0 ms", "-20.8 ms", "0.0 ms"]
+
+
+def test_a_covered_clip_states_its_whole_timeline():
+    """
+    Kills :33/:35 the `Fraction(0)` starts and `*`->`/` of the expected samples, :34 AddNot, :46 `-`->`+` (a start
+    before 0), :89-:93 the PASS message: the exact expected and observed timelines and the message.
+    """
+    (f,) = _judge(audio=_audio(first_pts=-1024))
+    assert f.expected == {"video": {"start": 0, "end": 1, "frames": 24},
+                          "audio": {"start": 0, "end": 1, "samples": 48000, "sample_rate": 48000, "channels": 2}}
+    assert f.observed == {"video": {"codec": "h264", "start": 0, "end": 1, "frames": 24, "average_rate": 24},
+                          "audio": {"codec": "aac", "start": Fraction(-1024, 48000), "end": 1, "samples": 49024,
+                                    "sample_rate": 48000, "channels": 2}}
+    assert f.message == ("video 24 frames 0.000 s to 1.000 s; audio 49024 samples/channel -0.021 s to 1.000 s, "
+                         "expected 24 frames over 1.000 s")
+    assert f.path == "m.mp4"
+
+
+def test_a_silent_plan_and_a_silent_clip_are_covered_by_the_video_alone():
+    """Kills :78 `0`->`-1` and :91 AddNot: no audio stream where none is planned is covered, and the message names only video."""
+    silent = dataclasses.replace(EXP, sample_rate=None, channels=None)
+    (f,) = _judge(exp=silent, audio=False, n_audio=0)
+    assert (f.code, f.message) == ("covered", "video 24 frames 0.000 s to 1.000 s, expected 24 frames over 1.000 s")
+    assert f.expected == {"video": {"start": 0, "end": 1, "frames": 24}} and set(f.observed) == {"video"}
+
+
+def test_demux_problems_stream_counts_and_the_video_rules_say_what_they_found():
+    """
+    Kills :41 and :108 `+`->`-` (frames counted with the packets without a pts), :72 ZeroIterationForLoop (the demuxer's
+    problems), :106 AddNot (corrupt packets), :114 AddNot (packets without a pts), :118 AddNot and `is not`->`is`
+    (a broken timestamp step): one FAIL per rule, each message exact.
+    """
+    video = _video(packets=23, missing_pts=1, corrupt=2, step_problem="pts 20 follows 16", max_pts=44)
+    found = _judge(video=video, problems=[("X3", "demux-error", "the demuxer stopped: invalid data")], n_audio=2)
+    assert _shown(found) == [
+        ("demux-error", "the demuxer stopped: invalid data [X3]"),
+        ("stream-count", "has 2 audio streams, expected 1 [S1]"),
+        ("corrupt-packet", "video stream 0 has 2 packet(s) flagged corrupt [X1]"),
+        ("video-timestamps", "video stream 0 has 1 packet(s) without a pts [V2]"),
+        ("video-timestamps", "video stream 0 timestamps leave the constant step of 2 ticks (1/24 s): pts 20 follows 16 [V2]"),
+        ("video-end", "video stream 0 ends at 0.958 s, expected 1.000 s (tolerance 20.8 ms) [V4]"),
+    ]
+    assert found[0].observed["video"]["frames"] == 24 and found[0].path == "m.mp4"
+
+
+def test_video_format_and_count_messages():
+    """Pins the codec, rate, header and frame-count messages (their values and the policy's list)."""
+    found = _judge(video=_video(codec="vp9", average_rate=Fraction(25), header_frames=30, packets=23, max_pts=44), n_video=2)
+    assert _shown(found) == [
+        ("stream-count", "has 2 video streams, expected exactly 1 [S1]"),
+        ("codec-not-allowed", f"video stream 0 codec vp9 is not on the gate's list ({', '.join(DEFAULT_POLICY.video_codecs)}) [S1]"),
+        ("frame-rate-mismatch", "video stream 0 average rate 25 is not the planned 24 fps [S1]"),
+        ("header-count-mismatch", "video stream 0 header says 30 frames but 23 packets were demuxed (truncated?) [X2]"),
+        ("video-frame-count", "video stream 0 has 23 frames, expected 24 [V1]"),
+        ("video-end", "video stream 0 ends at 0.958 s, expected 1.000 s (tolerance 20.8 ms) [V4]"),
+    ]
+
+
+def test_an_audio_gap_names_the_first_gap_in_seconds():
+    """Kills :151 AddNot, :152 both numbers (the first of two gaps), :153/:154 `*`->`/` (ticks to seconds)."""
+    found = _judge(audio=_audio(gaps=[(24576, 25600), (40960, 41984)], corrupt=1))
+    assert _shown(found) == [
+        ("corrupt-packet", "audio stream 1 has 1 packet(s) flagged corrupt [X1]"),
+        ("audio-gap", "audio stream 1 packet at 0.533 s should start at 0.512 s where the previous one ended [A5]"),
+    ]
+
+
+def test_audio_tolerances_are_samples_at_the_streams_own_rate():
+    """
+    Kills :158 `or`->`and` (both): the start tolerance is 1024 samples at the stream's 44.1 kHz (23.2 ms), and at the
+    planned rate when the stream states none; the messages give the rates and the tolerance.
+    """
+    at_44k = _judge(audio=_audio(sample_rate=44100, first_pts=1056))  # 22.0 ms late: within 23.2 ms, beyond 21.3 ms
+    assert _shown(at_44k) == [("sample-rate-mismatch", "audio stream 1 sample rate is 44100 Hz, planned 48000 Hz [S1]")]
+    unstated = _judge(audio=_audio(sample_rate=0, first_pts=1025))
+    assert _shown(unstated) == [
+        ("sample-rate-mismatch", "audio stream 1 sample rate is 0 Hz, planned 48000 Hz [S1]"),
+        ("audio-start-late", "audio stream 1 starts at 0.021 s, expected 0.000 s (at most 21.3 ms late) [A1]"),
+    ]
+
+
+def test_audio_format_and_timing_messages():
+    """Pins the profile, channel, header, timestamp, early start and long end messages."""
+    found = _judge(audio=_audio(profile="HE-AAC", channels=1, header_frames=50, first_pts=-2113, last_pts=48000 + 3137 - 1024))
+    assert _shown(found) == [
+        ("codec-not-allowed", "audio stream 1 aac profile HE-AAC is not on the gate's list (LC) [S1]"),
+        ("channel-mismatch", "audio stream 1 has 1 channels, planned 2 [S1]"),
+        ("header-count-mismatch", "audio stream 1 header says 50 packets but 47 were demuxed (truncated?) [X2]"),
+        ("audio-start-early", "audio stream 1 starts at -0.044 s, expected 0.000 s (at most 44.0 ms early) [A2]"),
+        ("audio-end-long", "audio stream 1 ends at 1.065 s, expected 1.000 s (tolerance 65.3 ms long) [A4]"),
+    ]
+    assert _shown(_judge(audio=_audio(missing_pts=2))) == [
+        ("audio-timestamps", "audio stream 1 has 2 packet(s) without a pts of 47 [A1]")]
+    assert _shown(_judge(audio=_audio(codec="opus"))) == [
+        ("codec-not-allowed", f"audio stream 1 codec opus is not on the gate's list ({', '.join(DEFAULT_POLICY.audio_codecs)}) [S1]")]

@@ -278,3 +278,198 @@ def test_every_worker_exits_with_code_0_and_no_signal(tmp_path, tiny, exit_code,
               "started_at": "2026-01-01T00:00:00Z", "ended_at": "2026-01-01T00:00:11Z", "exit_code": exit_code, "signal": signal}
     found = _edited(tmp_path, tiny, receipts_change=lambda rows: rows.append(worker))
     assert [c for _, c, _ in found][-1] == code
+
+
+# --- cosmic-ray survivors (issue 42): `conformance` on a stand-in evidence model (no bundle, no pipeline) ------------------
+
+import dataclasses  # noqa: E402
+
+from verifier.checks import plan as pl  # noqa: E402
+from verifier.pipeline import Check, Context  # noqa: E402
+from verifier.readers.native import from_documents  # noqa: E402
+
+#: two arms, one server each, one warmup and one measured request per server, one request in flight at a time
+PLAN = {"frozen_at": "2026-01-01T00:00:00Z",
+        "arms": [{"id": "baseline", "label": "A", "role": "baseline"}, {"id": "candidate", "label": "B", "role": "candidate"}],
+        "servers": [{"id": "s1", "arm": "baseline"}, {"id": "s2", "arm": "candidate"}], "arm_order": ["A", "B"],
+        "warmups_per_server": 1, "measured_per_server": 1, "max_concurrency": 1,
+        "requests": [{"id": f"{s}-{p[0]}", "server": s, "phase": p} for s in ("s1", "s2") for p in ("warmup", "measured")]}
+DIGEST = {"s1-m": "a" * 64, "s2-m": "b" * 64}
+
+
+def _rq(rid: str, start: int, **change: Any) -> dict[str, Any]:
+    """A receipt of planned request `rid` (`s1-w` ...) starting `start` s after midnight and taking 10 s."""
+    server, phase = rid.split("-")
+    row = {"kind": "request", "request_id": rid, "arm": {"s1": "baseline", "s2": "candidate"}.get(server, "ghost"), "server": server,
+           "phase": {"w": "warmup", "m": "measured"}[phase], "started_at": f"2026-01-01T00:{start // 60:02d}:{start % 60:02d}Z",
+           "ended_at": f"2026-01-01T00:{(start + 10) // 60:02d}:{(start + 10) % 60:02d}Z", "elapsed_s": 10, "outcome": "ok",
+           "outputs": [{"path": f"media/{rid}.mp4", "sha256": DIGEST[rid]}] if rid in DIGEST else []}
+    return {**row, **change}
+
+
+def _wk(sid: str, **change: Any) -> dict[str, Any]:
+    return {"kind": "worker", "worker_id": f"{sid}-w0", "server": sid, "arm": {"s1": "baseline", "s2": "candidate"}[sid],
+            "started_at": "2026-01-01T00:00:00Z", "exit_code": 0, "signal": None, **change}
+
+
+RECEIPTS = [_rq("s1-w", 0), _rq("s1-m", 20), _rq("s2-w", 60), _rq("s2-m", 80), _wk("s1"), _wk("s2")]
+MANIFEST = {"files": [{"path": f"media/{rid}.mp4", "sha256": d} for rid, d in DIGEST.items()]}
+
+
+def _conf(receipts: list | None = None, gate: dict | None = None, plan: dict | None = None, names: dict | None = None,
+          evidence=None, full: bool = False) -> list:
+    """Return `(status, code, message)` of each `plan.conformance` finding (with path and pointer when `full`)."""
+    model = evidence or from_documents({"plan": {**PLAN, **(plan or {})}, "receipts": RECEIPTS if receipts is None else receipts},
+                                       manifest=MANIFEST, names=names or {})
+    ctx = Context(subject=Path("."), assets=None, gate=gate, data={"evidence": model})
+    return [(f.status.value, f.code, f.message, *((f.path, f.pointer) if full else ())) for f in pl.conformance(ctx)]
+
+
+PASSES = [("PASS", "requests", "4 planned requests, each with exactly one agreeing receipt; none unplanned"),
+          ("PASS", "timing", "elapsed_s agrees with timestamps (tolerance 0.001 s); warmups precede measured requests; arm order AB as planned"),
+          ("PASS", "outputs", "2 output digest(s) recorded by receipts match the manifest"),
+          ("PASS", "workers", "2 worker process(es) exited with code 0 and no signal")]
+
+
+def test_a_run_as_planned_passes_every_section_without_a_gate():
+    """
+    Kills (plan.py) :58 `or`->`and` (no gate), :136 `[:1]` numbers, :160 `or` mutants, :174/:200/:216 the PASS conditions,
+    :181/:182 `or`->`and`, :183/:187 the output count: the four PASS findings, exactly.
+    """
+    assert _conf() == PASSES
+
+
+def test_conformance_is_the_registered_check_that_requires_a_pinned_gate():
+    """Kills :42 RemoveDecorator."""
+    assert isinstance(pl.conformance, Check) and (pl.conformance.id, pl.conformance.requires) == ("plan.conformance", ("gate.pinned",))
+
+
+def test_findings_name_the_files_the_plan_and_receipts_were_read_from():
+    """Kills :57 AddNot and :100 `[0]`->`[1]`/`[-1]`: a mapped bundle's plan and (first) receipts file name the findings."""
+    model = from_documents({"plan": {**PLAN, "requests": PLAN["requests"] * 2}, "receipts": RECEIPTS}, manifest=MANIFEST,
+                           names={"plan": "run/plan.json", "receipts": "run/a.jsonl"})
+    later = [dataclasses.replace(r, location=dataclasses.replace(r.location, file="run/b.jsonl")) for r in model.receipts[1:]]
+    model = dataclasses.replace(model, receipts=(model.receipts[0], *later))  # a profile may read receipts from several files
+    found = _conf(evidence=model, full=True)
+    assert [(f[1], f[3]) for f in found][:2] == [("plan-inconsistent", "run/plan.json"), ("plan-inconsistent", "run/plan.json")]
+    assert [(f[1], f[3]) for f in found if f[0] == "PASS"] == [("requests", "run/a.jsonl"), ("timing", "run/a.jsonl"),
+                                                              ("outputs", "run/a.jsonl"), ("workers", "run/a.jsonl")]
+
+
+def test_a_plan_that_contradicts_itself_says_how():
+    """
+    Kills :66 ZeroIterationForLoop and :67 AddNot (an unknown arm), :71, :75-:81 (duplicate ids, counts per server):
+    every inconsistency, with its pointer.
+    """
+    plan = {"servers": [*PLAN["servers"], {"id": "s3", "arm": "ghost"}], "requests": [*PLAN["requests"], PLAN["requests"][0]]}
+    found = _conf(plan=plan, full=True)
+    assert [f for f in found if f[1] == "plan-inconsistent"] == [
+        ("FAIL", "plan-inconsistent", "plan server s3 names unknown arm 'ghost'", "plan.json", "/servers/2/arm"),
+        ("FAIL", "plan-inconsistent", "the plan's servers (in run order) do not follow its arm_order", "plan.json", "/arm_order"),
+        ("FAIL", "plan-inconsistent", "plan lists request s1-w 2 times", "plan.json", "/requests"),
+        ("FAIL", "plan-inconsistent", "plan lists 2 warmup request(s) for server s1, but warmups_per_server is 1", "plan.json", "/requests"),
+        ("FAIL", "plan-inconsistent", "plan lists 0 warmup request(s) for server s3, but warmups_per_server is 1", "plan.json", "/requests"),
+        ("FAIL", "plan-inconsistent", "plan lists 0 measured request(s) for server s3, but measured_per_server is 1", "plan.json", "/requests")]
+
+
+def test_per_server_counts_a_reader_did_not_state_are_zero():
+    """
+    Kills :34/:35/:62 the `0` defaults: a plan model without per-server counts (a mapped reader) plans no warmup and no
+    measured request, so its measured requests are inconsistent and a gate asking for none is met.
+    """
+    model = from_documents({"plan": {**PLAN, "requests": [r for r in PLAN["requests"] if r["phase"] == "measured"]},
+                            "receipts": [r for r in RECEIPTS if r.get("phase") != "warmup"]}, manifest=MANIFEST, names={})
+    model = dataclasses.replace(model, plan=dataclasses.replace(model.plan, per_server={}))
+    gate = {"plan": {"warmups_per_server": 0, "measured_per_server": 0}}
+    assert [f[2] for f in _conf(evidence=model, gate=gate) if f[0] == "FAIL"] == [
+        "plan lists 1 measured request(s) for server s1, but measured_per_server is 0",
+        "plan lists 1 measured request(s) for server s2, but measured_per_server is 0"]
+
+
+def test_the_gate_fixes_the_plan_it_judges():
+    """
+    Kills :84-:97: each field the gate fixes and differs, servers per arm, and warmups below the concurrency, with messages;
+    a gate fixing one field only asks nothing of the others.
+    """
+    gate = {"plan": {"arm_order": ["B", "A"], "warmups_per_server": 2, "measured_per_server": 1, "servers_per_arm": 2,
+                     "warmups_at_least_concurrency": True}}
+    found = _conf(gate=gate, plan={"max_concurrency": 2}, full=True)
+    assert [f for f in found if f[0] == "FAIL"] == [
+        ("FAIL", "gate-plan-mismatch", "plan arm_order is ['A', 'B'], the gate requires ['B', 'A']", "plan.json", "/arm_order"),
+        ("FAIL", "gate-plan-mismatch", "plan warmups_per_server is 1, the gate requires 2", "plan.json", "/warmups_per_server"),
+        ("FAIL", "gate-plan-mismatch", "arm baseline has 1 server(s), the gate requires 2", "plan.json", "/servers"),
+        ("FAIL", "gate-plan-mismatch", "arm candidate has 1 server(s), the gate requires 2", "plan.json", "/servers"),
+        ("FAIL", "warmups-below-concurrency", "1 warmup(s) at max_concurrency 2: the first measured requests run cold",
+         "plan.json", "/warmups_per_server")]
+    assert _conf(gate={"plan": {"arm_order": ["A", "B"], "servers_per_arm": 1, "warmups_at_least_concurrency": True}}) == PASSES
+    assert _conf(gate={"plan": {"warmups_at_least_concurrency": True}}, plan={"max_concurrency": None}) == PASSES
+    assert _conf(gate={"plan": {}}, plan={"max_concurrency": 2}) == PASSES  # below the concurrency, but the gate does not ask
+
+
+def test_receipts_that_are_missing_doubled_disagreeing_or_unplanned():
+    """
+    Kills :102-:129: a missing receipt (and its server then has no measured one), a duplicate whose second copy disagrees
+    (only the first is compared), a disagreeing receipt, an unplanned one, workers naming another server or arm.
+    """
+    receipts = [_rq("s1-w", 0), _rq("s2-w", 60), _rq("s2-w", 60, arm="baseline"), _rq("s2-m", 80, phase="warmup"),
+                _rq("s9-m", 100), _wk("s1", server="s7"), _wk("s2", arm="baseline"), _wk("s1")]
+    found = _conf(receipts)
+    assert [f for f in found if f[1] != "timing" and f[0] == "FAIL"] == [
+        ("FAIL", "missing-receipt", "planned measured request s1-m on s1 has no receipt"),
+        ("FAIL", "duplicate-receipt", "request s2-w has 2 receipts"),
+        ("FAIL", "receipt-disagrees", "receipt of s2-m says {'server': 's2', 'phase': 'warmup', 'arm': 'candidate'}, "
+                                      "the plan says {'server': 's2', 'phase': 'measured', 'arm': 'candidate'}"),
+        ("FAIL", "unplanned-receipt", "receipt for request s9-m is not in the plan"),
+        ("FAIL", "receipt-disagrees", "worker s1-w0 names server s7 / arm baseline, not in the plan"),
+        ("FAIL", "receipt-disagrees", "worker s2-w0 names server s2 / arm baseline, not in the plan"),
+        ("FAIL", "no-measured-receipts", "server s1 has no measured receipt at all")]
+    assert "requests" not in [f[1] for f in found]
+
+
+def test_timing_is_judged_per_server_from_each_requests_first_receipt():
+    """
+    Kills :109 and :136 `[:1]`->`[:2]` (a duplicate is not timed twice), :138-:145, :151-:165 (a server without receipts
+    does not stop the others, nor is arm order judged without it), :168-:173: each timing failure, with its message.
+    """
+    late = [_rq("s2-m", 60), _rq("s2-w", 80, ended_at="2026-01-01T00:01:29Z", elapsed_s=9), _rq("s2-w", 80, elapsed_s=99)]
+    found = _conf(late)
+    assert [f for f in found if f[0] == "FAIL" and f[1] not in ("missing-receipt", "no-measured-receipts", "duplicate-receipt")] == [
+        ("FAIL", "warmup-after-measured", "server s2: a warmup ends at 2026-01-01T00:01:29+00:00, after the first measured "
+                                          "request starts at 2026-01-01T00:01:00+00:00")]
+    odd = [_rq("s1-w", 0), _rq("s1-m", 30, ended_at="2026-01-01T00:00:20Z"), _rq("s2-w", 5), _rq("s2-m", 40, elapsed_s="10.5"),
+           _wk("s1"), _wk("s2")]
+    assert [f for f in _conf(odd) if f[0] == "FAIL"] == [
+        ("FAIL", "time-order", "request s1-m ends before it starts"),
+        ("FAIL", "elapsed-mismatch", "request s2-m: elapsed_s 10.5 but ended_at - started_at = 10 s"),
+        ("FAIL", "concurrency-exceeded", "2 requests were in flight at once (rebuilt from receipt intervals), above max_concurrency 1")]
+    backwards = [_rq("s2-w", 0), _rq("s2-m", 20), _rq("s1-w", 60), _rq("s1-m", 80), _wk("s1"), _wk("s2")]
+    assert [f for f in _conf(backwards) if f[0] == "FAIL"] == [("FAIL", "arm-order", "servers ran in a different arm order than planned")]
+
+
+def test_outputs_are_the_manifests_files_and_each_belongs_to_one_successful_request():
+    """Kills :185-:197: a shared output (a failed request's copy is not), an output not listed, a digest that differs."""
+    receipts = [_rq("s1-w", 0, outputs=[{"path": "media/s1-m.mp4", "sha256": "a" * 64}], outcome="error"),
+                _rq("s1-m", 20, outputs=[{"path": "media/s1-m.mp4", "sha256": "A" * 64}, {"path": "media/extra.mp4", "sha256": "c" * 64}]),
+                _rq("s2-w", 60), _rq("s2-m", 80, outputs=[{"path": "media/s2-m.mp4", "sha256": "c" * 64}, {"path": "media/s1-m.mp4", "sha256": "a" * 64}]),
+                _wk("s1"), _wk("s2")]
+    found = _conf(receipts, full=True)
+    assert [f[1:] for f in found if f[0] == "FAIL"] == [
+        ("output-not-in-bundle", "request s1-m output media/extra.mp4 is neither a bundle file nor a declared external artifact",
+         "receipts.jsonl", "/1/outputs"),
+        ("output-digest-mismatch", "request s2-m output media/s2-m.mp4: receipt sha256 differs from the manifest", "receipts.jsonl", "/3/outputs"),
+        ("output-shared", "successful requests s1-m and s2-m both name the output media/s1-m.mp4: one file cannot be the output of "
+                          "two requests (one overwrote the other, or one output was never kept)", "receipts.jsonl", "/3/outputs/1/path")]
+
+
+@pytest.mark.parametrize("exit_code,signal,message", [
+    (None, None, "worker s1-w0 on s1 has no recorded exit"),
+    (3, None, "worker s1-w0 on s1 exited with code 3"),
+    (None, 9, "worker s1-w0 on s1 exited with code None, signal 9")])
+def test_a_worker_that_did_not_exit_cleanly_says_how(exit_code, signal, message):
+    """Kills :209-:215: the messages (a signal only when there was one) and the expected exit."""
+    found = [f for f in pl.conformance(Context(subject=Path("."), assets=None, data={"evidence": from_documents(
+        {"plan": PLAN, "receipts": [*RECEIPTS[:4], _wk("s1", exit_code=exit_code, signal=signal)]}, manifest=MANIFEST, names={})}))
+             if f.status is Status.FAIL]
+    assert [(f.message, f.expected, f.observed) for f in found] == [
+        (message, {"exit_code": 0} if exit_code is None and signal is None else {"exit_code": 0, "signal": None},
+         {"exit_code": exit_code, "signal": signal})]

@@ -162,3 +162,202 @@ def test_an_attempt_that_did_not_pass_integrity_is_not_parsed(tmp_path):
     ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle,
                   data={"manifest": manifest, "evidence": _model({}, [], manifest)})
     assert [(f.status.value, f.code, f.path) for f in rc.attempts(ctx)] == [("PASS", "no-hidden-receipts", None)]
+
+
+# --- cosmic-ray survivors (issue 42) ---------------------------------------------------------------------------------------
+
+import hashlib  # noqa: E402
+
+from verifier.pipeline import Check  # noqa: E402
+
+
+def _hold(timeouts: dict[str, Any]) -> list[tuple[str, str, str | None, str]]:
+    """Return `(status, code, pointer, message)` of the plan-timeout findings (`_hold_limits`) of a plan with `timeouts` (in s)."""
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": _model({"timeouts": timeouts}, [])})
+    return [(f.status.value, f.code, f.pointer, f.message) for f in rc.consistency(ctx) if f.path == "plan.json"]
+
+
+def test_a_soft_terminate_after_the_reservation_never_fires():
+    """
+    Kills :85 both `and`->`or` and `not` deleted, :92 `>`->`>=`, :93 ZeroIterationForLoop, :103 `and`->`or`: a soft
+    terminate later than the reservation FAILs (and nothing else is judged beyond the least hold); one equal to it holds.
+    """
+    assert _hold({"reservation_s": 600, "soft_term_s": 660, "request_s": 500}) == [
+        ("FAIL", "terminate-after-reservation", "/timeouts/soft_term_s",
+         "plan soft_term_s = 660 s terminates 660 s in, after the reservation_s = 600 s (600 s) has already ended the run: "
+         "the soft terminate never fires")]
+    assert _hold({"reservation_s": 600, "soft_term_s": 600}) == [
+        ("PASS", "holds", None, "every plan timeout fits the time the run may hold the machine (reservation_s = 600 s, 600 s)")]
+
+
+def test_the_least_hold_limit_bounds_the_other_timeouts_and_grace_periods_bound_nothing():
+    """
+    Kills :84 `and`->`or`, :97 both `and`->`or`: a reservation longer than the soft terminate is not itself "beyond"
+    it, a grace period longer than the hold is not judged, and a plain timeout is judged against the least limit.
+    """
+    timeouts = {"reservation_s": 600, "soft_term_s": 500, "term_grace_s": 900, "kill_after_s": 700, "wave_timeout_s": 550}
+    assert _hold(timeouts) == [
+        ("FAIL", "timeout-beyond-reservation", "/timeouts/wave_timeout_s",
+         "plan timeout wave_timeout_s = 550 s (550 s) is longer than the time the run may hold the machine, soft_term_s = 500 s "
+         "(500 s): that limit ends the run first, and the timeout can never be the recorded cause")]
+    assert _hold({**timeouts, "wave_timeout_s": 400})[0][:2] == ("PASS", "holds")
+
+
+def test_receipts_checks_are_registered_checks():
+    """Kills :107 and :178 RemoveDecorator: the pipeline runs `Check` objects with their ids and requirements."""
+    assert isinstance(rc.consistency, Check) and (rc.consistency.id, rc.consistency.requires) == ("receipts.consistency", ("gate.pinned",))
+    assert isinstance(rc.attempts, Check) and (rc.attempts.id, rc.attempts.requires) == ("attempts.retained", ())
+
+
+def test_findings_name_the_files_the_plan_and_receipts_were_read_from():
+    """Kills :116 AddNot and :118 `[0]`->`[1]`/`[-1]`: a mapped bundle's plan and receipts keep their own file names."""
+    receipts = [_request(0, http_status=500), _request(1)]
+    model = from_documents({"plan": {"frozen_at": "2026-01-01T00:00:00Z", "timeouts": {"request_s": 900, "reservation_s": 800}},
+                            "receipts": receipts}, manifest=None, names={"plan": "run/plan.json", "receipts": "run/log.jsonl"})
+    import dataclasses
+
+    last = dataclasses.replace(model.receipts[1], location=dataclasses.replace(model.receipts[1].location, file="run/log2.jsonl"))
+    model = dataclasses.replace(model, receipts=(model.receipts[0], last))  # a profile may read receipts from several files
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": model})
+    assert [(f.code, f.path, f.pointer) for f in rc.consistency(ctx)] == [
+        ("outcome-contradicts-status", "run/log.jsonl", "/0"), ("holds", "run/log.jsonl", None),
+        ("timeout-beyond-reservation", "run/plan.json", "/timeouts/request_s"), ("holds", "run/plan.json", None)]
+
+
+def _attempt_findings(tmp_path: Path, files: dict[str, bytes], roles: dict[str, str], *, accepted: list[dict] | None = None,
+                      evidence=None, unread: tuple[str, ...] = (), unverified: tuple[str, ...] = (), cache: Any = None) -> list:
+    """Return `(status, code, path, pointer, message, cached)` of `attempts`; `unread` files keep no bytes (a mapped bundle)."""
+    manifest = {"files": [{"path": n, "role": r} for n, r in roles.items()]}
+    bundle = _Bundle(tmp_path, files)
+    bundle.digests = {n: hashlib.sha256(d).hexdigest() for n, d in files.items()}
+    for name in unread:
+        del bundle.contents[name]
+    for name in unverified:
+        del bundle.verified[name], bundle.contents[name]
+    ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle, options={"cache": cache},
+                  data={"manifest": manifest, "evidence": evidence or _model({}, accepted or [], manifest)})
+    return [(f.status.value, f.code, f.path, f.pointer, f.message, f.cached) for f in rc.attempts(ctx)]
+
+
+def test_each_declared_attempt_is_judged_on_its_own_and_in_name_order(tmp_path):
+    """
+    Kills :200, :204, :217, :233 continue->break (a bad attempt does not stop the next one), :231 `not` deleted and AddNot
+    (invalid rows are not also "no receipts"), :237 `i + 1` and its numbers, :242 AddNot (not cached without a cache).
+    """
+    files = {"a1.txt": _lines(_request(0)), "a2.jsonl": _lines(_request(0)) + b"{broken\n", "a3.jsonl": _lines({**_request(0), "outcome": 5}),
+             "a4.jsonl": b"", "a5.jsonl": _lines(_request(0)), "a6.jsonl": _lines(_request(0), _request(1)), "receipts.jsonl": _lines(_request(1))}
+    roles = {n: "rejected-attempt" for n in files if n != "receipts.jsonl"} | {"a4.jsonl": "interrupted-attempt"}
+    found = _attempt_findings(tmp_path, files, roles, accepted=[_request(1)], unverified=("a5.jsonl",))
+    assert [f[:4] for f in found] == [
+        ("FAIL", "attempt-not-receipts", "a1.txt", None), ("FAIL", "invalid-json", "a2.jsonl", "/1"),
+        ("FAIL", "schema-violation", "a3.jsonl", "/0/outcome"), ("FAIL", "attempt-not-receipts", "a4.jsonl", None),
+        ("FAIL", "attempt-mixed-in", "a6.jsonl", "/1"), ("PASS", "no-hidden-receipts", None, None)]
+    assert [f[4] for f in found if f[0] == "FAIL" and f[1] != "invalid-json" and f[1] != "schema-violation"] == [
+        "a1.txt is listed as rejected-attempt but is not a .jsonl receipts file",
+        "a4.jsonl (interrupted-attempt) holds no receipts",
+        "a6.jsonl line 2: the rejected-attempt receipt r1 also appears in receipts.jsonl, mixed into the accepted result"]
+    retained = _attempt_findings(tmp_path / "ok", {"a.jsonl": _lines(_request(0), WORKER)}, {"a.jsonl": "interrupted-attempt"})
+    assert retained[0] == ("PASS", "attempt-retained", "a.jsonl", None,
+                           "a.jsonl: 2 interrupted-attempt receipt(s), integrity-verified, valid, kept out of the accepted result", None)
+
+
+def test_a_mapped_bundle_reads_an_attempt_again_and_parses_it_only_if_unchanged(tmp_path):
+    """
+    Kills :206 AddNot and `is`->`is not`, :207 `/`->`*`, :209 AddNot and `!=`->`==`, :212 continue->break: an attempt whose
+    bytes were not kept is read again; one whose bytes changed since integrity matched them is not parsed.
+    """
+    files = {"a.jsonl": _lines(_request(0)), "b.jsonl": _lines(_request(1))}
+    roles = {"a.jsonl": "rejected-attempt", "b.jsonl": "rejected-attempt"}
+    found = _attempt_findings(tmp_path / "a", files, roles, unread=("a.jsonl", "b.jsonl"))
+    assert [f[:3] for f in found] == [("PASS", "attempt-retained", "a.jsonl"), ("PASS", "attempt-retained", "b.jsonl"),
+                                      ("PASS", "no-hidden-receipts", None)]
+
+    class Changing(_Bundle):
+        def __init__(self, root, files):
+            super().__init__(root, files)
+            (root / "a.jsonl").write_bytes(_lines(_request(7)))  # rewritten after integrity.files hashed the original
+
+    manifest = {"files": [{"path": n, "role": r} for n, r in roles.items()]}
+    bundle = Changing(tmp_path / "c", files)
+    bundle.digests = {n: hashlib.sha256(d).hexdigest() for n, d in files.items()}
+    bundle.contents.clear()
+    ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle, data={"manifest": manifest, "evidence": _model({}, [], manifest)})
+    assert [(f.status.value, f.code, f.path, f.message) for f in rc.attempts(ctx)] == [
+        ("FAIL", "changed-during-verification", "a.jsonl", "a.jsonl changed after integrity.files matched its sha256, so it is not parsed"),
+        ("PASS", "attempt-retained", "b.jsonl", "b.jsonl: 1 rejected-attempt receipt(s), integrity-verified, valid, kept out of the accepted result"),
+        ("PASS", "no-hidden-receipts", None, "no file outside receipts.jsonl and the declared attempts holds receipts")]
+
+
+class _Cache:
+    """A warm cache stand-in: what one run stores, a later run reads back as stored by an earlier run."""
+
+    def __init__(self):
+        self.kept: dict[str, tuple[str, bool]] = {}
+
+    def result(self, key: str):
+        return self.kept.get(key)
+
+    def store_result(self, key: str, value: str) -> None:
+        self.kept[key] = (value, True)
+
+
+def test_only_a_valid_attempt_is_remembered_as_valid_and_a_rerun_says_so(tmp_path):
+    """Kills :223 `not` deleted and AddNot, :242 AddNot: valid rows are noted (the next run's PASS is `cached`), invalid ones never."""
+    cache = _Cache()
+    files = {"a.jsonl": _lines(_request(0)), "b.jsonl": _lines({**_request(1), "outcome": 5})}
+    roles = {"a.jsonl": "rejected-attempt", "b.jsonl": "rejected-attempt"}
+    first = _attempt_findings(tmp_path / "1", files, roles, cache=cache)
+    again = _attempt_findings(tmp_path / "2", files, roles, cache=cache)
+    assert [(f[1], f[2], f[5]) for f in first] == [("attempt-retained", "a.jsonl", None), ("schema-violation", "b.jsonl", None),
+                                                   ("no-hidden-receipts", None, None)]
+    assert [(f[1], f[2], f[5]) for f in again] == [("attempt-retained", "a.jsonl", "schema"), ("schema-violation", "b.jsonl", None),
+                                                   ("no-hidden-receipts", None, None)]
+    assert len(cache.kept) == 1
+
+
+def test_without_a_manifest_no_attempt_is_examined():
+    """Pins the blocked finding (:185)."""
+    ctx = Context(subject=Path("."), assets=None, data={})
+    assert [(f.status.value, f.code, f.message) for f in rc.attempts(ctx)] == [
+        ("UNVERIFIED", "blocked-by-integrity", "no usable manifest.json: no file was matched, none is examined")]
+
+
+def test_an_attempt_is_retained_when_the_accepted_receipts_are_unusable(tmp_path):
+    """Kills :195 ExceptionReplacer: with unusable receipts (`campaign_of` raises `Unverifiable`) nothing can be mixed in."""
+    manifest = {"files": [{"path": "a.jsonl", "role": "rejected-attempt"}]}
+    from verifier.evidence import Location, Unmapped
+
+    gap = Unmapped("receipts.jsonl", Location("receipts.jsonl", None), "receipts.jsonl failed its schema", part="receipts",
+                   code="blocked-by-schema")
+    evidence = from_documents({"plan": {}, "receipts": [_request(0)]}, manifest=manifest, names={}, unmapped=[gap])
+    found = _attempt_findings(tmp_path, {"a.jsonl": _lines(_request(0))}, {"a.jsonl": "rejected-attempt"}, evidence=evidence)
+    assert [f[:2] for f in found] == [("PASS", "attempt-retained"), ("PASS", "no-hidden-receipts")]
+
+
+@pytest.mark.parametrize("size,hidden", [(4096, True), (4097, False)])
+def test_receipts_are_sniffed_from_the_first_4096_bytes(tmp_path, size, hidden):
+    """Kills :51 both numbers: a first line of 4096 bytes is read whole and recognised; one of 4097 is cut and is not."""
+    line = json.dumps({**REQUEST, "note": ""}).encode()
+    line = line.replace(b'"note": ""', b'"note": "' + b"x" * (size - len(line)) + b'"')
+    assert len(line) == size
+    found = _attempt_findings(tmp_path, {"notes.log": line + b"\n"}, {})
+    assert [f[:3] for f in found] == ([("FAIL", "undeclared-receipts", "notes.log")] if hidden else [("PASS", "no-hidden-receipts", None)])
+
+
+def test_documents_are_never_sniffed_and_do_not_stop_the_sniffing(tmp_path):
+    """Kills :247 continue->break: `claims.json` sorts before an undeclared receipts file; the message names the roles."""
+    found = _attempt_findings(tmp_path, {"claims.json": b"{}", "notes.jsonl": _lines(_request(0))}, {})
+    assert [(f[0], f[1], f[2], f[4]) for f in found] == [
+        ("FAIL", "undeclared-receipts", "notes.jsonl",
+         "notes.jsonl holds receipts but is not declared: retain an attempt as .jsonl with a manifest role "
+         "(rejected-attempt, interrupted-attempt)")]
+
+
+def test_an_ok_measured_request_without_output_says_it_recorded_none():
+    """Kills :136 both numbers (observed 0 outputs); pins the message."""
+    plan = {"frozen_at": "2026-01-01T00:00:00Z", "expected_output": {"frames": 1}}
+    ctx = Context(subject=Path("."), assets=None, gate=COVERAGE_GATE, data={"evidence": _model(plan, [_request(0, outputs=[])])})
+    (f,) = [f for f in rc.consistency(ctx) if f.code == "ok-without-output"]
+    assert (f.expected, f.observed, f.path, f.message) == (
+        ">= 1 output", 0, "receipts.jsonl",
+        "measured request r0 is ok but records no output, while the plan expects one (expected_output)")

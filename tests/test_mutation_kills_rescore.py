@@ -192,3 +192,168 @@ def test_a_rescore_exactly_tolerance_away_still_matches(tmp_path, value, code):
     result = SimpleNamespace(value=value, per_frame=[value], cached=False)
     found, _ = _judged(tmp_path, (EXP, POL, PASSED, "rfacts"), (EXP, POL, PASSED, "cfacts"), planned={0: {"ssim": result}})
     assert _codes(found) == [("PASS" if code == "rescore-match" else "FAIL", code)]
+
+
+# --- cosmic-ray survivors (issue 42): the whole check on a stand-in bundle, scoring replaced by canned results -------------
+
+from verifier import scoring  # noqa: E402
+from verifier.pipeline import Check  # noqa: E402
+from verifier.scorers.weights import WeightsProblem  # noqa: E402
+
+GATE_POLICY = rs.coverage.policy_from_gate(PRODUCTION["coverage"])
+TWO = {**PRODUCTION, "quality": {**PRODUCTION["quality"], "rescore": ["audio_cosine", "ssim"]}}
+#: c1: audio not recorded (met), ssim recorded and matched; c2: audio refused, ssim recorded but far off;
+#: c3: a candidate that is neither a bundle file nor verified; c4: audio not recorded (missed), ssim not recorded (met)
+INDEX4 = {"comparisons": [
+    {"id": "c1", "reference": "r.mp4", "candidate": "a.mp4", "scores": {"ssim": 0.5}},
+    {"id": "c2", "reference": "r.mp4", "candidate": "b.mp4", "scores": {"ssim": 0.97}},
+    {"id": "c3", "reference": "r.mp4", "candidate": "x.mp4", "scores": {}},
+    {"id": "c4", "reference": "r.mp4", "candidate": "d.mp4", "scores": {}},
+]}
+CANNED = {
+    "a.mp4": {"audio_cosine": scoring.MetricResult(0.9), "ssim": scoring.MetricResult(0.5000004321, [0.5, 0.5000008642], cached=True)},
+    "b.mp4": {"audio_cosine": scoring.ScoreRefused("sample-rate-mismatch", "sample rates 32000 and 48000 differ"),
+              "ssim": scoring.MetricResult(0.5, [0.25, 0.75])},
+    "d.mp4": {"audio_cosine": scoring.MetricResult(0.5), "ssim": scoring.MetricResult(0.98, [0.98])},
+}
+#: every finding of `rescore` on INDEX4, as (status, code, pointer, message)
+EXPECTED4 = [
+    ("PASS", "scorer-ready", None, "audio_cosine: scorer stft_mag_cosine_v1 ready with the gate's pins (tolerance 0.000001)"),
+    ("PASS", "scorer-ready", None, "ssim: scorer ssim-wang2004 ready with the gate's pins (tolerance 0.000001)"),
+    ("PASS", "rescored-threshold-met", "/comparisons/0",
+     "comparison c1: audio_cosine not recorded; re-computed 0.900000 meets >= 0.8"),
+    ("PASS", "rescore-match", "/comparisons/0/scores/ssim",
+     "comparison c1: recorded ssim 0.5 re-computes to 0.5000004 (delta -0.00000043, tolerance 0.000001)"),
+    ("FAIL", "sample-rate-mismatch", "/comparisons/1",
+     "comparison c2: audio_cosine cannot be computed: sample rates 32000 and 48000 differ"),
+    ("FAIL", "rescore-mismatch", "/comparisons/1/scores/ssim",
+     "comparison c2: recorded ssim 0.97 but the media re-compute to 0.5000000 (delta 0.47, tolerance 0.000001)"),
+    ("UNVERIFIED", "scoring-media-not-verified", "/comparisons/2/candidate",
+     "comparison c3: candidate x.mp4 is neither a bundle file nor a supplied external artifact whose sha256 matched the "
+     "manifest, so audio_cosine, ssim are not re-computed"),
+    ("FAIL", "threshold-missed", "/comparisons/3", "comparison c4: audio_cosine not recorded; re-computed 0.500000 does not meet >= 0.8"),
+    ("PASS", "rescored-threshold-met", "/comparisons/3", "comparison c4: ssim not recorded; re-computed 0.980000 meets >= 0.97"),
+]
+
+
+def _stand_in(tmp_path: Path, **options: Any) -> Context:
+    """A context whose media r, a, b, d.mp4 are bundle files that passed coverage earlier in the run (x.mp4 is not in the bundle)."""
+    files = {n: tmp_path / n for n in ("r.mp4", "a.mp4", "b.mp4", "d.mp4")}
+    ctx = _ctx(TWO, _Bundle(files, quality=INDEX4), **options)
+    ctx.data["coverage_checked"] = {n: (EXP, GATE_POLICY, PASSED, f"facts of {n}") for n in files}
+    return ctx
+
+
+def _shown(found: list[Finding]) -> list[tuple]:
+    return [(f.status.value, f.code, f.pointer, f.message.rsplit("; ", 1)[0] if f.code == "scorer-ready" else f.message)
+            for f in found]
+
+
+def test_every_comparison_is_judged_per_metric_in_order_after_one_scoring_of_all_pairs(tmp_path, monkeypatch):
+    """
+    Kills (rescore.py) :84 `or`->`and`, :100 AddNot, :105 and :134/:135/:149/:254 ZeroIterationForLoop, :118 both
+    `not` mutants, :122 AddNot and `is not`->`is`, :257 AddNot, :260 and :275 continue->break, :263 `or`->`and`,
+    :264 and :266 AddNot, :269 AddNot and `is`->`is not`, :271 and :273 AddNot, :276 `-`->`+`, :278 both numbers,
+    :279 AddNot and `<=`->`<`: the exact findings, pointers, messages, derivations, `cached` flags and figures.
+    """
+    calls: list = []
+
+    def score_pairs(pairs, policy, metrics, scorers, *, progress=None, cache=None):
+        calls.append(([(p[0].name, p[1].name, p[2], p[3], p[4]) for p in pairs], policy, list(metrics)))
+        return [CANNED[p[1].name] for p in pairs]
+
+    monkeypatch.setattr(rs.scoring, "score_pairs", score_pairs)
+    ctx = _stand_in(tmp_path)
+    found = list(rs.rescore(ctx))
+    assert _shown(found) == EXPECTED4
+    assert calls == [([("r.mp4", n, "facts of r.mp4", f"facts of {n}", None) for n in ("a.mp4", "b.mp4", "d.mp4")],
+                      GATE_POLICY, ["audio_cosine", "ssim"])]  # one call for every pair that passed coverage
+    c1_ssim = found[3]
+    assert c1_ssim.derivation == ("ssim re-computed from r.mp4 vs a.mp4: 0.5000004321 = mean of 2 frames (min 0.500000, "
+                                  "max 0.500001)")
+    assert (c1_ssim.cached, c1_ssim.expected, c1_ssim.observed) == ("score", 0.5000004321, "0.5")
+    assert found[2].derivation == "audio_cosine re-computed from r.mp4 vs a.mp4: 0.9" and found[2].cached is None
+    assert (found[2].expected, found[2].observed) == ({"min": 0.8}, 0.9)
+    assert [f.path for f in found] == [None, None] + ["quality-index.json"] * 7
+    assert ctx.data["figures"]["frames"] == [
+        {"comparison": "c1", "metric": "audio_cosine", "threshold": {"min": 0.8}, "scores": []},
+        {"comparison": "c1", "metric": "ssim", "threshold": {"min": 0.97}, "scores": [0.5, 0.5000008642]},
+        {"comparison": "c2", "metric": "ssim", "threshold": {"min": 0.97}, "scores": [0.25, 0.75]},
+        {"comparison": "c4", "metric": "audio_cosine", "threshold": {"min": 0.8}, "scores": []},
+        {"comparison": "c4", "metric": "ssim", "threshold": {"min": 0.97}, "scores": [0.98]},
+    ]
+
+
+def test_on_a_cluster_every_pair_is_one_task_and_the_findings_are_the_same(tmp_path, monkeypatch):
+    """Kills :122 AddNot and `is not`->`is`, :124/:125 ZeroIterationForLoop: each pair that passed coverage is sent as one task."""
+    import verifier.fanout
+
+    sent: list = []
+
+    def map_on_cluster(address, func, items):
+        assert address == "tcp://scheduler:8786" and func is rs.score_job
+        sent.extend(items)
+        return [CANNED[Path(job[1]).name] for job in items]
+
+    monkeypatch.setattr(verifier.fanout, "map_on_cluster", map_on_cluster)
+    monkeypatch.setattr(rs.scoring, "score_pairs", lambda *a, **k: pytest.fail("scored locally"))
+    found = list(rs.rescore(_stand_in(tmp_path, executor="tcp://scheduler:8786")))
+    assert _shown(found) == EXPECTED4
+    assert [(Path(j[0]).name, Path(j[1]).name, j[2], j[3], j[6], j[9]) for j in sent] == [
+        ("r.mp4", n, "r.mp4", n, ["audio_cosine", "ssim"], "cpu") for n in ("a.mp4", "b.mp4", "d.mp4")]
+
+
+def test_scorers_that_fail_to_build_while_scoring_leave_every_comparison_unestablished(tmp_path, monkeypatch):
+    """Kills :141 ExceptionReplacer: a `WeightsProblem` raised by the scoring itself is one finding with its status and code."""
+    def score_pairs(*args, **kw):
+        raise WeightsProblem("ERROR", "scorer-identity-changed", "the LPIPS scorer changed")
+
+    monkeypatch.setattr(rs.scoring, "score_pairs", score_pairs)
+    found = list(rs.rescore(_stand_in(tmp_path)))
+    assert _shown(found)[2:] == [("ERROR", "scorer-identity-changed", None,
+                                  "lpips: the LPIPS scorer changed; the re-score of 4 comparison(s) is not established")]
+
+
+def test_a_scorer_that_is_not_ready_leaves_the_next_one_ready(tmp_path, monkeypatch):
+    """Kills :113 continue->break, and :101 `or`->`and` (the run's device, `cpu` when none is given, reaches the scorers)."""
+    devices: list = []
+
+    class Scorers(scoring.Scorers):
+        def __init__(self, quality, **kw):
+            devices.append(kw["device"])
+            super().__init__(quality, **kw)
+
+        def ready(self, metric):
+            if metric == "audio_cosine":
+                raise WeightsProblem("UNVERIFIED", "scoring-extra-missing", "install the scoring extra")
+            return super().ready(metric)
+
+    monkeypatch.setattr(rs.scoring, "Scorers", Scorers)
+    monkeypatch.setattr(rs.scoring, "score_pairs", lambda pairs, *a, **k: [CANNED[p[1].name] for p in pairs])
+    found = list(rs.rescore(_stand_in(tmp_path)))
+    assert _shown(found)[:2] == [
+        ("UNVERIFIED", "scoring-extra-missing", None,
+         "audio_cosine: install the scoring extra; its re-score of 4 comparison(s) is not established"),
+        ("PASS", "scorer-ready", None, "ssim: scorer ssim-wang2004 ready with the gate's pins (tolerance 0.000001)")]
+    assert found[0].path == "quality-index.json" and found[0].observed == ["c1", "c2", "c3", "c4"] and found[0].expected["id"] == "stft_mag_cosine_v1"
+    assert [f.code for f in found[2:]] == ["rescore-match", "rescore-mismatch", "scoring-media-not-verified", "rescored-threshold-met"]
+    list(rs.rescore(_stand_in(tmp_path / "d", device="cuda")))
+    assert devices == ["cpu", "cuda"]
+
+
+def test_rescore_is_the_registered_check_that_requires_a_pinned_gate():
+    """Kills :73 RemoveDecorator: the pipeline runs `Check` objects (id, requires), not bare functions."""
+    assert isinstance(rs.rescore, Check) and (rs.rescore.id, rs.rescore.requires) == ("quality.rescore", ("gate.pinned",))
+
+
+def test_a_cluster_task_checks_its_scorers_are_ready_before_scoring(tmp_path, monkeypatch):
+    """Kills :176 ZeroIterationForLoop: a worker without the pinned LPIPS weights raises their `WeightsProblem`, scoring nothing."""
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
+    for name in ("r.mp4", "c.mp4"):
+        (tmp_path / name).write_bytes(b"not a video")
+    (tmp_path / "weights").mkdir()
+    job = (str(tmp_path / "r.mp4"), str(tmp_path / "c.mp4"), "r.mp4", "c.mp4", EXP, GATE_POLICY, ["lpips"], PRODUCTION["quality"],
+           str(tmp_path / "weights"), "cpu", None, None)
+    with pytest.raises(WeightsProblem) as caught:
+        rs.score_job(job)
+    assert (caught.value.status, caught.value.code) == ("UNVERIFIED", "weights-absent")
