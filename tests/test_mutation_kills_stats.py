@@ -11,6 +11,7 @@ statistic that returns another one's value, or none, turns a test red.
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -130,3 +131,271 @@ def test_a_quotient_bound_is_twice_each_means_relative_error_plus_the_inputs_own
         D("0.05") + stated * (rel + 2 * D("0.001") / D(4))
     # all inputs zero: no quotient to widen, and no error raised (there is no smallest nonzero input)
     assert stats.tolerance(stated, statistic=statistic, values=[D(0), D(0)], input_error="0.001") == D("0.05") + stated * rel
+
+
+# --- issue 42, the cosmic-ray session of record: each test names the mutants it kills (line of verifier/stats.py at 5af9ba5, operator) ---
+
+EPS = stats.EPS  # 2**-52, binary64's machine epsilon (IEEE 754); u = eps / 2
+
+
+def _in_eps(tol: Decimal, half: str) -> Decimal:
+    """Return the float-error part of a tolerance (tolerance - half a unit of the stated place) in units of eps."""
+    return (tol - D(half)) / EPS
+
+
+def _close(got: Decimal, want: Any, rel: str = "1e-9") -> bool:
+    """Return whether `got` is `want` to `rel` (a tolerance of 0.5 + c eps keeps about 12 digits of c in a 28-digit context)."""
+    want = D(str(want)) if not isinstance(want, Decimal) else want
+    return abs(got - want) <= abs(want) * D(rel)
+
+
+def test_the_olympic_mean_of_three_values_keeps_the_middle_one_and_of_two_says_why_not():
+    """Kills `:160` `n < 3` -> `n < 4` (NumberReplacer)."""
+    got = derive("olympic_mean", [D(10), D(1), D(2)])
+    assert got.value == D(2) and got.inputs == (D(2),) and got.text == "olympic mean (smallest and largest dropped) of 3 values"
+    with pytest.raises(Underivable) as caught:
+        derive("olympic_mean", [D(1), D(2)])
+    assert str(caught.value) == "an olympic mean drops two values and needs at least three, values has 2"
+    assert (caught.value.code, caught.value.fail) == ("empty-selection", False)
+
+
+def test_the_sd_and_sem_of_two_values():
+    """Kills `:175` `n < 2` -> `n <= 2` (ReplaceComparisonOperator_Lt_LtE)."""
+    assert derive("sd", [D(1), D(3)]).value == D(2).sqrt(stats.CONTEXT)  # deviations -1, 1: sqrt(2 / 1)
+    assert derive("sem", [D(1), D(3)]).value == D(1)  # sqrt(2) / sqrt(2)
+    assert derive("sd", [D(1), D(3)]).text == "sample SD (n-1) of 2 values"
+    with pytest.raises(Underivable) as caught:
+        derive("sem", [D(1)])
+    assert str(caught.value) == "a sample SD needs at least two values, values has 1"
+
+
+def test_slope_through_origin_of_pairs_and_what_it_cannot_fit():
+    """Kills `:224` `len(xs) != len(ys)` -> `==` (ReplaceComparisonOperator_NotEq_Eq) and the `not xs` guard."""
+    got = derive("slope_through_origin", ([D(1), D(2)], [D(2), D(5)]))  # sum(xy) = 12, sum(x^2) = 5
+    assert got.value == D("2.4") and got.inputs == (D(1), D(2), D(2), D(5))
+    assert got.text == "least-squares slope through the origin sum(xy)/sum(x^2) (12 / 5) over 2 pairs of values"
+    for values, message, fail in [
+        (([D(1), D(2)], [D(2)]), "a regression through the origin needs at least one (x, y) pair, values has 1", False),
+        (([], []), "a regression through the origin needs at least one (x, y) pair, values has 0", False),
+        (([D(0), D(0)], [D(2), D(5)]), "every x of values is 0, so the slope through the origin is undefined", True),
+    ]:
+        with pytest.raises(Underivable) as caught:
+            derive("slope_through_origin", values)
+        assert (str(caught.value), caught.value.code, caught.value.fail) == (message, "empty-selection", fail)
+
+
+def test_slope_and_r_squared_by_hand_and_what_they_cannot_fit():
+    """
+    Kills `:231` `len(xs) < 2` -> `< 1` (NumberReplacer), `:237` `not sxx == 0` (AddNot) and `sxx == -1`
+    (NumberReplacer), `:238` `'x' if not sxx == 0` (AddNot), `:239` `not statistic == "slope"` (AddNot).
+    """
+    pairs = ([D(1), D(2), D(3)], [D(2), D(4), D(7)])  # means 2 and 13/3: Sxx = 2, Sxy = 7/3 + 8/3 = 5, Syy = 38/3
+    slope = derive("slope", pairs)
+    assert slope.value == D("2.5") and slope.text == "least-squares slope Sxy/Sxx (5 / 2) over 3 pairs of values"
+    r2 = derive("r_squared", pairs)
+    assert _close(r2.value, stats.CONTEXT.divide(D(75), D(76)), "1e-25")  # 25 / (2 * 38/3)
+    assert r2.text == "R^2 = Sxy^2/(Sxx Syy) of the least-squares line over 3 pairs of values"
+    assert slope.inputs == r2.inputs == (D(1), D(2), D(3), D(2), D(4), D(7))
+    for statistic, values, message, fail in [
+        ("slope", ([D(1)], [D(2)]), "a regression needs at least two (x, y) pairs, values has 1", False),
+        ("slope", ([D(1), D(2)], [D(2)]), "a regression needs at least two (x, y) pairs, values has 1", False),
+        ("slope", ([D(3), D(3)], [D(1), D(2)]), "every x of values is the same, so the slope is undefined", True),
+        ("r_squared", ([D(1), D(2)], [D(4), D(4)]), "every y of values is the same, so the r_squared is undefined", True),
+    ]:
+        with pytest.raises(Underivable) as caught:
+            derive(statistic, values)
+        assert (str(caught.value), caught.value.code, caught.value.fail) == (message, "empty-selection", fail)
+    assert derive("slope", ([D(1), D(2)], [D(4), D(4)])).value == 0  # a flat line has slope 0 (only R^2 needs spread in y)
+
+
+@pytest.mark.parametrize("xs", [[D(0), D(0), D(1)], [D(1), D(2), D(4)], [D("0.1"), D("0.7"), D("0.3"), D("5")]])
+def test_y_equal_to_x_has_slope_one_and_r_squared_one_exactly(xs):
+    """
+    Kills `:234`, `:235`, `:236` `x - mx` -> `x + mx` in one factor of Sxx, Sxy or Syy (ReplaceBinaryOperator_Sub_Add): for y = x
+    the three centred sums are one sum, so slope and R^2 are exactly 1 (and -1, 1 for y = -x); a mixed factor is equal only
+    in exact arithmetic (sum(x - m) = 0) and rounds differently where the mean does not terminate (1/3, 7/3).
+    """
+    assert derive("slope", (xs, xs)).value == 1 and derive("r_squared", (xs, xs)).value == 1
+    ys = [-x for x in xs]
+    assert derive("slope", (xs, ys)).value == -1 and derive("r_squared", (xs, ys)).value == 1
+
+
+def test_the_critical_values_of_the_normal_and_student_t_intervals():
+    """
+    Kills `:260` `n < 2` -> `n < 3` (NumberReplacer), `:262` `0.5 + c / 200` -> `1.5 +`, `-0.5 +`, `0.5 -`
+    (NumberReplacer, ReplaceBinaryOperator_Add_Sub), `:263` `not method == "normal-z"` (AddNot).
+    """
+    # standard tables: z at 0.975 = 1.959963984540054, at 0.95 = 1.644853626951472; t(1) at 0.975 = 12.70620473617471, t(19) 2.093024054408263
+    assert _close(stats.critical_value("normal-z", D(95), 2), "1.959963984540054", "1e-15")
+    assert _close(stats.critical_value("normal-z", D(90), 30), "1.644853626951472", "1e-15")
+    assert _close(stats.critical_value("student-t", D(95), 2), "12.70620473617471", "1e-13")
+    assert _close(stats.critical_value("student-t", D(95), 20), "2.093024054408263", "1e-13")
+    with pytest.raises(Underivable) as caught:
+        stats.critical_value("normal-z", D(95), 1)
+    assert (str(caught.value), caught.value.code, caught.value.fail) == ("a confidence interval needs at least two values, got 1", "empty-selection", False)
+
+
+def test_derive_takes_its_statistic_and_values_by_name_and_the_rest_only_by_name():
+    """Kills `:274` the `*` of `derive`'s signature -> `/` (ReplaceBinaryOperator_Mul_Div): q, method, ... are keyword-only."""
+    assert derive(statistic="mean", values=[D(1), D(3)]).value == D(2)
+    with pytest.raises(TypeError):
+        derive("percentile", XS, 50, "linear")  # type: ignore[misc]
+
+
+def test_the_confidence_interval_of_one_two_three():
+    """Kills `:342` `centre - half` -> `centre + half` (ReplaceBinaryOperator_Sub_Add) and any swap of low, high and half-width."""
+    xs = [D(1), D(2), D(3)]  # mean 2, sample SD 1: half-width z / sqrt(3) = 1.959963984540054 / 1.7320508075688772 = 1.1315857340761714
+    got = {s: derive(s, xs, method="normal-z", confidence=95) for s in stats.CI_STATISTICS}
+    half = got["ci_half_width"].value
+    assert _close(half, "1.131585734076171", "1e-15")
+    assert got["ci_low"].value == 2 - half and got["ci_high"].value == 2 + half
+    assert got["ci_low"].text == ("ci_low of the 95 % interval (normal-z, c = 1.9599639845400536): mean 2 -/+ c * SD 1 / sqrt(3) = 1.13158573408,"
+                                  " over 3 values")
+    assert got["ci_high"].inputs == tuple(xs)
+
+
+def test_a_ratio_of_sums_whose_denominators_sum_to_zero_is_underivable():
+    """Kills `:350` `bottom == 0` -> `bottom == -1` (NumberReplacer)."""
+    got = derive("ratio_of_sums", ([D(1), D(2)], [D(3), D(5)]))
+    assert got.value == D("0.375") and got.text == "sum 3 of 2 / sum 8 of 2 (values)"
+    with pytest.raises(Underivable) as caught:
+        derive("ratio_of_sums", ([D(1)], [D(2), D(-2)]))
+    assert (str(caught.value), caught.value.code) == ("the denominator sums to zero (values)", "empty-selection")
+    assert derive("ratio_of_sums", ([D(1)], [D(-1)])).value == -1  # a sum of -1 is a quotient, not an undefined one
+
+
+def test_half_a_unit_of_the_stated_place():
+    """Kills `:379` `min(exponent, 0)` -> `min(exponent, 1)` (NumberReplacer): `2E1` states its units place, as `20` does."""
+    assert stats.half_unit(D("73.45")) == D("0.005") and stats.half_unit(20) == D("0.5")
+    assert stats.half_unit(D("2E1")) == D("0.5") and stats.half_unit(D("7E3")) == D("0.5") and stats.half_unit(D("3")) == D("0.5")
+    with pytest.raises(ValueError, match="^NaN is not finite$"):
+        stats.half_unit(D("NaN"))
+
+
+def test_an_integer_written_with_trailing_zeros_states_its_last_nonzero_digit():
+    """Kills `:474` `... - 1` -> `... - 0` (NumberReplacer) in the trailing-zeros place."""
+    assert stats.tolerance(D(4110), written="4110") == D(5)
+    assert stats.tolerance(D(4100), written="4,100") == D(50)
+    assert stats.tolerance(D(-4000), written="-4000") == D(500)
+    assert stats.tolerance(D(4111), written="4111") == D("0.5") and stats.tolerance(D(0), written="0") == D("0.5")
+    assert stats.tolerance(D(4100)) == D("0.5")  # a number a tool writes into a data file states its units place
+
+
+def test_a_full_precision_number_without_inputs_gets_sixteen_ulps():
+    """Kills `:483` `PERCENT_SCALE * EPS * 16` -> `* 17` (NumberReplacer) and the 15-digit threshold."""
+    pct = stats.tolerance(D("0.100000000000000"), statistic="relative_reduction_pct")  # 15 digits, a change of 0.1 %
+    assert _in_eps(pct, "0") == 1600  # 16 ulps at the operands' magnitude 100, not at the small result
+    assert _in_eps(stats.tolerance(D("0.100000000000000")), "0") == D("0.5E-15") / EPS  # half a unit of the 15th digit wins
+    assert _in_eps(stats.tolerance(D("987654321098765")), "0") == 16 * 987654321098765  # 15 digits: 16 ulps of it (3.5 > 0.5)
+    assert stats.tolerance(D("9.8765432109876E+14")) == D("0.5")  # 14 digits: a printed number's half unit only
+
+
+# tolerance(stated, statistic, values): each bound of the docstring on a hand-checked sample, as `half unit + c eps`
+# (values 1, 2, 3: n = 3, sum|x| = 6, max|x| = 3, range 2, sum x^2 = 14; per input u max|x| = 1.5 eps)
+ONE_TWO_THREE = [D(1), D(2), D(3)]
+
+
+@pytest.mark.parametrize("statistic,stated,half,kw,eps", [
+    ("sum", "6", "0.5", {}, D("22.5")),  # n eps sum|x| + n per input = 18 + 4.5
+    ("sum", "6", "0.5", {"steps": 1}, D(27)),  # two roundings per input: per input 3 eps
+    ("mean", "2.0", "0.05", {}, D("7.5")),  # eps sum|x| + per input = 6 + 1.5
+    ("mean_of_server_means", "2.0", "0.05", {}, D("7.5")),
+    ("olympic_mean", "2.0", "0.05", {}, D("7.5")),
+    ("mean", "2.0", "0.05", {"steps": 2}, D("10.5")),  # 6 + 3 * 1.5
+    ("min", "1", "0.5", {}, D("1.5")),  # a pick: the inputs' error alone
+    ("first", "1", "0.5", {}, D("1.5")),
+    ("median", "2", "0.5", {}, D("13.5")),  # 1.5 + (2 * 3 + 3 * 2) for the interpolation
+    ("percentile", "2", "0.5", {}, D("13.5")),
+    ("mad", "1", "0.5", {}, D(16)),  # (2 * 1.5 + 12) + |stated| = 15 + 1
+    ("sd", "1", "0.5", {}, D("14.5")),  # cancellation n eps sum x^2 / (2 (n-1) SD) = 42/4, + 2 * 1.5 + SD
+    ("sem", "1", "0.5", {}, D("14.5")),
+    ("sd_of_server_means", "1", "0.5", {}, D("14.5")),
+    ("population_sd", "1", "0.5", {}, D(11)),  # 42 / (2 * 3) + 3 + 1
+    ("slope", "2", "0.5", {}, D(51)),  # 8 n eps relative: 2 * 24, + 2 per input
+    ("r_squared", "2", "0.5", {}, D(51)),
+    ("slope_through_origin", "2", "0.5", {}, D(52)),  # 2 * (24 + 2): relative only, no per-input term
+    ("ci_low", "2", "0.5", {}, D("23.5") + 2 * stats.QUANTILE_ERROR / EPS),  # 6 + 1.5 + 2 * (6 + 2 + 1e-9 / eps)
+    ("ci_high", "2", "0.5", {}, D("23.5") + 2 * stats.QUANTILE_ERROR / EPS),
+    ("ci_half_width", "2", "0.5", {}, D("23.5") + 2 * stats.QUANTILE_ERROR / EPS),
+    ("relative_reduction_pct", "50", "0.5", {}, D(500)),  # 100 |1 - 50/100| (2 n eps + 4 u) + 100 eps = 50 * 8 + 100
+    ("relative_change_pct", "-50", "0.5", {}, D(500)),  # 100 |1 + (-50)/100| 8 + 100
+    ("relative_change_pct", "50", "0.5", {}, D(1300)),  # 150 * 8 + 100
+    ("speedup", "2", "0.5", {}, D(12)),  # 2 * (2 n eps + 4 u) = 2 * 6 (n = 2 in the quotient: values 1, 2 below)
+    ("count", "3", "0.5", {}, D("1.5")),  # no float model: the inputs' error alone
+    (None, "3", "0.5", {}, D("1.5")),
+])
+def test_each_statistic_has_its_documented_float_error_bound(statistic, stated, half, kw, eps):
+    """
+    Kills `:396` `U = EPS / 2` -> `/ 1`, `:488` `(1 + steps)` -> `(1 - steps)`, `:490` `+ n * per_input` -> `-`, `:492`
+    `+ per_input` -> `-`, `:495` `2 * biggest` -> `2 / biggest`, `:498` `2 * biggest` -> `3 *`, `:503` `4 * U` -> `4 / U`, `:513`
+    `2 * per_input` -> `1 *`, `:517` `4 * U` -> `4 / U` and `* (2 n eps ...)` -> `/`, `:521` `stated / PERCENT_SCALE` -> `*`,
+    and every other constant and operator of the per-statistic bounds (docs/tolerances.md).
+    """
+    values = [D(1), D(2)] if statistic == "speedup" else ONE_TWO_THREE
+    got = stats.tolerance(D(stated), statistic=statistic, values=values, **kw)
+    assert _close(_in_eps(got, half), eps), (statistic, _in_eps(got, half), eps)
+
+
+@pytest.mark.parametrize("statistic,eps", [("mad", 16), ("mad_scaled", 15 * stats.MAD_NORMAL + 1)])
+def test_only_the_scaled_mad_is_widened_by_the_normal_scale(statistic, eps):
+    """Kills `:498` `statistic == "mad_scaled"` -> `!=` (ReplaceComparisonOperator_Eq_NotEq) and `not statistic == ...` (AddNot)."""
+    assert _close(_in_eps(stats.tolerance(D(1), statistic=statistic, values=ONE_TWO_THREE), "0.5"), eps)
+
+
+def test_the_geometric_mean_bound_grows_with_the_largest_logarithm():
+    """
+    Kills `:500` `min(xs) > 0` -> `> 1` (NumberReplacer) and `:501` `n * EPS` -> `n / EPS` (ReplaceBinaryOperator_Mul_Div):
+    n eps (1 + max|ln x|) + 4 u relative, plus u max|x| (values 1 and 4: max|ln x| = ln 4).
+    """
+    got = stats.tolerance(D(2), statistic="geometric_mean", values=[D(1), D(4)])  # 2 * (2 (1 + ln 4) + 2) + 2 = 10 + 4 ln 4
+    assert _close(_in_eps(got, "0.5"), 10 + 4 * D(4).ln(stats.CONTEXT))
+    assert _close(_in_eps(stats.tolerance(D(0), statistic="geometric_mean", values=[D(0), D(4)]), "0.5"), 2)  # a 0 input: no logarithm
+
+
+def test_the_slope_bounds_are_relative_to_the_stated_value_in_its_own_unit():
+    """Kills `:503` `abs(stated) / k` -> `* k` (ReplaceBinaryOperator_Div_Mul) and `2 * upstream` -> `1 *` (NumberReplacer)."""
+    scaled = stats.tolerance(D(2), statistic="slope_through_origin", values=ONE_TWO_THREE, scale=2)
+    assert _close(_in_eps(scaled, "0.5"), 52)  # 2 / 2 * (24 + 2) * 2: the scale cancels
+    upstream = stats.tolerance(D(2), statistic="slope_through_origin", values=ONE_TWO_THREE, input_error="0.001")
+    assert _close(upstream - D("0.5"), 52 * EPS + D("0.002"))
+
+
+def test_an_sd_of_zero_takes_the_square_root_bound():
+    """The `sd > 0` guard of the cancellation term: at SD 0 the bound is sqrt(n eps sum x^2 / d)."""
+    got = stats.tolerance(D(0), statistic="sd", values=ONE_TWO_THREE)
+    assert _close(got - D("0.5"), (21 * EPS).sqrt(stats.CONTEXT) + 3 * EPS)
+
+
+def test_compare_reads_a_stated_number_given_as_text_or_an_integer():
+    """Kills `:551` `if not isinstance(stated, Decimal)` -> `if not not ...` (AddNot)."""
+    held = stats.compare("1.5", D("1.52"))
+    assert held == stats.Comparison(True, D("-0.02"), D("0.05"))
+    assert stats.compare(3, D("3.6")) == stats.Comparison(False, D("-0.6"), D("0.5"))
+
+
+def test_a_percentage_identity_needs_whole_counts():
+    """
+    Kills `:582` `t < 0` -> `t < 1`, `terms[1]` -> `terms[2]` (NumberReplacer), `or` -> `and` (ReplaceOrWithAnd), and `:587`
+    `100 * terms[0]` -> `100 / terms[0]` (ReplaceBinaryOperator_Mul_Div).
+    """
+    ok = [(None, True, None)] * 3
+    assert stats.identity("percentage", D("12.5"), [D(25), D(200)], ok) == (D("12.5"), D("12.5"), D(0))
+    assert stats.identity("percentage", D(0), [D(0), D(200)], ok)[1] == 0  # 0 of 200 is 0 %
+    for terms, message in [([D("2.5"), D(10)], "a percentage needs whole counts >= 0 and a whole above 0, not 2.5 of 10"),
+                           ([D(-1), D(10)], "a percentage needs whole counts >= 0 and a whole above 0, not -1 of 10"),
+                           ([D(1), D(0)], "a percentage needs whole counts >= 0 and a whole above 0, not 1 of 0")]:
+        with pytest.raises(stats.Undefined, match=f"^{message}$"):
+            stats.identity("percentage", D(1), terms, ok)
+
+
+def test_a_difference_identity_of_epoch_clocks_is_judged_at_their_binary64_spacing():
+    """
+    Kills `:586` `terms[0] - terms[1]` -> `terms[1] - terms[1]`, `terms[0] - terms[2]` (NumberReplacer), `:597` `stated[0][0]`
+    -> `stated[1][0]`, `:598` `stated[0][0]` -> `stated[-1][0]`, `Decimal(1)` -> `Decimal(2)`, `Decimal(0)` (NumberReplacer).
+    """
+    clocks = [D("1700000000.5"), D("1700000000.0")]  # epoch seconds: binary64 spacing there is 2**-22 s
+    stated = [(D("0.5"), False, None), (None, True, None), (None, True, None)]
+    left, right, bound = stats.identity("difference", D("0.5"), clocks, stated)
+    assert (left, right) == (D("0.5"), D("0.5"))
+    assert bound == D("0.05") + 2 * D(2) ** -22  # half a unit of 0.5, plus 2 ulps at 1.7e9
+    assert stats.identity("difference", D(1), [D(10), D(3)], [(None, True, None)] * 3)[1] == 7
