@@ -399,3 +399,205 @@ def test_a_difference_identity_of_epoch_clocks_is_judged_at_their_binary64_spaci
     assert (left, right) == (D("0.5"), D("0.5"))
     assert bound == D("0.05") + 2 * D(2) ** -22  # half a unit of 0.5, plus 2 ulps at 1.7e9
     assert stats.identity("difference", D(1), [D(10), D(3)], [(None, True, None)] * 3)[1] == 7
+
+
+def test_an_underivable_reason_is_fail_unless_said_otherwise_and_said_by_name():
+    """Kills `:95` `*` -> `/` in `Underivable.__init__` (fail keyword-only) and its default `fail=True` -> `False`."""
+    assert Underivable("m", "empty-selection").fail is True
+    assert Underivable("m", "empty-selection", fail=False).fail is False
+    with pytest.raises(TypeError):
+        Underivable("m", "empty-selection", False)  # type: ignore[misc]
+
+
+def test_a_derived_value_and_a_comparison_are_frozen():
+    """Kills `frozen=True` -> `False` of `Derived` and `Comparison` (ReplaceTrueWithFalse) and their decorators removed."""
+    import dataclasses
+
+    got, held = derive("mean", XS), stats.compare(D(4), D(4))
+    for obj, name in ((got, "value"), (held, "holds")):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, name, None)
+    assert got.arms is None and derive("speedup", {"a": {"s": [D(2)]}, "b": {"s": [D(1)]}}, baseline="a", candidate="b").arms == (D(2), D(1))
+    assert held.detail(D(4), D(4)) == {"claimed": "4", "derived": "4", "delta": "0", "tolerance": "0.5"}
+
+
+@pytest.mark.parametrize("statistic,kw,text", [
+    ("count", {}, "count of 5 values"),
+    ("sum", {}, "sum of 5 values"),
+    ("mean", {}, "mean of 5 values"),
+    ("median", {}, "median of 5 values"),
+    ("min", {}, "minimum of 5 values"),
+    ("max", {}, "maximum of 5 values"),
+    ("first", {}, "first (in file order) of 5 values"),
+    ("last", {}, "last (in file order) of 5 values"),
+    ("sd", {}, "sample SD (n-1) of 5 values"),
+    ("sem", {}, "standard error of the mean (sample SD (n-1) / sqrt(n)) of 5 values"),
+    ("population_sd", {}, "population SD (n, numpy ddof=0) of 5 values"),
+    ("percentile", {"q": 40, "method": "nearest-rank"}, "p40 nearest-rank (rank ceil(q/100*n)) of 5 values"),
+    ("percentile", {"q": 90, "method": "linear"}, "p90 linear interpolation ((n-1)*q/100) of 5 values"),
+    ("mad", {}, "median absolute deviation median(|x - median|) (unscaled) of 5 values"),
+    ("mad_scaled", {}, "median absolute deviation x 1.482602218505602 (1/Phi^-1(3/4), normal scale) of 5 values"),
+    ("mad_scaled", {"scale": "1.4826"}, "median absolute deviation x 1.4826 (the scale the rule names) of 5 values"),
+    ("geometric_mean", {}, "geometric mean exp(mean(ln x)) of 5 values"),
+])
+def test_each_derivation_says_how_it_was_computed(statistic, kw, text):
+    """Kills each branch of `_sample` and `_robust` returning another statistic's derivation text."""
+    assert derive(statistic, XS, **kw).text == text
+
+
+def test_the_robust_statistics_by_hand():
+    """`_robust`: mad, mad_scaled (default and a named scale) and the geometric mean; values <= 0 and none at all are underivable."""
+    # XS = 4, 1, 3, 2, 10: median 3, |x - 3| = 1, 2, 0, 1, 7, whose median is 1
+    assert derive("mad", XS).value == 1 and derive("mad", XS).inputs == tuple(XS)
+    assert derive("mad_scaled", XS).value == stats.MAD_NORMAL and _close(stats.MAD_NORMAL, "1.482602218505602", "1e-15")
+    assert derive("mad_scaled", XS, scale="1.4826").value == D("1.4826") and derive("mad_scaled", XS, scale=2).value == 2
+    assert _close(derive("geometric_mean", [D(1), D(4), D(16)]).value, 4, "1e-25")  # (1 * 4 * 16)^(1/3)
+    assert derive("geometric_mean", [D(9)]).inputs == (D(9),)
+    for statistic, values, message in [("geometric_mean", [D(0), D(4)], "a geometric mean needs values > 0, values has 0"),
+                                       ("geometric_mean", [D(4), D(-1)], "a geometric mean needs values > 0, values has -1"),
+                                       ("mad", [], "no values (values)"), ("geometric_mean", [], "no values (values)")]:
+        with pytest.raises(Underivable) as caught:
+            derive(statistic, values)
+        assert (str(caught.value), caught.value.code, caught.value.fail) == (message, "empty-selection", True)
+
+
+def test_the_empty_sample_and_the_percentile_without_a_method_say_why():
+    assert derive("count", []).value == 0 and derive("count", []).text == "count of 0 values"
+    for statistic, kw, message, code in [
+        ("mean", {}, "no values (values)", "empty-selection"),
+        ("percentile", {"q": 50}, "percentile needs q and a method (nearest-rank, linear, weibull), got q=50, method=None", "unknown-statistic"),
+        ("percentile", {"method": "linear"}, "percentile needs q and a method (nearest-rank, linear, weibull), got q=None, method=linear",
+         "unknown-statistic"),
+    ]:
+        with pytest.raises(Underivable) as caught:
+            derive(statistic, [] if statistic == "mean" else XS, **kw)
+        assert (str(caught.value), caught.value.code) == (message, code)
+    with pytest.raises(Underivable) as caught:
+        derive("geomean", XS)
+    assert str(caught.value).startswith("unknown statistic 'geomean' (known: count, sum, mean, median, ")
+    assert str(caught.value).endswith(", ci_low, ci_high, ci_half_width, ratio_of_sums)")
+
+
+def test_count_ok_counts_the_successes_and_says_how_many_failed():
+    got = derive("count_ok", [True, False, True, 1, 0])
+    assert got.value == 3 and got.text == "count of the 3 successes among 5 values (2 failed, not counted)"
+
+
+def test_group_statistics_name_each_server_and_need_two_for_an_sd():
+    groups = {"s1": [D(1), D(3)], "": [D(5)]}  # an unnamed group is a mean without a server name
+    assert derive("mean_of_server_means", groups).text == "mean of server means (values): server s1 mean 2 over 2; mean 5 over 1"
+    sd = derive("sd_of_server_means", groups)
+    assert sd.value == D("4.5").sqrt(stats.CONTEXT) and sd.text  # means 2 and 5: deviations 1.5, sqrt(4.5 / 1) == "sample SD (n-1) of server means (values): server s1 mean 2 over 2; mean 5 over 1"
+    assert sd.inputs == (D(1), D(3), D(5))
+    for values, message, fail in [({}, "no groups (values)", True), ({"s1": []}, "group s1 has no values (values)", True),
+                                  ({"s1": [D(1), D(2)]}, "a sample SD needs at least two server means, values has 1", False)]:
+        with pytest.raises(Underivable) as caught:
+            derive("sd_of_server_means", values)
+        assert (str(caught.value), caught.value.code, caught.value.fail) == (message, "empty-selection", fail)
+
+
+def test_arm_comparisons_say_how_and_when_they_are_undefined():
+    arms = {"base": {"s1": [D(10), D(30)], "s2": [D(40)]}, "cand": {"s3": [D(12)], "s4": [D(6), D(6)]}}
+    detail = "baseline 30 (server s1 mean 20 over 2; server s2 mean 40 over 1), candidate 9 (server s3 mean 12 over 1; server s4 mean 6 over 2)"
+    kw = {"baseline": "base", "candidate": "cand"}
+    assert derive("difference", arms, **kw).text == f"baseline - candidate: {detail}"
+    assert derive("relative_reduction_pct", arms, **kw).text == f"(1 - candidate/baseline) * 100: {detail}"
+    assert derive("speedup", arms, **kw).arms == (D(30), D(9))
+    zero = {"a": {"s": [D(2)]}, "b": {"s": [D(0)]}}
+    assert derive("difference", zero, baseline="a", candidate="b").value == 2  # a zero candidate mean is a difference
+    assert derive("relative_reduction_pct", zero, baseline="a", candidate="b").value == 100  # and a reduction of 100 %
+    assert derive("difference", {"a": {"s": [D(0)]}, "b": {"s": [D(2)]}}, baseline="a", candidate="b").value == -2
+    for values, statistic, kw2, message, code in [
+        (zero, "speedup", {"baseline": "a", "candidate": "b"}, "an arm mean is zero (values), so the speedup is undefined", "empty-selection"),
+        ({"a": {"s": [D(0)]}, "b": {"s": [D(2)]}}, "relative_reduction_pct", {"baseline": "a", "candidate": "b"},
+         "an arm mean is zero (values), so the relative_reduction_pct is undefined", "empty-selection"),
+        (zero, "speedup", {"baseline": "a"}, "speedup needs the baseline and candidate arms named", "unknown-statistic"),
+        (zero, "difference", {"candidate": "b"}, "difference needs the baseline and candidate arms named", "unknown-statistic"),
+        (zero, "speedup", {"baseline": "a", "candidate": "c"}, "no groups (arm c, values)", "empty-selection"),
+    ]:
+        with pytest.raises(Underivable) as caught:
+            derive(statistic, values, **kw2)
+        assert (str(caught.value), caught.value.code) == (message, code)
+
+
+def test_a_confidence_interval_names_its_method_and_a_confidence_inside_zero_to_one_hundred():
+    """The guards of `critical_value`: the method, 0 < confidence < 100 (both ends open)."""
+    xs = [D(1), D(2), D(3)]
+    for kw, message in [({"confidence": 95}, "a confidence interval names its method (normal-z or student-t), got ''"),
+                        ({"method": "normal-z"}, "confidence must be a percentage in (0, 100), got 0"),
+                        ({"method": "normal-z", "confidence": 0}, "confidence must be a percentage in (0, 100), got 0"),
+                        ({"method": "normal-z", "confidence": 100}, "confidence must be a percentage in (0, 100), got 100"),
+                        ({"method": "wald", "confidence": 95}, "a confidence interval names its method (normal-z or student-t), got 'wald'")]:
+        with pytest.raises(Underivable) as caught:
+            derive("ci_half_width", xs, **kw)
+        assert (str(caught.value), caught.value.code) == (message, "unknown-statistic")
+    assert _close(derive("ci_half_width", xs, method="normal-z", confidence="99.9").value, D("3.290526731491926") / D(3).sqrt(), "1e-14")
+    assert _close(derive("ci_half_width", xs, method="student-t", confidence=95).value, D("4.302652729749464") / D(3).sqrt(), "1e-13")
+
+
+def test_ratio_of_sums_and_pairs_say_why_they_are_undefined():
+    for statistic, values, message in [("ratio_of_sums", ([], [D(1)]), "no values (values)"),
+                                       ("ratio_of_sums", ([D(1)], []), "no values (values)"),
+                                       ("ratio", (D(1), D(0)), "the denominator is zero (values)"),
+                                       ("relative_change_pct", (D(0), D(1)), "the reference value is zero (values)")]:
+        with pytest.raises(Underivable) as caught:
+            derive(statistic, values)
+        assert (str(caught.value), caught.value.code) == (message, "empty-selection")
+    ratio, change = derive("ratio", (D(3), D(4))), derive("relative_change_pct", (D(8), D(6)))
+    assert (ratio.text, ratio.inputs) == ("3 / 4 (values)", (D(3), D(4)))
+    assert change.text == "(6 - 8) / 8 * 100 (values)"
+    assert derive("ratio", (D(0), D(4))).value == 0 and derive("relative_change_pct", (D(-8), D(-6))).value == -25
+
+
+def test_tolerance_of_what_is_declared_exact_or_printed_elsewhere():
+    """`declared` wins, `exact` is 0, `source` widens to its own half unit only when coarser; a stated number may be an int or text."""
+    assert stats.tolerance(D("1.5"), declared="0.25", statistic="mean", values=XS) == D("0.25")
+    assert stats.tolerance(D("1.5"), exact=True, statistic="mean", values=XS) == 0
+    assert stats.tolerance(D("1.55"), source=D("1.5")) == D("0.05") and stats.tolerance(D("1.5"), source=D("1.55")) == D("0.05")
+    assert stats.tolerance(3) == D("0.5") and stats.tolerance("1.25") == D("0.005")
+    assert stats.tolerance(D("4110"), written="+4110") == 5 and stats.tolerance(D("4110.0"), written="4110.0") == D("0.05")
+
+
+def test_the_one_value_sd_bound_divides_by_one():
+    """`_SPREAD`: d = max(n - 1, 1): one value (an SD a producer printed for one run) divides by 1, not by 0 or 2."""
+    got = stats.tolerance(D(1), statistic="sd", values=[D(2)])  # squares eps * 4; min(sqrt(4 eps), 4 eps / 2) + 2 * u * 2 + eps
+    assert _close(_in_eps(got, "0.5"), 5)
+
+
+def test_a_bound_is_in_the_stated_unit_times_the_scale():
+    """`scale` converts the inputs' unit to the stated one: a mean of seconds stated in ms gets 1000 times the seconds' bound."""
+    assert _close(_in_eps(stats.tolerance(D("2000.0"), statistic="mean", values=ONE_TWO_THREE, scale=1000), "0.05"), 7500)
+    assert _close(_in_eps(stats.tolerance(D("1.0"), statistic="mad", values=ONE_TWO_THREE, scale=D(2)), "0.05"), 30 + 1)  # 15 * 2 + 1/2 * 2
+    diff = stats.tolerance(D("1.000"), statistic="difference", values=[D(1), D(0)], input_error="0.001")
+    assert diff == D("0.0005") + 2 * D(2) ** -52 + D("0.002")
+
+
+def test_two_printings_agree_within_half_a_unit_of_the_coarser_place():
+    assert stats.agree(D("637.54"), D("637.535")) and stats.agree(D("637.535"), D("637.54"))
+    assert stats.agree(D("1.0"), D("1.05")) and not stats.agree(D("1.0"), D("1.051")) and not stats.agree(D("637.54"), D("637.5349"))
+
+
+def test_spread_is_min_median_max_and_the_range_over_the_median():
+    assert stats.spread([D(3), D(1), D(2)]) == (D(1), D(2), D(3), D(1))
+    assert stats.spread([D(-1), D(0), D(1)]) == (D(-1), D(0), D(1), None)
+    assert stats.spread([D(0), D(0)]) == (D(0), D(0), D(0), D(0))
+    assert stats.spread([D(4), D(5)])[3] == stats.CONTEXT.divide(D(1), D("4.5"))
+
+
+def test_identity_value_sum_ratio_and_its_tolerance_sources():
+    """`identity`: the operations, `declared`, `one_over` (read only then), and the stated numbers' bounds (left alone for a ratio)."""
+    none = [(None, True, None)] * 3
+    assert stats.identity("value", D(5), [D(5)], none) == (D(5), D(5), D(0))
+    assert stats.identity("sum", D(5), [D(2), D(3)], none)[1] == 5
+    assert stats.identity("ratio", D("0.5"), [D(1), D(4)], none)[1] == D("0.25")
+    with pytest.raises(stats.Undefined, match="^its divisor is 0$"):
+        stats.identity("ratio", D(1), [D(1), D(0)], none)
+    assert stats.identity("sum", D(5), [D(2), D(3)], none, declared="0.2")[2] == D("0.2")
+    assert stats.identity("sum", D(5), [D(2), D(3)], none, one_over=lambda: D(25))[2] == D("0.04")  # one frame at 25 fps
+    stated = [(D("0.5"), False, None), (D("1.25"), False, None), (D(4), True, None)]
+    assert stats.identity("sum", D("1.75"), [D("1.25"), D("0.5")], stated)[2] == D("0.05")  # the coarsest stated, exact ones skipped
+    assert stats.identity("ratio", D("0.31"), [D("1.25"), D(4)], [(D("0.31"), False, None), (D("1.2"), False, None), (D(4), False, None)])[2] == D("0.005")
+    ms = [(D("1.5"), False, D("0.001")), (None, True, None), (None, True, None)]  # 1.5 ms, both sides in s
+    assert stats.identity("sum", D("0.0015"), [D("0.0015")], ms)[2] == D("0.00005")
+    sec = stats.identity("sum", D("1500"), [D("1.5")], [(D("1500"), False, D("0.001")), (None, True, None)], scale=D("0.001"))
+    assert sec == (D("1.5E+6"), D("1.5E+3"), D("0.5"))
