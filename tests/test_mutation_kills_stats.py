@@ -601,3 +601,20 @@ def test_identity_value_sum_ratio_and_its_tolerance_sources():
     assert stats.identity("sum", D("0.0015"), [D("0.0015")], ms)[2] == D("0.00005")
     sec = stats.identity("sum", D("1500"), [D("1.5")], [(D("1500"), False, D("0.001")), (None, True, None)], scale=D("0.001"))
     assert sec == (D("1.5E+6"), D("1.5E+3"), D("0.5"))
+
+
+def test_a_confidence_just_above_zero_is_a_confidence():
+    """Kills `:258` `0 < confidence` -> `1 < confidence` (NumberReplacer): a 0.5 % interval is narrow, not refused."""
+    assert _close(stats.critical_value("normal-z", D("0.5"), 3), "0.006266611701750", "1e-12")  # z at 0.50250 (scipy norm.ppf)
+
+
+def test_a_student_t_interval_without_scipy_is_unverified_and_says_what_to_install(monkeypatch):
+    """Kills `:269` `except ImportError` replaced (ExceptionReplacer): no scipy is UNVERIFIED with the install hint, not a traceback."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "scipy.stats", None)  # `from scipy.stats import t` raises ImportError
+    with pytest.raises(Underivable) as caught:
+        stats.critical_value("student-t", D(95), 5)
+    assert (str(caught.value), caught.value.code, caught.value.fail) == (
+        "the student-t interval needs scipy (pip install 'verify-evidence[stats]')", "dependency-missing", False)
+    assert _close(stats.critical_value("normal-z", D(95), 5), "1.959963984540054", "1e-15")  # the normal one needs no scipy
