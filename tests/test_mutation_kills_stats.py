@@ -311,6 +311,8 @@ ONE_TWO_THREE = [D(1), D(2), D(3)]
     ("sem", "1", "0.5", {}, D("14.5")),
     ("sd_of_server_means", "1", "0.5", {}, D("14.5")),
     ("population_sd", "1", "0.5", {}, D(11)),  # 42 / (2 * 3) + 3 + 1
+    ("sd", "2", "0.5", {}, D("10.25")),  # an SD of 2: 42 / (2 * 2 * 2) + 3 + 2
+    ("population_sd", "2", "0.5", {}, D("8.5")),  # 42 / (2 * 3 * 2) + 3 + 2
     ("slope", "2", "0.5", {}, D(51)),  # 8 n eps relative: 2 * 24, + 2 per input
     ("r_squared", "2", "0.5", {}, D(51)),
     ("slope_through_origin", "2", "0.5", {}, D(52)),  # 2 * (24 + 2): relative only, no per-input term
@@ -328,7 +330,7 @@ def test_each_statistic_has_its_documented_float_error_bound(statistic, stated, 
     """
     Kills `:396` `U = EPS / 2` -> `/ 1`, `:488` `(1 + steps)` -> `(1 - steps)`, `:490` `+ n * per_input` -> `-`, `:492`
     `+ per_input` -> `-`, `:495` `2 * biggest` -> `2 / biggest`, `:498` `2 * biggest` -> `3 *`, `:503` `4 * U` -> `4 / U`, `:513`
-    `2 * per_input` -> `1 *`, `:517` `4 * U` -> `4 / U` and `* (2 n eps ...)` -> `/`, `:521` `stated / PERCENT_SCALE` -> `*`,
+    `2 * per_input` -> `1 *`, `:512` `2 * d * sd` -> `2 * d / sd`, `:517` `4 * U` -> `4 / U` and `* (2 n eps ...)` -> `/`, `:521` `stated / PERCENT_SCALE` -> `*`,
     and every other constant and operator of the per-statistic bounds (docs/tolerances.md).
     """
     values = [D(1), D(2)] if statistic == "speedup" else ONE_TWO_THREE
