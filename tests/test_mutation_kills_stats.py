@@ -620,3 +620,22 @@ def test_a_student_t_interval_without_scipy_is_unverified_and_says_what_to_insta
     assert (str(caught.value), caught.value.code, caught.value.fail) == (
         "the student-t interval needs scipy (pip install 'verify-evidence[stats]')", "dependency-missing", False)
     assert _close(stats.critical_value("normal-z", D(95), 5), "1.959963984540054", "1e-15")  # the normal one needs no scipy
+
+
+def test_tolerance_takes_only_the_stated_number_by_position():
+    """Kills `:409` the `*` of `tolerance`'s signature -> `/` (ReplaceBinaryOperator_Mul_Div): the bound's keywords are keyword-only."""
+    assert stats.tolerance(stated=D("1.5")) == D("0.05")
+    with pytest.raises(TypeError):
+        stats.tolerance(D("1.5"), "mean")  # type: ignore[misc]
+
+
+def test_inputs_given_as_binary_floats_are_read_exactly():
+    """Kills `:477` `x if isinstance(x, Decimal) else Decimal(x)` -> `if not isinstance` (AddNot): 0.5, 1.5, 2.5 are exact doubles."""
+    floats = stats.tolerance(D("1.5"), statistic="mean", values=[0.5, 1.5, 2.5])
+    assert floats == stats.tolerance(D("1.5"), statistic="mean", values=[D("0.5"), D("1.5"), D("2.5")])
+    assert _close(_in_eps(floats, "0.05"), D("5.75"))  # eps * 4.5 + u * 2.5
+
+
+def test_a_difference_bound_is_two_ulps_at_the_operands_in_their_unit_whatever_the_stated_unit():
+    """Kills `:515` `2 * _ulp(biggest * k) / k` -> `* k` (ReplaceBinaryOperator_Div_Mul): s -> ms is 2 ulps at 1000, 2**-42."""
+    assert stats.tolerance(D("1000.000"), statistic="difference", values=[D(1), D(0)], scale=1000) == D("0.0005") + D(2) ** -42
