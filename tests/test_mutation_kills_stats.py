@@ -639,3 +639,24 @@ def test_inputs_given_as_binary_floats_are_read_exactly():
 def test_a_difference_bound_is_two_ulps_at_the_operands_in_their_unit_whatever_the_stated_unit():
     """Kills `:515` `2 * _ulp(biggest * k) / k` -> `* k` (ReplaceBinaryOperator_Div_Mul): s -> ms is 2 ulps at 1000, 2**-42."""
     assert stats.tolerance(D("1000.000"), statistic="difference", values=[D(1), D(0)], scale=1000) == D("0.0005") + D(2) ** -42
+
+
+@pytest.mark.parametrize("statistic", ["sum", "mean", "median", "min", "mad", "mad_scaled", "geometric_mean", "slope", "r_squared",
+                                       "slope_through_origin", "sd", "population_sd", "sem", "difference", "ci_low", "ci_half_width",
+                                       "speedup", "ratio", "ratio_of_sums", "count"])
+def test_a_bound_stated_in_another_unit_is_the_same_bound_times_the_scale(statistic):
+    """
+    Kills `abs(stated) / k` -> `* k` in every per-statistic bound (`:498`, `:501`, `:503`, `:505`, `:509`, `:517`, `:525`; ReplaceBinaryOperator_Div_Mul):
+    a number stated in a unit 2 times smaller (scale 2) is 2 times the number, and its float bound is 2 times the bound.
+    """
+    values, stated = ([D(1), D(4)], D(2))
+    one = stats.tolerance(stated, statistic=statistic, values=values) - D("0.5")
+    two = stats.tolerance(2 * stated, statistic=statistic, values=values, scale=2) - D("0.5")
+    assert one > 0 and _close(two, 2 * one), (statistic, one, two)
+
+
+def test_identity_takes_its_record_by_name_and_its_bound_only_by_name():
+    """Kills `:574` the `*` of `identity`'s signature -> `/` (ReplaceBinaryOperator_Mul_Div)."""
+    assert stats.identity(op="sum", left=D(5), terms=[D(2), D(3)], stated=[])[1] == 5
+    with pytest.raises(TypeError):
+        stats.identity("sum", D(5), [D(2), D(3)], [], D(1))  # type: ignore[misc]
