@@ -51,3 +51,218 @@ def test_two_kinds_sharing_a_directory_are_refused_whatever_its_name(tmp_path, t
     with pytest.raises(ConfigError) as caught:
         _config(tmp_path, text)
     assert str(caught.value) == f"verify.toml ({HERE}): the gates, profiles and schemas directories must be distinct"
+
+
+# --- the in-memory trust root: `RepositoryTrust` over the `Source` protocol, no git and no bundle ---------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+GATE = {**TINY_GATE, "id": "team-v1"}
+PROFILE = {**json.loads((ROOT / "profiles" / "pyperf.json").read_text()), "id": "team-pyperf"}
+SCHEMA = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}
+CONFIG = Config(file="verify.toml", gates="verify/gates", profiles="verify/profiles", schemas="verify/schemas", inventory="verify/inventory.json")
+WHERE = "verify/inventory.json (memory)"
+
+
+class MemorySource:
+    """The `Source` protocol over a dict `{repository-relative path: bytes}`."""
+
+    label = "memory"
+
+    def __init__(self, files: dict[str, bytes]) -> None:
+        self.data = files
+
+    def read(self, rel: str) -> bytes | None:
+        return self.data.get(rel)
+
+    def files(self, directory: str) -> list[str]:
+        return sorted(r for r in self.data if r.startswith(directory.rstrip("/") + "/"))
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _source(files: dict[str, object], *, pins: dict[str, str] | None = None, inventory: object = None) -> MemorySource:
+    """Return a source holding `files` (dicts written as JSON) and an inventory pinning them all (or `pins`, or `inventory` itself)."""
+    data = {rel: (doc if isinstance(doc, bytes) else json.dumps(doc).encode()) for rel, doc in files.items()}
+    if inventory is None:
+        inventory = {"inventory_version": 1, "assets": pins if pins is not None else {r: _sha(b) for r, b in sorted(data.items())}}
+    data["verify/inventory.json"] = inventory if isinstance(inventory, bytes) else json.dumps(inventory).encode()
+    return MemorySource(data)
+
+
+def _trust(source: MemorySource) -> RepositoryTrust:
+    return RepositoryTrust(Path("/repo"), CONFIG, source, assets())
+
+
+def _refused(source: MemorySource, error: type[Exception] = ConfigError) -> str:
+    with pytest.raises(error) as caught:
+        _trust(source)
+    assert type(caught.value) is error
+    return str(caught.value)
+
+
+def test_a_complete_trust_root_loads_every_kind_under_its_id():
+    source = _source({"verify/gates/team-v1.json": GATE, "verify/profiles/team-pyperf.json": PROFILE,
+                      "verify/schemas/team.schema.json": SCHEMA, "verify/schemas/alpha.schema.json": SCHEMA})
+    trust = _trust(source)
+    assert trust.ids("gates") == ["team-v1"] and trust.ids("profiles") == ["team-pyperf"] and trust.ids("schemas") == ["alpha", "team"]
+    assert trust.documents[("gates", "team-v1")] == ("verify/gates/team-v1.json", GATE)
+    assert trust.documents[("schemas", "team")] == ("verify/schemas/team.schema.json", SCHEMA)
+    rel, profile = trust.documents[("profiles", "team-pyperf")]
+    assert rel == "verify/profiles/team-pyperf.json" and profile["id"] == "team-pyperf"
+    assert trust.pins == {r: _sha(source.data[r]) for r in source.data if r != "verify/inventory.json"}
+    assert pins_for(CONFIG, source) == trust.pins and list(pins_for(CONFIG, source)) == sorted(trust.pins)
+
+
+def test_the_inventory_must_exist_parse_and_follow_its_schema():
+    gate = {"verify/gates/team-v1.json": GATE}
+    absent = MemorySource({"verify/gates/team-v1.json": json.dumps(GATE).encode()})
+    assert _refused(absent, PinMismatch) == ("/repo/verify/inventory.json: the inventory named by verify.toml is absent (memory); "
+                                             "run `verify pin`")
+    assert _refused(_source(gate, inventory=b'{"assets": {}, "assets": {}}')).startswith(f"{WHERE}: ")
+    assert _refused(_source(gate, inventory={"inventory_version": 1})) == f"{WHERE}: 'assets' is a required property"
+
+
+def test_every_file_is_pinned_every_pin_exists_and_every_digest_matches():
+    gate = {"verify/gates/team-v1.json": GATE}
+    digest = _sha(json.dumps(GATE).encode())
+    assert _refused(_source(gate, pins={}), PinMismatch) == (
+        f"verify/gates/team-v1.json: not pinned in {WHERE}; run `verify pin` after a deliberate edit, refusing to start")
+    assert _refused(_source(gate, pins={"verify/gates/team-v1.json": digest, "verify/gates/gone.json": "0" * 64}), PinMismatch) == (
+        f"verify/gates/gone.json: pinned in {WHERE} but absent; refusing to start")
+    assert _refused(_source(gate, pins={"verify/gates/team-v1.json": "0" * 64}), PinMismatch) == (
+        f"verify/gates/team-v1.json: sha256 {digest} differs from the pin {'0' * 64} in {WHERE}; the trust root differs from its pins "
+        "(re-pin with `verify pin` after a deliberate edit), refusing to start")
+
+
+@pytest.mark.parametrize("rel,message", [
+    ("verify/gates/team-v1.txt", "verify/gates/team-v1.txt: verify/gates/ holds only <id>.json files"),
+    ("verify/gates/sub/team-v1.json", "verify/gates/sub/team-v1.json: verify/gates/ holds only <id>.json files"),
+    ("verify/schemas/team.json", "verify/schemas/team.json: verify/schemas/ holds only <id>.schema.json files"),
+    ("verify/profiles/team.schema", "verify/profiles/team.schema: verify/profiles/ holds only <id>.json files"),
+    ("verify/gates/ref2va-5s-v1.json", "verify/gates/ref2va-5s-v1.json: gate id 'ref2va-5s-v1' is already shipped by verify; "
+                                       "a repository cannot override a shipped one, choose another id"),
+    ("verify/profiles/pyperf.json", "verify/profiles/pyperf.json: profile id 'pyperf' is already shipped by verify; "
+                                    "a repository cannot override a shipped one, choose another id"),
+    ("verify/schemas/gate.schema.json", "verify/schemas/gate.schema.json: schema id 'gate' is already shipped by verify; "
+                                        "a repository cannot override a shipped one, choose another id"),
+])
+def test_a_trusted_file_is_named_by_its_own_new_id(rel, message):
+    doc = GATE if "/gates/" in rel else PROFILE if "/profiles/" in rel else SCHEMA
+    assert _refused(_source({rel: doc})) == message
+
+
+def test_a_trusted_document_is_strict_json_a_valid_gate_with_its_own_id():
+    gate_rel = "verify/gates/team-v1.json"
+    assert _refused(_source({gate_rel: b'{"id": "team-v1", "id": "team-v1"}'})).startswith(f"{gate_rel} (memory): ")
+    assert _refused(_source({"verify/schemas/t.schema.json": b"{\"a\": NaN}"})).startswith("verify/schemas/t.schema.json (memory): ")
+    assert _refused(_source({gate_rel: {**GATE, "version": "one"}})) == f"{gate_rel} (memory): invalid gate: 'one' is not of type 'integer'"
+    ratio = {**GATE, "claims": [*GATE["claims"], {"claim": "r", "statistic": "ratio", "of": "requests"}]}
+    assert _refused(_source({gate_rel: ratio})) == (
+        f"{gate_rel} (memory): invalid gate at /claims/2/statistic: statistic 'ratio' cannot be derived from a native bundle's receipts: "
+        "it takes two given numbers, not a selection")
+    assert _refused(_source({gate_rel: {**GATE, "id": "team-v2"}})) == f"{gate_rel}: its `id` must be 'team-v1' (the file name)"
+    assert _refused(_source({"verify/profiles/team.json": PROFILE})) == "verify/profiles/team.json: its `id` must be 'team' (the file name)"
+    assert _refused(_source({"verify/profiles/team.json": [1]})) == "verify/profiles/team.json: its `id` must be 'team' (the file name)"
+
+
+def test_the_scorer_weights_section_is_what_the_gates_admit():
+    weights = {"name": "w.pth", "sha256": "a" * 64, "role": "net"}
+    quality = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())["quality"]  # a complete quality section, one weight file
+    gate = {**GATE, "quality": {**quality, "scorers": {**quality["scorers"], "lpips": {"id": "lpips", "weights": [weights], "versions": {}, "parameters": {}}}}}
+    files = {"verify/gates/team-v1.json": gate}
+    pins = {"verify/gates/team-v1.json": _sha(json.dumps(gate).encode())}
+    admitted = [{"name": "w.pth", "sha256": "a" * 64, "gates": ["team-v1"]}]
+    assert _trust(_source(files, inventory={"inventory_version": 1, "assets": pins, "scorer_weights": admitted})).ids("gates") == ["team-v1"]
+    assert _refused(_source(files, inventory={"inventory_version": 1, "assets": pins}), PinMismatch) == (
+        f"{WHERE}: scorer_weights differs from the weights the repository's gates admit {admitted}; re-pin with `verify pin`, refusing to start")
+    assert _trust(_source({"verify/gates/team-v1.json": GATE})).ids("gates") == ["team-v1"]  # no weights: none listed, none needed
+
+
+def test_scorer_weights_of_collects_each_named_and_digested_weight_once_with_its_gates():
+    w1, w2 = {"name": "b.pth", "sha256": "1" * 64}, {"name": "a.pth", "sha256": "2" * 64}
+    gates = {
+        "g2": {"quality": {"scorers": {"lpips": {"weights": [w1, {"name": 3, "sha256": "x"}, {"name": "n"}, "w"]}, "x": "y"}}},
+        "g1": {"quality": {"scorers": {"lpips": {"weights": [w1, w2]}}}},
+        "g3": {"quality": {"scorers": ["lpips"]}}, "g4": {"quality": None}, "g5": [1], "g6": {},
+    }
+    assert scorer_weights_of(gates) == [{"name": "a.pth", "sha256": "2" * 64, "gates": ["g1"]},
+                                        {"name": "b.pth", "sha256": "1" * 64, "gates": ["g1", "g2"]}]
+    assert scorer_weights_of({}) == []
+
+
+# --- read_config over a working tree -----------------------------------------------------------------------------------------------
+
+def test_no_config_is_none_and_an_empty_one_takes_every_default(tmp_path):
+    assert read_config(WorkTree(tmp_path)) is None
+    assert _config(tmp_path, "") == Config(file="verify.toml", gates="verify/gates", profiles="verify/profiles",
+                                           schemas="verify/schemas", inventory="verify/inventory.json")
+    assert _config(tmp_path, 'gates = "a/./g/"\ninventory = "pins.json"\n') == Config(
+        file="verify.toml", gates="a/g", profiles="verify/profiles", schemas="verify/schemas", inventory="pins.json")
+    assert CONFIG.directory("gates") == "verify/gates" and CONFIG.directory("schemas") == "verify/schemas"
+
+
+@pytest.mark.parametrize("text,message", [
+    ('gates = ""\n', "`gates` must be a non-empty string (a path relative to the repository root)"),
+    ("profiles = 3\n", "`profiles` must be a non-empty string (a path relative to the repository root)"),
+    ('gates = "/abs"\n', "`gates` = '/abs' must be a relative path inside the repository"),
+    ('gates = "a\\\\b"\n', "`gates` = 'a\\\\b' must be a relative path inside the repository"),
+    ('gates = "."\n', "`gates` = '.' must be a relative path inside the repository"),
+    ('gates = "a/.."\n', "`gates` = 'a/..' must be a relative path inside the repository"),
+    ('schemas = "a/../../x"\n', "`schemas` = 'a/../../x' must be a relative path inside the repository"),
+    ('inventory = "verify/gates/pins.json"\n', "the inventory must not sit inside a pinned directory"),
+    ('schemas = "s"\ninventory = "s/pins.json"\n', "the inventory must not sit inside a pinned directory"),
+    ('zeta = 1\nalpha = 2\ngates = "g"\n', "unknown key(s) alpha, zeta; known: gates, profiles, schemas, inventory"),
+])
+def test_a_config_value_names_a_path_inside_the_repository(tmp_path, text, message):
+    with pytest.raises(ConfigError) as caught:
+        _config(tmp_path, text)
+    assert str(caught.value) == f"verify.toml ({HERE}): {message}"
+
+
+def test_a_pinned_directory_may_share_a_prefix_but_not_a_path():
+    """`a.startswith(b + "/")`: `judges` and `judges2` are two directories; the inventory beside them is outside both."""
+    assert _config_text('gates = "judges"\nprofiles = "judges2"\ninventory = "judges.json"\n').profiles == "judges2"
+
+
+def _config_text(text: str) -> Config | None:
+    return read_config(MemorySource({"verify.toml": text.encode()}))
+
+
+@pytest.mark.parametrize("data,message", [
+    (b"\xff", "verify.toml (memory): not valid TOML: "),
+    (b"gates = [\n", "verify.toml (memory): not valid TOML: "),
+    (b"gates = " + b"[" * 100 + b"]" * 100 + b"\n", "verify.toml (memory): nested deeper than 64 levels"),
+    (b"a = 1\n[b]\nc = 2\n", "verify.toml (memory): unknown key(s) a, b; known: gates, profiles, schemas, inventory"),
+])
+def test_a_verify_toml_that_is_no_config_is_refused_in_one_line(data, message):
+    with pytest.raises(ConfigError) as caught:
+        read_config(MemorySource({"verify.toml": data}))
+    assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("data", [
+    b"\xff", b"[project\n", b"[tool]\nverify = 1\n" if False else b"tool = 1\n", b"[project]\nname = 'x'\n",
+    b"[tool.other]\nx = 1\n", b"x = " + b"[" * 100 + b"]" * 100 + b"\n",
+])
+def test_a_pyproject_without_tool_verify_is_no_trust_root(data):
+    """A `pyproject.toml` that does not parse, is too deep or has no `[tool.verify]` is not ours to judge: no config, no error."""
+    assert read_config(MemorySource({"pyproject.toml": data})) is None
+
+
+def test_a_pyproject_tool_verify_is_a_config_and_a_bad_one_is_refused():
+    config = read_config(MemorySource({"pyproject.toml": b'[tool.verify]\ngates = "g"\n'}))
+    assert config is not None and config.file == "pyproject.toml" and config.gates == "g"
+    for data, message in [
+        (b"[tool]\nverify = 1\n", "pyproject.toml [tool.verify] (memory): must be a table of gates, profiles, schemas, inventory"),
+        (b"[tool.verify]\ngates = " + b"[" * 100 + b"]" * 100 + b"\n", "pyproject.toml (memory): nested deeper than 64 levels"),
+        (b"[tool.verify]\ngatez = 1\n", "pyproject.toml [tool.verify] (memory): unknown key(s) gatez; known: gates, profiles, schemas, inventory"),
+    ]:
+        with pytest.raises(ConfigError) as caught:
+            read_config(MemorySource({"pyproject.toml": data}))
+        assert str(caught.value) == message
+    with pytest.raises(ConfigError) as caught:
+        read_config(MemorySource({"verify.toml": b"", "pyproject.toml": b"[tool.verify]\n"}))
+    assert str(caught.value) == "both verify.toml and pyproject.toml [tool.verify] exist (memory); keep one"
+    assert read_config(MemorySource({"verify.toml": b'gates = "v"\n', "pyproject.toml": b"[tool.other]\n"})).gates == "v"
