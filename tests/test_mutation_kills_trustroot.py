@@ -266,3 +266,144 @@ def test_a_pyproject_tool_verify_is_a_config_and_a_bad_one_is_refused():
         read_config(MemorySource({"verify.toml": b"", "pyproject.toml": b"[tool.verify]\n"}))
     assert str(caught.value) == "both verify.toml and pyproject.toml [tool.verify] exist (memory); keep one"
     assert read_config(MemorySource({"verify.toml": b'gates = "v"\n', "pyproject.toml": b"[tool.other]\n"})).gates == "v"
+
+
+# --- WorkTree, find_repository, is_profile_file ---------------------------------------------------------------------------------------
+
+def test_the_working_tree_reads_regular_files_and_refuses_symlinks_and_directories(tmp_path):
+    tree = WorkTree(tmp_path)
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "a.json").write_bytes(b"{}")
+    (tmp_path / "g" / "sub").mkdir()
+    (tmp_path / "g" / "sub" / "b.json").write_bytes(b"[]")
+    (tmp_path / "g" / "__pycache__").mkdir()
+    (tmp_path / "g" / "__pycache__" / "x.pyc").write_bytes(b"")
+    (tmp_path / "file").write_text("x")
+    assert tree.label == HERE
+    assert tree.read("g/a.json") == b"{}" and tree.read("absent.json") is None
+    assert tree.files("g") == ["g/a.json", "g/sub/b.json"] and tree.files("absent") == [] and tree.files("file") == []
+    with pytest.raises(ConfigError) as caught:
+        tree.read("g")
+    assert str(caught.value) == f"{tmp_path / 'g'}: not a regular file"
+    (tmp_path / "link.json").symlink_to(tmp_path / "g" / "a.json")
+    with pytest.raises(ConfigError) as caught:
+        tree.read("link.json")
+    assert str(caught.value) == f"{tmp_path / 'link.json'}: a trusted file must not be a symlink"
+    (tmp_path / "linked").symlink_to(tmp_path / "g")
+    with pytest.raises(ConfigError) as caught:
+        tree.files("linked")
+    assert str(caught.value) == f"{tmp_path / 'linked'}: a trusted directory must not be a symlink"
+    (tmp_path / "g" / "sub" / "c.json").symlink_to(tmp_path / "file")
+    with pytest.raises(ConfigError) as caught:
+        tree.files("g")
+    assert str(caught.value) == f"{tmp_path / 'g' / 'sub' / 'c.json'}: a trusted file must not be a symlink"
+
+
+def test_find_repository_stops_at_a_trust_root_or_at_the_top_of_the_repository(tmp_path):
+    top = tmp_path / "top"
+    deep = top / "evidence" / "run1"
+    deep.mkdir(parents=True)
+    (deep / "manifest.json").write_text("{}")
+    assert find_repository(deep) is None  # no .git up to / and no config: none
+    (top / ".git").write_text("gitdir: elsewhere\n")  # a worktree's .git is a file: still the top
+    (tmp_path / "verify.toml").write_text("")  # above the top: not this repository's
+    assert find_repository(deep / "manifest.json") is None
+    (top / "pyproject.toml").write_text("[project\n")  # does not parse: not a trust root
+    assert find_repository(deep) is None
+    (top / "pyproject.toml").write_text("[tool.black]\n")
+    assert find_repository(deep) is None
+    (top / "pyproject.toml").write_text("[tool.verify]\n")
+    assert find_repository(deep / "manifest.json") == top.resolve()
+    (top / "evidence" / "verify.toml").write_text("")
+    assert find_repository(deep) == (top / "evidence").resolve()
+    assert find_repository(top / "evidence") == (top / "evidence").resolve()
+
+
+@pytest.mark.parametrize("value,is_file", [("./mine.json", True), ("mine.json", True), ("a/b", True), ("pyperf", False), ("x.jsonl", False)])
+def test_a_profile_value_is_a_file_when_it_ends_in_json_or_has_a_directory(value, is_file):
+    assert is_profile_file(value) is is_file
+
+
+# --- TrustSet: the shipped assets plus the repository's ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def trust_set() -> TrustSet:
+    source = _source({"verify/gates/team-v1.json": GATE, "verify/profiles/team-pyperf.json": PROFILE,
+                      "verify/schemas/team.schema.json": SCHEMA})
+    return TrustSet(assets(), _trust(source), ref={"ref": "main", "commit": "c" * 40}, changed=("verify.toml",))
+
+
+def test_a_trust_set_answers_for_both_the_shipped_and_the_repository_assets(trust_set):
+    shipped = assets()
+    pins = trust_set.repository.pins
+    assert trust_set.gate_ids() == sorted([*shipped.gate_ids(), "team-v1"])
+    assert trust_set.profile_ids() == sorted([*shipped.profile_ids(), "team-pyperf"])
+    assert trust_set.has_gate("team-v1") and trust_set.has_gate("ref2va-5s-v1") and not trust_set.has_gate("nope")
+    assert trust_set.gate("team-v1") == GATE and trust_set.gate("ref2va-5s-v1") == shipped.gate("ref2va-5s-v1")
+    assert trust_set.gate_sha256("team-v1") == pins["verify/gates/team-v1.json"]
+    assert trust_set.gate_sha256("ref2va-5s-v1") == shipped.gate_sha256("ref2va-5s-v1")
+    assert trust_set.profile("team-pyperf")["id"] == "team-pyperf" and trust_set.profile("pyperf")["id"] == "pyperf"
+    assert trust_set.profile_sha256("team-pyperf") == pins["verify/profiles/team-pyperf.json"]
+    assert trust_set.profile_sha256("pyperf") == shipped.profile_sha256("pyperf")
+    assert trust_set.schema("team") == SCHEMA and trust_set.schema("gate") == shipped.schema("gate")
+    alone = TrustSet(shipped)
+    assert alone.gate_ids() == shipped.gate_ids() and alone.profile_ids() == shipped.profile_ids() and not alone.has_gate("team-v1")
+    with pytest.raises(ConfigError):
+        alone.gate("team-v1")
+
+
+def test_each_origin_says_where_a_gate_or_profile_came_from(trust_set):
+    pins = trust_set.repository.pins
+    shipped = assets()
+    team = {"kind": "gate", "id": "team-v1", "origin": "repository", "path": "verify/gates/team-v1.json",
+            "sha256": pins["verify/gates/team-v1.json"], "ref": "main", "commit": "c" * 40}
+    assert trust_set.origin("gate", "team-v1") == team
+    assert trust_set.origin("profile", "pyperf") == {"kind": "profile", "id": "pyperf", "origin": "shipped", "path": "profiles/pyperf.json",
+                                                     "sha256": shipped.profile_sha256("pyperf")}
+    assert trust_set.origin("gate", "ref2va-5s-v1")["path"] == "gates/ref2va-5s-v1.json"
+    assert TrustSet(shipped, trust_set.repository).origin("gate", "team-v1") == {k: v for k, v in team.items() if k not in ("ref", "commit")}
+    described = trust_set.describe([("gate", "team-v1"), ("profile", "pyperf"), ("gate", "team-v1")])
+    assert described == {"config": "verify.toml", "ref": {"ref": "main", "commit": "c" * 40},
+                         "sources": [team, trust_set.origin("profile", "pyperf")], "changed": ["verify.toml"]}
+    assert TrustSet(shipped).describe([]) == {"config": None, "ref": None, "sources": [], "changed": []}
+    defaulted = TrustSet(shipped)
+    defaulted.default = {"ref": "origin/main", "commit": "d" * 40, "changed": ["verify.toml"]}
+    assert defaulted.describe([])["default"] == {"ref": "origin/main", "commit": "d" * 40, "changed": ["verify.toml"]}
+    assert profile_origin(trust_set, "team-pyperf") == "repository" and profile_origin(trust_set, "pyperf") == "shipped"
+    assert profile_origin(shipped, "anything") == "shipped"
+    assert profiles_listed(trust_set, ["pyperf", "team-pyperf", "asv"]) == "repository profiles: team-pyperf; shipped profiles: asv, pyperf"
+    assert profiles_listed(shipped, []) == "shipped profiles: none"
+
+
+def test_an_unpinned_profile_file_is_read_registered_and_reported_as_unpinned(tmp_path):
+    shipped = assets()
+    trusted = TrustSet(shipped)
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**PROFILE, "id": "draft-1"}))
+    assert trusted.add_unpinned_profile(draft) == "draft-1"
+    sha = _sha(draft.read_bytes())
+    assert trusted.profile("draft-1")["id"] == "draft-1" and trusted.profile_sha256("draft-1") == sha
+    assert trusted.origin("profile", "draft-1") == {"kind": "profile", "id": "draft-1", "origin": "unpinned", "path": str(draft), "sha256": sha}
+    assert profile_origin(trusted, "draft-1") == "unpinned" and "draft-1" not in trusted.profile_ids()
+    copy = tmp_path / "pyperf-copy.json"
+    copy.write_text(json.dumps(PROFILE | {"id": "pyperf"}))
+    assert trusted.add_unpinned_profile(copy, own_id=False) == "pyperf"  # `profile explain` of an edited copy: the draft wins
+    assert trusted.profile_sha256("pyperf") == _sha(copy.read_bytes()) and trusted.origin("profile", "pyperf")["origin"] == "unpinned"
+    nameless = tmp_path / "nameless.json"
+    nameless.write_text(json.dumps({k: v for k, v in PROFILE.items() if k != "id"}))
+    numbered = tmp_path / "numbered.json"
+    numbered.write_text(json.dumps({**PROFILE, "id": 7}))
+    for path, kw, error, message in [
+        (tmp_path / "absent.json", {}, UsageError, f"--profile {tmp_path / 'absent.json'}: cannot read the profile: No such file or directory"),
+        (nameless, {"label": "mine"}, ConfigError, "mine: it has no `id` (a string); give it its own"),
+        (numbered, {}, ConfigError, f"--profile {numbered}: it has no `id` (a string); give it its own"),
+        (copy, {}, ConfigError, f"--profile {copy}: its `id` 'pyperf' is a pinned profile's id; give it its own"),
+    ]:
+        with pytest.raises(error) as caught:
+            TrustSet(shipped).add_unpinned_profile(path, **kw)
+        assert str(caught.value) == message
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"id": "x", "id": "y"}')
+    with pytest.raises(ConfigError) as caught:
+        TrustSet(shipped).add_unpinned_profile(bad)
+    assert str(caught.value).startswith(f"--profile {bad}: not strict JSON: ")
