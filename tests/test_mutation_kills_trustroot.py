@@ -407,3 +407,139 @@ def test_an_unpinned_profile_file_is_read_registered_and_reported_as_unpinned(tm
     with pytest.raises(ConfigError) as caught:
         TrustSet(shipped).add_unpinned_profile(bad)
     assert str(caught.value).startswith(f"--profile {bad}: not strict JSON: ")
+
+
+# --- GitCommit, git_top, changed_files, locate (a small git repository, no bundle) --------------------------------------------------
+
+def _git(repo: Path, *args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.invalid", *args],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def _write(repo: Path, files: dict[str, object]) -> None:
+    for rel, doc in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_bytes(doc if isinstance(doc, bytes) else json.dumps(doc).encode())
+
+
+@pytest.fixture
+def committed(tmp_path: Path) -> Path:
+    """A git repository (branch main, one commit) with `verify.toml`, the gate team-v1, a committed `__pycache__` and its inventory."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    source = _source({"verify/gates/team-v1.json": GATE})
+    _write(repo, {**source.data, "verify.toml": b"", "verify/gates/__pycache__/x.pyc": b"\0", "README": b"x"})
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "trust root")
+    return repo
+
+
+def test_a_commit_reads_its_trusted_files_and_names_itself(committed):
+    from verifier.trustroot import GitCommit
+
+    commit = GitCommit(committed, "main")
+    head = _git(committed, "rev-parse", "HEAD").strip()
+    assert commit.commit == head and commit.label == f"git main ({head[:12]})"
+    assert commit.read("verify.toml") == b"" and commit.read("README") == b"x" and commit.read("absent") is None
+    assert commit.files("verify/gates") == commit.files("verify/gates/") == ["verify/gates/team-v1.json"]
+    assert commit.files("verify/gate") == [] and commit.files("verify") == ["verify/gates/team-v1.json", "verify/inventory.json"]
+    for ref, message in [("-x", "--trust-ref '-x': not a git ref"), ("nope", f"--trust-ref nope: no such commit (in {committed})")]:
+        with pytest.raises(UsageError) as caught:
+            GitCommit(committed, ref)
+        assert str(caught.value) == message
+
+
+def test_a_committed_symlink_is_refused_when_read_or_listed(committed):
+    from verifier.trustroot import GitCommit
+
+    (committed / "verify" / "gates" / "link.json").symlink_to("team-v1.json")
+    _git(committed, "add", "-A")
+    _git(committed, "commit", "-qm", "a link")
+    commit = GitCommit(committed, "HEAD")
+    for call in (lambda: commit.read("verify/gates/link.json"), lambda: commit.files("verify/gates")):
+        with pytest.raises(ConfigError) as caught:
+            call()
+        assert str(caught.value) == f"verify/gates/link.json at {commit.label}: a trusted file must not be a symlink"
+    assert commit.files("verify/profiles") == []
+
+
+def test_without_git_a_trust_ref_is_a_usage_error(committed, monkeypatch):
+    from verifier.trustroot import GitCommit
+
+    monkeypatch.setenv("PATH", "")
+    with pytest.raises(UsageError) as caught:
+        GitCommit(committed, "main")
+    assert str(caught.value) == "--trust-ref main: cannot run git: No such file or directory"
+
+
+def test_git_top_is_the_working_trees_top_or_a_usage_error(committed, tmp_path):
+    from verifier.trustroot import git_top
+
+    assert git_top(committed / "verify" / "gates" / "team-v1.json") == committed.resolve()
+    assert git_top(committed / "verify") == committed.resolve()
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(UsageError) as caught:
+        git_top(tmp_path / "plain")
+    assert str(caught.value) == f"--trust-ref: {tmp_path / 'plain'} is not inside a git repository"
+
+
+def test_changed_files_lists_each_trusted_file_the_working_tree_edits(committed):
+    from verifier.trustroot import GitCommit, changed_files
+
+    base = GitCommit(committed, "main")
+    config = read_config(base)
+    assert changed_files(committed, base, config) == ()
+    (committed / "README").write_text("edited")  # not trusted
+    assert changed_files(committed, base, config) == ()
+    _write(committed, {"verify/gates/team-v2.json": {**GATE, "id": "team-v2"}})
+    assert changed_files(committed, base, config) == ("verify/gates/team-v2.json",)
+    _write(committed, {"verify/gates/team-v1.json": {**GATE, "version": 2}})
+    assert changed_files(committed, base, config) == ("verify/gates/team-v1.json", "verify/gates/team-v2.json")
+    (committed / "verify.toml").write_text('gates = "other"\n')  # the new config no longer names verify/gates: still listed
+    assert changed_files(committed, base, config) == ("verify.toml", "verify/gates/team-v1.json", "verify/gates/team-v2.json")
+    (committed / "verify.toml").write_text("gates = [\n")
+    assert changed_files(committed, base, config) == ("verify.toml",)
+    (committed / "verify" / "gates" / "team-v2.json").unlink()
+    (committed / "verify" / "gates" / "team-v1.json").unlink()  # deleted: absent on one side
+    (committed / "verify.toml").write_text("")
+    assert changed_files(committed, base, config) == ("verify/gates/team-v1.json",)
+    _git(committed, "checkout", "-q", "--", ".")
+    (committed / "verify.toml").write_text('inventory = "pins.json"\n')
+    (committed / "verify" / "inventory.json").unlink()
+    (committed / "verify" / "inventory.json").symlink_to(committed / "README")  # out of the new config's sight, and a link
+    assert changed_files(committed, base, config) == ("verify.toml", "verify/inventory.json")
+    (committed / "verify" / "inventory.json").unlink()
+    _git(committed, "checkout", "-q", "--", ".")
+    assert changed_files(committed, base, None) == ("verify/gates/team-v1.json", "verify/inventory.json")  # the base trusts none
+
+
+def test_locate_judges_by_the_working_tree_or_by_the_named_commit(committed, tmp_path):
+    from verifier.trustroot import locate
+
+    shipped = assets()
+    work = locate(committed / "README", shipped=shipped)
+    assert work.repository is not None and work.repository.ids("gates") == ["team-v1"] and work.ref is None and work.changed == ()
+    assert work.repository.source.label == HERE and work.repository.root == committed.resolve()
+    _write(committed, {"verify/gates/team-v1.json": {**GATE, "version": 2}})
+    at_main = locate(committed / "README", ref="main", shipped=shipped)
+    head = _git(committed, "rev-parse", "HEAD").strip()
+    assert at_main.ref == {"ref": "main", "commit": head} and at_main.changed == ("verify/gates/team-v1.json",)
+    assert at_main.repository is not None and at_main.repository.documents[("gates", "team-v1")][1] == GATE  # the base's gate, not the edit
+    with pytest.raises(PinMismatch):
+        locate(committed, shipped=shipped)  # the working tree's own gate no longer matches its pin
+    plain = tmp_path / "plain"
+    (plain / ".git").mkdir(parents=True)
+    assert locate(plain, shipped=shipped).repository is None  # no trust root up to the repository's top
+    (plain / "pyproject.toml").write_text('tool = "verify"\n')  # `"verify" in tool` holds for a string, yet it is no table
+    assert locate(plain, shipped=shipped).repository is None
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    _git(bare, "init", "-q", "-b", "main")
+    (bare / "README").write_text("x")
+    _git(bare, "add", "-A")
+    _git(bare, "commit", "-qm", "no trust root")
+    none = locate(bare, ref="main", shipped=shipped)
+    assert none.repository is None and none.ref["ref"] == "main" and none.changed == ()
