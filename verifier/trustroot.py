@@ -240,9 +240,9 @@ def read_config(source: Source) -> Config | None:
         raise ConfigError(f"{name} ({source.label}): unknown key(s) {', '.join(unknown)}; known: {', '.join(DEFAULTS)}")
     values = {key: _safe_rel(table.get(key, default), key, f"{name} ({source.label})") for key, default in DEFAULTS.items()}
     dirs = [values[k] for k in KINDS]
-    for a in dirs:
-        for b in dirs:
-            if a is not b and (a == b or a.startswith(b + "/")):
+    for i, a in enumerate(dirs):
+        for j, b in enumerate(dirs):
+            if i != j and (a == b or a.startswith(b + "/")):  # by position: two equal one-character names are one object
                 raise ConfigError(f"{name} ({source.label}): the gates, profiles and schemas directories must be distinct")
     if any(values["inventory"].startswith(d + "/") for d in dirs):
         raise ConfigError(f"{name} ({source.label}): the inventory must not sit inside a pinned directory")
