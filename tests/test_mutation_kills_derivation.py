@@ -14,9 +14,10 @@ import json
 from pathlib import Path
 
 import pytest
-from bundlekit import asset_root, rehash
+from bundlekit import asset_root, make_bundle, read_lines, rehash, write_lines
 from helpers import TINY_GATE, make_assets, write_bundle
 
+from verifier.checks.derivation import CampaignSource, Underivable
 from verifier.core import verify_path
 
 
@@ -92,3 +93,69 @@ def test_a_claim_restated_in_ms_is_judged_by_the_float_bound_in_ms(tmp_path, sta
     """The derived 10 s restated at 17 digits in ms: the float bound is scaled to ms before it is carried back (it was not)."""
     claim = _baseline_mean_stated_in(tmp_path, stated, "ms")
     assert [f.status.value for f in claim] == [status], [f.message for f in claim]
+
+
+# cosmic-ray run of record (issue 42): the paths of `derivation.claims` no other test of its config reached
+
+_KD_GATE = {"plan": {"arm_order": ["A", "B"], "servers_per_arm": 1, "warmups_per_server": 0, "measured_per_server": 2},
+            "claims": [
+                {"claim": "server_mean_s", "statistic": "mean", "per": "server", "selection": {"phase": "measured"}, "unit": "s"},
+                {"claim": "warm_mean_s", "statistic": "mean", "selection": {"phase": "warmup"}, "unit": "s"},
+                {"claim": "sd_server_means_s", "statistic": "sd_of_server_means", "per": "arm", "selection": {"phase": "measured"}, "unit": "s"},
+                {"claim": "arm_mean_s", "statistic": "mean_of_server_means", "per": "arm", "selection": {"phase": "measured"}, "unit": "s"},
+            ]}
+
+
+def _derivation_findings(bundle: Path, assets: str) -> list[tuple]:
+    report = verify_path(str(bundle), asset_root=assets)
+    return [(f.status.value, f.code, f.pointer, f.message, f.expected, f.observed if not isinstance(f.observed, dict) else None)
+            for f in report.findings if f.check == "derivation.claims"]
+
+
+def test_every_underivable_claim_says_why_and_unruled_claims_are_listed_in_id_order(tmp_path):
+    """
+    One bundle through every branch of `claims` (findings in order, exact messages, pointers).
+
+    Kills in `_latencies`: `:38` `+ -> -` (planned count), `:39` `!= -> ==` (which requests failed),
+    `:41` `== -> !=` and `0 -> 1`/`-1`, `:43` `or -> and` (only failed, only missing), `:44` `- -> +` (the ok
+    count); in `claims`: `:157` `in -> not in` (a duplicate id; the later one's index is kept), `:164` `not in -> in`,
+    `:166`/`:175` `continue -> break`, `:173` `if exc.fail` flipped (FAIL vs UNVERIFIED), `:197` `if cmp.holds` flipped,
+    `:203` the not-derivable claims in id order, each at its own index. Each applied by hand and seen red.
+    """
+    assets = asset_root(tmp_path, {"kd-v1": _KD_GATE})
+    bundle = make_bundle(tmp_path / "b", "kd-v1", {"A1": ("baseline", [("measured", 10, "ok"), ("measured", 12, "timeout")]),
+                                                   "A2": ("baseline", [("measured", 5, "ok"), ("measured", 7, "ok")]),
+                                                   "B1": ("candidate", [("measured", 5, "ok"), ("measured", 7, "ok")])},
+                         {"server_mean_s.A1": 11, "server_mean_s.A2": 6, "server_mean_s.B1": 6.5, "warm_mean_s": 1, "zeta": 3,
+                          "alpha": 2, "arm_mean_s.candidate": 6, "sd_server_means_s.candidate": 0})
+    write_lines(bundle / "receipts.jsonl", [r for r in read_lines(bundle / "receipts.jsonl") if r["request_id"] != "A2-m2"])
+    _claims(bundle, lambda claims: claims.append({"id": "alpha", "value": 4}))  # a second alpha, at index 8
+    incomplete = "1/2 planned requests (phase=measured, server={}) succeeded with a receipt (missing: {}; failed or timed out: {}); " \
+                 "a latency statistic over 1 is not one over 2"
+    assert _derivation_findings(bundle, assets) == [
+        ("FAIL", "duplicate-claim", "/claims/8/id", "claim alpha appears twice", None, None),
+        ("FAIL", "incomplete-denominator", "/claims/0/value", "server_mean_s.A1 = 11: " + incomplete.format("A1", "none", "['A1-m2']"), None, "11"),
+        ("FAIL", "incomplete-denominator", "/claims/1/value", "server_mean_s.A2 = 6: " + incomplete.format("A2", "['A2-m2']", "none"), None, "6"),
+        ("FAIL", "claim-mismatch", "/claims/2/value", "server_mean_s.B1 claims 6.5, the receipts give 6 (delta 0.5, tolerance 0.05)", "6", None),
+        ("FAIL", "empty-selection", "/claims/3/value", "warm_mean_s = 1: no planned requests match phase=warmup", None, "1"),
+        ("FAIL", "claim-missing", None, "the gate requires claim sd_server_means_s.baseline, which claims.json does not state",
+         "sd_server_means_s.baseline", None),
+        ("UNVERIFIED", "empty-selection", "/claims/7/value",
+         "sd_server_means_s.candidate = 0: a sample SD needs at least two server means, arm=candidate, phase=measured has 1", None, "0"),
+        ("FAIL", "claim-missing", None, "the gate requires claim arm_mean_s.baseline, which claims.json does not state", "arm_mean_s.baseline", None),
+        ("PASS", "derived", "/claims/6/value", "arm_mean_s.candidate = 6 re-derives (6, tolerance 0.5)", "6", None),
+        ("UNVERIFIED", "not-derivable", "/claims/8", "alpha = 4: the gate has no derivation for it, so it is not verified", None, None),
+        ("UNVERIFIED", "not-derivable", "/claims/4", "zeta = 3: the gate has no derivation for it, so it is not verified", None, None),
+    ]
+
+
+def test_an_arm_the_plan_gives_no_server_is_an_empty_selection(tmp_path):
+    """Kills `_servers` `:58` `if not servers` flipped (its message) and the native `sums`, which no native gate may use."""
+    assets = asset_root(tmp_path, {"kd-v1": _KD_GATE})
+    bundle = make_bundle(tmp_path / "b", "kd-v1", {"A1": ("baseline", [("measured", 10, "ok"), ("measured", 12, "ok")])},
+                         {"arm_mean_s.candidate": 1})
+    found = [f for f in _derivation_findings(bundle, assets) if f[2] is not None]
+    assert found == [("FAIL", "empty-selection", "/claims/0/value", "arm_mean_s.candidate = 1: arm candidate has no servers in the plan", None, "1")]
+    with pytest.raises(Underivable, match="^a native gate names no values to sum$") as exc:
+        CampaignSource(None, None).sums({}, "a", "b")
+    assert exc.value.code == "empty-selection" and exc.value.fail

@@ -102,7 +102,7 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
             statistic = rule["statistic"]
             stat = _STATISTIC.get(statistic)
             if statistic == "percentile":
-                stat = f"p{Decimal(str(rule['q'])).normalize()}"
+                stat = f"p{Decimal(str(rule['q'])).normalize():f}"  # plain notation: q 50 is p50, not p5E+1
             if statistic == "count":
                 of = rule["of"]
                 phase = rule.get("selection", {}).get("phase")
@@ -298,7 +298,8 @@ def blocked_texts(ctx: Context) -> list[tuple[str, int | None]]:
     Its numbers are never judged (its bytes are not the ones the manifest
     pins), but they are counted, so a report says how many were left out
     instead of dropping them silently (issue 41). `numbers` is None when the
-    file is absent, unreadable, larger than a claim text may be, or not UTF-8.
+    file is absent, unreadable, larger than a claim text may be, or not UTF-8;
+    at most `MAX_QUANTITIES + 1` numbers are counted (more than the limit).
     """
     try:
         manifest = ctx.bundle.raw_document("manifest")
@@ -353,7 +354,8 @@ def stated(ctx: Context) -> Iterator[Finding]:
     yield from outcomes(ctx)
     evidence, pairs, keys, levels = collect_all(ctx)
     sources = texts(ctx)
-    if not sources:
+    blocked = blocked_texts(ctx)
+    if not sources and not blocked:  # a README blocked by integrity is prose too: counted below, never a PASS for no prose
         yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
                       message="the bundle states no headline, notes, claim texts or README, so there is no prose to bind")
         return
@@ -381,8 +383,9 @@ def stated(ctx: Context) -> Iterator[Finding]:
             yield dataclasses.replace(finding, cached="markdown") if reused else finding  # parsed by an earlier run
         if quantities:
             numbered.append(name)
-    for name, count in blocked_texts(ctx):  # listed, but its bytes are not the manifest's: counted, never judged, never dropped silently
-        numbers = f"{count} number{'' if count == 1 else 's'}" if count is not None else "its numbers"
+    for name, count in blocked:  # listed, but its bytes are not the manifest's: counted, never judged, never dropped silently
+        numbers = "its numbers" if count is None else f"more than {MAX_QUANTITIES} numbers" if count > MAX_QUANTITIES else \
+            f"{count} number{'' if count == 1 else 's'}"
         yield Finding(check=CHECK, status=Status.UNVERIFIED, code="blocked-by-integrity", path=name,
                       message=f"{name}: {numbers} not judged (blocked by integrity.files: its bytes do not match the manifest's sha256 and size)")
         numbered.append(name)
