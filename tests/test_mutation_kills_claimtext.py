@@ -77,6 +77,8 @@ def test_numbers_in_exponent_notation_are_read_as_their_value():
     assert _rows("Took 1234e56 s.") == [("1234e56", "1.234E+59", "s", None, None, None, None, 1, 6)]  # a unit after it: a number
     assert _rows("Took 1e99999 here.") == [("1e99999", "1E+1000", None, None, None, None, None, 1, 6)]  # `1e` starts it: a number
     assert _rows("Took 12e4567 here.")[0][4] == "commit"
+    assert [(q.number, q.unit, q.informational) for q in extract("took 1.5abc and 2.5ms and 3.5 abc", "t")] == [
+        ("1.5", None, "identifier"), ("2.5", "ms", None), ("3.5", None, None)]  # digits glued to letters that are no unit
     assert _rows("Zero 0e99999999999, 1e999999 s and 5e-99999 ms.") == [
         ("0e99999999999", "0E+1000", None, None, None, None, None, 1, 6), ("1e999999", "1E+1000", "s", None, None, None, None, 1, 21),
         ("5e-99999", "5E-1000", "ms", None, None, None, None, 1, 36)]

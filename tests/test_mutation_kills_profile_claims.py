@@ -561,3 +561,15 @@ def test_an_underivable_claim_without_arms_is_fail_or_unverified_by_its_cause(tm
     assert _claim_findings(_run(tmp_path, {"mean": 3, "n": 3}, claims)) == [
         ("FAIL", "empty-selection", "summary.json", "/mean", "m: no receipts match arm=zz, phase=measured"),
         ("UNVERIFIED", "empty-selection", "summary.json", "/n", "s: a sample SD needs at least two values, values of latency (arm=b, phase=measured) has 1")]
+
+
+def test_a_factor_file_named_per_instance_and_the_digits_of_a_mismatch(tmp_path):
+    """Kills `_factor`'s `fill_named(...) if site is not None` (`is`: the file's template unfilled) and the digits shown for a mismatch in a unit (`-len(unit) - 1` -> `+len(unit)`)."""
+    rule = {**SKIP, "unstated": "fail", "times": {"at": {"file": "scale/{arm}.json", "pointer": "/f"}, "absent": "2"}}
+    found = by_check(_run(tmp_path / "f", {"mean": {"a": 6, "b": 4}}, [rule], runs={**RUNS, "scale/b.json": '{"f": 4}'}), "derivation.claims")
+    assert [(f.code, f.derivation) for f in found] == [
+        ("derived", "mean of 2 values of latency (arm=a, phase=measured); times the factor 2 (the default: scale/a.json is absent)"),
+        ("derived", "mean of 1 values of latency (arm=b, phase=measured); times the factor 4 stated at scale/b.json /f")]
+    for unit, message in (("ms", "m: stated 7 ms, derived 3000 ms (delta -2993 ms, tolerance 0.5 ms)"), ("s", "m: stated 7 s, derived 3 s (delta 4 s, tolerance 0.5 s)")):
+        assert _claim_findings(_run(tmp_path / unit, {"mean": 7}, [{**_claim("m", "/mean"), "unit": unit}])) == [
+            ("FAIL", "claim-mismatch", "summary.json", "/mean", message)]
