@@ -573,3 +573,17 @@ def test_a_factor_file_named_per_instance_and_the_digits_of_a_mismatch(tmp_path)
     for unit, message in (("ms", "m: stated 7 ms, derived 3000 ms (delta -2993 ms, tolerance 0.5 ms)"), ("s", "m: stated 7 s, derived 3 s (delta 4 s, tolerance 0.5 s)")):
         assert _claim_findings(_run(tmp_path / unit, {"mean": 7}, [{**_claim("m", "/mean"), "unit": unit}])) == [
             ("FAIL", "claim-mismatch", "summary.json", "/mean", message)]
+
+
+def test_a_stated_factor_counts_as_examined_and_a_dead_arm_is_judged_within_the_selection(tmp_path):
+    """Kills `_factor`'s examined place (`pointer or ""` -> `and`: the factor reported unchecked) and `_dead_arms`' selection (`not isinstance` -> `isinstance`: the rule's phase ignored)."""
+    from verifier.checks.profile_claims import _dead_arms
+
+    claim = _claim("m", "/mean", times={"at": {"file": "scaling.json", "pointer": "/f"}})
+    report = _run(tmp_path, {"mean": 6}, [claim], runs={**RUNS, "scaling.json": '{"f": 2, "g": 3}'}, claim_documents=[{"file": "scaling.json"}])
+    assert [(f.path, f.pointer) for f in by_check(report, "claims.coverage", "unchecked-claim")] == [("scaling.json", "/g")]
+    warm = profile_receipt("runs/c.csv", "/0", dims={"arm": "c", "phase": "warmup", "model": "m1"}, latency=Decimal(1))
+    records = [_rec("a", "2", "m1"), warm]
+    rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured"}, "per": [], "baseline": "a", "candidate": "c",
+            "at": {"file": "s.json", "pointer": "/x"}}
+    assert _dead_arms(rule, records) == {"c": "'a', 'c'"}  # c has only a warmup receipt: none in the rule's selection
