@@ -77,6 +77,7 @@ def test_numbers_in_exponent_notation_are_read_as_their_value():
     assert _rows("Took 1234e56 s.") == [("1234e56", "1.234E+59", "s", None, None, None, None, 1, 6)]  # a unit after it: a number
     assert _rows("Took 1e99999 here.") == [("1e99999", "1E+1000", None, None, None, None, None, 1, 6)]  # `1e` starts it: a number
     assert _rows("Took 12e4567 here.")[0][4] == "commit"
+    assert [(q.number, q.unit, q.informational) for q in extract("took 8GB of memory and 5pct", "t")] == [("8", "GB", None), ("5", "%", None)]  # a registry unit glued on
     assert [(q.number, q.unit, q.informational) for q in extract("took 1.5abc and 2.5ms and 3.5 abc", "t")] == [
         ("1.5", None, "identifier"), ("2.5", "ms", None), ("3.5", None, None)]  # digits glued to letters that are no unit
     assert _rows("Zero 0e99999999999, 1e999999 s and 5e-99999 ms.") == [
@@ -238,6 +239,7 @@ def test_a_warm_cache_gives_the_segments_of_an_earlier_run():
 def test_columns_of_a_number_on_its_source_line():
     """Kills `_column`: `1 <= line <= len(lines)`, the line start (`s <= absolute`), `within - 8`, the fallback `find` and its `>= 0`."""
     assert ct._column(["abc"], 2, "5", "", 0, []) == 1 and ct._column(["abc"], 0, "5", "", 0, []) == 1
+    assert ct._column(["abc"], 1, "7", "", 0, []) == 1  # on the line, but not found there at all
     assert ct._column(["a5b"], 1, "5", "", 0, []) == 2 and ct._column(["A2 2"], 1, "2", "", 3, []) == 4
     assert ct._column(["x", "ab 7"], 2, "7", "x\nab 7", 5, [2]) == 4
     assert ct._column(["a7 7x"], 1, "7", "", 4, []) == 4  # no lone 7 at or after: the first 7 at or after the place
