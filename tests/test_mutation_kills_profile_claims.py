@@ -304,3 +304,286 @@ def test_an_unranked_instance_names_only_the_values_no_readable_receipt_has():
              if f.status.value == "UNVERIFIED"]
     assert [f.code for f in found] == ["blocked-by-integrity"]
     assert "no readable receipt has arm=b: its receipts were not read (not parsed: runs/b.csv)" in found[0].message
+
+
+# --- issue 42 (cosmic-ray, written ahead of the run of record): what the config's other test files never reach ----------
+
+def _claim_findings(report) -> list[tuple]:
+    return [(f.status.value, f.code, f.path, f.pointer, f.message) for f in by_check(report, "derivation.claims")]
+
+
+PICK = {"id": "best", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"], "pick": "max",
+        "unit": "s", "at": {"file": "summary.json", "pointer": "/best"}}
+
+
+def test_a_comparison_in_words_names_the_largest_or_the_smallest_instance(tmp_path):
+    """Kills `_pick`: `rule["pick"] == "max"` flipped (extreme, ranking order, word), `named == winners[0]`, the `named not in values` tail, `len(winners) > 1`, the `_convert` of each value."""
+    def one(name: str, summary: dict, rule: dict) -> tuple:
+        (f,) = by_check(_run(tmp_path / name, summary, [rule]), "derivation.claims")
+        return f.status.value, f.code, f.path, f.pointer, f.message, f.expected, f.observed, f.derivation
+
+    assert one("max-ok", {"best": "a"}, PICK) == ("PASS", "derived", "summary.json", "/best", "best: summary.json#/best names a; the largest is a (3)",
+                                                  "a", "a", "mean of latency per arm (largest first): a 3, b 1")
+    assert one("max-bad", {"best": "b"}, PICK)[:5] == ("FAIL", "claim-mismatch", "summary.json", "/best",
+                                                      "best: summary.json#/best names b; the largest is a (3), b has 1")
+    assert one("min-ok", {"best": "b"}, {**PICK, "pick": "min"}) == ("PASS", "derived", "summary.json", "/best", "best: summary.json#/best names b; the smallest is b (1)",
+                                                                    "b", "b", "mean of latency per arm (smallest first): b 1, a 3")
+    assert one("min-bad", {"best": "a"}, {**PICK, "pick": "min"})[4:7] == ("best: summary.json#/best names a; the smallest is b (1), a has 3", "a", "b")
+    ms = one("ms", {"best": "c"}, {**PICK, "unit": "ms"})  # a name no instance has: no "has" tail; values in the rule's unit
+    assert ms[4:] == ("best: summary.json#/best names c; the largest is a (3000)", "c", "a", "mean of latency per arm (largest first): a 3000, b 1000")
+    tie = by_check(_run(tmp_path / "tie2", {"best": "a"}, [PICK], runs={"runs/a.csv": "s\n2\n", "runs/b.csv": "s\n2\n"}), "derivation.claims")
+    assert [(f.status.value, f.code, f.message, f.expected, f.observed) for f in tie] == [
+        ("FAIL", "tie", "best: summary.json#/best names a, but a, b share the largest value", ["a", "b"], "a")]
+
+
+def test_a_comparison_in_words_that_cannot_be_ranked_is_unverified_or_missing(tmp_path):
+    """Kills `_pick`: each `site.problem` branch (`==` flipped, `is not None` flipped), the `return` after an underivable instance, `if not values`."""
+    runs = {**RUNS, "bad.json": "{"}
+    found = _claim_findings(_run(tmp_path / "u", {}, [{**PICK, "at": {"file": "bad.json", "pointer": "/best"}}], runs=runs))
+    assert found == [("UNVERIFIED", "claim-unreadable", "bad.json", None, "best: claim file cannot be read: not valid JSON: "
+                      "Expecting property name enclosed in double quotes at line 1 column 2")]
+    assert _claim_findings(_run(tmp_path / "m", {}, [PICK])) == [
+        ("FAIL", "claim-missing", "summary.json", None, "best: the bundle states no name at the mapped location ('/best')")]
+    rows = {"rows": [{"k": "1", "name": "a"}, {"k": "1", "name": "a", "run": 2}]}
+    amb = _claim_findings(_run(tmp_path / "amb", rows, [{**PICK, "at": {"file": "summary.json", "pointer": "/rows", "where": {"k": "1"}, "then": "/name"}}]))
+    assert [f[:4] for f in amb] == [("UNVERIFIED", "ambiguous-location", "summary.json", None)]
+    assert amb[0][4].startswith("best: the profile's location is ambiguous (") and amb[0][4].endswith("): a location names one place")
+    sd = _claim_findings(_run(tmp_path / "sd", {"best": "a"}, [{**PICK, "statistic": "sd"}]))  # arm b has one value: no SD
+    assert sd == [("UNVERIFIED", "empty-selection", "summary.json", "/best", "best: arm=b cannot be derived (a sample SD needs at least two values, "
+                   "values of latency (arm=b, phase=measured) has 1), so the ranking is not known")]
+    none = _claim_findings(_run(tmp_path / "none", {"best": "a"}, [{**PICK, "selection": {"phase": "measured", "arm": "zz"}}]))
+    assert none == [("UNVERIFIED", "empty-selection", "summary.json", "/best", "best: no arm matches {'phase': 'measured', 'arm': 'zz'}")]
+
+
+def test_a_rule_whose_receipt_set_reads_nothing_is_unverified_no_receipts(tmp_path):
+    """Kills `if not records` (not dropped / negated) and the `continue` after it (-> break would drop the next rule)."""
+    found = _claim_findings(_run(tmp_path, {"mean": 3}, [_claim("m", "/mean"), _claim("n", "/mean")], runs={"other.txt": "x"}))
+    assert found == [("UNVERIFIED", "no-receipts", None, None, f"{c}: receipt set runs yielded no records, so the claim cannot be derived") for c in "mn"]
+
+
+SKIP = {"id": "m", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"], "unit": "s",
+        "at": {"file": "summary.json", "pointer": "/mean/{arm}"}, "unstated": "skip"}
+
+
+def _arms(letters: str) -> dict[str, str]:
+    return {f"runs/{c}.csv": "s\n2\n" for c in letters}
+
+
+def test_instances_a_format_states_for_some_runs_only_are_counted_in_one_finding(tmp_path):
+    """Kills the `unstated: skip` branch (`==` flipped, `and` -> `or`, `continue` -> `break`), the five labels shown (`[:5]`, `> 5`, `- 5`) and the finding's path (one file or the rule's)."""
+    six = _claim_findings(_run(tmp_path / "six", {"mean": {"a": 2}}, [SKIP], runs=_arms("abcdefg")))
+    assert six == [("PASS", "derived", "summary.json", "/mean/a", "m[arm=a]: stated 2 s, derived 2 s (tolerance 0.5 s)"),
+                   ("UNVERIFIED", "claim-unstated", "summary.json", None, "m: 6 instance(s) state no value at the mapped location, which the profile allows "
+                    "(`unstated: skip`), so they are not claimed: m[arm=b], m[arm=c], m[arm=d], m[arm=e], m[arm=f] and 1 more")]
+    five = _claim_findings(_run(tmp_path / "five", {"mean": {"a": 2}}, [SKIP], runs=_arms("abcdef")))
+    assert five[1][4].endswith("so they are not claimed: m[arm=b], m[arm=c], m[arm=d], m[arm=e], m[arm=f]")
+    fail = _claim_findings(_run(tmp_path / "fail", {"mean": {"a": 2}}, [{**SKIP, "unstated": "fail"}], runs=_arms("ab")))
+    assert [f[:2] for f in fail] == [("PASS", "derived"), ("FAIL", "claim-missing")]
+    per_file = {**SKIP, "at": {"file": "out/{arm}.json", "pointer": "/mean"}}
+    one_file = _claim_findings(_run(tmp_path / "f1", {}, [per_file], runs={**_arms("a"), "out/a.json": '{"x": 3}'}))
+    assert one_file == [("UNVERIFIED", "claim-unstated", "out/a.json", None, "m: 1 instance(s) state no value at the mapped location, which the profile "
+                         "allows (`unstated: skip`), so they are not claimed: m[arm=a]")]
+    two_files = _claim_findings(_run(tmp_path / "f2", {}, [per_file], runs={**_arms("ab"), "out/a.json": '{"x": 3}', "out/b.json": '{"x": 3}'}))
+    assert [f[:3] for f in two_files] == [("UNVERIFIED", "claim-unstated", "out/{arm}.json")] and "2 instance(s)" in two_files[0][4]
+
+
+def test_instances_writing_a_no_number_text_are_counted_in_one_finding(tmp_path):
+    """Kills the no-number branch (`and`/`or`, `said_na and` -> `or`, `continue` -> `break`), `.strip()`, the five texts and labels shown (`[:5]`, `> 5`, `- 5`)."""
+    rule = {**SKIP, "unstated": "fail"}
+    texts = {"a": "N/A", "b": " n/a ", "c": "-", "d": "-", "e": "na", "f": "\u2014", "g": "n.a."}
+    found = _claim_findings(_run(tmp_path / "seven", {"mean": texts}, [rule], runs=_arms("abcdefg")))
+    assert found == [("UNVERIFIED", "claim-unstated", "summary.json", None, "m: 7 instance(s) state no number at the mapped location (they write '-', 'N/A', "
+                      "'n.a.', 'n/a', 'na': a text of the no-number set, `NO_NUMBER` and the profile's `no_number`), so they are not claimed: "
+                      "m[arm=a], m[arm=b], m[arm=c], m[arm=d], m[arm=e] and 2 more")]
+    five = _claim_findings(_run(tmp_path / "five", {"mean": {**{c: "-" for c in "abcde"}, "f": 2}}, [rule], runs=_arms("abcdef")))
+    assert [f[:2] for f in five] == [("PASS", "derived"), ("UNVERIFIED", "claim-unstated")]
+    assert five[1][4].endswith("(they write '-': a text of the no-number set, `NO_NUMBER` and the profile's `no_number`), so they are not claimed: "
+                               "m[arm=a], m[arm=b], m[arm=c], m[arm=d], m[arm=e]")
+    said = {"mean": {"a": "N/A (OOM at 64)", "b": 2}}
+    classed = _claim_findings(_run(tmp_path / "na", said, [rule], runs=_arms("ab"), informational={"classes": ["not-applicable"]}))
+    assert [f[:2] for f in classed] == [("PASS", "derived"), ("UNVERIFIED", "claim-unstated")] and "'N/A (OOM at 64)'" in classed[1][4]
+    bare = _claim_findings(_run(tmp_path / "bare", said, [rule], runs=_arms("ab")))  # no `not-applicable` class: a text that is no number
+    assert bare == [("UNVERIFIED", "claim-not-stated", "summary.json", "/mean/a", "m[arm=a]: summary.json#/mean/a holds 'N/A (OOM at 64)', not a number"),
+                    ("PASS", "derived", "summary.json", "/mean/b", "m[arm=b]: stated 2 s, derived 2 s (tolerance 0.5 s)")]
+
+
+def test_an_optional_claim_document_the_tree_lacks_claims_nothing(tmp_path):
+    """Kills `_absent_optional_documents` (`doc.get("optional") and` -> `or`, `not in linked`, `not files_matching`) and the `continue` for such a rule."""
+    located = {**_claim("o", "/mean"), "at": {"file": "opt.json", "pointer": "/mean"}}
+    claims = [located, _claim("m", "/mean")]
+    absent = _claim_findings(_run(tmp_path / "absent", {"mean": 3}, claims, claim_documents=[{"file": "opt.json", "optional": True}]))
+    assert [f[:2] for f in absent] == [("PASS", "derived")] and absent[0][4].startswith("m: ")
+    present = _claim_findings(_run(tmp_path / "present", {"mean": 3}, claims, runs={**RUNS, "opt.json": '{"mean": 4}'},
+                                   claim_documents=[{"file": "opt.json", "optional": True}]))
+    assert [f[:3] for f in present] == [("FAIL", "claim-mismatch", "opt.json"), ("PASS", "derived", "summary.json")]
+    required = _claim_findings(_run(tmp_path / "required", {"mean": 3}, claims, claim_documents=[{"file": "opt.json"}]))
+    assert [f[:3] for f in required] == [("UNVERIFIED", "claim-unreadable", "opt.json"), ("PASS", "derived", "summary.json")]
+
+
+def test_a_margin_whose_target_is_not_a_number_of_its_dimension_is_not_compared(tmp_path):
+    """Kills `_target`: `site is None or site.problem is not None`, `site.detail if site is not None`, `number is None`, `written != unit`, and the caller's FAIL/UNVERIFIED by `exc.fail`."""
+    claim = _claim("m", "/mean", minus={"file": "summary.json", "pointer": "/target"})
+
+    def found(name: str, summary: dict) -> list[tuple]:
+        return [(f.status.value, f.code, f.message, f.observed, f.derivation) for f in by_check(_run(tmp_path / name, summary, [claim]), "derivation.claims")]
+
+    assert found("ok", {"mean": -1, "target": 4}) == [("PASS", "derived", "m: stated -1 s, derived -1 s (tolerance 0.5 s)", "-1",
+                                                       "mean of 2 values of latency (arm=a, phase=measured); minus the target 4 s stated at summary.json#/target")]
+    assert found("same-unit", {"mean": -1, "target": "4 s"})[0][:2] == ("PASS", "derived")
+    assert found("absent", {"mean": -1}) == [("UNVERIFIED", "target-not-stated", "m: the target of its margin is not stated at summary.json /target ('/target')",
+                                              "-1", None)]
+    assert found("text", {"mean": -1, "target": "soon"}) == [("UNVERIFIED", "target-not-stated",
+                                                             "m: the target of its margin at summary.json#/target is 'soon', not a number", "-1", None)]
+    assert found("bytes", {"mean": -1, "target": "4 GB"}) == [("FAIL", "unit-mismatch",
+                                                              "m: the target at summary.json#/target is stated in GB, not of the dimension of s", "-1", None)]
+
+
+def test_a_factor_the_bundle_states_multiplies_the_statistic(tmp_path):
+    """Kills `_factor` (`site is not None and site.problem is None`, `number is not None and number.is_finite()`, `"absent" in times and ... not exists`, `site.detail if site is not None`) and the `times` branch (`in`, the product, its text, `continue`)."""
+    times = {"at": {"file": "scaling.json", "pointer": "/f"}}
+
+    def found(name: str, claimed, scaling: str | None, **kw) -> list[tuple]:
+        runs = {**RUNS, **({"scaling.json": scaling} if scaling is not None else {})}
+        report = _run(tmp_path / name, {"mean": claimed}, [_claim("m", "/mean", times={**times, **kw})], runs=runs)
+        return [(f.status.value, f.code, f.message, f.derivation) for f in by_check(report, "derivation.claims")]
+
+    assert found("stated", 6, '{"f": 2}') == [("PASS", "derived", "m: stated 6 s, derived 6 s (tolerance 0.5 s)",
+                                              "mean of 2 values of latency (arm=a, phase=measured); times the factor 2 stated at scaling.json /f")]
+    assert found("stated-default", 6, '{"f": 2}', absent="1.5")[0][:2] == ("PASS", "derived")  # a stated factor wins over the default
+    assert found("text", 6, '{"f": "two"}') == [("UNVERIFIED", "factor-not-stated", "m: the factor at scaling.json /f is 'two', not a number", None)]
+    assert found("default", 4.5, None, absent="1.5") == [("PASS", "derived", "m: stated 4.5 s, derived 4.5 s (tolerance 0.05 s)",
+                                                          "mean of 2 values of latency (arm=a, phase=measured); times the factor 1.5 (the default: scaling.json is absent)")]
+    assert found("no-default", 3, None) == [("UNVERIFIED", "factor-not-stated", "m: the factor is not stated at scaling.json /f (scaling.json)", None)]
+    assert found("present-unstated", 3, '{"g": 2}', absent="1.5") == [("UNVERIFIED", "factor-not-stated", "m: the factor is not stated at scaling.json /f ('/f')", None)]
+
+
+TWO_VALUES = {"runs": {"glob": "runs/*.csv", "encoding": "csv", "name": "runs/{arm}.csv",
+                       "fields": {"arm": {"from_name": "arm"}, "phase": {"value": "measured"}},
+                       "values": {"latency": {"pointer": "/s", "unit": "s"}, "rate": {"pointer": "/r", "unit": "tokens/s"},
+                                  "took": {"pointer": "/t", "unit": "ms"}}}}
+TWO_RUNS = {"runs/a.csv": "s,r,t\n2,7,5\n", "runs/b.csv": "s,r,t\n1,9,4\n4,9,4\n"}
+
+
+def test_a_figure_of_another_value_of_the_one_receipt_is_a_unit_mismatch(tmp_path):
+    """Kills `_other_value`: `statistic not in ("first", "last")`, `len(chosen) != 1`, the skips (`name == value`, `value is None`, same dimension: `or`/`and`, `==`), the scale (`/` -> `*`), `if other is not None`."""
+    def found(name: str, claimed, **kw) -> list[tuple]:
+        claim = {**_claim("m", "/mean"), "value": "latency", **kw}
+        report = _run(tmp_path / name, {"mean": claimed}, [claim], runs=TWO_RUNS, receipts=TWO_VALUES)
+        return [(f.status.value, f.code, f.message, f.expected, f.observed) for f in by_check(report, "derivation.claims")]
+
+    for stat in ("first", "last"):
+        assert found(stat, 7, statistic=stat) == [("FAIL", "unit-mismatch", "m: summary.json#/mean states 7 s, but 7 is the receipt's rate (7 tokens/s), "
+                                                   "not its latency (2 s): a tokens/s figure stated as s", "2 s", "7 s")]
+    assert found("mean", 7)[0][:2] == ("FAIL", "claim-mismatch")  # a statistic over several receipts: no one receipt to quote
+    assert found("two", 9, statistic="last", selection={"phase": "measured", "arm": "b"})[0][:2] == ("FAIL", "claim-mismatch")  # two receipts
+    assert found("same-dimension", 5, statistic="first")[0][:2] == ("FAIL", "claim-mismatch")  # took is 5 ms: a time, no unit mixed up
+    rate = found("scaled", 5, statistic="first", value="rate", unit="tokens/s")  # took, 5 ms, stated as tokens/s: shown in ms, not in s
+    assert rate == [("FAIL", "unit-mismatch", "m: summary.json#/mean states 5 tokens/s, but 5 is the receipt's took (5 ms), not its rate (7 tokens/s): "
+                     "a ms figure stated as tokens/s", "7 tokens/s", "5 tokens/s")]
+
+
+def test_a_misspelled_arm_is_the_profiles_fault_an_arm_missing_in_one_instance_the_evidences():
+    """Kills `_dead_arms` (`k != "arm"`, `not isinstance`, the per-instance `any`, `arm_name(...) == arm`, `[:12]`, `> 12`, `if have`) and the caller's `exc.code == "empty-selection" and "baseline" in rule`, `arm is not None`."""
+    from verifier.checks.profile_claims import _dead_arms
+
+    records = [_rec("a", "2", "m1"), _rec("b", "1", "m1"), _rec("a", "4", "m2")]
+    rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured", "arm": "a"}, "per": ["model"], "baseline": "a",
+            "candidate": "b", "at": {"file": "s.json", "pointer": "/{model}"}}
+    assert _dead_arms(rule, records) == {} and _dead_arms({**rule, "candidate": "c"}, records) == {"c": "'a', 'b'"}
+    twelve = [_rec(f"x{i:02d}", "1") for i in range(12)]
+    listed = ", ".join(f"'x{i:02d}'" for i in range(12))
+    assert _dead_arms({**rule, "per": [], "candidate": "x00"}, twelve) == {"a": listed}
+    assert _dead_arms({**rule, "per": [], "candidate": "x00"}, [*twelve, _rec("x12", "1")]) == {"a": listed + " (13 in all)"}
+    armless = [profile_receipt("runs/a.csv", "/0", dims={"phase": "measured", "model": "m1"}, latency=Decimal(1))]
+    assert _dead_arms({**rule, "per": []}, armless) == {"a": "no arm values", "b": "no arm values"}
+    tree = _Tree({"s.json": {"m1": Decimal(2), "m2": Decimal(2)}})
+    assert _claims_on(tree, rule, records) == [("PASS", "derived", "s.json", "/m1"), ("FAIL", "empty-selection", "s.json", "/m2")]
+    assert _claims_on(tree, {**rule, "candidate": "c"}, records) == [("UNVERIFIED", "empty-selection", "s.json", "/m1"), ("UNVERIFIED", "empty-selection", "s.json", "/m2")]
+
+
+def test_a_misspelled_arm_names_the_arms_the_records_have(tmp_path):
+    """Kills the message of a dead arm and `dead[rule_id]` kept per rule (`not in`), and the `continue` after it."""
+    rel = {"id": "rel", "receipts": "runs", "statistic": "relative_change_pct", "selection": {"phase": "measured"}, "baseline": "a", "candidate": "bb",
+           "at": {"file": "summary.json", "pointer": "/rel"}}
+    found = [(f.status.value, f.code, f.message, f.observed) for f in by_check(_run(tmp_path, {"rel": -50}, [rel]), "derivation.claims")]
+    assert found == [("UNVERIFIED", "empty-selection", "rel: no receipts match arm=bb, phase=measured; arm 'bb' selects no receipt in any of the rule's "
+                      "instances (misspelled arm? the records have 'a', 'b')", "-50")]
+
+
+def test_steps_count_the_producers_roundings_of_a_value():
+    """Kills `_steps`: `isinstance` negated, `key in mapping`, the conversion's `+ 1` (`and`/`or`, `!=` -> `==`, `1` -> `0`/`2`)."""
+    from verifier.checks.profile_claims import _steps
+
+    profile = {"receipts": {"r": {"values": {"v": {"pointer": "/x", "unit": "ns", "divide_by": {"pointer": "/n"}, "subtract": {"pointer": "/y"}},
+                                             "w": {"pointer": "/w", "unit": "ns", "unit_from": "/u"}, "p": {"pointer": "/p"}}}}}
+    assert _steps(profile, {"receipts": "r", "value": "v"}, "us") == 3 and _steps(profile, {"receipts": "r", "value": "v"}, "ns") == 2
+    assert _steps(profile, {"receipts": "r", "value": "v"}, None) == 2 and _steps(profile, {"receipts": "r", "value": "w"}, "us") == 2
+    assert _steps(profile, {"receipts": "r", "value": "p"}, "us") == 0
+    assert _steps(profile, {"receipts": "r"}, "us") == 0 and _steps(profile, {"receipts": "zz", "value": "v"}, "us") == 0 and _steps({}, {"receipts": "r"}, "s") == 0
+
+
+def test_scale_and_convert_put_a_derived_value_in_the_rules_unit():
+    """Kills `_scale`/`_convert`: `in COUNT_RESULTS or unit is None`, the ratio/percent branch (`or`, `in`), `factor == 1`, `/` -> `*`."""
+    from verifier.checks.profile_claims import _convert, _scale
+
+    cases = {("mean", "ms"): ("1E+3", "1.5E+3"), ("mean", None): ("1", "1.5"), ("count", "ms"): ("1", "1.5"), ("speedup", "%"): ("100", "150.0"),
+             ("speedup", "x"): ("1", "1.5"), ("relative_change_pct", "1"): ("0.01", "0.015"), ("relative_change_pct", "%"): ("1", "1.5"),
+             ("mean", "min"): ("0.016666666666666666666666666666666666666666666666667", "0.025")}
+    assert {args: (str(_scale(*args)), str(_convert(Decimal("1.5"), *args))) for args in cases} == cases
+
+
+def test_a_gate_rule_for_a_benchmark_the_tree_does_not_hold_is_skipped_only_then(tmp_path):
+    """Kills `_held`: the same-glob `any` (`==` -> `!=`, `return False` dropped) and the other-glob `any` (`!=` -> `==`)."""
+    def rset(glob: str, name: str, where: dict | None = None) -> dict:
+        fields = {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}
+        return {"glob": glob, "encoding": "csv", "name": name, "fields": fields, **({"where": where} if where else {})}
+
+    receipts = {"runs": rset("runs/*.csv", "runs/{arm}.csv", {"/kind": "x"}), "runs2": rset("runs/*.csv", "runs/{arm}.csv", {"/kind": "y"}),
+                "logs": rset("logs/*.csv", "logs/{arm}.csv")}
+    rule = {"id": "c-fast", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured", "arm": "c"}, "unit": "s", "max": 6, "unmatched": "skip"}
+
+    def gate(name: str, files: dict[str, str]) -> list[tuple]:
+        report = _run(tmp_path / name, {"mean": 3}, [_claim("m", "/mean")], runs={"runs/a.csv": "s,kind\n2,x\n4,x\n", **files}, receipts=receipts,
+                      gate={"rules": [rule]})
+        return [(f.status.value, f.code, f.message) for f in by_check(report, "gate.rules")]
+
+    assert gate("nothing", {})[0][1] == "no-findings"  # no receipt of c anywhere: the rule does not apply
+    assert gate("held", {"logs/c.csv": "s\n1\n"}) == [("UNVERIFIED", "empty-selection",
+                                                     "c-fast (over arm=c, phase=measured): cannot be judged: no receipts match arm=c, phase=measured")]
+    assert gate("sibling", {"runs/c.csv": "s,kind\n1,y\n", "logs/c.csv": "s\n1\n"})[0][1] == "no-findings"  # its files are there, another `where` took them
+    assert gate("own", {"runs/c.csv": "s,kind\n1,x\n"})[0][:2] == ("PASS", "rule-met")
+
+
+def test_an_underivable_claim_without_arms_is_fail_or_unverified_by_its_cause(tmp_path):
+    """Kills `exc.code == "empty-selection" and "baseline" in rule` (-> `or`: a rule without arms has no dead arm to look for), `Status.FAIL if exc.fail`, the `continue` after it."""
+    claims = [{**_claim("m", "/mean"), "selection": {"phase": "measured", "arm": "zz"}},
+              {**_claim("s", "/n"), "statistic": "sd", "selection": {"phase": "measured", "arm": "b"}}]
+    assert _claim_findings(_run(tmp_path, {"mean": 3, "n": 3}, claims)) == [
+        ("FAIL", "empty-selection", "summary.json", "/mean", "m: no receipts match arm=zz, phase=measured"),
+        ("UNVERIFIED", "empty-selection", "summary.json", "/n", "s: a sample SD needs at least two values, values of latency (arm=b, phase=measured) has 1")]
+
+
+def test_a_factor_file_named_per_instance_and_the_digits_of_a_mismatch(tmp_path):
+    """Kills `_factor`'s `fill_named(...) if site is not None` (`is`: the file's template unfilled) and the digits shown for a mismatch in a unit (`-len(unit) - 1` -> `+len(unit)`)."""
+    rule = {**SKIP, "unstated": "fail", "times": {"at": {"file": "scale/{arm}.json", "pointer": "/f"}, "absent": "2"}}
+    found = by_check(_run(tmp_path / "f", {"mean": {"a": 6, "b": 4}}, [rule], runs={**RUNS, "scale/b.json": '{"f": 4}'}), "derivation.claims")
+    assert [(f.code, f.derivation) for f in found] == [
+        ("derived", "mean of 2 values of latency (arm=a, phase=measured); times the factor 2 (the default: scale/a.json is absent)"),
+        ("derived", "mean of 1 values of latency (arm=b, phase=measured); times the factor 4 stated at scale/b.json /f")]
+    for unit, message in (("ms", "m: stated 7 ms, derived 3000 ms (delta -2993 ms, tolerance 0.5 ms)"), ("s", "m: stated 7 s, derived 3 s (delta 4 s, tolerance 0.5 s)")):
+        assert _claim_findings(_run(tmp_path / unit, {"mean": 7}, [{**_claim("m", "/mean"), "unit": unit}])) == [
+            ("FAIL", "claim-mismatch", "summary.json", "/mean", message)]
+
+
+def test_a_stated_factor_counts_as_examined_and_a_dead_arm_is_judged_within_the_selection(tmp_path):
+    """Kills `_factor`'s examined place (`pointer or ""` -> `and`: the factor reported unchecked) and `_dead_arms`' selection (`not isinstance` -> `isinstance`: the rule's phase ignored)."""
+    from verifier.checks.profile_claims import _dead_arms
+
+    claim = _claim("m", "/mean", times={"at": {"file": "scaling.json", "pointer": "/f"}})
+    report = _run(tmp_path, {"mean": 6}, [claim], runs={**RUNS, "scaling.json": '{"f": 2, "g": 3}'}, claim_documents=[{"file": "scaling.json"}])
+    assert [(f.path, f.pointer) for f in by_check(report, "claims.coverage", "unchecked-claim")] == [("scaling.json", "/g")]
+    warm = profile_receipt("runs/c.csv", "/0", dims={"arm": "c", "phase": "warmup", "model": "m1"}, latency=Decimal(1))
+    records = [_rec("a", "2", "m1"), warm]
+    rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured"}, "per": [], "baseline": "a", "candidate": "c",
+            "at": {"file": "s.json", "pointer": "/x"}}
+    assert _dead_arms(rule, records) == {"c": "'a', 'c'"}  # c has only a warmup receipt: none in the rule's selection
