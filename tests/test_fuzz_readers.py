@@ -75,3 +75,19 @@ def test_a_stream_whose_codec_ffmpeg_cannot_decode_is_a_codec_finding(tmp_path):
         findings, facts = check_file(tmp_path / "out.mkv", "out.mkv", exp, policy)
         assert getattr(facts, kind).codec == "unknown", facts
         assert any(f.status is Status.FAIL and f.code == "codec-not-allowed" and "codec unknown" in f.message for f in findings), findings
+
+
+def test_container_metadata_that_is_not_utf8_is_read(tmp_path):
+    """Found by `tools/fuzz_cov.py` (media-metadata, 6 Dec 2026): a metadata tag not in UTF-8 made `av.open` raise `UnicodeDecodeError`; the product reads no tag, so it is decoded with replacement."""
+    from fuzz_readers import _media_seeds, _media_setting, media_metadata
+
+    from verifier.checks.coverage import check_file
+
+    exp, policy = _media_setting()
+    for data in _media_seeds()[:2]:  # the example's MP4 and a WebM: each names its muxer "Lavf..." in a tag
+        assert b"Lavf" in data
+        data = data.replace(b"Lavf", b"\x8davf")
+        media_metadata(data)
+        (tmp_path / "out.mp4").write_bytes(data)
+        _findings, facts = check_file(tmp_path / "out.mp4", "out.mp4", exp, policy)
+        assert facts is not None and facts.n_video == 1, facts

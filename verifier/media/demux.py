@@ -337,7 +337,9 @@ def open_media(path: Path, policy: Policy, max_samples: int | None = None) -> It
             raise MediaUnreadable(f"its sample tables declare {declared} samples, over the limit of {max_samples} "
                                   f"for the expected clip; not opened", code="work-limit")
         try:
-            container = av.open(handle, "r", io_open=_refuse_nested_open,
+            # metadata_errors: a tag not in UTF-8 (the container's or a stream's) would make PyAV raise
+            # UnicodeDecodeError while opening; no tag is read here, so it is decoded with replacement.
+            container = av.open(handle, "r", io_open=_refuse_nested_open, metadata_errors="replace",
                                 container_options={"format_whitelist": ",".join(policy.containers),
                                                    "protocol_whitelist": "file"})
         except av.FFmpegError as exc:
