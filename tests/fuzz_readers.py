@@ -1,5 +1,5 @@
 """
-Byte-level fuzz targets for the readers issue 42 found unreached (claim texts, cache entries, trust roots, text-log grammars, reStructuredText, profile files).
+Byte-level fuzz targets for the readers issue 42 found unreached (claim texts, cache entries, trust roots, text-log grammars, reStructuredText, profile files, media container metadata).
 
 Each target is a function of one `bytes` argument asserting the reader's
 contract, so the same function serves two drivers:
@@ -11,8 +11,9 @@ contract, so the same function serves two drivers:
 
 `TARGETS` maps a target's name to `(function, seeds)`; `CALLS` counts inputs tried per target.
 Contracts: a reader returns a value or raises its own documented error
-(`ClaimTextError`, `GrammarError`, `ConfigError`, `JSONProblem`); the
-cache reader returns a value or None (a bad entry is a miss, docs/cache.md);
+(`ClaimTextError`, `GrammarError`, `ConfigError`, `JSONProblem`,
+`MediaUnreadable`); the cache reader returns a value or None (a bad entry is
+a miss, docs/cache.md); demuxed media facts are judged, cached and figured;
 a claim text that reads is bound against a tiny PASSing bundle with no
 ERROR finding and every report format rendering.
 """
@@ -153,6 +154,72 @@ def profile_file(data: bytes) -> None:
         return
 
 
+#: The suffixes a media file of a bundle may carry under the containers the product admits
+#: (`verifier.media.policy.KNOWN_CONTAINERS`: FFmpeg's `mov,mp4,m4a,3gp,3g2,mj2` and `matroska,webm` demuxers).
+MEDIA_SUFFIXES = (".mp4", ".m4a", ".mov", ".3gp", ".mkv", ".webm")
+
+
+def _media_setting() -> tuple[Any, Any]:
+    """Return `(expectation, policy)`: the shipped gate `ref2va-5s-v1`'s coverage section with every admitted container."""
+    if "media" not in _STATE:
+        import dataclasses
+
+        from verifier.media.policy import KNOWN_CONTAINERS, Expectation, policy_from_gate
+
+        section = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())["coverage"]
+        policy = dataclasses.replace(policy_from_gate(section), containers=KNOWN_CONTAINERS)
+        _STATE["media"] = (Expectation.from_plan(section["expected_output"]), policy)
+    return _STATE["media"]
+
+
+def media_metadata(data: bytes) -> None:
+    """
+    Media container metadata (`verifier.media.demux.probe`, then `coverage.judge`): `MediaFacts` or a one-line `MediaUnreadable`.
+
+    The bytes are written as a bundle's media file, its suffix picked by the
+    first byte among `MEDIA_SUFFIXES` (FFmpeg probes the content: the suffix
+    only names the file), and probed as `coverage.check_file` does; the
+    facts must judge to PASS/FAIL findings naming the file, survive the
+    warm cache's JSON round trip (`to_json`, `from_json`) judging alike, and
+    give a coverage figure row.
+    """
+    from verifier import figures
+    from verifier.checks.coverage import MediaFacts, MediaUnreadable, judge, probe
+    from verifier.model import Status
+
+    CALLS["media-metadata"] += 1
+    exp, policy = _media_setting()
+    name = "media/out" + (MEDIA_SUFFIXES[data[0] % len(MEDIA_SUFFIXES)] if data else ".mp4")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / Path(name).name
+        path.write_bytes(data)
+        try:
+            facts = probe(path, name, exp, policy)
+        except MediaUnreadable as exc:
+            assert exc.code in ("media-unreadable", "work-limit") and str(exc) and "\n" not in str(exc), (exc.code, str(exc))
+            return
+    findings = judge(facts, exp, policy)
+    assert findings and all(f.status in (Status.PASS, Status.FAIL) and f.path == name for f in findings), findings
+    stored = json.loads(json.dumps(facts.to_json()))
+    assert judge(MediaFacts.from_json(stored, name), exp, policy) == findings
+    json.dumps(figures.coverage_entry(name, None, facts, exp.duration))
+
+
+def _media_seeds() -> list[bytes]:
+    """Return the media seeds: a real clip of the example bundle, read in place, and three clips of `tests/media/make_clips.py` (Matroska, WebM, audio only)."""
+    if "media-seeds" not in _STATE:
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("make_clips", ROOT / "tests" / "media" / "make_clips.py")
+        make_clips = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(make_clips)
+        with tempfile.TemporaryDirectory() as tmp:
+            clips = make_clips.make_all(Path(tmp), ["h17_webm", "absurd_start", "no_video"])
+            made = [clips[n].read_bytes() for n in ("h17_webm", "absurd_start", "no_video")]
+        _STATE["media-seeds"] = [(ROOT / "examples" / "ref2va-5s" / "media" / "A1-w2.mp4").read_bytes(), *made]
+    return _STATE["media-seeds"]
+
+
 _RST = b"""Results
 =======
 
@@ -203,4 +270,5 @@ TARGETS: dict[str, tuple[Callable[[bytes], None], Callable[[], list[bytes]]]] = 
     "grammars": (grammars, lambda: _seeds()["grammars"]),
     "rst": (rst, lambda: _seeds()["rst"]),
     "profile-file": (profile_file, lambda: _seeds()["profile-file"]),
+    "media-metadata": (media_metadata, _media_seeds),
 }

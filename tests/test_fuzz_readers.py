@@ -57,3 +57,37 @@ def test_a_python_dict_line_holding_an_unhashable_literal_is_no_record_line():
     spec = {"encoding": "text", "lines": ["json-object", "python-dict", "assignments"]}  # MLPerf accuracy.txt
     for line in (b"{{}}", b"{[1]: 2}", b"{{'a': 1}: 2}", b"Accuracy: {{}}"):
         assert parse(line + b"\nmAP=37.5\n", spec) == [("", {"mAP": "37.5"})], line
+
+
+def test_a_stream_whose_codec_ffmpeg_cannot_decode_is_a_codec_finding(tmp_path):
+    """Found by `tools/fuzz_cov.py` (media-metadata, 6 Dec 2026): PyAV gives a stream whose codec FFmpeg has no decoder for no codec context, and `probe` raised `AttributeError`."""
+    from fuzz_readers import _media_seeds, _media_setting, media_metadata
+
+    from verifier.checks.coverage import check_file
+    from verifier.model import Status
+
+    exp, policy = _media_setting()
+    webm, mkv = _media_seeds()[1:3]  # VP9 WebM without audio; Matroska with H.264 and AAC
+    for data, kind, codec_id in ((webm, "video", b"V_VP9"), (mkv, "audio", b"A_AAC")):
+        data = data.replace(codec_id, codec_id[:2] + b"XYZ")  # a Matroska CodecID FFmpeg does not know
+        media_metadata(data)
+        (tmp_path / "out.mkv").write_bytes(data)
+        findings, facts = check_file(tmp_path / "out.mkv", "out.mkv", exp, policy)
+        assert getattr(facts, kind).codec == "unknown", facts
+        assert any(f.status is Status.FAIL and f.code == "codec-not-allowed" and "codec unknown" in f.message for f in findings), findings
+
+
+def test_container_metadata_that_is_not_utf8_is_read(tmp_path):
+    """Found by `tools/fuzz_cov.py` (media-metadata, 6 Dec 2026): a metadata tag not in UTF-8 made `av.open` raise `UnicodeDecodeError`; the product reads no tag, so it is decoded with replacement."""
+    from fuzz_readers import _media_seeds, _media_setting, media_metadata
+
+    from verifier.checks.coverage import check_file
+
+    exp, policy = _media_setting()
+    for data in _media_seeds()[:2]:  # the example's MP4 and a WebM: each names its muxer "Lavf..." in a tag
+        assert b"Lavf" in data
+        data = data.replace(b"Lavf", b"\x8davf")
+        media_metadata(data)
+        (tmp_path / "out.mp4").write_bytes(data)
+        _findings, facts = check_file(tmp_path / "out.mp4", "out.mp4", exp, policy)
+        assert facts is not None and facts.n_video == 1, facts

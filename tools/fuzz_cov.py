@@ -11,8 +11,9 @@ package is imported under `atheris.instrument_imports`, so libFuzzer keeps
 the inputs that reach new branches of our code; each target starts from its
 seed corpus (`tests/fuzz_readers.py` seeds, the shipped fixtures), written
 into `DIR/NAME/` (a temporary directory by default), which the run grows.
-A Python exception escaping a target, a timeout (30 s an input) or an RSS
-over 3 GiB is a crash: libFuzzer writes the input to `DIR/crash-NAME-*`.
+Inputs are at most 64 KiB (128 KiB for media files, `MAX_LEN`). A Python
+exception escaping a target, a timeout (30 s an input) or an RSS over 3 GiB
+is a crash: libFuzzer writes the input to `DIR/crash-NAME-*`.
 Prints per target the inputs executed, the corpus size and the crashes,
 then the totals; exit 1 if any target crashed. Results: docs/testing.md.
 """
@@ -49,22 +50,28 @@ def targets() -> dict:
     return table
 
 
+#: libFuzzer's `-max_len` (bytes) where 64 KiB would cut the seeds: a real 5 s clip of the example bundle is 99 KB.
+MAX_LEN = {"media-metadata": 131072}
+
+
 def child(name: str, corpus: Path, seconds: int, artifacts: Path) -> None:
     """Fuzz one target under atheris until `seconds` pass (libFuzzer's `-max_total_time`); never returns."""
     import atheris
 
     with atheris.instrument_imports(include=["verifier"]):
         import verifier.cachefs  # noqa: F401 - imported here so that every reader the targets call is instrumented
+        import verifier.checks.coverage  # noqa: F401
         import verifier.claimtext  # noqa: F401
         import verifier.core  # noqa: F401
         import verifier.grammars  # noqa: F401
         import verifier.manifest  # noqa: F401
+        import verifier.media.demux  # noqa: F401
         import verifier.profiles  # noqa: F401
         import verifier.readers.rst_doc  # noqa: F401
         import verifier.trustroot  # noqa: F401
     function, _ = targets()[name]
     atheris.Setup([sys.argv[0], str(corpus), f"-max_total_time={seconds}", "-print_final_stats=1", "-timeout=30",
-                   "-rss_limit_mb=3072", "-max_len=65536", f"-artifact_prefix={artifacts}/crash-{name}-"], function)
+                   "-rss_limit_mb=3072", f"-max_len={MAX_LEN.get(name, 65536)}", f"-artifact_prefix={artifacts}/crash-{name}-"], function)
     atheris.Fuzz()
 
 

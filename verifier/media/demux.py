@@ -29,13 +29,16 @@ from typing import Any
 from verifier.bundle import open_regular
 from verifier.media.policy import Expectation, Policy
 
-__all__ = ["MAX_BOXES", "REORDER_WINDOW", "AudioFacts", "MediaFacts", "MediaUnreadable", "VideoFacts", "audio_span",
+__all__ = ["MAX_BOXES", "REORDER_WINDOW", "AudioFacts", "MediaFacts", "MediaUnreadable", "UNKNOWN_CODEC", "VideoFacts", "audio_span",
            "declared_mp4_samples", "open_media", "probe", "seconds", "video_span"]
 
 
 #: Packets held to put decode order back into presentation order. H.264 reorders at most 16
 #: frames (max_num_reorder_frames), so 32 is enough; memory stays constant in clip length.
 REORDER_WINDOW = 32
+
+#: The codec name of a stream whose codec FFmpeg has no decoder for (PyAV gives it no codec context).
+UNKNOWN_CODEC = "unknown"
 
 
 @dataclass
@@ -334,7 +337,9 @@ def open_media(path: Path, policy: Policy, max_samples: int | None = None) -> It
             raise MediaUnreadable(f"its sample tables declare {declared} samples, over the limit of {max_samples} "
                                   f"for the expected clip; not opened", code="work-limit")
         try:
-            container = av.open(handle, "r", io_open=_refuse_nested_open,
+            # metadata_errors: a tag not in UTF-8 (the container's or a stream's) would make PyAV raise
+            # UnicodeDecodeError while opening; no tag is read here, so it is decoded with replacement.
+            container = av.open(handle, "r", io_open=_refuse_nested_open, metadata_errors="replace",
                                 container_options={"format_whitelist": ",".join(policy.containers),
                                                    "protocol_whitelist": "file"})
         except av.FFmpegError as exc:
@@ -360,10 +365,10 @@ def _demux(container: Any, facts: MediaFacts, expectation: Expectation, policy: 
         chosen.append(s)
     if audios:
         s = audios[0]
-        cc = s.codec_context
-        facts.audio = AudioFacts(index=s.index, codec=_codec_name(s), profile=cc.profile, time_base=Fraction(s.time_base),
-                                 sample_rate=int(cc.sample_rate or 0), channels=int(cc.channels or 0),
-                                 header_frames=int(s.frames or 0))
+        cc = s.codec_context  # None for a codec FFmpeg cannot decode: no profile, rate or channels to report
+        facts.audio = AudioFacts(index=s.index, codec=_codec_name(s), profile=cc.profile if cc else None,
+                                 time_base=Fraction(s.time_base), sample_rate=int(cc.sample_rate or 0) if cc else 0,
+                                 channels=int(cc.channels or 0) if cc else 0, header_frames=int(s.frames or 0))
         chosen.append(s)
     if not chosen:
         return
@@ -433,6 +438,10 @@ def _audio_packet(a: AudioFacts, packet: Any) -> None:
 
 
 def _codec_name(stream: Any) -> str:
+    # PyAV gives no codec context to a stream whose codec id FFmpeg has no decoder for (an unknown
+    # Matroska CodecID, say): such a codec is on no gate's list, so "unknown" FAILs `codec-not-allowed`.
+    if stream.codec_context is None:
+        return UNKNOWN_CODEC
     codec = stream.codec_context.codec
     return str(getattr(codec, "canonical_name", None) or codec.name)
 
