@@ -210,3 +210,17 @@ def test_a_number_the_pattern_set_holds_is_counted_once_as_informational():
     (f,) = coverage(ctx)
     assert (f.code, f.observed, f.message) == ("covered", {"compared": 1, "informational": 1},
                                                "s.json: every stated number is accounted for (1 compared by a check, 1 declared informational)")
+
+
+def test_a_claim_document_named_outright_that_is_a_symlink_is_said_a_symlink_once():
+    """
+    Found through the `:144`/`:146` survivors: the gaps kept the last one per file, so a document named outright that is
+    a symbolic link was said twice when `optional` (the symlink gap, then again as the document's own gap) and, when not,
+    only as "not in the bundle" (the reader's `no-claim-document` gap for the name hid the symlink). Two globs meeting
+    one link say it once.
+    """
+    assert _cover({}, [{"file": "s.json", "optional": True}], links=("s.json",)) == [("UNVERIFIED", "symlink-not-followed", "s.json", None)]
+    assert _cover({}, [{"file": "s.json"}], links=("s.json",)) == [("UNVERIFIED", "symlink-not-followed", "s.json", None),
+                                                                    ("UNVERIFIED", "no-claim-document", "s.json", None)]
+    assert _cover({}, [{"file": "*.json", "optional": True}, {"file": "s.*", "optional": True}], links=("s.json",)) == [
+        ("UNVERIFIED", "symlink-not-followed", "s.json", None)]

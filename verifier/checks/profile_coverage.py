@@ -132,13 +132,14 @@ def coverage(ctx: Context) -> Iterator[Finding]:
     cid = "claims.coverage"
     seen = examined(ctx)
     model = evidence(ctx)
-    gaps = {u.where.file: u for u in model.unmapped if u.what == WHAT and u.where is not None}
+    met = [u for u in model.unmapped if u.what == WHAT and u.where is not None]
+    links = {u.where.file: u for u in met if u.code == "symlink-not-followed"}  # one per link, however many globs met it
+    gaps = {u.where.file: u for u in met if u.code != "symlink-not-followed"}  # no link: each is said first, once, and no gap of its name hides it
     stated = _by_file(model)
     member_names = _member_names(seen)  # the checks that examine places all ran before this one
     headings = {(site.location.file, site.location.pointer or "") for site in model.sites if site.role == "heading"}  # `readers.sites._heading_numbers`
-    for rel, gap in gaps.items():  # a claim document that is a symlink is in no file list below: said here
-        if gap.code == "symlink-not-followed":
-            yield _f(cid, Status.UNVERIFIED, gap.code, gap.why, path=rel)
+    for rel, gap in links.items():  # a claim document that is a symlink is in no file list below: said here
+        yield _f(cid, Status.UNVERIFIED, "symlink-not-followed", gap.why, path=rel)
     for doc in _profile(ctx)["claim_documents"]:
         files = files_matching(ctx, doc["file"])
         if not files and doc["file"] in gaps:
