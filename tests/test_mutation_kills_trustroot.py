@@ -553,3 +553,20 @@ def test_locate_judges_by_the_working_tree_or_by_the_named_commit(committed, tmp
     _git(bare, "commit", "-qm", "no trust root")
     none = locate(bare, ref="main", shipped=shipped)
     assert none.repository is None and none.ref["ref"] == "main" and none.changed == ()
+
+
+def test_a_git_failure_is_one_line_naming_gits_last_word(tmp_path):
+    """Kills `:135` `message[-1]` -> `message[+1]` (ReplaceUnaryOperator_USub_UAdd): git's one-line complaint is the message."""
+    from verifier.trustroot import GitCommit
+
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(UsageError) as caught:
+        GitCommit(tmp_path / "plain", "main")
+    assert str(caught.value) == f"--trust-ref main: fatal: not a git repository (or any of the parent directories): .git (in {tmp_path / 'plain'})"
+
+
+def test_a_profile_is_shared_only_by_name(trust_set):
+    """Kills `:460` the `*` of `TrustSet.profile` -> `/` (ReplaceBinaryOperator_Mul_Div): `shared` is keyword-only."""
+    assert trust_set.profile(profile_id="pyperf", shared=True)["id"] == "pyperf"
+    with pytest.raises(TypeError):
+        trust_set.profile("pyperf", True)  # type: ignore[misc]
