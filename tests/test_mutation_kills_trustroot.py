@@ -570,3 +570,17 @@ def test_a_profile_is_shared_only_by_name(trust_set):
     assert trust_set.profile(profile_id="pyperf", shared=True)["id"] == "pyperf"
     with pytest.raises(TypeError):
         trust_set.profile("pyperf", True)  # type: ignore[misc]
+
+
+def test_an_invalid_gate_is_reported_by_its_first_problem_in_a_stable_order():
+    """Kills `:385` `problems[0]` -> `problems[-1]` (NumberReplacer): of two problems, the first by text is named."""
+    gate = {**GATE, "version": "one", "description": 5}  # two problems: "'one' is not of type 'integer'" < "5 is not of type 'string'"
+    assert _refused(_source({"verify/gates/team-v1.json": gate})) == "verify/gates/team-v1.json (memory): invalid gate: 'one' is not of type 'integer'"
+
+
+def test_a_trust_set_takes_its_ref_and_changes_only_by_name():
+    """Kills `:420` the `*` of `TrustSet.__init__` -> `/` (ReplaceBinaryOperator_Mul_Div)."""
+    shipped = assets()
+    assert TrustSet(shipped=shipped, repository=None, ref={"ref": "main", "commit": "c"}).ref == {"ref": "main", "commit": "c"}
+    with pytest.raises(TypeError):
+        TrustSet(shipped, None, {"ref": "main", "commit": "c"})  # type: ignore[misc]
