@@ -147,8 +147,11 @@ def test_every_file_is_pinned_every_pin_exists_and_every_digest_matches():
                                     "a repository cannot override a shipped one, choose another id"),
     ("verify/schemas/gate.schema.json", "verify/schemas/gate.schema.json: schema id 'gate' is already shipped by verify; "
                                         "a repository cannot override a shipped one, choose another id"),
+    ("verify/schemas/receipt.schema.json", "verify/schemas/receipt.schema.json: schema id 'receipt' is already shipped by verify; "
+                                           "a repository cannot override a shipped one, choose another id"),
 ])
 def test_a_trusted_file_is_named_by_its_own_new_id(rel, message):
+    """Kills `:370` `k[len("schemas/"):-len(".schema.json")]` -> `:+len(...)` (ReplaceUnaryOperator_USub_UAdd): `receipt` is no 4-letter id."""
     doc = GATE if "/gates/" in rel else PROFILE if "/profiles/" in rel else SCHEMA
     assert _refused(_source({rel: doc})) == message
 
@@ -195,6 +198,11 @@ def test_scorer_weights_of_collects_each_named_and_digested_weight_once_with_its
 # --- read_config over a working tree -----------------------------------------------------------------------------------------------
 
 def test_no_config_is_none_and_an_empty_one_takes_every_default(tmp_path):
+    """Also kills `:172` `frozen=True` -> `False` of `Config` (ReplaceTrueWithFalse)."""
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        CONFIG.gates = "elsewhere"  # type: ignore[misc]
     assert read_config(WorkTree(tmp_path)) is None
     assert _config(tmp_path, "") == Config(file="verify.toml", gates="verify/gates", profiles="verify/profiles",
                                            schemas="verify/schemas", inventory="verify/inventory.json")
@@ -431,7 +439,7 @@ def committed(tmp_path: Path) -> Path:
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
     source = _source({"verify/gates/team-v1.json": GATE})
-    _write(repo, {**source.data, "verify.toml": b"", "verify/gates/__pycache__/x.pyc": b"\0", "README": b"x"})
+    _write(repo, {**source.data, "verify.toml": b"", "verify/gates/__pycache__/x.pyc": b"\0", "README": b"x", "notes\tof the team.txt": b"t"})
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "trust root")
     return repo
@@ -444,6 +452,7 @@ def test_a_commit_reads_its_trusted_files_and_names_itself(committed):
     head = _git(committed, "rev-parse", "HEAD").strip()
     assert commit.commit == head and commit.label == f"git main ({head[:12]})"
     assert commit.read("verify.toml") == b"" and commit.read("README") == b"x" and commit.read("absent") is None
+    assert commit.read("notes\tof the team.txt") == b"t"  # kills `:145` `split(b"\t", 1)` -> `2`: a name may hold a tab
     assert commit.files("verify/gates") == commit.files("verify/gates/") == ["verify/gates/team-v1.json"]
     assert commit.files("verify/gate") == [] and commit.files("verify") == ["verify/gates/team-v1.json", "verify/inventory.json"]
     for ref, message in [("-x", "--trust-ref '-x': not a git ref"), ("nope", f"--trust-ref nope: no such commit (in {committed})")]:
@@ -508,6 +517,7 @@ def test_changed_files_lists_each_trusted_file_the_working_tree_edits(committed)
     assert changed_files(committed, base, config) == ("verify/gates/team-v1.json",)
     _git(committed, "checkout", "-q", "--", ".")
     (committed / "verify.toml").write_text('inventory = "pins.json"\n')
+    assert changed_files(committed, base, config) == ("verify.toml",)  # kills `:570` AddNot, `:575` `is not None` -> `is`: unchanged
     (committed / "verify" / "inventory.json").unlink()
     (committed / "verify" / "inventory.json").symlink_to(committed / "README")  # out of the new config's sight, and a link
     assert changed_files(committed, base, config) == ("verify.toml", "verify/inventory.json")
@@ -543,3 +553,34 @@ def test_locate_judges_by_the_working_tree_or_by_the_named_commit(committed, tmp
     _git(bare, "commit", "-qm", "no trust root")
     none = locate(bare, ref="main", shipped=shipped)
     assert none.repository is None and none.ref["ref"] == "main" and none.changed == ()
+
+
+def test_a_git_failure_is_one_line_naming_gits_last_word(tmp_path):
+    """Kills `:135` `message[-1]` -> `message[+1]` (ReplaceUnaryOperator_USub_UAdd): git's one-line complaint is the message."""
+    from verifier.trustroot import GitCommit
+
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(UsageError) as caught:
+        GitCommit(tmp_path / "plain", "main")
+    assert str(caught.value) == f"--trust-ref main: fatal: not a git repository (or any of the parent directories): .git (in {tmp_path / 'plain'})"
+
+
+def test_a_profile_is_shared_only_by_name(trust_set):
+    """Kills `:460` the `*` of `TrustSet.profile` -> `/` (ReplaceBinaryOperator_Mul_Div): `shared` is keyword-only."""
+    assert trust_set.profile(profile_id="pyperf", shared=True)["id"] == "pyperf"
+    with pytest.raises(TypeError):
+        trust_set.profile("pyperf", True)  # type: ignore[misc]
+
+
+def test_an_invalid_gate_is_reported_by_its_first_problem_in_a_stable_order():
+    """Kills `:385` `problems[0]` -> `problems[-1]` (NumberReplacer): of two problems, the first by text is named."""
+    gate = {**GATE, "version": "one", "description": 5}  # two problems: "'one' is not of type 'integer'" < "5 is not of type 'string'"
+    assert _refused(_source({"verify/gates/team-v1.json": gate})) == "verify/gates/team-v1.json (memory): invalid gate: 'one' is not of type 'integer'"
+
+
+def test_a_trust_set_takes_its_ref_and_changes_only_by_name():
+    """Kills `:420` the `*` of `TrustSet.__init__` -> `/` (ReplaceBinaryOperator_Mul_Div)."""
+    shipped = assets()
+    assert TrustSet(shipped=shipped, repository=None, ref={"ref": "main", "commit": "c"}).ref == {"ref": "main", "commit": "c"}
+    with pytest.raises(TypeError):
+        TrustSet(shipped, None, {"ref": "main", "commit": "c"})  # type: ignore[misc]
