@@ -560,3 +560,18 @@ def test_a_plan_without_per_server_counts_states_none():
 
     found = {e.name: e.value for e in statements._plan_counts(Plan(arms={}, servers={}, per_server={}))}
     assert (found["plan.warmups_per_server"], found["plan.measured_per_server"], found["plan.warmups"]) == (0, 0, 0)
+
+
+def test_count_and_speedup_rules_per_server_or_arm_give_one_value_per_instance(tmp_path):
+    """`collect_all` `:114` and `:118` (`continue -> break`): a count rule per server and a speedup rule per arm give every instance."""
+    from bundlekit import asset_root, make_bundle
+
+    root = asset_root(tmp_path, {"kp-v1": {"plan": _KS_PLAN, "claims": [
+        {"claim": "count.measured", "statistic": "count", "of": "requests", "per": "server", "selection": {"phase": "measured"}},
+        {"claim": "speedup_x", "statistic": "speedup", "baseline": "baseline", "candidate": "candidate", "per": "arm", "unit": "x"}]}})
+    bundle = make_bundle(tmp_path / "b", "kp-v1", {"A1": ("baseline", [("measured", 10, "ok"), ("measured", 12, "ok")]),
+                                                   "B1": ("candidate", [("measured", 5, "ok"), ("measured", 7, "ok"), ("measured", 6, "ok")])}, {})
+    ctx, _ = _small_run(bundle, root, stated=False)
+    derived = [(e.name, e.value) for e in statements.collect_all(ctx)[0] if e.source == "derived"]
+    assert [n for n, _ in derived] == ["count.measured.A1", "count.measured.B1", "speedup_x.baseline", "speedup_x.candidate"]
+    assert [v for _, v in derived][:2] == [2, 3] and str(derived[2][1]).startswith("1.83333333333")
