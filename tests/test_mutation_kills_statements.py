@@ -247,10 +247,13 @@ def test_an_underivable_rule_adds_nothing_and_a_percentile_is_named_as_the_text_
 
 
 def test_a_scope_with_an_unusable_request_has_counts_but_no_fastest_or_slowest(tmp_path):
-    """`_receipt_values` `:182`: a scope holding a timed-out request gets its counts and no time values (`continue -> break`, `or -> and`)."""
+    """`_receipt_values` `:182`/`:183`: a scope holding a timed-out request gets its counts and no time values (`continue -> break`, `or -> and`)."""
     bundle, root = _small(tmp_path)
     ctx, _ = _small_run(bundle, root, stated=False)
-    names = [e.name for e in statements._receipt_values(campaign_of(ctx), set())]
+    values = statements._receipt_values(campaign_of(ctx), set())
+    names = [e.name for e in values]
+    # ordered by start time although a request failed (`:167` `row[4] -> row[5]`)
+    assert [e.derivation for e in values if e.name == "arm.candidate.all.first_s"] == ["first (by start time) of 2 elapsed seconds (arm candidate)"]
     timed = [f"{s}_s" for s in ("min", "max", "first", "last")]
     assert names == ["request.A1-m1.elapsed_s", "request.B1-m1.elapsed_s", "request.B1-m2.elapsed_s",
                      "all.all.count", "all.warmup.count", "all.measured.count",
@@ -371,3 +374,204 @@ def test_a_blocked_readme_that_cannot_be_read_is_counted_as_none(tmp_path, monke
 
     monkeypatch.setattr(Path, "read_bytes", read_bytes)
     assert statements.blocked_texts(SimpleNamespace(bundle=_ListedBundle(tmp_path, {"files": [{"path": "README"}]}))) == [("README", None)]
+
+
+def test_receipt_values_by_scope_and_phase_in_start_order_with_the_plans_arm(tmp_path):
+    """
+    `_receipt_values` on two servers with a warmup each, B1's measured requests swapped in the file and B1's warmup
+    receipt naming the wrong arm: values per scope (`:173` each index, `is`, `and`/`or`), the plan's arm wins
+    (`:159` `or -> and`), first/last by start time (`:162` `or -> and`, `:167`, `:168` `if ordered` flipped, `:186`),
+    counts the gate derives are not repeated (`:178`), each value keyed by its scope (`:177`) with its phase (`:166`).
+    """
+    from bundlekit import asset_root, make_bundle, read_lines, rehash, write_lines
+
+    root = asset_root(tmp_path, {"kr-v1": {"plan": {**_KS_PLAN, "warmups_per_server": 1},
+                                           "claims": [{"claim": "count.requests", "statistic": "count", "of": "requests"}]}})
+    bundle = make_bundle(tmp_path / "b", "kr-v1", {"A1": ("baseline", [("warmup", 20, "ok"), ("measured", 10, "ok"), ("measured", 12, "ok")]),
+                                                   "B1": ("candidate", [("warmup", 9, "ok"), ("measured", 5, "ok"), ("measured", 7, "ok")])},
+                         {"count.requests": 6})
+    rows = read_lines(bundle / "receipts.jsonl")
+    rows[4], rows[5] = rows[5], rows[4]  # B1-m2 before B1-m1 in the file
+    rows[3]["arm"] = "baseline"  # B1-w1 says baseline; the plan says B1 is a candidate server
+    write_lines(bundle / "receipts.jsonl", rows)
+    rehash(bundle)
+    ctx, _ = _small_run(bundle, root, stated=False)
+    evidence = statements._receipt_values(campaign_of(ctx), {("count", "all", None)})
+    got: dict[str, list[str]] = {}
+    for e in evidence:
+        scope, stat = e.name.rsplit(".", 1)
+        got.setdefault(scope, []).append(f"{stat}={e.value}")
+    assert {k: " ".join(v) for k, v in got.items()} == {
+        "request.A1-w1": "elapsed_s=20", "request.A1-m1": "elapsed_s=10", "request.A1-m2": "elapsed_s=12",
+        "request.B1-w1": "elapsed_s=9", "request.B1-m2": "elapsed_s=7", "request.B1-m1": "elapsed_s=5",
+        "all.all": "min_s=5 max_s=20 first_s=20 last_s=7",
+        "all.warmup": "count=2 min_s=9 max_s=20 first_s=20 last_s=9",
+        "all.measured": "count=4 min_s=5 max_s=12 first_s=10 last_s=7",
+        "arm.baseline.all": "count=3 min_s=10 max_s=20 first_s=20 last_s=12",
+        "arm.baseline.warmup": "count=1 min_s=20 max_s=20 first_s=20 last_s=20",
+        "arm.baseline.measured": "count=2 min_s=10 max_s=12 first_s=10 last_s=12",
+        "arm.candidate.all": "count=3 min_s=5 max_s=9 first_s=9 last_s=7",
+        "arm.candidate.warmup": "count=1 min_s=9 max_s=9 first_s=9 last_s=9",
+        "arm.candidate.measured": "count=2 min_s=5 max_s=7 first_s=5 last_s=7",
+        "server.A1.all": "count=3 min_s=10 max_s=20 first_s=20 last_s=12",
+        "server.A1.warmup": "count=1 min_s=20 max_s=20 first_s=20 last_s=20",
+        "server.A1.measured": "count=2 min_s=10 max_s=12 first_s=10 last_s=12",
+        "server.B1.all": "count=3 min_s=5 max_s=9 first_s=9 last_s=7",
+        "server.B1.warmup": "count=1 min_s=9 max_s=9 first_s=9 last_s=9",
+        "server.B1.measured": "count=2 min_s=5 max_s=7 first_s=5 last_s=7",
+    }
+    by_name = {e.name: e for e in evidence}
+    assert by_name["request.B1-w1.elapsed_s"].keys == frozenset({"B1-w1", "B1", "candidate"})
+    assert [(by_name[n].phase, by_name[n].level) for n in ("request.A1-w1.elapsed_s", "request.A1-m1.elapsed_s", "all.all.min_s")] == \
+        [("warmup", "request"), ("measured", "request"), (None, "all")]
+    assert by_name["all.warmup.count"].keys == frozenset() and by_name["arm.candidate.measured.first_s"].keys == frozenset({"candidate"})
+    assert by_name["server.B1.measured.first_s"].derivation == "first (by start time) of 2 elapsed seconds (server B1, measured)"
+    assert by_name["all.warmup.count"].derivation == "count of request receipts (all requests, warmup)"
+    assert by_name["arm.baseline.all.count"].derivation == "count of request receipts (arm baseline)"
+
+
+def test_the_example_counts_the_gate_derives_are_not_repeated_from_the_receipts(collected):
+    """`collect_all` `:113` (`level="all"` for a count rule without `per`, `not` deleted), `:134` `== "all"`, `:178`."""
+    by_name = collected[0]
+    assert [(n, by_name[n].level, by_name[n].phase) for n in ("count.requests", "count.measured_requests")] == \
+        [("count.requests", "all", None), ("count.measured_requests", "all", "measured")]
+    assert "all.all.count" not in by_name and "all.measured.count" not in by_name and by_name["all.warmup.count"].value == 8
+
+
+def test_recorded_scores_give_the_lowest_and_highest_by_value_naming_their_comparison():
+    """`_quality` `:254` (a missing score left out), `:258`/`:259` `v[1]` (by value, not by id), `:260`/`:262` each index."""
+    doc = {"format": "verify-quality-index", "format_version": 1, "scorers": {}, "comparisons": [
+        {"id": f"c{i}", "reference": f"media/a{i}.mp4", "candidate": f"media/b{i}.mp4", "scores": scores}
+        for i, scores in enumerate(({"ssim": 0.97, "lpips": 0.1}, {"ssim": 0.95, "lpips": None}, {"ssim": 0.99, "lpips": 0.3},
+                                    {"ssim": 0.98, "lpips": 0.2}), start=1)]}
+    ctx = SimpleNamespace(data={"evidence": from_documents({"quality": doc}, manifest=None, names={})}, gate_id="g-v1")
+    found = [(e.name, e.value, e.statistic, e.derivation) for e in statements._quality(ctx, {"quality": {"thresholds": {}, "required_scores": []}})]
+    assert found == [
+        ("quality.ssim.min", Decimal("0.95"), "min", "lowest recorded ssim (c2 of 4)"),
+        ("quality.ssim.max", Decimal("0.99"), "max", "highest recorded ssim (c3 of 4)"),
+        *[(f"quality.ssim.c{i}", Decimal(v), None, f"ssim of comparison c{i}") for i, v in ((1, "0.97"), (2, "0.95"), (3, "0.99"), (4, "0.98"))],
+        ("quality.lpips.min", Decimal("0.1"), "min", "lowest recorded lpips (c1 of 3)"),
+        ("quality.lpips.max", Decimal("0.3"), "max", "highest recorded lpips (c3 of 3)"),
+        *[(f"quality.lpips.c{i}", Decimal(v), None, f"lpips of comparison c{i}") for i, v in ((1, "0.1"), (3, "0.3"), (4, "0.2"))],
+    ]
+
+
+def test_plan_duration_channels_and_timeouts_are_evidence():
+    """`_plan_counts` `:217`/`:218` (frames / fps, exactly), `:222` channels only when stated, `:226` a timeout's unit from `_s`."""
+    plan = {"arms": [{"id": "a"}], "servers": [{"id": "s", "arm": "a"}], "warmups_per_server": 1, "measured_per_server": 2,
+            "expected_output": {"frames": 25, "fps": "10", "channels": 2}, "timeouts": {"request_s": 600, "retries": 3}}
+    found = {e.name: (e.value, e.unit) for e in statements._plan_counts(from_documents({"plan": plan}, manifest=None, names={}).plan)}
+    assert found["plan.expected_output.duration_s"] == (Decimal("2.5"), "s") and found["plan.expected_output.channels"] == (Decimal(2), None)
+    assert found["plan.timeouts.request_s"] == (Decimal(600), "s") and found["plan.timeouts.retries"] == (Decimal(3), None)
+    del plan["expected_output"]["channels"]
+    found = {e.name for e in statements._plan_counts(from_documents({"plan": plan}, manifest=None, names={}).plan)}
+    assert "plan.expected_output.channels" not in found and "plan.expected_output.frames" in found
+
+
+def test_a_finding_with_a_derived_value_carries_it_the_delta_and_the_tolerance():
+    """`_finding` `:330` `is not -> is`, `:332` `- -> +`, `:338` (expected)."""
+    q = SimpleNamespace(where=lambda: "README.md:1:1", stated="3 s", sentence="It took 3 s.", source="README.md", line=1, column=9,
+                        value=Decimal(3))
+    o = SimpleNamespace(quantity=q, status="FAIL", code="claim-mismatch", evidence="e", formula="f", derived=Decimal("2.5"),
+                        tolerance=Decimal("0.05"), extra={"note": "n"}, message="states 3 s")
+    f = statements._finding(o, "README.md")
+    assert (f.status, f.expected, f.message) == ("FAIL", "2.5", 'README.md:1:1: states 3 s. Sentence: "It took 3 s."')
+    assert {k: f.observed[k] for k in ("claimed", "derived", "delta", "tolerance", "note", "column")} == \
+        {"claimed": "3", "derived": "2.5", "delta": "0.5", "tolerance": "0.05", "note": "n", "column": 9}
+
+
+def test_claim_texts_are_cut_at_the_byte_limit_in_utf8_bytes(tmp_path, monkeypatch):
+    """
+    `texts` with the limit at 12 bytes: a headline of 4 emoji (16 bytes, 4 characters) is too large (`:275` `4 -> 3`,
+    `* -> /`, the condition negated), 12 ASCII bytes are not (`:276` `<= -> <`); a root README of 12 bytes is read,
+    one of 13 is too large and the next file is still read (`:281` `> -> >=`, `:283` `continue -> break`), one not
+    UTF-8 names its first bad byte (`:286` the `except` clause replaced).
+    """
+    monkeypatch.setattr(statements, "MAX_TEXT_BYTES", 12)
+    files = {"README.md": b"1 s and 2 s.", "RESULTS.md": b"1 s and 2 s!!", "results.txt": b"ok \xff"}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    claims = {"headline": "\U0001f600" * 4, "notes": "twelve bytes", "claims": [{"id": "c", "text": "thirteen byte"}]}
+    ctx = Context(subject=tmp_path, assets=None, bundle=_FakeBundle(tmp_path, list(files), claims), options={},
+                  data={"evidence": from_documents({"claims": claims}, manifest=None, names={})})
+    assert statements.texts(ctx) == [
+        ("claims.json#/headline", "claims.json", "\x00too-large:16"), ("claims.json#/notes", "claims.json", "twelve bytes"),
+        ("claims.json#/claims/0/text", "claims.json", "\x00too-large:13"),
+        ("README.md", "README.md", "1 s and 2 s."), ("RESULTS.md", "RESULTS.md", "\x00too-large:13"), ("results.txt", "results.txt", "\x00not-utf8:3")]
+
+
+def test_each_refused_claim_text_is_one_finding_and_the_next_text_is_still_read(tmp_path, monkeypatch):
+    """
+    `stated`: a README over 4 MiB (`:371` the byte count and `2**20`), a RESULTS.md over the number limit (here 3:
+    `:376` `> -> >=` at 3), a results.txt not UTF-8 (`:366` its offset), each followed by the next text (`:368`,
+    `:373`, `:380` `continue -> break`); a text parsed now is not marked as read from the cache (`:383`).
+    """
+    from bundlekit import rehash
+
+    monkeypatch.setattr(statements, "MAX_QUANTITIES", 3)
+    bundle, root = _small(tmp_path)
+    (bundle / "README.md").write_bytes(b"x" * (4 * 2**20 + 1))
+    (bundle / "RESULTS.md").write_text("1 s, 2 s, 3 s and 4 s.")
+    (bundle / "Results.txt").write_text("There are 2 servers, 1 per arm, 2 arms.")  # exactly 3 numbers: read
+    (bundle / "results.txt").write_bytes(b"ok \xff")
+    rehash(bundle)
+    ctx = Context(subject=bundle, assets=assets(root), bundle=Bundle(root=bundle), options={"claims_text": ("pr.md", "We ran 2 servers.")})
+    findings, _ = run_pipeline((*PIPELINE, statements.stated), ctx)
+    found = [(f.status.value, f.code, f.path, f.message if not f.code.startswith(("plan", "bound")) else f.observed["stated"], f.cached)
+             for f in findings if f.check == "claims.stated"]
+    assert found == [
+        ("UNVERIFIED", "claim-text-too-large", "README.md",
+         "README.md is 4194305 bytes, more than the 4 MiB a claim text may hold; none of its numbers is checked", None),
+        ("UNVERIFIED", "claim-text-too-long", "RESULTS.md", "RESULTS.md states more than the 3 numbers a claim text may state; none is checked", None),
+        ("PASS", "plan-count", "Results.txt", "2", None), ("PASS", "plan-count", "Results.txt", "1", None),
+        ("PASS", "plan-count", "Results.txt", "2", None),
+        ("FAIL", "claim-text-not-utf8", "results.txt", "results.txt is not UTF-8 (first bad byte at offset 3), so its claims cannot be read", None),
+        ("PASS", "plan-count", None, "2", None),
+    ]
+
+
+def test_two_baseline_arms_form_no_pair_and_a_request_id_never_shadows_an_arm(tmp_path):
+    """
+    `collect_all` `:130` (`and -> or`: a statistic of two baseline arms has no candidate to pair with) and `:136`
+    (`and -> or`: a request whose id is already a key, here the arm id `baseline`, keeps the arm's meaning).
+    """
+    from bundlekit import asset_root, edit_json, make_bundle, read_lines, rehash, write_lines
+
+    root = asset_root(tmp_path, {"ka-v1": {"plan": {**_KS_PLAN, "measured_per_server": 1}, "claims": [
+        {"claim": "arm_mean_s", "statistic": "mean_of_server_means", "per": "arm", "selection": {"phase": "measured"}, "unit": "s"}]}})
+    arms = [{"id": "baseline", "label": "A", "role": "baseline", "revision": "r1"}, {"id": "candidate", "label": "B", "role": "baseline", "revision": "r2"}]
+    bundle = make_bundle(tmp_path / "b", "ka-v1", {"A1": ("baseline", [("measured", 10, "ok")]), "B1": ("candidate", [("measured", 5, "ok")])}, {},
+                         plan_extra={"arms": arms})
+    edit_json(bundle / "plan.json", lambda d: d["requests"][0].update(id="baseline"))
+    rows = read_lines(bundle / "receipts.jsonl")
+    rows[0]["request_id"] = "baseline"
+    write_lines(bundle / "receipts.jsonl", rows)
+    rehash(bundle)
+    ctx, _ = _small_run(bundle, root, stated=False)
+    evidence, pairs, keys, levels = statements.collect_all(ctx)
+    assert [e.name for e in evidence if e.source == "derived"] == ["arm_mean_s.baseline", "arm_mean_s.candidate"] and pairs == []
+    assert keys == {"baseline": "candidate", "candidate": "candidate", "A1": "A1", "B1": "B1", "B1-m1": "B1-m1"}
+    assert levels == {"baseline": "arm", "candidate": "arm", "A1": "server", "B1": "server", "B1-m1": "request"}
+
+
+def test_a_plan_without_per_server_counts_states_none():
+    """`_plan_counts` `:195`: a plan whose reader gives no per-server counts has 0 warmups and 0 measured requests per server."""
+    from verifier.evidence import Plan
+
+    found = {e.name: e.value for e in statements._plan_counts(Plan(arms={}, servers={}, per_server={}))}
+    assert (found["plan.warmups_per_server"], found["plan.measured_per_server"], found["plan.warmups"]) == (0, 0, 0)
+
+
+def test_count_and_speedup_rules_per_server_or_arm_give_one_value_per_instance(tmp_path):
+    """`collect_all` `:114` and `:118` (`continue -> break`): a count rule per server and a speedup rule per arm give every instance."""
+    from bundlekit import asset_root, make_bundle
+
+    root = asset_root(tmp_path, {"kp-v1": {"plan": _KS_PLAN, "claims": [
+        {"claim": "count.measured", "statistic": "count", "of": "requests", "per": "server", "selection": {"phase": "measured"}},
+        {"claim": "speedup_x", "statistic": "speedup", "baseline": "baseline", "candidate": "candidate", "per": "arm", "unit": "x"}]}})
+    bundle = make_bundle(tmp_path / "b", "kp-v1", {"A1": ("baseline", [("measured", 10, "ok"), ("measured", 12, "ok")]),
+                                                   "B1": ("candidate", [("measured", 5, "ok"), ("measured", 7, "ok"), ("measured", 6, "ok")])}, {})
+    ctx, _ = _small_run(bundle, root, stated=False)
+    derived = [(e.name, e.value) for e in statements.collect_all(ctx)[0] if e.source == "derived"]
+    assert [n for n, _ in derived] == ["count.measured.A1", "count.measured.B1", "speedup_x.baseline", "speedup_x.candidate"]
+    assert [v for _, v in derived][:2] == [2, 3] and str(derived[2][1]).startswith("1.83333333333")
