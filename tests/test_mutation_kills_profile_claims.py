@@ -587,3 +587,13 @@ def test_a_stated_factor_counts_as_examined_and_a_dead_arm_is_judged_within_the_
     rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured"}, "per": [], "baseline": "a", "candidate": "c",
             "at": {"file": "s.json", "pointer": "/x"}}
     assert _dead_arms(rule, records) == {"c": "'a', 'c'"}  # c has only a warmup receipt: none in the rule's selection
+
+
+def test_an_instance_judged_early_leaves_the_next_instances_judged(tmp_path):
+    """Kills the `continue` after an underivable instance (:209) and after another value's unit-mismatch (:253) turned into `break`."""
+    sd = {**SKIP, "unstated": "fail", "statistic": "sd"}
+    found = _claim_findings(_run(tmp_path / "sd", {"mean": {"a": 1, "b": "1.41"}}, [sd], runs={"runs/a.csv": "s\n2\n", "runs/b.csv": "s\n1\n3\n"}))
+    assert [f[:4] for f in found] == [("UNVERIFIED", "empty-selection", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
+    first = {**SKIP, "unstated": "fail", "statistic": "first", "value": "latency"}
+    report = _run(tmp_path / "first", {"mean": {"a": 7, "b": 1}}, [first], runs=TWO_RUNS, receipts=TWO_VALUES)
+    assert [f[:4] for f in _claim_findings(report)] == [("FAIL", "unit-mismatch", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
