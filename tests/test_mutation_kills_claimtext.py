@@ -275,3 +275,24 @@ def test_a_quantity_is_immutable_and_hashable_and_starts_at_index_zero():
     assert len({q, dataclasses.replace(q)}) == 1
     bare = ct.Quantity(value=Decimal(7), number="7", unit="s", phrase=None, before="", after="", noun="", sentence="7 s", source="t", line=1, column=1)
     assert (bare.index, bare.start, bare.role, bare.partner, bare.informational, bare.context, bare.tail) == (0, 0, None, None, None, "", "")
+
+
+def test_more_boundaries_of_units_identifiers_tables_and_positions():
+    """
+    Kills, in `_unit_after`, the first word of a two-word candidate (`not` added); `len(word) < 7` -> `< 6` of an exponent word;
+    the table header unit only for a cell stating none (`and` -> `or`); `_pair`'s `continue` after a pair with no arrow (-> `break`);
+    the clause bound `+ 240` -> `+ 239`; `_column`'s fallback `within - 8` -> `- 9`; a tag right after a one-character piece
+    (`[-1:]` -> `[+1:]`); the piece offset `s + at` (-> `-`) on a later line; the cut at a newline or tab right after the last cut
+    (`start + 1` -> `+ 2`).
+    """
+    assert [(q.number, q.unit) for q in extract("3 tokens / foo and 4 GB of", "t")] == [("3", "tokens"), ("4", "GB")]
+    assert [(q.number, q.informational, str(q.value)) for q in extract("A 12e456 here", "t")] == [("12e456", None, "1.2E+457")]
+    assert [(q.number, q.unit, q.context) for q in extract("| A | Mean (s) |\n|---|---|\n| x | 5 ms |\n", "t")] == [("5", "ms", "x | Mean (s)")]
+    assert [(q.number, q.role) for q in extract("took 5 s and 6 s -> 7 s", "t")] == [("5", None), ("6", "from"), ("7", "to")]
+    assert [q.tail for q in extract("Got 3 " + "a" * 238 + ", b", "t")] == ["a" * 238]  # the comma 239 characters on ends the clause
+    assert ct._column(["x7ab7b"], 1, "7", "", 10, []) == 5
+    assert [q.number for q in extract("5<b>6</b> s", "t")] == ["5", "6"]
+    assert [(q.number, q.line, q.column) for q in extract(("w " * 1000 + "\n") * 3 + "5 s", "t")] == [("5", 4, 1)]
+    for sep in "\n\t":
+        s = "a" * 4095 + " " + sep + "b" * 5000 + " c"
+        assert [(o, len(p)) for o, p in ct._pieces(s)] == [(0, 4095), (4095, 1), (4096, 5001), (9097, 2)]
