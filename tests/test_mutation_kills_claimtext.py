@@ -296,3 +296,4 @@ def test_more_boundaries_of_units_identifiers_tables_and_positions():
     for sep in "\n\t":
         s = "a" * 4095 + " " + sep + "b" * 5000 + " c"
         assert [(o, len(p)) for o, p in ct._pieces(s)] == [(0, 4095), (4095, 1), (4096, 5001), (9097, 2)]
+    assert [(q.number, str(q.value)) for q in extract("-0.5 s and \u22120.5 s and -2 s", "t")] == [("-0.5", "-0.5"), ("-0.5", "-0.5"), ("-2", "-2")]  # a sign under 1

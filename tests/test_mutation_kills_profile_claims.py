@@ -399,6 +399,8 @@ def test_instances_writing_a_no_number_text_are_counted_in_one_finding(tmp_path)
     assert [f[:2] for f in five] == [("PASS", "derived"), ("UNVERIFIED", "claim-unstated")]
     assert five[1][4].endswith("(they write '-': a text of the no-number set, `NO_NUMBER` and the profile's `no_number`), so they are not claimed: "
                                "m[arm=a], m[arm=b], m[arm=c], m[arm=d], m[arm=e]")
+    six = _claim_findings(_run(tmp_path / "six", {"mean": {c: "-" for c in "abcdef"}}, [rule], runs=_arms("abcdef")))
+    assert six[0][4].endswith("so they are not claimed: m[arm=a], m[arm=b], m[arm=c], m[arm=d], m[arm=e] and 1 more")
     said = {"mean": {"a": "N/A (OOM at 64)", "b": 2}}
     classed = _claim_findings(_run(tmp_path / "na", said, [rule], runs=_arms("ab"), informational={"classes": ["not-applicable"]}))
     assert [f[:2] for f in classed] == [("PASS", "derived"), ("UNVERIFIED", "claim-unstated")] and "'N/A (OOM at 64)'" in classed[1][4]
