@@ -297,3 +297,8 @@ def test_more_boundaries_of_units_identifiers_tables_and_positions():
         s = "a" * 4095 + " " + sep + "b" * 5000 + " c"
         assert [(o, len(p)) for o, p in ct._pieces(s)] == [(0, 4095), (4095, 1), (4096, 5001), (9097, 2)]
     assert [(q.number, str(q.value)) for q in extract("-0.5 s and \u22120.5 s and -2 s", "t")] == [("-0.5", "-0.5"), ("-0.5", "-0.5"), ("-2", "-2")]  # a sign under 1
+    assert ct._column(["7 abcdef 7"], 1, "7", "", 9, []) == 10 and ct._column([" 7 abcdefg 7"], 1, "7", "", 9, []) == 2  # the line starts at 0
+    assert ct._column(["x", "7" + " x" * 10 + " 7"], 2, "7", "", 21, [21]) == 1  # a number right at a line start: that line's start
+    assert [(q.number, q.line, q.column) for q in extract("a" * 20 + "\n7" + " x" * 10 + " 7", "t")] == [("7", 2, 1), ("7", 2, 23)]
+    assert [(q.number, q.informational) for q in extract("took 1e2 s then 1234567abc", "t")] == [("1e2", None), ("1234567abc", "commit")]  # words after it
+    assert [q.number for q in extract("a `c`5<b>6</b>", "t")] == ["5", "6"]  # the last piece before the tag, not the first

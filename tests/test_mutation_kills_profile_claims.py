@@ -646,3 +646,18 @@ def test_a_receipt_lacking_another_value_is_no_unit_mismatch_and_a_templated_arm
             "at": {"file": "s.json", "pointer": "/{model}"}}
     records = [_rec("a", "2", "m1"), _rec("m1", "1", "m2"), _rec("a", "2", "m2"), _rec("m2", "1", "m2")]  # arm m1 only in model m2
     assert _dead_arms(rule, records) == {"m1": "'a', 'm1', 'm2'"}
+
+
+def test_an_optional_claim_document_present_as_a_symbolic_link_is_not_absent(tmp_path):
+    """Kills `_absent_optional_documents`' `u.where is not None` (-> `is`: a linked document taken for absent, its claims dropped)."""
+    import os
+
+    bundle = write_tree(tmp_path / "run", {**RUNS, "summary.json": json.dumps({"mean": 3}), "elsewhere/opt.json": '{"mean": 3}'})
+    os.symlink("elsewhere/opt.json", bundle / "opt.json")
+    doc = {"id": "run", "version": 1, "description": "kill tests", "detect": {"files": ["summary.json"]}, "manifest": {"kind": "none", "reason": "no digests"},
+           "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv", "name": "runs/{arm}.csv",
+                                 "fields": {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}},
+           "claims": [{**_claim("o", "/mean"), "at": {"file": "opt.json", "pointer": "/mean"}}, _claim("m", "/mean")],
+           "claim_documents": [{"file": "opt.json", "optional": True}]}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
+    assert [f[:3] for f in _claim_findings(report)] == [("UNVERIFIED", "claim-unreadable", "opt.json"), ("PASS", "derived", "summary.json")]
