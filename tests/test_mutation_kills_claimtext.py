@@ -77,6 +77,10 @@ def test_numbers_in_exponent_notation_are_read_as_their_value():
     assert _rows("Took 1234e56 s.") == [("1234e56", "1.234E+59", "s", None, None, None, None, 1, 6)]  # a unit after it: a number
     assert _rows("Took 1e99999 here.") == [("1e99999", "1E+1000", None, None, None, None, None, 1, 6)]  # `1e` starts it: a number
     assert _rows("Took 12e4567 here.")[0][4] == "commit"
+    assert _rows("Id 1234e56" + " " * 63 + "s")[0][2:5] == ("s", None, None) and _rows("Id 1234e56" + " " * 64 + "s")[0][2:5] == (None, None, "commit")  # 64 characters on
+    assert [(q.number, q.informational) for q in extract("a" + " " * 11 + "1-2 s", "t")] == [("1", None), ("2", "identifier")]  # a letter 12 characters before
+    assert [(q.number, q.unit, q.informational) for q in extract("a" + " " * 12 + "1-2 s", "t")] == [("1", None, None), ("2", "s", None)]
+    assert [(q.number, q.informational) for q in extract("9 b-4 s", "t")] == [("9", None), ("4", "identifier")]  # the letter the hyphen follows
     assert [(q.number, q.unit, q.informational) for q in extract("took 8GB of memory and 5pct", "t")] == [("8", "GB", None), ("5", "%", None)]  # a registry unit glued on
     assert [(q.number, q.unit, q.informational) for q in extract("took 1.5abc and 2.5ms and 3.5 abc", "t")] == [
         ("1.5", None, "identifier"), ("2.5", "ms", None), ("3.5", None, None)]  # digits glued to letters that are no unit
@@ -94,6 +98,7 @@ def test_units_written_after_a_number():
     assert [(q.number, q.unit) for q in extract("3 \u00d7; 4 x; 5 xl; 6 sec; 7 percent; 8 GB; 9 s/it; 10 X; 11X; 12x2; 13 pct; 14 ms-ish", "t")] == [
         ("3", "x"), ("4", "x"), ("5", None), ("6", "s"), ("7", "%"), ("8", "GB"), ("9", "s/it"), ("10", "x"), ("11", "x"), ("12x2", None), ("13", "%"),
         ("14", "ms")]
+    assert [(q.number, q.unit) for q in extract("5 % per run, 3 x\u00b5s, 3 X\u00b5s", "t")] == [("5", "%"), ("3", None), ("3", None)]  # x glued to letters: no unit
     assert ct._unit_after(" Seconds later") == ("s", 8) and ct._unit_after("-ms run") == ("ms", 3) and ct._unit_after(" count") == (None, 0)
     assert ct._unit_after(" tokens per second") == ("tokens per second", 18) and ct._unit_after(" score") == (None, 0)
     assert ct._unit_after(" GB of memory") == ("GB", 3) and ct._unit_after("") == (None, 0) and ct._unit_after(" x") == ("x", 2)
@@ -117,6 +122,7 @@ def test_arrows_pair_two_numbers_of_compatible_units():
         ("5", "s", None, None), ("6", "s", None, None), ("3", "s", "from", 9), ("4", "s", "to", 8), ("1", "x", "from", 11), ("2", "x", "to", 10)]
     assert [(q.number, q.unit, q.role) for q in extract("From 3 ms to 4 s and 5 to 6.", "t")] == [("3", "ms", "from"), ("4", "s", "to"), ("5", None, None), ("6", None, None)]
     assert [(q.number, q.role) for q in extract("on 2026-01-02 -> 5 s then 6 tokens/s -> 7 ms", "t")] == [("2026-01-02", None), ("5", None), ("6", None), ("7", None)]
+    assert [(q.number, q.role) for q in extract("PR 7 -> 5 s and 5 s -> 10:30 today", "t")] == [("7", None), ("5", None), ("5", None), ("10:30", None)]  # an identifier at either end
     assert [(q.number, q.unit, q.role) for q in extract("3 s -> 4 and 5 -> 6 s", "t")] == [("3", "s", "from"), ("4", None, "to"), ("5", "s", "from"), ("6", "s", "to")]
     assert [(q.number, q.role) for q in extract("3 foo -> 4 s", "t")] == [("3", None), ("4", None)]  # words between: no arrow
 
@@ -170,6 +176,8 @@ def test_sentences_and_pieces_of_an_overlong_sentence():
     assert [(o, len(p)) for o, p in ct._pieces("a" * 5000)] == [(0, 5000), (5000, 0)]
     for sep in " \n\t":
         assert [(o, len(p)) for o, p in ct._pieces(f"abc{sep}" * 1100)] == [(0, 4095), (4095, 305)]
+    s = "a" * 100 + " " + "b" * 3995 + " " + "c" * 99  # after the first cut, exactly MAX_SENTENCE_CHARS left: one piece
+    assert [(o, len(p)) for o, p in ct._pieces(s)] == [(0, 100), (100, 4096)]
     assert [(o, len(p)) for o, p in ct._pieces("ab\ncd " * 700)][0] == (0, 4094)  # the last of blank and newline before the cut
     s = "w " * 2047 + "5 s"
     assert [(q.number, q.start, len(q.sentence)) for q in extract(s, "t")] == [("5", 4094, 4095)]
@@ -239,6 +247,7 @@ def test_a_warm_cache_gives_the_segments_of_an_earlier_run():
 def test_columns_of_a_number_on_its_source_line():
     """Kills `_column`: `1 <= line <= len(lines)`, the line start (`s <= absolute`), `within - 8`, the fallback `find` and its `>= 0`."""
     assert ct._column(["abc"], 2, "5", "", 0, []) == 1 and ct._column(["abc"], 0, "5", "", 0, []) == 1
+    assert ct._column(["787"], 1, "7", "", 0, []) == 1 and ct._column(["x7a7b"], 1, "7", "", 9, []) == 2  # the fallback find, 8 characters back
     assert ct._column(["abc"], 1, "7", "", 0, []) == 1  # on the line, but not found there at all
     assert ct._column(["a5b"], 1, "5", "", 0, []) == 2 and ct._column(["A2 2"], 1, "2", "", 3, []) == 4
     assert ct._column(["x", "ab 7"], 2, "7", "x\nab 7", 5, [2]) == 4
@@ -254,3 +263,42 @@ def test_quantity_shows_its_number_its_words_and_its_place():
     assert extract("It took 7 here", "t.md")[0].stated == "7"
     assert extract("Took 7 times", "t.md")[0].stated == "7 x"
     assert Decimal(extract("a 1,234.5 s", "t")[0].value) == Decimal("1234.5") and extract("a 1,234.5 s", "t")[0].number == "1,234.5"
+
+
+def test_a_quantity_is_immutable_and_hashable_and_starts_at_index_zero():
+    """Kills `@dataclass(frozen=True)` -> `frozen=False` (assignable, unhashable) and the `index`/`start` defaults (`0` -> `1`)."""
+    import dataclasses
+
+    q = extract("It took 7 s", "t.md")[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        q.value = Decimal(8)  # type: ignore[misc]
+    assert len({q, dataclasses.replace(q)}) == 1
+    bare = ct.Quantity(value=Decimal(7), number="7", unit="s", phrase=None, before="", after="", noun="", sentence="7 s", source="t", line=1, column=1)
+    assert (bare.index, bare.start, bare.role, bare.partner, bare.informational, bare.context, bare.tail) == (0, 0, None, None, None, "", "")
+
+
+def test_more_boundaries_of_units_identifiers_tables_and_positions():
+    """
+    Kills, in `_unit_after`, the first word of a two-word candidate (`not` added); `len(word) < 7` -> `< 6` of an exponent word;
+    the table header unit only for a cell stating none (`and` -> `or`); `_pair`'s `continue` after a pair with no arrow (-> `break`);
+    the clause bound `+ 240` -> `+ 239`; `_column`'s fallback `within - 8` -> `- 9`; a tag right after a one-character piece
+    (`[-1:]` -> `[+1:]`); the piece offset `s + at` (-> `-`) on a later line; the cut at a newline or tab right after the last cut
+    (`start + 1` -> `+ 2`).
+    """
+    assert [(q.number, q.unit) for q in extract("3 tokens / foo and 4 GB of", "t")] == [("3", "tokens"), ("4", "GB")]
+    assert [(q.number, q.informational, str(q.value)) for q in extract("A 12e456 here", "t")] == [("12e456", None, "1.2E+457")]
+    assert [(q.number, q.unit, q.context) for q in extract("| A | Mean (s) |\n|---|---|\n| x | 5 ms |\n", "t")] == [("5", "ms", "x | Mean (s)")]
+    assert [(q.number, q.role) for q in extract("took 5 s and 6 s -> 7 s", "t")] == [("5", None), ("6", "from"), ("7", "to")]
+    assert [q.tail for q in extract("Got 3 " + "a" * 238 + ", b", "t")] == ["a" * 238]  # the comma 239 characters on ends the clause
+    assert ct._column(["x7ab7b"], 1, "7", "", 10, []) == 5
+    assert [q.number for q in extract("5<b>6</b> s", "t")] == ["5", "6"]
+    assert [(q.number, q.line, q.column) for q in extract(("w " * 1000 + "\n") * 3 + "5 s", "t")] == [("5", 4, 1)]
+    for sep in "\n\t":
+        s = "a" * 4095 + " " + sep + "b" * 5000 + " c"
+        assert [(o, len(p)) for o, p in ct._pieces(s)] == [(0, 4095), (4095, 1), (4096, 5001), (9097, 2)]
+    assert [(q.number, str(q.value)) for q in extract("-0.5 s and \u22120.5 s and -2 s", "t")] == [("-0.5", "-0.5"), ("-0.5", "-0.5"), ("-2", "-2")]  # a sign under 1
+    assert ct._column(["7 abcdef 7"], 1, "7", "", 9, []) == 10 and ct._column([" 7 abcdefg 7"], 1, "7", "", 9, []) == 2  # the line starts at 0
+    assert ct._column(["x", "7" + " x" * 10 + " 7"], 2, "7", "", 21, [21]) == 1  # a number right at a line start: that line's start
+    assert [(q.number, q.line, q.column) for q in extract("a" * 20 + "\n7" + " x" * 10 + " 7", "t")] == [("7", 2, 1), ("7", 2, 23)]
+    assert [(q.number, q.informational) for q in extract("took 1e2 s then 1234567abc", "t")] == [("1e2", None), ("1234567abc", "commit")]  # words after it
+    assert [q.number for q in extract("a `c`5<b>6</b>", "t")] == ["5", "6"]  # the last piece before the tag, not the first

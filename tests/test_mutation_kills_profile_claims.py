@@ -399,6 +399,8 @@ def test_instances_writing_a_no_number_text_are_counted_in_one_finding(tmp_path)
     assert [f[:2] for f in five] == [("PASS", "derived"), ("UNVERIFIED", "claim-unstated")]
     assert five[1][4].endswith("(they write '-': a text of the no-number set, `NO_NUMBER` and the profile's `no_number`), so they are not claimed: "
                                "m[arm=a], m[arm=b], m[arm=c], m[arm=d], m[arm=e]")
+    six = _claim_findings(_run(tmp_path / "six", {"mean": {c: "-" for c in "abcdef"}}, [rule], runs=_arms("abcdef")))
+    assert six[0][4].endswith("so they are not claimed: m[arm=a], m[arm=b], m[arm=c], m[arm=d], m[arm=e] and 1 more")
     said = {"mean": {"a": "N/A (OOM at 64)", "b": 2}}
     classed = _claim_findings(_run(tmp_path / "na", said, [rule], runs=_arms("ab"), informational={"classes": ["not-applicable"]}))
     assert [f[:2] for f in classed] == [("PASS", "derived"), ("UNVERIFIED", "claim-unstated")] and "'N/A (OOM at 64)'" in classed[1][4]
@@ -587,3 +589,75 @@ def test_a_stated_factor_counts_as_examined_and_a_dead_arm_is_judged_within_the_
     rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured"}, "per": [], "baseline": "a", "candidate": "c",
             "at": {"file": "s.json", "pointer": "/x"}}
     assert _dead_arms(rule, records) == {"c": "'a', 'c'"}  # c has only a warmup receipt: none in the rule's selection
+
+
+def test_an_instance_judged_early_leaves_the_next_instances_judged(tmp_path):
+    """Kills the `continue` after an underivable instance (:209) and after another value's unit-mismatch (:253) turned into `break`."""
+    sd = {**SKIP, "unstated": "fail", "statistic": "sd"}
+    found = _claim_findings(_run(tmp_path / "sd", {"mean": {"a": 1, "b": "1.41"}}, [sd], runs={"runs/a.csv": "s\n2\n", "runs/b.csv": "s\n1\n3\n"}))
+    assert [f[:4] for f in found] == [("UNVERIFIED", "empty-selection", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
+    first = {**SKIP, "unstated": "fail", "statistic": "first", "value": "latency"}
+    report = _run(tmp_path / "first", {"mean": {"a": 7, "b": 1}}, [first], runs=TWO_RUNS, receipts=TWO_VALUES)
+    assert [f[:4] for f in _claim_findings(report)] == [("FAIL", "unit-mismatch", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
+
+
+def test_a_join_in_a_claims_selection_restricts_each_instance_to_the_joined_values():
+    """Kills `plain = not any(isinstance(v, dict) ...)` (`not` deleted: the join passed to the derivation unresolved, every row averaged)."""
+    from verifier.checks.profile_claims import claims
+    from verifier.pipeline import Context
+
+    def tele(gpu: str, s: str) -> Receipt:
+        return profile_receipt("runs/t.csv", f"/{gpu}", {"s": s}, dims={"job": "a", "gpu": gpu, "phase": "measured"}, latency=Decimal(s))
+
+    claim = {"id": "m", "receipts": "runs", "statistic": "mean", "per": ["job"], "unit": "s", "at": {"file": "s.json", "pointer": "/{job}"},
+             "selection": {"phase": "measured", "gpu": {"receipts": "jobs", "pointer": "/gpus", "on": ["job"], "split": ","}}}
+    profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv"}, "jobs": {"glob": "jobs.json"}}, "claims": [claim]}
+    tree = _Tree({"s.json": {"a": Decimal(3)}})
+    data = profile_evidence(runs=[tele("0", "2"), tele("1", "4"), tele("2", "100")],
+                            jobs=[profile_receipt("jobs.json", "/a", {"job": "a", "gpus": "0,1"}, dims={"job": "a"})])
+    data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, profile, data["evidence"].receipts))
+    found = [(f.status.value, f.code, f.derivation) for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data))]
+    assert found == [("PASS", "derived", "mean of 2 values of latency (gpu=in 0,1, job=a, phase=measured)")]
+
+
+def test_rules_after_a_comparison_in_words_and_instances_after_a_missing_target_are_judged(tmp_path):
+    """Kills the `continue` after `_pick` (:156) and after a target that is not stated (:218) turned into `break`."""
+    rules = [PICK, _claim("m", "/mean")]
+    assert [f[:2] + f[4:] for f in _claim_findings(_run(tmp_path / "p", {"best": "a", "mean": 3}, rules))] == [
+        ("PASS", "derived", "best: summary.json#/best names a; the largest is a (3)"), ("PASS", "derived", "m: stated 3 s, derived 3 s (tolerance 0.5 s)")]
+    margin = {**SKIP, "unstated": "fail", "minus": {"file": "summary.json", "pointer": "/target/{arm}"}}
+    assert _claim_findings(_run(tmp_path / "t", {"mean": {"a": -1, "b": -1}, "target": {"b": 2}}, [margin])) == [
+        ("UNVERIFIED", "target-not-stated", "summary.json", "/mean/a", "m[arm=a]: the target of its margin is not stated at summary.json /target/{arm} ('/target/a')"),
+        ("PASS", "derived", "summary.json", "/mean/b", "m[arm=b]: stated -1 s, derived -1 s (tolerance 0.5 s)")]
+
+
+def test_a_receipt_lacking_another_value_is_no_unit_mismatch_and_a_templated_arm_is_looked_for_in_its_instance(tmp_path):
+    """Kills `_other_value`'s `or value is None` (-> `and`: a missing value divided) and `_dead_arms`' `k != "arm"` (-> `==`: the instance's other dimensions dropped)."""
+    import copy
+
+    from verifier.checks.profile_claims import _dead_arms
+
+    optional = copy.deepcopy(TWO_VALUES)
+    optional["runs"]["values"]["rate"]["optional"] = True
+    first = {**_claim("m", "/mean"), "statistic": "first", "value": "latency"}
+    assert _claim_findings(_run(tmp_path, {"mean": 7}, [first], runs={"runs/a.csv": "s,r,t\n2,,5\n"}, receipts=optional)) == [
+        ("FAIL", "claim-mismatch", "summary.json", "/mean", "m: stated 7 s, derived 2 s (delta 5 s, tolerance 0.5 s)")]
+    rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured"}, "per": ["model"], "baseline": "a", "candidate": "{model}",
+            "at": {"file": "s.json", "pointer": "/{model}"}}
+    records = [_rec("a", "2", "m1"), _rec("m1", "1", "m2"), _rec("a", "2", "m2"), _rec("m2", "1", "m2")]  # arm m1 only in model m2
+    assert _dead_arms(rule, records) == {"m1": "'a', 'm1', 'm2'"}
+
+
+def test_an_optional_claim_document_present_as_a_symbolic_link_is_not_absent(tmp_path):
+    """Kills `_absent_optional_documents`' `u.where is not None` (-> `is`: a linked document taken for absent, its claims dropped)."""
+    import os
+
+    bundle = write_tree(tmp_path / "run", {**RUNS, "summary.json": json.dumps({"mean": 3}), "elsewhere/opt.json": '{"mean": 3}'})
+    os.symlink("elsewhere/opt.json", bundle / "opt.json")
+    doc = {"id": "run", "version": 1, "description": "kill tests", "detect": {"files": ["summary.json"]}, "manifest": {"kind": "none", "reason": "no digests"},
+           "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv", "name": "runs/{arm}.csv",
+                                 "fields": {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}},
+           "claims": [{**_claim("o", "/mean"), "at": {"file": "opt.json", "pointer": "/mean"}}, _claim("m", "/mean")],
+           "claim_documents": [{"file": "opt.json", "optional": True}]}
+    report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
+    assert [f[:3] for f in _claim_findings(report)] == [("UNVERIFIED", "claim-unreadable", "opt.json"), ("PASS", "derived", "summary.json")]

@@ -218,14 +218,13 @@ def _parse_segments(text: str) -> list[_Segment]:
     header: list[str] = []
     row: list[tuple[str, int]] = []
     in_head = False
-    cell = 0
     for i, tok in enumerate(tokens):
         if tok.type == "thead_open":
             in_head, header = True, []
         elif tok.type == "thead_close":
             in_head = False
         elif tok.type == "tr_open":
-            row, cell = [], 0
+            row = []
         elif tok.type == "tr_close" and not in_head and row:
             label = row[0][0]
             for col, (value, line) in enumerate(row):
@@ -245,7 +244,6 @@ def _parse_segments(text: str) -> list[_Segment]:
                 out.append(_Segment(seg.text, seg.line))  # a header cell is shown: its numbers are stated (it is no row's context)
             elif parent == "td_open":
                 row.append((seg.text, seg.line))
-                cell += 1
             else:
                 out.append(seg)
     return out
