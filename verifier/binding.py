@@ -528,7 +528,8 @@ def _bind_arrow(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pai
     usable = [p for p in pairs if _compatible(q, p.base)]
     if not usable:
         return _unchecked(q, "an arrow pair, but the evidence derives no baseline/candidate pair in this unit")
-    statistic = _statistic(_local(q)) or _statistic(q.sentence.lower())
+    # the statistic its own words name, else its other end's (one arrow, one pair), else the sentence's
+    statistic = _statistic(_local(q)) or (_statistic(_local(other)) if other is not None else None) or _statistic(q.sentence.lower())
     if statistic:
         usable = [p for p in usable if p.base.statistic == statistic] or usable
     mine = (lambda p: p.base) if q.role == "from" else (lambda p: p.cand)
