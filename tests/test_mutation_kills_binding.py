@@ -125,6 +125,55 @@ def test_a_subject_of_several_values_names_three_then_how_many_more(n, names):
         ("PASS", "bound", f"3 holds for {names}, the values the subject ('each server', 'measured', 'each') names (d s0.count)")]
 
 
+def test_an_arm_value_not_marked_primary_is_not_the_headline():
+    """Kills `Evidence.primary`'s default `False` -> `True` (x.a would join the primary m.a and bind 7 s)."""
+    evidence = [_e("m.a", 10, keys=frozenset({"a"}), primary=True, statistic="mean", level="arm"), _e("x.a", 7, keys=frozenset({"a"}))]
+    assert _run("a took 7 s.", evidence, keys={"a": "a"}) == [
+        ("UNVERIFIED", "unbound-claim", "7 s is not bound: the subject ('a') leaves 2 derivations that disagree (m.a = 10; x.a = 7)")]
+
+
+def test_a_relative_number_with_no_headline_pair_compares_the_first_time_pair():
+    """Kills `_pair_for`'s `(candidates or primary or time_pairs or [None])[0]` -> `[-1]` (the median pair: 20 %)."""
+    p1b, p1c, p2b, p2c = (_e("p.b", 10, statistic="mean"), _e("p.c", 5, statistic="mean"), _e("q.b", 10, statistic="median"),
+                          _e("q.c", 8, statistic="median"))
+    pairs = [Pair("p", p1b, p1c), Pair("q", p2b, p2c)]
+    assert _run("The candidate is 50 % lower.", [p1b, p1c, p2b, p2c], pairs) == [
+        ("PASS", "bound", '50 % ("X % lower / less time / reduction" = (1 - candidate/baseline) x 100) re-derives: 50 from p: '
+                          "baseline 10 s, candidate 5 s")]
+    assert _run("Latency went from 50 s to 40 s.", [p1b, p1c, p2b, p2c], pairs) == [
+        ("UNVERIFIED", "unchecked-claim", "50 s is not accounted for: an arrow pair that matches no baseline/candidate pair the evidence derives"),
+        ("UNVERIFIED", "unchecked-claim", "40 s is not accounted for: an arrow pair that matches no baseline/candidate pair the evidence derives")]
+    assert _run("Latency went from 50 s to 40 s.", [p1b, p1c], pairs[:1]) == [
+        ("FAIL", "claim-mismatch", "states 50 s, but as the start of an arrow (the baseline) it is p.b, which the evidence gives as 10 s "
+                                   "(delta 40 s, tolerance 5 s; d p.b)"),
+        ("FAIL", "claim-mismatch", "states 40 s, but as the end of an arrow (the candidate) it is p.c, which the evidence gives as 5 s "
+                                   "(delta 35 s, tolerance 5 s; d p.c)")]
+
+
+def test_a_difference_is_of_a_time_pair_only_and_without_a_headline_pair_it_is_left_to_the_other_rules():
+    """Kills `_bind_difference`'s `and` -> `or` in `usable` (a frames/s pair), `not usable or q.unit is None`, and the primary fallback."""
+    fb, fc = _e("f.b", 26, "frames/s", statistic="mean"), _e("f.c", 24, "frames/s", statistic="mean")
+    assert _run("Fps fell by 2 frames/s.", [fb, fc], [Pair("f", fb, fc, primary=True)]) == [
+        ("UNVERIFIED", "unchecked-claim", "2 frames/s is not accounted for: no derived value, plan count or gate threshold has this value, "
+                                          "and the wording names none")]
+    tb, tc = _e("t.b", 26, statistic="mean"), _e("t.c", 24, statistic="mean")
+    assert _run("Latency fell by 2 s. Latency fell by 3 s.", [tb, tc], [Pair("t", tb, tc)]) == [
+        ("PASS", "bound", "2 s is the difference baseline - candidate of t = 2 s (26 - 24 s)"),
+        ("UNVERIFIED", "unchecked-claim", "3 s is not accounted for: no derived value, plan count or gate threshold has this value, "
+                                          "and the wording names none")]
+
+
+def test_a_bare_number_binds_only_to_derived_values_and_plan_counts():
+    """Kills `_bind_value`'s `e.source in ("derived", "plan") and ...` -> `or` (a gate threshold, a recorded score would bind)."""
+    evidence = [_e("gate.x", 5, None, source="gate"), _e("quality.x", 6, None, source="recorded"), _e("plan.x", 7, None, source="plan")]
+    assert _run("It ran 5 requests. It ran 6 requests. It ran 7 requests.", evidence) == [
+        ("UNVERIFIED", "unchecked-claim", "5 requests is not accounted for: no derived value, plan count or gate threshold has this value, "
+                                          "and the wording names none"),
+        ("UNVERIFIED", "unchecked-claim", "6 requests is not accounted for: no derived value, plan count or gate threshold has this value, "
+                                          "and the wording names none"),
+        ("PASS", "plan-count", "7 requests is plan.x = 7 requests (d plan.x)")]
+
+
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
 ON_EXAMPLE = [
     ('The candidate is 73.45 % lower than the baseline.', [
@@ -452,6 +501,43 @@ ON_EXAMPLE = [
     ]),
     ('The mean is 200 frames.', [
         ('FAIL', 'claim-mismatch', 'states 200 frames, but "200 " names a count; it is plan.expected_output.frames, which the evidence gives as 124 frames (delta 76 frames, tolerance 0.5 frames; plan.json expected_output.frames)'),
+    ]),
+    ('Audio cosine is 0.5.', [
+        ('FAIL', 'claim-mismatch', 'states 0.5 for audio, but no recorded score is 0.5 at its stated precision (recorded range 0.977337 .. 1)'),
+    ]),
+    ('The SSIM run took 0.99 s.', [
+        ('UNVERIFIED', 'unchecked-claim', '0.99 s is not accounted for: no derived value, plan count or gate threshold has this value, and the wording names none'),
+    ]),
+    ('The SSIM is 0.99 ms.', [
+        ('UNVERIFIED', 'unchecked-claim', '0.99 ms is not accounted for: no derived value, plan count or gate threshold has this value, and the wording names none'),
+    ]),
+    ('It ran 0.97 requests per minute.', [
+        ('UNVERIFIED', 'unchecked-claim', '0.97 requests per minute is not accounted for: no derived value, plan count or gate threshold has this value, and the wording names none'),
+    ]),
+    ('Latency went from 15.51 s to 2.06 s.', [
+        ('PASS', 'bound', '15.51 s is sd_server_means_s.baseline = 15.5139227792 s (sample SD (n-1) of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3); the start of an arrow is the baseline'),
+        ('PASS', 'bound', '2.06 s is sd_server_means_s.candidate = 2.06475180106 s (sample SD (n-1) of server means (arm=candidate, phase=measured): server B1 mean 106.66 over 3; server B2 mean 109.58 over 3); the end of an arrow is the candidate'),
+    ]),
+    ('Latency went from 15.51 s to 2.06 s (86.69 % lower).', [
+        ('PASS', 'bound', '15.51 s is sd_server_means_s.baseline = 15.5139227792 s (sample SD (n-1) of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3); the start of an arrow is the baseline'),
+        ('PASS', 'bound', '2.06 s is sd_server_means_s.candidate = 2.06475180106 s (sample SD (n-1) of server means (arm=candidate, phase=measured): server B1 mean 106.66 over 3; server B2 mean 109.58 over 3); the end of an arrow is the candidate'),
+        ('PASS', 'bound', '86.69 % ("X % lower / less time / reduction" = (1 - candidate/baseline) x 100) re-derives: 86.6909753874 from sd_server_means_s: baseline 15.5139227792 s, candidate 2.06475180106 s'),
+    ]),
+    ('A gate of 0.97 holds for SSIM and audio cosine.', [
+        ('PASS', 'gate-threshold', '0.97 is gate.quality.ssim.min = 0.97 (gate ref2va-5s-v1 quality.thresholds.ssim.min)'),
+    ]),
+    ('The run made 13 measured requests and 8 warmups.', [
+        ('FAIL', 'claim-mismatch', 'states 13, but "13 measured requests and" names a count; it is count.measured_requests, which the evidence gives as 12 (delta 1, tolerance 0.5; count of 12 request receipts matching {\'phase\': \'measured\'} (0 planned without receipt))'),
+        ('PASS', 'plan-count', '8 is plan.warmups = 8 (warmups_per_server x servers in plan.json)'),
+    ]),
+    ('An agate was set to what is 0.97 here.', [
+        ('PASS', 'gate-threshold', '0.97 is gate.quality.ssim.min = 0.97 (gate ref2va-5s-v1 quality.thresholds.ssim.min)'),
+    ]),
+    ('It is 0.97 as set by the best gatekeeper here.', [
+        ('PASS', 'gate-threshold', '0.97 is gate.quality.ssim.min = 0.97 (gate ref2va-5s-v1 quality.thresholds.ssim.min)'),
+    ]),
+    ('Then 0.97 here.', [
+        ('UNVERIFIED', 'unchecked-claim', "0.97 is not accounted for: it counts 'here', which the evidence does not count"),
     ]),
 ]
 NO_LEVELS = [
