@@ -81,7 +81,8 @@ def test_bind_counts_of_equal_value_still_bind_and_a_named_server_without_its_ow
     assert [(o.status, o.code, o.evidence) for o in bind(q, same, [], {"a": "a", "b": "b"})] == [("PASS", "bound", "n.a")]
     differ = [_count("n.a", 3, "a"), _count("n.b", 4, "b")]
     q = extract("s9 ran 3 requests.", "pr.md")
-    assert [(o.status, o.code) for o in bind(q, differ, [], {"a": "a", "b": "b", "s9": "s9"})] == [("UNVERIFIED", "unbound-claim")]
+    assert [(o.status, o.code, o.message) for o in bind(q, differ, [], {"a": "a", "b": "b", "s9": "s9"})] == [
+        ("UNVERIFIED", "unbound-claim", "3 requests is not bound: the subject ('s9') leaves 2 derivations that disagree (n.a = 3; n.b = 4)")]
     q = extract("b ran 4 requests.", "pr.md")
     assert [(o.status, o.code, o.evidence) for o in bind(q, differ, [], {"a": "a", "b": "b"})] == [("PASS", "bound", "n.b")]
     measured = Evidence("n.measured", Decimal(7), None, "derived", "count", statistic="count", nouns=r"^(?:[a-z-]+\s+)?measured\s+(?:http\s+)?requests\b")

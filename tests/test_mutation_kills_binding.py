@@ -174,6 +174,93 @@ def test_a_bare_number_binds_only_to_derived_values_and_plan_counts():
         ("PASS", "plan-count", "7 requests is plan.x = 7 requests (d plan.x)")]
 
 
+def test_evidence_and_outcomes_are_immutable_values():
+    """Kills `frozen=True` -> `False` of `Evidence`, `Pair` and `Outcome` (a bound value could be changed after it is judged)."""
+    e = _e("m", 1)
+    for value in (e, Pair("p", e, e), Outcome(_q("s"), "PASS", "bound", "m")):
+        with pytest.raises((AttributeError, TypeError)):  # FrozenInstanceError, or TypeError from a frozen slots class's __setattr__
+            value.name = "other"  # type: ignore[misc]
+
+
+def _score_q(unit: str, sentence: str) -> Quantity:
+    at = sentence.index("0.99")
+    return Quantity(Decimal("0.99"), "0.99", unit, None, sentence[:at].lower(), sentence[at + 4:].lower(), "", sentence, "pr.md", 1, at + 1,
+                    start=at)
+
+
+def test_a_score_in_a_dimensionless_or_unknown_unit_is_a_recorded_score_and_in_seconds_it_is_not():
+    """Kills `_bind_one`'s `q.unit is None or not units.known(q.unit) or ... == "dimensionless"` (`or` -> `and`, `not` deleted, `!=`)."""
+    recorded = [_e("quality.x.c1", "0.99", None, source="recorded", topics=frozenset({"ssim"}))]
+    quantities = [_score_q("ratio", "The SSIM is 0.99 ratio."), _score_q("furlongs", "The SSIM is 0.99 furlongs."),
+                  _score_q("s", "The SSIM run took 0.99 s.")]
+    assert [(o.status, o.code, o.message) for o in bind(quantities, recorded, [], {})] == [
+        ("PASS", "recorded-score", "0.99 ratio is quality.x.c1 = 0.99 ratio (d quality.x.c1)"),
+        ("PASS", "recorded-score", "0.99 furlongs is quality.x.c1 = 0.99 furlongs (d quality.x.c1)"),
+        ("UNVERIFIED", "unchecked-claim", "0.99 s is not accounted for: no derived value, plan count or gate threshold has this value, "
+                                          "and the wording names none")]
+
+
+def test_gate_thresholds_of_one_topic_fail_a_number_only_when_they_agree_and_name_the_first():
+    """Kills `_bind_threshold`'s `len(named) == 1 or len({...}) == 1 and named` (`or` -> `and`, `1` -> `2`) and `named[0]` -> `[-1]`."""
+    agree = [_e("gate.x.min", "0.9", None, source="gate", statistic="threshold", topics=frozenset({"x"})),
+             _e("gate.x.low", "0.9", None, source="gate", statistic="threshold", topics=frozenset({"x"}))]
+    assert _run("The x gate is 0.5.", agree) == [
+        ("FAIL", "claim-mismatch", "states 0.5, but the wording quotes a gate threshold; it is gate.x.min, which the evidence gives as 0.9 "
+                                   "(delta -0.4, tolerance 0.05; d gate.x.min)")]
+    differ = [agree[0], _e("gate.x.max", "0.99", None, source="gate", statistic="threshold", topics=frozenset({"x"}))]
+    assert _run("The x gate is 0.5.", differ) == [
+        ("UNVERIFIED", "unchecked-claim", "0.5 is not accounted for: no derived value, plan count or gate threshold has this value, "
+                                          "and the wording names none")]
+
+
+def test_a_bound_on_the_score_an_extreme_names_judges_that_one_score_only():
+    """Kills `_bind_score`'s `chosen[:1]` -> `chosen[:2]` (the second minimum, 0.90, would fail the bound)."""
+    recorded = [_e("quality.x.min", "0.95", None, source="recorded", statistic="min", topics=frozenset({"x"})),
+                _e("quality.x.min2", "0.90", None, source="recorded", statistic="min", topics=frozenset({"x"}))]
+    assert _run("The minimum x was at least 0.92.", recorded) == [
+        ("PASS", "recorded-score", "at least 0.92 holds for quality.x.min (d quality.x.min)")]
+
+
+def test_the_wording_that_leaves_equal_values_fails_naming_the_first():
+    """Kills `_bind_value`'s `e = fits[0]` -> `[-1]` (two means of one value: the message names m0)."""
+    assert _run("The mean is 20 s.", [_e("m0", 10, statistic="mean"), _e("m1", 10, statistic="mean")]) == [
+        ("FAIL", "claim-mismatch", "states 20 s, but the wording ('mean') says it is m0, which the evidence gives as 10 s "
+                                   "(delta 10 s, tolerance 5 s; d m0)")]
+
+
+def test_an_arrow_end_whose_partner_index_is_past_the_list_has_no_partner():
+    """Kills `_bind_arrow`'s `q.partner < len(quantities)` -> `<=` (an IndexError)."""
+    import dataclasses
+
+    b, c = _e("p.b", 10, statistic="mean"), _e("p.c", 5, statistic="mean")
+    end = extract("It went from 10 s to 5 s.", "pr.md")[1]
+    outcomes = bind([dataclasses.replace(end, partner=1)], [b, c], [Pair("p", b, c)], {})
+    assert [(o.status, o.code, o.message) for o in outcomes] == [
+        ("PASS", "bound", "5 s is p.c = 5 s (d p.c); the end of an arrow is the candidate")]
+
+
+def test_an_arrow_matching_no_pair_takes_the_first_headline_pair():
+    """Kills `_bind_arrow`'s `primary[0]` -> `primary[-1]`."""
+    p1b, p1c, p2b, p2c = (_e("p.b", 10, statistic="mean"), _e("p.c", 5, statistic="mean"), _e("q.b", 20, statistic="median"),
+                          _e("q.c", 8, statistic="median"))
+    pairs = [Pair("p", p1b, p1c, primary=True), Pair("q", p2b, p2c, primary=True)]
+    assert [o.evidence for o in bind(extract("It went from 50 s to 40 s.", "pr.md"), [p1b, p1c, p2b, p2c], pairs, {})] == ["p.b", "p.c"]
+
+
+def test_a_relative_number_compares_time_pairs_only():
+    """Kills `_pair_for`'s `p.base.unit and units.known(...) and ... == "time"` (`and` -> `or`): a frames/s pair is no latency pair."""
+    fb, fc = _e("f.b", 26, "frames/s", statistic="mean"), _e("f.c", 13, "frames/s", statistic="mean")
+    assert _run("The candidate is 50 % lower.", [fb, fc], [Pair("f", fb, fc, primary=True)]) == [
+        ("UNVERIFIED", "unchecked-claim", "50 % is not accounted for: the evidence derives no baseline/candidate pair to compare")]
+
+
+def test_a_bound_outcome_has_no_tolerance():
+    """Kills `_judge_bound`'s `tolerance=Decimal(0)` -> `Decimal(-1)` / `Decimal(1)` in its PASS and its FAIL."""
+    evidence = [_e("m0", 10, statistic="mean")]
+    outcomes = bind(extract("The mean is at most 100 s. The mean is at most 5 s.", "pr.md"), evidence, [], {})
+    assert [(o.status, o.tolerance) for o in outcomes] == [("PASS", Decimal(0)), ("FAIL", Decimal(0))]
+
+
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
 ON_EXAMPLE = [
     ('The candidate is 73.45 % lower than the baseline.', [
@@ -538,6 +625,35 @@ ON_EXAMPLE = [
     ]),
     ('Then 0.97 here.', [
         ('UNVERIFIED', 'unchecked-claim', "0.97 is not accounted for: it counts 'here', which the evidence does not count"),
+    ]),
+    ('Audio-cosine is 0.5.', [
+        ('UNVERIFIED', 'unchecked-claim', '0.5 is not accounted for: no derived value, plan count or gate threshold has this value, and the wording names none'),
+    ]),
+    ('The fastest request took at most 100 s.', [
+        ('FAIL', 'claim-mismatch', "states 100 s, but the subject ('fastest') names it is all.all.min_s, which the evidence gives as 105.46 s (delta -5.46 s, tolerance 0 s; minimum of 20 elapsed seconds (all requests))"),
+    ]),
+    ('Fps fell by 2 frames/s.', [
+        ('FAIL', 'claim-mismatch', "states 2 frames/s, but the wording ('fps') says it is plan.expected_output.fps, which the evidence gives as 24 frames/s (delta -22 frames/s, tolerance 0.5 frames/s; plan.json expected_output.fps)"),
+    ]),
+    ('A gate of 0.85 holds for audio cosine.', [
+        ('FAIL', 'claim-mismatch', 'states 0.85, but the wording quotes a gate threshold; it is gate.quality.audio_cosine.min, which the evidence gives as 0.8 (delta 0.05, tolerance 0.005; gate ref2va-5s-v1 quality.thresholds.audio_cosine.min)'),
+    ]),
+    ('The baseline mean is 407.27 s, and its SD is 15.51 s.', [
+        ('PASS', 'bound', '407.27 s is arm_mean_s.baseline = 407.27 s (mean of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)'),
+        ('PASS', 'bound', '15.51 s is sd_server_means_s.baseline = 15.5139227792 s (sample SD (n-1) of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)'),
+    ]),
+    ('The baseline mean latency is 400.1 s.', [
+        ('FAIL', 'claim-mismatch', "states 400.1 s, but the wording ('baseline', 'mean') says it is arm_mean_s.baseline, which the evidence gives as 407.27 s (delta -7.17 s, tolerance 0.05 s; mean of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)"),
+    ]),
+    ('The timeout is 800 s.', [
+        ('FAIL', 'claim-mismatch', "states 800 s, but the wording ('timeout') says it is plan.timeouts.request_s, which the evidence gives as 900 s (delta -100 s, tolerance 0.5 s; plan.json timeouts.request_s)"),
+    ]),
+    ('The A1 server mean is 300 s.', [
+        ('FAIL', 'claim-mismatch', "states 300 s, but the wording ('A1', 'mean') says it is server_mean_s.A1, which the evidence gives as 396.30 s (delta -96.30 s, tolerance 50 s; mean of 3 measured values (phase=measured, server=A1))"),
+    ]),
+    ('The SD went from 30 s to 10 s.', [
+        ('FAIL', 'claim-mismatch', 'states 30 s, but as the start of an arrow (the baseline) it is sd_server_means_s.baseline, which the evidence gives as 15.51 s (delta 14.49 s, tolerance 5 s; sample SD (n-1) of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)'),
+        ('FAIL', 'claim-mismatch', 'states 10 s, but as the end of an arrow (the candidate) it is sd_server_means_s.candidate, which the evidence gives as 2.06 s (delta 7.94 s, tolerance 5 s; sample SD (n-1) of server means (arm=candidate, phase=measured): server B1 mean 106.66 over 3; server B2 mean 109.58 over 3)'),
     ]),
 ]
 NO_LEVELS = [
