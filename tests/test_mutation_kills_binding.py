@@ -261,6 +261,31 @@ def test_a_bound_outcome_has_no_tolerance():
     assert [(o.status, o.tolerance) for o in outcomes] == [("PASS", Decimal(0)), ("FAIL", Decimal(0))]
 
 
+def test_the_score_an_extreme_names_is_the_first_of_that_statistic():
+    """Kills `_bind_score`'s `e = chosen[0]` -> `[-1]`."""
+    recorded = [_e("quality.x.min", "0.95", None, source="recorded", statistic="min", topics=frozenset({"x"})),
+                _e("quality.x.min2", "0.90", None, source="recorded", statistic="min", topics=frozenset({"x"}))]
+    assert _run("The minimum x is 0.5.", recorded) == [
+        ("FAIL", "claim-mismatch", "states 0.5, but the wording (min) says it is quality.x.min, which the evidence gives as 0.95 "
+                                   "(delta -0.45, tolerance 0.05; d quality.x.min)")]
+
+
+def test_an_arm_named_keeps_its_server_values_unless_it_has_arm_values():
+    """Kills `_narrow`'s `e.level == "arm"` -> `!=` (the server value 5 of arm a would be dropped for a value of no level)."""
+    evidence = [_e("s1.mean", 5, keys=frozenset({"s1", "a"}), statistic="mean", level="server"),
+                _e("a.other", 9, keys=frozenset({"a"}), statistic="mean")]
+    assert _run("The mean of a is 5 s.", evidence, keys={"a": "a", "s1": "s1"}) == [("PASS", "bound", "5 s is s1.mean = 5 s (d s1.mean)")]
+
+
+def test_an_arrow_takes_the_first_pair_one_of_its_ends_matches():
+    """Kills `_bind_arrow`'s `break` -> `continue` (the last matching pair, q, would be chosen: its candidate is 8 s)."""
+    p1b, p1c, p2b, p2c = (_e("p.b", 10, statistic="mean"), _e("p.c", 5, statistic="mean"), _e("q.b", 10, statistic="median"),
+                          _e("q.c", 8, statistic="median"))
+    pairs = [Pair("p", p1b, p1c), Pair("q", p2b, p2c)]
+    assert [(o.status, o.evidence) for o in bind(extract("It went from 10 s to 5 s.", "pr.md"), [p1b, p1c, p2b, p2c], pairs, {})] == [
+        ("PASS", "p.b"), ("PASS", "p.c")]
+
+
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
 ON_EXAMPLE = [
     ('The candidate is 73.45 % lower than the baseline.', [
@@ -654,6 +679,20 @@ ON_EXAMPLE = [
     ('The SD went from 30 s to 10 s.', [
         ('FAIL', 'claim-mismatch', 'states 30 s, but as the start of an arrow (the baseline) it is sd_server_means_s.baseline, which the evidence gives as 15.51 s (delta 14.49 s, tolerance 5 s; sample SD (n-1) of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)'),
         ('FAIL', 'claim-mismatch', 'states 10 s, but as the end of an arrow (the candidate) it is sd_server_means_s.candidate, which the evidence gives as 2.06 s (delta 7.94 s, tolerance 5 s; sample SD (n-1) of server means (arm=candidate, phase=measured): server B1 mean 106.66 over 3; server B2 mean 109.58 over 3)'),
+    ]),
+    ('Latency fell by 299.15.', [
+        ('UNVERIFIED', 'unchecked-claim', "299.15 is not accounted for: the wording ('latency') leaves 2 values (arm_mean_s.baseline, arm_mean_s.candidate) and none is 299.15"),
+    ]),
+    ('The mean is at least 100 s.', [
+        ('PASS', 'bound', 'at least 100 s holds for server_mean_s.A1, server_mean_s.B1, server_mean_s.B2 and 3 more (mean of 3 measured values (phase=measured, server=A1))'),
+    ]),
+    ('Latency went from 16.5 s to 2.06 s.', [
+        ('FAIL', 'claim-mismatch', 'states 16.5 s, but as the start of an arrow (the baseline) it is sd_server_means_s.baseline, which the evidence gives as 15.514 s (delta 0.986 s, tolerance 0.05 s; sample SD (n-1) of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)'),
+        ('PASS', 'bound', '2.06 s is sd_server_means_s.candidate = 2.06475180106 s (sample SD (n-1) of server means (arm=candidate, phase=measured): server B1 mean 106.66 over 3; server B2 mean 109.58 over 3); the end of an arrow is the candidate'),
+    ]),
+    ('The candidate is 73.45 % lower and 3.77x faster.', [
+        ('PASS', 'bound', '73.45 % ("X % lower / less time / reduction" = (1 - candidate/baseline) x 100) re-derives: 73.452500798 from arm_mean_s: baseline 407.27 s, candidate 108.12 s'),
+        ('PASS', 'bound', '3.77 x ("N x faster (read as N x as fast; some read it as N + 1)" = baseline/candidate) re-derives: 3.76683314835 from arm_mean_s: baseline 407.27 s, candidate 108.12 s'),
     ]),
 ]
 NO_LEVELS = [
