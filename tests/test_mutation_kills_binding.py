@@ -31,6 +31,14 @@ from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 
 
+@pytest.fixture(scope="module")
+def example():
+    """`(evidence, pairs, keys, levels)` of the shipped example (the checks before `claims.stated` run first)."""
+    ctx = Context(subject=EXAMPLE, assets=assets(), bundle=Bundle(root=EXAMPLE))
+    run_pipeline((integrity.files, gate.pinned, schema.documents, plan.conformance, derivation.claims), ctx)
+    return statements.collect_all(ctx)
+
+
 def _e(name: str, value: object, unit: str | None = "s", source: str = "derived", **kw: object) -> Evidence:
     return Evidence(name, Decimal(str(value)), unit, source, f"d {name}", **kw)  # type: ignore[arg-type]
 
@@ -284,6 +292,31 @@ def test_an_arrow_takes_the_first_pair_one_of_its_ends_matches():
     pairs = [Pair("p", p1b, p1c), Pair("q", p2b, p2c)]
     assert [(o.status, o.evidence) for o in bind(extract("It went from 10 s to 5 s.", "pr.md"), [p1b, p1c, p2b, p2c], pairs, {})] == [
         ("PASS", "p.b"), ("PASS", "p.c")]
+
+
+def test_a_value_the_subject_names_carries_the_tolerance_it_was_compared_at(example):
+    """Kills `_bind_by_subject`'s `tol or Decimal(0)` (`or` -> `and`, `0` -> `-1`): 0.005 s at the stated precision, 0 for a bound."""
+    evidence, pairs, keys, levels = example
+    outcomes = bind(extract("The fastest request took 105.46 s. The fastest request took at most 110 s.", "pr.md"), evidence, pairs, keys, levels)
+    assert [(o.status, o.evidence, o.tolerance) for o in outcomes] == [
+        ("PASS", "all.all.min_s", Decimal("0.005")), ("PASS", "all.all.min_s", Decimal(0))]
+
+
+def test_server_means_narrow_a_mean_only():
+    """Kills `_narrow`'s `if statistic == "mean" and _server_means(local)` `not` added (a median would be narrowed to the servers)."""
+    evidence = [_e("a.median", 10, keys=frozenset({"a"}), statistic="median", level="arm"),
+                _e("s1.median", 20, keys=frozenset({"s1", "a"}), statistic="median", level="server")]
+    assert _run("The median of the server means of a is 10 s.", evidence, keys={"a": "a", "s1": "s1"}) == [
+        ("PASS", "bound", "10 s is a.median = 10 s (d a.median)")]
+
+
+def test_a_unit_of_another_dimension_is_named_and_an_unknown_one_is_a_question_mark():
+    """Kills the `unit-mismatch` message's `q.unit and units.known(q.unit)` -> `or` (an unknown unit would be parsed: UnitError)."""
+    sentence = "The baseline mean is 5 furlongs."
+    q = Quantity(Decimal(5), "5", "furlongs", None, "the baseline mean is ", " furlongs.", "", sentence, "pr.md", 1, 22, start=21)
+    outcomes = bind([q], [_e("m.b", 10, keys=frozenset({"b"}), statistic="mean", level="arm")], [], {"baseline": "b", "b": "b"})
+    assert [(o.status, o.code, o.message) for o in outcomes] == [
+        ("FAIL", "unit-mismatch", "states 5 furlongs, but the wording ('baseline', 'mean') names m.b, which is in s (time), not furlongs (?)")]
 
 
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
@@ -694,6 +727,15 @@ ON_EXAMPLE = [
         ('PASS', 'bound', '73.45 % ("X % lower / less time / reduction" = (1 - candidate/baseline) x 100) re-derives: 73.452500798 from arm_mean_s: baseline 407.27 s, candidate 108.12 s'),
         ('PASS', 'bound', '3.77 x ("N x faster (read as N x as fast; some read it as N + 1)" = baseline/candidate) re-derives: 3.76683314835 from arm_mean_s: baseline 407.27 s, candidate 108.12 s'),
     ]),
+    ('The run made 10 measured requests.', [
+        ('FAIL', 'claim-mismatch', 'states 10, but "10 measured requests" names a count; it is count.measured_requests, which the evidence gives as 12 (delta -2, tolerance 0.5; count of 12 request receipts matching {\'phase\': \'measured\'} (0 planned without receipt))'),
+    ]),
+    ('The timeout is 1000 s.', [
+        ('FAIL', 'claim-mismatch', "states 1000 s, but the wording ('timeout') says it is plan.timeouts.request_s, which the evidence gives as 900 s (delta 100 s, tolerance 0.5 s; plan.json timeouts.request_s)"),
+    ]),
+    ('The timeout is 800.', [
+        ('FAIL', 'claim-mismatch', "states 800, but the wording ('timeout') says it is plan.timeouts.request_s, which the evidence gives as 900 (delta -100, tolerance 0.5; plan.json timeouts.request_s)"),
+    ]),
 ]
 NO_LEVELS = [
     ('B1 took 107.00 s.', [
@@ -708,14 +750,6 @@ HEADLINE = [
         ('PASS', 'bound', '73.45 % ("X % lower / less time / reduction" = (1 - candidate/baseline) x 100) re-derives: 73.452500798 from arm_mean_s: baseline 407.27 s, candidate 108.12 s'),
     ]),
 ]
-
-
-@pytest.fixture(scope="module")
-def example():
-    """`(evidence, pairs, keys, levels)` of the shipped example (the checks before `claims.stated` run first)."""
-    ctx = Context(subject=EXAMPLE, assets=assets(), bundle=Bundle(root=EXAMPLE))
-    run_pipeline((integrity.files, gate.pinned, schema.documents, plan.conformance, derivation.claims), ctx)
-    return statements.collect_all(ctx)
 
 
 @pytest.mark.parametrize(("text", "expected"), ON_EXAMPLE, ids=[t for t, _ in ON_EXAMPLE])
