@@ -319,6 +319,13 @@ def test_a_unit_of_another_dimension_is_named_and_an_unknown_one_is_a_question_m
         ("FAIL", "unit-mismatch", "states 5 furlongs, but the wording ('baseline', 'mean') names m.b, which is in s (time), not furlongs (?)")]
 
 
+def test_a_value_in_an_unknown_unit_equal_to_the_stated_one_is_compared_unconverted():
+    """Kills `_holds`'s `q.unit and e.unit and units.known(...) and ...` -> `or` (an unknown unit would be parsed: UnitError)."""
+    q = Quantity(Decimal(5), "5", "furlongs", None, "it is ", " furlongs.", "", "It is 5 furlongs.", "pr.md", 1, 7, start=6)
+    assert [(o.status, o.code, o.message) for o in bind([q], [_e("v", 5, "furlongs")], [], {})] == [
+        ("PASS", "bound", "5 furlongs is v = 5 furlongs (d v)")]
+
+
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
 ON_EXAMPLE = [
     ('The candidate is 73.45 % lower than the baseline.', [
@@ -735,6 +742,19 @@ ON_EXAMPLE = [
     ]),
     ('The timeout is 800.', [
         ('FAIL', 'claim-mismatch', "states 800, but the wording ('timeout') says it is plan.timeouts.request_s, which the evidence gives as 900 (delta -100, tolerance 0.5; plan.json timeouts.request_s)"),
+    ]),
+    ('It ran 3 measured requests and 2 warmups on each server.', [
+        ('PASS', 'plan-count', '3 is plan.measured_per_server = 3 (plan.json measured_per_server)'),
+        ('PASS', 'bound', "2 holds for server.A1.warmup.count, server.B1.warmup.count, server.B2.warmup.count and 1 more, the values the subject ('each server', 'warmups', 'each') names (count of request receipts (server A1, warmup))"),
+    ]),
+    ('The baseline server mean is 407.27 s.', [
+        ('UNVERIFIED', 'unbound-claim', "407.27 s is not bound: the subject ('baseline', 'mean') leaves 2 derivations that disagree (server_mean_s.A1 = 396.30; server_mean_s.A2 = 418.24)"),
+    ]),
+    ('The baseline SD is 86.69 % lower for the candidate.', [
+        ('PASS', 'bound', '86.69 % ("X % lower / less time / reduction" = (1 - candidate/baseline) x 100) re-derives: 86.6909753874 from sd_server_means_s: baseline 15.5139227792 s, candidate 2.06475180106 s'),
+    ]),
+    ('The candidate is 276.68 % lower than the baseline.', [
+        ('FAIL', 'wording-mismatch', 'states "276.68 % lower than": that wording means (1 - candidate/baseline) x 100, which the evidence gives as 73.452500798 %; 276.68 % is (baseline/candidate - 1) x 100 ("X % faster (speed, not time)") (arm_mean_s: baseline 407.27 s, candidate 108.12 s)'),
     ]),
 ]
 NO_LEVELS = [
