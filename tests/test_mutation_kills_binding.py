@@ -326,6 +326,13 @@ def test_a_value_in_an_unknown_unit_equal_to_the_stated_one_is_compared_unconver
         ("PASS", "bound", "5 furlongs is v = 5 furlongs (d v)")]
 
 
+def test_a_pair_in_an_unknown_unit_is_no_time_pair():
+    """Kills `_pair_for`'s `units.known(p.base.unit) and ... == "time"` -> `or` (an unknown unit would be parsed: UnitError)."""
+    fb, fc = _e("f.b", 26, "furlongs", statistic="mean"), _e("f.c", 13, "furlongs", statistic="mean")
+    assert _run("The candidate is 50 % lower.", [fb, fc], [Pair("f", fb, fc, primary=True)]) == [
+        ("UNVERIFIED", "unchecked-claim", "50 % is not accounted for: the evidence derives no baseline/candidate pair to compare")]
+
+
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
 ON_EXAMPLE = [
     ('The candidate is 73.45 % lower than the baseline.', [
@@ -756,10 +763,16 @@ ON_EXAMPLE = [
     ('The candidate is 276.68 % lower than the baseline.', [
         ('FAIL', 'wording-mismatch', 'states "276.68 % lower than": that wording means (1 - candidate/baseline) x 100, which the evidence gives as 73.452500798 %; 276.68 % is (baseline/candidate - 1) x 100 ("X % faster (speed, not time)") (arm_mean_s: baseline 407.27 s, candidate 108.12 s)'),
     ]),
+    ('The SD is 5 frames/s.', [
+        ('UNVERIFIED', 'unchecked-claim', "5 frames/s is not accounted for: the wording ('sd') leaves 2 values, none in the dimension of frames/s"),
+    ]),
 ]
 NO_LEVELS = [
     ('B1 took 107.00 s.', [
         ('UNVERIFIED', 'unbound-claim', "107.00 s is not bound: the subject ('B1') leaves 18 derivations that disagree (server_mean_s.B1 = 106.66; request.B1-w1.elapsed_s = 133.32; request.B1-w2.elapsed_s = 136.32; request.B1-m1.elapsed_s = 105.46; request.B1-m2.elapsed_s = 106.66; request.B1-m3.elapsed_s = 107.86; and 12 more)"),
+    ]),
+    ('B1 took 105.46 s.', [
+        ('UNVERIFIED', 'unbound-claim', "105.46 s is not bound: the subject ('B1') leaves 18 derivations that disagree (server_mean_s.B1 = 106.66; request.B1-w1.elapsed_s = 133.32; request.B1-w2.elapsed_s = 136.32; request.B1-m1.elapsed_s = 105.46; request.B1-m2.elapsed_s = 106.66; request.B1-m3.elapsed_s = 107.86; and 12 more)"),
     ]),
 ]
 HEADLINE = [
