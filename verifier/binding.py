@@ -244,11 +244,29 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     noun = _count_noun(q)
     counted = sorted((e for e in evidence if e.nouns and re.match(e.nouns, noun)), key=lambda e: -len(e.nouns or ""))
     if counted and noun != q.noun or counted and q.unit is None:
-        e = counted[0]
-        ok, derived, tol = _holds(q, e)
-        code = "plan-count" if e.source == "plan" else "bound"
-        return _pass(q, e, code, derived, tol) if ok else _mismatch(q, e, derived, tol, f'"{q.number} {q.noun}" names a count;')
+        return _bind_count(q, counted, keys)
     return _bind_value(q, quantities, evidence, pairs, keys, local)
+
+
+def _bind_count(q: Quantity, counted: Sequence[Evidence], keys: dict[str, str]) -> Outcome:
+    """
+    Judge a stated count against the counts its noun names, the most specific noun (longest pattern) first.
+
+    Of those, the count of the arm or server the sentence names (`wording.keys_of`)
+    when one carries it in `keys`; the stated number is compared with their
+    value when they all give one, else UNVERIFIED `unbound-claim` listing them
+    (which arm's count is meant is not said), never the first one.
+    """
+    top = [e for e in counted if len(e.nouns or "") == len(counted[0].nouns or "")]
+    found = _keys_of(q, set(keys))
+    if found:
+        top = [e for e in top if keys[found[0]] in e.keys] or top
+    if len({e.value for e in top}) > 1:
+        return _unbound(q, found[:1], top)
+    e = top[0]
+    ok, derived, tol = _holds(q, e)
+    code = "plan-count" if e.source == "plan" else "bound"
+    return _pass(q, e, code, derived, tol) if ok else _mismatch(q, e, derived, tol, f'"{q.number} {q.noun}" names a count;')
 
 
 def _bind_by_subject(q: Quantity, evidence: Sequence[Evidence], keys: dict[str, str], levels: dict[str, str]) -> Outcome | None:
@@ -510,7 +528,8 @@ def _bind_arrow(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pai
     usable = [p for p in pairs if _compatible(q, p.base)]
     if not usable:
         return _unchecked(q, "an arrow pair, but the evidence derives no baseline/candidate pair in this unit")
-    statistic = _statistic(_local(q)) or _statistic(q.sentence.lower())
+    # the statistic its own words name, else its other end's (one arrow, one pair), else the sentence's
+    statistic = _statistic(_local(q)) or (_statistic(_local(other)) if other is not None else None) or _statistic(q.sentence.lower())
     if statistic:
         usable = [p for p in usable if p.base.statistic == statistic] or usable
     mine = (lambda p: p.base) if q.role == "from" else (lambda p: p.cand)

@@ -70,7 +70,8 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
             name = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
             value = _convert(result.value, statistic, unit)
             if statistic == "count":
-                evidence.append(Evidence(name, value, None, "derived", result.text, statistic="count", nouns=_COUNTED))
+                evidence.append(Evidence(name, value, None, "derived", result.text, statistic="count", keys=frozenset(key.values()),
+                                         nouns=_COUNTED))
                 continue
             if statistic in ("relative_reduction_pct", "speedup"):
                 evidence.append(Evidence(name, value, unit, "derived", result.text, statistic=statistic, keys=frozenset(key.values()),

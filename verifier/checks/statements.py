@@ -103,23 +103,23 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
             stat = _STATISTIC.get(statistic)
             if statistic == "percentile":
                 stat = f"p{Decimal(str(rule['q'])).normalize():f}"  # plain notation: q 50 is p50, not p5E+1
+            level = rule.get("per")
+            entity = {key} if key else set()
+            if level == "server" and key:
+                entity.add(arm_of_server.get(key, ""))
             if statistic == "count":
                 of = rule["of"]
                 phase = rule.get("selection", {}).get("phase")
                 noun = _COUNT_NOUNS[of]
                 if of == "requests" and phase:
                     noun = rf"^(?:[a-z-]+\s+)?{phase}\s+(?:http\s+)?requests\b(?!\s+per)"
-                evidence.append(Evidence(claim_id, value, None, "derived", text, statistic="count", nouns=noun, phase=phase,
-                                         level="all" if not rule.get("per") else None))
+                evidence.append(Evidence(claim_id, value, None, "derived", text, statistic="count", keys=frozenset(entity), nouns=noun,
+                                         phase=phase, level="all" if not level else None))
                 continue
             if statistic in ("relative_reduction_pct", "speedup"):
                 evidence.append(Evidence(claim_id, value, rule.get("unit"), "derived", text, statistic=statistic,
                                          topics=frozenset({"reduction"} if statistic != "speedup" else {"speedup"})))
                 continue
-            level = rule.get("per")
-            entity = {key} if key else set()
-            if level == "server" and key:
-                entity.add(arm_of_server.get(key, ""))
             e = Evidence(claim_id, value, rule.get("unit", "s"), "derived", text, statistic=stat, keys=frozenset(entity),
                          topics=frozenset({"latency"}), primary=statistic == headline_stat and level == "arm", level=level,
                          phase=rule.get("selection", {}).get("phase"))
