@@ -333,6 +333,29 @@ def test_a_pair_in_an_unknown_unit_is_no_time_pair():
         ("UNVERIFIED", "unchecked-claim", "50 % is not accounted for: the evidence derives no baseline/candidate pair to compare")]
 
 
+def test_the_nearest_topic_is_that_of_the_first_value_naming_the_nearest_word():
+    """Kills `_nearest_topic`'s `at > best[0]` -> `>=` (g2's topics {x} would replace g1's {x, y}, and g3 of topic y would drop out)."""
+    gates = [_e("g1", "0.9", None, source="gate", statistic="threshold", topics=frozenset({"x", "y"})),
+             _e("g2", "0.8", None, source="gate", statistic="threshold", topics=frozenset({"x"})),
+             _e("g3", "0.7", None, source="gate", statistic="threshold", topics=frozenset({"y"}))]
+    assert _run("The x gate is 0.7.", gates) == [("PASS", "gate-threshold", "0.7 is g3 = 0.7 (d g3)")]
+
+
+def test_a_unit_mismatch_names_a_known_dimension_only():
+    """Kills the `unit-mismatch` message's `e.unit and units.known(e.unit)` -> `or` (an unknown evidence unit would be parsed)."""
+    evidence = [_e("m.b", 10, "furlongs", keys=frozenset({"b"}), statistic="mean")]
+    assert _run("The baseline mean is 5 frames/s.", evidence, keys={"baseline": "b", "b": "b"}) == [
+        ("FAIL", "unit-mismatch", "states 5 frames/s, but the wording ('baseline', 'mean') names m.b, which is in furlongs (a count), "
+                                  "not frames/s (frames/time)")]
+
+
+def test_a_bare_number_next_to_an_arm_is_not_yet_its_value():
+    """Kills `named_only_by_key = q.unit is None and only_key` (`is None` -> `is not None`): a FAIL against a's value."""
+    evidence = [_e("a.x", 10, keys=frozenset({"a"})), _e("a.y", 10, keys=frozenset({"a"}))]
+    assert _run("a took 7.", evidence, keys={"a": "a"}) == [
+        ("UNVERIFIED", "unchecked-claim", "7 is not accounted for: the wording ('a') leaves 2 values (a.x, a.y) and none is 7")]
+
+
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
 ON_EXAMPLE = [
     ('The candidate is 73.45 % lower than the baseline.', [
@@ -766,6 +789,9 @@ ON_EXAMPLE = [
     ('The SD is 5 frames/s.', [
         ('UNVERIFIED', 'unchecked-claim', "5 frames/s is not accounted for: the wording ('sd') leaves 2 values, none in the dimension of frames/s"),
     ]),
+    ('The mean is below 418.24 s.', [
+        ('UNVERIFIED', 'unchecked-claim', "418.24 s is not accounted for: a bound, but the wording ('mean') leaves 6 values and not all lie on its side"),
+    ]),
 ]
 NO_LEVELS = [
     ('B1 took 107.00 s.', [
@@ -773,6 +799,9 @@ NO_LEVELS = [
     ]),
     ('B1 took 105.46 s.', [
         ('UNVERIFIED', 'unbound-claim', "105.46 s is not bound: the subject ('B1') leaves 18 derivations that disagree (server_mean_s.B1 = 106.66; request.B1-w1.elapsed_s = 133.32; request.B1-w2.elapsed_s = 136.32; request.B1-m1.elapsed_s = 105.46; request.B1-m2.elapsed_s = 106.66; request.B1-m3.elapsed_s = 107.86; and 12 more)"),
+    ]),
+    ('The fastest request took 105.46 s.', [
+        ('UNVERIFIED', 'unchecked-claim', '105.46 s is not accounted for: no derived value, plan count or gate threshold has this value, and the wording names none'),
     ]),
 ]
 HEADLINE = [
