@@ -792,10 +792,10 @@ ON_EXAMPLE = [
     ('The mean is below 418.24 s.', [
         ('UNVERIFIED', 'unchecked-claim', "418.24 s is not accounted for: a bound, but the wording ('mean') leaves 6 values and not all lie on its side"),
     ]),
-    ('For SSIM, the value is 0.5.', [
+    ('The value is 0.5; that is the SSIM.', [
         ('FAIL', 'claim-mismatch', 'states 0.5 for ssim, but no recorded score is 0.5 at its stated precision (recorded range 0.991703 .. 1)'),
     ]),
-    ('By the mean, the baseline is 400.1 s.', [
+    ('The baseline is 400.1 s; that is its mean.', [
         ('FAIL', 'claim-mismatch', "states 400.1 s, but the wording ('baseline', 'mean') says it is arm_mean_s.baseline, which the evidence gives as 407.27 s (delta -7.17 s, tolerance 0.05 s; mean of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)"),
     ]),
 ]
