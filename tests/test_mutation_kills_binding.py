@@ -185,9 +185,10 @@ def test_a_bare_number_binds_only_to_derived_values_and_plan_counts():
 def test_evidence_and_outcomes_are_immutable_values():
     """Kills `frozen=True` -> `False` of `Evidence`, `Pair` and `Outcome` (a bound value could be changed after it is judged)."""
     e = _e("m", 1)
-    for value in (e, Pair("p", e, e), Outcome(_q("s"), "PASS", "bound", "m")):
+    for value, field in ((e, "name"), (Pair("p", e, e), "name"), (Outcome(_q("s"), "PASS", "bound", "m"), "code")):
         with pytest.raises((AttributeError, TypeError)):  # FrozenInstanceError, or TypeError from a frozen slots class's __setattr__
-            value.name = "other"  # type: ignore[misc]
+            setattr(value, field, "other")
+        assert getattr(value, field) != "other"
 
 
 def _score_q(unit: str, sentence: str) -> Quantity:
@@ -331,6 +332,29 @@ def test_a_pair_in_an_unknown_unit_is_no_time_pair():
     fb, fc = _e("f.b", 26, "furlongs", statistic="mean"), _e("f.c", 13, "furlongs", statistic="mean")
     assert _run("The candidate is 50 % lower.", [fb, fc], [Pair("f", fb, fc, primary=True)]) == [
         ("UNVERIFIED", "unchecked-claim", "50 % is not accounted for: the evidence derives no baseline/candidate pair to compare")]
+
+
+def test_the_nearest_topic_is_that_of_the_first_value_naming_the_nearest_word():
+    """Kills `_nearest_topic`'s `at > best[0]` -> `>=` (g2's topics {x} would replace g1's {x, y}, and g3 of topic y would drop out)."""
+    gates = [_e("g1", "0.9", None, source="gate", statistic="threshold", topics=frozenset({"x", "y"})),
+             _e("g2", "0.8", None, source="gate", statistic="threshold", topics=frozenset({"x"})),
+             _e("g3", "0.7", None, source="gate", statistic="threshold", topics=frozenset({"y"}))]
+    assert _run("The x gate is 0.7.", gates) == [("PASS", "gate-threshold", "0.7 is g3 = 0.7 (d g3)")]
+
+
+def test_a_unit_mismatch_names_a_known_dimension_only():
+    """Kills the `unit-mismatch` message's `e.unit and units.known(e.unit)` -> `or` (an unknown evidence unit would be parsed)."""
+    evidence = [_e("m.b", 10, "furlongs", keys=frozenset({"b"}), statistic="mean")]
+    assert _run("The baseline mean is 5 frames/s.", evidence, keys={"baseline": "b", "b": "b"}) == [
+        ("FAIL", "unit-mismatch", "states 5 frames/s, but the wording ('baseline', 'mean') names m.b, which is in furlongs (a count), "
+                                  "not frames/s (frames/time)")]
+
+
+def test_a_bare_number_next_to_an_arm_is_not_yet_its_value():
+    """Kills `named_only_by_key = q.unit is None and only_key` (`is None` -> `is not None`): a FAIL against a's value."""
+    evidence = [_e("a.x", 10, keys=frozenset({"a"})), _e("a.y", 10, keys=frozenset({"a"}))]
+    assert _run("a took 7.", evidence, keys={"a": "a"}) == [
+        ("UNVERIFIED", "unchecked-claim", "7 is not accounted for: the wording ('a') leaves 2 values (a.x, a.y) and none is 7")]
 
 
 # Outcomes (status, code, message) of each sentence on the shipped example, generated from the code under test and read line by line.
@@ -766,6 +790,15 @@ ON_EXAMPLE = [
     ('The SD is 5 frames/s.', [
         ('UNVERIFIED', 'unchecked-claim', "5 frames/s is not accounted for: the wording ('sd') leaves 2 values, none in the dimension of frames/s"),
     ]),
+    ('The mean is below 418.24 s.', [
+        ('UNVERIFIED', 'unchecked-claim', "418.24 s is not accounted for: a bound, but the wording ('mean') leaves 6 values and not all lie on its side"),
+    ]),
+    ('The value is 0.5; that is the SSIM.', [
+        ('FAIL', 'claim-mismatch', 'states 0.5 for ssim, but no recorded score is 0.5 at its stated precision (recorded range 0.991703 .. 1)'),
+    ]),
+    ('The baseline is 400.1 s; that is its mean.', [
+        ('FAIL', 'claim-mismatch', "states 400.1 s, but the wording ('baseline', 'mean') says it is arm_mean_s.baseline, which the evidence gives as 407.27 s (delta -7.17 s, tolerance 0.05 s; mean of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)"),
+    ]),
 ]
 NO_LEVELS = [
     ('B1 took 107.00 s.', [
@@ -773,6 +806,9 @@ NO_LEVELS = [
     ]),
     ('B1 took 105.46 s.', [
         ('UNVERIFIED', 'unbound-claim', "105.46 s is not bound: the subject ('B1') leaves 18 derivations that disagree (server_mean_s.B1 = 106.66; request.B1-w1.elapsed_s = 133.32; request.B1-w2.elapsed_s = 136.32; request.B1-m1.elapsed_s = 105.46; request.B1-m2.elapsed_s = 106.66; request.B1-m3.elapsed_s = 107.86; and 12 more)"),
+    ]),
+    ('The fastest request took 105.46 s.', [
+        ('UNVERIFIED', 'unchecked-claim', '105.46 s is not accounted for: no derived value, plan count or gate threshold has this value, and the wording names none'),
     ]),
 ]
 HEADLINE = [
