@@ -584,3 +584,23 @@ def test_a_trust_set_takes_its_ref_and_changes_only_by_name():
     assert TrustSet(shipped=shipped, repository=None, ref={"ref": "main", "commit": "c"}).ref == {"ref": "main", "commit": "c"}
     with pytest.raises(TypeError):
         TrustSet(shipped, None, {"ref": "main", "commit": "c"})  # type: ignore[misc]
+
+
+def test_an_invalid_inventory_is_reported_by_its_first_problem_in_a_stable_order():
+    """Kills `:345` `errors[0]` -> `errors[-1]` (NumberReplacer)."""
+    inventory = {"inventory_version": 2, "assets": {"verify/gates/team-v1.json": "x"}}  # "'x' does not match ..." < "1 was expected"
+    assert _refused(_source({"verify/gates/team-v1.json": GATE}, inventory=inventory)) == f"{WHERE}: 'x' does not match '^[0-9a-f]{{64}}$'"
+
+
+def test_repository_gates_and_schemas_are_read_as_the_shipped_ones_are_with_floats_and_profiles_with_decimals():
+    """Kills `:380` `kind != "profiles"` -> `not kind != ...` (AddNot): a gate's or schema's number is a float, as in the shipped ones."""
+    gate = {**GATE, "claims": [{**GATE["claims"][1], "tolerance": 0.25}]}
+    schema = {**SCHEMA, "maximum": 0.5}
+    profile = json.loads((ROOT / "profiles" / "pyperf.json").read_text())
+    trust = _trust(_source({"verify/gates/team-v1.json": gate, "verify/schemas/team.schema.json": schema,
+                            "verify/profiles/team-pyperf.json": {**profile, "id": "team-pyperf"}}))
+    got = trust.documents[("gates", "team-v1")][1]["claims"][0]["tolerance"]
+    assert got == 0.25 and type(got) is float
+    assert type(trust.documents[("schemas", "team")][1]["maximum"]) is float
+    shipped = assets().profile("pyperf")
+    assert trust.documents[("profiles", "team-pyperf")][1] == {**shipped, "id": "team-pyperf"}
