@@ -604,3 +604,12 @@ def test_repository_gates_and_schemas_are_read_as_the_shipped_ones_are_with_floa
     assert type(trust.documents[("schemas", "team")][1]["maximum"]) is float
     shipped = assets().profile("pyperf")
     assert trust.documents[("profiles", "team-pyperf")][1] == {**shipped, "id": "team-pyperf"}
+
+
+def test_an_unpinned_profiles_label_and_id_rule_are_given_by_name(tmp_path):
+    """Kills `:474` the `*` of `TrustSet.add_unpinned_profile` -> `/` (ReplaceBinaryOperator_Mul_Div)."""
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**PROFILE, "id": "draft-2"}))
+    with pytest.raises(TypeError):
+        TrustSet(assets()).add_unpinned_profile(draft, "mine")  # type: ignore[misc]
+    assert TrustSet(assets()).add_unpinned_profile(path=draft, label="mine") == "draft-2"
