@@ -670,3 +670,10 @@ def test_a_scale_given_as_text_a_number_or_a_decimal_is_the_same_scale(scale):
     """Kills `:478` `scale if isinstance(scale, Decimal) else Decimal(str(scale))` -> `if not isinstance` (AddNot)."""
     got = stats.tolerance(D("2000.0"), statistic="mean", values=ONE_TWO_THREE, scale=scale)
     assert _close(_in_eps(got, "0.05"), 7500)
+
+
+def test_an_inputs_upstream_error_widens_each_inputs_bound():
+    """Kills `:488` `... * biggest + upstream` -> `- upstream` (ReplaceBinaryOperator_Add_Sub): TPOT-like inputs carry their own error."""
+    got = stats.tolerance(D("2.0"), statistic="mean", values=ONE_TWO_THREE, input_error="0.001")
+    assert _close(got - D("0.051"), D("7.5") * EPS)  # half unit 0.05 + eps sum|x| + u max|x| + the upstream 0.001
+    assert _close(stats.tolerance(D(6), statistic="sum", values=ONE_TWO_THREE, input_error="0.001") - D("0.503"), D("22.5") * EPS)
