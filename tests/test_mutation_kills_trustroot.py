@@ -565,6 +565,17 @@ def test_a_git_failure_is_one_line_naming_gits_last_word(tmp_path):
     assert str(caught.value) == f"--trust-ref main: fatal: not a git repository (or any of the parent directories): .git (in {tmp_path / 'plain'})"
 
 
+def test_a_git_failure_after_other_lines_names_the_last_one(tmp_path, monkeypatch):
+    """Kills `:135` `message[-1]` -> `message[-0]` (NumberReplacer): git's trace or warning lines come first, its complaint last."""
+    from verifier.trustroot import GitCommit
+
+    (tmp_path / "plain").mkdir()
+    monkeypatch.setenv("GIT_TRACE", "1")  # git writes a trace line to stderr before it fails
+    with pytest.raises(UsageError) as caught:
+        GitCommit(tmp_path / "plain", "main")
+    assert str(caught.value) == f"--trust-ref main: fatal: not a git repository (or any of the parent directories): .git (in {tmp_path / 'plain'})"
+
+
 def test_a_profile_is_shared_only_by_name(trust_set):
     """Kills `:460` the `*` of `TrustSet.profile` -> `/` (ReplaceBinaryOperator_Mul_Div): `shared` is keyword-only."""
     assert trust_set.profile(profile_id="pyperf", shared=True)["id"] == "pyperf"
