@@ -320,6 +320,7 @@ ONE_TWO_THREE = [D(1), D(2), D(3)]
     ("ci_high", "2", "0.5", {}, D("23.5") + 2 * stats.QUANTILE_ERROR / EPS),
     ("ci_half_width", "2", "0.5", {}, D("23.5") + 2 * stats.QUANTILE_ERROR / EPS),
     ("relative_reduction_pct", "50", "0.5", {}, D(500)),  # 100 |1 - 50/100| (2 n eps + 4 u) + 100 eps = 50 * 8 + 100
+    ("relative_reduction_pct", "25", "0.5", {}, D(700)),  # 100 * 0.75 * 8 + 100 (kills `:521` `abs(1 - ...)` -> `abs(0 - ...)`)
     ("relative_change_pct", "-50", "0.5", {}, D(500)),  # 100 |1 + (-50)/100| 8 + 100
     ("relative_change_pct", "50", "0.5", {}, D(1300)),  # 150 * 8 + 100
     ("speedup", "2", "0.5", {}, D(12)),  # 2 * (2 n eps + 4 u) = 2 * 6 (n = 2 in the quotient: values 1, 2 below)
@@ -662,3 +663,17 @@ def test_identity_takes_its_record_by_name_and_its_bound_only_by_name():
     assert stats.identity(op="sum", left=D(5), terms=[D(2), D(3)], stated=[])[1] == 5
     with pytest.raises(TypeError):
         stats.identity("sum", D(5), [D(2), D(3)], [], D(1))  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("scale", ["1000", 1000, 1000.0, D(1000)])
+def test_a_scale_given_as_text_a_number_or_a_decimal_is_the_same_scale(scale):
+    """Kills `:478` `scale if isinstance(scale, Decimal) else Decimal(str(scale))` -> `if not isinstance` (AddNot)."""
+    got = stats.tolerance(D("2000.0"), statistic="mean", values=ONE_TWO_THREE, scale=scale)
+    assert _close(_in_eps(got, "0.05"), 7500)
+
+
+def test_an_inputs_upstream_error_widens_each_inputs_bound():
+    """Kills `:488` `... * biggest + upstream` -> `- upstream` (ReplaceBinaryOperator_Add_Sub): TPOT-like inputs carry their own error."""
+    got = stats.tolerance(D("2.0"), statistic="mean", values=ONE_TWO_THREE, input_error="0.001")
+    assert _close(got - D("0.051"), D("7.5") * EPS)  # half unit 0.05 + eps sum|x| + u max|x| + the upstream 0.001
+    assert _close(stats.tolerance(D(6), statistic="sum", values=ONE_TWO_THREE, input_error="0.001") - D("0.503"), D("22.5") * EPS)

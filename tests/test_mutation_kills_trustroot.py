@@ -565,6 +565,17 @@ def test_a_git_failure_is_one_line_naming_gits_last_word(tmp_path):
     assert str(caught.value) == f"--trust-ref main: fatal: not a git repository (or any of the parent directories): .git (in {tmp_path / 'plain'})"
 
 
+def test_a_git_failure_after_other_lines_names_the_last_one(tmp_path, monkeypatch):
+    """Kills `:135` `message[-1]` -> `message[-0]` (NumberReplacer): git's trace or warning lines come first, its complaint last."""
+    from verifier.trustroot import GitCommit
+
+    (tmp_path / "plain").mkdir()
+    monkeypatch.setenv("GIT_TRACE", "1")  # git writes a trace line to stderr before it fails
+    with pytest.raises(UsageError) as caught:
+        GitCommit(tmp_path / "plain", "main")
+    assert str(caught.value) == f"--trust-ref main: fatal: not a git repository (or any of the parent directories): .git (in {tmp_path / 'plain'})"
+
+
 def test_a_profile_is_shared_only_by_name(trust_set):
     """Kills `:460` the `*` of `TrustSet.profile` -> `/` (ReplaceBinaryOperator_Mul_Div): `shared` is keyword-only."""
     assert trust_set.profile(profile_id="pyperf", shared=True)["id"] == "pyperf"
@@ -584,3 +595,32 @@ def test_a_trust_set_takes_its_ref_and_changes_only_by_name():
     assert TrustSet(shipped=shipped, repository=None, ref={"ref": "main", "commit": "c"}).ref == {"ref": "main", "commit": "c"}
     with pytest.raises(TypeError):
         TrustSet(shipped, None, {"ref": "main", "commit": "c"})  # type: ignore[misc]
+
+
+def test_an_invalid_inventory_is_reported_by_its_first_problem_in_a_stable_order():
+    """Kills `:345` `errors[0]` -> `errors[-1]` (NumberReplacer)."""
+    inventory = {"inventory_version": 2, "assets": {"verify/gates/team-v1.json": "x"}}  # "'x' does not match ..." < "1 was expected"
+    assert _refused(_source({"verify/gates/team-v1.json": GATE}, inventory=inventory)) == f"{WHERE}: 'x' does not match '^[0-9a-f]{{64}}$'"
+
+
+def test_repository_gates_and_schemas_are_read_as_the_shipped_ones_are_with_floats_and_profiles_with_decimals():
+    """Kills `:380` `kind != "profiles"` -> `not kind != ...` (AddNot): a gate's or schema's number is a float, as in the shipped ones."""
+    gate = {**GATE, "claims": [{**GATE["claims"][1], "tolerance": 0.25}]}
+    schema = {**SCHEMA, "maximum": 0.5}
+    profile = json.loads((ROOT / "profiles" / "pyperf.json").read_text())
+    trust = _trust(_source({"verify/gates/team-v1.json": gate, "verify/schemas/team.schema.json": schema,
+                            "verify/profiles/team-pyperf.json": {**profile, "id": "team-pyperf"}}))
+    got = trust.documents[("gates", "team-v1")][1]["claims"][0]["tolerance"]
+    assert got == 0.25 and type(got) is float
+    assert type(trust.documents[("schemas", "team")][1]["maximum"]) is float
+    shipped = assets().profile("pyperf")
+    assert trust.documents[("profiles", "team-pyperf")][1] == {**shipped, "id": "team-pyperf"}
+
+
+def test_an_unpinned_profiles_label_and_id_rule_are_given_by_name(tmp_path):
+    """Kills `:474` the `*` of `TrustSet.add_unpinned_profile` -> `/` (ReplaceBinaryOperator_Mul_Div)."""
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**PROFILE, "id": "draft-2"}))
+    with pytest.raises(TypeError):
+        TrustSet(assets()).add_unpinned_profile(draft, "mine")  # type: ignore[misc]
+    assert TrustSet(assets()).add_unpinned_profile(path=draft, label="mine") == "draft-2"
