@@ -661,3 +661,12 @@ def test_an_optional_claim_document_present_as_a_symbolic_link_is_not_absent(tmp
            "claim_documents": [{"file": "opt.json", "optional": True}]}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
     assert [f[:3] for f in _claim_findings(report)] == [("UNVERIFIED", "claim-unreadable", "opt.json"), ("PASS", "derived", "summary.json")]
+
+
+def test_instances_after_an_unstated_factor_or_a_unit_of_another_dimension_are_judged(tmp_path):
+    """Kills the `continue` after a factor that is not stated (:225) and after a stated unit of another dimension (:236) turned into `break`."""
+    rule = {**SKIP, "unstated": "fail", "times": {"at": {"file": "scale/{arm}.json", "pointer": "/f"}}}
+    found = _claim_findings(_run(tmp_path / "f", {"mean": {"a": 6, "b": 2}}, [rule], runs={**RUNS, "scale/a.json": '{"f": "two"}', "scale/b.json": '{"f": 2}'}))
+    assert [f[:4] for f in found] == [("UNVERIFIED", "factor-not-stated", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
+    found = _claim_findings(_run(tmp_path / "u", {"mean": {"a": "3 GB", "b": 1}}, [{**SKIP, "unstated": "fail"}]))
+    assert [f[:4] for f in found] == [("FAIL", "unit-mismatch", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
