@@ -318,3 +318,4 @@ def test_arrows_chain_tags_first_and_the_unit_window():
     assert [(q.number, q.unit) for q in extract("took 5" + " " * 64 + "s", "t")] == [("5", None)]
     assert ct._column(["a", "x 5"], 0, "5", "", 0, []) == 1
     assert ct._column(["7 abcdef 7"], 1, "7", "", 8, []) == 1 and ct._column(["7 abcdefg 7"], 1, "7", "", 9, []) == 11
+    assert [(q.number, q.unit) for q in extract("5 GB per foo", "t")] == [("5", None)]  # a rate per no known unit is no GB (`" " in ... and " per " not in`)
