@@ -670,3 +670,9 @@ def test_instances_after_an_unstated_factor_or_a_unit_of_another_dimension_are_j
     assert [f[:4] for f in found] == [("UNVERIFIED", "factor-not-stated", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
     found = _claim_findings(_run(tmp_path / "u", {"mean": {"a": "3 GB", "b": 1}}, [{**SKIP, "unstated": "fail"}]))
     assert [f[:4] for f in found] == [("FAIL", "unit-mismatch", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
+
+
+def test_a_count_mismatch_shows_the_derived_count_without_a_unit(tmp_path):
+    """Kills `compared[0]` -> `compared[1]`/`[-1]` (:245, the branch of a claim with no unit: the delta text shown as the derived value)."""
+    count = {"id": "n", "receipts": "runs", "statistic": "count", "selection": {"phase": "measured", "arm": "a"}, "at": {"file": "summary.json", "pointer": "/n"}}
+    assert _claim_findings(_run(tmp_path, {"n": 5}, [count])) == [("FAIL", "claim-mismatch", "summary.json", "/n", "n: stated 5, derived 2 (delta 3, tolerance 0.5)")]
