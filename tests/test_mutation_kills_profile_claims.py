@@ -676,3 +676,12 @@ def test_a_count_mismatch_shows_the_derived_count_without_a_unit(tmp_path):
     """Kills `compared[0]` -> `compared[1]`/`[-1]` (:245, the branch of a claim with no unit: the delta text shown as the derived value)."""
     count = {"id": "n", "receipts": "runs", "statistic": "count", "selection": {"phase": "measured", "arm": "a"}, "at": {"file": "summary.json", "pointer": "/n"}}
     assert _claim_findings(_run(tmp_path, {"n": 5}, [count])) == [("FAIL", "claim-mismatch", "summary.json", "/n", "n: stated 5, derived 2 (delta 3, tolerance 0.5)")]
+
+
+def test_an_arm_in_the_selection_of_an_arm_rule_does_not_hide_the_other_arms_instances():
+    """Kills `_dead_arms`' `k != "arm" and not isinstance(v, dict)` (-> `or`: the selection's arm kept, instances of the other arm lost)."""
+    from verifier.checks.profile_claims import _dead_arms
+
+    rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured", "arm": "a"}, "per": ["model"], "baseline": "a",
+            "candidate": "b", "at": {"file": "s.json", "pointer": "/{model}"}}
+    assert _dead_arms(rule, [_rec("a", "2", "m1"), _rec("b", "1", "m3")]) == {}  # b has model m3's instance
