@@ -293,7 +293,7 @@ def test_more_boundaries_of_units_identifiers_tables_and_positions():
     assert ct._column(["x7ab7b"], 1, "7", "", 10, []) == 5
     assert [q.number for q in extract("5<b>6</b> s", "t")] == ["5", "6"]
     assert [(q.number, q.line, q.column) for q in extract(("w " * 1000 + "\n") * 3 + "5 s", "t")] == [("5", 4, 1)]
-    for sep in "\n\t":
+    for sep in " \n\t":
         s = "a" * 4095 + " " + sep + "b" * 5000 + " c"
         assert [(o, len(p)) for o, p in ct._pieces(s)] == [(0, 4095), (4095, 1), (4096, 5001), (9097, 2)]
     assert [(q.number, str(q.value)) for q in extract("-0.5 s and \u22120.5 s and -2 s", "t")] == [("-0.5", "-0.5"), ("-0.5", "-0.5"), ("-2", "-2")]  # a sign under 1
@@ -302,3 +302,20 @@ def test_more_boundaries_of_units_identifiers_tables_and_positions():
     assert [(q.number, q.line, q.column) for q in extract("a" * 20 + "\n7" + " x" * 10 + " 7", "t")] == [("7", 2, 1), ("7", 2, 23)]
     assert [(q.number, q.informational) for q in extract("took 1e2 s then 1234567abc", "t")] == [("1e2", None), ("1234567abc", "commit")]  # words after it
     assert [q.number for q in extract("a `c`5<b>6</b>", "t")] == ["5", "6"]  # the last piece before the tag, not the first
+
+
+def test_arrows_chain_tags_first_and_the_unit_window():
+    """
+    Kills `_pair`'s `a.get("role") or b.get("role")` (-> `and`: a `to` end paired again), the `continue` after a `to` with no `from` and after
+    incompatible units (-> `break`); `_inline`'s `html_inline and parts` when the tag comes first (-> `or`: an empty list indexed);
+    the unit window `+ 64` of `extract` (`+ 63`, `+ 65`); `_column`'s `1 <= line` and its 8-character slack (`within - 7`, `- 9`).
+    """
+    assert [(q.number, q.role, q.partner) for q in extract("3 -> 4 -> 5 s", "t")] == [("3", "from", 1), ("4", "to", 0), ("5", None, None)]
+    for text in ("went to 5 s to 6 s and 7 s -> 8 s", "5 s => 6 % and 7 s -> 8 s"):
+        assert [(q.number, q.role) for q in extract(text, "t")] == [("5", None), ("6", None), ("7", "from"), ("8", "to")], text
+    assert [(q.number, q.unit) for q in extract("<b>5</b> s", "t")] == [("5", "s")]
+    assert [(q.number, q.unit) for q in extract("took 5" + " " * 63 + "s", "t")] == [("5", "s")]
+    assert [(q.number, q.unit) for q in extract("took 5" + " " * 64 + "s", "t")] == [("5", None)]
+    assert ct._column(["a", "x 5"], 0, "5", "", 0, []) == 1
+    assert ct._column(["7 abcdef 7"], 1, "7", "", 8, []) == 1 and ct._column(["7 abcdefg 7"], 1, "7", "", 9, []) == 11
+    assert [(q.number, q.unit) for q in extract("5 GB per foo", "t")] == [("5", None)]  # a rate per no known unit is no GB (`" " in ... and " per " not in`)

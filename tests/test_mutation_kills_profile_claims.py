@@ -661,3 +661,27 @@ def test_an_optional_claim_document_present_as_a_symbolic_link_is_not_absent(tmp
            "claim_documents": [{"file": "opt.json", "optional": True}]}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
     assert [f[:3] for f in _claim_findings(report)] == [("UNVERIFIED", "claim-unreadable", "opt.json"), ("PASS", "derived", "summary.json")]
+
+
+def test_instances_after_an_unstated_factor_or_a_unit_of_another_dimension_are_judged(tmp_path):
+    """Kills the `continue` after a factor that is not stated (:225) and after a stated unit of another dimension (:236) turned into `break`."""
+    rule = {**SKIP, "unstated": "fail", "times": {"at": {"file": "scale/{arm}.json", "pointer": "/f"}}}
+    found = _claim_findings(_run(tmp_path / "f", {"mean": {"a": 6, "b": 2}}, [rule], runs={**RUNS, "scale/a.json": '{"f": "two"}', "scale/b.json": '{"f": 2}'}))
+    assert [f[:4] for f in found] == [("UNVERIFIED", "factor-not-stated", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
+    found = _claim_findings(_run(tmp_path / "u", {"mean": {"a": "3 GB", "b": 1}}, [{**SKIP, "unstated": "fail"}]))
+    assert [f[:4] for f in found] == [("FAIL", "unit-mismatch", "summary.json", "/mean/a"), ("PASS", "derived", "summary.json", "/mean/b")]
+
+
+def test_a_count_mismatch_shows_the_derived_count_without_a_unit(tmp_path):
+    """Kills `compared[0]` -> `compared[1]`/`[-1]` (:245, the branch of a claim with no unit: the delta text shown as the derived value)."""
+    count = {"id": "n", "receipts": "runs", "statistic": "count", "selection": {"phase": "measured", "arm": "a"}, "at": {"file": "summary.json", "pointer": "/n"}}
+    assert _claim_findings(_run(tmp_path, {"n": 5}, [count])) == [("FAIL", "claim-mismatch", "summary.json", "/n", "n: stated 5, derived 2 (delta 3, tolerance 0.5)")]
+
+
+def test_an_arm_in_the_selection_of_an_arm_rule_does_not_hide_the_other_arms_instances():
+    """Kills `_dead_arms`' `k != "arm" and not isinstance(v, dict)` (-> `or`: the selection's arm kept, instances of the other arm lost)."""
+    from verifier.checks.profile_claims import _dead_arms
+
+    rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured", "arm": "a"}, "per": ["model"], "baseline": "a",
+            "candidate": "b", "at": {"file": "s.json", "pointer": "/{model}"}}
+    assert _dead_arms(rule, [_rec("a", "2", "m1"), _rec("b", "1", "m3")]) == {}  # b has model m3's instance
