@@ -65,9 +65,22 @@ def _read(text: str) -> tuple:
     # one request meant: a singular request noun and a unit that is not a request count (`:132` `and -> or`, `not`, `in`)
     ("The request count of A1 was 5.", ("server", "A1", None, None, False, False, ("A1",))),
     ("A1 mean request took 3 s.", ("server", "A1", None, None, True, True, ("A1",))),
+    # only the number's own clause after it counts (`_window` `:73` `[0] -> [-1]`)
+    ("It took 3 s, the slowest of A1.", (None, None, None, None, False, False, ())),
+    ("It took 3 s; the warmup was slow.", (None, None, None, None, False, False, ())),
 ])
 def test_read_gives_the_subject_words_of_a_number(text, subject):
     assert _read(text) == subject
+
+
+def test_a_subject_is_a_frozen_value_with_slots():
+    """`Subject` `:47`: `frozen=True` (hashable, read-only) and `slots=True` (no per-instance dict), as its docstring's value type."""
+    import dataclasses
+
+    s = read(_q("Request A1-m1 took 3 s."), KEYS, LEVELS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.level = "arm"  # type: ignore[misc]
+    assert hash(s) == hash(read(_q("Request A1-m1 took 3 s."), KEYS, LEVELS)) and not hasattr(s, "__dict__")
 
 
 @pytest.mark.parametrize("text,narrows", [
