@@ -497,3 +497,12 @@ def test_a_manifest_or_directory_that_cannot_be_read_is_a_failure_naming_the_err
     monkeypatch.setattr(integrity, "walk_safely", lambda root: (real(root)[0], [("locked", "Permission denied")]))
     found = _integrity(verify_path(str(bundle), asset_root=tiny).findings)
     assert found[0] == ("FAIL", "unreadable-file", "locked", None, "directory locked cannot be listed (Permission denied); its files cannot be checked")
+
+
+def test_a_document_larger_than_256_mib_is_refused_naming_the_limit(tmp_path):
+    """Kills `DOCUMENT_LIMIT = 256 << 20` with either number moved by one (a sparse file of 257 MiB: refused, the limit named in bytes)."""
+    big = tmp_path / "claims.json"
+    with open(big, "wb") as handle:
+        handle.truncate(257 << 20)  # sparse: no disk space used
+    result = integrity.hash_many([big], keep={big: b""})[big]
+    assert isinstance(result, OSError) and str(result) == "larger than 268435456 bytes, the limit for a document"
