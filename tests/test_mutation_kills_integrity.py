@@ -292,6 +292,9 @@ def test_files_read_again_are_each_judged_unchanged_or_changed(tmp_path):
     said = "no longer has the sha256 it had when verification started; findings on it cannot be trusted"
     assert run({"a.txt": ("a.txt", good), "b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}) == [
         ("FAIL", "changed-during-verification", "b.txt", f"b.txt {said}", good), ("FAIL", "changed-during-verification", "c.txt", f"c.txt {said}", good)]
+    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}})
+    b, c = integrity.unchanged_listed(ctx)
+    assert b.observed == hashlib.sha256(b"b").hexdigest() and c.observed.startswith("[Errno 2] No such file or directory")  # :545 what is there now
 
 
 MAP_ONLY = {k: v for k, v in MAP.items() if k != "external"}
@@ -386,7 +389,8 @@ def test_an_external_not_supplied_gives_the_reason_its_entry_states(tmp_path):
 
 
 def test_the_documents_are_kept_as_the_bytes_hashed_and_other_files_are_not(tmp_path):
-    """Kills :293 `key in keep` -> `not in`, :319 `disk_path in kept` -> `not in`, :162 `if e.get("role")` -> `if not` (a retained attempt is kept)."""
+    """Kills :293 `key in keep` -> `not in`, :319 `disk_path in kept` -> `not in`, :162 `if e.get("role")` -> `if not` (a retained attempt is kept),
+    :166 the loop recording each match (a loop over nothing)."""
     from verifier.bundle import Bundle
     from verifier.pipeline import Context
     from verifier.trust import assets
@@ -403,6 +407,8 @@ def test_the_documents_are_kept_as_the_bytes_hashed_and_other_files_are_not(tmp_
     ctx = Context(subject=bundle, assets=TrustSet(assets(None)), bundle=Bundle(root=bundle), options={})
     assert {f.code for f in integrity.files(ctx)} == {"match"}
     assert sorted(ctx.bundle.contents) == ["attempts/r.jsonl", "claims.json", "plan.json", "receipts.jsonl"]
+    assert sorted(ctx.bundle.verified) == ["attempts/r.jsonl", "claims.json", "notes.txt", "plan.json", "receipts.jsonl"]  # :166 every match recorded
+    assert ctx.bundle.digests["notes.txt"] == hashlib.sha256(b"x").hexdigest()
     assert ctx.bundle.contents["claims.json"] == (bundle / "claims.json").read_bytes()
 
 
@@ -506,3 +512,35 @@ def test_a_document_larger_than_256_mib_is_refused_naming_the_limit(tmp_path):
         handle.truncate(257 << 20)  # sparse: no disk space used
     result = integrity.hash_many([big], keep={big: b""})[big]
     assert isinstance(result, OSError) and str(result) == "larger than 268435456 bytes, the limit for a document"
+
+
+def test_a_manifest_or_external_list_that_cannot_be_read_is_named(tmp_path, monkeypatch):
+    """Kills :400 `except` with OSError or UnicodeDecodeError replaced, :438 `except` with OSError or JSONProblem replaced."""
+    sums = {"kind": "sha256sums", "file": "SHA256SUMS", "missing": "fail", "unlisted": "fail"}
+    bad = tmp_path / "utf8"
+    bundle = write_tree(bad / "run", {**FILES})
+    (bundle / "SHA256SUMS").write_bytes(b"\xff\xfe  runs/a.csv\n")
+    doc = {"id": "run", "version": 1, "description": "kill tests", "detect": {"files": ["summary.json"]}, "manifest": sums,
+           "receipts": {"runs": {"glob": "runs/*.csv", "encoding": "csv", "name": "runs/{arm}.csv",
+                                 "fields": {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}}}
+    found = _integrity(verify_path(str(bundle), asset_root=profile_assets(bad, {"run": doc})).findings)
+    assert found == [("FAIL", "manifest-unreadable", "SHA256SUMS", None, "SHA256SUMS: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte")]
+    listing = json.dumps({"files": {rel: {"sha256": _sha(text), "bytes": len(text)} for rel, text in FILES.items()}})
+    external = [{"file": "gone.json", "pointer": "/ext", "reason": "r"}, {"file": "bad.json", "pointer": "/ext", "reason": "r"}]
+    found = _run_full(tmp_path / "ext", {**MAP_ONLY, "external": external}, {"digests.json": listing, "bad.json": "{not json"})
+    assert [f for f in found if f[0] != "PASS"] == [
+        ("FAIL", "unlisted-file", "bad.json", None, "bad.json is in the bundle but not listed in digests.json"),
+        ("FAIL", "external-list-missing", "gone.json", "/ext", "gone.json has no external list at /ext"),
+        ("FAIL", "external-list-missing", "bad.json", "/ext", "bad.json has no external list at /ext")]
+    from verifier.readers.tree import Tree
+
+    real = Tree.json
+
+    def locked(self, rel):
+        if rel == "digests.json":
+            raise PermissionError(13, "Permission denied")
+        return real(self, rel)
+
+    monkeypatch.setattr(Tree, "json", locked)  # (run as root, no mode makes a file unreadable)
+    assert _run_full(tmp_path / "locked", MAP_ONLY, {"digests.json": listing}) == [
+        ("FAIL", "manifest-unreadable", "digests.json", None, "digests.json: [Errno 13] Permission denied")]
