@@ -544,3 +544,16 @@ def test_a_manifest_or_external_list_that_cannot_be_read_is_named(tmp_path, monk
     monkeypatch.setattr(Tree, "json", locked)  # (run as root, no mode makes a file unreadable)
     assert _run_full(tmp_path / "locked", MAP_ONLY, {"digests.json": listing}) == [
         ("FAIL", "manifest-unreadable", "digests.json", None, "digests.json: [Errno 13] Permission denied")]
+
+
+def test_the_names_of_a_lookup_are_keyword_only():
+    """Kills :337 and :469 `*` -> `/` in the signatures (the message parts and the listing's name are passed by keyword, never by position)."""
+    import pytest
+
+    from verifier.pipeline import Context
+
+    ctx = Context(subject=Path("."), assets=None)
+    with pytest.raises(TypeError):
+        integrity.match_supplied(ctx, "k", {"sha256": "a" * 64, "size": None}, {"path": "k"}, "absent", "listing")  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        list(integrity._externals(ctx, {"external": []}, set(), "listing.json"))  # type: ignore[misc]

@@ -402,3 +402,9 @@ def test_an_overlap_finding_is_placed_at_the_first_file_of_its_group():
                                start=None if start is None else D(start), end=None if end is None else D(end))
     records = [clock(0, "a.json", "s1", None, "1"), clock(1, "b.json", "s1", "1", "2"), clock(2, "c.json", "s2", "0", "1"), clock(3, "d.json", "s2", "1", "2")]
     assert [(f.code, f.path) for f in overlap(_ctx(OVERLAP, records))] == [("missing-field", "a.json"), ("sequential", "c.json")]
+
+
+def test_claims_text_is_a_keyword_only_option_of_the_pipeline():
+    """Kills :425 `*` -> `/` in `pipeline_for(profile, *, claims_text=False)`."""
+    with pytest.raises(TypeError):
+        pipeline_for({"id": "p", "receipts": {}}, True)  # type: ignore[misc]
