@@ -557,3 +557,33 @@ def test_the_names_of_a_lookup_are_keyword_only():
         integrity.match_supplied(ctx, "k", {"sha256": "a" * 64, "size": None}, {"path": "k"}, "absent", "listing")  # type: ignore[misc]
     with pytest.raises(TypeError):
         list(integrity._externals(ctx, {"external": []}, set(), "listing.json"))  # type: ignore[misc]
+
+
+def test_a_profile_manifest_leaves_what_later_checks_read(tmp_path):
+    """Kills :406 the loop over the listed names (a loop over nothing); pins the blocked files and the matches later checks read
+    (derivation.digests, coverage.streams, integrity.unchanged)."""
+    from verifier.pipeline import Context
+    from verifier.readers.tree import Tree
+
+    text = {"runs/a.csv": "s\n2\n", "runs/b.csv": "s\n2\n", "summary.json": '{"mean": 2}'}
+    bundle = write_tree(tmp_path / "run", {**text, "digests.json": json.dumps(
+        {"files": {rel: {"sha256": _sha(t), "bytes": len(t)} for rel, t in text.items()} | {"summary.json": {"sha256": "a" * 64, "bytes": 11}}})})
+    spec = {**MAP_ONLY}
+    ctx = Context(subject=bundle, assets=None, bundle=Tree(bundle), options={"profile": {"id": "run", "manifest": spec}})
+    assert [(f.status.value, f.code, f.path) for f in integrity.listed(ctx)] == [
+        ("PASS", "match", "runs/a.csv"), ("PASS", "match", "runs/b.csv"), ("FAIL", "sha256-mismatch", "summary.json")]
+    twice = _sha("s\n2\n")
+    assert ctx.data["listed_names"] == {twice: ["runs/a.csv", "runs/b.csv"], "a" * 64: ["summary.json"]}
+    assert ctx.data["listed_digests"] == {twice, "a" * 64}
+    assert sorted(ctx.data["matched"]) == ["runs/a.csv", "runs/b.csv"]
+    assert ctx.bundle.blocked == {"summary.json": "its sha256 differs from the manifest's"}
+
+
+def test_files_whose_names_collide_after_nfc_are_never_read(tmp_path, tiny):
+    """Kills :234 the loop dropping each colliding spelling (a loop over nothing: one of them would be hashed and judged)."""
+    bundle = write_bundle(tmp_path / "nfc")
+    (bundle / "caf\u00e9.txt").write_bytes(b"a")
+    (bundle / "cafe\u0301.txt").write_bytes(b"b")
+    rehash(bundle)
+    found = [(f[0], f[1], f[2]) for f in _integrity(verify_path(str(bundle), asset_root=tiny).findings) if "caf" in str(f[2]) or "caf" in f[4]]
+    assert [f[1] for f in found] == ["duplicate-entry", "name-collision"], found
