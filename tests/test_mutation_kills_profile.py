@@ -393,3 +393,18 @@ def test_a_profile_given_as_a_file_is_named_unpinned_with_its_sha256(tmp_path):
     sha = hashlib.sha256(draft.read_bytes()).hexdigest()
     assert (f.status.value, f.code, f.observed) == ("UNVERIFIED", "profile-unpinned", sha)
     assert f.message == f"profile draft was loaded unpinned from {draft} (sha256 {sha[:12]}...); nothing vouches for the rules it states"
+
+
+def test_an_overlap_finding_is_placed_at_the_first_file_of_its_group():
+    """Kills :309 and :318 `group[0].path` -> `group[1]` / `group[-1]` (a group's receipts spread over files, e.g. one file per request)."""
+    def clock(i, path, server, start, end):
+        return profile_receipt(path, f"/{i}", {}, dims={"request_id": f"r{i}", "server": server},
+                               start=None if start is None else D(start), end=None if end is None else D(end))
+    records = [clock(0, "a.json", "s1", None, "1"), clock(1, "b.json", "s1", "1", "2"), clock(2, "c.json", "s2", "0", "1"), clock(3, "d.json", "s2", "1", "2")]
+    assert [(f.code, f.path) for f in overlap(_ctx(OVERLAP, records))] == [("missing-field", "a.json"), ("sequential", "c.json")]
+
+
+def test_claims_text_is_a_keyword_only_option_of_the_pipeline():
+    """Kills :425 `*` -> `/` in `pipeline_for(profile, *, claims_text=False)`."""
+    with pytest.raises(TypeError):
+        pipeline_for({"id": "p", "receipts": {}}, True)  # type: ignore[misc]

@@ -342,14 +342,21 @@ def test_unstated_skip_counts_the_runs_quoting_no_range_unless_required(tmp_path
 
 
 def test_an_instance_without_a_bounds_site_is_not_read():
-    """Kills :210 `site is not None` -> `is None` (an instance the claim-site reader gave no `bounds` site)."""
+    """Kills :210 `site is not None` -> `is None` (an instance the claim-site reader gave no `bounds` site), :226 / :228 `fail=False` -> True."""
     records = [profile_receipt("runs/a-1.csv", "/0", {"s": "3"}, dims={"arm": "a", "phase": "measured"}, latency=Decimal(3))]
     try:
         _stated_bounds({}, BOUNDS, records)
     except Underivable as exc:
-        assert (str(exc), exc.code) == ("arm=a: the bounds are not stated (not read); 1 unverified", "bounds-not-stated")
+        assert (str(exc), exc.code, exc.fail) == ("arm=a: the bounds are not stated (not read); 1 unverified", "bounds-not-stated", False)
     else:
         raise AssertionError("no bounds site: not judged")
+    skip = {**BOUNDS, "bounds_at": {**BOUNDS["bounds_at"], "unstated": "skip"}}
+    try:
+        _stated_bounds({}, skip, records)
+    except Underivable as exc:  # :228 `fail=False` -> True: a run quoting no range is a gap, never a failure
+        assert (str(exc), exc.code, exc.fail) == ("1 run(s) quote no range, so nothing is judged", "bounds-not-stated", False)
+    else:
+        raise AssertionError("nothing stated: not judged")
 
 
 # --- second pass: the mutants the tests above left alive (applied by hand) -------------------------------------------
@@ -401,3 +408,12 @@ def test_the_outcome_recorded_per_instance_of_stated_bounds_and_below_baseline_r
     assert _seen(found)[1:] == [
         ("PASS", "recorded-agrees", "summary.json", "/ok/1", "b-below-a[server=1]: summary.json#/ok/1 records true; re-derived outcome is true"),
         ("PASS", "recorded-agrees", "summary.json", "/ok/2", "b-below-a[server=2]: summary.json#/ok/2 records false; re-derived outcome is false")]
+
+
+def test_the_arms_a_comparison_compared_are_shown_at_six_significant_digits(tmp_path):
+    """Kills :146 `digits=6` -> 7 / 5 (twice): arm a's mean 11/3 s is shown 3.66667."""
+    rel = {"id": "rel", "receipts": "runs", "statistic": "relative_reduction_pct", "baseline": "a", "candidate": "b", "selection": {"phase": "measured"},
+           "unit": "%", "min": 50.5}
+    runs = {"runs/a-1.csv": "s\n3\n", "runs/a-2.csv": "s\n4\n", "runs/a-3.csv": "s\n4\n", "runs/b-1.csv": "s\n1.1111111\n"}
+    assert [f.message for f in _gate(tmp_path, {"rules": [rel]}, runs=runs)] == [
+        "rel (over phase=measured): met: relative_reduction_pct = 69.697 % (needs >= 50.5 %; baseline 3.66667, candidate 1.11111)"]
