@@ -161,3 +161,98 @@ def test_decoding_past_the_policys_time_is_one_work_limit_failure():
     over = cov.decode_errors(clip, "media/A1-m1.mp4", dataclasses.replace(cov.DEFAULT_POLICY, max_seconds=0))
     assert [(f.status.value, f.code, f.path) for f in over] == [("FAIL", "work-limit", "media/A1-m1.mp4")]
     assert "decoding took longer than the gate's 0 s" in over[0].message
+
+
+def test_a_file_without_an_arm_does_not_end_the_c1_scan():
+    files = [("a.mp4", None, _facts("a.mp4", b"s", b"v0")), ("b.mp4", "baseline", _facts("b.mp4", b"s", b"v1")),
+             ("c.mp4", "candidate", _facts("c.mp4", b"s", b"v2"))]
+    assert _c1(files) == [("FAIL", "identical-audio", "b.mp4")]
+
+
+def test_a_decoder_failure_names_the_error_and_its_text_once(tmp_path):
+    """The [X3] message gives FFmpeg's error text (`strerror`), not the whole exception with its errno and file name."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    spec = importlib.util.spec_from_file_location("make_clips", ROOT / "tests" / "media" / "make_clips.py")
+    make_clips = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_clips)
+    clip = make_clips.CLIPS["truncated"](tmp_path)
+    (f,) = cov.decode_errors(clip, "t.mp4", DEFAULT_POLICY)
+    assert (f.status.value, f.code) == ("FAIL", "decode-error")
+    assert f.message.startswith("the decoder failed after ") and f.message.endswith(" [X3]")
+    assert "[Errno" not in f.message and str(clip.name) not in f.message and ": None" not in f.message
+
+
+# --- which media the bundle check judges: receipts' outputs and the quality index's files ----------------------------
+
+def _quality_files(bundle: Path) -> set[str]:
+    import json
+
+    doc = json.loads((bundle / "quality-index.json").read_text())
+    return {side for c in doc["comparisons"] for side in (c["reference"], c["candidate"])}
+
+
+def _streams(report) -> list:
+    return [f for f in report.findings if f.check == "coverage.streams"]
+
+
+def test_unusable_receipts_leave_the_quality_index_media_judged(example_copy):
+    from bundlekit import rehash
+
+    from verifier.core import verify_path
+
+    with (example_copy / "receipts.jsonl").open("a") as fh:
+        fh.write("{not json\n")
+    rehash(example_copy)
+    found = _streams(verify_path(str(example_copy)))
+    notes = [f for f in found if f.message.startswith("receipt outputs are not checked: ")]
+    assert [f.status.value for f in notes] == ["UNVERIFIED"]
+    covered = {f.path for f in found if f.code == "covered"}
+    assert covered == _quality_files(example_copy) and len(covered) >= 2
+    assert "no-media" not in {f.code for f in found}
+    assert not any("quality index are not checked" in f.message for f in found)
+
+
+def test_an_unusable_quality_index_leaves_the_receipts_media_judged(example_copy):
+    from bundlekit import rehash
+
+    from verifier.core import verify_path
+
+    (example_copy / "quality-index.json").write_text('{"format": "verify-quality-index", "format_version": 1}')
+    rehash(example_copy)
+    found = _streams(verify_path(str(example_copy)))
+    notes = [f for f in found if f.message.startswith("media named by the quality index are not checked: ")]
+    assert [f.status.value for f in notes] == ["UNVERIFIED"]
+    assert len({f.path for f in found if f.code == "covered"}) == len(list((example_copy / "media").glob("*.mp4")))
+
+
+def test_a_bundle_without_a_quality_index_is_judged_on_its_receipts_alone(example_copy):
+    from bundlekit import rehash
+
+    from verifier.core import verify_path
+
+    (example_copy / "quality-index.json").unlink()
+    rehash(example_copy)
+    found = _streams(verify_path(str(example_copy)))
+    assert not any("quality index" in f.message for f in found)
+    assert len({f.path for f in found if f.code == "covered"}) == len(list((example_copy / "media").glob("*.mp4")))
+
+
+def test_a_gate_without_coverage_leaves_referenced_media_unverified(example_copy, tmp_path):
+    import json
+
+    from bundlekit import asset_root, edit_json, rehash
+
+    from verifier.core import verify_path
+
+    gate = json.loads((Path(__file__).resolve().parent.parent / "gates" / "ref2va-5s-v1.json").read_text())
+    gate.pop("coverage")
+    gate = {k: v for k, v in gate.items() if k not in ("id", "version", "description")}
+    root = asset_root(tmp_path, {"nocov-v1": gate})
+    edit_json(example_copy / "manifest.json", lambda m: m.__setitem__("gate", "nocov-v1"))
+    rehash(example_copy)
+    found = _streams(verify_path(str(example_copy), asset_root=root))
+    assert [(f.status.value, f.code) for f in found] == [("UNVERIFIED", "no-coverage-gate")]
+    assert "has no coverage section, so the 20 referenced media file(s) are not judged" in found[0].message
