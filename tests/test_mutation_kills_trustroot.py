@@ -624,3 +624,18 @@ def test_an_unpinned_profiles_label_and_id_rule_are_given_by_name(tmp_path):
     with pytest.raises(TypeError):
         TrustSet(assets()).add_unpinned_profile(draft, "mine")  # type: ignore[misc]
     assert TrustSet(assets()).add_unpinned_profile(path=draft, label="mine") == "draft-2"
+
+
+def test_only_shipped_schema_files_reserve_a_schema_id():
+    """A shipped file under `schemas/` that is no `<id>.schema.json` (a shared `$defs` file) reserves no id.
+
+    Kills `:371` `k.startswith("schemas/") and k.endswith(".schema.json")` -> `or`: `schemas/common.defs.json`
+    would reserve the id `comm` (its name less 12 characters), refusing a repository's `comm.schema.json`.
+    """
+    import copy
+
+    shipped = copy.copy(assets())
+    shipped.pins = {**shipped.pins, "schemas/common.defs.json": "0" * 64, "docs/ab/xyz.schema.json": "0" * 64}
+    source = _source({"verify/schemas/comm.schema.json": SCHEMA, "verify/schemas/xyz.schema.json": SCHEMA})
+    trust = RepositoryTrust(Path("/repo"), CONFIG, source, shipped)
+    assert trust.ids("schemas") == ["comm", "xyz"]
