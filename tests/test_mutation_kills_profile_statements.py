@@ -183,3 +183,12 @@ def test_a_claim_text_of_exactly_max_quantities_numbers_is_checked(tmp_path):
     """Kills `:106` `len(quantities) > MAX_QUANTITIES` -> `>=` (2000 numbers would be refused as too many)."""
     stated = _stated(_report(tmp_path, RUNS, [_rule("mean_s", "mean", per=["arm"])], "3 s. " * MAX_QUANTITIES))
     assert len(stated) == MAX_QUANTITIES and {(s, c) for s, c, _ in stated} == {("PASS", "bound")}
+
+
+def test_a_percentile_rule_with_a_whole_q_is_named_p50_not_p5e1(tmp_path):
+    """A rule `{"statistic": "percentile", "q": 50}` is the p50 a sentence names (`Decimal(50).normalize()` is `5E+1`)."""
+    runs = {"runs/alpha.csv": "s\n1\n2\n3\n", "runs/beta.csv": "s\n1\n2\n3\n"}
+    found = _stated(_report(tmp_path, runs, [_rule("lat", "percentile", q=50, per=["arm"], method="nearest-rank")],
+                            "The p50 of alpha is 9 s."))
+    assert [(s, c) for s, c, _ in found] == [("FAIL", "claim-mismatch")], found
+    assert "lat[arm=alpha]" in found[0][2]

@@ -77,7 +77,7 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
                 evidence.append(Evidence(name, value, unit, "derived", result.text, statistic=statistic, keys=frozenset(key.values()),
                                          topics=frozenset({"speedup"} if statistic == "speedup" else {"reduction"})))
                 continue
-            stat = f"p{Decimal(str(rule['q'])).normalize()}" if statistic == "percentile" else _STATISTIC.get(statistic)
+            stat = f"p{Decimal(str(rule['q'])).normalize():f}" if statistic == "percentile" else _STATISTIC.get(statistic)
             timed = unit is not None and units.known(unit) and units.parse(unit).dimension == "time"
             level = "arm" if per == ["arm"] else "server" if "server" in per else None
             e = Evidence(name, value, unit, "derived", result.text, statistic=stat, keys=frozenset(key.values()),
