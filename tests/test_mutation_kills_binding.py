@@ -808,7 +808,14 @@ NO_LEVELS = [
         ('UNVERIFIED', 'unbound-claim', "105.46 s is not bound: the subject ('B1') leaves 18 derivations that disagree (server_mean_s.B1 = 106.66; request.B1-w1.elapsed_s = 133.32; request.B1-w2.elapsed_s = 136.32; request.B1-m1.elapsed_s = 105.46; request.B1-m2.elapsed_s = 106.66; request.B1-m3.elapsed_s = 107.86; and 12 more)"),
     ]),
     ('The fastest request took 105.46 s.', [
-        ('UNVERIFIED', 'unchecked-claim', '105.46 s is not accounted for: no derived value, plan count or gate threshold has this value, and the wording names none'),
+        ('UNVERIFIED', 'unchecked-claim', "105.46 s is not accounted for: the wording ('fastest') names no value the evidence derives"),
+    ]),
+    # a server mean is no fastest request: before the extreme words narrowed the wording, this PASSed against server_mean_s.B1
+    ('The fastest request took 106.66 s.', [
+        ('UNVERIFIED', 'unchecked-claim', "106.66 s is not accounted for: the wording ('fastest') names no value the evidence derives"),
+    ]),
+    ('The slowest B1 request took 106.66 s.', [
+        ('UNVERIFIED', 'unchecked-claim', "106.66 s is not accounted for: the wording ('B1', 'slowest') names no value the evidence derives"),
     ]),
 ]
 HEADLINE = [
@@ -835,3 +842,22 @@ def test_without_subject_levels_and_in_a_headline(text, expected, example):
     headline = text.endswith(" (headline)")
     source = "claims.json#/headline" if headline else "pr.md"
     assert _run(text.removesuffix(" (headline)"), evidence, pairs, keys, None, source) == expected
+
+
+@pytest.mark.parametrize(("text", "unit", "expected"), [
+    ("the lowest latency", "s", ("lowest", {"min"})), ("minimum of b1", None, ("minimum", {"min"})),
+    ("its shortest run", "ms", ("shortest", {"min"})), ("smallest batch", None, ("smallest", {"min"})),
+    ("the highest rate", "req/s", ("highest", {"max"})), ("the longest request", "s", ("longest", {"max"})),
+    ("max memory", "GiB", ("max", {"max"})), ("maximum", None, ("maximum", {"max"})), ("largest", None, ("largest", {"max"})),
+    ("the fastest request", "s", ("fastest", {"min"})), ("the quickest run", "ms", ("quickest", {"min"})),
+    ("the slowest request", "s", ("slowest", {"max"})),
+    ("the fastest server", "req/s", ("fastest", {"max"})), ("the slowest server", "tok/s", ("slowest", {"min"})),
+    ("the fastest server", None, ("fastest", {"min", "max"})), ("the slowest one", "GiB", ("slowest", {"min", "max"})),
+    ("the fastest, then the highest", "s", ("fastest", {"min"})), ("highest, not the fastest", "s", ("highest", {"max"})),
+    ("the mean latency", "s", None), ("steadfastest minimal maxima", "s", None),
+])
+def test_the_extreme_a_word_names_depends_on_the_unit_for_speed_words(text, unit, expected):
+    from verifier.wording import extreme
+
+    found = extreme(text, unit)
+    assert (None if found is None else (found[0], set(found[1]))) == expected

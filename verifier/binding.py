@@ -45,6 +45,7 @@ from verifier.wording import THRESHOLD as _THRESHOLD
 from verifier.wording import bound_holds as _bound_holds
 from verifier.wording import bound_of as _bound_of
 from verifier.wording import clause_after as _clause_after
+from verifier.wording import extreme as _extreme
 from verifier.wording import foreign_noun as _foreign_noun
 from verifier.wording import keys_of as _keys_of
 from verifier.wording import local as _local
@@ -443,13 +444,19 @@ def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evid
         if any(e.level == "arm" and key in e.keys for e in pool) and not _server_means(local):  # an arm named: its arm-level values
             pool = [e for e in pool if e.level != "server"] or pool
         used.append(f"'{found[0]}'")
-    statistic = _statistic(local) or (_statistic(q.sentence.lower()) if not q.role else None)
+    statistic = _statistic(local)
+    named = None if statistic else _extreme(local, q.unit)  # "the fastest request took 3 s": a minimum, never a mean
+    if statistic is None and named is None and not q.role:
+        statistic = _statistic(q.sentence.lower())
     if statistic:
         narrowed = [e for e in pool if e.statistic == statistic or (statistic == "mean" and e.statistic == "mean")]
         if statistic == "mean" and _server_means(local):
             narrowed = [e for e in narrowed if e.level == "server"] or narrowed
         pool = narrowed
         used.append(f"'{statistic}'")
+    elif named is not None:
+        pool = [e for e in pool if e.statistic in named[1]]
+        used.append(f"'{named[0]}'")
     said = _words(local) | ({q.unit.lower()} if q.unit else set())
     topics = [e for e in pool if e.topics & said]
     if topics and len(topics) < len(pool):

@@ -18,7 +18,7 @@ from decimal import Decimal
 from verifier import units
 from verifier.claimtext import Quantity
 
-__all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREMES", "FOREIGN_WORDS", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
+__all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREMES", "FOREIGN_WORDS", "extreme", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
            "per_request", "statistic", "words"]
 
 #: Words that tie a relative phrase to the latency arms of a bundle.
@@ -30,6 +30,10 @@ FOREIGN_WORDS = frozenset("memory hbm vram throughput bandwidth power energy cos
 _STATISTICS = (("sd", r"\b(?:sd|stdev|std|standard deviation|stddev)\b"), ("p", r"\bp(\d{1,2}(?:\.\d+)?)\b"),
                ("median", r"\b(?:median|p50)\b"), ("mean", r"\b(?:mean|means|average|avg)\b"))
 EXTREMES = (("min", r"\b(?:min|minimum|lowest|smallest|worst|closest)\b"), ("max", r"\b(?:max|maximum|highest|largest|peak)\b"))
+#: Words naming the smallest or the largest of several values, and the speed words whose extreme depends on the unit:
+#: the fastest time is the smallest, the fastest rate the largest.
+_LEAST, _MOST = r"\b(?:min|minimum|lowest|smallest|shortest)\b", r"\b(?:max|maximum|highest|largest|longest)\b"
+_FAST, _SLOW = r"\b(?:fastest|quickest)\b", r"\b(?:slowest)\b"
 THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
 
 
@@ -55,6 +59,32 @@ def statistic(text: str) -> str | None:
         if m:
             return f"p{m.group(1)}" if name == "p" else name
     return None
+
+
+def extreme(text: str, unit: str | None) -> tuple[str, frozenset[str]] | None:
+    """
+    Return `(word, statistics)` for the first extreme word of `text`, or None.
+
+    `statistics` is `{"min"}` or `{"max"}`: "lowest", "shortest", "minimum"
+    name the smallest value, "highest", "longest", "maximum" the largest.
+    "fastest"/"quickest" and "slowest" name the smallest and the largest of a
+    time (`unit` of dimension time) and the reverse of a rate (`.../time`);
+    with another or no unit they name either (`{"min", "max"}`).
+    """
+    hits = []
+    for rx, named in ((_LEAST, {"min"}), (_MOST, {"max"}), (_FAST, None), (_SLOW, None)):
+        m = re.search(rx, text)
+        if m:
+            hits.append((m.start(), m.group(0), rx, named))
+    if not hits:
+        return None
+    _, word, rx, named = min(hits)
+    if named is None:
+        dimension = units.parse(unit).dimension if unit and units.known(unit) else ""
+        fast = rx == _FAST
+        named = ({"min"} if fast else {"max"}) if dimension == "time" else \
+            ({"max"} if fast else {"min"}) if dimension.endswith("/time") else {"min", "max"}
+    return word, frozenset(named)
 
 
 def keys_of(q: Quantity, keys: set[str]) -> list[str]:
