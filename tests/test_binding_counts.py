@@ -61,8 +61,8 @@ def test_a_count_naming_no_arm_where_the_arms_differ_is_unbound_never_the_first(
     """Neither 3 (beta's) nor 5 (the sum, not derived) nor 2 (alpha's) is judged against alpha's count: the candidates are listed."""
     rows = _stated(tmp_path, "The run made 3 requests. The run made 5 requests. The run made 2 requests.")
     assert [(s, c) for s, c, _ in rows] == [("UNVERIFIED", "unbound-claim")] * 3
-    assert rows[0][2] == ("pr.md:1:14: 3 requests is not bound: the subject (its words) leaves 2 derivations that disagree "
-                          "(n[arm=alpha] = 2; n[arm=beta] = 3).")
+    assert rows[0][2] == ("pr.md:1:14: 3 requests is not bound: its words name no arm or server and no 'per server' or 'each arm', "
+                          "and the evidence counts per arm or server only (n[arm=alpha] = 2; n[arm=beta] = 3).")
 
 
 def _count(name: str, value: int, arm: str | None) -> Evidence:
@@ -72,12 +72,15 @@ def _count(name: str, value: int, arm: str | None) -> Evidence:
 
 def test_bind_counts_of_equal_value_still_bind_and_a_named_server_without_its_own_count_is_unbound():
     """
-    Equal counts (every arm 3) bind as one value; `s9` names no count and the two differ: unbound, not the first.
+    Counts per arm bind only to a number whose words name the arm or say "each arm": "The run made 3 requests" where every
+    arm made 3 is neither one arm's count nor the total (unbound); `s9` names no count and the two differ: unbound, not the first.
 
     A count of a more specific noun ("measured requests") is the only candidate even though the per-arm counts' noun matches too.
     """
     same = [_count("n.a", 3, "a"), _count("n.b", 3, "b")]
     q = extract("The run made 3 requests.", "pr.md")
+    assert [(o.status, o.code, o.evidence) for o in bind(q, same, [], {"a": "a", "b": "b"})] == [("UNVERIFIED", "unbound-claim", None)]
+    q = extract("Each arm made 3 requests.", "pr.md")
     assert [(o.status, o.code, o.evidence) for o in bind(q, same, [], {"a": "a", "b": "b"})] == [("PASS", "bound", "n.a")]
     differ = [_count("n.a", 3, "a"), _count("n.b", 4, "b")]
     q = extract("s9 ran 3 requests.", "pr.md")

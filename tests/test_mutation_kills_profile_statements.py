@@ -192,3 +192,23 @@ def test_a_percentile_rule_with_a_whole_q_is_named_p50_not_p5e1(tmp_path):
                             "The p50 of alpha is 9 s."))
     assert [(s, c) for s, c, _ in found] == [("FAIL", "claim-mismatch")], found
     assert "lat[arm=alpha]" in found[0][2]
+
+
+def test_a_count_over_all_arms_is_never_one_arms_count_nor_a_count_per_arm(tmp_path):
+    """A campaign count (4) is not alpha's count, nor the count "each arm" ran: both UNVERIFIED, never FAIL against 4."""
+    text = "Alpha handled 2 requests. Each arm ran 2 requests. We ran 4 measured requests."
+    found = _stated(_report(tmp_path, RUNS, [_rule("n", "count", unit=None), _rule("mean_s", "mean", per=["arm"])], text))
+    assert found == [
+        ("UNVERIFIED", "unchecked-claim", "pr.md:1:15: 2 requests is not accounted for: the wording names 'alpha', and the evidence "
+                                          "counts no requests for it."),
+        ("UNVERIFIED", "unchecked-claim", "pr.md:1:40: 2 requests is not accounted for: no derived value, plan count or gate "
+                                          "threshold has this value, and the wording names none."),
+        ("PASS", "bound", "pr.md:1:59: 4 is n = 4 (count of 4 receipts with phase=measured).")]
+
+
+def test_a_count_per_arm_binds_to_the_arm_named_or_to_each_arm_never_to_the_total(tmp_path):
+    text = "Alpha handled 3 requests. Each arm ran 2 requests. We ran 4 requests."
+    found = _stated(_report(tmp_path, RUNS, [_rule("n_arm", "count", unit=None, per=["arm"])], text))
+    assert [(s, c) for s, c, _ in found] == [("FAIL", "claim-mismatch"), ("PASS", "bound"), ("UNVERIFIED", "unbound-claim")]
+    assert "it is n_arm[arm=alpha], which the evidence gives as 2 requests" in found[0][2]
+    assert found[2][2].endswith("and the evidence counts per arm or server only (n_arm[arm=alpha] = 2; n_arm[arm=beta] = 2).")

@@ -261,7 +261,17 @@ def _bind_count(q: Quantity, counted: Sequence[Evidence], keys: dict[str, str]) 
     top = [e for e in counted if len(e.nouns or "") == len(counted[0].nouns or "")]
     found = _keys_of(q, set(keys))
     if found:
-        top = [e for e in top if keys[found[0]] in e.keys] or top
+        keyed = [e for e in top if keys[found[0]] in e.keys]
+        if not keyed and not any(e.keys for e in top) and re.search(rf"(?<![\w-]){re.escape(found[0].lower())}(?![\w-])", q.before.lower()):
+            # "Alpha handled 2 requests" where only a count over all arms is derived: alpha's count is not
+            return _unchecked(q, f"the wording names '{found[0]}', and the evidence counts no {_count_noun(q)} for it")
+        top = keyed or top
+    elif len(top) > 1 and all(e.keys for e in top) and not re.search(r"\bper (?:server|arm)$", _count_noun(q)):
+        # "We ran 4 requests" against counts per arm: the words name neither one arm's count nor their total
+        shown = "; ".join(f"{e.name} = {_fmt(e.value)}" for e in top[:6]) + (f"; and {len(top) - 6} more" if len(top) > 6 else "")
+        return Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: its words name no arm or server and no "
+                                                         f"'per server' or 'each arm', and the evidence counts per arm or server only ({shown})",
+                       extra={"candidates": ", ".join(e.name for e in top)})
     if len({e.value for e in top}) > 1:
         return _unbound(q, found[:1], top)
     e = top[0]
@@ -358,7 +368,8 @@ def _count_noun(q: Quantity) -> str:
     if q.unit and units.known(q.unit) and units.parse(q.unit).dimension in COUNT_DIMENSIONS:
         noun = f"{q.unit} {noun}".strip()
     if " per " not in f" {noun} ":
-        m = re.search(r"\b(?:per|each|for each|on each) (server|arm)\b", q.tail)
+        m = re.search(r"\b(?:per|each|for each|on each) (server|arm)\b", q.tail) or \
+            re.search(r"\b(?:each|every) (server|arm)\b(?!.*\d)", q.before.lower())  # "Each arm ran 2 requests"
         if m:
             noun = f"{noun} per {m.group(1)}"
     return noun

@@ -13,6 +13,8 @@ profile's roster without one is unchanged.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -32,7 +34,19 @@ __all__ = ["collect", "stated_text"]
 
 _STATISTIC = {"mean": "mean", "median": "median", "mean_of_server_means": "mean", "sd": "sd", "sd_of_server_means": "sd", "min": "min", "max": "max"}
 #: What a profile's count counts is not named by the profile: any of these nouns may name it.
-_COUNTED = r"^(?:[a-z-]+\s+){0,2}(?:requests|receipts|records|runs|passes|samples|queries)\b(?!\s+per)"
+_COUNT_NOUN = r"^(?:[a-z-]+\s+){0,2}(?:requests|receipts|records|runs|passes|samples|queries)\b"
+
+
+def _counted(per: list[str]) -> str:
+    """
+    Return the pattern of the nouns a count rule's value may be stated with (`binding._count_noun`'s noun).
+
+    A count noun (`_COUNT_NOUN`); a distributive "per X" / "each X" only for
+    an X the rule counts per: "74 requests per server" is a count per
+    server, never the count over all servers.
+    """
+    dims = "|".join(re.escape(d) for d in per)
+    return _COUNT_NOUN + (rf"(?!.*\b(?:per|each)\b(?!\s+(?:{dims})\b))" if dims else r"(?!.*\b(?:per|each)\b)")
 
 
 def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
@@ -71,7 +85,7 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
             value = _convert(result.value, statistic, unit)
             if statistic == "count":
                 evidence.append(Evidence(name, value, None, "derived", result.text, statistic="count", keys=frozenset(key.values()),
-                                         nouns=_COUNTED))
+                                         nouns=_counted(per)))
                 continue
             if statistic in ("relative_reduction_pct", "speedup"):
                 evidence.append(Evidence(name, value, unit, "derived", result.text, statistic=statistic, keys=frozenset(key.values()),
