@@ -158,17 +158,18 @@ def test_a_relative_number_with_no_headline_pair_compares_the_first_time_pair():
                                    "(delta 35 s, tolerance 5 s; d p.c)")]
 
 
-def test_a_difference_is_of_a_time_pair_only_and_without_a_headline_pair_it_is_left_to_the_other_rules():
-    """Kills `_bind_difference`'s `and` -> `or` in `usable` (a frames/s pair), `not usable or q.unit is None`, and the primary fallback."""
+def test_a_difference_is_of_a_time_pair_only_and_without_a_headline_pair_it_is_unchecked():
+    """Kills `_bind_difference`'s `and` -> `or` in `usable` (a frames/s pair), `not usable or q.unit is None`, and the primary fallback.
+
+    A number stated as a difference that no time pair gives is `unchecked-claim`: never compared with a level value.
+    """
     fb, fc = _e("f.b", 26, "frames/s", statistic="mean"), _e("f.c", 24, "frames/s", statistic="mean")
     assert _run("Fps fell by 2 frames/s.", [fb, fc], [Pair("f", fb, fc, primary=True)]) == [
-        ("UNVERIFIED", "unchecked-claim", "2 frames/s is not accounted for: no derived value, plan count or gate threshold has this value, "
-                                          "and the wording names none")]
+        ("UNVERIFIED", "unchecked-claim", "2 frames/s is not accounted for: it is stated as a difference, and no baseline/candidate pair of time values the evidence derives has it")]
     tb, tc = _e("t.b", 26, statistic="mean"), _e("t.c", 24, statistic="mean")
     assert _run("Latency fell by 2 s. Latency fell by 3 s.", [tb, tc], [Pair("t", tb, tc)]) == [
         ("PASS", "bound", "2 s is the difference baseline - candidate of t = 2 s (26 - 24 s)"),
-        ("UNVERIFIED", "unchecked-claim", "3 s is not accounted for: no derived value, plan count or gate threshold has this value, "
-                                          "and the wording names none")]
+        ("UNVERIFIED", "unchecked-claim", "3 s is not accounted for: it is stated as a difference, and no baseline/candidate pair of time values the evidence derives has it")]
 
 
 def test_a_bare_number_binds_only_to_derived_values_and_plan_counts():
@@ -729,7 +730,7 @@ ON_EXAMPLE = [
         ('FAIL', 'claim-mismatch', "states 100 s, but the subject ('fastest') names it is all.all.min_s, which the evidence gives as 105.46 s (delta -5.46 s, tolerance 0 s; minimum of 20 elapsed seconds (all requests))"),
     ]),
     ('Fps fell by 2 frames/s.', [
-        ('FAIL', 'claim-mismatch', "states 2 frames/s, but the wording ('fps') says it is plan.expected_output.fps, which the evidence gives as 24 frames/s (delta -22 frames/s, tolerance 0.5 frames/s; plan.json expected_output.fps)"),
+        ('UNVERIFIED', 'unchecked-claim', "2 frames/s is not accounted for: it is stated as a difference, and no baseline/candidate pair of time values the evidence derives has it"),  # a change, not the plan's 24 fps
     ]),
     ('A gate of 0.85 holds for audio cosine.', [
         ('FAIL', 'claim-mismatch', 'states 0.85, but the wording quotes a gate threshold; it is gate.quality.audio_cosine.min, which the evidence gives as 0.8 (delta 0.05, tolerance 0.005; gate ref2va-5s-v1 quality.thresholds.audio_cosine.min)'),
@@ -752,7 +753,7 @@ ON_EXAMPLE = [
         ('FAIL', 'claim-mismatch', 'states 10 s, but as the end of an arrow (the candidate) it is sd_server_means_s.candidate, which the evidence gives as 2.06 s (delta 7.94 s, tolerance 5 s; sample SD (n-1) of server means (arm=candidate, phase=measured): server B1 mean 106.66 over 3; server B2 mean 109.58 over 3)'),
     ]),
     ('Latency fell by 299.15.', [
-        ('UNVERIFIED', 'unchecked-claim', "299.15 is not accounted for: the wording ('latency') leaves 2 values (arm_mean_s.baseline, arm_mean_s.candidate) and none is 299.15"),
+        ('UNVERIFIED', 'unchecked-claim', "299.15 is not accounted for: it is stated as a difference, and no baseline/candidate pair of time values the evidence derives has it"),
     ]),
     ('The mean is at least 100 s.', [
         ('PASS', 'bound', 'at least 100 s holds for server_mean_s.A1, server_mean_s.B1, server_mean_s.B2 and 3 more (mean of 3 measured values (phase=measured, server=A1))'),

@@ -227,8 +227,9 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     q = _per_request(q)
     if not q.role and (_DIFFERENCE_BEFORE.search(q.before.lower()) or _DIFFERENCE_AFTER.match(q.after.lower())):
         outcome = _bind_difference(q, pairs)
-        if outcome is not None:
-            return outcome
+        # "Fps fell by 2 frames/s": a change, never the level of some value that happens to equal it
+        return outcome or _unchecked(q, "it is stated as a difference, and no baseline/candidate pair of time values the "
+                                        "evidence derives has it")
     if _THRESHOLD.search(_threshold_window(q)):
         outcome = _bind_threshold(q, evidence)
         if outcome is not None:
