@@ -17,13 +17,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks").glob("*.py") if p.name != "__init__.py") + [
-    f"verifier/{m}.py" for m in ("stats", "estimators", "derive", "units", "binding", "subjects", "trustroot", "claimtext", "grammars", "textnumbers")]
+    f"verifier/{m}.py" for m in ("stats", "estimators", "derive", "units", "binding", "wording", "subjects", "trustroot", "claimtext", "grammars", "textnumbers")]
 MAX_FILES = 6
 #: Test files of modules no test file names or imports directly (reached through another module).
 EXTRA = {
     "estimators": ["tests/test_mutation_kills_stats.py", "tests/test_stats_engine.py", "tests/test_statistics_vocabulary.py"],
     "subjects": ["tests/test_claim_subjects.py", "tests/test_claims_text.py", "tests/test_claim_phrasings.py"],
     "profile_statements": ["tests/test_profile_claims_text.py"],
+    "wording": ["tests/test_mutation_kills_binding.py", "tests/test_binding_counts.py", "tests/test_binding_arrow_statistic.py",
+                "tests/test_claim_phrasings.py", "tests/test_claims_text.py", "tests/test_claim_subjects.py"],
     "textnumbers": ["tests/test_numbers_in_skip.py", "tests/test_grammars.py", "tests/test_site_shortcuts.py", "tests/test_claim_readers_former.py"],
     "profile_gate": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profiles_recorded.py", "tests/test_profiles_authoring.py"],
     "profile_unreached": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profile_claims_text.py", "tests/test_profiles_recorded.py"],
