@@ -862,3 +862,13 @@ def test_the_extreme_a_word_names_depends_on_the_unit_for_speed_words(text, unit
 
     found = extreme(text, unit)
     assert (None if found is None else (found[0], set(found[1]))) == expected
+
+
+def test_a_bare_number_near_an_arm_with_one_value_says_one_value():
+    """A bare number named only by its arm, whose one value differs: unchecked, worded in the singular (was "leaves 1 values")."""
+    from verifier.binding import Evidence, bind
+    from verifier.claimtext import extract
+
+    e = [Evidence("x.alpha", Decimal(3), None, "derived", "d", statistic="mean", keys=frozenset({"alpha"}))]
+    assert [(o.status, o.code, o.message) for o in bind(extract("Alpha ran 7.", "pr.md"), e, [], {"alpha": "alpha"})] == [
+        ("UNVERIFIED", "unchecked-claim", "7 is not accounted for: the wording ('alpha') leaves one value (x.alpha), which is not 7")]

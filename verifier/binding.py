@@ -524,7 +524,8 @@ def _bind_value(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[
             ok, derived, tol = _holds(q, e)
             return _mismatch(q, e, derived, tol, f"the wording ({', '.join(used)}) says")
         shown = ", ".join(e.name for e in fits[:4]) + (f", and {len(fits) - 4} more" if len(fits) > 4 else "")
-        return _unchecked(q, f"the wording ({', '.join(used)}) leaves {len(fits)} values ({shown}) and none is {q.stated}")
+        leaves = f"{len(fits)} values ({shown}) and none is" if len(fits) > 1 else f"one value ({shown}), which is not"
+        return _unchecked(q, f"the wording ({', '.join(used)}) leaves {leaves} {q.stated}")
     if bound is not None:
         return _unchecked(q, "a bound, but the wording names no value the evidence derives")
     if q.unit is None and _foreign_noun(q):
