@@ -872,3 +872,21 @@ def test_a_bare_number_near_an_arm_with_one_value_says_one_value():
     e = [Evidence("x.alpha", Decimal(3), None, "derived", "d", statistic="mean", keys=frozenset({"alpha"}))]
     assert [(o.status, o.code, o.message) for o in bind(extract("Alpha ran 7.", "pr.md"), e, [], {"alpha": "alpha"})] == [
         ("UNVERIFIED", "unchecked-claim", "7 is not accounted for: the wording ('alpha') leaves one value (x.alpha), which is not 7")]
+
+
+@pytest.mark.parametrize(("servers", "tail"), [
+    (7, "n.s1 = 1; n.s2 = 2; n.s3 = 3; n.s4 = 4; n.s5 = 5; n.s6 = 6; and 1 more"),
+    (6, "n.s1 = 1; n.s2 = 2; n.s3 = 3; n.s4 = 4; n.s5 = 5; n.s6 = 6"),
+])
+def test_a_count_naming_no_server_lists_at_most_six_counts_per_server(servers, tail):
+    """Kills `:272`'s `top[:6]`, `len(top) - 6` and `> 6` -> `>= 6` mutants: six counts are listed, the rest counted."""
+    from verifier.binding import Evidence, bind
+    from verifier.claimtext import extract
+
+    counts = [Evidence(f"n.s{i}", Decimal(i), None, "derived", "count", statistic="count", keys=frozenset({f"s{i}"}),
+                       nouns=r"^(?:[a-z-]+\s+)?requests\b") for i in range(1, servers + 1)]
+    (o,) = bind(extract("We ran 99 requests.", "pr.md"), counts, [], {f"s{i}": f"s{i}" for i in range(1, servers + 1)})
+    assert (o.status, o.code) == ("UNVERIFIED", "unbound-claim")
+    assert o.message == ("99 requests is not bound: its words name no arm or server and no 'per server' or 'each arm', and the "
+                         f"evidence counts per arm or server only ({tail})")
+    assert o.extra["candidates"] == ", ".join(f"n.s{i}" for i in range(1, servers + 1))
