@@ -1,0 +1,39 @@
+"""
+Tests that kill surviving mutants of `verifier/wording.py` (issue 42, cosmic-ray run of record).
+
+`keys_of` on extracted quantities: the last key before a number wins (the
+subject nearest to it), the first key of a parenthesis or a clause after it;
+`bound_holds` at the bound itself (inclusive or strict); `extreme` is pinned
+in `tests/test_mutation_kills_binding.py`.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from verifier.claimtext import extract
+from verifier.wording import bound_holds, keys_of
+
+KEYS = {"alpha", "beta"}
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("Compared with alpha, beta took 1.5 s.", "beta"),   # before the number: the last key (`:96` True -> False, `:99` [-1] -> [-0])
+    ("Beta, unlike alpha, took 1.5 s.", "alpha"),
+    ("It took 1.5 s (beta, then alpha).", "beta"),        # a parenthesis right after: its first key (`:99` [0] -> [-1])
+    ("It took 1.5 s on beta and not on alpha.", "beta"),  # the clause after: its first key
+])
+def test_the_key_nearest_before_a_number_or_first_after_it_is_its_subject(text, key):
+    (q,) = extract(text, "pr.md")
+    assert keys_of(q, KEYS) == [key]
+
+
+@pytest.mark.parametrize(("side", "inclusive", "derived", "holds"), [
+    ("upper", True, "2", True), ("upper", False, "2", False), ("upper", True, "2.001", False), ("upper", False, "1.999", True),
+    ("lower", True, "2", True), ("lower", False, "2", False), ("lower", True, "1.999", False), ("lower", False, "2.001", True),
+])
+def test_a_bound_holds_at_itself_only_when_inclusive(side, inclusive, derived, holds):
+    """Kills `:137` `derived <= stated` -> `<` ("at most 2 s" holds for exactly 2 s) and its lower-bound twin."""
+    assert bound_holds(side, inclusive, Decimal("2"), Decimal(derived)) is holds
