@@ -37,3 +37,16 @@ def test_the_key_nearest_before_a_number_or_first_after_it_is_its_subject(text, 
 def test_a_bound_holds_at_itself_only_when_inclusive(side, inclusive, derived, holds):
     """Kills `:137` `derived <= stated` -> `<` ("at most 2 s" holds for exactly 2 s) and its lower-bound twin."""
     assert bound_holds(side, inclusive, Decimal("2"), Decimal(derived)) is holds
+
+
+def test_a_table_cells_key_is_the_first_its_row_and_header_name():
+    """Kills `:96` `(q.context, False)` -> `True`: a row "beta then alpha" is beta's."""
+    (q,) = extract("| run | latency |\n|---|---|\n| beta then alpha | 1.5 s |\n", "pr.md")
+    assert keys_of(q, KEYS) == ["beta"]
+
+
+def test_a_speed_word_with_a_unit_the_registry_does_not_know_names_either_extreme():
+    """Kills `:83` `unit and units.known(unit)` -> `or`: an unknown unit is never parsed (it would raise `UnitError`)."""
+    from verifier.wording import extreme
+
+    assert extreme("the fastest run", "furlongs") == ("fastest", frozenset({"min", "max"}))
