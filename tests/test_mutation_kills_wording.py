@@ -23,7 +23,8 @@ KEYS = {"alpha", "beta"}
     ("Compared with alpha, beta took 1.5 s.", "beta"),   # before the number: the last key (`:96` True -> False, `:99` [-1] -> [-0])
     ("Beta, unlike alpha, took 1.5 s.", "alpha"),
     ("It took 1.5 s (beta, then alpha).", "beta"),        # a parenthesis right after: its first key (`:99` [0] -> [-1])
-    ("It took 1.5 s on beta and not on alpha.", "beta"),  # the clause after: its first key
+    ("It took 1.5 s on beta and not on alpha.", "beta"),  # the clause after ends at "and"
+    ("It took 1.5 s on beta versus alpha.", "beta"),      # the clause after: its first key (`:96` its False -> True)
 ])
 def test_the_key_nearest_before_a_number_or_first_after_it_is_its_subject(text, key):
     (q,) = extract(text, "pr.md")
