@@ -1,0 +1,86 @@
+"""Kill tests for `verifier/grammars.py` (cosmic-ray session `tools/cosmic-ray/grammars.toml`, docs/testing.md)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from verifier.grammars import GrammarError, parse
+
+RUNS = b'{"runs": [{"a": 1}, {"a": 2}], "meta": {"b": 1}}'
+
+
+def _error(data: bytes, spec: dict) -> tuple[str, str]:
+    with pytest.raises(GrammarError) as caught:
+        parse(data, spec)
+    return caught.value.code, str(caught.value)
+
+
+def test_json_records_pointer_takes_an_array_and_refuses_an_object():
+    """Kills :130 AddNot and :130 ReplaceUnaryOperator_Delete_Not (an array refused, an object taken)."""
+    assert parse(RUNS, {"encoding": "json", "records": "/runs"}) == [("/runs/0", {"a": 1}), ("/runs/1", {"a": 2})]
+    assert _error(RUNS, {"encoding": "json", "records": "/meta"}) == ("missing-records", "'/meta' is not an array of records")
+
+
+def test_text_bench_lines_with_members_of_give_one_record_per_benchmark():
+    """Kills :135 ReplaceComparisonOperator_Eq_NotEq (a text file with `members_of` read as one record)."""
+    data = b"test a ... bench:       1,234 ns/iter (+/- 56)\ntest b ... bench:       7 ns/iter (+/- 1)\n"
+    assert parse(data, {"encoding": "text", "lines": ["libtest-bench"], "records": {"members_of": ""}}) == [
+        ("/a", {"#key": "a", "ns_per_iter": Decimal(1234), "deviation_ns": Decimal(56)}),
+        ("/b", {"#key": "b", "ns_per_iter": Decimal(7), "deviation_ns": Decimal(1)}),
+    ]
+
+
+def test_prefixed_jsonl_names_lines_from_one():
+    """Kills :158 NumberReplacer (line numbers from 0) and :161 AddNot (every good line refused)."""
+    spec = {"encoding": "jsonl", "prefix": ":::X "}
+    assert parse(b'noise\n:::X {"k": 1}\n', spec) == [("#line=2", {"k": 1})]
+    assert _error(b'noise\n:::X {"k": 1}\n:::X {"k": \n', spec) == (
+        "bad-line",
+        "line 3: a ':::X' line is not strict JSON: not valid JSON: Expecting value at line 1 column 7",
+    )
+
+
+def test_csv_shape_error_names_the_row_by_its_place_in_the_file():
+    """Kills :177 NumberReplacer (header file: rows named from 1) and :179 NumberReplacer (`columns` file: rows named from 2)."""
+    assert _error(b"a,b\n1,2\n3\n", {"encoding": "csv"}) == ("csv-shape", "row 3 has 1 cells, the header names 2")
+    assert _error(b"3\n1,2\n", {"encoding": "csv", "columns": ["a", "b"]}) == ("csv-shape", "row 1 has 1 cells, the header names 2")
+    assert parse(b"a,b\n1,2\n", {"encoding": "csv"}) == [("#row=1", {"a": "1", "b": "2"})]
+
+
+def test_a_label_stating_its_own_value_before_assignments():
+    """
+    Kills :206 ReplaceComparisonOperator_IsNot_Is, :206 AddNot, :206 ReplaceAndWithOr #4 and #6.
+
+    MLPerf whisper's `Word Error Rate: 2.0671%, accuracy=97.9329%` gives the label's value and the assignments; a labelled
+    line whose first piece holds an "=" but is no assignment (`a=b=c`), with or without a comma, states nothing.
+    """
+    spec = {"encoding": "text", "lines": ["assignments"]}
+    assert parse(b"Word Error Rate: 2.0671%, accuracy=97.9329%\n", spec) == [("", {"Word Error Rate": "2.0671%", "accuracy": "97.9329%"})]
+    assert parse(b"Accuracy: a=b=c, x=1\nAccuracy: a=b=c\nScore: 5\n", spec) == [("", {})]
+
+
+def test_fold_pointers_of_several_tokens_and_of_the_whole_document():
+    """
+    Kills :255 AddNot and :255 ReplaceComparisonOperator_Eq_NotEq (a two-token key read as its first member; a key ""
+    indexed), and :370 NumberReplacer (a value pointer "" taken for a one-member pointer: IndexError).
+    """
+    line = b':::X {"a": {"b": "name"}, "v": 1}\n'
+    base = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::X "}
+    assert parse(line, {**base, "fold": {"key": "/a/b", "value": "/v"}}) == [("", {"name": 1})]
+    assert parse(line, {**base, "fold": {"key": "", "value": "/v"}}) == [("", {"{'a': {'b': 'name'}, 'v': 1}": 1})]
+    assert parse(b':::X {"key": "a", "v": 1}\n', {**base, "fold": {"key": "/key", "value": ""}}) == [("", {"a": {"key": "a", "v": 1}})]
+
+
+def test_a_python_dict_line_must_end_with_its_closing_brace():
+    """Kills :294 ReplaceAndWithOr (`{'a': 1} # note`, which `ast.literal_eval` reads as a dict, taken as a dict line)."""
+    spec = {"encoding": "text", "lines": ["json-object", "python-dict", "assignments", "key-value"]}
+    assert parse(b"{'a': 1} # note\nx: 2\n", spec) == [("", {"x": "2"})]
+    assert parse(b"{'a': 1}\n", spec) == [("", {"a": 1})]
+
+
+def test_an_unknown_line_grammar_is_a_grammar_error():
+    """Kills :305 AddNot and :307 AddNot (an unknown grammar read as assignments or as key-value)."""
+    for line in (b"a=1\n", b"a: 1\n"):
+        assert _error(line, {"encoding": "text", "lines": ["nonsense"]}) == ("unknown-grammar", "line 1: unknown line grammar 'nonsense'")
