@@ -84,3 +84,29 @@ def test_an_unknown_line_grammar_is_a_grammar_error():
     """Kills :305 AddNot and :307 AddNot (an unknown grammar read as assignments or as key-value)."""
     for line in (b"a=1\n", b"a: 1\n"):
         assert _error(line, {"encoding": "text", "lines": ["nonsense"]}) == ("unknown-grammar", "line 1: unknown line grammar 'nonsense'")
+
+
+def test_a_file_that_is_not_utf8_is_a_grammar_error_naming_the_offset():
+    """Kills :95 ExceptionReplacer (the UnicodeDecodeError escaping as a traceback)."""
+    assert _error(b"a: 1\nb: \xff\n", {"encoding": "text"}) == ("not-utf8", "not UTF-8 at byte offset 8")
+
+
+def test_a_benchmark_stated_twice_with_members_of_is_conflicting_members():
+    """Kills :137 AddNot (every text file with `members_of` refused, one with a conflict taken)."""
+    data = b"test a ... bench:       1,234 ns/iter (+/- 56)\ntest a ... bench:       7 ns/iter (+/- 1)\n"
+    assert _error(data, {"encoding": "text", "lines": ["libtest-bench"], "records": {"members_of": ""}}) == (
+        "conflicting-members",
+        "members stated twice with different values: {'a': [1, 2]} (member -> line numbers)",
+    )
+
+
+def test_unfolded_prefixed_json_lines_give_their_objects_only():
+    """Kills :272 AddNot (an object line read as nothing, an array or number line as members)."""
+    spec = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::X "}
+    assert parse(b':::X {"a": 1}\n:::X [1]\n:::X 2\n', spec) == [("", {"a": 1})]
+
+
+def test_folded_prefixed_json_without_a_prefix_reads_no_line():
+    """Kills :367 ReplaceUnaryOperator_Delete_Not (no `prefix` taken as the empty prefix: every JSON line folded)."""
+    spec = {"encoding": "text", "lines": ["prefixed-json"], "fold": {"key": "/key", "value": "/value"}}
+    assert parse(b'{"key": "a", "value": 1}\n', spec) == [("", {})]
