@@ -110,3 +110,33 @@ def test_folded_prefixed_json_without_a_prefix_reads_no_line():
     """Kills :367 ReplaceUnaryOperator_Delete_Not (no `prefix` taken as the empty prefix: every JSON line folded)."""
     spec = {"encoding": "text", "lines": ["prefixed-json"], "fold": {"key": "/key", "value": "/value"}}
     assert parse(b'{"key": "a", "value": 1}\n', spec) == [("", {})]
+
+
+def test_json_lines_are_named_from_line_one():
+    """Kills :115 NumberReplacer (line numbers from 2)."""
+    assert parse(b'{"a": 1}\n{"a": 2}\n', {"encoding": "jsonl"}) == [("#line=1", {"a": 1}), ("#line=2", {"a": 2})]
+
+
+def test_text_members_of_a_pointer_naming_nothing_is_missing_records():
+    """Kills :141 ExceptionReplacer (the MembersError escaping as a traceback)."""
+    assert _error(b"a: 1\nb: 2\n", {"encoding": "text", "records": {"members_of": "/x"}}) == ("missing-records", "no records at '/x'")
+
+
+def test_csv_rows_of_blank_cells_are_no_rows():
+    """Kills :170 ReplaceAndWithOr (a row of empty or blank cells kept as a record or refused for its shape)."""
+    assert parse(b"a,b\n1,2\n,\n \n", {"encoding": "csv"}) == [("#row=1", {"a": "1", "b": "2"})]
+
+
+def test_fold_value_pointer_of_two_tokens():
+    """Kills :255 NumberReplacer #26 (a two-token value pointer read as its first member)."""
+    spec = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::X ", "fold": {"key": "/k", "value": "/v/w"}}
+    assert parse(b':::X {"k": "a", "v": {"w": 1}}\n', spec) == [("", {"a": 1})]
+
+
+def test_unpivot_passes_over_a_record_that_is_no_object():
+    """Kills :531 ReplaceContinueWithBreak (a number among the records ending the unpivot)."""
+    spec = {"encoding": "json", "records": "", "unpivot": {"columns": {"c1": "L1", "c2": "L2"}, "dimension": "dim", "keep": ["id"]}}
+    assert parse(b'[1, {"id": "x", "c1": "5", "c2": ""}]', spec) == [
+        ("/1&column=c1", {"id": "x", "dim": "L1", "value": "5"}),
+        ("/1&column=c2", {"id": "x", "dim": "L2"}),
+    ]
