@@ -140,3 +140,28 @@ def test_unpivot_passes_over_a_record_that_is_no_object():
         ("/1&column=c1", {"id": "x", "dim": "L1", "value": "5"}),
         ("/1&column=c2", {"id": "x", "dim": "L2"}),
     ]
+
+
+def test_json_records_pointer_naming_nothing_is_missing_records():
+    """Kills :128 ExceptionReplacer (the KeyError escaping as a traceback)."""
+    assert _error(RUNS, {"encoding": "json", "records": "/nope"}) == ("missing-records", "no records at '/nope'")
+
+
+def test_fold_pointer_past_the_end_of_an_array_is_a_bad_line():
+    """Kills :240 ReplaceComparisonOperator_Lt_LtE (index == length: an IndexError traceback instead of `bad-line`)."""
+    spec = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::X "}
+    line = b':::X {"a": ["x"], "v": 1}\n'
+    assert parse(line, {**spec, "fold": {"key": "/a/0", "value": "/v"}}) == [("", {"x": 1})]
+    assert _error(line, {**spec, "fold": {"key": "/a/1", "value": "/v"}}) == ("bad-line", "line 1: a ':::X' line lacks {'key': '/a/1', 'value': '/v'}")
+
+
+def test_a_json_object_line_is_read_as_json():
+    """Kills :283 ReplaceUnaryOperator_Delete_Not (every object line refused: `true` is no Python literal, so nothing reads it)."""
+    spec = {"encoding": "text", "lines": ["json-object", "python-dict", "assignments", "key-value"]}
+    assert parse(b'{"ok": true, "x": 0.10000000000000001}\n', spec) == [("", {"ok": True, "x": Decimal("0.10000000000000001")})]
+
+
+def test_folded_prefixed_json_beside_other_line_grammars_reads_every_grammar():
+    """Kills :367 AddNot (the folded fast path taken for `lines` other than `["prefixed-json"]`: the key-value line lost)."""
+    spec = {"encoding": "text", "lines": ["prefixed-json", "key-value"], "prefix": ":::X ", "fold": {"key": "/key", "value": "/value"}}
+    assert parse(b':::X {"key": "a", "value": 1}\nb: 2\n', spec) == [("", {"a": 1, "b": "2"})]
