@@ -165,3 +165,8 @@ def test_folded_prefixed_json_beside_other_line_grammars_reads_every_grammar():
     """Kills :367 AddNot (the folded fast path taken for `lines` other than `["prefixed-json"]`: the key-value line lost)."""
     spec = {"encoding": "text", "lines": ["prefixed-json", "key-value"], "prefix": ":::X ", "fold": {"key": "/key", "value": "/value"}}
     assert parse(b':::X {"key": "a", "value": 1}\nb: 2\n', spec) == [("", {"a": 1, "b": "2"})]
+
+
+def test_json_members_of_a_pointer_naming_nothing_is_missing_records():
+    """Kills :123 ExceptionReplacer (the MembersError escaping as a traceback)."""
+    assert _error(RUNS, {"encoding": "json", "records": {"members_of": "/nope"}}) == ("missing-records", "no records at '/nope'")
