@@ -890,3 +890,29 @@ def test_a_count_naming_no_server_lists_at_most_six_counts_per_server(servers, t
     assert o.message == ("99 requests is not bound: its words name no arm or server and no 'per server' or 'each arm', and the "
                          f"evidence counts per arm or server only ({tail})")
     assert o.extra["candidates"] == ", ".join(f"n.s{i}" for i in range(1, servers + 1))
+
+
+def _counts(*pairs):
+    from verifier.binding import Evidence
+
+    return [Evidence(name, Decimal(v), None, "derived", "count", statistic="count", keys=frozenset(k), nouns=r"^(?:[a-z-]+\s+)?requests\b")
+            for name, v, k in pairs]
+
+
+@pytest.mark.parametrize(("text", "counts", "expected"), [
+    # a count over all arms, an arm named before the number: that arm's count is not derived (`:266` `not keyed` flips, `found[1]`)
+    ("Alpha handled 2 requests.", [("n", 4, ())],
+     ("UNVERIFIED", "unchecked-claim", "2 requests is not accounted for: the wording names 'alpha', and the evidence counts no requests for it")),
+    ("Alpha handled 4 requests.", [("n", 4, ())],
+     ("UNVERIFIED", "unchecked-claim", "4 requests is not accounted for: the wording names 'alpha', and the evidence counts no requests for it")),
+    # the arms listed after the number name what the total covers: the campaign count (`:266` `re.search` on the words before)
+    ("The campaign ran 4 requests (alpha and beta).", [("n", 4, ())], ("PASS", "bound", "4 requests is n = 4 requests (count)")),
+    # one count of one arm and no arm named: that one count (`:270` `len(top) > 1` -> `>= 1` / `> 0`)
+    ("We ran 3 requests.", [("n.alpha", 3, ("alpha",))], ("PASS", "bound", "3 requests is n.alpha = 3 requests (count)")),
+])
+def test_a_count_and_the_arm_its_words_name(text, counts, expected):
+    from verifier.binding import bind
+    from verifier.claimtext import extract
+
+    (o,) = bind(extract(text, "pr.md"), _counts(*counts), [], {"alpha": "alpha", "beta": "beta"})
+    assert (o.status, o.code, o.message) == expected
