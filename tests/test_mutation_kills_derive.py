@@ -110,3 +110,29 @@ def test_not_derivable_says_why_a_statistic_is_refused():
     index, why = not_derivable([{"statistic": "ratio_of_sums"}], CAMPAIGN_STATISTICS, "a native campaign")
     assert index == 0 and "a native campaign derives only" in why
     assert not_derivable([{"statistic": "max"}, {"statistic": "nonsense"}], CAMPAIGN_STATISTICS, "x") is None
+
+
+def test_ratio_and_relative_change_of_another_statistic_take_the_arms_in_their_order():
+    """Kills `:158` `statistic == "ratio"` -> `!=` / `not`: max 6 (b) over max 20 (a) is 0.3, and b's max is 70 % below a's."""
+    rule = {"baseline": "a", "candidate": "b", "of": {"statistic": "max"}}
+    assert derive_rule({**rule, "statistic": "ratio"}, StubSource(), {}).value == D("0.3")
+    assert derive_rule({**rule, "statistic": "relative_change_pct"}, StubSource(), {}).value == D(-70)
+
+
+@pytest.mark.parametrize(("stated", "value", "unit"), [
+    ("tok/s", "tokens_per_s", "tok/s"),    # the alternative of the stated unit's dimension replaces value and unit
+    ("tok/ms", "tokens_per_s", "tok/s"),   # any unit of that dimension
+    ("samples/s", "samples_per_s", "samples/s"),  # the claim's own dimension: the rule itself
+    ("ms", "samples_per_s", "samples/s"),  # a dimension no alternative has: the rule itself
+    ("furlongs", "samples_per_s", "samples/s"),  # a unit the registry does not know: the rule itself
+    (None, "samples_per_s", "samples/s"),  # no stated unit: the rule itself
+])
+def test_a_value_by_unit_alternative_is_chosen_by_the_stated_units_dimension(stated, value, unit):
+    """Kills `:197`-`:201`: every flip of the guard, the loop over nothing, and the dimension test (`for_stated_unit`)."""
+    from verifier.derive import for_stated_unit
+
+    rule = {"statistic": "value", "value": "samples_per_s", "unit": "samples/s",
+            "value_by_unit": [{"value": "tokens_per_s", "unit": "tok/s"}, {"value": "queries_per_s", "unit": "queries/s"}]}
+    chosen = for_stated_unit(rule, stated)
+    assert (chosen["value"], chosen["unit"]) == (value, unit)
+    assert for_stated_unit({"statistic": "value", "value": "v", "unit": "s"}, "tok/s") == {"statistic": "value", "value": "v", "unit": "s"}
