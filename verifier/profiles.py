@@ -336,8 +336,9 @@ VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of
                     "olympic_mean")
 #: Regression slopes: value per x, in a unit of the dimension value / x.
 SLOPE_STATISTICS = ("slope", "slope_through_origin")
-#: Statistics comparing two arms (`baseline`, `candidate`): `ratio` and `relative_change_pct` take the arms' means as their pair.
-ARM_STATISTICS = ("relative_reduction_pct", "speedup", "difference", "ratio", "relative_change_pct")
+#: Statistics comparing two arms (`baseline`, `candidate`): the engine's arm and pair statistics (`stats.ARM_STATISTICS`,
+#: `stats.PAIR_STATISTICS`; `ratio` and `relative_change_pct` take the arms' means as their pair).
+ARM_STATISTICS = stats.ARM_STATISTICS + stats.PAIR_STATISTICS
 
 
 def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: dict[str, Any]) -> None:
