@@ -417,3 +417,22 @@ def test_the_arms_a_comparison_compared_are_shown_at_six_significant_digits(tmp_
     runs = {"runs/a-1.csv": "s\n3\n", "runs/a-2.csv": "s\n4\n", "runs/a-3.csv": "s\n4\n", "runs/b-1.csv": "s\n1.1111111\n"}
     assert [f.message for f in _gate(tmp_path, {"rules": [rel]}, runs=runs)] == [
         "rel (over phase=measured): met: relative_reduction_pct = 69.697 % (needs >= 50.5 %; baseline 3.66667, candidate 1.11111)"]
+
+
+def test_below_baseline_without_per_and_in_another_unit_says_so():
+    """A `below_baseline` rule without `per` names no instance ("mean per : : candidate" before), and its values are shown
+    in the base unit of the rule's dimension (bytes here), never a hard-coded "s"."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        found = _gate(Path(tmp), {"rules": [{k: v for k, v in BELOW.items() if k != "per"}]})
+        assert _seen(found) == [("PASS", "rule-met", None, None,
+                                 "b-below-a (over phase=measured): met: mean: candidate 1.5 < baseline 3.5 s")]
+        mem = {"mem": {"glob": "mem/*.csv", "encoding": "csv", "name": "mem/{arm}-{server}.csv",
+                       "fields": {"arm": {"from_name": "arm"}, "server": {"from_name": "server"}, "phase": {"value": "measured"}},
+                       "values": {"rss": {"pointer": "/m", "unit": "MiB"}}}}
+        files = {"mem/a-1.csv": "m\n3\n", "mem/a-2.csv": "m\n4\n", "mem/b-1.csv": "m\n1\n", "mem/b-2.csv": "m\n2\n"}
+        rule = {**BELOW, "receipts": "mem", "value": "rss", "unit": "MiB"}
+        found = _gate(Path(tmp) / "mib", {"rules": [rule]}, files=files, sets=mem)
+        assert _seen(found)[0][4].endswith("mean per server: server=1: candidate 1048576 < baseline 3145728 B; "
+                                           "server=2: candidate 2097152 < baseline 4194304 B")

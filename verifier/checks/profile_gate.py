@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
+from verifier import stats, units
 from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, evidence, examined
 from verifier.checks.profile_claims import _convert, _held
 from verifier.checks.profile_matches import outcome_of
@@ -242,6 +242,7 @@ def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     lines, observed, met = [], {}, True
+    unit = f" {units.base_symbol(rule['unit'])}" if rule.get("unit") and units.known(rule["unit"]) else ""  # derive_rule's base unit
     for key in keys:
         b = derive_rule(rule, RecordSource(records), {**key, "arm": arms["baseline"]}, memo).value
         c = derive_rule(rule, RecordSource(records), {**key, "arm": arms["candidate"]}, memo).value
@@ -250,6 +251,7 @@ def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[
         if each is not None:
             each[tuple(key.items())] = ok
         met = met and ok
-        lines.append(f"{label}: candidate {fmt(c)} {'<' if ok else '>='} baseline {fmt(b)} s")
+        lines.append(f"{label + ': ' if label else ''}candidate {fmt(c)} {'<' if ok else '>='} baseline {fmt(b)}{unit}")
         observed[label] = {"baseline": str(b), "candidate": str(c)}
-    return met, f"{rule['statistic']} per {', '.join(rule.get('per', []))}: " + "; ".join(lines), observed
+    per = f" per {', '.join(rule['per'])}" if rule.get("per") else ""
+    return met, f"{rule['statistic']}{per}: " + "; ".join(lines), observed
