@@ -685,3 +685,13 @@ def test_an_arm_in_the_selection_of_an_arm_rule_does_not_hide_the_other_arms_ins
     rule = {"id": "r", "receipts": "runs", "statistic": "speedup", "selection": {"phase": "measured", "arm": "a"}, "per": ["model"], "baseline": "a",
             "candidate": "b", "at": {"file": "s.json", "pointer": "/{model}"}}
     assert _dead_arms(rule, [_rec("a", "2", "m1"), _rec("b", "1", "m3")]) == {}  # b has model m3's instance
+
+
+def test_a_dimensionless_claim_shows_no_unit_one(tmp_path):
+    """A claim whose unit is the dimensionless "1" reads "stated 3, derived 3", not "stated 3 1, derived 3 1"."""
+    count = {"id": "n", "receipts": "runs", "statistic": "count", "selection": {"phase": "measured"}, "unit": "1",
+             "at": {"file": "summary.json", "pointer": "/n"}}
+    ((status, code, _, _, message),) = _claim_findings(_run(tmp_path, {"n": 3}, [count]))
+    assert (status, code) == ("PASS", "derived") and message.startswith("n: stated 3, derived 3 (")
+    ((status, code, _, _, message),) = _claim_findings(_run(tmp_path / "bad", {"n": 4}, [count]))
+    assert (status, code) == ("FAIL", "claim-mismatch") and message.startswith("n: stated 4, derived 3 (")

@@ -251,8 +251,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
                          f"not its {chosen.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
                          path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
                 continue
+            shown_unit = f" {unit}" if unit and unit != "1" else ""  # the dimensionless "1" is no unit to show
             yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
-                          message=f"{label}: stated {claimed}{' ' + unit if unit else ''}, derived {shown[0]}{' ' + unit if unit else ''} ({shown[1]})",
+                          message=f"{label}: stated {claimed}{shown_unit}, derived {shown[0]}{shown_unit} ({shown[1]})",
                           path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
         if unstated and not never_stated(rule, records):  # a counter no receipt states (never set by the run) is no claim of it
             files = sorted({rel for _, rel in unstated})
