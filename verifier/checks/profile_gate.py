@@ -242,7 +242,7 @@ def _below(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[
     if not keys:
         raise Underivable(f"no receipts match {rule['selection']}", "empty-selection")
     lines, observed, met = [], {}, True
-    unit = f" {units.base_symbol(rule['unit'])}" if rule.get("unit") and units.known(rule["unit"]) else ""  # derive_rule's base unit
+    unit = f" {units.base_symbol(rule['unit'])}" if rule.get("unit") else ""  # derive_rule's base unit (the load refused unknown units)
     for key in keys:
         b = derive_rule(rule, RecordSource(records), {**key, "arm": arms["baseline"]}, memo).value
         c = derive_rule(rule, RecordSource(records), {**key, "arm": arms["candidate"]}, memo).value
