@@ -575,3 +575,25 @@ def test_count_and_speedup_rules_per_server_or_arm_give_one_value_per_instance(t
     derived = [(e.name, e.value) for e in statements.collect_all(ctx)[0] if e.source == "derived"]
     assert [n for n, _ in derived] == ["count.measured.A1", "count.measured.B1", "speedup_x.baseline", "speedup_x.candidate"]
     assert [v for _, v in derived][:2] == [2, 3] and str(derived[2][1]).startswith("1.83333333333")
+
+
+def test_the_values_to_bind_are_derived_once_and_only_when_a_text_states_a_number(tmp_path, monkeypatch):
+    """`collect_all` (per-request values of every receipt: the cost of a large campaign) runs only for prose that states a
+    number, once for all texts; a bundle whose prose states none never derives them (issue 40)."""
+    import shutil
+
+    bundle = tmp_path / "b"
+    shutil.copytree(EXAMPLE, bundle, symlinks=True)
+    (bundle / "README.md").write_text("# Results\n\nNo figures here.\n")
+    edit_json(bundle / "claims.json", lambda d: (d.pop("headline", None), d.pop("notes", None),
+                                                 [c.pop("text", None) for c in d.get("claims", [])]))
+    rehash(bundle)
+    calls = []
+    real = statements.collect_all
+    monkeypatch.setattr(statements, "collect_all", lambda ctx: calls.append(1) or real(ctx))
+    assert [(f.status, f.code) for f in _stated_findings(bundle, "no numbers either")] == [("PASS", "no-claim-text")]
+    assert calls == []
+    (bundle / "README.md").write_text("# Results\n\nThe plan has 4 servers.\n")
+    rehash(bundle)
+    assert [(f.status, f.code) for f in _stated_findings(bundle, "2 arms")] == [("PASS", "plan-count"), ("PASS", "plan-count")]
+    assert calls == [1]

@@ -349,10 +349,12 @@ def stated(ctx: Context) -> Iterator[Finding]:
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
     UNVERIFIED `unchecked-claim`, `unbound-claim`, `claim-text-too-long`, `claim-text-too-large`,
     `blocked-by-integrity` (a README/RESULTS the manifest lists whose bytes do not match: its numbers counted, not judged). Recorded gate outcomes of `claims.json`
-    are judged first (`verifier.checks.outcomes`).
+    are judged first (`verifier.checks.outcomes`). The values a number may
+    bind to (`collect_all`) are derived once, when the first text states a
+    number; `Unverifiable` (plan or receipts unusable) is raised from there.
     """
     yield from outcomes(ctx)
-    evidence, pairs, keys, levels = collect_all(ctx)
+    collected = None  # the values a number may bind to, derived once a text states a number (prose without one needs none)
     sources = texts(ctx)
     blocked = blocked_texts(ctx)
     if not sources and not blocked:  # a README blocked by integrity is prose too: counted below, never a PASS for no prose
@@ -378,11 +380,13 @@ def stated(ctx: Context) -> Iterator[Finding]:
                           message=f"{name} states more than the {MAX_QUANTITIES} numbers a claim text may state; none is checked")
             numbered.append(name)
             continue
-        for outcome in bind(quantities, evidence, pairs, keys, levels):
+        if not quantities:
+            continue
+        collected = collected or collect_all(ctx)
+        for outcome in bind(quantities, *collected):
             finding = _finding(outcome, path)
             yield dataclasses.replace(finding, cached="markdown") if reused else finding  # parsed by an earlier run
-        if quantities:
-            numbered.append(name)
+        numbered.append(name)
     for name, count in blocked:  # listed, but its bytes are not the manifest's: counted, never judged, never dropped silently
         numbers = "its numbers" if count is None else f"more than {MAX_QUANTITIES} numbers" if count > MAX_QUANTITIES else \
             f"{count} number{'' if count == 1 else 's'}"
