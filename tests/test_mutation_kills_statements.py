@@ -593,6 +593,10 @@ def test_the_values_to_bind_are_derived_once_and_only_when_a_text_states_a_numbe
     monkeypatch.setattr(statements, "collect_all", lambda ctx: calls.append(1) or real(ctx))
     assert [(f.status, f.code) for f in _stated_findings(bundle, "no numbers either")] == [("PASS", "no-claim-text")]
     assert calls == []
+    # a text without a number does not end the reading: the claim text after the README is bound (`:384` continue -> break)
+    assert [(f.status, f.code) for f in _stated_findings(bundle, "2 arms")] == [("PASS", "plan-count")]
+    assert calls == [1]
+    calls.clear()
     (bundle / "README.md").write_text("# Results\n\nThe plan has 4 servers.\n")
     rehash(bundle)
     assert [(f.status, f.code) for f in _stated_findings(bundle, "2 arms")] == [("PASS", "plan-count"), ("PASS", "plan-count")]
