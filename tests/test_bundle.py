@@ -717,18 +717,40 @@ def test_a_released_document_is_parsed_again_only_if_its_bytes_still_match(examp
     from verifier.bundle import Bundle
     from verifier.errors import Unverifiable
 
-    data = (example_copy / "receipts.jsonl").read_bytes()
-    bundle = Bundle(example_copy, verified={"receipts.jsonl": "receipts.jsonl"},
-                    digests={"receipts.jsonl": hashlib.sha256(data).hexdigest()}, contents={"receipts.jsonl": data})
-    first = bundle.raw_document("receipts")
-    assert "receipts.jsonl" not in bundle.contents
-    bundle.release("receipts")
-    assert bundle.raw_document("receipts") == first  # read again from disk, same bytes
-    bundle.release("receipts")
-    (example_copy / "receipts.jsonl").write_bytes(data.replace(b'"ok"', b'"error"', 1))
+    data = (example_copy / "plan.json").read_bytes()
+    bundle = Bundle(example_copy, verified={"plan.json": "plan.json"},
+                    digests={"plan.json": hashlib.sha256(data).hexdigest()}, contents={"plan.json": data})
+    first = bundle.raw_document("plan")
+    assert "plan.json" not in bundle.contents
+    bundle.release("plan")
+    assert bundle.raw_document("plan") == first  # read again from disk, same bytes
+    bundle.release("plan")
+    (example_copy / "plan.json").write_bytes(data.replace(b'"measured"', b'"warmup"', 1))
     with pytest.raises(Unverifiable) as caught:
-        bundle.raw_document("receipts")
+        bundle.raw_document("plan")
     assert caught.value.code == "changed-during-verification"
+
+
+def test_json_lines_are_read_from_disk_each_time_and_only_while_their_bytes_still_match(example_copy):
+    """Issue 40: a JSON Lines document is streamed from its file (`Bundle.records`), never held; changed bytes are refused after the last line."""
+    import hashlib
+
+    from verifier.bundle import Bundle
+    from verifier.errors import Unverifiable
+
+    data = (example_copy / "receipts.jsonl").read_bytes()
+    bundle = Bundle(example_copy, verified={"receipts.jsonl": "receipts.jsonl"}, digests={"receipts.jsonl": hashlib.sha256(data).hexdigest()})
+    first = list(bundle.document("receipts"))
+    assert first == [json.loads(x, parse_float=Decimal) for x in data.splitlines()] and "receipts" not in bundle._cache
+    assert bundle.parsed_sha256["receipts"] == hashlib.sha256(data).hexdigest() + ":lines"
+    (example_copy / "receipts.jsonl").write_bytes(data.replace(b'"ok"', b'"error"', 1))
+    for read in (lambda: list(bundle.document("receipts")), lambda: bundle.raw_document("receipts"), lambda: list(bundle.records("receipts"))):
+        with pytest.raises(Unverifiable) as caught:
+            read()
+        assert caught.value.code == "changed-during-verification"
+    with pytest.raises(Unverifiable) as caught:
+        list(Bundle(example_copy).records("receipts"))
+    assert caught.value.code == "blocked-by-integrity"
 
 
 def test_a_receipt_line_that_breaks_strict_json_or_its_schema_is_a_finding_naming_its_line(example_copy):

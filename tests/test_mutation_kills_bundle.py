@@ -124,10 +124,12 @@ def test_documents_are_read_only_after_integrity_and_their_parsed_bytes_are_dige
 
     b = _docs(tmp_path, {"plan.json": b'{"a": 1}', "receipts.jsonl": b'{"kind": "x"}\n', "claims.json": b"{}"},
               ("plan.json", "receipts.jsonl"))
-    b.contents["receipts.jsonl"] = b'{"kind": "held"}\n'  # the bytes integrity hashed win over a second read
-    assert b.raw_document("plan") == {"a": 1} and b.raw_document("receipts") == [{"kind": "held"}]
+    b.contents["plan.json"] = b'{"a": 1}'  # the bytes integrity hashed win over a second read
+    (tmp_path / "plan.json").write_bytes(b'{"a": 2}')
+    b.digests["receipts.jsonl"] = hashlib.sha256(b'{"kind": "x"}\n').hexdigest()
+    assert b.raw_document("plan") == {"a": 1} and b.raw_document("receipts") == [{"kind": "x"}]  # JSON Lines: streamed from disk
     assert b.parsed_sha256["plan"] == hashlib.sha256(b'{"a": 1}').hexdigest() + ":json"
-    assert b.parsed_sha256["receipts"] == hashlib.sha256(b'{"kind": "held"}\n').hexdigest() + ":lines"
+    assert b.parsed_sha256["receipts"] == hashlib.sha256(b'{"kind": "x"}\n').hexdigest() + ":lines"
     with pytest.raises(Unverifiable) as caught:
         b.raw_document("claims")
     assert caught.value.code == "blocked-by-integrity"

@@ -406,7 +406,7 @@ def test_the_documents_are_kept_as_the_bytes_hashed_and_other_files_are_not(tmp_
     (bundle / "manifest.json").write_text(json.dumps(manifest))
     ctx = Context(subject=bundle, assets=TrustSet(assets(None)), bundle=Bundle(root=bundle), options={})
     assert {f.code for f in integrity.files(ctx)} == {"match"}
-    assert sorted(ctx.bundle.contents) == ["attempts/r.jsonl", "claims.json", "plan.json", "receipts.jsonl"]
+    assert sorted(ctx.bundle.contents) == ["attempts/r.jsonl", "claims.json", "plan.json"]  # receipts.jsonl is streamed (Bundle.records)
     assert sorted(ctx.bundle.verified) == ["attempts/r.jsonl", "claims.json", "notes.txt", "plan.json", "receipts.jsonl"]  # :166 every match recorded
     assert ctx.bundle.digests["notes.txt"] == hashlib.sha256(b"x").hexdigest()
     assert ctx.bundle.contents["claims.json"] == (bundle / "claims.json").read_bytes()
@@ -435,7 +435,7 @@ def test_a_listed_name_refused_as_unsafe_is_not_also_unlisted(tmp_path, tiny):
 
 
 def test_a_digest_served_from_the_cache_is_marked_cached(tmp_path, tiny, monkeypatch):
-    """Kills :322 `"digest" if disk_path in reused` -> `not in` (notes.txt is hashed through the cache; documents are read whole)."""
+    """Kills :322 `"digest" if disk_path in reused` -> `not in` (notes.txt and the streamed receipts.jsonl are hashed through the cache; JSON documents are read whole)."""
     from verifier import cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "RACY_NS", 0)
@@ -446,7 +446,7 @@ def test_a_digest_served_from_the_cache_is_marked_cached(tmp_path, tiny, monkeyp
     verify_path(str(bundle), asset_root=tiny, cache=cache_mod.Cache.open(root)[0])
     again = verify_path(str(bundle), asset_root=tiny, cache=cache_mod.Cache.open(root)[0])
     assert [(f.path, f.cached) for f in again.findings if f.code == "match"] == [
-        ("claims.json", None), ("notes.txt", "digest"), ("plan.json", None), ("receipts.jsonl", None)]
+        ("claims.json", None), ("notes.txt", "digest"), ("plan.json", None), ("receipts.jsonl", "digest")]
 
 
 def test_a_supplied_external_that_cannot_be_read_is_a_failure_naming_it(tmp_path, monkeypatch):

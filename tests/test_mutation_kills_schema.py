@@ -38,6 +38,15 @@ class _Bundle:
         self.kinds, self.docs, self.problems = DOCUMENTS, docs, {}
         self.verified = {n: n for n in [DOCUMENTS[k][0] for k in docs] + list(extra)}
         self.parsed_sha256 = {k: f"sha-{k}" for k in docs}
+        self.digests = {DOCUMENTS[k][0]: f"sha-{k}" for k in docs}
+
+    def records(self, kind: str):
+        """As `Bundle.records`: a JSON Lines document line by line, what refuses the whole file raised."""
+        value = self.docs[kind]
+        if isinstance(value, JSONProblem) and value.line is not None:  # one bad line among good ones
+            yield value.line, value
+            return
+        yield from enumerate(self.raw_document(kind), start=1)
 
     def has(self, kind: str) -> bool:
         return kind in self.docs

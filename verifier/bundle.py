@@ -15,12 +15,13 @@ import stat
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from collections.abc import Iterator
 from typing import Any
 
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier.jsonio import JSONProblem, file_chunks, iter_strict_lines, loads_strict
 
-__all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "hash_bytes_of", "hash_file", "open_regular", "nfc", "unsafe_name", "unsafe_reason", "walk", "walk_safely"]
+__all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "Lines", "hash_bytes_of", "hash_file", "open_regular", "nfc", "unsafe_name", "unsafe_reason", "walk", "walk_safely"]
 
 #: Bundle format v1 documents: kind -> (file name, schema name, JSON Lines?, required?).
 DOCUMENTS: dict[str, tuple[str, str, bool, bool]] = {
@@ -220,16 +221,25 @@ class Bundle:
 
     def raw_document(self, kind: str) -> Any:
         """
-        Return the parsed document of `kind` (see `DOCUMENTS`), strict JSON.
+        Return the parsed document of `kind` (see `DOCUMENTS`), strict JSON; for a JSON Lines kind, the list of its lines' documents.
 
         Raises `Unverifiable` (code `blocked-by-integrity`) when its bytes were
         not matched against the manifest, and `JSONProblem` when it is not
-        strict JSON. `manifest.json` itself is the root of trust and is read
-        without a prior match.
+        strict JSON (for JSON Lines, the first bad line's, `line` set).
+        `manifest.json` itself is the root of trust and is read without a
+        prior match. A JSON Lines document is not kept: checks read it as a
+        stream (`records`); this list is for callers that need it whole.
         """
         if kind in self._cache:
             return self._cache[kind]
         name, _schema, lines, _required = self.kinds[kind]
+        if lines:
+            out = []
+            for _number, document in self.records(kind):
+                if type(document) is JSONProblem:
+                    raise document
+                out.append(document)
+            return out
         if kind != "manifest" and name not in self.verified:
             raise Unverifiable(
                 f"{name} did not pass the integrity check, so it is not parsed",
@@ -244,10 +254,42 @@ class Bundle:
             if kind != "manifest" and name in self.digests and hashlib.sha256(data).hexdigest() != self.digests[name]:
                 raise Unverifiable(f"{name} changed after integrity.files matched its sha256, so it is not parsed",
                                    code="changed-during-verification", path=name)
-        value = loads_strict_lines(data) if lines else loads_strict(data)
-        self.parsed_sha256[kind] = hashlib.sha256(data).hexdigest() + (":lines" if lines else ":json")
+        value = loads_strict(data)
+        self.parsed_sha256[kind] = hashlib.sha256(data).hexdigest() + ":json"
         self._cache[kind] = value
         return value
+
+    def records(self, kind: str) -> Iterator[tuple[int, Any]]:
+        """
+        Yield `(line number, document or JSONProblem)` for each line of the JSON Lines document of `kind`, read from its file as a stream.
+
+        Nothing is kept: each call reads the file again, in chunks
+        (`verifier.jsonio.iter_strict_lines`: a bad line yields its problem
+        and reading goes on; a line longer than `LINE_LIMIT` is a problem, its
+        bytes dropped), so memory does not grow with the file. The bytes read
+        are hashed on the way; after the last line, raises `Unverifiable`
+        (`changed-during-verification`) when they are not the bytes
+        `integrity.files` matched. Also raises `Unverifiable`
+        (`blocked-by-integrity`) for a file that did not match,
+        `JSONProblem` (`line` None) for a byte order mark or bytes that are
+        not UTF-8, and `OSError` for a file that cannot be read.
+        """
+        name = self.kinds[kind][0]
+        if name not in self.verified:
+            raise Unverifiable(f"{name} did not pass the integrity check, so it is not parsed",
+                               code="blocked-by-integrity", path=name)
+        if name in self.digests:
+            self.parsed_sha256[kind] = self.digests[name] + ":lines"
+        digest = hashlib.sha256()
+        with os.fdopen(open_regular(self.root / self.verified[name]), "rb") as handle:
+            def read() -> Iterator[bytes]:
+                for chunk in file_chunks(handle):
+                    digest.update(chunk)
+                    yield chunk
+            yield from iter_strict_lines(read())
+        if name in self.digests and digest.hexdigest() != self.digests[name]:
+            raise Unverifiable(f"{name} changed after integrity.files matched its sha256, so it is not parsed",
+                               code="changed-during-verification", path=name)
 
     def release(self, kind: str) -> None:
         """
@@ -277,6 +319,8 @@ class Bundle:
         if kind in self.problems:
             problem = self.problems[kind]
             raise Unverifiable(problem if problem.startswith(name) else f"{name}: {problem}", code="blocked-by-schema", path=name)
+        if self.kinds[kind][2]:
+            return Lines(self, kind)
         try:
             return self.raw_document(kind)
         except JSONProblem as exc:
@@ -288,6 +332,27 @@ class Bundle:
             return False
         path = self.root / self.kinds[kind][0]
         return path.is_file() and not path.is_symlink()
+
+
+class Lines:
+    """
+    The documents of one JSON Lines document of a bundle (`Bundle.document`), read from its file each time it is iterated, never held.
+
+    Iterating yields each line's document in order; raises `Unverifiable`
+    (`blocked-by-schema`) at a line that is not strict JSON (the schema
+    check found it first, so a reader meets it only if the file changed) and
+    as `Bundle.records` does.
+    """
+
+    def __init__(self, bundle: Bundle, kind: str) -> None:
+        self.bundle, self.kind = bundle, kind
+
+    def __iter__(self) -> Iterator[Any]:
+        name = self.bundle.kinds[self.kind][0]
+        for _number, document in self.bundle.records(self.kind):
+            if type(document) is JSONProblem:
+                raise Unverifiable(f"{name}: {document}", code="blocked-by-schema", path=name)
+            yield document
 
 
 def posix(path: str) -> str:

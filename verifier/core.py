@@ -264,11 +264,11 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
 
 def _figures(ctx: Context, findings: Any = ()) -> dict[str, Any]:
     """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets, results tables' row labels."""
-    from verifier.figures import receipt_sets, requests, table_labels
+    from verifier.figures import RequestRows, receipt_sets, table_labels
 
     out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"), ctx.options.get("profile")), **table_labels(ctx.subject, findings)}
     if ctx.data.get("campaign") is not None:
-        out["requests"] = requests(ctx.data["campaign"])
+        out["requests"] = RequestRows(ctx.data["campaign"])  # built only if drawn (HTML)
     return out
 
 

@@ -27,14 +27,15 @@ import json
 import os
 import re
 from decimal import MAX_PREC, Clamped, Context, Decimal, Inexact, InvalidOperation, Overflow, Rounded, Subnormal, Underflow
-from itertools import repeat
+from itertools import chain, repeat
 from operator import add
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 
-__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "quote_non_finite", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "iter_strict_lines", "file_chunks", "LINE_LIMIT", "quote_non_finite", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -439,6 +440,93 @@ def loads_strict_lines(data: bytes) -> list[Any]:
         if type(document) is JSONProblem:
             raise JSONProblem(document.code, f"line {number}: {document}", line=number)
     return out
+
+
+#: The longest line `iter_strict_lines` reads (bytes, newline excluded); a longer line is a `line-too-long` problem and
+#: is skipped without being held, so memory stays bounded by this and `_CHUNK` whatever the file holds.
+LINE_LIMIT = 16 << 20
+#: Bytes read from a JSON Lines file at a time by `iter_strict_lines`.
+_CHUNK = 1 << 20
+_BOM = "\ufeff".encode("utf-8")
+
+
+def iter_strict_lines(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT) -> Iterator[tuple[int, Any]]:
+    """
+    Yield `(line number, document)` for each line of JSON Lines read from `chunks` (bytes in any split), as a stream.
+
+    Each line is read as `loads_strict_text` reads it (in batches of
+    `_BATCH` lines through `loads_strict_each`); a line that is not strict
+    JSON yields its `JSONProblem` (with `line` set) in place of a document,
+    and reading goes on with the next line. A blank line is a problem
+    (`invalid-json`), except the empty one after a final newline; a line
+    longer than `line_limit` bytes is a problem `line-too-long` and its bytes
+    are dropped as they arrive (never held whole). Raises `JSONProblem`
+    (`line` None) for what refuses the whole file, as `loads_strict_lines`
+    does: a byte order mark at the start, bytes that are not UTF-8 (with
+    their offset in the file). Memory: one chunk, one batch and the line
+    being read, at most `line_limit` bytes.
+    """
+    chunks = iter(chunks)
+    head = b""
+    for chunk in chunks:  # the first three bytes, to refuse a byte order mark however the bytes were split
+        head += chunk
+        if len(head) >= len(_BOM):
+            break
+    if head.startswith(_BOM):
+        raise JSONProblem("invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)")
+    carry = b""
+    offset = 0  # file offset of carry[0]
+    number = 0  # lines read so far
+    skipping = False  # inside a line longer than the limit: its bytes are dropped up to its newline
+    for chunk in chain((head,), chunks):
+        if skipping:
+            at = chunk.find(b"\n")
+            if at == -1:
+                offset += len(chunk)
+                continue
+            skipping = False
+            offset += at + 1
+            chunk = chunk[at + 1:]
+        data = carry + chunk if carry else chunk
+        end = data.rfind(b"\n")
+        if end != -1:
+            whole, data = data[:end], data[end + 1:]
+            yield from _strict_batch(whole, offset, number, line_limit)
+            number += whole.count(b"\n") + 1
+            offset += end + 1
+        if len(data) > line_limit:
+            number += 1
+            yield number, JSONProblem("line-too-long", f"line {number} is longer than {line_limit} bytes, the limit for one line", line=number)
+            skipping, data, offset = True, b"", offset + len(data)
+        carry = data
+    if carry:
+        yield from _strict_batch(carry, offset, number, line_limit)
+
+
+def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Iterator[tuple[int, Any]]:
+    """Yield `(line number, document or JSONProblem)` for the complete lines `data` (no final newline), its first line being `number + 1` at file `offset`."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JSONProblem("not-utf8", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {offset + exc.start}") from None
+    lines = text.split("\n")
+    for first in range(0, len(lines), _BATCH):
+        batch = lines[first:first + _BATCH]
+        for n, (line, document) in enumerate(zip(batch, loads_strict_each(batch)), start=number + first + 1):
+            if len(line) > line_limit // 4 and len(line.encode("utf-8")) > line_limit:
+                yield n, JSONProblem("line-too-long", f"line {n} is longer than {line_limit} bytes, the limit for one line", line=n)
+            elif not line.strip():
+                yield n, JSONProblem("invalid-json", f"line {n} is blank", line=n)
+            elif type(document) is JSONProblem:
+                yield n, JSONProblem(document.code, f"line {n}: {document}", line=n)
+            else:
+                yield n, document
+
+
+def file_chunks(handle: Any, size: int = _CHUNK) -> Iterator[bytes]:
+    """Yield the bytes of the open binary file `handle` in pieces of at most `size` bytes, to its end."""
+    while chunk := handle.read(size):
+        yield chunk
 
 
 #: The first digit of an array index other than "0" (RFC 6901 section 4: `array-index = %x30 / ( %x31-39 *(%x30-39) )`).

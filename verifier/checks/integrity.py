@@ -158,7 +158,7 @@ def files(ctx: Context) -> Iterator[Finding]:
         return
     ctx.data["manifest"] = manifest
     listing = read_listing(V1_MANIFEST, manifest)
-    documents = {name for name, *_ in DOCUMENTS.values()}
+    documents = {name for name, _schema, lines, _required in DOCUMENTS.values() if not lines}  # JSON Lines are read as a stream (`Bundle.records`)
     documents |= {nfc(e["path"]) for e in manifest["files"] if e.get("role")}  # retained attempts are parsed later: keep their hashed bytes
     outcome = Outcome()
     yield from compare(ctx, "integrity.files", V1_MANIFEST, listing, scan(ctx, "integrity.files", bundle.root, None, MANIFEST),

@@ -58,6 +58,9 @@ def documents(ctx: Context) -> Iterator[Finding]:
                 bundle.problems[kind] = "missing"
                 yield _f(Status.FAIL, "missing-document", f"{name} is required by bundle format v1 but absent", path=name)
             continue
+        if lines:
+            yield from _lines(ctx, kind, name, schema_name)
+            continue
         try:
             value = bundle.raw_document(kind)
         except Unverifiable as exc:
@@ -80,24 +83,82 @@ def documents(ctx: Context) -> Iterator[Finding]:
                      cached="schema" if earlier else None)
             continue
         validator = checked_validator(schema, schema_validator(schema))  # the reference's errors, compiled speed on valid items
-        items = list(enumerate(value)) if lines else [(None, value)]
-        errors = []
-        for index, item in items:
-            for error in validator.iter_errors(item):
-                prefix = [] if index is None else [index]
-                errors.append((json_pointer(prefix + list(error.absolute_path)), error))
-        if lines and not items:
-            errors.append(("", None))
+        errors = [(json_pointer(list(error.absolute_path)), error) for error in validator.iter_errors(value)]
         if errors:
             bundle.problems[kind] = f"{len(errors)} schema error(s)"
-            for ptr, error in sorted(errors, key=lambda e: e[0])[:MAX_ERRORS_PER_DOCUMENT]:
-                message = schema_message(error) if error is not None else "no records"
-                where = f" at {ptr}" if ptr else ""
-                yield _f(Status.FAIL, "schema-violation", f"{name}{where}: {message}", path=name, pointer=ptr,
-                         expected=None if error is None else _expected(error))
+            yield from _violations(name, errors)
             continue
         note_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
         yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+
+
+def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Finding]:
+    """
+    Validate the JSON Lines document of `kind` line by line as it is read (`Bundle.records`), holding no line after its own check.
+
+    A line that is not strict JSON is a FAIL naming its line (pointer
+    `/<line - 1>`), and reading goes on: every bad line and every schema
+    error of the other lines is counted, the first `MAX_ERRORS_PER_DOCUMENT`
+    (by pointer) reported. What refuses the whole file (a byte order mark,
+    bytes that are not UTF-8) is one FAIL without a pointer.
+    """
+    bundle = ctx.bundle
+    schema = ctx.assets.schema(schema_name)
+    digest = bundle.digests.get(bundle.kinds[kind][0])
+    earlier = known_valid(ctx.options.get("cache"), schema, None if digest is None else digest + ":lines")
+    if earlier is not None:  # these very bytes were valid against this schema in a run of this code (docs/cache.md)
+        yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name, cached="schema" if earlier else None)
+        return
+    validator = checked_validator(schema, schema_validator(schema))  # the reference's errors, compiled speed on valid items
+    bad: list[tuple[str, JSONProblem]] = []
+    errors: list[tuple[str, Any]] = []
+    n_errors = records = 0
+    try:
+        for number, item in bundle.records(kind):
+            records += 1
+            if type(item) is JSONProblem:
+                if len(bad) < MAX_ERRORS_PER_DOCUMENT:  # in line order: the first are kept
+                    bad.append((f"/{number - 1}", item))
+                continue
+            for error in validator.iter_errors(item):
+                n_errors += 1
+                errors.append((json_pointer([number - 1, *error.absolute_path]), error))
+            if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded
+                errors = sorted(errors, key=lambda e: e[0])[:MAX_ERRORS_PER_DOCUMENT]
+    except Unverifiable as exc:
+        bundle.problems[kind] = str(exc)
+        yield _f(Status.UNVERIFIED, exc.code, str(exc), path=name)
+        return
+    except JSONProblem as exc:
+        bundle.problems[kind] = str(exc)
+        yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)
+        return
+    except OSError as exc:  # unreadable evidence (e.g. mode 000) is the bundle's fault, not the verifier's
+        bundle.problems[kind] = f"cannot be read ({exc.strerror or exc})"
+        yield _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({exc.strerror or exc})", path=name)
+        return
+    if bad:
+        bundle.problems[kind] = str(bad[0][1])
+        for ptr, problem in bad:
+            yield _f(Status.FAIL, problem.code, f"{name}: {problem}", path=name, pointer=ptr)
+    if not records:
+        n_errors, errors = 1, [("", None)]
+    if errors:
+        bundle.problems.setdefault(kind, f"{n_errors} schema error(s)")
+        yield from _violations(name, errors, limit=MAX_ERRORS_PER_DOCUMENT - len(bad))
+    if bad or errors:
+        return
+    note_valid(ctx.options.get("cache"), schema, digest + ":lines" if digest else None)
+    yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+
+
+def _violations(name: str, errors: list[tuple[str, Any]], limit: int = MAX_ERRORS_PER_DOCUMENT) -> Iterator[Finding]:
+    """Yield a FAIL `schema-violation` for each of the first `limit` `(pointer, jsonschema error or None for "no records")` by pointer."""
+    for ptr, error in sorted(errors, key=lambda e: e[0])[:limit]:
+        message = schema_message(error) if error is not None else "no records"
+        where = f" at {ptr}" if ptr else ""
+        yield _f(Status.FAIL, "schema-violation", f"{name}{where}: {message}", path=name, pointer=ptr,
+                 expected=None if error is None else _expected(error))
 
 
 def _expected(error: Any) -> Any:

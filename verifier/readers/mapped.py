@@ -131,6 +131,10 @@ class MappedBundle(Bundle):
                                code="changed-during-verification", path=name)
         return data
 
+    def records(self, kind: str) -> Iterator[tuple[int, Any]]:
+        """Yield `(number from 1, document)` for each record of the mapped document of `kind` (read whole by `raw_document`, which raises its problems)."""
+        yield from enumerate(self.raw_document(kind), start=1)
+
 
 def _files(spec: dict[str, Any]) -> list[str]:
     """Return the foreign files one mapped document is read from (a receipts mapping may have several sources)."""

@@ -1,0 +1,152 @@
+"""
+JSON Lines read as a stream (issue 40, items 2 and 4, and its "Bad input"): `jsonio.iter_strict_lines`, `Bundle.records`,
+`schema.documents` over a stream, and the evidence model built line by line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from bundlekit import read_lines, rehash, write_lines
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifier.core import verify_path
+from verifier.jsonio import LINE_LIMIT, JSONProblem, iter_strict_lines, loads_strict_lines
+from verifier.model import Status
+
+
+def _read(data: bytes, size: int, limit: int = LINE_LIMIT) -> object:
+    """Every `(line, document or (code, message, line))` of `data` split into pieces of `size` bytes, or the whole-file problem."""
+    try:
+        return [(n, (d.code, str(d), d.line) if type(d) is JSONProblem else d)
+                for n, d in iter_strict_lines((data[i:i + size] for i in range(0, len(data), size)), line_limit=limit)]
+    except JSONProblem as exc:
+        return ("file", exc.code, str(exc), exc.line)
+
+
+LINE = st.sampled_from([b'{"a":1}', b'{"b":2.50,"c":"\xc3\xa9"}', b'[]', b'', b'  ', b'{"a":1,"a":2}', b'{,', b'NaN', b'"\xff"',
+                        b'{"x":"' + b"y" * 60 + b'"}', b'1e999', b'{"d":"\\ud800"}', b'{}\r'])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(LINE, max_size=8), st.booleans(), st.integers(1, 70))
+def test_the_lines_read_are_the_same_however_the_bytes_arrive(lines, final_newline, size):
+    data = b"\n".join(lines) + (b"\n" if final_newline and lines else b"")
+    whole = _read(data, max(len(data), 1), limit=64)
+    assert _read(data, size, limit=64) == whole
+    if any(len(x) > 64 for x in lines):
+        return
+    try:
+        reference: object = [(n, d) for n, d in enumerate(loads_strict_lines(data), start=1)]
+    except JSONProblem as exc:  # the whole-list reader stops at the first problem: the stream names the same one first
+        reference = ("file", exc.code, str(exc), None) if exc.line is None else (exc.line, (exc.code, str(exc), exc.line))
+        whole = whole if isinstance(whole, tuple) else next((n, d) for n, d in whole if isinstance(d, tuple))
+    assert whole == reference
+
+
+def test_a_line_longer_than_the_limit_is_a_problem_and_reading_goes_on():
+    data = b'{"a":1}\n{"x":"' + b"y" * 100 + b'"}\n{"b":2}'
+    for size in (1, 7, 1000):
+        assert _read(data, size, limit=50) == [(1, {"a": 1}), (2, ("line-too-long", "line 2 is longer than 50 bytes, the limit for one line", 2)),
+                                               (3, {"b": 2})]
+    assert _read(b"z" * 100, 8, limit=50) == [(1, ("line-too-long", "line 1 is longer than 50 bytes, the limit for one line", 1))]
+
+
+def test_what_refuses_the_whole_file_names_the_file_offset():
+    assert _read(b"\xef\xbb\xbf{}\n", 1) == ("file", "invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)", None)
+    assert _read(b'{"a":1}\n{"b":"\xff"}\n', 3) == ("file", "not-utf8", "not UTF-8: byte 0xff at offset 14", None)
+
+
+def test_a_receipts_file_is_not_held_and_not_under_the_document_size_limit(example_copy, monkeypatch):
+    """The whole-document limit applies to JSON documents only: JSON Lines are streamed (docs/bundle-format.md)."""
+    from verifier.checks import integrity
+
+    size = (example_copy / "receipts.jsonl").stat().st_size
+    monkeypatch.setattr(integrity, "DOCUMENT_LIMIT", size - 1)
+    assert (example_copy / "plan.json").stat().st_size < size - 1 and (example_copy / "claims.json").stat().st_size < size - 1
+    report = verify_path(str(example_copy))
+    assert report.verdict == "PASS", [f.message for f in report.findings if f.status is not Status.PASS]
+    limit = (example_copy / "plan.json").stat().st_size - 1
+    monkeypatch.setattr(integrity, "DOCUMENT_LIMIT", limit)
+    report = verify_path(str(example_copy))
+    larger = sorted(n for n in ("plan.json", "claims.json", "quality-index.json") if (example_copy / n).stat().st_size > limit)
+    assert sorted(f.path for f in report.findings if f.code == "unreadable-file") == larger and "plan.json" in larger
+
+
+def test_a_receipt_line_longer_than_the_line_limit_is_a_finding_and_the_other_lines_are_still_read(example_copy):
+    path = example_copy / "receipts.jsonl"
+    rows = read_lines(path)
+    rows[2]["error"] = "x" * (LINE_LIMIT + 10)  # line 3: too long to be read, whatever it holds
+    del rows[4]["phase"]  # line 5: still validated
+    write_lines(path, rows)
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    bad = [(f.code, f.pointer) for f in report.findings if f.check == "schema.documents" and f.status is Status.FAIL]
+    assert bad == [("line-too-long", "/2"), ("schema-violation", "/4")]
+    assert "line 3 is longer than" in next(f.message for f in report.findings if f.code == "line-too-long")
+    assert report.verdict == "FAIL"
+
+
+def test_every_bad_line_is_named_up_to_the_report_limit(example_copy):
+    from verifier.checks.schema import MAX_ERRORS_PER_DOCUMENT
+
+    path = example_copy / "receipts.jsonl"
+    good = path.read_bytes().splitlines()
+    path.write_bytes(b"\n".join(good + [b"{,"] * (MAX_ERRORS_PER_DOCUMENT + 5)) + b"\n")
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    bad = [f for f in report.findings if f.check == "schema.documents" and f.status is Status.FAIL]
+    assert len(bad) == MAX_ERRORS_PER_DOCUMENT and {f.code for f in bad} == {"invalid-json"}
+    assert bad[0].pointer == f"/{len(good)}" and f"line {len(good) + 1}:" in bad[0].message
+
+
+def test_schema_errors_beyond_the_limit_keep_the_first_by_pointer(example_copy):
+    from verifier.checks.schema import MAX_ERRORS_PER_DOCUMENT
+
+    path = example_copy / "receipts.jsonl"
+    rows = read_lines(path)
+    row = dict(rows[0])
+    del row["phase"]
+    write_lines(path, rows + [row] * (12 * MAX_ERRORS_PER_DOCUMENT))  # more than the ten times the limit kept before a trim
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    pointers = [f.pointer for f in report.findings if f.code == "schema-violation"]
+    expected = sorted(f"/{i}" for i in range(len(rows), len(rows) + 12 * MAX_ERRORS_PER_DOCUMENT))[:MAX_ERRORS_PER_DOCUMENT]
+    assert pointers == expected
+
+
+def test_receipts_that_change_while_modelled_leave_the_receipts_unmapped(example_copy):
+    """The model reads the lines again; bytes that no longer match the manifest are never modelled (`changed-during-verification`)."""
+    from types import SimpleNamespace
+
+    from verifier.bundle import Bundle
+    from verifier.readers.native import evidence_of
+
+    names = ("plan.json", "receipts.jsonl", "claims.json")
+    digests = {n: hashlib.sha256((example_copy / n).read_bytes()).hexdigest() for n in names}
+    digests["receipts.jsonl"] = "0" * 64  # as if the file changed after integrity.files matched it
+    bundle = Bundle(example_copy, verified={n: n for n in names}, digests=digests)
+    ctx = SimpleNamespace(bundle=bundle, data={}, options={}, gate_id=None)
+    evidence = evidence_of(ctx)
+    assert evidence.receipts == () and evidence.plan is not None
+    assert {(u.part, u.code) for u in evidence.unmapped} >= {("receipts", "changed-during-verification"), ("processes", "changed-during-verification")}
+
+
+def test_a_valid_receipts_file_cached_as_valid_is_not_read_by_the_schema_check(example_copy, monkeypatch, tmp_path):
+    """Warm re-verify: the schema check trusts the cache for these very bytes (docs/cache.md); the model still reads them."""
+    from verifier.bundle import Bundle
+    from verifier.cache import Cache
+
+    cache = Cache(tmp_path / "cache")
+    assert verify_path(str(example_copy), cache=cache).verdict == "PASS"
+    reads = []
+    original = Bundle.records
+    monkeypatch.setattr(Bundle, "records", lambda self, kind: reads.append(kind) or original(self, kind))
+    report = verify_path(str(example_copy), cache=Cache(tmp_path / "cache"))  # a later run
+    assert report.verdict == "PASS" and reads == ["receipts"]
+    assert next(f for f in report.findings if f.check == "schema.documents" and f.path == "receipts.jsonl").cached == "schema"
