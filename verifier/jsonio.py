@@ -160,6 +160,7 @@ def check_depth(value: Any) -> None:
 def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
     """Raise `JSONProblem` for nesting beyond `MAX_DEPTH` or a string (key or value) holding a lone surrogate; iterative."""
     stack = [(value, 1)]
+    kinds = dict | list | str if surrogates else dict | list  # a string is visited only to search it
     while stack:
         node, level = stack.pop()
         if isinstance(node, dict):
@@ -178,7 +179,7 @@ def _inspect(value: Any, *, depth: bool, surrogates: bool) -> None:
             continue
         if depth and level > MAX_DEPTH:
             raise JSONProblem("too-deep", f"nested deeper than {MAX_DEPTH} levels of arrays and objects")
-        stack.extend((child, level + 1) for child in items if isinstance(child, dict | list | str))
+        stack.extend((child, level + 1) for child in items if isinstance(child, kinds))
 
 
 #: A run of digits long enough that an integer literal might leave the binary64 range (`_int` must then see it); shorter ones

@@ -41,7 +41,7 @@ from verifier.evidence import (
     Unmapped,
 )
 
-__all__ = ["ATTEMPT_ROLES", "V1_PROFILE", "evidence_of", "from_documents"]
+__all__ = ["ATTEMPT_ROLES", "V1_PROFILE", "evidence_of", "from_documents", "plan_of"]
 
 #: Manifest `role` values of a retained attempt (schemas/manifest.schema.json).
 ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
@@ -90,10 +90,41 @@ def _quantity(value: Any, unit: str | None, where: Location, unmapped: list[Unma
     return Quantity(Decimal(value), symbol, written=str(value))
 
 
+def plan_of(doc: dict[str, Any], name: str, unmapped: list[Unmapped]) -> Plan:
+    """
+    Return the model's `Plan` of a parsed, schema-valid `plan.json` document `doc` read from file `name`.
+
+    A timeout whose unit the registry does not know is appended to `unmapped`
+    and left out. Server and phase names are one `str` object each, shared
+    by every planned request (issue 40: a plan may list 10^6 requests).
+    """
+    one = {}.setdefault
+    return Plan(
+        arms={a["id"]: a.get("role", "") for a in doc.get("arms", [])},
+        servers={s["id"]: s["arm"] for s in doc.get("servers", [])},
+        order=tuple(doc.get("arm_order", [])),
+        per_server={"warmup": doc.get("warmups_per_server", 0), "measured": doc.get("measured_per_server", 0)},
+        requests=tuple(PlannedRequest(r["id"], one(r["server"], r["server"]), one(r["phase"], r["phase"])) for r in doc.get("requests", [])),
+        expected_output=dict(doc.get("expected_output", {})),
+        timeouts={k: q for k, v in (doc.get("timeouts") or {}).items()
+                  if (q := _quantity(v, timeout_unit(k), Location(name, f"/timeouts/{k}"), unmapped)) is not None},
+        concurrency=doc.get("max_concurrency"),
+        arrival=doc.get("arrival"),
+        location=Location(name),
+        labels={a["id"]: a.get("label", "") for a in doc.get("arms", [])},
+        run_order=tuple((s["id"], s["arm"]) for s in doc.get("servers", [])),
+        frozen_at=doc.get("frozen_at"),
+    )
+
+
 def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None, names: dict[str, str],
                    reader: str = "bundle-v1", gate: str | None = None, unmapped: list[Unmapped] | None = None) -> Evidence:
     """
     Return the `Evidence` of parsed bundle v1 `documents` (kind -> document; absent kinds are simply missing).
+
+    The plan may be given parsed (a dict) or already modelled (`plan_of`);
+    the receipts as any iterable of parsed lines (`verifier.bundle.Lines`
+    reads them from disk as they are modelled).
 
     `names` maps each kind to the file it was read from (for locations);
     `manifest` is the parsed manifest (its `files` with their `role`, and
@@ -118,26 +149,9 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     def shared(value: Any) -> Any:
         return one(value, value) if type(value) is str else value
 
-    plan = None
     doc = documents.get("plan")
-    if isinstance(doc, dict):
-        pname = names.get("plan", "plan.json")
-        plan = Plan(
-            arms={a["id"]: a.get("role", "") for a in doc.get("arms", [])},
-            servers={s["id"]: s["arm"] for s in doc.get("servers", [])},
-            order=tuple(doc.get("arm_order", [])),
-            per_server={"warmup": doc.get("warmups_per_server", 0), "measured": doc.get("measured_per_server", 0)},
-            requests=tuple(PlannedRequest(r["id"], shared(r["server"]), shared(r["phase"])) for r in doc.get("requests", [])),
-            expected_output=dict(doc.get("expected_output", {})),
-            timeouts={k: q for k, v in (doc.get("timeouts") or {}).items()
-                      if (q := _quantity(v, timeout_unit(k), Location(pname, f"/timeouts/{k}"), unmapped)) is not None},
-            concurrency=doc.get("max_concurrency"),
-            arrival=doc.get("arrival"),
-            location=Location(pname),
-            labels={a["id"]: a.get("label", "") for a in doc.get("arms", [])},
-            run_order=tuple((s["id"], s["arm"]) for s in doc.get("servers", [])),
-            frozen_at=doc.get("frozen_at"),
-        )
+    plan = plan_of(doc, names.get("plan", "plan.json"), unmapped) if isinstance(doc, dict) else doc if isinstance(doc, Plan) else None
+    del doc  # a large plan's dicts are not held while the receipts are read
     receipts, processes, media = [], [], []
     rname = names.get("receipts", "receipts.jsonl")
     expected = dict(plan.expected_output) if plan else {}
@@ -214,6 +228,9 @@ def evidence_of(ctx: Any) -> Evidence:
             documents[kind] = bundle.document(kind)
         except Unverifiable as exc:
             unmapped.extend(Unmapped(f"document {names[kind]}", Location(names[kind]), str(exc), part, exc.code) for part in parts)
+    if isinstance(documents.get("plan"), dict):  # modelled first and released: its dicts are not held while the receipts are read
+        documents["plan"] = plan_of(documents["plan"], names["plan"], unmapped)
+        bundle.release("plan")
     profile = ctx.options.get("profile")
     reader = f"profile:{profile['id']}" if profile else "bundle-v1"
     try:
@@ -226,6 +243,4 @@ def evidence_of(ctx: Any) -> Evidence:
         evidence = from_documents(documents, manifest=ctx.data.get("manifest"), names=names, reader=reader,
                                   gate=ctx.gate_id, unmapped=unmapped)
     ctx.data["evidence"] = evidence
-    for kind in ("plan", "receipts"):  # the model holds what the checks read; a parsed line is 0.9 KiB, a planned request 0.3 (issue 40)
-        bundle.release(kind)
     return evidence
