@@ -165,6 +165,7 @@ def test_nan_in_a_receipt_directory_fails_and_is_not_a_usage_error(tmp_path, run
 # ---- docs/bundle-format.md: every reason code it promises, read from the doc and triggered ----
 
 from bundlekit import edit_json, read_lines, rehash, write_lines  # noqa: E402
+from verifier.jsonio import LINE_LIMIT  # noqa: E402
 
 BUNDLE_DOC = (ROOT / "docs" / "bundle-format.md").read_text()
 
@@ -237,6 +238,7 @@ RECIPES = {
     "claim-missing": ("FAIL", _claims(lambda d: d.update(claims=[c for c in d["claims"] if c["id"] != "server_mean_s.A1"]))),
     "scorer-identity-differs": ("FAIL", _json("quality-index.json", lambda q: q["scorers"]["ssim"]["parameters"].pop("data_range"))),
     "incomplete-denominator": ("FAIL", _receipts(lambda rows: rows.remove(next(r for r in rows if r.get("request_id") == "B2-m2")))),
+    "line-too-long": ("FAIL", _receipts(lambda rows: rows[0].update(error="x" * (LINE_LIMIT + 1)))),
 }
 
 

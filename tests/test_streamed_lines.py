@@ -57,6 +57,23 @@ def test_a_line_longer_than_the_limit_is_a_problem_and_reading_goes_on():
     assert _read(b"z" * 100, 8, limit=50) == [(1, ("line-too-long", "line 1 is longer than 50 bytes, the limit for one line", 1))]
 
 
+@pytest.mark.parametrize("size", [1, 9, 10, 11, 100])
+def test_a_line_of_exactly_the_limit_is_read_one_byte_more_is_not(size):
+    at_limit, above = b'"' + b"a" * 48 + b'"', b'"' + b"a" * 49 + b'"'  # 50 and 51 bytes
+    assert _read(at_limit + b"\n" + above + b"\n" + at_limit, size, limit=50) == [
+        (1, "a" * 48), (2, ("line-too-long", "line 2 is longer than 50 bytes, the limit for one line", 2)), (3, "a" * 48)]
+    assert _read(above + above + b"\n" + at_limit, size, limit=50)[1:] == [(2, "a" * 48)]  # a line of 102 bytes is one line
+
+
+def test_lines_after_the_first_batch_keep_their_numbers():
+    from verifier.jsonio import _BATCH
+
+    lines = [b"{}"] * (_BATCH + 10)
+    lines[_BATCH + 5] = b"{,"
+    found = _read(b"\n".join(lines), 1 << 20)
+    assert [(n, d[0]) for n, d in found if isinstance(d, tuple)] == [(_BATCH + 6, "invalid-json")] and len(found) == _BATCH + 10
+
+
 def test_what_refuses_the_whole_file_names_the_file_offset():
     assert _read(b"\xef\xbb\xbf{}\n", 1) == ("file", "invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)", None)
     assert _read(b'{"a":1}\n{"b":"\xff"}\n', 3) == ("file", "not-utf8", "not UTF-8: byte 0xff at offset 14", None)
@@ -150,3 +167,76 @@ def test_a_valid_receipts_file_cached_as_valid_is_not_read_by_the_schema_check(e
     report = verify_path(str(example_copy), cache=Cache(tmp_path / "cache"))  # a later run
     assert report.verdict == "PASS" and reads == ["receipts"]
     assert next(f for f in report.findings if f.check == "schema.documents" and f.path == "receipts.jsonl").cached == "schema"
+
+
+def test_a_bad_line_met_outside_the_schema_check_is_not_a_document(tmp_path):
+    """`Bundle.document` streams lines the schema check passed; a bad one met anyway (the file changed) is `blocked-by-schema`, never data."""
+    from verifier.bundle import Bundle
+    from verifier.errors import Unverifiable
+
+    (tmp_path / "receipts.jsonl").write_bytes(b'{"kind": "request"}\n{,\n{}\n')
+    bundle = Bundle(tmp_path, verified={"receipts.jsonl": "receipts.jsonl"})
+    read = []
+    with pytest.raises(Unverifiable) as caught:
+        read.extend(bundle.document("receipts"))
+    assert caught.value.code == "blocked-by-schema" and "line 2" in str(caught.value) and read == [{"kind": "request"}]
+    with pytest.raises(JSONProblem) as problem:
+        bundle.raw_document("receipts")
+    assert problem.value.line == 2 and problem.value.code == "invalid-json"
+
+
+def test_records_are_read_from_the_file_integrity_matched(tmp_path):
+    """`verified` maps the manifest's (NFC) name to the name on disk: that file is the one read."""
+    from verifier.bundle import Bundle
+
+    (tmp_path / "on-disk.jsonl").write_bytes(b'{"a": 1}\n')
+    bundle = Bundle(tmp_path, verified={"receipts.jsonl": "on-disk.jsonl"})
+    assert list(bundle.records("receipts")) == [(1, {"a": 1})]
+
+
+def test_the_plan_is_modelled_and_released_before_the_receipts_are_read(example_copy, monkeypatch):
+    """Memory (issue 40): the plan's parsed dicts are not held while the receipt lines stream into the model."""
+    from verifier.bundle import Lines
+    from verifier.evidence import Plan
+    from verifier.readers import native
+
+    seen = []
+    real_iter, real_from = Lines.__iter__, native.from_documents
+
+    def lines_iter(self):
+        seen.append(("receipts read; plan parsed and held", "plan" in self.bundle._cache))
+        return real_iter(self)
+
+    def from_documents(documents, **kw):
+        seen.append(("plan given as", type(documents.get("plan")).__name__))
+        return real_from(documents, **kw)
+
+    monkeypatch.setattr(Lines, "__iter__", lines_iter)
+    monkeypatch.setattr(native, "from_documents", from_documents)
+    assert verify_path(str(example_copy)).verdict == "PASS"
+    assert seen[:2] == [("plan given as", Plan.__name__), ("receipts read; plan parsed and held", False)]
+
+
+def test_receipts_share_one_string_per_dimension_value_and_outcome():
+    from verifier.readers.native import from_documents
+
+    lines = [{"kind": "request", "request_id": f"r{i}", "arm": "ab", "server": "s1", "phase": "measured",
+              "elapsed_s": Decimal("0.5"), "outcome": "o" + "k", "started_at": "x", "ended_at": "y"} for i in range(2)]
+    lines[1] = {**lines[1], "arm": "".join(["a", "b"]), "server": "".join(["s", "1"]), "phase": "".join(["measured"]), "outcome": "".join(["o", "k"])}
+    assert lines[1]["server"] is not lines[0]["server"]  # equal strings, two objects, as a JSON decoder gives them
+    first, second = from_documents({"receipts": lines}, manifest=None, names={}).receipts
+    assert all(first.dims[k] is second.dims[k] for k in ("arm", "server", "phase")) and first.outcome is second.outcome
+    assert (first.dims["request_id"], second.dims["request_id"]) == ("r0", "r1")
+
+
+def test_request_rows_for_the_plots_are_built_only_when_drawn(example_copy, monkeypatch):
+    """A run whose report is not HTML builds no row per receipt (issue 40); the rows are those of `figures.requests`."""
+    from verifier import figures
+
+    built = []
+    real = figures.requests
+    monkeypatch.setattr(figures, "requests", lambda campaign: built.append(1) or real(campaign))
+    report = verify_path(str(example_copy))
+    rows = report.figures["requests"]
+    assert built == [] and isinstance(rows, figures.RequestRows)
+    assert len(rows) == 20 and rows[0]["order"] == 0 and [r["order"] for r in rows] == list(range(20)) and built == [1]
