@@ -134,6 +134,31 @@ def loader(data: bytes) -> None:
             expected.append((exc.code, str(exc)))
     got = [(r.code, str(r)) if isinstance(r, JSONProblem) else repr(r) for r in loads_strict_each(lines)]
     assert got == expected
+    _streamed_agrees(data)
+
+
+def _streamed_agrees(data: bytes) -> None:
+    """The streamed JSON Lines reader gives the same lines however the bytes are split, and its first problem is `loads_strict_lines`' one."""
+    from verifier.jsonio import JSONProblem, iter_strict_lines, loads_strict_lines
+
+    def streamed(size: int) -> Any:
+        try:
+            return [(n, (d.code, str(d), d.line) if isinstance(d, JSONProblem) else repr(d))
+                    for n, d in iter_strict_lines(data[i:i + size] for i in range(0, len(data), size))]
+        except JSONProblem as exc:
+            return ("file", exc.code, str(exc))
+
+    whole = streamed(max(len(data), 1))
+    assert all(streamed(size) == whole for size in (1, 3, 64))
+    try:
+        reference: Any = [(n, repr(d)) for n, d in enumerate(loads_strict_lines(data), start=1)]
+    except JSONProblem as exc:
+        if exc.line is None:
+            reference = ("file", exc.code, str(exc))
+        else:
+            reference = (exc.line, (exc.code, str(exc), exc.line))
+            whole = next(item for item in whole if isinstance(item[1], tuple)) if isinstance(whole, list) else whole
+    assert whole == reference, (whole, reference)
 
 
 def _report_is_clean(report: Any) -> None:
