@@ -46,7 +46,7 @@ class _Bundle:
         if isinstance(value, JSONProblem) and value.line is not None:  # one bad line among good ones
             yield value.line, value
             return
-        yield from enumerate(self.raw_document(kind), start=1)
+        yield from enumerate(self.raw_document(kind), start=1)  # a `JSONProblem` item stands for a bad line
 
     def has(self, kind: str) -> bool:
         return kind in self.docs
@@ -162,3 +162,46 @@ def test_a_schema_error_message_names_its_pointer_and_a_document_level_one_does_
     ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
     assert [f.message for f in documents(ctx) if f.code == "schema-violation"] == [
         "plan.json at /frozen_at: 'yesterday' is not a 'date-time'", "receipts.jsonl: no records"]
+
+
+@pytest.mark.parametrize("problem,expected", [
+    (JSONProblem("invalid-json", "not valid JSON"), ("FAIL", "invalid-json", "plan.json", None)),
+    (Unverifiable("not hashed", code="blocked-by-integrity"), ("UNVERIFIED", "blocked-by-integrity", "plan.json", None)),
+    (PermissionError(13, "Permission denied"), ("FAIL", "unreadable-file", "plan.json", None)),
+])
+def test_a_json_document_that_cannot_be_read_does_not_stop_the_documents_after_it(problem, expected):
+    """Kills the `continue` -> `break` of each way a JSON document (not JSON Lines) cannot be read."""
+    assert _run({**GOOD, "plan": problem}) == _valid(["manifest"]) + [expected] + _valid(["receipts", "claims", "quality"])
+
+
+def _problems(receipts: Any) -> tuple[list, dict[str, str]]:
+    bundle = _Bundle({**GOOD, "receipts": receipts})
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
+    found = [(f.status.value, f.code, f.pointer, f.message) for f in documents(ctx) if f.path == "receipts.jsonl"]
+    return found, bundle.problems
+
+
+def test_what_makes_the_receipts_unusable_is_recorded_for_the_checks_after():
+    """`bundle.problems` is the reason every later check gives (`blocked-by-schema`): the first bad line, else the count of errors."""
+    bad = [JSONProblem("invalid-json", f"line {n}: not valid JSON", line=n) for n in (2, 4)]
+    _found, problems = _problems([GOOD["receipts"][0], bad[0], GOOD["receipts"][1], bad[1]])
+    assert problems == {"receipts": "line 2: not valid JSON"}
+    broken = [{**r, "elapsed_s": "fast"} for r in GOOD["receipts"][:3]]
+    assert _problems(broken)[1] == {"receipts": "3 schema error(s)"}
+    assert _problems([])[1] == {"receipts": "1 schema error(s)"}
+
+
+def test_a_streamed_document_that_cannot_be_read_names_the_system_error():
+    found, problems = _problems(PermissionError(13, "Permission denied"))
+    assert found == [("FAIL", "unreadable-file", None, "receipts.jsonl cannot be read (Permission denied)")]
+    assert problems == {"receipts": "cannot be read (Permission denied)"}
+
+
+def test_bad_lines_and_schema_errors_share_the_limit_of_findings():
+    from verifier.checks.schema import MAX_ERRORS_PER_DOCUMENT
+
+    bad = [JSONProblem("invalid-json", f"line {n}: not valid JSON", line=n) for n in range(1, 11)]
+    broken = [{**GOOD["receipts"][0], "elapsed_s": "fast"}] * 60
+    found, _ = _problems(bad + broken)
+    assert len(found) == MAX_ERRORS_PER_DOCUMENT and [f[1] for f in found[:10]] == ["invalid-json"] * 10
+    assert {f[1] for f in found[10:]} == {"schema-violation"}

@@ -69,8 +69,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
             continue
         except JSONProblem as exc:
             bundle.problems[kind] = str(exc)
-            yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name,
-                     pointer=None if exc.line is None else f"/{exc.line - 1}")
+            yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)  # a JSON document: no line (JSON Lines are `_lines`)
             continue
         except OSError as exc:  # unreadable evidence (e.g. mode 000) is the bundle's fault, not the verifier's
             bundle.problems[kind] = f"cannot be read ({exc.strerror or exc})"
@@ -112,10 +111,9 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
     validator = checked_validator(schema, schema_validator(schema))  # the reference's errors, compiled speed on valid items
     bad: list[tuple[str, JSONProblem]] = []
     errors: list[tuple[str, Any]] = []
-    n_errors = records = 0
+    n_errors, number = 0, 0
     try:
         for number, item in bundle.records(kind):
-            records += 1
             if type(item) is JSONProblem:
                 if len(bad) < MAX_ERRORS_PER_DOCUMENT:  # in line order: the first are kept
                     bad.append((f"/{number - 1}", item))
@@ -141,7 +139,7 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
         bundle.problems[kind] = str(bad[0][1])
         for ptr, problem in bad:
             yield _f(Status.FAIL, problem.code, f"{name}: {problem}", path=name, pointer=ptr)
-    if not records:
+    if not number:  # not one line
         n_errors, errors = 1, [("", None)]
     if errors:
         bundle.problems.setdefault(kind, f"{n_errors} schema error(s)")
