@@ -31,6 +31,22 @@ def test_the_key_nearest_before_a_number_or_first_after_it_is_its_subject(text, 
     assert keys_of(q, KEYS) == [key]
 
 
+@pytest.mark.parametrize(("text", "keys", "found"), [
+    ("Request A1-w1 took 1.5 s.", {"A1-w1", "A1", "w1"}, ["A1-w1"]),  # a key is named only as a whole run: not A1, not w1
+    ("Request a1-W1 took 1.5 s.", {"A1-w1"}, ["A1-w1"]),                # case-insensitive
+    ("Requests A1 and b_2 took 1.5 s.", {"A1", "b_2", "A"}, ["b_2"]),    # the last before the number; "A" is no whole run
+    ("Request A1x took 1.5 s.", {"A1"}, []),                             # a run longer than the key does not name it
+    ("Server s1.a took 1.5 s.", {"s1.a", "s1", "a"}, ["a"]),             # "a" is a run of its own after the dot, nearer the number
+    ("It took 1.5 s (s1.a, then s2).", {"s1.a", "s2", "s1"}, ["s1"]),    # both start at the same place: sorted by key
+    ("It took 1.5 s on x-ray.", {"x", "x-ray"}, ["x-ray"]),
+    ("On A1 it took 1.5 s.", {"A1", "a1"}, ["a1"]),                      # two keys alike but for case: both named at one place, the last by key
+])
+def test_keys_are_named_only_as_whole_runs_of_word_characters_and_hyphens(text, keys, found):
+    """`keys_of` looks plain keys (word characters and hyphens: server and request ids) up per run of the text, any other key by search."""
+    (q,) = extract(text, "pr.md")
+    assert keys_of(q, keys) == found
+
+
 @pytest.mark.parametrize(("side", "inclusive", "derived", "holds"), [
     ("upper", True, "2", True), ("upper", False, "2", False), ("upper", True, "2.001", False), ("upper", False, "1.999", True),
     ("lower", True, "2", True), ("lower", False, "2", False), ("lower", True, "1.999", False), ("lower", False, "2.001", True),

@@ -87,10 +87,32 @@ def extreme(text: str, unit: str | None) -> tuple[str, frozenset[str]] | None:
     return word, frozenset(named)
 
 
+#: A maximal run of word characters and hyphens: a key made only of those is named where a run equals it (`keys_of`).
+_RUN = re.compile(r"[\w-]+")
+
+
 def keys_of(q: Quantity, keys: set[str]) -> list[str]:
-    """Return the arm/server keys the wording ties to `q`: a parenthesis right after it, else its table row, else the words before it, else its clause."""
+    """
+    Return the arm/server/request keys the wording ties to `q`: a parenthesis right after it, else its table row, else the words before it, else its clause.
+
+    A key is named where its text (case-insensitive) stands with no word
+    character or hyphen right before or after it. Keys made only of word
+    characters and hyphens (server and request ids) are looked up once per
+    run of such characters, so the cost does not grow with the number of
+    keys (10^6 request ids); any other key is searched for.
+    """
+    plain: dict[str, list[str]] = {}
+    other = []
+    for k in keys:
+        if _RUN.fullmatch(k.lower()):
+            plain.setdefault(k.lower(), []).append(k)
+        else:
+            other.append(k)
+
     def found(text: str) -> list[str]:
-        hits = [(m.start(), k) for k in keys for m in re.finditer(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", text.lower())]
+        low = text.lower()
+        hits = [(m.start(), k) for m in _RUN.finditer(low) for k in plain.get(m.group(), ())]
+        hits += [(m.start(), k) for k in other for m in re.finditer(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", low)]
         return [k for _, k in sorted(hits)]
     paren = re.match(r"^\s*\(([^)]*)\)", q.after)
     for text, last in ((paren.group(1) if paren else "", False), (q.context, False), (q.before, True), (clause_after(q), False)):
