@@ -205,3 +205,14 @@ def test_bad_lines_and_schema_errors_share_the_limit_of_findings():
     found, _ = _problems(bad + broken)
     assert len(found) == MAX_ERRORS_PER_DOCUMENT and [f[1] for f in found[:10]] == ["invalid-json"] * 10
     assert {f[1] for f in found[10:]} == {"schema-violation"}
+
+
+def test_a_receipt_lines_schema_error_names_its_line_counted_from_one():
+    """Issue 40 "Bad input": a receipt line breaking its schema is a finding naming the line (its pointer counts from 0)."""
+    receipts = [dict(r) for r in GOOD["receipts"]]
+    index = next(i for i, r in enumerate(receipts) if i >= 10 and r["kind"] == "request")
+    receipts[index]["elapsed_s"] = "fast"
+    bundle = _Bundle({**GOOD, "receipts": receipts})
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
+    assert [(f.message, f.pointer) for f in documents(ctx) if f.code == "schema-violation"] == [
+        (f"receipts.jsonl line {index + 1} at /{index}/elapsed_s: 'fast' is not of type 'number'", f"/{index}/elapsed_s")]

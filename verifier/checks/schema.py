@@ -143,18 +143,25 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
         n_errors, errors = 1, [("", None)]
     if errors:
         bundle.problems.setdefault(kind, f"{n_errors} schema error(s)")
-        yield from _violations(name, errors, limit=MAX_ERRORS_PER_DOCUMENT - len(bad))
+        yield from _violations(name, errors, limit=MAX_ERRORS_PER_DOCUMENT - len(bad), lines=True)
     if bad or errors:
         return
     note_valid(ctx.options.get("cache"), schema, digest + ":lines" if digest else None)
     yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
 
 
-def _violations(name: str, errors: list[tuple[str, Any]], limit: int = MAX_ERRORS_PER_DOCUMENT) -> Iterator[Finding]:
-    """Yield a FAIL `schema-violation` for each of the first `limit` `(pointer, jsonschema error or None for "no records")` by pointer."""
+def _violations(name: str, errors: list[tuple[str, Any]], limit: int = MAX_ERRORS_PER_DOCUMENT, lines: bool = False) -> Iterator[Finding]:
+    """
+    Yield a FAIL `schema-violation` for each of the first `limit` `(pointer, jsonschema error or None for "no records")` by pointer.
+
+    In JSON Lines (`lines`) a pointer's first step is the line's index, and
+    the message also names the line, counted from 1 ("line 40 at /39/elapsed_s").
+    """
     for ptr, error in sorted(errors, key=lambda e: e[0])[:limit]:
         message = schema_message(error) if error is not None else "no records"
         where = f" at {ptr}" if ptr else ""
+        if lines and ptr:
+            where = f" line {int(ptr.split('/')[1]) + 1}{where}"
         yield _f(Status.FAIL, "schema-violation", f"{name}{where}: {message}", path=name, pointer=ptr,
                  expected=None if error is None else _expected(error))
 
