@@ -35,7 +35,7 @@ GOOD = {kind: ([json.loads(x) for x in (EXAMPLE / name).read_text().splitlines()
 
 class _Bundle:
     def __init__(self, docs: dict[str, Any], extra: tuple[str, ...] = ()):
-        self.kinds, self.docs, self.problems = DOCUMENTS, docs, {}
+        self.kinds, self.docs, self.problems, self.root = DOCUMENTS, docs, {}, Path("/nonexistent")
         self.verified = {n: n for n in [DOCUMENTS[k][0] for k in docs] + list(extra)}
         self.parsed_sha256 = {k: f"sha-{k}" for k in docs}
         self.digests = {DOCUMENTS[k][0]: f"sha-{k}" for k in docs}
@@ -216,3 +216,15 @@ def test_a_receipt_lines_schema_error_names_its_line_counted_from_one():
     ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
     assert [(f.message, f.pointer) for f in documents(ctx) if f.code == "schema-violation"] == [
         (f"receipts.jsonl line {index + 1} at /{index}/elapsed_s: 'fast' is not of type 'number'", f"/{index}/elapsed_s")]
+
+
+def test_a_required_document_that_is_a_symlink_is_said_not_a_regular_file(example_copy):
+    """The newcomer trial: a symlinked receipts.jsonl was reported "absent"; it is there, and never read."""
+    from verifier.core import verify_path
+
+    (example_copy / "receipts.jsonl").rename(example_copy / "real.jsonl")
+    (example_copy / "receipts.jsonl").symlink_to("real.jsonl")
+    found = [f.message for f in verify_path(str(example_copy)).findings if f.code == "missing-document"]
+    assert found == ["receipts.jsonl is required by bundle format v1 but is not a regular file, so it is not read"]
+    ctx = Context(subject=Path("."), assets=assets(), bundle=_Bundle({k: v for k, v in GOOD.items() if k != "plan"}))
+    assert [f.message for f in documents(ctx) if f.code == "missing-document"] == ["plan.json is required by bundle format v1 but absent"]

@@ -10,6 +10,7 @@ that is not one of the format's documents has no schema and FAILs.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -56,7 +57,9 @@ def documents(ctx: Context) -> Iterator[Finding]:
         if not bundle.has(kind):
             if required:
                 bundle.problems[kind] = "missing"
-                yield _f(Status.FAIL, "missing-document", f"{name} is required by bundle format v1 but absent", path=name)
+                there = os.path.lexists(bundle.root / name)  # a symlink or special file: in the folder, never read
+                yield _f(Status.FAIL, "missing-document", f"{name} is required by bundle format v1 but "
+                         + ("is not a regular file, so it is not read" if there else "absent"), path=name)
             continue
         if lines:
             yield from _lines(ctx, kind, name, schema_name)
