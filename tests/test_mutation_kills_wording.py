@@ -37,6 +37,7 @@ def test_the_key_nearest_before_a_number_or_first_after_it_is_its_subject(text, 
     ("Requests A1 and b_2 took 1.5 s.", {"A1", "b_2", "A"}, ["b_2"]),    # the last before the number; "A" is no whole run
     ("Request A1x took 1.5 s.", {"A1"}, []),                             # a run longer than the key does not name it
     ("Server s1.a took 1.5 s.", {"s1.a", "s1", "a"}, ["a"]),             # "a" is a run of its own after the dot, nearer the number
+    ("Server s1.a took 1.5 s.", {"s1.a", "s1"}, ["s1.a"]),                # a key with a dot is searched for, whole
     ("It took 1.5 s (s1.a, then s2).", {"s1.a", "s2", "s1"}, ["s1"]),    # both start at the same place: sorted by key
     ("It took 1.5 s on x-ray.", {"x", "x-ray"}, ["x-ray"]),
     ("On A1 it took 1.5 s.", {"A1", "a1"}, ["a1"]),                      # two keys alike but for case: both named at one place, the last by key
