@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier.core import verify_path
-from verifier.jsonio import LINE_LIMIT, JSONProblem, iter_strict_lines, loads_strict_lines
+from verifier.jsonio import LINE_LIMIT, JSONProblem, iter_strict_lines, loads_strict, loads_strict_lines
 from verifier.model import Status
 
 
@@ -76,7 +76,10 @@ def test_lines_after_the_first_batch_keep_their_numbers():
 
 def test_what_refuses_the_whole_file_names_the_file_offset():
     assert _read(b"\xef\xbb\xbf{}\n", 1) == ("file", "invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)", None)
-    assert _read(b'{"a":1}\n{"b":"\xff"}\n', 3) == ("file", "not-utf8", "not UTF-8: byte 0xff at offset 14", None)
+    assert _read(b'{"a":1}\n{"b":"\xff"}\n', 3) == ("file", "not-utf8", "not UTF-8: byte 0xff at offset 14 (line 2)", None)
+    for load in (loads_strict_lines, loads_strict):  # the whole-document readers name the line too
+        with pytest.raises(JSONProblem, match=r"^not UTF-8: byte 0xff at offset 14 \(line 3\)$"):
+            load(b'{"a":\n1,\n"b":"\xff"}')
 
 
 def test_a_receipts_file_is_not_held_and_not_under_the_document_size_limit(example_copy, monkeypatch):

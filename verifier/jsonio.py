@@ -272,11 +272,15 @@ def _decode(text: str) -> Any:
     return value
 
 
+_NEWLINE = b"\n"
+
+
 def _text(data: bytes) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise JSONProblem("not-utf8", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}") from None
+        line = data.count(_NEWLINE, 0, exc.start) + 1
+        raise JSONProblem("not-utf8", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start} (line {line})") from None
     if text.startswith("\ufeff"):
         raise JSONProblem("invalid-json", "starts with a byte order mark, which JSON forbids (RFC 8259 section 8.1)")
     return text
@@ -509,7 +513,8 @@ def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Ite
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise JSONProblem("not-utf8", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {offset + exc.start}") from None
+        line = number + data.count(_NEWLINE, 0, exc.start) + 1
+        raise JSONProblem("not-utf8", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {offset + exc.start} (line {line})") from None
     lines = text.split("\n")
     for first in range(0, len(lines), _BATCH):
         batch = lines[first:first + _BATCH]
