@@ -427,23 +427,23 @@ def loads_strict_each(texts: list[str]) -> list[Any]:
 
 def loads_strict_lines(data: bytes) -> list[Any]:
     """
-    Parse JSON Lines (one document per non-empty line) from `data`.
+    Parse JSON Lines (one document per non-empty line) from `data`, held whole; `iter_strict_lines` read in one piece.
 
     Returns the list of documents. Raises `JSONProblem` with `line` set for
     the first bad line (a blank line is bad too, except the empty one after
     a final newline); bytes that are not UTF-8, or a byte order mark at the
-    start, refuse the whole file (`line` None).
+    start, refuse the whole file (`line` None). No line limit applies: the
+    bytes are already in memory.
     """
-    text = _text(data)
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    out = loads_strict_each(lines)
-    for number, (line, document) in enumerate(zip(lines, out), start=1):
-        if not line.strip():
-            raise JSONProblem("invalid-json", f"line {number} is blank", line=number)
-        if type(document) is JSONProblem:
-            raise JSONProblem(document.code, f"line {number}: {document}", line=number)
+    out: list[Any] = []
+    first = None
+    for _number, document in iter_strict_lines((data,), line_limit=max(len(data), 1)):
+        if type(document) is not JSONProblem:
+            out.append(document)
+        elif first is None:
+            first = document
+    if first is not None:  # raised after the whole file was read: bytes that are not UTF-8 anywhere win, as they refuse the file
+        raise first
     return out
 
 

@@ -66,17 +66,8 @@ def documents(ctx: Context) -> Iterator[Finding]:
             continue
         try:
             value = bundle.raw_document(kind)
-        except Unverifiable as exc:
-            bundle.problems[kind] = str(exc)
-            yield _f(Status.UNVERIFIED, exc.code, str(exc), path=name)
-            continue
-        except JSONProblem as exc:
-            bundle.problems[kind] = str(exc)
-            yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)  # a JSON document: no line (JSON Lines are `_lines`)
-            continue
-        except OSError as exc:  # unreadable evidence (e.g. mode 000) is the bundle's fault, not the verifier's
-            bundle.problems[kind] = f"cannot be read ({exc.strerror or exc})"
-            yield _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({exc.strerror or exc})", path=name)
+        except (Unverifiable, JSONProblem, OSError) as exc:
+            yield _unreadable(bundle, kind, name, exc)
             continue
         schema = ctx.assets.schema(schema_name)
         earlier = known_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
@@ -126,17 +117,8 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
                 errors.append((json_pointer([number - 1, *error.absolute_path]), error))
             if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded
                 errors = sorted(errors, key=lambda e: e[0])[:MAX_ERRORS_PER_DOCUMENT]
-    except Unverifiable as exc:
-        bundle.problems[kind] = str(exc)
-        yield _f(Status.UNVERIFIED, exc.code, str(exc), path=name)
-        return
-    except JSONProblem as exc:
-        bundle.problems[kind] = str(exc)
-        yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)
-        return
-    except OSError as exc:  # unreadable evidence (e.g. mode 000) is the bundle's fault, not the verifier's
-        bundle.problems[kind] = f"cannot be read ({exc.strerror or exc})"
-        yield _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({exc.strerror or exc})", path=name)
+    except (Unverifiable, JSONProblem, OSError) as exc:
+        yield _unreadable(bundle, kind, name, exc)
         return
     if bad:
         bundle.problems[kind] = str(bad[0][1])
@@ -151,6 +133,27 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
         return
     note_valid(ctx.options.get("cache"), schema, digest + ":lines" if digest else None)
     yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+
+
+def _unreadable(bundle: Any, kind: str, name: str, exc: Exception) -> Finding:
+    """
+    Record in `bundle.problems` why document `kind` (file `name`) cannot be used, and return its one finding.
+
+    `Unverifiable` (not matched by integrity, changed since) is UNVERIFIED
+    with its code; `JSONProblem` (not strict JSON as a whole: no line, a bad
+    line is a finding of its own) FAIL with its code; `OSError` (unreadable
+    evidence, e.g. mode 000: the bundle's fault, not the verifier's) FAIL
+    `unreadable-file` naming the system's reason.
+    """
+    if isinstance(exc, Unverifiable):
+        bundle.problems[kind] = str(exc)
+        return _f(Status.UNVERIFIED, exc.code, str(exc), path=name)
+    if isinstance(exc, JSONProblem):
+        bundle.problems[kind] = str(exc)
+        return _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)
+    reason = getattr(exc, "strerror", None) or exc
+    bundle.problems[kind] = f"cannot be read ({reason})"
+    return _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({reason})", path=name)
 
 
 def _violations(name: str, errors: list[tuple[str, Any]], limit: int = MAX_ERRORS_PER_DOCUMENT, lines: bool = False) -> Iterator[Finding]:
