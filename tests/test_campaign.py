@@ -16,7 +16,7 @@ import pytest
 from conftest import EXAMPLE
 
 from verifier.campaign import Campaign, elapsed
-from verifier.evidence import Location, Quantity, Receipt
+from verifier.evidence import Location, Quantity, Receipt, ReceiptTable
 from verifier.jsonio import loads_strict, loads_strict_lines
 from verifier.readers.native import from_documents
 
@@ -48,5 +48,5 @@ def test_planned_selects_by_server_phase_and_arm_in_plan_order(campaign: Campaig
 @pytest.mark.parametrize("value,unit,seconds", [("1500", "ms", "1.5"), ("2.50", "s", "2.50"), ("0.25", "min", "15.00")])
 def test_elapsed_is_in_seconds_whatever_the_unit_read(value: str, unit: str, seconds: str) -> None:
     receipt = Receipt(dims={"request_id": "r"}, quantities={"elapsed": Quantity(Decimal(value), unit)}, location=Location("x", "/0"))
-    got = elapsed(receipt)
+    got = elapsed(ReceiptTable.of([receipt]), 0)
     assert got == Decimal(seconds) and str(got) == seconds

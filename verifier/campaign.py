@@ -7,15 +7,16 @@ the bundle v1 documents, or a foreign layout mapped by a profile); no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from verifier.evidence import Evidence, Plan, PlannedRequest, ProcessReceipt, Receipt
+from verifier.evidence import Evidence, Plan, PlannedRequest, ProcessReceipt, Receipt, ReceiptTable
 from verifier.readers.native import evidence_of
 
-__all__ = ["Campaign", "campaign_of", "elapsed", "parse_time", "select"]
+__all__ = ["Campaign", "RequestIndex", "campaign_of", "elapsed", "parse_time", "select"]
 
 
 def parse_time(value: str) -> datetime:
@@ -23,25 +24,78 @@ def parse_time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
 
 
+class RequestIndex(Mapping[str, list[Receipt]]):
+    """
+    Represents request id -> the `Receipt`s recording it (a list, so duplicates stay visible), in the order read.
+
+    An index of row numbers over a `ReceiptTable` (one dict entry per
+    distinct id; a receipt without a `request_id` is filed under ""): the
+    `Receipt` of a row is built when it is looked up, so checks that only
+    count or join ids read `rows` and `first` and never build one.
+    """
+
+    __slots__ = ("table", "first", "more")
+
+    def __init__(self, table: ReceiptTable) -> None:
+        self.table = table
+        #: request id -> its first row.
+        self.first: dict[str, int] = {}
+        #: request id -> its rows after the first (only for ids read more than once).
+        self.more: dict[str, list[int]] = {}
+        first, more = self.first, self.more
+        for row, rid in enumerate(table.request_id):
+            key = "" if rid is None else rid
+            if first.setdefault(key, row) != row:
+                more.setdefault(key, []).append(row)
+
+    def rows(self, rid: str) -> list[int]:
+        """Return the rows of request `rid` in the order read ([] when it has none)."""
+        row = self.first.get(rid)
+        return [] if row is None else [row, *self.more.get(rid, ())]
+
+    def count(self, rid: str) -> int:
+        """Return how many receipts record request `rid`."""
+        return 0 if rid not in self.first else 1 + len(self.more.get(rid, ()))
+
+    def __getitem__(self, rid: str) -> list[Receipt]:
+        if rid not in self.first:
+            raise KeyError(rid)
+        return [self.table.row(i) for i in self.rows(rid)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.first)
+
+    def __len__(self) -> int:
+        return len(self.first)
+
+    def __contains__(self, rid: object) -> bool:
+        return rid in self.first
+
+
 @dataclass
 class Campaign:
     """
     Represents a plan with its receipts.
 
-    `plan` is the model's `Plan`; `receipts` the request receipts and
-    `workers` the worker process receipts, in the order read; `requests`
-    maps request id to its request receipts (a list, so duplicates stay
-    visible); `arm_of_server` and `label_of_arm` come from the plan.
+    `plan` is the model's `Plan`; `receipts` the request receipts (a
+    `ReceiptTable`: columns, one row per receipt in the order read) and
+    `workers` the worker process receipts; `requests` maps request id to its
+    request receipts (a `RequestIndex` of rows); `arm_of_server` and
+    `label_of_arm` come from the plan.
     """
 
     plan: Plan
-    receipts: tuple[Receipt, ...]
+    receipts: ReceiptTable
     workers: tuple[ProcessReceipt, ...] = ()
-    requests: dict[str, list[Receipt]] = field(default_factory=dict)
+    requests: RequestIndex = field(init=False)
     arm_of_server: dict[str, str] = field(default_factory=dict)
     label_of_arm: dict[str, str] = field(default_factory=dict)
     #: server id -> the plan's requests on that server, in plan order.
     planned_on: dict[str, list[PlannedRequest]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.receipts = ReceiptTable.of(self.receipts)
+        self.requests = RequestIndex(self.receipts)
 
     @classmethod
     def build(cls, evidence: Evidence) -> Campaign:
@@ -54,9 +108,7 @@ class Campaign:
         """
         evidence.need("plan", "receipts")
         plan = evidence.plan or Plan(arms={}, servers={})
-        c = cls(plan=plan, receipts=evidence.receipts, workers=evidence.processes)
-        for r in evidence.receipts:
-            c.requests.setdefault(r.dims.get("request_id", ""), []).append(r)
+        c = cls(plan=plan, receipts=evidence.receipts, workers=tuple(evidence.processes))  # type: ignore[arg-type]
         c.arm_of_server = dict(plan.servers)
         c.label_of_arm = dict(plan.labels)
         for req in plan.requests:
@@ -92,33 +144,31 @@ def campaign_of(ctx: Any) -> Campaign:
     return ctx.data["campaign"]  # type: ignore[no-any-return]
 
 
-def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[Receipt], list[str]]:
+def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], list[str]]:
     """
-    Return `(receipts, missing_ids)` for the planned requests matching `selection`.
+    Return `(rows, missing_ids)` for the planned requests matching `selection`: rows of `campaign.receipts`.
 
-    Each planned request contributes its one receipt; a planned request with no
-    receipt is listed in `missing_ids`. An `outcome` key in `selection`
-    filters receipts after the plan selection (the denominator stays the plan).
+    Each planned request contributes the row of its first receipt; a planned
+    request with no receipt is listed in `missing_ids`. An `outcome` key in
+    `selection` filters receipts after the plan selection (the denominator
+    stays the plan).
     """
     plan_sel = {k: v for k, v in selection.items() if k != "outcome"}
     chosen, missing = [], []
+    first, outcomes = campaign.requests.first, campaign.receipts.outcome
+    want = selection.get("outcome")
     for req in campaign.planned(plan_sel):
-        found = campaign.requests.get(req.id, [])
-        if not found:
+        row = first.get(req.id)
+        if row is None:
             missing.append(req.id)
-            continue
-        receipt = found[0]
-        if "outcome" in selection and receipt.outcome != selection["outcome"]:
-            continue
-        chosen.append(receipt)
+        elif want is None or outcomes[row] == want:
+            chosen.append(row)
     return chosen, missing
 
 
-def elapsed(receipt: Receipt) -> Decimal:
-    """Return a request receipt's elapsed time in seconds (`Decimal`, exact in the registry's units)."""
-    quantity = receipt.quantities["elapsed"]
-    if quantity is None:
-        raise ValueError(f"receipt at {receipt.location} has no elapsed time")  # the schema requires one: our bug if reached
-    if quantity.unit == "s":  # what `to("s")` returns for a quantity in seconds, without two unit parses per receipt
-        return quantity.value
-    return quantity.to("s")
+def elapsed(table: ReceiptTable, row: int) -> Decimal:
+    """Return the elapsed time in seconds (`Decimal`, exact) of request receipt `row` of `table`; raises `ValueError` when it records none."""
+    value = table.seconds(row)
+    if value is None:
+        raise ValueError(f"receipt at {table.file} {table.pointer(row)} has no elapsed time")  # the schema requires one: our bug if reached
+    return value

@@ -8,7 +8,8 @@ registry `verifier.units` (time, tokens, bytes, samples, frames, requests,
 counts, dimensionless, percent, and rates as unit per unit), so a value is
 never compared across dimensions by accident.
 
-Shapes (all frozen dataclasses; sequences are tuples):
+Shapes (frozen dataclasses; sequences are tuples, except the request receipts
+of a JSON Lines file, held as columns in a `ReceiptTable`):
 
 - `FileEntry`: a bundle file (path, size, sha256) and where it was listed;
   `External`: an artifact kept outside the bundle, with its source and reason;
@@ -34,7 +35,8 @@ what was missing instead of dropping out of the roster.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from array import array
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -59,6 +61,7 @@ __all__ = [
     "QualityComparison",
     "Quantity",
     "Receipt",
+    "ReceiptTable",
     "SITE_ROLES",
     "Site",
     "StatedClaim",
@@ -245,6 +248,122 @@ class Receipt:
         return None if q is None else units.to_base(q.value, q.unit)
 
 
+class ReceiptTable(Sequence[Receipt]):
+    """
+    Represents the request receipts of one JSON Lines file as columns, one row per receipt in the order read (issue 40).
+
+    A `Sequence[Receipt]`: `table[i]` and iteration build each row's
+    `Receipt` on demand (with `elapsed` in s, `location` the file and the
+    JSON Pointer `/<line index>`), so checks that read every receipt read
+    the columns instead, and 10^6 receipts hold no object per receipt beyond
+    their values. Columns (lists of equal length): `request_id`, `server`,
+    `arm`, `phase`, `outcome` (text as recorded, or None), `elapsed` (the
+    number as parsed: `Decimal` or `int`, or None), `started_at`,
+    `ended_at` (RFC 3339 text as written, or None), `http_status`, `error`,
+    and `index` (the 0-based line index of the row in `file`, an `array` of 64-bit integers). `outputs`
+    maps a row to its recorded `Output`s (rows without outputs are absent).
+    """
+
+    __slots__ = ("file", "index", "request_id", "server", "arm", "phase", "outcome", "elapsed", "started_at", "ended_at",
+                 "http_status", "error", "outputs")
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.index = array("q")  # 8 bytes a row (a list would hold an int object per row)
+        self.request_id: list[str | None] = []
+        self.server: list[str | None] = []
+        self.arm: list[str | None] = []
+        self.phase: list[str | None] = []
+        self.outcome: list[str | None] = []
+        self.elapsed: list[Decimal | int | None] = []
+        self.started_at: list[str | None] = []
+        self.ended_at: list[str | None] = []
+        self.http_status: list[int | None] = []
+        self.error: list[str | None] = []
+        self.outputs: dict[int, tuple[Output, ...]] = {}
+
+    @classmethod
+    def of(cls, receipts: Iterable[Receipt]) -> ReceiptTable:
+        """
+        Return the table of `receipts` (`Receipt`s of one file, or a `ReceiptTable`, returned as is).
+
+        Each row keeps the receipt's dimensions, outcome, times, status,
+        error, outputs and its `elapsed` quantity in seconds; the file is the
+        first receipt's, and a row's `index` the last token of its pointer
+        when that is a number (its position otherwise).
+        """
+        if isinstance(receipts, ReceiptTable):
+            return receipts
+        table: ReceiptTable | None = None
+        for position, r in enumerate(receipts):
+            table = table or cls(r.location.file)
+            token = (r.location.pointer or "").rpartition("/")[2]
+            q = r.quantities.get("elapsed")
+            table.add(int(token) if token.isdigit() else position, r.dims.get("request_id"), r.dims.get("server"), r.dims.get("arm"),
+                      r.dims.get("phase"), r.outcome, None if q is None else q.to("s"), r.started_at, r.ended_at, r.http_status,
+                      r.error, r.outputs)
+        return table or cls("receipts.jsonl")
+
+    def add(self, index: int, request_id: str | None, server: str | None, arm: str | None, phase: str | None, outcome: str | None,
+            elapsed: Decimal | int | None, started_at: str | None, ended_at: str | None, http_status: int | None,
+            error: str | None, outputs: tuple[Output, ...] = ()) -> None:
+        """Append one row (values as the columns hold them, see the class)."""
+        if outputs:
+            self.outputs[len(self.index)] = outputs
+        self.index.append(index)
+        self.request_id.append(request_id)
+        self.server.append(server)
+        self.arm.append(arm)
+        self.phase.append(phase)
+        self.outcome.append(outcome)
+        self.elapsed.append(elapsed)
+        self.started_at.append(started_at)
+        self.ended_at.append(ended_at)
+        self.http_status.append(http_status)
+        self.error.append(error)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def row(self, i: int) -> Receipt:
+        """Return row `i` (0-based, negative counts from the end) as a `Receipt`; raises `IndexError` past the end."""
+        if i < 0:
+            i += len(self.index)
+        value = self.elapsed[i]
+        dims = {k: v for k, v in (("request_id", self.request_id[i]), ("arm", self.arm[i]), ("server", self.server[i]),
+                                  ("phase", self.phase[i])) if v is not None}
+        outcome = self.outcome[i]
+        return Receipt(dims=dims, quantities={"elapsed": None if value is None else Quantity(Decimal(value), "s", written=str(value))},
+                       location=Location(self.file, f"/{self.index[i]}"), ok=outcome == "ok", outputs=self.outputs.get(i, ()),
+                       started_at=self.started_at[i], ended_at=self.ended_at[i], outcome=outcome, http_status=self.http_status[i],
+                       error=self.error[i])
+
+    def pointer(self, i: int) -> str:
+        """Return the JSON Pointer of row `i` in `file` (`/<line index>`), as its `Receipt.location` gives it."""
+        return f"/{self.index[i]}"
+
+    def seconds(self, i: int) -> Decimal | None:
+        """Return row `i`'s elapsed time in seconds (exact `Decimal`), or None when it records none."""
+        value = self.elapsed[i]
+        return None if value is None else Decimal(value)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(self.row(k) for k in range(*i.indices(len(self))))
+        return self.row(i)
+
+    def __iter__(self) -> Iterator[Receipt]:
+        return (self.row(i) for i in range(len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (ReceiptTable, tuple)) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ReceiptTable({self.file!r}, {len(self)} rows)"
+
+
 @dataclass(frozen=True, slots=True)
 class ProcessReceipt:
     """
@@ -419,7 +538,7 @@ class Evidence:
     files: tuple[FileEntry, ...] = ()
     externals: tuple[External, ...] = ()
     plan: Plan | None = None
-    receipts: tuple[Receipt, ...] = ()
+    receipts: Sequence[Receipt] = ()
     processes: tuple[ProcessReceipt, ...] = ()
     claims: tuple[StatedClaim, ...] = ()
     quality: tuple[QualityComparison, ...] = ()

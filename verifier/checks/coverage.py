@@ -219,11 +219,11 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
         notes.append(Finding(check=CHECK, status=Status.UNVERIFIED, code=exc.code, path=exc.path,
                              message=f"receipt outputs are not checked: {exc}"))
     else:
-        for rs in c.requests.values():
-            for r in rs:
-                arm = c.arm_of_server.get(r.dims.get("server", ""), r.dims.get("arm"))
-                for o in r.outputs:
-                    media.setdefault(o.path, arm)
+        table, first = c.receipts, c.requests.first
+        for i in sorted(table.outputs, key=lambda i: (first[table.request_id[i] or ""], i)):  # grouped by request id, as read
+            arm = c.arm_of_server.get(table.server[i] or "", table.arm[i])
+            for o in table.outputs[i]:
+                media.setdefault(o.path, arm)
     if evidence.present("quality"):
         try:
             evidence.need("quality")

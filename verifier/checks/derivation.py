@@ -34,9 +34,10 @@ CHECK = "derivation.claims"
 
 
 def _latencies(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], str]:
-    receipts, missing = select(c, selection)
-    planned = len(receipts) + len(missing)
-    bad = [r.dims.get("request_id") for r in receipts if r.outcome != "ok"]
+    rows, missing = select(c, selection)
+    planned = len(rows) + len(missing)
+    table = c.receipts
+    bad = [table.request_id[i] for i in rows if table.outcome[i] != "ok"]
     label = ", ".join(f"{k}={v}" for k, v in sorted(selection.items()))
     if planned == 0:
         raise Underivable(f"no planned requests match {label}", "empty-selection")
@@ -48,7 +49,7 @@ def _latencies(c: Campaign, selection: dict[str, str]) -> tuple[list[Decimal], s
             f"a latency statistic over {ok} is not one over {planned}",
             "incomplete-denominator",
         )
-    return [elapsed(r) for r in receipts], f"measured values ({label})"
+    return [elapsed(table, i) for i in rows], f"measured values ({label})"
 
 
 def _servers(c: Campaign, selection: dict[str, str]) -> dict[str, list[Decimal]]:
@@ -90,8 +91,8 @@ class CampaignSource:
         """Request receipts of the selection, workers that exited, or the quality comparisons (`rule["of"]`)."""
         c, of = self.basis, rule["of"]
         if of == "requests":
-            receipts, missing = select(c, selection)
-            return receipts, f"request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)"
+            rows, missing = select(c, selection)
+            return rows, f"request receipts matching {selection or 'all'} ({len(missing)} planned without receipt)"
         if of == "worker_exits":
             return [w for w in c.workers if w.exit_code is not None or w.signal is not None], f"worker receipts with an exit code or signal ({len(c.workers)} worker receipts)"
         evidence = evidence_of(self.ctx)

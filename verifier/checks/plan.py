@@ -96,26 +96,27 @@ def conformance(ctx: Context) -> Iterator[Finding]:
                         f"{warmups} warmup(s) at max_concurrency {plan.concurrency}: the first measured requests run cold",
                         path=pfile, pointer="/warmups_per_server", expected=f">= {plan.concurrency}", observed=warmups))
 
-    # (b) one receipt per planned request, none unplanned, each agreeing with the plan
-    rfile = c.receipts[0].location.file if c.receipts else "receipts.jsonl"
+    # (b) one receipt per planned request, none unplanned, each agreeing with the plan (read from the receipt columns)
+    table = c.receipts
+    rfile = table.file if table else "receipts.jsonl"
+    first, more = c.requests.first, c.requests.more
     planned = {r.id: r for r in plan.requests}
     for rid, req in planned.items():
-        got = c.requests.get(rid, [])
-        if not got:
+        row = first.get(rid)
+        if row is None:
             found.append(_f(Status.FAIL, "missing-receipt", f"planned {req.phase} request {rid} on {req.server} has no receipt",
                             path=rfile, expected=rid))
-        elif len(got) > 1:
-            found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {len(got)} receipts", path=rfile, observed=len(got)))
-        for r in got[:1]:
-            arm = c.arm_of_server.get(req.server)
-            if (r.dims.get("server"), r.dims.get("phase"), r.dims.get("arm")) == (req.server, req.phase, arm):
-                continue  # agrees: no dicts built per receipt
-            want = {"server": req.server, "phase": req.phase, "arm": arm}
-            have = {k: r.dims.get(k) for k in want}
-            if have != want:
-                found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
-                                path=r.location.file, pointer=r.location.pointer, expected=want, observed=have))
-    for rid in sorted(set(c.requests) - set(planned)):
+            continue
+        if rid in more:
+            found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {1 + len(more[rid])} receipts", path=rfile,
+                            observed=1 + len(more[rid])))
+        arm = c.arm_of_server.get(req.server)
+        have = {"server": table.server[row], "phase": table.phase[row], "arm": table.arm[row]}
+        want = {"server": req.server, "phase": req.phase, "arm": arm}
+        if have != want:
+            found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
+                            path=table.file, pointer=table.pointer(row), expected=want, observed=have))
+    for rid in sorted(rid for rid in first if rid not in planned):
         found.append(_f(Status.FAIL, "unplanned-receipt", f"receipt for request {rid} is not in the plan", path=rfile, observed=rid))
     for w in c.workers:
         server, arm = w.dims.get("server"), w.dims.get("arm")
@@ -123,54 +124,57 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             found.append(_f(Status.FAIL, "receipt-disagrees", f"worker {w.name} names server {server} / arm {arm}, not in the plan",
                             path=w.location.file, pointer=w.location.pointer))
     for sid, _arm in plan.run_order:
-        measured = [r for req in c.planned({"server": sid, "phase": "measured"}) for r in c.requests.get(req.id, [])[:1]]
-        if not measured:
+        if not any(req.id in first for req in c.planned({"server": sid, "phase": "measured"})):
             found.append(_f(Status.FAIL, "no-measured-receipts", f"server {sid} has no measured receipt at all", path=rfile))
     if not [f for f in found if f.code in ("missing-receipt", "duplicate-receipt", "unplanned-receipt", "receipt-disagrees")]:
         found.append(_f(Status.PASS, "requests", f"{len(planned)} planned requests, each with exactly one agreeing receipt; none unplanned",
                         path=rfile, observed=len(planned)))
+    del planned
     failures_before = len(found)
 
-    # (c) timing: per-receipt identity, warmups before measured, arm order
+    # (c) timing: per-receipt identity, warmups before measured, arm order (the first receipt of each request id)
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
-    requests = [r for rs in c.requests.values() for r in rs[:1]]
-    timed = [(r, parse_time(r.started_at), parse_time(r.ended_at)) for r in requests]  # each timestamp parsed once
-    for r, start, end in timed:
+    rows = list(first.values())
+    first_start: dict[str, Any] = {}
+    warm_end: dict[str, Any] = {}  # server -> the latest end of its warmups
+    measured_start: dict[str, Any] = {}  # server -> the earliest start of its measured requests
+    intervals: list[tuple[Any, Any]] | None = [] if plan.concurrency is not None else None
+    for i in rows:  # each timestamp parsed once, nothing kept per receipt beyond the intervals a concurrency limit needs
+        start, end = parse_time(table.started_at[i]), parse_time(table.ended_at[i])
         delta = end - start
         span = Decimal(delta.days * 86400 + delta.seconds) + Decimal(delta.microseconds) / Decimal(10**6)
-        where = {"path": r.location.file, "pointer": r.location.pointer}
-        rid = r.dims.get("request_id")
         if end < start:
-            found.append(_f(Status.FAIL, "time-order", f"request {rid} ends before it starts", **where))
-        elif not stats.compare(elapsed(r), span, declared=tolerance).holds:
-            written = r.quantities["elapsed"].written  # type: ignore[union-attr]
-            found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {rid}: elapsed_s {written} but ended_at - started_at = {span} s",
-                            expected=str(span), observed=str(written), **where))
-    first_start: dict[str, Any] = {}
-    by_server: dict[str, list[Any]] = {}
-    for r, start, end in timed:
-        by_server.setdefault(r.dims.get("server", ""), []).append((r, start, end))
+            found.append(_f(Status.FAIL, "time-order", f"request {table.request_id[i]} ends before it starts", path=table.file, pointer=table.pointer(i)))
+        elif not stats.compare(elapsed(table, i), span, declared=tolerance).holds:
+            written = table.elapsed[i]
+            found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {table.request_id[i]}: elapsed_s {written} but ended_at - started_at = {span} s",
+                            expected=str(span), observed=str(written), path=table.file, pointer=table.pointer(i)))
+        sid, phase = table.server[i] or "", table.phase[i]
+        if sid not in first_start or start < first_start[sid]:
+            first_start[sid] = start
+        if phase == "warmup" and (sid not in warm_end or end > warm_end[sid]):
+            warm_end[sid] = end
+        elif phase == "measured" and (sid not in measured_start or start < measured_start[sid]):
+            measured_start[sid] = start
+        if intervals is not None:
+            intervals.append((start, end))
+    first_start = {sid: first_start[sid] for sid, _arm in plan.run_order if sid in first_start}  # in run order: ties keep it
     for sid, _arm in plan.run_order:
-        mine = by_server.get(sid, [])
-        if not mine:
-            continue
-        first_start[sid] = min(start for _r, start, _end in mine)
-        warm = [end for r, _start, end in mine if r.dims.get("phase") == "warmup"]
-        meas = [start for r, start, _end in mine if r.dims.get("phase") == "measured"]
-        if warm and meas and max(warm) > min(meas):
+        if sid in warm_end and sid in measured_start and warm_end[sid] > measured_start[sid]:
             found.append(_f(Status.FAIL, "warmup-after-measured",
-                            f"server {sid}: a warmup ends at {max(warm).isoformat()}, after the first measured request starts at {min(meas).isoformat()}",
+                            f"server {sid}: a warmup ends at {warm_end[sid].isoformat()}, after the first measured request starts at {measured_start[sid].isoformat()}",
                             path=rfile))
     observed_order = [c.label_of_arm.get(c.arm_of_server[sid], "?") for sid in sorted(first_start, key=lambda k: first_start[k])]
     if len(first_start) == len(plan.run_order) and observed_order != order:
         found.append(_f(Status.FAIL, "arm-order", "servers ran in a different arm order than planned",
                         path=rfile, expected=order, observed=observed_order))
-    if plan.concurrency is not None:
-        peak = peak_in_flight([(start, end) for _r, start, end in timed])
+    if intervals is not None:
+        peak = peak_in_flight(intervals)
         if peak > plan.concurrency:
             found.append(_f(Status.FAIL, "concurrency-exceeded",
                             f"{peak} requests were in flight at once (rebuilt from receipt intervals), above max_concurrency {plan.concurrency}",
                             path=rfile, expected=plan.concurrency, observed=peak))
+    del intervals
     if len(found) == failures_before:
         found.append(_f(Status.PASS, "timing", f"elapsed_s agrees with timestamps ({tolerance_text(tolerance, 's')}); warmups precede measured requests; arm order {''.join(observed_order)} as planned",
                         path=rfile, observed=observed_order))
@@ -182,16 +186,17 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     listed.update({e.path: (e.sha256 or "").lower() for e in evidence.externals})
     n_outputs = 0
     owner: dict[str, str] = {}  # output path -> the successful request that first named it
-    for r in requests:
-        for i, o in enumerate(r.outputs):
+    for row in rows:
+        outputs = table.outputs.get(row, ())
+        for i, o in enumerate(outputs):
             n_outputs += 1
-            where = {"path": r.location.file, "pointer": f"{r.location.pointer}/outputs"}
-            rid = r.dims.get("request_id")
-            first = owner.setdefault(o.path, str(rid)) if r.ok else None
-            if first is not None and first != str(rid):
-                found.append(_f(Status.FAIL, "output-shared", f"successful requests {first} and {rid} both name the output {o.path}: one file cannot be "
+            where = {"path": table.file, "pointer": f"{table.pointer(row)}/outputs"}
+            rid = table.request_id[row]
+            first_owner = owner.setdefault(o.path, str(rid)) if table.outcome[row] == "ok" else None
+            if first_owner is not None and first_owner != str(rid):
+                found.append(_f(Status.FAIL, "output-shared", f"successful requests {first_owner} and {rid} both name the output {o.path}: one file cannot be "
                                 "the output of two requests (one overwrote the other, or one output was never kept)",
-                                path=r.location.file, pointer=f"{r.location.pointer}/outputs/{i}/path", expected="a file of its own", observed=o.path))
+                                path=table.file, pointer=f"{table.pointer(row)}/outputs/{i}/path", expected="a file of its own", observed=o.path))
             if o.path not in listed:
                 found.append(_f(Status.FAIL, "output-not-in-bundle", f"request {rid} output {o.path} is neither a bundle file nor a declared external artifact", **where))
             elif listed[o.path] != o.sha256.lower():

@@ -114,13 +114,13 @@ def consistency(ctx: Context) -> Iterator[Finding]:
     c = campaign_of(ctx)
     plan, cid = c.plan, "receipts.consistency"
     pfile = plan.location.file if plan.location else "plan.json"
-    requests = c.receipts
-    rfile = requests[0].location.file if requests else "receipts.jsonl"
+    requests = table = c.receipts  # columns: a receipt is built only for a row that is reported
+    rfile = table.file if requests else "receipts.jsonl"
     where = lambda r: {"path": r.location.file, "pointer": r.location.pointer}  # noqa: E731
     rid = lambda r: r.dims.get("request_id")  # noqa: E731
+    ok = [i for i, outcome in enumerate(table.outcome) if outcome == "ok"]
 
-    bad = [r for r in requests if r.outcome == "ok"
-           and ((r.http_status is not None and not 200 <= r.http_status < 300) or (r.error or "").strip())]
+    bad = [table.row(i) for i in ok if ((status := table.http_status[i]) is not None and not 200 <= status < 300) or (table.error[i] or "").strip()]
     for r in bad:
         yield _f(cid, Status.FAIL, "outcome-contradicts-status",
                  f"request {rid(r)} says outcome ok with HTTP status {r.http_status} and error {r.error!r}",
@@ -129,7 +129,7 @@ def consistency(ctx: Context) -> Iterator[Finding]:
         yield _f(cid, Status.PASS, "holds", f"every ok receipt of {len(requests)} has a 2xx (or unrecorded) status and no error", path=rfile)
 
     if plan.expected_output and "coverage" in (ctx.gate or {}):  # the gate makes the expected output binding
-        empty = [r for r in requests if r.outcome == "ok" and r.dims.get("phase") == "measured" and not r.outputs]
+        empty = [table.row(i) for i in ok if table.phase[i] == "measured" and i not in table.outputs]
         for r in empty:
             yield _f(cid, Status.FAIL, "ok-without-output",
                      f"measured request {rid(r)} is ok but records no output, while the plan expects one (expected_output)",
@@ -141,7 +141,7 @@ def consistency(ctx: Context) -> Iterator[Finding]:
     request_key = next((k for k in sorted(timeouts) if _REQUEST_TIMEOUT.fullmatch(k.lower())), None)
     if request_key is not None:
         limit = timeouts[request_key]
-        late = [r for r in requests if r.outcome == "ok" and elapsed(r) > limit]
+        late = [table.row(i) for i in ok if elapsed(table, i) > limit]
         for r in late:
             written = r.quantities["elapsed"].written  # type: ignore[union-attr]
             yield _f(cid, Status.FAIL, "ok-after-timeout",
@@ -151,7 +151,7 @@ def consistency(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS, "holds", f"no ok request outlasted the request timeout {limit} s", path=rfile)
     yield from _hold_limits(plan, timeouts, pfile)
 
-    starts = [parse_time(r.started_at) for r in (*c.receipts, *c.workers) if r.started_at]
+    starts = [parse_time(t) for t in (*table.started_at, *(w.started_at for w in c.workers)) if t]
     if starts and plan.frozen_at:
         frozen, first = parse_time(plan.frozen_at), min(starts)
         if frozen > first:
@@ -191,7 +191,7 @@ def attempts(ctx: Context) -> Iterator[Finding]:
     try:
         if roles:  # only declared attempts are compared with it: no set of every receipt's identity otherwise
             c = campaign_of(ctx)
-            accepted = {(r.dims.get("request_id"), r.started_at) for r in c.receipts} | {(w.name, w.started_at) for w in c.workers}
+            accepted = set(zip(c.receipts.request_id, c.receipts.started_at)) | {(w.name, w.started_at) for w in c.workers}
     except Unverifiable:  # receipts.jsonl unusable: plan.conformance reports why; nothing can be mixed into it
         accepted = set()
     schema = ctx.assets.schema("receipt") if roles else None

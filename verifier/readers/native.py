@@ -35,7 +35,7 @@ from verifier.evidence import (
     Prose,
     QualityComparison,
     Quantity,
-    Receipt,
+    ReceiptTable,
     RecordedOutcome,
     StatedClaim,
     Unmapped,
@@ -129,7 +129,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     `names` maps each kind to the file it was read from (for locations);
     `manifest` is the parsed manifest (its `files` with their `role`, and
     `external`), or None. Pure: reads nothing. Receipts of kind `request`
-    become `Receipt`s (with `elapsed` in s), of kind `worker`
+    become the rows of one `ReceiptTable` (`elapsed` in s), of kind `worker`
     `ProcessReceipt`s; every other kind is `Unmapped`. A manifest file
     whose `role` is an attempt role becomes a declared `Attempt` (its
     receipts are read by `attempts.retained`, never mixed in).
@@ -152,27 +152,31 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     doc = documents.get("plan")
     plan = plan_of(doc, names.get("plan", "plan.json"), unmapped) if isinstance(doc, dict) else doc if isinstance(doc, Plan) else None
     del doc  # a large plan's dicts are not held while the receipts are read
-    receipts, processes, media = [], [], []
+    processes, media = [], []
     rname = names.get("receipts", "receipts.jsonl")
+    receipts = ReceiptTable(rname)
     expected = dict(plan.expected_output) if plan else {}
+    add = receipts.add
     for index, r in enumerate(documents.get("receipts") or []):
-        where = Location(rname, f"/{index}")  # the JSON Pointer of the record in the JSON Lines list, as reports give it
-        if r.get("kind") == "request":
-            outputs = tuple(Output(o["path"], o["sha256"]) for o in r.get("outputs") or [])
-            receipts.append(Receipt(
-                dims={k: str(v) if k == "request_id" else shared(str(v)) for k in ("request_id", "arm", "server", "phase") if (v := r.get(k)) is not None},
-                quantities={"elapsed": _quantity(r.get("elapsed_s"), "s", where, unmapped)},
-                location=where, ok=r.get("outcome") == "ok", outputs=outputs,
-                started_at=r.get("started_at"), ended_at=r.get("ended_at"), outcome=shared(r.get("outcome")),
-                http_status=r.get("http_status"), error=r.get("error")))
-            media.extend(Media(o.path, "output", expected) for o in outputs)
-        elif r.get("kind") == "worker":
+        kind = r.get("kind")
+        if kind == "request":
+            outs = r.get("outputs")
+            outputs = tuple(Output(o["path"], o["sha256"]) for o in outs) if outs else ()
+            value, rid, server, arm, phase = r.get("elapsed_s"), r.get("request_id"), r.get("server"), r.get("arm"), r.get("phase")
+            add(index, None if rid is None else str(rid), None if server is None else shared(str(server)),
+                None if arm is None else shared(str(arm)), None if phase is None else shared(str(phase)), shared(r.get("outcome")),
+                None if isinstance(value, bool) else value, r.get("started_at"), r.get("ended_at"), r.get("http_status"), r.get("error"),
+                outputs)
+            if outputs:
+                media.extend(Media(o.path, "output", expected) for o in outputs)
+        elif kind == "worker":
+            where = Location(rname, f"/{index}")  # the JSON Pointer of the record in the JSON Lines list, as reports give it
             processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
                                             r.get("stdout"), r.get("stderr"), where,
                                             {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None},
                                             started_at=r.get("started_at")))
         else:
-            unmapped.append(Unmapped(f"receipt of kind {r.get('kind')!r}", where, "neither a request nor a worker receipt"))
+            unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(rname, f"/{index}"), "neither a request nor a worker receipt"))
     claims, prose, outcomes = [], [], []
     doc = documents.get("claims") or {}
     cname = names.get("claims", "claims.json")
@@ -197,7 +201,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
         scores = {metric: None if score is None else Decimal(str(score)) for metric, score in (comp.get("scores") or {}).items()}
         quality.append(QualityComparison(comp["id"], comp["reference"], comp["candidate"], scores, Location(qname, f"/comparisons/{i}")))
         media.extend(Media(comp[side], side) for side in ("reference", "candidate"))
-    return Evidence(reader=reader, files=files, externals=externals, plan=plan, receipts=tuple(receipts),
+    return Evidence(reader=reader, files=files, externals=externals, plan=plan, receipts=receipts,
                     processes=tuple(processes), claims=tuple(claims), quality=tuple(quality), media=tuple(media),
                     attempts=attempts, unmapped=tuple(unmapped), gate=gate, scorers=dict(doc.get("scorers") or {}),
                     prose=tuple(prose), outcomes=tuple(outcomes))

@@ -1,0 +1,115 @@
+"""The request receipts as columns (`verifier.evidence.ReceiptTable`) and the campaign's index of them (issue 40)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verifier.campaign import Campaign, RequestIndex, elapsed, select
+from verifier.evidence import Location, Output, Plan, PlannedRequest, Quantity, Receipt, ReceiptTable
+from verifier.readers.native import from_documents
+
+LINES = [
+    {"kind": "worker", "worker_id": "w1", "server": "s1", "arm": "a", "exit_code": 0, "started_at": "2026-01-01T00:00:00Z"},
+    {"kind": "request", "request_id": "r1", "server": "s1", "arm": "a", "phase": "measured", "outcome": "ok",
+     "started_at": "2026-01-01T00:00:01Z", "ended_at": "2026-01-01T00:00:02.5Z", "elapsed_s": Decimal("1.50"),
+     "outputs": [{"path": "out/r1.wav", "sha256": "ab" * 32}], "http_status": 200},
+    {"kind": "request", "request_id": "r2", "server": "s1", "arm": "a", "phase": "warmup", "outcome": "timeout",
+     "started_at": "2026-01-01T00:00:03Z", "ended_at": "2026-01-01T00:00:04Z", "elapsed_s": 1, "error": "deadline"},
+    {"kind": "request", "request_id": "r1", "server": "s1", "arm": "a", "phase": "measured", "outcome": "ok",
+     "started_at": "2026-01-01T00:00:05Z", "ended_at": "2026-01-01T00:00:06Z", "elapsed_s": Decimal("1.0")},
+]
+
+
+def _table() -> ReceiptTable:
+    evidence = from_documents({"receipts": LINES}, manifest=None, names={"receipts": "receipts.jsonl"})
+    assert isinstance(evidence.receipts, ReceiptTable)
+    return evidence.receipts
+
+
+def test_a_row_is_the_receipt_its_line_records():
+    table = _table()
+    assert len(table) == 3 and table.index.tolist() == [1, 2, 3]  # the worker line is not a row; rows keep their line
+    assert table[0] == Receipt(
+        dims={"request_id": "r1", "arm": "a", "server": "s1", "phase": "measured"},
+        quantities={"elapsed": Quantity(Decimal("1.50"), "s", written="1.50")}, location=Location("receipts.jsonl", "/1"),
+        ok=True, outputs=(Output("out/r1.wav", "ab" * 32),), started_at="2026-01-01T00:00:01Z", ended_at="2026-01-01T00:00:02.5Z",
+        outcome="ok", http_status=200)
+    second = table[1]
+    assert (second.ok, second.outcome, second.error, second.outputs, second.location.pointer) == (False, "timeout", "deadline", (), "/2")
+    assert second.quantities["elapsed"] == Quantity(Decimal(1), "s", written="1")
+    assert table[-1] == table[2] and table[-1].location.pointer == "/3"
+    assert [r.dims["request_id"] for r in table] == ["r1", "r2", "r1"]
+    assert table[1:] == (table[1], table[2])
+    with pytest.raises(IndexError):
+        table[3]
+
+
+def test_a_table_is_equal_to_the_tuple_of_its_rows_and_rebuilt_from_them():
+    table = _table()
+    assert table == tuple(table) and table != tuple(table)[:2]
+    again = ReceiptTable.of(tuple(table))
+    assert again == table and again.index.tolist() == [1, 2, 3] and again.file == "receipts.jsonl"
+    assert ReceiptTable.of(table) is table
+    assert len(ReceiptTable.of(())) == 0 and ReceiptTable.of(()).file == "receipts.jsonl"
+
+
+def test_a_receipt_without_a_numbered_pointer_keeps_its_position():
+    receipts = [Receipt(dims={"request_id": "x"}, quantities={"elapsed": None}, location=Location("runs/a.jsonl", "")),
+                Receipt(dims={}, quantities={"elapsed": Quantity(Decimal(2000), "ms")}, location=Location("runs/a.jsonl", "/7"))]
+    table = ReceiptTable.of(receipts)
+    assert table.index.tolist() == [0, 7] and table.file == "runs/a.jsonl"
+    assert table.seconds(0) is None and table.seconds(1) == Decimal(2)
+    assert elapsed(table, 1) == Decimal(2)
+    with pytest.raises(ValueError, match="runs/a.jsonl /0 has no elapsed time"):
+        elapsed(table, 0)
+
+
+def test_the_index_files_every_receipt_under_its_request_id_in_the_order_read():
+    index = RequestIndex(_table())
+    assert list(index) == ["r1", "r2"] and len(index) == 2 and "r1" in index and "r3" not in index
+    assert index.first == {"r1": 0, "r2": 1} and index.more == {"r1": [2]}
+    assert index.rows("r1") == [0, 2] and index.rows("r3") == [] and index.count("r1") == 2 and index.count("r3") == 0
+    assert [r.location.pointer for r in index["r1"]] == ["/1", "/3"]
+    assert index.get("r3", []) == []
+    with pytest.raises(KeyError):
+        index["r3"]
+
+
+def test_a_receipt_without_a_request_id_is_filed_under_the_empty_id():
+    table = ReceiptTable("r.jsonl")
+    table.add(0, None, "s", "a", "measured", "ok", 1, None, None, None, None)
+    table.add(1, "", "s", "a", "measured", "ok", 1, None, None, None, None)
+    assert RequestIndex(table).first == {"": 0} and RequestIndex(table).more == {"": [1]}
+
+
+def test_select_gives_the_first_row_of_each_planned_request_and_names_the_missing():
+    plan = Plan(arms={"a": "baseline"}, servers={"s1": "a"},
+                requests=(PlannedRequest("r1", "s1", "measured"), PlannedRequest("r2", "s1", "warmup"), PlannedRequest("r9", "s1", "measured")))
+    c = Campaign(plan=plan, receipts=_table(), arm_of_server={"s1": "a"})
+    for req in plan.requests:
+        c.planned_on.setdefault(req.server, []).append(req)
+    assert select(c, {}) == ([0, 1], ["r9"])
+    assert select(c, {"phase": "measured"}) == ([0], ["r9"])
+    assert select(c, {"outcome": "ok"}) == ([0], ["r9"])  # the denominator stays the plan: r2 is selected out, not missing
+    assert select(c, {"server": "s1", "arm": "a", "outcome": "timeout"}) == ([1], ["r9"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["r1", "r2", "r3", None]), st.sampled_from(["ok", "error"]),
+                          st.one_of(st.none(), st.decimals(min_value=0, max_value=100, places=3))), max_size=12))
+def test_the_index_agrees_with_grouping_the_rows(rows):
+    table = ReceiptTable("r.jsonl")
+    for k, (rid, outcome, value) in enumerate(rows):
+        table.add(k, rid, "s", "a", "measured", outcome, value, None, None, None, None)
+    index = RequestIndex(table)
+    grouped: dict[str, list[int]] = {}
+    for k, (rid, _outcome, _value) in enumerate(rows):
+        grouped.setdefault(rid or "", []).append(k)
+    assert {rid: index.rows(rid) for rid in index} == grouped
+    assert [r.dims.get("request_id") for r in table] == [rid for rid, _o, _v in rows]
+    assert [r.ok for r in table] == [outcome == "ok" for _r, outcome, _v in rows]
+    assert [table.seconds(k) for k in range(len(table))] == [None if v is None else Decimal(v) for _r, _o, v in rows]
