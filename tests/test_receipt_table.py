@@ -42,6 +42,7 @@ def test_a_row_is_the_receipt_its_line_records():
     assert (second.ok, second.outcome, second.error, second.outputs, second.location.pointer) == (False, "timeout", "deadline", (), "/2")
     assert second.quantities["elapsed"] == Quantity(Decimal(1), "s", written="1")
     assert table[-1] == table[2] and table[-1].location.pointer == "/3"
+    assert [table.pointer(k) for k in range(3)] == ["/1", "/2", "/3"]  # the line's, not the row's
     assert [r.dims["request_id"] for r in table] == ["r1", "r2", "r1"]
     assert table[1:] == (table[1], table[2])
     with pytest.raises(IndexError):
@@ -111,5 +112,7 @@ def test_the_index_agrees_with_grouping_the_rows(rows):
         grouped.setdefault(rid or "", []).append(k)
     assert {rid: index.rows(rid) for rid in index} == grouped
     assert [r.dims.get("request_id") for r in table] == [rid for rid, _o, _v in rows]
+    assert [sorted(r.dims) for r in table] == [sorted({"arm", "server", "phase"} | ({"request_id"} if rid is not None else set()))
+                                               for rid, _o, _v in rows]  # a dimension not recorded is absent, not None
     assert [r.ok for r in table] == [outcome == "ok" for _r, outcome, _v in rows]
     assert [table.seconds(k) for k in range(len(table))] == [None if v is None else Decimal(v) for _r, _o, v in rows]
