@@ -49,6 +49,14 @@ def test_a_row_is_the_receipt_its_line_records():
         table[3]
 
 
+def test_the_outputs_of_the_rows_are_the_models_output_media_and_a_boolean_is_no_elapsed_time():
+    lines = [*LINES, {"kind": "request", "request_id": "r4", "elapsed_s": True, "outcome": "ok"}]
+    plan = {"arms": [], "servers": [], "requests": [], "expected_output": {"fps": "24"}}
+    evidence = from_documents({"receipts": lines, "plan": plan}, manifest=None, names={"receipts": "receipts.jsonl"})
+    assert [(m.path, m.role, dict(m.expected)) for m in evidence.media] == [("out/r1.wav", "output", {"fps": "24"})]
+    assert evidence.receipts.seconds(3) is None and evidence.receipts[3].quantities["elapsed"] is None
+
+
 def test_a_table_is_equal_to_the_tuple_of_its_rows_and_rebuilt_from_them():
     table = _table()
     assert table == tuple(table) and table != tuple(table)[:2]
