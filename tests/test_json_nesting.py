@@ -53,3 +53,17 @@ def test_wide_documents_are_not_deep():
     plan = {"requests": [{"id": f"r{i}", "server": "s", "phase": "measured"} for i in range(10_000)]}
     assert jsonio._nesting(plan) == 3
     check_depth(plan)
+
+
+@pytest.mark.parametrize("text", ['{"a": "\\ud800"}', '["x", "\\udfff"]', '{"\\ud800": 1}', '[{"a": [1, "\\ud83d"]}]', '[["\\ud800"]]', '"\\ud800"'])
+def test_a_lone_surrogate_anywhere_is_refused(text):
+    with pytest.raises(JSONProblem) as caught:
+        loads_strict(text.encode())
+    assert caught.value.code == "invalid-unicode"
+
+
+def test_a_document_both_too_deep_and_holding_a_lone_surrogate_is_refused_as_too_deep():
+    text = "[" * (MAX_DEPTH + 1) + '"\\ud800"' + "]" * (MAX_DEPTH + 1)
+    with pytest.raises(JSONProblem) as caught:
+        loads_strict(text.encode())
+    assert caught.value.code == "too-deep"
