@@ -473,3 +473,32 @@ def test_a_worker_that_did_not_exit_cleanly_says_how(exit_code, signal, message)
     assert [(f.message, f.expected, f.observed) for f in found] == [
         (message, {"exit_code": 0} if exit_code is None and signal is None else {"exit_code": 0, "signal": None},
          {"exit_code": exit_code, "signal": signal})]
+
+
+def test_of_equal_instants_the_first_read_is_named():
+    """
+    Kills `>`/`<` -> `>=`/`<=` in the timing pass: of two warmups ending at one instant (written with other offsets) the
+    first read is the one named, and so is the first of two measured requests starting at one instant.
+    """
+    def at(hms: str) -> str:  # the same instant, written one hour ahead
+        hour, rest = hms.split(":", 1)
+        return f"2026-01-01T{int(hour) + 1:02d}:{rest}+01:00"
+
+    receipts = [_rq("s1-w", 0), _rq("s1-m", 20), _wk("s1"), _wk("s2"),
+                _rq("s2-w", 60, ended_at="2026-01-01T00:01:29Z", elapsed_s=29),
+                {**_rq("s2-w", 60), "request_id": "s2-w2", "started_at": at("00:01:00"), "ended_at": at("00:01:29"), "elapsed_s": 29},
+                _rq("s2-m", 80),
+                {**_rq("s2-m", 80), "request_id": "s2-m2", "started_at": at("00:01:20"), "ended_at": at("00:01:30")}]
+    assert [f[2] for f in _conf(receipts) if f[1] == "warmup-after-measured"] == [
+        "server s2: a warmup ends at 2026-01-01T00:01:29+00:00, after the first measured request starts at 2026-01-01T00:01:20+00:00"]
+    receipts[4:8] = [receipts[5], receipts[4], receipts[7], receipts[6]]  # the other writing read first
+    assert [f[2] for f in _conf(receipts) if f[1] == "warmup-after-measured"] == [
+        "server s2: a warmup ends at 2026-01-01T01:01:29+01:00, after the first measured request starts at 2026-01-01T01:01:20+01:00"]
+
+
+def test_a_duplicate_receipt_records_how_many_receipts_its_request_has():
+    """Kills `observed=1 + len(...)` -> `0 + ...`, `2 + ...`, `1 - ...`: the finding's observed count is the message's."""
+    model = from_documents({"plan": PLAN, "receipts": RECEIPTS + [_rq("s2-m", 80), _rq("s2-m", 80)]}, manifest=MANIFEST, names={})
+    ctx = Context(subject=Path("."), assets=None, gate=None, data={"evidence": model})
+    found = [(f.message, f.observed) for f in pl.conformance(ctx) if f.code == "duplicate-receipt"]
+    assert found == [("request s2-m has 3 receipts", 3)]

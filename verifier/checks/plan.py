@@ -56,7 +56,6 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     plan = c.plan
     pfile = plan.location.file if plan.location else "plan.json"
     gate_plan = (ctx.gate or {}).get("plan", {})
-    failures_before = 0
     found: list[Finding] = []
     order = list(plan.order)
     warmups, measured_n = plan.per_server.get("warmup", 0), plan.per_server.get("measured", 0)
@@ -108,8 +107,8 @@ def conformance(ctx: Context) -> Iterator[Finding]:
                             path=rfile, expected=rid))
             continue
         if rid in more:
-            found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {1 + len(more[rid])} receipts", path=rfile,
-                            observed=1 + len(more[rid])))
+            n = 1 + len(more[rid])
+            found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {n} receipts", path=rfile, observed=n))
         arm = c.arm_of_server.get(req.server)
         have = {"server": table.server[row], "phase": table.phase[row], "arm": table.arm[row]}
         want = {"server": req.server, "phase": req.phase, "arm": arm}
