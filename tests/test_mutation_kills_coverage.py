@@ -256,3 +256,18 @@ def test_a_gate_without_coverage_leaves_referenced_media_unverified(example_copy
     found = _streams(verify_path(str(example_copy), asset_root=root))
     assert [(f.status.value, f.code) for f in found] == [("UNVERIFIED", "no-coverage-gate")]
     assert "has no coverage section, so the 20 referenced media file(s) are not judged" in found[0].message
+
+
+def test_a_receipts_output_belongs_to_the_plans_arm_of_its_server_else_to_the_arm_it_names():
+    """Kills the arm lookup of `_media_of_bundle`: the plan's arm of the receipt's server wins over the arm the receipt names."""
+    from verifier.readers.native import from_documents
+
+    digest = "ab" * 32
+    plan = {"arms": [{"id": "base", "label": "A"}, {"id": "cand", "label": "B"}], "servers": [{"id": "s1", "arm": "base"}], "requests": []}
+    receipts = [{"kind": "request", "request_id": "r1", "server": "s1", "arm": "cand", "outputs": [{"path": "a.wav", "sha256": digest}]},
+                {"kind": "request", "request_id": "r2", "server": "s9", "arm": "cand", "outputs": [{"path": "b.wav", "sha256": digest}]},
+                {"kind": "request", "request_id": "r3", "arm": "cand", "outputs": [{"path": "c.wav", "sha256": digest}]}]
+    model = from_documents({"plan": plan, "receipts": receipts}, manifest=None, names={})
+    ctx = Context(subject=Path("."), assets=None, gate={}, data={"evidence": model})
+    media, notes = cov._media_of_bundle(ctx)
+    assert media == {"a.wav": "base", "b.wav": "cand", "c.wav": "cand"} and notes == []

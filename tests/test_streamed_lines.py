@@ -197,27 +197,28 @@ def test_records_are_read_from_the_file_integrity_matched(tmp_path):
     assert list(bundle.records("receipts")) == [(1, {"a": 1})]
 
 
-def test_the_plan_is_modelled_and_released_before_the_receipts_are_read(example_copy, monkeypatch):
-    """Memory (issue 40): the plan's parsed dicts are not held while the receipt lines stream into the model."""
-    from verifier.bundle import Lines
-    from verifier.evidence import Plan
+def test_the_plan_is_modelled_and_released_before_the_receipts_are_read_and_each_is_parsed_once(example_copy, monkeypatch):
+    """Memory and time (issue 40): the plan's parsed dicts are not held while the receipt lines stream into the model, and
+    each document is parsed once: the model is built in the pass that validates it (`Bundle.modelled`)."""
+    from verifier.bundle import Bundle
     from verifier.readers import native
 
     seen = []
-    real_iter, real_from = Lines.__iter__, native.from_documents
+    real_records, real_raw = Bundle.records, Bundle.raw_document
 
-    def lines_iter(self):
-        seen.append(("receipts read; plan parsed and held", "plan" in self.bundle._cache))
-        return real_iter(self)
+    def records(self, kind):
+        seen.append(("lines of", kind, "plan parsed and held" if "plan" in self._cache else "plan modelled" if "plan" in self.modelled else "?"))
+        return real_records(self, kind)
 
-    def from_documents(documents, **kw):
-        seen.append(("plan given as", type(documents.get("plan")).__name__))
-        return real_from(documents, **kw)
+    def raw_document(self, kind):
+        seen.append(("parsed", kind))
+        return real_raw(self, kind)
 
-    monkeypatch.setattr(Lines, "__iter__", lines_iter)
-    monkeypatch.setattr(native, "from_documents", from_documents)
+    monkeypatch.setattr(Bundle, "records", records)
+    monkeypatch.setattr(Bundle, "raw_document", raw_document)
     assert verify_path(str(example_copy)).verdict == "PASS"
-    assert seen[:2] == [("plan given as", Plan.__name__), ("receipts read; plan parsed and held", False)]
+    assert [s for s in seen if s[1] in ("plan", "receipts")] == [("parsed", "plan"), ("lines of", "receipts", "plan modelled")]
+    assert native.DOCUMENT_READERS.keys() == {"plan"} and native.LINE_READERS.keys() == {"receipts"}
 
 
 def test_receipts_share_one_string_per_dimension_value_and_outcome():

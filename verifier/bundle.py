@@ -204,6 +204,9 @@ class Bundle:
     touched: set[str] = field(default_factory=set)  # files later checks opened from disk (re-hashed at the end)
     kinds: dict[str, tuple[str, str, bool, bool]] = field(default_factory=lambda: dict(DOCUMENTS))  # where each document kind is
     parsed_sha256: dict[str, str] = field(default_factory=dict)  # kind -> sha256 of the bytes `raw_document` parsed
+    #: kind -> what a reader built from a JSON Lines document's lines as `schema.documents` validated them, so a valid file
+    #: is parsed once (`verifier.readers.native.LINE_READERS`); absent when any line was bad or the file changed.
+    modelled: dict[str, Any] = field(default_factory=dict)
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def path_of(self, name: str) -> Path | None:

@@ -221,7 +221,7 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
     else:
         table, first = c.receipts, c.requests.first
         for i in sorted(table.outputs, key=lambda i: (first[table.request_id[i] or ""], i)):  # grouped by request id, as read
-            arm = c.arm_of_server.get(table.server[i] or "", table.arm[i])
+            arm = c.arm_of_server.get(table.server[i], table.arm[i])  # the plan's arm of the server, else the receipt's own
             for o in table.outputs[i]:
                 media.setdefault(o.path, arm)
     if evidence.present("quality"):

@@ -19,6 +19,7 @@ from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
+from verifier.readers.native import DOCUMENT_READERS, LINE_READERS
 from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
@@ -72,6 +73,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
         schema = ctx.assets.schema(schema_name)
         earlier = known_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
         if earlier is not None:  # these very bytes were valid against this schema in a run of this code (docs/cache.md)
+            _model(bundle, kind, name, value)
             yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name,
                      cached="schema" if earlier else None)
             continue
@@ -82,7 +84,17 @@ def documents(ctx: Context) -> Iterator[Finding]:
             yield from _violations(name, errors)
             continue
         note_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
+        _model(bundle, kind, name, value)
+        del value
         yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+
+
+def _model(bundle: Any, kind: str, name: str, value: Any) -> None:
+    """Model the valid parsed document `value` of `kind` (file `name`) if the reader has a builder for it (`DOCUMENT_READERS`), and drop its parsed form."""
+    reader = DOCUMENT_READERS.get(kind)
+    if reader is not None:
+        bundle.modelled[kind] = reader(value, name)
+        bundle.release(kind)
 
 
 def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Finding]:
@@ -103,6 +115,8 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
         yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name, cached="schema" if earlier else None)
         return
     validator = checked_validator(schema, schema_validator(schema))  # the reference's errors, compiled speed on valid items
+    reader = LINE_READERS.get(kind)
+    model = reader(name) if reader else None  # the model of the lines, built as they are validated: the file is parsed once
     bad: list[tuple[str, JSONProblem]] = []
     errors: list[tuple[str, Any]] = []
     n_errors, number = 0, 0
@@ -111,10 +125,14 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
             if type(item) is JSONProblem:
                 if len(bad) < MAX_ERRORS_PER_DOCUMENT:  # in line order: the first are kept
                     bad.append((f"/{number - 1}", item))
+                model = None  # the document is unusable: nothing is modelled
                 continue
             for error in validator.iter_errors(item):
                 n_errors += 1
                 errors.append((json_pointer([number - 1, *error.absolute_path]), error))
+                model = None
+            if model is not None:
+                model.add(number - 1, item)
             if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded
                 errors = sorted(errors, key=lambda e: e[0])[:MAX_ERRORS_PER_DOCUMENT]
     except (Unverifiable, JSONProblem, OSError) as exc:
@@ -132,6 +150,8 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
     if bad or errors:
         return
     note_valid(ctx.options.get("cache"), schema, digest + ":lines" if digest else None)
+    if model is not None:
+        bundle.modelled[kind] = model
     yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
 
 

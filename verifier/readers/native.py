@@ -15,6 +15,8 @@ Side effects: none beyond what `Bundle.document` reads (already-hashed bytes).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -41,7 +43,7 @@ from verifier.evidence import (
     Unmapped,
 )
 
-__all__ = ["ATTEMPT_ROLES", "V1_PROFILE", "evidence_of", "from_documents", "plan_of"]
+__all__ = ["ATTEMPT_ROLES", "DOCUMENT_READERS", "LINE_READERS", "ModelledPlan", "V1_PROFILE", "ReceiptLines", "evidence_of", "from_documents", "plan_of"]
 
 #: Manifest `role` values of a retained attempt (schemas/manifest.schema.json).
 ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
@@ -124,7 +126,8 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
 
     The plan may be given parsed (a dict) or already modelled (`plan_of`);
     the receipts as any iterable of parsed lines (`verifier.bundle.Lines`
-    reads them from disk as they are modelled).
+    reads them from disk as they are modelled) or already modelled
+    (`ReceiptLines`).
 
     `names` maps each kind to the file it was read from (for locations);
     `manifest` is the parsed manifest (its `files` with their `role`, and
@@ -144,39 +147,16 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     attempts = tuple(Attempt(e["path"], e["role"].removesuffix("-attempt"), f"listed as {e['role']} in {mname}",
                              location=Location(mname, f"/files/{i}/role"))
                      for i, e in enumerate(listed) if e.get("role") in ATTEMPT_ROLES)
-    one = {}.setdefault  # one str object per distinct server, arm, phase and outcome: 10^6 receipts share a handful (issue 40)
-
-    def shared(value: Any) -> Any:
-        return one(value, value) if type(value) is str else value
-
     doc = documents.get("plan")
     plan = plan_of(doc, names.get("plan", "plan.json"), unmapped) if isinstance(doc, dict) else doc if isinstance(doc, Plan) else None
     del doc  # a large plan's dicts are not held while the receipts are read
-    processes, media = [], []
-    rname = names.get("receipts", "receipts.jsonl")
-    receipts = ReceiptTable(rname)
+    lines = documents.get("receipts")
+    if not isinstance(lines, ReceiptLines):
+        lines = ReceiptLines.of(lines or (), names.get("receipts", "receipts.jsonl"))
+    receipts, processes = lines.table, lines.processes
+    unmapped.extend(lines.unmapped)
     expected = dict(plan.expected_output) if plan else {}
-    add = receipts.add
-    for index, r in enumerate(documents.get("receipts") or []):
-        kind = r.get("kind")
-        if kind == "request":
-            outs = r.get("outputs")
-            outputs = tuple(Output(o["path"], o["sha256"]) for o in outs) if outs else ()
-            value, rid, server, arm, phase = r.get("elapsed_s"), r.get("request_id"), r.get("server"), r.get("arm"), r.get("phase")
-            add(index, None if rid is None else str(rid), None if server is None else shared(str(server)),
-                None if arm is None else shared(str(arm)), None if phase is None else shared(str(phase)), shared(r.get("outcome")),
-                None if isinstance(value, bool) else value, r.get("started_at"), r.get("ended_at"), r.get("http_status"), r.get("error"),
-                outputs)
-            if outputs:
-                media.extend(Media(o.path, "output", expected) for o in outputs)
-        elif kind == "worker":
-            where = Location(rname, f"/{index}")  # the JSON Pointer of the record in the JSON Lines list, as reports give it
-            processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
-                                            r.get("stdout"), r.get("stderr"), where,
-                                            {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None},
-                                            started_at=r.get("started_at")))
-        else:
-            unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(rname, f"/{index}"), "neither a request nor a worker receipt"))
+    media = [Media(o.path, "output", expected) for row in sorted(receipts.outputs) for o in receipts.outputs[row]]
     claims, prose, outcomes = [], [], []
     doc = documents.get("claims") or {}
     cname = names.get("claims", "claims.json")
@@ -207,6 +187,81 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
                     prose=tuple(prose), outcomes=tuple(outcomes))
 
 
+class ReceiptLines:
+    """
+    Builds the receipts part of the model from the parsed lines of one receipts file, a line at a time, as they are read.
+
+    `add(index, record)` takes the 0-based line index and the parsed line (a
+    schema-valid receipt). Request receipts become the rows of `table` (a
+    `ReceiptTable`; dimensions and outcomes one shared `str` object per
+    distinct value: 10^6 receipts share a handful), worker receipts
+    `processes` (`ProcessReceipt`), and a line of any other kind an entry of
+    `unmapped`. `schema.documents` feeds it the lines it validates, so a
+    valid file is parsed once (`Bundle.modelled`); `from_documents` feeds
+    it lines it is given.
+    """
+
+    __slots__ = ("name", "table", "processes", "unmapped", "_one")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.table = ReceiptTable(name)
+        self.processes: list[ProcessReceipt] = []
+        self.unmapped: list[Unmapped] = []
+        self._one = {}.setdefault
+
+    @classmethod
+    def of(cls, lines: Iterable[Any], name: str) -> ReceiptLines:
+        """Return the builder fed every one of `lines` (parsed receipt lines, in file order) read from file `name`."""
+        built = cls(name)
+        for index, record in enumerate(lines):
+            built.add(index, record)
+        return built
+
+    def add(self, index: int, r: Any) -> None:
+        """Model the parsed receipt line `r`, the line of 0-based `index` in the file."""
+        kind = r.get("kind")
+        if kind == "request":
+            one = self._one
+            outs = r.get("outputs")
+            value, rid, server, arm, phase, outcome = (r.get("elapsed_s"), r.get("request_id"), r.get("server"), r.get("arm"),
+                                                       r.get("phase"), r.get("outcome"))
+            self.table.add(index, None if rid is None else str(rid), None if server is None else one(str(server), str(server)),
+                           None if arm is None else one(str(arm), str(arm)), None if phase is None else one(str(phase), str(phase)),
+                           one(outcome, outcome) if type(outcome) is str else outcome, None if isinstance(value, bool) else value,
+                           r.get("started_at"), r.get("ended_at"), r.get("http_status"), r.get("error"),
+                           tuple(Output(o["path"], o["sha256"]) for o in outs) if outs else ())
+        elif kind == "worker":
+            self.processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
+                                                 r.get("stdout"), r.get("stderr"), Location(self.name, f"/{index}"),
+                                                 {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None},
+                                                 started_at=r.get("started_at")))
+        else:
+            self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"), "neither a request nor a worker receipt"))
+
+
+@dataclass(frozen=True, slots=True)
+class ModelledPlan:
+    """The model's `Plan` of a parsed `plan.json` and the `Unmapped` entries its reading left (timeouts in units the registry does not know)."""
+
+    plan: Plan
+    unmapped: tuple[Unmapped, ...] = ()
+
+    @classmethod
+    def of(cls, doc: dict[str, Any], name: str) -> ModelledPlan:
+        """Return the modelled plan of schema-valid plan document `doc` read from file `name` (`plan_of`)."""
+        unmapped: list[Unmapped] = []
+        plan = plan_of(doc, name, unmapped)
+        return cls(plan, tuple(unmapped))
+
+
+#: The builders of the model from a document as `schema.documents` validated it, by document kind, so it is parsed once
+#: and its parsed form is dropped as soon as it is modelled (`Bundle.modelled`): a JSON Lines document's builder is fed
+#: each valid line (`ReceiptLines`), a JSON document's is given the whole parsed document.
+LINE_READERS = {"receipts": ReceiptLines}
+DOCUMENT_READERS = {"plan": ModelledPlan.of}
+
+
 def evidence_of(ctx: Any) -> Evidence:
     """
     Return (and cache in `ctx.data["evidence"]`) the `Evidence` of the run's bundle, native or mapped.
@@ -228,11 +283,14 @@ def evidence_of(ctx: Any) -> Evidence:
             unmapped.extend(Unmapped(f"{kind} document", None, f"the reader maps no {kind} document, so nothing that needs it is checked",
                                      part, "not-in-evidence") for part in parts)
             continue
-        try:
-            documents[kind] = bundle.document(kind)
+        try:  # modelled as the schema check read and validated it (`Bundle.modelled`): not read again
+            documents[kind] = bundle.modelled[kind] if kind in bundle.modelled else bundle.document(kind)
         except Unverifiable as exc:
             unmapped.extend(Unmapped(f"document {names[kind]}", Location(names[kind]), str(exc), part, exc.code) for part in parts)
-    if isinstance(documents.get("plan"), dict):  # modelled first and released: its dicts are not held while the receipts are read
+    if isinstance(documents.get("plan"), ModelledPlan):
+        unmapped.extend(documents["plan"].unmapped)
+        documents["plan"] = documents["plan"].plan
+    elif isinstance(documents.get("plan"), dict):  # modelled first and released: its dicts are not held while the receipts are read
         documents["plan"] = plan_of(documents["plan"], names["plan"], unmapped)
         bundle.release("plan")
     profile = ctx.options.get("profile")
