@@ -39,6 +39,7 @@ class _Bundle:
 
     def __init__(self, files: dict[str, Path] | None = None, quality: dict | None = None):
         self.files, self.quality = files or {}, quality
+        self.modelled: dict[str, Any] = {}
 
     def path_of(self, name: str) -> Path | None:
         return self.files.get(name)
