@@ -502,3 +502,12 @@ def test_a_duplicate_receipt_records_how_many_receipts_its_request_has():
     ctx = Context(subject=Path("."), assets=None, gate=None, data={"evidence": model})
     found = [(f.message, f.observed) for f in pl.conformance(ctx) if f.code == "duplicate-receipt"]
     assert found == [("request s2-m has 3 receipts", 3)]
+
+
+def test_a_request_listed_three_times_is_said_so_once_in_id_order():
+    """Each repeated id is one finding with its count, in id order; the plan's last listing of an id is the one judged."""
+    requests = [*PLAN["requests"], PLAN["requests"][1], PLAN["requests"][0], {**PLAN["requests"][1], "phase": "warmup"}]
+    found = _conf(plan={"requests": requests})
+    assert [f[2] for f in found if f[2].startswith("plan lists request")] == ["plan lists request s1-m 3 times", "plan lists request s1-w 2 times"]
+    assert ("FAIL", "receipt-disagrees", "receipt of s1-m says {'server': 's1', 'phase': 'measured', 'arm': 'baseline'}, "
+                                         "the plan says {'server': 's1', 'phase': 'warmup', 'arm': 'baseline'}") in found

@@ -124,3 +124,15 @@ def test_the_index_agrees_with_grouping_the_rows(rows):
                                                for rid, _o, _v in rows]  # a dimension not recorded is absent, not None
     assert [r.ok for r in table] == [outcome == "ok" for _r, outcome, _v in rows]
     assert [table.seconds(k) for k in range(len(table))] == [None if v is None else Decimal(v) for _r, _o, v in rows]
+
+
+def test_planned_request_ids_are_copied_out_of_the_parsed_plan():
+    """Memory (issue 40): the model keeps no string of the parsed plan, so the plan's memory is returned whole once dropped."""
+    from verifier.readers.native import plan_of
+
+    doc = {"arms": [{"id": "a"}], "servers": [{"id": "s1", "arm": "a"}],
+           "requests": [{"id": "r-1", "server": "s1", "phase": "measured"}, {"id": "x", "server": "s1", "phase": "warmup"},
+                        {"id": "", "server": "s1", "phase": "warmup"}]}
+    plan = plan_of(doc, "plan.json", [])
+    assert [r.id for r in plan.requests] == ["r-1", "x", ""]
+    assert plan.requests[0].id is not doc["requests"][0]["id"]

@@ -13,12 +13,12 @@ every worker process exited with code 0 and no signal.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
 from verifier.campaign import campaign_of, elapsed, parse_time
+from verifier.evidence import PlannedRequest
 from verifier.readers.native import evidence_of
 from verifier import stats
 from verifier.stats import peak_in_flight
@@ -70,10 +70,14 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     if planned_order != order:
         found.append(_f(Status.FAIL, "plan-inconsistent", "the plan's servers (in run order) do not follow its arm_order",
                         path=pfile, pointer="/arm_order", expected=order, observed=planned_order))
-    ids = Counter(r.id for r in plan.requests)
-    for rid, n in sorted(ids.items()):
-        if n > 1:
-            found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists request {rid} {n} times", path=pfile, pointer="/requests"))
+    planned: dict[str, PlannedRequest] = {}  # request id -> the plan's request (the last of a repeated id, at its first place)
+    repeated: dict[str, int] = {}  # request id -> how many times the plan lists it, when more than once
+    for req in plan.requests:
+        if req.id in planned:
+            repeated[req.id] = repeated.get(req.id, 1) + 1
+        planned[req.id] = req
+    for rid, n in sorted(repeated.items()):
+        found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists request {rid} {n} times", path=pfile, pointer="/requests"))
     for sid, _arm in plan.run_order:
         for phase, key, want in (("warmup", "warmups_per_server", warmups), ("measured", "measured_per_server", measured_n)):
             n = len(c.planned({"server": sid, "phase": phase}))
@@ -99,7 +103,6 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     table = c.receipts
     rfile = table.file if table else "receipts.jsonl"
     first, more = c.requests.first, c.requests.more
-    planned = {r.id: r for r in plan.requests}
     for rid, req in planned.items():
         row = first.get(rid)
         if row is None:
