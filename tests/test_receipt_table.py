@@ -133,6 +133,20 @@ def test_planned_request_ids_are_copied_out_of_the_parsed_plan():
     doc = {"arms": [{"id": "a"}], "servers": [{"id": "s1", "arm": "a"}],
            "requests": [{"id": "r-1", "server": "s1", "phase": "measured"}, {"id": "x", "server": "s1", "phase": "warmup"},
                         {"id": "", "server": "s1", "phase": "warmup"}]}
-    plan = plan_of(doc, "plan.json", [])
+    plan = plan_of(doc, "plan.json")
     assert [r.id for r in plan.requests] == ["r-1", "x", ""]
     assert plan.requests[0].id is not doc["requests"][0]["id"]
+
+
+def test_workers_and_lines_of_other_kinds_keep_their_line():
+    lines = [*LINES, {"kind": "heartbeat"}, {"kind": "worker", "worker_id": "w2", "exit_code": 1}]
+    evidence = from_documents({"receipts": lines}, manifest=None, names={"receipts": "run.jsonl"})
+    assert [(w.name, w.location.file, w.location.pointer) for w in evidence.processes] == [("w1", "run.jsonl", "/0"), ("w2", "run.jsonl", "/5")]
+    assert [(u.what, u.where.file, u.where.pointer) for u in evidence.unmapped] == [("receipt of kind 'heartbeat'", "run.jsonl", "/4")]
+
+
+def test_a_plan_timeout_is_in_the_unit_its_name_states():
+    from verifier.readers.native import plan_of
+
+    plan = plan_of({"timeouts": {"request_s": 30, "reservation_min": Decimal("1.5"), "stop_ms": None, "flag_s": True}}, "plan.json")
+    assert plan.timeouts == {"request_s": Quantity(Decimal(30), "s", written="30"), "reservation_min": Quantity(Decimal("1.5"), "min", written="1.5")}

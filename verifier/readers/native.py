@@ -16,7 +16,6 @@ Side effects: none beyond what `Bundle.document` reads (already-hashed bytes).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -43,7 +42,7 @@ from verifier.evidence import (
     Unmapped,
 )
 
-__all__ = ["ATTEMPT_ROLES", "DOCUMENT_READERS", "LINE_READERS", "ModelledPlan", "V1_PROFILE", "ReceiptLines", "evidence_of", "from_documents", "plan_of"]
+__all__ = ["ATTEMPT_ROLES", "DOCUMENT_READERS", "LINE_READERS", "V1_PROFILE", "ReceiptLines", "evidence_of", "from_documents", "plan_of"]
 
 #: Manifest `role` values of a retained attempt (schemas/manifest.schema.json).
 ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
@@ -104,12 +103,12 @@ def _copy(text: str) -> str:
     return text[:1] + text[1:]
 
 
-def plan_of(doc: dict[str, Any], name: str, unmapped: list[Unmapped]) -> Plan:
+def plan_of(doc: dict[str, Any], name: str) -> Plan:
     """
     Return the model's `Plan` of a parsed, schema-valid `plan.json` document `doc` read from file `name`.
 
-    A timeout whose unit the registry does not know is appended to `unmapped`
-    and left out. Server and phase names are one `str` object each, shared
+    A timeout is a `Quantity` in the unit its name's suffix states
+    (`timeout_unit`: every one is in the registry). Server and phase names are one `str` object each, shared
     by every planned request, and request ids are copies (`_copy`) (issue 40:
     a plan may list 10^6 requests).
     """
@@ -122,8 +121,8 @@ def plan_of(doc: dict[str, Any], name: str, unmapped: list[Unmapped]) -> Plan:
         requests=tuple(PlannedRequest(_copy(r["id"]), one(r["server"], r["server"]), one(r["phase"], r["phase"]))
                        for r in doc.get("requests", [])),
         expected_output=dict(doc.get("expected_output", {})),
-        timeouts={k: q for k, v in (doc.get("timeouts") or {}).items()
-                  if (q := _quantity(v, timeout_unit(k), Location(name, f"/timeouts/{k}"), unmapped)) is not None},
+        timeouts={k: Quantity(Decimal(v), timeout_unit(k), written=str(v)) for k, v in (doc.get("timeouts") or {}).items()
+                  if v is not None and not isinstance(v, bool)},
         concurrency=doc.get("max_concurrency"),
         arrival=doc.get("arrival"),
         location=Location(name),
@@ -162,7 +161,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
                              location=Location(mname, f"/files/{i}/role"))
                      for i, e in enumerate(listed) if e.get("role") in ATTEMPT_ROLES)
     doc = documents.get("plan")
-    plan = plan_of(doc, names.get("plan", "plan.json"), unmapped) if isinstance(doc, dict) else doc if isinstance(doc, Plan) else None
+    plan = plan_of(doc, names.get("plan", "plan.json")) if isinstance(doc, dict) else doc if isinstance(doc, Plan) else None
     del doc  # a large plan's dicts are not held while the receipts are read
     lines = documents.get("receipts")
     if not isinstance(lines, ReceiptLines):
@@ -170,7 +169,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     receipts, processes = lines.table, lines.processes
     unmapped.extend(lines.unmapped)
     expected = dict(plan.expected_output) if plan else {}
-    media = [Media(o.path, "output", expected) for row in sorted(receipts.outputs) for o in receipts.outputs[row]]
+    media = [Media(o.path, "output", expected) for outputs in receipts.outputs.values() for o in outputs]  # in row order, as added
     claims, prose, outcomes = [], [], []
     doc = documents.get("claims") or {}
     cname = names.get("claims", "claims.json")
@@ -254,26 +253,11 @@ class ReceiptLines:
             self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"), "neither a request nor a worker receipt"))
 
 
-@dataclass(frozen=True, slots=True)
-class ModelledPlan:
-    """The model's `Plan` of a parsed `plan.json` and the `Unmapped` entries its reading left (timeouts in units the registry does not know)."""
-
-    plan: Plan
-    unmapped: tuple[Unmapped, ...] = ()
-
-    @classmethod
-    def of(cls, doc: dict[str, Any], name: str) -> ModelledPlan:
-        """Return the modelled plan of schema-valid plan document `doc` read from file `name` (`plan_of`)."""
-        unmapped: list[Unmapped] = []
-        plan = plan_of(doc, name, unmapped)
-        return cls(plan, tuple(unmapped))
-
-
 #: The builders of the model from a document as `schema.documents` validated it, by document kind, so it is parsed once
 #: and its parsed form is dropped as soon as it is modelled (`Bundle.modelled`): a JSON Lines document's builder is fed
 #: each valid line (`ReceiptLines`), a JSON document's is given the whole parsed document.
 LINE_READERS = {"receipts": ReceiptLines}
-DOCUMENT_READERS = {"plan": ModelledPlan.of}
+DOCUMENT_READERS = {"plan": plan_of}
 
 
 def evidence_of(ctx: Any) -> Evidence:
@@ -301,11 +285,8 @@ def evidence_of(ctx: Any) -> Evidence:
             documents[kind] = bundle.modelled[kind] if kind in bundle.modelled else bundle.document(kind)
         except Unverifiable as exc:
             unmapped.extend(Unmapped(f"document {names[kind]}", Location(names[kind]), str(exc), part, exc.code) for part in parts)
-    if isinstance(documents.get("plan"), ModelledPlan):
-        unmapped.extend(documents["plan"].unmapped)
-        documents["plan"] = documents["plan"].plan
-    elif isinstance(documents.get("plan"), dict):  # modelled first and released: its dicts are not held while the receipts are read
-        documents["plan"] = plan_of(documents["plan"], names["plan"], unmapped)
+    if isinstance(documents.get("plan"), dict):  # modelled first and released: its dicts are not held while the receipts are read
+        documents["plan"] = plan_of(documents["plan"], names["plan"])
         bundle.release("plan")
     profile = ctx.options.get("profile")
     reader = f"profile:{profile['id']}" if profile else "bundle-v1"
