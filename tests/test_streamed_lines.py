@@ -244,3 +244,14 @@ def test_request_rows_for_the_plots_are_built_only_when_drawn(example_copy, monk
     rows = report.figures["requests"]
     assert built == [] and isinstance(rows, figures.RequestRows)
     assert len(rows) == 20 and rows[0]["order"] == 0 and [r["order"] for r in rows] == list(range(20)) and built == [1]
+
+
+def test_a_receipt_modelled_as_its_line_is_validated_is_found_at_its_line(example_copy):
+    """The model built in the schema pass keeps each receipt's line: a finding on a receipt points at it (`/<line - 1>`)."""
+    rows = read_lines(example_copy / "receipts.jsonl")
+    k = max(i for i, r in enumerate(rows) if r["kind"] == "request")
+    rows[k]["elapsed_s"] += 1
+    write_lines(example_copy / "receipts.jsonl", rows)
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    assert [(f.path, f.pointer) for f in report.findings if f.code == "elapsed-mismatch"] == [("receipts.jsonl", f"/{k}")]
