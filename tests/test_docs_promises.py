@@ -239,6 +239,7 @@ RECIPES = {
     "scorer-identity-differs": ("FAIL", _json("quality-index.json", lambda q: q["scorers"]["ssim"]["parameters"].pop("data_range"))),
     "incomplete-denominator": ("FAIL", _receipts(lambda rows: rows.remove(next(r for r in rows if r.get("request_id") == "B2-m2")))),
     "line-too-long": ("FAIL", _receipts(lambda rows: rows[0].update(error="x" * (LINE_LIMIT + 1)))),
+    "missing-document": ("FAIL", _json("plan.json", lambda d: d.update(requests={"file": "plan-requests.jsonl"}))),
 }
 
 

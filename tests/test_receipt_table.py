@@ -150,3 +150,15 @@ def test_a_plan_timeout_is_in_the_unit_its_name_states():
 
     plan = plan_of({"timeouts": {"request_s": 30, "reservation_min": Decimal("1.5"), "stop_ms": None, "flag_s": True}}, "plan.json")
     assert plan.timeouts == {"request_s": Quantity(Decimal(30), "s", written="30"), "reservation_min": Quantity(Decimal("1.5"), "min", written="1.5")}
+
+
+@pytest.mark.parametrize("line", [[1, 2], "text", None, 3, {"kind": "request", "outputs": [{"nopath": 1}, 7]},
+                                  {"kind": "request", "outputs": "x", "outcome": ["ok"], "server": {"a": 1}}])
+def test_a_line_of_a_file_that_changed_while_read_is_modelled_without_failing(line):
+    """A receipts file that changes mid-read is refused after its last line (`Bundle.records`); until then the builders only must not fail."""
+    from verifier.readers.native import PlannedLines, ReceiptLines
+
+    built = ReceiptLines.of([LINES[1], line], "receipts.jsonl")
+    assert len(built.table) + len(built.processes) + len(built.unmapped) == 2
+    assert [r.request_id for r in [built.table]][0][0] == "r1"
+    assert len(PlannedLines.of([{"id": "a", "server": "s", "phase": "measured"}, line], "plan-requests.jsonl").requests) == 1

@@ -218,7 +218,7 @@ def test_the_plan_is_modelled_and_released_before_the_receipts_are_read_and_each
     monkeypatch.setattr(Bundle, "raw_document", raw_document)
     assert verify_path(str(example_copy)).verdict == "PASS"
     assert [s for s in seen if s[1] in ("plan", "receipts")] == [("parsed", "plan"), ("lines of", "receipts", "plan modelled")]
-    assert native.DOCUMENT_READERS.keys() == {"plan"} and native.LINE_READERS.keys() == {"receipts"}
+    assert native.DOCUMENT_READERS.keys() == {"plan"} and native.LINE_READERS.keys() == {"receipts", "plan_requests"}
 
 
 def test_receipts_share_one_string_per_dimension_value_and_outcome():

@@ -30,6 +30,8 @@ DOCUMENTS: dict[str, tuple[str, str, bool, bool]] = {
     "receipts": ("receipts.jsonl", "receipt", True, True),
     "claims": ("claims.json", "claims", False, True),
     "quality": ("quality-index.json", "quality-index", False, False),
+    # the planned requests of a plan too large to list them itself (plan.json `"requests": {"file": "plan-requests.jsonl"}`)
+    "plan_requests": ("plan-requests.jsonl", "plan-request", True, False),
 }
 
 

@@ -157,7 +157,9 @@ class Plan:
     the plan does not say). `labels` maps arm id -> its one-letter label
     (the letters of `order`); `run_order` lists `(server id, arm id)` as the
     plan lists its servers, duplicates kept (`servers` is its mapping);
-    `frozen_at` is the RFC 3339 time the plan says it was frozen.
+    `frozen_at` is the RFC 3339 time the plan says it was frozen;
+    `requests_file` the JSON Lines shard the plan names for its requests
+    when it does not list them itself (None when it does).
     """
 
     arms: Mapping[str, str]
@@ -173,6 +175,7 @@ class Plan:
     labels: Mapping[str, str] = field(default_factory=dict)
     run_order: tuple[tuple[str, str], ...] = ()
     frozen_at: str | None = None
+    requests_file: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

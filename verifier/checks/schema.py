@@ -55,6 +55,13 @@ def documents(ctx: Context) -> Iterator[Finding]:
     for kind, (name, schema_name, lines, required) in bundle.kinds.items():
         if kind == "quality" and "quality" in gate:
             required = True
+        plan = bundle.modelled.get("plan")
+        if kind == "plan_requests" and plan is not None:  # the shard is required exactly when the valid plan names it
+            required = plan.requests_file == name
+            if not required and bundle.has(kind):
+                yield _f(Status.FAIL, "unknown-document", f"{name} is present but plan.json lists its requests itself "
+                         f'(it does not say "requests": {{"file": "{name}"}}), so no check reads it', path=name)
+                continue
         if not bundle.has(kind):
             if required:
                 bundle.problems[kind] = "missing"

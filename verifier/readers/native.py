@@ -16,6 +16,7 @@ Side effects: none beyond what `Bundle.document` reads (already-hashed bytes).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -42,7 +43,7 @@ from verifier.evidence import (
     Unmapped,
 )
 
-__all__ = ["ATTEMPT_ROLES", "DOCUMENT_READERS", "LINE_READERS", "V1_PROFILE", "ReceiptLines", "evidence_of", "from_documents", "plan_of"]
+__all__ = ["ATTEMPT_ROLES", "DOCUMENT_READERS", "LINE_READERS", "V1_PROFILE", "PlannedLines", "ReceiptLines", "evidence_of", "from_documents", "plan_of"]
 
 #: Manifest `role` values of a retained attempt (schemas/manifest.schema.json).
 ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
@@ -113,13 +114,14 @@ def plan_of(doc: dict[str, Any], name: str) -> Plan:
     a plan may list 10^6 requests).
     """
     one = {}.setdefault
+    listed = doc.get("requests", [])  # the requests themselves, or {"file": ...}: the shard that lists them (`PlannedLines`)
     return Plan(
         arms={a["id"]: a.get("role", "") for a in doc.get("arms", [])},
         servers={s["id"]: s["arm"] for s in doc.get("servers", [])},
         order=tuple(doc.get("arm_order", [])),
         per_server={"warmup": doc.get("warmups_per_server", 0), "measured": doc.get("measured_per_server", 0)},
         requests=tuple(PlannedRequest(_copy(r["id"]), one(r["server"], r["server"]), one(r["phase"], r["phase"]))
-                       for r in doc.get("requests", [])),
+                       for r in (listed if isinstance(listed, list) else ())),
         expected_output=dict(doc.get("expected_output", {})),
         timeouts={k: Quantity(Decimal(v), timeout_unit(k), written=str(v)) for k, v in (doc.get("timeouts") or {}).items()
                   if v is not None and not isinstance(v, bool)},
@@ -129,6 +131,7 @@ def plan_of(doc: dict[str, Any], name: str) -> Plan:
         labels={a["id"]: a.get("label", "") for a in doc.get("arms", [])},
         run_order=tuple((s["id"], s["arm"]) for s in doc.get("servers", [])),
         frozen_at=doc.get("frozen_at"),
+        requests_file=None if isinstance(listed, list) else listed.get("file"),
     )
 
 
@@ -232,18 +235,27 @@ class ReceiptLines:
         return built
 
     def add(self, index: int, r: Any) -> None:
-        """Model the parsed receipt line `r`, the line of 0-based `index` in the file."""
-        kind = r.get("kind")
+        """
+        Model the parsed receipt line `r`, the line of 0-based `index` in the file.
+
+        Total over JSON values: a line that is no object is of no kind
+        (`unmapped`), and an output that is no object is left out. Lines are
+        schema-valid unless the file changed while it was read, and then
+        `Bundle.records` refuses the file after its last line, so such a model
+        is never used; it must only not fail on the way.
+        """
+        kind = r.get("kind") if type(r) is dict else None
         if kind == "request":
             one = self._one
             outs = r.get("outputs")
+            outs = [o for o in outs if type(o) is dict] if type(outs) is list else ()
             value, rid, server, arm, phase, outcome = (r.get("elapsed_s"), r.get("request_id"), r.get("server"), r.get("arm"),
                                                        r.get("phase"), r.get("outcome"))
             self.table.add(index, None if rid is None else str(rid), None if server is None else one(str(server), str(server)),
                            None if arm is None else one(str(arm), str(arm)), None if phase is None else one(str(phase), str(phase)),
                            one(outcome, outcome) if type(outcome) is str else outcome, None if isinstance(value, bool) else value,
                            r.get("started_at"), r.get("ended_at"), r.get("http_status"), r.get("error"),
-                           tuple(Output(o["path"], o["sha256"]) for o in outs) if outs else ())
+                           tuple(Output(o.get("path"), o.get("sha256")) for o in outs) if outs else ())
         elif kind == "worker":
             self.processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
                                                  r.get("stdout"), r.get("stderr"), Location(self.name, f"/{index}"),
@@ -253,10 +265,41 @@ class ReceiptLines:
             self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"), "neither a request nor a worker receipt"))
 
 
+class PlannedLines:
+    """
+    Builds a plan's requests from the parsed lines of the shard the plan names (`plan-requests.jsonl`), a line at a time.
+
+    `add(index, record)` takes a schema-valid line (`plan-request.schema.json`)
+    and appends its `PlannedRequest` to `requests`, in file order; server and
+    phase names are one shared `str` object each.
+    """
+
+    __slots__ = ("name", "requests", "_one")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.requests: list[PlannedRequest] = []
+        self._one = {}.setdefault
+
+    @classmethod
+    def of(cls, lines: Iterable[Any], name: str) -> PlannedLines:
+        """Return the builder fed every one of `lines` (parsed shard lines, in file order) read from file `name`."""
+        built = cls(name)
+        for index, record in enumerate(lines):
+            built.add(index, record)
+        return built
+
+    def add(self, index: int, r: Any) -> None:
+        """Model the parsed shard line `r` (the line of 0-based `index`); total over JSON values, as `ReceiptLines.add` is (a line that is no planned request is left out)."""
+        one = self._one
+        if type(r) is dict and all(type(r.get(key)) is str for key in ("id", "server", "phase")):
+            self.requests.append(PlannedRequest(r["id"], one(r["server"], r["server"]), one(r["phase"], r["phase"])))
+
+
 #: The builders of the model from a document as `schema.documents` validated it, by document kind, so it is parsed once
 #: and its parsed form is dropped as soon as it is modelled (`Bundle.modelled`): a JSON Lines document's builder is fed
 #: each valid line (`ReceiptLines`), a JSON document's is given the whole parsed document.
-LINE_READERS = {"receipts": ReceiptLines}
+LINE_READERS = {"receipts": ReceiptLines, "plan_requests": PlannedLines}
 DOCUMENT_READERS = {"plan": plan_of}
 
 
@@ -288,6 +331,15 @@ def evidence_of(ctx: Any) -> Evidence:
     if isinstance(documents.get("plan"), dict):  # modelled first and released: its dicts are not held while the receipts are read
         documents["plan"] = plan_of(documents["plan"], names["plan"])
         bundle.release("plan")
+    plan = documents.get("plan")
+    if isinstance(plan, Plan) and plan.requests_file is not None:  # the requests are in the shard the plan names
+        name = bundle.kinds["plan_requests"][0]
+        try:
+            shard = bundle.modelled["plan_requests"] if "plan_requests" in bundle.modelled else PlannedLines.of(bundle.document("plan_requests"), name)
+            documents["plan"] = replace(plan, requests=tuple(shard.requests))
+        except Unverifiable as exc:
+            documents.pop("plan")
+            unmapped.append(Unmapped(f"document {name}", Location(name), str(exc), "plan", exc.code))
     profile = ctx.options.get("profile")
     reader = f"profile:{profile['id']}" if profile else "bundle-v1"
     try:

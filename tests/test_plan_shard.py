@@ -1,0 +1,75 @@
+"""A plan too large to list its requests names a JSON Lines shard for them, `plan-requests.jsonl` (issue 40: 10^7 requests)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bundlekit import read_lines, rehash, write_lines
+
+from verifier.core import verify_path
+from verifier.model import Status
+
+
+def _shard(bundle: Path, change=None) -> list[dict]:
+    """Move the plan's requests into plan-requests.jsonl (after `change` of the rows), name the shard in plan.json, re-hash."""
+    plan = json.loads((bundle / "plan.json").read_text())
+    rows = plan["requests"]
+    if change:
+        change(rows)
+    write_lines(bundle / "plan-requests.jsonl", rows)
+    plan["requests"] = {"file": "plan-requests.jsonl"}
+    (bundle / "plan.json").write_text(json.dumps(plan, indent=2))
+    rehash(bundle)
+    return rows
+
+
+def _of(report, code):
+    return [(f.status.value, f.path, f.pointer, f.message) for f in report.findings if f.code == code]
+
+
+def test_a_plan_whose_requests_are_in_its_shard_is_judged_as_if_it_listed_them(example_copy):
+    listed = verify_path(str(example_copy))
+    _shard(example_copy)
+    sharded = verify_path(str(example_copy))
+    assert sharded.verdict == listed.verdict == "PASS"
+    assert ("PASS", "plan-requests.jsonl", None, "plan-requests.jsonl is valid against plan-request.schema.json") in _of(sharded, "valid")
+    same = lambda report: [(f.check, f.status, f.code, f.message) for f in report.findings  # noqa: E731
+                           if f.path not in ("plan-requests.jsonl", "manifest.json") and f.check != "integrity.files"]
+    assert same(sharded) == same(listed)
+
+
+def test_a_named_shard_that_is_absent_fails_and_leaves_the_plan_unverified(example_copy):
+    _shard(example_copy)
+    (example_copy / "plan-requests.jsonl").unlink()
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    assert _of(report, "missing-document") == [("FAIL", "plan-requests.jsonl", None,
+                                                "plan-requests.jsonl is required by bundle format v1 but absent")]
+    assert [f.status for f in report.findings if f.check == "plan.conformance"] == [Status.UNVERIFIED]
+
+
+def test_a_shard_the_plan_does_not_name_is_an_unknown_document(example_copy):
+    plan = json.loads((example_copy / "plan.json").read_text())
+    write_lines(example_copy / "plan-requests.jsonl", plan["requests"])
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    assert [(s, p) for s, p, _ptr, _m in _of(report, "unknown-document")] == [("FAIL", "plan-requests.jsonl")]
+    assert report.verdict == "FAIL"
+
+
+def test_a_bad_shard_line_is_named_and_blocks_the_plan(example_copy):
+    _shard(example_copy, lambda rows: rows[2].update(phase="cooldown"))
+    report = verify_path(str(example_copy))
+    [(status, path, pointer, message)] = _of(report, "schema-violation")
+    assert (status, path, pointer) == ("FAIL", "plan-requests.jsonl", "/2/phase") and "line 3" in message
+    conformance = [f for f in report.findings if f.check == "plan.conformance"]
+    assert [(f.status, f.code) for f in conformance] == [(Status.UNVERIFIED, "blocked-by-schema")]
+
+
+def test_the_shards_requests_are_the_plans(example_copy):
+    rows = _shard(example_copy, lambda rows: rows.append({**rows[0], "id": "extra-1"}))
+    report = verify_path(str(example_copy))
+    assert [m for _s, _p, _ptr, m in _of(report, "missing-receipt")] == [
+        f"planned {rows[0]['phase']} request extra-1 on {rows[0]['server']} has no receipt"]
+    assert [f for f in read_lines(example_copy / "plan-requests.jsonl")][-1]["id"] == "extra-1"
