@@ -73,3 +73,19 @@ def test_the_shards_requests_are_the_plans(example_copy):
     assert [m for _s, _p, _ptr, m in _of(report, "missing-receipt")] == [
         f"planned {rows[0]['phase']} request extra-1 on {rows[0]['server']} has no receipt"]
     assert [f for f in read_lines(example_copy / "plan-requests.jsonl")][-1]["id"] == "extra-1"
+
+
+def test_the_shard_is_read_once_by_its_schema_pass(example_copy, monkeypatch):
+    from verifier.bundle import Bundle
+
+    _shard(example_copy)
+    reads = []
+    real = Bundle.records
+
+    def records(self, kind):
+        reads.append(kind)
+        return real(self, kind)
+
+    monkeypatch.setattr(Bundle, "records", records)
+    assert verify_path(str(example_copy)).verdict == "PASS"
+    assert sorted(reads) == ["plan_requests", "receipts"]
