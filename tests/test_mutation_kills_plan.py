@@ -500,8 +500,8 @@ def test_a_duplicate_receipt_records_how_many_receipts_its_request_has():
     """Kills `observed=1 + len(...)` -> `0 + ...`, `2 + ...`, `1 - ...`: the finding's observed count is the message's."""
     model = from_documents({"plan": PLAN, "receipts": RECEIPTS + [_rq("s2-m", 80), _rq("s2-m", 80)]}, manifest=MANIFEST, names={})
     ctx = Context(subject=Path("."), assets=None, gate=None, data={"evidence": model})
-    found = [(f.message, f.observed) for f in pl.conformance(ctx) if f.code == "duplicate-receipt"]
-    assert found == [("request s2-m has 3 receipts", 3)]
+    found = [(f.message, f.observed, f.pointer) for f in pl.conformance(ctx) if f.code == "duplicate-receipt"]
+    assert found == [("request s2-m has 3 receipts", 3, f"/{len(RECEIPTS)}")]  # the line of the second receipt
 
 
 def test_a_request_listed_three_times_is_said_so_once_in_id_order():

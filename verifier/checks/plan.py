@@ -111,7 +111,8 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             continue
         if rid in more:
             n = 1 + len(more[rid])
-            found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {n} receipts", path=rfile, observed=n))
+            found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {n} receipts", path=rfile,
+                            pointer=table.pointer(more[rid][0]), observed=n))  # the second, the first one that should not be there
         arm = c.arm_of_server.get(req.server)
         have = {"server": table.server[row], "phase": table.phase[row], "arm": table.arm[row]}
         want = {"server": req.server, "phase": req.phase, "arm": arm}
