@@ -89,3 +89,20 @@ def test_the_shard_is_read_once_by_its_schema_pass(example_copy, monkeypatch):
     monkeypatch.setattr(Bundle, "records", records)
     assert verify_path(str(example_copy)).verdict == "PASS"
     assert sorted(reads) == ["plan_requests", "receipts"]
+
+
+def test_a_plan_whose_shard_cannot_be_used_is_no_plan_in_the_model(example_copy):
+    """The model holds no plan without its requests: the plan part is unmapped with the shard's reason, and `plan` is None."""
+    import hashlib
+    from types import SimpleNamespace
+
+    from verifier.bundle import Bundle
+    from verifier.readers.native import evidence_of
+
+    _shard(example_copy)
+    names = ("plan.json", "receipts.jsonl", "claims.json")  # the shard did not pass integrity: not verified
+    bundle = Bundle(example_copy, verified={n: n for n in names},
+                    digests={n: hashlib.sha256((example_copy / n).read_bytes()).hexdigest() for n in names})
+    evidence = evidence_of(SimpleNamespace(bundle=bundle, data={}, options={}, gate_id=None))
+    assert evidence.plan is None
+    assert [(u.part, u.code) for u in evidence.unmapped if u.part == "plan"] == [("plan", "blocked-by-integrity")]
