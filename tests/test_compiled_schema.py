@@ -27,7 +27,8 @@ from verifier.validation import DRAFT_2020_12, schema_validator
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
 GOOD = {kind: (loads_strict_lines if lines else loads_strict)((EXAMPLE / name).read_bytes())
-        for kind, (name, _schema, lines, _required) in DOCUMENTS.items()}
+        for kind, (name, _schema, lines, _required) in DOCUMENTS.items() if (EXAMPLE / name).exists()}
+GOOD["plan_requests"] = GOOD["plan"]["requests"]  # the lines of a plan's shard: the example plan's own requests
 HOSTILE = [Decimal("1.0"), Decimal("1E+2"), Decimal("0.5"), Decimal("-1"), 0, -1, 10**300, True, None, "", "abc\n", "a b",
            "2026-01-01T23:59:60Z", "0000-01-01T00:00:00Z", "2026-01-01t00:00:00z", "http://a b", "A1\n", [], {}]
 
