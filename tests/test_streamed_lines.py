@@ -255,3 +255,8 @@ def test_a_receipt_modelled_as_its_line_is_validated_is_found_at_its_line(exampl
     rehash(example_copy)
     report = verify_path(str(example_copy))
     assert [(f.path, f.pointer) for f in report.findings if f.code == "elapsed-mismatch"] == [("receipts.jsonl", f"/{k}")]
+
+
+def test_a_line_that_is_not_json_is_named_with_its_column_in_that_line():
+    [(number, problem)] = [x for x in iter_strict_lines((b'{"a": 1}\n{"a" 2}\n',)) if type(x[1]) is JSONProblem]
+    assert (number, str(problem)) == (2, "line 2: not valid JSON: Expecting ':' delimiter at column 6")

@@ -543,8 +543,8 @@ def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Ite
                 yield n, JSONProblem("line-too-long", f"line {n} is longer than {line_limit} bytes, the limit for one line", line=n)
             elif not line.strip():
                 yield n, JSONProblem("invalid-json", f"line {n} is blank", line=n)
-            elif type(document) is JSONProblem:
-                yield n, JSONProblem(document.code, f"line {n}: {document}", line=n)
+            elif type(document) is JSONProblem:  # a line is one line of text: its column, not "line 1 column"
+                yield n, JSONProblem(document.code, f"line {n}: {str(document).replace(' at line 1 column ', ' at column ')}", line=n)
             else:
                 yield n, document
 
