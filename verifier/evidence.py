@@ -361,11 +361,6 @@ class ReceiptTable(Sequence[Receipt]):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, (ReceiptTable, tuple)) and tuple(self) == tuple(other)
 
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"ReceiptTable({self.file!r}, {len(self)} rows)"
-
 
 @dataclass(frozen=True, slots=True)
 class ProcessReceipt:
