@@ -162,3 +162,9 @@ def test_a_line_of_a_file_that_changed_while_read_is_modelled_without_failing(li
     assert len(built.table) + len(built.processes) + len(built.unmapped) == 2
     assert [r.request_id for r in [built.table]][0][0] == "r1"
     assert len(PlannedLines.of([{"id": "a", "server": "s", "phase": "measured"}, line], "plan-requests.jsonl").requests) == 1
+
+
+def test_elapsed_seconds_are_the_numbers_held_not_copies():
+    """Memory (issue 40): a derivation over 10^6 rows holds the table's `Decimal`s, not a copy of each; an int is made a `Decimal`."""
+    table = _table()
+    assert table.seconds(0) is table.elapsed[0] and type(table.seconds(1)) is Decimal and table.seconds(1) == 1

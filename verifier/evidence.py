@@ -348,7 +348,7 @@ class ReceiptTable(Sequence[Receipt]):
     def seconds(self, i: int) -> Decimal | None:
         """Return row `i`'s elapsed time in seconds (exact `Decimal`), or None when it records none."""
         value = self.elapsed[i]
-        return None if value is None else Decimal(value)
+        return value if type(value) is Decimal or value is None else Decimal(value)  # the number held, not a copy of it
 
     def __getitem__(self, i: Any) -> Any:
         if isinstance(i, slice):

@@ -33,6 +33,7 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
+from itertools import chain
 from typing import Any
 
 from verifier.bundle import DOCUMENTS, nfc, open_regular
@@ -151,9 +152,9 @@ def consistency(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS, "holds", f"no ok request outlasted the request timeout {limit} s", path=rfile)
     yield from _hold_limits(plan, timeouts, pfile)
 
-    starts = [parse_time(t) for t in (*table.started_at, *(w.started_at for w in c.workers)) if t]
-    if starts and plan.frozen_at:
-        frozen, first = parse_time(plan.frozen_at), min(starts)
+    first = min((parse_time(t) for t in chain(table.started_at, (w.started_at for w in c.workers)) if t), default=None)  # no list
+    if first is not None and plan.frozen_at:
+        frozen = parse_time(plan.frozen_at)
         if frozen > first:
             yield _f(cid, Status.FAIL, "plan-frozen-late",
                      f"plan frozen_at {plan.frozen_at} is after the first receipt started ({first.isoformat()}): "
