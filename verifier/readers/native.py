@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any
+from typing import Any, Self
 
 from verifier import units
 from verifier.errors import Unverifiable
@@ -98,8 +98,8 @@ def _copy(text: str) -> str:
 
     A planned request's id is copied out of the parsed plan so that, once the
     plan's dicts are dropped, the memory they filled holds nothing the model
-    keeps and is returned whole: at 10^6 planned requests, 90 MiB less peak
-    RSS (`benchmarks/README.md`, issue 40).
+    keeps and is returned whole (issue 40; the peak RSS it saves at 10^6
+    planned requests is in `benchmarks/README.md`).
     """
     return text[:1] + text[1:]
 
@@ -203,7 +203,35 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
                     prose=tuple(prose), outcomes=tuple(outcomes))
 
 
-class ReceiptLines:
+class _LineBuilder:
+    """
+    A builder of a part of the model from the parsed lines of one JSON Lines file (`name`), fed a line at a time by `add(index, record)`.
+
+    `of` feeds it every line of an iterable; `schema.documents` feeds it the
+    lines it validates (`LINE_READERS`). `_one` shares one `str` object per
+    distinct value of a dimension.
+    """
+
+    __slots__ = ("name", "_one")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._one: Any = {}.setdefault
+
+    @classmethod
+    def of(cls, lines: Iterable[Any], name: str) -> Self:
+        """Return a builder of file `name` fed every one of `lines` (parsed lines, in file order)."""
+        built = cls(name)
+        for index, record in enumerate(lines):
+            built.add(index, record)
+        return built
+
+    def add(self, index: int, record: Any) -> None:
+        """Model the parsed line `record`, the line of 0-based `index` in the file."""
+        raise NotImplementedError
+
+
+class ReceiptLines(_LineBuilder):
     """
     Builds the receipts part of the model from the parsed lines of one receipts file, a line at a time, as they are read.
 
@@ -217,22 +245,13 @@ class ReceiptLines:
     it lines it is given.
     """
 
-    __slots__ = ("name", "table", "processes", "unmapped", "_one")
+    __slots__ = ("table", "processes", "unmapped")
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        super().__init__(name)
         self.table = ReceiptTable(name)
         self.processes: list[ProcessReceipt] = []
         self.unmapped: list[Unmapped] = []
-        self._one = {}.setdefault
-
-    @classmethod
-    def of(cls, lines: Iterable[Any], name: str) -> ReceiptLines:
-        """Return the builder fed every one of `lines` (parsed receipt lines, in file order) read from file `name`."""
-        built = cls(name)
-        for index, record in enumerate(lines):
-            built.add(index, record)
-        return built
 
     def add(self, index: int, r: Any) -> None:
         """
@@ -265,7 +284,7 @@ class ReceiptLines:
             self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"), "neither a request nor a worker receipt"))
 
 
-class PlannedLines:
+class PlannedLines(_LineBuilder):
     """
     Builds a plan's requests from the parsed lines of the shard the plan names (`plan-requests.jsonl`), a line at a time.
 
@@ -274,20 +293,11 @@ class PlannedLines:
     phase names are one shared `str` object each.
     """
 
-    __slots__ = ("name", "requests", "_one")
+    __slots__ = ("requests",)
 
     def __init__(self, name: str) -> None:
-        self.name = name
+        super().__init__(name)
         self.requests: list[PlannedRequest] = []
-        self._one = {}.setdefault
-
-    @classmethod
-    def of(cls, lines: Iterable[Any], name: str) -> PlannedLines:
-        """Return the builder fed every one of `lines` (parsed shard lines, in file order) read from file `name`."""
-        built = cls(name)
-        for index, record in enumerate(lines):
-            built.add(index, record)
-        return built
 
     def add(self, index: int, r: Any) -> None:
         """Model the parsed shard line `r` (the line of 0-based `index`); total over JSON values, as `ReceiptLines.add` is (a line that is no planned request is left out)."""
