@@ -511,3 +511,20 @@ def test_a_request_listed_three_times_is_said_so_once_in_id_order():
     assert [f[2] for f in found if f[2].startswith("plan lists request")] == ["plan lists request s1-m 3 times", "plan lists request s1-w 2 times"]
     assert ("FAIL", "receipt-disagrees", "receipt of s1-m says {'server': 's1', 'phase': 'measured', 'arm': 'baseline'}, "
                                          "the plan says {'server': 's1', 'phase': 'warmup', 'arm': 'baseline'}") in found
+
+
+def test_timestamps_only_parse_time_reads_are_timed_as_written_and_offsets_kept_in_messages():
+    """The model holds no instant for a lower-case "z": conformance reads it (a span, an order, a message with the text's offset)."""
+    lower = [_rq("s1-w", 0, started_at="2026-01-01T00:00:00z", ended_at="2026-01-01T00:00:10z"), _rq("s1-m", 20),
+             _rq("s2-w", 60), _rq("s2-m", 80, ended_at="2026-01-01T00:01:30z"), _wk("s1"), _wk("s2")]
+    assert _conf(lower) == PASSES
+    assert [f for f in _conf([*lower[:3], _rq("s2-m", 80, ended_at="2026-01-01T00:01:31z"), *lower[4:]]) if f[0] == "FAIL"] == [
+        ("FAIL", "elapsed-mismatch", "request s2-m: elapsed_s 10 but ended_at - started_at = 11 s")]
+    late = [_rq("s1-w", 0), _rq("s1-m", 20), _rq("s2-w", 60, ended_at="2026-01-01T02:01:25+02:00", elapsed_s=25),
+            _rq("s2-m", 80, started_at="2026-01-01T00:01:20z", ended_at="2026-01-01T00:01:30z"), _wk("s1"), _wk("s2")]
+    assert [f for f in _conf(late) if f[0] == "FAIL"] == [
+        ("FAIL", "warmup-after-measured", "server s2: a warmup ends at 2026-01-01T02:01:25+02:00, after the first measured "
+                                          "request starts at 2026-01-01T00:01:20+00:00"),
+        ("FAIL", "concurrency-exceeded", "2 requests were in flight at once (rebuilt from receipt intervals), above max_concurrency 1")]
+    backwards = [_rq("s2-w", 0, started_at="2026-01-01T00:00:00z"), _rq("s2-m", 20), _rq("s1-w", 60), _rq("s1-m", 80), _wk("s1"), _wk("s2")]
+    assert [f for f in _conf(backwards) if f[0] == "FAIL"] == [("FAIL", "arm-order", "servers ran in a different arm order than planned")]

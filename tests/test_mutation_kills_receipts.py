@@ -361,3 +361,43 @@ def test_an_ok_measured_request_without_output_says_it_recorded_none():
     assert (f.expected, f.observed, f.path, f.message) == (
         ">= 1 output", 0, "receipts.jsonl",
         "measured request r0 is ok but records no output, while the plan expects one (expected_output)")
+
+
+def _frozen_message(receipts: list[dict], frozen: str) -> str:
+    plan = {"frozen_at": frozen}
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": _model(plan, receipts)})
+    return next(f.message for f in rc.consistency(ctx) if "frozen" in f.message)
+
+
+@pytest.mark.parametrize("starts,first", [
+    # the earliest instant, as written (its offset kept); equal instants: the first in file order
+    (["2026-10-01T09:00:00Z", "2026-10-01T10:00:00+02:00", "2026-10-01T08:00:00Z"], "2026-10-01T10:00:00+02:00"),
+    (["2026-10-01T09:00:00Z", "2026-10-01T08:00:00Z", "2026-10-01T10:00:00+02:00"], "2026-10-01T08:00:00+00:00"),
+    # a lower-case "z" the model holds no instant for: read here, and still the earliest
+    (["2026-10-01T09:00:00Z", "2026-10-01T07:30:00z", "2026-10-01T08:00:00Z"], "2026-10-01T07:30:00+00:00"),
+    (["2026-10-01T07:00:00Z", "2026-10-01T07:30:00z", "2026-10-01T07:00:00+00:00"], "2026-10-01T07:00:00+00:00"),
+    (["2026-10-01T08:00:00z", "2026-10-01T09:30:00+02:00"], "2026-10-01T09:30:00+02:00"),
+    (["2026-10-01T09:30:00+02:00", "2026-10-01T07:30:00z"], "2026-10-01T09:30:00+02:00"),
+])
+def test_the_earliest_start_is_the_first_of_the_earliest_instants_as_written(starts, first):
+    receipts = [_request(i, started_at=s) for i, s in enumerate(starts)]
+    assert f"after the first receipt started ({first})" in _frozen_message(receipts, "2026-10-02T00:00:00Z")
+
+
+def test_a_worker_that_started_first_is_the_earliest_start_and_a_tie_keeps_the_request():
+    requests = [_request(0, started_at="2026-10-01T09:00:00Z")]
+    early = {**WORKER, "started_at": "2026-10-01T08:59:59Z"}
+    assert "(2026-10-01T08:59:59+00:00)" in _frozen_message([*requests, early], "2026-10-02T00:00:00Z")
+    tie = {**WORKER, "started_at": "2026-10-01T11:00:00+02:00"}
+    assert "(2026-10-01T09:00:00+00:00)" in _frozen_message([*requests, tie], "2026-10-02T00:00:00Z")
+    later = {**WORKER, "started_at": "2026-10-01T09:00:01Z"}
+    assert "(2026-10-01T09:00:00+00:00)" in _frozen_message([*requests, later], "2026-10-02T00:00:00Z")
+    assert "(2026-10-01T08:59:59+00:00)" in _frozen_message([early], "2026-10-02T00:00:00Z")  # workers alone
+
+
+def test_receipts_that_record_no_start_are_passed_over():
+    """A model built without the schema (`from_documents`) may hold a row or worker without `started_at`: no start, no failure."""
+    bare = {k: v for k, v in _request(0).items() if k != "started_at"}
+    worker = {k: v for k, v in WORKER.items() if k != "started_at"}
+    assert "(2026-10-01T09:00:00+00:00)" in _frozen_message([bare, _request(1, started_at="2026-10-01T09:00:00Z"), worker],
+                                                            "2026-10-02T00:00:00Z")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
@@ -9,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier.campaign import Campaign, RequestIndex, elapsed, select
-from verifier.evidence import Location, Output, Plan, PlannedRequest, Quantity, Receipt, ReceiptTable
+from verifier.evidence import (NO_INSTANT, Location, Output, Plan, PlannedRequest, Quantity, Receipt, ReceiptTable, TextColumn, TimeColumn,
+                               parse_time)
 from verifier.readers.native import from_documents
 
 LINES = [
@@ -168,3 +170,61 @@ def test_elapsed_seconds_are_the_numbers_held_not_copies():
     """Memory (issue 40): a derivation over 10^6 rows holds the table's `Decimal`s, not a copy of each; an int is made a `Decimal`."""
     table = _table()
     assert table.seconds(0) is table.elapsed[0] and type(table.seconds(1)) is Decimal and table.seconds(1) == 1
+
+
+# --- the timestamp columns (`TextColumn`, `TimeColumn`): exact text, instants the checks order and subtract ---
+
+_TEXTS = st.one_of(st.none(), st.text(max_size=30), st.integers(), st.just(""), st.just("2026-01-01T00:00:01.5Z"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TEXTS, max_size=40))
+def test_a_text_column_gives_back_every_value_exactly_as_appended(values):
+    column = TextColumn(values)
+    assert len(column) == len(values)
+    assert list(column) == values and [column[i] for i in range(len(values))] == values
+    assert [column[i] for i in range(-len(values), 0)] == values
+    assert column[1:3] == values[1:3]
+    with pytest.raises(IndexError):
+        column[len(values)]
+
+
+def test_a_text_column_holds_ascii_text_as_bytes_and_the_rest_as_itself():
+    column = TextColumn(["2026-01-01T00:00:01Z", None, "", "é", 5, "b"])
+    assert bytes(column.blob) == b"2026-01-01T00:00:01Zb" and column.other == {2: "", 3: "é", 4: 5}  # None is an empty span
+    assert column.ends.tolist() == [20, 20, 20, 20, 20, 21]
+
+
+_INSTANTS = st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
+                         timezones=st.sampled_from([timezone.utc, timezone(timedelta(hours=5, minutes=30)), timezone(timedelta(hours=-8))]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_INSTANTS, min_size=1, max_size=20), st.sampled_from(["seconds", "milliseconds", "microseconds", "auto"]),
+       st.booleans())
+def test_a_time_column_holds_each_rows_instant_as_parse_time_reads_it(moments, spec, zulu):
+    texts = [m.isoformat(timespec=spec) for m in moments]
+    if zulu:
+        texts = [t.replace("+00:00", "Z") for t in texts]
+    column = TimeColumn(texts)
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    assert list(column) == texts
+    assert [column.instant(i) for i in range(len(texts))] == column.at.tolist() == [
+        (parse_time(t) - epoch) // timedelta(microseconds=1) for t in texts]
+
+
+def test_a_time_column_reads_what_only_parse_time_reads_when_asked_and_fails_as_it_fails():
+    column = TimeColumn(["2026-01-01T00:00:01z", None, "2026-13-01T00:00:00Z", "2026-01-01T00:00:00.000001Z"])
+    assert column.at.tolist() == [NO_INSTANT, NO_INSTANT, NO_INSTANT, 1767225600000001]
+    assert column.instant(0) == 1767225601000000  # lower-case "z": UTC
+    with pytest.raises(TypeError):
+        column.instant(1)  # no text: the check that needs an instant fails as parse_time(None) fails
+    with pytest.raises(ValueError):
+        column.instant(2)
+
+
+def test_a_tables_timestamps_are_time_columns_of_its_rows():
+    table = _table()
+    assert isinstance(table.started_at, TimeColumn) and list(table.started_at) == [
+        "2026-01-01T00:00:01Z", "2026-01-01T00:00:03Z", "2026-01-01T00:00:05Z"]
+    assert table.ended_at.at.tolist()[0] - table.started_at.at.tolist()[0] == 1_500_000

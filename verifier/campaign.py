@@ -9,19 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from verifier.evidence import Evidence, Plan, PlannedRequest, ProcessReceipt, Receipt, ReceiptTable
+from verifier.evidence import Evidence, Plan, PlannedRequest, ProcessReceipt, Receipt, ReceiptTable, parse_time
 from verifier.readers.native import evidence_of
 
 __all__ = ["Campaign", "RequestIndex", "campaign_of", "elapsed", "parse_time", "select"]
-
-
-def parse_time(value: str) -> datetime:
-    """Return an aware `datetime` for an RFC 3339 `date-time` string (already format-checked by the schema)."""
-    return datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
 
 
 class RequestIndex(Mapping[str, list[Receipt]]):

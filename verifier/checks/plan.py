@@ -18,7 +18,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.campaign import campaign_of, elapsed, parse_time
-from verifier.evidence import PlannedRequest
+from verifier.evidence import NO_INSTANT, PlannedRequest
 from verifier.readers.native import evidence_of
 from verifier import stats
 from verifier.stats import peak_in_flight
@@ -138,34 +138,40 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     # (c) timing: per-receipt identity, warmups before measured, arm order (the first receipt of each request id)
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
     rows = list(first.values())
-    first_start: dict[str, Any] = {}
-    warm_end: dict[str, Any] = {}  # server -> the latest end of its warmups
-    measured_start: dict[str, Any] = {}  # server -> the earliest start of its measured requests
-    intervals: list[tuple[Any, Any]] | None = [] if plan.concurrency is not None else None
-    for i in rows:  # each timestamp parsed once, nothing kept per receipt beyond the intervals a concurrency limit needs
-        start, end = parse_time(table.started_at[i]), parse_time(table.ended_at[i])
-        delta = end - start
-        span = Decimal(delta.days * 86400 + delta.seconds) + Decimal(delta.microseconds) / Decimal(10**6)
+    first_start: dict[str, int] = {}  # server -> the earliest start of its requests (microseconds since the epoch)
+    warm_end: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the latest end of its warmups
+    measured_start: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the earliest start of its measured requests
+    intervals: list[tuple[int, int]] | None = [] if plan.concurrency is not None else None
+    starts, ends = table.started_at, table.ended_at
+    start_at, end_at = starts.at, ends.at
+    for i in rows:  # the instants the model holds; nothing kept per receipt beyond the intervals a concurrency limit needs
+        start, end = start_at[i], end_at[i]
+        if start == NO_INSTANT or end == NO_INSTANT:  # a text the model did not read as an instant: read it here (or fail as it fails)
+            start, end = starts.instant(i), ends.instant(i)
         if end < start:
             found.append(_f(Status.FAIL, "time-order", f"request {table.request_id[i]} ends before it starts", path=table.file, pointer=table.pointer(i)))
-        elif not stats.compare(elapsed(table, i), span, declared=tolerance).holds:
-            written = table.elapsed[i]
-            found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {table.request_id[i]}: elapsed_s {written} but ended_at - started_at = {span} s",
-                            expected=str(span), observed=str(written), path=table.file, pointer=table.pointer(i)))
+        else:
+            seconds, micros = divmod(end - start, 1_000_000)
+            span = Decimal(seconds) + Decimal(micros) / Decimal(10**6)
+            if not stats.compare(elapsed(table, i), span, declared=tolerance).holds:
+                written = table.elapsed[i]
+                found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {table.request_id[i]}: elapsed_s {written} but ended_at - started_at = {span} s",
+                                expected=str(span), observed=str(written), path=table.file, pointer=table.pointer(i)))
         sid, phase = table.server[i] or "", table.phase[i]
         if sid not in first_start or start < first_start[sid]:
             first_start[sid] = start
-        if phase == "warmup" and (sid not in warm_end or end > warm_end[sid]):
-            warm_end[sid] = end
-        elif phase == "measured" and (sid not in measured_start or start < measured_start[sid]):
-            measured_start[sid] = start
+        if phase == "warmup" and (sid not in warm_end or end > warm_end[sid][0]):
+            warm_end[sid] = (end, i)
+        elif phase == "measured" and (sid not in measured_start or start < measured_start[sid][0]):
+            measured_start[sid] = (start, i)
         if intervals is not None:
             intervals.append((start, end))
     first_start = {sid: first_start[sid] for sid, _arm in plan.run_order if sid in first_start}  # in run order: ties keep it
     for sid, _arm in plan.run_order:
-        if sid in warm_end and sid in measured_start and warm_end[sid] > measured_start[sid]:
+        if sid in warm_end and sid in measured_start and warm_end[sid][0] > measured_start[sid][0]:
+            warmup_end, measured = parse_time(ends[warm_end[sid][1]]), parse_time(starts[measured_start[sid][1]])  # as written, offset kept
             found.append(_f(Status.FAIL, "warmup-after-measured",
-                            f"server {sid}: a warmup ends at {warm_end[sid].isoformat()}, after the first measured request starts at {measured_start[sid].isoformat()}",
+                            f"server {sid}: a warmup ends at {warmup_end.isoformat()}, after the first measured request starts at {measured.isoformat()}",
                             path=rfile))
     observed_order = [c.label_of_arm.get(c.arm_of_server[sid], "?") for sid in sorted(first_start, key=lambda k: first_start[k])]
     if len(first_start) == len(plan.run_order) and observed_order != order:

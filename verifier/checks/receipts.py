@@ -33,11 +33,11 @@ import hashlib
 import os
 import re
 from collections.abc import Iterator
-from itertools import chain
 from typing import Any
 
 from verifier.bundle import DOCUMENTS, nfc, open_regular
 from verifier.campaign import campaign_of, elapsed, parse_time
+from verifier.evidence import NO_INSTANT, TimeColumn
 from verifier.readers.native import ATTEMPT_ROLES, evidence_of
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
@@ -152,7 +152,7 @@ def consistency(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS, "holds", f"no ok request outlasted the request timeout {limit} s", path=rfile)
     yield from _hold_limits(plan, timeouts, pfile)
 
-    first = min((parse_time(t) for t in chain(table.started_at, (w.started_at for w in c.workers)) if t), default=None)  # no list
+    first = _first_start(table.started_at, [w.started_at for w in c.workers])
     if first is not None and plan.frozen_at:
         frozen = parse_time(plan.frozen_at)
         if frozen > first:
@@ -162,6 +162,30 @@ def consistency(ctx: Context) -> Iterator[Finding]:
                      expected=f"<= {first.isoformat()}", observed=plan.frozen_at)
         else:
             yield _f(cid, Status.PASS, "holds", "the plan was frozen before the first receipt started", path=pfile)
+
+
+def _first_start(starts: TimeColumn, workers: list[str | None]) -> Any:
+    """
+    Return the earliest of the request rows' `starts` and the workers' start texts, as written (an aware `datetime`), or None if none has one.
+
+    Equal instants: the first in file order, request rows before workers.
+    The rows' instants are the column's (`TimeColumn.at`); a row without
+    one, and each worker, is read by `parse_time` (its errors raised).
+    """
+    at = starts.at
+    best: tuple[int, int] | None = None  # (instant, row)
+    if NO_INSTANT in at:  # a row the model did not read as an instant (no text, or one only parse_time reads): each in turn
+        for i, value in enumerate(starts):
+            if value and (best is None or starts.instant(i) < best[0]):
+                best = (starts.instant(i), i)
+    elif len(at):
+        low = min(at)
+        best = (low, at.index(low))
+    first = None if best is None else parse_time(starts[best[1]])
+    for text in workers:
+        if text and (first is None or parse_time(text) < first):
+            first = parse_time(text)
+    return first
 
 
 def _looks_like_receipts(head: bytes) -> bool:
