@@ -38,10 +38,11 @@ def _reference(c: Campaign, selection: dict[str, str]) -> list[str]:
                                        {"server": "A1"}, {"server": "B1", "arm": "baseline"}, {"arm": "nobody"},
                                        {"arm": "baseline", "outcome": "ok"}, {}])
 def test_planned_selects_by_server_phase_and_arm_in_plan_order(campaign: Campaign, selection: dict[str, str]) -> None:
-    got = [r.id for r in campaign.planned(selection)]
+    requests = campaign.plan.requests
+    got = [requests.id[k] for k in campaign.planned(selection)]
     assert got == _reference(campaign, selection)
     if selection.get("arm") in ("baseline", "candidate") and "server" not in selection:
-        assert got and all(campaign.arm_of_server[r.server] == selection["arm"] for r in campaign.planned(selection))
+        assert got and all(campaign.arm_of_server[requests.server[k]] == selection["arm"] for k in campaign.planned(selection))
         assert len(got) < len(campaign.plan.requests)
 
 

@@ -528,3 +528,30 @@ def test_timestamps_only_parse_time_reads_are_timed_as_written_and_offsets_kept_
         ("FAIL", "concurrency-exceeded", "2 requests were in flight at once (rebuilt from receipt intervals), above max_concurrency 1")]
     backwards = [_rq("s2-w", 0, started_at="2026-01-01T00:00:00z"), _rq("s2-m", 20), _rq("s1-w", 60), _rq("s1-m", 80), _wk("s1"), _wk("s2")]
     assert [f for f in _conf(backwards) if f[0] == "FAIL"] == [("FAIL", "arm-order", "servers ran in a different arm order than planned")]
+
+
+def test_a_request_listed_again_is_judged_once_at_its_first_place_as_its_last_listing_says():
+    """The plan lists s1-w three times (first as a warmup on s1, last as a measured request on s2) and s1-m twice."""
+    requests = [{"id": "s1-w", "server": "s1", "phase": "warmup"}, {"id": "s2-w", "server": "s2", "phase": "warmup"},
+                {"id": "s1-w", "server": "s1", "phase": "warmup"}, {"id": "s1-m", "server": "s1", "phase": "measured"},
+                {"id": "s2-m", "server": "s2", "phase": "measured"}, {"id": "s1-w", "server": "s2", "phase": "measured"},
+                {"id": "s1-m", "server": "s1", "phase": "measured"}]
+    found = _conf(plan={"requests": requests, "max_concurrency": None})
+    assert [f for f in found if f[1] in ("receipt-disagrees", "missing-receipt") or "request s1-" in f[2]] == [
+        ("FAIL", "plan-inconsistent", "plan lists request s1-m 2 times"),
+        ("FAIL", "plan-inconsistent", "plan lists request s1-w 3 times"),
+        ("FAIL", "receipt-disagrees", "receipt of s1-w says {'server': 's1', 'phase': 'warmup', 'arm': 'baseline'}, "
+                                      "the plan says {'server': 's2', 'phase': 'measured', 'arm': 'candidate'}")]
+    missing = _conf([_rq("s1-m", 20), _rq("s2-w", 60), _rq("s2-m", 80), _wk("s1"), _wk("s2")],
+                    plan={"requests": requests, "max_concurrency": None})
+    assert [f[2] for f in missing if f[1] == "missing-receipt"] == ["planned measured request s1-w on s2 has no receipt"]
+    twice = [*PLAN["requests"], PLAN["requests"][0]]
+    assert [f for f in _conf(plan={"requests": twice}) if f[0] == "PASS"][0] == PASSES[0]  # four distinct requests, not five
+
+
+def test_receipts_of_ids_the_plan_does_not_list_are_unplanned_in_id_order():
+    receipts = [*RECEIPTS, _rq("s9-m", 100, server="s2"), _rq("s8-m", 110, server="s2"), _rq("s8-m", 120, server="s2")]
+    found = _conf(receipts, plan={"max_concurrency": None})
+    assert [f[2] for f in found if f[1] == "unplanned-receipt"] == ["receipt for request s8-m is not in the plan",
+                                                                    "receipt for request s9-m is not in the plan"]
+    assert "requests" not in [f[1] for f in found]

@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier.campaign import Campaign, RequestIndex, elapsed, select
-from verifier.evidence import (NO_INSTANT, Location, Output, Plan, PlannedRequest, Quantity, Receipt, ReceiptTable, TextColumn, TimeColumn,
+from verifier.evidence import (NO_INSTANT, Location, Output, Plan, PlannedRequest, PlannedRequests, Quantity, Receipt, ReceiptTable,
+                               TextColumn, TimeColumn,
                                parse_time)
 from verifier.readers.native import from_documents
 
@@ -101,8 +102,7 @@ def test_select_gives_the_first_row_of_each_planned_request_and_names_the_missin
     plan = Plan(arms={"a": "baseline"}, servers={"s1": "a"},
                 requests=(PlannedRequest("r1", "s1", "measured"), PlannedRequest("r2", "s1", "warmup"), PlannedRequest("r9", "s1", "measured")))
     c = Campaign(plan=plan, receipts=_table(), arm_of_server={"s1": "a"})
-    for req in plan.requests:
-        c.planned_on.setdefault(req.server, []).append(req)
+    c.planned_on = {"s1": [0, 1, 2]}
     assert select(c, {}) == ([0, 1], ["r9"])
     assert select(c, {"phase": "measured"}) == ([0], ["r9"])
     assert select(c, {"outcome": "ok"}) == ([0], ["r9"])  # the denominator stays the plan: r2 is selected out, not missing
@@ -228,3 +228,31 @@ def test_a_tables_timestamps_are_time_columns_of_its_rows():
     assert isinstance(table.started_at, TimeColumn) and list(table.started_at) == [
         "2026-01-01T00:00:01Z", "2026-01-01T00:00:03Z", "2026-01-01T00:00:05Z"]
     assert table.ended_at.at.tolist()[0] - table.started_at.at.tolist()[0] == 1_500_000
+
+
+# --- the plan's requests as columns (`PlannedRequests`) ---
+
+
+def test_planned_requests_are_columns_equal_to_the_tuple_of_their_rows():
+    rows = (PlannedRequest("r1", "s1", "warmup"), PlannedRequest("r2", "s1", "measured"), PlannedRequest("r1", "s2", "measured"),
+            PlannedRequest("r3", "s2", "measured"), PlannedRequest("r1", "s1", "measured"))
+    requests = PlannedRequests(rows)
+    assert requests == rows and tuple(requests) == rows and list(requests) == list(rows) and requests != list(rows)
+    assert (requests.id, requests.server, requests.phase) == (["r1", "r2", "r1", "r3", "r1"], ["s1", "s1", "s2", "s2", "s1"],
+                                                              ["warmup", "measured", "measured", "measured", "measured"])
+    assert len(requests) == 5 and requests[1] == rows[1] and requests[-1] == rows[-1] and requests[1:3] == rows[1:3]
+    assert requests.repeated == {"r1": 3} and requests.last == {"r1": 4}  # listed three times, last at row 4
+    assert PlannedRequests.of(requests) is requests and PlannedRequests.of(rows) == requests
+    with pytest.raises(IndexError):
+        requests[5]
+    assert requests.done() is requests
+    with pytest.raises(TypeError):
+        requests.append("r4", "s1", "measured")  # done: the set of ids is gone
+    assert PlannedRequests().repeated == {} and len(PlannedRequests()) == 0
+
+
+def test_the_plans_requests_are_modelled_as_columns_with_one_str_per_server_and_phase():
+    plan = {"arms": [], "servers": [], "requests": [{"id": f"r{i}", "server": "s" + "1", "phase": "meas" + "ured"} for i in range(3)]}
+    requests = from_documents({"plan": plan}, manifest=None, names={}).plan.requests
+    assert isinstance(requests, PlannedRequests) and requests.id == ["r0", "r1", "r2"]
+    assert len({id(s) for s in requests.server}) == 1 and len({id(p) for p in requests.phase}) == 1

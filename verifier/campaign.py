@@ -7,12 +7,13 @@ the bundle v1 documents, or a foreign layout mapped by a profile); no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
-from verifier.evidence import Evidence, Plan, PlannedRequest, ProcessReceipt, Receipt, ReceiptTable, parse_time
+from verifier.evidence import Evidence, Plan, PlannedRequests, ProcessReceipt, Receipt, ReceiptTable, parse_time
 from verifier.readers.native import evidence_of
 
 __all__ = ["Campaign", "RequestIndex", "campaign_of", "elapsed", "parse_time", "select"]
@@ -71,7 +72,7 @@ class Campaign:
     """
     Represents a plan with its receipts.
 
-    `plan` is the model's `Plan`; `receipts` the request receipts (a
+    `plan` is the model's `Plan` (its `requests` as `PlannedRequests`); `receipts` the request receipts (a
     `ReceiptTable`: columns, one row per receipt in the order read) and
     `workers` the worker process receipts; `requests` maps request id to its
     request receipts (a `RequestIndex` of rows); `arm_of_server` and
@@ -84,12 +85,14 @@ class Campaign:
     requests: RequestIndex = field(init=False)
     arm_of_server: dict[str, str] = field(default_factory=dict)
     label_of_arm: dict[str, str] = field(default_factory=dict)
-    #: server id -> the plan's requests on that server, in plan order.
-    planned_on: dict[str, list[PlannedRequest]] = field(default_factory=dict)
+    #: server id -> the rows of `plan.requests` on that server, in plan order (an `array` of 64-bit integers: no object a row).
+    planned_on: dict[str, Sequence[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.receipts = ReceiptTable.of(self.receipts)
         self.requests = RequestIndex(self.receipts)
+        if not isinstance(self.plan.requests, PlannedRequests):  # a plan a test or another reader built as a tuple
+            self.plan = replace(self.plan, requests=PlannedRequests(self.plan.requests))
 
     @classmethod
     def build(cls, evidence: Evidence) -> Campaign:
@@ -105,25 +108,30 @@ class Campaign:
         c = cls(plan=plan, receipts=evidence.receipts, workers=tuple(evidence.processes))  # type: ignore[arg-type]
         c.arm_of_server = dict(plan.servers)
         c.label_of_arm = dict(plan.labels)
-        for req in plan.requests:
-            c.planned_on.setdefault(req.server, []).append(req)
+        on = c.planned_on
+        for row, server in enumerate(c.plan.requests.server):
+            if server in on:
+                on[server].append(row)
+            else:
+                on[server] = array("q", (row,))
         return c
 
-    def planned(self, selection: dict[str, str]) -> list[PlannedRequest]:
+    def planned(self, selection: dict[str, str]) -> Sequence[int]:
         """
-        Return the planned requests matching `selection` (keys `server`, `arm`, `phase`).
+        Return the rows of `plan.requests` (`PlannedRequests`) matching `selection` (keys `server`, `arm`, `phase`), in plan order.
 
         With `server` only that server's requests are scanned, so a loop over
-        servers stays linear in the plan's size.
+        servers stays linear in the plan's size. The rows are an `array` of
+        64-bit integers (a `range` for no selection).
         """
-        pool = self.planned_on.get(selection["server"], []) if "server" in selection else self.plan.requests
-        out = list(pool)  # `pool` is that server's already; filtered one key at a time, no row per request (issue 40)
-        if "phase" in selection:
-            phase = selection["phase"]
-            out = [req for req in out if req.phase == phase]
+        requests = self.plan.requests
+        out: Sequence[int] = self.planned_on.get(selection["server"], ()) if "server" in selection else range(len(requests))
+        if "phase" in selection:  # filtered one key at a time, over the columns (issue 40)
+            phase, phases = selection["phase"], requests.phase
+            out = array("q", (row for row in out if phases[row] == phase))  # no list of int objects on the way
         if "arm" in selection:
-            arm, arm_of = selection["arm"], self.arm_of_server
-            out = [req for req in out if arm_of.get(req.server) == arm]
+            arm, arm_of, servers = selection["arm"], self.arm_of_server, requests.server
+            out = array("q", (row for row in out if arm_of.get(servers[row]) == arm))
         return out
 
     def servers_of_arm(self, arm: str) -> list[str]:
@@ -151,10 +159,11 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
     chosen, missing = [], []
     first, outcomes = campaign.requests.first, campaign.receipts.outcome
     want = selection.get("outcome")
-    for req in campaign.planned(plan_sel):
-        row = first.get(req.id)
+    ids = campaign.plan.requests.id
+    for rid in map(ids.__getitem__, campaign.planned(plan_sel)):
+        row = first.get(rid)
         if row is None:
-            missing.append(req.id)
+            missing.append(rid)
         elif want is None or outcomes[row] == want:
             chosen.append(row)
     return chosen, missing

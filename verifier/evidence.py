@@ -59,6 +59,7 @@ __all__ = [
     "RecordedOutcome",
     "Plan",
     "PlannedRequest",
+    "PlannedRequests",
     "ProcessReceipt",
     "QualityComparison",
     "Quantity",
@@ -147,6 +148,69 @@ class PlannedRequest(NamedTuple):
     phase: str
 
 
+class PlannedRequests(Sequence[PlannedRequest]):
+    """
+    Represents a plan's requests as columns, in the order the plan lists them (issue 40: a plan may list 10^7).
+
+    Columns (lists of equal length): `id`, `server`, `phase` (the builders
+    share one `str` object per distinct server and phase). `repeated` maps an
+    id the plan lists more than once to how many times, and `last` such an id
+    to the row of its last listing. `requests[i]` builds row `i`'s
+    `PlannedRequest` (negative counts from the end; past the end raises
+    `IndexError`); a `PlannedRequests` is equal to the tuple of its rows.
+    """
+
+    __slots__ = ("id", "server", "phase", "repeated", "last", "_seen")
+
+    def __init__(self, requests: Iterable[PlannedRequest] = ()) -> None:
+        self.id: list[str] = []
+        self.server: list[str] = []
+        self.phase: list[str] = []
+        self.repeated: dict[str, int] = {}
+        self.last: dict[str, int] = {}
+        self._seen: set[str] | None = set()  # the ids so far, while rows are appended (`done` drops it)
+        for r in requests:
+            self.append(*r)
+
+    @classmethod
+    def of(cls, requests: Sequence[PlannedRequest]) -> PlannedRequests:
+        """Return `requests` as columns (a `PlannedRequests` is returned as is)."""
+        return requests if isinstance(requests, PlannedRequests) else cls(requests)
+
+    def append(self, rid: str, server: str, phase: str) -> None:
+        """Append one planned request (before `done`)."""
+        seen = self._seen  # None after `done`: appending then raises TypeError
+        if rid in seen:
+            self.repeated[rid] = self.repeated.get(rid, 1) + 1
+            self.last[rid] = len(self.id)
+        else:
+            seen.add(rid)
+        self.id.append(rid)
+        self.server.append(server)
+        self.phase.append(phase)
+
+    def done(self) -> PlannedRequests:
+        """Drop the set of ids kept while appending (10^6 ids: about 32 MB) and return the columns."""
+        self._seen = None
+        return self
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return tuple(self[k] for k in range(*i.indices(len(self.id))))
+        return PlannedRequest(self.id[i], self.server[i], self.phase[i])
+
+    def __iter__(self) -> Iterator[PlannedRequest]:
+        return map(PlannedRequest, self.id, self.server, self.phase)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, (PlannedRequests, tuple)) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     """
@@ -155,7 +219,7 @@ class Plan:
     `arms` maps arm id -> role (`baseline`/`candidate`); `servers` maps
     server id -> arm id; `order` is the arm order (labels or ids);
     `per_server` maps phase -> planned requests per server; `requests` the
-    planned request ids with their server and phase; `expected_output` the
+    planned request ids with their server and phase (`PlannedRequests`, columns, from the native reader); `expected_output` the
     media shape (duration, frames, fps, sample rate, channels) as the plan
     states it; `timeouts` (name -> `Quantity`), `concurrency` (the most
     requests allowed in flight at once) and `arrival` as stated (None when
@@ -171,7 +235,7 @@ class Plan:
     servers: Mapping[str, str]
     order: tuple[str, ...] = ()
     per_server: Mapping[str, int] = field(default_factory=dict)
-    requests: tuple[PlannedRequest, ...] = ()
+    requests: Sequence[PlannedRequest] = ()
     expected_output: Mapping[str, Any] = field(default_factory=dict)
     timeouts: Mapping[str, Quantity] = field(default_factory=dict)
     concurrency: int | None = None

@@ -33,6 +33,7 @@ from verifier.evidence import (
     Output,
     Plan,
     PlannedRequest,
+    PlannedRequests,
     ProcessReceipt,
     Prose,
     QualityComparison,
@@ -104,6 +105,14 @@ def _copy(text: str) -> str:
     return text[:1] + text[1:]
 
 
+def _planned(listed: Iterable[Any]) -> PlannedRequests:
+    """Return the `PlannedRequests` of a plan's list of request objects (ids copied by `_copy`; server and phase names shared)."""
+    one, requests = {}.setdefault, PlannedRequests()
+    for r in listed:
+        requests.append(_copy(r["id"]), one(r["server"], r["server"]), one(r["phase"], r["phase"]))
+    return requests.done()
+
+
 def plan_of(doc: dict[str, Any], name: str) -> Plan:
     """
     Return the model's `Plan` of a parsed, schema-valid `plan.json` document `doc` read from file `name`.
@@ -113,15 +122,13 @@ def plan_of(doc: dict[str, Any], name: str) -> Plan:
     by every planned request, and request ids are copies (`_copy`) (issue 40:
     a plan may list 10^6 requests).
     """
-    one = {}.setdefault
     listed = doc.get("requests", [])  # the requests themselves, or {"file": ...}: the shard that lists them (`PlannedLines`)
     return Plan(
         arms={a["id"]: a.get("role", "") for a in doc.get("arms", [])},
         servers={s["id"]: s["arm"] for s in doc.get("servers", [])},
         order=tuple(doc.get("arm_order", [])),
         per_server={"warmup": doc.get("warmups_per_server", 0), "measured": doc.get("measured_per_server", 0)},
-        requests=tuple(PlannedRequest(_copy(r["id"]), one(r["server"], r["server"]), one(r["phase"], r["phase"]))
-                       for r in (listed if isinstance(listed, list) else ())),
+        requests=_planned(listed if isinstance(listed, list) else ()),
         expected_output=dict(doc.get("expected_output", {})),
         timeouts={k: Quantity(Decimal(v), timeout_unit(k), written=str(v)) for k, v in (doc.get("timeouts") or {}).items()
                   if v is not None and not isinstance(v, bool)},
@@ -289,7 +296,7 @@ class PlannedLines(_LineBuilder):
     Builds a plan's requests from the parsed lines of the shard the plan names (`plan-requests.jsonl`), a line at a time.
 
     `add(index, record)` takes a schema-valid line (`plan-request.schema.json`)
-    and appends its `PlannedRequest` to `requests`, in file order; server and
+    and appends it to `requests` (`PlannedRequests`, columns), in file order; server and
     phase names are one shared `str` object each.
     """
 
@@ -297,13 +304,13 @@ class PlannedLines(_LineBuilder):
 
     def __init__(self, name: str) -> None:
         super().__init__(name)
-        self.requests: list[PlannedRequest] = []
+        self.requests = PlannedRequests()
 
     def add(self, index: int, r: Any) -> None:
         """Model the parsed shard line `r` (the line of 0-based `index`); total over JSON values, as `ReceiptLines.add` is (a line that is no planned request is left out)."""
         one = self._one
         if type(r) is dict and all(type(r.get(key)) is str for key in ("id", "server", "phase")):
-            self.requests.append(PlannedRequest(r["id"], one(r["server"], r["server"]), one(r["phase"], r["phase"])))
+            self.requests.append(r["id"], one(r["server"], r["server"]), one(r["phase"], r["phase"]))
 
 
 #: The builders of the model from a document as `schema.documents` validated it, by document kind, so it is parsed once
@@ -346,7 +353,7 @@ def evidence_of(ctx: Any) -> Evidence:
         name = bundle.kinds["plan_requests"][0]
         try:
             shard = bundle.modelled["plan_requests"] if "plan_requests" in bundle.modelled else PlannedLines.of(bundle.document("plan_requests"), name)
-            documents["plan"] = replace(plan, requests=tuple(shard.requests))
+            documents["plan"] = replace(plan, requests=shard.requests.done())
         except Unverifiable as exc:
             documents.pop("plan")
             unmapped.append(Unmapped(f"document {name}", Location(name), str(exc), "plan", exc.code))
