@@ -172,3 +172,17 @@ def test_bind_subject_binds_only_what_the_subject_determines(text, verdict, name
     q = _q(text)
     found, chosen, tol = bind_subject(q, read(q, KEYS, LEVELS), EVIDENCE)
     assert (found, [e.name for e in chosen], tol) == (verdict, names, tolerance)
+
+
+@pytest.mark.parametrize("text,selector,word", [
+    # the selectors of a time come from `wording.EXTREME_WORDS` (issue 36): every word that names the least (greatest) time
+    ("The lowest request took 3 s.", "min", "lowest"), ("The smallest A1 request took 3 s.", "min", "smallest"),
+    ("The min request took 3 s.", "min", "min"), ("The shortest request took 3 s.", "min", "shortest"),
+    ("The highest request took 3 s.", "max", "highest"), ("The largest request took 3 s.", "max", "largest"),
+    ("The max request took 3 s.", "max", "max"), ("The peak request took 3 s.", "max", "peak"),
+    ("The worst request took 3 s.", "max", "worst"), ("The quickest request took 3 s.", "min", "quickest"),
+    ("The closest request took 3 s.", None, None),
+])
+def test_every_word_naming_the_least_or_greatest_time_is_a_selector(text, selector, word):
+    s = read(_q(text), KEYS, LEVELS)
+    assert (s.selector, s.words[-1] if s.selector else None) == (selector, word)

@@ -68,3 +68,64 @@ def test_a_speed_word_with_a_unit_the_registry_does_not_know_names_either_extrem
     from verifier.wording import extreme
 
     assert extreme("the fastest run", "furlongs") == ("fastest", frozenset({"min", "max"}))
+
+
+# One vocabulary of extreme words (issue 36): `wording.EXTREME_WORDS`, from which `extreme`, `EXTREMES` (recorded scores)
+# and `subjects.SELECTORS` (request times) are built. Where the three former lists disagreed, the choice made:
+# "shortest"/"longest" and "peak" name the least/greatest wherever an extreme is read; "worst" is a slow word (the
+# greatest time, the least rate, and of a score, whose better side the words do not give, neither); "closest" is no
+# extreme word (the closest LPIPS is the least, the closest SSIM the greatest).
+
+
+@pytest.mark.parametrize(("text", "unit", "expected"), [
+    ("the peak rate", "req/s", ("peak", {"max"})), ("peak memory", "GiB", ("peak", {"max"})),
+    ("the worst latency", "s", ("worst", {"max"})), ("the worst throughput", "req/s", ("worst", {"min"})),
+    ("the worst score", None, ("worst", {"min", "max"})), ("the closest score", None, None), ("the closest run", "s", None),
+])
+def test_every_extreme_word_is_read_by_extreme(text, unit, expected):
+    from verifier.wording import extreme
+
+    found = extreme(text, unit)
+    assert (None if found is None else (found[0], set(found[1]))) == expected
+
+
+def test_the_three_readings_of_extremes_come_from_one_vocabulary():
+    """Every word of `EXTREME_WORDS` and no other is an extreme for `extreme`, the score binding and the request selectors."""
+    import re
+
+    from verifier.subjects import SELECTORS
+    from verifier.wording import EXTREME_WORDS, EXTREMES, extreme
+
+    every = {w for words in EXTREME_WORDS.values() for w in words}
+    assert {w for w in every if extreme(f"the {w} one", "s")} == every
+    assert {w: extreme(f"the {w} one", "s")[1] for w in every} == {
+        **{w: {"min"} for w in EXTREME_WORDS["min"] + EXTREME_WORDS["fast"]}, **{w: {"max"} for w in EXTREME_WORDS["max"] + EXTREME_WORDS["slow"]}}
+    scores = {w: [name for name, rx in EXTREMES if re.search(rx, f"the {w} one")] for w in every}
+    assert scores == {**{w: ["min"] for w in EXTREME_WORDS["min"]}, **{w: ["max"] for w in EXTREME_WORDS["max"]},
+                      **{w: [] for w in EXTREME_WORDS["fast"] + EXTREME_WORDS["slow"]}}
+    selectors = {w: [name for name, rx in SELECTORS if name in ("min", "max") and re.search(rx, f"the {w} one")] for w in every}
+    assert selectors == {w: sorted(extreme(f"the {w} one", "s")[1]) for w in every}
+
+
+def _score(text: str, unit: str | None = None) -> list[tuple[str, str, str]]:
+    from verifier.binding import Evidence, bind
+
+    recorded = [Evidence(f"quality.{m}.{s}", Decimal(v), None, "recorded", f"d {m} {s}", statistic=s, topics=frozenset({m}))
+                for m in ("lpips", "ssim") for s, v in (("min", "0.10" if m == "lpips" else "0.95"), ("max", "0.30" if m == "lpips" else "0.99"))]
+    return [(o.status, o.code, o.message) for o in bind(extract(text, "pr.md"), recorded, [], {})]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # "worst" and "closest" name no extreme of a score: the worst LPIPS is its greatest, the worst SSIM its least (was: the least)
+    ("The worst LPIPS was 0.30.", ("PASS", "recorded-score", "0.30 is quality.lpips.max = 0.30 (d lpips max)")),
+    ("The closest SSIM was 0.99.", ("PASS", "recorded-score", "0.99 is quality.ssim.max = 0.99 (d ssim max)")),
+    # "peak", "highest", "longest" name the greatest score, "shortest" the least
+    ("The peak SSIM was 0.95.", ("FAIL", "claim-mismatch", "states 0.95, but the wording (max) says it is quality.ssim.max, which the evidence "
+                                                            "gives as 0.99 (delta -0.04, tolerance 0.005; d ssim max)")),
+    ("On the longest clip SSIM was 0.95.", ("FAIL", "claim-mismatch", "states 0.95, but the wording (max) says it is quality.ssim.max, which "
+                                                                       "the evidence gives as 0.99 (delta -0.04, tolerance 0.005; d ssim max)")),
+    ("On the shortest clip SSIM was 0.99.", ("FAIL", "claim-mismatch", "states 0.99, but the wording (min) says it is quality.ssim.min, which "
+                                                                        "the evidence gives as 0.95 (delta 0.04, tolerance 0.005; d ssim min)")),
+])
+def test_the_extreme_words_of_a_recorded_score(text, expected):
+    assert _score(text) == [expected]

@@ -25,14 +25,13 @@ from decimal import Decimal
 
 from verifier import stats, units
 from verifier.claimtext import Quantity
-from verifier.wording import bound_holds, bound_of, keys_of
+from verifier.wording import TIME_EXTREMES, bound_holds, bound_of, keys_of
 
 __all__ = ["SELECTORS", "Subject", "bind_subject", "read", "triggers"]
 
 #: Selector words -> the statistic over the receipts they select (ordered: first match in the text wins per selector kind).
 SELECTORS = (
-    ("min", r"\b(?:fastest|quickest|shortest|minimum)\b"),
-    ("max", r"\b(?:slowest|longest|maximum)\b"),
+    *TIME_EXTREMES,  # "fastest", "shortest", "minimum", ... / "slowest", "longest", "worst", ...: `wording.EXTREME_WORDS` of a time
     ("first", r"\b(?:first|earliest|initial|opening)\b"),
     ("last", r"\b(?:last|final|latest|closing)\b"),
     ("each", r"\b(?:each|every)\b"),

@@ -18,7 +18,7 @@ from decimal import Decimal
 from verifier import units
 from verifier.claimtext import Quantity
 
-__all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREMES", "FOREIGN_WORDS", "extreme", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
+__all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREME_WORDS", "EXTREMES", "TIME_EXTREMES", "FOREIGN_WORDS", "extreme", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
            "per_request", "statistic", "words"]
 
 #: Words that tie a relative phrase to the latency arms of a bundle.
@@ -29,11 +29,30 @@ FOREIGN_WORDS = frozenset("memory hbm vram throughput bandwidth power energy cos
                           "cosine utilization utilisation bytes disk pilot tokens".split())
 _STATISTICS = (("sd", r"\b(?:sd|stdev|std|standard deviation|stddev)\b"), ("p", r"\bp(\d{1,2}(?:\.\d+)?)\b"),
                ("median", r"\b(?:median|p50)\b"), ("mean", r"\b(?:mean|means|average|avg)\b"))
-EXTREMES = (("min", r"\b(?:min|minimum|lowest|smallest|worst|closest)\b"), ("max", r"\b(?:max|maximum|highest|largest|peak)\b"))
-#: Words naming the smallest or the largest of several values, and the speed words whose extreme depends on the unit:
-#: the fastest time is the smallest, the fastest rate the largest.
-_LEAST, _MOST = r"\b(?:min|minimum|lowest|smallest|shortest)\b", r"\b(?:max|maximum|highest|largest|longest)\b"
-_FAST, _SLOW = r"\b(?:fastest|quickest)\b", r"\b(?:slowest)\b"
+#: The one vocabulary of words naming an extreme of several values (issue 36), by what they name: `min` (`max`) the
+#: smallest (largest) whatever is measured; `fast` (`slow`) the smallest (largest) time and the largest (smallest) rate,
+#: so their extreme depends on the unit ("the worst latency" is the longest, "the worst throughput" the least). Every
+#: reading of an extreme is built from it: `extreme` (all four), `EXTREMES` (a recorded score, which has no unit: `min`
+#: and `max` only) and `TIME_EXTREMES` (`verifier.subjects`' selectors of request times). "closest" is not in it: the
+#: closest LPIPS is the least, the closest SSIM the greatest, and the words do not say which a score is.
+EXTREME_WORDS: dict[str, tuple[str, ...]] = {
+    "min": ("min", "minimum", "lowest", "smallest", "shortest"),
+    "max": ("max", "maximum", "highest", "largest", "longest", "peak"),
+    "fast": ("fastest", "quickest"),
+    "slow": ("slowest", "worst"),
+}
+
+
+def _any_of(*kinds: str) -> str:
+    """Return a regular expression matching any word of `EXTREME_WORDS` of these kinds, whole."""
+    return r"\b(?:" + "|".join(w for kind in kinds for w in EXTREME_WORDS[kind]) + r")\b"
+
+
+_LEAST, _MOST, _FAST, _SLOW = (_any_of(kind) for kind in ("min", "max", "fast", "slow"))
+#: The words naming the smallest or the largest of values of any unit, with the statistic they name (first match wins).
+EXTREMES = (("min", _LEAST), ("max", _MOST))
+#: The words naming the smallest or the largest of several times (`extreme` of a time gives the same statistic).
+TIME_EXTREMES = (("min", _any_of("min", "fast")), ("max", _any_of("max", "slow")))
 THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
 
 
@@ -65,11 +84,12 @@ def extreme(text: str, unit: str | None) -> tuple[str, frozenset[str]] | None:
     """
     Return `(word, statistics)` for the first extreme word of `text`, or None.
 
-    `statistics` is `{"min"}` or `{"max"}`: "lowest", "shortest", "minimum"
-    name the smallest value, "highest", "longest", "maximum" the largest.
-    "fastest"/"quickest" and "slowest" name the smallest and the largest of a
-    time (`unit` of dimension time) and the reverse of a rate (`.../time`);
-    with another or no unit they name either (`{"min", "max"}`).
+    The words are those of `EXTREME_WORDS`; `statistics` is `{"min"}` or
+    `{"max"}`: "lowest", "shortest", "minimum" name the smallest value,
+    "highest", "longest", "maximum", "peak" the largest. "fastest"/"quickest"
+    and "slowest"/"worst" name the smallest and the largest of a time (`unit`
+    of dimension time) and the reverse of a rate (`.../time`); with another
+    or no unit they name either (`{"min", "max"}`).
     """
     hits = []
     for rx, named in ((_LEAST, {"min"}), (_MOST, {"max"}), (_FAST, None), (_SLOW, None)):
