@@ -415,13 +415,15 @@ def test_an_underivable_reason_is_fail_unless_said_otherwise_and_said_by_name():
 
 
 def test_a_derived_value_and_a_comparison_are_frozen():
-    """Kills `frozen=True` -> `False` of `Derived` and `Comparison` (ReplaceTrueWithFalse) and their decorators removed."""
+    """Kills `frozen=True` -> `False` of `Derived` and its decorator removed; a `Comparison` is a named tuple, immutable too."""
     import dataclasses
 
     got, held = derive("mean", XS), stats.compare(D(4), D(4))
-    for obj, name in ((got, "value"), (held, "holds")):
-        with pytest.raises(dataclasses.FrozenInstanceError):
-            setattr(obj, name, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.value = None
+    with pytest.raises(AttributeError):
+        held.holds = None  # type: ignore[misc]
+    assert isinstance(held, tuple) and held == (True, D(0), D("0.5"))
     assert got.arms is None and derive("speedup", {"a": {"s": [D(2)]}, "b": {"s": [D(1)]}}, baseline="a", candidate="b").arms == (D(2), D(1))
     assert held.detail(D(4), D(4)) == {"claimed": "4", "derived": "4", "delta": "0", "tolerance": "0.5"}
 

@@ -27,11 +27,12 @@ __all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "Lines", "hash_bytes_of", "hash_f
 DOCUMENTS: dict[str, tuple[str, str, bool, bool]] = {
     "manifest": ("manifest.json", "manifest", False, True),
     "plan": ("plan.json", "plan", False, True),
+    # the planned requests of a plan too large to list them itself (plan.json `"requests": {"file": "plan-requests.jsonl"}`),
+    # read before the receipts, whose request ids are then held as the plan's (`verifier.readers.native.ReceiptLines`)
+    "plan_requests": ("plan-requests.jsonl", "plan-request", True, False),
     "receipts": ("receipts.jsonl", "receipt", True, True),
     "claims": ("claims.json", "claims", False, True),
     "quality": ("quality-index.json", "quality-index", False, False),
-    # the planned requests of a plan too large to list them itself (plan.json `"requests": {"file": "plan-requests.jsonl"}`)
-    "plan_requests": ("plan-requests.jsonl", "plan-request", True, False),
 }
 
 

@@ -54,7 +54,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.numtext import fmt  # re-exported: a derived number for a message (display only)
 from verifier.sweep import peak_in_flight, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
@@ -464,7 +464,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     data file states its units place (`half_unit`).
     """
     if declared is not None:
-        return Decimal(str(declared))
+        return declared if type(declared) is Decimal else Decimal(str(declared))
     if exact:
         return Decimal(0)
     stated = Decimal(stated) if not isinstance(stated, Decimal) else stated
@@ -474,7 +474,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
         bound = _half_unit_at(len(digits) - len(digits.rstrip("0")) - 1)
     if source is not None:
         bound = max(bound, half_unit(Decimal(source)))
-    xs = [abs(x if isinstance(x, Decimal) else Decimal(x)) for x in values]
+    xs = [x if type(x) is Decimal and not x.is_signed() else abs(Decimal(x)) for x in values]  # |x|: an input >= 0 itself, not a copy
     k = scale if isinstance(scale, Decimal) else Decimal(str(scale))  # str() of a Decimal round-trips it exactly
     if not xs:
         if len(stated.as_tuple().digits) >= FULL_PRECISION_DIGITS:
@@ -528,8 +528,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     return bound + work * k
 
 
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(NamedTuple):
     """Represents a stated number against its derivation: whether it `holds`, the `delta` (stated - derived) and the `tolerance` used."""
 
     holds: bool

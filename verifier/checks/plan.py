@@ -100,6 +100,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     rfile = table.file if table else "receipts.jsonl"
     first, more = c.requests.first, c.requests.more
     judged: set[str] = set()  # the ids listed more than once that were judged (once, at their first place, as their last listing says)
+    matched = 0  # distinct planned ids with a receipt: when they are all the receipts' ids, none is unplanned and no set is built
     for k, rid in enumerate(ids):
         if rid in last:
             if rid in judged:
@@ -112,6 +113,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             found.append(_f(Status.FAIL, "missing-receipt", f"planned {phase} request {rid} on {server} has no receipt",
                             path=rfile, expected=rid))
             continue
+        matched += 1
         if rid in more:
             n = 1 + len(more[rid])
             found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {n} receipts", path=rfile,
@@ -121,7 +123,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
         if have != want:
             found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
                             path=table.file, pointer=table.pointer(row), expected=want, observed=have))
-    for rid in sorted(set(first).difference(ids)):
+    for rid in [] if matched == len(first) else sorted(set(first).difference(ids)):  # 10^6 ids: a set of 32 MB spared
         found.append(_f(Status.FAIL, "unplanned-receipt", f"receipt for request {rid} is not in the plan", path=rfile, observed=rid))
     for w in c.workers:
         server, arm = w.dims.get("server"), w.dims.get("arm")

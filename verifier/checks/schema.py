@@ -123,7 +123,7 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
         return
     validator = checked_validator(schema, schema_validator(schema))  # the reference's errors, compiled speed on valid items
     reader = LINE_READERS.get(kind)
-    model = reader(name) if reader else None  # the model of the lines, built as they are validated: the file is parsed once
+    model = reader(name, bundle.modelled) if reader else None  # the model of the lines, built as they are validated: parsed once
     bad: list[tuple[str, JSONProblem]] = []
     errors: list[tuple[str, Any]] = []
     n_errors, number = 0, 0
@@ -158,7 +158,7 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
         return
     note_valid(ctx.options.get("cache"), schema, digest + ":lines" if digest else None)
     if model is not None:
-        bundle.modelled[kind] = model
+        bundle.modelled[kind] = model.done()
     yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
 
 

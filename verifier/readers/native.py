@@ -15,7 +15,7 @@ Side effects: none beyond what `Bundle.document` reads (already-hashed bytes).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Self
@@ -175,7 +175,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     del doc  # a large plan's dicts are not held while the receipts are read
     lines = documents.get("receipts")
     if not isinstance(lines, ReceiptLines):
-        lines = ReceiptLines.of(lines or (), names.get("receipts", "receipts.jsonl"))
+        lines = ReceiptLines.of(lines or (), names.get("receipts", "receipts.jsonl"), {"plan": plan} if plan else None)
     receipts, processes = lines.table, lines.processes
     unmapped.extend(lines.unmapped)
     expected = dict(plan.expected_output) if plan else {}
@@ -215,23 +215,29 @@ class _LineBuilder:
     A builder of a part of the model from the parsed lines of one JSON Lines file (`name`), fed a line at a time by `add(index, record)`.
 
     `of` feeds it every line of an iterable; `schema.documents` feeds it the
-    lines it validates (`LINE_READERS`). `_one` shares one `str` object per
-    distinct value of a dimension.
+    lines it validates (`LINE_READERS`), then calls `done`. `_one` shares one `str` object per
+    distinct value of a dimension. `modelled` is what the bundle's earlier
+    documents were modelled as (kind -> model, `Bundle.modelled`), for a
+    builder that reads it.
     """
 
     __slots__ = ("name", "_one")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, modelled: Mapping[str, Any] | None = None) -> None:
         self.name = name
         self._one: Any = {}.setdefault
 
     @classmethod
-    def of(cls, lines: Iterable[Any], name: str) -> Self:
-        """Return a builder of file `name` fed every one of `lines` (parsed lines, in file order)."""
-        built = cls(name)
+    def of(cls, lines: Iterable[Any], name: str, modelled: Mapping[str, Any] | None = None) -> Self:
+        """Return the finished builder of file `name` fed every one of `lines` (parsed lines, in file order)."""
+        built = cls(name, modelled)
         for index, record in enumerate(lines):
             built.add(index, record)
-        return built
+        return built.done()
+
+    def done(self) -> Self:
+        """Drop what was kept only while lines were added, and return the builder."""
+        return self
 
     def add(self, index: int, record: Any) -> None:
         """Model the parsed line `record`, the line of 0-based `index` in the file."""
@@ -249,16 +255,26 @@ class ReceiptLines(_LineBuilder):
     `processes` (`ProcessReceipt`), and a line of any other kind an entry of
     `unmapped`. `schema.documents` feeds it the lines it validates, so a
     valid file is parsed once (`Bundle.modelled`); `from_documents` feeds
-    it lines it is given.
+    it lines it is given. A request id the plan lists (`modelled["plan"]`,
+    or its shard `modelled["plan_requests"]`) is held as the plan's own
+    `str` object, not a second copy (issue 40: 10^6 ids are about 55 MB);
+    the map from id to that object is dropped by `done`.
     """
 
-    __slots__ = ("table", "processes", "unmapped")
+    __slots__ = ("table", "processes", "unmapped", "_planned")
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, modelled: Mapping[str, Any] | None = None) -> None:
         super().__init__(name)
         self.table = ReceiptTable(name)
         self.processes: list[ProcessReceipt] = []
         self.unmapped: list[Unmapped] = []
+        ids = _planned_ids(modelled or {})
+        self._planned: Any = {rid: rid for rid in ids}.get if ids else None  # id -> the plan's str object of it
+
+    def done(self) -> Self:
+        """Drop the map of planned ids (the rows keep the plan's id objects) and return the builder."""
+        self._planned = None
+        return self
 
     def add(self, index: int, r: Any) -> None:
         """
@@ -277,7 +293,11 @@ class ReceiptLines(_LineBuilder):
             outs = [o for o in outs if type(o) is dict] if type(outs) is list else ()
             value, rid, server, arm, phase, outcome = (r.get("elapsed_s"), r.get("request_id"), r.get("server"), r.get("arm"),
                                                        r.get("phase"), r.get("outcome"))
-            self.table.add(index, None if rid is None else str(rid), None if server is None else one(str(server), str(server)),
+            if type(rid) is str:
+                rid = self._planned(rid, rid) if self._planned else rid
+            elif rid is not None:
+                rid = str(rid)
+            self.table.add(index, rid, None if server is None else one(str(server), str(server)),
                            None if arm is None else one(str(arm), str(arm)), None if phase is None else one(str(phase), str(phase)),
                            one(outcome, outcome) if type(outcome) is str else outcome, None if isinstance(value, bool) else value,
                            r.get("started_at"), r.get("ended_at"), r.get("http_status"), r.get("error"),
@@ -291,6 +311,16 @@ class ReceiptLines(_LineBuilder):
             self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"), "neither a request nor a worker receipt"))
 
 
+def _planned_ids(modelled: Mapping[str, Any]) -> Sequence[str]:
+    """Return the request ids of the plan modelled so far (`modelled["plan"]`, its requests from the shard when it names one), or ()."""
+    plan = modelled.get("plan")
+    if not isinstance(plan, Plan):
+        return ()
+    shard = modelled.get("plan_requests")
+    requests = plan.requests if plan.requests_file is None else shard.requests if isinstance(shard, PlannedLines) else ()
+    return requests.id if isinstance(requests, PlannedRequests) else [r.id for r in requests]
+
+
 class PlannedLines(_LineBuilder):
     """
     Builds a plan's requests from the parsed lines of the shard the plan names (`plan-requests.jsonl`), a line at a time.
@@ -302,9 +332,14 @@ class PlannedLines(_LineBuilder):
 
     __slots__ = ("requests",)
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, modelled: Mapping[str, Any] | None = None) -> None:
         super().__init__(name)
         self.requests = PlannedRequests()
+
+    def done(self) -> Self:
+        """Finish the requests (`PlannedRequests.done`) and return the builder."""
+        self.requests.done()
+        return self
 
     def add(self, index: int, r: Any) -> None:
         """Model the parsed shard line `r` (the line of 0-based `index`); total over JSON values, as `ReceiptLines.add` is (a line that is no planned request is left out)."""
@@ -353,7 +388,7 @@ def evidence_of(ctx: Any) -> Evidence:
         name = bundle.kinds["plan_requests"][0]
         try:
             shard = bundle.modelled["plan_requests"] if "plan_requests" in bundle.modelled else PlannedLines.of(bundle.document("plan_requests"), name)
-            documents["plan"] = replace(plan, requests=shard.requests.done())
+            documents["plan"] = replace(plan, requests=shard.done().requests)
         except Unverifiable as exc:
             documents.pop("plan")
             unmapped.append(Unmapped(f"document {name}", Location(name), str(exc), "plan", exc.code))
