@@ -2,19 +2,9 @@
 
 from __future__ import annotations
 
-import string
 from decimal import Decimal
 
-from verifier import textnumbers
 from verifier.textnumbers import numbers_in
-
-
-def test_the_start_table_classes_every_byte():
-    # a digit reads "0", a letter, "." or "_" (a number never starts right after one) reads "a", every other byte " "
-    for b in range(256):
-        c = chr(b)
-        want = "0" if c in string.digits else "a" if (c in string.ascii_letters or c in "._") else " "
-        assert textnumbers._STARTS[b] == ord(want), (b, c)
 
 
 def test_a_text_that_is_not_ascii_is_scanned_from_its_first_character():
