@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 from decimal import Decimal
 
 import pytest
@@ -295,6 +294,7 @@ def test_json_lines_name_the_first_bad_line(data, line):
     assert exc.value.line == line
 
 
+#: What `_colons_unless_hazard` returns for a text the compiled decoder must not take.
 _HAZARD = None
 
 

@@ -22,3 +22,15 @@ def test_a_long_text_ending_in_a_number_and_its_unit():
 def test_an_ascii_text_starting_with_a_number():
     assert numbers_in("5 apples") == [(0, 1, Decimal(5), None)]
     assert numbers_in("apples") == []
+
+
+def test_a_unit_glued_to_a_digit_or_letter_after_it_is_no_unit():
+    # kills `:77` `word is not None` -> `is None` and `(... .isalnum() or ... == "_")` -> `and`: "ms2" is no unit "ms"
+    assert numbers_in("5 ms2") == [(0, 1, Decimal(5), None)]
+    assert numbers_in("5 msé") == [(0, 1, Decimal(5), None)]
+    assert numbers_in("5 ms_") == [(0, 1, Decimal(5), None)]
+
+
+def test_a_number_glued_to_a_word_is_skipped_and_the_numbers_after_it_are_read():
+    # kills `:82` `continue` -> `break` (a name such as "3em" ends the scan)
+    assert numbers_in("3em or 5 ms") == [(7, 11, Decimal(5), "ms")]

@@ -10,8 +10,6 @@ all found, in order.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
