@@ -54,10 +54,6 @@ _EMBEDDED = re.compile(r"(?<![\w.])(?<![A-Za-z_]-)(?P<number>(?:(?<!\S)[-+])?(?:
 _DIGIT = re.compile(r"\d")
 #: A superscript exponent right after a number, or after the parenthesis closing it: "10⁻³", "(117.88)⁻¹".
 _SUPERSCRIPT = re.compile(r"\)?[⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺]")
-#: For `numbers_in` on an ASCII text: each digit -> "0", each word character other than a digit and "." -> "a" (a number's
-#: first character never follows one), every other byte -> " "; so a number starts only where " 0" or a leading "0" is.
-_STARTS = bytes(0x30 if 0x30 <= b <= 0x39 else 0x61 if b == 0x2E or b == 0x5F or 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A else 0x20
-                for b in range(256))
 
 
 def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
@@ -71,18 +67,12 @@ def numbers_in(text: str) -> list[tuple[int, int, Decimal, str | None]]:
     "10⁻³" and "(117.88)⁻¹" (a superscript exponent: not the plain number). `start`
     and `end` are offsets of the number (and its unit) in `text`.
     """
-    first = 0
-    if text.isascii():  # a match starts at a digit after " " or the start (`_STARTS`), or at a sign before a digit: skip to the first such place
-        starts = text.encode().translate(_STARTS)
-        first = 0 if starts[:1] == b"0" else starts.find(b" 0")
-        if first < 0:
-            return []  # most strings state no number: C-speed scans instead of the full pattern
-    elif not _DIGIT.search(text):
-        return []
+    if not _DIGIT.search(text):
+        return []  # most strings state no number
     from verifier import units  # imported here (past the texts stating no number): the grammars stay importable without the unit registry's cost
 
     out = []
-    for m in _EMBEDDED.finditer(text, first):  # its lookbehinds see the text before `first`
+    for m in _EMBEDDED.finditer(text):
         word = m["unit"]
         if word is not None and m.end() < len(text) and (text[m.end()].isalnum() or text[m.end()] == "_"):
             word = None

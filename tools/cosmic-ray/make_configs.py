@@ -26,7 +26,7 @@ EXTRA = {
     "profile_statements": ["tests/test_profile_claims_text.py"],
     "wording": ["tests/test_mutation_kills_binding.py", "tests/test_binding_counts.py", "tests/test_binding_arrow_statistic.py",
                 "tests/test_claim_phrasings.py", "tests/test_claims_text.py", "tests/test_claim_subjects.py"],
-    "textnumbers": ["tests/test_numbers_in_skip.py", "tests/test_grammars.py", "tests/test_site_shortcuts.py", "tests/test_claim_readers_former.py"],
+    "textnumbers": ["tests/test_grammars.py", "tests/test_site_shortcuts.py", "tests/test_claimdocs_read.py"],
     "profile_gate": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profiles_recorded.py", "tests/test_profiles_authoring.py"],
     "profile_unreached": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profile_claims_text.py", "tests/test_profiles_recorded.py"],
 }
