@@ -245,10 +245,13 @@ def test_planned_requests_are_columns_equal_to_the_tuple_of_their_rows():
     assert PlannedRequests.of(requests) is requests and PlannedRequests.of(rows) == requests
     with pytest.raises(IndexError):
         requests[5]
-    assert requests.done() is requests
-    with pytest.raises(TypeError):
-        requests.append("r4", "s1", "measured")  # done: the set of ids is gone
+    assert requests.repeated == {"r1": 3}
+    requests.append("r3", "s1", "measured")
+    assert requests.repeated == {"r1": 3, "r3": 2} and requests.last == {"r1": 4, "r3": 5}  # found again after appending
     assert PlannedRequests().repeated == {} and len(PlannedRequests()) == 0
+    by_columns = PlannedRequests(columns=(["a", "b", "a"], ["s", "s", "t"], ["warmup", "measured", "measured"]))
+    assert by_columns == (PlannedRequest("a", "s", "warmup"), PlannedRequest("b", "s", "measured"), PlannedRequest("a", "t", "measured"))
+    assert (by_columns.repeated, by_columns.last) == ({"a": 2}, {"a": 2})
 
 
 def test_the_plans_requests_are_modelled_as_columns_with_one_str_per_server_and_phase():
@@ -256,3 +259,46 @@ def test_the_plans_requests_are_modelled_as_columns_with_one_str_per_server_and_
     requests = from_documents({"plan": plan}, manifest=None, names={}).plan.requests
     assert isinstance(requests, PlannedRequests) and requests.id == ["r0", "r1", "r2"]
     assert len({id(s) for s in requests.server}) == 1 and len({id(p) for p in requests.phase}) == 1
+
+
+def test_a_time_column_keeps_what_is_no_ascii_text_as_itself_and_no_entry_for_none():
+    values = ["2026-01-01T00:00:01Z", None, "", "2026-01-01T00:00:02é", 5, "2026-01-01T00:00:03Z"]
+    column = TimeColumn(values)
+    assert list(column) == values and [column[i] for i in range(6)] == values
+    assert column.other == {2: "", 3: "2026-01-01T00:00:02é", 4: 5}  # None is an empty span, not an entry
+    assert bytes(column.blob) == b"2026-01-01T00:00:01Z2026-01-01T00:00:03Z"
+    assert column.at.tolist() == [1767225601000000, NO_INSTANT, NO_INSTANT, NO_INSTANT, NO_INSTANT, 1767225603000000]
+
+
+def test_the_plans_own_id_objects_are_shared_and_a_repeat_still_found():
+    ids = ["r" + str(i) for i in (1, 2, 1)]
+    requests = PlannedRequests(columns=(ids, ["s"] * 3, ["measured"] * 3))
+    own = requests.own()
+    assert own == {"r1": "r1", "r2": "r2"} and own["r1"] is ids[2] and own["r2"] is ids[1]  # the last listing's object
+    assert requests.repeated == {"r1": 2} and requests.last == {"r1": 2}
+    unique = PlannedRequests(columns=(["a", "b"], ["s", "s"], ["measured", "measured"]))
+    assert unique.own() == {"a": "a", "b": "b"} and unique.repeated == {} and unique.last == {}
+
+
+def test_receipt_ids_the_plan_lists_are_the_plans_str_objects():
+    plan = {"arms": [], "servers": [], "requests": [{"id": "r" + "1", "server": "s1", "phase": "measured"},
+                                                     {"id": "r" + "2", "server": "s1", "phase": "warmup"}]}
+    evidence = from_documents({"plan": plan, "receipts": LINES}, manifest=None, names={})
+    planned = evidence.plan.requests
+    assert evidence.receipts.request_id == ["r1", "r2", "r1"]
+    assert [rid is planned.id[0] for rid in evidence.receipts.request_id] == [True, False, True]
+    assert evidence.receipts.request_id[1] is planned.id[1]
+    alone = from_documents({"receipts": LINES}, manifest=None, names={})  # no plan: the ids as read
+    assert alone.receipts.request_id == ["r1", "r2", "r1"]
+
+
+def test_receipt_ids_are_shared_with_a_plan_shards_ids_and_the_map_is_dropped_when_done():
+    from verifier.readers.native import PlannedLines, ReceiptLines
+
+    shard = PlannedLines.of([{"id": "".join(["r", "1"]), "server": "s1", "phase": "measured"}], "plan-requests.jsonl")  # not interned
+    plan = Plan(arms={}, servers={}, requests_file="plan-requests.jsonl")
+    built = ReceiptLines.of([LINES[1], {**LINES[2], "request_id": 7}], "receipts.jsonl", {"plan": plan, "plan_requests": shard})
+    assert built.table.request_id[0] is shard.requests.id[0] and built.table.request_id[1] == "7"  # any JSON id as text
+    assert built._planned is None  # the map of planned ids is not held once the lines are read
+    unsharded = ReceiptLines.of([LINES[1]], "receipts.jsonl", {"plan": plan})  # the shard is not modelled: nothing to share
+    assert unsharded.table.request_id == ["r1"] and unsharded.table.request_id[0] is not shard.requests.id[0]

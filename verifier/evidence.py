@@ -155,20 +155,18 @@ class PlannedRequests(Sequence[PlannedRequest]):
     Columns (lists of equal length): `id`, `server`, `phase` (the builders
     share one `str` object per distinct server and phase). `repeated` maps an
     id the plan lists more than once to how many times, and `last` such an id
-    to the row of its last listing. `requests[i]` builds row `i`'s
+    to the row of its last listing: both found when first asked for (after
+    the parsed plan is dropped: a set of 10^6 ids is about 32 MB) and again
+    after an `append`. `requests[i]` builds row `i`'s
     `PlannedRequest` (negative counts from the end; past the end raises
     `IndexError`); a `PlannedRequests` is equal to the tuple of its rows.
     """
 
-    __slots__ = ("id", "server", "phase", "repeated", "last", "_seen")
+    __slots__ = ("id", "server", "phase", "_repeats")
 
-    def __init__(self, requests: Iterable[PlannedRequest] = ()) -> None:
-        self.id: list[str] = []
-        self.server: list[str] = []
-        self.phase: list[str] = []
-        self.repeated: dict[str, int] = {}
-        self.last: dict[str, int] = {}
-        self._seen: set[str] | None = set()  # the ids so far, while rows are appended (`done` drops it)
+    def __init__(self, requests: Iterable[PlannedRequest] = (), *, columns: tuple[list[str], list[str], list[str]] | None = None) -> None:
+        self.id, self.server, self.phase = columns or ([], [], [])
+        self._repeats: tuple[dict[str, int], dict[str, int]] | None = None  # (repeated, last), once found
         for r in requests:
             self.append(*r)
 
@@ -178,21 +176,46 @@ class PlannedRequests(Sequence[PlannedRequest]):
         return requests if isinstance(requests, PlannedRequests) else cls(requests)
 
     def append(self, rid: str, server: str, phase: str) -> None:
-        """Append one planned request (before `done`)."""
-        seen = self._seen  # None after `done`: appending then raises TypeError
-        if rid in seen:
-            self.repeated[rid] = self.repeated.get(rid, 1) + 1
-            self.last[rid] = len(self.id)
-        else:
-            seen.add(rid)
+        """Append one planned request."""
         self.id.append(rid)
         self.server.append(server)
         self.phase.append(phase)
+        self._repeats = None
 
-    def done(self) -> PlannedRequests:
-        """Drop the set of ids kept while appending (10^6 ids: about 32 MB) and return the columns."""
-        self._seen = None
-        return self
+    @property
+    def repeated(self) -> dict[str, int]:
+        """Return id -> how many times the plan lists it, for each id listed more than once."""
+        return self._found()[0]
+
+    @property
+    def last(self) -> dict[str, int]:
+        """Return id -> the row of its last listing, for each id listed more than once."""
+        return self._found()[1]
+
+    def own(self) -> dict[str, str]:
+        """
+        Return id -> the `str` object of it the columns hold (its last listing's), for readers that share it (10^6 ids: about 40 MB).
+
+        Also learns, at no further cost, whether any id repeats: when none does, `repeated` needs no pass of its own.
+        """
+        own = {rid: rid for rid in self.id}
+        if len(own) == len(self.id):
+            self._repeats = ({}, {})
+        return own
+
+    def _found(self) -> tuple[dict[str, int], dict[str, int]]:
+        if self._repeats is None:
+            repeated: dict[str, int] = {}
+            last: dict[str, int] = {}
+            seen: set[str] = set()
+            for row, rid in enumerate(self.id):  # one pass, a set of the ids while it runs
+                if rid in seen:
+                    repeated[rid] = repeated.get(rid, 1) + 1
+                    last[rid] = row
+                else:
+                    seen.add(rid)
+            self._repeats = (repeated, last)
+        return self._repeats
 
     def __len__(self) -> int:
         return len(self.id)
@@ -387,6 +410,7 @@ def parse_time(value: str) -> datetime:
 NO_INSTANT = -(2**63)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROSECOND = timedelta(microseconds=1)
+_fromisoformat = datetime.fromisoformat
 
 
 class TimeColumn(TextColumn):
@@ -408,17 +432,19 @@ class TimeColumn(TextColumn):
 
     def append(self, value: Any) -> None:
         """Append one row's text (or any other value, kept as it is) and its instant."""
-        at = NO_INSTANT
-        if type(value) is str and value and value.isascii():  # `TextColumn.append`, inline: once a row for two columns
-            self.blob += value.encode("ascii")
+        if type(value) is str and value.isascii() and value:  # `TextColumn.append`, inline: it runs twice a receipt
+            blob = self.blob
+            blob += value.encode()
             try:
-                at = (datetime.fromisoformat(value) - _EPOCH) // _MICROSECOND
+                self.at.append((_fromisoformat(value) - _EPOCH) // _MICROSECOND)
             except ValueError:
-                pass
-        elif value is not None:
-            self.other[len(self.ends)] = value
-        self.ends.append(len(self.blob))
-        self.at.append(at)
+                self.at.append(NO_INSTANT)
+            self.ends.append(len(blob))
+        else:
+            if value is not None:
+                self.other[len(self.ends)] = value
+            self.ends.append(len(self.blob))
+            self.at.append(NO_INSTANT)
 
     def instant(self, i: int) -> int:
         """Return row `i`'s instant in microseconds since the epoch; raises what `parse_time` raises on its text."""

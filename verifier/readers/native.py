@@ -107,10 +107,9 @@ def _copy(text: str) -> str:
 
 def _planned(listed: Iterable[Any]) -> PlannedRequests:
     """Return the `PlannedRequests` of a plan's list of request objects (ids copied by `_copy`; server and phase names shared)."""
-    one, requests = {}.setdefault, PlannedRequests()
-    for r in listed:
-        requests.append(_copy(r["id"]), one(r["server"], r["server"]), one(r["phase"], r["phase"]))
-    return requests.done()
+    one = {}.setdefault
+    return PlannedRequests(columns=([_copy(r["id"]) for r in listed], [one(r["server"], r["server"]) for r in listed],
+                                    [one(r["phase"], r["phase"]) for r in listed]))
 
 
 def plan_of(doc: dict[str, Any], name: str) -> Plan:
@@ -268,8 +267,8 @@ class ReceiptLines(_LineBuilder):
         self.table = ReceiptTable(name)
         self.processes: list[ProcessReceipt] = []
         self.unmapped: list[Unmapped] = []
-        ids = _planned_ids(modelled or {})
-        self._planned: Any = {rid: rid for rid in ids}.get if ids else None  # id -> the plan's str object of it
+        planned = _planned_requests(modelled or {})
+        self._planned: Any = planned.own().get if planned else None  # id -> the plan's str object of it
 
     def done(self) -> Self:
         """Drop the map of planned ids (the rows keep the plan's id objects) and return the builder."""
@@ -311,14 +310,14 @@ class ReceiptLines(_LineBuilder):
             self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"), "neither a request nor a worker receipt"))
 
 
-def _planned_ids(modelled: Mapping[str, Any]) -> Sequence[str]:
-    """Return the request ids of the plan modelled so far (`modelled["plan"]`, its requests from the shard when it names one), or ()."""
-    plan = modelled.get("plan")
-    if not isinstance(plan, Plan):
-        return ()
+def _planned_requests(modelled: Mapping[str, Any]) -> PlannedRequests | None:
+    """Return the requests of the plan modelled so far (`modelled["plan"]`, or its shard's when it names one) as columns, or None."""
+    plan = modelled.get("plan")  # a `Plan` (`DOCUMENT_READERS`), when the plan was valid
+    if plan is None:
+        return None
     shard = modelled.get("plan_requests")
-    requests = plan.requests if plan.requests_file is None else shard.requests if isinstance(shard, PlannedLines) else ()
-    return requests.id if isinstance(requests, PlannedRequests) else [r.id for r in requests]
+    requests = plan.requests if plan.requests_file is None else shard.requests if isinstance(shard, PlannedLines) else None
+    return requests if isinstance(requests, PlannedRequests) else None
 
 
 class PlannedLines(_LineBuilder):
@@ -335,11 +334,6 @@ class PlannedLines(_LineBuilder):
     def __init__(self, name: str, modelled: Mapping[str, Any] | None = None) -> None:
         super().__init__(name)
         self.requests = PlannedRequests()
-
-    def done(self) -> Self:
-        """Finish the requests (`PlannedRequests.done`) and return the builder."""
-        self.requests.done()
-        return self
 
     def add(self, index: int, r: Any) -> None:
         """Model the parsed shard line `r` (the line of 0-based `index`); total over JSON values, as `ReceiptLines.add` is (a line that is no planned request is left out)."""
@@ -388,7 +382,7 @@ def evidence_of(ctx: Any) -> Evidence:
         name = bundle.kinds["plan_requests"][0]
         try:
             shard = bundle.modelled["plan_requests"] if "plan_requests" in bundle.modelled else PlannedLines.of(bundle.document("plan_requests"), name)
-            documents["plan"] = replace(plan, requests=shard.done().requests)
+            documents["plan"] = replace(plan, requests=shard.requests)
         except Unverifiable as exc:
             documents.pop("plan")
             unmapped.append(Unmapped(f"document {name}", Location(name), str(exc), "plan", exc.code))
