@@ -46,7 +46,7 @@ def claim_text(data: bytes) -> None:
     """Claim-text reader and binding (`verify --claims-text`): `ClaimTextError`, or a clean report of the tiny bundle."""
     from fuzz_targets import _report_is_clean
 
-    from verifier.claimtext import ClaimTextError, read_claim_text
+    from verifier.readers.claimtext import ClaimTextError, read_claim_text
     from verifier.core import verify_path
 
     CALLS["claim-text"] += 1
@@ -110,8 +110,8 @@ def _grammar_specs() -> list[dict[str, Any]]:
 
 
 def grammars(data: bytes) -> None:
-    """Text-log grammars (`verifier.grammars.parse`, JSON Lines, CSV, text logs, Markdown tables): pairs or `GrammarError`; the first byte picks the grammar."""
-    from verifier.grammars import GrammarError, parse
+    """Text-log grammars (`verifier.readers.grammars.parse`, JSON Lines, CSV, text logs, Markdown tables): pairs or `GrammarError`; the first byte picks the grammar."""
+    from verifier.readers.grammars import GrammarError, parse
 
     CALLS["grammars"] += 1
     specs = _grammar_specs()
@@ -128,7 +128,7 @@ def grammars(data: bytes) -> None:
 
 def rst(data: bytes) -> None:
     """reStructuredText claim documents (`verifier.readers.rst_doc.rst_document`): a dict or `GrammarError`."""
-    from verifier.grammars import GrammarError
+    from verifier.readers.grammars import GrammarError
     from verifier.readers.rst_doc import rst_document
 
     CALLS["rst"] += 1

@@ -19,7 +19,7 @@ from conftest import make_assets
 from helpers import write_tree
 
 from verifier.binding import Evidence, bind
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.core import verify_path
 
 AT = {"file": "summary.json", "pointer": "/x"}

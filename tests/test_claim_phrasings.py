@@ -18,7 +18,7 @@ from conftest import EXAMPLE, ROOT
 from verifier.binding import Evidence, Pair, bind
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 

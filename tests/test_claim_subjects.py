@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_claims_stated import run_claims, stated
 
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "tests" / "data" / "README_TEST.md"

@@ -4,7 +4,7 @@ What the claim-document readers read, pinned by examples written out whole.
 `verifier.readers.claimdocs._collect` (every stated number and outcome of a
 document, with its pointer and the string it came from),
 `read_claim_documents` (claims and outcomes of documents read together, each
-number kept as written), `verifier.mdtables.table_rows` on a token stream
+number kept as written), `verifier.readers.mdtables.table_rows` on a token stream
 whose rows are shorter or longer than the header, and
 `verifier.readers.markdown_doc.markdown_document` on a file of tables,
 headings, HTML, a rendered fence and list items.
@@ -15,8 +15,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from verifier import mdtables
-from verifier.markdown import Token
+from verifier.readers import mdtables
+from verifier.readers.markdown import Token
 from verifier.readers import claimdocs
 from verifier.readers.markdown_doc import markdown_document
 

@@ -163,7 +163,7 @@ def test_recorded_fail_that_rederives_to_pass_fails_and_unknown_scope_fails(exam
 
 
 def test_readme_with_too_many_numbers_is_unverified(example_copy):
-    from verifier.claimtext import MAX_QUANTITIES
+    from verifier.readers.claimtext import MAX_QUANTITIES
 
     (example_copy / "README.md").write_text("1 s. " * (MAX_QUANTITIES + 1), encoding="utf-8")
     rehash(example_copy)
@@ -173,7 +173,7 @@ def test_readme_with_too_many_numbers_is_unverified(example_copy):
 
 def test_readme_larger_than_a_claim_text_may_be_is_unverified_unparsed(example_copy):
     """A README of one number with millions of digits (a newcomer's hostile trial: MemoryError, exit 4) is refused by size, unparsed."""
-    from verifier.claimtext import MAX_TEXT_BYTES
+    from verifier.readers.claimtext import MAX_TEXT_BYTES
 
     (example_copy / "README.md").write_text("Extra: " + "1" * MAX_TEXT_BYTES, encoding="utf-8")
     rehash(example_copy)

@@ -19,7 +19,7 @@ from conftest import EXAMPLE, ROOT
 from verifier.binding import bind
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 
@@ -156,7 +156,7 @@ def test_the_seed_pull_request_body_against_the_example(example_evidence):
 
 
 def test_claim_text_with_too_many_numbers_is_refused_in_one_line(run, tmp_path):
-    from verifier.claimtext import MAX_QUANTITIES
+    from verifier.readers.claimtext import MAX_QUANTITIES
 
     path = tmp_path / "body.md"
     path.write_text("1 s. " * (MAX_QUANTITIES + 1), encoding="utf-8")
@@ -206,7 +206,7 @@ def test_extract_with_a_limit_stops_after_one_number_more_than_it():
 
 def test_a_claim_text_may_state_exactly_max_quantities_numbers_and_one_more_is_refused():
     """The limit is on the count, wherever a paragraph ends: 2000 numbers then one more paragraph is 2001."""
-    from verifier.claimtext import MAX_QUANTITIES, ClaimTextError, extract, read_claim_text
+    from verifier.readers.claimtext import MAX_QUANTITIES, ClaimTextError, extract, read_claim_text
 
     exact = ("1 s " * MAX_QUANTITIES).encode()
     assert read_claim_text(exact, "body.md")

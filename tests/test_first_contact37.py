@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from verifier.binding import Evidence, bind
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 
 
 def _median(name: str, value: str, unit: str | None) -> Evidence:

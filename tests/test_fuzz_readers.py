@@ -52,7 +52,7 @@ def test_the_coverage_guided_driver_runs(tmp_path):
 
 def test_a_python_dict_line_holding_an_unhashable_literal_is_no_record_line():
     """Found by `tools/fuzz_cov.py` (grammars, 6 Dec 2026): `{{}}` made `ast.literal_eval` raise `TypeError` (a set of dicts)."""
-    from verifier.grammars import parse
+    from verifier.readers.grammars import parse
 
     spec = {"encoding": "text", "lines": ["json-object", "python-dict", "assignments"]}  # MLPerf accuracy.txt
     for line in (b"{{}}", b"{[1]: 2}", b"{{'a': 1}: 2}", b"Accuracy: {{}}"):

@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 from conftest import CORPUS
 
-from verifier.grammars import GrammarError, parse, unpivot
+from verifier.readers.grammars import GrammarError, parse, unpivot
 from verifier.textnumbers import quantity
-from verifier.mdtables import markdown_tables
+from verifier.readers.mdtables import markdown_tables
 
 MLPERF = CORPUS / "mlperf-inference-test-submissions-v5.0"
 MIXTRAL = MLPERF / "open/MLCommons/results/gh_action-reference-cpu-pytorch_v2.6.0-default_config/mixtral-8x7b/offline"
@@ -129,7 +129,7 @@ def test_key_value_lines_read_as_the_pattern_reads_them():
     """`_key_and_value` (partition and strip) gives what the `_KEY_VALUE` pattern gives, on random lines of blanks, separators and marks."""
     import random
 
-    from verifier import grammars
+    from verifier.readers import grammars
 
     def by_pattern(line):
         m = grammars._KEY_VALUE.match(line)
@@ -146,7 +146,7 @@ def test_key_value_lines_read_as_the_pattern_reads_them():
 @pytest.mark.parametrize("fold", [{"key": "/key", "value": "/value"}, None])
 def test_a_bad_prefixed_line_is_named_by_its_line_number(fold):
     """A `PREFIX {json}` line that is not strict JSON (here a duplicate key) is refused naming its 1-based line, folded or not."""
-    from verifier import grammars
+    from verifier.readers import grammars
 
     spec = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::MLLOG "}
     if fold:

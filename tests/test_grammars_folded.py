@@ -1,5 +1,5 @@
 """
-Tests of the folded `PREFIX {json}` loop of `verifier.grammars._members` (LoadGen's `:::MLLOG` lines) and of `key : value` files, by examples.
+Tests of the folded `PREFIX {json}` loop of `verifier.readers.grammars._members` (LoadGen's `:::MLLOG` lines) and of `key : value` files, by examples.
 
 Each example file is written out with the record it reads to, or the
 `GrammarError` (code and message) it is refused with: good, conflicting,
@@ -18,8 +18,8 @@ from decimal import Decimal
 import pytest
 from conftest import CORPUS
 
-from verifier import grammars
-from verifier.grammars import GrammarError
+from verifier.readers import grammars
+from verifier.readers.grammars import GrammarError
 
 MLLOG = {"encoding": "text", "lines": ["prefixed-json"], "prefix": ":::MLLOG ", "fold": {"key": "/key", "value": "/value"}}
 KEY_VALUE = {"encoding": "text", "lines": ["key-value"]}

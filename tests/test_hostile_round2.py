@@ -16,7 +16,7 @@ from conftest import EXAMPLE
 from verifier.binding import bind
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 
@@ -207,7 +207,7 @@ def test_a_report_is_bounded_by_its_findings_not_by_the_bundle(monkeypatch):
 
 
 def test_a_sentence_past_the_limit_is_read_in_pieces_cut_at_whitespace(monkeypatch, example_evidence):
-    from verifier import claimtext
+    from verifier.readers import claimtext
 
     monkeypatch.setattr(claimtext, "MAX_SENTENCE_CHARS", 100)
     text = "The candidate arm mean is 108.12 s " + "and more words " * 20 + "x" * 150 + " then the baseline arm mean is 407.27 s"
@@ -223,7 +223,7 @@ def test_a_headline_past_the_claim_text_limit_is_unverified_unread(monkeypatch, 
 
     from bundlekit import codes, rehash
 
-    from verifier import claimtext
+    from verifier.readers import claimtext
     from verifier.checks import statements as statements_check
     from verifier.core import verify_path
 

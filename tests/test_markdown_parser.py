@@ -1,9 +1,9 @@
 """
-The one Markdown reader (`verifier.markdown`, pyromark) gives the readers of tables and prose what markdown-it-py's tokens give them.
+The one Markdown reader (`verifier.readers.markdown`, pyromark) gives the readers of tables and prose what markdown-it-py's tokens give them.
 
-The readers (`verifier.readers.markdown_doc.markdown_document`, `verifier.mdtables.markdown_tables` and
-`verifier.claimtext`'s segments) were written over markdown-it-py's token
-stream; `verifier.markdown` builds that stream's shape from pulldown-cmark's
+The readers (`verifier.readers.markdown_doc.markdown_document`, `verifier.readers.mdtables.markdown_tables` and
+`verifier.readers.claimtext`'s segments) were written over markdown-it-py's token
+stream; `verifier.readers.markdown` builds that stream's shape from pulldown-cmark's
 events. Every Markdown file of the project and of `../shared/`, and
 generated input built from the characters that matter, must read to the same
 tables, prose, lines and segments through both.
@@ -19,9 +19,9 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-import verifier.claimtext as claimtext
-import verifier.mdtables as mdtables
-from verifier.markdown import tokens
+import verifier.readers.claimtext as claimtext
+import verifier.readers.mdtables as mdtables
+from verifier.readers.markdown import tokens
 from verifier.readers.markdown_doc import markdown_document
 
 REFERENCE = MarkdownIt("commonmark").enable("table")

@@ -299,7 +299,7 @@ def test_a_setting_of_zero_ms_is_read_only_when_mapped_may_be_zero(tmp_path, val
     ("Note: a, b=1", {"Note": "a", "b": "1"}),
 ])
 def test_a_labelled_value_before_assignments_is_the_label_s_member(line, members):
-    from verifier.grammars import parse
+    from verifier.readers.grammars import parse
 
     records = parse(line.encode() + b"\n", {"encoding": "text", "lines": ["assignments"]})
     got = {k: v for k, v in records[0][1].items() if not k.startswith("#")} if records else {}

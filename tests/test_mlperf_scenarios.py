@@ -25,7 +25,7 @@ from helpers import by_check, one_claim, write_tree
 
 from verifier.core import verify_path
 from verifier.errors import ConfigError
-from verifier.grammars import parse
+from verifier.readers.grammars import parse
 from verifier.profiles import load_profile
 from verifier.trust import assets as shipped_assets
 from verifier.units import unit_in_label

@@ -26,7 +26,7 @@ from conftest import EXAMPLE
 from verifier.binding import PHRASES, Evidence, Outcome, Pair, _compatible, _fmt, bind
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
-from verifier.claimtext import Quantity, extract
+from verifier.readers.claimtext import Quantity, extract
 from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 
@@ -867,7 +867,7 @@ def test_the_extreme_a_word_names_depends_on_the_unit_for_speed_words(text, unit
 def test_a_bare_number_near_an_arm_with_one_value_says_one_value():
     """A bare number named only by its arm, whose one value differs: unchecked, worded in the singular (was "leaves 1 values")."""
     from verifier.binding import Evidence, bind
-    from verifier.claimtext import extract
+    from verifier.readers.claimtext import extract
 
     e = [Evidence("x.alpha", Decimal(3), None, "derived", "d", statistic="mean", keys=frozenset({"alpha"}))]
     assert [(o.status, o.code, o.message) for o in bind(extract("Alpha ran 7.", "pr.md"), e, [], {"alpha": "alpha"})] == [
@@ -881,7 +881,7 @@ def test_a_bare_number_near_an_arm_with_one_value_says_one_value():
 def test_a_count_naming_no_server_lists_at_most_six_counts_per_server(servers, tail):
     """Kills `:272`'s `top[:6]`, `len(top) - 6` and `> 6` -> `>= 6` mutants: six counts are listed, the rest counted."""
     from verifier.binding import Evidence, bind
-    from verifier.claimtext import extract
+    from verifier.readers.claimtext import extract
 
     counts = [Evidence(f"n.s{i}", Decimal(i), None, "derived", "count", statistic="count", keys=frozenset({f"s{i}"}),
                        nouns=r"^(?:[a-z-]+\s+)?requests\b") for i in range(1, servers + 1)]
@@ -912,7 +912,7 @@ def _counts(*pairs):
 ])
 def test_a_count_and_the_arm_its_words_name(text, counts, expected):
     from verifier.binding import bind
-    from verifier.claimtext import extract
+    from verifier.readers.claimtext import extract
 
     (o,) = bind(extract(text, "pr.md"), _counts(*counts), [], {"alpha": "alpha", "beta": "beta"})
     assert (o.status, o.code, o.message) == expected

@@ -1,8 +1,8 @@
 """
-Tests that kill mutants of `verifier/claimtext.py` (issue 42, cosmic-ray): every number a claim text states, by example.
+Tests that kill mutants of `verifier/readers/claimtext.py` (issue 42, cosmic-ray): every number a claim text states, by example.
 
 Written ahead of the run of record so its session stops at the first red test
-(`tools/cosmic-ray/claimtext.toml` runs this file first): each test reads a
+(`tools/cosmic-ray/readers_claimtext.toml` runs this file first): each test reads a
 small text with `extract` (or `read_claim_text`) and pins what each number is
 read as: its digits and value, unit, phrase, identifier rule, arrow role and
 partner, line and column, table context, the words around it, its clause
@@ -17,8 +17,8 @@ from decimal import Decimal
 
 import pytest
 
-from verifier import claimtext as ct
-from verifier.claimtext import ClaimTextError, extract, read_claim_text
+from verifier.readers import claimtext as ct
+from verifier.readers.claimtext import ClaimTextError, extract, read_claim_text
 
 
 def _rows(text: str) -> list[tuple]:

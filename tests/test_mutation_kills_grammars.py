@@ -1,4 +1,4 @@
-"""Kill tests for `verifier/grammars.py` (cosmic-ray session `tools/cosmic-ray/grammars.toml`, docs/testing.md)."""
+"""Kill tests for `verifier/readers/grammars.py` (cosmic-ray session `tools/cosmic-ray/readers_grammars.toml`, docs/testing.md)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from verifier.grammars import GrammarError, parse
+from verifier.readers.grammars import GrammarError, parse
 
 RUNS = b'{"runs": [{"a": 1}, {"a": 2}], "meta": {"b": 1}}'
 

@@ -20,7 +20,7 @@ from typing import Any
 from conftest import make_assets
 from helpers import write_tree
 
-from verifier.claimtext import MAX_QUANTITIES
+from verifier.readers.claimtext import MAX_QUANTITIES
 from verifier.core import verify_path
 
 AT = {"file": "summary.json", "pointer": "/x"}

@@ -15,7 +15,7 @@ from verifier import stats
 from verifier.binding import bind
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.pipeline import Context, run_pipeline
 from verifier.trust import assets
 

@@ -25,7 +25,7 @@ from conftest import EXAMPLE
 from verifier.bundle import Bundle
 from verifier.campaign import campaign_of
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
-from verifier.claimtext import MAX_QUANTITIES
+from verifier.readers.claimtext import MAX_QUANTITIES
 from verifier.pipeline import Context, run_pipeline
 from verifier.readers.native import evidence_of, from_documents
 from verifier.trust import assets

@@ -16,7 +16,7 @@ from decimal import Decimal
 import pytest
 
 from verifier.binding import Evidence
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.subjects import bind_subject, read, triggers
 
 REQUESTS = ("A1-m1", "A1-w1", "B1-m1", "B1-m2")

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 import pytest
 
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.wording import bound_holds, keys_of
 
 KEYS = {"alpha", "beta"}

@@ -31,7 +31,7 @@ def test_anything_else_is_a_missing_step(pointer):
 @pytest.mark.parametrize("pointer", ["/a/01", "/a/\u00b2", "/a/\u0967", "/a/-"])
 def test_the_grammars_pointer_walkers_read_indexes_alike(pointer):
     """The receipt grammars' `fold` walk refuses what `resolve` refuses (one rule: `jsonio.array_index`)."""
-    from verifier import grammars
+    from verifier.readers import grammars
 
     with pytest.raises(KeyError):
         grammars._walk(DOC, pointer[1:].split("/"))

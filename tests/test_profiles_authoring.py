@@ -529,7 +529,7 @@ def test_profile_check_says_when_instances_share_one_place(tmp_path, run):
 
 
 def test_a_restructuredtext_page_nested_too_deeply_is_unreadable_not_an_error():
-    from verifier.grammars import GrammarError
+    from verifier.readers.grammars import GrammarError
     from verifier.readers.rst_doc import rst_document
 
     with pytest.raises(GrammarError, match="nested too deeply"):

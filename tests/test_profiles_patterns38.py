@@ -35,7 +35,7 @@ def test_an_indented_code_block_number_is_derived_and_the_rest_is_unchecked(tmp_
 
 
 def test_an_indented_code_block_is_still_no_claim_of_a_native_claim_text():
-    from verifier.claimtext import extract
+    from verifier.readers.claimtext import extract
     assert [str(q.value) for q in extract("Mean 3 s.\n\n    run --steps 50\n", "README.md")] == ["3"]
 
 

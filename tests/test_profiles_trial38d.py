@@ -247,7 +247,7 @@ def test_an_arm_that_selects_nothing_in_some_instances_stays_fail(tmp_path):
 
 def test_tables_without_a_heading_are_keyed_top_and_top_2_and_identity_rows_find_them():
     from verifier.readers.markdown_doc import markdown_document, row_pointers
-    from verifier.mdtables import markdown_tables
+    from verifier.readers.mdtables import markdown_tables
 
     text = "| a | b |\n| - | - |\n| 1 | 2 |\n\nbetween\n\n| a | b |\n| - | - |\n| 3 | 4 |\n\n# Later\n\n| a | b |\n| - | - |\n| 5 | 6 |\n"
     tables = markdown_document(text.encode())["tables"]

@@ -16,9 +16,9 @@ from helpers import by_check as _by
 from helpers import one_claim as _claim
 from helpers import write_tree
 
-from verifier.claimtext import extract
+from verifier.readers.claimtext import extract
 from verifier.core import verify_path
-from verifier.mdtables import column_names
+from verifier.readers.mdtables import column_names
 from verifier.readers.html import html_document
 from verifier.readers.markdown_doc import markdown_document
 

@@ -141,7 +141,7 @@ def test_the_model_finds_sites_by_rule_and_role_in_reader_order():
 def test_markup_html_parser_refuses_is_an_unreadable_claim_document_not_a_crash(tmp_path):
     # html.parser raises AssertionError on a marked section it does not know; it was an ERROR in claims (and, once the
     # sites were read in schema.receipts, an ERROR that left every later check without receipts)
-    from verifier.grammars import GrammarError
+    from verifier.readers.grammars import GrammarError
     from verifier.jsonio import JSONProblem
     from verifier.readers.html import html_document
 
@@ -157,7 +157,7 @@ def test_markup_html_parser_refuses_is_an_unreadable_claim_document_not_a_crash(
 
 
 def test_a_csv_field_beyond_the_csv_modules_limit_breaks_the_grammar_not_the_run():
-    from verifier.grammars import GrammarError, parse
+    from verifier.readers.grammars import GrammarError, parse
 
     with pytest.raises(GrammarError, match="field larger than field limit"):
         parse(b"arm,mean_ms\nbaseline," + b"x" * 200_000 + b"\n", {"encoding": "csv"})

@@ -97,7 +97,7 @@ ACYCLIC = ("adapters", "media", "report", "scorers")
 
 
 def _node(module: str) -> str:
-    """`verifier.readers.tree` -> `readers/`; a top-level module is a node of its own (`verifier.grammars` -> `grammars`)."""
+    """`verifier.readers.tree` -> `readers/`; a top-level module is a node of its own (`verifier.scoring` -> `verifier.scoring`)."""
     parts = module.split(".")
     return f"{parts[1]}/" if len(parts) > 1 and (PACKAGE / parts[1]).is_dir() else module
 

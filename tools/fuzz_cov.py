@@ -61,9 +61,9 @@ def child(name: str, corpus: Path, seconds: int, artifacts: Path) -> None:
     with atheris.instrument_imports(include=["verifier"]):
         import verifier.cachefs  # noqa: F401 - imported here so that every reader the targets call is instrumented
         import verifier.checks.coverage  # noqa: F401
-        import verifier.claimtext  # noqa: F401
+        import verifier.readers.claimtext  # noqa: F401
         import verifier.core  # noqa: F401
-        import verifier.grammars  # noqa: F401
+        import verifier.readers.grammars  # noqa: F401
         import verifier.manifest  # noqa: F401
         import verifier.media.demux  # noqa: F401
         import verifier.profiles  # noqa: F401

@@ -2,7 +2,7 @@
 Line grammars for the benchmark lines test harnesses print: Rust libtest's `cargo bench` and Go's `go test -bench`.
 
 Each reader maps one line to the members it states, or None when the line is not of its grammar (a text receipt set's
-`lines`, `verifier.grammars`): the benchmark's name as written, holding an object of its numbers (`Decimal`). With
+`lines`, `verifier.readers.grammars`): the benchmark's name as written, holding an object of its numbers (`Decimal`). With
 `"records": {"members_of": ""}` each benchmark is one record, its name under `#key` (`docs/profiles.md`, "Grammars").
 
 - `libtest-bench`: `test NAME ... bench:       1,234 ns/iter (+/- 56)` (optionally ` = 12 MB/s`) ->

@@ -2,7 +2,7 @@
 Binding: each stated quantity of a claim text to a value the evidence gives, with the formula its wording names.
 
 Pure functions: `bind(quantities, evidence)` returns one `Outcome` per
-`verifier.claimtext.Quantity`. The evidence is a list of `Evidence` values
+`verifier.readers.claimtext.Quantity`. The evidence is a list of `Evidence` values
 (derived from receipts, counted in the plan, quoted from the gate, recorded
 in the quality index), each with its unit and the words that name it, plus
 `Pair`s of (baseline, candidate) values that relative phrases compare.
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from verifier import stats, subjects, units
-from verifier.claimtext import Quantity
+from verifier.readers.claimtext import Quantity
 from verifier.numtext import comparison_text, number
 from verifier.wording import DIFFERENCE_AFTER as _DIFFERENCE_AFTER
 from verifier.wording import DIFFERENCE_BEFORE as _DIFFERENCE_BEFORE

@@ -277,7 +277,7 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
 
 def _read_claims_text(name: str) -> tuple[str, str]:
     """Return `(name, text)` of the claim text file `name`; exit 2 with one line when it is unreadable, not UTF-8, empty or states no number."""
-    from verifier.claimtext import MAX_TEXT_BYTES, ClaimTextError, read_claim_text
+    from verifier.readers.claimtext import MAX_TEXT_BYTES, ClaimTextError, read_claim_text
 
     import stat
 

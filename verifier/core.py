@@ -288,7 +288,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     Verify the bundle directory or receipt file at `path` and return its `Report`.
 
     `claims_text` is `(name, text)` of a pull-request body or other claim text whose every number
-    `claims.stated` binds (`verifier.claimtext.read_claim_text`); only bundle-v1 directories take one.
+    `claims.stated` binds (`verifier.readers.claimtext.read_claim_text`); only bundle-v1 directories take one.
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names;
     `progress` (a `verifier.progress.Progress` or None) shows hashing progress.

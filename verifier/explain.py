@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.errors import ConfigError, UsageError
-from verifier.mdtables import READER_KEYS
+from verifier.readers.mdtables import READER_KEYS
 from verifier.profile_check import NOTHING, rule_lines
 from verifier.report._common import visible
 

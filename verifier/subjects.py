@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from verifier import stats, units
-from verifier.claimtext import Quantity
+from verifier.readers.claimtext import Quantity
 from verifier.wording import TIME_EXTREMES, bound_holds, bound_of, keys_of
 
 __all__ = ["SELECTORS", "Subject", "bind_subject", "read", "triggers"]

@@ -1,5 +1,5 @@
 """
-Wording: what the words around a stated number say about it, as pure functions over `verifier.claimtext.Quantity`.
+Wording: what the words around a stated number say about it, as pure functions over `verifier.readers.claimtext.Quantity`.
 
 Used by `verifier.binding` to choose the value a number is compared with:
 the statistic a sentence names (`mean`, `p95`, `sd`), the extreme (`lowest`),
@@ -16,7 +16,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from verifier import units
-from verifier.claimtext import Quantity
+from verifier.readers.claimtext import Quantity
 
 __all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREME_WORDS", "EXTREMES", "TIME_EXTREMES", "FOREIGN_WORDS", "extreme", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
            "per_request", "statistic", "words"]

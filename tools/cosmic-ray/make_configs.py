@@ -17,7 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks").glob("*.py") if p.name != "__init__.py") + [
-    f"verifier/{m}.py" for m in ("stats", "estimators", "derive", "units", "binding", "wording", "subjects", "trustroot", "claimtext", "grammars", "textnumbers")]
+    f"verifier/{m}.py" for m in ("stats", "estimators", "derive", "units", "binding", "wording", "subjects", "trustroot", "readers/claimtext",
+                                 "readers/grammars", "textnumbers")]
 MAX_FILES = 6
 #: Test files of modules no test file names or imports directly (reached through another module).
 EXTRA = {

@@ -24,7 +24,7 @@ from verifier.binding import Evidence, Pair, bind
 from verifier.checks.profile_base import _all_records, _derivations, _profile, joined
 from verifier.checks.profile_claims import _convert
 from verifier.checks.statements import CHECK, _finding
-from verifier.claimtext import MAX_QUANTITIES, extract
+from verifier.readers.claimtext import MAX_QUANTITIES, extract
 from verifier.derive import derive_rule
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check

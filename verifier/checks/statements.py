@@ -2,7 +2,7 @@
 Stated claims: every number a bundle's prose states (headline, notes, README/RESULTS, a pull-request body) is accounted for.
 
 `claims.stated` reads the claim texts, extracts every number
-(`verifier.claimtext`), and binds each to a value the evidence gives
+(`verifier.readers.claimtext`), and binds each to a value the evidence gives
 (`verifier.binding`): the gate's derivations of the receipts, the plan's
 counts, the gate's thresholds and the quality index's recorded scores.
 Each number yields one finding: PASS when bound and equal at its stated
@@ -33,7 +33,7 @@ from verifier.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import CampaignSource, Underivable, derive_rule, expand, native_key
 from verifier.checks.outcomes import outcomes
 from verifier.campaign import Campaign, campaign_of, parse_time
-from verifier.claimtext import MAX_QUANTITIES, MAX_TEXT_BYTES, extract
+from verifier.readers.claimtext import MAX_QUANTITIES, MAX_TEXT_BYTES, extract
 from verifier.evidence import Plan
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check

@@ -5,7 +5,7 @@ Discovery's reading of a directory: every file it can read, bounded, with a note
 is never read: it may point out of the directory), reads each file with the
 readers the profile language has (`verifier.readers.tree.Tree.json`: strict
 JSON, CSV, Markdown and HTML into one JSON-like shape; `verifier.jsonio.
-loads_strict_lines` for JSON Lines; `verifier.grammars.parse` with the
+loads_strict_lines` for JSON Lines; `verifier.readers.grammars.parse` with the
 `TEXT_LINES` line grammars for text logs) and returns `Source`s and `Skip`
 notes. Nothing is written into `root`.
 
@@ -33,7 +33,7 @@ from verifier.readers.tree import Tree
 
 __all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "look_alike", "read_sources"]
 
-#: The line grammars of `verifier.grammars` a text file is read with, tried in order on each line.
+#: The line grammars of `verifier.readers.grammars` a text file is read with, tried in order on each line.
 TEXT_LINES = ("key-value", "json-object", "python-dict", "assignments")
 
 #: The search's reading bounds (see the module docstring).
@@ -79,7 +79,7 @@ def _suffix(rel: str) -> str:
 
 def _text_record(data: bytes) -> dict[str, Any] | None:
     """Return the lines of a text file that `TEXT_LINES` read as one object (the first value of each member), or None when none does."""
-    from verifier.grammars import GrammarError, parse
+    from verifier.readers.grammars import GrammarError, parse
 
     try:
         pairs = parse(data, {"encoding": "text", "lines": list(TEXT_LINES)})
@@ -158,8 +158,8 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
 
 
 def _csv_log(data: bytes) -> list[dict[str, Any]] | None:
-    """Return the rows of a CSV sample log (header -> cell) by `verifier.grammars.parse`, or None for an XML one (its first byte `<`); raises `ValueError` when it is not CSV."""
-    from verifier.grammars import GrammarError, parse
+    """Return the rows of a CSV sample log (header -> cell) by `verifier.readers.grammars.parse`, or None for an XML one (its first byte `<`); raises `ValueError` when it is not CSV."""
+    from verifier.readers.grammars import GrammarError, parse
 
     if data.lstrip()[:1] == b"<":
         return None

@@ -19,7 +19,7 @@ is rendered or run. A page reads as
 - `tables`: each `<table>`'s body rows as header -> cell text (the header is
   the `<thead>` row, else the first row), under its `<caption>`, else the
   nearest heading above it, else "(top)" (a repeated name gets " (2)", ...).
-  A repeated header text keys `text (2)` (`verifier.mdtables.column_names`)
+  A repeated header text keys `text (2)` (`verifier.readers.mdtables.column_names`)
   and a cell past the header's last `(column N)`, so no shown cell is lost.
   Table text is not prose.
 - `headers`: each table's header cells, `captions` its caption (tables with
@@ -40,9 +40,9 @@ import html.parser
 import re
 from typing import Any
 
-from verifier.grammars import GrammarError
+from verifier.readers.grammars import GrammarError
 from verifier.textnumbers import numbers_in
-from verifier.mdtables import column_names
+from verifier.readers.mdtables import column_names
 
 __all__ = ["BLOCKS", "html_document", "with_html_blocks"]
 

@@ -17,7 +17,7 @@ informational (never compared), after the checks and the pointer-pattern
 declarations of `claim_documents`, and before `unchecked-claim`.
 
 The classes (except `not-applicable`) are the identifier rules of the claim
-text reader (`verifier.claimtext.identifier_spans`), so a README's version or
+text reader (`verifier.readers.claimtext.identifier_spans`), so a README's version or
 commit is informational the same way in a native bundle and in a profile's
 claim document. Bounds: at most `MAX_REGEXES` regexes of at most
 `MAX_REGEX_CHARS` characters, each compiled at load (`compile_patterns`
@@ -65,8 +65,8 @@ def _not_applicable(text: str) -> list[tuple[int, int]]:
 
 
 def _identifier_search(names: frozenset[str]) -> Callable[[str], list[tuple[int, int]]]:
-    """Return a search giving the identifier spans (`verifier.claimtext.identifier_spans`) whose rule is in `names`, except those inside a wider span of a rule not in `names` (the widest span names the rule, as the claim text reader decides: a date's `-09` is a `date`, not an `identifier`)."""
-    from verifier.claimtext import identifier_spans
+    """Return a search giving the identifier spans (`verifier.readers.claimtext.identifier_spans`) whose rule is in `names`, except those inside a wider span of a rule not in `names` (the widest span names the rule, as the claim text reader decides: a date's `-09` is a `date`, not an `identifier`)."""
+    from verifier.readers.claimtext import identifier_spans
 
     def search(text: str) -> list[tuple[int, int]]:
         spans = identifier_spans(text)

@@ -4,9 +4,9 @@ Markdown claim documents: a Markdown file read into a JSON-like document of ever
 `markdown_document` is what `verifier.readers.tree.Tree` reads a `.md` file
 with (and `verifier.readers.html.with_html_blocks` then reads its raw HTML
 blocks into); a profile's claim locations and the stated-number coverage
-point into its shape. The tables come from `verifier.mdtables.table_rows`
+point into its shape. The tables come from `verifier.readers.mdtables.table_rows`
 (the same reader a `markdown-table` receipt set uses), the tokens from
-`verifier.markdown` (pyromark: CommonMark with GFM tables).
+`verifier.readers.markdown` (pyromark: CommonMark with GFM tables).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import re
 from itertools import islice
 from typing import Any
 
-from verifier import grammars, mdtables
-from verifier.markdown import rendered_fence
+from verifier.readers import grammars, mdtables
+from verifier.readers.markdown import rendered_fence
 
 #: A number stated in prose or a heading, with the unit written right after it. Digits glued to a name are no number
 #: ("i7-3770K", "3.50GHz"), nor is one carrying a superscript exponent ("(117.88)⁻¹", "10⁻³": not the plain value).
@@ -31,7 +31,7 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     `{"tables": {heading: [row, ...]}, "headers": {heading: [cell, ...]},
     "prose": [{"#line", "text", "code", "numbers"}], "headings": [{"#line",
     "text", "numbers"}]}`: each table's rows (header -> cell text, plus
-    `#line`; a repeated header text keys `text (2)`, see `verifier.mdtables.column_names`)
+    `#line`; a repeated header text keys `text (2)`, see `verifier.readers.mdtables.column_names`)
     under the nearest heading above it (a repeated heading gets " (2)",
     " (3)", ...), and its header cells' text under the same name (a header
     is shown, so a number in it is stated; a table without body rows has a
@@ -41,7 +41,7 @@ def markdown_document(data: bytes) -> dict[str, Any]:
     them: "58,696", "35.4%"); each heading with its line, text and numbers
     (apart from `prose`, so the index of a prose item does not move when a
     heading is added). Code blocks are not prose; a fenced block github.com
-    renders (```math, ```mermaid: `verifier.markdown.rendered_fence`) is listed
+    renders (```math, ```mermaid: `verifier.readers.markdown.rendered_fence`) is listed
     under `rendered` (`{"#line", "text", "numbers"}`) when there is one, and
     every other code block, fenced or indented (four spaces), under `literal` in
     document order (the same shape, as `verifier.readers.rst_doc` lists literal

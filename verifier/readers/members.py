@@ -21,7 +21,7 @@ def members(document: Any, spec: dict[str, Any]) -> list[tuple[str, Any]]:
     (a list of names, or a JSON Pointer to an array of names in the same document: asv's `result_columns`), the
     member's array read positionally (`{columns[i]: value[i]}`; a shorter array leaves the trailing columns unstated,
     as asv writes them); without it, the member's own members when it is an object, else `#value` (the member).
-    Raises `MembersError` (which `verifier.grammars.parse` reports as `GrammarError` `missing-records`) for no object at `members_of`, a `columns` pointer that names no array of
+    Raises `MembersError` (which `verifier.readers.grammars.parse` reports as `GrammarError` `missing-records`) for no object at `members_of`, a `columns` pointer that names no array of
     strings, or a member that is not an array while `columns` is given.
     """
     where = spec["members_of"]

@@ -10,7 +10,7 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.evidence import Location, Quantity, Receipt
-from verifier.grammars import GrammarError, parse
+from verifier.readers.grammars import GrammarError, parse
 from verifier.textnumbers import quantity
 from verifier.linear_regex import compile_linear
 from verifier.jsonio import JSONProblem, in_binary64, shown_literal
@@ -111,7 +111,7 @@ def _patterns(spec: dict[str, Any]) -> tuple[tuple[str, str], ...]:
 
 
 def _documents(tree: Tree, rel: str, spec: dict[str, Any]) -> list[tuple[str, Any]]:
-    """Return the `(location, record)` pairs of `rel` read with its grammar (`verifier.grammars`); raises `GrammarError` or `OSError`."""
+    """Return the `(location, record)` pairs of `rel` read with its grammar (`verifier.readers.grammars`); raises `GrammarError` or `OSError`."""
     data = tree.read_bytes(rel)
     return parse(tree.text_constants(data) if spec["encoding"] in ("json", "jsonl") else data, spec)
 

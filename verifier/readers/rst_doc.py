@@ -18,7 +18,8 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from verifier import grammars, mdtables, textnumbers
+from verifier import textnumbers
+from verifier.readers import grammars, mdtables
 
 __all__ = ["RstUnavailable", "rst_document"]
 
@@ -39,7 +40,7 @@ def rst_document(data: bytes) -> dict[str, Any]:
     """
     Return a reStructuredText file as a JSON-like document (see the module docstring for its shape).
 
-    Raises `verifier.grammars.GrammarError` for bytes that are not UTF-8 or that docutils cannot parse (nested too
+    Raises `verifier.readers.grammars.GrammarError` for bytes that are not UTF-8 or that docutils cannot parse (nested too
     deeply: `too-deep`), `RstUnavailable` without docutils. Time: docutils' parse, linear in practice; a 4 MiB page
     (`verifier.readers.tree.MAX_PAGE_BYTES`, the bound before parsing) of lists nested 2000 deep took 14 s here.
     """

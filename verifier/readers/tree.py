@@ -18,7 +18,7 @@ __all__ = ["Tree", "glob_regex"]
 
 #: How `Tree.read_bytes` opens a file: read-only, never through a symlink.
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
-#: The most bytes a Markdown or HTML document read by `Tree.json` may hold, and a claim text (`verifier.claimtext.MAX_TEXT_BYTES`).
+#: The most bytes a Markdown or HTML document read by `Tree.json` may hold, and a claim text (`verifier.readers.claimtext.MAX_TEXT_BYTES`).
 MAX_PAGE_BYTES = 4 * 2**20
 #: The most bytes a JSON or CSV document read by `Tree.json` may hold (claim documents, manifests; receipts are read elsewhere).
 MAX_DOCUMENT_BYTES = 64 * 2**20
@@ -162,7 +162,7 @@ class Tree:
             if len(data) > limit:  # refused before parsing: a page's parse takes about 250 times its size in memory
                 raise JSONProblem("too-large", f"{len(data)} bytes, more than the {limit // 2**20} MiB a {'page' if limit == MAX_PAGE_BYTES else 'document'} read here may hold")
             if suffix in ("md", "csv", "html", "htm", "rst"):
-                from verifier.grammars import GrammarError, parse  # late: grammars is a leaf reader
+                from verifier.readers.grammars import GrammarError, parse  # late: grammars is a leaf reader
 
                 try:
                     if suffix in ("html", "htm"):

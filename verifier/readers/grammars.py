@@ -42,7 +42,7 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
   different values is left out of the record and listed under
   `#conflicts` (member -> line numbers), so a field mapped to it is missing;
 - `markdown-table`: the rows of the pipe tables of a Markdown file (parsed
-  with pyromark, `verifier.markdown`), one record per row mapping header text -> cell text,
+  with pyromark, `verifier.readers.markdown`), one record per row mapping header text -> cell text,
   plus `#table` (1-based table number) and `#heading` (the nearest heading
   above the table).
 
@@ -68,7 +68,7 @@ from typing import Any
 
 from verifier.bench_lines import BENCH_GRAMMARS
 from verifier.jsonio import JSONProblem, array_index, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
-from verifier.mdtables import markdown_tables
+from verifier.readers.mdtables import markdown_tables
 from verifier.readers.members import MembersError, members
 from verifier.readers.pointers import resolve
 

@@ -1,7 +1,7 @@
 """
 Markdown pipe tables as records: the rows, headers and inline text the `markdown-table` receipt grammar
-(`verifier.grammars.parse`), the claim-document reader (`verifier.readers.markdown_doc`) and the HTML table reader
-(`column_names`) read from a token stream of `verifier.markdown.tokens` (CommonMark with GFM tables).
+(`verifier.readers.grammars.parse`), the claim-document reader (`verifier.readers.markdown_doc`) and the HTML table reader
+(`column_names`) read from a token stream of `verifier.readers.markdown.tokens` (CommonMark with GFM tables).
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ def markdown_tables(text: str) -> list[dict[str, Any]]:
     body row), `#line` (1-based source line) and `#heading` (the text of the
     nearest heading above the table, "" if none). Cell text is the inline
     content with code spans and emphasis reduced to their text and links to
-    their label. Parsed by `verifier.markdown` (CommonMark with GFM tables).
+    their label. Parsed by `verifier.readers.markdown` (CommonMark with GFM tables).
     """
     return table_rows(markdown_tokens(text))
 
 
 def markdown_tokens(text: str) -> list[Any]:
-    """Return the block tokens of `text` (`verifier.markdown.tokens`: CommonMark with GFM tables); one parse serves tables and prose."""
-    from verifier.markdown import tokens  # late: its parser is imported only when Markdown is read
+    """Return the block tokens of `text` (`verifier.readers.markdown.tokens`: CommonMark with GFM tables); one parse serves tables and prose."""
+    from verifier.readers.markdown import tokens  # late: its parser is imported only when Markdown is read
 
     return tokens(text)
 

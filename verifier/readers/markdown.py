@@ -3,7 +3,7 @@ Markdown: CommonMark with GitHub's pipe tables and footnotes, read by pyromark (
 
 `tokens(text)` returns a flat list of `Token`s named as markdown-it names
 them, holding only what the readers of tables and prose
-(`verifier.mdtables.table_rows`, `verifier.readers.markdown_doc`, `verifier.claimtext`) read:
+(`verifier.readers.mdtables.table_rows`, `verifier.readers.markdown_doc`, `verifier.readers.claimtext`) read:
 
 - `paragraph_open`, `inline`: a paragraph, or the text of a tight list item
   (pulldown-cmark gives it no paragraph; markdown-it does);
@@ -14,7 +14,7 @@ them, holding only what the readers of tables and prose
 - `fence`: a fenced code block, its `content` the code and `info` its info
   string (`math`, `mermaid`: GitHub renders some; the readers decide);
 - `code_block`: an indented code block (four spaces), its `content` the code
-  (markdown-it's name; `verifier.claimtext` states nothing from it, a
+  (markdown-it's name; `verifier.readers.claimtext` states nothing from it, a
   profile's claim document lists it under `literal` as a fenced one).
 
 An `inline` token's `children` are `text` (adjacent runs joined: link texts

@@ -5,7 +5,7 @@ A claim text is prose or Markdown: a bundle's `claims.json` headline, notes
 and claim texts, its README or RESULTS file, or a pull-request body
 (`verify --claims-text FILE BUNDLE`). `extract(text, source)` returns one
 `Quantity` per number, in reading order. Markdown structure comes from
-`verifier.markdown` (pyromark: CommonMark plus GFM tables): numbers in code spans, fenced
+`verifier.readers.markdown` (pyromark: CommonMark plus GFM tables): numbers in code spans, fenced
 (except those github.com renders: ```math, ```mermaid) or indented code blocks, HTML comments, tags and attributes and link targets are
 not claims; numbers in link texts, headings, list items, table cells (header
 cells and captions included) and the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`) are. Bare URLs in prose are
@@ -108,8 +108,8 @@ class _Segment:
 
 
 def _markdown_tokens(text: str) -> list[Any]:
-    """Return the block tokens of Markdown `text` (`verifier.markdown.tokens`: CommonMark with GFM tables), imported on first use."""
-    from verifier.markdown import tokens
+    """Return the block tokens of Markdown `text` (`verifier.readers.markdown.tokens`: CommonMark with GFM tables), imported on first use."""
+    from verifier.readers.markdown import tokens
 
     return tokens(text)
 
@@ -211,7 +211,7 @@ def _segments(text: str, cache: Any = None) -> tuple[list[_Segment], bool]:
 
 
 def _parse_segments(text: str) -> list[_Segment]:
-    from verifier.markdown import rendered_fence
+    from verifier.readers.markdown import rendered_fence
 
     tokens = _markdown_tokens(text)
     out: list[_Segment] = []
@@ -261,7 +261,7 @@ def _html_segments(html: str, first_line: int) -> list[_Segment]:
     `<template>` are not stated text); table cells carry their header and
     row label as context, as Markdown table cells do.
     """
-    from verifier.grammars import GrammarError
+    from verifier.readers.grammars import GrammarError
     from verifier.readers.html import html_document
 
     try:
@@ -281,7 +281,7 @@ def _html_segments(html: str, first_line: int) -> list[_Segment]:
 
 
 def _inline(tok) -> _Segment:  # type: ignore[no-untyped-def]
-    seg = _Segment("", tok.map[0] + 1)  # every inline token has its block's line (`verifier.markdown`)
+    seg = _Segment("", tok.map[0] + 1)  # every inline token has its block's line (`verifier.readers.markdown`)
     parts: list[str] = []
     length = 0
     for child in tok.children or []:
@@ -295,7 +295,7 @@ def _inline(tok) -> _Segment:  # type: ignore[no-untyped-def]
         elif child.type == "html_inline" and parts and parts[-1][-1:].strip():
             piece = " "  # `5<br>6` states two numbers, never 56 (an extra blank before a blank changes no reading)
         else:
-            continue  # a tag after a blank; tokens verifier.markdown never gives (markdown-it's em_open, link_open): no piece, so the piece before stays the last
+            continue  # a tag after a blank; tokens verifier.readers.markdown never gives (markdown-it's em_open, link_open): no piece, so the piece before stays the last
         parts.append(piece)
         length += len(piece)
     seg.text = "".join(parts)
