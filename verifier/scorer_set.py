@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from verifier.cache import Cache, installed_version
-from verifier.checks import coverage
 from verifier.errors import ConfigError
+from verifier.media.demux import MediaFacts, audio_span
 from verifier.scorers.weights import WeightPin, WeightsProblem
 
 if TYPE_CHECKING:  # the scorers (numpy, torch) are imported where scores are computed: a warm run reuses them
@@ -227,18 +227,18 @@ class MetricResult:
     cached: bool = False  # True when taken from the warm re-verify cache (`verifier.cache`), not computed in this run
 
 
-def video_frames(facts: coverage.MediaFacts) -> int:
+def video_frames(facts: MediaFacts) -> int:
     """Return the demuxed video frame count as coverage counts it (packets with and without a pts; [V1])."""
     v = facts.video
     return 0 if v is None else v.packets + v.missing_pts
 
 
-def exact_samples(facts: coverage.MediaFacts) -> int:
+def exact_samples(facts: MediaFacts) -> int:
     """Return the exact audio samples per channel from coverage's packet-timestamp span (media-notes C4)."""
     a = facts.audio
     if a is None:
         raise ScoreRefused("no-audio", f"{facts.name}: no audio stream")
-    start, end = coverage.audio_span(a)  # the coverage check's own derivation, not re-derived here
+    start, end = audio_span(a)  # the coverage check's own derivation (`verifier.checks.coverage_rules` reads it too), not re-derived here
     if start is None or end is None or not a.sample_rate:
         raise ScoreRefused("audio-span-unknown", f"{facts.name}: the audio span cannot be established from packet timestamps")
     samples = (end - start) * a.sample_rate

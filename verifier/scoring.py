@@ -3,7 +3,8 @@ Re-scoring: a gate's metrics computed with its pinned scorers, reused from earli
 
 Used by the `quality.rescore` check (bundle) and `verify score` (two files).
 Inputs have passed coverage (`verifier.checks.coverage`), whose demuxed facts
-give the frame counts (compared before any frame is) and the exact audio
+(`verifier.media.demux.MediaFacts`, imported from `media/`: `checks/` imports
+the scoring modules, never the other way) give the frame counts (compared before any frame is) and the exact audio
 sample counts from packet timestamps (media-notes C4); PCM is trimmed to
 those counts, never to the shorter signal.
 
@@ -29,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from verifier.cache import Cache, result_key
-from verifier.checks import coverage
+from verifier.media.demux import MediaFacts
+from verifier.media.policy import Policy
 from verifier.scorer_set import (
     METRICS,
     VIDEO_METRICS,
@@ -46,8 +48,8 @@ from verifier.scorer_set import (
 __all__ = ["METRICS", "VIDEO_METRICS", "MetricResult", "Progress", "ScoreRefused", "Scorers", "exact_samples",
            "identity_differences", "score_audio", "score_pair", "score_pairs", "score_video", "video_frames"]
 
-def score_video(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
-                policy: coverage.Policy, metrics: list[str], scorers: Scorers, *, progress: Callable[[str], None] | None = None,
+def score_video(ref: Path, cand: Path, ref_facts: MediaFacts, cand_facts: MediaFacts,
+                policy: Policy, metrics: list[str], scorers: Scorers, *, progress: Callable[[str], None] | None = None,
                 label: str = "", parallel: bool = False) -> dict[str, MetricResult]:
     """
     Return the video metrics (`lpips`, `ssim`) of one pair, decoding each file once (`verifier.batch_scoring`).
@@ -67,8 +69,8 @@ def score_video(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_fact
     return out  # type: ignore[return-value]
 
 
-def score_audio(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
-                policy: coverage.Policy, length_tolerance: int) -> MetricResult:
+def score_audio(ref: Path, cand: Path, ref_facts: MediaFacts, cand_facts: MediaFacts,
+                policy: Policy, length_tolerance: int) -> MetricResult:
     """
     Return the `stft_mag_cosine_v1` score of a pair's audio, each trimmed to its exact sample count.
 
@@ -91,8 +93,8 @@ _MEMO: dict[str, dict[str, Any]] = {}
 _MEMO_SIZE = 512
 
 
-def score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
-               policy: coverage.Policy, metrics: list[str], scorers: Scorers, *, progress: Callable[[str], None] | None = None,
+def score_pair(ref: Path, cand: Path, ref_facts: MediaFacts, cand_facts: MediaFacts,
+               policy: Policy, metrics: list[str], scorers: Scorers, *, progress: Callable[[str], None] | None = None,
                label: str = "", parallel: bool = False, digests: tuple[str, str] | None = None,
                cache: Cache | None = None) -> dict[str, MetricResult | ScoreRefused]:
     """
@@ -104,8 +106,8 @@ def score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts
                        cache=cache)[0]
 
 
-def score_pairs(pairs: list[tuple[Path, Path, coverage.MediaFacts, coverage.MediaFacts, tuple[str, str] | None]],
-                policy: coverage.Policy, metrics: list[str], scorers: Scorers, *,
+def score_pairs(pairs: list[tuple[Path, Path, MediaFacts, MediaFacts, tuple[str, str] | None]],
+                policy: Policy, metrics: list[str], scorers: Scorers, *,
                 progress: Callable[[str], None] | None = None,
                 cache: Cache | None = None) -> list[dict[str, MetricResult | ScoreRefused]]:
     """
@@ -178,8 +180,8 @@ def _from_cache(found: tuple[Any, bool] | None, metrics: list[str]) -> dict[str,
     return out
 
 
-def _score_pair(ref: Path, cand: Path, ref_facts: coverage.MediaFacts, cand_facts: coverage.MediaFacts,
-                policy: coverage.Policy, metrics: list[str], scorers: Scorers, *,
+def _score_pair(ref: Path, cand: Path, ref_facts: MediaFacts, cand_facts: MediaFacts,
+                policy: Policy, metrics: list[str], scorers: Scorers, *,
                 progress: Callable[[str], None] | None = None) -> dict[str, MetricResult | ScoreRefused]:
     from verifier.batch_scoring import PairJob, score_many
 
