@@ -450,7 +450,7 @@ def _drafting(monkeypatch, keep: bool) -> None:
     monkeypatch.setattr(verifier.discovery, "discover", lambda root, seconds: None)
     monkeypatch.setattr(verifier.discovery.draft, "draft_profile", lambda disc, pid: (_jm([copy.deepcopy(MEAN)]), NOTES[:2]))  # (a fresh list each call)
 
-    def self_check(profile, root):
+    def self_check(profile, root, verify):
         if not keep:
             profile["claims"] = []
         return list(NOTES[2:])

@@ -500,10 +500,11 @@ def profile_check(directory: str, profile: str, artifacts: str | None) -> None:
 @click.option("--explain", is_flag=True, help="List every bound number left out of the draft and why, grouped by reason (on stderr).")
 def profile_draft(directory: str, output: str, profile_id: str | None, explain: bool) -> None:
     """Write what discovery binds in DIRECTORY as a profile (then `verify --profile OUTPUT DIRECTORY`, review, `verify pin`)."""
+    from verifier.core import verify_path
     from verifier.discovery.drafting import DraftRefused, write_draft
 
     try:
-        path, claims, left = write_draft(directory, output, profile_id)
+        path, claims, left = write_draft(directory, output, profile_id, verify=verify_path)  # the self-check's judge, passed in: discovery imports no core
     except DraftRefused as exc:
         _left_out(exc.notes, every=explain)  # why nothing is left to write, grouped: never a bare count
         _fail_usage(exc.diagnostics())

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifier.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    from verifier.model import Report
 
 __all__ = ["DRAFT_SECONDS", "DraftRefused", "grouped", "write_draft"]
 
@@ -40,13 +44,18 @@ def grouped(notes: list[str]) -> list[tuple[str, int, str]]:
     return sorted(((kind, len(places), places[0]) for kind, places in groups.items()), key=lambda g: (-g[1], g[0]))
 
 
-def write_draft(directory: str, output: str, profile_id: str | None = None) -> tuple[str, int, list[str]]:
+def write_draft(directory: str, output: str, profile_id: str | None = None, *,
+                verify: Callable[..., Report]) -> tuple[str, int, list[str]]:
     """
     Discover `directory`, draft the profile (`verifier.discovery.draft.draft_profile`), validate it and write it to `output`.
 
     Returns `(output, claims written, the notes of the bound numbers left out and why)`. Before writing, the draft judges the
     directory once and every claim that FAILs through it is left out (`_self_check`), so the draft
-    gives no false FAIL on the evidence it was drafted from. Raises `UsageError` when `output`
+    gives no false FAIL on the evidence it was drafted from. `verify` is that judge, called as
+    `verify(directory, profile=profile_file)` and returning its `Report`: `verifier.core.verify_path`,
+    passed in by the caller (`verify profile draft`, `verifier.cli`), because `verifier.core` runs
+    discovery (`verifier.discovery.report`) on a directory no profile matches and discovery importing
+    `verifier.core` back would tie the two into one loop (`tests/test_structure.py`). Raises `UsageError` when `output`
     lies inside `directory` (nothing is written into the evidence), when discovery bound nothing a
     profile can state, or when the file cannot be written; `DraftRefused` (a `UsageError` carrying
     the notes of what was left out and why) when no drafted claim is left; `ConfigError` when the draft fails the
@@ -71,7 +80,7 @@ def write_draft(directory: str, output: str, profile_id: str | None = None) -> t
         load_profile(loads_strict(json.dumps(profile).encode()), assets().schema("profile"), origin=output)
     except ConfigError as exc:
         raise ConfigError(f"the drafted profile does not validate (a bug of verify): {exc}") from None
-    left += _self_check(profile, root)
+    left += _self_check(profile, root, verify)
     if not profile["claims"]:
         kind, n, _first = grouped(left)[0]
         raise DraftRefused(f"{directory}: no drafted claim re-derives through the profile language ({len(left)} left out, "
@@ -85,21 +94,19 @@ def write_draft(directory: str, output: str, profile_id: str | None = None) -> t
     return os.fspath(output), len(profile["claims"]), left
 
 
-def _self_check(profile: dict[str, Any], root: Path) -> list[str]:
+def _self_check(profile: dict[str, Any], root: Path, verify: Callable[..., Report]) -> list[str]:
     """
-    Judge `root` with the draft (written to a temporary file outside it) and drop every claim that FAILs.
+    Judge `root` with the draft (written to a temporary file outside it) by `verify` (`write_draft`) and drop every claim that FAILs.
 
     Returns a note per dropped claim: the profile language read its records otherwise than discovery did (a
     member some records lack, a selection it spells differently), so it is left out rather than written as a false FAIL.
     """
     import tempfile
 
-    from verifier.core import verify_path
-
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / f"{profile['id']}.json"
         path.write_text(json.dumps(profile), encoding="utf-8")
-        report = verify_path(str(root), profile=str(path))
+        report = verify(str(root), profile=str(path))
     ids = {c["id"] for c in profile["claims"]}
     failed: dict[str, str] = {}
     for f in report.findings:
