@@ -555,3 +555,35 @@ def test_receipts_of_ids_the_plan_does_not_list_are_unplanned_in_id_order():
     assert [f[2] for f in found if f[1] == "unplanned-receipt"] == ["receipt for request s8-m is not in the plan",
                                                                     "receipt for request s9-m is not in the plan"]
     assert "requests" not in [f[1] for f in found]
+
+
+def test_a_request_after_a_repeated_listing_is_still_judged():
+    """Kills `continue` -> `break` after a repeated id: the requests listed after its second listing are judged too."""
+    requests = [PLAN["requests"][0], PLAN["requests"][0], *PLAN["requests"][1:]]
+    found = _conf([_rq("s1-w", 0), _rq("s2-w", 60), _rq("s2-m", 80), _wk("s1"), _wk("s2")], plan={"requests": requests})
+    assert [f[2] for f in found if f[1] == "missing-receipt"] == ["planned measured request s1-m on s1 has no receipt"]
+
+
+def test_the_earliest_measured_start_of_a_server_is_compared_with_its_last_warmup_end():
+    """Kills `measured_start[sid][0]` -> `[1]`/`[-1]`: a later line that starts earlier is the server's first measured start."""
+    requests = [*PLAN["requests"], {"id": "s1-n", "server": "s1", "phase": "measured"}]
+    receipts = [_rq("s1-w", 0, ended_at="2026-01-01T00:00:25Z", elapsed_s=25), _rq("s1-m", 40),
+                {**_rq("s1-m", 20), "request_id": "s1-n"}, _rq("s2-w", 60), _rq("s2-m", 80), _wk("s1"), _wk("s2")]
+    found = _conf(receipts, plan={"requests": requests, "measured_per_server": 2, "max_concurrency": None})
+    assert [f[2] for f in found if f[1] == "warmup-after-measured"] == [
+        "server s1: a warmup ends at 2026-01-01T00:00:25+00:00, after the first measured request starts at 2026-01-01T00:00:20+00:00"]
+
+
+class _NoIteration(dict):
+    def __iter__(self):
+        raise AssertionError("the receipts' ids were iterated: a set of every id was built")
+
+
+def test_no_set_of_the_receipt_ids_is_built_when_every_receipt_is_planned():
+    """The unplanned rule builds a set of every receipt id (10^6 ids: 32 MB) only when some receipt id is not planned."""
+    model = from_documents({"plan": PLAN, "receipts": RECEIPTS}, manifest=MANIFEST, names={})
+    from verifier.campaign import Campaign
+    c = Campaign.build(model)
+    c.requests.first = _NoIteration(c.requests.first)
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": model, "campaign": c})
+    assert [(f.status.value, f.code, f.message) for f in pl.conformance(ctx)] == PASSES
