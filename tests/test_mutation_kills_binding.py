@@ -800,6 +800,26 @@ ON_EXAMPLE = [
     ('The baseline is 400.1 s; that is its mean.', [
         ('FAIL', 'claim-mismatch', "states 400.1 s, but the wording ('baseline', 'mean') says it is arm_mean_s.baseline, which the evidence gives as 407.27 s (delta -7.17 s, tolerance 0.05 s; mean of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)"),
     ]),
+    # "worst"/"best" of a recorded score: the end the gate's threshold gives (a floor: the greater is better), never another
+    # comparison's score (was: c02's 0.991729 passed "the worst SSIM"); "closest" names one end, never which
+    ('The worst SSIM was 0.991729.', [
+        ('FAIL', 'claim-mismatch', 'states 0.991729, but the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) says it is quality.ssim.min, which the evidence gives as 0.991703 (delta 0.000026, tolerance 0.0000005; lowest recorded ssim (c01 of 14))'),
+    ]),
+    ('The worst SSIM was 0.9917.', [
+        ('PASS', 'recorded-score', '0.9917 is quality.ssim.min = 0.991703 (lowest recorded ssim (c01 of 14)); the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) names it'),
+    ]),
+    ('The best audio cosine was 1.0.', [
+        ('PASS', 'recorded-score', '1.0 is quality.audio_cosine.max = 1 (highest recorded audio_cosine (c11 of 14)); the wording (best; gate.quality.audio_cosine.min = 0.8: a greater score is better) names it'),
+    ]),
+    ('The worst SSIM was at least 0.9918.', [
+        ('FAIL', 'claim-mismatch', 'states at least 0.9918, but the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) names quality.ssim.min, which is 0.991703 (lowest recorded ssim (c01 of 14))'),
+    ]),
+    ('The closest audio cosine was 0.977337.', [
+        ('PASS', 'recorded-score', '0.977337 holds for quality.audio_cosine.min = 0.977337 (lowest recorded audio_cosine (c03 of 14)): the wording (closest) names the lowest or the highest recorded score, and nothing says which; this is the lowest'),
+    ]),
+    ('The closest SSIM was 0.991729.', [
+        ('FAIL', 'claim-mismatch', 'states 0.991729, but the wording (closest) names the lowest or the highest recorded score, and nothing says which, and it is neither: quality.ssim.min = 0.991703 (lowest recorded ssim (c01 of 14)) and quality.ssim.max = 1 (highest recorded ssim (c11 of 14))'),
+    ]),
 ]
 NO_LEVELS = [
     ('B1 took 107.00 s.', [
