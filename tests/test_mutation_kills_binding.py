@@ -1007,3 +1007,22 @@ def test_a_gate_bounding_a_score_on_both_sides_or_another_metric_gives_no_direct
         return o.status
     assert [status(x) for x in ([floor], [floor, ceiling], [ceiling, floor], [other], [floor, count], [floor, recorded], [count, ceiling])] == \
         ["FAIL", "PASS", "PASS", "PASS", "FAIL", "FAIL", "PASS"]
+
+
+@pytest.mark.parametrize(("text", "gate", "expected"), [
+    # (evidence, derived, tolerance): the end it holds for; FAIL: the lowest, at the stated precision (a bound: exactly)
+    ("The worst SSIM was 0.99.", False, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"))),
+    ("The worst SSIM was above 0.9995.", False, ("quality.ssim.min", Decimal("0.95"), Decimal(0))),
+    ("The worst SSIM was 0.999.", False, ("quality.ssim.max", Decimal("0.999"), Decimal("0.0005"))),
+    ("The worst SSIM was at least 0.96.", False, ("quality.ssim.max", Decimal("0.999"), Decimal(0))),
+    ("The worst SSIM was 0.95.", True, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"))),
+])
+def test_a_direction_word_outcome_carries_the_end_its_value_and_tolerance(text, gate, expected):
+    """Kills `_holds(q, ends[0])` -> `ends[1]` in `_either_end`'s FAIL (its derived value is the lowest's, as its evidence)."""
+    values = {"ssim": (("min", "0.95"), ("mean", "0.99"), ("max", "0.999"))}
+    recorded = [Evidence(f"quality.{m}.{s}", Decimal(v), None, "recorded", f"d {m} {s}", statistic=s, topics=frozenset({m}))
+                for m, pairs in values.items() for s, v in pairs]
+    if gate:
+        recorded.append(Evidence("gate.quality.ssim.min", Decimal("0.97"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"})))
+    (o,) = bind(extract(text, "pr.md"), recorded, [], {})
+    assert (o.evidence, o.derived, o.tolerance) == expected
