@@ -1010,19 +1010,27 @@ def test_a_gate_bounding_a_score_on_both_sides_or_another_metric_gives_no_direct
 
 
 @pytest.mark.parametrize(("text", "gate", "expected"), [
-    # (evidence, derived, tolerance): the end it holds for; FAIL: the lowest, at the stated precision (a bound: exactly)
-    ("The worst SSIM was 0.99.", False, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"))),
-    ("The worst SSIM was above 0.9995.", False, ("quality.ssim.min", Decimal("0.95"), Decimal(0))),
-    ("The worst SSIM was 0.999.", False, ("quality.ssim.max", Decimal("0.999"), Decimal("0.0005"))),
-    ("The worst SSIM was at least 0.96.", False, ("quality.ssim.max", Decimal("0.999"), Decimal(0))),
-    ("The worst SSIM was 0.95.", True, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"))),
+    # (evidence, derived, tolerance, formula): the end it holds for; FAIL: the lowest, at the stated precision (a bound: exactly)
+    ("The worst SSIM was 0.99.", False, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"), "d ssim min")),
+    ("The worst SSIM was above 0.9995.", False, ("quality.ssim.min", Decimal("0.95"), Decimal(0), "d ssim min")),
+    ("The worst SSIM was 0.999.", False, ("quality.ssim.max", Decimal("0.999"), Decimal("0.0005"), "d ssim max")),
+    ("The worst SSIM was at least 0.96.", False, ("quality.ssim.max", Decimal("0.999"), Decimal(0), "d ssim max")),
+    ("The worst SSIM was above 0.95.", False, ("quality.ssim.max", Decimal("0.999"), Decimal(0), "d ssim max")),  # strict: not the lowest
+    ("The worst SSIM was 0.95.", True, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"), "d ssim min")),
 ])
 def test_a_direction_word_outcome_carries_the_end_its_value_and_tolerance(text, gate, expected):
-    """Kills `_holds(q, ends[0])` -> `ends[1]` in `_either_end`'s FAIL (its derived value is the lowest's, as its evidence)."""
+    """Kills, in `_either_end`, `_holds(q, ends[0])` -> `ends[1]`, the FAIL's `ends[0]` -> `ends[1]` (name, formula), its tolerance (`not bound`, 0 -> 1), a bound's side and tolerance."""
     values = {"ssim": (("min", "0.95"), ("mean", "0.99"), ("max", "0.999"))}
     recorded = [Evidence(f"quality.{m}.{s}", Decimal(v), None, "recorded", f"d {m} {s}", statistic=s, topics=frozenset({m}))
                 for m, pairs in values.items() for s, v in pairs]
     if gate:
         recorded.append(Evidence("gate.quality.ssim.min", Decimal("0.97"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"})))
     (o,) = bind(extract(text, "pr.md"), recorded, [], {})
-    assert (o.evidence, o.derived, o.tolerance) == expected
+    assert (o.evidence, o.derived, o.tolerance, o.formula) == expected
+
+
+def test_a_threshold_named_without_a_side_gives_no_direction_and_never_raises():
+    """Kills `e.name.rsplit(".", 1)[-1]` -> `[+1]` in `_better_end`: a name with no dot has one piece (the gate's names always have a side)."""
+    ssim = [Evidence(f"quality.ssim.{s}", Decimal(v), None, "recorded", f"d {s}", statistic=s, topics=frozenset({"ssim"})) for s, v in (("min", "0.95"), ("max", "0.99"))]
+    odd = Evidence("floor", Decimal("0.9"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"}))
+    assert [o.status for o in bind(extract("The best SSIM was 0.95.", "pr.md"), ssim + [odd], [], {})] == ["PASS"]
