@@ -1034,3 +1034,12 @@ def test_a_threshold_named_without_a_side_gives_no_direction_and_never_raises():
     ssim = [Evidence(f"quality.ssim.{s}", Decimal(v), None, "recorded", f"d {s}", statistic=s, topics=frozenset({"ssim"})) for s, v in (("min", "0.95"), ("max", "0.99"))]
     odd = Evidence("floor", Decimal("0.9"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"}))
     assert [o.status for o in bind(extract("The best SSIM was 0.95.", "pr.md"), ssim + [odd], [], {})] == ["PASS"]
+
+
+def test_the_direction_is_said_with_the_first_threshold_giving_it():
+    """Kills `gates[0]` -> `gates[-1]` in `_better_end`: two floors of one topic (an SSIM and an SSIM-Y gate), the first is named."""
+    ssim = [Evidence(f"quality.ssim.{s}", Decimal(v), None, "recorded", f"d {s}", statistic=s, topics=frozenset({"ssim"})) for s, v in (("min", "0.95"), ("max", "0.99"))]
+    floors = [Evidence(name, Decimal(v), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"}))
+              for name, v in (("gate.quality.ssim.min", "0.97"), ("gate.quality.ssim_y.min", "0.9"))]
+    assert _run("The worst SSIM was 0.95.", ssim + floors) == [
+        ("PASS", "recorded-score", "0.95 is quality.ssim.min = 0.95 (d min); the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) names it")]
