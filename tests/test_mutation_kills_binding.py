@@ -800,6 +800,26 @@ ON_EXAMPLE = [
     ('The baseline is 400.1 s; that is its mean.', [
         ('FAIL', 'claim-mismatch', "states 400.1 s, but the wording ('baseline', 'mean') says it is arm_mean_s.baseline, which the evidence gives as 407.27 s (delta -7.17 s, tolerance 0.05 s; mean of server means (arm=baseline, phase=measured): server A1 mean 396.3 over 3; server A2 mean 418.24 over 3)"),
     ]),
+    # "worst"/"best" of a recorded score: the end the gate's threshold gives (a floor: the greater is better), never another
+    # comparison's score (was: c02's 0.991729 passed "the worst SSIM"); "closest" names one end, never which
+    ('The worst SSIM was 0.991729.', [
+        ('FAIL', 'claim-mismatch', 'states 0.991729, but the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) says it is quality.ssim.min, which the evidence gives as 0.991703 (delta 0.000026, tolerance 0.0000005; lowest recorded ssim (c01 of 14))'),
+    ]),
+    ('The worst SSIM was 0.9917.', [
+        ('PASS', 'recorded-score', '0.9917 is quality.ssim.min = 0.991703 (lowest recorded ssim (c01 of 14)); the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) names it'),
+    ]),
+    ('The best audio cosine was 1.0.', [
+        ('PASS', 'recorded-score', '1.0 is quality.audio_cosine.max = 1 (highest recorded audio_cosine (c11 of 14)); the wording (best; gate.quality.audio_cosine.min = 0.8: a greater score is better) names it'),
+    ]),
+    ('The worst SSIM was at least 0.9918.', [
+        ('FAIL', 'claim-mismatch', 'states at least 0.9918, but the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) names quality.ssim.min, which is 0.991703 (lowest recorded ssim (c01 of 14))'),
+    ]),
+    ('The closest audio cosine was 0.977337.', [
+        ('PASS', 'recorded-score', '0.977337 holds for quality.audio_cosine.min = 0.977337 (lowest recorded audio_cosine (c03 of 14)): the wording (closest) names the lowest or the highest recorded score, and nothing says which; this is the lowest'),
+    ]),
+    ('The closest SSIM was 0.991729.', [
+        ('FAIL', 'claim-mismatch', 'states 0.991729, but the wording (closest) names the lowest or the highest recorded score, and nothing says which, and it is neither: quality.ssim.min = 0.991703 (lowest recorded ssim (c01 of 14)) and quality.ssim.max = 1 (highest recorded ssim (c11 of 14))'),
+    ]),
 ]
 NO_LEVELS = [
     ('B1 took 107.00 s.', [
@@ -916,3 +936,110 @@ def test_a_count_and_the_arm_its_words_name(text, counts, expected):
 
     (o,) = bind(extract(text, "pr.md"), _counts(*counts), [], {"alpha": "alpha", "beta": "beta"})
     assert (o.status, o.code, o.message) == expected
+
+
+# "worst"/"best"/"closest" of a recorded score (h36h): bound to an extreme only, the one the gate's direction gives when it does.
+def _scores(text: str, gate: bool) -> list[tuple[str, str, str]]:
+    """Bind `text` to recorded LPIPS 0.10 / mean 0.20 / 0.30 and SSIM 0.95 / mean 0.99 / 0.999, with `gate` the thresholds LPIPS <= 0.20, SSIM >= 0.97."""
+    values = {"lpips": (("min", "0.10"), ("mean", "0.20"), ("max", "0.30")), "ssim": (("min", "0.95"), ("mean", "0.99"), ("max", "0.999"))}
+    recorded = [Evidence(f"quality.{m}.{s}", Decimal(v), None, "recorded", f"d {m} {s}", statistic=s, topics=frozenset({m}))
+                for m, pairs in values.items() for s, v in pairs]
+    if gate:
+        recorded += [Evidence("gate.quality.lpips.max", Decimal("0.20"), None, "gate", "g lpips max", statistic="threshold", topics=frozenset({"lpips"})),
+                     Evidence("gate.quality.ssim.min", Decimal("0.97"), None, "gate", "g ssim min", statistic="threshold", topics=frozenset({"ssim"}))]
+    return _run(text, recorded)
+
+
+_NEITHER = "the wording ({w}) names the lowest or the highest recorded score, and nothing says which, and it is neither: "
+_SSIM_ENDS = "quality.ssim.min = 0.95 (d ssim min) and quality.ssim.max = 0.999 (d ssim max)"
+_LPIPS_ENDS = "quality.lpips.min = 0.10 (d lpips min) and quality.lpips.max = 0.30 (d lpips max)"
+
+
+@pytest.mark.parametrize(("text", "gate", "expected"), [
+    # recorded SSIM 0.95 / mean 0.99 / 0.999, LPIPS 0.10 / mean 0.20 / 0.30: a direction word never binds the mean
+    ("The worst SSIM was 0.99.", False, ("FAIL", "claim-mismatch", "states 0.99, but " + _NEITHER.format(w="worst") + _SSIM_ENDS)),
+    ("The worst LPIPS was 0.20.", False, ("FAIL", "claim-mismatch", "states 0.20, but " + _NEITHER.format(w="worst") + _LPIPS_ENDS)),
+    ("The best SSIM was 0.99.", False, ("FAIL", "claim-mismatch", "states 0.99, but " + _NEITHER.format(w="best") + _SSIM_ENDS)),
+    ("The closest LPIPS was 0.20.", True, ("FAIL", "claim-mismatch", "states 0.20, but " + _NEITHER.format(w="closest") + _LPIPS_ENDS)),
+    ("The worst LPIPS was 0.10.", False, ("PASS", "recorded-score", "0.10 holds for quality.lpips.min = 0.10 (d lpips min): the wording (worst) names "
+                                                                    "the lowest or the highest recorded score, and nothing says which; this is the lowest")),
+    ("The closest SSIM was 0.95.", True, ("PASS", "recorded-score", "0.95 holds for quality.ssim.min = 0.95 (d ssim min): the wording (closest) names "
+                                                                    "the lowest or the highest recorded score, and nothing says which; this is the lowest")),
+    # with the gate (SSIM >= 0.97: the greater is better; LPIPS <= 0.20: the less), the one end it gives
+    ("The worst SSIM was 0.99.", True, ("FAIL", "claim-mismatch", "states 0.99, but the wording (worst; gate.quality.ssim.min = 0.97: a greater score "
+                                                                  "is better) says it is quality.ssim.min, which the evidence gives as 0.95 (delta 0.04, tolerance 0.005; d ssim min)")),
+    ("The worst SSIM was 0.999.", True, ("FAIL", "claim-mismatch", "states 0.999, but the wording (worst; gate.quality.ssim.min = 0.97: a greater score "
+                                                                   "is better) says it is quality.ssim.min, which the evidence gives as 0.95 (delta 0.049, tolerance 0.0005; d ssim min)")),
+    ("The worst LPIPS was 0.30.", True, ("PASS", "recorded-score", "0.30 is quality.lpips.max = 0.30 (d lpips max); the wording (worst; "
+                                                                   "gate.quality.lpips.max = 0.20: a less score is better) names it")),
+    ("The worst LPIPS was 0.10.", True, ("FAIL", "claim-mismatch", "states 0.10, but the wording (worst; gate.quality.lpips.max = 0.20: a less score is "
+                                                                   "better) says it is quality.lpips.max, which the evidence gives as 0.30 (delta -0.20, tolerance 0.005; d lpips max)")),
+    ("The best SSIM was 0.999.", True, ("PASS", "recorded-score", "0.999 is quality.ssim.max = 0.999 (d ssim max); the wording (best; "
+                                                                  "gate.quality.ssim.min = 0.97: a greater score is better) names it")),
+    ("The best SSIM was 0.95.", True, ("FAIL", "claim-mismatch", "states 0.95, but the wording (best; gate.quality.ssim.min = 0.97: a greater score is "
+                                                                 "better) says it is quality.ssim.max, which the evidence gives as 0.999 (delta -0.049, tolerance 0.005; d ssim max)")),
+    ("The best LPIPS was 0.10.", True, ("PASS", "recorded-score", "0.10 is quality.lpips.min = 0.10 (d lpips min); the wording (best; "
+                                                                  "gate.quality.lpips.max = 0.20: a less score is better) names it")),
+    # a bound: on either end with no gate (it holds for one), on the one end with it
+    ("The worst SSIM was at least 0.96.", False, ("PASS", "recorded-score", "at least 0.96 holds for quality.ssim.max = 0.999 (d ssim max): the wording "
+                                                                            "(worst) names the lowest or the highest recorded score, and nothing says which; this is the highest")),
+    ("The worst SSIM was above 0.9995.", False, ("FAIL", "claim-mismatch", "states above 0.9995, but " + _NEITHER.format(w="worst") + _SSIM_ENDS)),
+    ("The worst SSIM was at least 0.96.", True, ("FAIL", "claim-mismatch", "states at least 0.96, but the wording (worst; gate.quality.ssim.min = 0.97: a "
+                                                                           "greater score is better) names quality.ssim.min, which is 0.95 (d ssim min)")),
+    # "fastest" names a clip or a run, no score: any recorded score (the mean here)
+    ("On the fastest clip SSIM was 0.99.", True, ("PASS", "recorded-score", "0.99 is quality.ssim.mean = 0.99 (d ssim mean)")),
+])
+def test_a_direction_word_binds_a_recorded_score_to_an_extreme_only(text, gate, expected):
+    assert _scores(text, gate) == [expected]
+
+
+def test_a_gate_bounding_a_score_on_both_sides_or_another_metric_gives_no_direction():
+    """`_better_end`: one side of one metric's thresholds only (an SSIM floor says nothing of LPIPS; a range, nothing)."""
+    ssim = [Evidence(f"quality.ssim.{s}", Decimal(v), None, "recorded", f"d {s}", statistic=s, topics=frozenset({"ssim"})) for s, v in (("min", "0.95"), ("max", "0.99"))]
+    floor = Evidence("gate.quality.ssim.min", Decimal("0.9"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"}))
+    ceiling = Evidence("gate.quality.ssim.max", Decimal("1"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"}))
+    other = Evidence("gate.quality.lpips.min", Decimal("0.9"), None, "gate", "g", statistic="threshold", topics=frozenset({"lpips"}))
+    count = Evidence("gate.quality.ssim.max", Decimal("5"), None, "gate", "g", statistic="count", topics=frozenset({"ssim"}))
+    recorded = Evidence("quality.ssim.c1", Decimal("0.97"), None, "recorded", "r", statistic="threshold", topics=frozenset({"ssim"}))
+
+    def status(extra: list[Evidence]) -> str:
+        (o,) = bind(extract("The best SSIM was 0.95.", "pr.md"), ssim + extra, [], {})
+        return o.status
+    assert [status(x) for x in ([floor], [floor, ceiling], [ceiling, floor], [other], [floor, count], [floor, recorded], [count, ceiling])] == \
+        ["FAIL", "PASS", "PASS", "PASS", "FAIL", "FAIL", "PASS"]
+
+
+@pytest.mark.parametrize(("text", "gate", "expected"), [
+    # (evidence, derived, tolerance, formula): the end it holds for; FAIL: the lowest, at the stated precision (a bound: exactly)
+    ("The worst SSIM was 0.99.", False, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"), "d ssim min")),
+    ("The worst SSIM was above 0.9995.", False, ("quality.ssim.min", Decimal("0.95"), Decimal(0), "d ssim min")),
+    ("The worst SSIM was 0.999.", False, ("quality.ssim.max", Decimal("0.999"), Decimal("0.0005"), "d ssim max")),
+    ("The worst SSIM was at least 0.96.", False, ("quality.ssim.max", Decimal("0.999"), Decimal(0), "d ssim max")),
+    ("The worst SSIM was above 0.95.", False, ("quality.ssim.max", Decimal("0.999"), Decimal(0), "d ssim max")),  # strict: not the lowest
+    ("The worst SSIM was 0.95.", True, ("quality.ssim.min", Decimal("0.95"), Decimal("0.005"), "d ssim min")),
+])
+def test_a_direction_word_outcome_carries_the_end_its_value_and_tolerance(text, gate, expected):
+    """Kills, in `_either_end`, `_holds(q, ends[0])` -> `ends[1]`, the FAIL's `ends[0]` -> `ends[1]` (name, formula), its tolerance (`not bound`, 0 -> 1), a bound's side and tolerance."""
+    values = {"ssim": (("min", "0.95"), ("mean", "0.99"), ("max", "0.999"))}
+    recorded = [Evidence(f"quality.{m}.{s}", Decimal(v), None, "recorded", f"d {m} {s}", statistic=s, topics=frozenset({m}))
+                for m, pairs in values.items() for s, v in pairs]
+    if gate:
+        recorded.append(Evidence("gate.quality.ssim.min", Decimal("0.97"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"})))
+    (o,) = bind(extract(text, "pr.md"), recorded, [], {})
+    assert (o.evidence, o.derived, o.tolerance, o.formula) == expected
+
+
+def test_a_threshold_named_without_a_side_gives_no_direction_and_never_raises():
+    """Kills `e.name.rsplit(".", 1)[-1]` -> `[+1]` in `_better_end`: a name with no dot has one piece (the gate's names always have a side)."""
+    ssim = [Evidence(f"quality.ssim.{s}", Decimal(v), None, "recorded", f"d {s}", statistic=s, topics=frozenset({"ssim"})) for s, v in (("min", "0.95"), ("max", "0.99"))]
+    odd = Evidence("floor", Decimal("0.9"), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"}))
+    assert [o.status for o in bind(extract("The best SSIM was 0.95.", "pr.md"), ssim + [odd], [], {})] == ["PASS"]
+
+
+def test_the_direction_is_said_with_the_first_threshold_giving_it():
+    """Kills `gates[0]` -> `gates[-1]` in `_better_end`: two floors of one topic (an SSIM and an SSIM-Y gate), the first is named."""
+    ssim = [Evidence(f"quality.ssim.{s}", Decimal(v), None, "recorded", f"d {s}", statistic=s, topics=frozenset({"ssim"})) for s, v in (("min", "0.95"), ("max", "0.99"))]
+    floors = [Evidence(name, Decimal(v), None, "gate", "g", statistic="threshold", topics=frozenset({"ssim"}))
+              for name, v in (("gate.quality.ssim.min", "0.97"), ("gate.quality.ssim_y.min", "0.9"))]
+    assert _run("The worst SSIM was 0.95.", ssim + floors) == [
+        ("PASS", "recorded-score", "0.95 is quality.ssim.min = 0.95 (d min); the wording (worst; gate.quality.ssim.min = 0.97: a greater score is better) names it")]

@@ -181,7 +181,7 @@ def test_bind_subject_binds_only_what_the_subject_determines(text, verdict, name
     ("The highest request took 3 s.", "max", "highest"), ("The largest request took 3 s.", "max", "largest"),
     ("The max request took 3 s.", "max", "max"), ("The peak request took 3 s.", "max", "peak"),
     ("The worst request took 3 s.", "max", "worst"), ("The quickest request took 3 s.", "min", "quickest"),
-    ("The closest request took 3 s.", None, None),
+    ("The best request took 3 s.", "min", "best"), ("The closest request took 3 s.", None, None),
 ])
 def test_every_word_naming_the_least_or_greatest_time_is_a_selector(text, selector, word):
     s = read(_q(text), KEYS, LEVELS)

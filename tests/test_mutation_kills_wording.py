@@ -70,16 +70,20 @@ def test_a_speed_word_with_a_unit_the_registry_does_not_know_names_either_extrem
     assert extreme("the fastest run", "furlongs") == ("fastest", frozenset({"min", "max"}))
 
 
-# One vocabulary of extreme words (issue 36): `wording.EXTREME_WORDS`, from which `extreme`, `EXTREMES` (recorded scores)
-# and `subjects.SELECTORS` (request times) are built. Where the three former lists disagreed, the choice made:
-# "shortest"/"longest" and "peak" name the least/greatest wherever an extreme is read; "worst" is a slow word (the
-# greatest time, the least rate, and of a score, whose better side the words do not give, neither); "closest" is no
-# extreme word (the closest LPIPS is the least, the closest SSIM the greatest).
+# One vocabulary of extreme words (issue 36): `wording.EXTREME_WORDS`, from which `extreme`, `score_extreme` (recorded
+# scores) and `subjects.SELECTORS` (request times) are built (their binding of a score: `tests/test_mutation_kills_binding.py`). Where the three former lists disagreed, the choice made:
+# "shortest"/"longest" and "peak" name the least/greatest wherever an extreme is read. "worst" and "best" name the worse
+# and the better end: of a time and a rate the same as "slowest" and "fastest", and of a recorded score the end its gate's
+# threshold gives (a floor: the greater is better), or when no one-sided threshold gives it, the lowest or the highest,
+# never a comparison's or a mean score between them (h36h; was, after 15d361b: any recorded score equal to the number).
+# "closest" names one end of a recorded score only (closest to the reference: the best; closest to the gate, as the
+# review's "closest margins": the worst), never which, and nothing of a time or a rate.
 
 
 @pytest.mark.parametrize(("text", "unit", "expected"), [
     ("the peak rate", "req/s", ("peak", {"max"})), ("peak memory", "GiB", ("peak", {"max"})),
     ("the worst latency", "s", ("worst", {"max"})), ("the worst throughput", "req/s", ("worst", {"min"})),
+    ("the best latency", "s", ("best", {"min"})), ("the best throughput", "req/s", ("best", {"max"})),
     ("the worst score", None, ("worst", {"min", "max"})), ("the closest score", None, None), ("the closest run", "s", None),
 ])
 def test_every_extreme_word_is_read_by_extreme(text, unit, expected):
@@ -90,21 +94,42 @@ def test_every_extreme_word_is_read_by_extreme(text, unit, expected):
 
 
 def test_the_three_readings_of_extremes_come_from_one_vocabulary():
-    """Every word of `EXTREME_WORDS` and no other is an extreme for `extreme`, the score binding and the request selectors."""
+    """Every word of `EXTREME_WORDS` and no other is an extreme for `extreme` (not "closest"), `score_extreme` (not the speed words) and the request selectors."""
     import re
 
     from verifier.subjects import SELECTORS
-    from verifier.wording import EXTREME_WORDS, EXTREMES, extreme
+    from verifier.wording import EXTREME_WORDS, extreme, score_extreme
 
     every = {w for words in EXTREME_WORDS.values() for w in words}
-    assert {w for w in every if extreme(f"the {w} one", "s")} == every
-    assert {w: extreme(f"the {w} one", "s")[1] for w in every} == {
-        **{w: {"min"} for w in EXTREME_WORDS["min"] + EXTREME_WORDS["fast"]}, **{w: {"max"} for w in EXTREME_WORDS["max"] + EXTREME_WORDS["slow"]}}
-    scores = {w: [name for name, rx in EXTREMES if re.search(rx, f"the {w} one")] for w in every}
-    assert scores == {**{w: ["min"] for w in EXTREME_WORDS["min"]}, **{w: ["max"] for w in EXTREME_WORDS["max"]},
-                      **{w: [] for w in EXTREME_WORDS["fast"] + EXTREME_WORDS["slow"]}}
+    timed = every - set(EXTREME_WORDS["near"])
+    assert {w for w in every if extreme(f"the {w} one", "s")} == timed
+    assert {w: extreme(f"the {w} one", "s")[1] for w in timed} == {
+        **{w: {"min"} for w in EXTREME_WORDS["min"] + EXTREME_WORDS["fast"] + EXTREME_WORDS["best"]},
+        **{w: {"max"} for w in EXTREME_WORDS["max"] + EXTREME_WORDS["slow"] + EXTREME_WORDS["worst"]}}
+    scores = {w: score_extreme(f"the {w} one", None) for w in every}
+    assert scores == {**{w: (w, {"min"}) for w in EXTREME_WORDS["min"]}, **{w: (w, {"max"}) for w in EXTREME_WORDS["max"]},
+                      **{w: None for w in EXTREME_WORDS["fast"] + EXTREME_WORDS["slow"]},
+                      **{w: (w, {"min", "max"}) for w in EXTREME_WORDS["best"] + EXTREME_WORDS["worst"] + EXTREME_WORDS["near"]}}
     selectors = {w: [name for name, rx in SELECTORS if name in ("min", "max") and re.search(rx, f"the {w} one")] for w in every}
-    assert selectors == {w: sorted(extreme(f"the {w} one", "s")[1]) for w in every}
+    assert selectors == {w: sorted(extreme(f"the {w} one", "s")[1]) if w in timed else [] for w in every}
+
+
+@pytest.mark.parametrize(("text", "better", "expected"), [
+    # the better end the gate gives: "best" names it, "worst" the other, "closest" either; min/max words ignore it
+    ("the best one", "max", ("best", {"max"})), ("the best one", "min", ("best", {"min"})),
+    ("the worst one", "max", ("worst", {"min"})), ("the worst one", "min", ("worst", {"max"})),
+    ("the closest one", "max", ("closest", {"min", "max"})), ("the closest one", "min", ("closest", {"min", "max"})),
+    ("the lowest one", "max", ("lowest", {"min"})), ("the peak one", "min", ("peak", {"max"})),
+    # a min word anywhere before a max word, a max word before "best"/"worst", whatever their places; else the first of those
+    ("the highest, then the lowest", None, ("lowest", {"min"})), ("the best, then the highest", "min", ("highest", {"max"})),
+    ("the worst, then the best", "max", ("worst", {"min"})), ("the best, then the worst", "max", ("best", {"max"})),
+    ("the fastest clip", "max", None), ("a worsted clip, the bestest", "max", None),
+])
+def test_score_extreme_reads_the_end_a_word_names_with_the_better_end_given(text, better, expected):
+    from verifier.wording import score_extreme
+
+    found = score_extreme(text, better)
+    assert (None if found is None else (found[0], set(found[1]))) == expected
 
 
 def _score(text: str, unit: str | None = None) -> list[tuple[str, str, str]]:
@@ -116,9 +141,11 @@ def _score(text: str, unit: str | None = None) -> list[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    # "worst" and "closest" name no extreme of a score: the worst LPIPS is its greatest, the worst SSIM its least (was: the least)
-    ("The worst LPIPS was 0.30.", ("PASS", "recorded-score", "0.30 is quality.lpips.max = 0.30 (d lpips max)")),
-    ("The closest SSIM was 0.99.", ("PASS", "recorded-score", "0.99 is quality.ssim.max = 0.99 (d ssim max)")),
+    # "worst" and "closest" with no gate: the lowest or the highest score, saying which (was: any recorded score)
+    ("The worst LPIPS was 0.30.", ("PASS", "recorded-score", "0.30 holds for quality.lpips.max = 0.30 (d lpips max): the wording (worst) names the "
+                                                             "lowest or the highest recorded score, and nothing says which; this is the highest")),
+    ("The closest SSIM was 0.99.", ("PASS", "recorded-score", "0.99 holds for quality.ssim.max = 0.99 (d ssim max): the wording (closest) names the "
+                                                              "lowest or the highest recorded score, and nothing says which; this is the highest")),
     # "peak", "highest", "longest" name the greatest score, "shortest" the least
     ("The peak SSIM was 0.95.", ("FAIL", "claim-mismatch", "states 0.95, but the wording (max) says it is quality.ssim.max, which the evidence "
                                                             "gives as 0.99 (delta -0.04, tolerance 0.005; d ssim max)")),

@@ -39,7 +39,7 @@ from verifier.readers.claimtext import Quantity
 from verifier.numtext import comparison_text, number
 from verifier.wording import DIFFERENCE_AFTER as _DIFFERENCE_AFTER
 from verifier.wording import DIFFERENCE_BEFORE as _DIFFERENCE_BEFORE
-from verifier.wording import EXTREMES as _EXTREMES
+from verifier.wording import EXTREME_WORDS
 from verifier.wording import FOREIGN_WORDS, LATENCY_WORDS
 from verifier.wording import THRESHOLD as _THRESHOLD
 from verifier.wording import bound_holds as _bound_holds
@@ -50,12 +50,15 @@ from verifier.wording import foreign_noun as _foreign_noun
 from verifier.wording import keys_of as _keys_of
 from verifier.wording import local as _local
 from verifier.wording import per_request as _per_request
+from verifier.wording import score_extreme as _score_extreme
 from verifier.wording import statistic as _statistic
 from verifier.wording import words as _words
 
 __all__ = ["PHRASES", "Evidence", "Outcome", "Pair", "bind"]
 
 C = stats.CONTEXT
+#: The words naming the least or the greatest whatever is measured (their statistic is said as `min`/`max` in messages).
+_LEAST_OR_MOST = frozenset(EXTREME_WORDS["min"] + EXTREME_WORDS["max"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +241,7 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     topic = _nearest_topic(q, recorded) if recorded and _words(q.sentence) & set().union(*(e.topics for e in recorded)) else set()
     metric = [e for e in recorded if e.topics & topic and (e.topics & _words(local) or not _words(local) & LATENCY_WORDS)]
     if metric and (q.unit is None or not units.known(q.unit) or units.parse(q.unit).dimension == "dimensionless"):
-        return _bind_score(q, metric, local)
+        return _bind_score(q, metric, local, _better_end(evidence, topic))
     if levels and not q.role:
         outcome = _bind_by_subject(q, evidence, keys, levels)
         if outcome is not None:
@@ -315,13 +318,18 @@ def _unbound(q: Quantity, said: Sequence[str], chosen: Sequence[Evidence]) -> Ou
                                                      f"that disagree ({shown})", extra={"candidates": ", ".join(e.name for e in chosen)})
 
 
+def _bound_words(bound: tuple[str, bool]) -> str:
+    """Return the words a bound `(side, inclusive)` is stated with: "at least ", "above ", "at most " or "below "."""
+    side, inclusive = bound
+    return ("at least " if inclusive else "above ") if side == "lower" else ("at most " if inclusive else "below ")
+
+
 def _judge_bound(q: Quantity, chosen: Sequence[Evidence], bound: tuple[str, bool], code: str, why: str) -> Outcome:
     """Judge a stated bound over every value in `chosen` (converted to the stated unit): PASS when all lie on its side, FAIL naming the first that does not."""
-    side, inclusive = bound
-    words = ("at least " if inclusive else "above ") if side == "lower" else ("at most " if inclusive else "below ")
+    words = _bound_words(bound)
     for e in chosen:
         _, derived, _ = _holds(q, e)
-        if not _bound_holds(side, inclusive, q.value, derived):
+        if not _bound_holds(bound[0], bound[1], q.value, derived):
             unit = f" {q.unit}" if q.unit else ""
             return Outcome(q, "FAIL", "claim-mismatch", f"states {words}{q.stated}, but {why} {e.name}, which is {_fmt(derived)}{unit} ({e.derivation})",
                            evidence=e.name, derived=derived, tolerance=Decimal(0), formula=e.derivation)
@@ -415,18 +423,43 @@ def _bind_threshold(q: Quantity, evidence: Sequence[Evidence]) -> Outcome | None
     return None
 
 
-def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str) -> Outcome:
-    extreme = next((name for name, rx in _EXTREMES if re.search(rx, f"{local} {q.sentence.lower()}")), None)
+def _better_end(evidence: Sequence[Evidence], topic: set[str]) -> tuple[str, Evidence] | None:
+    """
+    Return which end of the recorded metric `topic` names is better, `"min"` or `"max"`, with the gate threshold that says it.
+
+    A gate's floor (`gate.quality.ssim.min`: the score must be at least it)
+    makes the greater score the better, a ceiling (`gate.quality.lpips.max`)
+    the less; None when the gate bounds the metric on both sides or not at all.
+    """
+    gates = [e for e in evidence if e.source == "gate" and e.statistic == "threshold" and e.topics & topic]
+    sides = {e.name.rsplit(".", 1)[-1] for e in gates}
+    if len(sides) != 1 or not sides <= {"min", "max"}:
+        return None
+    return ("max" if sides == {"min"} else "min"), gates[0]
+
+
+def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str, better: tuple[str, Evidence] | None) -> Outcome:
+    found = _score_extreme(f"{local} {q.sentence.lower()}", better[0] if better else None)
     statistic = _statistic(local)
-    chosen = [e for e in metric if e.statistic == (extreme or statistic)] if (extreme or statistic) else []
+    named = found[1] if found else frozenset({statistic}) if statistic else frozenset()
+    chosen = [e for e in metric if e.statistic in named]
     bound = _bound_of(q)
+    if found and len(found[1]) > 1 and chosen:  # "the worst SSIM": its lowest or its highest score, which one the words do not say
+        return _either_end(q, chosen, bound, found[0])
+    why, note = statistic, ""
+    if found and found[0] in _LEAST_OR_MOST:  # "lowest", "peak": the statistic they name
+        why = next(iter(found[1]))
+    elif found:  # "best", "worst": the end the gate's direction gives
+        why = found[0] + (f"; {better[1].name} = {_fmt(better[1].value)}: a {'greater' if better[0] == 'max' else 'less'} score is better"
+                          if better else "")
+        note = f"; the wording ({why}) names it"
     if bound is not None:
         # "audio cosine was at least 0.97": every recorded score (or the one the wording names) lies on the stated side
-        return _judge_bound(q, chosen[:1] or list(metric), bound, "recorded-score", "the recorded score")
+        return _judge_bound(q, chosen[:1] or list(metric), bound, "recorded-score", f"the wording ({why}) names" if note else "the recorded score")
     if chosen:
         e = chosen[0]
         ok, derived, tol = _holds(q, e)
-        return _pass(q, e, "recorded-score", derived, tol) if ok else _mismatch(q, e, derived, tol, f"the wording ({extreme or statistic}) says")
+        return _pass(q, e, "recorded-score", derived, tol, note) if ok else _mismatch(q, e, derived, tol, f"the wording ({why}) says")
     for e in metric:
         ok, derived, tol = _holds(q, e)
         if ok:
@@ -437,6 +470,24 @@ def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str) -> Outcome:
                    f"states {q.stated} for {sorted(next(iter(metric)).topics)[0]}, but no recorded score is {q.number} at its stated precision "
                    f"(recorded range {_fmt(low.value)} .. {_fmt(high.value)})", evidence=low.name, derived=low.value,
                    tolerance=stats.tolerance(q.value), formula="recorded scores of quality-index.json")
+
+
+def _either_end(q: Quantity, ends: Sequence[Evidence], bound: tuple[str, bool] | None, word: str) -> Outcome:
+    """Judge a score whose word names one of its recorded extremes (`ends`: the lowest, the highest), not which: PASS naming the end it holds for, else FAIL naming both."""
+    said = f"the wording ({word}) names the lowest or the highest recorded score, and nothing says which"
+    stated = f"{_bound_words(bound)}{q.stated}" if bound else q.stated
+    for e in ends:
+        ok, derived, tol = _holds(q, e)
+        if bound is not None:
+            ok, tol = _bound_holds(bound[0], bound[1], q.value, derived), Decimal(0)
+        if ok:
+            return Outcome(q, "PASS", "recorded-score", f"{stated} holds for {e.name} = {_fmt(derived)} ({e.derivation}): {said}; "
+                                                        f"this is the {'lowest' if e.statistic == 'min' else 'highest'}",
+                           evidence=e.name, derived=derived, tolerance=tol, formula=e.derivation)
+    shown = " and ".join(f"{e.name} = {_fmt(e.value)} ({e.derivation})" for e in ends)
+    _, derived, tol = _holds(q, ends[0])
+    return Outcome(q, "FAIL", "claim-mismatch", f"states {stated}, but {said}, and it is neither: {shown}",
+                   evidence=ends[0].name, derived=derived, tolerance=Decimal(0) if bound else tol, formula=ends[0].derivation)
 
 
 def _server_means(local: str) -> bool:

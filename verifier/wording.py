@@ -19,7 +19,7 @@ from verifier import units
 from verifier.readers.claimtext import Quantity
 
 __all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREME_WORDS", "EXTREMES", "TIME_EXTREMES", "FOREIGN_WORDS", "extreme", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
-           "per_request", "statistic", "words"]
+           "per_request", "score_extreme", "statistic", "words"]
 
 #: Words that tie a relative phrase to the latency arms of a bundle.
 LATENCY_WORDS = frozenset("latency latencies e2e end-to-end time duration wall elapsed runtime response seconds "
@@ -31,15 +31,22 @@ _STATISTICS = (("sd", r"\b(?:sd|stdev|std|standard deviation|stddev)\b"), ("p", 
                ("median", r"\b(?:median|p50)\b"), ("mean", r"\b(?:mean|means|average|avg)\b"))
 #: The one vocabulary of words naming an extreme of several values (issue 36), by what they name: `min` (`max`) the
 #: smallest (largest) whatever is measured; `fast` (`slow`) the smallest (largest) time and the largest (smallest) rate,
-#: so their extreme depends on the unit ("the worst latency" is the longest, "the worst throughput" the least). Every
-#: reading of an extreme is built from it: `extreme` (all four), `EXTREMES` (a recorded score, which has no unit: `min`
-#: and `max` only) and `TIME_EXTREMES` (`verifier.subjects`' selectors of request times). "closest" is not in it: the
-#: closest LPIPS is the least, the closest SSIM the greatest, and the words do not say which a score is.
+#: so their extreme depends on the unit ("the slowest latency" is the longest, "the slowest throughput" the least);
+#: `best` (`worst`) the better (worse) end: of a time and a rate the same ends as `fast` (`slow`), and of a recorded
+#: score the end its metric's direction gives (the worst SSIM is its least, the worst LPIPS its greatest), either end
+#: when that is not known; `near` ("closest") one end of a recorded score, never the one the direction gives: the
+#: score closest to the reference is the best, the one closest to the gate (the review's "closest margins") the
+#: worst. Every reading of an extreme is built from it: `extreme` (a time, a rate or another unit: all but `near`),
+#: `score_extreme` (a recorded score, which has no unit: all but `fast`/`slow`, which name a clip or a run, not a
+#: score) and `TIME_EXTREMES` (`verifier.subjects`' selectors of request times: all but `near`).
 EXTREME_WORDS: dict[str, tuple[str, ...]] = {
     "min": ("min", "minimum", "lowest", "smallest", "shortest"),
     "max": ("max", "maximum", "highest", "largest", "longest", "peak"),
     "fast": ("fastest", "quickest"),
-    "slow": ("slowest", "worst"),
+    "slow": ("slowest",),
+    "best": ("best",),
+    "worst": ("worst",),
+    "near": ("closest",),
 }
 
 
@@ -48,11 +55,13 @@ def _any_of(*kinds: str) -> str:
     return r"\b(?:" + "|".join(w for kind in kinds for w in EXTREME_WORDS[kind]) + r")\b"
 
 
-_LEAST, _MOST, _FAST, _SLOW = (_any_of(kind) for kind in ("min", "max", "fast", "slow"))
+_LEAST, _MOST, _FAST, _SLOW = (_any_of(*kinds) for kinds in (("min",), ("max",), ("fast", "best"), ("slow", "worst")))
 #: The words naming the smallest or the largest of values of any unit, with the statistic they name (first match wins).
 EXTREMES = (("min", _LEAST), ("max", _MOST))
+#: The words naming the better, the worse or either end of a recorded score (`score_extreme`).
+_DIRECTED = _any_of("best", "worst", "near")
 #: The words naming the smallest or the largest of several times (`extreme` of a time gives the same statistic).
-TIME_EXTREMES = (("min", _any_of("min", "fast")), ("max", _any_of("max", "slow")))
+TIME_EXTREMES = (("min", _any_of("min", "fast", "best")), ("max", _any_of("max", "slow", "worst")))
 THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
 
 
@@ -86,10 +95,11 @@ def extreme(text: str, unit: str | None) -> tuple[str, frozenset[str]] | None:
 
     The words are those of `EXTREME_WORDS`; `statistics` is `{"min"}` or
     `{"max"}`: "lowest", "shortest", "minimum" name the smallest value,
-    "highest", "longest", "maximum", "peak" the largest. "fastest"/"quickest"
-    and "slowest"/"worst" name the smallest and the largest of a time (`unit`
-    of dimension time) and the reverse of a rate (`.../time`); with another
-    or no unit they name either (`{"min", "max"}`).
+    "highest", "longest", "maximum", "peak" the largest. "fastest",
+    "quickest", "best" and "slowest", "worst" name the smallest and the
+    largest of a time (`unit` of dimension time) and the reverse of a rate
+    (`.../time`); with another or no unit they name either (`{"min", "max"}`).
+    "closest" names no extreme here (`score_extreme` reads it).
     """
     hits = []
     for rx, named in ((_LEAST, {"min"}), (_MOST, {"max"}), (_FAST, None), (_SLOW, None)):
@@ -105,6 +115,30 @@ def extreme(text: str, unit: str | None) -> tuple[str, frozenset[str]] | None:
         named = ({"min"} if fast else {"max"}) if dimension == "time" else \
             ({"max"} if fast else {"min"}) if dimension.endswith("/time") else {"min", "max"}
     return word, frozenset(named)
+
+
+def score_extreme(text: str, better: str | None) -> tuple[str, frozenset[str]] | None:
+    """
+    Return `(word, statistics)` for the extreme of a recorded score that `text` names, or None.
+
+    A `min` word of `EXTREME_WORDS` anywhere in `text` names `{"min"}`, else
+    a `max` word `{"max"}` (this precedence, not their places); else the
+    first `best`, `worst` or `near` word names the better end `{better}`
+    ("min" or "max": which end of the metric is better, from its gate), the
+    other end, or (`near`, or `better` None) `{"min", "max"}`: one of the
+    two, which one the words do not say.
+    """
+    for name, rx in EXTREMES:
+        m = re.search(rx, text)
+        if m:
+            return m.group(0), frozenset({name})
+    m = re.search(_DIRECTED, text)
+    if not m:
+        return None
+    word = m.group(0)
+    if better is None or word in EXTREME_WORDS["near"]:
+        return word, frozenset({"min", "max"})
+    return word, frozenset({better if word in EXTREME_WORDS["best"] else "max" if better == "min" else "min"})
 
 
 #: A maximal run of word characters and hyphens: a key made only of those is named where a run equals it (`keys_of`).
