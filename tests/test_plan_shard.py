@@ -56,6 +56,8 @@ def test_a_shard_the_plan_does_not_name_is_an_unknown_document(example_copy):
     report = verify_path(str(example_copy))
     assert [(s, p) for s, p, _ptr, _m in _of(report, "unknown-document")] == [("FAIL", "plan-requests.jsonl")]
     assert report.verdict == "FAIL"
+    valid = {f.path for f in report.findings if f.check == "schema.documents" and f.code == "valid"}
+    assert {"receipts.jsonl", "claims.json", "quality-index.json"} <= valid  # the documents after the shard are still validated
 
 
 def test_a_bad_shard_line_is_named_and_blocks_the_plan(example_copy):
