@@ -14,7 +14,7 @@ import os
 import stat
 import unicodedata
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
@@ -359,8 +359,3 @@ class Lines:
             if type(document) is JSONProblem:
                 raise Unverifiable(f"{name}: {document}", code="blocked-by-schema", path=name)
             yield document
-
-
-def posix(path: str) -> str:
-    """Return `path` as a normalised POSIX string (no trailing slash)."""
-    return str(PurePosixPath(path))

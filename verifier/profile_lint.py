@@ -241,12 +241,6 @@ def _flat_records(document: dict[str, Any], origin: str) -> None:
                               f"a '/' inside a column name is written '~1' (write {'/' + '~1'.join(tokens)!r})")
 
 
-def _placeholders(at: dict[str, Any]) -> set[str]:
-    """Return the dimensions the `{dim}` / `{dim.index}` placeholders of location `at` name."""
-    text = " ".join([at["file"], at["pointer"], at.get("then", ""), *[v for v in at.get("where", {}).values() if isinstance(v, str)]])
-    return {name.removesuffix(".index") for name in PLACEHOLDER.findall(text)}
-
-
 def _ambiguous(document: dict[str, Any], origin: str) -> None:
     """
     Refuse a template with two placeholders side by side (`{arm}{server}`): where one value ends and the next begins is ambiguous by construction.

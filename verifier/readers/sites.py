@@ -142,7 +142,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         except _UNREADABLE as exc:
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
             continue
-        yield Site(rid, "claim", pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)  # `_unit_in(unit)`
+        yield Site(rid, "claim", pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)
         found.add((rel, pointer))
         if templated_heading:
             yield from _heading_numbers(tree, rid, pairs, rel, pointer, found)
@@ -199,18 +199,9 @@ def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, s
     return Site(rule, role, pairs, Location(rel, pointer), value)
 
 
-def _unit_in(text: Any) -> str | None:
-    """
-    Return the unit in `text`, what a claim's `at.unit` place states (None when absent), or None when it states none.
-
-    A label ending in its unit (`Latency (ms)`) gives that unit (`verifier.units.unit_in_label`).
-    """
-    return _unit_in_text(text) if isinstance(text, str) else None
-
-
 @functools.lru_cache(maxsize=1024)
 def _unit_in_text(text: str) -> str | None:
-    """Return `_unit_in(text)` of a string, once per text (a table states a few units in every row; `unit_in_label` is a pure function)."""
+    """Return the unit a claim's `at.unit` place states in `text` (a label ending in its unit, `Latency (ms)`, gives it: `units.unit_in_label`), or None; once per text (a table states a few units in every row)."""
     return units.unit_in_label(text.strip()) if text.strip() else None
 
 
