@@ -679,3 +679,12 @@ def test_an_inputs_upstream_error_widens_each_inputs_bound():
     got = stats.tolerance(D("2.0"), statistic="mean", values=ONE_TWO_THREE, input_error="0.001")
     assert _close(got - D("0.051"), D("7.5") * EPS)  # half unit 0.05 + eps sum|x| + u max|x| + the upstream 0.001
     assert _close(stats.tolerance(D(6), statistic="sum", values=ONE_TWO_THREE, input_error="0.001") - D("0.503"), D("22.5") * EPS)
+
+
+@pytest.mark.parametrize("statistic", ["mean", "sum", "median", "min", "sd"])
+def test_a_tolerance_reads_each_input_by_its_magnitude(statistic):
+    """Kills `:477` `not x.is_signed()` -> `x.is_signed()`: a negative input counts as its magnitude (|-3| = 3), as an int or text one does."""
+    negative = stats.tolerance(D("2.5"), statistic=statistic, values=[D(-3), D("1.5"), D(-4)])
+    assert negative == stats.tolerance(D("2.5"), statistic=statistic, values=[D(3), D("1.5"), D(4)])
+    assert negative == stats.tolerance(D("2.5"), statistic=statistic, values=[-3, "1.5", D(-4)])
+    assert negative > stats.tolerance(D("2.5"), statistic=statistic, values=[D(1), D("1.5"), D(1)])  # the magnitudes count, not the signed values
