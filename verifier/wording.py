@@ -36,9 +36,11 @@ _STATISTICS = (("sd", r"\b(?:sd|stdev|std|standard deviation|stddev)\b"), ("p", 
 #: score the end its metric's direction gives (the worst SSIM is its least, the worst LPIPS its greatest), either end
 #: when that is not known; `near` ("closest") one end of a recorded score, never the one the direction gives: the
 #: score closest to the reference is the best, the one closest to the gate (the review's "closest margins") the
-#: worst. Every reading of an extreme is built from it: `extreme` (a time, a rate or another unit: all but `near`),
+#: worst. Every reading of an extreme is built from it: `extreme` (a time, a rate or another unit: `min`, `max`, `fast`,
+#: `slow`; not "best"/"worst", as often ordinary words of a sentence about a mean: "our best estimate", "worst case"),
 #: `score_extreme` (a recorded score, which has no unit: all but `fast`/`slow`, which name a clip or a run, not a
-#: score) and `TIME_EXTREMES` (`verifier.subjects`' selectors of request times: all but `near`).
+#: score) and `TIME_EXTREMES` (`verifier.subjects`' selectors of request times: `min`, `max`, `fast`, `slow` only: "best" and
+#: "worst" are as often ordinary words of a sentence about a mean, "our best estimate", "worst case", "the best server").
 EXTREME_WORDS: dict[str, tuple[str, ...]] = {
     "min": ("min", "minimum", "lowest", "smallest", "shortest"),
     "max": ("max", "maximum", "highest", "largest", "longest", "peak"),
@@ -55,13 +57,13 @@ def _any_of(*kinds: str) -> str:
     return r"\b(?:" + "|".join(w for kind in kinds for w in EXTREME_WORDS[kind]) + r")\b"
 
 
-_LEAST, _MOST, _FAST, _SLOW = (_any_of(*kinds) for kinds in (("min",), ("max",), ("fast", "best"), ("slow", "worst")))
+_LEAST, _MOST, _FAST, _SLOW = (_any_of(*kinds) for kinds in (("min",), ("max",), ("fast",), ("slow",)))
 #: The words naming the smallest or the largest of values of any unit, with the statistic they name (first match wins).
 EXTREMES = (("min", _LEAST), ("max", _MOST))
 #: The words naming the better, the worse or either end of a recorded score (`score_extreme`).
 _DIRECTED = _any_of("best", "worst", "near")
 #: The words naming the smallest or the largest of several times (`extreme` of a time gives the same statistic).
-TIME_EXTREMES = (("min", _any_of("min", "fast", "best")), ("max", _any_of("max", "slow", "worst")))
+TIME_EXTREMES = (("min", _any_of("min", "fast")), ("max", _any_of("max", "slow")))  # not "best"/"worst": "our best estimate of the mean"
 THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
 
 
@@ -96,10 +98,10 @@ def extreme(text: str, unit: str | None) -> tuple[str, frozenset[str]] | None:
     The words are those of `EXTREME_WORDS`; `statistics` is `{"min"}` or
     `{"max"}`: "lowest", "shortest", "minimum" name the smallest value,
     "highest", "longest", "maximum", "peak" the largest. "fastest",
-    "quickest", "best" and "slowest", "worst" name the smallest and the
+    "quickest" and "slowest" name the smallest and the
     largest of a time (`unit` of dimension time) and the reverse of a rate
     (`.../time`); with another or no unit they name either (`{"min", "max"}`).
-    "closest" names no extreme here (`score_extreme` reads it).
+    "best", "worst" and "closest" name no extreme here (`score_extreme` reads them).
     """
     hits = []
     for rx, named in ((_LEAST, {"min"}), (_MOST, {"max"}), (_FAST, None), (_SLOW, None)):
