@@ -2,7 +2,8 @@
 `date-time` in the compiled pre-filter is a Rust pattern that decides exactly as the reference checker (issue 40).
 
 The reference is the installed `jsonschema`'s `date-time` checker
-(rfc3339-validator on `instance.upper()`). The pattern
+(rfc3339-validator on `instance.upper()`), without the final newline
+Python's `$` lets through (`verifier.validation._strict`). The pattern
 (`verifier.compiled_schema.DATE_TIME_PATTERN`) must accept exactly the same
 strings, or a receipt the reference rejects would pass unchecked. Proven here on
 every day of 0000-13 to 32 of years around each leap-year rule, and on strings
@@ -27,7 +28,16 @@ _CHECKED = checked_validator(_SCHEMA, schema_validator(_SCHEMA))
 
 
 def _reference(text: str) -> bool:
-    return Draft202012Validator.FORMAT_CHECKER.conforms(text, "date-time")
+    """Our checker (`verifier.validation`): the installed one, without the final newline Python's `$` lets through."""
+    return schema_validator(_SCHEMA).format_checker.conforms(text, "date-time")
+
+
+def test_a_final_newline_is_no_date_time_though_the_installed_checker_lets_it_through() -> None:
+    text = "2026-01-01T00:00:00.5Z\n"
+    assert Draft202012Validator.FORMAT_CHECKER.conforms(text, "date-time")  # Python's `$`
+    assert not _reference(text) and not _CHECKED.compiled.is_valid(text)
+    assert list(_CHECKED.iter_errors(text)) and not list(_CHECKED.iter_errors(text[:-1]))
+    assert _reference("2026-01-01T00:00:00.5Z") and _reference("2026-01-01t00:00:00.5z") and _reference(5)
 
 
 def _same(text: str) -> None:
@@ -88,3 +98,20 @@ def test_a_valid_receipt_calls_no_python_format_checker() -> None:
     assert checked.compiled.is_valid(receipt)
     assert not checked.compiled.is_valid(dict(receipt, started_at="2026-02-30T00:00:00Z"))
     assert calls == []
+
+
+def test_a_timestamp_with_a_final_newline_fails_its_schema_and_no_check_errs(example_copy) -> None:
+    """Found by this stop's newcomer trial: such a `started_at` passed the schema, then `parse_time` raised inside plan conformance (ERROR, exit 4)."""
+    from bundlekit import read_lines, rehash, write_lines
+
+    from verifier.core import verify_path
+
+    rows = read_lines(example_copy / "receipts.jsonl")
+    at = next(i for i, r in enumerate(rows) if r["kind"] == "request")
+    rows[at]["started_at"] += "\n"
+    write_lines(example_copy / "receipts.jsonl", rows)
+    rehash(example_copy)
+    report = verify_path(str(example_copy))
+    assert [(f.status.value, f.path, f.pointer) for f in report.findings if f.code == "schema-violation"] == [
+        ("FAIL", "receipts.jsonl", f"/{at}/started_at")]
+    assert not [f for f in report.findings if f.status.value == "ERROR"] and report.verdict == "FAIL"

@@ -240,6 +240,7 @@ RECIPES = {
     "incomplete-denominator": ("FAIL", _receipts(lambda rows: rows.remove(next(r for r in rows if r.get("request_id") == "B2-m2")))),
     "line-too-long": ("FAIL", _receipts(lambda rows: rows[0].update(error="x" * (LINE_LIMIT + 1)))),
     "missing-document": ("FAIL", _json("plan.json", lambda d: d.update(requests={"file": "plan-requests.jsonl"}))),
+    "schema-violation": ("FAIL", _json("plan.json", lambda p: p.update(frozen_at=p["frozen_at"] + "\n"))),  # a date-time's final newline
 }
 
 

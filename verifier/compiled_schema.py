@@ -20,8 +20,8 @@ int, `Decimal`, bool, None), and adjusts the three places where they differ:
 - `format`: `date-time` becomes the Rust pattern `DATE_TIME_PATTERN`, which
   accepts exactly the strings the reference's checker does (jsonschema's
   `is_datetime`: rfc3339-validator's regex on `instance.upper()`, year 0
-  refused, the day within its month, no leap second; proven against the
-  installed checker by `tests/test_date_time_pattern.py`), so a receipt line
+  refused, the day within its month, no leap second, and no final newline:
+  `verifier.validation`; proven by `tests/test_date_time_pattern.py`), so a receipt line
   calls back into Python for no format; every other format (`uri`) calls the
   reference's own checker (`Draft202012Validator.FORMAT_CHECKER`);
 - `type` naming `integer`: the reference calls no `Decimal` an integer
@@ -106,10 +106,11 @@ _DAYS = ("(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|
          "|02-(?:0[1-9]|1[0-9]|2[0-8])")  # calendar.monthrange outside February 29
 _MULTIPLE_OF_4 = "(?:0[48]|[2468][048]|[13579][26])"  # two digits divisible by 4, 00 excepted
 _LEAP = f"(?:[0-9]{{2}}{_MULTIPLE_OF_4}|{_MULTIPLE_OF_4}00)"  # Gregorian: by 4, not by 100 unless by 400 (0400, 2000; not 0000)
-#: The strings jsonschema's `date-time` checker accepts, for the Rust `regex` crate: `validate_rfc3339(s.upper())`
-#: (`t`/`z` are the only characters whose upper case is in its ASCII syntax), with Python's final `$` as `\n?\z`.
+#: The strings our `date-time` checker accepts (`verifier.validation`: jsonschema's, `validate_rfc3339(s.upper())`,
+#: without the final newline Python's `$` lets through), for the Rust `regex` crate (`t`/`z` are the only characters
+#: whose upper case is in its ASCII syntax).
 DATE_TIME_PATTERN = (f"^(?:{_YEAR}-(?:{_DAYS})|{_LEAP}-02-29)[Tt](?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]+)?"
-                     "(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\\n?\\z")
+                     "(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\\z")
 
 
 def _scalar(value: Any) -> bool:

@@ -47,12 +47,13 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
         raise ConfigError(
             f"schema {schema.get('$id', '<no $id>')}: $schema must be {DRAFT_2020_12!r}, got {declared!r}"
         )
-    checker = Draft202012Validator.FORMAT_CHECKER
-    missing = [f for f in REQUIRED_FORMATS if f not in checker.checkers]
+    installed = Draft202012Validator.FORMAT_CHECKER
+    missing = [f for f in REQUIRED_FORMATS if f not in installed.checkers]
     if missing:
         raise ConfigError(
             f"jsonschema has no checker for format(s) {missing}; install jsonschema[format-nongpl]"
         )
+    checker = _strict(installed)
     canonical = json.dumps(schema, sort_keys=True, default=str)
     if canonical not in _VALID_SCHEMAS:  # checked once per process per schema content (44 calls, 18 schemas per run)
         try:
@@ -68,6 +69,24 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
             "nothing; refusing to start"
         )
     return Draft202012Validator(schema, format_checker=checker)
+
+
+def _strict(installed: Any) -> Any:
+    """
+    Return a copy of the `jsonschema.FormatChecker` `installed` whose `date-time` also refuses a string ending in a newline.
+
+    The installed checker (rfc3339-validator) matches with Python's `$`, which
+    lets one final "\\n" through; RFC 3339 section 5.6 has no such character,
+    and a timestamp holding one is no instant any reader can parse (it made
+    plan conformance fail inside the verifier, ERROR, not the evidence).
+    """
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
+    checker.checkers.update(installed.checkers)
+    func, raises = installed.checkers["date-time"]
+    checker.checkers["date-time"] = (lambda value, func=func: not isinstance(value, str) or (not value.endswith("\n") and func(value)), raises)
+    return checker
 
 
 def _valid_key(schema: dict[str, Any], digest: str) -> str:
