@@ -401,3 +401,15 @@ def test_receipts_that_record_no_start_are_passed_over():
     worker = {k: v for k, v in WORKER.items() if k != "started_at"}
     assert "(2026-10-01T09:00:00+00:00)" in _frozen_message([bare, _request(1, started_at="2026-10-01T09:00:00Z"), worker],
                                                             "2026-10-02T00:00:00Z")
+
+
+@pytest.mark.parametrize("written,mixed", [
+    ("2026-10-01T13:46:43.760000+05:30", True), ("2026-10-01t08:16:43.76z", True),  # the accepted receipt's instant, written otherwise
+    ("2026-10-01T08:16:43.760001Z", False),  # a microsecond later: another start
+])
+def test_an_attempt_that_started_at_an_accepted_receipts_instant_is_mixed_in_however_it_is_written(tmp_path, written, mixed):
+    """Found by this stop's trial: the start was compared as text, so the same receipt with another offset passed."""
+    accepted = _request(1, started_at="2026-10-01T08:16:43.760000Z")
+    files = {"attempts/a.jsonl": _lines(_request(0, started_at="2026-10-01T07:00:00Z"), _request(1, started_at=written))}
+    found = _attempts(tmp_path, files, {"attempts/a.jsonl": "rejected-attempt"}, accepted=[accepted])
+    assert (found[0][:2] == ("FAIL", "attempt-mixed-in")) is mixed and (not mixed or found[0][3] == "/1")

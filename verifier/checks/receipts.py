@@ -189,6 +189,14 @@ def _first_start(starts: TimeColumn, workers: list[str | None]) -> Any:
     return first
 
 
+def _moment(text: Any) -> Any:
+    """Return the instant a start text names (an aware `datetime`: one instant however it is written), or the text itself when it names none."""
+    try:
+        return parse_time(text)
+    except (TypeError, ValueError):
+        return text
+
+
 def _looks_like_receipts(head: bytes) -> bool:
     """Return whether the first non-blank line of `head` is a JSON object with a receipt `kind`."""
     for line in head.splitlines():
@@ -213,11 +221,12 @@ def attempts(ctx: Context) -> Iterator[Finding]:
         return
     evidence = evidence_of(ctx)  # runs after integrity.files; reads only the files it matched (bundle.verified)
     roles = {nfc(a.id): f"{a.status}-attempt" for a in evidence.attempts}
-    accepted: set[tuple[str | None, str | None]] = set()
+    accepted: set[tuple[str | None, Any]] = set()  # (request or worker id, the instant it started: `_moment`)
     try:
         if roles:  # only declared attempts are compared with it: no set of every receipt's identity otherwise
             c = campaign_of(ctx)
-            accepted = set(zip(c.receipts.request_id, c.receipts.started_at)) | {(w.name, w.started_at) for w in c.workers}
+            starts = c.receipts.started_at
+            accepted = {(rid, _moment(starts[i])) for i, rid in enumerate(c.receipts.request_id)} | {(w.name, _moment(w.started_at)) for w in c.workers}
     except Unverifiable:  # receipts.jsonl unusable: plan.conformance reports why; nothing can be mixed into it
         accepted = set()
     schema = ctx.assets.schema("receipt") if roles else None
@@ -257,7 +266,7 @@ def attempts(ctx: Context) -> Iterator[Finding]:
             if not rows:
                 yield _f(cid, Status.FAIL, "attempt-not-receipts", f"{name} ({roles[name]}) holds no receipts", path=name)
             continue
-        mixed = [i for i, r in enumerate(rows) if (r.get("request_id", r.get("worker_id")), r["started_at"]) in accepted]
+        mixed = [i for i, r in enumerate(rows) if (r.get("request_id", r.get("worker_id")), _moment(r["started_at"])) in accepted]
         for i in mixed:
             yield _f(cid, Status.FAIL, "attempt-mixed-in",
                      f"{name} line {i + 1}: the {roles[name]} receipt {rows[i].get('request_id', rows[i].get('worker_id'))} "
