@@ -413,3 +413,15 @@ def test_an_attempt_that_started_at_an_accepted_receipts_instant_is_mixed_in_how
     files = {"attempts/a.jsonl": _lines(_request(0, started_at="2026-10-01T07:00:00Z"), _request(1, started_at=written))}
     found = _attempts(tmp_path, files, {"attempts/a.jsonl": "rejected-attempt"}, accepted=[accepted])
     assert (found[0][:2] == ("FAIL", "attempt-mixed-in")) is mixed and (not mixed or found[0][3] == "/1")
+
+
+def test_an_accepted_receipt_whose_start_names_no_instant_is_compared_as_written(tmp_path):
+    """A model built without the schema may hold a worker with no start (None) or a start no parser reads: compared as written, no failure."""
+    bare_worker = {k: v for k, v in WORKER.items() if k != "started_at"}
+    odd = _request(1, started_at="not a time")
+    files = {"attempts/a.jsonl": _lines(_request(0, started_at="2026-10-01T07:00:00Z"), _request(1))}
+    found = _attempts(tmp_path, files, {"attempts/a.jsonl": "rejected-attempt"}, accepted=[bare_worker, odd])
+    assert found[0][:2] == ("PASS", "attempt-retained")
+    same = _attempts(tmp_path / "s", {"attempts/a.jsonl": _lines({**odd, "started_at": "2026-10-01T07:00:00Z"})},
+                     {"attempts/a.jsonl": "rejected-attempt"}, accepted=[odd, bare_worker])
+    assert same[0][:2] == ("PASS", "attempt-retained")
