@@ -587,3 +587,14 @@ def test_no_set_of_the_receipt_ids_is_built_when_every_receipt_is_planned():
     c.requests.first = _NoIteration(c.requests.first)
     ctx = Context(subject=Path("."), assets=None, data={"evidence": model, "campaign": c})
     assert [(f.status.value, f.code, f.message) for f in pl.conformance(ctx)] == PASSES
+
+
+def test_a_planned_request_on_a_server_the_plan_does_not_list_is_inconsistent():
+    """Found by this stop's trial (a shard's request on server Z9): it was only a missing receipt."""
+    requests = [*PLAN["requests"], {"id": "z9-m", "server": "z9", "phase": "measured"}, {"id": "z9-n", "server": "z9", "phase": "measured"}]
+    found = _conf(plan={"requests": requests}, full=True)
+    assert [f[1:] for f in found if f[1] == "plan-inconsistent"] == [
+        ("plan-inconsistent", "plan lists 2 request(s) for server z9, which is not one of its servers", "plan.json", "/requests/4")]
+    assert [f[2] for f in found if f[1] == "missing-receipt"] == ["planned measured request z9-m on z9 has no receipt",
+                                                                  "planned measured request z9-n on z9 has no receipt"]
+    assert not [f for f in _conf(full=True) if f[1] == "plan-inconsistent"]

@@ -108,3 +108,10 @@ def test_a_plan_whose_shard_cannot_be_used_is_no_plan_in_the_model(example_copy)
     evidence = evidence_of(SimpleNamespace(bundle=bundle, data={}, options={}, gate_id=None))
     assert evidence.plan is None
     assert [(u.part, u.code) for u in evidence.unmapped if u.part == "plan"] == [("plan", "blocked-by-integrity")]
+
+
+def test_a_shard_request_on_a_server_the_plan_does_not_list_is_inconsistent_at_its_line(example_copy):
+    rows = _shard(example_copy, lambda rows: rows.append({**rows[0], "id": "Z9-m1", "server": "Z9", "phase": "measured"}))
+    report = verify_path(str(example_copy))
+    assert [(s, p, ptr) for s, p, ptr, m in _of(report, "plan-inconsistent") if "Z9" in m] == [
+        ("FAIL", "plan-requests.jsonl", f"/{len(rows) - 1}")]

@@ -80,6 +80,10 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             if n != want:
                 found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists {n} {phase} request(s) for server {sid}, but {key} is {want}",
                                 path=pfile, pointer="/requests", expected=want, observed=n))
+    for sid in sorted(set(c.planned_on) - set(plan.servers)):  # a request on a server the plan does not run: no count holds it
+        rows = c.planned_on[sid]
+        found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists {len(rows)} request(s) for server {sid}, which is not one of its servers",
+                        path=plan.requests_file or pfile, pointer=f"/{rows[0]}" if plan.requests_file else f"/requests/{rows[0]}"))
     for key, of in _GATE_FIELDS.items():
         if key in gate_plan and gate_plan[key] != of(plan):
             found.append(_f(Status.FAIL, "gate-plan-mismatch", f"plan {key} is {of(plan)}, the gate requires {gate_plan[key]}",
