@@ -111,7 +111,7 @@ def test_a_plan_whose_shard_cannot_be_used_is_no_plan_in_the_model(example_copy)
 
 
 def test_a_shard_request_on_a_server_the_plan_does_not_list_is_inconsistent_at_its_line(example_copy):
-    rows = _shard(example_copy, lambda rows: rows.append({**rows[0], "id": "Z9-m1", "server": "Z9", "phase": "measured"}))
+    rows = _shard(example_copy, lambda rows: rows.extend({**rows[0], "id": f"Z9-m{k}", "server": "Z9", "phase": "measured"} for k in (1, 2, 3)))
     report = verify_path(str(example_copy))
-    assert [(s, p, ptr) for s, p, ptr, m in _of(report, "plan-inconsistent") if "Z9" in m] == [
-        ("FAIL", "plan-requests.jsonl", f"/{len(rows) - 1}")]
+    assert [(s, p, ptr, m) for s, p, ptr, m in _of(report, "plan-inconsistent") if "Z9" in m] == [
+        ("FAIL", "plan-requests.jsonl", f"/{len(rows) - 3}", "plan lists 3 request(s) for server Z9, which is not one of its servers")]  # its first line
