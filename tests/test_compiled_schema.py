@@ -139,7 +139,7 @@ def test_the_common_syntax_is_rewritten_only_at_the_final_dollar() -> None:
     assert rust_pattern("^(0|[1-9][0-9]*)(/[1-9][0-9]*)?$") == r"^(0|[1-9][0-9]*)(/[1-9][0-9]*)?\n?\z"
 
 
-@pytest.mark.parametrize("schema", [{"multipleOf": 2}, {"unevaluatedProperties": False}, {"minimum": 0.5},
+@pytest.mark.parametrize("schema", [{"multipleOf": 2}, {"unevaluatedItems": False}, {"minimum": 0.5},
                                     {"const": 1.5}, {"enum": [Decimal("1.0")]}, {"$ref": "other.json"},
                                     {"prefixItems": [True]}, {"properties": {"a": {"pattern": r"\d"}}}])
 def test_a_keyword_outside_what_both_share_leaves_the_schema_to_the_reference(schema: dict[str, Any]) -> None:
@@ -200,3 +200,63 @@ def test_schema_documents_runs_the_reference_only_on_invalid_receipt_lines(monke
     found = [f for f in _run({**DOCS, "receipts": receipts}) if f[1] == "schema-violation"]
     assert [f[3] for f in found] == ["/1/elapsed_s", "/4/started_at"]
     assert seen == [receipts[1], receipts[4]]
+
+
+PROFILES = Path(__file__).resolve().parent.parent / "profiles"
+FEW = [Decimal("1.0"), 0, True, None, "", "a\n", [], {}]
+
+
+def _items_of_every_shape() -> dict[str, list[dict[str, Any]]]:
+    """Return one claim and one gate rule of each member set found in the shipped profiles, by section."""
+    found: dict[str, dict[tuple[str, ...], dict[str, Any]]] = {"claims": {}, "rules": {}}
+    for path in sorted(PROFILES.glob("*.json")):
+        document = loads_strict(path.read_bytes())
+        for section, items in (("claims", document.get("claims", [])), ("rules", document.get("gate", {}).get("rules", []))):
+            for item in items:
+                found[section].setdefault(tuple(sorted(item)), item)
+    return {section: list(shapes.values()) for section, shapes in found.items()}
+
+
+def _item_variants(item: dict[str, Any], members: dict[str, Any]) -> list[dict[str, Any]]:
+    """`item` with each leaf replaced by each of `FEW`, each member removed, each member another item has added, and one no item has."""
+    out: list[dict[str, Any]] = []
+
+    def walk(node: Any, path: list[Any]) -> None:
+        for key, child in (list(node.items()) if isinstance(node, dict) else list(enumerate(node))):
+            if isinstance(child, (dict, list)):
+                walk(child, [*path, key])
+            out.extend(_replace(item, [*path, key], bad) for bad in FEW)
+            if isinstance(node, dict):
+                out.append(_replace(item, [*path, key], _DELETE))
+
+    walk(item, [])
+    out.extend({**item, name: value} for name, value in members.items() if name not in item)
+    out.append({**item, "x-extra": 1})
+    return out
+
+
+def test_compiled_and_reference_agree_on_the_profile_schemas_unevaluated_properties() -> None:
+    """Claims and gate rules: `allOf` + `oneOf` + `unevaluatedProperties: false`, where compiled validators have differed."""
+    schema = json.loads((SCHEMAS / "profile.schema.json").read_text())
+    assert compiled_copy(schema) is not None, "the profile schema should run compiled"
+    items = {"claims": schema["properties"]["claims"]["items"], "rules": schema["properties"]["gate"]["properties"]["rules"]["items"]}
+    count = invalid = 0
+    for section, shapes in _items_of_every_shape().items():
+        item_schema = {"$schema": DRAFT_2020_12, "$defs": schema["$defs"], **items[section]}  # the item's own schema, its `$ref`s kept
+        checked = checked_validator(item_schema, schema_validator(item_schema))
+        members = {name: value for item in shapes for name, value in item.items()}
+        instances = [v for item in shapes for v in [item, *_item_variants(item, members)]]
+        reference = [checked.reference.is_valid(i) for i in instances]
+        differ = [i for i, valid in zip(instances, reference) if checked.compiled.is_valid(i) != valid]
+        assert not differ, f"{section}: {len(differ)} of {len(instances)} differ, first: {differ[0]!r}"
+        count += len(instances)
+        invalid += reference.count(False)
+    assert count > 1000 and invalid > 500 and count - invalid > 100, (count, invalid)  # both sides are reached
+
+
+@pytest.mark.parametrize("path", sorted(PROFILES.glob("*.json")), ids=lambda p: p.stem)
+def test_every_shipped_profile_is_valid_on_both_sides(path: Path) -> None:
+    schema = json.loads((SCHEMAS / "profile.schema.json").read_text())
+    checked = checked_validator(schema, schema_validator(schema))
+    document = loads_strict(path.read_bytes())
+    assert checked.compiled.is_valid(document) and checked.reference.is_valid(document)

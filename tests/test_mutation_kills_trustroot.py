@@ -576,11 +576,18 @@ def test_a_git_failure_after_other_lines_names_the_last_one(tmp_path, monkeypatc
     assert str(caught.value) == f"--trust-ref main: fatal: not a git repository (or any of the parent directories): .git (in {tmp_path / 'plain'})"
 
 
-def test_a_profile_is_shared_only_by_name(trust_set):
-    """Kills `:460` the `*` of `TrustSet.profile` -> `/` (ReplaceBinaryOperator_Mul_Div): `shared` is keyword-only."""
-    assert trust_set.profile(profile_id="pyperf", shared=True)["id"] == "pyperf"
-    with pytest.raises(TypeError):
-        trust_set.profile("pyperf", True)  # type: ignore[misc]
+def test_detection_reads_the_detection_members_of_shipped_repository_and_unpinned_profiles(trust_set, tmp_path):
+    """`TrustSet.detection`: the members `verifier.profiles.DETECTION` of the profile of each origin, nothing else."""
+    for pid in ("pyperf", "team-pyperf"):
+        assert trust_set.detection(pid) == {k: trust_set.profile(pid)[k] for k in ("id", "detect", "non_finite") if k in trust_set.profile(pid)}
+        assert set(trust_set.detection(pid)) < set(trust_set.profile(pid))
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**PROFILE, "id": "draft-2"}))
+    trusted = TrustSet(assets())
+    trusted.add_unpinned_profile(draft)
+    assert trusted.detection("draft-2") == {"id": "draft-2", "detect": PROFILE["detect"]}
+    with pytest.raises(ConfigError, match="unknown profile 'nowhere'"):
+        trusted.detection("nowhere")
 
 
 def test_an_invalid_gate_is_reported_by_its_first_problem_in_a_stable_order():

@@ -32,7 +32,7 @@ CELLS = {("time", "2cadb710", TIME): (0, "393μs"), ("time", "f772d735", TIME): 
 
 def _shipped() -> dict[str, dict]:
     assets = trust.assets(str(ROOT))
-    return {pid: assets.profile(pid, shared=True) for pid in assets.profile_ids()}
+    return {pid: assets.detection(pid) for pid in assets.profile_ids()}
 
 
 def _label(claim: str, commit: str, bench: str) -> str:

@@ -37,7 +37,7 @@ def _variant(tmp_path: Path, source: Path, change, name: str = "bench.json") -> 
 
 def _shipped() -> dict[str, dict]:
     assets = trust.assets(str(ROOT))
-    return {pid: assets.profile(pid, shared=True) for pid in assets.profile_ids()}
+    return {pid: assets.detection(pid) for pid in assets.profile_ids()}
 
 
 # ---------------------------------------------------------------- globs: a folder and one directory below it

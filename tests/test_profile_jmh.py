@@ -27,7 +27,7 @@ PLACES = {"score": ("score",), "scoreError": ("scoreError",), "scoreConfidence.l
 
 def _shipped() -> dict[str, dict]:
     assets = trust.assets(str(ROOT))
-    return {pid: assets.profile(pid, shared=True) for pid in assets.profile_ids()}
+    return {pid: assets.detection(pid) for pid in assets.profile_ids()}
 
 
 def _claims(report) -> dict[str, object]:

@@ -29,7 +29,7 @@ KEY = f"[run={MODEL}][task={TASK}][ts={TS}][filter=none]"
 
 def _shipped() -> dict[str, dict]:
     assets = trust.assets(str(ROOT))
-    return {pid: assets.profile(pid, shared=True) for pid in assets.profile_ids()}
+    return {pid: assets.detection(pid) for pid in assets.profile_ids()}
 
 
 def _claims(report) -> dict[str, object]:

@@ -22,7 +22,7 @@ STATED = {(s, b): (row, s) for row, b in enumerate(BENCHES) for s in SUITES if (
 
 def _shipped() -> dict[str, dict]:
     assets = trust.assets(str(ROOT))
-    return {pid: assets.profile(pid, shared=True) for pid in assets.profile_ids()}
+    return {pid: assets.detection(pid) for pid in assets.profile_ids()}
 
 
 def _claims(report) -> dict[str, object]:

@@ -23,7 +23,7 @@ OFFLINE = "llama_3_3_70b_offline_output.jsonl"
 
 def _shipped() -> dict[str, dict]:
     assets = trust.assets(str(ROOT))
-    return {pid: assets.profile(pid, shared=True) for pid in assets.profile_ids()}
+    return {pid: assets.detection(pid) for pid in assets.profile_ids()}
 
 
 def _claims(report) -> dict[str, object]:

@@ -317,3 +317,43 @@ def test_a_path_leaving_the_folder_is_refused_when_the_profile_loads(edit, point
     edit(doc)
     with pytest.raises(ConfigError, match=f"draft.json: invalid profile at {pointer}: .* has a '..' segment"):
         load_profile(doc, assets().schema("profile"), origin="draft.json")
+
+
+# ---------------------------------------------------------------- detection reads only the detection members
+
+
+def test_a_profile_broken_outside_its_detection_is_exit_2_only_for_what_it_reads(tmp_path, run, cli_assets):
+    broken = copy.deepcopy(profile_document("hyperfine"))
+    broken["claims"][0]["statistic"] = "geomean"
+    root = make_assets(tmp_path, {"system1-omni-gdn": profile_document("system1-omni-gdn"), "hyperfine": broken})
+    assert verify_path(str(SYSTEM1), asset_root=root).exit_code == 1  # the GDN bundle's own verdict, as with every profile intact
+    with pytest.raises(ConfigError, match=r"hyperfine\.json: invalid profile at /claims/0"):
+        verify_path(str(EXPORT), asset_root=root)
+    cli_assets(root)
+    result = run(str(EXPORT))
+    assert result.exit_code == 2 and "hyperfine.json: invalid profile at /claims/0" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("detect", "where"), [({"files": ["summary.json"], "glob": 3}, "/detect/glob"),
+                                               ({"files": ["../outside.json"]}, "/detect/files/0"),
+                                               ({"pointers": [{"pointer": "/a", "glob": "*.json"}]}, "/detect/pointers/0")])
+def test_a_profile_whose_detection_is_broken_is_exit_2_for_every_detected_run(tmp_path, run, cli_assets, detect, where):
+    broken = copy.deepcopy(profile_document("hyperfine"))
+    broken["detect"] = detect
+    root = make_assets(tmp_path, {"system1-omni-gdn": profile_document("system1-omni-gdn"), "hyperfine": broken})
+    with pytest.raises(ConfigError, match=rf"hyperfine\.json: invalid profile at {where}"):
+        verify_path(str(SYSTEM1), asset_root=root)
+    cli_assets(root)
+    result = run(str(SYSTEM1))
+    assert result.exit_code == 2 and f"hyperfine.json: invalid profile at {where}" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_detection_reads_the_detection_members_of_every_profile_and_validates_one_whole(tmp_path, monkeypatch):
+    from verifier import profiles
+
+    loaded = []
+    monkeypatch.setattr("verifier.trust.load_profile", lambda doc, *a, **k: loaded.append(doc["id"]) or profiles.load_profile(doc, *a, **k))
+    root = make_assets(tmp_path, {}, keep_shipped=True)
+    verify_path(str(SYSTEM1), asset_root=root)
+    verify_path(str(ROOT / "tests" / "data" / "mlperf-inference"), asset_root=root)  # no manifest.json: `folders.not_one_bundle` detects too
+    assert loaded == ["system1-omni-gdn", "mlperf-inference"]

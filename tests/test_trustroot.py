@@ -211,7 +211,7 @@ def test_repository_trust_checks_scorer_weights_section(repo):
         RepositoryTrust(repo, config, WorkTree(repo), assets())
 
 
-def test_a_profile_is_the_callers_own_copy_unless_shared_for_detection():
+def test_a_profile_is_the_callers_own_copy_and_detection_one_per_process():
     from verifier.trust import assets
     from verifier.trustroot import TrustSet
 
@@ -219,11 +219,11 @@ def test_a_profile_is_the_callers_own_copy_unless_shared_for_detection():
     mine = trusted.profile("hyperfine")
     mine["detect"] = {"files": ["changed-by-a-caller"]}
     assert trusted.profile("hyperfine")["detect"] != mine["detect"]  # a caller's change never reaches the next run
-    assert trusted.profile("hyperfine", shared=True) is trusted.profile("hyperfine", shared=True)  # detection: no copy per run
+    assert trusted.detection("hyperfine") is trusted.detection("hyperfine")  # detection: no copy per run
 
 
 def test_a_profile_copy_shares_no_container_with_the_validated_one_or_another_copy():
-    """Each copy (unpickled from a snapshot, `verifier.trust._snapshot`) equals the shared profile, types and all, and a change deep inside it reaches nothing else."""
+    """Each copy (unpickled from a snapshot, `verifier.trust._snapshot`) equals another, types and all, and a change deep inside it reaches nothing else."""
     from decimal import Decimal
 
     from verifier.trust import _snapshot
@@ -246,7 +246,7 @@ def test_a_profile_copy_shares_no_container_with_the_validated_one_or_another_co
 
     trusted = TrustSet(assets())
     for pid in trusted.profile_ids():
-        shared = trusted.profile(pid, shared=True)
+        shared = trusted.profile(pid)
         before = json.dumps(typed(shared), default=repr)  # a Decimal (a profile's non-integer number, e.g. criterion's `scale`) shown as its repr
         first, second = trusted.profile(pid), trusted.profile(pid)
         assert typed(first) == typed(shared) and list(first) == list(shared)

@@ -425,11 +425,11 @@ def _bundles_of(files: tuple[str, ...], trusted: Any) -> tuple[list[str], list[s
     a shipped profile's `detect` rules match (a foreign bundle such as a
     SHA256SUMS one), so a change inside a foreign bundle is verified, never
     waved through as "not in a bundle". Raises `VerifierError` when our own
-    profiles fail their pins or schema.
+    profiles fail their pins or their detection members the profile schema.
     """
     from verifier.profiles import Tree, candidates
 
-    profiles = {pid: trusted.profile(pid) for pid in trusted.profile_ids()}
+    profiles = {pid: trusted.detection(pid) for pid in trusted.profile_ids()}
     found: set[str] = set()
     outside: list[str] = []
     here = Path.cwd().resolve()

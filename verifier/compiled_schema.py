@@ -37,7 +37,15 @@ int, `Decimal`, bool, None), and adjusts the three places where they differ:
   `\\n?\\z`) and compiled with the `regex` crate (linear time, no backtracking
   limit that could turn into a verdict).
 
-Everything else (`multipleOf`, `unevaluatedProperties`, `prefixItems`, a
+`unevaluatedProperties` is shared: both implement Draft 2020-12's
+annotation rules (properties evaluated by `properties`, `patternProperties`,
+`additionalProperties`, and by the subschemas of `allOf`, `$ref`, `if`/`then`/
+`else`, `dependentSchemas` and the passing branches of `anyOf`/`oneOf`);
+`tests/test_compiled_schema.py` compares them on hostile variants of every
+claim and gate rule of the shipped profiles, where the profile schema uses it
+beside `allOf` and `oneOf`.
+
+Everything else (`multipleOf`, `unevaluatedItems`, `prefixItems`, a
 non-integer numeric bound, a float in `const`/`enum`, a `$ref` leaving the
 document, any keyword not listed in `_SAME`/`_SUBSCHEMAS`, a pattern outside
 the syntax) makes `compiled_copy` return None, and that schema is validated
@@ -61,7 +69,8 @@ _SAME = frozenset({"$schema", "$id", "$comment", "title", "description", "defaul
                    "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "format"})
 _BOUNDS = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"})
 #: Keywords whose value is one subschema, a list of them, or a map of names to them.
-_SUBSCHEMAS = frozenset({"items", "additionalProperties", "propertyNames", "not", "if", "then", "else", "contains"})
+_SUBSCHEMAS = frozenset({"items", "additionalProperties", "unevaluatedProperties", "propertyNames", "not", "if", "then", "else",
+                         "contains"})
 _LISTS = frozenset({"allOf", "anyOf", "oneOf"})
 _MAPS = frozenset({"properties", "$defs", "dependentSchemas"})
 _ANNOTATIONS = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated",

@@ -218,7 +218,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
     shipped: dict[str, dict[str, Any]] = {}
     if profile_id is None:
-        shipped = {pid: trusted.profile(pid, shared=True) for pid in trusted.profile_ids()}  # read by detection only
+        shipped = {pid: trusted.detection(pid) for pid in trusted.profile_ids()}
         found = candidates(shipped, tree)
         found = [pid for pid in found if profile_origin(trusted, pid) == "repository"] or found  # the repository's own profile first
         if not found and tree.root.is_dir() and os.path.lexists(tree.root / "manifest.json") and target.is_dir():
@@ -382,7 +382,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     adapter = detect(document)
     if adapter is None:
         single = Tree(root=target.parent, only=frozenset({target.name}))
-        found = candidates({pid: trusted.profile(pid) for pid in trusted.profile_ids()}, single)
+        found = candidates({pid: trusted.detection(pid) for pid in trusted.profile_ids()}, single)
         if len(found) == 1:
             return _verify_profile(path, target, trusted, found[0], debug)
         raise UsageError(

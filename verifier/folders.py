@@ -123,7 +123,7 @@ def not_one_bundle(target: Path, trusted: Any) -> str | None:
 
     specific = {}
     for pid in trusted.profile_ids():
-        profile = trusted.profile(pid, shared=True)
+        profile = trusted.detection(pid)
         if profile.get("detect", {}).get("files") or names_a_layout(profile.get("detect", {})):
             specific[pid] = profile
 

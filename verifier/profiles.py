@@ -23,6 +23,7 @@ from typing import Any
 
 
 from verifier import profile_lint, stats, units
+from verifier.compiled_schema import checked_validator
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
 from verifier.linear_regex import RegexError, compile_linear
@@ -38,6 +39,7 @@ from verifier.readers.tree import Tree
 from verifier.validation import schema_validator
 
 __all__ = [
+    "DETECTION",
     "PHASES",
     "STANDARD_DIMENSIONS",
     "UNITS",
@@ -52,6 +54,7 @@ __all__ = [
     "fmt",
     "instances",
     "key_values",
+    "load_detection",
     "load_profile",
     "locate",
     "matches",
@@ -169,6 +172,45 @@ def _units(document: dict[str, Any], origin: str) -> None:
             raise _refuse(origin, pointer, f"unknown unit {units.shown(unit)} (see verifier/units.py: ms, s, MiB, tokens/s, %, x, ...)")
 
 
+def _valid(document: Any, schema: dict[str, Any], origin: str) -> None:
+    """Raise `ConfigError` naming `origin` and the JSON Pointer of the first schema error of profile `document` (or part of one)."""
+    errors = list(checked_validator(schema, schema_validator(schema)).iter_errors(document))  # compiled speed on a valid profile
+    # When a `$ref`'d part fails, `unevaluatedProperties` also complains about
+    # every property that part would have evaluated: report the root cause.
+    from jsonschema.exceptions import best_match
+
+    first = best_match([e for e in errors if e.validator != "unevaluatedProperties"] or errors)
+    if first is not None:
+        where = "/" + "/".join(str(p) for p in first.absolute_path)
+        raise ConfigError(f"{origin}: invalid profile at {where}: {_schema_problem(first, errors)}")
+
+
+#: The members of a profile that detection reads (`matches`, `verifier.folders.not_one_bundle`, discovery's look-alikes).
+DETECTION = ("id", "detect", "non_finite")
+
+
+def load_detection(document: dict[str, Any], schema: dict[str, Any], *, origin: str = "<profile>") -> dict[str, Any]:
+    """
+    Return the members `DETECTION` of profile `document` (a new dict), after they hold under the profile `schema`.
+
+    What detection runs on: choosing a profile asks every pinned profile's
+    `detect`, and validating all 15 shipped profiles whole took 1.0 s of a
+    2.1 s MLPerf run (`benchmarks/README.md`, "Profile detection").
+    The members are validated against the profile schema's own definitions
+    of them (`properties` and `$defs`, so one schema says what a profile is),
+    and their file names as `load_profile` refuses them (no `..` segment, no
+    absolute path: detection reads the files they name). The whole profile is
+    validated by `load_profile` when a run uses it. Raises `ConfigError`
+    naming `origin` and the JSON Pointer of the offending place.
+    """
+    part = {k: document[k] for k in DETECTION if k in document}
+    only = {"$schema": schema.get("$schema"), "type": "object", "required": ["id", "detect"],
+            "properties": {k: schema["properties"][k] for k in DETECTION}, "$defs": schema.get("$defs", {})}
+    _valid(part, only, origin)
+    _paths(part, origin)
+    return part
+
+
 def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profile>") -> dict[str, Any]:
     """
     Return `document` as a usable profile after its schema and cross-references hold.
@@ -188,15 +230,7 @@ def load_profile(document: Any, schema: dict[str, Any], *, origin: str = "<profi
     and the JSON Pointer of the offending place otherwise (exit 2: a broken
     profile is a configuration error, never a finding).
     """
-    errors = list(schema_validator(schema).iter_errors(document))
-    # When a `$ref`'d part fails, `unevaluatedProperties` also complains about
-    # every property that part would have evaluated: report the root cause.
-    from jsonschema.exceptions import best_match
-
-    first = best_match([e for e in errors if e.validator != "unevaluatedProperties"] or errors)
-    if first is not None:
-        where = "/" + "/".join(str(p) for p in first.absolute_path)
-        raise ConfigError(f"{origin}: invalid profile at {where}: {_schema_problem(first, errors)}")
+    _valid(document, schema, origin)
     profile_lint.normalise(document, origin)
     _units(document, origin)
     _paths(document, origin)

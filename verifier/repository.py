@@ -80,7 +80,7 @@ def _manifest_name(bundle: Path, trusted: TrustSet) -> str | None:
         return "manifest.json"
     from verifier.profiles import Tree, candidates
 
-    found = candidates({pid: trusted.profile(pid) for pid in trusted.profile_ids()}, Tree(root=bundle))
+    found = candidates({pid: trusted.detection(pid) for pid in trusted.profile_ids()}, Tree(root=bundle))
     if len(found) == 1:
         spec = trusted.profile(found[0])["manifest"]
         return None if spec["kind"] == "none" else str(spec["file"])

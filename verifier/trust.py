@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from verifier.errors import ConfigError, PinMismatch
-from verifier.profiles import load_profile
+from verifier.profiles import load_detection, load_profile
 from verifier.validation import DRAFT_2020_12, REQUIRED_FORMATS, schema_validator, unknown_formats  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
@@ -195,30 +195,44 @@ class Assets:
         """Return the ids of all shipped profiles (file stem of `profiles/*.json`)."""
         return sorted(Path(k).stem for k in self.pins if k.startswith("profiles/") and k.endswith(".json"))
 
-    def profile(self, profile_id: str, *, shared: bool = False) -> dict[str, Any]:
+    def profile(self, profile_id: str) -> dict[str, Any]:
         """
         Return the shipped profile `profiles/<profile_id>.json`, validated (see `verifier.profiles.load_profile`).
 
-        A copy the caller may change; with `shared` the one validated document
-        of this process, which the caller must not change (detection reads
-        every profile's `detect` section and copies only the one it chose).
-        Raises `ConfigError` for an unknown id or a profile that fails its
-        schema or cross-references (its pin was already checked at construction).
+        A copy the caller may change. Raises `ConfigError` for an unknown id
+        or a profile that fails its schema or cross-references (its pin was
+        already checked at construction).
         """
-        rel = f"profiles/{profile_id}.json"
-        if rel not in self.pins:
-            raise ConfigError(f"unknown profile {profile_id!r}; shipped profiles: {', '.join(self.profile_ids()) or 'none'}")
-        # validated once per process (schema compilation dominates a run otherwise); callers get their own copy,
+        rel = self._profile_rel(profile_id)
+        # validated once per process (`verify inventory` asks again per bundle); callers get their own copy,
         # unpickled from the bytes of a `_copy_json` of it (no container shared between two places, as `_copy_json`
         # makes them), pickled once: unpickling builds the copy in C (mlperf-inference: 0.10 ms a copy, `_copy_json` 0.25 ms)
         memo = self.__dict__.setdefault("_validated_profiles", {})
         if rel not in memo:
-            document = self._load_profile(rel, profile_id)
-            memo[rel] = (document, _snapshot(document))
-        document, frozen = memo[rel]
-        return document if shared else pickle.loads(frozen)  # type: ignore[no-any-return]
+            memo[rel] = _snapshot(load_profile(self._read_profile(rel, profile_id), self.schema("profile"), origin=str(self.root / rel)))
+        return pickle.loads(memo[rel])  # type: ignore[no-any-return]
 
-    def _load_profile(self, rel: str, profile_id: str) -> dict[str, Any]:
+    def detection(self, profile_id: str) -> dict[str, Any]:
+        """
+        Return what detection reads of shipped profile `profile_id` (`verifier.profiles.load_detection`), which the caller must not change.
+
+        Read once per process; the rest of the profile is validated only when
+        `profile` is asked for it. Raises `ConfigError` for an unknown id or
+        detection members that fail the profile schema.
+        """
+        rel = self._profile_rel(profile_id)
+        memo = self.__dict__.setdefault("_detections", {})
+        if rel not in memo:
+            memo[rel] = load_detection(self._read_profile(rel, profile_id), self.schema("profile"), origin=str(self.root / rel))
+        return memo[rel]  # type: ignore[no-any-return]
+
+    def _profile_rel(self, profile_id: str) -> str:
+        rel = f"profiles/{profile_id}.json"
+        if rel not in self.pins:
+            raise ConfigError(f"unknown profile {profile_id!r}; shipped profiles: {', '.join(self.profile_ids()) or 'none'}")
+        return rel
+
+    def _read_profile(self, rel: str, profile_id: str) -> dict[str, Any]:
         from verifier.jsonio import JSONProblem, loads_strict
 
         try:
@@ -227,7 +241,7 @@ class Assets:
             raise ConfigError(f"{self.root / rel}: {exc}") from None
         if not isinstance(document, dict) or document.get("id") != profile_id:
             raise ConfigError(f"{self.root / rel}: its `id` must be {profile_id!r} (the file name)")
-        return load_profile(document, self.schema("profile"), origin=str(self.root / rel))
+        return document
 
     def profile_sha256(self, profile_id: str) -> str:
         """Return the pinned sha256 of a profile file."""

@@ -40,7 +40,7 @@ from typing import Any, Protocol
 from verifier.derive import CAMPAIGN_STATISTICS, not_derivable
 from verifier.errors import ConfigError, PinMismatch, UsageError
 from verifier.jsonio import MAX_DEPTH, JSONProblem, check_depth, loads_strict
-from verifier.profiles import load_profile
+from verifier.profiles import DETECTION, load_profile
 from verifier.trust import Assets, schema_validator
 
 __all__ = ["CONFIG", "DEFAULTS", "Config", "GitCommit", "RepositoryTrust", "Source", "TrustSet", "WorkTree",
@@ -457,12 +457,18 @@ class TrustSet:
         """Return every pinned profile id: shipped and the repository's (not unpinned ones)."""
         return sorted([*self.shipped.profile_ids(), *(self.repository.ids("profiles") if self.repository else [])])
 
-    def profile(self, profile_id: str, *, shared: bool = False) -> dict[str, Any]:
-        """Return the validated profile (`shared`: see `verifier.trust.Assets.profile`); raises `ConfigError` for an unknown id."""
+    def profile(self, profile_id: str) -> dict[str, Any]:
+        """Return the validated profile; raises `ConfigError` for an unknown id."""
         if profile_id in self.unpinned:
             return self.unpinned[profile_id][2]
         hit = self._repo("profiles", profile_id)
-        return hit[1] if hit else self.shipped.profile(profile_id, shared=shared)  # type: ignore[no-any-return]
+        return hit[1] if hit else self.shipped.profile(profile_id)  # type: ignore[no-any-return]
+
+    def detection(self, profile_id: str) -> dict[str, Any]:
+        """Return what detection reads of the profile (`verifier.trust.Assets.detection`; a repository's or an unpinned one is validated whole already)."""
+        if profile_id in self.unpinned or self._repo("profiles", profile_id):
+            return {k: v for k, v in self.profile(profile_id).items() if k in DETECTION}
+        return self.shipped.detection(profile_id)
 
     def profile_sha256(self, profile_id: str) -> str:
         """Return the sha256 of the profile file (pinned, or as read for an unpinned one)."""
