@@ -146,6 +146,18 @@ def test_an_attempt_must_be_valid_jsonl_receipts(tmp_path):
     assert empty[0][:2] == ("FAIL", "attempt-not-receipts") and "attempt-retained" not in {f[1] for f in empty}
 
 
+def test_a_bundle_document_or_a_file_of_no_receipts_listed_as_an_attempt_is_one_finding(tmp_path):
+    """The plan's shard (or any document the bundle reads) with an attempt role: one `attempt-not-receipts`, not a schema error per line."""
+    plan_rows = _lines(*({"id": f"B1-m{i}", "server": "B1", "phase": "measured"} for i in range(40)))
+    for name in ("plan-requests.jsonl", "receipts.jsonl"):
+        found = _attempts(tmp_path / name, {name: plan_rows if name.startswith("plan") else _lines(_request(0))}, {name: "rejected-attempt"})
+        assert [f[:3] for f in found] == [("FAIL", "attempt-not-receipts", name), ("PASS", "no-hidden-receipts", None)], found
+    other = _attempts(tmp_path / "notes", {"attempts/notes.jsonl": plan_rows}, {"attempts/notes.jsonl": "interrupted-attempt"})
+    assert [f[:3] for f in other] == [("FAIL", "attempt-not-receipts", "attempts/notes.jsonl"), ("PASS", "no-hidden-receipts", None)]
+    mixed = _attempts(tmp_path / "mixed", {"a.jsonl": _lines(_request(0), {"id": "B1-m1"})}, {"a.jsonl": "rejected-attempt"})
+    assert [f[1] for f in mixed] == ["schema-violation"] * (len(mixed) - 1) + ["no-hidden-receipts"]  # a receipt among them: each line judged
+
+
 def test_an_undeclared_file_holding_receipts_fails_and_documents_are_not_sniffed(tmp_path):
     files = {"notes.jsonl": _lines(_request(0)), "receipts.jsonl": _lines(_request(1)), "README.md": b"# run\n"}
     assert _attempts(tmp_path, files, {}) == [("FAIL", "undeclared-receipts", "notes.jsonl", None)]

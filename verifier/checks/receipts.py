@@ -230,12 +230,17 @@ def attempts(ctx: Context) -> Iterator[Finding]:
     except Unverifiable:  # receipts.jsonl unusable: plan.conformance reports why; nothing can be mixed into it
         accepted = set()
     schema = ctx.assets.schema("receipt") if roles else None
+    documents = {name: kind for kind, (name, *_) in DOCUMENTS.items()}
     for name in sorted(roles):
         if name not in bundle.verified:
             continue  # integrity.files FAILed it already; nothing unhashed is parsed
         if not name.lower().endswith(".jsonl"):
             yield _f(cid, Status.FAIL, "attempt-not-receipts", f"{name} is listed as {roles[name]} but is not a .jsonl receipts file",
                      path=name)
+            continue
+        if name in documents:
+            yield _f(cid, Status.FAIL, "attempt-not-receipts", f"{name} is listed as {roles[name]} but is the bundle's "
+                     f"{documents[name]} document; an attempt is a receipts file of its own", path=name)
             continue
         data = bundle.contents.get(name)
         if data is None:  # a reader that kept no bytes (a mapped bundle): read again, parse only the bytes integrity matched
@@ -249,6 +254,10 @@ def attempts(ctx: Context) -> Iterator[Finding]:
             rows = loads_strict_lines(data)
         except JSONProblem as exc:
             yield _f(cid, Status.FAIL, exc.code, f"{name}: {exc}", path=name, pointer=None if exc.line is None else f"/{exc.line - 1}")
+            continue
+        if rows and not any(isinstance(r, dict) and r.get("kind") in ("request", "worker") for r in rows):
+            yield _f(cid, Status.FAIL, "attempt-not-receipts", f"{name} ({roles[name]}) holds no receipts: none of its {len(rows)} "
+                     "lines is a request or worker receipt (`kind`)", path=name)
             continue
         digest = hashlib.sha256(data).hexdigest() + ":lines"
         earlier = known_valid(ctx.options.get("cache"), schema, digest)
@@ -275,7 +284,6 @@ def attempts(ctx: Context) -> Iterator[Finding]:
             yield _f(cid, Status.PASS, "attempt-retained",
                      f"{name}: {len(rows)} {roles[name]} receipt(s), integrity-verified, valid, kept out of the accepted result",
                      path=name, observed=len(rows), cached="schema" if earlier else None)
-    documents = {n for n, *_ in DOCUMENTS.values()}
     hidden = []
     for name, rel in sorted(bundle.verified.items()):
         if name in documents or name in roles:
