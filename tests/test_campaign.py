@@ -51,3 +51,20 @@ def test_elapsed_is_in_seconds_whatever_the_unit_read(value: str, unit: str, sec
     receipt = Receipt(dims={"request_id": "r"}, quantities={"elapsed": Quantity(Decimal(value), unit)}, location=Location("x", "/0"))
     got = elapsed(ReceiptTable.of([receipt]), 0)
     assert got == Decimal(seconds) and str(got) == seconds
+
+
+def test_a_request_the_plan_lists_twice_is_selected_once() -> None:
+    """plan.conformance FAILs the repeat (`plan-inconsistent`); a derivation still counts and uses that request's receipt once."""
+    from verifier.campaign import select
+
+    plan = loads_strict((EXAMPLE / "plan.json").read_bytes())
+    plan["requests"] = [*plan["requests"], plan["requests"][-1], plan["requests"][-1]]
+    docs = {"plan": plan, "receipts": loads_strict_lines((EXAMPLE / "receipts.jsonl").read_bytes())}
+    twice = Campaign.build(from_documents(docs, manifest=loads_strict((EXAMPLE / "manifest.json").read_bytes()), names={}))
+    last = plan["requests"][-1]
+    rows, missing = select(twice, {"server": last["server"]})
+    ids = [twice.receipts.request_id[i] for i in rows] + missing
+    assert ids.count(last["id"]) == 1 and len(ids) == len(set(ids))
+    docs["receipts"] = [r for r in docs["receipts"] if r.get("request_id") != last["id"]]
+    unreceipted = Campaign.build(from_documents(docs, manifest=loads_strict((EXAMPLE / "manifest.json").read_bytes()), names={}))
+    assert select(unreceipted, {"server": last["server"]})[1] == [last["id"]]

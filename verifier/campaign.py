@@ -151,16 +151,22 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
     Return `(rows, missing_ids)` for the planned requests matching `selection`: rows of `campaign.receipts`.
 
     Each planned request contributes the row of its first receipt; a planned
-    request with no receipt is listed in `missing_ids`. An `outcome` key in
-    `selection` filters receipts after the plan selection (the denominator
-    stays the plan).
+    request with no receipt is listed in `missing_ids`. A request the plan
+    lists more than once (`plan.conformance` FAILs it) counts once, at its
+    first listing. An `outcome` key in `selection` filters receipts after the
+    plan selection (the denominator stays the plan).
     """
     plan_sel = {k: v for k, v in selection.items() if k != "outcome"}
     chosen, missing = [], []
     first, outcomes = campaign.requests.first, campaign.receipts.outcome
     want = selection.get("outcome")
     ids = campaign.plan.requests.id
+    repeated, seen = campaign.plan.requests.repeated, set()
     for rid in map(ids.__getitem__, campaign.planned(plan_sel)):
+        if rid in repeated:
+            if rid in seen:
+                continue
+            seen.add(rid)
         row = first.get(rid)
         if row is None:
             missing.append(rid)
