@@ -598,3 +598,16 @@ def test_a_planned_request_on_a_server_the_plan_does_not_list_is_inconsistent():
     assert [f[2] for f in found if f[1] == "missing-receipt"] == ["planned measured request z9-m on z9 has no receipt",
                                                                   "planned measured request z9-n on z9 has no receipt"]
     assert not [f for f in _conf(full=True) if f[1] == "plan-inconsistent"]
+
+
+@pytest.mark.parametrize("ended,elapsed,holds", [
+    ("2026-01-01T00:01:31.001000999Z", "11.002000999", True), ("2026-01-01T00:01:31.001000999Z", "11.000000999", True),
+    ("2026-01-01T00:01:31.001000999Z", "11", False),  # 0.001000999 s off, beyond the 0.001 s tolerance (with the digits read to 6: 0.001, held)
+    ("2026-01-01T00:01:31.001000999Z", "11.002001", False),  # 0.001000001 s off (to 6 digits: 0.001000, held)
+    ("2026-01-01T00:01:31.001Z", "11.002", True),
+])
+def test_elapsed_is_compared_with_a_span_read_to_the_nanosecond(ended, elapsed, holds):
+    """Found by stop 49's trial: a timestamp's 7th to 9th fraction digits were dropped, so a span near the tolerance was judged wrong."""
+    receipts = [_rq("s1-w", 0), _rq("s1-m", 20), _rq("s2-w", 60), _rq("s2-m", 80, ended_at=ended, elapsed_s=Decimal(elapsed)), _wk("s1"), _wk("s2")]
+    found = [f for f in _conf(receipts, plan={"max_concurrency": None}) if f[1] == "elapsed-mismatch"]
+    assert not found if holds else found == [("FAIL", "elapsed-mismatch", f"request s2-m: elapsed_s {elapsed} but ended_at - started_at = 11.001000999 s")]

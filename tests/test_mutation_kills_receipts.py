@@ -92,7 +92,8 @@ def test_a_timeout_may_equal_the_reservation_it_runs_inside(request_s, over):
 
 
 @pytest.mark.parametrize("frozen,late", [("2026-10-01T08:00:00Z", False), ("2026-10-01T08:00:00.000001Z", True),
-                                         ("2026-10-01T07:00:00Z", False)])
+                                         ("2026-10-01T07:00:00Z", False), ("2026-10-01T08:00:00.000000001Z", True),
+                                         ("2026-10-01T08:00:00.0000000009Z", False), ("2026-10-01T10:29:59.999999999+02:30", False)])
 def test_the_plan_is_frozen_no_later_than_the_earliest_start(frozen, late):
     receipts = [_request(0, started_at="2026-10-01T09:00:00Z"), _request(1, started_at="2026-10-01T08:00:00Z")]
     found = _consistency(receipts, frozen_at=frozen)
@@ -418,6 +419,7 @@ def test_receipts_that_record_no_start_are_passed_over():
 @pytest.mark.parametrize("written,mixed", [
     ("2026-10-01T13:46:43.760000+05:30", True), ("2026-10-01t08:16:43.76z", True),  # the accepted receipt's instant, written otherwise
     ("2026-10-01T08:16:43.760001Z", False),  # a microsecond later: another start
+    ("2026-10-01T08:16:43.760000001Z", False), ("2026-10-01T08:16:43.7600000000Z", True),  # a nanosecond later; a zero 10th digit
 ])
 def test_an_attempt_that_started_at_an_accepted_receipts_instant_is_mixed_in_however_it_is_written(tmp_path, written, mixed):
     """Found by this stop's trial: the start was compared as text, so the same receipt with another offset passed."""

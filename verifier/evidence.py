@@ -70,6 +70,7 @@ __all__ = [
     "StatedClaim",
     "TextColumn",
     "TimeColumn",
+    "instant",
     "parse_time",
     "Unmapped",
 ]
@@ -413,14 +414,40 @@ _MICROSECOND = timedelta(microseconds=1)
 _fromisoformat = datetime.fromisoformat
 
 
+def _nanoseconds(text: str) -> int:
+    """
+    Return the 7th to 9th digits of the seconds' fraction of RFC 3339 `text` as nanoseconds (0 when it has six digits or fewer).
+
+    Python's ISO 8601 parser keeps six digits and drops the rest; a clock
+    that writes nanoseconds (Go's `RFC3339Nano`, `date --rfc-3339=ns`)
+    writes nine. Digits past the ninth are dropped (under a nanosecond).
+    """
+    if len(text) < 28 or text[19:20] != ".":  # "YYYY-MM-DDTHH:MM:SS.ffffffZ" is 27 characters: no 7th digit in fewer than 28
+        return 0
+    end = 20
+    while end < len(text) and text[end] in "0123456789":
+        end += 1
+    return int(text[26:min(end, 29)].ljust(3, "0")) if end > 26 else 0
+
+
+def instant(text: str) -> int:
+    """
+    Return the instant RFC 3339 `text` names, in integer nanoseconds since 1970-01-01T00:00:00Z (`parse_time`, then `_nanoseconds`).
+
+    Raises what `parse_time` raises (`ValueError`, `TypeError` for a non-text).
+    """
+    return (parse_time(text) - _EPOCH) // _MICROSECOND * 1000 + _nanoseconds(text)
+
+
 class TimeColumn(TextColumn):
     """
     Represents a column of RFC 3339 timestamps: the texts as written (`TextColumn`) and their instants, for ordering and spans.
 
-    `at[i]` is row `i`'s instant in integer microseconds since 1970-01-01T00:00:00Z
-    (an `array` of 64-bit integers, filled as rows are appended), or
+    `at[i]` is row `i`'s instant in integer nanoseconds since 1970-01-01T00:00:00Z
+    (an `array` of 64-bit integers, filled as rows are appended: `instant`), or
     `NO_INSTANT` when the text is not read by `datetime.fromisoformat` as
-    it is; `instant(i)` reads such a row through `parse_time`
+    it is or names an instant outside 64 bits of nanoseconds (1677 to
+    2262); `instant(i)` reads such a row through `parse_time`
     (its errors, e.g. `ValueError`, raised as they are).
     """
 
@@ -436,17 +463,23 @@ class TimeColumn(TextColumn):
         at = NO_INSTANT
         if type(value) is str:
             try:
-                at = (_fromisoformat(value) - _EPOCH) // _MICROSECOND
+                at = (_fromisoformat(value) - _EPOCH) // _MICROSECOND * 1000
             except ValueError:
                 pass
-        self.at.append(at)
+            else:
+                if len(value) > 27:
+                    at += _nanoseconds(value)
+        try:
+            self.at.append(at)
+        except OverflowError:  # before 1677-09-21 or after 2262-04-11: no 64-bit count of nanoseconds; `instant(i)` reads it
+            self.at.append(NO_INSTANT)
 
     def instant(self, i: int) -> int:
-        """Return row `i`'s instant in microseconds since the epoch; raises what `parse_time` raises on its text."""
+        """Return row `i`'s instant in nanoseconds since the epoch; raises what `parse_time` raises on its text."""
         at = self.at[i]
         if at != NO_INSTANT:
             return at
-        return (parse_time(self[i]) - _EPOCH) // _MICROSECOND
+        return instant(self[i])
 
 
 class ReceiptTable(Sequence[Receipt]):

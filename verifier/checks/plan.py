@@ -146,7 +146,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     # (c) timing: per-receipt identity, warmups before measured, arm order (the first receipt of each request id)
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
     rows = list(first.values())
-    first_start: dict[str, int] = {}  # server -> the earliest start of its requests (microseconds since the epoch)
+    first_start: dict[str, int] = {}  # server -> the earliest start of its requests (nanoseconds since the epoch)
     warm_end: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the latest end of its warmups
     measured_start: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the earliest start of its measured requests
     intervals: list[tuple[int, int]] | None = [] if plan.concurrency is not None else None
@@ -159,8 +159,8 @@ def conformance(ctx: Context) -> Iterator[Finding]:
         if end < start:
             found.append(_f(Status.FAIL, "time-order", f"request {table.request_id[i]} ends before it starts", path=table.file, pointer=table.pointer(i)))
         else:
-            seconds, micros = divmod(end - start, 1_000_000)
-            span = Decimal(seconds) + Decimal(micros) / Decimal(10**6)
+            seconds, nanos = divmod(end - start, 1_000_000_000)
+            span = Decimal(seconds) + Decimal(nanos) / Decimal(10**9)
             if not stats.compare(elapsed(table, i), span, declared=tolerance).holds:
                 written = table.elapsed[i]
                 found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {table.request_id[i]}: elapsed_s {written} but ended_at - started_at = {span} s",

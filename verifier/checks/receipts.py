@@ -38,7 +38,7 @@ from typing import Any
 
 from verifier.bundle import DOCUMENTS, nfc, open_regular
 from verifier.campaign import campaign_of, elapsed, parse_time
-from verifier.evidence import NO_INSTANT, TimeColumn
+from verifier.evidence import NO_INSTANT, TimeColumn, instant
 from verifier.readers.native import ATTEMPT_ROLES, evidence_of
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
@@ -155,23 +155,23 @@ def consistency(ctx: Context) -> Iterator[Finding]:
 
     first = _first_start(table.started_at, [w.started_at for w in c.workers])
     if first is not None and plan.frozen_at:
-        frozen = parse_time(plan.frozen_at)
-        if frozen > first:
+        if instant(plan.frozen_at) > first[0]:
+            shown = parse_time(first[1]).isoformat()
             yield _f(cid, Status.FAIL, "plan-frozen-late",
-                     f"plan frozen_at {plan.frozen_at} is after the first receipt started ({first.isoformat()}): "
+                     f"plan frozen_at {plan.frozen_at} is after the first receipt started ({shown}): "
                      "the plan was not frozen before the run", path=pfile, pointer="/frozen_at",
-                     expected=f"<= {first.isoformat()}", observed=plan.frozen_at)
+                     expected=f"<= {shown}", observed=plan.frozen_at)
         else:
             yield _f(cid, Status.PASS, "holds", "the plan was frozen before the first receipt started", path=pfile)
 
 
-def _first_start(starts: TimeColumn, workers: list[str | None]) -> Any:
+def _first_start(starts: TimeColumn, workers: list[str | None]) -> tuple[int, str] | None:
     """
-    Return the earliest of the request rows' `starts` and the workers' start texts, as written (an aware `datetime`), or None if none has one.
+    Return `(instant, text)` of the earliest of the request rows' `starts` and the workers' start texts (nanoseconds since the epoch, the text as written), or None if none has one.
 
     Equal instants: the first in file order, request rows before workers.
     The rows' instants are the column's (`TimeColumn.at`); a row without
-    one, and each worker, is read by `parse_time` (its errors raised).
+    one, and each worker, is read by `evidence.instant` (its errors raised).
     """
     at = starts.at
     best: tuple[int, int] | None = None  # (instant, row)
@@ -182,17 +182,17 @@ def _first_start(starts: TimeColumn, workers: list[str | None]) -> Any:
     elif len(at):
         low = min(at)
         best = (low, at.index(low))
-    first = None if best is None else parse_time(starts[best[1]])
+    first = None if best is None else (best[0], starts[best[1]])
     for text in workers:
-        if text and (first is None or parse_time(text) < first):
-            first = parse_time(text)
+        if text and (first is None or instant(text) < first[0]):
+            first = (instant(text), text)
     return first
 
 
 def _moment(text: Any) -> Any:
-    """Return the instant a start text names (an aware `datetime`: one instant however it is written), or the text itself when it names none."""
+    """Return the instant a start text names (`evidence.instant`, nanoseconds: one instant however it is written), or the text itself when it names none."""
     try:
-        return parse_time(text)
+        return instant(text)
     except (TypeError, ValueError):
         return text
 
