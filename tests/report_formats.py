@@ -1,5 +1,5 @@
 """
-Render a `Report` in all six formats and prove each output is accepted by its own format's parser.
+Render a `Report` in every format and prove each output is accepted by its own format's parser.
 
 Used by the hostile-input tests: whatever string or number evidence puts
 into the model, every reporter must still emit UTF-8 that parses as its
@@ -8,7 +8,8 @@ official SARIF 2.1.0 schema (`tests/data`, sha256-checked), JUnit by expat
 (`xml.etree`) and junitparser, Markdown by markdown-it-py (CommonMark + GFM
 tables: every table row keeps its cell count, and no evidence becomes HTML),
 GitHub workflow commands by the runner's command grammar, text by its line
-shape (one verdict line, no control characters).
+shape (one verdict line, no control characters), CSV by Python's csv reader
+(one six-cell row per finding, no formula cell).
 """
 
 from __future__ import annotations
@@ -132,6 +133,18 @@ def _html(text: str) -> None:
                 assert ":" not in v.split("#")[0] or v.startswith("data:"), (tag, name, value)
 
 
+def _csv(text: str, report: Report) -> None:
+    """RFC 4180 by Python's csv reader: CRLF records, a header and one six-cell row per finding, no control character, no formula cell."""
+    import csv
+    import io
+
+    assert text.endswith("\r\n") and "\n" not in text.replace("\r\n", "")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows[0] == ["check", "status", "code", "file", "pointer", "message"] and len(rows) == len(report.findings) + 1
+    for row in rows:
+        assert len(row) == 6 and not any(CONTROL.search(c) or c.startswith(("=", "+", "-", "@", "\t", "\r")) for c in row), row
+
+
 def _text(text: str, report: Report) -> None:
     assert not CONTROL.search(text), repr(CONTROL.search(text))
     assert text.endswith("\n") and text.rstrip("\n").split("\n")[-1].startswith(f"verdict: {report.verdict} ")
@@ -146,8 +159,8 @@ def assert_all_formats_parse(report: Report) -> dict[str, str]:
             text.encode("utf-8")  # strict: no lone surrogate reaches any output
             {"json": lambda: _json(text), "sarif": lambda: _sarif(text), "junit": lambda: _junit(text, report),
              "github": lambda: _github(text, report), "markdown": lambda: _markdown(text, report, verbose),
-             "text": lambda: _text(text, report), "html": lambda: _html(text)}[fmt]()
+             "text": lambda: _text(text, report), "html": lambda: _html(text), "csv": lambda: _csv(text, report)}[fmt]()
             if not verbose:
                 out[fmt] = text
-    assert set(out) == {"json", "sarif", "junit", "github", "markdown", "text", "html"}
+    assert set(out) == {"json", "sarif", "junit", "github", "markdown", "text", "html", "csv"}
     return out

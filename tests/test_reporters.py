@@ -339,3 +339,51 @@ def test_a_line_fragment_pointer_is_written_with_one_hash_in_every_human_format(
         out = render(report, fmt)
         assert "##line" not in out and "summary.txt#line=3" in out, fmt
         assert "summary.json#/a/0" in out, fmt
+
+
+# ---------------------------------------------------------------- csv (issue 36 newcomer trial)
+
+def _csv_rows(text: str) -> list[list[str]]:
+    import csv
+    import io
+
+    assert text.endswith("\r\n") and "\n" not in text.replace("\r\n", "")  # RFC 4180: CRLF ends every record, no bare line break
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert rows[0] == ["check", "status", "code", "file", "pointer", "message"] and all(len(r) == 6 for r in rows)
+    return rows[1:]
+
+
+def test_csv_is_one_row_per_finding_worst_first_on_the_example(run, example_copy):
+    from verifier.core import verify_path
+
+    report = verify_path(str(EXAMPLE))
+    rows = _csv_rows(run("-f", "csv", str(EXAMPLE)).stdout_bytes.decode())  # .stdout: click turns CRLF into LF
+    assert len(rows) == len(report.findings) and {r[1] for r in rows} == {"PASS"}
+    (example_copy / "claims.json").write_text((example_copy / "claims.json").read_text().replace("73.45", "74.45"))
+    result = run("--no-cache", "-f", "csv", str(example_copy))
+    rows = _csv_rows(result.stdout_bytes.decode())
+    assert result.exit_code == 1 and rows[0][1] == "FAIL"
+    ranks = [("FAIL", "ERROR", "UNVERIFIED", "PASS").index(r[1]) for r in rows]
+    assert ranks == sorted(ranks)
+    assert rows[0][:5] == ["integrity.files", "FAIL", "sha256-mismatch", "claims.json", "/files/1"]  # the edited file, at its manifest entry
+
+
+def test_csv_of_a_corpus_folder_lists_every_finding():
+    from verifier.core import verify_path
+
+    folder = SHARED / "corpus" / "hyperfine-3em"
+    report = verify_path(str(folder))
+    rows = _csv_rows(render(report, "csv"))
+    assert [(r[0], r[1], r[2]) for r in rows] == [(f.check, f.status.value, f.code) for s in ("FAIL", "ERROR", "UNVERIFIED", "PASS")
+                                                  for f in report.findings if f.status.value == s]
+    assert all(r[3] == (f.path or "") for r, f in zip(rows, sorted(report.findings, key=lambda f: ("FAIL", "ERROR", "UNVERIFIED", "PASS").index(f.status.value))))
+
+
+def test_csv_quotes_and_neutralises_formulas():
+    findings = (Finding(check="claims.stated", status=Status.FAIL, code="claim-mismatch", message='=HYPERLINK("http://evil.example","x"), a "quote"\nline 2',
+                        path="-1+2.json", pointer="/a,b"),
+                Finding(check="x.y", status=Status.PASS, code="@sum", message="+cmd|' /C calc'!A0\u202e", path="\tp"),)
+    report = Report(subject="s", kind="bundle-v1", verifier_version="0", findings=findings, roster=())
+    rows = _csv_rows(render(report, "csv"))
+    assert rows[0] == ["claims.stated", "FAIL", "claim-mismatch", "'-1+2.json", "/a,b", "'=HYPERLINK(\"http://evil.example\",\"x\"), a \"quote\"\\nline 2"]
+    assert rows[1] == ["x.y", "PASS", "'@sum", "\\tp", "", "'+cmd|' /C calc'!A0\\u202e"]
