@@ -300,8 +300,10 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
 
     `of` describes the values for the derivation text ("measured values
     (arm=baseline)"). Raises `Underivable`: `empty-selection` for an empty
-    sample or group, a zero denominator, or an SD of fewer than two values
-    (UNVERIFIED); `unknown-statistic` for a name outside the vocabulary.
+    sample or group or a zero denominator (FAIL: the evidence gives no value
+    to state), or for fewer values than an estimator needs, e.g. an SD of
+    one value (UNVERIFIED, `fail=False`); `unknown-statistic` for a name
+    outside the vocabulary.
     Sources of the definitions: the module docstring.
     """
     if statistic in SAMPLE_STATISTICS:
