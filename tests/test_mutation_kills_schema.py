@@ -149,13 +149,14 @@ def test_a_missing_document_does_not_stop_the_documents_after_it():
     assert _run(no_plan) == _valid(["manifest"]) + [("FAIL", "missing-document", "plan.json", None)] + _valid(["receipts", "claims", "quality"])
 
 
-def test_at_most_50_schema_errors_are_reported_per_document_the_first_by_pointer():
+def test_at_most_50_schema_errors_are_reported_per_document_the_first_in_document_order():
     """Kills `:26` `MAX_ERRORS_PER_DOCUMENT = 50` -> 51 and -> 49: 60 empty receipts give more than 50 errors, 50 are shown."""
     bundle = _Bundle({**GOOD, "receipts": [{}] * 60})
     ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
     bad = [f for f in documents(ctx) if f.code == "schema-violation"]
     assert len(bad) == 50
-    assert [f.pointer for f in bad] == sorted(f.pointer for f in bad) and bad[0].pointer == "/0"
+    lines = [int(f.pointer.split("/")[1]) for f in bad]
+    assert lines == sorted(lines) and lines[0] == 0 and 2 in lines  # the first 50 in document order, also past the cut at 500
     total = int(bundle.problems["receipts"].split()[0])
     assert total > 51 and bundle.problems["receipts"] == f"{total} schema error(s)"
 
@@ -232,3 +233,16 @@ def test_a_required_document_that_is_a_symlink_is_said_not_a_regular_file(exampl
     assert found == ["receipts.jsonl is required by bundle format v1 but is not a regular file, so it is not read"]
     ctx = Context(subject=Path("."), assets=assets(), bundle=_Bundle({k: v for k, v in GOOD.items() if k != "plan"}))
     assert [f.message for f in documents(ctx) if f.code == "missing-document"] == ["plan.json is required by bundle format v1 but absent"]
+
+
+def test_schema_errors_are_in_document_order_array_indices_as_numbers():
+    """Found by stop 49's trial: JSON Lines findings sorted "/10" before "/2" (pointers compared as text), and the cut kept those."""
+    receipts = [row for row in GOOD["receipts"] if row["kind"] == "request"][:12]
+    assert len(receipts) == 12
+    for i in (11, 2, 10):
+        receipts[i] = {**receipts[i], "outcome": 5}
+    bundle = _Bundle({**GOOD, "receipts": receipts})
+    ctx = Context(subject=Path("."), assets=assets(), bundle=bundle)
+    assert [f.pointer for f in documents(ctx) if f.code == "schema-violation"] == ["/2/outcome", "/10/outcome", "/11/outcome"]
+    key = __import__("verifier.checks.schema", fromlist=["_in_document_order"])._in_document_order
+    assert sorted([("/a/10", 1), ("/a/9/b", 1), ("/a/9", 1), ("/b", 1), ("", 1)], key=key) == [("", 1), ("/a/9", 1), ("/a/9/b", 1), ("/a/10", 1), ("/b", 1)]

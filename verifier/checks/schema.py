@@ -141,7 +141,7 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
             if model is not None:
                 model.add(number - 1, item)
             if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded
-                errors = sorted(errors, key=lambda e: e[0])[:MAX_ERRORS_PER_DOCUMENT]
+                errors = sorted(errors, key=_in_document_order)[:MAX_ERRORS_PER_DOCUMENT]
     except (Unverifiable, JSONProblem, OSError) as exc:
         yield _unreadable(bundle, kind, name, exc)
         return
@@ -183,14 +183,19 @@ def _unreadable(bundle: Any, kind: str, name: str, exc: Exception) -> Finding:
     return _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({reason})", path=name)
 
 
+def _in_document_order(error: tuple[str, Any]) -> tuple[tuple[int, int | str], ...]:
+    """Sort key of `(pointer, error)`: the pointer's steps, an array index as a number (line 3's "/2" before line 11's "/10")."""
+    return tuple((0, int(step)) if step.isdigit() else (1, step) for step in error[0].split("/")[1:])
+
+
 def _violations(name: str, errors: list[tuple[str, Any]], limit: int = MAX_ERRORS_PER_DOCUMENT, lines: bool = False) -> Iterator[Finding]:
     """
-    Yield a FAIL `schema-violation` for each of the first `limit` `(pointer, jsonschema error or None for "no records")` by pointer.
+    Yield a FAIL `schema-violation` for each of the first `limit` `(pointer, jsonschema error or None for "no records")` in document order.
 
     In JSON Lines (`lines`) a pointer's first step is the line's index, and
     the message also names the line, counted from 1 ("line 40 at /39/elapsed_s").
     """
-    for ptr, error in sorted(errors, key=lambda e: e[0])[:limit]:
+    for ptr, error in sorted(errors, key=_in_document_order)[:limit]:
         message = schema_message(error) if error is not None else "no records"
         where = f" at {ptr}" if ptr else ""
         if lines and ptr:
