@@ -58,14 +58,14 @@ class Family:
 
 #: The check ids of the receipt readers (`verifier/adapters/`), by family name (see the module docstring).
 ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
-    "schema": frozenset({"vllm.producer", "vllm.schema", "serving.producer", "serving.schema", "matrix.files", "matrix.producer",
+    "schema": frozenset({"vllm.producer", "vllm.schema", "matrix.files", "matrix.producer",
                          "matrix.schema", "telemetry.read", "telemetry.producer", "telemetry.schema"}),
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
-    "derivation": frozenset({"vllm.aggregates", "vllm.latency", "vllm.peak", "vllm.unsupported", "serving.counts", "serving.metrics",
+    "derivation": frozenset({"vllm.aggregates", "vllm.latency", "vllm.peak", "vllm.unsupported",
                              "matrix.percentiles", "matrix.throughput", "matrix.spread", "telemetry.replay", "telemetry.engine",
                              "telemetry.foreign", "telemetry.claims", "telemetry.rate"}),
-    "rules": frozenset({"serving.record", "matrix.plan_rules", "matrix.response_rules", "telemetry.standings", "telemetry.qualification"}),
+    "rules": frozenset({"matrix.plan_rules", "matrix.response_rules", "telemetry.standings", "telemetry.qualification"}),
 }
 
 FAMILIES: tuple[Family, ...] = (
