@@ -83,13 +83,8 @@ BUNDLE_PIPELINE = in_families((
 
 def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
     """
-    Return the checks of receipt reader `reader` (a module of `verifier/adapters/`), in roster order.
-
-    A reader with its own `PIPELINE` (checks of its own, not yet moved onto
-    the families) runs that; any other is read by the native families:
-    `schema.documents` (`checks.schema.receipt_document`), `derivation.claims`
-    (`checks.derivation.receipt_claims`), its rule pack as `gate.rules`
-    (`checks.packs.PACKS`), and a stand-in for each family it does not feed.
+    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: its own `PIPELINE` if it has one,
+    else `schema.documents` and `derivation.claims` over its model, its rule pack (`checks.packs.PACKS`) and the stand-ins.
     """
     if hasattr(reader, "PIPELINE"):
         return reader.PIPELINE  # type: ignore[no-any-return]

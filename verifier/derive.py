@@ -92,18 +92,13 @@ class Source(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Stated:
     """
-    One number a receipt states and what derives it, as a receipt reader gives it to `checks.derivation.receipt_claims`.
+    One number a receipt states and what derives it (a receipt reader's `stated`, judged by `checks.derivation.receipt_claims`).
 
-    `label` names it in messages (its id, or its pointer for a count);
-    `claimed` is the stated value (int for a count); `pointer` locates it in
-    the receipt. `rule` is what `derive_rule` derives over `source`
-    (statistic, selection, `value`, `q`, `method`; a count's `description`
-    says what it counts), or None with `why` it cannot be (UNVERIFIED
-    `not-derivable`; `unit` is the stated unit). `conflict` is a FAIL the
-    receipt's own words raise before anything is derived, `(pointer, text)`;
-    `alternative` the rule those words rule out, with what to say when the
-    value is its derivation (`{derived}` filled in); `samples` a stated
-    sample count `(n, pointer, noun)` that must be the number of inputs.
+    `label` names it in messages, `pointer` locates it; `rule` is what `derive_rule` derives over `source` (a count's
+    `description` says what it counts), or None with `why` not (`unit` the stated one). `conflict` `(pointer, text,
+    observed)`: the receipt's words contradict themselves (FAIL). `alternative` `(rule, text)`: the rule those words rule
+    out, and what to say (`{derived}` filled in) when the value is its derivation. `samples` `(n, pointer, noun)`: a
+    stated sample size that must be the number of inputs.
     """
 
     label: str

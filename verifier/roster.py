@@ -17,13 +17,16 @@ runs the profile checks (under the same family ids), and stands in for what the 
 does not map (plan, quality comparisons, re-scoring).
 
 The receipt readers of `verifier/adapters/` run their own checks, each a
-member of one family, under their own ids. A receipt names no gate and no
+member of one family, under their own ids; a reader moved onto the native
+families (`serving_record`) has none: `verifier.core.receipt_pipeline` runs
+`schema.documents`, `derivation.claims` and its rule pack (`gate.rules`,
+`verifier/checks/packs/`) over it. A receipt names no gate and no
 manifest: reading it strictly, recognising its producer version (which
 pinned schema judges it) and validating it make its schema family; its
 plan, ledger and retained carriers (`matrix.plan_digest`,
 `telemetry.carriers`: digests the receipt itself records, compared once
 it validated) its plan family; re-derived numbers its derivation family;
-the rule tables of the seeds' reviews (`serving_rules.RULES`,
+the rule tables of the seeds' reviews (`checks.packs.serving_record.RULES`,
 `http_matrix_rules.RULES`, the telemetry standings and qualification) its
 gate-rules family: a receipt names no gate, so those rules, shipped with
 the reader, are what judges it. Integrity, gate, coverage, quality and

@@ -1,32 +1,21 @@
 """
-Reader for `serving-performance-v1` records with a `serving-cell-v1` performance cell.
+Reader for `serving-performance-v1` records with a `serving-cell-v1` performance cell: data and a source, no check.
 
-Detection: `suite_version` `serving-performance-*`; the one version it reads
-is `VERSION` (`schema.documents` says UNVERIFIED `unknown-producer-version`
-for another, `checks.schema.receipt_document`). The record retains one entry
-per case (`duration_ms`, `outcome`, `primary_outcome`) and a list of metrics.
-`model` reads it onto the evidence model (`readers.serving_record`: one
-receipt per case with its duration in ms, the counts and metrics as stated
-claims); `stated` says, per stated number, what derives it, as rules of the
-profile language (statistic, selection, `value`, `q`, `method`) over the
-cases (`Cases`, a `derive.Source`): the counts (`count` per outcome), the
-completion median and the linear-interpolated completion p95 (the record's
-own metric definitions say "median" and "Linear-interpolated p95 over all
-recorded request durations, including failures"). `derivation.claims`
-(`checks.derivation.receipt_claims`) derives and judges them with
-`derive.derive_rule` and `stats.compare`. Metrics the cases do not retain
-(throughput, first-output medians, stream-interval median, batch duration)
-are UNVERIFIED with the reason `METRICS` gives; a metric id not in it is
-UNVERIFIED. The record's own consistency rules are a rule pack,
-`checks/packs/serving_record.py` (`gate.rules`).
+Detection: `suite_version` `serving-performance-*`; `VERSION` is the one
+version read (`schema.documents`). `model` reads the record onto the evidence
+model (`readers.serving_record`: a receipt per case, the counts and metrics
+as stated claims); `stated` gives each stated number with the rule deriving
+it from the cases (`Cases`), in the profile language: a `count` per outcome,
+the median and linear p95 of every recorded duration (the record's metric
+definitions say so), or why not (`METRICS`: what the cases do not retain).
+`derivation.claims` (`checks.derivation.receipt_claims`) derives and judges
+them; the record's own consistency rules are `checks/packs/serving_record.py`.
 
-Why code, not a shipped profile: a profile can say the counts and the median
-and p95 of the durations, but not the rules that read the record's own
-words: the percentile method chosen by each metric's `definition` text (and
+Why code, not a shipped profile: the profile language cannot say the
+percentile method chosen by each metric's `definition` text (and
 `definition-contradicts-value` when the value is the other method's), the
-version chosen by exact types (`schema_version` 1, not `true`), and the rule
-pack (RFC 3339 clock envelope, the sweep-line peak of case intervals,
-digests named in condition labels).
+version chosen by exact types (`schema_version` 1, not `true`), nor the rule
+pack (RFC 3339 clock envelope, sweep-line peak, digests in condition labels).
 """
 
 from __future__ import annotations
@@ -38,6 +27,7 @@ from verifier.adapters import readers
 from verifier.derive import Stated
 from verifier.evidence import Evidence, Receipt
 from verifier.pipeline import Context
+from verifier.readers.select import RecordSource
 from verifier.stats import Underivable
 
 __all__ = ["HELD", "KIND", "METRICS", "NOTES", "PRODUCER", "VERSION", "Cases", "detects", "model", "stated"]
@@ -79,28 +69,22 @@ def model(ctx: Context) -> Evidence:
     return ctx.data["evidence"]  # type: ignore[no-any-return]
 
 
-class Cases:
+class Cases(RecordSource):
     """
-    The record's cases (the model's receipts, in record order) as a `verifier.derive.Source`.
-
-    `count` gives the cases whose dimensions equal the selection's; `values`
-    every recorded `duration_ms` (a case recording none is left out, failures
-    are in), raising `Underivable` `metric-mismatch` when no case records
-    one. A record's cases are one sample: no groups, arms or sums.
+    The record's cases (the model's receipts) as a `verifier.derive.Source`: `count` the cases whose dimensions equal the
+    selection's (none is 0), `values` every recorded duration (failures in, a case recording none out; none at all raises
+    `Underivable` `metric-mismatch`).
     """
 
-    __slots__ = ("basis", "note")
+    __slots__ = ("note",)
 
     def __init__(self, receipts: list[Receipt], note: str = "") -> None:
-        self.basis, self.note = receipts, note  # `note`: how the metric's words chose its method, for the derivation text
-
-    def label(self, selection: dict[str, Any]) -> str:
-        """The selection as derivation texts name it."""
-        return ", ".join(f"{k}={v}" for k, v in sorted(selection.items())) or "every case"
+        super().__init__(receipts)
+        self.note = note  # how the metric's words chose its method, for the derivation text
 
     def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[list[Receipt], str]:
         """The cases whose dimensions equal every member of `selection`."""
-        return [r for r in self.basis if all(r.dims.get(k) == v for k, v in selection.items())], f"cases ({self.label(selection)})"
+        return [r for r in self.basis if all(r.dims.get(k) == v for k, v in selection.items())], "cases"
 
     def values(self, selection: dict[str, Any], name: str) -> tuple[list[Decimal], str]:
         """Every recorded quantity `name` (ms, as recorded)."""
@@ -109,18 +93,6 @@ class Cases:
             raise Underivable("no case records a duration", "metric-mismatch")
         return values, f"recorded duration_ms{self.note} (failures included)"
 
-    def groups(self, selection: dict[str, Any], name: str) -> tuple[dict[str, list[Decimal]], str]:
-        """Not given: raises `Underivable`."""
-        raise Underivable("a record's cases are one sample, not groups", "empty-selection")
-
-    def arms(self, selection: dict[str, Any], name: str, baseline: str, candidate: str) -> tuple[dict[str, dict[str, list[Decimal]]], str]:
-        """Not given: raises `Underivable`."""
-        raise Underivable("a record's cases are one sample, not arms", "empty-selection")
-
-    def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
-        """Not given: raises `Underivable`."""
-        raise Underivable("a record's cases are one sample, nothing to sum", "empty-selection")
-
 
 def _count(label: str, claimed: int, selection: dict[str, str], how: str, cases: Cases) -> Stated:
     return Stated(label, claimed, label, {"statistic": "count", "selection": selection, "description": how}, cases, mismatch="count-mismatch")
@@ -128,13 +100,9 @@ def _count(label: str, claimed: int, selection: dict[str, str], how: str, cases:
 
 def stated(ctx: Context) -> list[Stated]:
     """
-    Return every number the record states, each with the rule that derives it from the cases or why none does.
-
-    The counts (`counts.declared`, each outcome counted or observed: an
-    outcome the record does not count states 0, `counts.primary_passes`),
-    then each metric in record order (`METRICS`; a percentile's method is
-    the one its `definition` names, and the other method's value
-    contradicts it; a definition naming both is a FAIL by itself).
+    Return every number the record states with the rule deriving it from the cases, or why none does: the counts (an
+    outcome the record does not count states 0), then the metrics (`METRICS`; a percentile's method is the one its
+    `definition` names, whose other method's value contradicts it; a definition naming both FAILs by itself).
     """
     evidence, document = model(ctx), ctx.options["document"]
     cases = Cases(list(evidence.receipts))

@@ -213,15 +213,10 @@ def claims(ctx: Context) -> Iterator[Finding]:
 
 def receipt_claims(reader: Any) -> Check:
     """
-    Return the `derivation.claims` check of receipt reader `reader` (a module of `verifier/adapters/`), after `schema.documents`.
-
-    `reader.stated(ctx)` gives each stated number as a `derive.Stated`;
-    `reader.NOUN` names the receipt's records in messages ("the cases"). A
-    count is compared exactly (PASS `derived`, FAIL its `mismatch` code),
-    any other number at its stated precision (`stats.compare`). FAIL also
-    `definition-contradicts-value` (the receipt's words contradict themselves
-    or the value), `samples-mismatch`, an `Underivable`'s code; UNVERIFIED
-    `not-derivable` with the reader's reason.
+    Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` derived
+    (`derive_rule`) and compared (`stats.compare`; a count exactly). PASS `derived`; FAIL its `mismatch` code,
+    `definition-contradicts-value`, `samples-mismatch` or an `Underivable`'s code; UNVERIFIED `not-derivable`.
+    `reader.NOUN` names the receipt's records in messages ("the cases").
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
@@ -263,13 +258,10 @@ def _judge(s: Stated, name: str, noun: str) -> Iterator[Finding]:
     detail = {"claim": s.label, **cmp.detail(s.claimed, derived)}
     if cmp.holds:
         yield f(Status.PASS, "derived", f"{s.label} = {s.claimed} re-derives ({derived})", expected=str(derived), observed=detail, derivation=text)
-    elif s.alternative is not None and _holds(s, derive_rule(s.alternative[0], s.source, {})):
+    elif s.alternative is not None and stats.compare(s.claimed, (alt := derive_rule(s.alternative[0], s.source, {})).value,
+                                                     statistic=alt.statistic, values=alt.inputs).holds:
         yield f(Status.FAIL, "definition-contradicts-value", f"{s.label} = {s.claimed}: " + s.alternative[1].format(derived=derived),
                 expected=str(derived), observed=detail, derivation=text)
     else:
         yield f(Status.FAIL, s.mismatch, f"{s.label} = {s.claimed}, {noun} give {derived}", expected=str(derived), observed=detail, derivation=text)
 
-
-def _holds(s: Stated, other: stats.Derived) -> bool:
-    """Whether `s`'s stated value is `other`'s derivation, at its stated precision."""
-    return stats.compare(s.claimed, other.value, statistic=other.statistic, values=other.inputs).holds

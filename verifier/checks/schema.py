@@ -218,15 +218,10 @@ def _at(document: Any, pointer: str) -> Any:
 
 def receipt_document(reader: Any) -> Check:
     """
-    Return the `schema.documents` check of receipt reader `reader` (a module of `verifier/adapters/`) over `ctx.options["document"]`.
-
-    First the producer version: every `(pointer, value)` of `reader.VERSION`
-    must be stated with that value and type (`True` is not 1, `1.0` not 1),
-    else one UNVERIFIED `unknown-producer-version` (never FAIL; every later
-    check is `blocked-by`, `docs/receipts.md`); PASS `producer-identified`
-    sets `ctx.data["producer"]` to `reader.PRODUCER`. Then the pinned schema
-    `schemas/<reader.KIND>.schema.json`: PASS `valid` or FAIL
-    `schema-violation` per error.
+    Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]`. Every `(pointer, value)`
+    of `reader.VERSION` must be stated with that value and type (`True` is not 1), else UNVERIFIED `unknown-producer-version`
+    (never FAIL, `docs/receipts.md`); then PASS `producer-identified` (`ctx.data["producer"]` is `reader.PRODUCER`) and
+    PASS `valid` or FAIL `schema-violation` per error against pinned `schemas/<reader.KIND>.schema.json`.
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
