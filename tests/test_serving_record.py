@@ -237,3 +237,9 @@ def test_a_p95_whose_definition_names_no_method_is_the_linear_one(tmp_path):
     assert [(f.status, f.expected) for f in p95] == [(Status.PASS, "6909.58135")]
     nearest = _both(silent, _metric("completion_p95_ms", value=6931.26))
     assert [f.code for f in _report(tmp_path, nearest).findings if f.pointer == "/metrics/4/value"] == ["metric-mismatch"]
+
+
+def test_a_median_whose_definition_says_linear_is_a_median_mismatch_not_a_percentile_contradiction(tmp_path):
+    """Its words choose no percentile: a median of the maximum's value is a `metric-mismatch` (it was "the nearest-rank one", p100)."""
+    report = _report(tmp_path, _metric("completion_median_ms", definition="Median over linear time of all durations", value=6931.26))
+    assert [f.code for f in report.findings if f.pointer == "/metrics/3/value"] == ["metric-mismatch"]
