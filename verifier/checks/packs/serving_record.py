@@ -2,10 +2,10 @@
 The rule pack of `serving-performance-v1` records: the record's own statements, checked against each other (`gate.rules`).
 
 Every rule reads only fields that passed `schemas/serving-performance-v1.schema.json`
-(the check requires `schema.documents`), read from the validated document: the
-model (`adapters/readers.py` `serving_record`) holds the cases and the stated
-numbers, not the status, clocks, cell, deployment or conditions. So a field of the wrong type is a schema
-finding, never a crash here. Each rule yields one PASS or FAIL finding with a
+(the check requires `schema.documents`), from the validated document: the
+model (`adapters/readers.py` `serving_record`) holds the cases and stated
+numbers, not the status, clocks, cell, deployment or conditions. A field of
+the wrong type is a schema finding, never a crash here. Each rule yields one PASS or FAIL finding with a
 stable code (`RULES`); a rule whose fields the record does not state yields
 nothing (the other rules still run, and the check as a whole is never empty).
 """
