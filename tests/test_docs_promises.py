@@ -49,9 +49,9 @@ def test_each_verdict_exits_with_its_documented_code(verdict, tiny_assets, tmp_p
     elif verdict == "INCOMPLETE":
         target = str(RECORD)
     else:
-        from verifier.adapters import serving_rules
+        from verifier.checks.packs import serving_record
 
-        monkeypatch.setattr(serving_rules, "HEX64", None)  # a crash inside serving.record: our bug, not the evidence's
+        monkeypatch.setattr(serving_record, "HEX64", None)  # a crash inside the record's rule pack (gate.rules): our bug, not the evidence's
         target = str(RECORD)
     result = run(target)
     assert f"verdict: {verdict}" in result.stdout, result.stdout[-400:]
@@ -68,7 +68,7 @@ def test_unknown_producer_version_is_unverified_as_documented(tmp_path, run):
     assert "UNVERIFIED `unknown-producer-version`" in RECEIPTS_DOC and "it is\nnever FAIL" in RECEIPTS_DOC
     result = run(_record(tmp_path, lambda d: d.update(suite_version="serving-performance-v2")), "--format", "json")
     report = json.loads(result.stdout)
-    assert [f["code"] for f in report["findings"] if f["check"] == "serving.producer"] == ["unknown-producer-version"]
+    assert [f["code"] for f in report["findings"] if f["check"] == "schema.documents"] == ["unknown-producer-version"]
     assert {f["status"] for f in report["findings"]} == {"UNVERIFIED"}
     assert result.exit_code == _verdict_table()["INCOMPLETE"]
 

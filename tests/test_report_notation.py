@@ -122,7 +122,7 @@ def test_junit_records_no_absolute_path_when_the_bundle_is_given_absolutely(tmp_
     assert str(tmp_path) not in text
     assert 'name="bundle"' in text
     single = Report(subject=str(tmp_path / "r.json"), kind="serving-performance-v1", verifier_version="0", roster=(),
-                    findings=(Finding(check="serving.schema", status=Status.FAIL, code="x", message="m", path="r.json"),))
+                    findings=(Finding(check="schema.documents", status=Status.FAIL, code="x", message="m", path="r.json"),))
     assert str(tmp_path) not in render(single, "junit")
     relative = Report(subject="evidence/b", kind="bundle-v1", verifier_version="0", roster=(), findings=(finding,))
     assert 'name="evidence/b"' in render(relative, "junit")  # a relative path is kept as given

@@ -200,7 +200,7 @@ def test_sarif_records_no_absolute_path_when_the_bundle_is_given_absolutely(tmp_
     run = json.loads(text)["runs"][0]
     assert run["originalUriBaseIds"]["BUNDLE"]["uri"] == "bundle/" and run["properties"]["subject"] == "bundle"
     single = Report(subject=str(tmp_path / "r.json"), kind="serving-performance-v1", verifier_version="0", roster=(),
-                    findings=(Finding(check="serving.schema", status=Status.FAIL, code="x", message="m", path="r.json"),))
+                    findings=(Finding(check="schema.documents", status=Status.FAIL, code="x", message="m", path="r.json"),))
     assert str(tmp_path) not in render(single, "sarif")
 
 

@@ -21,10 +21,10 @@ def test_real_record_rederives_counts_median_and_p95_and_is_incomplete():
     report = verify_path(str(RECORD))
     assert report.kind == "serving-performance-v1"
     assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
-    counts = {f.pointer: f for f in _by(report, "serving.counts")}
+    counts = {f.pointer: f for f in _by(report, "derivation.claims")}
     assert counts["/counts/declared"].status == "PASS" and counts["/counts/declared"].observed == 8
     assert counts["/counts/outcomes/pass"].observed == 6 and counts["/counts/outcomes/fail"].observed == 2
-    metrics = {f.message.split(" ")[0]: f for f in _by(report, "serving.metrics")}
+    metrics = {f.message.split(" ")[0]: f for f in _by(report, "derivation.claims")}
     assert metrics["completion_median_ms"].status == "PASS"
     assert metrics["completion_median_ms"].expected == "4155.3015"
     assert metrics["completion_p95_ms"].status == "PASS"
@@ -75,7 +75,7 @@ def test_cli_exit_code_is_3(run):
     assert "INCOMPLETE" in result.stdout
 
 
-# ---- issue 13: the record's own statements (verifier/adapters/serving_rules.py) ----
+# ---- issue 13: the record's own statements (the rule pack verifier/checks/packs/serving_record.py, gate.rules) ----
 
 import pytest  # noqa: E402
 
@@ -84,7 +84,7 @@ def _report(tmp_path, change):
     return verify_path(str(_mutated(tmp_path, change)))
 
 
-def _codes(report, check="serving.record"):
+def _codes(report, check="gate.rules"):
     return {(f.status, f.code) for f in report.findings if f.check == check}
 
 
@@ -164,7 +164,7 @@ def test_record_rule_fails_on_breaking_input_and_holds_on_honest_input(tmp_path,
 
 def test_real_record_holds_every_stated_rule():
     report = verify_path(str(RECORD))
-    rules = _by(report, "serving.record")
+    rules = _by(report, "gate.rules")
     assert rules and all(f.status == Status.PASS for f in rules)
 
 
@@ -198,11 +198,11 @@ def test_definition_saying_nearest_rank_with_the_nearest_rank_value_passes(tmp_p
 def test_unknown_version_of_the_family_is_unverified_not_fail(tmp_path, change):
     report = _report(tmp_path, change)
     assert report.kind == "serving-performance-v1"
-    producer = _by(report, "serving.producer")[0]
+    producer = _by(report, "schema.documents")[0]
     assert producer.status == Status.UNVERIFIED and producer.code == "unknown-producer-version"
     assert not [f for f in report.findings if f.status == Status.FAIL]
     # the families the reader does not feed are the roster's `not-in-evidence` stand-ins (issue 10), not blocked checks
-    assert all(f.code == "blocked-by" for f in report.findings if f.check != "serving.producer" and f.code != "not-in-evidence")
+    assert all(f.code == "blocked-by" for f in report.findings if f.check != "schema.documents" and f.code != "not-in-evidence")
     assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
 
 
@@ -222,3 +222,24 @@ def test_wrong_typed_field_is_a_schema_finding_not_a_crash(tmp_path, change):
     report = _report(tmp_path, change)
     assert any(f.code == "schema-violation" for f in report.findings)
     assert not [f for f in report.findings if f.status == Status.ERROR]
+
+
+def test_definition_naming_both_percentile_methods_fails_at_the_definition(tmp_path):
+    report = _report(tmp_path, _metric("completion_p95_ms", definition="Nearest-rank or linear-interpolated p95 of the durations."))
+    p95 = [f for f in report.findings if f.check == "derivation.claims" and "completion_p95_ms" in f.message]
+    assert [(f.status, f.code, f.pointer) for f in p95] == [(Status.FAIL, "definition-contradicts-value", "/metrics/4/definition")]
+
+
+def test_a_p95_whose_definition_names_no_method_is_the_linear_one(tmp_path):
+    """`METRICS` says linear: the seed's own value passes with a definition silent on the method, the nearest-rank one does not."""
+    silent = _metric("completion_p95_ms", definition="p95 of every recorded duration.")
+    p95 = [f for f in _report(tmp_path, silent).findings if f.pointer == "/metrics/4/value"]
+    assert [(f.status, f.expected) for f in p95] == [(Status.PASS, "6909.58135")]
+    nearest = _both(silent, _metric("completion_p95_ms", value=6931.26))
+    assert [f.code for f in _report(tmp_path, nearest).findings if f.pointer == "/metrics/4/value"] == ["metric-mismatch"]
+
+
+def test_a_median_whose_definition_says_linear_is_a_median_mismatch_not_a_percentile_contradiction(tmp_path):
+    """Its words choose no percentile: a median of the maximum's value is a `metric-mismatch` (it was "the nearest-rank one", p100)."""
+    report = _report(tmp_path, _metric("completion_median_ms", definition="Median over linear time of all durations", value=6931.26))
+    assert [f.code for f in report.findings if f.pointer == "/metrics/3/value"] == ["metric-mismatch"]

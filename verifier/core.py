@@ -49,7 +49,7 @@ from verifier.roster import in_families
 from verifier.trust import assets
 from verifier.trustroot import TrustSet, is_profile_file, profile_origin, profiles_listed
 
-__all__ = ["BUNDLE_PIPELINE", "check_device", "score_media", "verify_media", "verify_path"]
+__all__ = ["BUNDLE_PIPELINE", "check_device", "receipt_pipeline", "score_media", "verify_media", "verify_path"]
 
 
 def check_device(device: str) -> None:
@@ -79,6 +79,19 @@ BUNDLE_PIPELINE = in_families((
     rescore.rescore,  # (8) scores re-computed from media that passed coverage, with digest-pinned scorers
     integrity.unchanged,  # (9) files re-read by (5)-(8) still have the bytes (1) matched
 ), "bundle-v1", frozenset(PARTS))  # every family of the roster has a member: no stand-in is added
+
+
+def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
+    """
+    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: its own `PIPELINE` if it has one,
+    else `schema.documents` and `derivation.claims` over its model, its rule pack (`checks.packs.PACKS`) and the stand-ins.
+    """
+    if hasattr(reader, "PIPELINE"):
+        return reader.PIPELINE  # type: ignore[no-any-return]
+    from verifier.checks.packs import PACKS
+
+    return in_families((schema.receipt_document(reader), derivation.receipt_claims(reader), *PACKS.get(reader.KIND, ())),
+                       reader.KIND, reader.HELD, reader.NOTES)
 
 
 def _is_native(target: Path) -> bool:
@@ -177,7 +190,7 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     kinds = sorted({adapter.KIND for _, adapter, _ in readers})
     for name, adapter, document in readers:
         ctx = Context(subject=target / name, assets=trusted, options={"document": document, "name": name})
-        found, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
+        found, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
         findings.extend(found)
         for info in roster:
             titles[info.check] = info.title
@@ -392,7 +405,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             f"(shipped: {', '.join(trusted.profile_ids())}); pass a bundle directory or --profile NAME"
         )
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
-    findings, roster = run_pipeline(adapter.PIPELINE, ctx, debug=debug)
+    findings, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
                   producer=ctx.data.get("producer"), trust=trusted.describe([]))
 

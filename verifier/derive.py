@@ -29,7 +29,7 @@ from typing import Any, Protocol
 from verifier import stats, units
 from verifier.stats import Underivable
 
-__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Underivable", "arm_name", "derive_rule", "for_stated_unit", "not_derivable"]
+__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Stated", "Underivable", "arm_name", "derive_rule", "for_stated_unit", "not_derivable"]
 
 #: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): the whole vocabulary
 #: `stats.STATISTICS` (the pair statistics `ratio` and `relative_change_pct` take the two arms' means of server means).
@@ -87,6 +87,31 @@ class Source(Protocol):
 
     def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
         """The numerator and denominator sequences of `ratio_of_sums`."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Stated:
+    """
+    One number a receipt states and what derives it (a receipt reader's `stated`, judged by `checks.derivation.receipt_claims`).
+
+    `label` names it in messages, `pointer` locates it; `rule` is what `derive_rule` derives over `source` (a count's
+    `description` says what it counts), or None with `why` not (`unit` the stated one). `conflict` `(pointer, text,
+    observed)`: the receipt's words contradict themselves (FAIL). `alternative` `(rule, text)`: the rule those words rule
+    out, and what to say (`{derived}` filled in) when the value is its derivation. `samples` `(n, pointer, noun)`: a
+    stated sample size that must be the number of inputs.
+    """
+
+    label: str
+    claimed: Any
+    pointer: str
+    rule: dict[str, Any] | None
+    source: Any = None
+    why: str = ""
+    unit: str = ""
+    mismatch: str = "claim-mismatch"
+    conflict: tuple[str, str, Any] | None = None
+    alternative: tuple[dict[str, Any], str] | None = None
+    samples: tuple[int, str, str] | None = None
 
 
 def arm_name(template: str, key: dict[str, str]) -> str:

@@ -2,10 +2,15 @@
 Readers for receipts that other tools produce.
 
 Each adapter module defines `KIND`, `detects(document) -> bool` (from what the
-receipt records about its producer), `model(ctx)` (the receipt read onto the
-evidence model by `verifier.adapters.readers`, once its schema check passed)
-and `PIPELINE` (its checks placed in the roster's families, with one
-`not-in-evidence` stand-in per family it does not feed:
+receipt records about its producer) and `model(ctx)` (the receipt read onto the
+evidence model by `verifier.adapters.readers`, once its schema check passed).
+A reader moved onto the native families (`serving_record`) holds no check:
+it gives `VERSION` and `PRODUCER` (for `schema.documents`), `stated(ctx)`
+(each stated number with the rule deriving it, for `derivation.claims`),
+`HELD` and `NOTES` (for the stand-ins), and its rule pack is in
+`verifier/checks/packs/`; `verifier.core.receipt_pipeline` composes them.
+The others still define `PIPELINE` (their own checks placed in the roster's
+families, with one `not-in-evidence` stand-in per family they do not feed:
 `verifier.roster.in_families`). A reader of receipt directories also defines
 `detects_directory(path) -> bool`; `verifier.core` asks it only for a
 directory without `manifest.json`. Each module's docstring says why it is

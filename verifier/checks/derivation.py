@@ -10,6 +10,10 @@ missing receipt or a failed or timed-out request leaves the statistic
 underivable over the planned denominator, so the claim FAILs
 (`incomplete-denominator`) rather than being computed over the survivors.
 A claim in `claims.json` that no gate rule derives is UNVERIFIED.
+
+A receipt reader's stated numbers (`receipt_claims`) go the same road: the
+reader says per number the rule that derives it (`derive.Stated`), and
+`derive_rule` and `stats.compare` derive and judge it.
 """
 
 from __future__ import annotations
@@ -19,16 +23,16 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.derive import derive_rule
+from verifier.derive import Stated, derive_rule
 from verifier.stats import Underivable
 from verifier.campaign import Campaign, campaign_of, elapsed, select
 from verifier.readers.native import evidence_of
 from verifier.model import Finding, Status
 from verifier.numtext import delta_text, tolerance_text
 from verifier.numtext import number
-from verifier.pipeline import Context, check
+from verifier.pipeline import Check, Context, check
 
-__all__ = ["CampaignSource", "Underivable", "claims", "derive_rule", "expand", "native_key"]
+__all__ = ["CampaignSource", "Underivable", "claims", "derive_rule", "expand", "native_key", "receipt_claims"]
 
 CHECK = "derivation.claims"
 
@@ -205,3 +209,59 @@ def claims(ctx: Context) -> Iterator[Finding]:
         index, claim = by_id[claim_id]
         yield _f(Status.UNVERIFIED, "not-derivable", f"{claim_id} = {claim.value}: the gate has no derivation for it, so it is not verified",
                  pointer=f"/claims/{index}")
+
+
+def receipt_claims(reader: Any) -> Check:
+    """
+    Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` derived
+    (`derive_rule`) and compared (`stats.compare`; a count exactly). PASS `derived`; FAIL its `mismatch` code,
+    `definition-contradicts-value`, `samples-mismatch` or an `Underivable`'s code; UNVERIFIED `not-derivable`.
+    `reader.NOUN` names the receipt's records in messages ("the cases").
+    """
+
+    def run(ctx: Context) -> Iterator[Finding]:
+        for s in reader.stated(ctx):
+            yield from _judge(s, ctx.options["name"], reader.NOUN)
+
+    return Check(CHECK, "Every number the receipt states re-derives from its records; those it cannot support are UNVERIFIED",
+                 run, ("schema.documents",))
+
+
+def _judge(s: Stated, name: str, noun: str) -> Iterator[Finding]:
+    def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+        return Finding(check=CHECK, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
+
+    if s.conflict is not None:
+        yield f(Status.FAIL, "definition-contradicts-value", f"{s.label}: {s.conflict[1]}", pointer=s.conflict[0], observed=s.conflict[2])
+        return
+    if s.rule is None:
+        yield f(Status.UNVERIFIED, "not-derivable", f"{s.label} = {s.claimed} {s.unit}: not re-derived: {s.why}", observed=str(s.claimed))
+        return
+    try:
+        result = derive_rule(s.rule, s.source, {})
+    except Underivable as exc:
+        yield f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{s.label}: {exc}")
+        return
+    derived, text = result.value, result.text
+    if s.rule["statistic"] in stats.COUNT_RESULTS:
+        how, n = s.rule["description"], int(derived)
+        if stats.compare(s.claimed, derived, exact=True).holds:
+            yield f(Status.PASS, "derived", f"{s.label} = {s.claimed} re-derives ({how})", expected=n, observed=s.claimed, derivation=how)
+        else:
+            yield f(Status.FAIL, s.mismatch, f"{s.label} = {s.claimed}, but {noun} give {n} ({how})", expected=n, observed=s.claimed, derivation=how)
+        return
+    if s.samples is not None and not stats.compare(s.samples[0], Decimal(len(result.inputs)), exact=True).holds:
+        yield f(Status.FAIL, "samples-mismatch", f"{s.label} says {s.samples[0]} samples, {noun} record {len(result.inputs)} {s.samples[2]}",
+                pointer=s.samples[1], expected=len(result.inputs), observed=s.samples[0])
+        return
+    cmp = stats.compare(s.claimed, derived, statistic=result.statistic, values=result.inputs)
+    detail = {"claim": s.label, **cmp.detail(s.claimed, derived)}
+    if cmp.holds:
+        yield f(Status.PASS, "derived", f"{s.label} = {s.claimed} re-derives ({derived})", expected=str(derived), observed=detail, derivation=text)
+    elif s.alternative is not None and stats.compare(s.claimed, (alt := derive_rule(s.alternative[0], s.source, {})).value,
+                                                     statistic=alt.statistic, values=alt.inputs).holds:
+        yield f(Status.FAIL, "definition-contradicts-value", f"{s.label} = {s.claimed}: " + s.alternative[1].format(derived=derived),
+                expected=str(derived), observed=detail, derivation=text)
+    else:
+        yield f(Status.FAIL, s.mismatch, f"{s.label} = {s.claimed}, {noun} give {derived}", expected=str(derived), observed=detail, derivation=text)
+

@@ -6,6 +6,10 @@ Infinity, non-UTF-8 are errors) and validated as JSON Schema Draft 2020-12 with
 `format` asserted (`verifier.trust.schema_validator`). Every error is
 reported with its JSON Pointer, not only the first. A JSON or JSON Lines file
 that is not one of the format's documents has no schema and FAILs.
+
+A receipt reader's one document (`receipt_document`) is judged by the same
+family: its producer version first (which pinned schema judges it), then
+that schema.
 """
 
 from __future__ import annotations
@@ -18,12 +22,12 @@ from verifier.compiled_schema import checked_validator
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.pipeline import Check, Context, check
 from verifier.readers.native import DOCUMENT_READERS, LINE_READERS
 from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
-__all__ = ["documents"]
+__all__ = ["documents", "receipt_document"]
 
 MAX_ERRORS_PER_DOCUMENT = 50
 
@@ -208,3 +212,42 @@ def _expected(error: Any) -> Any:
     if error.validator in ("format", "type", "const", "enum", "pattern", "required"):
         return {error.validator: error.validator_value}
     return error.validator
+
+
+def _at(document: Any, pointer: str) -> Any:
+    node = document
+    for part in pointer.strip("/").split("/"):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def receipt_document(reader: Any) -> Check:
+    """
+    Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]`. Every `(pointer, value)`
+    of `reader.VERSION` must be stated with that value and type (`True` is not 1), else UNVERIFIED `unknown-producer-version`
+    (never FAIL, `docs/receipts.md`); then PASS `producer-identified` (`ctx.data["producer"]` is `reader.PRODUCER`) and
+    PASS `valid` or FAIL `schema-violation` per error against pinned `schemas/<reader.KIND>.schema.json`.
+    """
+
+    def run(ctx: Context) -> Iterator[Finding]:
+        document, name = ctx.options["document"], ctx.options["name"]
+        stated = {ptr: _at(document, ptr) for ptr, _ in reader.VERSION}
+        other = [(ptr, want) for ptr, want in reader.VERSION if not (type(stated[ptr]) is type(want) and stated[ptr] == want)]
+        observed = {k: str(v) for k, v in stated.items()}
+        if other:
+            yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but "
+                     + "; ".join(f"{ptr} is {stated[ptr]!r}, not {want!r}" for ptr, want in other)
+                     + ": an unknown producer version, nothing in it is re-derived",
+                     path=name, pointer=other[0][0], expected=dict(reader.VERSION), observed=observed)
+            return
+        ctx.data["producer"] = dict(reader.PRODUCER)
+        yield _f(Status.PASS, "producer-identified", f"{name}: producer {reader.PRODUCER['producer']}; version: {reader.VERSION_TEXT}",
+                 path=name, observed=observed)
+        errors = sorted(schema_validator(ctx.assets.schema(reader.KIND)).iter_errors(document), key=lambda e: list(e.absolute_path))
+        for e in errors:
+            ptr = json_pointer(e.absolute_path)
+            yield _f(Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {schema_message(e)}", path=name, pointer=ptr)
+        if not errors:
+            yield _f(Status.PASS, "valid", f"{name} is valid against {reader.KIND}.schema.json", path=name)
+
+    return Check("schema.documents", "The receipt names the producer version a pinned schema judges, and validates against it", run)

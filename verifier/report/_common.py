@@ -23,7 +23,7 @@ __all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group"
 STATUS_ORDER = {Status.FAIL: 0, Status.ERROR: 1, Status.UNVERIFIED: 2, Status.PASS: 3}
 
 #: Checks whose findings are claims (re-derived numbers), shown in the claims table.
-CLAIM_CHECKS = ("derivation.claims", "serving.metrics", "serving.counts")
+CLAIM_CHECKS = ("derivation.claims",)
 #: What a reviewer must act on, in the order every format lists it (then the claims, then PASS detail).
 ACT_ON = (Status.FAIL, Status.ERROR, Status.UNVERIFIED)
 #: How many instances of a group every format shows before "and N more".

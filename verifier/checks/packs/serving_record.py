@@ -1,9 +1,11 @@
 """
-The `serving-performance-v1` record's own statements, checked against each other.
+The rule pack of `serving-performance-v1` records: the record's own statements, checked against each other (`gate.rules`).
 
 Every rule reads only fields that passed `schemas/serving-performance-v1.schema.json`
-(the check requires `serving.schema`), so a field of the wrong type is a schema
-finding, never a crash here. Each rule yields one PASS or FAIL finding with a
+(the check requires `schema.documents`), from the validated document: the
+model (`adapters/readers.py` `serving_record`) holds the cases and stated
+numbers, not the status, clocks, cell, deployment or conditions. A field of
+the wrong type is a schema finding, never a crash here. Each rule yields one PASS or FAIL finding with a
 stable code (`RULES`); a rule whose fields the record does not state yields
 nothing (the other rules still run, and the check as a whole is never empty).
 """
@@ -45,7 +47,7 @@ HEX64 = re.compile(r"[0-9a-fA-F]{64}")
 
 
 def _f(status: Status, code: str, message: str, name: str, pointer: str | None = None, **kw: Any) -> Finding:
-    return Finding(check="serving.record", status=status, code=code if status == Status.FAIL else "holds",
+    return Finding(check="gate.rules", status=status, code=code if status == Status.FAIL else "holds",
                    message=message, path=name, pointer=pointer, **kw)
 
 
@@ -64,8 +66,8 @@ def _seconds(metric: dict[str, Any]) -> Decimal | None:
     return None if scale is None else Decimal(metric["value"]) * scale
 
 
-@check("serving.record", title="The record's own statements agree with each other (status, clocks, envelope, peak, counts, cases, digests)",
-       requires=("serving.schema",))
+@check("gate.rules", title="The record's own statements agree with each other (status, clocks, envelope, peak, counts, cases, digests)",
+       requires=("schema.documents",))
 def record_rules(ctx: Context) -> Iterator[Finding]:
     """
     Run every rule of `RULES` whose fields the record states; PASS `holds` or FAIL with the rule's code.
@@ -108,7 +110,7 @@ def record_rules(ctx: Context) -> Iterator[Finding]:
                         "/performance/observed_peak_inflight", observed=peak)
         else:
             derived = stats.peak_in_flight([(_when(c["started_at"]), _when(c["completed_at"])) for c in timed])
-            yield _rule(derived == peak, "peak-mismatch",
+            yield _rule(stats.compare(peak, Decimal(derived), exact=True).holds, "peak-mismatch",
                         f"observed_peak_inflight = {peak}, but the case intervals overlap at most {derived} at once",
                         name, "/performance/observed_peak_inflight", expected=derived, observed=peak)
         cap = perf.get("client_concurrency_limit")

@@ -1,0 +1,43 @@
+"""tools/capture_reports.py: two recordings of a reader's reports compare IDENTICAL once renamed, merged checks aside, or show the difference."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+_SPEC = importlib.util.spec_from_file_location("capture_reports", Path(__file__).parent.parent / "tools" / "capture_reports.py")
+capture_reports = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(capture_reports)
+
+
+def _blocked(check, by):
+    return {"check": check, "code": "blocked-by", "message": f"not run because {by} did not pass", "observed": [by], "status": "UNVERIFIED"}
+
+
+def _recorded(folder: Path, name: str, findings: list, roster: list) -> Path:
+    folder.mkdir(exist_ok=True)
+    report = {"verdict": "FAIL", "counts": {}, "to_act_on": [], "roster": roster, "findings": findings}
+    (folder / name).write_text(json.dumps(report))
+    return folder
+
+
+FAIL = {"check": "old.schema", "code": "schema-violation", "message": "x", "observed": None, "status": "FAIL"}
+
+
+def test_merged_checks_compare_identical_once_renamed(tmp_path, capsys):
+    a = _recorded(tmp_path / "a", "k.json", [FAIL, _blocked("old.counts", "old.schema"), _blocked("old.metrics", "old.schema")],
+                  [{"check": "old.counts", "counts": {"UNVERIFIED": 1}}, {"check": "old.metrics", "counts": {"UNVERIFIED": 1}}])
+    b = _recorded(tmp_path / "b", "k.json", [{**FAIL, "check": "new.schema"}, _blocked("new.claims", "new.schema")],
+                  [{"check": "new.claims", "counts": {"UNVERIFIED": 1}}])
+    renames = {"old.schema": "new.schema", "old.counts": "new.claims", "old.metrics": "new.claims"}
+    assert capture_reports.diff(a, b, {}) == 1
+    capsys.readouterr()
+    assert capture_reports.diff(a, b, renames) == 0
+    assert capsys.readouterr().out.startswith("IDENTICAL (1 reports)")
+
+
+def test_another_message_or_an_unpaired_report_differs(tmp_path, capsys):
+    a = _recorded(tmp_path / "a", "k.json", [FAIL], [])
+    assert capture_reports.diff(a, _recorded(tmp_path / "b", "k.json", [{**FAIL, "message": "y"}], []), {}) == 1
+    assert '"message": "y"' in capsys.readouterr().out
+    assert capture_reports.diff(a, _recorded(tmp_path / "c", "other-key.json", [FAIL], []), {}) == 0  # paired by content
+    assert capture_reports.diff(a, _recorded(tmp_path / "c", "more.json", [{**FAIL, "code": "z"}], []), {}) == 1
