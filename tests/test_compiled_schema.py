@@ -260,3 +260,57 @@ def test_every_shipped_profile_is_valid_on_both_sides(path: Path) -> None:
     checked = checked_validator(schema, schema_validator(schema))
     document = loads_strict(path.read_bytes())
     assert checked.compiled.is_valid(document) and checked.reference.is_valid(document)
+
+
+META_HOSTILE = [Decimal("1.0"), -1, 0, True, None, "", "(", "\\p{L}", "not a uri", "#/$defs/x y", "strin", [], {}, [1, 1]]
+
+
+def _schema_variants(schema: dict[str, Any]) -> list[Any]:
+    """`schema` with each leaf replaced by each of `META_HOSTILE`, each member removed, and an unknown keyword added at each object."""
+    out: list[Any] = []
+
+    def walk(node: Any, path: list[Any]) -> None:
+        for key, child in (list(node.items()) if isinstance(node, dict) else list(enumerate(node))):
+            if isinstance(child, (dict, list)):
+                walk(child, [*path, key])
+            else:
+                out.extend(_replace(schema, [*path, key], bad) for bad in META_HOSTILE)
+            if isinstance(node, dict):
+                out.append(_replace(schema, [*path, key], _DELETE))
+
+    walk(schema, [])
+    return out
+
+
+@pytest.mark.parametrize("name", ["plan-request", "claims", "manifest", "quality-index"])
+def test_the_compiled_metaschema_check_agrees_with_the_reference_check_schema(name: str) -> None:
+    """`compiled_schema.meta_valid` answers `Draft202012Validator.check_schema`'s question: same verdict on every hostile variant."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    from verifier.compiled_schema import meta_valid
+
+    def reference(candidate: Any) -> bool:
+        try:
+            Draft202012Validator.check_schema(candidate)
+        except SchemaError:
+            return False
+        return True
+
+    checkers = Draft202012Validator.FORMAT_CHECKER.checkers
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+    instances = [schema, *_schema_variants(schema)]
+    verdicts = [reference(i) for i in instances]
+    compiled = [meta_valid(i, checkers) for i in instances]
+    unsound = [i for i, ok, fast in zip(instances, verdicts, compiled) if fast and not ok]
+    assert not unsound, f"{len(unsound)} of {len(instances)} accepted that the reference refuses: {json.dumps(unsound[0], default=str)[:400]}"
+    differ = [i for i, ok, fast in zip(instances, verdicts, compiled) if fast != ok and "Decimal" not in repr(i)]  # a Decimal: the reference decides
+    assert not differ, f"{len(differ)} of {len(instances)} differ, first: {json.dumps(differ[0], default=str)[:400]}"
+    assert verdicts.count(False) > 20 and verdicts.count(True) > 20  # both sides are reached
+
+
+def test_a_schema_the_compiled_metaschema_check_refuses_is_worded_by_the_reference() -> None:
+    from verifier.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"not a valid schema: '\(' is not a 'regex'"):
+        schema_validator({"$schema": DRAFT_2020_12, "$id": "bad", "pattern": "("})

@@ -61,7 +61,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["DATE_TIME_PATTERN", "Checked", "checked_validator", "compiled_copy", "rust_pattern"]
+__all__ = ["DATE_TIME_PATTERN", "Checked", "checked_validator", "compiled_copy", "meta_valid", "rust_pattern"]
 
 #: Keywords whose values are compared or copied as they are: both validators read them alike on strict-JSON values.
 _SAME = frozenset({"$schema", "$id", "$comment", "title", "description", "default", "examples", "deprecated",
@@ -280,3 +280,49 @@ def _compile(schema: dict[str, Any], reference: Any) -> Any:
             keywords={"x-verify-integer": _NoDecimalInteger}, pattern_options=jsonschema_rs.RegexOptions())
     except Exception:  # noqa: BLE001 - e.g. a pattern the regex crate cannot compile: the reference alone decides
         return None
+
+
+_META: list[Any] = []
+
+
+def meta_valid(schema: Any, checkers: dict[str, Any]) -> bool:
+    """
+    Return whether jsonschema-rs finds `schema` valid against the Draft 2020-12 metaschema, `format`s asserted by `checkers`.
+
+    `checkers` is the reference's `FormatChecker.checkers` (name -> (function,
+    exceptions): `regex` is Python's `re.compile`, `uri` and `uri-reference`
+    the installed checkers), so the question is the one the reference's
+    `Draft202012Validator.check_schema` answers, in compiled code (19 shipped
+    schemas: about 14 ms against 240 ms). The metaschema is jsonschema-rs's
+    own copy of the official one. False when jsonschema-rs is absent or cannot
+    answer, or `schema` holds a `Decimal` (a strict-JSON number with a
+    fraction or exponent, no integer to the reference): the caller then asks
+    the reference, which also words the error.
+    `tests/test_compiled_schema.py` compares the two on hostile variants of
+    the shipped schemas.
+    """
+    if _holds_decimal(schema):  # the reference calls no `Decimal` an integer (`minLength: 1.0`), jsonschema-rs calls it one
+        return False
+    try:
+        if not _META:
+            import jsonschema_rs
+
+            formats = {name: _conforms(*entry) for name, entry in checkers.items()}
+            _META.append(jsonschema_rs.Draft202012Validator({"$ref": "https://json-schema.org/draft/2020-12/schema"}, formats=formats,
+                                                            validate_formats=True, ignore_unknown_formats=False))
+        return bool(_META[0].is_valid(schema))
+    except Exception:  # noqa: BLE001 - not installed, or a value it cannot take: the reference decides
+        return False
+    except BaseException as exc:  # a Rust panic arrives as pyo3's PanicException, a BaseException
+        if type(exc).__name__ != "PanicException":
+            raise
+        return False
+
+
+def _holds_decimal(node: Any) -> bool:
+    """Return whether a `Decimal` lies anywhere in the JSON-like `node` (a schema read by the strict reader)."""
+    if type(node) is Decimal:
+        return True
+    if isinstance(node, dict):
+        return any(_holds_decimal(v) for v in node.values())
+    return isinstance(node, list) and any(_holds_decimal(v) for v in node)
