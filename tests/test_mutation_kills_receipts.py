@@ -439,3 +439,11 @@ def test_an_accepted_receipt_whose_start_names_no_instant_is_compared_as_written
     same = _attempts(tmp_path / "s", {"attempts/a.jsonl": _lines({**odd, "started_at": "2026-10-01T07:00:00Z"})},
                      {"attempts/a.jsonl": "rejected-attempt"}, accepted=[odd, bare_worker])
     assert same[0][:2] == ("PASS", "attempt-retained")
+
+
+def test_an_attempt_after_a_document_or_a_file_of_no_receipts_is_still_judged(tmp_path):
+    """Kills `:244` and `:261` `continue` -> `break` (cosmic-ray run on the receipts.py of 89157fd): the attempts listed after such a file are judged too."""
+    files = {"a.jsonl": _lines({"id": "B1-m1"}), "plan-requests.jsonl": _lines({"id": "B1-m1"}), "z.jsonl": _lines(_request(0))}
+    found = _attempts(tmp_path, files, {name: "rejected-attempt" for name in files})
+    assert [f[:3] for f in found] == [("FAIL", "attempt-not-receipts", "a.jsonl"), ("FAIL", "attempt-not-receipts", "plan-requests.jsonl"),
+                                      ("PASS", "attempt-retained", "z.jsonl"), ("PASS", "no-hidden-receipts", None)]
