@@ -48,7 +48,8 @@ def test_record_whose_cases_disagree_with_its_median_fails(tmp_path):
         r["cases"][0]["duration_ms"] = 4000.0  # moves the median off 4155.3015
     report = verify_path(str(_mutated(tmp_path, change)))
     assert report.verdict == "FAIL"
-    assert any(f.code == "metric-mismatch" and "completion_median_ms" in f.message for f in report.findings)
+    (found,) = [f for f in report.findings if f.code == "metric-mismatch" and "completion_median_ms" in f.message]
+    assert (found.expected, found.observed["claimed"], found.observed["derived"]) == ("4193.6130", "4155.3015", "4193.6130")  # derived expected
 
 
 def test_record_whose_outcome_counts_disagree_fails(tmp_path):
