@@ -12,13 +12,11 @@ keys whose presence or absence identifies that version, and the definitions
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from decimal import Decimal
 from typing import Any
 
-from verifier import stats
+from verifier.derive import claim_finding
 from verifier.jsonio import schema_message
 from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
 from verifier.trust import schema_validator
 
 __all__ = ["claim_finding", "f", "matching_profile", "profile_of", "schema_findings"]
@@ -66,25 +64,3 @@ def matching_profile(assets: Any, schema_names: Sequence[str], keys: set[str]) -
         if set(sig.get("keys_present", ())) <= keys and not (set(sig.get("keys_absent", ())) & keys):
             hits.append((name, profile))
     return hits[0] if len(hits) == 1 else None
-
-
-def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str, label: str,
-                  how: str, **bound: Any) -> Finding:
-    """
-    Compare a stated number with its derivation at the precision it is stated.
-
-    `claimed` is the receipt's number (int or `Decimal`), `derived` the
-    re-derived exact value; `bound` takes the keywords of `stats.tolerance`
-    (`statistic`, `values`, `scale`, `exact`, `source`, `declared`, `input_error`), the one
-    place tolerances are computed. Returns PASS `derived` or FAIL
-    `claim-mismatch`.
-    """
-    c = Decimal(claimed)
-    cmp = stats.compare(c, derived, **bound)
-    detail = cmp.detail(c, derived)
-    if cmp.holds:
-        return f(check_id, Status.PASS, "derived", f"{label} = {c} re-derives ({derived}) from {how}",
-                 path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
-    return f(check_id, Status.FAIL, "claim-mismatch",
-             f"{label} = {c}, but {how} gives {derived} ({delta_text(cmp.delta)}, {tolerance_text(cmp.tolerance)}: docs/tolerances.md)",
-             path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

@@ -67,9 +67,8 @@ from verifier.adapters._common import claim_finding, f, matching_profile, schema
 from verifier.evidence import Evidence, Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
-from verifier.roster import in_families
 
-__all__ = ["FAMILY_KEYS", "KIND", "PIPELINE", "PROFILES", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
+__all__ = ["CHECKS", "FAMILY_KEYS", "KIND", "PROFILES", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
            "latency", "model", "peak", "producer", "requests", "schema", "unsupported"]
 
 KIND = "vllm-bench-serve"
@@ -547,6 +546,7 @@ NOTES = {"integrity": "one result file, listed in no manifest",
          "rules": "no gate states rules for a serving benchmark result; its own identities are re-derived (vllm.*)",
          "unchanged": "one result file, read once"}
 
-#: In roster order (`verifier.roster.in_families`): schema (producer, schema), plan (the per-prompt ledger, the
-#: declared arrival process), derivation (aggregates, latencies, peak, what cannot be derived), stand-ins for the rest.
-PIPELINE = in_families((producer, schema, requests, arrival, aggregates, latency, peak, unsupported), KIND, HELD, NOTES)
+#: This reader's own checks: schema (producer, schema), plan (the per-prompt ledger, the declared arrival process),
+#: derivation (aggregates, latencies, peak, what cannot be derived); `verifier.core.receipt_pipeline` places them in
+#: roster order with the stand-ins.
+CHECKS = (producer, schema, requests, arrival, aggregates, latency, peak, unsupported)
