@@ -83,14 +83,16 @@ BUNDLE_PIPELINE = in_families((
 
 def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
     """
-    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: its own `CHECKS` if it has them
-    (not yet moved onto the native families), else `schema.documents` and `derivation.claims` over its model; then its
-    rule pack (`checks.packs.PACKS`, `gate.rules`) and the stand-ins.
+    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: `schema.documents` when it gives
+    its version as data (`VERSION` or `VERSIONS`), `derivation.claims` when it states its numbers (`stated`), its own
+    `CHECKS` (those not yet moved onto the native families), its rule pack (`checks.packs.PACKS`, `gate.rules`) and the
+    stand-ins.
     """
     from verifier.checks.packs import PACKS
 
-    own = getattr(reader, "CHECKS", None) or (schema.receipt_document(reader), derivation.receipt_claims(reader))
-    return in_families((*own, *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES)
+    native = ((schema.receipt_document(reader),) if hasattr(reader, "VERSION") or hasattr(reader, "VERSIONS") else ()) + (
+        (derivation.receipt_claims(reader),) if hasattr(reader, "stated") else ())
+    return in_families((*native, *getattr(reader, "CHECKS", ()), *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES)
 
 
 def _is_native(target: Path) -> bool:

@@ -61,7 +61,7 @@ class Family:
 
 #: The check ids of the receipt readers (`verifier/adapters/`), by family name (see the module docstring).
 ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
-    "schema": frozenset({"vllm.producer", "vllm.schema", "matrix.files", "matrix.producer",
+    "schema": frozenset({"matrix.files", "matrix.producer",
                          "matrix.schema", "telemetry.read", "telemetry.producer", "telemetry.schema"}),
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),

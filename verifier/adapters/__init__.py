@@ -5,7 +5,8 @@ Each adapter module defines `KIND`, `detects(document) -> bool` (from what the
 receipt records about its producer) and `model(ctx)` (the receipt read onto the
 evidence model by `verifier.adapters.readers`, once its schema check passed).
 A reader moved onto the native families (`serving_record`) holds no check:
-it gives `VERSION` and `PRODUCER` (for `schema.documents`), `stated(ctx)`
+it gives `VERSION` and `PRODUCER`, or `VERSIONS` (pinned schemas whose
+signature chooses the version: `vllm_bench`), for `schema.documents`, `stated(ctx)`
 (each stated number with the rule deriving it, for `derivation.claims`),
 `HELD` and `NOTES` (for the stand-ins). The others still define `CHECKS`
 (their own checks, each a member of one of the roster's families). Every

@@ -11,7 +11,7 @@ keys whose presence or absence identifies that version, and the definitions
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from verifier.derive import claim_finding
@@ -19,7 +19,7 @@ from verifier.jsonio import schema_message
 from verifier.model import Finding, Status
 from verifier.trust import schema_validator
 
-__all__ = ["claim_finding", "f", "matching_profile", "profile_of", "schema_findings"]
+__all__ = ["claim_finding", "f", "profile_of", "schema_findings"]
 
 
 def f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
@@ -47,20 +47,3 @@ def schema_findings(check_id: str, assets: Any, schema_name: str, document: Any,
 def profile_of(assets: Any, schema_name: str) -> dict[str, Any]:
     """Return the `x-verify-profile` annotation of pinned schema `schema_name` (empty dict if absent)."""
     return dict(assets.schema(schema_name).get("x-verify-profile", {}))
-
-
-def matching_profile(assets: Any, schema_names: Sequence[str], keys: set[str]) -> tuple[str, dict[str, Any]] | None:
-    """
-    Return `(schema_name, profile)` of the one profile whose signature matches `keys`.
-
-    A signature is `{"keys_present": [...], "keys_absent": [...]}` in the
-    profile; it matches when every present key is in `keys` and no absent key
-    is. None when zero or several profiles match (an unknown version).
-    """
-    hits = []
-    for name in schema_names:
-        profile = profile_of(assets, name)
-        sig = profile.get("signature", {})
-        if set(sig.get("keys_present", ())) <= keys and not (set(sig.get("keys_absent", ())) & keys):
-            hits.append((name, profile))
-    return hits[0] if len(hits) == 1 else None
