@@ -1,6 +1,7 @@
 """
-Helpers shared by the receipt readers: finding construction, schema
-validation of one document, claim comparison, and producer profiles.
+Helpers shared by the receipt readers not yet moved onto the native families:
+finding construction, schema validation of one document, and producer
+profiles (a stated number is compared with `verifier.derive.claim_finding`).
 
 A producer profile is data: the `x-verify-profile` annotation of a pinned
 schema in `schemas/` (JSON Schema 2020-12 ignores unknown keywords, so the
@@ -14,12 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.derive import claim_finding
 from verifier.jsonio import schema_message
 from verifier.model import Finding, Status
 from verifier.trust import schema_validator
 
-__all__ = ["claim_finding", "f", "profile_of", "schema_findings"]
+__all__ = ["f", "profile_of", "schema_findings"]
 
 
 def f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:

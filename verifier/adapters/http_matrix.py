@@ -54,7 +54,8 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
+from verifier.adapters._common import f, profile_of, schema_findings
+from verifier.derive import claim_finding
 from verifier.evidence import Evidence, Receipt
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 from verifier.model import Finding, Status

@@ -57,7 +57,8 @@ from typing import Any
 
 
 from verifier.adapters import readers
-from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
+from verifier.adapters._common import f, profile_of, schema_findings
+from verifier.derive import claim_finding
 from verifier.adapters.telemetry_rules import claims, occupancy, provenance, rate
 from verifier.adapters.telemetry_rules import protocol as protocol_echo
 from verifier.evidence import Evidence

@@ -26,7 +26,8 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from verifier import stats
-from verifier.adapters._common import claim_finding, f
+from verifier.adapters._common import f
+from verifier.derive import claim_finding
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 

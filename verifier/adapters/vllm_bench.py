@@ -64,7 +64,8 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.adapters._common import claim_finding, f
+from verifier.adapters._common import f
+from verifier.derive import claim_finding
 from verifier.evidence import Evidence, Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
