@@ -223,14 +223,12 @@ def _at(document: Any, pointer: str) -> Any:
 
 def receipt_document(reader: Any) -> Check:
     """
-    Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]`: its producer version,
-    then the pinned schema of that version. Either every `(pointer, value)` of `reader.VERSION` must be stated with that
-    value and type (`True` is not 1; schema `schemas/<reader.KIND>.schema.json`, producer `reader.PRODUCER`), or, for a
-    reader whose receipt records no version (`reader.VERSIONS`: pinned schema names), exactly one schema's
-    `x-verify-profile` `signature` must match the receipt's keys (`_by_signature`; `ctx.data["profile"]` and
-    `ctx.data["schema"]` are the chosen profile and schema). Otherwise UNVERIFIED `unknown-producer-version` (never FAIL,
-    `docs/receipts.md`); then PASS `producer-identified` (`ctx.data["producer"]`) and PASS `valid` or FAIL
-    `schema-violation` per error.
+    Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]`. Every `(pointer, value)`
+    of `reader.VERSION` must be stated with that value and type (`True` is not 1; schema `<reader.KIND>`), or, for a receipt
+    that records no version, exactly one of the pinned schemas `reader.VERSIONS` must match by signature (`_by_signature`;
+    the chosen profile and schema name go to `ctx.data["profile"]`, `ctx.data["schema"]`); else UNVERIFIED
+    `unknown-producer-version` (never FAIL, `docs/receipts.md`). Then PASS `producer-identified` (`ctx.data["producer"]`)
+    and PASS `valid` or FAIL `schema-violation` per error against the version's pinned schema.
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
@@ -270,10 +268,8 @@ def receipt_document(reader: Any) -> Check:
 
 def _by_signature(assets: Any, schema_names: Any, keys: set[str]) -> tuple[str, dict[str, Any]] | None:
     """
-    Return `(schema_name, profile)` of the one pinned schema whose `x-verify-profile` `signature` matches `keys`.
-
-    A signature is `{"keys_present": [...], "keys_absent": [...]}`: it matches when every present key is in `keys` and
-    no absent key is. None when zero or several match (an unknown version).
+    Return `(schema_name, profile)` of the one pinned schema whose `x-verify-profile` `signature` (`{"keys_present": [...],
+    "keys_absent": [...]}`) matches `keys`: every present key in `keys`, no absent one. None when zero or several match.
     """
     hits = []
     for name in schema_names:

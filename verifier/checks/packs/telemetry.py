@@ -1,14 +1,11 @@
 """
 The rule pack of serving-load telemetry receipts (seed 000): the standings a receipt states, judged (`gate.rules`).
 
-Runs after `telemetry.schema` (`verifier/adapters/telemetry.py`), so each
-field read has the type `schemas/serving-load-telemetry-v1.schema.json`
-gives it; the subject axes and the qualification prerequisites are profile
-data in that schema. Last in the roster, it reads what the reader's checks
-established in `ctx.data` (stdout facts `client`, engine delta
-`engine_delta`, carrier bytes `carrier`, `occupancy_within_cap`,
-`implementation_bound`, `no_preemptions`); a fact absent there is unmet,
-never assumed.
+Runs after `telemetry.schema` (`verifier/adapters/telemetry.py`), so each field read has the type
+`schemas/serving-load-telemetry-v1.schema.json` gives it (the subject axes and qualification prerequisites are
+profile data there). Last in the roster, it reads what the reader's checks established in `ctx.data` (the receipt,
+`client`, `engine_delta`, `carrier`, `occupancy_within_cap`, `implementation_bound`, `no_preemptions`); a fact
+absent there is unmet, never assumed.
 """
 
 from __future__ import annotations
@@ -31,18 +28,10 @@ def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
     return Finding(check="gate.rules", status=status, code=code, message=message, **kw)
 
 
-def _r(ctx: Context) -> dict[str, Any]:
-    return ctx.data["receipt"]  # type: ignore[no-any-return]
-
-
-def _p(ctx: Context) -> dict[str, Any]:
-    return ctx.data["profile"]  # type: ignore[no-any-return]
-
-
 def _subject(ctx: Context) -> Iterator[Finding]:
     """FAIL `subject-axes-unread` when the subject is declared established while an axis it states (checkpoint revision, collective transport, KV dtype) is null."""
-    subject = _r(ctx)["standings"].get("subject") or {}
-    axes = _p(ctx)["subject_axes"]
+    subject = ctx.data["receipt"]["standings"].get("subject") or {}
+    axes = ctx.data["profile"]["subject_axes"]
     unread = [axis for axis, keys in axes.items() if any(k in subject and subject[k] is None for k in keys)]
     ctx.data["subject_established"] = subject.get("standing") == "established" and not unread
     if subject.get("standing") == "established" and unread:
@@ -53,7 +42,7 @@ def _subject(ctx: Context) -> Iterator[Finding]:
 
 
 def _starts(ctx: Context) -> Iterator[Finding]:
-    receipt = _r(ctx)
+    receipt = ctx.data["receipt"]
     arr, ev = receipt["standings"]["arrival"], receipt["evidence"]
     stated = arr["observed_max_stagger_ms"]
     if arr["request_starts_retained"] and "request_starts" not in ev:
@@ -98,7 +87,7 @@ def _starts(ctx: Context) -> Iterator[Finding]:
 
 
 def _window(ctx: Context) -> Iterator[Finding]:
-    receipt = _r(ctx)
+    receipt = ctx.data["receipt"]
     win, proto, ev = receipt["standings"]["window"], receipt["protocol"], receipt["evidence"]
     standing, lease, traffic = win["standing"], win["isolation_lease"], win["traffic_receipt"]
     ptr = "/standings/window"
@@ -168,7 +157,7 @@ def _qualification(ctx: Context) -> Iterator[Finding]:
     `qualification-recorded` (leases and occupancy traces are recorded, not
     authenticated).
     """
-    receipt, profile, data = _r(ctx), _p(ctx), ctx.data
+    receipt, profile, data = ctx.data["receipt"], ctx.data["profile"], ctx.data
     if receipt["standings"].get("qualification") != "qualified":
         yield f(Status.PASS, "telemetry-only", "no qualified standing is claimed: a telemetry capture",
                 path=RECEIPT, pointer="/standings")
