@@ -18,8 +18,9 @@ does not map (plan, quality comparisons, re-scoring).
 
 The receipt readers of `verifier/adapters/` run their own checks, each a
 member of one family, under their own ids; a reader moved onto the native
-families (`serving_record`) has none: `verifier.core.receipt_pipeline` runs
-`schema.documents` and `derivation.claims` over it. Every reader's rule pack
+families (`serving_record`; `vllm_bench` for its schema family) has none
+there: `verifier.core.receipt_pipeline` runs `schema.documents` and
+`derivation.claims` over it. Every reader's rule pack
 reports as `gate.rules` (`verifier/checks/packs/`). A receipt names no gate and no
 manifest: reading it strictly, recognising its producer version (which
 pinned schema judges it) and validating it make its schema family; its
