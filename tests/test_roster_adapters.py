@@ -1,7 +1,7 @@
 """The roster for the receipt readers of `verifier/adapters/` (issue 10, item 3): every family, in the fixed order, once each.
 
 Each adapter's checks sit in their family (`verifier.roster.FAMILIES`), under
-their own ids or, for a reader moved onto the native families (`serving-performance-v1`), the family's native id; a family the reader does not feed is one UNVERIFIED
+their own ids or, for a reader moved onto the native families (`serving-performance-v1`) and for the rule packs (`gate.rules`), the family's native id; a family the reader does not feed is one UNVERIFIED
 `not-in-evidence` finding under the family's native id, naming what the
 reader does not supply, exactly as for a profile (`tests/test_roster.py`).
 """
@@ -26,20 +26,19 @@ STANDINS = ["integrity.files", "gate.pinned", "coverage.streams", "quality.recor
 
 #: reader -> (an input it reads, its own check ids (stable), the families it stands in for)
 READERS = {
-    "vllm-bench-serve": (ASCEND, vllm_bench, {"vllm.producer", "vllm.schema", "vllm.aggregates", "vllm.requests", "vllm.latency",
+    "vllm-bench-serve": (ASCEND, vllm_bench, {"schema.documents", "vllm.aggregates", "vllm.requests", "vllm.latency",
                                               "vllm.peak", "vllm.arrival", "vllm.unsupported"}, [*STANDINS[:5], "gate.rules", STANDINS[5]]),
     "serving-performance-v1": (SHARED / "seeds" / "serving-performance-record.json", serving_record,
                                {"schema.documents", "derivation.claims", "gate.rules"},
                                [*STANDINS[:2], "plan.conformance", *STANDINS[2:]]),
     "frozen-http-matrix": (ROOT / "tests" / "fixtures" / "matrix" / "good", http_matrix,
                            {"matrix.files", "matrix.producer", "matrix.schema", "matrix.plan_digest", "matrix.provenance",
-                            "matrix.plan_rules", "matrix.denominators", "matrix.stop", "matrix.response_rules", "matrix.percentiles",
+                            "gate.rules", "matrix.denominators", "matrix.stop", "matrix.percentiles",
                             "matrix.throughput", "matrix.spread"}, STANDINS),
     "serving-load-telemetry": (ROOT / "tests" / "fixtures" / "telemetry" / "good", telemetry,
                                {"telemetry.read", "telemetry.producer", "telemetry.schema", "telemetry.carriers", "telemetry.process",
                                 "telemetry.replay", "telemetry.engine", "telemetry.foreign", "telemetry.claims", "telemetry.protocol",
-                                "telemetry.provenance", "telemetry.rate", "telemetry.occupancy", "telemetry.standings",
-                                "telemetry.qualification"}, STANDINS),
+                                "telemetry.provenance", "telemetry.rate", "telemetry.occupancy", "gate.rules"}, STANDINS),
 }
 
 

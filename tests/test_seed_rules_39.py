@@ -117,7 +117,7 @@ from verifier.core import verify_path  # noqa: E402
 
 def _credential_findings(d):
     return [(x.status.value, x.path, x.pointer) for x in verify_path(str(d)).findings
-            if x.check == "matrix.plan_rules" and (x.code == "credential-retained" or "credential" in x.message)]
+            if x.check == "gate.rules" and (x.code == "credential-retained" or "credential" in x.message)]
 
 
 def _raw_line(d, i, body: bytes):
@@ -164,7 +164,7 @@ def test_harmless_keys_and_words_are_no_credential(tmp_path, harmless):
 # ---- frozen HTTP matrix: ignore paths, the oracle re-checked on the retained bytes, the run's own clock ----
 
 def _rules(d):
-    return {(x.code, x.pointer) for x in verify_path(str(d)).findings if x.check.startswith("matrix.") and x.check.endswith("rules")
+    return {(x.code, x.pointer) for x in verify_path(str(d)).findings if x.check == "gate.rules"
             and x.status.value == "FAIL"}
 
 
@@ -235,9 +235,9 @@ def test_matrix_oracle_and_ignore_path_rules(tmp_path, what, change, codes):
 def test_an_unreadable_oracle_leaves_the_bytes_unchecked_not_passed(tmp_path):
     d = _copy(tmp_path, "good")
     _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": "not base64!"}))
-    from verifier.adapters.http_matrix_rules import RULES
+    from verifier.checks.packs.http_matrix import RULES
 
-    found = [(x.status.value, x.code, x.message) for x in verify_path(str(d)).findings if x.check == "matrix.response_rules"]
+    found = [(x.status.value, x.code, x.message) for x in verify_path(str(d)).findings if x.check == "gate.rules"]
     assert ("UNVERIFIED", "oracle-unreadable") in {(s, c) for s, c, _ in found}
     assert ("PASS", "holds", RULES["ok-contradicts-oracle"]) not in found  # never "every ok response matches" unchecked
 
@@ -263,7 +263,7 @@ def _preempted(before, after):
 
 
 def _qualification(report):
-    (q,) = [x for x in report.findings if x.check == "telemetry.qualification"]
+    (q,) = [x for x in report.findings if x.check == "gate.rules" and x.code in {"telemetry-only", "qualification-without-prerequisites", "qualification-recorded"}]
     return q
 
 
@@ -295,7 +295,7 @@ def test_an_established_subject_with_unread_axes_does_not_qualify(tmp_path, axes
     report = _telemetry(tmp_path, _qualified_except(), _set("standings", "subject", value={"standing": "established", **axes}))
     q = _qualification(report)
     assert q.status.value == "FAIL" and q.observed == ["subject-established"]
-    assert [x.code for x in report.findings if x.check == "telemetry.standings" and x.status.value == "FAIL"] == ["subject-axes-unread"]
+    assert [x.code for x in report.findings if x.check == "gate.rules" and x.status.value == "FAIL"] == ["subject-axes-unread", "qualification-without-prerequisites"]
 
 
 def test_an_established_subject_with_every_axis_read_qualifies(tmp_path):
@@ -433,4 +433,4 @@ def test_a_wrong_typed_matrix_field_is_a_finding_never_a_crash(tmp_path, change)
     change(d)
     report = verify_path(str(d))
     assert not [x for x in report.findings if x.status.value == "ERROR"], [x.message for x in report.findings if x.status.value == "ERROR"]
-    assert [x for x in report.findings if x.status.value in ("FAIL", "UNVERIFIED") and x.check.startswith("matrix.")]
+    assert [x for x in report.findings if x.status.value in ("FAIL", "UNVERIFIED") and x.check.startswith(("matrix.", "gate.rules"))]

@@ -191,19 +191,19 @@ def test_wrong_surplus_fails(receipt_dir):
 def test_send_all_declaration_is_not_an_observed_zero_stagger(receipt_dir):
     _edit(receipt_dir, lambda r: r["standings"]["arrival"].__setitem__("observed_max_stagger_ms", 0))
     report = verify_path(str(receipt_dir))
-    assert ("telemetry.standings", "declaration-as-observation") in _fails(report)
+    assert ("gate.rules", "declaration-as-observation") in _fails(report)
 
 
 def test_missing_lease_is_not_contention_observed(receipt_dir):
     _edit(receipt_dir, lambda r: r["standings"]["window"].__setitem__("standing", "foreign-traffic-observed"))
     report = verify_path(str(receipt_dir))
-    assert ("telemetry.standings", "contention-without-receipt") in _fails(report)
+    assert ("gate.rules", "contention-without-receipt") in _fails(report)
 
 
 def test_isolated_without_lease_fails(receipt_dir):
     _edit(receipt_dir, lambda r: r["standings"]["window"].__setitem__("standing", "isolated"))
     report = verify_path(str(receipt_dir))
-    assert ("telemetry.standings", "isolation-without-lease") in _fails(report)
+    assert ("gate.rules", "isolation-without-lease") in _fails(report)
 
 
 def test_unknown_producer_is_unverified_not_fail(receipt_dir):

@@ -1,5 +1,5 @@
 """
-Issue 13, seed 000 (telemetry receipt review): the rules of verifier/adapters/telemetry_rules.py.
+Issue 13, seed 000 (telemetry receipt review): the checks of verifier/adapters/telemetry_rules.py and its rule pack verifier/checks/packs/telemetry.py (gate.rules).
 
 Each rule: an input built from the shipped receipt (tests/fixtures/telemetry/good,
 the seed's live receipt shape) that must FAIL with the rule's code, and an
@@ -147,18 +147,18 @@ RULES = [
            _set("preconditions", "idle", value=False))),
     ("telemetry.occupancy", "boundary-as-interval", _set("standings", "occupancy", value="interval"),
      _set("standings", "occupancy", value="boundary-only")),
-    ("telemetry.standings", "generic-lease", _lease(None), _lease(SUBJECT)),
-    ("telemetry.standings", "generic-lease", _lease({"model": "glm", "base_url": "http://192.168.1.236:30001"}), _lease(SUBJECT)),
-    ("telemetry.standings", "prose-traffic-receipt", _traffic({"statement": "possible operator/harness/nccl traffic"}),
+    ("gate.rules", "generic-lease", _lease(None), _lease(SUBJECT)),
+    ("gate.rules", "generic-lease", _lease({"model": "glm", "base_url": "http://192.168.1.236:30001"}), _lease(SUBJECT)),
+    ("gate.rules", "prose-traffic-receipt", _traffic({"statement": "possible operator/harness/nccl traffic"}),
      _traffic({"attributed_to": "operator", "evidence": "traffic"}, carrier=True)),
-    ("telemetry.standings", "prose-traffic-receipt", _traffic({"attributed_to": "operator", "evidence": "traffic"}),
+    ("gate.rules", "prose-traffic-receipt", _traffic({"attributed_to": "operator", "evidence": "traffic"}),
      _traffic({"attributed_to": "operator", "evidence": "traffic"}, carrier=True)),
-    ("telemetry.standings", "starts-flag-without-carrier", _set("standings", "arrival", "request_starts_retained", value=True), _starts(811.1)),
-    ("telemetry.standings", "claim-mismatch", _starts(0), _starts(None)),
-    ("telemetry.qualification", "qualification-without-prerequisites", _set("standings", "qualification", value="qualified"),
+    ("gate.rules", "starts-flag-without-carrier", _set("standings", "arrival", "request_starts_retained", value=True), _starts(811.1)),
+    ("gate.rules", "claim-mismatch", _starts(0), _starts(None)),
+    ("gate.rules", "qualification-without-prerequisites", _set("standings", "qualification", value="qualified"),
      _set("standings", "qualification", value="unqualified")),
-    ("telemetry.qualification", "qualification-without-prerequisites", _qualified_except("occupancy-within-cap"), _qualified_except()),
-    ("telemetry.qualification", "qualification-without-prerequisites", _qualified_except("implementation-bound"), _qualified_except()),
+    ("gate.rules", "qualification-without-prerequisites", _qualified_except("occupancy-within-cap"), _qualified_except()),
+    ("gate.rules", "qualification-without-prerequisites", _qualified_except("implementation-bound"), _qualified_except()),
 ]
 
 
@@ -198,7 +198,7 @@ def test_fully_prerequisited_qualification_is_recorded_not_passed(tmp_path):
     d = _copy(tmp_path, "q")
     _qualified_except()(d)
     report = verify_path(str(d))
-    (q,) = [x for x in report.findings if x.check == "telemetry.qualification"]
+    (q,) = [x for x in report.findings if x.check == "gate.rules" and x.code in {"telemetry-only", "qualification-without-prerequisites", "qualification-recorded"}]
     assert q.status == "UNVERIFIED" and q.code == "qualification-recorded"
     assert report.verdict == "INCOMPLETE"
 
@@ -215,7 +215,7 @@ def test_the_review_send_all_red_four_prompts_cap_two_no_starts_never_mints_zero
     d = _copy(tmp_path, "s")
     _set("standings", "arrival", "observed_max_stagger_ms", value=0)(d)
     report = verify_path(str(d))
-    assert {(x.check, x.code) for x in report.findings if x.status == "FAIL"} == {("telemetry.standings", "declaration-as-observation")}
+    assert {(x.check, x.code) for x in report.findings if x.status == "FAIL"} == {("gate.rules", "declaration-as-observation")}
 
 
 WRONG_TYPES = [
@@ -258,10 +258,10 @@ def test_starts_carrier_that_is_not_a_list_of_times_fails(tmp_path):
     _add_carrier(d, "request_starts", "request-starts.json", '{"first": 0.001}')
     _set("standings", "arrival", "request_starts_retained", value=True)(d)
     report = verify_path(str(d))
-    assert ("telemetry.standings", "starts-unreadable") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert ("gate.rules", "starts-unreadable") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
     _add_carrier(d, "request_starts", "request-starts.json", json.dumps(STARTS[:3]))
     report = verify_path(str(d))
-    assert ("telemetry.standings", "starts-incomplete") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert ("gate.rules", "starts-incomplete") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
 
 
 def _leaves(node, path=()):
@@ -308,4 +308,4 @@ def test_hostile_starts_carrier_is_a_finding_never_an_error(tmp_path, text):
     _set("standings", "arrival", "request_starts_retained", value=True)(d)
     report = verify_path(str(d))
     assert not [x for x in report.findings if x.status == "ERROR"], [x.message for x in report.findings if x.status == "ERROR"]
-    assert ("telemetry.standings", "starts-unreadable") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert ("gate.rules", "starts-unreadable") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}

@@ -37,7 +37,7 @@ def _load(path: Path) -> dict:
 def test_real_ascend_results_aggregates_pass_percentiles_unverified(path):
     report = verify_path(str(path))
     assert report.kind == "vllm-bench-serve"
-    producer = _by(report, "vllm.producer")[0]
+    producer = _by(report, "schema.documents")[0]
     assert producer.status == "PASS" and "benchmark_serving.py" in producer.message and "request_goodput:" in producer.message
     agg = _by(report, "vllm.aggregates")
     assert len(agg) == 4 and all(f.status == "PASS" for f in agg)
@@ -192,16 +192,34 @@ def test_unknown_version_of_the_family_is_unverified_not_fail(tmp_path):
     report = verify_path(str(_write(tmp_path, doc)))
     assert report.kind == "vllm-bench-serve"
     assert report.verdict == "INCOMPLETE"
-    producer = _by(report, "vllm.producer")[0]  # not findings[0]: the roster's integrity and gate stand-ins come first (issue 10)
+    producer = _by(report, "schema.documents")[0]  # not findings[0]: the roster's integrity and gate stand-ins come first (issue 10)
     assert producer.code == "unknown-producer-version" and "result.json" in producer.message
     assert not any(f.status == "FAIL" for f in report.findings)
 
+
+
+def test_a_version_missing_a_key_its_signature_requires_is_unknown(tmp_path):
+    doc = _load(ABCD)
+    del doc["failed"]  # bucket-peak requires it; goodput-colon forbids max_concurrent_requests: no version matches
+    (producer,) = _by(verify_path(str(_write(tmp_path, doc))), "schema.documents")
+    assert producer.code == "unknown-producer-version"
+
+
+def test_keys_that_match_several_signatures_name_no_version():
+    from verifier.checks.schema import _by_signature
+
+    class Assets:
+        def schema(self, name):
+            return {"x-verify-profile": {"producer": name, "signature": {"keys_present": ["a"], "keys_absent": ["z"]}}}
+
+    assert _by_signature(Assets(), ("one", "two"), {"a"}) is None
+    assert _by_signature(Assets(), ("one",), {"a"})[0] == "one" and _by_signature(Assets(), ("one",), {"a", "z"}) is None
 
 def test_schema_violation_names_file_and_field(tmp_path):
     doc = _load(ABCD)
     doc["completed"] = "four"
     report = verify_path(str(_write(tmp_path, doc)))
-    bad = _by(report, "vllm.schema", "FAIL")
+    bad = _by(report, "schema.documents", "FAIL")
     assert bad and bad[0].pointer == "/completed" and "result.json" in bad[0].message
 
 
@@ -241,7 +259,7 @@ def test_h05_max_concurrency_zero_is_refused(tmp_path):
     doc = _load(ABCD)
     doc["max_concurrency"] = 0  # not a valid cap; must not silently mean "unlimited"
     report = verify_path(str(_write(tmp_path, doc)))
-    assert any(f.check == "vllm.schema" and f.pointer == "/max_concurrency" for f in report.findings)
+    assert any(f.check == "schema.documents" and f.pointer == "/max_concurrency" for f in report.findings)
     assert report.verdict == "FAIL"
 
 
@@ -305,6 +323,6 @@ def test_a_result_written_before_goodput_is_recognised_but_nothing_in_it_is_rede
     doc["input_throughput"] = doc["total_input_tokens"] / doc["duration"]
     report = verify_path(str(_write(tmp_path, doc)))
     assert report.kind == "vllm-bench-serve"
-    (producer,) = _by(report, "vllm.producer")
+    (producer,) = _by(report, "schema.documents")
     assert (producer.status, producer.code) == ("UNVERIFIED", "unknown-producer-version")
     assert not any(f.status in ("PASS", "FAIL") for f in report.findings if f.check.startswith("vllm.")) and report.verdict == "INCOMPLETE"

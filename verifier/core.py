@@ -83,15 +83,16 @@ BUNDLE_PIPELINE = in_families((
 
 def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
     """
-    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: its own `PIPELINE` if it has one,
-    else `schema.documents` and `derivation.claims` over its model, its rule pack (`checks.packs.PACKS`) and the stand-ins.
+    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: `schema.documents` when it gives
+    its version as data (`VERSION` or `VERSIONS`), `derivation.claims` when it states its numbers (`stated`), its own
+    `CHECKS` (those not yet moved onto the native families), its rule pack (`checks.packs.PACKS`, `gate.rules`) and the
+    stand-ins.
     """
-    if hasattr(reader, "PIPELINE"):
-        return reader.PIPELINE  # type: ignore[no-any-return]
     from verifier.checks.packs import PACKS
 
-    return in_families((schema.receipt_document(reader), derivation.receipt_claims(reader), *PACKS.get(reader.KIND, ())),
-                       reader.KIND, reader.HELD, reader.NOTES)
+    native = ((schema.receipt_document(reader),) if hasattr(reader, "VERSION") or hasattr(reader, "VERSIONS") else ()) + (
+        (derivation.receipt_claims(reader),) if hasattr(reader, "stated") else ())
+    return in_families((*native, *getattr(reader, "CHECKS", ()), *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES)
 
 
 def _is_native(target: Path) -> bool:
@@ -346,7 +347,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         if reader is not None:
             _no_claims_text(path, claims_text)
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
-            findings, roster = run_pipeline(reader.PIPELINE, ctx, debug=debug)
+            findings, roster = run_pipeline(receipt_pipeline(reader), ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
                           roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]))
     if target.is_dir() and not _is_native(target):

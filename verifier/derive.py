@@ -27,9 +27,11 @@ from decimal import Decimal
 from typing import Any, Protocol
 
 from verifier import stats, units
+from verifier.model import Finding, Status
+from verifier.numtext import delta_text, tolerance_text
 from verifier.stats import Underivable
 
-__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Stated", "Underivable", "arm_name", "derive_rule", "for_stated_unit", "not_derivable"]
+__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Stated", "Underivable", "arm_name", "claim_finding", "derive_rule", "for_stated_unit", "not_derivable"]
 
 #: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): the whole vocabulary
 #: `stats.STATISTICS` (the pair statistics `ratio` and `relative_change_pct` take the two arms' means of server means).
@@ -226,3 +228,25 @@ def for_stated_unit(rule: dict[str, Any], stated_unit: str | None) -> dict[str, 
         if units.parse(alt["unit"]).dimension == dimension:
             return {**rule, "value": alt["value"], "unit": alt["unit"]}
     return rule
+
+
+def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str, label: str,
+                  how: str, **bound: Any) -> Finding:
+    """
+    Compare a stated number with its derivation at the precision it is stated (the receipt readers' and rule packs' checks).
+
+    `claimed` is the receipt's number (int or `Decimal`), `derived` the
+    re-derived exact value; `bound` takes the keywords of `stats.tolerance`
+    (`statistic`, `values`, `scale`, `exact`, `source`, `declared`, `input_error`), the one
+    place tolerances are computed. Returns PASS `derived` or FAIL
+    `claim-mismatch`.
+    """
+    c = Decimal(claimed)
+    cmp = stats.compare(c, derived, **bound)
+    detail = cmp.detail(c, derived)
+    if cmp.holds:
+        return Finding(check=check_id, status=Status.PASS, code="derived", message=f"{label} = {c} re-derives ({derived}) from {how}",
+                       path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
+    return Finding(check=check_id, status=Status.FAIL, code="claim-mismatch",
+                   message=f"{label} = {c}, but {how} gives {derived} ({delta_text(cmp.delta)}, {tolerance_text(cmp.tolerance)}: docs/tolerances.md)",
+                   path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

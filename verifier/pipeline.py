@@ -2,8 +2,8 @@
 Check registration and the runner.
 
 A check is a function `(Context) -> Iterable[Finding]` decorated with `@check`.
-The order of checks is fixed by the `PIPELINE` tuples of each reader (e.g.
-`verifier.core.BUNDLE_PIPELINE`) and is a security property: nothing is
+The order of checks is fixed by each reader's pipeline (e.g.
+`verifier.core.BUNDLE_PIPELINE`, `verifier.core.receipt_pipeline`) and is a security property: nothing is
 parsed before it is hashed, nothing is derived before it validates.
 
 `run_pipeline` holds the only broad `except` of the verifier: a crash inside a

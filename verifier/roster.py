@@ -18,16 +18,17 @@ does not map (plan, quality comparisons, re-scoring).
 
 The receipt readers of `verifier/adapters/` run their own checks, each a
 member of one family, under their own ids; a reader moved onto the native
-families (`serving_record`) has none: `verifier.core.receipt_pipeline` runs
-`schema.documents`, `derivation.claims` and its rule pack (`gate.rules`,
-`verifier/checks/packs/`) over it. A receipt names no gate and no
+families (`serving_record`; `vllm_bench` for its schema family) has none
+there: `verifier.core.receipt_pipeline` runs `schema.documents` and
+`derivation.claims` over it. Every reader's rule pack
+reports as `gate.rules` (`verifier/checks/packs/`). A receipt names no gate and no
 manifest: reading it strictly, recognising its producer version (which
 pinned schema judges it) and validating it make its schema family; its
 plan, ledger and retained carriers (`matrix.plan_digest`,
 `telemetry.carriers`: digests the receipt itself records, compared once
 it validated) its plan family; re-derived numbers its derivation family;
 the rule tables of the seeds' reviews (`checks.packs.serving_record.RULES`,
-`http_matrix_rules.RULES`, the telemetry standings and qualification) its
+`checks.packs.http_matrix.RULES`, the telemetry standings and qualification) its
 gate-rules family: a receipt names no gate, so those rules, shipped with
 the reader, are what judges it. Integrity, gate, coverage, quality and
 re-scoring stand in for them (and gate rules for vLLM, which has no rule table).
@@ -61,14 +62,14 @@ class Family:
 
 #: The check ids of the receipt readers (`verifier/adapters/`), by family name (see the module docstring).
 ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
-    "schema": frozenset({"vllm.producer", "vllm.schema", "matrix.files", "matrix.producer",
+    "schema": frozenset({"matrix.files", "matrix.producer",
                          "matrix.schema", "telemetry.read", "telemetry.producer", "telemetry.schema"}),
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
     "derivation": frozenset({"vllm.aggregates", "vllm.latency", "vllm.peak", "vllm.unsupported",
                              "matrix.percentiles", "matrix.throughput", "matrix.spread", "telemetry.replay", "telemetry.engine",
                              "telemetry.foreign", "telemetry.claims", "telemetry.rate"}),
-    "rules": frozenset({"matrix.plan_rules", "matrix.response_rules", "telemetry.standings", "telemetry.qualification"}),
+    "rules": frozenset(),  # the rule packs report as gate.rules (verifier/checks/packs/)
 }
 
 FAMILIES: tuple[Family, ...] = (

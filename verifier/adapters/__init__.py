@@ -5,13 +5,15 @@ Each adapter module defines `KIND`, `detects(document) -> bool` (from what the
 receipt records about its producer) and `model(ctx)` (the receipt read onto the
 evidence model by `verifier.adapters.readers`, once its schema check passed).
 A reader moved onto the native families (`serving_record`) holds no check:
-it gives `VERSION` and `PRODUCER` (for `schema.documents`), `stated(ctx)`
+it gives `VERSION` and `PRODUCER`, or `VERSIONS` (pinned schemas whose
+signature chooses the version: `vllm_bench`), for `schema.documents`, `stated(ctx)`
 (each stated number with the rule deriving it, for `derivation.claims`),
-`HELD` and `NOTES` (for the stand-ins), and its rule pack is in
-`verifier/checks/packs/`; `verifier.core.receipt_pipeline` composes them.
-The others still define `PIPELINE` (their own checks placed in the roster's
-families, with one `not-in-evidence` stand-in per family they do not feed:
-`verifier.roster.in_families`). A reader of receipt directories also defines
+`HELD` and `NOTES` (for the stand-ins). The others still define `CHECKS`
+(their own checks, each a member of one of the roster's families). Every
+reader's rule pack, if it has one, is in `verifier/checks/packs/`;
+`verifier.core.receipt_pipeline` composes a reader's checks with it and one
+`not-in-evidence` stand-in per family they do not feed
+(`verifier.roster.in_families`). A reader of receipt directories also defines
 `detects_directory(path) -> bool`; `verifier.core` asks it only for a
 directory without `manifest.json`. Each module's docstring says why it is
 code rather than a shipped profile.

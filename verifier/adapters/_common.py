@@ -1,6 +1,7 @@
 """
-Helpers shared by the receipt readers: finding construction, schema
-validation of one document, claim comparison, and producer profiles.
+Helpers shared by the receipt readers not yet moved onto the native families:
+finding construction, schema validation of one document, and producer
+profiles (a stated number is compared with `verifier.derive.claim_finding`).
 
 A producer profile is data: the `x-verify-profile` annotation of a pinned
 schema in `schemas/` (JSON Schema 2020-12 ignores unknown keywords, so the
@@ -11,17 +12,14 @@ keys whose presence or absence identifies that version, and the definitions
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from decimal import Decimal
+from collections.abc import Iterator
 from typing import Any
 
-from verifier import stats
 from verifier.jsonio import schema_message
 from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
 from verifier.trust import schema_validator
 
-__all__ = ["claim_finding", "f", "matching_profile", "profile_of", "schema_findings"]
+__all__ = ["f", "profile_of", "schema_findings"]
 
 
 def f(check_id: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
@@ -49,42 +47,3 @@ def schema_findings(check_id: str, assets: Any, schema_name: str, document: Any,
 def profile_of(assets: Any, schema_name: str) -> dict[str, Any]:
     """Return the `x-verify-profile` annotation of pinned schema `schema_name` (empty dict if absent)."""
     return dict(assets.schema(schema_name).get("x-verify-profile", {}))
-
-
-def matching_profile(assets: Any, schema_names: Sequence[str], keys: set[str]) -> tuple[str, dict[str, Any]] | None:
-    """
-    Return `(schema_name, profile)` of the one profile whose signature matches `keys`.
-
-    A signature is `{"keys_present": [...], "keys_absent": [...]}` in the
-    profile; it matches when every present key is in `keys` and no absent key
-    is. None when zero or several profiles match (an unknown version).
-    """
-    hits = []
-    for name in schema_names:
-        profile = profile_of(assets, name)
-        sig = profile.get("signature", {})
-        if set(sig.get("keys_present", ())) <= keys and not (set(sig.get("keys_absent", ())) & keys):
-            hits.append((name, profile))
-    return hits[0] if len(hits) == 1 else None
-
-
-def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str, label: str,
-                  how: str, **bound: Any) -> Finding:
-    """
-    Compare a stated number with its derivation at the precision it is stated.
-
-    `claimed` is the receipt's number (int or `Decimal`), `derived` the
-    re-derived exact value; `bound` takes the keywords of `stats.tolerance`
-    (`statistic`, `values`, `scale`, `exact`, `source`, `declared`, `input_error`), the one
-    place tolerances are computed. Returns PASS `derived` or FAIL
-    `claim-mismatch`.
-    """
-    c = Decimal(claimed)
-    cmp = stats.compare(c, derived, **bound)
-    detail = cmp.detail(c, derived)
-    if cmp.holds:
-        return f(check_id, Status.PASS, "derived", f"{label} = {c} re-derives ({derived}) from {how}",
-                 path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
-    return f(check_id, Status.FAIL, "claim-mismatch",
-             f"{label} = {c}, but {how} gives {derived} ({delta_text(cmp.delta)}, {tolerance_text(cmp.tolerance)}: docs/tolerances.md)",
-             path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

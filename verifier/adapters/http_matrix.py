@@ -39,7 +39,7 @@ product of the plan's cases, concurrencies and repetitions (a denominator
 for rounds that never ran), the sha256 of plan.json's bytes against
 config.plan_sha256, dispatch stopping after the first failure, a
 steady-state window that exists only when n > 2c, and the credential scan
-of `http_matrix_rules` are procedural; the profile language has no way to
+of its rule pack (`verifier/checks/packs/http_matrix.py`) are procedural; the profile language has no way to
 say them without losing a rule. So it is code.
 """
 
@@ -54,15 +54,15 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
+from verifier.adapters._common import f, profile_of, schema_findings
+from verifier.derive import claim_finding
 from verifier.evidence import Evidence, Receipt
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
-from verifier.roster import in_families
 
-__all__ = ["FILES", "KIND", "PIPELINE", "denominators", "detects_directory", "files", "percentiles", "plan_digest",
-           "model", "producer", "provenance", "schema", "stop_after_failure", "throughput"]
+__all__ = ["CHECKS", "FILES", "KIND", "denominators", "detects_directory", "files", "percentiles", "plan_digest",
+           "model", "producer", "provenance", "schema", "spread", "stop_after_failure", "throughput"]
 
 KIND = "frozen-http-matrix"
 FILES = ("plan.json", "config.json", "responses.jsonl", "summary.json")
@@ -444,7 +444,89 @@ def throughput(ctx: Context) -> Iterator[Finding]:
                                 label=f"round {key} steady_state.throughput_rps", how=f"(n - 2c) / ({how})")
 
 
-from verifier.adapters.http_matrix_rules import plan_rules, response_rules, spread  # noqa: E402 - the rules read what the checks above validated
+#: summary.json round values whose spread across rounds `round_aggregates` states (metric -> pointer under a round).
+SPREAD_METRICS = {"throughput_rps": ("throughput_rps",), "p50_ms": ("p50_ms",), "p95_ms": ("p95_ms",),
+                  "steady_state_throughput_rps": ("steady_state", "throughput_rps")}
+
+
+def _spread_of(values: list[Decimal]) -> dict[str, Any] | None:
+    """The runner's spread block: rounds, min, median, max and (max - min) / median (None when the median is 0 and max != min)."""
+    if not values:
+        return None
+    low, mid, high, rel = stats.spread(values)
+    return {"rounds": len(values), "min": low, "median": mid, "max": high, "relative_spread": rel}
+
+
+def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = row
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+@check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("matrix.schema",))
+def spread(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive `summary.json#/round_aggregates` from the complete rounds of `rounds`.
+
+    Per (case, concurrency) and metric of `SPREAD_METRICS`: rounds (exact),
+    min and max (picks), median (`stats.median`: the mean of the two middle
+    values for even n, as `statistics.median`) and relative_spread = (max -
+    min) / median, compared with `stats.compare`. FAIL `spread-mismatch` per
+    wrong field, `spread-missing` for a group or metric with complete
+    rounds and no block (or a block for values that do not exist);
+    UNVERIFIED `spread-not-stated` when the summary has no `round_aggregates`.
+    """
+    summary = ctx.data["doc"]["summary.json"]
+    if "round_aggregates" not in summary:
+        yield f("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
+                "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")
+        return
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in summary["rounds"]:
+        groups.setdefault((row["case"], row["concurrency"]), [])
+        if row["status"] == "complete":
+            groups[(row["case"], row["concurrency"])].append(row)
+    blocks = {(b["case"], b["concurrency"]): (i, b) for i, b in enumerate(summary["round_aggregates"])}
+    for key, done in groups.items():
+        if key not in blocks:
+            yield f("matrix.spread", Status.FAIL, "spread-missing", f"round_aggregates has no block for case {key[0]!r} at concurrency {key[1]}",
+                    path="summary.json", pointer="/round_aggregates")
+            continue
+        i, block = blocks[key]
+        for metric, where in SPREAD_METRICS.items():
+            values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
+            derived, stated, ptr = _spread_of(values), block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
+            if (derived is None) != (stated is None):
+                yield f("matrix.spread", Status.FAIL, "spread-missing",
+                        f"{ptr}: stated {'nothing' if stated is None else 'a spread'} for {len(values)} complete-round value(s)",
+                        path="summary.json", pointer=ptr)
+                continue
+            if derived is None:
+                continue
+            bad = [k for k in ("rounds", "min", "median", "max", "relative_spread") if not _holds(stated[k], derived[k], k, values)]
+            yield (f("matrix.spread", Status.FAIL, "spread-mismatch",
+                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
+                     path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
+                   if bad else
+                   f("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
+                     path="summary.json", pointer=ptr))
+
+
+def _holds(stated: Any, derived: Any, key: str, values: list[Decimal]) -> bool:
+    if stated is None or derived is None:
+        return stated is None and derived is None
+    if key == "rounds":
+        return int(stated) == derived
+    if key == "relative_spread":
+        # (max - min) / median in binary64: the difference's rounding at the operands' magnitude, relative to the median
+        mid = stats.median(values)
+        if not mid:
+            return Decimal(stated) == derived
+        bound = {"statistic": "difference", "values": (max(values), min(values)), "scale": 1 / mid}
+        return stats.compare(Decimal(stated), derived, **bound).holds
+    return stats.compare(Decimal(stated), derived, statistic=key, values=values).holds
+
 
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"files", "plan", "receipts", "claims"})  # files: plan.json, pinned by config.plan_sha256
@@ -453,8 +535,7 @@ NOTES = {"integrity": "the output directory has no manifest; only plan.json is p
          "coverage": "an HTTP matrix retains response bytes, no output media",
          "unchanged": "the four files are read once (matrix.files) and every check reads those bytes"}
 
-#: In roster order (`verifier.roster.in_families`): schema (strict JSON, runner version, schemas), plan (plan digest,
-#: provenance, denominators, stop after failure), derivation (percentiles, throughput, spread), gate rules (the review's
-#: `http_matrix_rules.RULES` on plan and responses), stand-ins for the rest.
-PIPELINE = in_families((files, producer, schema, plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput,
-                        spread, plan_rules, response_rules), KIND, HELD, NOTES)
+#: This reader's own checks: schema (strict JSON, runner version, schemas), plan (plan digest, provenance, denominators,
+#: stop after failure), derivation (percentiles, throughput, spread); `verifier.core.receipt_pipeline` adds the review's
+#: rule pack (`checks/packs/http_matrix.py`, `gate.rules`) and the stand-ins, in roster order.
+CHECKS = (files, producer, schema, plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput, spread)

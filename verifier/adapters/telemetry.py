@@ -26,10 +26,11 @@ Honesty rules enforced (each a check that can FAIL):
   scrape envelope, not observed foreign traffic;
 - a declared send-all arrival is not an observed zero stagger, and a missing
   isolation lease is "isolation not established", not "contention observed";
-- the rules of `verifier.adapters.telemetry_rules` (engine-peak and causal
+- the checks of `verifier.adapters.telemetry_rules` (engine-peak and causal
   claims refused, protocol echo, dataset and implementation pinning, rate
-  interval, boundary occupancy, lease and traffic-receipt binding, the
-  qualification's prerequisites) run after these.
+  interval, boundary occupancy) run after these, and its rule pack
+  (`verifier/checks/packs/telemetry.py`, `gate.rules`: arrival, lease and
+  traffic-receipt binding, the qualification's prerequisites) last.
 
 Reader and model: after `telemetry.schema`, `model` reads the receipt onto
 the evidence model (`readers.telemetry_receipt`: the bench process as a
@@ -56,17 +57,17 @@ from typing import Any
 
 
 from verifier.adapters import readers
-from verifier.adapters._common import claim_finding, f, profile_of, schema_findings
-from verifier.adapters.telemetry_rules import claims, occupancy, provenance, qualification, rate, standings
+from verifier.adapters._common import f, profile_of, schema_findings
+from verifier.derive import claim_finding
+from verifier.adapters.telemetry_rules import claims, occupancy, provenance, rate
 from verifier.adapters.telemetry_rules import protocol as protocol_echo
 from verifier.evidence import Evidence
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
-from verifier.roster import in_families
 
-__all__ = ["KIND", "PIPELINE", "RECEIPT", "carriers", "detects", "detects_directory", "engine", "foreign_work",
-           "model", "parse_bench_stdout", "process", "producer", "read", "replay", "schema", "standings"]
+__all__ = ["CHECKS", "KIND", "RECEIPT", "carriers", "detects", "detects_directory", "engine", "foreign_work",
+           "model", "parse_bench_stdout", "process", "producer", "read", "replay", "schema"]
 
 KIND = "serving-load-telemetry"
 RECEIPT = "telemetry-receipt.json"
@@ -381,8 +382,8 @@ NOTES = {"integrity": "the receipt directory has no manifest; only the carriers 
          "coverage": "a telemetry receipt retains text carriers, no output media",
          "unchanged": "each carrier is read once (telemetry.carriers) and every check reads those bytes"}
 
-#: In roster order (`verifier.roster.in_families`): schema (strict JSON, producer, schema), plan (carriers, process
-#: outcome, protocol echo, provenance, occupancy), derivation (replay, engine delta, foreign work, refused claims,
-#: rate), gate rules (standings, qualification: last, it reads what every check before it established).
-PIPELINE = in_families((read, producer, schema, carriers, process, protocol_echo, provenance, occupancy, replay, engine, foreign_work,
-                        claims, rate, standings, qualification), KIND, HELD, NOTES)
+#: This reader's own checks: schema (strict JSON, producer, schema), plan (carriers, process outcome, protocol echo,
+#: provenance, occupancy), derivation (replay, engine delta, foreign work, refused claims, rate);
+#: `verifier.core.receipt_pipeline` adds the rule pack (`checks/packs/telemetry.py`, `gate.rules`: last, it reads what
+#: every check before it established) and the stand-ins, in roster order.
+CHECKS = (read, producer, schema, carriers, process, protocol_echo, provenance, occupancy, replay, engine, foreign_work, claims, rate)

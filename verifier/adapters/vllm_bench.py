@@ -35,7 +35,8 @@ prompt and the report always prints successful/num_prompts. A TTFT of 0.0 on
 a successful request is "not measured" (field-failures H-03): that request
 FAILs `ttft-not-measured` and the TTFT/TPOT claims are UNVERIFIED.
 
-Reader and model: after `vllm.schema`, `model` reads the result onto the
+Reader and model: after `schema.documents` (`checks.schema.receipt_document`:
+the version chosen by the signatures of `VERSIONS`, then its schema), `model` reads the result onto the
 evidence model (`readers.vllm_result`: one receipt per prompt with typed
 quantities, one per inter-token latency, the stated numbers as claims with
 their JSON Pointer and unit, the declared plan); the ledger, latency and
@@ -63,19 +64,21 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.adapters._common import claim_finding, f, matching_profile, schema_findings
+from verifier.adapters._common import f
+from verifier.derive import claim_finding
 from verifier.evidence import Evidence, Receipt
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
-from verifier.roster import in_families
 
-__all__ = ["FAMILY_KEYS", "KIND", "PIPELINE", "PROFILES", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
-           "latency", "model", "peak", "producer", "requests", "schema", "unsupported"]
+__all__ = ["CHECKS", "FAMILY", "FAMILY_KEYS", "KIND", "PROFILES", "VERSIONS", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
+           "latency", "model", "peak", "requests", "unsupported"]
 
 KIND = "vllm-bench-serve"
 
-#: Pinned schemas, one per producer version; each carries its `x-verify-profile`.
-PROFILES = ("vllm-serve-result-goodput-colon", "vllm-serve-result-bucket-peak")
+#: Pinned schemas, one per producer version; each carries its `x-verify-profile`, whose `signature` (keys present and
+#: absent) chooses the version (`schema.documents`, `checks.schema.receipt_document`): the result records no version.
+PROFILES = VERSIONS = ("vllm-serve-result-goodput-colon", "vllm-serve-result-bucket-peak")
+FAMILY = "a vLLM serving-benchmark result"
 
 #: Keys every version of the result writes; their presence identifies the family.
 FAMILY_KEYS = frozenset({"backend", "num_prompts", "duration", "completed", "total_input_tokens",
@@ -98,7 +101,7 @@ def model(ctx: Context) -> Evidence:
     """
     Return (and cache in `ctx.data["evidence"]`) the result read onto the evidence model (`readers.vllm_result`).
 
-    Call only after `vllm.schema` passed: the reader relies on the schema's types.
+    Call only after `schema.documents` passed: the reader relies on the schema's types.
     """
     if "evidence" not in ctx.data:
         d, name = _doc(ctx)
@@ -117,37 +120,6 @@ def _v(receipt: Receipt, quantity: str) -> Decimal:
     return q.value
 
 
-@check("vllm.producer", title="The result names a known producer version (by its field set)")
-def producer(ctx: Context) -> Iterator[Finding]:
-    """
-    Choose the profile whose signature matches the result's keys.
-
-    PASS `producer-identified` naming producer and version (stored in
-    `ctx.data["profile"]`), or UNVERIFIED `unknown-producer-version`.
-    """
-    document, name = _doc(ctx)
-    hit = matching_profile(ctx.assets, PROFILES, set(document))
-    if hit is None:
-        yield f("vllm.producer", Status.UNVERIFIED, "unknown-producer-version",
-                f"{name}: a vLLM serving-benchmark result, but its field set matches no known version "
-                f"({', '.join(PROFILES)}); nothing in it is re-derived", path=name,
-                observed=sorted(document))
-        return
-    schema_name, profile = hit
-    ctx.data["profile"], ctx.data["schema"] = profile, schema_name
-    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
-    yield f("vllm.producer", Status.PASS, "producer-identified",
-            f"{name}: producer {profile['producer']}; version: {profile['version']}", path=name,
-            observed={"producer": profile["producer"], "version": profile["version"], "profile": schema_name})
-
-
-@check("vllm.schema", title="The result validates against its version's schema", requires=("vllm.producer",))
-def schema(ctx: Context) -> Iterator[Finding]:
-    """Validate against the chosen profile's pinned schema; PASS `valid` or FAIL `schema-violation`."""
-    document, name = _doc(ctx)
-    yield from schema_findings("vllm.schema", ctx.assets, ctx.data["schema"], document, name)
-
-
 def _nothing_measured(ctx: Context) -> str | None:
     """Return why no request succeeded (the per-request ledger, else the stated `completed` = 0), or None when one did."""
     d, _ = _doc(ctx)
@@ -164,7 +136,7 @@ def _no_success(check_id: str, key: str, claimed: Any, why: str, name: str) -> F
 
 
 @check("vllm.aggregates", title="Aggregate identities: throughputs from totals and duration, completed + failed = num_prompts",
-       requires=("vllm.schema",))
+       requires=("schema.documents",))
 def aggregates(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive the aggregate identities (vLLM `calculate_metrics`).
@@ -220,7 +192,7 @@ def _arrays(ctx: Context) -> dict[str, list[Any]] | None:
 
 
 @check("vllm.requests", title="Per-request ledger: one entry per prompt, success counts, token totals, TTFT measured",
-       requires=("vllm.schema",))
+       requires=("schema.documents",))
 def requests(ctx: Context) -> Iterator[Finding]:
     """
     Check the per-request arrays against the aggregates.
@@ -297,7 +269,7 @@ def _samples(ctx: Context, metric: str, arrays: dict[str, list[Any]]) -> tuple[l
 
 
 @check("vllm.latency", title="TTFT, TPOT, ITL and E2EL mean/median/std/percentiles re-derive (numpy definitions)",
-       requires=("vllm.schema",))
+       requires=("schema.documents",))
 def latency(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive every `mean_|median_|std_|pNN_{ttft,tpot,itl,e2el}_ms` claim.
@@ -403,7 +375,7 @@ def exact_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
 
 
 @check("vllm.peak", title="max_concurrent_requests is this client's whole-second bucket peak, not engine concurrency",
-       requires=("vllm.schema",))
+       requires=("schema.documents",))
 def peak(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive `max_concurrent_requests` per the profile's `peak_concurrency`.
@@ -460,7 +432,7 @@ ARRIVAL_ALPHA = Decimal("1e-6")
 
 
 @check("vllm.arrival", title="The observed send times are not faster than the declared arrival process (request_rate, burstiness)",
-       requires=("vllm.schema",))
+       requires=("schema.documents",))
 def arrival(ctx: Context) -> Iterator[Finding]:
     """
     Test the declared arrival process against the retained `start_times`.
@@ -509,7 +481,7 @@ def arrival(ctx: Context) -> Iterator[Finding]:
                 path=name, pointer="/start_times", observed=detail, derivation=how)
 
 
-@check("vllm.unsupported", title="Claims this reader cannot re-derive are UNVERIFIED with the reason", requires=("vllm.schema",))
+@check("vllm.unsupported", title="Claims this reader cannot re-derive are UNVERIFIED with the reason", requires=("schema.documents",))
 def unsupported(ctx: Context) -> Iterator[Finding]:
     """
     Report the profile's `not_derivable` keys and numeric keys foreign to the producer.
@@ -542,11 +514,12 @@ def unsupported(ctx: Context) -> Iterator[Finding]:
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"plan", "receipts", "claims"})
 NOTES = {"integrity": "one result file, listed in no manifest",
-         "gate": "a result names no gate; the pinned schema of its producer version judges it (vllm.producer)",
+         "gate": "a result names no gate; the pinned schema of its producer version judges it (schema.documents)",
          "coverage": "a serving benchmark result retains no output media",
          "rules": "no gate states rules for a serving benchmark result; its own identities are re-derived (vllm.*)",
          "unchanged": "one result file, read once"}
 
-#: In roster order (`verifier.roster.in_families`): schema (producer, schema), plan (the per-prompt ledger, the
-#: declared arrival process), derivation (aggregates, latencies, peak, what cannot be derived), stand-ins for the rest.
-PIPELINE = in_families((producer, schema, requests, arrival, aggregates, latency, peak, unsupported), KIND, HELD, NOTES)
+#: This reader's own checks: plan (the per-prompt ledger, the declared arrival process), derivation (aggregates,
+#: latencies, peak, what cannot be derived); `verifier.core.receipt_pipeline` places them in roster order after
+#: `schema.documents` (the version chosen by `VERSIONS`, then its schema), with the stand-ins.
+CHECKS = (requests, arrival, aggregates, latency, peak, unsupported)

@@ -224,30 +224,57 @@ def _at(document: Any, pointer: str) -> Any:
 def receipt_document(reader: Any) -> Check:
     """
     Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]`. Every `(pointer, value)`
-    of `reader.VERSION` must be stated with that value and type (`True` is not 1), else UNVERIFIED `unknown-producer-version`
-    (never FAIL, `docs/receipts.md`); then PASS `producer-identified` (`ctx.data["producer"]` is `reader.PRODUCER`) and
-    PASS `valid` or FAIL `schema-violation` per error against pinned `schemas/<reader.KIND>.schema.json`.
+    of `reader.VERSION` must be stated with that value and type (`True` is not 1; schema `<reader.KIND>`), or, for a receipt
+    that records no version, exactly one of the pinned schemas `reader.VERSIONS` must match by signature (`_by_signature`;
+    the chosen profile and schema name go to `ctx.data["profile"]`, `ctx.data["schema"]`); else UNVERIFIED
+    `unknown-producer-version` (never FAIL, `docs/receipts.md`). Then PASS `producer-identified` (`ctx.data["producer"]`)
+    and PASS `valid` or FAIL `schema-violation` per error against the version's pinned schema.
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
         document, name = ctx.options["document"], ctx.options["name"]
-        stated = {ptr: _at(document, ptr) for ptr, _ in reader.VERSION}
-        other = [(ptr, want) for ptr, want in reader.VERSION if not (type(stated[ptr]) is type(want) and stated[ptr] == want)]
-        observed = {k: str(v) for k, v in stated.items()}
-        if other:
-            yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but "
-                     + "; ".join(f"{ptr} is {stated[ptr]!r}, not {want!r}" for ptr, want in other)
-                     + ": an unknown producer version, nothing in it is re-derived",
-                     path=name, pointer=other[0][0], expected=dict(reader.VERSION), observed=observed)
-            return
-        ctx.data["producer"] = dict(reader.PRODUCER)
-        yield _f(Status.PASS, "producer-identified", f"{name}: producer {reader.PRODUCER['producer']}; version: {reader.VERSION_TEXT}",
-                 path=name, observed=observed)
-        errors = sorted(schema_validator(ctx.assets.schema(reader.KIND)).iter_errors(document), key=lambda e: list(e.absolute_path))
+        if hasattr(reader, "VERSIONS"):
+            chosen = _by_signature(ctx.assets, reader.VERSIONS, set(document))
+            if chosen is None:
+                yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but its field set matches no known "
+                         f"version ({', '.join(reader.VERSIONS)}); nothing in it is re-derived", path=name, observed=sorted(document))
+                return
+            schema_name, profile = chosen
+            ctx.data["profile"], ctx.data["schema"] = profile, schema_name
+            producer, text = {"producer": profile["producer"], "version": profile["version"]}, profile["version"]
+            observed: dict[str, Any] = {**producer, "profile": schema_name}
+        else:
+            stated = {ptr: _at(document, ptr) for ptr, _ in reader.VERSION}
+            other = [(ptr, want) for ptr, want in reader.VERSION if not (type(stated[ptr]) is type(want) and stated[ptr] == want)]
+            observed = {k: str(v) for k, v in stated.items()}
+            if other:
+                yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but "
+                         + "; ".join(f"{ptr} is {stated[ptr]!r}, not {want!r}" for ptr, want in other)
+                         + ": an unknown producer version, nothing in it is re-derived",
+                         path=name, pointer=other[0][0], expected=dict(reader.VERSION), observed=observed)
+                return
+            schema_name, producer, text = reader.KIND, dict(reader.PRODUCER), reader.VERSION_TEXT
+        ctx.data["producer"] = producer
+        yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {text}", path=name, observed=observed)
+        errors = sorted(schema_validator(ctx.assets.schema(schema_name)).iter_errors(document), key=lambda e: list(e.absolute_path))
         for e in errors:
             ptr = json_pointer(e.absolute_path)
             yield _f(Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {schema_message(e)}", path=name, pointer=ptr)
         if not errors:
-            yield _f(Status.PASS, "valid", f"{name} is valid against {reader.KIND}.schema.json", path=name)
+            yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
 
     return Check("schema.documents", "The receipt names the producer version a pinned schema judges, and validates against it", run)
+
+
+def _by_signature(assets: Any, schema_names: Any, keys: set[str]) -> tuple[str, dict[str, Any]] | None:
+    """
+    Return `(schema_name, profile)` of the one pinned schema whose `x-verify-profile` `signature` (`{"keys_present": [...],
+    "keys_absent": [...]}`) matches `keys`: every present key in `keys`, no absent one. None when zero or several match.
+    """
+    hits = []
+    for name in schema_names:
+        profile = dict(assets.schema(name).get("x-verify-profile", {}))
+        sig = profile.get("signature", {})
+        if set(sig.get("keys_present", ())) <= keys and not (set(sig.get("keys_absent", ())) & keys):
+            hits.append((name, profile))
+    return hits[0] if len(hits) == 1 else None

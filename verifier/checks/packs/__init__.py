@@ -3,14 +3,18 @@ Per-producer rule packs: the rules a producer's receipt states about itself, jud
 
 A receipt names no gate, so the rules shipped with its reader are what
 judges it. `PACKS` maps a receipt reader's `KIND` (`verifier/adapters/`) to
-its checks; each reads only what passed `schema.documents`.
+its checks; each reads only what passed the reader's schema check
+(`schema.documents`, or `matrix.schema` / `telemetry.schema` for the readers
+not yet moved onto it).
 """
 
 from __future__ import annotations
 
-from verifier.checks.packs import serving_record
+from verifier.checks.packs import http_matrix, serving_record, telemetry
 from verifier.pipeline import Check
 
 __all__ = ["PACKS"]
 
-PACKS: dict[str, tuple[Check, ...]] = {"serving-performance-v1": (serving_record.record_rules,)}
+PACKS: dict[str, tuple[Check, ...]] = {"serving-performance-v1": (serving_record.record_rules,),
+                                       "frozen-http-matrix": (http_matrix.matrix_rules,),
+                                       "serving-load-telemetry": (telemetry.telemetry_rules,)}

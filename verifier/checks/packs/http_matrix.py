@@ -1,9 +1,11 @@
 """
-Frozen HTTP matrix output: the plan and responses checked against their own statements (seed 003).
+The rule pack of frozen HTTP matrix output (seed 003): the plan, config and responses checked against their own statements (`gate.rules`).
 
-Runs after `matrix.schema`, so every field read here is typed by the pinned
-`frozen-http-matrix-*-v1` schemas; a wrong type is a schema finding. Each
-rule yields PASS `holds` or FAIL with its code (`RULES`).
+Runs after `matrix.schema` (`verifier/adapters/http_matrix.py`), so every
+field read here is typed by the pinned `frozen-http-matrix-*-v1` schemas; a
+wrong type is a schema finding. Each rule yields PASS `holds` or FAIL with
+its code (`RULES`); an ok line whose case has no readable oracle is
+UNVERIFIED `oracle-unreadable`.
 """
 
 from __future__ import annotations
@@ -16,13 +18,12 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats
-from verifier.adapters._common import f
 from verifier.jsonio import JSONProblem, loads_strict
 from verifier.model import Finding, Status
 from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Context, check
 
-__all__ = ["RULES", "plan_rules", "response_rules", "spread"]
+__all__ = ["RULES", "matrix_rules", "secret_key", "without"]
 
 RULES = {
     "ok-after-deadline": "no ok response took longer than the plan's timeout_seconds",
@@ -40,12 +41,6 @@ RULES = {
     "finished-before-started": "config.json's finished_at is not before its started_at",
 }
 
-#: Codes of `matrix.response_rules`; the others belong to `matrix.plan_rules`.
-RESPONSE_CODES = frozenset({"ok-after-deadline", "clock-order", "latency-disagrees-with-clocks", "raw-response-absent", "ok-contradicts-oracle",
-                            "finished-before-started"})
-#: summary.json round values whose spread across rounds `round_aggregates` states (metric -> pointer under a round).
-SPREAD_METRICS = {"throughput_rps": ("throughput_rps",), "p50_ms": ("p50_ms",), "p95_ms": ("p95_ms",),
-                  "steady_state_throughput_rps": ("steady_state", "throughput_rps")}
 #: Key words whose non-empty string value is a credential (a key is split into words at `_`, `-`, spaces and camelCase humps).
 SECRET_KEY = re.compile(r"^(?:authorization|auth|password|passwd|secret|bearer|cookie|apikey|credential|credentials)$")
 #: A `token` key word is a credential unless a word next to it names a vocabulary token ("eos_token", "pad_token_id") or it is a count.
@@ -75,15 +70,21 @@ def secret_key(key: str) -> bool:
 
 
 def _rule(ok: bool, code: str, message: str, name: str, pointer: str | None = None, **kw: Any) -> Finding:
-    check_id = "matrix.response_rules" if code in RESPONSE_CODES else "matrix.plan_rules"
     if ok:
-        return f(check_id, Status.PASS, "holds", RULES[code], path=name, pointer=pointer)
-    return f(check_id, Status.FAIL, code, message, path=name, pointer=pointer, **kw)
+        return Finding(check="gate.rules", status=Status.PASS, code="holds", message=RULES[code], path=name, pointer=pointer)
+    return Finding(check="gate.rules", status=Status.FAIL, code=code, message=message, path=name, pointer=pointer, **kw)
 
 
-@check("matrix.plan_rules", title="The plan and config state a consistent budget, one oracle per case, no overlapping ignore paths, no credentials",
+@check("gate.rules", title="The plan and config state a consistent budget, one oracle per case, no overlapping ignore paths, no credentials; "
+       "responses are ok only within the deadline, dispatched before completed, latency equal to the clocks, bytes as the oracle",
        requires=("matrix.schema",))
-def plan_rules(ctx: Context) -> Iterator[Finding]:
+def matrix_rules(ctx: Context) -> Iterator[Finding]:
+    """Run the plan's rules (`_plan_rules`), then the responses' (`_response_rules`): every rule of `RULES`."""
+    yield from _plan_rules(ctx)
+    yield from _response_rules(ctx)
+
+
+def _plan_rules(ctx: Context) -> Iterator[Finding]:
     """FAIL `oracle-count`, `ignore-path-unresolved`, `ignore-paths-hide-oracle`, `budget-beyond-plan`, `ignore-paths-overlap`, `credential-retained`, `requests-below-concurrency`; else PASS `holds`."""
     plan, config = ctx.data["doc"]["plan.json"], ctx.data["doc"]["config.json"]
     for i, case in enumerate(plan["cases"]):
@@ -137,9 +138,7 @@ def _secrets(node: Any, pointer: str) -> Iterator[str]:
         yield pointer
 
 
-@check("matrix.response_rules", title="Responses: ok only within the deadline, dispatched before completed, latency equal to the clocks",
-       requires=("matrix.schema",))
-def response_rules(ctx: Context) -> Iterator[Finding]:
+def _response_rules(ctx: Context) -> Iterator[Finding]:
     """FAIL `ok-after-deadline`, `clock-order`, `latency-disagrees-with-clocks`, `ok-contradicts-oracle`, `finished-before-started`, `raw-response-absent` (first offending line each); else PASS `holds`; UNVERIFIED `oracle-unreadable` when an ok line's case has no readable oracle (its bytes are not re-checked)."""
     plan, lines = ctx.data["doc"]["plan.json"], ctx.data["doc"]["responses.jsonl"]
     name = "responses.jsonl"
@@ -178,9 +177,9 @@ def response_rules(ctx: Context) -> Iterator[Finding]:
             wrong = i
             break
     if unread is not None and wrong is None:
-        yield f("matrix.response_rules", Status.UNVERIFIED, "oracle-unreadable",
-                f"line {unread + 1}: case {lines[unread]['case']!r} has no readable oracle (exact_bytes as base64 text, or exact_json), "
-                "so its ok responses' bytes are not re-checked", path="plan.json", pointer="/cases")
+        yield Finding(check="gate.rules", status=Status.UNVERIFIED, code="oracle-unreadable",
+                      message=f"line {unread + 1}: case {lines[unread]['case']!r} has no readable oracle (exact_bytes as base64 text, "
+                      "or exact_json), so its ok responses' bytes are not re-checked", path="plan.json", pointer="/cases")
     else:  # a PASS here says every ok line was re-checked
         yield _rule(wrong is None, "ok-contradicts-oracle",
                     f"line {wrong + 1}: outcome ok, but its retained bytes do not match case {lines[wrong]['case']!r}'s oracle "
@@ -319,82 +318,3 @@ def _raw(value: Any) -> bool:
     except (binascii.Error, ValueError):
         return False
     return True
-
-
-def _spread_of(values: list[Decimal]) -> dict[str, Any] | None:
-    """The runner's spread block: rounds, min, median, max and (max - min) / median (None when the median is 0 and max != min)."""
-    if not values:
-        return None
-    low, mid, high, rel = stats.spread(values)
-    return {"rounds": len(values), "min": low, "median": mid, "max": high, "relative_spread": rel}
-
-
-def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
-    node: Any = row
-    for part in path:
-        node = node.get(part) if isinstance(node, dict) else None
-    return node
-
-
-@check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("matrix.schema",))
-def spread(ctx: Context) -> Iterator[Finding]:
-    """
-    Re-derive `summary.json#/round_aggregates` from the complete rounds of `rounds`.
-
-    Per (case, concurrency) and metric of `SPREAD_METRICS`: rounds (exact),
-    min and max (picks), median (`stats.median`: the mean of the two middle
-    values for even n, as `statistics.median`) and relative_spread = (max -
-    min) / median, compared with `stats.compare`. FAIL `spread-mismatch` per
-    wrong field, `spread-missing` for a group or metric with complete
-    rounds and no block (or a block for values that do not exist);
-    UNVERIFIED `spread-not-stated` when the summary has no `round_aggregates`.
-    """
-    summary = ctx.data["doc"]["summary.json"]
-    if "round_aggregates" not in summary:
-        yield f("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
-                "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")
-        return
-    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for row in summary["rounds"]:
-        groups.setdefault((row["case"], row["concurrency"]), [])
-        if row["status"] == "complete":
-            groups[(row["case"], row["concurrency"])].append(row)
-    blocks = {(b["case"], b["concurrency"]): (i, b) for i, b in enumerate(summary["round_aggregates"])}
-    for key, done in groups.items():
-        if key not in blocks:
-            yield f("matrix.spread", Status.FAIL, "spread-missing", f"round_aggregates has no block for case {key[0]!r} at concurrency {key[1]}",
-                    path="summary.json", pointer="/round_aggregates")
-            continue
-        i, block = blocks[key]
-        for metric, where in SPREAD_METRICS.items():
-            values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
-            derived, stated, ptr = _spread_of(values), block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
-            if (derived is None) != (stated is None):
-                yield f("matrix.spread", Status.FAIL, "spread-missing",
-                        f"{ptr}: stated {'nothing' if stated is None else 'a spread'} for {len(values)} complete-round value(s)",
-                        path="summary.json", pointer=ptr)
-                continue
-            if derived is None:
-                continue
-            bad = [k for k in ("rounds", "min", "median", "max", "relative_spread") if not _holds(stated[k], derived[k], k, values)]
-            yield (f("matrix.spread", Status.FAIL, "spread-mismatch",
-                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
-                     path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
-                   if bad else
-                   f("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
-                     path="summary.json", pointer=ptr))
-
-
-def _holds(stated: Any, derived: Any, key: str, values: list[Decimal]) -> bool:
-    if stated is None or derived is None:
-        return stated is None and derived is None
-    if key == "rounds":
-        return int(stated) == derived
-    if key == "relative_spread":
-        # (max - min) / median in binary64: the difference's rounding at the operands' magnitude, relative to the median
-        mid = stats.median(values)
-        if not mid:
-            return Decimal(stated) == derived
-        bound = {"statistic": "difference", "values": (max(values), min(values)), "scale": 1 / mid}
-        return stats.compare(Decimal(stated), derived, **bound).holds
-    return stats.compare(Decimal(stated), derived, statistic=key, values=values).holds
