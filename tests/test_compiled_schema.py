@@ -314,3 +314,13 @@ def test_a_schema_the_compiled_metaschema_check_refuses_is_worded_by_the_referen
 
     with pytest.raises(ConfigError, match=r"not a valid schema: '\(' is not a 'regex'"):
         schema_validator({"$schema": DRAFT_2020_12, "$id": "bad", "pattern": "("})
+
+
+@pytest.mark.parametrize("schema,instance", [({"exclusiveMaximum": 2**53 + 1}, Decimal("9007199254740993.0")),
+                                             ({"maximum": -(2**53) - 2}, -(2**53) - 1), ({"const": 2**53 + 1}, 2**53),
+                                             ({"enum": [2**53 + 1]}, 2**53)])
+def test_an_integer_past_2_to_the_53_in_a_bound_or_const_leaves_the_schema_to_the_reference(schema, instance):
+    """Found by this stop's trial: jsonschema-rs compared `exclusiveMaximum: 9007199254740993` as a float and accepted the bound itself."""
+    checked = _one(schema)
+    assert checked.compiled is None and len(list(checked.iter_errors(instance))) == 1
+    assert compiled_copy({"$schema": DRAFT_2020_12, **{k: 2**53 if k != "enum" else [2**53] for k in schema}}) is not None  # 2^53 is exact

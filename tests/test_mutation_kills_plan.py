@@ -434,8 +434,8 @@ def test_timing_is_judged_per_server_from_each_requests_first_receipt():
     late = [_rq("s2-m", 60), _rq("s2-w", 80, ended_at="2026-01-01T00:01:29Z", elapsed_s=9), _rq("s2-w", 80, elapsed_s=99)]
     found = _conf(late)
     assert [f for f in found if f[0] == "FAIL" and f[1] not in ("missing-receipt", "no-measured-receipts", "duplicate-receipt")] == [
-        ("FAIL", "warmup-after-measured", "server s2: a warmup ends at 2026-01-01T00:01:29+00:00, after the first measured "
-                                          "request starts at 2026-01-01T00:01:00+00:00")]
+        ("FAIL", "warmup-after-measured", "server s2: a warmup ends at 2026-01-01T00:01:29Z, after the first measured "
+                                          "request starts at 2026-01-01T00:01:00Z")]
     odd = [_rq("s1-w", 0), _rq("s1-m", 30, ended_at="2026-01-01T00:00:20Z"), _rq("s2-w", 5), _rq("s2-m", 40, elapsed_s="10.5"),
            _wk("s1"), _wk("s2")]
     assert [f for f in _conf(odd) if f[0] == "FAIL"] == [
@@ -490,7 +490,7 @@ def test_of_equal_instants_the_first_read_is_named():
                 _rq("s2-m", 80),
                 {**_rq("s2-m", 80), "request_id": "s2-m2", "started_at": at("00:01:20"), "ended_at": at("00:01:30")}]
     assert [f[2] for f in _conf(receipts) if f[1] == "warmup-after-measured"] == [
-        "server s2: a warmup ends at 2026-01-01T00:01:29+00:00, after the first measured request starts at 2026-01-01T00:01:20+00:00"]
+        "server s2: a warmup ends at 2026-01-01T00:01:29Z, after the first measured request starts at 2026-01-01T00:01:20Z"]
     receipts[4:8] = [receipts[5], receipts[4], receipts[7], receipts[6]]  # the other writing read first
     assert [f[2] for f in _conf(receipts) if f[1] == "warmup-after-measured"] == [
         "server s2: a warmup ends at 2026-01-01T01:01:29+01:00, after the first measured request starts at 2026-01-01T01:01:20+01:00"]
@@ -524,7 +524,7 @@ def test_timestamps_only_parse_time_reads_are_timed_as_written_and_offsets_kept_
             _rq("s2-m", 80, started_at="2026-01-01T00:01:20z", ended_at="2026-01-01T00:01:30z"), _wk("s1"), _wk("s2")]
     assert [f for f in _conf(late) if f[0] == "FAIL"] == [
         ("FAIL", "warmup-after-measured", "server s2: a warmup ends at 2026-01-01T02:01:25+02:00, after the first measured "
-                                          "request starts at 2026-01-01T00:01:20+00:00"),
+                                          "request starts at 2026-01-01T00:01:20z"),
         ("FAIL", "concurrency-exceeded", "2 requests were in flight at once (rebuilt from receipt intervals), above max_concurrency 1")]
     backwards = [_rq("s2-w", 0, started_at="2026-01-01T00:00:00z"), _rq("s2-m", 20), _rq("s1-w", 60), _rq("s1-m", 80), _wk("s1"), _wk("s2")]
     assert [f for f in _conf(backwards) if f[0] == "FAIL"] == [("FAIL", "arm-order", "servers ran in a different arm order than planned")]
@@ -571,7 +571,7 @@ def test_the_earliest_measured_start_of_a_server_is_compared_with_its_last_warmu
                 {**_rq("s1-m", 20), "request_id": "s1-n"}, _rq("s2-w", 60), _rq("s2-m", 80), _wk("s1"), _wk("s2")]
     found = _conf(receipts, plan={"requests": requests, "measured_per_server": 2, "max_concurrency": None})
     assert [f[2] for f in found if f[1] == "warmup-after-measured"] == [
-        "server s1: a warmup ends at 2026-01-01T00:00:25+00:00, after the first measured request starts at 2026-01-01T00:00:20+00:00"]
+        "server s1: a warmup ends at 2026-01-01T00:00:25Z, after the first measured request starts at 2026-01-01T00:00:20Z"]
 
 
 class _NoIteration(dict):
@@ -611,3 +611,12 @@ def test_elapsed_is_compared_with_a_span_read_to_the_nanosecond(ended, elapsed, 
     receipts = [_rq("s1-w", 0), _rq("s1-m", 20), _rq("s2-w", 60), _rq("s2-m", 80, ended_at=ended, elapsed_s=Decimal(elapsed)), _wk("s1"), _wk("s2")]
     found = [f for f in _conf(receipts, plan={"max_concurrency": None}) if f[1] == "elapsed-mismatch"]
     assert not found if holds else found == [("FAIL", "elapsed-mismatch", f"request s2-m: elapsed_s {elapsed} but ended_at - started_at = 11.001000999 s")]
+
+
+def test_a_warmup_ending_nanoseconds_after_the_first_measured_start_is_said_with_every_digit():
+    """Found by this stop's trial: the message printed both instants cut to microseconds, so they read as one time."""
+    late = [_rq("s1-w", 0), _rq("s1-m", 20), _rq("s2-w", 60, ended_at="2026-01-01T00:01:20.0000005Z", elapsed_s=Decimal("20.0000005")),
+            _rq("s2-m", 80, started_at="2026-01-01T00:01:20.0000001Z", ended_at="2026-01-01T00:01:30Z", elapsed_s=Decimal("9.9999999")),
+            _wk("s1"), _wk("s2")]
+    assert [f[2] for f in _conf(late, plan={"max_concurrency": None}) if f[1] == "warmup-after-measured"] == [
+        "server s2: a warmup ends at 2026-01-01T00:01:20.0000005Z, after the first measured request starts at 2026-01-01T00:01:20.0000001Z"]

@@ -222,6 +222,8 @@ MATRIX_CASES = [
      {("finished-before-started", "/finished_at")}),
     ("bytes oracle that is not base64", lambda d: _edit_plan(d, lambda p: p["cases"][0].update(oracle={"exact_bytes": "not base64!"})), set()),
     ("run finished as it started", lambda d: _edit(d / "config.json", lambda c: c.update(finished_at="2026-10-13T08:00:00Z")), set()),
+    ("run finished 400 ns before it started", lambda d: _edit(d / "config.json", lambda c: c.update(
+        started_at="2026-10-13t08:00:00.0000005z", finished_at="2026-10-13T08:00:00.0000001Z")), {("finished-before-started", "/finished_at")}),
 ]
 
 

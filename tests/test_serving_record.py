@@ -244,3 +244,14 @@ def test_a_median_whose_definition_says_linear_is_a_median_mismatch_not_a_percen
     """Its words choose no percentile: a median of the maximum's value is a `metric-mismatch` (it was "the nearest-rank one", p100)."""
     report = _report(tmp_path, _metric("completion_median_ms", definition="Median over linear time of all durations", value=6931.26))
     assert [f.code for f in report.findings if f.pointer == "/metrics/3/value"] == ["metric-mismatch"]
+
+
+@pytest.mark.parametrize("batch,inside", [(56.000000001, True), (56.000000002, False)])
+def test_record_clocks_are_read_in_any_case_to_the_nanosecond(tmp_path, batch, inside):
+    """Found by this stop's trial: a lower-case "z" (valid RFC 3339) was an ERROR in `gate.rules`; the envelope was cut to microseconds."""
+    def change(r):
+        r.update(started_at="2026-09-20t14:31:36.000000000z", completed_at="2026-09-20t14:32:32.000000001z")
+        next(m for m in r["metrics"] if m["id"] == "batch_duration_seconds")["value"] = batch
+    report = _report(tmp_path, change)
+    assert not [f for f in report.findings if f.status == Status.ERROR]
+    assert ((Status.FAIL, "batch-outside-envelope") in _codes(report)) is not inside

@@ -152,9 +152,11 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
 
     Each planned request contributes the row of its first receipt; a planned
     request with no receipt is listed in `missing_ids`. A request the plan
-    lists more than once (`plan.conformance` FAILs it) counts once, at its
-    first listing. An `outcome` key in `selection` filters receipts after the
-    plan selection (the denominator stays the plan).
+    lists more than once (`plan.conformance` FAILs it) counts once in a
+    selection, at the first of its listings the selection matches (listed
+    under two servers, it counts in each server's selection). An `outcome`
+    key in `selection` filters receipts after the plan selection (the
+    denominator stays the plan).
     """
     plan_sel = {k: v for k, v in selection.items() if k != "outcome"}
     chosen, missing = [], []

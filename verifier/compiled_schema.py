@@ -46,7 +46,8 @@ claim and gate rule of the shipped profiles, where the profile schema uses it
 beside `allOf` and `oneOf`.
 
 Everything else (`multipleOf`, `unevaluatedItems`, `prefixItems`, a
-non-integer numeric bound, a float in `const`/`enum`, a `$ref` leaving the
+non-integer numeric bound or one beyond 2^53 (jsonschema-rs compares it as a
+float), a float in `const`/`enum` or an integer beyond 2^53, a `$ref` leaving the
 document, any keyword not listed in `_SAME`/`_SUBSCHEMAS`, a pattern outside
 the syntax) makes `compiled_copy` return None, and that schema is validated
 by the reference alone, as before. `docs/bundle-format.md` lists which
@@ -122,8 +123,12 @@ DATE_TIME_PATTERN = (f"^(?:{_YEAR}-(?:{_DAYS})|{_LEAP}-02-29)[Tt](?:[01][0-9]|2[
                      "(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])\\z")
 
 
+#: The largest integer every float between it and its negation holds exactly (2^53): jsonschema-rs compares a bound past it as a float.
+_EXACT = 2**53
+
+
 def _scalar(value: Any) -> bool:
-    return value is None or isinstance(value, (str, bool, int)) and not isinstance(value, float)
+    return value is None or isinstance(value, (str, bool)) or type(value) is int and abs(value) <= _EXACT
 
 
 def compiled_copy(schema: Any) -> Any:
@@ -155,7 +160,7 @@ def compiled_copy(schema: Any) -> Any:
                 return None
             out[key] = value
         elif key in _BOUNDS:
-            if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _EXACT:
                 return None
             out[key] = value
         elif key == "pattern":

@@ -188,9 +188,9 @@ def _response_rules(ctx: Context) -> Iterator[Finding]:
     config = ctx.data["doc"].get("config.json") or {}
     began, ended = config.get("started_at"), config.get("finished_at")
     if isinstance(began, str) and isinstance(ended, str):
-        from verifier.campaign import parse_time
+        from verifier.evidence import instant
 
-        backwards_run = parse_time(ended) < parse_time(began)
+        backwards_run = instant(ended) < instant(began)  # nanoseconds, as every clock of the evidence is read
         yield _rule(not backwards_run, "finished-before-started",
                     f"config.json says the run finished at {ended}, before it started at {began}" if backwards_run else "",
                     "config.json", "/finished_at" if backwards_run else None, expected=f">= {began}" if backwards_run else None,

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
 from verifier import stats
+from verifier.evidence import instant
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
@@ -57,10 +57,6 @@ def _rule(ok: bool, code: str, fail_message: str, name: str, pointer: str | None
     return _f(Status.FAIL, code, fail_message, name, pointer, **kw)
 
 
-def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
 def _seconds(metric: dict[str, Any]) -> Decimal | None:
     scale = {"s": Decimal(1), "ms": Decimal("0.001")}.get(metric.get("unit", ""))
     return None if scale is None else Decimal(metric["value"]) * scale
@@ -72,7 +68,7 @@ def record_rules(ctx: Context) -> Iterator[Finding]:
     """
     Run every rule of `RULES` whose fields the record states; PASS `holds` or FAIL with the rule's code.
 
-    Clocks are RFC 3339 (validated by the schema) compared as aware datetimes;
+    Clocks are RFC 3339 (validated by the schema) compared as instants to the nanosecond (`evidence.instant`);
     durations in the record's units (`ms`, `s`); the peak is
     `stats.peak_in_flight` over half-open case intervals.
     """
@@ -81,9 +77,8 @@ def record_rules(ctx: Context) -> Iterator[Finding]:
     yield _rule(d["status"] == "completed", "run-not-completed",
                 f"status is {d['status']!r}, not 'completed': the run did not finish, its numbers are not a result", name, "/status",
                 expected="completed", observed=d["status"])
-    started, completed = _when(d["started_at"]), _when(d["completed_at"])
-    span = completed - started
-    envelope = Decimal(span.days * 86400 + span.seconds) + Decimal(span.microseconds).scaleb(-6)
+    started, completed = instant(d["started_at"]), instant(d["completed_at"])  # nanoseconds; any RFC 3339 case and offset
+    envelope = Decimal(completed - started).scaleb(-9)
     yield _rule(completed >= started, "clock-order", f"completed_at {d['completed_at']} is before started_at {d['started_at']}",
                 name, "/completed_at", expected=f">= {d['started_at']}", observed=d["completed_at"])
     for i, metric in enumerate(d["metrics"]):
@@ -109,7 +104,7 @@ def record_rules(ctx: Context) -> Iterator[Finding]:
                         "start and end time: a peak without request timestamps is not an observation", name,
                         "/performance/observed_peak_inflight", observed=peak)
         else:
-            derived = stats.peak_in_flight([(_when(c["started_at"]), _when(c["completed_at"])) for c in timed])
+            derived = stats.peak_in_flight([(instant(c["started_at"]), instant(c["completed_at"])) for c in timed])
             yield _rule(stats.compare(peak, Decimal(derived), exact=True).holds, "peak-mismatch",
                         f"observed_peak_inflight = {peak}, but the case intervals overlap at most {derived} at once",
                         name, "/performance/observed_peak_inflight", expected=derived, observed=peak)
