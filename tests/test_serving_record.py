@@ -255,3 +255,36 @@ def test_record_clocks_are_read_in_any_case_to_the_nanosecond(tmp_path, batch, i
     report = _report(tmp_path, change)
     assert not [f for f in report.findings if f.status == Status.ERROR]
     assert ((Status.FAIL, "batch-outside-envelope") in _codes(report)) is not inside
+
+
+def _claims_of(report, metric):
+    return [(f.status, f.code, f.message, f.pointer, f.expected, f.observed) for f in report.findings
+            if f.check == "derivation.claims" and metric in f.message]
+
+
+def test_a_metric_stating_another_sample_count_fails_at_its_samples(tmp_path):
+    """Kills receipt_claims' samples branch (cosmic-ray run on 7daa449, derivation.py :253-255): the count, its pointer, expected and observed."""
+    (tmp_path / "wrong").mkdir()
+    (tmp_path / "right").mkdir()
+    wrong = _claims_of(_report(tmp_path / "wrong", _metric("completion_median_ms", samples=9)), "completion_median_ms")
+    assert wrong == [(Status.FAIL, "samples-mismatch", "completion_median_ms says 9 samples, the cases record 8 durations",
+                      "/metrics/3/samples", 8, 9)]
+    right = _claims_of(_report(tmp_path / "right", _metric("completion_median_ms", samples=8)), "completion_median_ms")
+    assert [(s, c) for s, c, *_ in right] == [(Status.PASS, "derived")]
+
+
+def test_a_definition_naming_both_methods_says_so_at_the_definition_with_its_text(tmp_path):
+    """Kills `:235` the conflict's pointer, message and observed indices: each is asserted."""
+    definition = "Nearest-rank or linear-interpolated p95 of the durations."
+    (found,) = _claims_of(_report(tmp_path, _metric("completion_p95_ms", definition=definition)), "completion_p95_ms")
+    assert found[:2] == (Status.FAIL, "definition-contradicts-value") and found[3] == "/metrics/4/definition"
+    assert found[2].startswith("completion_p95_ms: ") and "both" in found[2] and found[5] == definition
+
+
+def test_no_case_recording_a_duration_is_the_metrics_own_failure_not_an_error(tmp_path):
+    """Kills `:242` the except clause replaced and `:243` its FAIL/UNVERIFIED flipped: every duration null."""
+    def change(r):
+        for c in r["cases"]:
+            c["duration_ms"] = None
+    found = _claims_of(_report(tmp_path, change), "completion_median_ms")
+    assert [(s, c, m) for s, c, m, *_ in found] == [(Status.FAIL, "metric-mismatch", "completion_median_ms: no case records a duration")]
