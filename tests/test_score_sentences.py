@@ -1,0 +1,169 @@
+"""
+Sentences about recorded scores bind to the subject, the count and the extreme their own words name (a hostile trial's defects 4, 5, 6).
+
+On the shipped example (`examples/ref2va-5s/quality-index.json`): the lowest
+SSIM is 0.991703 (c01 and c04), the highest 1.000000 (c11 to c14), c07's
+0.991752; the gate counts 14 comparisons. Before these fixes, "The SSIM of
+c07 was 0.991703" PASSed (0.991703 is c01's score, not c07's: the id was
+ignored), "all 14 comparisons" in a sentence with "best SSIM" was compared
+with the best SSIM (FAIL), and "from 0.991703 (worst) to 1.000000 (best)"
+read "worst" for both numbers (FAIL on 1.000000).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import EXAMPLE, ROOT
+
+from verifier.binding import bind
+from verifier.bundle import Bundle
+from verifier.checks import derivation, gate, integrity, plan, schema, statements
+from verifier.pipeline import Context, run_pipeline
+from verifier.readers.claimtext import extract
+from verifier.trust import assets
+
+PR = ROOT / "examples" / "ref2va-5s-pr.md"
+
+
+@pytest.fixture(scope="module")
+def evidence():
+    """Return `(evidence, pairs, keys, levels)` of the shipped example (the checks before `claims.stated` run first)."""
+    ctx = Context(subject=EXAMPLE, assets=assets(), bundle=Bundle(root=EXAMPLE))
+    run_pipeline((integrity.files, gate.pinned, schema.documents, plan.conformance, derivation.claims), ctx)
+    return statements.collect_all(ctx)
+
+
+def judged(text: str, evidence) -> list[tuple[str, str, str, str | None]]:
+    """(number, status, code, bound evidence name) of each quantity of `text`."""
+    return [(o.quantity.number, o.status, o.code, o.evidence) for o in bind(extract(text, "pr.md"), *evidence)
+            if not o.quantity.informational]
+
+
+def cli(run, tmp_path, sentence: str) -> tuple[int, list[dict]]:
+    """Run `verify --claims-text` on the example with its PR text plus `sentence`; return the exit code and the sentence's findings."""
+    pr = tmp_path / "PR.md"
+    pr.write_text(PR.read_text(encoding="utf-8") + "\n" + sentence + "\n", encoding="utf-8")
+    result = run("check", "-f", "json", str(EXAMPLE), "--claims-text", str(pr))
+    document = json.loads(result.stdout)
+    mine = [f for f in document["findings"] if f["check"] == "claims.stated" and f["observed"].get("sentence") == sentence
+            and f["code"] != "informational"]
+    return result.exit_code, mine
+
+
+# defect 5: a comparison id (or any subject id) named in the sentence is the subject of its number
+
+def test_a_comparison_named_binds_to_its_own_score_cli(run, tmp_path):
+    """The trial's sentence: 0.991703 is c01's (the lowest) SSIM, not c07's 0.991752: FAIL naming c07's score."""
+    code, found = cli(run, tmp_path, "The SSIM of c07 was 0.991703.")
+    assert code == 1
+    assert [(f["status"], f["code"], f["observed"]["binding"]) for f in found] == [("FAIL", "claim-mismatch", "quality.ssim.c07")]
+    code, found = cli(run, tmp_path, "The SSIM of c07 was 0.991752.")
+    assert code == 0
+    assert [(f["status"], f["code"], f["observed"]["binding"]) for f in found] == [("PASS", "recorded-score", "quality.ssim.c07")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("The SSIM of c07 was 0.991703.", [("0.991703", "FAIL", "claim-mismatch", "quality.ssim.c07")]),
+    ("The SSIM of c07 was 0.991752.", [("0.991752", "PASS", "recorded-score", "quality.ssim.c07")]),
+    ("c11 scored an SSIM of 1.000000.", [("1.000000", "PASS", "recorded-score", "quality.ssim.c11")]),
+    ("c11 scored an SSIM of 0.991703.", [("0.991703", "FAIL", "claim-mismatch", "quality.ssim.c11")]),
+    ("The audio cosine of c03 (0.977337) was the lowest.", [("0.977337", "PASS", "recorded-score", "quality.audio_cosine.c03")]),
+    ("The SSIM (c02) was 0.991703.", [("0.991703", "FAIL", "claim-mismatch", "quality.ssim.c02")]),
+    ("The SSIM was 0.991752 (c07).", [("0.991752", "PASS", "recorded-score", "quality.ssim.c07")]),
+    ("The SSIM was 0.991703 (c07).", [("0.991703", "FAIL", "claim-mismatch", "quality.ssim.c07")]),
+])
+def test_a_comparison_named_binds_to_its_own_score(text, want, evidence):
+    assert judged(text, evidence) == want
+
+
+@pytest.mark.parametrize("text", ["The SSIM of c99 was 0.991703.", "The SSIM of C15 was 1.000000."])
+def test_a_comparison_id_the_evidence_lacks_is_unverified_with_the_reason(text, evidence):
+    outcomes = [o for o in bind(extract(text, "pr.md"), *evidence) if not o.quantity.informational]
+    assert [(o.status, o.code) for o in outcomes] == [("UNVERIFIED", "unbound-claim")]
+    assert "no comparison, request, server or arm" in outcomes[0].message, outcomes[0].message
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # A1-m1's output is the reference of c01 only (SSIM 0.991703)
+    ("The SSIM of request A1-m1 was 0.991703.", [("0.991703", "PASS", "recorded-score", "quality.ssim.c01")]),
+    ("The SSIM of request A1-m1 was 1.000000.", [("1.000000", "FAIL", "claim-mismatch", "quality.ssim.c01")]),
+    # B2-m1's output is in c04 (0.991703) and c11 (1.0): the lowest of B2-m1 is c04's
+    ("The lowest SSIM of request B2-m1 was 0.991703.", [("0.991703", "PASS", "recorded-score", "quality.ssim.c04")]),
+    ("The lowest SSIM of request B2-m1 was 1.000000.", [("1.000000", "FAIL", "claim-mismatch", "quality.ssim.c04")]),
+    # server A2's outputs: c04, c05, c06, c09, c10: lowest 0.991703, highest 0.991752 (not the campaign's 1.000000)
+    ("The highest SSIM on server A2 was 0.991752.", [("0.991752", "PASS", "recorded-score", "quality.ssim.c09")]),
+    ("The highest SSIM on server A2 was 1.000000.", [("1.000000", "FAIL", "claim-mismatch", "quality.ssim.c09")]),
+])
+def test_a_request_or_server_named_binds_to_the_scores_of_its_outputs(text, want, evidence):
+    assert judged(text, evidence) == want
+
+
+def test_a_subject_whose_scores_disagree_and_no_extreme_named_is_unbound(evidence):
+    """Server A2's SSIMs are 0.991703 .. 0.991752: "the SSIM on server A2 was 0.9917" names none of them."""
+    assert judged("The SSIM on server A2 was 0.991700.", evidence) == [("0.991700", "UNVERIFIED", "unbound-claim", None)]
+    assert judged("The SSIM on server A2 was 0.991729.", evidence) == [("0.991729", "PASS", "recorded-score", "quality.ssim.c05")]
+
+
+def test_a_server_the_evidence_lacks_in_a_score_sentence_is_unverified(evidence):
+    outcomes = [o for o in bind(extract("The SSIM on server A9 was 0.991703.", "pr.md"), *evidence) if not o.quantity.informational]
+    assert [(o.status, o.code) for o in outcomes] == [("UNVERIFIED", "unbound-claim")]
+    assert "'A9'" in outcomes[0].message
+
+
+# defect 4: a count followed by its counted noun is a count, never the score of its clause
+
+def test_a_count_of_comparisons_beside_a_score_is_a_count_cli(run, tmp_path):
+    code, found = cli(run, tmp_path, "The best SSIM was 1.000000, and all 14 comparisons passed.")
+    assert code == 0, found
+    assert [(f["status"], f["observed"]["binding"]) for f in found] == [("PASS", "quality.ssim.max"), ("PASS", "count.comparisons")]
+    code, found = cli(run, tmp_path, "The best SSIM was 1.000000, and all 15 comparisons passed.")
+    assert code == 1
+    assert [(f["status"], f["code"], f["observed"]["binding"]) for f in found] == [
+        ("PASS", "recorded-score", "quality.ssim.max"), ("FAIL", "claim-mismatch", "count.comparisons")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("The lowest SSIM over 14 comparisons was 0.991703.",
+     [("14", "PASS", "bound", "count.comparisons"), ("0.991703", "PASS", "recorded-score", "quality.ssim.min")]),
+    ("The lowest SSIM over 20 requests was 0.991703.",
+     [("20", "PASS", "bound", "count.requests"), ("0.991703", "PASS", "recorded-score", "quality.ssim.min")]),
+    ("The lowest SSIM over 21 requests was 0.991703.",
+     [("21", "FAIL", "claim-mismatch", "count.requests"), ("0.991703", "PASS", "recorded-score", "quality.ssim.min")]),
+    # a count of something the evidence does not count stays unaccounted for, never a score
+    ("The best SSIM was 1.000000 across 3 clips.", [("1.000000", "PASS", "recorded-score", "quality.ssim.max"),
+                                                    ("3", "UNVERIFIED", "unchecked-claim", None)]),
+])
+def test_a_count_followed_by_its_noun_binds_as_a_count(text, want, evidence):
+    assert judged(text, evidence) == want
+
+
+# defect 6: each number takes the extreme word nearest to it; "from X to Y" of a score is its range
+
+def test_a_range_with_both_extremes_named_cli(run, tmp_path):
+    code, found = cli(run, tmp_path, "SSIM ranged from 0.991703 (worst) to 1.000000 (best).")
+    assert code == 0, found
+    assert [(f["status"], f["observed"]["binding"]) for f in found] == [("PASS", "quality.ssim.min"), ("PASS", "quality.ssim.max")]
+    code, found = cli(run, tmp_path, "SSIM ranged from 0.991729 (worst) to 1.000000 (best).")
+    assert code == 1
+    assert [(f["status"], f["observed"]["binding"]) for f in found] == [("FAIL", "quality.ssim.min"), ("PASS", "quality.ssim.max")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("SSIM ranged from 0.991703 (worst) to 1.000000 (best).", ["PASS", "PASS"]),
+    ("SSIM ranged from 1.000000 (best) to 0.991703 (worst).", ["PASS", "PASS"]),
+    ("SSIM ranged from 0.991703 (best) to 1.000000 (worst).", ["FAIL", "FAIL"]),
+    ("SSIM ranged from 0.991703 (lowest) to 1.000000 (highest).", ["PASS", "PASS"]),
+    ("SSIM ranged from 0.991703 to 1.000000 (best).", ["PASS", "PASS"]),
+    ("SSIM ranged from 0.991703 to 1.000000.", ["PASS", "PASS"]),
+    ("SSIM ranged from 1.000000 down to 0.991703.", ["PASS", "PASS"]),
+    # c07's 0.991752 is a recorded score, but not the low end of the range
+    ("SSIM ranged from 0.991752 to 1.000000.", ["FAIL", "PASS"]),
+    ("SSIM ranged from 0.991703 to 0.991752.", ["PASS", "FAIL"]),
+    ("The worst SSIM was 0.991703 and the best 1.000000.", ["PASS", "PASS"]),
+    ("The best SSIM was 1.000000 and the worst 0.991703.", ["PASS", "PASS"]),
+    ("The best SSIM was 0.991703 and the worst 1.000000.", ["FAIL", "FAIL"]),
+])
+def test_each_number_takes_the_extreme_word_nearest_to_it(text, want, evidence):
+    assert [status for _, status, _, _ in judged(text, evidence)] == want
