@@ -167,3 +167,29 @@ def test_a_range_with_both_extremes_named_cli(run, tmp_path):
 ])
 def test_each_number_takes_the_extreme_word_nearest_to_it(text, want, evidence):
     assert [status for _, status, _, _ in judged(text, evidence)] == want
+
+
+# defect 5's class beyond scores: an id named that the evidence lacks is never bound to another subject's value
+
+@pytest.mark.parametrize(("text", "word"), [
+    ("Server A9 handled 5 requests.", "A9"),  # was FAIL against all 20 requests
+    ("Server C1 had a mean of 396.30 s.", "C1"),  # was PASS on A1's mean
+    ("Request A1-m9 took 495.38 s.", "A1-m9"),  # was unbound-claim listing every request
+    ("The SSIM of comparison x7 was 0.991752.", "x7"),  # after "comparison", whatever its shape
+])
+def test_an_id_the_evidence_lacks_is_unverified_naming_it(text, word, evidence):
+    outcomes = [o for o in bind(extract(text, "pr.md"), *evidence) if not o.quantity.informational]
+    assert [(o.status, o.code) for o in outcomes] == [("UNVERIFIED", "unbound-claim")]
+    assert f"its words name '{word}', and the evidence has no comparison, request, server or arm '{word}'" in outcomes[0].message
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("Server A1 had a mean of 396.30 s.", [("396.30", "PASS", "bound", "server_mean_s.A1")]),
+    ("Server A1 had a mean of 418.24 s.", [("418.24", "FAIL", "claim-mismatch", "server_mean_s.A1")]),
+    ("Server B2 handled 5 requests.", [("5", "PASS", "bound", "server.B2.all.count")]),
+    ("Request A1-w1 took 495.38 s.", [("495.38", "PASS", "bound", "request.A1-w1.elapsed_s")]),
+    # a word of another width is no id of this shape: "A100" beside A1, A2
+    ("The A100 SSIM was 0.991703 at its lowest.", [("0.991703", "PASS", "recorded-score", "quality.ssim.min")]),
+])
+def test_an_id_the_evidence_has_binds_to_its_own_value(text, want, evidence):
+    assert judged(text, evidence) == want

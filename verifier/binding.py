@@ -211,19 +211,20 @@ def bind(quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Se
     determine, else it is `unbound-claim`. Never raises for any quantities.
     """
     outcomes: list[Outcome] = []
+    ids = _Ids.of(keys, evidence)
     for q in quantities:
         if q.informational:
             outcomes.append(Outcome(q, "PASS", "informational", f"{q.number} is an identifier ({q.informational}), not a quantity"))
             continue
         try:
-            outcomes.append(_bind_one(q, quantities, evidence, pairs, keys, levels or {}))
+            outcomes.append(_bind_one(q, quantities, evidence, pairs, keys, levels or {}, ids))
         except (ArithmeticError, units.UnitError) as exc:
             outcomes.append(_unchecked(q, f"it could not be compared ({type(exc).__name__}: {exc})"))
     return outcomes
 
 
 def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair],
-              keys: dict[str, str], levels: dict[str, str]) -> Outcome:
+              keys: dict[str, str], levels: dict[str, str], ids: _Ids) -> Outcome:
     local = _local(q)
     if q.unit in ("%", "x"):
         return _bind_relative(q, quantities, pairs, keys)
@@ -242,7 +243,10 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     metric = [e for e in recorded if e.topics & topic and (e.topics & _words(local) or not _words(local) & LATENCY_WORDS)]
     if metric and (q.unit is None or not units.known(q.unit) or units.parse(q.unit).dimension == "dimensionless") \
             and not _counts(q, evidence):  # "all 14 comparisons passed" beside "the best SSIM": a count, not a score
-        return _bind_score(q, metric, local, _better_end(evidence, topic), quantities, keys, evidence)
+        return _bind_score(q, metric, local, _better_end(evidence, topic), quantities, keys, evidence, ids)
+    unknown = None if _keys_of(q, ids.names) else _unknown_id(q, ids)
+    if unknown:  # "Server C1 had a mean of 396.30 s": no other server's value may stand for it
+        return _names_nothing(q, unknown)
     if levels and not q.role:
         outcome = _bind_by_subject(q, evidence, keys, levels)
         if outcome is not None:
@@ -514,7 +518,8 @@ def _range_partner(q: Quantity, quantities: Sequence[Quantity], others: Sequence
     return None
 
 
-def _named_subject(q: Quantity, scores: Sequence[Evidence], keys: dict[str, str], metric: str) -> tuple[str | None, list[Evidence] | Outcome]:
+def _named_subject(q: Quantity, scores: Sequence[Evidence], keys: dict[str, str], metric: str,
+                   ids: _Ids) -> tuple[str | None, list[Evidence] | Outcome]:
     """
     Return `(id, its scores)` for the comparison, request, server or arm `q`'s words name (`wording.keys_of`), `(None, [])` when none.
 
@@ -525,9 +530,7 @@ def _named_subject(q: Quantity, scores: Sequence[Evidence], keys: dict[str, str]
     score may stand for it. The words `baseline`, `candidate` and
     `reference` name a side of every comparison, not a subject.
     """
-    ids = {k for e in scores for k in e.keys} | set(keys)
-    ids = {k for k in ids if k.lower() not in _SIDES}
-    found = _keys_of(q, ids)
+    found = _keys_of(q, ids.names)
     if found:
         key = keys.get(found[0], found[0])
         own = [e for e in scores if key in e.keys]
@@ -536,20 +539,62 @@ def _named_subject(q: Quantity, scores: Sequence[Evidence], keys: dict[str, str]
         return found[0], Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: its words name '{found[0]}', and no recorded "
                                                                   f"{metric} score is of a comparison, request, server or arm '{found[0]}'",
                                  extra={"candidates": ""})
-    shapes = {re.sub(r"\d+", r"\\d+", re.escape(k.lower())) for k in ids if re.search(r"\d", k)}
-    text = f"{q.context} {q.before} {_clause_after(q)}".lower()
-    for token in re.findall(r"[\w-]+", text):
-        if any(re.fullmatch(shape, token) for shape in shapes):
-            token = next((w for w in re.findall(r"[\w-]+", f"{q.context} {q.sentence}") if w.lower() == token), token)  # as written
-            return token, Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: its words name '{token}', and the evidence "
-                                                                   f"has no comparison, request, server or arm '{token}'", extra={"candidates": ""})
+    unknown = _unknown_id(q, ids)
+    if unknown:
+        return unknown, _names_nothing(q, unknown)
     return None, []
 
 
+@dataclass(frozen=True, slots=True)
+class _Ids:
+    """
+    Represents the subject ids of one `bind` call, computed once: `names` as written, `known` lower-cased, `shape` their shapes.
+
+    The ids are the keys (arm, server and request ids) and every id a
+    recorded score is about (`Evidence.keys` of level `comparison`), less
+    the words `baseline`, `candidate` and `reference` (`_SIDES`: they name a
+    side of every comparison, not one subject). `shape` matches a word of
+    the form of an id with digits, each run of w digits read as 1 to w
+    digits (`c99` beside `c01`, `A9` beside `A1`, not `A100`), or None.
+    """
+
+    names: frozenset[str]
+    known: frozenset[str]
+    shape: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, keys: dict[str, str], evidence: Sequence[Evidence]) -> _Ids:
+        names = frozenset(k for k in {*keys, *(k for e in evidence if e.level == "comparison" for k in e.keys)} if k.lower() not in _SIDES)
+        shapes = {re.sub(r"\d+", lambda m: rf"\d{{1,{len(m.group())}}}", re.escape(k.lower())) for k in names if re.search(r"\d", k)}
+        return cls(names, frozenset(k.lower() for k in names), re.compile("|".join(sorted(shapes))) if shapes else None)
+
+
+def _unknown_id(q: Quantity, ids: _Ids) -> str | None:
+    """
+    Return a word of `q`'s own words (`wording.keys_of`'s windows) that names a subject the evidence does not have, as written, else None.
+
+    Such a word follows `server`, `request`, `comparison` or `arm` and holds
+    a letter and a digit ("server C1"), or has the shape of an id
+    (`_Ids.shape`) and is none of them.
+    """
+    text = f"{q.context} {q.before} {_clause_after(q)}".lower()
+    after_noun = {m.group(1) for m in re.finditer(r"\b(?:server|request|comparison|arm)\s+([\w-]*[a-z][\w-]*)", text) if re.search(r"\d", m.group(1))}
+    for token in re.findall(r"[\w-]+", text):
+        if token not in ids.known and (token in after_noun or ids.shape is not None and ids.shape.fullmatch(token)):
+            return next((w for w in re.findall(r"[\w-]+", f"{q.context} {q.sentence}") if w.lower() == token), token)  # as written
+    return None
+
+
+def _names_nothing(q: Quantity, word: str) -> Outcome:
+    """UNVERIFIED `unbound-claim`: the words of `q` name a subject (`word`) the evidence has no comparison, request, server or arm of."""
+    return Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: its words name '{word}', and the evidence has no "
+                                                     f"comparison, request, server or arm '{word}'", extra={"candidates": ""})
+
+
 def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str, better: tuple[str, Evidence] | None,
-                quantities: Sequence[Quantity], keys: dict[str, str], evidence: Sequence[Evidence]) -> Outcome:
+                quantities: Sequence[Quantity], keys: dict[str, str], evidence: Sequence[Evidence], ids: _Ids) -> Outcome:
     scores = [e for e in metric if e.level == "comparison"]
-    subject, own = _named_subject(q, scores, keys, sorted(next(iter(metric)).topics)[0])
+    subject, own = _named_subject(q, scores, keys, sorted(next(iter(metric)).topics)[0], ids)
     if isinstance(own, Outcome):
         return own
     others = _scores_beside(q, quantities, evidence)
