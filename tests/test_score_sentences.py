@@ -193,3 +193,44 @@ def test_an_id_the_evidence_lacks_is_unverified_naming_it(text, word, evidence):
 ])
 def test_an_id_the_evidence_has_binds_to_its_own_value(text, want, evidence):
     assert judged(text, evidence) == want
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # the counted noun's first word is no plural ("quality"): the count noun of the gate's count still makes it a count
+    ("The best SSIM was 1.000000, and all 14 quality comparisons passed.",
+     [("1.000000", "PASS", "recorded-score", "quality.ssim.max"), ("14", "PASS", "bound", "count.comparisons")]),
+    # a whole number followed by a word that is no plural noun ("exactly"), by "across" or by "means" is still a score
+    ("The highest SSIM was 1 exactly.", [("1", "PASS", "recorded-score", "quality.ssim.max")]),
+    ("The highest SSIM was 1 across the candidate pairs.", [("1", "PASS", "recorded-score", "quality.ssim.max")]),
+    ("An SSIM of 1 means identical frames.", [("1", "PASS", "recorded-score", "quality.ssim.min")]),  # 1 is 0.5 .. 1.5
+    # a gate threshold quoted as such takes no extreme word: "lowest" stays 0.991752's, which is not the lowest
+    ("The lowest SSIM, well above the gate of 0.97, was 0.991752.",
+     [("0.97", "PASS", "gate-threshold", "gate.quality.ssim.min"), ("0.991752", "FAIL", "claim-mismatch", "quality.ssim.min")]),
+    # an arrow of scores is a range too; equal ends are either end
+    ("SSIM went 0.991752 → 1.000000.", [("0.991752", "FAIL", "claim-mismatch", "quality.ssim.min"),
+                                         ("1.000000", "PASS", "recorded-score", "quality.ssim.max")]),
+    # "->" is an arrow, not "greater than": neither end is a gate threshold or a bound
+    ("SSIM went 0.991752 -> 1.000000.", [("0.991752", "FAIL", "claim-mismatch", "quality.ssim.min"),
+                                          ("1.000000", "PASS", "recorded-score", "quality.ssim.max")]),
+    ("SSIM ranged from 0.991703 to 0.991703.", [("0.991703", "PASS", "recorded-score", "quality.ssim.min"),
+                                                 ("0.991703", "PASS", "recorded-score", "quality.ssim.min")]),
+    # "baseline" and "candidate" name a side of every comparison, not a subject: the highest of all scores
+    ("The highest SSIM between baseline and candidate was 1.000000.", [("1.000000", "PASS", "recorded-score", "quality.ssim.max")]),
+])
+def test_the_edges_of_counts_extremes_and_sides(text, want, evidence):
+    assert judged(text, evidence) == want
+
+
+def test_an_id_with_no_recorded_score_is_unverified():
+    """A request the evidence has whose output no comparison scored: its words name it, so no other score stands for it."""
+    from decimal import Decimal
+
+    from verifier.binding import Evidence
+    scores = [Evidence("quality.x.min", Decimal("0.5"), None, "recorded", "lowest", statistic="min", topics=frozenset({"x"})),
+              Evidence("quality.x.c1", Decimal("0.5"), None, "recorded", "x of c1", topics=frozenset({"x"}),
+                       keys=frozenset({"c1", "r1"}), level="comparison")]
+    outcomes = bind(extract("The x of r2 was 0.5.", "pr.md"), scores, [], {"r1": "r1", "r2": "r2"})
+    assert [(o.status, o.code) for o in outcomes] == [("UNVERIFIED", "unbound-claim")]
+    assert "its words name 'r2', and no recorded x score is of a comparison, request, server or arm 'r2'" in outcomes[0].message
+    assert [(o.status, o.evidence) for o in bind(extract("The x of r1 was 0.5.", "pr.md"), scores, [], {"r1": "r1", "r2": "r2"})] == \
+        [("PASS", "quality.x.c1")]

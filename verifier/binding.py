@@ -458,8 +458,8 @@ def _counts(q: Quantity, evidence: Sequence[Evidence]) -> bool:
 
     A whole number written without a point, with no unit or a unit of a
     counted dimension (`COUNT_DIMENSIONS`), followed by a noun a count of the
-    evidence names (`Evidence.nouns`), or by a plural word that is no metric,
-    statistic or extreme word.
+    evidence names (`Evidence.nouns`), or by a plural word (ending in `s`,
+    not `ss` or `us`: "across", "thus") that is no statistic word ("1 means").
     """
     if not q.number.isdigit():
         return False
@@ -469,9 +469,7 @@ def _counts(q: Quantity, evidence: Sequence[Evidence]) -> bool:
     if any(e.nouns and re.match(e.nouns, noun) for e in evidence):
         return True
     word = _foreign_noun(q)
-    named = set().union(*(e.topics for e in evidence if e.source == "recorded"))
-    return word.endswith("s") and not word.endswith(("ss", "us")) and word not in named and not _ANY_EXTREME.fullmatch(word) \
-        and _statistic(word) is None
+    return word.endswith("s") and not word.endswith(("ss", "us")) and _statistic(word) is None
 
 
 def _scores_beside(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence]) -> list[Quantity]:
@@ -480,26 +478,21 @@ def _scores_beside(q: Quantity, quantities: Sequence[Quantity], evidence: Sequen
             and not o.informational and not _counts(o, evidence) and not _THRESHOLD.search(_threshold_window(o))]
 
 
-def _own_extreme_words(q: Quantity, others: Sequence[Quantity], local: str) -> str:
+def _own_extreme_words(q: Quantity, others: Sequence[Quantity]) -> str:
     """
-    Return the text whose extreme words (`wording.EXTREME_WORDS`) belong to `q`.
+    Return the text whose extreme words (`wording.EXTREME_WORDS`) belong to `q`: its table context and the words of its sentence nearest to it.
 
-    Alone in its sentence, a number has all of them (its words and its
-    sentence). Beside other scores, each extreme word of the sentence
-    belongs to the number nearest to it in characters, a word inside a
-    parenthesis right after a number to that number ("from 0.991703 (worst)
-    to 1.000000 (best)"); `q` keeps the words it is nearest to (a tie
-    included), and its table context.
+    Each extreme word of the sentence belongs to the number nearest to it
+    in characters among `q` and the `others` that may be scores ("from
+    0.991703 (worst) to 1.000000 (best)", "the best SSIM was 1.000000 and
+    the worst 0.991703"); `q` keeps those it is nearest to, a tie included.
+    Alone in its sentence, a number has them all.
     """
-    if not others:
-        return f"{local} {q.sentence.lower()}"
     sentence = q.sentence.lower()
     spans = [(o.start, o.start + len(o.number)) for o in (q, *others)]
 
     def distance(span: tuple[int, int], at: int, end: int) -> int:
-        if at >= span[1]:
-            return 0 if re.fullmatch(r"\s*\([^)]*", sentence[span[1]:at]) else at - span[1]
-        return span[0] - end
+        return at - span[1] if at >= span[1] else span[0] - end
 
     kept = [m.group(0) for m in _ANY_EXTREME.finditer(sentence)
             if distance(spans[0], m.start(), m.end()) <= min(distance(s, m.start(), m.end()) for s in spans)]
@@ -598,7 +591,7 @@ def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str, better: tup
     if isinstance(own, Outcome):
         return own
     others = _scores_beside(q, quantities, evidence)
-    found = _score_extreme(_own_extreme_words(q, others, local), better[0] if better else None)
+    found = _score_extreme(_own_extreme_words(q, others), better[0] if better else None)
     statistic = _statistic(local)
     partner = _range_partner(q, quantities, others) if not found and not statistic else None
     if partner is not None:  # "SSIM ranged from X to Y": the lower end is the lowest score, the upper the highest
