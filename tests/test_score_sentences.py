@@ -234,3 +234,23 @@ def test_an_id_with_no_recorded_score_is_unverified():
     assert "its words name 'r2', and no recorded x score is of a comparison, request, server or arm 'r2'" in outcomes[0].message
     assert [(o.status, o.evidence) for o in bind(extract("The x of r1 was 0.5.", "pr.md"), scores, [], {"r1": "r1", "r2": "r2"})] == \
         [("PASS", "quality.x.c1")]
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    # a number with a point is never a count, whatever follows it
+    ("The lowest SSIM was 0.991703 points.", [("0.991703", "PASS", "recorded-score", "quality.ssim.min")]),
+    # a number with a unit of no counted dimension is not a count of the noun after it: the plan's 24 fps
+    ("The outputs ran at 24 fps videos.", [("24", "PASS", "plan-count", "plan.expected_output.fps")]),
+    # a count takes no extreme word from the score beside it
+    ("The lowest of the 14 comparisons' SSIM scores was 0.991752.",
+     [("14", "PASS", "bound", "count.comparisons"), ("0.991752", "FAIL", "claim-mismatch", "quality.ssim.min")]),
+    # each end of "from X up/down to Y" is a range's end, read from either side
+    ("SSIM ranged from 0.991752 up to 1.000000.", [("0.991752", "FAIL", "claim-mismatch", "quality.ssim.min"),
+                                                    ("1.000000", "PASS", "recorded-score", "quality.ssim.max")]),
+    ("SSIM ranged from 0.991703 up to 0.991752.", [("0.991703", "PASS", "recorded-score", "quality.ssim.min"),
+                                                    ("0.991752", "FAIL", "claim-mismatch", "quality.ssim.max")]),
+    # a known id named: an id-shaped word beside it does not unbind the number
+    ("A1's mean, unlike the retired A9's, was 396.30 s.", [("396.30", "PASS", "bound", "server_mean_s.A1")]),
+])
+def test_counts_ranges_and_ids_at_their_edges(text, want, evidence):
+    assert judged(text, evidence) == want

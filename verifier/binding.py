@@ -541,7 +541,7 @@ def _named_subject(q: Quantity, scores: Sequence[Evidence], keys: dict[str, str]
 @dataclass(frozen=True, slots=True)
 class _Ids:
     """
-    Represents the subject ids of one `bind` call, computed once: `names` as written, `known` lower-cased, `shape` their shapes.
+    Represents the subject ids of one `bind` call, computed once: `names` as written, `shape` their shapes.
 
     The ids are the keys (arm, server and request ids) and every id a
     recorded score is about (`Evidence.keys` of level `comparison`), less
@@ -552,14 +552,13 @@ class _Ids:
     """
 
     names: frozenset[str]
-    known: frozenset[str]
     shape: re.Pattern[str] | None
 
     @classmethod
     def of(cls, keys: dict[str, str], evidence: Sequence[Evidence]) -> _Ids:
         names = frozenset(k for k in {*keys, *(k for e in evidence if e.level == "comparison" for k in e.keys)} if k.lower() not in _SIDES)
         shapes = {re.sub(r"\d+", lambda m: rf"\d{{1,{len(m.group())}}}", re.escape(k.lower())) for k in names if re.search(r"\d", k)}
-        return cls(names, frozenset(k.lower() for k in names), re.compile("|".join(sorted(shapes))) if shapes else None)
+        return cls(names, re.compile("|".join(sorted(shapes))) if shapes else None)
 
 
 def _unknown_id(q: Quantity, ids: _Ids) -> str | None:
@@ -568,12 +567,13 @@ def _unknown_id(q: Quantity, ids: _Ids) -> str | None:
 
     Such a word follows `server`, `request`, `comparison` or `arm` and holds
     a letter and a digit ("server C1"), or has the shape of an id
-    (`_Ids.shape`) and is none of them.
+    (`_Ids.shape`); the callers look for the ids themselves first
+    (`wording.keys_of`), so it is none of them.
     """
     text = f"{q.context} {q.before} {_clause_after(q)}".lower()
     after_noun = {m.group(1) for m in re.finditer(r"\b(?:server|request|comparison|arm)\s+([\w-]*[a-z][\w-]*)", text) if re.search(r"\d", m.group(1))}
     for token in re.findall(r"[\w-]+", text):
-        if token not in ids.known and (token in after_noun or ids.shape is not None and ids.shape.fullmatch(token)):
+        if token in after_noun or ids.shape is not None and ids.shape.fullmatch(token):
             return next((w for w in re.findall(r"[\w-]+", f"{q.context} {q.sentence}") if w.lower() == token), token)  # as written
     return None
 
