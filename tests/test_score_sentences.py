@@ -164,6 +164,9 @@ def test_a_range_with_both_extremes_named_cli(run, tmp_path):
     ("The worst SSIM was 0.991703 and the best 1.000000.", ["PASS", "PASS"]),
     ("The best SSIM was 1.000000 and the worst 0.991703.", ["PASS", "PASS"]),
     ("The best SSIM was 0.991703 and the worst 1.000000.", ["FAIL", "FAIL"]),
+    # a word before a number is as far from it as from its first digit: "lowest" is 0.991703's, 1 character away, not
+    # 1.000000's, 9 away (measured from 0.991703's last digit it would be 9 too, and a tie keeps it for both)
+    ("The SSIM scores were 1.000000 and the lowest 0.991703.", ["PASS", "PASS"]),
 ])
 def test_each_number_takes_the_extreme_word_nearest_to_it(text, want, evidence):
     assert [status for _, status, _, _ in judged(text, evidence)] == want
