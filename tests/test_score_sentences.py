@@ -252,6 +252,24 @@ def test_an_id_with_no_recorded_score_is_unverified():
                                                     ("1.000000", "PASS", "recorded-score", "quality.ssim.max")]),
     ("SSIM ranged from 0.991703 up to 0.991752.", [("0.991703", "PASS", "recorded-score", "quality.ssim.min"),
                                                     ("0.991752", "FAIL", "claim-mismatch", "quality.ssim.max")]),
+    # "from X" with no "to" before the next number, and a number after one that follows "from" without "to": no range
+    ("SSIM from 0.991752 was reported, with 1.000000 at its best.", [("0.991752", "PASS", "recorded-score", "quality.ssim.c07"),
+                                                                     ("1.000000", "PASS", "recorded-score", "quality.ssim.max")]),
+    ("SSIM ranged from 0.991703; 0.991752 was also recorded.", [("0.991703", "PASS", "recorded-score", "quality.ssim.min"),
+                                                                 ("0.991752", "PASS", "recorded-score", "quality.ssim.c07")]),
+    # "to" with no "from" before the score before it is no range; an arrow's end is, "from" or not
+    ("SSIM 1.000000 to 0.991752, by comparison.", [("1.000000", "PASS", "recorded-score", "quality.ssim.max"),
+                                                   ("0.991752", "PASS", "recorded-score", "quality.ssim.c07")]),
+    ("SSIM went 1.000000 → 0.991752.", [("1.000000", "PASS", "recorded-score", "quality.ssim.max"),
+                                         ("0.991752", "FAIL", "claim-mismatch", "quality.ssim.min")]),
+    # the "to" end pairs with the nearest score before it (1.000000), not the first (0.991703): the lower end
+    ("SSIM 0.991703 was recorded, and scores ranged from 1.000000 down to 0.991752.", [
+        ("0.991703", "PASS", "recorded-score", "quality.ssim.min"), ("1.000000", "PASS", "recorded-score", "quality.ssim.max"),
+        ("0.991752", "FAIL", "claim-mismatch", "quality.ssim.min")]),
+    # the nearest "from" end pairs with a "to" end, not an earlier score
+    ("SSIM 0.991752 was recorded, and scores ranged from 0.991703 to 1.000000.", [
+        ("0.991752", "PASS", "recorded-score", "quality.ssim.c07"), ("0.991703", "PASS", "recorded-score", "quality.ssim.min"),
+        ("1.000000", "PASS", "recorded-score", "quality.ssim.max")]),
     # a known id named: an id-shaped word beside it does not unbind the number
     ("A1's mean, unlike the retired A9's, was 396.30 s.", [("396.30", "PASS", "bound", "server_mean_s.A1")]),
 ])

@@ -499,15 +499,22 @@ def _own_extreme_words(q: Quantity, others: Sequence[Quantity]) -> str:
     return f"{q.context.lower()} {' '.join(kept)}"
 
 
-def _range_partner(q: Quantity, quantities: Sequence[Quantity], others: Sequence[Quantity]) -> Quantity | None:
-    """Return the other end of a range `q` is one end of ("from X to Y", an arrow), else None."""
-    if q.role and q.partner is not None and q.partner < len(quantities) and quantities[q.partner] in others:
-        return quantities[q.partner]
-    if re.search(r"\bfrom\s*$", q.before):
-        return next((o for o in sorted(others, key=lambda o: o.start) if o.start > q.start), None) \
-            if any(o.start > q.start and _RANGE_TO.fullmatch(o.before) for o in others) else None
-    if _RANGE_TO.fullmatch(q.before):
-        return next((o for o in sorted(others, key=lambda o: -o.start) if o.start < q.start and re.search(r"\bfrom\s*$", o.before)), None)
+def _range_partner(q: Quantity, others: Sequence[Quantity]) -> Quantity | None:
+    """
+    Return the other end of a range `q` is one end of, else None.
+
+    An arrow's or "from A to B"'s end (`q.role`) pairs with the score next to
+    it in `others` (after the start, before the end); otherwise "from X" pairs
+    with the next score when that one follows "to" ("from X (worst) to Y",
+    "from X down to Y"), and a score after "to" with the previous one when
+    that one follows "from".
+    """
+    after = sorted((o for o in others if o.start > q.start), key=lambda o: o.start)
+    before = sorted((o for o in others if o.start < q.start), key=lambda o: o.start)
+    if q.role == "from" or re.search(r"\bfrom\s*$", q.before) and after and _RANGE_TO.fullmatch(after[0].before):
+        return after[0] if after else None
+    if q.role == "to" or _RANGE_TO.fullmatch(q.before) and before and re.search(r"\bfrom\s*$", before[-1].before):
+        return before[-1] if before else None
     return None
 
 
@@ -593,7 +600,7 @@ def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str, better: tup
     others = _scores_beside(q, quantities, evidence)
     found = _score_extreme(_own_extreme_words(q, others), better[0] if better else None)
     statistic = _statistic(local)
-    partner = _range_partner(q, quantities, others) if not found and not statistic else None
+    partner = _range_partner(q, others) if not found and not statistic else None
     if partner is not None:  # "SSIM ranged from X to Y": the lower end is the lowest score, the upper the highest
         found = ("from ... to", frozenset({"min"} if q.value < partner.value else {"max"} if q.value > partner.value else {"min", "max"}))
     named = found[1] if found else frozenset({statistic}) if statistic else frozenset()
