@@ -103,6 +103,8 @@ def test_a_request_or_server_named_binds_to_the_scores_of_its_outputs(text, want
 def test_a_subject_whose_scores_disagree_and_no_extreme_named_is_unbound(evidence):
     """Server A2's SSIMs are 0.991703 .. 0.991752: "the SSIM on server A2 was 0.9917" names none of them."""
     assert judged("The SSIM on server A2 was 0.991700.", evidence) == [("0.991700", "UNVERIFIED", "unbound-claim", None)]
+    message = bind(extract("The SSIM on server A2 was 0.991700.", "pr.md"), *evidence)[0].message
+    assert message.startswith("0.991700 is not bound: the subject ('A2') leaves 5 derivations that disagree"), message
     assert judged("The SSIM on server A2 was 0.991729.", evidence) == [("0.991729", "PASS", "recorded-score", "quality.ssim.c05")]
 
 
@@ -275,3 +277,22 @@ def test_an_id_with_no_recorded_score_is_unverified():
 ])
 def test_counts_ranges_and_ids_at_their_edges(text, want, evidence):
     assert judged(text, evidence) == want
+
+
+def test_the_messages_say_which_end_and_why(evidence):
+    """A range's end says so; an extreme word says its statistic; a metric of two words is named by its first word in order."""
+    ranged = bind(extract("SSIM ranged from 0.991752 to 1.000000.", "pr.md"), *evidence)[0]
+    assert "the wording (the lower end of a range from ... to) says it is quality.ssim.min" in ranged.message, ranged.message
+    lowest = bind(extract("The lowest SSIM was 0.991752.", "pr.md"), *evidence)[0]
+    assert "the wording (min) says it is quality.ssim.min" in lowest.message, lowest.message
+
+
+def test_an_id_with_no_score_of_a_two_word_metric_names_the_metric():
+    from decimal import Decimal
+
+    from verifier.binding import Evidence
+    words = frozenset({"audio", "cosine"})
+    scores = [Evidence("quality.audio_cosine.c1", Decimal("0.9"), None, "recorded", "c1", topics=words, keys=frozenset({"c1"}),
+                       level="comparison")]
+    outcome = bind(extract("The audio cosine of r2 was 0.9.", "pr.md"), scores, [], {"r2": "r2"})[0]
+    assert "no recorded audio score is of a comparison, request, server or arm 'r2'" in outcome.message, outcome.message
