@@ -296,3 +296,14 @@ def test_an_id_with_no_score_of_a_two_word_metric_names_the_metric():
                        level="comparison")]
     outcome = bind(extract("The audio cosine of r2 was 0.9.", "pr.md"), scores, [], {"r2": "r2"})[0]
     assert "no recorded audio score is of a comparison, request, server or arm 'r2'" in outcome.message, outcome.message
+
+
+def test_equal_ends_at_the_top_and_the_subject_in_messages(evidence):
+    """Equal ends are either end (at the top too); a subject's verdict names it."""
+    assert [st for _, st, _, _ in judged("SSIM ranged from 1.000000 to 1.000000.", evidence)] == ["PASS", "PASS"]
+    wrong = bind(extract("The SSIM of c07 was 0.991703.", "pr.md"), *evidence)[0]
+    assert "but the wording ('c07') says it is quality.ssim.c07" in wrong.message, wrong.message
+    right = bind(extract("The SSIM of c07 was 0.991752.", "pr.md"), *evidence)[0]
+    assert right.message.endswith("; the wording ('c07') names it"), right.message
+    lowest = bind(extract("The lowest SSIM of request B2-m1 was 1.000000.", "pr.md"), *evidence)[0]
+    assert "but the wording ('B2-m1', min) says it is quality.ssim.c04" in lowest.message, lowest.message
