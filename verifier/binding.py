@@ -211,19 +211,20 @@ def bind(quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Se
     determine, else it is `unbound-claim`. Never raises for any quantities.
     """
     outcomes: list[Outcome] = []
+    ids = _Ids.of(keys, evidence)
     for q in quantities:
         if q.informational:
             outcomes.append(Outcome(q, "PASS", "informational", f"{q.number} is an identifier ({q.informational}), not a quantity"))
             continue
         try:
-            outcomes.append(_bind_one(q, quantities, evidence, pairs, keys, levels or {}))
+            outcomes.append(_bind_one(q, quantities, evidence, pairs, keys, levels or {}, ids))
         except (ArithmeticError, units.UnitError) as exc:
             outcomes.append(_unchecked(q, f"it could not be compared ({type(exc).__name__}: {exc})"))
     return outcomes
 
 
 def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Sequence[Pair],
-              keys: dict[str, str], levels: dict[str, str]) -> Outcome:
+              keys: dict[str, str], levels: dict[str, str], ids: _Ids) -> Outcome:
     local = _local(q)
     if q.unit in ("%", "x"):
         return _bind_relative(q, quantities, pairs, keys)
@@ -240,8 +241,12 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     recorded = [e for e in evidence if e.source == "recorded"]
     topic = _nearest_topic(q, recorded) if recorded and _words(q.sentence) & set().union(*(e.topics for e in recorded)) else set()
     metric = [e for e in recorded if e.topics & topic and (e.topics & _words(local) or not _words(local) & LATENCY_WORDS)]
-    if metric and (q.unit is None or not units.known(q.unit) or units.parse(q.unit).dimension == "dimensionless"):
-        return _bind_score(q, metric, local, _better_end(evidence, topic))
+    if metric and (q.unit is None or not units.known(q.unit) or units.parse(q.unit).dimension == "dimensionless") \
+            and not _counts(q, evidence):  # "all 14 comparisons passed" beside "the best SSIM": a count, not a score
+        return _bind_score(q, metric, local, _better_end(evidence, topic), quantities, keys, evidence, ids)
+    unknown = None if _keys_of(q, ids.names) else _unknown_id(q, ids)
+    if unknown:  # "Server C1 had a mean of 396.30 s": no other server's value may stand for it
+        return _names_nothing(q, unknown)
     if levels and not q.role:
         outcome = _bind_by_subject(q, evidence, keys, levels)
         if outcome is not None:
@@ -250,6 +255,8 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
     counted = sorted((e for e in evidence if e.nouns and re.match(e.nouns, noun)), key=lambda e: -len(e.nouns or ""))
     if counted and noun != q.noun or counted and q.unit is None:
         return _bind_count(q, counted, keys)
+    if _counts(q, evidence):  # "3 clips": a count of something the evidence does not count, never a level such as a duration
+        return _unchecked(q, f"it counts '{_foreign_noun(q)}', which the evidence does not count")
     return _bind_value(q, quantities, evidence, pairs, keys, local)
 
 
@@ -438,32 +445,197 @@ def _better_end(evidence: Sequence[Evidence], topic: set[str]) -> tuple[str, Evi
     return ("max" if sides == {"min"} else "min"), gates[0]
 
 
-def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str, better: tuple[str, Evidence] | None) -> Outcome:
-    found = _score_extreme(f"{local} {q.sentence.lower()}", better[0] if better else None)
+#: Words that name a side of every comparison (`quality-index.json` records a reference and a candidate), not one subject.
+_SIDES = frozenset({"baseline", "candidate", "reference"})
+_ANY_EXTREME = re.compile(r"\b(?:" + "|".join(w for group in EXTREME_WORDS.values() for w in group) + r")\b")
+#: The words between the two ends of a range: "from X to Y", "from X (worst) to Y", "from X down to Y".
+_RANGE_TO = re.compile(r"\s*(?:\([^)]*\)\s*)?(?:(?:down|up)\s+)?to\s*")
+
+
+def _counts(q: Quantity, evidence: Sequence[Evidence]) -> bool:
+    """
+    Return whether `q` counts the noun after it ("14 comparisons", "250 requests", "3 clips"), so it is never a score.
+
+    A whole number written without a point, with no unit or a unit of a
+    counted dimension (`COUNT_DIMENSIONS`), followed by a noun a count of the
+    evidence names (`Evidence.nouns`), or by a plural word (ending in `s`,
+    not `ss` or `us`: "across", "thus") that is no statistic word ("1 means").
+    """
+    if not q.number.isdigit():
+        return False
+    if q.unit is not None and not (units.known(q.unit) and units.parse(q.unit).dimension in COUNT_DIMENSIONS):
+        return False
+    noun = _count_noun(q)
+    if any(e.nouns and re.match(e.nouns, noun) for e in evidence):
+        return True
+    word = _foreign_noun(q)
+    return word.endswith("s") and not word.endswith(("ss", "us")) and _statistic(word) is None
+
+
+def _scores_beside(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence]) -> list[Quantity]:
+    """Return the other numbers of `q`'s sentence that may be scores: not identifiers, not counts (`_counts`), not gate thresholds quoted as such."""
+    return [o for o in quantities if o is not q and o.sentence == q.sentence and o.line == q.line and o.source == q.source
+            and not o.informational and not _counts(o, evidence) and not _THRESHOLD.search(_threshold_window(o))]
+
+
+def _own_extreme_words(q: Quantity, others: Sequence[Quantity]) -> str:
+    """
+    Return the text whose extreme words (`wording.EXTREME_WORDS`) belong to `q`: its table context and the words of its sentence nearest to it.
+
+    Each extreme word of the sentence belongs to the number nearest to it
+    in characters among `q` and the `others` that may be scores ("from
+    0.991703 (worst) to 1.000000 (best)", "the best SSIM was 1.000000 and
+    the worst 0.991703"); `q` keeps those it is nearest to, a tie included.
+    Alone in its sentence, a number has them all.
+    """
+    sentence = q.sentence.lower()
+    spans = [(o.start, o.start + len(o.number)) for o in (q, *others)]
+
+    def distance(span: tuple[int, int], at: int, end: int) -> int:
+        return at - span[1] if at >= span[1] else span[0] - end
+
+    kept = [m.group(0) for m in _ANY_EXTREME.finditer(sentence)
+            if distance(spans[0], m.start(), m.end()) <= min(distance(s, m.start(), m.end()) for s in spans)]
+    return f"{q.context.lower()} {' '.join(kept)}"
+
+
+def _range_partner(q: Quantity, others: Sequence[Quantity]) -> Quantity | None:
+    """
+    Return the other end of a range `q` is one end of, else None.
+
+    An arrow's or "from A to B"'s end (`q.role`) pairs with the score next to
+    it in `others` (after the start, before the end); otherwise "from X" pairs
+    with the next score when that one follows "to" ("from X (worst) to Y",
+    "from X down to Y"), and a score after "to" with the previous one when
+    that one follows "from".
+    """
+    after = sorted((o for o in others if o.start > q.start), key=lambda o: o.start)
+    before = sorted((o for o in others if o.start < q.start), key=lambda o: o.start)
+    if q.role == "from" or re.search(r"\bfrom\s*$", q.before) and after and _RANGE_TO.fullmatch(after[0].before):
+        return after[0] if after else None
+    if q.role == "to" or _RANGE_TO.fullmatch(q.before) and before and re.search(r"\bfrom\s*$", before[-1].before):
+        return before[-1] if before else None
+    return None
+
+
+def _named_subject(q: Quantity, scores: Sequence[Evidence], keys: dict[str, str], metric: str,
+                   ids: _Ids) -> tuple[str | None, list[Evidence] | Outcome]:
+    """
+    Return `(id, its scores)` for the comparison, request, server or arm `q`'s words name (`wording.keys_of`), `(None, [])` when none.
+
+    An id the evidence has that no recorded score of `metric` is about, or a
+    word shaped like the evidence's ids (`c99` beside `c01`..`c14`, `A9`
+    beside `A1`) that names none of them, gives an UNVERIFIED
+    `unbound-claim` outcome instead: the words name a subject, so no other
+    score may stand for it. The words `baseline`, `candidate` and
+    `reference` name a side of every comparison, not a subject.
+    """
+    found = _keys_of(q, ids.names)
+    if found:
+        key = keys.get(found[0], found[0])
+        own = [e for e in scores if key in e.keys]
+        if own:
+            return found[0], own
+        return found[0], Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: its words name '{found[0]}', and no recorded "
+                                                                  f"{metric} score is of a comparison, request, server or arm '{found[0]}'",
+                                 extra={"candidates": ""})
+    unknown = _unknown_id(q, ids)
+    if unknown:
+        return unknown, _names_nothing(q, unknown)
+    return None, []
+
+
+@dataclass(frozen=True, slots=True)
+class _Ids:
+    """
+    Represents the subject ids of one `bind` call, computed once: `names` as written, `shape` their shapes.
+
+    The ids are the keys (arm, server and request ids) and every id a
+    recorded score is about (`Evidence.keys` of level `comparison`), less
+    the words `baseline`, `candidate` and `reference` (`_SIDES`: they name a
+    side of every comparison, not one subject). `shape` matches a word of
+    the form of an id with digits, each run of w digits read as 1 to w
+    digits (`c99` beside `c01`, `A9` beside `A1`, not `A100`), or None.
+    """
+
+    names: frozenset[str]
+    shape: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, keys: dict[str, str], evidence: Sequence[Evidence]) -> _Ids:
+        names = frozenset(k for k in {*keys, *(k for e in evidence if e.level == "comparison" for k in e.keys)} if k.lower() not in _SIDES)
+        shapes = {re.sub(r"\d+", lambda m: rf"\d{{1,{len(m.group())}}}", re.escape(k.lower())) for k in names if re.search(r"\d", k)}
+        return cls(names, re.compile("|".join(sorted(shapes))) if shapes else None)
+
+
+def _unknown_id(q: Quantity, ids: _Ids) -> str | None:
+    """
+    Return a word of `q`'s own words (`wording.keys_of`'s windows) that names a subject the evidence does not have, as written, else None.
+
+    Such a word follows `server`, `request`, `comparison` or `arm` and holds
+    a letter and a digit ("server C1"), or has the shape of an id
+    (`_Ids.shape`); the callers look for the ids themselves first
+    (`wording.keys_of`), so it is none of them.
+    """
+    text = f"{q.context} {q.before} {_clause_after(q)}".lower()
+    after_noun = {m.group(1) for m in re.finditer(r"\b(?:server|request|comparison|arm)\s+([\w-]*[a-z][\w-]*)", text) if re.search(r"\d", m.group(1))}
+    for token in re.findall(r"[\w-]+", text):
+        if token in after_noun or ids.shape is not None and ids.shape.fullmatch(token):
+            return next((w for w in re.findall(r"[\w-]+", f"{q.context} {q.sentence}") if w.lower() == token), token)  # as written
+    return None
+
+
+def _names_nothing(q: Quantity, word: str) -> Outcome:
+    """UNVERIFIED `unbound-claim`: the words of `q` name a subject (`word`) the evidence has no comparison, request, server or arm of."""
+    return Outcome(q, "UNVERIFIED", "unbound-claim", f"{q.stated} is not bound: its words name '{word}', and the evidence has no "
+                                                     f"comparison, request, server or arm '{word}'", extra={"candidates": ""})
+
+
+def _bind_score(q: Quantity, metric: Sequence[Evidence], local: str, better: tuple[str, Evidence] | None,
+                quantities: Sequence[Quantity], keys: dict[str, str], evidence: Sequence[Evidence], ids: _Ids) -> Outcome:
+    scores = [e for e in metric if e.level == "comparison"]
+    subject, own = _named_subject(q, scores, keys, sorted(next(iter(metric)).topics)[0], ids)
+    if isinstance(own, Outcome):
+        return own
+    others = _scores_beside(q, quantities, evidence)
+    found = _score_extreme(_own_extreme_words(q, others), better[0] if better else None)
     statistic = _statistic(local)
+    partner = _range_partner(q, others) if not found and not statistic else None
+    if partner is not None:  # "SSIM ranged from X to Y": the lower end is the lowest score, the upper the highest
+        found = ("from ... to", frozenset({"min"} if q.value < partner.value else {"max"} if q.value > partner.value else {"min", "max"}))
     named = found[1] if found else frozenset({statistic}) if statistic else frozenset()
-    chosen = [e for e in metric if e.statistic in named]
+    if own:  # the subject's own lowest and highest score
+        chosen = [end for s, end in (("min", min(own, key=lambda e: e.value)), ("max", max(own, key=lambda e: e.value))) if s in named]
+    else:
+        chosen = [e for e in metric if e.statistic in named]
     bound = _bound_of(q)
     if found and len(found[1]) > 1 and chosen:  # "the worst SSIM": its lowest or its highest score, which one the words do not say
         return _either_end(q, chosen, bound, found[0])
     why, note = statistic, ""
-    if found and found[0] in _LEAST_OR_MOST:  # "lowest", "peak": the statistic they name
-        why = next(iter(found[1]))
+    if found and (found[0] in _LEAST_OR_MOST or partner is not None):  # "lowest", "peak", a range's end: the statistic they name
+        why = next(iter(found[1])) if partner is None else f"{'the lower' if 'min' in found[1] else 'the upper'} end of a range from ... to"
     elif found:  # "best", "worst": the end the gate's direction gives
         why = found[0] + (f"; {better[1].name} = {_fmt(better[1].value)}: a {'greater' if better[0] == 'max' else 'less'} score is better"
                           if better else "")
         note = f"; the wording ({why}) names it"
+    if subject:
+        why = f"'{subject}'" + (f", {why}" if why else "")
+        note = note or f"; the wording ({why}) names it"
     if bound is not None:
         # "audio cosine was at least 0.97": every recorded score (or the one the wording names) lies on the stated side
-        return _judge_bound(q, chosen[:1] or list(metric), bound, "recorded-score", f"the wording ({why}) names" if note else "the recorded score")
+        return _judge_bound(q, chosen[:1] or list(own or metric), bound, "recorded-score", f"the wording ({why}) names" if note else "the recorded score")
+    if not chosen and own and len({e.value for e in own}) == 1:  # one comparison, or a subject whose scores all agree
+        chosen = own[:1]
     if chosen:
         e = chosen[0]
         ok, derived, tol = _holds(q, e)
         return _pass(q, e, "recorded-score", derived, tol, note) if ok else _mismatch(q, e, derived, tol, f"the wording ({why}) says")
-    for e in metric:
+    for e in own or metric:
         ok, derived, tol = _holds(q, e)
         if ok:
-            return _pass(q, e, "recorded-score", derived, tol)
+            return _pass(q, e, "recorded-score", derived, tol, note)
+    if own:  # a subject whose scores disagree, and the number is none of them: which one is meant is not said
+        return _unbound(q, [subject or ""], own)
     low = min(metric, key=lambda e: e.value)
     high = max(metric, key=lambda e: e.value)
     return Outcome(q, "FAIL", "claim-mismatch",

@@ -64,7 +64,8 @@ EXTREMES = (("min", _LEAST), ("max", _MOST))
 _DIRECTED = _any_of("best", "worst", "near")
 #: The words naming the smallest or the largest of several times (`extreme` of a time gives the same statistic).
 TIME_EXTREMES = (("min", _any_of("min", "fast")), ("max", _any_of("max", "slow")))  # not "best"/"worst": "our best estimate of the mean"
-THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|[<>]=?|≥|≤")
+#: The words and signs that quote a threshold; `>` after `-` or `=` is an arrow ("0.99 -> 1.0", "A => B"), not "greater than".
+THRESHOLD = re.compile(r"\b(?:gate|gates|threshold|thresholds|limit|bar|floor|ceiling)\b|<=?|(?<![-=])>=?|≥|≤")
 
 
 def words(text: str) -> set[str]:
@@ -194,7 +195,7 @@ DIFFERENCE_BEFORE = re.compile(r"\b(?:fell|fall\w*|drop\w*|reduc\w*|cut\w*|lower
                                 r"(?:\s+[\w-]+){0,3}?\s+by\s*(?:about\s+|around\s+|~)?$|\b(?:sav\w*|shav\w*)\s*(?:about\s+|around\s+|~)?$")
 DIFFERENCE_AFTER = re.compile(r"^\s*(?:less|lower|shorter|faster|quicker|saved|fewer)\b")
 #: Written right before a number: it is a bound, not a value ("above 0.95", "at least 0.97", "under 200 s").
-_LOWER_BOUND = re.compile(r"\b(?:above|exceed\w*|more\s+than|greater\s+than|higher\s+than)\s*$|(?P<inclusive>\bat\s+least|\bno\s+less\s+than|\bnot\s+below|>=|\u2265)\s*$|>\s*$")
+_LOWER_BOUND = re.compile(r"\b(?:above|exceed\w*|more\s+than|greater\s+than|higher\s+than)\s*$|(?P<inclusive>\bat\s+least|\bno\s+less\s+than|\bnot\s+below|>=|\u2265)\s*$|(?<![-=])>\s*$")
 _UPPER_BOUND = re.compile(r"\b(?:below|under|less\s+than|lower\s+than|fewer\s+than)\s*$|(?P<inclusive>\bat\s+most|\bno\s+more\s+than|\bnot\s+above|<=|\u2264)\s*$|<\s*$")
 
 

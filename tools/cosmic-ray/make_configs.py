@@ -25,7 +25,7 @@ EXTRA = {
     "estimators": ["tests/test_mutation_kills_stats.py", "tests/test_stats_engine.py", "tests/test_statistics_vocabulary.py"],
     "subjects": ["tests/test_claim_subjects.py", "tests/test_claims_text.py", "tests/test_claim_phrasings.py"],
     "profile_statements": ["tests/test_profile_claims_text.py"],
-    "wording": ["tests/test_mutation_kills_binding.py", "tests/test_binding_counts.py", "tests/test_binding_arrow_statistic.py",
+    "wording": ["tests/test_mutation_kills_binding.py", "tests/test_score_sentences.py", "tests/test_binding_counts.py", "tests/test_binding_arrow_statistic.py",
                 "tests/test_claim_phrasings.py", "tests/test_claims_text.py", "tests/test_claim_subjects.py"],
     "textnumbers": ["tests/test_grammars.py", "tests/test_site_shortcuts.py", "tests/test_claimdocs_read.py"],
     "profile_gate": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profiles_recorded.py", "tests/test_profiles_authoring.py"],

@@ -130,7 +130,7 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
              for name, arms in per_arm.items() if "baseline" in arms and "candidate" in arms]
     pairs.sort(key=lambda p: not p.primary)
     evidence += _plan_counts(plan)
-    evidence += _quality(ctx, gate)
+    evidence += _quality(ctx, gate, _subjects_of_outputs(c))
     evidence += _receipt_values(c, {(e.statistic, e.level, e.phase) for e in evidence if e.level == "all"})
     for rid in c.requests:
         if rid and rid not in keys:
@@ -231,7 +231,28 @@ def _plan_counts(plan: Plan) -> list[Evidence]:
 _METRIC_WORDS = {"ssim": {"ssim"}, "lpips": {"lpips"}, "audio_cosine": {"cosine", "audio"}}
 
 
-def _quality(ctx: Context, gate: dict[str, Any]) -> list[Evidence]:
+def _subjects_of_outputs(c: Campaign) -> dict[str, frozenset[str]]:
+    """Return each output path the request receipts record -> the ids of its request, server and arm (what a comparison of it is about)."""
+    out: dict[str, frozenset[str]] = {}
+    for r in c.receipts:
+        sid = r.dims.get("server", "")
+        ids = {r.dims.get("request_id", ""), sid, c.arm_of_server.get(sid) or r.dims.get("arm", "")} - {""}
+        for o in r.outputs:
+            out[o.path] = out.get(o.path, frozenset()) | ids
+    return out
+
+
+def _quality(ctx: Context, gate: dict[str, Any], subjects: dict[str, frozenset[str]] | None = None) -> list[Evidence]:
+    """
+    Return the gate's quality thresholds and comparison count, and the recorded scores of `quality-index.json`, as `Evidence`.
+
+    Per metric: its lowest and highest recorded score, and each comparison's
+    score with `level` `comparison` and `keys` the comparison id plus the
+    request, server and arm ids `subjects` gives for its reference and
+    candidate files (so "the SSIM of c07", "the SSIM of request A1-m1" name
+    the scores of that subject, `binding._bind_score`).
+    """
+    subjects = subjects or {}
     out: list[Evidence] = []
     quality = gate.get("quality")
     if not quality:
@@ -249,7 +270,10 @@ def _quality(ctx: Context, gate: dict[str, Any]) -> list[Evidence]:
     if not model.usable("quality"):  # an unusable index is reported by its own checks; no scores to bind here
         return out
     scores: dict[str, list[tuple[str, Decimal]]] = {}
+    about: dict[str, frozenset[str]] = {}
     for comparison in model.quality:
+        about[comparison.id] = frozenset({comparison.id}) | subjects.get(comparison.reference, frozenset()) | \
+            subjects.get(comparison.candidate, frozenset())
         for metric, value in comparison.scores.items():
             if value is not None:
                 scores.setdefault(metric, []).append((comparison.id, value))
@@ -262,7 +286,8 @@ def _quality(ctx: Context, gate: dict[str, Any]) -> list[Evidence]:
         out.append(Evidence(f"quality.{metric}.max", hi[1], None, "recorded", f"highest recorded {metric} ({hi[0]} of {len(values)})",
                             statistic="max", topics=words))
         for cid, value in values:
-            out.append(Evidence(f"quality.{metric}.{cid}", value, None, "recorded", f"{metric} of comparison {cid}", topics=words))
+            out.append(Evidence(f"quality.{metric}.{cid}", value, None, "recorded", f"{metric} of comparison {cid}", topics=words,
+                                keys=about[cid], level="comparison"))
     return out
 
 
