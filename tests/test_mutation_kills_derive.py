@@ -136,3 +136,15 @@ def test_a_value_by_unit_alternative_is_chosen_by_the_stated_units_dimension(sta
     chosen = for_stated_unit(rule, stated)
     assert (chosen["value"], chosen["unit"]) == (value, unit)
     assert for_stated_unit({"statistic": "value", "value": "v", "unit": "s"}, "tok/s") == {"statistic": "value", "value": "v", "unit": "s"}
+
+
+def test_claim_finding_takes_its_place_and_words_by_name():
+    """Kills `:233` the `*` of `claim_finding` -> `/` (cosmic-ray run on 7daa449): name, pointer, label and how are keyword-only."""
+    from decimal import Decimal
+
+    from verifier.derive import claim_finding
+
+    with pytest.raises(TypeError):
+        claim_finding("c", 1, Decimal(1), "r.json", "/a", "a", "the cases")  # type: ignore[misc]
+    found = claim_finding("c", 1, Decimal(1), name="r.json", pointer="/a", label="a", how="the cases", exact=True)
+    assert (found.status.value, found.code, found.message) == ("PASS", "derived", "a = 1 re-derives (1) from the cases")
