@@ -288,3 +288,25 @@ def test_no_case_recording_a_duration_is_the_metrics_own_failure_not_an_error(tm
             c["duration_ms"] = None
     found = _claims_of(_report(tmp_path, change), "completion_median_ms")
     assert [(s, c, m) for s, c, m, *_ in found] == [(Status.FAIL, "metric-mismatch", "completion_median_ms: no case records a duration")]
+
+
+def _schema_findings(report):
+    return [(f.status, f.code, f.message, f.pointer) for f in report.findings if f.check == "schema.documents"]
+
+
+def test_the_schema_family_of_a_record(tmp_path):
+    """Kills receipt_document's survivors (cosmic-ray run on 7a69ca0, checks/schema.py :254, :262, :263): each finding asserted."""
+    for sub in ("ok", "versions", "root"):
+        (tmp_path / sub).mkdir()
+    ok = _schema_findings(_report(tmp_path / "ok", lambda r: None))
+    assert [(s, c) for s, c, *_ in ok] == [(Status.PASS, "producer-identified"), (Status.PASS, "valid")]
+    assert ok[1][2] == "record.json is valid against serving-performance-v1.schema.json"
+
+    def two_versions(r):
+        r["schema_version"] = 2
+        r["performance"]["version"] = "serving-cell-v2"
+    (found,) = _schema_findings(_report(tmp_path / "versions", two_versions))
+    assert found[:2] == (Status.UNVERIFIED, "unknown-producer-version") and found[3] == "/schema_version"  # the first that differs
+
+    (root,) = [f for f in _schema_findings(_report(tmp_path / "root", lambda r: r.pop("run_id"))) if f[1] == "schema-violation"]
+    assert root[2] == "record.json at /: 'run_id' is a required property" and root[3] == ""
