@@ -467,8 +467,7 @@ class TimeColumn(TextColumn):
             except ValueError:
                 pass
             else:
-                if len(value) > 27:
-                    at += _nanoseconds(value)
+                at += _nanoseconds(value)
         try:
             self.at.append(at)
         except OverflowError:  # before 1677-09-21 or after 2262-04-11: no 64-bit count of nanoseconds; `instant(i)` reads it
