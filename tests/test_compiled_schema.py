@@ -175,6 +175,16 @@ def test_a_panic_of_the_compiled_side_goes_to_the_reference() -> None:
         list(checked.iter_errors("x"))
 
 
+def test_a_batch_is_all_valid_only_when_the_compiled_side_accepts_each_of_its_instances() -> None:
+    """`all_valid` answers for a batch of receipt lines at once; any doubt (an invalid one, no compiled validator, a value it cannot take) is False."""
+    checked = _one({"type": "integer"})
+    assert checked.compiled is not None
+    assert checked.all_valid([1, 2, 3]) and checked.all_valid([])
+    assert not checked.all_valid([1, "x", 3]) and not checked.all_valid(["x", 1])
+    assert not checked.all_valid([1, object()])
+    assert not _one({"multipleOf": 2}).all_valid([2, 4])  # no compiled validator: each goes to `iter_errors`
+
+
 def test_schema_documents_runs_the_reference_only_on_invalid_receipt_lines(monkeypatch: pytest.MonkeyPatch) -> None:
     """The check pays for the pure-Python walk only where the compiled validator rejects, and reports the reference's errors."""
     import verifier.checks.schema as schema_check

@@ -44,13 +44,15 @@ class _Bundle:
     def release(self, kind: str) -> None:
         """As `Bundle.release`: the parsed document is dropped (here: kept, as a test reads it back)."""
 
-    def records(self, kind: str):
-        """As `Bundle.records`: a JSON Lines document line by line, what refuses the whole file raised."""
+    def record_batches(self, kind: str):
+        """As `Bundle.record_batches`: a JSON Lines document in batches of consecutive lines (here two lines a batch), what refuses the whole file raised."""
         value = self.docs[kind]
         if isinstance(value, JSONProblem) and value.line is not None:  # one bad line among good ones
-            yield value.line, value
+            yield [(value.line, value)]
             return
-        yield from enumerate(self.raw_document(kind), start=1)  # a `JSONProblem` item stands for a bad line
+        lines = list(enumerate(self.raw_document(kind), start=1))  # a `JSONProblem` item stands for a bad line
+        for first in range(0, len(lines), 2):
+            yield lines[first:first + 2]
 
     def has(self, kind: str) -> bool:
         return kind in self.docs

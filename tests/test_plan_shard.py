@@ -82,13 +82,13 @@ def test_the_shard_is_read_once_by_its_schema_pass(example_copy, monkeypatch):
 
     _shard(example_copy)
     reads = []
-    real = Bundle.records
+    real = Bundle.record_batches
 
-    def records(self, kind):
+    def record_batches(self, kind):
         reads.append(kind)
         return real(self, kind)
 
-    monkeypatch.setattr(Bundle, "records", records)
+    monkeypatch.setattr(Bundle, "record_batches", record_batches)
     assert verify_path(str(example_copy)).verdict == "PASS"
     assert sorted(reads) == ["plan_requests", "receipts"]
 

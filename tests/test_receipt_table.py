@@ -225,7 +225,9 @@ def test_a_time_column_holds_each_rows_instant_to_the_nanosecond(moments, zulu):
                                              ("2026-01-01T00:00:00.123456789123Z", 123456789), ("2026-01-01T00:00:00.123456+05:30", 123456000),
                                              ("2026-01-01T00:00:00+05:30", 0), ("2026-01-01T00:00:00.1Z", 100000000)])
 def test_the_fraction_is_read_to_its_ninth_digit(text, nanos):
-    assert TimeColumn([text]).at[0] % 10**9 == instant(text) % 10**9 == nanos
+    batched = TimeColumn()
+    batched.extend([text])  # a batch of lines: the same digits
+    assert TimeColumn([text]).at[0] % 10**9 == batched.at[0] % 10**9 == instant(text) % 10**9 == nanos
 
 
 def test_a_time_column_reads_what_only_parse_time_reads_when_asked_and_fails_as_it_fails():
@@ -317,3 +319,84 @@ def test_receipt_ids_are_shared_with_a_plan_shards_ids_and_the_map_is_dropped_wh
     assert built._planned is None  # the map of planned ids is not held once the lines are read
     unsharded = ReceiptLines.of([LINES[1]], "receipts.jsonl", {"plan": plan})  # the shard is not modelled: nothing to share
     assert unsharded.table.request_id == ["r1"] and unsharded.table.request_id[0] is not shard.requests.id[0]
+
+
+# --- a batch of lines at a time (issue 40): `extend` is `append` of each, whatever the split ---
+
+def _instant_texts(moments: list[tuple[datetime, str]], zulu: bool) -> list[str]:
+    texts = [m.replace(microsecond=0).isoformat()[:19] + (f".{digits}" if digits else "") + m.isoformat()[-6:] for m, digits in moments]
+    return [t.replace("+00:00", "Z") for t in texts] if zulu else texts
+
+
+def _columns(column: TextColumn) -> tuple:
+    return bytes(column.blob), column.ends.tolist(), column.other, getattr(column, "at", None) and column.at.tolist(), list(column)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_INSTANTS, st.text("0123456789", max_size=12)), max_size=20), st.booleans(),
+       st.lists(_TEXTS, max_size=6), st.lists(st.integers(0, 30), max_size=4), st.booleans())
+def test_extending_a_column_is_appending_each_value(moments, zulu, others, cuts, mixed):
+    """Whole batches of instants (every year 1 to 9999, zones, 0 to 12 digits of fraction) and batches with other values in them."""
+    values = _instant_texts(moments, zulu) + (others if mixed else [])
+    for kind in (TextColumn, TimeColumn):
+        one_by_one = kind()
+        for value in values:
+            one_by_one.append(value)
+        batched = kind()
+        start = 0
+        for cut in sorted(cuts) + [len(values)]:
+            batched.extend(values[start:max(start, cut)])
+            start = max(start, cut)
+        batched.extend(values[start:])
+        assert _columns(batched) == _columns(one_by_one) == _columns(kind(values))
+
+
+def test_a_batch_of_instants_past_2262_keeps_the_others_and_marks_those_with_no_instant():
+    column = TimeColumn()
+    column.extend(["2026-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "1677-09-21T00:12:43.145224192Z", "1677-09-21T00:12:43.145224191Z"])
+    assert column.at.tolist() == [1767225600000000000, NO_INSTANT, -(2**63), NO_INSTANT]
+    assert column.instant(1) == instant("9999-12-31T23:59:59Z") and column.instant(3) == -(2**63) - 1
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from([*LINES, {"kind": "other"}, [1], None, {"kind": "request", "request_id": 7, "outputs": [{"path": "p"}, 3]},
+                                 {"kind": "request", "server": 5, "arm": None, "phase": "warmup", "outcome": ["x"], "elapsed_s": True,
+                                  "started_at": "2026-01-01T00:00:01.123456789Z", "ended_at": None, "outputs": []}]), max_size=12),
+       st.lists(st.integers(0, 12), max_size=3))
+def test_receipt_lines_fed_in_batches_model_what_they_model_fed_at_once(lines, cuts):
+    from verifier.readers.native import ReceiptLines
+
+    whole = ReceiptLines.of(lines, "receipts.jsonl")
+    batched = ReceiptLines("receipts.jsonl")
+    start = 0
+    for cut in sorted(cuts) + [len(lines)]:
+        batched.extend(start, lines[start:max(start, cut)])
+        start = max(start, cut)
+    batched.done()
+    for built in (whole, batched):
+        assert len(built.table) + len(built.processes) + len(built.unmapped) == len(lines)
+    table, other = batched.table, whole.table
+    assert tuple(table) == tuple(other) and table.outputs == other.outputs and table.index.tolist() == other.index.tolist()
+    assert (batched.processes, batched.unmapped) == (whole.processes, whole.unmapped)
+    rows = [k for k, line in enumerate(lines) if type(line) is dict and line.get("kind") == "request"]
+    assert table.index.tolist() == rows  # each row keeps its line, across batches
+    assert all(table[k].outputs == tuple(Output(o.get("path"), o.get("sha256")) for o in (lines[row].get("outputs") or [])
+                                         if type(o) is dict) for k, row in enumerate(rows) if type(lines[row].get("outputs")) is list)
+
+
+def test_a_builder_fed_a_stream_takes_it_a_batch_at_a_time():
+    """A model built from a second stream (a cached schema result: `bundle.Lines`) holds one batch of parsed lines, not the file."""
+    from verifier.readers import native
+
+    sizes: list[int] = []
+
+    class Counting(native.ReceiptLines):
+        __slots__ = ()
+
+        def extend(self, first: int, records: list) -> None:
+            sizes.append((first, len(records)))
+            super().extend(first, records)
+
+    built = Counting.of((LINES[1] for _ in range(2 * native._FED + 3)), "receipts.jsonl")
+    assert sizes == [(0, native._FED), (native._FED, native._FED), (2 * native._FED, 3)]
+    assert built.table.index.tolist() == list(range(2 * native._FED + 3))

@@ -204,9 +204,9 @@ def test_the_plan_is_modelled_and_released_before_the_receipts_are_read_and_each
     from verifier.readers import native
 
     seen = []
-    real_records, real_raw = Bundle.records, Bundle.raw_document
+    real_records, real_raw = Bundle.record_batches, Bundle.raw_document
 
-    def records(self, kind):
+    def record_batches(self, kind):
         seen.append(("lines of", kind, "plan parsed and held" if "plan" in self._cache else "plan modelled" if "plan" in self.modelled else "?"))
         return real_records(self, kind)
 
@@ -214,7 +214,7 @@ def test_the_plan_is_modelled_and_released_before_the_receipts_are_read_and_each
         seen.append(("parsed", kind))
         return real_raw(self, kind)
 
-    monkeypatch.setattr(Bundle, "records", records)
+    monkeypatch.setattr(Bundle, "record_batches", record_batches)
     monkeypatch.setattr(Bundle, "raw_document", raw_document)
     assert verify_path(str(example_copy)).verdict == "PASS"
     assert [s for s in seen if s[1] in ("plan", "receipts")] == [("parsed", "plan"), ("lines of", "receipts", "plan modelled")]
@@ -260,3 +260,31 @@ def test_a_receipt_modelled_as_its_line_is_validated_is_found_at_its_line(exampl
 def test_a_line_that_is_not_json_is_named_with_its_column_in_that_line():
     [(number, problem)] = [x for x in iter_strict_lines((b'{"a": 1}\n{"a" 2}\n',)) if type(x[1]) is JSONProblem]
     assert (number, str(problem)) == (2, "line 2: not valid JSON: Expecting ':' delimiter at column 6")
+
+
+@pytest.mark.parametrize("fault", ["elapsed", "schema", "json"])
+def test_the_findings_do_not_depend_on_how_many_lines_a_batch_holds(example_copy, monkeypatch, fault):
+    """`schema.documents` validates and models a batch of lines at a time (`Bundle.record_batches`): 1, 2, 3 or 4096 lines a batch, one report."""
+    from verifier import jsonio
+
+    path = example_copy / "receipts.jsonl"
+    rows = read_lines(path)
+    requests = [i for i, r in enumerate(rows) if r["kind"] == "request"]
+    rows[requests[-1]]["elapsed_s"] += 1
+    if fault == "schema":
+        del rows[requests[2]]["phase"]
+    write_lines(path, rows)
+    if fault == "json":
+        lines = path.read_bytes().splitlines()
+        lines[3] = b"{,"
+        path.write_bytes(b"\n".join(lines) + b"\n")
+    rehash(example_copy)
+
+    def findings() -> list[tuple]:
+        return [(f.check, f.status, f.code, f.message, f.path, f.pointer) for f in verify_path(str(example_copy)).findings]
+
+    whole = findings()
+    assert any(f[2] == {"elapsed": "elapsed-mismatch", "schema": "schema-violation", "json": "invalid-json"}[fault] for f in whole)
+    for size in (1, 2, 3):
+        monkeypatch.setattr(jsonio, "_BATCH", size)
+        assert findings() == whole

@@ -14,12 +14,13 @@ import os
 import stat
 import unicodedata
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem, file_chunks, iter_strict_lines, loads_strict
+from verifier.jsonio import JSONProblem, file_chunks, iter_strict_batches, loads_strict
 
 __all__ = ["DOCUMENTS", "Bundle", "DiskEntry", "Lines", "hash_bytes_of", "hash_file", "open_regular", "nfc", "unsafe_name", "unsafe_reason", "walk", "walk_safely"]
 
@@ -266,11 +267,15 @@ class Bundle:
         return value
 
     def records(self, kind: str) -> Iterator[tuple[int, Any]]:
+        """Yield `(line number, document or JSONProblem)` for each line of the JSON Lines document of `kind`: the lines of `record_batches`."""
+        return chain.from_iterable(self.record_batches(kind))
+
+    def record_batches(self, kind: str) -> Iterator[list[tuple[int, Any]]]:
         """
-        Yield `(line number, document or JSONProblem)` for each line of the JSON Lines document of `kind`, read from its file as a stream.
+        Yield lists of `(line number, document or JSONProblem)`, consecutive lines of the JSON Lines document of `kind`, read from its file as a stream.
 
         Nothing is kept: each call reads the file again, in chunks
-        (`verifier.jsonio.iter_strict_lines`: a bad line yields its problem
+        (`verifier.jsonio.iter_strict_batches`: a bad line yields its problem
         and reading goes on; a line longer than `LINE_LIMIT` is a problem, its
         bytes dropped), so memory does not grow with the file. The bytes read
         are hashed on the way; after the last line, raises `Unverifiable`
@@ -292,7 +297,7 @@ class Bundle:
                 for chunk in file_chunks(handle):
                     digest.update(chunk)
                     yield chunk
-            yield from iter_strict_lines(read())
+            yield from iter_strict_batches(read())
         if name in self.digests and digest.hexdigest() != self.digests[name]:
             raise Unverifiable(f"{name} changed after integrity.files matched its sha256, so it is not parsed",
                                code="changed-during-verification", path=name)

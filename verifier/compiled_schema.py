@@ -230,6 +230,19 @@ class Checked:
         self.reference = reference
         self.compiled = compiled
 
+    def all_valid(self, instances: list[Any]) -> bool:
+        """Return True when the compiled validator accepts every one of `instances` (then none has an error); False when any must go to `iter_errors`."""
+        if self.compiled is None:
+            return False
+        try:
+            return all(map(self.compiled.is_valid, instances))
+        except Exception:  # noqa: BLE001 - a value the compiled side cannot take: each goes to `iter_errors`
+            return False
+        except BaseException as exc:  # a Rust panic arrives as pyo3's PanicException, a BaseException
+            if type(exc).__name__ != "PanicException":
+                raise
+            return False
+
     def iter_errors(self, instance: Any) -> Iterator[Any]:
         """Yield the reference's `ValidationError`s for `instance` (none, without running it, when the compiled one accepts it)."""
         if self.compiled is not None:

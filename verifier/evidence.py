@@ -40,6 +40,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
+from itertools import accumulate, islice
 from typing import Any, NamedTuple
 
 from verifier import units
@@ -374,6 +375,17 @@ class TextColumn(Sequence[Any]):
             self.other[len(self.ends)] = value
         self.ends.append(len(self.blob))
 
+    def extend(self, values: list[Any]) -> None:
+        """Append each of `values` as `append` does; non-empty ASCII texts all, in one piece."""
+        if all(type(value) is str and value for value in values):
+            joined = "".join(values)
+            if joined.isascii():
+                self.blob += joined.encode("ascii")
+                self.ends.extend(islice(accumulate(map(len, values), initial=self.ends[-1] if self.ends else 0), 1, None))
+                return
+        for value in values:
+            TextColumn.append(self, value)
+
     def __len__(self) -> int:
         return len(self.ends)
 
@@ -439,6 +451,21 @@ def instant(text: str) -> int:
     return (parse_time(text) - _EPOCH) // _MICROSECOND * 1000 + _nanoseconds(text)
 
 
+#: The latest instant 64 bits of nanoseconds since the epoch hold (2262-04-11T23:47:16.854775807Z).
+_LATEST = 2**63 - 1
+
+
+def _instant_or_none(value: Any) -> int:
+    """Return `instant(value)` for a text `datetime.fromisoformat` reads as it is, within 64 bits of nanoseconds; else `NO_INSTANT`."""
+    if type(value) is not str:
+        return NO_INSTANT
+    try:
+        at = (_fromisoformat(value) - _EPOCH) // _MICROSECOND * 1000 + _nanoseconds(value)
+    except ValueError:
+        return NO_INSTANT
+    return at if NO_INSTANT <= at <= _LATEST else NO_INSTANT
+
+
 class TimeColumn(TextColumn):
     """
     Represents a column of RFC 3339 timestamps: the texts as written (`TextColumn`) and their instants, for ordering and spans.
@@ -460,18 +487,22 @@ class TimeColumn(TextColumn):
     def append(self, value: Any) -> None:
         """Append one row's text (or any other value, kept as it is) and its instant."""
         TextColumn.append(self, value)
-        at = NO_INSTANT
-        if type(value) is str:
-            try:
-                at = (_fromisoformat(value) - _EPOCH) // _MICROSECOND * 1000
-            except ValueError:
-                pass
-            else:
-                at += _nanoseconds(value)
+        self.at.append(_instant_or_none(value))
+
+    def extend(self, values: list[Any]) -> None:
+        """Append each of `values` (texts or any other values) and its instant, as `append` does."""
+        TextColumn.extend(self, values)
         try:
-            self.at.append(at)
-        except OverflowError:  # before 1677-09-21 or after 2262-04-11: no 64-bit count of nanoseconds; `instant(i)` reads it
-            self.at.append(NO_INSTANT)
+            moments = list(map(_fromisoformat, values))  # in C; a value it refuses sends the batch row by row
+        except (ValueError, TypeError):
+            self.at.extend(map(_instant_or_none, values))
+            return
+        at = [(moment - _EPOCH) // _MICROSECOND * 1000 for moment in moments]
+        if values and max(map(len, values)) > 27:  # a 7th digit of a fraction takes 28 characters or more ("YYYY-MM-DDTHH:MM:SS.fffffffZ")
+            at = [moment + _nanoseconds(value) for moment, value in zip(at, values)]
+        if at and not (NO_INSTANT <= min(at) and max(at) <= _LATEST):
+            at = [value if NO_INSTANT <= value <= _LATEST else NO_INSTANT for value in at]
+        self.at.extend(at)
 
     def instant(self, i: int) -> int:
         """Return row `i`'s instant in nanoseconds since the epoch; raises what `parse_time` raises on its text."""
@@ -554,6 +585,27 @@ class ReceiptTable(Sequence[Receipt]):
         self.ended_at.append(ended_at)
         self.http_status.append(http_status)
         self.error.append(error)
+
+    def extend(self, index: list[int], request_id: list[str | None], server: list[str | None], arm: list[str | None],
+               phase: list[str | None], outcome: list[str | None], elapsed: list[Decimal | int | None], started_at: list[Any],
+               ended_at: list[Any], http_status: list[int | None], error: list[str | None],
+               outputs: Mapping[int, tuple[Output, ...]] | None = None) -> None:
+        """Append rows given as columns of equal length (values as `add` takes them); `outputs` maps a position in these columns to its row's outputs."""
+        base = len(self.index)
+        for position, outs in (outputs or {}).items():
+            if outs:
+                self.outputs[base + position] = outs
+        self.index.extend(index)
+        self.request_id += request_id
+        self.server += server
+        self.arm += arm
+        self.phase += phase
+        self.outcome += outcome
+        self.elapsed += elapsed
+        self.started_at.extend(started_at)
+        self.ended_at.extend(ended_at)
+        self.http_status += http_status
+        self.error += error
 
     def __len__(self) -> int:
         return len(self.index)

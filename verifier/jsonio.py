@@ -35,7 +35,7 @@ from typing import Any
 
 import msgspec
 
-__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "iter_strict_lines", "file_chunks", "LINE_LIMIT", "quote_non_finite", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "iter_strict_batches", "iter_strict_lines", "file_chunks", "LINE_LIMIT", "quote_non_finite", "schema_message", "shown_literal"]
 
 
 class JSONProblem(ValueError):
@@ -479,12 +479,23 @@ def iter_strict_lines(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT) 
     """
     Yield `(line number, document)` for each line of JSON Lines read from `chunks` (bytes in any split), as a stream.
 
-    Each line is read as `loads_strict_text` reads it (in batches of
-    `_BATCH` lines through `loads_strict_each`); a line that is not strict
+    The lines of `iter_strict_batches`, one at a time.
+    """
+    return chain.from_iterable(iter_strict_batches(chunks, line_limit=line_limit))
+
+
+def iter_strict_batches(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT) -> Iterator[list[tuple[int, Any]]]:
+    """
+    Yield lists of `(line number, document)`, consecutive lines of JSON Lines read from `chunks` (bytes in any split), as a stream.
+
+    Each line is read as `loads_strict_text` reads it (in batches of at most
+    `_BATCH` lines through `loads_strict_each`; a list holds one batch, in
+    line order, its numbers consecutive); a line that is not strict
     JSON yields its `JSONProblem` (with `line` set) in place of a document,
     and reading goes on with the next line. A blank line is a problem
     (`invalid-json`), except the empty one after a final newline; a line
-    longer than `line_limit` bytes is a problem `line-too-long` and its bytes
+    longer than `line_limit` bytes is a problem `line-too-long` (a list of
+    its own) and its bytes
     are dropped as they arrive (never held whole). Raises `JSONProblem`
     (`line` None) for what refuses the whole file, as `loads_strict_lines`
     does: a byte order mark at the start, bytes that are not UTF-8 (with
@@ -521,15 +532,15 @@ def iter_strict_lines(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT) 
             offset += end + 1
         if len(data) > line_limit:
             number += 1
-            yield number, JSONProblem("line-too-long", f"line {number} is longer than {line_limit} bytes, the limit for one line", line=number)
+            yield [(number, JSONProblem("line-too-long", f"line {number} is longer than {line_limit} bytes, the limit for one line", line=number))]
             skipping, data, offset = True, b"", offset + len(data)
         carry = data
     if carry:
         yield from _strict_batch(carry, offset, number, line_limit)
 
 
-def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Iterator[tuple[int, Any]]:
-    """Yield `(line number, document or JSONProblem)` for the complete lines `data` (no final newline), its first line being `number + 1` at file `offset`."""
+def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Iterator[list[tuple[int, Any]]]:
+    """Yield lists of `(line number, document or JSONProblem)` (`_BATCH` lines a list) for the complete lines `data` (no final newline), its first line being `number + 1` at file `offset`."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -538,15 +549,16 @@ def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Ite
     lines = text.split("\n")
     for first in range(0, len(lines), _BATCH):
         batch = lines[first:first + _BATCH]
+        out: list[tuple[int, Any]] = []
         for n, (line, document) in enumerate(zip(batch, loads_strict_each(batch)), start=number + first + 1):
             if len(line) > line_limit // 4 and len(line.encode("utf-8")) > line_limit:
-                yield n, JSONProblem("line-too-long", f"line {n} is longer than {line_limit} bytes, the limit for one line", line=n)
+                document = JSONProblem("line-too-long", f"line {n} is longer than {line_limit} bytes, the limit for one line", line=n)
             elif not line.strip():
-                yield n, JSONProblem("invalid-json", f"line {n} is blank", line=n)
+                document = JSONProblem("invalid-json", f"line {n} is blank", line=n)
             elif type(document) is JSONProblem:  # a line is one line of text: its column, not "line 1 column"
-                yield n, JSONProblem(document.code, f"line {n}: {str(document).replace(' at line 1 column ', ' at column ')}", line=n)
-            else:
-                yield n, document
+                document = JSONProblem(document.code, f"line {n}: {str(document).replace(' at line 1 column ', ' at column ')}", line=n)
+            out.append((n, document))
+        yield out
 
 
 def file_chunks(handle: Any, size: int = _CHUNK) -> Iterator[bytes]:

@@ -110,7 +110,7 @@ def _model(bundle: Any, kind: str, name: str, value: Any) -> None:
 
 def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Finding]:
     """
-    Validate the JSON Lines document of `kind` line by line as it is read (`Bundle.records`), holding no line after its own check.
+    Validate the JSON Lines document of `kind` as it is read, a batch of consecutive lines at a time (`Bundle.record_batches`), holding no batch after its own check.
 
     A line that is not strict JSON is a FAIL naming its line (pointer
     `/<line - 1>`), and reading goes on: every bad line and every schema
@@ -132,20 +132,25 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
     errors: list[tuple[str, Any]] = []
     n_errors, number = 0, 0
     try:
-        for number, item in bundle.records(kind):
-            if type(item) is JSONProblem:
-                if len(bad) < MAX_ERRORS_PER_DOCUMENT:  # in line order: the first are kept
-                    bad.append((f"/{number - 1}", item))
+        for batch in bundle.record_batches(kind):  # consecutive lines
+            number = batch[-1][0]
+            documents = [item for _number, item in batch if type(item) is not JSONProblem]
+            if len(documents) < len(batch):
+                for number, item in batch:
+                    if type(item) is JSONProblem and len(bad) < MAX_ERRORS_PER_DOCUMENT:  # in line order: the first are kept
+                        bad.append((f"/{number - 1}", item))
                 model = None  # the document is unusable: nothing is modelled
-                continue
-            for error in validator.iter_errors(item):
-                n_errors += 1
-                errors.append((json_pointer([number - 1, *error.absolute_path]), error))
-                model = None
+            if not validator.all_valid(documents):
+                for number, item in batch:
+                    if type(item) is not JSONProblem:
+                        for error in validator.iter_errors(item):
+                            n_errors += 1
+                            errors.append((json_pointer([number - 1, *error.absolute_path]), error))
+                            model = None
+                if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded
+                    errors = sorted(errors, key=_in_document_order)[:MAX_ERRORS_PER_DOCUMENT]
             if model is not None:
-                model.add(number - 1, item)
-            if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded
-                errors = sorted(errors, key=_in_document_order)[:MAX_ERRORS_PER_DOCUMENT]
+                model.extend(batch[0][0] - 1, documents)
     except (Unverifiable, JSONProblem, OSError) as exc:
         yield _unreadable(bundle, kind, name, exc)
         return

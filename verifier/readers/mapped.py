@@ -131,9 +131,11 @@ class MappedBundle(Bundle):
                                code="changed-during-verification", path=name)
         return data
 
-    def records(self, kind: str) -> Iterator[tuple[int, Any]]:
-        """Yield `(number from 1, document)` for each record of the mapped document of `kind` (read whole by `raw_document`, which raises its problems)."""
-        yield from enumerate(self.raw_document(kind), start=1)
+    def record_batches(self, kind: str) -> Iterator[list[tuple[int, Any]]]:
+        """Yield one list of `(number from 1, document)`, every record of the mapped document of `kind` (read whole by `raw_document`, which raises its problems), or none when it has none."""
+        records = list(enumerate(self.raw_document(kind), start=1))
+        if records:
+            yield records
 
 
 def _files(spec: dict[str, Any]) -> list[str]:

@@ -16,6 +16,7 @@ Side effects: none beyond what `Bundle.document` reads (already-hashed bytes).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import islice
 from dataclasses import replace
 from decimal import Decimal
 from typing import Any, Self
@@ -209,12 +210,16 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
                     prose=tuple(prose), outcomes=tuple(outcomes))
 
 
+#: Lines `_LineBuilder.of` feeds a builder at a time (the batch of `verifier.jsonio.iter_strict_batches`).
+_FED = 4096
+
+
 class _LineBuilder:
     """
-    A builder of a part of the model from the parsed lines of one JSON Lines file (`name`), fed a line at a time by `add(index, record)`.
+    A builder of a part of the model from the parsed lines of one JSON Lines file (`name`), fed consecutive lines by `extend(first, records)`.
 
-    `of` feeds it every line of an iterable; `schema.documents` feeds it the
-    lines it validates (`LINE_READERS`), then calls `done`. `_one` shares one `str` object per
+    `of` feeds it every line of an iterable; `schema.documents` feeds it each
+    batch of lines it validated (`LINE_READERS`), then calls `done`. `_one` shares one `str` object per
     distinct value of a dimension. `modelled` is what the bundle's earlier
     documents were modelled as (kind -> model, `Bundle.modelled`), for a
     builder that reads it.
@@ -228,31 +233,33 @@ class _LineBuilder:
 
     @classmethod
     def of(cls, lines: Iterable[Any], name: str, modelled: Mapping[str, Any] | None = None) -> Self:
-        """Return the finished builder of file `name` fed every one of `lines` (parsed lines, in file order)."""
+        """Return the finished builder of file `name` fed every one of `lines` (parsed lines, in file order), `_FED` lines at a time: a stream is not held."""
         built = cls(name, modelled)
-        for index, record in enumerate(lines):
-            built.add(index, record)
+        lines, first = iter(lines), 0
+        while batch := list(islice(lines, _FED)):
+            built.extend(first, batch)
+            first += len(batch)
         return built.done()
 
     def done(self) -> Self:
         """Drop what was kept only while lines were added, and return the builder."""
         return self
 
-    def add(self, index: int, record: Any) -> None:
-        """Model the parsed line `record`, the line of 0-based `index` in the file."""
+    def extend(self, first: int, records: list[Any]) -> None:
+        """Model the parsed lines `records`, consecutive lines of the file, the first of 0-based index `first`."""
         raise NotImplementedError
 
 
 class ReceiptLines(_LineBuilder):
     """
-    Builds the receipts part of the model from the parsed lines of one receipts file, a line at a time, as they are read.
+    Builds the receipts part of the model from the parsed lines of one receipts file, a batch of lines at a time, as they are read.
 
-    `add(index, record)` takes the 0-based line index and the parsed line (a
-    schema-valid receipt). Request receipts become the rows of `table` (a
+    `extend(first, records)` takes consecutive parsed lines (schema-valid
+    receipts) and the 0-based index of the first. Request receipts become the rows of `table` (a
     `ReceiptTable`; dimensions and outcomes one shared `str` object per
     distinct value: 10^6 receipts share a handful), worker receipts
     `processes` (`ProcessReceipt`), and a line of any other kind an entry of
-    `unmapped`. `schema.documents` feeds it the lines it validates, so a
+    `unmapped`. `schema.documents` feeds it the batches it validates, so a
     valid file is parsed once (`Bundle.modelled`); `from_documents` feeds
     it lines it is given. A request id the plan lists (`modelled["plan"]`,
     or its shard `modelled["plan_requests"]`) is held as the plan's own
@@ -275,39 +282,45 @@ class ReceiptLines(_LineBuilder):
         self._planned = None
         return self
 
-    def add(self, index: int, r: Any) -> None:
+    def extend(self, first: int, records: list[Any]) -> None:
         """
-        Model the parsed receipt line `r`, the line of 0-based `index` in the file.
+        Model the parsed receipt lines `records`, consecutive lines of the file, the first of 0-based index `first`.
 
-        Total over JSON values: a line that is no object is of no kind
-        (`unmapped`), and an output that is no object is left out. Lines are
-        schema-valid unless the file changed while it was read, and then
-        `Bundle.records` refuses the file after its last line, so such a model
-        is never used; it must only not fail on the way.
+        Column by column (issue 40). Total over JSON values: a line that is no
+        object is of no kind (`unmapped`), and an output that is no object is
+        left out. Lines are schema-valid unless the file changed while it was
+        read, and then `Bundle.records` refuses the file after its last line,
+        so such a model is never used; it must only not fail on the way.
         """
-        kind = r.get("kind") if type(r) is dict else None
-        if kind == "request":
-            one = self._one
-            outs = r.get("outputs")
-            outs = [o for o in outs if type(o) is dict] if type(outs) is list else ()
-            value, rid, server, arm, phase, outcome = (r.get("elapsed_s"), r.get("request_id"), r.get("server"), r.get("arm"),
-                                                       r.get("phase"), r.get("outcome"))
-            if type(rid) is str:
-                rid = self._planned(rid, rid) if self._planned else rid
-            elif rid is not None:
-                rid = str(rid)
-            self.table.add(index, rid, None if server is None else one(str(server), str(server)),
-                           None if arm is None else one(str(arm), str(arm)), None if phase is None else one(str(phase), str(phase)),
-                           one(outcome, outcome) if type(outcome) is str else outcome, None if isinstance(value, bool) else value,
-                           r.get("started_at"), r.get("ended_at"), r.get("http_status"), r.get("error"),
-                           tuple(Output(o.get("path"), o.get("sha256")) for o in outs) if outs else ())
-        elif kind == "worker":
-            self.processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
-                                                 r.get("stdout"), r.get("stderr"), Location(self.name, f"/{index}"),
-                                                 {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None},
-                                                 started_at=r.get("started_at")))
-        else:
-            self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"), "neither a request nor a worker receipt"))
+        requests: list[dict[str, Any]] = []
+        rows: list[int] = []
+        for index, r in enumerate(records, first):
+            kind = r.get("kind") if type(r) is dict else None
+            if kind == "request":
+                requests.append(r)
+                rows.append(index)
+            elif kind == "worker":
+                self.processes.append(ProcessReceipt(r.get("worker_id", ""), r.get("exit_code"), r.get("signal"),
+                                                     r.get("stdout"), r.get("stderr"), Location(self.name, f"/{index}"),
+                                                     {k: str(r[k]) for k in ("server", "arm") if r.get(k) is not None},
+                                                     started_at=r.get("started_at")))
+            else:
+                self.unmapped.append(Unmapped(f"receipt of kind {kind!r}", Location(self.name, f"/{index}"),
+                                              "neither a request nor a worker receipt"))
+        if not requests:
+            return
+        one, planned = self._one, self._planned
+        ids = [r.get("request_id") for r in requests]
+        ids = [(planned(v, v) if planned else v) if type(v) is str else None if v is None else str(v) for v in ids]
+        dims = [[one(v, v) if type(v) is str else None if v is None else one(str(v), str(v)) for v in (r.get(key) for r in requests)]
+                for key in ("server", "arm", "phase")]
+        outcomes = [one(v, v) if type(v) is str else v for v in (r.get("outcome") for r in requests)]
+        elapsed = [None if isinstance(v, bool) else v for v in (r.get("elapsed_s") for r in requests)]
+        outputs = {row: tuple(Output(o.get("path"), o.get("sha256")) for o in outs if type(o) is dict)
+                   for row, outs in enumerate(r.get("outputs") for r in requests) if type(outs) is list and outs}
+        self.table.extend(rows, ids, *dims, outcomes, elapsed, [r.get("started_at") for r in requests],
+                          [r.get("ended_at") for r in requests], [r.get("http_status") for r in requests],
+                          [r.get("error") for r in requests], outputs)
 
 
 def _planned_requests(modelled: Mapping[str, Any]) -> PlannedRequests | None:
@@ -322,9 +335,9 @@ def _planned_requests(modelled: Mapping[str, Any]) -> PlannedRequests | None:
 
 class PlannedLines(_LineBuilder):
     """
-    Builds a plan's requests from the parsed lines of the shard the plan names (`plan-requests.jsonl`), a line at a time.
+    Builds a plan's requests from the parsed lines of the shard the plan names (`plan-requests.jsonl`), a batch of lines at a time.
 
-    `add(index, record)` takes a schema-valid line (`plan-request.schema.json`)
+    `extend(first, records)` takes schema-valid lines (`plan-request.schema.json`)
     and appends it to `requests` (`PlannedRequests`, columns), in file order; server and
     phase names are one shared `str` object each.
     """
@@ -335,16 +348,17 @@ class PlannedLines(_LineBuilder):
         super().__init__(name)
         self.requests = PlannedRequests()
 
-    def add(self, index: int, r: Any) -> None:
-        """Model the parsed shard line `r` (the line of 0-based `index`); total over JSON values, as `ReceiptLines.add` is (a line that is no planned request is left out)."""
+    def extend(self, first: int, records: list[Any]) -> None:
+        """Model the parsed shard lines `records` (consecutive, the first of 0-based index `first`); total over JSON values, as `ReceiptLines.extend` is (a line that is no planned request is left out)."""
         one = self._one
-        if type(r) is dict and all(type(r.get(key)) is str for key in ("id", "server", "phase")):
-            self.requests.append(r["id"], one(r["server"], r["server"]), one(r["phase"], r["phase"]))
+        for r in records:
+            if type(r) is dict and all(type(r.get(key)) is str for key in ("id", "server", "phase")):
+                self.requests.append(r["id"], one(r["server"], r["server"]), one(r["phase"], r["phase"]))
 
 
 #: The builders of the model from a document as `schema.documents` validated it, by document kind, so it is parsed once
 #: and its parsed form is dropped as soon as it is modelled (`Bundle.modelled`): a JSON Lines document's builder is fed
-#: each valid line (`ReceiptLines`), a JSON document's is given the whole parsed document.
+#: each batch of valid lines (`ReceiptLines`), a JSON document's is given the whole parsed document.
 LINE_READERS = {"receipts": ReceiptLines, "plan_requests": PlannedLines}
 DOCUMENT_READERS = {"plan": plan_of}
 
