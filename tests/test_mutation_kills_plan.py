@@ -18,6 +18,7 @@ code or a signal, not running ones.
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 
@@ -620,3 +621,47 @@ def test_a_warmup_ending_nanoseconds_after_the_first_measured_start_is_said_with
             _wk("s1"), _wk("s2")]
     assert [f[2] for f in _conf(late, plan={"max_concurrency": None}) if f[1] == "warmup-after-measured"] == [
         "server s2: a warmup ends at 2026-01-01T00:01:20.0000005Z, after the first measured request starts at 2026-01-01T00:01:20.0000001Z"]
+
+
+# --- the timing section over columns (issue 40): the same findings, in the order of the rows, for any instants ---
+
+def test_timing_failures_are_in_the_order_of_the_rows_whatever_their_kind():
+    rows = [_rq("s1-w", 0), _rq("s1-m", 20, elapsed_s=11), _rq("s2-w", 60, ended_at="2026-01-01T00:00:50Z"), _rq("s2-m", 80),
+            _wk("s1"), _wk("s2")]
+    assert [f[1:] for f in _conf(rows) if f[1] in ("time-order", "elapsed-mismatch")] == [
+        ("elapsed-mismatch", "request s1-m: elapsed_s 11 but ended_at - started_at = 10 s"), ("time-order", "request s2-w ends before it starts")]
+
+
+def test_a_span_longer_than_64_bits_of_nanoseconds_is_subtracted_exactly():
+    """1700 to 2260 is about 1.8e19 ns, past 2**63: held as Python integers, not wrapped around."""
+    seconds = (datetime(2260, 1, 1) - datetime(1700, 1, 1)) // timedelta(seconds=1)
+    rows = [_rq("s1-w", 0, started_at="1700-01-01T00:00:00Z", ended_at="2260-01-01T00:00:00Z", elapsed_s=seconds), *RECEIPTS[1:]]
+    found = _conf(rows)
+    assert not [f for f in found if f[1] in ("elapsed-mismatch", "time-order") or f[0] == "ERROR"]
+    rows[0]["elapsed_s"] = seconds + 1
+    assert [f[1:] for f in _conf(rows) if f[1] == "elapsed-mismatch"] == [
+        ("elapsed-mismatch", f"request s1-w: elapsed_s {seconds + 1} but ended_at - started_at = {seconds} s")]
+
+
+def test_instants_outside_64_bits_of_nanoseconds_are_timed_and_ordered_exactly():
+    rows = [_rq("s1-w", 0, started_at="9999-01-01T00:00:00Z", ended_at="9999-01-01T00:00:10Z"), *RECEIPTS[1:]]
+    assert [f for f in _conf(rows) if f[0] != "PASS"] == [
+        ("FAIL", "warmup-after-measured", "server s1: a warmup ends at 9999-01-01T00:00:10Z, after the first measured request starts at 2026-01-01T00:00:20Z")]
+
+
+def test_the_arm_order_is_the_order_of_each_servers_earliest_start():
+    """s1 starts first and ends last: A then B, as planned (its latest start would say B then A)."""
+    rows = [_rq("s1-w", 0), _rq("s1-m", 200), _rq("s2-w", 60), _rq("s2-m", 80), _wk("s1"), _wk("s2")]
+    assert not [f for f in _conf(rows) if f[1] == "arm-order"] and [f for f in _conf(rows) if f[1] == "timing"]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3])
+def test_the_timing_findings_do_not_depend_on_how_many_rows_are_judged_at_once(monkeypatch, size):
+    cases = [[_rq("s1-w", 0), _rq("s1-m", 20, elapsed_s=11), _rq("s2-w", 60, ended_at="2026-01-01T00:00:50Z"), _rq("s2-m", 80, elapsed_s=9),
+              _wk("s1"), _wk("s2")],
+             [_rq("s1-w", 0, started_at="2026-01-01T00:00:00z", ended_at="2026-01-01T00:00:11z"), _rq("s1-m", 20), _rq("s2-w", 60),
+              _rq("s2-m", 80, elapsed_s=12), _wk("s1"), _wk("s2")]]
+    expected = [_conf(rows) for rows in cases]
+    assert [len([f for f in found if f[1] in ("time-order", "elapsed-mismatch")]) for found in expected] == [3, 2]
+    monkeypatch.setattr(pl, "_CHUNK", size)
+    assert [_conf(rows) for rows in cases] == expected

@@ -122,3 +122,58 @@ def test_message_formatting_rounds_to_significant_digits_and_never_changes_magni
     assert fmt(D("1.3327567227551501808460")) == "1.33275672276"
     assert D(fmt(D("123456789012345678901234567.5"))) == D("1.23456789012E+26")
     assert fmt(D("1E+2")) == "100" and fmt(D("-0")) == "0" and fmt(D("NaN")) == "NaN"
+
+
+# --- many receipts judged at once (issue 40): the screen decides nothing `compare` would decide otherwise ---
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_SECONDS = st.one_of(st.decimals(min_value=-10**6, max_value=10**6, places=9, allow_nan=False),
+                     st.integers(-10**6, 10**6), st.just(D("0.0005")), st.just(D("0.001")), st.just(D("0.0010000001")))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_SECONDS, st.integers(-10**15, 10**15), st.integers(-2_000_000, 2_000_000)), max_size=30),
+       st.sampled_from([D("0.001"), D("0"), D("1e-9"), D("5")]))
+def test_compare_spans_finds_exactly_the_rows_compare_refuses(rows, declared):
+    """Spans near the stated seconds (within a few ms either way, to the nanosecond) and far from them; tolerances 0 to 5 s."""
+    stated = [s for s, _far, _near in rows]
+    spans = [int(D(s) * 10**9) + near if i % 2 else far for i, (s, far, near) in enumerate(rows)]
+    expected = []
+    for k, (s, span) in enumerate(zip(stated, spans)):
+        comparison = stats.compare(s, stats.seconds_of(span), declared=declared)
+        if not comparison.holds:
+            expected.append((k, stats.seconds_of(span), comparison))
+    import numpy as np
+
+    assert stats.compare_spans(stated, spans, declared=declared) == expected
+    assert stats.compare_spans(stated, np.array(spans, dtype=np.int64), declared=declared) == expected
+
+
+def test_compare_spans_at_the_edge_of_the_tolerance_and_past_binary64():
+    stated = [D("1.5"), D("1.5"), D("1.5"), 10**400, D("1e-400")]
+    spans = [1_501_000_000, 1_501_000_001, 1_499_000_000, 10**410, 0]
+    found = stats.compare_spans(stated, spans, declared=D("0.001"))
+    assert [k for k, _span, _c in found] == [1, 3]  # 10**400 s against 10**401 s: no binary64 holds them, judged exactly
+    assert found[1] == (3, stats.seconds_of(10**410), stats.compare(10**400, stats.seconds_of(10**410), declared=D("0.001")))
+    assert str(found[0][1]) == "1.501000001"
+    # 1.4999999999999999999 s reads as 1.5 in binary64, exactly 1 ms from the span: the margin sends it to the exact judgement, which refuses it
+    assert [k for k, _s, _c in stats.compare_spans([D("1.4999999999999999999")], [1_501_000_000], declared=D("0.001"))] == [0]
+    assert found[0][2] == stats.compare(D("1.5"), D("1.501000001"), declared=D("0.001"))
+    assert stats.seconds_of(1_500_000_000) == D("1.5") and stats.seconds_of(-1) == D("-1E-9")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(-5, 5), st.integers(0, 4)), max_size=12))
+def test_the_peak_overlap_is_the_largest_number_of_intervals_open_at_one_instant(pairs):
+    """Half-open [start, end): counted at every instant written out (ends before starts on ties); int64 arrays, objects, Decimals."""
+    import numpy as np
+
+    intervals = [(s, s + length) for s, length in pairs]
+    expected = max([sum(1 for s, e in intervals if s <= t < e) for t in range(-5, 10)], default=0)
+    assert stats.peak_in_flight(intervals) == expected
+    starts, ends = [s for s, _ in intervals], [e for _, e in intervals]
+    assert stats.peak_overlap(np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)) == expected
+    assert stats.peak_overlap(np.array([s + 2**70 for s in starts], dtype=object), np.array([e + 2**70 for e in ends], dtype=object)) == expected
+    assert stats.peak_in_flight([(D(s) / 2, D(e) / 2) for s, e in intervals]) == expected

@@ -49,6 +49,7 @@ the values it selected, and every claim is compared through the one
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 from collections.abc import Mapping, Sequence
@@ -57,11 +58,11 @@ from decimal import Decimal
 from typing import Any, NamedTuple
 
 from verifier.numtext import fmt  # re-exported: a derived number for a message (display only)
-from verifier.sweep import peak_in_flight, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
+from verifier.sweep import peak_in_flight, peak_overlap, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
 
 __all__ = [
-    "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "compare", "critical_value", "derive", "fmt", "half_unit",
-    "identity", "mean", "median", "peak_in_flight", "percentile_linear", "median_abs_deviation", "percentile_nearest_rank", "population_sd", "sample_sd", "spread", "sweep_peak", "tolerance",
+    "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "compare", "compare_spans", "critical_value", "derive", "fmt", "half_unit",
+    "identity", "mean", "median", "peak_in_flight", "peak_overlap", "percentile_linear", "median_abs_deviation", "percentile_nearest_rank", "population_sd", "sample_sd", "seconds_of", "spread", "sweep_peak", "tolerance",
 ]
 
 from verifier.estimators import (  # noqa: E402  the elementary estimators, re-exported: stats.mean, stats.CONTEXT, ...
@@ -553,6 +554,52 @@ def compare(stated: Any, derived: Decimal, **bound: Any) -> Comparison:
     tol = tolerance(stated, **bound)
     delta = CONTEXT.subtract(stated, derived)
     return Comparison(abs(delta) <= tol, delta, tol)
+
+
+#: Nanoseconds in a second: `compare_spans` reads spans counted in integer nanoseconds.
+_NS = 10**9
+
+
+def seconds_of(nanoseconds: int) -> Decimal:
+    """Return integer `nanoseconds` as exact seconds (`Decimal`: 1500000000 -> 1.5)."""
+    whole, part = divmod(int(nanoseconds), _NS)
+    return Decimal(whole) + Decimal(part) / Decimal(_NS)
+
+
+def compare_spans(stated: Sequence[Any], spans: Any, *, declared: Any) -> list[tuple[int, Decimal, Comparison]]:
+    """
+    Return `(position, span in s, comparison)` for each position whose stated seconds are not within `declared` s of its span.
+
+    `stated` are numbers of seconds (`Decimal` or `int`, e.g. receipts'
+    `elapsed_s`), `spans` integer nanoseconds (a sequence or numpy array of
+    the same length, e.g. `ended_at - started_at`), `declared` the tolerance
+    in seconds. The judgement is `compare(stated[k], seconds_of(spans[k]),
+    declared=declared)`, exact; a float pre-screen skips it where it cannot
+    fail: |s - d| <= t - m in binary64 (s, d, t in ns), with the margin
+    m = 1e-12 (|s| + |d| + t) + 1 ns far above the rounding of the screen
+    (float of a decimal, of an integer, one product by 1e9 and one
+    difference: each within 2**-53 of the result, IEEE 754 round to
+    nearest). A number the screen cannot take (a huge integer, no number)
+    is judged exactly, and raises as `compare` raises.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy only where many receipts are judged at once
+
+    n = len(stated)
+    limit = float(Decimal(str(declared)) if type(declared) is not Decimal else declared) * _NS
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):  # a number past binary64 is inf here, and not sure
+            s = np.array(stated, dtype=np.float64) * _NS
+            d = np.asarray(spans).astype(np.float64)
+            sure = np.abs(s - d) <= limit - (1e-12 * (np.abs(s) + np.abs(d) + limit) + 1.0)
+    except (TypeError, ValueError, OverflowError, decimal.InvalidOperation):
+        sure = np.zeros(n, dtype=bool)
+    out: list[tuple[int, Decimal, Comparison]] = []
+    for k in np.flatnonzero(~sure).tolist():
+        span = seconds_of(spans[k])
+        comparison = compare(stated[k], span, declared=declared)
+        if not comparison.holds:
+            out.append((k, span, comparison))
+    return out
 
 
 def agree(a: Decimal, b: Decimal) -> bool:

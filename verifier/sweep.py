@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["peak_in_flight", "sweep_peak"]
+__all__ = ["peak_in_flight", "peak_overlap", "sweep_peak"]
 
 
 def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
@@ -13,11 +13,34 @@ def peak_in_flight(intervals: Sequence[tuple[Any, Any]]) -> int:
     Return the largest number of half-open intervals [start, end) open at one instant.
 
     `intervals` are `(start, end)` pairs of mutually comparable values
-    (seconds, datetimes); an interval ending exactly when another starts does
-    not overlap it (a sweep line that processes ends before starts on ties).
-    O(n log n) in the number of intervals.
+    (seconds, datetimes); `peak_overlap` of their starts and ends.
     """
-    return sweep_peak([(s, 1) for s, _ in intervals] + [(e, -1) for _, e in intervals])
+    return peak_overlap([s for s, _ in intervals], [e for _, e in intervals])
+
+
+def peak_overlap(starts: Any, ends: Any) -> int:
+    """
+    Return the largest number of half-open intervals [starts[k], ends[k]) open at one instant.
+
+    `starts` and `ends` are sequences (or numpy arrays: int64, or object for
+    other comparable values such as `Decimal`, `datetime` or integers past
+    64 bits) of one length. An interval ending exactly when another starts
+    does not overlap it. The count only rises at a start, so the peak is the
+    largest, over the starts s, of the starts at or before s less the ends at
+    or before s (binary searches in the sorted starts and ends, numpy
+    `searchsorted` with `side="right"`): the sweep line of `sweep_peak` with
+    its ends before starts on ties, in O(n log n) and four arrays of n. 0 for
+    no intervals.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy only where intervals are swept
+
+    if not len(starts):
+        return 0
+    opened = np.sort(np.asarray(starts))
+    closed = np.sort(np.asarray(ends))
+    open_now = np.searchsorted(opened, opened, side="right")
+    open_now -= np.searchsorted(closed, opened, side="right")
+    return int(open_now.max())
 
 
 def sweep_peak(events: Sequence[tuple[Any, int]]) -> int:

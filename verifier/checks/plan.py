@@ -18,10 +18,10 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.campaign import campaign_of, elapsed
-from verifier.evidence import NO_INSTANT
+from verifier.evidence import NO_INSTANT, TimeColumn
 from verifier.readers.native import evidence_of
 from verifier import stats
-from verifier.stats import peak_in_flight
+from verifier.stats import peak_overlap
 from verifier.model import Finding, Status
 from verifier.numtext import tolerance_text
 from verifier.pipeline import Context, check
@@ -33,6 +33,33 @@ DEFAULT_CLOCK_TOLERANCE_S = Decimal("0.001")
 #: The plan fields the gate's `plan` section may fix, read from the model's `Plan`.
 _GATE_FIELDS = {"arm_order": lambda p: list(p.order), "warmups_per_server": lambda p: p.per_server.get("warmup", 0),
                 "measured_per_server": lambda p: p.per_server.get("measured", 0)}
+
+
+#: The largest 64-bit signed integer: instants and spans in nanoseconds above it are held as Python integers.
+_INT64_MAX = 2**63 - 1
+
+
+#: Rows judged at once by the timing section: its arrays of floats and spans are of this length, not of every receipt.
+_CHUNK = 1 << 16
+
+
+def _instants(column: TimeColumn, rows: Any) -> Any:
+    """
+    Return the instants of `rows` (a numpy array of row numbers) of `column` in nanoseconds since the epoch, as a numpy array (int64; object when one lies outside 64 bits).
+
+    A row the model did not read as an instant (`NO_INSTANT`) is read here by
+    `TimeColumn.instant`, and raises as it raises.
+    """
+    import numpy as np  # noqa: PLC0415 - numpy is imported by a run that times receipts, not by every run (about 0.1 s)
+
+    at = np.frombuffer(column.at, dtype=np.int64)[rows] if len(rows) else np.zeros(0, dtype=np.int64)
+    odd = np.flatnonzero(at == NO_INSTANT).tolist()
+    exact = [column.instant(int(rows[k])) for k in odd]
+    if exact and not all(-_INT64_MAX - 1 <= x <= _INT64_MAX for x in exact):
+        at = at.astype(object)
+    for k, x in zip(odd, exact):
+        at[k] = x
+    return at
 
 
 def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
@@ -122,9 +149,10 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             n = 1 + len(more[rid])
             found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {n} receipts", path=rfile,
                             pointer=table.pointer(more[rid][0]), observed=n))  # the second, the first one that should not be there
-        have = {"server": table.server[row], "phase": table.phase[row], "arm": table.arm[row]}
-        want = {"server": server, "phase": phase, "arm": c.arm_of_server.get(server)}
-        if have != want:
+        arm = c.arm_of_server.get(server)
+        if table.server[row] != server or table.phase[row] != phase or table.arm[row] != arm:
+            have = {"server": table.server[row], "phase": table.phase[row], "arm": table.arm[row]}
+            want = {"server": server, "phase": phase, "arm": arm}
             found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
                             path=table.file, pointer=table.pointer(row), expected=want, observed=have))
     for rid in [] if matched == len(first) else sorted(set(first).difference(ids)):  # 10^6 ids: a set of 32 MB spared
@@ -145,35 +173,47 @@ def conformance(ctx: Context) -> Iterator[Finding]:
 
     # (c) timing: per-receipt identity, warmups before measured, arm order (the first receipt of each request id)
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
+    import numpy as np  # noqa: PLC0415 - as in `_instants`
+
     rows = list(first.values())
-    first_start: dict[str, int] = {}  # server -> the earliest start of its requests (nanoseconds since the epoch)
-    warm_end: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the latest end of its warmups
-    measured_start: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the earliest start of its measured requests
-    intervals: list[tuple[int, int]] | None = [] if plan.concurrency is not None else None
+    index = np.array(rows, dtype=np.int64)
     starts, ends = table.started_at, table.ended_at
-    start_at, end_at = starts.at, ends.at
-    for i in rows:  # the instants the model holds; nothing kept per receipt beyond the intervals a concurrency limit needs
-        start, end = start_at[i], end_at[i]
-        if start == NO_INSTANT or end == NO_INSTANT:  # a text the model did not read as an instant: read it here (or fail as it fails)
-            start, end = starts.instant(i), ends.instant(i)
-        if end < start:
-            found.append(_f(Status.FAIL, "time-order", f"request {table.request_id[i]} ends before it starts", path=table.file, pointer=table.pointer(i)))
-        else:
-            seconds, nanos = divmod(end - start, 1_000_000_000)
-            span = Decimal(seconds) + Decimal(nanos) / Decimal(10**9)
-            if not stats.compare(elapsed(table, i), span, declared=tolerance).holds:
-                written = table.elapsed[i]
-                found.append(_f(Status.FAIL, "elapsed-mismatch", f"request {table.request_id[i]}: elapsed_s {written} but ended_at - started_at = {span} s",
-                                expected=str(span), observed=str(written), path=table.file, pointer=table.pointer(i)))
-        sid, phase = table.server[i] or "", table.phase[i]
-        if sid not in first_start or start < first_start[sid]:
-            first_start[sid] = start
-        if phase == "warmup" and (sid not in warm_end or end > warm_end[sid][0]):
-            warm_end[sid] = (end, i)
-        elif phase == "measured" and (sid not in measured_start or start < measured_start[sid][0]):
-            measured_start[sid] = (start, i)
-        if intervals is not None:
-            intervals.append((start, end))
+    start, end = _instants(starts, index), _instants(ends, index)  # nanoseconds since the epoch, one per row
+    del index
+    if start.dtype != object and len(rows) and int(end.max()) - int(start.min()) > _INT64_MAX:  # a span past 64 bits
+        start, end = start.astype(object), end.astype(object)
+    flagged: dict[int, Finding] = {}
+    for first_row in range(0, len(rows), _CHUNK):  # a chunk of rows at a time: memory for arrays of _CHUNK, not of every row
+        chunk = slice(first_row, first_row + _CHUNK)
+        backwards = end[chunk] < start[chunk]
+        for k in (np.flatnonzero(backwards) + first_row).tolist():
+            flagged[k] = _f(Status.FAIL, "time-order", f"request {table.request_id[rows[k]]} ends before it starts", path=table.file,
+                            pointer=table.pointer(rows[k]))
+        forward = np.flatnonzero(~backwards) + first_row
+        seconds = [table.elapsed[rows[k]] for k in forward.tolist()]
+        if None in seconds:
+            elapsed(table, rows[int(forward[seconds.index(None)])])  # raises: the schema requires an elapsed time (our bug if reached)
+        for at, span, _comparison in stats.compare_spans(seconds, end[forward] - start[forward], declared=tolerance):
+            k = int(forward[at])
+            written = table.elapsed[rows[k]]
+            flagged[k] = _f(Status.FAIL, "elapsed-mismatch", f"request {table.request_id[rows[k]]}: elapsed_s {written} but ended_at - started_at = {span} s",
+                            expected=str(span), observed=str(written), path=table.file, pointer=table.pointer(rows[k]))
+    found.extend(flagged[k] for k in sorted(flagged))  # in the order of the rows
+    first_start: dict[str, int] = {}  # server -> the earliest start of its requests (nanoseconds since the epoch)
+    warm_end: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the latest end of its warmups (the first row of it)
+    measured_start: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the earliest start of its measured requests
+    code_of: dict[str, int] = {}  # server -> its number, in the order first met
+    codes = np.fromiter((code_of.setdefault(table.server[i] or "", len(code_of)) for i in rows), dtype=np.int32, count=len(rows))
+    phase_of = table.phase
+    of_phase = {phase: np.fromiter((phase_of[i] == phase for i in rows), dtype=bool, count=len(rows)) for phase in ("warmup", "measured")}
+    for sid, code in code_of.items():
+        mine = codes == code
+        first_start[sid] = start[mine].min()
+        for phase, pick, into in (("warmup", end, warm_end), ("measured", start, measured_start)):
+            where = np.flatnonzero(mine & of_phase[phase])
+            if where.size:  # the first row of the latest warmup end, of the earliest measured start
+                best = int(where[np.argmax(pick[where]) if phase == "warmup" else np.argmin(pick[where])])
+                into[sid] = (pick[best], rows[best])
     first_start = {sid: first_start[sid] for sid, _arm in plan.run_order if sid in first_start}  # in run order: ties keep it
     for sid, _arm in plan.run_order:
         if sid in warm_end and sid in measured_start and warm_end[sid][0] > measured_start[sid][0]:
@@ -185,13 +225,12 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     if len(first_start) == len(plan.run_order) and observed_order != order:
         found.append(_f(Status.FAIL, "arm-order", "servers ran in a different arm order than planned",
                         path=rfile, expected=order, observed=observed_order))
-    if intervals is not None:
-        peak = peak_in_flight(intervals)
+    if plan.concurrency is not None:
+        peak = peak_overlap(start, end)
         if peak > plan.concurrency:
             found.append(_f(Status.FAIL, "concurrency-exceeded",
                             f"{peak} requests were in flight at once (rebuilt from receipt intervals), above max_concurrency {plan.concurrency}",
                             path=rfile, expected=plan.concurrency, observed=peak))
-    del intervals
     if len(found) == failures_before:
         found.append(_f(Status.PASS, "timing", f"elapsed_s agrees with timestamps ({tolerance_text(tolerance, 's')}); warmups precede measured requests; arm order {''.join(observed_order)} as planned",
                         path=rfile, observed=observed_order))
