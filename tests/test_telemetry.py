@@ -264,3 +264,11 @@ def test_a_schema_violation_is_the_schema_familys_fail_at_its_pointer(receipt_di
     family = _schema_family(verify_path(str(receipt_dir)))
     assert family[:2] == [READ, ("PASS", "producer-identified", family[1][2], None)]
     assert family[2:] and all(x[:2] == ("FAIL", "schema-violation") and x[2].startswith("telemetry-receipt.json at /execution") for x in family[2:])
+
+
+def test_a_schema_pointer_keeps_the_readers_unescaped_steps(receipt_dir):
+    # as telemetry.schema reported it: a key with "/" is joined as it is, not as RFC 6901's "~1" (kept so no report changes)
+    _edit(receipt_dir, lambda r: r["facts"]["latency_ms"].__setitem__("p99/x", -1))
+    bad = _by(verify_path(str(receipt_dir)), "schema.documents", "FAIL")
+    assert [(f.message, f.pointer) for f in bad] == [
+        ("telemetry-receipt.json at /facts/latency_ms/p99/x: -1 is less than the minimum of 0", "/facts/latency_ms/p99/x")]
