@@ -150,8 +150,8 @@ def test_nan_in_a_vllm_result_is_a_fail_report_as_documented(tmp_path, run, toke
     assert result.exit_code == _verdict_table()["FAIL"]
 
 
-@pytest.mark.parametrize("source,name,check", [(FIXTURES / "telemetry" / "good", "telemetry-receipt.json", "telemetry.read"),
-                                               (FIXTURES / "matrix" / "good", "summary.json", "matrix.files")])
+@pytest.mark.parametrize("source,name,check", [(FIXTURES / "telemetry" / "good", "telemetry-receipt.json", "schema.documents"),
+                                               (FIXTURES / "matrix" / "good", "summary.json", "schema.documents")])
 def test_nan_in_a_receipt_directory_fails_and_is_not_a_usage_error(tmp_path, run, source, name, check):
     dest = tmp_path / "d"
     shutil.copytree(source, dest)

@@ -51,7 +51,7 @@ def test_fixture_passes_every_rule_runner_digest_unverified(name):
     report = verify_path(str(FIX / name))
     assert report.kind == "frozen-http-matrix"
     assert not [f for f in report.findings if f.status in ("FAIL", "ERROR")]
-    producer = _by(report, "matrix.producer")[0]
+    producer = next(f for f in _by(report, "schema.documents") if f.code == "producer-identified")
     assert "serving_matrix.py" in producer.message and "output_version 1" in producer.message
     assert [f.code for f in report.findings if f.status == "UNVERIFIED" and f.code != "not-in-evidence"] == ["runner-not-retained"]
     assert report.verdict == "INCOMPLETE"
@@ -182,15 +182,15 @@ def test_unknown_output_version_is_unverified_not_fail(tmp_path):
     d = _copy(tmp_path, "good")
     _edit(d / "config.json", lambda c: c.__setitem__("output_version", 2))
     report = verify_path(str(d))
-    assert _by(report, "matrix.producer")[0].code == "unknown-producer-version"  # not findings[4]: stand-ins come first
-    assert report.verdict == "INCOMPLETE" and not _by(report, "matrix.schema", "FAIL")
+    assert _by(report, "schema.documents")[-1].code == "unknown-producer-version"  # after the four files read; stand-ins come first
+    assert report.verdict == "INCOMPLETE" and not _by(report, "schema.documents", "FAIL")
 
 
 def test_broken_responses_line_fails_naming_file_and_line(tmp_path, run):
     d = _copy(tmp_path, "good")
     (d / "responses.jsonl").write_text((d / "responses.jsonl").read_text() + '{"phase": NaN}\n')
     report = verify_path(str(d))
-    bad = _by(report, "matrix.files", "FAIL")
+    bad = _by(report, "schema.documents", "FAIL")
     assert bad and bad[0].path == "responses.jsonl" and "line" in bad[0].message
     result = run(str(d))
     assert result.exit_code == 1 and "Traceback" not in result.output
@@ -219,6 +219,86 @@ def test_summary_schema_violation_names_file_and_pointer(tmp_path):
     d = _copy(tmp_path, "good")
     _edit(d / "summary.json", lambda s: s["rounds"][0].__setitem__("attempted", "four"))
     report = verify_path(str(d))
-    bad = _by(report, "matrix.schema", "FAIL")
+    bad = _by(report, "schema.documents", "FAIL")
     assert bad and bad[0].path == "summary.json" and bad[0].pointer == "/rounds/0/attempted"
     assert _by(report, "matrix.denominators")[0].code == "blocked-by"
+
+
+# ---- the schema family (schema.documents): reading, runner version, schemas, in the words matrix.files/producer/schema had ----
+
+PRODUCER = ("PASS", "producer-identified", "config.json: producer system1-omni benchmarks/serving_matrix.py; version: output_version 1 "
+            "(the contract reviewed at heads a9da233f..2d25d16b)", None)
+
+
+def _schema_family(report) -> list[tuple]:
+    return [(f.status, f.code, f.message, f.pointer) for f in report.findings if f.check == "schema.documents"]
+
+
+def _read(d: Path) -> list[tuple]:
+    return [("PASS", "read", f"{n} read ({(d / n).stat().st_size} bytes)", None) for n in ("plan.json", "config.json", "responses.jsonl", "summary.json")]
+
+
+def test_the_schema_family_reads_each_file_names_the_runner_and_validates_each_file():
+    d = FIX / "good"
+    assert _schema_family(verify_path(str(d))) == [*_read(d), PRODUCER,
+                                                   ("PASS", "valid", "plan.json is valid against frozen-http-matrix-plan-v1.schema.json", None),
+                                                   ("PASS", "valid", "config.json is valid against frozen-http-matrix-config-v1.schema.json", None),
+                                                   ("PASS", "valid", "summary.json is valid against frozen-http-matrix-summary-v1.schema.json", None),
+                                                   ("PASS", "valid", "responses.jsonl: 20 lines valid", None)]
+
+
+def test_an_unknown_runner_version_is_unverified_in_the_schema_family_and_blocks_the_rest(tmp_path):
+    d = _copy(tmp_path, "good")
+    _edit(d / "config.json", lambda c: c.__setitem__("output_version", 2))
+    report = verify_path(str(d))
+    assert _schema_family(report) == [*_read(d), (
+        "UNVERIFIED", "unknown-producer-version", "config.json: runner/output_version {'runner': 'benchmarks/serving_matrix.py', "
+        "'output_version': 2} is not a known frozen HTTP matrix producer ({'runner': 'benchmarks/serving_matrix.py', 'output_version': 1}); "
+        "nothing re-derived", "/output_version")]
+    unknown = _by(report, "schema.documents")[-1]
+    assert (unknown.path, unknown.expected, unknown.observed) == (
+        "config.json", {"runner": "benchmarks/serving_matrix.py", "output_version": 1}, {"runner": "benchmarks/serving_matrix.py", "output_version": 2})
+    assert [(f.code, f.observed) for f in _by(report, "matrix.plan_digest")] == [("blocked-by", ["schema.documents"])]
+
+
+def test_output_version_true_is_the_known_version_and_its_schema_refuses_it(tmp_path):
+    d = _copy(tmp_path, "good")  # compared as a value (True == 1), as the reader always has; the schema's const then FAILs it
+    _edit(d / "config.json", lambda c: c.__setitem__("output_version", True))
+    report = verify_path(str(d))
+    family = _schema_family(report)
+    assert family[4] == PRODUCER and report.verdict == "FAIL"
+    assert [x for x in family if x[0] != "PASS"] == [("FAIL", "schema-violation", "config.json at /output_version: 1 was expected", "/output_version")]
+
+
+def test_bad_response_lines_are_named_by_line_and_no_line_is_said_valid(tmp_path):
+    d = _copy(tmp_path, "good")
+    lines = _lines(d)
+    lines[2]["phase"] = lines[10]["phase"] = 7
+    _write_lines(d, lines)
+    family = _schema_family(verify_path(str(d)))
+    phases = "['health', 'readiness', 'warmup', 'feasibility', 'measured']"
+    assert family[-2:] == [("FAIL", "schema-violation", f"responses.jsonl line 3: responses.jsonl at /phase: 7 is not one of {phases}", "/2/phase"),
+                           ("FAIL", "schema-violation", f"responses.jsonl line 11: responses.jsonl at /phase: 7 is not one of {phases}", "/10/phase")]
+    assert not [x for x in family if x[2].startswith("responses.jsonl:")]
+
+
+def test_schema_errors_of_one_file_keep_the_readers_order_path_steps_as_text(tmp_path):
+    d = _copy(tmp_path, "good")
+
+    def eleven_rounds(s):
+        s["rounds"] += [dict(s["rounds"][0]) for _ in range(11 - len(s["rounds"]))]
+        s["rounds"][2]["attempted"] = s["rounds"][10]["attempted"] = "four"
+    _edit(d / "summary.json", eleven_rounds)
+    bad = _by(verify_path(str(d)), "schema.documents", "FAIL")
+    assert [(f.message, f.pointer) for f in bad] == [("summary.json at /rounds/10/attempted: 'four' is not of type 'integer'", "/rounds/10/attempted"),
+                                                     ("summary.json at /rounds/2/attempted: 'four' is not of type 'integer'", "/rounds/2/attempted")]
+
+
+def test_a_file_that_is_not_strict_json_stops_the_schema_family_after_reading(tmp_path):
+    d = _copy(tmp_path, "good")
+    (d / "config.json").write_text('{"runner": 1, "runner": 2}')
+    report = verify_path(str(d))
+    family = _schema_family(report)
+    assert [x[:2] for x in family] == [("PASS", "read"), ("FAIL", "duplicate-key"), ("PASS", "read"), ("PASS", "read")]
+    assert family[1][2].startswith("config.json: ") and report.verdict == "FAIL"
+    assert [(f.code, f.observed) for f in _by(report, "matrix.plan_digest")] == [("blocked-by", ["schema.documents"])]

@@ -161,7 +161,7 @@ def test_wrong_typed_spread_block_is_a_schema_finding(tmp_path, change):
     d = _copy(tmp_path / "w", "good")
     _summary(change)(d)
     report = verify_path(str(d))
-    assert any(x.check == "matrix.schema" and x.status == "FAIL" for x in report.findings)
+    assert any(x.check == "schema.documents" and x.status == "FAIL" for x in report.findings)
     assert not [x for x in report.findings if x.status == "ERROR"]
 
 
@@ -169,7 +169,7 @@ def test_wrong_typed_raw_bytes_is_a_schema_finding(tmp_path):
     d = _copy(tmp_path / "r", "good")
     _line(0, raw_response_base64=123)(d)
     report = verify_path(str(d))
-    assert any(x.check == "matrix.schema" and x.status == "FAIL" for x in report.findings)
+    assert any(x.check == "schema.documents" and x.status == "FAIL" for x in report.findings)
     assert not [x for x in report.findings if x.status == "ERROR"]
 
 

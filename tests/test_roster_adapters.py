@@ -32,11 +32,11 @@ READERS = {
                                {"schema.documents", "derivation.claims", "gate.rules"},
                                [*STANDINS[:2], "plan.conformance", *STANDINS[2:]]),
     "frozen-http-matrix": (ROOT / "tests" / "fixtures" / "matrix" / "good", http_matrix,
-                           {"matrix.files", "matrix.producer", "matrix.schema", "matrix.plan_digest", "matrix.provenance",
+                           {"schema.documents", "matrix.plan_digest", "matrix.provenance",
                             "gate.rules", "matrix.denominators", "matrix.stop", "matrix.percentiles",
                             "matrix.throughput", "matrix.spread"}, STANDINS),
     "serving-load-telemetry": (ROOT / "tests" / "fixtures" / "telemetry" / "good", telemetry,
-                               {"telemetry.read", "telemetry.producer", "telemetry.schema", "telemetry.carriers", "telemetry.process",
+                               {"schema.documents", "telemetry.carriers", "telemetry.process",
                                 "telemetry.replay", "telemetry.engine", "telemetry.foreign", "telemetry.claims", "telemetry.protocol",
                                 "telemetry.provenance", "telemetry.rate", "telemetry.occupancy", "gate.rules"}, STANDINS),
 }

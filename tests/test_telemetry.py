@@ -49,7 +49,7 @@ def _replace_carrier(d: Path, name: str, filename: str, text: str) -> None:
 def test_good_receipt_replays_every_fact_and_keeps_standings_unverified():
     report = verify_path(str(FIX))
     assert report.kind == "serving-load-telemetry"
-    assert "gunbc.spark.serving_load_probe" in _by(report, "telemetry.producer")[0].message
+    assert "gunbc.spark.serving_load_probe" in next(f for f in _by(report, "schema.documents") if f.code == "producer-identified").message
     assert not _fails(report)
     replayed = {f.pointer for f in _by(report, "telemetry.replay", "PASS")}
     assert {"/facts/successful_requests", "/facts/failed_requests", "/facts/output_tokens", "/facts/benchmark_duration_s",
@@ -209,14 +209,14 @@ def test_isolated_without_lease_fails(receipt_dir):
 def test_unknown_producer_is_unverified_not_fail(receipt_dir):
     _edit(receipt_dir, lambda r: r.__setitem__("receipt_version", 2))
     report = verify_path(str(receipt_dir))
-    assert _by(report, "telemetry.producer")[0].code == "unknown-producer-version"  # not findings[1]: stand-ins come first
+    assert _by(report, "schema.documents")[-1].code == "unknown-producer-version"  # after the receipt read; stand-ins come first
     assert report.verdict == "INCOMPLETE" and not _fails(report)
 
 
 def test_receipt_with_duplicate_key_fails_without_traceback(receipt_dir, run):
     (receipt_dir / "telemetry-receipt.json").write_text('{"producer": 1, "producer": 2}')
     report = verify_path(str(receipt_dir))
-    assert _fails(report) == {("telemetry.read", "duplicate-key")}
+    assert _fails(report) == {("schema.documents", "duplicate-key")}
     assert "Traceback" not in run(str(receipt_dir)).output
 
 
@@ -229,5 +229,46 @@ def test_carrier_path_may_not_escape(receipt_dir):
 def test_schema_violation_names_file_and_pointer(receipt_dir):
     _edit(receipt_dir, lambda r: r["execution"].__setitem__("exit_code", "0"))
     report = verify_path(str(receipt_dir))
-    bad = _by(report, "telemetry.schema", "FAIL")
+    bad = _by(report, "schema.documents", "FAIL")
     assert bad and bad[0].path == "telemetry-receipt.json" and "/execution" in bad[0].message
+
+
+# ---- the schema family (schema.documents): reading, producer version, schema, in the words telemetry.read/producer/schema had ----
+
+READ = ("PASS", "read", "telemetry-receipt.json read", None)
+
+
+def _schema_family(report) -> list[tuple]:
+    return [(f.status, f.code, f.message, f.pointer) for f in report.findings if f.check == "schema.documents"]
+
+
+def test_the_schema_family_reads_the_receipt_names_its_producer_and_validates_it():
+    assert _schema_family(verify_path(str(FIX))) == [
+        READ, ("PASS", "producer-identified", "telemetry-receipt.json: producer gunbc.spark.serving_load_probe (telemetry capture around vllm bench "
+               "serve); version: receipt_version 1 (raw stdout, stderr and both scrapes retained with sha256)", None),
+        ("PASS", "valid", "telemetry-receipt.json is valid against serving-load-telemetry-v1.schema.json", None)]
+
+
+def test_an_unknown_receipt_version_is_unverified_in_the_schema_family_and_blocks_the_rest(receipt_dir):
+    _edit(receipt_dir, lambda r: r.__setitem__("receipt_version", 2))
+    report = verify_path(str(receipt_dir))
+    assert _schema_family(report) == [READ, (
+        "UNVERIFIED", "unknown-producer-version", "telemetry-receipt.json: producer/receipt_version {'producer': 'gunbc.spark.serving_load_probe', "
+        "'receipt_version': 2} is not a known telemetry receipt ({'producer': 'gunbc.spark.serving_load_probe', 'receipt_version': 1}); "
+        "nothing re-derived", "/receipt_version")]
+    assert [(f.code, f.observed) for f in _by(report, "telemetry.carriers")] == [("blocked-by", ["schema.documents"])]
+
+
+def test_a_schema_violation_is_the_schema_familys_fail_at_its_pointer(receipt_dir):
+    _edit(receipt_dir, lambda r: r["execution"].__setitem__("exit_code", "0"))
+    family = _schema_family(verify_path(str(receipt_dir)))
+    assert family[:2] == [READ, ("PASS", "producer-identified", family[1][2], None)]
+    assert family[2:] and all(x[:2] == ("FAIL", "schema-violation") and x[2].startswith("telemetry-receipt.json at /execution") for x in family[2:])
+
+
+def test_a_schema_pointer_keeps_the_readers_unescaped_steps(receipt_dir):
+    # as telemetry.schema reported it: a key with "/" is joined as it is, not as RFC 6901's "~1" (kept so no report changes)
+    _edit(receipt_dir, lambda r: r["facts"]["latency_ms"].__setitem__("p99/x", -1))
+    bad = _by(verify_path(str(receipt_dir)), "schema.documents", "FAIL")
+    assert [(f.message, f.pointer) for f in bad] == [
+        ("telemetry-receipt.json at /facts/latency_ms/p99/x: -1 is less than the minimum of 0", "/facts/latency_ms/p99/x")]

@@ -239,7 +239,7 @@ def test_wrong_typed_field_is_a_schema_finding_never_a_crash(tmp_path, parent, k
     d = _copy(tmp_path, "w")
     _edit(d, lambda r: r.__setitem__(parent, value) if key is None else r.setdefault(parent, {}).__setitem__(key, value))
     report = verify_path(str(d))
-    assert ("telemetry.schema", "schema-violation") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert ("schema.documents", "schema-violation") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
     assert not [x for x in report.findings if x.status == "ERROR"]
     assert "Traceback" not in run(str(d)).output
 
@@ -249,7 +249,7 @@ def test_wrong_typed_window_field_is_a_schema_finding(tmp_path, field, value):
     d = _copy(tmp_path, "w")
     _edit(d, lambda r: r["standings"]["window"].__setitem__(field, value))
     report = verify_path(str(d))
-    assert ("telemetry.schema", "schema-violation") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert ("schema.documents", "schema-violation") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
     assert not [x for x in report.findings if x.status == "ERROR"]
 
 

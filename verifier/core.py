@@ -83,15 +83,14 @@ BUNDLE_PIPELINE = in_families((
 
 def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
     """
-    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: `schema.documents` when it gives
-    its version as data (`VERSION` or `VERSIONS`), `derivation.claims` when it states its numbers (`stated`), its own
-    `CHECKS` (those not yet moved onto the native families), its rule pack (`checks.packs.PACKS`, `gate.rules`) and the
-    stand-ins.
+    Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: `schema.documents` over what it
+    gives as data (its version: `VERSION`, `VERSIONS`, or a receipt directory's `FILES`, `MATCH` and `SCHEMAS`),
+    `derivation.claims` when it states its numbers (`stated`), its own `CHECKS` (those not yet moved onto the native
+    families), its rule pack (`checks.packs.PACKS`, `gate.rules`) and the stand-ins.
     """
     from verifier.checks.packs import PACKS
 
-    native = ((schema.receipt_document(reader),) if hasattr(reader, "VERSION") or hasattr(reader, "VERSIONS") else ()) + (
-        (derivation.receipt_claims(reader),) if hasattr(reader, "stated") else ())
+    native = (schema.receipt_document(reader),) + ((derivation.receipt_claims(reader),) if hasattr(reader, "stated") else ())
     return in_families((*native, *getattr(reader, "CHECKS", ()), *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES)
 
 

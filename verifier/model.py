@@ -15,7 +15,7 @@ from typing import Any
 
 
 __all__ = ["MAX_SHOWN_CHARS", "MAX_SHOWN_ITEMS", "ExitCode", "Finding", "Report", "Status", "bounded", "cut", "exit_code_for",
-           "verdict_of"]
+           "finding", "verdict_of"]
 
 JSONValue = Any
 
@@ -87,6 +87,11 @@ class Finding:
         if self.cached is not None:
             out["cached"] = self.cached
         return out
+
+
+def finding(check: str, status: Status, code: str, message: str, **kw: Any) -> Finding:
+    """Return a `Finding` of check `check` (the positional shorthand of the receipt readers' checks; `kw`: its other fields)."""
+    return Finding(check=check, status=status, code=code, message=message, **kw)
 
 
 def _jsonable(value: JSONValue) -> JSONValue:

@@ -17,10 +17,11 @@ runs the profile checks (under the same family ids), and stands in for what the 
 does not map (plan, quality comparisons, re-scoring).
 
 The receipt readers of `verifier/adapters/` run their own checks, each a
-member of one family, under their own ids; a reader moved onto the native
-families (`serving_record`; `vllm_bench` for its schema family) has none
-there: `verifier.core.receipt_pipeline` runs `schema.documents` and
-`derivation.claims` over it. Every reader's rule pack
+member of one family, under their own ids, except where they were moved
+onto the native families: every reader's schema family is
+`schema.documents` and the serving record's stated numbers are
+`derivation.claims` (`verifier.core.receipt_pipeline` runs both over the
+reader's data). Every reader's rule pack
 reports as `gate.rules` (`verifier/checks/packs/`). A receipt names no gate and no
 manifest: reading it strictly, recognising its producer version (which
 pinned schema judges it) and validating it make its schema family; its
@@ -60,16 +61,14 @@ class Family:
     members: frozenset[str]
 
 
-#: The check ids of the receipt readers (`verifier/adapters/`), by family name (see the module docstring).
+#: The check ids of the receipt readers (`verifier/adapters/`) still their own, by family name (see the module docstring);
+#: their schema family is `schema.documents` and their rule packs report as `gate.rules` (`verifier/checks/packs/`).
 ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
-    "schema": frozenset({"matrix.files", "matrix.producer",
-                         "matrix.schema", "telemetry.read", "telemetry.producer", "telemetry.schema"}),
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
     "derivation": frozenset({"vllm.aggregates", "vllm.latency", "vllm.peak", "vllm.unsupported",
                              "matrix.percentiles", "matrix.throughput", "matrix.spread", "telemetry.replay", "telemetry.engine",
                              "telemetry.foreign", "telemetry.claims", "telemetry.rate"}),
-    "rules": frozenset(),  # the rule packs report as gate.rules (verifier/checks/packs/)
 }
 
 FAMILIES: tuple[Family, ...] = (
@@ -77,7 +76,7 @@ FAMILIES: tuple[Family, ...] = (
            frozenset({"integrity.files", "integrity.files"})),
     Family("gate", "gate.pinned", "The evidence is judged by a pinned gate or profile", ("gate",), frozenset({"gate.pinned"})),
     Family("schema", "schema.documents", "Documents and receipts have the shape their format requires", ("receipts",),
-           frozenset({"schema.documents", "schema.receipts"}) | ADAPTER_MEMBERS["schema"]),
+           frozenset({"schema.documents", "schema.receipts"})),
     Family("plan", "plan.conformance", "Receipts conform to the frozen plan", ("plan", "receipts"),
            frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "plan.overlap"}) | ADAPTER_MEMBERS["plan"]),
     Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
@@ -90,7 +89,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("rescore", "quality.rescore", "Quality scores re-computed from the media", ("quality", "media"),
            frozenset({"quality.rescore"})),
     Family("rules", "gate.rules", "The gate's rules hold on re-derived numbers", ("gate", "claims"),
-           frozenset({"quality.recorded", "gate.rules", "claims.coverage"}) | ADAPTER_MEMBERS["rules"]),
+           frozenset({"quality.recorded", "gate.rules", "claims.coverage"})),
     Family("unchanged", "integrity.unchanged", "Files read by later checks still have their matched sha256", ("files",),
            frozenset({"integrity.unchanged"})),
 )

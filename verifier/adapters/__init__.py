@@ -4,12 +4,17 @@ Readers for receipts that other tools produce.
 Each adapter module defines `KIND`, `detects(document) -> bool` (from what the
 receipt records about its producer) and `model(ctx)` (the receipt read onto the
 evidence model by `verifier.adapters.readers`, once its schema check passed).
-A reader moved onto the native families (`serving_record`) holds no check:
-it gives `VERSION` and `PRODUCER`, or `VERSIONS` (pinned schemas whose
-signature chooses the version: `vllm_bench`), for `schema.documents`, `stated(ctx)`
-(each stated number with the rule deriving it, for `derivation.claims`),
-`HELD` and `NOTES` (for the stand-ins). The others still define `CHECKS`
-(their own checks, each a member of one of the roster's families). Every
+Every reader gives its schema family as data for `schema.documents`
+(`verifier.checks.schema.receipt_document`): `VERSION` and `PRODUCER`, or
+`VERSIONS` (pinned schemas whose signature chooses the version:
+`vllm_bench`), or, for a receipt directory, `FILES` (read strictly),
+`READ`, `MATCH` (the file naming the version, matched against its pinned
+schema's profile) and `SCHEMAS` (`http_matrix`, `telemetry`). A reader moved
+onto the native families (`serving_record`) holds no check: it also gives
+`stated(ctx)` (each stated number with the rule deriving it, for
+`derivation.claims`), `HELD` and `NOTES` (for the stand-ins). The others
+still define `CHECKS` (their own checks, each a member of one of the
+roster's families). Every
 reader's rule pack, if it has one, is in `verifier/checks/packs/`;
 `verifier.core.receipt_pipeline` composes a reader's checks with it and one
 `not-in-evidence` stand-in per family they do not feed

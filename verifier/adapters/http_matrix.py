@@ -7,7 +7,10 @@ Detection: a directory without `manifest.json` holding `plan.json`,
 `config.json`, `responses.jsonl` and `summary.json`. The producer and version
 come from `config.json` (`runner`, `output_version`) matched against the
 profile in the pinned `frozen-http-matrix-config-v1` schema; another runner or
-version is UNVERIFIED (`unknown-producer-version`).
+version is UNVERIFIED (`unknown-producer-version`). Reading the four files
+strictly, the runner version and their pinned schemas are the native
+`schema.documents` (`checks.schema.receipt_document` over `FILES`, `MATCH`,
+`SCHEMAS`: data, no check of this module).
 
 What re-derives from the retained files:
 - sha256(plan.json bytes) = `config.plan_sha256` (the runner's bytes are not
@@ -25,7 +28,7 @@ What re-derives from the retained files:
   window exists only when n > 2c (c completions excluded at each end,
   seconds = t[n-c] - t[c] over sorted completion times, requests n - 2c).
 
-Reader and model: after `matrix.schema`, `model` reads the output onto the
+Reader and model: after `schema.documents`, `model` reads the output onto the
 evidence model (`readers.http_matrix`: one receipt per response line with
 its clocks in s, summary.json's numbers as claims with location and unit,
 plan.json as a file pinned by config.plan_sha256, the plan's budget);
@@ -54,22 +57,25 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.adapters._common import f, profile_of, schema_findings
 from verifier.derive import claim_finding
 from verifier.evidence import Evidence, Receipt
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
-from verifier.model import Finding, Status
+from verifier.jsonio import loads_strict
+from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
 
-__all__ = ["CHECKS", "FILES", "KIND", "denominators", "detects_directory", "files", "percentiles", "plan_digest",
-           "model", "producer", "provenance", "schema", "spread", "stop_after_failure", "throughput"]
+__all__ = ["CHECKS", "FILES", "KIND", "MATCH", "READ", "SCHEMAS", "denominators", "detects_directory", "percentiles", "plan_digest",
+           "model", "provenance", "spread", "stop_after_failure", "throughput"]
 
 KIND = "frozen-http-matrix"
+#: What `schema.documents` (`checks.schema.receipt_document`) reads and judges: the output's files, read strictly in this
+#: order (`responses.jsonl` as JSON Lines), how a file read is said, the file whose members name the runner version with
+#: the words for a version the pinned profile does not know (the `match` of its schema's `x-verify-profile`), and each
+#: file's pinned schema, in the order they are validated (a JSON Lines file line by line).
 FILES = ("plan.json", "config.json", "responses.jsonl", "summary.json")
-PROFILE_SCHEMA = "frozen-http-matrix-config-v1"
+READ = "{name} read ({size} bytes)"
+MATCH = ("config.json", "frozen HTTP matrix producer")
 SCHEMAS = {"plan.json": "frozen-http-matrix-plan-v1", "config.json": "frozen-http-matrix-config-v1",
-           "summary.json": "frozen-http-matrix-summary-v1"}
-RESPONSE_SCHEMA = "frozen-http-matrix-response-v1"
+           "summary.json": "frozen-http-matrix-summary-v1", "responses.jsonl": "frozen-http-matrix-response-v1"}
 MS = Decimal(1000)
 
 
@@ -83,74 +89,21 @@ def detects_directory(path: Path) -> bool:
     return all((path / name).is_file() for name in FILES)
 
 
-@check("matrix.files", title="The four output files read as strict JSON / JSON Lines")
-def files(ctx: Context) -> Iterator[Finding]:
-    """Read plan.json, config.json, summary.json (strict JSON) and responses.jsonl (strict JSON Lines); FAIL `invalid-json` naming file and line."""
-    root: Path = ctx.options["directory"]
-    ctx.data["raw"], ctx.data["doc"] = {}, {}
-    for name in FILES:
-        data = (root / name).read_bytes()
-        ctx.data["raw"][name] = data
-        try:
-            ctx.data["doc"][name] = loads_strict_lines(data) if name.endswith(".jsonl") else loads_strict(data)
-        except JSONProblem as exc:
-            yield f("matrix.files", Status.FAIL, exc.code, f"{name}: {exc}", path=name)
-            continue
-        yield f("matrix.files", Status.PASS, "read", f"{name} read ({len(data)} bytes)", path=name)
-
-
-@check("matrix.producer", title="config.json names a known runner and output version", requires=("matrix.files",))
-def producer(ctx: Context) -> Iterator[Finding]:
-    """PASS `producer-identified` naming producer and version, or UNVERIFIED `unknown-producer-version`."""
-    config = ctx.data["doc"]["config.json"]
-    profile = profile_of(ctx.assets, PROFILE_SCHEMA)
-    match = profile["match"]
-    seen = {k: config.get(k) if isinstance(config, dict) else None for k in match}
-    if seen != match:
-        yield f("matrix.producer", Status.UNVERIFIED, "unknown-producer-version",
-                f"config.json: runner/output_version {seen} is not a known frozen HTTP matrix producer ({match}); nothing re-derived",
-                path="config.json", pointer="/output_version", expected=match, observed=seen)
-        return
-    ctx.data["profile"] = profile
-    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
-    yield f("matrix.producer", Status.PASS, "producer-identified",
-            f"config.json: producer {profile['producer']}; version: {profile['version']}", path="config.json",
-            observed={"producer": profile["producer"], "version": profile["version"]})
-
-
-@check("matrix.schema", title="Each output file validates against its pinned schema", requires=("matrix.producer",))
-def schema(ctx: Context) -> Iterator[Finding]:
-    """Validate plan, config, summary and every responses.jsonl line (pointer `/<line index>`)."""
-    docs = ctx.data["doc"]
-    for name, schema_name in SCHEMAS.items():
-        yield from schema_findings("matrix.schema", ctx.assets, schema_name, docs[name], name)
-    errors = 0
-    for i, line in enumerate(docs["responses.jsonl"]):
-        for finding in schema_findings("matrix.schema", ctx.assets, RESPONSE_SCHEMA, line, "responses.jsonl"):
-            if finding.status is Status.FAIL:
-                errors += 1
-                yield f("matrix.schema", Status.FAIL, "schema-violation", f"responses.jsonl line {i + 1}: {finding.message}",
-                        path="responses.jsonl", pointer=f"/{i}{finding.pointer or ''}")
-    if not errors:
-        yield f("matrix.schema", Status.PASS, "valid", f"responses.jsonl: {len(docs['responses.jsonl'])} lines valid",
-                path="responses.jsonl")
-
-
-@check("matrix.plan_digest", title="plan.json's sha256 equals config.plan_sha256", requires=("matrix.schema",))
+@check("matrix.plan_digest", title="plan.json's sha256 equals config.plan_sha256", requires=("schema.documents",))
 def plan_digest(ctx: Context) -> Iterator[Finding]:
     """PASS/FAIL `plan-sha256-mismatch` on the plan snapshot bytes; UNVERIFIED `runner-not-retained` for runner_sha256."""
     config = ctx.data["doc"]["config.json"]
     got = hashlib.sha256(ctx.data["raw"]["plan.json"]).hexdigest()
     ok = got == config["plan_sha256"].lower()  # upper-case hex is the same digest
-    yield f("matrix.plan_digest", Status.PASS if ok else Status.FAIL, "derived" if ok else "plan-sha256-mismatch",
+    yield finding("matrix.plan_digest", Status.PASS if ok else Status.FAIL, "derived" if ok else "plan-sha256-mismatch",
             f"sha256(plan.json) = {got}" + (" equals" if ok else " differs from") + f" config.plan_sha256 {config['plan_sha256']}",
             path="config.json", pointer="/plan_sha256", expected=got, observed=config["plan_sha256"])
-    yield f("matrix.plan_digest", Status.UNVERIFIED, "runner-not-retained",
+    yield finding("matrix.plan_digest", Status.UNVERIFIED, "runner-not-retained",
             f"config.runner_sha256 = {config['runner_sha256']}: recorded, not checked: the runner's bytes are not in the output",
             path="config.json", pointer="/runner_sha256", observed=config["runner_sha256"])
 
 
-@check("matrix.provenance", title="The eleven provenance fields are present and non-blank", requires=("matrix.schema",))
+@check("matrix.provenance", title="The eleven provenance fields are present and non-blank", requires=("schema.documents",))
 def provenance(ctx: Context) -> Iterator[Finding]:
     """FAIL `provenance-missing` per absent or blank field of plan.metadata (names from the profile); PASS when all are present."""
     meta = ctx.data["doc"]["plan.json"]["metadata"]
@@ -161,11 +114,11 @@ def provenance(ctx: Context) -> Iterator[Finding]:
         blank = value is None or (isinstance(value, str) and not value.strip()) or (isinstance(value, (list, dict)) and not value)
         if blank:
             bad.append(key)
-            yield f("matrix.provenance", Status.FAIL, "provenance-missing",
+            yield finding("matrix.provenance", Status.FAIL, "provenance-missing",
                     f"plan.json: metadata.{key} is {'absent' if key not in meta else repr(value)}: each of the {len(wanted)} provenance fields must be non-blank",
                     path="plan.json", pointer=f"/metadata/{key}")
     if not bad:
-        yield f("matrix.provenance", Status.PASS, "present", f"plan.json: all {len(wanted)} provenance fields are non-blank "
+        yield finding("matrix.provenance", Status.PASS, "present", f"plan.json: all {len(wanted)} provenance fields are non-blank "
                 "(presence only: the declarations themselves are not verified)", path="plan.json", pointer="/metadata")
 
 
@@ -196,7 +149,7 @@ def model(ctx: Context) -> Evidence:
     """
     Return (and cache in `ctx.data["evidence"]`) the output read onto the evidence model (`readers.http_matrix`).
 
-    Call only after `matrix.schema` passed and `matrix.producer` chose the profile: the reader relies on both.
+    Call only after `schema.documents` passed (it chose the profile, `ctx.data["profile"]`): the reader relies on both.
     """
     if "evidence" not in ctx.data:
         ctx.data["evidence"] = readers.http_matrix(ctx.data["doc"], ctx.data["profile"]["success_outcome"])
@@ -231,12 +184,12 @@ def _rows(ctx: Context) -> dict[tuple[str, int, int], tuple[int, dict[str, Any]]
 
 def _count(check_id: str, name: str, ptr: str, claimed: int, derived: int, how: str) -> Finding:
     ok = stats.compare(claimed, derived, exact=True).holds
-    return f(check_id, Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+    return finding(check_id, Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
              f"{name}#{ptr} = {claimed}" + (" re-derives" if ok else f", but {how} gives {derived}") + f" ({how})",
              path=name, pointer=ptr, expected=derived, observed=claimed, derivation=how)
 
 
-@check("matrix.denominators", title="Planned, attempted and successful counts re-derive and stay separate", requires=("matrix.schema",))
+@check("matrix.denominators", title="Planned, attempted and successful counts re-derive and stay separate", requires=("schema.documents",))
 def denominators(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive planned (plan), attempted and successful (measured response lines) per round and in total.
@@ -252,7 +205,7 @@ def denominators(ctx: Context) -> Iterator[Finding]:
     count, n, is_planned = _planned_count(plan), plan["requests_per_case"], _planned_test(plan)
     keys: Iterable[tuple[str, int, int]] = _planned_rounds(plan)
     if count > len(rows) + MISSING_LISTED:
-        yield f("matrix.denominators", Status.FAIL, "rounds-beyond-summary",
+        yield finding("matrix.denominators", Status.FAIL, "rounds-beyond-summary",
                 f"plan.json asks for {count} rounds ({len(plan['cases'])} cases x {len(plan['concurrency'])} concurrencies x "
                 f"{plan['repetitions']} repetitions) but summary.json has {len(rows)} rows: at least {count - len(rows)} "
                 "planned rounds have no row (each keeps its denominator)",
@@ -260,7 +213,7 @@ def denominators(ctx: Context) -> Iterator[Finding]:
         keys = [key for key in rows if is_planned(key)]
     for key in keys:
         if key not in rows:
-            yield f("matrix.denominators", Status.FAIL, "round-missing",
+            yield finding("matrix.denominators", Status.FAIL, "round-missing",
                     f"summary.json: planned round {key} ({n} requests) has no row: its denominator was dropped",
                     path="summary.json", pointer="/rounds", expected=list(key))
             continue
@@ -274,16 +227,16 @@ def denominators(ctx: Context) -> Iterator[Finding]:
                      f"measured lines of round {key} with outcome {ok_word!r}")
         status = "not_run" if not lines else ("complete" if succ == n and len(lines) == n else "incomplete")
         if row["status"] != status:
-            yield f("matrix.denominators", Status.FAIL, "status-mismatch", f"summary.json#/rounds/{i}/status = {row['status']!r}, "
+            yield finding("matrix.denominators", Status.FAIL, "status-mismatch", f"summary.json#/rounds/{i}/status = {row['status']!r}, "
                     f"the responses give {status!r} ({succ}/{len(lines)}/{n} successful/attempted/planned)",
                     path="summary.json", pointer=f"/rounds/{i}/status", expected=status, observed=row["status"])
     for key, (i, _) in rows.items():
         if not is_planned(key):
-            yield f("matrix.denominators", Status.FAIL, "unplanned-round", f"summary.json#/rounds/{i}: round {key} is not in the plan",
+            yield finding("matrix.denominators", Status.FAIL, "unplanned-round", f"summary.json#/rounds/{i}: round {key} is not in the plan",
                     path="summary.json", pointer=f"/rounds/{i}")
     for key in measured:
         if not is_planned(key):
-            yield f("matrix.denominators", Status.FAIL, "unplanned-response", f"responses.jsonl: measured lines for unplanned round {key}",
+            yield finding("matrix.denominators", Status.FAIL, "unplanned-response", f"responses.jsonl: measured lines for unplanned round {key}",
                     path="responses.jsonl")
     all_measured = [x for lines in measured.values() for x in lines]
     den = summary["denominators"]
@@ -296,13 +249,13 @@ def denominators(ctx: Context) -> Iterator[Finding]:
     tally = Counter(x.dims["outcome"] for x in model(ctx).receipts if not x.ok)
     claimed = {k: v for k, v in summary["failures"].items() if v}
     ok = claimed == dict(tally)
-    yield f("matrix.denominators", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+    yield finding("matrix.denominators", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
             f"summary.json#/failures = {claimed}" + (" re-derives" if ok else f", the responses give {dict(tally)}"),
             path="summary.json", pointer="/failures", expected=dict(tally), observed=claimed)
 
 
 @check("matrix.stop", title="After a failure no request is dispatched; the run is marked stopped and incomplete",
-       requires=("matrix.schema",))
+       requires=("schema.documents",))
 def stop_after_failure(ctx: Context) -> Iterator[Finding]:
     """
     FAIL `dispatch-after-failure` per line dispatched after the first failure completed.
@@ -318,27 +271,27 @@ def stop_after_failure(ctx: Context) -> Iterator[Finding]:
     if not failures:
         complete = summary["denominators"]["attempted"] == planned
         ok = summary["stopped_after_failure"] is False and summary["complete"] is complete
-        yield f("matrix.stop", Status.PASS if ok else Status.FAIL, "no-failure" if ok else "stop-not-reported",
+        yield finding("matrix.stop", Status.PASS if ok else Status.FAIL, "no-failure" if ok else "stop-not-reported",
                 f"no request failed; summary.json says complete = {summary['complete']}, stopped_after_failure = {summary['stopped_after_failure']}",
                 path="summary.json", pointer="/stopped_after_failure")
         return
     t_fail, first = min(failures)
     late = [(i, x) for i, x in enumerate(lines) if _value(x, "dispatched") > t_fail]
     for i, x in late:
-        yield f("matrix.stop", Status.FAIL, "dispatch-after-failure",
+        yield finding("matrix.stop", Status.FAIL, "dispatch-after-failure",
                 f"responses.jsonl line {i + 1} was dispatched at {_value(x, 'dispatched')} s, after the failure on line "
                 f"{first + 1} completed at {t_fail} s: dispatch must stop after a failure", path="responses.jsonl", pointer=f"/{i}")
     if not late:
-        yield f("matrix.stop", Status.PASS, "stopped", f"no request was dispatched after the first failure (line {first + 1}, {t_fail} s)",
+        yield finding("matrix.stop", Status.PASS, "stopped", f"no request was dispatched after the first failure (line {first + 1}, {t_fail} s)",
                 path="responses.jsonl", pointer=f"/{first}")
     ok = summary["stopped_after_failure"] is True and summary["complete"] is False
-    yield f("matrix.stop", Status.PASS if ok else Status.FAIL, "stop-reported" if ok else "stop-not-reported",
+    yield finding("matrix.stop", Status.PASS if ok else Status.FAIL, "stop-reported" if ok else "stop-not-reported",
             f"after a failure summary.json says complete = {summary['complete']}, stopped_after_failure = {summary['stopped_after_failure']} "
             "(expected false, true)", path="summary.json", pointer="/complete")
 
 
 @check("matrix.percentiles", title="Per-round p50/p95 re-derive nearest-rank (p95 is the maximum when n < 20)",
-       requires=("matrix.schema",))
+       requires=("schema.documents",))
 def percentiles(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive p50/p95 (nearest-rank, ms) of each complete round's successful latencies.
@@ -353,19 +306,19 @@ def percentiles(ctx: Context) -> Iterator[Finding]:
         if row["status"] != "complete":
             for q in ("p50_ms", "p95_ms"):
                 if row[q] is not None:
-                    yield f("matrix.percentiles", Status.FAIL, "failed-round-aggregated",
+                    yield finding("matrix.percentiles", Status.FAIL, "failed-round-aggregated",
                             f"summary.json#/rounds/{i}/{q} = {row[q]} for a {row['status']} round: failed rounds are excluded from aggregates",
                             path="summary.json", pointer=f"/rounds/{i}/{q}")
             continue
         xs = [_value(x, "latency") * MS for x in lines if x.ok]
         if not xs:
-            yield f("matrix.percentiles", Status.FAIL, "no-samples", f"summary.json#/rounds/{i}: complete round without successful lines",
+            yield finding("matrix.percentiles", Status.FAIL, "no-samples", f"summary.json#/rounds/{i}: complete round without successful lines",
                     path="summary.json", pointer=f"/rounds/{i}")
             continue
         for q in (50, 95):
             claimed = _stated(ctx, f"rounds/{i}/p{q}_ms")
             if claimed is None:
-                yield f("matrix.percentiles", Status.FAIL, "missing-claim", f"summary.json#/rounds/{i}/p{q}_ms is null for a complete round",
+                yield finding("matrix.percentiles", Status.FAIL, "missing-claim", f"summary.json#/rounds/{i}/p{q}_ms is null for a complete round",
                         path="summary.json", pointer=f"/rounds/{i}/p{q}_ms")
                 continue
             note = " (n < 20: p95 is the maximum)" if q == 95 and len(xs) < 20 else ""
@@ -375,7 +328,7 @@ def percentiles(ctx: Context) -> Iterator[Finding]:
 
 
 @check("matrix.throughput", title="Round throughput is the whole wave (labelled); a steady-state window exists only when n > 2c",
-       requires=("matrix.schema",))
+       requires=("schema.documents",))
 def throughput(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive wave_seconds, throughput_rps and the steady-state window per complete round.
@@ -393,19 +346,19 @@ def throughput(ctx: Context) -> Iterator[Finding]:
         base = f"/rounds/{i}"
         if row["status"] != "complete":
             if row["throughput_rps"] is not None or row["steady_state"]["available"]:
-                yield f("matrix.throughput", Status.FAIL, "failed-round-aggregated",
+                yield finding("matrix.throughput", Status.FAIL, "failed-round-aggregated",
                         f"summary.json#{base}: a {row['status']} round reports throughput: failed rounds are excluded from aggregates",
                         path="summary.json", pointer=f"{base}/throughput_rps")
             continue
         if row["throughput_scope"] != scope:
-            yield f("matrix.throughput", Status.FAIL, "scope-unlabelled",
+            yield finding("matrix.throughput", Status.FAIL, "scope-unlabelled",
                     f"summary.json#{base}/throughput_scope = {row['throughput_scope']!r}: throughput over the whole wave includes ramp-up "
                     f"and drain and must be labelled {scope!r}", path="summary.json", pointer=f"{base}/throughput_scope",
                     expected=scope, observed=row["throughput_scope"])
         lines = [x for x in measured.get(key, []) if x.ok]
         unstated = [k for k in ("wave_seconds", "throughput_rps") if row[k] is None]
         if not lines or unstated:
-            yield f("matrix.throughput", Status.FAIL, "complete-round-unsupported",
+            yield finding("matrix.throughput", Status.FAIL, "complete-round-unsupported",
                     f"summary.json#{base}: a complete round " + (f"states no {', '.join(unstated)}" if unstated else
                                                                  "has no successful measured line in responses.jsonl"),
                     path="summary.json", pointer=base)
@@ -422,12 +375,12 @@ def throughput(ctx: Context) -> Iterator[Finding]:
         ss = row["steady_state"]
         if n <= 2 * c:
             ok = not ss["available"]
-            yield f("matrix.throughput", Status.PASS if ok else Status.FAIL, "derived" if ok else "no-steady-state",
+            yield finding("matrix.throughput", Status.PASS if ok else Status.FAIL, "derived" if ok else "no-steady-state",
                     f"summary.json#{base}/steady_state.available = {ss['available']}: n = {n} <= 2c = {2 * c}, so no interior window exists",
                     path="summary.json", pointer=f"{base}/steady_state/available", expected=False, observed=ss["available"])
             continue
         if not ss["available"]:
-            yield f("matrix.throughput", Status.PASS, "not-claimed", f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})",
+            yield finding("matrix.throughput", Status.PASS, "not-claimed", f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})",
                     path="summary.json", pointer=f"{base}/steady_state")
             continue
         t = sorted(_value(x, "completed") for x in lines)
@@ -464,7 +417,7 @@ def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
     return node
 
 
-@check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("matrix.schema",))
+@check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("schema.documents",))
 def spread(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive `summary.json#/round_aggregates` from the complete rounds of `rounds`.
@@ -479,7 +432,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
     """
     summary = ctx.data["doc"]["summary.json"]
     if "round_aggregates" not in summary:
-        yield f("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
+        yield finding("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
                 "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")
         return
     groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
@@ -490,7 +443,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
     blocks = {(b["case"], b["concurrency"]): (i, b) for i, b in enumerate(summary["round_aggregates"])}
     for key, done in groups.items():
         if key not in blocks:
-            yield f("matrix.spread", Status.FAIL, "spread-missing", f"round_aggregates has no block for case {key[0]!r} at concurrency {key[1]}",
+            yield finding("matrix.spread", Status.FAIL, "spread-missing", f"round_aggregates has no block for case {key[0]!r} at concurrency {key[1]}",
                     path="summary.json", pointer="/round_aggregates")
             continue
         i, block = blocks[key]
@@ -498,18 +451,18 @@ def spread(ctx: Context) -> Iterator[Finding]:
             values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
             derived, stated, ptr = _spread_of(values), block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
             if (derived is None) != (stated is None):
-                yield f("matrix.spread", Status.FAIL, "spread-missing",
+                yield finding("matrix.spread", Status.FAIL, "spread-missing",
                         f"{ptr}: stated {'nothing' if stated is None else 'a spread'} for {len(values)} complete-round value(s)",
                         path="summary.json", pointer=ptr)
                 continue
             if derived is None:
                 continue
             bad = [k for k in ("rounds", "min", "median", "max", "relative_spread") if not _holds(stated[k], derived[k], k, values)]
-            yield (f("matrix.spread", Status.FAIL, "spread-mismatch",
+            yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",
                      f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
                      path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
                    if bad else
-                   f("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
+                   finding("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
                      path="summary.json", pointer=ptr))
 
 
@@ -531,11 +484,11 @@ def _holds(stated: Any, derived: Any, key: str, values: list[Decimal]) -> bool:
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"files", "plan", "receipts", "claims"})  # files: plan.json, pinned by config.plan_sha256
 NOTES = {"integrity": "the output directory has no manifest; only plan.json is pinned, by config.plan_sha256 (matrix.plan_digest)",
-         "gate": "the output names no gate; the pinned schemas of its runner version judge it (matrix.producer)",
+         "gate": "the output names no gate; the pinned schemas of its runner version judge it (schema.documents)",
          "coverage": "an HTTP matrix retains response bytes, no output media",
-         "unchanged": "the four files are read once (matrix.files) and every check reads those bytes"}
+         "unchanged": "the four files are read once (schema.documents) and every check reads those bytes"}
 
-#: This reader's own checks: schema (strict JSON, runner version, schemas), plan (plan digest, provenance, denominators,
-#: stop after failure), derivation (percentiles, throughput, spread); `verifier.core.receipt_pipeline` adds the review's
-#: rule pack (`checks/packs/http_matrix.py`, `gate.rules`) and the stand-ins, in roster order.
-CHECKS = (files, producer, schema, plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput, spread)
+#: This reader's own checks: plan (plan digest, provenance, denominators, stop after failure), derivation (percentiles,
+#: throughput, spread); `verifier.core.receipt_pipeline` adds `schema.documents` (strict JSON, runner version, schemas), the
+#: review's rule pack (`checks/packs/http_matrix.py`, `gate.rules`) and the stand-ins, in roster order.
+CHECKS = (plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput, spread)

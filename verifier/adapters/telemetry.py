@@ -7,7 +7,10 @@ the probe reviewed in `shared/seeds/telemetry-receipt-review.txt` keeps them
 Detection: a directory without `manifest.json` holding
 `telemetry-receipt.json`. Producer and version come from the receipt's
 `producer` and `receipt_version`, matched against the profile in the pinned
-`serving-load-telemetry-v1` schema; anything else is UNVERIFIED.
+`serving-load-telemetry-v1` schema; anything else is UNVERIFIED. Reading the
+receipt strictly, its producer version and its pinned schema are the native
+`schema.documents` (`checks.schema.receipt_document` over `FILES`, `MATCH`,
+`SCHEMAS`: data, no check of this module).
 
 Honesty rules enforced (each a check that can FAIL):
 - every carrier (stdout, stderr, both scrapes) exists in the directory with
@@ -32,7 +35,7 @@ Honesty rules enforced (each a check that can FAIL):
   (`verifier/checks/packs/telemetry.py`, `gate.rules`: arrival, lease and
   traffic-receipt binding, the qualification's prerequisites) last.
 
-Reader and model: after `telemetry.schema`, `model` reads the receipt onto
+Reader and model: after `schema.documents`, `model` reads the receipt onto
 the evidence model (`readers.telemetry_receipt`: the bench process as a
 process receipt, the carriers as files listed in the receipt with their
 sha256, the stated facts as claims with location and unit, the protocol as
@@ -57,21 +60,23 @@ from typing import Any
 
 
 from verifier.adapters import readers
-from verifier.adapters._common import f, profile_of, schema_findings
 from verifier.derive import claim_finding
 from verifier.adapters.telemetry_rules import claims, occupancy, provenance, rate
 from verifier.adapters.telemetry_rules import protocol as protocol_echo
 from verifier.evidence import Evidence
-from verifier.jsonio import JSONProblem, loads_strict
-from verifier.model import Finding, Status
+from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
 
-__all__ = ["CHECKS", "KIND", "RECEIPT", "carriers", "detects", "detects_directory", "engine", "foreign_work",
-           "model", "parse_bench_stdout", "process", "producer", "read", "replay", "schema"]
+__all__ = ["CHECKS", "FILES", "KIND", "MATCH", "READ", "RECEIPT", "SCHEMAS", "carriers", "detects", "detects_directory", "engine",
+           "foreign_work", "model", "parse_bench_stdout", "process", "replay"]
 
 KIND = "serving-load-telemetry"
 RECEIPT = "telemetry-receipt.json"
-PROFILE_SCHEMA = "serving-load-telemetry-v1"
+#: What `schema.documents` (`checks.schema.receipt_document`) reads and judges: the receipt, read as strict JSON, how that
+#: is said, the words for a producer version the pinned profile does not know (the `match` of its schema's
+#: `x-verify-profile`), and its pinned schema.
+FILES, READ, MATCH = (RECEIPT,), "{name} read", (RECEIPT, "telemetry receipt")
+SCHEMAS = {RECEIPT: "serving-load-telemetry-v1"}
 CLIENT_FACTS = ("successful_requests", "failed_requests", "output_tokens", "benchmark_duration_s", "latency_ms")
 
 
@@ -86,14 +91,14 @@ def detects_directory(path: Path) -> bool:
 
 
 def _r(ctx: Context) -> dict[str, Any]:
-    return ctx.data["receipt"]  # type: ignore[no-any-return]
+    return ctx.data["doc"][RECEIPT]  # type: ignore[no-any-return]
 
 
 def model(ctx: Context) -> Evidence:
     """
     Return (and cache in `ctx.data["evidence"]`) the receipt read onto the evidence model (`readers.telemetry_receipt`).
 
-    Call only after `telemetry.schema` passed: the reader relies on the schema's types.
+    Call only after `schema.documents` passed: the reader relies on the schema's types.
     """
     if "evidence" not in ctx.data:
         ctx.data["evidence"] = readers.telemetry_receipt(_r(ctx), RECEIPT)
@@ -106,43 +111,8 @@ def _stated(ctx: Context, key: str) -> Decimal | None:
     return None if claim is None or claim.quantity is None else claim.quantity.value
 
 
-@check("telemetry.read", title="telemetry-receipt.json reads as strict JSON")
-def read(ctx: Context) -> Iterator[Finding]:
-    """PASS `read` or FAIL with the strict-JSON reason (`invalid-json`, `duplicate-key`, `non-finite-number`, `not-utf8`)."""
-    try:
-        ctx.data["receipt"] = loads_strict((ctx.options["directory"] / RECEIPT).read_bytes())
-    except JSONProblem as exc:
-        yield f("telemetry.read", Status.FAIL, exc.code, f"{RECEIPT}: {exc}", path=RECEIPT)
-        return
-    yield f("telemetry.read", Status.PASS, "read", f"{RECEIPT} read", path=RECEIPT)
-
-
-@check("telemetry.producer", title="The receipt names a known producer and receipt version", requires=("telemetry.read",))
-def producer(ctx: Context) -> Iterator[Finding]:
-    """PASS `producer-identified` naming producer and version, or UNVERIFIED `unknown-producer-version`."""
-    receipt = _r(ctx)
-    profile = profile_of(ctx.assets, PROFILE_SCHEMA)
-    seen = {k: receipt.get(k) if isinstance(receipt, dict) else None for k in profile["match"]}
-    if seen != profile["match"]:
-        yield f("telemetry.producer", Status.UNVERIFIED, "unknown-producer-version",
-                f"{RECEIPT}: producer/receipt_version {seen} is not a known telemetry receipt ({profile['match']}); nothing re-derived",
-                path=RECEIPT, pointer="/receipt_version", expected=profile["match"], observed=seen)
-        return
-    ctx.data["profile"] = profile
-    ctx.data["producer"] = {"producer": profile["producer"], "version": profile["version"]}
-    yield f("telemetry.producer", Status.PASS, "producer-identified",
-            f"{RECEIPT}: producer {profile['producer']}; version: {profile['version']}", path=RECEIPT,
-            observed={"producer": profile["producer"], "version": profile["version"]})
-
-
-@check("telemetry.schema", title="The receipt validates against serving-load-telemetry-v1.schema.json", requires=("telemetry.producer",))
-def schema(ctx: Context) -> Iterator[Finding]:
-    """PASS `valid` or FAIL `schema-violation` per error (file and pointer named)."""
-    yield from schema_findings("telemetry.schema", ctx.assets, PROFILE_SCHEMA, _r(ctx), RECEIPT)
-
-
 @check("telemetry.carriers", title="Raw stdout, stderr and both scrapes are retained with the recorded sha256",
-       requires=("telemetry.schema",))
+       requires=("schema.documents",))
 def carriers(ctx: Context) -> Iterator[Finding]:
     """
     Hash every evidence file the receipt names.
@@ -156,23 +126,23 @@ def carriers(ctx: Context) -> Iterator[Finding]:
         rel = PurePosixPath(item["path"])
         ptr = f"/evidence/{name}"
         if rel.is_absolute() or ".." in rel.parts:
-            yield f("telemetry.carriers", Status.FAIL, "unsafe-path", f"{RECEIPT}: evidence {name} path {item['path']!r} leaves the receipt directory",
+            yield finding("telemetry.carriers", Status.FAIL, "unsafe-path", f"{RECEIPT}: evidence {name} path {item['path']!r} leaves the receipt directory",
                     path=RECEIPT, pointer=f"{ptr}/path")
             continue
         target = root / rel
         if not target.is_file() or target.is_symlink():
-            yield f("telemetry.carriers", Status.FAIL, "carrier-missing",
+            yield finding("telemetry.carriers", Status.FAIL, "carrier-missing",
                     f"{item['path']}: the {name} carrier the receipt records is not retained; facts cannot replay from it",
                     path=item["path"], pointer=ptr)
             continue
         data = target.read_bytes()
         got = hashlib.sha256(data).hexdigest()
         if got != item["sha256"].lower():
-            yield f("telemetry.carriers", Status.FAIL, "sha256-mismatch", f"{item['path']}: sha256 {got} differs from {RECEIPT}#{ptr}/sha256 {item['sha256']}",
+            yield finding("telemetry.carriers", Status.FAIL, "sha256-mismatch", f"{item['path']}: sha256 {got} differs from {RECEIPT}#{ptr}/sha256 {item['sha256']}",
                     path=item["path"], pointer=f"{ptr}/sha256", expected=item["sha256"], observed=got)
             continue
         ctx.data["carrier"][name] = data
-        yield f("telemetry.carriers", Status.PASS, "retained", f"{item['path']}: {name} retained, sha256 matches ({len(data)} bytes)",
+        yield finding("telemetry.carriers", Status.PASS, "retained", f"{item['path']}: {name} retained, sha256 matches ({len(data)} bytes)",
                 path=item["path"], pointer=ptr)
 
 
@@ -181,7 +151,7 @@ def _stated_client_facts(receipt: dict[str, Any]) -> list[str]:
     return [k for k in CLIENT_FACTS if facts.get(k) not in (None, {})]
 
 
-@check("telemetry.process", title="Client facts exist only for a process that exited 0", requires=("telemetry.schema",))
+@check("telemetry.process", title="Client facts exist only for a process that exited 0", requires=("schema.documents",))
 def process(ctx: Context) -> Iterator[Finding]:
     """
     Gate every client fact on the process outcome.
@@ -193,17 +163,17 @@ def process(ctx: Context) -> Iterator[Finding]:
     receipt = _r(ctx)
     bench = model(ctx).processes[0]
     if bench.dims["outcome"] == "exited" and bench.exit_code == 0:
-        yield f("telemetry.process", Status.PASS, "exited-0", "the bench process exited 0: its stdout may carry facts",
+        yield finding("telemetry.process", Status.PASS, "exited-0", "the bench process exited 0: its stdout may carry facts",
                 path=RECEIPT, pointer="/execution")
         return
     what = f"exited {bench.exit_code}" if bench.dims["outcome"] == "exited" else f"was unreachable ({bench.dims['cause']})"
     stated = _stated_client_facts(receipt)
     for key in stated:
-        yield f("telemetry.process", Status.FAIL, "facts-from-failed-process",
+        yield finding("telemetry.process", Status.FAIL, "facts-from-failed-process",
                 f"{RECEIPT}#/facts/{key} is stated, but the bench process {what}: a failed or unreachable process yields no facts, "
                 "whatever its stdout or stderr says", path=RECEIPT, pointer=f"/facts/{key}")
     if not stated:
-        yield f("telemetry.process", Status.UNVERIFIED, "no-facts", f"the bench process {what}: no client facts are read",
+        yield finding("telemetry.process", Status.UNVERIFIED, "no-facts", f"the bench process {what}: no client facts are read",
                 path=RECEIPT, pointer="/execution")
 
 
@@ -254,26 +224,26 @@ def replay(ctx: Context) -> Iterator[Finding]:
     text = ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace")
     parsed, problems = parse_bench_stdout(text, profile)
     if problems:
-        yield f("telemetry.replay", Status.FAIL, "stdout-truncated",
+        yield finding("telemetry.replay", Status.FAIL, "stdout-truncated",
                 f"{stdout_path}: {'; '.join(problems)}: no client fact can replay from the retained stdout", path=stdout_path)
         return
     ctx.data["client"] = parsed
     for key, value in parsed.items():
         claimed = _stated(ctx, key)
         if claimed is None:
-            yield f("telemetry.replay", Status.UNVERIFIED, "not-stated", f"{RECEIPT}#/facts/{key}: not stated (stdout prints {value})",
+            yield finding("telemetry.replay", Status.UNVERIFIED, "not-stated", f"{RECEIPT}#/facts/{key}: not stated (stdout prints {value})",
                     path=RECEIPT, pointer=f"/facts/{key}")
             continue
         yield claim_finding("telemetry.replay", claimed, value, name=RECEIPT, pointer=f"/facts/{key}", label=f"facts/{key}",
                             how=f"{stdout_path} prints {value}", source=value)
     for key, value in ((receipt.get("facts") or {}).get("latency_ms") or {}).items():
         if f"latency_ms/{key}" not in parsed:
-            yield f("telemetry.replay", Status.UNVERIFIED, "not-in-stdout", f"{RECEIPT}#/facts/latency_ms/{key} = {value}: stdout prints no such row",
+            yield finding("telemetry.replay", Status.UNVERIFIED, "not-in-stdout", f"{RECEIPT}#/facts/latency_ms/{key} = {value}: stdout prints no such row",
                     path=RECEIPT, pointer=f"/facts/latency_ms/{key}")
     n = receipt["protocol"]["num_prompts"]
     total = parsed["successful_requests"] + parsed["failed_requests"]
     ok = total == n
-    yield f("telemetry.replay", Status.PASS if ok else Status.FAIL, "derived" if ok else "denominator-mismatch",
+    yield finding("telemetry.replay", Status.PASS if ok else Status.FAIL, "derived" if ok else "denominator-mismatch",
             f"successful + failed = {parsed['successful_requests']} + {parsed['failed_requests']} = {total}; protocol num_prompts = {n}"
             + ("" if ok else ": offered requests are missing from the ledger"), path=stdout_path, expected=n, observed=str(total))
 
@@ -315,7 +285,7 @@ def engine(ctx: Context) -> Iterator[Finding]:
         values, problem = _counter(ctx.data["carrier"][which], ev[which]["path"], family)
         if problem is not None:
             unparseable = "not Prometheus" in problem
-            yield f("telemetry.engine", Status.FAIL if unparseable else Status.UNVERIFIED,
+            yield finding("telemetry.engine", Status.FAIL if unparseable else Status.UNVERIFIED,
                     "scrape-unparseable" if unparseable else ("untyped-family" if "untyped" in problem else "metric-absent"),
                     problem + ("" if stated is None else f"; {RECEIPT}#/facts/engine_generation_tokens_delta = {stated} does not replay"),
                     path=ev[which]["path"])
@@ -325,20 +295,20 @@ def engine(ctx: Context) -> Iterator[Finding]:
     resets = [dict(k) for k in after if k not in before or after[k] < before[k]]
     if resets or not after:
         status = Status.FAIL if stated is not None else Status.UNVERIFIED
-        yield f("telemetry.engine", status, "reset-as-delta" if stated is not None else "counter-reset",
+        yield finding("telemetry.engine", status, "reset-as-delta" if stated is not None else "counter-reset",
                 f"{ev['metrics_after']['path']}: {family}_total went down or appeared for {resets}: a reset (new incarnation), "
                 "not a negative delta; no delta is derived" + (f", yet the receipt states {stated}" if stated is not None else ""),
                 path=ev["metrics_after"]["path"], observed=resets)
         return
     delta = sum((after[k] - before.get(k, Decimal(0)) for k in after), Decimal(0))
     if delta != delta.to_integral_value():
-        yield f("telemetry.engine", Status.UNVERIFIED, "not-whole-tokens", f"{family}_total delta {delta} is not a whole token count",
+        yield finding("telemetry.engine", Status.UNVERIFIED, "not-whole-tokens", f"{family}_total delta {delta} is not a whole token count",
                 path=ev["metrics_after"]["path"], observed=str(delta))
         return
     ctx.data["engine_delta"] = delta
     how = f"sum over series of {ev['metrics_after']['path']} - {ev['metrics_before']['path']} for {family}_total"
     if stated is None:
-        yield f("telemetry.engine", Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt",
+        yield finding("telemetry.engine", Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt",
                 path=ev["metrics_after"]["path"], observed=str(delta))
         return
     yield claim_finding("telemetry.engine", stated, delta, name=RECEIPT, pointer="/facts/engine_generation_tokens_delta",
@@ -360,7 +330,7 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
     client, eng = ctx.data["client"]["output_tokens"], ctx.data["engine_delta"]
     stated = _stated(ctx, "engine_surplus_tokens")
     if client > eng:
-        yield f("telemetry.foreign", Status.FAIL, "client-exceeds-engine",
+        yield finding("telemetry.foreign", Status.FAIL, "client-exceeds-engine",
                 f"client output tokens {client} exceed the engine generation_tokens_total delta {eng}: a contradiction "
                 f"(interval or engine identity mismatch), not zero foreign work" + (f"; the receipt states surplus {stated}" if stated is not None else ""),
                 path=RECEIPT, pointer="/facts/engine_surplus_tokens", observed={"client": str(client), "engine": str(eng)})
@@ -368,7 +338,7 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
     surplus = eng - client
     how = f"engine delta {eng} - client output tokens {client}: unattributed engine work inside the scrape envelope, not observed foreign traffic"
     if stated is None:
-        yield f("telemetry.foreign", Status.PASS, "derived", f"surplus {surplus} tokens ({how})", path=RECEIPT, observed=str(surplus))
+        yield finding("telemetry.foreign", Status.PASS, "derived", f"surplus {surplus} tokens ({how})", path=RECEIPT, observed=str(surplus))
         return
     yield claim_finding("telemetry.foreign", stated, surplus, name=RECEIPT, pointer="/facts/engine_surplus_tokens",
                         label="facts/engine_surplus_tokens", how=how, exact=True)
@@ -378,12 +348,12 @@ def foreign_work(ctx: Context) -> Iterator[Finding]:
 HELD = frozenset({"files", "plan", "processes", "claims"})  # files: the carriers the receipt lists with their sha256
 NOTES = {"integrity": "the receipt directory has no manifest; only the carriers the receipt lists are hashed, once it validated "
                       "(telemetry.carriers)",
-         "gate": "the receipt names no gate; the pinned schema of its receipt version judges it (telemetry.producer)",
+         "gate": "the receipt names no gate; the pinned schema of its receipt version judges it (schema.documents)",
          "coverage": "a telemetry receipt retains text carriers, no output media",
          "unchanged": "each carrier is read once (telemetry.carriers) and every check reads those bytes"}
 
-#: This reader's own checks: schema (strict JSON, producer, schema), plan (carriers, process outcome, protocol echo,
-#: provenance, occupancy), derivation (replay, engine delta, foreign work, refused claims, rate);
-#: `verifier.core.receipt_pipeline` adds the rule pack (`checks/packs/telemetry.py`, `gate.rules`: last, it reads what
+#: This reader's own checks: plan (carriers, process outcome, protocol echo, provenance, occupancy), derivation (replay,
+#: engine delta, foreign work, refused claims, rate); `verifier.core.receipt_pipeline` adds `schema.documents` (strict JSON,
+#: producer, schema), the rule pack (`checks/packs/telemetry.py`, `gate.rules`: last, it reads what
 #: every check before it established) and the stand-ins, in roster order.
-CHECKS = (read, producer, schema, carriers, process, protocol_echo, provenance, occupancy, replay, engine, foreign_work, claims, rate)
+CHECKS = (carriers, process, protocol_echo, provenance, occupancy, replay, engine, foreign_work, claims, rate)

@@ -4,7 +4,7 @@ serving-load telemetry receipt: what a client bench run and two boundary
 scrapes can and cannot establish (its standings and qualification are the
 rule pack `verifier/checks/packs/telemetry.py`).
 
-Every check here runs after `telemetry.schema`, so each field it reads has
+Every check here runs after `schema.documents`, so each field it reads has
 the type `schemas/serving-load-telemetry-v1.schema.json` gives it (a wrong
 type is a schema finding, never a crash here). Lists of refused facts and
 conclusions, stdout protocol labels and gauge names are profile data in
@@ -26,9 +26,8 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from verifier import stats
-from verifier.adapters._common import f
 from verifier.derive import claim_finding
-from verifier.model import Finding, Status
+from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
 
 __all__ = ["claims", "occupancy", "protocol", "provenance", "rate"]
@@ -38,7 +37,7 @@ HEX40 = re.compile(r"[0-9a-fA-F]{40}")
 
 
 def _r(ctx: Context) -> dict[str, Any]:
-    return ctx.data["receipt"]  # type: ignore[no-any-return]
+    return ctx.data["doc"][RECEIPT]  # type: ignore[no-any-return]
 
 
 def _p(ctx: Context) -> dict[str, Any]:
@@ -46,7 +45,7 @@ def _p(ctx: Context) -> dict[str, Any]:
 
 
 @check("telemetry.claims", title="No engine concurrency, foreign work or cause is read from a client bucket peak or a latency tail",
-       requires=("telemetry.schema",))
+       requires=("schema.documents",))
 def claims(ctx: Context) -> Iterator[Finding]:
     """
     Refuse facts and conclusions the client evidence cannot carry.
@@ -64,23 +63,23 @@ def claims(ctx: Context) -> Iterator[Finding]:
     for key, why in profile["refused_facts"].items():
         if facts.get(key) is not None:
             seen = True
-            yield f("telemetry.claims", Status.FAIL, "bucket-peak-as-engine-concurrency",
+            yield finding("telemetry.claims", Status.FAIL, "bucket-peak-as-engine-concurrency",
                     f"{RECEIPT}#/facts/{key} = {facts[key]!r}: {why}", path=RECEIPT, pointer=f"/facts/{key}")
     for key, value in said.items():
         seen = True
         why = profile["refused_conclusions"].get(key)
         if why is None:
-            yield f("telemetry.claims", Status.UNVERIFIED, "conclusion-not-checked",
+            yield finding("telemetry.claims", Status.UNVERIFIED, "conclusion-not-checked",
                     f"{RECEIPT}#/conclusions/{key} = {value!r}: no rule of this reader establishes it", path=RECEIPT, pointer=f"/conclusions/{key}")
         elif value is None or value in profile["unestablished"]:
-            yield f("telemetry.claims", Status.PASS, "cause-unestablished", f"{RECEIPT}#/conclusions/{key}: left unestablished ({why})",
+            yield finding("telemetry.claims", Status.PASS, "cause-unestablished", f"{RECEIPT}#/conclusions/{key}: left unestablished ({why})",
                     path=RECEIPT, pointer=f"/conclusions/{key}")
         else:
-            yield f("telemetry.claims", Status.FAIL, "causal-conclusion",
+            yield finding("telemetry.claims", Status.FAIL, "causal-conclusion",
                     f"{RECEIPT}#/conclusions/{key} = {value!r} is a causal or policy conclusion the telemetry cannot support: {why}",
                     path=RECEIPT, pointer=f"/conclusions/{key}")
     if not seen:
-        yield f("telemetry.claims", Status.PASS, "no-unsupported-claims",
+        yield finding("telemetry.claims", Status.PASS, "no-unsupported-claims",
                 "no engine-concurrency, foreign-work or causal conclusion is stated", path=RECEIPT)
 
 
@@ -131,19 +130,19 @@ def protocol(ctx: Context) -> Iterator[Finding]:
                  shape == proto["arrival"]))
     for axis, stated, seen, agrees in axes:
         if seen is None:
-            yield f("telemetry.protocol", Status.UNVERIFIED, "protocol-not-printed",
+            yield finding("telemetry.protocol", Status.UNVERIFIED, "protocol-not-printed",
                     f"{path}: prints no {axis}; {RECEIPT}#/protocol/{axis} = {stated!r} is a declaration", path=RECEIPT, pointer=f"/protocol/{axis}")
         elif agrees:
-            yield f("telemetry.protocol", Status.PASS, "protocol-matches", f"{RECEIPT}#/protocol/{axis} = {stated!r}; {path} prints {seen}",
+            yield finding("telemetry.protocol", Status.PASS, "protocol-matches", f"{RECEIPT}#/protocol/{axis} = {stated!r}; {path} prints {seen}",
                     path=RECEIPT, pointer=f"/protocol/{axis}")
         else:
-            yield f("telemetry.protocol", Status.FAIL, "protocol-mismatch",
+            yield finding("telemetry.protocol", Status.FAIL, "protocol-mismatch",
                     f"{RECEIPT}#/protocol/{axis} = {stated!r}, but {path} prints {seen}: the receipt describes another run's protocol",
                     path=RECEIPT, pointer=f"/protocol/{axis}", expected=str(seen), observed=str(stated))
 
 
 @check("telemetry.provenance", title="A random dataset is pinned by seed or population; the bench implementation by revision or digest",
-       requires=("telemetry.schema",))
+       requires=("schema.documents",))
 def provenance(ctx: Context) -> Iterator[Finding]:
     """
     Judge what makes the offered work and the instrument replayable.
@@ -164,39 +163,39 @@ def provenance(ctx: Context) -> Iterator[Finding]:
     dataset, pinned = proto.get("dataset"), proto.get("seed") is not None or "requests" in receipt["evidence"]
     how = f"seed {proto['seed']}" if proto.get("seed") is not None else "the retained request population"
     if dataset is None:
-        yield f("telemetry.provenance", Status.UNVERIFIED, "dataset-unread", "the protocol names no dataset: the offered work is unknown",
+        yield finding("telemetry.provenance", Status.UNVERIFIED, "dataset-unread", "the protocol names no dataset: the offered work is unknown",
                 path=RECEIPT, pointer="/protocol")
     elif pinned:
-        yield f("telemetry.provenance", Status.PASS, "population-pinned", f"dataset {dataset!r} is pinned by {how}",
+        yield finding("telemetry.provenance", Status.PASS, "population-pinned", f"dataset {dataset!r} is pinned by {how}",
                 path=RECEIPT, pointer="/protocol/seed")
     elif dataset in profile["random_datasets"]:
-        yield f("telemetry.provenance", Status.FAIL, "random-dataset-unpinned",
+        yield finding("telemetry.provenance", Status.FAIL, "random-dataset-unpinned",
                 f"{RECEIPT}#/protocol: dataset {dataset!r} is generated at random, but neither a seed nor the request population is "
                 "retained: two 'equal' protocols may issue different token sequences", path=RECEIPT, pointer="/protocol/seed")
     else:
-        yield f("telemetry.provenance", Status.UNVERIFIED, "population-unpinned", f"dataset {dataset!r}: no seed or request population retained",
+        yield finding("telemetry.provenance", Status.UNVERIFIED, "population-unpinned", f"dataset {dataset!r}: no seed or request population retained",
                 path=RECEIPT, pointer="/protocol")
     impl = proto.get("implementation") or {}
     revision, digest = impl.get("revision"), impl.get("sha256")
     ctx.data["implementation_bound"] = False
     if revision is not None and not HEX40.fullmatch(revision):
-        yield f("telemetry.provenance", Status.FAIL, "implementation-not-exact",
+        yield finding("telemetry.provenance", Status.FAIL, "implementation-not-exact",
                 f"{RECEIPT}#/protocol/implementation/revision = {revision!r} is not an exact commit: the semantics of the printed "
                 "labels, the semaphore and the bucket peak are not bound to the serve.py that ran", path=RECEIPT,
                 pointer="/protocol/implementation/revision", observed=revision)
     elif digest is not None and "implementation" in ctx.data.get("carrier", {}) and \
             hashlib.sha256(ctx.data["carrier"]["implementation"]).hexdigest() != digest.lower():
         kept = receipt["evidence"]["implementation"]["path"]
-        yield f("telemetry.provenance", Status.FAIL, "implementation-digest-mismatch",
+        yield finding("telemetry.provenance", Status.FAIL, "implementation-digest-mismatch",
                 f"{kept}: the retained bench implementation hashes to {hashlib.sha256(ctx.data['carrier']['implementation']).hexdigest()}, "
                 f"not {RECEIPT}#/protocol/implementation/sha256 {digest}", path=kept, pointer="/protocol/implementation/sha256")
     elif revision is not None or digest is not None:
         ctx.data["implementation_bound"] = True
-        yield f("telemetry.provenance", Status.PASS, "implementation-bound",
+        yield finding("telemetry.provenance", Status.PASS, "implementation-bound",
                 f"bench implementation bound by {'revision ' + revision if revision else 'sha256 ' + str(digest)} (recorded, not fetched)",
                 path=RECEIPT, pointer="/protocol/implementation")
     else:
-        yield f("telemetry.provenance", Status.UNVERIFIED, "implementation-unbound",
+        yield finding("telemetry.provenance", Status.UNVERIFIED, "implementation-unbound",
                 f"the bench implementation ({impl.get('package', 'unnamed')} {impl.get('version', '')}".rstrip()
                 + ") has no exact revision or digest: telemetry only, no qualification", path=RECEIPT, pointer="/protocol/implementation")
 
@@ -218,17 +217,17 @@ def rate(ctx: Context) -> Iterator[Finding]:
     receipt, client = _r(ctx), ctx.data["client"]
     stated = (receipt.get("facts") or {}).get("rate")
     if stated is None:
-        yield f("telemetry.rate", Status.PASS, "no-rate-stated", "no client rate is stated", path=RECEIPT)
+        yield finding("telemetry.rate", Status.PASS, "no-rate-stated", "no client rate is stated", path=RECEIPT)
         return
     tokens, duration = client["output_tokens"], client["benchmark_duration_s"]
     interval = Decimal(stated["interval_s"])
     if interval == 0 or duration == 0:
-        yield f("telemetry.rate", Status.FAIL, "rate-from-zero-duration",
+        yield finding("telemetry.rate", Status.FAIL, "rate-from-zero-duration",
                 f"{RECEIPT}#/facts/rate over interval {interval} s (stdout duration {duration} s): a zero duration yields no rate",
                 path=RECEIPT, pointer="/facts/rate")
         return
     if abs(interval - duration) > stats.half_unit(duration):
-        yield f("telemetry.rate", Status.FAIL, "authored-interval",
+        yield finding("telemetry.rate", Status.FAIL, "authored-interval",
                 f"{RECEIPT}#/facts/rate/interval_s = {interval} s is not the benchmark's own duration {duration} s printed in "
                 f"{receipt['evidence']['stdout']['path']}: a rate over an authored interval (or the scrape envelope) is not the client rate",
                 path=RECEIPT, pointer="/facts/rate/interval_s", expected=str(duration), observed=str(interval))
@@ -276,18 +275,18 @@ def occupancy(ctx: Context) -> Iterator[Finding]:
     if (receipt.get("preconditions") or {}).get("idle"):
         busy = {k: str(v) for k, v in before.items() if v != 0}
         if "running" not in before:
-            yield f("telemetry.occupancy", Status.UNVERIFIED, "occupancy-unread",
+            yield finding("telemetry.occupancy", Status.UNVERIFIED, "occupancy-unread",
                     f"{ev['metrics_before']['path']}: no {names['running']} gauge; the idle precondition cannot be checked",
                     path=ev["metrics_before"]["path"])
         elif busy:
-            yield f("telemetry.occupancy", Status.FAIL, "idle-precondition-violated",
+            yield finding("telemetry.occupancy", Status.FAIL, "idle-precondition-violated",
                     f"{RECEIPT}#/preconditions/idle is true, but {ev['metrics_before']['path']} shows {busy} before the run",
                     path=ev["metrics_before"]["path"], observed=busy)
         else:
-            yield f("telemetry.occupancy", Status.PASS, "idle-before", f"{ev['metrics_before']['path']}: nothing running or waiting before the run",
+            yield finding("telemetry.occupancy", Status.PASS, "idle-before", f"{ev['metrics_before']['path']}: nothing running or waiting before the run",
                     path=ev["metrics_before"]["path"])
     if (receipt["standings"].get("occupancy") == "interval") and "occupancy_trace" not in ev:
-        yield f("telemetry.occupancy", Status.FAIL, "boundary-as-interval",
+        yield finding("telemetry.occupancy", Status.FAIL, "boundary-as-interval",
                 f"{RECEIPT}#/standings/occupancy says interval, but only two boundary scrapes are retained: not occupancy during the run",
                 path=RECEIPT, pointer="/standings/occupancy")
     yield from _preemptions(ctx)
@@ -298,11 +297,11 @@ def occupancy(ctx: Context) -> Iterator[Finding]:
     known = all("running" in g for g in seen.values())
     ctx.data["occupancy_within_cap"] = known and cap is not None and not over
     if over:
-        yield f("telemetry.occupancy", Status.UNVERIFIED, "occupancy-above-cap",
+        yield finding("telemetry.occupancy", Status.UNVERIFIED, "occupancy-above-cap",
                 f"boundary scrapes show {over} above the client cap {cap} or waiting: engine work beyond this client; a qualification refuses",
                 path=ev["metrics_after"]["path"], observed=over)
     else:
-        yield f("telemetry.occupancy", Status.UNVERIFIED, "boundary-only",
+        yield finding("telemetry.occupancy", Status.UNVERIFIED, "boundary-only",
                 f"boundary occupancy {({w: {k: str(v) for k, v in g.items()} for w, g in seen.items()})} (cap {cap}): two boundary "
                 "scrapes, not occupancy during the run", path=ev["metrics_after"]["path"])
 
@@ -335,8 +334,8 @@ def _preemptions(ctx: Context) -> Iterator[Finding]:
     path = receipt["evidence"]["metrics_after"]["path"]
     if after == before:
         ctx.data["no_preemptions"] = True
-        yield f("telemetry.occupancy", Status.PASS, "no-preemptions", f"{name} did not rise between the boundary scrapes ({before})", path=path)
+        yield finding("telemetry.occupancy", Status.PASS, "no-preemptions", f"{name} did not rise between the boundary scrapes ({before})", path=path)
         return
-    yield f("telemetry.occupancy", Status.UNVERIFIED, "preemptions-observed",
+    yield finding("telemetry.occupancy", Status.UNVERIFIED, "preemptions-observed",
             f"{name} rose by {after - before} between the boundary scrapes: the engine preempted work in this window, "
             "so it is not the best standing; a qualification refuses", path=path, observed=str(after - before))

@@ -64,10 +64,9 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.adapters._common import f
 from verifier.derive import claim_finding
 from verifier.evidence import Evidence, Receipt
-from verifier.model import Finding, Status
+from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
 
 __all__ = ["CHECKS", "FAMILY", "FAMILY_KEYS", "KIND", "PROFILES", "VERSIONS", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
@@ -130,7 +129,7 @@ def _nothing_measured(ctx: Context) -> str | None:
 
 
 def _no_success(check_id: str, key: str, claimed: Any, why: str, name: str) -> Finding:
-    return f(check_id, Status.FAIL, "no-successful-request",
+    return finding(check_id, Status.FAIL, "no-successful-request",
              f"{key} = {claimed}: no successful request ({why}): nothing was measured, so a stated {key} is no measurement "
              "(the producer prints 0 for an empty sample)", path=name, pointer=f"/{key}", observed=str(claimed))
 
@@ -167,17 +166,17 @@ def aggregates(ctx: Context) -> Iterator[Finding]:
     n = d["num_prompts"]
     if "failed" in d:
         ok = completed + d["failed"] == n
-        yield f("vllm.aggregates", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+        yield finding("vllm.aggregates", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
                 f"completed + failed = {completed} + {d['failed']} = {completed + d['failed']}, num_prompts = {n}",
                 path=name, pointer="/failed", expected=n, observed=completed + d["failed"])
     elif completed == n:
-        yield f("vllm.aggregates", Status.PASS, "derived", f"completed = num_prompts = {n}: no request failed",
+        yield finding("vllm.aggregates", Status.PASS, "derived", f"completed = num_prompts = {n}: no request failed",
                 path=name, pointer="/completed", expected=n, observed=completed)
     elif completed > n:
-        yield f("vllm.aggregates", Status.FAIL, "count-mismatch", f"completed = {completed} exceeds num_prompts = {n}",
+        yield finding("vllm.aggregates", Status.FAIL, "count-mismatch", f"completed = {completed} exceeds num_prompts = {n}",
                 path=name, pointer="/completed", expected=n, observed=completed)
     else:
-        yield f("vllm.aggregates", Status.UNVERIFIED, "disposition-unknown",
+        yield finding("vllm.aggregates", Status.UNVERIFIED, "disposition-unknown",
                 f"{completed}/{n} requests succeeded; this version records no failed count, so {n - completed} "
                 "requests have no recorded disposition (they stay in the denominator)",
                 path=name, pointer="/completed", expected=n, observed=completed)
@@ -207,25 +206,25 @@ def requests(ctx: Context) -> Iterator[Finding]:
     d, name = _doc(ctx)
     arrays = _arrays(ctx)
     if arrays is None:
-        yield f("vllm.requests", Status.UNVERIFIED, "no-per-request-arrays",
+        yield finding("vllm.requests", Status.UNVERIFIED, "no-per-request-arrays",
                 f"{name}: the result keeps aggregates only (no {', '.join(ctx.data['profile']['per_request_arrays'])}); "
                 f"{d['completed']}/{d['num_prompts']} successful as stated, not re-derived", path=name)
         return
     n = d["num_prompts"]
     short = {k: len(v) for k, v in arrays.items() if len(v) != n}
     if short:
-        yield f("vllm.requests", Status.FAIL, "denominator-dropped",
+        yield finding("vllm.requests", Status.FAIL, "denominator-dropped",
                 f"{name}: per-request arrays must hold one entry per prompt ({n}); got {short}: failed requests may have been dropped",
                 path=name, pointer="/" + sorted(short)[0], expected=n, observed=short)
         return
     ok = _requests(ctx, ok=True)
     failed = n - len(ok)
-    yield f("vllm.requests", Status.PASS if d["completed"] == len(ok) else Status.FAIL,
+    yield finding("vllm.requests", Status.PASS if d["completed"] == len(ok) else Status.FAIL,
             "derived" if d["completed"] == len(ok) else "count-mismatch",
             f"completed = {d['completed']}; the errors array gives {len(ok)}/{n} successful (success: error == '')",
             path=name, pointer="/completed", expected=len(ok), observed=d["completed"])
     if "failed" in d:
-        yield f("vllm.requests", Status.PASS if d["failed"] == failed else Status.FAIL,
+        yield finding("vllm.requests", Status.PASS if d["failed"] == failed else Status.FAIL,
                 "derived" if d["failed"] == failed else "count-mismatch",
                 f"failed = {d['failed']}; the errors array gives {failed}/{n} failed", path=name, pointer="/failed",
                 expected=failed, observed=d["failed"])
@@ -241,13 +240,13 @@ def requests(ctx: Context) -> Iterator[Finding]:
         i, ttft = int(r.dims["request"]), _v(r, "ttft")
         if ttft <= 0 or (lat and ttft > _v(r, "latency")):
             bad.append(i)
-            yield f("vllm.requests", Status.FAIL, "ttft-not-measured",
+            yield finding("vllm.requests", Status.FAIL, "ttft-not-measured",
                     f"{name}: request {i} succeeded with TTFT {ttft} s" + (f" (latency {_v(r, 'latency')} s)" if lat else "")
                     + ": TTFT must be > 0 and <= latency; 0.0 is the producer's 'not measured' default, not a measurement",
                     path=name, pointer=f"/ttfts/{i}", observed=str(ttft))
     ctx.data["unmeasured_ttft"] = bad
     if not bad:
-        yield f("vllm.requests", Status.PASS, "derived", f"every successful request ({len(ok)}/{n}) has 0 < TTFT" +
+        yield finding("vllm.requests", Status.PASS, "derived", f"every successful request ({len(ok)}/{n}) has 0 < TTFT" +
                 (" <= latency" if lat else ""), path=name, pointer="/ttfts")
 
 
@@ -288,7 +287,7 @@ def latency(ctx: Context) -> Iterator[Finding]:
     arrays = _arrays(ctx)
     keys = sorted(k for k in d if STAT_KEY.match(k))
     if not keys:
-        yield f("vllm.latency", Status.UNVERIFIED, "no-findings", f"{name}: no latency statistics claimed", path=name)
+        yield finding("vllm.latency", Status.UNVERIFIED, "no-findings", f"{name}: no latency statistics claimed", path=name)
         return
     nothing = _nothing_measured(ctx)
     for key in keys:
@@ -299,26 +298,26 @@ def latency(ctx: Context) -> Iterator[Finding]:
             yield _no_success("vllm.latency", key, claimed, nothing, name)
             continue
         if arrays is None:
-            yield f("vllm.latency", Status.UNVERIFIED, "no-per-request-arrays",
+            yield finding("vllm.latency", Status.UNVERIFIED, "no-per-request-arrays",
                     f"{key} = {claimed}: not re-derived: the result keeps aggregates only (no per-request ttfts/itls/latencies)",
                     path=name, pointer=f"/{key}", observed=str(claimed))
             continue
         if len(arrays["errors"]) != d["num_prompts"] or any(len(v) != d["num_prompts"] for v in arrays.values()):
-            yield f("vllm.latency", Status.UNVERIFIED, "blocked-by-ledger", f"{key}: per-request arrays do not cover num_prompts",
+            yield finding("vllm.latency", Status.UNVERIFIED, "blocked-by-ledger", f"{key}: per-request arrays do not cover num_prompts",
                     path=name, pointer=f"/{key}")
             continue
         if metric in ("ttft", "tpot") and ctx.data.get("unmeasured_ttft"):
-            yield f("vllm.latency", Status.UNVERIFIED, "unmeasured-ttft",
+            yield finding("vllm.latency", Status.UNVERIFIED, "unmeasured-ttft",
                     f"{key} = {claimed}: not re-derived: its sample holds TTFT 0.0 'not measured' at requests "
                     f"{ctx.data['unmeasured_ttft']}, which the producer counted as data", path=name, pointer=f"/{key}")
             continue
         xs, how = _samples(ctx, metric, arrays)
         if xs is None:
-            yield f("vllm.latency", Status.UNVERIFIED, "not-retained", f"{key} = {claimed}: not re-derived: {how}",
+            yield finding("vllm.latency", Status.UNVERIFIED, "not-retained", f"{key} = {claimed}: not re-derived: {how}",
                     path=name, pointer=f"/{key}")
             continue
         if not xs:
-            yield f("vllm.latency", Status.UNVERIFIED, "empty-sample",
+            yield finding("vllm.latency", Status.UNVERIFIED, "empty-sample",
                     f"{key} = {claimed}: no measured sample ({how}); the producer prints 0 for an empty sample",
                     path=name, pointer=f"/{key}")
             continue
@@ -392,13 +391,13 @@ def peak(ctx: Context) -> Iterator[Finding]:
     d, name = _doc(ctx)
     definition = ctx.data["profile"].get("peak_concurrency")
     if "max_concurrent_requests" not in d or definition is None:
-        yield f("vllm.peak", Status.PASS, "not-claimed", f"{name}: this version reports no peak concurrency", path=name)
+        yield finding("vllm.peak", Status.PASS, "not-claimed", f"{name}: this version reports no peak concurrency", path=name)
         return
     claimed = d["max_concurrent_requests"]
     arrays = _arrays(ctx)
     scope = {"scope": "client-own-successful-requests", "engine_observation": False, "foreign_traffic_evidence": False}
     if arrays is None or any(len(v) != d["num_prompts"] for v in arrays.values()):  # a short array is vllm.requests' FAIL
-        yield f("vllm.peak", Status.UNVERIFIED, "not-retained",
+        yield finding("vllm.peak", Status.UNVERIFIED, "not-retained",
                 f"max_concurrent_requests = {claimed}: not re-derived (no per-request start_times/latencies); "
                 "it counts only this client's own successful requests in whole-second buckets: not engine concurrency",
                 path=name, pointer="/max_concurrent_requests", observed={"claimed": claimed, **scope})
@@ -409,7 +408,7 @@ def peak(ctx: Context) -> Iterator[Finding]:
     cap = d.get("max_concurrency")
     if isinstance(cap, int) and not isinstance(cap, bool):
         held = xp <= cap
-        yield f("vllm.peak", Status.PASS if held else Status.FAIL, "cap-held" if held else "cap-exceeded",
+        yield finding("vllm.peak", Status.PASS if held else Status.FAIL, "cap-held" if held else "cap-exceeded",
                 f"declared max_concurrency = {cap}; the exact overlap of {len(ok)} successful client requests peaks at {xp}"
                 + ("" if held else ": the executed run exceeded its declared cap (H-05)"),
                 path=name, pointer="/max_concurrency", expected=cap, observed={"exact_client_peak": xp},
@@ -418,12 +417,12 @@ def peak(ctx: Context) -> Iterator[Finding]:
     how = (f"whole-second bucket peak (inclusive int buckets) of {len(ok)}/{len(arrays['errors'])} successful client requests; "
            f"exact client peak {xp}")
     if claimed == bp:
-        yield f("vllm.peak", Status.PASS, "derived",
+        yield finding("vllm.peak", Status.PASS, "derived",
                 f"max_concurrent_requests = {claimed} re-derives as the {how}; it is the client's own second-bucket count, "
                 "not engine concurrency and not evidence of foreign traffic", path=name, pointer="/max_concurrent_requests",
                 expected=bp, observed=obs, derivation=how)
     else:
-        yield f("vllm.peak", Status.FAIL, "claim-mismatch", f"max_concurrent_requests = {claimed}, but the {how} gives {bp}",
+        yield finding("vllm.peak", Status.FAIL, "claim-mismatch", f"max_concurrent_requests = {claimed}, but the {how} gives {bp}",
                 path=name, pointer="/max_concurrent_requests", expected=bp, observed=obs, derivation=how)
 
 
@@ -453,12 +452,12 @@ def arrival(ctx: Context) -> Iterator[Finding]:
     d, name = _doc(ctx)
     rate, burst = d.get("request_rate"), d.get("burstiness")
     if rate is None or rate == "inf":
-        yield f("vllm.arrival", Status.PASS, "not-paced", f"{name}: request_rate {rate!r} declares no pacing; no send is too early",
+        yield finding("vllm.arrival", Status.PASS, "not-paced", f"{name}: request_rate {rate!r} declares no pacing; no send is too early",
                 path=name, pointer="/request_rate")
         return
     starts = (_arrays(ctx) or {}).get("start_times")  # only arrays the profile names, so typed by its schema
     if not isinstance(starts, list) or len(starts) < 2:
-        yield f("vllm.arrival", Status.UNVERIFIED, "not-retained",
+        yield finding("vllm.arrival", Status.UNVERIFIED, "not-retained",
                 f"{name}: request_rate {rate} declared, but fewer than two send times are retained: the arrival process is not observed",
                 path=name, pointer="/request_rate")
         return
@@ -473,11 +472,11 @@ def arrival(ctx: Context) -> Iterator[Finding]:
     detail = {"sends": gaps + 1, "span_s": str(span), "declared_rate": str(r), "burstiness": str(b), "probability_bound": f"{bound:.3g}",
               "alpha": str(ARRIVAL_ALPHA)}
     if bound < ARRIVAL_ALPHA:
-        yield f("vllm.arrival", Status.FAIL, "sends-faster-than-declared",
+        yield finding("vllm.arrival", Status.FAIL, "sends-faster-than-declared",
                 f"{name}: requests were sent faster than the declared arrival process: {how}", path=name, pointer="/start_times",
                 expected=f"rate <= {r} /s", observed=detail, derivation=how)
     else:
-        yield f("vllm.arrival", Status.PASS, "arrival-consistent", f"{name}: send times are consistent with the declared rate: {how}",
+        yield finding("vllm.arrival", Status.PASS, "arrival-consistent", f"{name}: send times are consistent with the declared rate: {how}",
                 path=name, pointer="/start_times", observed=detail, derivation=how)
 
 
@@ -498,15 +497,15 @@ def unsupported(ctx: Context) -> Iterator[Finding]:
         if key not in d:
             continue
         if d[key] is None:
-            yield f("vllm.unsupported", Status.PASS, "not-claimed", f"{key!r} is null: nothing claimed", path=name,
+            yield finding("vllm.unsupported", Status.PASS, "not-claimed", f"{key!r} is null: nothing claimed", path=name,
                     pointer="/" + key.replace("~", "~0").replace("/", "~1"))
         else:
-            yield f("vllm.unsupported", Status.UNVERIFIED, "not-derivable", f"{key!r} = {d[key]}: not re-derived: {reason}",
+            yield finding("vllm.unsupported", Status.UNVERIFIED, "not-derivable", f"{key!r} = {d[key]}: not re-derived: {reason}",
                     path=name, pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
     for key in sorted(d):
         if key in known or STAT_KEY.match(key) or isinstance(d[key], bool) or not isinstance(d[key], (int, Decimal)):
             continue
-        yield f("vllm.unsupported", Status.UNVERIFIED, "not-a-producer-field",
+        yield finding("vllm.unsupported", Status.UNVERIFIED, "not-a-producer-field",
                 f"{key!r} = {d[key]}: not a field {profile['producer']} writes; no derivation known", path=name,
                 pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
 

@@ -7,9 +7,10 @@ Infinity, non-UTF-8 are errors) and validated as JSON Schema Draft 2020-12 with
 reported with its JSON Pointer, not only the first. A JSON or JSON Lines file
 that is not one of the format's documents has no schema and FAILs.
 
-A receipt reader's one document (`receipt_document`) is judged by the same
-family: its producer version first (which pinned schema judges it), then
-that schema.
+A receipt reader's document, or the files of a receipt directory
+(`receipt_document`), is judged by the same family: a directory's files
+read strictly first, then the producer version (which pinned schema judges
+it), then that schema.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 from verifier.compiled_schema import checked_validator
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem, json_pointer, schema_message
+from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
 from verifier.model import Finding, Status
 from verifier.pipeline import Check, Context, check
 from verifier.readers.native import DOCUMENT_READERS, LINE_READERS
@@ -228,15 +229,19 @@ def _at(document: Any, pointer: str) -> Any:
 
 def receipt_document(reader: Any) -> Check:
     """
-    Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]`. Every `(pointer, value)`
-    of `reader.VERSION` must be stated with that value and type (`True` is not 1; schema `<reader.KIND>`), or, for a receipt
-    that records no version, exactly one of the pinned schemas `reader.VERSIONS` must match by signature (`_by_signature`;
-    the chosen profile and schema name go to `ctx.data["profile"]`, `ctx.data["schema"]`); else UNVERIFIED
-    `unknown-producer-version` (never FAIL, `docs/receipts.md`). Then PASS `producer-identified` (`ctx.data["producer"]`)
-    and PASS `valid` or FAIL `schema-violation` per error against the version's pinned schema.
+    Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]` (of a reader of receipt
+    directories, one with `FILES`: over its files, `_directory`). Every `(pointer, value)` of `reader.VERSION` must be
+    stated with that value and type (`True` is not 1; schema `<reader.KIND>`), or, for a receipt that records no version,
+    exactly one of the pinned schemas `reader.VERSIONS` must match by signature (`_by_signature`; the chosen profile and
+    schema name go to `ctx.data["profile"]`, `ctx.data["schema"]`); else UNVERIFIED `unknown-producer-version` (never
+    FAIL, `docs/receipts.md`). Then PASS `producer-identified` (`ctx.data["producer"]`) and PASS `valid` or FAIL
+    `schema-violation` per error against the version's pinned schema.
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
+        if hasattr(reader, "FILES"):
+            yield from _directory(ctx, reader)
+            return
         document, name = ctx.options["document"], ctx.options["name"]
         if hasattr(reader, "VERSIONS"):
             chosen = _by_signature(ctx.assets, reader.VERSIONS, set(document))
@@ -261,14 +266,84 @@ def receipt_document(reader: Any) -> Check:
             schema_name, producer, text = reader.KIND, dict(reader.PRODUCER), reader.VERSION_TEXT
         ctx.data["producer"] = producer
         yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {text}", path=name, observed=observed)
-        errors = sorted(schema_validator(ctx.assets.schema(schema_name)).iter_errors(document), key=lambda e: list(e.absolute_path))
-        for e in errors:
-            ptr = json_pointer(e.absolute_path)
-            yield _f(Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {schema_message(e)}", path=name, pointer=ptr)
-        if not errors:
-            yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+        yield from _judged(schema_validator(ctx.assets.schema(schema_name)), document, name, schema_name)
 
     return Check("schema.documents", "The receipt names the producer version a pinned schema judges, and validates against it", run)
+
+
+def _judged(validator: Any, document: Any, name: str, schema_name: str, as_text: bool = False) -> Iterator[Finding]:
+    """
+    Yield FAIL `schema-violation` per error of `document` (file `name`) against pinned `schema_name`, or PASS `valid`.
+
+    The errors are ordered by their path's keys and indexes; `as_text` (a receipt directory's files, as their reader has
+    always reported them) orders them by the path's steps as text ("/10" before "/2") and joins the steps unescaped.
+    """
+    key = (lambda e: [str(p) for p in e.absolute_path]) if as_text else (lambda e: list(e.absolute_path))
+    errors = sorted(validator.iter_errors(document), key=key)
+    for e in errors:
+        ptr = "".join(f"/{p}" for p in e.absolute_path) if as_text else json_pointer(e.absolute_path)
+        yield _f(Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {schema_message(e)}", path=name, pointer=ptr)
+    if not errors:
+        yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+
+
+def _directory(ctx: Context, reader: Any) -> Iterator[Finding]:
+    """
+    Judge the receipt directory `ctx.options["directory"]` of `reader`: its files, its producer version, its schemas.
+
+    Each file of `reader.FILES` is read as strict JSON (a `.jsonl` name as
+    strict JSON Lines): FAIL with the strictness code naming the file, else
+    PASS `read` (worded by `reader.READ`, `{name}` and `{size}` in bytes);
+    bytes and parsed files go to `ctx.data["raw"]` and `ctx.data["doc"]` by
+    name. Once all read, the members of file `reader.MATCH[0]` named by the
+    `match` of the `x-verify-profile` of its pinned schema must equal it
+    (else UNVERIFIED `unknown-producer-version` at the last member, a
+    version `reader.MATCH[1]` names); the profile goes to
+    `ctx.data["profile"]`. Then PASS `producer-identified` and each file
+    against its pinned schema (`reader.SCHEMAS`, in that order; a JSON Lines
+    file line by line, pointers `/<line index>...`, one PASS for all lines).
+    """
+    root = ctx.options["directory"]
+    raw: dict[str, bytes] = {}
+    docs: dict[str, Any] = {}
+    ctx.data["raw"], ctx.data["doc"] = raw, docs
+    for name in reader.FILES:
+        raw[name] = data = (root / name).read_bytes()
+        try:
+            docs[name] = loads_strict_lines(data) if name.endswith(".jsonl") else loads_strict(data)
+        except JSONProblem as exc:
+            yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)
+            continue
+        yield _f(Status.PASS, "read", reader.READ.format(name=name, size=len(data)), path=name)
+    if len(docs) < len(reader.FILES):
+        return
+    name, words = reader.MATCH
+    profile = dict(ctx.assets.schema(reader.SCHEMAS[name]).get("x-verify-profile", {}))
+    match, document = profile["match"], docs[name]
+    seen = {k: document.get(k) if isinstance(document, dict) else None for k in match}
+    if seen != match:  # compared as Python values, as this reader always has (True equals 1; the schema then refuses it)
+        yield _f(Status.UNVERIFIED, "unknown-producer-version",
+                 f"{name}: {'/'.join(match)} {seen} is not a known {words} ({match}); nothing re-derived",
+                 path=name, pointer=f"/{list(match)[-1]}", expected=match, observed=seen)
+        return
+    ctx.data["profile"] = profile
+    ctx.data["producer"] = producer = {"producer": profile["producer"], "version": profile["version"]}
+    yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {producer['version']}",
+             path=name, observed=producer)
+    for name, schema_name in reader.SCHEMAS.items():
+        validator = schema_validator(ctx.assets.schema(schema_name))
+        if not name.endswith(".jsonl"):
+            yield from _judged(validator, docs[name], name, schema_name, as_text=True)
+            continue
+        bad = 0
+        for i, line in enumerate(docs[name]):
+            for finding in _judged(validator, line, name, schema_name, as_text=True):
+                if finding.status is Status.FAIL:
+                    bad += 1
+                    yield _f(Status.FAIL, "schema-violation", f"{name} line {i + 1}: {finding.message}", path=name,
+                             pointer=f"/{i}{finding.pointer or ''}")
+        if not bad:
+            yield _f(Status.PASS, "valid", f"{name}: {len(docs[name])} lines valid", path=name)
 
 
 def _by_signature(assets: Any, schema_names: Any, keys: set[str]) -> tuple[str, dict[str, Any]] | None:

@@ -3,9 +3,8 @@ Per-producer rule packs: the rules a producer's receipt states about itself, jud
 
 A receipt names no gate, so the rules shipped with its reader are what
 judges it. `PACKS` maps a receipt reader's `KIND` (`verifier/adapters/`) to
-its checks; each reads only what passed the reader's schema check
-(`schema.documents`, or `matrix.schema` / `telemetry.schema` for the readers
-not yet moved onto it).
+its checks; each reads only what passed the reader's schema family
+(`schema.documents`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """
 The rule pack of frozen HTTP matrix output (seed 003): the plan, config and responses checked against their own statements (`gate.rules`).
 
-Runs after `matrix.schema` (`verifier/adapters/http_matrix.py`), so every
+Runs after `schema.documents` (over the files and schemas `verifier/adapters/http_matrix.py` names), so every
 field read here is typed by the pinned `frozen-http-matrix-*-v1` schemas; a
 wrong type is a schema finding. Each rule yields PASS `holds` or FAIL with
 its code (`RULES`); an ok line whose case has no readable oracle is
@@ -77,7 +77,7 @@ def _rule(ok: bool, code: str, message: str, name: str, pointer: str | None = No
 
 @check("gate.rules", title="The plan and config state a consistent budget, one oracle per case, no overlapping ignore paths, no credentials; "
        "responses are ok only within the deadline, dispatched before completed, latency equal to the clocks, bytes as the oracle",
-       requires=("matrix.schema",))
+       requires=("schema.documents",))
 def matrix_rules(ctx: Context) -> Iterator[Finding]:
     """Run the plan's rules (`_plan_rules`), then the responses' (`_response_rules`): every rule of `RULES`."""
     yield from _plan_rules(ctx)

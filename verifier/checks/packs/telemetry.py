@@ -1,9 +1,9 @@
 """
 The rule pack of serving-load telemetry receipts (seed 000): the standings a receipt states, judged (`gate.rules`).
 
-Runs after `telemetry.schema` (`verifier/adapters/telemetry.py`), so each field read has the type
+Runs after `schema.documents` (over the receipt and schema `verifier/adapters/telemetry.py` names), so each field read has the type
 `schemas/serving-load-telemetry-v1.schema.json` gives it (the subject axes and qualification prerequisites are
-profile data there). Last in the roster, it reads what the reader's checks established in `ctx.data` (the receipt,
+profile data there). Last in the roster, it reads what the reader's checks established in `ctx.data` (the receipt in `doc`,
 `client`, `engine_delta`, `carrier`, `occupancy_within_cap`, `implementation_bound`, `no_preemptions`); a fact
 absent there is unmet, never assumed.
 """
@@ -30,7 +30,7 @@ def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
 
 def _subject(ctx: Context) -> Iterator[Finding]:
     """FAIL `subject-axes-unread` when the subject is declared established while an axis it states (checkpoint revision, collective transport, KV dtype) is null."""
-    subject = ctx.data["receipt"]["standings"].get("subject") or {}
+    subject = ctx.data["doc"][RECEIPT]["standings"].get("subject") or {}
     axes = ctx.data["profile"]["subject_axes"]
     unread = [axis for axis, keys in axes.items() if any(k in subject and subject[k] is None for k in keys)]
     ctx.data["subject_established"] = subject.get("standing") == "established" and not unread
@@ -42,7 +42,7 @@ def _subject(ctx: Context) -> Iterator[Finding]:
 
 
 def _starts(ctx: Context) -> Iterator[Finding]:
-    receipt = ctx.data["receipt"]
+    receipt = ctx.data["doc"][RECEIPT]
     arr, ev = receipt["standings"]["arrival"], receipt["evidence"]
     stated = arr["observed_max_stagger_ms"]
     if arr["request_starts_retained"] and "request_starts" not in ev:
@@ -87,7 +87,7 @@ def _starts(ctx: Context) -> Iterator[Finding]:
 
 
 def _window(ctx: Context) -> Iterator[Finding]:
-    receipt = ctx.data["receipt"]
+    receipt = ctx.data["doc"][RECEIPT]
     win, proto, ev = receipt["standings"]["window"], receipt["protocol"], receipt["evidence"]
     standing, lease, traffic = win["standing"], win["isolation_lease"], win["traffic_receipt"]
     ptr = "/standings/window"
@@ -157,7 +157,7 @@ def _qualification(ctx: Context) -> Iterator[Finding]:
     `qualification-recorded` (leases and occupancy traces are recorded, not
     authenticated).
     """
-    receipt, profile, data = ctx.data["receipt"], ctx.data["profile"], ctx.data
+    receipt, profile, data = ctx.data["doc"][RECEIPT], ctx.data["profile"], ctx.data
     if receipt["standings"].get("qualification") != "qualified":
         yield f(Status.PASS, "telemetry-only", "no qualified standing is claimed: a telemetry capture",
                 path=RECEIPT, pointer="/standings")
@@ -186,7 +186,7 @@ def _qualification(ctx: Context) -> Iterator[Finding]:
 
 
 @check("gate.rules", title="Declarations are not observations (arrival skew, window isolation, subject); a qualified standing holds only "
-       "with every prerequisite", requires=("telemetry.schema",))
+       "with every prerequisite", requires=("schema.documents",))
 def telemetry_rules(ctx: Context) -> Iterator[Finding]:
     """Judge the standings (`_standings`), then the qualification (`_qualification`), which reads what the standings established."""
     yield from _standings(ctx)
