@@ -127,6 +127,9 @@ def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--one":
         one(int(sys.argv[2]))
         return 0
+    if any(not a.isdigit() for a in sys.argv[1:]):  # -h, --help, or anything that is no count of lines
+        print(__doc__.strip().split("\n\n")[1])
+        return 0 if sys.argv[1] in ("-h", "--help") else 2
     sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000, 1_000_000]
     print(f"nproc {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
     print(f"{'lines':>9} {'wall s':>8} {'cpu s':>8} {'us/line':>8} {'cpu us/line':>12} {'parse us/line':>14} {'ratio':>6}  verdict  peak RSS")
