@@ -288,6 +288,7 @@ import dataclasses  # noqa: E402
 from verifier.checks import plan as pl  # noqa: E402
 from verifier.pipeline import Check, Context  # noqa: E402
 from verifier.readers.native import from_documents  # noqa: E402
+from verifier.evidence import NO_INSTANT  # noqa: E402
 
 #: two arms, one server each, one warmup and one measured request per server, one request in flight at a time
 PLAN = {"frozen_at": "2026-01-01T00:00:00Z",
@@ -665,3 +666,11 @@ def test_the_timing_findings_do_not_depend_on_how_many_rows_are_judged_at_once(m
     assert [len([f for f in found if f[1] in ("time-order", "elapsed-mismatch")]) for found in expected] == [3, 2]
     monkeypatch.setattr(pl, "_CHUNK", size)
     assert [_conf(rows) for rows in cases] == expected
+
+
+def test_timing_reads_instants_the_model_lacks_without_writing_them_into_the_model():
+    """The timing section's arrays are views of the model's columns where it can: a row it reads itself goes into a copy."""
+    receipts = [_rq("s1-w", 0, started_at="2026-01-01T00:00:00z", ended_at="2026-01-01T00:00:10z"), *RECEIPTS[1:]]
+    model = from_documents({"plan": PLAN, "receipts": receipts}, manifest=MANIFEST, names={})
+    assert _conf(evidence=model) == PASSES
+    assert model.receipts.started_at.at[0] == model.receipts.ended_at.at[0] == NO_INSTANT  # as the reader built it

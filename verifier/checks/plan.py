@@ -43,20 +43,24 @@ _INT64_MAX = 2**63 - 1
 _CHUNK = 1 << 16
 
 
-def _instants(column: TimeColumn, rows: Any) -> Any:
+def _instants(column: TimeColumn, rows: Any, whole: bool) -> Any:
     """
-    Return the instants of `rows` (a numpy array of row numbers) of `column` in nanoseconds since the epoch, as a numpy array (int64; object when one lies outside 64 bits).
+    Return the instants of `rows` (a numpy array of row numbers; every row in order when `whole`) of `column` in nanoseconds since the epoch, as a numpy array (int64; object when one lies outside 64 bits).
+
+    For `whole`, the array is a read-only view of the column's own instants unless a row needs reading here (no copy of 10^6 instants).
 
     A row the model did not read as an instant (`NO_INSTANT`) is read here by
     `TimeColumn.instant`, and raises as it raises.
     """
     import numpy as np  # noqa: PLC0415 - numpy is imported by a run that times receipts, not by every run (about 0.1 s)
 
-    at = np.frombuffer(column.at, dtype=np.int64)[rows] if len(rows) else np.zeros(0, dtype=np.int64)
+    at = np.frombuffer(column.at, dtype=np.int64) if len(rows) else np.zeros(0, dtype=np.int64)
+    if not whole:
+        at = at[rows]
     odd = np.flatnonzero(at == NO_INSTANT).tolist()
     exact = [column.instant(int(rows[k])) for k in odd]
-    if exact and not all(-_INT64_MAX - 1 <= x <= _INT64_MAX for x in exact):
-        at = at.astype(object)
+    if exact:  # a copy of its own, as Python integers when one lies outside 64 bits
+        at = at.astype(object) if not all(-_INT64_MAX - 1 <= x <= _INT64_MAX for x in exact) else at.copy()
     for k, x in zip(odd, exact):
         at[k] = x
     return at
@@ -175,11 +179,10 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
     import numpy as np  # noqa: PLC0415 - as in `_instants`
 
-    rows = list(first.values())
-    index = np.array(rows, dtype=np.int64)
+    rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))  # the first row of each request id, increasing
+    whole = len(rows) == len(table)  # distinct rows, as many as the table's: every row
     starts, ends = table.started_at, table.ended_at
-    start, end = _instants(starts, index), _instants(ends, index)  # nanoseconds since the epoch, one per row
-    del index
+    start, end = _instants(starts, rows, whole), _instants(ends, rows, whole)  # nanoseconds since the epoch, one per row
     if start.dtype != object and len(rows) and int(end.max()) - int(start.min()) > _INT64_MAX:  # a span past 64 bits
         start, end = start.astype(object), end.astype(object)
     flagged: dict[int, Finding] = {}
@@ -190,7 +193,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             flagged[k] = _f(Status.FAIL, "time-order", f"request {table.request_id[rows[k]]} ends before it starts", path=table.file,
                             pointer=table.pointer(rows[k]))
         forward = np.flatnonzero(~backwards) + first_row
-        seconds = [table.elapsed[rows[k]] for k in forward.tolist()]
+        seconds = [table.elapsed[i] for i in rows[forward].tolist()]
         if None in seconds:
             elapsed(table, rows[int(forward[seconds.index(None)])])  # raises: the schema requires an elapsed time (our bug if reached)
         for at, span, _comparison in stats.compare_spans(seconds, end[forward] - start[forward], declared=tolerance):
@@ -213,7 +216,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             where = np.flatnonzero(mine & of_phase[phase])
             if where.size:  # the first row of the latest warmup end, of the earliest measured start
                 best = int(where[np.argmax(pick[where]) if phase == "warmup" else np.argmin(pick[where])])
-                into[sid] = (pick[best], rows[best])
+                into[sid] = (pick[best], int(rows[best]))
     first_start = {sid: first_start[sid] for sid, _arm in plan.run_order if sid in first_start}  # in run order: ties keep it
     for sid, _arm in plan.run_order:
         if sid in warm_end and sid in measured_start and warm_end[sid][0] > measured_start[sid][0]:
@@ -242,7 +245,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     listed.update({e.path: (e.sha256 or "").lower() for e in evidence.externals})
     n_outputs = 0
     owner: dict[str, str] = {}  # output path -> the successful request that first named it
-    for row in rows:
+    for row in first.values():  # the rows of `rows`, without a list of them
         outputs = table.outputs.get(row, ())
         for i, o in enumerate(outputs):
             n_outputs += 1
