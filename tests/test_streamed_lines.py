@@ -288,3 +288,41 @@ def test_the_findings_do_not_depend_on_how_many_lines_a_batch_holds(example_copy
     for size in (1, 2, 3):
         monkeypatch.setattr(jsonio, "_BATCH", size)
         assert findings() == whole
+
+
+@pytest.mark.parametrize("lines", [1, 400])
+def test_schema_errors_kept_stay_bounded_within_a_line_and_across_a_batch(example_copy, monkeypatch, lines):
+    """20,000 schema errors in one line, or 50 in each of 400 lines of one batch: only the first 50 by pointer are kept while reading,
+    so the memory the check holds does not grow with the errors (issue 40's "Bad input"; a trial found 1 GB at 4096 lines)."""
+    import tracemalloc
+
+    from verifier.checks.schema import MAX_ERRORS_PER_DOCUMENT
+
+    path = example_copy / "receipts.jsonl"
+    rows = read_lines(path)
+    k = next(i for i, r in enumerate(rows) if r["kind"] == "request")
+    bad = [dict(rows[k], outputs=[1] * (20_000 // lines)) for _ in range(lines)]
+    write_lines(path, rows + bad)
+    rehash(example_copy)
+    from verifier.checks import schema
+
+    peaks: list[int] = []
+    real = schema._lines
+
+    def traced(ctx, kind, *rest):  # the schema pass of the receipts alone, not the media the run decodes after it
+        if kind != "receipts":
+            return real(ctx, kind, *rest)
+        tracemalloc.start()
+        try:
+            found = list(real(ctx, kind, *rest))
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        return iter(found)
+
+    monkeypatch.setattr(schema, "_lines", traced)
+    report = verify_path(str(example_copy))
+    peak = peaks[0]
+    pointers = [f.pointer for f in report.findings if f.code == "schema-violation"]
+    assert len(pointers) == MAX_ERRORS_PER_DOCUMENT and pointers[0] == f"/{len(rows)}/outputs/0"
+    assert peak < 8 * 2**20, f"{peak / 2**20:.0f} MiB traced"  # 20,000 errors kept at once take far more

@@ -148,8 +148,8 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
                             n_errors += 1
                             errors.append((json_pointer([number - 1, *error.absolute_path]), error))
                             model = None
-                if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded
-                    errors = sorted(errors, key=_in_document_order)[:MAX_ERRORS_PER_DOCUMENT]
+                            if len(errors) > 10 * MAX_ERRORS_PER_DOCUMENT:  # only the first by pointer are reported: memory stays bounded, also within a line
+                                errors = sorted(errors, key=_in_document_order)[:MAX_ERRORS_PER_DOCUMENT]
             if model is not None:
                 model.extend(batch[0][0] - 1, documents)
     except (Unverifiable, JSONProblem, OSError) as exc:
