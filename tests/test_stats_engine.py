@@ -177,3 +177,14 @@ def test_the_peak_overlap_is_the_largest_number_of_intervals_open_at_one_instant
     assert stats.peak_overlap(np.array(starts, dtype=np.int64), np.array(ends, dtype=np.int64)) == expected
     assert stats.peak_overlap(np.array([s + 2**70 for s in starts], dtype=object), np.array([e + 2**70 for e in ends], dtype=object)) == expected
     assert stats.peak_in_flight([(D(s) / 2, D(e) / 2) for s, e in intervals]) == expected
+
+
+def test_a_difference_past_the_tolerance_in_its_38th_digit_does_not_hold_in_the_run_context():
+    """`abs()` of a Decimal rounds to the context's precision (28 digits in a check): the comparison must not (trial, helper-65)."""
+    import decimal
+
+    from verifier.estimators import RUN_CONTEXT
+
+    with decimal.localcontext(RUN_CONTEXT):
+        assert not stats.compare(D("0.50100000000000000000000000000000000001"), D("0.5"), declared=D("0.001")).holds
+        assert stats.compare(D("0.501"), D("0.5"), declared=D("0.001")).holds

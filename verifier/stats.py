@@ -553,7 +553,7 @@ def compare(stated: Any, derived: Decimal, **bound: Any) -> Comparison:
     stated = Decimal(stated) if not isinstance(stated, Decimal) else stated
     tol = tolerance(stated, **bound)
     delta = CONTEXT.subtract(stated, derived)
-    return Comparison(abs(delta) <= tol, delta, tol)
+    return Comparison(delta.copy_abs() <= tol, delta, tol)  # copy_abs: exact (abs() rounds to the context's precision)
 
 
 #: Nanoseconds in a second: `compare_spans` reads spans counted in integer nanoseconds.
