@@ -23,6 +23,18 @@ def _by(report, check, status=None):
     return [f for f in report.findings if f.check == check and (status is None or f.status == status)]
 
 
+#: Pointers of the aggregate identities among `derivation.claims` (the rest are the latency statistics)
+AGGREGATES = {"/request_throughput", "/output_throughput", "/total_token_throughput", "/failed", "/completed"}
+
+
+def _aggregates(report):
+    return [f for f in _by(report, "derivation.claims") if f.pointer in AGGREGATES]
+
+
+def _latencies(report):
+    return [f for f in _by(report, "derivation.claims") if f.pointer not in AGGREGATES]
+
+
 def _write(tmp_path: Path, doc: dict, name: str = "result.json") -> Path:
     out = tmp_path / name
     out.write_text(json.dumps(doc))
@@ -39,9 +51,9 @@ def test_real_ascend_results_aggregates_pass_percentiles_unverified(path):
     assert report.kind == "vllm-bench-serve"
     producer = _by(report, "schema.documents")[0]
     assert producer.status == "PASS" and "benchmark_serving.py" in producer.message and "request_goodput:" in producer.message
-    agg = _by(report, "vllm.aggregates")
+    agg = _aggregates(report)
     assert len(agg) == 4 and all(f.status == "PASS" for f in agg)
-    lat = _by(report, "vllm.latency")
+    lat = _latencies(report)
     assert lat and all(f.status == "UNVERIFIED" and f.code == "no-per-request-arrays" for f in lat)
     assert {f.pointer for f in lat} >= {"/p99_ttft_ms", "/p99_tpot_ms", "/p99_itl_ms"}
     # the stray key is handled by profile data: null means nothing claimed
@@ -56,7 +68,7 @@ def test_real_result_with_wrong_throughput_fails(tmp_path):
     doc["request_throughput"] = 0.2790
     report = verify_path(str(_write(tmp_path, doc)))
     assert report.verdict == "FAIL"
-    assert [f.pointer for f in _by(report, "vllm.aggregates", "FAIL")] == ["/request_throughput"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/request_throughput"]
 
 
 @pytest.mark.parametrize("key", ["output_throughput", "total_token_throughput"])
@@ -64,7 +76,7 @@ def test_token_throughput_identities_fail_when_off(tmp_path, key):
     doc = _load(sorted(CORPUS.glob("*.json"))[0])
     doc[key] = doc[key] * 1.01
     report = verify_path(str(_write(tmp_path, doc)))
-    assert [f.pointer for f in _by(report, "vllm.aggregates", "FAIL")] == [f"/{key}"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == [f"/{key}"]
 
 
 def test_stray_goodput_key_with_a_value_is_unverified_not_pass(tmp_path):
@@ -79,7 +91,7 @@ def test_completed_plus_failed_must_equal_num_prompts(tmp_path):
     doc = _load(ABCD)
     doc["failed"] = 1
     report = verify_path(str(_write(tmp_path, doc)))
-    assert any(f.code == "count-mismatch" and f.pointer == "/failed" for f in _by(report, "vllm.aggregates", "FAIL"))
+    assert any(f.code == "count-mismatch" and f.pointer == "/failed" for f in _by(report, "derivation.claims", "FAIL"))
 
 
 def test_legacy_result_with_missing_requests_is_unverified_disposition(tmp_path):
@@ -92,7 +104,7 @@ def test_legacy_result_with_missing_requests_is_unverified_disposition(tmp_path)
 
 def test_detailed_result_rederives_every_statistic_and_the_bucket_peak():
     report = verify_path(str(ABCD))
-    lat = _by(report, "vllm.latency")
+    lat = _latencies(report)
     assert len(lat) == 20 and all(f.status == "PASS" for f in lat)
     assert {f.pointer for f in lat} >= {"/p99_ttft_ms", "/std_tpot_ms", "/median_itl_ms", "/p50_e2el_ms"}
     assert report.verdict == "INCOMPLETE"  # max_output_tokens_per_s stays UNVERIFIED
@@ -126,7 +138,7 @@ def test_h01_failed_requests_stay_in_the_denominator():
     assert report.verdict == "INCOMPLETE"
     completed = [f for f in _by(report, "vllm.requests") if f.pointer == "/completed"][0]
     assert completed.status == "PASS" and "5/10" in completed.message
-    mean = [f for f in _by(report, "vllm.latency") if f.pointer == "/mean_e2el_ms"][0]
+    mean = [f for f in _by(report, "derivation.claims") if f.pointer == "/mean_e2el_ms"][0]
     assert mean.status == "PASS" and "5/10 successful" in mean.derivation
 
 
@@ -154,9 +166,9 @@ def test_h03_ttft_zero_on_successful_request_is_not_measured(tmp_path):
     bad = [f for f in report.findings if f.code == "ttft-not-measured"]
     assert len(bad) == 1 and bad[0].status == "FAIL" and bad[0].pointer == "/ttfts/2"
     for key in ("/mean_ttft_ms", "/median_ttft_ms", "/mean_tpot_ms"):
-        f = [x for x in _by(report, "vllm.latency") if x.pointer == key][0]
+        f = [x for x in _by(report, "derivation.claims") if x.pointer == key][0]
         assert f.status == "UNVERIFIED" and f.code == "unmeasured-ttft"
-    itl = [x for x in _by(report, "vllm.latency") if x.pointer == "/mean_itl_ms"][0]
+    itl = [x for x in _by(report, "derivation.claims") if x.pointer == "/mean_itl_ms"][0]
     assert itl.status == "PASS"
     assert report.verdict == "FAIL"
 
@@ -166,7 +178,7 @@ def test_wrong_percentile_definition_fails(tmp_path):
     doc["p50_itl_ms"] = 220.0  # nearest-rank p50 of the 10 ITLs; numpy linear gives 230.0
     doc["median_ttft_ms"] = 110.0000001
     report = verify_path(str(_write(tmp_path, doc)))
-    assert {f.pointer for f in _by(report, "vllm.latency", "FAIL")} == {"/p50_itl_ms", "/median_ttft_ms"}
+    assert {f.pointer for f in _by(report, "derivation.claims", "FAIL")} == {"/p50_itl_ms", "/median_ttft_ms"}
 
 
 def test_sample_std_instead_of_population_std_fails(tmp_path):
@@ -174,7 +186,7 @@ def test_sample_std_instead_of_population_std_fails(tmp_path):
     import numpy as np
     doc["std_ttft_ms"] = float(np.std([0.10, 0.12, 0.09, 0.11], ddof=1) * 1000)
     report = verify_path(str(_write(tmp_path, doc)))
-    assert [f.pointer for f in _by(report, "vllm.latency", "FAIL")] == ["/std_ttft_ms"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/std_ttft_ms"]
 
 
 def test_token_total_that_counts_failed_output_fails(tmp_path):
@@ -301,7 +313,7 @@ def test_the_ascend_folder_reads_every_result_through_the_serving_reader(tmp_pat
     report = _verify(str(folder))
     assert report.kind == "receipt-folder:vllm-bench-serve"
     assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
-    aggregates = [f for f in report.findings if f.check == "vllm.aggregates"]
+    aggregates = _aggregates(report)
     assert len(aggregates) == 12 and all(f.status == "PASS" for f in aggregates)
     skipped = {f.path for f in report.findings if f.code == "not-a-receipt"}
     assert skipped == {"SOURCE.md", *(p.name for p in folder.glob("*.csv"))}
