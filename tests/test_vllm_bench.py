@@ -421,7 +421,9 @@ def test_a_throughput_is_judged_at_its_stated_precision_a_latency_with_its_float
                        "10.370370370370371138545953360768232484885434130980 (delta 0.12962962963, "
                        "tolerance 0.05: docs/tolerances.md)")
     assert observed["tolerance"] == str(stats.tolerance(Decimal("10.5")))  # the stated precision alone: no float model of the quotient
-    full = _claim(report, "/total_token_throughput")[4]
+    status, _, message, _, full = _claim(report, "/total_token_throughput")
+    assert status == "PASS" and message == ("total_token_throughput = 57.777777777777786 re-derives (57.777777777777782057613168724280152415790275872604) "
+                                            "from (total_input_tokens + total_output_tokens) / duration = (64 + 14) / 1.3499999999999999")
     assert full["tolerance"] == str(stats.tolerance(Decimal(full["claimed"]))) and "claim" not in full
     mean = _claim(report, "/mean_e2el_ms")[4]
     latencies = [Decimal(str(x)) for x in doc["latencies"]]
