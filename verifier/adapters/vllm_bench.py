@@ -39,10 +39,13 @@ Reader and model: after `schema.documents` (`checks.schema.receipt_document`:
 the version chosen by the signatures of `VERSIONS`, then its schema), `model` reads the result onto the
 evidence model (`readers.vllm_result`: one receipt per prompt with typed
 quantities, one per inter-token latency, the stated numbers as claims with
-their JSON Pointer and unit, the declared plan); the ledger, latency and
-peak checks take their samples and the aggregates their stated numbers from
-it. The array lengths, key sets and declared arrival parameters stay read
-from the validated document.
+their JSON Pointer and unit, the declared plan); the ledger and peak checks
+take their samples from it, and `stated` gives the aggregates and latency
+statistics as `derive.Stated` items over a `Result` source (its stated
+numbers and samples) for `derivation.claims`
+(`checks.derivation.receipt_claims`), each with the finding refusing it
+where it cannot be derived (`derive.Refused`). The array lengths, key sets
+and declared arrival parameters stay read from the validated document.
 
 Why code, not a shipped profile (`profiles/*.json`): the profile language
 can say the aggregate identities (`identities`: ratio), the parallel
@@ -530,7 +533,7 @@ NOTES = {"integrity": "one result file, listed in no manifest",
          "rules": "no gate states rules for a serving benchmark result; its own identities are re-derived (vllm.*)",
          "unchanged": "one result file, read once"}
 
-#: This reader's own checks: plan (the per-prompt ledger, the declared arrival process), derivation (aggregates,
-#: latencies, peak, what cannot be derived); `verifier.core.receipt_pipeline` places them in roster order after
-#: `schema.documents` (the version chosen by `VERSIONS`, then its schema), with the stand-ins.
+#: This reader's own checks: plan (the per-prompt ledger, the declared arrival process), derivation (peak, what cannot
+#: be derived); `verifier.core.receipt_pipeline` places them in roster order after `schema.documents` (the version
+#: chosen by `VERSIONS`, then its schema) and `derivation.claims` (`stated`), with the stand-ins.
 CHECKS = (requests, arrival, peak, unsupported)
