@@ -29,7 +29,6 @@ _MEDIA = "media timeline positions (pts, samples) against the gate's coverage to
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("adapters/telemetry_rules.py", "abs-diff-compare"): (1, "the rate's interval must be the benchmark's duration as printed (half a unit of its place): a printing check, not a derivation"),
     ("adapters/telemetry_rules.py", "half_unit"): (2, "the same printing check, and the duration's printing handed to stats.compare as `input_error`"),
-    ("adapters/vllm_bench.py", "context-arith"): (1, "per-request TPOT = (latency - ttft) / (output_len - 1) as vLLM defines it: the inputs of a statistic, their float error bounded by `input_error`"),
     ("checks/coverage_rules.py", "abs-diff-compare"): (1, _MEDIA),
     ("discovery/search.py", "half_unit"): (1, "a float pre-screen that only rules out candidates far outside any bound before stats.compare judges the rest: it can leave a number unbound, never bind one"),
     ("checks/profile.py", "context-arith"): (1, _CONVERSION),

@@ -26,7 +26,7 @@ STANDINS = ["integrity.files", "gate.pinned", "coverage.streams", "quality.recor
 
 #: reader -> (an input it reads, its own check ids (stable), the families it stands in for)
 READERS = {
-    "vllm-bench-serve": (ASCEND, vllm_bench, {"schema.documents", "vllm.aggregates", "vllm.requests", "vllm.latency",
+    "vllm-bench-serve": (ASCEND, vllm_bench, {"schema.documents", "derivation.claims", "vllm.requests",
                                               "vllm.peak", "vllm.arrival", "vllm.unsupported"}, [*STANDINS[:5], "gate.rules", STANDINS[5]]),
     "serving-performance-v1": (SHARED / "seeds" / "serving-performance-record.json", serving_record,
                                {"schema.documents", "derivation.claims", "gate.rules"},

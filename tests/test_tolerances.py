@@ -165,7 +165,7 @@ def test_vllm_result_with_tpot_close_to_latency_passes_end_to_end(tmp_path):
                            percentiles=(50, 90, 99))
     path = tmp_path / "r.json"
     path.write_text(json.dumps(doc))
-    tpot = [f for f in verify_path(str(path)).findings if f.check == "vllm.latency" and "_tpot_" in (f.pointer or "")]
+    tpot = [f for f in verify_path(str(path)).findings if f.check == "derivation.claims" and "_tpot_" in (f.pointer or "")]
     assert len(tpot) == 6 and all(f.status == "PASS" for f in tpot), [f.message for f in tpot if f.status != "PASS"]
     p99 = next(f for f in tpot if f.pointer == "/p99_tpot_ms")
     doc["p99_tpot_ms"] = float(Decimal(p99.expected) + 10 * Decimal(p99.observed["tolerance"]))

@@ -23,6 +23,18 @@ def _by(report, check, status=None):
     return [f for f in report.findings if f.check == check and (status is None or f.status == status)]
 
 
+#: Pointers of the aggregate identities among `derivation.claims` (the rest are the latency statistics)
+AGGREGATES = {"/request_throughput", "/output_throughput", "/total_token_throughput", "/failed", "/completed"}
+
+
+def _aggregates(report):
+    return [f for f in _by(report, "derivation.claims") if f.pointer in AGGREGATES]
+
+
+def _latencies(report):
+    return [f for f in _by(report, "derivation.claims") if f.pointer not in AGGREGATES]
+
+
 def _write(tmp_path: Path, doc: dict, name: str = "result.json") -> Path:
     out = tmp_path / name
     out.write_text(json.dumps(doc))
@@ -39,9 +51,9 @@ def test_real_ascend_results_aggregates_pass_percentiles_unverified(path):
     assert report.kind == "vllm-bench-serve"
     producer = _by(report, "schema.documents")[0]
     assert producer.status == "PASS" and "benchmark_serving.py" in producer.message and "request_goodput:" in producer.message
-    agg = _by(report, "vllm.aggregates")
+    agg = _aggregates(report)
     assert len(agg) == 4 and all(f.status == "PASS" for f in agg)
-    lat = _by(report, "vllm.latency")
+    lat = _latencies(report)
     assert lat and all(f.status == "UNVERIFIED" and f.code == "no-per-request-arrays" for f in lat)
     assert {f.pointer for f in lat} >= {"/p99_ttft_ms", "/p99_tpot_ms", "/p99_itl_ms"}
     # the stray key is handled by profile data: null means nothing claimed
@@ -56,7 +68,7 @@ def test_real_result_with_wrong_throughput_fails(tmp_path):
     doc["request_throughput"] = 0.2790
     report = verify_path(str(_write(tmp_path, doc)))
     assert report.verdict == "FAIL"
-    assert [f.pointer for f in _by(report, "vllm.aggregates", "FAIL")] == ["/request_throughput"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/request_throughput"]
 
 
 @pytest.mark.parametrize("key", ["output_throughput", "total_token_throughput"])
@@ -64,7 +76,7 @@ def test_token_throughput_identities_fail_when_off(tmp_path, key):
     doc = _load(sorted(CORPUS.glob("*.json"))[0])
     doc[key] = doc[key] * 1.01
     report = verify_path(str(_write(tmp_path, doc)))
-    assert [f.pointer for f in _by(report, "vllm.aggregates", "FAIL")] == [f"/{key}"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == [f"/{key}"]
 
 
 def test_stray_goodput_key_with_a_value_is_unverified_not_pass(tmp_path):
@@ -79,7 +91,7 @@ def test_completed_plus_failed_must_equal_num_prompts(tmp_path):
     doc = _load(ABCD)
     doc["failed"] = 1
     report = verify_path(str(_write(tmp_path, doc)))
-    assert any(f.code == "count-mismatch" and f.pointer == "/failed" for f in _by(report, "vllm.aggregates", "FAIL"))
+    assert any(f.code == "count-mismatch" and f.pointer == "/failed" for f in _by(report, "derivation.claims", "FAIL"))
 
 
 def test_legacy_result_with_missing_requests_is_unverified_disposition(tmp_path):
@@ -92,7 +104,7 @@ def test_legacy_result_with_missing_requests_is_unverified_disposition(tmp_path)
 
 def test_detailed_result_rederives_every_statistic_and_the_bucket_peak():
     report = verify_path(str(ABCD))
-    lat = _by(report, "vllm.latency")
+    lat = _latencies(report)
     assert len(lat) == 20 and all(f.status == "PASS" for f in lat)
     assert {f.pointer for f in lat} >= {"/p99_ttft_ms", "/std_tpot_ms", "/median_itl_ms", "/p50_e2el_ms"}
     assert report.verdict == "INCOMPLETE"  # max_output_tokens_per_s stays UNVERIFIED
@@ -126,7 +138,7 @@ def test_h01_failed_requests_stay_in_the_denominator():
     assert report.verdict == "INCOMPLETE"
     completed = [f for f in _by(report, "vllm.requests") if f.pointer == "/completed"][0]
     assert completed.status == "PASS" and "5/10" in completed.message
-    mean = [f for f in _by(report, "vllm.latency") if f.pointer == "/mean_e2el_ms"][0]
+    mean = [f for f in _by(report, "derivation.claims") if f.pointer == "/mean_e2el_ms"][0]
     assert mean.status == "PASS" and "5/10 successful" in mean.derivation
 
 
@@ -154,9 +166,9 @@ def test_h03_ttft_zero_on_successful_request_is_not_measured(tmp_path):
     bad = [f for f in report.findings if f.code == "ttft-not-measured"]
     assert len(bad) == 1 and bad[0].status == "FAIL" and bad[0].pointer == "/ttfts/2"
     for key in ("/mean_ttft_ms", "/median_ttft_ms", "/mean_tpot_ms"):
-        f = [x for x in _by(report, "vllm.latency") if x.pointer == key][0]
+        f = [x for x in _by(report, "derivation.claims") if x.pointer == key][0]
         assert f.status == "UNVERIFIED" and f.code == "unmeasured-ttft"
-    itl = [x for x in _by(report, "vllm.latency") if x.pointer == "/mean_itl_ms"][0]
+    itl = [x for x in _by(report, "derivation.claims") if x.pointer == "/mean_itl_ms"][0]
     assert itl.status == "PASS"
     assert report.verdict == "FAIL"
 
@@ -166,7 +178,7 @@ def test_wrong_percentile_definition_fails(tmp_path):
     doc["p50_itl_ms"] = 220.0  # nearest-rank p50 of the 10 ITLs; numpy linear gives 230.0
     doc["median_ttft_ms"] = 110.0000001
     report = verify_path(str(_write(tmp_path, doc)))
-    assert {f.pointer for f in _by(report, "vllm.latency", "FAIL")} == {"/p50_itl_ms", "/median_ttft_ms"}
+    assert {f.pointer for f in _by(report, "derivation.claims", "FAIL")} == {"/p50_itl_ms", "/median_ttft_ms"}
 
 
 def test_sample_std_instead_of_population_std_fails(tmp_path):
@@ -174,7 +186,7 @@ def test_sample_std_instead_of_population_std_fails(tmp_path):
     import numpy as np
     doc["std_ttft_ms"] = float(np.std([0.10, 0.12, 0.09, 0.11], ddof=1) * 1000)
     report = verify_path(str(_write(tmp_path, doc)))
-    assert [f.pointer for f in _by(report, "vllm.latency", "FAIL")] == ["/std_ttft_ms"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/std_ttft_ms"]
 
 
 def test_token_total_that_counts_failed_output_fails(tmp_path):
@@ -301,7 +313,7 @@ def test_the_ascend_folder_reads_every_result_through_the_serving_reader(tmp_pat
     report = _verify(str(folder))
     assert report.kind == "receipt-folder:vllm-bench-serve"
     assert report.verdict == "INCOMPLETE" and int(report.exit_code) == 3
-    aggregates = [f for f in report.findings if f.check == "vllm.aggregates"]
+    aggregates = _aggregates(report)
     assert len(aggregates) == 12 and all(f.status == "PASS" for f in aggregates)
     skipped = {f.path for f in report.findings if f.code == "not-a-receipt"}
     assert skipped == {"SOURCE.md", *(p.name for p in folder.glob("*.csv"))}
@@ -326,3 +338,98 @@ def test_a_result_written_before_goodput_is_recognised_but_nothing_in_it_is_rede
     (producer,) = _by(report, "schema.documents")
     assert (producer.status, producer.code) == ("UNVERIFIED", "unknown-producer-version")
     assert not any(f.status in ("PASS", "FAIL") for f in report.findings if f.check.startswith("vllm.")) and report.verdict == "INCOMPLETE"
+
+
+#: The check the aggregates and latency statistics report under (before issue 36: vllm.aggregates, vllm.latency)
+CLAIM_IDS = {"derivation.claims"}
+
+
+def _claim(report, pointer):
+    """Return (status, code, message, expected, observed) of the one aggregate or latency finding at `pointer`."""
+    (f,) = [f for f in report.findings if f.check in CLAIM_IDS and f.pointer == pointer]
+    return f.status.value, f.code, f.message, f.expected, f.observed
+
+
+def test_every_refusal_of_a_latency_statistic_keeps_its_code_and_words(tmp_path):
+    doc = {k: v for k, v in _load(ABCD).items() if not k.endswith("_ms")}
+    assert _claim(verify_path(str(_write(tmp_path, doc))), None) == (
+        "UNVERIFIED", "no-findings", "result.json: no latency statistics claimed", None, None)
+    doc = _load(ABCD)
+    doc["ttfts"] = doc["ttfts"][:3]
+    assert _claim(verify_path(str(_write(tmp_path, doc))), "/mean_e2el_ms") == (
+        "UNVERIFIED", "blocked-by-ledger", "mean_e2el_ms: per-request arrays do not cover num_prompts", None, None)
+    doc = _load(ABCD)
+    doc["output_lens"], doc["itls"] = [1] * 4, [[]] * 4
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert _claim(report, "/mean_itl_ms") == ("UNVERIFIED", "empty-sample", "mean_itl_ms = 225.99999999999997: no measured sample "
+                                               "(0 itls of 4/4 successful requests); the producer prints 0 for an empty sample", None, None)
+    assert _claim(report, "/p99_tpot_ms")[:3] == ("UNVERIFIED", "empty-sample", "p99_tpot_ms = 249.70000000000002: no measured sample "
+                                                   "((latency - ttft) / (output_len - 1) of the 0 successful requests with output_len > 1 "
+                                                   "(4/4 successful)); the producer prints 0 for an empty sample")
+    doc = _load(ABCD)
+    doc["ttfts"][1] = 0.0
+    assert _claim(verify_path(str(_write(tmp_path, doc))), "/std_tpot_ms") == (
+        "UNVERIFIED", "unmeasured-ttft", "std_tpot_ms = 16.393596310755: not re-derived: its sample holds TTFT 0.0 'not measured' at "
+        "requests [1], which the producer counted as data", None, None)
+    doc = _load(sorted(CORPUS.glob("*.json"))[0])  # the goodput-colon version retains no latencies: E2EL and TPOT are not retained
+    assert (doc["num_prompts"], doc["completed"]) == (1, 1)
+    doc.update(input_lens=[doc["total_input_tokens"]], output_lens=[doc["total_output_tokens"]], ttfts=[0.5], itls=[[0.01]], errors=[""])
+    report = verify_path(str(_write(tmp_path, doc)))
+    assert _claim(report, "/p99_tpot_ms") == ("UNVERIFIED", "not-retained", f"p99_tpot_ms = {doc['p99_tpot_ms']}: not re-derived: the result "
+                                              "does not retain per-request latencies", None, None)
+    assert _claim(report, "/p99_ttft_ms")[:2] == ("FAIL", "claim-mismatch")  # TTFT is retained: judged
+    doc = _load(sorted(CORPUS.glob("*.json"))[0])
+    assert _claim(verify_path(str(_write(tmp_path, doc))), "/p99_ttft_ms") == (
+        "UNVERIFIED", "no-per-request-arrays", f"p99_ttft_ms = {doc['p99_ttft_ms']}: not re-derived: the result keeps aggregates only "
+        "(no per-request ttfts/itls/latencies)", None, str(doc["p99_ttft_ms"]))
+    doc = _load(ABCD)
+    doc["errors"] = ["boom"] * 4
+    doc["completed"], doc["failed"] = 0, 4
+    report = verify_path(str(_write(tmp_path, doc)))
+    why = "no successful request (0/4 requests succeeded (errors array)): nothing was measured, so a stated {0} is no measurement (the producer prints 0 for an empty sample)"
+    for key in ("mean_ttft_ms", "request_throughput"):
+        assert _claim(report, f"/{key}") == ("FAIL", "no-successful-request", f"{key} = {doc[key]}: " + why.format(key), None, str(doc[key]))
+
+
+def test_the_count_identities_keep_their_codes_and_words(tmp_path):
+    doc = _load(ABCD)
+    report = verify_path(str(ABCD))
+    assert _claim(report, "/failed") == ("PASS", "derived", "completed + failed = 4 + 0 = 4, num_prompts = 4", 4, 4)
+    assert [f.derivation for f in report.findings if f.check in CLAIM_IDS and f.pointer == "/failed"] == [None]  # an identity of stated counts: no derivation text
+    doc["failed"] = 1
+    assert _claim(verify_path(str(_write(tmp_path, doc))), "/failed") == (
+        "FAIL", "count-mismatch", "completed + failed = 4 + 1 = 5, num_prompts = 4", 4, 5)
+    doc = _load(sorted(CORPUS.glob("*.json"))[0])  # no `failed`: completed against num_prompts, below it the dispositions are unknown
+    assert _claim(verify_path(str(_write(tmp_path, doc))), "/completed") == ("PASS", "derived", "completed = num_prompts = 1: no request failed", 1, 1)
+    doc["completed"] = 2
+    assert _claim(verify_path(str(_write(tmp_path, doc))), "/completed") == ("FAIL", "count-mismatch", "completed = 2 exceeds num_prompts = 1", 1, 2)
+    doc["completed"], doc["num_prompts"] = 1, 3
+    assert _claim(verify_path(str(_write(tmp_path, doc))), "/completed") == (
+        "UNVERIFIED", "disposition-unknown", "1/3 requests succeeded; this version records no failed count, so 2 requests have no recorded "
+        "disposition (they stay in the denominator)", 3, 1)
+
+
+def test_a_throughput_is_judged_at_its_stated_precision_a_latency_with_its_float_error(tmp_path):
+    from verifier import stats
+
+    doc = _load(ABCD)
+    doc["output_throughput"] = 10.5
+    report = verify_path(str(_write(tmp_path, doc)))
+    status, code, message, expected, observed = _claim(report, "/output_throughput")
+    assert (status, code, expected) == ("FAIL", "claim-mismatch", "10.370370370370371138545953360768232484885434130980")
+    assert message == ("output_throughput = 10.5, but total_output_tokens / duration = 14 / 1.3499999999999999 gives "
+                       "10.370370370370371138545953360768232484885434130980 (delta 0.12962962963, "
+                       "tolerance 0.05: docs/tolerances.md)")
+    assert observed["tolerance"] == str(stats.tolerance(Decimal("10.5")))  # the stated precision alone: no float model of the quotient
+    status, _, message, _, full = _claim(report, "/total_token_throughput")
+    assert status == "PASS" and message == ("total_token_throughput = 57.777777777777786 re-derives (57.777777777777782057613168724280152415790275872604) "
+                                            "from (total_input_tokens + total_output_tokens) / duration = (64 + 14) / 1.3499999999999999")
+    assert full["tolerance"] == str(stats.tolerance(Decimal(full["claimed"]))) and "claim" not in full
+    mean = _claim(report, "/mean_e2el_ms")[4]
+    latencies = [Decimal(str(x)) for x in doc["latencies"]]
+    assert mean["tolerance"] == str(stats.tolerance(Decimal(mean["claimed"]), statistic="mean", values=latencies, scale=1000))
+    tpot = _claim(report, "/mean_tpot_ms")[4]
+    rows = [(lat, Decimal(str(ttft)), n) for lat, ttft, n in zip(latencies, doc["ttfts"], doc["output_lens"], strict=True) if n > 1]
+    values = [stats.CONTEXT.divide(lat - ttft, n - 1) for lat, ttft, n in rows]  # vLLM's TPOT, and each one's own float error
+    error = max(stats.EPS * (abs(lat) + abs(ttft)) / (n - 1) for lat, ttft, n in rows)
+    assert error > 0 and tpot["tolerance"] == str(stats.tolerance(Decimal(tpot["claimed"]), statistic="mean", values=values, scale=1000, input_error=error))

@@ -31,7 +31,7 @@ from verifier.model import Finding, Status
 from verifier.numtext import delta_text, tolerance_text
 from verifier.stats import Underivable
 
-__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Source", "Stated", "Underivable", "arm_name", "claim_finding", "derive_rule", "for_stated_unit", "not_derivable"]
+__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Refused", "Source", "Stated", "Underivable", "arm_name", "claim_finding", "derive_rule", "for_stated_unit", "not_derivable"]
 
 #: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): the whole vocabulary
 #: `stats.STATISTICS` (the pair statistics `ratio` and `relative_change_pct` take the two arms' means of server means).
@@ -101,11 +101,19 @@ class Stated:
     observed)`: the receipt's words contradict themselves (FAIL). `alternative` `(rule, text)`: the rule those words rule
     out, and what to say (`{derived}` filled in) when the value is its derivation. `samples` `(n, pointer, noun)`: a
     stated sample size that must be the number of inputs.
+
+    How its producer words and computes it: `refused`, the finding the reader gives instead of a derivation (its
+    status, code and message; e.g. nothing was measured), reported as it is. `how` words the derivation as
+    `claim_finding` does (PASS `derived`, FAIL `claim-mismatch` with the delta and tolerance); with it, `scale` converts
+    the derived value to the stated unit (1000: s -> ms), `input_error` bounds each input's own float error
+    (`stats.tolerance`), and `float_bound` False judges the number at its stated precision alone (no float error of
+    the statistic over its inputs). `words` `(passed, failed)`: the messages of a count (`str.format` with `claimed` and
+    `derived`), the producer's identity worded as it states it.
     """
 
     label: str
     claimed: Any
-    pointer: str
+    pointer: str | None
     rule: dict[str, Any] | None
     source: Any = None
     why: str = ""
@@ -114,6 +122,28 @@ class Stated:
     conflict: tuple[str, str, Any] | None = None
     alternative: tuple[dict[str, Any], str] | None = None
     samples: tuple[int, str, str] | None = None
+    refused: Refused | None = None
+    how: str | None = None
+    scale: Decimal = Decimal(1)
+    input_error: Decimal | None = None
+    float_bound: bool = True
+    words: tuple[str, str] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Refused:
+    """
+    The finding a receipt reader gives for a stated number instead of its derivation (`Stated.refused`).
+
+    `status`, `code` and `message` as the finding reports them; `expected` and `observed` (JSON values, None: not
+    given) likewise. Its pointer is the `Stated` one (None: the finding names no place, e.g. nothing is stated).
+    """
+
+    status: Status
+    code: str
+    message: str
+    expected: Any = None
+    observed: Any = None
 
 
 def arm_name(template: str, key: dict[str, str]) -> str:
@@ -230,17 +260,22 @@ def for_stated_unit(rule: dict[str, Any], stated_unit: str | None) -> dict[str, 
     return rule
 
 
-def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str, label: str,
-                  how: str, **bound: Any) -> Finding:
+def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str | None, label: str,
+                  how: str, scale: Decimal = Decimal(1), **bound: Any) -> Finding:
     """
     Compare a stated number with its derivation at the precision it is stated (the receipt readers' and rule packs' checks).
 
     `claimed` is the receipt's number (int or `Decimal`), `derived` the
-    re-derived exact value; `bound` takes the keywords of `stats.tolerance`
-    (`statistic`, `values`, `scale`, `exact`, `source`, `declared`, `input_error`), the one
+    re-derived exact value in the unit of its inputs, `scale` what converts
+    it to the stated unit (1000: s -> ms; the message and `expected` give it
+    converted); `bound` takes the other keywords of `stats.tolerance`
+    (`statistic`, `values`, `exact`, `source`, `declared`, `input_error`), the one
     place tolerances are computed. Returns PASS `derived` or FAIL
     `claim-mismatch`.
     """
+    if scale != 1:
+        derived = derived * scale
+        bound["scale"] = scale
     c = Decimal(claimed)
     cmp = stats.compare(c, derived, **bound)
     detail = cmp.detail(c, derived)

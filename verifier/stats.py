@@ -52,7 +52,7 @@ from __future__ import annotations
 import decimal
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, NamedTuple
@@ -62,7 +62,7 @@ from verifier.sweep import peak_in_flight, peak_overlap, sweep_peak  # re-export
 
 __all__ = [
     "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "compare", "compare_spans", "critical_value", "derive", "fmt", "half_unit",
-    "identity", "mean", "median", "peak_in_flight", "peak_overlap", "percentile_linear", "median_abs_deviation", "percentile_nearest_rank", "population_sd", "sample_sd", "seconds_of", "spread", "sweep_peak", "tolerance",
+    "identity", "mean", "median", "peak_in_flight", "peak_overlap", "per_output_token", "percentile_linear", "median_abs_deviation", "percentile_nearest_rank", "population_sd", "sample_sd", "seconds_of", "spread", "sweep_peak", "tolerance",
 ]
 
 from verifier.estimators import (  # noqa: E402  the elementary estimators, re-exported: stats.mean, stats.CONTEXT, ...
@@ -558,6 +558,23 @@ def compare(stated: Any, derived: Decimal, **bound: Any) -> Comparison:
 
 #: Nanoseconds in a second: `compare_spans` reads spans counted in integer nanoseconds.
 _NS = 10**9
+
+
+def per_output_token(requests: Iterable[tuple[Decimal, Decimal, Decimal]]) -> tuple[list[Decimal], Decimal]:
+    """
+    Return vLLM's time per output token of each request `(latency, ttft, output_len)` with output_len > 1, and a bound on each one's own float error.
+
+    TPOT = (latency - ttft) / (output_len - 1) (vLLM `calculate_metrics`),
+    exact, in the unit of latency and ttft, in the order given. The bound, the
+    largest eps (|latency| + |ttft|) / (output_len - 1), is what `tolerance`
+    takes as `input_error`: vLLM computes the TPOT in binary64 from values
+    that differ from the printed decimals by up to half an ulp each; when TTFT
+    is close to the latency the difference is tiny and that half ulp of the
+    operands dominates (cancellation). 0 when no request has output_len > 1.
+    """
+    rows = [(latency, ttft, n) for latency, ttft, n in requests if n > 1]
+    values = [CONTEXT.divide(latency - ttft, n - 1) for latency, ttft, n in rows]
+    return values, max((EPS * (abs(latency) + abs(ttft)) / (n - 1) for latency, ttft, n in rows), default=Decimal(0))
 
 
 def seconds_of(nanoseconds: int) -> Decimal:

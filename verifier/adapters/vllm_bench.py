@@ -39,10 +39,13 @@ Reader and model: after `schema.documents` (`checks.schema.receipt_document`:
 the version chosen by the signatures of `VERSIONS`, then its schema), `model` reads the result onto the
 evidence model (`readers.vllm_result`: one receipt per prompt with typed
 quantities, one per inter-token latency, the stated numbers as claims with
-their JSON Pointer and unit, the declared plan); the ledger, latency and
-peak checks take their samples and the aggregates their stated numbers from
-it. The array lengths, key sets and declared arrival parameters stay read
-from the validated document.
+their JSON Pointer and unit, the declared plan); the ledger and peak checks
+take their samples from it, and `stated` gives the aggregates and latency
+statistics as `derive.Stated` items over a `Result` source (its stated
+numbers and samples) for `derivation.claims`
+(`checks.derivation.receipt_claims`), each with the finding refusing it
+where it cannot be derived (`derive.Refused`). The array lengths, key sets
+and declared arrival parameters stay read from the validated document.
 
 Why code, not a shipped profile (`profiles/*.json`): the profile language
 can say the aggregate identities (`identities`: ratio), the parallel
@@ -64,13 +67,14 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.derive import claim_finding
+from verifier.derive import Refused, Stated, claim_finding
 from verifier.evidence import Evidence, Receipt
 from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
+from verifier.stats import Underivable
 
-__all__ = ["CHECKS", "FAMILY", "FAMILY_KEYS", "KIND", "PROFILES", "VERSIONS", "aggregates", "arrival", "bucket_peak", "detects", "exact_peak",
-           "latency", "model", "peak", "requests", "unsupported"]
+__all__ = ["CHECKS", "FAMILY", "FAMILY_KEYS", "KIND", "NOUN", "PROFILES", "STATISTICS", "THROUGHPUTS", "VERSIONS", "Result", "arrival",
+           "bucket_peak", "detects", "exact_peak", "model", "peak", "requests", "stated", "unsupported"]
 
 KIND = "vllm-bench-serve"
 
@@ -78,6 +82,8 @@ KIND = "vllm-bench-serve"
 #: absent) chooses the version (`schema.documents`, `checks.schema.receipt_document`): the result records no version.
 PROFILES = VERSIONS = ("vllm-serve-result-goodput-colon", "vllm-serve-result-bucket-peak")
 FAMILY = "a vLLM serving-benchmark result"
+#: How `derivation.claims` names the result's records in its messages.
+NOUN = "the requests"
 
 #: Keys every version of the result writes; their presence identifies the family.
 FAMILY_KEYS = frozenset({"backend", "num_prompts", "duration", "completed", "total_input_tokens",
@@ -128,58 +134,138 @@ def _nothing_measured(ctx: Context) -> str | None:
     return f"completed = 0 of num_prompts = {d['num_prompts']}" if d["completed"] == 0 else None
 
 
-def _no_success(check_id: str, key: str, claimed: Any, why: str, name: str) -> Finding:
-    return finding(check_id, Status.FAIL, "no-successful-request",
-             f"{key} = {claimed}: no successful request ({why}): nothing was measured, so a stated {key} is no measurement "
-             "(the producer prints 0 for an empty sample)", path=name, pointer=f"/{key}", observed=str(claimed))
+def _no_success(key: str, claimed: Any, why: str) -> Refused:
+    return Refused(Status.FAIL, "no-successful-request",
+                   f"{key} = {claimed}: no successful request ({why}): nothing was measured, so a stated {key} is no measurement "
+                   "(the producer prints 0 for an empty sample)", observed=str(claimed))
 
 
-@check("vllm.aggregates", title="Aggregate identities: throughputs from totals and duration, completed + failed = num_prompts",
-       requires=("schema.documents",))
-def aggregates(ctx: Context) -> Iterator[Finding]:
+class Result:
     """
-    Re-derive the aggregate identities (vLLM `calculate_metrics`).
+    The result as a `verifier.derive.Source` (`stated`): its stated numbers and the samples of its successful requests.
 
-    PASS `derived` / FAIL `claim-mismatch` for each throughput, FAIL
-    `no-successful-request` for each when no request succeeded (nothing was
-    measured, as a native bundle whose requests all failed);
-    `completed + failed = num_prompts` PASS/FAIL `count-mismatch` when
-    `failed` exists; without `failed`, PASS when completed = num_prompts, else
-    UNVERIFIED `disposition-unknown` (the missing requests stay counted).
+    `sums` gives stated numbers by id (`numerator`: a sequence of ids, each a
+    numerator term; `denominator` one id), `values` the sample of a metric
+    (`ttft`, `itl`, `e2el`, `tpot`: seconds, taken by `stated`), `count` the
+    declared prompts (the model's plan). Servers and arms: `Underivable`.
+    """
+
+    __slots__ = ("basis", "numbers", "samples")
+
+    def __init__(self, evidence: Evidence, samples: dict[str, tuple[list[Decimal], str]]) -> None:
+        self.basis, self.samples = evidence, samples
+        self.numbers = {c.id: c.quantity.value for c in evidence.claims if c.quantity is not None}
+
+    def label(self, selection: dict[str, Any]) -> str:
+        """The result selects nothing: the empty label."""
+        return ""
+
+    def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[list[int], str]:
+        """The declared prompts (`num_prompts`, the model's plan)."""
+        return list(range(self.basis.plan.per_server["measured"])), "declared prompts"
+
+    def values(self, selection: dict[str, Any], name: str) -> tuple[list[Decimal], str]:
+        """The sample of metric `name` and how it was taken."""
+        return self.samples[name]
+
+    def groups(self, selection: dict[str, Any], name: str) -> tuple[dict[str, list[Decimal]], str]:
+        """A result names no servers: raises `Underivable`."""
+        raise Underivable("a vLLM result names no servers", "empty-selection")
+
+    def arms(self, selection: dict[str, Any], name: str, baseline: str, candidate: str) -> tuple[dict[str, dict[str, list[Decimal]]], str]:
+        """A result names no arms: raises `Underivable`."""
+        raise Underivable("a vLLM result names no arms", "empty-selection")
+
+    def sums(self, selection: dict[str, Any], numerator: Any, denominator: str) -> tuple[list[list[Decimal]], str]:
+        """The stated numbers `numerator` names, and the stated `denominator`."""
+        return [[self.numbers[k] for k in numerator], [self.numbers[denominator]]], "stated numbers"
+
+
+#: The throughputs vLLM `calculate_metrics` states: key -> the stated totals whose sum it divides by `duration`.
+THROUGHPUTS = {"request_throughput": ("completed",), "output_throughput": ("total_output_tokens",),
+               "total_token_throughput": ("total_input_tokens", "total_output_tokens")}
+#: The statistics of a latency key (`STAT_KEY`), with numpy's definitions: linear percentiles, population std (ddof=0).
+STATISTICS = {"mean": ("mean", "mean"), "median": ("median", "median"), "std": ("population_sd", "population std (numpy ddof=0)")}
+
+
+def stated(ctx: Context) -> list[Stated]:
+    """
+    Return every number the result states with the rule deriving it (`derivation.claims`), or the finding refusing it.
+
+    The aggregates (vLLM `calculate_metrics`), always: each throughput the sum
+    of its stated totals over `duration` (`THROUGHPUTS`; FAIL
+    `no-successful-request` when no request succeeded: nothing was measured,
+    as a native bundle whose requests all failed), judged at its stated
+    precision; `completed + failed` the declared prompts (FAIL
+    `count-mismatch`), or without `failed`, `completed` the declared prompts
+    (FAIL `count-mismatch` above them, UNVERIFIED `disposition-unknown`
+    below: the missing requests stay counted). Then every
+    `mean_|median_|std_|pNN_{ttft,tpot,itl,e2el}_ms`: the sample in seconds
+    (TPOT `stats.per_output_token`, its float error carried as
+    `input_error`), the statistic x 1000 (mean, median, numpy-linear
+    percentile, numpy population std); FAIL `no-successful-request` when no
+    request succeeded (the producer prints 0 for the empty samples: no
+    measurement); UNVERIFIED `no-per-request-arrays`, `blocked-by-ledger`
+    (arrays do not cover num_prompts), `unmeasured-ttft` (a TTFT/TPOT sample
+    holding H-03 zeros), `not-retained`, `empty-sample` (the producer prints
+    0 for an empty sample); one UNVERIFIED `no-findings` when the result
+    states no latency statistic.
     """
     d, name = _doc(ctx)
-    stated = {c.id: c.quantity.value for c in model(ctx).claims if c.quantity is not None}
-    duration = stated["duration"]
-    completed, tin, tout = stated["completed"], stated["total_input_tokens"], stated["total_output_tokens"]
-    nothing = _nothing_measured(ctx)
-    for key, num, how in (
-        ("request_throughput", completed, f"completed / duration = {completed} / {duration}"),
-        ("output_throughput", tout, f"total_output_tokens / duration = {tout} / {duration}"),
-        ("total_token_throughput", tin + tout, f"(total_input_tokens + total_output_tokens) / duration = ({tin} + {tout}) / {duration}"),
-    ):
-        if nothing is not None:
-            yield _no_success("vllm.aggregates", key, d[key], nothing, name)
-            continue
-        yield claim_finding("vllm.aggregates", stated[key], stats.derive("ratio", (num, duration)).value, name=name,
-                            pointer=f"/{key}", label=key, how=how)
-    completed = d["completed"]  # the count identity compares the ledger's integers as the schema typed them
-    n = d["num_prompts"]
+    evidence, arrays, nothing = model(ctx), _arrays(ctx), _nothing_measured(ctx)
+    covered = arrays is not None and len(arrays["errors"]) == d["num_prompts"] and all(len(v) == d["num_prompts"] for v in arrays.values())
+    samples = {metric: _samples(ctx, metric, arrays) for metric in ("ttft", "itl", "e2el", "tpot")} if covered else {}
+    source = Result(evidence, {metric: (xs, how) for metric, (xs, how, _) in samples.items() if xs is not None})
+    numbers = source.numbers
+    out = []
+    for key, terms in THROUGHPUTS.items():
+        sum_of = " + ".join(terms) if len(terms) == 1 else f"({' + '.join(terms)})"
+        values = " + ".join(str(numbers[t]) for t in terms) if len(terms) == 1 else f"({' + '.join(str(numbers[t]) for t in terms)})"
+        out.append(Stated(key, numbers[key], f"/{key}", {"statistic": "ratio_of_sums", "numerator": terms, "denominator": "duration"},
+                          source, refused=None if nothing is None else _no_success(key, d[key], nothing),
+                          how=f"{sum_of} / duration = {values} / {numbers['duration']}", float_bound=False))
+    completed, n = d["completed"], d["num_prompts"]  # the count identity compares the ledger's integers as the schema typed them
+    prompts = {"statistic": "count"}
     if "failed" in d:
-        ok = completed + d["failed"] == n
-        yield finding("vllm.aggregates", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
-                f"completed + failed = {completed} + {d['failed']} = {completed + d['failed']}, num_prompts = {n}",
-                path=name, pointer="/failed", expected=n, observed=completed + d["failed"])
-    elif completed == n:
-        yield finding("vllm.aggregates", Status.PASS, "derived", f"completed = num_prompts = {n}: no request failed",
-                path=name, pointer="/completed", expected=n, observed=completed)
-    elif completed > n:
-        yield finding("vllm.aggregates", Status.FAIL, "count-mismatch", f"completed = {completed} exceeds num_prompts = {n}",
-                path=name, pointer="/completed", expected=n, observed=completed)
+        said = f"completed + failed = {completed} + {d['failed']} = {{claimed}}, num_prompts = {{derived}}"
+        out.append(Stated("completed + failed", completed + d["failed"], "/failed", prompts, source, mismatch="count-mismatch", words=(said, said)))
     else:
-        yield finding("vllm.aggregates", Status.UNVERIFIED, "disposition-unknown",
-                f"{completed}/{n} requests succeeded; this version records no failed count, so {n - completed} "
-                "requests have no recorded disposition (they stay in the denominator)",
-                path=name, pointer="/completed", expected=n, observed=completed)
+        unknown = None if completed >= n else Refused(
+            Status.UNVERIFIED, "disposition-unknown", f"{completed}/{n} requests succeeded; this version records no failed count, so "
+            f"{n - completed} requests have no recorded disposition (they stay in the denominator)", expected=n, observed=completed)
+        out.append(Stated("completed", completed, "/completed", prompts, source, mismatch="count-mismatch", refused=unknown,
+                          words=("completed = num_prompts = {derived}: no request failed", "completed = {claimed} exceeds num_prompts = {derived}")))
+    keys = sorted(k for k in d if STAT_KEY.match(k))
+    if not keys:
+        out.append(Stated("latency statistics", None, None, None, refused=Refused(Status.UNVERIFIED, "no-findings", f"{name}: no latency statistics claimed")))
+    unmeasured = _unmeasured(ctx, arrays) if covered and arrays is not None else []
+    for key in keys:
+        m = STAT_KEY.match(key)
+        assert m is not None
+        metric, claimed = m["metric"], d[key]
+        xs, how, error = samples.get(metric, (None, "", None))
+        if nothing is not None:
+            refused: Refused | None = _no_success(key, claimed, nothing)
+        elif arrays is None:
+            refused = Refused(Status.UNVERIFIED, "no-per-request-arrays", f"{key} = {claimed}: not re-derived: the result keeps aggregates "
+                              "only (no per-request ttfts/itls/latencies)", observed=str(claimed))
+        elif not covered:
+            refused = Refused(Status.UNVERIFIED, "blocked-by-ledger", f"{key}: per-request arrays do not cover num_prompts")
+        elif metric in ("ttft", "tpot") and unmeasured:
+            refused = Refused(Status.UNVERIFIED, "unmeasured-ttft", f"{key} = {claimed}: not re-derived: its sample holds TTFT 0.0 "
+                              f"'not measured' at requests {unmeasured}, which the producer counted as data")
+        elif xs is None:
+            refused = Refused(Status.UNVERIFIED, "not-retained", f"{key} = {claimed}: not re-derived: {how}")
+        elif not xs:
+            refused = Refused(Status.UNVERIFIED, "empty-sample", f"{key} = {claimed}: no measured sample ({how}); the producer prints 0 "
+                              "for an empty sample")
+        else:
+            refused = None
+        statistic, text = STATISTICS.get(m.group(1), ("percentile", f"p{m['q']} numpy-linear"))
+        rule = {"statistic": statistic, "value": metric, "method": "linear", **({"q": m["q"]} if statistic == "percentile" else {})}
+        out.append(Stated(key, claimed, f"/{key}", rule, source, refused=refused, how=f"{text} x 1000 of {how}", scale=MS, input_error=error))
+    return out
+
 
 
 def _arrays(ctx: Context) -> dict[str, list[Any]] | None:
@@ -235,114 +321,43 @@ def requests(ctx: Context) -> Iterator[Finding]:
     yield claim_finding("vllm.requests", d["total_output_tokens"], tout, name=name, pointer="/total_output_tokens",
                         label="total_output_tokens", how=f"sum of output_lens over {len(ok)}/{n} successful requests", exact=True)
     lat = "latencies" in arrays
-    bad = []
-    for r in ok:
-        i, ttft = int(r.dims["request"]), _v(r, "ttft")
-        if ttft <= 0 or (lat and ttft > _v(r, "latency")):
-            bad.append(i)
-            yield finding("vllm.requests", Status.FAIL, "ttft-not-measured",
-                    f"{name}: request {i} succeeded with TTFT {ttft} s" + (f" (latency {_v(r, 'latency')} s)" if lat else "")
-                    + ": TTFT must be > 0 and <= latency; 0.0 is the producer's 'not measured' default, not a measurement",
-                    path=name, pointer=f"/ttfts/{i}", observed=str(ttft))
-    ctx.data["unmeasured_ttft"] = bad
+    bad, every = _unmeasured(ctx, arrays), _requests(ctx)
+    for i in bad:
+        r = every[i]
+        yield finding("vllm.requests", Status.FAIL, "ttft-not-measured",
+                f"{name}: request {i} succeeded with TTFT {_v(r, 'ttft')} s" + (f" (latency {_v(r, 'latency')} s)" if lat else "")
+                + ": TTFT must be > 0 and <= latency; 0.0 is the producer's 'not measured' default, not a measurement",
+                path=name, pointer=f"/ttfts/{i}", observed=str(_v(r, "ttft")))
     if not bad:
         yield finding("vllm.requests", Status.PASS, "derived", f"every successful request ({len(ok)}/{n}) has 0 < TTFT" +
                 (" <= latency" if lat else ""), path=name, pointer="/ttfts")
 
 
-def _samples(ctx: Context, metric: str, arrays: dict[str, list[Any]]) -> tuple[list[Decimal] | None, str]:
-    """Return the sample of `metric` (s) over the model's successful requests, and how it was taken; None when not retained."""
+def _unmeasured(ctx: Context, arrays: dict[str, list[Any]]) -> list[int]:
+    """Return the prompts (indexes) that succeeded with TTFT <= 0 or above their latency (H-03: 0.0 is "not measured")."""
+    lat = "latencies" in arrays
+    return [int(r.dims["request"]) for r in _requests(ctx, ok=True) if _v(r, "ttft") <= 0 or (lat and _v(r, "ttft") > _v(r, "latency"))]
+
+
+def _samples(ctx: Context, metric: str, arrays: dict[str, list[Any]]) -> tuple[list[Decimal] | None, str, Decimal | None]:
+    """
+    Return the sample of `metric` (s) over the model's successful requests, how it was taken, and the bound on each
+    value's own float error (TPOT's, `stats.per_output_token`; else None); None when not retained.
+    """
     ok = _requests(ctx, ok=True)
     n = len(_requests(ctx))
     if metric == "ttft":
-        return [_v(r, "ttft") for r in ok], f"ttfts of {len(ok)}/{n} successful requests"
+        return [_v(r, "ttft") for r in ok], f"ttfts of {len(ok)}/{n} successful requests", None
     if metric == "itl":
         xs = [_v(r, "itl") for r in model(ctx).receipts if r.dims["kind"] == "itl" and r.ok]
-        return xs, f"{len(xs)} itls of {len(ok)}/{n} successful requests"
+        return xs, f"{len(xs)} itls of {len(ok)}/{n} successful requests", None
     if "latencies" not in arrays:
-        return None, "the result does not retain per-request latencies"
+        return None, "the result does not retain per-request latencies", None
     if metric == "e2el":
-        return [_v(r, "latency") for r in ok], f"latencies of {len(ok)}/{n} successful requests"
-    tp = [stats.CONTEXT.divide(_v(r, "latency") - _v(r, "ttft"), _v(r, "output") - 1) for r in ok if _v(r, "output") > 1]
-    return tp, f"(latency - ttft) / (output_len - 1) of the {len(tp)} successful requests with output_len > 1 ({len(ok)}/{n} successful)"
+        return [_v(r, "latency") for r in ok], f"latencies of {len(ok)}/{n} successful requests", None
+    tp, error = stats.per_output_token((_v(r, "latency"), _v(r, "ttft"), _v(r, "output")) for r in ok)
+    return tp, f"(latency - ttft) / (output_len - 1) of the {len(tp)} successful requests with output_len > 1 ({len(ok)}/{n} successful)", error
 
-
-@check("vllm.latency", title="TTFT, TPOT, ITL and E2EL mean/median/std/percentiles re-derive (numpy definitions)",
-       requires=("schema.documents",))
-def latency(ctx: Context) -> Iterator[Finding]:
-    """
-    Re-derive every `mean_|median_|std_|pNN_{ttft,tpot,itl,e2el}_ms` claim.
-
-    Samples are seconds; claims are ms (x1000). mean, median, numpy-linear
-    percentile (`stats.percentile_linear`), numpy population std. PASS
-    `derived` / FAIL `claim-mismatch`; UNVERIFIED `no-per-request-arrays`,
-    `blocked-by-ledger` (arrays do not cover num_prompts), `empty-sample`
-    (the producer prints 0 for an empty sample), `not-retained`, or
-    `unmeasured-ttft` (a TTFT/TPOT sample holding H-03 zeros); FAIL
-    `no-successful-request` for every statistic when no request succeeded
-    (the producer prints 0 for the empty samples: no measurement); one UNVERIFIED
-    `no-findings` when the result states no latency statistic.
-    """
-    d, name = _doc(ctx)
-    arrays = _arrays(ctx)
-    keys = sorted(k for k in d if STAT_KEY.match(k))
-    if not keys:
-        yield finding("vllm.latency", Status.UNVERIFIED, "no-findings", f"{name}: no latency statistics claimed", path=name)
-        return
-    nothing = _nothing_measured(ctx)
-    for key in keys:
-        m = STAT_KEY.match(key)
-        assert m is not None
-        metric, claimed = m["metric"], d[key]
-        if nothing is not None:
-            yield _no_success("vllm.latency", key, claimed, nothing, name)
-            continue
-        if arrays is None:
-            yield finding("vllm.latency", Status.UNVERIFIED, "no-per-request-arrays",
-                    f"{key} = {claimed}: not re-derived: the result keeps aggregates only (no per-request ttfts/itls/latencies)",
-                    path=name, pointer=f"/{key}", observed=str(claimed))
-            continue
-        if len(arrays["errors"]) != d["num_prompts"] or any(len(v) != d["num_prompts"] for v in arrays.values()):
-            yield finding("vllm.latency", Status.UNVERIFIED, "blocked-by-ledger", f"{key}: per-request arrays do not cover num_prompts",
-                    path=name, pointer=f"/{key}")
-            continue
-        if metric in ("ttft", "tpot") and ctx.data.get("unmeasured_ttft"):
-            yield finding("vllm.latency", Status.UNVERIFIED, "unmeasured-ttft",
-                    f"{key} = {claimed}: not re-derived: its sample holds TTFT 0.0 'not measured' at requests "
-                    f"{ctx.data['unmeasured_ttft']}, which the producer counted as data", path=name, pointer=f"/{key}")
-            continue
-        xs, how = _samples(ctx, metric, arrays)
-        if xs is None:
-            yield finding("vllm.latency", Status.UNVERIFIED, "not-retained", f"{key} = {claimed}: not re-derived: {how}",
-                    path=name, pointer=f"/{key}")
-            continue
-        if not xs:
-            yield finding("vllm.latency", Status.UNVERIFIED, "empty-sample",
-                    f"{key} = {claimed}: no measured sample ({how}); the producer prints 0 for an empty sample",
-                    path=name, pointer=f"/{key}")
-            continue
-        stat = m.group(1)
-        statistic = {"mean": "mean", "median": "median", "std": "population_sd"}.get(stat, "percentile")
-        # numpy's percentile default is linear interpolation; its std is the population SD (ddof=0)
-        result = stats.derive(statistic, xs, q=m["q"] if statistic == "percentile" else None, method="linear")
-        text = {"mean": "mean", "median": "median", "std": "population std (numpy ddof=0)"}.get(stat, f"p{m['q']} numpy-linear")
-        # the forward error of numpy's float64 computation is bounded by `stats.tolerance` from its inputs (scale: s -> ms)
-        yield claim_finding("vllm.latency", claimed, result.value * MS, name=name, pointer=f"/{key}", label=key,
-                            how=f"{text} x 1000 of {how}", statistic=result.statistic, values=result.inputs, scale=MS,
-                            input_error=_tpot_error(_requests(ctx, ok=True)) if metric == "tpot" else None)
-
-
-def _tpot_error(ok: list[Receipt]) -> Decimal:
-    """
-    Return a bound on each TPOT's own float error: eps (|latency| + |ttft|) / (output_len - 1), the largest over the sample.
-
-    vLLM computes (latency - ttft) / (output_len - 1) from binary64 values that
-    differ from the printed decimals by up to half an ulp each; when TTFT is
-    close to the latency the difference is tiny and that half ulp of the
-    operands dominates (cancellation), so it is carried into the tolerance.
-    """
-    return max((stats.EPS * (abs(_v(r, "latency")) + abs(_v(r, "ttft"))) / (_v(r, "output") - 1) for r in ok if _v(r, "output") > 1),
-               default=Decimal(0))
 
 
 def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
@@ -518,7 +533,7 @@ NOTES = {"integrity": "one result file, listed in no manifest",
          "rules": "no gate states rules for a serving benchmark result; its own identities are re-derived (vllm.*)",
          "unchanged": "one result file, read once"}
 
-#: This reader's own checks: plan (the per-prompt ledger, the declared arrival process), derivation (aggregates,
-#: latencies, peak, what cannot be derived); `verifier.core.receipt_pipeline` places them in roster order after
-#: `schema.documents` (the version chosen by `VERSIONS`, then its schema), with the stand-ins.
-CHECKS = (requests, arrival, aggregates, latency, peak, unsupported)
+#: This reader's own checks: plan (the per-prompt ledger, the declared arrival process), derivation (peak, what cannot
+#: be derived); `verifier.core.receipt_pipeline` places them in roster order after `schema.documents` (the version
+#: chosen by `VERSIONS`, then its schema) and `derivation.claims` (`stated`), with the stand-ins.
+CHECKS = (requests, arrival, peak, unsupported)

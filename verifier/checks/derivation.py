@@ -23,7 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import stats, units
-from verifier.derive import Stated, derive_rule
+from verifier.derive import Stated, claim_finding, derive_rule
 from verifier.stats import Underivable
 from verifier.campaign import Campaign, campaign_of, elapsed, select
 from verifier.readers.native import evidence_of
@@ -214,8 +214,9 @@ def claims(ctx: Context) -> Iterator[Finding]:
 def receipt_claims(reader: Any) -> Check:
     """
     Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` derived
-    (`derive_rule`) and compared (`stats.compare`; a count exactly). PASS `derived`; FAIL its `mismatch` code,
-    `definition-contradicts-value`, `samples-mismatch` or an `Underivable`'s code; UNVERIFIED `not-derivable`.
+    (`derive_rule`) and compared (`stats.compare`; a count exactly; with `how`, by `derive.claim_finding`). PASS `derived`;
+    FAIL its `mismatch` code (`claim-mismatch` with `how`), `definition-contradicts-value`, `samples-mismatch` or an
+    `Underivable`'s code; UNVERIFIED `not-derivable`; a number the reader refuses, its `derive.Refused` finding.
     `reader.NOUN` names the receipt's records in messages ("the cases").
     """
 
@@ -231,6 +232,9 @@ def _judge(s: Stated, name: str, noun: str) -> Iterator[Finding]:
     def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
         return Finding(check=CHECK, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
 
+    if s.refused is not None:
+        yield f(s.refused.status, s.refused.code, s.refused.message, expected=s.refused.expected, observed=s.refused.observed)
+        return
     if s.conflict is not None:
         yield f(Status.FAIL, "definition-contradicts-value", f"{s.label}: {s.conflict[1]}", pointer=s.conflict[0], observed=s.conflict[2])
         return
@@ -244,11 +248,17 @@ def _judge(s: Stated, name: str, noun: str) -> Iterator[Finding]:
         return
     derived, text = result.value, result.text
     if s.rule["statistic"] in stats.COUNT_RESULTS:
-        how, n = s.rule["description"], int(derived)
-        if stats.compare(s.claimed, derived, exact=True).holds:
-            yield f(Status.PASS, "derived", f"{s.label} = {s.claimed} re-derives ({how})", expected=n, observed=s.claimed, derivation=how)
+        how, n = s.rule.get("description"), int(derived)
+        holds = stats.compare(s.claimed, derived, exact=True).holds
+        if s.words is not None:
+            message = s.words[0 if holds else 1].format(claimed=s.claimed, derived=n)
         else:
-            yield f(Status.FAIL, s.mismatch, f"{s.label} = {s.claimed}, but {noun} give {n} ({how})", expected=n, observed=s.claimed, derivation=how)
+            message = f"{s.label} = {s.claimed} re-derives ({how})" if holds else f"{s.label} = {s.claimed}, but {noun} give {n} ({how})"
+        yield f(Status.PASS if holds else Status.FAIL, "derived" if holds else s.mismatch, message, expected=n, observed=s.claimed, derivation=how)
+        return
+    if s.how is not None:  # worded as the producer's own identities are (`claim_finding`)
+        bound = {"statistic": result.statistic, "values": result.inputs, "input_error": s.input_error} if s.float_bound else {}
+        yield claim_finding(CHECK, s.claimed, derived, name=name, pointer=s.pointer, label=s.label, how=s.how, scale=s.scale, **bound)
         return
     if s.samples is not None and not stats.compare(s.samples[0], Decimal(len(result.inputs)), exact=True).holds:
         yield f(Status.FAIL, "samples-mismatch", f"{s.label} says {s.samples[0]} samples, {noun} record {len(result.inputs)} {s.samples[2]}",

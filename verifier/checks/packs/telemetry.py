@@ -75,13 +75,13 @@ def _starts(ctx: Context) -> Iterator[Finding]:
         yield f(Status.FAIL, "starts-incomplete", f"{path}: {len(starts)} request starts for {n} offered requests",
                 path=path, expected=n, observed=len(starts))
         return
-    derived = (max(starts) - min(starts)) * 1000
+    span = max(starts) - min(starts)  # s; claim_finding converts it to the stated ms by its `scale`
     ctx.data["arrival_observed"] = True
     how = f"(max - min) of {n} request starts in {path}, ms"
     if stated is None:
-        yield f(Status.PASS, "derived", f"arrival stagger {derived} ms ({how}); not stated", path=path)
+        yield f(Status.PASS, "derived", f"arrival stagger {span * 1000} ms ({how}); not stated", path=path)
         return
-    yield claim_finding("gate.rules", Decimal(stated), derived, name=RECEIPT, pointer="/standings/arrival/observed_max_stagger_ms",
+    yield claim_finding("gate.rules", Decimal(stated), span, name=RECEIPT, pointer="/standings/arrival/observed_max_stagger_ms",
                         label="standings/arrival/observed_max_stagger_ms", how=how, statistic="difference", values=[max(starts), min(starts)],
                         scale=1000)
 
