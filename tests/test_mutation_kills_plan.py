@@ -674,3 +674,14 @@ def test_timing_reads_instants_the_model_lacks_without_writing_them_into_the_mod
     model = from_documents({"plan": PLAN, "receipts": receipts}, manifest=MANIFEST, names={})
     assert _conf(evidence=model) == PASSES
     assert model.receipts.started_at.at[0] == model.receipts.ended_at.at[0] == NO_INSTANT  # as the reader built it
+
+
+def test_an_instant_of_exactly_2_to_the_63_nanoseconds_is_held_as_a_python_integer():
+    """2262-04-11T23:47:16.854775808Z is 2**63 ns, one past int64: the timing section holds it exactly (kills the bound's `- 1` -> `+ 1`)."""
+    rows = [_rq("s1-w", 0), _rq("s1-m", 20), _rq("s2-w", 60),
+            _rq("s2-m", 80, started_at="2262-04-11T23:47:15.854775808Z", ended_at="2262-04-11T23:47:16.854775808Z", elapsed_s=1),
+            _wk("s1"), _wk("s2")]
+    found = _conf(rows)
+    assert not [f for f in found if f[0] == "ERROR" or f[1] in ("elapsed-mismatch", "time-order")], found
+    rows[3]["elapsed_s"] = 2
+    assert [f[2] for f in _conf(rows) if f[1] == "elapsed-mismatch"] == ["request s2-m: elapsed_s 2 but ended_at - started_at = 1 s"]
