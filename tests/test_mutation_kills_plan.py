@@ -685,3 +685,17 @@ def test_an_instant_of_exactly_2_to_the_63_nanoseconds_is_held_as_a_python_integ
     assert not [f for f in found if f[0] == "ERROR" or f[1] in ("elapsed-mismatch", "time-order")], found
     rows[3]["elapsed_s"] = 2
     assert [f[2] for f in _conf(rows) if f[1] == "elapsed-mismatch"] == ["request s2-m: elapsed_s 2 but ended_at - started_at = 1 s"]
+
+
+def test_an_instant_one_nanosecond_before_64_bits_is_held_as_a_python_integer():
+    """1677-09-21T00:12:43.145224191Z is -2**63 - 1 ns: held exactly, no ERROR (kills the lower bound's `- 1` -> `- 2`)."""
+    rows = [_rq("s1-w", 0, started_at="1677-09-21T00:12:43.145224191Z", ended_at="1677-09-21T00:12:53.145224191Z"), *RECEIPTS[1:]]
+    found = _conf(rows)
+    assert not [f for f in found if f[0] == "ERROR" or f[1] in ("elapsed-mismatch", "time-order")], found
+
+
+def test_a_plan_without_one_request_receipt_is_timed_over_no_rows():
+    """Only worker receipts: every planned request is missing, and the timing section runs over zero rows without an ERROR."""
+    found = _conf([_wk("s1"), _wk("s2")])
+    assert [f[1] for f in found if f[0] == "ERROR"] == [] and [f[1] for f in found].count("missing-receipt") == 4
+    assert ("PASS", "timing") in [f[:2] for f in found]
