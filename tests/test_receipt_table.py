@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verifier.campaign import Campaign, RequestIndex, elapsed, select
@@ -335,6 +335,8 @@ def _columns(column: TextColumn) -> tuple:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(_INSTANTS, st.text("0123456789", max_size=12)), max_size=20), st.booleans(),
        st.lists(_TEXTS, max_size=6), st.lists(st.integers(0, 30), max_size=4), st.booleans())
+@example([], False, ["00010101000"], [], True)  # read by fromisoformat as a naive datetime (no offset): no instant (found by CI's draw)
+@example([], False, ["2026-01-01T00:00:00", "2026-01-01T00:00:00Z"], [], True)  # a text without its offset beside one with it
 def test_extending_a_column_is_appending_each_value(moments, zulu, others, cuts, mixed):
     """Whole batches of instants (every year 1 to 9999, zones, 0 to 12 digits of fraction) and batches with other values in them."""
     values = _instant_texts(moments, zulu) + (others if mixed else [])
@@ -400,3 +402,10 @@ def test_a_builder_fed_a_stream_takes_it_a_batch_at_a_time():
     built = Counting.of((LINES[1] for _ in range(2 * native._FED + 3)), "receipts.jsonl")
     assert sizes == [(0, native._FED), (native._FED, native._FED), (2 * native._FED, 3)]
     assert built.table.index.tolist() == list(range(2 * native._FED + 3))
+
+
+def test_a_timestamp_without_an_offset_has_no_instant_in_a_batch_or_alone():
+    """RFC 3339 requires an offset; a naive text (a reader's or a file changed while read) is NO_INSTANT, never a TypeError."""
+    batched, alone = TimeColumn(), TimeColumn(["2026-01-01T00:00:00"])
+    batched.extend(["2026-01-01T00:00:00Z", "2026-01-01T00:00:00", "00010101000"])
+    assert batched.at.tolist() == [1767225600000000000, NO_INSTANT, NO_INSTANT] and alone.at.tolist() == [NO_INSTANT]

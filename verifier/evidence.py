@@ -461,7 +461,7 @@ def _instant_or_none(value: Any) -> int:
         return NO_INSTANT
     try:
         at = (_fromisoformat(value) - _EPOCH) // _MICROSECOND * 1000 + _nanoseconds(value)
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: a text without an offset reads as a naive datetime, no instant
         return NO_INSTANT
     return at if NO_INSTANT <= at <= _LATEST else NO_INSTANT
 
@@ -494,10 +494,10 @@ class TimeColumn(TextColumn):
         TextColumn.extend(self, values)
         try:
             moments = list(map(_fromisoformat, values))  # in C; a value it refuses sends the batch row by row
+            at = [(moment - _EPOCH) // _MICROSECOND * 1000 for moment in moments]  # TypeError: a naive one, no offset
         except (ValueError, TypeError):
             self.at.extend(map(_instant_or_none, values))
             return
-        at = [(moment - _EPOCH) // _MICROSECOND * 1000 for moment in moments]
         if values and max(map(len, values)) > 27:  # a 7th digit of a fraction takes 28 characters or more ("YYYY-MM-DDTHH:MM:SS.fffffffZ")
             at = [moment + _nanoseconds(value) for moment, value in zip(at, values)]
         if at and not (NO_INSTANT <= min(at) and max(at) <= _LATEST):
