@@ -433,3 +433,13 @@ def test_a_throughput_is_judged_at_its_stated_precision_a_latency_with_its_float
     values = [stats.CONTEXT.divide(lat - ttft, n - 1) for lat, ttft, n in rows]  # vLLM's TPOT, and each one's own float error
     error = max(stats.EPS * (abs(lat) + abs(ttft)) / (n - 1) for lat, ttft, n in rows)
     assert error > 0 and tpot["tolerance"] == str(stats.tolerance(Decimal(tpot["claimed"]), statistic="mean", values=values, scale=1000, input_error=error))
+
+
+def test_the_ascend_corpus_reports_every_stated_number_in_its_claims_table(run):
+    """Issue 36 item 3: the vLLM reader's numbers are `derivation.claims`, so the claims table lists them all (9 rows before the move)."""
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "vllm-save-result-ascend"
+    result = run("check", "--no-cache", str(folder))
+    assert result.exit_code == 3
+    assert "claims: 48 (36 UNVERIFIED, 12 PASS" in result.stdout
