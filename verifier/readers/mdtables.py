@@ -150,12 +150,12 @@ def inline_text(tok: Any) -> str:
 
 
 def _texts_ahead(children: list[Any]) -> list[str]:
-    """Return, for each index 0..len(children), the content of the first text or code child from there on, past inline HTML tags ("" at the end or a break)."""
+    """Return, for each index 0..len(children), the content of the first text or code child from there on, past inline HTML tags, empty texts and the opening and closing marks of links and emphasis ("" at the end or a break)."""
     ahead = [""] * (len(children) + 1)
     for k in range(len(children) - 1, -1, -1):
         child = children[k]
-        if child.type in ("text", "code_inline"):
+        if child.type in ("text", "code_inline") and child.content:
             ahead[k] = str(child.content)
-        elif child.type == "html_inline":
+        elif child.type in ("html_inline", "text") or child.type.endswith(("_open", "_close")):  # markdown-it's link_open, em_close, an empty text
             ahead[k] = ahead[k + 1]
     return ahead
