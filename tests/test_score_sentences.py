@@ -307,3 +307,22 @@ def test_equal_ends_at_the_top_and_the_subject_in_messages(evidence):
     assert right.message.endswith("; the wording ('c07') names it"), right.message
     lowest = bind(extract("The lowest SSIM of request B2-m1 was 1.000000.", "pr.md"), *evidence)[0]
     assert "but the wording ('B2-m1', min) says it is quality.ssim.c04" in lowest.message, lowest.message
+
+
+def test_an_output_is_about_the_plans_arm_of_its_server_else_the_receipts_own():
+    """`_subjects_of_outputs`: the plan's arm of a receipt's server decides (a receipt that names another arm does not move its
+    outputs, `plan.conformance` FAILs that receipt); a server the plan does not list keeps the receipt's own arm."""
+    from verifier.campaign import Campaign
+    from verifier.evidence import Plan, PlannedRequest
+    from verifier.readers.native import from_documents
+
+    lines = [{"kind": "request", "request_id": "r1", "server": "s1", "arm": "b", "phase": "measured", "outcome": "ok",
+              "started_at": "2026-01-01T00:00:01Z", "ended_at": "2026-01-01T00:00:02Z", "elapsed_s": 1,
+              "outputs": [{"path": "out/r1.wav", "sha256": "ab" * 32}]},
+             {"kind": "request", "request_id": "r2", "server": "s9", "arm": "b", "phase": "measured", "outcome": "ok",
+              "started_at": "2026-01-01T00:00:01Z", "ended_at": "2026-01-01T00:00:02Z", "elapsed_s": 1,
+              "outputs": [{"path": "out/r2.wav", "sha256": "cd" * 32}]}]
+    receipts = from_documents({"receipts": lines}, manifest=None, names={"receipts": "receipts.jsonl"}).receipts
+    plan = Plan(arms={"a": "baseline", "b": "candidate"}, servers={"s1": "a"}, requests=(PlannedRequest("r1", "s1", "measured"),))
+    c = Campaign(plan=plan, receipts=receipts, arm_of_server={"s1": "a"})
+    assert statements._subjects_of_outputs(c) == {"out/r1.wav": frozenset({"r1", "s1", "a"}), "out/r2.wav": frozenset({"r2", "s9", "b"})}
