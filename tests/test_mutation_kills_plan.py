@@ -699,3 +699,26 @@ def test_a_plan_without_one_request_receipt_is_timed_over_no_rows():
     found = _conf([_wk("s1"), _wk("s2")])
     assert [f[1] for f in found if f[0] == "ERROR"] == [] and [f[1] for f in found].count("missing-receipt") == 4
     assert ("PASS", "timing") in [f[:2] for f in found]
+
+
+def test_a_request_listed_again_is_judged_at_its_first_place_even_when_its_first_listing_agrees():
+    """The findings keep the plan's order: s1-w's first listing agrees with its receipt, its last (on s2) does not, and the
+    disagreement is said at the first place, before s1-m's missing receipt (listed between); kills dropping the repeated ids
+    (`last`) from the listings `conformance` judges row by row."""
+    requests = [{"id": "s1-w", "server": "s1", "phase": "warmup"}, {"id": "s1-m", "server": "s1", "phase": "measured"},
+                {"id": "s2-w", "server": "s2", "phase": "warmup"}, {"id": "s2-m", "server": "s2", "phase": "measured"},
+                {"id": "s1-w", "server": "s2", "phase": "measured"}]
+    found = _conf([_rq("s1-w", 0), _rq("s2-w", 60), _rq("s2-m", 80), _wk("s1"), _wk("s2")],
+                  plan={"requests": requests, "max_concurrency": None})
+    assert [f[1] for f in found if f[1] in ("receipt-disagrees", "missing-receipt")] == ["receipt-disagrees", "missing-receipt"]
+
+
+def test_with_a_duplicate_receipt_each_request_is_timed_by_its_own_first_receipt():
+    """A second receipt of s1-w (read before s1-m) leaves the first rows of the requests apart from the table's rows: the server and
+    phase of each first row decide, so s1's warmup ending at 00:25 after its measured request starts at 00:20 is said, once."""
+    receipts = [_rq("s1-w", 0, ended_at="2026-01-01T00:00:25Z", elapsed_s=25), _rq("s1-w", 5), _rq("s1-m", 20), _rq("s2-w", 60),
+                _rq("s2-m", 80), _wk("s1"), _wk("s2")]
+    found = _conf(receipts, plan={"max_concurrency": None})
+    assert [f[2] for f in found if f[1] in ("warmup-after-measured", "duplicate-receipt")] == [
+        "request s1-w has 2 receipts",
+        "server s1: a warmup ends at 2026-01-01T00:00:25Z, after the first measured request starts at 2026-01-01T00:00:20Z"]
