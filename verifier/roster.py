@@ -67,8 +67,7 @@ ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
     "derivation": frozenset({"vllm.peak", "vllm.unsupported",
-                             "matrix.percentiles", "matrix.throughput", "matrix.spread", "telemetry.replay", "telemetry.engine",
-                             "telemetry.foreign", "telemetry.claims", "telemetry.rate"}),
+                             "matrix.percentiles", "matrix.throughput", "matrix.spread"}),
 }
 
 FAMILIES: tuple[Family, ...] = (
