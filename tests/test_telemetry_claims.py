@@ -103,3 +103,11 @@ def test_the_claims_table_lists_the_receipts_stated_numbers():
     assert (by_where["bench.stdout"]["claimed"], by_where["bench.stdout"]["derived"]) == ("4", "4")
     assert by_where["telemetry-receipt.json#/conclusions/itl_tail_cause"]["status"] == "PASS"
     assert len(rows) == 19 and all(r["status"] == "PASS" for r in rows)
+
+
+@pytest.mark.parametrize("rate,holds", [(30.08, True), (30.09, False)])
+def test_the_rate_carries_the_printed_durations_half_unit_as_input_error(receipt_dir, rate, holds):
+    """512 / 17.03 = 30.0646: 30.08 is off by more than its own half unit, yet within what a duration printed to 0.01 s allows."""
+    _edit(receipt_dir, lambda r: r["facts"].__setitem__("rate", {"output_tokens_per_s": rate, "interval_s": 17.03}))
+    (f,) = _at(verify_path(str(receipt_dir)), "rate", "/facts/rate/output_tokens_per_s")
+    assert (f.status == "PASS") is holds and f.derivation == "output tokens 512 / benchmark duration 17.03 s"
