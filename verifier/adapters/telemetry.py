@@ -29,9 +29,10 @@ Honesty rules enforced (each a check that can FAIL):
   scrape envelope, not observed foreign traffic;
 - a declared send-all arrival is not an observed zero stagger, and a missing
   isolation lease is "isolation not established", not "contention observed";
-- the checks of `verifier.adapters.telemetry_rules` (engine-peak and causal
-  claims refused, protocol echo, dataset and implementation pinning, rate
-  interval, boundary occupancy) run after these, and its rule pack
+- the checks of `verifier.adapters.telemetry_rules` (protocol echo, dataset
+  and implementation pinning, boundary occupancy) run with these in the plan
+  family, its rows (engine-peak and causal claims refused, the rate and its
+  interval) in `stated`, and the rule pack
   (`verifier/checks/packs/telemetry.py`, `gate.rules`: arrival, lease and
   traffic-receipt binding, the qualification's prerequisites) last.
 
@@ -40,8 +41,11 @@ the evidence model (`readers.telemetry_receipt`: the bench process as a
 process receipt, the carriers as files listed in the receipt with their
 sha256, the stated facts as claims with location and unit, the protocol as
 the plan); `telemetry.process` judges the process receipt's outcome, and
-`telemetry.replay`, `telemetry.engine` and `telemetry.foreign` compare the
-model's stated claims with what replays from the carriers.
+`stated` gives `derivation.claims` (`checks.derivation.receipt_claims`)
+each of the model's stated claims with the rule deriving it from what
+replays from the carriers (`Replayed`; before 7 Dec 2026 the checks
+`telemetry.replay`, `telemetry.engine`, `telemetry.foreign`,
+`telemetry.claims` and `telemetry.rate`).
 
 Why code, not a shipped profile: its facts come from a stdout table (the
 `vllm bench serve` result block, parsed line by line) and from Prometheus
