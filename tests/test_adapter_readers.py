@@ -146,7 +146,7 @@ def test_the_telemetry_checks_judge_the_model():
     claims = tuple(dataclasses.replace(c, quantity=Quantity(c.quantity.value + 1, "tokens")) if c.id == "output_tokens" else c
                    for c in ev.claims)
     fails = {(f.check, f.pointer) for f in _run(telemetry, TELEMETRY, dataclasses.replace(ev, claims=claims)) if f.status == "FAIL"}
-    assert ("telemetry.replay", "/facts/output_tokens") in fails
+    assert ("derivation.claims", "/facts/output_tokens") in fails
 
 
 def _matrix_docs():

@@ -41,3 +41,12 @@ def test_another_message_or_an_unpaired_report_differs(tmp_path, capsys):
     assert '"message": "y"' in capsys.readouterr().out
     assert capture_reports.diff(a, _recorded(tmp_path / "c", "other-key.json", [FAIL], []), {}) == 0  # paired by content
     assert capture_reports.diff(a, _recorded(tmp_path / "c", "more.json", [{**FAIL, "code": "z"}], []), {}) == 1
+
+
+def test_a_blocked_by_naming_only_checks_merged_into_its_own_is_dropped(tmp_path):
+    """Old surplus check blocked by the two checks merged with it (all three now one): no finding of the merged check."""
+    twice = {**_blocked("old.surplus", "old.replay, old.engine"), "observed": ["old.replay", "old.engine"]}
+    a = _recorded(tmp_path / "a", "k.json", [FAIL, twice], [])
+    b = _recorded(tmp_path / "b", "k.json", [FAIL], [])
+    assert capture_reports.diff(a, b, {"old.surplus": "new.claims", "old.replay": "new.claims", "old.engine": "new.claims"}) == 0
+    assert capture_reports.diff(a, b, {"old.surplus": "new.claims", "old.replay": "new.claims"}) == 1  # old.engine stays another check

@@ -36,9 +36,8 @@ READERS = {
                             "gate.rules", "matrix.denominators", "matrix.stop", "matrix.percentiles",
                             "matrix.throughput", "matrix.spread"}, STANDINS),
     "serving-load-telemetry": (ROOT / "tests" / "fixtures" / "telemetry" / "good", telemetry,
-                               {"schema.documents", "telemetry.carriers", "telemetry.process",
-                                "telemetry.replay", "telemetry.engine", "telemetry.foreign", "telemetry.claims", "telemetry.protocol",
-                                "telemetry.provenance", "telemetry.rate", "telemetry.occupancy", "gate.rules"}, STANDINS),
+                               {"schema.documents", "telemetry.carriers", "telemetry.process", "derivation.claims", "telemetry.protocol",
+                                "telemetry.provenance", "telemetry.occupancy", "gate.rules"}, STANDINS),
 }
 
 

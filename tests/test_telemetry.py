@@ -22,6 +22,15 @@ def _by(report, check, status=None):
     return [f for f in report.findings if f.check == check and (status is None or f.status == status)]
 
 
+def _rows(report, *where):
+    """The derivation.claims findings at a pointer or, for those that name none, a carrier in `where`."""
+    return [f for f in report.findings if f.check == "derivation.claims" and (f.pointer in where or f.pointer is None and f.path in where)]
+
+
+ENGINE = ("/facts/engine_generation_tokens_delta", "metrics-before.prom", "metrics-after.prom")
+SURPLUS = "/facts/engine_surplus_tokens"
+
+
 def _fails(report):
     return {(f.check, f.code) for f in report.findings if f.status == "FAIL"}
 
@@ -51,11 +60,11 @@ def test_good_receipt_replays_every_fact_and_keeps_standings_unverified():
     assert report.kind == "serving-load-telemetry"
     assert "gunbc.spark.serving_load_probe" in next(f for f in _by(report, "schema.documents") if f.code == "producer-identified").message
     assert not _fails(report)
-    replayed = {f.pointer for f in _by(report, "telemetry.replay", "PASS")}
+    replayed = {f.pointer for f in _by(report, "derivation.claims", "PASS")}
     assert {"/facts/successful_requests", "/facts/failed_requests", "/facts/output_tokens", "/facts/benchmark_duration_s",
             "/facts/latency_ms/p99_itl"} <= replayed
-    assert _by(report, "telemetry.engine")[0].status == "PASS"
-    surplus = _by(report, "telemetry.foreign")[0]
+    assert [f.status for f in _rows(report, *ENGINE)] == ["PASS"]
+    (surplus,) = _rows(report, SURPLUS)
     assert surplus.status == "PASS" and "not observed foreign traffic" in surplus.message
     # what the seed's live receipt honestly cannot establish: telemetry, not qualification
     assert {f.code for f in report.findings if f.status == "UNVERIFIED" and f.code != "not-in-evidence"} == {  # roster stand-ins aside
@@ -72,14 +81,16 @@ def test_a_receipt_without_the_optional_stderr_carrier_is_read(receipt_dir):
     (receipt_dir / "bench.stderr").unlink(missing_ok=True)
     report = verify_path(str(receipt_dir))
     assert not [f for f in report.findings if f.status == "ERROR"], [f.message for f in report.findings if f.status == "ERROR"]
-    assert _by(report, "telemetry.engine")[0].status == "PASS" and not _fails(report)
+    assert [f.status for f in _rows(report, *ENGINE)] == ["PASS"] and not _fails(report)
 
 
 def test_a_missing_carrier_fails(receipt_dir):
     (receipt_dir / "metrics-after.prom").unlink()
     report = verify_path(str(receipt_dir))
     assert ("telemetry.carriers", "carrier-missing") in _fails(report)
-    assert _by(report, "telemetry.engine")[0].code == "blocked-by"
+    (blocked,) = _by(report, "derivation.claims", "UNVERIFIED")  # client facts and engine delta: one finding, the same words
+    assert blocked.code == "blocked-by" and blocked.message == "not run because telemetry.carriers did not pass"
+    assert blocked.observed == ["telemetry.carriers"] and blocked.path is None and blocked.pointer is None
 
 
 def test_a_carrier_edited_after_the_receipt_fails(receipt_dir):
@@ -91,7 +102,7 @@ def test_a_carrier_edited_after_the_receipt_fails(receipt_dir):
 def test_a_fact_that_does_not_replay_from_stdout_fails(receipt_dir):
     _edit(receipt_dir, lambda r: r["facts"].__setitem__("benchmark_duration_s", 15.0))
     report = verify_path(str(receipt_dir))
-    assert [f.pointer for f in _by(report, "telemetry.replay", "FAIL")] == ["/facts/benchmark_duration_s"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/facts/benchmark_duration_s"]
 
 
 def test_failed_requests_stay_in_the_denominator(receipt_dir):
@@ -99,7 +110,7 @@ def test_failed_requests_stay_in_the_denominator(receipt_dir):
     _replace_carrier(receipt_dir, "stdout", "bench.stdout", make_telemetry.bench_stdout(successful=3, tokens=384))
     _edit(receipt_dir, lambda r: r["facts"].update(successful_requests=3, output_tokens=384, engine_surplus_tokens=128))
     report = verify_path(str(receipt_dir))
-    assert ("telemetry.replay", "denominator-mismatch") in _fails(report)
+    assert ("derivation.claims", "denominator-mismatch") in _fails(report)
 
 
 @pytest.mark.parametrize("execution", [{"outcome": "exited", "exit_code": 1}, {"outcome": "unreachable", "cause": "ssh: timed out"}])
@@ -109,7 +120,9 @@ def test_failed_or_unreachable_process_with_a_perfect_summary_yields_no_facts(re
     bad = _by(report, "telemetry.process", "FAIL")
     assert bad and all(f.code == "facts-from-failed-process" for f in bad)
     assert {f.pointer for f in bad} >= {"/facts/successful_requests", "/facts/output_tokens"}
-    assert _by(report, "telemetry.replay")[0].code == "blocked-by"
+    blocked = _by(report, "derivation.claims")[0]
+    assert blocked.code == "blocked-by" and blocked.observed == ["telemetry.process"]
+    assert [f.status for f in _rows(report, *ENGINE)] == ["PASS"]  # the scrapes replay whatever the process did
     assert report.verdict == "FAIL"
     result = run(str(receipt_dir))
     assert result.exit_code == 1 and "Traceback" not in result.output
@@ -131,15 +144,15 @@ def test_truncated_stdout_yields_no_facts_even_with_a_summary_in_stderr(receipt_
     _replace_carrier(receipt_dir, "stdout", "bench.stdout", full[: len(full) // 2])
     _replace_carrier(receipt_dir, "stderr", "bench.stderr", full)  # stderr is diagnostics, never parsed
     report = verify_path(str(receipt_dir))
-    (bad,) = _by(report, "telemetry.replay")
-    assert bad.status == "FAIL" and bad.code == "stdout-truncated" and bad.path == "bench.stdout"
-    assert _by(report, "telemetry.foreign")[0].code == "blocked-by"
+    bad = _by(report, "derivation.claims")[0]
+    assert bad.status == "FAIL" and bad.code == "stdout-truncated" and bad.path == "bench.stdout" and bad.pointer is None
+    assert not _rows(report, SURPLUS, "/facts/rate/output_tokens_per_s")  # nothing replayed: the truncation stands for them
 
 
 def test_untyped_generation_family_yields_no_delta(receipt_dir):
     _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.0, engine_type="untyped"))
     report = verify_path(str(receipt_dir))
-    (eng,) = _by(report, "telemetry.engine")
+    (eng,) = _rows(report, *ENGINE)
     assert eng.status == "UNVERIFIED" and eng.code == "untyped-family" and eng.path == "metrics-after.prom"
     assert report.verdict == "INCOMPLETE"
 
@@ -148,7 +161,7 @@ def test_counter_reset_is_not_a_negative_delta(receipt_dir):
     _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(300.0))
     _edit(receipt_dir, lambda r: r["facts"].__setitem__("engine_generation_tokens_delta", -700))
     report = verify_path(str(receipt_dir))
-    (eng,) = _by(report, "telemetry.engine")
+    (eng,) = _rows(report, *ENGINE)
     assert eng.status == "FAIL" and eng.code == "reset-as-delta" and "not a negative delta" in eng.message
 
 
@@ -156,20 +169,20 @@ def test_counter_reset_without_a_stated_delta_is_unverified(receipt_dir):
     _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(300.0))
     _edit(receipt_dir, lambda r: r["facts"].update(engine_generation_tokens_delta=None, engine_surplus_tokens=None))
     report = verify_path(str(receipt_dir))
-    assert _by(report, "telemetry.engine")[0].code == "counter-reset"
+    assert [f.code for f in _rows(report, *ENGINE)] == ["counter-reset"]
     assert report.verdict == "INCOMPLETE"
 
 
 def test_non_whole_token_delta_is_refused(receipt_dir):
     _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.0005))
     report = verify_path(str(receipt_dir))
-    assert _by(report, "telemetry.engine")[0].code == "not-whole-tokens"
+    assert [f.code for f in _rows(report, *ENGINE)] == ["not-whole-tokens"]
 
 
 def test_unparseable_scrape_fails_naming_the_file(receipt_dir):
     _replace_carrier(receipt_dir, "metrics_before", "metrics-before.prom", "vllm:generation_tokens_total{ 12 {\n")
     report = verify_path(str(receipt_dir))
-    (eng,) = _by(report, "telemetry.engine")
+    (eng,) = _rows(report, *ENGINE)
     assert eng.status == "FAIL" and eng.code == "scrape-unparseable" and "metrics-before.prom" in eng.message
 
 
@@ -177,7 +190,7 @@ def test_client_tokens_above_engine_delta_are_a_contradiction_not_zero_foreign_w
     _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1100.0))
     _edit(receipt_dir, lambda r: r["facts"].update(engine_generation_tokens_delta=100, engine_surplus_tokens=0))
     report = verify_path(str(receipt_dir))
-    (bad,) = _by(report, "telemetry.foreign")
+    (bad,) = _rows(report, SURPLUS)
     assert bad.status == "FAIL" and bad.code == "client-exceeds-engine" and "not zero foreign work" in bad.message
 
 
@@ -185,7 +198,7 @@ def test_wrong_surplus_fails(receipt_dir):
     _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1712.0))
     _edit(receipt_dir, lambda r: r["facts"].update(engine_generation_tokens_delta=712))
     report = verify_path(str(receipt_dir))
-    assert [f.pointer for f in _by(report, "telemetry.foreign", "FAIL")] == ["/facts/engine_surplus_tokens"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == [SURPLUS]
 
 
 def test_send_all_declaration_is_not_an_observed_zero_stagger(receipt_dir):

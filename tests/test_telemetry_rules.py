@@ -95,30 +95,30 @@ def _qualified_except(*unmet):
 
 # (check, code, change that must FAIL with code, change that keeps the check free of FAIL)
 RULES = [
-    ("telemetry.claims", "bucket-peak-as-engine-concurrency", _set("facts", "engine_peak_concurrent_requests", value=4),
+    ("derivation.claims", "bucket-peak-as-engine-concurrency", _set("facts", "engine_peak_concurrent_requests", value=4),
      _set("facts", "client_bucket_peak", value=4)),
-    ("telemetry.claims", "bucket-peak-as-engine-concurrency", _set("facts", "foreign_in_flight_at_peak", value=2),
+    ("derivation.claims", "bucket-peak-as-engine-concurrency", _set("facts", "foreign_in_flight_at_peak", value=2),
      _set("facts", "foreign_in_flight_at_peak", value=None)),
-    ("telemetry.claims", "bucket-peak-as-engine-concurrency", _set("facts", "peak_concurrency_proves_shared_window", value=True),
+    ("derivation.claims", "bucket-peak-as-engine-concurrency", _set("facts", "peak_concurrency_proves_shared_window", value=True),
      _set("facts", "engine_surplus_tokens", value=0)),
-    ("telemetry.claims", "causal-conclusion", _set("conclusions", "itl_tail_cause", value="contention"),
+    ("derivation.claims", "causal-conclusion", _set("conclusions", "itl_tail_cause", value="contention"),
      _set("conclusions", "itl_tail_cause", value="unestablished")),
-    ("telemetry.claims", "causal-conclusion", _set("conclusions", "ttft_would_bind", value={"concurrency": 16}),
+    ("derivation.claims", "causal-conclusion", _set("conclusions", "ttft_would_bind", value={"concurrency": 16}),
      _set("conclusions", "ttft_would_bind", value=None)),
-    ("telemetry.claims", "causal-conclusion", _set("conclusions", "window_gap_cause", value="operator-traffic"),
+    ("derivation.claims", "causal-conclusion", _set("conclusions", "window_gap_cause", value="operator-traffic"),
      _set("conclusions", "window_gap_cause", value="unknown")),
-    ("telemetry.rate", "authored-interval", _set("facts", "rate", value={"output_tokens_per_s": 512, "interval_s": 1}),
+    ("derivation.claims", "authored-interval", _set("facts", "rate", value={"output_tokens_per_s": 512, "interval_s": 1}),
      _set("facts", "rate", value={"output_tokens_per_s": 30.06, "interval_s": 17.03})),
-    ("telemetry.rate", "authored-interval", _set("facts", "rate", value={"output_tokens_per_s": 28.44, "interval_s": 18.0}),
+    ("derivation.claims", "authored-interval", _set("facts", "rate", value={"output_tokens_per_s": 28.44, "interval_s": 18.0}),
      _set("facts", "rate", value={"output_tokens_per_s": 30.065, "interval_s": 17.030})),
-    ("telemetry.rate", "rate-from-zero-duration", _set("facts", "rate", value={"output_tokens_per_s": 0, "interval_s": 0}),
+    ("derivation.claims", "rate-from-zero-duration", _set("facts", "rate", value={"output_tokens_per_s": 0, "interval_s": 0}),
      _set("facts", "rate", value=None)),
-    ("telemetry.rate", "rate-from-zero-duration",
+    ("derivation.claims", "rate-from-zero-duration",
      _both(_stdout_line("Benchmark duration (s):                  17.03", "Benchmark duration (s):                  0.00"),
            _set("facts", "benchmark_duration_s", value=0)),
      _both(_stdout_line("Benchmark duration (s):                  17.03", "Benchmark duration (s):                  0.00"),
            _set("facts", "benchmark_duration_s", value=0), _set("facts", "rate", value=None))),
-    ("telemetry.rate", "claim-mismatch", _set("facts", "rate", value={"output_tokens_per_s": 30.2, "interval_s": 17.03}),
+    ("derivation.claims", "claim-mismatch", _set("facts", "rate", value={"output_tokens_per_s": 30.2, "interval_s": 17.03}),
      _set("facts", "rate", value={"output_tokens_per_s": 30.065, "interval_s": 17.03})),
     ("telemetry.protocol", "protocol-mismatch", _set("protocol", "max_concurrency", value=4), _set("protocol", "max_concurrency", value=2)),
     ("telemetry.protocol", "protocol-mismatch", _set("protocol", "arrival", value="poisson"), _set("protocol", "arrival", value="send-all")),
@@ -188,10 +188,11 @@ def test_bucket_peak_four_under_cap_two_replays_as_a_client_fact_with_zero_forei
     """The review's witness: cap 2, printed peak 4, surplus 0 — the peak replays, and nothing foreign follows from it."""
     report = verify_path(str(FIX))
     peak = next(x for x in report.findings if x.pointer == "/facts/client_bucket_peak")
-    assert peak.status == "PASS" and peak.check == "telemetry.replay"
-    surplus = next(x for x in report.findings if x.check == "telemetry.foreign")
-    assert surplus.status == "PASS" and float(surplus.expected) == 0 and "not observed foreign traffic" in surplus.message
-    assert next(x for x in report.findings if x.check == "telemetry.claims").code == "cause-unestablished"
+    assert peak.status == "PASS" and peak.check == "derivation.claims"
+    surplus = next(x for x in report.findings if x.pointer == "/facts/engine_surplus_tokens")
+    assert surplus.status == "PASS" and surplus.check == "derivation.claims" and float(surplus.expected) == 0
+    assert "not observed foreign traffic" in surplus.message
+    assert next(x for x in report.findings if x.pointer == "/conclusions/itl_tail_cause").code == "cause-unestablished"
 
 
 def test_fully_prerequisited_qualification_is_recorded_not_passed(tmp_path):

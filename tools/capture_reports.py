@@ -11,7 +11,7 @@ mutated in a temporary folder). Two parts:
 ``python tools/capture_reports.py diff A B [--rename OLD=NEW ...]``
     Compares two recordings. In A every check id OLD is renamed NEW, also inside messages; when several old checks
     became one, the roster counts are summed per id and a ``blocked-by`` finding repeating the one before it or naming
-    its own check is dropped (one per check now); ``counts``, ``to_act_on`` and ``roster`` follow the findings and are
+    only its own check (every check it names merged into it) is dropped (one per check now); ``counts``, ``to_act_on`` and ``roster`` follow the findings and are
     left out. A key on one side only is paired by content (a call whose arguments differ run to run). Prints
     ``IDENTICAL (N reports)`` and exits 0, or each difference and exits 1.
 """
@@ -65,7 +65,7 @@ def normal(report: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:
     report = _renamed(report, renames)
     kept: list[dict[str, Any]] = []
     for f in report["findings"]:
-        if not (f["code"] == "blocked-by" and (f["observed"] == [f["check"]] or (kept and kept[-1] == f))):
+        if not (f["code"] == "blocked-by" and (set(f["observed"] or ()) == {f["check"]} or (kept and kept[-1] == f))):
             kept.append(f)
     return {**{k: v for k, v in report.items() if k not in ("counts", "to_act_on", "roster")}, "findings": kept}
 

@@ -107,8 +107,10 @@ class Stated:
     `claim_finding` does (PASS `derived`, FAIL `claim-mismatch` with the delta and tolerance); with it, `scale` converts
     the derived value to the stated unit (1000: s -> ms), `input_error` bounds each input's own float error
     (`stats.tolerance`), and `float_bound` False judges the number at its stated precision alone (no float error of
-    the statistic over its inputs). `words` `(passed, failed)`: the messages of a count (`str.format` with `claimed` and
-    `derived`), the producer's identity worded as it states it.
+    the statistic over its inputs); `bound`, when given, the keywords of `stats.tolerance` that judge it instead (`exact`:
+    a count; `source`: a value as its own carrier printed it). `words` `(passed, failed)`: the messages of a count
+    (`str.format` with `claimed` and `derived`), the producer's identity worded as it states it. `path` is the file its
+    finding names: "" (the default) the receipt's, None none (a receipt directory's rows name their own carriers).
     """
 
     label: str
@@ -128,12 +130,15 @@ class Stated:
     input_error: Decimal | None = None
     float_bound: bool = True
     words: tuple[str, str] | None = None
+    bound: dict[str, Any] | None = None
+    path: str | None = ""
 
 
 @dataclasses.dataclass(frozen=True)
 class Refused:
     """
-    The finding a receipt reader gives for a stated number instead of its derivation (`Stated.refused`).
+    The finding a receipt reader gives for a stated number instead of its derivation (`Stated.refused`), or for a number
+    it derives that nothing states.
 
     `status`, `code` and `message` as the finding reports them; `expected` and `observed` (JSON values, None: not
     given) likewise. Its pointer is the `Stated` one (None: the finding names no place, e.g. nothing is stated).
@@ -260,7 +265,7 @@ def for_stated_unit(rule: dict[str, Any], stated_unit: str | None) -> dict[str, 
     return rule
 
 
-def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str, pointer: str | None, label: str,
+def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str | None, pointer: str | None, label: str,
                   how: str, scale: Decimal = Decimal(1), **bound: Any) -> Finding:
     """
     Compare a stated number with its derivation at the precision it is stated (the receipt readers' and rule packs' checks).

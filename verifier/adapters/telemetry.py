@@ -29,9 +29,10 @@ Honesty rules enforced (each a check that can FAIL):
   scrape envelope, not observed foreign traffic;
 - a declared send-all arrival is not an observed zero stagger, and a missing
   isolation lease is "isolation not established", not "contention observed";
-- the checks of `verifier.adapters.telemetry_rules` (engine-peak and causal
-  claims refused, protocol echo, dataset and implementation pinning, rate
-  interval, boundary occupancy) run after these, and its rule pack
+- the checks of `verifier.adapters.telemetry_rules` (protocol echo, dataset
+  and implementation pinning, boundary occupancy) run with these in the plan
+  family, its rows (engine-peak and causal claims refused, the rate and its
+  interval) in `stated`, and the rule pack
   (`verifier/checks/packs/telemetry.py`, `gate.rules`: arrival, lease and
   traffic-receipt binding, the qualification's prerequisites) last.
 
@@ -40,8 +41,11 @@ the evidence model (`readers.telemetry_receipt`: the bench process as a
 process receipt, the carriers as files listed in the receipt with their
 sha256, the stated facts as claims with location and unit, the protocol as
 the plan); `telemetry.process` judges the process receipt's outcome, and
-`telemetry.replay`, `telemetry.engine` and `telemetry.foreign` compare the
-model's stated claims with what replays from the carriers.
+`stated` gives `derivation.claims` (`checks.derivation.receipt_claims`)
+each of the model's stated claims with the rule deriving it from what
+replays from the carriers (`Replayed`; before 7 Dec 2026 the checks
+`telemetry.replay`, `telemetry.engine`, `telemetry.foreign`,
+`telemetry.claims` and `telemetry.rate`).
 
 Why code, not a shipped profile: its facts come from a stdout table (the
 `vllm bench serve` result block, parsed line by line) and from Prometheus
@@ -59,16 +63,18 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 
+from verifier import stats
 from verifier.adapters import readers
-from verifier.derive import claim_finding
-from verifier.adapters.telemetry_rules import claims, occupancy, provenance, rate
+from verifier.adapters.telemetry_rules import occupancy, provenance, rate, refused
 from verifier.adapters.telemetry_rules import protocol as protocol_echo
+from verifier.derive import Refused, Stated, derive_rule
 from verifier.evidence import Evidence
 from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
+from verifier.stats import Underivable
 
-__all__ = ["CHECKS", "FILES", "KIND", "MATCH", "READ", "RECEIPT", "SCHEMAS", "carriers", "detects", "detects_directory", "engine",
-           "foreign_work", "model", "parse_bench_stdout", "process", "replay"]
+__all__ = ["CHECKS", "FILES", "KIND", "MATCH", "NOUN", "READ", "RECEIPT", "SCHEMAS", "SURPLUS", "Replayed", "carriers", "detects",
+           "detects_directory", "model", "parse_bench_stdout", "process", "stated"]
 
 KIND = "serving-load-telemetry"
 RECEIPT = "telemetry-receipt.json"
@@ -77,6 +83,8 @@ RECEIPT = "telemetry-receipt.json"
 #: `x-verify-profile`), and its pinned schema.
 FILES, READ, MATCH = (RECEIPT,), "{name} read", (RECEIPT, "telemetry receipt")
 SCHEMAS = {RECEIPT: "serving-load-telemetry-v1"}
+#: How `derivation.claims` names what its numbers replay from.
+NOUN = "the carriers"
 CLIENT_FACTS = ("successful_requests", "failed_requests", "output_tokens", "benchmark_duration_s", "latency_ms")
 
 
@@ -208,44 +216,133 @@ def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, De
     return out, []
 
 
-@check("telemetry.replay", title="Every client fact replays from the retained stdout", requires=("telemetry.carriers", "telemetry.process"))
-def replay(ctx: Context) -> Iterator[Finding]:
+class Replayed:
     """
-    Re-read the client facts from the retained stdout (never stderr).
+    What replays from the carriers, as a `verifier.derive.Source` (`stated`): the client facts stdout prints and the engine counter.
 
-    FAIL `stdout-truncated` when stdout has no complete result block, FAIL
-    `claim-mismatch` per fact that does not equal the printed value (at its
-    printed precision), FAIL `denominator-mismatch` when successful + failed
-    differs from the protocol's num_prompts; UNVERIFIED `not-stated` /
-    `not-in-stdout`. Stores the parsed facts in `ctx.data["client"]`.
+    `values` gives a client fact's one printed value (`name`: its `facts`
+    key, e.g. `latency_ms/p99_itl`) or, for `engine_delta`, the counter's
+    increment per series; `sums` the printed facts `numerator` names and the
+    printed `denominator`; `arms` the engine delta (`engine`) and the client's
+    output tokens (`client`), one value each. `count` gives the offered
+    requests (the protocol's `num_prompts`); servers: `Underivable`.
     """
+
+    __slots__ = ("basis", "client", "increments", "offered")
+
+    def __init__(self, client: dict[str, Decimal], increments: list[Decimal], offered: int) -> None:
+        self.basis, self.client, self.increments, self.offered = client, client, increments, offered
+
+    def label(self, selection: dict[str, Any]) -> str:
+        """The carriers select nothing: the empty label."""
+        return ""
+
+    def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[list[int], str]:
+        """The offered requests (`protocol.num_prompts`)."""
+        return list(range(self.offered)), "offered requests"
+
+    def values(self, selection: dict[str, Any], name: str) -> tuple[list[Decimal], str]:
+        """The printed value of client fact `name`, or the engine counter's increment per series (`engine_delta`)."""
+        return (self.increments, "series increments") if name == "engine_delta" else ([self.client[name]], "printed value")
+
+    def groups(self, selection: dict[str, Any], name: str) -> tuple[dict[str, list[Decimal]], str]:
+        """The carriers name no servers: raises `Underivable`."""
+        raise Underivable("a telemetry receipt names no servers", "empty-selection")
+
+    def arms(self, selection: dict[str, Any], name: str, baseline: str, candidate: str) -> tuple[dict[str, dict[str, list[Decimal]]], str]:
+        """The engine delta (`engine`) and the client's output tokens (`client`)."""
+        delta = stats.derive("sum", self.increments).value
+        return {"engine": {"": [delta]}, "client": {"": [self.client["output_tokens"]]}}, "engine delta and client output tokens"
+
+    def sums(self, selection: dict[str, Any], numerator: Any, denominator: str) -> tuple[list[list[Decimal]], str]:
+        """The printed facts `numerator` names, and the printed `denominator`."""
+        return [[self.client[k] for k in numerator], [self.client[denominator]]], "printed facts"
+
+
+def _blocked(blockers: list[str]) -> Stated:
+    """The row of a derivation a failed plan check leaves unrun, worded as the pipeline words a blocked check."""
+    return Stated("blocked", None, None, None, path=None, refused=Refused(
+        Status.UNVERIFIED, "blocked-by", f"not run because {', '.join(blockers)} did not pass", observed=blockers))
+
+
+def stated(ctx: Context) -> list[Stated]:
+    """
+    Return every number the receipt states with the rule deriving it from the carriers (`derivation.claims`), or the finding refusing it.
+
+    Runs after the plan family: a carrier `telemetry.carriers` did not retain
+    or a process `telemetry.process` did not pass leaves the client facts
+    unread, and a missing carrier the engine delta, each one UNVERIFIED
+    `blocked-by` naming them. In order:
+
+    - client facts (`_client`): stdout only; FAIL `stdout-truncated` without
+      a complete result block; each printed fact the stated one at its
+      printed precision (`claim-mismatch`; UNVERIFIED `not-stated`,
+      `not-in-stdout` for a latency row stdout does not print); successful +
+      failed the protocol's num_prompts (FAIL `denominator-mismatch`);
+    - the engine `generation_tokens_total` delta (`_engine`): the sum of the
+      per-series increments between the scrapes, exactly; FAIL
+      `scrape-unparseable`, UNVERIFIED `untyped-family`, `metric-absent`,
+      `counter-reset` (FAIL `reset-as-delta` when a delta is stated),
+      `not-whole-tokens`; PASS `derived` when not stated;
+    - the engine surplus (`_surplus`), with both read: FAIL
+      `client-exceeds-engine` when the client counted more tokens than the
+      engine, else engine - client exactly (PASS `derived` when not stated);
+    - refused facts and conclusions (`telemetry_rules.refused`);
+    - the client rate (`telemetry_rules.rate`), with the client facts read.
+
+    Stores the printed facts in `ctx.data["client"]` and the delta in
+    `ctx.data["engine_delta"]` (the rule pack reads them).
+    """
+    receipt = _r(ctx)
+    carriers_ok = set(ctx.data.get("carrier", {})) >= set(receipt["evidence"])
+    bench = model(ctx).processes[0]
+    process_ok = bench.dims["outcome"] == "exited" and bench.exit_code == 0
+    client_blockers = [name for name, ok in (("telemetry.carriers", carriers_ok), ("telemetry.process", process_ok)) if not ok]
+    out = [_blocked(client_blockers)] if client_blockers else _client(ctx)
+    increments = None
+    if not carriers_ok:
+        if client_blockers != ["telemetry.carriers"]:
+            out.append(_blocked(["telemetry.carriers"]))
+    else:
+        rows, increments = _engine(ctx)
+        out += rows
+    client = ctx.data.get("client")
+    source = Replayed(client or {}, increments or [], receipt["protocol"]["num_prompts"])
+    if client is not None and increments is not None:
+        out += _surplus(ctx, source)
+    out += refused(ctx)
+    if client is not None:
+        out += rate(ctx, source)
+    return out
+
+
+def _client(ctx: Context) -> list[Stated]:
+    """The client facts' rows (`stated`); stores the printed facts in `ctx.data["client"]`."""
     receipt, profile = _r(ctx), ctx.data["profile"]
     stdout_path = receipt["evidence"]["stdout"]["path"]
     text = ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace")
     parsed, problems = parse_bench_stdout(text, profile)
     if problems:
-        yield finding("telemetry.replay", Status.FAIL, "stdout-truncated",
-                f"{stdout_path}: {'; '.join(problems)}: no client fact can replay from the retained stdout", path=stdout_path)
-        return
+        return [Stated("stdout", None, None, None, path=stdout_path, refused=Refused(
+            Status.FAIL, "stdout-truncated", f"{stdout_path}: {'; '.join(problems)}: no client fact can replay from the retained stdout"))]
     ctx.data["client"] = parsed
+    n = receipt["protocol"]["num_prompts"]
+    source = Replayed(parsed, [], n)
+    out = []
     for key, value in parsed.items():
         claimed = _stated(ctx, key)
-        if claimed is None:
-            yield finding("telemetry.replay", Status.UNVERIFIED, "not-stated", f"{RECEIPT}#/facts/{key}: not stated (stdout prints {value})",
-                    path=RECEIPT, pointer=f"/facts/{key}")
-            continue
-        yield claim_finding("telemetry.replay", claimed, value, name=RECEIPT, pointer=f"/facts/{key}", label=f"facts/{key}",
-                            how=f"{stdout_path} prints {value}", source=value)
+        out.append(Stated(f"facts/{key}", claimed, f"/facts/{key}", {"statistic": "first", "value": key}, source, path=RECEIPT,
+                          how=f"{stdout_path} prints {value}", bound={"source": value}, refused=None if claimed is not None else Refused(
+                              Status.UNVERIFIED, "not-stated", f"{RECEIPT}#/facts/{key}: not stated (stdout prints {value})")))
     for key, value in ((receipt.get("facts") or {}).get("latency_ms") or {}).items():
         if f"latency_ms/{key}" not in parsed:
-            yield finding("telemetry.replay", Status.UNVERIFIED, "not-in-stdout", f"{RECEIPT}#/facts/latency_ms/{key} = {value}: stdout prints no such row",
-                    path=RECEIPT, pointer=f"/facts/latency_ms/{key}")
-    n = receipt["protocol"]["num_prompts"]
+            out.append(Stated(f"facts/latency_ms/{key}", value, f"/facts/latency_ms/{key}", None, path=RECEIPT, refused=Refused(
+                Status.UNVERIFIED, "not-in-stdout", f"{RECEIPT}#/facts/latency_ms/{key} = {value}: stdout prints no such row")))
     total = parsed["successful_requests"] + parsed["failed_requests"]
-    ok = total == n
-    yield finding("telemetry.replay", Status.PASS if ok else Status.FAIL, "derived" if ok else "denominator-mismatch",
-            f"successful + failed = {parsed['successful_requests']} + {parsed['failed_requests']} = {total}; protocol num_prompts = {n}"
-            + ("" if ok else ": offered requests are missing from the ledger"), path=stdout_path, expected=n, observed=str(total))
+    said = f"successful + failed = {parsed['successful_requests']} + {parsed['failed_requests']} = {{claimed}}; protocol num_prompts = {{derived}}"
+    out.append(Stated("successful + failed", str(total), None, {"statistic": "count"}, source, mismatch="denominator-mismatch",
+                      path=stdout_path, words=(said, said + ": offered requests are missing from the ledger")))
+    return out
 
 
 def _counter(data: bytes, name: str, family: str) -> tuple[dict[frozenset[tuple[str, str]], Decimal] | None, str | None]:
@@ -264,84 +361,65 @@ def _counter(data: bytes, name: str, family: str) -> tuple[dict[frozenset[tuple[
     return None, f"{name}: no {family}_total family"
 
 
-@check("telemetry.engine", title="The engine generation_tokens_total delta replays from both scrapes (counter only, resets refused)",
-       requires=("telemetry.carriers",))
-def engine(ctx: Context) -> Iterator[Finding]:
-    """
-    Derive after - before of `vllm:generation_tokens_total`, summed over series.
-
-    FAIL `scrape-unparseable`; UNVERIFIED `untyped-family` / `metric-absent`
-    (no delta is derived, so a stated delta does not replay); UNVERIFIED
-    `counter-reset` for a series that went down or
-    appeared (FAIL `reset-as-delta` when a delta is stated); UNVERIFIED
-    `not-whole-tokens`; PASS/FAIL the stated delta. Stores `ctx.data["engine_delta"]`.
-    """
+def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None]:
+    """The engine delta's row (`stated`) and the counter's per-series increments (None: no delta); stores their sum in `ctx.data`."""
     receipt, profile = _r(ctx), ctx.data["profile"]
     family = profile["engine_counter"]
     ev = receipt["evidence"]
-    stated = _stated(ctx, "engine_generation_tokens_delta")
-    series = {}
+    claimed = _stated(ctx, "engine_generation_tokens_delta")
+    pointer, series = "/facts/engine_generation_tokens_delta", {}
+
+    def refuse(status: Status, code: str, message: str, path: str, observed: Any = None) -> list[Stated]:
+        return [Stated("facts/engine_generation_tokens_delta", claimed, None, None, path=path, refused=Refused(status, code, message, observed=observed))]
+
     for which in ("metrics_before", "metrics_after"):
         values, problem = _counter(ctx.data["carrier"][which], ev[which]["path"], family)
         if problem is not None:
             unparseable = "not Prometheus" in problem
-            yield finding("telemetry.engine", Status.FAIL if unparseable else Status.UNVERIFIED,
-                    "scrape-unparseable" if unparseable else ("untyped-family" if "untyped" in problem else "metric-absent"),
-                    problem + ("" if stated is None else f"; {RECEIPT}#/facts/engine_generation_tokens_delta = {stated} does not replay"),
-                    path=ev[which]["path"])
-            return
+            return refuse(Status.FAIL if unparseable else Status.UNVERIFIED,
+                          "scrape-unparseable" if unparseable else ("untyped-family" if "untyped" in problem else "metric-absent"),
+                          problem + ("" if claimed is None else f"; {RECEIPT}#{pointer} = {claimed} does not replay"), ev[which]["path"]), None
         series[which] = values
     before, after = series["metrics_before"], series["metrics_after"]
+    after_path = ev["metrics_after"]["path"]
     resets = [dict(k) for k in after if k not in before or after[k] < before[k]]
     if resets or not after:
-        status = Status.FAIL if stated is not None else Status.UNVERIFIED
-        yield finding("telemetry.engine", status, "reset-as-delta" if stated is not None else "counter-reset",
-                f"{ev['metrics_after']['path']}: {family}_total went down or appeared for {resets}: a reset (new incarnation), "
-                "not a negative delta; no delta is derived" + (f", yet the receipt states {stated}" if stated is not None else ""),
-                path=ev["metrics_after"]["path"], observed=resets)
-        return
-    delta = sum((after[k] - before.get(k, Decimal(0)) for k in after), Decimal(0))
+        return refuse(Status.FAIL if claimed is not None else Status.UNVERIFIED, "reset-as-delta" if claimed is not None else "counter-reset",
+                      f"{after_path}: {family}_total went down or appeared for {resets}: a reset (new incarnation), "
+                      "not a negative delta; no delta is derived" + (f", yet the receipt states {claimed}" if claimed is not None else ""),
+                      after_path, resets), None
+    increments = [after[k] - before[k] for k in after]  # each series' counter increment (reading; the sum is the engine's)
+    delta = stats.derive("sum", increments).value
     if delta != delta.to_integral_value():
-        yield finding("telemetry.engine", Status.UNVERIFIED, "not-whole-tokens", f"{family}_total delta {delta} is not a whole token count",
-                path=ev["metrics_after"]["path"], observed=str(delta))
-        return
+        return refuse(Status.UNVERIFIED, "not-whole-tokens", f"{family}_total delta {delta} is not a whole token count", after_path, str(delta)), None
     ctx.data["engine_delta"] = delta
-    how = f"sum over series of {ev['metrics_after']['path']} - {ev['metrics_before']['path']} for {family}_total"
-    if stated is None:
-        yield finding("telemetry.engine", Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt",
-                path=ev["metrics_after"]["path"], observed=str(delta))
-        return
-    yield claim_finding("telemetry.engine", stated, delta, name=RECEIPT, pointer="/facts/engine_generation_tokens_delta",
-                        label="facts/engine_generation_tokens_delta", how=how, exact=True)
+    how = f"sum over series of {after_path} - {ev['metrics_before']['path']} for {family}_total"
+    if claimed is None:
+        return refuse(Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt", after_path, str(delta)), increments
+    return [Stated("facts/engine_generation_tokens_delta", claimed, pointer, {"statistic": "sum", "value": "engine_delta"},
+                   Replayed({}, increments, 0), path=RECEIPT, how=how, bound={"exact": True})], increments
 
 
-@check("telemetry.foreign", title="Client tokens above the engine delta are a contradiction, a surplus is not observed foreign traffic",
-       requires=("telemetry.replay", "telemetry.engine"))
-def foreign_work(ctx: Context) -> Iterator[Finding]:
-    """
-    Compare the client's output tokens (stdout) with the engine delta (scrapes).
+#: The surplus: the engine delta minus the client's output tokens (`stats.derive`'s `difference`, baseline - candidate).
+SURPLUS = {"statistic": "difference", "baseline": "engine", "candidate": "client"}
 
-    FAIL `client-exceeds-engine` when client > engine (an interval or
-    identity mismatch, never "zero foreign work"); else PASS/FAIL the stated
-    `engine_surplus_tokens` = engine - client, described as unattributed
-    engine work in the scrape envelope.
-    """
-    receipt = _r(ctx)
-    client, eng = ctx.data["client"]["output_tokens"], ctx.data["engine_delta"]
-    stated = _stated(ctx, "engine_surplus_tokens")
+
+def _surplus(ctx: Context, source: Replayed) -> list[Stated]:
+    """The engine surplus row (`stated`): client tokens above the engine delta are a contradiction, never zero foreign work."""
+    client, eng = source.client["output_tokens"], ctx.data["engine_delta"]
+    claimed, pointer = _stated(ctx, "engine_surplus_tokens"), "/facts/engine_surplus_tokens"
     if client > eng:
-        yield finding("telemetry.foreign", Status.FAIL, "client-exceeds-engine",
-                f"client output tokens {client} exceed the engine generation_tokens_total delta {eng}: a contradiction "
-                f"(interval or engine identity mismatch), not zero foreign work" + (f"; the receipt states surplus {stated}" if stated is not None else ""),
-                path=RECEIPT, pointer="/facts/engine_surplus_tokens", observed={"client": str(client), "engine": str(eng)})
-        return
-    surplus = eng - client
+        return [Stated("facts/engine_surplus_tokens", claimed, pointer, None, path=RECEIPT, refused=Refused(
+            Status.FAIL, "client-exceeds-engine", f"client output tokens {client} exceed the engine generation_tokens_total delta {eng}: a "
+            "contradiction (interval or engine identity mismatch), not zero foreign work" + (f"; the receipt states surplus {claimed}"
+                                                                                            if claimed is not None else ""),
+            observed={"client": str(client), "engine": str(eng)}))]
+    surplus = derive_rule(SURPLUS, source, {}).value
     how = f"engine delta {eng} - client output tokens {client}: unattributed engine work inside the scrape envelope, not observed foreign traffic"
-    if stated is None:
-        yield finding("telemetry.foreign", Status.PASS, "derived", f"surplus {surplus} tokens ({how})", path=RECEIPT, observed=str(surplus))
-        return
-    yield claim_finding("telemetry.foreign", stated, surplus, name=RECEIPT, pointer="/facts/engine_surplus_tokens",
-                        label="facts/engine_surplus_tokens", how=how, exact=True)
+    if claimed is None:
+        return [Stated("facts/engine_surplus_tokens", None, None, None, path=RECEIPT, refused=Refused(
+            Status.PASS, "derived", f"surplus {surplus} tokens ({how})", observed=str(surplus)))]
+    return [Stated("facts/engine_surplus_tokens", claimed, pointer, SURPLUS, source, path=RECEIPT, how=how, bound={"exact": True})]
 
 
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
@@ -352,8 +430,8 @@ NOTES = {"integrity": "the receipt directory has no manifest; only the carriers 
          "coverage": "a telemetry receipt retains text carriers, no output media",
          "unchanged": "each carrier is read once (telemetry.carriers) and every check reads those bytes"}
 
-#: This reader's own checks: plan (carriers, process outcome, protocol echo, provenance, occupancy), derivation (replay,
-#: engine delta, foreign work, refused claims, rate); `verifier.core.receipt_pipeline` adds `schema.documents` (strict JSON,
-#: producer, schema), the rule pack (`checks/packs/telemetry.py`, `gate.rules`: last, it reads what
+#: This reader's own checks: plan (carriers, process outcome, protocol echo, provenance, occupancy); `verifier.core.receipt_pipeline`
+#: adds `schema.documents` (strict JSON, producer, schema), `derivation.claims` over `stated` (client facts, engine delta,
+#: surplus, refused facts and conclusions, rate), the rule pack (`checks/packs/telemetry.py`, `gate.rules`: last, it reads what
 #: every check before it established) and the stand-ins, in roster order.
-CHECKS = (carriers, process, protocol_echo, provenance, occupancy, replay, engine, foreign_work, claims, rate)
+CHECKS = (carriers, process, protocol_echo, provenance, occupancy)

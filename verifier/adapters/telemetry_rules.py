@@ -8,10 +8,10 @@ Every check here runs after `schema.documents`, so each field it reads has
 the type `schemas/serving-load-telemetry-v1.schema.json` gives it (a wrong
 type is a schema finding, never a crash here). Lists of refused facts and
 conclusions, stdout protocol labels and gauge names are profile data in
-that schema. Facts derived by the checks of `verifier.adapters.telemetry`
-are read from `ctx.data` (stdout facts `client`, engine delta
-`engine_delta`, carrier bytes `carrier`); a fact that is absent there is
-unmet, never assumed.
+that schema. The plan checks (protocol echo, provenance, occupancy) read the
+carrier bytes `telemetry.carriers` kept in `ctx.data["carrier"]`; `refused`
+and `rate` are rows of the reader's `stated` (`derivation.claims`), the rate
+over the printed facts it replayed.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from verifier import stats
-from verifier.derive import claim_finding
+from verifier.derive import Refused, Source, Stated
 from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
 
-__all__ = ["claims", "occupancy", "protocol", "provenance", "rate"]
+__all__ = ["RATE", "occupancy", "protocol", "provenance", "rate", "refused"]
 
 RECEIPT = "telemetry-receipt.json"
 HEX40 = re.compile(r"[0-9a-fA-F]{40}")
@@ -44,11 +44,9 @@ def _p(ctx: Context) -> dict[str, Any]:
     return ctx.data["profile"]  # type: ignore[no-any-return]
 
 
-@check("telemetry.claims", title="No engine concurrency, foreign work or cause is read from a client bucket peak or a latency tail",
-       requires=("schema.documents",))
-def claims(ctx: Context) -> Iterator[Finding]:
+def refused(ctx: Context) -> list[Stated]:
     """
-    Refuse facts and conclusions the client evidence cannot carry.
+    Return the rows (`derive.Stated`, `derivation.claims`) refusing facts and conclusions the client evidence cannot carry.
 
     FAIL `bucket-peak-as-engine-concurrency` per `facts` key of the profile's
     `refused_facts` that is stated (not null); FAIL `causal-conclusion` per
@@ -59,28 +57,22 @@ def claims(ctx: Context) -> Iterator[Finding]:
     """
     receipt, profile = _r(ctx), _p(ctx)
     facts, said = receipt.get("facts") or {}, receipt.get("conclusions") or {}
-    seen = False
-    for key, why in profile["refused_facts"].items():
-        if facts.get(key) is not None:
-            seen = True
-            yield finding("telemetry.claims", Status.FAIL, "bucket-peak-as-engine-concurrency",
-                    f"{RECEIPT}#/facts/{key} = {facts[key]!r}: {why}", path=RECEIPT, pointer=f"/facts/{key}")
+
+    def row(pointer: str | None, status: Status, code: str, message: str) -> Stated:
+        return Stated(pointer or "claims", None, pointer, None, path=RECEIPT, refused=Refused(status, code, message))
+
+    out = [row(f"/facts/{key}", Status.FAIL, "bucket-peak-as-engine-concurrency", f"{RECEIPT}#/facts/{key} = {facts[key]!r}: {why}")
+           for key, why in profile["refused_facts"].items() if facts.get(key) is not None]
     for key, value in said.items():
-        seen = True
-        why = profile["refused_conclusions"].get(key)
+        why, pointer = profile["refused_conclusions"].get(key), f"/conclusions/{key}"
         if why is None:
-            yield finding("telemetry.claims", Status.UNVERIFIED, "conclusion-not-checked",
-                    f"{RECEIPT}#/conclusions/{key} = {value!r}: no rule of this reader establishes it", path=RECEIPT, pointer=f"/conclusions/{key}")
+            out.append(row(pointer, Status.UNVERIFIED, "conclusion-not-checked", f"{RECEIPT}#{pointer} = {value!r}: no rule of this reader establishes it"))
         elif value is None or value in profile["unestablished"]:
-            yield finding("telemetry.claims", Status.PASS, "cause-unestablished", f"{RECEIPT}#/conclusions/{key}: left unestablished ({why})",
-                    path=RECEIPT, pointer=f"/conclusions/{key}")
+            out.append(row(pointer, Status.PASS, "cause-unestablished", f"{RECEIPT}#{pointer}: left unestablished ({why})"))
         else:
-            yield finding("telemetry.claims", Status.FAIL, "causal-conclusion",
-                    f"{RECEIPT}#/conclusions/{key} = {value!r} is a causal or policy conclusion the telemetry cannot support: {why}",
-                    path=RECEIPT, pointer=f"/conclusions/{key}")
-    if not seen:
-        yield finding("telemetry.claims", Status.PASS, "no-unsupported-claims",
-                "no engine-concurrency, foreign-work or causal conclusion is stated", path=RECEIPT)
+            out.append(row(pointer, Status.FAIL, "causal-conclusion",
+                           f"{RECEIPT}#{pointer} = {value!r} is a causal or policy conclusion the telemetry cannot support: {why}"))
+    return out or [row(None, Status.PASS, "no-unsupported-claims", "no engine-concurrency, foreign-work or causal conclusion is stated")]
 
 
 def _printed(text: str, labels: dict[str, str]) -> dict[str, str]:
@@ -200,42 +192,42 @@ def provenance(ctx: Context) -> Iterator[Finding]:
                 + ") has no exact revision or digest: telemetry only, no qualification", path=RECEIPT, pointer="/protocol/implementation")
 
 
-@check("telemetry.rate", title="A client rate divides by the benchmark's own duration, never an authored or zero interval",
-       requires=("telemetry.replay",))
-def rate(ctx: Context) -> Iterator[Finding]:
+#: The client rate: the printed output tokens over the printed benchmark duration.
+RATE = {"statistic": "ratio_of_sums", "numerator": ("output_tokens",), "denominator": "benchmark_duration_s"}
+
+
+def rate(ctx: Context, source: Source) -> list[Stated]:
     """
-    Judge `facts.rate` = {output_tokens_per_s, interval_s}.
+    Return the row (`derive.Stated`, `derivation.claims`) of `facts.rate` = {output_tokens_per_s, interval_s} over the printed facts `source` gives.
 
     FAIL `rate-from-zero-duration` when the interval or the printed
     benchmark duration is 0; FAIL `authored-interval` when `interval_s` is
     not stdout's `Benchmark duration (s)` at its printed precision (a scrape
     envelope or a convenient second is not the client service interval);
-    else PASS/FAIL the rate against output_tokens / duration (`stats.compare`,
-    statistic `ratio`, the duration's print half-unit as input error). PASS
+    else the rate is output_tokens / duration (`RATE`, the duration's print
+    half-unit as input error: PASS `derived` / FAIL `claim-mismatch`). PASS
     `no-rate-stated` without a rate.
     """
-    receipt, client = _r(ctx), ctx.data["client"]
+    receipt = _r(ctx)
     stated = (receipt.get("facts") or {}).get("rate")
+
+    def refuse(status: Status, code: str, message: str, pointer: str | None, **kw: Any) -> list[Stated]:
+        return [Stated("facts/rate", None, pointer, None, path=RECEIPT, refused=Refused(status, code, message, **kw))]
+
     if stated is None:
-        yield finding("telemetry.rate", Status.PASS, "no-rate-stated", "no client rate is stated", path=RECEIPT)
-        return
-    tokens, duration = client["output_tokens"], client["benchmark_duration_s"]
+        return refuse(Status.PASS, "no-rate-stated", "no client rate is stated", None)
+    (tokens,), (duration,) = source.sums({}, RATE["numerator"], RATE["denominator"])[0]
     interval = Decimal(stated["interval_s"])
     if interval == 0 or duration == 0:
-        yield finding("telemetry.rate", Status.FAIL, "rate-from-zero-duration",
-                f"{RECEIPT}#/facts/rate over interval {interval} s (stdout duration {duration} s): a zero duration yields no rate",
-                path=RECEIPT, pointer="/facts/rate")
-        return
-    if abs(interval - duration) > stats.half_unit(duration):
-        yield finding("telemetry.rate", Status.FAIL, "authored-interval",
-                f"{RECEIPT}#/facts/rate/interval_s = {interval} s is not the benchmark's own duration {duration} s printed in "
-                f"{receipt['evidence']['stdout']['path']}: a rate over an authored interval (or the scrape envelope) is not the client rate",
-                path=RECEIPT, pointer="/facts/rate/interval_s", expected=str(duration), observed=str(interval))
-        return
-    derived = stats.derive("ratio", (tokens, duration)).value
-    yield claim_finding("telemetry.rate", Decimal(stated["output_tokens_per_s"]), derived, name=RECEIPT, pointer="/facts/rate/output_tokens_per_s",
-                        label="facts/rate/output_tokens_per_s", how=f"output tokens {tokens} / benchmark duration {duration} s",
-                        statistic="ratio", values=[tokens, duration], input_error=stats.half_unit(duration))
+        return refuse(Status.FAIL, "rate-from-zero-duration",
+                      f"{RECEIPT}#/facts/rate over interval {interval} s (stdout duration {duration} s): a zero duration yields no rate", "/facts/rate")
+    if not stats.compare(duration, interval).holds:  # the interval is the duration as stdout prints it, at its printed place
+        return refuse(Status.FAIL, "authored-interval",
+                      f"{RECEIPT}#/facts/rate/interval_s = {interval} s is not the benchmark's own duration {duration} s printed in "
+                      f"{receipt['evidence']['stdout']['path']}: a rate over an authored interval (or the scrape envelope) is not the client rate",
+                      "/facts/rate/interval_s", expected=str(duration), observed=str(interval))
+    return [Stated("facts/rate/output_tokens_per_s", Decimal(stated["output_tokens_per_s"]), "/facts/rate/output_tokens_per_s", RATE, source,
+                   path=RECEIPT, how=f"output tokens {tokens} / benchmark duration {duration} s", input_error=stats.half_unit(duration))]
 
 
 def _gauges(data: bytes, names: dict[str, str]) -> dict[str, Decimal]:

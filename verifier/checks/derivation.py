@@ -228,7 +228,9 @@ def receipt_claims(reader: Any) -> Check:
                  run, ("schema.documents",))
 
 
-def _judge(s: Stated, name: str, noun: str) -> Iterator[Finding]:
+def _judge(s: Stated, receipt: str, noun: str) -> Iterator[Finding]:
+    name = receipt if s.path == "" else s.path  # a receipt directory's row names its own carrier, or no file
+
     def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
         return Finding(check=CHECK, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
 
@@ -257,7 +259,8 @@ def _judge(s: Stated, name: str, noun: str) -> Iterator[Finding]:
         yield f(Status.PASS if holds else Status.FAIL, "derived" if holds else s.mismatch, message, expected=n, observed=s.claimed, derivation=how)
         return
     if s.how is not None:  # worded as the producer's own identities are (`claim_finding`)
-        bound = {"statistic": result.statistic, "values": result.inputs, "input_error": s.input_error} if s.float_bound else {}
+        bound = s.bound if s.bound is not None else (
+            {"statistic": result.statistic, "values": result.inputs, "input_error": s.input_error} if s.float_bound else {})
         yield claim_finding(CHECK, s.claimed, derived, name=name, pointer=s.pointer, label=s.label, how=s.how, scale=s.scale, **bound)
         return
     if s.samples is not None and not stats.compare(s.samples[0], Decimal(len(result.inputs)), exact=True).holds:
