@@ -180,5 +180,5 @@ def test_complete_round_without_its_numbers_or_lines_fails_not_errors(tmp_path, 
     d = _copy(tmp_path / "c", "good")
     _summary(change)(d)
     report = verify_path(str(d))
-    assert ("matrix.throughput", "complete-round-unsupported") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert ("derivation.claims", "complete-round-unsupported") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
     assert not [x for x in report.findings if x.status == "ERROR"]

@@ -108,7 +108,8 @@ class Stated:
     the derived value to the stated unit (1000: s -> ms), `input_error` bounds each input's own float error
     (`stats.tolerance`), and `float_bound` False judges the number at its stated precision alone (no float error of
     the statistic over its inputs). `words` `(passed, failed)`: the messages of a count (`str.format` with `claimed` and
-    `derived`), the producer's identity worded as it states it.
+    `derived`), the producer's identity worded as it states it. `path`: the file the number is stated in, when not the
+    receipt the reader was given (a directory's `summary.json`).
     """
 
     label: str
@@ -128,6 +129,7 @@ class Stated:
     input_error: Decimal | None = None
     float_bound: bool = True
     words: tuple[str, str] | None = None
+    path: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,6 +137,8 @@ class Refused:
     """
     The finding a receipt reader gives for a stated number instead of its derivation (`Stated.refused`).
 
+    A refusal (nothing was measured: FAIL or UNVERIFIED), or the producer's own rule on where a number may be stated
+    (an HTTP matrix's failed round states no percentile; no steady-state window when n <= 2c), which may PASS.
     `status`, `code` and `message` as the finding reports them; `expected` and `observed` (JSON values, None: not
     given) likewise. Its pointer is the `Stated` one (None: the finding names no place, e.g. nothing is stated).
     """

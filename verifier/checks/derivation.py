@@ -229,6 +229,8 @@ def receipt_claims(reader: Any) -> Check:
 
 
 def _judge(s: Stated, name: str, noun: str) -> Iterator[Finding]:
+    name = s.path or name
+
     def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
         return Finding(check=CHECK, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
 
