@@ -182,3 +182,24 @@ def test_complete_round_without_its_numbers_or_lines_fails_not_errors(tmp_path, 
     report = verify_path(str(d))
     assert ("derivation.claims", "complete-round-unsupported") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
     assert not [x for x in report.findings if x.status == "ERROR"]
+
+
+def test_a_spread_block_is_derived_and_compared_by_the_engine():
+    """`stats.compare_spread`: rounds exactly, min/median/max at their stated precision, the relative spread as a binary64 difference over the median."""
+    from decimal import Decimal as D
+
+    from verifier import stats
+
+    block = {"rounds": 3, "min": 10.0, "median": 11, "max": 12, "relative_spread": D("0.181818")}
+    derived, bad = stats.compare_spread(block, [D(12), D(10), D(11)])
+    assert derived == {"rounds": 3, "min": 10, "median": 11, "max": 12, "relative_spread": stats.CONTEXT.divide(D(2), D(11))} and bad == []
+    assert stats.compare_spread({**block, "rounds": 2, "min": D("10.1"), "relative_spread": D("0.1817")}, [D(12), D(10), D(11)])[1] == [
+        "rounds", "min", "relative_spread"]
+    assert stats.compare_spread({**block, "median": None, "max": D("12.0")}, [D(12), D(10), D(11)])[1] == ["median"]
+    zeros = {"rounds": 3, "min": 0, "median": 0, "max": 0}
+    assert stats.compare_spread({**zeros, "relative_spread": 0}, [D(0)] * 3)[1] == []
+    assert stats.compare_spread({**zeros, "relative_spread": D("1E-9")}, [D(0)] * 3)[1] == ["relative_spread"]  # exactly, over a zero median
+    around = {"rounds": 3, "min": -1, "median": 0, "max": 1}
+    assert stats.compare_spread({**around, "relative_spread": None}, [D(-1), D(0), D(1)]) == (
+        {"rounds": 3, "min": -1, "median": 0, "max": 1, "relative_spread": None}, [])
+    assert stats.compare_spread({**around, "relative_spread": 0}, [D(-1), D(0), D(1)])[1] == ["relative_spread"]

@@ -477,14 +477,6 @@ SPREAD_METRICS = {"throughput_rps": ("throughput_rps",), "p50_ms": ("p50_ms",), 
                   "steady_state_throughput_rps": ("steady_state", "throughput_rps")}
 
 
-def _spread_of(values: list[Decimal]) -> dict[str, Any] | None:
-    """The runner's spread block: rounds, min, median, max and (max - min) / median (None when the median is 0 and max != min)."""
-    if not values:
-        return None
-    low, mid, high, rel = stats.spread(values)
-    return {"rounds": len(values), "min": low, "median": mid, "max": high, "relative_spread": rel}
-
-
 def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
     node: Any = row
     for part in path:
@@ -500,7 +492,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
     Per (case, concurrency) and metric of `SPREAD_METRICS`: rounds (exact),
     min and max (picks), median (`stats.median`: the mean of the two middle
     values for even n, as `statistics.median`) and relative_spread = (max -
-    min) / median, compared with `stats.compare`. FAIL `spread-mismatch` per
+    min) / median, derived and compared by `stats.compare_spread`. FAIL `spread-mismatch` per
     wrong field, `spread-missing` for a group or metric with complete
     rounds and no block (or a block for values that do not exist);
     UNVERIFIED `spread-not-stated` when the summary has no `round_aggregates`.
@@ -524,36 +516,21 @@ def spread(ctx: Context) -> Iterator[Finding]:
         i, block = blocks[key]
         for metric, where in SPREAD_METRICS.items():
             values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
-            derived, stated, ptr = _spread_of(values), block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
-            if (derived is None) != (stated is None):
+            stated, ptr = block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
+            if (not values) != (stated is None):
                 yield finding("matrix.spread", Status.FAIL, "spread-missing",
                         f"{ptr}: stated {'nothing' if stated is None else 'a spread'} for {len(values)} complete-round value(s)",
                         path="summary.json", pointer=ptr)
                 continue
-            if derived is None:
+            if not values:
                 continue
-            bad = [k for k in ("rounds", "min", "median", "max", "relative_spread") if not _holds(stated[k], derived[k], k, values)]
+            derived, bad = stats.compare_spread(stated, values)
             yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",
                      f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
                      path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
                    if bad else
                    finding("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
                      path="summary.json", pointer=ptr))
-
-
-def _holds(stated: Any, derived: Any, key: str, values: list[Decimal]) -> bool:
-    if stated is None or derived is None:
-        return stated is None and derived is None
-    if key == "rounds":
-        return int(stated) == derived
-    if key == "relative_spread":
-        # (max - min) / median in binary64: the difference's rounding at the operands' magnitude, relative to the median
-        mid = stats.median(values)
-        if not mid:
-            return Decimal(stated) == derived
-        bound = {"statistic": "difference", "values": (max(values), min(values)), "scale": 1 / mid}
-        return stats.compare(Decimal(stated), derived, **bound).holds
-    return stats.compare(Decimal(stated), derived, statistic=key, values=values).holds
 
 
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
