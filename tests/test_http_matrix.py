@@ -402,3 +402,19 @@ def test_a_complete_round_without_lines_and_a_window_claimed_when_n_le_2c(tmp_pa
         "/rounds/2/steady_state/available", False, True, None)
     assert rows[("not-claimed", "/rounds/1/steady_state")][:3] == ("PASS", "not-claimed", "summary.json#/rounds/1: no steady-state window claimed (n = 4 > 2c = 2)")
 
+
+
+def test_a_wave_of_zero_seconds_has_no_throughput_and_is_no_verifier_error(tmp_path):
+    """Every measured line of a round dispatched and completed at one instant: its throughput is underivable (FAIL), the other rounds judged."""
+    d = _copy(tmp_path, "good")
+    lines = _lines(d)
+    for x in lines:
+        if (x["phase"], x["concurrency"], x["round"]) == ("measured", 1, 1):
+            x.update(dispatched_at_monotonic_seconds=50.0, completed_at_monotonic_seconds=50.0, latency_seconds=0.0)
+    _write_lines(d, lines)
+    report = verify_path(str(d))
+    assert not [f for f in report.findings if f.status.value == "ERROR"]
+    rows = {x[4]: x for x in _claims(report)}
+    assert rows["/rounds/0/throughput_rps"][:2] == ("FAIL", "empty-selection")
+    assert "the denominator sums to zero" in rows["/rounds/0/throughput_rps"][2]
+    assert rows["/rounds/3/throughput_rps"][:2] == ("PASS", "derived")  # the rounds after it are still judged
