@@ -126,7 +126,7 @@ def test_p95_by_linear_interpolation_fails_nearest_rank_is_the_maximum(tmp_path)
     d = _copy(tmp_path, "good")
     _edit(d / "summary.json", lambda s: s["rounds"][0].__setitem__("p95_ms", 24.55))
     report = verify_path(str(d))
-    (bad,) = _by(report, "matrix.percentiles", "FAIL")
+    (bad,) = _by(report, "derivation.claims", "FAIL")
     assert bad.pointer == "/rounds/0/p95_ms" and bad.expected == "25.000" and "p95 is the maximum" in bad.message
 
 
@@ -134,7 +134,7 @@ def test_p50_by_linear_interpolation_fails(tmp_path):
     d = _copy(tmp_path, "good")
     _edit(d / "summary.json", lambda s: s["rounds"][0].__setitem__("p50_ms", 21.5))
     report = verify_path(str(d))
-    assert [f.pointer for f in _by(report, "matrix.percentiles", "FAIL")] == ["/rounds/0/p50_ms"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/rounds/0/p50_ms"]
 
 
 def test_failed_round_with_percentiles_and_throughput_fails(tmp_path):
@@ -148,14 +148,14 @@ def test_unlabelled_whole_wave_throughput_fails(tmp_path):
     d = _copy(tmp_path, "good")
     _edit(d / "summary.json", lambda s: s["rounds"][1].__setitem__("throughput_scope", "steady_state"))
     report = verify_path(str(d))
-    assert [f.code for f in _by(report, "matrix.throughput", "FAIL")] == ["scope-unlabelled"]
+    assert [f.code for f in _by(report, "derivation.claims", "FAIL")] == ["scope-unlabelled"]
 
 
 def test_wrong_whole_wave_throughput_fails(tmp_path):
     d = _copy(tmp_path, "good")
     _edit(d / "summary.json", lambda s: s["rounds"][2].__setitem__("throughput_rps", 2 / s["rounds"][2]["wave_seconds"] * 2.5))
     report = verify_path(str(d))
-    assert [f.pointer for f in _by(report, "matrix.throughput", "FAIL")] == ["/rounds/2/throughput_rps"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/rounds/2/throughput_rps"]
 
 
 def test_steady_state_claimed_when_n_le_2c_fails(tmp_path):
@@ -165,7 +165,7 @@ def test_steady_state_claimed_when_n_le_2c_fails(tmp_path):
     _edit(d / "summary.json", lambda s: s["rounds"][i].__setitem__(
         "steady_state", {"available": True, "excluded_each_end": 2, "requests": 0, "seconds": 0.0, "throughput_rps": 0.0}))
     report = verify_path(str(d))
-    bad = _by(report, "matrix.throughput", "FAIL")
+    bad = _by(report, "derivation.claims", "FAIL")
     assert [f.code for f in bad] == ["no-steady-state"] and "n = 4 <= 2c = 4" in bad[0].message
 
 
@@ -175,7 +175,7 @@ def test_steady_state_window_numbers_rederive_and_fail_when_wrong(tmp_path):
     d = _copy(tmp_path, "good")
     _edit(d / "summary.json", lambda s: s["rounds"][0]["steady_state"].__setitem__("requests", 4))
     report = verify_path(str(d))
-    assert [f.pointer for f in _by(report, "matrix.throughput", "FAIL")] == ["/rounds/0/steady_state/requests"]
+    assert [f.pointer for f in _by(report, "derivation.claims", "FAIL")] == ["/rounds/0/steady_state/requests"]
 
 
 def test_unknown_output_version_is_unverified_not_fail(tmp_path):
@@ -302,3 +302,119 @@ def test_a_file_that_is_not_strict_json_stops_the_schema_family_after_reading(tm
     assert [x[:2] for x in family] == [("PASS", "read"), ("FAIL", "duplicate-key"), ("PASS", "read"), ("PASS", "read")]
     assert family[1][2].startswith("config.json: ") and report.verdict == "FAIL"
     assert [(f.code, f.observed) for f in _by(report, "matrix.plan_digest")] == [("blocked-by", ["schema.documents"])]
+
+
+# ---- the rounds' percentiles and throughputs on derivation.claims (issue 36; were matrix.percentiles and matrix.throughput) ----
+
+CLAIM_IDS = ("derivation.claims",)
+
+
+def _claims(report) -> list[tuple]:
+    return [(f.status.value, f.code, f.message, f.path, f.pointer, f.expected, f.observed, f.derivation)
+            for f in report.findings if f.check in CLAIM_IDS]
+
+
+def _shape(report) -> list[tuple]:
+    return [(status, code, pointer) for status, code, _m, _p, pointer, *_ in _claims(report)]
+
+
+def test_the_rounds_numbers_are_derivation_claims_in_summary_order_percentiles_first():
+    rows = _claims(verify_path(str(FIX / "good")))
+    assert {path for _s, _c, _m, path, *_ in rows} == {"summary.json"}
+    assert [(c, p) for _s, c, p in _shape(verify_path(str(FIX / "good")))] == [
+        *[("derived", f"/rounds/{i}/p{q}_ms") for i in range(4) for q in (50, 95)],
+        *[x for i in range(2) for x in (("derived", f"/rounds/{i}/wave_seconds"), ("derived", f"/rounds/{i}/throughput_rps"),
+                                        ("derived", f"/rounds/{i}/steady_state/excluded_each_end"),
+                                        ("derived", f"/rounds/{i}/steady_state/requests"),
+                                        ("derived", f"/rounds/{i}/steady_state/seconds"),
+                                        ("derived", f"/rounds/{i}/steady_state/throughput_rps"))],
+        *[x for i in (2, 3) for x in (("derived", f"/rounds/{i}/wave_seconds"), ("derived", f"/rounds/{i}/throughput_rps"),
+                                      ("derived", f"/rounds/{i}/steady_state/available"))]]
+    key = "('short', 1, 1)"
+    p95, wave, rps, excluded, _requests, seconds, steady = rows[1], *rows[8:14]
+    assert p95 == ("PASS", "derived", f"round {key} p95_ms = 25.0 re-derives (25.000) from nearest-rank p95 of 4 successful latencies in ms "
+                   "(n < 20: p95 is the maximum)", "summary.json", "/rounds/0/p95_ms", "25.000",
+                   {"claimed": "25.0", "derived": "25.000", "delta": "0.000", "tolerance": "0.05"},
+                   "nearest-rank p95 of 4 successful latencies in ms (n < 20: p95 is the maximum)")
+    assert wave[2].startswith(f"round {key} wave_seconds = 0.088 re-derives (") and wave[7].startswith("last completion ")
+    assert rps[2].startswith(f"round {key} throughput_rps = 45.454545 re-derives (") and rps[7].endswith(" s whole wave (including ramp and drain)")
+    assert excluded == ("PASS", "derived", "summary.json#/rounds/0/steady_state/excluded_each_end = 1 re-derives (concurrency c completions "
+                        "excluded at each end)", "summary.json", "/rounds/0/steady_state/excluded_each_end", 1, 1,
+                        "concurrency c completions excluded at each end")
+    assert seconds[7] == "t[3] - t[1] of 4 sorted completion times" and steady[7] == "(n - 2c) / (t[3] - t[1] of 4 sorted completion times)"
+    assert rows[-1] == ("PASS", "derived", "summary.json#/rounds/3/steady_state.available = False: n = 4 <= 2c = 4, so no interior window exists",
+                        "summary.json", "/rounds/3/steady_state/available", False, False, None)
+
+
+def test_a_wrong_number_fails_with_its_delta_and_tolerance_and_a_wrong_count_exactly(tmp_path):
+    d = _copy(tmp_path, "good")
+
+    def change(s):
+        s["rounds"][0]["p50_ms"] = 21.5
+        s["rounds"][1]["wave_seconds"] = 0.095
+        s["rounds"][1]["steady_state"]["requests"] = 3
+    _edit(d / "summary.json", change)
+    bad = [x for x in _claims(verify_path(str(d))) if x[0] == "FAIL"]
+    assert [(c, p) for _s, c, _m, _f, p, *_ in bad] == [("claim-mismatch", "/rounds/0/p50_ms"), ("claim-mismatch", "/rounds/1/wave_seconds"),
+                                                        ("count-mismatch", "/rounds/1/steady_state/requests")]
+    assert bad[0][2] == ("round ('short', 1, 1) p50_ms = 21.5, but nearest-rank p50 of 4 successful latencies in ms gives 21.000 "
+                         "(delta 0.5, tolerance 0.05: docs/tolerances.md)")
+    assert bad[0][5:7] == ("21.000", {"claimed": "21.5", "derived": "21.000", "delta": "0.500", "tolerance": "0.05"})
+    assert bad[2][2:] == ("summary.json#/rounds/1/steady_state/requests = 3, but n - 2c gives 2 (n - 2c)", "summary.json",
+                          "/rounds/1/steady_state/requests", 2, 3, "n - 2c")
+
+
+def test_the_producers_rules_on_where_a_number_may_stand_are_claim_findings(tmp_path):
+    d = _copy(tmp_path, "stopped")
+
+    def change(s):
+        s["rounds"][2].update(p50_ms=21.0, throughput_rps=90.0)  # an incomplete round states aggregates
+        s["rounds"][0]["throughput_scope"] = "steady_state"
+        s["rounds"][1].update(p95_ms=None, wave_seconds=None)
+    _edit(d / "summary.json", change)
+    rows = [x for x in _claims(verify_path(str(d))) if x[0] != "PASS"]
+    assert rows == [
+        ("FAIL", "missing-claim", "summary.json#/rounds/1/p95_ms is null for a complete round", "summary.json", "/rounds/1/p95_ms", None, None, None),
+        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2/p50_ms = 21.0 for a incomplete round: failed rounds are excluded from aggregates",
+         "summary.json", "/rounds/2/p50_ms", None, None, None),
+        ("FAIL", "scope-unlabelled", "summary.json#/rounds/0/throughput_scope = 'steady_state': throughput over the whole wave includes ramp-up "
+         "and drain and must be labelled 'complete_wave_including_ramp_and_drain'", "summary.json", "/rounds/0/throughput_scope",
+         "complete_wave_including_ramp_and_drain", "steady_state", None),
+        ("FAIL", "complete-round-unsupported", "summary.json#/rounds/1: a complete round states no wave_seconds", "summary.json", "/rounds/1",
+         None, None, None),
+        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2: a incomplete round reports throughput: failed rounds are excluded from aggregates",
+         "summary.json", "/rounds/2/throughput_rps", None, None, None)]
+
+
+def test_a_complete_round_without_lines_and_a_window_claimed_when_n_le_2c(tmp_path):
+    d = _copy(tmp_path, "good")
+
+    def change(s):
+        s["rounds"][0]["case"] = "other"  # no measured line is of this round now
+        s["rounds"][2]["steady_state"] = {"available": True, "excluded_each_end": 2, "requests": 0, "seconds": 0.0, "throughput_rps": 0.0}
+        s["rounds"][1]["steady_state"] = {"available": False}
+    _edit(d / "summary.json", change)
+    rows = {(x[1], x[4]): x for x in _claims(verify_path(str(d)))}
+    assert rows[("no-samples", "/rounds/0")][:3] == ("FAIL", "no-samples", "summary.json#/rounds/0: complete round without successful lines")
+    assert rows[("complete-round-unsupported", "/rounds/0")][2] == "summary.json#/rounds/0: a complete round has no successful measured line in responses.jsonl"
+    assert rows[("no-steady-state", "/rounds/2/steady_state/available")][2:] == (
+        "summary.json#/rounds/2/steady_state.available = True: n = 4 <= 2c = 4, so no interior window exists", "summary.json",
+        "/rounds/2/steady_state/available", False, True, None)
+    assert rows[("not-claimed", "/rounds/1/steady_state")][:3] == ("PASS", "not-claimed", "summary.json#/rounds/1: no steady-state window claimed (n = 4 > 2c = 2)")
+
+
+
+def test_a_wave_of_zero_seconds_has_no_throughput_and_is_no_verifier_error(tmp_path):
+    """Every measured line of a round dispatched and completed at one instant: its throughput is underivable (FAIL), the other rounds judged."""
+    d = _copy(tmp_path, "good")
+    lines = _lines(d)
+    for x in lines:
+        if (x["phase"], x["concurrency"], x["round"]) == ("measured", 1, 1):
+            x.update(dispatched_at_monotonic_seconds=50.0, completed_at_monotonic_seconds=50.0, latency_seconds=0.0)
+    _write_lines(d, lines)
+    report = verify_path(str(d))
+    assert not [f for f in report.findings if f.status.value == "ERROR"]
+    rows = {x[4]: x for x in _claims(report)}
+    assert rows["/rounds/0/throughput_rps"][:2] == ("FAIL", "empty-selection")
+    assert "the denominator sums to zero" in rows["/rounds/0/throughput_rps"][2]
+    assert rows["/rounds/3/throughput_rps"][:2] == ("PASS", "derived")  # the rounds after it are still judged

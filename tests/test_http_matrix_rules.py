@@ -180,5 +180,42 @@ def test_complete_round_without_its_numbers_or_lines_fails_not_errors(tmp_path, 
     d = _copy(tmp_path / "c", "good")
     _summary(change)(d)
     report = verify_path(str(d))
-    assert ("matrix.throughput", "complete-round-unsupported") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
+    assert ("derivation.claims", "complete-round-unsupported") in {(x.check, x.code) for x in report.findings if x.status == "FAIL"}
     assert not [x for x in report.findings if x.status == "ERROR"]
+
+
+def test_a_spread_block_is_derived_and_compared_by_the_engine():
+    """`stats.compare_spread`: rounds exactly, min/median/max at their stated precision, the relative spread as a binary64 difference over the median."""
+    from decimal import Decimal as D
+
+    from verifier import stats
+
+    block = {"rounds": 3, "min": 10.0, "median": 11, "max": 12, "relative_spread": D("0.181818")}
+    derived, bad = stats.compare_spread(block, [D(12), D(10), D(11)])
+    assert derived == {"rounds": 3, "min": 10, "median": 11, "max": 12, "relative_spread": stats.CONTEXT.divide(D(2), D(11))} and bad == []
+    assert stats.compare_spread({**block, "rounds": 2, "min": D("10.1"), "relative_spread": D("0.1817")}, [D(12), D(10), D(11)])[1] == [
+        "rounds", "min", "relative_spread"]
+    assert stats.compare_spread({**block, "median": None, "max": D("12.0")}, [D(12), D(10), D(11)])[1] == ["median"]
+    zeros = {"rounds": 3, "min": 0, "median": 0, "max": 0}
+    assert stats.compare_spread({**zeros, "relative_spread": 0}, [D(0)] * 3)[1] == []
+    assert stats.compare_spread({**zeros, "relative_spread": D("1E-9")}, [D(0)] * 3)[1] == ["relative_spread"]  # exactly, over a zero median
+    around = {"rounds": 3, "min": -1, "median": 0, "max": 1}
+    assert stats.compare_spread({**around, "relative_spread": None}, [D(-1), D(0), D(1)]) == (
+        {"rounds": 3, "min": -1, "median": 0, "max": 1, "relative_spread": None}, [])
+    assert stats.compare_spread({**around, "relative_spread": 0}, [D(-1), D(0), D(1)])[1] == ["relative_spread"]
+    huge = [D("1E17")] * 3  # rounds are counted, not measured: exact whatever the values' magnitude
+    assert stats.compare_spread({"rounds": 4, "min": D("1E17"), "median": D("1E17"), "max": D("1E17"), "relative_spread": 0}, huge)[1] == ["rounds"]
+    # (max - min) / median in binary64: the difference's two ulps at max / median (1000 / 0.001: 2.3e-10), not at max (2.3e-13)
+    wide = [D("0.001"), D("0.001"), D(1000)]
+    edge = {"rounds": 3, "min": D("0.001"), "median": D("0.001"), "max": 1000}
+    assert stats.compare_spread({**edge, "relative_spread": D("999999.0000000001")}, wide)[1] == []
+    assert stats.compare_spread({**edge, "relative_spread": D("999999.000000001")}, wide)[1] == ["relative_spread"]
+
+
+def test_a_spread_block_wrong_in_two_members_names_both(tmp_path):
+    d = _copy(tmp_path / "t", "good")
+    _agg(0, "p50_ms", min=20.0, rounds=3)(d)
+    (bad,) = [x for x in verify_path(str(d)).findings if x.check == "matrix.spread" and x.status.value == "FAIL"]
+    assert (bad.code, bad.pointer, bad.observed) == ("spread-mismatch", "/round_aggregates/0/metrics/p50_ms", {"rounds": "3", "min": "20.0"})
+    assert bad.message == ("/round_aggregates/0/metrics/p50_ms: rounds 3 but 2 complete round(s) give 2; min 20.0 but 2 complete round(s) give 21.0")
+    assert bad.expected == {"rounds": "2", "min": "21.0", "median": "21.00", "max": "21.0", "relative_spread": "0E+1"}

@@ -110,7 +110,8 @@ class Stated:
     the statistic over its inputs); `bound`, when given, the keywords of `stats.tolerance` that judge it instead (`exact`:
     a count; `source`: a value as its own carrier printed it). `words` `(passed, failed)`: the messages of a count
     (`str.format` with `claimed` and `derived`), the producer's identity worded as it states it. `path` is the file its
-    finding names: "" (the default) the receipt's, None none (a receipt directory's rows name their own carriers).
+    finding names: "" (the default) the receipt's, None none (a receipt directory's rows name their own carriers), any
+    other text that file (a matrix directory's `summary.json`).
     """
 
     label: str
@@ -140,6 +141,8 @@ class Refused:
     The finding a receipt reader gives for a stated number instead of its derivation (`Stated.refused`), or for a number
     it derives that nothing states.
 
+    A refusal (nothing was measured: FAIL or UNVERIFIED), or the producer's own rule on where a number may be stated
+    (an HTTP matrix's failed round states no percentile; no steady-state window when n <= 2c), which may PASS.
     `status`, `code` and `message` as the finding reports them; `expected` and `observed` (JSON values, None: not
     given) likewise. Its pointer is the `Stated` one (None: the finding names no place, e.g. nothing is stated).
     """

@@ -20,8 +20,9 @@ The receipt readers of `verifier/adapters/` run their own checks, each a
 member of one family, under their own ids, except where they were moved
 onto the native families: every reader's schema family is
 `schema.documents` and the stated numbers of the serving record and of
-the vLLM result (its aggregates and latency statistics) and of the
-telemetry receipt (with its refusals) are `derivation.claims` (`verifier.core.receipt_pipeline` runs both over the
+the vLLM result (its aggregates and latency statistics), of the
+telemetry receipt (with its refusals) and of the HTTP matrix's rounds (percentiles,
+throughputs) are `derivation.claims` (`verifier.core.receipt_pipeline` runs both over the
 reader's data). Every reader's rule pack
 reports as `gate.rules` (`verifier/checks/packs/`). A receipt names no gate and no
 manifest: reading it strictly, recognising its producer version (which
@@ -68,7 +69,7 @@ ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
     "derivation": frozenset({"vllm.peak", "vllm.unsupported",
-                             "matrix.percentiles", "matrix.throughput", "matrix.spread"}),
+                             "matrix.spread"}),
 }
 
 FAMILIES: tuple[Family, ...] = (

@@ -61,7 +61,7 @@ from verifier.numtext import fmt  # re-exported: a derived number for a message 
 from verifier.sweep import peak_in_flight, peak_overlap, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
 
 __all__ = [
-    "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "compare", "compare_spans", "critical_value", "derive", "fmt", "half_unit",
+    "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "compare", "compare_spans", "compare_spread", "critical_value", "derive", "fmt", "half_unit",
     "identity", "mean", "median", "peak_in_flight", "peak_overlap", "per_output_token", "percentile_linear", "median_abs_deviation", "percentile_nearest_rank", "population_sd", "sample_sd", "seconds_of", "spread", "sweep_peak", "tolerance",
 ]
 
@@ -628,6 +628,38 @@ def spread(values: Sequence[Decimal]) -> tuple[Decimal, Decimal, Decimal, Decima
     """Return `(min, median, max, (max - min) / median)` of a non-empty sample; the quotient is None when the median is 0 and max != min."""
     low, mid, high = min(values), median(values), max(values)
     return low, mid, high, CONTEXT.divide(high - low, mid) if mid else (Decimal(0) if high == low else None)
+
+
+#: The members of an HTTP matrix spread block (`compare_spread`), in the order the runner writes them.
+SPREAD_FIELDS = ("rounds", "min", "median", "max", "relative_spread")
+
+
+def compare_spread(stated: Mapping[str, Any], values: Sequence[Decimal]) -> tuple[dict[str, Any], list[str]]:
+    """
+    Return the spread block re-derived from `values` (non-empty) and the members of block `stated` that do not hold.
+
+    The block (`SPREAD_FIELDS`): rounds (n), min, median, max and
+    relative_spread = (max - min) / median (`spread`: None when the median is
+    0 and max != min). rounds is compared exactly; min, median and max at
+    their stated precision with the float bound of their statistic over
+    `values`; relative_spread as a binary64 difference at the operands'
+    magnitude relative to the median, exactly when the median is 0. A member
+    stated or derived as None holds only when both are. Raises `KeyError`
+    for a member `stated` lacks.
+    """
+    low, mid, high, rel = spread(values)
+    derived = {"rounds": len(values), "min": low, "median": mid, "max": high, "relative_spread": rel}
+
+    def holds(key: str) -> bool:
+        said, got = stated[key], derived[key]
+        if said is None or got is None:
+            return said is None and got is None
+        if key == "rounds" or (key == "relative_spread" and not mid):
+            return compare(said, Decimal(got), exact=True).holds
+        if key == "relative_spread":
+            return compare(Decimal(said), got, statistic="difference", values=(high, low), scale=1 / mid).holds
+        return compare(Decimal(said), got, statistic=key, values=values).holds
+    return derived, [key for key in SPREAD_FIELDS if not holds(key)]
 
 
 class Undefined(ArithmeticError):

@@ -32,10 +32,20 @@ Reader and model: after `schema.documents`, `model` reads the output onto the
 evidence model (`readers.http_matrix`: one receipt per response line with
 its clocks in s, summary.json's numbers as claims with location and unit,
 plan.json as a file pinned by config.plan_sha256, the plan's budget);
-`matrix.denominators`, `matrix.stop`, `matrix.percentiles` and
-`matrix.throughput` count and time those receipts and compare the model's
-claims. Round statuses, steady-state blocks and the plan's structure stay
-read from the validated documents.
+`matrix.denominators` and `matrix.stop` count and time those receipts.
+Each round's percentiles, wave, throughput and steady-state window are
+`derivation.claims` (`checks.derivation.receipt_claims`, issue 36; were
+`matrix.percentiles` and `matrix.throughput`): `stated` gives each stated
+number as a `derive.Stated` with its rule over a `Rounds` source (the
+percentile, a clock span as the engine's `difference`, a throughput as
+`ratio_of_sums`, the window's counts exactly), worded as the producer's
+checks were, and the producer's rules on where a number may stand (no
+aggregate of a failed round, a labelled scope, no window when n <= 2c) as
+`derive.Refused` findings in their place. `matrix.denominators` (the
+per-round ledger, in the plan family) and `matrix.spread` (one finding
+per block of five numbers) stay this reader's own checks. Round statuses,
+steady-state blocks and the plan's structure stay read from the validated
+documents.
 
 Why code, not a shipped profile: four files whose planned rounds are the
 product of the plan's cases, concurrencies and repetitions (a denominator
@@ -57,14 +67,15 @@ from typing import Any
 
 from verifier import stats
 from verifier.adapters import readers
-from verifier.derive import claim_finding
+from verifier.derive import Refused, Stated
 from verifier.evidence import Evidence, Receipt
 from verifier.jsonio import loads_strict
 from verifier.model import Finding, Status, finding
 from verifier.pipeline import Context, check
+from verifier.stats import Underivable
 
-__all__ = ["CHECKS", "FILES", "KIND", "MATCH", "READ", "SCHEMAS", "denominators", "detects_directory", "percentiles", "plan_digest",
-           "model", "provenance", "spread", "stop_after_failure", "throughput"]
+__all__ = ["CHECKS", "FILES", "KIND", "MATCH", "NOUN", "READ", "SCHEMAS", "Rounds", "denominators", "detects_directory", "plan_digest",
+           "model", "provenance", "spread", "stated", "stop_after_failure"]
 
 KIND = "frozen-http-matrix"
 #: What `schema.documents` (`checks.schema.receipt_document`) reads and judges: the output's files, read strictly in this
@@ -290,124 +301,180 @@ def stop_after_failure(ctx: Context) -> Iterator[Finding]:
             "(expected false, true)", path="summary.json", pointer="/complete")
 
 
-@check("matrix.percentiles", title="Per-round p50/p95 re-derive nearest-rank (p95 is the maximum when n < 20)",
-       requires=("schema.documents",))
-def percentiles(ctx: Context) -> Iterator[Finding]:
-    """
-    Re-derive p50/p95 (nearest-rank, ms) of each complete round's successful latencies.
+#: How `derivation.claims` names the output's records in its messages.
+NOUN = "the measured lines"
 
-    PASS `derived` / FAIL `claim-mismatch`; FAIL `missing-claim` (null on a
-    complete round), `no-samples`, and `failed-round-aggregated` when an
-    incomplete or unrun round reports percentiles.
+
+class Rounds:
     """
-    measured = _measured(ctx)
-    for key, (i, row) in sorted(_rows(ctx).items(), key=lambda kv: kv[1][0]):
+    The output's complete rounds as a `verifier.derive.Source` (`stated`): what each round's stated numbers derive from.
+
+    A selection names one summary row (`{"round": i}`, its index in `summary.json#/rounds`). `values` gives a sample
+    (`latency`: the successful measured lines' latencies, s), `count` the items a count counts (`rule["of"]`:
+    `successful` lines, the completions `excluded` at each end of the steady-state window, those `window` keeps),
+    `arms` the two clock readings a span is the difference of (`wave`: last completion and first dispatch; `steady`:
+    t[n-c] and t[c] of the sorted completion times, s), and `sums` a throughput: 1 per item of `numerator` over the
+    span `denominator`. Servers: `Underivable`. Filled by `stated`.
+    """
+
+    __slots__ = ("basis", "parts")
+
+    def __init__(self, evidence: Evidence) -> None:
+        self.basis = evidence
+        self.parts: dict[tuple[int, str], Any] = {}
+
+    def label(self, selection: dict[str, Any]) -> str:
+        """The summary row the selection names ("round 0")."""
+        return f"round {selection['round']}"
+
+    def count(self, rule: dict[str, Any], selection: dict[str, Any]) -> tuple[list[Any], str]:
+        """The items `rule["of"]` names in the selected round."""
+        return self.parts[(selection["round"], rule["of"])], str(rule.get("description", ""))
+
+    def values(self, selection: dict[str, Any], name: str) -> tuple[list[Decimal], str]:
+        """The sample `name` of the selected round."""
+        return self.parts[(selection["round"], name)], f"{name} of {self.label(selection)}"
+
+    def groups(self, selection: dict[str, Any], name: str) -> tuple[dict[str, list[Decimal]], str]:
+        """A matrix round names no servers: raises `Underivable`."""
+        raise Underivable("an HTTP matrix round names no servers", "empty-selection")
+
+    def arms(self, selection: dict[str, Any], name: str, baseline: str, candidate: str) -> tuple[dict[str, dict[str, list[Decimal]]], str]:
+        """The later and the earlier clock reading of span `name` (`baseline` - `candidate` is the span)."""
+        later, earlier = self.parts[(selection["round"], name)]
+        return {baseline: {"": [later]}, candidate: {"": [earlier]}}, f"{name} of {self.label(selection)}"
+
+    def span(self, i: int, name: str) -> Decimal:
+        """The span `name` of round `i` (later - earlier clock reading, s), derived by the engine."""
+        later, earlier = self.parts[(i, name)]
+        return stats.derive("difference", {"later": {"": [later]}, "earlier": {"": [earlier]}}, baseline="later", candidate="earlier").value
+
+    def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
+        """1 per item of `numerator` over the span `denominator` of the selected round."""
+        i = selection["round"]
+        return [[Decimal(1)] * len(self.parts[(i, numerator)]), [self.span(i, denominator)]], f"{numerator} / {denominator} of round {i}"
+
+
+def _counted(label: str, claimed: Any, pointer: str, of: str, how: str, source: Rounds, i: int) -> Stated:
+    """A stated count of round `i` judged exactly, worded `summary.json#POINTER = N re-derives (HOW)` as the producer's counts are."""
+    return Stated(label, claimed, pointer, {"statistic": "count", "of": of, "description": how, "selection": {"round": i}}, source,
+                  mismatch="count-mismatch", path="summary.json",  # `words` are templates: the pointer and `how` hold no braces
+                  words=(f"summary.json#{pointer} = {{claimed}} re-derives ({how})", f"summary.json#{pointer} = {{claimed}}, but {how} gives {{derived}} ({how})"))
+
+
+def _refused(label: str, pointer: str | None, status: Status, code: str, message: str, expected: Any = None, observed: Any = None) -> Stated:
+    return Stated(label, None, pointer, None, refused=Refused(status, code, message, expected, observed), path="summary.json")
+
+
+def stated(ctx: Context) -> list[Stated]:
+    """
+    Return every number summary.json states of a round, with the rule deriving it (`derivation.claims`), or the producer's rule on it.
+
+    First per round (summary order) p50/p95: nearest-rank percentile (p95 is
+    the maximum when n < 20) of the round's successful measured latencies,
+    s, x 1000 for the stated ms; FAIL `failed-round-aggregated` when an
+    incomplete or unrun round states one, `no-samples` (a complete round
+    without successful lines), `missing-claim` (null on a complete round).
+    Then per round the throughput: FAIL `failed-round-aggregated` when an
+    incomplete round states a throughput or a steady-state window,
+    `scope-unlabelled` unless throughput_scope names the whole wave,
+    `complete-round-unsupported` (a complete round stating no
+    wave_seconds/throughput_rps, or without successful lines);
+    wave_seconds = last completion - first dispatch (`difference`),
+    throughput_rps = successful / wave (`ratio_of_sums`); with n successful
+    lines and concurrency c, n <= 2c: PASS `derived` when no window is claimed,
+    else FAIL `no-steady-state`; otherwise PASS `not-claimed` without one,
+    or the window's counts (c excluded at each end, n - 2c kept: exact),
+    seconds t[n-c] - t[c] over the sorted completion times and its
+    throughput (n - 2c) / seconds when seconds > 0. Every number is judged
+    at its stated precision (`claim_finding`'s words).
+    """
+    evidence, rows, scope = model(ctx), _rows(ctx), ctx.data["profile"]["throughput_scope"]
+    measured, source = _measured(ctx), Rounds(evidence)
+    ordered = sorted(rows.items(), key=lambda kv: kv[1][0])
+    out = []
+    for key, (i, row) in ordered:
         lines = measured.get(key, [])
         if row["status"] != "complete":
-            for q in ("p50_ms", "p95_ms"):
-                if row[q] is not None:
-                    yield finding("matrix.percentiles", Status.FAIL, "failed-round-aggregated",
-                            f"summary.json#/rounds/{i}/{q} = {row[q]} for a {row['status']} round: failed rounds are excluded from aggregates",
-                            path="summary.json", pointer=f"/rounds/{i}/{q}")
+            out += [_refused(f"round {key} {q}", f"/rounds/{i}/{q}", Status.FAIL, "failed-round-aggregated",
+                             f"summary.json#/rounds/{i}/{q} = {row[q]} for a {row['status']} round: failed rounds are excluded from aggregates")
+                    for q in ("p50_ms", "p95_ms") if row[q] is not None]
             continue
-        xs = [_value(x, "latency") * MS for x in lines if x.ok]
+        xs = source.parts[(i, "latency")] = [_value(x, "latency") for x in lines if x.ok]
         if not xs:
-            yield finding("matrix.percentiles", Status.FAIL, "no-samples", f"summary.json#/rounds/{i}: complete round without successful lines",
-                    path="summary.json", pointer=f"/rounds/{i}")
+            out.append(_refused(f"round {key}", f"/rounds/{i}", Status.FAIL, "no-samples", f"summary.json#/rounds/{i}: complete round without successful lines"))
             continue
         for q in (50, 95):
             claimed = _stated(ctx, f"rounds/{i}/p{q}_ms")
             if claimed is None:
-                yield finding("matrix.percentiles", Status.FAIL, "missing-claim", f"summary.json#/rounds/{i}/p{q}_ms is null for a complete round",
-                        path="summary.json", pointer=f"/rounds/{i}/p{q}_ms")
+                out.append(_refused(f"round {key} p{q}_ms", f"/rounds/{i}/p{q}_ms", Status.FAIL, "missing-claim",
+                                    f"summary.json#/rounds/{i}/p{q}_ms is null for a complete round"))
                 continue
             note = " (n < 20: p95 is the maximum)" if q == 95 and len(xs) < 20 else ""
-            yield claim_finding("matrix.percentiles", claimed, stats.derive("percentile", xs, q=q, method="nearest-rank").value, name="summary.json",
-                                pointer=f"/rounds/{i}/p{q}_ms", label=f"round {key} p{q}_ms",
-                                how=f"nearest-rank p{q} of {len(xs)} successful latencies in ms{note}")
-
-
-@check("matrix.throughput", title="Round throughput is the whole wave (labelled); a steady-state window exists only when n > 2c",
-       requires=("schema.documents",))
-def throughput(ctx: Context) -> Iterator[Finding]:
-    """
-    Re-derive wave_seconds, throughput_rps and the steady-state window per complete round.
-
-    FAIL `scope-unlabelled` unless throughput_scope names the whole wave
-    including ramp and drain; FAIL `no-steady-state` when a window is claimed
-    with n <= 2c; FAIL `claim-mismatch` for numbers; FAIL
-    `failed-round-aggregated` when an incomplete round reports throughput;
-    FAIL `complete-round-unsupported` for a complete round that states no
-    wave_seconds/throughput_rps or has no successful measured line.
-    """
-    scope = ctx.data["profile"]["throughput_scope"]
-    measured = _measured(ctx)
-    for key, (i, row) in sorted(_rows(ctx).items(), key=lambda kv: kv[1][0]):
+            out.append(Stated(f"round {key} p{q}_ms", claimed, f"/rounds/{i}/p{q}_ms",
+                              {"statistic": "percentile", "q": q, "method": "nearest-rank", "value": "latency", "selection": {"round": i}},
+                              source, path="summary.json", how=f"nearest-rank p{q} of {len(xs)} successful latencies in ms{note}", scale=MS,
+                              float_bound=False))
+    for key, (i, row) in ordered:
         base = f"/rounds/{i}"
         if row["status"] != "complete":
             if row["throughput_rps"] is not None or row["steady_state"]["available"]:
-                yield finding("matrix.throughput", Status.FAIL, "failed-round-aggregated",
-                        f"summary.json#{base}: a {row['status']} round reports throughput: failed rounds are excluded from aggregates",
-                        path="summary.json", pointer=f"{base}/throughput_rps")
+                out.append(_refused(f"round {key}", f"{base}/throughput_rps", Status.FAIL, "failed-round-aggregated",
+                                    f"summary.json#{base}: a {row['status']} round reports throughput: failed rounds are excluded from aggregates"))
             continue
         if row["throughput_scope"] != scope:
-            yield finding("matrix.throughput", Status.FAIL, "scope-unlabelled",
-                    f"summary.json#{base}/throughput_scope = {row['throughput_scope']!r}: throughput over the whole wave includes ramp-up "
-                    f"and drain and must be labelled {scope!r}", path="summary.json", pointer=f"{base}/throughput_scope",
-                    expected=scope, observed=row["throughput_scope"])
-        lines = [x for x in measured.get(key, []) if x.ok]
+            out.append(_refused(f"round {key} throughput_scope", f"{base}/throughput_scope", Status.FAIL, "scope-unlabelled",
+                                f"summary.json#{base}/throughput_scope = {row['throughput_scope']!r}: throughput over the whole wave includes ramp-up "
+                                f"and drain and must be labelled {scope!r}", scope, row["throughput_scope"]))
+        lines = source.parts[(i, "successful")] = [x for x in measured.get(key, []) if x.ok]
         unstated = [k for k in ("wave_seconds", "throughput_rps") if row[k] is None]
         if not lines or unstated:
-            yield finding("matrix.throughput", Status.FAIL, "complete-round-unsupported",
-                    f"summary.json#{base}: a complete round " + (f"states no {', '.join(unstated)}" if unstated else
-                                                                 "has no successful measured line in responses.jsonl"),
-                    path="summary.json", pointer=base)
+            out.append(_refused(f"round {key}", base, Status.FAIL, "complete-round-unsupported",
+                                f"summary.json#{base}: a complete round " + (f"states no {', '.join(unstated)}" if unstated else
+                                                                             "has no successful measured line in responses.jsonl")))
             continue
-        start = min(_value(x, "dispatched") for x in lines)
-        end = max(_value(x, "completed") for x in lines)
-        wave = end - start
-        yield claim_finding("matrix.throughput", _stated(ctx, f"rounds/{i}/wave_seconds"), wave, name="summary.json", pointer=f"{base}/wave_seconds",
-                            label=f"round {key} wave_seconds", how=f"last completion {end} - first dispatch {start}")
-        yield claim_finding("matrix.throughput", _stated(ctx, f"rounds/{i}/throughput_rps"), stats.derive("ratio", (len(lines), wave)).value,
-                            name="summary.json", pointer=f"{base}/throughput_rps", label=f"round {key} throughput_rps",
-                            how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)")
+        start, end = min(_value(x, "dispatched") for x in lines), max(_value(x, "completed") for x in lines)
+        source.parts[(i, "wave")] = (end, start)
+        wave = source.span(i, "wave")
+        out.append(Stated(f"round {key} wave_seconds", _stated(ctx, f"rounds/{i}/wave_seconds"), f"{base}/wave_seconds",
+                          {"statistic": "difference", "baseline": "last completion", "candidate": "first dispatch", "value": "wave",
+                           "selection": {"round": i}}, source, path="summary.json", how=f"last completion {end} - first dispatch {start}",
+                          float_bound=False))
+        out.append(Stated(f"round {key} throughput_rps", _stated(ctx, f"rounds/{i}/throughput_rps"), f"{base}/throughput_rps",
+                          {"statistic": "ratio_of_sums", "numerator": "successful", "denominator": "wave", "selection": {"round": i}}, source,
+                          path="summary.json", how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)", float_bound=False))
         n, c = len(lines), key[1]
         ss = row["steady_state"]
         if n <= 2 * c:
             ok = not ss["available"]
-            yield finding("matrix.throughput", Status.PASS if ok else Status.FAIL, "derived" if ok else "no-steady-state",
-                    f"summary.json#{base}/steady_state.available = {ss['available']}: n = {n} <= 2c = {2 * c}, so no interior window exists",
-                    path="summary.json", pointer=f"{base}/steady_state/available", expected=False, observed=ss["available"])
+            out.append(_refused(f"round {key} steady_state", f"{base}/steady_state/available", Status.PASS if ok else Status.FAIL,
+                                "derived" if ok else "no-steady-state",
+                                f"summary.json#{base}/steady_state.available = {ss['available']}: n = {n} <= 2c = {2 * c}, so no interior window exists",
+                                False, ss["available"]))
             continue
         if not ss["available"]:
-            yield finding("matrix.throughput", Status.PASS, "not-claimed", f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})",
-                    path="summary.json", pointer=f"{base}/steady_state")
+            out.append(_refused(f"round {key} steady_state", f"{base}/steady_state", Status.PASS, "not-claimed",
+                                f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})"))
             continue
         t = sorted(_value(x, "completed") for x in lines)
-        secs = t[n - c - 1] - t[c - 1]
-        yield _count("matrix.throughput", "summary.json", f"{base}/steady_state/excluded_each_end", ss.get("excluded_each_end", -1), c,
-                     "concurrency c completions excluded at each end")
-        yield _count("matrix.throughput", "summary.json", f"{base}/steady_state/requests", ss.get("requests", -1), n - 2 * c, "n - 2c")
+        source.parts[(i, "excluded")], source.parts[(i, "window")], source.parts[(i, "steady")] = t[:c], t[c:n - c], (t[n - c - 1], t[c - 1])
+        out.append(_counted(f"round {key} steady_state.excluded_each_end", ss.get("excluded_each_end", -1), f"{base}/steady_state/excluded_each_end",
+                            "excluded", "concurrency c completions excluded at each end", source, i))
+        out.append(_counted(f"round {key} steady_state.requests", ss.get("requests", -1), f"{base}/steady_state/requests", "window", "n - 2c", source, i))
         how = f"t[{n - c}] - t[{c}] of {n} sorted completion times"
-        yield claim_finding("matrix.throughput", ss.get("seconds", -1), secs, name="summary.json", pointer=f"{base}/steady_state/seconds",
-                            label=f"round {key} steady_state.seconds", how=how)
-        if secs > 0:
-            yield claim_finding("matrix.throughput", ss.get("throughput_rps", -1), stats.derive("ratio", (n - 2 * c, secs)).value,
-                                name="summary.json", pointer=f"{base}/steady_state/throughput_rps",
-                                label=f"round {key} steady_state.throughput_rps", how=f"(n - 2c) / ({how})")
+        out.append(Stated(f"round {key} steady_state.seconds", ss.get("seconds", -1), f"{base}/steady_state/seconds",
+                          {"statistic": "difference", "baseline": f"t[{n - c}]", "candidate": f"t[{c}]", "value": "steady", "selection": {"round": i}},
+                          source, path="summary.json", how=how, float_bound=False))
+        if t[n - c - 1] > t[c - 1]:  # a window of positive length: its throughput is defined
+            out.append(Stated(f"round {key} steady_state.throughput_rps", ss.get("throughput_rps", -1), f"{base}/steady_state/throughput_rps",
+                              {"statistic": "ratio_of_sums", "numerator": "window", "denominator": "steady", "selection": {"round": i}}, source,
+                              path="summary.json", how=f"(n - 2c) / ({how})", float_bound=False))
+    return out
 
 
 #: summary.json round values whose spread across rounds `round_aggregates` states (metric -> pointer under a round).
 SPREAD_METRICS = {"throughput_rps": ("throughput_rps",), "p50_ms": ("p50_ms",), "p95_ms": ("p95_ms",),
                   "steady_state_throughput_rps": ("steady_state", "throughput_rps")}
-
-
-def _spread_of(values: list[Decimal]) -> dict[str, Any] | None:
-    """The runner's spread block: rounds, min, median, max and (max - min) / median (None when the median is 0 and max != min)."""
-    if not values:
-        return None
-    low, mid, high, rel = stats.spread(values)
-    return {"rounds": len(values), "min": low, "median": mid, "max": high, "relative_spread": rel}
 
 
 def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
@@ -425,7 +492,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
     Per (case, concurrency) and metric of `SPREAD_METRICS`: rounds (exact),
     min and max (picks), median (`stats.median`: the mean of the two middle
     values for even n, as `statistics.median`) and relative_spread = (max -
-    min) / median, compared with `stats.compare`. FAIL `spread-mismatch` per
+    min) / median, derived and compared by `stats.compare_spread`. FAIL `spread-mismatch` per
     wrong field, `spread-missing` for a group or metric with complete
     rounds and no block (or a block for values that do not exist);
     UNVERIFIED `spread-not-stated` when the summary has no `round_aggregates`.
@@ -449,36 +516,21 @@ def spread(ctx: Context) -> Iterator[Finding]:
         i, block = blocks[key]
         for metric, where in SPREAD_METRICS.items():
             values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
-            derived, stated, ptr = _spread_of(values), block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
-            if (derived is None) != (stated is None):
+            stated, ptr = block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
+            if (not values) != (stated is None):
                 yield finding("matrix.spread", Status.FAIL, "spread-missing",
                         f"{ptr}: stated {'nothing' if stated is None else 'a spread'} for {len(values)} complete-round value(s)",
                         path="summary.json", pointer=ptr)
                 continue
-            if derived is None:
+            if not values:
                 continue
-            bad = [k for k in ("rounds", "min", "median", "max", "relative_spread") if not _holds(stated[k], derived[k], k, values)]
+            derived, bad = stats.compare_spread(stated, values)
             yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",
                      f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
                      path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
                    if bad else
                    finding("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
                      path="summary.json", pointer=ptr))
-
-
-def _holds(stated: Any, derived: Any, key: str, values: list[Decimal]) -> bool:
-    if stated is None or derived is None:
-        return stated is None and derived is None
-    if key == "rounds":
-        return int(stated) == derived
-    if key == "relative_spread":
-        # (max - min) / median in binary64: the difference's rounding at the operands' magnitude, relative to the median
-        mid = stats.median(values)
-        if not mid:
-            return Decimal(stated) == derived
-        bound = {"statistic": "difference", "values": (max(values), min(values)), "scale": 1 / mid}
-        return stats.compare(Decimal(stated), derived, **bound).holds
-    return stats.compare(Decimal(stated), derived, statistic=key, values=values).holds
 
 
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
@@ -488,7 +540,8 @@ NOTES = {"integrity": "the output directory has no manifest; only plan.json is p
          "coverage": "an HTTP matrix retains response bytes, no output media",
          "unchanged": "the four files are read once (schema.documents) and every check reads those bytes"}
 
-#: This reader's own checks: plan (plan digest, provenance, denominators, stop after failure), derivation (percentiles,
-#: throughput, spread); `verifier.core.receipt_pipeline` adds `schema.documents` (strict JSON, runner version, schemas), the
-#: review's rule pack (`checks/packs/http_matrix.py`, `gate.rules`) and the stand-ins, in roster order.
-CHECKS = (plan_digest, provenance, denominators, stop_after_failure, percentiles, throughput, spread)
+#: This reader's own checks: plan (plan digest, provenance, denominators, stop after failure), derivation (spread);
+#: `verifier.core.receipt_pipeline` adds `schema.documents` (strict JSON, runner version, schemas), `derivation.claims`
+#: (`stated`: the rounds' percentiles and throughputs), the review's rule pack (`checks/packs/http_matrix.py`,
+#: `gate.rules`) and the stand-ins, in roster order.
+CHECKS = (plan_digest, provenance, denominators, stop_after_failure, spread)
