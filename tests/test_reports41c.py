@@ -309,3 +309,20 @@ def test_a_grid_cell_with_no_claim_reads_differently_from_one_with_nothing_deriv
     from verifier.report.html import _grid_cell
 
     assert _grid_cell(None, None) == '<td class="c-none" title="no claim was read from this cell"></td>'
+
+
+def test_a_claim_finding_that_passes_with_no_number_on_either_side_is_no_row_of_the_claims_table():
+    """A receipt reader's PASS that states no number ("no unsupported claims", "no rate stated") is no claim: the claims table of
+    a telemetry receipt listed them as 'claimed -, derived -' rows; a FAIL with no number (a number stated where it may not be)
+    stays a row, and so does a PASS with its numbers."""
+    from verifier.report._common import claim_rows
+
+    none = Finding(check="derivation.claims", status=Status.PASS, code="no-unsupported-claims", message="no claim this reader cannot re-derive",
+                   path="receipt.json")
+    placed = Finding(check="derivation.claims", status=Status.FAIL, code="failed-round-aggregated",
+                     message="round 2 failed; its p95 is stated", path="summary.json", pointer="/rounds/1/p95_ms")
+    judged = Finding(check="derivation.claims", status=Status.PASS, code="derived", message="output_throughput: stated 12.5, derived 12.5",
+                     observed={"claimed": "12.5", "derived": "12.5", "delta": "0", "tolerance": "0.05"}, path="receipt.json", pointer="/output_throughput")
+    report = Report(subject="r", kind="serving-load-telemetry", verifier_version="0", roster=(), findings=(none, placed, judged))
+    assert [(r.status, r.finding.code) for r in claim_rows(report)] == [(Status.FAIL, "failed-round-aggregated"),
+                                                                         (Status.PASS, "derived")]

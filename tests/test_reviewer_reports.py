@@ -25,7 +25,7 @@ GDN = CORPUS / "system1-omni-gdn-20261003"
 
 def _crowd() -> Report:
     """A report like the rankings study's: many PASS, 531 alike UNVERIFIED, one ERROR and two FAIL found last."""
-    findings = [Finding(check="derivation.claims", status=Status.PASS, code="derived", message=f"c{i}: stated 1 s, derived 1 s",
+    findings = [Finding(check="derivation.claims", status=Status.PASS, code="derived", message=f"c{i}: stated 1 s, derived 1 s", expected="1", observed="1",
                         path="r.json", pointer=f"/{i}") for i in range(40)]
     findings += [Finding(check="claims.coverage", status=Status.UNVERIFIED, code="needs-external",
                          message=f"results.json /{i}/ssim states 1.0: needs the MP4s", path="results.json", pointer=f"/{i}/ssim")

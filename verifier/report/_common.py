@@ -365,6 +365,8 @@ def claim_rows(report: Report) -> list[ClaimRow]:
         shown = _shown(derived.partition(" ")[0], places, extra) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
         if _not_judged(f, claimed, derived):
             continue  # no number on either side: counted once by `not_judged`, never a row "receipts.jsonl: claimed -, derived -"
+        if f.status is Status.PASS and claimed == "-" and derived == "-":
+            continue  # a PASS about no number ("no unsupported claims"): no claim; it stays in the findings
         difference = delta_shown(delta, places, extra) + (f" {unit}" if unit and delta != "-" else "")
         tolerance = "-" if tolerance == "-" else plain(tolerance, TOLERANCE_DIGITS) + (f" {unit}" if unit and unit != "1" else "")
         if f.code == "unit-mismatch":  # a stated tokens/s against a derived Samples/s: their difference is no quantity
