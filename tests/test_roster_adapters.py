@@ -27,7 +27,7 @@ STANDINS = ["integrity.files", "gate.pinned", "coverage.streams", "quality.recor
 #: reader -> (an input it reads, its own check ids (stable), the families it stands in for)
 READERS = {
     "vllm-bench-serve": (ASCEND, vllm_bench, {"schema.documents", "derivation.claims", "vllm.requests",
-                                              "vllm.peak", "vllm.arrival", "vllm.unsupported"}, [*STANDINS[:5], "gate.rules", STANDINS[5]]),
+                                              "vllm.peak", "vllm.arrival"}, [*STANDINS[:5], "gate.rules", STANDINS[5]]),
     "serving-performance-v1": (SHARED / "seeds" / "serving-performance-record.json", serving_record,
                                {"schema.documents", "derivation.claims", "gate.rules"},
                                [*STANDINS[:2], "plan.conformance", *STANDINS[2:]]),

@@ -32,7 +32,7 @@ def _aggregates(report):
 
 
 def _latencies(report):
-    return [f for f in _by(report, "derivation.claims") if f.pointer not in AGGREGATES]
+    return [f for f in _by(report, "derivation.claims") if f.pointer not in AGGREGATES and f.code not in UNSUPPORTED]
 
 
 def _write(tmp_path: Path, doc: dict, name: str = "result.json") -> Path:
@@ -442,4 +442,60 @@ def test_the_ascend_corpus_reports_every_stated_number_in_its_claims_table(run):
     folder = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "vllm-save-result-ascend"
     result = run("check", "--no-cache", str(folder))
     assert result.exit_code == 3
-    assert "claims: 48 (36 UNVERIFIED, 12 PASS" in result.stdout
+    assert "claims: 51 (39 UNVERIFIED, 12 PASS" in result.stdout  # with each file's foreign accuracy_rate (issue 36: vllm.unsupported moved)
+
+
+#: The check the claims this reader cannot re-derive report under (before issue 36: vllm.unsupported), and their codes
+UNSUPPORTED_IDS = {"derivation.claims"}
+UNSUPPORTED = ("not-claimed", "not-derivable", "not-a-producer-field")
+BUCKET_PRODUCER = "vLLM vllm bench serve --save-result (vllm/benchmarks/serve.py)"
+
+
+def _unsupported(report):
+    """Return (status, code, message, path, pointer, expected, observed, derivation) of each finding on a claim this reader cannot derive."""
+    return [(f.status.value, f.code, f.message, f.path, f.pointer, f.expected, f.observed, f.derivation) for f in report.findings
+            if f.check in UNSUPPORTED_IDS and f.code in UNSUPPORTED]
+
+
+def test_every_claim_this_reader_cannot_derive_keeps_its_code_words_and_place(tmp_path):
+    doc = _load(ABCD)
+    doc.update({"zeta": 3, "accuracy_rate": 0.5, "a/b~c": 2, "note": "text", "flag": True, "meta": {"x": 1}})
+    report = verify_path(str(_write(tmp_path, doc)))
+    foreign = "not a field " + BUCKET_PRODUCER + " writes; no derivation known"
+    assert _unsupported(report) == [
+        ("PASS", "not-claimed", "'request_goodput' is null: nothing claimed", "result.json", "/request_goodput", None, None, None),
+        ("UNVERIFIED", "not-derivable", "'max_output_tokens_per_s' = 7.0: not re-derived: this reader does not re-derive the per-second "
+         "output-token peak", "result.json", "/max_output_tokens_per_s", None, "7.0", None),
+        ("UNVERIFIED", "not-a-producer-field", f"'a/b~c' = 2: {foreign}", "result.json", "/a~1b~0c", None, "2", None),
+        ("UNVERIFIED", "not-a-producer-field", f"'accuracy_rate' = 0.5: {foreign}", "result.json", "/accuracy_rate", None, "0.5", None),
+        ("UNVERIFIED", "not-a-producer-field", f"'zeta' = 3: {foreign}", "result.json", "/zeta", None, "3", None)]
+    doc = _load(ABCD)
+    doc["request_goodput"] = 1.5
+    del doc["max_output_tokens_per_s"]  # a not-derivable key the result does not write: nothing to say
+    assert _unsupported(verify_path(str(_write(tmp_path, doc)))) == [
+        ("UNVERIFIED", "not-derivable", "'request_goodput' = 1.5: not re-derived: goodput counts requests that met the --goodput SLOs, "
+         "and the result does not record the SLOs", "result.json", "/request_goodput", None, "1.5", None)]
+    doc = _load(sorted(CORPUS.glob("*.json"))[0])  # the goodput-colon version: its own not-derivable key, its own producer
+    del doc["accuracy_rate"]
+    assert _unsupported(verify_path(str(_write(tmp_path, doc)))) == [
+        ("PASS", "not-claimed", "'request_goodput:' is null: nothing claimed", "result.json", "/request_goodput:", None, None, None)]
+
+
+def test_the_claims_this_reader_cannot_derive_close_its_derivation_claims():
+    """They are `derivation.claims` rows after the latency statistics (before issue 36 `vllm.unsupported`, after `vllm.peak`)."""
+    report = verify_path(str(ABCD))
+    checks = [(f.check, f.pointer) for f in report.findings]
+    first = next(i for i, f in enumerate(report.findings) if f.code in UNSUPPORTED)
+    assert checks[first - 1] == ("derivation.claims", "/std_ttft_ms")
+    assert checks[first:first + 2] == [("derivation.claims", "/request_goodput"), ("derivation.claims", "/max_output_tokens_per_s")]
+    assert [c for c, _ in checks[first + 2:]][:2] == ["vllm.peak", "vllm.peak"]
+    assert "vllm.unsupported" not in {c.check for c in report.roster}
+
+
+def test_a_claim_this_reader_cannot_derive_is_a_row_of_the_claims_table_a_null_one_is_not():
+    """Issue 36 item 3: the claims table lists what a vLLM result states and this reader leaves UNVERIFIED (claimed, no derived)."""
+    from verifier.report._common import claim_rows
+
+    report = verify_path(str(sorted(CORPUS.glob("*.json"))[0]))
+    rows = [(r.claim, r.status.value, r.claimed, r.derived, r.where) for r in claim_rows(report) if r.finding.code in UNSUPPORTED]
+    assert rows == [("'accuracy_rate'", "UNVERIFIED", "100.0", "-", f"{sorted(CORPUS.glob('*.json'))[0].name}#/accuracy_rate")]

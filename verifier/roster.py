@@ -20,7 +20,7 @@ The receipt readers of `verifier/adapters/` run their own checks, each a
 member of one family, under their own ids, except where they were moved
 onto the native families: every reader's schema family is
 `schema.documents` and the stated numbers of the serving record and of
-the vLLM result (its aggregates and latency statistics), of the
+the vLLM result (its aggregates, latency statistics and the numbers it cannot re-derive), of the
 telemetry receipt (with its refusals) and of the HTTP matrix's rounds (percentiles,
 throughputs) are `derivation.claims` (`verifier.core.receipt_pipeline` runs both over the
 reader's data). Every reader's rule pack
@@ -68,8 +68,7 @@ class Family:
 ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
-    "derivation": frozenset({"vllm.peak", "vllm.unsupported",
-                             "matrix.spread"}),
+    "derivation": frozenset({"vllm.peak", "matrix.spread"}),
 }
 
 FAMILIES: tuple[Family, ...] = (

@@ -44,7 +44,9 @@ take their samples from it, and `stated` gives the aggregates and latency
 statistics as `derive.Stated` items over a `Result` source (its stated
 numbers and samples) for `derivation.claims`
 (`checks.derivation.receipt_claims`), each with the finding refusing it
-where it cannot be derived (`derive.Refused`). The array lengths, key sets
+where it cannot be derived (`derive.Refused`), then the numbers it cannot
+re-derive at all: the profile's `not_derivable` keys (with its reason) and
+numbers the producer's schema does not define. The array lengths, key sets
 and declared arrival parameters stay read from the validated document.
 
 Why code, not a shipped profile (`profiles/*.json`): the profile language
@@ -74,7 +76,7 @@ from verifier.pipeline import Context, check
 from verifier.stats import Underivable
 
 __all__ = ["CHECKS", "FAMILY", "FAMILY_KEYS", "KIND", "NOUN", "PROFILES", "STATISTICS", "THROUGHPUTS", "VERSIONS", "Result", "arrival",
-           "bucket_peak", "detects", "exact_peak", "model", "peak", "requests", "stated", "unsupported"]
+           "bucket_peak", "detects", "exact_peak", "model", "peak", "requests", "stated"]
 
 KIND = "vllm-bench-serve"
 
@@ -209,7 +211,9 @@ def stated(ctx: Context) -> list[Stated]:
     (arrays do not cover num_prompts), `unmeasured-ttft` (a TTFT/TPOT sample
     holding H-03 zeros), `not-retained`, `empty-sample` (the producer prints
     0 for an empty sample); one UNVERIFIED `no-findings` when the result
-    states no latency statistic.
+    states no latency statistic. Last, what this reader cannot re-derive
+    (`_unsupported`, before 7 Dec 2026 `vllm.unsupported`): UNVERIFIED
+    `not-derivable` or `not-a-producer-field`, PASS `not-claimed` for a null.
     """
     d, name = _doc(ctx)
     evidence, arrays, nothing = model(ctx), _arrays(ctx), _nothing_measured(ctx)
@@ -264,7 +268,28 @@ def stated(ctx: Context) -> list[Stated]:
         statistic, text = STATISTICS.get(m.group(1), ("percentile", f"p{m['q']} numpy-linear"))
         rule = {"statistic": statistic, "value": metric, "method": "linear", **({"q": m["q"]} if statistic == "percentile" else {})}
         out.append(Stated(key, claimed, f"/{key}", rule, source, refused=refused, how=f"{text} x 1000 of {how}", scale=MS, input_error=error))
-    return out
+    return out + _unsupported(ctx, evidence)
+
+
+def _unsupported(ctx: Context, evidence: Evidence) -> list[Stated]:
+    """
+    Return the rows refusing what this reader cannot re-derive (`stated`): the profile's `not_derivable` keys the result
+    writes (PASS `not-claimed` when null, else UNVERIFIED `not-derivable` with the profile's reason), then, by key, each
+    number the producer's schema does not define (UNVERIFIED `not-a-producer-field`: a patched script's or --metadata key).
+    """
+    d, _ = _doc(ctx)
+    profile = ctx.data["profile"]
+
+    def row(key: str, status: Status, code: str, message: str) -> Stated:
+        return Stated(key, d[key], "/" + key.replace("~", "~0").replace("/", "~1"), None,
+                      refused=Refused(status, code, message, observed=None if d[key] is None else str(d[key])))
+
+    out = [row(key, Status.PASS, "not-claimed", f"{key!r} is null: nothing claimed") if d[key] is None else
+           row(key, Status.UNVERIFIED, "not-derivable", f"{key!r} = {d[key]}: not re-derived: {reason}")
+           for key, reason in profile.get("not_derivable", {}).items() if key in d]
+    known = ctx.assets.schema(ctx.data["schema"])["properties"]  # the model's claims are the result's numbers (bools are none)
+    return out + [row(c.id, Status.UNVERIFIED, "not-a-producer-field", f"{c.id!r} = {d[c.id]}: not a field {profile['producer']} writes; "
+                      "no derivation known") for c in sorted(evidence.claims, key=lambda c: c.id) if c.id not in known and not STAT_KEY.match(c.id)]
 
 
 
@@ -495,36 +520,6 @@ def arrival(ctx: Context) -> Iterator[Finding]:
                 path=name, pointer="/start_times", observed=detail, derivation=how)
 
 
-@check("vllm.unsupported", title="Claims this reader cannot re-derive are UNVERIFIED with the reason", requires=("schema.documents",))
-def unsupported(ctx: Context) -> Iterator[Finding]:
-    """
-    Report the profile's `not_derivable` keys and numeric keys foreign to the producer.
-
-    UNVERIFIED `not-derivable` (reason from the profile data) for a non-null
-    claim, PASS `not-claimed` for null; UNVERIFIED `not-a-producer-field` for
-    a numeric key the producer's schema does not define (e.g. added by a
-    patched script or --metadata).
-    """
-    d, name = _doc(ctx)
-    profile = ctx.data["profile"]
-    known = set(ctx.assets.schema(ctx.data["schema"])["properties"])
-    for key, reason in profile.get("not_derivable", {}).items():
-        if key not in d:
-            continue
-        if d[key] is None:
-            yield finding("vllm.unsupported", Status.PASS, "not-claimed", f"{key!r} is null: nothing claimed", path=name,
-                    pointer="/" + key.replace("~", "~0").replace("/", "~1"))
-        else:
-            yield finding("vllm.unsupported", Status.UNVERIFIED, "not-derivable", f"{key!r} = {d[key]}: not re-derived: {reason}",
-                    path=name, pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
-    for key in sorted(d):
-        if key in known or STAT_KEY.match(key) or isinstance(d[key], bool) or not isinstance(d[key], (int, Decimal)):
-            continue
-        yield finding("vllm.unsupported", Status.UNVERIFIED, "not-a-producer-field",
-                f"{key!r} = {d[key]}: not a field {profile['producer']} writes; no derivation known", path=name,
-                pointer="/" + key.replace("~", "~0").replace("/", "~1"), observed=str(d[key]))
-
-
 #: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"plan", "receipts", "claims"})
 NOTES = {"integrity": "one result file, listed in no manifest",
@@ -533,7 +528,7 @@ NOTES = {"integrity": "one result file, listed in no manifest",
          "rules": "no gate states rules for a serving benchmark result; its own identities are re-derived (vllm.*)",
          "unchanged": "one result file, read once"}
 
-#: This reader's own checks: plan (the per-prompt ledger, the declared arrival process), derivation (peak, what cannot
-#: be derived); `verifier.core.receipt_pipeline` places them in roster order after `schema.documents` (the version
-#: chosen by `VERSIONS`, then its schema) and `derivation.claims` (`stated`), with the stand-ins.
-CHECKS = (requests, arrival, peak, unsupported)
+#: This reader's own checks: plan (the per-prompt ledger, the declared arrival process), derivation (the peak);
+#: `verifier.core.receipt_pipeline` places them in roster order after `schema.documents` (the version chosen by
+#: `VERSIONS`, then its schema) and `derivation.claims` (`stated`), with the stand-ins.
+CHECKS = (requests, arrival, peak)
