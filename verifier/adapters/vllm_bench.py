@@ -292,7 +292,6 @@ def _unsupported(ctx: Context, evidence: Evidence) -> list[Stated]:
                       "no derivation known") for c in sorted(evidence.claims, key=lambda c: c.id) if c.id not in known and not STAT_KEY.match(c.id)]
 
 
-
 def _arrays(ctx: Context) -> dict[str, list[Any]] | None:
     d, _ = _doc(ctx)
     wanted = ctx.data["profile"].get("per_request_arrays", [])
@@ -382,7 +381,6 @@ def _samples(ctx: Context, metric: str, arrays: dict[str, list[Any]]) -> tuple[l
         return [_v(r, "latency") for r in ok], f"latencies of {len(ok)}/{n} successful requests", None
     tp, error = stats.per_output_token((_v(r, "latency"), _v(r, "ttft"), _v(r, "output")) for r in ok)
     return tp, f"(latency - ttft) / (output_len - 1) of the {len(tp)} successful requests with output_len > 1 ({len(ok)}/{n} successful)", error
-
 
 
 def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
