@@ -131,6 +131,12 @@ def test_peak_claimed_as_exact_overlap_fails_under_bucket_definition(tmp_path):
     report = verify_path(str(_write(tmp_path, doc)))
     (peak,) = [f for f in _by(report, "vllm.peak") if f.pointer == "/max_concurrent_requests"]
     assert peak.status == "FAIL" and peak.expected == 4
+    assert peak.message == ("max_concurrent_requests = 2, but the whole-second bucket peak (inclusive int buckets) of 4/4 successful "
+                            "client requests (exact client peak 2) gives 4")  # a trial read "...requests; exact client peak 2 gives 4"
+    from verifier.report._common import claim_rows
+
+    (row,) = [r for r in claim_rows(report) if r.finding is peak]  # a stated number that FAILs is a row of the claims table
+    assert (row.status, row.claimed, row.derived) == ("FAIL", "2", "4")
 
 
 def test_h01_failed_requests_stay_in_the_denominator():

@@ -420,7 +420,8 @@ def peak(ctx: Context) -> Iterator[Finding]:
     With a declared `max_concurrency`, the exact sweep-line overlap of the
     successful requests (a lower bound on in-flight requests) must not exceed
     it: PASS `cap-held` / FAIL `cap-exceeded` (field-failures H-05).
-    PASS `derived` (observed: scope `client-own-successful-requests`,
+    PASS `derived` (observed: the claimed and derived peaks, which make it a
+    row of the claims table, scope `client-own-successful-requests`,
     `engine_observation: false`, the exact client peak beside the bucket
     peak) / FAIL `claim-mismatch`; UNVERIFIED `not-retained` without
     start_times and latencies. Nothing here is engine concurrency or foreign
@@ -451,9 +452,9 @@ def peak(ctx: Context) -> Iterator[Finding]:
                 + ("" if held else ": the executed run exceeded its declared cap (H-05)"),
                 path=name, pointer="/max_concurrency", expected=cap, observed={"exact_client_peak": xp},
                 derivation="sweep line over [start, start + latency) of successful requests (a lower bound on in-flight requests)")
-    obs = {"claimed": claimed, "bucket_peak": bp, "exact_client_peak": xp, "declared_max_concurrency": d.get("max_concurrency"), **scope}
-    how = (f"whole-second bucket peak (inclusive int buckets) of {len(ok)}/{len(arrays['errors'])} successful client requests; "
-           f"exact client peak {xp}")
+    obs = {"claimed": claimed, "derived": bp, "bucket_peak": bp, "exact_client_peak": xp, "declared_max_concurrency": d.get("max_concurrency"), **scope}
+    how = (f"whole-second bucket peak (inclusive int buckets) of {len(ok)}/{len(arrays['errors'])} successful client requests "
+           f"(exact client peak {xp})")
     if claimed == bp:
         yield finding("vllm.peak", Status.PASS, "derived",
                 f"max_concurrent_requests = {claimed} re-derives as the {how}; it is the client's own second-bucket count, "
