@@ -150,3 +150,14 @@ def test_profile_read_reports_write_tolerance_and_delta_the_same_way(name):
     if name.startswith("vllm-omni-rankings-h3"):
         assert "dlo.saved_pct_streaming: stated 32.1 %, derived 32.0499 % (delta 0.0501 %, tolerance 0.05 %)" in claims
         assert any(m.endswith("stated 67.38 s, derived 67.38 s (tolerance 0.005 s)") for m in claims)
+
+
+@pytest.mark.parametrize(("delta", "places", "extra", "shown"), [
+    ("-45.4090909095454545", 4, 7, "-45.4090909095"), ("-45.4090909095454545", 4, 8, "-45.4090909095"),
+    ("0.123456789012345", 2, 2, "0.1235"), ("-7E-17", 2, 2, "-0.00000000000000007")])
+def test_a_tables_delta_is_rounded_once(delta, places, extra, shown):
+    """Past 12 significant digits a delta is written at 12, rounded once from its exact value: the claims table read -45.4090909096
+    (rounded at 11 places to ...90955, then half-even to ...096) where the finding's message and the exact delta read ...9095 (trial #11)."""
+    from verifier.report._common import delta_shown
+
+    assert delta_shown(delta, places, extra) == shown

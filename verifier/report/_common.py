@@ -246,8 +246,10 @@ def delta_shown(delta: str, places: int | None, extra: int = 2) -> str:
         value = Decimal(out)
     except InvalidOperation:
         return out
-    if value.is_finite() and ("E" in out.upper() or len(value.as_tuple().digits) > 12):
+    if value.is_finite() and "E" in out.upper():
         return plain(value)
+    if value.is_finite() and len(value.as_tuple().digits) > 12:
+        return plain(Decimal(delta))  # rounded once, from the exact delta (not again from `out`: ...90955 -> ...096)
     return out
 
 
