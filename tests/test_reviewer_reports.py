@@ -254,3 +254,17 @@ def test_the_json_report_carries_the_groups_and_the_claims_and_stays_schema_vali
     assert [(g["status"], g["count"]) for g in document["to_act_on"]] == [("FAIL", 2), ("ERROR", 1), ("UNVERIFIED", 531)]
     assert document["findings"][document["to_act_on"][0]["findings"][0]]["code"] == "rule-not-met"
     assert len(document["claims"]) == 40 and document["claims"][0]["where"] == "r.json#/0"
+
+
+def test_json_and_sarif_claims_carry_the_tolerance_the_text_formats_show():
+    """Text, Markdown and HTML show each claim's tolerance; JSON and SARIF left it out (hostile trial helper-69, #13)."""
+    from report_formats import report_validator
+
+    finding = Finding(check="derivation.claims", status=Status.FAIL, code="claim-mismatch", message="rate: stated 30.09, derived 30.0646",
+                      observed={"claimed": "30.09", "derived": "30.0646", "delta": "0.0254", "tolerance": "0.005"}, path="r.json", pointer="/rate")
+    report = Report(subject="r", kind="serving-load-telemetry", verifier_version="0", roster=(), findings=(finding,))
+    document = json.loads(render(report, "json"))
+    assert not list(report_validator().iter_errors(document))
+    assert document["claims"][0]["tolerance"] == "0.005"
+    sarif = json.loads(render(report, "sarif"))
+    assert sarif["runs"][0]["properties"]["claims"][0]["tolerance"] == "0.005"

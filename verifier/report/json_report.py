@@ -28,5 +28,5 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
     document["to_act_on"] = [{"status": g.status.value, "check": g.check, "code": g.code, "rule": g.rule, "count": g.count,
                               "findings": [index[id(f)] for f in g.findings]} for g in groups(report)]
     document["claims"] = [{"claim": r.claim, "status": r.status.value, "claimed": r.claimed, "derived": r.derived, "delta": r.delta,
-                           "where": r.where} for r in claim_rows(report)]
+                           "tolerance": r.tolerance, "where": r.where} for r in claim_rows(report)]
     return json_text(json.dumps(visible_json(document), indent=2, sort_keys=True, ensure_ascii=False)) + "\n"

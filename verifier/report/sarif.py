@@ -130,7 +130,8 @@ def render(report: Report, *, verbose: bool = False, color: bool = False) -> str
                        "groups": [{"status": g.status.value, "check": g.check, "code": g.code, "rule": g.rule, "count": g.count}
                                   for g in groups(report)],
                        "claims": [{"claim": r.claim, "status": r.status.value, "claimed": r.claimed, "derived": r.derived,
-                                   "delta": r.delta, "where": r.where} for r in claim_rows(report)]},
+                                   "delta": r.delta, "tolerance": r.tolerance, "where": r.where}
+                                  for r in claim_rows(report)]},
     }
     if any(loc["physicalLocation"]["artifactLocation"].get("uriBaseId") == "BUNDLE"
            for r in results for loc in r.get("locations", [])):
