@@ -368,7 +368,7 @@ def test_a_plan_that_contradicts_itself_says_how():
     assert [f for f in found if f[1] == "plan-inconsistent"] == [
         ("FAIL", "plan-inconsistent", "plan server s3 names unknown arm 'ghost'", "plan.json", "/servers/2/arm"),
         ("FAIL", "plan-inconsistent", "the plan's servers (in run order) do not follow its arm_order", "plan.json", "/arm_order"),
-        ("FAIL", "plan-inconsistent", "plan lists request s1-w 2 times", "plan.json", "/requests"),
+        ("FAIL", "plan-inconsistent", "plan lists request s1-w 2 times", "plan.json", "/requests/4"),  # its second listing
         ("FAIL", "plan-inconsistent", "plan lists 2 warmup request(s) for server s1, but warmups_per_server is 1", "plan.json", "/requests"),
         ("FAIL", "plan-inconsistent", "plan lists 0 warmup request(s) for server s3, but warmups_per_server is 1", "plan.json", "/requests"),
         ("FAIL", "plan-inconsistent", "plan lists 0 measured request(s) for server s3, but measured_per_server is 1", "plan.json", "/requests")]
@@ -511,6 +511,8 @@ def test_a_request_listed_three_times_is_said_so_once_in_id_order():
     requests = [*PLAN["requests"], PLAN["requests"][1], PLAN["requests"][0], {**PLAN["requests"][1], "phase": "warmup"}]
     found = _conf(plan={"requests": requests})
     assert [f[2] for f in found if f[2].startswith("plan lists request")] == ["plan lists request s1-m 3 times", "plan lists request s1-w 2 times"]
+    full = _conf(plan={"requests": requests}, full=True)  # each named at its second listing: s1-m at 4 (then 6), s1-w at 5
+    assert [f[4] for f in full if f[2].startswith("plan lists request")] == ["/requests/4", "/requests/5"]
     assert ("FAIL", "receipt-disagrees", "receipt of s1-m says {'server': 's1', 'phase': 'measured', 'arm': 'baseline'}, "
                                          "the plan says {'server': 's1', 'phase': 'warmup', 'arm': 'baseline'}") in found
 

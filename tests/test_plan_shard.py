@@ -115,3 +115,11 @@ def test_a_shard_request_on_a_server_the_plan_does_not_list_is_inconsistent_at_i
     report = verify_path(str(example_copy))
     assert [(s, p, ptr, m) for s, p, ptr, m in _of(report, "plan-inconsistent") if "Z9" in m] == [
         ("FAIL", "plan-requests.jsonl", f"/{len(rows) - 3}", "plan lists 3 request(s) for server Z9, which is not one of its servers")]  # its first line
+
+
+def test_a_request_the_shard_lists_twice_is_inconsistent_at_its_second_line(example_copy):
+    """As a receipt's duplicate is named at its second receipt: the shard's line that should not be there, not plan.json /requests."""
+    rows = _shard(example_copy, lambda rows: rows.append(dict(rows[1])))
+    report = verify_path(str(example_copy))
+    assert [(s, p, ptr, m) for s, p, ptr, m in _of(report, "plan-inconsistent") if "times" in m] == [
+        ("FAIL", "plan-requests.jsonl", f"/{len(rows) - 1}", f"plan lists request {rows[1]['id']} 2 times")]

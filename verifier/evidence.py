@@ -156,8 +156,8 @@ class PlannedRequests(Sequence[PlannedRequest]):
 
     Columns (lists of equal length): `id`, `server`, `phase` (the builders
     share one `str` object per distinct server and phase). `repeated` maps an
-    id the plan lists more than once to how many times, and `last` such an id
-    to the row of its last listing: both found when first asked for (after
+    id the plan lists more than once to how many times, `last` such an id
+    to the row of its last listing and `again` to that of its second: all found when first asked for (after
     the parsed plan is dropped: a set of 10^6 ids is about 32 MB) and again
     after an `append`. `requests[i]` builds row `i`'s
     `PlannedRequest` (negative counts from the end; past the end raises
@@ -168,7 +168,7 @@ class PlannedRequests(Sequence[PlannedRequest]):
 
     def __init__(self, requests: Iterable[PlannedRequest] = (), *, columns: tuple[list[str], list[str], list[str]] | None = None) -> None:
         self.id, self.server, self.phase = columns or ([], [], [])
-        self._repeats: tuple[dict[str, int], dict[str, int]] | None = None  # (repeated, last), once found
+        self._repeats: tuple[dict[str, int], dict[str, int], dict[str, int]] | None = None  # (repeated, last, again), once found
         for r in requests:
             self.append(*r)
 
@@ -194,6 +194,11 @@ class PlannedRequests(Sequence[PlannedRequest]):
         """Return id -> the row of its last listing, for each id listed more than once."""
         return self._found()[1]
 
+    @property
+    def again(self) -> dict[str, int]:
+        """Return id -> the row of its second listing (the first that should not be there), for each id listed more than once."""
+        return self._found()[2]
+
     def own(self) -> dict[str, str]:
         """
         Return id -> the `str` object of it the columns hold (its last listing's), for readers that share it (10^6 ids: about 29 MB).
@@ -202,21 +207,23 @@ class PlannedRequests(Sequence[PlannedRequest]):
         """
         own = {rid: rid for rid in self.id}
         if len(own) == len(self.id):
-            self._repeats = ({}, {})
+            self._repeats = ({}, {}, {})
         return own
 
-    def _found(self) -> tuple[dict[str, int], dict[str, int]]:
+    def _found(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
         if self._repeats is None:
             repeated: dict[str, int] = {}
             last: dict[str, int] = {}
+            again: dict[str, int] = {}
             seen: set[str] = set()
             for row, rid in enumerate(self.id):  # one pass, a set of the ids while it runs
                 if rid in seen:
                     repeated[rid] = repeated.get(rid, 1) + 1
                     last[rid] = row
+                    again.setdefault(rid, row)
                 else:
                     seen.add(rid)
-            self._repeats = (repeated, last)
+            self._repeats = (repeated, last, again)
         return self._repeats
 
     def __len__(self) -> int:

@@ -103,8 +103,10 @@ def conformance(ctx: Context) -> Iterator[Finding]:
                         path=pfile, pointer="/arm_order", expected=order, observed=planned_order))
     requests = plan.requests  # the campaign's columns (`PlannedRequests`)
     ids, servers, phases, last = requests.id, requests.server, requests.phase, requests.last
-    for rid, n in sorted(requests.repeated.items()):
-        found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists request {rid} {n} times", path=pfile, pointer="/requests"))
+    for rid, n in sorted(requests.repeated.items()):  # named at its second listing, the first that should not be there
+        row = requests.again[rid]
+        found.append(_f(Status.FAIL, "plan-inconsistent", f"plan lists request {rid} {n} times", path=plan.requests_file or pfile,
+                        pointer=f"/{row}" if plan.requests_file else f"/requests/{row}"))
     for sid, _arm in plan.run_order:
         for phase, key, want in (("warmup", "warmups_per_server", warmups), ("measured", "measured_per_server", measured_n)):
             n = len(c.planned({"server": sid, "phase": phase}))
