@@ -28,9 +28,10 @@ of a JSON Lines file, held as columns in a `ReceiptTable`):
 - `Attempt`: a run kept outside the accepted result (rejected, interrupted):
   retained, never mixed into the receipts.
 
-`Evidence.lacks(*parts)` names the parts a check family needs that the model
-does not hold, so the family reports exactly one UNVERIFIED finding saying
-what was missing instead of dropping out of the roster.
+`Evidence.need(*parts)` raises, for a part a check family needs that the
+reader could not use, the reader's own code and reason, so the family reports
+exactly one UNVERIFIED finding saying what was missing instead of dropping
+out of the roster.
 """
 
 from __future__ import annotations
@@ -869,19 +870,3 @@ class Evidence:
     def present(self, part: str) -> bool:
         """Return whether the input holds `part` at all, usable or not (False only for `not-in-evidence`)."""
         return not any(gap.part == part and gap.code == "not-in-evidence" for gap in self.unmapped)
-
-    def lacks(self, *parts: str) -> list[str]:
-        """
-        Return the names of `parts` (see `PARTS`) this model does not hold, in the order given.
-
-        A part is held when it is non-empty (`plan` and `gate`: not None).
-        Raises `ValueError` for a name outside `PARTS`.
-        """
-        missing = []
-        for part in parts:
-            if part not in PARTS:
-                raise ValueError(f"unknown part {part!r} (known: {', '.join(PARTS)})")
-            value = getattr(self, part)
-            if value is None or value == ():
-                missing.append(part)
-        return missing
