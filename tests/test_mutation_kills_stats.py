@@ -248,7 +248,7 @@ def test_the_confidence_interval_of_one_two_three():
     got = {s: derive(s, xs, method="normal-z", confidence=95) for s in stats.CI_STATISTICS}
     half = got["ci_half_width"].value
     assert _close(half, "1.131585734076171", "1e-15")
-    assert got["ci_low"].value == 2 - half and got["ci_high"].value == 2 + half
+    assert got["ci_low"].value == stats.CONTEXT.subtract(2, half) and got["ci_high"].value == stats.CONTEXT.add(2, half)  # in the engine's 50 digits
     assert got["ci_low"].text == ("ci_low of the 95 % interval (normal-z, c = 1.9599639845400536): mean 2 -/+ c * SD 1 / sqrt(3) = 1.13158573408,"
                                   " over 3 values")
     assert got["ci_high"].inputs == tuple(xs)

@@ -6,6 +6,7 @@ import ast
 import json
 import shutil
 from decimal import Decimal as D
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,25 @@ def test_a_difference_past_the_tolerance_in_its_38th_digit_does_not_hold_in_the_
     with decimal.localcontext(RUN_CONTEXT):
         assert not stats.compare(D("0.50100000000000000000000000000000000001"), D("0.5"), declared=D("0.001")).holds
         assert stats.compare(D("0.501"), D("0.5"), declared=D("0.001")).holds
+
+
+@pytest.mark.parametrize(("statistic", "values", "exact"), [
+    ("sum", ["1E+20", "1E-10"], "100000000000000000000.0000000001"),
+    ("mean", ["1E+20", "1E-10"], "50000000000000000000.00000000005"),
+    ("mean_of_server_means", {"s1": ["1E+20", "1E-10"]}, "50000000000000000000.00000000005"),
+    ("ratio_of_sums", (["1E+20", "1E-10"], ["1"]), "100000000000000000000.0000000001"),
+])
+def test_derivations_are_exact_in_the_engines_50_digits_whatever_the_callers_context(statistic, values, exact):
+    """docs/tolerances.md: every claim re-derives exactly (`Decimal`, 50 digits). Sums ran in the thread's context (28 digits by
+    default) and dropped the 1E-10 beside 1E+20 (the newcomer helper-72's finding); a caller's context must not matter either."""
+    import decimal
+
+    from verifier import stats
+
+    def as_decimals(v):
+        return [Decimal(x) for x in v] if isinstance(v, list) else {k: as_decimals(x) for k, x in v.items()} if isinstance(v, dict) \
+            else tuple(as_decimals(x) for x in v)
+
+    for prec in (28, 6):
+        with decimal.localcontext(decimal.Context(prec=prec)):
+            assert stats.derive(statistic, as_decimals(values)).value == Decimal(exact)

@@ -14,13 +14,37 @@ Each raises `ValueError` on fewer values than it needs.
 from __future__ import annotations
 
 import decimal
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from decimal import Decimal
+from typing import ParamSpec, TypeVar
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 __all__ = ["CONTEXT", "MAD_NORMAL", "PERCENTILE_METHODS", "RUN_CONTEXT", "mean", "median", "median_abs_deviation", "percentile_linear",
            "percentile_nearest_rank", "percentile_weibull", "population_sd", "sample_sd"]
 
 CONTEXT = decimal.Context(prec=50, rounding=decimal.ROUND_HALF_EVEN)
+
+
+def exact(function: Callable[P, R]) -> Callable[P, R]:
+    """
+    Return `function` run in `CONTEXT` (50 digits, half-even), whatever the caller's `decimal` context.
+
+    Every operator of the engine (`sum`, `x - m`, `*`) then rounds at 50
+    digits, not at the thread's default 28 (`sum` of `1E+20` and `1E-10`
+    kept the `1E-10` only then), and a caller's own context (a lower
+    precision, traps) cannot change a derivation.
+    """
+    @functools.wraps(function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with decimal.localcontext(CONTEXT):
+            return function(*args, **kwargs)
+
+    return run
+
+
 #: The thread context every check runs in (`verifier.pipeline.run_pipeline`): Python's default context, spelled out, so that
 #: a caller who changed its own (`decimal.getcontext().prec = 3`) cannot change a derived number, a tolerance or a verdict.
 RUN_CONTEXT = decimal.Context(prec=28, rounding=decimal.ROUND_HALF_EVEN, Emin=-999999, Emax=999999, capitals=1, clamp=0,
@@ -33,17 +57,20 @@ def _need(values: Sequence[Decimal], n: int = 1) -> list[Decimal]:
     return [Decimal(v) for v in values]
 
 
+@exact
 def mean(values: Sequence[Decimal]) -> Decimal:
     """Return the arithmetic mean; raises `ValueError` on an empty sequence."""
     xs = _need(values)
     return CONTEXT.divide(sum(xs, Decimal(0)), Decimal(len(xs)))
 
 
+@exact
 def median(values: Sequence[Decimal]) -> Decimal:
     """Return the median (mean of the two middle values for even n); raises `ValueError` on empty input."""
     return percentile_linear(values, Decimal(50))
 
 
+@exact
 def percentile_nearest_rank(values: Sequence[Decimal], q: Decimal) -> Decimal:
     """Return the nearest-rank q-th percentile (0 < q <= 100); raises `ValueError` on empty input."""
     xs = sorted(_need(values))
@@ -55,6 +82,7 @@ def percentile_nearest_rank(values: Sequence[Decimal], q: Decimal) -> Decimal:
     return xs[max(rank, 1) - 1]
 
 
+@exact
 def percentile_linear(values: Sequence[Decimal], q: Decimal) -> Decimal:
     """Return the linearly interpolated q-th percentile (0 <= q <= 100, numpy `linear`); raises `ValueError` on empty input."""
     xs = sorted(_need(values))
@@ -69,6 +97,7 @@ def percentile_linear(values: Sequence[Decimal], q: Decimal) -> Decimal:
     return CONTEXT.add(xs[lower], CONTEXT.multiply(fraction, xs[lower + 1] - xs[lower]))
 
 
+@exact
 def percentile_weibull(values: Sequence[Decimal], q: Decimal) -> Decimal:
     """
     Return the q-th percentile at position q/100 * (n + 1), 1-based, interpolated, clamped to the minimum and maximum
@@ -88,6 +117,7 @@ def percentile_weibull(values: Sequence[Decimal], q: Decimal) -> Decimal:
     return CONTEXT.add(xs[lower - 1], CONTEXT.multiply(position - lower, xs[lower] - xs[lower - 1]))
 
 
+@exact
 def sample_sd(values: Sequence[Decimal]) -> Decimal:
     """Return the sample standard deviation (n - 1); raises `ValueError` for fewer than 2 values."""
     xs = _need(values, 2)
@@ -96,6 +126,7 @@ def sample_sd(values: Sequence[Decimal]) -> Decimal:
     return CONTEXT.sqrt(CONTEXT.divide(ss, Decimal(len(xs) - 1)))
 
 
+@exact
 def sem(values: Sequence[Decimal]) -> Decimal:
     """
     Return the standard error of the mean, sample SD (n - 1) / sqrt(n); raises `ValueError` for fewer than 2 values.
@@ -107,6 +138,7 @@ def sem(values: Sequence[Decimal]) -> Decimal:
     return CONTEXT.divide(sample_sd(xs), CONTEXT.sqrt(Decimal(len(xs))))
 
 
+@exact
 def median_abs_deviation(values: Sequence[Decimal]) -> Decimal:
     """Return median(|x - median(x)|), unscaled (scipy `median_abs_deviation` with `scale=1.0`); raises `ValueError` on empty input."""
     xs = _need(values)
@@ -118,6 +150,7 @@ def median_abs_deviation(values: Sequence[Decimal]) -> Decimal:
 MAD_NORMAL = CONTEXT.divide(Decimal(1), Decimal("0.6744897501960817"))
 
 
+@exact
 def population_sd(values: Sequence[Decimal]) -> Decimal:
     """Return the population standard deviation (divides by n, numpy `std` default); raises `ValueError` on empty input."""
     xs = _need(values)

@@ -70,6 +70,7 @@ from verifier.estimators import (  # noqa: E402  the elementary estimators, re-e
     MAD_NORMAL,
     PERCENTILE_METHODS,
     RUN_CONTEXT,
+    exact,
     mean,
     median,
     median_abs_deviation,
@@ -272,6 +273,7 @@ def critical_value(method: str, confidence: Decimal, n: int) -> Decimal:
     return Decimal(repr(float(student_t.ppf(p, n - 1))))
 
 
+@exact
 def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = None,
            baseline: str | None = None, candidate: str | None = None, of: str = "values",
            confidence: Any = None, scale: Any = None) -> Derived:
@@ -667,6 +669,7 @@ class Undefined(ArithmeticError):
 
 
 
+@exact
 def identity(op: str, left: Decimal, terms: Sequence[Decimal], stated: Sequence[tuple[Decimal | None, bool, Decimal | None]],
              *, scale: Decimal = Decimal(1), declared: Any = None, one_over: Any = None) -> tuple[Decimal, Decimal, Decimal]:
     """
