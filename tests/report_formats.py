@@ -9,7 +9,8 @@ official SARIF 2.1.0 schema (`tests/data`, sha256-checked), JUnit by expat
 tables: every table row keeps its cell count, and no evidence becomes HTML),
 GitHub workflow commands by the runner's command grammar, text by its line
 shape (one verdict line, no control characters), CSV by Python's csv reader
-(one six-cell row per finding, no formula cell).
+(one six-cell row per finding, no formula cell), TAP by the TAP 13 grammar
+(version line, plan, numbered test lines, each YAML block by PyYAML).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from markdown_it import MarkdownIt
 
 from verifier.model import Report, Status
 from verifier.report import REPORTERS, render
-from verifier.report._common import claim_rows, groups, trust_lines
+from verifier.report._common import claim_rows, groups, trust_lines, visible
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -145,6 +146,47 @@ def _csv(text: str, report: Report) -> None:
         assert len(row) == 6 and not any(CONTROL.search(c) or c.startswith(("=", "+", "-", "@", "\t", "\r")) for c in row), row
 
 
+#: A TAP 13 test line as `verifier.report.tap` writes it: `ok`/`not ok`, its number, `- ` and a description with no raw `#`, then the one directive.
+TAP_TEST = re.compile(r"(ok|not ok) (\d+) - ((?:[^#\\\n]|\\[#\\])+)( # TODO unverified)?\Z")
+
+
+def _tap(text: str, report: Report) -> dict[str, tuple[str, bool, dict | None]]:
+    """
+    TAP version 13: the version line, the plan `1..N` with N the roster's checks, N test lines numbered 1..N, each YAML block
+    (`  ---` .. `  ...`) a mapping PyYAML reads, `#` diagnostic lines, no control character. Return check -> (test word, TODO, block).
+    """
+    import yaml
+
+    assert not CONTROL.search(text), repr(CONTROL.search(text))
+    lines = text.split("\n")
+    assert lines[0] == "TAP version 13" and lines[-1] == "", lines[:2]
+    checks = {visible(c.check) for c in report.roster} | {visible(f.check) for f in report.findings}  # as written: control characters escaped
+    assert lines[1] == f"1..{len(checks)}", lines[1]
+    tests: dict[str, tuple[str, bool, dict | None]] = {}
+    i, last = 2, None
+    while i < len(lines) - 1:
+        line = lines[i]
+        if line == "  ---":
+            assert last is not None and tests[last][2] is None, (i, line)
+            end = lines.index("  ...", i)
+            block = yaml.safe_load("\n".join(part[2:] for part in lines[i + 1:end]))
+            assert isinstance(block, dict), block
+            tests[last] = (*tests[last][:2], block)
+            i = end + 1
+            continue
+        if line.startswith("# "):
+            i += 1
+            continue
+        m = TAP_TEST.match(line)
+        assert m and int(m.group(2)) == len(tests) + 1, line
+        last = m.group(3).replace("\\#", "#").replace("\\\\", "\\")
+        assert last not in tests and (m.group(1) == "not ok" or not m.group(4)), line
+        tests[last] = (m.group(1), bool(m.group(4)), None)
+        i += 1
+    assert set(tests) == checks and lines[-2].startswith(f"# verdict: {report.verdict} (exit "), (set(tests) ^ checks, lines[-2])
+    return tests
+
+
 def _text(text: str, report: Report) -> None:
     assert not CONTROL.search(text), repr(CONTROL.search(text))
     assert text.endswith("\n") and text.rstrip("\n").split("\n")[-1].startswith(f"verdict: {report.verdict} ")
@@ -159,8 +201,8 @@ def assert_all_formats_parse(report: Report) -> dict[str, str]:
             text.encode("utf-8")  # strict: no lone surrogate reaches any output
             {"json": lambda: _json(text), "sarif": lambda: _sarif(text), "junit": lambda: _junit(text, report),
              "github": lambda: _github(text, report), "markdown": lambda: _markdown(text, report, verbose),
-             "text": lambda: _text(text, report), "html": lambda: _html(text), "csv": lambda: _csv(text, report)}[fmt]()
+             "text": lambda: _text(text, report), "html": lambda: _html(text), "csv": lambda: _csv(text, report), "tap": lambda: _tap(text, report)}[fmt]()
             if not verbose:
                 out[fmt] = text
-    assert set(out) == {"json", "sarif", "junit", "github", "markdown", "text", "html", "csv"}
+    assert set(out) == {"json", "sarif", "junit", "github", "markdown", "text", "html", "csv", "tap"}
     return out

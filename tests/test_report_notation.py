@@ -36,7 +36,7 @@ def _bad_numbers(text: str) -> list[str]:
 
 def _human_text(report: Report) -> str:
     """Every human-readable format in full, and the messages of the machine formats (their values stay exact by design)."""
-    parts = [render(report, fmt) for fmt in ("text", "markdown", "html", "junit", "github", "csv")]
+    parts = [render(report, fmt) for fmt in ("text", "markdown", "html", "junit", "github", "csv", "tap")]
     parts += [f["message"] for f in json.loads(render(report, "json"))["findings"]]
     parts += [r["message"]["text"] for r in json.loads(render(report, "sarif"))["runs"][0]["results"]]
     return html.unescape("\n".join(parts))  # `&lt;= 1e-06` in HTML and XML reads `<= 1e-06`
@@ -129,7 +129,7 @@ def test_junit_records_no_absolute_path_when_the_bundle_is_given_absolutely(tmp_
 
 
 def test_every_format_registered_is_covered_by_the_notation_check():
-    assert set(REPORTERS) == {"text", "markdown", "html", "junit", "github", "json", "sarif", "csv"}
+    assert set(REPORTERS) == {"text", "markdown", "html", "junit", "github", "json", "sarif", "csv", "tap"}
 
 
 

@@ -387,3 +387,94 @@ def test_csv_quotes_and_neutralises_formulas():
     rows = _csv_rows(render(report, "csv"))
     assert rows[0] == ["claims.stated", "FAIL", "claim-mismatch", "'-1+2.json", "/a,b", "'=HYPERLINK(\"http://evil.example\",\"x\"), a \"quote\"\\nline 2"]
     assert rows[1] == ["x.y", "PASS", "'@sum", "\\tp", "", "'+cmd|' /C calc'!A0\\u202e"]
+
+
+# ---------------------------------------------------------------- tap (Test Anything Protocol version 13)
+
+@pytest.mark.parametrize(("status", "line"), [(Status.FAIL, "not ok 1 - integrity.files"), (Status.ERROR, "not ok 1 - integrity.files"),
+                                              (Status.UNVERIFIED, "not ok 1 - integrity.files # TODO unverified"),
+                                              (Status.PASS, "ok 1 - integrity.files")])
+def test_tap_is_one_test_line_per_check_with_its_worst_status(status, line):
+    from report_formats import _tap
+
+    report = _one(status)
+    text = render(report, "tap")
+    assert text.startswith("TAP version 13\n1..2\n") and line in text.splitlines(), text
+    tests = _tap(text, report)
+    assert tests["gate.pinned"] == ("ok", False, None)  # a passing check: no block
+    word, todo, block = tests["integrity.files"]
+    if status is Status.PASS:
+        assert block is None
+    else:
+        assert block["status"] == status.value and block["findings"] == {status.value: 1}
+        group = block["groups"][0]
+        assert (group["status"], group["code"], group["count"]) == (status.value, "sha256-mismatch" if status is Status.FAIL else "match", 1)
+        assert group["findings"] == [f"{status.value} [{group['code']}] dir/a b.json#/files/0: a {status.value} finding: 50% done, a:b,c\\nsecond line"]
+
+
+def test_tap_leads_with_the_worst_check_and_says_how_many_more_a_group_holds():
+    findings = tuple(Finding(check="derivation.claims", status=Status.UNVERIFIED, code="claim-unstated", message=f"claim {i} is not stated") for i in range(7))
+    findings += (Finding(check="integrity.files", status=Status.PASS, code="match", message="ok"),
+                 Finding(check="gate.rules", status=Status.FAIL, code="rule-not-met", message="r1: 3 > 2"),
+                 Finding(check="gate.rules", status=Status.PASS, code="rule-met", message="r2: 1 <= 2"))
+    roster = tuple(CheckInfo(check=c, title=c, counts={}) for c in ("integrity.files", "derivation.claims", "gate.rules"))
+    report = Report(subject="b", kind="profile:x", verifier_version="0", findings=findings, roster=roster)
+    lines = render(report, "tap").splitlines()
+    tests = [line for line in lines if line.startswith(("ok", "not ok"))]
+    assert tests == ["not ok 1 - gate.rules", "not ok 2 - derivation.claims # TODO unverified", "ok 3 - integrity.files"]
+    assert "      more: 2" in lines and lines[-1] == "# verdict: FAIL (exit 1)"
+    from report_formats import _tap
+
+    plain, every = _tap(render(report, "tap"), report), _tap(render(report, "tap", verbose=True), report)
+    assert len(plain["derivation.claims"][2]["groups"][0]["findings"]) == 5 and len(every["derivation.claims"][2]["groups"][0]["findings"]) == 7
+    assert plain["gate.rules"][2]["findings"] == {"FAIL": 1, "PASS": 1} and "passed" not in plain["gate.rules"][2]
+    assert every["gate.rules"][2]["passed"] == ["PASS [rule-met] -: r2: 1 <= 2"] and every["integrity.files"][2] == {"status": "PASS", "findings": {"PASS": 1}, "passed": ["PASS [match] -: ok"]}
+
+
+def test_tap_keeps_evidence_from_forging_a_line_a_directive_or_yaml():
+    from report_formats import _tap
+
+    findings = (Finding(check="x.y # SKIP", status=Status.FAIL, code="a: b", message="evil\nok 9 - forged\n  ...\u202e", path="p#q"),
+                Finding(check="back\\slash", status=Status.PASS, code="c", message="fine"))
+    report = Report(subject="s", kind="bundle-v1", verifier_version="0", findings=findings, roster=())
+    text = render(report, "tap")
+    assert "not ok 1 - x.y \\# SKIP" in text.splitlines() and "ok 2 - back\\\\slash" in text.splitlines()
+    tests = _tap(text, report)
+    assert tests["x.y # SKIP"][2]["groups"][0]["findings"] == ["FAIL [a: b] p#q: evil\\nok 9 - forged\\n  ...\\u202e"]
+    weird = "a\udc80b\u2028c\ufeffd\U0001f600e\x85f\ufffeg\"h'i: j\t- k ... --- \\"  # a lone surrogate, separators, a BOM, quotes, YAML markers
+    hostile = Report(subject=weird, kind="bundle-v1", verifier_version="0", roster=(),
+                     findings=(Finding(check="c\u2028#x", status=Status.UNVERIFIED, code=weird, message=weird, path=weird, pointer="/" + weird),))
+    for verbose in (False, True):
+        text = render(hostile, "tap", verbose=verbose)
+        text.encode("utf-8")
+        assert _tap(text, hostile)["c\\u2028#x"][:2] == ("not ok", True)
+
+
+def test_tap_of_the_example_on_stdout_and_as_a_report_file(run, example_copy, tmp_path):
+    from report_formats import _tap
+
+    from verifier.core import verify_path
+
+    report = verify_path(str(EXAMPLE))
+    result = run("-f", "tap", str(EXAMPLE))
+    assert result.exit_code == 0 and set(_tap(result.stdout, report).values()) == {("ok", False, None)}
+    assert result.stdout.splitlines()[1] == f"1..{len(report.roster)}"
+    (example_copy / "claims.json").write_text((example_copy / "claims.json").read_text().replace("73.45", "74.45"))
+    out = tmp_path / "verify.tap"
+    result = run("--no-cache", "--report", f"tap={out}", str(example_copy))
+    text = out.read_text()
+    assert result.exit_code == 1 and text.splitlines()[2] == "not ok 1 - integrity.files", text[:300]
+    group = yaml_block(text, "integrity.files")["groups"][0]
+    assert (group["status"], group["code"]) == ("FAIL", "sha256-mismatch") and group["findings"][0].startswith("FAIL [sha256-mismatch] manifest.json#/files/1")
+    assert text.endswith("# verdict: FAIL (exit 1)\n")
+
+
+def yaml_block(text: str, check: str) -> dict:
+    """Return the YAML block after the test line of `check` in TAP `text`."""
+    import yaml
+
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(("ok ", "not ok ")) and line.split(" - ", 1)[1].split(" # ")[0] == check)
+    assert lines[start + 1] == "  ---"
+    end = lines.index("  ...", start)
+    return yaml.safe_load("\n".join(line[2:] for line in lines[start + 2:end]))

@@ -57,7 +57,7 @@ def test_a_gate_naming_a_statistic_no_native_campaign_derives_is_refused_at_load
     assert str(err.value).startswith(f"{root / 'gates/tiny-v1.json'}: invalid gate at /claims/2/statistic: statistic {statistic!r} cannot be derived")
 
 
-@pytest.mark.parametrize("statistic", ["max", "population_sd", "difference"])
+@pytest.mark.parametrize("statistic", ["max", "population_sd", "difference", "harmonic_mean"])
 def test_a_gate_naming_a_statistic_of_latencies_loads(tmp_path, statistic):
     rule = {"claim": "x", "statistic": statistic, "selection": {"phase": "measured"}, "baseline": "baseline", "candidate": "candidate"}
     assets, _ = _assets_with_gate(tmp_path, rule)

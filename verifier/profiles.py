@@ -366,7 +366,7 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
 
 #: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
 VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
-                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean", "sem",
+                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean", "harmonic_mean", "sem",
                     "olympic_mean")
 #: Regression slopes: value per x, in a unit of the dimension value / x.
 SLOPE_STATISTICS = ("slope", "slope_through_origin")

@@ -23,7 +23,8 @@ any stated precision. Definitions and their sources:
   names (R `mad()`'s `constant` 1.4826; criterion.rs multiplies by the f32
   literal 1.4826, i.e. 1.4825999736785888671875).
 - `geometric_mean`: exp(mean(ln x)) of values > 0 (e.g. of speedup
-  ratios; scipy `gmean`).
+  ratios; scipy `gmean`); `harmonic_mean`: n / sum(1/x) of values > 0
+  (e.g. of rates over equal work; scipy `hmean`, Python `statistics.harmonic_mean`).
 - `slope` and `r_squared`: the ordinary least-squares line of y on x over
   pairs (x, y): slope Sxy / Sxx, coefficient of determination
   Sxy^2 / (Sxx Syy) (NIST e-Handbook 4.1.4.1; scipy `linregress` `slope`
@@ -117,8 +118,8 @@ class Derived:
 
 #: Statistics over one sample (`values`: a sequence of Decimal).
 SAMPLE_STATISTICS = ("count", "sum", "mean", "median", "min", "max", "first", "last", "sd", "population_sd", "percentile", "sem", "olympic_mean")
-#: Robust spreads and the geometric mean over one sample (`values`: a sequence of Decimal; the geometric mean's all > 0).
-ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean")
+#: Robust spreads and the geometric and harmonic means over one sample (`values`: a sequence of Decimal; the two means' all > 0).
+ROBUST_STATISTICS = ("mad", "mad_scaled", "geometric_mean", "harmonic_mean")
 #: Least-squares line of y on x (`values`: `(xs, ys)`, two sequences of one length).
 REGRESSION_STATISTICS = ("slope", "r_squared", "slope_through_origin")
 #: Statistics over outcomes (`values`: a sequence of bool, one per receipt: whether it succeeded): `count_ok` counts the successes.
@@ -201,7 +202,7 @@ def _group_means(groups: Mapping[str, Sequence[Decimal]], of: str) -> tuple[list
 
 
 def _robust(statistic: str, xs: list[Decimal], of: str, scale: Any = None) -> Derived:
-    """Return `mad`, `mad_scaled` (times `scale`, default `MAD_NORMAL`) or `geometric_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric mean."""
+    """Return `mad`, `mad_scaled` (times `scale`, default `MAD_NORMAL`), `geometric_mean` or `harmonic_mean` of `xs` (see the module docstring); raises `Underivable` for no values or a value <= 0 in a geometric or harmonic mean (`empty-selection`, FAIL)."""
     if not xs:
         raise Underivable(f"no values ({of})", "empty-selection")
     text = f"{len(xs)} {of}"
@@ -210,6 +211,11 @@ def _robust(statistic: str, xs: list[Decimal], of: str, scale: Any = None) -> De
             raise Underivable(f"a geometric mean needs values > 0, {of} has {min(xs)}", "empty-selection")
         logs = [CONTEXT.ln(x) for x in xs]
         return Derived(statistic, CONTEXT.exp(CONTEXT.divide(sum(logs, Decimal(0)), Decimal(len(xs)))), f"geometric mean exp(mean(ln x)) of {text}", tuple(xs))
+    if statistic == "harmonic_mean":
+        if any(x <= 0 for x in xs):
+            raise Underivable(f"a harmonic mean needs values > 0, {of} has {min(xs)}", "empty-selection")
+        reciprocals = functools.reduce(CONTEXT.add, (CONTEXT.divide(Decimal(1), x) for x in xs), Decimal(0))  # in CONTEXT: `sum` would round at the run's 28 digits
+        return Derived(statistic, CONTEXT.divide(Decimal(len(xs)), reciprocals), f"harmonic mean n / sum(1/x) of {text}", tuple(xs))
     mad = median_abs_deviation(xs)
     if statistic == "mad":
         return Derived(statistic, mad, f"median absolute deviation median(|x - median|) (unscaled) of {text}", tuple(xs))
@@ -287,7 +293,7 @@ def derive(statistic: str, values: Any, *, q: Any = None, method: str | None = N
       the order given, e.g. file order), `sd` (sample, n-1),
       `population_sd` (n), `percentile` (`q` in (0, 100], `method`
       `nearest-rank` or `linear`, both required): a sequence of Decimal;
-    - `mad`, `mad_scaled` (times `scale` when given), `geometric_mean` (values > 0): a sequence of Decimal;
+    - `mad`, `mad_scaled` (times `scale` when given), `geometric_mean`, `harmonic_mean` (values > 0): a sequence of Decimal;
     - `slope`, `r_squared`, `slope_through_origin`: a pair `(xs, ys)` of sequences of one length (y regressed on x);
     - `count_ok`: a sequence of bool (each receipt's success): the number of successes;
     - `mean_of_server_means`, `sd_of_server_means` (sample SD, n-1, of the
@@ -449,6 +455,9 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     - `mad`, `mad_scaled`: twice the inputs' error (x and the median) plus
       the interpolation term of a median, times the scale; `geometric_mean`:
       n eps (1 + max |ln x|) relative (n logarithms summed, one exp);
+      `harmonic_mean`: n eps + (4 + steps) u relative, plus `input_error`
+      over the smallest input, relative (n reciprocals summed, one
+      division, no cancellation for x > 0; Higham 2002 eq. 4.4);
       `slope`, `r_squared`: 8 n eps relative (the cancellation in the centred
       sums is not modelled); `slope_through_origin`: 8 n eps + 4 u relative
       (no cancellation for x, y > 0, e.g. iterations and times);
@@ -504,6 +513,8 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
     elif statistic == "geometric_mean":  # n logarithms summed, one exp: relative error n eps (1 + max |ln x|), plus each input's relative u
         logs = max(abs(CONTEXT.ln(x)) for x in xs) if min(xs) > 0 else Decimal(0)
         work = abs(stated) / k * (n * EPS * (1 + logs) + 4 * U) + per_input
+    elif statistic == "harmonic_mean":  # n reciprocals of x > 0 summed (no cancellation), one division: relative (n + 2) u <= n eps, each input's (and step's) relative u
+        work = abs(stated) / k * (n * EPS + (4 + steps) * U + (upstream / min(xs) if upstream and min(xs) > 0 else 0))
     elif statistic == "slope_through_origin":  # relative only: x and y are of two units, so an absolute input error of one is no bound in the other
         work = abs(stated) / k * (8 * n * EPS + 4 * U) + 2 * upstream
     elif statistic in ("slope", "r_squared"):  # centred sums of products: 8 n eps relative (the cancellation in Sxx, Sxy is not modelled)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from verifier.model import Report
-from verifier.report import csv_report, github, html, json_report, junit, markdown, sarif, text
+from verifier.report import csv_report, github, html, json_report, junit, markdown, sarif, tap, text
 
 __all__ = ["REPORTERS", "Renderer"]
 
@@ -27,6 +27,7 @@ REPORTERS: dict[str, Renderer] = {
     markdown.NAME: markdown.render,
     html.NAME: html.render,
     csv_report.NAME: csv_report.render,
+    tap.NAME: tap.render,
 }
 
 
