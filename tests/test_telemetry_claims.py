@@ -212,7 +212,9 @@ def test_a_derived_number_nothing_states_is_no_claim(receipt_dir, spoil):
         spoil(receipt_dir)
     report = verify_path(str(receipt_dir))
     stated = json.loads((receipt_dir / "telemetry-receipt.json").read_text())["facts"]
-    for row in json.loads(json_report.render(report))["claims"]:
+    rows = json.loads(json_report.render(report))["claims"]
+    assert not [r for r in rows if r["status"] == "PASS" and r["claimed"] == "-"]  # a PASS stating nothing is no claim row
+    for row in rows:
         if row["claimed"] == "-" or row["where"] == "bench.stdout":  # bench.stdout: successful + failed as stdout prints them
             continue
         where, _, pointer = row["where"].partition("#")
@@ -256,3 +258,11 @@ def test_a_blocked_claims_row_names_what_blocked_it(receipt_dir, fmt):
     _facts(receipt_dir, FAILED[0], rate=RATE)
     page = render(verify_path(str(receipt_dir)), fmt)
     assert "claims not judged: 1 blocked by telemetry.process" in page
+
+
+def test_a_number_stated_under_a_key_the_producer_does_not_write_is_unverified(receipt_dir):
+    """Every stated number gets a finding: `facts.foreign_tokens` (no key of the schema, none the profile refuses) was silently skipped."""
+    _edit(receipt_dir, lambda r: r["facts"].update(foreign_tokens=77, extra={"tail_ms": 1.5}))
+    report = verify_path(str(receipt_dir))
+    rows = [(f.status, f.code, f.pointer, f.observed) for f in report.findings if f.check == "derivation.claims" and f.code == "not-a-producer-field"]
+    assert rows == [("UNVERIFIED", "not-a-producer-field", "/facts/extra/tail_ms", "1.5"), ("UNVERIFIED", "not-a-producer-field", "/facts/foreign_tokens", "77")]

@@ -296,7 +296,9 @@ def stated(ctx: Context) -> list[Stated]:
       stated while either did not replay: UNVERIFIED `not-replayed` naming why;
     - refused facts and conclusions (`telemetry_rules.refused`);
     - the client rate (`telemetry_rules.rate`; UNVERIFIED `not-replayed` when
-      stated while the client facts did not replay).
+      stated while the client facts did not replay);
+    - a number stated under a `facts` key the schema does not define
+      (`_foreign`): UNVERIFIED `not-a-producer-field`.
 
     A derived number the receipt does not state (PASS `derived`) is its
     finding's expected, never its observed: no claim.
@@ -325,6 +327,26 @@ def stated(ctx: Context) -> list[Stated]:
     out += _surplus(ctx, source, [why for why in (client_why, engine_why) if why is not None])
     out += refused(ctx)
     out += rate(ctx, source, client_why)
+    return out + _foreign(ctx)
+
+
+def _foreign(ctx: Context) -> list[Stated]:
+    """
+    The rows of the numbers `facts` states under a key the pinned schema does not define and the profile does not refuse
+    (`stated`): UNVERIFIED `not-a-producer-field` each, by key (no rule derives them; never skipped).
+    """
+    facts, profile = _r(ctx).get("facts") or {}, ctx.data["profile"]
+    known = set(ctx.assets.schema(SCHEMAS[RECEIPT])["properties"]["facts"]["properties"]) | set(profile["refused_facts"])
+    out = []
+    for claim in sorted(model(ctx).claims, key=lambda c: c.id):
+        if claim.id.split("/")[0] in known:
+            continue
+        value: Any = facts
+        for part in claim.id.split("/"):  # the model's id joins the keys with "/"
+            value = value.get(part) if isinstance(value, dict) else None
+        out.append(Stated(f"facts/{claim.id}", value, claim.location.pointer, None, path=RECEIPT, refused=Refused(
+            Status.UNVERIFIED, "not-a-producer-field", f"{RECEIPT}#{claim.location.pointer} = {value}: not a fact {profile['producer']} "
+            "writes; no derivation known")))
     return out
 
 
