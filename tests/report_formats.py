@@ -28,7 +28,7 @@ from markdown_it import MarkdownIt
 
 from verifier.model import Report, Status
 from verifier.report import REPORTERS, render
-from verifier.report._common import claim_rows, groups, trust_lines, visible
+from verifier.report._common import claim_rows, groups, shown_claims, trust_lines, visible
 
 ROOT = Path(__file__).resolve().parent.parent
 SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
@@ -104,7 +104,9 @@ def _markdown(text: str, report: Report, verbose: bool) -> None:
     from verifier.report.statements import statement_rows
 
     stated = [r for r in statement_rows(report) if r.code != "informational"]  # the "Stated claims" table (docs/claims.md)
-    every = len(claim_rows(report)) + len(stated) + len(shown) + len(report.roster)
+    claims = claim_rows(report)  # every PASS row, and the non-PASS ones as listed (UNVERIFIED capped at FEW per code unless verbose)
+    listed = shown_claims(claims, verbose)[0] + [r for r in claims if r.status is Status.PASS]
+    every = len(listed) + len(stated) + len(shown) + len(report.roster)
     if "cut to keep this report under" in text or "this report is cut at" in text:  # over 65,000 characters (markdown.LIMIT): PASS rows cut, said so
         assert rows < every and len(text) <= 65_000, (rows, every, len(text))
     else:

@@ -88,9 +88,12 @@ def test_a_missing_carrier_fails(receipt_dir):
     (receipt_dir / "metrics-after.prom").unlink()
     report = verify_path(str(receipt_dir))
     assert ("telemetry.carriers", "carrier-missing") in _fails(report)
-    (blocked,) = _by(report, "derivation.claims", "UNVERIFIED")  # client facts and engine delta: one finding, the same words
+    blocked, *stated = _by(report, "derivation.claims", "UNVERIFIED")  # client facts and engine delta: one finding, the same words
     assert blocked.code == "blocked-by" and blocked.message == "not run because telemetry.carriers did not pass"
     assert blocked.observed == ["telemetry.carriers"] and blocked.path is None and blocked.pointer is None
+    # the surplus and the rate the receipt states, each its own row naming what did not replay (trial 69: they were dropped)
+    assert [(f.code, f.pointer, f.observed) for f in stated] == [("not-replayed", SURPLUS, "0"), ("not-replayed", "/facts/rate/output_tokens_per_s", "30.06")]
+    assert all("telemetry.carriers did not pass" in f.message for f in stated)
 
 
 def test_a_carrier_edited_after_the_receipt_fails(receipt_dir):
@@ -146,7 +149,9 @@ def test_truncated_stdout_yields_no_facts_even_with_a_summary_in_stderr(receipt_
     report = verify_path(str(receipt_dir))
     bad = _by(report, "derivation.claims")[0]
     assert bad.status == "FAIL" and bad.code == "stdout-truncated" and bad.path == "bench.stdout" and bad.pointer is None
-    assert not _rows(report, SURPLUS, "/facts/rate/output_tokens_per_s")  # nothing replayed: the truncation stands for them
+    # the surplus and the rate are stated over client facts that did not replay: each UNVERIFIED naming the truncation (trial 69: dropped)
+    assert [(f.code, f.status) for f in _rows(report, SURPLUS, "/facts/rate/output_tokens_per_s")] == [("not-replayed", "UNVERIFIED")] * 2
+    assert all("never closes" in f.message for f in _rows(report, SURPLUS, "/facts/rate/output_tokens_per_s"))
 
 
 def test_untyped_generation_family_yields_no_delta(receipt_dir):

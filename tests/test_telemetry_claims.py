@@ -111,3 +111,158 @@ def test_the_rate_carries_the_printed_durations_half_unit_as_input_error(receipt
     _edit(receipt_dir, lambda r: r["facts"].__setitem__("rate", {"output_tokens_per_s": rate, "interval_s": 17.03}))
     (f,) = _at(verify_path(str(receipt_dir)), "rate", "/facts/rate/output_tokens_per_s")
     assert (f.status == "PASS") is holds and f.derivation == "output tokens 512 / benchmark duration 17.03 s"
+
+
+# --- hostile trial 69: every stated fact of a failed process FAILs, every stated number gets a finding, the claims table
+# --- shows only what the receipt states as claimed, a refused number is its finding's observed, a blocked row names its blocker
+
+def _replace_carrier(d: Path, name: str, filename: str, text: str) -> None:
+    (d / filename).write_text(text)
+    digest = hashlib.sha256((d / filename).read_bytes()).hexdigest()
+    _edit(d, lambda r: r["evidence"][name].__setitem__("sha256", digest))
+
+
+def _facts(d: Path, execution: dict | None = None, **facts) -> None:
+    """Keep only `facts` (None: the fixture's value of that key), and set `execution` when given."""
+    def change(r):
+        kept = {k: (r["facts"][k] if v is None else v) for k, v in facts.items()}
+        r["facts"] = kept
+        if execution is not None:
+            r["execution"] = execution
+    _edit(d, change)
+
+
+FAILED = [{"outcome": "exited", "exit_code": 1}, {"outcome": "unreachable", "cause": "connection refused"}]
+RATE = {"output_tokens_per_s": 30.06, "interval_s": 17.03}
+
+
+@pytest.mark.parametrize("execution", FAILED, ids=["exit1", "unreachable"])
+@pytest.mark.parametrize("facts", [{"rate": RATE}, {"client_bucket_peak": 4}, {"rate": RATE, "client_bucket_peak": 4},
+                                   {"engine_generation_tokens_delta": 512, "engine_surplus_tokens": 0}, "all"],
+                         ids=["rate", "peak", "rate+peak", "engine+surplus", "all"])
+def test_every_fact_a_failed_or_unreachable_process_states_fails(receipt_dir, execution, facts):
+    """docs/receipts.md section 3: a non-zero exit or an unreachable host with facts stated FAILs facts-from-failed-process, per fact;
+    only the engine delta, which the scrapes carry whatever the process did, is not the process's fact."""
+    if facts == "all":
+        _edit(receipt_dir, lambda r: r.__setitem__("execution", execution))
+        facts = json.loads((FIX / "telemetry-receipt.json").read_text())["facts"]
+    else:
+        _facts(receipt_dir, execution, **facts)
+    report = verify_path(str(receipt_dir))
+    failed = [f.pointer for f in report.findings if f.check == "telemetry.process" and f.code == "facts-from-failed-process"]
+    assert failed == [f"/facts/{k}" for k in facts if k != "engine_generation_tokens_delta"]
+    assert report.verdict == "FAIL"
+
+
+def test_a_failed_process_stating_only_the_engine_delta_states_no_fact_of_its_own(receipt_dir):
+    _facts(receipt_dir, FAILED[0], engine_generation_tokens_delta=512)
+    report = verify_path(str(receipt_dir))
+    assert [f.code for f in report.findings if f.check == "telemetry.process"] == ["no-facts"]
+
+
+def _untyped(d):
+    _replace_carrier(d, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.0, engine_type="untyped"))
+
+
+def _fractional(d):
+    _replace_carrier(d, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1512.5))
+
+
+def _no_tokens_row(d):
+    _replace_carrier(d, "stdout", "bench.stdout", "".join(x for x in make_telemetry.bench_stdout().splitlines(True)
+                                                          if not x.startswith("Total generated tokens")))
+
+
+def _exit1(d):
+    _edit(d, lambda r: r.__setitem__("execution", {"outcome": "exited", "exit_code": 1}))
+
+
+def _reset(d):
+    _replace_carrier(d, "metrics_after", "metrics-after.prom", make_telemetry.scrape(300.0))
+
+
+@pytest.mark.parametrize("spoil,why,pointers", [
+    (_untyped, "untyped", [SURPLUS := "/facts/engine_surplus_tokens"]),
+    (_fractional, "not a whole token count", [SURPLUS]),
+    (_reset, "reset", [SURPLUS]),
+    (_no_tokens_row, "missing Total generated tokens", [SURPLUS, "/facts/rate/output_tokens_per_s"]),
+    (_exit1, "telemetry.process did not pass", [SURPLUS, "/facts/rate/output_tokens_per_s"]),
+], ids=["untyped", "fractional", "reset", "stdout-without-tokens", "exit1"])
+def test_a_stated_number_whose_inputs_did_not_replay_is_unverified_naming_them(receipt_dir, spoil, why, pointers):
+    """Never silently skipped: the surplus (engine delta - client tokens) and the rate (client tokens / duration) stated over inputs that
+    did not replay are each one UNVERIFIED row, naming what did not replay, with the stated number as observed."""
+    _edit(receipt_dir, lambda r: r["facts"].update(engine_surplus_tokens=99999, engine_generation_tokens_delta=None))
+    spoil(receipt_dir)
+    report = verify_path(str(receipt_dir))
+    stated = {SURPLUS: "99999", "/facts/rate/output_tokens_per_s": "30.06"}
+    for pointer in pointers:
+        (f,) = [f for f in report.findings if f.check == "derivation.claims" and f.pointer == pointer]
+        assert (f.status, f.code, f.observed) == ("UNVERIFIED", "not-replayed", stated[pointer]), pointer
+        assert why in f.message and stated[pointer] in f.message, f.message
+    rows = {r["where"]: r for r in json.loads(json_report.render(report))["claims"]}
+    for pointer in pointers:
+        assert rows[f"telemetry-receipt.json#{pointer}"]["claimed"] == stated[pointer]
+
+
+@pytest.mark.parametrize("spoil", [None, _fractional], ids=["whole", "fractional"])
+def test_a_derived_number_nothing_states_is_no_claim(receipt_dir, spoil):
+    """The engine delta and the surplus, not stated: their derivation is the finding's expected, never a row claiming it."""
+    _edit(receipt_dir, lambda r: r["facts"].update(engine_generation_tokens_delta=None, engine_surplus_tokens=None))
+    if spoil is not None:
+        spoil(receipt_dir)
+    report = verify_path(str(receipt_dir))
+    stated = json.loads((receipt_dir / "telemetry-receipt.json").read_text())["facts"]
+    rows = json.loads(json_report.render(report))["claims"]
+    assert not [r for r in rows if r["status"] == "PASS" and r["claimed"] == "-"]  # a PASS stating nothing is no claim row
+    for row in rows:
+        if row["claimed"] == "-" or row["where"] == "bench.stdout":  # bench.stdout: successful + failed as stdout prints them
+            continue
+        where, _, pointer = row["where"].partition("#")
+        assert where == "telemetry-receipt.json" and pointer.startswith("/facts/"), row
+        value = stated
+        for part in pointer.split("/")[2:]:
+            value = value[part]
+        assert row["claimed"] == str(value), row
+    if spoil is None:
+        derived = {f.message.split(" ")[0]: f.expected for f in report.findings if f.check == "derivation.claims" and f.code == "derived"
+                   and f.pointer is None and f.path != "bench.stdout"}
+        assert derived == {"engine": "512.0", "surplus": "0.0"}
+
+
+@pytest.mark.parametrize("change,pointer,claimed", [
+    (lambda d: _edit(d, lambda r: r["facts"].__setitem__("engine_peak_concurrent_requests", 4)), "/facts/engine_peak_concurrent_requests", "4"),
+    (_reset, None, "512"),
+    (lambda d: (_replace_carrier(d, "metrics_after", "metrics-after.prom", make_telemetry.scrape(1500.0)),
+                _edit(d, lambda r: r["facts"].update(engine_generation_tokens_delta=500, engine_surplus_tokens=-12))),
+     "/facts/engine_surplus_tokens", "-12"),
+    (lambda d: (_replace_carrier(d, "stdout", "bench.stdout", make_telemetry.bench_stdout().replace(" 17.03 ", " 0.00  ")),
+                _edit(d, lambda r: r["facts"].update(benchmark_duration_s=0.0, rate={"output_tokens_per_s": 0.0, "interval_s": 0.0}))),
+     "/facts/rate", "0.0"),
+], ids=["engine-peak", "reset-as-delta", "client-exceeds-engine", "rate-from-zero-duration"])
+def test_a_refused_stated_number_is_the_findings_observed_and_claimed_in_the_table(receipt_dir, change, pointer, claimed):
+    change(receipt_dir)
+    report = verify_path(str(receipt_dir))
+    refused = [f for f in report.findings if f.check == "derivation.claims" and f.status == "FAIL"]
+    (f,) = [f for f in refused if f.pointer == pointer and f.code != "claim-mismatch"]
+    assert f.observed == claimed, (f.code, f.observed)
+    (row,) = [r for r in json.loads(json_report.render(report))["claims"] if r["status"] == "FAIL" and r["claim"] != "successful + failed"
+              and (r["where"].endswith(f"#{pointer}") if pointer else r["where"] == "metrics-after.prom")]
+    assert row["claimed"] == claimed
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "html"])
+def test_a_blocked_claims_row_names_what_blocked_it(receipt_dir, fmt):
+    """docs/ci.md: `claims not judged: 1 blocked by integrity`; a telemetry receipt whose process exited 1: blocked by telemetry.process."""
+    from verifier.report import render
+
+    _facts(receipt_dir, FAILED[0], rate=RATE)
+    page = render(verify_path(str(receipt_dir)), fmt)
+    assert "claims not judged: 1 blocked by telemetry.process" in page
+
+
+def test_a_number_stated_under_a_key_the_producer_does_not_write_is_unverified(receipt_dir):
+    """Every stated number gets a finding: `facts.foreign_tokens` (no key of the schema, none the profile refuses) was silently skipped."""
+    _edit(receipt_dir, lambda r: r["facts"].update(foreign_tokens=77, extra={"tail_ms": 1.5}))
+    report = verify_path(str(receipt_dir))
+    rows = [(f.status, f.code, f.pointer, f.observed) for f in report.findings if f.check == "derivation.claims" and f.code == "not-a-producer-field"]
+    assert rows == [("UNVERIFIED", "not-a-producer-field", "/facts/extra/tail_ms", "1.5"), ("UNVERIFIED", "not-a-producer-field", "/facts/foreign_tokens", "77")]

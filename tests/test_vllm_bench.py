@@ -363,12 +363,13 @@ def test_every_refusal_of_a_latency_statistic_keeps_its_code_and_words(tmp_path)
     doc = _load(ABCD)
     doc["ttfts"] = doc["ttfts"][:3]
     assert _claim(verify_path(str(_write(tmp_path, doc))), "/mean_e2el_ms") == (
-        "UNVERIFIED", "blocked-by-ledger", "mean_e2el_ms: per-request arrays do not cover num_prompts", None, None)
+        "UNVERIFIED", "blocked-by-ledger", "mean_e2el_ms: per-request arrays do not cover num_prompts", None, str(doc["mean_e2el_ms"]))
     doc = _load(ABCD)
     doc["output_lens"], doc["itls"] = [1] * 4, [[]] * 4
     report = verify_path(str(_write(tmp_path, doc)))
     assert _claim(report, "/mean_itl_ms") == ("UNVERIFIED", "empty-sample", "mean_itl_ms = 225.99999999999997: no measured sample "
-                                               "(0 itls of 4/4 successful requests); the producer prints 0 for an empty sample", None, None)
+                                               "(0 itls of 4/4 successful requests); the producer prints 0 for an empty sample", None,
+                                               "225.99999999999997")  # a refused stated number is its finding's observed (trial 69)
     assert _claim(report, "/p99_tpot_ms")[:3] == ("UNVERIFIED", "empty-sample", "p99_tpot_ms = 249.70000000000002: no measured sample "
                                                    "((latency - ttft) / (output_len - 1) of the 0 successful requests with output_len > 1 "
                                                    "(4/4 successful)); the producer prints 0 for an empty sample")
@@ -376,13 +377,13 @@ def test_every_refusal_of_a_latency_statistic_keeps_its_code_and_words(tmp_path)
     doc["ttfts"][1] = 0.0
     assert _claim(verify_path(str(_write(tmp_path, doc))), "/std_tpot_ms") == (
         "UNVERIFIED", "unmeasured-ttft", "std_tpot_ms = 16.393596310755: not re-derived: its sample holds TTFT 0.0 'not measured' at "
-        "requests [1], which the producer counted as data", None, None)
+        "requests [1], which the producer counted as data", None, "16.393596310755")
     doc = _load(sorted(CORPUS.glob("*.json"))[0])  # the goodput-colon version retains no latencies: E2EL and TPOT are not retained
     assert (doc["num_prompts"], doc["completed"]) == (1, 1)
     doc.update(input_lens=[doc["total_input_tokens"]], output_lens=[doc["total_output_tokens"]], ttfts=[0.5], itls=[[0.01]], errors=[""])
     report = verify_path(str(_write(tmp_path, doc)))
     assert _claim(report, "/p99_tpot_ms") == ("UNVERIFIED", "not-retained", f"p99_tpot_ms = {doc['p99_tpot_ms']}: not re-derived: the result "
-                                              "does not retain per-request latencies", None, None)
+                                              "does not retain per-request latencies", None, str(doc["p99_tpot_ms"]))
     assert _claim(report, "/p99_ttft_ms")[:2] == ("FAIL", "claim-mismatch")  # TTFT is retained: judged
     doc = _load(sorted(CORPUS.glob("*.json"))[0])
     assert _claim(verify_path(str(_write(tmp_path, doc))), "/p99_ttft_ms") == (

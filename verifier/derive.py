@@ -144,7 +144,8 @@ class Refused:
     A refusal (nothing was measured: FAIL or UNVERIFIED), or the producer's own rule on where a number may be stated
     (an HTTP matrix's failed round states no percentile; no steady-state window when n <= 2c), which may PASS.
     `status`, `code` and `message` as the finding reports them; `expected` and `observed` (JSON values, None: not
-    given) likewise. Its pointer is the `Stated` one (None: the finding names no place, e.g. nothing is stated).
+    given) likewise; an `observed` not given is the stated number (`Stated.claimed`) as text, when one is stated. A number
+    the reader derives that nothing states is its `expected`, never its `observed` (the claims table's claimed side). Its pointer is the `Stated` one (None: the finding names no place, e.g. nothing is stated).
     """
 
     status: Status

@@ -85,7 +85,9 @@ FILES, READ, MATCH = (RECEIPT,), "{name} read", (RECEIPT, "telemetry receipt")
 SCHEMAS = {RECEIPT: "serving-load-telemetry-v1"}
 #: How `derivation.claims` names what its numbers replay from.
 NOUN = "the carriers"
-CLIENT_FACTS = ("successful_requests", "failed_requests", "output_tokens", "benchmark_duration_s", "latency_ms")
+#: The facts the scrapes carry whatever the bench process did; every other `facts` key is the process's (stdout's, or derived
+#: from it: the rate, the bucket peak, the surplus over the client's tokens, the refused engine-peak facts).
+ENGINE_FACTS = ("engine_generation_tokens_delta",)
 
 
 def detects(document: Any) -> bool:
@@ -155,8 +157,9 @@ def carriers(ctx: Context) -> Iterator[Finding]:
 
 
 def _stated_client_facts(receipt: dict[str, Any]) -> list[str]:
+    """The `facts` keys the receipt states (not null, not an empty object) that are the bench process's (all but `ENGINE_FACTS`)."""
     facts = receipt.get("facts") or {}
-    return [k for k in CLIENT_FACTS if facts.get(k) not in (None, {})]
+    return [k for k, v in facts.items() if k not in ENGINE_FACTS and v not in (None, {})]
 
 
 @check("telemetry.process", title="Client facts exist only for a process that exited 0", requires=("schema.documents",))
@@ -165,8 +168,9 @@ def process(ctx: Context) -> Iterator[Finding]:
     Gate every client fact on the process outcome.
 
     PASS `exited-0`; for a non-zero exit or unreachable host: FAIL
-    `facts-from-failed-process` per fact the receipt states anyway, else
-    UNVERIFIED `no-facts` (nothing can be read, whatever stdout says).
+    `facts-from-failed-process` per `facts` key the receipt states anyway
+    (every one but the engine delta, `ENGINE_FACTS`), else UNVERIFIED
+    `no-facts` (nothing can be read, whatever stdout says).
     """
     receipt = _r(ctx)
     bench = model(ctx).processes[0]
@@ -272,7 +276,9 @@ def stated(ctx: Context) -> list[Stated]:
     Runs after the plan family: a carrier `telemetry.carriers` did not retain
     or a process `telemetry.process` did not pass leaves the client facts
     unread, and a missing carrier the engine delta, each one UNVERIFIED
-    `blocked-by` naming them. In order:
+    `blocked-by` naming them. A refused row's observed is the number the
+    receipt states there (`checks.derivation`), what the carriers show its
+    expected. In order:
 
     - client facts (`_client`): stdout only; FAIL `stdout-truncated` without
       a complete result block; each printed fact the stated one at its
@@ -287,8 +293,15 @@ def stated(ctx: Context) -> list[Stated]:
     - the engine surplus (`_surplus`), with both read: FAIL
       `client-exceeds-engine` when the client counted more tokens than the
       engine, else engine - client exactly (PASS `derived` when not stated);
+      stated while either did not replay: UNVERIFIED `not-replayed` naming why;
     - refused facts and conclusions (`telemetry_rules.refused`);
-    - the client rate (`telemetry_rules.rate`), with the client facts read.
+    - the client rate (`telemetry_rules.rate`; UNVERIFIED `not-replayed` when
+      stated while the client facts did not replay);
+    - a number stated under a `facts` key the schema does not define
+      (`_foreign`): UNVERIFIED `not-a-producer-field`.
+
+    A derived number the receipt does not state (PASS `derived`) is its
+    finding's expected, never its observed: no claim.
 
     Stores the printed facts in `ctx.data["client"]` and the delta in
     `ctx.data["engine_delta"]` (the rule pack reads them).
@@ -298,33 +311,55 @@ def stated(ctx: Context) -> list[Stated]:
     bench = model(ctx).processes[0]
     process_ok = bench.dims["outcome"] == "exited" and bench.exit_code == 0
     client_blockers = [name for name, ok in (("telemetry.carriers", carriers_ok), ("telemetry.process", process_ok)) if not ok]
-    out = [_blocked(client_blockers)] if client_blockers else _client(ctx)
-    increments = None
+    if client_blockers:
+        out, client_why = [_blocked(client_blockers)], f"the client facts did not replay ({', '.join(client_blockers)} did not pass)"
+    else:
+        out, client_why = _client(ctx)
     if not carriers_ok:
         if client_blockers != ["telemetry.carriers"]:
             out.append(_blocked(["telemetry.carriers"]))
+        increments, engine_why = None, "the engine delta did not replay (telemetry.carriers did not pass)"
     else:
-        rows, increments = _engine(ctx)
+        rows, increments, engine_why = _engine(ctx)
         out += rows
     client = ctx.data.get("client")
     source = Replayed(client or {}, increments or [], receipt["protocol"]["num_prompts"])
-    if client is not None and increments is not None:
-        out += _surplus(ctx, source)
+    out += _surplus(ctx, source, [why for why in (client_why, engine_why) if why is not None])
     out += refused(ctx)
-    if client is not None:
-        out += rate(ctx, source)
+    out += rate(ctx, source, client_why)
+    return out + _foreign(ctx)
+
+
+def _foreign(ctx: Context) -> list[Stated]:
+    """
+    The rows of the numbers `facts` states under a key the pinned schema does not define and the profile does not refuse
+    (`stated`): UNVERIFIED `not-a-producer-field` each, by key (no rule derives them; never skipped).
+    """
+    facts, profile = _r(ctx).get("facts") or {}, ctx.data["profile"]
+    known = set(ctx.assets.schema(SCHEMAS[RECEIPT])["properties"]["facts"]["properties"]) | set(profile["refused_facts"])
+    out = []
+    for claim in sorted(model(ctx).claims, key=lambda c: c.id):
+        if claim.id.split("/")[0] in known:
+            continue
+        value: Any = facts
+        for part in claim.id.split("/"):  # the model's id joins the keys with "/"
+            value = value.get(part) if isinstance(value, dict) else None
+        out.append(Stated(f"facts/{claim.id}", value, claim.location.pointer, None, path=RECEIPT, refused=Refused(
+            Status.UNVERIFIED, "not-a-producer-field", f"{RECEIPT}#{claim.location.pointer} = {value}: not a fact {profile['producer']} "
+            "writes; no derivation known")))
     return out
 
 
-def _client(ctx: Context) -> list[Stated]:
-    """The client facts' rows (`stated`); stores the printed facts in `ctx.data["client"]`."""
+def _client(ctx: Context) -> tuple[list[Stated], str | None]:
+    """The client facts' rows (`stated`) and why they did not replay (None: they did); stores the printed facts in `ctx.data["client"]`."""
     receipt, profile = _r(ctx), ctx.data["profile"]
     stdout_path = receipt["evidence"]["stdout"]["path"]
     text = ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace")
     parsed, problems = parse_bench_stdout(text, profile)
     if problems:
+        why = f"{stdout_path}: {'; '.join(problems)}"
         return [Stated("stdout", None, None, None, path=stdout_path, refused=Refused(
-            Status.FAIL, "stdout-truncated", f"{stdout_path}: {'; '.join(problems)}: no client fact can replay from the retained stdout"))]
+            Status.FAIL, "stdout-truncated", f"{why}: no client fact can replay from the retained stdout"))], f"the client facts did not replay ({why})"
     ctx.data["client"] = parsed
     n = receipt["protocol"]["num_prompts"]
     source = Replayed(parsed, [], n)
@@ -342,7 +377,7 @@ def _client(ctx: Context) -> list[Stated]:
     said = f"successful + failed = {parsed['successful_requests']} + {parsed['failed_requests']} = {{claimed}}; protocol num_prompts = {{derived}}"
     out.append(Stated("successful + failed", str(total), None, {"statistic": "count"}, source, mismatch="denominator-mismatch",
                       path=stdout_path, words=(said, said + ": offered requests are missing from the ledger")))
-    return out
+    return out, None
 
 
 def _counter(data: bytes, name: str, family: str) -> tuple[dict[frozenset[tuple[str, str]], Decimal] | None, str | None]:
@@ -361,16 +396,19 @@ def _counter(data: bytes, name: str, family: str) -> tuple[dict[frozenset[tuple[
     return None, f"{name}: no {family}_total family"
 
 
-def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None]:
-    """The engine delta's row (`stated`) and the counter's per-series increments (None: no delta); stores their sum in `ctx.data`."""
+def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None, str | None]:
+    """
+    The engine delta's row (`stated`), the counter's per-series increments and why they did not replay (increments None, a reason;
+    or the increments, None); stores their sum in `ctx.data`.
+    """
     receipt, profile = _r(ctx), ctx.data["profile"]
     family = profile["engine_counter"]
     ev = receipt["evidence"]
     claimed = _stated(ctx, "engine_generation_tokens_delta")
     pointer, series = "/facts/engine_generation_tokens_delta", {}
 
-    def refuse(status: Status, code: str, message: str, path: str, observed: Any = None) -> list[Stated]:
-        return [Stated("facts/engine_generation_tokens_delta", claimed, None, None, path=path, refused=Refused(status, code, message, observed=observed))]
+    def refuse(status: Status, code: str, message: str, path: str, expected: Any = None) -> list[Stated]:
+        return [Stated("facts/engine_generation_tokens_delta", claimed, None, None, path=path, refused=Refused(status, code, message, expected=expected))]
 
     for which in ("metrics_before", "metrics_after"):
         values, problem = _counter(ctx.data["carrier"][which], ev[which]["path"], family)
@@ -378,7 +416,8 @@ def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None]:
             unparseable = "not Prometheus" in problem
             return refuse(Status.FAIL if unparseable else Status.UNVERIFIED,
                           "scrape-unparseable" if unparseable else ("untyped-family" if "untyped" in problem else "metric-absent"),
-                          problem + ("" if claimed is None else f"; {RECEIPT}#{pointer} = {claimed} does not replay"), ev[which]["path"]), None
+                          problem + ("" if claimed is None else f"; {RECEIPT}#{pointer} = {claimed} does not replay"),
+                          ev[which]["path"]), None, f"the engine delta did not replay ({problem})"
         series[which] = values
     before, after = series["metrics_before"], series["metrics_after"]
     after_path = ev["metrics_after"]["path"]
@@ -387,38 +426,48 @@ def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None]:
         return refuse(Status.FAIL if claimed is not None else Status.UNVERIFIED, "reset-as-delta" if claimed is not None else "counter-reset",
                       f"{after_path}: {family}_total went down or appeared for {resets}: a reset (new incarnation), "
                       "not a negative delta; no delta is derived" + (f", yet the receipt states {claimed}" if claimed is not None else ""),
-                      after_path, resets), None
+                      after_path, resets), None, f"the engine delta did not replay ({after_path}: {family}_total reset)"
     increments = [after[k] - before[k] for k in after]  # each series' counter increment (reading; the sum is the engine's)
     delta = stats.derive("sum", increments).value
-    if delta != delta.to_integral_value():
-        return refuse(Status.UNVERIFIED, "not-whole-tokens", f"{family}_total delta {delta} is not a whole token count", after_path, str(delta)), None
+    if delta != delta.to_integral_value():  # refused, so no derived value: the delta is in the message only
+        why = f"{family}_total delta {delta} is not a whole token count"
+        return refuse(Status.UNVERIFIED, "not-whole-tokens", why, after_path), None, f"the engine delta did not replay ({why})"
     ctx.data["engine_delta"] = delta
     how = f"sum over series of {after_path} - {ev['metrics_before']['path']} for {family}_total"
     if claimed is None:
-        return refuse(Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt", after_path, str(delta)), increments
+        return refuse(Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt", after_path, str(delta)), increments, None
     return [Stated("facts/engine_generation_tokens_delta", claimed, pointer, {"statistic": "sum", "value": "engine_delta"},
-                   Replayed({}, increments, 0), path=RECEIPT, how=how, bound={"exact": True})], increments
+                   Replayed({}, increments, 0), path=RECEIPT, how=how, bound={"exact": True})], increments, None
 
 
 #: The surplus: the engine delta minus the client's output tokens (`stats.derive`'s `difference`, baseline - candidate).
 SURPLUS = {"statistic": "difference", "baseline": "engine", "candidate": "client"}
 
 
-def _surplus(ctx: Context, source: Replayed) -> list[Stated]:
-    """The engine surplus row (`stated`): client tokens above the engine delta are a contradiction, never zero foreign work."""
-    client, eng = source.client["output_tokens"], ctx.data["engine_delta"]
+def _surplus(ctx: Context, source: Replayed, unread: list[str]) -> list[Stated]:
+    """
+    The engine surplus row (`stated`): client tokens above the engine delta are a contradiction, never zero foreign work.
+
+    `unread` says why the client facts or the engine delta did not replay (empty: both did); then a stated surplus is
+    UNVERIFIED `not-replayed` naming them, and none stated is no row.
+    """
     claimed, pointer = _stated(ctx, "engine_surplus_tokens"), "/facts/engine_surplus_tokens"
+    if unread:
+        return [] if claimed is None else [Stated("facts/engine_surplus_tokens", claimed, pointer, None, path=RECEIPT, refused=Refused(
+            Status.UNVERIFIED, "not-replayed", f"{RECEIPT}#{pointer} = {claimed}: not derived (engine delta - client output tokens): "
+            + "; ".join(unread)))]
+    client, eng = source.client["output_tokens"], ctx.data["engine_delta"]
     if client > eng:
         return [Stated("facts/engine_surplus_tokens", claimed, pointer, None, path=RECEIPT, refused=Refused(
             Status.FAIL, "client-exceeds-engine", f"client output tokens {client} exceed the engine generation_tokens_total delta {eng}: a "
             "contradiction (interval or engine identity mismatch), not zero foreign work" + (f"; the receipt states surplus {claimed}"
                                                                                             if claimed is not None else ""),
-            observed={"client": str(client), "engine": str(eng)}))]
+            expected={"client": str(client), "engine": str(eng)}))]
     surplus = derive_rule(SURPLUS, source, {}).value
     how = f"engine delta {eng} - client output tokens {client}: unattributed engine work inside the scrape envelope, not observed foreign traffic"
     if claimed is None:
         return [Stated("facts/engine_surplus_tokens", None, None, None, path=RECEIPT, refused=Refused(
-            Status.PASS, "derived", f"surplus {surplus} tokens ({how})", observed=str(surplus)))]
+            Status.PASS, "derived", f"surplus {surplus} tokens ({how})", expected=str(surplus)))]
     return [Stated("facts/engine_surplus_tokens", claimed, pointer, SURPLUS, source, path=RECEIPT, how=how, bound={"exact": True})]
 
 

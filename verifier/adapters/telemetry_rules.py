@@ -49,7 +49,8 @@ def refused(ctx: Context) -> list[Stated]:
     Return the rows (`derive.Stated`, `derivation.claims`) refusing facts and conclusions the client evidence cannot carry.
 
     FAIL `bucket-peak-as-engine-concurrency` per `facts` key of the profile's
-    `refused_facts` that is stated (not null); FAIL `causal-conclusion` per
+    `refused_facts` that is stated (not null; its value the finding's
+    observed); FAIL `causal-conclusion` per
     `conclusions` key of `refused_conclusions` whose value is not null or an
     `unestablished` word (PASS `cause-unestablished` when it is); UNVERIFIED
     `conclusion-not-checked` for any other conclusion; PASS
@@ -58,10 +59,10 @@ def refused(ctx: Context) -> list[Stated]:
     receipt, profile = _r(ctx), _p(ctx)
     facts, said = receipt.get("facts") or {}, receipt.get("conclusions") or {}
 
-    def row(pointer: str | None, status: Status, code: str, message: str) -> Stated:
-        return Stated(pointer or "claims", None, pointer, None, path=RECEIPT, refused=Refused(status, code, message))
+    def row(pointer: str | None, status: Status, code: str, message: str, claimed: Any = None) -> Stated:
+        return Stated(pointer or "claims", claimed, pointer, None, path=RECEIPT, refused=Refused(status, code, message))
 
-    out = [row(f"/facts/{key}", Status.FAIL, "bucket-peak-as-engine-concurrency", f"{RECEIPT}#/facts/{key} = {facts[key]!r}: {why}")
+    out = [row(f"/facts/{key}", Status.FAIL, "bucket-peak-as-engine-concurrency", f"{RECEIPT}#/facts/{key} = {facts[key]!r}: {why}", facts[key])
            for key, why in profile["refused_facts"].items() if facts.get(key) is not None]
     for key, value in said.items():
         why, pointer = profile["refused_conclusions"].get(key), f"/conclusions/{key}"
@@ -196,12 +197,14 @@ def provenance(ctx: Context) -> Iterator[Finding]:
 RATE = {"statistic": "ratio_of_sums", "numerator": ("output_tokens",), "denominator": "benchmark_duration_s"}
 
 
-def rate(ctx: Context, source: Source) -> list[Stated]:
+def rate(ctx: Context, source: Source, unread: str | None = None) -> list[Stated]:
     """
     Return the row (`derive.Stated`, `derivation.claims`) of `facts.rate` = {output_tokens_per_s, interval_s} over the printed facts `source` gives.
 
+    `unread` says why the printed facts did not replay (None: they did).
     FAIL `rate-from-zero-duration` when the interval or the printed
-    benchmark duration is 0; FAIL `authored-interval` when `interval_s` is
+    benchmark duration is 0 (the stated rate its observed); UNVERIFIED
+    `not-replayed` naming `unread`; FAIL `authored-interval` when `interval_s` is
     not stdout's `Benchmark duration (s)` at its printed precision (a scrape
     envelope or a convenient second is not the client service interval);
     else the rate is output_tokens / duration (`RATE`, the duration's print
@@ -211,22 +214,26 @@ def rate(ctx: Context, source: Source) -> list[Stated]:
     receipt = _r(ctx)
     stated = (receipt.get("facts") or {}).get("rate")
 
-    def refuse(status: Status, code: str, message: str, pointer: str | None, **kw: Any) -> list[Stated]:
-        return [Stated("facts/rate", None, pointer, None, path=RECEIPT, refused=Refused(status, code, message, **kw))]
+    def refuse(status: Status, code: str, message: str, pointer: str | None, claimed: Decimal | None = None, **kw: Any) -> list[Stated]:
+        return [Stated("facts/rate", claimed, pointer, None, path=RECEIPT, refused=Refused(status, code, message, **kw))]
 
     if stated is None:
         return refuse(Status.PASS, "no-rate-stated", "no client rate is stated", None)
-    (tokens,), (duration,) = source.sums({}, RATE["numerator"], RATE["denominator"])[0]
-    interval = Decimal(stated["interval_s"])
-    if interval == 0 or duration == 0:
-        return refuse(Status.FAIL, "rate-from-zero-duration",
-                      f"{RECEIPT}#/facts/rate over interval {interval} s (stdout duration {duration} s): a zero duration yields no rate", "/facts/rate")
+    claimed, interval = Decimal(stated["output_tokens_per_s"]), Decimal(stated["interval_s"])
+    if unread is None:
+        (tokens,), (duration,) = source.sums({}, RATE["numerator"], RATE["denominator"])[0]
+    if interval == 0 or unread is None and duration == 0:
+        return refuse(Status.FAIL, "rate-from-zero-duration", f"{RECEIPT}#/facts/rate = {claimed} tokens/s over interval {interval} s "
+                      f"(stdout duration {'unread' if unread else f'{duration} s'}): a zero duration yields no rate", "/facts/rate", claimed)
+    if unread is not None:
+        return refuse(Status.UNVERIFIED, "not-replayed", f"{RECEIPT}#/facts/rate/output_tokens_per_s = {claimed}: not derived (output tokens / "
+                      f"benchmark duration): {unread}", "/facts/rate/output_tokens_per_s", claimed)
     if not stats.compare(duration, interval).holds:  # the interval is the duration as stdout prints it, at its printed place
         return refuse(Status.FAIL, "authored-interval",
                       f"{RECEIPT}#/facts/rate/interval_s = {interval} s is not the benchmark's own duration {duration} s printed in "
                       f"{receipt['evidence']['stdout']['path']}: a rate over an authored interval (or the scrape envelope) is not the client rate",
                       "/facts/rate/interval_s", expected=str(duration), observed=str(interval))
-    return [Stated("facts/rate/output_tokens_per_s", Decimal(stated["output_tokens_per_s"]), "/facts/rate/output_tokens_per_s", RATE, source,
+    return [Stated("facts/rate/output_tokens_per_s", claimed, "/facts/rate/output_tokens_per_s", RATE, source,
                    path=RECEIPT, how=f"output tokens {tokens} / benchmark duration {duration} s", input_error=stats.half_unit(duration))]
 
 

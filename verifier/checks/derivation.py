@@ -216,7 +216,8 @@ def receipt_claims(reader: Any) -> Check:
     Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` derived
     (`derive_rule`) and compared (`stats.compare`; a count exactly; with `how`, by `derive.claim_finding`). PASS `derived`;
     FAIL its `mismatch` code (`claim-mismatch` with `how`), `definition-contradicts-value`, `samples-mismatch` or an
-    `Underivable`'s code; UNVERIFIED `not-derivable`; a number the reader refuses, its `derive.Refused` finding.
+    `Underivable`'s code; UNVERIFIED `not-derivable`; a number the reader refuses, its `derive.Refused` finding (observed:
+    the stated number as text when the refusal gives none, so every report shows it as claimed).
     `reader.NOUN` names the receipt's records in messages ("the cases").
     """
 
@@ -234,8 +235,9 @@ def _judge(s: Stated, receipt: str, noun: str) -> Iterator[Finding]:
     def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
         return Finding(check=CHECK, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
 
-    if s.refused is not None:
-        yield f(s.refused.status, s.refused.code, s.refused.message, expected=s.refused.expected, observed=s.refused.observed)
+    if s.refused is not None:  # a refused stated number is its finding's observed unless the reader says otherwise
+        observed = s.refused.observed if s.refused.observed is not None or s.claimed is None else str(s.claimed)
+        yield f(s.refused.status, s.refused.code, s.refused.message, expected=s.refused.expected, observed=observed)
         return
     if s.conflict is not None:
         yield f(Status.FAIL, "definition-contradicts-value", f"{s.label}: {s.conflict[1]}", pointer=s.conflict[0], observed=s.conflict[2])
@@ -246,7 +248,7 @@ def _judge(s: Stated, receipt: str, noun: str) -> Iterator[Finding]:
     try:
         result = derive_rule(s.rule, s.source, {})
     except Underivable as exc:
-        yield f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{s.label}: {exc}")
+        yield f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{s.label}: {exc}", observed=None if s.claimed is None else str(s.claimed))
         return
     derived, text = result.value, result.text
     if s.rule["statistic"] in stats.COUNT_RESULTS:

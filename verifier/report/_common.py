@@ -335,7 +335,8 @@ def claim_rows(report: Report) -> list[ClaimRow]:
 
     A row comes from every finding of a claim check (`CLAIM_CHECKS`, native
     and profile-read bundles alike) and from any finding whose `observed`
-    records `claimed` and `derived`. Derived values and deltas are shown two
+    records `claimed` and `derived`; a PASS with no claimed number (nothing
+    stated: a receipt reader's derived-only or "nothing stated" PASS) is none. Derived values and deltas are shown two
     decimal places past the claim (`_shown`), in plain notation.
     """
     rows = []
@@ -367,8 +368,8 @@ def claim_rows(report: Report) -> list[ClaimRow]:
         shown = _shown(derived.partition(" ")[0], places, extra) + (" " + derived.partition(" ")[2] if derived.partition(" ")[2] else "")
         if _not_judged(f, claimed, derived):
             continue  # no number on either side: counted once by `not_judged`, never a row "receipts.jsonl: claimed -, derived -"
-        if f.status is Status.PASS and claimed == "-" and derived == "-":
-            continue  # a PASS about no number ("no unsupported claims"): no claim; it stays in the findings
+        if f.status is Status.PASS and claimed == "-":
+            continue  # a PASS stating no number ("no unsupported claims", a derived number nothing states): no claim; it stays in the findings
         difference = delta_shown(delta, places, extra) + (f" {unit}" if unit and delta != "-" else "")
         tolerance = "-" if tolerance == "-" else plain(tolerance, TOLERANCE_DIGITS) + (f" {unit}" if unit and unit != "1" else "")
         if f.code == "unit-mismatch":  # a stated tokens/s against a derived Samples/s: their difference is no quantity
@@ -387,7 +388,9 @@ def not_judged(report: Report) -> str | None:
     Return the one sentence on claim findings that judged no claim (`claims not judged: 1 blocked by integrity`), or None.
 
     They are the claim-check findings `claim_rows` leaves out (UNVERIFIED,
-    with no claimed and no derived number), counted by code. Plain text.
+    with no claimed and no derived number), counted by code; a `blocked-by`
+    one (`verifier.pipeline`, or a receipt reader's row worded as it) by the
+    checks it names (`1 blocked by telemetry.process`). Plain text.
     """
     counts: dict[str, int] = {}
     profile_read = _profile_read(report)
@@ -400,10 +403,13 @@ def not_judged(report: Report) -> str | None:
                 claimed = str(detail.get("claimed", f.observed if not isinstance(f.observed, dict | list) and f.observed is not None else "-"))
                 derived = str(detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None else "-"))
             if _not_judged(f, claimed, derived):
-                counts[f.code] = counts.get(f.code, 0) + 1
+                why = f.code.replace("-", " ")
+                if f.code == "blocked-by" and isinstance(f.observed, list):  # the pipeline's words: the checks that did not pass
+                    why += " " + ", ".join(str(c) for c in f.observed)
+                counts[why] = counts.get(why, 0) + 1
     if not counts:
         return None
-    return "claims not judged: " + ", ".join(f"{n} {code.replace('-', ' ')}" for code, n in counts.items())
+    return "claims not judged: " + ", ".join(f"{n} {why}" for why, n in counts.items())
 
 
 def shown_claims(rows: list[ClaimRow], every: bool = False) -> tuple[list[ClaimRow], list[str]]:
