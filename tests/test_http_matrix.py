@@ -358,7 +358,7 @@ def test_a_wrong_number_fails_with_its_delta_and_tolerance_and_a_wrong_count_exa
     assert [(c, p) for _s, c, _m, _f, p, *_ in bad] == [("claim-mismatch", "/rounds/0/p50_ms"), ("claim-mismatch", "/rounds/1/wave_seconds"),
                                                         ("count-mismatch", "/rounds/1/steady_state/requests")]
     assert bad[0][2] == ("round ('short', 1, 1) p50_ms = 21.5, but nearest-rank p50 of 4 successful latencies in ms gives 21.000 "
-                         "(delta 0.5, tolerance 0.05: docs/tolerances.md)")
+                         "(delta 0.500, tolerance 0.05: docs/tolerances.md)")
     assert bad[0][5:7] == ("21.000", {"claimed": "21.5", "derived": "21.000", "delta": "0.500", "tolerance": "0.05000000000002109423746787797"})
     assert bad[2][2:] == ("summary.json#/rounds/1/steady_state/requests = 3, but n - 2c gives 2 (n - 2c)", "summary.json",
                           "/rounds/1/steady_state/requests", 2, 3, "n - 2c")
@@ -375,14 +375,14 @@ def test_the_producers_rules_on_where_a_number_may_stand_are_claim_findings(tmp_
     rows = [x for x in _claims(verify_path(str(d))) if x[0] != "PASS"]
     assert rows == [
         ("FAIL", "missing-claim", "summary.json#/rounds/1/p95_ms is null for a complete round", "summary.json", "/rounds/1/p95_ms", None, None, None),
-        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2/p50_ms = 21.0 for a incomplete round: failed rounds are excluded from aggregates",
+        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2/p50_ms = 21.0 for an incomplete round: failed rounds are excluded from aggregates",
          "summary.json", "/rounds/2/p50_ms", None, None, None),
         ("FAIL", "scope-unlabelled", "summary.json#/rounds/0/throughput_scope = 'steady_state': throughput over the whole wave includes ramp-up "
          "and drain and must be labelled 'complete_wave_including_ramp_and_drain'", "summary.json", "/rounds/0/throughput_scope",
          "complete_wave_including_ramp_and_drain", "steady_state", None),
         ("FAIL", "complete-round-unsupported", "summary.json#/rounds/1: a complete round states no wave_seconds", "summary.json", "/rounds/1",
          None, None, None),
-        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2: a incomplete round reports throughput: failed rounds are excluded from aggregates",
+        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2: an incomplete round reports throughput: failed rounds are excluded from aggregates",
          "summary.json", "/rounds/2/throughput_rps", None, None, None)]
 
 
@@ -418,3 +418,22 @@ def test_a_wave_of_zero_seconds_has_no_throughput_and_is_no_verifier_error(tmp_p
     assert rows["/rounds/0/throughput_rps"][:2] == ("FAIL", "empty-selection")
     assert "the denominator sums to zero" in rows["/rounds/0/throughput_rps"][2]
     assert rows["/rounds/3/throughput_rps"][:2] == ("PASS", "derived")  # the rounds after it are still judged
+
+
+def test_messages_write_derived_numbers_at_the_stated_places_plus_two_and_name_a_round_by_its_status(tmp_path):
+    """Hostile trial 69: a spread's relative_spread was written with ~50 digits, and 'for a incomplete round', 'a not_run round'."""
+    d = _copy(tmp_path, "good")
+
+    def change(s):
+        s["rounds"][1]["throughput_rps"] = 45.5
+        s["round_aggregates"][0]["metrics"]["throughput_rps"]["relative_spread"] = 0.02
+    _edit(d / "summary.json", change)
+    bad = next(f for f in verify_path(str(d)).findings if f.code == "spread-mismatch")
+    assert bad.message == ("/round_aggregates/0/metrics/throughput_rps: median 45.454545 but 2 complete round(s) give 45.4772725; "
+                           "max 45.454545 but 2 complete round(s) give 45.5; relative_spread 0.02 but 2 complete round(s) give 0.0010")
+    assert bad.expected["relative_spread"].startswith("0.000999510249872")  # the exact value stays in the finding
+    d = _copy(tmp_path, "stopped")
+    _edit(d / "summary.json", lambda s: s["rounds"][3].update(p95_ms=25.0, throughput_rps=45.0))
+    rows = [f.message for f in verify_path(str(d)).findings if f.code == "failed-round-aggregated"]
+    assert rows == ["summary.json#/rounds/3/p95_ms = 25.0 for a round that was not run (status 'not_run'): failed rounds are excluded from aggregates",
+                    "summary.json#/rounds/3: a round that was not run (status 'not_run') reports throughput: failed rounds are excluded from aggregates"]

@@ -13,6 +13,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import statistics
 from decimal import Decimal
 from pathlib import Path
@@ -145,6 +146,10 @@ def test_a_wave_number_off_by_more_than_its_bound_fails_at_every_magnitude(tmp_p
         (d / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         found = _claims(verify_path(str(d)))[pointer]
         assert (found.status.value, found.code) == ("FAIL", "claim-mismatch"), (factor, found.message)
+        # the message writes the derived value and the delta at the stated places plus two (the exact ones stay in the finding)
+        said = re.search(r" gives (\S+) \(delta (\S+), tolerance (\S+): docs/tolerances.md\)$", found.message)
+        assert said and all(len(x.split(".")[1]) <= 8 for x in said.groups()[:2]), found.message
+        assert Decimal(found.expected) == derived and Decimal(said.group(1)) == derived.quantize(Decimal(10) ** -len(said.group(1).split(".")[1]))
 
 
 @pytest.mark.parametrize("magnitude", MAGNITUDES)

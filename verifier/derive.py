@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from verifier import stats, units
 from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
+from verifier.numtext import comparison_text
 from verifier.stats import Underivable
 
 __all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Refused", "Source", "Stated", "Underivable", "arm_name", "claim_finding", "derive_rule", "for_stated_unit", "not_derivable"]
@@ -281,7 +281,9 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str | 
     converted); `bound` takes the other keywords of `stats.tolerance`
     (`statistic`, `values`, `exact`, `source`, `declared`, `input_error`), the one
     place tolerances are computed. Returns PASS `derived` or FAIL
-    `claim-mismatch`.
+    `claim-mismatch`; the message writes the derived value and the delta at
+    the stated places plus two (`numtext.comparison_text`), the finding's
+    `expected` and `observed` keep them exact.
     """
     if scale != 1:
         derived = derived * scale
@@ -289,9 +291,10 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str | 
     c = Decimal(claimed)
     cmp = stats.compare(c, derived, **bound)
     detail = cmp.detail(c, derived)
+    shown, compared = comparison_text(c, derived, cmp.tolerance)  # the stated places plus two (more while the outcome needs them)
     if cmp.holds:
-        return Finding(check=check_id, status=Status.PASS, code="derived", message=f"{label} = {c} re-derives ({derived}) from {how}",
+        return Finding(check=check_id, status=Status.PASS, code="derived", message=f"{label} = {c} re-derives ({shown}) from {how}",
                        path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
     return Finding(check=check_id, status=Status.FAIL, code="claim-mismatch",
-                   message=f"{label} = {c}, but {how} gives {derived} ({delta_text(cmp.delta)}, {tolerance_text(cmp.tolerance)}: docs/tolerances.md)",
+                   message=f"{label} = {c}, but {how} gives {shown} ({compared}: docs/tolerances.md)",
                    path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

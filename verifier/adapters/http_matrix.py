@@ -71,6 +71,7 @@ from verifier.derive import Refused, Stated
 from verifier.evidence import Evidence, Receipt
 from verifier.jsonio import loads_strict
 from verifier.model import Finding, Status, finding
+from verifier.numtext import comparison_text
 from verifier.pipeline import Context, check
 from verifier.stats import Underivable
 
@@ -362,6 +363,10 @@ def _counted(label: str, claimed: Any, pointer: str, of: str, how: str, source: 
                   words=(f"summary.json#{pointer} = {{claimed}} re-derives ({how})", f"summary.json#{pointer} = {{claimed}}, but {how} gives {{derived}} ({how})"))
 
 
+#: A round that is not complete, as a message names it by its summary status.
+_A_ROUND = {"incomplete": "an incomplete round", "not_run": "a round that was not run (status 'not_run')"}
+
+
 def _refused(label: str, pointer: str | None, status: Status, code: str, message: str, expected: Any = None, observed: Any = None) -> Stated:
     return Stated(label, None, pointer, None, refused=Refused(status, code, message, expected, observed), path="summary.json")
 
@@ -401,7 +406,7 @@ def stated(ctx: Context) -> list[Stated]:
         lines = measured.get(key, [])
         if row["status"] != "complete":
             out += [_refused(f"round {key} {q}", f"/rounds/{i}/{q}", Status.FAIL, "failed-round-aggregated",
-                             f"summary.json#/rounds/{i}/{q} = {row[q]} for a {row['status']} round: failed rounds are excluded from aggregates")
+                             f"summary.json#/rounds/{i}/{q} = {row[q]} for {_A_ROUND[row['status']]}: failed rounds are excluded from aggregates")
                     for q in ("p50_ms", "p95_ms") if row[q] is not None]
             continue
         xs = source.parts[(i, "latency")] = [_value(x, "latency") for x in lines if x.ok]
@@ -424,7 +429,7 @@ def stated(ctx: Context) -> list[Stated]:
         if row["status"] != "complete":
             if row["throughput_rps"] is not None or row["steady_state"]["available"]:
                 out.append(_refused(f"round {key}", f"{base}/throughput_rps", Status.FAIL, "failed-round-aggregated",
-                                    f"summary.json#{base}: a {row['status']} round reports throughput: failed rounds are excluded from aggregates"))
+                                    f"summary.json#{base}: {_A_ROUND[row['status']]} reports throughput: failed rounds are excluded from aggregates"))
             continue
         if row["throughput_scope"] != scope:
             out.append(_refused(f"round {key} throughput_scope", f"{base}/throughput_scope", Status.FAIL, "scope-unlabelled",
@@ -529,8 +534,9 @@ def spread(ctx: Context) -> Iterator[Finding]:
             if not values:
                 continue
             derived, bad = stats.compare_spread(stated, values)
-            yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",
-                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
+            yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",  # each derived number at its stated places plus two
+                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {comparison_text(stated[k], derived[k], None)[0]}"
+                                            for k in bad),
                      path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
                    if bad else
                    finding("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
