@@ -396,7 +396,11 @@ def stated(ctx: Context) -> list[Stated]:
     (`claim_finding`'s words; `docs/tolerances.md`): a percentile's inputs
     and the x 1000 (`steps`), a span's two clock readings (`difference`: 2
     ulps at their magnitude), a throughput that span's error through the
-    quotient (`input_error` = `stats.clock_span_error`).
+    quotient (`input_error` = `stats.clock_span_error`). A stated
+    excluded_each_end of a window not claimed is c, exactly. Last
+    (`_unjudged`), every other number of summary.json no check of this
+    reader judges: UNVERIFIED `not-a-producer-field` (a member the schema
+    does not define) or `not-derivable`.
     """
     evidence, rows, scope = model(ctx), _rows(ctx), ctx.data["profile"]["throughput_scope"]
     measured, source = _measured(ctx), Rounds(evidence)
@@ -454,21 +458,25 @@ def stated(ctx: Context) -> list[Stated]:
                           input_error=stats.clock_span_error((end, start))))
         n, c = len(lines), key[1]
         ss = row["steady_state"]
+        t = sorted(_value(x, "completed") for x in lines)
+        source.parts[(i, "excluded")] = t[:c]
+        excluded = _counted(f"round {key} steady_state.excluded_each_end", ss.get("excluded_each_end", -1), f"{base}/steady_state/excluded_each_end",
+                            "excluded", "concurrency c completions excluded at each end", source, i)
         if n <= 2 * c:
             ok = not ss["available"]
             out.append(_refused(f"round {key} steady_state", f"{base}/steady_state/available", Status.PASS if ok else Status.FAIL,
                                 "derived" if ok else "no-steady-state",
                                 f"summary.json#{base}/steady_state.available = {ss['available']}: n = {n} <= 2c = {2 * c}, so no interior window exists",
                                 False, ss["available"]))
+            out += [excluded] if "excluded_each_end" in ss else []  # the runner states c even without a window
             continue
         if not ss["available"]:
             out.append(_refused(f"round {key} steady_state", f"{base}/steady_state", Status.PASS, "not-claimed",
                                 f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})"))
+            out += [excluded] if "excluded_each_end" in ss else []
             continue
-        t = sorted(_value(x, "completed") for x in lines)
-        source.parts[(i, "excluded")], source.parts[(i, "window")], source.parts[(i, "steady")] = t[:c], t[c:n - c], (t[n - c - 1], t[c - 1])
-        out.append(_counted(f"round {key} steady_state.excluded_each_end", ss.get("excluded_each_end", -1), f"{base}/steady_state/excluded_each_end",
-                            "excluded", "concurrency c completions excluded at each end", source, i))
+        source.parts[(i, "window")], source.parts[(i, "steady")] = t[c:n - c], (t[n - c - 1], t[c - 1])
+        out.append(excluded)
         out.append(_counted(f"round {key} steady_state.requests", ss.get("requests", -1), f"{base}/steady_state/requests", "window", "n - 2c", source, i))
         how = f"t[{n - c}] - t[{c}] of {n} sorted completion times"
         out.append(Stated(f"round {key} steady_state.seconds", ss.get("seconds", -1), f"{base}/steady_state/seconds",
@@ -478,6 +486,66 @@ def stated(ctx: Context) -> list[Stated]:
             out.append(Stated(f"round {key} steady_state.throughput_rps", ss.get("throughput_rps", -1), f"{base}/steady_state/throughput_rps",
                               {"statistic": "ratio_of_sums", "numerator": "window", "denominator": "steady", "selection": {"round": i}}, source,
                               path="summary.json", how=f"(n - 2c) / ({how})", input_error=stats.clock_span_error(source.parts[(i, "steady")])))
+    return out + _unjudged(ctx, {s.pointer for s in out if s.pointer is not None})
+
+
+def _tokens(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _numbers(node: Any, schema: Any, pointer: str, named: bool) -> Iterator[tuple[str, Any, bool]]:
+    """Every number (not a boolean) under `node`, in document order: `(pointer, value, named)`, `named` whether each member on
+    its way is one the `schema` defines (a `properties` member, or any member of an object whose `additionalProperties` is a schema)."""
+    schema = schema if isinstance(schema, dict) else {}
+    if "anyOf" in schema:  # a spread block: null or an object
+        schema = next((alt for alt in schema["anyOf"] if alt.get("type") == "object"), {})
+    if isinstance(node, bool) or node is None or isinstance(node, str):
+        return
+    if isinstance(node, (int, float, Decimal)):
+        yield pointer, node, named
+    elif isinstance(node, dict):
+        props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        for key, value in node.items():
+            defined = key in props or isinstance(extra, dict)
+            yield from _numbers(value, props.get(key, extra if isinstance(extra, dict) else {}), f"{pointer}/{_tokens(key)}", named and defined)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _numbers(value, schema.get("items", {}), f"{pointer}/{i}", named)
+
+
+def _judged_elsewhere(summary: dict[str, Any]) -> set[str]:
+    """The pointers of summary.json numbers `matrix.denominators` (keys and counts of each row, the totals, the failure tally) and
+    `matrix.spread` (each block of a (case, concurrency) the rounds have: its key, complete_rounds and the members of `SPREAD_METRICS`) judge."""
+    out = {f"/denominators/{k}" for k in ("planned", "attempted", "successful")} | {f"/failures/{_tokens(k)}" for k in summary["failures"]}
+    out |= {f"/rounds/{i}/{k}" for i in range(len(summary["rounds"])) for k in ("concurrency", "round", "planned", "attempted", "successful")}
+    groups = _groups(summary)
+    for j, block in enumerate(summary.get("round_aggregates", [])):
+        if (block["case"], block["concurrency"]) in groups:
+            out |= {f"/round_aggregates/{j}/concurrency", f"/round_aggregates/{j}/complete_rounds"}
+            out |= {f"/round_aggregates/{j}/metrics/{m}/{k}" for m in SPREAD_METRICS for k in stats.SPREAD_FIELDS}
+    return out
+
+
+def _unjudged(ctx: Context, judged: set[str]) -> list[Stated]:
+    """
+    Return a row for each number of summary.json that no check of this reader judges (`stated`'s last rows), in document order.
+
+    The schema admits members it does not define: a number at one (`rounds/0/p99_ms`, `mean_ms`, `denominators/throughput_rps`)
+    is UNVERIFIED `not-a-producer-field`; a defined member this reader derives nothing for where it stands (a failed round's
+    wave_seconds, the numbers of a window said unavailable, a spread block of a metric it does not know or of a (case,
+    concurrency) no round has) UNVERIFIED `not-derivable`. Never silently ignored.
+    """
+    summary, runner = ctx.data["doc"]["summary.json"], ctx.data["doc"]["config.json"]["runner"]
+    judged = judged | _judged_elsewhere(summary)
+    out = []
+    for pointer, value, named in _numbers(summary, ctx.assets.schema(SCHEMAS["summary.json"]), "", True):
+        if pointer in judged:
+            continue
+        code, why = (("not-derivable", "not re-derived: this reader derives no value at this place (its round or window was not "
+                                         "derived, or no round has its block's metric or group)") if named else
+                     ("not-a-producer-field", f"not a field {runner} writes; no derivation known"))
+        out.append(Stated(pointer[1:], value, pointer, None, path="summary.json",
+                          refused=Refused(Status.UNVERIFIED, code, f"summary.json#{pointer} = {value}: {why}", observed=str(value))))
     return out
 
 
@@ -493,12 +561,23 @@ def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
     return node
 
 
+def _groups(summary: dict[str, Any]) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """Each (case, concurrency) of summary.json's rounds, in order, with its complete rounds (the rows a spread block is over)."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in summary["rounds"]:
+        groups.setdefault((row["case"], row["concurrency"]), [])
+        if row["status"] == "complete":
+            groups[(row["case"], row["concurrency"])].append(row)
+    return groups
+
+
 @check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("schema.documents",))
 def spread(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive `summary.json#/round_aggregates` from the complete rounds of `rounds`.
 
-    Per (case, concurrency) and metric of `SPREAD_METRICS`: rounds (exact),
+    Per (case, concurrency): complete_rounds when stated (exact, FAIL
+    `count-mismatch`); per metric of `SPREAD_METRICS`: rounds (exact),
     min and max (picks), median (`stats.median`: the mean of the two middle
     values for even n, as `statistics.median`) and relative_spread = (max -
     min) / median, derived and compared by `stats.compare_spread`. FAIL `spread-mismatch` per
@@ -511,11 +590,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
         yield finding("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
                 "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")
         return
-    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for row in summary["rounds"]:
-        groups.setdefault((row["case"], row["concurrency"]), [])
-        if row["status"] == "complete":
-            groups[(row["case"], row["concurrency"])].append(row)
+    groups = _groups(summary)
     blocks = {(b["case"], b["concurrency"]): (i, b) for i, b in enumerate(summary["round_aggregates"])}
     for key, done in groups.items():
         if key not in blocks:
@@ -523,6 +598,9 @@ def spread(ctx: Context) -> Iterator[Finding]:
                     path="summary.json", pointer="/round_aggregates")
             continue
         i, block = blocks[key]
+        if "complete_rounds" in block:
+            yield _count("matrix.spread", "summary.json", f"/round_aggregates/{i}/complete_rounds", block["complete_rounds"], len(done),
+                         f"complete rounds of case {key[0]!r} at concurrency {key[1]}")
         for metric, where in SPREAD_METRICS.items():
             values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
             stated, ptr = block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
