@@ -351,9 +351,9 @@ class Rounds:
         return stats.derive("difference", {"later": {"": [later]}, "earlier": {"": [earlier]}}, baseline="later", candidate="earlier").value
 
     def sums(self, selection: dict[str, Any], numerator: str, denominator: str) -> tuple[list[list[Decimal]], str]:
-        """The number of items of `numerator` over the span `denominator` of the selected round (one exact count, one span)."""
+        """1 per item of `numerator` over the span `denominator` of the selected round."""
         i = selection["round"]
-        return [[Decimal(len(self.parts[(i, numerator)]))], [self.span(i, denominator)]], f"{numerator} / {denominator} of round {i}"
+        return [[Decimal(1)] * len(self.parts[(i, numerator)]), [self.span(i, denominator)]], f"{numerator} / {denominator} of round {i}"
 
 
 def _counted(label: str, claimed: Any, pointer: str, of: str, how: str, source: Rounds, i: int) -> Stated:
@@ -396,7 +396,8 @@ def stated(ctx: Context) -> list[Stated]:
     (`claim_finding`'s words; `docs/tolerances.md`): a percentile's inputs
     and the x 1000 (`steps`), a span's two clock readings (`difference`: 2
     ulps at their magnitude), a throughput that span's error through the
-    quotient (`input_error` = `stats.clock_span_error`). A stated
+    quotient (`_over_span`: `input_error` = `stats.clock_span_error`,
+    relative to the span). A stated
     excluded_each_end of a window not claimed is c, exactly. Last
     (`_unjudged`), every other number of summary.json no check of this
     reader judges: UNVERIFIED `not-a-producer-field` (a member the schema
@@ -455,7 +456,7 @@ def stated(ctx: Context) -> list[Stated]:
         out.append(Stated(f"round {key} throughput_rps", _stated(ctx, f"rounds/{i}/throughput_rps"), f"{base}/throughput_rps",
                           {"statistic": "ratio_of_sums", "numerator": "successful", "denominator": "wave", "selection": {"round": i}}, source,
                           path="summary.json", how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)",
-                          input_error=stats.clock_span_error((end, start))))
+                          bound=_over_span(wave, (end, start))))
         n, c = len(lines), key[1]
         ss = row["steady_state"]
         t = sorted(_value(x, "completed") for x in lines)
@@ -485,8 +486,17 @@ def stated(ctx: Context) -> list[Stated]:
         if t[n - c - 1] > t[c - 1]:  # a window of positive length: its throughput is defined
             out.append(Stated(f"round {key} steady_state.throughput_rps", ss.get("throughput_rps", -1), f"{base}/steady_state/throughput_rps",
                               {"statistic": "ratio_of_sums", "numerator": "window", "denominator": "steady", "selection": {"round": i}}, source,
-                              path="summary.json", how=f"(n - 2c) / ({how})", input_error=stats.clock_span_error(source.parts[(i, "steady")])))
+                              path="summary.json", how=f"(n - 2c) / ({how})", bound=_over_span(source.span(i, "steady"), source.parts[(i, "steady")])))
     return out + _unjudged(ctx, {s.pointer for s in out if s.pointer is not None})
+
+
+def _over_span(span: Decimal, clocks: tuple[Decimal, Decimal]) -> dict[str, Any]:
+    """
+    The `stats.tolerance` keywords of a throughput `count / span` the runner computed in binary64: a quotient
+    (`ratio_of_sums`) whose one inexact input is the span, carrying the error of the two `clocks` it is the difference
+    of (`input_error` = `stats.clock_span_error`), relative to the span; the count is exact.
+    """
+    return {"statistic": "ratio_of_sums", "values": (span,), "input_error": stats.clock_span_error(clocks)}
 
 
 def _tokens(key: str) -> str:
