@@ -132,6 +132,8 @@ def test_a_wave_number_off_by_more_than_its_bound_fails_at_every_magnitude(tmp_p
     honest = _claims(verify_path(str(_output(tmp_path / "honest", magnitude, 3))))
     pointer = f"/rounds/1/{member}"
     assert honest[pointer].status.value == "PASS"
+    shown = re.search(r" re-derives \((\S+)\) from ", honest[pointer].message).group(1)  # the stated places plus two, not 50 digits
+    assert len(shown.split(".")[1]) <= len(honest[pointer].observed["claimed"].split(".")[1]) + 2, honest[pointer].message
     derived, tol = Decimal(honest[pointer].expected), Decimal(honest[pointer].observed["tolerance"])
     for factor in (Decimal("1.01"), Decimal("-1.01")):
         d = _output(tmp_path / f"{factor}", magnitude, 3)
