@@ -329,12 +329,13 @@ def test_the_rounds_numbers_are_derivation_claims_in_summary_order_percentiles_f
                                         ("derived", f"/rounds/{i}/steady_state/seconds"),
                                         ("derived", f"/rounds/{i}/steady_state/throughput_rps"))],
         *[x for i in (2, 3) for x in (("derived", f"/rounds/{i}/wave_seconds"), ("derived", f"/rounds/{i}/throughput_rps"),
-                                      ("derived", f"/rounds/{i}/steady_state/available"))]]
+                                      ("derived", f"/rounds/{i}/steady_state/available"),
+                                      ("derived", f"/rounds/{i}/steady_state/excluded_each_end"))]]  # c, stated without a window
     key = "('short', 1, 1)"
     p95, wave, rps, excluded, _requests, seconds, steady = rows[1], *rows[8:14]
     assert p95 == ("PASS", "derived", f"round {key} p95_ms = 25.0 re-derives (25.000) from nearest-rank p95 of 4 successful latencies in ms "
                    "(n < 20: p95 is the maximum)", "summary.json", "/rounds/0/p95_ms", "25.000",
-                   {"claimed": "25.0", "derived": "25.000", "delta": "0.000", "tolerance": "0.05"},
+                   {"claimed": "25.0", "derived": "25.000", "delta": "0.000", "tolerance": "0.05000000000002109423746787797"},
                    "nearest-rank p95 of 4 successful latencies in ms (n < 20: p95 is the maximum)")
     assert wave[2].startswith(f"round {key} wave_seconds = 0.088 re-derives (") and wave[7].startswith("last completion ")
     assert rps[2].startswith(f"round {key} throughput_rps = 45.454545 re-derives (") and rps[7].endswith(" s whole wave (including ramp and drain)")
@@ -342,7 +343,7 @@ def test_the_rounds_numbers_are_derivation_claims_in_summary_order_percentiles_f
                         "excluded at each end)", "summary.json", "/rounds/0/steady_state/excluded_each_end", 1, 1,
                         "concurrency c completions excluded at each end")
     assert seconds[7] == "t[3] - t[1] of 4 sorted completion times" and steady[7] == "(n - 2c) / (t[3] - t[1] of 4 sorted completion times)"
-    assert rows[-1] == ("PASS", "derived", "summary.json#/rounds/3/steady_state.available = False: n = 4 <= 2c = 4, so no interior window exists",
+    assert rows[-2] == ("PASS", "derived", "summary.json#/rounds/3/steady_state.available = False: n = 4 <= 2c = 4, so no interior window exists",
                         "summary.json", "/rounds/3/steady_state/available", False, False, None)
 
 
@@ -358,8 +359,8 @@ def test_a_wrong_number_fails_with_its_delta_and_tolerance_and_a_wrong_count_exa
     assert [(c, p) for _s, c, _m, _f, p, *_ in bad] == [("claim-mismatch", "/rounds/0/p50_ms"), ("claim-mismatch", "/rounds/1/wave_seconds"),
                                                         ("count-mismatch", "/rounds/1/steady_state/requests")]
     assert bad[0][2] == ("round ('short', 1, 1) p50_ms = 21.5, but nearest-rank p50 of 4 successful latencies in ms gives 21.000 "
-                         "(delta 0.5, tolerance 0.05: docs/tolerances.md)")
-    assert bad[0][5:7] == ("21.000", {"claimed": "21.5", "derived": "21.000", "delta": "0.500", "tolerance": "0.05"})
+                         "(delta 0.500, tolerance 0.05: docs/tolerances.md)")
+    assert bad[0][5:7] == ("21.000", {"claimed": "21.5", "derived": "21.000", "delta": "0.500", "tolerance": "0.05000000000002109423746787797"})
     assert bad[2][2:] == ("summary.json#/rounds/1/steady_state/requests = 3, but n - 2c gives 2 (n - 2c)", "summary.json",
                           "/rounds/1/steady_state/requests", 2, 3, "n - 2c")
 
@@ -375,15 +376,20 @@ def test_the_producers_rules_on_where_a_number_may_stand_are_claim_findings(tmp_
     rows = [x for x in _claims(verify_path(str(d))) if x[0] != "PASS"]
     assert rows == [
         ("FAIL", "missing-claim", "summary.json#/rounds/1/p95_ms is null for a complete round", "summary.json", "/rounds/1/p95_ms", None, None, None),
-        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2/p50_ms = 21.0 for a incomplete round: failed rounds are excluded from aggregates",
+        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2/p50_ms = 21.0 for an incomplete round: failed rounds are excluded from aggregates",
          "summary.json", "/rounds/2/p50_ms", None, None, None),
         ("FAIL", "scope-unlabelled", "summary.json#/rounds/0/throughput_scope = 'steady_state': throughput over the whole wave includes ramp-up "
          "and drain and must be labelled 'complete_wave_including_ramp_and_drain'", "summary.json", "/rounds/0/throughput_scope",
          "complete_wave_including_ramp_and_drain", "steady_state", None),
         ("FAIL", "complete-round-unsupported", "summary.json#/rounds/1: a complete round states no wave_seconds", "summary.json", "/rounds/1",
          None, None, None),
-        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2: a incomplete round reports throughput: failed rounds are excluded from aggregates",
-         "summary.json", "/rounds/2/throughput_rps", None, None, None)]
+        ("FAIL", "failed-round-aggregated", "summary.json#/rounds/2: an incomplete round reports throughput: failed rounds are excluded from aggregates",
+         "summary.json", "/rounds/2/throughput_rps", None, None, None),
+        # the numbers of the round left underived (no wave_seconds) are not silently passed over
+        *[("UNVERIFIED", "not-derivable", f"summary.json#/rounds/1/{k} = {v}: not re-derived: this reader derives no value at this place (its "
+           "round or window was not derived, or no round has its block's metric or group)", "summary.json", f"/rounds/1/{k}", None, v, None)
+          for k, v in (("throughput_rps", "45.454545"), ("steady_state/excluded_each_end", "1"), ("steady_state/requests", "2"),
+                       ("steady_state/seconds", "0.043"), ("steady_state/throughput_rps", "46.511628"))]]
 
 
 def test_a_complete_round_without_lines_and_a_window_claimed_when_n_le_2c(tmp_path):
@@ -418,3 +424,55 @@ def test_a_wave_of_zero_seconds_has_no_throughput_and_is_no_verifier_error(tmp_p
     assert rows["/rounds/0/throughput_rps"][:2] == ("FAIL", "empty-selection")
     assert "the denominator sums to zero" in rows["/rounds/0/throughput_rps"][2]
     assert rows["/rounds/3/throughput_rps"][:2] == ("PASS", "derived")  # the rounds after it are still judged
+
+
+def test_messages_write_derived_numbers_at_the_stated_places_plus_two_and_name_a_round_by_its_status(tmp_path):
+    """Hostile trial 69: a spread's relative_spread was written with ~50 digits, and 'for a incomplete round', 'a not_run round'."""
+    d = _copy(tmp_path, "good")
+
+    def change(s):
+        s["rounds"][1]["throughput_rps"] = 45.5
+        s["round_aggregates"][0]["metrics"]["throughput_rps"]["relative_spread"] = 0.02
+    _edit(d / "summary.json", change)
+    bad = next(f for f in verify_path(str(d)).findings if f.code == "spread-mismatch")
+    assert bad.message == ("/round_aggregates/0/metrics/throughput_rps: median 45.454545 but 2 complete round(s) give 45.4772725; "
+                           "max 45.454545 but 2 complete round(s) give 45.5; relative_spread 0.02 but 2 complete round(s) give 0.0010")
+    assert bad.expected["relative_spread"].startswith("0.000999510249872")  # the exact value stays in the finding
+    d = _copy(tmp_path, "stopped")
+    _edit(d / "summary.json", lambda s: s["rounds"][3].update(p95_ms=25.0, throughput_rps=45.0))
+    rows = [f.message for f in verify_path(str(d)).findings if f.code == "failed-round-aggregated"]
+    assert rows == ["summary.json#/rounds/3/p95_ms = 25.0 for a round that was not run (status 'not_run'): failed rounds are excluded from aggregates",
+                    "summary.json#/rounds/3: a round that was not run (status 'not_run') reports throughput: failed rounds are excluded from aggregates"]
+
+
+def test_every_number_the_reader_does_not_derive_is_unverified_never_ignored(tmp_path):
+    """Hostile trial 69 (`m_extra`): summary.json's schema admits members it does not define; such numbers got no finding (all PASS)."""
+    d = _copy(tmp_path, "good")
+
+    def change(s):
+        s["rounds"][0].update(p99_ms=999.0, mean_ms=1.0)
+        s["denominators"]["throughput_rps"] = 1234.5
+        s["mean_ms"] = 1.0
+        s["round_aggregates"][0]["metrics"]["mean_ms"] = {"rounds": 2, "min": 1.0, "median": 1.0, "max": 1.0, "relative_spread": 0.0}
+        s["round_aggregates"].append({"case": "ghost", "concurrency": 9, "complete_rounds": 1, "metrics": {"p50_ms": None}})
+    _edit(d / "summary.json", change)
+    report = verify_path(str(d))
+    rows = [(f.code, f.pointer, f.observed) for f in report.findings if f.check in CLAIM_IDS and f.status.value == "UNVERIFIED"]
+    assert rows == [("not-a-producer-field", "/denominators/throughput_rps", "1234.5"), ("not-a-producer-field", "/rounds/0/p99_ms", "999.0"),
+                    ("not-a-producer-field", "/rounds/0/mean_ms", "1.0"),
+                    *[("not-derivable", f"/round_aggregates/0/metrics/mean_ms/{k}", v)
+                      for k, v in (("rounds", "2"), ("min", "1.0"), ("median", "1.0"), ("max", "1.0"), ("relative_spread", "0.0"))],
+                    ("not-derivable", "/round_aggregates/2/concurrency", "9"), ("not-derivable", "/round_aggregates/2/complete_rounds", "1"),
+                    ("not-a-producer-field", "/mean_ms", "1.0")]
+    first = next(f for f in report.findings if f.pointer == "/rounds/0/p99_ms")
+    assert first.message == "summary.json#/rounds/0/p99_ms = 999.0: not a field benchmarks/serving_matrix.py writes; no derivation known"
+    assert not [f for f in report.findings if f.status.value in ("FAIL", "ERROR")] and report.verdict == "INCOMPLETE"
+
+
+def test_a_spread_blocks_complete_rounds_re_derives_exactly(tmp_path):
+    d = _copy(tmp_path, "stopped")
+    _edit(d / "summary.json", lambda s: s["round_aggregates"][1].update(complete_rounds=2))  # c = 2: round 1 failed, round 2 not run
+    found = [(f.status.value, f.code, f.message) for f in verify_path(str(d)).findings if f.pointer and f.pointer.endswith("complete_rounds")]
+    assert found == [("PASS", "derived", "summary.json#/round_aggregates/0/complete_rounds = 2 re-derives (complete rounds of case 'short' at concurrency 1)"),
+                     ("FAIL", "count-mismatch", "summary.json#/round_aggregates/1/complete_rounds = 2, but complete rounds of case 'short' at "
+                      "concurrency 2 gives 0 (complete rounds of case 'short' at concurrency 2)")]

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 
 from verifier import stats, units
 from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
+from verifier.numtext import comparison_text
 from verifier.stats import Underivable
 
 __all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Refused", "Source", "Stated", "Underivable", "arm_name", "claim_finding", "derive_rule", "for_stated_unit", "not_derivable"]
@@ -106,7 +106,8 @@ class Stated:
     status, code and message; e.g. nothing was measured), reported as it is. `how` words the derivation as
     `claim_finding` does (PASS `derived`, FAIL `claim-mismatch` with the delta and tolerance); with it, `scale` converts
     the derived value to the stated unit (1000: s -> ms), `input_error` bounds each input's own float error
-    (`stats.tolerance`), and `float_bound` False judges the number at its stated precision alone (no float error of
+    (`stats.tolerance`; a span's `stats.clock_span_error`), `steps` counts the binary64 operations the producer
+    applied to each input before the statistic (`stats.tolerance`; its x 1000 for ms), and `float_bound` False judges the number at its stated precision alone (no float error of
     the statistic over its inputs); `bound`, when given, the keywords of `stats.tolerance` that judge it instead (`exact`:
     a count; `source`: a value as its own carrier printed it). `words` `(passed, failed)`: the messages of a count
     (`str.format` with `claimed` and `derived`), the producer's identity worded as it states it. `path` is the file its
@@ -130,6 +131,7 @@ class Stated:
     scale: Decimal = Decimal(1)
     input_error: Decimal | None = None
     float_bound: bool = True
+    steps: int = 0
     words: tuple[str, str] | None = None
     bound: dict[str, Any] | None = None
     path: str | None = ""
@@ -280,7 +282,9 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str | 
     converted); `bound` takes the other keywords of `stats.tolerance`
     (`statistic`, `values`, `exact`, `source`, `declared`, `input_error`), the one
     place tolerances are computed. Returns PASS `derived` or FAIL
-    `claim-mismatch`.
+    `claim-mismatch`; the message writes the derived value and the delta at
+    the stated places plus two (`numtext.comparison_text`), the finding's
+    `expected` and `observed` keep them exact.
     """
     if scale != 1:
         derived = derived * scale
@@ -288,9 +292,10 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str | 
     c = Decimal(claimed)
     cmp = stats.compare(c, derived, **bound)
     detail = cmp.detail(c, derived)
+    shown, compared = comparison_text(c, derived, cmp.tolerance)  # the stated places plus two (more while the outcome needs them)
     if cmp.holds:
-        return Finding(check=check_id, status=Status.PASS, code="derived", message=f"{label} = {c} re-derives ({derived}) from {how}",
+        return Finding(check=check_id, status=Status.PASS, code="derived", message=f"{label} = {c} re-derives ({shown}) from {how}",
                        path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
     return Finding(check=check_id, status=Status.FAIL, code="claim-mismatch",
-                   message=f"{label} = {c}, but {how} gives {derived} ({delta_text(cmp.delta)}, {tolerance_text(cmp.tolerance)}: docs/tolerances.md)",
+                   message=f"{label} = {c}, but {how} gives {shown} ({compared}: docs/tolerances.md)",
                    path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)

@@ -62,7 +62,7 @@ from verifier.numtext import fmt  # re-exported: a derived number for a message 
 from verifier.sweep import peak_in_flight, peak_overlap, sweep_peak  # re-exported: the peak overlap of intervals, counted exactly (no arithmetic to round)
 
 __all__ = [
-    "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "compare", "compare_spans", "compare_spread", "critical_value", "derive", "fmt", "half_unit",
+    "STATISTICS", "RUN_CONTEXT", "Comparison", "Derived", "Underivable", "Undefined", "agree", "clock_span_error", "compare", "compare_spans", "compare_spread", "critical_value", "derive", "fmt", "half_unit",
     "identity", "mean", "median", "peak_in_flight", "peak_overlap", "per_output_token", "percentile_linear", "median_abs_deviation", "percentile_nearest_rank", "population_sd", "sample_sd", "seconds_of", "spread", "sweep_peak", "tolerance",
 ]
 
@@ -417,6 +417,23 @@ def _ulp(x: Decimal) -> Decimal:
     return Decimal(math.ulp(float(abs(x)))) if x else Decimal(0)
 
 
+def clock_span_error(readings: Sequence[Decimal], scale: Any = 1) -> Decimal:
+    """
+    Return how far a span a producer computed in binary64 as the difference of clock `readings` may lie from the exact
+    difference of the decimals we read: 2 ulps of binary64 at the readings' largest magnitude (times `scale`, in the
+    readings' unit; 0 for no readings).
+
+    Each reading is a printed double, within half an ulp of its decimal, and the subtraction rounds once (at most half
+    an ulp at that magnitude; exact when the readings are within a factor 2 of each other, Sterbenz): at epoch seconds
+    (1.8e9 s) 4.8e-7 s. The `difference` statistic's bound (`tolerance`), and the `input_error` of a span a quotient
+    then divides by (a throughput over a wave: docs/tolerances.md, "difference of clocks").
+    """
+    if not readings:
+        return Decimal(0)
+    k = scale if isinstance(scale, Decimal) else Decimal(str(scale))
+    return 2 * _ulp(max(abs(Decimal(x)) for x in readings) * k) / k
+
+
 def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Decimal] = (), scale: Any = 1,
               declared: Any = None, exact: bool = False, source: Any = None, input_error: Any = None, written: str | None = None,
               steps: int = 0) -> Decimal:
@@ -528,7 +545,7 @@ def tolerance(stated: Any, *, statistic: str | None = None, values: Sequence[Dec
             cancel = min(cancel, CONTEXT.divide(squares, 2 * d * sd))
         work = cancel + 2 * per_input + EPS * sd
     elif statistic == "difference":
-        work = 2 * _ulp(biggest * k) / k + 2 * upstream
+        work = clock_span_error(xs, k) + 2 * upstream
     elif statistic in CI_STATISTICS:  # the mean's bound plus the half-width's relative error as a quotient (cancellation in the SD not modelled)
         work = EPS * total + per_input + (abs(stated) / k) * (2 * n * EPS + 4 * U + QUANTILE_ERROR)
     elif statistic in ("relative_reduction_pct", "speedup", "ratio", "relative_change_pct", "ratio_of_sums"):

@@ -71,6 +71,7 @@ from verifier.derive import Refused, Stated
 from verifier.evidence import Evidence, Receipt
 from verifier.jsonio import loads_strict
 from verifier.model import Finding, Status, finding
+from verifier.numtext import comparison_text
 from verifier.pipeline import Context, check
 from verifier.stats import Underivable
 
@@ -362,6 +363,10 @@ def _counted(label: str, claimed: Any, pointer: str, of: str, how: str, source: 
                   words=(f"summary.json#{pointer} = {{claimed}} re-derives ({how})", f"summary.json#{pointer} = {{claimed}}, but {how} gives {{derived}} ({how})"))
 
 
+#: A round that is not complete, as a message names it by its summary status.
+_A_ROUND = {"incomplete": "an incomplete round", "not_run": "a round that was not run (status 'not_run')"}
+
+
 def _refused(label: str, pointer: str | None, status: Status, code: str, message: str, expected: Any = None, observed: Any = None) -> Stated:
     return Stated(label, None, pointer, None, refused=Refused(status, code, message, expected, observed), path="summary.json")
 
@@ -387,7 +392,16 @@ def stated(ctx: Context) -> list[Stated]:
     or the window's counts (c excluded at each end, n - 2c kept: exact),
     seconds t[n-c] - t[c] over the sorted completion times and its
     throughput (n - 2c) / seconds when seconds > 0. Every number is judged
-    at its stated precision (`claim_finding`'s words).
+    at its stated precision plus the float error of its computation
+    (`claim_finding`'s words; `docs/tolerances.md`): a percentile's inputs
+    and the x 1000 (`steps`), a span's two clock readings (`difference`: 2
+    ulps at their magnitude), a throughput that span's error through the
+    quotient (`_over_span`: `input_error` = `stats.clock_span_error`,
+    relative to the span). A stated
+    excluded_each_end of a window not claimed is c, exactly. Last
+    (`_unjudged`), every other number of summary.json no check of this
+    reader judges: UNVERIFIED `not-a-producer-field` (a member the schema
+    does not define) or `not-derivable`.
     """
     evidence, rows, scope = model(ctx), _rows(ctx), ctx.data["profile"]["throughput_scope"]
     measured, source = _measured(ctx), Rounds(evidence)
@@ -397,7 +411,7 @@ def stated(ctx: Context) -> list[Stated]:
         lines = measured.get(key, [])
         if row["status"] != "complete":
             out += [_refused(f"round {key} {q}", f"/rounds/{i}/{q}", Status.FAIL, "failed-round-aggregated",
-                             f"summary.json#/rounds/{i}/{q} = {row[q]} for a {row['status']} round: failed rounds are excluded from aggregates")
+                             f"summary.json#/rounds/{i}/{q} = {row[q]} for {_A_ROUND[row['status']]}: failed rounds are excluded from aggregates")
                     for q in ("p50_ms", "p95_ms") if row[q] is not None]
             continue
         xs = source.parts[(i, "latency")] = [_value(x, "latency") for x in lines if x.ok]
@@ -414,13 +428,13 @@ def stated(ctx: Context) -> list[Stated]:
             out.append(Stated(f"round {key} p{q}_ms", claimed, f"/rounds/{i}/p{q}_ms",
                               {"statistic": "percentile", "q": q, "method": "nearest-rank", "value": "latency", "selection": {"round": i}},
                               source, path="summary.json", how=f"nearest-rank p{q} of {len(xs)} successful latencies in ms{note}", scale=MS,
-                              float_bound=False))
+                              steps=1))  # the runner's x 1000 rounds once
     for key, (i, row) in ordered:
         base = f"/rounds/{i}"
         if row["status"] != "complete":
             if row["throughput_rps"] is not None or row["steady_state"]["available"]:
                 out.append(_refused(f"round {key}", f"{base}/throughput_rps", Status.FAIL, "failed-round-aggregated",
-                                    f"summary.json#{base}: a {row['status']} round reports throughput: failed rounds are excluded from aggregates"))
+                                    f"summary.json#{base}: {_A_ROUND[row['status']]} reports throughput: failed rounds are excluded from aggregates"))
             continue
         if row["throughput_scope"] != scope:
             out.append(_refused(f"round {key} throughput_scope", f"{base}/throughput_scope", Status.FAIL, "scope-unlabelled",
@@ -438,37 +452,110 @@ def stated(ctx: Context) -> list[Stated]:
         wave = source.span(i, "wave")
         out.append(Stated(f"round {key} wave_seconds", _stated(ctx, f"rounds/{i}/wave_seconds"), f"{base}/wave_seconds",
                           {"statistic": "difference", "baseline": "last completion", "candidate": "first dispatch", "value": "wave",
-                           "selection": {"round": i}}, source, path="summary.json", how=f"last completion {end} - first dispatch {start}",
-                          float_bound=False))
+                           "selection": {"round": i}}, source, path="summary.json", how=f"last completion {end} - first dispatch {start}"))
         out.append(Stated(f"round {key} throughput_rps", _stated(ctx, f"rounds/{i}/throughput_rps"), f"{base}/throughput_rps",
                           {"statistic": "ratio_of_sums", "numerator": "successful", "denominator": "wave", "selection": {"round": i}}, source,
-                          path="summary.json", how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)", float_bound=False))
+                          path="summary.json", how=f"{len(lines)} successful / {wave} s whole wave (including ramp and drain)",
+                          bound=_over_span(wave, (end, start))))
         n, c = len(lines), key[1]
         ss = row["steady_state"]
+        t = sorted(_value(x, "completed") for x in lines)
+        source.parts[(i, "excluded")] = t[:c]
+        excluded = _counted(f"round {key} steady_state.excluded_each_end", ss.get("excluded_each_end", -1), f"{base}/steady_state/excluded_each_end",
+                            "excluded", "concurrency c completions excluded at each end", source, i)
         if n <= 2 * c:
             ok = not ss["available"]
             out.append(_refused(f"round {key} steady_state", f"{base}/steady_state/available", Status.PASS if ok else Status.FAIL,
                                 "derived" if ok else "no-steady-state",
                                 f"summary.json#{base}/steady_state.available = {ss['available']}: n = {n} <= 2c = {2 * c}, so no interior window exists",
                                 False, ss["available"]))
+            out += [excluded] if "excluded_each_end" in ss else []  # the runner states c even without a window
             continue
         if not ss["available"]:
             out.append(_refused(f"round {key} steady_state", f"{base}/steady_state", Status.PASS, "not-claimed",
                                 f"summary.json#{base}: no steady-state window claimed (n = {n} > 2c = {2 * c})"))
+            out += [excluded] if "excluded_each_end" in ss else []
             continue
-        t = sorted(_value(x, "completed") for x in lines)
-        source.parts[(i, "excluded")], source.parts[(i, "window")], source.parts[(i, "steady")] = t[:c], t[c:n - c], (t[n - c - 1], t[c - 1])
-        out.append(_counted(f"round {key} steady_state.excluded_each_end", ss.get("excluded_each_end", -1), f"{base}/steady_state/excluded_each_end",
-                            "excluded", "concurrency c completions excluded at each end", source, i))
+        source.parts[(i, "window")], source.parts[(i, "steady")] = t[c:n - c], (t[n - c - 1], t[c - 1])
+        out.append(excluded)
         out.append(_counted(f"round {key} steady_state.requests", ss.get("requests", -1), f"{base}/steady_state/requests", "window", "n - 2c", source, i))
         how = f"t[{n - c}] - t[{c}] of {n} sorted completion times"
         out.append(Stated(f"round {key} steady_state.seconds", ss.get("seconds", -1), f"{base}/steady_state/seconds",
                           {"statistic": "difference", "baseline": f"t[{n - c}]", "candidate": f"t[{c}]", "value": "steady", "selection": {"round": i}},
-                          source, path="summary.json", how=how, float_bound=False))
+                          source, path="summary.json", how=how))
         if t[n - c - 1] > t[c - 1]:  # a window of positive length: its throughput is defined
             out.append(Stated(f"round {key} steady_state.throughput_rps", ss.get("throughput_rps", -1), f"{base}/steady_state/throughput_rps",
                               {"statistic": "ratio_of_sums", "numerator": "window", "denominator": "steady", "selection": {"round": i}}, source,
-                              path="summary.json", how=f"(n - 2c) / ({how})", float_bound=False))
+                              path="summary.json", how=f"(n - 2c) / ({how})", bound=_over_span(source.span(i, "steady"), source.parts[(i, "steady")])))
+    return out + _unjudged(ctx, {s.pointer for s in out if s.pointer is not None})
+
+
+def _over_span(span: Decimal, clocks: tuple[Decimal, Decimal]) -> dict[str, Any]:
+    """
+    The `stats.tolerance` keywords of a throughput `count / span` the runner computed in binary64: a quotient
+    (`ratio_of_sums`) whose one inexact input is the span, carrying the error of the two `clocks` it is the difference
+    of (`input_error` = `stats.clock_span_error`), relative to the span; the count is exact.
+    """
+    return {"statistic": "ratio_of_sums", "values": (span,), "input_error": stats.clock_span_error(clocks)}
+
+
+def _tokens(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def _numbers(node: Any, schema: Any, pointer: str, named: bool) -> Iterator[tuple[str, Any, bool]]:
+    """Every number (not a boolean) under `node`, in document order: `(pointer, value, named)`, `named` whether each member on
+    its way is one the `schema` defines (a `properties` member, or any member of an object whose `additionalProperties` is a schema)."""
+    schema = schema if isinstance(schema, dict) else {}
+    if "anyOf" in schema:  # a spread block: null or an object
+        schema = next((alt for alt in schema["anyOf"] if alt.get("type") == "object"), {})
+    if isinstance(node, bool) or node is None or isinstance(node, str):
+        return
+    if isinstance(node, (int, float, Decimal)):
+        yield pointer, node, named
+    elif isinstance(node, dict):
+        props, extra = schema.get("properties", {}), schema.get("additionalProperties")
+        for key, value in node.items():
+            defined = key in props or isinstance(extra, dict)
+            yield from _numbers(value, props.get(key, extra if isinstance(extra, dict) else {}), f"{pointer}/{_tokens(key)}", named and defined)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _numbers(value, schema.get("items", {}), f"{pointer}/{i}", named)
+
+
+def _judged_elsewhere(summary: dict[str, Any]) -> set[str]:
+    """The pointers of summary.json numbers `matrix.denominators` (keys and counts of each row, the totals, the failure tally) and
+    `matrix.spread` (each block of a (case, concurrency) the rounds have: its key, complete_rounds and the members of `SPREAD_METRICS`) judge."""
+    out = {f"/denominators/{k}" for k in ("planned", "attempted", "successful")} | {f"/failures/{_tokens(k)}" for k in summary["failures"]}
+    out |= {f"/rounds/{i}/{k}" for i in range(len(summary["rounds"])) for k in ("concurrency", "round", "planned", "attempted", "successful")}
+    groups = _groups(summary)
+    for j, block in enumerate(summary.get("round_aggregates", [])):
+        if (block["case"], block["concurrency"]) in groups:
+            out |= {f"/round_aggregates/{j}/concurrency", f"/round_aggregates/{j}/complete_rounds"}
+            out |= {f"/round_aggregates/{j}/metrics/{m}/{k}" for m in SPREAD_METRICS for k in stats.SPREAD_FIELDS}
+    return out
+
+
+def _unjudged(ctx: Context, judged: set[str]) -> list[Stated]:
+    """
+    Return a row for each number of summary.json that no check of this reader judges (`stated`'s last rows), in document order.
+
+    The schema admits members it does not define: a number at one (`rounds/0/p99_ms`, `mean_ms`, `denominators/throughput_rps`)
+    is UNVERIFIED `not-a-producer-field`; a defined member this reader derives nothing for where it stands (a failed round's
+    wave_seconds, the numbers of a window said unavailable, a spread block of a metric it does not know or of a (case,
+    concurrency) no round has) UNVERIFIED `not-derivable`. Never silently ignored.
+    """
+    summary, runner = ctx.data["doc"]["summary.json"], ctx.data["doc"]["config.json"]["runner"]
+    judged = judged | _judged_elsewhere(summary)
+    out = []
+    for pointer, value, named in _numbers(summary, ctx.assets.schema(SCHEMAS["summary.json"]), "", True):
+        if pointer in judged:
+            continue
+        code, why = (("not-derivable", "not re-derived: this reader derives no value at this place (its round or window was not "
+                                         "derived, or no round has its block's metric or group)") if named else
+                     ("not-a-producer-field", f"not a field {runner} writes; no derivation known"))
+        out.append(Stated(pointer[1:], value, pointer, None, path="summary.json",
+                          refused=Refused(Status.UNVERIFIED, code, f"summary.json#{pointer} = {value}: {why}", observed=str(value))))
     return out
 
 
@@ -484,12 +571,23 @@ def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
     return node
 
 
+def _groups(summary: dict[str, Any]) -> dict[tuple[str, int], list[dict[str, Any]]]:
+    """Each (case, concurrency) of summary.json's rounds, in order, with its complete rounds (the rows a spread block is over)."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for row in summary["rounds"]:
+        groups.setdefault((row["case"], row["concurrency"]), [])
+        if row["status"] == "complete":
+            groups[(row["case"], row["concurrency"])].append(row)
+    return groups
+
+
 @check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("schema.documents",))
 def spread(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive `summary.json#/round_aggregates` from the complete rounds of `rounds`.
 
-    Per (case, concurrency) and metric of `SPREAD_METRICS`: rounds (exact),
+    Per (case, concurrency): complete_rounds when stated (exact, FAIL
+    `count-mismatch`); per metric of `SPREAD_METRICS`: rounds (exact),
     min and max (picks), median (`stats.median`: the mean of the two middle
     values for even n, as `statistics.median`) and relative_spread = (max -
     min) / median, derived and compared by `stats.compare_spread`. FAIL `spread-mismatch` per
@@ -502,11 +600,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
         yield finding("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
                 "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")
         return
-    groups: dict[tuple[str, int], list[dict[str, Any]]] = {}
-    for row in summary["rounds"]:
-        groups.setdefault((row["case"], row["concurrency"]), [])
-        if row["status"] == "complete":
-            groups[(row["case"], row["concurrency"])].append(row)
+    groups = _groups(summary)
     blocks = {(b["case"], b["concurrency"]): (i, b) for i, b in enumerate(summary["round_aggregates"])}
     for key, done in groups.items():
         if key not in blocks:
@@ -514,6 +608,9 @@ def spread(ctx: Context) -> Iterator[Finding]:
                     path="summary.json", pointer="/round_aggregates")
             continue
         i, block = blocks[key]
+        if "complete_rounds" in block:
+            yield _count("matrix.spread", "summary.json", f"/round_aggregates/{i}/complete_rounds", block["complete_rounds"], len(done),
+                         f"complete rounds of case {key[0]!r} at concurrency {key[1]}")
         for metric, where in SPREAD_METRICS.items():
             values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
             stated, ptr = block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
@@ -525,8 +622,9 @@ def spread(ctx: Context) -> Iterator[Finding]:
             if not values:
                 continue
             derived, bad = stats.compare_spread(stated, values)
-            yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",
-                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {derived[k]}" for k in bad),
+            yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",  # each derived number at its stated places plus two
+                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {comparison_text(stated[k], derived[k], None)[0]}"
+                                            for k in bad),
                      path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
                    if bad else
                    finding("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",

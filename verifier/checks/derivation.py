@@ -262,7 +262,7 @@ def _judge(s: Stated, receipt: str, noun: str) -> Iterator[Finding]:
         return
     if s.how is not None:  # worded as the producer's own identities are (`claim_finding`)
         bound = s.bound if s.bound is not None else (
-            {"statistic": result.statistic, "values": result.inputs, "input_error": s.input_error} if s.float_bound else {})
+            {"statistic": result.statistic, "values": result.inputs, "input_error": s.input_error, "steps": s.steps} if s.float_bound else {})
         yield claim_finding(CHECK, s.claimed, derived, name=name, pointer=s.pointer, label=s.label, how=s.how, scale=s.scale, **bound)
         return
     if s.samples is not None and not stats.compare(s.samples[0], Decimal(len(result.inputs)), exact=True).holds:
