@@ -290,3 +290,21 @@ def test_a_schema_pointer_keeps_the_readers_unescaped_steps(receipt_dir):
     bad = _by(verify_path(str(receipt_dir)), "schema.documents", "FAIL")
     assert [(f.message, f.pointer) for f in bad] == [
         ("telemetry-receipt.json at /facts/latency_ms/p99/x: -1 is less than the minimum of 0", "/facts/latency_ms/p99/x")]
+
+
+def test_a_stdout_with_two_result_blocks_that_differ_replays_no_fact(receipt_dir):
+    """Which of two different printed results is the run's cannot be told (hostile trial helper-69, #5: the claims PASSed against the
+    first, the second ignored): UNVERIFIED stdout-ambiguous naming both lines, and no client fact replays. The same block printed
+    twice is no ambiguity."""
+    good = make_telemetry.bench_stdout()
+    once = [(f.check, f.status, f.code, f.path, f.pointer) for f in verify_path(str(receipt_dir)).findings]
+    _replace_carrier(receipt_dir, "stdout", "bench.stdout", good + make_telemetry.bench_stdout(successful=2, failed=2, duration=99.99))
+    report = verify_path(str(receipt_dir))
+    (amb,) = [f for f in _by(report, "derivation.claims") if f.code == "stdout-ambiguous"]
+    assert amb.status == "UNVERIFIED" and amb.path == "bench.stdout" and "2 result blocks" in amb.message
+    assert not [f for f in _by(report, "derivation.claims") if f.code == "derived" and f.path == "telemetry-receipt.json"
+                and (f.pointer or "").startswith("/facts/latency_ms")]
+    assert report.verdict == "INCOMPLETE"
+    _replace_carrier(receipt_dir, "stdout", "bench.stdout", good + good)
+    twice = verify_path(str(receipt_dir))
+    assert [(f.check, f.status, f.code, f.path, f.pointer) for f in twice.findings] == once

@@ -189,35 +189,44 @@ def process(ctx: Context) -> Iterator[Finding]:
                 path=RECEIPT, pointer="/execution")
 
 
-def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, Decimal], list[str]]:
+def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, Decimal], list[str], bool]:
     """
     Parse the `vllm bench serve` result block of `text` (stdout only).
 
-    Returns (facts by profile key, problems). The block runs from the
+    Returns (facts by profile key, problems, ambiguous). A block runs from the
     profile's `open` line to a line starting with `close_prefix`; a block
     that never closes, or lacks a `required_labels` row, is truncated and
     yields no facts. Values are `Decimal` as printed (2 decimals for floats).
+    A stdout that prints two or more blocks whose facts differ yields no facts
+    and `ambiguous` True (which block is the run's result cannot be told); the
+    same block printed again is read once.
     """
     block = profile["stdout_block"]
     lines = text.splitlines()
-    start = next((i for i, line in enumerate(lines) if block["open"] in line), None)
-    if start is None:
-        return {}, ["no result block"]
-    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(block["close_prefix"])), None)
-    if end is None:
-        return {}, ["the result block never closes (truncated)"]
-    out: dict[str, Decimal] = {}
-    for line in lines[start + 1:end]:
-        for label, key in profile["stdout_labels"].items():
-            if line.startswith(label):
-                try:
-                    out[key] = Decimal(line[len(label):].strip())
-                except InvalidOperation:
-                    return {}, [f"{label} has no number"]
-    missing = [label for label in profile["required_labels"] if profile["stdout_labels"][label] not in out]
-    if missing:
-        return {}, [f"missing {', '.join(missing)}"]
-    return out, []
+    starts = [i for i, line in enumerate(lines) if block["open"] in line]
+    if not starts:
+        return {}, ["no result block"], False
+    read: list[dict[str, Decimal]] = []
+    for start in starts:
+        end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith(block["close_prefix"])), None)
+        if end is None:
+            return {}, [f"the result block at line {start + 1} never closes (truncated)"], False
+        out: dict[str, Decimal] = {}
+        for line in lines[start + 1:end]:
+            for label, key in profile["stdout_labels"].items():
+                if line.startswith(label):
+                    try:
+                        out[key] = Decimal(line[len(label):].strip())
+                    except InvalidOperation:
+                        return {}, [f"{label} has no number"], False
+        missing = [label for label in profile["required_labels"] if profile["stdout_labels"][label] not in out]
+        if missing:
+            return {}, [f"missing {', '.join(missing)}"], False
+        read.append(out)
+    if any(facts != read[0] for facts in read[1:]):
+        return {}, [f"{len(starts)} result blocks that differ (at lines {', '.join(str(i + 1) for i in starts)}): which is the run's "
+                    "result cannot be told"], True
+    return read[0], [], False
 
 
 class Replayed:
@@ -355,11 +364,12 @@ def _client(ctx: Context) -> tuple[list[Stated], str | None]:
     receipt, profile = _r(ctx), ctx.data["profile"]
     stdout_path = receipt["evidence"]["stdout"]["path"]
     text = ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace")
-    parsed, problems = parse_bench_stdout(text, profile)
+    parsed, problems, ambiguous = parse_bench_stdout(text, profile)
     if problems:
         why = f"{stdout_path}: {'; '.join(problems)}"
+        status, code = (Status.UNVERIFIED, "stdout-ambiguous") if ambiguous else (Status.FAIL, "stdout-truncated")
         return [Stated("stdout", None, None, None, path=stdout_path, refused=Refused(
-            Status.FAIL, "stdout-truncated", f"{why}: no client fact can replay from the retained stdout"))], f"the client facts did not replay ({why})"
+            status, code, f"{why}: no client fact can replay from the retained stdout"))], f"the client facts did not replay ({why})"
     ctx.data["client"] = parsed
     n = receipt["protocol"]["num_prompts"]
     source = Replayed(parsed, [], n)
