@@ -185,7 +185,7 @@ def _reset(d):
     (_untyped, "untyped", [SURPLUS := "/facts/engine_surplus_tokens"]),
     (_fractional, "not a whole token count", [SURPLUS]),
     (_reset, "reset", [SURPLUS]),
-    (_no_tokens_row, "missing Total generated tokens", [SURPLUS, "/facts/rate/output_tokens_per_s"]),
+    (_no_tokens_row, "bench.stdout: no 'Total generated tokens' row)", [SURPLUS, "/facts/rate/output_tokens_per_s"]),
     (_exit1, "telemetry.process did not pass", [SURPLUS, "/facts/rate/output_tokens_per_s"]),
 ], ids=["untyped", "fractional", "reset", "stdout-without-tokens", "exit1"])
 def test_a_stated_number_whose_inputs_did_not_replay_is_unverified_naming_them(receipt_dir, spoil, why, pointers):
