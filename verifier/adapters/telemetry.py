@@ -474,7 +474,7 @@ def _surplus(ctx: Context, source: Replayed, unread: list[str]) -> list[Stated]:
                                                                                             if claimed is not None else ""),
             expected={"client": str(client), "engine": str(eng)}))]
     surplus = derive_rule(SURPLUS, source, {}).value
-    how = f"engine delta {eng} - client output tokens {client}: unattributed engine work inside the scrape envelope, not observed foreign traffic"
+    how = f"engine delta {eng} - client output tokens {client} (unattributed engine work inside the scrape envelope, not observed foreign traffic)"
     if claimed is None:
         return [Stated("facts/engine_surplus_tokens", None, None, None, path=RECEIPT, refused=Refused(
             Status.PASS, "derived", f"surplus {surplus} tokens ({how})", expected=str(surplus)))]
