@@ -221,7 +221,7 @@ def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, De
                         return {}, [f"{label} has no number"], False
         missing = [label for label in profile["required_labels"] if profile["stdout_labels"][label] not in out]
         if missing:
-            return {}, [f"missing {', '.join(missing)}"], False
+            return {}, [f"no {', '.join(repr(label.rstrip(': ')) for label in missing)} row"], False
         read.append(out)
     if any(facts != read[0] for facts in read[1:]):
         return {}, [f"{len(starts)} result blocks that differ (at lines {', '.join(str(i + 1) for i in starts)}): which is the run's "
@@ -474,7 +474,7 @@ def _surplus(ctx: Context, source: Replayed, unread: list[str]) -> list[Stated]:
                                                                                             if claimed is not None else ""),
             expected={"client": str(client), "engine": str(eng)}))]
     surplus = derive_rule(SURPLUS, source, {}).value
-    how = f"engine delta {eng} - client output tokens {client}: unattributed engine work inside the scrape envelope, not observed foreign traffic"
+    how = f"engine delta {eng} - client output tokens {client} (unattributed engine work inside the scrape envelope, not observed foreign traffic)"
     if claimed is None:
         return [Stated("facts/engine_surplus_tokens", None, None, None, path=RECEIPT, refused=Refused(
             Status.PASS, "derived", f"surplus {surplus} tokens ({how})", expected=str(surplus)))]
