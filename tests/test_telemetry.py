@@ -88,8 +88,8 @@ def test_a_missing_carrier_fails(receipt_dir):
     (receipt_dir / "metrics-after.prom").unlink()
     report = verify_path(str(receipt_dir))
     assert ("telemetry.carriers", "carrier-missing") in _fails(report)
-    blocked, *stated = _by(report, "derivation.claims", "UNVERIFIED")  # client facts and engine delta: one finding, the same words
-    assert blocked.code == "blocked-by" and blocked.message == "not run because telemetry.carriers did not pass"
+    blocked, *stated = _by(report, "derivation.claims", "UNVERIFIED")  # client facts and engine delta: one finding each
+    assert blocked.code == "blocked-by" and blocked.message == "the client facts are not replayed: telemetry.carriers did not pass"
     assert blocked.observed == ["telemetry.carriers"] and blocked.path is None and blocked.pointer is None
     # the surplus and the rate the receipt states, each its own row naming what did not replay (trial 69: they were dropped)
     assert [(f.code, f.pointer, f.observed) for f in stated] == [("not-replayed", SURPLUS, "0"), ("not-replayed", "/facts/rate/output_tokens_per_s", "30.06")]

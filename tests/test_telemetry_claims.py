@@ -62,8 +62,10 @@ def test_carriers_and_process_both_failing_block_the_client_facts_and_the_engine
     blocked = [(f.check, f.message, f.observed, f.path, f.pointer) for f in report.findings
                if f.code == "blocked-by" and f.check in (IDS["client"], IDS["engine"])]
     assert blocked == [
-        (IDS["client"], "not run because telemetry.carriers, telemetry.process did not pass", ["telemetry.carriers", "telemetry.process"], None, None),
-        (IDS["engine"], "not run because telemetry.carriers did not pass", ["telemetry.carriers"], None, None)]
+        (IDS["client"], "the client facts are not replayed: telemetry.carriers, telemetry.process did not pass",
+         ["telemetry.carriers", "telemetry.process"], None, None),
+        (IDS["engine"], "the engine delta is not replayed: telemetry.carriers did not pass", ["telemetry.carriers"], None, None)]
+    # the check ran (its other rows follow): not the pipeline's "not run because", which read as if derivation.claims had not run
 
 
 @pytest.mark.parametrize("interval,authored", [(17.035, False), (17.025, False), (17.0351, True), (17.0249, True)])

@@ -272,10 +272,11 @@ class Replayed:
         return [[self.client[k] for k in numerator], [self.client[denominator]]], "printed facts"
 
 
-def _blocked(blockers: list[str]) -> Stated:
-    """The row of a derivation a failed plan check leaves unrun, worded as the pipeline words a blocked check."""
+def _blocked(what: str, blockers: list[str]) -> Stated:
+    """The row of what a failed plan check leaves unreplayed (`what`: "the client facts"), UNVERIFIED `blocked-by` naming the checks."""
     return Stated("blocked", None, None, None, path=None, refused=Refused(
-        Status.UNVERIFIED, "blocked-by", f"not run because {', '.join(blockers)} did not pass", observed=blockers))
+        Status.UNVERIFIED, "blocked-by", f"{what} {'are' if what.endswith('s') else 'is'} not replayed: {', '.join(blockers)} did not pass",
+        observed=blockers))
 
 
 def stated(ctx: Context) -> list[Stated]:
@@ -321,12 +322,12 @@ def stated(ctx: Context) -> list[Stated]:
     process_ok = bench.dims["outcome"] == "exited" and bench.exit_code == 0
     client_blockers = [name for name, ok in (("telemetry.carriers", carriers_ok), ("telemetry.process", process_ok)) if not ok]
     if client_blockers:
-        out, client_why = [_blocked(client_blockers)], f"the client facts did not replay ({', '.join(client_blockers)} did not pass)"
+        out, client_why = [_blocked("the client facts", client_blockers)], f"the client facts did not replay ({', '.join(client_blockers)} did not pass)"
     else:
         out, client_why = _client(ctx)
     if not carriers_ok:
         if client_blockers != ["telemetry.carriers"]:
-            out.append(_blocked(["telemetry.carriers"]))
+            out.append(_blocked("the engine delta", ["telemetry.carriers"]))
         increments, engine_why = None, "the engine delta did not replay (telemetry.carriers did not pass)"
     else:
         rows, increments, engine_why = _engine(ctx)
