@@ -268,3 +268,27 @@ def test_json_and_sarif_claims_carry_the_tolerance_the_text_formats_show():
     assert document["claims"][0]["tolerance"] == "0.005"
     sarif = json.loads(render(report, "sarif"))
     assert sarif["runs"][0]["properties"]["claims"][0]["tolerance"] == "0.005"
+
+
+@pytest.mark.parametrize("subject", ["tests/fixtures/vllm/abcd-bucket-peak.json", "tests/fixtures/telemetry/good"])
+def test_a_receipt_readers_html_report_plots_its_receipts(subject):
+    """Issue 36 item 3: every reader's HTML report plots its receipts; only profile-read models were drawn (`figures.receipt_sets`
+    returned nothing for a receipt reader whose model holds receipts: a vLLM result's per-request latencies)."""
+    from verifier.core import verify_path
+    from verifier.report.html import RECEIPTS_PLOT
+
+    report = verify_path(str(Path(__file__).resolve().parent.parent / subject))
+    page = render(report, "html")
+    if subject.endswith(".json"):
+        assert report.figures.get("receipt_sets") and f'id="plot-{RECEIPTS_PLOT}"' in page
+    else:  # the telemetry receipt's model holds no receipt rows (its facts are claims): nothing to draw, and no empty figure
+        assert not report.figures.get("receipt_sets") and f'id="plot-{RECEIPTS_PLOT}"' not in page
+
+
+def test_a_native_bundles_receipts_are_drawn_per_request_not_again_as_receipt_sets():
+    """A native bundle's receipts are plotted as latency per request (`figures.requests`); drawing them again as receipt sets
+    would repeat every elapsed time in a second figure."""
+    from verifier.core import verify_path
+
+    report = verify_path(str(Path(__file__).resolve().parent.parent / "examples" / "ref2va-5s"))
+    assert report.figures.get("requests") is not None and "receipt_sets" not in report.figures

@@ -276,7 +276,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
 
 
 def _figures(ctx: Context, findings: Any = ()) -> dict[str, Any]:
-    """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's receipt sets, results tables' row labels."""
+    """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's or a receipt reader's receipt sets, results tables' row labels."""
     from verifier.figures import RequestRows, receipt_sets, table_labels
 
     out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"), ctx.options.get("profile")), **table_labels(ctx.subject, findings)}
@@ -348,7 +348,8 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
             findings, roster = run_pipeline(receipt_pipeline(reader), ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
-                          roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]))
+                          roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]),
+                          figures=_figures(ctx, findings))
     if target.is_dir() and not _is_native(target):
         if not os.path.lexists(target / "manifest.json") and (why := not_one_bundle(target, trusted)):  # before detection reads it all
             raise UsageError(f"{path}: not one bundle. {why}")
@@ -407,7 +408,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
     findings, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
-                  producer=ctx.data.get("producer"), trust=trusted.describe([]))
+                  producer=ctx.data.get("producer"), trust=trusted.describe([]), figures=_figures(ctx, findings))
 
 
 def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProblem) -> Report | None:

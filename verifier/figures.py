@@ -123,11 +123,13 @@ def receipt_sets(model: Any, profile: Any = None) -> dict[str, Any]:
     MiB field, so a plot reads 105278, not 1.1e11 B), else in the
     quantity's base unit. At most `MAX_SERIES` series of `MAX_VALUES` values
     each. `model` is a `verifier.evidence.Evidence` read by a profile (reader
-    `profile:ID`; anything else gives `{}`).
+    `profile:ID`) or a receipt reader (`vllm-bench-serve`, ...); a native
+    bundle's (`bundle-v1`) or anything else gives `{}`.
     """
     from verifier import units
 
-    if not str(getattr(model, "reader", "")).startswith("profile:"):
+    reader = getattr(model, "reader", None)
+    if not isinstance(reader, str) or reader == "bundle-v1":
         return {}  # a native bundle's receipts are drawn as latency per request (`requests`)
     source = _source_units(profile)
     series: dict[tuple[str, str], dict[str, Any]] = {}
