@@ -8,34 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from test_telemetry import FIX, _edit, _replace_carrier, make_telemetry, receipt_dir  # noqa: F401 - the telemetry tests' fixture and helpers
 
 from verifier.core import verify_path
 from verifier.report import json_report
 
-FIX = ROOT / "tests" / "fixtures" / "telemetry" / "good"
-sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
-import make_telemetry  # noqa: E402
-
 IDS = {"client": "derivation.claims", "engine": "derivation.claims", "surplus": "derivation.claims", "rate": "derivation.claims"}
-
-
-@pytest.fixture
-def receipt_dir(tmp_path: Path) -> Path:
-    dest = tmp_path / "telemetry"
-    shutil.copytree(FIX, dest)
-    return dest
-
-
-def _edit(d: Path, change) -> None:
-    doc = json.loads((d / "telemetry-receipt.json").read_text())
-    change(doc)
-    (d / "telemetry-receipt.json").write_text(json.dumps(doc, indent=2))
 
 
 def _at(report, part, pointer):
@@ -118,12 +99,6 @@ def test_the_rate_carries_the_printed_durations_half_unit_as_input_error(receipt
 
 # --- hostile trial 69: every stated fact of a failed process FAILs, every stated number gets a finding, the claims table
 # --- shows only what the receipt states as claimed, a refused number is its finding's observed, a blocked row names its blocker
-
-def _replace_carrier(d: Path, name: str, filename: str, text: str) -> None:
-    (d / filename).write_text(text)
-    digest = hashlib.sha256((d / filename).read_bytes()).hexdigest()
-    _edit(d, lambda r: r["evidence"][name].__setitem__("sha256", digest))
-
 
 def _facts(d: Path, execution: dict | None = None, **facts) -> None:
     """Keep only `facts` (None: the fixture's value of that key), and set `execution` when given."""
