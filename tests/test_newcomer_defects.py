@@ -126,3 +126,19 @@ def test_a_directory_named_like_a_command_gets_a_note_on_how_to_verify_it(run, t
     result = run("pin")
     assert "verify ./pin" in result.stderr, result.stderr
     assert "verify ./pin" not in run("./pin").stderr
+
+
+def test_a_known_producers_receipt_with_a_byte_that_is_not_utf8_fails_as_in_a_folder(run, tmp_path):
+    """The same file FAILs json.strict not-utf8 given alone as inside a receipt folder (stop 52's trial left it exit 2)."""
+    from conftest import CORPUS
+
+    source = sorted((CORPUS / "vllm-save-result-ascend").glob("*.json"))[0].read_bytes()
+    at = source.index(b'"') + 1
+    (tmp_path / "folder").mkdir()
+    for target in (tmp_path / "r.json", tmp_path / "folder" / "r.json"):
+        target.write_bytes(source[:at] + b"\xff" + source[at:])
+    alone, folder = run(str(tmp_path / "r.json")), run(str(tmp_path / "folder"))
+    assert folder.exit_code == 1, folder.output
+    assert alone.exit_code == 1, alone.output + alone.stderr
+    assert "FAIL       json.strict [not-utf8] r.json:" in alone.output and "0xff at offset" in alone.output
+    assert "vllm-bench receipt" in alone.output or "vllm" in alone.output

@@ -415,16 +415,17 @@ def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProbl
     """
     Return a FAIL report for a receipt of a known producer that is not strict JSON, else None.
 
-    Only bytes that are valid UTF-8 JSON once `NaN`/`Infinity` and duplicate
-    keys are tolerated are read this way, and only to recognise the producer
-    (`verifier.adapters.detect`); nothing else in them is used. A known
-    receipt carrying NaN is evidence that breaks a rule (FAIL `strict-json`),
-    not a usage error; anything unrecognised stays exit 2.
+    Only bytes that are JSON once `NaN`/`Infinity`, duplicate keys and bytes
+    that are not UTF-8 (each read as U+FFFD) are tolerated are read this way,
+    and only to recognise the producer (`verifier.adapters.detect`); nothing
+    else in them is used. A known receipt carrying NaN or a stray byte is
+    evidence that breaks a rule (FAIL with the problem's code, as inside a
+    receipt folder), not a usage error; anything unrecognised stays exit 2.
     """
     from verifier.adapters import detect
 
     try:
-        loose = json.loads(data.decode("utf-8-sig"))  # a BOM still names its producer
+        loose = json.loads(data.decode("utf-8-sig", errors="replace"))  # a BOM still names its producer
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     adapter = detect(loose)
