@@ -84,6 +84,21 @@ def test_a_receipt_without_the_optional_stderr_carrier_is_read(receipt_dir):
     assert [f.status for f in _rows(report, *ENGINE)] == ["PASS"] and not _fails(report)
 
 
+@pytest.mark.parametrize("inside", [True, False])
+def test_a_symlinked_carrier_fails_as_a_symlink_never_followed_not_as_missing(receipt_dir, tmp_path, inside):
+    """A carrier that is a link is named a link (as `integrity.files` names one in a bundle), not "not retained"."""
+    carrier = receipt_dir / "metrics-after.prom"
+    real = (receipt_dir / "kept.prom") if inside else (tmp_path / "elsewhere.prom")
+    real.write_bytes(carrier.read_bytes())
+    carrier.unlink()
+    carrier.symlink_to(real)
+    report = verify_path(str(receipt_dir))
+    (row,) = [f for f in report.findings if f.check == "telemetry.carriers" and f.status == "FAIL"]
+    assert row.code == ("symlink" if inside else "symlink-escape") and row.path == "metrics-after.prom"
+    assert row.message == (f"metrics-after.prom is a symlink to {str(real)!r} ({'inside' if inside else 'outside'} the receipt directory); "
+                           "symlinks are never followed, so facts cannot replay from it")
+
+
 def test_a_missing_carrier_fails(receipt_dir):
     (receipt_dir / "metrics-after.prom").unlink()
     report = verify_path(str(receipt_dir))

@@ -57,6 +57,7 @@ language does not say. So it is code.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from pathlib import Path, PurePosixPath
@@ -127,7 +128,8 @@ def carriers(ctx: Context) -> Iterator[Finding]:
     """
     Hash every evidence file the receipt names.
 
-    FAIL `unsafe-path` (absolute or `..`), `carrier-missing`, `sha256-mismatch`;
+    FAIL `unsafe-path` (absolute or `..`), `symlink` / `symlink-escape` (a link, never
+    followed; its target inside or outside the receipt directory), `carrier-missing`, `sha256-mismatch`;
     PASS `retained`. Stores the bytes in `ctx.data["carrier"]`.
     """
     root: Path = ctx.options["directory"]
@@ -140,7 +142,14 @@ def carriers(ctx: Context) -> Iterator[Finding]:
                     path=RECEIPT, pointer=f"{ptr}/path")
             continue
         target = root / rel
-        if not target.is_file() or target.is_symlink():
+        if target.is_symlink():  # never followed, and named as `integrity.files` names a link in a bundle
+            link = os.readlink(target)
+            inside = (target.parent / link).resolve().is_relative_to(root.resolve())
+            yield finding("telemetry.carriers", Status.FAIL, "symlink" if inside else "symlink-escape",
+                          f"{item['path']} is a symlink to {link!r} ({'inside' if inside else 'outside'} the receipt directory); "
+                          "symlinks are never followed, so facts cannot replay from it", path=item["path"], pointer=ptr)
+            continue
+        if not target.is_file():
             yield finding("telemetry.carriers", Status.FAIL, "carrier-missing",
                     f"{item['path']}: the {name} carrier the receipt records is not retained; facts cannot replay from it",
                     path=item["path"], pointer=ptr)
