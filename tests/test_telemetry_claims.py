@@ -244,3 +244,13 @@ def test_a_number_stated_under_a_key_the_producer_does_not_write_is_unverified(r
     report = verify_path(str(receipt_dir))
     rows = [(f.status, f.code, f.pointer, f.observed) for f in report.findings if f.check == "derivation.claims" and f.code == "not-a-producer-field"]
     assert rows == [("UNVERIFIED", "not-a-producer-field", "/facts/extra/tail_ms", "1.5"), ("UNVERIFIED", "not-a-producer-field", "/facts/foreign_tokens", "77")]
+
+
+@pytest.mark.parametrize("key, text, status", [("itl_tail_cause", "prefill interference", "FAIL"),
+                                               ("queue_cause", "the scheduler", "UNVERIFIED")])
+def test_a_stated_conclusion_shows_its_text_as_claimed_in_the_claims_table(receipt_dir, key, text, status):
+    """A conclusion is stated text, not a number: its row shows that text as claimed, never "claimed -" (stop 52's open item)."""
+    _edit(receipt_dir, lambda r: r["conclusions"].__setitem__(key, text))
+    rows = json.loads(json_report.render(verify_path(str(receipt_dir))))["claims"]
+    (row,) = [r for r in rows if r["where"] == f"telemetry-receipt.json#/conclusions/{key}"]
+    assert (row["status"], row["claimed"], row["derived"]) == (status, text, "-")

@@ -53,7 +53,8 @@ def refused(ctx: Context) -> list[Stated]:
     observed); FAIL `causal-conclusion` per
     `conclusions` key of `refused_conclusions` whose value is not null or an
     `unestablished` word (PASS `cause-unestablished` when it is); UNVERIFIED
-    `conclusion-not-checked` for any other conclusion; PASS
+    `conclusion-not-checked` for any other conclusion (a stated conclusion's
+    text is its finding's observed, the claims table's claimed); PASS
     `no-unsupported-claims` when none is stated.
     """
     receipt, profile = _r(ctx), _p(ctx)
@@ -67,12 +68,13 @@ def refused(ctx: Context) -> list[Stated]:
     for key, value in said.items():
         why, pointer = profile["refused_conclusions"].get(key), f"/conclusions/{key}"
         if why is None:
-            out.append(row(pointer, Status.UNVERIFIED, "conclusion-not-checked", f"{RECEIPT}#{pointer} = {value!r}: no rule of this reader establishes it"))
+            out.append(row(pointer, Status.UNVERIFIED, "conclusion-not-checked", f"{RECEIPT}#{pointer} = {value!r}: no rule of this reader establishes it",
+                           value))
         elif value is None or value in profile["unestablished"]:
             out.append(row(pointer, Status.PASS, "cause-unestablished", f"{RECEIPT}#{pointer}: left unestablished ({why})"))
         else:
             out.append(row(pointer, Status.FAIL, "causal-conclusion",
-                           f"{RECEIPT}#{pointer} = {value!r} is a causal or policy conclusion the telemetry cannot support: {why}"))
+                           f"{RECEIPT}#{pointer} = {value!r} is a causal or policy conclusion the telemetry cannot support: {why}", value))
     return out or [row(None, Status.PASS, "no-unsupported-claims", "no engine-concurrency, foreign-work or causal conclusion is stated")]
 
 
