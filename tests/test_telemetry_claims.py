@@ -254,3 +254,9 @@ def test_a_stated_conclusion_shows_its_text_as_claimed_in_the_claims_table(recei
     rows = json.loads(json_report.render(verify_path(str(receipt_dir))))["claims"]
     (row,) = [r for r in rows if r["where"] == f"telemetry-receipt.json#/conclusions/{key}"]
     assert (row["status"], row["claimed"], row["derived"]) == (status, text, "-")
+
+
+def test_a_count_row_without_a_delta_in_its_finding_shows_the_difference_of_its_numbers(receipt_dir):
+    """The denominator identity's finding carries no comparison detail; its row still gives claimed - derived (was "delta -")."""
+    rows = json.loads(json_report.render(verify_path(str(receipt_dir))))["claims"]
+    assert (rows_at := [r for r in rows if r["where"] == "bench.stdout"]) and rows_at[0]["delta"] == "0"

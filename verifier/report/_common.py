@@ -355,7 +355,7 @@ def claim_rows(report: Report) -> list[ClaimRow]:
             claimed = str(detail.get("claimed", f.observed if not isinstance(f.observed, dict | list) and f.observed is not None else "-"))
             derived = str(detail.get("derived", f.expected if not isinstance(f.expected, dict | list) and f.expected is not None
                                      and f.code != "claim-missing" else "-"))
-            delta = str(detail.get("delta", "-"))
+            delta = str(detail["delta"]) if "delta" in detail else _difference(claimed, derived)  # a finding without comparison detail (a count)
             said = _NATIVE_UNIT.match(f.message)  # `server_mean_s.A1 = 396.30 s re-derives`: the unit the claim states
             if said and said.group(1) == claimed and derived != "-" and " " not in claimed + derived:
                 claimed, derived = f"{claimed} {said.group(2)}", f"{derived} {said.group(2)}"
