@@ -292,3 +292,24 @@ def test_a_native_bundles_receipts_are_drawn_per_request_not_again_as_receipt_se
 
     report = verify_path(str(Path(__file__).resolve().parent.parent / "examples" / "ref2va-5s"))
     assert report.figures.get("requests") is not None and "receipt_sets" not in report.figures
+
+
+def test_a_receipt_folders_html_report_plots_each_files_receipts_named_by_its_file(tmp_path):
+    """Issue 36 item 3 for a folder of several receipts (stop 52 left it): each file's receipts are series of their own,
+    named by the file, since each file is its own run (two vLLM results with per-request details)."""
+    import shutil
+
+    from verifier.core import verify_path
+    from verifier.report.html import RECEIPTS_PLOT
+
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for name in ("a.json", "b.json"):
+        shutil.copy(Path(__file__).resolve().parent / "fixtures" / "vllm" / "abcd-bucket-peak.json", folder / name)
+    report = verify_path(str(folder))
+    names = sorted(p.name for p in folder.glob("*.json"))
+    sets = report.figures.get("receipt_sets") or []
+    assert {s["set"].split(": ", 1)[0] for s in sets} == set(names)
+    alone = verify_path(str(folder / names[0])).figures["receipt_sets"]
+    assert [s["values"] for s in sets if s["set"].startswith(names[0] + ": ")] == [s["values"] for s in alone]
+    assert f'id="plot-{RECEIPTS_PLOT}"' in render(report, "html")

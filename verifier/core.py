@@ -157,9 +157,12 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     runs through that reader; the findings are concatenated in file order and
     the roster sums counts per check. Every other file is UNVERIFIED
     `not-a-receipt` (nothing reads it), so a folder is never PASS on what was
-    skipped. Side effects: reads the files; never writes.
+    skipped. Its figures are each file's receipt series (`figures.receipt_sets`),
+    the set named "FILE: SET", at most `figures.MAX_SERIES` in all. Side
+    effects: reads the files; never writes.
     """
     from verifier.adapters import detect
+    from verifier.figures import MAX_SERIES, receipt_sets
 
     readers: list[tuple[str, Any, Any]] = []
     others: list[str] = []
@@ -188,10 +191,12 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     counts: dict[str, dict[str, int]] = {}
     titles: dict[str, str] = {}
     kinds = sorted({adapter.KIND for _, adapter, _ in readers})
+    sets: list[dict[str, Any]] = []  # each file's receipt series, named by its file: each file is its own run
     for name, adapter, document in readers:
         ctx = Context(subject=target / name, assets=trusted, options={"document": document, "name": name})
         found, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
         findings.extend(found)
+        sets += [{**s, "set": f"{name}: {s['set']}"} for s in receipt_sets(ctx.data.get("evidence")).get("receipt_sets", ())]
         for info in roster:
             titles[info.check] = info.title
             for status, n in info.counts.items():
@@ -208,7 +213,8 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     if broken:
         roster.append(CheckInfo(check=STRICT_CHECK, title=STRICT_TITLE, counts={"FAIL": len(broken)}))
     return Report(subject=path, kind="receipt-folder:" + "+".join(kinds), verifier_version=__version__,
-                  findings=tuple(findings), roster=tuple(roster), trust=trusted.describe([]))
+                  findings=tuple(findings), roster=tuple(roster), trust=trusted.describe([]),
+                  figures={"receipt_sets": sets[:MAX_SERIES]} if sets else {})
 
 
 def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str | None, debug: bool,
