@@ -23,8 +23,10 @@ Order of `BUNDLE_PIPELINE` (a security property, see `docs/architecture.md`):
 (1) integrity before anything is parsed; (2) the gate the bundle names;
 (3) schemas of the hashed documents; (4) plan conformance; (5) media
 coverage per output file, before anything is scored; (6) derivation of
-claims; (7) recorded quality against thresholds; (8) quality re-computed
-from the media with the gate's pinned scorers.
+claims, then (6b) the numbers the prose states bound to the evidence;
+(7) recorded quality against thresholds; (8) quality re-computed from the
+media with the gate's pinned scorers; (9) the files read after (1) still
+have the bytes it matched.
 
 `verify_media` runs the coverage family on standalone media files.
 """

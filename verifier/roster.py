@@ -73,7 +73,7 @@ ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
 
 FAMILIES: tuple[Family, ...] = (
     Family("integrity", "integrity.files", "Files match the evidence's manifest (sha256 and size)", ("files",),
-           frozenset({"integrity.files", "integrity.files"})),
+           frozenset({"integrity.files"})),
     Family("gate", "gate.pinned", "The evidence is judged by a pinned gate or profile", ("gate",), frozenset({"gate.pinned"})),
     Family("schema", "schema.documents", "Documents and receipts have the shape their format requires", ("receipts",),
            frozenset({"schema.documents", "schema.receipts"})),
@@ -82,7 +82,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
            frozenset({"coverage.streams", "coverage.media"})),
     Family("derivation", "derivation.claims", "Claims re-derive from the receipts", ("claims", "receipts"),
-           frozenset({"derivation.claims", "claims.stated", "derivation.identities", "derivation.matches", "derivation.digests", "derivation.claims"})
+           frozenset({"derivation.claims", "claims.stated", "derivation.identities", "derivation.matches", "derivation.digests"})
            | ADAPTER_MEMBERS["derivation"]),
     Family("quality", "quality.recorded", "Recorded quality scores meet the gate's thresholds", ("quality",),
            frozenset({"quality.recorded"})),

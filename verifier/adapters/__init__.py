@@ -9,12 +9,12 @@ Every reader gives its schema family as data for `schema.documents`
 `VERSIONS` (pinned schemas whose signature chooses the version:
 `vllm_bench`), or, for a receipt directory, `FILES` (read strictly),
 `READ`, `MATCH` (the file naming the version, matched against its pinned
-schema's profile) and `SCHEMAS` (`http_matrix`, `telemetry`). A reader moved
-onto the native families (`serving_record`) holds no check: it also gives
-`stated(ctx)` (each stated number with the rule deriving it, for
-`derivation.claims`), `HELD` and `NOTES` (for the stand-ins). The others
-still define `CHECKS` (their own checks, each a member of one of the
-roster's families). Every
+schema's profile) and `SCHEMAS` (`http_matrix`, `telemetry`). Every reader
+gives `stated(ctx)` (each stated number with the rule deriving it, for
+`derivation.claims`), `HELD` and `NOTES` (for the stand-ins). The serving
+record holds no check of its own; `vllm_bench`, `http_matrix` and
+`telemetry` still define `CHECKS` (their own checks, each a member of one
+of the roster's families: `verifier.roster.ADAPTER_MEMBERS`). Every
 reader's rule pack, if it has one, is in `verifier/checks/packs/`;
 `verifier.core.receipt_pipeline` composes a reader's checks with it and one
 `not-in-evidence` stand-in per family they do not feed
