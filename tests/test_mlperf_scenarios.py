@@ -207,7 +207,7 @@ def test_a_row_no_claim_selects_is_reported_unchecked_never_dropped(tmp_path):
 
 def test_fold_case_compares_the_instance_value_casefolded_too(tmp_path):
     """Forwards, the instance's own spelling is casefolded as well: `SingleStream` finds the row `singlestream`."""
-    from verifier.readers.locate import locate
+    from verifier.readers.sites import locate
     from verifier.readers.tree import Tree
 
     write_tree(tmp_path, {"t.json": json.dumps([{"Scenario": "offline", "R": 1}, {"Scenario": "singlestream", "R": 2}])})

@@ -13,7 +13,7 @@ import pytest
 
 from verifier.checks import profile_coverage, profile_matches
 from verifier.evidence import Location, StatedClaim
-from verifier.readers import locate, sites
+from verifier.readers import sites
 from verifier.readers.tree import Tree
 
 
@@ -89,10 +89,10 @@ def test_a_fixed_where_finds_what_the_general_lookup_finds(tmp_path):
                     key = {"a": rng.choice(["a", "A", "ß", "x/y", "t~0", "1", "z"]), "b": rng.choice(["b", "ss", "SS", "z"])}
                     if rng.random() < 0.1:
                         del key["b"]
-                    assert _outcome(locate.locate, kept, at, key, {}) == _general(locate.locate, tmp_path, at, key, {}), (rows, at, key)
-                    assert _outcome(locate.locate_beside, kept, at, key, {}, "/u") == _general(locate.locate_beside, tmp_path, at, key, {}, "/u"), (rows, at, key)
+                    assert _outcome(sites.locate, kept, at, key, {}) == _general(sites.locate, tmp_path, at, key, {}), (rows, at, key)
+                    assert _outcome(sites.locate_beside, kept, at, key, {}, "/u") == _general(sites.locate_beside, tmp_path, at, key, {}, "/u"), (rows, at, key)
                     other = {**at, "member": "acc" if at.get("member") == "mAP" else "mAP"} if "member" in at else at  # the same texts, another member
-                    assert _outcome(locate.locate, kept, other, key, {}) == _general(locate.locate, tmp_path, other, key, {}), (rows, other, key)
+                    assert _outcome(sites.locate, kept, other, key, {}) == _general(sites.locate, tmp_path, other, key, {}), (rows, other, key)
 
 
 def _claim(file: str, pointer: str, words: str = "x") -> StatedClaim:

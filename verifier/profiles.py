@@ -27,7 +27,7 @@ from verifier.compiled_schema import checked_validator
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
 from verifier.linear_regex import RegexError, compile_linear
-from verifier.readers.locate import locate, stated
+from verifier.readers.sites import locate, stated
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
 from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, read_receipts  # noqa: F401
