@@ -1,12 +1,13 @@
 """
 Where a bundle states each value a profile's claims and gate compare: the claim-site reader, and a location read forwards and backwards.
 
-`locate(tree, at, key, indexes)` reads a profile location (`at`: file,
+`locate(tree, documents, at, key, indexes)` reads a profile location (`at`: file,
 pointer, `where`, `then`, `member`, `number`) forwards for one instance;
-`stated(tree, at, files)` reads it backwards, every value the bundle states
-there with the placeholders it binds.
+`stated(tree, documents, at, files)` reads it backwards, every value the bundle states
+there with the placeholders it binds. Both read the documents `parse_claim_files`
+parsed once (file -> its document): no location parses a file itself.
 
-`read_sites(tree, profile, receipts)` runs after the receipts are read (a
+`read_sites(tree, documents, profile, receipts)` runs after the receipts are read (a
 claim's instances are the dimension values of its selected receipts, and a
 `{dim.index}` place is an instance's rank among them) and returns one
 `verifier.evidence.Site` per place it looked, found or not:
@@ -55,7 +56,7 @@ from verifier.readers.tree import Tree
 from verifier.textnumbers import numbers_in
 
 __all__ = ["AmbiguousLocation", "excluded", "fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of",
-           "read_sites", "stated", "stated_bounds"]
+           "parse_claim_files", "read_sites", "stated", "stated_bounds"]
 
 #: Exceptions `locate` raises for a place with no value (`missing`) and for a file that cannot be read (`unreadable`).
 _MISSING = (KeyError, LookupError)
@@ -67,13 +68,48 @@ def _missing(exc: Exception) -> str:
     return "ambiguous" if isinstance(exc, AmbiguousLocation) else "missing"
 
 
-def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt]) -> tuple[Site, ...]:
+def parse_claim_files(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt]) -> dict[str, Any]:
+    """
+    Return every file the places of `profile`'s claims and gate can name, parsed once: file -> its document (`Tree.json`), or the `OSError` or `JSONProblem` reading it raised.
+
+    A templated place (`{dim}`, `{dim.index}`) names each file of the tree its template matches. Only rules over a
+    receipt set with receipts count (`read_sites` locates no other); a file integrity blocked is left out for a claim's
+    own place (`at`: `read_sites` says `blocked`), not for a target, factor or recorded one. Side effects: reads (cached) those files through `tree`.
+    """
+    sets = {r.receipt_set for r in receipts}
+    places = {gate["recorded"]["file"]: True} if (gate := profile.get("gate")) and "recorded" in gate else {}  # file template -> blocked files too
+    for rule in [*profile.get("claims", []), *(gate or {}).get("rules", [])]:
+        for p in (rule.get("at"), rule.get("minus"), rule.get("times", {}).get("at"), rule.get("recorded")) if rule["receipts"] in sets else ():
+            if p is not None:
+                places[p["file"]] = places.get(p["file"], False) or "pick" in rule or p is not rule.get("at")
+    documents: dict[str, Any] = {}
+    for template, blocked_too in places.items():
+        pattern = _template(template, ".*") if "{" in template else None
+        for rel in [f for f in tree.files() if pattern.fullmatch(f)] if pattern is not None else [template]:
+            if rel not in documents and (blocked_too or rel not in tree.blocked):
+                try:
+                    documents[rel] = tree.json(rel)
+                except (OSError, JSONProblem) as exc:
+                    documents[rel] = exc
+    return documents
+
+
+def _document(documents: dict[str, Any], rel: str) -> Any:
+    """Return the document `parse_claim_files` parsed of `rel`; raises what reading it raised (`FileNotFoundError` for a file it did not read)."""
+    document = documents[rel] if rel in documents else FileNotFoundError(rel)
+    if isinstance(document, (OSError, JSONProblem)):
+        raise document.with_traceback(None)
+    return document
+
+
+def read_sites(tree: Tree, documents: dict[str, Any], profile: dict[str, Any], receipts: Sequence[Receipt]) -> tuple[Site, ...]:
     """
     Return every `Site` the profile's claims and gate read in `tree` (see the module docstring), in rule and instance order.
 
-    `receipts` are the model's receipts, stand-ins for unread files included
-    (they rank and select as the checks do). Side effects: reads (cached)
-    the claim files through `tree`.
+    `documents` are the claim files `parse_claim_files` parsed; `receipts`
+    the model's receipts, stand-ins for unread files included (they rank and
+    select as the checks do). Side effects: reads a `bounds_at` file's text
+    through `tree`.
     """
     by_set: dict[str, list[Receipt]] = {}
     for r in receipts:
@@ -83,7 +119,7 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
     for i, rule in enumerate(profile.get("claims", [])):
         records = by_set.get(rule["receipts"], [])
         if records:
-            out.extend(_claim_sites(tree, profile, f"/claims/{i}", rule, records, chosen))
+            out.extend(_claim_sites(tree, documents, profile, f"/claims/{i}", rule, records, chosen))
     gate = profile.get("gate")
     if gate:
         texts: dict[str, str | None] = {}  # the `bounds_at` files read so far (`stated_bounds`)
@@ -96,14 +132,14 @@ def read_sites(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt])
             if "recorded" in rule:
                 ranked = ranks(select_records(records, rule), rule)
                 for key in instances(rule, records):
-                    out.append(_site(tree, f"/gate/rules/{i}", "recorded", rule["recorded"], key,
+                    out.append(_site(tree, documents, f"/gate/rules/{i}", "recorded", rule["recorded"], key,
                                      lambda key=key: {d: ranked[d][v] for d, v in key.items()}))  # type: ignore[index]
         if "recorded" in gate:
-            out.append(_site(tree, "/gate", "recorded", gate["recorded"], {}, dict))
+            out.append(_site(tree, documents, "/gate", "recorded", gate["recorded"], {}, dict))
     return tuple(out)
 
 
-def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt], chosen: dict[Any, Any]) -> Iterator[Site]:
+def _claim_sites(tree: Tree, documents: dict[str, Any], profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt], chosen: dict[Any, Any]) -> Iterator[Site]:
     """
     Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards.
 
@@ -114,7 +150,7 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
     """
     at = rule["at"]
     if "pick" in rule:
-        yield _site(tree, rid, "named", at, {}, dict)
+        yield _site(tree, documents, rid, "named", at, {}, dict)
         return
     signature = _signature(rule)
     if signature not in chosen:
@@ -143,9 +179,9 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
             continue
         try:
             if beside:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
-                rel, pointer, value, unit = locate_beside(tree, at, key, indexes, at["unit"])
+                rel, pointer, value, unit = locate_beside(tree, documents, at, key, indexes, at["unit"])
             else:
-                (rel, pointer, value), unit = locate(tree, at, key, indexes), None
+                (rel, pointer, value), unit = locate(tree, documents, at, key, indexes), None
         except _MISSING as exc:  # several elements matching its `where`: the profile names no one place (`ambiguous`)
             yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
             continue
@@ -155,22 +191,22 @@ def _claim_sites(tree: Tree, profile: dict[str, Any], rid: str, rule: dict[str, 
         yield Site(rid, "claim", pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)
         found.add((rel, pointer))
         if templated_heading:
-            yield from _heading_numbers(tree, rid, pairs, rel, pointer, found)
+            yield from _heading_numbers(documents, rid, pairs, rel, pointer, found)
         if margin:
-            yield _site(tree, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
+            yield _site(tree, documents, rid, "target", rule["minus"], key, lambda indexes=indexes: indexes)
         if "times" in rule:
-            yield _site(tree, rid, "factor", rule["times"]["at"], key, lambda indexes=indexes: indexes)
+            yield _site(tree, documents, rid, "factor", rule["times"]["at"], key, lambda indexes=indexes: indexes)
     files = tree.glob(profile["receipts"][rule["receipts"]]["glob"]) if "{" in at["file"] else []
     for rel in files or [at["file"]]:
         if rel in tree.blocked:
             yield Site(rid, "stated", (), Location(rel), problem="blocked", detail=tree.blocked[rel])
     selection = rule["selection"]
-    for bound, rel, pointer, value in stated(tree, at, files):
+    for bound, rel, pointer, value in stated(tree, documents, at, files):
         if (rel, pointer) not in found and not left_out(selection, bound):  # another claim's row, or unchecked-claim
             yield Site(rid, "stated", tuple(bound.items()), Location(rel, pointer), value)
 
 
-def _heading_numbers(tree: Tree, rid: str, pairs: tuple[tuple[str, str], ...], rel: str, pointer: str, found: set[tuple[str, str]]) -> Iterator[Site]:
+def _heading_numbers(documents: dict[str, Any], rid: str, pairs: tuple[tuple[str, str], ...], rel: str, pointer: str, found: set[tuple[str, str]]) -> Iterator[Site]:
     """
     Yield a `heading` site for each number of the heading whose table a claim instance located through a templated
     `/tables/{dim} ...` pointer that equals a value the instance binds ("Double Gyre FTLE (Iter/Run: 50, Num Runs: 3)"
@@ -180,7 +216,7 @@ def _heading_numbers(tree: Tree, rid: str, pairs: tuple[tuple[str, str], ...], r
     heading = pointer.split("/")[2].replace("~1", "/").replace("~0", "~")
     values = {value for _dim, value in pairs}
     try:
-        headings = tree.json(rel).get("headings", [])
+        headings = _document(documents, rel).get("headings", [])
     except (OSError, JSONProblem, AttributeError):
         return
     for i, entry in enumerate(headings):
@@ -197,11 +233,11 @@ def _signature(rule: dict[str, Any]) -> tuple[str, str, str, bool]:
     return rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule
 
 
-def _site(tree: Tree, rule: str, role: str, at: dict[str, Any], key: dict[str, str], indexes: Any) -> Site:
-    """Return the `Site` of one place: `locate(tree, at, key, indexes())`, or the problem that kept it from being read."""
+def _site(tree: Tree, documents: dict[str, Any], rule: str, role: str, at: dict[str, Any], key: dict[str, str], indexes: Any) -> Site:
+    """Return the `Site` of one place: `locate(tree, documents, at, key, indexes())`, or the problem that kept it from being read."""
     pairs = tuple(key.items())
     try:
-        rel, pointer, value = locate(tree, at, key, indexes())
+        rel, pointer, value = locate(tree, documents, at, key, indexes())
     except _MISSING as exc:
         return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
     except _UNREADABLE as exc:
@@ -328,7 +364,7 @@ def _fill(template: str, key: dict[str, str], indexes: dict[str, int] | None, *,
     return "".join(out)
 
 
-def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
+def locate(tree: Tree, documents: dict[str, Any], at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, str, Any]:
     """
     Return `(file, pointer, value)` of a claim location for one instance.
 
@@ -341,18 +377,19 @@ def locate(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     compared casefolded), then `then` is resolved inside it.
     Raises `KeyError` (pointer not found), `LookupError` (no or several,
     `AmbiguousLocation` for several
-    elements match), `OSError` or `JSONProblem` (file unreadable).
+    elements match), `OSError` or `JSONProblem` (file unreadable: what
+    parsing it raised, `documents` holding what `parse_claim_files` parsed).
     What `at` says is read once per `at` object and tree (`_spot`), so `at`
     must not change while the tree is in use.
     """
-    rel, document, spot, pointer, element = _found(tree, at, key, indexes)
-    pointer, value = _inside(tree, spot, element, pointer, spot.then, key, indexes)
+    rel, document, spot, pointer, element = _found(tree, documents, at, key, indexes)
+    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
     return rel, pointer, value
 
 
-def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int], beside: str) -> tuple[str, str, Any, Any]:
+def locate_beside(tree: Tree, documents: dict[str, Any], at: dict[str, Any], key: dict[str, str], indexes: dict[str, int], beside: str) -> tuple[str, str, Any, Any]:
     """
-    Return `locate(tree, at, key, indexes)` and, fourth, the value at pointer `beside` next to it, or None when there is none.
+    Return `locate(tree, documents, at, key, indexes)` and, fourth, the value at pointer `beside` next to it, or None when there is none.
 
     With `where` that is what `locate` of `at` with `then` set to `beside`
     returns (inside the element found, `member` or `number` applied as for
@@ -361,11 +398,11 @@ def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: 
     what `locate` raises for the value; a `beside` that cannot be read
     (`LookupError`) gives None.
     """
-    rel, document, spot, pointer, element = _found(tree, at, key, indexes)
-    pointer, value = _inside(tree, spot, element, pointer, spot.then, key, indexes)
+    rel, document, spot, pointer, element = _found(tree, documents, at, key, indexes)
+    pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
     try:
         if spot.where is not None:
-            _pointer, there = _inside(tree, spot, element, "", beside, key, indexes)
+            _pointer, there = _inside(spot, element, "", beside, key, indexes)
         else:
             there = resolve(document, _fill(beside, key, indexes, escape=True))
     except LookupError:  # KeyError included: nothing stated beside the value
@@ -373,7 +410,7 @@ def locate_beside(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: 
     return rel, pointer, value, there
 
 
-def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any, _Spot, str, Any]:
+def _found(tree: Tree, documents: dict[str, Any], at: dict[str, Any], key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any, _Spot, str, Any]:
     """
     Return `(file, document, spot, pointer, found)` of `locate`: the value at `at.pointer`, or with `where` the one element that matches and its pointer.
 
@@ -381,7 +418,7 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     are indexed once per file, pointer and members (`_where_index`).
     """
     rel = fill_file(at["file"], key, indexes)
-    document = tree.json(rel)
+    document = _document(documents, rel)
     spot = _spot(tree, at)
     pointer = _fill(spot.pointer, key, indexes, escape=True)
     value = resolve(document, pointer)
@@ -406,7 +443,7 @@ def _found(tree: Tree, at: dict[str, Any], key: dict[str, str], indexes: dict[st
     return rel, document, spot, f"{pointer}/{_escape(str(hits[0]))}", value[hits[0]]
 
 
-def _inside(tree: Tree, spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any]:
+def _inside(spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str], indexes: dict[str, int]) -> tuple[str, Any]:
     """Return `(pointer, value)` of `locate` from what `_found` found: with `where`, `then` resolved inside the element; then the `member` or `number`."""
     value = found
     if spot.where is not None:
@@ -541,15 +578,9 @@ def _template(text: str, value: str) -> Any:
 
 
 def _bind(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str, str]) -> dict[str, str] | None:
-    """Return `bound` extended with the placeholders `pattern` captures from `text`, or None when it does not match or contradicts `bound`."""
-    m = pattern.fullmatch(text)
-    if not m:
-        return None
+    """Return `bound` extended with the placeholders `pattern` captures from `text` (a copy, `_bind_into`), or None when it does not match or contradicts `bound`."""
     out = dict(bound)
-    for name, value in zip(names, m.groups(), strict=True):
-        if out.setdefault(name, value) != value:
-            return None
-    return out
+    return out if _bind_into(pattern, text, names, out) else None
 
 
 def _bind_into(pattern: re.Pattern[str], text: str, names: list[str], bound: dict[str, str]) -> bool:
@@ -678,7 +709,7 @@ def _walk(node: Any, pointer: str, base: str, bound: dict[str, str]) -> Iterable
             yield from _walk(child, rest, f"{base}/{_escape(str(k))}", extended)
 
 
-def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
+def stated(tree: Tree, documents: dict[str, Any], at: dict[str, Any], files: list[str]) -> Iterable[tuple[dict[str, str], str, str, Any]]:
     """
     Yield `(bindings, file, pointer, value)` for every value the bundle states at the templated location `at`.
 
@@ -687,19 +718,19 @@ def stated(tree: Tree, at: dict[str, Any], files: list[str]) -> Iterable[tuple[d
     the file is templated, object members, array indexes, the members a
     `where` compares), so a stated value nothing derives is still found.
     Null and non-scalar values are not stated values. Files that are blocked
-    or unreadable are skipped (the caller reports them).
+    or unreadable (`documents`: what `parse_claim_files` parsed) are skipped (the caller reports them).
     """
     file_names = _PLACEHOLDER.findall(at["file"])
     if file_names:
         pattern = _template(at["file"], ".+")
         targets = [(b, rel) for rel in files if (b := _bind(pattern, rel, file_names, {})) is not None]
     else:
-        targets = [({}, at["file"])]  # when it is absent, `tree.json` raises `OSError` below, which skips it
+        targets = [({}, at["file"])]  # when it is absent, `_document` raises `OSError` below, which skips it
     for bound, rel in targets:
         if rel in tree.blocked:
             continue
         try:
-            document = tree.json(rel)
+            document = _document(documents, rel)
         except (OSError, JSONProblem):
             continue
         found_here = _stated_in(document, at, rel, bound, tree._cache)  # noqa: SLF001 - the tree's per-run cache
