@@ -144,6 +144,7 @@ def test_a_gate_rule_takes_the_instances_of_a_claim_over_the_same_receipts(tmp_p
     """`read_sites` reuses a claim's instances for a `bounds_at` rule of the same signature: its bounds sites are those it reads alone."""
     from helpers import profile_receipt
 
+    from verifier.readers.select import rule_instances
     from verifier.readers.sites import parse_claim_files, read_sites
 
     records = [dataclasses.replace(profile_receipt(f"runs/{arm}.csv", "/0", {"s": "1"}, dims={"arm": arm, "phase": "measured", "model": model},
@@ -159,6 +160,6 @@ def test_a_gate_rule_takes_the_instances_of_a_claim_over_the_same_receipts(tmp_p
         for other in (claim, {**claim, "selection": {"phase": "measured", "arm": ["a"]}}, {**claim, "per": ["model"]}):
             profile = {"receipts": {"runs": {"glob": "runs/*.csv"}}, "claims": [other], "gate": {"rules": [rule]}}
             alone_profile = {"receipts": profile["receipts"], "gate": {"rules": [rule]}}
-            both = [s for s in read_sites(Tree(tmp_path), parse_claim_files(Tree(tmp_path), profile, records), profile, records) if s.rule == "/gate/rules/0"]
-            alone = read_sites(Tree(tmp_path), parse_claim_files(Tree(tmp_path), alone_profile, records), alone_profile, records)
+            both = [s for s in read_sites(Tree(tmp_path), parse_claim_files(Tree(tmp_path), profile, records), rule_instances(profile, records), profile) if s.rule == "/gate/rules/0"]
+            alone = read_sites(Tree(tmp_path), parse_claim_files(Tree(tmp_path), alone_profile, records), rule_instances(alone_profile, records), alone_profile)
             assert both == list(alone) and alone and alone[0].role == "bounds", (selection, per, other)

@@ -19,6 +19,7 @@ import pytest
 from verifier import core
 from verifier.core import verify_path
 from verifier.evidence import Location, Site
+from verifier.readers.select import rule_instances
 from verifier.readers.sites import parse_claim_files, read_sites
 from verifier.readers.tree import Tree
 
@@ -89,7 +90,7 @@ def _profile(claims: list[dict], gate: dict | None = None) -> dict:
 
 def _read_sites(tree: Tree, profile: dict, receipts) -> tuple[Site, ...]:
     """Return the sites `schema.receipts` reads: the claim files parsed once (`parse_claim_files`), then located."""
-    return read_sites(tree, parse_claim_files(tree, profile, receipts), profile, receipts)
+    return read_sites(tree, parse_claim_files(tree, profile, receipts), rule_instances(profile, receipts), profile)
 
 
 def _receipts(*arms: str):
@@ -209,6 +210,6 @@ def test_locating_reads_the_parsed_claim_files_and_no_file_itself(tmp_path):
     documents = parse_claim_files(Tree(root=tmp_path), profile, receipts)
     assert sorted(documents) == ["s.md", "t.json"]
     tree = Tree(root=tmp_path)  # a fresh tree: nothing of the parse kept in its cache
-    got = [(s.role, s.location.pointer, s.value) for s in read_sites(tree, documents, profile, receipts)]
+    got = [(s.role, s.location.pointer, s.value) for s in read_sites(tree, documents, rule_instances(profile, receipts), profile)]
     assert got == [("claim", "/tables/T/0/v", "1"), ("target", "/a", Decimal("0.5")), ("claim", "/tables/T/1/v", "2"), ("target", "/b", 1)]
     assert tree.read() == frozenset()

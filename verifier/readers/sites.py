@@ -7,9 +7,10 @@ pointer, `where`, `then`, `member`, `number`) forwards for one instance;
 there with the placeholders it binds. Both read the documents `parse_claim_files`
 parsed once (file -> its document): no location parses a file itself.
 
-`read_sites(tree, documents, profile, receipts)` runs after the receipts are read (a
+`read_sites(tree, documents, instances, profile)` runs after the receipts are read (a
 claim's instances are the dimension values of its selected receipts, and a
-`{dim.index}` place is an instance's rank among them) and returns one
+`{dim.index}` place is an instance's rank among them: `instances` holds them,
+`verifier.readers.select.rule_instances`) and returns one
 `verifier.evidence.Site` per place it looked, found or not:
 
 - per claim instance, the stated value at `at` (`claim`, with the unit
@@ -51,7 +52,7 @@ from verifier.jsonio import JSONProblem
 from verifier.linear_regex import compile_linear
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
-from verifier.readers.select import instances, left_out, ranks, select_records
+from verifier.readers.select import Instance, left_out
 from verifier.readers.tree import Tree
 from verifier.textnumbers import numbers_in
 
@@ -61,11 +62,6 @@ __all__ = ["AmbiguousLocation", "excluded", "fill_file", "fill_named", "locate",
 #: Exceptions `locate` raises for a place with no value (`missing`) and for a file that cannot be read (`unreadable`).
 _MISSING = (KeyError, LookupError)
 _UNREADABLE = (OSError, JSONProblem)
-
-
-def _missing(exc: Exception) -> str:
-    """Return the `Site.problem` of a place not found: `ambiguous` when its `where` matched several elements, else `missing`."""
-    return "ambiguous" if isinstance(exc, AmbiguousLocation) else "missing"
 
 
 def parse_claim_files(tree: Tree, profile: dict[str, Any], receipts: Sequence[Receipt]) -> dict[str, Any]:
@@ -102,72 +98,52 @@ def _document(documents: dict[str, Any], rel: str) -> Any:
     return document
 
 
-def read_sites(tree: Tree, documents: dict[str, Any], profile: dict[str, Any], receipts: Sequence[Receipt]) -> tuple[Site, ...]:
+def read_sites(tree: Tree, documents: dict[str, Any], instances: dict[str, list[Instance]], profile: dict[str, Any]) -> tuple[Site, ...]:
     """
     Return every `Site` the profile's claims and gate read in `tree` (see the module docstring), in rule and instance order.
 
-    `documents` are the claim files `parse_claim_files` parsed; `receipts`
-    the model's receipts, stand-ins for unread files included (they rank and
-    select as the checks do). Side effects: reads a `bounds_at` file's text
-    through `tree`.
+    `documents` are the claim files `parse_claim_files` parsed, `instances`
+    each rule's instances with their ranks (`verifier.readers.select.rule_instances`
+    of the model's receipts, stand-ins for unread files included: they rank
+    and select as the checks do). Side effects: reads a `bounds_at` file's
+    text through `tree`.
     """
-    by_set: dict[str, list[Receipt]] = {}
-    for r in receipts:
-        by_set.setdefault(r.receipt_set, []).append(r)
     out: list[Site] = []
-    chosen: dict[Any, Any] = {}  # `_signature` -> instances with their ranks, shared by the claims on one table's copies and the gate rules over the same
     for i, rule in enumerate(profile.get("claims", [])):
-        records = by_set.get(rule["receipts"], [])
-        if records:
-            out.extend(_claim_sites(tree, documents, profile, f"/claims/{i}", rule, records, chosen))
+        if f"/claims/{i}" in instances:  # a claim over a receipt set with receipts
+            out.extend(_claim_sites(tree, documents, profile, f"/claims/{i}", rule, instances[f"/claims/{i}"]))
     gate = profile.get("gate")
     if gate:
         texts: dict[str, str | None] = {}  # the `bounds_at` files read so far (`stated_bounds`)
         for i, rule in enumerate(gate["rules"]):
-            records = by_set.get(rule["receipts"], [])
-            if "bounds_at" in rule:  # its instances are a claim's when they select and split the same receipts (a metric's range and its value)
-                every = chosen.get(_signature(rule))
-                keys = [key for key, _pairs, _indexes in every] if every is not None else instances(rule, records)
-                out.extend(_bounds(tree, f"/gate/rules/{i}", rule, key, texts) for key in keys)
+            if "bounds_at" in rule:
+                out.extend(_bounds(tree, f"/gate/rules/{i}", rule, key, texts) for key, _pairs, _indexes in instances[f"/gate/rules/{i}"])
             if "recorded" in rule:
-                ranked = ranks(select_records(records, rule), rule)
-                for key in instances(rule, records):
-                    out.append(_site(tree, documents, f"/gate/rules/{i}", "recorded", rule["recorded"], key,
-                                     lambda key=key: {d: ranked[d][v] for d, v in key.items()}))  # type: ignore[index]
+                out.extend(_site(tree, documents, f"/gate/rules/{i}", "recorded", rule["recorded"], key, lambda indexes=indexes: _known(indexes))
+                           for key, _pairs, indexes in instances[f"/gate/rules/{i}"])
         if "recorded" in gate:
             out.append(_site(tree, documents, "/gate", "recorded", gate["recorded"], {}, dict))
     return tuple(out)
 
 
-def _claim_sites(tree: Tree, documents: dict[str, Any], profile: dict[str, Any], rid: str, rule: dict[str, Any], records: list[Receipt], chosen: dict[Any, Any]) -> Iterator[Site]:
-    """
-    Yield the sites of the claim rule at profile pointer `rid`: its instances' stated values (and margin targets), then what is stated backwards.
+def _known(indexes: dict[str, int] | KeyError) -> dict[str, int]:
+    """Return an instance's ranks (`rule_instances`), or raise the `KeyError` that left them unknown (its places are then `missing`)."""
+    if isinstance(indexes, KeyError):
+        raise indexes.with_traceback(None)
+    return indexes
 
-    `chosen` keeps, for this run, the instances of each receipt set,
-    selection and `per` (what `select_records`, `ranks` and `instances` read
-    of a rule) with their `(dimension, value)` pairs and ranks: the claims
-    on the JSON, CSV and Markdown copies of one table compute them once.
-    """
+
+def _claim_sites(tree: Tree, documents: dict[str, Any], profile: dict[str, Any], rid: str, rule: dict[str, Any], every: list[Instance]) -> Iterator[Site]:
+    """Yield the sites of the claim rule at profile pointer `rid` over its instances `every` (`rule_instances`): their stated values (and margin targets), then what is stated backwards."""
     at = rule["at"]
     if "pick" in rule:
         yield _site(tree, documents, rid, "named", at, {}, dict)
         return
-    signature = _signature(rule)
-    if signature not in chosen:
-        ranked = ranks(select_records(records, rule), rule)
-        every = []  # per instance: its key, its `(dimension, value)` pairs and its `{dim.index}` ranks (None: unranked)
-        for key in instances(rule, records):
-            pairs = tuple(key.items())
-            try:
-                every.append((key, pairs, {d: ranked[d][v] for d, v in pairs}))
-            except KeyError:  # the instance exists only through receipts that were not read: its `{dim.index}` places are unknown
-                every.append((key, pairs, None))
-        chosen[signature] = every
     found: set[tuple[str, str]] = set()  # the places an instance's value was read at: not stated again below
-    file, beside, margin = at["file"], "unit" in at, "minus" in rule  # what every instance reads alike, read once
+    file, margin = at["file"], "minus" in rule  # what every instance reads alike, read once
     templated_heading = at["pointer"].startswith("/tables/") and "{" in at["pointer"].split("/")[2]
-    for key, pairs, indexes in chosen[signature]:
-        if indexes is None:
+    for key, pairs, indexes in every:
+        if isinstance(indexes, KeyError):  # the instance exists only through receipts that were not read: its `{dim.index}` places are unknown
             yield Site(rid, "claim", pairs, Location(file), problem="unranked", detail=", ".join(sorted(tree.blocked)))
             continue
         try:
@@ -177,18 +153,10 @@ def _claim_sites(tree: Tree, documents: dict[str, Any], profile: dict[str, Any],
         if claim_file in tree.blocked:  # never parsed, not even to find the value
             yield Site(rid, "claim", pairs, Location(claim_file), problem="blocked", detail=tree.blocked[claim_file])
             continue
-        try:
-            if beside:  # the unit stated beside the value (`at.unit`: inside the `where` element, else in the file), found with it
-                rel, pointer, value, unit = locate_beside(tree, documents, at, key, indexes, at["unit"])
-            else:
-                (rel, pointer, value), unit = locate(tree, documents, at, key, indexes), None
-        except _MISSING as exc:  # several elements matching its `where`: the profile names no one place (`ambiguous`)
-            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
+        yield (site := _site(tree, documents, rid, "claim", at, key, lambda indexes=indexes: indexes, at.get("unit")))
+        if site.problem is not None:
             continue
-        except _UNREADABLE as exc:
-            yield Site(rid, "claim", pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
-            continue
-        yield Site(rid, "claim", pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)
+        rel, pointer = site.location.file, site.location.pointer or ""
         found.add((rel, pointer))
         if templated_heading:
             yield from _heading_numbers(documents, rid, pairs, rel, pointer, found)
@@ -228,21 +196,19 @@ def _heading_numbers(documents: dict[str, Any], rid: str, pairs: tuple[tuple[str
                     yield Site(rid, "heading", pairs, Location(*place), number)
 
 
-def _signature(rule: dict[str, Any]) -> tuple[str, str, str, bool]:
-    """Return what `select_records`, `ranks` and `instances` read of a claim or gate rule: its receipt set, selection, `per` and whether it compares arms."""
-    return rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule
+def _site(tree: Tree, documents: dict[str, Any], rule: str, role: str, at: dict[str, Any], key: dict[str, str], indexes: Any, beside: str | None = None) -> Site:
+    """
+    Return the `Site` of one place: `locate(tree, documents, at, key, indexes())`, or the problem that kept it from being read.
 
-
-def _site(tree: Tree, documents: dict[str, Any], rule: str, role: str, at: dict[str, Any], key: dict[str, str], indexes: Any) -> Site:
-    """Return the `Site` of one place: `locate(tree, documents, at, key, indexes())`, or the problem that kept it from being read."""
+    With `beside` (a claim's `at.unit`) its unit too: the one stated beside the value (`locate_beside`), as `_unit_in_text` reads it.
+    """
     pairs = tuple(key.items())
     try:
-        rel, pointer, value = locate(tree, documents, at, key, indexes())
-    except _MISSING as exc:
-        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem=_missing(exc), detail=str(exc))
-    except _UNREADABLE as exc:
-        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem="unreadable", detail=str(exc))
-    return Site(rule, role, pairs, Location(rel, pointer), value)
+        rel, pointer, value, unit = locate_beside(tree, documents, at, key, indexes(), beside) if beside is not None else (*locate(tree, documents, at, key, indexes()), None)
+    except (*_MISSING, *_UNREADABLE) as exc:  # `ambiguous`: several elements match its `where`, the profile names no one place
+        problem = ("ambiguous" if isinstance(exc, AmbiguousLocation) else "missing") if isinstance(exc, _MISSING) else "unreadable"
+        return Site(rule, role, pairs, Location(at["file"], at.get("pointer")), problem=problem, detail=str(exc))
+    return Site(rule, role, pairs, Location(rel, pointer), value, _unit_in_text(unit) if isinstance(unit, str) else None)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -430,7 +396,7 @@ def _found(tree: Tree, documents: dict[str, Any], at: dict[str, Any], key: dict[
         raise KeyError(pointer)
     index = _where_index(tree, rel, pointer, value, spot.members, spot.fold)
     if spot.listed:  # a member compared with a list of alternatives: every combination looked up, the hits of each kept
-        hits = [h for wanted in itertools.product(*[[_folded(t) if folded else t for t in _alternatives(texts[i])] for i, folded in spot.order])
+        hits = [h for wanted in itertools.product(*[[_folded(t) if folded else t for t in (texts[i] if isinstance(texts[i], tuple) else (texts[i],))] for i, folded in spot.order])
                 for h in index.get(wanted, [])]
     else:
         hits = index.get(tuple([texts[i].casefold() if folded else texts[i] for i, folded in spot.order]), [])
@@ -499,11 +465,6 @@ def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
                                           at.get("then", ""), at.get("member"), at.get("number"),
                                           any(isinstance(t, tuple) for _m, t, _n in pairs)))  # type: ignore[arg-type]
     return kept[1]
-
-
-def _alternatives(text: str | tuple[str, ...]) -> tuple[str, ...]:
-    """Return the texts a `where` member accepts: its list of literal alternatives, or its one text."""
-    return text if isinstance(text, tuple) else (text,)
 
 
 def _whole(template: str) -> str | None:
@@ -621,13 +582,9 @@ def _distinct(elements: list[Any], then: str) -> bool:
     (`AmbiguousLocation`). Rows equal in every other member are one row the bundle states twice (MLPerf's summary
     listing a run twice, with one result or two): the evidence's, a FAIL `claim-missing`.
     """
-    head = _unescape_token(then[1:].split("/")[0]) if then else None
+    head = then[1:].split("/")[0].replace("~1", "/").replace("~0", "~") if then else None
     rows = [{k: v for k, v in e.items() if k != head and not str(k).startswith("#")} if isinstance(e, dict) else e for e in elements]  # `#line`: where, not what
     return any(row != rows[0] for row in rows[1:])
-
-
-def _unescape_token(token: str) -> str:
-    return token.replace("~1", "/").replace("~0", "~")
 
 
 def excluded(element: Any, at: dict[str, Any]) -> bool:
