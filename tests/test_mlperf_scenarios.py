@@ -207,14 +207,16 @@ def test_a_row_no_claim_selects_is_reported_unchecked_never_dropped(tmp_path):
 
 def test_fold_case_compares_the_instance_value_casefolded_too(tmp_path):
     """Forwards, the instance's own spelling is casefolded as well: `SingleStream` finds the row `singlestream`."""
-    from verifier.readers.locate import locate
+    from verifier.readers.sites import locate
     from verifier.readers.tree import Tree
 
     write_tree(tmp_path, {"t.json": json.dumps([{"Scenario": "offline", "R": 1}, {"Scenario": "singlestream", "R": 2}])})
     at = {"file": "t.json", "pointer": "", "where": {"Scenario": "{scenario}"}, "then": "/R", "fold_case": ["Scenario"]}
-    assert locate(Tree(root=tmp_path), at, {"scenario": "SingleStream"}, {}) == ("t.json", "/1/R", 2)
+    tree = Tree(root=tmp_path)
+    documents = {"t.json": tree.json("t.json")}
+    assert locate(tree, documents, at, {"scenario": "SingleStream"}, {}) == ("t.json", "/1/R", 2)
     with pytest.raises(LookupError):
-        locate(Tree(root=tmp_path), {**at, "fold_case": []}, {"scenario": "SingleStream"}, {})
+        locate(Tree(root=tmp_path), documents, {**at, "fold_case": []}, {"scenario": "SingleStream"}, {})
 
 
 def test_a_row_without_receipts_is_read_back_under_its_scenario_claim_once(tmp_path):

@@ -25,6 +25,7 @@ from verifier.checks.profile_claims import select_records
 from verifier.checks.profile_gate import _threshold
 from verifier.core import verify_path
 from verifier.evidence import FileEntry, Receipt
+from verifier.readers.select import rule_instances
 from verifier.readers.sites import read_sites
 
 RUNS = {"runs/a.csv": "s\n2\n4\n", "runs/b.csv": "s\n1\n"}
@@ -147,7 +148,8 @@ class _Bounds:
 
 def _bounds(files: dict[str, str], rule: dict, records: list[Receipt]) -> dict:
     """Return the `bounds` sites the claim-site reader finds for `rule` over `files`, by instance key (what gate.rules hands `_stated_bounds`)."""
-    found = read_sites(_Bounds(files), {"receipts": {}, "gate": {"rules": [rule]}}, [dataclasses.replace(r, receipt_set="runs") for r in records])
+    profile, receipts = {"receipts": {}, "gate": {"rules": [rule]}}, [dataclasses.replace(r, receipt_set="runs") for r in records]
+    found = read_sites(_Bounds(files), {}, rule_instances(profile, receipts), profile)
     return {site.key: site for site in found}
 
 
@@ -199,7 +201,7 @@ def _claims_on(tree: _Tree, claim: dict, records: list[Receipt]) -> list[tuple[s
     profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv", "name": "runs/{arm}.csv"}}, "claims": [claim]}
     data = profile_evidence(runs=records)
     model = data["evidence"]
-    data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, profile, model.receipts),
+    data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, tree.files, rule_instances(profile, model.receipts), profile),
                                            files=tuple(FileEntry(rel, None, None) for rel in [*tree.files, *tree.blocked]))  # as schema.receipts lists the tree
     ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data)
     return [(f.status.value, f.code, f.path, f.pointer) for f in claims(ctx)]
@@ -299,7 +301,7 @@ def test_an_unranked_instance_names_only_the_values_no_readable_receipt_has():
     tree = _Tree({"s.json": {"m1": {"a": Decimal(2)}}}, {"runs/b.csv": "its sha256 differs from the manifest"})
     profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv"}}, "claims": [claim]}
     data = profile_evidence(runs=records)
-    data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, profile, data["evidence"].receipts))
+    data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, tree.files, rule_instances(profile, data["evidence"].receipts), profile))
     found = [f for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data))
              if f.status.value == "UNVERIFIED"]
     assert [f.code for f in found] == ["blocked-by-integrity"]
@@ -615,7 +617,7 @@ def test_a_join_in_a_claims_selection_restricts_each_instance_to_the_joined_valu
     tree = _Tree({"s.json": {"a": Decimal(3)}})
     data = profile_evidence(runs=[tele("0", "2"), tele("1", "4"), tele("2", "100")],
                             jobs=[profile_receipt("jobs.json", "/a", {"job": "a", "gpus": "0,1"}, dims={"job": "a"})])
-    data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, profile, data["evidence"].receipts))
+    data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, tree.files, rule_instances(profile, data["evidence"].receipts), profile))
     found = [(f.status.value, f.code, f.derivation) for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data))]
     assert found == [("PASS", "derived", "mean of 2 values of latency (gpu=in 0,1, job=a, phase=measured)")]
 

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from verifier.readers import locate
-from verifier.readers.locate import member_of
+from verifier.readers import sites
+from verifier.readers.sites import member_of
 
 
 #: Rows whose members bind templates or not: case and casefolding (`ß` folds to `ss`), line breaks (`.+` stops at one), an
@@ -33,7 +33,7 @@ ROWS = [{"A": "Offline", "B": "offline"}, {"A": "a", "B": "a"}, {"A": "ß", "B":
 ])
 def test_where_templates_bind_backwards(where, fold, bound, expected):
     at = {"pointer": "", "where": where, "fold_case": list(fold)}
-    assert [(b, pointer) for b, pointer, _element in locate._where_matches(ROWS, at, bound)] == expected
+    assert [(b, pointer) for b, pointer, _element in sites._where_matches(ROWS, at, bound)] == expected
 
 
 def test_a_member_is_read_backwards_only_where_its_name_is_written():

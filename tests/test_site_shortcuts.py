@@ -13,7 +13,7 @@ import pytest
 
 from verifier.checks import profile_coverage, profile_matches
 from verifier.evidence import Location, StatedClaim
-from verifier.readers import locate, sites
+from verifier.readers import sites
 from verifier.readers.tree import Tree
 
 
@@ -64,9 +64,15 @@ def test_a_bounds_file_read_once_gives_what_each_read_gives(tmp_path):
 _ROWS_TEXTS = ["a", "A", "b", "ß", "SS", "ss", "x/y", "t~0", "1", "", None, 3]
 
 
-def _general(fn: Any, tree_root: Any, *args: Any) -> Any:
-    """Return `_outcome` of `fn` on a fresh tree (nothing of an earlier lookup kept)."""
-    return _outcome(fn, Tree(tree_root), *args)
+def _general(fn: Any, tree_root: Any, at: dict[str, Any], *args: Any) -> Any:
+    """Return `_outcome` of `fn` on a fresh tree (nothing of an earlier lookup kept) and its file parsed afresh."""
+    tree = Tree(tree_root)
+    return _outcome(fn, tree, _parsed(tree, at), at, *args)
+
+
+def _parsed(tree: Tree, at: dict[str, Any]) -> dict[str, Any]:
+    """Return the claim files `parse_claim_files` gives for one location `at` read by a claim over receipts of set `r`."""
+    return sites.parse_claim_files(tree, {"claims": [{"receipts": "r", "at": at}]}, [SimpleNamespace(receipt_set="r")])
 
 
 def test_a_fixed_where_finds_what_the_general_lookup_finds(tmp_path):
@@ -89,10 +95,10 @@ def test_a_fixed_where_finds_what_the_general_lookup_finds(tmp_path):
                     key = {"a": rng.choice(["a", "A", "ß", "x/y", "t~0", "1", "z"]), "b": rng.choice(["b", "ss", "SS", "z"])}
                     if rng.random() < 0.1:
                         del key["b"]
-                    assert _outcome(locate.locate, kept, at, key, {}) == _general(locate.locate, tmp_path, at, key, {}), (rows, at, key)
-                    assert _outcome(locate.locate_beside, kept, at, key, {}, "/u") == _general(locate.locate_beside, tmp_path, at, key, {}, "/u"), (rows, at, key)
+                    assert _outcome(sites.locate, kept, _parsed(kept, at), at, key, {}) == _general(sites.locate, tmp_path, at, key, {}), (rows, at, key)
+                    assert _outcome(sites.locate_beside, kept, _parsed(kept, at), at, key, {}, "/u") == _general(sites.locate_beside, tmp_path, at, key, {}, "/u"), (rows, at, key)
                     other = {**at, "member": "acc" if at.get("member") == "mAP" else "mAP"} if "member" in at else at  # the same texts, another member
-                    assert _outcome(locate.locate, kept, other, key, {}) == _general(locate.locate, tmp_path, other, key, {}), (rows, other, key)
+                    assert _outcome(sites.locate, kept, _parsed(kept, other), other, key, {}) == _general(sites.locate, tmp_path, other, key, {}), (rows, other, key)
 
 
 def _claim(file: str, pointer: str, words: str = "x") -> StatedClaim:
@@ -138,7 +144,8 @@ def test_a_gate_rule_takes_the_instances_of_a_claim_over_the_same_receipts(tmp_p
     """`read_sites` reuses a claim's instances for a `bounds_at` rule of the same signature: its bounds sites are those it reads alone."""
     from helpers import profile_receipt
 
-    from verifier.readers.sites import read_sites
+    from verifier.readers.select import rule_instances
+    from verifier.readers.sites import parse_claim_files, read_sites
 
     records = [dataclasses.replace(profile_receipt(f"runs/{arm}.csv", "/0", {"s": "1"}, dims={"arm": arm, "phase": "measured", "model": model},
                                                    latency=Decimal("1")), receipt_set="runs")
@@ -152,6 +159,7 @@ def test_a_gate_rule_takes_the_instances_of_a_claim_over_the_same_receipts(tmp_p
         claim = {"id": "c", "receipts": "runs", "statistic": "mean", "selection": selection, "per": per, "at": {"file": "summary.json", "pointer": "/{arm}" if per else "/a"}}
         for other in (claim, {**claim, "selection": {"phase": "measured", "arm": ["a"]}}, {**claim, "per": ["model"]}):
             profile = {"receipts": {"runs": {"glob": "runs/*.csv"}}, "claims": [other], "gate": {"rules": [rule]}}
-            both = [s for s in read_sites(Tree(tmp_path), profile, records) if s.rule == "/gate/rules/0"]
-            alone = read_sites(Tree(tmp_path), {"receipts": profile["receipts"], "gate": {"rules": [rule]}}, records)
+            alone_profile = {"receipts": profile["receipts"], "gate": {"rules": [rule]}}
+            both = [s for s in read_sites(Tree(tmp_path), parse_claim_files(Tree(tmp_path), profile, records), rule_instances(profile, records), profile) if s.rule == "/gate/rules/0"]
+            alone = read_sites(Tree(tmp_path), parse_claim_files(Tree(tmp_path), alone_profile, records), rule_instances(alone_profile, records), alone_profile)
             assert both == list(alone) and alone and alone[0].role == "bounds", (selection, per, other)

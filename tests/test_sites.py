@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ import pytest
 from verifier import core
 from verifier.core import verify_path
 from verifier.evidence import Location, Site
-from verifier.readers.sites import read_sites
+from verifier.readers.select import rule_instances
+from verifier.readers.sites import parse_claim_files, read_sites
 from verifier.readers.tree import Tree
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -86,6 +88,11 @@ def _profile(claims: list[dict], gate: dict | None = None) -> dict:
     return {"id": "t", "receipts": {"runs": {"glob": "runs/*.json"}}, "claims": claims, **({"gate": gate} if gate else {})}
 
 
+def _read_sites(tree: Tree, profile: dict, receipts) -> tuple[Site, ...]:
+    """Return the sites `schema.receipts` reads: the claim files parsed once (`parse_claim_files`), then located."""
+    return read_sites(tree, parse_claim_files(tree, profile, receipts), rule_instances(profile, receipts), profile)
+
+
 def _receipts(*arms: str):
     from helpers import profile_receipt
 
@@ -96,7 +103,7 @@ def test_sites_name_their_rule_by_its_profile_pointer_so_equal_ids_do_not_mix(tm
     (tmp_path / "s.json").write_text('{"x": {"a": 1, "b": 2}, "y": {"a": 3}}')
     claim = {"id": "same", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"]}
     profile = _profile([{**claim, "at": {"file": "s.json", "pointer": "/x/{arm}"}}, {**claim, "at": {"file": "s.json", "pointer": "/y/{arm}"}}])
-    sites = read_sites(Tree(root=tmp_path), profile, _receipts("a", "b"))
+    sites = _read_sites(Tree(root=tmp_path), profile, _receipts("a", "b"))
     claims = [(s.rule, s.key, s.location.pointer, s.value, s.problem) for s in sites if s.role == "claim"]
     assert claims == [("/claims/0", (("arm", "a"),), "/x/a", 1, None), ("/claims/0", (("arm", "b"),), "/x/b", 2, None),
                       ("/claims/1", (("arm", "a"),), "/y/a", 3, None), ("/claims/1", (("arm", "b"),), "/y/{arm}", None, "missing")]  # where it looked
@@ -110,7 +117,7 @@ def test_a_site_says_why_nothing_was_read_there(tmp_path):
     profile = _profile([{**claim, "at": {"file": "bad.json", "pointer": "/x"}}, {**claim, "at": {"file": "locked.json", "pointer": "/x"}},
                         {**claim, "at": {"file": "s.json", "pointer": "/x/{arm}", "unit": "/u"}}],
                        gate={"rules": [], "recorded": {"file": "nowhere.json", "pointer": "/gate"}})
-    sites = read_sites(tree, profile, _receipts("a"))
+    sites = _read_sites(tree, profile, _receipts("a"))
     got = {(s.rule, s.role): (s.problem, s.detail) for s in sites if s.role != "stated"}
     assert got[("/claims/0", "claim")][0] == "unreadable" and "duplicate key" in got[("/claims/0", "claim")][1]
     assert got[("/claims/1", "claim")] == ("blocked", "its sha256 differs from the manifest")
@@ -124,7 +131,7 @@ def test_a_claim_site_keeps_the_unit_stated_beside_it(tmp_path):
     (tmp_path / "s.json").write_text('{"rows": [{"arm": "a", "v": 1500, "u": "ms"}, {"arm": "b", "v": 2, "u": " "}]}')
     claim = {"id": "c", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"],
              "at": {"file": "s.json", "pointer": "/rows", "where": {"arm": "{arm}"}, "then": "/v", "unit": "/u"}}
-    sites = [s for s in read_sites(Tree(root=tmp_path), _profile([claim]), _receipts("a", "b")) if s.role == "claim"]
+    sites = [s for s in _read_sites(Tree(root=tmp_path), _profile([claim]), _receipts("a", "b")) if s.role == "claim"]
     assert [(s.value, s.unit) for s in sites] == [(1500, "ms"), (2, None)]  # a blank unit states none
 
 
@@ -152,7 +159,7 @@ def test_markup_html_parser_refuses_is_an_unreadable_claim_document_not_a_crash(
         Tree(root=tmp_path).json("page.html")
     claim = {"id": "c", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"},
              "at": {"file": "page.html", "pointer": "/prose/0/numbers/0"}}
-    (site,) = [s for s in read_sites(Tree(root=tmp_path), _profile([claim]), _receipts("a")) if s.role == "claim"]
+    (site,) = [s for s in _read_sites(Tree(root=tmp_path), _profile([claim]), _receipts("a")) if s.role == "claim"]
     assert site.problem == "unreadable" and "marked section" in site.detail
 
 
@@ -191,3 +198,18 @@ def test_a_failure_reading_the_sites_leaves_the_receipts_to_every_later_check(mo
     report = _report(target)
     assert [f["code"] for f in report if f["status"] == "ERROR"] == ["verifier-error"]
     assert [f for f in report if f["check"] in ("derivation.identities", "derivation.matches")] == plain and plain
+
+
+def test_locating_reads_the_parsed_claim_files_and_no_file_itself(tmp_path):
+    """`read_sites` locates every place (forwards, backwards, a margin's target) in what `parse_claim_files` parsed: it reads no claim file itself."""
+    (tmp_path / "s.md").write_text("# T\n\n| arm | v |\n|---|---|\n| a | 1 |\n| b | 2 |\n")
+    (tmp_path / "t.json").write_text('{"a": 0.5, "b": 1}')
+    claim = {"id": "c", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured"}, "per": ["arm"],
+             "at": {"file": "s.md", "pointer": "/tables/T", "where": {"arm": "{arm}"}, "then": "/v"}, "minus": {"file": "t.json", "pointer": "/{arm}"}}
+    profile, receipts = _profile([claim]), _receipts("a", "b")
+    documents = parse_claim_files(Tree(root=tmp_path), profile, receipts)
+    assert sorted(documents) == ["s.md", "t.json"]
+    tree = Tree(root=tmp_path)  # a fresh tree: nothing of the parse kept in its cache
+    got = [(s.role, s.location.pointer, s.value) for s in read_sites(tree, documents, rule_instances(profile, receipts), profile)]
+    assert got == [("claim", "/tables/T/0/v", "1"), ("target", "/a", Decimal("0.5")), ("claim", "/tables/T/1/v", "2"), ("target", "/b", 1)]
+    assert tree.read() == frozenset()

@@ -3,7 +3,7 @@ Regexes built from what a profile writes, matched by RE2 in time linear in the t
 
 A profile's globs (`verifier.readers.tree.glob_regex`), file-name templates
 and `name_patterns` (`verifier.readers.records`), location templates read
-backwards (`verifier.readers.locate`), the pointer patterns of
+backwards (`verifier.readers.sites`), the pointer patterns of
 `claim_documents` (`verifier.checks.profile_coverage`) and its
 `informational` regexes (`verifier.readers.informational`) all become regexes
 over the bundle's paths, pointers and texts. Python's `re` backtracks: a glob

@@ -86,7 +86,7 @@ def normalise(document: dict[str, Any], origin: str) -> None:
 
     A receipt set's `where` keys become JSON Pointers (a member name `phase` -> `/phase`, `ms/req` -> `/ms~1req`); a
     location's one-token keys (and its `fold_case` names) become member names (`/Wall s` -> `Wall s`), and a deeper
-    pointer stays one (`/params/n`: the nested member, `verifier.readers.locate`). A location key of more than one token
+    pointer stays one (`/params/n`: the nested member, `verifier.readers.sites`). A location key of more than one token
     into a table's rows is refused (`ConfigError`): a row is flat, so it is a "/" left unescaped.
     """
     for rid, spec in document.get("receipts", {}).items():

@@ -12,7 +12,7 @@ This module loads and cross-checks profiles (`load_profile`, raising
 `ConfigError` for a broken one, exit 2) and detects which profiles a
 directory matches (`matches`, `candidates`). Reading receipts onto the evidence
 model's `Receipt`s (`read_receipts`), selections and statistics (`derive`) and claim locations
-live in `verifier.readers`; their public names are re-exported here. The
+live in `verifier.readers` (`read_receipts`, `RecordSource`, `derive_rule` and `Tree` are re-exported here). The
 checks that turn these into findings are in `verifier.checks.profile`.
 """
 
@@ -27,43 +27,17 @@ from verifier.compiled_schema import checked_validator
 from verifier.errors import ConfigError
 from verifier.jsonio import JSONProblem, schema_message
 from verifier.linear_regex import RegexError, compile_linear
-from verifier.readers.locate import locate, stated
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
-from verifier.readers.pointers import dim_text, fmt, resolve, to_decimal
-from verifier.readers.records import CLOCKS, PHASES, STANDARD_DIMENSIONS, UNITS, Problem, read_receipts  # noqa: F401
+from verifier.readers.pointers import resolve
+from verifier.readers.records import read_receipts
 from verifier.readers.records import receipt_dims as _receipt_dims
 from verifier.readers.records import value_units
 from verifier.derive import RECORD_STATISTICS, derive_rule, not_derivable
-from verifier.readers.select import RecordSource, Underivable, check_complete, instances, is_join, key_values, select
+from verifier.readers.select import RecordSource, is_join
 from verifier.readers.tree import Tree
 from verifier.validation import schema_validator
 
-__all__ = [
-    "DETECTION",
-    "PHASES",
-    "STANDARD_DIMENSIONS",
-    "UNITS",
-    "Problem",
-    "RecordSource",
-    "Tree",
-    "Underivable",
-    "candidates",
-    "check_complete",
-    "derive_rule",
-    "dim_text",
-    "fmt",
-    "instances",
-    "key_values",
-    "load_detection",
-    "load_profile",
-    "locate",
-    "matches",
-    "read_receipts",
-    "resolve",
-    "select",
-    "stated",
-    "to_decimal",
-]
+__all__ = ["DETECTION", "RecordSource", "Tree", "candidates", "derive_rule", "load_detection", "load_profile", "matches", "read_receipts"]
 
 
 # ---------------------------------------------------------------- loading

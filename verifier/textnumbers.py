@@ -3,7 +3,7 @@ Numbers written inside a string: `quantity(text)` reads a string that is one num
 "1.066x", "58,696 MiB"); `numbers_in(text)` finds every number written inside a longer text, with its unit.
 
 Both are the one reading of a stated number by every claim-document reader (`verifier.readers.claimdocs`,
-`verifier.readers.locate`) and the receipt readers' text cells (`verifier.readers.records`).
+`verifier.readers.sites`) and the receipt readers' text cells (`verifier.readers.records`).
 """
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.informational import compile_patterns
 from verifier.readers.markdown_doc import row_pointers
 from verifier.readers.records import NEVER_STATED, UNITS, read_receipts
-from verifier.readers.sites import read_sites
+from verifier.readers.select import rule_instances
+from verifier.readers.sites import parse_claim_files, read_sites
 
 
 
@@ -93,7 +94,8 @@ def receipts(ctx: Context) -> Iterator[Finding]:
                      receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
                      unmapped=(*unmapped, *stated.unmapped), gate=profile["id"], informational=stated.informational)
     ctx.data["evidence"] = model  # stored first: should reading the sites fail (an ERROR here), every later check still has the receipts
-    ctx.data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, profile, every))
+    sites = read_sites(tree, parse_claim_files(tree, profile, every), rule_instances(profile, every), profile)  # each claim file parsed, each rule's instances ranked, once
+    ctx.data["evidence"] = dataclasses.replace(model, sites=sites)
 
 
 #: Problems after which a file (or a glob) gave no receipts: what the model records as not mapped.

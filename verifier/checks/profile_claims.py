@@ -16,7 +16,7 @@ from verifier.model import Finding, Status
 from verifier.numtext import comparison_text, delta_text, tolerance_text
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
-from verifier.readers.locate import fill_named
+from verifier.readers.sites import fill_named
 from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale

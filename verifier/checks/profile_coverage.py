@@ -77,7 +77,7 @@ def _member_numbers(names: dict[str, list[str]], claims: list[StatedClaim]) -> s
     (`_member_names`). The member's value is the number inside the string (the claim's `words`)
     that starts where the member's value starts (MLPerf's "ROUGE1: 31.4286  ROUGE2: 5.8824").
     """
-    from verifier.readers.locate import member_start
+    from verifier.readers.sites import member_start
 
     out: set[str] = set()
     if not names:

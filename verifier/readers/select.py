@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from collections.abc import Sequence
 from typing import Any
 
 from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
-__all__ = ["ABSENT", "RecordSource", "Underivable", "check_complete", "instances", "is_join", "key_values", "left_out", "ranks", "select", "select_records"]
+__all__ = ["ABSENT", "Instance", "RecordSource", "Underivable", "check_complete", "instances", "is_join", "key_values", "left_out", "ranks", "rule_instances",
+           "select", "select_records"]
 
 
 #: A dimension value that sorts as a number ("2", "-0.5"), compiled once rather than looked up per value.
@@ -306,4 +308,40 @@ def ranks(records: list[Receipt], rule: dict[str, Any]) -> dict[str, dict[str, i
     for dim in rule.get("per", []):
         for i, v in enumerate(key_values(records, dim)):
             out.setdefault(dim, {})[v] = i
+    return out
+
+
+#: One instance of a rule as `rule_instances` gives it: its key, its `(dimension, value)` pairs, its `{dim.index}` ranks or the `KeyError` that left them unknown.
+Instance = tuple[dict[str, str], tuple[tuple[str, str], ...], "dict[str, int] | KeyError"]
+
+
+def rule_instances(profile: dict[str, Any], receipts: Sequence[Receipt]) -> dict[str, list[Instance]]:
+    """
+    Return, per claim and gate rule that reads a place (by its profile pointer: `/claims/3`, `/gate/rules/0`), its instances and their ranks, each computed once.
+
+    An instance's ranks are a `KeyError` when only receipts that were not read give it (its `{dim.index}` places are
+    unknown). A claim over a receipt set without receipts has no entry, a ranking claim (`pick`) no instance. Rules alike
+    in what `select_records`, `ranks` and `instances` read of them (one table's JSON, CSV and Markdown copies, a metric's
+    gate range and its value) share one list.
+    """
+    by_set: dict[str, list[Receipt]] = {}
+    for r in receipts:
+        by_set.setdefault(r.receipt_set, []).append(r)
+    shared: dict[tuple[str, str, str, bool], list[Instance]] = {}
+    out: dict[str, list[Instance]] = {}
+    rules = [(f"/claims/{i}", rule) for i, rule in enumerate(profile.get("claims", [])) if by_set.get(rule["receipts"])]
+    for rid, rule in [*rules, *((f"/gate/rules/{i}", rule) for i, rule in enumerate((profile.get("gate") or {}).get("rules", [])))]:
+        signature = rule["receipts"], repr(rule["selection"]), repr(rule.get("per", [])), "baseline" in rule
+        if "pick" in rule or not ("at" in rule or "bounds_at" in rule or "recorded" in rule) or signature in shared:
+            out[rid] = shared[signature] if signature in shared and "pick" not in rule else []
+            continue
+        records = by_set.get(rule["receipts"], [])
+        ranked, every = ranks(select_records(records, rule), rule), shared.setdefault(signature, [])
+        for key in instances(rule, records):
+            pairs = tuple(key.items())
+            try:
+                every.append((key, pairs, {d: ranked[d][v] for d, v in pairs}))
+            except KeyError as exc:
+                every.append((key, pairs, exc))
+        out[rid] = every
     return out
