@@ -1,9 +1,6 @@
 """
-`claims.stated` for a bundle a profile reads (no `bundle` section): the profile's source of values for the one body, `statements.judge`.
+`claims.stated` for a bundle a profile reads (no `bundle` section): every number of a `verify --claims-text FILE` bound to the values the profile's claims derive (`collect`) by the one body, `statements.judge`.
 
-Every number of a `verify --claims-text FILE` is bound to the values the
-profile's claims derive (`collect`); extracting, binding, judging and
-wording are the native bundle's (`verifier.checks.statements.judge`).
 The values are the profile's claim rules, each instance derived as
 `derivation.claims` derives it (`verifier.derive.derive_rule` over the receipt
 set, the run's memo) in the rule's unit; the binding and its wording rules
@@ -19,13 +16,14 @@ from __future__ import annotations
 import re
 
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 from verifier import units
 from verifier.binding import Evidence
 from verifier.checks.profile_base import _all_records, _derivations, _profile, joined
 from verifier.checks.profile_claims import _convert
-from verifier.checks.statements import CHECK, Candidates, given, judge, pairs_of, statistic_of
+from verifier.checks.statements import CHECK, Candidates, given, judge, pairs_of
 from verifier.derive import derive_rule
 from verifier.model import Finding
 from verifier.pipeline import Context, check
@@ -92,7 +90,7 @@ def collect(ctx: Context) -> Candidates:
                 evidence.append(Evidence(name, value, unit, "derived", result.text, statistic=statistic, keys=frozenset(key.values()),
                                          topics=frozenset({"speedup"} if statistic == "speedup" else {"reduction"})))
                 continue
-            stat = statistic_of(rule, _STATISTIC)
+            stat = f"p{Decimal(str(rule['q'])).normalize():f}" if statistic == "percentile" else _STATISTIC.get(statistic)
             timed = unit is not None and units.known(unit) and units.parse(unit).dimension == "time"
             level = "arm" if per == ["arm"] else "server" if "server" in per else None
             e = Evidence(name, value, unit, "derived", result.text, statistic=stat, keys=frozenset(key.values()),

@@ -17,12 +17,9 @@ case) that the manifest lists; and the file given with
 `verify --claims-text FILE` (read by the CLI, passed as
 `ctx.options["claims_text"] = (name, text)`).
 
-One body, `judge`, extracts, binds, judges and words the findings for every
-reader; what is reader-specific is where the texts and the values come
-from: `stated` (native and mapped bundles) gives `texts`, `blocked_texts`
-and `collect_all`, `profile_statements.stated_text` (a profile without a
-`bundle` section) the claim text alone (`given`) and the values the
-profile's rules derive (`profile_statements.collect`), both as `Candidates`.
+One body, `judge`, for every reader, given the texts and the values
+(`Candidates`): `stated` (native, mapped) gives `texts`, `blocked_texts`,
+`collect_all`; `profile_statements.stated_text` `given` and its `collect`.
 """
 
 from __future__ import annotations
@@ -46,7 +43,7 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.native import evidence_of
 
-__all__ = ["CHECK", "TEXT_FILES", "Candidates", "collect", "collect_all", "given", "judge", "stated"]
+__all__ = ["CHECK", "TEXT_FILES", "Candidates", "collect_all", "given", "judge", "pairs_of", "stated"]
 
 CHECK = "claims.stated"
 
@@ -62,12 +59,6 @@ _COUNT_NOUNS = {
     "comparisons": r"^(?:[a-z-]+\s+){0,2}comparisons\b",
     "worker_exits": r"^(?:[a-z-]+\s+){0,2}(?:worker\s+)?(?:process\s+)?exits\b",
 }
-
-
-def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
-    """Return `(evidence, pairs, keys)` of `collect_all` (the subject levels left out)."""
-    evidence, pairs, keys, _ = collect_all(ctx)
-    return evidence, pairs, keys
 
 
 def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str], dict[str, str]]:
@@ -110,7 +101,7 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
             except Underivable:
                 continue
             statistic = rule["statistic"]
-            stat = statistic_of(rule, _STATISTIC)
+            stat = f"p{Decimal(str(rule['q'])).normalize():f}" if statistic == "percentile" else _STATISTIC.get(statistic)  # q 50: p50, not p5E+1
             level = rule.get("per")
             entity = {key} if key else set()
             if level == "server" and key:
@@ -143,13 +134,6 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
             keys[rid] = rid
             levels[rid] = "request"
     return evidence, pairs, keys, levels
-
-
-def statistic_of(rule: dict[str, Any], names: dict[str, str]) -> str | None:
-    """Return the statistic word of a rule's value as `binding.Evidence.statistic`: `names[rule statistic]`, a percentile as `p<q>` (q 50 is `p50`), else None."""
-    if rule["statistic"] == "percentile":
-        return f"p{Decimal(str(rule['q'])).normalize():f}"  # plain notation: q 50 is p50, not p5E+1
-    return names.get(rule["statistic"])
 
 
 def pairs_of(per_arm: dict[str, dict[str, Evidence]], baseline: str, candidate: str) -> list[Pair]:
