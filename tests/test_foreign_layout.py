@@ -294,6 +294,19 @@ def test_a_draft_profile_with_a_bundle_section_is_marked_unpinned_and_never_pass
     assert "ref2va-draft" in json.dumps(report.trust)
 
 
+def test_a_mapped_bundle_is_judged_by_its_gate_and_names_its_profile_only_when_unpinned(example_copy, tmp_path, assets):
+    """
+    `gate.pinned` through a mapped profile (`checks.gate.judge`, issue 36): a pinned profile adds no finding (the gate's
+    PASS names what judges the bundle); a draft given as a file adds its UNVERIFIED `profile-unpinned` before the gate's.
+    """
+    foreign = lay_out_foreign(example_copy, tmp_path / "foreign")
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**PROFILE, "id": "ref2va-draft"}))
+    found = [[(f.status.value, f.code) for f in verify_path(str(foreign), asset_root=assets, **kw).findings if f.check == "gate.pinned"]
+             for kw in ({}, {"profile": str(draft)})]
+    assert found == [[("PASS", "pinned")], [("UNVERIFIED", "profile-unpinned"), ("PASS", "pinned")]]
+
+
 def test_findings_name_the_files_of_the_foreign_bundle(example_copy, tmp_path, assets):
     # a native check names a document by its v1 name; read through the profile it names the foreign file it read
     foreign_dir = lay_out_foreign(example_copy, tmp_path / "foreign")
