@@ -109,7 +109,7 @@ def test_a_native_count_per_arm_or_server_carries_its_arm_and_server():
     ctx.gate = copy.deepcopy(ctx.gate)
     ctx.gate["claims"] += [{"claim": "n_arm", "statistic": "count", "of": "requests", "per": "arm"},
                            {"claim": "n_server", "statistic": "count", "of": "requests", "per": "server"}]
-    evidence, _, _ = statements.collect(ctx)
+    evidence, _, _ = statements.collect_all(ctx)[:3]
     counts = {e.name: (e.keys, e.level) for e in evidence if e.name.startswith("n_")}
     assert counts == {"n_arm.baseline": (frozenset({"baseline"}), None), "n_arm.candidate": (frozenset({"candidate"}), None),
                       "n_server.A1": (frozenset({"A1", "baseline"}), None), "n_server.A2": (frozenset({"A2", "baseline"}), None),

@@ -200,7 +200,6 @@ def _model(path: Path, assets: str, profile: dict | None = None):
     from verifier.bundle import Bundle
     from verifier.core import BUNDLE_PIPELINE
     from verifier.checks.integrity import listed as profile_integrity
-    from verifier.checks.profile import pinned as profile_pinned
     from verifier.pipeline import Context, run_pipeline
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
     from verifier.readers.native import evidence_of
@@ -213,7 +212,7 @@ def _model(path: Path, assets: str, profile: dict | None = None):
         run_pipeline(BUNDLE_PIPELINE, ctx)
     else:
         ctx = Context(subject=path, assets=trusted, bundle=MappedBundle.of(Tree(root=path), profile["bundle"]), options={"profile": profile})
-        run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity, profile_pinned), ctx)
+        run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity), ctx)
     return evidence_of(ctx)
 
 
@@ -293,6 +292,19 @@ def test_a_draft_profile_with_a_bundle_section_is_marked_unpinned_and_never_pass
     assert ("UNVERIFIED", "profile-unpinned") in gate
     assert report.verdict == "INCOMPLETE"
     assert "ref2va-draft" in json.dumps(report.trust)
+
+
+def test_a_mapped_bundle_is_judged_by_its_gate_and_names_its_profile_only_when_unpinned(example_copy, tmp_path, assets):
+    """
+    `gate.pinned` through a mapped profile (`checks.gate.judge`, issue 36): a pinned profile adds no finding (the gate's
+    PASS names what judges the bundle); a draft given as a file adds its UNVERIFIED `profile-unpinned` before the gate's.
+    """
+    foreign = lay_out_foreign(example_copy, tmp_path / "foreign")
+    draft = tmp_path / "draft.json"
+    draft.write_text(json.dumps({**PROFILE, "id": "ref2va-draft"}))
+    found = [[(f.status.value, f.code) for f in verify_path(str(foreign), asset_root=assets, **kw).findings if f.check == "gate.pinned"]
+             for kw in ({}, {"profile": str(draft)})]
+    assert found == [[("PASS", "pinned")], [("UNVERIFIED", "profile-unpinned"), ("PASS", "pinned")]]
 
 
 def test_findings_name_the_files_of_the_foreign_bundle(example_copy, tmp_path, assets):

@@ -212,3 +212,12 @@ def test_a_count_per_arm_binds_to_the_arm_named_or_to_each_arm_never_to_the_tota
     assert [(s, c) for s, c, _ in found] == [("FAIL", "claim-mismatch"), ("PASS", "bound"), ("UNVERIFIED", "unbound-claim")]
     assert "it is n_arm[arm=alpha], which the evidence gives as 2 requests" in found[0][2]
     assert found[2][2].endswith("and the evidence counts per arm or server only (n_arm[arm=alpha] = 2; n_arm[arm=beta] = 2).")
+
+
+def test_a_claim_text_without_a_number_is_one_pass_worded_as_a_bundles(tmp_path):
+    """
+    The one body (`statements.judge`, issue 36): a profile-read bundle's claim text stating no number is one PASS
+    `no-claim-text` worded as a native bundle's prose, and nothing is derived for it (a rule over no records is fine).
+    """
+    stated = _stated(_report(tmp_path, RUNS, [_rule("mean_s", "mean", per=["arm"])], "No figures in this body."))
+    assert stated == [("PASS", "no-claim-text", "the prose (pr.md) states no number, so there is nothing to bind")]

@@ -61,7 +61,7 @@ def _collect(servers: dict[str, str] | None = None, renamed: dict[str, str] = RE
     ctx.gate = copy.deepcopy(ctx.gate)
     for rule in ctx.gate["claims"]:
         rule.update({side: renamed[rule[side]] for side in ("baseline", "candidate") if side in rule})
-    evidence, pairs, keys = statements.collect(ctx)
+    evidence, pairs, keys = statements.collect_all(ctx)[:3]
     return {e.name: e for e in evidence}, evidence, pairs, keys
 
 

@@ -231,7 +231,6 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     A profile with a `bundle` section reads the layout onto bundle format v1 (`verifier.readers.mapped`)
     and runs the native check families under their own ids, with the run `options` (artifacts, weights, device).
     """
-    from verifier.checks.profile import pinned as profile_pinned
     from verifier.checks.profile import pipeline_for
     from verifier.profiles import Tree, candidates
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
@@ -267,7 +266,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})
-        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, integrity.listed, profile_pinned), ctx, debug=debug)
+        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, integrity.listed), ctx, debug=debug)
         judges = [("profile", profile_id)] + ([("gate", ctx.gate_id)] if ctx.gate_id else [])
         return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None,

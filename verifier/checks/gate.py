@@ -5,7 +5,8 @@ A shipped gate lives in the project's `gates/`, pinned by `inventory.json`;
 a repository's gate in the directory its `verify.toml` names, pinned by its
 inventory (both checked when the verifier starts, see `verifier.trust` and
 `verifier.trustroot`). A bundle cannot bring its own gate. A bundle naming
-an unknown gate FAILs.
+an unknown gate FAILs. A profile reading the evidence is judged by the same
+body (`judge`): pinned, or UNVERIFIED when given as a file.
 """
 
 from __future__ import annotations
@@ -16,18 +17,37 @@ from verifier.errors import Unverifiable
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["pinned"]
+__all__ = ["judge", "pinned"]
 
 
 @check("gate.pinned", title="The bundle names a pinned gate (shipped by verify, or the repository's trust root)")
 def pinned(ctx: Context) -> Iterator[Finding]:
-    """
-    Resolve the gate id from `manifest.json` and load it.
+    """`gate.pinned` of a native or mapped bundle: `judge` of the gate `manifest.json` names (and of a mapped bundle's profile)."""
+    return judge(ctx, (ctx.options.get("profile") or {}).get("id"), gate=True)
 
-    Emits PASS `pinned` (with the gate's sha256) or FAIL `unknown-gate`; an
-    override given with `--gate` must equal the bundle's own choice, else FAIL
-    `gate-override-differs`. Sets `ctx.gate` and `ctx.gate_id`.
+
+def judge(ctx: Context, profile: str | None, *, gate: bool) -> Iterator[Finding]:
     """
+    Judge what the reader says judges the run: profile id `profile` (the reader of a profile-read or mapped bundle, or None)
+    and, with `gate`, the gate id `manifest.json` names (`ctx.data["manifest"]`). The one body of `gate.pinned`.
+
+    A profile given as a file (`--profile ./mine.json`, in `ctx.assets.unpinned`) is UNVERIFIED `profile-unpinned`:
+    nothing vouches for it; a pinned one is PASS `profile-pinned` when it is the only judge (with a gate, the gate's
+    finding names what judges the bundle). The gate: PASS `pinned` (with its sha256) or FAIL `unknown-gate`; an
+    override given with `--gate` must equal the bundle's own choice, else FAIL `gate-override-differs`. Sets
+    `ctx.gate` and `ctx.gate_id`. Raises `Unverifiable` (`no-gate`) when `gate` and no manifest was read.
+    """
+    unpinned = getattr(ctx.assets, "unpinned", {})
+    if profile in unpinned:
+        path, sha, _doc = unpinned[profile]
+        yield Finding(check="gate.pinned", status=Status.UNVERIFIED, code="profile-unpinned", observed=sha,
+                      message=f"profile {profile} was loaded unpinned from {path} (sha256 {sha[:12]}...); nothing vouches for the rules it states")
+    elif profile is not None and not gate:
+        sha = ctx.assets.profile_sha256(profile)
+        yield Finding(check="gate.pinned", status=Status.PASS, code="profile-pinned", observed={"profile": profile, "sha256": sha},
+                      message=f"judged by profile {profile}, pinned at sha256 {sha[:12]}...")
+    if not gate:
+        return
     manifest = ctx.data.get("manifest")
     if manifest is None:
         raise Unverifiable("manifest.json is missing or invalid, so the bundle names no gate", code="no-gate", path="manifest.json")

@@ -20,6 +20,7 @@ from typing import Any
 from verifier import stats, units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.profile_claims import _stated, claims, select_records  # noqa: F401 - public here
+from verifier.checks.gate import judge
 from verifier.checks.profile_gate import gate
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import listed as integrity
@@ -390,23 +391,8 @@ def media(ctx: Context) -> Iterator[Finding]:
 
 @check("gate.pinned", title="The evidence is judged by a pinned profile (its sha256 in the inventory), never one the evidence brings")
 def pinned(ctx: Context) -> Iterator[Finding]:
-    """
-    Report which profile judges the run: PASS `profile-pinned` with its sha256 when pinned.
-
-    UNVERIFIED `profile-unpinned` for a profile given as a file
-    (`--profile ./mine.json`, local exploration only): nothing vouches for it.
-    """
-    profile_id = _profile(ctx)["id"]
-    unpinned = getattr(ctx.assets, "unpinned", {})
-    if profile_id in unpinned:
-        path, sha, _doc = unpinned[profile_id]
-        yield _f("gate.pinned", Status.UNVERIFIED, "profile-unpinned",
-                 f"profile {profile_id} was loaded unpinned from {path} (sha256 {sha[:12]}...); nothing vouches for the rules it states",
-                 observed=sha)
-        return
-    sha = ctx.assets.profile_sha256(profile_id)
-    yield _f("gate.pinned", Status.PASS, "profile-pinned", f"judged by profile {profile_id}, pinned at sha256 {sha[:12]}...",
-             observed={"profile": profile_id, "sha256": sha})
+    """`gate.pinned` of a profile-read bundle: `gate.judge` of the profile that reads it (PASS `profile-pinned`, UNVERIFIED `profile-unpinned`)."""
+    return judge(ctx, _profile(ctx)["id"], gate=False)
 
 
 def held_parts(profile: dict[str, Any]) -> set[str]:

@@ -1,5 +1,5 @@
 """
-`claims.stated` for a bundle a profile reads (no `bundle` section): every number of a `verify --claims-text FILE` bound to the values the profile's claims derive.
+`claims.stated` for a bundle a profile reads (no `bundle` section): every number of a `verify --claims-text FILE` bound to the values the profile's claims derive (`collect`) by the one body, `statements.judge`.
 
 The values are the profile's claim rules, each instance derived as
 `derivation.claims` derives it (`verifier.derive.derive_rule` over the receipt
@@ -20,13 +20,12 @@ from decimal import Decimal
 from typing import Any
 
 from verifier import units
-from verifier.binding import Evidence, Pair, bind
+from verifier.binding import Evidence
 from verifier.checks.profile_base import _all_records, _derivations, _profile, joined
 from verifier.checks.profile_claims import _convert
-from verifier.checks.statements import CHECK, _finding
-from verifier.readers.claimtext import MAX_QUANTITIES, extract
+from verifier.checks.statements import CHECK, Candidates, given, judge, pairs_of
 from verifier.derive import derive_rule
-from verifier.model import Finding, Status
+from verifier.model import Finding
 from verifier.pipeline import Context, check
 from verifier.readers.select import RecordSource, Underivable, instances
 
@@ -49,9 +48,9 @@ def _counted(per: list[str]) -> str:
     return _COUNT_NOUN + (rf"(?!.*\b(?:per|each)\b(?!\s+(?:{dims})\b))" if dims else r"(?!.*\b(?:per|each)\b)")
 
 
-def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
+def collect(ctx: Context) -> Candidates:
     """
-    Return `(evidence, pairs, keys)`: every value the profile's claim rules derive, the arm pairs, and the arm/server words.
+    Return `(evidence, pairs, keys, levels)`: every value the profile's claim rules derive, the arm pairs, the arm/server words, and no subject levels (`{}`).
 
     One `Evidence` per instance that derives (an underivable one gives
     nothing), named `rule_id[dim=value]...`, in the rule's unit; `keys` maps
@@ -101,30 +100,10 @@ def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
             if level == "arm":
                 per_arm.setdefault(rule["id"], {})[key["arm"]] = e
     base, cand = keys.get("baseline", "baseline"), keys.get("candidate", "candidate")
-    pairs = [Pair(name, arms[base], arms[cand], primary=arms[base].primary) for name, arms in per_arm.items() if base in arms and cand in arms]
-    pairs.sort(key=lambda p: not p.primary)
-    return evidence, pairs, keys
+    return evidence, pairs_of(per_arm, base, cand), keys, {}
 
 
 @check(CHECK, title="Every number the pull request states is bound to the values the profile derives, or named as unchecked")
 def stated_text(ctx: Context) -> Iterator[Finding]:
-    """
-    Extract and bind every number of the run's claim text (`ctx.options["claims_text"]`, `(name, text)`).
-
-    PASS `bound`, `informational`; FAIL `claim-mismatch`, `wording-mismatch`,
-    `unit-mismatch`; UNVERIFIED `unchecked-claim` (nothing the profile
-    derives accounts for it), `claim-text-too-long`.
-    """
-    name, text = ctx.options["claims_text"]
-    evidence, pairs, keys = collect(ctx)
-    quantities = extract(text, name, ctx.options.get("cache"), set(), limit=MAX_QUANTITIES)
-    if len(quantities) > MAX_QUANTITIES:
-        yield Finding(check=CHECK, status=Status.UNVERIFIED, code="claim-text-too-long",
-                      message=f"{name} states more than the {MAX_QUANTITIES} numbers a claim text may state; none is checked")
-        return
-    if not quantities:
-        yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text", message=f"{name} states no number, so there is nothing to bind")
-        return
-    for outcome in bind(quantities, evidence, pairs, keys):
-        yield _finding(outcome, None)
-
+    """`claims.stated` of a profile-read bundle: `statements.judge` over the run's claim text (`given`) with the values `collect` gives."""
+    return judge(ctx, given(ctx), [], collect)

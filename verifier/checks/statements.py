@@ -16,6 +16,10 @@ Claim texts of a bundle: `claims.json` `headline`, `notes` and each claim's
 case) that the manifest lists; and the file given with
 `verify --claims-text FILE` (read by the CLI, passed as
 `ctx.options["claims_text"] = (name, text)`).
+
+One body, `judge`, for every reader, given the texts and the values
+(`Candidates`): `stated` (native, mapped) gives `texts`, `blocked_texts`,
+`collect_all`; `profile_statements.stated_text` `given` and its `collect`.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -39,12 +43,15 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.native import evidence_of
 
-__all__ = ["CHECK", "TEXT_FILES", "collect", "stated"]
+__all__ = ["CHECK", "TEXT_FILES", "Candidates", "collect_all", "given", "judge", "pairs_of", "stated"]
 
 CHECK = "claims.stated"
 
 #: Root files of a bundle read as claim texts (matched case-insensitively).
 TEXT_FILES = re.compile(r"(?:README|RESULTS)(?:\.md|\.markdown|\.txt)?", re.IGNORECASE)
+
+#: What a reader gives `claims.stated` to bind numbers to: `(evidence, pairs, keys, levels)`, `verifier.binding.bind`'s arguments.
+Candidates = tuple[list[Evidence], list[Pair], dict[str, str], dict[str, str]]
 
 _STATISTIC = {"mean": "mean", "median": "median", "mean_of_server_means": "mean", "sd_of_server_means": "sd"}
 _COUNT_NOUNS = {
@@ -54,15 +61,9 @@ _COUNT_NOUNS = {
 }
 
 
-def collect(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str]]:
-    """Return `(evidence, pairs, keys)` of `collect_all` (the subject levels left out)."""
-    evidence, pairs, keys, _ = collect_all(ctx)
-    return evidence, pairs, keys
-
-
 def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str], dict[str, str]]:
     """
-    Return `(evidence, pairs, keys)` for a bundle-v1 run: every value a stated number may be bound to.
+    Return the `Candidates` `(evidence, pairs, keys, levels)` of a bundle-v1 run (native or mapped): every value a stated number may be bound to.
 
     Derived values come from the gate's claim rules (`derivation.derive_rule`; an
     underivable rule contributes nothing), plan counts from `plan.json`,
@@ -100,9 +101,7 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
             except Underivable:
                 continue
             statistic = rule["statistic"]
-            stat = _STATISTIC.get(statistic)
-            if statistic == "percentile":
-                stat = f"p{Decimal(str(rule['q'])).normalize():f}"  # plain notation: q 50 is p50, not p5E+1
+            stat = f"p{Decimal(str(rule['q'])).normalize():f}" if statistic == "percentile" else _STATISTIC.get(statistic)  # q 50: p50, not p5E+1
             level = rule.get("per")
             entity = {key} if key else set()
             if level == "server" and key:
@@ -126,9 +125,7 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
             evidence.append(e)
             if level == "arm" and key:
                 per_arm.setdefault(rule["claim"], {})[role_of.get(key) or key] = e
-    pairs = [Pair(name, arms["baseline"], arms["candidate"], primary=arms["baseline"].primary)
-             for name, arms in per_arm.items() if "baseline" in arms and "candidate" in arms]
-    pairs.sort(key=lambda p: not p.primary)
+    pairs = pairs_of(per_arm, "baseline", "candidate")
     evidence += _plan_counts(plan)
     evidence += _quality(ctx, gate, _subjects_of_outputs(c))
     evidence += _receipt_values(c, {(e.statistic, e.level, e.phase) for e in evidence if e.level == "all"})
@@ -137,6 +134,14 @@ def collect_all(ctx: Context) -> tuple[list[Evidence], list[Pair], dict[str, str
             keys[rid] = rid
             levels[rid] = "request"
     return evidence, pairs, keys, levels
+
+
+def pairs_of(per_arm: dict[str, dict[str, Evidence]], baseline: str, candidate: str) -> list[Pair]:
+    """Return one `Pair` per rule of `per_arm` (rule -> arm -> its value) holding both arms, the headline (primary) ones first."""
+    pairs = [Pair(name, arms[baseline], arms[candidate], primary=arms[baseline].primary)
+             for name, arms in per_arm.items() if baseline in arms and candidate in arms]
+    pairs.sort(key=lambda p: not p.primary)
+    return pairs
 
 
 def _receipt_values(c: Campaign, have: set[tuple[str | None, str | None, str | None]]) -> list[Evidence]:
@@ -310,10 +315,7 @@ def texts(ctx: Context) -> list[tuple[str, str | None, str]]:
                 out.append((name, name, data.decode("utf-8").removeprefix("\ufeff")))
             except UnicodeDecodeError as exc:
                 out.append((name, name, f"\x00not-utf8:{exc.start}"))
-    given = ctx.options.get("claims_text")
-    if given:
-        out.append((given[0], None, given[1]))
-    return out
+    return out + given(ctx)
 
 
 def blocked_texts(ctx: Context) -> list[tuple[str, int | None]]:
@@ -367,21 +369,36 @@ def _finding(o: Outcome, path: str | None) -> Finding:
        requires=("gate.pinned", "schema.documents"))
 def stated(ctx: Context) -> Iterator[Finding]:
     """
-    Extract and bind every stated number of every claim text.
+    `claims.stated` of a native or mapped bundle: the recorded gate outcomes of `claims.json` (`verifier.checks.outcomes`),
+    then `judge` over every claim text (`texts`, `blocked_texts`) with the values `collect_all` gives.
+    """
+    yield from outcomes(ctx)
+    yield from judge(ctx, texts(ctx), blocked_texts(ctx), collect_all)
+
+
+def given(ctx: Context) -> list[tuple[str, str | None, str]]:
+    """Return `[(name, None, text)]` for the run's `verify --claims-text` (`ctx.options["claims_text"]`), `[]` without one."""
+    text = ctx.options.get("claims_text")
+    return [(text[0], None, text[1])] if text else []
+
+
+def judge(ctx: Context, sources: list[tuple[str, str | None, str]], blocked: list[tuple[str, int | None]],
+          candidates: Callable[[Context], Candidates]) -> Iterator[Finding]:
+    """
+    Extract and bind every stated number of every claim text: the one body of `claims.stated`, whichever reader read the bundle.
+
+    `sources` are `(source name, finding path or None, text)` (`texts`, `given`), `blocked` the `(name, numbers)`
+    of claim texts integrity blocked (`blocked_texts`), `candidates` the reader's values a number may bind to
+    (`collect_all` for a native or mapped bundle, `profile_statements.collect` for a profile's), called once, when
+    the first text states a number; `Unverifiable` it raises (plan or receipts unusable) propagates.
 
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,
     `informational`, `no-claim-text`; FAIL `claim-mismatch`,
     `wording-mismatch`, `unit-mismatch`, `claim-text-not-utf8`;
     UNVERIFIED `unchecked-claim`, `unbound-claim`, `claim-text-too-long`, `claim-text-too-large`,
-    `blocked-by-integrity` (a README/RESULTS the manifest lists whose bytes do not match: its numbers counted, not judged). Recorded gate outcomes of `claims.json`
-    are judged first (`verifier.checks.outcomes`). The values a number may
-    bind to (`collect_all`) are derived once, when the first text states a
-    number; `Unverifiable` (plan or receipts unusable) is raised from there.
+    `blocked-by-integrity` (a README/RESULTS the manifest lists whose bytes do not match: its numbers counted, not judged).
     """
-    yield from outcomes(ctx)
     collected = None  # the values a number may bind to, derived once a text states a number (prose without one needs none)
-    sources = texts(ctx)
-    blocked = blocked_texts(ctx)
     if not sources and not blocked:  # a README blocked by integrity is prose too: counted below, never a PASS for no prose
         yield Finding(check=CHECK, status=Status.PASS, code="no-claim-text",
                       message="the bundle states no headline, notes, claim texts or README, so there is no prose to bind")
@@ -407,7 +424,7 @@ def stated(ctx: Context) -> Iterator[Finding]:
             continue
         if not quantities:
             continue
-        collected = collected or collect_all(ctx)
+        collected = collected or candidates(ctx)
         for outcome in bind(quantities, *collected):
             finding = _finding(outcome, path)
             yield dataclasses.replace(finding, cached="markdown") if reused else finding  # parsed by an earlier run

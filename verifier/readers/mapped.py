@@ -289,21 +289,19 @@ def mapped_schema(schema_check: Check) -> Check:
     return Check(schema_check.id, schema_check.title, run, schema_check.requires)
 
 
-def mapped_pipeline(native: tuple[Check, ...], profile_integrity: Check, profile_pinned: Check) -> tuple[Check, ...]:
+def mapped_pipeline(native: tuple[Check, ...], profile_integrity: Check) -> tuple[Check, ...]:
     """
     Return the native pipeline `native` for a mapped bundle: the same families, order and ids.
 
     `integrity.files` becomes `mapped_integrity(profile_integrity)` (the
-    profile's manifest kind), `gate.pinned` also reports an unpinned profile
-    (`mapped_gate(profile_pinned, ...)`) and `schema.documents` also reports
-    unmapped columns; every other check is the native one.
+    profile's manifest kind) and `schema.documents` also reports unmapped
+    columns; every other check is the native one (`gate.pinned` reports an
+    unpinned profile itself, `checks.gate.judge`).
     """
     steps = []
     for chk in native:
         if chk.id == "integrity.files":
             steps.append(mapped_integrity(profile_integrity))
-        elif chk.id == "gate.pinned":
-            steps.append(mapped_gate(profile_pinned, chk))
         elif chk.id == "schema.documents":
             steps.append(mapped_schema(chk))
         else:
@@ -342,21 +340,3 @@ def named_as_read(chk: Check) -> Check:
             yield dataclasses.replace(finding, path=foreign, message=finding.message.replace(finding.path, said))
 
     return Check(chk.id, chk.title, run, chk.requires)
-
-
-def mapped_gate(profile_pinned: Check, native_gate: Check) -> Check:
-    """
-    Return `gate.pinned` for a mapped bundle: the profile's own pin, then the native gate check.
-
-    The profile is the reader: one given as a file (`--profile ./draft.json`)
-    is vouched for by nothing, so it adds the UNVERIFIED `profile-unpinned`
-    finding (the run can then never PASS); a pinned profile adds nothing, as
-    the native gate's finding already names what judges the bundle.
-    """
-
-    def run(ctx: Context) -> Iterator[Finding]:
-        if ctx.options["profile"]["id"] in getattr(ctx.assets, "unpinned", {}):
-            yield from profile_pinned(ctx)
-        yield from native_gate(ctx)
-
-    return Check("gate.pinned", native_gate.title, run, native_gate.requires)
