@@ -50,3 +50,19 @@ def test_a_blocked_by_naming_only_checks_merged_into_its_own_is_dropped(tmp_path
     b = _recorded(tmp_path / "b", "k.json", [FAIL], [])
     assert capture_reports.diff(a, b, {"old.surplus": "new.claims", "old.replay": "new.claims", "old.engine": "new.claims"}) == 0
     assert capture_reports.diff(a, b, {"old.surplus": "new.claims", "old.replay": "new.claims"}) == 1  # old.engine stays another check
+
+
+def test_two_claims_texts_on_one_bundle_are_two_recordings(tmp_path, monkeypatch):
+    """A tuple keyword argument (`claims_text`: name, text) is part of the key: two texts on one bundle no longer collide (helper-78)."""
+    import verifier.core as core
+
+    monkeypatch.setenv("CAPTURE_REPORTS", str(tmp_path / "out"))
+    monkeypatch.setattr(core, "verify_path", lambda path, *a, **kw: type("R", (), {"kind": "bundle-v1"})())
+    monkeypatch.setattr("verifier.report.json_report.render", lambda report: "{}")
+    capture_reports.pytest_configure(None)
+    bundle = tmp_path / "b"
+    bundle.mkdir()
+    (bundle / "x").write_text("1")
+    for text in ("cut 10 %", "cut 20 %"):
+        core.verify_path(str(bundle), claims_text=(str(tmp_path / "pr.md"), text))
+    assert len(list((tmp_path / "out").iterdir())) == 2

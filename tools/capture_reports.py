@@ -6,7 +6,8 @@ mutated in a temporary folder). Two parts:
 ``CAPTURE_REPORTS=DIR CAPTURE_KIND=TEXT PYTHONPATH=$PWD:tools python -m pytest -p capture_reports TESTS...``
     A pytest plugin wrapping ``verifier.core.verify_path``: every report whose ``kind`` contains TEXT is written as
     ``DIR/KEY.json`` (the JSON reporter's text, the subject path as ``<SUBJECT>``), KEY a sha256 of the input's bytes
-    (a directory: its files' names and bytes) and of the call's keyword arguments that are plain values.
+    (a directory: its files' names and bytes) and of the call's keyword arguments that are plain values or tuples of
+    them (a temporary path in a tuple by its file name: `claims_text`).
 
 ``python tools/capture_reports.py diff A B [--rename OLD=NEW ...]``
     Compares two recordings. In A every check id OLD is renamed NEW, also inside messages; when several old checks
@@ -40,6 +41,8 @@ def pytest_configure(config: Any) -> None:
             p = Path(path)
             data = p.read_bytes() if p.is_file() else b"".join(f.name.encode() + f.read_bytes() for f in sorted(p.iterdir()) if f.is_file())
             plain = sorted((k, v) for k, v in kw.items() if isinstance(v, (str, int, float, bool, type(None))) and "/tmp" not in str(v))
+            plain += sorted((k, tuple(Path(x).name if "/tmp" in str(x) else x for x in v)) for k, v in kw.items()
+                            if isinstance(v, tuple) and all(isinstance(x, (str, int, float, bool, type(None))) for x in v))  # --claims-text's (name, text)
             out.mkdir(parents=True, exist_ok=True)
             (out / f"{hashlib.sha256(data + repr(plain).encode()).hexdigest()[:16]}.json").write_text(
                 json_report.render(report).replace(str(path), "<SUBJECT>").replace(str(p.parent), "<DIR>"))
