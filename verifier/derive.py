@@ -22,7 +22,7 @@ incomplete denominator, a statistic it has no values for).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -113,6 +113,17 @@ class Stated:
     (`str.format` with `claimed` and `derived`), the producer's identity worded as it states it. `path` is the file its
     finding names: "" (the default) the receipt's, None none (a receipt directory's rows name their own carriers), any
     other text that file (a matrix directory's `summary.json`).
+
+    The native and profile roads give rows too (`checks.derivation.judge` judges every row): `key` is the instance's
+    `per` values (`derive_rule`'s `key`), `memo` its memo; `style` picks the wording and the unit conversion: "receipt"
+    (the default, as above), "gate" (a native claim: a `unit` other than the rule's converts the stated number into the
+    rule's unit, its stated precision carried; messages give units and the tolerance; FAIL `unit-mismatch` at
+    `unit_pointer`) or "profile" (the derived value is converted into the stated `unit`; `expected` is the stated number,
+    `observed` the derived one; `scale` and `steps` bound it as `stats.tolerance` takes them). The rule's `tolerance`
+    (a number in the compared unit) is the declared bound on every road. Profile hooks: `adjust(derived, text)` returns
+    the derived value in the rule's unit with its margin or factor applied (raises `Underivable`), `explain(exc)` the
+    `Underivable` to report instead of `exc`, `other(claimed, derived, unit, text)` the finding of a mismatch that is
+    another value stated in the wrong unit, or None.
     """
 
     label: str
@@ -135,6 +146,13 @@ class Stated:
     words: tuple[str, str] | None = None
     bound: dict[str, Any] | None = None
     path: str | None = ""
+    key: dict[str, str] = dataclasses.field(default_factory=dict)
+    memo: dict[Any, Any] | None = None
+    style: str = "receipt"
+    unit_pointer: str | None = None
+    adjust: Callable[[Decimal, str], tuple[Decimal, str]] | None = None
+    explain: Callable[[Underivable], Underivable] | None = None
+    other: Callable[[Decimal, Decimal, str, str], Finding | None] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
