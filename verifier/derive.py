@@ -94,7 +94,7 @@ class Source(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Stated:
     """
-    One number a receipt states and what derives it (a receipt reader's `stated`, judged by `checks.derivation.receipt_claims`).
+    One stated number and what derives it (a receipt reader's `stated`, a gate's or profile's claim), judged by `checks.derivation.judge`.
 
     `label` names it in messages, `pointer` locates it; `rule` is what `derive_rule` derives over `source` (a count's
     `description` says what it counts), or None with `why` not (`unit` the stated one). `conflict` `(pointer, text,
@@ -114,16 +114,11 @@ class Stated:
     finding names: "" (the default) the receipt's, None none (a receipt directory's rows name their own carriers), any
     other text that file (a matrix directory's `summary.json`).
 
-    The native and profile roads give rows too (`checks.derivation.judge` judges every row): `key` is the instance's
-    `per` values (`derive_rule`'s `key`), `memo` its memo; `style` picks the wording and the unit conversion: "receipt"
-    (the default, as above), "gate" (a native claim: a `unit` other than the rule's converts the stated number into the
-    rule's unit, its stated precision carried; messages give units and the tolerance; FAIL `unit-mismatch` at
-    `unit_pointer`) or "profile" (the derived value is converted into the stated `unit`; `expected` is the stated number,
-    `observed` the derived one; `scale` and `steps` bound it as `stats.tolerance` takes them). The rule's `tolerance`
-    (a number in the compared unit) is the declared bound on every road. Profile hooks: `adjust(derived, text)` returns
-    the derived value in the rule's unit with its margin or factor applied (raises `Underivable`), `explain(exc)` the
-    `Underivable` to report instead of `exc`, `other(claimed, derived, unit, text)` the finding of a mismatch that is
-    another value stated in the wrong unit, or None.
+    The gate's and profile's claims are rows too: `key` and `memo` as `derive_rule` takes them; `style` "gate" (a stated
+    `unit` converts into the rule's, precision carried; FAIL `unit-mismatch` at `unit_pointer`) or "profile" (the derived
+    value converts into the stated `unit`, bounded with `scale` and `steps`); the profile's hooks `adjust(derived, text)`
+    (its rule's unit, margin, factor; raises `Underivable`), `explain(exc)` (the `Underivable` to report) and
+    `other(claimed, derived, unit, text)` (a mismatch's finding instead, or None). The rule's `tolerance` is declared.
     """
 
     label: str

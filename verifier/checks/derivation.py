@@ -65,11 +65,6 @@ def _servers(c: Campaign, selection: dict[str, str]) -> dict[str, list[Decimal]]
     return {sid: _latencies(c, {**selection, "server": sid})[0] for sid in servers}
 
 
-def _fmt(value: Decimal, digits: int = 12) -> str:
-    """Return `value` for messages: `numtext.number`, at most `digits` significant digits, plain notation (findings carry the exact value)."""
-    return number(value, digits=digits)
-
-
 class CampaignSource:
     """
     A native bundle's campaign as a `verifier.derive.Source`: latency statistics over every planned request of a selection.
@@ -180,12 +175,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
 
 def receipt_claims(reader: Any) -> Check:
     """
-    Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` derived
-    (`derive_rule`) and compared (`stats.compare`; a count exactly; with `how`, by `derive.claim_finding`). PASS `derived`;
-    FAIL its `mismatch` code (`claim-mismatch` with `how`), `definition-contradicts-value`, `samples-mismatch` or an
-    `Underivable`'s code; UNVERIFIED `not-derivable`; a number the reader refuses, its `derive.Refused` finding (observed:
-    the stated number as text when the refusal gives none, so every report shows it as claimed).
-    `reader.NOUN` names the receipt's records in messages ("the cases").
+    Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` judged
+    (`judge`, `reader.NOUN` naming the receipt's records in messages: "the cases").
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
@@ -295,7 +286,7 @@ def judge(s: Stated, check_id: str, name: str | None, noun: str) -> Iterator[Fin
         return
     detail = {"claim": s.label, **cmp.detail(claimed, derived)}
     if s.style == "gate":
-        c, d, t = _fmt(claimed), _fmt(derived), tolerance_text(cmp.tolerance, unit or None)
+        c, d, t = number(claimed), number(derived), tolerance_text(cmp.tolerance, unit or None)
         passed, failed = f"{s.label} = {c}{shown_unit} re-derives ({d}, {t})", f"{s.label} claims {c}{shown_unit}, {noun} give {d}{shown_unit} ({delta_text(cmp.delta, unit or None)}, {t})"
     else:
         passed, failed = f"{s.label} = {claimed} re-derives ({derived})", f"{s.label} = {claimed}, {noun} give {derived}"

@@ -250,19 +250,6 @@ def _explain(rule: dict[str, Any], key: dict[str, str], records: list[Receipt], 
                        exc.code, fail=False)
 
 
-def _other(ctx: Context, rule: dict[str, Any], records: list[Receipt], key: dict[str, str], label: str, rel: str, pointer: str,
-           claimed: Decimal, derived: Decimal, unit: str, text: str) -> Finding | None:
-    """Return FAIL `unit-mismatch` when a mismatching stated number is another value of the instance's receipt (`_other_value`), else None (`Stated.other`)."""
-    other = _other_value(ctx, rule, records, key, claimed, unit)
-    if other is None:
-        return None
-    name, value, its_unit = other
-    return _f("derivation.claims", Status.FAIL, "unit-mismatch",
-              f"{label}: {Location(rel, pointer)} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(value)} {its_unit}), "
-              f"not its {rule.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
-              path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
-
-
 #: The code of a claim whose location's `where` matches several elements: the profile's fault, UNVERIFIED, never FAIL `claim-missing`.
 AMBIGUOUS = "ambiguous-location"
 
@@ -348,28 +335,31 @@ def _target(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Deci
     return number, f"{Location(rel, pointer)}"
 
 
-def _other_value(ctx: Context, rule: dict[str, Any], records: list[Receipt], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
+def _other(ctx: Context, rule: dict[str, Any], records: list[Receipt], key: dict[str, str], label: str, rel: str, pointer: str,
+           claimed: Decimal, derived: Decimal, unit: str, text: str) -> Finding | None:
     """
-    Return `(name, value, unit)` of another declared value of the instance's one receipt that equals the stated number, when the claim mismatches.
+    Return FAIL `unit-mismatch` when a mismatching stated number equals another declared value of the instance's one receipt (`Stated.other`), else None.
 
     Only for `first`/`last` claims over one receipt (a figure copied from a
     summary): a stated number equal (at its stated precision) to another
     value of that receipt in another unit's dimension is that value stated in
-    the wrong unit (MLPerf's tokens/s figure published as samples/s). None otherwise.
+    the wrong unit (MLPerf's tokens/s figure published as samples/s).
     """
     if rule["statistic"] not in ("first", "last"):
         return None
     chosen = [r for r in select(records, {**rule["selection"], **key}) if r.unread is None]
     if len(chosen) != 1:
         return None
-    spec = _profile(ctx)["receipts"][rule["receipts"]].get("values", {})
-    for name, mapping in spec.items():
+    for name, mapping in _profile(ctx)["receipts"][rule["receipts"]].get("values", {}).items():
         value = chosen[0].value(name)
         if name == rule.get("value") or value is None or units.parse(mapping["unit"]).dimension == units.parse(unit or "1").dimension:
             continue
         shown = stats.CONTEXT.divide(value, unit_scale(mapping["unit"]))
         if stats.compare(claimed, shown).holds:
-            return name, shown, mapping["unit"]
+            return _f("derivation.claims", Status.FAIL, "unit-mismatch",
+                      f"{label}: {Location(rel, pointer)} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(shown)} {mapping['unit']}), "
+                      f"not its {rule.get('value', 'latency')} ({fmt(derived)} {unit}): a {mapping['unit']} figure stated as {unit}",
+                      path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
     return None
 
 
