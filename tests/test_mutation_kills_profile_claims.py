@@ -703,3 +703,14 @@ def test_a_claims_declared_tolerance_is_its_bound(tmp_path):
                   [_claim("near", "/near", tolerance="0.5"), _claim("far", "/far", tolerance="0.5"), _claim("tight", "/tight")])
     assert [one_claim(report, c).status for c in ("near", "far", "tight")] == ["PASS", "FAIL", "FAIL"]
     assert "tolerance 0.5 s" in one_claim(report, "near").message, one_claim(report, "near").message
+
+
+def test_a_stated_unit_the_statistic_cannot_be_written_in_is_a_unit_mismatch_not_an_error(tmp_path):
+    """A speedup stated in ms, a mean in an unknown unit: FAIL `unit-mismatch` naming the dimensions (the judge converts before it bounds)."""
+    speedup = {"id": "sp", "receipts": "runs", "statistic": "speedup", "baseline": "a", "candidate": "b", "selection": {"phase": "measured"},
+               "unit": "x", "at": {"file": "summary.json", "pointer": "/sp"}}
+    report = _run(tmp_path, {"sp": "3 ms", "m": "3 Tasks/s"}, [speedup, _claim("m", "/m")])
+    assert not [f for f in report.findings if f.status == "ERROR"], [f.message[:200] for f in report.findings if f.status == "ERROR"]
+    for cid, words in (("sp", "(time)"), ("m", "(unknown unit)")):
+        f = one_claim(report, cid)
+        assert (f.status, f.code) == ("FAIL", "unit-mismatch") and words in f.message, f.message

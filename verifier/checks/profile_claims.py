@@ -200,8 +200,12 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
             unit = stated_unit if stated_unit is not None else chosen.get("unit", "")  # the unit compared in: the stated one after a conversion
+            try:
+                scale = _scale(statistic, unit or None)
+            except (units.UnitError, units.UnitMismatch):  # unknown, or no unit of a pure number: the judge's conversion fails first (unit-mismatch)
+                scale = Decimal(1)
             yield from judge(Stated(label, claimed, pointer, derived_rule, RecordSource(records), unit=stated_unit or "", path=rel, key=key, memo=memo,
-                                    style="profile", scale=_scale(statistic, unit or None), steps=_steps(_profile(ctx), chosen, unit),
+                                    style="profile", scale=scale, steps=_steps(_profile(ctx), chosen, unit),
                                     adjust=functools.partial(_adjust, ctx, chosen, targets.get(site.key), factors.get(site.key)),
                                     explain=functools.partial(_explain, rule, key, records, dead) if margin_arms else None,
                                     other=functools.partial(_other, ctx, chosen, records, key, label, rel, pointer)), cid, rel, "the receipts")
