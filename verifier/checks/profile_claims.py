@@ -287,10 +287,6 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
                   "is compared; add a member to `where` that tells the rows apart (`verify profile check` names it too)", path=rule["at"]["file"])
     if site.problem == "missing":
         return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
-    if site.problem == "ambiguous":
-        return _f(cid, Status.UNVERIFIED, "ambiguous-location", f"{label}: the location names no single place ({site.detail}), so no stated value "
-                  "is compared: the bundle states the instance more than once, or the profile's `where` should hold a member that tells them apart",
-                  path=rule["at"]["file"])
     return _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
 
 
