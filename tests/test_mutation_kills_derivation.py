@@ -259,3 +259,25 @@ def test_a_comparisons_count_names_the_quality_index_even_with_one_comparison():
     ctx = SimpleNamespace(data={"evidence": from_documents({"quality": doc}, manifest=None, names={})})
     found, text = CampaignSource(None, ctx).count({"of": "comparisons"}, {})
     assert [c.id for c in found] == ["c01"] and text == "comparisons in quality-index.json"
+
+
+def _baseline_mean_with_tolerance(tmp_path, stated: float, unit: str, tolerance: float) -> list:
+    """Return the `derivation.claims` findings of `arm_mean_s.baseline` (derived 10 s) stated as `stated` `unit` under a gate rule declaring `tolerance` s."""
+    gate = {k: v for k, v in TINY_GATE.items() if k != "id"}
+    gate["claims"] = [dict(rule, unit="s", tolerance=tolerance) if rule["claim"] == "arm_mean_s" else rule for rule in gate["claims"]]
+    assets = asset_root(tmp_path, {"tiny-tolerance-v1": gate})
+    bundle = write_bundle(tmp_path / "b")
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    (bundle / "manifest.json").write_text(json.dumps({**manifest, "gate": "tiny-tolerance-v1"}))
+    _claims(bundle, lambda claims: claims[1].update(value=stated, unit=unit))
+    report = verify_path(str(bundle), asset_root=assets)
+    return [f for f in report.findings if f.check == "derivation.claims" and "arm_mean_s.baseline" in f.message]
+
+
+@pytest.mark.parametrize("stated,unit,status", [(10.9, "s", "PASS"), (11.2, "s", "FAIL"), (0.18, "min", "PASS"), (0.19, "min", "FAIL")])
+def test_a_gate_rules_declared_tolerance_is_the_bound_in_the_rules_unit(tmp_path, stated, unit, status):
+    # derived 10 s, the rule declares 1 s: 10.9 s and 0.18 min (10.8 s) hold though past half a unit of their last place;
+    # 11.2 s and 0.19 min (11.4 s) do not; the declared bound is in the rule's unit, never carried from the stated one
+    claim = _baseline_mean_with_tolerance(tmp_path, stated, unit, 1)
+    assert [f.status.value for f in claim] == [status], [f.message for f in claim]
+    assert claim[0].observed["tolerance"] == "1", claim[0].observed

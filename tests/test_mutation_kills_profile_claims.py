@@ -697,3 +697,22 @@ def test_a_dimensionless_claim_shows_no_unit_one(tmp_path):
     assert (status, code) == ("PASS", "derived") and message.startswith("n: stated 3, derived 3 (")
     ((status, code, _, _, message),) = _claim_findings(_run(tmp_path / "bad", {"n": 4}, [count]))
     assert (status, code) == ("FAIL", "claim-mismatch") and message.startswith("n: stated 4, derived 3 (")
+
+
+def test_a_claims_declared_tolerance_is_its_bound(tmp_path):
+    """Kills dropping the rule's `tolerance` from the judge's bound: mean of arm a is 3 s; 3.4 holds within 0.5, 3.6 does not."""
+    report = _run(tmp_path, {"near": 3.4, "far": 3.6, "tight": 3.4},
+                  [_claim("near", "/near", tolerance="0.5"), _claim("far", "/far", tolerance="0.5"), _claim("tight", "/tight")])
+    assert [one_claim(report, c).status for c in ("near", "far", "tight")] == ["PASS", "FAIL", "FAIL"]
+    assert "tolerance 0.5 s" in one_claim(report, "near").message, one_claim(report, "near").message
+
+
+def test_a_stated_unit_the_statistic_cannot_be_written_in_is_a_unit_mismatch_not_an_error(tmp_path):
+    """A speedup stated in ms, a mean in an unknown unit: FAIL `unit-mismatch` naming the dimensions (the judge converts before it bounds)."""
+    speedup = {"id": "sp", "receipts": "runs", "statistic": "speedup", "baseline": "a", "candidate": "b", "selection": {"phase": "measured"},
+               "unit": "x", "at": {"file": "summary.json", "pointer": "/sp"}}
+    report = _run(tmp_path, {"sp": "3 ms", "m": "3 Tasks/s"}, [speedup, _claim("m", "/m")])
+    assert not [f for f in report.findings if f.status == "ERROR"], [f.message[:200] for f in report.findings if f.status == "ERROR"]
+    for cid, words in (("sp", "(time)"), ("m", "(unknown unit)")):
+        f = one_claim(report, cid)
+        assert (f.status, f.code) == ("FAIL", "unit-mismatch") and words in f.message, f.message

@@ -22,7 +22,7 @@ incomplete denominator, a statistic it has no values for).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -94,7 +94,7 @@ class Source(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Stated:
     """
-    One number a receipt states and what derives it (a receipt reader's `stated`, judged by `checks.derivation.receipt_claims`).
+    One stated number and what derives it (a receipt reader's `stated`, a gate's or profile's claim), judged by `checks.derivation.judge`.
 
     `label` names it in messages, `pointer` locates it; `rule` is what `derive_rule` derives over `source` (a count's
     `description` says what it counts), or None with `why` not (`unit` the stated one). `conflict` `(pointer, text,
@@ -113,6 +113,12 @@ class Stated:
     (`str.format` with `claimed` and `derived`), the producer's identity worded as it states it. `path` is the file its
     finding names: "" (the default) the receipt's, None none (a receipt directory's rows name their own carriers), any
     other text that file (a matrix directory's `summary.json`).
+
+    The gate's and profile's claims are rows too: `key` and `memo` as `derive_rule` takes them; `style` "gate" (a stated
+    `unit` converts into the rule's, precision carried; FAIL `unit-mismatch` at `unit_pointer`) or "profile" (the derived
+    value converts into the stated `unit`, bounded with `scale` and `steps`); the profile's hooks `adjust(derived, text)`
+    (its rule's unit, margin, factor; raises `Underivable`), `explain(exc)` (the `Underivable` to report) and
+    `other(claimed, derived, unit, text)` (a mismatch's finding instead, or None). The rule's `tolerance` is declared.
     """
 
     label: str
@@ -135,6 +141,13 @@ class Stated:
     words: tuple[str, str] | None = None
     bound: dict[str, Any] | None = None
     path: str | None = ""
+    key: dict[str, str] = dataclasses.field(default_factory=dict)
+    memo: dict[Any, Any] | None = None
+    style: str = "receipt"
+    unit_pointer: str | None = None
+    adjust: Callable[[Decimal, str], tuple[Decimal, str]] | None = None
+    explain: Callable[[Underivable], Underivable] | None = None
+    other: Callable[[Decimal, Decimal, str, str], Finding | None] | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,11 +28,11 @@ from verifier.stats import Underivable
 from verifier.campaign import Campaign, campaign_of, elapsed, select
 from verifier.readers.native import evidence_of
 from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
-from verifier.numtext import number
+from verifier.evidence import Location
+from verifier.numtext import comparison_text, delta_text, number, tolerance_text
 from verifier.pipeline import Check, Context, check
 
-__all__ = ["CampaignSource", "Underivable", "claims", "derive_rule", "expand", "native_key", "receipt_claims"]
+__all__ = ["CampaignSource", "Underivable", "claims", "derive_rule", "expand", "judge", "native_key", "receipt_claims"]
 
 CHECK = "derivation.claims"
 
@@ -63,11 +63,6 @@ def _servers(c: Campaign, selection: dict[str, str]) -> dict[str, list[Decimal]]
     if not servers:
         raise Underivable(f"arm {arm} has no servers in the plan", "empty-selection")
     return {sid: _latencies(c, {**selection, "server": sid})[0] for sid in servers}
-
-
-def _fmt(value: Decimal, digits: int = 12) -> str:
-    """Return `value` for messages: `numtext.number`, at most `digits` significant digits, plain notation (findings carry the exact value)."""
-    return number(value, digits=digits)
 
 
 class CampaignSource:
@@ -170,41 +165,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
                 yield _f(Status.FAIL, "claim-missing", f"the gate requires claim {claim_id}, which claims.json does not state", expected=claim_id)
                 continue
             index, claim = by_id[claim_id]
-            pointer = f"/claims/{index}/value"
-            claimed = claim.value
-            try:
-                result = derive_rule(rule, CampaignSource(c, ctx), native_key(rule, key))
-            except Underivable as exc:
-                yield _f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{claim_id} = {claimed}: {exc}",
-                         pointer=pointer, observed=str(claimed))
-                continue
-            derived, text = result.value, result.text
-            bound = {"statistic": result.statistic, "values": result.inputs, "declared": rule.get("tolerance")}
-            stated_unit, rule_unit = claim.unit, rule.get("unit")
-            shown_unit = stated_unit
-            if stated_unit and rule_unit and stated_unit != rule_unit:  # a claim may be stated in another unit of the rule's dimension
-                try:
-                    given, wanted = units.parse(stated_unit), units.parse(rule_unit)
-                    converted = given.convert(claimed, wanted)
-                except (units.UnitError, units.UnitMismatch) as exc:
-                    yield _f(Status.FAIL, "unit-mismatch", f"{claim_id} is stated in {stated_unit}, but the gate derives it in {rule_unit}: {exc}",
-                             pointer=f"/claims/{index}/unit", expected=rule_unit, observed=stated_unit, derivation=text)
-                    continue
-                if "tolerance" not in rule:  # the stated precision and the float bound in the stated unit, carried into the rule's unit
-                    in_stated = stats.tolerance(claimed, **bound, scale=wanted.convert(Decimal(1), given))
-                    bound["declared"] = abs(given.convert(in_stated, wanted))
-                text = f"{text}; stated {claimed} {stated_unit} = {converted} {rule_unit}"
-                claimed, shown_unit = converted, rule_unit
-            cmp = stats.compare(claimed, derived, **bound)
-            detail = {"claim": claim_id, **cmp.detail(claimed, derived)}
-            unit = f" {shown_unit}" if shown_unit and shown_unit != "1" else ""  # the dimensionless unit is not written ("count = 5")
-            claimed = _fmt(claimed)
-            if cmp.holds:
-                yield _f(Status.PASS, "derived", f"{claim_id} = {claimed}{unit} re-derives ({_fmt(derived)}, {tolerance_text(cmp.tolerance, shown_unit)})",
-                         pointer=pointer, expected=str(derived), observed=detail, derivation=text)
-            else:
-                yield _f(Status.FAIL, "claim-mismatch", f"{claim_id} claims {claimed}{unit}, the receipts give {_fmt(derived)}{unit} ({delta_text(cmp.delta, shown_unit)}, {tolerance_text(cmp.tolerance, shown_unit)})",
-                         pointer=pointer, expected=str(derived), observed=detail, derivation=text)
+            yield from judge(Stated(claim_id, claim.value, f"/claims/{index}/value", rule, CampaignSource(c, ctx), unit=claim.unit or "",
+                                    key=native_key(rule, key), style="gate", unit_pointer=f"/claims/{index}/unit"), CHECK, "claims.json", "the receipts")
     for claim_id in sorted(set(by_id) - covered):
         index, claim = by_id[claim_id]
         yield _f(Status.UNVERIFIED, "not-derivable", f"{claim_id} = {claim.value}: the gate has no derivation for it, so it is not verified",
@@ -213,27 +175,35 @@ def claims(ctx: Context) -> Iterator[Finding]:
 
 def receipt_claims(reader: Any) -> Check:
     """
-    Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` derived
-    (`derive_rule`) and compared (`stats.compare`; a count exactly; with `how`, by `derive.claim_finding`). PASS `derived`;
-    FAIL its `mismatch` code (`claim-mismatch` with `how`), `definition-contradicts-value`, `samples-mismatch` or an
-    `Underivable`'s code; UNVERIFIED `not-derivable`; a number the reader refuses, its `derive.Refused` finding (observed:
-    the stated number as text when the refusal gives none, so every report shows it as claimed).
-    `reader.NOUN` names the receipt's records in messages ("the cases").
+    Return the `derivation.claims` check of receipt reader `reader`: each `derive.Stated` of `reader.stated(ctx)` judged
+    (`judge`, `reader.NOUN` naming the receipt's records in messages: "the cases").
     """
 
     def run(ctx: Context) -> Iterator[Finding]:
         for s in reader.stated(ctx):
-            yield from _judge(s, ctx.options["name"], reader.NOUN)
+            yield from judge(s, CHECK, ctx.options["name"], reader.NOUN)
 
     return Check(CHECK, "Every number the receipt states re-derives from its records; those it cannot support are UNVERIFIED",
                  run, ("schema.documents",))
 
 
-def _judge(s: Stated, receipt: str, noun: str) -> Iterator[Finding]:
-    name = receipt if s.path == "" else s.path  # a receipt directory's row names its own carrier, or no file
+def judge(s: Stated, check_id: str, name: str | None, noun: str) -> Iterator[Finding]:
+    """
+    Judge one stated number (`derive.Stated`, from any road: a native claim, a receipt's number, a profile's claim site) into its findings.
+
+    The one road after a number is found: refused, contradicted or not derivable as the row says; else derived
+    (`derive_rule` over `s.source` with `s.key`, then `s.adjust`), its unit reconciled with the stated one (`s.style`),
+    bounded (`stats.tolerance`: the statistic over its inputs, the rule's `tolerance`, `s.scale`, `s.steps`) and compared
+    (`stats.compare`). `name` is the file a row with `path` "" names, `noun` what gives the derived value in messages
+    ("the receipts", "the cases"). Yields one finding: PASS `derived`; FAIL `s.mismatch` (`claim-mismatch` by default),
+    `unit-mismatch`, `definition-contradicts-value`, `samples-mismatch`, or an `Underivable`'s code (FAIL or UNVERIFIED
+    as it says); UNVERIFIED `not-derivable`; a refused number, its `derive.Refused` finding (observed: the stated number
+    as text when the refusal gives none, so every report shows it as claimed).
+    """
+    name = name if s.path == "" else s.path  # a receipt directory's row names its own carrier, or no file
 
     def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
-        return Finding(check=CHECK, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
+        return Finding(check=check_id, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
 
     if s.refused is not None:  # a refused stated number is its finding's observed unless the reader says otherwise
         observed = s.refused.observed if s.refused.observed is not None or s.claimed is None else str(s.claimed)
@@ -246,12 +216,16 @@ def _judge(s: Stated, receipt: str, noun: str) -> Iterator[Finding]:
         yield f(Status.UNVERIFIED, "not-derivable", f"{s.label} = {s.claimed} {s.unit}: not re-derived: {s.why}", observed=str(s.claimed))
         return
     try:
-        result = derive_rule(s.rule, s.source, {})
+        result = derive_rule(s.rule, s.source, s.key, s.memo)
+        derived, text = result.value, result.text
+        if s.adjust is not None:
+            derived, text = s.adjust(derived, text)
     except Underivable as exc:
-        yield f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{s.label}: {exc}", observed=None if s.claimed is None else str(s.claimed))
+        exc = s.explain(exc) if s.explain is not None else exc
+        yield f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{s.label} = {s.claimed}: {exc}" if s.style == "gate" else f"{s.label}: {exc}",
+                observed=None if s.claimed is None else str(s.claimed))
         return
-    derived, text = result.value, result.text
-    if s.rule["statistic"] in stats.COUNT_RESULTS:
+    if s.rule["statistic"] in stats.COUNT_RESULTS and s.style == "receipt":
         how, n = s.rule.get("description"), int(derived)
         holds = stats.compare(s.claimed, derived, exact=True).holds
         if s.words is not None:
@@ -263,20 +237,64 @@ def _judge(s: Stated, receipt: str, noun: str) -> Iterator[Finding]:
     if s.how is not None:  # worded as the producer's own identities are (`claim_finding`)
         bound = s.bound if s.bound is not None else (
             {"statistic": result.statistic, "values": result.inputs, "input_error": s.input_error, "steps": s.steps} if s.float_bound else {})
-        yield claim_finding(CHECK, s.claimed, derived, name=name, pointer=s.pointer, label=s.label, how=s.how, scale=s.scale, **bound)
+        yield claim_finding(check_id, s.claimed, derived, name=name, pointer=s.pointer, label=s.label, how=s.how, scale=s.scale, **bound)
         return
     if s.samples is not None and not stats.compare(s.samples[0], Decimal(len(result.inputs)), exact=True).holds:
         yield f(Status.FAIL, "samples-mismatch", f"{s.label} says {s.samples[0]} samples, {noun} record {len(result.inputs)} {s.samples[2]}",
                 pointer=s.samples[1], expected=len(result.inputs), observed=s.samples[0])
         return
-    cmp = stats.compare(s.claimed, derived, statistic=result.statistic, values=result.inputs)
-    detail = {"claim": s.label, **cmp.detail(s.claimed, derived)}
+    claimed, unit, rule_unit = s.claimed, s.unit, s.rule.get("unit") or ""
+    bound = {"statistic": result.statistic, "values": result.inputs, "declared": s.rule.get("tolerance"), "scale": s.scale, "steps": s.steps}
+    if s.style == "gate" and unit and rule_unit and unit != rule_unit:  # a claim stated in another unit of the rule's dimension, converted exactly
+        try:
+            given, wanted = units.parse(unit), units.parse(rule_unit)
+            converted = given.convert(claimed, wanted)
+        except (units.UnitError, units.UnitMismatch) as exc:
+            yield f(Status.FAIL, "unit-mismatch", f"{s.label} is stated in {unit}, but the gate derives it in {rule_unit}: {exc}",
+                    pointer=s.unit_pointer, expected=rule_unit, observed=unit, derivation=text)
+            return
+        if bound["declared"] is None:  # the stated precision and the float bound in the stated unit, carried into the rule's unit
+            in_stated = stats.tolerance(claimed, **{**bound, "scale": wanted.convert(Decimal(1), given)})
+            bound["declared"] = abs(given.convert(in_stated, wanted))
+        text = f"{text}; stated {claimed} {unit} = {converted} {rule_unit}"
+        claimed, unit = converted, rule_unit
+    elif s.style == "profile" and unit and unit != rule_unit:  # the derived value converted into the stated unit
+        try:
+            derived = units.convert(derived, rule_unit or "1", unit)
+        except (units.UnitError, units.UnitMismatch):
+            have = units.parse(rule_unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
+            stated_dim = units.parse(unit).dimension if units.known(unit) else "unknown unit"
+            yield f(Status.FAIL, "unit-mismatch", f"{s.label}: {Location(name or '', s.pointer or '')} states {claimed} in {unit} ({stated_dim}), but the value "
+                    f"it names is derived in {rule_unit or '1'} ({have}): {stats.fmt(derived)} {rule_unit}",
+                    expected=f"{claimed} {unit}", observed=f"{derived} {rule_unit}", derivation=text)
+            return
+    elif s.style == "profile":
+        unit = rule_unit
+    cmp = stats.compare(claimed, derived, **bound)
+    shown_unit = f" {unit}" if unit and unit != "1" else ""  # the dimensionless unit is not written ("count = 5")
+    if s.style == "profile":
+        bounded = tolerance_text(cmp.tolerance, unit or None)
+        shown, bounded = (stats.fmt(derived), bounded) if cmp.holds else comparison_text(claimed, derived, cmp.tolerance, unit or None)
+        if not cmp.holds:  # the digits the claims tables show: past the stated places until the delta reads on its side of the tolerance
+            shown = shown[: -len(unit) - 1] if unit and unit != "1" else shown
+            other = s.other(claimed, derived, unit, text) if s.other is not None else None
+            if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
+                yield other
+                return
+        yield f(Status.PASS if cmp.holds else Status.FAIL, "derived" if cmp.holds else s.mismatch, f"{s.label}: stated {claimed}{shown_unit}, derived {shown}{shown_unit} ({bounded})",
+                expected=str(claimed), observed=str(derived), derivation=text)
+        return
+    detail = {"claim": s.label, **cmp.detail(claimed, derived)}
+    if s.style == "gate":
+        c, d, t = number(claimed), number(derived), tolerance_text(cmp.tolerance, unit or None)
+        passed, failed = f"{s.label} = {c}{shown_unit} re-derives ({d}, {t})", f"{s.label} claims {c}{shown_unit}, {noun} give {d}{shown_unit} ({delta_text(cmp.delta, unit or None)}, {t})"
+    else:
+        passed, failed = f"{s.label} = {claimed} re-derives ({derived})", f"{s.label} = {claimed}, {noun} give {derived}"
     if cmp.holds:
-        yield f(Status.PASS, "derived", f"{s.label} = {s.claimed} re-derives ({derived})", expected=str(derived), observed=detail, derivation=text)
-    elif s.alternative is not None and stats.compare(s.claimed, (alt := derive_rule(s.alternative[0], s.source, {})).value,
+        yield f(Status.PASS, "derived", passed, expected=str(derived), observed=detail, derivation=text)
+    elif s.alternative is not None and stats.compare(claimed, (alt := derive_rule(s.alternative[0], s.source, {})).value,
                                                      statistic=alt.statistic, values=alt.inputs).holds:
-        yield f(Status.FAIL, "definition-contradicts-value", f"{s.label} = {s.claimed}: " + s.alternative[1].format(derived=derived),
+        yield f(Status.FAIL, "definition-contradicts-value", f"{s.label} = {claimed}: " + s.alternative[1].format(derived=derived),
                 expected=str(derived), observed=detail, derivation=text)
     else:
-        yield f(Status.FAIL, s.mismatch, f"{s.label} = {s.claimed}, {noun} give {derived}", expected=str(derived), observed=detail, derivation=text)
-
+        yield f(Status.FAIL, s.mismatch, failed, expected=str(derived), observed=detail, derivation=text)

@@ -13,14 +13,14 @@ from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Location, Receipt, Site
 from verifier.textnumbers import quantity
 from verifier.model import Finding, Status
-from verifier.numtext import comparison_text, delta_text, tolerance_text
 from verifier.pipeline import Context, check
 from verifier.readers.claimdocs import no_number_texts, states_no_number
 from verifier.readers.sites import fill_named
 from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.derive import arm_name, derive_rule, for_stated_unit
+from verifier.checks.derivation import judge
+from verifier.derive import Stated, arm_name, derive_rule, for_stated_unit
 from verifier.readers.select import RecordSource, Underivable, instances, ranks, select, select_records
 
 __all__ = ["claims", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
@@ -162,8 +162,8 @@ def claims(ctx: Context) -> Iterator[Finding]:
         unstated: list[tuple[str, str]] = []  # (label, file) of the instances whose location states nothing, under `"unstated": "skip"`
         said_none: list[tuple[str, str]] = []  # (label, text) of the instances whose location writes "N/A", "-", ... (`claimdocs.no_number_texts`)
         # what every instance of the rule shares, read once per rule rather than once per stated value
-        rule_id, statistic, declared = rule["id"], rule["statistic"], rule.get("tolerance")  # the unit: the chosen value's (`for_stated_unit`)
-        stated_unit_at, margin, plain = "unit" in rule["at"], "minus" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
+        rule_id, statistic = rule["id"], rule["statistic"]  # the unit: the chosen value's (`for_stated_unit`)
+        stated_unit_at, margin_arms, plain = "unit" in rule["at"], "baseline" in rule, not any(isinstance(v, dict) for v in rule["selection"].values())
         for site in model.sites_of(ptr, "claim"):
             key = dict(site.key)
             keys.append(key)
@@ -195,66 +195,20 @@ def claims(ctx: Context) -> Iterator[Finding]:
             stated_unit = (site.unit or stated_unit) if stated_unit_at else stated_unit
             chosen = for_stated_unit(rule, stated_unit)  # the value the stated unit names (`value_by_unit`), else the rule's own
             try:
-                result = derive_rule(chosen if plain else joined(ctx, chosen, key), RecordSource(records), key, memo)  # `joined` returns a rule without joins as it is
+                derived_rule = chosen if plain else joined(ctx, chosen, key)  # `joined` returns a rule without joins as it is
             except Underivable as exc:
-                if exc.code == "empty-selection" and "baseline" in rule:
-                    if rule_id not in dead:
-                        dead[rule_id] = _dead_arms(rule, records)
-                    arm = next((a for a in (arm_name(rule[role], key) for role in ("baseline", "candidate")) if a in dead[rule_id]), None)
-                    if arm is not None:  # an arm no instance has: the profile's name for it, not the evidence, is wrong
-                        yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}; arm {arm!r} selects no receipt in any of the rule's instances "
-                                 f"(misspelled arm? the records have {dead[rule_id][arm]})", path=rel, pointer=pointer, observed=str(claimed))
-                        continue
                 yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
                 continue
-            text = result.text
-            derived = _convert(result.value, statistic, chosen.get("unit"))
-            unit = chosen.get("unit", "")
-            if margin:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
-                try:
-                    target, where_target = _target(ctx, rule, targets.get(site.key))
-                except Underivable as exc:
-                    yield _f(cid, Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
-                    continue
-                derived, text = derived - target, f"{text}; minus the target {fmt(target)} {unit} stated at {where_target}".replace("  ", " ")
-            if "times" in rule:  # a factor the bundle states (MLPerf Training's scaling.json), or the profile's default when its file is absent
-                try:
-                    factor, where_factor = _factor(ctx, rule, factors.get(site.key))
-                except Underivable as exc:
-                    yield _f(cid, Status.UNVERIFIED, exc.code, f"{label}: {exc}", path=rel, pointer=pointer, observed=str(claimed))
-                    continue
-                derived, text = stats.CONTEXT.multiply(derived, factor), f"{text}; times the factor {fmt(factor)} {where_factor}"
-            if stated_unit is not None and stated_unit != unit:
-                try:
-                    derived = units.convert(derived, unit or "1", stated_unit)
-                except (units.UnitError, units.UnitMismatch):
-                    have = units.parse(unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
-                    stated_dim = units.parse(stated_unit).dimension if units.known(stated_unit) else "unknown unit"
-                    yield _f(cid, Status.FAIL, "unit-mismatch",
-                             f"{label}: {Location(rel, pointer)} states {claimed} in {stated_unit} ({stated_dim}), but the value it names is derived in {unit or '1'} ({have}): "
-                             f"{fmt(derived)} {unit}", path=rel, pointer=pointer, expected=f"{claimed} {stated_unit}", observed=f"{derived} {unit}", derivation=text)
-                    continue
-                unit = stated_unit
-            cmp = stats.compare(claimed, derived, statistic=result.statistic, values=result.inputs,
-                                scale=_scale(statistic, unit or None), declared=declared, steps=_steps(_profile(ctx), chosen, unit))  # the unit compared in: the stated one after a conversion
-            ok, tolerance = cmp.holds, cmp.tolerance
-            bound = tolerance_text(tolerance, unit or None) if ok else f"{delta_text(cmp.delta, unit or None)}, {tolerance_text(tolerance, unit or None)}"
-            shown = (fmt(derived), bound, str(derived))
-            if not ok:  # the digits the claims tables show: past the stated places until the delta reads on its side of the tolerance
-                compared = comparison_text(claimed, derived, tolerance, unit or None)
-                shown = (compared[0][: -len(unit) - 1] if unit and unit != "1" else compared[0], compared[1], str(derived))
-            other = None if ok else _other_value(ctx, chosen, records, key, claimed, unit)
-            if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
-                name, value, its_unit = other
-                yield _f(cid, Status.FAIL, "unit-mismatch",
-                         f"{label}: {Location(rel, pointer)} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(value)} {its_unit}), "
-                         f"not its {chosen.get('value', 'latency')} ({fmt(derived)} {unit}): a {its_unit} figure stated as {unit}",
-                         path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
-                continue
-            shown_unit = f" {unit}" if unit and unit != "1" else ""  # the dimensionless "1" is no unit to show
-            yield Finding(check=cid, status=Status.PASS if ok else Status.FAIL, code="derived" if ok else "claim-mismatch",
-                          message=f"{label}: stated {claimed}{shown_unit}, derived {shown[0]}{shown_unit} ({shown[1]})",
-                          path=rel, pointer=pointer, expected=str(claimed), observed=shown[2], derivation=text)
+            unit = stated_unit if stated_unit is not None else chosen.get("unit", "")  # the unit compared in: the stated one after a conversion
+            try:
+                scale = _scale(statistic, unit or None)
+            except (units.UnitError, units.UnitMismatch):  # unknown, or no unit of a pure number: the judge's conversion fails first (unit-mismatch)
+                scale = Decimal(1)
+            yield from judge(Stated(label, claimed, pointer, derived_rule, RecordSource(records), unit=stated_unit or "", path=rel, key=key, memo=memo,
+                                    style="profile", scale=scale, steps=_steps(_profile(ctx), chosen, unit),
+                                    adjust=functools.partial(_adjust, ctx, chosen, targets.get(site.key), factors.get(site.key)),
+                                    explain=functools.partial(_explain, rule, key, records, dead) if margin_arms else None,
+                                    other=functools.partial(_other, ctx, chosen, records, key, label, rel, pointer)), cid, rel, "the receipts")
         if unstated and not never_stated(rule, records):  # a counter no receipt states (never set by the run) is no claim of it
             files = sorted({rel for _, rel in unstated})
             yield _f(cid, Status.UNVERIFIED, "claim-unstated", f"{rule_id}: {len(unstated)} instance(s) state no value at the mapped location, which the profile "
@@ -266,6 +220,38 @@ def claims(ctx: Context) -> Iterator[Finding]:
                      f"{', '.join(repr(t) for t in written[:5])}: a text of the no-number set, `NO_NUMBER` and the profile's `no_number`), so they are not claimed: "
                      f"{', '.join(label for label, _ in said_none[:5])}" + (f" and {len(said_none) - 5} more" if len(said_none) > 5 else ""), path=rule["at"]["file"])
         yield from _underived(ctx, ptr, rule, records, keys, ranked, handled, blocked)
+
+
+def _adjust(ctx: Context, rule: dict[str, Any], target: Site | None, factor: Site | None, derived: Decimal, text: str) -> tuple[Decimal, str]:
+    """
+    Return `(value, text)`: a derived value (`_convert`) in `rule`'s unit, minus the target its `minus` names, times the factor its
+    `times` names (`Stated.adjust`). Raises `Underivable` as `_target` and `_factor` do.
+    """
+    derived, unit = _convert(derived, rule["statistic"], rule.get("unit")), rule.get("unit", "")
+    if "minus" in rule:  # a margin to a target the bundle states ("1.073 s to go to 15 s")
+        value, where = _target(ctx, rule, target)
+        derived, text = derived - value, f"{text}; minus the target {fmt(value)} {unit} stated at {where}".replace("  ", " ")
+    if "times" in rule:  # a factor the bundle states (MLPerf Training's scaling.json), or the profile's default when its file is absent
+        value, where = _factor(ctx, rule, factor)
+        derived, text = stats.CONTEXT.multiply(derived, value), f"{text}; times the factor {fmt(value)} {where}"
+    return derived, text
+
+
+def _explain(rule: dict[str, Any], key: dict[str, str], records: list[Receipt], dead: dict[str, dict[str, str]], exc: Underivable) -> Underivable:
+    """
+    Return the `Underivable` to report for a claim of a baseline/candidate rule (`Stated.explain`): an empty selection
+    through an arm no instance has is the profile's misspelled name, UNVERIFIED with the arm values the records have;
+    any other `exc` as it is. `dead` keeps each rule's dead arms (`_dead_arms`) for the run.
+    """
+    if exc.code != "empty-selection":
+        return exc
+    if rule["id"] not in dead:
+        dead[rule["id"]] = _dead_arms(rule, records)
+    arm = next((a for a in (arm_name(rule[role], key) for role in ("baseline", "candidate")) if a in dead[rule["id"]]), None)
+    if arm is None:
+        return exc
+    return Underivable(f"{exc}; arm {arm!r} selects no receipt in any of the rule's instances (misspelled arm? the records have {dead[rule['id']][arm]})",
+                       exc.code, fail=False)
 
 
 #: The code of a claim whose location's `where` matches several elements: the profile's fault, UNVERIFIED, never FAIL `claim-missing`.
@@ -301,10 +287,6 @@ def _site_problem(cid: str, rule: dict[str, Any], site: Site, key: dict[str, str
                   "is compared; add a member to `where` that tells the rows apart (`verify profile check` names it too)", path=rule["at"]["file"])
     if site.problem == "missing":
         return _f(cid, Status.FAIL, "claim-missing", f"{label}: the bundle states no value at the mapped location ({site.detail})", path=rule["at"]["file"])
-    if site.problem == "ambiguous":
-        return _f(cid, Status.UNVERIFIED, "ambiguous-location", f"{label}: the location names no single place ({site.detail}), so no stated value "
-                  "is compared: the bundle states the instance more than once, or the profile's `where` should hold a member that tells them apart",
-                  path=rule["at"]["file"])
     return _f(cid, Status.UNVERIFIED, "claim-unreadable", f"{label}: claim file cannot be read: {site.detail}", path=rule["at"]["file"])
 
 
@@ -353,28 +335,31 @@ def _target(ctx: Context, rule: dict[str, Any], site: Site | None) -> tuple[Deci
     return number, f"{Location(rel, pointer)}"
 
 
-def _other_value(ctx: Context, rule: dict[str, Any], records: list[Receipt], key: dict[str, str], claimed: Decimal, unit: str) -> tuple[str, Decimal, str] | None:
+def _other(ctx: Context, rule: dict[str, Any], records: list[Receipt], key: dict[str, str], label: str, rel: str, pointer: str,
+           claimed: Decimal, derived: Decimal, unit: str, text: str) -> Finding | None:
     """
-    Return `(name, value, unit)` of another declared value of the instance's one receipt that equals the stated number, when the claim mismatches.
+    Return FAIL `unit-mismatch` when a mismatching stated number equals another declared value of the instance's one receipt (`Stated.other`), else None.
 
     Only for `first`/`last` claims over one receipt (a figure copied from a
     summary): a stated number equal (at its stated precision) to another
     value of that receipt in another unit's dimension is that value stated in
-    the wrong unit (MLPerf's tokens/s figure published as samples/s). None otherwise.
+    the wrong unit (MLPerf's tokens/s figure published as samples/s).
     """
     if rule["statistic"] not in ("first", "last"):
         return None
     chosen = [r for r in select(records, {**rule["selection"], **key}) if r.unread is None]
     if len(chosen) != 1:
         return None
-    spec = _profile(ctx)["receipts"][rule["receipts"]].get("values", {})
-    for name, mapping in spec.items():
+    for name, mapping in _profile(ctx)["receipts"][rule["receipts"]].get("values", {}).items():
         value = chosen[0].value(name)
         if name == rule.get("value") or value is None or units.parse(mapping["unit"]).dimension == units.parse(unit or "1").dimension:
             continue
         shown = stats.CONTEXT.divide(value, unit_scale(mapping["unit"]))
         if stats.compare(claimed, shown).holds:
-            return name, shown, mapping["unit"]
+            return _f("derivation.claims", Status.FAIL, "unit-mismatch",
+                      f"{label}: {Location(rel, pointer)} states {claimed} {unit}, but {claimed} is the receipt's {name} ({fmt(shown)} {mapping['unit']}), "
+                      f"not its {rule.get('value', 'latency')} ({fmt(derived)} {unit}): a {mapping['unit']} figure stated as {unit}",
+                      path=rel, pointer=pointer, expected=f"{fmt(derived)} {unit}", observed=f"{claimed} {unit}", derivation=text)
     return None
 
 
