@@ -46,15 +46,15 @@ def test_a_required_claim_the_bundle_does_not_state_fails(tmp_path, tiny):
     assert report.verdict == "FAIL"
 
 
-def _baseline_mean_stated_in(tmp_path, stated: str, unit: str) -> list:
-    """Return the `derivation.claims` findings of `arm_mean_s.baseline` (derived 10 s, the rule in s) stated as `stated` `unit`."""
+def _baseline_mean_stated_in(tmp_path, stated: str, unit: str | None, rule_unit: str | None = "s") -> list:
+    """Return the `derivation.claims` findings of `arm_mean_s.baseline` (derived 10 s, the rule in `rule_unit`) stated as `stated` `unit`."""
     gate = {k: v for k, v in TINY_GATE.items() if k != "id"}
-    gate["claims"] = [dict(rule, unit="s") if rule["claim"] == "arm_mean_s" else rule for rule in gate["claims"]]
+    gate["claims"] = [({**rule, "unit": rule_unit} if rule_unit else rule) if rule["claim"] == "arm_mean_s" else rule for rule in gate["claims"]]
     assets = asset_root(tmp_path, {"tiny-units-v1": gate})
     bundle = write_bundle(tmp_path / "b")
     manifest = json.loads((bundle / "manifest.json").read_text())
     (bundle / "manifest.json").write_text(json.dumps({**manifest, "gate": "tiny-units-v1"}))
-    _claims(bundle, lambda claims: claims[1].update(value=float(stated), unit=unit))
+    _claims(bundle, lambda claims: claims[1].update(value=float(stated), unit=unit) if unit else claims[1].update(value=float(stated)))
     report = verify_path(str(bundle), asset_root=assets)
     return [f for f in report.findings if f.check == "derivation.claims" and "arm_mean_s.baseline" in f.message]
 
@@ -64,6 +64,24 @@ def test_a_claim_in_another_unit_keeps_its_stated_precision(tmp_path, stated, st
     # derived baseline arm mean 10 s; 0.17 min = 10.2 s is within half a unit of 0.01 min (0.3 s), 0.18 min = 10.8 s is not
     claim = _baseline_mean_stated_in(tmp_path, stated, "min")
     assert [f.status.value for f in claim] == [status], [f.message for f in claim]
+
+
+@pytest.mark.parametrize("rule_unit,stated,unit,status", [
+    ("ms", "10", "ms", "FAIL"),  # 10 ms against a 10 s mean: a wrong unit passed a wrong number (helper-76 found the gate road never converted)
+    ("ms", "10000", "ms", "PASS"),
+    ("ms", "10", "s", "PASS"),
+    (None, "10", "ms", "FAIL"),  # a rule naming no unit: the claim's own unit counts
+    (None, "10000", "ms", "PASS"),
+    (None, "10", None, "PASS"),  # neither names one: the statistic's own unit, seconds
+])
+def test_a_latency_statistic_is_compared_in_the_unit_the_gate_or_the_claim_names(tmp_path, rule_unit, stated, unit, status):
+    claim = _baseline_mean_stated_in(tmp_path, stated, unit, rule_unit)
+    assert [f.status.value for f in claim] == [status], [f.message for f in claim]
+
+
+def test_a_gate_naming_a_unit_of_another_dimension_for_a_latency_is_a_unit_mismatch(tmp_path):
+    (claim,) = _baseline_mean_stated_in(tmp_path, "10", "%", "%")
+    assert (claim.status.value, claim.code) == ("FAIL", "unit-mismatch") and "s" in claim.message, claim.message
 
 
 def test_a_shipped_gate_says_inventory_json_pinned_it(tmp_path, tiny):
@@ -88,15 +106,16 @@ def test_a_quality_threshold_is_met_inclusively_and_says_its_bounds(value, rule,
     assert judge_threshold(value, rule) == (meets, bound)
 
 
+@pytest.mark.parametrize("rule_unit", ["s", "ms", None])  # the rule in s (the claim converted), in ms or naming none (the derived value converted)
 @pytest.mark.parametrize("stated,status", [("10000.000000000002", "PASS"), ("10000.000000000005", "FAIL"), ("10000.00000002", "FAIL")])
-def test_a_claim_restated_in_ms_is_judged_by_the_float_bound_in_ms(tmp_path, stated, status):
+def test_a_claim_restated_in_ms_is_judged_by_the_float_bound_in_ms(tmp_path, stated, status, rule_unit):
     """
     The derived 10 s restated at 17 digits in ms: the float bound is scaled to ms before it is carried back (it was not).
 
     The bound is 5e-13 + 1000 x 3.3e-15 ms = 3.8e-12 ms: 2e-12 off holds, 5e-12 does not (issue 42: kills the
     scale `:189` `Decimal(1) -> Decimal(2)`, which doubles the float term to 7.2e-12).
     """
-    claim = _baseline_mean_stated_in(tmp_path, stated, "ms")
+    claim = _baseline_mean_stated_in(tmp_path, stated, "ms", rule_unit)
     assert [f.status.value for f in claim] == [status], [f.message for f in claim]
 
 

@@ -245,6 +245,15 @@ def judge(s: Stated, check_id: str, name: str | None, noun: str) -> Iterator[Fin
         return
     claimed, unit, rule_unit = s.claimed, s.unit, s.rule.get("unit") or ""
     bound = {"statistic": result.statistic, "values": result.inputs, "declared": s.rule.get("tolerance"), "scale": s.scale, "steps": s.steps}
+    latency = s.style == "gate" and result.statistic not in (*stats.COUNT_RESULTS, *stats.RATIO_RESULTS, *stats.PERCENT_RESULTS)
+    if latency and (named := rule_unit or unit) and named != "s":  # a native statistic of latencies is in s: into the unit the rule (else the claim) names
+        try:
+            derived, bound["scale"] = units.convert(derived, "s", named), units.convert(Decimal(1), "s", named)
+        except (units.UnitError, units.UnitMismatch):
+            yield f(Status.FAIL, "unit-mismatch", f"{s.label}: the gate derives a latency statistic (in s), which cannot be written in {named}",
+                    pointer=s.unit_pointer if not rule_unit else s.pointer, expected="s", observed=named, derivation=text)
+            return
+        text = f"{text}; in {named}: {derived}"
     if s.style == "gate" and unit and rule_unit and unit != rule_unit:  # a claim stated in another unit of the rule's dimension, converted exactly
         try:
             given, wanted = units.parse(unit), units.parse(rule_unit)
@@ -254,7 +263,7 @@ def judge(s: Stated, check_id: str, name: str | None, noun: str) -> Iterator[Fin
                     pointer=s.unit_pointer, expected=rule_unit, observed=unit, derivation=text)
             return
         if bound["declared"] is None:  # the stated precision and the float bound in the stated unit, carried into the rule's unit
-            in_stated = stats.tolerance(claimed, **{**bound, "scale": wanted.convert(Decimal(1), given)})
+            in_stated = stats.tolerance(claimed, **{**bound, "scale": wanted.convert(bound["scale"], given)})
             bound["declared"] = abs(given.convert(in_stated, wanted))
         text = f"{text}; stated {claimed} {unit} = {converted} {rule_unit}"
         claimed, unit = converted, rule_unit
