@@ -177,7 +177,7 @@ def test_a_judged_value_is_shown_at_the_lower_bounds_places_with_its_unit(tmp_pa
     count = {"id": "n", "receipts": "runs", "statistic": "count", "selection": {"phase": "measured"}, "unit": "1", "min": 2, "max": 9}
     runs = {"runs/a-1.csv": "s\n3.0\n", "runs/a-2.csv": "s\n5.0\n", "runs/b-1.csv": "s\n2.00\n", "runs/b-2.csv": "s\n3.00\n"}
     assert [f.message for f in _gate(tmp_path, {"rules": [rel]})] == [
-        "rel (over phase=measured): met: relative_reduction_pct = 57.143 % (needs >= 50.5 % and <= 70 %; baseline 3.5, candidate 1.5)"]
+        "rel (over phase=measured): met: relative_reduction_pct = 57.143 % (needs >= 50.5 % and <= 70 %; baseline 3.5 s, candidate 1.5 s)"]
     assert [f.message for f in _gate(tmp_path / "places", {"rules": [per, count]}, runs=runs)] == [
         "per (over phase=measured): met: arm=a: mean = 4 s (needs <= 5 s); arm=b: mean = 2.50 s (needs <= 5 s)",
         "n (over phase=measured): met: count = 4 (needs >= 2 and <= 9)"]
@@ -416,7 +416,7 @@ def test_the_arms_a_comparison_compared_are_shown_at_six_significant_digits(tmp_
            "unit": "%", "min": 50.5}
     runs = {"runs/a-1.csv": "s\n3\n", "runs/a-2.csv": "s\n4\n", "runs/a-3.csv": "s\n4\n", "runs/b-1.csv": "s\n1.1111111\n"}
     assert [f.message for f in _gate(tmp_path, {"rules": [rel]}, runs=runs)] == [
-        "rel (over phase=measured): met: relative_reduction_pct = 69.697 % (needs >= 50.5 %; baseline 3.66667, candidate 1.11111)"]
+        "rel (over phase=measured): met: relative_reduction_pct = 69.697 % (needs >= 50.5 %; baseline 3.66667 s, candidate 1.11111 s)"]
 
 
 def test_below_baseline_without_per_and_in_another_unit_says_so():

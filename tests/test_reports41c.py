@@ -134,7 +134,8 @@ def test_a_gate_comparison_message_names_both_arms_and_the_bound_with_its_unit()
 
     report = verify_path(str(GDN))
     (rule,) = [f for f in report.findings if f.status is Status.FAIL and f.check == "gate.rules"]
-    assert rule.message.endswith("relative_reduction_pct = 0.42 % (needs >= 2 %; baseline 0.0484081, candidate 0.0482048)")
+    # the arm means carry their unit (the value's, in the base unit of its dimension): unitless seconds inside a % rule misled a newcomer
+    assert rule.message.endswith("relative_reduction_pct = 0.42 % (needs >= 2 %; baseline 0.0484081 s, candidate 0.0482048 s)")
 
 
 def test_claim_counts_include_the_stated_numbers_of_the_prose(tmp_path):

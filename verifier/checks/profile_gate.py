@@ -141,9 +141,18 @@ def _judged(value: Decimal, bound: Any, unit: str | None) -> str:
     return quantity(value, unit) if bound is None else quantity(at_places(value, bound_places(value, str(bound))), None) + (f" {unit}" if unit and unit != "1" else "")
 
 
-def _arms(arms: tuple[Decimal, Decimal] | None) -> str:
-    """Return `; baseline X, candidate Y` (6 significant digits): the two sides a comparison statistic compared, or `""`."""
-    return "" if arms is None else f"; baseline {number(arms[0], digits=6)}, candidate {number(arms[1], digits=6)}"
+def _arms(arms: tuple[Decimal, Decimal] | None, rule: dict[str, Any], records: list[Receipt]) -> str:
+    """
+    Return `; baseline X s, candidate Y s` (6 significant digits): the two sides a comparison statistic compared, or `""`.
+
+    Their unit is the unit of the rule's value in the records (the base unit of its dimension: `verifier.readers.records`).
+    """
+    if arms is None:
+        return ""
+    name = rule.get("value", "latency")
+    unit = next((q.unit for r in records if (q := (r.quantities or {}).get(name)) is not None), None)
+    shown = f" {unit}" if unit and unit != "1" else ""
+    return f"; baseline {number(arms[0], digits=6)}{shown}, candidate {number(arms[1], digits=6)}{shown}"
 
 
 def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tuple[str, str], ...], bool] | None = None,
@@ -172,7 +181,7 @@ def _threshold(rule: dict[str, Any], records: list[Receipt], each: dict[tuple[tu
         met = met and ok
         label = ",".join(f"{k}={v}" for k, v in key.items())
         lines.append(f"{label + ': ' if label else ''}{rule['statistic']} = {_judged(value, low if low is not None else high, rule.get('unit'))} "
-                     f"(needs {_with_unit(bound, rule.get('unit'))}{_arms(result.arms)}) [{text}]")
+                     f"(needs {_with_unit(bound, rule.get('unit'))}{_arms(result.arms, rule, records)}) [{text}]")
         observed[label or rule["statistic"]] = str(value)
     return met, "; ".join(lines), observed if len(keys) > 1 or keys[0] else next(iter(observed.values()))
 
