@@ -331,14 +331,24 @@ class ReceiptLines(_LineBuilder):
 
     def _add(self, rows: list[int], ids: list[Any], servers: list[Any], arms: list[Any], phases: list[Any], outcomes: list[Any],
              elapsed: list[Any], started: list[Any], ended: list[Any], status: list[Any], errors: list[Any],
-             outputs: dict[int, tuple[Output, ...]]) -> None:
-        """Append request rows given as columns of the values as read (`_REQUEST_COLUMNS`, any JSON values), each a row of the line index in `rows`."""
+             outputs: dict[int, tuple[Output, ...]], valid: bool = False) -> None:
+        """
+        Append request rows given as columns of the values as read (`_REQUEST_COLUMNS`, any JSON values), each a row of the line index in `rows`.
+
+        `valid`: the values are those of valid receipts (ids, names and outcomes texts, `elapsed` a number), so
+        they are shared (`_one`, the plan's ids) without a test of their type; the rows are the same.
+        """
         one, planned = self._one, self._planned
-        ids = [(planned(v, v) if planned else v) if type(v) is str else None if v is None else str(v) for v in ids]
-        dims = [[one(v, v) if type(v) is str else None if v is None else one(str(v), str(v)) for v in column]
-                for column in (servers, arms, phases)]
-        outcomes = [one(v, v) if type(v) is str else v for v in outcomes]
-        elapsed = [None if isinstance(v, bool) else v for v in elapsed]
+        if valid:
+            ids = list(map(planned, ids, ids)) if planned else ids
+            dims = [list(map(one, column, column)) for column in (servers, arms, phases)]
+            outcomes = list(map(one, outcomes, outcomes))
+        else:
+            ids = [(planned(v, v) if planned else v) if type(v) is str else None if v is None else str(v) for v in ids]
+            dims = [[one(v, v) if type(v) is str else None if v is None else one(str(v), str(v)) for v in column]
+                    for column in (servers, arms, phases)]
+            outcomes = [one(v, v) if type(v) is str else v for v in outcomes]
+            elapsed = [None if isinstance(v, bool) else v for v in elapsed]
         self.table.extend(rows, ids, *dims, outcomes, elapsed, started, ended, status, errors, outputs)
 
     def vouch_for(self, schema: Any) -> Callable[[int, list[str], bool], bool] | None:
@@ -388,7 +398,7 @@ class ReceiptLines(_LineBuilder):
             self._add(rows, names[:len(requests)], [r.server for r in requests], [r.arm for r in requests], [r.phase for r in requests],
                       [r.outcome for r in requests], elapsed, [r.started_at for r in requests], [r.ended_at for r in requests],
                       [None if r.http_status is unset else r.http_status for r in requests],
-                      [None if r.error is unset else r.error for r in requests], outputs)
+                      [None if r.error is unset else r.error for r in requests], outputs, valid=True)
         return True
 
 
