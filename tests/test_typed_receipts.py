@@ -6,7 +6,7 @@ receipt schema (`schemas/receipt.schema.json`, `checked_validator`) and
 `ReceiptLines.extend`. `vouch` may accept a batch of lines only when the
 reference accepts every line of it, and must then build the very same model.
 Its msgspec types are written by hand after the schema: the tests below fail
-when the two part (the schema's fingerprint, the fields, enums and patterns, and
+when the two differ (the schema's fingerprint, the fields, enums and patterns, and
 a property over near-valid lines: valid ones mutated).
 """
 
