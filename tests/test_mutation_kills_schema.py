@@ -44,7 +44,7 @@ class _Bundle:
     def release(self, kind: str) -> None:
         """As `Bundle.release`: the parsed document is dropped (here: kept, as a test reads it back)."""
 
-    def record_batches(self, kind: str):
+    def record_batches(self, kind: str, vouch=None):
         """As `Bundle.record_batches`: a JSON Lines document in batches of consecutive lines (here two lines a batch), what refuses the whole file raised."""
         value = self.docs[kind]
         if isinstance(value, JSONProblem) and value.line is not None:  # one bad line among good ones

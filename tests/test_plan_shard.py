@@ -84,9 +84,9 @@ def test_the_shard_is_read_once_by_its_schema_pass(example_copy, monkeypatch):
     reads = []
     real = Bundle.record_batches
 
-    def record_batches(self, kind):
+    def record_batches(self, kind, vouch=None):
         reads.append(kind)
-        return real(self, kind)
+        return real(self, kind, vouch)
 
     monkeypatch.setattr(Bundle, "record_batches", record_batches)
     assert verify_path(str(example_copy)).verdict == "PASS"

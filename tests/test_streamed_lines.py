@@ -206,9 +206,9 @@ def test_the_plan_is_modelled_and_released_before_the_receipts_are_read_and_each
     seen = []
     real_records, real_raw = Bundle.record_batches, Bundle.raw_document
 
-    def record_batches(self, kind):
+    def record_batches(self, kind, vouch=None):
         seen.append(("lines of", kind, "plan parsed and held" if "plan" in self._cache else "plan modelled" if "plan" in self.modelled else "?"))
-        return real_records(self, kind)
+        return real_records(self, kind, vouch)
 
     def raw_document(self, kind):
         seen.append(("parsed", kind))

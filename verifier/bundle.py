@@ -16,7 +16,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from verifier.errors import Unverifiable
@@ -270,9 +270,12 @@ class Bundle:
         """Yield `(line number, document or JSONProblem)` for each line of the JSON Lines document of `kind`: the lines of `record_batches`."""
         return chain.from_iterable(self.record_batches(kind))
 
-    def record_batches(self, kind: str) -> Iterator[list[tuple[int, Any]]]:
+    def record_batches(self, kind: str, vouch: Callable[[int, list[str]], bool] | None = None) -> Iterator[list[tuple[int, Any]] | range]:
         """
         Yield lists of `(line number, document or JSONProblem)`, consecutive lines of the JSON Lines document of `kind`, read from its file as a stream.
+
+        With `vouch`, a batch it takes care of is yielded as the `range` of its
+        line numbers, unparsed (`verifier.jsonio.iter_strict_batches`).
 
         Nothing is kept: each call reads the file again, in chunks
         (`verifier.jsonio.iter_strict_batches`: a bad line yields its problem
@@ -297,7 +300,7 @@ class Bundle:
                 for chunk in file_chunks(handle):
                     digest.update(chunk)
                     yield chunk
-            yield from iter_strict_batches(read())
+            yield from iter_strict_batches(read(), vouch=vouch)
         if name in self.digests and digest.hexdigest() != self.digests[name]:
             raise Unverifiable(f"{name} changed after integrity.files matched its sha256, so it is not parsed",
                                code="changed-during-verification", path=name)

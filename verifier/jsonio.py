@@ -19,6 +19,9 @@ Many short documents at once (the lines of a log, JSON Lines) go through
 `loads_strict_each`, which reads a batch with msgspec's compiled decoder
 and keeps its result only when checks on the batch prove it is what the
 rules above give (`_checked_many`); otherwise each text is read as above.
+A reader that knows the shape of its lines can also read them into typed
+objects in one compiled pass (`typed_decoder`, `loads_typed_each`) and
+vouch for a whole batch of `iter_strict_batches` (its `vouch` argument).
 """
 
 from __future__ import annotations
@@ -30,12 +33,12 @@ from decimal import MAX_PREC, Clamped, Context, Decimal, Inexact, InvalidOperati
 from itertools import chain, repeat
 from operator import add
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import msgspec
 
-__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "in_binary64", "iter_strict_batches", "iter_strict_lines", "file_chunks", "LINE_LIMIT", "quote_non_finite", "schema_message", "shown_literal"]
+__all__ = ["JSONProblem", "array_index", "check_depth", "json_pointer", "loads_strict", "loads_strict_each", "loads_strict_lines", "loads_strict_text", "loads_typed_each", "in_binary64", "iter_strict_batches", "iter_strict_lines", "file_chunks", "LINE_LIMIT", "quote_non_finite", "schema_message", "shown_literal", "typed_decoder"]
 
 
 class JSONProblem(ValueError):
@@ -419,6 +422,49 @@ def _colons_unless_hazard(data: bytes) -> int | None:
     return skeleton.count(b":")
 
 
+def typed_decoder(kind: Any) -> Any:
+    """
+    Return msgspec's compiled decoder (`msgspec.json.Decoder`) of one JSON text into the type `kind` (e.g. msgspec Structs), for `loads_typed_each`.
+
+    A number with a fraction or exponent read into a field typed `Any` becomes
+    a `Decimal` as `loads_strict` reads it (`_BINARY64_RANGE`: out of range
+    raises). The type must not admit `Decimal` or `float` itself (msgspec
+    reads a `Decimal` field from a string too, and a float loses the digits
+    as written), nor `datetime` and the like (their re-encoding can differ
+    in colons), and every Struct in it must be `forbid_unknown_fields` with
+    only `msgspec.UNSET` defaults under `omit_defaults` (`loads_typed_each`
+    counts the keys by re-encoding what was decoded).
+    """
+    return msgspec.json.Decoder(kind, float_hook=_BINARY64_RANGE.create_decimal)
+
+
+def loads_typed_each(texts: list[str], decode: Any) -> list[Any] | None:
+    """
+    Return `[decode(t) for t in texts]` (`decode`: a `typed_decoder`'s `decode`), or None when it cannot vouch that each text is strict JSON.
+
+    Not None only when every text is one JSON document that `loads_strict_text`
+    reads without a problem and that `decode` read, each key and each value
+    (no text may hold a `\\u` escape, a run of `MAX_INT_DIGITS - 2` digits
+    or a duplicate key, as in `_checked_many`: a duplicate key shows as a
+    colon the re-encoding of what was decoded lacks; deep nesting is refused
+    by the type itself or by the decoder's recursion limit). Any
+    error of the decode (a text that is no JSON, or not of the type) gives None too:
+    the texts are then read the strict way, which names every problem.
+    """
+    joined = "\x00".join(texts)
+    if "\\" in joined and _unicode_escape(joined.encode("utf-8", "surrogatepass")):
+        return None
+    if _long_digits(joined):
+        return None
+    try:
+        values = list(map(decode, texts))
+    except (ValueError, ArithmeticError, RecursionError):  # msgspec.DecodeError/ValidationError are ValueErrors; out of range
+        return None
+    if _ENCODE(values).count(b":") != joined.count(":"):
+        return None
+    return values
+
+
 def loads_strict_each(texts: list[str]) -> list[Any]:
     """
     Read each of `texts` (already decoded from UTF-8) as `loads_strict_text` does; one result per text, in order.
@@ -484,7 +530,8 @@ def iter_strict_lines(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT) 
     return chain.from_iterable(iter_strict_batches(chunks, line_limit=line_limit))
 
 
-def iter_strict_batches(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT) -> Iterator[list[tuple[int, Any]]]:
+def iter_strict_batches(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT,
+                        vouch: Callable[[int, list[str]], bool] | None = None) -> Iterator[list[tuple[int, Any]] | range]:
     """
     Yield lists of `(line number, document)`, consecutive lines of JSON Lines read from `chunks` (bytes in any split), as a stream.
 
@@ -501,6 +548,14 @@ def iter_strict_batches(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT
     does: a byte order mark at the start, bytes that are not UTF-8 (with
     their offset in the file). Memory: one chunk, one batch and the line
     being read, at most `line_limit` bytes.
+
+    `vouch`, when given, is first offered each batch of lines none of which
+    is longer than `line_limit`: `vouch(first, texts)` (the 0-based index of
+    the first line, the lines' texts without their newline) returns True only
+    when it took care of every line itself (each is strict JSON that its
+    reader accepts: a pre-filter, e.g. `loads_typed_each`); that batch is
+    then yielded as the `range` of its line numbers, nothing parsed here.
+    On False the batch is read as above.
     """
     chunks = iter(chunks)
     head = b""
@@ -527,7 +582,7 @@ def iter_strict_batches(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT
         end = data.rfind(b"\n")
         if end != -1:
             whole, data = data[:end], data[end + 1:]
-            yield from _strict_batch(whole, offset, number, line_limit)
+            yield from _strict_batch(whole, offset, number, line_limit, vouch)
             number += whole.count(b"\n") + 1
             offset += end + 1
         if len(data) > line_limit:
@@ -536,11 +591,16 @@ def iter_strict_batches(chunks: Iterator[bytes], *, line_limit: int = LINE_LIMIT
             skipping, data, offset = True, b"", offset + len(data)
         carry = data
     if carry:
-        yield from _strict_batch(carry, offset, number, line_limit)
+        yield from _strict_batch(carry, offset, number, line_limit, vouch)
 
 
-def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Iterator[list[tuple[int, Any]]]:
-    """Yield lists of `(line number, document or JSONProblem)` (`_BATCH` lines a list) for the complete lines `data` (no final newline), its first line being `number + 1` at file `offset`."""
+def _strict_batch(data: bytes, offset: int, number: int, line_limit: int,
+                  vouch: Callable[[int, list[str]], bool] | None = None) -> Iterator[list[tuple[int, Any]] | range]:
+    """
+    Yield lists of `(line number, document or JSONProblem)` (`_BATCH` lines a list) for the complete lines `data` (no final newline), its first line being `number + 1` at file `offset`.
+
+    A batch `vouch` takes care of (see `iter_strict_batches`) is yielded as the `range` of its line numbers instead.
+    """
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -549,6 +609,9 @@ def _strict_batch(data: bytes, offset: int, number: int, line_limit: int) -> Ite
     lines = text.split("\n")
     for first in range(0, len(lines), _BATCH):
         batch = lines[first:first + _BATCH]
+        if vouch is not None and max(map(len, batch)) <= line_limit // 4 and vouch(number + first, batch):  # 4 bytes a character at most
+            yield range(number + first + 1, number + first + 1 + len(batch))
+            continue
         out: list[tuple[int, Any]] = []
         for n, (line, document) in enumerate(zip(batch, loads_strict_each(batch)), start=number + first + 1):
             if len(line) > line_limit // 4 and len(line.encode("utf-8")) > line_limit:

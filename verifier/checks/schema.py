@@ -133,7 +133,15 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
     errors: list[tuple[str, Any]] = []
     n_errors, number = 0, 0
     try:
-        for batch in bundle.record_batches(kind):  # consecutive lines
+        offered = model.vouch_for(schema) if model else None  # the reader's own pre-filter of valid lines, if any
+
+        def vouch(first: int, texts: list[str]) -> bool:  # models the lines only while the document is usable
+            return offered(first, texts, model is not None)  # type: ignore[misc]
+
+        for batch in bundle.record_batches(kind, vouch=vouch if offered else None):  # consecutive lines
+            if type(batch) is range:  # valid lines, modelled by the model's own reader (`ReceiptLines.vouch`)
+                number = batch[-1]
+                continue
             number = batch[-1][0]
             documents = [item for _number, item in batch if type(item) is not JSONProblem]
             if len(documents) < len(batch):

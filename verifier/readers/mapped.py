@@ -131,8 +131,8 @@ class MappedBundle(Bundle):
                                code="changed-during-verification", path=name)
         return data
 
-    def record_batches(self, kind: str) -> Iterator[list[tuple[int, Any]]]:
-        """Yield one list of `(number from 1, document)`, every record of the mapped document of `kind` (read whole by `raw_document`, which raises its problems), or none when it has none."""
+    def record_batches(self, kind: str, vouch: Any = None) -> Iterator[list[tuple[int, Any]]]:
+        """Yield one list of `(number from 1, document)`, every record of the mapped document of `kind` (read whole by `raw_document`, which raises its problems), or none when it has none; `vouch` is not offered the records (they are mapped, not lines)."""
         records = list(enumerate(self.raw_document(kind), start=1))
         if records:
             yield records

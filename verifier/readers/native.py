@@ -15,13 +15,20 @@ Side effects: none beyond what `Bundle.document` reads (already-hashed bytes).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import islice
 from dataclasses import replace
 from decimal import Decimal
-from typing import Any, Self
+from typing import Annotated, Any, Literal, Self
+
+import msgspec
 
 from verifier import units
+from verifier.compiled_schema import DATE_TIME_PATTERN
+from verifier.jsonio import loads_typed_each, typed_decoder
 from verifier.errors import Unverifiable
 from verifier.readers.manifests import V1_MANIFEST
 from verifier.evidence import (
@@ -249,6 +256,15 @@ class _LineBuilder:
         """Model the parsed lines `records`, consecutive lines of the file, the first of 0-based index `first`."""
         raise NotImplementedError
 
+    def vouch_for(self, schema: Any) -> Callable[[int, list[str], bool], bool] | None:
+        """
+        Return the builder's own reader of lines as texts for lines judged by `schema`, or None (here: always None).
+
+        The reader, `vouch(first, texts, keep)`, is `iter_strict_batches`' `vouch` with
+        `keep` added: True models the lines it vouches for, False only judges them.
+        """
+        return None
+
 
 class ReceiptLines(_LineBuilder):
     """
@@ -309,18 +325,165 @@ class ReceiptLines(_LineBuilder):
                                               "neither a request nor a worker receipt"))
         if not requests:
             return
-        one, planned = self._one, self._planned
-        ids = [r.get("request_id") for r in requests]
-        ids = [(planned(v, v) if planned else v) if type(v) is str else None if v is None else str(v) for v in ids]
-        dims = [[one(v, v) if type(v) is str else None if v is None else one(str(v), str(v)) for v in (r.get(key) for r in requests)]
-                for key in ("server", "arm", "phase")]
-        outcomes = [one(v, v) if type(v) is str else v for v in (r.get("outcome") for r in requests)]
-        elapsed = [None if isinstance(v, bool) else v for v in (r.get("elapsed_s") for r in requests)]
         outputs = {row: tuple(Output(o.get("path"), o.get("sha256")) for o in outs if type(o) is dict)
                    for row, outs in enumerate(r.get("outputs") for r in requests) if type(outs) is list and outs}
-        self.table.extend(rows, ids, *dims, outcomes, elapsed, [r.get("started_at") for r in requests],
-                          [r.get("ended_at") for r in requests], [r.get("http_status") for r in requests],
-                          [r.get("error") for r in requests], outputs)
+        self._add(rows, *([r.get(key) for r in requests] for key in _REQUEST_COLUMNS), outputs)
+
+    def _add(self, rows: list[int], ids: list[Any], servers: list[Any], arms: list[Any], phases: list[Any], outcomes: list[Any],
+             elapsed: list[Any], started: list[Any], ended: list[Any], status: list[Any], errors: list[Any],
+             outputs: dict[int, tuple[Output, ...]], valid: bool = False) -> None:
+        """
+        Append request rows given as columns of the values as read (`_REQUEST_COLUMNS`, any JSON values), each a row of the line index in `rows`.
+
+        `valid`: the values are those of valid receipts (ids, names and outcomes texts, `elapsed` a number), so
+        they are shared (`_one`, the plan's ids) without a test of their type; the rows are the same.
+        """
+        one, planned = self._one, self._planned
+        if valid:
+            ids = list(map(planned, ids, ids)) if planned else ids
+            dims = [list(map(one, column, column)) for column in (servers, arms, phases)]
+            outcomes = list(map(one, outcomes, outcomes))
+        else:
+            ids = [(planned(v, v) if planned else v) if type(v) is str else None if v is None else str(v) for v in ids]
+            dims = [[one(v, v) if type(v) is str else None if v is None else one(str(v), str(v)) for v in column]
+                    for column in (servers, arms, phases)]
+            outcomes = [one(v, v) if type(v) is str else v for v in outcomes]
+            elapsed = [None if isinstance(v, bool) else v for v in elapsed]
+        self.table.extend(rows, ids, *dims, outcomes, elapsed, started, ended, status, errors, outputs)
+
+    def vouch_for(self, schema: Any) -> Callable[[int, list[str], bool], bool] | None:
+        """Return `vouch` when `schema` is the receipt schema the typed receipts mirror (`RECEIPT_SCHEMA_SHA256`), else None."""
+        return self.vouch if schema_sha256(schema) == RECEIPT_SCHEMA_SHA256 else None
+
+    def vouch(self, first: int, texts: list[str], keep: bool = True) -> bool:
+        """
+        Model the receipt lines `texts` (consecutive lines of the file, the first of 0-based index `first`) if each is a valid receipt; return whether each is.
+
+        A pre-filter of the reference reading (issue 40): the texts are read
+        into the typed receipts (`_Request`, `_Worker`: the schema's types,
+        enums, required and forbidden fields, bounds) in one compiled pass
+        (`verifier.jsonio.loads_typed_each`, which vouches they are strict
+        JSON), and the constraints checked a column at a time (the names'
+        pattern, the `date-time` format, `elapsed_s` a number above 0). True
+        only when every line is valid against `schemas/receipt.schema.json`;
+        then the model grows exactly as `extend` grows it from the lines as the
+        strict reader parses them. False (nothing modelled) for anything it
+        does not vouch for, valid or not: the caller then reads the lines the
+        reference way, which names every problem. With `keep` False the lines
+        are only judged (a file with a bad line is not modelled). Never raises on any text.
+        """
+        records = loads_typed_each(texts, _RECEIPTS)
+        if records is None:
+            return False
+        requests = [r for r in records if type(r) is _Request]
+        workers = [r for r in records if type(r) is not _Request]
+        names = [r.request_id for r in requests] + [r.worker_id for r in workers]
+        times = [r.started_at for r in records] + [r.ended_at for r in records if r.ended_at is not None]
+        elapsed = [r.elapsed_s for r in requests]
+        if not (_all_match(_NAMES, names) and _all_match(_NAMES, {r.server for r in records} | {r.arm for r in records})
+                and _all_match(_DATE_TIMES, times) and all(type(v) is int or type(v) is Decimal for v in elapsed)
+                and (not elapsed or 0 < min(elapsed))):  # in binary64's range: `loads_typed_each`
+            return False
+        if not keep:
+            return True
+        for index, r in enumerate(records, first):
+            if type(r) is _Worker:
+                self.processes.append(ProcessReceipt(r.worker_id, r.exit_code, None if r.signal is msgspec.UNSET else r.signal, None, None,
+                                                     Location(self.name, f"/{index}"), {"server": r.server, "arm": r.arm},
+                                                     started_at=r.started_at))
+        if requests:
+            rows = [index for index, r in enumerate(records, first) if type(r) is _Request] if workers else list(range(first, first + len(records)))
+            unset = msgspec.UNSET
+            outputs = {row: tuple(Output(o.path, o.sha256) for o in r.outputs) for row, r in enumerate(requests) if r.outputs}
+            self._add(rows, names[:len(requests)], [r.server for r in requests], [r.arm for r in requests], [r.phase for r in requests],
+                      [r.outcome for r in requests], elapsed, [r.started_at for r in requests], [r.ended_at for r in requests],
+                      [None if r.http_status is unset else r.http_status for r in requests],
+                      [None if r.error is unset else r.error for r in requests], outputs, valid=True)
+        return True
+
+
+#: The fields of a request receipt `ReceiptLines` reads into its table's columns, in the order `ReceiptLines._add` takes them.
+_REQUEST_COLUMNS = ("request_id", "server", "arm", "phase", "outcome", "elapsed_s", "started_at", "ended_at", "http_status", "error")
+
+
+def schema_sha256(schema: Any) -> str:
+    """Return the sha256 (hex) of parsed JSON `schema` written as canonical JSON (keys sorted, no spaces, ASCII): equal for equal schemas, whatever their file's layout."""
+    return hashlib.sha256(json.dumps(schema, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")).hexdigest()
+
+
+#: `schema_sha256` of `schemas/receipt.schema.json`, the schema the typed receipts below mirror. A receipts file judged by
+#: another schema (an asset root may pin its own) is read the reference way only. Changing the schema changes this
+#: (`tests/test_typed_receipts.py` fails until the types and it are brought in line).
+RECEIPT_SCHEMA_SHA256 = "17db804b17030ba9406ca56d72e7008f63412d85a1aae2d96430c694195dd8b8"
+#: The pattern of the schema's `request_id`, `worker_id`, `arm` and `server` (`^...$`), without its anchors.
+NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9._-]*"
+
+
+def _all_match(pattern: re.Pattern[str], values: Iterable[str]) -> bool:
+    """
+    Return whether each of `values` (texts) is matched whole by `pattern`, whose matches hold no NUL, in one scan.
+
+    The texts are joined, each followed by a NUL: `pattern` repeated matches
+    the whole joined text, and a text holding a NUL itself shows as one NUL
+    too many. Stricter than the schema's `^...$` (which also lets a final
+    newline through): such a text is not vouched for.
+    """
+    values = list(values)
+    joined = "\x00".join(values) + "\x00"
+    return joined.count("\x00") == len(values) and pattern.fullmatch(joined) is not None
+
+
+#: `_all_match`'s patterns: the names (`NAME_PATTERN`), and `compiled_schema.DATE_TIME_PATTERN` (exactly the texts the
+#: reference's `date-time` checker accepts: `tests/test_date_time_pattern.py`) with its anchors dropped.
+_NAMES = re.compile(f"(?:{NAME_PATTERN}\x00)*")
+_DATE_TIMES = re.compile(f"(?:{DATE_TIME_PATTERN.removeprefix('^').removesuffix(chr(92) + 'z')}\x00)*")
+
+
+class _Output(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """One output of a request receipt as `schemas/receipt.schema.json` states it (for `ReceiptLines.vouch`)."""
+
+    path: Annotated[str, msgspec.Meta(min_length=1)]
+    sha256: Annotated[str, msgspec.Meta(pattern="^[0-9a-fA-F]{64}$")]
+
+
+class _Request(msgspec.Struct, tag_field="kind", tag="request", forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """
+    A request receipt line as `schemas/receipt.schema.json` states it, but for what `ReceiptLines.vouch` checks a column at a time.
+
+    Left to `vouch`: the names' pattern (`NAME_PATTERN`), the `date-time`
+    format, and `elapsed_s` (typed `Any`, so that its number is read as the
+    strict reader reads it: an `int`, or a `Decimal` as written) being a number
+    above 0. Fields the schema does not require default to `msgspec.UNSET`.
+    """
+
+    request_id: str
+    arm: str
+    server: str
+    phase: Literal["warmup", "measured"]
+    started_at: str
+    ended_at: str
+    elapsed_s: Any
+    outcome: Literal["ok", "failed", "timeout"]
+    outputs: list[_Output]
+    http_status: int | None | msgspec.UnsetType = msgspec.UNSET
+    error: str | None | msgspec.UnsetType = msgspec.UNSET
+
+
+class _Worker(msgspec.Struct, tag_field="kind", tag="worker", forbid_unknown_fields=True, omit_defaults=True, gc=False):
+    """A worker receipt line as `schemas/receipt.schema.json` states it, but for the names' pattern and the `date-time` format (`ReceiptLines.vouch`)."""
+
+    worker_id: str
+    arm: str
+    server: str
+    pid: Annotated[int, msgspec.Meta(ge=1)]
+    started_at: str
+    ended_at: str | None
+    exit_code: int | None
+    signal: int | None | msgspec.UnsetType = msgspec.UNSET
+
+
+#: One receipt line's typed reading (`verifier.jsonio.typed_decoder`), by its `kind`.
+_RECEIPTS = typed_decoder(_Request | _Worker).decode
 
 
 def _planned_requests(modelled: Mapping[str, Any]) -> PlannedRequests | None:
