@@ -315,3 +315,51 @@ def test_a_deep_text_with_members_and_elements_between_its_brackets_is_refused_i
     text = '{"a":[1,' * (jsonio.MAX_DEPTH // 2 + 1) + "2" + "]}" * (jsonio.MAX_DEPTH // 2 + 1)
     assert jsonio._checked_many(['{"k": 1}', text]) is None
     assert jsonio.loads_strict_each(['{"k": 1}', text])[1].code == "too-deep"
+
+
+# --- loads_strict of one document: the compiled decoder must read what `_decode` reads, at every depth -----------------
+
+#: Strings that may hide a bracket or a quote from a byte count: brackets, escaped quotes and backslashes, an escaped `\u`.
+_TRICKY = ["[", "]]", "{", "}", '"', '\\"]', "\\", "\\\\", "a[b", "\\u", "x"]
+#: Strings without a bracket: quotes and backslashes only (the depth is then read from the bytes, not by a walk).
+_PLAIN = ['"', "\\", "\\\\", '\\"', "x", ""]
+
+
+def _nested(rng: random.Random, depth: int, pool: list[str] = _TRICKY) -> str:
+    """A document of exactly `depth` levels (one chain of arrays and objects), with siblings and tricky strings along it."""
+    if depth == 0:
+        return '"\\u005b"' if rng.random() < 0.01 else rng.choice(["1", "null", json.dumps(rng.choice(pool))])
+    inner = _nested(rng, depth - 1, pool)
+    siblings = [_nested(rng, rng.randint(0, min(depth - 1, 2)), pool) for _ in range(rng.randint(0, 2))]
+    items = siblings + [inner]
+    rng.shuffle(items)
+    if rng.random() < 0.5:
+        return "[" + ",".join(items) + "]"
+    return "{" + ",".join(f"{json.dumps(rng.choice(pool) + str(k))}:{v}" for k, v in enumerate(items)) + "}"
+
+
+@pytest.mark.parametrize("depth", [1, 3, 63, 64, 65, 66, 200])
+def test_one_document_of_many_brackets_is_read_as_decode_reads_it_at_every_depth(depth):
+    """A document of more than `MAX_DEPTH` brackets (many objects, as a plan's requests): `loads_strict` of its bytes reads what `loads_strict_text` reads, the refusal too deep exactly past `MAX_DEPTH`."""
+    rng = random.Random(depth)
+    served = from_bytes = 0
+    for k in range(40):
+        text = "[" + ",".join(['{"id":"r","server":"s"}'] * 70 + [_nested(rng, depth - 1, (_TRICKY, _PLAIN)[k % 2])]) + "]"
+        expected = _outcome(loads_strict_text, text)
+        assert expected[:2] == ("refused", "too-deep") if depth > jsonio.MAX_DEPTH else expected[0] == "ok"
+        assert _outcome(lambda t: loads_strict(t.encode()), text) == expected
+        served += jsonio._checked_one(text.encode()) is not None
+        from_bytes += jsonio._deeper_than_max(text.encode()) is not None
+    assert served > 0 if depth <= jsonio.MAX_DEPTH else served == 0
+    assert from_bytes >= 10  # the byte reading of depth is tested, not only the walk it leaves unsure cases to
+
+
+@pytest.mark.parametrize("data, expected", [
+    (b"[" * 64 + b"]" * 64, False), (b"[" * 65 + b"]" * 65, True), (b"[]" * 100, False), (b'{"a":' * 64 + b"1" + b"}" * 64, False),
+    (b'{"a":' * 65 + b"1" + b"}" * 65, True), (b'["]]]]"' + b',[' * 63 + b"]" * 63 + b"]", False),  # a bracket in a string: unsure
+    (b'["\\\\",' + b"[" * 64 + b"]" * 65, True), (b'["\\"",' + b"[" * 63 + b"]" * 64, False), (b'["a","b"]', False),
+])
+def test_the_depth_of_a_document_is_read_from_its_bytes_or_left_to_the_walk(data, expected):
+    """`_deeper_than_max`: the nesting past `MAX_DEPTH` from brackets outside strings, or None when some string holds a bracket."""
+    got = jsonio._deeper_than_max(data)
+    assert got is None if b'"]' in data and b'"]]]]"' in data else got is expected
