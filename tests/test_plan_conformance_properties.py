@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -116,10 +117,12 @@ def _campaigns(draw: Any) -> tuple[dict[str, Any], list[dict[str, Any]], list[tu
 
 
 @settings(max_examples=150, deadline=None)
-@given(_campaigns())
-def test_the_receipts_rule_names_each_missing_doubled_disagreeing_and_unplanned_receipt_in_plan_order(example: Any) -> None:
+@given(_campaigns(), st.sampled_from([1 << 16, 1, 3]))
+def test_the_receipts_rule_names_each_missing_doubled_disagreeing_and_unplanned_receipt_in_plan_order(example: Any, chunk: int) -> None:
+    """Also with the rows judged a few at a time (`_CHUNK`), as 10^6 rows are."""
     plan, lines, expected = example
-    assert [f for f in _conformance(plan, lines) if f[1] in RECEIPT_CODES] == expected
+    with mock.patch.object(pl, "_CHUNK", chunk):
+        assert [f for f in _conformance(plan, lines) if f[1] in RECEIPT_CODES] == expected
 
 
 @settings(max_examples=100, deadline=None)

@@ -135,12 +135,13 @@ class Campaign:
 
         With `server` only that server's rows (`planned_on`) are filtered, so
         a loop over servers stays linear in the plan's size. The rows are a
-        numpy array of int64.
+        contiguous numpy array of int64.
         """
         import numpy as np  # noqa: PLC0415 - as in `codes_of`
 
         requests = self.plan.requests
-        out = np.asarray(self.planned_on.get(selection["server"], ()), dtype=np.int64) if "server" in selection else np.arange(len(requests))
+        out = (np.ascontiguousarray(self.planned_on.get(selection["server"], ()), dtype=np.int64) if "server" in selection
+               else np.arange(len(requests), dtype=np.int64))
         if "phase" in selection or "arm" in selection:  # filtered one key at a time, over the columns' codes (issue 40)
             (servers, server_code), (phases, phase_code) = self.plan_codes()
             if "phase" in selection:
@@ -178,7 +179,7 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
     first, outcomes = campaign.requests.first, campaign.receipts.outcome
     want = selection.get("outcome")
     ids = campaign.plan.requests.id
-    rids = list(map(ids.__getitem__, campaign.planned(plan_sel).tolist()))
+    rids = list(map(ids.__getitem__, memoryview(campaign.planned(plan_sel))))  # ints one at a time: no list of 10^6 int objects
     repeated: dict[str, int] = campaign.plan.requests.repeated
     if repeated:  # each at the first of its listings only
         once, seen = [], set()
@@ -200,16 +201,19 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
 
 def codes_of(values: Sequence[Any]) -> tuple[Any, dict[Any, int]]:
     """
-    Return `(codes, code_of)`: `values` (hashable; a column of 10^6) as a numpy int32 array of codes, and value -> its code.
+    Return `(codes, code_of)`: `values` (hashable; a column of 10^6) as a numpy array of codes, and value -> its code.
 
     Codes number the distinct values from 0 in the order first met, so
-    grouping and comparing by value are integer operations. numpy is imported
-    here, by a run that judges a campaign, not by every run (about 0.1 s).
+    grouping and comparing by value are integer operations; the array is of
+    the smallest signed integers that hold them (int8 up to 127 values: 1 MB
+    for 10^6), so -1 compares as no value. numpy is imported here, by a run
+    that judges a campaign, not by every run (about 0.1 s).
     """
     import numpy as np  # noqa: PLC0415
 
     code_of = {value: k for k, value in enumerate(dict.fromkeys(values))}
-    return np.fromiter(map(code_of.__getitem__, values), dtype=np.int32, count=len(values)), code_of
+    dtype = np.int8 if len(code_of) <= 127 else np.int16 if len(code_of) <= 32767 else np.int32
+    return np.fromiter(map(code_of.__getitem__, values), dtype=dtype, count=len(values)), code_of
 
 
 def elapsed(table: ReceiptTable, row: int) -> Decimal:

@@ -41,7 +41,7 @@ _GATE_FIELDS = {"arm_order": lambda p: list(p.order), "warmups_per_server": lamb
 _INT64_MAX = 2**63 - 1
 
 
-#: Rows judged at once by the timing section: its arrays of floats and spans are of this length, not of every receipt.
+#: Rows judged at once by the receipts screen (`_to_judge`) and the timing section: their lists and arrays are of this length, not of every receipt.
 _CHUNK = 1 << 16
 
 
@@ -82,13 +82,15 @@ def _to_judge(c: Campaign, at: Any) -> list[int]:
 
     requests, table = c.plan.requests, c.receipts
     judge = at < 0
-    if len(table):
-        row = np.where(judge, 0, at).tolist()
-        for planned, recorded in ((requests.server, table.server), (requests.phase, table.phase),
-                                  (list(map(c.arm_of_server.get, requests.server)), table.arm)):
+    arm_of = c.arm_of_server.get
+    for first in range(0, len(at) if len(table) else 0, _CHUNK):  # lists of _CHUNK at a time, not of every row
+        rows = slice(first, first + _CHUNK)
+        row = memoryview(at[rows])  # ints one at a time, no list of them; -1 (no receipt) reads the last row, judged anyway
+        servers = requests.server[rows]
+        for planned, recorded in ((servers, table.server), (requests.phase[rows], table.phase), (list(map(arm_of, servers)), table.arm)):
             got = list(map(recorded.__getitem__, row))
             if got != planned:  # then which rows differ: the columns' own != (str or None)
-                judge |= np.array(got, dtype=object) != np.array(planned, dtype=object)
+                judge[rows] |= np.array(got, dtype=object) != np.array(planned, dtype=object)
     for ids in (c.requests.more, requests.last):  # ids read more than once, listed more than once
         if ids:
             judge |= np.fromiter(map(ids.__contains__, requests.id), dtype=bool, count=len(requests.id))
@@ -228,7 +230,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             flagged[k] = _f(Status.FAIL, "time-order", f"request {table.request_id[rows[k]]} ends before it starts", path=table.file,
                             pointer=table.pointer(rows[k]))
         forward = np.flatnonzero(~backwards) + first_row
-        seconds = list(map(table.elapsed.__getitem__, rows[forward].tolist()))
+        seconds = list(map(table.elapsed.__getitem__, memoryview(rows[forward])))
         none = list(map(is_, seconds, repeat(None)))  # by identity: `None in` would ask each Decimal's __eq__ (0.3 us each)
         if True in none:
             elapsed(table, rows[int(forward[none.index(True)])])  # raises: the schema requires an elapsed time (our bug if reached)
@@ -241,7 +243,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     first_start: dict[str, int] = {}  # server -> the earliest start of its requests (nanoseconds since the epoch)
     warm_end: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the latest end of its warmups (the first row of it)
     measured_start: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the earliest start of its measured requests
-    picked = None if whole else rows.tolist()
+    picked = None if whole else memoryview(rows)  # as in `_to_judge`
     server_of = table.server if picked is None else list(map(table.server.__getitem__, picked))
     codes, code_of = codes_of(["" if s is None else s for s in server_of] if None in server_of else server_of)  # server -> its code
     phase_codes, phase_code = codes_of(table.phase if picked is None else list(map(table.phase.__getitem__, picked)))
