@@ -19,9 +19,6 @@ Many short documents at once (the lines of a log, JSON Lines) go through
 `loads_strict_each`, which reads a batch with msgspec's compiled decoder
 and keeps its result only when checks on the batch prove it is what the
 rules above give (`_checked_many`); otherwise each text is read as above.
-One document (`loads_strict`: a plan listing 10^5 requests) is read by the
-same decoder under the same checks, its depth read from its bytes
-(`_checked_one`, `_deeper_than_max`).
 """
 
 from __future__ import annotations
@@ -317,14 +314,8 @@ def loads_strict(data: bytes) -> Any:
     `JSONProblem` for non-UTF-8 bytes, invalid JSON, duplicate keys,
     NaN/Infinity, numbers beyond the binary64 range, lone surrogates and
     nesting deeper than `MAX_DEPTH`.
-
-    A document the compiled decoder can vouch for (`_checked_one`) is read
-    by it (a plan of 2x10^5 requests: about 0.15 s, not 0.35 s); any other by
-    `_decode`, which names what is wrong.
     """
-    _text(data)  # refuses bytes that are not UTF-8 and a byte order mark; the text is not kept while the document is decoded
-    got = _checked_one(data)
-    return got[0] if got is not None else _decode(_text(data))
+    return _decode(_text(data))
 
 
 def loads_strict_text(text: str) -> Any:
@@ -407,66 +398,6 @@ def _checked_many(texts: list[str]) -> list[Any] | None:
     if _ENCODE(docs).count(b":") != colons:
         return None
     return docs
-
-
-def _checked_one(data: bytes) -> tuple[Any] | None:
-    """
-    Return `(document,)`, the one JSON document of UTF-8 `data` read by the compiled decoder, or None when it cannot vouch for it.
-
-    The tests of `_checked_many`, for one document: no `\\u` escape, no run
-    of digits that may be an integer beyond binary64, a decoder that accepts
-    it, and as many colons in the compact encoding of what was decoded as in
-    `data` (no key stated twice); but a document holding more than
-    `MAX_DEPTH` opening brackets (a document of many objects holds far more
-    than a line) has its depth measured (`_deeper_than_max`).
-    """
-    if _unicode_escape(data):
-        return None
-    skeleton = data.translate(_SKELETON, _SKELETON_DROPPED)  # as in `_colons_unless_hazard`
-    if _LONG_RUN in skeleton and _LONG_RUN in data.translate(_DIGIT_MASK):
-        return None
-    try:
-        document = _COMPILED.decode(data)
-    except (ValueError, ArithmeticError, RecursionError):  # as in `_checked_many`
-        return None
-    if _ENCODE(document).count(b":") != skeleton.count(b":"):
-        return None
-    if skeleton.count(b"{") > MAX_DEPTH:
-        deep = _deeper_than_max(data)
-        if deep if deep is not None else _nesting(document) > MAX_DEPTH:
-            return None
-    return (document,)
-
-
-#: For `_deeper_than_max`: opening brackets -> "{", closing ones -> "}", quotes kept (`_BRACKETS_DROPPED`: every other byte deleted).
-_BRACKETS = bytes(0x7B if b in b"[{" else 0x7D if b in b"]}" else b for b in range(256))
-_BRACKETS_DROPPED = bytes(b for b in range(256) if b not in b'"[]{}')
-
-
-def _deeper_than_max(data: bytes) -> bool | None:
-    """
-    Return whether valid JSON text `data` (without `\\u` escapes) nests arrays and objects deeper than `MAX_DEPTH`; None when a string holds a bracket.
-
-    C-speed byte passes (a plan of 10^6 request objects: milliseconds, where
-    a walk of the decoded objects takes a tenth of a second): escaped
-    backslashes, then escaped quotes are deleted, so every quote left
-    delimits a string; of the quotes and brackets, adjacent quote pairs are
-    deleted, which keeps the number of quotes before each bracket even or
-    odd as it was: when no quote is left, no bracket left was in a string.
-    Then each pass deleting every "{}" takes one level off the deepest
-    nesting, so the text is deeper than `MAX_DEPTH` exactly when something
-    is left after `MAX_DEPTH` passes.
-    """
-    if b"\\" in data:
-        data = data.replace(b"\\\\", b"").replace(b'\\"', b"")
-    skeleton = data.translate(_BRACKETS, _BRACKETS_DROPPED).replace(b'""', b"")
-    if b'"' in skeleton:
-        return None
-    for _ in range(MAX_DEPTH):
-        if not skeleton:
-            return False
-        skeleton = skeleton.replace(b"{}", b"")
-    return bool(skeleton)
 
 
 def _colons_unless_hazard(data: bytes) -> int | None:
