@@ -7,7 +7,7 @@ the bundle v1 documents, or a foreign layout mapped by a profile); no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -179,20 +179,25 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
     first, outcomes = campaign.requests.first, campaign.receipts.outcome
     want = selection.get("outcome")
     ids = campaign.plan.requests.id
-    rids = list(map(ids.__getitem__, memoryview(campaign.planned(plan_sel))))  # ints one at a time: no list of 10^6 int objects
+    rows = memoryview(campaign.planned(plan_sel))  # ints one at a time: no list of them
     repeated: dict[str, int] = campaign.plan.requests.repeated
-    if repeated:  # each at the first of its listings only
+    once: list[str] | None = None  # the selected ids, each at the first of its listings, when the plan lists one twice
+    if repeated:
         once, seen = [], set()
-        for rid in rids:
+        for rid in map(ids.__getitem__, rows):
             if rid in repeated:
                 if rid in seen:
                     continue
                 seen.add(rid)
             once.append(rid)
-        rids = once
-    chosen: list[Any] = list(map(first.get, rids))
-    missing = [rid for rid, row in zip(rids, chosen) if row is None] if None in chosen else []
-    if missing:
+
+    def selected() -> Iterable[str]:  # the ids, without a list of them (8 MB at 10^6) while the derivations hold their values
+        return map(ids.__getitem__, rows) if once is None else once
+
+    chosen: list[Any] = list(map(first.get, selected()))
+    missing: list[str] = []
+    if None in chosen:
+        missing = [rid for rid, row in zip(selected(), chosen) if row is None]
         chosen = [row for row in chosen if row is not None]
     if want is not None:
         chosen = [row for row in chosen if outcomes[row] == want]
