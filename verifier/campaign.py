@@ -7,8 +7,7 @@ the bundle v1 documents, or a foreign layout mapped by a profile); no I/O.
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 from verifier.evidence import Evidence, Plan, PlannedRequests, ProcessReceipt, Receipt, ReceiptTable, parse_time
 from verifier.readers.native import evidence_of
 
-__all__ = ["Campaign", "RequestIndex", "campaign_of", "elapsed", "parse_time", "select"]
+__all__ = ["Campaign", "RequestIndex", "campaign_of", "codes_of", "elapsed", "parse_time", "select"]
 
 
 class RequestIndex(Mapping[str, list[Receipt]]):
@@ -37,9 +36,14 @@ class RequestIndex(Mapping[str, list[Receipt]]):
         self.first: dict[str, int] = {}
         #: request id -> its rows after the first (only for ids read more than once).
         self.more: dict[str, list[int]] = {}
+        ids = table.request_id
+        keys = ["" if rid is None else rid for rid in ids] if None in ids else ids
+        first = dict(zip(keys, range(len(keys))))  # each id at its last row: right, and in the order read, when no id repeats
+        if len(first) == len(keys):
+            self.first = first
+            return
         first, more = self.first, self.more
-        for row, rid in enumerate(table.request_id):
-            key = "" if rid is None else rid
+        for row, key in enumerate(keys):
             if first.setdefault(key, row) != row:
                 more.setdefault(key, []).append(row)
 
@@ -85,8 +89,10 @@ class Campaign:
     requests: RequestIndex = field(init=False)
     arm_of_server: dict[str, str] = field(default_factory=dict)
     label_of_arm: dict[str, str] = field(default_factory=dict)
-    #: server id -> the rows of `plan.requests` on that server, in plan order (an `array` of 64-bit integers: no object a row).
+    #: server id -> the rows of `plan.requests` on that server, in plan order (a numpy array of int64: no object a row).
     planned_on: dict[str, Sequence[int]] = field(default_factory=dict)
+    #: `(server codes, phase codes)` of `plan.requests` (`codes_of` each), found when first asked for (`plan_codes`).
+    _plan_codes: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.receipts = ReceiptTable.of(self.receipts)
@@ -108,30 +114,41 @@ class Campaign:
         c = cls(plan=plan, receipts=evidence.receipts, workers=tuple(evidence.processes))  # type: ignore[arg-type]
         c.arm_of_server = dict(plan.servers)
         c.label_of_arm = dict(plan.labels)
-        on = c.planned_on
-        for row, server in enumerate(c.plan.requests.server):
-            if server in on:
-                on[server].append(row)
-            else:
-                on[server] = array("q", (row,))
+        import numpy as np  # noqa: PLC0415 - as in `codes_of`
+
+        (codes, code_of), _phases = c.plan_codes()
+        order = np.argsort(codes, kind="stable")  # the rows grouped by server, each group in plan order
+        ends = np.cumsum(np.bincount(codes, minlength=len(code_of))).tolist()
+        c.planned_on = {server: order[(ends[k - 1] if k else 0):ends[k]] for server, k in code_of.items()}
         return c
+
+    def plan_codes(self) -> tuple[tuple[Any, dict[str, int]], tuple[Any, dict[str, int]]]:
+        """Return `codes_of(plan.requests.server)` and `codes_of(plan.requests.phase)` (computed once per campaign)."""
+        if self._plan_codes is None:
+            requests = self.plan.requests
+            self._plan_codes = (codes_of(requests.server), codes_of(requests.phase))
+        return self._plan_codes  # type: ignore[no-any-return]
 
     def planned(self, selection: dict[str, str]) -> Sequence[int]:
         """
         Return the rows of `plan.requests` (`PlannedRequests`) matching `selection` (keys `server`, `arm`, `phase`), in plan order.
 
-        With `server` only that server's requests are scanned, so a loop over
-        servers stays linear in the plan's size. The rows are an `array` of
-        64-bit integers (a `range` for no selection).
+        With `server` only that server's rows (`planned_on`) are filtered, so
+        a loop over servers stays linear in the plan's size. The rows are a
+        contiguous numpy array of int64.
         """
+        import numpy as np  # noqa: PLC0415 - as in `codes_of`
+
         requests = self.plan.requests
-        out: Sequence[int] = self.planned_on.get(selection["server"], ()) if "server" in selection else range(len(requests))
-        if "phase" in selection:  # filtered one key at a time, over the columns (issue 40)
-            phase, phases = selection["phase"], requests.phase
-            out = array("q", (row for row in out if phases[row] == phase))  # no list of int objects on the way
-        if "arm" in selection:
-            arm, arm_of, servers = selection["arm"], self.arm_of_server, requests.server
-            out = array("q", (row for row in out if arm_of.get(servers[row]) == arm))
+        out = (np.ascontiguousarray(self.planned_on.get(selection["server"], ()), dtype=np.int64) if "server" in selection
+               else np.arange(len(requests), dtype=np.int64))
+        if "phase" in selection or "arm" in selection:  # filtered one key at a time, over the columns' codes (issue 40)
+            (servers, server_code), (phases, phase_code) = self.plan_codes()
+            if "phase" in selection:
+                out = out[phases[out] == phase_code.get(selection["phase"], -1)]
+            if "arm" in selection:
+                arm, arm_of = selection["arm"], self.arm_of_server
+                out = out[np.isin(servers[out], [k for server, k in server_code.items() if arm_of.get(server) == arm])]
         return out
 
     def servers_of_arm(self, arm: str) -> list[str]:
@@ -159,22 +176,49 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
     denominator stays the plan).
     """
     plan_sel = {k: v for k, v in selection.items() if k != "outcome"}
-    chosen, missing = [], []
     first, outcomes = campaign.requests.first, campaign.receipts.outcome
     want = selection.get("outcome")
     ids = campaign.plan.requests.id
-    repeated, seen = campaign.plan.requests.repeated, set()
-    for rid in map(ids.__getitem__, campaign.planned(plan_sel)):
-        if rid in repeated:
-            if rid in seen:
-                continue
-            seen.add(rid)
-        row = first.get(rid)
-        if row is None:
-            missing.append(rid)
-        elif want is None or outcomes[row] == want:
-            chosen.append(row)
+    rows = memoryview(campaign.planned(plan_sel))  # ints one at a time: no list of them
+    repeated: dict[str, int] = campaign.plan.requests.repeated
+    once: list[str] | None = None  # the selected ids, each at the first of its listings, when the plan lists one twice
+    if repeated:
+        once, seen = [], set()
+        for rid in map(ids.__getitem__, rows):
+            if rid in repeated:
+                if rid in seen:
+                    continue
+                seen.add(rid)
+            once.append(rid)
+
+    def selected() -> Iterable[str]:  # the ids, without a list of them (8 MB at 10^6) while the derivations hold their values
+        return map(ids.__getitem__, rows) if once is None else once
+
+    chosen: list[Any] = list(map(first.get, selected()))
+    missing: list[str] = []
+    if None in chosen:
+        missing = [rid for rid, row in zip(selected(), chosen) if row is None]
+        chosen = [row for row in chosen if row is not None]
+    if want is not None:
+        chosen = [row for row in chosen if outcomes[row] == want]
     return chosen, missing
+
+
+def codes_of(values: Sequence[Any]) -> tuple[Any, dict[Any, int]]:
+    """
+    Return `(codes, code_of)`: `values` (hashable; a column of 10^6) as a numpy array of codes, and value -> its code.
+
+    Codes number the distinct values from 0 in the order first met, so
+    grouping and comparing by value are integer operations; the array is of
+    the smallest signed integers that hold them (int8 up to 127 values: 1 MB
+    for 10^6), so -1 compares as no value. numpy is imported here, by a run
+    that judges a campaign, not by every run (about 0.1 s).
+    """
+    import numpy as np  # noqa: PLC0415
+
+    code_of = {value: k for k, value in enumerate(dict.fromkeys(values))}
+    dtype = np.int8 if len(code_of) <= 127 else np.int16 if len(code_of) <= 32767 else np.int32
+    return np.fromiter(map(code_of.__getitem__, values), dtype=dtype, count=len(values)), code_of
 
 
 def elapsed(table: ReceiptTable, row: int) -> Decimal:

@@ -14,10 +14,12 @@ every worker process exited with code 0 and no signal.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import repeat
+from operator import is_
 from decimal import Decimal
 from typing import Any
 
-from verifier.campaign import campaign_of, elapsed
+from verifier.campaign import Campaign, campaign_of, codes_of, elapsed
 from verifier.evidence import NO_INSTANT, TimeColumn
 from verifier.readers.native import evidence_of
 from verifier import stats
@@ -39,7 +41,7 @@ _GATE_FIELDS = {"arm_order": lambda p: list(p.order), "warmups_per_server": lamb
 _INT64_MAX = 2**63 - 1
 
 
-#: Rows judged at once by the timing section: its arrays of floats and spans are of this length, not of every receipt.
+#: Rows judged at once by the receipts screen (`_to_judge`) and the timing section: their lists and arrays are of this length, not of every receipt.
 _CHUNK = 1 << 16
 
 
@@ -64,6 +66,35 @@ def _instants(column: TimeColumn, rows: Any, whole: bool) -> Any:
     for k, x in zip(odd, exact):
         at[k] = x
     return at
+
+
+def _to_judge(c: Campaign, at: Any) -> list[int]:
+    """
+    Return the rows of `c.plan.requests` the receipts rule must judge one by one, in plan order: a list of ints.
+
+    `at` gives each planned row the row of its request's first receipt in
+    `c.receipts` (a numpy int64 array, -1 for none). A row is judged when
+    its request has no receipt, more than one, a receipt that differs from
+    the plan in server, phase or arm (the plan's arm of its server), or when
+    the plan lists its id more than once; every other row holds each rule.
+    """
+    import numpy as np  # noqa: PLC0415 - as in `_instants`
+
+    requests, table = c.plan.requests, c.receipts
+    judge = at < 0
+    arm_of = c.arm_of_server.get
+    for first in range(0, len(at) if len(table) else 0, _CHUNK):  # lists of _CHUNK at a time, not of every row
+        rows = slice(first, first + _CHUNK)
+        row = memoryview(at[rows])  # ints one at a time, no list of them; -1 (no receipt) reads the last row, judged anyway
+        servers = requests.server[rows]
+        for planned, recorded in ((servers, table.server), (requests.phase[rows], table.phase), (list(map(arm_of, servers)), table.arm)):
+            got = list(map(recorded.__getitem__, row))
+            if got != planned:  # then which rows differ: the columns' own != (str or None)
+                judge[rows] |= np.array(got, dtype=object) != np.array(planned, dtype=object)
+    for ids in (c.requests.more, requests.last):  # ids read more than once, listed more than once
+        if ids:
+            judge |= np.fromiter(map(ids.__contains__, requests.id), dtype=bool, count=len(requests.id))
+    return np.flatnonzero(judge).tolist()  # type: ignore[no-any-return]
 
 
 def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
@@ -136,9 +167,14 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     table = c.receipts
     rfile = table.file if table else "receipts.jsonl"
     first, more = c.requests.first, c.requests.more
+    import numpy as np  # noqa: PLC0415 - as in `_instants`
+
+    at = np.fromiter(map(first.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))  # planned row -> its first receipt's row, -1 for none
+    judge = _to_judge(c, at)  # the planned rows that may fail a rule below (the rest hold, and count as matched)
     judged: set[str] = set()  # the ids listed more than once that were judged (once, at their first place, as their last listing says)
-    matched = 0  # distinct planned ids with a receipt: when they are all the receipts' ids, none is unplanned and no set is built
-    for k, rid in enumerate(ids):
+    matched = len(ids) - len(judge)  # distinct planned ids with a receipt: when they are all the receipts' ids, none is unplanned and no set is built
+    for k in judge:
+        rid = ids[k]
         if rid in last:
             if rid in judged:
                 continue
@@ -169,7 +205,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             found.append(_f(Status.FAIL, "receipt-disagrees", f"worker {w.name} names server {server} / arm {arm}, not in the plan",
                             path=w.location.file, pointer=w.location.pointer))
     for sid, _arm in plan.run_order:
-        if not any(ids[k] in first for k in c.planned({"server": sid, "phase": "measured"})):
+        if not (at[c.planned({"server": sid, "phase": "measured"})] >= 0).any():
             found.append(_f(Status.FAIL, "no-measured-receipts", f"server {sid} has no measured receipt at all", path=rfile))
     if not [f for f in found if f.code in ("missing-receipt", "duplicate-receipt", "unplanned-receipt", "receipt-disagrees")]:
         n = len(ids) - sum(requests.repeated.values()) + len(requests.repeated)  # each id once
@@ -179,7 +215,6 @@ def conformance(ctx: Context) -> Iterator[Finding]:
 
     # (c) timing: per-receipt identity, warmups before measured, arm order (the first receipt of each request id)
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
-    import numpy as np  # noqa: PLC0415 - as in `_instants`
 
     rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))  # the first row of each request id, increasing
     whole = len(rows) == len(table)  # distinct rows, as many as the table's: every row
@@ -195,9 +230,10 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             flagged[k] = _f(Status.FAIL, "time-order", f"request {table.request_id[rows[k]]} ends before it starts", path=table.file,
                             pointer=table.pointer(rows[k]))
         forward = np.flatnonzero(~backwards) + first_row
-        seconds = [table.elapsed[i] for i in rows[forward].tolist()]
-        if None in seconds:
-            elapsed(table, rows[int(forward[seconds.index(None)])])  # raises: the schema requires an elapsed time (our bug if reached)
+        seconds = list(map(table.elapsed.__getitem__, memoryview(rows[forward])))
+        none = list(map(is_, seconds, repeat(None)))  # by identity: `None in` would ask each Decimal's __eq__ (0.3 us each)
+        if True in none:
+            elapsed(table, rows[int(forward[none.index(True)])])  # raises: the schema requires an elapsed time (our bug if reached)
         for at, span, _comparison in stats.compare_spans(seconds, end[forward] - start[forward], declared=tolerance):
             k = int(forward[at])
             written = table.elapsed[rows[k]]
@@ -207,10 +243,11 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     first_start: dict[str, int] = {}  # server -> the earliest start of its requests (nanoseconds since the epoch)
     warm_end: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the latest end of its warmups (the first row of it)
     measured_start: dict[str, tuple[int, int]] = {}  # server -> (instant, row) of the earliest start of its measured requests
-    code_of: dict[str, int] = {}  # server -> its number, in the order first met
-    codes = np.fromiter((code_of.setdefault(table.server[i] or "", len(code_of)) for i in rows), dtype=np.int32, count=len(rows))
-    phase_of = table.phase
-    of_phase = {phase: np.fromiter((phase_of[i] == phase for i in rows), dtype=bool, count=len(rows)) for phase in ("warmup", "measured")}
+    picked = None if whole else memoryview(rows)  # as in `_to_judge`
+    server_of = table.server if picked is None else list(map(table.server.__getitem__, picked))
+    codes, code_of = codes_of(["" if s is None else s for s in server_of] if None in server_of else server_of)  # server -> its code
+    phase_codes, phase_code = codes_of(table.phase if picked is None else list(map(table.phase.__getitem__, picked)))
+    of_phase = {phase: phase_codes == phase_code.get(phase, -1) for phase in ("warmup", "measured")}
     for sid, code in code_of.items():
         mine = codes == code
         first_start[sid] = start[mine].min()
@@ -247,8 +284,11 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     listed.update({e.path: (e.sha256 or "").lower() for e in evidence.externals})
     n_outputs = 0
     owner: dict[str, str] = {}  # output path -> the successful request that first named it
-    for row in first.values():  # the rows of `rows`, without a list of them
-        outputs = table.outputs.get(row, ())
+    request_id = table.request_id
+    for row in sorted(table.outputs):  # the rows of `rows` (first rows) that record outputs, in order
+        if first.get("" if request_id[row] is None else request_id[row]) != row:
+            continue
+        outputs = table.outputs[row]
         for i, o in enumerate(outputs):
             n_outputs += 1
             where = {"path": table.file, "pointer": f"{table.pointer(row)}/outputs"}
