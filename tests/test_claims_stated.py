@@ -11,8 +11,10 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from bundlekit import edit_json, rehash
+import pytest
+from bundlekit import asset_root, edit_json, make_bundle, rehash
 
+from verifier import verify_path
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
 from verifier.pipeline import Context, run_pipeline
@@ -201,3 +203,26 @@ def test_running_out_of_memory_is_one_line_and_exit_4(monkeypatch, capsys):
         cli.main()
     err = capsys.readouterr().err
     assert exit_.value.code == 4 and err.startswith("verify: error: the verifier ran out of memory") and "Traceback" not in err
+
+
+_SPREAD_GATE = {"plan": {"arm_order": ["A", "B"], "servers_per_arm": 1},
+                "claims": [{"claim": "max_s", "statistic": "max", "per": "arm", "selection": {"phase": "measured"}, "unit": "s"},
+                           {"claim": "min_s", "statistic": "min", "per": "arm", "selection": {"phase": "measured"}, "unit": "s"},
+                           {"claim": "sd_s", "statistic": "sd", "per": "arm", "selection": {"phase": "measured"}, "unit": "s"}]}
+
+
+@pytest.mark.parametrize("sentence,status", [
+    ("The candidate's max latency was 9.9 s.", "FAIL"), ("The candidate's max latency was 3.0 s.", "PASS"),
+    ("The baseline's min latency was 0.5 s.", "FAIL"), ("The baseline's min latency was 2.0 s.", "PASS"),
+    ("The candidate's standard deviation was 9.9 s.", "FAIL"), ("The candidate's standard deviation was 1.41 s.", "PASS"),
+])
+def test_a_native_gates_max_min_and_sd_rules_bind_the_prose_that_names_them(tmp_path, sentence, status):
+    # the profile road bound "max", "min" and "sd" words; the native gate's rules of those statistics were unbound (UNVERIFIED)
+    roots = asset_root(tmp_path, {"spread-v1": _SPREAD_GATE})
+    bundle = make_bundle(tmp_path / "b", "spread-v1", {"A1": ("baseline", [("measured", 2.0, "ok"), ("measured", 4.0, "ok")]),
+                                                       "B1": ("candidate", [("measured", 1.0, "ok"), ("measured", 3.0, "ok")])},
+                         {"max_s.baseline": 4.0, "max_s.candidate": 3.0, "min_s.baseline": 2.0, "min_s.candidate": 1.0,
+                          "sd_s.baseline": 1.4142135623730951, "sd_s.candidate": 1.4142135623730951})
+    report = verify_path(str(bundle), asset_root=roots, claims_text=("pr.md", sentence + "\n"))
+    found = [f for f in report.findings if f.check == "claims.stated" and f.observed.get("source") == "pr.md"]
+    assert [f.status.value for f in found] == [status], [f.message for f in found]

@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import make_assets
 from helpers import write_tree
 
@@ -221,3 +222,14 @@ def test_a_claim_text_without_a_number_is_one_pass_worded_as_a_bundles(tmp_path)
     """
     stated = _stated(_report(tmp_path, RUNS, [_rule("mean_s", "mean", per=["arm"])], "No figures in this body."))
     assert stated == [("PASS", "no-claim-text", "the prose (pr.md) states no number, so there is nothing to bind")]
+
+
+@pytest.mark.parametrize("statistic,sentence,verdict", [
+    ("max", "The max latency of alpha is 4 s.", "PASS"), ("max", "The max latency of alpha is 3 s.", "FAIL"),
+    ("min", "The min latency of alpha is 2 s.", "PASS"), ("min", "The min latency of alpha is 3 s.", "FAIL"),
+])
+def test_a_max_or_min_rule_binds_the_words_max_and_min_beside_a_mean_of_the_same_arm(tmp_path, statistic, sentence, verdict):
+    """Kills dropping `min`/`max` from `statements._STATISTIC`: beside a mean of the arm, only the statistic word picks the value."""
+    claims = [_rule("avg", "mean", per=["arm"]), _rule("ext", statistic, per=["arm"])]
+    found = _stated(_report(tmp_path, RUNS, claims, sentence))
+    assert [status for status, _, _ in found] == [verdict], found

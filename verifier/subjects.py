@@ -74,7 +74,7 @@ def _window(q: Quantity) -> str:
 
 
 _FILLER = frozenset("of the a an all in its their both".split()) | {"measured", "timed", "baseline", "candidate", "baseline's", "candidate's"}
-_REQUEST_NOUN = re.compile(r"^(?:requests?|warm-?ups?|runs?|calls?|ones?|took|was|were|is|at|of|with|in)$")
+_REQUEST_NOUN = re.compile(r"^(?:requests?|warm-?ups?|runs?|calls?|ones?|latenc(?:y|ies)|times?|durations?|took|was|were|is|at|of|with|in)$")  # "max latency": the time of a request
 
 
 def _selects_requests(after: str, keys: dict[str, str]) -> bool:

@@ -16,14 +16,13 @@ from __future__ import annotations
 import re
 
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 from verifier import units
 from verifier.binding import Evidence
 from verifier.checks.profile_base import _all_records, _derivations, _profile, joined
 from verifier.checks.profile_claims import _convert
-from verifier.checks.statements import CHECK, Candidates, given, judge, pairs_of
+from verifier.checks.statements import CHECK, Candidates, given, judge, pairs_of, statistic_word
 from verifier.derive import derive_rule
 from verifier.model import Finding
 from verifier.pipeline import Context, check
@@ -31,7 +30,6 @@ from verifier.readers.select import RecordSource, Underivable, instances
 
 __all__ = ["collect", "stated_text"]
 
-_STATISTIC = {"mean": "mean", "median": "median", "mean_of_server_means": "mean", "sd": "sd", "sd_of_server_means": "sd", "min": "min", "max": "max"}
 #: What a profile's count counts is not named by the profile: any of these nouns may name it.
 _COUNT_NOUN = r"^(?:[a-z-]+\s+){0,2}(?:requests|receipts|records|runs|passes|samples|queries)\b"
 
@@ -90,7 +88,7 @@ def collect(ctx: Context) -> Candidates:
                 evidence.append(Evidence(name, value, unit, "derived", result.text, statistic=statistic, keys=frozenset(key.values()),
                                          topics=frozenset({"speedup"} if statistic == "speedup" else {"reduction"})))
                 continue
-            stat = f"p{Decimal(str(rule['q'])).normalize():f}" if statistic == "percentile" else _STATISTIC.get(statistic)
+            stat = statistic_word(rule)
             timed = unit is not None and units.known(unit) and units.parse(unit).dimension == "time"
             level = "arm" if per == ["arm"] else "server" if "server" in per else None
             e = Evidence(name, value, unit, "derived", result.text, statistic=stat, keys=frozenset(key.values()),
