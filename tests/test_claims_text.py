@@ -217,3 +217,11 @@ def test_a_claim_text_may_state_exactly_max_quantities_numbers_and_one_more_is_r
     assert len(extract("1 s.\n\n2 s.\n\n3 s.\n\n4 s.\n\n5 s.\n", "t", limit=2)) == 3
     assert [q.number for q in extract("1 s, 2 s, 3 s, 4 s and 5 s.\n", "t", limit=2)] == ["1", "2", "3"]
     assert len(extract("1 s.\n\n2 s.\n\n3 s.\n", "t")) == 3
+
+
+@pytest.mark.parametrize("given", ["pr.md", ("pr.md",), ("pr.md", b"bytes"), ["pr.md", "text"]])
+def test_a_claims_text_that_is_not_a_name_and_text_pair_is_a_type_error(given):
+    # a path string was read as the pair ("/", "t"): the run said the prose states no number
+    from verifier.core import verify_path
+    with pytest.raises(TypeError, match="claims_text must be a \\(name, text\\) pair"):
+        verify_path(str(EXAMPLE), claims_text=given)

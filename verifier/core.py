@@ -328,8 +328,10 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     directory matching several profiles, or one that is not one bundle (`folders.not_one_bundle`);
     a foreign directory matching none goes to discovery (`verifier.discovery`);
     `ConfigError`/`PinMismatch` when our own assets (schemas, gates, profiles) fail their pins or
-    their schema. Reads the bundle; never writes.
+    their schema; `TypeError` when `claims_text` is not a `(name, text)` pair of strings. Reads the bundle; never writes.
     """
+    if claims_text is not None and not (isinstance(claims_text, tuple) and len(claims_text) == 2 and all(isinstance(x, str) for x in claims_text)):
+        raise TypeError(f"claims_text must be a (name, text) pair of strings, not {type(claims_text).__name__}")
     trusted = trust if trust is not None else TrustSet(assets(asset_root))
     run_options = {"artifacts": artifacts, "gate": gate_id, "progress": progress, "weights_dir": weights_dir,
                    "device": device, "parallel": parallel, "claims_text": claims_text}
