@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -103,10 +104,10 @@ def test_select_gives_the_first_row_of_each_planned_request_and_names_the_missin
                 requests=(PlannedRequest("r1", "s1", "measured"), PlannedRequest("r2", "s1", "warmup"), PlannedRequest("r9", "s1", "measured")))
     c = Campaign(plan=plan, receipts=_table(), arm_of_server={"s1": "a"})
     c.planned_on = {"s1": [0, 1, 2]}
-    assert select(c, {}) == ([0, 1], ["r9"])
-    assert select(c, {"phase": "measured"}) == ([0], ["r9"])
-    assert select(c, {"outcome": "ok"}) == ([0], ["r9"])  # the denominator stays the plan: r2 is selected out, not missing
-    assert select(c, {"server": "s1", "arm": "a", "outcome": "timeout"}) == ([1], ["r9"])
+    assert select(c, {}) == (array("q", [0, 1]), ["r9"])
+    assert select(c, {"phase": "measured"}) == (array("q", [0]), ["r9"])
+    assert select(c, {"outcome": "ok"}) == (array("q", [0]), ["r9"])  # the denominator stays the plan: r2 is selected out, not missing
+    assert select(c, {"server": "s1", "arm": "a", "outcome": "timeout"}) == (array("q", [1]), ["r9"])
 
 
 @settings(max_examples=60, deadline=None)
@@ -409,3 +410,62 @@ def test_a_timestamp_without_an_offset_has_no_instant_in_a_batch_or_alone():
     batched, alone = TimeColumn(), TimeColumn(["2026-01-01T00:00:00"])
     batched.extend(["2026-01-01T00:00:00Z", "2026-01-01T00:00:00", "00010101000"])
     assert batched.at.tolist() == [1767225600000000000, NO_INSTANT, NO_INSTANT] and alone.at.tolist() == [NO_INSTANT]
+
+
+def _copy(text: str) -> str:
+    """A new `str` object equal to `text` (not the object the plan holds)."""
+    return text[:1] + text[1:]  # a new object for two characters or more (the ids below); "" is one object in any case
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["r1", "r2", "r3", "r4"]), max_size=8), st.booleans(),
+       st.lists(st.sampled_from(["r1", "r2", "r3", "r5", "", None]), max_size=10))
+@example(["r1", "r1"], True, ["r1", "r2", "r1"])
+def test_the_plan_join_is_the_index_of_the_ids_whether_the_reader_shared_them_or_not(plan_ids, one_object, receipt_ids):
+    """`PlanJoin` (arrays; by object when the reader shares the plan's ids, by a dict when not) agrees with `RequestIndex` (issue 40)."""
+    from verifier.campaign import PlanJoin
+
+    objects: dict[str, str] = {}
+    listed = [objects.setdefault(rid, _copy(rid)) if one_object else _copy(rid) for rid in plan_ids]  # an id listed twice: one object or two
+    requests = PlannedRequests(columns=(listed, ["s1"] * len(listed), ["measured"] * len(listed)))
+    plan = Plan(arms={"a": "baseline"}, servers={"s1": "a"}, requests=requests)
+    lines = [{"kind": "request", "server": "s1", "arm": "a", "phase": "measured", "outcome": "ok", "elapsed_s": 1,
+              "started_at": "2026-01-01T00:00:01Z", "ended_at": "2026-01-01T00:00:02Z", "outputs": [],
+              **({} if rid is None else {"request_id": _copy(rid)})} for rid in receipt_ids]
+    shared = from_documents({"plan": plan, "receipts": lines}, manifest=None, names={}).receipts
+    assert shared.shares is requests
+    alone = from_documents({"receipts": lines}, manifest=None, names={}).receipts
+    assert alone.shares is None
+    index = RequestIndex(alone)
+    want_at = [index.first.get(rid, -1) for rid in plan_ids]
+    want_first = [index.first["" if rid is None else rid] == row for row, rid in enumerate(receipt_ids)]
+    want_unplanned = {rid: row for rid, row in index.first.items() if rid not in plan_ids}
+    want_firsts = {rid: index.first[rid] for rid in index.more}
+    for table in (shared, alone):
+        join = PlanJoin(table, requests)
+        assert join.at.tolist() == want_at
+        assert join.first.tolist() == want_first and join.first_rows.tolist() == sorted(index.first.values())
+        assert join.more == index.more and join.firsts == want_firsts and join.unplanned == want_unplanned
+        assert [join.first_of(row, rid) for row, rid in enumerate(receipt_ids)] == [index.first["" if rid is None else rid] for rid in receipt_ids]
+
+
+def test_conformance_and_the_derivations_build_no_index_of_every_receipt_id():
+    """Plan conformance and `select` read the campaign's `PlanJoin`: no dict of 10^6 ids (about 70 MB, issue 40)."""
+    from pathlib import Path
+
+    from verifier.checks import plan as pl
+    from verifier.pipeline import Context
+
+    plan = {"format": "verify-plan", "format_version": 1, "campaign": "c", "frozen_at": "2026-01-01T00:00:00Z",
+            "arms": [{"id": "a", "label": "A", "role": "baseline", "revision": "r0"}], "servers": [{"id": "s1", "arm": "a"}],
+            "arm_order": ["A"], "warmups_per_server": 0, "measured_per_server": 2,
+            "requests": [{"id": "r1", "server": "s1", "phase": "measured"}, {"id": "r2", "server": "s1", "phase": "measured"}]}
+    lines = [{**LINES[1], "outputs": []}, {**LINES[1], "outputs": [], "request_id": "r2", "started_at": "2026-01-01T00:00:03Z",
+                                            "ended_at": "2026-01-01T00:00:04.5Z"}]
+    model = from_documents({"plan": plan, "receipts": lines}, manifest=None, names={})
+    c = Campaign.build(model)
+    ctx = Context(subject=Path("."), assets=None, data={"evidence": model, "campaign": c})
+    assert [f.code for f in pl.conformance(ctx)] == ["requests", "timing", "outputs", "workers"]
+    assert select(c, {"phase": "measured"}) == (array("q", [0, 1]), [])
+    assert c._requests is None
+    assert list(c.requests) == ["r1", "r2"]  # built when asked for

@@ -7,15 +7,17 @@ the bundle v1 documents, or a foreign layout mapped by a profile); no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
+from itertools import repeat
 from typing import Any
 
 from verifier.evidence import Evidence, Plan, PlannedRequests, ProcessReceipt, Receipt, ReceiptTable, parse_time
 from verifier.readers.native import evidence_of
 
-__all__ = ["Campaign", "RequestIndex", "campaign_of", "codes_of", "elapsed", "parse_time", "select"]
+__all__ = ["Campaign", "PlanJoin", "RequestIndex", "campaign_of", "codes_of", "elapsed", "parse_time", "select"]
 
 
 class RequestIndex(Mapping[str, list[Receipt]]):
@@ -71,6 +73,96 @@ class RequestIndex(Mapping[str, list[Receipt]]):
         return rid in self.first
 
 
+class PlanJoin:
+    """
+    Represents a campaign's request receipts joined to its plan's requests, as numpy arrays (issue 40: no dict of 10^6 ids).
+
+    Built once per campaign (`Campaign.join`). A receipt's id is its
+    `request_id`, "" for a receipt without one (as `RequestIndex` files it).
+
+    - `at`: int64, one per planned row: the first receipt row of its id, -1
+      when it has none (every listing of an id listed twice has it);
+    - `first`: bool, one per receipt row: whether it is the first receipt of
+      its id; `first_rows` the rows where it is (int64, increasing);
+    - `more`: id -> its receipt rows after the first (lists of int), only
+      for ids read more than once;
+    - `firsts`: id -> its first receipt row, for the ids of `more`;
+    - `unplanned`: id -> its first receipt row, for each id the plan does
+      not list.
+
+    A receipt's planned row (the last listing of its id) is found
+    `_CHUNK` rows at a time: when `table.shares` is `requests` (the native
+    reader holds each planned id as the plan's own object) by comparing
+    objects (their `id()`s, sorted: 16 bytes a planned row while the join
+    is built), otherwise by a dict of the plan's ids. Both give the same
+    arrays (`tests/test_receipt_table.py`).
+    """
+
+    __slots__ = ("at", "first", "first_rows", "more", "firsts", "unplanned")
+
+    def __init__(self, table: ReceiptTable, requests: PlannedRequests) -> None:
+        import numpy as np  # noqa: PLC0415 - as in `codes_of`
+
+        ids, n = table.request_id, len(table)
+        planned = np.empty(n, dtype=np.int64)  # receipt row -> the row of its id's last listing, -1 for none
+        if table.shares is requests and len(requests) and None not in ids:
+            addresses = np.fromiter(map(id, requests.id), dtype=np.uint64, count=len(requests))
+            order = np.argsort(addresses, kind="stable")  # one object listed twice: its last listing last
+            addresses = addresses[order]
+            for lo in range(0, n, _CHUNK):
+                mine = np.fromiter(map(id, ids[lo:lo + _CHUNK]), dtype=np.uint64)
+                pos = np.searchsorted(addresses, mine, side="right") - 1
+                pos[pos < 0] = 0
+                planned[lo:lo + len(mine)] = np.where(addresses[pos] == mine, order[pos], -1)
+            del addresses, order
+        else:
+            index = {rid: row for row, rid in enumerate(requests.id)}  # each id at its last listing
+            for lo in range(0, n, _CHUNK):
+                keys = ["" if rid is None else rid for rid in ids[lo:lo + _CHUNK]]
+                planned[lo:lo + len(keys)] = np.fromiter(map(index.get, keys, repeat(-1)), dtype=np.int64, count=len(keys))
+            del index
+        at = np.full(len(requests), n, dtype=np.int64)
+        listed = planned >= 0
+        for lo in range(0, n, _CHUNK):  # each planned row's first receipt (n for none)
+            ok = np.flatnonzero(listed[lo:lo + _CHUNK])
+            np.minimum.at(at, planned[lo:lo + _CHUNK][ok], ok + lo)
+        self.first = first = np.zeros(n, dtype=bool)
+        self.more: dict[str, list[int]] = {}
+        self.unplanned: dict[str, int] = {}
+        self.firsts: dict[str, int] = {}
+        for lo in range(0, n, _CHUNK):
+            hi = min(n, lo + _CHUNK)
+            mine, ok = planned[lo:hi], listed[lo:hi]
+            first[lo:hi] = ok & (at[np.where(ok, mine, 0)] == np.arange(lo, hi)) if len(at) else False
+            for row in (np.flatnonzero(~first[lo:hi]) + lo).tolist():  # a second receipt of an id, or one the plan does not list
+                rid = ids[row]
+                key = "" if rid is None else rid
+                if listed[row] or self.unplanned.setdefault(key, row) != row:
+                    self.more.setdefault(key, []).append(row)
+                    self.firsts.setdefault(key, int(at[planned[row]]) if listed[row] else self.unplanned[key])
+                else:
+                    first[row] = True
+        at[at == n] = -1
+        last = requests.last
+        if last:  # an id listed more than once: each listing gets its last listing's
+            for k in np.flatnonzero(np.fromiter(map(last.__contains__, requests.id), dtype=bool, count=len(requests))).tolist():
+                at[k] = at[last[requests.id[k]]]
+        self.at = at
+        self.first_rows = np.flatnonzero(first)
+
+    def is_first(self, row: int) -> bool:
+        """Return whether receipt `row` is the first receipt of its id."""
+        return bool(self.first[row])
+
+    def first_of(self, row: int, rid: str | None) -> int:
+        """Return the first receipt row of the id `rid` of receipt `row` (its `request_id`, None for none)."""
+        return row if self.first[row] else self.firsts["" if rid is None else rid]
+
+
+#: Receipt rows joined at once by `PlanJoin`: its passes hold arrays of this length, not of every row.
+_CHUNK = 1 << 16
+
+
 @dataclass
 class Campaign:
     """
@@ -78,27 +170,43 @@ class Campaign:
 
     `plan` is the model's `Plan` (its `requests` as `PlannedRequests`); `receipts` the request receipts (a
     `ReceiptTable`: columns, one row per receipt in the order read) and
-    `workers` the worker process receipts; `requests` maps request id to its
-    request receipts (a `RequestIndex` of rows); `arm_of_server` and
-    `label_of_arm` come from the plan.
+    `workers` the worker process receipts; `join` the receipts joined to
+    the plan's requests (`PlanJoin`, arrays: what plan conformance and the
+    derivations read); `requests` maps request id to its request receipts
+    (a `RequestIndex` of rows, built when first asked for: a dict of every
+    id); `arm_of_server` and `label_of_arm` come from the plan.
     """
 
     plan: Plan
     receipts: ReceiptTable
     workers: tuple[ProcessReceipt, ...] = ()
-    requests: RequestIndex = field(init=False)
     arm_of_server: dict[str, str] = field(default_factory=dict)
     label_of_arm: dict[str, str] = field(default_factory=dict)
     #: server id -> the rows of `plan.requests` on that server, in plan order (a numpy array of int64: no object a row).
     planned_on: dict[str, Sequence[int]] = field(default_factory=dict)
     #: `(server codes, phase codes)` of `plan.requests` (`codes_of` each), found when first asked for (`plan_codes`).
     _plan_codes: Any = field(default=None, init=False, repr=False, compare=False)
+    _join: PlanJoin | None = field(default=None, init=False, repr=False, compare=False)
+    _requests: RequestIndex | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.receipts = ReceiptTable.of(self.receipts)
-        self.requests = RequestIndex(self.receipts)
         if not isinstance(self.plan.requests, PlannedRequests):  # a plan a test or another reader built as a tuple
             self.plan = replace(self.plan, requests=PlannedRequests(self.plan.requests))
+
+    @property
+    def join(self) -> PlanJoin:
+        """Return the receipts joined to the plan's requests (`PlanJoin`, built when first asked for)."""
+        if self._join is None:
+            self._join = PlanJoin(self.receipts, self.plan.requests)  # type: ignore[arg-type]
+        return self._join
+
+    @property
+    def requests(self) -> RequestIndex:
+        """Return request id -> its request receipts (`RequestIndex`, built when first asked for: 10^6 ids are about 70 MB)."""
+        if self._requests is None:
+            self._requests = RequestIndex(self.receipts)
+        return self._requests
 
     @classmethod
     def build(cls, evidence: Evidence) -> Campaign:
@@ -163,9 +271,9 @@ def campaign_of(ctx: Any) -> Campaign:
     return ctx.data["campaign"]  # type: ignore[no-any-return]
 
 
-def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], list[str]]:
+def select(campaign: Campaign, selection: dict[str, str]) -> tuple[array[int], list[str]]:
     """
-    Return `(rows, missing_ids)` for the planned requests matching `selection`: rows of `campaign.receipts`.
+    Return `(rows, missing_ids)` for the planned requests matching `selection`: rows of `campaign.receipts` (an `array` of 64-bit integers: no int object a row while the derivations hold their values), ids a list.
 
     Each planned request contributes the row of its first receipt; a planned
     request with no receipt is listed in `missing_ids`. A request the plan
@@ -175,32 +283,30 @@ def select(campaign: Campaign, selection: dict[str, str]) -> tuple[list[int], li
     key in `selection` filters receipts after the plan selection (the
     denominator stays the plan).
     """
+    import numpy as np  # noqa: PLC0415 - as in `codes_of`
+
     plan_sel = {k: v for k, v in selection.items() if k != "outcome"}
-    first, outcomes = campaign.requests.first, campaign.receipts.outcome
+    outcomes = campaign.receipts.outcome
     want = selection.get("outcome")
     ids = campaign.plan.requests.id
-    rows = memoryview(campaign.planned(plan_sel))  # ints one at a time: no list of them
+    rows = campaign.planned(plan_sel)
     repeated: dict[str, int] = campaign.plan.requests.repeated
-    once: list[str] | None = None  # the selected ids, each at the first of its listings, when the plan lists one twice
-    if repeated:
+    if repeated:  # the selected rows, each id at the first of its listings
         once, seen = [], set()
-        for rid in map(ids.__getitem__, rows):
+        for k, rid in zip(rows.tolist(), map(ids.__getitem__, memoryview(rows))):
             if rid in repeated:
                 if rid in seen:
                     continue
                 seen.add(rid)
-            once.append(rid)
-
-    def selected() -> Iterable[str]:  # the ids, without a list of them (8 MB at 10^6) while the derivations hold their values
-        return map(ids.__getitem__, rows) if once is None else once
-
-    chosen: list[Any] = list(map(first.get, selected()))
+            once.append(k)
+        rows = np.array(once, dtype=np.int64)
+    at = campaign.join.at[rows]  # the first receipt row of each, -1 for none
+    chosen = array("q", at[at >= 0].astype(np.int64).tobytes())
     missing: list[str] = []
-    if None in chosen:
-        missing = [rid for rid, row in zip(selected(), chosen) if row is None]
-        chosen = [row for row in chosen if row is not None]
+    if len(chosen) < len(at):
+        missing = list(map(ids.__getitem__, memoryview(rows[at < 0])))
     if want is not None:
-        chosen = [row for row in chosen if outcomes[row] == want]
+        chosen = array("q", [row for row in chosen if outcomes[row] == want])
     return chosen, missing
 
 

@@ -533,11 +533,14 @@ class ReceiptTable(Sequence[Receipt]):
     number as parsed: `Decimal` or `int`, or None), `started_at`,
     `ended_at` (RFC 3339 text as written, or None, with their instants: `TimeColumn`s), `http_status`, `error`,
     and `index` (the 0-based line index of the row in `file`, an `array` of 64-bit integers). `outputs`
-    maps a row to its recorded `Output`s (rows without outputs are absent).
+    maps a row to its recorded `Output`s (rows without outputs are absent). `shares` is the `PlannedRequests`
+    whose `str` objects the `request_id` column holds (None when the reader shares none): a row's id equals one
+    of its ids exactly when it is that id's object (its last listing's), so the campaign joins receipts to
+    the plan by object, without a dict of the ids (`campaign.PlanJoin`).
     """
 
     __slots__ = ("file", "index", "request_id", "server", "arm", "phase", "outcome", "elapsed", "started_at", "ended_at",
-                 "http_status", "error", "outputs")
+                 "http_status", "error", "outputs", "shares")
 
     def __init__(self, file: str) -> None:
         self.file = file
@@ -553,6 +556,7 @@ class ReceiptTable(Sequence[Receipt]):
         self.http_status: list[int | None] = []
         self.error: list[str | None] = []
         self.outputs: dict[int, tuple[Output, ...]] = {}
+        self.shares: PlannedRequests | None = None
 
     @classmethod
     def of(cls, receipts: Iterable[Receipt]) -> ReceiptTable:

@@ -219,8 +219,8 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
         notes.append(Finding(check=CHECK, status=Status.UNVERIFIED, code=exc.code, path=exc.path,
                              message=f"receipt outputs are not checked: {exc}"))
     else:
-        table, first = c.receipts, c.requests.first
-        for i in sorted(table.outputs, key=lambda i: (first[table.request_id[i] or ""], i)):  # grouped by request id, as read
+        table, join = c.receipts, c.join
+        for i in sorted(table.outputs, key=lambda i: (join.first_of(i, table.request_id[i]), i)):  # grouped by request id, as read
             arm = c.arm_of_server.get(table.server[i], table.arm[i])  # the plan's arm of the server, else the receipt's own
             for o in table.outputs[i]:
                 media.setdefault(o.path, arm)

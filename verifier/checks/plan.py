@@ -91,9 +91,10 @@ def _to_judge(c: Campaign, at: Any) -> list[int]:
             got = list(map(recorded.__getitem__, row))
             if got != planned:  # then which rows differ: the columns' own != (str or None)
                 judge[rows] |= np.array(got, dtype=object) != np.array(planned, dtype=object)
-    for ids in (c.requests.more, requests.last):  # ids read more than once, listed more than once
-        if ids:
-            judge |= np.fromiter(map(ids.__contains__, requests.id), dtype=bool, count=len(requests.id))
+    if c.join.more:  # ids read more than once
+        judge |= np.fromiter(map(c.join.more.__contains__, requests.id), dtype=bool, count=len(requests.id))
+    if requests.last:  # ids listed more than once
+        judge |= np.fromiter(map(requests.last.__contains__, requests.id), dtype=bool, count=len(requests.id))
     return np.flatnonzero(judge).tolist()  # type: ignore[no-any-return]
 
 
@@ -166,13 +167,13 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     # (b) one receipt per planned request, none unplanned, each agreeing with the plan (read from the receipt columns)
     table = c.receipts
     rfile = table.file if table else "receipts.jsonl"
-    first, more = c.requests.first, c.requests.more
+    join = c.join
+    more = join.more
     import numpy as np  # noqa: PLC0415 - as in `_instants`
 
-    at = np.fromiter(map(first.get, ids, repeat(-1)), dtype=np.int64, count=len(ids))  # planned row -> its first receipt's row, -1 for none
+    at = join.at  # planned row -> its first receipt's row, -1 for none
     judge = _to_judge(c, at)  # the planned rows that may fail a rule below (the rest hold, and count as matched)
     judged: set[str] = set()  # the ids listed more than once that were judged (once, at their first place, as their last listing says)
-    matched = len(ids) - len(judge)  # distinct planned ids with a receipt: when they are all the receipts' ids, none is unplanned and no set is built
     for k in judge:
         rid = ids[k]
         if rid in last:
@@ -181,12 +182,11 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             judged.add(rid)
             k = last[rid]
         server, phase = servers[k], phases[k]
-        row = first.get(rid)
-        if row is None:
+        row = int(at[k])
+        if row < 0:
             found.append(_f(Status.FAIL, "missing-receipt", f"planned {phase} request {rid} on {server} has no receipt",
                             path=rfile, expected=rid))
             continue
-        matched += 1
         if rid in more:
             n = 1 + len(more[rid])
             found.append(_f(Status.FAIL, "duplicate-receipt", f"request {rid} has {n} receipts", path=rfile,
@@ -197,7 +197,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
             want = {"server": server, "phase": phase, "arm": arm}
             found.append(_f(Status.FAIL, "receipt-disagrees", f"receipt of {rid} says {have}, the plan says {want}",
                             path=table.file, pointer=table.pointer(row), expected=want, observed=have))
-    for rid in [] if matched == len(first) else sorted(set(first).difference(ids)):  # 10^6 ids: a set of 32 MB spared
+    for rid in sorted(join.unplanned):
         found.append(_f(Status.FAIL, "unplanned-receipt", f"receipt for request {rid} is not in the plan", path=rfile, observed=rid))
     for w in c.workers:
         server, arm = w.dims.get("server"), w.dims.get("arm")
@@ -216,7 +216,7 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     # (c) timing: per-receipt identity, warmups before measured, arm order (the first receipt of each request id)
     tolerance = Decimal(str(gate_plan.get("clock_tolerance_s", DEFAULT_CLOCK_TOLERANCE_S)))
 
-    rows = np.fromiter(first.values(), dtype=np.int64, count=len(first))  # the first row of each request id, increasing
+    rows = join.first_rows  # the first row of each request id, increasing
     whole = len(rows) == len(table)  # distinct rows, as many as the table's: every row
     starts, ends = table.started_at, table.ended_at
     start, end = _instants(starts, rows, whole), _instants(ends, rows, whole)  # nanoseconds since the epoch, one per row
@@ -284,9 +284,8 @@ def conformance(ctx: Context) -> Iterator[Finding]:
     listed.update({e.path: (e.sha256 or "").lower() for e in evidence.externals})
     n_outputs = 0
     owner: dict[str, str] = {}  # output path -> the successful request that first named it
-    request_id = table.request_id
     for row in sorted(table.outputs):  # the rows of `rows` (first rows) that record outputs, in order
-        if first.get("" if request_id[row] is None else request_id[row]) != row:
+        if not join.is_first(row):
             continue
         outputs = table.outputs[row]
         for i, o in enumerate(outputs):

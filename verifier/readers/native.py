@@ -279,8 +279,10 @@ class ReceiptLines(_LineBuilder):
     valid file is parsed once (`Bundle.modelled`); `from_documents` feeds
     it lines it is given. A request id the plan lists (`modelled["plan"]`,
     or its shard `modelled["plan_requests"]`) is held as the plan's own
-    `str` object, not a second copy (issue 40: 10^6 ids are about 55 MB);
-    the map from id to that object is dropped by `done`.
+    `str` object, not a second copy (issue 40: 10^6 ids are about 55 MB),
+    and `table.shares` names those requests (the campaign then joins
+    receipts to the plan by object); the map from id to that object is
+    dropped by `done`.
     """
 
     __slots__ = ("table", "processes", "unmapped", "_planned")
@@ -292,6 +294,7 @@ class ReceiptLines(_LineBuilder):
         self.unmapped: list[Unmapped] = []
         planned = _planned_requests(modelled or {})
         self._planned: Any = planned.own().get if planned else None  # id -> the plan's str object of it
+        self.table.shares = planned  # every id the plan lists is held as its object (`_add`): the campaign joins by object
 
     def done(self) -> Self:
         """Drop the map of planned ids (the rows keep the plan's id objects) and return the builder."""
@@ -344,7 +347,8 @@ class ReceiptLines(_LineBuilder):
             dims = [list(map(one, column, column)) for column in (servers, arms, phases)]
             outcomes = list(map(one, outcomes, outcomes))
         else:
-            ids = [(planned(v, v) if planned else v) if type(v) is str else None if v is None else str(v) for v in ids]
+            ids = [None if v is None else (planned(v, v) if planned else v) if type(v) is str else planned(str(v), str(v)) if planned else str(v)
+                   for v in ids]
             dims = [[one(v, v) if type(v) is str else None if v is None else one(str(v), str(v)) for v in column]
                     for column in (servers, arms, phases)]
             outcomes = [one(v, v) if type(v) is str else v for v in outcomes]
