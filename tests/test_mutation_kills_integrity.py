@@ -585,3 +585,18 @@ def test_files_whose_names_collide_after_nfc_are_never_read(tmp_path, tiny):
     rehash(bundle)
     found = [(f[0], f[1], f[2]) for f in _integrity(verify_path(str(bundle), asset_root=tiny).findings) if "caf" in str(f[2]) or "caf" in f[4]]
     assert [f[1] for f in found] == ["duplicate-entry", "name-collision"], found
+
+
+def test_a_bundle_re_hashes_only_the_files_later_checks_opened(tmp_path):
+    """Kills `bundle.touched` -> `bundle.verified` in `unchanged` (issue 36, one body): a bundle's documents are parsed from the
+    hashed bytes, so only the files a check opened from disk (`Bundle.path_of`) are hashed again; one changed but never opened is not."""
+    from verifier.bundle import Bundle
+    from verifier.pipeline import Context
+
+    (tmp_path / "a.mp4").write_bytes(b"a")
+    (tmp_path / "plan.json").write_bytes(b"changed since it was hashed")
+    bundle = Bundle(root=tmp_path, verified={"a.mp4": "a.mp4", "plan.json": "plan.json"},
+                    digests={"a.mp4": hashlib.sha256(b"a").hexdigest(), "plan.json": hashlib.sha256(b"{}").hexdigest()})
+    assert bundle.path_of("a.mp4") == tmp_path / "a.mp4"
+    found = [(f.status.value, f.code, f.message) for f in integrity.unchanged(Context(subject=tmp_path, assets=None, bundle=bundle))]
+    assert found == [("PASS", "unchanged", "1 file(s) read again by later checks still match their sha256")]

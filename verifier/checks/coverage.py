@@ -240,11 +240,11 @@ def streams(ctx: Context) -> Iterator[Finding]:
 
 
 class Asked(NamedTuple):
-    """Represents files a reader asks coverage to judge under `policy`: `media` name -> arm or None, `expected` name -> `Expectation`, `named` name -> records naming it."""
+    """Represents files a reader asks coverage to judge: `media` name -> arm or None, each to cover `expected` under `policy`; `named` name -> records naming it."""
 
     policy: Policy
+    expected: Expectation
     media: dict[str, str | None]
-    expected: dict[str, Expectation]
     named: dict[str, list[str]]
 
 
@@ -283,7 +283,7 @@ def _asked_of_bundle(ctx: Context) -> Iterator[Finding | Asked]:
         yield Finding(check=CHECK, status=Status.FAIL, code="no-media",
                       message=f"gate {ctx.gate_id} requires media coverage, but no receipt output or quality comparison names a media file",
                       path="receipts.jsonl")
-    yield Asked(policy, media, dict.fromkeys(media, exp), {})
+    yield Asked(policy, exp, media, {})
 
 
 def judge_media(ctx: Context, asked: Iterable[Finding | Asked]) -> Iterator[Finding]:
@@ -316,9 +316,9 @@ def judge_media(ctx: Context, asked: Iterable[Finding | Asked]) -> Iterator[Find
         if isinstance(item, Finding):
             yield item
             continue
-        policy, judged = item.policy, []
+        policy, exp, judged = item.policy, item.expected, []
         for name in sorted(item.media):
-            path, exp = where(name), item.expected[name]
+            path = where(name)
             if path is None:
                 yield _named_by(Finding(check=CHECK, status=Status.UNVERIFIED, code="media-not-verified", path=name,
                                         message=f"{name} is referenced but is neither a bundle file nor a supplied external artifact "

@@ -110,7 +110,7 @@ def asked(ctx: Context) -> Iterator[Finding | Asked]:
                  for sha, names in ctx.data.get("listed_names", {}).items()}
     for rid, spec in judged_sets(_profile(ctx)).items():
         mapping = spec["media"]
-        shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, Expectation], dict[str, list[str]]]] = {}  # shape -> (file -> arm, file -> shape, file -> records)
+        shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, list[str]]]] = {}  # shape -> (file -> arm, file -> records)
         for r in _records(ctx, rid):
             try:
                 output = resolve(r.raw, mapping["pointer"])
@@ -127,12 +127,11 @@ def asked(ctx: Context) -> Iterator[Finding | Asked]:
                 yield _f("coverage.streams", Status.UNVERIFIED, "expected-unreadable", f"{r.path} {r.pointer}: the expected shape of {output} "
                          f"cannot be read: {exc}", path=r.path, pointer=r.pointer)
                 continue
-            media, expected, named = shapes.setdefault(shape, ({}, {}, {}))
+            media, named = shapes.setdefault(shape, ({}, {}))
             media.setdefault(output, r.dims.get("arm"))
-            expected[output] = shape
             named.setdefault(output, []).append(f"{r.path} {r.pointer or ''}".rstrip())
         policy = policy_from_gate(gates[mapping["coverage_gate"]]["coverage"])
-        yield from (Asked(policy, *group) for group in shapes.values())
+        yield from (Asked(policy, shape, *group) for shape, group in shapes.items())
 
 
 def _listed_as(raw: Any, spec: dict[str, Any], output: str, by_digest: dict[str, str]) -> str:
