@@ -271,3 +271,14 @@ def test_a_receipts_output_belongs_to_the_plans_arm_of_its_server_else_to_the_ar
     ctx = Context(subject=Path("."), assets=None, gate={}, data={"evidence": model})
     media, notes = cov._media_of_bundle(ctx)
     assert media == {"a.wav": "base", "b.wav": "cand", "c.wav": "cand"} and notes == []
+
+
+def test_a_profile_file_matched_then_gone_is_not_verified_never_read(tmp_path):
+    """Kills dropping `bundle.exists(rel)` in `judge_media`'s lookup (issue 36, one body): a file a profile-read bundle matched that is
+    no longer there (or no longer a safe regular file) is UNVERIFIED `media-not-verified`, never handed to the demuxer."""
+    from verifier.readers.tree import Tree
+
+    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"v.mp4": ("v.mp4", "ab" * 32)}})
+    exp = Expectation.from_plan({"frames": 121, "fps": "24/1", "sample_rate": 32000, "channels": 2})
+    found = [(f.status.value, f.code, f.path) for f in cov.judge_media(ctx, [cov.Asked(DEFAULT_POLICY, exp, {"v.mp4": "a"}, {})])]
+    assert found == [("UNVERIFIED", "media-not-verified", "v.mp4")]

@@ -139,7 +139,7 @@ def test_a_scan_of_named_files_leaves_the_manifest_out(tmp_path):
     from verifier.pipeline import Context
 
     ctx = Context(subject=tmp_path, assets=None)
-    disk = integrity.scan(ctx, "integrity.files", tmp_path, frozenset({"a.txt", "SHA256SUMS"}), "SHA256SUMS")
+    disk = integrity.scan(ctx, tmp_path, frozenset({"a.txt", "SHA256SUMS"}), "SHA256SUMS")
     assert disk.regular == {"a.txt": "a.txt"}
 
 
@@ -286,14 +286,14 @@ def test_files_read_again_are_each_judged_unchanged_or_changed(tmp_path):
 
     def run(matched):
         ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": matched})
-        return [(f.status.value, f.code, f.path, f.message, f.expected) for f in integrity.unchanged_listed(ctx)]
+        return [(f.status.value, f.code, f.path, f.message, f.expected) for f in integrity.unchanged(ctx)]
 
     assert run({"a.txt": ("a.txt", good)}) == [("PASS", "unchanged", None, "1 file(s) read again by later checks still match their sha256", None)]
     said = "no longer has the sha256 it had when verification started; findings on it cannot be trusted"
     assert run({"a.txt": ("a.txt", good), "b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}) == [
         ("FAIL", "changed-during-verification", "b.txt", f"b.txt {said}", good), ("FAIL", "changed-during-verification", "c.txt", f"c.txt {said}", good)]
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}})
-    b, c = integrity.unchanged_listed(ctx)
+    b, c = integrity.unchanged(ctx)
     assert b.observed == hashlib.sha256(b"b").hexdigest() and c.observed.startswith("[Errno 2] No such file or directory")  # :545 what is there now
 
 
@@ -480,7 +480,7 @@ def test_files_read_again_without_a_cache_are_not_marked_cached(tmp_path):
 
     (tmp_path / "a.txt").write_bytes(b"a")
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"a.txt": ("a.txt", hashlib.sha256(b"a").hexdigest())}})
-    assert [(f.code, f.cached) for f in integrity.unchanged_listed(ctx)] == [("unchanged", None)]
+    assert [(f.code, f.cached) for f in integrity.unchanged(ctx)] == [("unchanged", None)]
 
 
 def test_a_manifest_or_directory_that_cannot_be_read_is_a_failure_naming_the_error(tmp_path, tiny, monkeypatch):
@@ -547,7 +547,7 @@ def test_a_manifest_or_external_list_that_cannot_be_read_is_named(tmp_path, monk
 
 
 def test_the_names_of_a_lookup_are_keyword_only():
-    """Kills :337 and :469 `*` -> `/` in the signatures (the message parts and the listing's name are passed by keyword, never by position)."""
+    """Kills `*` -> `/` in `match_supplied`'s signature (the message parts and the listing's name are passed by keyword, never by position)."""
     import pytest
 
     from verifier.pipeline import Context
@@ -555,8 +555,6 @@ def test_the_names_of_a_lookup_are_keyword_only():
     ctx = Context(subject=Path("."), assets=None)
     with pytest.raises(TypeError):
         integrity.match_supplied(ctx, "k", {"sha256": "a" * 64, "size": None}, {"path": "k"}, "absent", "listing")  # type: ignore[misc]
-    with pytest.raises(TypeError):
-        list(integrity._externals(ctx, {"external": []}, set(), "listing.json"))  # type: ignore[misc]
 
 
 def test_a_profile_manifest_leaves_what_later_checks_read(tmp_path):
@@ -587,3 +585,18 @@ def test_files_whose_names_collide_after_nfc_are_never_read(tmp_path, tiny):
     rehash(bundle)
     found = [(f[0], f[1], f[2]) for f in _integrity(verify_path(str(bundle), asset_root=tiny).findings) if "caf" in str(f[2]) or "caf" in f[4]]
     assert [f[1] for f in found] == ["duplicate-entry", "name-collision"], found
+
+
+def test_a_bundle_re_hashes_only_the_files_later_checks_opened(tmp_path):
+    """Kills `bundle.touched` -> `bundle.verified` in `unchanged` (issue 36, one body): a bundle's documents are parsed from the
+    hashed bytes, so only the files a check opened from disk (`Bundle.path_of`) are hashed again; one changed but never opened is not."""
+    from verifier.bundle import Bundle
+    from verifier.pipeline import Context
+
+    (tmp_path / "a.mp4").write_bytes(b"a")
+    (tmp_path / "plan.json").write_bytes(b"changed since it was hashed")
+    bundle = Bundle(root=tmp_path, verified={"a.mp4": "a.mp4", "plan.json": "plan.json"},
+                    digests={"a.mp4": hashlib.sha256(b"a").hexdigest(), "plan.json": hashlib.sha256(b"{}").hexdigest()})
+    assert bundle.path_of("a.mp4") == tmp_path / "a.mp4"
+    found = [(f.status.value, f.code, f.message) for f in integrity.unchanged(Context(subject=tmp_path, assets=None, bundle=bundle))]
+    assert found == [("PASS", "unchanged", "1 file(s) read again by later checks still match their sha256")]

@@ -48,12 +48,13 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier import figures
+from verifier.bundle import Bundle
 from verifier.campaign import campaign_of
 from verifier.checks.coverage_rules import CHECK, judge
 from verifier.errors import Unverifiable
@@ -86,6 +87,7 @@ from verifier.pipeline import Context, check
 
 __all__ = [
     "AAC_LC",
+    "Asked",
     "CHECK",
     "DECODE_CHECK",
     "DEFAULT_POLICY",
@@ -201,13 +203,6 @@ def decode_errors(path: Path, name: str, policy: Policy) -> list[Finding]:
 # --------------------------------------------------------------------------- the bundle check
 
 
-def _expected_output(ctx: Context) -> dict[str, Any]:
-    """Return the plan's expected output shape from the run's evidence; raises `Unverifiable` when the plan is unusable."""
-    evidence = evidence_of(ctx)
-    evidence.need("plan")
-    return dict(evidence.plan.expected_output) if evidence.plan else {}
-
-
 def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]]:
     """Return (bundle path -> arm label or None, findings about unusable sources) for every referenced media file."""
     media: dict[str, str | None] = {}
@@ -240,95 +235,119 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
 @check("coverage.streams", title="Each output media file covers the planned timeline, per stream (PyAV demux, exact)",
        requires=("gate.pinned",))
 def streams(ctx: Context) -> Iterator[Finding]:
+    """`coverage.streams` of a native or mapped bundle: `judge_media` of what the bundle asks (`_asked_of_bundle`)."""
+    return judge_media(ctx, _asked_of_bundle(ctx))
+
+
+class Asked(NamedTuple):
+    """Represents files a reader asks coverage to judge: `media` name -> arm or None, each to cover `expected` under `policy`; `named` name -> records naming it."""
+
+    policy: Policy
+    expected: Expectation
+    media: dict[str, str | None]
+    named: dict[str, list[str]]
+
+
+def _asked_of_bundle(ctx: Context) -> Iterator[Finding | Asked]:
     """
-    Judge every media file the receipts and the quality index reference against the plan's expected output.
+    Yield what a bundle asks of coverage: every media file its receipts and quality index reference, against the plan's expected output.
 
     The plan's expected output must equal the one the gate froze, if any
     (FAIL `gate-plan-mismatch`); a gate with coverage but no referenced media
     is FAIL `no-media`; a gate without coverage is PASS `not-required` when
-    no media are referenced, else UNVERIFIED `no-coverage-gate`. Only bundle
-    files and supplied external artifacts whose sha256 matched the manifest
-    are read; any other referenced file is UNVERIFIED `media-not-verified`
-    (external and not supplied, or failed integrity, which that check
-    reports). Per file the
-    findings of `judge`; then [C1] `cross_arm` over files whose arm the
-    receipts name. Raises `Unverifiable` when the plan is unusable, or the
-    gate has no `coverage` section while media are referenced. Raises
-    `ConfigError` when the gate's coverage section is unusable. Side
-    effects: demuxes each media file.
+    no media are referenced. Raises `Unverifiable` when the plan is unusable,
+    or (`no-coverage-gate`) the gate has no `coverage` section while media
+    are referenced; `ConfigError` when the gate's coverage section is unusable.
     """
     section = (ctx.gate or {}).get("coverage")
+    if section is not None:
+        policy = policy_from_gate(section)
+        evidence = evidence_of(ctx)
+        evidence.need("plan")
+        planned = dict(evidence.plan.expected_output) if evidence.plan else {}
+        exp, frozen = Expectation.from_plan(planned), section.get("expected_output")
+        if frozen is not None and Expectation.from_plan(frozen) != exp:
+            yield Finding(check=CHECK, status=Status.FAIL, code="gate-plan-mismatch", path="plan.json", pointer="/expected_output",
+                          message=f"the plan expects {planned}, the gate {ctx.gate_id} froze {frozen}; media are judged against the plan",
+                          expected=Expectation.from_plan(frozen).to_json(), observed=exp.to_json())
+    media, notes = _media_of_bundle(ctx)
+    yield from notes
+    if section is None and media:
+        raise Unverifiable(f"gate {ctx.gate_id} has no coverage section, so the {len(media)} referenced media "
+                           f"file(s) are not judged", code="no-coverage-gate")
     if section is None:
-        media, notes = _media_of_bundle(ctx)
-        yield from notes
-        if media:
-            raise Unverifiable(f"gate {ctx.gate_id} has no coverage section, so the {len(media)} referenced media "
-                               f"file(s) are not judged", code="no-coverage-gate")
         yield Finding(check=CHECK, status=Status.PASS, code="not-required",
                       message=f"gate {ctx.gate_id} requires no media coverage and no receipt or comparison names a media file")
         return
-    policy = policy_from_gate(section)
-    planned = _expected_output(ctx)
-    exp = Expectation.from_plan(planned)
-    frozen = section.get("expected_output")
-    if frozen is not None and Expectation.from_plan(frozen) != exp:
-        yield Finding(check=CHECK, status=Status.FAIL, code="gate-plan-mismatch", path="plan.json", pointer="/expected_output",
-                      message=f"the plan expects {planned}, the gate {ctx.gate_id} froze {frozen}; media are judged against the plan",
-                      expected=Expectation.from_plan(frozen).to_json(), observed=exp.to_json())
-    media, notes = _media_of_bundle(ctx)
-    yield from notes
     if not media:
         yield Finding(check=CHECK, status=Status.FAIL, code="no-media",
                       message=f"gate {ctx.gate_id} requires media coverage, but no receipt output or quality comparison names a media file",
                       path="receipts.jsonl")
-    externals = ctx.data.get("externals_verified", {})
-
-    def where(name: str) -> Path | None:
-        if name not in ctx.bundle.verified and name not in externals:
-            return None
-        return Path(ctx.bundle.path_of(name) or externals[name])
-
-    yield from judge_media(ctx, media, dict.fromkeys(media, exp), policy, where)
+    yield Asked(policy, exp, media, {})
 
 
-def judge_media(ctx: Context, media: dict[str, str | None], expected: dict[str, Expectation], policy: Policy,
-                where: Any) -> Iterator[Finding]:
+def judge_media(ctx: Context, asked: Iterable[Finding | Asked]) -> Iterator[Finding]:
     """
-    Judge each media file of `media` (name -> arm label or None) against its `expected` shape under `policy`: the one coverage loop of every reader.
+    Judge what a reader asks of coverage (`asked`: its own findings, passed on, and `Asked` groups of files): the one body of `coverage.streams`.
 
-    `where(name)` returns the path of a file whose bytes matched their
-    listed sha256 (a bundle file or a supplied external artifact), or None:
-    such a file is UNVERIFIED `media-not-verified` and not read. Per file the
-    findings of `judge` (facts read back from `ctx.options["cache"]` when an
-    earlier run demuxed bytes of this sha256, `docs/cache.md`); then [C1]
-    `cross_arm` over files whose arm is named. Records each judged file in
-    `ctx.data["coverage_checked"]` (re-used by `quality.rescore`) and its
+    Only a file whose bytes matched their listed sha256 is read (a bundle
+    file, `Bundle.path_of`; a file a profile-read bundle matched,
+    `ctx.data["matched"]`; a supplied external artifact); any other is
+    UNVERIFIED `media-not-verified`. Per file of a group the findings of
+    `judge` (facts read back from `ctx.options["cache"]` when an earlier run
+    demuxed bytes of this sha256, `docs/cache.md`); then [C1] `cross_arm`
+    over the group's files whose arm is named; each finding's message names
+    the records that name its file (`Asked.named`). Records each judged file
+    in `ctx.data["coverage_checked"]` (re-used by `quality.rescore`) and its
     figures. Side effects: demuxes each file.
     """
-    cache = ctx.options.get("cache")
-    judged: list[tuple[str, str | None, MediaFacts]] = []
-    for name in sorted(media):
-        path, exp = where(name), expected[name]
-        if path is None:
-            yield Finding(check=CHECK, status=Status.UNVERIFIED, code="media-not-verified", path=name,
-                          message=f"{name} is referenced but is neither a bundle file nor a supplied external artifact "
-                                  f"whose sha256 matched the manifest, so it is not read")
-            continue
-        key = _facts_key(ctx, name, exp, policy) if cache is not None else None
-        facts = _cached_facts(cache, key, name)
-        if facts is not None:  # demuxed by an earlier run from bytes with this very sha256 (docs/cache.md)
-            findings = [dataclasses.replace(f, cached="coverage") if facts[1] else f for f in judge(facts[0], exp, policy)]
-            facts = facts[0]
+    cache, bundle = ctx.options.get("cache"), ctx.bundle
+    matched, externals = ctx.data.get("matched", {}), ctx.data.get("externals_verified", {})
+
+    def where(name: str) -> Path | None:
+        if isinstance(bundle, Bundle):
+            found = bundle.path_of(name)
         else:
-            findings, facts = check_file(path, name, exp, policy)
-            if key is not None and facts is not None and not facts.problems:  # a work limit or demuxer error is not kept
-                cache.store_result(key, facts.to_json())
-        ctx.data.setdefault("coverage_checked", {})[name] = (exp, policy, findings, facts)  # re-used by quality.rescore
-        yield from findings
-        if facts is not None:
-            judged.append((name, media[name], facts))
-            figures.add(ctx.data, "coverage", figures.coverage_entry(name, media[name], facts, exp.duration))
-    yield from cross_arm(judged, policy)
+            rel = matched.get(name, ("",))[0]
+            found = bundle.root / rel if rel and bundle.exists(rel) else None
+        return found or (Path(externals[name]) if name in externals else None)
+
+    for item in asked:
+        if isinstance(item, Finding):
+            yield item
+            continue
+        policy, exp, judged = item.policy, item.expected, []
+        for name in sorted(item.media):
+            path = where(name)
+            if path is None:
+                yield _named_by(Finding(check=CHECK, status=Status.UNVERIFIED, code="media-not-verified", path=name,
+                                        message=f"{name} is referenced but is neither a bundle file nor a supplied external artifact "
+                                                f"whose sha256 matched the manifest, so it is not read"), item.named)
+                continue
+            key = _facts_key(ctx, name, exp, policy) if cache is not None else None
+            facts = _cached_facts(cache, key, name)
+            if facts is not None:  # demuxed by an earlier run from bytes with this very sha256 (docs/cache.md)
+                findings = [dataclasses.replace(f, cached="coverage") if facts[1] else f for f in judge(facts[0], exp, policy)]
+                facts = facts[0]
+            else:
+                findings, facts = check_file(path, name, exp, policy)
+                if key is not None and facts is not None and not facts.problems:  # a work limit or demuxer error is not kept
+                    cache.store_result(key, facts.to_json())
+            ctx.data.setdefault("coverage_checked", {})[name] = (exp, policy, findings, facts)  # re-used by quality.rescore
+            yield from (_named_by(f, item.named) for f in findings)
+            if facts is not None:
+                judged.append((name, item.media[name], facts))
+                figures.add(ctx.data, "coverage", figures.coverage_entry(name, item.media[name], facts, exp.duration))
+        yield from (_named_by(f, item.named) for f in cross_arm(judged, policy))
+
+
+def _named_by(finding: Finding, named: dict[str, list[str]]) -> Finding:
+    """Return `finding` with the records that name its file (and expect the shape it was judged against) added to its message."""
+    records = named.get(finding.path or "")
+    if not records:
+        return finding
+    shown = ", ".join(records[:3]) + (f" and {len(records) - 3} more" if len(records) > 3 else "")
+    return dataclasses.replace(finding, message=f"{finding.message} (named by {shown})")
 
 
 def _facts_key(ctx: Context, name: str, exp: Expectation, policy: Policy) -> str | None:

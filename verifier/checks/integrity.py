@@ -1,13 +1,13 @@
 """
 Integrity: the bundle's files against its manifest, for every manifest kind.
 
-One implementation (`compare`) for every reader: the manifest is read by
-its kind (`verifier.readers.manifests`: our `manifest.json`, a files-map,
-`sha256sums`, a list of `{path, digest, bytes}` entries) into one `Listing`,
-the disk is scanned once (`scan`), and the two are compared. `files` runs it
-for bundle format v1 (check `integrity.files`), `listed` for a profile's
-manifest (check `integrity.files`; under a mapped profile it reports as
-`integrity.files`, `verifier.readers.mapped`).
+One body (`judge`) for every reader: each gives only what it lists
+(`listed_of`: bundle format v1's `manifest.json`, or the manifest a profile
+names, for a profile-read or a mapped bundle), read by its kind
+(`verifier.readers.manifests`: our `manifest.json`, a files-map,
+`sha256sums`, a list of `{path, digest, bytes}` entries) into one `Listing`;
+the disk is scanned once (`scan`), and the two are compared (`compare`).
+`integrity.unchanged` (`unchanged`) re-hashes what later checks read again.
 
 Every manifest entry is on disk with the same size and sha256, every file on
 disk is in the manifest, names are compared after NFC normalisation, and
@@ -23,24 +23,28 @@ pool of as many threads as there are CPUs, largest files first.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from verifier.cache import Cache, digest_of
-from verifier.bundle import DOCUMENTS, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
+from verifier.bundle import DOCUMENTS, Bundle, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
 from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.pipeline import Check, Context, check
 from verifier.progress import Progress
-from verifier.readers.manifests import V1_MANIFEST, Listing, normal_digest, read_listing
+from verifier.readers.manifests import Listing, normal_digest, read_listing
+from verifier.readers.mapped import MappedBundle
+from verifier.readers.native import V1_PROFILE
 from verifier.readers.pointers import resolve
+from verifier.readers.tree import Tree
 from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
-__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "match_supplied", "normal_digest", "same_digest", "scan", "unchanged", "unchanged_listed"]
+__all__ = ["Disk", "Listed", "Outcome", "compare", "files", "hash_many", "judge", "listed", "listed_of", "load_manifest", "match_supplied",
+           "scan", "unchanged"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
 DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused rather than read into memory
@@ -95,13 +99,8 @@ def _size(p: Path) -> int:
         return 0
 
 
-def _f(status: Status, code: str, message: str, check: str = "integrity.files", **kw: Any) -> Finding:
-    return Finding(check=check, status=status, code=code, message=message, **kw)
-
-
-def same_digest(observed: str, stated: Any) -> bool:
-    """Return whether the hex sha256 `observed` (as hashed) equals the digest `stated` (see `normal_digest`)."""
-    return normal_digest(stated) == observed.lower()
+def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+    return Finding(check="integrity.files", status=status, code=code, message=message, **kw)
 
 
 def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
@@ -142,32 +141,126 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
 @check("integrity.files", title="Bundle files match the manifest (sha256 and size), nothing unlisted")
 def files(ctx: Context) -> Iterator[Finding]:
     """
-    Compare every file under the bundle root with `manifest.json` (manifest kind `V1_MANIFEST`).
+    `integrity.files` of every reader: `judge` of what the reader lists (`listed_of`).
 
-    Emits FAIL `missing-file`, `size-mismatch`, `sha256-mismatch`,
-    `unlisted-file`, `unsafe-path`, `unsafe-name`, `symlink`, `symlink-escape`,
-    `special-file`, `name-collision`, `duplicate-entry`, `unreadable-file`,
-    `no-manifest`, `no-evidence`, `manifest-unreadable`, `manifest-<JSONProblem code>`;
-    UNVERIFIED `external-not-supplied`; PASS
-    `match` per matched file. Side effects: reads every listed file once.
+    Registered once more under a profile's title (`listed`); a mapped bundle
+    gives it its own title (`verifier.readers.mapped.mapped_pipeline`).
     """
+    return judge(ctx, listed_of(ctx))
+
+
+listed = Check("integrity.files", "Bundle files match the manifest the profile names (sha256 and size)", files.func)
+
+
+@dataclass
+class Listed:
+    """
+    Represents what a reader gives `integrity.files`: the manifest kind and where the files are.
+
+    `spec` is the manifest kind in the profile language (`verifier.readers.manifests`, with
+    its `external` items); `read` returns the manifest's content (parsed JSON, or the bytes of
+    a `sha256sums` text), None when there is none to read, after the FAIL or UNVERIFIED
+    `problems` that say why. The files on disk are those under `root` (or only the files `only`
+    names); `keep` names files whose hashed bytes later checks parse (`Bundle.contents`);
+    `tree` is where an external list in another file is read and refused files are marked
+    (`Tree.blocked`); `model` returns the manifest the evidence model reads
+    (`ctx.data["manifest"]`) from the `Listing` (None when none was read), or is None.
+    """
+
+    spec: dict[str, Any]
+    root: Path
+    read: Callable[[], Any] | None = None
+    problems: list[Finding] = field(default_factory=list)
+    only: frozenset[str] | None = None
+    keep: set[str] = field(default_factory=set)
+    tree: Tree | None = None
+    model: Callable[[Context, Listing | None], dict[str, Any]] | None = None
+
+
+def listed_of(ctx: Context) -> Listed:
+    """
+    Return what the run's reader lists: bundle format v1's `manifest.json`, or the manifest a profile names (profile-read and mapped bundles).
+
+    Side effects: reads `manifest.json` (v1: `load_manifest`).
+    """
+    profile = ctx.options.get("profile")
+    if profile is None:
+        manifest, problems = load_manifest(ctx)
+        if manifest is None:
+            return Listed(V1_PROFILE["manifest"], ctx.bundle.root, problems=problems)
+        keep = {name for name, _schema, lines, _required in DOCUMENTS.values() if not lines}  # JSON Lines are read as a stream (`Bundle.records`)
+        keep |= {nfc(e["path"]) for e in manifest["files"] if e.get("role")}  # retained attempts are parsed later: keep their hashed bytes
+        return Listed(V1_PROFILE["manifest"], ctx.bundle.root, lambda: manifest, keep=keep, model=lambda _ctx, _listing: manifest)
+    spec = profile["manifest"]
     bundle = ctx.bundle
-    manifest, problems = load_manifest(ctx)
-    if manifest is None:
-        yield from problems
-        return
-    ctx.data["manifest"] = manifest
-    listing = read_listing(V1_MANIFEST, manifest)
-    documents = {name for name, _schema, lines, _required in DOCUMENTS.values() if not lines}  # JSON Lines are read as a stream (`Bundle.records`)
-    documents |= {nfc(e["path"]) for e in manifest["files"] if e.get("role")}  # retained attempts are parsed later: keep their hashed bytes
+    tree = bundle.tree if isinstance(bundle, MappedBundle) else bundle
+    model = bundle.manifest_of if isinstance(bundle, MappedBundle) else None
+    listed = Listed(spec, tree.root, only=tree.only, tree=tree, model=model)
+    if spec["kind"] == "none":
+        listed.problems.append(_f(Status.UNVERIFIED, "no-manifest", f"this format has no integrity manifest ({spec['reason']}); "
+                                  "file contents cannot be checked against digests"))
+    elif not tree.exists(spec["file"]):
+        listed.problems.append(_f(Status.FAIL, "manifest-missing", f"{spec['file']}, the manifest this profile expects, is not in the bundle",
+                                  path=spec["file"]))
+    else:
+        listed.read = lambda: tree.read_bytes(spec["file"]) if spec["kind"] == "sha256sums" else tree.json(spec["file"])
+    return listed
+
+
+def judge(ctx: Context, listed: Listed) -> Iterator[Finding]:
+    """
+    Compare the files a reader lists (`listed`) with the files on disk: the one body of `integrity.files`.
+
+    Yields the reader's `problems` (v1: `no-manifest`, `no-evidence`, `manifest-unreadable`,
+    `manifest-schema`, `manifest-<JSONProblem code>`; a profile: FAIL `manifest-missing`,
+    UNVERIFIED `no-manifest` when the format has none), FAIL `manifest-unreadable` when the
+    manifest cannot be read, every finding of `compare` (FAIL `missing-file`, `size-mismatch`,
+    `sha256-mismatch`, `unlisted-file`, `unsafe-path`, `unsafe-name`, `symlink`,
+    `symlink-escape`, `special-file`, `name-collision`, `duplicate-entry`, `unreadable-file`,
+    `manifest-entry`; UNVERIFIED `no-published-digest`, `external-not-supplied`; PASS `match`),
+    then the external artifacts (`_declared_externals`; also when the format has no manifest).
+    Records what matched: `ctx.data["matched"]` (NFC name -> (name on disk, sha256)), a
+    bundle's `verified`, `digests` and kept `contents`, the refused files in `Tree.blocked`,
+    and `ctx.data["manifest"]` (the reader's `model`). Side effects: reads every listed file once.
+    """
+    listing = yield from _judged(ctx, listed)
+    if listed.model is not None:
+        ctx.data["manifest"] = listed.model(ctx, listing)
+
+
+def _judged(ctx: Context, listed: Listed) -> Generator[Finding, None, Listing | None]:
+    """Yield the findings of `judge`, recording what matched; return the `Listing` read, or None."""
+    spec = listed.spec
+    yield from listed.problems
+    if listed.read is None:
+        if spec["kind"] == "none":
+            yield from _declared_externals(ctx, listed, None, None, set())
+        return None
+    name = spec["file"]
+    try:
+        document = listed.read()
+        listing = read_listing(spec, document)
+    except (OSError, JSONProblem, UnicodeDecodeError) as exc:
+        yield _f(Status.FAIL, "manifest-unreadable", f"{name}: {exc}", path=name)
+        return None
+    ctx.data.setdefault("examined", set()).update((name, pointer) for pointer in listing.stated)  # stated digests compared below
+    ctx.data["listed_digests"] = {entry.sha256 for entry in listing.entries.values()}
+    names: dict[str, list[str]] = {}
+    for name_, entry in sorted(listing.entries.items()):
+        names.setdefault(entry.sha256, []).append(name_)
+    ctx.data["listed_names"] = names  # every name a digest is listed under, sorted (identical bytes published twice)
     outcome = Outcome()
-    yield from compare(ctx, "integrity.files", V1_MANIFEST, listing, scan(ctx, "integrity.files", bundle.root, None, MANIFEST),
-                       outcome, keep=documents)
-    for name, (actual, digest) in outcome.matched.items():
-        bundle.verified[name] = actual
-        bundle.digests[name] = digest
-    bundle.contents.update(outcome.contents)  # documents are parsed from the very bytes hashed here
-    yield from _externals(ctx, manifest, set(listing.entries))
+    yield from compare(ctx, spec, listing, scan(ctx, listed.root, listed.only, name), outcome, keep=listed.keep)
+    ctx.data["matched"] = outcome.matched  # re-hashed by `integrity.unchanged` after the checks that read them
+    if listed.tree is not None:
+        listed.tree.blocked.update(outcome.blocked)
+    if isinstance(ctx.bundle, Bundle):
+        for key, (rel, digest) in outcome.matched.items():
+            ctx.bundle.verified[key] = rel
+            ctx.bundle.digests[key] = digest
+        ctx.bundle.contents.update(outcome.contents)  # documents are parsed from the very bytes hashed here
+    yield from _declared_externals(ctx, listed, document, name, set(listing.entries))
+    return listing
 
 
 @dataclass
@@ -188,13 +281,13 @@ class Outcome:
     contents: dict[str, bytes] = field(default_factory=dict)
 
 
-def scan(ctx: Context, cid: str, root: Path, only: frozenset[str] | None, manifest: str) -> Disk:
+def scan(ctx: Context, root: Path, only: frozenset[str] | None, manifest: str) -> Disk:
     """
     Return the `Disk` under `root` (or just the files `only` names), the `manifest` file left out.
 
     Every unsafe name, symlink (inside or escaping the bundle), special file,
     unreadable directory and NFC or letter-case collision becomes a FAIL
-    finding of check `cid` in `Disk.findings`; such files are never read.
+    finding in `Disk.findings`; such files are never read.
     """
     disk = Disk()
     if only is not None:
@@ -203,7 +296,7 @@ def scan(ctx: Context, cid: str, root: Path, only: frozenset[str] | None, manife
     entries, unreadable = walk_safely(root)
     for rel, reason in unreadable:
         disk.findings.append(_f(Status.FAIL, "unreadable-file", f"directory {rel} cannot be listed ({reason}); its files cannot be checked",
-                                path=rel, check=cid))
+                                path=rel))
     by_nfc: dict[str, list[str]] = {}
     for entry in entries:
         if entry.rel == manifest:
@@ -211,7 +304,7 @@ def scan(ctx: Context, cid: str, root: Path, only: frozenset[str] | None, manife
         bad_name = unsafe_name(entry.rel)
         if bad_name:
             disk.findings.append(_f(Status.FAIL, "unsafe-name", f"{ascii(entry.rel)}: {bad_name}; such a file is not read",
-                                    observed=ascii(entry.rel), check=cid))
+                                    observed=ascii(entry.rel)))
             continue
         by_nfc.setdefault(nfc(entry.rel), []).append(entry.rel)
         if entry.kind == "symlink":
@@ -220,9 +313,9 @@ def scan(ctx: Context, cid: str, root: Path, only: frozenset[str] | None, manife
             code = "symlink" if inside else "symlink-escape"
             where = "inside" if inside else "outside"
             disk.findings.append(_f(Status.FAIL, code, f"{entry.rel} is a symlink to {entry.link_target!r} ({where} the bundle); symlinks are never followed",
-                                    path=entry.rel, observed=entry.link_target, check=cid))
+                                    path=entry.rel, observed=entry.link_target))
         elif entry.kind == "other":
-            disk.findings.append(_f(Status.FAIL, "special-file", f"{entry.rel} is not a regular file", path=entry.rel, check=cid))
+            disk.findings.append(_f(Status.FAIL, "special-file", f"{entry.rel} is not a regular file", path=entry.rel))
         else:
             disk.regular[nfc(entry.rel)] = entry.rel
     folded: dict[str, list[str]] = {}
@@ -230,7 +323,7 @@ def scan(ctx: Context, cid: str, root: Path, only: frozenset[str] | None, manife
         if len(spellings) > 1:
             disk.findings.append(_f(Status.FAIL, "name-collision",
                                     f"{len(spellings)} files have the same name after NFC normalisation: {', '.join(ascii(n) for n in spellings)}",
-                                    path=spellings[0], observed=spellings, check=cid))
+                                    path=spellings[0], observed=spellings))
             for s in spellings:
                 disk.regular.pop(nfc(s), None)
         folded.setdefault(name.casefold(), []).append(name)
@@ -238,15 +331,15 @@ def scan(ctx: Context, cid: str, root: Path, only: frozenset[str] | None, manife
         if len(spellings) > 1:
             disk.findings.append(_f(Status.FAIL, "name-collision",
                                     f"files differ only in letter case: {sorted(spellings)}; they collide on case-insensitive file systems",
-                                    path=sorted(spellings)[0], observed=sorted(spellings), check=cid))
+                                    path=sorted(spellings)[0], observed=sorted(spellings)))
     disk.shadowed = set(by_nfc) - set(disk.regular)
     return disk
 
 
-def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk: Disk, outcome: Outcome,
+def compare(ctx: Context, spec: dict[str, Any], listing: Listing, disk: Disk, outcome: Outcome,
             keep: set[str] = frozenset()) -> Iterator[Finding]:  # type: ignore[assignment]
     """
-    Yield the findings (check `cid`) of comparing manifest `listing` (kind `spec`) with the files on `disk`; fill `outcome`.
+    Yield the findings of comparing manifest `listing` (kind `spec`) with the files on `disk`; fill `outcome`.
 
     The one comparison of every manifest kind (`verifier.readers.manifests`):
     the listing's problems and the disk's findings (FAIL); per listed file
@@ -264,7 +357,7 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
     """
     name = listing.file
     for code, message, pointer, observed in listing.problems:
-        yield _f(Status.FAIL, code, message, path=name, pointer=pointer, observed=observed, check=cid)
+        yield _f(Status.FAIL, code, message, path=name, pointer=pointer, observed=observed)
     yield from disk.findings
     to_hash: dict[str, Path] = {}
     root = ctx.bundle.root
@@ -277,19 +370,20 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
         expected = {"sha256": entry.sha256, "size": entry.size, "listed_in": name}
         if spec["missing"] == "fail":
             yield _f(Status.FAIL, "missing-file", f"{entry.path} is listed in {name} but not in the bundle",
-                     path=key, pointer=entry.pointer, expected=expected, check=cid)
+                     path=key, pointer=entry.pointer, expected=expected)
         else:
-            yield _supplied(ctx, cid, key, entry, name, spec.get("missing_reason", "absent"))
+            yield match_supplied(ctx, key, {"sha256": entry.sha256, "size": entry.size}, {"path": key, "pointer": entry.pointer},  # published elsewhere
+                                 absent=f"{entry.path} is listed in {name} but not in this copy ({spec.get('missing_reason', 'absent')})", listing=name)
     ignored = {nfc(rel) for rel in spec.get("ignore", [])}
     refused = {nfc(p[3]) for p in listing.problems if p[0] == "unsafe-path" and isinstance(p[3], str)}  # listed, refused above: not also "unlisted"
     for key in sorted(set(disk.regular) - set(listing.entries) - ignored - refused):
         rel = disk.regular[key]
         if spec["unlisted"] == "fail":
             outcome.blocked[rel] = f"it is not listed in {name}"
-            yield _f(Status.FAIL, "unlisted-file", f"{rel} is in the bundle but not listed in {name}", path=rel, check=cid)
+            yield _f(Status.FAIL, "unlisted-file", f"{rel} is in the bundle but not listed in {name}", path=rel)
         else:
             yield _f(Status.UNVERIFIED, "no-published-digest", f"{rel} has no digest in {name}, so its contents are not integrity-verified",
-                     path=rel, check=cid)
+                     path=rel)
     kept: dict[Path, bytes] = {to_hash[key]: b"" for key in to_hash if key in keep}
     reused: set[Path] = set()
     hashed = hash_many(list(to_hash.values()), progress=ctx.options.get("progress"), keep=kept,
@@ -298,7 +392,7 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
         entry = listing.entries[key]
         rel = disk.regular[key]
         result = hashed[disk_path]
-        loc = {"path": key, "pointer": entry.pointer, "check": cid}
+        loc = {"path": key, "pointer": entry.pointer}
         expected = {"sha256": entry.sha256, "size": entry.size, "listed_in": name}  # `pointer` is into `listed_in`, not `path`
         if isinstance(result, OSError):
             outcome.blocked[rel] = "unreadable"
@@ -322,24 +416,12 @@ def compare(ctx: Context, cid: str, spec: dict[str, Any], listing: Listing, disk
                      cached="digest" if disk_path in reused else None, **loc)
 
 
-def _supplied(ctx: Context, cid: str, key: str, entry: Any, name: str, reason: str) -> Finding:
-    """
-    Judge one file manifest `name` lists that the bundle does not hold (the profile says such files are published elsewhere).
-
-    Looked up under `--artifacts DIR` at its listed path by `match_supplied`,
-    as the externals of a native manifest are: UNVERIFIED
-    `external-not-supplied` when it is not there or no directory was given.
-    """
-    return match_supplied(ctx, key, {"sha256": entry.sha256, "size": entry.size}, {"path": key, "pointer": entry.pointer, "check": cid},
-                          absent=f"{entry.path} is listed in {name} but not in this copy ({reason})", listing=name)
-
-
 def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[str, Any], *, absent: str, listing: str) -> Finding:
     """
     Return the finding of one listed file looked up under `--artifacts DIR` at its listed path `key`.
 
     `expected` is `{"sha256", "size"}` as listed (`size` None where the
-    listing states none), `loc` the finding's `path`, `pointer` and `check`.
+    listing states none), `loc` the finding's `path` and `pointer`.
     PASS `external-match` (the file then counts as verified:
     `ctx.data["externals_verified"][key]`); FAIL `external-mismatch` (size or
     sha256 differ; a listed size that differs is refused before the file is
@@ -362,7 +444,7 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     except OSError as exc:
         return _f(Status.FAIL, "unreadable-file", f"external {key} under {supplied} cannot be read: {exc}", **loc)
     observed = {"sha256": digest, "size": size}
-    if (expected["size"] is not None and size != expected["size"]) or not same_digest(digest, expected["sha256"]):
+    if (expected["size"] is not None and size != expected["size"]) or normal_digest(expected["sha256"]) != digest.lower():
         return _f(Status.FAIL, "external-mismatch", f"external {key} supplied under {supplied} does not match {listing}",
                   expected=expected, observed=observed, **loc)
     ctx.data.setdefault("externals_verified", {})[key] = candidate
@@ -370,156 +452,74 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     return _f(Status.PASS, "external-match", f"external {key} supplied and matches", expected=expected, observed=observed, **loc)
 
 
-@check("integrity.files", title="Bundle files match the manifest the profile names (sha256 and size)")
-def listed(ctx: Context) -> Iterator[Finding]:
+def _declared_externals(ctx: Context, listed: Listed, document: Any, manifest: str | None, names: set[str]) -> Iterator[Finding]:
     """
-    Compare a foreign bundle's files with its own manifest, of the kind the profile declares (`compare`).
+    Report every external artifact the manifest kind `listed.spec` declares; its list is in the item's `file`, else the manifest (`document`).
 
-    Kinds: `files-map`, `sha256sums`, `entries` (`verifier.readers.manifests`).
-    FAIL `manifest-missing`, `manifest-unreadable`, `manifest-entry` and
-    every finding of `compare`; UNVERIFIED `no-manifest` when the format has
-    none (`kind: none`), and `external-not-supplied` for declared external
-    artifacts (reported with or without a manifest). A file whose bytes
-    contradict the manifest is marked in `Tree.blocked` so later checks
-    never parse it. Side effects: reads every listed file once.
+    An item naming no digest member: UNVERIFIED `external-not-supplied` per
+    entry. Else first FAIL `manifest-entry` per entry lacking a path, a
+    sha256 or an integer size (the others kept in
+    `ctx.data["listed_externals"]`), then per other entry FAIL `unsafe-path`,
+    `duplicate-entry` (one of the listed `names`), or `match_supplied` (PASS
+    `external-match`, FAIL `external-mismatch`, `unreadable-file`,
+    UNVERIFIED `external-not-supplied`).
     """
-    cid = "integrity.files"
-    spec = ctx.options["profile"]["manifest"]
-    tree = ctx.bundle
-    if spec["kind"] == "none":
-        yield _f(Status.UNVERIFIED, "no-manifest", f"this format has no integrity manifest ({spec['reason']}); file contents cannot be checked against digests",
-                 check=cid)
-        yield from _declared_externals(ctx, spec, None, set())
-        return
-    name = spec["file"]
-    if not tree.exists(name):
-        yield _f(Status.FAIL, "manifest-missing", f"{name}, the manifest this profile expects, is not in the bundle", path=name, check=cid)
-        return
-    try:
-        listing = read_listing(spec, tree.read_bytes(name) if spec["kind"] == "sha256sums" else tree.json(name))
-    except (OSError, JSONProblem, UnicodeDecodeError) as exc:
-        yield _f(Status.FAIL, "manifest-unreadable", f"{name}: {exc}", path=name, check=cid)
-        return
-    ctx.data.setdefault("examined", set()).update((name, pointer) for pointer in listing.stated)  # stated digests compared below
-    ctx.data["listed_digests"] = {entry.sha256 for entry in listing.entries.values()}
-    names: dict[str, list[str]] = {}
-    for name_, entry in sorted(listing.entries.items()):
-        names.setdefault(entry.sha256, []).append(name_)
-    ctx.data["listed_names"] = names  # every name a digest is listed under, sorted (identical bytes published twice)
-    ctx.data["listed_roles"] = dict(listing.roles)  # manifest role of each entry (retained attempts), read by a mapped reader
-    outcome = Outcome()
-    yield from compare(ctx, cid, spec, listing, scan(ctx, cid, tree.root, tree.only, name), outcome)
-    tree.blocked.update(outcome.blocked)
-    ctx.data["matched"] = outcome.matched  # re-hashed by `unchanged_listed` after the checks that read them
-    yield from _declared_externals(ctx, spec, name, set(listing.entries))
-
-
-def _declared_externals(ctx: Context, spec: dict[str, Any], manifest: str | None, listed: set[str]) -> Iterator[Finding]:
-    """
-    Report every external artifact a profile declares; its list is in the item's `file`, else the manifest.
-
-    An item that names the `path`, `sha256` and `size` members of its
-    entries (as `manifest.json /external` does) is checked as natively
-    (`_externals`: matched against `--artifacts`, PASS `external-match`,
-    FAIL `external-mismatch`, UNVERIFIED `external-not-supplied`), its
-    entries kept in `ctx.data["listed_externals"]`; an entry lacking one
-    of them is FAIL `manifest-entry`. Any other item's entries are
-    UNVERIFIED `external-not-supplied` (no digest to match them with).
-    """
-    tree = ctx.bundle
-    for item in spec.get("external", []):
+    for item in listed.spec.get("external", []):
         name = item.get("file", manifest)
         if name is None:
             yield _f(Status.UNVERIFIED, "external-not-supplied", f"external artifacts ({item['reason']}) are declared but not supplied",
-                     pointer=item["pointer"], check="integrity.files")
+                     pointer=item["pointer"])
             continue
         try:
-            found = resolve(tree.json(name), item["pointer"])
+            found = resolve(document if listed.tree is None else listed.tree.json(name), item["pointer"])
         except (KeyError, OSError, JSONProblem):
             yield _f(Status.FAIL, "external-list-missing", f"{name} has no external list at {item['pointer']}", path=name,
-                     pointer=item["pointer"], check="integrity.files")
+                     pointer=item["pointer"])
             continue
-        if "sha256" in item:
-            yield from _digested_externals(ctx, item, name, found if isinstance(found, list) else [], listed)
-            continue
+        entries = []
         for index, entry in enumerate(found if isinstance(found, list) else []):
-            yield _f(Status.UNVERIFIED, "external-not-supplied",
-                     f"external artifact {entry} ({item['reason']}) is not supplied and {name} records no digest for it",
-                     path=name, pointer=f"{item['pointer']}/{index}", observed=entry, check="integrity.files")
-
-
-def _digested_externals(ctx: Context, item: dict[str, Any], name: str, found: list[Any], listed: set[str]) -> Iterator[Finding]:
-    """Check the external entries `found` at `item["pointer"]` of `name` whose members the profile's `item` names, as `_externals` does."""
-    entries, where = [], []
-    for index, entry in enumerate(found):
-        pointer = f"{item['pointer']}/{index}"
-        values = {key: entry.get(item[key]) if isinstance(entry, dict) else None for key in ("path", "sha256", "size")}
-        size = values["size"]
-        if not isinstance(values["path"], str) or not isinstance(values["sha256"], str) or not isinstance(size, int) or isinstance(size, bool):
-            yield _f(Status.FAIL, "manifest-entry", f"external entry {index} of {name} lacks a path ({item['path']}), a sha256 "
-                     f"({item['sha256']}) or an integer size ({item['size']})", path=name, pointer=pointer, check="integrity.files")
-            continue
-        reason = entry.get(item["reason_member"]) if "reason_member" in item else None
-        entries.append({**values, "reason": reason if isinstance(reason, str) and reason else item["reason"]})
-        where.append(pointer)
-    ctx.data.setdefault("listed_externals", []).extend(entries)
-    yield from _externals(ctx, {"external": entries}, listed, name=name, pointers=where, check="integrity.files")
-
-
-def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str], *, name: str = MANIFEST,
-               pointers: list[str] | None = None, check: str = "integrity.files") -> Iterator[Finding]:
-    """
-    Match each external artifact of `manifest["external"]` (`{path, sha256, size, reason}`) against `--artifacts`.
-
-    `name` is the file that lists them and `pointers` the JSON Pointer of
-    each entry (`/external/<i>` by default). FAIL `unsafe-path`,
-    `duplicate-entry` (also a bundle file), `unreadable-file`,
-    `external-mismatch`; UNVERIFIED `external-not-supplied`; PASS
-    `external-match` (recorded in `ctx.data["externals_verified"]`).
-    """
-    manifest_name = name
-    for index, entry in enumerate(manifest.get("external", [])):
-        raw = entry["path"]
-        pointer = pointers[index] if pointers is not None else f"/external/{index}"
-        reason = unsafe_reason(raw)
-        if reason:
-            yield _f(Status.FAIL, "unsafe-path", f"{manifest_name} external {raw!r}: {reason}", path=manifest_name,
-                     pointer=pointer + "/path", observed=raw, check=check)
-            continue
-        name = nfc(raw)
-        expected = {"sha256": entry["sha256"], "size": entry["size"]}
-        if name in listed:
-            yield _f(Status.FAIL, "duplicate-entry", f"{raw} is listed both as a bundle file and as external",
-                     path=manifest_name, pointer=pointer, check=check)
-            continue
-        yield match_supplied(ctx, name, expected, {"path": name, "pointer": pointer, "check": check},
-                             absent=f"{raw} is external ({entry['reason']})", listing="the manifest")
+            pointer = f"{item['pointer']}/{index}"
+            if "sha256" not in item:
+                yield _f(Status.UNVERIFIED, "external-not-supplied", f"external artifact {entry} ({item['reason']}) is not supplied and "
+                         f"{name} records no digest for it", path=name, pointer=pointer, observed=entry)
+                continue
+            values = {key: entry.get(item[key]) if isinstance(entry, dict) else None for key in ("path", "sha256", "size")}
+            size = values["size"]
+            if not isinstance(values["path"], str) or not isinstance(values["sha256"], str) or not isinstance(size, int) or isinstance(size, bool):
+                yield _f(Status.FAIL, "manifest-entry", f"external entry {index} of {name} lacks a path ({item['path']}), a sha256 "
+                         f"({item['sha256']}) or an integer size ({item['size']})", path=name, pointer=pointer)
+                continue
+            reason = entry.get(item["reason_member"]) if "reason_member" in item else None
+            entries.append(({**values, "reason": reason if isinstance(reason, str) and reason else item["reason"]}, pointer))
+        if "sha256" in item:
+            ctx.data.setdefault("listed_externals", []).extend(entry for entry, _pointer in entries)
+        for entry, pointer in entries:
+            raw = entry["path"]
+            if unsafe_reason(raw):
+                yield _f(Status.FAIL, "unsafe-path", f"{name} external {raw!r}: {unsafe_reason(raw)}", path=name, pointer=pointer + "/path", observed=raw)
+            elif nfc(raw) in names:
+                yield _f(Status.FAIL, "duplicate-entry", f"{raw} is listed both as a bundle file and as external", path=name, pointer=pointer)
+            else:
+                yield match_supplied(ctx, nfc(raw), {"sha256": entry["sha256"], "size": entry["size"]}, {"path": nfc(raw), "pointer": pointer},
+                                     absent=f"{raw} is external ({entry['reason']})", listing="the manifest")
 
 
 @check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
 def unchanged(ctx: Context) -> Iterator[Finding]:
     """
-    Re-hash every bundle file a later check opened from disk (`Bundle.path_of`), and every supplied external artifact that matched.
+    Re-hash every file a later check read again from disk, and every supplied external artifact that matched.
 
-    Documents are parsed from the bytes the integrity check hashed, but media
-    are read again by coverage and scoring; a file whose bytes changed while
-    `verify` ran FAILs `changed-during-verification`. PASS `unchanged`
-    otherwise (also when no check read a file again).
+    A bundle's documents are parsed from the bytes `integrity.files` hashed,
+    so its files read again are those checks opened (`Bundle.path_of`: media,
+    by coverage and scoring); a profile's checks read every file from disk,
+    so all it matched (`ctx.data["matched"]`). FAIL
+    `changed-during-verification` per file whose sha256 changed while
+    `verify` ran; PASS `unchanged` otherwise (also when no check read a file
+    again). Side effects: reads those files again.
     """
     bundle = ctx.bundle
-    names = sorted(bundle.touched)
-    yield from _rehash(ctx, {**{name: (bundle.verified[name], bundle.digests[name]) for name in names}, **_supplied_read(ctx)})
-
-
-@check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
-def unchanged_listed(ctx: Context) -> Iterator[Finding]:
-    """
-    Re-hash every file `integrity.files` matched, and every supplied external artifact that matched (a profile's checks read files from disk, not from the hashed bytes).
-
-    FAIL `changed-during-verification` per file whose sha256 changed while
-    `verify` ran; PASS `unchanged` otherwise. Side effects: reads those files again.
-    """
-    yield from _rehash(ctx, {**ctx.data.get("matched", {}), **_supplied_read(ctx)})
+    read = {name: (bundle.verified[name], bundle.digests[name]) for name in bundle.touched} if isinstance(bundle, Bundle) else ctx.data.get("matched", {})
+    yield from _rehash(ctx, {**read, **_supplied_read(ctx)})
 
 
 def _supplied_read(ctx: Context) -> dict[str, tuple[str, str]]:

@@ -1,12 +1,12 @@
 """
-The coverage family for a profile: each output media file its receipts name, judged by the native coverage rules.
+What a profile-read bundle asks of the coverage family: each output media file its receipts name, with the shape it must cover.
 
 A receipt set whose `media` mapping gives the `expected` shape of each output
 (frames, fps, sample rate, channels: pointers into the record, or values)
 and names a `coverage_gate` (a pinned gate whose `coverage` section is the
 policy: containers, codecs, tolerances, work limits) is judged under the
-native check id `coverage.streams` by the one coverage loop
-(`verifier.checks.coverage.judge_media`). Only files the profile's manifest
+native check id `coverage.streams` by its one body
+(`verifier.checks.coverage.judge_media`, given `asked`). Only files the profile's manifest
 lists and whose sha256 matched are read (found by the digest the record
 states when the set maps `listed_digest`, else by the output's path); any
 other output is UNVERIFIED `media-not-verified`. A profile whose media mapping gives no expected shape
@@ -15,21 +15,19 @@ keeps `coverage.media` (presence only).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
-from verifier.checks.coverage import judge_media
-from verifier.checks.profile_base import _f, _profile, _records, _tree
+from verifier.checks.coverage import Asked, judge_media
+from verifier.checks.profile_base import _f, _profile, _records
 from verifier.errors import ConfigError
 from verifier.media.policy import Expectation, policy_from_gate
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.pointers import resolve
 
-__all__ = ["SHAPE", "coverage_gates", "expected_of", "judged_sets", "streams"]
+__all__ = ["SHAPE", "asked", "coverage_gates", "expected_of", "judged_sets", "streams"]
 
 #: The members of an expected output shape (`verifier.media.policy.Expectation.from_plan`).
 SHAPE = ("frames", "fps", "sample_rate", "channels")
@@ -89,39 +87,30 @@ def expected_of(raw: Any, mapping: dict[str, dict[str, Any]]) -> Expectation:
 
 @check("coverage.streams", title="Each output media file covers its expected timeline, per stream (PyAV demux, exact)")
 def streams(ctx: Context) -> Iterator[Finding]:
+    """`coverage.streams` of a profile-read bundle: `verifier.checks.coverage.judge_media` of what its receipts ask (`asked`)."""
+    return judge_media(ctx, asked(ctx))
+
+
+def asked(ctx: Context) -> Iterator[Finding | Asked]:
     """
-    Judge each output media file the profile's receipts name against the shape its record expects.
+    Yield what the profile's receipts ask of coverage: each output media file against the shape its record expects.
 
     Per read record of a judged set (`judged_sets`): UNVERIFIED
     `media-absent` when it names no output, UNVERIFIED `expected-unreadable`
-    when its expected shape cannot be read (`expected_of`); then per output
-    file the findings of `verifier.checks.coverage.judge_media` (FAIL per
-    rule broken, PASS per rule held, UNVERIFIED `media-not-verified` for a
-    file not matched to the manifest), each file judged once per distinct
-    shape its records expect (records of identical bytes may disagree). The gates
-    named by `coverage_gate` are loaded by `verifier.core` before the run
-    (`ctx.options["coverage_gates"]`), so an unknown gate stops the run.
-    Side effects: demuxes each media file.
+    when its expected shape cannot be read (`expected_of`); then per distinct
+    shape the set's records expect one `Asked` group (records of identical
+    bytes may disagree: such a file is judged against each shape), under the
+    policy of the set's `coverage_gate` (loaded by `verifier.core` before the
+    run, `ctx.options["coverage_gates"]`, so an unknown gate stops the run).
     """
-    profile = _profile(ctx)
-    tree = _tree(ctx)
     gates = ctx.options.get("coverage_gates", {})
-    matched = ctx.data.get("matched", {})
-
-    externals = ctx.data.get("externals_verified", {})  # listed files supplied by --artifacts whose bytes matched
+    matched, externals = ctx.data.get("matched", {}), ctx.data.get("externals_verified", {})
     # a digest listed under several names (identical bytes published twice) names the first one whose bytes were matched
     by_digest = {sha.lower(): next((n for n in names if n in matched or n in externals), names[0])
                  for sha, names in ctx.data.get("listed_names", {}).items()}
-
-    def where(name: str) -> Path | None:
-        on_disk = matched.get(name)
-        if on_disk is not None and tree.exists(on_disk[0]):
-            return tree.root / on_disk[0]
-        return Path(externals[name]) if name in externals else None
-
-    for rid, spec in judged_sets(profile).items():
+    for rid, spec in judged_sets(_profile(ctx)).items():
         mapping = spec["media"]
-        shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, Expectation], dict[str, list[str]]]] = {}  # shape -> (file -> arm, file -> shape, file -> records)
+        shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, list[str]]]] = {}  # shape -> (file -> arm, file -> records)
         for r in _records(ctx, rid):
             try:
                 output = resolve(r.raw, mapping["pointer"])
@@ -138,23 +127,11 @@ def streams(ctx: Context) -> Iterator[Finding]:
                 yield _f("coverage.streams", Status.UNVERIFIED, "expected-unreadable", f"{r.path} {r.pointer}: the expected shape of {output} "
                          f"cannot be read: {exc}", path=r.path, pointer=r.pointer)
                 continue
-            shapes.setdefault(shape, ({}, {}, {}))
-            shapes[shape][0].setdefault(output, r.dims.get("arm"))
-            shapes[shape][1][output] = shape
-            shapes[shape][2].setdefault(output, []).append(f"{r.path} {r.pointer or ''}".rstrip())
+            media, named = shapes.setdefault(shape, ({}, {}))
+            media.setdefault(output, r.dims.get("arm"))
+            named.setdefault(output, []).append(f"{r.path} {r.pointer or ''}".rstrip())
         policy = policy_from_gate(gates[mapping["coverage_gate"]]["coverage"])
-        for media, expected, named in shapes.values():  # a file two records expect differently is judged against each shape
-            for finding in judge_media(ctx, media, expected, policy, where):
-                yield _named_by(finding, named)
-
-
-def _named_by(finding: Finding, named: dict[str, list[str]]) -> Finding:
-    """Return `finding` with the records that name its file (and expect the shape it was judged against) added to its message."""
-    records = named.get(finding.path or "")
-    if not records:
-        return finding
-    shown = ", ".join(records[:3]) + (f" and {len(records) - 3} more" if len(records) > 3 else "")
-    return dataclasses.replace(finding, message=f"{finding.message} (named by {shown})")
+        yield from (Asked(policy, shape, *group) for shape, group in shapes.items())
 
 
 def _listed_as(raw: Any, spec: dict[str, Any], output: str, by_digest: dict[str, str]) -> str:

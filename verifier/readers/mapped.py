@@ -59,7 +59,7 @@ from verifier.pipeline import Check, Context
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "mapped_schema", "named_as_read", "unmapped_fields"]
+__all__ = ["MappedBundle", "mapped_pipeline", "mapped_schema", "named_as_read", "unmapped_fields"]
 
 #: The document kinds a profile may map, with their schema and whether they are JSON Lines shaped (a list of records).
 KINDS = {kind: DOCUMENTS[kind] for kind in ("manifest", "plan", "receipts", "claims", "quality")}
@@ -119,6 +119,21 @@ class MappedBundle(Bundle):
                 raise JSONProblem("missing-document", f"no document at {spec.get('pointer')!r}") from None
         self._cache[kind] = value
         return value
+
+    def manifest_of(self, ctx: Context, listing: Any) -> dict[str, Any]:
+        """
+        Return the manifest the evidence model reads (`ctx.data["manifest"]`), shaped as bundle format v1's, from what `integrity.files` read.
+
+        `files`: each file `listing` (a `verifier.readers.manifests.Listing`, None when the manifest could not be
+        read) lists, with its sha256, size and role; `external`: the external artifacts listed with digests
+        (`ctx.data["listed_externals"]`); `gate`: the gate id the mapping names (`_gate_id`). So retained attempts,
+        externals and the gate reach the model as natively.
+        """
+        entries = sorted(listing.entries.items()) if listing is not None else []
+        files = [{"path": name, "sha256": e.sha256, "size": e.size, **({"role": listing.roles[name]} if name in listing.roles else {})}
+                 for name, e in entries]
+        return {"gate": _gate_id(self, ctx.options["profile"]["manifest"].get("file")), "files": files,
+                "external": list(ctx.data.get("listed_externals", []))}
 
     def release(self, kind: str) -> None:
         """Keep the mapped document: the records are the model's `raw`, and a second read would add its unmapped fields again."""
@@ -218,40 +233,6 @@ def _value(spec: dict[str, Any], row: Any, where: str) -> Any:
         raise JSONProblem("unmappable-field", f"{where}: {raw!r} is not a valid {kind}") from None
 
 
-def mapped_integrity(profile_integrity: Check) -> Check:
-    """
-    Return `integrity.files` for a mapped bundle: the profile's manifest kind (`profile_integrity`) under the native id.
-
-    Every file whose bytes matched (PASS `match`) becomes verified, with the
-    sha256 it was matched at (re-hashed by `integrity.unchanged`). The
-    listed files (matched or not, with the role the manifest kind states),
-    the external artifacts listed with digests and the gate id of the pinned
-    profile are kept as the native reader reads them (`ctx.data["manifest"]`:
-    `files`, `external`, `gate`), so retained attempts and externals reach
-    the evidence model as natively.
-    """
-
-    def run(ctx: Context) -> Iterator[Finding]:
-        bundle: MappedBundle = ctx.bundle
-        inner = Context(subject=ctx.subject, assets=ctx.assets, bundle=bundle.tree, options=ctx.options, data=ctx.data)
-        listed: dict[str, dict[str, Any]] = {}
-        for finding in profile_integrity(inner):
-            if finding.status is Status.PASS and finding.code == "match" and finding.path:
-                bundle.verified[finding.path] = finding.path
-                bundle.digests[finding.path] = finding.observed["sha256"]
-            if finding.path and isinstance(finding.expected, dict) and finding.expected.get("sha256"):
-                listed[finding.path] = {"path": finding.path, "sha256": finding.expected["sha256"], "size": finding.expected.get("size")}
-            yield dataclasses.replace(finding, check="integrity.files")
-        for name, role in ctx.data.get("listed_roles", {}).items():
-            if name in listed:
-                listed[name]["role"] = role
-        ctx.data["manifest"] = {"gate": _gate_id(bundle, ctx.options["profile"]["manifest"].get("file")),
-                                "files": sorted(listed.values(), key=lambda e: e["path"]),
-                                "external": list(ctx.data.get("listed_externals", []))}
-
-    return Check("integrity.files", "Bundle files match the manifest the profile names (sha256 and size), nothing unlisted", run)
-
-
 def _gate_id(bundle: MappedBundle, manifest: str | None) -> Any:
     """
     Return the gate id the mapping names: a constant, or the value at `{file, pointer}` of the manifest file.
@@ -289,24 +270,21 @@ def mapped_schema(schema_check: Check) -> Check:
     return Check(schema_check.id, schema_check.title, run, schema_check.requires)
 
 
-def mapped_pipeline(native: tuple[Check, ...], profile_integrity: Check) -> tuple[Check, ...]:
+def mapped_pipeline(native: tuple[Check, ...]) -> tuple[Check, ...]:
     """
-    Return the native pipeline `native` for a mapped bundle: the same families, order and ids.
+    Return the native pipeline `native` for a mapped bundle: the same families, order, ids and bodies.
 
-    `integrity.files` becomes `mapped_integrity(profile_integrity)` (the
-    profile's manifest kind) and `schema.documents` also reports unmapped
-    columns; every other check is the native one (`gate.pinned` reports an
-    unpinned profile itself, `checks.gate.judge`).
+    `integrity.files` reads the profile's manifest kind (`verifier.checks.integrity.listed_of`) under its own
+    title, and `schema.documents` also reports unmapped columns; every other check is the native one
+    (`gate.pinned` reports an unpinned profile itself, `checks.gate.judge`), its findings naming the foreign files.
     """
     steps = []
     for chk in native:
-        if chk.id == "integrity.files":
-            steps.append(mapped_integrity(profile_integrity))
-        elif chk.id == "schema.documents":
-            steps.append(mapped_schema(chk))
+        if chk.id == "integrity.files":  # names foreign files already
+            steps.append(dataclasses.replace(chk, title="Bundle files match the manifest the profile names (sha256 and size), nothing unlisted"))
         else:
-            steps.append(chk)
-    return tuple(chk if chk.id == "integrity.files" else named_as_read(chk) for chk in steps)  # integrity names foreign files already
+            steps.append(named_as_read(mapped_schema(chk) if chk.id == "schema.documents" else chk))
+    return tuple(steps)
 
 
 def named_as_read(chk: Check) -> Check:
