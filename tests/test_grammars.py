@@ -125,24 +125,6 @@ def test_markdown_table_encoding_reads_every_row_with_its_table_row_and_heading(
     assert rows[0][1]["arm"] == "a" and rows[0][1]["s"] == "1,200" and rows[0][1]["#heading"] == "Runs"
 
 
-def test_key_value_lines_read_as_the_pattern_reads_them():
-    """`_key_and_value` (partition and strip) gives what the `_KEY_VALUE` pattern gives, on random lines of blanks, separators and marks."""
-    import random
-
-    from verifier.readers import grammars
-
-    def by_pattern(line):
-        m = grammars._KEY_VALUE.match(line)
-        return (m["key"], m["value"]) if m else None
-
-    rng = random.Random(20261205)
-    alphabet = [" ", "\t", ":", "=", "{", "[", "a", "1", "\u00a0", "\u3000", "\x1f", "\x1c", "\x0c", "\x0b", "\r", "\u2028", "\x85", "\n", ".", "\u200b"]
-    for _ in range(100000):
-        line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
-        assert grammars._key_and_value(line) == by_pattern(line), repr(line)
-    assert grammars._key_and_value("Samples per second: 0.000195653") == ("Samples per second", "0.000195653")
-
-
 @pytest.mark.parametrize("fold", [{"key": "/key", "value": "/value"}, None])
 def test_a_bad_prefixed_line_is_named_by_its_line_number(fold):
     """A `PREFIX {json}` line that is not strict JSON (here a duplicate key) is refused naming its 1-based line, folded or not."""

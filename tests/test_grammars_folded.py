@@ -1,5 +1,5 @@
 """
-Tests of the folded `PREFIX {json}` loop of `verifier.readers.grammars._members` (LoadGen's `:::MLLOG` lines) and of `key : value` files, by examples.
+Tests of `text` records (`verifier.readers.grammars._text_record`) of folded `PREFIX {json}` lines (LoadGen's `:::MLLOG` lines) and of `key : value` files, by examples.
 
 Each example file is written out with the record it reads to, or the
 `GrammarError` (code and message) it is refused with: good, conflicting,
@@ -12,7 +12,6 @@ it. The corpus's detail and summary logs read without refusal.
 
 from __future__ import annotations
 
-import random
 from decimal import Decimal
 
 import pytest
@@ -112,7 +111,7 @@ def test_the_corpus_detail_logs_read_to_their_members():
     assert (first["effective_scenario"], first["result_samples_per_second"], first["result_validity"], first["#conflicts"]) == (
         "Offline", Decimal("0.421941"), "VALID", {"generic_message": [60, 65]})
 
-def test_a_lacking_or_broken_line_is_refused_by_the_folded_loop_as_by_the_reader():
+def test_a_lacking_or_broken_folded_line_is_refused():
     for line, message in ((':::MLLOG {"key": "b"}', "lacks"), (':::MLLOG {"key": "a", "key": "b", "value": 1}', "duplicate key"),
                           (':::MLLOG  {"key": "a", "value": 1e999}', "outside the binary64 range")):
         with pytest.raises(GrammarError) as exc:
@@ -143,17 +142,6 @@ def test_the_corpus_summary_logs_read_to_their_members():
     first = grammars._text_record(paths[0].read_text(), KEY_VALUE)
     assert list(first.items())[:5] == [("SUT name", "QueueSUT"), ("Scenario", "Offline"), ("Mode", "PerformanceOnly"),
                                        ("Samples per second", "0.421941"), ("Result is", "VALID")]
-
-
-def test_lines_split_as_splitlines():
-    """`_lines` (a split at "\\n" for ASCII text holding no other break) gives `str.splitlines()` for texts of every line break."""
-    rng = random.Random(8)
-    pieces = ["a", ":::MLLOG {}", " ", "\n", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\u2028", "\u2029", "é", ""]
-    for _ in range(20000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
-        assert grammars._lines(text) == text.splitlines(), repr(text)
-    for text in ("", "\n", "\n\n", "a", "a\n", "a\n\n", "\na", "a\rb", "a\r\nb\n"):
-        assert grammars._lines(text) == text.splitlines(), repr(text)
 
 
 def test_a_text_file_read_with_no_line_grammar_has_no_members():

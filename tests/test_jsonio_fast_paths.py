@@ -4,8 +4,8 @@ Tests that the fast paths of `verifier/jsonio.py` decide exactly as the slow rul
 `_long_digits` (which decoder range-checks integers) must agree with the
 `_LONG_DIGITS` regex, also for a run crossing a masking slice and for
 non-ASCII digits; `_float` without an exponent must accept and refuse what
-the range arithmetic does; `_decode` must raise the `json.JSONDecodeError`s
-`JSONDecoder.decode` raises, at the same position; each document of a table
+the range arithmetic does; a text that is not JSON is refused with the
+words and position `JSONDecoder.decode` gives; each document of a table
 of examples reads to the value or the refusal (code and message) written
 beside it; the compiled batch path reads what text-by-text reading reads.
 """
@@ -82,7 +82,7 @@ def test_float_fast_path_accepts_and_refuses_as_the_range_rule(literal, ok):
 
 
 @pytest.mark.parametrize("text", ["", "   ", "1 2", '{"a": 1} x', ' \n{"a": 1}\t\r\n', "[1,", '{"a" 1}', "tru", "  7  "])
-def test_scan_raises_what_json_decode_raises(text):
+def test_a_text_not_json_is_refused_as_json_decode_words_it(text):
     try:
         expected = ("ok", json.JSONDecoder().decode(text))
     except json.JSONDecodeError as exc:
@@ -167,7 +167,7 @@ _DOCUMENTS = [
     ("1E+309", "number-out-of-range"),
     ('["\\ud800"]', "invalid-unicode"),
 ])
-def test_both_scan_paths_stay_strict(text, code):
+def test_a_document_with_text_around_it_stays_strict(text, code):
     with pytest.raises(JSONProblem) as exc:
         loads_strict_text(text)
     assert exc.value.code == code

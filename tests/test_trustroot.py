@@ -223,10 +223,10 @@ def test_a_profile_is_the_callers_own_copy_and_detection_one_per_process():
 
 
 def test_a_profile_copy_shares_no_container_with_the_validated_one_or_another_copy():
-    """Each copy (unpickled from a snapshot, `verifier.trust._snapshot`) equals another, types and all, and a change deep inside it reaches nothing else."""
+    """Each copy (`verifier.trust._copy_json` of the validated profile) equals another, types and all, and a change deep inside it reaches nothing else."""
     from decimal import Decimal
 
-    from verifier.trust import _snapshot
+    from verifier.trust import _copy_json
     from verifier.trustroot import TrustSet
 
     def containers(node, out):
@@ -261,7 +261,5 @@ def test_a_profile_copy_shares_no_container_with_the_validated_one_or_another_co
         assert json.dumps(typed(shared), default=repr) == before and json.dumps(typed(trusted.profile(pid)), default=repr) == before
     inner = {"at": [Decimal("0.5"), 1, True, None, "s"]}
     document = {"a": inner, "b": inner, "c": [Decimal("1E+400"), -0.0]}
-    import pickle
-
-    copy = pickle.loads(_snapshot(document))
+    copy = _copy_json(document)
     assert typed(copy) == typed(document) and copy["a"] is not copy["b"]  # as `_copy_json`: a shared dict becomes two

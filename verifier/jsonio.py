@@ -242,44 +242,12 @@ _DECODERS = {
     ints: json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float, parse_int=_int if ints else None)
     for ints in (False, True)
 }
-#: Their `scan_once`, indexed by the same flag (`False` -> 0): what `_decode` calls.
-_SCANNERS = (_DECODERS[False].scan_once, _DECODERS[True].scan_once)  # type: ignore[attr-defined]
-#: Shortest text `_long_digits` can find a run in; a shorter one is read by `_SCANNERS[False]` without the call.
-_RUN = MAX_INT_DIGITS - 2
-
-
-#: JSON's insignificant whitespace (RFC 8259 section 2), the pattern `json.JSONDecoder.decode` skips before and after a document.
-_WHITESPACE = re.compile(r"[ \t\n\r]*")
 
 
 def _decode(text: str) -> Any:
-    """
-    Return the one JSON document `text` holds, refusing what `loads_strict` refuses (raises `JSONProblem`).
-
-    The scan takes the steps of `JSONDecoder.decode` and `raw_decode` (skip
-    whitespace, `scan_once`, skip whitespace, "Expecting value" / "Extra
-    data" as `json.JSONDecodeError` at the same position) without their two
-    Python frames, which cost more than the C scan on a short log line. A
-    document filling the whole text (a log line: nothing around it) is one
-    `scan_once` at offset 0 and one length compare: whitespace cannot start
-    a value, so `scan_once` at 0 raises `StopIteration` on leading
-    whitespace, and only then is it skipped; trailing whitespace is skipped
-    only when the document ends before the text does.
-    """
+    """Return the one JSON document `text` holds, refusing what `loads_strict` refuses (raises `JSONProblem`)."""
     try:
-        scan = _SCANNERS[len(text) >= _RUN and _long_digits(text)]
-        try:
-            value, end = scan(text, 0)
-        except StopIteration:  # no value at offset 0: leading whitespace (skipped, as `decode` does) or no value at all
-            start = _WHITESPACE.match(text, 0).end()  # type: ignore[union-attr]  # matches the empty string: never None
-            try:
-                value, end = scan(text, start)
-            except StopIteration as err:
-                raise json.JSONDecodeError("Expecting value", text, err.value) from None
-        if end != len(text):
-            end = _WHITESPACE.match(text, end).end()  # type: ignore[union-attr]
-            if end != len(text):
-                raise json.JSONDecodeError("Extra data", text, end)
+        value = _DECODERS[_long_digits(text)].decode(text)
     except JSONProblem:
         raise
     except json.JSONDecodeError as exc:

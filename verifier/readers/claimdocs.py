@@ -14,12 +14,10 @@ cannot be parsed is an `Unmapped` entry with the reason code
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
-from itertools import compress
 from typing import Any
 
 from verifier import units
@@ -198,9 +196,8 @@ def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = 
         yield pointer, value
 
 
-@functools.lru_cache(maxsize=4096)
 def _escape(token: str) -> str:
-    """Return `token` escaped for a JSON Pointer (RFC 6901: `~` -> `~0`, `/` -> `~1`); cached, as a table's rows repeat their member names."""
+    """Return `token` escaped for a JSON Pointer (RFC 6901: `~` -> `~0`, `/` -> `~1`)."""
     return token.replace("~", "~0").replace("/", "~1")
 
 
@@ -236,8 +233,8 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any, Any]], mem
     """
     if isinstance(document, dict):
         prose = "numbers" in document and "text" in document and "#line" in document
-        suffixes, walked = _walked_members(tuple(document), prose, skip)  # the rows of a table share their member names: escaped once
-        children: Any = zip(suffixes, document.values() if walked is None else compress(document.values(), walked))
+        children: Any = (("/" + _escape(str(key)), value) for key, value in document.items()
+                         if not (key in skip or (prose and key in ("text", "code"))))  # `#line`: where a reader found the value
     elif isinstance(document, list):
         children = zip(map("/{}".format, range(len(document))), document)
     else:
@@ -256,13 +253,3 @@ def _collect(document: Any, base: str, out: list[tuple[str, Any, Any, Any]], mem
             _collect(value, base + suffix, out, memo, skip)
         elif isinstance(value, (int, Decimal)):  # true/false (a bool is an int) and what `quantity` reads of a non-string: an int or a Decimal
             out.append((base + suffix, value, None, None))
-
-
-@functools.lru_cache(maxsize=1024)
-def _walked_members(keys: tuple[Any, ...], prose: bool, skip: frozenset[str]) -> tuple[tuple[str, ...], tuple[bool, ...] | None]:
-    """
-    Return `("/" + escaped name, ...)` of the members `_collect` walks in an object with member names `keys` (not `skip`, nor a prose item's `text` and `code`),
-    and which of `keys` those are (`itertools.compress` selectors; None: every one).
-    """
-    walked = tuple(not (key in skip or (prose and key in ("text", "code"))) for key in keys)  # `#line`: where a reader found the value
-    return tuple("/" + _escape(str(key)) for key, kept in zip(keys, walked) if kept), None if all(walked) else walked

@@ -60,10 +60,7 @@ import ast
 import csv
 import io
 import re
-from collections import Counter
 from decimal import Decimal
-from itertools import compress, count, repeat
-from operator import getitem, itemgetter
 from typing import Any
 
 from verifier.bench_lines import BENCH_GRAMMARS
@@ -251,9 +248,6 @@ def _prefixed_json(spec: dict[str, Any]) -> Any:
     fold = spec.get("fold")
     key_tokens, value_tokens = (_pointer_tokens(fold["key"]), _pointer_tokens(fold["value"])) if fold else ([], [])
 
-    # `fold` pointers of one member each (LoadGen's `/key` and `/value`): read from an object directly, as `_walk` would
-    key_member, value_member = (key_tokens[0], value_tokens[0]) if len(key_tokens) == 1 and len(value_tokens) == 1 else (None, None)
-
     def read(line: str) -> dict[str, Any] | None:
         """Return the members one `PREFIX {json}` line contributes (None for another line); raises `GrammarError` for a bad line."""
         if not prefix or not line.startswith(prefix):
@@ -263,8 +257,6 @@ def _prefixed_json(spec: dict[str, Any]) -> Any:
         except JSONProblem as exc:
             raise GrammarError("bad-line", f"a {prefix.strip()!r} line is not strict JSON: {exc}") from None
         if fold:
-            if key_member is not None and type(document) is dict and key_member in document and value_member in document:
-                return {str(document[key_member]): document[value_member]}
             try:
                 return {str(_walk(document, key_tokens)): _walk(document, value_tokens)}
             except KeyError:
@@ -310,30 +302,9 @@ def _line_members(line: str, grammar: str, spec: dict[str, Any]) -> dict[str, An
 
 
 def _key_value(line: str) -> dict[str, str] | None:
-    """Return the one member a `key : value` line states (`key-value` grammar), or None when the line is not of it."""
-    found = _key_and_value(line)
-    return {found[0]: found[1]} if found else None
-
-
-def _key_and_value(line: str) -> tuple[str, str] | None:
-    """
-    Return `(key, value)` of a `key : value` line, or None: what `_KEY_VALUE` matches, read with `str.partition` and `str.strip` (several times faster).
-
-    The key is the text before the first colon, stripped, not empty and not
-    starting with `=`, `{` or `[`; the value the text after it, stripped, not
-    empty (`str.strip` and the pattern's `\\s` both strip what `str.isspace`
-    calls blank). A line holding a line feed (which `.` does not cross) is matched by the pattern itself.
-    """
-    if "\n" in line:
-        m = _KEY_VALUE.match(line)
-        return (m["key"], m["value"]) if m else None
-    head, colon, tail = line.partition(":")
-    if not colon:
-        return None
-    key, value = head.strip(), tail.strip()
-    if not key or not value or key[0] in "={[":
-        return None
-    return key, value
+    """Return the one member a `key : value` line states (`key-value` grammar: `_KEY_VALUE`), or None when the line is not of it."""
+    m = _KEY_VALUE.match(line)
+    return {m["key"]: m["value"]} if m else None
 
 
 def _line_readers(spec: dict[str, Any]) -> list[Any]:
@@ -361,142 +332,21 @@ def _at_line(read: Any, line: str, number: int) -> Any:
         raise GrammarError(exc.code, f"line {number}: {exc}") from None
 
 
-def _one_member_fold(spec: dict[str, Any]) -> tuple[str, str, str] | None:
-    """Return `(prefix, key member, value member)` when `spec` reads `PREFIX {json}` lines only, folded by two one-member pointers (LoadGen's `:::MLLOG`), else None."""
-    prefix, fold = spec.get("prefix", ""), spec.get("fold")
-    if spec.get("lines") != ["prefixed-json"] or not prefix or not fold:
-        return None
-    key_tokens, value_tokens = _pointer_tokens(fold["key"]), _pointer_tokens(fold["value"])
-    if len(key_tokens) != 1 or len(value_tokens) != 1:
-        return None
-    return prefix, key_tokens[0], value_tokens[0]
-
-
 def _members(lines: list[str], spec: dict[str, Any]) -> Any:
-    """
-    Yield `(line number, member, value)` for every member one of `lines` states, in order: each line's members from the first of its readers (`_line_readers`) that reads it.
-
-    For `lines: ["prefixed-json"]` with a `prefix` and a `fold` of two
-    one-member pointers (LoadGen's `:::MLLOG` lines, `_one_member_fold`), a
-    line whose document is an object holding both members yields them
-    without the reader's call and members dict; any other prefixed line (not
-    strict JSON, not an object, lacking a member) is read by the reader
-    itself, which returns or raises as for every line. With `key-value`
-    lines only, each line's one member is yielded from its match, without a
-    members dict per line.
-    """
-    folded = _one_member_fold(spec)
-    if folded is not None:
-        prefix, key_member, value_member = folded
-        read = _prefixed_json(spec)
-        start = len(prefix)
-        numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.startswith(prefix)]  # other lines: no members
-        documents = loads_strict_each([line[start:] for _number, line in numbered])
-        for (number, line), document in zip(numbered, documents):
-            # a line that is not strict JSON has its JSONProblem here: `read` parses it again and raises its GrammarError
-            if type(document) is dict and key_member in document and value_member in document:
-                yield number, str(document[key_member]), document[value_member]
-            else:
-                for key, value in _at_line(read, line, number).items():
-                    yield number, key, value
-        return
-    if spec.get("lines", ["key-value"]) == ["key-value"]:  # `key : value` lines only (LoadGen's summary): the one member of each match
-        for number, line in enumerate(lines, start=1):
-            found = _key_and_value(line)
-            if found:
-                yield number, found[0], found[1]
-        return
+    """Yield `(line number, member, value)` for every member one of `lines` states, in order: each line's members from the first of its readers (`_line_readers`) that reads it."""
     readers = _line_readers(spec)
     for number, line in enumerate(lines, start=1):
-        members = None
-        try:  # `_at_line` for every reader, without its call per reader and line
-            for read in readers:
-                members = read(line)
-                if members is not None:
-                    break
-        except GrammarError as exc:
-            raise GrammarError(exc.code, f"line {number}: {exc}") from None
-        if members is not None:
-            for key, value in members.items():
-                yield number, key, value
-
-
-def _folded_record(lines: list[str], prefix: str, key_member: str, value_member: str) -> dict[str, Any] | None:
-    """
-    Return the record `_text_record` builds from folded `PREFIX {json}` `lines` (see `_one_member_fold`), built at C speed; None when a prefixed line is not an object holding both members.
-
-    Every prefixed line contributes one member, `str(document[key])` ->
-    `document[value]`; `dict(zip(...))` keeps each member where it first
-    appears, with its last value, which is what `_text_record`'s loop keeps
-    for a member whose every statement equals the one before it. Only the
-    members stated more than once are then replayed in line order, as that
-    loop compares them: at the first statement unequal (`!=`) to the one
-    before, the member is left out and its first line, that line and every
-    later one are named under `#conflicts`, in the order the conflicts were
-    met. On None (a line that is not strict JSON, not an object, lacking a
-    member) the caller reads the lines through `_members`, which names the
-    first bad line as the reader does.
-    """
-    starts = list(map(str.startswith, lines, repeat(prefix)))
-    tail = slice(len(prefix), None)
-    documents = loads_strict_each(list(map(getitem, compress(lines, starts), repeat(tail))))
-    try:  # a JSONProblem, list, string, number or None has no members by name (TypeError); a dict may lack one (KeyError)
-        keys = list(map(str, map(itemgetter(key_member), documents)))
-        values = list(map(itemgetter(value_member), documents))
-    except (TypeError, KeyError):
-        return None
-    record = dict(zip(keys, values))
-    if len(record) == len(keys):
-        return record
-    counts = Counter(keys)
-    numbers = list(compress(count(1), starts))  # the line number of each document
-    met: list[tuple[int, str, list[int]]] = []
-    for key in compress(counts, map((1).__lt__, counts.values())):  # each member stated more than once
-        at = -1
-        places = [at := keys.index(key, at + 1) for _ in range(counts[key])]
-        for i in range(1, len(places)):
-            if values[places[i - 1]] != values[places[i]]:
-                met.append((places[i], key, [numbers[places[0]], *(numbers[p] for p in places[i:])]))
-                del record[key]
+        for read in readers:
+            members = _at_line(read, line, number)
+            if members is not None:
+                for key, value in members.items():
+                    yield number, key, value
                 break
-    if met:
-        record["#conflicts"] = {key: named for _place, key, named in sorted(met, key=itemgetter(0))}
-    return record
-
-
-#: The characters besides "\n" at which `str.splitlines` ends a line in an ASCII text (it also ends one at "\x85", "\u2028", "\u2029").
-_OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e")
-
-
-def _lines(text: str) -> list[str]:
-    """Return `text.splitlines()`: an ASCII text holding no other line break is split at "\n" (a memchr, not a test per character), less the empty piece after a final "\n"."""
-    if text.isascii() and not any(map(text.__contains__, _OTHER_BREAKS)):
-        lines = text.split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        return lines
-    return text.splitlines()
 
 
 def _text_record(text: str, spec: dict[str, Any]) -> dict[str, Any]:
-    """
-    Return the one record of a `text` file: the members `_members` yields, a member stated twice with different values left out and named under `#conflicts`.
-
-    That record is built without a step per member for folded `PREFIX
-    {json}` lines (`_folded_record`) and for `key : value` lines that state
-    no member twice (the dict of their members, which has no conflicts).
-    """
-    lines = _lines(text)
-    folded = _one_member_fold(spec)
-    if folded is not None:
-        fast = _folded_record(lines, *folded)
-        if fast is not None:
-            return fast
-    elif spec.get("lines", ["key-value"]) == ["key-value"]:  # `key : value` lines only (LoadGen's summary)
-        found = list(filter(None, map(_key_and_value, lines)))
-        fast = dict(found)
-        if len(fast) == len(found):  # no member stated twice: the loop below would give this record (no conflicts)
-            return fast
+    """Return the one record of a `text` file: the members `_members` yields, a member stated twice with different values left out and named under `#conflicts`."""
+    lines = text.splitlines()
     record: dict[str, Any] = {}
     lines_of: dict[str, int] = {}
     conflicts: dict[str, list[int]] = {}

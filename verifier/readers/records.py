@@ -139,38 +139,6 @@ def _map(mapping: dict[str, Any], record: Any, element: Any, parallel: dict[str,
         return False, None
 
 
-#: `(found, value)` of a mapping that finds nothing.
-_NOT_FOUND = (False, None)
-
-
-def _getter(mapping: dict[str, Any]) -> Any:
-    """
-    Return `_map` for one field `mapping`, its kind decided once: `getter(record, element, parallel, from_name)` -> `(found, value)`.
-
-    A constant and a file-name placeholder (`from_name`) are looked up as
-    `_map` looks them up, without its dispatch per call; a one-member pointer
-    (`/Samples per second`, no `~` escape) reads a dict record by its member
-    directly, as `resolve` would; any other record or mapping goes through `_map`.
-    """
-    if "value" in mapping:
-        constant = (True, mapping["value"])
-        return lambda record, element, parallel, from_name: constant
-    if "from_name" in mapping:
-        key = mapping["from_name"].replace(".", "_")
-        return lambda record, element, parallel, from_name: ((key in from_name), from_name.get(key))
-    if "element" in mapping or "parallel" in mapping or "record" in mapping:
-        return functools.partial(_map, mapping)
-    pointer = mapping["pointer"]
-    token = pointer[1:]
-    if pointer[:1] == "/" and "/" not in token and "~" not in token:
-        def member(record: Any, element: Any, parallel: Any, from_name: Any) -> tuple[bool, Any]:
-            if type(record) is dict:
-                return (True, record[token]) if token in record else _NOT_FOUND
-            return _map(mapping, record, element, parallel, from_name)
-        return member
-    return functools.partial(_map, mapping)
-
-
 def _known_dims(spec: dict[str, Any], rel: str, from_name: dict[str, str] | None, record: Any = None) -> dict[str, str]:
     """Return the dimensions of a receipt knowable without its contents: file, file-name placeholders, constants (and pointers into `record`)."""
     dims = {"file": rel}
@@ -238,11 +206,9 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
     labels = {name: mapping["labels"] for name, mapping in dims_spec.items() if "labels" in mapping}
     filtered, where_spec, nested = "where" in spec, spec.get("where"), "unnest" in spec
     indexed = any("record" in mapping for mapping in dims_spec.values())
-    # a file-name placeholder's dimension is read here as its `_getter` reads it (its group name kept), without a call per record
-    dim_getters = [(name, mapping, _getter(mapping), mapping["from_name"].replace(".", "_") if "from_name" in mapping and "value" not in mapping else None)
-                   for name, mapping in dims_spec.items()]
+    dim_getters = [(name, mapping, functools.partial(_map, mapping)) for name, mapping in dims_spec.items()]
     # per value, read once per set (every unit was parsed above): whether it may be absent, its scale to the base unit, whether it is a time
-    value_getters = [(name, mapping, _getter(mapping), bool(mapping.get("optional")), unit_scale(mapping["unit"]),
+    value_getters = [(name, mapping, functools.partial(_map, mapping), bool(mapping.get("optional")), unit_scale(mapping["unit"]),
                       units.parse(mapping["unit"]).dimension == "time") for name, mapping in values_spec.items()]
     spans, patterns = _spans(spec), _patterns(spec)
     for rel in files:
@@ -283,11 +249,8 @@ def read_receipts(tree: Tree, rid: str, spec: dict[str, Any]) -> tuple[list[Rece
             for element_pointer, element, parallel in unnested:
                 where = pointer + element_pointer
                 dims, values, unknown, ok = {"file": rel}, {}, set(), True
-                for name, mapping, get, group in dim_getters:
-                    if group is not None:
-                        found, value = group in from_name, from_name.get(group)
-                    else:
-                        found, value = get(record, element, parallel, from_name)
+                for name, mapping, get in dim_getters:
+                    found, value = get(record, element, parallel, from_name)
                     text = (value if type(value) is str else dim_text(value)) if found else None  # `dim_text`, its common case first
                     if (not found or value is None) and "absent" in mapping:
                         text = mapping["absent"]  # a member the record does not state, as the text the profile gives it (JMH's `params`: "")

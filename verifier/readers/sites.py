@@ -345,8 +345,6 @@ def locate(tree: Tree, documents: dict[str, Any], at: dict[str, Any], key: dict[
     `AmbiguousLocation` for several
     elements match), `OSError` or `JSONProblem` (file unreadable: what
     parsing it raised, `documents` holding what `parse_claim_files` parsed).
-    What `at` says is read once per `at` object and tree (`_spot`), so `at`
-    must not change while the tree is in use.
     """
     rel, document, spot, pointer, element = _found(tree, documents, at, key, indexes)
     pointer, value = _inside(spot, element, pointer, spot.then, key, indexes)
@@ -385,7 +383,7 @@ def _found(tree: Tree, documents: dict[str, Any], at: dict[str, Any], key: dict[
     """
     rel = fill_file(at["file"], key, indexes)
     document = _document(documents, rel)
-    spot = _spot(tree, at)
+    spot = _spot(at)
     pointer = _fill(spot.pointer, key, indexes, escape=True)
     value = resolve(document, pointer)
     if spot.where is None:
@@ -427,7 +425,7 @@ def _inside(spot: _Spot, found: Any, pointer: str, then: str, key: dict[str, str
 
 class _Spot(NamedTuple):
     """
-    What `locate` reads of one location `at`, taken apart once: its `pointer` and `then` templates, the `member` or `number` inside.
+    What `locate` reads of one location `at`: its `pointer` and `then` templates, the `member` or `number` inside.
 
     `where` (None without one) holds `(member, template, name)` per `where` member in the
     profile's order (`name` is the dimension when the template is one whole
@@ -449,22 +447,15 @@ class _Spot(NamedTuple):
     listed: bool = False
 
 
-def _spot(tree: Tree, at: dict[str, Any]) -> _Spot:
-    """Return the `_Spot` of `at`, built once per `at` object and tree (the tree's cache keeps `at` with it, so its id names no other dict)."""
-    spots = tree._cache.get("locate-spots")  # noqa: SLF001 - the tree's per-run cache
-    if spots is None:
-        spots = tree._cache["locate-spots"] = {}  # noqa: SLF001
-    kept = spots.get(id(at))
-    if kept is None or kept[0] is not at:
-        pairs = tuple((member, tuple(template), None) if isinstance(template, list) else (member, template, _whole(template))
-                      for member, template in at.get("where", {}).items())
-        fold = tuple(at.get("fold_case", ()))
-        members = tuple(sorted(member for member, _template, _name in pairs))
-        position = {member: i for i, (member, _template, _name) in enumerate(pairs)}
-        kept = spots[id(at)] = (at, _Spot(at["pointer"], pairs if "where" in at else None, members, fold, tuple((position[m], m in fold) for m in members),
-                                          at.get("then", ""), at.get("member"), at.get("number"),
-                                          any(isinstance(t, tuple) for _m, t, _n in pairs)))  # type: ignore[arg-type]
-    return kept[1]
+def _spot(at: dict[str, Any]) -> _Spot:
+    """Return the `_Spot` of `at`."""
+    pairs = tuple((member, tuple(template), None) if isinstance(template, list) else (member, template, _whole(template))
+                  for member, template in at.get("where", {}).items())
+    fold = tuple(at.get("fold_case", ()))
+    members = tuple(sorted(member for member, _template, _name in pairs))
+    position = {member: i for i, (member, _template, _name) in enumerate(pairs)}
+    return _Spot(at["pointer"], pairs if "where" in at else None, members, fold, tuple((position[m], m in fold) for m in members),  # type: ignore[arg-type]
+                 at.get("then", ""), at.get("member"), at.get("number"), any(isinstance(t, tuple) for _m, t, _n in pairs))
 
 
 def _whole(template: str) -> str | None:
