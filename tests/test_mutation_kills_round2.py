@@ -179,7 +179,7 @@ def test_an_arrow_is_matched_against_the_pairs_of_the_statistic_it_names(text, s
     assert [o.status for o in bind(extract(text, "pr.md"), *example_evidence)] == statuses
 
 
-# binding.py `_arrows_of`: `if o.role:` negated (every number that is no arrow end would tie a relative phrase to a pair)
+# binding.py `_Ids.of`: `if o.role:` negated (every number that is no arrow end would tie a relative phrase to a pair)
 def test_a_plain_number_beside_a_relative_phrase_does_not_tie_it_to_a_pair(example_evidence):
     outcomes = bind(extract("It is 108.12 s: 73.45% lower.", "pr.md"), *example_evidence)
     assert [(o.status, o.code) for o in outcomes] == [("PASS", "bound"), ("UNVERIFIED", "unchecked-claim")]

@@ -211,7 +211,7 @@ def bind(quantities: Sequence[Quantity], evidence: Sequence[Evidence], pairs: Se
     determine, else it is `unbound-claim`. Never raises for any quantities.
     """
     outcomes: list[Outcome] = []
-    ids = _Ids.of(keys, evidence)
+    ids = _Ids.of(keys, evidence, quantities)
     for q in quantities:
         if q.informational:
             outcomes.append(Outcome(q, "PASS", "informational", f"{q.number} is an identifier ({q.informational}), not a quantity"))
@@ -227,7 +227,7 @@ def _bind_one(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Ev
               keys: dict[str, str], levels: dict[str, str], ids: _Ids) -> Outcome:
     local = _local(q)
     if q.unit in ("%", "x"):
-        return _bind_relative(q, quantities, pairs, keys)
+        return _bind_relative(q, pairs, keys, ids)
     q = _per_request(q)
     if not q.role and (_DIFFERENCE_BEFORE.search(q.before.lower()) or _DIFFERENCE_AFTER.match(q.after.lower())):
         outcome = _bind_difference(q, pairs)
@@ -548,7 +548,7 @@ def _named_subject(q: Quantity, scores: Sequence[Evidence], keys: dict[str, str]
 @dataclass(frozen=True, slots=True)
 class _Ids:
     """
-    Represents the subject ids of one `bind` call, computed once: `names` as written, `shape` their shapes.
+    Represents what one `bind` call computes once: the subject ids (`names` as written, `shape` their shapes) and the arrow ends (`arrows`).
 
     The ids are the keys (arm, server and request ids) and every id a
     recorded score is about (`Evidence.keys` of level `comparison`), less
@@ -556,16 +556,24 @@ class _Ids:
     side of every comparison, not one subject). `shape` matches a word of
     the form of an id with digits, each run of w digits read as 1 to w
     digits (`c99` beside `c01`, `A9` beside `A1`, not `A100`), or None.
+    `arrows` groups the arrow ends (`Quantity.role`) of the call's
+    quantities by `(source, line, sentence)`: a relative phrase looks up its
+    sentence's arrows there, so binding stays linear in the quantities.
     """
 
     names: frozenset[str]
     shape: re.Pattern[str] | None
+    arrows: dict[tuple[str, int, str], list[Quantity]]
 
     @classmethod
-    def of(cls, keys: dict[str, str], evidence: Sequence[Evidence]) -> _Ids:
+    def of(cls, keys: dict[str, str], evidence: Sequence[Evidence], quantities: Sequence[Quantity] = ()) -> _Ids:
         names = frozenset(k for k in {*keys, *(k for e in evidence if e.level == "comparison" for k in e.keys)} if k.lower() not in _SIDES)
         shapes = {re.sub(r"\d+", lambda m: rf"\d{{1,{len(m.group())}}}", re.escape(k.lower())) for k in names if re.search(r"\d", k)}
-        return cls(names, re.compile("|".join(sorted(shapes))) if shapes else None)
+        arrows: dict[tuple[str, int, str], list[Quantity]] = {}
+        for o in quantities:
+            if o.role:
+                arrows.setdefault((o.source, o.line, o.sentence), []).append(o)
+        return cls(names, re.compile("|".join(sorted(shapes))) if shapes else None, arrows)
 
 
 def _unknown_id(q: Quantity, ids: _Ids) -> str | None:
@@ -794,27 +802,10 @@ def _bind_arrow(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pai
     return _mismatch(q, e, derived, tol, f"as the {'start' if q.role == 'from' else 'end'} of an arrow (the {'baseline' if q.role == 'from' else 'candidate'})")
 
 
-_ARROW_CACHE: dict[int, tuple[Sequence[Quantity], dict[tuple[str, int, str], list[Quantity]]]] = {}
-
-
-def _arrows_of(quantities: Sequence[Quantity]) -> dict[tuple[str, int, str], list[Quantity]]:
-    """Return the arrow ends of `quantities` grouped by (source, line, sentence), computed once per sequence."""
-    cached = _ARROW_CACHE.get(id(quantities))
-    if cached is not None and cached[0] is quantities:
-        return cached[1]
-    groups: dict[tuple[str, int, str], list[Quantity]] = {}
-    for o in quantities:
-        if o.role:
-            groups.setdefault((o.source, o.line, o.sentence), []).append(o)
-    _ARROW_CACHE.clear()
-    _ARROW_CACHE[id(quantities)] = (quantities, groups)
-    return groups
-
-
-def _pair_for(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair]) -> tuple[Pair | None, bool]:
+def _pair_for(q: Quantity, arrows_of: dict[tuple[str, int, str], list[Quantity]], pairs: Sequence[Pair]) -> tuple[Pair | None, bool]:
     """Return the pair a relative phrase compares and whether the sentence ties it to that pair (arrow or arm words)."""
     time_pairs = [p for p in pairs if p.base.unit and units.known(p.base.unit) and units.parse(p.base.unit).dimension == "time"]
-    arrows = [o for o in _arrows_of(quantities).get((q.source, q.line, q.sentence), ()) if o is not q]
+    arrows = [o for o in arrows_of.get((q.source, q.line, q.sentence), ()) if o is not q]
     statistic = _statistic(_local(q))
     for o in arrows:
         for p in time_pairs:
@@ -828,11 +819,11 @@ def _pair_for(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair]
     return chosen, tied
 
 
-def _bind_relative(q: Quantity, quantities: Sequence[Quantity], pairs: Sequence[Pair], keys: dict[str, str]) -> Outcome:
+def _bind_relative(q: Quantity, pairs: Sequence[Pair], keys: dict[str, str], ids: _Ids) -> Outcome:
     local_words = _words(_local(q))
     if local_words & FOREIGN_WORDS:
         return _unchecked(q, f"it is about {', '.join(sorted(local_words & FOREIGN_WORDS))}, which the evidence derives no pair for")
-    pair, tied = _pair_for(q, quantities, pairs)
+    pair, tied = _pair_for(q, ids.arrows, pairs)
     if pair is None:
         return _unchecked(q, "the evidence derives no baseline/candidate pair to compare")
     speedish = q.phrase in ("pct-faster", "pct-slower", "x-faster", "x-as-fast", "x-slower", "speedup", "x-less")
