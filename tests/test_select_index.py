@@ -1,7 +1,7 @@
 """
 Tests that `verifier.readers.select.select` over its per-dimension index returns what a scan of every record returns, and what `_values` gives or raises on each kind of receipt list (examples).
 
-From `_INDEX_FROM` records on, `select` narrows to the candidates of one
+From `_INDEX_FROM` records on, `select` of a `ReceiptSet` narrows to the candidates of one
 key (the fewest), with shortcuts: nothing when that key has no candidate,
 one value's positions as they are (already in order) when no record may
 match it without the dimension. A scan (`_matching` over every record with
@@ -53,8 +53,8 @@ def test_the_indexed_select_returns_what_a_scan_returns():
     rng = random.Random(20261205)
     shortcuts = {"empty": 0, "one-value": 0, "merged": 0}
     for _ in range(400):
-        records = [_record(rng, i) for i in range(rng.randint(sel._INDEX_FROM, 60))]
-        for _ in range(12):  # several selections over one list: its index is built once and reused
+        records = sel.ReceiptSet(_record(rng, i) for i in range(rng.randint(sel._INDEX_FROM, 60)))
+        for _ in range(12):  # several selections over one receipt set: its index is built once and reused
             selection = _selection(rng)
             got = sel.select(records, selection)
             expected = _scan(records, selection)
@@ -66,6 +66,15 @@ def test_the_indexed_select_returns_what_a_scan_returns():
             else:
                 shortcuts["one-value"] += 1
     assert min(shortcuts.values()) > 100, shortcuts
+    assert records.index  # the receipt set carries its index (the run's, not a module's)
+
+
+def test_a_plain_list_is_scanned_and_indexed_nowhere():
+    rng = random.Random(7)
+    records = [_record(rng, i) for i in range(200)]
+    for _ in range(50):
+        selection = _selection(rng)
+        assert [id(r) for r in sel.select(records, selection)] == [id(r) for r in _scan(records, selection)]
 
 
 def test_a_short_list_is_scanned():

@@ -9,6 +9,7 @@ from verifier.bundle import unsafe_reason
 from verifier.model import Finding, Status
 from verifier.pipeline import Context
 from verifier.evidence import Evidence, Location, Receipt, Site
+from verifier.readers.select import ReceiptSet, Underivable, is_join
 from verifier.readers.tree import Tree
 
 __all__ = ["_BRACKETED", "_PLACEHOLDER_RE", "_all_records", "_derivations", "_f", "_one_site", "_profile", "_records", "_tree", "evidence", "examined", "exists",
@@ -65,14 +66,14 @@ def _all_records(ctx: Context, rid: str) -> list[Receipt]:
     Return the receipts of set `rid` in the model, with the stand-ins for unread files: what derivations (claims, gate) run over.
 
     The lists are built once per model (`ctx.data["receipt-sets"]`) and then
-    returned as the same objects, which `verifier.readers.select` indexes.
+    returned as the same objects: `verifier.readers.select.ReceiptSet`s, which carry the index `select` builds.
     """
     model = evidence(ctx)
     cached = ctx.data.get("receipt-sets")
     if cached is None or cached[0] is not model:
         sets: dict[str, list[Receipt]] = {}
         for r in model.receipts:
-            sets.setdefault(r.receipt_set, []).append(r)
+            sets.setdefault(r.receipt_set, ReceiptSet()).append(r)
         cached = ctx.data["receipt-sets"] = (model, sets)
     return cached[1].get(rid, [])  # type: ignore[no-any-return]
 
@@ -122,8 +123,6 @@ def joined(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> dict[str,
     restriction). Raises `Underivable` (UNVERIFIED) when no single record
     matches or the value is absent without `absent`.
     """
-    from verifier.readers.select import Underivable, is_join
-
     if not any(is_join(value) for value in rule["selection"].values()):
         return rule  # no join: the rule as it is (callers never change it)
     from verifier.readers.pointers import dim_text, resolve

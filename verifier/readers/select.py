@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from verifier.evidence import Receipt
 from verifier.stats import Underivable
 
-__all__ = ["ABSENT", "Instance", "RecordSource", "Underivable", "check_complete", "instances", "is_join", "key_values", "left_out", "ranks", "rule_instances",
+__all__ = ["ABSENT", "Instance", "ReceiptSet", "RecordSource", "Underivable", "check_complete", "instances", "is_join", "key_values", "left_out", "ranks", "rule_instances",
            "select", "select_records"]
 
 
@@ -52,9 +52,9 @@ def select(records: list[Receipt], selection: dict[str, str]) -> list[Receipt]:
     it lacks matches), so derivations see that their denominator is incomplete.
     """
     tests = _tests(selection)  # a join (not resolved for an instance yet, `checks.profile_base.joined`) may match any record
-    if len(records) < _INDEX_FROM or not any(mode < 2 for _k, _v, mode in tests):  # an exclusion narrows nothing: checked on the candidates
+    if not isinstance(records, ReceiptSet) or len(records) < _INDEX_FROM or not any(mode < 2 for _k, _v, mode in tests):  # an exclusion narrows nothing
         return _matching(records, tests)
-    index = _index(records)
+    index = records.index
     narrowest: tuple[int, int, dict[str, list[int]], list[int], list[Any]] | None = None
     for at, (k, value, mode) in enumerate(tests):  # the narrowest candidate set of one key (counted, not built; none is narrower than one), then the other keys checked on it
         if mode == 2:
@@ -99,18 +99,24 @@ def _matching(records: list[Receipt], tests: list[tuple[str, Any, int]]) -> list
 
 
 _INDEX_FROM = 16  # below this many records a scan is as fast as an index
-_INDEXES: list[tuple[list[Receipt], int, dict[str, tuple[dict[str, list[int]], list[int]]]]] = []  # the last few lists indexed (claims and gate reuse one list per receipt set)
 
 
-def _index(records: list[Receipt]) -> dict[str, tuple[dict[str, list[int]], list[int]]]:
-    """Return the per-dimension index of `records` (kept for the last 8 lists, identified by identity and length)."""
-    for lst, n, index in _INDEXES:
-        if lst is records and n == len(records):
-            return index
-    index: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
-    _INDEXES.insert(0, (records, len(records), index))
-    del _INDEXES[8:]
-    return index
+class ReceiptSet(list):  # type: ignore[type-arg]
+    """
+    Represents the records of one receipt set as a run holds them (`list[Receipt]`), with the per-dimension index `select` builds on them.
+
+    `index` maps a dimension to `(value -> positions, positions that may
+    match any value)`, filled by `select` one dimension at a time as
+    selections ask for it; it lives as long as the list (one run's model:
+    `checks.profile_base._all_records`). The list is not changed once built.
+    A plain list given to `select` is scanned instead.
+    """
+
+    __slots__ = ("index",)
+
+    def __init__(self, records: Iterable[Receipt] = ()) -> None:
+        super().__init__(records)
+        self.index: dict[str, tuple[dict[str, list[int]], list[int]]] = {}
 
 
 def _index_key(records: list[Receipt], index: dict[str, Any], key: str) -> tuple[dict[str, list[int]], list[int]]:
