@@ -295,7 +295,7 @@ def _schema_findings(report):
 
 
 def test_the_schema_family_of_a_record(tmp_path):
-    """Kills receipt_document's survivors (cosmic-ray run on 7a69ca0, checks/schema.py :254, :262, :263): each finding asserted."""
+    """Kills the receipt road's survivors of schema.documents (cosmic-ray run on 7a69ca0, checks/schema.py :254, :262, :263): each finding asserted."""
     for sub in ("ok", "versions", "root"):
         (tmp_path / sub).mkdir()
     ok = _schema_findings(_report(tmp_path / "ok", lambda r: None))
@@ -309,4 +309,4 @@ def test_the_schema_family_of_a_record(tmp_path):
     assert found[:2] == (Status.UNVERIFIED, "unknown-producer-version") and found[3] == "/schema_version"  # the first that differs
 
     (root,) = [f for f in _schema_findings(_report(tmp_path / "root", lambda r: r.pop("run_id"))) if f[1] == "schema-violation"]
-    assert root[2] == "record.json at /: 'run_id' is a required property" and root[3] == ""
+    assert root[2] == "record.json: 'run_id' is a required property" and root[3] == ""  # worded as a bundle document's (issue 36)

@@ -20,7 +20,7 @@ from typing import Any
 from verifier import stats, units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.profile_claims import _stated, claims, select_records  # noqa: F401 - public here
-from verifier.checks.gate import judge
+from verifier.checks.gate import pinned
 from verifier.checks.profile_gate import gate
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import listed as integrity
@@ -389,12 +389,6 @@ def media(ctx: Context) -> Iterator[Finding]:
 # ---------------------------------------------------------------- pipeline
 
 
-@check("gate.pinned", title="The evidence is judged by a pinned profile (its sha256 in the inventory), never one the evidence brings")
-def pinned(ctx: Context) -> Iterator[Finding]:
-    """`gate.pinned` of a profile-read bundle: `gate.judge` of the profile that reads it (PASS `profile-pinned`, UNVERIFIED `profile-unpinned`)."""
-    return judge(ctx, _profile(ctx)["id"], gate=False)
-
-
 def held_parts(profile: dict[str, Any]) -> set[str]:
     """Return the evidence parts (`verifier.evidence.PARTS`) a profile without a `bundle` section maps (for the roster's stand-ins)."""
     specs = list(profile.get("receipts", {}).values())
@@ -451,4 +445,4 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
         steps.append(unchanged_listed)
     else:
         notes["unchanged"] = "the profile names no manifest, so no file was matched to a sha256 that could be compared again"
-    return in_families(steps, f"profile:{profile['id']}", held_parts(profile), notes)
+    return in_families(steps, f"profile:{profile['id']}", held_parts(profile), notes, road="profile")

@@ -59,7 +59,7 @@ from verifier.pipeline import Check, Context
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "mapped_schema", "named_as_read", "unmapped_fields"]
+__all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "named_as_read"]
 
 #: The document kinds a profile may map, with their schema and whether they are JSON Lines shaped (a list of records).
 KINDS = {kind: DOCUMENTS[kind] for kind in ("manifest", "plan", "receipts", "claims", "quality")}
@@ -73,7 +73,7 @@ class MappedBundle(Bundle):
     `tree` is the root-confined view the profile's integrity check hashes;
     `mapping` the profile's `bundle` section. `kinds` names the foreign file
     of each mapped document. `unmapped` collects `(file, what)` the reader
-    could not map (read by `unmapped_fields`).
+    could not map (reported by `schema.documents`).
     """
 
     tree: Tree | None = None
@@ -272,41 +272,17 @@ def _gate_id(bundle: MappedBundle, manifest: str | None) -> Any:
         return None
 
 
-def unmapped_fields(bundle: MappedBundle) -> Iterator[Finding]:
-    """Yield one UNVERIFIED `unmapped-field` finding (check `schema.documents`) per foreign column no field reads."""
-    for name, what in bundle.unmapped:
-        yield Finding(check="schema.documents", status=Status.UNVERIFIED, code="unmapped-field",
-                      message=f"{name}: {what} is not mapped onto any receipt field, so nothing checks it", path=name)
-
-
-def mapped_schema(schema_check: Check) -> Check:
-    """Return `schema.documents` for a mapped bundle: the native check, then one UNVERIFIED `unmapped-field` per column no field reads."""
-
-    def run(ctx: Context) -> Iterator[Finding]:
-        yield from schema_check(ctx)
-        yield from unmapped_fields(ctx.bundle)
-
-    return Check(schema_check.id, schema_check.title, run, schema_check.requires)
-
-
 def mapped_pipeline(native: tuple[Check, ...], profile_integrity: Check) -> tuple[Check, ...]:
     """
     Return the native pipeline `native` for a mapped bundle: the same families, order and ids.
 
     `integrity.files` becomes `mapped_integrity(profile_integrity)` (the
-    profile's manifest kind) and `schema.documents` also reports unmapped
-    columns; every other check is the native one (`gate.pinned` reports an
-    unpinned profile itself, `checks.gate.judge`).
+    profile's manifest kind); every other check is the native one
+    (`schema.documents` also reports the columns `MappedBundle.unmapped`
+    names, `gate.pinned` an unpinned profile: one body each).
     """
-    steps = []
-    for chk in native:
-        if chk.id == "integrity.files":
-            steps.append(mapped_integrity(profile_integrity))
-        elif chk.id == "schema.documents":
-            steps.append(mapped_schema(chk))
-        else:
-            steps.append(chk)
-    return tuple(chk if chk.id == "integrity.files" else named_as_read(chk) for chk in steps)  # integrity names foreign files already
+    return tuple(mapped_integrity(profile_integrity) if chk.id == "integrity.files" else named_as_read(chk)  # integrity names foreign files already
+                 for chk in native)
 
 
 def named_as_read(chk: Check) -> Check:
