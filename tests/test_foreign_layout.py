@@ -199,7 +199,6 @@ def _model(path: Path, assets: str, profile: dict | None = None):
     """Run the pipeline on `path` (native, or mapped through `profile`) and return the evidence model of the run."""
     from verifier.bundle import Bundle
     from verifier.core import BUNDLE_PIPELINE
-    from verifier.checks.integrity import listed as profile_integrity
     from verifier.pipeline import Context, run_pipeline
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
     from verifier.readers.native import evidence_of
@@ -212,7 +211,7 @@ def _model(path: Path, assets: str, profile: dict | None = None):
         run_pipeline(BUNDLE_PIPELINE, ctx)
     else:
         ctx = Context(subject=path, assets=trusted, bundle=MappedBundle.of(Tree(root=path), profile["bundle"]), options={"profile": profile})
-        run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, profile_integrity), ctx)
+        run_pipeline(mapped_pipeline(BUNDLE_PIPELINE), ctx)
     return evidence_of(ctx)
 
 

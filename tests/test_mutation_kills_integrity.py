@@ -286,14 +286,14 @@ def test_files_read_again_are_each_judged_unchanged_or_changed(tmp_path):
 
     def run(matched):
         ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": matched})
-        return [(f.status.value, f.code, f.path, f.message, f.expected) for f in integrity.unchanged_listed(ctx)]
+        return [(f.status.value, f.code, f.path, f.message, f.expected) for f in integrity.unchanged(ctx)]
 
     assert run({"a.txt": ("a.txt", good)}) == [("PASS", "unchanged", None, "1 file(s) read again by later checks still match their sha256", None)]
     said = "no longer has the sha256 it had when verification started; findings on it cannot be trusted"
     assert run({"a.txt": ("a.txt", good), "b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}) == [
         ("FAIL", "changed-during-verification", "b.txt", f"b.txt {said}", good), ("FAIL", "changed-during-verification", "c.txt", f"c.txt {said}", good)]
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}})
-    b, c = integrity.unchanged_listed(ctx)
+    b, c = integrity.unchanged(ctx)
     assert b.observed == hashlib.sha256(b"b").hexdigest() and c.observed.startswith("[Errno 2] No such file or directory")  # :545 what is there now
 
 
@@ -480,7 +480,7 @@ def test_files_read_again_without_a_cache_are_not_marked_cached(tmp_path):
 
     (tmp_path / "a.txt").write_bytes(b"a")
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"a.txt": ("a.txt", hashlib.sha256(b"a").hexdigest())}})
-    assert [(f.code, f.cached) for f in integrity.unchanged_listed(ctx)] == [("unchanged", None)]
+    assert [(f.code, f.cached) for f in integrity.unchanged(ctx)] == [("unchanged", None)]
 
 
 def test_a_manifest_or_directory_that_cannot_be_read_is_a_failure_naming_the_error(tmp_path, tiny, monkeypatch):

@@ -10,7 +10,6 @@ import pytest
 from conftest import ROOT
 
 from verifier.bundle import Bundle
-from verifier.checks.integrity import listed
 from verifier.core import BUNDLE_PIPELINE
 from verifier.pipeline import Context, run_pipeline
 from verifier.profiles import load_profile
@@ -30,7 +29,7 @@ def _run(path: Path, profile: dict | None, artifacts: Path | None = None) -> tup
     else:
         ctx = Context(subject=path, assets=trusted, bundle=MappedBundle.of(Tree(root=path), profile["bundle"]),
                       options={"profile": profile, "artifacts": artifacts and str(artifacts)})
-        findings, _ = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, listed), ctx)
+        findings, _ = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE), ctx)
     return findings, ctx
 
 

@@ -267,7 +267,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     if "bundle" in profile:
         ctx = Context(subject=target, assets=trusted, bundle=MappedBundle.of(tree, profile["bundle"]),
                       options={**(options or {}), "profile": profile})
-        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE, integrity.listed), ctx, debug=debug)
+        findings, roster = run_pipeline(mapped_pipeline(BUNDLE_PIPELINE), ctx, debug=debug)
         judges = [("profile", profile_id)] + ([("gate", ctx.gate_id)] if ctx.gate_id else [])
         return Report(subject=path, kind=f"profile:{profile_id}", verifier_version=__version__, findings=tuple(findings),
                       roster=tuple(roster), gate=ctx.gate_id, gate_sha256=trusted.gate_sha256(ctx.gate_id) if ctx.gate_id else None,

@@ -25,10 +25,11 @@ from verifier.stats import RUN_CONTEXT
 
 __all__ = ["ROADS", "Check", "Context", "check", "run_pipeline"]
 
-#: What a reader gives the check families: a bundle (format v1, native or mapped by a profile's `bundle` section), the
-#: evidence a profile without one reads, a receipt reader's document or directory. A check's title and `requires` may
-#: depend on it (`Check.on`); its body reads the inputs the reader gave.
-ROADS = ("bundle", "profile", "receipt")
+#: What a reader gives the check families: a bundle of format v1, a foreign bundle a profile's `bundle` section maps onto
+#: it, the evidence a profile without one reads, a receipt reader's document or directory. A check's title and `requires`
+#: may depend on it (`Check.on`; a mapped bundle's are a bundle's unless it says otherwise); its body reads the inputs the
+#: reader gave.
+ROADS = ("bundle", "mapped", "profile", "receipt")
 
 
 @dataclass
@@ -57,8 +58,8 @@ class Check:
     """
     Represents a registered check: stable `id`, human `title`, the function, and the check ids it `requires`.
 
-    `roads` holds `(road, title, requires)` for each input (`ROADS`) the check is titled or ordered differently on;
-    `on(road)` gives the check as that input's pipeline runs it.
+    `roads` holds `(road, title, requires)`: the bundle's first (what an input not listed has), then one per input
+    (`ROADS`) the check is titled or ordered otherwise on; `on(road)` gives the check as that input's pipeline runs it.
     """
 
     id: str
@@ -71,8 +72,8 @@ class Check:
         """Return this check with the title and `requires` it has for input `road` (one of `ROADS`); raises `ValueError` for another."""
         if road not in ROADS:
             raise ValueError(f"unknown road {road!r} (known: {', '.join(ROADS)})")
-        title, requires = next(((t, r) for name, t, r in self.roads if name == road), (self.title, self.requires))
-        return Check(self.id, title, self.func, requires)
+        title, requires = next(((t, r) for name, t, r in self.roads if name == road), self.roads[0][1:] if self.roads else (self.title, self.requires))
+        return Check(self.id, title, self.func, requires, self.roads)
 
     def __call__(self, ctx: Context) -> Iterable[Finding]:
         """Run the check function on `ctx`."""
@@ -91,7 +92,8 @@ def check(check_id: str, *, title: str, requires: Sequence[str] = (),
     """
 
     def wrap(func: Callable[[Context], Iterable[Finding]]) -> Check:
-        return Check(check_id, title, func, tuple(requires), tuple((road, t, tuple(r)) for road, (t, r) in (roads or {}).items()))
+        others = tuple((road, t, tuple(r)) for road, (t, r) in (roads or {}).items())
+        return Check(check_id, title, func, tuple(requires), (("bundle", title, tuple(requires)), *others) if others else ())
 
     return wrap
 

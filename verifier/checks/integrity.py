@@ -4,10 +4,10 @@ Integrity: the bundle's files against its manifest, for every manifest kind.
 One implementation (`compare`) for every reader: the manifest is read by
 its kind (`verifier.readers.manifests`: our `manifest.json`, a files-map,
 `sha256sums`, a list of `{path, digest, bytes}` entries) into one `Listing`,
-the disk is scanned once (`scan`), and the two are compared. `files` runs it
-for bundle format v1 (check `integrity.files`), `listed` for a profile's
-manifest (check `integrity.files`; under a mapped profile it reports as
-`integrity.files`, `verifier.readers.mapped`).
+the disk is scanned once (`scan`), and the two are compared. `files`
+(check `integrity.files`) runs it for every reader: on `manifest.json` for
+bundle format v1, on a profile's manifest (`listed`), also for a foreign
+bundle a profile maps onto format v1 (`verifier.readers.mapped`).
 
 Every manifest entry is on disk with the same size and sha256, every file on
 disk is in the manifest, names are compared after NFC normalisation, and
@@ -36,11 +36,12 @@ from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.progress import Progress
 from verifier.readers.manifests import V1_MANIFEST, Listing, normal_digest, read_listing
+from verifier.readers.mapped import gate_named
 from verifier.readers.pointers import resolve
 from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
-__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "match_supplied", "normal_digest", "same_digest", "scan", "unchanged", "unchanged_listed"]
+__all__ = ["Disk", "Outcome", "compare", "files", "hash_many", "listed", "load_manifest", "match_supplied", "normal_digest", "same_digest", "scan", "unchanged"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
 DOCUMENT_LIMIT = 256 << 20  # a bundle document larger than 256 MiB is refused rather than read into memory
@@ -139,8 +140,24 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
     return manifest, []
 
 
-@check("integrity.files", title="Bundle files match the manifest (sha256 and size), nothing unlisted")
+@check("integrity.files", title="Bundle files match the manifest (sha256 and size), nothing unlisted",
+       roads={"mapped": ("Bundle files match the manifest the profile names (sha256 and size), nothing unlisted", ()),
+              "profile": ("Bundle files match the manifest the profile names (sha256 and size)", ())})
 def files(ctx: Context) -> Iterator[Finding]:
+    """
+    Compare the evidence's files with its manifest (`compare`): a bundle's `manifest.json`, else the manifest the
+    profile reading it names (`ctx.options["profile"]`: `listed`; for a foreign bundle mapped onto format v1, `_mapped`).
+    """
+    profile = ctx.options.get("profile")
+    if profile is None:
+        yield from _v1(ctx)
+    elif "bundle" in profile:
+        yield from _mapped(ctx)
+    else:
+        yield from listed(ctx)
+
+
+def _v1(ctx: Context) -> Iterator[Finding]:
     """
     Compare every file under the bundle root with `manifest.json` (manifest kind `V1_MANIFEST`).
 
@@ -370,7 +387,6 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     return _f(Status.PASS, "external-match", f"external {key} supplied and matches", expected=expected, observed=observed, **loc)
 
 
-@check("integrity.files", title="Bundle files match the manifest the profile names (sha256 and size)")
 def listed(ctx: Context) -> Iterator[Finding]:
     """
     Compare a foreign bundle's files with its own manifest, of the kind the profile declares (`compare`).
@@ -410,8 +426,38 @@ def listed(ctx: Context) -> Iterator[Finding]:
     outcome = Outcome()
     yield from compare(ctx, cid, spec, listing, scan(ctx, cid, tree.root, tree.only, name), outcome)
     tree.blocked.update(outcome.blocked)
-    ctx.data["matched"] = outcome.matched  # re-hashed by `unchanged_listed` after the checks that read them
+    ctx.data["matched"] = outcome.matched  # re-hashed by `integrity.unchanged` after the checks that read them
     yield from _declared_externals(ctx, spec, name, set(listing.entries))
+
+
+def _mapped(ctx: Context) -> Iterator[Finding]:
+    """
+    `listed` over the tree of a foreign bundle mapped onto bundle format v1 (`verifier.readers.mapped.MappedBundle`).
+
+    Every file whose bytes matched (PASS `match`) becomes verified, with the
+    sha256 it was matched at (re-hashed by `integrity.unchanged`). The
+    listed files (matched or not, with the role the manifest kind states),
+    the external artifacts listed with digests and the gate id of the pinned
+    profile are kept as the native reader reads them (`ctx.data["manifest"]`:
+    `files`, `external`, `gate`), so retained attempts and externals reach
+    the evidence model as natively.
+    """
+    bundle = ctx.bundle
+    inner = Context(subject=ctx.subject, assets=ctx.assets, bundle=bundle.tree, options=ctx.options, data=ctx.data)
+    entries: dict[str, dict[str, Any]] = {}
+    for finding in listed(inner):
+        if finding.status is Status.PASS and finding.code == "match" and finding.path:
+            bundle.verified[finding.path] = finding.path
+            bundle.digests[finding.path] = finding.observed["sha256"]
+        if finding.path and isinstance(finding.expected, dict) and finding.expected.get("sha256"):
+            entries[finding.path] = {"path": finding.path, "sha256": finding.expected["sha256"], "size": finding.expected.get("size")}
+        yield finding
+    for name, role in ctx.data.get("listed_roles", {}).items():
+        if name in entries:
+            entries[name]["role"] = role
+    ctx.data["manifest"] = {"gate": gate_named(bundle, ctx.options["profile"]["manifest"].get("file")),
+                            "files": sorted(entries.values(), key=lambda e: e["path"]),
+                            "external": list(ctx.data.get("listed_externals", []))}
 
 
 def _declared_externals(ctx: Context, spec: dict[str, Any], manifest: str | None, listed: set[str]) -> Iterator[Finding]:
@@ -499,27 +545,20 @@ def _externals(ctx: Context, manifest: dict[str, Any], listed: set[str], *, name
 @check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
 def unchanged(ctx: Context) -> Iterator[Finding]:
     """
-    Re-hash every bundle file a later check opened from disk (`Bundle.path_of`), and every supplied external artifact that matched.
+    Re-hash every file a later check read from disk, and every supplied external artifact that matched.
 
-    Documents are parsed from the bytes the integrity check hashed, but media
-    are read again by coverage and scoring; a file whose bytes changed while
-    `verify` ran FAILs `changed-during-verification`. PASS `unchanged`
-    otherwise (also when no check read a file again).
+    A bundle (native or mapped) parses its documents from the bytes the
+    integrity check hashed, so only the files a later check opened again
+    (`Bundle.touched`: media, read by coverage and scoring); a profile's
+    checks read files from disk, so every file `integrity.files` matched
+    (`ctx.data["matched"]`). FAIL `changed-during-verification` per file whose
+    sha256 changed while `verify` ran; PASS `unchanged` otherwise (also when
+    no check read a file again). Side effects: reads those files again.
     """
     bundle = ctx.bundle
-    names = sorted(bundle.touched)
-    yield from _rehash(ctx, {**{name: (bundle.verified[name], bundle.digests[name]) for name in names}, **_supplied_read(ctx)})
-
-
-@check("integrity.unchanged", title="Files read by later checks still have the sha256 the integrity check matched")
-def unchanged_listed(ctx: Context) -> Iterator[Finding]:
-    """
-    Re-hash every file `integrity.files` matched, and every supplied external artifact that matched (a profile's checks read files from disk, not from the hashed bytes).
-
-    FAIL `changed-during-verification` per file whose sha256 changed while
-    `verify` ran; PASS `unchanged` otherwise. Side effects: reads those files again.
-    """
-    yield from _rehash(ctx, {**ctx.data.get("matched", {}), **_supplied_read(ctx)})
+    touched = getattr(bundle, "touched", None)
+    files = ctx.data.get("matched", {}) if touched is None else {name: (bundle.verified[name], bundle.digests[name]) for name in sorted(touched)}
+    yield from _rehash(ctx, {**files, **_supplied_read(ctx)})
 
 
 def _supplied_read(ctx: Context) -> dict[str, tuple[str, str]]:

@@ -23,7 +23,7 @@ from verifier.checks.profile_claims import _stated, claims, select_records  # no
 from verifier.checks.gate import pinned
 from verifier.checks.profile_gate import gate
 from verifier.checks.profile_coverage import coverage
-from verifier.checks.integrity import listed as integrity
+from verifier.checks.integrity import files as integrity
 from verifier.checks.profile_matches import matches
 from verifier.checks.profile_media import judged_sets, streams
 from verifier.model import Finding, Status
@@ -413,7 +413,7 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
     naming the parts of the evidence the profile does not map, so the roster
     always holds every family.
     """
-    from verifier.checks.integrity import unchanged_listed
+    from verifier.checks.integrity import unchanged
     from verifier.roster import in_families
 
     specs = profile.get("receipts", {}).values()
@@ -442,7 +442,7 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
         steps.append(coverage)  # after every check that compares stated values
     notes = {}
     if profile.get("manifest", {}).get("kind", "none") != "none":
-        steps.append(unchanged_listed)
+        steps.append(unchanged)
     else:
         notes["unchanged"] = "the profile names no manifest, so no file was matched to a sha256 that could be compared again"
     return in_families(steps, f"profile:{profile['id']}", held_parts(profile), notes, road="profile")

@@ -59,7 +59,7 @@ from verifier.pipeline import Check, Context
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["MappedBundle", "mapped_integrity", "mapped_pipeline", "named_as_read"]
+__all__ = ["MappedBundle", "gate_named", "mapped_pipeline", "named_as_read"]
 
 #: The document kinds a profile may map, with their schema and whether they are JSON Lines shaped (a list of records).
 KINDS = {kind: DOCUMENTS[kind] for kind in ("manifest", "plan", "receipts", "claims", "quality")}
@@ -218,41 +218,7 @@ def _value(spec: dict[str, Any], row: Any, where: str) -> Any:
         raise JSONProblem("unmappable-field", f"{where}: {raw!r} is not a valid {kind}") from None
 
 
-def mapped_integrity(profile_integrity: Check) -> Check:
-    """
-    Return `integrity.files` for a mapped bundle: the profile's manifest kind (`profile_integrity`) under the native id.
-
-    Every file whose bytes matched (PASS `match`) becomes verified, with the
-    sha256 it was matched at (re-hashed by `integrity.unchanged`). The
-    listed files (matched or not, with the role the manifest kind states),
-    the external artifacts listed with digests and the gate id of the pinned
-    profile are kept as the native reader reads them (`ctx.data["manifest"]`:
-    `files`, `external`, `gate`), so retained attempts and externals reach
-    the evidence model as natively.
-    """
-
-    def run(ctx: Context) -> Iterator[Finding]:
-        bundle: MappedBundle = ctx.bundle
-        inner = Context(subject=ctx.subject, assets=ctx.assets, bundle=bundle.tree, options=ctx.options, data=ctx.data)
-        listed: dict[str, dict[str, Any]] = {}
-        for finding in profile_integrity(inner):
-            if finding.status is Status.PASS and finding.code == "match" and finding.path:
-                bundle.verified[finding.path] = finding.path
-                bundle.digests[finding.path] = finding.observed["sha256"]
-            if finding.path and isinstance(finding.expected, dict) and finding.expected.get("sha256"):
-                listed[finding.path] = {"path": finding.path, "sha256": finding.expected["sha256"], "size": finding.expected.get("size")}
-            yield dataclasses.replace(finding, check="integrity.files")
-        for name, role in ctx.data.get("listed_roles", {}).items():
-            if name in listed:
-                listed[name]["role"] = role
-        ctx.data["manifest"] = {"gate": _gate_id(bundle, ctx.options["profile"]["manifest"].get("file")),
-                                "files": sorted(listed.values(), key=lambda e: e["path"]),
-                                "external": list(ctx.data.get("listed_externals", []))}
-
-    return Check("integrity.files", "Bundle files match the manifest the profile names (sha256 and size), nothing unlisted", run)
-
-
-def _gate_id(bundle: MappedBundle, manifest: str | None) -> Any:
+def gate_named(bundle: MappedBundle, manifest: str | None) -> Any:
     """
     Return the gate id the mapping names: a constant, or the value at `{file, pointer}` of the manifest file.
 
@@ -272,17 +238,14 @@ def _gate_id(bundle: MappedBundle, manifest: str | None) -> Any:
         return None
 
 
-def mapped_pipeline(native: tuple[Check, ...], profile_integrity: Check) -> tuple[Check, ...]:
+def mapped_pipeline(native: tuple[Check, ...]) -> tuple[Check, ...]:
     """
-    Return the native pipeline `native` for a mapped bundle: the same families, order and ids.
-
-    `integrity.files` becomes `mapped_integrity(profile_integrity)` (the
-    profile's manifest kind); every other check is the native one
-    (`schema.documents` also reports the columns `MappedBundle.unmapped`
-    names, `gate.pinned` an unpinned profile: one body each).
+    Return the native pipeline `native` for a mapped bundle: the same checks, order and ids, as the mapped input titles
+    them (`Check.on`); each check's body reads the mapped bundle as it reads a native one (`integrity.files` through the
+    profile's manifest kind, `schema.documents` also the columns `MappedBundle.unmapped` names, `gate.pinned` an
+    unpinned profile too), and every finding but integrity's (which names foreign files already) names the foreign files.
     """
-    return tuple(mapped_integrity(profile_integrity) if chk.id == "integrity.files" else named_as_read(chk)  # integrity names foreign files already
-                 for chk in native)
+    return tuple(chk.on("mapped") if chk.id == "integrity.files" else named_as_read(chk.on("mapped")) for chk in native)
 
 
 def named_as_read(chk: Check) -> Check:
