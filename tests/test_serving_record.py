@@ -263,7 +263,7 @@ def _claims_of(report, metric):
 
 
 def test_a_metric_stating_another_sample_count_fails_at_its_samples(tmp_path):
-    """Kills receipt_claims' samples branch (cosmic-ray run on 7daa449, derivation.py :253-255): the count, its pointer, expected and observed."""
+    """Kills the receipt road's samples branch of derivation.claims (cosmic-ray run on 7daa449, derivation.py :253-255): the count, its pointer, expected and observed."""
     (tmp_path / "wrong").mkdir()
     (tmp_path / "right").mkdir()
     wrong = _claims_of(_report(tmp_path / "wrong", _metric("completion_median_ms", samples=9)), "completion_median_ms")

@@ -92,7 +92,7 @@ def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
     """
     from verifier.checks.packs import PACKS
 
-    native = (schema.documents,) + ((derivation.receipt_claims(reader),) if hasattr(reader, "stated") else ())
+    native = (schema.documents,) + ((derivation.claims,) if hasattr(reader, "stated") else ())
     return in_families((*native, *getattr(reader, "CHECKS", ()), *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES,
                        road="receipt")
 
@@ -274,7 +274,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                       trust=trusted.describe(judges))
     from verifier.checks.profile_media import coverage_gates
 
-    # --artifacts: listed files published elsewhere (integrity.compare); --claims-text: bound by claims.stated (checks/profile_statements.py)
+    # --artifacts: listed files published elsewhere (integrity.compare); --claims-text: bound by claims.stated (checks/statements.py)
     run = {k: v for k, v in (options or {}).items() if k in ("artifacts", "claims_text") and v is not None}
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={**run, "profile": profile, "coverage_gates": coverage_gates(trusted, profile)})
     findings, roster = run_pipeline(pipeline_for(profile, claims_text="claims_text" in run), ctx, debug=debug)

@@ -34,7 +34,7 @@ its clocks in s, summary.json's numbers as claims with location and unit,
 plan.json as a file pinned by config.plan_sha256, the plan's budget);
 `matrix.denominators` and `matrix.stop` count and time those receipts.
 Each round's percentiles, wave, throughput and steady-state window are
-`derivation.claims` (`checks.derivation.receipt_claims`, issue 36; were
+`derivation.claims` (`checks.derivation.claims`, issue 36; were
 `matrix.percentiles` and `matrix.throughput`): `stated` gives each stated
 number as a `derive.Stated` with its rule over a `Rounds` source (the
 percentile, a clock span as the engine's `difference`, a throughput as

@@ -41,7 +41,7 @@ the evidence model (`readers.telemetry_receipt`: the bench process as a
 process receipt, the carriers as files listed in the receipt with their
 sha256, the stated facts as claims with location and unit, the protocol as
 the plan); `telemetry.process` judges the process receipt's outcome, and
-`stated` gives `derivation.claims` (`checks.derivation.receipt_claims`)
+`stated` gives `derivation.claims` (`checks.derivation.claims`)
 each of the model's stated claims with the rule deriving it from what
 replays from the carriers (`Replayed`; before 7 Dec 2026 the checks
 `telemetry.replay`, `telemetry.engine`, `telemetry.foreign`,

@@ -43,7 +43,7 @@ their JSON Pointer and unit, the declared plan); the ledger and peak checks
 take their samples from it, and `stated` gives the aggregates and latency
 statistics as `derive.Stated` items over a `Result` source (its stated
 numbers and samples) for `derivation.claims`
-(`checks.derivation.receipt_claims`), each with the finding refusing it
+(`checks.derivation.claims`), each with the finding refusing it
 where it cannot be derived (`derive.Refused`), then the numbers it cannot
 re-derive at all: the profile's `not_derivable` keys (with its reason) and
 numbers the producer's schema does not define. The array lengths, key sets

@@ -55,6 +55,7 @@ from typing import Any
 
 from verifier import figures
 from verifier.campaign import campaign_of
+from verifier.checks import profile_media
 from verifier.checks.coverage_rules import CHECK, judge
 from verifier.errors import Unverifiable
 from verifier.readers.native import evidence_of
@@ -238,8 +239,30 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
 
 
 @check("coverage.streams", title="Each output media file covers the planned timeline, per stream (PyAV demux, exact)",
-       requires=("gate.pinned",))
+       requires=("gate.pinned",),
+       roads={"profile": ("Each output media file covers its expected timeline, per stream (PyAV demux, exact)", ())})
 def streams(ctx: Context) -> Iterator[Finding]:
+    """
+    Judge every output media file the evidence names against its expected shape (`judge_media`), under the policy of
+    the gate that sets it: each reader gives its findings and its media (`(media, expected, policy, where, named)`).
+
+    A bundle: the media its receipts and quality index reference, the plan's expected output, the gate's coverage
+    (`_bundle_media`); a profile without a `bundle` section: each output its receipts name, the shape each record
+    expects, its `coverage_gate` (`verifier.checks.profile_media.judged_media`; a finding's message then names the
+    records naming its file, `named_by`). Side effects: demuxes each media file.
+    """
+    profile = ctx.options.get("profile")
+    given = profile_media.judged_media(ctx) if profile is not None and "bundle" not in profile else _bundle_media(ctx)
+    for item in given:
+        if type(item) is Finding:
+            yield item
+            continue
+        media, expected, policy, where, named = item
+        for finding in judge_media(ctx, media, expected, policy, where):
+            yield profile_media.named_by(finding, named)
+
+
+def _bundle_media(ctx: Context) -> Iterator[Any]:
     """
     Judge every media file the receipts and the quality index reference against the plan's expected output.
 
@@ -288,7 +311,7 @@ def streams(ctx: Context) -> Iterator[Finding]:
             return None
         return Path(ctx.bundle.path_of(name) or externals[name])
 
-    yield from judge_media(ctx, media, dict.fromkeys(media, exp), policy, where)
+    yield media, dict.fromkeys(media, exp), policy, where, {}
 
 
 def judge_media(ctx: Context, media: dict[str, str | None], expected: dict[str, Expectation], policy: Policy,

@@ -19,13 +19,16 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
-from verifier.checks.profile_claims import _stated, claims, select_records  # noqa: F401 - public here
+from verifier.checks.derivation import claims
+from verifier.checks.statements import stated
+from verifier.checks.profile_claims import _stated, select_records  # noqa: F401 - public here
 from verifier.checks.gate import pinned
 from verifier.checks.profile_gate import gate
 from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import files as integrity
 from verifier.checks.profile_matches import matches
-from verifier.checks.profile_media import judged_sets, streams
+from verifier.checks.coverage import streams
+from verifier.checks.profile_media import judged_sets
 from verifier.model import Finding, Status
 from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Check, Context, check
@@ -368,7 +371,7 @@ def media(ctx: Context) -> Iterator[Finding]:
     UNVERIFIED `media-absent` per output not in the bundle; UNVERIFIED
     `media-not-checked` for a present one (coverage needs the shape each
     file must cover: `media.expected`, judged by
-    `verifier.checks.profile_media.streams`).
+    `coverage.streams`, `verifier.checks.profile_media`).
     """
     cid = "coverage.media"
     tree = _tree(ctx)
@@ -435,9 +438,7 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
     if profile.get("gate"):
         steps.append(gate)  # thresholds judge re-derived numbers only
     if claims_text:
-        from verifier.checks.profile_statements import stated_text
-
-        steps.append(stated_text)
+        steps.append(stated)
     if profile.get("claim_documents"):
         steps.append(coverage)  # after every check that compares stated values
     notes = {}

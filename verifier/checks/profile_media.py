@@ -21,15 +21,14 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from verifier.checks.coverage import judge_media
 from verifier.checks.profile_base import _f, _profile, _records, _tree
 from verifier.errors import ConfigError
 from verifier.media.policy import Expectation, policy_from_gate
 from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.pipeline import Context
 from verifier.readers.pointers import resolve
 
-__all__ = ["SHAPE", "coverage_gates", "expected_of", "judged_sets", "streams"]
+__all__ = ["SHAPE", "coverage_gates", "expected_of", "judged_media", "judged_sets", "named_by"]
 
 #: The members of an expected output shape (`verifier.media.policy.Expectation.from_plan`).
 SHAPE = ("frames", "fps", "sample_rate", "channels")
@@ -87,21 +86,18 @@ def expected_of(raw: Any, mapping: dict[str, dict[str, Any]]) -> Expectation:
     return Expectation.from_plan(shape)
 
 
-@check("coverage.streams", title="Each output media file covers its expected timeline, per stream (PyAV demux, exact)")
-def streams(ctx: Context) -> Iterator[Finding]:
+def judged_media(ctx: Context) -> Iterator[Any]:
     """
-    Judge each output media file the profile's receipts name against the shape its record expects.
+    What `coverage.streams` judges for a profile: each output media file its receipts name, against the shape its record expects.
 
     Per read record of a judged set (`judged_sets`): UNVERIFIED
     `media-absent` when it names no output, UNVERIFIED `expected-unreadable`
-    when its expected shape cannot be read (`expected_of`); then per output
-    file the findings of `verifier.checks.coverage.judge_media` (FAIL per
-    rule broken, PASS per rule held, UNVERIFIED `media-not-verified` for a
-    file not matched to the manifest), each file judged once per distinct
-    shape its records expect (records of identical bytes may disagree). The gates
+    when its expected shape cannot be read (`expected_of`); then per distinct
+    shape its records expect (records of identical bytes may disagree)
+    `(media: file -> arm, expected: file -> shape, policy, where, named: file
+    -> the records naming it)` for `verifier.checks.coverage.judge_media`. The gates
     named by `coverage_gate` are loaded by `verifier.core` before the run
     (`ctx.options["coverage_gates"]`), so an unknown gate stops the run.
-    Side effects: demuxes each media file.
     """
     profile = _profile(ctx)
     tree = _tree(ctx)
@@ -144,11 +140,10 @@ def streams(ctx: Context) -> Iterator[Finding]:
             shapes[shape][2].setdefault(output, []).append(f"{r.path} {r.pointer or ''}".rstrip())
         policy = policy_from_gate(gates[mapping["coverage_gate"]]["coverage"])
         for media, expected, named in shapes.values():  # a file two records expect differently is judged against each shape
-            for finding in judge_media(ctx, media, expected, policy, where):
-                yield _named_by(finding, named)
+            yield media, expected, policy, where, named
 
 
-def _named_by(finding: Finding, named: dict[str, list[str]]) -> Finding:
+def named_by(finding: Finding, named: dict[str, list[str]]) -> Finding:
     """Return `finding` with the records that name its file (and expect the shape it was judged against) added to its message."""
     records = named.get(finding.path or "")
     if not records:
