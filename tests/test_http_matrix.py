@@ -476,3 +476,16 @@ def test_a_spread_blocks_complete_rounds_re_derives_exactly(tmp_path):
     assert found == [("PASS", "derived", "summary.json#/round_aggregates/0/complete_rounds = 2 re-derives (complete rounds of case 'short' at concurrency 1)"),
                      ("FAIL", "count-mismatch", "summary.json#/round_aggregates/1/complete_rounds = 2, but complete rounds of case 'short' at "
                       "concurrency 2 gives 0 (complete rounds of case 'short' at concurrency 2)")]
+
+
+def test_a_receipt_directorys_schema_errors_are_capped_and_ordered_as_a_bundle_documents_are(tmp_path):
+    """Issue 36: one schema body for every reader: at most `MAX_ERRORS_PER_DOCUMENT` per file, by line index as a number."""
+    from verifier.checks.schema import MAX_ERRORS_PER_DOCUMENT
+
+    d = _copy(tmp_path, "good")
+    _write_lines(d, [{key: [] for key in line} for line in _lines(d)])  # every member of every line of the wrong type
+    bad = [f for f in _by(verify_path(str(d)), "schema.documents", "FAIL") if f.path == "responses.jsonl"]
+    assert len(bad) == MAX_ERRORS_PER_DOCUMENT and {f.code for f in bad} == {"schema-violation"}
+    lines = [int(f.pointer.split("/")[1]) for f in bad]
+    assert lines == sorted(lines) and lines[0] == 0 and lines[-1] >= 2  # "/2/..." before "/10/...", the first lines first
+    assert all(f.message.startswith(f"responses.jsonl line {n + 1} at /{n}/") for f, n in zip(bad, lines))

@@ -243,13 +243,9 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
        roads={"profile": ("Each output media file covers its expected timeline, per stream (PyAV demux, exact)", ())})
 def streams(ctx: Context) -> Iterator[Finding]:
     """
-    Judge every output media file the evidence names against its expected shape (`judge_media`), under the policy of
-    the gate that sets it: each reader gives its findings and its media (`(media, expected, policy, where, named)`).
-
-    A bundle: the media its receipts and quality index reference, the plan's expected output, the gate's coverage
-    (`_bundle_media`); a profile without a `bundle` section: each output its receipts name, the shape each record
-    expects, its `coverage_gate` (`verifier.checks.profile_media.judged_media`; a finding's message then names the
-    records naming its file, `named_by`). Side effects: demuxes each media file.
+    Judge (`judge_media`) the `(media, expected, policy, where, named)` each reader gives, after its own findings: a
+    bundle's (`_bundle_media`), a profile's without a `bundle` section (`profile_media.judged_media`, `named_by`).
+    Side effects: demuxes each media file.
     """
     profile = ctx.options.get("profile")
     given = profile_media.judged_media(ctx) if profile is not None and "bundle" not in profile else _bundle_media(ctx)

@@ -432,15 +432,9 @@ def listed(ctx: Context) -> Iterator[Finding]:
 
 def _mapped(ctx: Context) -> Iterator[Finding]:
     """
-    `listed` over the tree of a foreign bundle mapped onto bundle format v1 (`verifier.readers.mapped.MappedBundle`).
-
-    Every file whose bytes matched (PASS `match`) becomes verified, with the
-    sha256 it was matched at (re-hashed by `integrity.unchanged`). The
-    listed files (matched or not, with the role the manifest kind states),
-    the external artifacts listed with digests and the gate id of the pinned
-    profile are kept as the native reader reads them (`ctx.data["manifest"]`:
-    `files`, `external`, `gate`), so retained attempts and externals reach
-    the evidence model as natively.
+    `listed` over the tree of a mapped bundle (`verifier.readers.mapped.MappedBundle`): each matched file verified at
+    its sha256; the listed files (with their roles), digested externals and the gate id kept as `manifest.json` is
+    (`ctx.data["manifest"]`), so retained attempts and externals reach the evidence model as natively.
     """
     bundle = ctx.bundle
     inner = Context(subject=ctx.subject, assets=ctx.assets, bundle=bundle.tree, options=ctx.options, data=ctx.data)

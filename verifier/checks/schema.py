@@ -281,11 +281,10 @@ def _receipt(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, An
     """
     The version of receipt reader `reader`'s document `ctx.options["document"]` (file `ctx.options["name"]`), then the document.
 
-    Every `(pointer, value)` of `reader.VERSION` must be stated with that value and type (`True` is not 1; schema
-    `<reader.KIND>`), or, for a receipt that records no version, exactly one of the pinned schemas `reader.VERSIONS`
-    must match by signature (`_by_signature`; the chosen profile and schema name go to `ctx.data["profile"]`,
-    `ctx.data["schema"]`); else UNVERIFIED `unknown-producer-version` (never FAIL, `docs/receipts.md`) and nothing more.
-    Then PASS `producer-identified` (`ctx.data["producer"]`) and `(name, schema name, document, False)` to validate.
+    Every `(pointer, value)` of `reader.VERSION` stated with that value and type (`True` is not 1; schema `<reader.KIND>`),
+    or exactly one pinned schema of `reader.VERSIONS` matching by signature (`_by_signature`; profile and schema name to
+    `ctx.data`); else UNVERIFIED `unknown-producer-version` (never FAIL, `docs/receipts.md`) and nothing more. Then PASS
+    `producer-identified` (`ctx.data["producer"]`) and `(name, schema name, document, False)` to validate.
     """
     document, name = ctx.options["document"], ctx.options["name"]
     if hasattr(reader, "VERSIONS"):
@@ -318,17 +317,11 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, 
     """
     The files of receipt directory `ctx.options["directory"]` of `reader`, its producer version, then each file to validate.
 
-    Each file of `reader.FILES` is read as strict JSON (a `.jsonl` name as
-    strict JSON Lines): FAIL with the strictness code naming the file
-    (`_unreadable`), else PASS `read` (worded by `reader.READ`, `{name}` and
-    `{size}` in bytes); bytes and parsed files go to `ctx.data["raw"]` and
-    `ctx.data["doc"]` by name. Once all read, the members of file
-    `reader.MATCH[0]` named by the `match` of the `x-verify-profile` of its
-    pinned schema must equal it (else UNVERIFIED `unknown-producer-version`
-    at the last member, a version `reader.MATCH[1]` names); the profile goes
-    to `ctx.data["profile"]`. Then PASS `producer-identified` and
-    `(name, schema name, parsed file, is JSON Lines)` of each file of
-    `reader.SCHEMAS`, in that order.
+    Each file of `reader.FILES` read strictly (`.jsonl` as JSON Lines): FAIL with the strictness code (`_unreadable`),
+    else PASS `read` (`reader.READ`, with `{name}`, `{size}` in bytes); bytes and parsed files in `ctx.data["raw"]`,
+    `ctx.data["doc"]`. Then the members of `reader.MATCH[0]` the `match` of its pinned schema's `x-verify-profile`
+    names must equal it (else UNVERIFIED `unknown-producer-version`; the profile to `ctx.data["profile"]`), PASS
+    `producer-identified`, and `(name, schema name, parsed file, is JSON Lines)` per file of `reader.SCHEMAS`, in order.
     """
     root = ctx.options["directory"]
     raw: dict[str, bytes] = {}

@@ -54,7 +54,7 @@ from verifier import units
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
-from verifier.model import Finding, Status
+from verifier.model import Finding
 from verifier.pipeline import Check, Context
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
