@@ -162,7 +162,7 @@ def test_a_check_is_titled_and_ordered_by_the_input_it_runs_on():
     claims = {road: derivation.claims.on(road) for road in ("bundle", "mapped", "profile", "receipt")}
     assert claims["bundle"].requires == claims["mapped"].requires == ("gate.pinned",) and claims["receipt"].requires == ("schema.documents",)
     assert claims["profile"].requires == () and claims["bundle"].title == claims["mapped"].title != claims["profile"].title
-    assert claims["profile"].on("bundle") == claims["bundle"]  # re-titled from the registration's table, whatever came before
+    assert claims["profile"].on("bundle") == claims["bundle"] and claims["profile"].on("mapped") == claims["mapped"]  # from the registration's table
     assert integrity.files.on("mapped").title.endswith("the profile names (sha256 and size), nothing unlisted")
     assert schema.documents.on("receipt").title.startswith("The receipt names the producer version")
     assert integrity.unchanged.on("receipt") == integrity.unchanged  # one title for every input: nothing to choose
