@@ -73,7 +73,7 @@ def test_a_digest_listed_under_several_names_none_supplied_names_the_first():
     (6, "runs.json /0, runs.json /1, runs.json /2 and 3 more"),
 ])
 def test_the_records_naming_a_file_are_shown_three_then_counted(count, named):
-    """Kills every mutant of `_named_by`'s `:156` (the `if` negated, `> 3` -> `>= 3` / `> 2` / `> 4`, `[:3]` -> `[:2]` / `[:4]`, `- 3` -> `+ 3` / `- 2` / `- 4`)."""
+    """Kills every mutant of `named_by`'s (was `_named_by`) `:156` (the `if` negated, `> 3` -> `>= 3` / `> 2` / `> 4`, `[:3]` -> `[:2]` / `[:4]`, `- 3` -> `+ 3` / `- 2` / `- 4`)."""
     (found,) = _streams([_rec(i, output="out/v.mp4") for i in range(count)])
     assert found[4].endswith(f"so it is not read (named by {named})")
 
