@@ -33,7 +33,7 @@ BUCKET = ["input_lens", "output_lens", "ttfts", "itls", "errors", "latencies", "
 def _run(module, path, evidence=None):
     """Run the reader's pipeline (`core.receipt_pipeline`) on the file or directory at `path`; with `evidence`, the checks find that model already read."""
     options = {"directory": path, "name": path.name} if path.is_dir() else {"document": loads_strict(path.read_bytes()), "name": path.name}
-    ctx = Context(subject=path, assets=TrustSet(assets(None)), options=options)
+    ctx = Context(subject=path, assets=TrustSet(assets(None)), options={"reader": module, **options})
     if evidence is not None:
         ctx.data["evidence"] = evidence
     findings, _ = run_pipeline(receipt_pipeline(module), ctx)

@@ -295,7 +295,7 @@ def test_a_draft_profile_with_a_bundle_section_is_marked_unpinned_and_never_pass
 
 def test_a_mapped_bundle_is_judged_by_its_gate_and_names_its_profile_only_when_unpinned(example_copy, tmp_path, assets):
     """
-    `gate.pinned` through a mapped profile (`checks.gate.judge`, issue 36): a pinned profile adds no finding (the gate's
+    `gate.pinned` through a mapped profile (`checks.gate.pinned`, one body for every reader, issue 36): a pinned profile adds no finding (the gate's
     PASS names what judges the bundle); a draft given as a file adds its UNVERIFIED `profile-unpinned` before the gate's.
     """
     foreign = lay_out_foreign(example_copy, tmp_path / "foreign")

@@ -244,7 +244,7 @@ def test_the_schema_family_reads_each_file_names_the_runner_and_validates_each_f
                                                    ("PASS", "valid", "plan.json is valid against frozen-http-matrix-plan-v1.schema.json", None),
                                                    ("PASS", "valid", "config.json is valid against frozen-http-matrix-config-v1.schema.json", None),
                                                    ("PASS", "valid", "summary.json is valid against frozen-http-matrix-summary-v1.schema.json", None),
-                                                   ("PASS", "valid", "responses.jsonl: 20 lines valid", None)]
+                                                   ("PASS", "valid", "responses.jsonl is valid against frozen-http-matrix-response-v1.schema.json", None)]
 
 
 def test_an_unknown_runner_version_is_unverified_in_the_schema_family_and_blocks_the_rest(tmp_path):
@@ -277,12 +277,12 @@ def test_bad_response_lines_are_named_by_line_and_no_line_is_said_valid(tmp_path
     _write_lines(d, lines)
     family = _schema_family(verify_path(str(d)))
     phases = "['health', 'readiness', 'warmup', 'feasibility', 'measured']"
-    assert family[-2:] == [("FAIL", "schema-violation", f"responses.jsonl line 3: responses.jsonl at /phase: 7 is not one of {phases}", "/2/phase"),
-                           ("FAIL", "schema-violation", f"responses.jsonl line 11: responses.jsonl at /phase: 7 is not one of {phases}", "/10/phase")]
-    assert not [x for x in family if x[2].startswith("responses.jsonl:")]
+    assert family[-2:] == [("FAIL", "schema-violation", f"responses.jsonl line 3 at /2/phase: 7 is not one of {phases}", "/2/phase"),
+                           ("FAIL", "schema-violation", f"responses.jsonl line 11 at /10/phase: 7 is not one of {phases}", "/10/phase")]
+    assert not [x for x in family if x[2].startswith("responses.jsonl is valid")]
 
 
-def test_schema_errors_of_one_file_keep_the_readers_order_path_steps_as_text(tmp_path):
+def test_schema_errors_of_one_file_are_in_document_order_as_a_bundle_documents_are(tmp_path):
     d = _copy(tmp_path, "good")
 
     def eleven_rounds(s):
@@ -290,8 +290,8 @@ def test_schema_errors_of_one_file_keep_the_readers_order_path_steps_as_text(tmp
         s["rounds"][2]["attempted"] = s["rounds"][10]["attempted"] = "four"
     _edit(d / "summary.json", eleven_rounds)
     bad = _by(verify_path(str(d)), "schema.documents", "FAIL")
-    assert [(f.message, f.pointer) for f in bad] == [("summary.json at /rounds/10/attempted: 'four' is not of type 'integer'", "/rounds/10/attempted"),
-                                                     ("summary.json at /rounds/2/attempted: 'four' is not of type 'integer'", "/rounds/2/attempted")]
+    assert [(f.message, f.pointer) for f in bad] == [("summary.json at /rounds/2/attempted: 'four' is not of type 'integer'", "/rounds/2/attempted"),
+                                                     ("summary.json at /rounds/10/attempted: 'four' is not of type 'integer'", "/rounds/10/attempted")]
 
 
 def test_a_file_that_is_not_strict_json_stops_the_schema_family_after_reading(tmp_path):
@@ -476,3 +476,16 @@ def test_a_spread_blocks_complete_rounds_re_derives_exactly(tmp_path):
     assert found == [("PASS", "derived", "summary.json#/round_aggregates/0/complete_rounds = 2 re-derives (complete rounds of case 'short' at concurrency 1)"),
                      ("FAIL", "count-mismatch", "summary.json#/round_aggregates/1/complete_rounds = 2, but complete rounds of case 'short' at "
                       "concurrency 2 gives 0 (complete rounds of case 'short' at concurrency 2)")]
+
+
+def test_a_receipt_directorys_schema_errors_are_capped_and_ordered_as_a_bundle_documents_are(tmp_path):
+    """Issue 36: one schema body for every reader: at most `MAX_ERRORS_PER_DOCUMENT` per file, by line index as a number."""
+    from verifier.checks.schema import MAX_ERRORS_PER_DOCUMENT
+
+    d = _copy(tmp_path, "good")
+    _write_lines(d, [{key: [] for key in line} for line in _lines(d)])  # every member of every line of the wrong type
+    bad = [f for f in _by(verify_path(str(d)), "schema.documents", "FAIL") if f.path == "responses.jsonl"]
+    assert len(bad) == MAX_ERRORS_PER_DOCUMENT and {f.code for f in bad} == {"schema-violation"}
+    lines = [int(f.pointer.split("/")[1]) for f in bad]
+    assert lines == sorted(lines) and lines[0] == 0 and lines[-1] >= 2  # "/2/..." before "/10/...", the first lines first
+    assert all(f.message.startswith(f"responses.jsonl line {n + 1} at /{n}/") for f, n in zip(bad, lines))

@@ -568,7 +568,7 @@ def test_a_profile_manifest_leaves_what_later_checks_read(tmp_path):
         {"files": {rel: {"sha256": _sha(t), "bytes": len(t)} for rel, t in text.items()} | {"summary.json": {"sha256": "a" * 64, "bytes": 11}}})})
     spec = {**MAP_ONLY}
     ctx = Context(subject=bundle, assets=None, bundle=Tree(bundle), options={"profile": {"id": "run", "manifest": spec}})
-    assert [(f.status.value, f.code, f.path) for f in integrity.listed(ctx)] == [
+    assert [(f.status.value, f.code, f.path) for f in integrity.files(ctx)] == [
         ("PASS", "match", "runs/a.csv"), ("PASS", "match", "runs/b.csv"), ("FAIL", "sha256-mismatch", "summary.json")]
     twice = _sha("s\n2\n")
     assert ctx.data["listed_names"] == {twice: ["runs/a.csv", "runs/b.csv"], "a" * 64: ["summary.json"]}

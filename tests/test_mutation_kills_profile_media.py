@@ -22,7 +22,8 @@ import pytest
 from conftest import ROOT
 from helpers import profile_evidence, profile_receipt
 
-from verifier.checks.profile_media import expected_of, streams
+from verifier.checks.coverage import streams
+from verifier.checks.profile_media import expected_of
 from verifier.pipeline import Context
 
 GATE = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())

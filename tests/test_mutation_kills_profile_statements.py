@@ -1,5 +1,5 @@
 """
-Tests that kill surviving mutants of `verifier/checks/profile_statements.py` (issue 42, cosmic-ray run of record).
+Tests that kill surviving mutants of `verifier/checks/statements.py` `profile_candidates` (was `checks/profile_statements.py`; issue 42, cosmic-ray run of record).
 
 `claims.stated` on a bundle a profile reads, driven as `verify --claims-text`
 drives it (`verify_path(..., profile=, claims_text=)`) on tiny profiles whose

@@ -120,3 +120,52 @@ def test_the_gdn_bundle_reports_under_the_native_family_ids():
     ids = {entry.check if hasattr(entry, "check") else entry["check"] for entry in report.roster}
     assert {"integrity.files", "derivation.claims", "gate.rules"} <= ids
     assert not {i for i in ids if i.startswith("profile.")}
+
+
+def _registrations():
+    """(check id, file) of every `@check(ID, ...)` and `Check("literal id", ...)` of the package, read from its source."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "verifier").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        consts = {t.id: n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+                  for t in n.targets if isinstance(t, ast.Name)}
+        decorators = [d for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) for d in n.decorator_list
+                      if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "check"]
+        literal = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "Check"
+                   and n.args and isinstance(n.args[0], ast.Constant)]
+        for call in decorators + literal:
+            first = call.args[0]
+            found.append((first.value if isinstance(first, ast.Constant) else consts.get(first.id, first.id), str(path.relative_to(ROOT))))
+    return found
+
+
+def test_each_check_id_is_registered_once_but_the_rule_packs():
+    """
+    Issue 36: one registration per id, its title and `requires` by input (`roads`); `gate.rules` is one per producer's
+    rule pack. (`core.verify_media` and `core.score_media`, the `verify media` and `verify score` commands, run
+    `coverage.streams` over the files they are given as checks of their own: `Check(coverage.CHECK, ...)`.)
+    """
+    by_id: dict = {}
+    for cid, path in _registrations():
+        by_id.setdefault(cid, []).append(path)
+    twice = {cid: paths for cid, paths in by_id.items() if len(paths) > 1}
+    assert sorted(twice) == ["gate.rules"], twice
+    assert all(p.startswith(("verifier/checks/packs/", "verifier/checks/profile_gate.py")) for p in twice["gate.rules"])
+    assert len(by_id) > 30
+
+
+def test_a_check_is_titled_and_ordered_by_the_input_it_runs_on():
+    from verifier.checks import derivation, integrity, schema
+
+    claims = {road: derivation.claims.on(road) for road in ("bundle", "mapped", "profile", "receipt")}
+    assert claims["bundle"].requires == claims["mapped"].requires == ("gate.pinned",) and claims["receipt"].requires == ("schema.documents",)
+    assert claims["profile"].requires == () and claims["bundle"].title == claims["mapped"].title != claims["profile"].title
+    assert claims["profile"].on("bundle") == claims["bundle"] and claims["profile"].on("mapped") == claims["mapped"]  # from the registration's table
+    assert integrity.files.on("mapped").title.endswith("the profile names (sha256 and size), nothing unlisted")
+    assert schema.documents.on("receipt").title.startswith("The receipt names the producer version")
+    assert integrity.unchanged.on("receipt") == integrity.unchanged  # one title for every input: nothing to choose
+    with pytest.raises(ValueError, match="unknown road 'native'"):
+        integrity.files.on("native")
+    assert [c.title for c in pipeline_for({"id": "p", "receipts": {}, "claims": [{}]}) if c.id == "derivation.claims"] == [claims["profile"].title]

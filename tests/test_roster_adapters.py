@@ -76,7 +76,7 @@ def test_what_the_stand_ins_say_a_reader_holds_is_what_its_model_holds(kind):
     subject = ROOT / "tests" / "fixtures" / "vllm" / "abcd-bucket-peak.json" if kind == "vllm-bench-serve" else subject  # with arrays
     options = ({"directory": subject, "name": subject.name} if subject.is_dir()
                else {"document": loads_strict(subject.read_bytes()), "name": subject.name})
-    ctx = Context(subject=subject, assets=TrustSet(assets(None)), options=options)
+    ctx = Context(subject=subject, assets=TrustSet(assets(None)), options={"reader": module, **options})
     run_pipeline(receipt_pipeline(module), ctx)
     evidence = ctx.data["evidence"]
     assert evidence.reader == kind and not evidence.unmapped

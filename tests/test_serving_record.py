@@ -263,7 +263,7 @@ def _claims_of(report, metric):
 
 
 def test_a_metric_stating_another_sample_count_fails_at_its_samples(tmp_path):
-    """Kills receipt_claims' samples branch (cosmic-ray run on 7daa449, derivation.py :253-255): the count, its pointer, expected and observed."""
+    """Kills the receipt road's samples branch of derivation.claims (cosmic-ray run on 7daa449, derivation.py :253-255): the count, its pointer, expected and observed."""
     (tmp_path / "wrong").mkdir()
     (tmp_path / "right").mkdir()
     wrong = _claims_of(_report(tmp_path / "wrong", _metric("completion_median_ms", samples=9)), "completion_median_ms")
@@ -295,7 +295,7 @@ def _schema_findings(report):
 
 
 def test_the_schema_family_of_a_record(tmp_path):
-    """Kills receipt_document's survivors (cosmic-ray run on 7a69ca0, checks/schema.py :254, :262, :263): each finding asserted."""
+    """Kills the receipt road's survivors of schema.documents (cosmic-ray run on 7a69ca0, checks/schema.py :254, :262, :263): each finding asserted."""
     for sub in ("ok", "versions", "root"):
         (tmp_path / sub).mkdir()
     ok = _schema_findings(_report(tmp_path / "ok", lambda r: None))
@@ -309,4 +309,4 @@ def test_the_schema_family_of_a_record(tmp_path):
     assert found[:2] == (Status.UNVERIFIED, "unknown-producer-version") and found[3] == "/schema_version"  # the first that differs
 
     (root,) = [f for f in _schema_findings(_report(tmp_path / "root", lambda r: r.pop("run_id"))) if f[1] == "schema-violation"]
-    assert root[2] == "record.json at /: 'run_id' is a required property" and root[3] == ""
+    assert root[2] == "record.json: 'run_id' is a required property" and root[3] == ""  # worded as a bundle document's (issue 36)

@@ -299,12 +299,12 @@ def test_a_schema_violation_is_the_schema_familys_fail_at_its_pointer(receipt_di
     assert family[2:] and all(x[:2] == ("FAIL", "schema-violation") and x[2].startswith("telemetry-receipt.json at /execution") for x in family[2:])
 
 
-def test_a_schema_pointer_keeps_the_readers_unescaped_steps(receipt_dir):
-    # as telemetry.schema reported it: a key with "/" is joined as it is, not as RFC 6901's "~1" (kept so no report changes)
+def test_a_schema_pointer_escapes_a_key_with_a_slash(receipt_dir):
+    # a JSON Pointer (RFC 6901) as for a bundle's documents: "/" in a key is "~1" (issue 36: one schema family for every reader)
     _edit(receipt_dir, lambda r: r["facts"]["latency_ms"].__setitem__("p99/x", -1))
     bad = _by(verify_path(str(receipt_dir)), "schema.documents", "FAIL")
     assert [(f.message, f.pointer) for f in bad] == [
-        ("telemetry-receipt.json at /facts/latency_ms/p99/x: -1 is less than the minimum of 0", "/facts/latency_ms/p99/x")]
+        ("telemetry-receipt.json at /facts/latency_ms/p99~1x: -1 is less than the minimum of 0", "/facts/latency_ms/p99~1x")]
 
 
 def test_a_stdout_with_two_result_blocks_that_differ_replays_no_fact(receipt_dir):

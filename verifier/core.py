@@ -92,8 +92,9 @@ def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
     """
     from verifier.checks.packs import PACKS
 
-    native = (schema.receipt_document(reader),) + ((derivation.receipt_claims(reader),) if hasattr(reader, "stated") else ())
-    return in_families((*native, *getattr(reader, "CHECKS", ()), *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES)
+    native = (schema.documents,) + ((derivation.claims,) if hasattr(reader, "stated") else ())
+    return in_families((*native, *getattr(reader, "CHECKS", ()), *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES,
+                       road="receipt")
 
 
 def _is_native(target: Path) -> bool:
@@ -195,7 +196,7 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     kinds = sorted({adapter.KIND for _, adapter, _ in readers})
     sets: list[dict[str, Any]] = []  # each file's receipt series, named by its file: each file is its own run
     for name, adapter, document in readers:
-        ctx = Context(subject=target / name, assets=trusted, options={"document": document, "name": name})
+        ctx = Context(subject=target / name, assets=trusted, options={"reader": adapter, "document": document, "name": name})
         found, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
         findings.extend(found)
         sets += [{**s, "set": f"{name}: {s['set']}"} for s in receipt_sets(ctx.data.get("evidence")).get("receipt_sets", ())]
@@ -273,7 +274,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
                       trust=trusted.describe(judges))
     from verifier.checks.profile_media import coverage_gates
 
-    # --artifacts: listed files published elsewhere (integrity.compare); --claims-text: bound by claims.stated (checks/profile_statements.py)
+    # --artifacts: listed files published elsewhere (integrity.compare); --claims-text: bound by claims.stated (checks/statements.py)
     run = {k: v for k, v in (options or {}).items() if k in ("artifacts", "claims_text") and v is not None}
     ctx = Context(subject=target, assets=trusted, bundle=tree, options={**run, "profile": profile, "coverage_gates": coverage_gates(trusted, profile)})
     findings, roster = run_pipeline(pipeline_for(profile, claims_text="claims_text" in run), ctx, debug=debug)
@@ -354,7 +355,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
         reader = detect_directory(target)
         if reader is not None:
             _no_claims_text(path, claims_text)
-            ctx = Context(subject=target, assets=trusted, options={"directory": target, "name": target.name})
+            ctx = Context(subject=target, assets=trusted, options={"reader": reader, "directory": target, "name": target.name})
             findings, roster = run_pipeline(receipt_pipeline(reader), ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
                           roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]),
@@ -414,7 +415,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             f"{'no shipped profile' if not found else 'several profiles: ' + ', '.join(found)} "
             f"(shipped: {', '.join(trusted.profile_ids())}); pass a bundle directory or --profile NAME"
         )
-    ctx = Context(subject=target, assets=trusted, options={"document": document, "name": target.name})
+    ctx = Context(subject=target, assets=trusted, options={"reader": adapter, "document": document, "name": target.name})
     findings, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
                   producer=ctx.data.get("producer"), trust=trusted.describe([]), figures=_figures(ctx, findings))

@@ -22,16 +22,17 @@ incomplete denominator, a statistic it has no values for).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, Protocol
 
 from verifier import stats, units
 from verifier.model import Finding, Status
-from verifier.numtext import comparison_text
+from verifier.evidence import Location
+from verifier.numtext import comparison_text, delta_text, number, tolerance_text
 from verifier.stats import Underivable
 
-__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Refused", "Source", "Stated", "Underivable", "arm_name", "claim_finding", "derive_rule", "for_stated_unit", "not_derivable"]
+__all__ = ["CAMPAIGN_STATISTICS", "RECORD_STATISTICS", "Refused", "Source", "Stated", "Underivable", "arm_name", "claim_finding", "derive_rule", "for_stated_unit", "judge", "not_derivable"]
 
 #: The statistics a rule may name over a profile's receipts (`readers.select.RecordSource`): the whole vocabulary
 #: `stats.STATISTICS` (the pair statistics `ratio` and `relative_change_pct` take the two arms' means of server means).
@@ -94,7 +95,7 @@ class Source(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Stated:
     """
-    One stated number and what derives it (a receipt reader's `stated`, a gate's or profile's claim), judged by `checks.derivation.judge`.
+    One stated number and what derives it (a receipt reader's `stated`, a gate's or profile's claim), judged by `judge`.
 
     `label` names it in messages, `pointer` locates it; `rule` is what `derive_rule` derives over `source` (a count's
     `description` says what it counts), or None with `why` not (`unit` the stated one). `conflict` `(pointer, text,
@@ -312,3 +313,125 @@ def claim_finding(check_id: str, claimed: Any, derived: Decimal, *, name: str | 
     return Finding(check=check_id, status=Status.FAIL, code="claim-mismatch",
                    message=f"{label} = {c}, but {how} gives {shown} ({compared}: docs/tolerances.md)",
                    path=name, pointer=pointer, expected=str(derived), observed=detail, derivation=how)
+
+
+def judge(s: Stated, check_id: str, name: str | None, noun: str) -> Iterator[Finding]:
+    """
+    Judge one stated number (`derive.Stated`, from any road: a native claim, a receipt's number, a profile's claim site) into its findings.
+
+    The one road after a number is found: refused, contradicted or not derivable as the row says; else derived
+    (`derive_rule` over `s.source` with `s.key`, then `s.adjust`), its unit reconciled with the stated one (`s.style`),
+    bounded (`stats.tolerance`: the statistic over its inputs, the rule's `tolerance`, `s.scale`, `s.steps`) and compared
+    (`stats.compare`). `name` is the file a row with `path` "" names, `noun` what gives the derived value in messages
+    ("the receipts", "the cases"). Yields one finding: PASS `derived`; FAIL `s.mismatch` (`claim-mismatch` by default),
+    `unit-mismatch`, `definition-contradicts-value`, `samples-mismatch`, or an `Underivable`'s code (FAIL or UNVERIFIED
+    as it says); UNVERIFIED `not-derivable`; a refused number, its `derive.Refused` finding (observed: the stated number
+    as text when the refusal gives none, so every report shows it as claimed).
+    """
+    name = name if s.path == "" else s.path  # a receipt directory's row names its own carrier, or no file
+
+    def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
+        return Finding(check=check_id, status=status, code=code, message=message, path=name, **{"pointer": s.pointer, **kw})
+
+    if s.refused is not None:  # a refused stated number is its finding's observed unless the reader says otherwise
+        observed = s.refused.observed if s.refused.observed is not None or s.claimed is None else str(s.claimed)
+        yield f(s.refused.status, s.refused.code, s.refused.message, expected=s.refused.expected, observed=observed)
+        return
+    if s.conflict is not None:
+        yield f(Status.FAIL, "definition-contradicts-value", f"{s.label}: {s.conflict[1]}", pointer=s.conflict[0], observed=s.conflict[2])
+        return
+    if s.rule is None:
+        yield f(Status.UNVERIFIED, "not-derivable", f"{s.label} = {s.claimed} {s.unit}: not re-derived: {s.why}", observed=str(s.claimed))
+        return
+    try:
+        result = derive_rule(s.rule, s.source, s.key, s.memo)
+        derived, text = result.value, result.text
+        if s.adjust is not None:
+            derived, text = s.adjust(derived, text)
+    except Underivable as exc:
+        exc = s.explain(exc) if s.explain is not None else exc
+        yield f(Status.FAIL if exc.fail else Status.UNVERIFIED, exc.code, f"{s.label} = {s.claimed}: {exc}" if s.style == "gate" else f"{s.label}: {exc}",
+                observed=None if s.claimed is None else str(s.claimed))
+        return
+    if s.rule["statistic"] in stats.COUNT_RESULTS and s.style == "receipt":
+        how, n = s.rule.get("description"), int(derived)
+        holds = stats.compare(s.claimed, derived, exact=True).holds
+        if s.words is not None:
+            message = s.words[0 if holds else 1].format(claimed=s.claimed, derived=n)
+        else:
+            message = f"{s.label} = {s.claimed} re-derives ({how})" if holds else f"{s.label} = {s.claimed}, but {noun} give {n} ({how})"
+        yield f(Status.PASS if holds else Status.FAIL, "derived" if holds else s.mismatch, message, expected=n, observed=s.claimed, derivation=how)
+        return
+    if s.how is not None:  # worded as the producer's own identities are (`claim_finding`)
+        bound = s.bound if s.bound is not None else (
+            {"statistic": result.statistic, "values": result.inputs, "input_error": s.input_error, "steps": s.steps} if s.float_bound else {})
+        yield claim_finding(check_id, s.claimed, derived, name=name, pointer=s.pointer, label=s.label, how=s.how, scale=s.scale, **bound)
+        return
+    if s.samples is not None and not stats.compare(s.samples[0], Decimal(len(result.inputs)), exact=True).holds:
+        yield f(Status.FAIL, "samples-mismatch", f"{s.label} says {s.samples[0]} samples, {noun} record {len(result.inputs)} {s.samples[2]}",
+                pointer=s.samples[1], expected=len(result.inputs), observed=s.samples[0])
+        return
+    claimed, unit, rule_unit = s.claimed, s.unit, s.rule.get("unit") or ""
+    bound = {"statistic": result.statistic, "values": result.inputs, "declared": s.rule.get("tolerance"), "scale": s.scale, "steps": s.steps}
+    latency = s.style == "gate" and result.statistic not in (*stats.COUNT_RESULTS, *stats.RATIO_RESULTS, *stats.PERCENT_RESULTS)
+    if latency and (named := rule_unit or unit) and named != "s":  # a native statistic of latencies is in s: into the unit the rule (else the claim) names
+        try:
+            derived, bound["scale"] = units.convert(derived, "s", named), units.convert(Decimal(1), "s", named)
+        except (units.UnitError, units.UnitMismatch):
+            yield f(Status.FAIL, "unit-mismatch", f"{s.label}: the gate derives a latency statistic (in s), which cannot be written in {named}",
+                    pointer=s.unit_pointer if not rule_unit else s.pointer, expected="s", observed=named, derivation=text)
+            return
+        text = f"{text}; in {named}: {derived}"
+    if s.style == "gate" and unit and rule_unit and unit != rule_unit:  # a claim stated in another unit of the rule's dimension, converted exactly
+        try:
+            given, wanted = units.parse(unit), units.parse(rule_unit)
+            converted = given.convert(claimed, wanted)
+        except (units.UnitError, units.UnitMismatch) as exc:
+            yield f(Status.FAIL, "unit-mismatch", f"{s.label} is stated in {unit}, but the gate derives it in {rule_unit}: {exc}",
+                    pointer=s.unit_pointer, expected=rule_unit, observed=unit, derivation=text)
+            return
+        if bound["declared"] is None:  # the stated precision and the float bound in the stated unit, carried into the rule's unit
+            in_stated = stats.tolerance(claimed, **{**bound, "scale": wanted.convert(bound["scale"], given)})
+            bound["declared"] = abs(given.convert(in_stated, wanted))
+        text = f"{text}; stated {claimed} {unit} = {converted} {rule_unit}"
+        claimed, unit = converted, rule_unit
+    elif s.style == "profile" and unit and unit != rule_unit:  # the derived value converted into the stated unit
+        try:
+            derived = units.convert(derived, rule_unit or "1", unit)
+        except (units.UnitError, units.UnitMismatch):
+            have = units.parse(rule_unit or "1").dimension  # the rule's unit was checked at load; "" is dimensionless
+            stated_dim = units.parse(unit).dimension if units.known(unit) else "unknown unit"
+            yield f(Status.FAIL, "unit-mismatch", f"{s.label}: {Location(name or '', s.pointer or '')} states {claimed} in {unit} ({stated_dim}), but the value "
+                    f"it names is derived in {rule_unit or '1'} ({have}): {stats.fmt(derived)} {rule_unit}",
+                    expected=f"{claimed} {unit}", observed=f"{derived} {rule_unit}", derivation=text)
+            return
+    elif s.style == "profile":
+        unit = rule_unit
+    cmp = stats.compare(claimed, derived, **bound)
+    shown_unit = f" {unit}" if unit and unit != "1" else ""  # the dimensionless unit is not written ("count = 5")
+    if s.style == "profile":
+        bounded = tolerance_text(cmp.tolerance, unit or None)
+        shown, bounded = (stats.fmt(derived), bounded) if cmp.holds else comparison_text(claimed, derived, cmp.tolerance, unit or None)
+        if not cmp.holds:  # the digits the claims tables show: past the stated places until the delta reads on its side of the tolerance
+            shown = shown[: -len(unit) - 1] if unit and unit != "1" else shown
+            other = s.other(claimed, derived, unit, text) if s.other is not None else None
+            if other is not None:  # the stated number is another value of the same receipt, e.g. tokens/s stated as samples/s
+                yield other
+                return
+        yield f(Status.PASS if cmp.holds else Status.FAIL, "derived" if cmp.holds else s.mismatch, f"{s.label}: stated {claimed}{shown_unit}, derived {shown}{shown_unit} ({bounded})",
+                expected=str(claimed), observed=str(derived), derivation=text)
+        return
+    detail = {"claim": s.label, **cmp.detail(claimed, derived)}
+    if s.style == "gate":
+        c, d, t = number(claimed), number(derived), tolerance_text(cmp.tolerance, unit or None)
+        passed, failed = f"{s.label} = {c}{shown_unit} re-derives ({d}, {t})", f"{s.label} claims {c}{shown_unit}, {noun} give {d}{shown_unit} ({delta_text(cmp.delta, unit or None)}, {t})"
+    else:
+        passed, failed = f"{s.label} = {claimed} re-derives ({derived})", f"{s.label} = {claimed}, {noun} give {derived}"
+    if cmp.holds:
+        yield f(Status.PASS, "derived", passed, expected=str(derived), observed=detail, derivation=text)
+    elif s.alternative is not None and stats.compare(claimed, (alt := derive_rule(s.alternative[0], s.source, {})).value,
+                                                     statistic=alt.statistic, values=alt.inputs).holds:
+        yield f(Status.FAIL, "definition-contradicts-value", f"{s.label} = {claimed}: " + s.alternative[1].format(derived=derived),
+                expected=str(derived), observed=detail, derivation=text)
+    else:
+        yield f(Status.FAIL, s.mismatch, failed, expected=str(derived), observed=detail, derivation=text)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import decimal
 import traceback
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +23,13 @@ from verifier.errors import Unverifiable
 from verifier.model import CheckInfo, Finding, Status
 from verifier.stats import RUN_CONTEXT
 
-__all__ = ["Check", "Context", "check", "run_pipeline"]
+__all__ = ["ROADS", "Check", "Context", "check", "run_pipeline"]
+
+#: What a reader gives the check families: a bundle of format v1, a foreign bundle a profile's `bundle` section maps onto
+#: it, the evidence a profile without one reads, a receipt reader's document or directory. A check's title and `requires`
+#: may depend on it (`Check.on`; a mapped bundle's are a bundle's unless it says otherwise); its body reads the inputs the
+#: reader gave.
+ROADS = ("bundle", "mapped", "profile", "receipt")
 
 
 @dataclass
@@ -49,29 +55,45 @@ class Context:
 
 @dataclass(frozen=True)
 class Check:
-    """Represents a registered check: stable `id`, human `title`, the function, and the check ids it `requires`."""
+    """
+    Represents a registered check: stable `id`, human `title`, the function, and the check ids it `requires`.
+
+    `roads` holds `(road, title, requires)`: the bundle's first (what an input not listed has), then one per input
+    (`ROADS`) the check is titled or ordered otherwise on; `on(road)` gives the check as that input's pipeline runs it.
+    """
 
     id: str
     title: str
     func: Callable[[Context], Iterable[Finding]]
     requires: tuple[str, ...] = ()
+    roads: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    def on(self, road: str) -> Check:
+        """Return this check with the title and `requires` it has for input `road` (one of `ROADS`); raises `ValueError` for another."""
+        if road not in ROADS:
+            raise ValueError(f"unknown road {road!r} (known: {', '.join(ROADS)})")
+        title, requires = next(((t, r) for name, t, r in self.roads if name == road), self.roads[0][1:] if self.roads else (self.title, self.requires))
+        return Check(self.id, title, self.func, requires, self.roads)
 
     def __call__(self, ctx: Context) -> Iterable[Finding]:
         """Run the check function on `ctx`."""
         return self.func(ctx)
 
 
-def check(check_id: str, *, title: str, requires: Sequence[str] = ()) -> Callable[[Callable[[Context], Iterable[Finding]]], Check]:
+def check(check_id: str, *, title: str, requires: Sequence[str] = (),
+          roads: Mapping[str, tuple[str, Sequence[str]]] | None = None) -> Callable[[Callable[[Context], Iterable[Finding]]], Check]:
     """
-    Return a decorator registering a function as check `check_id`.
+    Return a decorator registering a function as check `check_id`, once for every reader.
 
     `requires` names checks that must have passed outright (only PASS
     findings); otherwise this check emits one UNVERIFIED `blocked-by` finding
-    instead of running.
+    instead of running. `roads` maps an input (`ROADS`) to the `(title,
+    requires)` the check has there instead (`Check.on`).
     """
 
     def wrap(func: Callable[[Context], Iterable[Finding]]) -> Check:
-        return Check(check_id, title, func, tuple(requires))
+        others = tuple((road, t, tuple(r)) for road, (t, r) in (roads or {}).items())
+        return Check(check_id, title, func, tuple(requires), (("bundle", title, tuple(requires)), *others) if others else ())
 
     return wrap
 

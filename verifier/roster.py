@@ -121,9 +121,10 @@ def stand_in(family: Family, reader: str, missing: Sequence[str], note: str | No
 
 
 def in_families(checks: Sequence[Check], reader: str, held: set[str] | frozenset[str],
-                notes: Mapping[str, str] | None = None) -> tuple[Check, ...]:
+                notes: Mapping[str, str] | None = None, *, road: str = "bundle") -> tuple[Check, ...]:
     """
-    Return `checks` in roster order, with one `stand_in` per family none of `checks` belongs to.
+    Return `checks` as input `road` (`verifier.pipeline.ROADS`) runs them (`Check.on`: its titles and `requires`) in
+    roster order, with one `stand_in` per family none of `checks` belongs to.
 
     `held` names the evidence parts (`verifier.evidence.PARTS`) the reader
     supplies; a stand-in names the family's needs outside `held`, and
@@ -135,6 +136,7 @@ def in_families(checks: Sequence[Check], reader: str, held: set[str] | frozenset
     (`run_pipeline` would report it as a `pipeline-order` ERROR).
     """
     placed: dict[str, list[Check]] = {f.name: [] for f in FAMILIES}
+    checks = [chk.on(road) for chk in checks]
     for chk in checks:
         family = family_of(chk.id)
         if family is None:

@@ -5,7 +5,7 @@ Each adapter module defines `KIND`, `detects(document) -> bool` (from what the
 receipt records about its producer) and `model(ctx)` (the receipt read onto the
 evidence model by `verifier.adapters.readers`, once its schema check passed).
 Every reader gives its schema family as data for `schema.documents`
-(`verifier.checks.schema.receipt_document`): `VERSION` and `PRODUCER`, or
+(`verifier.checks.schema.documents`): `VERSION` and `PRODUCER`, or
 `VERSIONS` (pinned schemas whose signature chooses the version:
 `vllm_bench`), or, for a receipt directory, `FILES` (read strictly),
 `READ`, `MATCH` (the file naming the version, matched against its pinned

@@ -9,7 +9,7 @@ come from `config.json` (`runner`, `output_version`) matched against the
 profile in the pinned `frozen-http-matrix-config-v1` schema; another runner or
 version is UNVERIFIED (`unknown-producer-version`). Reading the four files
 strictly, the runner version and their pinned schemas are the native
-`schema.documents` (`checks.schema.receipt_document` over `FILES`, `MATCH`,
+`schema.documents` (`checks.schema.documents` over `FILES`, `MATCH`,
 `SCHEMAS`: data, no check of this module).
 
 What re-derives from the retained files:
@@ -34,7 +34,7 @@ its clocks in s, summary.json's numbers as claims with location and unit,
 plan.json as a file pinned by config.plan_sha256, the plan's budget);
 `matrix.denominators` and `matrix.stop` count and time those receipts.
 Each round's percentiles, wave, throughput and steady-state window are
-`derivation.claims` (`checks.derivation.receipt_claims`, issue 36; were
+`derivation.claims` (`checks.derivation.claims`, issue 36; were
 `matrix.percentiles` and `matrix.throughput`): `stated` gives each stated
 number as a `derive.Stated` with its rule over a `Rounds` source (the
 percentile, a clock span as the engine's `difference`, a throughput as
@@ -79,7 +79,7 @@ __all__ = ["CHECKS", "FILES", "KIND", "MATCH", "NOUN", "READ", "SCHEMAS", "Round
            "model", "provenance", "spread", "stated", "stop_after_failure"]
 
 KIND = "frozen-http-matrix"
-#: What `schema.documents` (`checks.schema.receipt_document`) reads and judges: the output's files, read strictly in this
+#: What `schema.documents` (`checks.schema.documents`) reads and judges: the output's files, read strictly in this
 #: order (`responses.jsonl` as JSON Lines), how a file read is said, the file whose members name the runner version with
 #: the words for a version the pinned profile does not know (the `match` of its schema's `x-verify-profile`), and each
 #: file's pinned schema, in the order they are validated (a JSON Lines file line by line).

@@ -8,7 +8,7 @@ as stated claims); `stated` gives each stated number with the rule deriving
 it from the cases (`Cases`), in the profile language: a `count` per outcome,
 the median and linear p95 of every recorded duration (the record's metric
 definitions say so), or why not (`METRICS`: what the cases do not retain).
-`derivation.claims` (`checks.derivation.receipt_claims`) derives and judges
+`derivation.claims` (`checks.derivation.claims`) derives and judges
 them; the record's own consistency rules are `checks/packs/serving_record.py`.
 
 Why code, not a shipped profile: the profile language cannot say the

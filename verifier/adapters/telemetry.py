@@ -9,7 +9,7 @@ Detection: a directory without `manifest.json` holding
 `producer` and `receipt_version`, matched against the profile in the pinned
 `serving-load-telemetry-v1` schema; anything else is UNVERIFIED. Reading the
 receipt strictly, its producer version and its pinned schema are the native
-`schema.documents` (`checks.schema.receipt_document` over `FILES`, `MATCH`,
+`schema.documents` (`checks.schema.documents` over `FILES`, `MATCH`,
 `SCHEMAS`: data, no check of this module).
 
 Honesty rules enforced (each a check that can FAIL):
@@ -41,7 +41,7 @@ the evidence model (`readers.telemetry_receipt`: the bench process as a
 process receipt, the carriers as files listed in the receipt with their
 sha256, the stated facts as claims with location and unit, the protocol as
 the plan); `telemetry.process` judges the process receipt's outcome, and
-`stated` gives `derivation.claims` (`checks.derivation.receipt_claims`)
+`stated` gives `derivation.claims` (`checks.derivation.claims`)
 each of the model's stated claims with the rule deriving it from what
 replays from the carriers (`Replayed`; before 7 Dec 2026 the checks
 `telemetry.replay`, `telemetry.engine`, `telemetry.foreign`,
@@ -79,7 +79,7 @@ __all__ = ["CHECKS", "FILES", "KIND", "MATCH", "NOUN", "READ", "RECEIPT", "SCHEM
 
 KIND = "serving-load-telemetry"
 RECEIPT = "telemetry-receipt.json"
-#: What `schema.documents` (`checks.schema.receipt_document`) reads and judges: the receipt, read as strict JSON, how that
+#: What `schema.documents` (`checks.schema.documents`) reads and judges: the receipt, read as strict JSON, how that
 #: is said, the words for a producer version the pinned profile does not know (the `match` of its schema's
 #: `x-verify-profile`), and its pinned schema.
 FILES, READ, MATCH = (RECEIPT,), "{name} read", (RECEIPT, "telemetry receipt")

@@ -35,7 +35,7 @@ prompt and the report always prints successful/num_prompts. A TTFT of 0.0 on
 a successful request is "not measured" (field-failures H-03): that request
 FAILs `ttft-not-measured` and the TTFT/TPOT claims are UNVERIFIED.
 
-Reader and model: after `schema.documents` (`checks.schema.receipt_document`:
+Reader and model: after `schema.documents` (`checks.schema.documents`:
 the version chosen by the signatures of `VERSIONS`, then its schema), `model` reads the result onto the
 evidence model (`readers.vllm_result`: one receipt per prompt with typed
 quantities, one per inter-token latency, the stated numbers as claims with
@@ -43,7 +43,7 @@ their JSON Pointer and unit, the declared plan); the ledger and peak checks
 take their samples from it, and `stated` gives the aggregates and latency
 statistics as `derive.Stated` items over a `Result` source (its stated
 numbers and samples) for `derivation.claims`
-(`checks.derivation.receipt_claims`), each with the finding refusing it
+(`checks.derivation.claims`), each with the finding refusing it
 where it cannot be derived (`derive.Refused`), then the numbers it cannot
 re-derive at all: the profile's `not_derivable` keys (with its reason) and
 numbers the producer's schema does not define. The array lengths, key sets
@@ -81,7 +81,7 @@ __all__ = ["CHECKS", "FAMILY", "FAMILY_KEYS", "KIND", "NOUN", "PROFILES", "STATI
 KIND = "vllm-bench-serve"
 
 #: Pinned schemas, one per producer version; each carries its `x-verify-profile`, whose `signature` (keys present and
-#: absent) chooses the version (`schema.documents`, `checks.schema.receipt_document`): the result records no version.
+#: absent) chooses the version (`schema.documents`, `checks.schema.documents`): the result records no version.
 PROFILES = VERSIONS = ("vllm-serve-result-goodput-colon", "vllm-serve-result-bucket-peak")
 FAMILY = "a vLLM serving-benchmark result"
 #: How `derivation.claims` names the result's records in its messages.

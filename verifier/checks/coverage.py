@@ -51,11 +51,12 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from verifier import figures
 from verifier.bundle import Bundle
 from verifier.campaign import campaign_of
+from verifier.checks import profile_media
 from verifier.checks.coverage_rules import CHECK, judge
 from verifier.errors import Unverifiable
 from verifier.readers.native import evidence_of
@@ -77,6 +78,7 @@ from verifier.media.policy import (
     KNOWN_AUDIO_RULES,
     KNOWN_CONTAINERS,
     MP3,
+    Asked,
     AudioCodecRule,
     Expectation,
     Policy,
@@ -233,19 +235,15 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
 
 
 @check("coverage.streams", title="Each output media file covers the planned timeline, per stream (PyAV demux, exact)",
-       requires=("gate.pinned",))
+       requires=("gate.pinned",),
+       roads={"profile": ("Each output media file covers its expected timeline, per stream (PyAV demux, exact)", ())})
 def streams(ctx: Context) -> Iterator[Finding]:
-    """`coverage.streams` of a native or mapped bundle: `judge_media` of what the bundle asks (`_asked_of_bundle`)."""
-    return judge_media(ctx, _asked_of_bundle(ctx))
-
-
-class Asked(NamedTuple):
-    """Represents files a reader asks coverage to judge: `media` name -> arm or None, each to cover `expected` under `policy`; `named` name -> records naming it."""
-
-    policy: Policy
-    expected: Expectation
-    media: dict[str, str | None]
-    named: dict[str, list[str]]
+    """
+    `coverage.streams` of every reader: `judge_media` of what it asks, a bundle's (native or mapped: `_asked_of_bundle`)
+    or, for a profile without a `bundle` section (`ctx.options["profile"]`), its receipts' (`profile_media.asked`).
+    """
+    profile = ctx.options.get("profile")
+    return judge_media(ctx, profile_media.asked(ctx) if profile is not None and "bundle" not in profile else _asked_of_bundle(ctx))
 
 
 def _asked_of_bundle(ctx: Context) -> Iterator[Finding | Asked]:

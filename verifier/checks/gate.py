@@ -6,7 +6,7 @@ a repository's gate in the directory its `verify.toml` names, pinned by its
 inventory (both checked when the verifier starts, see `verifier.trust` and
 `verifier.trustroot`). A bundle cannot bring its own gate. A bundle naming
 an unknown gate FAILs. A profile reading the evidence is judged by the same
-body (`judge`): pinned, or UNVERIFIED when given as a file.
+body: pinned, or UNVERIFIED when given as a file.
 """
 
 from __future__ import annotations
@@ -17,26 +17,25 @@ from verifier.errors import Unverifiable
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 
-__all__ = ["judge", "pinned"]
+__all__ = ["pinned"]
 
 
-@check("gate.pinned", title="The bundle names a pinned gate (shipped by verify, or the repository's trust root)")
+@check("gate.pinned", title="The bundle names a pinned gate (shipped by verify, or the repository's trust root)",
+       roads={"profile": ("The evidence is judged by a pinned profile (its sha256 in the inventory), never one the evidence brings", ())})
 def pinned(ctx: Context) -> Iterator[Finding]:
-    """`gate.pinned` of a native or mapped bundle: `judge` of the gate `manifest.json` names (and of a mapped bundle's profile)."""
-    return judge(ctx, (ctx.options.get("profile") or {}).get("id"), gate=True)
-
-
-def judge(ctx: Context, profile: str | None, *, gate: bool) -> Iterator[Finding]:
     """
-    Judge what the reader says judges the run: profile id `profile` (the reader of a profile-read or mapped bundle, or None)
-    and, with `gate`, the gate id `manifest.json` names (`ctx.data["manifest"]`). The one body of `gate.pinned`.
+    Judge what the reader says judges the run: the profile that reads it (`ctx.options["profile"]`: a profile-read or
+    mapped bundle) and, for a bundle (native, or a profile with a `bundle` section), the gate id `manifest.json` names
+    (`ctx.data["manifest"]`).
 
     A profile given as a file (`--profile ./mine.json`, in `ctx.assets.unpinned`) is UNVERIFIED `profile-unpinned`:
     nothing vouches for it; a pinned one is PASS `profile-pinned` when it is the only judge (with a gate, the gate's
     finding names what judges the bundle). The gate: PASS `pinned` (with its sha256) or FAIL `unknown-gate`; an
     override given with `--gate` must equal the bundle's own choice, else FAIL `gate-override-differs`. Sets
-    `ctx.gate` and `ctx.gate_id`. Raises `Unverifiable` (`no-gate`) when `gate` and no manifest was read.
+    `ctx.gate` and `ctx.gate_id`. Raises `Unverifiable` (`no-gate`) for a bundle whose manifest was not read.
     """
+    reader = ctx.options.get("profile")
+    profile, gate = (None, True) if reader is None else (reader["id"], "bundle" in reader)
     unpinned = getattr(ctx.assets, "unpinned", {})
     if profile in unpinned:
         path, sha, _doc = unpinned[profile]

@@ -33,7 +33,7 @@ from verifier.cache import Cache, digest_of
 from verifier.bundle import DOCUMENTS, Bundle, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
 from verifier.jsonio import JSONProblem, json_pointer, schema_message
 from verifier.model import Finding, Status
-from verifier.pipeline import Check, Context, check
+from verifier.pipeline import Context, check
 from verifier.progress import Progress
 from verifier.readers.manifests import Listing, normal_digest, read_listing
 from verifier.readers.mapped import MappedBundle
@@ -43,7 +43,7 @@ from verifier.readers.tree import Tree
 from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
-__all__ = ["Disk", "Listed", "Outcome", "compare", "files", "hash_many", "judge", "listed", "listed_of", "load_manifest", "match_supplied",
+__all__ = ["Disk", "Listed", "Outcome", "compare", "files", "hash_many", "judge", "listed_of", "load_manifest", "match_supplied",
            "scan", "unchanged"]
 
 MANIFEST = DOCUMENTS["manifest"][0]
@@ -138,18 +138,12 @@ def load_manifest(ctx: Context) -> tuple[dict[str, Any] | None, list[Finding]]:
     return manifest, []
 
 
-@check("integrity.files", title="Bundle files match the manifest (sha256 and size), nothing unlisted")
+@check("integrity.files", title="Bundle files match the manifest (sha256 and size), nothing unlisted",
+       roads={"mapped": ("Bundle files match the manifest the profile names (sha256 and size), nothing unlisted", ()),
+              "profile": ("Bundle files match the manifest the profile names (sha256 and size)", ())})
 def files(ctx: Context) -> Iterator[Finding]:
-    """
-    `integrity.files` of every reader: `judge` of what the reader lists (`listed_of`).
-
-    Registered once more under a profile's title (`listed`); a mapped bundle
-    gives it its own title (`verifier.readers.mapped.mapped_pipeline`).
-    """
+    """`integrity.files` of every reader, titled by its input (`Check.on`): `judge` of what the reader lists (`listed_of`)."""
     return judge(ctx, listed_of(ctx))
-
-
-listed = Check("integrity.files", "Bundle files match the manifest the profile names (sha256 and size)", files.func)
 
 
 @dataclass

@@ -19,13 +19,16 @@ from typing import Any
 
 from verifier import stats, units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
-from verifier.checks.profile_claims import _stated, claims, select_records  # noqa: F401 - public here
-from verifier.checks.gate import judge
+from verifier.checks.derivation import claims
+from verifier.checks.statements import stated
+from verifier.checks.profile_claims import _stated, select_records  # noqa: F401 - public here
+from verifier.checks.gate import pinned
 from verifier.checks.profile_gate import gate
 from verifier.checks.profile_coverage import coverage
-from verifier.checks.integrity import listed as integrity
+from verifier.checks.integrity import files as integrity
 from verifier.checks.profile_matches import matches
-from verifier.checks.profile_media import judged_sets, streams
+from verifier.checks.coverage import streams
+from verifier.checks.profile_media import judged_sets
 from verifier.model import Finding, Status
 from verifier.numtext import delta_text, tolerance_text
 from verifier.pipeline import Check, Context, check
@@ -368,7 +371,7 @@ def media(ctx: Context) -> Iterator[Finding]:
     UNVERIFIED `media-absent` per output not in the bundle; UNVERIFIED
     `media-not-checked` for a present one (coverage needs the shape each
     file must cover: `media.expected`, judged by
-    `verifier.checks.profile_media.streams`).
+    `coverage.streams`, `verifier.checks.profile_media`).
     """
     cid = "coverage.media"
     tree = _tree(ctx)
@@ -387,12 +390,6 @@ def media(ctx: Context) -> Iterator[Finding]:
                          path=r.path, pointer=r.pointer + spec["media"]["pointer"], observed=output)
 
 # ---------------------------------------------------------------- pipeline
-
-
-@check("gate.pinned", title="The evidence is judged by a pinned profile (its sha256 in the inventory), never one the evidence brings")
-def pinned(ctx: Context) -> Iterator[Finding]:
-    """`gate.pinned` of a profile-read bundle: `gate.judge` of the profile that reads it (PASS `profile-pinned`, UNVERIFIED `profile-unpinned`)."""
-    return judge(ctx, _profile(ctx)["id"], gate=False)
 
 
 def held_parts(profile: dict[str, Any]) -> set[str]:
@@ -441,9 +438,7 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
     if profile.get("gate"):
         steps.append(gate)  # thresholds judge re-derived numbers only
     if claims_text:
-        from verifier.checks.profile_statements import stated_text
-
-        steps.append(stated_text)
+        steps.append(stated)
     if profile.get("claim_documents"):
         steps.append(coverage)  # after every check that compares stated values
     notes = {}
@@ -451,4 +446,4 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
         steps.append(unchanged)
     else:
         notes["unchanged"] = "the profile names no manifest, so no file was matched to a sha256 that could be compared again"
-    return in_families(steps, f"profile:{profile['id']}", held_parts(profile), notes)
+    return in_families(steps, f"profile:{profile['id']}", held_parts(profile), notes, road="profile")

@@ -13,14 +13,13 @@ from verifier.checks.profile_unreached import _underived
 from verifier.evidence import Location, Receipt, Site
 from verifier.textnumbers import quantity
 from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.pipeline import Context
 from verifier.readers.claimdocs import no_number_texts, states_no_number
 from verifier.readers.sites import fill_named
 from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.checks.derivation import judge
-from verifier.derive import Stated, arm_name, derive_rule, for_stated_unit
+from verifier.derive import Stated, arm_name, derive_rule, for_stated_unit, judge
 from verifier.readers.select import RecordSource, Underivable, instances, ranks, select, select_records
 
 __all__ = ["claims", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
@@ -117,7 +116,6 @@ def _absent_optional_documents(ctx: Context) -> set[str]:
             if doc.get("optional") and doc["file"] not in linked and not files_matching(ctx, doc["file"])}
 
 
-@check("derivation.claims", title="Every claim the profile maps re-derives from the receipts at its stated precision")
 def claims(ctx: Context) -> Iterator[Finding]:
     """
     Re-derive each claim instance and compare it with the number the bundle states.

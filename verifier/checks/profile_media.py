@@ -19,15 +19,14 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from verifier.checks.coverage import Asked, judge_media
 from verifier.checks.profile_base import _f, _profile, _records
 from verifier.errors import ConfigError
-from verifier.media.policy import Expectation, policy_from_gate
+from verifier.media.policy import Asked, Expectation, policy_from_gate
 from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.pipeline import Context
 from verifier.readers.pointers import resolve
 
-__all__ = ["SHAPE", "asked", "coverage_gates", "expected_of", "judged_sets", "streams"]
+__all__ = ["SHAPE", "asked", "coverage_gates", "expected_of", "judged_sets"]
 
 #: The members of an expected output shape (`verifier.media.policy.Expectation.from_plan`).
 SHAPE = ("frames", "fps", "sample_rate", "channels")
@@ -83,12 +82,6 @@ def expected_of(raw: Any, mapping: dict[str, dict[str, Any]]) -> Expectation:
             raise ValueError(f"{name} is {value!r}, not a positive {'rate' if name == 'fps' else 'whole number'}")
         shape[name] = str(number) if name == "fps" else int(number)
     return Expectation.from_plan(shape)
-
-
-@check("coverage.streams", title="Each output media file covers its expected timeline, per stream (PyAV demux, exact)")
-def streams(ctx: Context) -> Iterator[Finding]:
-    """`coverage.streams` of a profile-read bundle: `verifier.checks.coverage.judge_media` of what its receipts ask (`asked`)."""
-    return judge_media(ctx, asked(ctx))
 
 
 def asked(ctx: Context) -> Iterator[Finding | Asked]:

@@ -1,16 +1,19 @@
 """
-Schemas: every document of the bundle validates against its pinned schema.
+Schemas: every document a reader gives validates against the pinned schema that judges it. One body, `documents`.
 
 Documents are parsed strictly (`verifier.jsonio`: duplicate keys, NaN and
 Infinity, non-UTF-8 are errors) and validated as JSON Schema Draft 2020-12 with
 `format` asserted (`verifier.trust.schema_validator`). Every error is
-reported with its JSON Pointer, not only the first. A JSON or JSON Lines file
-that is not one of the format's documents has no schema and FAILs.
+reported with its JSON Pointer (the first `MAX_ERRORS_PER_DOCUMENT` of a
+document, in document order), not only the first.
 
-A receipt reader's document, or the files of a receipt directory
-(`receipt_document`), is judged by the same family: a directory's files
-read strictly first, then the producer version (which pinned schema judges
-it), then that schema.
+What each reader gives: a bundle (format v1, or a foreign layout a
+profile's `bundle` section maps onto it) its documents by kind, each with
+its schema (a JSON or JSON Lines file that is not one of them has no
+schema and FAILs; a mapped bundle also names the columns it could not map);
+a receipt reader (`ctx.options["reader"]`) its document, or the files of
+its receipt directory read strictly, and the producer version that chooses
+the pinned schema judging them.
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from verifier.compiled_schema import checked_validator
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
 from verifier.model import Finding, Status
-from verifier.pipeline import Check, Context, check
+from verifier.pipeline import Context, check
 from verifier.readers.native import DOCUMENT_READERS, LINE_READERS
 from verifier.trust import schema_validator
 from verifier.validation import known_valid, note_valid
 
-__all__ = ["documents", "receipt_document"]
+__all__ = ["documents"]
 
 MAX_ERRORS_PER_DOCUMENT = 50
 
@@ -37,17 +40,57 @@ def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
     return Finding(check="schema.documents", status=status, code=code, message=message, **kw)
 
 
-@check("schema.documents", title="Every document validates against its pinned JSON Schema (2020-12, formats asserted)")
+@check("schema.documents", title="Every document validates against its pinned JSON Schema (2020-12, formats asserted)",
+       roads={"receipt": ("The receipt names the producer version a pinned schema judges, and validates against it", ())})
 def documents(ctx: Context) -> Iterator[Finding]:
     """
-    Validate each bundle document of `bundle.kinds` (`verifier.bundle.DOCUMENTS` for format v1).
+    Validate every document the reader gives against the pinned schema that judges it.
 
-    Emits PASS `valid` per document; FAIL `missing-document`, `schema-violation`
+    A bundle (`ctx.bundle.kinds`; `verifier.bundle.DOCUMENTS` for format v1):
+    PASS `valid` per document; FAIL `missing-document`, `schema-violation`
     (one per error, with pointer), `duplicate-key`, `non-finite-number`,
     `not-utf8`, `invalid-json`, `number-out-of-range`, `invalid-unicode`,
-    `too-deep`, `unreadable-file`, `unknown-document`; UNVERIFIED when the file
-    did not pass integrity. Records unusable documents in `bundle.problems`.
+    `too-deep`, `unreadable-file`, `unknown-document`; UNVERIFIED when the
+    file did not pass integrity, and `unmapped-field` per foreign column a
+    mapped bundle's profile maps onto no receipt field (`bundle.unmapped`).
+    Records unusable documents in `bundle.problems`. A receipt reader
+    (`ctx.options["reader"]`): its version first (`_receipt`, `_directory`),
+    then the same `valid` / `schema-violation` findings.
     """
+    reader = ctx.options.get("reader")
+    if reader is None:
+        yield from _bundle(ctx)
+        for name, what in getattr(ctx.bundle, "unmapped", ()):
+            yield _f(Status.UNVERIFIED, "unmapped-field", f"{name}: {what} is not mapped onto any receipt field, so nothing checks it", path=name)
+        return
+    for given in (_directory(ctx, reader) if hasattr(reader, "FILES") else _receipt(ctx, reader)):
+        if type(given) is Finding:
+            yield given
+            continue
+        name, schema_name, value, lines = given
+        schema = ctx.assets.schema(schema_name)
+        validator = checked_validator(schema, schema_validator(schema))
+        if lines:
+            yield from _judged(name, schema_name, [e for i, line in enumerate(value) for e in _errors(validator, line, (i,))], lines=True)
+        else:
+            yield from _judged(name, schema_name, _errors(validator, value))
+
+
+def _errors(validator: Any, value: Any, at: tuple[int, ...] = ()) -> list[tuple[str, Any]]:
+    """Return `(pointer, jsonschema error)` of every error of `value` (at `at` in its document: a JSON Lines line's index)."""
+    return [(json_pointer([*at, *error.absolute_path]), error) for error in validator.iter_errors(value)]
+
+
+def _judged(name: str, schema_name: str, errors: list[tuple[str, Any]], lines: bool = False, cached: str | None = None) -> Iterator[Finding]:
+    """Yield FAIL `schema-violation` per error (`_violations`) of document `name`, or one PASS `valid` against `schema_name`."""
+    if errors:
+        yield from _violations(name, errors, lines=lines)
+    else:
+        yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name, cached=cached)
+
+
+def _bundle(ctx: Context) -> Iterator[Finding]:
+    """The documents of a bundle, each against its schema (see `documents`)."""
     bundle = ctx.bundle
     gate = ctx.gate or {}
     known = {name for name, *_ in bundle.kinds.values()}
@@ -80,25 +123,24 @@ def documents(ctx: Context) -> Iterator[Finding]:
         try:
             value = bundle.raw_document(kind)
         except (Unverifiable, JSONProblem, OSError) as exc:
-            yield _unreadable(bundle, kind, name, exc)
+            yield _unreadable(bundle.problems, kind, name, exc)
             continue
         schema = ctx.assets.schema(schema_name)
         earlier = known_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
         if earlier is not None:  # these very bytes were valid against this schema in a run of this code (docs/cache.md)
             _model(bundle, kind, name, value)
-            yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name,
-                     cached="schema" if earlier else None)
+            yield from _judged(name, schema_name, [], cached="schema" if earlier else None)
             continue
         validator = checked_validator(schema, schema_validator(schema))  # the reference's errors, compiled speed on valid items
-        errors = [(json_pointer(list(error.absolute_path)), error) for error in validator.iter_errors(value)]
+        errors = _errors(validator, value)
         if errors:
             bundle.problems[kind] = f"{len(errors)} schema error(s)"
-            yield from _violations(name, errors)
+            yield from _judged(name, schema_name, errors)
             continue
         note_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
         _model(bundle, kind, name, value)
         del value
-        yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+        yield from _judged(name, schema_name, [])
 
 
 def _model(bundle: Any, kind: str, name: str, value: Any) -> None:
@@ -124,7 +166,7 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
     digest = bundle.digests.get(bundle.kinds[kind][0])
     earlier = known_valid(ctx.options.get("cache"), schema, None if digest is None else digest + ":lines")
     if earlier is not None:  # these very bytes were valid against this schema in a run of this code (docs/cache.md)
-        yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name, cached="schema" if earlier else None)
+        yield from _judged(name, schema_name, [], cached="schema" if earlier else None)
         return
     validator = checked_validator(schema, schema_validator(schema))  # the reference's errors, compiled speed on valid items
     reader = LINE_READERS.get(kind)
@@ -161,7 +203,7 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
             if model is not None:
                 model.extend(batch[0][0] - 1, documents)
     except (Unverifiable, JSONProblem, OSError) as exc:
-        yield _unreadable(bundle, kind, name, exc)
+        yield _unreadable(bundle.problems, kind, name, exc)
         return
     if bad:
         bundle.problems[kind] = str(bad[0][1])
@@ -177,12 +219,12 @@ def _lines(ctx: Context, kind: str, name: str, schema_name: str) -> Iterator[Fin
     note_valid(ctx.options.get("cache"), schema, digest + ":lines" if digest else None)
     if model is not None:
         bundle.modelled[kind] = model.done()
-    yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
+    yield from _judged(name, schema_name, [])
 
 
-def _unreadable(bundle: Any, kind: str, name: str, exc: Exception) -> Finding:
+def _unreadable(problems: dict[str, str], kind: str, name: str, exc: Exception) -> Finding:
     """
-    Record in `bundle.problems` why document `kind` (file `name`) cannot be used, and return its one finding.
+    Record in `problems` (a bundle's, by kind) why document `kind` (file `name`) cannot be used, and return its one finding.
 
     `Unverifiable` (not matched by integrity, changed since) is UNVERIFIED
     with its code; `JSONProblem` (not strict JSON as a whole: no line, a bad
@@ -191,13 +233,13 @@ def _unreadable(bundle: Any, kind: str, name: str, exc: Exception) -> Finding:
     `unreadable-file` naming the system's reason.
     """
     if isinstance(exc, Unverifiable):
-        bundle.problems[kind] = str(exc)
+        problems[kind] = str(exc)
         return _f(Status.UNVERIFIED, exc.code, str(exc), path=name)
     if isinstance(exc, JSONProblem):
-        bundle.problems[kind] = str(exc)
+        problems[kind] = str(exc)
         return _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)
     reason = getattr(exc, "strerror", None) or exc
-    bundle.problems[kind] = f"cannot be read ({reason})"
+    problems[kind] = f"cannot be read ({reason})"
     return _f(Status.FAIL, "unreadable-file", f"{name} cannot be read ({reason})", path=name)
 
 
@@ -235,81 +277,51 @@ def _at(document: Any, pointer: str) -> Any:
     return node
 
 
-def receipt_document(reader: Any) -> Check:
+def _receipt(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, Any, bool]]:
     """
-    Return the `schema.documents` check of receipt reader `reader` over `ctx.options["document"]` (of a reader of receipt
-    directories, one with `FILES`: over its files, `_directory`). Every `(pointer, value)` of `reader.VERSION` must be
-    stated with that value and type (`True` is not 1; schema `<reader.KIND>`), or, for a receipt that records no version,
-    exactly one of the pinned schemas `reader.VERSIONS` must match by signature (`_by_signature`; the chosen profile and
-    schema name go to `ctx.data["profile"]`, `ctx.data["schema"]`); else UNVERIFIED `unknown-producer-version` (never
-    FAIL, `docs/receipts.md`). Then PASS `producer-identified` (`ctx.data["producer"]`) and PASS `valid` or FAIL
-    `schema-violation` per error against the version's pinned schema.
-    """
+    The version of receipt reader `reader`'s document `ctx.options["document"]` (file `ctx.options["name"]`), then the document.
 
-    def run(ctx: Context) -> Iterator[Finding]:
-        if hasattr(reader, "FILES"):
-            yield from _directory(ctx, reader)
+    Every `(pointer, value)` of `reader.VERSION` stated with that value and type (`True` is not 1; schema `<reader.KIND>`),
+    or exactly one pinned schema of `reader.VERSIONS` matching by signature (`_by_signature`; profile and schema name to
+    `ctx.data`); else UNVERIFIED `unknown-producer-version` (never FAIL, `docs/receipts.md`) and nothing more. Then PASS
+    `producer-identified` (`ctx.data["producer"]`) and `(name, schema name, document, False)` to validate.
+    """
+    document, name = ctx.options["document"], ctx.options["name"]
+    if hasattr(reader, "VERSIONS"):
+        chosen = _by_signature(ctx.assets, reader.VERSIONS, set(document))
+        if chosen is None:
+            yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but its field set matches no known "
+                     f"version ({', '.join(reader.VERSIONS)}); nothing in it is re-derived", path=name, observed=sorted(document))
             return
-        document, name = ctx.options["document"], ctx.options["name"]
-        if hasattr(reader, "VERSIONS"):
-            chosen = _by_signature(ctx.assets, reader.VERSIONS, set(document))
-            if chosen is None:
-                yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but its field set matches no known "
-                         f"version ({', '.join(reader.VERSIONS)}); nothing in it is re-derived", path=name, observed=sorted(document))
-                return
-            schema_name, profile = chosen
-            ctx.data["profile"], ctx.data["schema"] = profile, schema_name
-            producer, text = {"producer": profile["producer"], "version": profile["version"]}, profile["version"]
-            observed: dict[str, Any] = {**producer, "profile": schema_name}
-        else:
-            stated = {ptr: _at(document, ptr) for ptr, _ in reader.VERSION}
-            other = [(ptr, want) for ptr, want in reader.VERSION if not (type(stated[ptr]) is type(want) and stated[ptr] == want)]
-            observed = {k: str(v) for k, v in stated.items()}
-            if other:
-                yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but "
-                         + "; ".join(f"{ptr} is {stated[ptr]!r}, not {want!r}" for ptr, want in other)
-                         + ": an unknown producer version, nothing in it is re-derived",
-                         path=name, pointer=other[0][0], expected=dict(reader.VERSION), observed=observed)
-                return
-            schema_name, producer, text = reader.KIND, dict(reader.PRODUCER), reader.VERSION_TEXT
-        ctx.data["producer"] = producer
-        yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {text}", path=name, observed=observed)
-        yield from _judged(schema_validator(ctx.assets.schema(schema_name)), document, name, schema_name)
-
-    return Check("schema.documents", "The receipt names the producer version a pinned schema judges, and validates against it", run)
+        schema_name, profile = chosen
+        ctx.data["profile"], ctx.data["schema"] = profile, schema_name
+        producer, text = {"producer": profile["producer"], "version": profile["version"]}, profile["version"]
+        observed: dict[str, Any] = {**producer, "profile": schema_name}
+    else:
+        stated = {ptr: _at(document, ptr) for ptr, _ in reader.VERSION}
+        other = [(ptr, want) for ptr, want in reader.VERSION if not (type(stated[ptr]) is type(want) and stated[ptr] == want)]
+        observed = {k: str(v) for k, v in stated.items()}
+        if other:
+            yield _f(Status.UNVERIFIED, "unknown-producer-version", f"{name}: {reader.FAMILY}, but "
+                     + "; ".join(f"{ptr} is {stated[ptr]!r}, not {want!r}" for ptr, want in other)
+                     + ": an unknown producer version, nothing in it is re-derived",
+                     path=name, pointer=other[0][0], expected=dict(reader.VERSION), observed=observed)
+            return
+        schema_name, producer, text = reader.KIND, dict(reader.PRODUCER), reader.VERSION_TEXT
+    ctx.data["producer"] = producer
+    yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {text}", path=name, observed=observed)
+    yield name, schema_name, document, False
 
 
-def _judged(validator: Any, document: Any, name: str, schema_name: str, as_text: bool = False) -> Iterator[Finding]:
+def _directory(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, Any, bool]]:
     """
-    Yield FAIL `schema-violation` per error of `document` (file `name`) against pinned `schema_name`, or PASS `valid`.
+    The files of receipt directory `ctx.options["directory"]` of `reader`, its producer version, then each file to validate.
 
-    The errors are ordered by their path's keys and indexes; `as_text` (a receipt directory's files, as their reader has
-    always reported them) orders them by the path's steps as text ("/10" before "/2") and joins the steps unescaped.
-    """
-    key = (lambda e: [str(p) for p in e.absolute_path]) if as_text else (lambda e: list(e.absolute_path))
-    errors = sorted(validator.iter_errors(document), key=key)
-    for e in errors:
-        ptr = "".join(f"/{p}" for p in e.absolute_path) if as_text else json_pointer(e.absolute_path)
-        yield _f(Status.FAIL, "schema-violation", f"{name} at {ptr or '/'}: {schema_message(e)}", path=name, pointer=ptr)
-    if not errors:
-        yield _f(Status.PASS, "valid", f"{name} is valid against {schema_name}.schema.json", path=name)
-
-
-def _directory(ctx: Context, reader: Any) -> Iterator[Finding]:
-    """
-    Judge the receipt directory `ctx.options["directory"]` of `reader`: its files, its producer version, its schemas.
-
-    Each file of `reader.FILES` is read as strict JSON (a `.jsonl` name as
-    strict JSON Lines): FAIL with the strictness code naming the file, else
-    PASS `read` (worded by `reader.READ`, `{name}` and `{size}` in bytes);
-    bytes and parsed files go to `ctx.data["raw"]` and `ctx.data["doc"]` by
-    name. Once all read, the members of file `reader.MATCH[0]` named by the
-    `match` of the `x-verify-profile` of its pinned schema must equal it
-    (else UNVERIFIED `unknown-producer-version` at the last member, a
-    version `reader.MATCH[1]` names); the profile goes to
-    `ctx.data["profile"]`. Then PASS `producer-identified` and each file
-    against its pinned schema (`reader.SCHEMAS`, in that order; a JSON Lines
-    file line by line, pointers `/<line index>...`, one PASS for all lines).
+    Each file of `reader.FILES` read strictly (`.jsonl` as JSON Lines): FAIL with the strictness code (`_unreadable`),
+    else PASS `read` (`reader.READ`, with `{name}`, `{size}` in bytes); bytes and parsed files in `ctx.data["raw"]`,
+    `ctx.data["doc"]`. Then the members of `reader.MATCH[0]` the `match` of its pinned schema's `x-verify-profile`
+    names must equal it (else UNVERIFIED `unknown-producer-version`; the profile to `ctx.data["profile"]`), PASS
+    `producer-identified`, and `(name, schema name, parsed file, is JSON Lines)` per file of `reader.SCHEMAS`, in order.
     """
     root = ctx.options["directory"]
     raw: dict[str, bytes] = {}
@@ -320,7 +332,7 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding]:
         try:
             docs[name] = loads_strict_lines(data) if name.endswith(".jsonl") else loads_strict(data)
         except JSONProblem as exc:
-            yield _f(Status.FAIL, exc.code, f"{name}: {exc}", path=name)
+            yield _unreadable({}, name, name, exc)
             continue
         yield _f(Status.PASS, "read", reader.READ.format(name=name, size=len(data)), path=name)
     if len(docs) < len(reader.FILES):
@@ -339,19 +351,7 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding]:
     yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {producer['version']}",
              path=name, observed=producer)
     for name, schema_name in reader.SCHEMAS.items():
-        validator = schema_validator(ctx.assets.schema(schema_name))
-        if not name.endswith(".jsonl"):
-            yield from _judged(validator, docs[name], name, schema_name, as_text=True)
-            continue
-        bad = 0
-        for i, line in enumerate(docs[name]):
-            for finding in _judged(validator, line, name, schema_name, as_text=True):
-                if finding.status is Status.FAIL:
-                    bad += 1
-                    yield _f(Status.FAIL, "schema-violation", f"{name} line {i + 1}: {finding.message}", path=name,
-                             pointer=f"/{i}{finding.pointer or ''}")
-        if not bad:
-            yield _f(Status.PASS, "valid", f"{name}: {len(docs[name])} lines valid", path=name)
+        yield name, schema_name, docs[name], name.endswith(".jsonl")
 
 
 def _by_signature(assets: Any, schema_names: Any, keys: set[str]) -> tuple[str, dict[str, Any]] | None:

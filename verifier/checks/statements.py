@@ -18,8 +18,13 @@ case) that the manifest lists; and the file given with
 `ctx.options["claims_text"] = (name, text)`).
 
 One body, `judge`, for every reader, given the texts and the values
-(`Candidates`): `stated` (native, mapped) gives `texts`, `blocked_texts`,
-`collect_all`; `profile_statements.stated_text` `given` and its `collect`.
+(`Candidates`): `stated` gives, for a bundle (native, mapped), `texts`,
+`blocked_texts` and `collect_all`; for a bundle a profile reads (no
+`bundle` section) a `verify --claims-text FILE` (`given`) bound to the
+values the profile's claim rules derive (`profile_candidates`: each
+instance derived as `derivation.claims` derives it, in the rule's unit; a
+value of one arm pairs with the other arm's, so a stated reduction or
+speedup binds to the two).
 """
 
 from __future__ import annotations
@@ -32,9 +37,11 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from verifier import stats
+from verifier import stats, units
 from verifier.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import CampaignSource, Underivable, derive_rule, expand, native_key
+from verifier.checks.profile_base import _all_records, _derivations, _profile, joined
+from verifier.checks.profile_claims import _convert
 from verifier.checks.outcomes import outcomes
 from verifier.campaign import Campaign, campaign_of, parse_time
 from verifier.readers.claimtext import MAX_QUANTITIES, MAX_TEXT_BYTES, extract
@@ -42,8 +49,9 @@ from verifier.evidence import Plan
 from verifier.model import Finding, Status
 from verifier.pipeline import Context, check
 from verifier.readers.native import evidence_of
+from verifier.readers.select import RecordSource, instances
 
-__all__ = ["CHECK", "TEXT_FILES", "Candidates", "collect_all", "given", "judge", "pairs_of", "stated", "statistic_word"]
+__all__ = ["CHECK", "TEXT_FILES", "Candidates", "collect_all", "given", "judge", "pairs_of", "profile_candidates", "stated", "statistic_word"]
 
 CHECK = "claims.stated"
 
@@ -374,14 +382,92 @@ def _finding(o: Outcome, path: str | None) -> Finding:
 
 
 @check(CHECK, title="Every number the bundle's prose or pull request states is bound to the evidence, or named as unchecked",
-       requires=("gate.pinned", "schema.documents"))
+       requires=("gate.pinned", "schema.documents"),
+       roads={"profile": ("Every number the pull request states is bound to the values the profile derives, or named as unchecked", ())})
 def stated(ctx: Context) -> Iterator[Finding]:
     """
-    `claims.stated` of a native or mapped bundle: the recorded gate outcomes of `claims.json` (`verifier.checks.outcomes`),
-    then `judge` over every claim text (`texts`, `blocked_texts`) with the values `collect_all` gives.
+    `judge` over the claim texts and values each reader gives: a bundle (native or mapped) the recorded gate outcomes of
+    `claims.json` (`verifier.checks.outcomes`) first, then every claim text (`texts`, `blocked_texts`) with the values
+    `collect_all` gives; a profile without a `bundle` section the run's claim text (`given`) with the values its claim
+    rules derive (`profile_candidates`; in its pipeline only when a claim text is given).
     """
+    profile = ctx.options.get("profile")
+    if profile is not None and "bundle" not in profile:
+        yield from judge(ctx, given(ctx), [], profile_candidates)
+        return
     yield from outcomes(ctx)
     yield from judge(ctx, texts(ctx), blocked_texts(ctx), collect_all)
+
+
+#: What a profile's count counts is not named by the profile: any of these nouns may name it.
+_COUNT_NOUN = r"^(?:[a-z-]+\s+){0,2}(?:requests|receipts|records|runs|passes|samples|queries)\b"
+
+
+def _counted(per: list[str]) -> str:
+    """
+    Return the pattern of the nouns a count rule's value may be stated with (`binding._count_noun`'s noun).
+
+    A count noun (`_COUNT_NOUN`); a distributive "per X" / "each X" only for
+    an X the rule counts per: "74 requests per server" is a count per
+    server, never the count over all servers.
+    """
+    dims = "|".join(re.escape(d) for d in per)
+    return _COUNT_NOUN + (rf"(?!.*\b(?:per|each)\b(?!\s+(?:{dims})\b))" if dims else r"(?!.*\b(?:per|each)\b)")
+
+
+def profile_candidates(ctx: Context) -> Candidates:
+    """
+    Return `(evidence, pairs, keys, levels)`: every value the profile's claim rules derive, the arm pairs, the arm/server words, and no subject levels (`{}`).
+
+    One `Evidence` per instance that derives (an underivable one gives
+    nothing), named `rule_id[dim=value]...`, in the rule's unit; `keys` maps
+    each arm and server value, and `baseline`/`candidate`, to the arm or
+    server it names.
+    """
+    rules = [r for r in _profile(ctx).get("claims", []) if "pick" not in r]
+    memo = _derivations(ctx)
+    keys: dict[str, str] = {}
+    for rule in rules:
+        for role in ("baseline", "candidate"):
+            if role in rule and not rule[role].startswith("{"):
+                keys[role] = rule[role]
+    evidence: list[Evidence] = []
+    per_arm: dict[str, dict[str, Evidence]] = {}
+    for rule in rules:
+        records = _all_records(ctx, rule["receipts"])
+        if not records:
+            continue
+        statistic, unit, per = rule["statistic"], rule.get("unit"), rule.get("per", [])
+        plain = not any(isinstance(v, dict) for v in rule["selection"].values())
+        for key in instances(rule, records):
+            try:
+                result = derive_rule(rule if plain else joined(ctx, rule, key), RecordSource(records), key, memo)
+            except Underivable:
+                continue
+            for dim in ("arm", "server"):
+                if dim in key:
+                    keys.setdefault(key[dim], key[dim])
+            name = rule["id"] + "".join(f"[{k}={v}]" for k, v in key.items())
+            value = _convert(result.value, statistic, unit)
+            if statistic == "count":
+                evidence.append(Evidence(name, value, None, "derived", result.text, statistic="count", keys=frozenset(key.values()),
+                                         nouns=_counted(per)))
+                continue
+            if statistic in ("relative_reduction_pct", "speedup"):
+                evidence.append(Evidence(name, value, unit, "derived", result.text, statistic=statistic, keys=frozenset(key.values()),
+                                         topics=frozenset({"speedup"} if statistic == "speedup" else {"reduction"})))
+                continue
+            stat = statistic_word(rule)
+            timed = unit is not None and units.known(unit) and units.parse(unit).dimension == "time"
+            level = "arm" if per == ["arm"] else "server" if "server" in per else None
+            e = Evidence(name, value, unit, "derived", result.text, statistic=stat, keys=frozenset(key.values()),
+                         topics=frozenset({"latency"} if timed else set(rule["id"].lower().replace("-", "_").split("_"))),
+                         primary=statistic == "mean_of_server_means" and level == "arm", level=level)
+            evidence.append(e)
+            if level == "arm":
+                per_arm.setdefault(rule["id"], {})[key["arm"]] = e
+    base, cand = keys.get("baseline", "baseline"), keys.get("candidate", "candidate")
+    return evidence, pairs_of(per_arm, base, cand), keys, {}
 
 
 def given(ctx: Context) -> list[tuple[str, str | None, str]]:
@@ -397,7 +483,7 @@ def judge(ctx: Context, sources: list[tuple[str, str | None, str]], blocked: lis
 
     `sources` are `(source name, finding path or None, text)` (`texts`, `given`), `blocked` the `(name, numbers)`
     of claim texts integrity blocked (`blocked_texts`), `candidates` the reader's values a number may bind to
-    (`collect_all` for a native or mapped bundle, `profile_statements.collect` for a profile's), called once, when
+    (`collect_all` for a native or mapped bundle, `profile_candidates` for a profile's), called once, when
     the first text states a number; `Unverifiable` it raises (plan or receipts unusable) propagates.
 
     PASS `bound`, `plan-count`, `gate-threshold`, `recorded-score`,

@@ -1,6 +1,9 @@
 """
 What a media file is judged against: the expected timeline (`Expectation`) and the gate's coverage policy.
 
+`Asked` is what a reader asks the coverage family to judge: files, each to
+cover one `Expectation` under one `Policy`.
+
 `Policy` holds the allowlists, tolerances and work limits of a gate's
 `coverage` section (`policy_from_gate`); `DEFAULT_POLICY` is the policy of
 `verify media` without `--gate` (the numbers of `ref2va-5s-v1`). Tolerances
@@ -11,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from verifier.errors import ConfigError
 
-__all__ = ["AAC_LC", "DEFAULT_POLICY", "KNOWN_AUDIO_RULES", "KNOWN_CONTAINERS", "MP3", "AudioCodecRule", "Expectation",
+__all__ = ["AAC_LC", "DEFAULT_POLICY", "KNOWN_AUDIO_RULES", "KNOWN_CONTAINERS", "MP3", "Asked", "AudioCodecRule", "Expectation",
            "Policy", "policy_from_gate"]
 
 
@@ -92,6 +95,15 @@ class Policy:
     max_file_bytes: int = 256 * 1024 * 1024
     max_packets_factor: int = 4
     max_seconds: float = 20.0
+
+
+class Asked(NamedTuple):
+    """Represents files a reader asks coverage to judge: `media` name -> arm or None, each to cover `expected` under `policy`; `named` name -> records naming it."""
+
+    policy: Policy
+    expected: Expectation
+    media: dict[str, str | None]
+    named: dict[str, list[str]]
 
 
 def policy_from_gate(section: dict[str, Any]) -> Policy:

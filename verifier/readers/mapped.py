@@ -54,12 +54,12 @@ from verifier import units
 from verifier.bundle import DOCUMENTS, Bundle
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
-from verifier.model import Finding, Status
+from verifier.model import Finding
 from verifier.pipeline import Check, Context
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
 
-__all__ = ["MappedBundle", "mapped_pipeline", "mapped_schema", "named_as_read", "unmapped_fields"]
+__all__ = ["MappedBundle", "mapped_pipeline", "named_as_read"]
 
 #: The document kinds a profile may map, with their schema and whether they are JSON Lines shaped (a list of records).
 KINDS = {kind: DOCUMENTS[kind] for kind in ("manifest", "plan", "receipts", "claims", "quality")}
@@ -73,7 +73,7 @@ class MappedBundle(Bundle):
     `tree` is the root-confined view the profile's integrity check hashes;
     `mapping` the profile's `bundle` section. `kinds` names the foreign file
     of each mapped document. `unmapped` collects `(file, what)` the reader
-    could not map (read by `unmapped_fields`).
+    could not map (reported by `schema.documents`).
     """
 
     tree: Tree | None = None
@@ -253,38 +253,14 @@ def _gate_id(bundle: MappedBundle, manifest: str | None) -> Any:
         return None
 
 
-def unmapped_fields(bundle: MappedBundle) -> Iterator[Finding]:
-    """Yield one UNVERIFIED `unmapped-field` finding (check `schema.documents`) per foreign column no field reads."""
-    for name, what in bundle.unmapped:
-        yield Finding(check="schema.documents", status=Status.UNVERIFIED, code="unmapped-field",
-                      message=f"{name}: {what} is not mapped onto any receipt field, so nothing checks it", path=name)
-
-
-def mapped_schema(schema_check: Check) -> Check:
-    """Return `schema.documents` for a mapped bundle: the native check, then one UNVERIFIED `unmapped-field` per column no field reads."""
-
-    def run(ctx: Context) -> Iterator[Finding]:
-        yield from schema_check(ctx)
-        yield from unmapped_fields(ctx.bundle)
-
-    return Check(schema_check.id, schema_check.title, run, schema_check.requires)
-
-
 def mapped_pipeline(native: tuple[Check, ...]) -> tuple[Check, ...]:
     """
-    Return the native pipeline `native` for a mapped bundle: the same families, order, ids and bodies.
-
-    `integrity.files` reads the profile's manifest kind (`verifier.checks.integrity.listed_of`) under its own
-    title, and `schema.documents` also reports unmapped columns; every other check is the native one
-    (`gate.pinned` reports an unpinned profile itself, `checks.gate.judge`), its findings naming the foreign files.
+    Return the native pipeline `native` for a mapped bundle: the same checks, order and ids, as the mapped input titles
+    them (`Check.on`); each check's body reads the mapped bundle as it reads a native one (`integrity.files` through the
+    profile's manifest kind, `schema.documents` also the columns `MappedBundle.unmapped` names, `gate.pinned` an
+    unpinned profile too), and every finding but integrity's (which names foreign files already) names the foreign files.
     """
-    steps = []
-    for chk in native:
-        if chk.id == "integrity.files":  # names foreign files already
-            steps.append(dataclasses.replace(chk, title="Bundle files match the manifest the profile names (sha256 and size), nothing unlisted"))
-        else:
-            steps.append(named_as_read(mapped_schema(chk) if chk.id == "schema.documents" else chk))
-    return tuple(steps)
+    return tuple(chk.on("mapped") if chk.id == "integrity.files" else named_as_read(chk.on("mapped")) for chk in native)
 
 
 def named_as_read(chk: Check) -> Check:
