@@ -24,7 +24,7 @@ MAX_FILES = 6
 EXTRA = {
     "estimators": ["tests/test_mutation_kills_stats.py", "tests/test_stats_engine.py", "tests/test_statistics_vocabulary.py"],
     "subjects": ["tests/test_claim_subjects.py", "tests/test_claims_text.py", "tests/test_claim_phrasings.py"],
-    "statements": ["tests/test_mutation_kills_profile_statements.py", "tests/test_profile_claims_text.py"],  # the profile road's claims.stated (profile_candidates)
+    "statements": ["tests/test_mutation_kills_profile_statements.py", "tests/test_profile_claims_text.py", "tests/test_score_sentences.py", "tests/test_claims_stated.py"],  # the profile road's claims.stated (profile_candidates)
     "derive": ["tests/test_mutation_kills_derivation.py"],  # derive.judge, the one body of derivation.claims (was checks/derivation.py)
     "gate": ["tests/test_foreign_layout.py", "tests/test_mutation_kills_profile.py"],  # gate.pinned (checks/gate.py `pinned`) is one body for every road
     "wording": ["tests/test_mutation_kills_binding.py", "tests/test_score_sentences.py", "tests/test_binding_counts.py", "tests/test_binding_arrow_statistic.py",
