@@ -489,3 +489,17 @@ def test_a_receipt_directorys_schema_errors_are_capped_and_ordered_as_a_bundle_d
     lines = [int(f.pointer.split("/")[1]) for f in bad]
     assert lines == sorted(lines) and lines[0] == 0 and lines[-1] >= 2  # "/2/..." before "/10/...", the first lines first
     assert all(f.message.startswith(f"responses.jsonl line {n + 1} at /{n}/") for f, n in zip(bad, lines))
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_a_symlinked_member_is_a_finding_naming_its_target_and_is_never_read(tmp_path, inside):
+    # helper-88: a responses.jsonl linked to a file outside the directory was read and judged (79 PASS, no word of the link)
+    d = _copy(tmp_path, "good")
+    real = (d / "kept.jsonl") if inside else (tmp_path / "outside.jsonl")
+    (d / "responses.jsonl").rename(real)
+    (d / "responses.jsonl").symlink_to(real.name if inside else real)
+    report = verify_path(str(d))
+    found = [f for f in report.findings if f.path == "responses.jsonl" and f.check == "schema.documents"]
+    assert [(f.status.value, f.code) for f in found] == [("FAIL", "symlink" if inside else "symlink-escape")], [f.message for f in found]
+    assert str(real.name) in found[0].message and report.verdict == "FAIL"
+    assert not [f for f in report.findings if f.status.value == "PASS" and f.check.startswith("matrix.")]

@@ -317,7 +317,8 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, 
     """
     The files of receipt directory `ctx.options["directory"]` of `reader`, its producer version, then each file to validate.
 
-    Each file of `reader.FILES` read strictly (`.jsonl` as JSON Lines): FAIL with the strictness code (`_unreadable`),
+    Each file of `reader.FILES` read strictly (`.jsonl` as JSON Lines): FAIL `symlink` / `symlink-escape` for a link (never
+    followed; its target inside or outside the directory), UNVERIFIED `unreadable-file`, FAIL with the strictness code (`_unreadable`),
     else PASS `read` (`reader.READ`, with `{name}`, `{size}` in bytes); bytes and parsed files in `ctx.data["raw"]`,
     `ctx.data["doc"]`. Then the members of `reader.MATCH[0]` the `match` of its pinned schema's `x-verify-profile`
     names must equal it (else UNVERIFIED `unknown-producer-version`; the profile to `ctx.data["profile"]`), PASS
@@ -328,7 +329,19 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, 
     docs: dict[str, Any] = {}
     ctx.data["raw"], ctx.data["doc"] = raw, docs
     for name in reader.FILES:
-        raw[name] = data = (root / name).read_bytes()
+        path = root / name
+        if path.is_symlink():  # never followed, named as `integrity.files` names a link in a bundle
+            link = os.readlink(path)
+            inside = (path.parent / link).resolve().is_relative_to(root.resolve())
+            yield _f(Status.FAIL, "symlink" if inside else "symlink-escape",
+                     f"{name} is a symlink to {link!r} ({'inside' if inside else 'outside'} the receipt directory); symlinks are never followed",
+                     path=name)
+            continue
+        try:
+            raw[name] = data = path.read_bytes()
+        except OSError as exc:
+            yield _f(Status.UNVERIFIED, "unreadable-file", f"{name}: cannot be read ({exc.strerror or exc})", path=name)
+            continue
         try:
             docs[name] = loads_strict_lines(data) if name.endswith(".jsonl") else loads_strict(data)
         except JSONProblem as exc:
