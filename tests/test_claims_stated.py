@@ -226,3 +226,26 @@ def test_a_native_gates_max_min_and_sd_rules_bind_the_prose_that_names_them(tmp_
     report = verify_path(str(bundle), asset_root=roots, claims_text=("pr.md", sentence + "\n"))
     found = [f for f in report.findings if f.check == "claims.stated" and f.observed.get("source") == "pr.md"]
     assert [f.status.value for f in found] == [status], [f.message for f in found]
+
+
+@pytest.mark.parametrize("sentence,allowed", [
+    # helper-88: the second number of a list lost the arm its sentence names and PASSed on the other arm's value; a true list
+    # FAILed, its first number judged against the second word's statistic. Never PASS or FAIL on a guess: which number is which
+    # statistic ("respectively") is not read, so such a number is UNVERIFIED unless its own words decide.
+    ("The candidate's min and max latency were 1.0 s and 4.0 s.", [{"PASS", "UNVERIFIED"}, {"FAIL", "UNVERIFIED"}]),
+    ("The candidate's max latency and sd were 4.0 s and 1.41 s.", [{"FAIL", "UNVERIFIED"}, {"PASS", "UNVERIFIED"}]),
+    ("The candidate's min and max latency were 1.0 s and 3.0 s.", [{"PASS", "UNVERIFIED"}, {"PASS", "UNVERIFIED"}]),
+    ("The baseline's max and min latency were 4.0 s and 2.0 s.", [{"PASS", "UNVERIFIED"}, {"PASS", "UNVERIFIED"}]),
+    ("The candidate's latency was 1.0 s at least and 3.0 s at most.", [{"PASS", "UNVERIFIED"}, {"PASS", "UNVERIFIED"}]),
+    ("The candidate's min and max latency, unlike the baseline's, were 1.0 s and 4.0 s.", [{"PASS", "UNVERIFIED"}, {"FAIL", "UNVERIFIED"}]),
+])
+def test_a_list_of_numbers_keeps_the_arm_its_sentence_names(tmp_path, sentence, allowed):
+    roots = asset_root(tmp_path, {"spread-v1": _SPREAD_GATE})
+    bundle = make_bundle(tmp_path / "b", "spread-v1", {"A1": ("baseline", [("measured", 2.0, "ok"), ("measured", 4.0, "ok")]),
+                                                       "B1": ("candidate", [("measured", 1.0, "ok"), ("measured", 3.0, "ok")])},
+                         {"max_s.baseline": 4.0, "max_s.candidate": 3.0, "min_s.baseline": 2.0, "min_s.candidate": 1.0,
+                          "sd_s.baseline": 1.4142135623730951, "sd_s.candidate": 1.4142135623730951})
+    report = verify_path(str(bundle), asset_root=roots, claims_text=("pr.md", sentence + "\n"))
+    found = [f for f in report.findings if f.check == "claims.stated" and f.observed.get("source") == "pr.md"]
+    assert len(found) == 2 and all(f.status.value in ok for f, ok in zip(found, allowed)), [f"{f.status.value} {f.message}" for f in found]
+    assert not any(f.status.value == "PASS" and "baseline" in f.message for f in found if "candidate's" in sentence)

@@ -675,6 +675,17 @@ def _server_means(local: str) -> bool:
     return bool(re.search(r"\bserver means?\b", local)) and not re.search(r"\bsd\b|standard deviation", local)
 
 
+#: The words between two numbers of one list ("1 s and 4 s", "1 s, 2 s, and 4 s").
+_LIST_CONTINUATION = re.compile(r"\s*(?:,|,?\s*(?:and|or))\s*", re.IGNORECASE)
+
+
+def _keys_of_text(text: str, keys: set[str]) -> str | None:
+    """Return the key (`wording.keys_of`'s sense: not inside a longer word or id) named first in `text`, or None."""
+    low = text.lower()
+    hits = [(m.start(), k) for k in keys for m in [re.search(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", low)] if m]
+    return min(hits)[1] if hits else None
+
+
 def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], keys: dict[str, str],
             local: str) -> tuple[list[Evidence], list[str]]:
     """Return the evidence values the wording of `q` singles out, and the wording used (empty when nothing narrows)."""
@@ -687,6 +698,10 @@ def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evid
         if any(e.level == "arm" and key in e.keys for e in pool) and not _server_means(local):  # an arm named: its arm-level values
             pool = [e for e in pool if e.level != "server"] or pool
         used.append(f"'{found[0]}'")
+    elif _LIST_CONTINUATION.fullmatch(q.before) and (named := _keys_of_text(q.sentence, set(keys))):
+        # "the candidate's min and max were 1 s and 4 s": a later number of a list is its sentence's subject's, never another arm's
+        pool = [e for e in pool if not e.keys or keys[named] in e.keys]
+        used.append(f"'{named}'")
     statistic = _statistic(local)
     named = None if statistic else _extreme(local, q.unit)  # "the fastest request took 3 s": a minimum, never a mean
     if statistic is None and named is None and not q.role:

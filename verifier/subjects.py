@@ -128,6 +128,8 @@ def read(q: Quantity, keys: dict[str, str], levels: dict[str, str]) -> Subject:
             selector = name if _selects_requests(text[m.end():], keys) else "other"
             said.append(m.group(0))
             break
+    if selector in ("min", "max") and all(re.search(rx, text) for name, rx in SELECTORS if name in ("min", "max")):
+        selector = "other"  # "min and max latency were 1 s and 4 s": which number is which is not read, so neither is chosen
     single = bool(_SINGLE.search(text)) and not q.unit in (None, "requests")
     return Subject(level, key, phase, selector, single or level == "request", bool(_STAT_WORDS.search(text)), tuple(said))
 
