@@ -29,7 +29,7 @@ def pinned(ctx: Context) -> Iterator[Finding]:
 def judge(ctx: Context, profile: str | None, *, gate: bool) -> Iterator[Finding]:
     """
     Judge what the reader says judges the run: profile id `profile` (the reader of a profile-read or mapped bundle, or None)
-    and, with `gate`, the gate id `manifest.json` names (`ctx.data["manifest"]`). The one body of `gate.pinned`.
+    and, with `gate`, the gate id `manifest.json` names (`ctx.run.manifest`). The one body of `gate.pinned`.
 
     A profile given as a file (`--profile ./mine.json`, in `ctx.assets.unpinned`) is UNVERIFIED `profile-unpinned`:
     nothing vouches for it; a pinned one is PASS `profile-pinned` when it is the only judge (with a gate, the gate's
@@ -48,7 +48,7 @@ def judge(ctx: Context, profile: str | None, *, gate: bool) -> Iterator[Finding]
                       message=f"judged by profile {profile}, pinned at sha256 {sha[:12]}...")
     if not gate:
         return
-    manifest = ctx.data.get("manifest")
+    manifest = ctx.run.manifest
     if manifest is None:
         raise Unverifiable("manifest.json is missing or invalid, so the bundle names no gate", code="no-gate", path="manifest.json")
     gate_id = manifest["gate"]

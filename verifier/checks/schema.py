@@ -52,7 +52,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
     gate = ctx.gate or {}
     known = {name for name, *_ in bundle.kinds.values()}
     # retained attempts (manifest `role`) are JSON Lines receipts validated by `attempts.retained`
-    known |= {e["path"] for e in ctx.data.get("manifest", {}).get("files", []) if e.get("role")}
+    known |= {e["path"] for e in (ctx.run.manifest or {}).get("files", []) if e.get("role")}
     for rel in sorted(bundle.verified.values()):
         if rel.lower().endswith((".json", ".jsonl")) and rel not in known:
             yield _f(Status.FAIL, "unknown-document",
@@ -241,8 +241,8 @@ def receipt_document(reader: Any) -> Check:
     directories, one with `FILES`: over its files, `_directory`). Every `(pointer, value)` of `reader.VERSION` must be
     stated with that value and type (`True` is not 1; schema `<reader.KIND>`), or, for a receipt that records no version,
     exactly one of the pinned schemas `reader.VERSIONS` must match by signature (`_by_signature`; the chosen profile and
-    schema name go to `ctx.data["profile"]`, `ctx.data["schema"]`); else UNVERIFIED `unknown-producer-version` (never
-    FAIL, `docs/receipts.md`). Then PASS `producer-identified` (`ctx.data["producer"]`) and PASS `valid` or FAIL
+    schema name go to `ctx.run.profile`, `ctx.run.schema`); else UNVERIFIED `unknown-producer-version` (never
+    FAIL, `docs/receipts.md`). Then PASS `producer-identified` (`ctx.run.producer`) and PASS `valid` or FAIL
     `schema-violation` per error against the version's pinned schema.
     """
 
@@ -258,7 +258,7 @@ def receipt_document(reader: Any) -> Check:
                          f"version ({', '.join(reader.VERSIONS)}); nothing in it is re-derived", path=name, observed=sorted(document))
                 return
             schema_name, profile = chosen
-            ctx.data["profile"], ctx.data["schema"] = profile, schema_name
+            ctx.run.profile, ctx.run.schema = profile, schema_name
             producer, text = {"producer": profile["producer"], "version": profile["version"]}, profile["version"]
             observed: dict[str, Any] = {**producer, "profile": schema_name}
         else:
@@ -272,7 +272,7 @@ def receipt_document(reader: Any) -> Check:
                          path=name, pointer=other[0][0], expected=dict(reader.VERSION), observed=observed)
                 return
             schema_name, producer, text = reader.KIND, dict(reader.PRODUCER), reader.VERSION_TEXT
-        ctx.data["producer"] = producer
+        ctx.run.producer = producer
         yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {text}", path=name, observed=observed)
         yield from _judged(schema_validator(ctx.assets.schema(schema_name)), document, name, schema_name)
 
@@ -302,19 +302,19 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding]:
     Each file of `reader.FILES` is read as strict JSON (a `.jsonl` name as
     strict JSON Lines): FAIL with the strictness code naming the file, else
     PASS `read` (worded by `reader.READ`, `{name}` and `{size}` in bytes);
-    bytes and parsed files go to `ctx.data["raw"]` and `ctx.data["doc"]` by
+    bytes and parsed files go to `ctx.run.raw` and `ctx.run.doc` by
     name. Once all read, the members of file `reader.MATCH[0]` named by the
     `match` of the `x-verify-profile` of its pinned schema must equal it
     (else UNVERIFIED `unknown-producer-version` at the last member, a
     version `reader.MATCH[1]` names); the profile goes to
-    `ctx.data["profile"]`. Then PASS `producer-identified` and each file
+    `ctx.run.profile`. Then PASS `producer-identified` and each file
     against its pinned schema (`reader.SCHEMAS`, in that order; a JSON Lines
     file line by line, pointers `/<line index>...`, one PASS for all lines).
     """
     root = ctx.options["directory"]
     raw: dict[str, bytes] = {}
     docs: dict[str, Any] = {}
-    ctx.data["raw"], ctx.data["doc"] = raw, docs
+    ctx.run.raw, ctx.run.doc = raw, docs
     for name in reader.FILES:
         raw[name] = data = (root / name).read_bytes()
         try:
@@ -334,8 +334,8 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding]:
                  f"{name}: {'/'.join(match)} {seen} is not a known {words} ({match}); nothing re-derived",
                  path=name, pointer=f"/{list(match)[-1]}", expected=match, observed=seen)
         return
-    ctx.data["profile"] = profile
-    ctx.data["producer"] = producer = {"producer": profile["producer"], "version": profile["version"]}
+    ctx.run.profile = profile
+    ctx.run.producer = producer = {"producer": profile["producer"], "version": profile["version"]}
     yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {producer['version']}",
              path=name, observed=producer)
     for name, schema_name in reader.SCHEMAS.items():
