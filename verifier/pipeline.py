@@ -25,7 +25,6 @@ from verifier.model import CheckInfo, Finding, Status
 from verifier.stats import RUN_CONTEXT
 
 if TYPE_CHECKING:
-    from verifier.campaign import Campaign
     from verifier.evidence import Evidence, Receipt
 
 __all__ = ["Check", "Context", "PackFacts", "RunData", "check", "run_pipeline"]
@@ -82,7 +81,7 @@ class RunData:
 
     evidence: Evidence | None = None
     manifest: dict[str, Any] | None = None
-    campaign: Campaign | None = None
+    campaign: Any = None  # a verifier.campaign.Campaign (not imported: campaign imports readers/, which import this module)
     profile: dict[str, Any] = field(default_factory=dict)
     schema: str | None = None
     producer: dict[str, Any] | None = None
