@@ -38,8 +38,8 @@ class PackFacts:
     Written by `verifier.adapters.telemetry` / `telemetry_rules` and the pack's standings, read by the pack's
     qualification (a fact never established stays at its default: False / None / empty).
     `carrier`: retained carrier file name (`stdout`, `metrics_before`, `metrics_after`, `implementation`, ...) -> its
-    bytes (`telemetry.carriers`); `client`: the client facts printed on stdout (`_client_rows`), None until parsed;
-    `engine_delta`: the engine's generated-token counter delta (`_engine_rows`), None until summed;
+    bytes (`telemetry.carriers`); `client`: the client facts printed on stdout (`_client`), None until parsed;
+    `engine_delta`: the engine's generated-token counter delta (`_engine`), None until summed;
     `no_preemptions`, `occupancy_within_cap`, `implementation_bound` (`telemetry_rules`), `subject_established`,
     `arrival_observed`, `window_isolated` (the pack's standings): whether each prerequisite was observed.
     """
@@ -63,13 +63,13 @@ class RunData:
     The run's documents: `evidence` the evidence model (`verifier.evidence.Evidence`; built by the reader's
     `model`/`evidence_of`, `schema.receipts` for a profile; None until built), `manifest` the manifest the model reads
     (bundle format v1's shape; `integrity.files`; None when none was read), `campaign` the `verifier.campaign.Campaign`
-    (`campaign.of`, memoized; None until built), `profile` the adapter profile `schema.documents` chose (`{}` until then),
+    (`campaign.campaign_of`, memoized; None until built), `profile` the producer profile the schema checks chose (`{}` until then),
     `schema` its schema name, `producer` `{producer, version}` for the report (None when not identified), `doc` /
     `raw` file name -> parsed document / its bytes (`schema.documents`, adapters).
     Integrity: `matched` NFC name -> (name on disk, sha256) of the files `integrity.files` matched; `listed_names`
     sha256 -> the sorted names it is listed under; `listed_digests` every listed sha256 (None when no manifest was
     read); `listed_externals` the external artifacts listed with digests (manifest entries); `externals_verified`
-    / `externals_digests` name -> the supplied external file's path / its sha256 (`integrity.external`; re-hashed by
+    / `externals_digests` name -> the supplied external file's path / its sha256 (`integrity.match_supplied`; re-hashed by
     `integrity.unchanged`). `examined` the `(file, JSON Pointer)` places of stated values some check compared
     (read by `explain`). `coverage_checked` media name -> (expectation, policy, findings, facts) of
     `coverage.streams`, re-used by `quality.rescore`. `figures` figure kind -> rows for the HTML report
