@@ -138,7 +138,7 @@ def profile_receipt(path: str, pointer: str, raw: object = None, *, dims: dict |
 
 
 def profile_evidence(**sets: list) -> dict:
-    """Return `ctx.data` holding the evidence model of a profile run whose receipt sets are `sets` (set id -> receipts)."""
+    """Return the `verifier.pipeline.RunData` fields (a dict for `RunData(**...)`) holding the evidence model of a profile run whose receipt sets are `sets` (set id -> receipts)."""
     import dataclasses
 
     from verifier.evidence import Evidence

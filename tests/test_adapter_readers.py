@@ -35,7 +35,7 @@ def _run(module, path, evidence=None):
     options = {"directory": path, "name": path.name} if path.is_dir() else {"document": loads_strict(path.read_bytes()), "name": path.name}
     ctx = Context(subject=path, assets=TrustSet(assets(None)), options={"reader": module, **options})
     if evidence is not None:
-        ctx.data["evidence"] = evidence
+        ctx.run.evidence = evidence
     findings, _ = run_pipeline(receipt_pipeline(module), ctx)
     return findings
 

@@ -9,14 +9,14 @@ from conftest import EXAMPLE
 from verifier.bundle import Bundle
 from verifier.core import BUNDLE_PIPELINE
 from verifier.evidence import Evidence, Location, ProcessReceipt
-from verifier.pipeline import Context, run_pipeline
+from verifier.pipeline import Context, RunData, run_pipeline
 from verifier.readers.native import evidence_of
 from verifier.trust import assets
 
 
-def _run_until(check_id: str, data: dict) -> list:
+def _run_until(check_id: str, run: RunData) -> list:
     steps = BUNDLE_PIPELINE[: [c.id for c in BUNDLE_PIPELINE].index(check_id) + 1]
-    ctx = Context(subject=EXAMPLE, assets=assets(None), bundle=Bundle(root=EXAMPLE), data=data)
+    ctx = Context(subject=EXAMPLE, assets=assets(None), bundle=Bundle(root=EXAMPLE), run=run)
     findings, _roster = run_pipeline(steps, ctx)
     return [f for f in findings if f.check == check_id]
 
@@ -25,17 +25,17 @@ def test_worker_exits_are_judged_from_the_model_not_the_receipts_file():
     # the example's workers all exited 0; a model saying otherwise must be what the check judges
     model = Evidence(reader="test", processes=(
         ProcessReceipt("A1-worker0", 137, "SIGKILL", None, None, Location("receipts.jsonl", "/7"), {"server": "A1", "arm": "baseline"}),))
-    found = _run_until("plan.conformance", {"evidence": model})
+    found = _run_until("plan.conformance", RunData(evidence=model))
     bad = [f for f in found if f.code == "worker-exit"]
     assert len(bad) == 1 and bad[0].pointer == "/7" and "on A1 exited with code 137, signal SIGKILL" in bad[0].message
     assert not any(f.code == "workers" for f in found)
 
 
 def test_the_native_reader_gives_workers_their_server_and_report_pointer():
-    data: dict = {}
-    found = _run_until("plan.conformance", data)
+    run = RunData()
+    found = _run_until("plan.conformance", run)
     assert ("PASS", "workers") in {(f.status, f.code) for f in found}
-    ctx = Context(subject=EXAMPLE, assets=assets(None), bundle=Bundle(root=EXAMPLE), data=data)
+    ctx = Context(subject=EXAMPLE, assets=assets(None), bundle=Bundle(root=EXAMPLE), run=run)
     workers = evidence_of(ctx).processes
     assert workers and all(w.dims.get("server") and w.location.pointer.startswith("/") for w in workers)
 
@@ -70,20 +70,20 @@ def _codes(found: list) -> set:
 
 
 def test_the_native_model_of_the_example_is_judged_as_the_bundle():
-    assert _codes(_run_until("derivation.claims", {"evidence": _edited(lambda d, m: None)})) == {("PASS", "derived")}
+    assert _codes(_run_until("derivation.claims", RunData(evidence=_edited(lambda d, m: None)))) == {("PASS", "derived")}
 
 
 def test_derivation_judges_the_models_claims():
     def edit(docs, _m):
         docs["claims"]["claims"][0]["value"] += Decimal(1)
-    found = _run_until("derivation.claims", {"evidence": _edited(edit)})
+    found = _run_until("derivation.claims", RunData(evidence=_edited(edit)))
     assert ("FAIL", "claim-mismatch") in _codes(found)
 
 
 def test_plan_conformance_judges_the_models_receipts():
     def edit(docs, _m):
         next(r for r in docs["receipts"] if r.get("request_id") == "A1-w2")["phase"] = "measured"
-    found = _run_until("plan.conformance", {"evidence": _edited(edit)})
+    found = _run_until("plan.conformance", RunData(evidence=_edited(edit)))
     assert ("FAIL", "receipt-disagrees") in _codes(found) and ("PASS", "requests") not in _codes(found)
 
 
@@ -94,7 +94,7 @@ def test_a_receipt_disagreeing_with_its_plan_in_one_dimension_alone_fails(key, v
         receipt = next(r for r in docs["receipts"] if r.get("request_id") == "A1-w2")
         assert receipt[key] != value
         receipt[key] = value
-    found = _run_until("plan.conformance", {"evidence": _edited(edit)})
+    found = _run_until("plan.conformance", RunData(evidence=_edited(edit)))
     disagree = [f for f in found if f.code == "receipt-disagrees"]
     assert len(disagree) == 1 and disagree[0].observed[key] == value and ("PASS", "requests") not in _codes(found)
 
@@ -104,14 +104,14 @@ def test_receipt_consistency_judges_the_models_status_and_timeouts():
         first = next(r for r in docs["receipts"] if r["kind"] == "request")
         first["http_status"] = 500
         docs["plan"]["timeouts"] = {"request_s": Decimal("0.5")}
-    found = _run_until("receipts.consistency", {"evidence": _edited(edit)})
+    found = _run_until("receipts.consistency", RunData(evidence=_edited(edit)))
     assert {("FAIL", "outcome-contradicts-status"), ("FAIL", "ok-after-timeout")} <= _codes(found)
 
 
 def test_attempts_are_the_models_declared_attempts():
     def edit(_d, manifest):
         next(e for e in manifest["files"] if e["path"] == "README.md")["role"] = "rejected-attempt"
-    found = _run_until("attempts.retained", {"evidence": _edited(edit)})
+    found = _run_until("attempts.retained", RunData(evidence=_edited(edit)))
     assert ("FAIL", "attempt-not-receipts") in _codes(found)
 
 
@@ -119,14 +119,14 @@ def test_recorded_quality_judges_the_models_scores_and_scorers():
     def edit(docs, _m):
         docs["quality"]["comparisons"][0]["scores"]["ssim"] = Decimal("0.5")
         docs["quality"]["scorers"]["audio_cosine"] = {"id": "another"}  # another metric: a differing scorer's scores are refused (issue 39)
-    found = _run_until("quality.recorded", {"evidence": _edited(edit)})
+    found = _run_until("quality.recorded", RunData(evidence=_edited(edit)))
     assert {("FAIL", "threshold-missed"), ("FAIL", "scorer-identity-differs")} <= _codes(found)
 
 
 def test_coverage_lists_the_media_the_model_names():
     def edit(docs, _m):
         docs["quality"]["comparisons"][0]["candidate"] = "media/elsewhere.mp4"
-    found = _run_until("coverage.streams", {"evidence": _edited(edit)})
+    found = _run_until("coverage.streams", RunData(evidence=_edited(edit)))
     assert [f.path for f in found if f.code == "media-not-verified"] == ["media/elsewhere.mp4"]
 
 
@@ -134,7 +134,7 @@ def test_rescoring_scores_the_models_comparisons():
     def edit(docs, _m):
         for comparison in docs["quality"]["comparisons"]:
             comparison["reference"] = "media/elsewhere.mp4"
-    found = _run_until("quality.rescore", {"evidence": _edited(edit)})
+    found = _run_until("quality.rescore", RunData(evidence=_edited(edit)))
     skipped = [f for f in found if f.code == "scoring-media-not-verified"]
     assert len(skipped) == 14 and {f.observed for f in skipped} == {"media/elsewhere.mp4"}
 
@@ -143,7 +143,7 @@ def test_stated_claims_bind_the_models_prose_and_outcomes():
     def edit(docs, _m):
         docs["claims"]["headline"] = "HTTP E2E went 407.27 s -> 108.12 s, 70.00 % lower."
         docs["claims"]["outcomes"] = [{"gate": "quality", "passed": False, "covers": "all"}]
-    found = _run_until("claims.stated", {"evidence": _edited(edit)})
+    found = _run_until("claims.stated", RunData(evidence=_edited(edit)))
     codes = _codes(found)
     assert ("FAIL", "outcome-contradicted") in codes
     assert any(f.code == "claim-mismatch" and f.observed["source"] == "claims.json#/headline" and f.observed["stated"].startswith("70.00")

@@ -1,7 +1,7 @@
 """
 Issue 10: a profile's receipt sets are read onto the evidence model (`verifier.evidence`), the one every later check reads.
 
-`schema.receipts` builds `ctx.data["evidence"]`: reader `profile:<id>`, the
+`schema.receipts` builds `ctx.run.evidence`: reader `profile:<id>`, the
 receipts of every set tagged with their set, quantities in their base unit
 (ms becomes s exactly), a stand-in for a file that was read but held no
 records, the output media the receipts name, and an `Unmapped` entry for what
@@ -21,7 +21,7 @@ from verifier import units
 from verifier.checks.profile import receipts
 from verifier.checks.profile_base import _all_records, _records, evidence
 from verifier.evidence import Evidence, FileEntry, Location, Quantity, Receipt
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.readers.tree import Tree
 
 D = Decimal
@@ -79,7 +79,7 @@ def _run(root: Path) -> tuple[Context, list]:
 
 def test_profile_receipts_builds_the_evidence_model(tmp_path):
     ctx, findings = _run(_bundle(tmp_path))
-    model = ctx.data["evidence"]
+    model = ctx.run.evidence
     assert isinstance(model, Evidence) and evidence(ctx) is model
     assert (model.reader, model.gate) == ("profile:toy", "toy")
     read = [r for r in model.receipts if r.unread is None]
@@ -107,7 +107,7 @@ def test_the_per_set_views_come_from_the_model(tmp_path):
     assert _all_records(ctx, "runs") is _all_records(ctx, "runs")  # built once per model: select indexes these lists
     assert _all_records(ctx, "absent") == []
     moved = [Receipt(dims={"arm": "C"}, quantities={}, location=Location("x.jsonl"), receipt_set="other")]
-    ctx.data["evidence"] = Evidence(reader="profile:toy", receipts=tuple(moved))
+    ctx.run.evidence = Evidence(reader="profile:toy", receipts=tuple(moved))
     assert _all_records(ctx, "runs") == [] and _all_records(ctx, "other") == moved  # a new model is a new view
 
 
@@ -169,10 +169,10 @@ def test_profile_coverage_judges_the_stated_claims_of_the_model_not_the_document
     model = Evidence(reader="profile:toy", files=(FileEntry("s.json", None, None),), claims=(claim,),
                      outcomes=(RecordedOutcome("ok", False, None, Location("s.json", "/ok")),))
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), options={"profile": {"id": "toy", "claim_documents": [{"file": "s.json"}]}},
-                  data={"evidence": model})
+                  run=RunData(evidence=model))
     assert [(f.status.value, f.code, f.pointer, f.observed) for f in coverage(ctx)] == [
         ("UNVERIFIED", "unchecked-claim", "/z", "5"), ("UNVERIFIED", "unchecked-claim", "/ok", "false")]
-    ctx.data["examined"] = {("s.json", "/z"), ("s.json", "/ok")}
+    ctx.run.examined = {("s.json", "/z"), ("s.json", "/ok")}
     assert [(f.status.value, f.code, f.observed) for f in coverage(ctx)] == [("PASS", "covered", {"compared": 2, "informational": 0})]
 
 
@@ -196,8 +196,7 @@ def test_a_member_number_the_words_do_not_hold_is_unchecked_not_a_crash(tmp_path
     (tmp_path / "s.json").write_text("{}")
     claim = StatedClaim("/r#numbers/5", Quantity(D(1), "1", "1"), "ROUGE1: 31.4", Location("s.json", "/r#numbers/5"), D(1), None, "1")
     ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), options={"profile": {"id": "toy", "claim_documents": [{"file": "s.json"}]}},
-                  data={"evidence": Evidence(reader="profile:toy", files=(FileEntry("s.json", None, None),), claims=(claim,)),
-                        "examined": {("s.json", "/r#ROUGE1")}})
+                  run=RunData(evidence=Evidence(reader="profile:toy", files=(FileEntry("s.json", None, None),), claims=(claim,)), examined={("s.json", "/r#ROUGE1")}))
     assert [(f.status.value, f.code, f.pointer) for f in coverage(ctx)] == [("UNVERIFIED", "unchecked-claim", "/r#numbers/5")]
 
 

@@ -126,7 +126,7 @@ def test_sizes_are_compared_only_where_the_kind_states_them(tmp_path):
 def _published_run(tree: Tree, spec: dict, artifacts: Path | None) -> list[tuple[str, str, str | None]]:
     ctx = Context(subject=tree.root, assets=None, bundle=tree,
                   options={"profile": {"manifest": {**spec, "missing": "unverified"}}, "artifacts": str(artifacts) if artifacts else None})
-    return [(f.status.value, f.code, f.path) for f in integrity.files(ctx) if f.path == "sub/b.bin"], ctx.data.get("externals_verified", {})
+    return [(f.status.value, f.code, f.path) for f in integrity.files(ctx) if f.path == "sub/b.bin"], ctx.run.externals_verified
 
 
 @pytest.mark.parametrize("kind", sorted(KINDS))

@@ -18,7 +18,7 @@ from pathlib import Path
 from verifier.checks import coverage as cov
 from verifier.media.demux import AudioFacts, MediaFacts, VideoFacts
 from verifier.media.policy import DEFAULT_POLICY, Expectation
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 
 
 def _facts(name: str, audio: bytes | None, video: bytes | None, packets: int = 10) -> MediaFacts:
@@ -71,11 +71,11 @@ class _Cache:
 
 
 def test_facts_are_cached_under_the_manifest_sha256_of_that_file():
-    ctx = Context(subject=Path("."), assets=None, data={"manifest": {"files": [{"path": "a.mp4", "sha256": "AB" * 32}, {"path": "b.mp4"}],
-                                                                      "external": [{"path": "x.mp4", "sha256": "cd" * 32}]}})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(manifest={"files": [{"path": "a.mp4", "sha256": "AB" * 32}, {"path": "b.mp4"}],
+                                                                      "external": [{"path": "x.mp4", "sha256": "cd" * 32}]}))
     key = cov._facts_key(ctx, "a.mp4", EXP, DEFAULT_POLICY)
-    assert key is not None and key == cov._facts_key(Context(subject=Path("."), assets=None, data={"manifest": {"files": [
-        {"path": "a.mp4", "sha256": "ab" * 32}]}}), "a.mp4", EXP, DEFAULT_POLICY)
+    assert key is not None and key == cov._facts_key(Context(subject=Path("."), assets=None, run=RunData(manifest={"files": [
+        {"path": "a.mp4", "sha256": "ab" * 32}]})), "a.mp4", EXP, DEFAULT_POLICY)
     assert cov._facts_key(ctx, "x.mp4", EXP, DEFAULT_POLICY) not in (None, key)
     assert cov._facts_key(ctx, "b.mp4", EXP, DEFAULT_POLICY) is None and cov._facts_key(ctx, "z.mp4", EXP, DEFAULT_POLICY) is None
     assert cov._facts_key(ctx, "a.mp4", dataclasses.replace(EXP, frames=25), DEFAULT_POLICY) != key
@@ -268,7 +268,7 @@ def test_a_receipts_output_belongs_to_the_plans_arm_of_its_server_else_to_the_ar
                 {"kind": "request", "request_id": "r2", "server": "s9", "arm": "cand", "outputs": [{"path": "b.wav", "sha256": digest}]},
                 {"kind": "request", "request_id": "r3", "arm": "cand", "outputs": [{"path": "c.wav", "sha256": digest}]}]
     model = from_documents({"plan": plan, "receipts": receipts}, manifest=None, names={})
-    ctx = Context(subject=Path("."), assets=None, gate={}, data={"evidence": model})
+    ctx = Context(subject=Path("."), assets=None, gate={}, run=RunData(evidence=model))
     media, notes = cov._media_of_bundle(ctx)
     assert media == {"a.wav": "base", "b.wav": "cand", "c.wav": "cand"} and notes == []
 
@@ -278,7 +278,7 @@ def test_a_profile_file_matched_then_gone_is_not_verified_never_read(tmp_path):
     no longer there (or no longer a safe regular file) is UNVERIFIED `media-not-verified`, never handed to the demuxer."""
     from verifier.readers.tree import Tree
 
-    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"v.mp4": ("v.mp4", "ab" * 32)}})
+    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), run=RunData(matched={"v.mp4": ("v.mp4", "ab" * 32)}))
     exp = Expectation.from_plan({"frames": 121, "fps": "24/1", "sample_rate": 32000, "channels": 2})
     found = [(f.status.value, f.code, f.path) for f in cov.judge_media(ctx, [cov.Asked(DEFAULT_POLICY, exp, {"v.mp4": "a"}, {})])]
     assert found == [("UNVERIFIED", "media-not-verified", "v.mp4")]

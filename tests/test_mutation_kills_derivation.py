@@ -19,6 +19,7 @@ from helpers import TINY_GATE, make_assets, write_bundle
 
 from verifier.checks.derivation import CampaignSource, Underivable
 from verifier.core import verify_path
+from verifier.pipeline import RunData
 
 
 @pytest.fixture(scope="module")
@@ -275,7 +276,7 @@ def test_a_comparisons_count_names_the_quality_index_even_with_one_comparison():
 
     doc = {"format": "verify-quality-index", "format_version": 1, "scorers": {},
            "comparisons": [{"id": "c01", "reference": "media/a.mp4", "candidate": "media/b.mp4", "scores": {"ssim": 0.99}}]}
-    ctx = SimpleNamespace(data={"evidence": from_documents({"quality": doc}, manifest=None, names={})})
+    ctx = SimpleNamespace(run=RunData(evidence=from_documents({"quality": doc}, manifest=None, names={})))
     found, text = CampaignSource(None, ctx).count({"of": "comparisons"}, {})
     assert [c.id for c in found] == ["c01"] and text == "comparisons in quality-index.json"
 

@@ -277,7 +277,7 @@ def test_hash_many_keeps_the_bytes_of_the_documents_asked_for(tmp_path):
 
 def test_files_read_again_are_each_judged_unchanged_or_changed(tmp_path):
     """Kills :541 `or` -> `and`, `!=` -> `==`, `isinstance` -> `not`, :546 `not changed` -> `changed`; pins the messages."""
-    from verifier.pipeline import Context
+    from verifier.pipeline import Context, RunData
     from verifier.readers.tree import Tree
 
     (tmp_path / "a.txt").write_bytes(b"a")
@@ -285,14 +285,14 @@ def test_files_read_again_are_each_judged_unchanged_or_changed(tmp_path):
     good = hashlib.sha256(b"a").hexdigest()
 
     def run(matched):
-        ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": matched})
+        ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), run=RunData(matched=matched))
         return [(f.status.value, f.code, f.path, f.message, f.expected) for f in integrity.unchanged(ctx)]
 
     assert run({"a.txt": ("a.txt", good)}) == [("PASS", "unchanged", None, "1 file(s) read again by later checks still match their sha256", None)]
     said = "no longer has the sha256 it had when verification started; findings on it cannot be trusted"
     assert run({"a.txt": ("a.txt", good), "b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}) == [
         ("FAIL", "changed-during-verification", "b.txt", f"b.txt {said}", good), ("FAIL", "changed-during-verification", "c.txt", f"c.txt {said}", good)]
-    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}})
+    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), run=RunData(matched={"b.txt": ("b.txt", good), "c.txt": ("c.txt", good)}))
     b, c = integrity.unchanged(ctx)
     assert b.observed == hashlib.sha256(b"b").hexdigest() and c.observed.startswith("[Errno 2] No such file or directory")  # :545 what is there now
 
@@ -475,11 +475,11 @@ def test_a_malformed_line_naming_a_file_leaves_that_file_unlisted(tmp_path):
 
 def test_files_read_again_without_a_cache_are_not_marked_cached(tmp_path):
     """Kills :549 `"digest" if reused` -> `if not reused`."""
-    from verifier.pipeline import Context
+    from verifier.pipeline import Context, RunData
     from verifier.readers.tree import Tree
 
     (tmp_path / "a.txt").write_bytes(b"a")
-    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), data={"matched": {"a.txt": ("a.txt", hashlib.sha256(b"a").hexdigest())}})
+    ctx = Context(subject=tmp_path, assets=None, bundle=Tree(tmp_path), run=RunData(matched={"a.txt": ("a.txt", hashlib.sha256(b"a").hexdigest())}))
     assert [(f.code, f.cached) for f in integrity.unchanged(ctx)] == [("unchanged", None)]
 
 
@@ -571,9 +571,9 @@ def test_a_profile_manifest_leaves_what_later_checks_read(tmp_path):
     assert [(f.status.value, f.code, f.path) for f in integrity.files(ctx)] == [
         ("PASS", "match", "runs/a.csv"), ("PASS", "match", "runs/b.csv"), ("FAIL", "sha256-mismatch", "summary.json")]
     twice = _sha("s\n2\n")
-    assert ctx.data["listed_names"] == {twice: ["runs/a.csv", "runs/b.csv"], "a" * 64: ["summary.json"]}
-    assert ctx.data["listed_digests"] == {twice, "a" * 64}
-    assert sorted(ctx.data["matched"]) == ["runs/a.csv", "runs/b.csv"]
+    assert ctx.run.listed_names == {twice: ["runs/a.csv", "runs/b.csv"], "a" * 64: ["summary.json"]}
+    assert ctx.run.listed_digests == {twice, "a" * 64}
+    assert sorted(ctx.run.matched) == ["runs/a.csv", "runs/b.csv"]
     assert ctx.bundle.blocked == {"summary.json": "its sha256 differs from the manifest's"}
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from verifier.checks.outcomes import outcomes
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.readers.native import from_documents
 
 
@@ -24,7 +24,7 @@ def _run(recorded: list, comparisons: list, thresholds: dict) -> list[tuple[str,
     media = {"reference": "a.mp4", "candidate": "b.mp4"}
     docs = {"claims": {"outcomes": recorded}, "quality": {"comparisons": [{**media, **c} for c in comparisons]}}
     ctx = Context(subject=Path("."), assets=None, bundle=None, gate={"quality": {"thresholds": thresholds}},
-                  data={"evidence": from_documents(docs, manifest=None, names={})})  # the model the native reader builds
+                  run=RunData(evidence=from_documents(docs, manifest=None, names={})))  # the model the native reader builds
     return [(f.status.value, f.code, f.message) for f in outcomes(ctx)]
 
 
@@ -52,7 +52,7 @@ def _judge(recorded: list, comparisons: list, quality: dict, quality_unusable: b
     docs = {"claims": {"outcomes": recorded}, "quality": {"comparisons": [{**media, **c} for c in comparisons]}}
     gaps = [Unmapped("document quality-index.json", None, "not hashed", "quality", "blocked-by-integrity")] if quality_unusable else []
     evidence = from_documents(docs, manifest=None, names={}, unmapped=gaps)
-    ctx = Context(subject=Path("."), assets=None, bundle=None, gate={"quality": quality}, data={"evidence": evidence})
+    ctx = Context(subject=Path("."), assets=None, bundle=None, gate={"quality": quality}, run=RunData(evidence=evidence))
     return [(f.status.value, f.code, f.message) for f in outcomes(ctx)]
 
 

@@ -286,7 +286,7 @@ def test_every_worker_exits_with_code_0_and_no_signal(tmp_path, tiny, exit_code,
 import dataclasses  # noqa: E402
 
 from verifier.checks import plan as pl  # noqa: E402
-from verifier.pipeline import Check, Context  # noqa: E402
+from verifier.pipeline import Check, Context, RunData  # noqa: E402
 from verifier.readers.native import from_documents  # noqa: E402
 from verifier.evidence import NO_INSTANT  # noqa: E402
 
@@ -323,7 +323,7 @@ def _conf(receipts: list | None = None, gate: dict | None = None, plan: dict | N
     """Return `(status, code, message)` of each `plan.conformance` finding (with path and pointer when `full`)."""
     model = evidence or from_documents({"plan": {**PLAN, **(plan or {})}, "receipts": RECEIPTS if receipts is None else receipts},
                                        manifest=MANIFEST, names=names or {})
-    ctx = Context(subject=Path("."), assets=None, gate=gate, data={"evidence": model})
+    ctx = Context(subject=Path("."), assets=None, gate=gate, run=RunData(evidence=model))
     return [(f.status.value, f.code, f.message, *((f.path, f.pointer) if full else ())) for f in pl.conformance(ctx)]
 
 
@@ -469,8 +469,8 @@ def test_outputs_are_the_manifests_files_and_each_belongs_to_one_successful_requ
     (None, 9, "worker s1-w0 on s1 exited with code None, signal 9")])
 def test_a_worker_that_did_not_exit_cleanly_says_how(exit_code, signal, message):
     """Kills :209-:215: the messages (a signal only when there was one) and the expected exit."""
-    found = [f for f in pl.conformance(Context(subject=Path("."), assets=None, data={"evidence": from_documents(
-        {"plan": PLAN, "receipts": [*RECEIPTS[:4], _wk("s1", exit_code=exit_code, signal=signal)]}, manifest=MANIFEST, names={})}))
+    found = [f for f in pl.conformance(Context(subject=Path("."), assets=None, run=RunData(evidence=from_documents(
+        {"plan": PLAN, "receipts": [*RECEIPTS[:4], _wk("s1", exit_code=exit_code, signal=signal)]}, manifest=MANIFEST, names={}))))
              if f.status is Status.FAIL]
     assert [(f.message, f.expected, f.observed) for f in found] == [
         (message, {"exit_code": 0} if exit_code is None and signal is None else {"exit_code": 0, "signal": None},
@@ -501,7 +501,7 @@ def test_of_equal_instants_the_first_read_is_named():
 def test_a_duplicate_receipt_records_how_many_receipts_its_request_has():
     """Kills `observed=1 + len(...)` -> `0 + ...`, `2 + ...`, `1 - ...`: the finding's observed count is the message's."""
     model = from_documents({"plan": PLAN, "receipts": RECEIPTS + [_rq("s2-m", 80), _rq("s2-m", 80)]}, manifest=MANIFEST, names={})
-    ctx = Context(subject=Path("."), assets=None, gate=None, data={"evidence": model})
+    ctx = Context(subject=Path("."), assets=None, gate=None, run=RunData(evidence=model))
     found = [(f.message, f.observed, f.pointer) for f in pl.conformance(ctx) if f.code == "duplicate-receipt"]
     assert found == [("request s2-m has 3 receipts", 3, f"/{len(RECEIPTS)}")]  # the line of the second receipt
 
@@ -589,7 +589,7 @@ def test_no_set_of_the_receipt_ids_is_built_when_every_receipt_is_planned():
     from verifier.campaign import Campaign
     c = Campaign.build(model)
     c.requests.first = _NoIteration(c.requests.first)
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": model, "campaign": c})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=model, campaign=c))
     assert [(f.status.value, f.code, f.message) for f in pl.conformance(ctx)] == PASSES
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from verifier.checks.profile import digests, held_parts, identities, overlap, pipeline_for
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.evidence import Receipt
 
 from helpers import profile_evidence, profile_receipt
@@ -28,7 +28,7 @@ D = Decimal
 
 def _ctx(profile: dict[str, Any], records: list[Receipt], **data: Any) -> Context:
     return Context(subject=Path("."), assets=None, options={"profile": {"id": "p", **profile}},
-                   data={**profile_evidence(runs=records), **data})
+                   run=RunData(**{**profile_evidence(runs=records), **data}))
 
 
 def _raw(i: int, raw: dict[str, Any], **values: Any) -> Receipt:
@@ -231,7 +231,7 @@ def test_an_identity_marks_every_compared_place_examined_and_a_table_row_also_at
     row = {"#table": 1, "#row": 2, "#heading": "Results", "a": D(1), "b": D(1)}
     ctx = _ctx({"identities": [_identity("value", A, [B], "0.5")], "receipts": R}, [_raw(0, {"a": D(1), "b": D(1)}), _raw(1, row)])
     assert _findings(identities, ctx) == [("PASS", "identity-holds")]
-    assert ctx.data["examined"] == {("runs.json", "/0/a"), ("runs.json", "/0/b"), ("runs.json", "/1/a"), ("runs.json", "/1/b"),
+    assert ctx.run.examined == {("runs.json", "/0/a"), ("runs.json", "/0/b"), ("runs.json", "/1/a"), ("runs.json", "/1/b"),
                                     ("runs.json", "/tables/Results/1/a"), ("runs.json", "/tables/Results/1/b")}
 
 
@@ -296,7 +296,7 @@ def test_media_without_an_expected_shape_are_reported_present_or_absent():
                             "runs": {"glob": "runs.json", "media": {"pointer": "/out"}}}}
     records = [_raw(0, {"out": "a.mp4"}), _raw(1, {"out": "b.mp4"}), _raw(2, {}), _raw(3, {"out": 7})]
     ctx = Context(subject=Path("."), assets=None, bundle=_Files("a.mp4", "7"), options={"profile": {"id": "p", **profile}},
-                  data=profile_evidence(runs=records))
+                  run=RunData(**profile_evidence(runs=records)))
     assert _all(media, ctx) == [
         ("UNVERIFIED", "media-not-checked", "a.mp4", None,
          "a.mp4: present, but the profile maps no expected shape for it, so decode and coverage checks are not run"),

@@ -20,14 +20,14 @@ from typing import Any
 import pytest
 
 from verifier.checks.profile_base import _all_records, _one_site, _profile, _records, _tree, exists, joined, never_stated
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.evidence import Evidence, FileEntry, Location, Receipt, Site
 from helpers import profile_evidence, profile_receipt
 from verifier.stats import Underivable
 
 
 def _ctx(*records: Receipt) -> Context:
-    return Context(subject=Path("."), assets=None, options={"profile": {"id": "p"}}, data=profile_evidence(jobs=list(records)))
+    return Context(subject=Path("."), assets=None, options={"profile": {"id": "p"}}, run=RunData(**profile_evidence(jobs=list(records))))
 
 
 def _job(job: str, gpus: Any, unread: str | None = None) -> Receipt:
@@ -113,23 +113,23 @@ def test_read_receipts_are_one_list_per_model_and_rebuilt_for_a_new_model():
     ctx = _ctx(_job("a", "0"))
     first = _records(ctx, "jobs")
     assert _records(ctx, "jobs") is first and [r.dims for r in first] == [{"job": "a"}]
-    ctx.data.update(profile_evidence(jobs=[_job("b", "1"), _job("c", "2")]))
+    ctx.run.evidence = profile_evidence(jobs=[_job("b", "1"), _job("c", "2")])["evidence"]
     assert [r.dims for r in _records(ctx, "jobs")] == [{"job": "b"}, {"job": "c"}]
     assert [r.dims for r in _all_records(ctx, "jobs")] == [{"job": "b"}, {"job": "c"}]
 
 
 def test_exists_answers_for_the_model_it_is_asked_with():
     """Kills `:84` `is not model` -> `is model` (after the model is replaced, its files would be the old model's)."""
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": Evidence(reader="profile:test", files=(FileEntry("a.json", 1, None),))})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=Evidence(reader="profile:test", files=(FileEntry("a.json", 1, None),))))
     assert exists(ctx, "a.json") and not exists(ctx, "b.json")
-    ctx.data["evidence"] = Evidence(reader="profile:test", files=(FileEntry("b.json", 1, None),))
+    ctx.run.evidence = Evidence(reader="profile:test", files=(FileEntry("b.json", 1, None),))
     assert exists(ctx, "b.json") and not exists(ctx, "a.json")
 
 
 def test_one_site_is_the_readers_site_else_a_missing_one():
     """Kills `:105` `found[0] if found` -> `if not found` (an IndexError without a site, a `missing` site with one)."""
     site = Site("/claims/0", "named", (), Location("summary.json", "/winner"), value="x")
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": Evidence(reader="profile:test", sites=(site,))})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=Evidence(reader="profile:test", sites=(site,))))
     assert _one_site(ctx, "/claims/0", "named") is site
     assert _one_site(ctx, "/claims/1", "named") == Site("/claims/1", "named", (), Location(""), problem="missing",
                                                         detail="the reader recorded no such place")

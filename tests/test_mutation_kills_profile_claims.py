@@ -196,14 +196,14 @@ class _Tree:
 
 def _claims_on(tree: _Tree, claim: dict, records: list[Receipt]) -> list[tuple[str, str, str | None, str | None]]:
     from verifier.checks.profile_claims import claims
-    from verifier.pipeline import Context
+    from verifier.pipeline import Context, RunData
 
     profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv", "name": "runs/{arm}.csv"}}, "claims": [claim]}
     data = profile_evidence(runs=records)
     model = data["evidence"]
     data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, tree.files, rule_instances(profile, model.receipts), profile),
                                            files=tuple(FileEntry(rel, None, None) for rel in [*tree.files, *tree.blocked]))  # as schema.receipts lists the tree
-    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data)
+    ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, run=RunData(**data))
     return [(f.status.value, f.code, f.path, f.pointer) for f in claims(ctx)]
 
 
@@ -294,7 +294,7 @@ def test_an_unranked_instance_names_only_the_values_no_readable_receipt_has():
     # model m1 has a readable receipt, arm b only an unread stand-in (no phase: outside the ranked selection): the finding
     # names arm=b, not model=m1 (a mutant naming every dimension of the key survived every other test)
     from verifier.checks.profile_claims import claims
-    from verifier.pipeline import Context
+    from verifier.pipeline import Context, RunData
 
     records = [_rec("a", "2"), profile_receipt("runs/b.csv", "", dims={"arm": "b", "model": "m1"}, unread="blocked")]
     claim = {**INDEXED, "per": ["model", "arm"], "at": {"file": "s.json", "pointer": "/{model}/{arm}"}}
@@ -302,7 +302,7 @@ def test_an_unranked_instance_names_only_the_values_no_readable_receipt_has():
     profile = {"id": "run", "receipts": {"runs": {"glob": "runs/*.csv"}}, "claims": [claim]}
     data = profile_evidence(runs=records)
     data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, tree.files, rule_instances(profile, data["evidence"].receipts), profile))
-    found = [f for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data))
+    found = [f for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, run=RunData(**data)))
              if f.status.value == "UNVERIFIED"]
     assert [f.code for f in found] == ["blocked-by-integrity"]
     assert "no readable receipt has arm=b: its receipts were not read (not parsed: runs/b.csv)" in found[0].message
@@ -606,7 +606,7 @@ def test_an_instance_judged_early_leaves_the_next_instances_judged(tmp_path):
 def test_a_join_in_a_claims_selection_restricts_each_instance_to_the_joined_values():
     """Kills `plain = not any(isinstance(v, dict) ...)` (`not` deleted: the join passed to the derivation unresolved, every row averaged)."""
     from verifier.checks.profile_claims import claims
-    from verifier.pipeline import Context
+    from verifier.pipeline import Context, RunData
 
     def tele(gpu: str, s: str) -> Receipt:
         return profile_receipt("runs/t.csv", f"/{gpu}", {"s": s}, dims={"job": "a", "gpu": gpu, "phase": "measured"}, latency=Decimal(s))
@@ -618,7 +618,7 @@ def test_a_join_in_a_claims_selection_restricts_each_instance_to_the_joined_valu
     data = profile_evidence(runs=[tele("0", "2"), tele("1", "4"), tele("2", "100")],
                             jobs=[profile_receipt("jobs.json", "/a", {"job": "a", "gpus": "0,1"}, dims={"job": "a"})])
     data["evidence"] = dataclasses.replace(data["evidence"], sites=read_sites(tree, tree.files, rule_instances(profile, data["evidence"].receipts), profile))
-    found = [(f.status.value, f.code, f.derivation) for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, data=data))]
+    found = [(f.status.value, f.code, f.derivation) for f in claims(Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, run=RunData(**data)))]
     assert found == [("PASS", "derived", "mean of 2 values of latency (gpu=in 0,1, job=a, phase=measured)")]
 
 

@@ -21,7 +21,7 @@ from verifier.checks.profile_coverage import _any_of, coverage, pointer_matches
 from verifier.evidence import Evidence, FileEntry
 from verifier.readers.claimdocs import WHAT, read_claim_documents, stated_numbers
 from verifier.jsonio import JSONProblem
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 
 
 class _Tree:
@@ -48,7 +48,7 @@ def _run(files: dict[str, Any], doc: dict[str, Any], seen: set[tuple[str, str]] 
     model = Evidence(reader="profile:p", files=tuple(FileEntry(rel, None, None) for rel in tree.files), claims=stated.claims,
                      outcomes=stated.outcomes, unmapped=stated.unmapped)
     ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": {"id": "p", "claim_documents": documents}},
-                  data={"examined": set(seen), "evidence": model})
+                  run=RunData(examined=set(seen), evidence=model))
     return list(coverage(ctx))
 
 
@@ -145,7 +145,7 @@ def _cover(files: dict[str, Any], documents: list[dict[str, Any]], *, seen=froze
     model = Evidence(reader="profile:p", files=tuple(FileEntry(rel, None, None) for rel in tree.files), claims=stated.claims,
                      outcomes=stated.outcomes, unmapped=(*stated.unmapped, *unmapped), sites=tuple(sites), informational=informational or {})
     ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": {"id": "p", "claim_documents": documents}},
-                  data={"examined": set(seen), "evidence": model})
+                  run=RunData(examined=set(seen), evidence=model))
     return [(f.status.value, f.code, f.path, f.pointer) for f in coverage(ctx)]
 
 
@@ -206,7 +206,7 @@ def test_a_number_the_pattern_set_holds_is_counted_once_as_informational():
     model = Evidence(reader="profile:p", files=(FileEntry("s.json", None, None),), claims=stated.claims, outcomes=stated.outcomes,
                      informational={("s.json", "/date"): "date"})
     ctx = Context(subject=Path("."), assets=None, bundle=None, options={"profile": {"id": "p", "claim_documents": documents}},
-                  data={"examined": {("s.json", "/b")}, "evidence": model})
+                  run=RunData(examined={("s.json", "/b")}, evidence=model))
     (f,) = coverage(ctx)
     assert (f.code, f.observed, f.message) == ("covered", {"compared": 1, "informational": 1},
                                                "s.json: every stated number is accounted for (1 compared by a check, 1 declared informational)")

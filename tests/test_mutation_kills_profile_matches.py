@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from verifier.checks.profile_matches import _same, matches, outcome_of
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.evidence import Receipt
 from helpers import profile_evidence, profile_receipt
 
@@ -44,8 +44,8 @@ def _rec(path: str, pointer: str, raw: Any, **dims: str) -> Receipt:
 
 def _run(entry: dict, runs: list[Receipt], jobs: list[Receipt] = ()) -> tuple[list, set]:
     ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [{"id": "m", "receipts": "runs", **entry}]}},
-                  data=profile_evidence(runs=runs, jobs=list(jobs)))
-    return [(f.status.value, f.code, f.pointer) for f in matches(ctx)], ctx.data.get("examined", set())
+                  run=RunData(**profile_evidence(runs=runs, jobs=list(jobs))))
+    return [(f.status.value, f.code, f.pointer) for f in matches(ctx)], ctx.run.examined
 
 
 def test_a_set_without_records_is_unverified():
@@ -78,7 +78,7 @@ def test_a_join_needs_exactly_one_record_sharing_the_on_dimensions():
 def test_the_join_names_where_the_other_value_is():
     entry = {"pointer": "/gpus", "equals": {"receipts": "jobs", "pointer": "/gpus", "on": ["job"]}}
     ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [{"id": "m", "receipts": "runs", **entry}]}},
-                  data=profile_evidence(runs=[_rec("runs.json", "/0", {"gpus": "1"}, job="a")], jobs=[_rec("jobs.json", "/4", {"gpus": "2"}, job="a")]))
+                  run=RunData(**profile_evidence(runs=[_rec("runs.json", "/0", {"gpus": "1"}, job="a")], jobs=[_rec("jobs.json", "/4", {"gpus": "2"}, job="a")])))
     (f,) = matches(ctx)
     assert f.message == "m: runs.json /0: /gpus '1' != jobs.json /4/gpus '2'"
 
@@ -107,7 +107,7 @@ def test_the_default_comparison_is_exact_and_stated_precision_only_when_the_entr
     runs = [_rec("r.json", "/0", {"a": Decimal("1.0"), "b": Decimal("1.04")})]
     ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [
         {"id": "exact", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}},
-        {"id": "stated", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}, "precision": "stated"}]}}, data=profile_evidence(runs=runs))
+        {"id": "stated", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}, "precision": "stated"}]}}, run=RunData(**profile_evidence(runs=runs)))
     assert [(f.code, f.message) for f in matches(ctx)] == [
         ("not-equal", "exact: r.json /0: /a Decimal('1.0') != /0/b Decimal('1.04')"),
         ("equal", "stated: r.json /0: /a Decimal('1.0') == /0/b Decimal('1.04') (at the coarser precision the two state)")]
@@ -132,7 +132,7 @@ def test_an_entry_over_no_records_does_not_stop_the_next_and_a_selection_is_kept
         {"id": "none", "receipts": "jobs", "pointer": "/a", "equals": {"pointer": "/b"}},
         {"id": "one", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}, "selection": sel},
         {"id": "two", "receipts": "runs", "pointer": "/b", "equals": {"pointer": "/a"}, "selection": dict(sel)}]}},
-                  data=profile_evidence(runs=runs, jobs=[]))
+                  run=RunData(**profile_evidence(runs=runs, jobs=[])))
     assert [(f.status.value, f.code, f.message) for f in matches(ctx)] == [
         ("UNVERIFIED", "no-receipts", "none: receipt set jobs has no records to check"),
         ("FAIL", "not-equal", "one: r.json /1: /a 1 != /1/b 2"), ("FAIL", "not-equal", "two: r.json /1: /b 2 != /1/a 1")]
@@ -143,7 +143,7 @@ def test_the_missing_side_is_named():
     found = _run({"pointer": "/a", "equals": {"pointer": "/b"}}, [_rec("r.json", "/0", {"a": 1}), _rec("r.json", "/1", {"b": 1})])[0]
     assert found == [("UNVERIFIED", "not-stated", "/0/a"), ("UNVERIFIED", "not-stated", "/1/a")]
     ctx = Context(subject=Path("."), assets=None, options={"profile": {"id": "p", "matches": [{"id": "m", "receipts": "runs", "pointer": "/a", "equals": {"pointer": "/b"}}]}},
-                  data=profile_evidence(runs=[_rec("r.json", "/0", {"a": 1}), _rec("r.json", "/1", {"b": 1})]))
+                  run=RunData(**profile_evidence(runs=[_rec("r.json", "/0", {"a": 1}), _rec("r.json", "/1", {"b": 1})])))
     assert [f.message for f in matches(ctx)] == ["m: r.json /0: states no value at /b, so the equality cannot be checked",
                                                  "m: r.json /1: states no value at /a, so the equality cannot be checked"]
 

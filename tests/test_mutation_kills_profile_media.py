@@ -24,7 +24,7 @@ from helpers import profile_evidence, profile_receipt
 
 from verifier.checks.coverage import streams
 from verifier.checks.profile_media import expected_of
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 
 GATE = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())
 MAPPING = {"frames": {"pointer": "/frames"}, "fps": {"pointer": "/fps"}, "sample_rate": {"value": 32000}, "channels": {"value": 2}}
@@ -39,7 +39,7 @@ def _streams(records: list, listed_names: dict | None = None) -> list[tuple[str,
     profile = {"id": "p", "receipts": {"runs": {"listed_digest": {"pointer": "/sha256"},
                                                 "media": {"pointer": "/output", "expected": MAPPING, "coverage_gate": "g"}}}}
     ctx = Context(subject=Path("."), assets=None, bundle=None, options={"profile": profile, "coverage_gates": {"g": GATE}},
-                  data={**profile_evidence(runs=records), "listed_names": listed_names or {}})
+                  run=RunData(**{**profile_evidence(runs=records), "listed_names": listed_names or {}}))
     return [(f.status.value, f.code, f.path, f.pointer, f.message, f.observed) for f in streams(ctx)]
 
 

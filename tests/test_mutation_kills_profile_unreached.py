@@ -22,7 +22,7 @@ from helpers import profile_evidence, profile_receipt
 
 from verifier.checks.profile_unreached import _said, _underived
 from verifier.evidence import FileEntry, Location, Site
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 
 CLAIM = {"id": "m", "receipts": "runs", "statistic": "mean", "selection": {"phase": "measured", "model": "m1"}, "per": ["model", "arm"],
          "unit": "s", "at": {"file": "summary.json", "pointer": "/mean/{model}/{arm}"}}
@@ -46,7 +46,7 @@ def _ctx(sites: list[Site], files: tuple[str, ...] = tuple(f"runs/{c}.csv" for c
     data = profile_evidence(runs=RECORDS)
     data["evidence"] = dataclasses.replace(data["evidence"], sites=tuple(sites), files=tuple(FileEntry(f, None, None) for f in files))
     profile = {"id": "run", "receipts": {"runs": RUNS}, "claims": [claim]}
-    return Context(subject=Path("."), assets=None, bundle=None, options={"profile": profile}, data=data)
+    return Context(subject=Path("."), assets=None, bundle=None, options={"profile": profile}, run=RunData(**data))
 
 
 def _underived_of(ctx: Context, *, claim: dict = CLAIM, handled: frozenset = frozenset(), ranked: dict | None = None) -> list[tuple]:
@@ -94,7 +94,7 @@ def test_each_guard_says_nothing_and_never_stops_the_values_after_it():
          "so it cannot be derived or checked", "8 ms"),
     ]
     assert all(type(f[4]) is str for f in _underived_of(ctx, handled=frozenset({("summary.json", "/mean/m1/h")})))
-    assert ctx.data["examined"] == {("summary.json", p) for p in ("/mean/m1/a/again", "/mean/m1/u", "/mean/m1/x", "/mean/m1/y", "/mean/m1/z")}
+    assert ctx.run.examined == {("summary.json", p) for p in ("/mean/m1/a/again", "/mean/m1/u", "/mean/m1/x", "/mean/m1/y", "/mean/m1/z")}
 
 
 def test_a_ratio_rule_names_no_arm_in_what_no_receipt_matches():
@@ -124,9 +124,9 @@ def test_the_places_other_claims_found_are_those_of_the_model_in_use():
     mine = [_site(_m1("t"), "/mean/m1/t", Decimal(3))]
     ctx = _ctx(mine)
     assert [f[2] for f in _underived_of(ctx)] == ["/mean/m1/t"]
-    ctx.data["evidence"] = dataclasses.replace(ctx.data["evidence"], sites=(*mine, _site(_m1("t"), "/mean/m1/t", Decimal(3), rule="/claims/1", role="claim")))
+    ctx.run.evidence = dataclasses.replace(ctx.run.evidence, sites=(*mine, _site(_m1("t"), "/mean/m1/t", Decimal(3), rule="/claims/1", role="claim")))
     assert _underived_of(ctx) == []
-    ctx.data["evidence"] = dataclasses.replace(ctx.data["evidence"], sites=tuple(mine))
+    ctx.run.evidence = dataclasses.replace(ctx.run.evidence, sites=tuple(mine))
     assert [f[2] for f in _underived_of(ctx)] == ["/mean/m1/t"]
 
 

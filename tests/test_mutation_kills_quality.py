@@ -22,7 +22,7 @@ from conftest import EXAMPLE, ROOT
 
 from verifier.checks.quality import recorded
 from verifier.evidence import Unmapped
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.readers.native import from_documents
 
 GATE = json.loads((ROOT / "gates" / "ref2va-5s-v1.json").read_text())["quality"]
@@ -47,7 +47,7 @@ def _recorded(index: dict | bool | None = None, gate: dict | None = GATE, *, rec
         docs["quality"] = index
     model = from_documents(docs, manifest={"files": files, "external": []}, names={}, unmapped=gaps)
     ctx = Context(subject=Path("."), assets=None, bundle=None, gate=None if gate is None else {"quality": gate},
-                  data={"manifest": {"files": files, "external": []}, "evidence": model})
+                  run=RunData(manifest={"files": files, "external": []}, evidence=model))
     return list(recorded(ctx))
 
 

@@ -22,7 +22,7 @@ from helpers import make_assets, write_bundle
 
 from verifier.checks.quality import recorded
 from verifier.core import verify_path
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.readers.manifests import Listing, read_listing
 from verifier.readers.native import from_documents
 
@@ -36,7 +36,7 @@ def _recorded(index: dict, gate_quality: dict) -> list[tuple[str, str, str | Non
             "receipts": [json.loads(x) for x in (EXAMPLE / "receipts.jsonl").read_text().splitlines()]}
     model = from_documents(docs, manifest={"files": files, "external": []}, names={})  # what the native reader builds
     ctx = Context(subject=Path("."), assets=None, bundle=None, gate={"quality": gate_quality},
-                  data={"manifest": {"files": files, "external": []}, "evidence": model})
+                  run=RunData(manifest={"files": files, "external": []}, evidence=model))
     return [(f.status.value, f.code, f.pointer) for f in recorded(ctx)]
 
 

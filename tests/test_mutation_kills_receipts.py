@@ -22,7 +22,7 @@ import pytest
 from conftest import EXAMPLE
 
 from verifier.checks import receipts as rc
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.readers.native import from_documents
 from verifier.trust import assets
 
@@ -44,7 +44,7 @@ def _consistency(receipts: list[dict], gate: dict | None = None, **plan: Any) ->
     """Return `(status, code, pointer)` of each finding; the freeze-time one only when the plan states `frozen_at`."""
     keep = "frozen_at" in plan
     plan = {"frozen_at": "2026-01-01T00:00:00Z", **plan}
-    ctx = Context(subject=Path("."), assets=None, gate=gate, data={"evidence": _model(plan, receipts)})
+    ctx = Context(subject=Path("."), assets=None, gate=gate, run=RunData(evidence=_model(plan, receipts)))
     return [(f.status.value, f.code, f.pointer) for f in rc.consistency(ctx) if keep or "frozen" not in f.message]
 
 
@@ -58,7 +58,7 @@ def test_an_ok_receipt_needs_a_2xx_status_and_no_error(status, error, ok):
 def test_a_failed_request_may_carry_any_status_and_workers_are_not_requests():
     found = _consistency([_request(0, outcome="error", http_status=500, error="boom"), WORKER])
     assert found == [("PASS", "holds", None)]
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": _model({"frozen_at": "2026-01-01T00:00:00Z"}, [_request(0), WORKER, _request(1)])})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=_model({"frozen_at": "2026-01-01T00:00:00Z"}, [_request(0), WORKER, _request(1)])))
     assert "every ok receipt of 2 " in next(iter(rc.consistency(ctx))).message
 
 
@@ -119,7 +119,7 @@ class _Bundle:
 def _attempts(tmp_path: Path, files: dict[str, bytes], roles: dict[str, str], accepted: list[dict] | None = None) -> list:
     manifest = {"files": [{"path": n, "role": r} for n, r in roles.items()]}
     ctx = Context(subject=tmp_path, assets=assets(), bundle=_Bundle(tmp_path, files),
-                  data={"manifest": manifest, "evidence": _model({}, accepted or [], manifest)})
+                  run=RunData(manifest=manifest, evidence=_model({}, accepted or [], manifest)))
     return [(f.status.value, f.code, f.path, f.pointer) for f in rc.attempts(ctx)]
 
 
@@ -173,7 +173,7 @@ def test_an_attempt_that_did_not_pass_integrity_is_not_parsed(tmp_path):
     bundle.verified.clear()
     bundle.contents.clear()
     ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle,
-                  data={"manifest": manifest, "evidence": _model({}, [], manifest)})
+                  run=RunData(manifest=manifest, evidence=_model({}, [], manifest)))
     assert [(f.status.value, f.code, f.path) for f in rc.attempts(ctx)] == [("PASS", "no-hidden-receipts", None)]
 
 
@@ -186,7 +186,7 @@ from verifier.pipeline import Check  # noqa: E402
 
 def _hold(timeouts: dict[str, Any]) -> list[tuple[str, str, str | None, str]]:
     """Return `(status, code, pointer, message)` of the plan-timeout findings (`_hold_limits`) of a plan with `timeouts` (in s)."""
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": _model({"timeouts": timeouts}, [])})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=_model({"timeouts": timeouts}, [])))
     return [(f.status.value, f.code, f.pointer, f.message) for f in rc.consistency(ctx) if f.path == "plan.json"]
 
 
@@ -231,7 +231,7 @@ def test_findings_name_the_files_the_plan_and_receipts_were_read_from():
 
     last = dataclasses.replace(model.receipts[1], location=dataclasses.replace(model.receipts[1].location, file="run/log2.jsonl"))
     model = dataclasses.replace(model, receipts=(model.receipts[0], last))  # a profile may read receipts from several files
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": model})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=model))
     assert [(f.code, f.path, f.pointer) for f in rc.consistency(ctx)] == [
         ("outcome-contradicts-status", "run/log.jsonl", "/0"), ("holds", "run/log.jsonl", None),
         ("timeout-beyond-reservation", "run/plan.json", "/timeouts/request_s"), ("holds", "run/plan.json", None)]
@@ -248,7 +248,7 @@ def _attempt_findings(tmp_path: Path, files: dict[str, bytes], roles: dict[str, 
     for name in unverified:
         del bundle.verified[name], bundle.contents[name]
     ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle, options={"cache": cache},
-                  data={"manifest": manifest, "evidence": evidence or _model({}, accepted or [], manifest)})
+                  run=RunData(manifest=manifest, evidence=evidence or _model({}, accepted or [], manifest)))
     return [(f.status.value, f.code, f.path, f.pointer, f.message, f.cached) for f in rc.attempts(ctx)]
 
 
@@ -294,7 +294,7 @@ def test_a_mapped_bundle_reads_an_attempt_again_and_parses_it_only_if_unchanged(
     bundle = Changing(tmp_path / "c", files)
     bundle.digests = {n: hashlib.sha256(d).hexdigest() for n, d in files.items()}
     bundle.contents.clear()
-    ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle, data={"manifest": manifest, "evidence": _model({}, [], manifest)})
+    ctx = Context(subject=tmp_path, assets=assets(), bundle=bundle, run=RunData(manifest=manifest, evidence=_model({}, [], manifest)))
     assert [(f.status.value, f.code, f.path, f.message) for f in rc.attempts(ctx)] == [
         ("FAIL", "changed-during-verification", "a.jsonl", "a.jsonl changed after integrity.files matched its sha256, so it is not parsed"),
         ("PASS", "attempt-retained", "b.jsonl", "b.jsonl: 1 rejected-attempt receipt(s), integrity-verified, valid, kept out of the accepted result"),
@@ -330,7 +330,7 @@ def test_only_a_valid_attempt_is_remembered_as_valid_and_a_rerun_says_so(tmp_pat
 
 def test_without_a_manifest_no_attempt_is_examined():
     """Pins the blocked finding (:185)."""
-    ctx = Context(subject=Path("."), assets=None, data={})
+    ctx = Context(subject=Path("."), assets=None, run=RunData())
     assert [(f.status.value, f.code, f.message) for f in rc.attempts(ctx)] == [
         ("UNVERIFIED", "blocked-by-integrity", "no usable manifest.json: no file was matched, none is examined")]
 
@@ -369,7 +369,7 @@ def test_documents_are_never_sniffed_and_do_not_stop_the_sniffing(tmp_path):
 def test_an_ok_measured_request_without_output_says_it_recorded_none():
     """Kills :136 both numbers (observed 0 outputs); pins the message."""
     plan = {"frozen_at": "2026-01-01T00:00:00Z", "expected_output": {"frames": 1}}
-    ctx = Context(subject=Path("."), assets=None, gate=COVERAGE_GATE, data={"evidence": _model(plan, [_request(0, outputs=[])])})
+    ctx = Context(subject=Path("."), assets=None, gate=COVERAGE_GATE, run=RunData(evidence=_model(plan, [_request(0, outputs=[])])))
     (f,) = [f for f in rc.consistency(ctx) if f.code == "ok-without-output"]
     assert (f.expected, f.observed, f.path, f.message) == (
         ">= 1 output", 0, "receipts.jsonl",
@@ -378,7 +378,7 @@ def test_an_ok_measured_request_without_output_says_it_recorded_none():
 
 def _frozen_message(receipts: list[dict], frozen: str) -> str:
     plan = {"frozen_at": frozen}
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": _model(plan, receipts)})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=_model(plan, receipts)))
     return next(f.message for f in rc.consistency(ctx) if "frozen" in f.message)
 
 

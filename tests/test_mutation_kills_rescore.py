@@ -122,14 +122,14 @@ def test_a_cluster_task_scores_its_pair_with_each_files_own_facts(tmp_path):
 
 def test_a_medium_is_found_in_the_bundle_or_among_verified_externals():
     ctx = _ctx(None, _Bundle({"a.mp4": Path("/b/a.mp4")}))
-    ctx.data["externals_verified"] = {"x.mp4": "/ext/x.mp4"}
+    ctx.run.externals_verified = {"x.mp4": "/ext/x.mp4"}
     assert rs._where(ctx, "a.mp4") == Path("/b/a.mp4") and rs._where(ctx, "x.mp4") == Path("/ext/x.mp4")
     assert rs._where(ctx, "y.mp4") is None
 
 
 def test_digests_come_from_the_manifest_entries_that_state_one():
     ctx = _ctx(None, _Bundle())
-    ctx.data["manifest"] = {"files": [{"path": "r.mp4", "sha256": "AA"}, {"path": "c.mp4"}], "external": [{"path": "x.mp4", "sha256": "bb"}]}
+    ctx.run.manifest = {"files": [{"path": "r.mp4", "sha256": "AA"}, {"path": "c.mp4"}], "external": [{"path": "x.mp4", "sha256": "bb"}]}
     assert rs._digests(ctx, _comp("r.mp4", "x.mp4")) == ("aa", "bb")
     assert rs._digests(ctx, _comp("r.mp4", "c.mp4")) is None
 
@@ -154,7 +154,7 @@ def _judged(tmp_path: Path, ref: tuple, cand: tuple, **kw: Any) -> tuple[list, C
     for name in ("r.mp4", "c.mp4"):
         (tmp_path / name).write_bytes(b"not a video")
     ctx = _ctx(None, _Bundle({"r.mp4": tmp_path / "r.mp4", "c.mp4": tmp_path / "c.mp4"}), device=None)
-    ctx.data["coverage_checked"] = {"r.mp4": ref, "c.mp4": cand}
+    ctx.run.coverage_checked = {"r.mp4": ref, "c.mp4": cand}
     scorers = SimpleNamespace(tolerance=lambda metric: 0.25)
     found = list(rs._comparison(ctx, 0, COMP, ["ssim"], scorers, {"thresholds": {}}, EXP, POL, None, 1, **kw))
     return found, ctx
@@ -181,7 +181,7 @@ def test_a_side_whose_coverage_did_not_pass_here_blocks_scoring(tmp_path, ref):
 
 def test_a_medium_neither_in_the_bundle_nor_verified_is_unverified():
     ctx = _ctx(None, _Bundle({"r.mp4": Path("/r.mp4")}))
-    ctx.data["coverage_checked"] = {"r.mp4": (EXP, POL, PASSED, "rfacts")}
+    ctx.run.coverage_checked = {"r.mp4": (EXP, POL, PASSED, "rfacts")}
     local: list = []
     found = list(rs._comparison(ctx, 0, COMP, ["ssim"], None, {}, EXP, POL, None, 1, local=local))
     assert _codes(found) == [("UNVERIFIED", "scoring-media-not-verified")] and found[0].pointer == "/comparisons/0/candidate"
@@ -241,7 +241,7 @@ def _stand_in(tmp_path: Path, **options: Any) -> Context:
     """A context whose media r, a, b, d.mp4 are bundle files that passed coverage earlier in the run (x.mp4 is not in the bundle)."""
     files = {n: tmp_path / n for n in ("r.mp4", "a.mp4", "b.mp4", "d.mp4")}
     ctx = _ctx(TWO, _Bundle(files, quality=INDEX4), **options)
-    ctx.data["coverage_checked"] = {n: (EXP, GATE_POLICY, PASSED, f"facts of {n}") for n in files}
+    ctx.run.coverage_checked = {n: (EXP, GATE_POLICY, PASSED, f"facts of {n}") for n in files}
     return ctx
 
 
@@ -276,7 +276,7 @@ def test_every_comparison_is_judged_per_metric_in_order_after_one_scoring_of_all
     assert found[2].derivation == "audio_cosine re-computed from r.mp4 vs a.mp4: 0.9" and found[2].cached is None
     assert (found[2].expected, found[2].observed) == ({"min": 0.8}, 0.9)
     assert [f.path for f in found] == [None, None] + ["quality-index.json"] * 7
-    assert ctx.data["figures"]["frames"] == [
+    assert ctx.run.figures["frames"] == [
         {"comparison": "c1", "metric": "audio_cosine", "threshold": {"min": 0.8}, "scores": []},
         {"comparison": "c1", "metric": "ssim", "threshold": {"min": 0.97}, "scores": [0.5, 0.5000008642]},
         {"comparison": "c2", "metric": "ssim", "threshold": {"min": 0.97}, "scores": [0.25, 0.75]},

@@ -16,7 +16,7 @@ from verifier.binding import bind
 from verifier.bundle import Bundle
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
 from verifier.readers.claimtext import extract
-from verifier.pipeline import Context, run_pipeline
+from verifier.pipeline import Context, RunData, run_pipeline
 from verifier.trust import assets
 
 
@@ -131,7 +131,7 @@ def _underived_on(stated_sites, handled):
     data = profile_evidence(runs=records)
     sites = tuple(Site("/claims/0", "stated", tuple(key.items()), Location("summary.json", pointer), Decimal(v)) for key, pointer, v in stated_sites)
     data["evidence"] = dataclasses.replace(data["evidence"], sites=sites)
-    ctx = Context(subject=Path("."), assets=None, bundle=_Tree({}), options={"profile": profile}, data=data)
+    ctx = Context(subject=Path("."), assets=None, bundle=_Tree({}), options={"profile": profile}, run=RunData(**data))
     return [(f.status.value, f.code, f.pointer) for f in _underived(ctx, "/claims/0", claim, records, [{"model": "m1", "arm": "a"}],
                                                                      lambda: {}, handled, set())]
 

@@ -26,7 +26,7 @@ from verifier.bundle import DOCUMENTS
 from verifier.checks.schema import documents
 from verifier.errors import Unverifiable
 from verifier.jsonio import JSONProblem
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.trust import assets
 
 GOOD = {kind: ([json.loads(x) for x in (EXAMPLE / name).read_text().splitlines()] if lines else json.loads((EXAMPLE / name).read_text()))
@@ -78,7 +78,7 @@ class _Cache:
 def _run(docs: dict[str, Any], gate: dict | None = None, extra: tuple[str, ...] = (), cache: Any = None, roles=()) -> list:
     bundle = _Bundle(docs, extra)
     ctx = Context(subject=Path("."), assets=assets(), bundle=bundle, gate=gate, options={"cache": cache},
-                  data={"manifest": {"files": [{"path": p, "role": "rejected-attempt"} for p in roles]}})
+                  run=RunData(manifest={"files": [{"path": p, "role": "rejected-attempt"} for p in roles]}))
     return [(f.status.value, f.code, f.path, f.pointer) for f in documents(ctx)]
 
 

@@ -26,7 +26,7 @@ from verifier.bundle import Bundle
 from verifier.campaign import campaign_of
 from verifier.checks import derivation, gate, integrity, plan, schema, statements
 from verifier.readers.claimtext import MAX_QUANTITIES
-from verifier.pipeline import Context, run_pipeline
+from verifier.pipeline import Context, RunData, run_pipeline
 from verifier.readers.native import evidence_of, from_documents
 from verifier.trust import assets
 
@@ -56,8 +56,8 @@ def _collect(servers: dict[str, str] | None = None, renamed: dict[str, str] = RE
                 {**r, "server": servers.get(r["server"], r["server"])} if "server" in r else r for r in ctx.bundle.document("receipts")]
     native = evidence_of(ctx)  # the run's model, with the renamed plan and receipts read by the same reader
     documents = {"plan": plan_doc, "receipts": receipts, "claims": ctx.bundle.document("claims"), "quality": ctx.bundle.document("quality")}
-    ctx.data["evidence"] = from_documents(documents, manifest=ctx.data.get("manifest"), names={}, gate=native.gate)
-    ctx.data.pop("campaign", None)
+    ctx.run.evidence = from_documents(documents, manifest=ctx.run.manifest, names={}, gate=native.gate)
+    ctx.run.campaign = None
     ctx.gate = copy.deepcopy(ctx.gate)
     for rule in ctx.gate["claims"]:
         rule.update({side: renamed[rule[side]] for side in ("baseline", "candidate") if side in rule})
@@ -157,7 +157,7 @@ def test_claim_texts_are_root_readme_and_results_files_only(tmp_path):
         (tmp_path / name).write_text(f"text of {name}")
     claims = {"headline": "h", "claims": [{"id": "c", "text": "t"}, {"id": 1}]}
     ctx = Context(subject=tmp_path, assets=None, bundle=_FakeBundle(tmp_path, ["README.md", "docs/README.md", "results.txt", "NOTES.md"], claims),
-                  options={"claims_text": ("pr.md", "pr body")}, data={"evidence": from_documents({"claims": claims}, manifest=None, names={})})
+                  options={"claims_text": ("pr.md", "pr body")}, run=RunData(evidence=from_documents({"claims": claims}, manifest=None, names={})))
     assert statements.texts(ctx) == [("claims.json#/headline", "claims.json", "h"), ("claims.json#/claims/0/text", "claims.json", "t"),
                                      ("README.md", "README.md", "text of README.md"), ("results.txt", "results.txt", "text of results.txt"),
                                      ("pr.md", None, "pr body")]
@@ -444,7 +444,7 @@ def test_recorded_scores_give_the_lowest_and_highest_by_value_naming_their_compa
         {"id": f"c{i}", "reference": f"media/a{i}.mp4", "candidate": f"media/b{i}.mp4", "scores": scores}
         for i, scores in enumerate(({"ssim": 0.97, "lpips": 0.1}, {"ssim": 0.95, "lpips": None}, {"ssim": 0.99, "lpips": 0.3},
                                     {"ssim": 0.98, "lpips": 0.2}), start=1)]}
-    ctx = SimpleNamespace(data={"evidence": from_documents({"quality": doc}, manifest=None, names={})}, gate_id="g-v1")
+    ctx = SimpleNamespace(run=RunData(evidence=from_documents({"quality": doc}, manifest=None, names={})), gate_id="g-v1")
     found = [(e.name, e.value, e.statistic, e.derivation) for e in statements._quality(ctx, {"quality": {"thresholds": {}, "required_scores": []}})]
     assert found == [
         ("quality.ssim.min", Decimal("0.95"), "min", "lowest recorded ssim (c2 of 4)"),
@@ -493,7 +493,7 @@ def test_claim_texts_are_cut_at_the_byte_limit_in_utf8_bytes(tmp_path, monkeypat
         (tmp_path / name).write_bytes(data)
     claims = {"headline": "\U0001f600" * 4, "notes": "twelve bytes", "claims": [{"id": "c", "text": "thirteen byte"}]}
     ctx = Context(subject=tmp_path, assets=None, bundle=_FakeBundle(tmp_path, list(files), claims), options={},
-                  data={"evidence": from_documents({"claims": claims}, manifest=None, names={})})
+                  run=RunData(evidence=from_documents({"claims": claims}, manifest=None, names={})))
     assert statements.texts(ctx) == [
         ("claims.json#/headline", "claims.json", "\x00too-large:16"), ("claims.json#/notes", "claims.json", "twelve bytes"),
         ("claims.json#/claims/0/text", "claims.json", "\x00too-large:13"),

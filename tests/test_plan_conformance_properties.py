@@ -25,7 +25,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from verifier.checks import plan as pl
-from verifier.pipeline import Context
+from verifier.pipeline import Context, RunData
 from verifier.readers.native import from_documents
 
 ARMS = [{"id": "base", "label": "A", "role": "baseline"}, {"id": "cand", "label": "B", "role": "candidate"}]
@@ -55,7 +55,7 @@ def _receipt(rid: str, server: str, phase: str, arm: str, start: int) -> dict[st
 
 def _conformance(plan: dict[str, Any], receipts: list[dict[str, Any]]) -> list[tuple[str, str, str, str | None]]:
     model = from_documents({"plan": plan, "receipts": receipts}, manifest={"files": []}, names={})
-    ctx = Context(subject=Path("."), assets=None, gate=None, data={"evidence": model})
+    ctx = Context(subject=Path("."), assets=None, gate=None, run=RunData(evidence=model))
     return [(f.status.value, f.code, f.message, f.pointer) for f in pl.conformance(ctx)]
 
 

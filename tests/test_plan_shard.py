@@ -9,6 +9,7 @@ from bundlekit import read_lines, rehash, write_lines
 
 from verifier.core import verify_path
 from verifier.model import Status
+from verifier.pipeline import RunData
 
 
 def _shard(bundle: Path, change=None) -> list[dict]:
@@ -105,7 +106,7 @@ def test_a_plan_whose_shard_cannot_be_used_is_no_plan_in_the_model(example_copy)
     names = ("plan.json", "receipts.jsonl", "claims.json")  # the shard did not pass integrity: not verified
     bundle = Bundle(example_copy, verified={n: n for n in names},
                     digests={n: hashlib.sha256((example_copy / n).read_bytes()).hexdigest() for n in names})
-    evidence = evidence_of(SimpleNamespace(bundle=bundle, data={}, options={}, gate_id=None))
+    evidence = evidence_of(SimpleNamespace(bundle=bundle, run=RunData(), options={}, gate_id=None))
     assert evidence.plan is None
     assert [(u.part, u.code) for u in evidence.unmapped if u.part == "plan"] == [("plan", "blocked-by-integrity")]
 

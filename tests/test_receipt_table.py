@@ -454,7 +454,7 @@ def test_conformance_and_the_derivations_build_no_index_of_every_receipt_id():
     from pathlib import Path
 
     from verifier.checks import plan as pl
-    from verifier.pipeline import Context
+    from verifier.pipeline import Context, RunData
 
     plan = {"format": "verify-plan", "format_version": 1, "campaign": "c", "frozen_at": "2026-01-01T00:00:00Z",
             "arms": [{"id": "a", "label": "A", "role": "baseline", "revision": "r0"}], "servers": [{"id": "s1", "arm": "a"}],
@@ -464,7 +464,7 @@ def test_conformance_and_the_derivations_build_no_index_of_every_receipt_id():
                                             "ended_at": "2026-01-01T00:00:04.5Z"}]
     model = from_documents({"plan": plan, "receipts": lines}, manifest=None, names={})
     c = Campaign.build(model)
-    ctx = Context(subject=Path("."), assets=None, data={"evidence": model, "campaign": c})
+    ctx = Context(subject=Path("."), assets=None, run=RunData(evidence=model, campaign=c))
     assert [f.code for f in pl.conformance(ctx)] == ["requests", "timing", "outputs", "workers"]
     assert select(c, {"phase": "measured"}) == (array("q", [0, 1]), [])
     assert c._requests is None

@@ -78,7 +78,7 @@ def test_what_the_stand_ins_say_a_reader_holds_is_what_its_model_holds(kind):
                else {"document": loads_strict(subject.read_bytes()), "name": subject.name})
     ctx = Context(subject=subject, assets=TrustSet(assets(None)), options={"reader": module, **options})
     run_pipeline(receipt_pipeline(module), ctx)
-    evidence = ctx.data["evidence"]
+    evidence = ctx.run.evidence
     assert evidence.reader == kind and not evidence.unmapped
     assert {part for part in PARTS if getattr(evidence, part) not in (None, ())} == set(module.HELD)  # the parts it holds: not None, not empty
 

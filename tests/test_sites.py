@@ -175,10 +175,10 @@ def test_a_file_with_an_unsafe_name_is_no_file_the_model_reads():
     # (a backslash, a control or bidi character) is absent as far as reading goes, as `Tree.exists` says
     from verifier.checks.profile_base import exists
     from verifier.evidence import Evidence, FileEntry
-    from verifier.pipeline import Context
+    from verifier.pipeline import Context, RunData
 
     model = Evidence(reader="profile:t", files=(FileEntry("receipts/a.csv", None, None), FileEntry("receipts/x\\y.csv", None, None)))
-    ctx = Context(subject=Path("."), assets=None, bundle=None, options={}, data={"evidence": model})
+    ctx = Context(subject=Path("."), assets=None, bundle=None, options={}, run=RunData(evidence=model))
     assert exists(ctx, "receipts/a.csv") and not exists(ctx, "receipts/x\\y.csv") and not exists(ctx, "receipts/b.csv")
 
 

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from verifier.core import verify_path
 from verifier.jsonio import LINE_LIMIT, JSONProblem, iter_strict_lines, loads_strict, loads_strict_lines
 from verifier.model import Status
+from verifier.pipeline import RunData
 
 
 def _read(data: bytes, size: int, limit: int = LINE_LIMIT) -> object:
@@ -151,7 +152,7 @@ def test_receipts_that_change_while_modelled_leave_the_receipts_unmapped(example
     digests = {n: hashlib.sha256((example_copy / n).read_bytes()).hexdigest() for n in names}
     digests["receipts.jsonl"] = "0" * 64  # as if the file changed after integrity.files matched it
     bundle = Bundle(example_copy, verified={n: n for n in names}, digests=digests)
-    ctx = SimpleNamespace(bundle=bundle, data={}, options={}, gate_id=None)
+    ctx = SimpleNamespace(bundle=bundle, run=RunData(), options={}, gate_id=None)
     evidence = evidence_of(ctx)
     assert evidence.receipts == () and evidence.plan is not None
     assert {(u.part, u.code) for u in evidence.unmapped} >= {("receipts", "changed-during-verification"), ("processes", "changed-during-verification")}

@@ -265,10 +265,10 @@ class Campaign:
 
 
 def campaign_of(ctx: Any) -> Campaign:
-    """Return the `Campaign` of the run's evidence (memoized in `ctx.data`); raises `Unverifiable` if plan or receipts are unusable."""
-    if "campaign" not in ctx.data:
-        ctx.data["campaign"] = Campaign.build(evidence_of(ctx))
-    return ctx.data["campaign"]  # type: ignore[no-any-return]
+    """Return the `Campaign` of the run's evidence (memoized in `ctx.run.campaign`); raises `Unverifiable` if plan or receipts are unusable."""
+    if ctx.run.campaign is None:
+        ctx.run.campaign = Campaign.build(evidence_of(ctx))
+    return ctx.run.campaign
 
 
 def select(campaign: Campaign, selection: dict[str, str]) -> tuple[array[int], list[str]]:

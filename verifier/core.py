@@ -199,7 +199,7 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
         ctx = Context(subject=target / name, assets=trusted, options={"reader": adapter, "document": document, "name": name})
         found, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
         findings.extend(found)
-        sets += [{**s, "set": f"{name}: {s['set']}"} for s in receipt_sets(ctx.data.get("evidence")).get("receipt_sets", ())]
+        sets += [{**s, "set": f"{name}: {s['set']}"} for s in receipt_sets(ctx.run.evidence).get("receipt_sets", ())]
         for info in roster:
             titles[info.check] = info.title
             for status, n in info.counts.items():
@@ -287,9 +287,9 @@ def _figures(ctx: Context, findings: Any = ()) -> dict[str, Any]:
     """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's or a receipt reader's receipt sets, results tables' row labels."""
     from verifier.figures import RequestRows, receipt_sets, table_labels
 
-    out = {**ctx.data.get("figures", {}), **receipt_sets(ctx.data.get("evidence"), ctx.options.get("profile")), **table_labels(ctx.subject, findings)}
-    if ctx.data.get("campaign") is not None:
-        out["requests"] = RequestRows(ctx.data["campaign"])  # built only if drawn (HTML)
+    out = {**ctx.run.figures, **receipt_sets(ctx.run.evidence, ctx.options.get("profile")), **table_labels(ctx.subject, findings)}
+    if ctx.run.campaign is not None:
+        out["requests"] = RequestRows(ctx.run.campaign)  # built only if drawn (HTML)
     return out
 
 
@@ -358,7 +358,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
             ctx = Context(subject=target, assets=trusted, options={"reader": reader, "directory": target, "name": target.name})
             findings, roster = run_pipeline(receipt_pipeline(reader), ctx, debug=debug)
             return Report(subject=path, kind=reader.KIND, verifier_version=__version__, findings=tuple(findings),
-                          roster=tuple(roster), producer=ctx.data.get("producer"), trust=trusted.describe([]),
+                          roster=tuple(roster), producer=ctx.run.producer, trust=trusted.describe([]),
                           figures=_figures(ctx, findings))
     if target.is_dir() and not _is_native(target):
         if not os.path.lexists(target / "manifest.json") and (why := not_one_bundle(target, trusted)):  # before detection reads it all
@@ -418,7 +418,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     ctx = Context(subject=target, assets=trusted, options={"reader": adapter, "document": document, "name": target.name})
     findings, roster = run_pipeline(receipt_pipeline(adapter), ctx, debug=debug)
     return Report(subject=path, kind=adapter.KIND, verifier_version=__version__, findings=tuple(findings), roster=tuple(roster),
-                  producer=ctx.data.get("producer"), trust=trusted.describe([]), figures=_figures(ctx, findings))
+                  producer=ctx.run.producer, trust=trusted.describe([]), figures=_figures(ctx, findings))
 
 
 def _unreadable_receipt(path: str, target: Path, data: bytes, problem: JSONProblem) -> Report | None:

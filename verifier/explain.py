@@ -74,7 +74,7 @@ def check(profile: str, directory: str, *, asset_root: str | None = None, artifa
     verdict), else 0. Raises `UsageError` and `ConfigError` (exit 2) as `explain` does.
     """
     pid, document, tree, ctx, findings = _run(profile, directory, asset_root, artifacts)
-    lines, nothing = rule_lines(document, ctx.data.get("evidence"), tree.glob, findings)
+    lines, nothing = rule_lines(document, ctx.run.evidence, tree.glob, findings)
     text = [f"profile {pid} on {directory}: what each rule matched", *lines, f"{nothing} rule(s) matched nothing or name an authoring problem"]
     failed = any(str(f.status.value if hasattr(f.status, "value") else f.status) == "ERROR" for f in findings)
     return "\n".join(visible(line) for line in text) + "\n", 4 if failed else 1 if nothing else 0
@@ -115,11 +115,11 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
             per_file[f.path].append(f"  coverage: {f.message.split(': ', 1)[-1]}")
         else:
             per_file[f.path].append(f"  {status:<10} {f.check} [{f.code}] {f.pointer or ''} {f.message}".rstrip())
-    evidence = ctx.data.get("evidence")
+    evidence = ctx.run.evidence
     stated: dict[str, set[str]] = defaultdict(set)  # file -> pointers of what its claim documents state (coverage accounts for them)
     for c in [*evidence.claims, *evidence.outcomes] if evidence is not None else ():
         stated[c.location.file].add((c.location.pointer or "").partition("#")[0])
-    for rel, pointer in ctx.data.get("examined", set()):  # places a check compared (a manifest entry's path, digest and size, ...)
+    for rel, pointer in ctx.run.examined:  # places a check compared (a manifest entry's path, digest and size, ...)
         stated[rel].add(pointer.partition("#")[0])
     for rid, spec in document.get("receipts", {}).items():
         by_file: dict[str, dict[tuple[str, int], tuple[str, Any]]] = defaultdict(dict)

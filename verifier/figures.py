@@ -18,9 +18,9 @@ from typing import Any
 __all__ = ["MAX_SERIES", "MAX_VALUES", "add", "coverage_entry", "receipt_sets", "requests", "RequestRows"]
 
 
-def add(data: dict[str, Any], kind: str, entry: dict[str, Any]) -> None:
-    """Append `entry` to the figure list `kind` in a pipeline context's `data`."""
-    data.setdefault("figures", {}).setdefault(kind, []).append(entry)
+def add(figures: dict[str, list[dict[str, Any]]], kind: str, entry: dict[str, Any]) -> None:
+    """Append `entry` to the figure list `kind` of a run's `figures` (`verifier.pipeline.RunData.figures`)."""
+    figures.setdefault(kind, []).append(entry)
 
 
 def _seconds(value: Fraction | None) -> float | None:

@@ -16,20 +16,98 @@ import decimal
 import traceback
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from verifier.errors import Unverifiable
 from verifier.model import CheckInfo, Finding, Status
 from verifier.stats import RUN_CONTEXT
 
-__all__ = ["ROADS", "Check", "Context", "check", "run_pipeline"]
+if TYPE_CHECKING:
+    from verifier.evidence import Evidence, Receipt
+
+__all__ = ["ROADS", "Check", "Context", "PackFacts", "RunData", "check", "run_pipeline"]
 
 #: What a reader gives the check families: a bundle of format v1, a foreign bundle a profile's `bundle` section maps onto
 #: it, the evidence a profile without one reads, a receipt reader's document or directory. A check's title and `requires`
 #: may depend on it (`Check.on`; a mapped bundle's are a bundle's unless it says otherwise); its body reads the inputs the
 #: reader gave.
 ROADS = ("bundle", "mapped", "profile", "receipt")
+
+
+@dataclass
+class PackFacts:
+    """
+    Represents what the telemetry checks establish for the rule pack (`verifier.checks.packs.telemetry`) to read.
+
+    Written by `verifier.adapters.telemetry` / `telemetry_rules` and the pack's standings, read by the pack's
+    qualification (a fact never established stays at its default: False / None / empty).
+    `carrier`: retained carrier file name (`stdout`, `metrics_before`, `metrics_after`, `implementation`, ...) -> its
+    bytes (`telemetry.carriers`); `client`: the client facts printed on stdout (`_client`), None until parsed;
+    `engine_delta`: the engine's generated-token counter delta (`_engine`), None until summed;
+    `no_preemptions`, `occupancy_within_cap`, `implementation_bound` (`telemetry_rules`), `subject_established`,
+    `arrival_observed`, `window_isolated` (the pack's standings): whether each prerequisite was observed.
+    """
+
+    carrier: dict[str, bytes] = field(default_factory=dict)
+    client: dict[str, Any] | None = None
+    engine_delta: Decimal | None = None
+    no_preemptions: bool = False
+    occupancy_within_cap: bool = False
+    implementation_bound: bool = False
+    subject_established: bool = False
+    arrival_observed: bool = False
+    window_isolated: bool = False
+
+
+@dataclass
+class RunData:
+    """
+    Represents the values checks of one run share (`Context.run`), each written by the check named and read later.
+
+    The run's documents: `evidence` the evidence model (`verifier.evidence.Evidence`; built by the reader's
+    `model`/`evidence_of`, `schema.receipts` for a profile; None until built), `manifest` the manifest the model reads
+    (bundle format v1's shape; `integrity.files`; None when none was read), `campaign` the `verifier.campaign.Campaign`
+    (`campaign.campaign_of`, memoized; None until built), `profile` the producer profile the schema checks chose (`{}` until then),
+    `schema` its schema name, `producer` `{producer, version}` for the report (None when not identified), `doc` /
+    `raw` file name -> parsed document / its bytes (`schema.documents`, adapters).
+    Integrity: `matched` NFC name -> (name on disk, sha256) of the files `integrity.files` matched; `listed_names`
+    sha256 -> the sorted names it is listed under; `listed_digests` every listed sha256 (None when no manifest was
+    read); `listed_externals` the external artifacts listed with digests (manifest entries); `externals_verified`
+    / `externals_digests` name -> the supplied external file's path / its sha256 (`integrity.match_supplied`; re-hashed by
+    `integrity.unchanged`). `examined` the `(file, JSON Pointer)` places of stated values some check compared
+    (read by `explain`). `coverage_checked` media name -> (expectation, policy, findings, facts) of
+    `coverage.streams`, re-used by `quality.rescore`. `figures` figure kind -> rows for the HTML report
+    (`verifier.figures.add`). Per-model memos of `profile_base` / `profile_unreached`, each `(model, value)`
+    rebuilt when the model changes: `receipt_sets` set id -> receipts (with stand-ins), `read_receipt_sets` set id
+    -> read receipts, `file_paths` the model's file paths, `claimed_places` the places claims found values at;
+    `derivations` the memo of `derive_rule`. `facts` what the telemetry checks establish for its rule pack.
+    """
+
+    evidence: Evidence | None = None
+    manifest: dict[str, Any] | None = None
+    campaign: Any = None  # a verifier.campaign.Campaign (not imported: campaign imports readers/, which import this module)
+    profile: dict[str, Any] = field(default_factory=dict)
+    schema: str | None = None
+    producer: dict[str, Any] | None = None
+    doc: dict[str, Any] = field(default_factory=dict)
+    raw: dict[str, bytes] = field(default_factory=dict)
+    matched: dict[str, tuple[str, str]] = field(default_factory=dict)
+    listed_names: dict[str, list[str]] = field(default_factory=dict)
+    listed_digests: set[str] | None = None
+    listed_externals: list[dict[str, Any]] = field(default_factory=list)
+    externals_verified: dict[str, Any] = field(default_factory=dict)
+    externals_digests: dict[str, str] = field(default_factory=dict)
+    examined: set[tuple[str, str]] = field(default_factory=set)
+    coverage_checked: dict[str, tuple[Any, Any, Any, Any]] = field(default_factory=dict)
+    figures: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    receipt_sets: tuple[Evidence, dict[str, list[Receipt]]] | None = None
+    read_receipt_sets: tuple[Evidence, dict[str, list[Receipt]]] | None = None
+    file_paths: tuple[Evidence, frozenset[str]] | None = None
+    claimed_places: tuple[Evidence, dict[tuple[str, str], set[str]]] | None = None
+    derivations: dict[Any, Any] = field(default_factory=dict)
+    facts: PackFacts = field(default_factory=PackFacts)
 
 
 @dataclass
@@ -41,7 +119,7 @@ class Context:
     `subject` the path being verified, `assets` our verified `trust.Assets`,
     `gate_id`/`gate` the gate judged by (None until the gate check found it),
     `options` the run options (e.g. `artifacts`: a directory of external
-    artifacts), `data` a per-run cache for values shared by checks.
+    artifacts), `run` the values checks of the run share (`RunData`).
     """
 
     subject: Path
@@ -50,7 +128,7 @@ class Context:
     gate_id: str | None = None
     gate: dict[str, Any] | None = None
     options: dict[str, Any] = field(default_factory=dict)
-    data: dict[str, Any] = field(default_factory=dict)
+    run: RunData = field(default_factory=RunData)
 
 
 @dataclass(frozen=True)

@@ -104,8 +104,8 @@ def detects_directory(path: Path) -> bool:
 @check("matrix.plan_digest", title="plan.json's sha256 equals config.plan_sha256", requires=("schema.documents",))
 def plan_digest(ctx: Context) -> Iterator[Finding]:
     """PASS/FAIL `plan-sha256-mismatch` on the plan snapshot bytes; UNVERIFIED `runner-not-retained` for runner_sha256."""
-    config = ctx.data["doc"]["config.json"]
-    got = hashlib.sha256(ctx.data["raw"]["plan.json"]).hexdigest()
+    config = ctx.run.doc["config.json"]
+    got = hashlib.sha256(ctx.run.raw["plan.json"]).hexdigest()
     ok = got == config["plan_sha256"].lower()  # upper-case hex is the same digest
     yield finding("matrix.plan_digest", Status.PASS if ok else Status.FAIL, "derived" if ok else "plan-sha256-mismatch",
             f"sha256(plan.json) = {got}" + (" equals" if ok else " differs from") + f" config.plan_sha256 {config['plan_sha256']}",
@@ -118,8 +118,8 @@ def plan_digest(ctx: Context) -> Iterator[Finding]:
 @check("matrix.provenance", title="The eleven provenance fields are present and non-blank", requires=("schema.documents",))
 def provenance(ctx: Context) -> Iterator[Finding]:
     """FAIL `provenance-missing` per absent or blank field of plan.metadata (names from the profile); PASS when all are present."""
-    meta = ctx.data["doc"]["plan.json"]["metadata"]
-    wanted = ctx.data["profile"]["provenance_fields"]
+    meta = ctx.run.doc["plan.json"]["metadata"]
+    wanted = ctx.run.profile["provenance_fields"]
     bad = []
     for key in wanted:
         value = meta.get(key)
@@ -159,13 +159,13 @@ def _planned_test(plan: dict[str, Any]) -> Callable[[tuple[Any, Any, Any]], bool
 
 def model(ctx: Context) -> Evidence:
     """
-    Return (and cache in `ctx.data["evidence"]`) the output read onto the evidence model (`readers.http_matrix`).
+    Return (and cache in `ctx.run.evidence`) the output read onto the evidence model (`readers.http_matrix`).
 
-    Call only after `schema.documents` passed (it chose the profile, `ctx.data["profile"]`): the reader relies on both.
+    Call only after `schema.documents` passed (it chose the profile, `ctx.run.profile`): the reader relies on both.
     """
-    if "evidence" not in ctx.data:
-        ctx.data["evidence"] = readers.http_matrix(ctx.data["doc"], ctx.data["profile"]["success_outcome"])
-    return ctx.data["evidence"]  # type: ignore[no-any-return]
+    if ctx.run.evidence is None:
+        ctx.run.evidence = readers.http_matrix(ctx.run.doc, ctx.run.profile["success_outcome"])
+    return ctx.run.evidence  # type: ignore[no-any-return]
 
 
 def _measured(ctx: Context) -> dict[tuple[Any, Any, Any], list[Receipt]]:
@@ -191,7 +191,7 @@ def _stated(ctx: Context, claim: str) -> Decimal | None:
 
 
 def _rows(ctx: Context) -> dict[tuple[str, int, int], tuple[int, dict[str, Any]]]:
-    return {(r["case"], r["concurrency"], r["round"]): (i, r) for i, r in enumerate(ctx.data["doc"]["summary.json"]["rounds"])}
+    return {(r["case"], r["concurrency"], r["round"]): (i, r) for i, r in enumerate(ctx.run.doc["summary.json"]["rounds"])}
 
 
 def _count(check_id: str, name: str, ptr: str, claimed: int, derived: int, how: str) -> Finding:
@@ -211,8 +211,8 @@ def denominators(ctx: Context) -> Iterator[Finding]:
     `count-mismatch`, `status-mismatch`; the failure tally re-derives from
     every line's outcome.
     """
-    plan, summary = ctx.data["doc"]["plan.json"], ctx.data["doc"]["summary.json"]
-    ok_word = ctx.data["profile"]["success_outcome"]
+    plan, summary = ctx.run.doc["plan.json"], ctx.run.doc["summary.json"]
+    ok_word = ctx.run.profile["success_outcome"]
     measured, rows = _measured(ctx), _rows(ctx)
     count, n, is_planned = _planned_count(plan), plan["requests_per_case"], _planned_test(plan)
     keys: Iterable[tuple[str, int, int]] = _planned_rounds(plan)
@@ -277,7 +277,7 @@ def stop_after_failure(ctx: Context) -> Iterator[Finding]:
     says stopped/incomplete without one.
     """
     lines = model(ctx).receipts  # one per line of responses.jsonl, in order
-    summary = ctx.data["doc"]["summary.json"]
+    summary = ctx.run.doc["summary.json"]
     failures = [(_value(x, "completed"), i) for i, x in enumerate(lines) if not x.ok]
     planned = summary["denominators"]["planned"]
     if not failures:
@@ -403,7 +403,7 @@ def stated(ctx: Context) -> list[Stated]:
     reader judges: UNVERIFIED `not-a-producer-field` (a member the schema
     does not define) or `not-derivable`.
     """
-    evidence, rows, scope = model(ctx), _rows(ctx), ctx.data["profile"]["throughput_scope"]
+    evidence, rows, scope = model(ctx), _rows(ctx), ctx.run.profile["throughput_scope"]
     measured, source = _measured(ctx), Rounds(evidence)
     ordered = sorted(rows.items(), key=lambda kv: kv[1][0])
     out = []
@@ -545,7 +545,7 @@ def _unjudged(ctx: Context, judged: set[str]) -> list[Stated]:
     wave_seconds, the numbers of a window said unavailable, a spread block of a metric it does not know or of a (case,
     concurrency) no round has) UNVERIFIED `not-derivable`. Never silently ignored.
     """
-    summary, runner = ctx.data["doc"]["summary.json"], ctx.data["doc"]["config.json"]["runner"]
+    summary, runner = ctx.run.doc["summary.json"], ctx.run.doc["config.json"]["runner"]
     judged = judged | _judged_elsewhere(summary)
     out = []
     for pointer, value, named in _numbers(summary, ctx.assets.schema(SCHEMAS["summary.json"]), "", True):
@@ -595,7 +595,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
     rounds and no block (or a block for values that do not exist);
     UNVERIFIED `spread-not-stated` when the summary has no `round_aggregates`.
     """
-    summary = ctx.data["doc"]["summary.json"]
+    summary = ctx.run.doc["summary.json"]
     if "round_aggregates" not in summary:
         yield finding("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
                 "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")

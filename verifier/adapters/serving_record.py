@@ -60,13 +60,13 @@ def detects(document: Any) -> bool:
 
 def model(ctx: Context) -> Evidence:
     """
-    Return (and cache in `ctx.data["evidence"]`) the record read onto the evidence model (`readers.serving_record`).
+    Return (and cache in `ctx.run.evidence`) the record read onto the evidence model (`readers.serving_record`).
 
     Call only after `schema.documents` passed: the reader relies on the schema's types.
     """
-    if "evidence" not in ctx.data:
-        ctx.data["evidence"] = readers.serving_record(ctx.options["document"], ctx.options["name"])
-    return ctx.data["evidence"]  # type: ignore[no-any-return]
+    if ctx.run.evidence is None:
+        ctx.run.evidence = readers.serving_record(ctx.options["document"], ctx.options["name"])
+    return ctx.run.evidence  # type: ignore[no-any-return]
 
 
 class Cases(RecordSource):

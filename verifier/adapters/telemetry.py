@@ -102,18 +102,18 @@ def detects_directory(path: Path) -> bool:
 
 
 def _r(ctx: Context) -> dict[str, Any]:
-    return ctx.data["doc"][RECEIPT]  # type: ignore[no-any-return]
+    return ctx.run.doc[RECEIPT]  # type: ignore[no-any-return]
 
 
 def model(ctx: Context) -> Evidence:
     """
-    Return (and cache in `ctx.data["evidence"]`) the receipt read onto the evidence model (`readers.telemetry_receipt`).
+    Return (and cache in `ctx.run.evidence`) the receipt read onto the evidence model (`readers.telemetry_receipt`).
 
     Call only after `schema.documents` passed: the reader relies on the schema's types.
     """
-    if "evidence" not in ctx.data:
-        ctx.data["evidence"] = readers.telemetry_receipt(_r(ctx), RECEIPT)
-    return ctx.data["evidence"]  # type: ignore[no-any-return]
+    if ctx.run.evidence is None:
+        ctx.run.evidence = readers.telemetry_receipt(_r(ctx), RECEIPT)
+    return ctx.run.evidence  # type: ignore[no-any-return]
 
 
 def _stated(ctx: Context, key: str) -> Decimal | None:
@@ -130,10 +130,10 @@ def carriers(ctx: Context) -> Iterator[Finding]:
 
     FAIL `unsafe-path` (absolute or `..`), `symlink` / `symlink-escape` (a link, never
     followed; its target inside or outside the receipt directory), `carrier-missing`, `sha256-mismatch`;
-    PASS `retained`. Stores the bytes in `ctx.data["carrier"]`.
+    PASS `retained`. Stores the bytes in `ctx.run.facts.carrier`.
     """
     root: Path = ctx.options["directory"]
-    ctx.data["carrier"] = {}
+    ctx.run.facts.carrier = {}
     for name, item in _r(ctx)["evidence"].items():
         rel = PurePosixPath(item["path"])
         ptr = f"/evidence/{name}"
@@ -160,7 +160,7 @@ def carriers(ctx: Context) -> Iterator[Finding]:
             yield finding("telemetry.carriers", Status.FAIL, "sha256-mismatch", f"{item['path']}: sha256 {got} differs from {RECEIPT}#{ptr}/sha256 {item['sha256']}",
                     path=item["path"], pointer=f"{ptr}/sha256", expected=item["sha256"], observed=got)
             continue
-        ctx.data["carrier"][name] = data
+        ctx.run.facts.carrier[name] = data
         yield finding("telemetry.carriers", Status.PASS, "retained", f"{item['path']}: {name} retained, sha256 matches ({len(data)} bytes)",
                 path=item["path"], pointer=ptr)
 
@@ -322,11 +322,11 @@ def stated(ctx: Context) -> list[Stated]:
     A derived number the receipt does not state (PASS `derived`) is its
     finding's expected, never its observed: no claim.
 
-    Stores the printed facts in `ctx.data["client"]` and the delta in
-    `ctx.data["engine_delta"]` (the rule pack reads them).
+    Stores the printed facts in `ctx.run.facts.client` and the delta in
+    `ctx.run.facts.engine_delta` (the rule pack reads them).
     """
     receipt = _r(ctx)
-    carriers_ok = set(ctx.data.get("carrier", {})) >= set(receipt["evidence"])
+    carriers_ok = set(ctx.run.facts.carrier) >= set(receipt["evidence"])
     bench = model(ctx).processes[0]
     process_ok = bench.dims["outcome"] == "exited" and bench.exit_code == 0
     client_blockers = [name for name, ok in (("telemetry.carriers", carriers_ok), ("telemetry.process", process_ok)) if not ok]
@@ -341,7 +341,7 @@ def stated(ctx: Context) -> list[Stated]:
     else:
         rows, increments, engine_why = _engine(ctx)
         out += rows
-    client = ctx.data.get("client")
+    client = ctx.run.facts.client
     source = Replayed(client or {}, increments or [], receipt["protocol"]["num_prompts"])
     out += _surplus(ctx, source, [why for why in (client_why, engine_why) if why is not None])
     out += refused(ctx)
@@ -354,7 +354,7 @@ def _foreign(ctx: Context) -> list[Stated]:
     The rows of the numbers `facts` states under a key the pinned schema does not define and the profile does not refuse
     (`stated`): UNVERIFIED `not-a-producer-field` each, by key (no rule derives them; never skipped).
     """
-    facts, profile = _r(ctx).get("facts") or {}, ctx.data["profile"]
+    facts, profile = _r(ctx).get("facts") or {}, ctx.run.profile
     known = set(ctx.assets.schema(SCHEMAS[RECEIPT])["properties"]["facts"]["properties"]) | set(profile["refused_facts"])
     out = []
     for claim in sorted(model(ctx).claims, key=lambda c: c.id):
@@ -370,17 +370,17 @@ def _foreign(ctx: Context) -> list[Stated]:
 
 
 def _client(ctx: Context) -> tuple[list[Stated], str | None]:
-    """The client facts' rows (`stated`) and why they did not replay (None: they did); stores the printed facts in `ctx.data["client"]`."""
-    receipt, profile = _r(ctx), ctx.data["profile"]
+    """The client facts' rows (`stated`) and why they did not replay (None: they did); stores the printed facts in `ctx.run.facts.client`."""
+    receipt, profile = _r(ctx), ctx.run.profile
     stdout_path = receipt["evidence"]["stdout"]["path"]
-    text = ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace")
+    text = ctx.run.facts.carrier["stdout"].decode("utf-8", errors="replace")
     parsed, problems, ambiguous = parse_bench_stdout(text, profile)
     if problems:
         why = f"{stdout_path}: {'; '.join(problems)}"
         status, code = (Status.UNVERIFIED, "stdout-ambiguous") if ambiguous else (Status.FAIL, "stdout-truncated")
         return [Stated("stdout", None, None, None, path=stdout_path, refused=Refused(
             status, code, f"{why}: no client fact can replay from the retained stdout"))], f"the client facts did not replay ({why})"
-    ctx.data["client"] = parsed
+    ctx.run.facts.client = parsed
     n = receipt["protocol"]["num_prompts"]
     source = Replayed(parsed, [], n)
     out = []
@@ -419,9 +419,9 @@ def _counter(data: bytes, name: str, family: str) -> tuple[dict[frozenset[tuple[
 def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None, str | None]:
     """
     The engine delta's row (`stated`), the counter's per-series increments and why they did not replay (increments None, a reason;
-    or the increments, None); stores their sum in `ctx.data`.
+    or the increments, None); stores their sum in `ctx.run.facts.engine_delta`.
     """
-    receipt, profile = _r(ctx), ctx.data["profile"]
+    receipt, profile = _r(ctx), ctx.run.profile
     family = profile["engine_counter"]
     ev = receipt["evidence"]
     claimed = _stated(ctx, "engine_generation_tokens_delta")
@@ -431,7 +431,7 @@ def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None, str | Non
         return [Stated("facts/engine_generation_tokens_delta", claimed, None, None, path=path, refused=Refused(status, code, message, expected=expected))]
 
     for which in ("metrics_before", "metrics_after"):
-        values, problem = _counter(ctx.data["carrier"][which], ev[which]["path"], family)
+        values, problem = _counter(ctx.run.facts.carrier[which], ev[which]["path"], family)
         if problem is not None:
             unparseable = "not Prometheus" in problem
             return refuse(Status.FAIL if unparseable else Status.UNVERIFIED,
@@ -452,7 +452,7 @@ def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None, str | Non
     if delta != delta.to_integral_value():  # refused, so no derived value: the delta is in the message only
         why = f"{family}_total delta {delta} is not a whole token count"
         return refuse(Status.UNVERIFIED, "not-whole-tokens", why, after_path), None, f"the engine delta did not replay ({why})"
-    ctx.data["engine_delta"] = delta
+    ctx.run.facts.engine_delta = delta
     how = f"sum over series of {after_path} - {ev['metrics_before']['path']} for {family}_total"
     if claimed is None:
         return refuse(Status.PASS, "derived", f"engine delta {delta} tokens ({how}); not stated in the receipt", after_path, str(delta)), increments, None
@@ -476,7 +476,7 @@ def _surplus(ctx: Context, source: Replayed, unread: list[str]) -> list[Stated]:
         return [] if claimed is None else [Stated("facts/engine_surplus_tokens", claimed, pointer, None, path=RECEIPT, refused=Refused(
             Status.UNVERIFIED, "not-replayed", f"{RECEIPT}#{pointer} = {claimed}: not derived (engine delta - client output tokens): "
             + "; ".join(unread)))]
-    client, eng = source.client["output_tokens"], ctx.data["engine_delta"]
+    client, eng = source.client["output_tokens"], ctx.run.facts.engine_delta
     if client > eng:
         return [Stated("facts/engine_surplus_tokens", claimed, pointer, None, path=RECEIPT, refused=Refused(
             Status.FAIL, "client-exceeds-engine", f"client output tokens {client} exceed the engine generation_tokens_total delta {eng}: a "

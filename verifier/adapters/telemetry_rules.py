@@ -9,7 +9,7 @@ the type `schemas/serving-load-telemetry-v1.schema.json` gives it (a wrong
 type is a schema finding, never a crash here). Lists of refused facts and
 conclusions, stdout protocol labels and gauge names are profile data in
 that schema. The plan checks (protocol echo, provenance, occupancy) read the
-carrier bytes `telemetry.carriers` kept in `ctx.data["carrier"]`; `refused`
+carrier bytes `telemetry.carriers` kept in `ctx.run.facts.carrier`; `refused`
 and `rate` are rows of the reader's `stated` (`derivation.claims`), the rate
 over the printed facts it replayed.
 """
@@ -37,11 +37,11 @@ HEX40 = re.compile(r"[0-9a-fA-F]{40}")
 
 
 def _r(ctx: Context) -> dict[str, Any]:
-    return ctx.data["doc"][RECEIPT]  # type: ignore[no-any-return]
+    return ctx.run.doc[RECEIPT]  # type: ignore[no-any-return]
 
 
 def _p(ctx: Context) -> dict[str, Any]:
-    return ctx.data["profile"]  # type: ignore[no-any-return]
+    return ctx.run.profile  # type: ignore[no-any-return]
 
 
 def refused(ctx: Context) -> list[Stated]:
@@ -109,7 +109,7 @@ def protocol(ctx: Context) -> Iterator[Finding]:
     """
     receipt, profile = _r(ctx), _p(ctx)
     proto, path = receipt["protocol"], receipt["evidence"]["stdout"]["path"]
-    printed = _printed(ctx.data["carrier"]["stdout"].decode("utf-8", errors="replace"), profile["protocol_lines"])
+    printed = _printed(ctx.run.facts.carrier["stdout"].decode("utf-8", errors="replace"), profile["protocol_lines"])
     rate, burst = _number(printed.get("request_rate", "")), _number(printed.get("burstiness", ""))
     axes: list[tuple[str, Any, Any, bool]] = []  # (axis, stated, printed, agrees)
     if "request_rate" in proto:
@@ -172,20 +172,20 @@ def provenance(ctx: Context) -> Iterator[Finding]:
                 path=RECEIPT, pointer="/protocol")
     impl = proto.get("implementation") or {}
     revision, digest = impl.get("revision"), impl.get("sha256")
-    ctx.data["implementation_bound"] = False
+    ctx.run.facts.implementation_bound = False
     if revision is not None and not HEX40.fullmatch(revision):
         yield finding("telemetry.provenance", Status.FAIL, "implementation-not-exact",
                 f"{RECEIPT}#/protocol/implementation/revision = {revision!r} is not an exact commit: the semantics of the printed "
                 "labels, the semaphore and the bucket peak are not bound to the serve.py that ran", path=RECEIPT,
                 pointer="/protocol/implementation/revision", observed=revision)
-    elif digest is not None and "implementation" in ctx.data.get("carrier", {}) and \
-            hashlib.sha256(ctx.data["carrier"]["implementation"]).hexdigest() != digest.lower():
+    elif digest is not None and "implementation" in ctx.run.facts.carrier and \
+            hashlib.sha256(ctx.run.facts.carrier["implementation"]).hexdigest() != digest.lower():
         kept = receipt["evidence"]["implementation"]["path"]
         yield finding("telemetry.provenance", Status.FAIL, "implementation-digest-mismatch",
-                f"{kept}: the retained bench implementation hashes to {hashlib.sha256(ctx.data['carrier']['implementation']).hexdigest()}, "
+                f"{kept}: the retained bench implementation hashes to {hashlib.sha256(ctx.run.facts.carrier['implementation']).hexdigest()}, "
                 f"not {RECEIPT}#/protocol/implementation/sha256 {digest}", path=kept, pointer="/protocol/implementation/sha256")
     elif revision is not None or digest is not None:
-        ctx.data["implementation_bound"] = True
+        ctx.run.facts.implementation_bound = True
         yield finding("telemetry.provenance", Status.PASS, "implementation-bound",
                 f"bench implementation bound by {'revision ' + revision if revision else 'sha256 ' + str(digest)} (recorded, not fetched)",
                 path=RECEIPT, pointer="/protocol/implementation")
@@ -268,11 +268,11 @@ def occupancy(ctx: Context) -> Iterator[Finding]:
     waiting (a qualification refuses), else UNVERIFIED `boundary-only`;
     the preemption counter of both scrapes (`_preemptions`: PASS
     `no-preemptions`, UNVERIFIED `preemptions-observed`). Stores
-    `ctx.data["occupancy_within_cap"]` and `ctx.data["no_preemptions"]`.
+    `ctx.run.facts.occupancy_within_cap` and `ctx.run.facts.no_preemptions`.
     """
     receipt, profile = _r(ctx), _p(ctx)
     ev, names = receipt["evidence"], profile["occupancy_gauges"]
-    before, after = (_gauges(ctx.data["carrier"][w], names) for w in ("metrics_before", "metrics_after"))
+    before, after = (_gauges(ctx.run.facts.carrier[w], names) for w in ("metrics_before", "metrics_after"))
     if (receipt.get("preconditions") or {}).get("idle"):
         busy = {k: str(v) for k, v in before.items() if v != 0}
         if "running" not in before:
@@ -296,7 +296,7 @@ def occupancy(ctx: Context) -> Iterator[Finding]:
     over = {w: {k: str(v) for k, v in g.items()} for w, g in seen.items()
             if (cap is not None and g.get("running", Decimal(0)) > cap) or g.get("waiting", Decimal(0)) > 0}
     known = all("running" in g for g in seen.values())
-    ctx.data["occupancy_within_cap"] = known and cap is not None and not over
+    ctx.run.facts.occupancy_within_cap = known and cap is not None and not over
     if over:
         yield finding("telemetry.occupancy", Status.UNVERIFIED, "occupancy-above-cap",
                 f"boundary scrapes show {over} above the client cap {cap} or waiting: engine work beyond this client; a qualification refuses",
@@ -324,17 +324,17 @@ def _preemptions(ctx: Context) -> Iterator[Finding]:
     PASS `no-preemptions` when both carry it and it did not rise; UNVERIFIED
     `preemptions-observed` when it rose (the engine preempted work in the
     window: a qualification refuses); nothing when either scrape lacks it or
-    it went down (a reset): then `ctx.data["no_preemptions"]` stays False and
+    it went down (a reset): then `ctx.run.facts.no_preemptions` stays False and
     a claimed qualification names it unmet.
     """
     receipt, name = _r(ctx), _p(ctx)["preemption_counter"]
-    before, after = (_counter(ctx.data["carrier"][w], name) for w in ("metrics_before", "metrics_after"))
-    ctx.data["no_preemptions"] = False
+    before, after = (_counter(ctx.run.facts.carrier[w], name) for w in ("metrics_before", "metrics_after"))
+    ctx.run.facts.no_preemptions = False
     if before is None or after is None or after < before:
         return
     path = receipt["evidence"]["metrics_after"]["path"]
     if after == before:
-        ctx.data["no_preemptions"] = True
+        ctx.run.facts.no_preemptions = True
         yield finding("telemetry.occupancy", Status.PASS, "no-preemptions", f"{name} did not rise between the boundary scrapes ({before})", path=path)
         return
     yield finding("telemetry.occupancy", Status.UNVERIFIED, "preemptions-observed",

@@ -106,14 +106,14 @@ def _doc(ctx: Context) -> tuple[dict[str, Any], str]:
 
 def model(ctx: Context) -> Evidence:
     """
-    Return (and cache in `ctx.data["evidence"]`) the result read onto the evidence model (`readers.vllm_result`).
+    Return (and cache in `ctx.run.evidence`) the result read onto the evidence model (`readers.vllm_result`).
 
     Call only after `schema.documents` passed: the reader relies on the schema's types.
     """
-    if "evidence" not in ctx.data:
+    if ctx.run.evidence is None:
         d, name = _doc(ctx)
-        ctx.data["evidence"] = readers.vllm_result(d, name, ctx.data["profile"].get("per_request_arrays", []))
-    return ctx.data["evidence"]  # type: ignore[no-any-return]
+        ctx.run.evidence = readers.vllm_result(d, name, ctx.run.profile.get("per_request_arrays", []))
+    return ctx.run.evidence  # type: ignore[no-any-return]
 
 
 def _requests(ctx: Context, *, ok: bool = False) -> list[Receipt]:
@@ -278,7 +278,7 @@ def _unsupported(ctx: Context, evidence: Evidence) -> list[Stated]:
     number the producer's schema does not define (UNVERIFIED `not-a-producer-field`: a patched script's or --metadata key).
     """
     d, _ = _doc(ctx)
-    profile = ctx.data["profile"]
+    profile = ctx.run.profile
 
     def row(key: str, status: Status, code: str, message: str) -> Stated:
         return Stated(key, d[key], "/" + key.replace("~", "~0").replace("/", "~1"), None,
@@ -287,14 +287,14 @@ def _unsupported(ctx: Context, evidence: Evidence) -> list[Stated]:
     out = [row(key, Status.PASS, "not-claimed", f"{key!r} is null: nothing claimed") if d[key] is None else
            row(key, Status.UNVERIFIED, "not-derivable", f"{key!r} = {d[key]}: not re-derived: {reason}")
            for key, reason in profile.get("not_derivable", {}).items() if key in d]
-    known = ctx.assets.schema(ctx.data["schema"])["properties"]  # the model's claims are the result's numbers (bools are none)
+    known = ctx.assets.schema(ctx.run.schema)["properties"]  # the model's claims are the result's numbers (bools are none)
     return out + [row(c.id, Status.UNVERIFIED, "not-a-producer-field", f"{c.id!r} = {d[c.id]}: not a field {profile['producer']} writes; "
                       "no derivation known") for c in sorted(evidence.claims, key=lambda c: c.id) if c.id not in known and not STAT_KEY.match(c.id)]
 
 
 def _arrays(ctx: Context) -> dict[str, list[Any]] | None:
     d, _ = _doc(ctx)
-    wanted = ctx.data["profile"].get("per_request_arrays", [])
+    wanted = ctx.run.profile.get("per_request_arrays", [])
     if not wanted or not all(isinstance(d.get(k), list) for k in wanted):
         return None
     return {k: d[k] for k in wanted}
@@ -317,7 +317,7 @@ def requests(ctx: Context) -> Iterator[Finding]:
     arrays = _arrays(ctx)
     if arrays is None:
         yield finding("vllm.requests", Status.UNVERIFIED, "no-per-request-arrays",
-                f"{name}: the result keeps aggregates only (no {', '.join(ctx.data['profile']['per_request_arrays'])}); "
+                f"{name}: the result keeps aggregates only (no {', '.join(ctx.run.profile['per_request_arrays'])}); "
                 f"{d['completed']}/{d['num_prompts']} successful as stated, not re-derived", path=name)
         return
     n = d["num_prompts"]
@@ -428,7 +428,7 @@ def peak(ctx: Context) -> Iterator[Finding]:
     traffic; a bucket peak above the exact client peak is bucketing.
     """
     d, name = _doc(ctx)
-    definition = ctx.data["profile"].get("peak_concurrency")
+    definition = ctx.run.profile.get("peak_concurrency")
     if "max_concurrent_requests" not in d or definition is None:
         yield finding("vllm.peak", Status.PASS, "not-claimed", f"{name}: this version reports no peak concurrency", path=name)
         return

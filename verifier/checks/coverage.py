@@ -290,17 +290,17 @@ def judge_media(ctx: Context, asked: Iterable[Finding | Asked]) -> Iterator[Find
 
     Only a file whose bytes matched their listed sha256 is read (a bundle
     file, `Bundle.path_of`; a file a profile-read bundle matched,
-    `ctx.data["matched"]`; a supplied external artifact); any other is
+    `ctx.run.matched`; a supplied external artifact); any other is
     UNVERIFIED `media-not-verified`. Per file of a group the findings of
     `judge` (facts read back from `ctx.options["cache"]` when an earlier run
     demuxed bytes of this sha256, `docs/cache.md`); then [C1] `cross_arm`
     over the group's files whose arm is named; each finding's message names
     the records that name its file (`Asked.named`). Records each judged file
-    in `ctx.data["coverage_checked"]` (re-used by `quality.rescore`) and its
+    in `ctx.run.coverage_checked` (re-used by `quality.rescore`) and its
     figures. Side effects: demuxes each file.
     """
     cache, bundle = ctx.options.get("cache"), ctx.bundle
-    matched, externals = ctx.data.get("matched", {}), ctx.data.get("externals_verified", {})
+    matched, externals = ctx.run.matched, ctx.run.externals_verified
 
     def where(name: str) -> Path | None:
         if isinstance(bundle, Bundle):
@@ -331,11 +331,11 @@ def judge_media(ctx: Context, asked: Iterable[Finding | Asked]) -> Iterator[Find
                 findings, facts = check_file(path, name, exp, policy)
                 if key is not None and facts is not None and not facts.problems:  # a work limit or demuxer error is not kept
                     cache.store_result(key, facts.to_json())
-            ctx.data.setdefault("coverage_checked", {})[name] = (exp, policy, findings, facts)  # re-used by quality.rescore
+            ctx.run.coverage_checked[name] = (exp, policy, findings, facts)  # re-used by quality.rescore
             yield from (_named_by(f, item.named) for f in findings)
             if facts is not None:
                 judged.append((name, item.media[name], facts))
-                figures.add(ctx.data, "coverage", figures.coverage_entry(name, item.media[name], facts, exp.duration))
+                figures.add(ctx.run.figures, "coverage", figures.coverage_entry(name, item.media[name], facts, exp.duration))
         yield from (_named_by(f, item.named) for f in cross_arm(judged, policy))
 
 
@@ -352,7 +352,7 @@ def _facts_key(ctx: Context, name: str, exp: Expectation, policy: Policy) -> str
     """Return the cache key of the coverage facts of verified media file `name` (its manifest sha256), or None."""
     from verifier.cache import result_key
 
-    manifest = ctx.data.get("manifest", {})
+    manifest = ctx.run.manifest or {}
     for entry in [*manifest.get("files", []), *manifest.get("external", [])]:
         if entry.get("path") == name and isinstance(entry.get("sha256"), str):
             return result_key("coverage-facts", entry["sha256"].lower(), exp.to_json(), repr(policy))

@@ -26,7 +26,7 @@ def pinned(ctx: Context) -> Iterator[Finding]:
     """
     Judge what the reader says judges the run: the profile that reads it (`ctx.options["profile"]`: a profile-read or
     mapped bundle) and, for a bundle (native, or a profile with a `bundle` section), the gate id `manifest.json` names
-    (`ctx.data["manifest"]`).
+    (`ctx.run.manifest`).
 
     A profile given as a file (`--profile ./mine.json`, in `ctx.assets.unpinned`) is UNVERIFIED `profile-unpinned`:
     nothing vouches for it; a pinned one is PASS `profile-pinned` when it is the only judge (with a gate, the gate's
@@ -47,7 +47,7 @@ def pinned(ctx: Context) -> Iterator[Finding]:
                       message=f"judged by profile {profile}, pinned at sha256 {sha[:12]}...")
     if not gate:
         return
-    manifest = ctx.data.get("manifest")
+    manifest = ctx.run.manifest
     if manifest is None:
         raise Unverifiable("manifest.json is missing or invalid, so the bundle names no gate", code="no-gate", path="manifest.json")
     gate_id = manifest["gate"]

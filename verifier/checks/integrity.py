@@ -158,7 +158,7 @@ class Listed:
     names); `keep` names files whose hashed bytes later checks parse (`Bundle.contents`);
     `tree` is where an external list in another file is read and refused files are marked
     (`Tree.blocked`); `model` returns the manifest the evidence model reads
-    (`ctx.data["manifest"]`) from the `Listing` (None when none was read), or is None.
+    (`ctx.run.manifest`) from the `Listing` (None when none was read), or is None.
     """
 
     spec: dict[str, Any]
@@ -213,13 +213,13 @@ def judge(ctx: Context, listed: Listed) -> Iterator[Finding]:
     `symlink-escape`, `special-file`, `name-collision`, `duplicate-entry`, `unreadable-file`,
     `manifest-entry`; UNVERIFIED `no-published-digest`, `external-not-supplied`; PASS `match`),
     then the external artifacts (`_declared_externals`; also when the format has no manifest).
-    Records what matched: `ctx.data["matched"]` (NFC name -> (name on disk, sha256)), a
+    Records what matched: `ctx.run.matched` (NFC name -> (name on disk, sha256)), a
     bundle's `verified`, `digests` and kept `contents`, the refused files in `Tree.blocked`,
-    and `ctx.data["manifest"]` (the reader's `model`). Side effects: reads every listed file once.
+    and `ctx.run.manifest` (the reader's `model`). Side effects: reads every listed file once.
     """
     listing = yield from _judged(ctx, listed)
     if listed.model is not None:
-        ctx.data["manifest"] = listed.model(ctx, listing)
+        ctx.run.manifest = listed.model(ctx, listing)
 
 
 def _judged(ctx: Context, listed: Listed) -> Generator[Finding, None, Listing | None]:
@@ -237,15 +237,15 @@ def _judged(ctx: Context, listed: Listed) -> Generator[Finding, None, Listing | 
     except (OSError, JSONProblem, UnicodeDecodeError) as exc:
         yield _f(Status.FAIL, "manifest-unreadable", f"{name}: {exc}", path=name)
         return None
-    ctx.data.setdefault("examined", set()).update((name, pointer) for pointer in listing.stated)  # stated digests compared below
-    ctx.data["listed_digests"] = {entry.sha256 for entry in listing.entries.values()}
+    ctx.run.examined.update((name, pointer) for pointer in listing.stated)  # stated digests compared below
+    ctx.run.listed_digests = {entry.sha256 for entry in listing.entries.values()}
     names: dict[str, list[str]] = {}
     for name_, entry in sorted(listing.entries.items()):
         names.setdefault(entry.sha256, []).append(name_)
-    ctx.data["listed_names"] = names  # every name a digest is listed under, sorted (identical bytes published twice)
+    ctx.run.listed_names = names  # every name a digest is listed under, sorted (identical bytes published twice)
     outcome = Outcome()
     yield from compare(ctx, spec, listing, scan(ctx, listed.root, listed.only, name), outcome, keep=listed.keep)
-    ctx.data["matched"] = outcome.matched  # re-hashed by `integrity.unchanged` after the checks that read them
+    ctx.run.matched = outcome.matched  # re-hashed by `integrity.unchanged` after the checks that read them
     if listed.tree is not None:
         listed.tree.blocked.update(outcome.blocked)
     if isinstance(ctx.bundle, Bundle):
@@ -417,7 +417,7 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     `expected` is `{"sha256", "size"}` as listed (`size` None where the
     listing states none), `loc` the finding's `path` and `pointer`.
     PASS `external-match` (the file then counts as verified:
-    `ctx.data["externals_verified"][key]`); FAIL `external-mismatch` (size or
+    `ctx.run.externals_verified[key]`); FAIL `external-mismatch` (size or
     sha256 differ; a listed size that differs is refused before the file is
     read), `unreadable-file`; UNVERIFIED `external-not-supplied`,
     its message `absent` plus where it was looked for.
@@ -441,8 +441,8 @@ def match_supplied(ctx: Context, key: str, expected: dict[str, Any], loc: dict[s
     if (expected["size"] is not None and size != expected["size"]) or normal_digest(expected["sha256"]) != digest.lower():
         return _f(Status.FAIL, "external-mismatch", f"external {key} supplied under {supplied} does not match {listing}",
                   expected=expected, observed=observed, **loc)
-    ctx.data.setdefault("externals_verified", {})[key] = candidate
-    ctx.data.setdefault("externals_digests", {})[key] = digest  # re-hashed by integrity.unchanged: later checks read the file again
+    ctx.run.externals_verified[key] = candidate
+    ctx.run.externals_digests[key] = digest  # re-hashed by integrity.unchanged: later checks read the file again
     return _f(Status.PASS, "external-match", f"external {key} supplied and matches", expected=expected, observed=observed, **loc)
 
 
@@ -453,7 +453,7 @@ def _declared_externals(ctx: Context, listed: Listed, document: Any, manifest: s
     An item naming no digest member: UNVERIFIED `external-not-supplied` per
     entry. Else first FAIL `manifest-entry` per entry lacking a path, a
     sha256 or an integer size (the others kept in
-    `ctx.data["listed_externals"]`), then per other entry FAIL `unsafe-path`,
+    `ctx.run.listed_externals`), then per other entry FAIL `unsafe-path`,
     `duplicate-entry` (one of the listed `names`), or `match_supplied` (PASS
     `external-match`, FAIL `external-mismatch`, `unreadable-file`,
     UNVERIFIED `external-not-supplied`).
@@ -486,7 +486,7 @@ def _declared_externals(ctx: Context, listed: Listed, document: Any, manifest: s
             reason = entry.get(item["reason_member"]) if "reason_member" in item else None
             entries.append(({**values, "reason": reason if isinstance(reason, str) and reason else item["reason"]}, pointer))
         if "sha256" in item:
-            ctx.data.setdefault("listed_externals", []).extend(entry for entry, _pointer in entries)
+            ctx.run.listed_externals.extend(entry for entry, _pointer in entries)
         for entry, pointer in entries:
             raw = entry["path"]
             if unsafe_reason(raw):
@@ -506,20 +506,20 @@ def unchanged(ctx: Context) -> Iterator[Finding]:
     A bundle's documents are parsed from the bytes `integrity.files` hashed,
     so its files read again are those checks opened (`Bundle.path_of`: media,
     by coverage and scoring); a profile's checks read every file from disk,
-    so all it matched (`ctx.data["matched"]`). FAIL
+    so all it matched (`ctx.run.matched`). FAIL
     `changed-during-verification` per file whose sha256 changed while
     `verify` ran; PASS `unchanged` otherwise (also when no check read a file
     again). Side effects: reads those files again.
     """
     bundle = ctx.bundle
-    read = {name: (bundle.verified[name], bundle.digests[name]) for name in bundle.touched} if isinstance(bundle, Bundle) else ctx.data.get("matched", {})
+    read = {name: (bundle.verified[name], bundle.digests[name]) for name in bundle.touched} if isinstance(bundle, Bundle) else ctx.run.matched
     yield from _rehash(ctx, {**read, **_supplied_read(ctx)})
 
 
 def _supplied_read(ctx: Context) -> dict[str, tuple[str, str]]:
     """Return the external artifacts `--artifacts` supplied and matched (name -> (absolute path, sha256)): later checks read them again."""
-    digests = ctx.data.get("externals_digests", {})
-    return {name: (str(path), digests[name]) for name, path in ctx.data.get("externals_verified", {}).items()}
+    digests = ctx.run.externals_digests
+    return {name: (str(path), digests[name]) for name, path in ctx.run.externals_verified.items()}
 
 
 def _rehash(ctx: Context, files: dict[str, tuple[str, str]]) -> Iterator[Finding]:

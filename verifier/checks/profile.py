@@ -50,7 +50,7 @@ from verifier.readers.sites import parse_claim_files, read_sites
 @check("schema.receipts", title="Receipt files exist and every mapped field is present")
 def receipts(ctx: Context) -> Iterator[Finding]:
     """
-    Read every receipt set the profile maps onto the evidence model (`ctx.data["evidence"]`), which every later check reads.
+    Read every receipt set the profile maps onto the evidence model (`ctx.run.evidence`), which every later check reads.
 
     The model (reader `profile:<id>`) holds the receipts of every set, with
     stand-ins for files that were not read (`Receipt.unread`), the output
@@ -97,9 +97,9 @@ def receipts(ctx: Context) -> Iterator[Finding]:
     model = Evidence(reader=f"profile:{profile['id']}", files=tuple(FileEntry(rel, None, None) for rel in tree.files()),
                      receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
                      unmapped=(*unmapped, *stated.unmapped), gate=profile["id"], informational=stated.informational)
-    ctx.data["evidence"] = model  # stored first: should reading the sites fail (an ERROR here), every later check still has the receipts
+    ctx.run.evidence = model  # stored first: should reading the sites fail (an ERROR here), every later check still has the receipts
     sites = read_sites(tree, parse_claim_files(tree, profile, every), rule_instances(profile, every), profile)  # each claim file parsed, each rule's instances ranked, once
-    ctx.data["evidence"] = dataclasses.replace(model, sites=sites)
+    ctx.run.evidence = dataclasses.replace(model, sites=sites)
 
 
 #: Problems after which a file (or a glob) gave no receipts: what the model records as not mapped.
@@ -337,7 +337,7 @@ def digests(ctx: Context) -> Iterator[Finding]:
     UNVERIFIED `no-digest-list` when the manifest could not be read.
     """
     cid = "derivation.digests"
-    listed = ctx.data.get("listed_digests")
+    listed = ctx.run.listed_digests
     for rid, spec in _profile(ctx)["receipts"].items():
         if "listed_digest" not in spec:
             continue

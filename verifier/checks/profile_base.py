@@ -33,11 +33,11 @@ def _tree(ctx: Context) -> Tree:
 
 def evidence(ctx: Context) -> Evidence:
     """
-    Return the evidence model of this run (`ctx.data["evidence"]`), built by `schema.receipts` from the receipt sets it read.
+    Return the evidence model of this run (`ctx.run.evidence`), built by `schema.receipts` from the receipt sets it read.
 
     Before that check ran (or when it did not), it is a model holding no receipts.
     """
-    found = ctx.data.get("evidence")
+    found = ctx.run.evidence
     return found if isinstance(found, Evidence) else _EMPTY
 
 
@@ -48,13 +48,13 @@ def _records(ctx: Context, rid: str) -> list[Receipt]:
     """
     Return the receipts of set `rid` that were read (no stand-ins for unread files): what per-record checks look at.
 
-    Built once per model and set (`ctx.data["read-receipt-sets"]`), then
+    Built once per model and set (`ctx.run.read_receipt_sets`), then
     returned as the same list, as `_all_records` does: callers must not change it.
     """
     model = evidence(ctx)
-    cached = ctx.data.get("read-receipt-sets")
+    cached = ctx.run.read_receipt_sets
     if cached is None or cached[0] is not model:
-        cached = ctx.data["read-receipt-sets"] = (model, {})
+        cached = ctx.run.read_receipt_sets = (model, {})
     found = cached[1].get(rid)
     if found is None:
         found = cached[1][rid] = [r for r in _all_records(ctx, rid) if r.unread is None]
@@ -65,25 +65,25 @@ def _all_records(ctx: Context, rid: str) -> list[Receipt]:
     """
     Return the receipts of set `rid` in the model, with the stand-ins for unread files: what derivations (claims, gate) run over.
 
-    The lists are built once per model (`ctx.data["receipt-sets"]`) and then
+    The lists are built once per model (`ctx.run.receipt_sets`) and then
     returned as the same objects: `verifier.readers.select.ReceiptSet`s, which carry the index `select` builds.
     """
     model = evidence(ctx)
-    cached = ctx.data.get("receipt-sets")
+    cached = ctx.run.receipt_sets
     if cached is None or cached[0] is not model:
         sets: dict[str, list[Receipt]] = {}
         for r in model.receipts:
             sets.setdefault(r.receipt_set, ReceiptSet()).append(r)
-        cached = ctx.data["receipt-sets"] = (model, sets)
+        cached = ctx.run.receipt_sets = (model, sets)
     return cached[1].get(rid, [])  # type: ignore[no-any-return]
 
 
 def exists(ctx: Context, rel: str) -> bool:
     """Return whether the directory the model was read from holds file `rel` under a safe name (`Evidence.files`), as `Tree.exists` answers."""
     model = evidence(ctx)
-    cached = ctx.data.get("file-paths")
+    cached = ctx.run.file_paths
     if cached is None or cached[0] is not model:
-        cached = ctx.data["file-paths"] = (model, frozenset(f.path for f in model.files))
+        cached = ctx.run.file_paths = (model, frozenset(f.path for f in model.files))
     return unsafe_reason(rel) is None and rel in cached[1]  # a name the reader would refuse to open is no file to read
 
 
@@ -97,7 +97,7 @@ def files_matching(ctx: Context, pattern: str) -> list[str]:
 
 def _derivations(ctx: Context) -> dict[Any, Any]:
     """Return this run's memo of derivations (`derive_rule`'s `memo`): claims and gate rules that derive the same value over the same receipts derive it once."""
-    return ctx.data.setdefault("derivations", {})  # type: ignore[no-any-return]
+    return ctx.run.derivations
 
 
 def _one_site(ctx: Context, rule: str, role: str) -> Site:
@@ -108,7 +108,7 @@ def _one_site(ctx: Context, rule: str, role: str) -> Site:
 
 def examined(ctx: Context) -> set[tuple[str, str]]:
     """Return the `(file, JSON Pointer)` places of stated values some check compared (claims, the recorded gate outcome, manifest entries)."""
-    return ctx.data.setdefault("examined", set())  # type: ignore[no-any-return]
+    return ctx.run.examined
 
 
 def joined(ctx: Context, rule: dict[str, Any], key: dict[str, str]) -> dict[str, Any]:

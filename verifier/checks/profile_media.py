@@ -97,10 +97,10 @@ def asked(ctx: Context) -> Iterator[Finding | Asked]:
     run, `ctx.options["coverage_gates"]`, so an unknown gate stops the run).
     """
     gates = ctx.options.get("coverage_gates", {})
-    matched, externals = ctx.data.get("matched", {}), ctx.data.get("externals_verified", {})
+    matched, externals = ctx.run.matched, ctx.run.externals_verified
     # a digest listed under several names (identical bytes published twice) names the first one whose bytes were matched
     by_digest = {sha.lower(): next((n for n in names if n in matched or n in externals), names[0])
-                 for sha, names in ctx.data.get("listed_names", {}).items()}
+                 for sha, names in ctx.run.listed_names.items()}
     for rid, spec in judged_sets(_profile(ctx)).items():
         mapping = spec["media"]
         shapes: dict[Expectation, tuple[dict[str, str | None], dict[str, list[str]]]] = {}  # shape -> (file -> arm, file -> records)

@@ -47,9 +47,9 @@ def _underived(ctx: Context, ptr: str, rule: dict[str, Any], records: list[Recei
     cid = "derivation.claims"
     model = evidence(ctx)
     found = model.sites_of(ptr, "stated")
-    kept = ctx.data.get("claimed_places")
+    kept = ctx.run.claimed_places
     if kept is None or kept[0] is not model:  # once per model, not once per claim
-        kept = ctx.data["claimed_places"] = (model, claimed_places(model))
+        kept = ctx.run.claimed_places = (model, claimed_places(model))
     claimed = kept[1]
     for site in found:
         rel = site.location.file

@@ -216,7 +216,7 @@ def attempts(ctx: Context) -> Iterator[Finding]:
     PASS `attempt-retained` per declared attempt, `no-hidden-receipts` once.
     """
     bundle, cid = ctx.bundle, "attempts.retained"
-    if "manifest" not in ctx.data:
+    if ctx.run.manifest is None:
         yield _f(cid, Status.UNVERIFIED, "blocked-by-integrity", "no usable manifest.json: no file was matched, none is examined")
         return
     evidence = evidence_of(ctx)  # runs after integrity.files; reads only the files it matched (bundle.verified)

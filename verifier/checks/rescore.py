@@ -66,7 +66,7 @@ def _where(ctx: Context, name: str) -> Path | None:
     disk = ctx.bundle.path_of(name)  # recorded as touched: re-hashed by integrity.unchanged after scoring
     if disk is not None:
         return disk  # type: ignore[no-any-return]
-    external = ctx.data.get("externals_verified", {}).get(name)
+    external = ctx.run.externals_verified.get(name)
     return Path(external) if external is not None else None
 
 
@@ -222,7 +222,7 @@ def _comparison(ctx: Context, i: int, comp: QualityComparison, metrics: list[str
                      f"sha256 matched the manifest, so {', '.join(metrics)} are not re-computed",
                      pointer=f"{pointer}/{side}", observed=name)
             return
-        earlier = ctx.data.get("coverage_checked", {}).get(name)  # this run's coverage.streams demuxed it already
+        earlier = ctx.run.coverage_checked.get(name)  # this run's coverage.streams demuxed it already
         if earlier is not None and earlier[0] == exp and earlier[1] == policy:
             findings, fact = earlier[2], earlier[3]
         else:
@@ -259,7 +259,7 @@ def _comparison(ctx: Context, i: int, comp: QualityComparison, metrics: list[str
                      pointer=pointer, observed=result.code)
             continue
         value, tol = result.value, scorers.tolerance(metric)
-        figures.add(ctx.data, "frames", {"comparison": cid, "metric": metric, "threshold": thresholds.get(metric),
+        figures.add(ctx.run.figures, "frames", {"comparison": cid, "metric": metric, "threshold": thresholds.get(metric),
                                          "scores": [float(x) for x in result.per_frame or []]})
         cached = "score" if result.cached else None
         frames = (f" = mean of {len(result.per_frame)} frames (min {min(result.per_frame):.6f}, max "

@@ -95,7 +95,7 @@ def _bundle(ctx: Context) -> Iterator[Finding]:
     gate = ctx.gate or {}
     known = {name for name, *_ in bundle.kinds.values()}
     # retained attempts (manifest `role`) are JSON Lines receipts validated by `attempts.retained`
-    known |= {e["path"] for e in ctx.data.get("manifest", {}).get("files", []) if e.get("role")}
+    known |= {e["path"] for e in (ctx.run.manifest or {}).get("files", []) if e.get("role")}
     for rel in sorted(bundle.verified.values()):
         if rel.lower().endswith((".json", ".jsonl")) and rel not in known:
             yield _f(Status.FAIL, "unknown-document",
@@ -283,8 +283,8 @@ def _receipt(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, An
 
     Every `(pointer, value)` of `reader.VERSION` stated with that value and type (`True` is not 1; schema `<reader.KIND>`),
     or exactly one pinned schema of `reader.VERSIONS` matching by signature (`_by_signature`; profile and schema name to
-    `ctx.data`); else UNVERIFIED `unknown-producer-version` (never FAIL, `docs/receipts.md`) and nothing more. Then PASS
-    `producer-identified` (`ctx.data["producer"]`) and `(name, schema name, document, False)` to validate.
+    `ctx.run`); else UNVERIFIED `unknown-producer-version` (never FAIL, `docs/receipts.md`) and nothing more. Then PASS
+    `producer-identified` (`ctx.run.producer`) and `(name, schema name, document, False)` to validate.
     """
     document, name = ctx.options["document"], ctx.options["name"]
     if hasattr(reader, "VERSIONS"):
@@ -294,7 +294,7 @@ def _receipt(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, An
                      f"version ({', '.join(reader.VERSIONS)}); nothing in it is re-derived", path=name, observed=sorted(document))
             return
         schema_name, profile = chosen
-        ctx.data["profile"], ctx.data["schema"] = profile, schema_name
+        ctx.run.profile, ctx.run.schema = profile, schema_name
         producer, text = {"producer": profile["producer"], "version": profile["version"]}, profile["version"]
         observed: dict[str, Any] = {**producer, "profile": schema_name}
     else:
@@ -308,7 +308,7 @@ def _receipt(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, An
                      path=name, pointer=other[0][0], expected=dict(reader.VERSION), observed=observed)
             return
         schema_name, producer, text = reader.KIND, dict(reader.PRODUCER), reader.VERSION_TEXT
-    ctx.data["producer"] = producer
+    ctx.run.producer = producer
     yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {text}", path=name, observed=observed)
     yield name, schema_name, document, False
 
@@ -319,15 +319,15 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, 
 
     Each file of `reader.FILES` read strictly (`.jsonl` as JSON Lines): FAIL `symlink` / `symlink-escape` for a link (never
     followed; its target inside or outside the directory), UNVERIFIED `unreadable-file`, FAIL with the strictness code (`_unreadable`),
-    else PASS `read` (`reader.READ`, with `{name}`, `{size}` in bytes); bytes and parsed files in `ctx.data["raw"]`,
-    `ctx.data["doc"]`. Then the members of `reader.MATCH[0]` the `match` of its pinned schema's `x-verify-profile`
-    names must equal it (else UNVERIFIED `unknown-producer-version`; the profile to `ctx.data["profile"]`), PASS
+    else PASS `read` (`reader.READ`, with `{name}`, `{size}` in bytes); bytes and parsed files in `ctx.run.raw`,
+    `ctx.run.doc`. Then the members of `reader.MATCH[0]` the `match` of its pinned schema's `x-verify-profile`
+    names must equal it (else UNVERIFIED `unknown-producer-version`; the profile to `ctx.run.profile`), PASS
     `producer-identified`, and `(name, schema name, parsed file, is JSON Lines)` per file of `reader.SCHEMAS`, in order.
     """
     root = ctx.options["directory"]
     raw: dict[str, bytes] = {}
     docs: dict[str, Any] = {}
-    ctx.data["raw"], ctx.data["doc"] = raw, docs
+    ctx.run.raw, ctx.run.doc = raw, docs
     for name in reader.FILES:
         path = root / name
         if path.is_symlink():  # never followed, named as `integrity.files` names a link in a bundle
@@ -359,8 +359,8 @@ def _directory(ctx: Context, reader: Any) -> Iterator[Finding | tuple[str, str, 
                  f"{name}: {'/'.join(match)} {seen} is not a known {words} ({match}); nothing re-derived",
                  path=name, pointer=f"/{list(match)[-1]}", expected=match, observed=seen)
         return
-    ctx.data["profile"] = profile
-    ctx.data["producer"] = producer = {"producer": profile["producer"], "version": profile["version"]}
+    ctx.run.profile = profile
+    ctx.run.producer = producer = {"producer": profile["producer"], "version": profile["version"]}
     yield _f(Status.PASS, "producer-identified", f"{name}: producer {producer['producer']}; version: {producer['version']}",
              path=name, observed=producer)
     for name, schema_name in reader.SCHEMAS.items():

@@ -122,18 +122,18 @@ class MappedBundle(Bundle):
 
     def manifest_of(self, ctx: Context, listing: Any) -> dict[str, Any]:
         """
-        Return the manifest the evidence model reads (`ctx.data["manifest"]`), shaped as bundle format v1's, from what `integrity.files` read.
+        Return the manifest the evidence model reads (`ctx.run.manifest`), shaped as bundle format v1's, from what `integrity.files` read.
 
         `files`: each file `listing` (a `verifier.readers.manifests.Listing`, None when the manifest could not be
         read) lists, with its sha256, size and role; `external`: the external artifacts listed with digests
-        (`ctx.data["listed_externals"]`); `gate`: the gate id the mapping names (`_gate_id`). So retained attempts,
+        (`ctx.run.listed_externals`); `gate`: the gate id the mapping names (`_gate_id`). So retained attempts,
         externals and the gate reach the model as natively.
         """
         entries = sorted(listing.entries.items()) if listing is not None else []
         files = [{"path": name, "sha256": e.sha256, "size": e.size, **({"role": listing.roles[name]} if name in listing.roles else {})}
                  for name, e in entries]
         return {"gate": _gate_id(self, ctx.options["profile"]["manifest"].get("file")), "files": files,
-                "external": list(ctx.data.get("listed_externals", []))}
+                "external": list(ctx.run.listed_externals)}
 
     def release(self, kind: str) -> None:
         """Keep the mapped document: the records are the model's `raw`, and a second read would add its unmapped fields again."""

@@ -3,7 +3,7 @@ The bundle format v1 reader onto the evidence model (`verifier.evidence`).
 
 `evidence_of(ctx)` turns the documents of a native bundle (or of a mapped
 profile, `verifier.readers.mapped`, which presents the same documents) into
-one `Evidence`, cached in `ctx.data["evidence"]`. Only documents that passed
+one `Evidence`, cached in `ctx.run.evidence`. Only documents that passed
 integrity and their schema are read (`Bundle.document`); a document that
 cannot be used, a unit the registry does not know, or a receipt of an
 unknown kind becomes an `Unmapped` entry instead of being dropped; a
@@ -532,15 +532,15 @@ DOCUMENT_READERS = {"plan": plan_of}
 
 def evidence_of(ctx: Any) -> Evidence:
     """
-    Return (and cache in `ctx.data["evidence"]`) the `Evidence` of the run's bundle, native or mapped.
+    Return (and cache in `ctx.run.evidence`) the `Evidence` of the run's bundle, native or mapped.
 
     A document that did not pass integrity or its schema is left out and
     recorded as `Unmapped` with the part it leaves unusable and the reason
     code `Bundle.document` gives. Called first by a check that runs after
     `schema.documents` (which records the schema problems it reads).
     """
-    if "evidence" in ctx.data:
-        return ctx.data["evidence"]  # type: ignore[no-any-return]
+    if ctx.run.evidence is not None:
+        return ctx.run.evidence  # type: ignore[no-any-return]
     bundle = ctx.bundle
     documents: dict[str, Any] = {}
     unmapped: list[Unmapped] = []
@@ -570,13 +570,13 @@ def evidence_of(ctx: Any) -> Evidence:
     profile = ctx.options.get("profile")
     reader = f"profile:{profile['id']}" if profile else "bundle-v1"
     try:
-        evidence = from_documents(documents, manifest=ctx.data.get("manifest"), names=names, reader=reader,
+        evidence = from_documents(documents, manifest=ctx.run.manifest, names=names, reader=reader,
                                   gate=ctx.gate_id, unmapped=unmapped)
     except Unverifiable as exc:  # JSON Lines are read as they are modelled (`Bundle.document`): the file changed under us
         documents.pop("receipts", None)
         unmapped.extend(Unmapped(f"document {names['receipts']}", Location(names["receipts"]), str(exc), part, exc.code)
                         for part in ("receipts", "processes"))
-        evidence = from_documents(documents, manifest=ctx.data.get("manifest"), names=names, reader=reader,
+        evidence = from_documents(documents, manifest=ctx.run.manifest, names=names, reader=reader,
                                   gate=ctx.gate_id, unmapped=unmapped)
-    ctx.data["evidence"] = evidence
+    ctx.run.evidence = evidence
     return evidence

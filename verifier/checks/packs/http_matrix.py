@@ -86,7 +86,7 @@ def matrix_rules(ctx: Context) -> Iterator[Finding]:
 
 def _plan_rules(ctx: Context) -> Iterator[Finding]:
     """FAIL `oracle-count`, `ignore-path-unresolved`, `ignore-paths-hide-oracle`, `budget-beyond-plan`, `ignore-paths-overlap`, `credential-retained`, `requests-below-concurrency`; else PASS `holds`."""
-    plan, config = ctx.data["doc"]["plan.json"], ctx.data["doc"]["config.json"]
+    plan, config = ctx.run.doc["plan.json"], ctx.run.doc["config.json"]
     for i, case in enumerate(plan["cases"]):
         oracle = case.get("oracle")
         kinds = sorted(oracle) if isinstance(oracle, dict) else []
@@ -110,9 +110,9 @@ def _plan_rules(ctx: Context) -> Iterator[Finding]:
                 f"requests_per_case {plan['requests_per_case']} is below concurrency {top}: the round never reaches its concurrency",
                 "plan.json", "/requests_per_case", expected=f">= {top}", observed=plan["requests_per_case"])
     for name in SCANNED:
-        if name not in ctx.data["doc"]:
+        if name not in ctx.run.doc:
             continue
-        found = list(_secrets(ctx.data["doc"][name], ""))
+        found = list(_secrets(ctx.run.doc[name], ""))
         yield _rule(not found, "credential-retained",
                     f"{name} retains a credential at {found[0]} (its value is not shown)" if found else "", name,
                     found[0] if found else None)
@@ -140,7 +140,7 @@ def _secrets(node: Any, pointer: str) -> Iterator[str]:
 
 def _response_rules(ctx: Context) -> Iterator[Finding]:
     """FAIL `ok-after-deadline`, `clock-order`, `latency-disagrees-with-clocks`, `ok-contradicts-oracle`, `finished-before-started`, `raw-response-absent` (first offending line each); else PASS `holds`; UNVERIFIED `oracle-unreadable` when an ok line's case has no readable oracle (its bytes are not re-checked)."""
-    plan, lines = ctx.data["doc"]["plan.json"], ctx.data["doc"]["responses.jsonl"]
+    plan, lines = ctx.run.doc["plan.json"], ctx.run.doc["responses.jsonl"]
     name = "responses.jsonl"
     deadline = plan.get("timeout_seconds")
     if deadline is not None:
@@ -185,7 +185,7 @@ def _response_rules(ctx: Context) -> Iterator[Finding]:
                     f"line {wrong + 1}: outcome ok, but its retained bytes do not match case {lines[wrong]['case']!r}'s oracle "
                     "(ignore paths dropped, type-strict)" if wrong is not None else "", name,
                     f"/{wrong}/raw_response_base64" if wrong is not None else None)
-    config = ctx.data["doc"].get("config.json") or {}
+    config = ctx.run.doc.get("config.json") or {}
     began, ended = config.get("started_at"), config.get("finished_at")
     if isinstance(began, str) and isinstance(ended, str):
         from verifier.evidence import instant

@@ -3,7 +3,7 @@ The rule pack of serving-load telemetry receipts (seed 000): the standings a rec
 
 Runs after `schema.documents` (over the receipt and schema `verifier/adapters/telemetry.py` names), so each field read has the type
 `schemas/serving-load-telemetry-v1.schema.json` gives it (the subject axes and qualification prerequisites are
-profile data there). Last in the roster, it reads what the reader's checks established in `ctx.data` (the receipt in `doc`,
+profile data there). Last in the roster, it reads what the reader's checks established in `ctx.run` (the receipt in `doc`,
 `client`, `engine_delta`, `carrier`, `occupancy_within_cap`, `implementation_bound`, `no_preemptions`); a fact
 absent there is unmet, never assumed.
 """
@@ -30,10 +30,10 @@ def f(status: Status, code: str, message: str, **kw: Any) -> Finding:
 
 def _subject(ctx: Context) -> Iterator[Finding]:
     """FAIL `subject-axes-unread` when the subject is declared established while an axis it states (checkpoint revision, collective transport, KV dtype) is null."""
-    subject = ctx.data["doc"][RECEIPT]["standings"].get("subject") or {}
-    axes = ctx.data["profile"]["subject_axes"]
+    subject = ctx.run.doc[RECEIPT]["standings"].get("subject") or {}
+    axes = ctx.run.profile["subject_axes"]
     unread = [axis for axis, keys in axes.items() if any(k in subject and subject[k] is None for k in keys)]
-    ctx.data["subject_established"] = subject.get("standing") == "established" and not unread
+    ctx.run.facts.subject_established = subject.get("standing") == "established" and not unread
     if subject.get("standing") == "established" and unread:
         yield f(Status.FAIL, "subject-axes-unread",
                 f"{RECEIPT}#/standings/subject is established, but its {', '.join(unread)} is unread (null): a subject with an unread "
@@ -42,7 +42,7 @@ def _subject(ctx: Context) -> Iterator[Finding]:
 
 
 def _starts(ctx: Context) -> Iterator[Finding]:
-    receipt = ctx.data["doc"][RECEIPT]
+    receipt = ctx.run.doc[RECEIPT]
     arr, ev = receipt["standings"]["arrival"], receipt["evidence"]
     stated = arr["observed_max_stagger_ms"]
     if arr["request_starts_retained"] and "request_starts" not in ev:
@@ -56,7 +56,7 @@ def _starts(ctx: Context) -> Iterator[Finding]:
                 f"a declared {arr['declared']!r} arrival is not an observed stagger (a client cap can run the prompts in waves)",
                 path=RECEIPT, pointer="/standings/arrival/observed_max_stagger_ms")
         return
-    raw = ctx.data.get("carrier", {}).get("request_starts")
+    raw = ctx.run.facts.carrier.get("request_starts")
     if raw is None:
         yield f(Status.UNVERIFIED, "arrival-unread", f"arrival: declared {arr['declared']!r}; no request starts are read",
                 path=RECEIPT, pointer="/standings/arrival")
@@ -76,7 +76,7 @@ def _starts(ctx: Context) -> Iterator[Finding]:
                 path=path, expected=n, observed=len(starts))
         return
     span = max(starts) - min(starts)  # s; claim_finding converts it to the stated ms by its `scale`
-    ctx.data["arrival_observed"] = True
+    ctx.run.facts.arrival_observed = True
     how = f"(max - min) of {n} request starts in {path}, ms"
     if stated is None:
         yield f(Status.PASS, "derived", f"arrival stagger {span * 1000} ms ({how}); not stated", path=path)
@@ -87,7 +87,7 @@ def _starts(ctx: Context) -> Iterator[Finding]:
 
 
 def _window(ctx: Context) -> Iterator[Finding]:
-    receipt = ctx.data["doc"][RECEIPT]
+    receipt = ctx.run.doc[RECEIPT]
     win, proto, ev = receipt["standings"]["window"], receipt["protocol"], receipt["evidence"]
     standing, lease, traffic = win["standing"], win["isolation_lease"], win["traffic_receipt"]
     ptr = "/standings/window"
@@ -102,7 +102,7 @@ def _window(ctx: Context) -> Iterator[Finding]:
                     f"{RECEIPT}#{ptr}/isolation_lease protects {protects or 'nothing named'}, not this run's serving subject {subject}: "
                     "a generic lease is not isolation", path=RECEIPT, pointer=f"{ptr}/isolation_lease/protects", expected=subject, observed=protects)
         else:
-            ctx.data["window_isolated"] = True
+            ctx.run.facts.window_isolated = True
             yield f(Status.UNVERIFIED, "lease-recorded",
                     f"window: isolated under a lease bound to {subject}; this reader does not authenticate leases", path=RECEIPT, pointer=ptr)
     elif standing == "foreign-traffic-observed":
@@ -140,7 +140,7 @@ def _standings(ctx: Context) -> Iterator[Finding]:
     `recorded-not-verified`, `isolation-not-established`. Subject: FAIL
     `subject-axes-unread` when it is declared established with a stated axis
     (checkpoint revision, collective transport, KV dtype; profile
-    `subject_axes`) null; stores `ctx.data["subject_established"]`.
+    `subject_axes`) null; stores `ctx.run.facts.subject_established`.
     """
     yield from _starts(ctx)
     yield from _window(ctx)
@@ -157,22 +157,22 @@ def _qualification(ctx: Context) -> Iterator[Finding]:
     `qualification-recorded` (leases and occupancy traces are recorded, not
     authenticated).
     """
-    receipt, profile, data = ctx.data["doc"][RECEIPT], ctx.data["profile"], ctx.data
+    receipt, profile, facts = ctx.run.doc[RECEIPT], ctx.run.profile, ctx.run.facts
     if receipt["standings"].get("qualification") != "qualified":
         yield f(Status.PASS, "telemetry-only", "no qualified standing is claimed: a telemetry capture",
                 path=RECEIPT, pointer="/standings")
         return
-    client, engine = data.get("client") or {}, data.get("engine_delta")
+    client, engine = facts.client or {}, facts.engine_delta
     met = {
         "ledger-closed": bool(client) and client["failed_requests"] == 0 and client["successful_requests"] == receipt["protocol"]["num_prompts"],
-        "subject-established": bool(data.get("subject_established")),
-        "arrival-observed": bool(data.get("arrival_observed")),
-        "window-isolated": bool(data.get("window_isolated")),
+        "subject-established": bool(facts.subject_established),
+        "arrival-observed": bool(facts.arrival_observed),
+        "window-isolated": bool(facts.window_isolated),
         "engine-agrees": engine is not None and bool(client) and client["output_tokens"] <= engine,
-        "occupancy-within-cap": bool(data.get("occupancy_within_cap")),
+        "occupancy-within-cap": bool(facts.occupancy_within_cap),
         "occupancy-trace": "occupancy_trace" in receipt["evidence"],
-        "implementation-bound": bool(data.get("implementation_bound")),
-        "no-preemptions": bool(data.get("no_preemptions")),
+        "implementation-bound": bool(facts.implementation_bound),
+        "no-preemptions": bool(facts.no_preemptions),
     }
     missing = {k: v for k, v in profile["qualification_prerequisites"].items() if not met.get(k)}
     if missing:
