@@ -301,3 +301,17 @@ def test_a_gate_rules_declared_tolerance_is_the_bound_in_the_rules_unit(tmp_path
     claim = _baseline_mean_with_tolerance(tmp_path, stated, unit, 1)
     assert [f.status.value for f in claim] == [status], [f.message for f in claim]
     assert claim[0].observed["tolerance"] == "1", claim[0].observed
+
+
+def test_a_gate_of_ours_that_fails_its_schema_is_a_config_error_not_a_finding(tmp_path):
+    # helper-87 (newcomer trial): a pinned gate that fails gate.schema.json showed as gate.pinned ERROR verifier-error, verdict
+    # ERROR; one of our own assets being unusable is a ConfigError (exit 2 at the CLI), as the brief says
+    from verifier.errors import ConfigError
+    gate = {k: v for k, v in TINY_GATE.items() if k != "id"}
+    gate["claims"] = [{**gate["claims"][0], "statistic": "no-such-statistic"}]
+    assets = asset_root(tmp_path, {"tiny-units-v1": gate})
+    bundle = write_bundle(tmp_path / "b")
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    (bundle / "manifest.json").write_text(json.dumps({**manifest, "gate": "tiny-units-v1"}))
+    with pytest.raises(ConfigError, match="tiny-units-v1"):
+        verify_path(str(bundle), asset_root=assets)

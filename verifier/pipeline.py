@@ -20,7 +20,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from verifier.errors import Unverifiable
+from verifier.errors import ConfigError, Unverifiable
 from verifier.model import CheckInfo, Finding, Status
 from verifier.stats import RUN_CONTEXT
 
@@ -182,8 +182,8 @@ def run_pipeline(pipeline: Sequence[Check], ctx: Context, *, debug: bool = False
 
     A check that yields nothing gets one UNVERIFIED `no-findings` finding, so
     a check that silently dropped out is visible. `Unverifiable` becomes one
-    UNVERIFIED finding; any other exception one ERROR finding (traceback in
-    `derivation` when `debug`). Each check runs in `verifier.stats.RUN_CONTEXT`,
+    UNVERIFIED finding; `ConfigError` (one of our own assets is unusable) propagates to the caller (exit 2);
+    any other exception one ERROR finding (traceback in `derivation` when `debug`). Each check runs in `verifier.stats.RUN_CONTEXT`,
     whatever decimal context the calling thread has.
     """
     findings: list[Finding] = []
@@ -212,6 +212,8 @@ def run_pipeline(pipeline: Sequence[Check], ctx: Context, *, debug: bool = False
                 produced.append(
                     Finding(check=chk.id, status=Status.UNVERIFIED, code=exc.code, message=str(exc), path=exc.path)
                 )
+            except ConfigError:  # one of our own assets is unusable: no verdict on the evidence at all (exit 2), never a finding
+                raise
             except Exception as exc:  # noqa: BLE001 - the one sanctioned catch-all: a crash is ERROR, never a traceback
                 produced.append(
                     Finding(check=chk.id, status=Status.ERROR, code="verifier-error",
