@@ -246,3 +246,19 @@ def test_a_receipts_file_judged_by_another_schema_is_read_the_reference_way():
     stricter = json.loads(json.dumps(SCHEMA))
     stricter["allOf"][0]["then"]["properties"]["request_id"]["maxLength"] = 3
     assert builder.vouch_for(stricter) is None
+
+
+def test_a_bad_time_after_many_good_ones_is_refused_in_time_linear_in_the_lines():
+    """`_all_match` once backtracked into every earlier time (3 ways to read a year): 16 lines took a minute, a batch of 4096 forever."""
+    import subprocess
+    import sys
+
+    line = {"kind": "request", "request_id": "r", "arm": "A", "server": "s", "phase": "measured", "elapsed_s": 1, "outcome": "ok",
+            "started_at": "2026-01-01t00:00:00z", "ended_at": "2026-01-01T00:00:01Z", "outputs": []}  # lower case: read by the pattern
+    good = [json.dumps({**line, "request_id": f"r{i}"}) for i in range(4000)]
+    bad = json.dumps({**line, "request_id": "x", "started_at": "2026-02-30t00:00:00z"})
+    code = ("import sys, json; from verifier.readers.native import ReceiptLines; texts = json.load(sys.stdin); "
+            "print(ReceiptLines('receipts.jsonl').vouch(0, texts))")
+    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(good + [bad]), capture_output=True, text=True, timeout=60,
+                          cwd=ROOT)
+    assert done.stdout.strip() == "False", done.stderr
