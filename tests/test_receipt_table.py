@@ -469,3 +469,65 @@ def test_conformance_and_the_derivations_build_no_index_of_every_receipt_id():
     assert select(c, {"phase": "measured"}) == (array("q", [0, 1]), [])
     assert c._requests is None
     assert list(c.requests) == ["r1", "r2"]  # built when asked for
+
+
+# --- `fixed_instants`: a batch of timestamps of one UTC shape read a column at a time (issue 40) ---
+
+#: Texts of the fixed shape, then each character possibly replaced: digits that make no date (month 13, day 31 of
+#: a short month, 29 February of a common year, hour 24, second 60, year 0 or past 2262), other separators, a lower-case
+#: "z" or "t", an offset, a dropped or added character.
+_FIXED = st.builds(lambda m, digits: m.replace(microsecond=0, tzinfo=None).isoformat() + (f".{digits}" if digits is not None else "") + "Z",
+                   st.one_of(st.datetimes(min_value=datetime(1670, 1, 1), max_value=datetime(2270, 12, 31)),
+                             st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31))),
+                   st.one_of(st.none(), st.text("0123456789", max_size=12)))
+
+
+@st.composite
+def _fixed_batches(draw):
+    texts = draw(st.lists(_FIXED, min_size=1, max_size=8))
+    edits = draw(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 40), st.sampled_from(["", "0", "1", "2", "3", "6", "9", "z", "t", "T", "Z",
+                                                                                             "+", ":", ".", "-", "+05:30", "é", "٣"])), max_size=3))
+    for row, at, char in edits:
+        if row < len(texts):
+            text = texts[row]
+            texts[row] = text[:at] + char + text[at + 1:]
+    return texts
+
+
+@settings(max_examples=800, deadline=None)
+@given(_fixed_batches(), st.booleans())
+@example(["2024-02-29T00:00:00Z", "2023-02-29T00:00:00Z"], False)  # no 29 February in a common year
+@example(["1900-02-29T23:59:59Z"], False)
+@example(["2000-02-29T23:59:59.5Z"], False)  # by 400: a leap year
+@example(["2026-01-01T00:00:00.Z"], False)  # fromisoformat reads it; the date-time format does not
+@example(["1677-12-31T23:59:59Z", "2262-01-01T00:00:00Z"], False)
+@example(["2026-01-01T00:00:00Z", None], False)
+def test_fixed_instants_are_the_instants_of_each_text_or_none(texts, whole):
+    """Whenever `fixed_instants` answers, it is each row's `_instant_or_none`, and each row matches the `date-time` pattern."""
+    import re
+
+    from verifier.compiled_schema import DATE_TIME_PATTERN
+    from verifier.evidence import _instant_or_none, fixed_instants
+
+    values = texts if whole else texts[:1]
+    at = fixed_instants(values)
+    plain = all(type(t) is str and re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?Z", t, re.ASCII) for t in values)
+    if at is None:  # only what is not one plain shape, or names no instant it computes, is left to the rows
+        assert not plain or len({len(t) for t in values}) > 1 or any(_instant_or_none(t) == NO_INSTANT or not 1678 <= int(t[:4]) <= 2261 for t in values)
+        return
+    assert at.tolist() == [_instant_or_none(t) for t in values]
+    assert all(re.fullmatch(DATE_TIME_PATTERN.removesuffix("\\z") + "$", t) for t in values)
+
+
+def test_a_long_batch_of_timestamps_is_read_a_column_at_a_time_with_the_instants_of_its_rows():
+    from verifier.evidence import FIXED_FROM
+
+    texts = [f"2026-03-{1 + i % 28:02d}T{i % 24:02d}:{i % 60:02d}:{i % 60:02d}.{i:09d}Z" for i in range(FIXED_FROM + 5)]
+    batched, one_by_one = TimeColumn(), TimeColumn()
+    batched.extend(texts)
+    for text in texts:
+        one_by_one.append(text)
+    assert _columns(batched) == _columns(one_by_one)
+    mixed = TimeColumn()
+    mixed.extend(texts[:-1] + ["2026-02-30T00:00:00.000000000Z"])  # one row no date: the batch is read row by row
+    assert mixed.at.tolist() == one_by_one.at.tolist()[:-1] + [NO_INSTANT]

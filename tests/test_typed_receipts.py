@@ -246,3 +246,63 @@ def test_a_receipts_file_judged_by_another_schema_is_read_the_reference_way():
     stricter = json.loads(json.dumps(SCHEMA))
     stricter["allOf"][0]["then"]["properties"]["request_id"]["maxLength"] = 3
     assert builder.vouch_for(stricter) is None
+
+
+def test_a_bad_time_after_many_good_ones_is_refused_in_time_linear_in_the_lines():
+    """`_all_match` once backtracked into every earlier time (3 ways to read a year): 16 lines took a minute, a batch of 4096 forever."""
+    import subprocess
+    import sys
+
+    line = {"kind": "request", "request_id": "r", "arm": "A", "server": "s", "phase": "measured", "elapsed_s": 1, "outcome": "ok",
+            "started_at": "2026-01-01t00:00:00z", "ended_at": "2026-01-01T00:00:01Z", "outputs": []}  # lower case: read by the pattern
+    good = [json.dumps({**line, "request_id": f"r{i}"}) for i in range(4000)]
+    bad = json.dumps({**line, "request_id": "x", "started_at": "2026-02-30t00:00:00z"})
+    code = ("import sys, json; from verifier.readers.native import ReceiptLines; texts = json.load(sys.stdin); "
+            "print(ReceiptLines('receipts.jsonl').vouch(0, texts))")
+    done = subprocess.run([sys.executable, "-c", code], input=json.dumps(good + [bad]), capture_output=True, text=True, timeout=60,
+                          cwd=ROOT)
+    assert done.stdout.strip() == "False", done.stderr
+
+
+def _long_batch(lines: list[dict], at: int, text: str) -> list[str]:
+    """`native.FIXED_FROM` request lines of the common UTC shape (their times read a column at a time) with `lines` and `text` among them."""
+    from verifier.evidence import FIXED_FROM
+
+    base = [_dumps({"kind": "request", "request_id": f"r{i}", "arm": "A", "server": "s", "phase": "measured",
+                    "started_at": f"2026-01-01T00:00:{i % 60:02d}.{i:06d}Z", "ended_at": f"2026-01-01T00:01:{i % 60:02d}.{i:06d}Z",
+                    "elapsed_s": _Raw("0.5"), "outcome": "ok", "outputs": []}) for i in range(FIXED_FROM)]
+    texts = base[:at] + [_dumps(line) for line in lines] + base[at:]
+    return texts[:at] + [text] + texts[at:]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(valid_line(), max_size=3), mutated(), st.integers(0, 70))
+def test_a_batch_long_enough_to_read_its_times_a_column_at_a_time_is_vouched_for_as_the_reference_reads_it(lines, text, at):
+    """From `FIXED_FROM` request lines the times are read a column at a time (`fixed_instants`): one near miss still sends the batch away."""
+    texts = _long_batch(lines, at, text)
+    fast = vouched(texts)
+    slow = reference(texts)
+    if fast is None:  # declined (it may decline valid lines): the reference reads them
+        return
+    assert slow is not None, texts
+    assert _model(fast) == _model(slow)
+
+
+@pytest.mark.parametrize("time", ["2026-02-29T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T23:59:60Z", "0000-01-01T00:00:00Z",
+                                  "2026-01-01T00:00:00.Z", "2026-13-01T00:00:00Z", "2026-04-31T00:00:00.000000Z"])
+@pytest.mark.parametrize("field", ["started_at", "ended_at"])
+def test_a_time_that_is_no_date_time_in_a_long_batch_is_not_vouched_for(time, field):
+    line = json.loads(_long_batch([], 0, "{}")[1])
+    line[field] = time
+    assert vouched(_long_batch([], 5, json.dumps(line))) is None
+
+
+def test_a_long_batch_of_valid_lines_with_times_of_every_shape_is_vouched_for_as_the_reference_reads_it():
+    texts = _long_batch([], 3, "{}")[:3] + _long_batch([], 3, "{}")[4:]
+    for k, time in enumerate(["2026-01-01t00:00:00z", "2026-01-01T00:00:00+05:30", "2024-02-29T23:59:59.123456789Z", "1600-01-01T00:00:00Z"]):
+        line = json.loads(texts[k])
+        line["started_at"] = time
+        texts[k] = json.dumps(line)
+        fast, slow = vouched(texts), reference(texts)
+        assert fast is not None and slow is not None
+        assert _model(fast) == _model(slow)

@@ -72,6 +72,7 @@ __all__ = [
     "StatedClaim",
     "TextColumn",
     "TimeColumn",
+    "fixed_instants",
     "instant",
     "parse_time",
     "Unmapped",
@@ -474,6 +475,64 @@ def _instant_or_none(value: Any) -> int:
     return at if NO_INSTANT <= at <= _LATEST else NO_INSTANT
 
 
+#: Rows from which `TimeColumn.extend` tries `fixed_instants` (numpy's fixed cost per batch is above Python's below it).
+FIXED_FROM = 64
+#: Each digit byte -> "0", every other byte as it is: the shape `fixed_instants` compares a batch's bytes with.
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else b for b in range(256))
+#: Days before the first of each month (1-12) in a common year; days of each month (1-12).
+_BEFORE_MONTH = (0, 0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)
+_MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+#: Days from 0001-01-01 to 1970-01-01 (proleptic Gregorian).
+_EPOCH_DAY = 719162
+
+
+def fixed_instants(values: list[Any]) -> Any:
+    """
+    Return the instants of `values` as `TimeColumn.at` holds them (numpy int64, nanoseconds since the epoch), or None.
+
+    Not None only when every value is a `str` of one shape and length,
+    `YYYY-MM-DDTHH:MM:SS` then `Z` or `.` with one or more digits and `Z`
+    (the common UTC form), naming a real date of the years 1678 to 2261 and a
+    time of day without a leap second: exactly the instants `_instant_or_none`
+    gives for them, computed a column at a time (issue 40: a row's
+    `datetime.fromisoformat` and its arithmetic cost more than the rest of its
+    column's reading). Such a text also matches `compiled_schema.DATE_TIME_PATTERN`
+    (the `date-time` format). Anything else (other zones, a lower-case `t` or
+    `z`, mixed lengths, None, an empty list) gives None: the caller reads it row by row.
+    """
+    import numpy as np  # noqa: PLC0415 - as in `campaign.codes_of`: loaded when a batch is large enough to use it
+
+    if not values or set(map(type, values)) != {str}:
+        return None
+    width = len(values[0])
+    if width < 20 or width == 21:  # 21: a "." without digits
+        return None
+    joined = "\x00".join(values)  # NUL parts the rows: where the shape has none, so the rows are all of its width
+    if not joined.isascii():
+        return None
+    data = joined.encode("ascii")
+    shape = b"0000-00-00T00:00:00" + (b"." + b"0" * (width - 21) if width > 20 else b"") + b"Z\x00"
+    if data.translate(_DIGITS_AS_ZERO) != (shape * len(values))[:-1]:
+        return None
+    rows = np.frombuffer(data + b"\x00", dtype=np.uint8).reshape(len(values), width + 1)
+    d = np.ascontiguousarray(rows.T[:width] - np.uint8(48)).astype(np.int64)  # (width, rows): each a digit 0-9 where the shape has one
+    year = d[0] * 1000 + d[1] * 100 + d[2] * 10 + d[3]
+    month, day, hour = d[5] * 10 + d[6], d[8] * 10 + d[9], d[11] * 10 + d[12]
+    if year.min() < 1678 or year.max() > 2261 or month.min() < 1 or month.max() > 12 or day.min() < 1 or hour.max() > 23 \
+            or d[14].max() > 5 or d[17].max() > 5:  # minutes and seconds below 60: no leap second
+        return None
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    february = (month == 2) & leap
+    if (day > np.array(_MONTH_DAYS)[month] + february).any():
+        return None
+    before = year - 1
+    days = before * 365 + before // 4 - before // 100 + before // 400 + np.array(_BEFORE_MONTH)[month] + ((month > 2) & leap) + day - 1 - _EPOCH_DAY
+    at = (days * 86400 + hour * 3600 + (d[14] * 10 + d[15]) * 60 + d[17] * 10 + d[18]) * 1_000_000_000
+    for k in range(min(width - 21, 9)):  # the fraction's first nine digits (`_nanoseconds`: later ones are dropped)
+        at += d[20 + k] * 10 ** (8 - k)
+    return at
+
+
 class TimeColumn(TextColumn):
     """
     Represents a column of RFC 3339 timestamps: the texts as written (`TextColumn`) and their instants, for ordering and spans.
@@ -497,9 +556,19 @@ class TimeColumn(TextColumn):
         TextColumn.append(self, value)
         self.at.append(_instant_or_none(value))
 
-    def extend(self, values: list[Any]) -> None:
-        """Append each of `values` (texts or any other values) and its instant, as `append` does."""
+    def extend(self, values: list[Any], at: Any = None) -> None:
+        """
+        Append each of `values` (texts or any other values) and its instant, as `append` does.
+
+        `at`, when given, is what `fixed_instants(values)` gave (its caller already computed it); from `FIXED_FROM` values on,
+        `fixed_instants` is tried first.
+        """
         TextColumn.extend(self, values)
+        if at is None and len(values) >= FIXED_FROM:
+            at = fixed_instants(values)
+        if at is not None:
+            self.at.frombytes(at.astype("int64").tobytes())
+            return
         try:
             moments = list(map(_fromisoformat, values))  # in C; a value it refuses sends the batch row by row
             at = [(moment - _EPOCH) // _MICROSECOND * 1000 for moment in moments]  # TypeError: a naive one, no offset
@@ -601,8 +670,12 @@ class ReceiptTable(Sequence[Receipt]):
     def extend(self, index: list[int], request_id: list[str | None], server: list[str | None], arm: list[str | None],
                phase: list[str | None], outcome: list[str | None], elapsed: list[Decimal | int | None], started_at: list[Any],
                ended_at: list[Any], http_status: list[int | None], error: list[str | None],
-               outputs: Mapping[int, tuple[Output, ...]] | None = None) -> None:
-        """Append rows given as columns of equal length (values as `add` takes them); `outputs` maps a position in these columns to its row's outputs."""
+               outputs: Mapping[int, tuple[Output, ...]] | None = None, instants: tuple[Any, Any] = (None, None)) -> None:
+        """
+        Append rows given as columns of equal length (values as `add` takes them); `outputs` maps a position in these columns to its row's outputs.
+
+        `instants`: `fixed_instants` of `started_at` and of `ended_at` when the caller computed them (None for either when not).
+        """
         base = len(self.index)
         for position, outs in (outputs or {}).items():
             if outs:
@@ -614,8 +687,8 @@ class ReceiptTable(Sequence[Receipt]):
         self.phase += phase
         self.outcome += outcome
         self.elapsed += elapsed
-        self.started_at.extend(started_at)
-        self.ended_at.extend(ended_at)
+        self.started_at.extend(started_at, instants[0])
+        self.ended_at.extend(ended_at, instants[1])
         self.http_status += http_status
         self.error += error
 
