@@ -211,13 +211,8 @@ _SPREAD_GATE = {"plan": {"arm_order": ["A", "B"], "servers_per_arm": 1},
                            {"claim": "sd_s", "statistic": "sd", "per": "arm", "selection": {"phase": "measured"}, "unit": "s"}]}
 
 
-@pytest.mark.parametrize("sentence,status", [
-    ("The candidate's max latency was 9.9 s.", "FAIL"), ("The candidate's max latency was 3.0 s.", "PASS"),
-    ("The baseline's min latency was 0.5 s.", "FAIL"), ("The baseline's min latency was 2.0 s.", "PASS"),
-    ("The candidate's standard deviation was 9.9 s.", "FAIL"), ("The candidate's standard deviation was 1.41 s.", "PASS"),
-])
-def test_a_native_gates_max_min_and_sd_rules_bind_the_prose_that_names_them(tmp_path, sentence, status):
-    # the profile road bound "max", "min" and "sd" words; the native gate's rules of those statistics were unbound (UNVERIFIED)
+def _spread_stated(tmp_path, sentence: str) -> list:
+    """The `claims.stated` findings of claim text `sentence` on a bundle of `_SPREAD_GATE`: baseline 2, 4 s; candidate 1, 3 s."""
     roots = asset_root(tmp_path, {"spread-v1": _SPREAD_GATE})
     bundle = make_bundle(tmp_path / "b", "spread-v1", {"A1": ("baseline", [("measured", 2.0, "ok"), ("measured", 4.0, "ok")]),
                                                        "B1": ("candidate", [("measured", 1.0, "ok"), ("measured", 3.0, "ok")])},
@@ -225,6 +220,17 @@ def test_a_native_gates_max_min_and_sd_rules_bind_the_prose_that_names_them(tmp_
                           "sd_s.baseline": 1.4142135623730951, "sd_s.candidate": 1.4142135623730951})
     report = verify_path(str(bundle), asset_root=roots, claims_text=("pr.md", sentence + "\n"))
     found = [f for f in report.findings if f.check == "claims.stated" and f.observed.get("source") == "pr.md"]
+    return found
+
+
+@pytest.mark.parametrize("sentence,status", [
+    ("The candidate's max latency was 9.9 s.", "FAIL"), ("The candidate's max latency was 3.0 s.", "PASS"),
+    ("The baseline's min latency was 0.5 s.", "FAIL"), ("The baseline's min latency was 2.0 s.", "PASS"),
+    ("The candidate's standard deviation was 9.9 s.", "FAIL"), ("The candidate's standard deviation was 1.41 s.", "PASS"),
+])
+def test_a_native_gates_max_min_and_sd_rules_bind_the_prose_that_names_them(tmp_path, sentence, status):
+    # the profile road bound "max", "min" and "sd" words; the native gate's rules of those statistics were unbound (UNVERIFIED)
+    found = _spread_stated(tmp_path, sentence)
     assert [f.status.value for f in found] == [status], [f.message for f in found]
 
 
@@ -240,12 +246,6 @@ def test_a_native_gates_max_min_and_sd_rules_bind_the_prose_that_names_them(tmp_
     ("The candidate's min and max latency, unlike the baseline's, were 1.0 s and 4.0 s.", [{"PASS", "UNVERIFIED"}, {"FAIL", "UNVERIFIED"}]),
 ])
 def test_a_list_of_numbers_keeps_the_arm_its_sentence_names(tmp_path, sentence, allowed):
-    roots = asset_root(tmp_path, {"spread-v1": _SPREAD_GATE})
-    bundle = make_bundle(tmp_path / "b", "spread-v1", {"A1": ("baseline", [("measured", 2.0, "ok"), ("measured", 4.0, "ok")]),
-                                                       "B1": ("candidate", [("measured", 1.0, "ok"), ("measured", 3.0, "ok")])},
-                         {"max_s.baseline": 4.0, "max_s.candidate": 3.0, "min_s.baseline": 2.0, "min_s.candidate": 1.0,
-                          "sd_s.baseline": 1.4142135623730951, "sd_s.candidate": 1.4142135623730951})
-    report = verify_path(str(bundle), asset_root=roots, claims_text=("pr.md", sentence + "\n"))
-    found = [f for f in report.findings if f.check == "claims.stated" and f.observed.get("source") == "pr.md"]
+    found = _spread_stated(tmp_path, sentence)
     assert len(found) == 2 and all(f.status.value in ok for f, ok in zip(found, allowed)), [f"{f.status.value} {f.message}" for f in found]
     assert not any(f.status.value == "PASS" and "baseline" in f.message for f in found if "candidate's" in sentence)
