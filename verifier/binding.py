@@ -43,6 +43,7 @@ from verifier.wording import EXTREME_WORDS
 from verifier.wording import FOREIGN_WORDS, LATENCY_WORDS
 from verifier.wording import THRESHOLD as _THRESHOLD
 from verifier.wording import bound_holds as _bound_holds
+from verifier.wording import key_finder
 from verifier.wording import bound_of as _bound_of
 from verifier.wording import clause_after as _clause_after
 from verifier.wording import extreme as _extreme
@@ -679,13 +680,6 @@ def _server_means(local: str) -> bool:
 _LIST_CONTINUATION = re.compile(r"\s*(?:,|,?\s*(?:and|or))\s*", re.IGNORECASE)
 
 
-def _keys_of_text(text: str, keys: set[str]) -> str | None:
-    """Return the key (`wording.keys_of`'s sense: not inside a longer word or id) named first in `text`, or None."""
-    low = text.lower()
-    hits = [(m.start(), k) for k in keys for m in [re.search(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", low)] if m]
-    return min(hits)[1] if hits else None
-
-
 def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evidence], keys: dict[str, str],
             local: str) -> tuple[list[Evidence], list[str]]:
     """Return the evidence values the wording of `q` singles out, and the wording used (empty when nothing narrows)."""
@@ -698,7 +692,7 @@ def _narrow(q: Quantity, quantities: Sequence[Quantity], evidence: Sequence[Evid
         if any(e.level == "arm" and key in e.keys for e in pool) and not _server_means(local):  # an arm named: its arm-level values
             pool = [e for e in pool if e.level != "server"] or pool
         used.append(f"'{found[0]}'")
-    elif _LIST_CONTINUATION.fullmatch(q.before) and (named := _keys_of_text(q.sentence, set(keys))):
+    elif _LIST_CONTINUATION.fullmatch(q.before) and (named := next(iter(key_finder(set(keys))(q.sentence)), None)):
         # "the candidate's min and max were 1 s and 4 s": a later number of a list is its sentence's subject's, never another arm's
         pool = [e for e in pool if not e.keys or keys[named] in e.keys]
         used.append(f"'{named}'")

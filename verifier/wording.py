@@ -12,13 +12,14 @@ is read here; conventions and sources are in `docs/claims.md`.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from decimal import Decimal
 
 from verifier import units
 from verifier.readers.claimtext import Quantity
 
-__all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREME_WORDS", "EXTREMES", "TIME_EXTREMES", "FOREIGN_WORDS", "extreme", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "keys_of", "local",
+__all__ = ["DIFFERENCE_AFTER", "DIFFERENCE_BEFORE", "EXTREME_WORDS", "EXTREMES", "TIME_EXTREMES", "FOREIGN_WORDS", "extreme", "LATENCY_WORDS", "THRESHOLD", "bound_holds", "bound_of", "clause_after", "foreign_noun", "key_finder", "keys_of", "local",
            "per_request", "score_extreme", "statistic", "words"]
 
 #: Words that tie a relative phrase to the latency arms of a bundle.
@@ -148,15 +149,16 @@ def score_extreme(text: str, better: str | None) -> tuple[str, frozenset[str]] |
 _RUN = re.compile(r"[\w-]+")
 
 
-def keys_of(q: Quantity, keys: set[str]) -> list[str]:
+def key_finder(keys: set[str]) -> Callable[[str], list[str]]:
     """
-    Return the arm/server/request keys the wording ties to `q`: a parenthesis right after it, else its table row, else the words before it, else its clause.
+    Return a function giving the keys of `keys` named in a text, in the order they stand there (a key named twice, twice).
 
     A key is named where its text (case-insensitive) stands with no word
     character or hyphen right before or after it. Keys made only of word
     characters and hyphens (server and request ids) are looked up once per
-    run of such characters, so the cost does not grow with the number of
-    keys (10^6 request ids); any other key is searched for.
+    run of such characters, so the cost of a search does not grow with the
+    number of keys (10^6 request ids); any other key is searched for. The
+    keys are sorted into those two kinds once, here.
     """
     plain: dict[str, list[str]] = {}
     other = []
@@ -171,6 +173,16 @@ def keys_of(q: Quantity, keys: set[str]) -> list[str]:
         hits = [(m.start(), k) for m in _RUN.finditer(low) for k in plain.get(m.group(), ())]
         hits += [(m.start(), k) for k in other for m in re.finditer(rf"(?<![\w-]){re.escape(k.lower())}(?![\w-])", low)]
         return [k for _, k in sorted(hits)]
+    return found
+
+
+def keys_of(q: Quantity, keys: set[str]) -> list[str]:
+    """
+    Return the arm/server/request keys the wording ties to `q`: a parenthesis right after it, else its table row, else the words before it, else its clause.
+
+    A key is named as `key_finder` finds it.
+    """
+    found = key_finder(keys)
     paren = re.match(r"^\s*\(([^)]*)\)", q.after)
     for text, last in ((paren.group(1) if paren else "", False), (q.context, False), (q.before, True), (clause_after(q), False)):
         hits = found(text)
