@@ -24,7 +24,7 @@ import bench_receipts  # noqa: E402
 def main(n: int) -> None:
     """Print the per-check figures for a bundle of `n` receipt lines."""
     bundle, assets = bench_receipts.build(Path(tempfile.mkdtemp()), n)
-    from verifier import pipeline
+    from verifier.engine import pipeline
     from verifier.core import verify_path
     from verifier.fastpath import gc_for_one_run
 

@@ -7,7 +7,7 @@ its manifest, and runs `python -m verifier -f json` on it in a child process,
 measuring wall time, CPU time and the child's peak resident set size (`resource.getrusage`,
 `RUSAGE_CHILDREN`, KiB on Linux). The bound is on wall time, measured on a machine running nothing else. Prints one line of figures and exits 1 when a
 bound is exceeded. Also reports the size of the JSON report, which the size
-budget (`verifier.model.MAX_SHOWN_CHARS`) keeps independent of the headline.
+budget (`verifier.model.findings.MAX_SHOWN_CHARS`) keeps independent of the headline.
 
     PYTHONPATH=$PWD python benchmarks/bench_huge_headline.py [MIB]
 """

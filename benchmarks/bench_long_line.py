@@ -9,7 +9,7 @@ one more receipt line of the given size appended to `receipts.jsonl` (a JSON
 string of that many bytes), re-pins the manifest, runs `verify_path` in a
 child process (so its peak RSS is the verification's alone) and prints the wall and CPU seconds, the findings of
 `schema.documents` that are not PASS, and the peak RSS beside the file size.
-The line is longer than `verifier.jsonio.LINE_LIMIT`, so it is one FAIL
+The line is longer than `verifier.formats.jsonio.LINE_LIMIT`, so it is one FAIL
 `line-too-long` and its bytes are dropped as they are read: the peak RSS stays
 far below the file size. Not a test: exit 1 only if the finding is missing.
 """

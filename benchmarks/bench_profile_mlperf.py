@@ -22,7 +22,7 @@ before and after, and the median time of parsing the README once with
 `verifier.readers.markdown_doc.markdown_document` (pyromark, what `verify` reads the README's table and prose with; the
 stdlib baseline only splits its lines at `|`), the floor that parse sets on
 the ratio, and the time of reading the `:::MLLOG` lines of every detail log
-strictly as `verify` reads them (`verifier.jsonio.loads_strict_each`, a
+strictly as `verify` reads them (`verifier.formats.jsonio.loads_strict_each`, a
 batch per file; `loads_strict_text` per line in a checkout that predates
 it) next to plain `json.loads` per line (the other floor: strict JSON). It measures the `verifier/` of the checkout it sits in.
 
@@ -102,7 +102,7 @@ def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
     """Time `reps` alternating runs of the stdlib parse, `verify_path`, one Markdown parse of the README and the detail-log lines strict and plain, after a warm-up; return the figures."""
     from verifier.core import verify_path
     from verifier.readers.markdown_doc import markdown_document
-    from verifier import jsonio
+    from verifier.formats import jsonio
 
     def strict_each(texts: list[str]) -> None:
         """Read `texts` strictly as this checkout's `verify` reads a detail log's lines."""
@@ -151,7 +151,7 @@ def phases(tree: Path, reps: int) -> None:
     import verifier.checks.profile as profile_check
     import verifier.core as core
     import verifier.readers.markdown_doc as markdown_doc
-    import verifier.pipeline as pipeline
+    import verifier.engine.pipeline as pipeline
 
     spent: dict[str, float] = {}
 
@@ -205,7 +205,7 @@ def report(tree: Path, reps: int, f: dict[str, float | str | int]) -> None:
     print(f"stdlib parse: median {s * 1000:.1f} ms, min {float(f['stdlib_min']) * 1000:.1f} ms over {reps} runs")
     print(f"verify (mlperf-inference profile): median {v * 1000:.1f} ms, min {float(f['verify_min']) * 1000:.1f} ms, verdict {f['verdict']}, {f['findings']} findings")
     print(f"of which the README's Markdown parse (markdown_document, one parse of {f['readme_bytes']} bytes): median {m * 1000:.1f} ms = {m / s:.1f}x the stdlib baseline alone")
-    print(f"of which the {f['mllog_lines']} :::MLLOG lines as strict JSON (verifier.jsonio): median {float(f['strict_json_median']) * 1000:.1f} ms "
+    print(f"of which the {f['mllog_lines']} :::MLLOG lines as strict JSON (verifier.formats.jsonio): median {float(f['strict_json_median']) * 1000:.1f} ms "
           f"= {float(f['strict_json_median']) / s:.1f}x the stdlib baseline (plain json.loads of them: {float(f['plain_json_median']) * 1000:.1f} ms)")
     print(f"ratio verify / stdlib: {v / s:.1f}x of the medians, {float(f['verify_min']) / float(f['stdlib_min']):.1f}x of the minimums "
           f"(target < 2x); without the Markdown parse: {(v - m) / s:.1f}x")

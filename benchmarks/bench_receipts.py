@@ -45,7 +45,7 @@ def build(root: Path, n: int) -> tuple[Path, str]:
     sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
     from bundlekit import asset_root
 
-    from verifier.manifest import write_manifest
+    from verifier.commands.manifest import write_manifest
 
     assets = asset_root(root, {"bench-v1": GATE})
     bundle = root / "bundle"

@@ -4,7 +4,7 @@ Benchmark: re-scoring one clip pair (LPIPS + SSIM) against the reference loop.
 
 The reference loop is what a reviewer would write: decode each clip fully,
 then per frame call LPIPS and then `skimage.metrics.structural_similarity`,
-sequentially. The product path (`verifier.scoring.score_video`) decodes both
+sequentially. The product path (`verifier.scoring.rescore.score_video`) decodes both
 clips once, in lockstep, streaming one frame pair at a time, and runs SSIM in
 a worker process while LPIPS uses torch's threads here (scikit-image holds
 the GIL, so a thread would not help). Both use the same LPIPS module built by
@@ -141,14 +141,14 @@ def reference_loop(ref: Path, cand: Path, scorer) -> tuple[list[float], list[flo
 
 
 def product_path(ref: Path, cand: Path, scorer, frames: int) -> tuple[list[float], list[float]]:
-    """`verifier.scoring.score_pairs` on one pair: decode each file once, stream frames, LPIPS features in one batch."""
+    """`verifier.scoring.rescore.score_pairs` on one pair: decode each file once, stream frames, LPIPS features in one batch."""
     out = product_campaign([(ref, cand)], scorer, frames, ["lpips", "ssim"])[0]
     return out["lpips"].per_frame, out["ssim"].per_frame
 
 
 def product_campaign(pairs: list[tuple[Path, Path]], scorer, frames: int, metrics: list[str]) -> list[dict]:
-    """`verifier.scoring.score_pairs` over every pair at once (coverage probes included, as a run demuxes each file)."""
-    from verifier import scoring
+    """`verifier.scoring.rescore.score_pairs` over every pair at once (coverage probes included, as a run demuxes each file)."""
+    from verifier.scoring import rescore as scoring
     from verifier.checks import coverage
 
     exp = coverage.Expectation(frames, Fraction(FPS), RATE, 2)
@@ -219,7 +219,7 @@ def reference_campaign(pairs: list[tuple[Path, Path]], scorer, frames: int) -> l
     """The reference loop per comparison (LPIPS, SSIM), plus the audio cosine on each pair's exactly trimmed PCM."""
     import av
 
-    from verifier import scoring
+    from verifier.scoring import rescore as scoring
     from verifier.checks import coverage
     from verifier.scorers.audio import spectral_cosine
 

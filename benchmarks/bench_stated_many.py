@@ -10,7 +10,7 @@ the verdict is FAIL, which is expected), re-pins the manifest, and runs
 `verify_path` in a child process; prints N, the CPU seconds of the
 verification, CPU microseconds per added line, the CPU seconds of
 `claims.stated` alone and the peak RSS. Each request id is a key a
-sentence may name (`verifier.wording.keys_of`), so this shows whether
+sentence may name (`verifier.prose.wording.keys_of`), so this shows whether
 binding the example's prose grows with the number of requests. Not a test:
 no exit code for speed.
 """
@@ -49,7 +49,7 @@ def build(bundle: Path, n: int) -> None:
 def one(bundle: Path, n: int) -> None:
     """Verify `bundle` and print one JSON line of measurements."""
     sys.path.insert(0, str(ROOT))
-    from verifier import pipeline
+    from verifier.engine import pipeline
     from verifier.core import verify_path
 
     spent: dict[str, float] = {}

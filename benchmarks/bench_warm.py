@@ -75,11 +75,11 @@ def run_inprocess(subject: Path, cache: bool, env: dict[str, str]) -> float:
 
 def inprocess_child(subject: str, cache: bool) -> None:
     """Child side of `run_inprocess`: import, check assets, then time `verify_path` alone."""
-    from verifier.cache import Cache
+    from verifier.cache.warm import Cache
     from verifier.core import verify_path
-    from verifier.trust import assets
+    from verifier.trust.assets import assets
 
-    from verifier.trust import use_cache
+    from verifier.trust.assets import use_cache
 
     opened = Cache.open()[0] if cache else None
     use_cache(opened)

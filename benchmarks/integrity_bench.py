@@ -8,7 +8,7 @@ warm the page cache, then times, in the same run and for `--reps` rounds:
 
 - `hash_many`: `verifier.checks.integrity.hash_many` over the payload files;
 - `check`: the full `integrity.files` check (walk, manifest load and schema
-  validation, hashing, comparison) run through `verifier.pipeline.run_pipeline`
+  validation, hashing, comparison) run through `verifier.engine.pipeline.run_pipeline`
   with a `Context` as `verifier.core` builds it;
 - `openssl`: `openssl dgst -sha256` over the same files, two processes in
   parallel, the file list split in two halves of about equal bytes;
@@ -57,11 +57,11 @@ GATE = "ref2va-5s-v1"
 def _child(mode: str, bundle_dir: str) -> None:
     """Run one measured call of our code in this (fresh) process; print one JSON line."""
     sys.path.insert(0, str(ROOT))
-    from verifier.bundle import Bundle
+    from verifier.formats.bundle import Bundle
     from verifier.checks import integrity
-    from verifier.model import Status
-    from verifier.pipeline import Context, run_pipeline
-    from verifier.trust import assets
+    from verifier.model.findings import Status
+    from verifier.engine.pipeline import Context, run_pipeline
+    from verifier.trust.assets import assets
 
     root = Path(bundle_dir)
     manifest = json.loads((root / "manifest.json").read_bytes())

@@ -61,7 +61,7 @@ def write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def asset_root(tmp: Path, gates: dict[str, dict[str, Any]] | None = None) -> str:
     """Return a directory with our schemas, gates plus `gates`, pinned in a fresh inventory.json."""
-    from verifier.trust import write_inventory
+    from verifier.trust.assets import write_inventory
 
     root = tmp / "assets"
     shutil.copytree(ROOT / "schemas", root / "schemas")

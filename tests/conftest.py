@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
 EXAMPLE = ROOT / "examples" / "ref2va-5s"
 
+# The tests mirror the package's folders (tests/checks/ for verifier/checks/, ...). A test module is imported by its
+# file name (no __init__.py), and some import another's builders (`from test_roster import ...`) wherever it lives.
+sys.path[1:1] = [str(d) for d in sorted(Path(__file__).resolve().parent.iterdir()) if d.is_dir() and any(d.glob("test_*.py"))]
 
 
 def pytest_configure(config):
@@ -23,7 +27,7 @@ def pytest_configure(config):
 
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory, monkeypatch):
-    """Give every test its own empty warm re-verify cache (`verifier.cache`), never the user's ~/.cache."""
+    """Give every test its own empty warm re-verify cache (`verifier.cache.warm`), never the user's ~/.cache."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
     for name in ("CI", "GITHUB_ACTIONS", "VERIFY_PINNED_ONLY"):  # a CI service's own settings must not change what a test sees
         monkeypatch.delenv(name, raising=False)
@@ -53,7 +57,7 @@ def tiny_assets(tmp_path_factory, monkeypatch):
     """Make the verifier use a pinned asset root that also ships the `tiny-v1` test gate; return that root."""
     from helpers import make_assets
 
-    from verifier import trust
+    from verifier.trust import assets as trust
 
     root = make_assets(tmp_path_factory.mktemp("assets"))
     monkeypatch.setattr(trust, "_default_root", lambda: root)
@@ -80,7 +84,7 @@ def make_assets(tmp_path: Path, profiles: dict[str, dict], *, keep_shipped: bool
     """
     import json
 
-    from verifier.trust import write_inventory
+    from verifier.trust.assets import write_inventory
 
     root = tmp_path / "assets"
     shutil.copytree(ROOT / "schemas", root / "schemas")
@@ -118,7 +122,7 @@ def repin_files_map(bundle: Path, *rels: str) -> None:
 def pytest_terminal_summary(terminalreporter):
     """Print how the LPIPS tests ended, so a CI log shows they ran rather than skipped (issue 15)."""
     counts = {outcome: sum(1 for r in terminalreporter.stats.get(outcome, [])
-                           if getattr(r, "nodeid", "").startswith("tests/test_lpips.py"))
+                           if getattr(r, "nodeid", "").startswith("tests/scorers/test_lpips.py"))
               for outcome in ("passed", "failed", "error", "skipped")}
     if any(counts.values()):
-        terminalreporter.write_line("LPIPS tests (tests/test_lpips.py): " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+        terminalreporter.write_line("LPIPS tests (tests/scorers/test_lpips.py): " + ", ".join(f"{n} {k}" for k, n in counts.items()))

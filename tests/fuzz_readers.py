@@ -4,7 +4,7 @@ Byte-level fuzz targets for the readers issue 42 found unreached (claim texts, c
 Each target is a function of one `bytes` argument asserting the reader's
 contract, so the same function serves two drivers:
 
-- `tests/test_fuzz_readers.py`: a short Hypothesis pass in the suite (seed
+- `tests/end_to_end/test_fuzz_readers.py`: a short Hypothesis pass in the suite (seed
   inputs with byte edits, and raw bytes);
 - `tools/fuzz_cov.py`: the long coverage-guided pass under atheris
   (libFuzzer), starting from each target's seeds (docs/testing.md).
@@ -60,8 +60,8 @@ def claim_text(data: bytes) -> None:
 
 
 def cache_entry(data: bytes) -> None:
-    """Cache entry reader (`verifier.cachefs.read_entry`): any stored file is a value or a miss (None), never an exception."""
-    from verifier.cachefs import entry_path, read_entry
+    """Cache entry reader (`verifier.cache.cachefs.read_entry`): any stored file is a value or a miss (None), never an exception."""
+    from verifier.cache.cachefs import entry_path, read_entry
 
     CALLS["cache-entry"] += 1
     with tempfile.TemporaryDirectory() as tmp:
@@ -76,7 +76,7 @@ def cache_entry(data: bytes) -> None:
 def trust_root(data: bytes) -> None:
     """Trust-root config reader (`verify.toml`, pyproject `[tool.verify]`): a `Config`, None, or one-line `ConfigError`."""
     from verifier.errors import ConfigError
-    from verifier.trustroot import WorkTree, read_config
+    from verifier.trust.trustroot import WorkTree, read_config
 
     CALLS["trust-root"] += 1
     name = "pyproject.toml" if data[:1] in (b"[", b"#") and b"tool.verify" in data else "verify.toml"
@@ -140,11 +140,11 @@ def rst(data: bytes) -> None:
 
 
 def profile_file(data: bytes) -> None:
-    """Profile files (strict JSON, then `verifier.profiles.load_profile`): a profile, `JSONProblem` or `ConfigError`."""
+    """Profile files (strict JSON, then `verifier.profiles.language.load_profile`): a profile, `JSONProblem` or `ConfigError`."""
     from verifier.errors import ConfigError
-    from verifier.jsonio import JSONProblem, loads_strict
-    from verifier.profiles import load_profile
-    from verifier.trust import assets
+    from verifier.formats.jsonio import JSONProblem, loads_strict
+    from verifier.profiles.language import load_profile
+    from verifier.trust.assets import assets
 
     CALLS["profile-file"] += 1
     try:
@@ -183,9 +183,9 @@ def media_metadata(data: bytes) -> None:
     warm cache's JSON round trip (`to_json`, `from_json`) judging alike, and
     give a coverage figure row.
     """
-    from verifier import figures
+    from verifier.checks import figures
     from verifier.checks.coverage import MediaFacts, MediaUnreadable, judge, probe
-    from verifier.model import Status
+    from verifier.model.findings import Status
 
     CALLS["media-metadata"] += 1
     exp, policy = _media_setting()

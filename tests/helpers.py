@@ -1,7 +1,7 @@
 """
 Test helpers: a tiny pinned asset root and small bundles and evidence repositories built in tmp dirs.
 
-Bundles get their manifest from `verifier.manifest.write_manifest`, the same
+Bundles get their manifest from `verifier.commands.manifest.write_manifest`, the same
 code as `verify manifest --write`.
 """
 
@@ -12,8 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
-from verifier.manifest import write_manifest
-from verifier.trust import write_inventory
+from verifier.commands.manifest import write_manifest
+from verifier.trust.assets import write_inventory
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -129,8 +129,8 @@ def write_repository(root: Path, names: tuple[str, ...] = ("campaign-a", "pilot-
 
 def profile_receipt(path: str, pointer: str, raw: object = None, *, dims: dict | None = None, unread: str | None = None,
                     **values: object) -> object:
-    """Return a profile-read `verifier.evidence.Receipt` for unit tests: `values` are base-unit numbers (seconds), None when missing."""
-    from verifier.evidence import Location, Quantity, Receipt
+    """Return a profile-read `verifier.model.evidence.Receipt` for unit tests: `values` are base-unit numbers (seconds), None when missing."""
+    from verifier.model.evidence import Location, Quantity, Receipt
 
     quantities = {name: None if v is None else Quantity(v, "s") for name, v in values.items()}
     return Receipt(dims=dict(dims or {}), quantities=quantities, location=Location(path, pointer or None), ok=unread is None,
@@ -138,10 +138,10 @@ def profile_receipt(path: str, pointer: str, raw: object = None, *, dims: dict |
 
 
 def profile_evidence(**sets: list) -> dict:
-    """Return the `verifier.pipeline.RunData` fields (a dict for `RunData(**...)`) holding the evidence model of a profile run whose receipt sets are `sets` (set id -> receipts)."""
+    """Return the `verifier.engine.pipeline.RunData` fields (a dict for `RunData(**...)`) holding the evidence model of a profile run whose receipt sets are `sets` (set id -> receipts)."""
     import dataclasses
 
-    from verifier.evidence import Evidence
+    from verifier.model.evidence import Evidence
 
     receipts = tuple(dataclasses.replace(r, receipt_set=rid) for rid, rs in sets.items() for r in rs)
     return {"evidence": Evidence(reader="profile:test", receipts=receipts)}

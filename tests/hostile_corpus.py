@@ -2,7 +2,7 @@
 A generator of hostile evidence: broken or malicious bundles and single receipt files (issue 14).
 
 `build(root)` writes every case under `root` and returns the `Case` list;
-`tests/test_hostile_corpus.py` verifies them all in one process. Families (the
+`tests/end_to_end/test_hostile_corpus.py` verifies them all in one process. Families (the
 `family` field) follow the issue: path traversal, links, special files,
 unreadable files, Unicode twins, encodings, surrogates, duplicate keys,
 numbers, nesting, huge strings, large files, wrong types, JSON Lines damage,

@@ -26,7 +26,7 @@ import jsonschema
 from junitparser import JUnitXml
 from markdown_it import MarkdownIt
 
-from verifier.model import Report, Status
+from verifier.model.findings import Report, Status
 from verifier.report import REPORTERS, render
 from verifier.report._common import claim_rows, groups, shown_claims, trust_lines, visible
 

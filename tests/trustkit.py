@@ -17,8 +17,8 @@ from pathlib import Path
 from bundlekit import make_bundle
 from helpers import TINY_GATE
 
-from verifier.trust import assets
-from verifier.trustroot_cmds import init, pin
+from verifier.trust.assets import assets
+from verifier.commands.trustroot_cmds import init, pin
 
 TEAM_GATE = {**TINY_GATE, "id": "team-v1", "description": "the team's gate: two measured requests per server",
              "plan": {**TINY_GATE["plan"], "measured_per_server": 2}}

@@ -1,5 +1,5 @@
 """
-Long fuzz run over every target of `tests/test_fuzz.py` (issue 14).
+Long fuzz run over every target of `tests/end_to_end/test_fuzz.py` (issue 14).
 
 Usage: `.venv/bin/python tools/fuzz.py SECONDS [EXAMPLES_PER_ROUND]` from the
 repository root. Runs the targets round-robin under the hypothesis profile

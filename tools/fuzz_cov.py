@@ -59,16 +59,16 @@ def child(name: str, corpus: Path, seconds: int, artifacts: Path) -> None:
     import atheris
 
     with atheris.instrument_imports(include=["verifier"]):
-        import verifier.cachefs  # noqa: F401 - imported here so that every reader the targets call is instrumented
+        import verifier.cache.cachefs  # noqa: F401 - imported here so that every reader the targets call is instrumented
         import verifier.checks.coverage  # noqa: F401
         import verifier.readers.claimtext  # noqa: F401
         import verifier.core  # noqa: F401
         import verifier.readers.grammars  # noqa: F401
-        import verifier.manifest  # noqa: F401
+        import verifier.commands.manifest  # noqa: F401
         import verifier.media.demux  # noqa: F401
-        import verifier.profiles  # noqa: F401
+        import verifier.profiles.language  # noqa: F401
         import verifier.readers.rst_doc  # noqa: F401
-        import verifier.trustroot  # noqa: F401
+        import verifier.trust.trustroot  # noqa: F401
     function, _ = targets()[name]
     atheris.Setup([sys.argv[0], str(corpus), f"-max_total_time={seconds}", "-print_final_stats=1", "-timeout=30",
                    "-rss_limit_mb=3072", f"-max_len={MAX_LEN.get(name, 65536)}", f"-artifact_prefix={artifacts}/crash-{name}-"], function)

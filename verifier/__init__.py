@@ -3,7 +3,7 @@
 
 Public API: `verify_path` runs every check on a bundle or receipt and returns
 a `Report`; the CLI (`verifier.cli`) is a thin layer over it. `ExitCode`,
-`Finding`, `Report` and `Status` (from `verifier.model`) are loaded on first
+`Finding`, `Report` and `Status` (from `verifier.model.findings`) are loaded on first
 use, so that `import verifier` stays cheap for the whole-report fast path
 (`verifier.fastpath`), which runs before any heavy import.
 """
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # pragma: no cover
-    from verifier.model import ExitCode, Finding, Report, Status
+    from verifier.model.findings import ExitCode, Finding, Report, Status
 
 __all__ = ["ExitCode", "Finding", "Report", "Status", "__version__", "verify_path"]
 
@@ -23,9 +23,9 @@ _MODEL_NAMES = ("ExitCode", "Finding", "Report", "Status")
 
 
 def __getattr__(name: str) -> Any:
-    """Return `ExitCode`, `Finding`, `Report` or `Status` from `verifier.model` (imported on first use)."""
+    """Return `ExitCode`, `Finding`, `Report` or `Status` from `verifier.model.findings` (imported on first use)."""
     if name in _MODEL_NAMES:
-        from verifier import model
+        from verifier.model import findings as model
 
         return getattr(model, name)
     raise AttributeError(f"module 'verifier' has no attribute {name!r}")

@@ -6,7 +6,7 @@ configuration error, 3 INCOMPLETE, 4 ERROR (see `docs/exit-codes.md`).
 Commands: `check` (the default: `verify PATH`), `inventory`, `manifest`
 (writes only `manifest.json`), `changed`; the trust-root commands `init`,
 `pin` and `gate new` write only the repository's trust root
-(`verifier.trustroot_cmds`).
+(`verifier.commands.trustroot_cmds`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import click
 
 from verifier import __version__
 from verifier.errors import VerifierError
-from verifier.model import ExitCode, Report
+from verifier.model.findings import ExitCode, Report
 from verifier.report import REPORTERS, render
 
 #: Set by `verifier.fastpath.main` before it runs this command line: called as
@@ -129,7 +129,7 @@ def _pinned_only() -> bool:
 
     CI is `VERIFY_PINNED_ONLY` (the Action sets it), `GITHUB_ACTIONS=true`,
     or `CI` set to `true`/`1`/`yes` (GitLab, CircleCI, Travis and most other
-    services; the same values turn the cache off, `verifier.cachefs.enabled`).
+    services; the same values turn the cache off, `verifier.cache.cachefs.enabled`).
     """
     truthy = ("1", "true", "yes")
     return (os.environ.get("VERIFY_PINNED_ONLY", "").strip().lower() in truthy or os.environ.get("GITHUB_ACTIONS") == "true"
@@ -138,11 +138,9 @@ def _pinned_only() -> bool:
 
 def _trust(start: str, ref: str | None, cache: Any = None) -> Any:
     """Return the `TrustSet` judging evidence at `start` (shipped assets plus the repository's trust root; `cache`: docs/cache.md)."""
-    from verifier import (  # the shipped assets as the core loads them (one seam for tests and callers)
-        core,
-        trust,
-    )
-    from verifier.trustroot import locate
+    from verifier import core  # the shipped assets as the core loads them (one seam for tests and callers)
+    from verifier.trust import assets as trust
+    from verifier.trust.trustroot import locate
 
     trust.use_cache(cache)  # the asset check may reuse an earlier run's (docs/cache.md)
     try:
@@ -151,7 +149,7 @@ def _trust(start: str, ref: str | None, cache: Any = None) -> Any:
         trust.use_cache(None)
     trusted = locate(start, ref=ref, shipped=shipped)
     if ref is None:  # a plain run on a pull-request checkout: say when its trust root is not the default branch's
-        from verifier.trustbase import differs
+        from verifier.trust.trustbase import differs
 
         trusted.default = differs(start)
     return trusted
@@ -171,7 +169,7 @@ def _emit(report: Report, fmt: str, reports: tuple[str, ...], verbose: bool, tar
 
     `show_pass` lists PASS findings in the text format even without `verbose` (`verify score` does).
     """
-    from verifier.outputs import append_step_summary, write_targets
+    from verifier.report.outputs import append_step_summary, write_targets
     from verifier.report._common import visible
 
     color = fmt == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
@@ -198,8 +196,8 @@ def _cache_option(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _open_cache(use_cache: bool | None) -> Any:
-    """Return the run's `verifier.cache.Cache`, or None (off, or unusable: said on stderr)."""
-    from verifier.cache import Cache, enabled
+    """Return the run's `verifier.cache.warm.Cache`, or None (off, or unusable: said on stderr)."""
+    from verifier.cache.warm import Cache, enabled
 
     if not enabled(use_cache):
         return None
@@ -211,8 +209,8 @@ def _open_cache(use_cache: bool | None) -> Any:
 
 def _prepare(fmt: str, reports: tuple[str, ...], verbose: bool, protected: tuple[str | None, ...] = ()) -> tuple[Any, Any]:
     """Validate the format and the report targets before the run; `protected` are the verified paths nothing may be written into."""
-    from verifier.outputs import check_format, check_step_summary, parse_targets
-    from verifier.progress import make_progress
+    from verifier.report.outputs import check_format, check_step_summary, parse_targets
+    from verifier.engine.progress import make_progress
 
     kept = tuple(p for p in protected if p)
     try:
@@ -255,7 +253,7 @@ def check_command(path: str, fmt: str, reports: tuple[str, ...], verbose: bool, 
                   device: str, claims_text: str | None, use_cache: bool | None, executor: str | None) -> None:
     """Verify the evidence bundle (directory) or receipt file at PATH."""
     from verifier.core import verify_path
-    from verifier.trustroot import is_profile_file
+    from verifier.trust.trustroot import is_profile_file
 
     if profile is not None and is_profile_file(profile) and _pinned_only():
         _fail_usage(f"--profile {profile}: an unpinned profile file is refused in CI; add it to the repository's trust root "
@@ -315,7 +313,7 @@ def _read_claims_text(name: str) -> tuple[str, str]:
 def inventory_command(repo_root: str, fmt: str, reports: tuple[str, ...], verbose: bool, inventory_rel: str,
                       artifacts: str | None, use_cache: bool | None, executor: str | None, trust_ref: str | None) -> None:
     """Check that every evidence/ bundle of REPO_ROOT is registered, and verify every bundle."""
-    from verifier.repository import verify_repository
+    from verifier.commands.repository import verify_repository
 
     root = Path(repo_root)
     targets, progress = _prepare(fmt, reports, verbose, (str(root / "evidence"), str(root / inventory_rel), artifacts))
@@ -339,13 +337,13 @@ def manifest_command(bundle: str, write: bool, gate_id: str | None) -> None:
 
     Without --write: prints the differences and exits 1 if there are any, 0 if none.
     """
-    from verifier.manifest import (
+    from verifier.commands.manifest import (
         build_manifest,
         diff_manifests,
         read_manifest,
         write_manifest,
     )
-    from verifier.progress import make_progress
+    from verifier.engine.progress import make_progress
 
     root = Path(bundle)
     progress = make_progress()
@@ -410,7 +408,7 @@ def changed_command(files: tuple[str, ...], fmt: str, reports: tuple[str, ...], 
             click.echo(f"verify: INCOMPLETE: {visible(name)}: not inside any bundle (no manifest.json or profile match "
                        "above it, up to the working directory); not verified", err=True)
         worst.append("INCOMPLETE")
-    from verifier.model import exit_code_for
+    from verifier.model.findings import exit_code_for
 
     order = ("FAIL", "ERROR", "INCOMPLETE", "PASS")  # the verdict precedence of `verdict_of`
     sys.exit(int(exit_code_for(min(worst, key=order.index))))
@@ -427,7 +425,7 @@ def _bundles_of(files: tuple[str, ...], trusted: Any) -> tuple[list[str], list[s
     waved through as "not in a bundle". Raises `VerifierError` when our own
     profiles fail their pins or their detection members the profile schema.
     """
-    from verifier.profiles import Tree, candidates
+    from verifier.profiles.language import Tree, candidates
 
     profiles = {pid: trusted.detection(pid) for pid in trusted.profile_ids()}
     found: set[str] = set()
@@ -465,7 +463,7 @@ def profile_group() -> None:
 @click.option("--all", "every", is_flag=True, help="List every record member no mapping reads (by default the first 12 and a count).")
 def profile_explain(profile: str, directory: str, artifacts: str | None, every: bool) -> None:
     """Print, per file of DIRECTORY, what PROFILE (a shipped id or a profile .json path) maps and every stated number left unchecked."""
-    from verifier.explain import explain
+    from verifier.commands.explain import explain
 
     try:
         text, exit_code = explain(profile, directory, artifacts=artifacts, every=every)
@@ -482,7 +480,7 @@ def profile_explain(profile: str, directory: str, artifacts: str | None, every: 
               help="Directory holding the files the manifest lists but DIRECTORY lacks, by their listed path.")
 def profile_check(directory: str, profile: str, artifacts: str | None) -> None:
     """Print, per rule of PROFILE, what it matched in DIRECTORY (files, records, receipts, stated places); exit 1 when a rule matched nothing."""
-    from verifier.explain import check
+    from verifier.commands.explain import check
 
     try:
         text, exit_code = check(profile, directory, artifacts=artifacts)
@@ -591,7 +589,7 @@ def score_command(reference: str, candidate: str, gate_id: str, weights_dir: str
 @click.argument("root", default=".", type=_Input(path_type=str))
 def init_command(root: str) -> None:
     """Write a trust root into the evidence repository ROOT: verify.toml, an empty pin inventory, verify/{gates,profiles,schemas}/."""
-    from verifier.trustroot_cmds import init
+    from verifier.commands.trustroot_cmds import init
 
     try:
         written = init(root)
@@ -606,8 +604,8 @@ def init_command(root: str) -> None:
 @click.argument("root", default=".", type=_Input(path_type=str))
 def pin_command(root: str) -> None:
     """Re-pin the repository's trust root (every gate, profile and schema file) after a deliberate edit."""
-    from verifier.trust import assets
-    from verifier.trustroot_cmds import pin
+    from verifier.trust.assets import assets
+    from verifier.commands.trustroot_cmds import pin
 
     try:
         path, pins = pin(root, assets())
@@ -632,7 +630,7 @@ def gate_group() -> None:
               help="The evidence repository (its verify.toml, here or above).")
 def gate_new_command(gate_id: str, bundle: str, like: str | None, root: str) -> None:
     """Start gate ID in the repository's gates directory from the plan of an existing bundle (then review it and `verify pin`)."""
-    from verifier.trustroot_cmds import new_gate
+    from verifier.commands.trustroot_cmds import new_gate
 
     try:
         path = new_gate(root, gate_id, bundle, _trust(root, None), like=like)

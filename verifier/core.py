@@ -14,7 +14,7 @@ Readers:
   `manifest.json` no profile claims is read natively; a directory no profile
   claims that holds receipt files is read file by file through their readers
   (`_verify_receipt_folder`), any other is read by discovery (`verifier.discovery`:
-  never PASS). See `verifier.profiles` and `docs/profiles.md`;
+  never PASS). See `verifier.profiles.language` and `docs/profiles.md`;
 - a file is read as strict JSON and given to the adapter whose detection
   matches what it records about its producer (`verifier.adapters.ADAPTERS`);
   no match is a usage error (exit 2).
@@ -39,17 +39,17 @@ from pathlib import Path
 from typing import Any
 
 from verifier import __version__
-from verifier.bundle import DOCUMENTS, Bundle
+from verifier.formats.bundle import DOCUMENTS, Bundle
 from verifier.checks import coverage, derivation, gate, integrity, plan, quality, receipts, rescore, schema, statements
 from verifier.errors import UsageError
-from verifier.evidence import PARTS
-from verifier.folders import not_one_bundle
-from verifier.jsonio import JSONProblem, loads_strict, unparsed_files
-from verifier.model import CheckInfo, Finding, Report, Status
-from verifier.pipeline import Context, run_pipeline
-from verifier.roster import in_families
-from verifier.trust import assets
-from verifier.trustroot import TrustSet, is_profile_file, profile_origin, profiles_listed
+from verifier.model.evidence import PARTS
+from verifier.profiles.folders import not_one_bundle
+from verifier.formats.jsonio import JSONProblem, loads_strict, unparsed_files
+from verifier.model.findings import CheckInfo, Finding, Report, Status
+from verifier.engine.pipeline import Context, run_pipeline
+from verifier.engine.roster import in_families
+from verifier.trust.assets import assets
+from verifier.trust.trustroot import TrustSet, is_profile_file, profile_origin, profiles_listed
 
 __all__ = ["BUNDLE_PIPELINE", "check_device", "receipt_pipeline", "score_media", "verify_media", "verify_path"]
 
@@ -165,7 +165,7 @@ def _verify_receipt_folder(path: str, target: Path, trusted: Any, debug: bool) -
     effects: reads the files; never writes.
     """
     from verifier.adapters import detect
-    from verifier.figures import MAX_SERIES, receipt_sets
+    from verifier.checks.figures import MAX_SERIES, receipt_sets
 
     readers: list[tuple[str, Any, Any]] = []
     others: list[str] = []
@@ -233,7 +233,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
     and runs the native check families under their own ids, with the run `options` (artifacts, weights, device).
     """
     from verifier.checks.profile import pipeline_for
-    from verifier.profiles import Tree, candidates
+    from verifier.profiles.language import Tree, candidates
     from verifier.readers.mapped import MappedBundle, mapped_pipeline
 
     tree = Tree(root=target) if target.is_dir() else Tree(root=target.parent, only=frozenset({target.name}))
@@ -285,7 +285,7 @@ def _verify_profile(path: str, target: Path, trusted: TrustSet, profile_id: str 
 
 def _figures(ctx: Context, findings: Any = ()) -> dict[str, Any]:
     """Return the plot data of a run: the checks' recorded figures, the receipts in run order, a profile's or a receipt reader's receipt sets, results tables' row labels."""
-    from verifier.figures import RequestRows, receipt_sets, table_labels
+    from verifier.checks.figures import RequestRows, receipt_sets, table_labels
 
     out = {**ctx.run.figures, **receipt_sets(ctx.run.evidence, ctx.options.get("profile")), **table_labels(ctx.subject, findings)}
     if ctx.run.campaign is not None:
@@ -312,17 +312,17 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     `claims.stated` binds (`verifier.readers.claimtext.read_claim_text`); only bundle-v1 directories take one.
     `artifacts` is a directory holding external artifacts by their manifest
     path; `gate_id` (optional) must equal the gate the bundle names;
-    `progress` (a `verifier.progress.Progress` or None) shows hashing progress.
+    `progress` (a `verifier.engine.progress.Progress` or None) shows hashing progress.
     `weights_dir` is searched first for scorer weights (then the torch hub
     cache; nothing is downloaded), `device` is where LPIPS runs (`--device cuda`
     needs torch and a CUDA device, else `UsageError`); `parallel` changes nothing
-    (kept for earlier callers; `verifier.batch_scoring` decodes each file once). `cache` (a
-    `verifier.cache.Cache` or None) lets integrity reuse file digests and
+    (kept for earlier callers; `verifier.scoring.batch_scoring` decodes each file once). `cache` (a
+    `verifier.cache.warm.Cache` or None) lets integrity reuse file digests and
     re-scoring reuse scores from earlier runs (`docs/cache.md`). `executor`,
-    a Dask scheduler address (`verifier.fanout`), re-scores the comparisons
+    a Dask scheduler address (`verifier.engine.fanout`), re-scores the comparisons
     as tasks there (the report is the same as without it).
     `profile` reads `path` (a directory, or a single file) through that pinned profile instead of
-    detecting the format; a value naming a file (`./mine.json`) loads it unpinned (marked in `trust`). `trust` is what judges (`verifier.trustroot.locate`:
+    detecting the format; a value naming a file (`./mine.json`) loads it unpinned (marked in `trust`). `trust` is what judges (`verifier.trust.trustroot.locate`:
     shipped assets plus an evidence repository's trust root); default: the
     shipped assets only (under `asset_root` when given).
     Raises `UsageError` for a missing or unreadable path, an unrecognised file, a foreign
@@ -371,7 +371,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     if target.is_dir():
         check_device(device)
         if executor is not None:  # tasks run in the workers' folders: every path leaves resolved
-            from verifier.fanout import absolute, reachable
+            from verifier.engine.fanout import absolute, reachable
 
             reachable(executor)
             target, artifacts, weights_dir = Path(absolute(path) or path), absolute(artifacts), absolute(weights_dir)
@@ -387,7 +387,7 @@ def verify_path(path: str, *, artifacts: str | None = None, gate_id: str | None 
     if not target.is_file():
         raise UsageError(f"{path}: not a regular file or directory")
     from verifier.adapters import ADAPTERS, detect
-    from verifier.profiles import Tree, candidates
+    from verifier.profiles.language import Tree, candidates
 
     try:
         data = target.read_bytes()
@@ -471,7 +471,7 @@ def verify_media(paths: list[str], *, gate_id: str | None = None, frames: int | 
     """
     from fractions import Fraction
 
-    from verifier.pipeline import Check
+    from verifier.engine.pipeline import Check
 
     trusted = assets(asset_root)
     if not paths:
@@ -550,10 +550,10 @@ def score_media(reference: str, candidate: str, *, gate_id: str, weights_dir: st
     device, or a gate without quality or coverage sections; `ConfigError`
     for an unknown gate. Side effects: decodes both files, reads weights.
     """
-    from verifier import scoring
+    from verifier.scoring import rescore as scoring
     from verifier.checks.rescore import judge_threshold
-    from verifier.model import Finding, Status
-    from verifier.pipeline import Check
+    from verifier.model.findings import Finding, Status
+    from verifier.engine.pipeline import Check
     from verifier.scorers.weights import WeightsProblem
 
     trusted = assets(asset_root)

@@ -4,7 +4,7 @@ The whole-report fast path: replay a stored report when every input of a `verify
 `main()` is the `verify` entry point (and `python -m verifier`). Before click,
 the checks, numpy, PyAV, jsonschema or torch are imported, it takes the
 run's *fingerprint* (`fingerprint`) and looks it up in the cache directory
-(`verifier.cachefs`, kind `report`). On a hit it prints the stored report,
+(`verifier.cache.cachefs`, kind `report`). On a hit it prints the stored report,
 the stored verdict line on stderr, and exits with the stored exit code. On a
 miss it runs the command line as usual (`verifier.cli`, with
 `cli.report_keeper` set to `keep_report`); after a `check` run the CLI calls
@@ -20,7 +20,7 @@ JSON, and the whole fingerprint is compared again on a hit) holds:
   and its encoding, the number of CPUs;
 - the verifier version, `sys.version`, `sys.executable`, `sys.path` and the
   names of every installed distribution's metadata directory (the
-  installed-packages digest of `verifier.cache.environment_digest`);
+  installed-packages digest of `verifier.cache.warm.environment_digest`);
 - `lstat` identities `(type, st_dev, st_ino, st_size, st_mtime_ns,
   st_ctime_ns)` (and a symlink's target text, then whatever the symlink
   resolves to, listed the same way) of every entry, recursively, of: the
@@ -30,7 +30,7 @@ JSON, and the whole fingerprint is compared again on a hit) holds:
   shipped assets can come from (the source checkout, `verifier/_assets`);
   the torch hub checkpoint directory (scorer weights are searched there);
 - for each directory from the bundle up to the first one with a `.git`
-  entry (where the trust root search of `verifier.trustroot.find_repository`
+  entry (where the trust root search of `verifier.trust.trustroot.find_repository`
   stops at the latest) or the file system root, the identity (or absence) of
   its `verify.toml`, `pyproject.toml` and `.git`. A run judged by a
   repository trust root is never stored (its files are not listed here).
@@ -62,7 +62,7 @@ import time
 from typing import Any
 
 from verifier import __version__
-from verifier.cachefs import (
+from verifier.cache.cachefs import (
     RACY_NS,
     cache_root,
     distributions,
@@ -91,7 +91,7 @@ _ASSETS = ("schemas", "gates", "profiles", "inventory.json")
 _TRUST_MARKERS = ("verify.toml", "pyproject.toml", ".git")
 _PACKAGE = os.path.dirname(os.path.abspath(__file__))
 #: A directory without a `manifest.json` holding more files than this is not fingerprinted (no replay, nothing stored):
-#: `verifier.folders.MANY_FILES`, past which `not_one_bundle` makes the run a usage error unless a profile reads it.
+#: `verifier.profiles.folders.MANY_FILES`, past which `not_one_bundle` makes the run a usage error unless a profile reads it.
 FOLDER_FILES = 2000
 
 #: The fingerprint taken by `main` before a full run, for `store`: (argv, fingerprint, started_ns).
@@ -355,7 +355,7 @@ def pending() -> bool:
 
 def keep_report(report: Any, fmt: str, verbose: bool) -> None:
     """
-    Store what a replay of this run prints: `report` (a `verifier.model.Report`) rendered as `fmt`, every finding marked `cached: report`.
+    Store what a replay of this run prints: `report` (a `verifier.model.findings.Report`) rendered as `fmt`, every finding marked `cached: report`.
 
     Only for a run `begin` fingerprinted before it started (so not under
     `--no-cache`, `--report`, ...), and never for a report with an ERROR
@@ -363,7 +363,7 @@ def keep_report(report: Any, fmt: str, verbose: bool) -> None:
     """
     from dataclasses import replace
 
-    from verifier.model import Status
+    from verifier.model.findings import Status
     from verifier.report import render
     from verifier.report._common import visible
 

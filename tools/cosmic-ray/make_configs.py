@@ -22,16 +22,16 @@ MODULES = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "verifier" / "checks"
 MAX_FILES = 6
 #: Test files of modules no test file names or imports directly (reached through another module).
 EXTRA = {
-    "estimators": ["tests/test_mutation_kills_stats.py", "tests/test_stats_engine.py", "tests/test_statistics_vocabulary.py"],
-    "subjects": ["tests/test_claim_subjects.py", "tests/test_claims_text.py", "tests/test_claim_phrasings.py"],
-    "statements": ["tests/test_mutation_kills_profile_statements.py", "tests/test_profile_claims_text.py", "tests/test_score_sentences.py", "tests/test_claims_stated.py"],  # the profile road's claims.stated (profile_candidates)
-    "derive": ["tests/test_mutation_kills_derivation.py"],  # derive.judge, the one body of derivation.claims (was checks/derivation.py)
-    "gate": ["tests/test_foreign_layout.py", "tests/test_mutation_kills_profile.py"],  # gate.pinned (checks/gate.py `pinned`) is one body for every road
-    "wording": ["tests/test_mutation_kills_binding.py", "tests/test_score_sentences.py", "tests/test_binding_counts.py", "tests/test_binding_arrow_statistic.py",
-                "tests/test_claim_phrasings.py", "tests/test_claims_text.py", "tests/test_claim_subjects.py"],
-    "textnumbers": ["tests/test_grammars.py", "tests/test_site_shortcuts.py", "tests/test_claimdocs_read.py"],
-    "profile_gate": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profiles_recorded.py", "tests/test_profiles_authoring.py"],
-    "profile_unreached": ["tests/test_mutation_kills_profile_claims.py", "tests/test_profile_claims_text.py", "tests/test_profiles_recorded.py"],
+    "estimators": ["tests/engine/test_mutation_kills_stats.py", "tests/engine/test_stats_engine.py", "tests/engine/test_statistics_vocabulary.py"],
+    "subjects": ["tests/prose/test_claim_subjects.py", "tests/prose/test_claims_text.py", "tests/prose/test_claim_phrasings.py"],
+    "statements": ["tests/checks/test_mutation_kills_profile_statements.py", "tests/profiles/test_profile_claims_text.py", "tests/prose/test_score_sentences.py", "tests/checks/test_claims_stated.py"],  # the profile road's claims.stated (profile_candidates)
+    "derive": ["tests/checks/test_mutation_kills_derivation.py"],  # derive.judge, the one body of derivation.claims (was checks/derivation.py)
+    "gate": ["tests/readers/test_foreign_layout.py", "tests/checks/test_mutation_kills_profile.py"],  # gate.pinned (checks/gate.py `pinned`) is one body for every road
+    "wording": ["tests/prose/test_mutation_kills_binding.py", "tests/prose/test_score_sentences.py", "tests/prose/test_binding_counts.py", "tests/prose/test_binding_arrow_statistic.py",
+                "tests/prose/test_claim_phrasings.py", "tests/prose/test_claims_text.py", "tests/prose/test_claim_subjects.py"],
+    "textnumbers": ["tests/readers/test_grammars.py", "tests/readers/test_site_shortcuts.py", "tests/readers/test_claimdocs_read.py"],
+    "profile_gate": ["tests/checks/test_mutation_kills_profile_claims.py", "tests/profiles/test_profiles_recorded.py", "tests/profiles/test_profiles_authoring.py"],
+    "profile_unreached": ["tests/checks/test_mutation_kills_profile_claims.py", "tests/profiles/test_profile_claims_text.py", "tests/profiles/test_profiles_recorded.py"],
 }
 HEADER = """\
 # cosmic-ray session for {module} (docs/testing.md, "Mutation testing"); run: tools/cosmic-ray/run.sh {name}
@@ -67,7 +67,7 @@ exclude-operators = [
 
 
 def name_of(module: str) -> str:
-    """Return the config name of `module`: `verifier/checks/gate.py` -> `checks_gate`, `verifier/units.py` -> `units`."""
+    """Return the config name of `module`: `verifier/checks/gate.py` -> `checks_gate`, `verifier/model/units.py` -> `units`."""
     return module.removeprefix("verifier/").removesuffix(".py").replace("/", "_")
 
 
@@ -76,10 +76,10 @@ def tests_for(module: str) -> list[str]:
     stem = Path(module).stem
     dotted = module.removesuffix(".py").replace("/", ".")
     package, _, leaf = dotted.rpartition(".")
-    kills = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_mutation_kills_{stem}.py"))
-    named = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob(f"test_{stem}*.py") if "mutation_kills" not in p.name)[:MAX_FILES]
+    kills = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob(f"test_mutation_kills_{stem}.py"))
+    named = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob(f"test_{stem}*.py") if "mutation_kills" not in p.name)[:MAX_FILES]
     imports = re.compile(rf"\b{re.escape(dotted)}\b|from {re.escape(package)} import [^\n]*\b{leaf}\b")
-    others = sorted((p for p in (ROOT / "tests").glob("test_*.py")
+    others = sorted((p for p in (ROOT / "tests").rglob("test_*.py")
                      if str(p.relative_to(ROOT)) not in kills + named and imports.search(p.read_text())), key=lambda p: p.stat().st_size)
     chosen = kills + named + [t for t in EXTRA.get(stem, []) if t not in kills + named]
     return chosen + [str(p.relative_to(ROOT)) for p in others if str(p.relative_to(ROOT)) not in chosen][:MAX_FILES]

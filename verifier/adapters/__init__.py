@@ -14,11 +14,11 @@ gives `stated(ctx)` (each stated number with the rule deriving it, for
 `derivation.claims`), `HELD` and `NOTES` (for the stand-ins). The serving
 record holds no check of its own; `vllm_bench`, `http_matrix` and
 `telemetry` still define `CHECKS` (their own checks, each a member of one
-of the roster's families: `verifier.roster.ADAPTER_MEMBERS`). Every
+of the roster's families: `verifier.engine.roster.ADAPTER_MEMBERS`). Every
 reader's rule pack, if it has one, is in `verifier/checks/packs/`;
 `verifier.core.receipt_pipeline` composes a reader's checks with it and one
 `not-in-evidence` stand-in per family they do not feed
-(`verifier.roster.in_families`). A reader of receipt directories also defines
+(`verifier.engine.roster.in_families`). A reader of receipt directories also defines
 `detects_directory(path) -> bool`; `verifier.core` asks it only for a
 directory without `manifest.json`. Each module's docstring says why it is
 code rather than a shipped profile.

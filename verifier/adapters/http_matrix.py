@@ -65,15 +65,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from verifier import stats
+from verifier.engine import stats
 from verifier.adapters import readers
-from verifier.derive import Refused, Stated
-from verifier.evidence import Evidence, Receipt
-from verifier.jsonio import loads_strict
-from verifier.model import Finding, Status, finding
-from verifier.numtext import comparison_text
-from verifier.pipeline import Context, check
-from verifier.stats import Underivable
+from verifier.engine.derive import Refused, Stated
+from verifier.model.evidence import Evidence, Receipt
+from verifier.formats.jsonio import loads_strict
+from verifier.model.findings import Finding, Status, finding
+from verifier.model.numtext import comparison_text
+from verifier.engine.pipeline import Context, check
+from verifier.engine.stats import Underivable
 
 __all__ = ["CHECKS", "FILES", "KIND", "MATCH", "NOUN", "READ", "SCHEMAS", "Rounds", "denominators", "detects_directory", "plan_digest",
            "model", "provenance", "spread", "stated", "stop_after_failure"]
@@ -308,7 +308,7 @@ NOUN = "the measured lines"
 
 class Rounds:
     """
-    The output's complete rounds as a `verifier.derive.Source` (`stated`): what each round's stated numbers derive from.
+    The output's complete rounds as a `verifier.engine.derive.Source` (`stated`): what each round's stated numbers derive from.
 
     A selection names one summary row (`{"round": i}`, its index in `summary.json#/rounds`). `values` gives a sample
     (`latency`: the successful measured lines' latencies, s), `count` the items a count counts (`rule["of"]`:
@@ -631,7 +631,7 @@ def spread(ctx: Context) -> Iterator[Finding]:
                      path="summary.json", pointer=ptr))
 
 
-#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+#: What this reader supplies of the evidence model (`verifier.model.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"files", "plan", "receipts", "claims"})  # files: plan.json, pinned by config.plan_sha256
 NOTES = {"integrity": "the output directory has no manifest; only plan.json is pinned, by config.plan_sha256 (matrix.plan_digest)",
          "gate": "the output names no gate; the pinned schemas of its runner version judge it (schema.documents)",

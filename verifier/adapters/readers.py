@@ -1,10 +1,10 @@
 """
-The receipt adapters as readers: a validated receipt onto the evidence model (`verifier.evidence.Evidence`).
+The receipt adapters as readers: a validated receipt onto the evidence model (`verifier.model.evidence.Evidence`).
 
 Pure functions, no I/O: each takes a document that passed its pinned schema
 (the adapter's schema check ran first, so every field read here has its
 type) and returns the `Evidence` the adapter's checks read. What a reader
-meets and cannot map (a unit the registry `verifier.units` does not know, an
+meets and cannot map (a unit the registry `verifier.model.units` does not know, an
 array shorter than the ledger) goes to `Evidence.unmapped`, never dropped.
 
 - `vllm_result`: a `vllm bench serve --save-result` JSON. One receipt per
@@ -39,8 +39,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from verifier import units
-from verifier.evidence import Evidence, FileEntry, Location, Plan, ProcessReceipt, Quantity, Receipt, StatedClaim, Unmapped
+from verifier.model import units
+from verifier.model.evidence import Evidence, FileEntry, Location, Plan, ProcessReceipt, Quantity, Receipt, StatedClaim, Unmapped
 
 __all__ = ["MATRIX_UNITS", "TELEMETRY_UNITS", "VLLM_UNITS", "http_matrix", "serving_record", "telemetry_receipt", "unit_of", "vllm_result"]
 

@@ -24,11 +24,11 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.adapters import readers
-from verifier.derive import Stated
-from verifier.evidence import Evidence, Receipt
-from verifier.pipeline import Context
+from verifier.engine.derive import Stated
+from verifier.model.evidence import Evidence, Receipt
+from verifier.engine.pipeline import Context
 from verifier.readers.select import RecordSource
-from verifier.stats import Underivable
+from verifier.engine.stats import Underivable
 
 __all__ = ["HELD", "KIND", "METRICS", "NOTES", "PRODUCER", "VERSION", "Cases", "detects", "model", "stated"]
 
@@ -71,7 +71,7 @@ def model(ctx: Context) -> Evidence:
 
 class Cases(RecordSource):
     """
-    The record's cases (the model's receipts) as a `verifier.derive.Source`: `count` the cases whose dimensions equal the
+    The record's cases (the model's receipts) as a `verifier.engine.derive.Source`: `count` the cases whose dimensions equal the
     selection's (none is 0), `values` every recorded duration (failures in, a case recording none out; none at all raises
     `Underivable` `metric-mismatch`).
     """
@@ -145,7 +145,7 @@ def _definition_statistic(definition: Any) -> str | None:
     return "both" if nearest and linear else "nearest-rank" if nearest else "linear" if linear else None
 
 
-#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+#: What this reader supplies of the evidence model (`verifier.model.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"receipts", "claims"})
 NOTES = {"integrity": "one record file, listed in no manifest",
          "gate": "a record names no gate; this reader judges the one producer version it knows (schema.documents)",

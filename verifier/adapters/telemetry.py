@@ -64,15 +64,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 
-from verifier import stats
+from verifier.engine import stats
 from verifier.adapters import readers
 from verifier.adapters.telemetry_rules import occupancy, provenance, rate, refused
 from verifier.adapters.telemetry_rules import protocol as protocol_echo
-from verifier.derive import Refused, Stated, derive_rule
-from verifier.evidence import Evidence
-from verifier.model import Finding, Status, finding
-from verifier.pipeline import Context, check
-from verifier.stats import Underivable
+from verifier.engine.derive import Refused, Stated, derive_rule
+from verifier.model.evidence import Evidence
+from verifier.model.findings import Finding, Status, finding
+from verifier.engine.pipeline import Context, check
+from verifier.engine.stats import Underivable
 
 __all__ = ["CHECKS", "FILES", "KIND", "MATCH", "NOUN", "READ", "RECEIPT", "SCHEMAS", "SURPLUS", "Replayed", "carriers", "detects",
            "detects_directory", "model", "parse_bench_stdout", "process", "stated"]
@@ -240,7 +240,7 @@ def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, De
 
 class Replayed:
     """
-    What replays from the carriers, as a `verifier.derive.Source` (`stated`): the client facts stdout prints and the engine counter.
+    What replays from the carriers, as a `verifier.engine.derive.Source` (`stated`): the client facts stdout prints and the engine counter.
 
     `values` gives a client fact's one printed value (`name`: its `facts`
     key, e.g. `latency_ms/p99_itl`) or, for `engine_delta`, the counter's
@@ -491,7 +491,7 @@ def _surplus(ctx: Context, source: Replayed, unread: list[str]) -> list[Stated]:
     return [Stated("facts/engine_surplus_tokens", claimed, pointer, SURPLUS, source, path=RECEIPT, how=how, bound={"exact": True})]
 
 
-#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+#: What this reader supplies of the evidence model (`verifier.model.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"files", "plan", "processes", "claims"})  # files: the carriers the receipt lists with their sha256
 NOTES = {"integrity": "the receipt directory has no manifest; only the carriers the receipt lists are hashed, once it validated "
                       "(telemetry.carriers)",

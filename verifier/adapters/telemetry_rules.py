@@ -25,10 +25,10 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from verifier import stats
-from verifier.derive import Refused, Source, Stated
-from verifier.model import Finding, Status, finding
-from verifier.pipeline import Context, check
+from verifier.engine import stats
+from verifier.engine.derive import Refused, Source, Stated
+from verifier.model.findings import Finding, Status, finding
+from verifier.engine.pipeline import Context, check
 
 __all__ = ["RATE", "occupancy", "protocol", "provenance", "rate", "refused"]
 

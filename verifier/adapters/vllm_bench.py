@@ -67,13 +67,13 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
+from verifier.engine import stats
 from verifier.adapters import readers
-from verifier.derive import Refused, Stated, claim_finding
-from verifier.evidence import Evidence, Receipt
-from verifier.model import Finding, Status, finding
-from verifier.pipeline import Context, check
-from verifier.stats import Underivable
+from verifier.engine.derive import Refused, Stated, claim_finding
+from verifier.model.evidence import Evidence, Receipt
+from verifier.model.findings import Finding, Status, finding
+from verifier.engine.pipeline import Context, check
+from verifier.engine.stats import Underivable
 
 __all__ = ["CHECKS", "FAMILY", "FAMILY_KEYS", "KIND", "NOUN", "PROFILES", "STATISTICS", "THROUGHPUTS", "VERSIONS", "Result", "arrival",
            "bucket_peak", "detects", "exact_peak", "model", "peak", "requests", "stated"]
@@ -144,7 +144,7 @@ def _no_success(key: str, claimed: Any, why: str) -> Refused:
 
 class Result:
     """
-    The result as a `verifier.derive.Source` (`stated`): its stated numbers and the samples of its successful requests.
+    The result as a `verifier.engine.derive.Source` (`stated`): its stated numbers and the samples of its successful requests.
 
     `sums` gives stated numbers by id (`numerator`: a sequence of ids, each a
     numerator term; `denominator` one id), `values` the sample of a metric
@@ -407,7 +407,7 @@ def bucket_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
 
 
 def exact_peak(intervals: list[tuple[Decimal, Decimal]]) -> int:
-    """Return the exact peak overlap of half-open intervals [start, end) (`verifier.stats.peak_in_flight`)."""
+    """Return the exact peak overlap of half-open intervals [start, end) (`verifier.engine.stats.peak_in_flight`)."""
     return stats.peak_in_flight(intervals)
 
 
@@ -519,7 +519,7 @@ def arrival(ctx: Context) -> Iterator[Finding]:
                 path=name, pointer="/start_times", observed=detail, derivation=how)
 
 
-#: What this reader supplies of the evidence model (`verifier.evidence.PARTS`), and why the families it does not feed stand in.
+#: What this reader supplies of the evidence model (`verifier.model.evidence.PARTS`), and why the families it does not feed stand in.
 HELD = frozenset({"plan", "receipts", "claims"})
 NOTES = {"integrity": "one result file, listed in no manifest",
          "gate": "a result names no gate; the pinned schema of its producer version judges it (schema.documents)",

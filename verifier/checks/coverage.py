@@ -53,9 +53,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from verifier import figures
-from verifier.bundle import Bundle
-from verifier.campaign import campaign_of
+from verifier.checks import figures
+from verifier.formats.bundle import Bundle
+from verifier.readers.campaign import campaign_of
 from verifier.checks import profile_media
 from verifier.checks.coverage_rules import CHECK, judge
 from verifier.errors import Unverifiable
@@ -84,8 +84,8 @@ from verifier.media.policy import (
     Policy,
     policy_from_gate,
 )
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 
 __all__ = [
     "AAC_LC",
@@ -350,7 +350,7 @@ def _named_by(finding: Finding, named: dict[str, list[str]]) -> Finding:
 
 def _facts_key(ctx: Context, name: str, exp: Expectation, policy: Policy) -> str | None:
     """Return the cache key of the coverage facts of verified media file `name` (its manifest sha256), or None."""
-    from verifier.cache import result_key
+    from verifier.cache.warm import result_key
 
     manifest = ctx.run.manifest or {}
     for entry in [*manifest.get("files", []), *manifest.get("external", [])]:

@@ -14,8 +14,8 @@ from typing import Any
 from verifier.media.demux import AudioFacts, MediaFacts, VideoFacts, audio_span, video_span
 from verifier.media.demux import seconds as _s
 from verifier.media.policy import Expectation, Policy
-from verifier.model import Finding, Status
-from verifier.numtext import quantity
+from verifier.model.findings import Finding, Status
+from verifier.model.numtext import quantity
 
 __all__ = ["CHECK", "judge"]
 

@@ -23,12 +23,12 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.checks import profile_claims
-from verifier.derive import Stated, derive_rule, judge
-from verifier.stats import Underivable
-from verifier.campaign import Campaign, campaign_of, elapsed, select
+from verifier.engine.derive import Stated, derive_rule, judge
+from verifier.engine.stats import Underivable
+from verifier.readers.campaign import Campaign, campaign_of, elapsed, select
 from verifier.readers.native import evidence_of
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 
 __all__ = ["CampaignSource", "Underivable", "claims", "derive_rule", "expand", "native_key"]
 
@@ -65,7 +65,7 @@ def _servers(c: Campaign, selection: dict[str, str]) -> dict[str, list[Decimal]]
 
 class CampaignSource:
     """
-    A native bundle's campaign as a `verifier.derive.Source`: latency statistics over every planned request of a selection.
+    A native bundle's campaign as a `verifier.engine.derive.Source`: latency statistics over every planned request of a selection.
 
     Values are the receipts' elapsed seconds (`campaign.elapsed`; the rule's
     `value` is always the latency); a missing receipt or a failed or timed-out

@@ -3,8 +3,8 @@ Gate pinning: the bundle names a pinned gate, shipped by this project or by the 
 
 A shipped gate lives in the project's `gates/`, pinned by `inventory.json`;
 a repository's gate in the directory its `verify.toml` names, pinned by its
-inventory (both checked when the verifier starts, see `verifier.trust` and
-`verifier.trustroot`). A bundle cannot bring its own gate. A bundle naming
+inventory (both checked when the verifier starts, see `verifier.trust.assets` and
+`verifier.trust.trustroot`). A bundle cannot bring its own gate. A bundle naming
 an unknown gate FAILs. A profile reading the evidence is judged by the same
 body: pinned, or UNVERIFIED when given as a file.
 """
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from verifier.errors import Unverifiable
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 
 __all__ = ["pinned"]
 

@@ -29,19 +29,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifier.cache import Cache, digest_of
-from verifier.bundle import DOCUMENTS, Bundle, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
-from verifier.jsonio import JSONProblem, json_pointer, schema_message
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
-from verifier.progress import Progress
+from verifier.cache.warm import Cache, digest_of
+from verifier.formats.bundle import DOCUMENTS, Bundle, hash_bytes_of, hash_file, nfc, unsafe_name, unsafe_reason, walk_safely
+from verifier.formats.jsonio import JSONProblem, json_pointer, schema_message
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
+from verifier.engine.progress import Progress
 from verifier.readers.manifests import Listing, normal_digest, read_listing
 from verifier.readers.mapped import MappedBundle
 from verifier.readers.native import V1_PROFILE
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
-from verifier.trust import schema_validator
-from verifier.validation import known_valid, note_valid
+from verifier.trust.assets import schema_validator
+from verifier.schema.validation import known_valid, note_valid
 
 __all__ = ["Disk", "Listed", "Outcome", "compare", "files", "hash_many", "judge", "listed_of", "load_manifest", "match_supplied",
            "scan", "unchanged"]
@@ -60,8 +60,8 @@ def hash_many(paths: list[Path], workers: int | None = None, progress: Progress 
     buffer per worker, whatever the file sizes, except for paths that are
     keys of `keep`: those are read whole (up to `DOCUMENT_LIMIT` bytes) and
     their bytes stored in `keep[path]`, so a caller can parse exactly the
-    bytes that were hashed. `progress` (see `verifier.progress.make_progress`)
-    is advanced by each file's size. With a `cache` (`verifier.cache`), a
+    bytes that were hashed. `progress` (see `verifier.engine.progress.make_progress`)
+    is advanced by each file's size. With a `cache` (`verifier.cache.warm`), a
     file whose identity (device, inode, size, mtime, ctime) is cached is not
     read; such paths are added to `from_cache`.
     """

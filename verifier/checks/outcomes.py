@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier.model import Finding, Status
+from verifier.model.findings import Finding, Status
 from verifier.readers.native import evidence_of
 
 __all__ = ["outcomes"]

@@ -19,14 +19,14 @@ from operator import is_
 from decimal import Decimal
 from typing import Any
 
-from verifier.campaign import Campaign, campaign_of, codes_of, elapsed
-from verifier.evidence import NO_INSTANT, TimeColumn
+from verifier.readers.campaign import Campaign, campaign_of, codes_of, elapsed
+from verifier.model.evidence import NO_INSTANT, TimeColumn
 from verifier.readers.native import evidence_of
-from verifier import stats
-from verifier.stats import peak_overlap
-from verifier.model import Finding, Status
-from verifier.numtext import tolerance_text
-from verifier.pipeline import Context, check
+from verifier.engine import stats
+from verifier.engine.stats import peak_overlap
+from verifier.model.findings import Finding, Status
+from verifier.model.numtext import tolerance_text
+from verifier.engine.pipeline import Context, check
 
 __all__ = ["conformance"]
 

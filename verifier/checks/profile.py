@@ -1,5 +1,5 @@
 """
-Checks that verify a foreign bundle through a profile (`verifier.profiles`).
+Checks that verify a foreign bundle through a profile (`verifier.profiles.language`).
 
 `pipeline_for(profile)` orders them; a section the profile does not declare
 (no identities, no gate, ...) leaves its check out of the pipeline, so the
@@ -17,7 +17,9 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats, units
+from verifier.engine import stats
+
+from verifier.model import units
 from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
 from verifier.checks.derivation import claims
 from verifier.checks.statements import stated
@@ -29,11 +31,11 @@ from verifier.checks.integrity import files as integrity
 from verifier.checks.profile_matches import matches
 from verifier.checks.coverage import streams
 from verifier.checks.profile_media import judged_sets
-from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
-from verifier.pipeline import Check, Context, check
+from verifier.model.findings import Finding, Status
+from verifier.model.numtext import delta_text, tolerance_text
+from verifier.engine.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
-from verifier.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
+from verifier.model.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
 from verifier.readers.claimdocs import read_claim_documents
 from verifier.readers.informational import compile_patterns
 from verifier.readers.markdown_doc import row_pointers
@@ -132,7 +134,7 @@ def _stated_number(record: Any, term: dict[str, Any]) -> tuple[Decimal | None, b
     rational string such as "24/1" (`exact`: it states no precision); or a
     number written with its unit
     inside a string ("76.000%", "244.6s": `profile_claims._stated`),
-    converted from that unit to the term's (`verifier.units.convert`; a unit
+    converted from that unit to the term's (`verifier.model.units.convert`; a unit
     of another dimension, or one the registry does not know, is no number).
     Raises `KeyError` when the pointer is absent.
     """
@@ -393,7 +395,7 @@ def media(ctx: Context) -> Iterator[Finding]:
 
 
 def held_parts(profile: dict[str, Any]) -> set[str]:
-    """Return the evidence parts (`verifier.evidence.PARTS`) a profile without a `bundle` section maps (for the roster's stand-ins)."""
+    """Return the evidence parts (`verifier.model.evidence.PARTS`) a profile without a `bundle` section maps (for the roster's stand-ins)."""
     specs = list(profile.get("receipts", {}).values())
     held = {"gate"}
     if profile.get("manifest", {}).get("kind", "none") != "none":
@@ -409,7 +411,7 @@ def held_parts(profile: dict[str, Any]) -> set[str]:
 
 def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple[Check, ...]:
     """
-    Return the checks for `profile` in roster order (`verifier.roster.in_families`); with `claims_text`, `claims.stated` binds a `--claims-text`.
+    Return the checks for `profile` in roster order (`verifier.engine.roster.in_families`); with `claims_text`, `claims.stated` binds a `--claims-text`.
 
     A section the profile does not declare leaves its check out; a family
     left without any check reports one UNVERIFIED `not-in-evidence` finding
@@ -417,7 +419,7 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
     always holds every family.
     """
     from verifier.checks.integrity import unchanged
-    from verifier.roster import in_families
+    from verifier.engine.roster import in_families
 
     specs = profile.get("receipts", {}).values()
     steps: list[Check] = [integrity, pinned, receipts]  # hash before parse; the judging profile; receipts mapped

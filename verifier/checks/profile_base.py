@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from verifier.bundle import unsafe_reason
-from verifier.model import Finding, Status
-from verifier.pipeline import Context
-from verifier.evidence import Evidence, Location, Receipt, Site
+from verifier.formats.bundle import unsafe_reason
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context
+from verifier.model.evidence import Evidence, Location, Receipt, Site
 from verifier.readers.select import ReceiptSet, Underivable, is_join
 from verifier.readers.tree import Tree
 

@@ -7,19 +7,21 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats, units
+from verifier.engine import stats
+
+from verifier.model import units
 from verifier.checks.profile_base import _all_records, _derivations, _f, _one_site, _profile, _tree, evidence, examined, files_matching, joined, never_stated
 from verifier.checks.profile_unreached import _underived
-from verifier.evidence import Location, Receipt, Site
-from verifier.textnumbers import quantity
-from verifier.model import Finding, Status
-from verifier.pipeline import Context
+from verifier.model.evidence import Location, Receipt, Site
+from verifier.formats.textnumbers import quantity
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context
 from verifier.readers.claimdocs import no_number_texts, states_no_number
 from verifier.readers.sites import fill_named
 from verifier.readers.informational import not_applicable
 from verifier.readers.pointers import fmt, to_decimal
 from verifier.readers.records import unit_scale
-from verifier.derive import Stated, arm_name, derive_rule, for_stated_unit, judge
+from verifier.engine.derive import Stated, arm_name, derive_rule, for_stated_unit, judge
 from verifier.readers.select import RecordSource, Underivable, instances, ranks, select, select_records
 
 __all__ = ["claims", "select_records"]  # select_records: `verifier.readers.select`, named here for its callers
@@ -33,7 +35,7 @@ def _scale(statistic: str, unit: str | None) -> Decimal:
     A value's statistic is in the base unit of its dimension (1/`unit_scale`); a ratio (`stats.RATIO_RESULTS`) or a
     percentage (`stats.PERCENT_RESULTS`) is a pure number, written in `1`, `x` or `%` by `units.pure_scale` (a speedup
     of 1.2 in `%` is 120, never 1.2); a count is a number of receipts in any count unit. The profile's load refused
-    every other unit (`verifier.profiles`), so no unit here can relabel a number without its factor.
+    every other unit (`verifier.profiles.language`), so no unit here can relabel a number without its factor.
     """
     if statistic in stats.COUNT_RESULTS or unit is None:
         return Decimal(1)

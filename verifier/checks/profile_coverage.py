@@ -24,12 +24,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from verifier.checks.profile_base import _f, _profile, evidence, examined, files_matching
-from verifier.evidence import Evidence, Location, RecordedOutcome, StatedClaim
-from verifier.textnumbers import numbers_in
-from verifier.jsonio import shown_literal
-from verifier.linear_regex import compile_linear
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.model.evidence import Evidence, Location, RecordedOutcome, StatedClaim
+from verifier.formats.textnumbers import numbers_in
+from verifier.formats.jsonio import shown_literal
+from verifier.formats.linear_regex import compile_linear
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 from verifier.readers.claimdocs import WHAT
 
 __all__ = ["coverage", "pointer_matches"]
@@ -55,7 +55,7 @@ def _any_of(patterns: list[str]) -> Callable[[str], bool]:
 
 @functools.lru_cache(maxsize=64)
 def _regex_of(patterns: tuple[str, ...]) -> Any:
-    """Return the one regex whose `fullmatch` is `_any_of(list(patterns))` (None for no pattern), compiled once per tuple of patterns (a profile declares the same ones every run), matched by RE2 in time linear in the pointer (`verifier.linear_regex`)."""
+    """Return the one regex whose `fullmatch` is `_any_of(list(patterns))` (None for no pattern), compiled once per tuple of patterns (a profile declares the same ones every run), matched by RE2 in time linear in the pointer (`verifier.formats.linear_regex`)."""
     return compile_linear("|".join(f"(?:{_pattern(p)})" for p in patterns)) if patterns else None
 
 

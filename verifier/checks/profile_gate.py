@@ -7,16 +7,18 @@ from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats, units
+from verifier.engine import stats
+
+from verifier.model import units
 from verifier.checks.profile_base import _BRACKETED, _all_records, _derivations, _f, _one_site, _profile, evidence, examined
 from verifier.checks.profile_claims import _convert, _held
 from verifier.checks.profile_matches import outcome_of
-from verifier.evidence import Location, Receipt, Site
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
-from verifier.numtext import at_places, bound_places, number, quantity
+from verifier.model.evidence import Location, Receipt, Site
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
+from verifier.model.numtext import at_places, bound_places, number, quantity
 from verifier.readers.pointers import fmt
-from verifier.derive import derive_rule
+from verifier.engine.derive import derive_rule
 from verifier.readers.select import RecordSource, Underivable, check_complete, instances, select
 
 __all__ = ["gate"]

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from verifier import stats
+from verifier.engine import stats
 from verifier.checks.profile_base import _f, _profile, _records, examined
 from verifier.readers.markdown_doc import row_pointers
-from verifier.evidence import Receipt
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.model.evidence import Receipt
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 from verifier.readers.pointers import resolve, to_decimal
 from verifier.readers.select import select
 

@@ -22,8 +22,8 @@ from typing import Any
 from verifier.checks.profile_base import _f, _profile, _records
 from verifier.errors import ConfigError
 from verifier.media.policy import Asked, Expectation, policy_from_gate
-from verifier.model import Finding, Status
-from verifier.pipeline import Context
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context
 from verifier.readers.pointers import resolve
 
 __all__ = ["SHAPE", "asked", "coverage_gates", "expected_of", "judged_sets"]
@@ -39,7 +39,7 @@ def judged_sets(profile: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def coverage_gates(trusted: Any, profile: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """
-    Return the pinned gates (id -> gate) the media mappings of `profile` name as `coverage_gate`, read from `trusted` (`verifier.trustroot.TrustSet`).
+    Return the pinned gates (id -> gate) the media mappings of `profile` name as `coverage_gate`, read from `trusted` (`verifier.trust.trustroot.TrustSet`).
 
     Raises `ConfigError` (exit 2, before any evidence is read) when a named
     gate is unknown or unpinned, or has no `coverage` section.

@@ -8,9 +8,9 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.checks.profile_base import _PLACEHOLDER_RE, _f, _profile, evidence, examined, exists
-from verifier.evidence import Evidence, Location, Receipt
-from verifier.model import Finding, Status
-from verifier.pipeline import Context
+from verifier.model.evidence import Evidence, Location, Receipt
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context
 from verifier.readers.select import Underivable, check_complete, left_out, select
 
 __all__ = ["_underived", "claimed_places"]

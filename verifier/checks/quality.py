@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier.campaign import campaign_of
-from verifier.evidence import QualityComparison
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.readers.campaign import campaign_of
+from verifier.model.evidence import QualityComparison
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 from verifier.readers.native import evidence_of
 
 __all__ = ["recorded"]
@@ -48,7 +48,7 @@ def recorded(ctx: Context) -> Iterator[Finding]:
     UNVERIFIED `scores-not-comparable` says so (an LPIPS v0.0 score against a
     threshold set for v0.1 says nothing).
     """
-    from verifier.scoring import identity_differences
+    from verifier.scoring.rescore import identity_differences
 
     evidence = evidence_of(ctx)
     gate = (ctx.gate or {}).get("quality")

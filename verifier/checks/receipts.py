@@ -36,17 +36,17 @@ from array import array
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.bundle import DOCUMENTS, nfc, open_regular
-from verifier.campaign import campaign_of, elapsed, parse_time
-from verifier.evidence import NO_INSTANT, TimeColumn, instant
+from verifier.formats.bundle import DOCUMENTS, nfc, open_regular
+from verifier.readers.campaign import campaign_of, elapsed, parse_time
+from verifier.model.evidence import NO_INSTANT, TimeColumn, instant
 from verifier.readers.native import ATTEMPT_ROLES, evidence_of
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
-from verifier.compiled_schema import checked_validator
-from verifier.trust import schema_validator
-from verifier.validation import known_valid, note_valid
+from verifier.formats.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
+from verifier.schema.compiled_schema import checked_validator
+from verifier.trust.assets import schema_validator
+from verifier.schema.validation import known_valid, note_valid
 
 __all__ = ["ATTEMPT_ROLES", "attempts", "consistency"]
 #: How many leading bytes of an undeclared file are read to recognise hidden receipts.

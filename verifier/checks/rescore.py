@@ -4,7 +4,7 @@ Re-scoring: every metric the gate re-scores is re-computed from the bundle's med
 For each comparison of `quality-index.json` and each metric of the gate's
 `quality.rescore`:
 
-- the scorer must be available with the gate's pins (`verifier.scoring.Scorers`):
+- the scorer must be available with the gate's pins (`verifier.scoring.rescore.Scorers`):
   one finding per scorer says so (PASS `scorer-ready` with its identity:
   weight digests, state digest, library versions, parameters), or why not
   (UNVERIFIED `scoring-extra-missing` naming the extra, `weights-absent`
@@ -31,13 +31,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from verifier import figures, scoring
+from verifier.checks import figures
+
+from verifier.scoring import rescore as scoring
 from verifier.checks import coverage
 from verifier.errors import Unverifiable
-from verifier.evidence import QualityComparison
-from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
-from verifier.pipeline import Context, check
+from verifier.model.evidence import QualityComparison
+from verifier.model.findings import Finding, Status
+from verifier.model.numtext import delta_text, tolerance_text
+from verifier.engine.pipeline import Context, check
 from verifier.readers.native import evidence_of
 from verifier.scorers.weights import WeightsProblem
 
@@ -125,7 +127,7 @@ def rescore(ctx: Context) -> Iterator[Finding]:
             for _finding in _comparison(ctx, i, comp, available, scorers, quality, exp, policy, progress,
                                         len(comparisons), jobs=jobs):
                 pass  # the same findings are yielded by the judging pass below
-        from verifier.fanout import map_on_cluster
+        from verifier.engine.fanout import map_on_cluster
 
         planned = dict(zip([i for i, _ in jobs], map_on_cluster(ctx.options["executor"], score_job, [j for _, j in jobs]),
                            strict=True))
@@ -166,7 +168,7 @@ def score_job(job: tuple[Any, ...]) -> dict[str, Any]:
     caller); SSIM runs in the task's process (no worker process of its own).
     """
     ref, cand, ref_name, cand_name, exp, policy, metrics, quality, weights_dir, device, digests, cache = job
-    from verifier.fanout import on_worker
+    from verifier.engine.fanout import on_worker
 
     on_worker(ref, cand, *([weights_dir] if weights_dir else []))
     key = json.dumps([quality, weights_dir, device], sort_keys=True, default=str)

@@ -1,9 +1,9 @@
 """
 Schemas: every document a reader gives validates against the pinned schema that judges it. One body, `documents`.
 
-Documents are parsed strictly (`verifier.jsonio`: duplicate keys, NaN and
+Documents are parsed strictly (`verifier.formats.jsonio`: duplicate keys, NaN and
 Infinity, non-UTF-8 are errors) and validated as JSON Schema Draft 2020-12 with
-`format` asserted (`verifier.trust.schema_validator`). Every error is
+`format` asserted (`verifier.trust.assets.schema_validator`). Every error is
 reported with its JSON Pointer (the first `MAX_ERRORS_PER_DOCUMENT` of a
 document, in document order), not only the first.
 
@@ -22,14 +22,14 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from verifier.compiled_schema import checked_validator
+from verifier.schema.compiled_schema import checked_validator
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.formats.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 from verifier.readers.native import DOCUMENT_READERS, LINE_READERS
-from verifier.trust import schema_validator
-from verifier.validation import known_valid, note_valid
+from verifier.trust.assets import schema_validator
+from verifier.schema.validation import known_valid, note_valid
 
 __all__ = ["documents"]
 
@@ -46,7 +46,7 @@ def documents(ctx: Context) -> Iterator[Finding]:
     """
     Validate every document the reader gives against the pinned schema that judges it.
 
-    A bundle (`ctx.bundle.kinds`; `verifier.bundle.DOCUMENTS` for format v1):
+    A bundle (`ctx.bundle.kinds`; `verifier.formats.bundle.DOCUMENTS` for format v1):
     PASS `valid` per document; FAIL `missing-document`, `schema-violation`
     (one per error, with pointer), `duplicate-key`, `non-finite-number`,
     `not-utf8`, `invalid-json`, `number-out-of-range`, `invalid-unicode`,

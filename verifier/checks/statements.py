@@ -3,7 +3,7 @@ Stated claims: every number a bundle's prose states (headline, notes, README/RES
 
 `claims.stated` reads the claim texts, extracts every number
 (`verifier.readers.claimtext`), and binds each to a value the evidence gives
-(`verifier.binding`): the gate's derivations of the receipts, the plan's
+(`verifier.prose.binding`): the gate's derivations of the receipts, the plan's
 counts, the gate's thresholds and the quality index's recorded scores.
 Each number yields one finding: PASS when bound and equal at its stated
 precision (or matched by an identifier rule), FAIL on `claim-mismatch`,
@@ -37,17 +37,19 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from verifier import stats, units
-from verifier.binding import Evidence, Outcome, Pair, bind
+from verifier.engine import stats
+
+from verifier.model import units
+from verifier.prose.binding import Evidence, Outcome, Pair, bind
 from verifier.checks.derivation import CampaignSource, Underivable, derive_rule, expand, native_key
 from verifier.checks.profile_base import _all_records, _derivations, _profile, joined
 from verifier.checks.profile_claims import _convert
 from verifier.checks.outcomes import outcomes
-from verifier.campaign import Campaign, campaign_of, parse_time
+from verifier.readers.campaign import Campaign, campaign_of, parse_time
 from verifier.readers.claimtext import MAX_QUANTITIES, MAX_TEXT_BYTES, extract
-from verifier.evidence import Plan
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.model.evidence import Plan
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 from verifier.readers.native import evidence_of
 from verifier.readers.select import RecordSource, instances
 
@@ -58,7 +60,7 @@ CHECK = "claims.stated"
 #: Root files of a bundle read as claim texts (matched case-insensitively).
 TEXT_FILES = re.compile(r"(?:README|RESULTS)(?:\.md|\.markdown|\.txt)?", re.IGNORECASE)
 
-#: What a reader gives `claims.stated` to bind numbers to: `(evidence, pairs, keys, levels)`, `verifier.binding.bind`'s arguments.
+#: What a reader gives `claims.stated` to bind numbers to: `(evidence, pairs, keys, levels)`, `verifier.prose.binding.bind`'s arguments.
 Candidates = tuple[list[Evidence], list[Pair], dict[str, str], dict[str, str]]
 
 #: The statistic word (`binding.Evidence.statistic`) a derived value of each rule statistic is stated with; a percentile is `p<q>`.

@@ -3,7 +3,7 @@ Discovery: what `verify DIR` does when no profile matches DIR.
 
 It reads the directory (`sources`), finds its record sets (`recordsets`),
 lists the numbers it states (`context`), searches the engine's derivations
-for each (`search`, calling `verifier.stats.derive` and `verifier.stats.compare`)
+for each (`search`, calling `verifier.engine.stats.derive` and `verifier.engine.stats.compare`)
 and judges each number bound, ambiguous, near-miss or unexplained
 (`classify`). `report` turns that into findings under the check id
 `discovery.claims`; discovery never gives PASS (nobody pinned its rules), so
@@ -57,7 +57,7 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
     Return the `Discovery` of directory `root`: read, record sets, stated numbers and the verdict of each.
 
     Raises `OSError` only when `root` cannot be listed; never writes.
-    `progress` (a `verifier.progress.Progress` or None) shows the files being read.
+    `progress` (a `verifier.engine.progress.Progress` or None) shows the files being read.
     `seconds` replaces `SEARCH_SECONDS` (tests give the search all the time it needs).
     """
     started = time.monotonic()

@@ -23,7 +23,7 @@ Discovery's judgement of each stated number: bound, ambiguous, near-miss or unex
 - ambiguous: several derivations fit (listed, none bound), or a stated
   zero is reproduced only by a small non-zero value;
 - near-miss: the context names one derivation and the number is not its
-  value (beyond `verifier.stats.compare`'s tolerance), or the number is the
+  value (beyond `verifier.engine.stats.compare`'s tolerance), or the number is the
   value of another member or statistic than its label names (both named);
 - unexplained: none of the above, and a small integer without a unit at an
   end of a range its text states ("specific levels (1 to 10 inclusive)":
@@ -35,7 +35,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifier import stats, units
+from verifier.engine import stats
+
+from verifier.model import units
 from verifier.discovery.context import Stated
 from verifier.discovery.search import Derivation, Search
 

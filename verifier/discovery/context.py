@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from verifier import units
+from verifier.model import units
 from verifier.discovery.recordsets import RecordSet
 from verifier.discovery.sources import Source
-from verifier.textnumbers import quantity
+from verifier.formats.textnumbers import quantity
 from verifier.readers.claimdocs import stated_numbers as claimdoc_numbers
 
 __all__ = ["MAX_ORDINAL_ARRAY", "MAX_STATED", "MAX_STATED_ROWS", "Stated", "VOCABULARY", "stated_numbers", "tokens", "unit_of"]
@@ -239,7 +239,7 @@ def _path_names(rel: str) -> set[str]:
 
 def _embedded(text: str) -> tuple[Decimal, str | None] | None:
     """Return the `(number, unit)` of a number stated inside a longer string (`stated_numbers` gives it as its own text)."""
-    from verifier.textnumbers import numbers_in
+    from verifier.formats.textnumbers import numbers_in
 
     found = numbers_in(text)
     return (found[0][2], found[0][3]) if found else None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from verifier import units
+from verifier.model import units
 from verifier.discovery import Discovery
 from verifier.discovery.classify import label
 from verifier.discovery.recordsets import RecordSet

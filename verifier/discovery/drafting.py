@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from verifier.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
-    from verifier.model import Report
+    from verifier.model.findings import Report
 
 __all__ = ["DRAFT_SECONDS", "DraftRefused", "grouped", "write_draft"]
 
@@ -55,17 +55,17 @@ def write_draft(directory: str, output: str, profile_id: str | None = None, *,
     `verify(directory, profile=profile_file)` and returning its `Report`: `verifier.core.verify_path`,
     passed in by the caller (`verify profile draft`, `verifier.cli`), because `verifier.core` runs
     discovery (`verifier.discovery.report`) on a directory no profile matches and discovery importing
-    `verifier.core` back would tie the two into one loop (`tests/test_structure.py`). Raises `UsageError` when `output`
+    `verifier.core` back would tie the two into one loop (`tests/project/test_structure.py`). Raises `UsageError` when `output`
     lies inside `directory` (nothing is written into the evidence), when discovery bound nothing a
     profile can state, or when the file cannot be written; `DraftRefused` (a `UsageError` carrying
     the notes of what was left out and why) when no drafted claim is left; `ConfigError` when the draft fails the
-    profile schema or its cross-checks (`verifier.profiles.load_profile`: a bug of ours).
+    profile schema or its cross-checks (`verifier.profiles.language.load_profile`: a bug of ours).
     """
     from verifier.discovery import discover
     from verifier.discovery.draft import _id, draft_profile
-    from verifier.jsonio import loads_strict
-    from verifier.profiles import load_profile
-    from verifier.trust import assets
+    from verifier.formats.jsonio import loads_strict
+    from verifier.profiles.language import load_profile
+    from verifier.trust.assets import assets
 
     root = Path(directory).resolve()
     target = Path(output).resolve()

@@ -36,7 +36,7 @@ from decimal import Decimal
 from typing import Any
 
 from verifier.discovery.sources import Source
-from verifier.textnumbers import quantity
+from verifier.formats.textnumbers import quantity
 
 __all__ = ["MAX_DIM_VALUES", "MAX_INT_DIM", "MAX_SETS", "Record", "RecordSet", "find_record_sets"]
 

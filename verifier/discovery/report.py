@@ -21,7 +21,7 @@ from verifier import __version__
 from verifier.discovery import Discovery
 from verifier.discovery.classify import Verdict, label
 from verifier.discovery.search import Derivation
-from verifier.model import CheckInfo, Finding, Report, Status
+from verifier.model.findings import CheckInfo, Finding, Report, Status
 
 __all__ = ["CHECK", "discovery_report", "nothing_to_bind", "rule_words", "run_discovery"]
 

@@ -6,7 +6,7 @@ set (`verifier.discovery.recordsets.RecordSet`) it may come from (a `values`
 set only from its own file), the selection is what the context names: per
 dimension, the one value whose text the number's record, path or sentence
 holds (`Stated.chunks`, `Stated.names`, `Stated.pairs`). Over each numeric
-member of the selected records it derives, with `verifier.stats.derive`,
+member of the selected records it derives, with `verifier.engine.stats.derive`,
 every sample statistic of the vocabulary (`STATISTICS_TRIED`: count, sum,
 mean, median, min, max, first, last, sample and population SD, p90/p95/p99
 nearest-rank and linear; a single value only as `first`), and, when the
@@ -22,8 +22,8 @@ selection, the groups of one dimension are tried by value (`_groups`,
 the per-group means across it (`_two_step`, `Derivation.groups`). An element
 of a short array selects the ordinal dimension its position names (1..length).
 A derived value is converted to the stated unit when
-both units are known (`verifier.units`) and compared with
-`verifier.stats.compare` at the stated precision. A value read at the
+both units are known (`verifier.model.units`) and compared with
+`verifier.engine.stats.compare` at the stated precision. A value read at the
 stated number's own place is never used.
 
 Bounds: `MAX_PAIR_VALUES` values of a dimension are paired when the
@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats, units
+from verifier.engine import stats
+
+from verifier.model import units
 from verifier.discovery.context import Stated, tokens, unit_of
 from verifier.discovery.recordsets import Record, RecordSet
 
@@ -77,7 +79,7 @@ _STOP = {"per", "of", "the", "a", "in", "s", "ms", "ns", "us", "mib", "gib", "mb
 @dataclass(frozen=True)
 class Derivation:
     """
-    One derivation: `statistic` (a name of `verifier.stats.STATISTICS`, `q`, `method` for percentiles) over `member`
+    One derivation: `statistic` (a name of `verifier.engine.stats.STATISTICS`, `q`, `method` for percentiles) over `member`
     of set `sid` with `selection` (dim -> value), or of two selections (`baseline`, `candidate` on dimension `over`,
     grouped by `groups`); its `value` in the stated unit, `n` values, `rank` of the set, `text` in words.
     """
@@ -187,7 +189,7 @@ def _scale_of(member: str, unit: str | None) -> tuple[Decimal, str | None]:
 
 
 def _fits(st: Stated, value: Decimal, statistic: str, xs: list[Decimal], scale: Decimal) -> bool:
-    """Return whether `value` (already in the stated unit) reproduces `st` by `verifier.stats.compare`."""
+    """Return whether `value` (already in the stated unit) reproduces `st` by `verifier.engine.stats.compare`."""
     if statistic == "count":
         return stats.compare(st.value, value, exact=True).holds
     rough = abs(float(value) - float(st.value))

@@ -4,7 +4,7 @@ Discovery's reading of a directory: every file it can read, bounded, with a note
 `read_sources(root)` walks `root` without following a symbolic link (a link
 is never read: it may point out of the directory), reads each file with the
 readers the profile language has (`verifier.readers.tree.Tree.json`: strict
-JSON, CSV, Markdown and HTML into one JSON-like shape; `verifier.jsonio.
+JSON, CSV, Markdown and HTML into one JSON-like shape; `verifier.formats.jsonio.
 loads_strict_lines` for JSON Lines; `verifier.readers.grammars.parse` with the
 `TEXT_LINES` line grammars for text logs) and returns `Source`s and `Skip`
 notes. Nothing is written into `root`.
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifier.jsonio import JSONProblem, loads_strict_lines
+from verifier.formats.jsonio import JSONProblem, loads_strict_lines
 from verifier.readers.tree import Tree
 
 __all__ = ["BOUNDS", "KINDS", "TEXT_LINES", "Skip", "Source", "look_alike", "read_sources"]
@@ -100,7 +100,7 @@ def read_sources(root: Path, bounds: dict[str, int] | None = None, progress: Any
     `sources` are in path order; `skips` name every file not read and why
     (binary, too large, too deep, unreadable, not parsable, a symbolic link,
     over the file budget); `tree` is the `Tree` the files were read through
-    (root-confined, `O_NOFOLLOW`). `progress` (a `verifier.progress.Progress`
+    (root-confined, `O_NOFOLLOW`). `progress` (a `verifier.engine.progress.Progress`
     or None) shows the bytes read (a bar on a terminal). Never raises for a bad
     file; raises `OSError` only when `root` itself cannot be listed.
     """

@@ -26,7 +26,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from verifier.bundle import open_regular
+from verifier.formats.bundle import open_regular
 from verifier.media.policy import Expectation, Policy
 
 __all__ = ["MAX_BOXES", "REORDER_WINDOW", "AudioFacts", "MediaFacts", "MediaUnreadable", "UNKNOWN_CODEC", "VideoFacts", "audio_span",

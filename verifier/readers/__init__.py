@@ -10,8 +10,8 @@ Readers: what turns an input (a directory, a file) into facts the checks read.
 - `mapped`: a profile's `bundle` section reads a foreign layout onto bundle
   format v1 (`MappedBundle`), so the native check families run on it;
 - `native`: bundle v1 documents (native or mapped) onto the evidence model
-  (`verifier.evidence`, `evidence_of`).
+  (`verifier.model.evidence`, `evidence_of`).
 
-The profile loader and detection are in `verifier.profiles`, which
+The profile loader and detection are in `verifier.profiles.language`, which
 re-exports every public name here.
 """

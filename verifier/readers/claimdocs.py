@@ -4,8 +4,8 @@ Reader of a profile's claim documents: every number and true/false outcome they 
 A profile names its claim documents (`claim_documents`: globs). Every number
 such a file states (a JSON number, a string that is wholly a number with an
 optional unit such as "244.6s", every number inside a longer string such as
-the cell "18,812 MiB (32.1%)") becomes a `verifier.evidence.StatedClaim`, and
-every true/false a `verifier.evidence.RecordedOutcome`, each at its file and
+the cell "18,812 MiB (32.1%)") becomes a `verifier.model.evidence.StatedClaim`, and
+every true/false a `verifier.model.evidence.RecordedOutcome`, each at its file and
 JSON Pointer. A document that is not in the bundle, is blocked by integrity or
 cannot be parsed is an `Unmapped` entry with the reason code
 `claims.coverage` reports (`no-claim-document`, `blocked-by-integrity`,
@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from verifier import units
-from verifier.evidence import Location, Quantity, RecordedOutcome, StatedClaim, Unmapped
-from verifier.textnumbers import numbers_in, quantity
+from verifier.model import units
+from verifier.model.evidence import Location, Quantity, RecordedOutcome, StatedClaim, Unmapped
+from verifier.formats.textnumbers import numbers_in, quantity
 from verifier.readers.informational import Patterns, informational_numbers, rows_held
-from verifier.jsonio import JSONProblem
+from verifier.formats.jsonio import JSONProblem
 
 __all__ = ["ClaimDocuments", "read_claim_documents", "stated_numbers"]
 
@@ -53,7 +53,7 @@ def read_claim_documents(tree: Any, documents: list[dict[str, Any]], patterns: P
     `StatedClaim` whose `id` is its JSON Pointer, `words` the string it was
     read from (a JSON number: its member name), `written` the text as stated,
     `value`/`unit` as stated and `quantity` set when the unit is in the
-    registry (`verifier.units`; no unit: dimensionless "1"). A stated
+    registry (`verifier.model.units`; no unit: dimensionless "1"). A stated
     true/false is a `RecordedOutcome` (`gate`: its member name, `covers`
     None). Never raises for the bundle's content: a file that cannot be read
     is an `Unmapped` entry naming it. `patterns` (a profile's compiled
@@ -178,8 +178,8 @@ def stated_numbers(document: Any, base: str = "", memo: dict[str, Any] | None = 
     Yield `(pointer, value)` for every stated number and true/false outcome in a JSON document.
 
     Numbers are JSON numbers and strings that are wholly a quantity
-    (`verifier.textnumbers.quantity`: "244.6s", "75%", "58,696"), and every
-    number inside a longer string (`verifier.textnumbers.numbers_in`: the cell
+    (`verifier.formats.textnumbers.quantity`: "244.6s", "75%", "58,696"), and every
+    number inside a longer string (`verifier.formats.textnumbers.numbers_in`: the cell
     "18,812 MiB (32.1%)" states "18,812 MiB" at `pointer#numbers/0` and
     "32.1%" at `pointer#numbers/1`); null is not stated. A Markdown prose
     item's `text` and `code` are not walked: its `numbers` list states them.
@@ -208,8 +208,8 @@ def _string_numbers(text: str) -> list[tuple[str, str, tuple[Decimal | None, str
     """
     Return `(pointer suffix, stated text, (number, unit))` for what string `text` states.
 
-    `("", text, ...)` when it is wholly a quantity (`verifier.textnumbers.quantity`),
-    else one `#numbers/N` per number inside it (`verifier.textnumbers.numbers_in`).
+    `("", text, ...)` when it is wholly a quantity (`verifier.formats.textnumbers.quantity`),
+    else one `#numbers/N` per number inside it (`verifier.formats.textnumbers.numbers_in`).
     """
     if not _DIGIT.search(text):
         return []  # most strings state no number: one C-speed scan, no grammar

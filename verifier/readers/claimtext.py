@@ -10,7 +10,7 @@ and claim texts, its README or RESULTS file, or a pull-request body
 not claims; numbers in link texts, headings, list items, table cells (header
 cells and captions included) and the text a raw HTML block renders (`<div>`, `<details>`, `<summary>`) are. Bare URLs in prose are
 masked before numbers are read. Units are recognised through the one unit
-registry, `verifier.units`; what a number *means* ("% lower", "x faster",
+registry, `verifier.model.units`; what a number *means* ("% lower", "x faster",
 "p95", "of 26 requests") is recorded here as words and phrase keys, and
 bound to the evidence by `verifier.checks.statements` (phrase table and
 formulas: `docs/claims.md`).
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from verifier import units
+from verifier.model import units
 from verifier.readers.tree import MAX_PAGE_BYTES
 
 __all__ = ["MAX_QUANTITIES", "MAX_TEXT_BYTES", "ClaimTextError", "Quantity", "extract", "read_claim_text"]
@@ -186,16 +186,16 @@ def _segments(text: str, cache: Any = None) -> tuple[list[_Segment], bool]:
     """
     Return the prose and table-cell segments of Markdown `text` (code, HTML and link targets left out), and whether an earlier run's parse was reused.
 
-    With a warm re-verify `cache` (`verifier.cache`), the segments of a text
+    With a warm re-verify `cache` (`verifier.cache.warm`), the segments of a text
     are remembered by its sha256 (with the verifier code and installed
-    packages, `verifier.cache.result_key`), so an unchanged README is not
+    packages, `verifier.cache.warm.result_key`), so an unchanged README is not
     parsed again.
     """
     key = None
     if cache is not None:
         import hashlib
 
-        from verifier.cache import result_key
+        from verifier.cache.warm import result_key
 
         key = result_key("markdown-segments", hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
         found = cache.result(key)

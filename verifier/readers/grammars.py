@@ -33,7 +33,7 @@ Grammars (the `encoding` of a receipt set, see `docs/profiles.md`):
   `Accuracy Results: {'FID_SCORE': '23.52'}`) and `prefixed-json` (`PREFIX {json}`
   lines such as LoadGen's `:::MLLOG {...}`; with `fold` each line contributes
   the member `fold.key` -> `fold.value`), and the bench lines of
-  `verifier.bench_lines`: `libtest-bench` (`test NAME ... bench: 1,234
+  `verifier.formats.bench_lines`: `libtest-bench` (`test NAME ... bench: 1,234
   ns/iter (+/- 56)`) and `go-bench` (`BenchmarkX-8 1000000 1234 ns/op`), each
   the member NAME holding an object of numbers; with `"records":
   {"members_of": ""}` each member of the record is one record (a member
@@ -51,7 +51,7 @@ records: each listed column becomes a record holding the row's `keep`
 columns plus `{dimension: column label, value: cell}`.
 
 Numbers written inside a string (`quantity`, `numbers_in`) are
-`verifier.textnumbers`.
+`verifier.formats.textnumbers`.
 """
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from verifier.bench_lines import BENCH_GRAMMARS
-from verifier.jsonio import JSONProblem, array_index, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
+from verifier.formats.bench_lines import BENCH_GRAMMARS
+from verifier.formats.jsonio import JSONProblem, array_index, loads_strict, loads_strict_each, loads_strict_lines, loads_strict_text
 from verifier.readers.mdtables import markdown_tables
 from verifier.readers.members import MembersError, members
 from verifier.readers.pointers import resolve
@@ -74,7 +74,7 @@ __all__ = ["ENCODINGS", "LINE_GRAMMARS", "GrammarError", "parse", "unpivot", "ut
 #: Receipt encodings a profile may name.
 ENCODINGS = ("json", "jsonl", "csv", "text", "markdown-table")
 #: Line grammars of the `text` encoding.
-LINE_GRAMMARS = ("key-value", "assignments", "json-object", "python-dict", "prefixed-json", *BENCH_GRAMMARS)  # the bench lines: `verifier.bench_lines`
+LINE_GRAMMARS = ("key-value", "assignments", "json-object", "python-dict", "prefixed-json", *BENCH_GRAMMARS)  # the bench lines: `verifier.formats.bench_lines`
 
 
 class GrammarError(ValueError):

@@ -13,7 +13,7 @@ is rendered or run. A page reads as
   document order, with inline elements (`span`, `strong`, `b`, `code`, `a`,
   ...) joined into it (a blank at each element edge between two words) and
   `<br>` read as a blank. `numbers` lists every number the text states, as
-  written with its unit (`verifier.textnumbers.numbers_in`: "17.4168 s",
+  written with its unit (`verifier.formats.textnumbers.numbers_in`: "17.4168 s",
   "7.72%"), `code` the text of its `<code>` elements. `#line` is the
   1-based source line where the text starts.
 - `tables`: each `<table>`'s body rows as header -> cell text (the header is
@@ -41,7 +41,7 @@ import re
 from typing import Any
 
 from verifier.readers.grammars import GrammarError
-from verifier.textnumbers import numbers_in
+from verifier.formats.textnumbers import numbers_in
 from verifier.readers.mdtables import column_names
 
 __all__ = ["BLOCKS", "html_document", "with_html_blocks"]

@@ -108,7 +108,7 @@ def compile_patterns(section: dict[str, Any] | None) -> Patterns:
     regexes = section.get("regexes", [])
     if len(regexes) > MAX_REGEXES:
         raise ValueError((f"/informational/regexes/{MAX_REGEXES}", f"at most {MAX_REGEXES} regexes (write one alternation, or a class)"))
-    from verifier.linear_regex import RegexError, compile_linear  # RE2: linear-time matching, so a profile cannot make verify take unbounded time
+    from verifier.formats.linear_regex import RegexError, compile_linear  # RE2: linear-time matching, so a profile cannot make verify take unbounded time
 
     for i, item in enumerate(regexes):
         text = item["regex"]
@@ -129,7 +129,7 @@ _NUMBERS_ITEM = re.compile(r"^(?P<item>.*)/numbers/(?P<n>\d+)$")
 
 def _text_and_span(document: Any, pointer: str, written: str) -> tuple[str, tuple[int, int]] | None:
     """Return the text the number stated at `pointer` (as `written`) is written in and its span there, or None when it cannot be placed."""
-    from verifier.textnumbers import numbers_in
+    from verifier.formats.textnumbers import numbers_in
     from verifier.readers.markdown_doc import _NUMBER_IN_TEXT
     from verifier.readers.pointers import resolve
 

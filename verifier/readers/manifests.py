@@ -18,7 +18,7 @@ files on disk:
 
 The spec is the `manifest` section of a profile
 (`schemas/profile.schema.json`). Paths are compared after NFC normalisation;
-an unsafe path (`verifier.bundle.unsafe_reason`) or the manifest listing
+an unsafe path (`verifier.formats.bundle.unsafe_reason`) or the manifest listing
 itself is a problem, never an entry. A path listed twice is a
 `duplicate-entry` problem when the digests differ, and always when the spec
 says `"duplicates": "fail"` (bundle format v1). Pure: reads nothing; the
@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from verifier.bundle import nfc, unsafe_reason
+from verifier.formats.bundle import nfc, unsafe_reason
 from verifier.readers.pointers import resolve
 
 __all__ = ["V1_MANIFEST", "Entry", "Listing", "normal_digest", "read_listing"]

@@ -24,7 +24,7 @@ The `bundle` section (`schemas/profile.schema.json`):
   from: `{"column": name}` (CSV), `{"pointer": p}` (JSON Lines), or
   `{"value": constant}`; with `type` (`string`, `integer`, `number`,
   `boolean`; default `string`), optional `unit` and `to` (a number
-  converted exactly between units of one dimension of `verifier.units`),
+  converted exactly between units of one dimension of `verifier.model.units`),
   `{"object": {...}}` and `{"list": [...]}` for nested fields, or the
   whole `record` `"as-is"` for JSON Lines already shaped as our receipts (a list
   element whose members are all empty is left out). An empty CSV cell is
@@ -50,12 +50,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from verifier import units
-from verifier.bundle import DOCUMENTS, Bundle
+from verifier.model import units
+from verifier.formats.bundle import DOCUMENTS, Bundle
 from verifier.errors import Unverifiable
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines
-from verifier.model import Finding
-from verifier.pipeline import Check, Context
+from verifier.formats.jsonio import JSONProblem, loads_strict, loads_strict_lines
+from verifier.model.findings import Finding
+from verifier.engine.pipeline import Check, Context
 from verifier.readers.pointers import resolve
 from verifier.readers.tree import Tree
 

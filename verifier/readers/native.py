@@ -1,5 +1,5 @@
 """
-The bundle format v1 reader onto the evidence model (`verifier.evidence`).
+The bundle format v1 reader onto the evidence model (`verifier.model.evidence`).
 
 `evidence_of(ctx)` turns the documents of a native bundle (or of a mapped
 profile, `verifier.readers.mapped`, which presents the same documents) into
@@ -26,12 +26,12 @@ from typing import Annotated, Any, Literal, Self
 
 import msgspec
 
-from verifier import units
-from verifier.compiled_schema import DATE_TIME_PATTERN
-from verifier.jsonio import loads_typed_each, typed_decoder
+from verifier.model import units
+from verifier.schema.compiled_schema import DATE_TIME_PATTERN
+from verifier.formats.jsonio import loads_typed_each, typed_decoder
 from verifier.errors import Unverifiable
 from verifier.readers.manifests import V1_MANIFEST
-from verifier.evidence import (
+from verifier.model.evidence import (
     Attempt,
     FIXED_FROM,
     Evidence,
@@ -61,7 +61,7 @@ ATTEMPT_ROLES = ("rejected-attempt", "interrupted-attempt")
 
 #: Bundle format v1 said in the profile language (`schemas/profile.schema.json`, `docs/profiles.md`): its manifest
 #: kind (`V1_MANIFEST`), where the manifest names the gate, and its documents, receipts read as-is from JSON Lines.
-#: Not shipped (no detection): `tests/test_v1_description.py` reads the example bundle through it with the mapped
+#: Not shipped (no detection): `tests/readers/test_v1_description.py` reads the example bundle through it with the mapped
 #: reader and requires the very findings of this native reader, including external artifacts with digests (matched
 #: against `--artifacts`) and retained attempts (the manifest `role` of an entry).
 V1_PROFILE: dict[str, Any] = {
@@ -98,7 +98,7 @@ def _quantity(value: Any, unit: str | None, where: Location, unmapped: list[Unma
         return None
     symbol = unit or "1"
     if not units.known(symbol):
-        unmapped.append(Unmapped(f"unit {symbol!r}", where, "not in the unit registry (verifier/units.py)"))
+        unmapped.append(Unmapped(f"unit {symbol!r}", where, "not in the unit registry (verifier/model/units.py)"))
         return None
     return Quantity(Decimal(value), symbol, written=str(value))
 
@@ -157,7 +157,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
     Return the `Evidence` of parsed bundle v1 `documents` (kind -> document; absent kinds are simply missing).
 
     The plan may be given parsed (a dict) or already modelled (`plan_of`);
-    the receipts as any iterable of parsed lines (`verifier.bundle.Lines`
+    the receipts as any iterable of parsed lines (`verifier.formats.bundle.Lines`
     reads them from disk as they are modelled) or already modelled
     (`ReceiptLines`).
 
@@ -219,7 +219,7 @@ def from_documents(documents: dict[str, Any], *, manifest: dict[str, Any] | None
                     prose=tuple(prose), outcomes=tuple(outcomes))
 
 
-#: Lines `_LineBuilder.of` feeds a builder at a time (the batch of `verifier.jsonio.iter_strict_batches`).
+#: Lines `_LineBuilder.of` feeds a builder at a time (the batch of `verifier.formats.jsonio.iter_strict_batches`).
 _FED = 4096
 
 
@@ -369,7 +369,7 @@ class ReceiptLines(_LineBuilder):
         A pre-filter of the reference reading (issue 40): the texts are read
         into the typed receipts (`_Request`, `_Worker`: the schema's types,
         enums, required and forbidden fields, bounds) in one compiled pass
-        (`verifier.jsonio.loads_typed_each`, which vouches they are strict
+        (`verifier.formats.jsonio.loads_typed_each`, which vouches they are strict
         JSON), and the constraints checked a column at a time (the names'
         pattern, the `date-time` format, `elapsed_s` a number above 0). True
         only when every line is valid against `schemas/receipt.schema.json`;
@@ -424,7 +424,7 @@ def schema_sha256(schema: Any) -> str:
 
 #: `schema_sha256` of `schemas/receipt.schema.json`, the schema the typed receipts below mirror. A receipts file judged by
 #: another schema (an asset root may pin its own) is read the reference way only. Changing the schema changes this
-#: (`tests/test_typed_receipts.py` fails until the types and it are brought in line).
+#: (`tests/readers/test_typed_receipts.py` fails until the types and it are brought in line).
 RECEIPT_SCHEMA_SHA256 = "17db804b17030ba9406ca56d72e7008f63412d85a1aae2d96430c694195dd8b8"
 #: The pattern of the schema's `request_id`, `worker_id`, `arm` and `server` (`^...$`), without its anchors.
 NAME_PATTERN = "[A-Za-z0-9][A-Za-z0-9._-]*"
@@ -445,7 +445,7 @@ def _all_match(pattern: re.Pattern[str], values: Iterable[str]) -> bool:
 
 
 #: `_all_match`'s patterns: the names (`NAME_PATTERN`), and `compiled_schema.DATE_TIME_PATTERN` (exactly the texts the
-#: reference's `date-time` checker accepts: `tests/test_date_time_pattern.py`) with its anchors dropped. The repetition is
+#: reference's `date-time` checker accepts: `tests/schema/test_date_time_pattern.py`) with its anchors dropped. The repetition is
 #: possessive (`*+`): a text matches a NUL-ended item in at most one span, so it accepts what `*` accepts, but a text that
 #: fails is not retried by backtracking into the items before it (`DATE_TIME_PATTERN` matches "2026" as a year three
 #: ways, so with `*` a batch of n good times and one bad one took about 3^n steps: 16 lines, a minute).
@@ -496,7 +496,7 @@ class _Worker(msgspec.Struct, tag_field="kind", tag="worker", forbid_unknown_fie
     signal: int | None | msgspec.UnsetType = msgspec.UNSET
 
 
-#: One receipt line's typed reading (`verifier.jsonio.typed_decoder`), by its `kind`.
+#: One receipt line's typed reading (`verifier.formats.jsonio.typed_decoder`), by its `kind`.
 _RECEIPTS = typed_decoder(_Request | _Worker).decode
 
 

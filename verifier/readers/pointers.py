@@ -7,8 +7,8 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from verifier import stats
-from verifier.jsonio import array_index
+from verifier.engine import stats
+from verifier.formats.jsonio import array_index
 
 __all__ = ["PLACEHOLDER", "dim_text", "fmt", "resolve", "to_decimal"]
 

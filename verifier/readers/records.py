@@ -1,4 +1,4 @@
-"""Receipt sets read as a profile maps them: the evidence model's `Receipt`s (`verifier.evidence`), and the `Problem`s met while reading."""
+"""Receipt sets read as a profile maps them: the evidence model's `Receipt`s (`verifier.model.evidence`), and the `Problem`s met while reading."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats, units
-from verifier.evidence import Location, Quantity, Receipt
+from verifier.engine import stats
+
+from verifier.model import units
+from verifier.model.evidence import Location, Quantity, Receipt
 from verifier.readers.grammars import GrammarError, parse
-from verifier.textnumbers import quantity
-from verifier.linear_regex import compile_linear
-from verifier.jsonio import JSONProblem, in_binary64, shown_literal
+from verifier.formats.textnumbers import quantity
+from verifier.formats.linear_regex import compile_linear
+from verifier.formats.jsonio import JSONProblem, in_binary64, shown_literal
 from verifier.readers.pointers import PLACEHOLDER, dim_text, resolve, to_decimal
 from verifier.readers.problems import Problem
 from verifier.readers.tree import Tree
@@ -26,11 +28,11 @@ __all__ = ["CLOCKS", "NEVER_STATED", "PHASES", "STANDARD_DIMENSIONS", "UNITS", "
 @functools.lru_cache(maxsize=1024)
 def unit_scale(symbol: str) -> Decimal:
     """
-    Return the exact factor from unit `symbol` to the base unit of its dimension (`verifier.units`): "ms" -> 0.001, "MiB" -> 1048576.
+    Return the exact factor from unit `symbol` to the base unit of its dimension (`verifier.model.units`): "ms" -> 0.001, "MiB" -> 1048576.
 
     Receipt values are stored in base units (seconds, bytes, tokens/s, ...),
     so a claim in any unit of the same dimension converts exactly. Raises
-    `verifier.units.UnitError` for a unit the registry does not know (profiles
+    `verifier.model.units.UnitError` for a unit the registry does not know (profiles
     are refused at load before that can happen). Cached per symbol (a `Decimal` is immutable; errors are not cached).
     """
     scale = units.parse(symbol).scale
@@ -81,7 +83,7 @@ def _name_regex(template: str, spans: frozenset[str] = frozenset(), patterns: tu
     criterion's `{bench}/new/sample.json`, where a benchmark id `group/function/param` is three directories), or
     the receipt set's `name_patterns` regex for that placeholder (`patterns`: sorted `(placeholder, regex)` pairs;
     lm-eval's `samples_{task}_{ts}.jsonl` with `ts` a timestamp pattern, so `{task}` keeps its `_`s).
-    Matched by RE2 (`verifier.linear_regex`), in time linear in the path. Raises `RegexError` for a pattern RE2 refuses
+    Matched by RE2 (`verifier.formats.linear_regex`), in time linear in the path. Raises `RegexError` for a pattern RE2 refuses
     (the profile loader refuses such a profile first).
     """
     given = dict(patterns)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from verifier import textnumbers
+from verifier.formats import textnumbers
 from verifier.readers import grammars, mdtables
 
 __all__ = ["RstUnavailable", "rst_document"]

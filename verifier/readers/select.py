@@ -1,4 +1,4 @@
-"""Selections over a profile's receipts (the evidence model's `Receipt`s): `RecordSource` hands them to the one rule derivation (`verifier.derive.derive_rule` -> `verifier.stats.derive`)."""
+"""Selections over a profile's receipts (the evidence model's `Receipt`s): `RecordSource` hands them to the one rule derivation (`verifier.engine.derive.derive_rule` -> `verifier.engine.stats.derive`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from decimal import Decimal
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from verifier.evidence import Receipt
-from verifier.stats import Underivable
+from verifier.model.evidence import Receipt
+from verifier.engine.stats import Underivable
 
 __all__ = ["ABSENT", "Instance", "ReceiptSet", "RecordSource", "Underivable", "check_complete", "instances", "is_join", "key_values", "left_out", "ranks", "rule_instances",
            "select", "select_records"]
@@ -216,7 +216,7 @@ def _groups(records: list[Receipt], selection: dict[str, str], name: str) -> dic
 
 class RecordSource:
     """
-    A profile's receipts (one receipt set's `Receipt`s, the evidence model) as a `verifier.derive.Source`.
+    A profile's receipts (one receipt set's `Receipt`s, the evidence model) as a `verifier.engine.derive.Source`.
 
     Every selection raises `Underivable` when it holds a stand-in for
     receipts that were not read (`check_complete`, UNVERIFIED), is empty

@@ -11,7 +11,7 @@ parsed once (file -> its document): no location parses a file itself.
 claim's instances are the dimension values of its selected receipts, and a
 `{dim.index}` place is an instance's rank among them: `instances` holds them,
 `verifier.readers.select.rule_instances`) and returns one
-`verifier.evidence.Site` per place it looked, found or not:
+`verifier.model.evidence.Site` per place it looked, found or not:
 
 - per claim instance, the stated value at `at` (`claim`, with the unit
   stated at `at.unit` when the claim maps one) and, for a margin, the
@@ -32,7 +32,7 @@ Each site names its rule by the rule's JSON Pointer in the profile
 So `derivation.claims` and `gate.rules` compare what the model holds and read
 no document themselves. A place with no value, or in a file that cannot be
 read or parsed (the grammar errors of `verifier.readers.grammars` and the reasons
-`verifier.jsonio` refuses JSON), is a `Site` with its `problem` and the
+`verifier.formats.jsonio` refuses JSON), is a `Site` with its `problem` and the
 reason in `detail`, not an exception; `schema.receipts` stores the model
 before calling `read_sites`, so anything else it raises is one ERROR.
 """
@@ -46,15 +46,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import Any, NamedTuple
 
-from verifier import units
-from verifier.evidence import Location, Receipt, Site
-from verifier.jsonio import JSONProblem
-from verifier.linear_regex import compile_linear
+from verifier.model import units
+from verifier.model.evidence import Location, Receipt, Site
+from verifier.formats.jsonio import JSONProblem
+from verifier.formats.linear_regex import compile_linear
 from verifier.readers.pointers import PLACEHOLDER as _PLACEHOLDER
 from verifier.readers.pointers import dim_text, resolve
 from verifier.readers.select import Instance, left_out
 from verifier.readers.tree import Tree
-from verifier.textnumbers import numbers_in
+from verifier.formats.textnumbers import numbers_in
 
 __all__ = ["AmbiguousLocation", "excluded", "fill_file", "fill_named", "locate", "locate_beside", "member_of", "member_start", "number_of",
            "parse_claim_files", "read_sites", "stated", "stated_bounds"]
@@ -517,7 +517,7 @@ def _member_pattern(name: str) -> re.Pattern[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _template(text: str, value: str) -> Any:
-    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern. Matched by RE2 (`verifier.linear_regex`), in time linear in the text."""
+    """Return a regex matching `text` with each `{name}` as a named group (`.index` ones digits only); `value` is the group pattern. Matched by RE2 (`verifier.formats.linear_regex`), in time linear in the text."""
     parts = _PLACEHOLDER.split(text)
     out = []
     for i, part in enumerate(parts):
@@ -602,7 +602,7 @@ def excluded(element: Any, at: dict[str, Any]) -> bool:
 def _member(element: dict[str, Any], member: str) -> Any:
     """
     Return what a location `where` compares in `element`: its member `member`, else, for a JSON Pointer of more than one
-    token (`/params/n`, kept as written by `verifier.profile_lint`), the nested value it names; None when absent.
+    token (`/params/n`, kept as written by `verifier.profiles.profile_lint`), the nested value it names; None when absent.
     """
     if member in element or member[:1] != "/":
         return element.get(member)

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from verifier.bundle import unsafe_reason
-from verifier.jsonio import JSONProblem, loads_strict, loads_strict_lines, quote_non_finite
-from verifier.linear_regex import compile_linear
+from verifier.formats.bundle import unsafe_reason
+from verifier.formats.jsonio import JSONProblem, loads_strict, loads_strict_lines, quote_non_finite
+from verifier.formats.linear_regex import compile_linear
 
 __all__ = ["Tree", "glob_regex"]
 
@@ -34,7 +34,7 @@ class Tree:
     the reason it must not be parsed (set by the integrity check when its
     bytes do not match the manifest). `non_finite` (a profile's `"non_finite":
     "text"`) reads a bare `NaN`/`Infinity` in its JSON and JSON Lines files as
-    text (`verifier.jsonio.quote_non_finite`), never a number.
+    text (`verifier.formats.jsonio.quote_non_finite`), never a number.
     """
 
     root: Path
@@ -226,7 +226,7 @@ def _glob_parts(pattern: str) -> tuple[str, str, Any]:
 @functools.lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> Any:
     """
-    Return the compiled regex of glob `pattern`, built once per pattern, matched by RE2 in time linear in the path (`verifier.linear_regex`: a glob of many `*` cannot make a run take unbounded time).
+    Return the compiled regex of glob `pattern`, built once per pattern, matched by RE2 in time linear in the path (`verifier.formats.linear_regex`: a glob of many `*` cannot make a run take unbounded time).
 
     `*` and `?` match within one path component, `**/` across them (zero or
     more directories), and `{a,b}` any one of its comma-separated

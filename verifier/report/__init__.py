@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from verifier.model import Report
+from verifier.model.findings import Report
 from verifier.report import csv_report, github, html, json_report, junit, markdown, sarif, tap, text
 
 __all__ = ["REPORTERS", "Renderer"]

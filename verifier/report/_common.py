@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 
-from verifier.model import Finding, Report, Status
-from verifier.numtext import PLAIN_RANGE, TOLERANCE_DIGITS, compared_places, number, plain
+from verifier.model.findings import Finding, Report, Status
+from verifier.model.numtext import PLAIN_RANGE, TOLERANCE_DIGITS, compared_places, number, plain
 
 __all__ = ["ACT_ON", "BIDI_CONTROLS", "FEW", "STATUS_ORDER", "ClaimRow", "Group", "claim_rows", "delta_shown", "groups", "location", "message", "not_judged", "number", "shown_claims",
            "relative_subject", "repo_path", "split_path", "titles", "json_text", "trust_lines", "trust_warning", "visible", "visible_json"]
@@ -103,7 +103,7 @@ def location(f: Finding) -> str:
     Return `path#pointer`, `path`, or `-` for a finding.
 
     A pointer is a JSON Pointer (`/a/0`) or a fragment that already carries its `#` (`#line=3`, `#row=2`,
-    `verifier.evidence.Location`); either gives one `#`. An integrity finding on a listed file keeps the
+    `verifier.model.evidence.Location`); either gives one `#`. An integrity finding on a listed file keeps the
     file in `path` and the manifest's entry in `pointer`, with the manifest named in `expected["listed_in"]`
     (`verifier.checks.integrity.compare`): its location is `manifest.json#/files/24`, never the data file's
     name before a pointer into another file; an entry of a files map keyed by path reads
@@ -389,7 +389,7 @@ def not_judged(report: Report) -> str | None:
 
     They are the claim-check findings `claim_rows` leaves out (UNVERIFIED,
     with no claimed and no derived number), counted by code; a `blocked-by`
-    one (`verifier.pipeline`, or a receipt reader's row worded as it) by the
+    one (`verifier.engine.pipeline`, or a receipt reader's row worded as it) by the
     checks it names (`1 blocked by telemetry.process`). Plain text.
     """
     counts: dict[str, int] = {}
@@ -521,7 +521,7 @@ def trust_warning(report: Report) -> str | None:
     """
     Return the short verdict-line warning when a plain run's trust root differs from the default branch's, else None.
 
-    `report.trust["default"]` (`verifier.trustbase.differs`) names the ref;
+    `report.trust["default"]` (`verifier.trust.trustbase.differs`) names the ref;
     the warning names the `--trust-ref` to use. Plain text, not escaped.
     """
     trust = report.trust if isinstance(report.trust, dict) else {}

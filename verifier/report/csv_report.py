@@ -26,7 +26,7 @@ from __future__ import annotations
 import csv
 import io
 
-from verifier.model import Report, Status
+from verifier.model.findings import Report, Status
 from verifier.report._common import message, visible
 
 __all__ = ["COLUMNS", "NAME", "cell", "render"]

@@ -18,14 +18,14 @@ outside the checkout gets no `file=` (the CLI says so once on stderr). Escaping 
 `%3A` and `,` -> `%2C`. Other control characters and bidi controls become
 visible escapes (`\\x1b`, `\\u202e`), so evidence cannot colour the log or
 reorder what a reader sees. The Markdown step summary is written by the CLI
-(`verifier.outputs`), not here: reporters do no I/O.
+(`verifier.report.outputs`), not here: reporters do no I/O.
 """
 
 from __future__ import annotations
 
 import os
 
-from verifier.model import Finding, Report, Status
+from verifier.model.findings import Finding, Report, Status
 from verifier.report._common import Group, claim_rows, groups, location, message, relative_subject, repo_path, trust_lines, trust_warning, visible
 from verifier.report.statements import counted
 

@@ -4,7 +4,7 @@ Results-table grids shared by the HTML and Markdown reporters: the claims of one
 Pure functions of a `Report`; no I/O. A claim comes from a table when its
 finding's location is a cell of one: `/tables/HEADING/ROW/COLUMN` of a
 Markdown, HTML or reStructuredText document (the tables `verifier.readers`
-read, `verifier.profile_lint._TABLE_DOCUMENTS`), or `/ROW/COLUMN` of a CSV
+read, `verifier.profiles.profile_lint._TABLE_DOCUMENTS`), or `/ROW/COLUMN` of a CSV
 file; a `#fragment` after the cell (`#acc`, `#numbers/1`: one of several
 values in the cell) becomes part of the column (`Accuracy#acc`). Each such
 table gives one `Grid`: its rows by its columns, one `Cell` per judged
@@ -23,15 +23,15 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
-from verifier.model import Finding, Report, Status
-from verifier.numtext import number
+from verifier.model.findings import Finding, Report, Status
+from verifier.model.numtext import number
 from verifier.report._common import CLAIM_CHECKS, STATUS_ORDER, ClaimRow, claim_rows, message
 
 __all__ = ["MAX_COLUMNS", "MAX_GRIDS", "MAX_ROWS", "Cell", "Grid", "cell_of", "grids"]
 
 #: Bounds of what one report draws: rows and columns of a grid, grids of a report.
 MAX_ROWS, MAX_COLUMNS, MAX_GRIDS = 40, 12, 8
-#: Documents whose `/tables/HEADING/ROW/COLUMN` are table cells (`verifier.profile_lint._TABLE_DOCUMENTS`).
+#: Documents whose `/tables/HEADING/ROW/COLUMN` are table cells (`verifier.profiles.profile_lint._TABLE_DOCUMENTS`).
 TABLE_DOCUMENTS = (".md", ".markdown", ".html", ".htm", ".rst")
 #: A dimension of a claim's name: `[arm=bf16]`.
 _DIMENSION = re.compile(r"\[([^\]=]+)=([^\]]*)\]")
@@ -166,7 +166,7 @@ def _dimensions(claim: str) -> dict[str, str]:
 
 def _row_labels(rows: dict[int, dict[str, list[ClaimRow]]], first: list[str] | None = None) -> dict[int, str]:
     """
-    Return each row's label: the text of the table's first column in that row (`first`, `verifier.figures.table_labels`)
+    Return each row's label: the text of the table's first column in that row (`first`, `verifier.checks.figures.table_labels`)
     when it differs from row to row and from the index; else its index, then the `[dim=value]` its claims share and
     that vary between rows (`3: arm=bf16, task=i2va`).
     """

@@ -12,7 +12,7 @@ findings, FAIL and ERROR open), the claims of every reader (claimed, derived,
 delta, where, and the sentence a stated claim came from; a grid of each results table the claims were read
 from, `grids.grids`, each cell classed `c-STATUS` and marked, its values in its title), the plots, the
 PASS findings collapsed, and the roster. Plots: claimed against derived for
-every claim with both numbers, and from `Report.figures` (`verifier.figures`)
+every claim with both numbers, and from `Report.figures` (`verifier.checks.figures`)
 latency per request in run order, per-server means with arm means, per-frame
 quality against the gate's threshold, and stream coverage per media file.
 Ticks are plain numbers in the unit a value was mapped in (`MiB`, never
@@ -33,7 +33,7 @@ import posixpath
 import re
 from typing import Any
 
-from verifier.model import Report, Status
+from verifier.model.findings import Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, shown_claims, split_path, trust_lines, trust_warning, visible
 
 __all__ = ["NAME", "PLOTS", "render"]
@@ -132,7 +132,7 @@ def _href(report: Report, f: Any) -> str | None:
     """
     from urllib.parse import quote
 
-    from verifier.model import Finding
+    from verifier.model.findings import Finding
 
     listed_in = f.expected.get("listed_in") if isinstance(f.expected, dict) else None
     target = Finding(check=f.check, status=f.status, code=f.code, message="", path=listed_in if isinstance(listed_in, str) else f.path)
@@ -308,7 +308,7 @@ def _log_ticks(ax: Any) -> None:
     """Write both log axes' ticks as plain numbers (`numtext.plain`: `100`, `0.01`), not as powers of ten."""
     from matplotlib.ticker import FuncFormatter
 
-    from verifier.numtext import plain
+    from verifier.model.numtext import plain
 
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(FuncFormatter(lambda v, _pos: plain(v, 6)))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 
-from verifier.model import Report
+from verifier.model.findings import Report
 from verifier.report._common import claim_rows, groups, json_text, visible_json
 
 __all__ = ["NAME", "render"]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from verifier.model import Report, Status
+from verifier.model.findings import Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, groups, location, message, relative_subject, trust_warning, visible
 
 __all__ = ["NAME", "render"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from verifier.model import Report, Status
+from verifier.model.findings import Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, groups, judged_by, location, message, not_judged, relative_subject, shown_claims, trust_lines, trust_warning, visible
 from verifier.report.statements import blocked, counted, statement_rows
 

@@ -28,7 +28,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from verifier.model import Finding, Report, Status
+from verifier.model.findings import Finding, Report, Status
 from verifier.report._common import STATUS_ORDER, claim_rows, groups, json_text, relative_subject, split_path, titles, trust_warning, visible_json
 
 __all__ = ["NAME", "SARIF_SCHEMA", "render"]

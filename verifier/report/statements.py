@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.model import Finding, Report, Status
+from verifier.model.findings import Finding, Report, Status
 
 __all__ = ["CHECK", "StatementRow", "blocked", "counted", "statement_rows", "text_lines"]
 
@@ -103,7 +103,7 @@ def _derived(text: str, stated: str) -> str:
 
 def _short(text: str) -> str:
     """Return a derived number with at most 12 significant digits, in plain notation (`numtext.number`; the JSON report keeps every digit)."""
-    from verifier.numtext import number
+    from verifier.model.numtext import number
 
     return number(text)
 

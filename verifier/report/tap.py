@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 
-from verifier.model import Finding, Report, Status
+from verifier.model.findings import Finding, Report, Status
 from verifier.report._common import STATUS_ORDER, Group, claim_rows, groups, json_text, location, message, trust_warning, visible
 
 __all__ = ["NAME", "render"]

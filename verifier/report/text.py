@@ -12,7 +12,7 @@ verdict close the report.
 
 from __future__ import annotations
 
-from verifier.model import Finding, Report, Status
+from verifier.model.findings import Finding, Report, Status
 from verifier.report._common import claim_rows, groups, judged_by, location, message, not_judged, shown_claims, trust_lines, trust_warning, visible
 from verifier.report.statements import counted
 from verifier.report.statements import text_lines as statement_lines

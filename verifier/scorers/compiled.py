@@ -14,7 +14,7 @@ row summed at once, so every intermediate stays in the core's cache
 instead of passing through memory as whole float64 planes. Multiply-adds
 may be fused (`fastmath={"contract"}`: one rounding instead of two; no
 reassociation), so the values differ from the numpy path and from
-scikit-image by rounding only (`tests/test_ssim.py` holds both paths to
+scikit-image by rounding only (`tests/scorers/test_ssim.py` holds both paths to
 1e-9 of scikit-image per frame). Measured on one 832x480 frame pair on a
 2-core AMD EPYC: 10 ms, against 28-37 ms for the numpy path.
 
@@ -23,7 +23,7 @@ layer of two frames' normalised AlexNet features, in one pass over both
 maps, each difference and product in float64 (the torch path of
 `LpipsScorer.distance` squares in float32 and writes two temporaries; the
 two agree to about 1e-8, lpips' own float32 forward to well inside 1e-6:
-`tests/test_lpips.py` runs both).
+`tests/scorers/test_lpips.py` runs both).
 
 Why code: each is a loop nest numpy and torch cannot express without
 materialising whole float64 planes or float32 temporaries; numba (an

@@ -5,7 +5,7 @@ The LPIPS scorer's run identity (`lpips_alex.build`: weight digests, state
 digest, versions, parameters, files, device, threads) is a function of the
 bytes of its weight files, of the installed packages and of the verifier's
 code. After a successful build it is stored in the warm re-verify cache
-(`verifier.cache`) under a key made of: the gate's pins (every file's name,
+(`verifier.cache.warm`) under a key made of: the gate's pins (every file's name,
 sha256, role, packaged path; the state digest), `--weights-dir`, the device,
 the threads of `threads.plan()`, the path each pin resolves to by the
 offline search (`weights.locate`) and the identity of that file as `stat`
@@ -22,7 +22,7 @@ the scorer is built (and its files hashed and checked) again. An entry is
 stored only when each file had the same identity before the build and
 after it, and neither its mtime nor its ctime is within `RACY_NS` of the
 build's start (git's racily-clean rule). The scorer itself is then built
-only when a pair has to be computed (`verifier.scoring.Scorers.lpips_model`),
+only when a pair has to be computed (`verifier.scoring.rescore.Scorers.lpips_model`),
 and its identity must equal the remembered one.
 
 Standard library only: a warm run that reuses every score imports neither
@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from verifier.cache import Cache, file_identity, result_key
+from verifier.cache.warm import Cache, file_identity, result_key
 from verifier.scorers import threads
 from verifier.scorers.weights import WeightPin, WeightsProblem, locate
 

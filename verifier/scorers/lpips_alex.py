@@ -117,7 +117,7 @@ class LpipsScorer:
         `torch.linalg.vector_norm` (one pass; it rounds differently from
         lpips' sum of squares in the last float32 bit). `distance` of two
         such lists equals `distances` of the two frames to well inside 1e-6
-        (`tests/test_lpips.py`), so a frame shared by several comparisons
+        (`tests/scorers/test_lpips.py`), so a frame shared by several comparisons
         goes through AlexNet once. Raises `ValueError` as `to_lpips_input` does.
         """
         import torch
@@ -153,7 +153,7 @@ class LpipsScorer:
         faults on every call); the arithmetic is the same. With numba
         installed (CPU), each layer is instead one compiled pass over both
         maps in float64 (`compiled.lpips_layer_sum`; the two paths agree to
-        about 1e-8, `tests/test_lpips.py`).
+        about 1e-8, `tests/scorers/test_lpips.py`).
         """
         import torch
 

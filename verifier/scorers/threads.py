@@ -6,7 +6,7 @@ torch's default of one OpenMP thread per core made one AlexNet forward at
 832x480 take 2.5x the wall time of a single-threaded one whenever other
 processes held a core (the threads of one convolution wait for each other at
 every barrier), and numpy's OpenBLAS threads slowed SSIM's banded products
-the same way. So while `verifier.batch_scoring.score_many` runs, torch's
+the same way. So while `verifier.scoring.batch_scoring.score_many` runs, torch's
 intra-op threads and OpenBLAS's threads are set to `plan().threads` (1 on a
 machine of up to 7 cores) and the work is spread over `plan().workers`
 threads instead: one AlexNet forward per file and SSIM batches, each on one
@@ -15,7 +15,7 @@ settings are restored when the last concurrent `score_many` ends.
 
 Scores do not depend on this beyond float32 rounding: a forward on 1 thread
 and on 2 differs by at most 4.7e-10 (media-notes A4), SSIM is float64 and
-held to scikit-image within 1e-9 (`tests/test_ssim.py`). The number of
+held to scikit-image within 1e-9 (`tests/scorers/test_ssim.py`). The number of
 threads is part of the LPIPS scorer's run identity (`threads`), so cached
 scores are keyed by it.
 

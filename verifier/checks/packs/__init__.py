@@ -10,7 +10,7 @@ its checks; each reads only what passed the reader's schema family
 from __future__ import annotations
 
 from verifier.checks.packs import http_matrix, serving_record, telemetry
-from verifier.pipeline import Check
+from verifier.engine.pipeline import Check
 
 __all__ = ["PACKS"]
 

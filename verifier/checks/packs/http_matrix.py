@@ -17,11 +17,11 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
-from verifier.jsonio import JSONProblem, loads_strict
-from verifier.model import Finding, Status
-from verifier.numtext import delta_text, tolerance_text
-from verifier.pipeline import Context, check
+from verifier.engine import stats
+from verifier.formats.jsonio import JSONProblem, loads_strict
+from verifier.model.findings import Finding, Status
+from verifier.model.numtext import delta_text, tolerance_text
+from verifier.engine.pipeline import Context, check
 
 __all__ = ["RULES", "matrix_rules", "secret_key", "without"]
 
@@ -188,7 +188,7 @@ def _response_rules(ctx: Context) -> Iterator[Finding]:
     config = ctx.run.doc.get("config.json") or {}
     began, ended = config.get("started_at"), config.get("finished_at")
     if isinstance(began, str) and isinstance(ended, str):
-        from verifier.evidence import instant
+        from verifier.model.evidence import instant
 
         backwards_run = instant(ended) < instant(began)  # nanoseconds, as every clock of the evidence is read
         yield _rule(not backwards_run, "finished-before-started",

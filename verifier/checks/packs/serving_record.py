@@ -18,10 +18,10 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier import stats
-from verifier.evidence import instant
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.engine import stats
+from verifier.model.evidence import instant
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 
 __all__ = ["RULES", "record_rules"]
 

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from verifier.derive import claim_finding
-from verifier.jsonio import JSONProblem, loads_strict
-from verifier.model import Finding, Status
-from verifier.pipeline import Context, check
+from verifier.engine.derive import claim_finding
+from verifier.formats.jsonio import JSONProblem, loads_strict
+from verifier.model.findings import Finding, Status
+from verifier.engine.pipeline import Context, check
 
 __all__ = ["telemetry_rules"]
 

@@ -1,0 +1,1 @@
+"""The warm re-verify cache: its directory and entries (`cachefs`, standard library only, read by `verifier.fastpath`) and what is kept in it (`warm`: file digests by identity, scores by content and scorer)."""

@@ -1,0 +1,1 @@
+"""The one select -> derive -> judge engine and the run of checks: `stats` (every statistic and tolerance; estimators in `estimators`, interval sweeps in `sweep`), `derive` (the one `derive_rule` and claims judge), `pipeline` (check registration and the runner), `roster` (the families' fixed order), `progress`, `fanout`."""

@@ -1,0 +1,1 @@
+"""Parsers of formats every reader shares: strict JSON and JSON Lines (`jsonio`), the bundle directory and its safe opening (`bundle`), numbers in text (`textnumbers`), benchmark-harness lines (`bench_lines`), linear-time patterns (`linear_regex`)."""

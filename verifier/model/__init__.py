@@ -1,0 +1,1 @@
+"""The evidence model and its vocabulary: `evidence` (what a reader gives the checks), `units` (the one registry of units and dimensions), `findings` (statuses, findings, reports, verdicts, exit codes), `numtext` (numbers as text for messages)."""

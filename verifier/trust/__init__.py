@@ -1,0 +1,1 @@
+"""What judges evidence: our frozen assets pinned by `inventory.json` (`assets`; `python -m verifier.trust .` re-pins), an evidence repository's trust root (`trustroot`) and how it differs from the default branch's (`trustbase`)."""
