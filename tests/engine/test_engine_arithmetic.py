@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent.parent / "verifier"
-ENGINE = {"stats.py", "estimators.py", "derive.py", "units.py"}
+ENGINE = {"engine/stats.py", "engine/estimators.py", "engine/derive.py", "model/units.py"}
 _ARITH = {"divide", "multiply", "subtract", "add", "sqrt", "power", "fma"}
 
 _CONVERSION = "converts a number read from a file into the base unit of its dimension (the unit registry's exact scale): reading, no comparison"
@@ -34,7 +34,7 @@ ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
     ("checks/profile_claims.py", "context-arith"): (6, "converts a derived value from its base unit to the claim's stated unit before stats.compare (a pure number's factor: 1, x or % with 100); "
                                                        "and a claim's `times`: the derived value times the factor the bundle states (MLPerf Training's scaling_factor)"),
     ("media/demux.py", "abs-diff-compare"): (2, _MEDIA),
-    ("profile_check.py", "abs-diff-compare"): (1, "a hint of `verify profile check` on claims that already FAILed stats.compare: whether stated and derived are a factor of 100 apart (a `%` unit for `x`); it judges nothing"),
+    ("commands/profile_check.py", "abs-diff-compare"): (1, "a hint of `verify profile check` on claims that already FAILed stats.compare: whether stated and derived are a factor of 100 apart (a `%` unit for `x`); it judges nothing"),
     ("readers/pointers.py", "context-arith"): (1, "reads a rational string such as \"24/1\" as its number"),
     ("readers/records.py", "context-arith"): (4, _CONVERSION + "; and a mapping's `divide_by` (time / iterations) or `subtract` (run_stop - run_start), the value per record a statistic then takes"),
     ("scorers/audio.py", "abs-diff-compare"): (1, "sample counts of two audio signals against the scorer's length tolerance: not a stated number"),

@@ -38,7 +38,7 @@ def runner(tmp_path, tiny_assets):
         f"#!{sys.executable}\n"
         "import pathlib, sys\n"
         f"sys.path.insert(0, {str(ROOT)!r})\n"
-        "from verifier import trust\n"
+        "from verifier.trust import assets as trust\n"
         f"trust._default_root = lambda: pathlib.Path({str(tiny_assets)!r})  # the test's pinned assets (tiny-v1 gate)\n"
         "from verifier.cli import main\n"
         "main(prog_name='verify')\n")
