@@ -229,7 +229,7 @@ def test_a_claim_text_without_a_number_is_one_pass_worded_as_a_bundles(tmp_path)
     ("min", "The min latency of alpha is 2 s.", "PASS"), ("min", "The min latency of alpha is 3 s.", "FAIL"),
 ])
 def test_a_max_or_min_rule_binds_the_words_max_and_min_beside_a_mean_of_the_same_arm(tmp_path, statistic, sentence, verdict):
-    """Kills dropping `min`/`max` from `statements._STATISTIC`: beside a mean of the arm, only the statistic word picks the value."""
+    """Kills dropping `min`/`max` from `stats.STATED_WORDS`: beside a mean of the arm, only the statistic word picks the value."""
     claims = [_rule("avg", "mean", per=["arm"]), _rule("ext", statistic, per=["arm"])]
     found = _stated(_report(tmp_path, RUNS, claims, sentence))
     assert [status for status, _, _ in found] == [verdict], found

@@ -30,7 +30,7 @@ def test_readme_and_ci_doc_show_a_workflow_of_ten_lines_or_fewer_that_uses_the_a
 def test_ci_doc_lists_every_format_and_every_action_input():
     text = (ROOT / "docs" / "ci.md").read_text()
     for fmt in REPORTERS:
-        assert f"| `{fmt}` |" in text, fmt
+        assert f"| `{fmt}` |" in text, f"docs/ci.md's formats table has no row for format {fmt!r} of verifier.report.REPORTERS"
     action = yaml.safe_load((ROOT / "action.yml").read_text())
     for name in action["inputs"]:
         assert f"`{name}`" in text, name

@@ -34,11 +34,19 @@ def _bad_numbers(text: str) -> list[str]:
     return bad
 
 
+#: The machine formats, whose values stay exact by design: only their messages are read (every other format in full).
+MACHINE_MESSAGES = {
+    "json": lambda text: [f["message"] for f in json.loads(text)["findings"]],
+    "sarif": lambda text: [r["message"]["text"] for r in json.loads(text)["runs"][0]["results"]],
+}
+
+
 def _human_text(report: Report) -> str:
-    """Every human-readable format in full, and the messages of the machine formats (their values stay exact by design)."""
-    parts = [render(report, fmt) for fmt in ("text", "markdown", "html", "junit", "github", "csv", "tap")]
-    parts += [f["message"] for f in json.loads(render(report, "json"))["findings"]]
-    parts += [r["message"]["text"] for r in json.loads(render(report, "sarif"))["runs"][0]["results"]]
+    """Every human-readable format of `REPORTERS` in full, and the messages of the machine formats (`MACHINE_MESSAGES`)."""
+    parts = []
+    for fmt in REPORTERS:
+        text = render(report, fmt)
+        parts += MACHINE_MESSAGES[fmt](text) if fmt in MACHINE_MESSAGES else [text]
     return html.unescape("\n".join(parts))  # `&lt;= 1e-06` in HTML and XML reads `<= 1e-06`
 
 
@@ -128,8 +136,9 @@ def test_junit_records_no_absolute_path_when_the_bundle_is_given_absolutely(tmp_
     assert 'name="evidence/b"' in render(relative, "junit")  # a relative path is kept as given
 
 
-def test_every_format_registered_is_covered_by_the_notation_check():
-    assert set(REPORTERS) == {"text", "markdown", "html", "junit", "github", "json", "sarif", "csv", "tap"}
+def test_every_machine_format_named_is_registered():
+    """A format is read in full unless named a machine format here: a name left after its format is gone is a stale list."""
+    assert set(MACHINE_MESSAGES) <= set(REPORTERS), sorted(set(MACHINE_MESSAGES) - set(REPORTERS))
 
 
 

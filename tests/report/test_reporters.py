@@ -89,6 +89,21 @@ def test_every_status_renders_in_every_format_and_maps_to_an_exit_code(status):
             assert status.value in text, fmt
 
 
+def test_a_registered_format_without_its_parse_check_is_named(monkeypatch):
+    """A new format needs its module, its `REPORTERS` entry and its check in tests/report_formats.py `PARSERS`; a missing one is named."""
+    from report_formats import PARSERS, assert_all_formats_parse
+
+    report = Report(subject="b", kind="bundle-v1", verifier_version="0", roster=(), findings=())
+    assert set(assert_all_formats_parse(report)) == set(REPORTERS) == set(PARSERS)
+    monkeypatch.setitem(REPORTERS, "yaml", lambda report, **options: "verdict: PASS\n")
+    with pytest.raises(AssertionError, match=r"format\(s\) \['yaml'\] of verifier.report.REPORTERS have no well-formedness check in tests/report_formats.py PARSERS"):
+        assert_all_formats_parse(report)
+    monkeypatch.delitem(REPORTERS, "yaml")
+    monkeypatch.delitem(REPORTERS, "tap")
+    with pytest.raises(AssertionError, match=r"PARSERS checks \['tap'\], which verifier.report.REPORTERS no longer registers"):
+        assert_all_formats_parse(report)
+
+
 def test_every_format_is_a_cli_choice(run, tiny_assets, tmp_path):
     bundle = write_bundle(tmp_path / "b")
     for fmt in REPORTERS:

@@ -63,15 +63,13 @@ TEXT_FILES = re.compile(r"(?:README|RESULTS)(?:\.md|\.markdown|\.txt)?", re.IGNO
 #: What a reader gives `claims.stated` to bind numbers to: `(evidence, pairs, keys, levels)`, `verifier.prose.binding.bind`'s arguments.
 Candidates = tuple[list[Evidence], list[Pair], dict[str, str], dict[str, str]]
 
-#: The statistic word (`binding.Evidence.statistic`) a derived value of each rule statistic is stated with; a percentile is `p<q>`.
-_STATISTIC = {"mean": "mean", "median": "median", "mean_of_server_means": "mean", "sd": "sd", "sd_of_server_means": "sd", "min": "min", "max": "max"}
 
 
 def statistic_word(rule: dict[str, Any]) -> str | None:
     """Return the word a value of claim or gate `rule` is stated with (`mean`, `sd`, `p99`, ...), or None for a statistic prose names by no word."""
     if rule["statistic"] == "percentile":
         return f"p{Decimal(str(rule['q'])).normalize():f}"  # q 50: p50, not p5E+1
-    return _STATISTIC.get(rule["statistic"])
+    return stats.STATED_WORDS.get(rule["statistic"])
 _COUNT_NOUNS = {
     "requests": r"^(?!measured|warm)(?:[a-z-]+\s+)?(?:planned\s+|http\s+)?requests\b(?!\s+per)",
     "comparisons": r"^(?:[a-z-]+\s+){0,2}comparisons\b",

@@ -144,6 +144,26 @@ PERCENT_RESULTS = ("relative_reduction_pct", "relative_change_pct")
 COUNT_RESULTS = ("count", "count_ok")
 #: The whole vocabulary `derive` understands.
 STATISTICS = SAMPLE_STATISTICS + ROBUST_STATISTICS + REGRESSION_STATISTICS + OUTCOME_STATISTICS + GROUP_STATISTICS + ARM_STATISTICS + PAIR_STATISTICS + CI_STATISTICS + SUM_RATIO_STATISTICS
+#: Statistics computed over one value of the receipts, in that value's unit (a profile rule states its `unit`); the others are counts or ratios.
+VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
+                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean", "harmonic_mean", "sem",
+                    "olympic_mean")
+#: Regression slopes: value per x, in a unit of the dimension value / x.
+SLOPE_STATISTICS = ("slope", "slope_through_origin")
+#: Statistics comparing two arms (`baseline`, `candidate`): the arm statistics, and the pair ones taking the arms' means as their pair.
+TWO_ARM_STATISTICS = ARM_STATISTICS + PAIR_STATISTICS
+#: Statistics a profile rule must state the `unit` of (the confidence-interval ones require it with their `method`).
+UNIT_STATISTICS = tuple(s for s in VALUE_STATISTICS if s not in CI_STATISTICS) + SLOPE_STATISTICS
+#: Statistics a native gate rule must give a `selection` for: the sample ones but `count` (which counts `of`), and the group ones.
+SELECTION_STATISTICS = tuple(s for s in SAMPLE_STATISTICS if s != "count") + GROUP_STATISTICS
+#: The word prose states a value of each statistic with (`binding.Evidence.statistic`, `checks/statements.statistic_word`;
+#: a percentile is `p<q>`); a statistic not here is named by no word, so a stated value of it is not bound in prose.
+STATED_WORDS = {"mean": "mean", "median": "median", "mean_of_server_means": "mean", "sd": "sd", "sd_of_server_means": "sd", "min": "min", "max": "max"}
+#: The lists the gate and profile schemas take their statistic enums from: a schema file's `{"x-verify-enum": NAME}` is
+#: read as `{"enum": list(SCHEMA_ENUMS[NAME])}` (`verifier.schema.validation.filled`), so adding a statistic edits no pinned schema.
+SCHEMA_ENUMS = {"STATISTICS": STATISTICS, "ARM_STATISTICS": ARM_STATISTICS, "TWO_ARM_STATISTICS": TWO_ARM_STATISTICS,
+                "CI_STATISTICS": CI_STATISTICS, "REGRESSION_STATISTICS": REGRESSION_STATISTICS, "UNIT_STATISTICS": UNIT_STATISTICS,
+                "SELECTION_STATISTICS": SELECTION_STATISTICS}
 
 
 def _sample(statistic: str, xs: Sequence[Decimal], q: Any, method: str | None, of: str) -> Derived:

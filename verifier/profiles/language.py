@@ -344,15 +344,8 @@ def _foreign_placeholder(at: dict[str, Any], allowed: set[str]) -> str | None:
     return next((name for name in _PLACEHOLDER.findall(text) if name.removesuffix(".index") not in allowed), None)
 
 
-#: Statistics computed over one value of the receipts (in that value's unit); the others are counts or ratios.
-VALUE_STATISTICS = ("mean", "median", "percentile", "min", "max", "sd", "mean_of_server_means", "difference", "first", "last",
-                    "ci_low", "ci_high", "ci_half_width", "sum", "population_sd", "sd_of_server_means", "mad", "mad_scaled", "geometric_mean", "harmonic_mean", "sem",
-                    "olympic_mean")
-#: Regression slopes: value per x, in a unit of the dimension value / x.
-SLOPE_STATISTICS = ("slope", "slope_through_origin")
-#: Statistics comparing two arms (`baseline`, `candidate`): the engine's arm and pair statistics (`stats.ARM_STATISTICS`,
-#: `stats.PAIR_STATISTICS`; `ratio` and `relative_change_pct` take the arms' means as their pair).
-ARM_STATISTICS = stats.ARM_STATISTICS + stats.PAIR_STATISTICS
+#: Statistics in their values' unit, regression slopes, statistics comparing two arms: `verifier.engine.stats`'s lists.
+VALUE_STATISTICS, SLOPE_STATISTICS, ARM_STATISTICS = stats.VALUE_STATISTICS, stats.SLOPE_STATISTICS, stats.TWO_ARM_STATISTICS
 
 
 def _check_derivation(origin: str, where: str, item: dict[str, Any], receipts: dict[str, Any]) -> None:

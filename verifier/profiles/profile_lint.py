@@ -140,7 +140,7 @@ def _informational(document: dict[str, Any], origin: str) -> None:
 
 
 #: The statistics that compare two selections (the baseline and candidate arms): the only ones `of` applies to.
-TWO_SELECTIONS = stats.ARM_STATISTICS + stats.PAIR_STATISTICS
+TWO_SELECTIONS = stats.TWO_ARM_STATISTICS
 
 
 def _members_that_apply(document: dict[str, Any], origin: str) -> None:

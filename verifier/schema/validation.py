@@ -4,6 +4,11 @@ JSON Schema validators for our own schemas (Draft 2020-12, formats asserted).
 A module of its own so that both `verifier.trust.assets` (which pins the schemas)
 and the readers that validate against them (`verifier.profiles.language`) import it
 without importing each other. `verifier.trust.assets.schema_validator` re-exports it.
+
+A schema file names a list of the statistics vocabulary instead of writing it
+out (`{"x-verify-enum": "STATISTICS"}`, `verifier.engine.stats.SCHEMA_ENUMS`):
+`filled` reads it as that `enum`, and `schema_validator` validates only
+against the filled schema, so a new statistic edits no pinned schema file.
 """
 
 from __future__ import annotations
@@ -17,13 +22,59 @@ from verifier.errors import ConfigError
 if TYPE_CHECKING:  # jsonschema is imported on first use: a warm re-verify whose validity is cached never loads it
     from jsonschema import Draft202012Validator
 
-__all__ = ["DRAFT_2020_12", "REQUIRED_FORMATS", "known_valid", "note_valid", "schema_validator", "unknown_formats"]
+__all__ = ["DRAFT_2020_12", "ENUM_KEYWORD", "REQUIRED_FORMATS", "filled", "known_valid", "note_valid", "schema_validator", "unknown_formats"]
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 
 #: Formats our schemas rely on; if the installed jsonschema has no checker for
 #: one of them, we refuse to start rather than accept any string (H-11).
 REQUIRED_FORMATS = ("date-time", "uri")
+
+
+#: The keyword by which a schema names a list of `verifier.engine.stats.SCHEMA_ENUMS` in place of an `enum`.
+ENUM_KEYWORD = "x-verify-enum"
+
+
+def filled(schema: Any) -> Any:
+    """
+    Return parsed JSON Schema `schema` with each `"x-verify-enum": NAME` read as `"enum": list(stats.SCHEMA_ENUMS[NAME])`.
+
+    The `enum` takes the keyword's place (key order kept, so error messages and
+    their order are those of a schema writing the list out); the result is a
+    new object where anything was filled, else `schema` itself. Data (`const`,
+    `enum`, ... values) is left as it is. Raises `ConfigError` naming the
+    schema's `$id` when NAME is no list of `SCHEMA_ENUMS`.
+    """
+    if not _names_a_list(schema):
+        return schema
+    from verifier.engine.stats import SCHEMA_ENUMS
+
+    def fill(node: Any) -> Any:  # node is a schema (dict or bool)
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == ENUM_KEYWORD:
+                if not isinstance(value, str) or value not in SCHEMA_ENUMS:
+                    raise ConfigError(f"schema {schema.get('$id', '<no $id>')}: {ENUM_KEYWORD} {value!r} names no list of "
+                                      f"verifier.engine.stats.SCHEMA_ENUMS ({', '.join(SCHEMA_ENUMS)})")
+                out["enum"] = list(SCHEMA_ENUMS[value])
+            elif key in _DATA_KEYWORDS:
+                out[key] = value
+            elif key in _NAME_MAPS and isinstance(value, dict):
+                out[key] = {name: fill(sub) for name, sub in value.items()}
+            elif isinstance(value, list):
+                out[key] = [fill(item) for item in value]
+            else:
+                out[key] = fill(value)
+        return out
+
+    return fill(schema)
+
+
+def _names_a_list(node: Any) -> bool:
+    """Return whether `ENUM_KEYWORD` occurs anywhere in `node` (a quick test before copying)."""
+    return ENUM_KEYWORD in json.dumps(node, default=str)
 
 
 #: Canonical JSON of the schemas that passed the meta-schema check in this process (the check is pure).
@@ -44,6 +95,7 @@ def schema_validator(schema: dict[str, Any]) -> Draft202012Validator:
 
     from verifier.schema.compiled_schema import meta_valid
 
+    schema = filled(schema)
     declared = schema.get("$schema")
     if declared != DRAFT_2020_12:
         raise ConfigError(

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from verifier.errors import ConfigError, PinMismatch
 from verifier.profiles.language import load_detection, load_profile
-from verifier.schema.validation import DRAFT_2020_12, REQUIRED_FORMATS, schema_validator, unknown_formats  # noqa: F401 - re-exported
+from verifier.schema.validation import DRAFT_2020_12, REQUIRED_FORMATS, filled, schema_validator, unknown_formats  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from verifier.cache.warm import Cache
@@ -144,11 +144,18 @@ class Assets:
             raise ConfigError(f"{self.root / rel}: {exc}") from None
 
     def schema(self, name: str) -> dict[str, Any]:
-        """Return the parsed schema `schemas/<name>.schema.json`; raises `ConfigError` if absent."""
+        """
+        Return the parsed schema `schemas/<name>.schema.json`, its `x-verify-enum` lists filled (`validation.filled`).
+
+        Raises `ConfigError` naming the file if it is absent or names no list of `stats.SCHEMA_ENUMS`.
+        """
         rel = f"schemas/{name}.schema.json"
         if rel not in self.pins:
             raise ConfigError(f"{self.root / rel}: no such schema")
-        return self._load(rel)  # type: ignore[no-any-return]
+        try:
+            return filled(self._load(rel))  # type: ignore[no-any-return]
+        except ConfigError as exc:
+            raise ConfigError(f"{self.root / rel}: {exc}") from None
 
     def gate_ids(self) -> list[str]:
         """Return the ids of all shipped gates (file stem of `gates/*.json`)."""

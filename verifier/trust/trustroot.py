@@ -42,6 +42,7 @@ from verifier.errors import ConfigError, PinMismatch, UsageError
 from verifier.formats.jsonio import MAX_DEPTH, JSONProblem, check_depth, loads_strict
 from verifier.profiles.language import DETECTION, load_profile
 from verifier.trust.assets import Assets, schema_validator
+from verifier.schema.validation import filled
 
 __all__ = ["CONFIG", "DEFAULTS", "Config", "GitCommit", "RepositoryTrust", "Source", "TrustSet", "WorkTree",
            "changed_files", "find_repository", "is_profile_file", "locate", "pins_for", "profile_origin", "profiles_listed"]
@@ -388,6 +389,7 @@ class RepositoryTrust:
                     if document.get("id") != ident:
                         raise ConfigError(f"{rel}: its `id` must be {ident!r} (the file name)")
                 elif kind == "schemas":
+                    document = filled(document)  # its `x-verify-enum` lists, as a shipped schema's
                     schema_validator(document)
                 self.documents[(kind, ident)] = (rel, document)
         gates = {i: d for (k, i), (_r, d) in self.documents.items() if k == "gates"}
