@@ -133,3 +133,48 @@ def test_pinning_a_directory_without_assets_is_refused_and_writes_nothing(tmp_pa
     assert "nothing to pin" in capsys.readouterr().err
     assert not (tmp_path / "inventory.json").exists()
     assert trust_main(["--check", str(tmp_path)]) == 2
+
+
+def _assets_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "assets"
+    for name in ("schemas", "gates", "profiles"):
+        shutil.copytree(ROOT / name, copy / name)
+    shutil.copy(ROOT / "inventory.json", copy / "inventory.json")
+    return copy
+
+
+def _name_statistic(gate: Path, statistic: str) -> None:
+    data = json.loads(gate.read_text())
+    data["claims"][0]["statistic"] = statistic
+    gate.write_text(json.dumps(data))
+
+
+def test_pinning_and_checking_refuse_a_gate_naming_an_unknown_statistic(tmp_path, capsys):
+    """The schema files name their statistic lists (`x-verify-enum`), which check-jsonschema cannot read: the pin hook
+    checks every gate and profile against the filled schemas, and re-pinning refuses an invalid asset, writing nothing."""
+    copy = _assets_copy(tmp_path)
+    gate = copy / "gates" / "ref2va-5s-v1.json"
+    _name_statistic(gate, "geomean")
+    before = (copy / "inventory.json").read_bytes()
+    assert trust_main([str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "ref2va-5s-v1.json" in err and "geomean" in err, err
+    assert (copy / "inventory.json").read_bytes() == before
+    write_inventory_unchecked(copy)  # pinned by hand: the check still refuses it
+    assert trust_main(["--check", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "ref2va-5s-v1.json" in err and "geomean" in err, err
+
+
+def test_pinning_a_valid_change_still_works(tmp_path, capsys):
+    copy = _assets_copy(tmp_path)
+    _name_statistic(copy / "gates" / "ref2va-5s-v1.json", "median")
+    assert trust_main([str(copy)]) == 0
+    assert trust_main(["--check", str(copy)]) == 0
+    capsys.readouterr()
+
+
+def write_inventory_unchecked(root: Path) -> None:
+    from verifier.trust.assets import write_inventory
+
+    write_inventory(root)

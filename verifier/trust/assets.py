@@ -27,7 +27,7 @@ from verifier.schema.validation import DRAFT_2020_12, REQUIRED_FORMATS, filled, 
 if TYPE_CHECKING:
     from verifier.cache.warm import Cache
 
-__all__ = ["Assets", "assets", "schema_validator", "unknown_formats", "use_cache"]
+__all__ = ["Assets", "assets", "load_all", "schema_validator", "unknown_formats", "use_cache"]
 
 
 def _default_root() -> Path:
@@ -327,12 +327,32 @@ def write_inventory(root: Path) -> dict[str, str]:
     return pins
 
 
+def load_all(root: Path) -> Assets:
+    """
+    Return `Assets(root)` after loading every pinned gate and profile, each validated as a run would (`gate`, `profile`).
+
+    The schema files name their statistic lists (`x-verify-enum`, filled when
+    read: `verifier.schema.validation.filled`), so a validator reading them as
+    they are (check-jsonschema) cannot refuse an unknown statistic; this can.
+    Raises `ConfigError` naming the first file that fails its pin or its schema.
+    """
+    loaded = Assets(root)
+    for gate_id in loaded.gate_ids():
+        loaded.gate(gate_id)
+    for profile_id in loaded.profile_ids():
+        loaded.profile(profile_id)
+    return loaded
+
+
 def main(argv: list[str]) -> int:
     """
     Run `python -m verifier.trust [--check] [ROOT]`: re-pin (default) or only check the pins.
 
+    Both load every gate and profile against the schemas (`load_all`).
     `--check` writes nothing and returns 2 with a one-line message when a pin
-    does not hold (used by pre-commit); re-pinning prints the new pins.
+    does not hold or an asset is invalid (used by pre-commit); re-pinning
+    prints the new pins, or returns 2 naming the invalid asset and leaves
+    `inventory.json` as it was.
     Side effects: without `--check`, writes `ROOT/inventory.json`. A ROOT with
     none of `schemas/`, `gates/`, `profiles/` is refused (exit 2, nothing
     written): pinning an empty set there would be a silent mistake.
@@ -346,13 +366,25 @@ def main(argv: list[str]) -> int:
         return 2
     if check_only:
         try:
-            Assets(root)
+            load_all(root)
         except ConfigError as exc:
             print(f"verify: error: {exc}", file=sys.stderr)
             return 2
-        print(f"verify: {root / 'inventory.json'}: every schema and gate matches its pin")
+        print(f"verify: {root / 'inventory.json'}: every schema, gate and profile matches its pin and its schema")
         return 0
-    for key, value in write_inventory(root).items():
+    path = root / "inventory.json"
+    before = path.read_bytes() if path.is_file() else None
+    pins = write_inventory(root)
+    try:
+        load_all(root)
+    except ConfigError as exc:
+        if before is None:
+            path.unlink()
+        else:
+            path.write_bytes(before)
+        print(f"verify: error: {exc}; inventory.json was left as it was", file=sys.stderr)
+        return 2
+    for key, value in pins.items():
         print(value, key)
     return 0
 
