@@ -178,3 +178,17 @@ def write_inventory_unchecked(root: Path) -> None:
     from verifier.trust.assets import write_inventory
 
     write_inventory(root)
+
+
+def test_pinning_refuses_a_profile_naming_an_unknown_statistic(tmp_path, capsys):
+    copy = _assets_copy(tmp_path)
+    profile = copy / "profiles" / "hyperfine.json"
+    data = json.loads(profile.read_text())
+    text = json.dumps(data)
+    assert '"statistic": "mean"' in text
+    profile.write_text(text.replace('"statistic": "mean"', '"statistic": "geomean"', 1))
+    before = (copy / "inventory.json").read_bytes()
+    assert trust_main([str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "hyperfine.json" in err and "geomean" in err, err
+    assert (copy / "inventory.json").read_bytes() == before
