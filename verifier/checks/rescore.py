@@ -4,7 +4,7 @@ Re-scoring: every metric the gate re-scores is re-computed from the bundle's med
 For each comparison of `quality-index.json` and each metric of the gate's
 `quality.rescore`:
 
-- the scorer must be available with the gate's pins (`verifier.scoring.rescore.Scorers`):
+- the scorer must be available with the gate's pins (`verifier.scoring.scorer_set.Scorers`):
   one finding per scorer says so (PASS `scorer-ready` with its identity:
   weight digests, state digest, library versions, parameters), or why not
   (UNVERIFIED `scoring-extra-missing` naming the extra, `weights-absent`

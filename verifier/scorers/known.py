@@ -22,7 +22,7 @@ the scorer is built (and its files hashed and checked) again. An entry is
 stored only when each file had the same identity before the build and
 after it, and neither its mtime nor its ctime is within `RACY_NS` of the
 build's start (git's racily-clean rule). The scorer itself is then built
-only when a pair has to be computed (`verifier.scoring.rescore.Scorers.lpips_model`),
+only when a pair has to be computed (`verifier.scoring.scorer_set.Scorers.lpips_model`),
 and its identity must equal the remembered one.
 
 Standard library only: a warm run that reuses every score imports neither
