@@ -12,7 +12,9 @@ receipt strictly, its producer version and its pinned schema are the native
 `schema.documents` (`checks.schema.documents` over `FILES`, `MATCH`,
 `SCHEMAS`: data, no check of this module).
 
-Honesty rules enforced (each a check that can FAIL):
+Honesty rules enforced (each a check that can FAIL; this module registers
+no check: the producer's checks, `telemetry.*`, and its rules are the rule
+pack `verifier/checks/packs/telemetry.py`, issue 36):
 - every carrier (stdout, stderr, both scrapes) exists in the directory with
   the sha256 the receipt records; a derived number replays only from them;
 - client facts are read from stdout only, and only when the process exited
@@ -29,18 +31,18 @@ Honesty rules enforced (each a check that can FAIL):
   scrape envelope, not observed foreign traffic;
 - a declared send-all arrival is not an observed zero stagger, and a missing
   isolation lease is "isolation not established", not "contention observed";
-- the checks of `verifier.adapters.telemetry_rules` (protocol echo, dataset
-  and implementation pinning, boundary occupancy) run with these in the plan
-  family, its rows (engine-peak and causal claims refused, the rate and its
-  interval) in `stated`, and the rule pack
-  (`verifier/checks/packs/telemetry.py`, `gate.rules`: arrival, lease and
-  traffic-receipt binding, the qualification's prerequisites) last.
+- the pack's checks (carriers, process outcome, protocol echo, dataset and
+  implementation pinning, boundary occupancy) run in the plan family, this
+  reader's rows (engine-peak and causal claims refused: `refused`; the rate
+  and its interval: `rate`) in `stated`, and the pack's rules (`gate.rules`:
+  arrival, lease and traffic-receipt binding, the qualification's
+  prerequisites) last.
 
 Reader and model: after `schema.documents`, `model` reads the receipt onto
 the evidence model (`readers.telemetry_receipt`: the bench process as a
 process receipt, the carriers as files listed in the receipt with their
 sha256, the stated facts as claims with location and unit, the protocol as
-the plan); `telemetry.process` judges the process receipt's outcome, and
+the plan); the pack's `telemetry.process` judges the process receipt's outcome, and
 `stated` gives `derivation.claims` (`checks.derivation.claims`)
 each of the model's stated claims with the rule deriving it from what
 replays from the carriers (`Replayed`; before 7 Dec 2026 the checks
@@ -311,8 +313,8 @@ def stated(ctx: Context) -> list[Stated]:
       `client-exceeds-engine` when the client counted more tokens than the
       engine, else engine - client exactly (PASS `derived` when not stated);
       stated while either did not replay: UNVERIFIED `not-replayed` naming why;
-    - refused facts and conclusions (`telemetry_rules.refused`);
-    - the client rate (`telemetry_rules.rate`; UNVERIFIED `not-replayed` when
+    - refused facts and conclusions (`refused`);
+    - the client rate (`rate`; UNVERIFIED `not-replayed` when
       stated while the client facts did not replay);
     - a number stated under a `facts` key the schema does not define
       (`_foreign`): UNVERIFIED `not-a-producer-field`.

@@ -40,7 +40,8 @@ the version chosen by the signatures of `VERSIONS`, then its schema), `model` re
 evidence model (`readers.vllm_result`: one receipt per prompt with typed
 quantities, one per inter-token latency, the stated numbers as claims with
 their JSON Pointer and unit, the declared plan); the ledger and peak checks
-take their samples from it, and `stated` gives the aggregates and latency
+of its rule pack (`verifier/checks/packs/vllm.py`: `vllm.*`; this module
+registers no check) take their samples from it, and `stated` gives the aggregates and latency
 statistics as `derive.Stated` items over a `Result` source (its stated
 numbers and samples) for `derivation.claims`
 (`checks.derivation.claims`), each with the finding refusing it

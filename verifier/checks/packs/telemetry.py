@@ -1,9 +1,14 @@
 """
-The rule pack of serving-load telemetry receipts (seed 000): the standings a receipt states, judged (`gate.rules`).
+The rule pack of serving-load telemetry receipts (seed 000): the producer's own checks and the standings a receipt states, judged (`gate.rules`).
 
 Runs after `schema.documents` (over the receipt and schema `verifier/adapters/telemetry.py` names), so each field read has the type
-`schemas/serving-load-telemetry-v1.schema.json` gives it (the subject axes and qualification prerequisites are
-profile data there). Last in the roster, it reads what the reader's checks established in `ctx.run` (the receipt in `doc`,
+`schemas/serving-load-telemetry-v1.schema.json` gives it (the subject axes, qualification prerequisites, lists of refused
+facts, stdout protocol labels and gauge names are profile data there). The producer's checks (`CHECKS`, plan family):
+`telemetry.carriers` (every carrier retained with its recorded sha256; their bytes kept in `ctx.run.facts.carrier`),
+`telemetry.process` (client facts only for a process that exited 0, from the reader's model), `telemetry.protocol`
+(the protocol against stdout's echo), `telemetry.provenance` (dataset and implementation pinned) and
+`telemetry.occupancy` (boundary occupancy and preemptions from the two scrapes). Last in the roster, `gate.rules`
+reads what the checks before it established in `ctx.run` (the receipt in `doc`,
 `client`, `engine_delta`, `carrier`, `occupancy_within_cap`, `implementation_bound`, `no_preemptions`); a fact
 absent there is unmet, never assumed.
 """
