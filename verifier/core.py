@@ -87,14 +87,13 @@ def receipt_pipeline(reader: Any) -> tuple[Any, ...]:
     """
     Return the checks of receipt reader `reader` (`verifier/adapters/`) in roster order: `schema.documents` over what it
     gives as data (its version: `VERSION`, `VERSIONS`, or a receipt directory's `FILES`, `MATCH` and `SCHEMAS`),
-    `derivation.claims` when it states its numbers (`stated`), its own `CHECKS` (those not yet moved onto the native
-    families), its rule pack (`checks.packs.PACKS`, `gate.rules`) and the stand-ins.
+    `derivation.claims` when it states its numbers (`stated`), its producer's rule pack (`checks.packs.PACKS` by its
+    `KIND`: the producer's own checks and `gate.rules`) and the stand-ins (`HELD`, `NOTES`).
     """
     from verifier.checks.packs import PACKS
 
     native = (schema.documents,) + ((derivation.claims,) if hasattr(reader, "stated") else ())
-    return in_families((*native, *getattr(reader, "CHECKS", ()), *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES,
-                       road="receipt")
+    return in_families((*native, *PACKS.get(reader.KIND, ())), reader.KIND, reader.HELD, reader.NOTES, road="receipt")
 
 
 def _is_native(target: Path) -> bool:

@@ -1,7 +1,7 @@
 """The receipt adapters as readers onto the evidence model (issue 10, item 2): `verifier/adapters/readers.py`.
 
 The model holds typed quantities (units of `verifier.model.units`), stated claims
-with their location and what could not be mapped; the adapters' checks read
+with their location and what could not be mapped; the producers' checks (their rule packs, verifier/checks/packs/) read
 their samples and counts from it (a model that says otherwise than the
 document is what they judge).
 """

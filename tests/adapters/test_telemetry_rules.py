@@ -1,5 +1,5 @@
 """
-Issue 13, seed 000 (telemetry receipt review): the checks of verifier/adapters/telemetry_rules.py and its rule pack verifier/checks/packs/telemetry.py (gate.rules).
+Issue 13, seed 000 (telemetry receipt review): the checks of its rule pack verifier/checks/packs/telemetry.py (telemetry.protocol, .provenance, .occupancy; gate.rules) and the rows verifier/adapters/telemetry.py states (refused facts and conclusions, the rate).
 
 Each rule: an input built from the shipped receipt (tests/fixtures/telemetry/good,
 the seed's live receipt shape) that must FAIL with the rule's code, and an

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, SHARED
 
-from verifier.adapters.vllm_bench import bucket_peak, exact_peak
+from verifier.checks.packs.vllm import bucket_peak, exact_peak
 from verifier.core import verify_path
 from verifier.errors import UsageError
 

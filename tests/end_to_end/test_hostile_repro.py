@@ -93,7 +93,7 @@ def test_1_bucket_peak_of_a_2_to_the_64_second_latency_is_bounded(tmp_path):
 
 
 def test_1_bucket_peak_counts_inclusive_whole_second_buckets():
-    from verifier.adapters.vllm_bench import bucket_peak
+    from verifier.checks.packs.vllm import bucket_peak
 
     D = Decimal
     assert bucket_peak([]) == 0

@@ -27,7 +27,7 @@ _ARITH = {"divide", "multiply", "subtract", "add", "sqrt", "power", "fma"}
 _CONVERSION = "converts a number read from a file into the base unit of its dimension (the unit registry's exact scale): reading, no comparison"
 _MEDIA = "media timeline positions (pts, samples) against the gate's coverage tolerances (docs/coverage.md): not a stated number against a derivation"
 ALLOWED: dict[tuple[str, str], tuple[int, str]] = {
-    ("adapters/telemetry_rules.py", "half_unit"): (1, "the rate's duration as stdout printed it, handed to stats.compare as `input_error`"),
+    ("adapters/telemetry.py", "half_unit"): (1, "the rate's duration as stdout printed it, handed to stats.compare as `input_error`"),
     ("checks/coverage_rules.py", "abs-diff-compare"): (1, _MEDIA),
     ("discovery/search.py", "half_unit"): (1, "a float pre-screen that only rules out candidates far outside any bound before stats.compare judges the rest: it can leave a number unbound, never bind one"),
     ("checks/profile.py", "context-arith"): (1, _CONVERSION),

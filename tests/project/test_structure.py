@@ -135,7 +135,7 @@ def test_the_layers_name_every_folder():
 
 
 def test_a_folder_reaches_only_folders_of_a_lower_layer():
-    """`readers/` never reaches `checks/` or `report/`, `report/` no folder at all, `checks/` never `adapters/` or `discovery/`, ..."""
+    """`readers/` never reaches `checks/` or `report/`, `report/` no folder at all, `adapters/` never `checks/` (its rule packs import it), `checks/` never `discovery/`, ..."""
     graph = _folder_graph()
     for at, layer in enumerate(LAYERS):
         below = {f"{f}/" for lower in LAYERS[:at] for f in lower}
@@ -172,3 +172,30 @@ def _path(graph: dict[str, set[str]], start: str, targets: set[str]) -> str:
                 before[nxt] = at
                 todo.append(nxt)
     return ""
+
+
+def _registers_a_check(tree: ast.AST) -> list[str]:
+    """Return how a module registers or composes checks: a `check`/`Check` imported from `verifier.engine.pipeline`, a call of
+    `check(...)`, `Check(...)` or `pipeline.check(...)`, a module-level `CHECKS`; each as `line: what`."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "verifier.engine.pipeline":
+            found += [f"{node.lineno}: imports {a.name}" for a in node.names if a.name in ("check", "Check")]
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+            if name in ("check", "Check"):
+                found.append(f"{node.lineno}: calls {name}(...)")
+    found += [f"{n.lineno}: defines CHECKS" for n in getattr(tree, "body", ()) if isinstance(n, ast.Assign)
+              for t in n.targets if isinstance(t, ast.Name) and t.id == "CHECKS"]
+    return found
+
+
+def test_the_receipt_readers_register_no_check():
+    """
+    Issue 36: an adapter is a reader onto the evidence model; its producer's checks (`matrix.*`, `telemetry.*`, `vllm.*`)
+    and rules (`gate.rules`) are its rule pack in `verifier/checks/packs/`, which `core.receipt_pipeline` composes with it.
+    """
+    offenders = {path.name: hits for path in sorted((PACKAGE / "adapters").glob("*.py"))
+                 if (hits := _registers_a_check(ast.parse(path.read_text())))}
+    assert not offenders, f"verifier/adapters/ registers checks (move them into the producer's rule pack, verifier/checks/packs/): {offenders}"
+    assert _registers_a_check(ast.parse((PACKAGE / "checks" / "packs" / "http_matrix.py").read_text()))  # the scan sees a registration

@@ -11,14 +11,14 @@ Every reader gives its schema family as data for `schema.documents`
 `READ`, `MATCH` (the file naming the version, matched against its pinned
 schema's profile) and `SCHEMAS` (`http_matrix`, `telemetry`). Every reader
 gives `stated(ctx)` (each stated number with the rule deriving it, for
-`derivation.claims`), `HELD` and `NOTES` (for the stand-ins). The serving
-record holds no check of its own; `vllm_bench`, `http_matrix` and
-`telemetry` still define `CHECKS` (their own checks, each a member of one
-of the roster's families: `verifier.engine.roster.ADAPTER_MEMBERS`). Every
-reader's rule pack, if it has one, is in `verifier/checks/packs/`;
-`verifier.core.receipt_pipeline` composes a reader's checks with it and one
-`not-in-evidence` stand-in per family they do not feed
-(`verifier.engine.roster.in_families`). A reader of receipt directories also defines
+`derivation.claims`), `HELD` and `NOTES` (for the stand-ins). A reader
+registers no check (`tests/project/test_structure.py`): its producer's
+checks (`matrix.*`, `telemetry.*`, `vllm.*`: `verifier.engine.roster.PACK_MEMBERS`,
+and `gate.rules`) are its rule pack in `verifier/checks/packs/`, which
+reads the model and the reader-state a reader gives (`model(ctx)`, its
+helpers); `verifier.core.receipt_pipeline` composes a reader with its pack
+(`checks.packs.PACKS` by `KIND`) and one `not-in-evidence` stand-in per
+family they do not feed (`verifier.engine.roster.in_families`). A reader of receipt directories also defines
 `detects_directory(path) -> bool`; `verifier.core` asks it only for a
 directory without `manifest.json`. Each module's docstring says why it is
 code rather than a shipped profile.

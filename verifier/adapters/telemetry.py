@@ -12,7 +12,9 @@ receipt strictly, its producer version and its pinned schema are the native
 `schema.documents` (`checks.schema.documents` over `FILES`, `MATCH`,
 `SCHEMAS`: data, no check of this module).
 
-Honesty rules enforced (each a check that can FAIL):
+Honesty rules enforced (each a check that can FAIL; this module registers
+no check: the producer's checks, `telemetry.*`, and its rules are the rule
+pack `verifier/checks/packs/telemetry.py`, issue 36):
 - every carrier (stdout, stderr, both scrapes) exists in the directory with
   the sha256 the receipt records; a derived number replays only from them;
 - client facts are read from stdout only, and only when the process exited
@@ -29,18 +31,18 @@ Honesty rules enforced (each a check that can FAIL):
   scrape envelope, not observed foreign traffic;
 - a declared send-all arrival is not an observed zero stagger, and a missing
   isolation lease is "isolation not established", not "contention observed";
-- the checks of `verifier.adapters.telemetry_rules` (protocol echo, dataset
-  and implementation pinning, boundary occupancy) run with these in the plan
-  family, its rows (engine-peak and causal claims refused, the rate and its
-  interval) in `stated`, and the rule pack
-  (`verifier/checks/packs/telemetry.py`, `gate.rules`: arrival, lease and
-  traffic-receipt binding, the qualification's prerequisites) last.
+- the pack's checks (carriers, process outcome, protocol echo, dataset and
+  implementation pinning, boundary occupancy) run in the plan family, this
+  reader's rows (engine-peak and causal claims refused: `refused`; the rate
+  and its interval: `rate`) in `stated`, and the pack's rules (`gate.rules`:
+  arrival, lease and traffic-receipt binding, the qualification's
+  prerequisites) last.
 
 Reader and model: after `schema.documents`, `model` reads the receipt onto
 the evidence model (`readers.telemetry_receipt`: the bench process as a
 process receipt, the carriers as files listed in the receipt with their
 sha256, the stated facts as claims with location and unit, the protocol as
-the plan); `telemetry.process` judges the process receipt's outcome, and
+the plan); the pack's `telemetry.process` judges the process receipt's outcome, and
 `stated` gives `derivation.claims` (`checks.derivation.claims`)
 each of the model's stated claims with the rule deriving it from what
 replays from the carriers (`Replayed`; before 7 Dec 2026 the checks
@@ -56,26 +58,21 @@ language does not say. So it is code.
 
 from __future__ import annotations
 
-import hashlib
-import os
-from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 
 from verifier.engine import stats
 from verifier.adapters import readers
-from verifier.adapters.telemetry_rules import occupancy, provenance, rate, refused
-from verifier.adapters.telemetry_rules import protocol as protocol_echo
-from verifier.engine.derive import Refused, Stated, derive_rule
+from verifier.engine.derive import Refused, Source, Stated, derive_rule
 from verifier.model.evidence import Evidence
-from verifier.model.findings import Finding, Status, finding
-from verifier.engine.pipeline import Context, check
+from verifier.model.findings import Status
+from verifier.engine.pipeline import Context
 from verifier.engine.stats import Underivable
 
-__all__ = ["CHECKS", "FILES", "KIND", "MATCH", "NOUN", "READ", "RECEIPT", "SCHEMAS", "SURPLUS", "Replayed", "carriers", "detects",
-           "detects_directory", "model", "parse_bench_stdout", "process", "stated"]
+__all__ = ["ENGINE_FACTS", "FILES", "KIND", "MATCH", "NOUN", "RATE", "READ", "RECEIPT", "SCHEMAS", "SURPLUS", "Replayed", "detects",
+           "detects_directory", "model", "parse_bench_stdout", "rate", "refused", "stated"]
 
 KIND = "serving-load-telemetry"
 RECEIPT = "telemetry-receipt.json"
@@ -120,82 +117,6 @@ def _stated(ctx: Context, key: str) -> Decimal | None:
     """Return the fact `key` (e.g. `latency_ms/p99_itl`) as the model's stated claim holds it, or None when not stated."""
     claim = next((c for c in model(ctx).claims if c.id == key), None)
     return None if claim is None or claim.quantity is None else claim.quantity.value
-
-
-@check("telemetry.carriers", title="Raw stdout, stderr and both scrapes are retained with the recorded sha256",
-       requires=("schema.documents",))
-def carriers(ctx: Context) -> Iterator[Finding]:
-    """
-    Hash every evidence file the receipt names.
-
-    FAIL `unsafe-path` (absolute or `..`), `symlink` / `symlink-escape` (a link, never
-    followed; its target inside or outside the receipt directory), `carrier-missing`, `sha256-mismatch`;
-    PASS `retained`. Stores the bytes in `ctx.run.facts.carrier`.
-    """
-    root: Path = ctx.options["directory"]
-    ctx.run.facts.carrier = {}
-    for name, item in _r(ctx)["evidence"].items():
-        rel = PurePosixPath(item["path"])
-        ptr = f"/evidence/{name}"
-        if rel.is_absolute() or ".." in rel.parts:
-            yield finding("telemetry.carriers", Status.FAIL, "unsafe-path", f"{RECEIPT}: evidence {name} path {item['path']!r} leaves the receipt directory",
-                    path=RECEIPT, pointer=f"{ptr}/path")
-            continue
-        target = root / rel
-        if target.is_symlink():  # never followed, and named as `integrity.files` names a link in a bundle
-            link = os.readlink(target)
-            inside = (target.parent / link).resolve().is_relative_to(root.resolve())
-            yield finding("telemetry.carriers", Status.FAIL, "symlink" if inside else "symlink-escape",
-                          f"{item['path']} is a symlink to {link!r} ({'inside' if inside else 'outside'} the receipt directory); "
-                          "symlinks are never followed, so facts cannot replay from it", path=item["path"], pointer=ptr)
-            continue
-        if not target.is_file():
-            yield finding("telemetry.carriers", Status.FAIL, "carrier-missing",
-                    f"{item['path']}: the {name} carrier the receipt records is not retained; facts cannot replay from it",
-                    path=item["path"], pointer=ptr)
-            continue
-        data = target.read_bytes()
-        got = hashlib.sha256(data).hexdigest()
-        if got != item["sha256"].lower():
-            yield finding("telemetry.carriers", Status.FAIL, "sha256-mismatch", f"{item['path']}: sha256 {got} differs from {RECEIPT}#{ptr}/sha256 {item['sha256']}",
-                    path=item["path"], pointer=f"{ptr}/sha256", expected=item["sha256"], observed=got)
-            continue
-        ctx.run.facts.carrier[name] = data
-        yield finding("telemetry.carriers", Status.PASS, "retained", f"{item['path']}: {name} retained, sha256 matches ({len(data)} bytes)",
-                path=item["path"], pointer=ptr)
-
-
-def _stated_client_facts(receipt: dict[str, Any]) -> list[str]:
-    """The `facts` keys the receipt states (not null, not an empty object) that are the bench process's (all but `ENGINE_FACTS`)."""
-    facts = receipt.get("facts") or {}
-    return [k for k, v in facts.items() if k not in ENGINE_FACTS and v not in (None, {})]
-
-
-@check("telemetry.process", title="Client facts exist only for a process that exited 0", requires=("schema.documents",))
-def process(ctx: Context) -> Iterator[Finding]:
-    """
-    Gate every client fact on the process outcome.
-
-    PASS `exited-0`; for a non-zero exit or unreachable host: FAIL
-    `facts-from-failed-process` per `facts` key the receipt states anyway
-    (every one but the engine delta, `ENGINE_FACTS`), else UNVERIFIED
-    `no-facts` (nothing can be read, whatever stdout says).
-    """
-    receipt = _r(ctx)
-    bench = model(ctx).processes[0]
-    if bench.dims["outcome"] == "exited" and bench.exit_code == 0:
-        yield finding("telemetry.process", Status.PASS, "exited-0", "the bench process exited 0: its stdout may carry facts",
-                path=RECEIPT, pointer="/execution")
-        return
-    what = f"exited {bench.exit_code}" if bench.dims["outcome"] == "exited" else f"was unreachable ({bench.dims['cause']})"
-    stated = _stated_client_facts(receipt)
-    for key in stated:
-        yield finding("telemetry.process", Status.FAIL, "facts-from-failed-process",
-                f"{RECEIPT}#/facts/{key} is stated, but the bench process {what}: a failed or unreachable process yields no facts, "
-                "whatever its stdout or stderr says", path=RECEIPT, pointer=f"/facts/{key}")
-    if not stated:
-        yield finding("telemetry.process", Status.UNVERIFIED, "no-facts", f"the bench process {what}: no client facts are read",
-                path=RECEIPT, pointer="/execution")
 
 
 def parse_bench_stdout(text: str, profile: dict[str, Any]) -> tuple[dict[str, Decimal], list[str], bool]:
@@ -281,6 +202,85 @@ class Replayed:
         return [[self.client[k] for k in numerator], [self.client[denominator]]], "printed facts"
 
 
+def refused(ctx: Context) -> list[Stated]:
+    """
+    Return the rows (`derive.Stated`, `derivation.claims`) refusing facts and conclusions the client evidence cannot carry.
+
+    FAIL `bucket-peak-as-engine-concurrency` per `facts` key of the profile's
+    `refused_facts` that is stated (not null; its value the finding's
+    observed); FAIL `causal-conclusion` per
+    `conclusions` key of `refused_conclusions` whose value is not null or an
+    `unestablished` word (PASS `cause-unestablished` when it is); UNVERIFIED
+    `conclusion-not-checked` for any other conclusion (a stated conclusion's
+    text is its finding's observed, the claims table's claimed); PASS
+    `no-unsupported-claims` when none is stated.
+    """
+    receipt, profile = _r(ctx), ctx.run.profile
+    facts, said = receipt.get("facts") or {}, receipt.get("conclusions") or {}
+
+    def row(pointer: str | None, status: Status, code: str, message: str, claimed: Any = None) -> Stated:
+        return Stated(pointer or "claims", claimed, pointer, None, path=RECEIPT, refused=Refused(status, code, message))
+
+    out = [row(f"/facts/{key}", Status.FAIL, "bucket-peak-as-engine-concurrency", f"{RECEIPT}#/facts/{key} = {facts[key]!r}: {why}", facts[key])
+           for key, why in profile["refused_facts"].items() if facts.get(key) is not None]
+    for key, value in said.items():
+        why, pointer = profile["refused_conclusions"].get(key), f"/conclusions/{key}"
+        if why is None:
+            out.append(row(pointer, Status.UNVERIFIED, "conclusion-not-checked", f"{RECEIPT}#{pointer} = {value!r}: no rule of this reader establishes it",
+                           value))
+        elif value is None or value in profile["unestablished"]:
+            out.append(row(pointer, Status.PASS, "cause-unestablished", f"{RECEIPT}#{pointer}: left unestablished ({why})"))
+        else:
+            out.append(row(pointer, Status.FAIL, "causal-conclusion",
+                           f"{RECEIPT}#{pointer} = {value!r} is a causal or policy conclusion the telemetry cannot support: {why}", value))
+    return out or [row(None, Status.PASS, "no-unsupported-claims", "no engine-concurrency, foreign-work or causal conclusion is stated")]
+
+
+#: The client rate: the printed output tokens over the printed benchmark duration.
+RATE = {"statistic": "ratio_of_sums", "numerator": ("output_tokens",), "denominator": "benchmark_duration_s"}
+
+
+def rate(ctx: Context, source: Source, unread: str | None = None) -> list[Stated]:
+    """
+    Return the row (`derive.Stated`, `derivation.claims`) of `facts.rate` = {output_tokens_per_s, interval_s} over the printed facts `source` gives.
+
+    `unread` says why the printed facts did not replay (None: they did).
+    FAIL `rate-from-zero-duration` when the interval or the printed
+    benchmark duration is 0 (the stated rate its observed); UNVERIFIED
+    `not-replayed` naming `unread`; FAIL `authored-interval` when `interval_s` is
+    not stdout's `Benchmark duration (s)` at its printed precision (a scrape
+    envelope or a convenient second is not the client service interval);
+    else the rate is output_tokens / duration (`RATE`, the duration's print
+    half-unit as input error: PASS `derived` / FAIL `claim-mismatch`). PASS
+    `no-rate-stated` without a rate.
+    """
+    receipt = _r(ctx)
+    stated = (receipt.get("facts") or {}).get("rate")
+
+    def refuse(status: Status, code: str, message: str, pointer: str | None, claimed: Decimal | None = None, **kw: Any) -> list[Stated]:
+        return [Stated("facts/rate", claimed, pointer, None, path=RECEIPT, refused=Refused(status, code, message, **kw))]
+
+    if stated is None:
+        return refuse(Status.PASS, "no-rate-stated", "no client rate is stated", None)
+    claimed, interval = Decimal(stated["output_tokens_per_s"]), Decimal(stated["interval_s"])
+    if unread is None:
+        (tokens,), (duration,) = source.sums({}, RATE["numerator"], RATE["denominator"])[0]
+    if interval == 0 or unread is None and duration == 0:
+        return refuse(Status.FAIL, "rate-from-zero-duration", f"{RECEIPT}#/facts/rate = {claimed} tokens/s over interval {interval} s "
+                      f"(stdout duration {'unread' if unread else f'{duration} s'}): a zero duration yields no rate", "/facts/rate", claimed)
+    if unread is not None:
+        return refuse(Status.UNVERIFIED, "not-replayed", f"{RECEIPT}#/facts/rate/output_tokens_per_s = {claimed}: not derived (output tokens / "
+                      f"benchmark duration): {unread}", "/facts/rate/output_tokens_per_s", claimed)
+    if not stats.compare(duration, interval).holds:  # the interval is the duration as stdout prints it, at its printed place
+        return refuse(Status.FAIL, "authored-interval",
+                      f"{RECEIPT}#/facts/rate/interval_s = {interval} s is not the benchmark's own duration {duration} s printed in "
+                      f"{receipt['evidence']['stdout']['path']}: a rate over an authored interval (or the scrape envelope) is not the client rate",
+                      "/facts/rate/interval_s", expected=str(duration), observed=str(interval))
+    return [Stated("facts/rate/output_tokens_per_s", claimed, "/facts/rate/output_tokens_per_s", RATE, source,
+                   path=RECEIPT, how=f"output tokens {tokens} / benchmark duration {duration} s", input_error=stats.half_unit(duration))]
+
+
+
 def _blocked(what: str, blockers: list[str]) -> Stated:
     """The row of what a failed plan check leaves unreplayed (`what`: "the client facts"), UNVERIFIED `blocked-by` naming the checks."""
     return Stated("blocked", None, None, None, path=None, refused=Refused(
@@ -313,8 +313,8 @@ def stated(ctx: Context) -> list[Stated]:
       `client-exceeds-engine` when the client counted more tokens than the
       engine, else engine - client exactly (PASS `derived` when not stated);
       stated while either did not replay: UNVERIFIED `not-replayed` naming why;
-    - refused facts and conclusions (`telemetry_rules.refused`);
-    - the client rate (`telemetry_rules.rate`; UNVERIFIED `not-replayed` when
+    - refused facts and conclusions (`refused`);
+    - the client rate (`rate`; UNVERIFIED `not-replayed` when
       stated while the client facts did not replay);
     - a number stated under a `facts` key the schema does not define
       (`_foreign`): UNVERIFIED `not-a-producer-field`.
@@ -499,8 +499,3 @@ NOTES = {"integrity": "the receipt directory has no manifest; only the carriers 
          "coverage": "a telemetry receipt retains text carriers, no output media",
          "unchanged": "each carrier is read once (telemetry.carriers) and every check reads those bytes"}
 
-#: This reader's own checks: plan (carriers, process outcome, protocol echo, provenance, occupancy); `verifier.core.receipt_pipeline`
-#: adds `schema.documents` (strict JSON, producer, schema), `derivation.claims` over `stated` (client facts, engine delta,
-#: surplus, refused facts and conclusions, rate), the rule pack (`checks/packs/telemetry.py`, `gate.rules`: last, it reads what
-#: every check before it established) and the stand-ins, in roster order.
-CHECKS = (carriers, process, protocol_echo, provenance, occupancy)

@@ -41,12 +41,13 @@ class PackFacts:
     """
     Represents what the telemetry checks establish for the rule pack (`verifier.checks.packs.telemetry`) to read.
 
-    Written by `verifier.adapters.telemetry` / `telemetry_rules` and the pack's standings, read by the pack's
+    Written by the pack's checks (`telemetry.carriers`, `telemetry.provenance`, `telemetry.occupancy`), the reader's `stated`
+    (`verifier.adapters.telemetry`) and the pack's standings, read by the pack's
     qualification (a fact never established stays at its default: False / None / empty).
     `carrier`: retained carrier file name (`stdout`, `metrics_before`, `metrics_after`, `implementation`, ...) -> its
     bytes (`telemetry.carriers`); `client`: the client facts printed on stdout (`_client`), None until parsed;
     `engine_delta`: the engine's generated-token counter delta (`_engine`), None until summed;
-    `no_preemptions`, `occupancy_within_cap`, `implementation_bound` (`telemetry_rules`), `subject_established`,
+    `no_preemptions`, `occupancy_within_cap`, `implementation_bound` (the pack's checks), `subject_established`,
     `arrival_observed`, `window_isolated` (the pack's standings): whether each prerequisite was observed.
     """
 

@@ -16,18 +16,19 @@ thresholds `quality.recorded` judges. A profile without a `bundle` section
 runs the profile checks (under the same family ids), and stands in for what the profile language
 does not map (plan, quality comparisons, re-scoring).
 
-The receipt readers of `verifier/adapters/` run their own checks, each a
-member of one family, under their own ids, except where they were moved
-onto the native families: every reader's schema family is
-`schema.documents` and the stated numbers of the serving record and of
-the vLLM result (its aggregates, latency statistics and the numbers it cannot re-derive), of the
-telemetry receipt (with its refusals) and of the HTTP matrix's rounds (percentiles,
-throughputs) are `derivation.claims` (`verifier.core.receipt_pipeline` runs both over the
-reader's data). Every reader's rule pack
-reports as `gate.rules` (`verifier/checks/packs/`). A receipt names no gate and no
-manifest: reading it strictly, recognising its producer version (which
-pinned schema judges it) and validating it make its schema family; its
-plan, ledger and retained carriers (`matrix.plan_digest`,
+The receipt readers of `verifier/adapters/` register no check: each reads
+its receipt onto the evidence model, and its producer's checks are its rule
+pack (`verifier/checks/packs/`), each a member of one family. Every
+reader's schema family is `schema.documents` and the stated numbers of the
+serving record and of the vLLM result (its aggregates, latency statistics
+and the numbers it cannot re-derive), of the telemetry receipt (with its
+refusals) and of the HTTP matrix's rounds (percentiles, throughputs) are
+`derivation.claims` (`verifier.core.receipt_pipeline` runs both over the
+reader's data); the packs' own checks report under their own ids
+(`PACK_MEMBERS`) and their rules as `gate.rules`. A receipt names no gate
+and no manifest: reading it strictly, recognising its producer version
+(which pinned schema judges it) and validating it make its schema family;
+its plan, ledger and retained carriers (`matrix.plan_digest`,
 `telemetry.carriers`: digests the receipt itself records, compared once
 it validated) its plan family; re-derived numbers its derivation family;
 the rule tables of the seeds' reviews (`checks.packs.serving_record.RULES`,
@@ -46,7 +47,7 @@ from verifier.model.evidence import PARTS
 from verifier.model.findings import Finding, Status
 from verifier.engine.pipeline import Check, Context
 
-__all__ = ["ADAPTER_MEMBERS", "FAMILIES", "Family", "family_of", "in_families", "stand_in"]
+__all__ = ["FAMILIES", "PACK_MEMBERS", "Family", "family_of", "in_families", "stand_in"]
 
 
 @dataclass(frozen=True)
@@ -63,9 +64,9 @@ class Family:
     members: frozenset[str]
 
 
-#: The check ids of the receipt readers (`verifier/adapters/`) still their own, by family name (see the module docstring);
-#: their schema family is `schema.documents` and their rule packs report as `gate.rules` (`verifier/checks/packs/`).
-ADAPTER_MEMBERS: dict[str, frozenset[str]] = {
+#: The check ids the producers' rule packs (`verifier/checks/packs/`) report under their own ids, by family name (see the
+#: module docstring); their readers' schema family is `schema.documents` and the packs' rules report as `gate.rules`.
+PACK_MEMBERS: dict[str, frozenset[str]] = {
     "plan": frozenset({"vllm.requests", "vllm.arrival", "matrix.plan_digest", "matrix.provenance", "matrix.denominators", "matrix.stop",
                        "telemetry.carriers", "telemetry.process", "telemetry.protocol", "telemetry.provenance", "telemetry.occupancy"}),
     "derivation": frozenset({"vllm.peak", "matrix.spread"}),
@@ -78,12 +79,12 @@ FAMILIES: tuple[Family, ...] = (
     Family("schema", "schema.documents", "Documents and receipts have the shape their format requires", ("receipts",),
            frozenset({"schema.documents", "schema.receipts"})),
     Family("plan", "plan.conformance", "Receipts conform to the frozen plan", ("plan", "receipts"),
-           frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "plan.overlap"}) | ADAPTER_MEMBERS["plan"]),
+           frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "plan.overlap"}) | PACK_MEMBERS["plan"]),
     Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
            frozenset({"coverage.streams", "coverage.media"})),
     Family("derivation", "derivation.claims", "Claims re-derive from the receipts", ("claims", "receipts"),
            frozenset({"derivation.claims", "claims.stated", "derivation.identities", "derivation.matches", "derivation.digests"})
-           | ADAPTER_MEMBERS["derivation"]),
+           | PACK_MEMBERS["derivation"]),
     Family("quality", "quality.recorded", "Recorded quality scores meet the gate's thresholds", ("quality",),
            frozenset({"quality.recorded"})),
     Family("rescore", "quality.rescore", "Quality scores re-computed from the media", ("quality", "media"),

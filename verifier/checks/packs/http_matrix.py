@@ -1,29 +1,40 @@
 """
-The rule pack of frozen HTTP matrix output (seed 003): the plan, config and responses checked against their own statements (`gate.rules`).
+The rule pack of frozen HTTP matrix output (seed 003): the producer's own checks and the plan, config and responses checked against their own statements (`gate.rules`).
 
 Runs after `schema.documents` (over the files and schemas `verifier/adapters/http_matrix.py` names), so every
 field read here is typed by the pinned `frozen-http-matrix-*-v1` schemas; a
-wrong type is a schema finding. Each rule yields PASS `holds` or FAIL with
-its code (`RULES`); an ok line whose case has no readable oracle is
-UNVERIFIED `oracle-unreadable`.
+wrong type is a schema finding. The producer's checks (`CHECKS`): in the
+plan family `matrix.plan_digest` (plan.json's bytes against
+config.plan_sha256), `matrix.provenance`, `matrix.denominators` (planned,
+attempted and successful counts per round and in total) and `matrix.stop`
+(dispatch stops after the first failure), in the derivation family
+`matrix.spread` (the spread blocks across complete rounds); they read the
+reader's model (`verifier.adapters.http_matrix.model`: the measured response
+lines by round, their clocks in s). Each rule of `gate.rules` yields PASS
+`holds` or FAIL with its code (`RULES`); an ok line whose case has no
+readable oracle is UNVERIFIED `oracle-unreadable`.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
+from verifier.adapters.http_matrix import SPREAD_METRICS, _groups, _measured, _rows, _value, model
 from verifier.engine import stats
 from verifier.formats.jsonio import JSONProblem, loads_strict
-from verifier.model.findings import Finding, Status
-from verifier.model.numtext import delta_text, tolerance_text
+from verifier.model.findings import Finding, Status, finding
+from verifier.model.numtext import comparison_text, delta_text, tolerance_text
 from verifier.engine.pipeline import Context, check
 
-__all__ = ["RULES", "matrix_rules", "secret_key", "without"]
+__all__ = ["CHECKS", "MISSING_LISTED", "RULES", "denominators", "matrix_rules", "plan_digest", "provenance", "secret_key", "spread",
+           "stop_after_failure", "without"]
 
 RULES = {
     "ok-after-deadline": "no ok response took longer than the plan's timeout_seconds",
@@ -73,6 +84,227 @@ def _rule(ok: bool, code: str, message: str, name: str, pointer: str | None = No
     if ok:
         return Finding(check="gate.rules", status=Status.PASS, code="holds", message=RULES[code], path=name, pointer=pointer)
     return Finding(check="gate.rules", status=Status.FAIL, code=code, message=message, path=name, pointer=pointer, **kw)
+
+
+@check("matrix.plan_digest", title="plan.json's sha256 equals config.plan_sha256", requires=("schema.documents",))
+def plan_digest(ctx: Context) -> Iterator[Finding]:
+    """PASS/FAIL `plan-sha256-mismatch` on the plan snapshot bytes; UNVERIFIED `runner-not-retained` for runner_sha256."""
+    config = ctx.run.doc["config.json"]
+    got = hashlib.sha256(ctx.run.raw["plan.json"]).hexdigest()
+    ok = got == config["plan_sha256"].lower()  # upper-case hex is the same digest
+    yield finding("matrix.plan_digest", Status.PASS if ok else Status.FAIL, "derived" if ok else "plan-sha256-mismatch",
+            f"sha256(plan.json) = {got}" + (" equals" if ok else " differs from") + f" config.plan_sha256 {config['plan_sha256']}",
+            path="config.json", pointer="/plan_sha256", expected=got, observed=config["plan_sha256"])
+    yield finding("matrix.plan_digest", Status.UNVERIFIED, "runner-not-retained",
+            f"config.runner_sha256 = {config['runner_sha256']}: recorded, not checked: the runner's bytes are not in the output",
+            path="config.json", pointer="/runner_sha256", observed=config["runner_sha256"])
+
+
+@check("matrix.provenance", title="The eleven provenance fields are present and non-blank", requires=("schema.documents",))
+def provenance(ctx: Context) -> Iterator[Finding]:
+    """FAIL `provenance-missing` per absent or blank field of plan.metadata (names from the profile); PASS when all are present."""
+    meta = ctx.run.doc["plan.json"]["metadata"]
+    wanted = ctx.run.profile["provenance_fields"]
+    bad = []
+    for key in wanted:
+        value = meta.get(key)
+        blank = value is None or (isinstance(value, str) and not value.strip()) or (isinstance(value, (list, dict)) and not value)
+        if blank:
+            bad.append(key)
+            yield finding("matrix.provenance", Status.FAIL, "provenance-missing",
+                    f"plan.json: metadata.{key} is {'absent' if key not in meta else repr(value)}: each of the {len(wanted)} provenance fields must be non-blank",
+                    path="plan.json", pointer=f"/metadata/{key}")
+    if not bad:
+        yield finding("matrix.provenance", Status.PASS, "present", f"plan.json: all {len(wanted)} provenance fields are non-blank "
+                "(presence only: the declarations themselves are not verified)", path="plan.json", pointer="/metadata")
+
+
+#: Missing rounds listed one finding each, beyond the summary's own rows; a plan asking for more (an absurd
+#: `repetitions`) gets one FAIL `rounds-beyond-summary`, so no loop runs longer than the input is (issue 14).
+MISSING_LISTED = 100
+
+
+def _planned_count(plan: dict[str, Any]) -> int:
+    return len(plan["cases"]) * len(plan["concurrency"]) * plan["repetitions"]
+
+
+def _planned_rounds(plan: dict[str, Any]) -> Iterator[tuple[str, int, int]]:
+    return ((case["id"], c, r) for case in plan["cases"] for c in plan["concurrency"] for r in range(1, plan["repetitions"] + 1))
+
+
+def _planned_test(plan: dict[str, Any]) -> Callable[[tuple[Any, Any, Any]], bool]:
+    """Return a predicate: is a (case, concurrency, round) key one of the plan's rounds (in O(1), whatever `repetitions` is)."""
+    cases, levels, last = {c["id"] for c in plan["cases"]}, set(plan["concurrency"]), plan["repetitions"]
+
+    def planned(key: tuple[Any, Any, Any]) -> bool:
+        case, concurrency, rnd = key
+        return case in cases and concurrency in levels and 1 <= rnd <= last and rnd == int(rnd)
+    return planned
+
+
+def _count(check_id: str, name: str, ptr: str, claimed: int, derived: int, how: str) -> Finding:
+    ok = stats.compare(claimed, derived, exact=True).holds
+    return finding(check_id, Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+             f"{name}#{ptr} = {claimed}" + (" re-derives" if ok else f", but {how} gives {derived}") + f" ({how})",
+             path=name, pointer=ptr, expected=derived, observed=claimed, derivation=how)
+
+
+@check("matrix.denominators", title="Planned, attempted and successful counts re-derive and stay separate", requires=("schema.documents",))
+def denominators(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive planned (plan), attempted and successful (measured response lines) per round and in total.
+
+    FAIL `round-missing` when a planned round has no summary row (its
+    denominator was dropped), `unplanned-round`, `unplanned-response`,
+    `count-mismatch`, `status-mismatch`; the failure tally re-derives from
+    every line's outcome.
+    """
+    plan, summary = ctx.run.doc["plan.json"], ctx.run.doc["summary.json"]
+    ok_word = ctx.run.profile["success_outcome"]
+    measured, rows = _measured(ctx), _rows(ctx)
+    count, n, is_planned = _planned_count(plan), plan["requests_per_case"], _planned_test(plan)
+    keys: Iterable[tuple[str, int, int]] = _planned_rounds(plan)
+    if count > len(rows) + MISSING_LISTED:
+        yield finding("matrix.denominators", Status.FAIL, "rounds-beyond-summary",
+                f"plan.json asks for {count} rounds ({len(plan['cases'])} cases x {len(plan['concurrency'])} concurrencies x "
+                f"{plan['repetitions']} repetitions) but summary.json has {len(rows)} rows: at least {count - len(rows)} "
+                "planned rounds have no row (each keeps its denominator)",
+                path="plan.json", pointer="/repetitions", expected=f"<= {len(rows)} rounds (summary rows)", observed=count)
+        keys = [key for key in rows if is_planned(key)]
+    for key in keys:
+        if key not in rows:
+            yield finding("matrix.denominators", Status.FAIL, "round-missing",
+                    f"summary.json: planned round {key} ({n} requests) has no row: its denominator was dropped",
+                    path="summary.json", pointer="/rounds", expected=list(key))
+            continue
+        i, row = rows[key]
+        lines = measured.get(key, [])
+        succ = sum(1 for x in lines if x.ok)
+        yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/planned", row["planned"], n, "plan.requests_per_case")
+        yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/attempted", row["attempted"], len(lines),
+                     f"measured lines of round {key} in responses.jsonl")
+        yield _count("matrix.denominators", "summary.json", f"/rounds/{i}/successful", row["successful"], succ,
+                     f"measured lines of round {key} with outcome {ok_word!r}")
+        status = "not_run" if not lines else ("complete" if succ == n and len(lines) == n else "incomplete")
+        if row["status"] != status:
+            yield finding("matrix.denominators", Status.FAIL, "status-mismatch", f"summary.json#/rounds/{i}/status = {row['status']!r}, "
+                    f"the responses give {status!r} ({succ}/{len(lines)}/{n} successful/attempted/planned)",
+                    path="summary.json", pointer=f"/rounds/{i}/status", expected=status, observed=row["status"])
+    for key, (i, _) in rows.items():
+        if not is_planned(key):
+            yield finding("matrix.denominators", Status.FAIL, "unplanned-round", f"summary.json#/rounds/{i}: round {key} is not in the plan",
+                    path="summary.json", pointer=f"/rounds/{i}")
+    for key in measured:
+        if not is_planned(key):
+            yield finding("matrix.denominators", Status.FAIL, "unplanned-response", f"responses.jsonl: measured lines for unplanned round {key}",
+                    path="responses.jsonl")
+    all_measured = [x for lines in measured.values() for x in lines]
+    den = summary["denominators"]
+    yield _count("matrix.denominators", "summary.json", "/denominators/planned", den["planned"], n * count,
+                 f"{count} planned rounds x {n} requests")
+    yield _count("matrix.denominators", "summary.json", "/denominators/attempted", den["attempted"], len(all_measured),
+                 "measured lines in responses.jsonl")
+    yield _count("matrix.denominators", "summary.json", "/denominators/successful", den["successful"],
+                 sum(1 for x in all_measured if x.ok), f"measured lines with outcome {ok_word!r}")
+    tally = Counter(x.dims["outcome"] for x in model(ctx).receipts if not x.ok)
+    claimed = {k: v for k, v in summary["failures"].items() if v}
+    ok = claimed == dict(tally)
+    yield finding("matrix.denominators", Status.PASS if ok else Status.FAIL, "derived" if ok else "count-mismatch",
+            f"summary.json#/failures = {claimed}" + (" re-derives" if ok else f", the responses give {dict(tally)}"),
+            path="summary.json", pointer="/failures", expected=dict(tally), observed=claimed)
+
+
+@check("matrix.stop", title="After a failure no request is dispatched; the run is marked stopped and incomplete",
+       requires=("schema.documents",))
+def stop_after_failure(ctx: Context) -> Iterator[Finding]:
+    """
+    FAIL `dispatch-after-failure` per line dispatched after the first failure completed.
+
+    Also FAIL `stop-not-reported` when the summary does not say
+    stopped_after_failure = true and complete = false after a failure, or
+    says stopped/incomplete without one.
+    """
+    lines = model(ctx).receipts  # one per line of responses.jsonl, in order
+    summary = ctx.run.doc["summary.json"]
+    failures = [(_value(x, "completed"), i) for i, x in enumerate(lines) if not x.ok]
+    planned = summary["denominators"]["planned"]
+    if not failures:
+        complete = summary["denominators"]["attempted"] == planned
+        ok = summary["stopped_after_failure"] is False and summary["complete"] is complete
+        yield finding("matrix.stop", Status.PASS if ok else Status.FAIL, "no-failure" if ok else "stop-not-reported",
+                f"no request failed; summary.json says complete = {summary['complete']}, stopped_after_failure = {summary['stopped_after_failure']}",
+                path="summary.json", pointer="/stopped_after_failure")
+        return
+    t_fail, first = min(failures)
+    late = [(i, x) for i, x in enumerate(lines) if _value(x, "dispatched") > t_fail]
+    for i, x in late:
+        yield finding("matrix.stop", Status.FAIL, "dispatch-after-failure",
+                f"responses.jsonl line {i + 1} was dispatched at {_value(x, 'dispatched')} s, after the failure on line "
+                f"{first + 1} completed at {t_fail} s: dispatch must stop after a failure", path="responses.jsonl", pointer=f"/{i}")
+    if not late:
+        yield finding("matrix.stop", Status.PASS, "stopped", f"no request was dispatched after the first failure (line {first + 1}, {t_fail} s)",
+                path="responses.jsonl", pointer=f"/{first}")
+    ok = summary["stopped_after_failure"] is True and summary["complete"] is False
+    yield finding("matrix.stop", Status.PASS if ok else Status.FAIL, "stop-reported" if ok else "stop-not-reported",
+            f"after a failure summary.json says complete = {summary['complete']}, stopped_after_failure = {summary['stopped_after_failure']} "
+            "(expected false, true)", path="summary.json", pointer="/complete")
+
+
+def _metric(row: dict[str, Any], path: tuple[str, ...]) -> Any:
+    node: Any = row
+    for part in path:
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+@check("matrix.spread", title="Each (case, concurrency) spread block re-derives from its complete rounds", requires=("schema.documents",))
+def spread(ctx: Context) -> Iterator[Finding]:
+    """
+    Re-derive `summary.json#/round_aggregates` from the complete rounds of `rounds`.
+
+    Per (case, concurrency): complete_rounds when stated (exact, FAIL
+    `count-mismatch`); per metric of `SPREAD_METRICS`: rounds (exact),
+    min and max (picks), median (`stats.median`: the mean of the two middle
+    values for even n, as `statistics.median`) and relative_spread = (max -
+    min) / median, derived and compared by `stats.compare_spread`. FAIL `spread-mismatch` per
+    wrong field, `spread-missing` for a group or metric with complete
+    rounds and no block (or a block for values that do not exist);
+    UNVERIFIED `spread-not-stated` when the summary has no `round_aggregates`.
+    """
+    summary = ctx.run.doc["summary.json"]
+    if "round_aggregates" not in summary:
+        yield finding("matrix.spread", Status.UNVERIFIED, "spread-not-stated",
+                "summary.json states no round_aggregates: the spread across rounds is not reported", path="summary.json")
+        return
+    groups = _groups(summary)
+    blocks = {(b["case"], b["concurrency"]): (i, b) for i, b in enumerate(summary["round_aggregates"])}
+    for key, done in groups.items():
+        if key not in blocks:
+            yield finding("matrix.spread", Status.FAIL, "spread-missing", f"round_aggregates has no block for case {key[0]!r} at concurrency {key[1]}",
+                    path="summary.json", pointer="/round_aggregates")
+            continue
+        i, block = blocks[key]
+        if "complete_rounds" in block:
+            yield _count("matrix.spread", "summary.json", f"/round_aggregates/{i}/complete_rounds", block["complete_rounds"], len(done),
+                         f"complete rounds of case {key[0]!r} at concurrency {key[1]}")
+        for metric, where in SPREAD_METRICS.items():
+            values = [Decimal(v) for v in (_metric(r, where) for r in done) if v is not None]
+            stated, ptr = block["metrics"].get(metric), f"/round_aggregates/{i}/metrics/{metric}"
+            if (not values) != (stated is None):
+                yield finding("matrix.spread", Status.FAIL, "spread-missing",
+                        f"{ptr}: stated {'nothing' if stated is None else 'a spread'} for {len(values)} complete-round value(s)",
+                        path="summary.json", pointer=ptr)
+                continue
+            if not values:
+                continue
+            derived, bad = stats.compare_spread(stated, values)
+            yield (finding("matrix.spread", Status.FAIL, "spread-mismatch",  # each derived number at its stated places plus two
+                     f"{ptr}: " + "; ".join(f"{k} {stated[k]} but {len(values)} complete round(s) give {comparison_text(stated[k], derived[k], None)[0]}"
+                                            for k in bad),
+                     path="summary.json", pointer=ptr, expected={k: str(v) for k, v in derived.items()}, observed={k: str(stated[k]) for k in bad})
+                   if bad else
+                   finding("matrix.spread", Status.PASS, "derived", f"{ptr}: min/median/max/relative spread re-derive from {len(values)} complete round(s)",
+                     path="summary.json", pointer=ptr))
 
 
 @check("gate.rules", title="The plan and config state a consistent budget, one oracle per case, no overlapping ignore paths, no credentials; "
@@ -318,3 +550,10 @@ def _raw(value: Any) -> bool:
     except (binascii.Error, ValueError):
         return False
     return True
+
+
+#: The producer's checks in the order `verifier.core.receipt_pipeline` hands them to `roster.in_families`: plan (plan digest,
+#: provenance, denominators, stop after failure), derivation (spread), the review's rules (`gate.rules`); it adds the
+#: reader's `schema.documents` (strict JSON, runner version, schemas) and `derivation.claims` (`stated`: the rounds'
+#: percentiles and throughputs) and the stand-ins, in roster order.
+CHECKS = (plan_digest, provenance, denominators, stop_after_failure, spread, matrix_rules)

@@ -23,7 +23,7 @@ from verifier.model.evidence import instant
 from verifier.model.findings import Finding, Status
 from verifier.engine.pipeline import Context, check
 
-__all__ = ["RULES", "record_rules"]
+__all__ = ["CHECKS", "RULES", "record_rules"]
 
 #: rule code (FAIL) -> what holds when it PASSes
 RULES = {
@@ -149,3 +149,8 @@ def record_rules(ctx: Context) -> Iterator[Finding]:
         yield _rule(isinstance(digest, str) and HEX64.fullmatch(digest) is not None, "digest-malformed",
                     f"condition {label!r} is {value!r}: a SHA-256 is 64 hex characters", name, f"/conditions/{i}/value",
                     observed=value)
+
+
+#: The producer's checks (`verifier.core.receipt_pipeline` adds the reader's `schema.documents` and `derivation.claims` and
+#: the stand-ins, in roster order): the record's own statements agreeing with each other (`gate.rules`).
+CHECKS = (record_rules,)
