@@ -323,3 +323,18 @@ def test_a_stdout_with_two_result_blocks_that_differ_replays_no_fact(receipt_dir
     _replace_carrier(receipt_dir, "stdout", "bench.stdout", good + good)
     twice = verify_path(str(receipt_dir))
     assert [(f.check, f.status, f.code, f.path, f.pointer) for f in twice.findings] == once
+
+
+def test_a_counter_reset_names_its_labels_in_one_order_whatever_the_hash_seed(receipt_dir):
+    """The reset message listed each series' labels in a frozenset's order, so the same receipt gave other report bytes
+    from run to run (helper-91's capture); the labels are now named sorted."""
+    import subprocess
+
+    _replace_carrier(receipt_dir, "metrics_after", "metrics-after.prom", make_telemetry.scrape(300.0))
+    _edit(receipt_dir, lambda r: r["facts"].__setitem__("engine_generation_tokens_delta", -700))
+    code = ("import sys; from verifier.core import verify_path; r = verify_path(sys.argv[1]); "
+            "print([f.message for f in r.findings if f.code == 'reset-as-delta'])")
+    seen = {subprocess.run([sys.executable, "-c", code, str(receipt_dir)], capture_output=True, text=True, cwd=ROOT,
+                           env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}, check=True).stdout for seed in range(6)}
+    assert len(seen) == 1, seen
+    assert "[{'engine': '0', 'model_name': " in next(iter(seen))  # sorted by label name

@@ -441,7 +441,7 @@ def _engine(ctx: Context) -> tuple[list[Stated], list[Decimal] | None, str | Non
         series[which] = values
     before, after = series["metrics_before"], series["metrics_after"]
     after_path = ev["metrics_after"]["path"]
-    resets = [dict(k) for k in after if k not in before or after[k] < before[k]]
+    resets = [dict(sorted(k)) for k in after if k not in before or after[k] < before[k]]  # labels sorted: one message whatever the hash seed
     if resets or not after:
         return refuse(Status.FAIL if claimed is not None else Status.UNVERIFIED, "reset-as-delta" if claimed is not None else "counter-reset",
                       f"{after_path}: {family}_total went down or appeared for {resets}: a reset (new incarnation), "
