@@ -261,3 +261,83 @@ def test_a_plan_with_a_decimal_timeout_is_modelled_with_it_as_written():
     fast, slow = vouched(text.encode()), reference(text.encode())
     assert fast is not None and _model(fast) == _model(slow)
     assert [(q.value, q.written) for q in fast.timeouts.values()] == [(Decimal("2.50"), "2.50"), (Decimal("1E+1"), "1E+1")]
+
+
+# The shard a large plan names (`plan-requests.jsonl`): its lines are the plan schema's `requests` items, read by
+# `PlannedLines.vouch` into the same `_PlanRequest`s; the reference is the strict reader, the line schema and `extend`.
+LINE_SCHEMA = json.loads((ROOT / "schemas" / "plan-request.schema.json").read_text())
+LINE_VALIDATOR = checked_validator(LINE_SCHEMA, schema_validator(LINE_SCHEMA))
+
+
+def test_a_shard_line_is_the_plans_request_item_and_its_schema_is_pinned():
+    assert schema_sha256(LINE_SCHEMA) == native.PLAN_REQUEST_SCHEMA_SHA256, (
+        "schemas/plan-request.schema.json changed: bring _PlanRequest in line with it, then PLAN_REQUEST_SCHEMA_SHA256")
+    assert {k: v for k, v in LINE_SCHEMA.items() if not k.startswith("$") and k != "title"} == SCHEMA["properties"]["requests"]["then"]["items"]
+    stricter = json.loads(json.dumps(LINE_SCHEMA))
+    stricter["properties"]["id"]["maxLength"] = 3
+    assert native.PlannedLines("plan-requests.jsonl").vouch_for(LINE_SCHEMA) is not None
+    assert native.PlannedLines("plan-requests.jsonl").vouch_for(stricter) is None
+
+
+def _shard_reference(texts: list[str]):
+    from verifier.jsonio import iter_strict_batches
+
+    builder = native.PlannedLines("plan-requests.jsonl")
+    data = "".join(text + "\n" for text in texts).encode("utf-8", "surrogatepass")
+    for batch in iter_strict_batches(iter([data])):
+        documents = [item for _, item in batch]
+        if any(type(item) is JSONProblem for item in documents) or not LINE_VALIDATOR.all_valid(documents):
+            return None
+        builder.extend(batch[0][0] - 1, documents)
+    return builder
+
+
+def _shard_vouched(texts: list[str]):
+    builder = native.PlannedLines("plan-requests.jsonl")
+    return builder if builder.vouch(0, texts) else None
+
+
+@st.composite
+def mutated_line(draw: st.DrawFn) -> str:
+    """A valid shard line's text, mutated as `mutated` mutates a planned request, or the text cut or spaced."""
+    item = draw(valid_request())
+    how = draw(st.sampled_from(["none", "near", "near", "drop", "extra", "odd", "duplicate", "text", "no object"]))
+    key = draw(st.sampled_from(sorted(item)))
+    if how == "near":
+        key = draw(st.sampled_from(sorted(NEAR_REQUEST)))
+        item[key] = draw(st.sampled_from(NEAR_REQUEST[key]))
+    elif how == "drop":
+        del item[key]
+    elif how == "extra":
+        item[draw(st.sampled_from(["x", "Id", "id ", "file"]))] = draw(ODD)
+    elif how == "odd":
+        item[key] = draw(ODD)
+    text = _dumps(draw(ODD)) if how == "no object" else _dumps(item)
+    if how == "duplicate":
+        text = text[:-1] + f",{json.dumps(key)}:{_dumps(draw(st.one_of(ODD, st.just(item[key]))))}" + "}"
+    elif how == "text":
+        at = draw(st.integers(0, len(text)))
+        text = text[:at] + draw(st.sampled_from(["", " ", "\t", ",", "}", "{", "\\", '"', ":", "\r", "\x00", "}{"])) + text[at + 1:]
+    return text
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(valid_request().map(_dumps), max_size=3), mutated_line(), st.integers(0, 3))
+def test_what_the_shard_vouch_accepts_the_reference_accepts_and_models_alike(texts, text, at):
+    texts = texts[:at] + [text] + texts[at:]
+    fast = _shard_vouched(texts)
+    if fast is None:
+        return
+    slow = _shard_reference(texts)
+    assert slow is not None, texts
+    assert tuple(fast.requests) == tuple(slow.requests) and fast.requests.repeated == slow.requests.repeated
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(valid_request().map(_dumps), min_size=1, max_size=6))
+def test_valid_shard_lines_are_vouched_for(texts):
+    slow = _shard_reference(texts)
+    assert slow is not None
+    fast = _shard_vouched(texts)
+    assert fast is not None, texts
+    assert tuple(fast.requests) == tuple(slow.requests)

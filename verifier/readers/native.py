@@ -517,7 +517,8 @@ class PlannedLines(_LineBuilder):
 
     `extend(first, records)` takes schema-valid lines (`plan-request.schema.json`)
     and appends it to `requests` (`PlannedRequests`, columns), in file order; server and
-    phase names are one shared `str` object each.
+    phase names are one shared `str` object each. `vouch` reads a batch of the lines' texts
+    itself when it can vouch each is valid (typed, as `ReceiptLines.vouch`).
     """
 
     __slots__ = ("requests",)
@@ -532,6 +533,35 @@ class PlannedLines(_LineBuilder):
         for r in records:
             if type(r) is dict and all(type(r.get(key)) is str for key in ("id", "server", "phase")):
                 self.requests.append(r["id"], one(r["server"], r["server"]), one(r["phase"], r["phase"]))
+
+    def vouch_for(self, schema: Any) -> Callable[[int, list[str], bool], bool] | None:
+        """Return `vouch` when `schema` is the shard's line schema the typed planned requests mirror (`PLAN_REQUEST_SCHEMA_SHA256`), else None."""
+        return self.vouch if schema_sha256(schema) == PLAN_REQUEST_SCHEMA_SHA256 else None
+
+    def vouch(self, first: int, texts: list[str], keep: bool = True) -> bool:
+        """
+        Model the shard lines `texts` (consecutive, the first of 0-based index `first`) if each is a valid planned request; return whether each is.
+
+        As `ReceiptLines.vouch`, for `schemas/plan-request.schema.json`: the
+        texts are read into `_PlanRequest`s in one compiled pass
+        (`verifier.jsonio.loads_typed_each`), the ids and servers checked
+        against `NAME_PATTERN` a column at a time; True only when every line
+        is valid, and then `requests` grows as `extend` grows it (ids copied,
+        `_copy`, as `vouch_plan` copies them). False (nothing modelled) for
+        anything it does not vouch for: the caller reads the lines the
+        reference way. With `keep` False the lines are only judged. Never raises on any text.
+        """
+        records = loads_typed_each(texts, _PLAN_REQUESTS)
+        if records is None:
+            return False
+        one = self._one
+        ids = [_copy(r.id) for r in records]
+        servers = [one(r.server, r.server) for r in records]
+        if not (_all_match(_NAMES, ids) and _all_match(_NAMES, set(servers))):
+            return False
+        if keep:
+            self.requests.extend(ids, servers, [one(r.phase, r.phase) for r in records])
+        return True
 
 
 class _PlanRequest(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True, gc=False):
@@ -574,11 +604,14 @@ class _PlanDocument(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=Tr
     notes: Any = msgspec.UNSET
 
 
-#: One `plan.json` document's typed reading (`verifier.jsonio.typed_decoder`).
+#: One `plan.json` document's typed reading (`verifier.jsonio.typed_decoder`); one shard line's (`PlannedLines.vouch`).
 _PLAN = typed_decoder(_PlanDocument).decode
+_PLAN_REQUESTS = typed_decoder(_PlanRequest).decode
 #: `schema_sha256` of `schemas/plan.schema.json`, whose planned requests `_PlanRequest` mirrors. A plan judged by another
 #: schema is read the reference way only (`tests/test_typed_plan.py` fails until the types and this are brought in line).
 PLAN_SCHEMA_SHA256 = "9362ea7d3f00f07f61a147101ee101f0d879111d47ff899194ae255045530874"
+#: `schema_sha256` of `schemas/plan-request.schema.json`, a shard line: the plan schema's `requests` item, which `_PlanRequest` mirrors.
+PLAN_REQUEST_SCHEMA_SHA256 = "08fc09f7d2cc91fd9c7af8c02f4d28518cc09c904f7c880d5b9e5cf98e9dc57a"
 
 
 def _as_dict(struct: Any) -> dict[str, Any]:
