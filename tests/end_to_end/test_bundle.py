@@ -694,20 +694,36 @@ def test_claims_blocked_by_integrity_are_reported_as_such(example_copy):
     assert blocked[0].message.count("claims.json") == 1
 
 
-def test_parsed_receipts_and_their_bytes_are_not_kept_once_the_model_holds_them(example_copy, monkeypatch):
-    """Issue 40: the kept bytes go once parsed, the parsed plan once modelled (before the receipts are read); receipts are streamed, never kept."""
+@pytest.mark.parametrize("vouched", [True, False])
+def test_parsed_receipts_and_their_bytes_are_not_kept_once_the_model_holds_them(example_copy, monkeypatch, vouched):
+    """
+    Issue 40: the kept bytes go once parsed, the parsed plan once modelled (before the receipts are read); receipts are streamed, never kept.
+
+    Both readings of the plan: its typed reading (`native.vouch_plan`, no parsed form at all), and the reference one (strict
+    reader, schema, `plan_of`), which a `\\u` escape in its notes sends it to.
+    """
     from verifier.formats.bundle import Bundle
 
-    seen = []
-    real_release = Bundle.release
+    if not vouched:
+        plan = json.loads((example_copy / "plan.json").read_text())
+        (example_copy / "plan.json").write_text(json.dumps({**plan, "notes": "\u00e9"}))  # é, written as an escape
+        rehash(example_copy)
+    seen, released = [], []
+    real_release, real_batches = Bundle.release, Bundle.record_batches
 
-    def spy(self, kind):
+    def release(self, kind):
         real_release(self, kind)
-        seen.append((kind, kind in self._cache, self.kinds[kind][0] in self.contents))
+        released.append(kind)
 
-    monkeypatch.setattr(Bundle, "release", spy)
+    def record_batches(self, kind, vouch=None):
+        seen.append((kind, "plan" in self._cache, self.kinds["plan"][0] in self.contents, type(self.modelled.get("plan")).__name__))
+        return real_batches(self, kind, vouch)
+
+    monkeypatch.setattr(Bundle, "release", release)
+    monkeypatch.setattr(Bundle, "record_batches", record_batches)
     report = verify(example_copy)
-    assert seen == [("plan", False, False)]
+    assert seen[0] == ("receipts", False, False, "Plan")
+    assert released == ([] if vouched else ["plan"])
     assert any(f.check == "plan.conformance" and f.status is Status.PASS for f in report.findings)
 
 

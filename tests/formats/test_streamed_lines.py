@@ -211,9 +211,9 @@ def test_the_plan_is_modelled_and_released_before_the_receipts_are_read_and_each
         seen.append(("lines of", kind, "plan parsed and held" if "plan" in self._cache else "plan modelled" if "plan" in self.modelled else "?"))
         return real_records(self, kind, vouch)
 
-    def raw_document(self, kind):
+    def raw_document(self, kind, vouch=None):
         seen.append(("parsed", kind))
-        return real_raw(self, kind)
+        return real_raw(self, kind, vouch)
 
     monkeypatch.setattr(Bundle, "record_batches", record_batches)
     monkeypatch.setattr(Bundle, "raw_document", raw_document)

@@ -19,15 +19,16 @@ the pinned schema judging them.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, NamedTuple
 
+from verifier.formats.bundle import Bundle
 from verifier.schema.compiled_schema import checked_validator
 from verifier.errors import Unverifiable
 from verifier.formats.jsonio import JSONProblem, json_pointer, loads_strict, loads_strict_lines, schema_message
 from verifier.model.findings import Finding, Status
 from verifier.engine.pipeline import Context, check
-from verifier.readers.native import DOCUMENT_READERS, LINE_READERS
+from verifier.readers.native import DOCUMENT_READERS, DOCUMENT_VOUCHERS, LINE_READERS, schema_sha256
 from verifier.trust.assets import schema_validator
 from verifier.schema.validation import known_valid, note_valid
 
@@ -121,12 +122,19 @@ def _bundle(ctx: Context) -> Iterator[Finding]:
             yield from _lines(ctx, kind, name, schema_name)
             continue
         try:
-            value = bundle.raw_document(kind)
+            vouch = _voucher(ctx, kind, schema_name, name)
+            value = bundle.raw_document(kind, vouch) if vouch is not None else bundle.raw_document(kind)
         except (Unverifiable, JSONProblem, OSError) as exc:
             yield _unreadable(bundle.problems, kind, name, exc)
             continue
         schema = ctx.assets.schema(schema_name)
         earlier = known_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
+        if type(value) is _Vouched:  # read, judged valid and modelled by the reader's own reading (`DOCUMENT_VOUCHERS`)
+            bundle.modelled[kind] = value.model
+            if earlier is None:
+                note_valid(ctx.options.get("cache"), schema, bundle.parsed_sha256.get(kind))
+            yield from _judged(name, schema_name, [], cached="schema" if earlier else None)
+            continue
         if earlier is not None:  # these very bytes were valid against this schema in a run of this code (docs/cache.md)
             _model(bundle, kind, name, value)
             yield from _judged(name, schema_name, [], cached="schema" if earlier else None)
@@ -141,6 +149,42 @@ def _bundle(ctx: Context) -> Iterator[Finding]:
         _model(bundle, kind, name, value)
         del value
         yield from _judged(name, schema_name, [])
+
+
+class _Vouched(NamedTuple):
+    """A document's model built by its reader's own reading of its bytes, which vouched the document is valid (`_voucher`)."""
+
+    model: Any
+
+
+def _voucher(ctx: Context, kind: str, schema_name: str, name: str) -> Callable[[bytes], _Vouched | None] | None:
+    """
+    Return the reading `Bundle.raw_document` first offers the bytes of document `kind` (file `name`), or None when its reader has none.
+
+    The reading (`DOCUMENT_VOUCHERS`: the reader's types mirror one schema,
+    by `schema_sha256`, and read a bundle format v1 file's bytes) is offered
+    only by a native `Bundle` (a mapped bundle's documents are mapped from
+    foreign files) and tried only when `schema_name` is that schema; it
+    gives a `_Vouched` model only for a document valid against it (the
+    schema's own validator judges what the types leave to it), else None:
+    the document is then parsed and validated as before.
+    """
+    offered = DOCUMENT_VOUCHERS.get(kind)
+    if offered is None or type(ctx.bundle) is not Bundle:
+        return None
+    digest, read = offered
+
+    def vouch(data: bytes) -> _Vouched | None:
+        try:
+            schema = ctx.assets.schema(schema_name)
+        except Exception:  # noqa: BLE001 - the schema is looked up again after the parse, which reports it as before
+            return None
+        if schema_sha256(schema) != digest:
+            return None
+        validator = checked_validator(schema, schema_validator(schema))
+        model = read(data, lambda document: not _errors(validator, document), name)
+        return None if model is None else _Vouched(model)
+    return vouch
 
 
 def _model(bundle: Any, kind: str, name: str, value: Any) -> None:

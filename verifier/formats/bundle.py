@@ -226,9 +226,13 @@ class Bundle:
         self.touched.add(name)
         return self.root / disk
 
-    def raw_document(self, kind: str) -> Any:
+    def raw_document(self, kind: str, vouch: Callable[[bytes], Any] | None = None) -> Any:
         """
         Return the parsed document of `kind` (see `DOCUMENTS`), strict JSON; for a JSON Lines kind, the list of its lines' documents.
+
+        `vouch`, when given for a JSON kind, is first offered the bytes: what it
+        returns when not None (a reader's model of a document it vouches is valid,
+        `verifier.checks.schema`) is returned instead of the parse, and not kept.
 
         Raises `Unverifiable` (code `blocked-by-integrity`) when its bytes were
         not matched against the manifest, and `JSONProblem` when it is not
@@ -261,9 +265,11 @@ class Bundle:
             if kind != "manifest" and name in self.digests and hashlib.sha256(data).hexdigest() != self.digests[name]:
                 raise Unverifiable(f"{name} changed after integrity.files matched its sha256, so it is not parsed",
                                    code="changed-during-verification", path=name)
-        value = loads_strict(data)
+        value = vouch(data) if vouch is not None else None
+        if value is None:
+            value = loads_strict(data)
+            self._cache[kind] = value
         self.parsed_sha256[kind] = hashlib.sha256(data).hexdigest() + ":json"
-        self._cache[kind] = value
         return value
 
     def records(self, kind: str) -> Iterator[tuple[int, Any]]:

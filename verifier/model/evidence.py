@@ -186,6 +186,13 @@ class PlannedRequests(Sequence[PlannedRequest]):
         self.phase.append(phase)
         self._repeats = None
 
+    def extend(self, ids: list[str], servers: list[str], phases: list[str]) -> None:
+        """Append planned requests given as columns of equal length, as `append` appends each."""
+        self.id += ids
+        self.server += servers
+        self.phase += phases
+        self._repeats = None
+
     @property
     def repeated(self) -> dict[str, int]:
         """Return id -> how many times the plan lists it, for each id listed more than once."""
