@@ -184,7 +184,7 @@ def test_a_file_with_an_unsafe_name_is_no_file_the_model_reads():
 
 def test_a_failure_reading_the_sites_leaves_the_receipts_to_every_later_check(monkeypatch):
     # the model is stored before the sites are read: a bug there is one ERROR, not a run whose checks see no receipts
-    from verifier.checks import profile
+    from verifier.checks import profile_receipts
 
     target = CORPUS / "mlperf-inference-test-submissions-v5.0"
     if not target.is_dir():
@@ -194,7 +194,7 @@ def test_a_failure_reading_the_sites_leaves_the_receipts_to_every_later_check(mo
     def broken(*_args, **_kw):
         raise RuntimeError("a bug in the sites reader")
 
-    monkeypatch.setattr(profile, "read_sites", broken)
+    monkeypatch.setattr(profile_receipts, "read_sites", broken)
     report = _report(target)
     assert [f["code"] for f in report if f["status"] == "ERROR"] == ["verifier-error"]
     assert [f for f in report if f["check"] in ("derivation.identities", "derivation.matches")] == plain and plain
