@@ -32,7 +32,7 @@ base and this checkout alternate, each in a fresh child process, for
 `--rounds` rounds, so load drifting on a shared machine hits both alike; it
 prints each round and the medians over rounds of both ratios.
 `--phases` prints instead where one run's time goes: the median over
-`--reps` runs of each reading step of `schema.receipts` (receipt sets, claim
+`--reps` runs of each reading step of `schema.documents` on a profile (`verifier.checks.profile_receipts`: receipt sets, claim
 documents, of which the Markdown parse, claim sites) and of each check,
 timed by wrapping those functions (each wrapper adds its own call to the time it reports).
 Usage: `python benchmarks/bench_profile_mlperf.py [TREE] [--reps N] [--base REF [--rounds N] | --phases]`.
@@ -148,7 +148,7 @@ def measure(tree: Path, reps: int) -> dict[str, float | str | int]:
 
 def phases(tree: Path, reps: int) -> None:
     """Print the median time per reading step and per check of `verify_path(tree)` over `reps` runs after a warm-up (see the module docstring)."""
-    import verifier.checks.profile as profile_check
+    import verifier.checks.profile_receipts as profile_receipts
     import verifier.core as core
     import verifier.readers.markdown_doc as markdown_doc
     import verifier.engine.pipeline as pipeline
@@ -165,8 +165,8 @@ def phases(tree: Path, reps: int) -> None:
         return run
 
     for name in ("read_receipts", "read_claim_documents", "read_sites"):
-        setattr(profile_check, name, timed(f"schema.receipts: {name}", getattr(profile_check, name)))
-    markdown_doc.markdown_document = timed("schema.receipts: read_claim_documents: markdown_document", markdown_doc.markdown_document)
+        setattr(profile_receipts, name, timed(f"schema.documents: {name}", getattr(profile_receipts, name)))
+    markdown_doc.markdown_document = timed("schema.documents: read_claim_documents: markdown_document", markdown_doc.markdown_document)
 
     class Timed:
         def __init__(self, chk: Any) -> None:

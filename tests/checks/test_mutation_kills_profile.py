@@ -11,6 +11,7 @@ UNVERIFIED; `pipeline_for` and `held_parts` follow the profile's sections.
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -136,9 +137,9 @@ def test_held_parts_and_the_pipeline_follow_the_profiles_sections():
     ids = lambda profile: {c.id for c in pipeline_for(profile) if not c.func.__qualname__.startswith("stand_in")}  # noqa: E731
     assert "plan.overlap" in ids({**bare, "receipts": {"runs": {"glob": "x", "no_overlap": ["server"]}}})
     assert "derivation.claims" in ids({**bare, "claims": [{"id": "c"}]})
-    assert "coverage.media" in ids({**bare, "receipts": {"runs": {"glob": "x", "media": {"pointer": "/o"}}}})
+    assert "coverage.streams" in ids({**bare, "receipts": {"runs": {"glob": "x", "media": {"pointer": "/o"}}}})  # presence only
     assert "derivation.digests" in ids({**bare, "receipts": {"runs": {"glob": "x", "listed_digest": {"pointer": "/s"}}}})
-    assert not {"plan.overlap", "derivation.claims", "coverage.media", "derivation.digests", "derivation.identities",
+    assert not {"plan.overlap", "derivation.claims", "coverage.streams", "derivation.digests", "derivation.identities",
                 "derivation.matches"} & ids(bare)
 
 
@@ -155,7 +156,7 @@ def test_a_receipt_file_with_a_problem_is_not_also_reported_mapped(tmp_path):
                                  "fields": {"latency": {"pointer": "/s", "unit": "s"}, "arm": {"from_name": "arm"},
                                             "phase": {"value": "measured"}}}}}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": doc}))
-    found = {(f.path, f.status.value, f.code) for f in by_check(report, "schema.receipts")}
+    found = {(f.path, f.status.value, f.code) for f in by_check(report, "schema.documents")}
     assert ("runs/b.csv", "PASS", "mapped") in found and ("runs/a.csv", "FAIL", "not-a-number") in found
     assert not [f for f in found if f[0] == "runs/a.csv" and f[1] == "PASS"]
 
@@ -278,7 +279,7 @@ def test_digest_messages_name_the_record_and_the_first_16_characters():
 
 
 class _Files:
-    """A stand-in bundle tree holding `files` (what `coverage.media` asks: does an output exist)."""
+    """A stand-in bundle tree holding `files` (what `profile_media.present` asks: does an output exist)."""
 
     def __init__(self, *files: str):
         self.files = set(files)
@@ -288,9 +289,9 @@ class _Files:
 
 
 def test_media_without_an_expected_shape_are_reported_present_or_absent():
-    """Kills :373 `not in` -> `in`, `or` -> `and`, `in` -> `not in`, :374 `continue` -> `break`, :378 `except KeyError` replaced,
-    :380 `and` -> `or`, and pins the messages."""
-    from verifier.checks.profile import media
+    """Kills in `profile_media.presence_sets` `not in` -> `in`, `and` -> `or`, `in` -> `not in`; in `present` `except KeyError`
+    replaced, `and` -> `or`, the `no-findings` stand-in's `and` -> `or`, `not found` -> `found`; and pins the messages and the check id."""
+    from verifier.checks.profile_media import present as media
 
     profile = {"receipts": {"shaped": {"glob": "s.json", "media": {"pointer": "/out", "expected": {}}}, "plain": {"glob": "p.json"},
                             "runs": {"glob": "runs.json", "media": {"pointer": "/out"}}}}
@@ -303,11 +304,17 @@ def test_media_without_an_expected_shape_are_reported_present_or_absent():
         ("UNVERIFIED", "media-absent", "runs.json", "/1/out", "runs.json /1: output b.mp4 is not in this copy, so decode and coverage checks cannot run"),
         ("UNVERIFIED", "media-absent", "runs.json", "/2/out", "runs.json /2: output None is not in this copy, so decode and coverage checks cannot run"),
         ("UNVERIFIED", "media-absent", "runs.json", "/3/out", "runs.json /3: output 7 is not in this copy, so decode and coverage checks cannot run")]
+    assert {f.check for f in media(ctx)} == {"coverage.streams"}
+    # no record of a presence set read: said once, as the pipeline says it of a check that established nothing (coverage.media was one)
+    unread = dataclasses.replace(ctx, run=RunData(**profile_evidence(runs=[])))
+    assert _all(media, unread) == [("UNVERIFIED", "no-findings", None, None, "the check produced no findings, so nothing was established")]
+    shaped_only = dataclasses.replace(unread, options={"profile": {"id": "p", "receipts": {"shaped": profile["receipts"]["shaped"]}}})
+    assert _all(media, shaped_only) == []  # no presence set: nothing to say (coverage of the shaped set is `asked`'s)
 
 
 def test_the_media_a_set_names_are_read_once_each_from_read_records_only():
-    """Kills :107 `is not None` -> `is None`, :108 / :112 `continue` -> `break`, :111 `except KeyError` replaced, :113 `and` -> `or`, `not in` -> `in`."""
-    from verifier.checks.profile import _media_of
+    """Kills in `profile_receipts._media_of` `is not None` -> `is None`, each `continue` -> `break`, `except KeyError` replaced, `and` -> `or`, `not in` -> `in`."""
+    from verifier.checks.profile_receipts import _media_of
 
     records = [profile_receipt("r.json", "/0", {"out": "x.mp4"}, unread="blocked"), _raw(1, {}), _raw(2, {"out": 3}), _raw(3, {"out": "a.mp4"}),
                _raw(4, {"out": "a.mp4"}), _raw(5, {"out": "b.mp4"})]
@@ -334,7 +341,7 @@ def test_mapped_receipt_files_are_counted_and_a_file_the_sets_where_empties_is_n
     """Kills :83 `+ 1` -> `- 1` and `0` -> `1`, :88 `not n` -> `n`, :89 `continue` -> `break`, :85 `in` -> `not in`, and pins the message."""
     runs = {**CSV, "where": {"kind": "run"}}
     report = _run(tmp_path, {"runs/a.csv": "s,kind\n1,warmup\n", "runs/b.csv": "s,kind\n1,run\n2,run\n3,warmup\n"}, runs)
-    assert [(f.status.value, f.code, f.path, f.message, f.observed) for f in report.findings if f.check == "schema.receipts"] == [
+    assert [(f.status.value, f.code, f.path, f.message, f.observed) for f in report.findings if f.check == "schema.documents"] == [
         ("PASS", "mapped", "runs/b.csv", "receipts.runs: runs/b.csv maps 2 records with every mapped field", 2)]
 
 
@@ -342,7 +349,7 @@ def test_a_field_no_record_states_maps_no_file(tmp_path):
     """Kills :77 `p.code == NEVER_STATED` -> `!=`: a mapping that matches nothing is the whole set's problem, so no file is `mapped`."""
     runs = {**CSV, "fields": {**CSV["fields"], "request_id": {"pointer": "/rid"}}}
     report = _run(tmp_path, {"runs/a.csv": "s\n1\n", "runs/b.csv": "s\n2\n"}, runs)
-    found = [(f.status.value, f.code) for f in report.findings if f.check == "schema.receipts"]
+    found = [(f.status.value, f.code) for f in report.findings if f.check == "schema.documents"]
     assert found == [("UNVERIFIED", "mapping-matches-nothing")], found
 
 
@@ -362,10 +369,10 @@ def test_the_pipeline_holds_one_check_per_declared_section():
     bare = {"id": "p", "receipts": {"runs": {"glob": "x"}}}
     assert held_parts({**bare, "gate": {"rules": []}}) == {"gate", "receipts", "claims"}
     ids = lambda profile, **kw: {c.id for c in pipeline_for(profile, **kw) if not c.func.__qualname__.startswith("stand_in")}  # noqa: E731
-    base = {"integrity.files", "gate.pinned", "schema.receipts"}
+    base = {"integrity.files", "gate.pinned", "schema.documents"}
     assert ids(bare) == base
     shaped = {**bare, "receipts": {"runs": {"glob": "x", "media": {"pointer": "/o", "expected": {"duration_s": 1}}}}}
-    assert "coverage.media" not in ids(shaped)
+    assert ids(shaped) == base | {"coverage.streams"}
     assert ids({**bare, "identities": [{"id": "i"}]}) == base | {"derivation.identities"}
     assert ids({**bare, "matches": [{"id": "m"}]}) == base | {"derivation.matches"}
     assert ids({**bare, "gate": {"rules": []}}) == base | {"gate.rules"}

@@ -202,7 +202,7 @@ def _claims_on(tree: _Tree, claim: dict, records: list[Receipt]) -> list[tuple[s
     data = profile_evidence(runs=records)
     model = data["evidence"]
     data["evidence"] = dataclasses.replace(model, sites=read_sites(tree, tree.files, rule_instances(profile, model.receipts), profile),
-                                           files=tuple(FileEntry(rel, None, None) for rel in [*tree.files, *tree.blocked]))  # as schema.receipts lists the tree
+                                           files=tuple(FileEntry(rel, None, None) for rel in [*tree.files, *tree.blocked]))  # as schema.documents lists the tree
     ctx = Context(subject=Path("."), assets=None, bundle=tree, options={"profile": profile}, run=RunData(**data))
     return [(f.status.value, f.code, f.path, f.pointer) for f in claims(ctx)]
 

@@ -42,7 +42,7 @@ class _Tree:
 
 
 def _run(files: dict[str, Any], doc: dict[str, Any], seen: set[tuple[str, str]] = frozenset(), blocked=None) -> list:
-    """Read the claim documents onto a model as `schema.receipts` does, then run `coverage` over it."""
+    """Read the claim documents onto a model as `schema.documents` does, then run `coverage` over it."""
     tree, documents = _Tree(files, blocked), [{"file": "*.json", **doc}]
     stated = read_claim_documents(tree, documents)
     model = Evidence(reader="profile:p", files=tuple(FileEntry(rel, None, None) for rel in tree.files), claims=stated.claims,

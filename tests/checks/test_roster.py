@@ -122,6 +122,35 @@ def test_the_gdn_bundle_reports_under_the_native_family_ids():
     assert not {i for i in ids if i.startswith("profile.")}
 
 
+#: Checks of a profile's own sections (per-record identities and joins, clocks, listed digests): members of the plan and
+#: derivation families a native bundle has no section for, so no native id to report under.
+PER_RECORD = frozenset({"plan.overlap", "derivation.identities", "derivation.matches", "derivation.digests"})
+
+
+def test_a_family_with_one_native_check_has_one_id_for_every_reader():
+    """Issue 36 item 1: where a native bundle runs one check of a family, its id, every reader reports under that id alone."""
+    native = {c.id for c in BUNDLE_PIPELINE}
+    single = [f for f in FAMILIES if f.members & native == {f.id}]
+    assert [f.name for f in single] == ["integrity", "gate", "schema", "coverage", "quality", "rescore", "unchanged"]
+    assert {f.name: sorted(f.members - {f.id}) for f in single} == {f.name: [] for f in single}  # no profile-only id beside it
+    assert PER_RECORD <= {m for f in FAMILIES if f.name in ("plan", "derivation") for m in f.members} - native
+
+
+def test_a_profile_read_corpus_bundle_has_only_native_ids_rule_packs_and_its_sections_checks():
+    """
+    The roster of a profile-read bundle (system1-omni-gdn: receipts, identities, clocks, media, claims, a gate) holds the
+    ids a native bundle's roster can have, the rules family's (`gate.rules` of each rule pack, `claims.coverage`) and the
+    checks of its own per-record sections (`PER_RECORD`), nothing else; its schema and coverage rows are the family ids.
+    """
+    native = {c.id for c in BUNDLE_PIPELINE}
+    rules = next(f for f in FAMILIES if f.name == "rules").members
+    report = verify_path(str(CORPUS / "system1-omni-gdn-20261003"))
+    ids = [info.check for info in report.roster]
+    assert set(ids) - native - rules - PER_RECORD == set(), ids
+    assert [i for i in ids if family_of(i).name in ("schema", "coverage")] == ["schema.documents", "coverage.streams"]
+    assert {f.check for f in report.findings if f.code == "mapped"} == {"schema.documents"}  # the receipt sets it read
+
+
 def _registrations():
     """(check id, file) of every `@check(ID, ...)` and `Check("literal id", ...)` of the package, read from its source."""
     import ast

@@ -82,7 +82,7 @@ def test_gbench_a_row_whose_time_unit_is_no_time_unit_fails_naming_it(tmp_path):
         _in_us(doc)
         doc["benchmarks"][0]["time_unit"] = "furlongs"
     report = verify_path(str(_gbench(tmp_path, change)))
-    bad = [f for f in report.findings if f.check == "schema.receipts" and f.code == "unit-mismatch"]
+    bad = [f for f in report.findings if f.check == "schema.documents" and f.code == "unit-mismatch"]
     assert bad and bad[0].status == "FAIL" and "'furlongs'" in bad[0].message and "/time_unit" in bad[0].message
 
 

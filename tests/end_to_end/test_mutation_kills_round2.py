@@ -84,7 +84,11 @@ def _media_report(tmp_path, clips, edit, **media):
 
 
 def _coverage_of(report):
-    return [f for f in report.findings if f.check == "coverage.streams"]
+    """The judged findings of `coverage.streams`, not the presence of the other set's outputs (`test_profile_media._presence`)."""
+    from test_profile_media import _presence
+
+    present = _presence(report)
+    return [f for f in report.findings if f.check == "coverage.streams" and f not in present]
 
 
 def test_a_record_naming_no_output_is_media_absent_once_and_judges_nothing(tmp_path, clips):

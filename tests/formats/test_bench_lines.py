@@ -113,7 +113,7 @@ def test_a_bench_stated_twice_differently_is_unreadable_not_a_pass(tmp_path):
     twice = GO + "BenchmarkParse-8   \t 1000000\t      1300 ns/op\n"
     report = _verify(tmp_path, {"bench.txt": twice, "summary.json": json.dumps({"BenchmarkParse": {"us_per_op": 1.234}})}, _go())
     assert "PASS" not in {f.status.value for f in _by(report, "derivation.claims")}
-    assert any("conflicting-members" in f.code or "stated twice" in f.message for f in _by(report, "schema.receipts")), [f.message for f in _by(report, "schema.receipts")]
+    assert any("conflicting-members" in f.code or "stated twice" in f.message for f in _by(report, "schema.documents")), [f.message for f in _by(report, "schema.documents")]
 
 
 def test_an_unknown_line_grammar_is_refused_at_load():

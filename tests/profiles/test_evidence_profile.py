@@ -1,7 +1,7 @@
 """
 Issue 10: a profile's receipt sets are read onto the evidence model (`verifier.model.evidence`), the one every later check reads.
 
-`schema.receipts` builds `ctx.run.evidence`: reader `profile:<id>`, the
+`schema.documents` builds `ctx.run.evidence`: reader `profile:<id>`, the
 receipts of every set tagged with their set, quantities in their base unit
 (ms becomes s exactly), a stand-in for a file that was read but held no
 records, the output media the receipts name, and an `Unmapped` entry for what
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from verifier.model import units
-from verifier.checks.profile import receipts
+from verifier.checks.schema import documents
 from verifier.checks.profile_base import _all_records, _records, evidence
 from verifier.model.evidence import Evidence, FileEntry, Location, Quantity, Receipt
 from verifier.engine.pipeline import Context, RunData
@@ -74,7 +74,7 @@ def _bundle(root: Path) -> Path:
 
 def _run(root: Path) -> tuple[Context, list]:
     ctx = Context(subject=root, assets=None, bundle=Tree(root), options={"profile": _profile()})
-    return ctx, list(receipts(ctx))
+    return ctx, list(documents(ctx))
 
 
 def test_profile_receipts_builds_the_evidence_model(tmp_path):
@@ -182,7 +182,7 @@ def test_profile_receipts_puts_the_claim_documents_into_the_model(tmp_path):
     (root / "broken.json").write_text("{")
     profile = {**_profile(), "claim_documents": [{"file": "summary.json"}, {"file": "broken.json"}]}
     ctx = Context(subject=root, assets=None, bundle=Tree(root), options={"profile": profile})
-    list(receipts(ctx))
+    list(documents(ctx))
     model = evidence(ctx)
     assert [(c.id, c.quantity) for c in model.claims] == [("/mean_ms", Quantity(D("636.7"), "ms", "636.7 ms"))]
     assert [(o.gate, o.passed) for o in model.outcomes] == [("passed", True)]

@@ -287,7 +287,7 @@ def test_a_setting_of_zero_ms_is_read_only_when_mapped_may_be_zero(tmp_path, val
             doc["receipts"]["detail"]["values"]["min_duration"]["may_be_zero"] = True
     root = write_official_tree(tmp_path / "t", "resnet", runs={"Offline": _run("resnet", "Offline", effective_min_duration_ms=value)})
     report = verify_path(str(root), asset_root=_assets_with(tmp_path, change))
-    codes = [f.code for f in by_check(report, "schema.receipts") if f.status == "FAIL"]
+    codes = [f.code for f in by_check(report, "schema.documents") if f.status == "FAIL"]
     assert codes == ([] if status is None else [status])
     assert _gate(report)["checker-min-duration"].status == ("FAIL" if status is None else "UNVERIFIED")
 

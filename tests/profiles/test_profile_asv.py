@@ -56,7 +56,7 @@ def test_real_results_rederive_every_number_the_table_states(tmp_path, run):
     assert report.kind == "profile:asv"
     claims = _claims(report)
     assert sorted(claims) == sorted(_label(c, commit, b) for c, commit, b in CELLS) and all(f.status == "PASS" for f in claims.values())
-    receipts = [f for f in report.findings if f.check == "schema.receipts"]
+    receipts = [f for f in report.findings if f.check == "schema.documents"]
     assert receipts and all(f.status == "PASS" for f in receipts)
     assert not any(f.status in ("FAIL", "ERROR") for f in report.findings)
     assert report.verdict == "INCOMPLETE" and run(str(folder)).exit_code == 3  # no manifest: asv writes no digests

@@ -51,7 +51,7 @@ def clips(tmp_path_factory) -> dict[str, Path]:
 def _profile(**media) -> dict:
     doc = copy.deepcopy(profile_document(PID))
     doc["receipts"][SET]["media"] = {"pointer": "/output", "expected": SHAPE, "coverage_gate": "ref2va-5s-v1", **media}
-    doc["receipts"]["runs"]["media"] = {"pointer": "/output"}  # the other set: presence only, so both checks run
+    doc["receipts"]["runs"]["media"] = {"pointer": "/output"}  # the other set: presence only, so both parts of coverage.streams run
     return doc
 
 
@@ -84,7 +84,14 @@ def _bundle(tmp_path: Path, clip: Path | None, frames: int | None = None, *, lis
 
 
 def _coverage(report) -> list[tuple[str, str, str | None]]:
-    return [(f.status.value, f.code, f.path) for f in report.findings if f.check == "coverage.streams"]
+    """The judged findings of `coverage.streams` (`profile_media.asked`), not those saying only whether an output is there (`_presence`)."""
+    return [(f.status.value, f.code, f.path) for f in report.findings if f.check == "coverage.streams" and f not in _presence(report)]
+
+
+def _presence(report) -> list:
+    """The findings of `coverage.streams` on the outputs of a set that maps no expected shape (`profile_media.present`)."""
+    return [f for f in report.findings if f.check == "coverage.streams" and f.message.endswith(("so decode and coverage checks cannot run",
+                                                                                                "so decode and coverage checks are not run"))]
 
 
 def _native_codes(clip: Path, frames: int = FRAMES) -> set[tuple[str, str]]:
@@ -101,7 +108,8 @@ def test_a_supplied_clip_that_covers_its_records_shape_passes_under_the_native_i
     assert set(mine) == _native_codes(clips["covers"])  # the very findings the native loop gives this file
     others = [(s, c) for s, c, p in _coverage(report) if p != f"videos/{RECORD}.mp4"]
     assert others and set(others) == {("UNVERIFIED", "media-not-verified")}  # published elsewhere, not supplied
-    assert not [f for f in report.findings if f.check == "coverage.media" and f.path == "artifacts/results.json"]  # judged, not just present
+    assert {f.path for f in _presence(report)} == {f"artifacts/{d}/results.json" for d in ("alignment-after", "alignment-before", "alignment-rebased", "native-2k")}
+    assert all(f.status == "UNVERIFIED" and f.code == "media-absent" for f in _presence(report))  # the other set's, not artifacts/results.json: judged
     assert report.verdict == "INCOMPLETE"
 
 
@@ -130,14 +138,14 @@ def test_an_expected_shape_the_record_cannot_give_is_unverified(tmp_path, clips)
 def test_the_shipped_profile_judges_the_media_and_without_an_expected_shape_keeps_presence_only(tmp_path):
     shipped = verify_path(str(_bundle(tmp_path, None)))
     assert {(s, c) for s, c, _p in _coverage(shipped)} == {("UNVERIFIED", "media-not-verified")}  # the MP4s are published elsewhere
-    assert not [f for f in shipped.findings if f.check == "coverage.media"] and shipped.verdict == "INCOMPLETE"
+    assert not _presence(shipped) and shipped.verdict == "INCOMPLETE"
     doc = copy.deepcopy(profile_document(PID))
     for spec in doc["receipts"].values():
         if "media" in spec:
             spec["media"] = {"pointer": spec["media"]["pointer"]}
     report = verify_path(str(_bundle(tmp_path / "bare", None)), asset_root=make_assets(tmp_path, {PID: doc}))
-    assert all(c == "not-in-evidence" for _s, c, _p in _coverage(report))
-    assert {f.code for f in report.findings if f.check == "coverage.media"} == {"media-absent"}
+    assert not _coverage(report) and {f.code for f in _presence(report)} == {"media-absent"}  # presence only, under the coverage family's one id
+    assert [i.check for i in report.roster if i.check.startswith("coverage.")] == ["coverage.streams"]
 
 
 def test_a_coverage_gate_that_is_unknown_or_states_no_policy_stops_the_run(tmp_path):

@@ -77,7 +77,7 @@ def test_a_document_that_breaks_members_of_is_unreadable(document, spec, words):
 
 def test_a_file_whose_results_are_no_object_is_unreadable_never_failed(tmp_path):
     report = _report(tmp_path, 0.5, {"benchmark": "m.time_c"}, {"result_columns": ["result"], "results": [[0.5]]})
-    assert [(f.status, f.code) for f in by_check(report, "schema.receipts") if f.status != "PASS"] == [("UNVERIFIED", "unreadable-receipt")]
+    assert [(f.status, f.code) for f in by_check(report, "schema.documents") if f.status != "PASS"] == [("UNVERIFIED", "unreadable-receipt")]
     assert one_claim(report, "c").status == "UNVERIFIED" and report.verdict == "INCOMPLETE"
 
 
@@ -106,7 +106,7 @@ def test_a_parallel_array_of_another_length_than_the_combinations_fails(tmp_path
     results = json.loads(json.dumps(RESULTS))
     results["results"]["m.time_a"][0] = [1.0, 2.0]  # 2 results for 6 combinations
     report = _report(tmp_path, 0.5, {"benchmark": "m.time_c"}, results)
-    assert [f.code for f in by_check(report, "schema.receipts") if f.status == "FAIL"] == ["parallel-mismatch"]
+    assert [f.code for f in by_check(report, "schema.documents") if f.status == "FAIL"] == ["parallel-mismatch"]
     assert report.verdict == "FAIL"
 
 
@@ -114,7 +114,7 @@ def test_params_that_are_not_an_array_of_arrays_fail_missing_field(tmp_path):
     results = json.loads(json.dumps(RESULTS))
     results["results"]["m.time_a"][1] = "1, 2"
     report = _report(tmp_path, 0.5, {"benchmark": "m.time_c"}, results)
-    assert [f.code for f in by_check(report, "schema.receipts") if f.status == "FAIL"] == ["missing-field"]
+    assert [f.code for f in by_check(report, "schema.documents") if f.status == "FAIL"] == ["missing-field"]
 
 
 def test_members_of_outside_json_a_bad_regex_and_join_without_element_are_refused():
@@ -158,7 +158,7 @@ def test_each_flattens_a_parallel_array_per_combination_into_one_record_per_entr
     assert one_claim(_report(tmp_path / "f", 2.0, {"benchmark": "m.time_a"}, results, runs), "c").status == "FAIL"
     results["results"]["m.time_a"][2][1] = 4.0  # an entry that is no array
     report = _report(tmp_path / "m", 11.0, {"benchmark": "m.time_a"}, results, runs)
-    assert [f.code for f in by_check(report, "schema.receipts") if f.status == "FAIL"] == ["missing-field"]
+    assert [f.code for f in by_check(report, "schema.documents") if f.status == "FAIL"] == ["missing-field"]
 
 
 def test_each_naming_no_parallel_array_is_refused():

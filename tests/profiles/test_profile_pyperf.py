@@ -59,7 +59,7 @@ def test_real_output_rederives_every_mean_the_compare_table_states(run):
     (unstated,) = [f for f in report.findings if f.code == "claim-unstated"]
     assert unstated.status == "UNVERIFIED" and _label("mult_list_py38", "[1]*1000") in unstated.message  # "not significant": no number stated
     # every suite's first run is a calibration run with `warmups` only (`then_optional`): no missing-field
-    receipts = [f for f in report.findings if f.check == "schema.receipts"]
+    receipts = [f for f in report.findings if f.check == "schema.documents"]
     assert len(receipts) == 3 and all(f.status == "PASS" and "180 records" in f.message for f in receipts)
     # the `Nx faster/slower` ratios and the geometric means are relative to the first column: stated, never passed
     ratios = [f for f in report.findings if f.code == "unchecked-claim"]

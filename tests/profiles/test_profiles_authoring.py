@@ -203,7 +203,7 @@ def test_an_optional_dimension_absent_from_a_record_is_read_without_it(tmp_path)
     claims = [{**MEAN, "id": "all"}, {**MEAN, "id": "batch8", "selection": {"phase": "measured", "batch": "8"}, "at": {"file": "summary.json", "pointer": "/{arm}/b8"}}]
     bundle = write_tree(tmp_path / "run", {**OPTIONAL_RUNS, "summary.json": '{"baseline": {"mean": 3.0, "b8": 3.0}, "candidate": {"mean": 1.0, "b8": 1.0}}'})
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _optional_doc(True, claims)}))
-    assert not [f for f in _by(report, "schema.receipts") if f.status == "FAIL"], [f.message for f in _by(report, "schema.receipts")]
+    assert not [f for f in _by(report, "schema.documents") if f.status == "FAIL"], [f.message for f in _by(report, "schema.documents")]
     assert [f.status for f in _by(report, "derivation.claims")] == ["PASS"] * 4, [f.message for f in _by(report, "derivation.claims")]
     (bundle / "summary.json").write_text('{"baseline": {"mean": 3.0, "b8": 2.0}, "candidate": {"mean": 1.0, "b8": 1.0}}')
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path / "b", {"run": _optional_doc(True, claims)}))
@@ -213,7 +213,7 @@ def test_an_optional_dimension_absent_from_a_record_is_read_without_it(tmp_path)
 def test_a_required_dimension_absent_from_a_record_is_still_missing(tmp_path):
     bundle = write_tree(tmp_path / "run", {**OPTIONAL_RUNS, "summary.json": '{"baseline": {"mean": 3.0}, "candidate": {"mean": 1.0}}'})
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _optional_doc(False, [MEAN])}))
-    assert [f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"] == ["missing-field"]
+    assert [f.code for f in _by(report, "schema.documents") if f.status == "FAIL"] == ["missing-field"]
 
 
 # ---------------------------------------------------------------- 4. counting
@@ -430,7 +430,7 @@ def test_a_divisor_of_zero_is_no_value(tmp_path):
     claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
              "at": {"file": "summary.json", "pointer": "/per_iter"}}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], {"values": PER_ITERATION["values"]})}))
-    assert [f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"] == ["not-a-number"]
+    assert [f.code for f in _by(report, "schema.documents") if f.status == "FAIL"] == ["not-a-number"]
     assert _claim(report, "per_iter").status != "PASS"
 
 
@@ -456,7 +456,7 @@ def test_an_element_without_the_inner_array_is_no_record_only_when_then_optional
         runs = {"unnest": unnest, "fields": {"latency": {"element": True, "unit": "s"}, "arm": {"from_name": "arm"}, "phase": {"value": "measured"}}}
         bundle = write_tree(tmp_path / status / "run", {**files, "summary.json": json.dumps({"m": 3.0})})
         report = verify_path(str(bundle), asset_root=make_assets(tmp_path / status, {"run": _json_doc([claim], runs)}))
-        assert [f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"] == ([] if optional else ["missing-field"])
+        assert [f.code for f in _by(report, "schema.documents") if f.status == "FAIL"] == ([] if optional else ["missing-field"])
         assert _claim(report, "mean").status == "PASS" and (report.verdict == "FAIL") is not optional
 
 
@@ -542,7 +542,7 @@ def test_a_quotient_beyond_binary64_is_not_used(tmp_path):
     claim = {"id": "per_iter", "receipts": "runs", "statistic": "mean", "value": "t", "selection": {"phase": "measured"}, "unit": "ns",
              "at": {"file": "summary.json", "pointer": "/per_iter"}}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"run": _json_doc([claim], {"values": PER_ITERATION["values"]})}))
-    assert [f.code for f in _by(report, "schema.receipts") if f.status == "UNVERIFIED"] == ["number-out-of-range"]
+    assert [f.code for f in _by(report, "schema.documents") if f.status == "UNVERIFIED"] == ["number-out-of-range"]
 
 
 # The first 11 samples of Criterion.rs's documented raw.csv (its user guide, "CSV Output": "To calculate the time-per-iteration,

@@ -147,7 +147,7 @@ def test_receipt_missing_a_mapped_field_fails_naming_file_and_field(tmp_path, ru
     (bundle / rel).write_text("\n".join(lines))
     repin_files_map(bundle, rel)
     report = verify_path(str(bundle))
-    (missing,) = [f for f in report.findings if f.code == "missing-field" and f.check == "schema.receipts"]
+    (missing,) = [f for f in report.findings if f.code == "missing-field" and f.check == "schema.documents"]
     assert (missing.status, missing.path, missing.pointer, missing.expected) == ("FAIL", rel, "#line=6", "latency")
     assert "/latency_s" in missing.message
     mean = next(f for f in report.findings if f.message.startswith("pass_mean_ms[arm=candidate][server=2]"))
@@ -159,7 +159,7 @@ def test_receipt_missing_a_mapped_field_fails_naming_file_and_field(tmp_path, ru
 def test_glob_matching_nothing_is_unverified_naming_the_glob(tmp_path):
     doc = _system1(lambda d: d["receipts"]["e2e"].update(glob="e2e/*-measured-*.json"))
     report = verify_path(str(SYSTEM1), asset_root=make_assets(tmp_path, {"system1-omni-gdn": doc}))
-    (empty,) = [f for f in report.findings if f.code == "no-receipts" and f.check == "schema.receipts"]
+    (empty,) = [f for f in report.findings if f.code == "no-receipts" and f.check == "schema.documents"]
     assert empty.status == "UNVERIFIED" and empty.path == "e2e/*-measured-*.json"
     assert all(f.status == "UNVERIFIED" for f in report.findings if f.message.startswith("pass_mean_ms"))
     gate = [f for f in report.findings if f.check == "gate.rules"]

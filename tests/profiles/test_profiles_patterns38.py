@@ -327,8 +327,8 @@ def test_a_directory_symlinked_out_of_the_folder_is_never_read(tmp_path):
     os.symlink(outside, bundle / "est")
     claim = {**SLOPE, "value": "mean", "id": "mean"}
     report = verify_path(str(bundle), asset_root=make_assets(tmp_path, {"est": _est_doc([claim])}))
-    assert not [f for f in report.findings if f.status == "PASS" and f.check in ("derivation.claims", "schema.receipts")], [f.message for f in report.findings]
-    assert [f.code for f in _by(report, "schema.receipts")] == ["no-receipts"]
+    assert not [f for f in report.findings if f.status == "PASS" and f.check in ("derivation.claims", "schema.documents")], [f.message for f in report.findings]
+    assert [f.code for f in _by(report, "schema.documents")] == ["no-receipts"]
 
 
 def test_a_placeholder_filled_from_the_evidence_never_names_a_file_outside(tmp_path):

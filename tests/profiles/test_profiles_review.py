@@ -148,7 +148,7 @@ def test_negative_hyperfine_times_fail_as_impossible_values(tmp_path):
     out = tmp_path / "bench.json"
     out.write_text(json.dumps(doc, indent=2))
     report = verify_path(str(out), profile="hyperfine")
-    bad = _by(report, "schema.receipts", "impossible-value")
+    bad = _by(report, "schema.documents", "impossible-value")
     assert len(bad) == 3 and all(f.status == "FAIL" and f.path == "bench.json" and f.expected == "latency" for f in bad)
     assert {f.pointer for f in bad} == {"/results/0/times/0", "/results/0/times/1", "/results/0/times/2"}
     derived = [f for f in _by(report, "derivation.claims") if "[arm=sleep 0.1]" in f.message]
@@ -166,7 +166,7 @@ def test_zero_latency_and_zero_stage_duration_fail(tmp_path):
     (bundle / rel).write_text("\n".join(lines))
     repin_files_map(bundle, rel)
     report = verify_path(str(bundle))
-    (bad,) = _by(report, "schema.receipts", "impossible-value")
+    (bad,) = _by(report, "schema.documents", "impossible-value")
     assert (bad.status, bad.path, bad.pointer, bad.expected) == ("FAIL", rel, "#line=4", "latency")
     assert _claims(report, "pass_mean_ms[arm=baseline][server=2]")[0].status != "PASS"
 
@@ -176,7 +176,7 @@ def test_zero_latency_and_zero_stage_duration_fail(tmp_path):
     doc["records"][-1]["stage_0_draft_s"] = -0.5
     (pr / rel).write_text(json.dumps(doc, indent=2))
     report = verify_path(str(pr))
-    (bad,) = _by(report, "schema.receipts", "impossible-value")
+    (bad,) = _by(report, "schema.documents", "impossible-value")
     assert (bad.status, bad.path, bad.expected) == ("FAIL", rel, "stage_0")
 
 

@@ -70,8 +70,8 @@ def test_a_file_whose_records_the_where_leaves_out_was_read_and_contributes_noth
     files = {**OPTIONAL, "summary.json": '{"a": 2.0}'}
     doc = _est_doc([SLOPE], where={"slope": {"present": True}})
     report = verify_path(str(write_tree(tmp_path / "b", files)), asset_root=make_assets(tmp_path, {"est": doc}))
-    assert not _by(report, "schema.receipts", "no-records"), [f.message for f in _by(report, "schema.receipts")]
-    assert [f.path for f in _by(report, "schema.receipts", "mapped")] == ["est/a.json"]  # never a PASS over no record
+    assert not _by(report, "schema.documents", "no-records"), [f.message for f in _by(report, "schema.documents")]
+    assert [f.path for f in _by(report, "schema.documents", "mapped")] == ["est/a.json"]  # never a PASS over no record
     assert _claim(report, "slope[k=a]").status == "PASS"
     assert not [f for f in _by(report, "derivation.claims") if f.code == "incomplete-denominator"]
     result = _check(run, tmp_path / "c", files, doc)
@@ -85,7 +85,7 @@ def test_a_file_holding_no_records_at_all_is_still_no_records(tmp_path):
     doc = _est_doc([SLOPE], records="")
     doc["receipts"]["est"]["where"] = {"slope": {"present": True}}
     report = verify_path(str(write_tree(tmp_path / "b", {**files, "est/a.json": '[{"slope": 2.0, "mean": 1.0}]'})), asset_root=make_assets(tmp_path, {"est": doc}))
-    assert [f.path for f in _by(report, "schema.receipts", "no-records")] == ["est/b.json"]
+    assert [f.path for f in _by(report, "schema.documents", "no-records")] == ["est/b.json"]
 
 
 # ---------------------------------------------------------------- D3. a claim at `#numbers/0` of a string that is wholly one number accounts for it

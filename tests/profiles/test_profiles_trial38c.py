@@ -150,7 +150,7 @@ def _typo_latency() -> dict:
 
 def test_a_field_pointer_matching_no_record_is_one_unverified_finding_naming_it_not_a_fail_per_record(tmp_path):
     report = _verify(tmp_path, MEANS, _typo_latency())
-    found = _by(report, "schema.receipts")
+    found = _by(report, "schema.documents")
     assert not [f for f in found if f.status == "FAIL"], [f.message for f in found if f.status == "FAIL"][:3]
     [one] = [f for f in found if f.code == "mapping-matches-nothing"]
     assert one.status == "UNVERIFIED" and "'/elapsd'" in one.message and "8 records" in one.message and "/elapsed" in one.message, one.message
@@ -164,8 +164,8 @@ def test_a_field_missing_on_some_records_only_is_still_evidence(tmp_path):
     timings = json.loads(RUNS["results/dynlab_dg_results.json"])
     del timings["timings"]["loop_times"]  # one file of two lacks the loop times: the evidence is incomplete, FAIL
     report = _verify(tmp_path, {**RUNS, "results/dynlab_dg_results.json": json.dumps(timings)}, _cb("/timings/loop_times"))
-    assert {f.code for f in _by(report, "schema.receipts") if f.status == "FAIL"} == {"missing-field", "parallel-mismatch"}
-    assert not [f for f in _by(report, "schema.receipts") if f.code == "mapping-matches-nothing"]
+    assert {f.code for f in _by(report, "schema.documents") if f.status == "FAIL"} == {"missing-field", "parallel-mismatch"}
+    assert not [f for f in _by(report, "schema.documents") if f.code == "mapping-matches-nothing"]
     assert _claim(report, "mean_loop_time[file=results/dynlab_dg_results.json]").status == "FAIL"
     assert _claim(report, "mean_loop_time[file=results/numbacs_dg_results.json]").status == "PASS"
 
@@ -205,7 +205,7 @@ def _cb(parallel: str) -> dict:
 def test_a_parallel_pointer_matching_no_record_is_named_by_check_and_never_a_fail(tmp_path, run):
     report = _verify(tmp_path, RUNS, _cb("/timings/loop_time"))
     assert not [f for f in report.findings if f.status == "FAIL"], [(f.check, f.code, f.message) for f in report.findings if f.status == "FAIL"][:3]
-    [one] = [f for f in _by(report, "schema.receipts") if f.code == "mapping-matches-nothing"]
+    [one] = [f for f in _by(report, "schema.documents") if f.code == "mapping-matches-nothing"]
     assert "'/timings/loop_time'" in one.message, one.message
     result = _check(run, tmp_path / "c", RUNS, _cb("/timings/loop_time"))
     line = _line(result, "receipts.runs/unnest/parallel/loop")[0]
@@ -494,7 +494,7 @@ def test_a_dimension_pointer_matching_no_record_makes_its_claims_unverified_neve
     files = {**MEANS, "summary.json": '{"baseline": {"login": 20, "index": 8, "all": 17}, "optimized": {"login": 20, "index": 4, "all": 16}}'}
     report = _verify(tmp_path, files, doc)
     assert not [f for f in report.findings if f.status == "FAIL"], [(f.check, f.code, f.message[:160]) for f in report.findings if f.status == "FAIL"][:3]
-    [one] = [f for f in _by(report, "schema.receipts") if f.code == "mapping-matches-nothing"]
+    [one] = [f for f in _by(report, "schema.documents") if f.code == "mapping-matches-nothing"]
     assert "'/lable'" in one.message and "/label" in one.message, one.message
     assert report.exit_code == 3
 

@@ -178,7 +178,7 @@ def test_claim_in_seconds_rederives_from_receipts_in_milliseconds(tmp_path):
 def test_unreadable_receipt_is_unverified_never_fail_and_stays_in_the_denominator(tmp_path):
     bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n1500\n2500\n", "runs/b.csv": "ms\n1500,3\n", "summary.json": '{"mean_s": 2.0}'})
     report = verify_path(str(bundle), asset_root=assets)
-    (bad,) = _by(report, "schema.receipts", "unreadable-receipt")
+    (bad,) = _by(report, "schema.documents", "unreadable-receipt")
     assert (bad.status, bad.path) == ("UNVERIFIED", "runs/b.csv") and "csv" in bad.message
     mean = _claim(report, "mean_s")
     assert (mean.status, mean.code) == ("UNVERIFIED", "incomplete-denominator") and "runs/b.csv" in mean.message
@@ -188,9 +188,9 @@ def test_unreadable_receipt_is_unverified_never_fail_and_stays_in_the_denominato
 def test_receipt_file_with_no_records_is_unverified_never_pass(tmp_path):
     bundle, assets = _acme(tmp_path, {"runs/a.csv": "ms\n1500\n2500\n", "runs/b.csv": "ms\n", "summary.json": '{"mean_s": 2.0}'})
     report = verify_path(str(bundle), asset_root=assets)
-    (empty,) = _by(report, "schema.receipts", "no-records")
+    (empty,) = _by(report, "schema.documents", "no-records")
     assert (empty.status, empty.path) == ("UNVERIFIED", "runs/b.csv")
-    assert {f.path for f in _by(report, "schema.receipts", "mapped")} == {"runs/a.csv"}
+    assert {f.path for f in _by(report, "schema.documents", "mapped")} == {"runs/a.csv"}
     assert _claim(report, "mean_s").status == "UNVERIFIED" and report.verdict == "INCOMPLETE"
 
 
@@ -752,6 +752,6 @@ def test_a_symlinked_export_in_a_folder_without_manifest_is_named_as_a_symlink(t
     results.symlink_to(outside)
     report = verify_path(str(copy), profile="hyperfine")
     named = [(f.check, f.status, f.code, f.path) for f in report.findings if f.code == "symlink-not-followed"]
-    assert named == [("schema.receipts", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json"),
+    assert named == [("schema.documents", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json"),
                      ("claims.coverage", "UNVERIFIED", "symlink-not-followed", "tools/benchmarks/results.json")], named
     assert report.verdict == "INCOMPLETE" and outside.read_text()  # never written, never followed

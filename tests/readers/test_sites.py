@@ -2,7 +2,7 @@
 The claim-site reader (`verifier.readers.sites`): the profile's claims and gate checks read the evidence model, never a document.
 
 On real evidence (the corpus, read in place), `derivation.claims` and
-`gate.rules` run with the directory taken away after `schema.receipts`
+`gate.rules` run with the directory taken away after `schema.documents`
 built the model: any read through the tree raises, so an equal report proves
 that both checks compare only what the model holds.
 """
@@ -89,7 +89,7 @@ def _profile(claims: list[dict], gate: dict | None = None) -> dict:
 
 
 def _read_sites(tree: Tree, profile: dict, receipts) -> tuple[Site, ...]:
-    """Return the sites `schema.receipts` reads: the claim files parsed once (`parse_claim_files`), then located."""
+    """Return the sites `schema.documents` reads: the claim files parsed once (`parse_claim_files`), then located."""
     return read_sites(tree, parse_claim_files(tree, profile, receipts), rule_instances(profile, receipts), profile)
 
 
@@ -147,7 +147,7 @@ def test_the_model_finds_sites_by_rule_and_role_in_reader_order():
 
 def test_markup_html_parser_refuses_is_an_unreadable_claim_document_not_a_crash(tmp_path):
     # html.parser raises AssertionError on a marked section it does not know; it was an ERROR in claims (and, once the
-    # sites were read in schema.receipts, an ERROR that left every later check without receipts)
+    # sites were read in schema.documents, an ERROR that left every later check without receipts)
     from verifier.readers.grammars import GrammarError
     from verifier.formats.jsonio import JSONProblem
     from verifier.readers.html import html_document
@@ -184,7 +184,7 @@ def test_a_file_with_an_unsafe_name_is_no_file_the_model_reads():
 
 def test_a_failure_reading_the_sites_leaves_the_receipts_to_every_later_check(monkeypatch):
     # the model is stored before the sites are read: a bug there is one ERROR, not a run whose checks see no receipts
-    from verifier.checks import profile
+    from verifier.checks import profile_receipts
 
     target = CORPUS / "mlperf-inference-test-submissions-v5.0"
     if not target.is_dir():
@@ -194,7 +194,7 @@ def test_a_failure_reading_the_sites_leaves_the_receipts_to_every_later_check(mo
     def broken(*_args, **_kw):
         raise RuntimeError("a bug in the sites reader")
 
-    monkeypatch.setattr(profile, "read_sites", broken)
+    monkeypatch.setattr(profile_receipts, "read_sites", broken)
     report = _report(target)
     assert [f["code"] for f in report if f["status"] == "ERROR"] == ["verifier-error"]
     assert [f for f in report if f["check"] in ("derivation.identities", "derivation.matches")] == plain and plain

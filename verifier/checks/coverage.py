@@ -47,6 +47,7 @@ or URL on the input's behalf (HLS or concat playlists named `.mp4`).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from fractions import Fraction
@@ -240,10 +241,13 @@ def _media_of_bundle(ctx: Context) -> tuple[dict[str, str | None], list[Finding]
 def streams(ctx: Context) -> Iterator[Finding]:
     """
     `coverage.streams` of every reader: `judge_media` of what it asks, a bundle's (native or mapped: `_asked_of_bundle`)
-    or, for a profile without a `bundle` section (`ctx.options["profile"]`), its receipts' (`profile_media.asked`).
+    or, for a profile without a `bundle` section (`ctx.options["profile"]`), its receipts' (`profile_media.asked`), after
+    the presence of the outputs of its sets that map no expected shape (`profile_media.present`).
     """
     profile = ctx.options.get("profile")
-    return judge_media(ctx, profile_media.asked(ctx) if profile is not None and "bundle" not in profile else _asked_of_bundle(ctx))
+    if profile is None or "bundle" in profile:
+        return judge_media(ctx, _asked_of_bundle(ctx))
+    return itertools.chain(profile_media.present(ctx), judge_media(ctx, profile_media.asked(ctx)))
 
 
 def _asked_of_bundle(ctx: Context) -> Iterator[Finding | Asked]:

@@ -5,14 +5,15 @@ Checks that verify a foreign bundle through a profile (`verifier.profiles.langua
 (no identities, no gate, ...) leaves its check out of the pipeline, so the
 roster shows exactly what ran. Order, as for native bundles: (1) integrity
 before anything is parsed (a file whose bytes contradict the manifest is
-never read); (2) receipts mapped and counted; (3) per-record identities;
-(4) clocks: no overlap; (5) output digests listed; (6) media; (7) claims
-re-derived; (8) the gate last, on re-derived numbers only.
+never read); (2) receipts mapped and counted (`schema.documents`, its
+profile road: `verifier.checks.profile_receipts`); (3) per-record identities;
+(4) clocks: no overlap; (5) output digests listed; (6) media (`coverage.streams`,
+its profile road: `verifier.checks.profile_media`); (7) claims re-derived;
+(8) the gate last, on re-derived numbers only.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from verifier.engine import stats
 
 from verifier.model import units
-from verifier.checks.profile_base import _f, _profile, _records, _tree, examined
+from verifier.checks.profile_base import _f, _profile, _records, examined
 from verifier.checks.derivation import claims
 from verifier.checks.statements import stated
 from verifier.checks.profile_claims import _stated, select_records  # noqa: F401 - public here
@@ -30,97 +31,15 @@ from verifier.checks.profile_coverage import coverage
 from verifier.checks.integrity import files as integrity
 from verifier.checks.profile_matches import matches
 from verifier.checks.coverage import streams
-from verifier.checks.profile_media import judged_sets
+from verifier.checks.profile_media import judged_sets, presence_sets
+from verifier.checks.schema import documents
 from verifier.model.findings import Finding, Status
 from verifier.model.numtext import delta_text, tolerance_text
 from verifier.engine.pipeline import Check, Context, check
 from verifier.readers.pointers import fmt, resolve, to_decimal
-from verifier.model.evidence import Evidence, FileEntry, Location, Media, Receipt, Unmapped
-from verifier.readers.claimdocs import read_claim_documents
-from verifier.readers.informational import compile_patterns
+from verifier.model.evidence import Receipt
 from verifier.readers.markdown_doc import row_pointers
-from verifier.readers.records import NEVER_STATED, UNITS, read_receipts
-from verifier.readers.select import rule_instances
-from verifier.readers.sites import parse_claim_files, read_sites
-
-
-
-
-# ---------------------------------------------------------------- (2) receipts
-
-
-@check("schema.receipts", title="Receipt files exist and every mapped field is present")
-def receipts(ctx: Context) -> Iterator[Finding]:
-    """
-    Read every receipt set the profile maps onto the evidence model (`ctx.run.evidence`), which every later check reads.
-
-    The model (reader `profile:<id>`) holds the receipts of every set, with
-    stand-ins for files that were not read (`Receipt.unread`), the output
-    media the receipts name, the stated numbers and true/false outcomes of
-    the claim documents (`verifier.readers.claimdocs`, judged by
-    `claims.coverage`), and an `Unmapped` entry per file or glob that gave
-    no receipts and per claim document that could not be read. PASS `mapped` per receipt file (with its record
-    count); FAIL `missing-field`, `not-a-number`, `impossible-value`
-    (latency or duration <= 0), `bad-phase`, `record-count`, `file-count`,
-    `name-mismatch`, `unit-mismatch`, `parallel-mismatch`; UNVERIFIED
-    `no-receipts` (glob matched nothing), `no-records`, `mapping-matches-nothing`
-    (one finding for a mapped field missing on every record of its set, instead of a FAIL `missing-field` per record),
-    `unreadable-receipt` and `blocked-by-integrity`.
-    Side effects: reads the receipt files.
-    """
-    cid = "schema.receipts"
-    tree = _tree(ctx)
-    profile = _profile(ctx)
-    every: list[Receipt] = []
-    media: list[Media] = []
-    unmapped: list[Unmapped] = []
-    for rid, spec in profile["receipts"].items():
-        records, problems, files = read_receipts(tree, rid, spec)
-        every.extend(records)
-        if "media" in spec:
-            media.extend(_media_of(records, spec["media"]["pointer"]))
-        bad_files = set()
-        for p in problems:
-            bad_files.update(files if p.code == NEVER_STATED else (p.path,))  # a field no record states: no file maps "every mapped field"
-            if p.code in _NOT_READ:
-                unmapped.append(Unmapped(what=f"receipts.{rid}", where=Location(p.path), why=p.message, code=p.code))
-            yield _f(cid, Status(p.status), p.code, p.message, path=p.path, pointer=p.pointer, expected=p.field)
-        per_file: dict[str, int] = {}  # records per file, counted in one pass (not one pass per file)
-        for r in records:
-            per_file[r.path] = per_file.get(r.path, 0) + 1
-        for rel in files:
-            if rel in bad_files:
-                continue
-            n = per_file.get(rel, 0)
-            if not n:
-                continue  # read, and every record left out by the set's own `where`: no receipt, so nothing mapped to pass (`read_receipts`)
-            yield _f(cid, Status.PASS, "mapped", f"receipts.{rid}: {rel} maps {n} records with every mapped field", path=rel, observed=n)
-    stated = read_claim_documents(tree, profile.get("claim_documents", []), compile_patterns(profile.get("informational")))
-    model = Evidence(reader=f"profile:{profile['id']}", files=tuple(FileEntry(rel, None, None) for rel in tree.files()),
-                     receipts=tuple(every), media=tuple(media), claims=stated.claims, outcomes=stated.outcomes,
-                     unmapped=(*unmapped, *stated.unmapped), gate=profile["id"], informational=stated.informational)
-    ctx.run.evidence = model  # stored first: should reading the sites fail (an ERROR here), every later check still has the receipts
-    sites = read_sites(tree, parse_claim_files(tree, profile, every), rule_instances(profile, every), profile)  # each claim file parsed, each rule's instances ranked, once
-    ctx.run.evidence = dataclasses.replace(model, sites=sites)
-
-
-#: Problems after which a file (or a glob) gave no receipts: what the model records as not mapped.
-_NOT_READ = ("no-receipts", "no-records", "unreadable-receipt", "blocked-by-integrity")
-
-
-def _media_of(records: list[Receipt], pointer: str) -> Iterator[Media]:
-    """Return the output media the read receipts name at `pointer` (role `output`), once each, in receipt order."""
-    seen: set[str] = set()
-    for r in records:
-        if r.unread is not None:
-            continue
-        try:
-            output = resolve(r.raw, pointer)
-        except KeyError:
-            continue
-        if isinstance(output, str) and output not in seen:
-            seen.add(output)
-            yield Media(path=output, role="output")
+from verifier.readers.records import UNITS
 
 
 # ---------------------------------------------------------------- (3) identities
@@ -327,7 +246,7 @@ def overlap(ctx: Context) -> Iterator[Finding]:
                          observed=len(group))
 
 
-# ---------------------------------------------------------------- (5) digests, (6) media
+# ---------------------------------------------------------------- (5) digests
 
 
 @check("derivation.digests", title="Every recorded output digest is listed in the bundle's digest list")
@@ -365,32 +284,6 @@ def digests(ctx: Context) -> Iterator[Finding]:
                 yield _f(cid, Status.PASS, "digest-listed", f"{rel}: all {len(records)} output digests are in the digest list", path=rel, observed=len(records))
 
 
-@check("coverage.media", title="Output media are present for decode and coverage checks")
-def media(ctx: Context) -> Iterator[Finding]:
-    """
-    For receipt sets with `media` but no `expected` shape, report each output file; absent media leave decode and coverage UNVERIFIED.
-
-    UNVERIFIED `media-absent` per output not in the bundle; UNVERIFIED
-    `media-not-checked` for a present one (coverage needs the shape each
-    file must cover: `media.expected`, judged by
-    `coverage.streams`, `verifier.checks.profile_media`).
-    """
-    cid = "coverage.media"
-    tree = _tree(ctx)
-    for rid, spec in _profile(ctx)["receipts"].items():
-        if "media" not in spec or "expected" in spec["media"]:  # a set with an expected shape is judged by coverage.streams
-            continue
-        for r in _records(ctx, rid):
-            try:
-                output = resolve(r.raw, spec["media"]["pointer"])
-            except KeyError:
-                output = None
-            if isinstance(output, str) and tree.exists(output):
-                yield _f(cid, Status.UNVERIFIED, "media-not-checked", f"{output}: present, but the profile maps no expected shape for it, so decode and coverage checks are not run", path=output)
-            else:
-                yield _f(cid, Status.UNVERIFIED, "media-absent", f"{r.path} {r.pointer}: output {output} is not in this copy, so decode and coverage checks cannot run",
-                         path=r.path, pointer=r.pointer + spec["media"]["pointer"], observed=output)
-
 # ---------------------------------------------------------------- pipeline
 
 
@@ -422,7 +315,7 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
     from verifier.engine.roster import in_families
 
     specs = profile.get("receipts", {}).values()
-    steps: list[Check] = [integrity, pinned, receipts]  # hash before parse; the judging profile; receipts mapped
+    steps: list[Check] = [integrity, pinned, documents]  # hash before parse; the judging profile; receipts mapped (`profile_receipts.read`)
     if profile.get("identities"):
         steps.append(identities)
     if profile.get("matches"):
@@ -431,10 +324,8 @@ def pipeline_for(profile: dict[str, Any], *, claims_text: bool = False) -> tuple
         steps.append(overlap)
     if any("listed_digest" in s for s in specs):
         steps.append(digests)
-    if any("media" in s and "expected" not in s["media"] for s in specs):
-        steps.append(media)  # presence only: the set maps no expected shape
-    if judged_sets(profile):
-        steps.append(streams)  # the coverage family's own check, over the shape each record expects
+    if judged_sets(profile) or presence_sets(profile):
+        steps.append(streams)  # the coverage family's own check: presence of what maps no shape, coverage of the shape each record expects
     if profile.get("claims"):
         steps.append(claims)
     if profile.get("gate"):

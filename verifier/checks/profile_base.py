@@ -33,7 +33,7 @@ def _tree(ctx: Context) -> Tree:
 
 def evidence(ctx: Context) -> Evidence:
     """
-    Return the evidence model of this run (`ctx.run.evidence`), built by `schema.receipts` from the receipt sets it read.
+    Return the evidence model of this run (`ctx.run.evidence`), built by `schema.documents` (`verifier.checks.profile_receipts.read`) from the receipt sets it read.
 
     Before that check ran (or when it did not), it is a model holding no receipts.
     """
@@ -41,7 +41,7 @@ def evidence(ctx: Context) -> Evidence:
     return found if isinstance(found, Evidence) else _EMPTY
 
 
-_EMPTY = Evidence(reader="profile")  # the model before `schema.receipts` built one: no receipts
+_EMPTY = Evidence(reader="profile")  # the model before `schema.documents` built one: no receipts
 
 
 def _records(ctx: Context, rid: str) -> list[Receipt]:

@@ -3,7 +3,7 @@ Profile check (9) `claims.coverage`: every number a claim document states is acc
 
 The stated numbers and true/false outcomes of the profile's claim documents
 are in the evidence model (`verifier.readers.claimdocs`, read by
-`schema.receipts`). Each must be one of: compared by a check (a claim
+`schema.documents`, `verifier.checks.profile_receipts`). Each must be one of: compared by a check (a claim
 instance or a value read backwards from a claim's location, a heading's
 number a claim's `/tables/{dim} ...` pointer binds to its instance, the recorded
 gate outcome, a manifest entry's digest or size), declared `informational` by

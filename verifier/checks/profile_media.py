@@ -9,8 +9,8 @@ native check id `coverage.streams` by its one body
 (`verifier.checks.coverage.judge_media`, given `asked`). Only files the profile's manifest
 lists and whose sha256 matched are read (found by the digest the record
 states when the set maps `listed_digest`, else by the output's path); any
-other output is UNVERIFIED `media-not-verified`. A profile whose media mapping gives no expected shape
-keeps `coverage.media` (presence only).
+other output is UNVERIFIED `media-not-verified`. A set whose media mapping gives no expected shape is
+reported under the same id for presence only (`present`).
 """
 
 from __future__ import annotations
@@ -19,14 +19,17 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
 
-from verifier.checks.profile_base import _f, _profile, _records
+from verifier.checks.profile_base import _f, _profile, _records, _tree
 from verifier.errors import ConfigError
 from verifier.media.policy import Asked, Expectation, policy_from_gate
 from verifier.model.findings import Finding, Status
 from verifier.engine.pipeline import Context
 from verifier.readers.pointers import resolve
 
-__all__ = ["SHAPE", "asked", "coverage_gates", "expected_of", "judged_sets"]
+__all__ = ["SHAPE", "asked", "coverage_gates", "expected_of", "judged_sets", "present", "presence_sets"]
+
+#: The check the findings report under: the coverage family's one id.
+CHECK = "coverage.streams"
 
 #: The members of an expected output shape (`verifier.media.policy.Expectation.from_plan`).
 SHAPE = ("frames", "fps", "sample_rate", "channels")
@@ -35,6 +38,39 @@ SHAPE = ("frames", "fps", "sample_rate", "channels")
 def judged_sets(profile: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Return the receipt sets (id -> spec) whose `media` mapping gives an `expected` shape and a `coverage_gate`."""
     return {rid: spec for rid, spec in profile.get("receipts", {}).items() if "expected" in spec.get("media", {})}
+
+
+def presence_sets(profile: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Return the receipt sets (id -> spec) whose `media` mapping gives no `expected` shape: their outputs are reported present or absent only."""
+    return {rid: spec for rid, spec in profile.get("receipts", {}).items() if "media" in spec and "expected" not in spec["media"]}
+
+
+def present(ctx: Context) -> Iterator[Finding]:
+    """
+    For receipt sets with `media` but no `expected` shape (`presence_sets`), report each output file; absent media leave decode and coverage UNVERIFIED.
+
+    UNVERIFIED `media-not-checked` for a present one (coverage needs the
+    shape each file must cover: `media.expected`, judged by `asked`);
+    UNVERIFIED `media-absent` per output not in the bundle. When such sets
+    exist but give no finding (no record was read), one UNVERIFIED
+    `no-findings`, worded as `verifier.engine.pipeline.run_pipeline` words a
+    check that established nothing (this part was a check of its own).
+    """
+    tree, sets, found = _tree(ctx), presence_sets(_profile(ctx)), False
+    for rid, spec in sets.items():
+        for r in _records(ctx, rid):
+            found = True
+            try:
+                output = resolve(r.raw, spec["media"]["pointer"])
+            except KeyError:
+                output = None
+            if isinstance(output, str) and tree.exists(output):
+                yield _f(CHECK, Status.UNVERIFIED, "media-not-checked", f"{output}: present, but the profile maps no expected shape for it, so decode and coverage checks are not run", path=output)
+            else:
+                yield _f(CHECK, Status.UNVERIFIED, "media-absent", f"{r.path} {r.pointer}: output {output} is not in this copy, so decode and coverage checks cannot run",
+                         path=r.path, pointer=r.pointer + spec["media"]["pointer"], observed=output)
+    if sets and not found:
+        yield _f(CHECK, Status.UNVERIFIED, "no-findings", "the check produced no findings, so nothing was established")
 
 
 def coverage_gates(trusted: Any, profile: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -110,14 +146,14 @@ def asked(ctx: Context) -> Iterator[Finding | Asked]:
             except KeyError:
                 output = None
             if not isinstance(output, str):
-                yield _f("coverage.streams", Status.UNVERIFIED, "media-absent", f"{r.path} {r.pointer}: names no output at {mapping['pointer']}",
+                yield _f(CHECK, Status.UNVERIFIED, "media-absent", f"{r.path} {r.pointer}: names no output at {mapping['pointer']}",
                          path=r.path, pointer=r.pointer + mapping["pointer"], observed=output)
                 continue
             output = _listed_as(r.raw, spec, output, by_digest)
             try:
                 shape = expected_of(r.raw, mapping["expected"])
             except ValueError as exc:
-                yield _f("coverage.streams", Status.UNVERIFIED, "expected-unreadable", f"{r.path} {r.pointer}: the expected shape of {output} "
+                yield _f(CHECK, Status.UNVERIFIED, "expected-unreadable", f"{r.path} {r.pointer}: the expected shape of {output} "
                          f"cannot be read: {exc}", path=r.path, pointer=r.pointer)
                 continue
             media, named = shapes.setdefault(shape, ({}, {}))

@@ -13,7 +13,8 @@ its schema (a JSON or JSON Lines file that is not one of them has no
 schema and FAILs; a mapped bundle also names the columns it could not map);
 a receipt reader (`ctx.options["reader"]`) its document, or the files of
 its receipt directory read strictly, and the producer version that chooses
-the pinned schema judging them.
+the pinned schema judging them; a profile without a `bundle` section the
+receipt sets it maps, each mapped field present (`verifier.checks.profile_receipts`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any, NamedTuple
 
+from verifier.checks import profile_receipts
 from verifier.formats.bundle import Bundle
 from verifier.schema.compiled_schema import checked_validator
 from verifier.errors import Unverifiable
@@ -42,7 +44,8 @@ def _f(status: Status, code: str, message: str, **kw: Any) -> Finding:
 
 
 @check("schema.documents", title="Every document validates against its pinned JSON Schema (2020-12, formats asserted)",
-       roads={"receipt": ("The receipt names the producer version a pinned schema judges, and validates against it", ())})
+       roads={"receipt": ("The receipt names the producer version a pinned schema judges, and validates against it", ()),
+              "profile": ("Receipt files exist and every mapped field is present", ())})
 def documents(ctx: Context) -> Iterator[Finding]:
     """
     Validate every document the reader gives against the pinned schema that judges it.
@@ -56,8 +59,14 @@ def documents(ctx: Context) -> Iterator[Finding]:
     mapped bundle's profile maps onto no receipt field (`bundle.unmapped`).
     Records unusable documents in `bundle.problems`. A receipt reader
     (`ctx.options["reader"]`): its version first (`_receipt`, `_directory`),
-    then the same `valid` / `schema-violation` findings.
+    then the same `valid` / `schema-violation` findings. A profile without a
+    `bundle` section (`ctx.options["profile"]`): its receipt sets read onto
+    the evidence model (`verifier.checks.profile_receipts.read`, its findings).
     """
+    profile = ctx.options.get("profile")
+    if profile is not None and "bundle" not in profile:
+        yield from profile_receipts.read(ctx)
+        return
     reader = ctx.options.get("reader")
     if reader is None:
         yield from _bundle(ctx)

@@ -105,7 +105,7 @@ def explain(profile: str, directory: str, *, asset_root: str | None = None, arti
         if f.path is None or f.path not in set(tree.files()) and not f.path.endswith((".mp4", ".MP4")):
             general.append(f"  {status:<10} {f.check} [{f.code}] {f.message}")
             continue
-        if f.check == "schema.receipts" and f.code == "mapped":
+        if f.check == "schema.documents" and f.code == "mapped":
             per_file[f.path].append(f"  receipts: {f.message.split(': ', 1)[-1]}")
         elif f.check == "derivation.claims" and status == "PASS":
             counts[f.path]["claims PASS"] += 1

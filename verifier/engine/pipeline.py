@@ -68,7 +68,7 @@ class RunData:
     Represents the values checks of one run share (`Context.run`), each written by the check named and read later.
 
     The run's documents: `evidence` the evidence model (`verifier.model.evidence.Evidence`; built by the reader's
-    `model`/`evidence_of`, `schema.receipts` for a profile; None until built), `manifest` the manifest the model reads
+    `model`/`evidence_of`, `schema.documents` for a profile (`checks.profile_receipts`); None until built), `manifest` the manifest the model reads
     (bundle format v1's shape; `integrity.files`; None when none was read), `campaign` the `verifier.readers.campaign.Campaign`
     (`campaign.campaign_of`, memoized; None until built), `profile` the producer profile the schema checks chose (`{}` until then),
     `schema` its schema name, `producer` `{producer, version}` for the report (None when not identified), `doc` /

@@ -77,11 +77,11 @@ FAMILIES: tuple[Family, ...] = (
            frozenset({"integrity.files"})),
     Family("gate", "gate.pinned", "The evidence is judged by a pinned gate or profile", ("gate",), frozenset({"gate.pinned"})),
     Family("schema", "schema.documents", "Documents and receipts have the shape their format requires", ("receipts",),
-           frozenset({"schema.documents", "schema.receipts"})),
+           frozenset({"schema.documents"})),
     Family("plan", "plan.conformance", "Receipts conform to the frozen plan", ("plan", "receipts"),
            frozenset({"plan.conformance", "receipts.consistency", "attempts.retained", "plan.overlap"}) | PACK_MEMBERS["plan"]),
     Family("coverage", "coverage.streams", "Output media cover the planned timeline", ("media",),
-           frozenset({"coverage.streams", "coverage.media"})),
+           frozenset({"coverage.streams"})),
     Family("derivation", "derivation.claims", "Claims re-derive from the receipts", ("claims", "receipts"),
            frozenset({"derivation.claims", "claims.stated", "derivation.identities", "derivation.matches", "derivation.digests"})
            | PACK_MEMBERS["derivation"]),

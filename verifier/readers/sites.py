@@ -33,7 +33,7 @@ So `derivation.claims` and `gate.rules` compare what the model holds and read
 no document themselves. A place with no value, or in a file that cannot be
 read or parsed (the grammar errors of `verifier.readers.grammars` and the reasons
 `verifier.formats.jsonio` refuses JSON), is a `Site` with its `problem` and the
-reason in `detail`, not an exception; `schema.receipts` stores the model
+reason in `detail`, not an exception; `schema.documents` (`verifier.checks.profile_receipts`) stores the model
 before calling `read_sites`, so anything else it raises is one ERROR.
 """
 
