@@ -616,6 +616,28 @@ def pin_command(root: str) -> None:
     click.echo(f"verify: {path}: {len(pins)} file(s) pinned", err=True)
 
 
+@main.command("schema")
+@click.argument("name")
+def schema_command(name: str) -> None:
+    """Print the shipped schema NAME (`gate`, `profile`, ...) as the verifier reads it: its named statistic lists filled.
+
+    The files under `schemas/` name their lists of statistics (`"x-verify-enum": LIST`, filled from
+    `verifier.engine.stats.SCHEMA_ENUMS` when read); this prints the schema an editor or check-jsonschema can use.
+    """
+    import json
+
+    from verifier.trust.assets import assets
+
+    try:
+        shipped = assets()
+        names = sorted(Path(rel).name.removesuffix(".schema.json") for rel in shipped.pins if rel.startswith("schemas/"))
+        if name not in names:
+            _fail_usage(f"no shipped schema {name!r}; the shipped ones: {', '.join(names)}")
+        click.echo(json.dumps(shipped.schema(name), indent=2))
+    except VerifierError as exc:
+        _fail_usage(exc.diagnostics())
+
+
 @main.group("gate")
 def gate_group() -> None:
     """Gates of the repository's trust root."""

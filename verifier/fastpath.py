@@ -76,7 +76,7 @@ __all__ = ["COMMANDS", "KIND", "begin", "eligible", "fingerprint", "main", "pend
 
 KIND = "report"
 #: The subcommands of `verify` (`verifier.cli.main`): a first argument naming one is not a bundle path.
-COMMANDS = ("changed", "check", "gate", "init", "inventory", "manifest", "media", "pin", "profile", "score")
+COMMANDS = ("changed", "check", "gate", "init", "inventory", "manifest", "media", "pin", "profile", "schema", "score")
 
 #: `verify check` options that take a value, and how the value is an input: "value" (in the arguments only),
 #: "tree" (a path whose every entry is fingerprinted), "profile" (a pinned id; a file is refused).
