@@ -89,9 +89,12 @@ class MappedBundle(Bundle):
             kinds[kind] = (_files(spec)[0], schema_name, lines, True)
         return cls(root=tree.root, tree=tree, mapping=mapping, kinds=kinds)
 
-    def raw_document(self, kind: str) -> Any:
+    def raw_document(self, kind: str, vouch: Any = None) -> Any:
         """
         Return the document of `kind` in the shape of bundle format v1, read from its foreign file.
+
+        `vouch` is `Bundle.raw_document`'s and is never used: a foreign file's
+        bytes are not the v1 document a reader's typed reading mirrors.
 
         Raises `Unverifiable` (`blocked-by-integrity`) for a file whose bytes
         were not matched, `JSONProblem` for one that cannot be parsed or mapped.
