@@ -6,6 +6,7 @@ import io
 import json
 import shutil
 
+import pytest
 import yaml
 from conftest import ROOT
 from helpers import write_bundle
@@ -191,4 +192,45 @@ def test_pinning_refuses_a_profile_naming_an_unknown_statistic(tmp_path, capsys)
     assert trust_main([str(copy)]) == 2
     err = capsys.readouterr().err
     assert "hyperfine.json" in err and "geomean" in err, err
+    assert (copy / "inventory.json").read_bytes() == before
+
+
+def test_no_hook_validates_with_a_raw_schema_that_names_its_lists():
+    """check-jsonschema does not know `x-verify-enum`: an `if` naming a list then matches every value, so the raw gate
+    schema refused every shipped gate (helper-95). Gates and profiles are validated by the pin hook, against the
+    filled schemas (`python -m verifier.trust --check`, `trust.assets.load_all`)."""
+    hooks = [h for repo in CONFIG["repos"] for h in repo["hooks"]]
+    for hook in hooks:
+        args = hook.get("args", [])
+        if "--schemafile" in args:
+            schema = (ROOT / args[args.index("--schemafile") + 1]).read_text()
+            assert "x-verify-enum" not in schema, f"{hook['name']}: check-jsonschema cannot read {args[args.index('--schemafile') + 1]}"
+    pins = next(h for h in hooks if h["id"] == "verify-pins")
+    assert "profiles/" in pins["files"] and "gates/" in pins["files"]
+
+
+@pytest.mark.parametrize("inventory", [b"[]", b"\xff\xfe", "directory"])
+def test_repinning_over_an_unusable_inventory_is_one_line_naming_it(tmp_path, capsys, inventory):
+    copy = _assets_copy(tmp_path)
+    path = copy / "inventory.json"
+    if inventory == "directory":
+        path.unlink()
+        path.mkdir()
+    else:
+        path.write_bytes(inventory)
+    assert trust_main([str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "inventory.json" in err and err.count("\n") == 1, err
+    if inventory != "directory":
+        assert path.read_bytes() == inventory
+
+
+@pytest.mark.parametrize("gate", [b"[]", b'{"quality": {"scorers": {"x": {"weights": [{}]}}}}', b"[" * 200000 + b"]" * 200000])
+def test_repinning_a_malformed_gate_is_one_line_naming_it(tmp_path, capsys, gate):
+    copy = _assets_copy(tmp_path)
+    (copy / "gates" / "odd.json").write_bytes(gate)
+    before = (copy / "inventory.json").read_bytes()
+    assert trust_main([str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert "odd.json" in err and err.count("\n") == 1, err
     assert (copy / "inventory.json").read_bytes() == before

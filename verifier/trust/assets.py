@@ -118,7 +118,10 @@ class Assets:
         """Hash every pinned file against its pin, compile every schema, compare the admitted scorer weights; raise on any difference."""
         root, pins, inventory_path = self.root, self.pins, self.root / "inventory.json"
         for rel in sorted(pinned_here):
-            got = sha256_file(root / rel)
+            try:
+                got = sha256_file(root / rel)
+            except OSError as exc:
+                raise ConfigError(f"{root / rel}: cannot read this pinned asset: {exc.strerror or exc}") from None
             if got != pins[rel]:
                 raise PinMismatch(
                     f"{root / rel}: sha256 {got} differs from the pin {pins[rel]} in "
@@ -179,6 +182,8 @@ class Assets:
             document = json.loads(data)
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{self.root / rel}: {exc}") from None
+        except RecursionError:
+            raise ConfigError(f"{self.root / rel}: nested too deeply to be a gate") from None
         schema = self.schema("gate")
         from verifier.schema.validation import known_valid, note_valid
 
@@ -290,18 +295,23 @@ def scorer_weights(root: Path) -> list[dict[str, Any]]:
     """
     Return every scorer weight file the gates under `root/gates` admit: `{name, sha256, gates}`, sorted.
 
-    Read from each gate's `quality.scorers.*.weights`; a gate that is not
-    JSON contributes nothing here (its pin check reports it).
+    Read from each gate's `quality.scorers.*.weights`; a gate that cannot be
+    read, is not JSON or is not shaped as a gate there contributes nothing
+    here (its pin check or its schema, when the gate is loaded, reports it).
     """
     found: dict[tuple[str, str], set[str]] = {}
     for path in sorted((root / "gates").glob("*.json")):
         try:
             gate = json.loads(path.read_bytes())
-        except ValueError:
+        except (OSError, ValueError, RecursionError):
             continue
-        for pin in (gate.get("quality") or {}).get("scorers", {}).values():
-            for w in pin.get("weights", []):
-                found.setdefault((w["name"], w["sha256"]), set()).add(path.stem)
+        quality = gate.get("quality") if isinstance(gate, dict) else None
+        scorers = quality.get("scorers") if isinstance(quality, dict) else None
+        for pin in scorers.values() if isinstance(scorers, dict) else ():
+            weights = pin.get("weights") if isinstance(pin, dict) else None
+            for w in weights if isinstance(weights, list) else ():
+                if isinstance(w, dict) and isinstance(w.get("name"), str) and isinstance(w.get("sha256"), str):
+                    found.setdefault((w["name"], w["sha256"]), set()).add(path.stem)
     return [{"name": n, "sha256": h, "gates": sorted(g)} for (n, h), g in sorted(found.items())]
 
 
@@ -311,19 +321,31 @@ def write_inventory(root: Path) -> dict[str, str]:
 
     A maintainer action (`python -m verifier.trust ROOT`), run after a
     deliberate change to a frozen asset; keeps other inventory sections.
-    Side effects: writes `inventory.json`. Returns the new pins.
+    Side effects: writes `inventory.json`. Returns the new pins. Raises
+    `ConfigError` naming the file when the current inventory is not a JSON
+    object, or a file cannot be read or written.
     """
     path = root / "inventory.json"
-    current = json.loads(path.read_bytes()) if path.is_file() else {"inventory_version": 1}
-    pins = {
-        p.relative_to(root).as_posix(): sha256_file(p)
-        for d in Assets.PINNED_DIRS
-        for p in sorted((root / d).rglob("*"))
-        if p.is_file() and "__pycache__" not in p.parts
-    }
+    try:
+        current = json.loads(path.read_bytes()) if path.exists() else {"inventory_version": 1}
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path}: cannot read the inventory: {exc}") from None
+    if not isinstance(current, dict):
+        raise ConfigError(f"{path}: the inventory is not a JSON object, so its other sections cannot be kept")
+    pins = {}
+    for d in Assets.PINNED_DIRS:
+        for p in sorted((root / d).rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts:
+                try:
+                    pins[p.relative_to(root).as_posix()] = sha256_file(p)
+                except OSError as exc:
+                    raise ConfigError(f"{p}: cannot read it to pin it: {exc.strerror or exc}") from None
     current["assets"] = dict(sorted(pins.items()))
     current["scorer_weights"] = scorer_weights(root)
-    path.write_text(json.dumps(current, indent=2) + "\n")
+    try:
+        path.write_text(json.dumps(current, indent=2) + "\n")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write the inventory: {exc.strerror or exc}") from None
     return pins
 
 
@@ -332,8 +354,9 @@ def load_all(root: Path) -> Assets:
     Return `Assets(root)` after loading every pinned gate and profile, each validated as a run would (`gate`, `profile`).
 
     The schema files name their statistic lists (`x-verify-enum`, filled when
-    read: `verifier.schema.validation.filled`), so a validator reading them as
-    they are (check-jsonschema) cannot refuse an unknown statistic; this can.
+    read: `verifier.schema.validation.filled`), which a validator reading them as
+    they are (check-jsonschema) does not know: it cannot refuse an unknown
+    statistic, and reads an `if` naming a list as matching every value.
     Raises `ConfigError` naming the first file that fails its pin or its schema.
     """
     loaded = Assets(root)
@@ -373,15 +396,23 @@ def main(argv: list[str]) -> int:
         print(f"verify: {root / 'inventory.json'}: every schema, gate and profile matches its pin and its schema")
         return 0
     path = root / "inventory.json"
-    before = path.read_bytes() if path.is_file() else None
-    pins = write_inventory(root)
+    try:
+        before = path.read_bytes() if path.is_file() else None
+        pins = write_inventory(root)
+    except (ConfigError, OSError) as exc:
+        print(f"verify: error: {exc}; inventory.json was left as it was", file=sys.stderr)
+        return 2
     try:
         load_all(root)
     except ConfigError as exc:
-        if before is None:
-            path.unlink()
-        else:
-            path.write_bytes(before)
+        try:
+            if before is None:
+                path.unlink()
+            else:
+                path.write_bytes(before)
+        except OSError as undo:
+            print(f"verify: error: {exc}; and {path} could not be restored: {undo}", file=sys.stderr)
+            return 2
         print(f"verify: error: {exc}; inventory.json was left as it was", file=sys.stderr)
         return 2
     for key, value in pins.items():
