@@ -263,3 +263,17 @@ def test_a_profile_copy_shares_no_container_with_the_validated_one_or_another_co
     document = {"a": inner, "b": inner, "c": [Decimal("1E+400"), -0.0]}
     copy = _copy_json(document)
     assert typed(copy) == typed(document) and copy["a"] is not copy["b"]  # as `_copy_json`: a shared dict becomes two
+
+
+def test_pinning_a_schema_naming_no_list_names_its_file(tmp_path, run, monkeypatch):
+    """helper-95: `verify pin` said `schema <no $id>: x-verify-enum 'NOPE' ...`, naming no file."""
+    repo = tmp_path / "evidence-repo"
+    repo.mkdir()
+    monkeypatch.chdir(repo)
+    assert run("init").exit_code == 0
+    (repo / "verify" / "schemas" / "mine.schema.json").write_text(json.dumps(
+        {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+         "properties": {"statistic": {"x-verify-enum": "NOPE"}}}))
+    result = run("pin")
+    assert result.exit_code == 2
+    assert "mine.schema.json" in result.stderr and "NOPE" in result.stderr, result.stderr

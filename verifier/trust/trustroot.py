@@ -389,8 +389,11 @@ class RepositoryTrust:
                     if document.get("id") != ident:
                         raise ConfigError(f"{rel}: its `id` must be {ident!r} (the file name)")
                 elif kind == "schemas":
-                    document = filled(document)  # its `x-verify-enum` lists, as a shipped schema's
-                    schema_validator(document)
+                    try:
+                        document = filled(document)  # its `x-verify-enum` lists, as a shipped schema's
+                        schema_validator(document)
+                    except ConfigError as exc:
+                        raise ConfigError(f"{rel} ({source.label}): {exc}") from None
                 self.documents[(kind, ident)] = (rel, document)
         gates = {i: d for (k, i), (_r, d) in self.documents.items() if k == "gates"}
         admitted = scorer_weights_of(gates)
