@@ -375,8 +375,31 @@ def keep_report(report: Any, fmt: str, verbose: bool) -> None:
           f"verify: {report.verdict}: {visible(report.subject)}\n", int(report.exit_code))
 
 
+#: errno values of an output that cannot take the report (a full disk or quota, a file too large, an I/O error).
+_NO_ROOM = ("ENOSPC", "EDQUOT", "EFBIG", "EIO")
+
+
 def main() -> None:
-    """The `verify` entry point: replay a stored report when every input is unchanged, else run `verifier.cli`."""
+    """
+    The `verify` entry point: replay a stored report when every input is unchanged, else run `verifier.cli`.
+
+    An output that cannot take the report (`_NO_ROOM`) is one line on stderr
+    and exit 2, never a traceback: stdout is pointed at the null device first,
+    so the interpreter's last flush cannot fail again.
+    """
+    import errno
+
+    try:
+        _main()
+    except OSError as exc:
+        if exc.errno not in {getattr(errno, name, None) for name in _NO_ROOM}:
+            raise
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.stderr.write(f"verify: error: cannot write the output: {exc.strerror}\n")
+        sys.exit(2)
+
+
+def _main() -> None:
     argv = sys.argv[1:]
     hit = replay(argv)
     if hit is not None:
