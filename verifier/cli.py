@@ -631,6 +631,7 @@ def schema_command(name: str) -> None:
     try:
         shipped = assets()
         names = sorted(Path(rel).name.removesuffix(".schema.json") for rel in shipped.pins if rel.startswith("schemas/"))
+        name = name.removesuffix(".json").removesuffix(".schema")  # `gate.schema.json`, the file's name, is `gate`
         if name not in names:
             _fail_usage(f"no shipped schema {name!r}; the shipped ones: {', '.join(names)}")
         click.echo(json.dumps(shipped.schema(name), indent=2))

@@ -32,3 +32,7 @@ def test_an_unknown_schema_name_is_one_line_naming_the_shipped_ones(run):
     result = run("schema", "nonsense")
     assert result.exit_code == 2
     assert "nonsense" in result.stderr and "gate" in result.stderr and "Traceback" not in result.output
+
+
+def test_the_schema_file_name_is_its_name(run):
+    assert run("schema", "gate.schema.json").stdout == run("schema", "gate").stdout
