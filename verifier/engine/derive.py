@@ -57,7 +57,7 @@ def not_derivable(rules: Sequence[dict[str, Any]], derivable: Sequence[str], sou
         statistic = rule.get("statistic")
         if statistic in stats.STATISTICS and statistic not in derivable:
             why = ("it takes two given numbers, not a selection" if statistic in stats.PAIR_STATISTICS
-                   else f"{source} derives only {', '.join(derivable)}")
+                   else f"the statistics it can give are {', '.join(derivable)}")
             return i, f"statistic {statistic!r} cannot be derived from {source}: {why}"
     return None
 
