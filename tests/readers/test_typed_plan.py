@@ -25,6 +25,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jsontext import Raw as _Raw, damaged, stated_twice
+from jsontext import dumps as _dumps
 from verifier.formats.bundle import Bundle
 from verifier.schema.compiled_schema import checked_validator
 from verifier.formats.jsonio import JSONProblem, loads_strict
@@ -92,21 +94,6 @@ NAMES = st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,8}\Z")
 TEXT = st.text(st.characters(blacklist_categories=("Cc", "Cs")), max_size=6)  # no control character: JSON writes it as a `\\u` escape
 
 
-class _Raw(str):
-    """A number literal written as it is (`_dumps`)."""
-
-
-def _dumps(value: object) -> str:
-    """`value` as compact JSON, a `_Raw` as its literal, non-ASCII as itself (no `\\u` escape but for what JSON needs)."""
-    if isinstance(value, _Raw):
-        return str(value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_dumps(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(map(_dumps, value)) + "]"
-    return json.dumps(value, ensure_ascii=False)
-
-
 @st.composite
 def valid_request(draw: st.DrawFn) -> dict:
     request = {"id": draw(NAMES), "server": draw(NAMES), "phase": draw(st.sampled_from(["warmup", "measured"]))}
@@ -170,7 +157,7 @@ def mutated(draw: st.DrawFn) -> str:
         elif change == "odd":
             item[key] = draw(ODD)
         elif change == "duplicate":
-            requests[at] = _Raw(_dumps(item)[:-1] + f",{json.dumps(key)}:{_dumps(draw(st.one_of(ODD, st.just(item[key]))))}" + "}")
+            requests[at] = _Raw(stated_twice(_dumps(item), key, draw(st.one_of(ODD, st.just(item[key])))))
         else:
             requests[at] = draw(ODD)
         if draw(st.booleans()):
@@ -184,10 +171,9 @@ def mutated(draw: st.DrawFn) -> str:
         plan[draw(st.sampled_from(["x", "Format", "requests ", "host"]))] = draw(ODD)
     text = _dumps(plan)
     if how == "duplicate":
-        text = text[:-1] + f",{json.dumps(key)}:{_dumps(draw(st.one_of(ODD, st.just(plan[key]))))}" + "}"
+        text = stated_twice(text, key, draw(st.one_of(ODD, st.just(plan[key]))))
     elif how == "text":
-        at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(["", " ", "\t", ",", "}", "{", "\\", '"', ":", "\r", "\x00", "}{", "\ufeff"])) + text[at + 1:]
+        text = draw(damaged(text))
     return text
 
 
@@ -314,10 +300,9 @@ def mutated_line(draw: st.DrawFn) -> str:
         item[key] = draw(ODD)
     text = _dumps(draw(ODD)) if how == "no object" else _dumps(item)
     if how == "duplicate":
-        text = text[:-1] + f",{json.dumps(key)}:{_dumps(draw(st.one_of(ODD, st.just(item[key]))))}" + "}"
+        text = stated_twice(text, key, draw(st.one_of(ODD, st.just(item[key]))))
     elif how == "text":
-        at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(["", " ", "\t", ",", "}", "{", "\\", '"', ":", "\r", "\x00", "}{"])) + text[at + 1:]
+        text = draw(damaged(text))
     return text
 
 

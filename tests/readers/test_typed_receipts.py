@@ -22,6 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from jsontext import Raw as _Raw, damaged, stated_twice
+from jsontext import dumps as _dumps
 from verifier.schema.compiled_schema import checked_validator
 from verifier.formats.jsonio import JSONProblem, iter_strict_batches
 from verifier.readers import native
@@ -131,21 +133,6 @@ def valid_line(draw: st.DrawFn) -> dict:
     return line
 
 
-class _Raw(str):
-    """A number literal written as it is (`_dumps`)."""
-
-
-def _dumps(value: object) -> str:
-    """`value` as compact JSON, a `_Raw` as its literal, non-ASCII as itself (no `\\u` escape but for what JSON needs)."""
-    if isinstance(value, _Raw):
-        return str(value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(k, ensure_ascii=False)}:{_dumps(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(map(_dumps, value)) + "]"
-    return json.dumps(value, ensure_ascii=False)
-
-
 ODD = st.sampled_from([
     None, True, False, 0, -1, 1, 10**400, "", " ", "x\n", ".x", "a/b", "\u00e9", "2026-02-29T00:00:00Z", "2026-01-01T24:00:00Z",
     "2026-01-01T23:59:60Z", "2026-01-01T00:00:00", "2026-01-01 00:00:00Z", "0000-01-01T00:00:00Z", "2026-01-01T00:00:00Z\n",
@@ -190,10 +177,9 @@ def mutated(draw: st.DrawFn) -> str:
         line[draw(st.sampled_from(["stdout", "x", "kind ", "Kind", "pid", "request_id", "worker_id", "outputs"]))] = draw(ODD)
     text = _dumps(line)
     if how == "duplicate":
-        text = text[:-1] + f",{json.dumps(key)}:{_dumps(draw(st.one_of(ODD, st.just(line[key]))))}" + "}"
+        text = stated_twice(text, key, draw(st.one_of(ODD, st.just(line[key]))))
     elif how == "text":
-        at = draw(st.integers(0, len(text)))
-        text = text[:at] + draw(st.sampled_from(["", " ", "\t", ",", "}", "{", "\\", '"', ":", "\r", "\x00", "}{"])) + text[at + 1:]
+        text = draw(damaged(text))
     return text
 
 
