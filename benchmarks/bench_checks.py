@@ -7,7 +7,9 @@ Builds the bundle `bench_receipts.build` builds (N planned measured requests ove
 a test gate pinned in a fresh asset root, in a temporary directory), sets the cyclic collector as the `verify`
 command does (`verifier.fastpath.gc_for_one_run`), runs `verifier.core.verify_path` once with every check's
 ``Check.__call__`` timed by `time.process_time`, and prints each check costing at least 0.5 % of the run in
-microseconds per line, then the run's total and the sum over checks. Not a test: no exit code for speed.
+microseconds per line, then the run's total and the sum over checks. Last it prints what reading the bundle
+strictly costs with no model and no check (`reading_alone`), and that figure over `bench_receipts.parse_alone`'s.
+Not a test: no exit code for speed.
 """
 
 from __future__ import annotations
@@ -46,6 +48,51 @@ def main(n: int) -> None:
         if seconds > 0.005 * total:
             print(f"{check:28} {1e6 * seconds / n:7.2f} us/line")
     print(f"total {1e6 * total / n:.2f} us/line, sum of checks {1e6 * sum(times.values()) / n:.2f}")
+    parts = reading_alone(bundle)
+    parse = bench_receipts.parse_alone(bundle / "receipts.jsonl")
+    for part, seconds in parts.items():
+        print(f"reading alone: {part:34} {1e6 * seconds / n:7.2f} us/line")
+    print(f"reading alone {1e6 * sum(parts.values()) / n:.2f} us/line, {sum(parts.values()) / parse:.1f}x the parse alone "
+          f"({1e6 * parse / n:.2f} us/line); the run {total / parse:.1f}x")
+
+
+def reading_alone(bundle: Path) -> dict[str, float]:
+    """
+    Return the CPU seconds of the reading every run of `bundle` does before it models or checks anything, by part.
+
+    Parts: the SHA-256 of every file (`integrity.files`); `plan.json` read
+    into its typed form, which vouches it is strict JSON
+    (`verifier.formats.jsonio.loads_typed_each`, as `native.vouch_plan` reads
+    it); `receipts.jsonl` as a stream of lines, each batch read into the typed
+    receipts the same way (`iter_strict_batches` with the `vouch` of
+    `native.ReceiptLines` minus its column checks and the model). A floor of
+    this design for issue 40's ratio: what the model and the checks add is
+    the run's total less this.
+    """
+    import hashlib
+
+    from verifier.formats.jsonio import file_chunks, iter_strict_batches, loads_typed_each
+    from verifier.readers import native
+
+    parts: dict[str, float] = {}
+    start = time.process_time()
+    for path in sorted(bundle.iterdir()):
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for chunk in file_chunks(handle):
+                digest.update(chunk)
+    parts["sha256 of every file"] = time.process_time() - start
+    start = time.process_time()
+    if loads_typed_each([(bundle / "plan.json").read_bytes().decode("utf-8")], native._PLAN) is None:
+        raise SystemExit("plan.json: not read by its typed form")
+    parts["plan.json, strict and typed"] = time.process_time() - start
+    start = time.process_time()
+    with open(bundle / "receipts.jsonl", "rb") as handle:
+        for batch in iter_strict_batches(file_chunks(handle), vouch=lambda _first, texts: loads_typed_each(texts, native._RECEIPTS) is not None):
+            if type(batch) is not range:
+                raise SystemExit("receipts.jsonl: a batch not read by its typed form")
+    parts["receipts.jsonl, strict and typed"] = time.process_time() - start
+    return parts
 
 
 if __name__ == "__main__":

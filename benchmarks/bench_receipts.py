@@ -16,7 +16,8 @@ fresh asset root. `verify_path` then runs in a fresh child process per N
 of the verification alone, microseconds per receipt line, the verdict and the
 peak RSS, and beside them the CPU microseconds per line of decoding the same
 lines with msgspec's compiled JSON decoder alone and the ratio verify / parse
-(issue 40). The cyclic collector is set as the `verify` command sets it
+(issue 40), then the same with the standard library's `json.loads` (whose
+scanner is compiled C too). The cyclic collector is set as the `verify` command sets it
 (`verifier.fastpath.gc_for_one_run`). Linear time shows as a flat microseconds-per-line column. Not a
 test: no pass/fail exit code for speed (exit 1 only if a verdict is not PASS).
 """
@@ -96,22 +97,26 @@ def one(n: int) -> None:
         bad = [f"{f.status.value} {f.code}" for f in report.findings if f.status.value != "PASS"][:3]
         peak = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
         parse = parse_alone(bundle / "receipts.jsonl")
+        parse_json = parse_alone(bundle / "receipts.jsonl", stdlib=True)
         print(json.dumps({"n": n, "wall_s": round(wall, 2), "cpu_s": round(cpu, 2), "us_per_line": round(1e6 * wall / n, 1), "cpu_us_per_line": round(1e6 * cpu / n, 1),
                           "verdict": report.verdict, "not_pass": bad, "peak_rss_mib": peak,
-                          "parse_cpu_us_per_line": round(1e6 * parse / n, 2), "ratio": round(cpu / parse, 1)}))
+                          "parse_cpu_us_per_line": round(1e6 * parse / n, 2), "ratio": round(cpu / parse, 1),
+                          "json_cpu_us_per_line": round(1e6 * parse_json / n, 2), "json_ratio": round(cpu / parse_json, 1)}))
 
 
-def parse_alone(path: Path) -> float:
+def parse_alone(path: Path, stdlib: bool = False) -> float:
     """
     Return the CPU seconds of reading `path` and decoding each of its lines with msgspec's compiled JSON decoder alone.
 
     The floor `verify` is compared with (issue 40): no strictness checks, no
     schema, no model; the best of three runs (after `verify_path`, so the
-    peak RSS printed is the verification's).
+    peak RSS printed is the verification's). With `stdlib`, the decoder is
+    the standard library's `json.loads` instead (its scanner is compiled C,
+    `_json`), printed beside msgspec's for comparison.
     """
     import msgspec
 
-    decode = msgspec.json.Decoder().decode
+    decode = json.loads if stdlib else msgspec.json.Decoder().decode
     best = float("inf")
     for _ in range(3):
         cpu = time.process_time()
@@ -132,7 +137,8 @@ def main() -> int:
         return 0 if sys.argv[1] in ("-h", "--help") else 2
     sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000, 1_000_000]
     print(f"nproc {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
-    print(f"{'lines':>9} {'wall s':>8} {'cpu s':>8} {'us/line':>8} {'cpu us/line':>12} {'parse us/line':>14} {'ratio':>6}  verdict  peak RSS")
+    print(f"{'lines':>9} {'wall s':>8} {'cpu s':>8} {'us/line':>8} {'cpu us/line':>12} {'parse us/line':>14} {'ratio':>6}"
+          f" {'json us/line':>13} {'ratio':>6}  verdict  peak RSS")
     failed = False
     for n in sizes:
         result = subprocess.run([sys.executable, __file__, "--one", str(n)], capture_output=True, text=True, cwd=ROOT)
@@ -142,6 +148,7 @@ def main() -> int:
             continue
         row = json.loads(result.stdout.strip().splitlines()[-1])
         print(f"{n:>9} {row['wall_s']:>8} {row['cpu_s']:>8} {row['us_per_line']:>8} {row['cpu_us_per_line']:>12} {row['parse_cpu_us_per_line']:>14} {row['ratio']:>5}x"
+              f" {row['json_cpu_us_per_line']:>13} {row['json_ratio']:>5}x"
               f"  {row['verdict']:7}  {row['peak_rss_mib']} MiB"
               + (f"  {row['not_pass']}" if row["not_pass"] else ""))
         failed |= row["verdict"] != "PASS"
