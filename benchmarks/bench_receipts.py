@@ -11,15 +11,20 @@ compactly: about 190 bytes a line; above 10^6 lines the plan lists its
 requests in the shard `plan-requests.jsonl`, since 10^7 of them are over the
 256 MiB limit for one JSON document), and claims
 of the request count and both arm means, judged by a test gate pinned in a
-fresh asset root. `verify_path` then runs in a fresh child process per N
-(so its peak RSS is its own); the script prints N, the wall and CPU seconds
-of the verification alone, microseconds per receipt line, the verdict and the
-peak RSS, and beside them the CPU microseconds per line of decoding the same
-lines with msgspec's compiled JSON decoder alone and the ratio verify / parse
-(issue 40), then the same with the standard library's `json.loads` (whose
-scanner is compiled C too). The cyclic collector is set as the `verify` command sets it
+fresh asset root. Each N runs in a fresh child process, which builds its
+bundle and then runs `verify_path` on it (its peak RSS is the larger of the
+two; the verification's at 10^6 and above). The script prints the machine's
+core count and load average, then per N: the wall and CPU seconds of the
+verification alone, wall and CPU microseconds per receipt line (CPU can
+exceed wall: numpy and the hashing may use a second core), the CPU
+microseconds per line of decoding the same lines with msgspec's compiled
+JSON decoder alone and the ratio verify CPU / that parse (issue 40), then
+the same with the standard library's `json.loads` (whose scanner is
+compiled C too; `json ratio`), the verdict and the peak RSS. The cyclic
+collector is set as the `verify` command sets it
 (`verifier.fastpath.gc_for_one_run`). Linear time shows as a flat microseconds-per-line column. Not a
-test: no pass/fail exit code for speed (exit 1 only if a verdict is not PASS).
+test: no pass/fail exit code for speed (exit 1 only if a verdict is not PASS;
+exit 2, with the usage, for an argument that is no count of lines).
 """
 
 from __future__ import annotations
@@ -127,18 +132,40 @@ def parse_alone(path: Path, stdlib: bool = False) -> float:
     return best
 
 
+def lines_argument(usage: str, default: int) -> int:
+    """
+    Return the one count of lines a benchmark script was given (`sys.argv[1]`), or `default` without one.
+
+    `-h`/`--help` prints `usage` (the script's docstring) and exits 0; any
+    other argument, or more than one, prints it to stderr and exits 2.
+    """
+    args = sys.argv[1:]
+    if not args:
+        return default
+    if len(args) == 1 and _count(args[0]):
+        return int(args[0])
+    asked = args[0] in ("-h", "--help")
+    print(usage.strip(), file=sys.stdout if asked else sys.stderr)
+    sys.exit(0 if asked else 2)
+
+
+def _count(arg: str) -> bool:
+    """Return whether `arg` is a count of lines: ASCII digits ("²" is a digit to `str.isdigit` but not to `int`), above 0."""
+    return arg.isascii() and arg.isdigit() and int(arg) > 0
+
+
 def main() -> int:
     """Run every N in its own child process and print a table."""
     if len(sys.argv) > 2 and sys.argv[1] == "--one":
         one(int(sys.argv[2]))
         return 0
-    if any(not a.isdigit() for a in sys.argv[1:]):  # -h, --help, or anything that is no count of lines
+    if not all(map(_count, sys.argv[1:])):  # -h, --help, or anything that is no count of lines
         print(__doc__.strip().split("\n\n")[1])
         return 0 if sys.argv[1] in ("-h", "--help") else 2
     sizes = [int(a) for a in sys.argv[1:]] or [10_000, 100_000, 1_000_000]
     print(f"nproc {os.cpu_count()}, load {os.getloadavg()[0]:.1f}")
     print(f"{'lines':>9} {'wall s':>8} {'cpu s':>8} {'us/line':>8} {'cpu us/line':>12} {'parse us/line':>14} {'ratio':>6}"
-          f" {'json us/line':>13} {'ratio':>6}  verdict  peak RSS")
+          f" {'json us/line':>13} {'json ratio':>11}  verdict  peak RSS")
     failed = False
     for n in sizes:
         result = subprocess.run([sys.executable, __file__, "--one", str(n)], capture_output=True, text=True, cwd=ROOT)
@@ -148,7 +175,7 @@ def main() -> int:
             continue
         row = json.loads(result.stdout.strip().splitlines()[-1])
         print(f"{n:>9} {row['wall_s']:>8} {row['cpu_s']:>8} {row['us_per_line']:>8} {row['cpu_us_per_line']:>12} {row['parse_cpu_us_per_line']:>14} {row['ratio']:>5}x"
-              f" {row['json_cpu_us_per_line']:>13} {row['json_ratio']:>5}x"
+              f" {row['json_cpu_us_per_line']:>13} {row['json_ratio']:>10}x"
               f"  {row['verdict']:7}  {row['peak_rss_mib']} MiB"
               + (f"  {row['not_pass']}" if row["not_pass"] else ""))
         failed |= row["verdict"] != "PASS"
