@@ -16,7 +16,7 @@ bundle and then runs `verify_path` on it (its peak RSS is the larger of the
 two; the verification's at 10^6 and above). The script prints the machine's
 core count and load average, then per N: the wall and CPU seconds of the
 verification alone, wall and CPU microseconds per receipt line (CPU can
-exceed wall: numpy and the hashing may use a second core), the CPU
+exceed wall: `integrity.files` hashes on a pool of threads), the CPU
 microseconds per line of decoding the same lines with msgspec's compiled
 JSON decoder alone and the ratio verify CPU / that parse (issue 40), then
 the same with the standard library's `json.loads` (whose scanner is
