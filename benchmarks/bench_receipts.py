@@ -16,7 +16,8 @@ bundle and then runs `verify_path` on it (its peak RSS is the larger of the
 two; the verification's at 10^6 and above). The script prints the machine's
 core count and load average, then per N: the wall and CPU seconds of the
 verification alone, wall and CPU microseconds per receipt line (CPU can
-exceed wall: `integrity.files` hashes on a pool of threads), the CPU
+exceed wall: numpy's OpenBLAS threads spin on the second core after its
+first call; with `OPENBLAS_NUM_THREADS=1` the two agree), the CPU
 microseconds per line of decoding the same lines with msgspec's compiled
 JSON decoder alone and the ratio verify CPU / that parse (issue 40), then
 the same with the standard library's `json.loads` (whose scanner is
