@@ -33,7 +33,7 @@ SEARCH_SECONDS = 7.0
 
 @dataclass
 class Discovery:
-    """What discovery found in one directory: `sources` read, `skips`, record `sets`, `stated` numbers with their `verdicts` (parallel), `dropped` numbers over the bound, `listed` entries (files and links) under `root`."""
+    """What discovery found in one directory: `sources` read, `skips`, record `sets`, `stated` numbers with their `verdicts` (parallel), `dropped` numbers over the bound, `listed` entries (files and links) under `root`, `identifiers`: numbers written inside a date, version, id and the like (`context.stated_numbers`), not listed."""
 
     root: Path
     sources: list[Source]
@@ -43,6 +43,7 @@ class Discovery:
     verdicts: list[Verdict]
     dropped: int = 0
     listed: int = 0
+    identifiers: int = 0
 
     def counts(self) -> dict[str, int]:
         """Return `{bound, ambiguous, near-miss, unexplained}` counts."""
@@ -63,7 +64,7 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
     started = time.monotonic()
     sources, skips, tree = read_sources(root, bounds, progress)
     sets = find_record_sets(sources)
-    stated, dropped = stated_numbers(sources, sets) if sets else ([], 0)
+    stated, dropped, identifiers = stated_numbers(sources, sets) if sets else ([], 0, 0)
     stated.sort(key=lambda st: st.rel.rsplit(".", 1)[-1].lower() not in ("json", "csv"))  # data documents first, then pages (stable)
     memo: dict[Any, Any] = {}
     verdicts, kept = [], []
@@ -80,7 +81,7 @@ def discover(root: Path, progress: Any = None, bounds: dict[str, int] | None = N
         verdicts.append(classify(st, found))
     verdicts = coincidences(kept, verdicts)
     dropped += len(stated) - reached
-    return Discovery(root, sources, skips, sets, kept, verdicts, dropped, len(tree.files()) + len(tree.links("**")))
+    return Discovery(root, sources, skips, sets, kept, verdicts, dropped, len(tree.files()) + len(tree.links("**")), identifiers)
 
 
 def coincidences(stated: list[Stated], verdicts: list[Verdict]) -> list[Verdict]:

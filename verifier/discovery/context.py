@@ -164,12 +164,25 @@ def _data_files(sets: list[RecordSet]) -> tuple[set[str], set[tuple[str, str]]]:
     return files, rows
 
 
-def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[Stated], int]:
-    """Return `(stated numbers in file order, how many more were left out by MAX_STATED)` (see the module docstring)."""
+def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[Stated], int, int]:
+    """
+    Return `(stated numbers in file order, how many more were left out by MAX_STATED, how many were identifiers)` (see the module docstring).
+
+    A number written inside a date, a clock reading, a version, a commit id, an
+    issue reference, a word, or a text that begins with a no-value word
+    (`2023-08-31`, `10:42`, `#123`, `N/A (OOM at 64)`) is an identifier, not a
+    stated quantity: it is counted, not listed. The rules are every class of
+    `verifier.readers.informational.CLASSES`, the claim text reader's
+    (`claimtext.identifier_spans`), so discovery and a profile's `informational`
+    section read a text's numbers alike.
+    """
+    from verifier.readers.informational import CLASSES, compile_patterns, informational_numbers
+
+    identifiers = compile_patterns({"classes": sorted(CLASSES)})
     data, big_rows = _data_files(sets)
     big_files = {rel for rel, _ in big_rows}
     out: list[Stated] = []
-    dropped = 0
+    dropped = held = 0
     memo: dict[str, Any] = {}
     for src in sources:
         if src.kind != "document" or src.rel in data:
@@ -178,8 +191,13 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
         json_doc = src.rel.lower().endswith(".json")
         own_path = _path_names(src.rel)
         skip = frozenset({"#line", "#html", "headings", "literal"}) if page else frozenset()  # `literal`: a fenced code block shows text, states nothing
-        for pointer, value in claimdoc_numbers(src.doc, memo=memo, skip=skip):
+        found = list(claimdoc_numbers(src.doc, memo=memo, skip=skip))
+        informational = informational_numbers(src.doc, [(p, v) for p, v in found if isinstance(v, str)], identifiers)
+        for pointer, value in found:
             if isinstance(value, bool):
+                continue
+            if pointer in informational:
+                held += 1
                 continue
             q = quantity(value) if not isinstance(value, str) else quantity(value) or _embedded(value)
             if q is None:
@@ -222,7 +240,7 @@ def stated_numbers(sources: list[Source], sets: list[RecordSet]) -> tuple[list[S
             pairs = {f"{k}={v}" for k, v in rec.items() if (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, str) and len(v) <= 200)}
             versus = _versus(label_text)
             out.append(Stated(src.rel, pointer, str(value), q[0], unit, labels, names, chunks, pairs, label_text, ordinal, versus, counted(label_text)))
-    return out, dropped
+    return out, dropped, held
 
 
 def _versus(label: str) -> frozenset[str]:

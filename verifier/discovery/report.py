@@ -112,6 +112,7 @@ def discovery_report(path: str, disc: Discovery, why: str, trust: dict[str, Any]
     summary = (f"{path}: {why}; discovery read {len(disc.sources)} file(s), found {len(disc.sets)} record set(s) and {len(disc.stated)} stated "
                f"number(s): {counts['bound']} bound, {counts['ambiguous']} ambiguous, {counts['near-miss']} near-miss, {counts['unexplained']} unexplained"
                + (f" ({disc.dropped} more over the bound)" if disc.dropped else "")
+               + (f"; {disc.identifiers} more written inside a date, version, id or the like, not counted as stated" if disc.identifiers else "")
                + "; nobody pinned these rules, so nothing is judged: write them as a profile with `verify profile draft DIR -o PROFILE.json`")
     findings.append(Finding(check=CHECK, status=Status.UNVERIFIED, code="no-profile", message=summary, expected=None, observed=counts))
     findings.extend(_finding(st, v) for st, v in zip(disc.stated, disc.verdicts))
