@@ -117,3 +117,12 @@ def test_a_vouched_batch_after_the_first_is_the_range_of_its_own_line_numbers(mo
     firsts: list[int] = []
     batches = list(iter_strict_batches(iter([b"1\n2\n3\n4\n5\n"]), vouch=lambda first, texts: firsts.append(first) or True))
     assert batches == [range(1, 3), range(3, 5), range(5, 6)] and firsts == [0, 2, 4]
+
+
+def test_a_raw_control_character_names_its_place_once():
+    """The standard library's message, "Invalid control character at", is followed by the place once (was "at at line 1 column 3")."""
+    from verifier.formats.jsonio import JSONProblem, loads_strict_text
+
+    with pytest.raises(JSONProblem) as caught:
+        loads_strict_text('"a\x01"')
+    assert str(caught.value).endswith("not valid JSON: Invalid control character at line 1 column 3"), str(caught.value)

@@ -251,7 +251,8 @@ def _decode(text: str) -> Any:
     except JSONProblem:
         raise
     except json.JSONDecodeError as exc:
-        raise JSONProblem("invalid-json", f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        message = exc.msg.removesuffix(" at")  # the standard library's "Invalid control character at" names no place itself
+        raise JSONProblem("invalid-json", f"not valid JSON: {message} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
         raise JSONProblem("too-deep", f"nested deeper than {MAX_DEPTH} levels of arrays and objects") from None
     # Both scans are skipped when the text cannot hold the problem (C-speed counts; `"\\" in` is a memchr, cheaper
