@@ -10,7 +10,9 @@ repeated here.
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
@@ -18,12 +20,15 @@ from types import SimpleNamespace
 import pytest
 
 from bundlekit import edit_json, rehash
+from conftest import EXAMPLE
 from test_plan_shard import _shard
 from verifier.core import BUNDLE_PIPELINE
 from verifier.engine.pipeline import Context, RunData, run_pipeline
 from verifier.formats.bundle import Bundle
+from verifier.readers.mapped import MappedBundle, mapped_pipeline
+from verifier.readers.tree import Tree
 from verifier.model.evidence import Evidence, Location, Quantity, Unmapped
-from verifier.readers.native import evidence_of, from_documents, plan_of, vouch_plan
+from verifier.readers.native import V1_PROFILE, PlannedLines, ReceiptLines, evidence_of, from_documents, plan_of, schema_sha256, vouch_plan
 from verifier.trust.assets import assets
 
 
@@ -56,11 +61,14 @@ def test_a_plan_that_states_no_counts_plans_none_of_either_phase():
     assert stated.per_server == {"warmup": 2, "measured": 5}
 
 
-def _evidence_after_the_schema_check(bundle: Path) -> Evidence:
-    """The model `evidence_of` builds of `bundle` once `schema.documents` (and what runs before it) has judged its documents."""
-    steps = BUNDLE_PIPELINE[: [c.id for c in BUNDLE_PIPELINE].index("schema.documents") + 1]
-    ctx = Context(subject=bundle, assets=assets(None), bundle=Bundle(root=bundle))
-    run_pipeline(steps, ctx)
+def _evidence_after_the_schema_check(bundle: Path, profile: dict | None = None) -> Evidence:
+    """The model `evidence_of` builds of `bundle` (read natively, or through `profile`'s `bundle` section) once `schema.documents` and what runs before it have judged its documents."""
+    if profile is None:
+        pipeline, ctx = BUNDLE_PIPELINE, Context(subject=bundle, assets=assets(None), bundle=Bundle(root=bundle))
+    else:
+        pipeline = mapped_pipeline(BUNDLE_PIPELINE)
+        ctx = Context(subject=bundle, assets=assets(None), bundle=MappedBundle.of(Tree(root=bundle), profile["bundle"]), options={"profile": profile})
+    run_pipeline(pipeline[: [c.id for c in pipeline].index("schema.documents") + 1], ctx)
     return evidence_of(ctx)
 
 
@@ -104,3 +112,46 @@ def test_a_plan_whose_shard_cannot_be_used_names_the_shard_in_the_model(example_
     assert evidence.plan is None
     assert [(u.what, u.where, u.part, u.code) for u in evidence.unmapped if u.part == "plan"] == [
         ("document plan-requests.jsonl", Location("plan-requests.jsonl"), "plan", "blocked-by-integrity")]
+
+
+@pytest.mark.parametrize("outputs", [5, True, Decimal("1.5"), "ab", {"path": "p", "sha256": "ab" * 32}, [], None, ["x", 5]])
+def test_a_receipts_outputs_that_are_no_list_of_objects_are_left_out_without_failing(outputs):
+    """Kills `:335` `type(outs) is list and outs` -> `or` (a number or `true` is then iterated: TypeError): `extend` is total over JSON values."""
+    line = {"kind": "request", "request_id": "r1", "server": "s", "arm": "a", "phase": "measured", "outcome": "ok", "elapsed_s": 1,
+            "outputs": outputs}
+    table = from_documents({"receipts": [line]}, manifest=None, names={}).receipts
+    assert len(table) == 1 and table.outputs == {} and table[0].outputs == ()
+
+
+@pytest.mark.parametrize("builder,texts", [
+    (ReceiptLines, (EXAMPLE / "receipts.jsonl").read_text().splitlines()),
+    (PlannedLines, [json.dumps(r) for r in json.loads((EXAMPLE / "plan.json").read_text())["requests"]])])
+def test_lines_only_judged_are_vouched_for_and_not_modelled(builder, texts):
+    """Kills `:400` `return True` -> `False` after `if not keep`: valid lines are vouched for when only judged (`keep` False), and nothing is modelled."""
+    judged = builder("lines.jsonl")
+    assert judged.vouch(0, texts, False) is True
+    kept = builder("lines.jsonl")
+    assert kept.vouch(0, texts) is True
+    if builder is ReceiptLines:
+        assert (len(judged.table), judged.processes) == (0, []) and len(kept.table) > 0 and kept.processes
+    else:
+        assert len(judged.requests) == 0 and len(kept.requests) == len(texts)
+    assert builder("lines.jsonl").vouch(0, [*texts, texts[0].replace('"', "'", 2)], False) is False  # a line that is no JSON
+
+
+def test_a_schema_with_text_beyond_ascii_has_a_fingerprint_and_is_read_the_reference_way():
+    """Kills `:423` `ensure_ascii=True` -> `False` (then `encode("ascii")` raises): an asset root may pin a schema whose text is not ASCII."""
+    schema = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "receipt.schema.json").read_text())
+    schema["title"] = "Une ligne de reçu"
+    assert schema_sha256(schema) == hashlib.sha256(json.dumps(schema, sort_keys=True, separators=(",", ":")).encode("ascii")).hexdigest()
+    assert ReceiptLines("receipts.jsonl").vouch_for(schema) is None and PlannedLines("plan-requests.jsonl").vouch_for(schema) is None
+
+
+def test_a_profile_that_maps_no_plan_still_models_the_other_documents(example_copy):
+    """Kills `:702` `continue` -> `break`: a kind the reader maps no document for is unmapped, and the kinds after it are still read."""
+    profile = copy.deepcopy(V1_PROFILE)
+    del profile["bundle"]["documents"]["plan"]
+    model = _evidence_after_the_schema_check(example_copy, profile)
+    assert model.plan is None and not model.present("plan")
+    assert [(u.what, u.part, u.code) for u in model.unmapped if u.code] == [("plan document", "plan", "not-in-evidence")]
+    assert len(model.receipts) > 0 and model.processes and model.claims and model.quality
