@@ -100,6 +100,7 @@ def test_a_plan_whose_shard_cannot_be_used_is_no_plan_in_the_model(example_copy)
     from types import SimpleNamespace
 
     from verifier.formats.bundle import Bundle
+    from verifier.model.evidence import Location
     from verifier.readers.native import evidence_of
 
     _shard(example_copy)
@@ -108,7 +109,8 @@ def test_a_plan_whose_shard_cannot_be_used_is_no_plan_in_the_model(example_copy)
                     digests={n: hashlib.sha256((example_copy / n).read_bytes()).hexdigest() for n in names})
     evidence = evidence_of(SimpleNamespace(bundle=bundle, run=RunData(), options={}, gate_id=None))
     assert evidence.plan is None
-    assert [(u.part, u.code) for u in evidence.unmapped if u.part == "plan"] == [("plan", "blocked-by-integrity")]
+    assert [(u.what, u.where, u.part, u.code) for u in evidence.unmapped if u.part == "plan"] == [  # named by the shard's own file
+        ("document plan-requests.jsonl", Location("plan-requests.jsonl"), "plan", "blocked-by-integrity")]
 
 
 def test_a_shard_request_on_a_server_the_plan_does_not_list_is_inconsistent_at_its_line(example_copy):

@@ -15,15 +15,13 @@ import hashlib
 import json
 from decimal import Decimal
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
 from bundlekit import edit_json, rehash
 from conftest import EXAMPLE
-from test_plan_shard import _shard
 from verifier.core import BUNDLE_PIPELINE
-from verifier.engine.pipeline import Context, RunData, run_pipeline
+from verifier.engine.pipeline import Context, run_pipeline
 from verifier.formats.bundle import Bundle
 from verifier.readers.mapped import MappedBundle, mapped_pipeline
 from verifier.readers.tree import Tree
@@ -100,18 +98,6 @@ def test_a_receipts_dimension_that_is_no_text_is_kept_as_its_text_and_null_as_no
 def test_plan_bytes_that_are_not_utf8_are_not_vouched_for(data):
     """Kills `:645` the `except UnicodeDecodeError` replaced: such bytes send the plan to the reference reading (which names the problem), never raise."""
     assert vouch_plan(data, lambda document: True, "plan.json") is None
-
-
-def test_a_plan_whose_shard_cannot_be_used_names_the_shard_in_the_model(example_copy):
-    """Kills `:712` `bundle.kinds["plan_requests"][0]` -> `[-1]`: the plan part is unmapped under the shard's own file name."""
-    _shard(example_copy)
-    names = ("plan.json", "receipts.jsonl", "claims.json")  # the shard did not pass integrity: not verified
-    bundle = Bundle(example_copy, verified={n: n for n in names},
-                    digests={n: hashlib.sha256((example_copy / n).read_bytes()).hexdigest() for n in names})
-    evidence = evidence_of(SimpleNamespace(bundle=bundle, run=RunData(), options={}, gate_id=None))
-    assert evidence.plan is None
-    assert [(u.what, u.where, u.part, u.code) for u in evidence.unmapped if u.part == "plan"] == [
-        ("document plan-requests.jsonl", Location("plan-requests.jsonl"), "plan", "blocked-by-integrity")]
 
 
 @pytest.mark.parametrize("outputs", [5, True, Decimal("1.5"), "ab", {"path": "p", "sha256": "ab" * 32}, [], None, ["x", 5]])
