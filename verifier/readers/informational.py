@@ -27,6 +27,7 @@ in a text that is itself bounded by the claim document's size limit.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -129,7 +130,6 @@ _NUMBERS_ITEM = re.compile(r"^(?P<item>.*)/numbers/(?P<n>\d+)$")
 
 def _text_and_span(document: Any, pointer: str, written: str) -> tuple[str, tuple[int, int]] | None:
     """Return the text the number stated at `pointer` (as `written`) is written in and its span there, or None when it cannot be placed."""
-    from verifier.formats.textnumbers import numbers_in
     from verifier.readers.markdown_doc import _NUMBER_IN_TEXT
     from verifier.readers.pointers import resolve
 
@@ -139,9 +139,9 @@ def _text_and_span(document: Any, pointer: str, written: str) -> tuple[str, tupl
             text = resolve(document, base)
         except KeyError:
             return None
-        found = numbers_in(text) if isinstance(text, str) else []
+        found = _number_spans(text) if isinstance(text, str) else ()
         index = int(suffix)
-        return (text, found[index][:2]) if index < len(found) else None
+        return (text, found[index]) if index < len(found) else None
     m = _NUMBERS_ITEM.match(pointer)
     if m:  # a Markdown, HTML or rST item's `numbers` list: the item's `text`
         try:
@@ -150,11 +150,19 @@ def _text_and_span(document: Any, pointer: str, written: str) -> tuple[str, tupl
             item = None
         if isinstance(item, dict) and isinstance(item.get("text"), str):
             text, index = item["text"], int(m["n"])
-            for spans in ([x.span() for x in _NUMBER_IN_TEXT.finditer(text)], [n[:2] for n in numbers_in(text)]):  # Markdown's reader, then the others'
+            for spans in ([x.span() for x in _NUMBER_IN_TEXT.finditer(text)], list(_number_spans(text))):  # Markdown's reader, then the others'
                 if index < len(spans) and text[spans[index][0]:spans[index][1]] == written:
                     return text, spans[index]
             return None
     return written, (0, len(written))
+
+
+@functools.lru_cache(maxsize=64)
+def _number_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Return the `(start, end)` of each number `textnumbers.numbers_in` finds in `text`, once per text (a text of n numbers is asked n times)."""
+    from verifier.formats.textnumbers import numbers_in
+
+    return tuple(n[:2] for n in numbers_in(text))
 
 
 def informational_numbers(document: Any, found: list[tuple[str, Any]], patterns: Patterns) -> dict[str, str]:
